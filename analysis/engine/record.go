@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// Status values of a Record.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Result is what a server answered to one request: the part that is cached.
+type Result struct {
+	Text             string          `json:"text"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	FinishReason     string          `json:"finish_reason"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
+	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
+}
+
+// Record is one line of records.jsonl: the outcome of one request.
+//
+// Fields:
+//
+//	key               the request's stable key (Key.String: experiment|model|item|language|form|strategy|condition|stage)
+//	fields            the same key as an object, for jq/pandas/DuckDB filtering
+//	kind              "chat" or "completion"
+//	served_model      the model name sent to the server
+//	status            "ok" or "failed"
+//	error             why a failed request failed (empty when ok)
+//	response          the generated text (empty when failed)
+//	reasoning         reasoning text the server returned separately, if any
+//	finish_reason     "stop", "length", ... as the server said
+//	prompt_tokens     prompt tokens counted by the server
+//	completion_tokens generated tokens counted by the server
+//	latency_ms        wall time of the successful attempt (0 when cached)
+//	attempts          attempts made in this run (0 when cached)
+//	endpoint          base URL of the replica that answered, without credentials
+//	cached            true when the answer came from the response cache
+//	cache_key         hex SHA-256 under which the answer is cached
+//	logprobs          the choice's logprobs object, when asked for
+//	prompt_logprobs   vLLM's prompt_logprobs, when asked for
+type Record struct {
+	Key              string          `json:"key"`
+	Fields           Key             `json:"fields"`
+	Kind             Kind            `json:"kind"`
+	ServedModel      string          `json:"served_model"`
+	Status           string          `json:"status"`
+	Error            string          `json:"error"`
+	Response         string          `json:"response"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	FinishReason     string          `json:"finish_reason"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	LatencyMS        float64         `json:"latency_ms"`
+	Attempts         int             `json:"attempts"`
+	Endpoint         string          `json:"endpoint"`
+	Cached           bool            `json:"cached"`
+	CacheKey         string          `json:"cache_key"`
+	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
+	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
+}
+
+func (rec *Record) setResult(r Result) {
+	rec.Response = r.Text
+	rec.Reasoning = r.Reasoning
+	rec.FinishReason = r.FinishReason
+	rec.PromptTokens = r.PromptTokens
+	rec.CompletionTokens = r.CompletionTokens
+	rec.Logprobs = r.Logprobs
+	rec.PromptLogprobs = r.PromptLogprobs
+}
+
+// Result returns the cached part of an ok record.
+func (rec *Record) Result() Result {
+	return Result{Text: rec.Response, Reasoning: rec.Reasoning, FinishReason: rec.FinishReason,
+		PromptTokens: rec.PromptTokens, CompletionTokens: rec.CompletionTokens,
+		Logprobs: rec.Logprobs, PromptLogprobs: rec.PromptLogprobs}
+}
+
+// Identity names the model that answers, for the cache key: the served id,
+// the server's root (the weights it loaded) and an optional revision the
+// user pins in the experiment. Endpoint URLs and API keys are not part of it.
+type Identity struct {
+	ID       string `json:"id"`
+	Root     string `json:"root"`
+	Revision string `json:"revision,omitempty"`
+}
+
+// CacheKey is SHA-256 over "bhasha-cache-v1", the endpoint kind, the model
+// identity and the exact request body, each separated by a newline. Two
+// models, two revisions or two bodies differing in any byte never share a key.
+func CacheKey(id Identity, kind Kind, body []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("bhasha-cache-v1\n"))
+	h.Write([]byte(kind))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(id.ID))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(id.Root))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(id.Revision))
+	h.Write([]byte{'\n'})
+	h.Write(body)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// HexKey formats a cache key.
+func HexKey(k [32]byte) string { return hex.EncodeToString(k[:]) }

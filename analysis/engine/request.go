@@ -1,0 +1,185 @@
+// Package engine executes evaluation requests against OpenAI-compatible
+// (vLLM) endpoints: replica balancing, bounded adaptive concurrency, retries,
+// a content-addressed response cache and one record per request.
+//
+// The contract in one line: every Request handed to Run ends as exactly one
+// Record, with status "ok" and the model's text, or status "failed" and the
+// error that stopped it; nothing is dropped and a failure is never scored.
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Kind is the OpenAI endpoint a request goes to.
+type Kind string
+
+const (
+	// Chat posts to /v1/chat/completions; the server applies the model's chat template.
+	Chat Kind = "chat"
+	// Completion posts to /v1/completions with a raw prompt string.
+	Completion Kind = "completion"
+)
+
+// Path is the endpoint path relative to the /v1 base URL.
+func (k Kind) Path() string {
+	if k == Completion {
+		return "completions"
+	}
+	return "chat/completions"
+}
+
+// Key identifies one request of an experiment. It is stable across runs:
+// the same experiment produces the same keys, so resumption and joins work.
+type Key struct {
+	Experiment string `json:"experiment"`
+	Model      string `json:"model"`
+	Item       string `json:"item"`
+	Language   string `json:"language,omitempty"`
+	Form       string `json:"form,omitempty"`
+	Strategy   string `json:"strategy,omitempty"`
+	Condition  string `json:"condition,omitempty"`
+	Stage      string `json:"stage,omitempty"`
+}
+
+var keyEscaper = strings.NewReplacer("%", "%25", "|", "%7C")
+var keyUnescaper = strings.NewReplacer("%7C", "|", "%25", "%")
+
+// String joins the eight fields with '|' in the order experiment, model,
+// item, language, form, strategy, condition, stage. '%' and '|' inside a
+// field are percent-escaped, so the string parses back unambiguously.
+func (k Key) String() string {
+	f := k.fields()
+	for i := range f {
+		f[i] = keyEscaper.Replace(f[i])
+	}
+	return strings.Join(f[:], "|")
+}
+
+func (k Key) fields() [8]string {
+	return [8]string{k.Experiment, k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Stage}
+}
+
+// ParseKey is the inverse of Key.String.
+func ParseKey(s string) (Key, error) {
+	p := strings.Split(s, "|")
+	if len(p) != 8 {
+		return Key{}, fmt.Errorf("parsing key %q: want 8 '|'-separated fields, got %d", s, len(p))
+	}
+	for i := range p {
+		p[i] = keyUnescaper.Replace(p[i])
+	}
+	return Key{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]}, nil
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role" yaml:"role"`
+	Content string `json:"content" yaml:"content"`
+}
+
+// Decoding holds the sampling parameters. Nil pointers are left to the
+// server's defaults, except Temperature, which defaults to 0 (greedy).
+// vLLM-only fields (TopK, MinTokens, PromptLogprobs, StructuredOutputs,
+// ChatTemplateKwargs) are sent under the names vLLM reads.
+type Decoding struct {
+	MaxTokens          int            `json:"max_tokens" yaml:"max_tokens"`
+	Temperature        *float64       `json:"temperature,omitempty" yaml:"temperature"`
+	TopP               *float64       `json:"top_p,omitempty" yaml:"top_p"`
+	TopK               *int           `json:"top_k,omitempty" yaml:"top_k"`
+	Seed               *int64         `json:"seed,omitempty" yaml:"seed"`
+	MinTokens          *int           `json:"min_tokens,omitempty" yaml:"min_tokens"`
+	Stop               []string       `json:"stop,omitempty" yaml:"stop"`
+	Logprobs           *int           `json:"logprobs,omitempty" yaml:"logprobs"`
+	Echo               bool           `json:"echo,omitempty" yaml:"echo"`
+	PromptLogprobs     *int           `json:"prompt_logprobs,omitempty" yaml:"prompt_logprobs"`
+	StructuredOutputs  map[string]any `json:"structured_outputs,omitempty" yaml:"structured_outputs"`
+	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty" yaml:"chat_template_kwargs"`
+}
+
+// Request is one model call. Exactly one of Messages (Chat) or Prompt
+// (Completion) is used, according to Kind.
+type Request struct {
+	Key      Key
+	Kind     Kind
+	Messages []Message
+	Prompt   string
+	Decoding Decoding
+}
+
+// wireBody is the JSON body sent to the server. Field order is fixed, maps
+// are marshalled with sorted keys, so the same request always produces the
+// same bytes: the bytes that are hashed for the cache are the bytes sent.
+type wireBody struct {
+	Model              string         `json:"model"`
+	Messages           []Message      `json:"messages,omitempty"`
+	Prompt             *string        `json:"prompt,omitempty"`
+	MaxTokens          int            `json:"max_tokens"`
+	Temperature        float64        `json:"temperature"`
+	TopP               *float64       `json:"top_p,omitempty"`
+	TopK               *int           `json:"top_k,omitempty"`
+	Seed               *int64         `json:"seed,omitempty"`
+	MinTokens          *int           `json:"min_tokens,omitempty"`
+	Stop               []string       `json:"stop,omitempty"`
+	Logprobs           any            `json:"logprobs,omitempty"`
+	TopLogprobs        *int           `json:"top_logprobs,omitempty"`
+	Echo               bool           `json:"echo,omitempty"`
+	PromptLogprobs     *int           `json:"prompt_logprobs,omitempty"`
+	StructuredOutputs  map[string]any `json:"structured_outputs,omitempty"`
+	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
+}
+
+// Body returns the JSON request body for the served model name.
+// For chat requests Logprobs n becomes "logprobs": true, "top_logprobs": n;
+// Echo and a raw prompt are completion-only, chat_template_kwargs chat-only.
+func (r Request) Body(servedModel string) ([]byte, error) {
+	d := r.Decoding
+	b := wireBody{
+		Model:          servedModel,
+		MaxTokens:      d.MaxTokens,
+		TopP:           d.TopP,
+		TopK:           d.TopK,
+		Seed:           d.Seed,
+		MinTokens:      d.MinTokens,
+		Stop:           d.Stop,
+		PromptLogprobs: d.PromptLogprobs,
+	}
+	if d.Temperature != nil {
+		b.Temperature = *d.Temperature
+	}
+	if len(d.StructuredOutputs) > 0 {
+		b.StructuredOutputs = d.StructuredOutputs
+	}
+	switch r.Kind {
+	case Chat:
+		if len(r.Messages) == 0 {
+			return nil, fmt.Errorf("request %s: chat request has no messages", r.Key)
+		}
+		b.Messages = r.Messages
+		if d.Logprobs != nil {
+			b.Logprobs = true
+			b.TopLogprobs = d.Logprobs
+		}
+		if len(d.ChatTemplateKwargs) > 0 {
+			b.ChatTemplateKwargs = d.ChatTemplateKwargs
+		}
+		if d.Echo {
+			return nil, fmt.Errorf("request %s: echo is only valid for completion requests", r.Key)
+		}
+	case Completion:
+		p := r.Prompt
+		b.Prompt = &p
+		if d.Logprobs != nil {
+			b.Logprobs = *d.Logprobs
+		}
+		b.Echo = d.Echo
+	default:
+		return nil, fmt.Errorf("request %s: unknown kind %q (want chat or completion)", r.Key, r.Kind)
+	}
+	if d.MaxTokens < 0 {
+		return nil, fmt.Errorf("request %s: max_tokens %d is negative", r.Key, d.MaxTokens)
+	}
+	return json.Marshal(b)
+}

@@ -1,0 +1,280 @@
+// Package records reads and writes a run's records.jsonl: one JSON object
+// per request (see engine.Record for the fields), appended as answers come.
+//
+// Resume contract: Prepare reads an existing file, cuts a torn last line,
+// drops "failed" records (they will be retried) and duplicate keys, rewrites
+// the file when it dropped anything, and returns the set of keys already
+// answered. A run that then writes only keys outside that set ends with
+// exactly one record per key.
+package records
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+)
+
+// FileName is the records file inside a run directory.
+const FileName = "records.jsonl"
+
+// KeySet is a set of record keys, held as 128-bit hashes so that a
+// million-key run costs tens of megabytes, not hundreds.
+type KeySet struct {
+	seed1, seed2 maphash.Seed
+	m            map[[2]uint64]struct{}
+}
+
+// NewKeySet returns an empty set.
+func NewKeySet() *KeySet {
+	return &KeySet{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), m: make(map[[2]uint64]struct{})}
+}
+
+func (s *KeySet) h(k string) [2]uint64 {
+	return [2]uint64{maphash.String(s.seed1, k), maphash.String(s.seed2, k)}
+}
+
+// Add inserts k and reports whether it was new.
+func (s *KeySet) Add(k string) bool {
+	h := s.h(k)
+	if _, ok := s.m[h]; ok {
+		return false
+	}
+	s.m[h] = struct{}{}
+	return true
+}
+
+// Has reports whether k is in the set.
+func (s *KeySet) Has(k string) bool { _, ok := s.m[s.h(k)]; return ok }
+
+// Len is the number of keys.
+func (s *KeySet) Len() int { return len(s.m) }
+
+// PrepareReport says what Prepare found in an existing file.
+type PrepareReport struct {
+	Path           string
+	Kept           int // ok records kept
+	DroppedFailed  int // failed records removed so they are retried
+	DroppedDup     int // duplicate keys removed
+	TornTail       bool
+	TornTailBytes  int64
+	RewroteFile    bool
+	CorruptAtLines []int
+}
+
+// Messages returns human-readable lines about repairs, if any.
+func (r PrepareReport) Messages() []string {
+	var out []string
+	if r.TornTail {
+		out = append(out, fmt.Sprintf("%s: dropped 1 incomplete record at the end (%d bytes, the run was interrupted mid-write)", r.Path, r.TornTailBytes))
+	}
+	if r.DroppedFailed > 0 {
+		out = append(out, fmt.Sprintf("%s: %d failed record(s) will be retried", r.Path, r.DroppedFailed))
+	}
+	if r.DroppedDup > 0 {
+		out = append(out, fmt.Sprintf("%s: removed %d duplicate record(s)", r.Path, r.DroppedDup))
+	}
+	return out
+}
+
+// Prepare makes dir/records.jsonl ready for appending and returns the keys
+// already answered. A malformed line that is not the last is an error naming
+// the file, line and field: the file is not ours to guess about.
+func Prepare(dir string) (*KeySet, PrepareReport, error) {
+	path := filepath.Join(dir, FileName)
+	rep := PrepareReport{Path: path}
+	done := NewKeySet()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, rep, nil
+	}
+	if err != nil {
+		return nil, rep, fmt.Errorf("opening records: %w", err)
+	}
+	defer f.Close()
+	var keep []int64 // byte ranges to keep: pairs of start,end
+	var off int64
+	br := bufio.NewReaderSize(f, 1<<20)
+	lineNo := 0
+	needRewrite := false
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if len(line) == 0 && rerr == io.EOF {
+			break
+		}
+		if rerr != nil && rerr != io.EOF {
+			return nil, rep, fmt.Errorf("reading %s: %w", path, rerr)
+		}
+		lineNo++
+		start := off
+		off += int64(len(line))
+		complete := rerr == nil
+		var rec struct {
+			Key    *string `json:"key"`
+			Status *string `json:"status"`
+		}
+		perr := json.Unmarshal(line, &rec)
+		if perr == nil {
+			switch {
+			case rec.Key == nil:
+				perr = errors.New(`field "key" is missing`)
+			case rec.Status == nil:
+				perr = errors.New(`field "status" is missing`)
+			case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
+				perr = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
+			}
+		}
+		if !complete || perr != nil {
+			if rerr == io.EOF { // the last line: a torn tail from a killed run
+				rep.TornTail = true
+				rep.TornTailBytes = int64(len(line))
+				needRewrite = true
+				break
+			}
+			return nil, rep, fmt.Errorf("%s line %d: %v", path, lineNo, perr)
+		}
+		switch {
+		case *rec.Status != engine.StatusOK:
+			rep.DroppedFailed++
+			needRewrite = true
+		case !done.Add(*rec.Key):
+			rep.DroppedDup++
+			needRewrite = true
+		default:
+			rep.Kept++
+			keep = append(keep, start, off)
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if needRewrite {
+		if err := rewrite(f, path, keep); err != nil {
+			return nil, rep, err
+		}
+		rep.RewroteFile = true
+	}
+	return done, rep, nil
+}
+
+// rewrite copies the kept byte ranges of src into a new file that replaces path.
+func rewrite(src *os.File, path string, keep []int64) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".records-*.tmp")
+	if err != nil {
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	for i := 0; i < len(keep); i += 2 {
+		if _, err := io.Copy(w, io.NewSectionReader(src, keep[i], keep[i+1]-keep[i])); err != nil {
+			tmp.Close()
+			return fmt.Errorf("rewriting %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	return nil
+}
+
+// Writer appends records to dir/records.jsonl. It buffers and flushes at
+// least every FlushEvery; a record lost to a crash before its flush is
+// re-served from the response cache on resume, never re-sent.
+type Writer struct {
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+	last time.Time
+	// FlushEvery bounds how long a record may sit in the buffer.
+	FlushEvery time.Duration
+}
+
+// Create opens dir/records.jsonl for appending.
+func Create(dir string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening records: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &Writer{f: f, w: bw, enc: enc, last: time.Now(), FlushEvery: 200 * time.Millisecond}, nil
+}
+
+// Write appends one record (one line).
+func (w *Writer) Write(r *engine.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.enc.Encode(r); err != nil {
+		return fmt.Errorf("writing record %s: %w", r.Key, err)
+	}
+	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery {
+		w.last = now
+		if err := w.w.Flush(); err != nil {
+			return fmt.Errorf("writing records: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close flushes and closes the file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.w.Flush(); err != nil {
+		w.f.Close()
+		return fmt.Errorf("writing records: %w", err)
+	}
+	return w.f.Close()
+}
+
+// Read streams every record of dir/records.jsonl to fn, stopping at the
+// first error; a malformed line is reported with its line number.
+func Read(dir string, fn func(*engine.Record) error) error {
+	path := filepath.Join(dir, FileName)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading records: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		var r engine.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return nil
+}
