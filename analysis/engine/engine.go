@@ -431,7 +431,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 			var res Result
 			if err := json.Unmarshal(v, &res); err == nil {
 				rec.Status, rec.Cached = StatusOK, true
-				rec.setResult(res)
+				rec.SetResult(res)
 				return rec
 			}
 		}
@@ -448,7 +448,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	}
 	rec.Status = StatusOK
 	rec.LatencyMS = float64(att.latency.Microseconds()) / 1000
-	rec.setResult(res)
+	rec.SetResult(res)
 	if c != nil {
 		v, err := json.Marshal(res)
 		if err == nil {

@@ -66,7 +66,8 @@ type Record struct {
 	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
 }
 
-func (rec *Record) setResult(r Result) {
+// SetResult fills the answer fields of rec from r.
+func (rec *Record) SetResult(r Result) {
 	rec.Response = r.Text
 	rec.Reasoning = r.Reasoning
 	rec.FinishReason = r.FinishReason

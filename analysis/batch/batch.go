@@ -1,0 +1,292 @@
+// Package batch moves an experiment's pending requests out to an OpenAI
+// Batch file (the input of `vllm run-batch` and of OpenAI-compatible batch
+// APIs) and brings the answers back into the run directory and the cache,
+// so that analysis proceeds as if the engine had run them.
+//
+// Export writes DIR/batch/input.jsonl, one line per pending request:
+//
+//	{"custom_id": <cache key hex>, "method": "POST", "url": "/v1/chat/completions" | "/v1/completions", "body": {...}}
+//
+// and DIR/batch/index.jsonl mapping each custom_id to its record key. The
+// body is byte for byte what the engine would send. Import reads a batch
+// output file ({"custom_id", "response": {"status_code", "body"}, "error"})
+// and writes one record per answered request (ok, or failed with the error),
+// caching the ok answers under the same key the engine uses.
+package batch
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/records"
+)
+
+// Paths inside the run directory.
+const (
+	InputFile = "batch/input.jsonl"
+	IndexFile = "batch/index.jsonl"
+)
+
+type inputLine struct {
+	CustomID string          `json:"custom_id"`
+	Method   string          `json:"method"`
+	URL      string          `json:"url"`
+	Body     json.RawMessage `json:"body"`
+}
+
+type indexLine struct {
+	CustomID    string      `json:"custom_id"`
+	Key         string      `json:"key"`
+	Kind        engine.Kind `json:"kind"`
+	ServedModel string      `json:"served_model"`
+}
+
+// ExportReport counts what Export did.
+type ExportReport struct {
+	Pending, AlreadyRecorded, AlreadyCached int
+	Input, Index                            string
+}
+
+// Export writes the requests of exp that have neither a record in dir nor
+// an answer in the cache. With live set it reads the servers' identities
+// (as a run would); otherwise the identity comes from each model's root or
+// served name, and is fixed in the index so that Import matches it.
+func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir string, live bool) (ExportReport, error) {
+	rep := ExportReport{Input: filepath.Join(dir, InputFile), Index: filepath.Join(dir, IndexFile)}
+	done, _, err := records.Prepare(dir)
+	if err != nil {
+		return rep, err
+	}
+	store, _, err := cache.Open(cacheDir)
+	if err != nil {
+		return rep, err
+	}
+	defer store.Close()
+	var eng *engine.Engine
+	if live {
+		eng, err = engine.New(ctx, exp.ModelConfigs(), exp.EngineOptions())
+	} else {
+		eng, err = engine.NewOffline(exp.ModelConfigs(), exp.EngineOptions())
+	}
+	if err != nil {
+		return rep, fmt.Errorf("batch export: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(rep.Input), 0o755); err != nil {
+		return rep, fmt.Errorf("batch export: %w", err)
+	}
+	in, err := newJSONL(rep.Input)
+	if err != nil {
+		return rep, err
+	}
+	idx, err := newJSONL(rep.Index)
+	if err != nil {
+		in.close()
+		return rep, err
+	}
+	for r, err := range exp.Stream() {
+		if err != nil {
+			in.close()
+			idx.close()
+			return rep, err
+		}
+		key := r.Key.String()
+		if done.Has(key) {
+			rep.AlreadyRecorded++
+			continue
+		}
+		p, err := eng.Prepare(r)
+		if err != nil {
+			in.close()
+			idx.close()
+			return rep, err
+		}
+		if store.Has(p.CacheKey) {
+			rep.AlreadyCached++
+			continue
+		}
+		id := engine.HexKey(p.CacheKey)
+		if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
+			return rep, err
+		}
+		if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served}); err != nil {
+			return rep, err
+		}
+		rep.Pending++
+	}
+	if err := in.close(); err != nil {
+		return rep, err
+	}
+	return rep, idx.close()
+}
+
+type jsonl struct {
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+	path string
+}
+
+func newJSONL(path string) (*jsonl, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("batch export: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonl{f: f, w: w, enc: enc, path: path}, nil
+}
+
+func (j *jsonl) put(v any) error {
+	if err := j.enc.Encode(v); err != nil {
+		return fmt.Errorf("writing %s: %w", j.path, err)
+	}
+	return nil
+}
+
+func (j *jsonl) close() error {
+	err := j.w.Flush()
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// ImportReport counts what Import did.
+type ImportReport struct {
+	OK, Failed, Skipped int
+}
+
+type outputLine struct {
+	CustomID string `json:"custom_id"`
+	Response *struct {
+		StatusCode int             `json:"status_code"`
+		Body       json.RawMessage `json:"body"`
+	} `json:"response"`
+	Error json.RawMessage `json:"error"`
+}
+
+// Import reads a batch output file into dir's records and the cache.
+// Lines whose custom_id is not in the index are an error naming the line;
+// requests already recorded are skipped.
+func Import(dir, cacheDir, output string) (ImportReport, error) {
+	var rep ImportReport
+	index := map[string]indexLine{}
+	ipath := filepath.Join(dir, IndexFile)
+	f, err := os.Open(ipath)
+	if err != nil {
+		return rep, fmt.Errorf("batch import: reading the export's index: %w", err)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var il indexLine
+		if err := json.Unmarshal(sc.Bytes(), &il); err != nil {
+			f.Close()
+			return rep, fmt.Errorf("%s line %d: %w", ipath, n, err)
+		}
+		index[il.CustomID] = il
+	}
+	f.Close()
+	if err := sc.Err(); err != nil {
+		return rep, fmt.Errorf("reading %s: %w", ipath, err)
+	}
+	done, _, err := records.Prepare(dir)
+	if err != nil {
+		return rep, err
+	}
+	store, _, err := cache.Open(cacheDir)
+	if err != nil {
+		return rep, err
+	}
+	defer store.Close()
+	w, err := records.Create(dir)
+	if err != nil {
+		return rep, err
+	}
+	of, err := os.Open(output)
+	if err != nil {
+		w.Close()
+		return rep, fmt.Errorf("batch import: %w", err)
+	}
+	defer of.Close()
+	osc := bufio.NewScanner(of)
+	osc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; osc.Scan(); n++ {
+		if len(osc.Bytes()) == 0 {
+			continue
+		}
+		var ol outputLine
+		if err := json.Unmarshal(osc.Bytes(), &ol); err != nil {
+			w.Close()
+			return rep, fmt.Errorf("%s line %d: %w", output, n, err)
+		}
+		il, ok := index[ol.CustomID]
+		if !ok {
+			w.Close()
+			return rep, fmt.Errorf("%s line %d: field \"custom_id\": %q was not exported to %s", output, n, ol.CustomID, ipath)
+		}
+		if done.Has(il.Key) {
+			rep.Skipped++
+			continue
+		}
+		fields, err := engine.ParseKey(il.Key)
+		if err != nil {
+			w.Close()
+			return rep, fmt.Errorf("%s: %w", ipath, err)
+		}
+		rec := &engine.Record{Key: il.Key, Fields: fields, Kind: il.Kind, ServedModel: il.ServedModel,
+			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1}
+		var res engine.Result
+		switch {
+		case len(ol.Error) > 0 && string(ol.Error) != "null":
+			rec.Status, rec.Error = engine.StatusFailed, "batch error: "+string(ol.Error)
+		case ol.Response == nil:
+			rec.Status, rec.Error = engine.StatusFailed, "batch output has no response"
+		case ol.Response.StatusCode != 200:
+			rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("batch response status %d: %s", ol.Response.StatusCode, ol.Response.Body)
+		default:
+			res, err = engine.ParseResponse(il.Kind, ol.Response.Body)
+			if err != nil {
+				rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("%s line %d: %v", output, n, err)
+			} else {
+				rec.Status = engine.StatusOK
+			}
+		}
+		if rec.Status == engine.StatusOK {
+			rec.SetResult(res)
+			var key [32]byte
+			if b, err := hex.DecodeString(il.CustomID); err == nil && len(b) == 32 {
+				copy(key[:], b)
+				v, _ := json.Marshal(res)
+				if err := store.Put(key, v); err != nil {
+					w.Close()
+					return rep, err
+				}
+			}
+			rep.OK++
+		} else {
+			rep.Failed++
+		}
+		done.Add(il.Key)
+		if err := w.Write(rec); err != nil {
+			return rep, err
+		}
+	}
+	if err := osc.Err(); err != nil {
+		w.Close()
+		return rep, fmt.Errorf("reading %s: %w", output, err)
+	}
+	return rep, w.Close()
+}

@@ -1,0 +1,405 @@
+// Package experiment reads and validates experiment files (YAML) and
+// turns them into the stream of requests the engine runs.
+//
+// An experiment names its models (each with endpoints and served name),
+// the decoding parameters, engine limits, and a source of requests. In this
+// version the sources are "requests" (a JSON Lines file of prompts, see
+// RequestLine) and "synthetic" (generated prompts, for benchmarks and
+// smoke tests; labelled synthetic in every key).
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+)
+
+// Experiment is one experiment file.
+type Experiment struct {
+	Name      string          `yaml:"name"`
+	Requests  string          `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
+	Synthetic *Synthetic      `yaml:"synthetic"` // generated requests instead of a file
+	Models    []Model         `yaml:"models"`
+	Decoding  engine.Decoding `yaml:"decoding"`
+	Engine    EngineConfig    `yaml:"engine"`
+
+	// Path is the file the experiment was read from ("" when built in code).
+	Path string `yaml:"-"`
+	// Hash is the SHA-256 of the experiment file's bytes.
+	Hash string `yaml:"-"`
+}
+
+// Model is one model entry.
+type Model struct {
+	Name           string   `yaml:"name"`
+	ServedName     string   `yaml:"served_name"`
+	Endpoints      []string `yaml:"endpoints"`
+	APIKeyEnv      string   `yaml:"api_key_env"` // name of the variable holding the key; never the key
+	Revision       string   `yaml:"revision"`
+	Root           string   `yaml:"root"`
+	MaxConcurrency int      `yaml:"max_concurrency"`
+}
+
+// Synthetic generates Count chat requests with distinct prompts.
+type Synthetic struct {
+	Count int `yaml:"count"`
+}
+
+// EngineConfig holds engine limits as Go durations ("30s", "2m").
+type EngineConfig struct {
+	AttemptTimeout  string `yaml:"attempt_timeout"`
+	RequestDeadline string `yaml:"request_deadline"`
+	MaxAttempts     int    `yaml:"max_attempts"`
+	RetryBase       string `yaml:"retry_base"`
+	RetryMax        string `yaml:"retry_max"`
+}
+
+// RequestLine is one line of a requests file. Every line is sent to every
+// model of the experiment; its key takes the experiment and model names.
+type RequestLine struct {
+	Item      string           `json:"item"`
+	Language  string           `json:"language,omitempty"`
+	Form      string           `json:"form,omitempty"`
+	Strategy  string           `json:"strategy,omitempty"`
+	Condition string           `json:"condition,omitempty"`
+	Stage     string           `json:"stage,omitempty"`
+	Kind      engine.Kind      `json:"kind"`
+	Messages  []engine.Message `json:"messages,omitempty"`
+	Prompt    string           `json:"prompt,omitempty"`
+	// Decoding, when present, replaces the experiment's decoding for this line.
+	Decoding *engine.Decoding `json:"decoding,omitempty"`
+}
+
+// Load reads, parses and validates an experiment file. All problems found
+// are reported together, each with its line number.
+func Load(path string) (*Experiment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading experiment: %w", err)
+	}
+	exp, err := Parse(b, path)
+	if err != nil {
+		return nil, err
+	}
+	return exp, nil
+}
+
+// Parse parses and validates experiment YAML; name is used in messages and
+// to resolve relative paths.
+func Parse(b []byte, name string) (*Experiment, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var errs []string
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var exp Experiment
+	if err := dec.Decode(&exp); err != nil && !errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			errs = append(errs, te.Errors...)
+		} else {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	sum := sha256.Sum256(b)
+	exp.Hash = hex.EncodeToString(sum[:])
+	exp.Path = name
+	errs = append(errs, exp.validate(&root)...)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))
+	}
+	return &exp, nil
+}
+
+// lineOf finds the line of a path of mapping keys and sequence indexes.
+func lineOf(n *yaml.Node, path ...string) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := n.Line
+	for _, p := range path {
+		switch n.Kind {
+		case yaml.MappingNode:
+			found := false
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == p {
+					line = n.Content[i].Line
+					n = n.Content[i+1]
+					found = true
+					break
+				}
+			}
+			if !found {
+				return line
+			}
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(p)
+			if err != nil || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+		default:
+			return line
+		}
+	}
+	return line
+}
+
+func (e *Experiment) validate(root *yaml.Node) []string {
+	var errs []string
+	add := func(line int, format string, a ...any) {
+		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
+	}
+	if strings.TrimSpace(e.Name) == "" {
+		add(lineOf(root, "name"), "name is required")
+	} else if strings.ContainsAny(e.Name, "|/\\") {
+		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
+	}
+	switch {
+	case e.Requests == "" && e.Synthetic == nil:
+		add(lineOf(root), "one of requests or synthetic is required")
+	case e.Requests != "" && e.Synthetic != nil:
+		add(lineOf(root, "synthetic"), "requests and synthetic are exclusive")
+	case e.Requests != "":
+		if _, err := os.Stat(e.resolve(e.Requests)); err != nil {
+			add(lineOf(root, "requests"), "requests file: %v", err)
+		}
+	case e.Synthetic.Count <= 0:
+		add(lineOf(root, "synthetic", "count"), "synthetic.count must be positive")
+	}
+	if len(e.Models) == 0 {
+		add(lineOf(root, "models"), "at least one model is required")
+	}
+	seen := map[string]bool{}
+	for i, m := range e.Models {
+		at := func(f string) int { return lineOf(root, "models", strconv.Itoa(i), f) }
+		switch {
+		case m.Name == "":
+			add(at("name"), "models[%d]: name is required", i)
+		case seen[m.Name]:
+			add(at("name"), "models[%d]: name %q is used twice", i, m.Name)
+		case strings.Contains(m.Name, "|"):
+			add(at("name"), "models[%d]: name %q must not contain '|'", i, m.Name)
+		}
+		seen[m.Name] = true
+		if m.ServedName == "" {
+			add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
+		}
+		if len(m.Endpoints) == 0 {
+			add(at("endpoints"), "models[%d] (%s): endpoints is empty", i, m.Name)
+		}
+		for j, ep := range m.Endpoints {
+			if !strings.HasPrefix(ep, "http://") && !strings.HasPrefix(ep, "https://") {
+				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): endpoint %q is not an http(s) URL", i, m.Name, ep)
+			}
+		}
+		if m.MaxConcurrency < 0 {
+			add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
+		}
+		if m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" {
+			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
+		}
+	}
+	if e.Decoding.MaxTokens < 0 {
+		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
+	}
+	for _, d := range []struct{ name, v string }{
+		{"attempt_timeout", e.Engine.AttemptTimeout}, {"request_deadline", e.Engine.RequestDeadline},
+		{"retry_base", e.Engine.RetryBase}, {"retry_max", e.Engine.RetryMax},
+	} {
+		if d.v == "" {
+			continue
+		}
+		if v, err := time.ParseDuration(d.v); err != nil || v <= 0 {
+			add(lineOf(root, "engine", d.name), "engine.%s: %q is not a positive duration", d.name, d.v)
+		}
+	}
+	return errs
+}
+
+func (e *Experiment) resolve(p string) string {
+	if filepath.IsAbs(p) || e.Path == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(e.Path), p)
+}
+
+// Override replaces every model's endpoints (bhasha run --endpoint) and,
+// when n > 0, its per-replica concurrency.
+func (e *Experiment) Override(endpoint string, n int) {
+	for i := range e.Models {
+		if endpoint != "" {
+			e.Models[i].Endpoints = []string{endpoint}
+		}
+		if n > 0 {
+			e.Models[i].MaxConcurrency = n
+		}
+	}
+}
+
+// ModelConfigs returns the engine's view of the models; API keys are read
+// from the named environment variables here and nowhere else.
+func (e *Experiment) ModelConfigs() []engine.ModelConfig {
+	out := make([]engine.ModelConfig, len(e.Models))
+	for i, m := range e.Models {
+		out[i] = engine.ModelConfig{Name: m.Name, ServedName: m.ServedName, Endpoints: m.Endpoints,
+			Revision: m.Revision, Root: m.Root, MaxConcurrency: m.MaxConcurrency}
+		if m.APIKeyEnv != "" {
+			out[i].APIKey = os.Getenv(m.APIKeyEnv)
+		}
+	}
+	return out
+}
+
+// EngineOptions returns the engine limits (validated by Load).
+func (e *Experiment) EngineOptions() engine.Options {
+	d := func(s string) time.Duration { v, _ := time.ParseDuration(s); return v }
+	return engine.Options{
+		AttemptTimeout: d(e.Engine.AttemptTimeout), RequestDeadline: d(e.Engine.RequestDeadline),
+		MaxAttempts: e.Engine.MaxAttempts, RetryBase: d(e.Engine.RetryBase), RetryMax: d(e.Engine.RetryMax),
+	}
+}
+
+// InputHashes returns the SHA-256 of the experiment file and of each input
+// file it reads, for the manifest.
+func (e *Experiment) InputHashes() (map[string]string, error) {
+	out := map[string]string{}
+	if e.Path != "" {
+		out[e.Path] = e.Hash
+	}
+	if e.Requests != "" {
+		p := e.resolve(e.Requests)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("hashing inputs: %w", err)
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, fmt.Errorf("hashing %s: %w", p, err)
+		}
+		out[p] = hex.EncodeToString(h.Sum(nil))
+	}
+	return out, nil
+}
+
+// Requests streams every request of the experiment: each line (or
+// synthetic prompt) for each model, in file order, model-major within a
+// line. Errors name the file, line and field.
+func (e *Experiment) Stream() iter.Seq2[engine.Request, error] {
+	return func(yield func(engine.Request, error) bool) {
+		lines := e.lines()
+		for rl, err := range lines {
+			if err != nil {
+				yield(engine.Request{}, err)
+				return
+			}
+			for _, m := range e.Models {
+				d := e.Decoding
+				if rl.Decoding != nil {
+					d = *rl.Decoding
+				}
+				r := engine.Request{
+					Key: engine.Key{Experiment: e.Name, Model: m.Name, Item: rl.Item, Language: rl.Language,
+						Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Stage: rl.Stage},
+					Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d,
+				}
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (e *Experiment) lines() iter.Seq2[RequestLine, error] {
+	if e.Synthetic != nil {
+		return func(yield func(RequestLine, error) bool) {
+			for i := range e.Synthetic.Count {
+				rl := RequestLine{Item: "synthetic-" + strconv.Itoa(i), Condition: "synthetic", Kind: engine.Chat,
+					Messages: []engine.Message{{Role: "user", Content: "Synthetic benchmark question number " + strconv.Itoa(i) + ": what is the answer?"}}}
+				if !yield(rl, nil) {
+					return
+				}
+			}
+		}
+	}
+	path := e.resolve(e.Requests)
+	return func(yield func(RequestLine, error) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			yield(RequestLine{}, fmt.Errorf("reading requests: %w", err))
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		n := 0
+		items := map[string]int{}
+		for sc.Scan() {
+			n++
+			b := bytes.TrimSpace(sc.Bytes())
+			if len(b) == 0 {
+				continue
+			}
+			rl, err := parseLine(b)
+			if err != nil {
+				yield(RequestLine{}, fmt.Errorf("%s line %d: %w", path, n, err))
+				return
+			}
+			id := engine.Key{Item: rl.Item, Language: rl.Language, Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Stage: rl.Stage}.String()
+			if prev, dup := items[id]; dup {
+				yield(RequestLine{}, fmt.Errorf("%s line %d: same key as line %d (item %q)", path, n, prev, rl.Item))
+				return
+			}
+			items[id] = n
+			if !yield(rl, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(RequestLine{}, fmt.Errorf("reading %s: %w", path, err))
+		}
+	}
+}
+
+func parseLine(b []byte) (RequestLine, error) {
+	var rl RequestLine
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rl); err != nil {
+		return rl, err
+	}
+	switch {
+	case rl.Item == "":
+		return rl, errors.New(`field "item" is required`)
+	case rl.Kind != engine.Chat && rl.Kind != engine.Completion:
+		return rl, fmt.Errorf(`field "kind": %q is neither "chat" nor "completion"`, rl.Kind)
+	case rl.Kind == engine.Chat && len(rl.Messages) == 0:
+		return rl, errors.New(`field "messages" is required for chat requests`)
+	case rl.Kind == engine.Completion && rl.Prompt == "":
+		return rl, errors.New(`field "prompt" is required for completion requests`)
+	}
+	return rl, nil
+}

@@ -1,0 +1,251 @@
+// Package run executes an experiment into a run directory:
+// DIR/records.jsonl (one record per request, see engine.Record) and
+// DIR/manifest.json (server provenance, inputs, decoding, counts).
+// A run is resumable: started again with the same experiment and
+// directory, it sends only the requests that have no ok record yet, and
+// answers from the response cache whatever was answered before.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/progress"
+	"github.com/bhashalab/bhasha/analysis/records"
+)
+
+// ToolVersion is written into manifests.
+const ToolVersion = "bhasha 0.1.0"
+
+// ManifestFile is the manifest's name inside a run directory.
+const ManifestFile = "manifest.json"
+
+// Options for Execute.
+type Options struct {
+	Out         string    // run directory
+	Endpoint    string    // replaces every model's endpoints when set
+	Concurrency int       // per-replica concurrency override when > 0
+	NoCache     bool      // do not answer from the cache (answers are still stored)
+	CacheDir    string    // default: $BHASHA_CACHE_DIR, else the user cache dir + /bhasha
+	Log         io.Writer // messages and the progress bar (nil: discard)
+	// Engine, if set, adjusts engine options after the experiment's (tests).
+	Engine func(*engine.Options)
+}
+
+// Counts are the manifest's tallies.
+type Counts struct {
+	Records       int `json:"records"`         // records in records.jsonl
+	OK            int `json:"ok"`              // of which ok
+	Failed        int `json:"failed"`          // of which failed
+	Resumed       int `json:"resumed"`         // ok records found from earlier runs
+	CachedThisRun int `json:"cached_this_run"` // answered from the cache by this run
+	SentThisRun   int `json:"sent_this_run"`   // sent to a server by this run
+}
+
+// Manifest is DIR/manifest.json. It never holds API keys.
+type Manifest struct {
+	Tool           string             `json:"tool"`
+	Experiment     string             `json:"experiment"`
+	ExperimentFile string             `json:"experiment_file,omitempty"`
+	Inputs         map[string]string  `json:"inputs_sha256"`
+	Decoding       engine.Decoding    `json:"decoding"`
+	Models         []engine.ModelInfo `json:"models"`
+	Simulated      bool               `json:"simulated"`
+	Cache          string             `json:"cache,omitempty"`
+	ReadCache      bool               `json:"read_cache"`
+	Started        time.Time          `json:"started"`
+	Ended          *time.Time         `json:"ended,omitempty"`
+	Status         string             `json:"status"` // running, complete, incomplete (some failed), interrupted
+	Counts         Counts             `json:"counts"`
+	Repairs        []string           `json:"repairs,omitempty"`
+	Error          string             `json:"error,omitempty"`
+}
+
+// DefaultCacheDir is $BHASHA_CACHE_DIR, else the user cache directory + /bhasha.
+func DefaultCacheDir() string {
+	if d := os.Getenv("BHASHA_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "bhasha")
+	}
+	return filepath.Join(os.TempDir(), "bhasha-cache")
+}
+
+// Execute runs exp into o.Out and returns the final manifest.
+func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manifest, error) {
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	exp.Override(o.Endpoint, o.Concurrency)
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run directory: %w", err)
+	}
+	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: exp.Path, Decoding: exp.Decoding,
+		Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	inputs, err := exp.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	m.Inputs = inputs
+
+	done, prep, err := records.Prepare(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	for _, msg := range prep.Messages() {
+		logf("%s", msg)
+		m.Repairs = append(m.Repairs, msg)
+	}
+	m.Counts.Resumed = prep.Kept
+
+	cdir := o.CacheDir
+	if cdir == "" {
+		cdir = DefaultCacheDir()
+	}
+	store, crep, err := cache.Open(cdir)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if s := crep.String(); s != "" {
+		logf("%s", s)
+		m.Repairs = append(m.Repairs, s)
+	}
+	m.Cache = crep.Path
+
+	eo := exp.EngineOptions()
+	eo.Cache = store
+	eo.ReadCache = !o.NoCache
+	eo.Logf = logf
+	if o.Engine != nil {
+		o.Engine(&eo)
+	}
+
+	// Count what is left before connecting, so a finished run sends nothing.
+	pending := 0
+	for r, err := range exp.Stream() {
+		if err != nil {
+			return nil, err
+		}
+		if !done.Has(r.Key.String()) {
+			pending++
+		}
+	}
+	if pending == 0 {
+		logf("%s: nothing to do, all %d requests have records", o.Out, prep.Kept)
+		return m, finish(o.Out, m, prep.Kept, engine.Stats{}, nil)
+	}
+
+	eng, err := engine.New(ctx, exp.ModelConfigs(), eo)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the experiment's endpoints: %w", err)
+	}
+	m.Models = eng.Models()
+	for _, mi := range m.Models {
+		for _, s := range mi.Servers {
+			for _, sm := range s.Models {
+				if sm.ID == mi.ServedName && (strings.Contains(sm.OwnedBy, "simulated") || strings.HasPrefix(sm.Root, "simulated/")) {
+					m.Simulated = true
+				}
+			}
+		}
+	}
+	if err := writeManifest(o.Out, m); err != nil {
+		return nil, err
+	}
+	w, err := records.Create(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	bar := progress.New(logw, exp.Name, pending)
+	doneSoFar, failedSoFar := 0, 0
+	reqs := func(yield func(engine.Request, error) bool) {
+		for r, err := range exp.Stream() {
+			if err == nil && done.Has(r.Key.String()) {
+				continue
+			}
+			if !yield(r, err) {
+				return
+			}
+		}
+	}
+	st, runErr := eng.Run(ctx, reqs, func(rec *engine.Record) error {
+		doneSoFar++
+		if rec.Status == engine.StatusFailed {
+			failedSoFar++
+		}
+		bar.Update(doneSoFar, failedSoFar)
+		return w.Write(rec)
+	})
+	bar.Finish(st.Done, failedSoFar)
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return m, finish(o.Out, m, prep.Kept, st, runErr)
+}
+
+func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) error {
+	end := time.Now().UTC()
+	m.Ended = &end
+	m.Counts.Records = kept + st.Done
+	m.Counts.OK = kept + st.OK
+	m.Counts.Failed = st.Failed
+	m.Counts.CachedThisRun = st.Cached
+	m.Counts.SentThisRun = st.Sent
+	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled):
+		m.Status = "interrupted"
+	case runErr != nil:
+		m.Status = "interrupted"
+		m.Error = runErr.Error()
+	case st.Failed > 0:
+		m.Status = "incomplete"
+	default:
+		m.Status = "complete"
+	}
+	if err := writeManifest(dir, m); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+func writeManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing manifest: %w", err)
+	}
+	tmp := filepath.Join(dir, ManifestFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing manifest: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
+		return fmt.Errorf("writing manifest: %w", err)
+	}
+	return nil
+}
+
+// ReadManifest reads DIR/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("reading manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	return &m, nil
+}

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Fact is one item the simulated models may know, in one language and form.
+// The same ID in several languages is the same fact: a simulated model's
+// knowledge of it is correlated across them, as in real models.
+type Fact struct {
+	ID         string   `json:"id"`
+	Relation   string   `json:"relation,omitempty"`
+	Language   string   `json:"language"`
+	Form       string   `json:"form,omitempty"` // native, code-mixed, english, romanized
+	Cues       []string `json:"cues"`           // strings that identify the fact in a prompt (subject, question)
+	Answer     string   `json:"answer"`         // gold answer in this language and form
+	Candidates []string `json:"candidates,omitempty"`
+}
+
+// Knowledge indexes facts for lookup in prompts.
+type Knowledge struct {
+	facts []Fact
+	// index by the first two runes of a cue
+	byStart map[string][]cueRef
+	// byID lists the positions of each fact id in facts
+	byID map[string][]int
+}
+
+type cueRef struct {
+	fact int
+	cue  string
+}
+
+// NewKnowledge indexes facts. Cues shorter than two characters are ignored.
+func NewKnowledge(facts []Fact) *Knowledge {
+	k := &Knowledge{facts: facts, byStart: map[string][]cueRef{}, byID: map[string][]int{}}
+	for i, f := range facts {
+		k.byID[f.ID] = append(k.byID[f.ID], i)
+		for _, c := range f.Cues {
+			c = strings.TrimSpace(c)
+			if utf8.RuneCountInString(c) < 2 {
+				continue
+			}
+			s := startKey(c)
+			k.byStart[s] = append(k.byStart[s], cueRef{fact: i, cue: c})
+		}
+	}
+	return k
+}
+
+// ReadFacts reads JSON Lines of Fact; name is used in error messages.
+func ReadFacts(r io.Reader, name string) ([]Fact, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var out []Fact
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var f Fact
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
+		}
+		switch {
+		case f.ID == "":
+			return nil, fmt.Errorf("%s line %d: field \"id\" is empty", name, n)
+		case f.Answer == "":
+			return nil, fmt.Errorf("%s line %d: field \"answer\" is empty", name, n)
+		case len(f.Cues) == 0:
+			return nil, fmt.Errorf("%s line %d: field \"cues\" is empty", name, n)
+		}
+		out = append(out, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Len is the number of facts.
+func (k *Knowledge) Len() int { return len(k.facts) }
+
+func startKey(s string) string {
+	r1, n1 := utf8.DecodeRuneInString(s)
+	r2, _ := utf8.DecodeRuneInString(s[n1:])
+	return string(unicode.ToLower(r1)) + string(unicode.ToLower(r2))
+}
+
+// Lookup finds the fact whose cue occurs last in text (in few-shot prompts
+// the item asked comes after the demonstrations), preferring the longest
+// cue at the same position. It returns the fact and the cue's byte offset.
+func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
+	best, bestPos, bestLen := -1, -1, 0
+	lower := strings.ToLower(text)
+	prevSep := true
+	for i, r := range lower {
+		sep := unicode.IsSpace(r) || unicode.IsPunct(r)
+		if prevSep && !sep {
+			if i+1 < len(lower) {
+				rest := lower[i:]
+				if refs, ok := k.byStart[startKey(rest)]; ok {
+					for _, c := range refs {
+						if len(c.cue) <= len(rest) && strings.EqualFold(rest[:len(c.cue)], c.cue) {
+							if i > bestPos || (i == bestPos && len(c.cue) > bestLen) {
+								best, bestPos, bestLen = c.fact, i, len(c.cue)
+							}
+						}
+					}
+				}
+			}
+		}
+		prevSep = sep
+	}
+	if best < 0 {
+		return nil, 0, false
+	}
+	return &k.facts[best], bestPos, true
+}
+
+// Variant returns the fact with the same id in language lang, if loaded.
+func (k *Knowledge) Variant(id, lang string) (*Fact, bool) {
+	for _, i := range k.byID[id] {
+		if k.facts[i].Language == lang {
+			return &k.facts[i], true
+		}
+	}
+	return nil, false
+}
+
+// Peers returns up to n answers of other facts of the same relation and
+// language, as plausible wrong answers.
+func (k *Knowledge) Peers(f *Fact, n int, pick func(int) int) []string {
+	var out []string
+	if len(k.facts) < 2 {
+		return nil
+	}
+	for tries := 0; tries < 4*n && len(out) < n; tries++ {
+		o := &k.facts[pick(len(k.facts))]
+		if o.ID != f.ID && o.Language == f.Language && o.Relation == f.Relation && o.Answer != f.Answer {
+			out = append(out, o.Answer)
+		}
+	}
+	return out
+}

@@ -1,0 +1,576 @@
+// Package sim is a vLLM-compatible OpenAI server whose models are
+// simulated: deterministic functions of the request that know the facts
+// they are loaded with, answer them with an accuracy that depends on model
+// size, language, script, prompt strategy and distractors, and say
+// "simulated" wherever they name themselves. It also injects faults (429
+// with Retry-After, 500, hangs, connection resets, garbage bodies), models
+// latency and a bounded number of running requests with a waiting queue,
+// and exposes vLLM's Prometheus metric names.
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Version is what /version reports.
+const Version = "bhasha-sim 0.1 (simulated vLLM OpenAI API)"
+
+// Fault kinds for injection.
+const (
+	Fault429     = "429"
+	Fault500     = "500"
+	FaultTimeout = "timeout"
+	FaultReset   = "reset"
+	FaultGarbage = "garbage"
+)
+
+// AllFaults lists every fault kind.
+var AllFaults = []string{Fault429, Fault500, FaultTimeout, FaultReset, FaultGarbage}
+
+// Config configures a Server. Zero values mean: default models, no latency,
+// unbounded concurrency, no faults.
+type Config struct {
+	Models         []ModelSpec
+	Facts          []Fact
+	TTFT           time.Duration // time to first token
+	PerToken       time.Duration // per generated token
+	MaxConcurrency int           // running requests; the rest wait in a queue (0: unbounded)
+	FailRate       float64       // probability that an attempt gets a fault
+	FailTypes      []string      // fault kinds drawn uniformly (default: all)
+	RetryAfter     time.Duration // sent with 429s (default 1 s)
+	HangMax        time.Duration // how long a "timeout" fault hangs at most (default 10 min)
+	// OnRequest, if set, sees every generation request body before faults.
+	OnRequest func(path string, body []byte)
+}
+
+// Server serves the simulated models. Create with New.
+type Server struct {
+	cfg    Config
+	models map[string]ModelSpec
+	kb     *Knowledge
+	tok    Tokenizer
+	sem    chan struct{}
+
+	running, waiting        atomic.Int64
+	success, failed, faults atomic.Int64
+	promptToks, genToks     atomic.Int64
+	faultCounts             [5]atomic.Int64
+	mux                     *http.ServeMux
+}
+
+// New builds a server.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Models) == 0 {
+		cfg.Models = DefaultModels()
+	}
+	if len(cfg.FailTypes) == 0 {
+		cfg.FailTypes = AllFaults
+	}
+	for _, f := range cfg.FailTypes {
+		if faultIndex(f) < 0 {
+			return nil, fmt.Errorf("unknown fault type %q (want one of %s)", f, strings.Join(AllFaults, ", "))
+		}
+	}
+	if cfg.FailRate < 0 || cfg.FailRate > 1 {
+		return nil, fmt.Errorf("fail rate %g is outside [0, 1]", cfg.FailRate)
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = time.Second
+	}
+	if cfg.HangMax <= 0 {
+		cfg.HangMax = 10 * time.Minute
+	}
+	s := &Server{cfg: cfg, models: map[string]ModelSpec{}}
+	for _, m := range cfg.Models {
+		if m.MaxModelLen == 0 {
+			m.MaxModelLen = 4096
+		}
+		s.models[m.ID] = m
+	}
+	if len(cfg.Facts) > 0 {
+		s.kb = NewKnowledge(cfg.Facts)
+	}
+	if cfg.MaxConcurrency > 0 {
+		s.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.generate)
+	mux.HandleFunc("POST /v1/completions", s.generate)
+	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("POST /tokenize", s.tokenize)
+	mux.HandleFunc("POST /detokenize", s.detokenize)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
+	})
+	mux.HandleFunc("GET /metrics", s.metrics)
+	s.mux = mux
+	return s, nil
+}
+
+func faultIndex(f string) int {
+	for i, k := range AllFaults {
+		if k == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Start listens on addr (use 127.0.0.1:0 for a free port) and serves until
+// ctx ends. It returns the base URL (ending in /v1).
+func (s *Server) Start(ctx context.Context, addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("simulator listening on %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		hs.Close()
+	}()
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String() + "/v1", nil
+}
+
+type apiError struct {
+	Object  string `json:"object"`
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Param   any    `json:"param"`
+	Code    int    `json:"code"`
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, code int, typ, msg string) {
+	writeJSON(w, code, apiError{Object: "error", Message: msg, Type: typ, Code: code})
+}
+
+type genRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Prompt         any      `json:"prompt"`
+	MaxTokens      *int     `json:"max_tokens"`
+	MaxCompletion  *int     `json:"max_completion_tokens"`
+	Stop           any      `json:"stop"`
+	Logprobs       any      `json:"logprobs"`
+	TopLogprobs    *int     `json:"top_logprobs"`
+	Echo           bool     `json:"echo"`
+	PromptLogprobs *int     `json:"prompt_logprobs"`
+	Temperature    *float64 `json:"temperature"`
+	Seed           *int64   `json:"seed"`
+}
+
+func (g *genRequest) text() string {
+	if len(g.Messages) > 0 {
+		var sb strings.Builder
+		for _, m := range g.Messages {
+			switch c := m.Content.(type) {
+			case string:
+				sb.WriteString(c)
+			case []any: // content parts
+				for _, p := range c {
+					if pm, ok := p.(map[string]any); ok {
+						if t, ok := pm["text"].(string); ok {
+							sb.WriteString(t)
+						}
+					}
+				}
+			}
+			sb.WriteByte('\n')
+		}
+		return sb.String()
+	}
+	switch p := g.Prompt.(type) {
+	case string:
+		return p
+	case []any:
+		if len(p) > 0 {
+			if s, ok := p[0].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// templated is the simulator's chat template, for prompt token counts.
+func (g *genRequest) templated() string {
+	if len(g.Messages) == 0 {
+		return g.text()
+	}
+	var sb strings.Builder
+	for _, m := range g.Messages {
+		c, _ := m.Content.(string)
+		sb.WriteString("<|" + m.Role + "|>\n" + c + "\n")
+	}
+	sb.WriteString("<|assistant|>\n")
+	return sb.String()
+}
+
+func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.FailRate <= 0 || rand.Float64() >= s.cfg.FailRate {
+		return false
+	}
+	kind := s.cfg.FailTypes[rand.IntN(len(s.cfg.FailTypes))]
+	s.faults.Add(1)
+	s.faultCounts[faultIndex(kind)].Add(1)
+	switch kind {
+	case Fault429:
+		ms := s.cfg.RetryAfter.Milliseconds()
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(s.cfg.RetryAfter.Seconds()))))
+		w.Header().Set("Retry-After-Ms", strconv.FormatInt(ms, 10))
+		writeErr(w, http.StatusTooManyRequests, "RateLimitError", "simulated overload: too many requests")
+	case Fault500:
+		writeErr(w, http.StatusInternalServerError, "InternalServerError", "simulated internal error")
+	case FaultTimeout:
+		t := time.NewTimer(s.cfg.HangMax)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+		case <-t.C:
+		}
+		writeErr(w, http.StatusGatewayTimeout, "Timeout", "simulated hang ended")
+	case FaultReset:
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			writeErr(w, http.StatusInternalServerError, "InternalServerError", "cannot reset")
+			return true
+		}
+		conn, _, err := hj.Hijack()
+		if err != nil {
+			return true
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetLinger(0) // close with RST
+		}
+		conn.Close()
+	case FaultGarbage:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `<html><body>502 Bad Gateway</body></html>{"id": "cmpl-`)
+	}
+	s.failed.Add(1)
+	return true
+}
+
+func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "reading body: "+err.Error())
+		return
+	}
+	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
+	if s.cfg.OnRequest != nil {
+		s.cfg.OnRequest(r.URL.Path, body)
+	}
+	// Queue for a running slot, as vLLM's scheduler does.
+	if s.sem != nil {
+		s.waiting.Add(1)
+		select {
+		case s.sem <- struct{}{}:
+			s.waiting.Add(-1)
+		case <-r.Context().Done():
+			s.waiting.Add(-1)
+			return
+		}
+		defer func() { <-s.sem }()
+	}
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	if s.inject(w, r) {
+		return
+	}
+	var g genRequest
+	if err := json.Unmarshal(body, &g); err != nil {
+		s.failed.Add(1)
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+		return
+	}
+	m, ok := s.models[g.Model]
+	if !ok {
+		s.failed.Add(1)
+		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", g.Model))
+		return
+	}
+	if chat && len(g.Messages) == 0 {
+		s.failed.Add(1)
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "messages: field required")
+		return
+	}
+	resp, promptToks, genToks, err := s.respond(m, &g, chat)
+	if err != nil {
+		s.failed.Add(1)
+		writeErr(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	if d := s.cfg.TTFT + time.Duration(genToks)*s.cfg.PerToken; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	s.success.Add(1)
+	s.promptToks.Add(int64(promptToks))
+	s.genToks.Add(int64(genToks))
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// respond builds the response object.
+func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any, int, int, error) {
+	text := g.text()
+	maxTok := 16
+	if g.MaxTokens != nil {
+		maxTok = *g.MaxTokens
+	} else if g.MaxCompletion != nil {
+		maxTok = *g.MaxCompletion
+	} else if chat {
+		maxTok = 256
+	}
+	promptToks := s.tok.Count(g.templated())
+	if promptToks+maxTok > m.MaxModelLen {
+		return nil, 0, 0, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
+	}
+	out, known := judgeVerdict(text)
+	if !known {
+		out, known = s.answer(m, text)
+	}
+	if !known {
+		out = "I don't know."
+		if !chat {
+			out = " unknown"
+		}
+	} else if !chat && !strings.HasPrefix(out, " ") && !strings.HasPrefix(out, "{") {
+		out = " " + out // cloze continuation
+	}
+	finish := "stop"
+	for _, st := range stops(g.Stop) {
+		if i := strings.Index(out, st); st != "" && i >= 0 {
+			out = out[:i]
+		}
+	}
+	if cut, truncated := s.tok.Truncate(out, maxTok); truncated {
+		out, finish = cut, "length"
+	}
+	genToks := s.tok.Count(out)
+	now := time.Now().Unix()
+	idHash := strconv.FormatUint(uint64(unit(m.ID, text)*(1<<53)), 36)
+	usage := map[string]int{"prompt_tokens": promptToks, "completion_tokens": genToks, "total_tokens": promptToks + genToks}
+	resp := map[string]any{"created": now, "model": m.ID, "usage": usage, "system_fingerprint": "simulated"}
+	if chat {
+		resp["id"] = "chatcmpl-sim-" + idHash
+		resp["object"] = "chat.completion"
+		choice := map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": out},
+			"finish_reason": finish, "stop_reason": nil, "logprobs": nil}
+		if b, ok := g.Logprobs.(bool); ok && b {
+			choice["logprobs"] = s.chatLogprobs(m, text, out)
+		}
+		resp["choices"] = []any{choice}
+	} else {
+		resp["id"] = "cmpl-sim-" + idHash
+		resp["object"] = "text_completion"
+		full := out
+		if g.Echo {
+			full = text + out
+		}
+		choice := map[string]any{"index": 0, "text": full, "finish_reason": finish, "stop_reason": nil, "logprobs": nil}
+		if n, ok := g.Logprobs.(float64); ok && n >= 0 {
+			choice["logprobs"] = s.completionLogprobs(m, text, out, g.Echo)
+		}
+		resp["choices"] = []any{choice}
+	}
+	if g.PromptLogprobs != nil {
+		resp["prompt_logprobs"] = s.promptLogprobs(m, text)
+	}
+	return resp, promptToks, genToks, nil
+}
+
+func stops(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// tokenLogprob is the simulated log-probability of token id after context
+// hash ctx: in (-3.1, -0.1], deterministic.
+func tokenLogprob(model string, ctx uint64, id int64) float64 {
+	return -0.1 - 3*unit(model, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
+}
+
+func (s *Server) logprobSeq(m ModelSpec, ids []int64, first bool) []any {
+	out := make([]any, len(ids))
+	var ctx uint64 = 1469598103934665603
+	for i, id := range ids {
+		if i == 0 && first {
+			out[i] = nil
+		} else {
+			out[i] = tokenLogprob(m.ID, ctx, id)
+		}
+		ctx = (ctx ^ uint64(id)) * 1099511628211
+	}
+	return out
+}
+
+func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) map[string]any {
+	var ids []int64
+	if echo {
+		ids = s.tok.Encode(prompt)
+	}
+	nPrompt := len(ids)
+	ids = append(ids, s.tok.Encode(out)...)
+	lps := s.logprobSeq(m, ids, echo)
+	toks := make([]string, len(ids))
+	offs := make([]int, len(ids))
+	off := 0
+	if !echo {
+		off = len(prompt)
+	}
+	for i, id := range ids {
+		toks[i] = s.tok.Piece(id)
+		offs[i] = off
+		off += len(toks[i])
+	}
+	_ = nPrompt
+	return map[string]any{"tokens": toks, "token_logprobs": lps, "top_logprobs": nil, "text_offset": offs}
+}
+
+func (s *Server) chatLogprobs(m ModelSpec, prompt, out string) map[string]any {
+	ids := s.tok.Encode(out)
+	lps := s.logprobSeq(m, ids, false)
+	content := make([]any, len(ids))
+	for i, id := range ids {
+		content[i] = map[string]any{"token": s.tok.Piece(id), "logprob": lps[i], "bytes": []byte(s.tok.Piece(id)), "top_logprobs": []any{}}
+	}
+	return map[string]any{"content": content}
+}
+
+func (s *Server) promptLogprobs(m ModelSpec, prompt string) []any {
+	ids := s.tok.Encode(prompt)
+	lps := s.logprobSeq(m, ids, true)
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		if lps[i] == nil {
+			continue
+		}
+		out[i] = map[string]any{strconv.FormatInt(id, 10): map[string]any{"logprob": lps[i], "rank": 1, "decoded_token": s.tok.Piece(id)}}
+	}
+	return out
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	var data []any
+	for _, m := range s.cfg.Models {
+		mm := s.models[m.ID]
+		data = append(data, map[string]any{
+			"id": mm.ID, "object": "model", "created": 0, "owned_by": "bhasha-sim (simulated)",
+			"root": "simulated/" + mm.ID, "parent": nil, "max_model_len": mm.MaxModelLen,
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
+	var g genRequest
+	if err := json.NewDecoder(r.Body).Decode(&g); err != nil {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+		return
+	}
+	m, ok := s.models[g.Model]
+	if !ok {
+		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", g.Model))
+		return
+	}
+	ids := s.tok.Encode(g.templated())
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": m.MaxModelLen, "tokens": ids})
+}
+
+func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model  string  `json:"model"`
+		Tokens []int64 `json:"tokens"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+		return
+	}
+	if _, ok := s.models[req.Model]; !ok {
+		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", req.Model))
+		return
+	}
+	text, err := s.tok.Decode(req.Tokens)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"prompt": text})
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	var sb strings.Builder
+	gauge := func(name, help string, v int64) {
+		fmt.Fprintf(&sb, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+		for _, m := range s.cfg.Models {
+			fmt.Fprintf(&sb, "%s{model_name=%q} %d\n", name, m.ID, v)
+		}
+	}
+	gauge("vllm:num_requests_running", "Number of requests currently running (simulated).", s.running.Load())
+	gauge("vllm:num_requests_waiting", "Number of requests waiting (simulated).", s.waiting.Load())
+	fmt.Fprintf(&sb, "# HELP vllm:request_success_total Count of successfully processed requests (simulated).\n# TYPE vllm:request_success_total counter\n")
+	fmt.Fprintf(&sb, "vllm:request_success_total{finished_reason=\"stop\"} %d\n", s.success.Load())
+	fmt.Fprintf(&sb, "# HELP vllm:prompt_tokens_total Prompt tokens processed (simulated).\n# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total %d\n", s.promptToks.Load())
+	fmt.Fprintf(&sb, "# HELP vllm:generation_tokens_total Generation tokens produced (simulated).\n# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total %d\n", s.genToks.Load())
+	fmt.Fprintf(&sb, "# HELP bhasha_sim_faults_total Injected faults by kind.\n# TYPE bhasha_sim_faults_total counter\n")
+	for i, k := range AllFaults {
+		fmt.Fprintf(&sb, "bhasha_sim_faults_total{kind=%q} %d\n", k, s.faultCounts[i].Load())
+	}
+	io.WriteString(w, sb.String())
+}
+
+// Stats reports counters (for tests and benchmarks).
+type Stats struct{ Success, Failed, Faults int64 }
+
+// Stats returns the counters so far.
+func (s *Server) Stats() Stats {
+	return Stats{Success: s.success.Load(), Failed: s.failed.Load(), Faults: s.faults.Load()}
+}
