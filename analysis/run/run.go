@@ -95,6 +95,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: exp.Path, Decoding: exp.Decoding,
 		Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	if prev, err := ReadManifest(o.Out); err == nil {
+		// Keep the provenance of earlier runs until this one connects.
+		m.Models, m.Simulated = prev.Models, prev.Simulated
+	}
 	inputs, err := exp.InputHashes()
 	if err != nil {
 		return nil, err

@@ -147,7 +147,7 @@ func (k *Knowledge) Peers(f *Fact, n int, pick func(int) int) []string {
 	}
 	for tries := 0; tries < 4*n && len(out) < n; tries++ {
 		o := &k.facts[pick(len(k.facts))]
-		if o.ID != f.ID && o.Language == f.Language && o.Relation == f.Relation && o.Answer != f.Answer {
+		if o.ID != f.ID && o.Language == f.Language && o.Form == f.Form && o.Relation == f.Relation && o.Answer != f.Answer {
 			out = append(out, o.Answer)
 		}
 	}

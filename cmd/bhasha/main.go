@@ -1,0 +1,257 @@
+// Command bhasha runs cross-lingual knowledge-consistency evaluations
+// against vLLM (OpenAI-compatible) endpoints, and serves a simulated
+// vLLM-compatible server for users without a GPU.
+//
+// Usage:
+//
+//	bhasha sim   --addr 127.0.0.1:8000 [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage] [--facts FILE]
+//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR]
+//	bhasha batch export --config FILE --out DIR [--live]
+//	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
+//	bhasha demo  [--out out/demo]
+//	bhasha version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/batch"
+	"github.com/bhashalab/bhasha/analysis/demo"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/datasets/indicklar"
+)
+
+const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM endpoints
+
+Commands:
+  sim           serve the simulated vLLM-compatible server (SIMULATED models)
+  run           run an experiment file into a run directory (resumable)
+  batch export  write an experiment's pending requests as an OpenAI Batch file
+  batch import  read a Batch output file back into the run directory
+  demo          run the built-in default experiment against the in-process simulator
+  version       print the version
+
+Run 'bhasha COMMAND --help' for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bhasha:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	switch args[0] {
+	case "sim":
+		return cmdSim(ctx, args[1:], stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stderr)
+	case "batch":
+		if len(args) < 2 {
+			return fmt.Errorf("batch needs export or import\n%s", usage)
+		}
+		switch args[1] {
+		case "export":
+			return cmdBatchExport(ctx, args[2:], stdout, stderr)
+		case "import":
+			return cmdBatchImport(args[2:], stdout, stderr)
+		}
+		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
+	case "demo":
+		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, run.ToolVersion)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bhasha %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlags("sim", "sim --addr HOST:PORT [flags]", stderr)
+	addr := fs.String("addr", "127.0.0.1:8000", "listen address (keep it on loopback)")
+	latency := fs.Duration("latency", 0, "time to first token of every request")
+	perToken := fs.Duration("per-token", 0, "extra latency per generated token")
+	maxConc := fs.Int("max-concurrency", 0, "requests running at once; the rest wait in a queue (0: unbounded)")
+	failRate := fs.Float64("fail-rate", 0, "probability that a generation attempt gets an injected fault")
+	failTypes := fs.String("fail-types", strings.Join(sim.AllFaults, ","), "faults to draw from: 429,500,timeout,reset,garbage")
+	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with injected 429s")
+	facts := fs.String("facts", "", "JSON Lines of facts the simulated models know (default: the bundled IndicKLAR demo facts)")
+	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when --facts is not given")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := sim.Config{TTFT: *latency, PerToken: *perToken, MaxConcurrency: *maxConc, FailRate: *failRate, RetryAfter: *retryAfter}
+	if *failTypes != "" {
+		cfg.FailTypes = strings.Split(*failTypes, ",")
+	}
+	switch {
+	case *facts != "":
+		f, err := os.Open(*facts)
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		fl, err := sim.ReadFacts(f, *facts)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		cfg.Facts = fl
+	case *bundle != "":
+		if qs, err := readBundle(*bundle); err == nil {
+			cfg.Facts = demo.Facts(qs)
+		} else {
+			fmt.Fprintf(stderr, "sim: no facts loaded (%v); models answer \"I don't know\"\n", err)
+		}
+	}
+	srv, err := sim.New(cfg)
+	if err != nil {
+		return err
+	}
+	url, err := srv.Start(ctx, *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts); Ctrl-C stops\n", url, len(cfg.Facts))
+	<-ctx.Done()
+	return nil
+}
+
+func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
+	cfg := fs.String("config", "", "experiment file (YAML)")
+	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
+	endpoint := fs.String("endpoint", "", "base URL (…/v1) that replaces every endpoint of the experiment")
+	conc := fs.Int("concurrency", 0, "per-replica concurrency, overriding the experiment")
+	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
+	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cfg == "" || *out == "" {
+		fs.Usage()
+		return errors.New("run: --config and --out are required")
+	}
+	exp, err := experiment.Load(*cfg)
+	if err != nil {
+		return err
+	}
+	m, err := run.Execute(ctx, exp, run.Options{Out: *out, Endpoint: *endpoint, Concurrency: *conc, NoCache: *noCache, CacheDir: *cacheDir, Log: stderr})
+	if m != nil {
+		printCounts(stderr, *out, m)
+	}
+	return err
+}
+
+func printCounts(w io.Writer, dir string, m *run.Manifest) {
+	label := ""
+	if m.Simulated {
+		label = " [SIMULATED models]"
+	}
+	c := m.Counts
+	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache, resumed %d\n",
+		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, c.Resumed)
+}
+
+func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("batch export", "batch export --config FILE --out DIR [--live]", stderr)
+	cfg := fs.String("config", "", "experiment file (YAML)")
+	out := fs.String("out", "", "run directory")
+	live := fs.Bool("live", false, "read model identities from the endpoints (as a run would)")
+	cacheDir := fs.String("cache-dir", "", "response cache directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cfg == "" || *out == "" {
+		fs.Usage()
+		return errors.New("batch export: --config and --out are required")
+	}
+	exp, err := experiment.Load(*cfg)
+	if err != nil {
+		return err
+	}
+	cd := *cacheDir
+	if cd == "" {
+		cd = run.DefaultCacheDir()
+	}
+	rep, err := batch.Export(ctx, exp, *out, cd, *live)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d pending request(s) (skipped %d recorded, %d cached); index %s\n", rep.Input, rep.Pending, rep.AlreadyRecorded, rep.AlreadyCached, rep.Index)
+	return nil
+}
+
+func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("batch import", "batch import --out DIR --file OUTPUT.jsonl", stderr)
+	out := fs.String("out", "", "run directory the batch was exported from")
+	file := fs.String("file", "", "batch output file (JSON Lines)")
+	cacheDir := fs.String("cache-dir", "", "response cache directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || *file == "" {
+		fs.Usage()
+		return errors.New("batch import: --out and --file are required")
+	}
+	cd := *cacheDir
+	if cd == "" {
+		cd = run.DefaultCacheDir()
+	}
+	rep, err := batch.Import(*out, cd, *file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
+	return nil
+}
+
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("demo", "demo [--out DIR]", stderr)
+	out := fs.String("out", "out/demo", "output directory")
+	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle")
+	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cd := *cacheDir
+	if cd == "" {
+		cd = *out + "/cache"
+	}
+	m, err := demo.Run(ctx, *bundle, *out, cd, stderr)
+	if m != nil {
+		printCounts(stdout, *out, m)
+	}
+	return err
+}
+
+func readBundle(path string) ([]indicklar.Question, error) { return indicklar.ReadPageDemo(path) }
