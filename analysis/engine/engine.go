@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"math/rand/v2"
 	"net"
@@ -631,7 +632,7 @@ func attempt(ctx context.Context, rep *replica, kind Kind, body []byte, timeout 
 		}
 		var apiErr *openai.Error
 		if errors.As(err, &apiErr) {
-			return Result{}, err
+			return Result{}, &httpError{base: rep.base, api: apiErr, msg: apiMessage(apiErr)}
 		}
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}
@@ -640,6 +641,42 @@ func attempt(ctx context.Context, rep *replica, kind Kind, body []byte, timeout 
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}
 	return res, nil
+}
+
+// httpError is an HTTP error status with the server's message.
+type httpError struct {
+	base string
+	api  *openai.Error
+	msg  string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.base, e.api.StatusCode, e.msg)
+}
+
+func (e *httpError) Unwrap() error { return e.api }
+
+// apiMessage extracts the server's error message: OpenAI's and current
+// vLLM's {"error": {"message"}}, older vLLM's top-level {"message"}, or the
+// start of the body.
+func apiMessage(e *openai.Error) string {
+	if e.Message != "" {
+		return e.Message
+	}
+	if e.Response == nil || e.Response.Body == nil {
+		return http.StatusText(e.StatusCode)
+	}
+	b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 4096))
+	var top struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &top) == nil && top.Message != "" {
+		return top.Message
+	}
+	if len(b) == 0 {
+		return http.StatusText(e.StatusCode)
+	}
+	return prefix(b, 300)
 }
 
 // classify says whether an attempt error is worth retrying, what it says

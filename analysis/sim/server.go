@@ -150,12 +150,14 @@ func (s *Server) Start(ctx context.Context, addr string) (string, error) {
 	return "http://" + ln.Addr().String() + "/v1", nil
 }
 
+// apiError is vLLM's error body: {"error": {"message", "type", "param", "code"}}.
 type apiError struct {
-	Object  string `json:"object"`
-	Message string `json:"message"`
-	Type    string `json:"type"`
-	Param   any    `json:"param"`
-	Code    int    `json:"code"`
+	Error struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Param   any    `json:"param"`
+		Code    int    `json:"code"`
+	} `json:"error"`
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -167,7 +169,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeErr(w http.ResponseWriter, code int, typ, msg string) {
-	writeJSON(w, code, apiError{Object: "error", Message: msg, Type: typ, Code: code})
+	var e apiError
+	e.Error.Message, e.Error.Type, e.Error.Code = msg, typ, code
+	writeJSON(w, code, e)
 }
 
 type genRequest struct {

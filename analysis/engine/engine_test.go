@@ -1,0 +1,307 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/demo"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/datasets/indicklar"
+)
+
+const bundle = "../../testdata/indicklar/project_page_demo_hin_excerpt.json"
+
+func questions(t testing.TB) []indicklar.Question {
+	t.Helper()
+	qs, err := indicklar.ReadPageDemo(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs
+}
+
+// startSim serves a simulator loaded with the bundled facts; it stops with the test.
+func startSim(t testing.TB, cfg sim.Config) string {
+	t.Helper()
+	if cfg.Facts == nil {
+		cfg.Facts = demo.Facts(questions(t))
+	}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	url, err := s.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+var models = []string{"sim-tiny-1b", "sim-base-8b", "sim-large-70b"}
+
+func modelConfigs(endpoints ...string) []engine.ModelConfig {
+	var out []engine.ModelConfig
+	for _, m := range models {
+		out = append(out, engine.ModelConfig{Name: m, ServedName: m, Endpoints: endpoints, MaxConcurrency: 16})
+	}
+	return out
+}
+
+// requests asks every bundled question of every model, as chat and as completion.
+func requests(t testing.TB) func(func(engine.Request, error) bool) {
+	qs := questions(t)
+	return func(yield func(engine.Request, error) bool) {
+		for _, q := range qs {
+			for _, m := range models {
+				for _, kind := range []engine.Kind{engine.Chat, engine.Completion} {
+					r := engine.Request{
+						Key:      engine.Key{Experiment: "t", Model: m, Item: q.ID, Language: q.Language, Form: q.Form, Stage: string(kind)},
+						Kind:     kind,
+						Decoding: engine.Decoding{MaxTokens: 16},
+					}
+					if kind == engine.Chat {
+						r.Messages = []engine.Message{{Role: "system", Content: demo.SystemPrompt}, {Role: "user", Content: q.Text}}
+					} else {
+						r.Prompt = "Question: " + q.Text + "\nAnswer:"
+					}
+					if !yield(r, nil) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+type outcome struct {
+	status, response, finish string
+	prompt, completion      int
+}
+
+func collect(t *testing.T, e *engine.Engine) (map[string]outcome, engine.Stats, []*engine.Record) {
+	t.Helper()
+	got := map[string]outcome{}
+	var recs []*engine.Record
+	st, err := e.Run(context.Background(), requests(t), func(r *engine.Record) error {
+		if _, dup := got[r.Key]; dup {
+			t.Errorf("two records for %s", r.Key)
+		}
+		got[r.Key] = outcome{r.Status, r.Response, r.FinishReason, r.PromptTokens, r.CompletionTokens}
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, st, recs
+}
+
+func fastRetry() engine.Options {
+	return engine.Options{AttemptTimeout: 400 * time.Millisecond, RetryBase: 5 * time.Millisecond, RetryMax: 80 * time.Millisecond,
+		MaxAttempts: 40, ReplicaBackoff: 10 * time.Millisecond, ReplicaBackoffMax: 50 * time.Millisecond}
+}
+
+// With 20% of attempts failing in every way the simulator knows, the
+// records equal those of a fault-free run, key for key.
+func TestFaultsDoNotChangeRecords(t *testing.T) {
+	clean := startSim(t, sim.Config{})
+	faulty := startSim(t, sim.Config{FailRate: 0.2, RetryAfter: 30 * time.Millisecond, HangMax: 5 * time.Second})
+	e1, err := engine.New(context.Background(), modelConfigs(clean), fastRetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := collect(t, e1)
+	e2, err := engine.New(context.Background(), modelConfigs(faulty), fastRetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, recs := collect(t, e2)
+	if len(want) != len(questions(t))*len(models)*2 {
+		t.Fatalf("fault-free run has %d records", len(want))
+	}
+	for k, w := range want {
+		if w.status != engine.StatusOK {
+			t.Errorf("fault-free %s: %s", k, w.status)
+		}
+		if g, ok := got[k]; !ok || g != w {
+			t.Errorf("%s: with faults %+v, without %+v", k, g, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("with faults %d records, without %d", len(got), len(want))
+	}
+	retried := 0
+	for _, r := range recs {
+		if r.Attempts > 1 {
+			retried++
+		}
+	}
+	// 432 requests at 20% faults: about 86 retried; far fewer means no faults happened.
+	if retried < 40 {
+		t.Errorf("only %d requests were retried; faults were not injected", retried)
+	}
+	if st.Failed != 0 {
+		t.Errorf("%d failed", st.Failed)
+	}
+}
+
+func deadURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/v1"
+}
+
+func TestDeadEndpoint(t *testing.T) {
+	live := startSim(t, sim.Config{})
+	dead := deadURL(t)
+	t.Run("other replica carries on", func(t *testing.T) {
+		var warnings []string
+		o := fastRetry()
+		o.Logf = func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
+		e, err := engine.New(context.Background(), modelConfigs(dead, live), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) == 0 || !strings.Contains(warnings[0], dead) {
+			t.Errorf("warnings %q do not name %s", warnings, dead)
+		}
+		got, st, _ := collect(t, e)
+		if st.Failed != 0 || st.OK != len(got) {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("no replica", func(t *testing.T) {
+		_, err := engine.New(context.Background(), modelConfigs(dead), fastRetry())
+		if err == nil || !strings.Contains(err.Error(), dead) || !strings.Contains(err.Error(), "no endpoint is reachable") {
+			t.Fatalf("error %v does not name %s", err, dead)
+		}
+	})
+	t.Run("replica dies mid-run", func(t *testing.T) {
+		// A replica that answers /v1/models and then resets every generation.
+		bad := startSim(t, sim.Config{FailRate: 1, FailTypes: []string{sim.FaultReset}})
+		e, err := engine.New(context.Background(), modelConfigs(bad, live), fastRetry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st, recs := collect(t, e)
+		if st.Failed != 0 {
+			t.Errorf("%d failed", st.Failed)
+		}
+		for _, r := range recs {
+			if r.Endpoint != live {
+				t.Fatalf("%s answered by %s", r.Key, r.Endpoint)
+			}
+		}
+	})
+}
+
+func TestWrongModelName(t *testing.T) {
+	url := startSim(t, sim.Config{})
+	_, err := engine.New(context.Background(), []engine.ModelConfig{{Name: "x", ServedName: "llama-typo", Endpoints: []string{url}}}, fastRetry())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range append([]string{`"llama-typo"`, url}, models...) {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestBadRequestFailsAtOnce(t *testing.T) {
+	url := startSim(t, sim.Config{})
+	e, err := engine.New(context.Background(), modelConfigs(url), fastRetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*engine.Record
+	one := func(yield func(engine.Request, error) bool) {
+		yield(engine.Request{Key: engine.Key{Experiment: "t", Model: models[0], Item: "long"}, Kind: engine.Chat,
+			Messages: []engine.Message{{Role: "user", Content: "hi"}}, Decoding: engine.Decoding{MaxTokens: 1 << 20}}, nil)
+	}
+	st, err := e.Run(context.Background(), one, func(r *engine.Record) error { recs = append(recs, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Failed != 1 || len(recs) != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	r := recs[0]
+	if r.Status != engine.StatusFailed || r.Attempts != 1 || !strings.Contains(r.Error, "maximum context length") || r.Response != "" {
+		t.Errorf("record %+v", r)
+	}
+}
+
+func TestCacheReplayAndModelSeparation(t *testing.T) {
+	url := startSim(t, sim.Config{})
+	store, _, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	o := fastRetry()
+	o.Cache, o.ReadCache = store, true
+	e, err := engine.New(context.Background(), modelConfigs(url), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, st1, recs := collect(t, e)
+	if st1.Sent != len(first) || st1.Cached != 0 {
+		t.Fatalf("first run %+v", st1)
+	}
+	// The same body to two models must not share a cache key.
+	byKey := map[string]string{}
+	for _, r := range recs {
+		if prev, ok := byKey[r.CacheKey]; ok {
+			t.Fatalf("%s and %s share cache key %s", prev, r.Key, r.CacheKey)
+		}
+		byKey[r.CacheKey] = r.Key
+	}
+	second, st2, _ := collect(t, e)
+	if st2.Sent != 0 || st2.Cached != len(first) {
+		t.Fatalf("second run %+v", st2)
+	}
+	for k, v := range first {
+		if second[k] != v {
+			t.Errorf("%s: cached %+v, live %+v", k, second[k], v)
+		}
+	}
+}
+
+func TestTokenCounts(t *testing.T) {
+	url := startSim(t, sim.Config{})
+	e, err := engine.New(context.Background(), modelConfigs(url), fastRetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"What is the capital of France?", "फ्रांस की राजधानी क्या है?", ""}
+	got, err := e.TokenCounts(context.Background(), models[0], texts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok sim.Tokenizer
+	for i, s := range texts {
+		if want := tok.Count(s); got[i] != want {
+			t.Errorf("%q: %d tokens, want %d", s, got[i], want)
+		}
+	}
+	if got[1] <= got[0] {
+		t.Errorf("Devanagari %d tokens, English %d: native script should tokenize longer", got[1], got[0])
+	}
+	if !slices.Equal(got, got) {
+		t.Fatal()
+	}
+}
