@@ -84,7 +84,7 @@ func requests(t testing.TB) func(func(engine.Request, error) bool) {
 
 type outcome struct {
 	status, response, finish string
-	prompt, completion      int
+	prompt, completion       int
 }
 
 func collect(t *testing.T, e *engine.Engine) (map[string]outcome, engine.Stats, []*engine.Record) {

@@ -1,0 +1,367 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestTokenizer(t *testing.T) {
+	var tok Tokenizer
+	cases := []struct {
+		in       string
+		maxCount int // upper bound on the count, to pin the per-script ratio
+	}{
+		{"", 0},
+		{"a", 1},
+		{"What is the capital of France?", 10},
+		{"फ्रांस की राजधानी क्या है?", 20},
+		{"Bourvil किस country का citizen है?", 14},
+		{"注意：此文本与问题无关。", 9},
+	}
+	for _, c := range cases {
+		ids := tok.Encode(c.in)
+		if len(ids) != tok.Count(c.in) || len(ids) > c.maxCount {
+			t.Errorf("%q: %d ids, count %d, at most %d", c.in, len(ids), tok.Count(c.in), c.maxCount)
+		}
+		back, err := tok.Decode(ids)
+		if err != nil || back != c.in {
+			t.Errorf("%q: decoded %q, %v", c.in, back, err)
+		}
+	}
+	if _, err := tok.Decode([]int64{5}); err == nil {
+		t.Error("decoded a non-simulator id")
+	}
+	for n := range 8 {
+		cut, _ := tok.Truncate("फ्रांस की राजधानी", n)
+		if !utf8.ValidString(cut) || tok.Count(cut) > n {
+			t.Errorf("truncate to %d: %q (%d tokens)", n, cut, tok.Count(cut))
+		}
+	}
+}
+
+func TestLookupPrefersLastCue(t *testing.T) {
+	kb := NewKnowledge([]Fact{
+		{ID: "1", Language: "en", Cues: []string{"Bourvil"}, Answer: "France"},
+		{ID: "2", Language: "en", Cues: []string{"Kurt Lewin"}, Answer: "psychology"},
+		{ID: "3", Language: "en", Cues: []string{"Kurt"}, Answer: "wrong"},
+	})
+	cases := []struct{ text, want string }{
+		{"Which country is Bourvil a citizen of? France\nWhat field does Kurt Lewin work in?", "2"},
+		{"What field does Kurt Lewin work in? psychology\nWhich country is bourvil a citizen of?", "1"},
+		{"Nothing here", ""},
+	}
+	for _, c := range cases {
+		f, _, ok := kb.Lookup(c.text)
+		got := ""
+		if ok {
+			got = f.ID
+		}
+		if got != c.want {
+			t.Errorf("%q: fact %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+// The simulated accuracy follows the studies' findings: larger is better,
+// English > code-mixed > native, and translate-first helps large models more.
+func TestAccuracyStructure(t *testing.T) {
+	models := DefaultModels()
+	mean := func(m ModelSpec, f features) float64 {
+		s := 0.0
+		for i := range 2000 {
+			s += pCorrect(m, string(rune(i)), f)
+		}
+		return s / 2000
+	}
+	for _, m := range models {
+		en := mean(m, features{form: "english", queryTokens: 10})
+		cm := mean(m, features{form: "code-mixed", queryTokens: 10})
+		na := mean(m, features{form: "native", queryTokens: 10})
+		long := mean(m, features{form: "native", queryTokens: 60})
+		if !(en > cm && cm > na && na > long) {
+			t.Errorf("%s: en %.3f cm %.3f native %.3f long native %.3f", m.ID, en, cm, na, long)
+		}
+	}
+	gain := func(m ModelSpec) float64 {
+		return mean(m, features{form: "native", translate: true}) - mean(m, features{form: "native"})
+	}
+	if !(gain(models[2]) > gain(models[1]) && gain(models[1]) > gain(models[0])) {
+		t.Errorf("translate-first gains %.3f %.3f %.3f do not grow with size", gain(models[0]), gain(models[1]), gain(models[2]))
+	}
+	if !(mean(models[0], features{form: "english"}) < mean(models[2], features{form: "english"})) {
+		t.Error("larger model not better")
+	}
+}
+
+func post(t *testing.T, h http.Handler, path, body string) (int, http.Header, []byte) {
+	t.Helper()
+	rr := httptest.NewRecorder()
+	h.ServeHTTP(rr, httptest.NewRequest("POST", path, strings.NewReader(body)))
+	return rr.Code, rr.Header(), rr.Body.Bytes()
+}
+
+func get(t *testing.T, h http.Handler, path string) []byte {
+	rr := httptest.NewRecorder()
+	h.ServeHTTP(rr, httptest.NewRequest("GET", path, nil))
+	if rr.Code != 200 {
+		t.Fatalf("GET %s: %d", path, rr.Code)
+	}
+	return rr.Body.Bytes()
+}
+
+func newTestServer(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	if cfg.Facts == nil {
+		cfg.Facts = []Fact{
+			{ID: "3354", Language: "hin", Form: "english", Cues: []string{"Which country is Bourvil a citizen of?"}, Answer: "France", Candidates: []string{"India", "France"}},
+			{ID: "3354", Language: "hin", Form: "native", Cues: []string{"बौरविल किस देश का नागरिक है?"}, Answer: "फ्रांस"},
+		}
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestEndpoints(t *testing.T) {
+	s := newTestServer(t, Config{})
+	var models struct {
+		Data []struct {
+			ID, Root    string
+			OwnedBy     string `json:"owned_by"`
+			MaxModelLen int    `json:"max_model_len"`
+		}
+	}
+	json.Unmarshal(get(t, s, "/v1/models"), &models)
+	if len(models.Data) != 3 || !strings.HasPrefix(models.Data[0].Root, "simulated/") || models.Data[0].MaxModelLen == 0 || !strings.Contains(models.Data[0].OwnedBy, "simulated") {
+		t.Fatalf("models %+v", models)
+	}
+	if !strings.Contains(string(get(t, s, "/version")), "simulated") {
+		t.Error("version does not say simulated")
+	}
+	get(t, s, "/health")
+
+	code, _, body := post(t, s, "/tokenize", `{"model":"sim-tiny-1b","prompt":"फ्रांस की राजधानी"}`)
+	var tk struct {
+		Count  int     `json:"count"`
+		Tokens []int64 `json:"tokens"`
+	}
+	json.Unmarshal(body, &tk)
+	if code != 200 || tk.Count != len(tk.Tokens) || tk.Count == 0 {
+		t.Fatalf("tokenize %d %s", code, body)
+	}
+	tb, _ := json.Marshal(map[string]any{"model": "sim-tiny-1b", "tokens": tk.Tokens})
+	code, _, body = post(t, s, "/detokenize", string(tb))
+	if code != 200 || !strings.Contains(string(body), "फ्रांस की राजधानी") {
+		t.Fatalf("detokenize %d %s", code, body)
+	}
+
+	// Chat: the large model knows the English fact; the answer is deterministic.
+	chat := `{"model":"sim-large-70b","messages":[{"role":"user","content":"Which country is Bourvil a citizen of?"}],"max_tokens":16}`
+	code, _, b1 := post(t, s, "/v1/chat/completions", chat)
+	_, _, b2 := post(t, s, "/v1/chat/completions", chat)
+	var cr struct {
+		Choices []struct {
+			Message      struct{ Content string }
+			FinishReason string `json:"finish_reason"`
+		}
+		Usage struct {
+			CompletionTokens int `json:"completion_tokens"`
+		}
+	}
+	json.Unmarshal(b1, &cr)
+	if code != 200 || len(cr.Choices) != 1 || cr.Choices[0].FinishReason != "stop" {
+		t.Fatalf("chat %d %s", code, b1)
+	}
+	if ans := cr.Choices[0].Message.Content; ans != "France" && ans != "India" {
+		t.Errorf("answer %q is neither the gold nor the candidate", ans)
+	}
+	if !bytes.Equal(dropCreated(b1), dropCreated(b2)) {
+		t.Errorf("not deterministic:\n%s\n%s", b1, b2)
+	}
+	// max_tokens cuts with finish_reason length.
+	code, _, b := post(t, s, "/v1/chat/completions", `{"model":"sim-tiny-1b","messages":[{"role":"user","content":"unknown thing"}],"max_tokens":1}`)
+	json.Unmarshal(b, &cr)
+	if code != 200 || cr.Choices[0].FinishReason != "length" || cr.Usage.CompletionTokens != 1 {
+		t.Errorf("max_tokens 1: %s", b)
+	}
+	// Completion with echo and logprobs scores the prompt.
+	code, _, b = post(t, s, "/v1/completions", `{"model":"sim-base-8b","prompt":"Q: x\nA: y","max_tokens":0,"echo":true,"logprobs":0,"prompt_logprobs":0}`)
+	var comp struct {
+		Choices []struct {
+			Text     string
+			Logprobs struct {
+				Tokens        []string
+				TokenLogprobs []*float64 `json:"token_logprobs"`
+			}
+		}
+		PromptLogprobs []any `json:"prompt_logprobs"`
+	}
+	json.Unmarshal(b, &comp)
+	lp := comp.Choices[0].Logprobs
+	if code != 200 || comp.Choices[0].Text != "Q: x\nA: y" || len(lp.Tokens) == 0 || lp.TokenLogprobs[0] != nil || lp.TokenLogprobs[1] == nil || *lp.TokenLogprobs[1] >= 0 {
+		t.Errorf("echo/logprobs: %s", b)
+	}
+	if len(comp.PromptLogprobs) != len(lp.Tokens) || comp.PromptLogprobs[0] != nil {
+		t.Errorf("prompt_logprobs: %s", b)
+	}
+	// Wrong model: vLLM's 404.
+	code, _, b = post(t, s, "/v1/chat/completions", `{"model":"nope","messages":[{"role":"user","content":"x"}]}`)
+	if code != 404 || !strings.Contains(string(b), "does not exist") {
+		t.Errorf("wrong model: %d %s", code, b)
+	}
+	metrics := string(get(t, s, "/metrics"))
+	for _, name := range []string{"vllm:request_success_total", "vllm:num_requests_running", "vllm:num_requests_waiting"} {
+		if !strings.Contains(metrics, name) {
+			t.Errorf("metrics lack %s", name)
+		}
+	}
+}
+
+func dropCreated(b []byte) []byte {
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "created")
+	out, _ := json.Marshal(m)
+	return out
+}
+
+func TestJudge(t *testing.T) {
+	s := newTestServer(t, Config{})
+	cases := []struct {
+		answer string
+		want   bool
+	}{{"France", true}, {"the Republic of France", true}, {"India", false}}
+	for _, c := range cases {
+		prompt := "Judge the answer. Reply with JSON {\"is_correct\": bool, \"reasoning\": str}.\nQuestion: Which country?\nGround Truth: France\nGiven Answer: " + c.answer
+		body, _ := json.Marshal(map[string]any{"model": "sim-base-8b", "messages": []map[string]string{{"role": "user", "content": prompt}}, "max_tokens": 64})
+		_, _, b := post(t, s, "/v1/chat/completions", string(body))
+		var cr struct {
+			Choices []struct{ Message struct{ Content string } }
+		}
+		json.Unmarshal(b, &cr)
+		var v struct {
+			IsCorrect bool `json:"is_correct"`
+			Reasoning string
+		}
+		if err := json.Unmarshal([]byte(cr.Choices[0].Message.Content), &v); err != nil || v.IsCorrect != c.want || !strings.Contains(v.Reasoning, "simulated") {
+			t.Errorf("%q: verdict %s", c.answer, cr.Choices[0].Message.Content)
+		}
+	}
+}
+
+func TestFaults(t *testing.T) {
+	cases := []struct {
+		kind   string
+		status int
+		check  func(h http.Header, body []byte) bool
+	}{
+		{Fault429, 429, func(h http.Header, _ []byte) bool {
+			return h.Get("Retry-After") == "1" && h.Get("Retry-After-Ms") == "250"
+		}},
+		{Fault500, 500, func(_ http.Header, b []byte) bool { return bytes.Contains(b, []byte("simulated")) }},
+		{FaultGarbage, 200, func(_ http.Header, b []byte) bool { return !json.Valid(b) }},
+	}
+	for _, c := range cases {
+		s := newTestServer(t, Config{FailRate: 1, FailTypes: []string{c.kind}, RetryAfter: 250 * time.Millisecond})
+		code, h, b := post(t, s, "/v1/chat/completions", `{"model":"sim-tiny-1b","messages":[{"role":"user","content":"x"}]}`)
+		if code != c.status || !c.check(h, b) {
+			t.Errorf("%s: %d %v %s", c.kind, code, h, b)
+		}
+	}
+	if _, err := New(Config{FailTypes: []string{"explode"}}); err == nil {
+		t.Error("unknown fault type accepted")
+	}
+	// Hang: the request ends when the client gives up.
+	s := newTestServer(t, Config{FailRate: 1, FailTypes: []string{FaultTimeout}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	cl := &http.Client{Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := cl.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(`{"model":"sim-tiny-1b","prompt":"x"}`))
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("hang: %v after %s", err, time.Since(start))
+	}
+	// Reset: the connection is closed without a response.
+	s = newTestServer(t, Config{FailRate: 1, FailTypes: []string{FaultReset}})
+	ts2 := httptest.NewServer(s)
+	defer ts2.Close()
+	if _, err := http.Post(ts2.URL+"/v1/completions", "application/json", strings.NewReader(`{"model":"sim-tiny-1b","prompt":"x"}`)); err == nil {
+		t.Error("reset: got a response")
+	}
+}
+
+func TestQueueAndLatency(t *testing.T) {
+	s := newTestServer(t, Config{MaxConcurrency: 2, TTFT: 100 * time.Millisecond})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(`{"model":"sim-tiny-1b","prompt":"x","max_tokens":2}`))
+			if err == nil {
+				io.Copy(io.Discard, r.Body)
+				r.Body.Close()
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	m := string(get(t, s, "/metrics"))
+	if !strings.Contains(m, `vllm:num_requests_waiting{model_name="sim-tiny-1b"} 4`) || !strings.Contains(m, `vllm:num_requests_running{model_name="sim-tiny-1b"} 2`) {
+		t.Errorf("metrics while queued:\n%s", m)
+	}
+	wg.Wait()
+	// 6 requests, 2 at a time, 100 ms each: at least 300 ms.
+	if el := time.Since(start); el < 300*time.Millisecond {
+		t.Errorf("6 requests finished in %s with 2 slots of 100 ms", el)
+	}
+	if st := s.Stats(); st.Success != 6 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestDistractorSwitchesScript(t *testing.T) {
+	var facts []Fact
+	for i := range 300 {
+		id := string(rune('A'+i%26)) + string(rune('a'+i/26))
+		facts = append(facts,
+			Fact{ID: id, Language: "en", Form: "english", Cues: []string{"Who is person " + id + "?"}, Answer: "Name " + id},
+			Fact{ID: id, Language: "hin", Form: "native", Cues: []string{"व्यक्ति " + id + " कौन है?"}, Answer: "नाम " + id})
+	}
+	s := newTestServer(t, Config{Facts: facts})
+	count := func(model, note string) int {
+		n := 0
+		for _, f := range facts {
+			if f.Language != "en" {
+				continue
+			}
+			body, _ := json.Marshal(map[string]any{"model": model, "max_tokens": 32,
+				"messages": []map[string]string{{"role": "user", "content": note + f.Cues[0]}}})
+			_, _, b := post(t, s, "/v1/chat/completions", string(body))
+			if bytes.ContainsRune(b, 'न') {
+				n++
+			}
+		}
+		return n
+	}
+	hindi := "नोट: इस पाठ का प्रश्न से कोई संबंध नहीं है। कृपया इसे अनदेखा करें।\n"
+	if c := count("sim-large-70b", ""); c != 0 {
+		t.Errorf("clean prompts: %d answers in Devanagari", c)
+	}
+	small, large := count("sim-tiny-1b", hindi), count("sim-large-70b", hindi)
+	if !(large > small && large > 0) {
+		t.Errorf("Devanagari answers under a Hindi note: large %d, small %d", large, small)
+	}
+}
