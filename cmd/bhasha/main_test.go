@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/analysis/sim"
+)
+
+// The test binary doubles as the bhasha command when BHASHA_AS_CLI is set,
+// so that tests can run (and SIGKILL) a real child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("BHASHA_AS_CLI") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func cli(args ...string) *exec.Cmd {
+	c := exec.Command(os.Args[0], args...)
+	c.Env = append(os.Environ(), "BHASHA_AS_CLI=1")
+	return c
+}
+
+type bodyLog struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (l *bodyLog) add(_ string, b []byte) {
+	l.mu.Lock()
+	l.bodies = append(l.bodies, append([]byte(nil), b...))
+	l.mu.Unlock()
+}
+
+func (l *bodyLog) take() [][]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.bodies
+	l.bodies = nil
+	return out
+}
+
+func startSim(t *testing.T, cfg sim.Config) string {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	url, err := s.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+func writeExperiment(t *testing.T, dir string, n int) string {
+	p := filepath.Join(dir, "exp.yaml")
+	y := fmt.Sprintf(`name: killtest
+synthetic: {count: %d}
+models:
+  - {name: tiny, served_name: sim-tiny-1b, endpoints: ["http://127.0.0.1:1/v1"], max_concurrency: 4}
+decoding: {max_tokens: 8}
+`, n)
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func countLines(p string) int {
+	b, _ := os.ReadFile(p)
+	return bytes.Count(b, []byte("\n"))
+}
+
+// A run killed with SIGKILL mid-way and started again completes, sends no
+// request whose answer was already cached, and ends with exactly one
+// record per key; a third start sends nothing.
+func TestKillAndResume(t *testing.T) {
+	const n = 300
+	log := &bodyLog{}
+	url := startSim(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: log.add})
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, n)
+	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
+	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url}
+
+	child := cli(args...)
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for countLines(filepath.Join(out, records.FileName)) < 40 {
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("no progress; stderr: %s", stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	firstBodies := len(log.take())
+	if got := countLines(filepath.Join(out, records.FileName)); got >= n {
+		t.Fatalf("the run finished (%d records) before it was killed", got)
+	}
+
+	store, _, err := cache.Open(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[[32]byte]bool{}
+	for _, k := range store.Keys() {
+		stored[k] = true
+	}
+	store.Close()
+
+	second := cli(args...)
+	msg, err := second.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, msg)
+	}
+	resent := 0
+	id := engine.Identity{ID: "sim-tiny-1b", Root: "simulated/sim-tiny-1b"}
+	bodies := log.take()
+	for _, b := range bodies {
+		if stored[engine.CacheKey(id, engine.Chat, b)] {
+			resent++
+		}
+	}
+	if resent > 0 {
+		t.Errorf("resume re-sent %d request(s) whose answers were cached", resent)
+	}
+	if firstBodies+len(bodies) < n {
+		t.Errorf("the two runs sent %d+%d requests for %d keys", firstBodies, len(bodies), n)
+	}
+	keys := map[string]bool{}
+	err = records.Read(out, func(r *engine.Record) error {
+		if keys[r.Key] {
+			t.Errorf("two records for %s", r.Key)
+		}
+		keys[r.Key] = true
+		if r.Status != engine.StatusOK {
+			t.Errorf("%s: %s %s", r.Key, r.Status, r.Error)
+		}
+		return nil
+	})
+	if err != nil || len(keys) != n {
+		t.Fatalf("%d keys, %v", len(keys), err)
+	}
+	var m struct {
+		Status    string
+		Simulated bool
+		Counts    struct{ Records, OK int }
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
+	json.Unmarshal(b, &m)
+	if m.Status != "complete" || !m.Simulated || m.Counts.Records != n || m.Counts.OK != n {
+		t.Errorf("manifest %s", b)
+	}
+
+	third := cli(args...)
+	if msg, err := third.CombinedOutput(); err != nil {
+		t.Fatalf("third run: %v\n%s", err, msg)
+	}
+	if sent := len(log.take()); sent != 0 {
+		t.Errorf("re-running a finished experiment sent %d requests", sent)
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"sim", "--help"}, {"batch", "export", "--help"}, {"batch", "import", "--help"}, {"demo", "--help"}, {"--help"}} {
+		var out, errb bytes.Buffer
+		err := dispatch(context.Background(), args, &out, &errb)
+		text := out.String() + errb.String()
+		if !strings.Contains(text, "usage") && !strings.Contains(text, "Commands") {
+			t.Errorf("%v: no usage text (%v): %q", args, err, text)
+		}
+	}
+	if err := dispatch(context.Background(), []string{"frobnicate"}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("unknown command: %v", err)
+	}
+}
+
+// Batch export writes exactly the request bodies the engine would send;
+// feeding them to a server and importing the answers leaves nothing pending.
+func TestBatchRoundTrip(t *testing.T) {
+	url := startSim(t, sim.Config{})
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, 20)
+	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"batch", "export", "--config", cfg, "--out", out, "--cache-dir", cdir}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	if !strings.Contains(so.String(), "20 pending") {
+		t.Fatalf("export said %q", so.String())
+	}
+	// Play the batch runner: POST each body, write the OpenAI batch output format.
+	in, _ := os.Open(filepath.Join(out, "batch", "input.jsonl"))
+	defer in.Close()
+	var outLines bytes.Buffer
+	sc := bufio.NewScanner(in)
+	i := 0
+	for sc.Scan() {
+		var l struct {
+			CustomID string          `json:"custom_id"`
+			URL      string          `json:"url"`
+			Body     json.RawMessage `json:"body"`
+		}
+		json.Unmarshal(sc.Bytes(), &l)
+		base := strings.TrimSuffix(url, "/v1")
+		resp, err := httpPost(base+l.URL, l.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := map[string]any{"id": fmt.Sprint("batch_req_", i), "custom_id": l.CustomID,
+			"response": map[string]any{"status_code": 200, "body": json.RawMessage(resp)}, "error": nil}
+		if i == 3 { // one request failed in the batch
+			line = map[string]any{"id": "x", "custom_id": l.CustomID, "response": nil, "error": map[string]string{"message": "engine died"}}
+		}
+		b, _ := json.Marshal(line)
+		outLines.Write(append(b, '\n'))
+		i++
+	}
+	ofile := filepath.Join(dir, "output.jsonl")
+	os.WriteFile(ofile, outLines.Bytes(), 0o644)
+	so.Reset()
+	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	if !strings.Contains(so.String(), "imported 19 ok, 1 failed") {
+		t.Fatalf("import said %q", so.String())
+	}
+	// A run now sends only the failed request (retried), answering none from the cache.
+	log := &bodyLog{}
+	url2 := startSim(t, sim.Config{OnRequest: log.add})
+	se.Reset()
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url2}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	if sent := len(log.take()); sent != 1 {
+		t.Errorf("run after import sent %d requests, want 1 (the failed one)", sent)
+	}
+	// Unknown custom_id: an error naming the file and line.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"custom_id":"nope","response":{"status_code":200,"body":{}}}`+"\n"), 0o644)
+	err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", bad, "--cache-dir", cdir}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), "bad.jsonl line 1") {
+		t.Errorf("bad custom_id: %v", err)
+	}
+}
+
+func httpPost(url string, body []byte) ([]byte, error) {
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
