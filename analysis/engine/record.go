@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 )
 
 // Status values of a Record.
@@ -93,21 +94,20 @@ type Identity struct {
 	Revision string `json:"revision,omitempty"`
 }
 
-// CacheKey is SHA-256 over "bhasha-cache-v1", the endpoint kind, the model
-// identity and the exact request body, each separated by a newline. Two
-// models, two revisions or two bodies differing in any byte never share a key.
+// CacheKey is SHA-256 over "bhasha-cache-v2" followed by the endpoint
+// kind, the model identity (id, root, revision) and the exact request body,
+// each written as its decimal length, ':' and its bytes, so that no two
+// different tuples hash the same input. Two models, two revisions or two
+// bodies differing in any byte never share a key; endpoint URLs and API
+// keys are not part of it.
 func CacheKey(id Identity, kind Kind, body []byte) [32]byte {
 	h := sha256.New()
-	h.Write([]byte("bhasha-cache-v1\n"))
-	h.Write([]byte(kind))
-	h.Write([]byte{'\n'})
-	h.Write([]byte(id.ID))
-	h.Write([]byte{'\n'})
-	h.Write([]byte(id.Root))
-	h.Write([]byte{'\n'})
-	h.Write([]byte(id.Revision))
-	h.Write([]byte{'\n'})
-	h.Write(body)
+	h.Write([]byte("bhasha-cache-v2"))
+	for _, f := range [][]byte{[]byte(kind), []byte(id.ID), []byte(id.Root), []byte(id.Revision), body} {
+		h.Write(strconv.AppendInt(nil, int64(len(f)), 10))
+		h.Write([]byte{':'})
+		h.Write(f)
+	}
 	var out [32]byte
 	h.Sum(out[:0])
 	return out

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestBody(t *testing.T) {
+	full := Decoding{MaxTokens: 10, TopK: ptr(5), Seed: ptr(int64(7)), MinTokens: ptr(1), PromptLogprobs: ptr(0),
+		Logprobs: ptr(3), StructuredOutputs: map[string]any{"json": map[string]any{"type": "object"}},
+		ChatTemplateKwargs: map[string]any{"enable_thinking": false}, Stop: []string{"\n"}}
+	cases := []struct {
+		name    string
+		req     Request
+		want    []string // substrings of the JSON body
+		absent  []string
+		wantErr string
+	}{
+		{"chat greedy by default", Request{Kind: Chat, Messages: []Message{{"user", "q"}}, Decoding: Decoding{MaxTokens: 4}},
+			[]string{`"model":"M"`, `"temperature":0`, `"max_tokens":4`, `"messages":[{"role":"user","content":"q"}]`}, []string{"prompt", "top_k", "echo"}, ""},
+		{"chat vLLM extras", Request{Kind: Chat, Messages: []Message{{"user", "q"}}, Decoding: full},
+			[]string{`"top_k":5`, `"seed":7`, `"min_tokens":1`, `"prompt_logprobs":0`, `"logprobs":true`, `"top_logprobs":3`,
+				`"structured_outputs":{"json":{"type":"object"}}`, `"chat_template_kwargs":{"enable_thinking":false}`, `"stop":["\n"]`}, nil, ""},
+		{"completion logprobs is an int", Request{Kind: Completion, Prompt: "p", Decoding: Decoding{MaxTokens: 0, Echo: true, Logprobs: ptr(0), ChatTemplateKwargs: map[string]any{"x": 1}}},
+			[]string{`"prompt":"p"`, `"echo":true`, `"logprobs":0`, `"max_tokens":0`}, []string{"chat_template_kwargs", "messages", "top_logprobs"}, ""},
+		{"chat without messages", Request{Kind: Chat}, nil, nil, "no messages"},
+		{"echo on chat", Request{Kind: Chat, Messages: []Message{{"user", "q"}}, Decoding: Decoding{Echo: true}}, nil, nil, "echo"},
+		{"unknown kind", Request{Kind: "embed"}, nil, nil, "unknown kind"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := c.req.Body("M")
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || !json.Valid(b) {
+				t.Fatalf("%v %s", err, b)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("body %s lacks %s", b, w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(string(b), `"`+a+`"`) {
+					t.Errorf("body %s has %s", b, a)
+				}
+			}
+			b2, _ := c.req.Body("M")
+			if string(b) != string(b2) {
+				t.Error("body not deterministic")
+			}
+		})
+	}
+}
+
+func TestCacheKeySeparates(t *testing.T) {
+	body := []byte(`{"model":"m"}`)
+	base := CacheKey(Identity{ID: "m", Root: "r"}, Chat, body)
+	for name, k := range map[string][32]byte{
+		"model":    CacheKey(Identity{ID: "m2", Root: "r"}, Chat, body),
+		"root":     CacheKey(Identity{ID: "m", Root: "r2"}, Chat, body),
+		"revision": CacheKey(Identity{ID: "m", Root: "r", Revision: "abc"}, Chat, body),
+		"kind":     CacheKey(Identity{ID: "m", Root: "r"}, Completion, body),
+		"body":     CacheKey(Identity{ID: "m", Root: "r"}, Chat, []byte(`{"model":"m" }`)),
+		// Field boundaries are delimited: moving a character across them changes the key.
+		"boundary": CacheKey(Identity{ID: "m", Root: "", Revision: "r"}, Chat, body),
+		"shift":    CacheKey(Identity{ID: "mr", Root: ""}, Chat, body),
+	} {
+		if k == base {
+			t.Errorf("changing the %s does not change the key", name)
+		}
+	}
+	if CacheKey(Identity{ID: "m", Root: "r"}, Chat, body) != base {
+		t.Error("key not deterministic")
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	cases := []struct {
+		h    map[string]string
+		want time.Duration
+	}{
+		{map[string]string{"Retry-After": "2"}, 2 * time.Second},
+		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{map[string]string{"Retry-After-Ms": "150", "Retry-After": "9"}, 150 * time.Millisecond},
+		{map[string]string{"Retry-After": "3600"}, 2 * time.Minute},
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{}, 0},
+	}
+	for _, c := range cases {
+		h := http.Header{}
+		for k, v := range c.h {
+			h.Set(k, v)
+		}
+		if got := retryAfter(h); got != c.want {
+			t.Errorf("%v: %s, want %s", c.h, got, c.want)
+		}
+	}
+	h := http.Header{}
+	h.Set("Retry-After", time.Now().Add(10*time.Second).UTC().Format(http.TimeFormat))
+	if got := retryAfter(h); got < 8*time.Second || got > 11*time.Second {
+		t.Errorf("HTTP date: %s", got)
+	}
+}
+
+func TestBackoffBounds(t *testing.T) {
+	for n := 1; n < 40; n++ {
+		d := backoff(n, 100*time.Millisecond, 2*time.Second)
+		hi := min(100*time.Millisecond<<min(n-1, 20), 2*time.Second)
+		if d < hi/2 || d > hi {
+			t.Errorf("attempt %d: %s outside [%s, %s]", n, d, hi/2, hi)
+		}
+	}
+}
+
+func TestParseResponse(t *testing.T) {
+	cases := []struct {
+		kind    Kind
+		body    string
+		text    string
+		wantErr bool
+	}{
+		{Chat, `{"choices":[{"message":{"content":"Paris","reasoning_content":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`, "Paris", false},
+		{Completion, `{"choices":[{"text":" Paris","finish_reason":"length","logprobs":{"tokens":["a"]}}],"prompt_logprobs":[null,{"1":{"logprob":-1}}]}`, " Paris", false},
+		{Chat, `{"choices":[]}`, "", true},
+		{Chat, `<html>`, "", true},
+		{Chat, `{"choices":[{"text":"x"}]}`, "", true},
+	}
+	for _, c := range cases {
+		r, err := ParseResponse(c.kind, []byte(c.body))
+		if (err != nil) != c.wantErr || r.Text != c.text {
+			t.Errorf("%s: %+v %v", c.body, r, err)
+		}
+	}
+	r, _ := ParseResponse(Completion, []byte(cases[1].body))
+	if len(r.Logprobs) == 0 || len(r.PromptLogprobs) == 0 || r.FinishReason != "length" {
+		t.Errorf("logprobs lost: %+v", r)
+	}
+}

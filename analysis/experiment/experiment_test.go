@@ -1,0 +1,135 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+)
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidationReportsEverythingWithLines(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "bad.yaml", `name: bad|name
+requests: missing.jsonl
+modles: []
+models:
+  - name: a
+    endpoints: [ftp://x]
+    max_concurrency: -1
+  - name: a
+    served_name: m
+    endpoints: [http://h/v1]
+    api_key_env: BHASHA_TEST_UNSET_VAR
+decoding: {max_tokens: -2}
+engine: {attempt_timeout: soon}
+`)
+	_, err := Load(p)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"bad.yaml",
+		`line 1: name "bad|name"`,
+		"line 2: requests file",
+		"line 3: field modles not found",
+		"line 5: models[0] (a): served_name is required",
+		`line 6: models[0] (a): endpoint "ftp://x"`,
+		"line 7: models[0] (a): max_concurrency",
+		`line 8: models[1]: name "a" is used twice`,
+		"line 11: models[1] (a): environment variable BHASHA_TEST_UNSET_VAR is not set",
+		"line 12: decoding.max_tokens",
+		`line 13: engine.attempt_timeout: "soon"`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestStream(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "r.jsonl", `{"item":"1","language":"hin","form":"native","kind":"chat","messages":[{"role":"user","content":"q1"}]}
+
+{"item":"2","kind":"completion","prompt":"p2","decoding":{"max_tokens":3,"echo":true}}
+`)
+	p := write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels:\n  - {name: a, served_name: A, endpoints: [http://h/v1]}\n  - {name: b, served_name: B, endpoints: [http://h/v1]}\ndecoding: {max_tokens: 7}\n")
+	e, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	var maxTok []int
+	for r, err := range e.Stream() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, r.Key.String())
+		maxTok = append(maxTok, r.Decoding.MaxTokens)
+	}
+	want := []string{"e|a|1|hin|native|||", "e|b|1|hin|native|||", "e|a|2|||||", "e|b|2|||||"}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Errorf("keys %q", keys)
+	}
+	if maxTok[0] != 7 || maxTok[2] != 3 {
+		t.Errorf("decoding %v", maxTok)
+	}
+	hashes, err := e.InputHashes()
+	if err != nil || len(hashes) != 2 {
+		t.Errorf("hashes %v %v", hashes, err)
+	}
+}
+
+func TestBadRequestLines(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{`{"item":"1","kind":"chat"}`, `line 1: field "messages" is required`},
+		{`{"item":"1","kind":"poem","prompt":"x"}`, `field "kind": "poem"`},
+		{`{"kind":"completion","prompt":"x"}`, `field "item" is required`},
+		{`{"item":"1","kind":"completion","prompt":"x","temprature":0}`, `unknown field "temprature"`},
+		{`{"item":"1","kind":"completion","prompt":"x"}` + "\n" + `{"item":"1","kind":"completion","prompt":"y"}`, "line 2: same key as line 1"},
+		{`{"item":`, "line 1"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		write(t, dir, "r.jsonl", c.line)
+		e, err := Load(write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got error
+		for _, err := range e.Stream() {
+			if err != nil {
+				got = err
+			}
+		}
+		if got == nil || !strings.Contains(got.Error(), c.want) || !strings.Contains(got.Error(), "r.jsonl") {
+			t.Errorf("%s: error %v, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+func TestKeyRoundTrip(t *testing.T) {
+	for _, k := range []engine.Key{
+		{Experiment: "e", Model: "m", Item: "1"},
+		{Experiment: "a|b", Model: "50%", Item: "x%7Cy", Language: "hin", Form: "code-mixed", Strategy: "TinT-CM", Condition: "c", Stage: "2"},
+	} {
+		got, err := engine.ParseKey(k.String())
+		if err != nil || got != k {
+			t.Errorf("%+v -> %q -> %+v %v", k, k.String(), got, err)
+		}
+	}
+	if _, err := engine.ParseKey("a|b"); err == nil {
+		t.Error("short key parsed")
+	}
+}
