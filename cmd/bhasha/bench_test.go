@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/run"
+)
+
+// simChild serves `bhasha sim` in a child process (so that its CPU time is
+// not the client's) and returns its base URL.
+func simChild(b *testing.B, args ...string) string {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := cli(append([]string{"sim", "--addr", addr, "--bundle", ""}, args...)...)
+	c.Stderr = io.Discard
+	if err := c.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	for range 200 {
+		if r, err := http.Get("http://" + addr + "/health"); err == nil {
+			r.Body.Close()
+			return "http://" + addr + "/v1"
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.Fatal("simulator did not start")
+	return ""
+}
+
+func synthExperiment(b *testing.B, dir string, n, conc int) *experiment.Experiment {
+	p := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(p, []byte(fmt.Sprintf("name: bench\nsynthetic: {count: %d}\nmodels:\n  - {name: tiny, served_name: sim-tiny-1b, endpoints: [\"http://127.0.0.1:1/v1\"], max_concurrency: %d}\ndecoding: {max_tokens: 8}\n", n, conc)), 0o644)
+	e, err := experiment.Load(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rawLoad posts the bodies with conc workers over plain net/http and
+// returns requests per second.
+func rawLoad(url string, bodies [][]byte, conc int) float64 {
+	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true}
+	cl := &http.Client{Transport: tr}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if int(i) >= len(bodies) {
+					return
+				}
+				r, err := cl.Post(url+"/chat/completions", "application/json", bytes.NewReader(bodies[i]))
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, r.Body)
+				r.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(len(bodies)) / time.Since(start).Seconds()
+}
+
+// BenchmarkEngineThroughput: the engine against `bhasha sim --latency 50ms`
+// at 256 concurrency, as a fraction of the ideal 256/0.05 s = 5120 req/s and
+// of a raw net/http load generator on the same server; and the client's
+// CPU time per request.
+func BenchmarkEngineThroughput(b *testing.B) {
+	const n, conc = 20000, 256
+	url := simChild(b, "--latency", "50ms")
+	dir := b.TempDir()
+	exp := synthExperiment(b, dir, n, conc)
+	var bodies [][]byte
+	for r := range exp.Stream() {
+		body, _ := r.Body("sim-tiny-1b")
+		bodies = append(bodies, body)
+	}
+	rawLoad(url, bodies[:2000], conc) // warm connections
+	raw := rawLoad(url, bodies, conc)
+	b.ResetTimer()
+	var engineRate float64
+	var cpuPerReq time.Duration
+	for i := range b.N {
+		out := filepath.Join(dir, fmt.Sprint("run", i))
+		c0 := cpuTime()
+		start := time.Now()
+		m, err := run.Execute(context.Background(), exp, run.Options{Out: out, Endpoint: url, CacheDir: filepath.Join(dir, fmt.Sprint("cache", i))})
+		if err != nil || m.Counts.OK != n {
+			b.Fatalf("%v %+v", err, m.Counts)
+		}
+		engineRate = float64(n) / time.Since(start).Seconds()
+		cpuPerReq = (cpuTime() - c0) / n
+	}
+	b.ReportMetric(engineRate, "engine-req/s")
+	b.ReportMetric(raw, "raw-req/s")
+	b.ReportMetric(engineRate/(conc/0.05), "of-ideal")
+	b.ReportMetric(engineRate/raw, "of-raw")
+	b.ReportMetric(float64(cpuPerReq.Microseconds()), "client-cpu-µs/req")
+}
+
+// BenchmarkCacheReplay100k: a run whose 100,000 answers are all cached
+// (records written, nothing sent). Target: under 3 s.
+func BenchmarkCacheReplay100k(b *testing.B) {
+	const n = 100000
+	url := simChild(b)
+	dir := b.TempDir()
+	exp := synthExperiment(b, dir, n, 64)
+	cdir := filepath.Join(dir, "cache")
+	// Fill the cache directly under the identity the live server reports.
+	cfgs := exp.ModelConfigs()
+	cfgs[0].Root = "simulated/sim-tiny-1b"
+	off, err := engine.NewOffline(cfgs, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, _, err := cache.Open(cdir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for r := range exp.Stream() {
+		p, _ := off.Prepare(r)
+		v, _ := json.Marshal(engine.Result{Text: "cached answer " + r.Key.Item, FinishReason: "stop", PromptTokens: 20, CompletionTokens: 3})
+		store.Put(p.CacheKey, v)
+	}
+	store.Close()
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		m, err := run.Execute(context.Background(), exp, run.Options{Out: filepath.Join(dir, fmt.Sprint("run", i)), Endpoint: url, CacheDir: cdir})
+		if err != nil || m.Counts.CachedThisRun != n || m.Counts.SentThisRun != 0 {
+			b.Fatalf("%v %+v", err, m.Counts)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "replay-s")
+	}
+}
+
+// BenchmarkPeakMemory1M: peak RSS of `bhasha run` (a child process) over
+// 1,000,000 synthetic requests against a zero-latency simulator. Target:
+// under 500 MB.
+func BenchmarkPeakMemory1M(b *testing.B) {
+	n := 1000000
+	if s := os.Getenv("BHASHA_BENCH_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	url := simChild(b)
+	for i := range b.N {
+		dir := b.TempDir()
+		synthExperiment(b, dir, n, 128)
+		c := cli("run", "--config", filepath.Join(dir, "exp.yaml"), "--out", filepath.Join(dir, "run"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		start := time.Now()
+		if err := c.Run(); err != nil {
+			b.Fatalf("%v %s", err, stderr.String())
+		}
+		el := time.Since(start)
+		ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+		lines := 0
+		f, _ := os.Open(filepath.Join(dir, "run", "records.jsonl"))
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			lines++
+		}
+		f.Close()
+		if lines != n || !strings.Contains(stderr.String(), "complete") {
+			b.Fatalf("%d records: %s", lines, stderr.String())
+		}
+		_ = i
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB")
+		b.ReportMetric(float64(n)/el.Seconds(), "req/s")
+	}
+}
+
