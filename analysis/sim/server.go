@@ -50,6 +50,9 @@ type Config struct {
 	FailTypes      []string      // fault kinds drawn uniformly (default: all)
 	RetryAfter     time.Duration // sent with 429s (default 1 s)
 	HangMax        time.Duration // how long a "timeout" fault hangs at most (default 10 min)
+	// APIKey, if set, is required as "Authorization: Bearer KEY" on /v1
+	// routes (vLLM's --api-key); other requests get 401.
+	APIKey string
 	// OnRequest, if set, sees every generation request body before faults.
 	OnRequest func(path string, body []byte)
 }
@@ -129,7 +132,13 @@ func faultIndex(f string) int {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.APIKey != "" && strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
+		writeErr(w, http.StatusUnauthorized, "AuthenticationError", "Unauthorized")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Start listens on addr (use 127.0.0.1:0 for a free port) and serves until
 // ctx ends. It returns the base URL (ending in /v1).

@@ -107,10 +107,16 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with injected 429s")
 	facts := fs.String("facts", "", "JSON Lines of facts the simulated models know (default: the bundled IndicKLAR demo facts)")
 	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when --facts is not given")
+	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg := sim.Config{TTFT: *latency, PerToken: *perToken, MaxConcurrency: *maxConc, FailRate: *failRate, RetryAfter: *retryAfter}
+	if *keyEnv != "" {
+		if cfg.APIKey = os.Getenv(*keyEnv); cfg.APIKey == "" {
+			return fmt.Errorf("sim: environment variable %s is empty", *keyEnv)
+		}
+	}
 	if *failTypes != "" {
 		cfg.FailTypes = strings.Split(*failTypes, ",")
 	}

@@ -281,3 +281,43 @@ func httpPost(url string, body []byte) ([]byte, error) {
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
 }
+
+// The API key reaches the server but never a record, manifest, cache entry or log line.
+func TestAPIKeyNeverWritten(t *testing.T) {
+	const secret = "sk-bhasha-test-5ecret"
+	t.Setenv("BHASHA_TEST_KEY", secret)
+	url := startSim(t, sim.Config{APIKey: secret})
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(cfg, []byte(`name: keytest
+synthetic: {count: 5}
+models:
+  - {name: tiny, served_name: sim-tiny-1b, endpoints: ["http://127.0.0.1:1/v1"], api_key_env: BHASHA_TEST_KEY}
+decoding: {max_tokens: 8}
+`), 0o644)
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", filepath.Join(dir, "run"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	if !strings.Contains(se.String(), "5 ok") {
+		t.Fatalf("run: %s", se.String())
+	}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if info.Mode().IsRegular() && p != cfg {
+			b, _ := os.ReadFile(p)
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s contains the API key", p)
+			}
+		}
+		return nil
+	})
+	if strings.Contains(so.String()+se.String(), secret) {
+		t.Error("the log contains the API key")
+	}
+	// Without the key the server refuses, and the error says so.
+	t.Setenv("BHASHA_TEST_KEY", "wrong")
+	err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", filepath.Join(dir, "run2"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("wrong key: %v", err)
+	}
+}
