@@ -207,4 +207,3 @@ func BenchmarkPeakMemory1M(b *testing.B) {
 		b.ReportMetric(float64(n)/el.Seconds(), "req/s")
 	}
 }
-
