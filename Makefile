@@ -4,7 +4,10 @@ BIN     := bin/bhasha
 PKGS    := ./...
 SHELL   := /bin/bash
 
-.PHONY: all build demo test vet bench conformance kernel notebooks clean
+.PHONY: all build demo test gotest deps vet bench conformance kernel notebooks clean
+
+# Debian packages the notebook tests need (installed by `make deps`, as root).
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client
 
 all: build
 
@@ -16,10 +19,19 @@ demo: build
 	rm -rf out/demo
 	./$(BIN) demo --out out/demo
 
-## test: vet and every unit, integration and end-to-end test (no network, no GPU)
-test:
+## test: vet, every unit, integration and end-to-end test, and every notebook executed headless
+test: gotest notebooks
+
+gotest:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+## deps: install the Debian packages for the notebook tests if missing (needs root)
+deps:
+	@if ! command -v jupyter >/dev/null || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
+	  else echo "the notebook tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
+	fi
 
 ## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory
 bench:
@@ -32,12 +44,13 @@ conformance:
 
 ## kernel: install the GoNB Jupyter kernel with this repository in its go.work
 kernel:
-	cd tools && $(GO) tool gonb --install --force_deps --go_work=$(CURDIR)
+	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
+	PATH=$(CURDIR)/bin:$$PATH ./bin/gonb --install --force_deps --force_copy --go_work=$(CURDIR)
 
 ## notebooks: execute every notebook headless into out/notebooks/*.html
-notebooks: kernel
+notebooks: deps kernel
 	mkdir -p out/notebooks
-	for nb in notebooks/*.ipynb; do jupyter nbconvert --to html --execute --output-dir out/notebooks "$$nb" || exit 1; done
+	for nb in notebooks/*.ipynb; do PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks "$$nb" || exit 1; done
 
 clean:
 	rm -rf bin out

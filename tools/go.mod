@@ -5,6 +5,7 @@ go 1.26.8
 tool (
 	github.com/janpfeifer/gonb
 	github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
+	golang.org/x/tools/cmd/goimports
 )
 
 require (
@@ -140,6 +141,7 @@ require (
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/telemetry v0.0.0-20260508192327-42602be52be6 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.38.0 // indirect
 	golang.org/x/time v0.11.0 // indirect

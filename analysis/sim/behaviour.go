@@ -31,7 +31,15 @@ func unit(parts ...string) float64 {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return float64(h.Sum64()>>11) / float64(1<<53)
+	// FNV alone leaves the high bits nearly unchanged when only the last
+	// byte differs; the SplitMix64 finaliser spreads every input bit.
+	x := h.Sum64()
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11) / float64(1<<53)
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }

@@ -365,3 +365,33 @@ func TestDistractorSwitchesScript(t *testing.T) {
 		t.Errorf("Devanagari answers under a Hindi note: large %d, small %d", large, small)
 	}
 }
+
+// unit must be uniform even for inputs that differ in their last byte.
+func TestUnitIsUniform(t *testing.T) {
+	var bins [10]int
+	for i := range 10000 {
+		bins[int(unit("peer", "m", "1887", string(rune('a'+i%26)), string(rune(i)))*10)]++
+	}
+	for b, n := range bins {
+		if n < 850 || n > 1150 {
+			t.Errorf("bin %d has %d of 10000", b, n)
+		}
+	}
+}
+
+// Wrong answers come from other facts of the same language and form.
+func TestWrongAnswersArePlausible(t *testing.T) {
+	var facts []Fact
+	for i := range 30 {
+		facts = append(facts, Fact{ID: string(rune('A' + i)), Language: "hin", Form: "english", Cues: []string{"Q" + string(rune('A'+i))}, Answer: "Ans" + string(rune('A'+i))})
+	}
+	s := newTestServer(t, Config{Facts: facts})
+	for _, m := range DefaultModels() {
+		for i := range facts {
+			w := s.wrongAnswer(m, &facts[i])
+			if w == facts[i].Answer || !strings.HasPrefix(w, "Ans") {
+				t.Errorf("%s %s: wrong answer %q", m.ID, facts[i].ID, w)
+			}
+		}
+	}
+}
