@@ -305,3 +305,31 @@ func TestTokenCounts(t *testing.T) {
 		t.Fatal()
 	}
 }
+
+// A server that never answers: each attempt times out, and the request
+// fails at its overall deadline with a message that says so.
+func TestRequestDeadline(t *testing.T) {
+	url := startSim(t, sim.Config{FailRate: 1, FailTypes: []string{sim.FaultTimeout}, HangMax: time.Minute})
+	o := fastRetry()
+	o.AttemptTimeout = 100 * time.Millisecond
+	o.RequestDeadline = 700 * time.Millisecond
+	e, err := engine.New(context.Background(), modelConfigs(url), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *engine.Record
+	start := time.Now()
+	_, err = e.Run(context.Background(), func(yield func(engine.Request, error) bool) {
+		yield(engine.Request{Key: engine.Key{Experiment: "t", Model: models[0], Item: "x"}, Kind: engine.Chat,
+			Messages: []engine.Message{{Role: "user", Content: "hi"}}, Decoding: engine.Decoding{MaxTokens: 4}}, nil)
+	}, func(r *engine.Record) error { rec = r; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("took %s with a 700 ms deadline", el)
+	}
+	if rec.Status != engine.StatusFailed || !strings.Contains(rec.Error, "timed out") || rec.Attempts < 2 {
+		t.Errorf("record %+v", rec)
+	}
+}
