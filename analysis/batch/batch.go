@@ -61,11 +61,7 @@ type ExportReport struct {
 // served name, and is fixed in the index so that Import matches it.
 func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir string, live bool) (ExportReport, error) {
 	rep := ExportReport{Input: filepath.Join(dir, InputFile), Index: filepath.Join(dir, IndexFile)}
-	done, _, err := records.Prepare(dir)
-	if err != nil {
-		return rep, err
-	}
-	store, _, err := cache.Open(cacheDir)
+	done, store, err := open(dir, cacheDir)
 	if err != nil {
 		return rep, err
 	}
@@ -125,6 +121,20 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		return rep, err
 	}
 	return rep, idx.close()
+}
+
+// open prepares dir's records (the keys already answered) and the cache
+// ("" for cache.DefaultDir()).
+func open(dir, cacheDir string) (*records.KeySet, *cache.Store, error) {
+	done, _, err := records.Prepare(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, _, err := cache.Open(cacheDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return done, store, nil
 }
 
 type jsonl struct {
@@ -202,11 +212,7 @@ func Import(dir, cacheDir, output string) (ImportReport, error) {
 	if err := sc.Err(); err != nil {
 		return rep, fmt.Errorf("reading %s: %w", ipath, err)
 	}
-	done, _, err := records.Prepare(dir)
-	if err != nil {
-		return rep, err
-	}
-	store, _, err := cache.Open(cacheDir)
+	done, store, err := open(dir, cacheDir)
 	if err != nil {
 		return rep, err
 	}

@@ -33,6 +33,17 @@ import (
 // FileName is the name of the log inside the cache directory.
 const FileName = "responses.log"
 
+// DefaultDir is $BHASHA_CACHE_DIR, else the user cache directory + /bhasha.
+func DefaultDir() string {
+	if d := os.Getenv("BHASHA_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "bhasha")
+	}
+	return filepath.Join(os.TempDir(), "bhasha-cache")
+}
+
 type loc struct {
 	off int64 // offset of the line
 	n   int32 // length of the line, LF included
@@ -72,8 +83,12 @@ func plural(n int) string {
 	return "ies"
 }
 
-// Open opens (creating if needed) the store in dir and indexes it.
+// Open opens (creating if needed) the store in dir ("" for DefaultDir)
+// and indexes it.
 func Open(dir string) (*Store, OpenReport, error) {
+	if dir == "" {
+		dir = DefaultDir()
+	}
 	rep := OpenReport{Path: filepath.Join(dir, FileName)}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, rep, fmt.Errorf("opening cache: %w", err)

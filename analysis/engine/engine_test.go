@@ -13,6 +13,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/sim/simtest"
 	"github.com/bhashalab/bhasha/datasets/indicklar"
 )
 
@@ -33,17 +34,7 @@ func startSim(t testing.TB, cfg sim.Config) string {
 	if cfg.Facts == nil {
 		cfg.Facts = demo.Facts(questions(t))
 	}
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	url, err := s.Start(ctx, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
+	return simtest.Start(t, cfg)
 }
 
 var models = []string{"sim-tiny-1b", "sim-base-8b", "sim-large-70b"}

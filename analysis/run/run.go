@@ -36,7 +36,7 @@ type Options struct {
 	Endpoint    string    // replaces every model's endpoints when set
 	Concurrency int       // per-replica concurrency override when > 0
 	NoCache     bool      // do not answer from the cache (answers are still stored)
-	CacheDir    string    // default: $BHASHA_CACHE_DIR, else the user cache dir + /bhasha
+	CacheDir    string    // "" for cache.DefaultDir()
 	Log         io.Writer // messages and the progress bar (nil: discard)
 	// Engine, if set, adjusts engine options after the experiment's (tests).
 	Engine func(*engine.Options)
@@ -69,17 +69,6 @@ type Manifest struct {
 	Counts         Counts             `json:"counts"`
 	Repairs        []string           `json:"repairs,omitempty"`
 	Error          string             `json:"error,omitempty"`
-}
-
-// DefaultCacheDir is $BHASHA_CACHE_DIR, else the user cache directory + /bhasha.
-func DefaultCacheDir() string {
-	if d := os.Getenv("BHASHA_CACHE_DIR"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "bhasha")
-	}
-	return filepath.Join(os.TempDir(), "bhasha-cache")
 }
 
 // Execute runs exp into o.Out and returns the final manifest.
@@ -115,11 +104,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	m.Counts.Resumed = prep.Kept
 
-	cdir := o.CacheDir
-	if cdir == "" {
-		cdir = DefaultCacheDir()
-	}
-	store, crep, err := cache.Open(cdir)
+	store, crep, err := cache.Open(o.CacheDir)
 	if err != nil {
 		return nil, err
 	}

@@ -163,11 +163,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *cfg == "" || *out == "" {
-		fs.Usage()
-		return errors.New("run: --config and --out are required")
-	}
-	exp, err := experiment.Load(*cfg)
+	exp, err := loadExperiment(fs, "run", *cfg, *out)
 	if err != nil {
 		return err
 	}
@@ -176,6 +172,15 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		printCounts(stderr, *out, m)
 	}
 	return err
+}
+
+// loadExperiment checks the two required flags and loads the experiment.
+func loadExperiment(fs *flag.FlagSet, cmd, cfg, out string) (*experiment.Experiment, error) {
+	if cfg == "" || out == "" {
+		fs.Usage()
+		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
+	}
+	return experiment.Load(cfg)
 }
 
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
@@ -197,19 +202,11 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *cfg == "" || *out == "" {
-		fs.Usage()
-		return errors.New("batch export: --config and --out are required")
-	}
-	exp, err := experiment.Load(*cfg)
+	exp, err := loadExperiment(fs, "batch export", *cfg, *out)
 	if err != nil {
 		return err
 	}
-	cd := *cacheDir
-	if cd == "" {
-		cd = run.DefaultCacheDir()
-	}
-	rep, err := batch.Export(ctx, exp, *out, cd, *live)
+	rep, err := batch.Export(ctx, exp, *out, *cacheDir, *live)
 	if err != nil {
 		return err
 	}
@@ -229,11 +226,7 @@ func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("batch import: --out and --file are required")
 	}
-	cd := *cacheDir
-	if cd == "" {
-		cd = run.DefaultCacheDir()
-	}
-	rep, err := batch.Import(*out, cd, *file)
+	rep, err := batch.Import(*out, *cacheDir, *file)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/sim/simtest"
 )
 
 // The test binary doubles as the bhasha command when BHASHA_AS_CLI is set,
@@ -58,21 +59,6 @@ func (l *bodyLog) take() [][]byte {
 	return out
 }
 
-func startSim(t *testing.T, cfg sim.Config) string {
-	t.Helper()
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	url, err := s.Start(ctx, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
-}
-
 func writeExperiment(t *testing.T, dir string, n int) string {
 	p := filepath.Join(dir, "exp.yaml")
 	y := fmt.Sprintf(`name: killtest
@@ -98,7 +84,7 @@ func countLines(p string) int {
 func TestKillAndResume(t *testing.T) {
 	const n = 300
 	log := &bodyLog{}
-	url := startSim(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: log.add})
+	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: log.add})
 	dir := t.TempDir()
 	cfg := writeExperiment(t, dir, n)
 	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
@@ -207,7 +193,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 // Batch export writes exactly the request bodies the engine would send;
 // feeding them to a server and importing the answers leaves nothing pending.
 func TestBatchRoundTrip(t *testing.T) {
-	url := startSim(t, sim.Config{})
+	url := simtest.Start(t, sim.Config{})
 	dir := t.TempDir()
 	cfg := writeExperiment(t, dir, 20)
 	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
@@ -256,7 +242,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	}
 	// A run now sends only the failed request (retried), answering none from the cache.
 	log := &bodyLog{}
-	url2 := startSim(t, sim.Config{OnRequest: log.add})
+	url2 := simtest.Start(t, sim.Config{OnRequest: log.add})
 	se.Reset()
 	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url2}, &so, &se); err != nil {
 		t.Fatalf("%v %s", err, se.String())
@@ -286,7 +272,7 @@ func httpPost(url string, body []byte) ([]byte, error) {
 func TestAPIKeyNeverWritten(t *testing.T) {
 	const secret = "sk-bhasha-test-5ecret"
 	t.Setenv("BHASHA_TEST_KEY", secret)
-	url := startSim(t, sim.Config{APIKey: secret})
+	url := simtest.Start(t, sim.Config{APIKey: secret})
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "exp.yaml")
 	os.WriteFile(cfg, []byte(`name: keytest
