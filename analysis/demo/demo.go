@@ -17,23 +17,44 @@ import (
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
-	"github.com/bhashalab/bhasha/datasets/indicklar"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/klar"
+	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 // SystemPrompt is the demo's instruction (the distractor study's wording).
 const SystemPrompt = "Answer the question with a short phrase only. If you do not know, say: I don't know."
 
-// Facts turns demo questions into simulator facts.
-func Facts(qs []indicklar.Question) []sim.Fact {
-	out := make([]sim.Fact, 0, len(qs))
-	for _, q := range qs {
-		out = append(out, sim.Fact{ID: q.ID, Language: q.Language, Form: q.Form, Cues: []string{q.Text}, Answer: q.Gold()})
+// Questions reads the bundled IndicKLAR page-demo facts.
+func Questions(bundle string) (*item.Set, error) {
+	return klar.LoadPageDemo(bundle, lang.New(), item.Options{})
+}
+
+// Facts turns an item set into simulator facts: each variant's question is
+// its cue, and its answer and candidates what the simulated models know.
+func Facts(s *item.Set) []sim.Fact {
+	var out []sim.Fact
+	for _, it := range s.Items {
+		for _, v := range it.Variants {
+			cues := []string{}
+			if v.Question != "" {
+				cues = append(cues, v.Question)
+			}
+			if v.Subject != "" {
+				cues = append(cues, v.Subject)
+			}
+			if len(cues) == 0 {
+				continue
+			}
+			out = append(out, sim.Fact{ID: it.ID, Relation: it.Relation, Language: v.Language, Form: string(v.Form),
+				Cues: cues, Answer: v.Answer, Candidates: v.Candidates})
+		}
 	}
 	return out
 }
 
 // WriteRequests writes one chat request line per question.
-func WriteRequests(qs []indicklar.Question, path string) error {
+func WriteRequests(s *item.Set, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing demo requests: %w", err)
@@ -41,12 +62,14 @@ func WriteRequests(qs []indicklar.Question, path string) error {
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for _, q := range qs {
-		rl := experiment.RequestLine{Item: q.ID, Language: q.Language, Form: q.Form, Strategy: "zero-shot", Kind: engine.Chat,
-			Messages: []engine.Message{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: q.Text}}}
-		if err := enc.Encode(rl); err != nil {
-			f.Close()
-			return fmt.Errorf("writing demo requests: %w", err)
+	for _, it := range s.Items {
+		for _, v := range it.Variants {
+			rl := experiment.RequestLine{Item: it.ID, Language: v.Language, Form: string(v.Form), Strategy: "zero-shot", Kind: engine.Chat,
+				Messages: []engine.Message{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: v.Question}}}
+			if err := enc.Encode(rl); err != nil {
+				f.Close()
+				return fmt.Errorf("writing demo requests: %w", err)
+			}
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -71,7 +94,7 @@ decoding: {max_tokens: 32, temperature: 0, seed: 0}
 // Run writes the demo's inputs under out, serves the simulator on a
 // loopback port and runs the experiment into out.
 func Run(ctx context.Context, bundle, out, cacheDir string, log io.Writer) (*run.Manifest, error) {
-	qs, err := indicklar.ReadPageDemo(bundle)
+	qs, err := Questions(bundle)
 	if err != nil {
 		return nil, err
 	}

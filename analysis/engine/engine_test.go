@@ -14,14 +14,14 @@ import (
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/sim/simtest"
-	"github.com/bhashalab/bhasha/datasets/indicklar"
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 const bundle = "../../testdata/indicklar/project_page_demo_hin_excerpt.json"
 
-func questions(t testing.TB) []indicklar.Question {
+func questions(t testing.TB) *item.Set {
 	t.Helper()
-	qs, err := indicklar.ReadPageDemo(bundle)
+	qs, err := demo.Questions(bundle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,20 +49,26 @@ func modelConfigs(endpoints ...string) []engine.ModelConfig {
 
 // requests asks every bundled question of every model, as chat and as completion.
 func requests(t testing.TB) func(func(engine.Request, error) bool) {
-	qs := questions(t)
+	var qs []item.Variant
+	var ids []string
+	for _, it := range questions(t).Items {
+		for _, v := range it.Variants {
+			qs, ids = append(qs, v), append(ids, it.ID)
+		}
+	}
 	return func(yield func(engine.Request, error) bool) {
-		for _, q := range qs {
+		for i, q := range qs {
 			for _, m := range models {
 				for _, kind := range []engine.Kind{engine.Chat, engine.Completion} {
 					r := engine.Request{
-						Key:      engine.Key{Experiment: "t", Model: m, Item: q.ID, Language: q.Language, Form: q.Form, Stage: string(kind)},
+						Key:      engine.Key{Experiment: "t", Model: m, Item: ids[i], Language: q.Language, Form: string(q.Form), Stage: string(kind)},
 						Kind:     kind,
 						Decoding: engine.Decoding{MaxTokens: 16},
 					}
 					if kind == engine.Chat {
-						r.Messages = []engine.Message{{Role: "system", Content: demo.SystemPrompt}, {Role: "user", Content: q.Text}}
+						r.Messages = []engine.Message{{Role: "system", Content: demo.SystemPrompt}, {Role: "user", Content: q.Question}}
 					} else {
-						r.Prompt = "Question: " + q.Text + "\nAnswer:"
+						r.Prompt = "Question: " + q.Question + "\nAnswer:"
 					}
 					if !yield(r, nil) {
 						return
@@ -116,7 +122,7 @@ func TestFaultsDoNotChangeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, st, recs := collect(t, e2)
-	if len(want) != len(questions(t))*len(models)*2 {
+	if len(want) != 72*len(models)*2 {
 		t.Fatalf("fault-free run has %d records", len(want))
 	}
 	for k, w := range want {

@@ -29,7 +29,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
-	"github.com/bhashalab/bhasha/datasets/indicklar"
 )
 
 const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM endpoints
@@ -133,7 +132,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		cfg.Facts = fl
 	case *bundle != "":
-		if qs, err := readBundle(*bundle); err == nil {
+		if qs, err := demo.Questions(*bundle); err == nil {
 			cfg.Facts = demo.Facts(qs)
 		} else {
 			fmt.Fprintf(stderr, "sim: no facts loaded (%v); models answer \"I don't know\"\n", err)
@@ -252,5 +251,3 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return err
 }
-
-func readBundle(path string) ([]indicklar.Question, error) { return indicklar.ReadPageDemo(path) }

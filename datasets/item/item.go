@@ -1,0 +1,260 @@
+// Package item is the aligned data model every loader produces: an Item is
+// one fact or question, identified across languages by its ID, with one
+// Variant per (language, form) in which it is asked.
+package item
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Form is how a question is written.
+type Form string
+
+// Forms.
+const (
+	Native    Form = "native"     // the language's own script and words
+	CodeMixed Form = "code-mixed" // native grammar with English content words (e.g. Hinglish)
+	English   Form = "english"    // English
+	Romanized Form = "romanized"  // native words in Latin script
+)
+
+// ParseForm accepts the form names and the common abbreviations
+// ("na", "cm", "en", "rom").
+func ParseForm(s string) (Form, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "native", "na", "nat":
+		return Native, nil
+	case "code-mixed", "codemixed", "code_mixed", "cm":
+		return CodeMixed, nil
+	case "english", "en":
+		return English, nil
+	case "romanized", "romanised", "rom", "translit", "transliterated":
+		return Romanized, nil
+	}
+	return "", fmt.Errorf("unknown form %q (want native, code-mixed, english or romanized)", s)
+}
+
+// Variant is an item in one language and form.
+type Variant struct {
+	Language   string   `json:"language"` // registry code (ISO 639-3)
+	Form       Form     `json:"form"`
+	Question   string   `json:"question"`           // the question or filled prompt as asked
+	Template   string   `json:"template,omitempty"` // template with <subject> and <mask>, if the source has one
+	Subject    string   `json:"subject,omitempty"`
+	Answer     string   `json:"answer"`            // the gold answer
+	Aliases    []string `json:"aliases,omitempty"` // other accepted answers
+	Candidates []string `json:"candidates,omitempty"`
+	// StoredCandidates keeps the source's candidate order when Candidates
+	// was shuffled (the IndicKLAR authors' matcher walks the stored order).
+	StoredCandidates []string `json:"stored_candidates,omitempty"`
+	Source           string   `json:"source"` // file and line or record it came from
+}
+
+// Golds returns the answer followed by its aliases.
+func (v *Variant) Golds() []string { return append([]string{v.Answer}, v.Aliases...) }
+
+// Item is one fact or question across languages.
+type Item struct {
+	ID       string    `json:"id"`
+	Dataset  string    `json:"dataset"`
+	Relation string    `json:"relation,omitempty"`
+	Domain   string    `json:"domain,omitempty"`
+	Variants []Variant `json:"variants"`
+	// Choices and Correct describe a multiple-choice item (TruthfulQA mc1).
+	Choices []string `json:"choices,omitempty"`
+	Correct int      `json:"correct,omitempty"`
+}
+
+// Variant returns the item's variant in lang and form.
+func (it *Item) Variant(lang string, form Form) (*Variant, bool) {
+	for i := range it.Variants {
+		if it.Variants[i].Language == lang && it.Variants[i].Form == form {
+			return &it.Variants[i], true
+		}
+	}
+	return nil, false
+}
+
+// Problem is one invalid input record.
+type Problem struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`   // 1-based line, when the format has lines
+	Record string `json:"record,omitempty"` // record path (e.g. samples[12]) otherwise
+	Field  string `json:"field,omitempty"`
+	Msg    string `json:"message"`
+}
+
+func (p Problem) Error() string {
+	var sb strings.Builder
+	sb.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&sb, " line %d", p.Line)
+	}
+	if p.Record != "" {
+		fmt.Fprintf(&sb, " %s", p.Record)
+	}
+	if p.Field != "" {
+		fmt.Fprintf(&sb, " field %q", p.Field)
+	}
+	sb.WriteString(": ")
+	sb.WriteString(p.Msg)
+	return sb.String()
+}
+
+// Options are shared by the loaders.
+type Options struct {
+	// SkipInvalid skips malformed records (counted in Set.Skipped) instead
+	// of failing on the first one.
+	SkipInvalid bool
+	// Seed drives every deterministic shuffle (candidate order).
+	Seed int64
+	// StoredCandidateOrder keeps candidates in the source's order (the
+	// IndicKLAR authors' code: gold last) instead of shuffling them.
+	StoredCandidateOrder bool
+}
+
+// Set is what a loader returns.
+type Set struct {
+	Dataset string    `json:"dataset"`
+	Items   []*Item   `json:"items"`
+	Skipped []Problem `json:"skipped,omitempty"`
+	Notes   []string  `json:"notes,omitempty"` // observations (quirks handled)
+	byID    map[string]*Item
+}
+
+// Get returns the item with id, creating it (in insertion order) if new.
+func (s *Set) Get(id string) *Item {
+	if s.byID == nil {
+		s.byID = map[string]*Item{}
+		for _, it := range s.Items {
+			s.byID[it.ID] = it
+		}
+	}
+	if it, ok := s.byID[id]; ok {
+		return it
+	}
+	it := &Item{ID: id, Dataset: s.Dataset}
+	s.byID[id] = it
+	s.Items = append(s.Items, it)
+	return it
+}
+
+// Sort orders items by ID, numerically when both IDs are integers, and
+// each item's variants by language and form.
+func (s *Set) Sort() {
+	sort.SliceStable(s.Items, func(i, j int) bool { return lessID(s.Items[i].ID, s.Items[j].ID) })
+	for _, it := range s.Items {
+		sort.SliceStable(it.Variants, func(i, j int) bool {
+			a, b := it.Variants[i], it.Variants[j]
+			if a.Language != b.Language {
+				return a.Language < b.Language
+			}
+			return a.Form < b.Form
+		})
+	}
+}
+
+func lessID(a, b string) bool {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	switch {
+	case errA == nil && errB == nil:
+		return x < y
+	case errA == nil:
+		return true
+	case errB == nil:
+		return false
+	}
+	return a < b
+}
+
+// Fail records p: an error unless opts.SkipInvalid, when it is kept in Skipped.
+func (s *Set) Fail(opts Options, p Problem) error {
+	if !opts.SkipInvalid {
+		return p
+	}
+	s.Skipped = append(s.Skipped, p)
+	return nil
+}
+
+// LangForm is a (language, form) pair.
+type LangForm struct {
+	Language string `json:"language"`
+	Form     Form   `json:"form"`
+}
+
+func (lf LangForm) String() string { return lf.Language + "/" + string(lf.Form) }
+
+// Report summarises a set: items per language and form, and the items
+// missing from each (alignment gaps, never silently dropped).
+type Report struct {
+	Dataset string              `json:"dataset"`
+	Items   int                 `json:"items"`
+	PerLF   map[string]int      `json:"per_language_form"`
+	Missing map[string][]string `json:"missing"` // language/form -> item ids absent there
+	Skipped []Problem           `json:"skipped,omitempty"`
+	Notes   []string            `json:"notes,omitempty"`
+}
+
+// Check builds the report.
+func (s *Set) Check() Report {
+	r := Report{Dataset: s.Dataset, Items: len(s.Items), PerLF: map[string]int{}, Missing: map[string][]string{}, Skipped: s.Skipped, Notes: s.Notes}
+	lfs := map[LangForm]bool{}
+	for _, it := range s.Items {
+		for _, v := range it.Variants {
+			lf := LangForm{v.Language, v.Form}
+			lfs[lf] = true
+			r.PerLF[lf.String()]++
+		}
+	}
+	for lf := range lfs {
+		for _, it := range s.Items {
+			if _, ok := it.Variant(lf.Language, lf.Form); !ok {
+				r.Missing[lf.String()] = append(r.Missing[lf.String()], it.ID)
+			}
+		}
+	}
+	for k := range r.Missing {
+		sort.Strings(r.Missing[k])
+	}
+	return r
+}
+
+// String renders the report for a terminal.
+func (r Report) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: %d items\n", r.Dataset, r.Items)
+	keys := make([]string, 0, len(r.PerLF))
+	for k := range r.PerLF {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "  %-24s %6d items", k, r.PerLF[k])
+		if m := r.Missing[k]; len(m) > 0 {
+			show := m
+			if len(show) > 5 {
+				show = show[:5]
+			}
+			fmt.Fprintf(&sb, "  (missing %d: %s", len(m), strings.Join(show, ", "))
+			if len(m) > 5 {
+				sb.WriteString(", ...")
+			}
+			sb.WriteString(")")
+		}
+		sb.WriteString("\n")
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&sb, "  note: %s\n", n)
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&sb, "  %d invalid record(s) skipped:\n", len(r.Skipped))
+		for _, p := range r.Skipped {
+			fmt.Fprintf(&sb, "    %s\n", p.Error())
+		}
+	}
+	return sb.String()
+}

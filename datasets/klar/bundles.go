@@ -1,0 +1,164 @@
+package klar
+
+// Readers for the two demo bundles the IndicKLAR authors publish with
+// their project page (the full release is the directory format of Load).
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+type pageDemo struct {
+	Model string `json:"model"`
+	Langs map[string]struct {
+		Name  string `json:"name"`
+		Facts []struct {
+			Idx    string `json:"idx"`
+			Native string `json:"native"`
+			CM     string `json:"cm"`
+			En     string `json:"en"`
+			Gold   string `json:"gold"`
+		} `json:"facts"`
+	} `json:"langs"`
+}
+
+// LoadPageDemo reads docs/static/data/demo.json: per language, facts with
+// the filled question in native, code-mixed and English form and the gold
+// written "native (English)". The gold of a native question is the native
+// object; code-mixed and English questions take the English object (the
+// bundle's recorded correct answers are English for both). A form that is
+// missing is left out (and shows as an alignment gap), never invented.
+func LoadPageDemo(path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading IndicKLAR demo bundle: %w", err)
+	}
+	var d pageDemo
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	codes := make([]string, 0, len(d.Langs))
+	for c := range d.Langs {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	s := &item.Set{Dataset: "indicklar-page-demo"}
+	for _, code := range codes {
+		l, err := reg.Lookup(code)
+		if err != nil {
+			return nil, fmt.Errorf("%s: langs.%s: %w", path, code, err)
+		}
+		for i, f := range d.Langs[code].Facts {
+			rec := fmt.Sprintf("langs.%s.facts[%d]", code, i)
+			switch {
+			case f.Idx == "":
+				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Field: "idx", Msg: "empty"}); err != nil {
+					return nil, err
+				}
+				continue
+			case strings.TrimSpace(f.Gold) == "":
+				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Field: "gold", Msg: "empty"}); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			native, english := SplitGold(f.Gold)
+			it := s.Get(f.Idx)
+			for _, v := range []struct {
+				form item.Form
+				text string
+			}{{item.Native, f.Native}, {item.CodeMixed, f.CM}, {item.English, f.En}} {
+				if strings.TrimSpace(v.text) == "" {
+					continue
+				}
+				ans := native
+				if v.form != item.Native && english != "" {
+					ans = english
+				}
+				it.Variants = append(it.Variants, item.Variant{Language: l.ISO3, Form: v.form, Question: v.text, Answer: ans,
+					Source: path + " " + rec})
+			}
+		}
+	}
+	return s, nil
+}
+
+// SplitGold splits "फ्रांस (France)" into "फ्रांस" and "France".
+func SplitGold(g string) (string, string) {
+	g = strings.TrimSpace(g)
+	if strings.HasSuffix(g, ")") {
+		if i := strings.LastIndex(g, " ("); i > 0 {
+			return strings.TrimSpace(g[:i]), strings.TrimSpace(g[i+2 : len(g)-1])
+		}
+	}
+	return g, ""
+}
+
+// LoadDemoSamples reads demo-backend/tools/samples.json: {"relations",
+// "languages": {code: {name, cm}}, "facts": {index: {"r": relation,
+// "<code>": [subject, object, candidates]}}}. The bundle has no filled
+// questions, so variants carry subject, object and candidates only.
+func LoadDemoSamples(path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading IndicKLAR samples bundle: %w", err)
+	}
+	var d struct {
+		Facts map[string]map[string]json.RawMessage `json:"facts"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ids := make([]string, 0, len(d.Facts))
+	for id := range d.Facts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	s := &item.Set{Dataset: "indicklar-samples", Notes: []string{path + ": no question templates in this bundle; variants have subject, object and candidates only"}}
+	for _, id := range ids {
+		f := d.Facts[id]
+		codes := make([]string, 0, len(f))
+		for c := range f {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		it := s.Get(id)
+		for _, code := range codes {
+			rec := fmt.Sprintf("facts.%s.%s", id, code)
+			if code == "r" {
+				if err := json.Unmarshal(f[code], &it.Relation); err != nil {
+					return nil, item.Problem{File: path, Record: rec, Msg: "relation is not a string"}
+				}
+				continue
+			}
+			l, form, err := DirLanguage(reg, code)
+			if err != nil {
+				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: err.Error()}); ferr != nil {
+					return nil, ferr
+				}
+				continue
+			}
+			var triple []string
+			if err := json.Unmarshal(f[code], &triple); err != nil || len(triple) != 3 || triple[0] == "" || triple[1] == "" {
+				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: "want [subject, object, candidates] with subject and object non-empty"}); ferr != nil {
+					return nil, ferr
+				}
+				continue
+			}
+			cands := clean(strings.Split(triple[2], ","))
+			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], StoredCandidates: cands, Candidates: cands, Source: path + " " + rec}
+			if !opts.StoredCandidateOrder {
+				v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
+			}
+			it.Variants = append(it.Variants, v)
+		}
+	}
+	s.Sort()
+	return s, nil
+}

@@ -1,0 +1,271 @@
+// Package klar reads KLAR (Wang et al., ACL 2025) and IndicKLAR (Mazumder
+// et al., EMNLP Findings 2026) fact data.
+//
+// The release layout is ROOT/<lang>/<relation>.json, one file per language
+// and relation: {"prompt_templates": [...], "samples": [{"index", "subject",
+// "object", "object_candidates", "subject_en"?, "object_en"?}]}. A directory
+// named <code>-en (or bn-en) holds the code-mixed form of <code>; "en" is
+// English. Only prompt_templates[0] is used (as the authors' code does):
+// the question is that template with the first <subject> replaced by the
+// subject and every <mask> removed, then trimmed. object_candidates is a
+// list or one comma-separated string whose gold is last; candidates are
+// shuffled deterministically with the seed (Options.StoredCandidateOrder
+// keeps the stored order, as the authors' code does). The KLAR index is
+// the item ID that joins a fact across languages.
+package klar
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// DirLanguage maps a directory name to a language and form: "hin" →
+// Hindi native, "hin-en" and "bn-en" → code-mixed, "en" → English.
+func DirLanguage(reg *lang.Registry, dir string) (lang.Language, item.Form, error) {
+	base, cm := strings.CutSuffix(dir, "-en")
+	l, err := reg.Lookup(base)
+	if err != nil {
+		return l, "", fmt.Errorf("directory %q: %w", dir, err)
+	}
+	switch {
+	case cm:
+		return l, item.CodeMixed, nil
+	case l.ISO3 == "eng":
+		return l, item.English, nil
+	}
+	return l, item.Native, nil
+}
+
+type sample struct {
+	Index      json.RawMessage `json:"index"`
+	Subject    *string         `json:"subject"`
+	Object     *string         `json:"object"`
+	Candidates json.RawMessage `json:"object_candidates"`
+	SubjectEN  string          `json:"subject_en"`
+	ObjectEN   string          `json:"object_en"`
+}
+
+// Load reads every <lang>/<relation>.json under root. langs, when not
+// empty, restricts the directories read (codes as the registry accepts;
+// "hin" also selects "hin-en").
+func Load(root string, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, error) {
+	files, err := filepath.Glob(filepath.Join(root, "*", "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", root, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no <lang>/<relation>.json files", root)
+	}
+	sort.Strings(files)
+	want := map[string]bool{}
+	for _, c := range langs {
+		l, err := reg.Lookup(c)
+		if err != nil {
+			return nil, err
+		}
+		want[l.ISO3] = true
+	}
+	s := &item.Set{Dataset: "klar"}
+	for _, f := range files {
+		l, form, err := DirLanguage(reg, filepath.Base(filepath.Dir(f)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if len(want) > 0 && !want[l.ISO3] {
+			continue
+		}
+		if err := loadFile(s, f, l, form, opts); err != nil {
+			return nil, err
+		}
+	}
+	s.Sort()
+	return s, nil
+}
+
+func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts item.Options) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	lines := jsonpos.New(b)
+	relation := strings.TrimSuffix(filepath.Base(path), ".json")
+	dec := json.NewDecoder(bytes.NewReader(b))
+	fail := func(line int, rec, field, msg string) error {
+		return s.Fail(opts, item.Problem{File: path, Line: line, Record: rec, Field: field, Msg: msg})
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return item.Problem{File: path, Line: 1, Msg: "not a JSON object"}
+	}
+	var template string
+	haveTemplate := false
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Msg: err.Error()}
+		}
+		key, _ := kt.(string)
+		switch key {
+		case "prompt_templates":
+			var ts []string
+			if err := dec.Decode(&ts); err != nil || len(ts) == 0 {
+				return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Field: "prompt_templates", Msg: "want a non-empty list of strings"}
+			}
+			template, haveTemplate = ts[0], true
+			if !strings.Contains(template, "<subject>") {
+				return item.Problem{File: path, Field: "prompt_templates[0]", Msg: fmt.Sprintf("template %q has no <subject>", template)}
+			}
+			if !strings.Contains(template, "<mask>") {
+				s.Notes = append(s.Notes, fmt.Sprintf("%s: template %q has no <mask>; used as is (a known defect of the release)", path, template))
+			}
+		case "samples":
+			if !haveTemplate {
+				return item.Problem{File: path, Field: "prompt_templates", Msg: "must come before samples"}
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return item.Problem{File: path, Field: "samples", Msg: "want a list"}
+			}
+			for n := 0; dec.More(); n++ {
+				rec := fmt.Sprintf("samples[%d]", n)
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Record: rec, Msg: err.Error()}
+				}
+				line := lines.Line(dec.InputOffset() - int64(len(raw)))
+				var sm sample
+				if err := json.Unmarshal(raw, &sm); err != nil {
+					if ferr := fail(line, rec, "", err.Error()); ferr != nil {
+						return ferr
+					}
+					continue
+				}
+				if err := addSample(s, sm, path, line, rec, relation, template, l, form, opts, fail); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return item.Problem{File: path, Msg: err.Error()}
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Field: key, Msg: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+func addSample(s *item.Set, sm sample, path string, line int, rec, relation, template string, l lang.Language, form item.Form, opts item.Options,
+	fail func(int, string, string, string) error) error {
+	id, err := parseIndex(sm.Index)
+	if err != nil {
+		return fail(line, rec, "index", err.Error())
+	}
+	if sm.Subject == nil || strings.TrimSpace(*sm.Subject) == "" {
+		return fail(line, rec, "subject", "missing or empty")
+	}
+	if sm.Object == nil || strings.TrimSpace(*sm.Object) == "" {
+		return fail(line, rec, "object", "missing or empty")
+	}
+	cands, err := parseCandidates(sm.Candidates)
+	if err != nil {
+		return fail(line, rec, "object_candidates", err.Error())
+	}
+	v := item.Variant{
+		Language: l.ISO3, Form: form, Template: template, Subject: *sm.Subject, Answer: *sm.Object,
+		Question: Fill(template, *sm.Subject), Source: fmt.Sprintf("%s:%d", path, line),
+	}
+	if len(cands) > 0 {
+		v.StoredCandidates = cands
+		v.Candidates = cands
+		if !opts.StoredCandidateOrder {
+			v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
+		}
+	}
+	it := s.Get(id)
+	if it.Relation == "" {
+		it.Relation = relation
+	}
+	if _, dup := it.Variant(v.Language, v.Form); dup {
+		return fail(line, rec, "index", fmt.Sprintf("fact %s appears twice for %s/%s", id, v.Language, v.Form))
+	}
+	it.Variants = append(it.Variants, v)
+	return nil
+}
+
+// Fill builds the question from a template the authors' way: the first
+// <subject> becomes the subject, every <mask> is deleted, and the result
+// is trimmed (so "... is: <mask>." ends in "is: .").
+func Fill(template, subject string) string {
+	q := strings.Replace(template, "<subject>", subject, 1)
+	q = strings.ReplaceAll(q, "<mask>", "")
+	return strings.TrimSpace(q)
+}
+
+func parseIndex(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 {
+		return "", fmt.Errorf("missing")
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return string(n), nil
+		}
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil && str != "" {
+		return str, nil
+	}
+	return "", fmt.Errorf("want an integer or a non-empty string, got %s", raw)
+}
+
+// parseCandidates accepts a JSON list of strings or one comma-separated
+// string (split on ',', each piece trimmed, empty pieces dropped).
+func parseCandidates(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return clean(list), nil
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		return clean(strings.Split(str, ",")), nil
+	}
+	return nil, fmt.Errorf("want a list of strings or a comma-separated string, got %.60s", raw)
+}
+
+func clean(in []string) []string {
+	var out []string
+	for _, c := range in {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Shuffle returns a permutation of cands that depends only on seed and
+// salt (a PCG stream seeded by both), so reruns agree and the gold's
+// stored position gives nothing away.
+func Shuffle(cands []string, seed int64, salt string) []string {
+	h := fnv.New64a()
+	h.Write([]byte(salt))
+	r := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	out := append([]string(nil), cands...)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
