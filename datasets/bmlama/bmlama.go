@@ -1,0 +1,97 @@
+// Package bmlama reads BMLAMA (Qi, Fernández and Bisazza, EMNLP 2023)
+// probes: a directory of <lang>.tsv files with the header
+// "Prompt, Ans, Candidate Ans, Subject" (tab-separated, CRLF), aligned by
+// row across languages (row i is the same fact everywhere; there is no id
+// column). Prompt holds a <mask> slot; the question asked is the prompt
+// up to the mask (a cloze prefix). Candidates are ", "-separated with the
+// gold last, and are shuffled deterministically unless the stored order is
+// asked for.
+package bmlama
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/datasets/csvread"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/klar"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// Load reads every <lang>.tsv in dir; the item ID is the 1-based data row.
+func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.tsv"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("%s: no <lang>.tsv files", dir)
+	}
+	sort.Strings(files)
+	s := &item.Set{Dataset: "bmlama:" + filepath.Base(dir)}
+	rows := map[string]int{}
+	for _, f := range files {
+		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ".tsv"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		form := item.Native
+		if l.ISO3 == "eng" {
+			form = item.English
+		}
+		t, err := csvread.Read(f, '\t', true)
+		if err != nil {
+			return nil, err
+		}
+		var cols [4]int
+		for i, name := range []string{"prompt", "ans", "candidate ans", "subject"} {
+			if cols[i], err = t.Col(name); err != nil {
+				return nil, err
+			}
+		}
+		rows[l.Name] = len(t.Rows)
+		for i := range t.Rows {
+			line := t.Lines[i]
+			prompt, ans, cand, subj := t.Cell(i, cols[0]), t.Cell(i, cols[1]), t.Cell(i, cols[2]), t.Cell(i, cols[3])
+			var p *item.Problem
+			switch {
+			case len(t.Rows[i]) < 4:
+				p = &item.Problem{File: f, Line: line, Msg: fmt.Sprintf("%d columns, want 4", len(t.Rows[i]))}
+			case !strings.Contains(prompt, "<mask>"):
+				p = &item.Problem{File: f, Line: line, Field: "Prompt", Msg: "no <mask> slot"}
+			case ans == "":
+				p = &item.Problem{File: f, Line: line, Field: "Ans", Msg: "empty"}
+			}
+			if p != nil {
+				if err := s.Fail(opts, *p); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			id := strconv.Itoa(i + 1)
+			var cands []string
+			for _, c := range strings.Split(cand, ",") {
+				if c = strings.TrimSpace(c); c != "" {
+					cands = append(cands, c)
+				}
+			}
+			q, _, _ := strings.Cut(prompt, "<mask>")
+			v := item.Variant{Language: l.ISO3, Form: form, Template: prompt, Question: strings.TrimSpace(q), Subject: subj, Answer: ans,
+				StoredCandidates: cands, Candidates: cands, Source: fmt.Sprintf("%s:%d", f, line)}
+			if !opts.StoredCandidateOrder && len(cands) > 0 {
+				v.Candidates = klar.Shuffle(cands, opts.Seed, id+"/"+l.ISO3)
+			}
+			it := s.Get(id)
+			it.Variants = append(it.Variants, v)
+		}
+	}
+	counts := map[int][]string{}
+	for name, n := range rows {
+		counts[n] = append(counts[n], name)
+	}
+	if len(counts) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("files differ in row count (%v): rows are aligned by position, so facts past the shortest file are missing there", counts))
+	}
+	s.Sort()
+	return s, nil
+}

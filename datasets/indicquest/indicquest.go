@@ -1,0 +1,87 @@
+// Package indicquest reads L3Cube-IndicQuest (Rohera et al.): one CSV per
+// language, named by the language (v1: "Hindi.csv", v2: "hindi.csv"),
+// with the columns Question, Answer and Domain in any case and with stray
+// spaces ("Question, Answer,Domain"), a UTF-8 BOM on some files, and cells
+// with leading spaces (trimmed). Rows are aligned by position across
+// languages, so the item ID is the 1-based row, unless the file has an id
+// column, which is then used.
+package indicquest
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/datasets/csvread"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// Load reads every <Language>.csv in dir.
+func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("%s: no <Language>.csv files", dir)
+	}
+	sort.Strings(files)
+	s := &item.Set{Dataset: "indicquest"}
+	rows := map[int][]string{}
+	for _, f := range files {
+		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ".csv"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: the file name must be a language: %w", f, err)
+		}
+		form := item.Native
+		if l.ISO3 == "eng" {
+			form = item.English
+		}
+		t, err := csvread.Read(f, ',', false)
+		if err != nil {
+			return nil, err
+		}
+		qc, err := t.Col("question")
+		if err != nil {
+			return nil, err
+		}
+		ac, err := t.Col("answer", "ground_truth", "gold")
+		if err != nil {
+			return nil, err
+		}
+		dc, _ := t.Col("domain", "category")
+		ic, _ := t.Col("id", "question_id", "qid")
+		rows[len(t.Rows)] = append(rows[len(t.Rows)], l.Name)
+		for i := range t.Rows {
+			q, a := t.Cell(i, qc), t.Cell(i, ac)
+			var p *item.Problem
+			switch {
+			case q == "":
+				p = &item.Problem{File: f, Line: t.Lines[i], Field: "Question", Msg: "empty"}
+			case a == "":
+				p = &item.Problem{File: f, Line: t.Lines[i], Field: "Answer", Msg: "empty"}
+			}
+			if p != nil {
+				if err := s.Fail(opts, *p); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			id := strconv.Itoa(i + 1)
+			if ic >= 0 && t.Cell(i, ic) != "" {
+				id = t.Cell(i, ic)
+			}
+			it := s.Get(id)
+			if d := t.Cell(i, dc); d != "" && (it.Domain == "" || l.ISO3 == "eng") {
+				it.Domain = d
+			}
+			it.Variants = append(it.Variants, item.Variant{Language: l.ISO3, Form: form, Question: q, Answer: a,
+				Source: fmt.Sprintf("%s:%d", f, t.Lines[i])})
+		}
+	}
+	if len(rows) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("files differ in row count %v; rows are aligned by position", rows))
+	}
+	s.Sort()
+	return s, nil
+}
