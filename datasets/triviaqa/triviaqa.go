@@ -1,0 +1,208 @@
+// Package triviaqa reads TriviaQA (Joshi et al., ACL 2017) questions in
+// the three forms users have: the Hugging Face parquet export
+// (unfiltered.nocontext or rc.nocontext: question, question_id,
+// answer{aliases, normalized_aliases, value, ...}), the original release
+// JSON ({"Data": [{"Question", "QuestionId", "Answer": {"Aliases",
+// "NormalizedAliases", "Value"}}]}), and llm-foundry's JSON Lines
+// ({"context": "Question: ...\nAnswer:", "answer", "aliases"}; no ids, so
+// the 1-based line is the id). Every item is English; the gold is the
+// answer's value and its aliases (raw aliases first, then the normalised
+// ones not already present).
+package triviaqa
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
+	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
+	"github.com/bhashalab/bhasha/datasets/item"
+)
+
+// Load reads path by its extension: .parquet, .jsonl or .json.
+func Load(path string, opts item.Options) (*item.Set, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		return loadParquet(path, opts)
+	case ".jsonl":
+		return loadJSONL(path, opts)
+	case ".json":
+		return loadOriginal(path, opts)
+	}
+	return nil, fmt.Errorf("%s: want a .parquet, .jsonl or .json TriviaQA file", path)
+}
+
+func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, aliases ...[]string) error {
+	switch {
+	case strings.TrimSpace(q) == "":
+		src.Field, src.Msg = "question", "empty"
+		return s.Fail(opts, src)
+	case strings.TrimSpace(value) == "":
+		src.Field, src.Msg = "answer.value", "empty"
+		return s.Fail(opts, src)
+	case id == "":
+		src.Field, src.Msg = "question_id", "empty"
+		return s.Fail(opts, src)
+	}
+	seen := map[string]bool{value: true}
+	var al []string
+	for _, list := range aliases {
+		for _, a := range list {
+			if a = strings.TrimSpace(a); a != "" && !seen[a] {
+				seen[a] = true
+				al = append(al, a)
+			}
+		}
+	}
+	it := s.Get(id)
+	if len(it.Variants) > 0 {
+		src.Field, src.Msg = "question_id", fmt.Sprintf("%q appears twice", id)
+		return s.Fail(opts, src)
+	}
+	where := src.File
+	if src.Line > 0 {
+		where += ":" + strconv.Itoa(src.Line)
+	} else if src.Record != "" {
+		where += " " + src.Record
+	}
+	it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: strings.TrimSpace(q),
+		Answer: strings.TrimSpace(value), Aliases: al, Source: where})
+	return nil
+}
+
+type hfRow[E any] struct {
+	Question   *string `parquet:"question,optional"`
+	QuestionID *string `parquet:"question_id,optional"`
+	Answer     *struct {
+		Aliases           *pqlist.List[E] `parquet:"aliases,optional"`
+		NormalizedAliases *pqlist.List[E] `parquet:"normalized_aliases,optional"`
+		Value             *string         `parquet:"value,optional"`
+	} `parquet:"answer,optional"`
+}
+
+func loadParquet(path string, opts item.Options) (*item.Set, error) {
+	name, err := pqlist.ElementName(path)
+	if err != nil {
+		return nil, err
+	}
+	if name == "element" {
+		return readParquet[pqlist.Element[string]](path, opts)
+	}
+	return readParquet[pqlist.Item[string]](path, opts)
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func readParquet[E pqlist.Elem[string]](path string, opts item.Options) (*item.Set, error) {
+	rows, err := parquet.ReadFile[hfRow[E]](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading TriviaQA parquet (want question, question_id, answer{aliases, normalized_aliases, value}): %w", path, err)
+	}
+	s := &item.Set{Dataset: "triviaqa"}
+	for i, r := range rows {
+		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
+		if r.Answer == nil {
+			src.Field, src.Msg = "answer", "null"
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := add(s, opts, src, str(r.QuestionID), str(r.Question), str(r.Answer.Value),
+			pqlist.Values[string](r.Answer.Aliases), pqlist.Values[string](r.Answer.NormalizedAliases)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func loadJSONL(path string, opts item.Options) (*item.Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading TriviaQA: %w", err)
+	}
+	defer f.Close()
+	s := &item.Set{Dataset: "triviaqa"}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r struct {
+			Context *string  `json:"context"`
+			Answer  *string  `json:"answer"`
+			Aliases []string `json:"aliases"`
+		}
+		src := item.Problem{File: path, Line: n}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			src.Msg = err.Error()
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		q := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(str(r.Context)), "Question:"), "Answer:")
+		if err := add(s, opts, src, strconv.Itoa(n), q, str(r.Answer), r.Aliases); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func loadOriginal(path string, opts item.Options) (*item.Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading TriviaQA: %w", err)
+	}
+	var d struct {
+		Data []json.RawMessage `json:"Data"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	lines := jsonpos.New(b)
+	s := &item.Set{Dataset: "triviaqa"}
+	off := 0
+	for i, raw := range d.Data {
+		if j := strings.Index(string(b[off:]), string(raw[:min(len(raw), 40)])); j >= 0 {
+			off += j
+		}
+		src := item.Problem{File: path, Line: lines.Line(int64(off)), Record: fmt.Sprintf("Data[%d]", i)}
+		var r struct {
+			Question   string `json:"Question"`
+			QuestionID string `json:"QuestionId"`
+			Answer     struct {
+				Aliases           []string `json:"Aliases"`
+				NormalizedAliases []string `json:"NormalizedAliases"`
+				Value             string   `json:"Value"`
+			} `json:"Answer"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			src.Msg = err.Error()
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

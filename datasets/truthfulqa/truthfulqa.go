@@ -1,0 +1,180 @@
+// Package truthfulqa reads TruthfulQA (Lin, Hilton and Evans) multiple-
+// choice items for MC1 scoring: the repository's mc_task.json (a list of
+// {"question", "mc1_targets": {choice: 0|1}, ...}, whose key order matters:
+// the correct choice is the one labelled 1, in practice the first) and the
+// Hugging Face parquet export (question, mc1_targets{choices, labels}).
+// The item ID is "tqa-" and the first 12 hex digits of the SHA-256 of the
+// question, so items match across file versions that reorder questions.
+package truthfulqa
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
+	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
+	"github.com/bhashalab/bhasha/datasets/item"
+)
+
+// ID is the item ID of a question.
+func ID(question string) string {
+	h := sha256.Sum256([]byte(strings.TrimSpace(question)))
+	return "tqa-" + hex.EncodeToString(h[:6])
+}
+
+// Load reads path by its extension: .json (mc_task.json) or .parquet.
+func Load(path string, opts item.Options) (*item.Set, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return loadJSON(path, opts)
+	case ".parquet":
+		name, err := pqlist.ElementName(path)
+		if err != nil {
+			return nil, err
+		}
+		if name == "item" {
+			return readParquet[pqlist.Item[string], pqlist.Item[int64]](path, opts)
+		}
+		return readParquet[pqlist.Element[string], pqlist.Element[int64]](path, opts)
+	}
+	return nil, fmt.Errorf("%s: want mc_task.json or a .parquet TruthfulQA file", path)
+}
+
+func add(s *item.Set, opts item.Options, src item.Problem, q string, choices []string, labels []int64) error {
+	q = strings.TrimSpace(q)
+	correct, n := -1, 0
+	for i, l := range labels {
+		if l == 1 {
+			correct, n = i, n+1
+		}
+	}
+	switch {
+	case q == "":
+		src.Field, src.Msg = "question", "empty"
+	case len(choices) < 2 || len(choices) != len(labels):
+		src.Field, src.Msg = "mc1_targets", fmt.Sprintf("%d choices and %d labels; want two or more of each, equally many", len(choices), len(labels))
+	case n != 1:
+		src.Field, src.Msg = "mc1_targets", fmt.Sprintf("%d choices labelled 1; want exactly one", n)
+	default:
+		it := s.Get(ID(q))
+		if len(it.Variants) > 0 {
+			src.Field, src.Msg = "question", "appears twice"
+			return s.Fail(opts, src)
+		}
+		it.Choices, it.Correct = choices, correct
+		where := src.File
+		if src.Line > 0 {
+			where = fmt.Sprintf("%s:%d", src.File, src.Line)
+		} else if src.Record != "" {
+			where += " " + src.Record
+		}
+		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: where})
+		return nil
+	}
+	return s.Fail(opts, src)
+}
+
+// orderedTargets decodes {"choice": label, ...} keeping key order.
+func orderedTargets(raw json.RawMessage) ([]string, []int64, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, fmt.Errorf("want an object of choice: label")
+	}
+	var choices []string
+	var labels []int64
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		var l int64
+		if err := dec.Decode(&l); err != nil {
+			return nil, nil, fmt.Errorf("label of %q: %v", t, err)
+		}
+		choices, labels = append(choices, t.(string)), append(labels, l)
+	}
+	return choices, labels, nil
+}
+
+func loadJSON(path string, opts item.Options) (*item.Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading TruthfulQA: %w", err)
+	}
+	lines := jsonpos.New(b)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, item.Problem{File: path, Line: 1, Msg: "want a JSON list of questions"}
+	}
+	s := &item.Set{Dataset: "truthfulqa"}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Msg: err.Error()}
+		}
+		src := item.Problem{File: path, Line: lines.Line(dec.InputOffset() - int64(len(raw))), Record: fmt.Sprintf("[%d]", i)}
+		var r struct {
+			Question string          `json:"question"`
+			MC1      json.RawMessage `json:"mc1_targets"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			src.Msg = err.Error()
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		choices, labels, err := orderedTargets(r.MC1)
+		if err != nil {
+			src.Field, src.Msg = "mc1_targets", err.Error()
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := add(s, opts, src, r.Question, choices, labels); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+type hfRow[S, L any] struct {
+	Question *string `parquet:"question,optional"`
+	MC1      *struct {
+		Choices *pqlist.List[S] `parquet:"choices,optional"`
+		Labels  *pqlist.List[L] `parquet:"labels,optional"`
+	} `parquet:"mc1_targets,optional"`
+}
+
+func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](path string, opts item.Options) (*item.Set, error) {
+	rows, err := parquet.ReadFile[hfRow[S, L]](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading TruthfulQA parquet (want question, mc1_targets{choices, labels}): %w", path, err)
+	}
+	s := &item.Set{Dataset: "truthfulqa"}
+	for i, r := range rows {
+		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
+		q := ""
+		if r.Question != nil {
+			q = *r.Question
+		}
+		var choices []string
+		var labels []int64
+		if r.MC1 != nil {
+			choices, labels = pqlist.Values[string](r.MC1.Choices), pqlist.Values[int64](r.MC1.Labels)
+		}
+		if err := add(s, opts, src, q, choices, labels); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
