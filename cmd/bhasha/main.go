@@ -8,12 +8,14 @@
 //	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
+//	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
 //	bhasha version
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +31,9 @@ import (
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/datasets/catalog"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM endpoints
@@ -38,6 +43,7 @@ Commands:
   run           run an experiment file into a run directory (resumable)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
+  datasets check  read a dataset and print its languages, items, alignment gaps and every problem
   demo          run the built-in default experiment against the in-process simulator
   version       print the version
 
@@ -76,6 +82,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return cmdBatchImport(args[2:], stdout, stderr)
 		}
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
+	case "datasets":
+		if len(args) < 2 || args[1] != "check" {
+			return fmt.Errorf("datasets: want 'datasets check PATH'")
+		}
+		return cmdDatasetsCheck(args[2:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -250,4 +261,60 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printCounts(stdout, *out, m)
 	}
 	return err
+}
+
+func cmdDatasetsCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
+	format := fs.String("format", "", "dataset format (default: detected): "+formatNames())
+	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("datasets check: one PATH is required")
+	}
+	var f catalog.Format
+	if *format != "" {
+		var err error
+		if f, err = catalog.ParseFormat(*format); err != nil {
+			return err
+		}
+	}
+	var codes []string
+	if *langs != "" {
+		codes = strings.Split(*langs, ",")
+	}
+	// Collect every problem rather than stop at the first.
+	s, f, err := catalog.Load(fs.Arg(0), f, lang.New(), codes, item.Options{SkipInvalid: true})
+	if err != nil {
+		return err
+	}
+	rep := s.Check()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Format catalog.Format `json:"format"`
+			item.Report
+		}{f, rep}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s (format %s)\n%s", fs.Arg(0), f, rep)
+	}
+	if len(rep.Skipped) > 0 {
+		return fmt.Errorf("%s: %d invalid record(s)", fs.Arg(0), len(rep.Skipped))
+	}
+	return nil
+}
+
+func formatNames() string {
+	names := make([]string, len(catalog.Formats))
+	for i, f := range catalog.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }

@@ -307,3 +307,40 @@ decoding: {max_tokens: 8}
 		t.Errorf("wrong key: %v", err)
 	}
 }
+
+func TestDatasetsCheck(t *testing.T) {
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"datasets", "check", "../../testdata/indicklar/project_page_demo_hin_excerpt.json"}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"format indicklar-page", "24 items", "hin/code-mixed", "hin/native"} {
+		if !strings.Contains(so.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, so.String())
+		}
+	}
+	// Every problem is reported, and the command fails.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "english.csv"), []byte("question,answer\nq1,a1\nq2,\nq3,a3\n,a4\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "hindi.csv"), []byte("question,answer\nप्र1,उ1\n"), 0o644)
+	so.Reset()
+	err := dispatch(context.Background(), []string{"datasets", "check", "--json", dir}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), "2 invalid record(s)") {
+		t.Fatalf("error %v", err)
+	}
+	var rep struct {
+		Format  string
+		Items   int
+		Missing map[string][]string
+		Skipped []struct {
+			Line  int
+			Field string
+		}
+	}
+	if err := json.Unmarshal(so.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, so.String())
+	}
+	if rep.Format != "indicquest" || rep.Items != 2 || len(rep.Skipped) != 2 || rep.Skipped[0].Line != 3 || rep.Skipped[1].Field != "Question" ||
+		len(rep.Missing["hin/native"]) != 1 {
+		t.Errorf("report %+v", rep)
+	}
+}

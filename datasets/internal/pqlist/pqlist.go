@@ -63,20 +63,29 @@ func Values[T any, E Elem[T]](l *List[E]) []T {
 // ElementName returns the name of the leaf inside the first LIST group of
 // the file's schema: "element" or "item" ("" when the file has no list).
 func ElementName(path string) (string, error) {
+	schema, err := readSchema(path)
+	if err != nil {
+		return "", err
+	}
+	return findList(schema), nil
+}
+
+// readSchema returns the schema of the Parquet file at path.
+func readSchema(path string) (*parquet.Schema, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("opening %s: %w", path, err)
+		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("opening %s: %w", path, err)
+		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return "", fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 	}
-	return findList(pf.Schema()), nil
+	return pf.Schema(), nil
 }
 
 func findList(n parquet.Node) string {
@@ -98,4 +107,13 @@ func findList(n parquet.Node) string {
 		}
 	}
 	return ""
+}
+
+// Columns returns the file's schema as text (column names and types).
+func Columns(path string) (string, error) {
+	schema, err := readSchema(path)
+	if err != nil {
+		return "", err
+	}
+	return schema.String(), nil
 }
