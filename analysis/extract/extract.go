@@ -1,0 +1,177 @@
+// Package extract pulls the answer out of raw model output and says how:
+// every result carries a Method, and output it cannot read is Unparsed,
+// never silently taken as some answer.
+//
+// For a JSON field the order of attempts is: the whole output is one JSON
+// object (MethodJSON); the object sits in a ``` fence (MethodFenced); an
+// object with text before or after it (MethodEmbedded); Python-style
+// single quotes (MethodSingleQuoted); an object cut off by the token limit
+// whose field value can still be read up to the cut (MethodTruncated).
+// Otherwise the result is MethodUnparsed, and Fallback holds the whole
+// output trimmed, which is what the IndicKLAR authors' code scores in that
+// case (their behaviour, available to scorers as a named policy).
+package extract
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Method says how a value was extracted.
+type Method string
+
+// Methods.
+const (
+	MethodJSON         Method = "json"
+	MethodFenced       Method = "fenced-json"
+	MethodEmbedded     Method = "json-with-text"
+	MethodSingleQuoted Method = "single-quoted-json"
+	MethodTruncated    Method = "truncated-json"
+	MethodFirstLine    Method = "first-line"
+	MethodUnparsed     Method = "unparsed"
+)
+
+// Result is an extracted value.
+type Result struct {
+	Value  string `json:"value"`
+	Method Method `json:"method"`
+	// Null is true when the field was JSON null (IndicQuest's "unknown").
+	Null bool `json:"null,omitempty"`
+	// Fields holds every string field of the object found.
+	Fields map[string]string `json:"fields,omitempty"`
+	// Fallback is the trimmed raw output (the authors' fallback).
+	Fallback string `json:"fallback,omitempty"`
+	// Note explains an Unparsed result.
+	Note string `json:"note,omitempty"`
+	// InCandidates is set by Candidates: nil when not checked.
+	InCandidates *bool `json:"in_candidates,omitempty"`
+}
+
+// OK reports whether a value was extracted.
+func (r Result) OK() bool { return r.Method != MethodUnparsed }
+
+// FirstLine is the cloze extraction of the authors' baselines: the first
+// line of the output, trimmed. Empty output is Unparsed.
+func FirstLine(raw string) Result {
+	line, _, _ := strings.Cut(raw, "\n")
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return Result{Method: MethodUnparsed, Note: "empty first line", Fallback: strings.TrimSpace(raw)}
+	}
+	return Result{Value: line, Method: MethodFirstLine}
+}
+
+var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
+
+// Field extracts the string field of the JSON object in raw.
+func Field(raw, field string) Result {
+	trimmed := strings.TrimSpace(raw)
+	fail := Result{Method: MethodUnparsed, Fallback: trimmed}
+	if trimmed == "" {
+		fail.Note = "empty output"
+		return fail
+	}
+	if obj, ok := wholeObject(trimmed); ok {
+		return fromObject(obj, field, MethodJSON, trimmed)
+	}
+	if m := fence.FindStringSubmatch(trimmed); m != nil {
+		if obj, ok := wholeObject(strings.TrimSpace(m[1])); ok {
+			return fromObject(obj, field, MethodFenced, trimmed)
+		}
+	}
+	for i := strings.IndexByte(trimmed, '{'); i >= 0; {
+		dec := json.NewDecoder(strings.NewReader(trimmed[i:]))
+		var obj map[string]any
+		if err := dec.Decode(&obj); err == nil {
+			return fromObject(obj, field, MethodEmbedded, trimmed)
+		}
+		j := strings.IndexByte(trimmed[i+1:], '{')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	if strings.Contains(trimmed, "'") {
+		if obj, ok := singleQuoted(trimmed); ok {
+			return fromObject(obj, field, MethodSingleQuoted, trimmed)
+		}
+	}
+	if v, ok := truncated(trimmed, field); ok {
+		return Result{Value: v, Method: MethodTruncated, Fallback: trimmed}
+	}
+	fail.Note = "no JSON object with field " + field
+	return fail
+}
+
+func wholeObject(s string) (map[string]any, bool) {
+	var obj map[string]any
+	if json.Unmarshal([]byte(s), &obj) != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+func fromObject(obj map[string]any, field string, m Method, raw string) Result {
+	r := Result{Method: m, Fields: map[string]string{}, Fallback: raw}
+	for k, v := range obj {
+		if s, ok := v.(string); ok {
+			r.Fields[k] = s
+		}
+	}
+	v, present := obj[field]
+	switch t := v.(type) {
+	case string:
+		r.Value = strings.TrimSpace(t)
+	case nil:
+		if !present {
+			return Result{Method: MethodUnparsed, Fields: r.Fields, Fallback: raw, Note: "JSON object has no field " + field}
+		}
+		r.Null = true
+	case float64, bool:
+		b, _ := json.Marshal(t)
+		r.Value = string(b)
+	default:
+		return Result{Method: MethodUnparsed, Fields: r.Fields, Fallback: raw, Note: "field " + field + " is not a string"}
+	}
+	return r
+}
+
+// singleQuoted reads {'a': 'b'} by swapping the quote characters of a
+// string that has no double quotes of its own.
+func singleQuoted(s string) (map[string]any, bool) {
+	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if i < 0 || j < i || strings.Contains(s[i:j+1], `"`) {
+		return nil, false
+	}
+	return wholeObject(strings.ReplaceAll(s[i:j+1], "'", `"`))
+}
+
+// truncated reads "field": "value... up to the end of the text or the
+// closing quote, for output cut at the token limit.
+func truncated(s, field string) (string, bool) {
+	re := regexp.MustCompile(`"` + regexp.QuoteMeta(field) + `"\s*:\s*"((?:[^"\\]|\\.)*)`)
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	var v string
+	if err := json.Unmarshal([]byte(`"`+m[1]+`"`), &v); err != nil {
+		v = m[1]
+	}
+	v = strings.TrimSpace(v)
+	return v, v != ""
+}
+
+// Candidates records whether the extracted value is one of cands
+// (compared trimmed and case-insensitively); an answer outside the list is
+// flagged, not changed.
+func Candidates(r Result, cands []string) Result {
+	if !r.OK() || len(cands) == 0 {
+		return r
+	}
+	in := slices.ContainsFunc(cands, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), r.Value) })
+	r.InCandidates = &in
+	return r
+}
