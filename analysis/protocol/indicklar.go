@@ -1,0 +1,337 @@
+package protocol
+
+import (
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// IndicKLAR builds the IndicKLAR requests (Mazumder et al. 2026) the way
+// the authors' Evaluation_Scripts do (PROTOCOLS.md §1): raw completion
+// prompts (no chat template), 3 demonstrations drawn from the same
+// relation and the same language directory, the test item excluded,
+// greedy decoding with the per-strategy token limits and JSON schemas of
+// their vLLM calls. Baselines run on every form asked (native, code-mixed,
+// English); the other strategies, like the authors' scripts, on native
+// questions only.
+type IndicKLAR struct {
+	Set        *item.Set
+	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
+	Forms      []item.Form
+	Strategies []Strategy
+	// Seed drives demonstration sampling (authors: 12345).
+	Seed int64
+	// Shots is the number of demonstrations (default 3).
+	Shots int
+	// Chat sends each prompt as one user message through the model's chat
+	// template (the paper's §4.3 wording) instead of a raw completion (the
+	// authors' code, the default).
+	Chat bool
+	// ReadmeCMNames uses the README's code-mixed names (Dogrish, Konglish,
+	// Urlish) instead of the automation script's (Dogrilish, Konklish, Urglish).
+	ReadmeCMNames bool
+	// ScriptNames fills SOURCE_SCRIPT with the script's name (Devanagari);
+	// the authors' automation passes the language name (Hindi) there.
+	ScriptNames bool
+
+	blocked int
+}
+
+// Stages is 2 when a two-step strategy is asked, else 1.
+func (p *IndicKLAR) Stages() int {
+	n := 1
+	for _, s := range p.Strategies {
+		n = max(n, s.Stages())
+	}
+	return n
+}
+
+// Blocked counts stage-2 requests withheld because stage 1 had no answer.
+func (p *IndicKLAR) Blocked() int { return p.blocked }
+
+// templateFiles maps a strategy and stage to its header template.
+func templateFile(s Strategy, stage int) string {
+	switch s {
+	case TinTCM, TinTEN, OneStepCM, OneStepEN, CoT:
+		return "indicklar/" + string(s) + ".txt"
+	case CoTCands:
+		return "indicklar/cot.txt"
+	case TwoStepCM, TwoStepEN:
+		return fmt.Sprintf("indicklar/%s-stage%d.txt", s, stage)
+	case TwoStepTranslit:
+		if stage == 1 {
+			return "indicklar/2step-translit-stage1.txt"
+		}
+		return "indicklar/2step-cm-stage2.txt"
+	}
+	return ""
+}
+
+// Templates names the templates the configured strategies use.
+func (p *IndicKLAR) Templates() map[string]string {
+	out := map[string]string{}
+	for _, s := range p.Strategies {
+		for st := 1; st <= s.Stages(); st++ {
+			if f := templateFile(s, st); f != "" {
+				if _, h, err := Template(f); err == nil {
+					out[f] = h
+				}
+			}
+		}
+	}
+	return out
+}
+
+// decoding is the authors' SamplingParams per strategy and stage (§1.7).
+func decoding(s Strategy, stage int) engine.Decoding {
+	d := engine.Decoding{Temperature: ptr(0.0)}
+	switch s {
+	case Baseline:
+		d.MaxTokens = 10
+	case BaselineCands:
+		d.MaxTokens, d.Stop = 10, []string{"\n", "Answer"}
+	case TinTCM, TinTEN:
+		d.MaxTokens, d.StructuredOutputs = 80, Schema("answer")
+	case OneStepCM, OneStepEN:
+		d.MaxTokens, d.StructuredOutputs = 120, Schema("translation", "answer")
+	case TwoStepCM, TwoStepEN, TwoStepTranslit:
+		d.MaxTokens = 60
+		if stage == 1 {
+			d.StructuredOutputs = Schema("translation")
+		} else {
+			d.StructuredOutputs = Schema("answer")
+		}
+	case CoT, CoTCands:
+		// No published decoding; enough for 1-2 sentences and the answer.
+		d.MaxTokens, d.StructuredOutputs = 160, Schema("reasoning", "answer")
+	}
+	return d
+}
+
+type slot struct {
+	lang lang.Language
+	form item.Form
+}
+
+// slots lists the (language, form) pairs a strategy asks.
+func (p *IndicKLAR) slots(s Strategy) []slot {
+	var out []slot
+	english := false
+	for _, f := range p.Forms {
+		if f == item.English {
+			english = true
+		}
+	}
+	for _, l := range p.Languages {
+		if l.ISO3 == "eng" {
+			english = true
+			continue
+		}
+		for _, f := range p.Forms {
+			if f == item.English || (s != Baseline && s != BaselineCands && f != item.Native) {
+				continue
+			}
+			out = append(out, slot{l, f})
+		}
+	}
+	if english && (s == Baseline || s == BaselineCands) {
+		out = append(out, slot{lang.New().MustLookup("eng"), item.English})
+	}
+	return out
+}
+
+// Requests yields one model's requests of one stage.
+func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+	p.blocked = 0
+	shots := p.Shots
+	if shots <= 0 {
+		shots = 3
+	}
+	return func(yield func(engine.Request, error) bool) {
+		pools := p.pools()
+		for _, s := range p.Strategies {
+			if stage > s.Stages() {
+				continue
+			}
+			for _, sl := range p.slots(s) {
+				for _, it := range p.Set.Items {
+					v, ok := it.Variant(sl.lang.ISO3, sl.form)
+					if !ok || v.Question == "" {
+						continue
+					}
+					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
+					if s.Stages() == 2 {
+						key.Stage = strconv.Itoa(stage)
+					}
+					demos := p.demos(pools[poolKey{it.Relation, sl.lang.ISO3, sl.form}], it.ID, sl, shots)
+					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
+					if err != nil {
+						if !yield(engine.Request{}, err) {
+							return
+						}
+						continue
+					}
+					if prompt == "" { // stage 1 has no answer yet
+						p.blocked++
+						continue
+					}
+					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: decoding(s, stage)}
+					if p.Chat {
+						r.Kind, r.Prompt = engine.Chat, ""
+						r.Messages = []engine.Message{{Role: "user", Content: prompt}}
+					}
+					if !yield(r, nil) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+type poolKey struct {
+	relation, lang string
+	form           item.Form
+}
+
+type demo struct {
+	id string
+	v  *item.Variant
+}
+
+func (p *IndicKLAR) pools() map[poolKey][]demo {
+	out := map[poolKey][]demo{}
+	for _, it := range p.Set.Items {
+		for i := range it.Variants {
+			v := &it.Variants[i]
+			if v.Question == "" {
+				continue
+			}
+			k := poolKey{it.Relation, v.Language, v.Form}
+			out[k] = append(out[k], demo{it.ID, v})
+		}
+	}
+	return out
+}
+
+// demos draws n demonstrations from pool without the test item, with a
+// PCG stream seeded by the seed and (item, language, form): the same
+// demonstrations for every strategy and model, whatever the order of
+// generation.
+func (p *IndicKLAR) demos(pool []demo, testID string, sl slot, n int) []demo {
+	cands := make([]demo, 0, len(pool))
+	for _, d := range pool {
+		if d.id != testID {
+			cands = append(cands, d)
+		}
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%s|%s", testID, sl.lang.ISO3, sl.form)
+	r := rand.New(rand.NewPCG(uint64(p.Seed), h.Sum64()))
+	n = min(n, len(cands))
+	for i := 0; i < n; i++ { // partial Fisher-Yates: a sample of n in draw order
+		j := i + r.IntN(len(cands)-i)
+		cands[i], cands[j] = cands[j], cands[i]
+	}
+	return cands[:n]
+}
+
+func joinCands(v *item.Variant) string {
+	if len(v.Candidates) == 0 {
+		return v.Answer
+	}
+	return strings.Join(v.Candidates, ", ")
+}
+
+// placeholders fills SOURCE_LANG, SOURCE_SCRIPT and TARGET_LANG.
+func (p *IndicKLAR) placeholders(s Strategy, l lang.Language) *strings.Replacer {
+	script := l.Name
+	if p.ScriptNames {
+		script = string(l.Script())
+	}
+	target := ""
+	switch s.Target() {
+	case "cm":
+		target = l.CodeMixed
+		if p.ReadmeCMNames && l.CodeMixedAlt != "" {
+			target = l.CodeMixedAlt
+		}
+	case "en":
+		target = "English"
+	case "translit":
+		target = "Transliterated"
+	}
+	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
+}
+
+func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior Lookup) (string, error) {
+	var sb strings.Builder
+	switch s {
+	case Baseline, BaselineCands:
+		for _, d := range demos {
+			sb.WriteString(d.v.Question + " " + d.v.Answer + "\n")
+		}
+		sb.WriteString(v.Question)
+		if s == BaselineCands && len(v.Candidates) > 0 {
+			sb.WriteString("\nCandidates: " + strings.Join(v.Candidates, ", ") + "\nAnswer:")
+		}
+		return sb.String(), nil
+	}
+	header, _, err := Template(templateFile(s, stage))
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(p.placeholders(s, l).Replace(header))
+	switch {
+	case s.Stages() == 2 && stage == 1:
+		if s != TwoStepEN {
+			sb.WriteString("\n") // the empty dictionary hint's newline
+		}
+		sb.WriteString("Q: " + v.Question + "\nOutput:")
+		return sb.String(), nil
+	case s == CoT || s == CoTCands:
+		for _, d := range demos {
+			sb.WriteString("Q: " + d.v.Question + "\nOutput: {\"reasoning\": \"...\", \"answer\": \"" + d.v.Answer + "\"}\n\n")
+		}
+		sb.WriteString("Q: " + v.Question)
+		if s == CoTCands && len(v.Candidates) > 0 {
+			sb.WriteString("\nCandidates: " + strings.Join(v.Candidates, ", "))
+		}
+		sb.WriteString("\nOutput:")
+		return sb.String(), nil
+	}
+	for _, d := range demos {
+		sb.WriteString("Q: " + d.v.Question + "\nCandidates: " + joinCands(d.v) + "\nOutput: {\"answer\": \"" + d.v.Answer + "\"}\n\n")
+	}
+	q := v.Question
+	if s.Stages() == 2 {
+		k1 := key
+		k1.Stage = "1"
+		rec, ok := prior(k1)
+		if !ok || rec.Status != engine.StatusOK {
+			return "", nil
+		}
+		q = Stage1Question(rec.Response)
+	}
+	sb.WriteString("Q: " + q + "\nCandidates: " + strings.Join(v.Candidates, ", ") + "\nOutput:")
+	return sb.String(), nil
+}
+
+// Stage1Question is the question a two-step strategy's second stage asks:
+// the "translation" field of the first stage's JSON, or (as the authors'
+// code does when that JSON does not parse) the whole output, trimmed.
+func Stage1Question(response string) string {
+	r := extract.Field(response, "translation")
+	if r.OK() && !r.Null {
+		return r.Value
+	}
+	return r.Fallback
+}

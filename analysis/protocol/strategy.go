@@ -1,0 +1,77 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Strategy is an IndicKLAR prompting strategy.
+type Strategy string
+
+// The strategies of IndicKLAR's Table 1 (names as in the paper in the comments).
+const (
+	Baseline        Strategy = "baseline"       // Baseline: 3-shot cloze, plain completion
+	BaselineCands   Strategy = "baseline-cands" // Obj-Baseline: 3-shot cloze, candidates and "Answer:" on the test item
+	TinTCM          Strategy = "tint-cm"        // TinT-CM: translate-in-thought to code-mixed
+	TinTEN          Strategy = "tint-en"        // TinT-EN: translate-in-thought to English
+	OneStepCM       Strategy = "1step-cm"       // 1Step-CM+Ans: code-mixed translation and answer in one JSON
+	OneStepEN       Strategy = "1step-en"       // 1Step-EN+Ans
+	TwoStepCM       Strategy = "2step-cm"       // 2Step-CM: code-mix first, then answer
+	TwoStepEN       Strategy = "2step-en"       // 2Step-EN: translate first, then answer
+	TwoStepTranslit Strategy = "2step-translit" // 2Step-Translit: romanize first, then answer
+	CoT             Strategy = "cot"            // Baseline + CoT (paper Appendix F; no published code)
+	CoTCands        Strategy = "cot-cands"      // Baseline + Candidates + CoT
+)
+
+// Strategies lists every strategy in the paper's order.
+var Strategies = []Strategy{Baseline, BaselineCands, TwoStepCM, TwoStepEN, TwoStepTranslit, OneStepCM, OneStepEN, TinTCM, TinTEN, CoT, CoTCands}
+
+var strategyAliases = map[string]Strategy{
+	"obj-baseline": BaselineCands, "baseline+candidates": BaselineCands, "baseline-candidates": BaselineCands,
+	"1step-cm+ans": OneStepCM, "1step-en+ans": OneStepEN, "2step-transliteration": TwoStepTranslit,
+	"baseline+cot": CoT, "baseline+candidates+cot": CoTCands,
+}
+
+// ParseStrategy accepts the names above and the paper's spellings
+// ("TinT-CM", "1Step-EN+Ans", "Obj-Baseline", "2Step-Translit").
+func ParseStrategy(s string) (Strategy, error) {
+	k := strings.ToLower(strings.TrimSpace(s))
+	for _, st := range Strategies {
+		if string(st) == k {
+			return st, nil
+		}
+	}
+	if st, ok := strategyAliases[k]; ok {
+		return st, nil
+	}
+	names := make([]string, len(Strategies))
+	for i, st := range Strategies {
+		names[i] = string(st)
+	}
+	return "", fmt.Errorf("unknown strategy %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// Stages is 2 for the translate-then-answer strategies, else 1.
+func (s Strategy) Stages() int {
+	switch s {
+	case TwoStepCM, TwoStepEN, TwoStepTranslit:
+		return 2
+	}
+	return 1
+}
+
+// Target is the TARGET_LANG kind: "cm", "en", "translit" or "".
+func (s Strategy) Target() string {
+	switch s {
+	case TinTCM, OneStepCM, TwoStepCM:
+		return "cm"
+	case TinTEN, OneStepEN, TwoStepEN:
+		return "en"
+	case TwoStepTranslit:
+		return "translit"
+	}
+	return ""
+}
+
+// JSON reports whether the strategy's answer is a JSON object.
+func (s Strategy) JSON() bool { return s != Baseline && s != BaselineCands }
