@@ -27,16 +27,33 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/protocol"
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // Experiment is one experiment file.
 type Experiment struct {
-	Name      string          `yaml:"name"`
-	Requests  string          `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
-	Synthetic *Synthetic      `yaml:"synthetic"` // generated requests instead of a file
-	Models    []Model         `yaml:"models"`
-	Decoding  engine.Decoding `yaml:"decoding"`
-	Engine    EngineConfig    `yaml:"engine"`
+	Name string `yaml:"name"`
+	// Study is requests (the default with a requests file), synthetic, or
+	// one of the studies: indicklar, indicquest, mdi.
+	Study      string          `yaml:"study"`
+	Requests   string          `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
+	Synthetic  *Synthetic      `yaml:"synthetic"` // generated requests instead of a file
+	Dataset    *Dataset        `yaml:"dataset"`   // the study's data
+	Languages  []string        `yaml:"languages"` // codes or names, as the language registry accepts
+	Forms      []string        `yaml:"forms"`     // native, code-mixed, english
+	Strategies []string        `yaml:"strategies"`
+	Conditions []string        `yaml:"conditions"`
+	Sample     int             `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
+	Seed       *int64          `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
+	Prompt     PromptOptions   `yaml:"prompt"`
+	Models     []Model         `yaml:"models"`
+	Judge      *Model          `yaml:"judge"`
+	Decoding   engine.Decoding `yaml:"decoding"`
+	Engine     EngineConfig    `yaml:"engine"`
+
+	study protocol.Study
+	set   *item.Set
 
 	// Path is the file the experiment was read from ("" when built in code).
 	Path string `yaml:"-"`
@@ -53,6 +70,23 @@ type Model struct {
 	Revision       string   `yaml:"revision"`
 	Root           string   `yaml:"root"`
 	MaxConcurrency int      `yaml:"max_concurrency"`
+}
+
+// Dataset names a study's data.
+type Dataset struct {
+	Path        string `yaml:"path"`   // relative to the experiment file
+	Format      string `yaml:"format"` // see datasets/catalog; detected when empty
+	SkipInvalid bool   `yaml:"skip_invalid"`
+}
+
+// PromptOptions switch a study between its authors' code (the defaults)
+// and the paper's wording.
+type PromptOptions struct {
+	Chat                 bool `yaml:"chat"`                   // chat template instead of raw completion
+	ReadmeCMNames        bool `yaml:"readme_cm_names"`        // Dogrish/Konglish/Urlish
+	ScriptNames          bool `yaml:"script_names"`           // SOURCE_SCRIPT = script name
+	StoredCandidateOrder bool `yaml:"stored_candidate_order"` // keep the gold last, unshuffled
+	Shots                int  `yaml:"shots"`                  // demonstrations (default 3)
 }
 
 // Synthetic generates Count chat requests with distinct prompts.
@@ -177,8 +211,9 @@ func (e *Experiment) validate(root *yaml.Node) []string {
 		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
 	}
 	switch {
+	case e.Requests == "" && e.Synthetic == nil && e.Study == "":
+		add(lineOf(root), "one of study, requests or synthetic is required")
 	case e.Requests == "" && e.Synthetic == nil:
-		add(lineOf(root), "one of requests or synthetic is required")
 	case e.Requests != "" && e.Synthetic != nil:
 		add(lineOf(root, "synthetic"), "requests and synthetic are exclusive")
 	case e.Requests != "":
@@ -221,6 +256,7 @@ func (e *Experiment) validate(root *yaml.Node) []string {
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
+	errs = append(errs, e.validateStudy(root)...)
 	if e.Decoding.MaxTokens < 0 {
 		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
 	}
@@ -288,6 +324,13 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 	if e.Path != "" {
 		out[e.Path] = e.Hash
 	}
+	if e.Dataset != nil && e.Dataset.Path != "" {
+		h, err := hashTree(e.resolve(e.Dataset.Path))
+		if err != nil {
+			return nil, err
+		}
+		out[e.resolve(e.Dataset.Path)] = h
+	}
 	if e.Requests != "" {
 		p := e.resolve(e.Requests)
 		f, err := os.Open(p)
@@ -302,6 +345,53 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 		out[p] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out, nil
+}
+
+// hashTree is the SHA-256 of a file, or of a directory's files (each
+// relative path, a NUL, its SHA-256, in path order).
+func hashTree(root string) (string, error) {
+	hashFile := func(p string) ([]byte, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, err
+		}
+		return h.Sum(nil), nil
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return "", fmt.Errorf("hashing inputs: %w", err)
+	}
+	if !st.IsDir() {
+		b, err := hashFile(root)
+		if err != nil {
+			return "", fmt.Errorf("hashing %s: %w", root, err)
+		}
+		return hex.EncodeToString(b), nil
+	}
+	h := sha256.New()
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := hashFile(p)
+		if err != nil {
+			return err
+		}
+		h.Write([]byte(rel))
+		h.Write([]byte{0})
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", root, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Requests streams every request of the experiment: each line (or

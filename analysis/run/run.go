@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,8 @@ type Manifest struct {
 	Ended          *time.Time         `json:"ended,omitempty"`
 	Status         string             `json:"status"` // running, complete, incomplete (some failed), interrupted
 	Counts         Counts             `json:"counts"`
+	Templates      map[string]string  `json:"templates_sha256,omitempty"`
+	Blocked        int                `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
 	Repairs        []string           `json:"repairs,omitempty"`
 	Error          string             `json:"error,omitempty"`
 }
@@ -123,26 +126,64 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		o.Engine(&eo)
 	}
 
-	// Count what is left before connecting, so a finished run sends nothing.
-	pending := 0
-	for r, err := range exp.Stream() {
-		if err != nil {
-			return nil, err
+	m.Templates = exp.Templates()
+	var eng *engine.Engine
+	var total engine.Stats
+	var runErr error
+	prior := map[string]*engine.Record{}
+	for stage := 1; stage <= exp.Stages() && runErr == nil; stage++ {
+		if stage > 1 {
+			if err := loadStage(o.Out, strconv.Itoa(stage-1), prior); err != nil {
+				return nil, err
+			}
 		}
-		if !done.Has(r.Key.String()) {
-			pending++
+		lookup := func(k engine.Key) (*engine.Record, bool) { r, ok := prior[k.String()]; return r, ok }
+		// Count what is left before connecting, so a finished run sends nothing.
+		pending := 0
+		for r, err := range exp.StreamStage(stage, lookup) {
+			if err != nil {
+				return nil, err
+			}
+			if !done.Has(r.Key.String()) {
+				pending++
+			}
 		}
+		m.Blocked = exp.Blocked()
+		if m.Blocked > 0 {
+			logf("%s: stage %d: %d request(s) withheld because their first stage has no answer", o.Out, stage, m.Blocked)
+		}
+		if pending == 0 {
+			continue
+		}
+		if eng == nil {
+			var err error
+			if eng, err = connect(ctx, exp, eo, m, o.Out); err != nil {
+				return nil, err
+			}
+		}
+		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o.Out, logw)
+		total.Done += st.Done
+		total.OK += st.OK
+		total.Failed += st.Failed
+		total.Cached += st.Cached
+		total.Sent += st.Sent
+		runErr = err
 	}
-	if pending == 0 {
+	if eng == nil && runErr == nil {
 		logf("%s: nothing to do, all %d requests have records", o.Out, prep.Kept)
-		return m, finish(o.Out, m, prep.Kept, engine.Stats{}, nil)
 	}
+	return m, finish(o.Out, m, prep.Kept, total, runErr)
+}
 
+// connect builds the engine (reading every endpoint's provenance) and
+// writes the manifest as it stands.
+func connect(ctx context.Context, exp *experiment.Experiment, eo engine.Options, m *Manifest, out string) (*engine.Engine, error) {
 	eng, err := engine.New(ctx, exp.ModelConfigs(), eo)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the experiment's endpoints: %w", err)
 	}
 	m.Models = eng.Models()
+	m.Simulated = false
 	for _, mi := range m.Models {
 		for _, s := range mi.Servers {
 			for _, sm := range s.Models {
@@ -152,17 +193,24 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			}
 		}
 	}
-	if err := writeManifest(o.Out, m); err != nil {
-		return nil, err
-	}
-	w, err := records.Create(o.Out)
+	return eng, writeManifest(out, m)
+}
+
+// runStage sends one stage's pending requests and appends their records.
+func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool),
+	done *records.KeySet, pending int, out string, logw io.Writer) (engine.Stats, error) {
+	w, err := records.Create(out)
 	if err != nil {
-		return nil, err
+		return engine.Stats{}, err
 	}
-	bar := progress.New(logw, exp.Name, pending)
+	label := exp.Name
+	if exp.Stages() > 1 {
+		label = fmt.Sprintf("%s stage %d", exp.Name, stage)
+	}
+	bar := progress.New(logw, label, pending)
 	doneSoFar, failedSoFar := 0, 0
 	reqs := func(yield func(engine.Request, error) bool) {
-		for r, err := range exp.Stream() {
+		for r, err := range exp.StreamStage(stage, lookup) {
 			if err == nil && done.Has(r.Key.String()) {
 				continue
 			}
@@ -183,7 +231,17 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	return m, finish(o.Out, m, prep.Kept, st, runErr)
+	return st, runErr
+}
+
+// loadStage reads the ok records of one stage into prior, by key.
+func loadStage(dir, stage string, prior map[string]*engine.Record) error {
+	return records.Read(dir, func(r *engine.Record) error {
+		if r.Fields.Stage == stage && r.Status == engine.StatusOK {
+			prior[r.Key] = r
+		}
+		return nil
+	})
 }
 
 func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) error {

@@ -18,7 +18,10 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/sim/simtest"
@@ -313,7 +316,7 @@ func TestDatasetsCheck(t *testing.T) {
 	if err := dispatch(context.Background(), []string{"datasets", "check", "../../testdata/indicklar/project_page_demo_hin_excerpt.json"}, &so, &se); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"format indicklar-page", "24 items", "hin/code-mixed", "hin/native"} {
+	for _, want := range []string{"format indicklar-page", "24 items", "hin/code-mixed", "hin/native", "eng/english"} {
 		if !strings.Contains(so.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, so.String())
 		}
@@ -342,5 +345,56 @@ func TestDatasetsCheck(t *testing.T) {
 	if rep.Format != "indicquest" || rep.Items != 2 || len(rep.Skipped) != 2 || rep.Skipped[0].Line != 3 || rep.Skipped[1].Field != "Question" ||
 		len(rep.Missing["hin/native"]) != 1 {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// The smoke experiments run end to end against the simulator (loaded with
+// each experiment's own items), both stages of the two-step strategies
+// included, and a second run sends nothing.
+func TestSmokeExperiments(t *testing.T) {
+	cases := []struct {
+		file    string
+		records int
+	}{
+		// 8 items × 2 models × (2 baselines × 3 forms + 5 one-stage + 3 two-stage × 2 stages)
+		{"smoke-indicklar.yaml", 8 * 2 * (6 + 5 + 6)},
+		// 6 items × (2 baselines × 2 languages + tint-en + 2 × 2step-en on Japanese)
+		{"smoke-klar.yaml", 6 * (4 + 1 + 2)},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join("../../testdata/experiments", c.file)
+			exp, err := experiment.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := &bodyLog{}
+			url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items()), OnRequest: log.add})
+			out := t.TempDir()
+			args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
+			var so, se bytes.Buffer
+			if err := dispatch(context.Background(), args, &so, &se); err != nil {
+				t.Fatalf("%v\n%s", err, se.String())
+			}
+			m, err := run.ReadManifest(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Status != "complete" || m.Counts.Records != c.records || m.Counts.OK != c.records || !m.Simulated || len(m.Templates) == 0 || m.Blocked != 0 {
+				t.Errorf("manifest %+v\n%s", m, se.String())
+			}
+			stages := map[string]int{}
+			records.Read(out, func(r *engine.Record) error { stages[r.Fields.Stage]++; return nil })
+			if stages["1"] == 0 || stages["1"] != stages["2"] {
+				t.Errorf("stages %v", stages)
+			}
+			log.take()
+			if err := dispatch(context.Background(), args, &so, &se); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(log.take()); n != 0 {
+				t.Errorf("second run sent %d requests", n)
+			}
+		})
 	}
 }

@@ -32,7 +32,8 @@ type pageDemo struct {
 // the filled question in native, code-mixed and English form and the gold
 // written "native (English)". The gold of a native question is the native
 // object; code-mixed and English questions take the English object (the
-// bundle's recorded correct answers are English for both). A form that is
+// bundle's recorded correct answers are English for both); English
+// questions belong to English (eng), once per fact. A form that is
 // missing is left out (and shows as an alignment gap), never invented.
 func LoadPageDemo(path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
 	b, err := os.ReadFile(path)
@@ -77,11 +78,17 @@ func LoadPageDemo(path string, reg *lang.Registry, opts item.Options) (*item.Set
 				if strings.TrimSpace(v.text) == "" {
 					continue
 				}
-				ans := native
+				ans, code := native, l.ISO3
 				if v.form != item.Native && english != "" {
 					ans = english
 				}
-				it.Variants = append(it.Variants, item.Variant{Language: l.ISO3, Form: v.form, Question: v.text, Answer: ans,
+				if v.form == item.English {
+					code = "eng" // the same English question in every language block
+					if _, dup := it.Variant(code, item.English); dup {
+						continue
+					}
+				}
+				it.Variants = append(it.Variants, item.Variant{Language: code, Form: v.form, Question: v.text, Answer: ans,
 					Source: path + " " + rec})
 			}
 		}

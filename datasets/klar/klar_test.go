@@ -163,7 +163,7 @@ func TestBundles(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := p.Check()
-	if r.Items != 24 || r.PerLF["hin/native"] != 24 || r.PerLF["hin/code-mixed"] != 24 || r.PerLF["hin/english"] != 24 {
+	if r.Items != 24 || r.PerLF["hin/native"] != 24 || r.PerLF["hin/code-mixed"] != 24 || r.PerLF["eng/english"] != 24 {
 		t.Errorf("page demo %v", r)
 	}
 	v, _ := p.Items[0].Variant("hin", item.CodeMixed)

@@ -1,0 +1,198 @@
+package experiment
+
+import (
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/protocol"
+	"github.com/bhashalab/bhasha/datasets/catalog"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// Studies that read a dataset.
+const (
+	StudyRequests   = "requests"
+	StudySynthetic  = "synthetic"
+	StudyIndicKLAR  = "indicklar"
+	StudyIndicQuest = "indicquest"
+	StudyMDI        = "mdi"
+)
+
+// DefaultSeed is the IndicKLAR authors' seed.
+const DefaultSeed = 12345
+
+// validateStudy checks the study's fields, loads its dataset and builds
+// the request generator; it returns every problem found.
+func (e *Experiment) validateStudy(root *yaml.Node) []string {
+	var errs []string
+	add := func(line int, format string, a ...any) {
+		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
+	}
+	switch e.Study {
+	case "":
+		switch {
+		case e.Requests != "":
+			e.Study = StudyRequests
+		case e.Synthetic != nil:
+			e.Study = StudySynthetic
+		}
+	case StudyRequests, StudySynthetic, StudyIndicKLAR:
+	case StudyIndicQuest, StudyMDI:
+		add(lineOf(root, "study"), "study %q: its protocol is not available in this version (see the issue tracker); available: indicklar, requests, synthetic", e.Study)
+		return errs
+	default:
+		add(lineOf(root, "study"), "unknown study %q (want indicklar, indicquest, mdi, requests or synthetic)", e.Study)
+		return errs
+	}
+	if e.Study != StudyIndicKLAR {
+		return errs
+	}
+	reg := lang.New()
+	var langs []lang.Language
+	if len(e.Languages) == 0 {
+		add(lineOf(root, "languages"), "languages is required for study %s", e.Study)
+	}
+	for i, c := range e.Languages {
+		l, err := reg.Lookup(c)
+		if err != nil {
+			add(lineOf(root, "languages", strconv.Itoa(i)), "%v", err)
+			continue
+		}
+		langs = append(langs, l)
+	}
+	forms := []item.Form{item.Native}
+	if len(e.Forms) > 0 {
+		forms = nil
+	}
+	for i, f := range e.Forms {
+		form, err := item.ParseForm(f)
+		if err != nil {
+			add(lineOf(root, "forms", strconv.Itoa(i)), "%v", err)
+			continue
+		}
+		forms = append(forms, form)
+	}
+	strategies := []protocol.Strategy{protocol.Baseline}
+	if len(e.Strategies) > 0 {
+		strategies = nil
+	}
+	for i, s := range e.Strategies {
+		st, err := protocol.ParseStrategy(s)
+		if err != nil {
+			add(lineOf(root, "strategies", strconv.Itoa(i)), "%v", err)
+			continue
+		}
+		strategies = append(strategies, st)
+	}
+	if e.Sample < 0 {
+		add(lineOf(root, "sample"), "sample must not be negative")
+	}
+	if e.Dataset == nil || e.Dataset.Path == "" {
+		add(lineOf(root, "dataset"), "dataset.path is required for study %s", e.Study)
+		return errs
+	}
+	var format catalog.Format
+	if e.Dataset.Format != "" {
+		f, err := catalog.ParseFormat(e.Dataset.Format)
+		if err != nil {
+			add(lineOf(root, "dataset", "format"), "%v", err)
+			return errs
+		}
+		format = f
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.seed(), StoredCandidateOrder: e.Prompt.StoredCandidateOrder}
+	set, _, err := catalog.Load(e.resolve(e.Dataset.Path), format, reg, nil, opts)
+	if err != nil {
+		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
+		return errs
+	}
+	e.set = sample(set, e.Sample, e.seed())
+	e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
+		Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames}
+	return errs
+}
+
+func (e *Experiment) seed() int64 {
+	if e.Seed != nil {
+		return *e.Seed
+	}
+	return DefaultSeed
+}
+
+// sample keeps n items chosen with a seeded shuffle of the ids (the same
+// facts in every language), in their original order; n = 0 keeps all.
+func sample(s *item.Set, n int, seed int64) *item.Set {
+	if n <= 0 || n >= len(s.Items) {
+		return s
+	}
+	idx := make([]int, len(s.Items))
+	for i := range idx {
+		idx[i] = i
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5a3c))
+	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	keep := idx[:n]
+	slices.Sort(keep)
+	out := &item.Set{Dataset: s.Dataset, Skipped: s.Skipped, Notes: append(s.Notes, fmt.Sprintf("sampled %d of %d items (seed %d)", n, len(s.Items), seed))}
+	for _, i := range keep {
+		out.Items = append(out.Items, s.Items[i])
+	}
+	return out
+}
+
+// Items returns the study's items (nil for requests and synthetic).
+func (e *Experiment) Items() *item.Set { return e.set }
+
+// Stages is the number of request stages (2 for two-step strategies).
+func (e *Experiment) Stages() int {
+	if e.study != nil {
+		return e.study.Stages()
+	}
+	return 1
+}
+
+// Blocked counts requests the last Stream withheld (stage 1 had no answer).
+func (e *Experiment) Blocked() int {
+	if e.study != nil {
+		return e.study.Blocked()
+	}
+	return 0
+}
+
+// Templates names the prompt templates used, with their SHA-256.
+func (e *Experiment) Templates() map[string]string {
+	if e.study != nil {
+		return e.study.Templates()
+	}
+	return nil
+}
+
+// StreamStage yields the requests of one stage for every model; prior
+// finds the records of earlier stages.
+func (e *Experiment) StreamStage(stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+	if e.study == nil {
+		if stage == 1 {
+			return e.Stream()
+		}
+		return func(func(engine.Request, error) bool) {}
+	}
+	return func(yield func(engine.Request, error) bool) {
+		for _, m := range e.Models {
+			for r, err := range e.study.Requests(e.Name, m.Name, stage, prior) {
+				if !yield(r, err) {
+					return
+				}
+			}
+		}
+	}
+}
