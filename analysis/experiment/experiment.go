@@ -20,6 +20,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,21 +37,26 @@ type Experiment struct {
 	Name string `yaml:"name"`
 	// Study is requests (the default with a requests file), synthetic, or
 	// one of the studies: indicklar, indicquest, mdi.
-	Study      string          `yaml:"study"`
-	Requests   string          `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
-	Synthetic  *Synthetic      `yaml:"synthetic"` // generated requests instead of a file
-	Dataset    *Dataset        `yaml:"dataset"`   // the study's data
-	Languages  []string        `yaml:"languages"` // codes or names, as the language registry accepts
-	Forms      []string        `yaml:"forms"`     // native, code-mixed, english
-	Strategies []string        `yaml:"strategies"`
-	Conditions []string        `yaml:"conditions"`
-	Sample     int             `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
-	Seed       *int64          `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
-	Prompt     PromptOptions   `yaml:"prompt"`
-	Models     []Model         `yaml:"models"`
-	Judge      *Model          `yaml:"judge"`
-	Decoding   engine.Decoding `yaml:"decoding"`
-	Engine     EngineConfig    `yaml:"engine"`
+	Study      string        `yaml:"study"`
+	Requests   string        `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
+	Synthetic  *Synthetic    `yaml:"synthetic"` // generated requests instead of a file
+	Dataset    *Dataset      `yaml:"dataset"`   // the study's data
+	Languages  []string      `yaml:"languages"` // codes or names, as the language registry accepts
+	Forms      []string      `yaml:"forms"`     // native, code-mixed, english
+	Strategies []string      `yaml:"strategies"`
+	Conditions []string      `yaml:"conditions"`
+	Sample     int           `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
+	Seed       *int64        `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
+	Prompt     PromptOptions `yaml:"prompt"`
+	Models     []Model       `yaml:"models"`
+	Judge      *Model        `yaml:"judge"`
+	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
+	JudgePrompt string `yaml:"judge_prompt"`
+	// Notes and Paragraph override the distractor texts (study mdi).
+	Notes     map[string]string `yaml:"notes"`
+	Paragraph string            `yaml:"paragraph"`
+	Decoding  engine.Decoding   `yaml:"decoding"`
+	Engine    EngineConfig      `yaml:"engine"`
 
 	study protocol.Study
 	set   *item.Set
@@ -257,6 +263,14 @@ func (e *Experiment) validate(root *yaml.Node) []string {
 		}
 	}
 	errs = append(errs, e.validateStudy(root)...)
+	if e.Judge != nil {
+		if e.Judge.Name == "" || e.Judge.ServedName == "" || len(e.Judge.Endpoints) == 0 {
+			add(lineOf(root, "judge"), "judge needs name, served_name and endpoints")
+		}
+		if e.Judge.APIKeyEnv != "" && os.Getenv(e.Judge.APIKeyEnv) == "" {
+			add(lineOf(root, "judge", "api_key_env"), "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
+		}
+	}
 	if e.Decoding.MaxTokens < 0 {
 		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
 	}
@@ -281,24 +295,37 @@ func (e *Experiment) resolve(p string) string {
 	return filepath.Join(filepath.Dir(e.Path), p)
 }
 
-// Override replaces every model's endpoints (bhasha run --endpoint) and,
-// when n > 0, its per-replica concurrency.
+// Override replaces every model's endpoints (bhasha run --endpoint),
+// the judge's included, and, when n > 0, its per-replica concurrency.
 func (e *Experiment) Override(endpoint string, n int) {
-	for i := range e.Models {
+	for _, m := range e.allModels() {
 		if endpoint != "" {
-			e.Models[i].Endpoints = []string{endpoint}
+			m.Endpoints = []string{endpoint}
 		}
 		if n > 0 {
-			e.Models[i].MaxConcurrency = n
+			m.MaxConcurrency = n
 		}
 	}
+}
+
+// allModels is the models and the judge (when it is not one of them).
+func (e *Experiment) allModels() []*Model {
+	var out []*Model
+	for i := range e.Models {
+		out = append(out, &e.Models[i])
+	}
+	if e.Judge != nil && !slices.ContainsFunc(e.Models, func(m Model) bool { return m.Name == e.Judge.Name }) {
+		out = append(out, e.Judge)
+	}
+	return out
 }
 
 // ModelConfigs returns the engine's view of the models; API keys are read
 // from the named environment variables here and nowhere else.
 func (e *Experiment) ModelConfigs() []engine.ModelConfig {
-	out := make([]engine.ModelConfig, len(e.Models))
-	for i, m := range e.Models {
+	models := e.allModels()
+	out := make([]engine.ModelConfig, len(models))
+	for i, m := range models {
 		out[i] = engine.ModelConfig{Name: m.Name, ServedName: m.ServedName, Endpoints: m.Endpoints,
 			Revision: m.Revision, Root: m.Root, MaxConcurrency: m.MaxConcurrency}
 		if m.APIKeyEnv != "" {

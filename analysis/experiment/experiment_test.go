@@ -133,3 +133,59 @@ func TestKeyRoundTrip(t *testing.T) {
 		t.Error("short key parsed")
 	}
 }
+
+func TestStudyValidation(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "s.yaml", `name: s
+study: indicklar
+dataset: {path: ../../../testdata/indicklar/project_page_demo_hin_excerpt.json, format: klr}
+languages: [hin, hinn]
+forms: [native, cm, mixed]
+strategies: [tint-cm, tint]
+conditions: [hi]
+models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
+`)
+	_, err := Load(p)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`line 3: unknown dataset format "klr"`,
+		`line 4: unknown language "hinn"; nearest: hin (Hindi)`,
+		`line 5: unknown form "mixed"`,
+		`line 6: unknown strategy "tint"`,
+		"line 7: conditions apply to study mdi only",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	q := write(t, dir, "q.yaml", "name: q\nstudy: indicquest\ndataset: {path: nowhere}\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
+	if _, err := Load(q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("indicquest without judge: %v", err)
+	}
+	u := write(t, dir, "u.yaml", "name: u\nstudy: klar2\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
+	if _, err := Load(u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
+		t.Errorf("unknown study: %v", err)
+	}
+}
+
+func TestStudyStreams(t *testing.T) {
+	e, err := Load(filepath.Join("..", "..", "testdata", "experiments", "smoke-mdi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r, err := range e.StreamStage(1, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if r.Key.Condition == "hi_long" && !strings.Contains(r.Messages[1].Content, "करें। नोट:") {
+			t.Errorf("hi_long repeats the note three times: %q", r.Messages[1].Content)
+		}
+	}
+	if n != 10*8*2 || e.Stages() != 1 || len(e.Templates()) == 0 {
+		t.Errorf("%d requests, %d stages", n, e.Stages())
+	}
+}

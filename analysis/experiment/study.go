@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 
@@ -43,20 +44,17 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		case e.Synthetic != nil:
 			e.Study = StudySynthetic
 		}
-	case StudyRequests, StudySynthetic, StudyIndicKLAR:
-	case StudyIndicQuest, StudyMDI:
-		add(lineOf(root, "study"), "study %q: its protocol is not available in this version (see the issue tracker); available: indicklar, requests, synthetic", e.Study)
-		return errs
+	case StudyRequests, StudySynthetic, StudyIndicKLAR, StudyIndicQuest, StudyMDI:
 	default:
 		add(lineOf(root, "study"), "unknown study %q (want indicklar, indicquest, mdi, requests or synthetic)", e.Study)
 		return errs
 	}
-	if e.Study != StudyIndicKLAR {
+	if e.Study == StudyRequests || e.Study == StudySynthetic {
 		return errs
 	}
 	reg := lang.New()
 	var langs []lang.Language
-	if len(e.Languages) == 0 {
+	if len(e.Languages) == 0 && e.Study == StudyIndicKLAR {
 		add(lineOf(root, "languages"), "languages is required for study %s", e.Study)
 	}
 	for i, c := range e.Languages {
@@ -91,6 +89,36 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		}
 		strategies = append(strategies, st)
 	}
+	var conditions []protocol.Condition
+	for i, c := range e.Conditions {
+		cond, err := protocol.ParseCondition(c)
+		if err != nil {
+			add(lineOf(root, "conditions", strconv.Itoa(i)), "%v", err)
+			continue
+		}
+		conditions = append(conditions, cond)
+	}
+	switch {
+	case e.Study == StudyMDI && len(e.Conditions) == 0:
+		conditions = protocol.Conditions
+	case e.Study != StudyMDI && len(e.Conditions) > 0:
+		add(lineOf(root, "conditions"), "conditions apply to study mdi only")
+	case e.Study != StudyIndicKLAR && len(e.Strategies) > 0:
+		add(lineOf(root, "strategies"), "strategies apply to study indicklar only")
+	}
+	for k := range e.Notes {
+		if k != "es" && k != "hi" && k != "zh" {
+			add(lineOf(root, "notes", k), "notes: unknown language %q (want es, hi or zh)", k)
+		}
+	}
+	switch e.JudgePrompt {
+	case "", "v1", "v2":
+	default:
+		add(lineOf(root, "judge_prompt"), "judge_prompt %q: want v1 or v2", e.JudgePrompt)
+	}
+	if e.Study == StudyIndicQuest && e.Judge == nil {
+		add(lineOf(root), "study indicquest needs a judge (name, served_name, endpoints)")
+	}
 	if e.Sample < 0 {
 		add(lineOf(root, "sample"), "sample must not be negative")
 	}
@@ -103,9 +131,11 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		f, err := catalog.ParseFormat(e.Dataset.Format)
 		if err != nil {
 			add(lineOf(root, "dataset", "format"), "%v", err)
-			return errs
 		}
 		format = f
+	}
+	if _, err := os.Stat(e.resolve(e.Dataset.Path)); err != nil {
+		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
 	}
 	if len(errs) > 0 {
 		return errs
@@ -117,8 +147,15 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		return errs
 	}
 	e.set = sample(set, e.Sample, e.seed())
-	e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
-		Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames}
+	switch e.Study {
+	case StudyIndicKLAR:
+		e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
+			Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames}
+	case StudyIndicQuest:
+		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1"}
+	case StudyMDI:
+		e.study = &protocol.MDI{Set: e.set, Conditions: conditions, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens}
+	}
 	return errs
 }
 

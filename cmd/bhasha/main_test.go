@@ -360,6 +360,12 @@ func TestSmokeExperiments(t *testing.T) {
 		{"smoke-indicklar.yaml", 8 * 2 * (6 + 5 + 6)},
 		// 6 items × (2 baselines × 2 languages + tint-en + 2 × 2step-en on Japanese)
 		{"smoke-klar.yaml", 6 * (4 + 1 + 2)},
+		// 5 items × 3 languages: an answer and a verdict each
+		{"smoke-indicquest.yaml", 5 * 3 * 2},
+		// 10 questions × 8 conditions × 2 models
+		{"smoke-mdi.yaml", 10 * 8 * 2},
+		// the 4 sampled items have 4+5+4+5 choices (counted below) × 2 conditions
+		{"smoke-mdi-truthfulqa.yaml", -2},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -367,6 +373,13 @@ func TestSmokeExperiments(t *testing.T) {
 			exp, err := experiment.Load(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.records < 0 { // per choice × conditions
+				n := 0
+				for _, it := range exp.Items().Items {
+					n += len(it.Choices)
+				}
+				c.records = n * -c.records
 			}
 			log := &bodyLog{}
 			url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items()), OnRequest: log.add})
@@ -385,7 +398,7 @@ func TestSmokeExperiments(t *testing.T) {
 			}
 			stages := map[string]int{}
 			records.Read(out, func(r *engine.Record) error { stages[r.Fields.Stage]++; return nil })
-			if stages["1"] == 0 || stages["1"] != stages["2"] {
+			if exp.Stages() == 2 && (stages["1"] == 0 || stages["1"] != stages["2"]) {
 				t.Errorf("stages %v", stages)
 			}
 			log.take()

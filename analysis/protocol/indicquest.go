@@ -1,0 +1,148 @@
+package protocol
+
+import (
+	"iter"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// IndicQuest builds L3Cube-IndicQuest requests (Rohera et al.): stage 1
+// asks each model every question in its own language (chat, greedy, one
+// short JSON answer); stage 2 sends each answer to the judge model with
+// the judge prompt (temperature 0). Judge requests are routed to the
+// judge (Key.Model) and name the judged model in Key.Condition
+// ("judged:<model>"). A stage-1 answer that is null or unreadable is still
+// judged (the judge sees the raw text), so every answer gets a verdict.
+type IndicQuest struct {
+	Set       *item.Set
+	Languages []lang.Language // empty: every language of the set
+	Judge     string          // the judge's model name in the experiment
+	// JudgeV1 uses the v1 graded (1-5) judge prompt instead of v2's binary one.
+	JudgeV1 bool
+	// AnswerTokens and JudgeTokens bound the outputs (defaults 64 and 256).
+	AnswerTokens, JudgeTokens int
+
+	blocked int
+}
+
+func (p *IndicQuest) Stages() int {
+	if p.Judge == "" {
+		return 1
+	}
+	return 2
+}
+
+func (p *IndicQuest) Blocked() int { return p.blocked }
+
+func (p *IndicQuest) judgeTemplate() string {
+	if p.JudgeV1 {
+		return "indicquest/judge-v1.txt"
+	}
+	return "indicquest/judge.txt"
+}
+
+// Templates names the templates used.
+func (p *IndicQuest) Templates() map[string]string {
+	out := map[string]string{}
+	names := []string{"indicquest/answer.txt"}
+	if p.Judge != "" {
+		names = append(names, p.judgeTemplate())
+	}
+	for _, n := range names {
+		if _, h, err := Template(n); err == nil {
+			out[n] = h
+		}
+	}
+	return out
+}
+
+func (p *IndicQuest) wanted(code string) bool {
+	if len(p.Languages) == 0 {
+		return true
+	}
+	for _, l := range p.Languages {
+		if l.ISO3 == code {
+			return true
+		}
+	}
+	return false
+}
+
+// JudgeKey is the key of the judge's verdict on an answer record's key.
+func JudgeKey(answer engine.Key, judge string) engine.Key {
+	k := answer
+	k.Model, k.Condition, k.Strategy, k.Stage = judge, "judged:"+answer.Model, "judge", "2"
+	return k
+}
+
+// Requests yields one model's requests of a stage.
+func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+	p.blocked = 0
+	reg := lang.New()
+	return func(yield func(engine.Request, error) bool) {
+		tmpl := "indicquest/answer.txt"
+		if stage == 2 {
+			tmpl = p.judgeTemplate()
+		}
+		t, _, err := Template(tmpl)
+		if err != nil {
+			yield(engine.Request{}, err)
+			return
+		}
+		t = strings.TrimSuffix(t, "\n")
+		for _, it := range p.Set.Items {
+			for i := range it.Variants {
+				v := &it.Variants[i]
+				if !p.wanted(v.Language) {
+					continue
+				}
+				l, err := reg.Lookup(v.Language)
+				if err != nil {
+					yield(engine.Request{}, err)
+					return
+				}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form), Strategy: "answer", Stage: "1"}
+				if stage == 1 {
+					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
+					r := engine.Request{Key: key, Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
+						Decoding: engine.Decoding{MaxTokens: def(p.AnswerTokens, 64), Temperature: ptr(0.0)}}
+					if !yield(r, nil) {
+						return
+					}
+					continue
+				}
+				rec, ok := prior(key)
+				if !ok || rec.Status != engine.StatusOK {
+					p.blocked++
+					continue
+				}
+				ans := extract.Field(rec.Response, "answer")
+				given := ans.Value
+				switch {
+				case ans.Null:
+					given = "null"
+				case !ans.OK():
+					given = ans.Fallback
+				}
+				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
+					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
+				r := engine.Request{Key: JudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
+					Decoding: engine.Decoding{MaxTokens: def(p.JudgeTokens, 256), Temperature: ptr(0.0)}}
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func def(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
