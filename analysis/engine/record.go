@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/bhashalab/bhasha/analysis/extract"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -46,6 +48,10 @@ type Result struct {
 //	cache_key         hex SHA-256 under which the answer is cached
 //	logprobs          the choice's logprobs object, when asked for
 //	prompt_logprobs   vLLM's prompt_logprobs, when asked for
+//	extracted         the study's reading of the response: value, method
+//	                  (json, fenced-json, json-with-text, single-quoted-json,
+//	                  truncated-json, first-line, or unparsed), null, fields,
+//	                  note, in_candidates; absent for raw request studies
 type Record struct {
 	Key              string          `json:"key"`
 	Fields           Key             `json:"fields"`
@@ -65,6 +71,7 @@ type Record struct {
 	CacheKey         string          `json:"cache_key"`
 	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
 	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
+	Extracted        *extract.Result `json:"extracted,omitempty"`
 }
 
 // SetResult fills the answer fields of rec from r.

@@ -233,3 +233,10 @@ func (e *Experiment) StreamStage(stage int, prior protocol.Lookup) iter.Seq2[eng
 		}
 	}
 }
+
+// Extract fills rec.Extracted when the experiment is a study.
+func (e *Experiment) Extract(rec *engine.Record) {
+	if e.study != nil && rec.Status == engine.StatusOK {
+		rec.Extracted = e.study.Extract(rec)
+	}
+}

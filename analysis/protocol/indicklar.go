@@ -335,3 +335,38 @@ func Stage1Question(response string) string {
 	}
 	return r.Fallback
 }
+
+// Extract reads a response as the authors' code does: the first line for
+// the baselines, the "translation" field for a first stage, the "answer"
+// field otherwise; answers are checked against the item's candidates.
+func (p *IndicKLAR) Extract(r *engine.Record) *extract.Result {
+	s, err := ParseStrategy(r.Fields.Strategy)
+	if err != nil {
+		return nil
+	}
+	var res extract.Result
+	switch {
+	case !s.JSON():
+		res = extract.FirstLine(r.Response)
+	case s.Stages() == 2 && r.Fields.Stage == "1":
+		res = extract.Field(r.Response, "translation")
+		return &res
+	default:
+		res = extract.Field(r.Response, "answer")
+	}
+	if it := p.item(r.Fields.Item); it != nil {
+		if v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form)); ok && s != Baseline {
+			res = extract.Candidates(res, v.Candidates)
+		}
+	}
+	return &res
+}
+
+func (p *IndicKLAR) item(id string) *item.Item {
+	for _, it := range p.Set.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	return nil
+}

@@ -146,3 +146,17 @@ func def(v, d int) int {
 	}
 	return d
 }
+
+// Extract reads an answer's "answer" field, or a verdict's "is_correct"
+// (v2) or "Overall" (v1) field.
+func (p *IndicQuest) Extract(r *engine.Record) *extract.Result {
+	field := "answer"
+	if r.Fields.Strategy == "judge" {
+		field = "is_correct"
+		if p.JudgeV1 {
+			field = "Overall"
+		}
+	}
+	res := extract.Field(r.Response, field)
+	return &res
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/datasets/item"
 )
 
@@ -183,4 +184,14 @@ func (p *MDI) Requests(exp, model string, stage int, _ Lookup) iter.Seq2[engine.
 			}
 		}
 	}
+}
+
+// Extract takes a TriviaQA answer's first line, trimmed (the study scores
+// the short phrase); mc1 records hold log-probabilities, not text.
+func (p *MDI) Extract(r *engine.Record) *extract.Result {
+	if r.Fields.Strategy == "mc1" {
+		return nil
+	}
+	res := extract.FirstLine(r.Response)
+	return &res
 }

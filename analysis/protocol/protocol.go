@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/extract"
 )
 
 //go:embed templates
@@ -69,6 +70,9 @@ type Study interface {
 	Templates() map[string]string
 	// Blocked counts requests withheld in the last Requests call.
 	Blocked() int
+	// Extract reads an ok record's response the way the study scores it
+	// (nil when the record holds nothing to extract, as mc1 log-probabilities).
+	Extract(r *engine.Record) *extract.Result
 }
 
 // Schema builds vLLM's structured_outputs {"json": schema} for an object

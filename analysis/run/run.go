@@ -225,6 +225,7 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 			failedSoFar++
 		}
 		bar.Update(doneSoFar, failedSoFar)
+		exp.Extract(rec)
 		return w.Write(rec)
 	})
 	bar.Finish(st.Done, failedSoFar)

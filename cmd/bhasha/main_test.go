@@ -397,7 +397,22 @@ func TestSmokeExperiments(t *testing.T) {
 				t.Errorf("manifest %+v\n%s", m, se.String())
 			}
 			stages := map[string]int{}
-			records.Read(out, func(r *engine.Record) error { stages[r.Fields.Stage]++; return nil })
+			methods := map[string]int{}
+			records.Read(out, func(r *engine.Record) error {
+				stages[r.Fields.Stage]++
+				switch {
+				case r.Fields.Strategy == "mc1":
+					if r.Extracted != nil || len(r.Logprobs) == 0 {
+						t.Errorf("%s: mc1 records carry log-probabilities, not an extraction", r.Key)
+					}
+				case r.Extracted == nil || r.Extracted.Method == "":
+					t.Errorf("%s: no extraction", r.Key)
+				default:
+					methods[string(r.Extracted.Method)]++
+				}
+				return nil
+			})
+			t.Logf("extraction methods: %v", methods)
 			if exp.Stages() == 2 && (stages["1"] == 0 || stages["1"] != stages["2"]) {
 				t.Errorf("stages %v", stages)
 			}
