@@ -21,6 +21,8 @@ type Fact struct {
 	Cues       []string `json:"cues"`           // strings that identify the fact in a prompt (subject, question)
 	Answer     string   `json:"answer"`         // gold answer in this language and form
 	Candidates []string `json:"candidates,omitempty"`
+	// Choices are the options of a multiple-choice item; Answer is the correct one.
+	Choices []string `json:"choices,omitempty"`
 }
 
 // Knowledge indexes facts for lookup in prompts.

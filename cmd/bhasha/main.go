@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -116,7 +117,8 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	failTypes := fs.String("fail-types", strings.Join(sim.AllFaults, ","), "faults to draw from: 429,500,timeout,reset,garbage")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with injected 429s")
 	facts := fs.String("facts", "", "JSON Lines of facts the simulated models know (default: the bundled IndicKLAR demo facts)")
-	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when --facts is not given")
+	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when neither --facts nor --dataset is given")
+	dataset := fs.String("dataset", "", "a dataset (any format 'datasets check' reads) whose items the simulated models know")
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -131,6 +133,12 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		cfg.FailTypes = strings.Split(*failTypes, ",")
 	}
 	switch {
+	case *dataset != "":
+		set, _, err := catalog.Load(*dataset, "", lang.New(), nil, item.Options{})
+		if err != nil {
+			return err
+		}
+		cfg.Facts = demo.Facts(set)
 	case *facts != "":
 		f, err := os.Open(*facts)
 		if err != nil {
@@ -247,18 +255,20 @@ func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "demo [--out DIR]", stderr)
 	out := fs.String("out", "out/demo", "output directory")
-	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle")
+	dir := fs.String("experiments", "testdata/experiments", "directory of the experiment files to run")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cd := *cacheDir
 	if cd == "" {
-		cd = *out + "/cache"
+		cd = filepath.Join(*out, "cache")
 	}
-	m, err := demo.Run(ctx, *bundle, *out, cd, stderr)
-	if m != nil {
-		printCounts(stdout, *out, m)
+	res, err := demo.Run(ctx, *dir, *out, cd, stderr)
+	for _, r := range res {
+		if r.Manifest != nil {
+			printCounts(stdout, r.Dir, r.Manifest)
+		}
 	}
 	return err
 }

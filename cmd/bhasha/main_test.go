@@ -21,8 +21,8 @@ import (
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/sim/simtest"
 )
