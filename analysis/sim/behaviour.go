@@ -149,6 +149,17 @@ func (s *Server) answer(m ModelSpec, text string) (string, bool) {
 		return "", false
 	}
 	f := notice(text, pos, s.tok)
+	// Answer in the language of the candidates shown, when they are those
+	// of another variant of the fact (a translated question in a two-step
+	// strategy's second stage, with native candidates).
+	if cands := candidatesAfter(text, pos); len(cands) > 0 && !contains(cands, fact.Answer) {
+		for _, v := range s.kb.Variants(fact.ID) {
+			if contains(cands, v.Answer) {
+				fact = v
+				break
+			}
+		}
+	}
 	p := pCorrect(m, fact.ID, f)
 	u := unit(m.ID, fact.ID, fact.Language, f.form, boolStr(f.translate), boolStr(f.devanagariBit), boolStr(f.hanBit))
 	out := fact.Answer
@@ -160,19 +171,19 @@ func (s *Server) answer(m ModelSpec, text string) (string, bool) {
 	if f.devanagariBit || f.hanBit {
 		ps := 0.05 + 0.08*math.Log(math.Max(m.ParamsB, 1))
 		if f.hanBit {
-			ps /= 2
+			ps /= 4
 		}
 		if unit("switch", m.ID, fact.ID) < ps {
-			lang := "hin"
-			if f.hanBit {
-				lang = "zho"
+			switched := ""
+			if v, ok := s.kb.Variant(fact.ID, "hin"); ok && !f.hanBit && out == fact.Answer {
+				switched = v.Answer
+			} else if !f.hanBit {
+				switched = Devanagari(out)
 			}
-			if v, ok := s.kb.Variant(fact.ID, lang); ok && out == fact.Answer {
-				out = v.Answer
+			if switched != "" {
+				out = switched
 				if unit("switch-wrong", m.ID, fact.ID) < 0.3 {
-					if w := s.wrongAnswer(m, v); w != "" {
-						out = w
-					}
+					out = Devanagari(s.wrongAnswer(m, fact))
 				}
 			}
 		}
@@ -183,13 +194,68 @@ func (s *Server) answer(m ModelSpec, text string) (string, bool) {
 		return string(b), true
 	case "translation":
 		tr := fact.Answer
-		if v, ok := s.kb.Variant(fact.ID, "en"); ok && len(v.Cues) > 0 {
-			tr = v.Cues[len(v.Cues)-1]
+		if v, ok := s.kb.Variant(fact.ID, "eng"); ok && len(v.Cues) > 0 {
+			tr = v.Cues[0]
 		}
 		b, _ := json.Marshal(map[string]string{"translation": tr})
 		return string(b), true
 	}
 	return out, true
+}
+
+// candidatesAfter returns the comma-separated list on the first
+// "Candidates:" line after pos.
+func candidatesAfter(text string, pos int) []string {
+	i := strings.Index(text[pos:], "Candidates:")
+	if i < 0 {
+		return nil
+	}
+	line := text[pos+i+len("Candidates:"):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	var out []string
+	for _, c := range strings.Split(line, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceBonus is the extra log-probability a model puts on a
+// multiple-choice continuation: +4 on the first token of the correct
+// choice when the model knows the item (probability pCorrect), +4 on a
+// deterministic wrong choice when it does not.
+func (s *Server) choiceBonus(m ModelSpec, prompt string) float64 {
+	if s.kb == nil {
+		return 0
+	}
+	i := strings.LastIndex(prompt, "\nA: ")
+	if i < 0 {
+		return 0
+	}
+	fact, pos, ok := s.kb.Lookup(prompt[:i])
+	if !ok || len(fact.Choices) == 0 {
+		return 0
+	}
+	choice := prompt[i+len("\nA: "):]
+	f := notice(prompt[:i], pos, s.tok)
+	knows := unit("mc", m.ID, fact.ID, boolStr(f.devanagariBit), boolStr(f.hanBit)) < pCorrect(m, fact.ID, f)
+	wrong := fact.Choices[1+int(unit("mc-wrong", m.ID, fact.ID)*float64(len(fact.Choices)-1))%max(1, len(fact.Choices)-1)]
+	if (knows && choice == fact.Answer) || (!knows && choice == wrong) {
+		return 4
+	}
+	return 0
 }
 
 // wrongAnswer picks a deterministic wrong answer: another candidate, else

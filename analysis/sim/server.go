@@ -469,9 +469,11 @@ func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) 
 	if echo {
 		ids = s.tok.Encode(prompt)
 	}
-	nPrompt := len(ids)
 	ids = append(ids, s.tok.Encode(out)...)
 	lps := s.logprobSeq(m, ids, echo)
+	if echo {
+		s.biasChoice(m, prompt, lps)
+	}
 	toks := make([]string, len(ids))
 	offs := make([]int, len(ids))
 	off := 0
@@ -483,8 +485,24 @@ func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) 
 		offs[i] = off
 		off += len(toks[i])
 	}
-	_ = nPrompt
 	return map[string]any{"tokens": toks, "token_logprobs": lps, "top_logprobs": nil, "text_offset": offs}
+}
+
+// biasChoice adds the model's multiple-choice preference to the first
+// token of the answer after the prompt's last "\nA: " (scored with echo).
+func (s *Server) biasChoice(m ModelSpec, prompt string, lps []any) {
+	bonus := s.choiceBonus(m, prompt)
+	i := strings.LastIndex(prompt, "\nA: ")
+	if bonus == 0 || i < 0 {
+		return
+	}
+	// Index of the token holding the answer's first byte.
+	n := s.tok.Count(prompt[:i+len("\nA:")])
+	if n < len(lps) {
+		if v, ok := lps[n].(float64); ok {
+			lps[n] = math.Min(-0.01, v+bonus)
+		}
+	}
 }
 
 func (s *Server) chatLogprobs(m ModelSpec, prompt, out string) map[string]any {

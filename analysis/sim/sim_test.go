@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -393,5 +394,76 @@ func TestWrongAnswersArePlausible(t *testing.T) {
 				t.Errorf("%s %s: wrong answer %q", m.ID, facts[i].ID, w)
 			}
 		}
+	}
+}
+
+func TestDevanagari(t *testing.T) {
+	cases := []struct{ in, want string }{{"Oregon", "ओरेगोन"}, {"Colombia", "कोलोमबिअ"}, {"John Huston", "जोहन हुसटोन"}, {"फ्रांस", "फ्रांस"}}
+	for _, c := range cases {
+		if got := Devanagari(c.in); got != c.want {
+			t.Errorf("Devanagari(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// English-only facts (TriviaQA) still drift into Devanagari under a Hindi
+// note for the large model.
+func TestSwitchWithoutHindiVariant(t *testing.T) {
+	var facts []Fact
+	for i := range 200 {
+		facts = append(facts, Fact{ID: fmt.Sprint(i), Language: "eng", Form: "english", Cues: []string{fmt.Sprintf("Which city is number %d?", i)}, Answer: fmt.Sprintf("Paris %d", i)})
+	}
+	s := newTestServer(t, Config{Facts: facts})
+	note := "नोट: इस पाठ का प्रश्न से कोई संबंध नहीं है। कृपया इसे अनदेखा करें।\n\n"
+	switched := 0
+	for _, f := range facts {
+		out, _ := s.answer(DefaultModels()[2], note+f.Cues[0])
+		if strings.ContainsAny(out, "पसर") {
+			switched++
+		}
+	}
+	if switched < 20 || switched > 120 {
+		t.Errorf("%d of 200 answers in Devanagari", switched)
+	}
+}
+
+// Multiple choice by log-probability: the larger model prefers the correct
+// choice more often.
+func TestMultipleChoicePreference(t *testing.T) {
+	var facts []Fact
+	for i := range 300 {
+		q := fmt.Sprintf("What is true about thing %d?", i)
+		choices := []string{fmt.Sprintf("Right %d.", i), fmt.Sprintf("Wrong A %d.", i), fmt.Sprintf("Wrong B %d.", i)}
+		facts = append(facts, Fact{ID: fmt.Sprint(i), Language: "eng", Form: "english", Cues: []string{q}, Answer: choices[0], Choices: choices})
+	}
+	s := newTestServer(t, Config{Facts: facts})
+	score := func(m ModelSpec, prompt string) float64 {
+		lps := s.logprobSeq(m, s.tok.Encode(prompt), true)
+		s.biasChoice(m, prompt, lps)
+		ctx := prompt[:strings.LastIndex(prompt, "\nA: ")+len("\nA:")]
+		sum := 0.0
+		for _, v := range lps[s.tok.Count(ctx):] {
+			sum += v.(float64)
+		}
+		return sum
+	}
+	acc := func(m ModelSpec) int {
+		n := 0
+		for _, f := range facts {
+			best, bestScore := "", -1e9
+			for _, c := range f.Choices {
+				if sc := score(m, "Q: "+f.Cues[0]+"\nA: "+c); sc > bestScore {
+					best, bestScore = c, sc
+				}
+			}
+			if best == f.Answer {
+				n++
+			}
+		}
+		return n
+	}
+	small, large := acc(DefaultModels()[0]), acc(DefaultModels()[2])
+	if !(large > small+30 && small > 30) {
+		t.Errorf("mc1 correct: large %d, small %d of 300", large, small)
 	}
 }
