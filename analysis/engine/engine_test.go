@@ -66,7 +66,7 @@ func requests(t testing.TB) func(func(engine.Request, error) bool) {
 						Decoding: engine.Decoding{MaxTokens: 16},
 					}
 					if kind == engine.Chat {
-						r.Messages = []engine.Message{{Role: "system", Content: demo.SystemPrompt}, {Role: "user", Content: q.Question}}
+						r.Messages = []engine.Message{{Role: "system", Content: "Answer the question with a short phrase only."}, {Role: "user", Content: q.Question}}
 					} else {
 						r.Prompt = "Question: " + q.Question + "\nAnswer:"
 					}

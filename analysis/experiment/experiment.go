@@ -50,6 +50,8 @@ type Experiment struct {
 	Prompt     PromptOptions `yaml:"prompt"`
 	Models     []Model       `yaml:"models"`
 	Judge      *Model        `yaml:"judge"`
+	// JudgeDecoding overrides the judge's decoding (default: temperature 0, 256 tokens).
+	JudgeDecoding *engine.Decoding `yaml:"judge_decoding"`
 	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
 	JudgePrompt string `yaml:"judge_prompt"`
 	// Notes and Paragraph override the distractor texts (study mdi).

@@ -152,7 +152,7 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
 			Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames}
 	case StudyIndicQuest:
-		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1"}
+		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	case StudyMDI:
 		e.study = &protocol.MDI{Set: e.set, Conditions: conditions, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens}
 	}

@@ -25,6 +25,8 @@ type IndicQuest struct {
 	JudgeV1 bool
 	// AnswerTokens and JudgeTokens bound the outputs (defaults 64 and 256).
 	AnswerTokens, JudgeTokens int
+	// JudgeDecoding, when set, replaces the judge's decoding entirely.
+	JudgeDecoding *engine.Decoding
 
 	blocked int
 }
@@ -130,8 +132,11 @@ func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.S
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
 					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-				r := engine.Request{Key: JudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
-					Decoding: engine.Decoding{MaxTokens: def(p.JudgeTokens, 256), Temperature: ptr(0.0)}}
+				d := engine.Decoding{MaxTokens: def(p.JudgeTokens, 256), Temperature: ptr(0.0)}
+				if p.JudgeDecoding != nil {
+					d = *p.JudgeDecoding
+				}
+				r := engine.Request{Key: JudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d}
 				if !yield(r, nil) {
 					return
 				}

@@ -23,6 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/progress"
 	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // ToolVersion is written into manifests.
@@ -53,6 +54,14 @@ type Counts struct {
 	SentThisRun   int `json:"sent_this_run"`   // sent to a server by this run
 }
 
+// DatasetInfo describes a study's data in the manifest.
+type DatasetInfo struct {
+	Name    string         `json:"name"`
+	Items   int            `json:"items"`
+	Skipped []item.Problem `json:"skipped,omitempty"` // invalid records skipped (dataset.skip_invalid)
+	Notes   []string       `json:"notes,omitempty"`
+}
+
 // Manifest is DIR/manifest.json. It never holds API keys.
 type Manifest struct {
 	Tool           string             `json:"tool"`
@@ -69,6 +78,7 @@ type Manifest struct {
 	Status         string             `json:"status"` // running, complete, incomplete (some failed), interrupted
 	Counts         Counts             `json:"counts"`
 	Templates      map[string]string  `json:"templates_sha256,omitempty"`
+	Dataset        *DatasetInfo       `json:"dataset,omitempty"`
 	Blocked        int                `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
 	Repairs        []string           `json:"repairs,omitempty"`
 	Error          string             `json:"error,omitempty"`
@@ -127,6 +137,12 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 
 	m.Templates = exp.Templates()
+	if set := exp.Items(); set != nil {
+		m.Dataset = &DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes}
+		if len(set.Skipped) > 0 {
+			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
+		}
+	}
 	var eng *engine.Engine
 	var total engine.Stats
 	var runErr error
