@@ -11,7 +11,6 @@ package bmlama
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -23,33 +22,19 @@ import (
 
 // Load reads every <lang>.tsv in dir; the item ID is the 1-based data row.
 func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.tsv"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("%s: no <lang>.tsv files", dir)
+	tables, notes, err := csvread.ReadLanguageFiles(dir, ".tsv", '\t', reg)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(files)
-	s := &item.Set{Dataset: "bmlama:" + filepath.Base(dir)}
-	rows := map[string]int{}
-	for _, f := range files {
-		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ".tsv"))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		form := item.Native
-		if l.ISO3 == "eng" {
-			form = item.English
-		}
-		t, err := csvread.Read(f, '\t', true)
-		if err != nil {
-			return nil, err
-		}
+	s := &item.Set{Dataset: "bmlama:" + filepath.Base(dir), Notes: notes}
+	for _, lt := range tables {
+		t, l, form, f := lt.Table, lt.Lang, lt.Form, lt.Table.Path
 		var cols [4]int
 		for i, name := range []string{"prompt", "ans", "candidate ans", "subject"} {
 			if cols[i], err = t.Col(name); err != nil {
 				return nil, err
 			}
 		}
-		rows[l.Name] = len(t.Rows)
 		for i := range t.Rows {
 			line := t.Lines[i]
 			prompt, ans, cand, subj := t.Cell(i, cols[0]), t.Cell(i, cols[1]), t.Cell(i, cols[2]), t.Cell(i, cols[3])
@@ -84,13 +69,6 @@ func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) 
 			it := s.Get(id)
 			it.Variants = append(it.Variants, v)
 		}
-	}
-	counts := map[int][]string{}
-	for name, n := range rows {
-		counts[n] = append(counts[n], name)
-	}
-	if len(counts) > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("files differ in row count (%v): rows are aligned by position, so facts past the shortest file are missing there", counts))
 	}
 	s.Sort()
 	return s, nil

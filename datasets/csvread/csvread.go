@@ -10,7 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 // Table is a file read into rows, with each row's line number.
@@ -84,4 +89,46 @@ func (t *Table) Cell(i, c int) string {
 		return ""
 	}
 	return strings.TrimSpace(t.Rows[i][c])
+}
+
+// LangTable is one per-language file of a parallel dataset.
+type LangTable struct {
+	Lang  lang.Language
+	Form  item.Form // english for English, native otherwise
+	Table *Table
+}
+
+// ReadLanguageFiles reads every DIR/<language><ext> (the file name is a
+// language name or code the registry resolves), in name order. Rows are
+// parallel across such files, so a note is returned when their row counts
+// differ.
+func ReadLanguageFiles(dir, ext string, comma rune, reg *lang.Registry) ([]LangTable, []string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*"+ext))
+	if err != nil || len(files) == 0 {
+		return nil, nil, fmt.Errorf("%s: no <language>%s files", dir, ext)
+	}
+	sort.Strings(files)
+	var out []LangTable
+	counts := map[int][]string{}
+	for _, f := range files {
+		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ext))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the file name must be a language: %w", f, err)
+		}
+		form := item.Native
+		if l.ISO3 == "eng" {
+			form = item.English
+		}
+		t, err := Read(f, comma, comma == '\t')
+		if err != nil {
+			return nil, nil, err
+		}
+		counts[len(t.Rows)] = append(counts[len(t.Rows)], l.Name)
+		out = append(out, LangTable{Lang: l, Form: form, Table: t})
+	}
+	var notes []string
+	if len(counts) > 1 {
+		notes = append(notes, fmt.Sprintf("files differ in row count %v; rows are aligned by position, so items past a file's end are missing there", counts))
+	}
+	return out, notes, nil
 }

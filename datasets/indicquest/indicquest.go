@@ -9,10 +9,7 @@ package indicquest
 
 import (
 	"fmt"
-	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/bhashalab/bhasha/datasets/csvread"
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -21,26 +18,13 @@ import (
 
 // Load reads every <Language>.csv in dir.
 func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("%s: no <Language>.csv files", dir)
+	tables, notes, err := csvread.ReadLanguageFiles(dir, ".csv", ',', reg)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(files)
-	s := &item.Set{Dataset: "indicquest"}
-	rows := map[int][]string{}
-	for _, f := range files {
-		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ".csv"))
-		if err != nil {
-			return nil, fmt.Errorf("%s: the file name must be a language: %w", f, err)
-		}
-		form := item.Native
-		if l.ISO3 == "eng" {
-			form = item.English
-		}
-		t, err := csvread.Read(f, ',', false)
-		if err != nil {
-			return nil, err
-		}
+	s := &item.Set{Dataset: "indicquest", Notes: notes}
+	for _, lt := range tables {
+		t, l, form, f := lt.Table, lt.Lang, lt.Form, lt.Table.Path
 		qc, err := t.Col("question")
 		if err != nil {
 			return nil, err
@@ -51,7 +35,6 @@ func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) 
 		}
 		dc, _ := t.Col("domain", "category")
 		ic, _ := t.Col("id", "question_id", "qid")
-		rows[len(t.Rows)] = append(rows[len(t.Rows)], l.Name)
 		for i := range t.Rows {
 			q, a := t.Cell(i, qc), t.Cell(i, ac)
 			var p *item.Problem
@@ -78,9 +61,6 @@ func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) 
 			it.Variants = append(it.Variants, item.Variant{Language: l.ISO3, Form: form, Question: q, Answer: a,
 				Source: fmt.Sprintf("%s:%d", f, t.Lines[i])})
 		}
-	}
-	if len(rows) > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("files differ in row count %v; rows are aligned by position", rows))
 	}
 	s.Sort()
 	return s, nil
