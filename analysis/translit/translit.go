@@ -1,0 +1,231 @@
+// Package translit romanizes the Brahmic scripts of India into one Latin
+// form, so that text in any of them can be compared with English and with
+// each other.
+//
+// The nine Brahmic blocks of Unicode (Devanagari U+0900, Bengali U+0980,
+// Gurmukhi U+0A00, Gujarati U+0A80, Oriya U+0B00, Tamil U+0B80, Telugu
+// U+0C00, Kannada U+0C80, Malayalam U+0D00) share one layout inherited
+// from ISCII: the same offset in each block is the same sound. ISO15919
+// maps each offset to its ISO 15919 romanization, with the inherent vowel
+// "a" after a consonant that carries no vowel sign or virama, nukta forms
+// (क़ q, ज़ z, ड़ ṛ, फ़ f ...) and the native digits as ASCII digits. Other
+// characters pass through unchanged. Loose folds a romanization to plain
+// ASCII for tolerant comparison (see its contract).
+package translit
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Brahmic block starts, in the order of the shared layout.
+var blocks = []rune{0x0900, 0x0980, 0x0A00, 0x0A80, 0x0B00, 0x0B80, 0x0C00, 0x0C80, 0x0D00}
+
+type class uint8
+
+const (
+	other class = iota
+	vowel
+	consonant
+	sign   // dependent vowel sign
+	virama // kills the inherent vowel
+	nukta
+	mark // anusvara, visarga, candrabindu, avagraha, danda
+	digit
+)
+
+type entry struct {
+	c   class
+	lat string
+}
+
+// table is indexed by the offset within a block.
+var table = func() [0x80]entry {
+	var t [0x80]entry
+	set := func(c class, from int, lats ...string) {
+		for i, l := range lats {
+			if l != "" {
+				t[from+i] = entry{c, l}
+			}
+		}
+	}
+	set(mark, 0x01, "m̐", "ṁ", "ḥ")
+	set(vowel, 0x04, "ạ", "a", "ā", "i", "ī", "u", "ū", "r̥", "l̥", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")
+	set(consonant, 0x15, "k", "kh", "g", "gh", "ṅ", "c", "ch", "j", "jh", "ñ", "ṭ", "ṭh", "ḍ", "ḍh", "ṇ",
+		"t", "th", "d", "dh", "n", "ṉ", "p", "ph", "b", "bh", "m", "y", "r", "ṟ", "l", "ḷ", "ḻ", "v", "ś", "ṣ", "s", "h")
+	set(nukta, 0x3C, "")
+	t[0x3C] = entry{nukta, ""}
+	set(mark, 0x3D, "'")
+	set(sign, 0x3E, "ā", "i", "ī", "u", "ū", "r̥", "r̥̄", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")
+	t[0x4D] = entry{virama, ""}
+	set(mark, 0x50, "ōm")
+	set(consonant, 0x58, "q", "k͟h", "ġ", "z", "ṛ", "ṛh", "f", "ẏ")
+	set(vowel, 0x60, "r̥̄", "l̥̄")
+	set(sign, 0x62, "l̥", "l̥̄")
+	set(mark, 0x64, ".", "..")
+	for d := 0; d < 10; d++ {
+		t[0x66+d] = entry{digit, string(rune('0' + d))}
+	}
+	set(mark, 0x70, ".") // abbreviation sign
+	return t
+}()
+
+// nuktaForms gives a consonant's romanization with a following nukta.
+var nuktaForms = map[string]string{"k": "q", "kh": "k͟h", "g": "ġ", "j": "z", "ḍ": "ṛ", "ḍh": "ṛh", "ph": "f", "y": "ẏ", "r": "ṟ", "l": "ḻ", "n": "ṉ"}
+
+// overrides are the block-specific letters that break the shared layout.
+var overrides = map[rune]entry{
+	0x0A70: {mark, "ṁ"},      // Gurmukhi tippi (nasal)
+	0x0A71: {mark, ""},       // Gurmukhi addak (gemination)
+	0x0A72: {vowel, ""},      // Gurmukhi iri (vowel bearer)
+	0x0A73: {vowel, ""},      // Gurmukhi ura (vowel bearer)
+	0x09F0: {consonant, "r"}, // Assamese ra
+	0x09F1: {consonant, "v"}, // Assamese wa
+	0x0B71: {consonant, "v"}, // Oriya wa
+}
+
+func lookup(r rune) (entry, bool) {
+	if e, ok := overrides[r]; ok {
+		return e, true
+	}
+	for _, b := range blocks {
+		if r >= b && r < b+0x80 {
+			e := table[r-b]
+			return e, e.c != other
+		}
+	}
+	return entry{}, false
+}
+
+// IsBrahmic reports whether r is a letter or sign of one of the nine Brahmic blocks.
+func IsBrahmic(r rune) bool { _, ok := lookup(r); return ok }
+
+// ISO15919 romanizes s (NFC first). A consonant followed by another
+// consonant, a space or the end keeps its inherent "a" (ISO 15919 writes
+// it; Loose drops a word-final one).
+func ISO15919(s string) string {
+	rs := []rune(norm.NFC.String(s))
+	var sb strings.Builder
+	for i := 0; i < len(rs); i++ {
+		e, ok := lookup(rs[i])
+		if !ok {
+			sb.WriteRune(rs[i])
+			continue
+		}
+		switch e.c {
+		case consonant:
+			lat := e.lat
+			j := i + 1
+			if j < len(rs) {
+				if n, ok := lookup(rs[j]); ok && n.c == nukta {
+					if f, ok := nuktaForms[lat]; ok {
+						lat = f
+					}
+					j++
+				}
+			}
+			sb.WriteString(lat)
+			next, ok := entry{}, false
+			if j < len(rs) {
+				next, ok = lookup(rs[j])
+			}
+			switch {
+			case ok && next.c == sign:
+				sb.WriteString(next.lat)
+				j++
+			case ok && next.c == virama:
+				j++
+			default:
+				sb.WriteString("a")
+			}
+			i = j - 1
+		case nukta, virama:
+		default:
+			sb.WriteString(e.lat)
+		}
+	}
+	return sb.String()
+}
+
+// Match reports whether a and b (Latin, or romanized with ISO15919) name
+// the same thing within the tolerance of transliteration: their Loose
+// forms are equal, or their consonant skeletons are, with at least two
+// consonants. The skeleton keeps each word's first letter and drops the
+// vowels a e i o u, "y" and a non-initial "h" (so Paris ≈ पेरिस "peris",
+// John ≈ जॉन "jon"). It is deliberately tolerant: it can equate short
+// names that differ only in vowels (Rome, Rim), which is why it is
+// reported beside strict matching, never instead of it.
+func Match(a, b string) bool {
+	la, lb := Loose(a), Loose(b)
+	if la == lb {
+		return la != ""
+	}
+	sa, sb := Skeleton(la), Skeleton(lb)
+	return sa == sb && len(strings.ReplaceAll(sa, " ", "")) >= 2
+}
+
+// Skeleton is the consonant skeleton of a Loose form (see Match).
+func Skeleton(loose string) string {
+	words := strings.Fields(loose)
+	for i, w := range words {
+		var o []byte
+		for k := 0; k < len(w); k++ {
+			c := w[k]
+			if k > 0 && strings.IndexByte("aeiouyh", c) >= 0 {
+				continue
+			}
+			if len(o) > 0 && o[len(o)-1] == c {
+				continue
+			}
+			o = append(o, c)
+		}
+		words[i] = string(o)
+	}
+	return strings.Join(words, " ")
+}
+
+// Loose folds romanized or Latin text for tolerant comparison: NFD with
+// combining marks removed (ā→a, ṭ→t, ś→s), lower case, "w"→"v", "ph"→"f",
+// "x"→"ks", "q"→"k", "z"→"j", aspiration dropped after consonants
+// ("kh"→"k", "bh"→"b"; "sh" and "ch" become "s" and "c"), doubled letters
+// collapsed, a word-final "a" after a consonant dropped (the inherent
+// vowel Hindi does not pronounce), and anything that is not a letter or
+// digit turned into a single space. Two strings that agree after Loose are
+// taken to name the same thing when their scripts differ.
+func Loose(s string) string {
+	d := norm.NFD.String(strings.ToLower(s))
+	var b strings.Builder
+	for _, r := range d {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	repl := strings.NewReplacer("ph", "f", "w", "v", "x", "ks", "q", "k", "z", "j", "ee", "i", "oo", "u")
+	t := repl.Replace(b.String())
+	words := strings.Fields(t)
+	for i, w := range words {
+		var o []byte
+		for k := 0; k < len(w); k++ {
+			c := w[k]
+			if c == 'h' && k > 0 && strings.IndexByte("kgcjtdpbsr", w[k-1]) >= 0 {
+				continue // aspiration
+			}
+			if len(o) > 0 && o[len(o)-1] == c {
+				continue // doubled
+			}
+			o = append(o, c)
+		}
+		if n := len(o); n > 2 && o[n-1] == 'a' && strings.IndexByte("aeiou", o[n-2]) < 0 {
+			o = o[:n-1]
+		}
+		words[i] = string(o)
+	}
+	return strings.Join(words, " ")
+}
