@@ -10,7 +10,9 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/translit"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
@@ -90,13 +92,14 @@ func (p *IndicKLAR) Templates() map[string]string {
 	return out
 }
 
-// decoding is the authors' SamplingParams per strategy and stage (§1.7).
+// decoding is the authors' SamplingParams per strategy and stage (§1.7);
+// the ablations decode as Obj-Baseline.
 func decoding(s Strategy, stage int) engine.Decoding {
 	d := engine.Decoding{Temperature: ptr(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
-	case BaselineCands:
+	case BaselineCands, EntityEN, ContextEN, Romanized:
 		d.MaxTokens, d.Stop = 10, []string{"\n", "Answer"}
 	case TinTCM, TinTEN:
 		d.MaxTokens, d.StructuredOutputs = 80, Schema("answer")
@@ -179,8 +182,10 @@ func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Se
 						}
 						continue
 					}
-					if prompt == "" { // stage 1 has no answer yet
-						p.blocked++
+					if prompt == "" {
+						if !s.Ablation() { // stage 1 has no answer yet
+							p.blocked++
+						}
 						continue
 					}
 					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: decoding(s, stage)}
@@ -274,6 +279,9 @@ func (p *IndicKLAR) placeholders(s Strategy, l lang.Language) *strings.Replacer 
 
 func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior Lookup) (string, error) {
 	var sb strings.Builder
+	if s.Ablation() {
+		return p.ablationPrompt(s, v, key.Item, demos), nil
+	}
 	switch s {
 	case Baseline, BaselineCands:
 		for _, d := range demos {
@@ -369,4 +377,51 @@ func (p *IndicKLAR) item(id string) *item.Item {
 		}
 	}
 	return nil
+}
+
+// ablated returns the question of an entity/romanization ablation for the
+// native variant v of item id, its gold and its candidates; ok is false
+// when the item lacks what the ablation needs (an English variant with a
+// subject and template, or a native template).
+func (p *IndicKLAR) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
+	it := p.item(id)
+	if it == nil {
+		return "", "", nil, false
+	}
+	en, hasEN := it.Variant("eng", item.English)
+	switch s {
+	case EntityEN: // native template, English subject; native gold
+		if !hasEN || en.Subject == "" || v.Template == "" {
+			return "", "", nil, false
+		}
+		return klar.Fill(v.Template, en.Subject), v.Answer, v.Candidates, true
+	case ContextEN: // English template, native subject; English gold
+		if !hasEN || en.Template == "" || v.Subject == "" {
+			return "", "", nil, false
+		}
+		return klar.Fill(en.Template, v.Subject), en.Answer, en.Candidates, true
+	case Romanized: // the native question romanized; native gold
+		return translit.Roman(v.Question), v.Answer, v.Candidates, v.Question != ""
+	}
+	return "", "", nil, false
+}
+
+// ablationPrompt is the Obj-Baseline format over ablated questions, the
+// demonstrations ablated the same way ("" when the item cannot be ablated).
+func (p *IndicKLAR) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
+	q, _, cands, ok := p.ablated(s, id, v)
+	if !ok {
+		return ""
+	}
+	var sb strings.Builder
+	for _, d := range demos {
+		if dq, dg, _, ok := p.ablated(s, d.id, d.v); ok {
+			sb.WriteString(dq + " " + dg + "\n")
+		}
+	}
+	sb.WriteString(q)
+	if len(cands) > 0 {
+		sb.WriteString("\nCandidates: " + strings.Join(cands, ", ") + "\nAnswer:")
+	}
+	return sb.String()
 }

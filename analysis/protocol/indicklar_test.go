@@ -204,3 +204,35 @@ func TestTemplates(t *testing.T) {
 		t.Errorf("1Step-CM template ends %q", one[len(one)-20:])
 	}
 }
+
+func TestAblations(t *testing.T) {
+	set, err := klar.Load("../../testdata/klar", reg, nil, item.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &IndicKLAR{Set: set, Languages: []lang.Language{reg.MustLookup("ja")}, Forms: []item.Form{item.Native},
+		Strategies: []Strategy{EntityEN, ContextEN}, Seed: 1}
+	rs := collect(t, p, 1, none)
+	if len(rs) != 2*46 {
+		t.Fatalf("%d requests", len(rs))
+	}
+	ent, ctx := rs[0], rs[46]
+	lines := strings.Split(ent.Prompt, "\n")
+	// Japanese template around the English subject; Japanese candidates.
+	if !strings.Contains(lines[3], "Nat King Cole") || strings.Contains(lines[3], "What instrument") || !strings.HasPrefix(lines[4], "Candidates: ") || lines[5] != "Answer:" {
+		t.Errorf("entity-en prompt %q", ent.Prompt)
+	}
+	ja, _ := set.Items[0].Variant("jpn", item.Native)
+	if !strings.Contains(ctx.Prompt, "What instrument does "+ja.Subject+" play? The answer is:") || !strings.Contains(ctx.Prompt, "piano") {
+		t.Errorf("context-en prompt %q", ctx.Prompt)
+	}
+	if ent.Decoding.MaxTokens != 10 || len(ent.Decoding.Stop) != 2 {
+		t.Errorf("decoding %+v", ent.Decoding)
+	}
+
+	r := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: []Strategy{Romanized}, Seed: 1}
+	rr := collect(t, r, 1, none)
+	if q := strings.Split(rr[0].Prompt, "\n")[3]; len(rr) != 5 || q != "bharat ki rajadhani kya hai? uttar hai:" {
+		t.Errorf("romanized prompt %q", rr[0].Prompt)
+	}
+}

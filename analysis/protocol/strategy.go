@@ -21,10 +21,17 @@ const (
 	TwoStepTranslit Strategy = "2step-translit" // 2Step-Translit: romanize first, then answer
 	CoT             Strategy = "cot"            // Baseline + CoT (paper Appendix F; no published code)
 	CoTCands        Strategy = "cot-cands"      // Baseline + Candidates + CoT
+
+	// Entity-context and romanization ablations (IndicKLAR Tables 2 and 8),
+	// in the Obj-Baseline format.
+	EntityEN  Strategy = "ablation-entity-en"  // native context, English entity (the paper's SubInj)
+	ContextEN Strategy = "ablation-context-en" // English context, native entity
+	Romanized Strategy = "ablation-romanized"  // the native question fully romanized
 )
 
 // Strategies lists every strategy in the paper's order.
-var Strategies = []Strategy{Baseline, BaselineCands, TwoStepCM, TwoStepEN, TwoStepTranslit, OneStepCM, OneStepEN, TinTCM, TinTEN, CoT, CoTCands}
+var Strategies = []Strategy{Baseline, BaselineCands, TwoStepCM, TwoStepEN, TwoStepTranslit, OneStepCM, OneStepEN, TinTCM, TinTEN, CoT, CoTCands,
+	EntityEN, ContextEN, Romanized}
 
 var strategyAliases = map[string]Strategy{
 	"obj-baseline": BaselineCands, "baseline+candidates": BaselineCands, "baseline-candidates": BaselineCands,
@@ -74,4 +81,7 @@ func (s Strategy) Target() string {
 }
 
 // JSON reports whether the strategy's answer is a JSON object.
-func (s Strategy) JSON() bool { return s != Baseline && s != BaselineCands }
+func (s Strategy) JSON() bool { return s != Baseline && s != BaselineCands && !s.Ablation() }
+
+// Ablation reports whether s is one of the entity/romanization ablations.
+func (s Strategy) Ablation() bool { return s == EntityEN || s == ContextEN || s == Romanized }

@@ -229,3 +229,51 @@ func Loose(s string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// Roman writes s in plain Latin letters the way people type romanized
+// Indian languages: ISO15919, then a word-final inherent "a" after a
+// consonant dropped (never a long "ā"), then the diacritics removed
+// ("भारत की राजधानी" → "bharat ki rajadhani"; medial schwas stay).
+func Roman(s string) string {
+	// ISO15919 keeps every space, so source and romanized words align.
+	src := strings.Split(norm.NFC.String(s), " ")
+	words := strings.Split(ISO15919(s), " ")
+	for i, w := range words {
+		rs := []rune(w)
+		n := len(rs)
+		// Trailing punctuation stays where it is.
+		end := n
+		for end > 0 && !unicode.IsLetter(rs[end-1]) && !unicode.Is(unicode.Mn, rs[end-1]) {
+			end--
+		}
+		if end > 2 && rs[end-1] == 'a' && isConsonantLetter(rs[end-2]) && i < len(src) && IsBrahmicWord(src[i]) {
+			rs = append(rs[:end-1], rs[end:]...)
+		}
+		words[i] = string(rs)
+	}
+	d := norm.NFD.String(strings.Join(words, " "))
+	var b strings.Builder
+	for _, r := range d {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// isConsonantLetter reports whether r (possibly with diacritics) is a
+// Latin consonant.
+func isConsonantLetter(r rune) bool {
+	base := []rune(norm.NFD.String(string(r)))[0]
+	return unicode.IsLetter(base) && !strings.ContainsRune("aeiouAEIOU", base)
+}
+
+// IsBrahmicWord reports whether s contains a Brahmic letter.
+func IsBrahmicWord(s string) bool {
+	for _, r := range s {
+		if IsBrahmic(r) {
+			return true
+		}
+	}
+	return false
+}

@@ -52,3 +52,23 @@ func TestLooseAgreesAcrossScripts(t *testing.T) {
 		t.Errorf("word-final inherent a: %q", Loose(ISO15919("भारत")))
 	}
 }
+
+func TestRoman(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"भारत की राजधानी क्या है?", "bharat ki rajadhani kya hai?"},
+		{"दिल्ली", "dilli"},
+		{"Paris", "Paris"},
+		{"ಕನ್ನಡ", "kannad"},
+	}
+	for _, c := range cases {
+		if got := Roman(c.in); got != c.want {
+			t.Errorf("Roman(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRomanMixed(t *testing.T) {
+	if got := Roman("Canada की राजधानी"); got != "Canada ki rajadhani" {
+		t.Errorf("mixed: %q", got)
+	}
+}

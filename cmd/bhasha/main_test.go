@@ -358,8 +358,8 @@ func TestSmokeExperiments(t *testing.T) {
 	}{
 		// 8 items × 2 models × (2 baselines × 3 forms + 5 one-stage + 3 two-stage × 2 stages)
 		{"smoke-indicklar.yaml", 8 * 2 * (6 + 5 + 6)},
-		// 6 items × (2 baselines × 2 languages + tint-en + 2 × 2step-en on Japanese)
-		{"smoke-klar.yaml", 6 * (4 + 1 + 2)},
+		// 6 items × (2 baselines × 2 languages + tint-en + 2 × 2step-en + 3 ablations on Japanese)
+		{"smoke-klar.yaml", 6 * (4 + 1 + 2 + 3)},
 		// 5 items × 3 languages: an answer and a verdict each
 		{"smoke-indicquest.yaml", 5 * 3 * 2},
 		// 10 questions × 8 conditions × 2 models
