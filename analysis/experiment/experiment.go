@@ -93,6 +93,7 @@ type PromptOptions struct {
 	Chat                 bool `yaml:"chat"`                   // chat template instead of raw completion
 	ReadmeCMNames        bool `yaml:"readme_cm_names"`        // Dogrish/Konglish/Urlish
 	ScriptNames          bool `yaml:"script_names"`           // SOURCE_SCRIPT = script name
+	PaperWording         bool `yaml:"paper_wording"`          // Appendix F prompt texts instead of the code's
 	StoredCandidateOrder bool `yaml:"stored_candidate_order"` // keep the gold last, unshuffled
 	Shots                int  `yaml:"shots"`                  // demonstrations (default 3)
 }

@@ -150,7 +150,8 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 	switch e.Study {
 	case StudyIndicKLAR:
 		e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
-			Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames}
+			Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
+			PaperWording: e.Prompt.PaperWording}
 	case StudyIndicQuest:
 		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	case StudyMDI:

@@ -43,6 +43,9 @@ type IndicKLAR struct {
 	// ScriptNames fills SOURCE_SCRIPT with the script's name (Devanagari);
 	// the authors' automation passes the language name (Hindi) there.
 	ScriptNames bool
+	// PaperWording uses the prompt texts printed in the paper's Appendix F
+	// instead of the (longer) texts of the authors' code.
+	PaperWording bool
 
 	blocked int
 }
@@ -59,7 +62,18 @@ func (p *IndicKLAR) Stages() int {
 // Blocked counts stage-2 requests withheld because stage 1 had no answer.
 func (p *IndicKLAR) Blocked() int { return p.blocked }
 
-// templateFiles maps a strategy and stage to its header template.
+// templateFile is the header template of a strategy and stage, in the
+// paper's wording when asked for and available.
+func (p *IndicKLAR) templateFile(s Strategy, stage int) string {
+	f := templateFile(s, stage)
+	if p.PaperWording && f != "" && s != CoT && s != CoTCands {
+		return strings.Replace(f, "indicklar/", "indicklar/paper/", 1)
+	}
+	return f
+}
+
+// templateFile maps a strategy and stage to its header template in the
+// authors' code.
 func templateFile(s Strategy, stage int) string {
 	switch s {
 	case TinTCM, TinTEN, OneStepCM, OneStepEN, CoT:
@@ -82,7 +96,7 @@ func (p *IndicKLAR) Templates() map[string]string {
 	out := map[string]string{}
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
-			if f := templateFile(s, st); f != "" {
+			if f := p.templateFile(s, st); f != "" {
 				if _, h, err := Template(f); err == nil {
 					out[f] = h
 				}
@@ -293,14 +307,14 @@ func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Varia
 		}
 		return sb.String(), nil
 	}
-	header, _, err := Template(templateFile(s, stage))
+	header, _, err := Template(p.templateFile(s, stage))
 	if err != nil {
 		return "", err
 	}
 	sb.WriteString(p.placeholders(s, l).Replace(header))
 	switch {
 	case s.Stages() == 2 && stage == 1:
-		if s != TwoStepEN {
+		if s != TwoStepEN && !p.PaperWording {
 			sb.WriteString("\n") // the empty dictionary hint's newline
 		}
 		sb.WriteString("Q: " + v.Question + "\nOutput:")

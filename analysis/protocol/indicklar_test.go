@@ -236,3 +236,39 @@ func TestAblations(t *testing.T) {
 		t.Errorf("romanized prompt %q", rr[0].Prompt)
 	}
 }
+
+func TestPaperWording(t *testing.T) {
+	all := []Strategy{TinTCM, TinTEN, OneStepCM, OneStepEN, TwoStepCM, TwoStepEN, TwoStepTranslit}
+	code := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: all, Seed: 1}
+	paper := *code
+	paper.PaperWording = true
+	c, pp := collect(t, code, 1, none), collect(t, &paper, 1, none)
+	if len(c) != len(pp) || len(c) != 35 {
+		t.Fatalf("%d and %d requests", len(c), len(pp))
+	}
+	for i := range c {
+		if c[i].Key.Strategy == "2step-en" { // stage 1 reads the same in paper and code
+			if c[i].Prompt != pp[i].Prompt {
+				t.Errorf("2Step-EN stage 1 differs: %q vs %q", c[i].Prompt, pp[i].Prompt)
+			}
+			continue
+		}
+		if c[i].Prompt == pp[i].Prompt || len(pp[i].Prompt) >= len(c[i].Prompt) {
+			t.Errorf("%s: the paper's wording should differ and be shorter", c[i].Key)
+		}
+	}
+	if !strings.Contains(pp[0].Prompt, "Before answering, internally convert the question to Hinglish by keeping Hindi grammar") {
+		t.Errorf("paper TinT-CM %q", pp[0].Prompt)
+	}
+	if !strings.HasSuffix(pp[25].Prompt, "{\"translation\": \"...\"}\n\nQ: भारत की राजधानी क्या है? उत्तर है:\nOutput:") {
+		t.Errorf("paper 2Step-EN stage 1 %q", pp[25].Prompt)
+	}
+	if len(paper.Templates()) != 9 {
+		t.Errorf("templates %v", paper.Templates())
+	}
+	for name := range paper.Templates() {
+		if !strings.HasPrefix(name, "indicklar/paper/") {
+			t.Errorf("template %s", name)
+		}
+	}
+}
