@@ -59,6 +59,8 @@ type DatasetInfo struct {
 	Name    string         `json:"name"`
 	Items   int            `json:"items"`
 	Skipped []item.Problem `json:"skipped,omitempty"` // invalid records skipped (dataset.skip_invalid)
+	// Missing counts, per language/form, the items absent there (alignment gaps).
+	Missing map[string]int `json:"missing,omitempty"`
 	Notes   []string       `json:"notes,omitempty"`
 }
 
@@ -138,7 +140,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 
 	m.Templates = exp.Templates()
 	if set := exp.Items(); set != nil {
-		m.Dataset = &DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes}
+		m.Dataset = &DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}
+		for lf, ids := range set.Check().Missing {
+			m.Dataset.Missing[lf] = len(ids)
+		}
 		if len(set.Skipped) > 0 {
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
 		}

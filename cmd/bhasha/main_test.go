@@ -393,6 +393,9 @@ func TestSmokeExperiments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if m.Dataset == nil || m.Dataset.Items == 0 {
+				t.Errorf("manifest has no dataset: %+v", m.Dataset)
+			}
 			if m.Status != "complete" || m.Counts.Records != c.records || m.Counts.OK != c.records || !m.Simulated || len(m.Templates) == 0 || m.Blocked != 0 {
 				t.Errorf("manifest %+v\n%s", m, se.String())
 			}
