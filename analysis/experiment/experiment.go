@@ -128,23 +128,31 @@ type RequestLine struct {
 	Decoding *engine.Decoding `json:"decoding,omitempty"`
 }
 
+// LoadOptions adjust an experiment as it is loaded.
+type LoadOptions struct {
+	// SkipInvalid skips invalid dataset records (listed in the manifest)
+	// whatever the file says (bhasha run --skip-invalid).
+	SkipInvalid bool
+}
+
 // Load reads, parses and validates an experiment file. All problems found
 // are reported together, each with its line number.
-func Load(path string) (*Experiment, error) {
+func Load(path string) (*Experiment, error) { return LoadWith(path, LoadOptions{}) }
+
+// LoadWith is Load with options.
+func LoadWith(path string, o LoadOptions) (*Experiment, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading experiment: %w", err)
 	}
-	exp, err := Parse(b, path)
-	if err != nil {
-		return nil, err
-	}
-	return exp, nil
+	return parse(b, path, o)
 }
 
 // Parse parses and validates experiment YAML; name is used in messages and
 // to resolve relative paths.
-func Parse(b []byte, name string) (*Experiment, error) {
+func Parse(b []byte, name string) (*Experiment, error) { return parse(b, name, LoadOptions{}) }
+
+func parse(b []byte, name string, o LoadOptions) (*Experiment, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -164,6 +172,9 @@ func Parse(b []byte, name string) (*Experiment, error) {
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
+	if o.SkipInvalid && exp.Dataset != nil {
+		exp.Dataset.SkipInvalid = true
+	}
 	errs = append(errs, exp.validate(&root)...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))

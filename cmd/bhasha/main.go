@@ -5,7 +5,7 @@
 // Usage:
 //
 //	bhasha sim   --addr 127.0.0.1:8000 [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage] [--facts FILE]
-//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR]
+//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
@@ -178,10 +178,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	conc := fs.Int("concurrency", 0, "per-replica concurrency, overriding the experiment")
 	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
+	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(fs, "run", *cfg, *out)
+	exp, err := loadExperiment(fs, "run", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}
@@ -193,12 +194,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // loadExperiment checks the two required flags and loads the experiment.
-func loadExperiment(fs *flag.FlagSet, cmd, cfg, out string) (*experiment.Experiment, error) {
+func loadExperiment(fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
 	if cfg == "" || out == "" {
 		fs.Usage()
 		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
 	}
-	return experiment.Load(cfg)
+	return experiment.LoadWith(cfg, experiment.LoadOptions{SkipInvalid: skipInvalid})
 }
 
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
@@ -217,10 +218,11 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	out := fs.String("out", "", "run directory")
 	live := fs.Bool("live", false, "read model identities from the endpoints (as a run would)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
+	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records instead of stopping")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(fs, "batch export", *cfg, *out)
+	exp, err := loadExperiment(fs, "batch export", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}

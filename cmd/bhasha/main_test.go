@@ -429,3 +429,36 @@ func TestSmokeExperiments(t *testing.T) {
 		})
 	}
 }
+
+// A bad dataset row stops a run with file, line and field; --skip-invalid
+// runs the rest and lists the row in the manifest.
+func TestRunSkipInvalid(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "iq")
+	os.MkdirAll(data, 0o755)
+	os.WriteFile(filepath.Join(data, "english.csv"), []byte("question,answer\nCapital of India?,New Delhi\nBroken?,\nCapital of France?,Paris\n"), 0o644)
+	cfg := filepath.Join(dir, "e.yaml")
+	os.WriteFile(cfg, []byte(`name: skip
+study: indicquest
+dataset: {path: iq}
+models: [{name: m, served_name: sim-tiny-1b, endpoints: ["http://127.0.0.1:1/v1"]}]
+judge: {name: j, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"]}
+`), 0o644)
+	url := simtest.Start(t, sim.Config{})
+	args := []string{"run", "--config", cfg, "--out", filepath.Join(dir, "run"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
+	var so, se bytes.Buffer
+	err := dispatch(context.Background(), args, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), "english.csv line 3 field \"Answer\": empty") {
+		t.Fatalf("without --skip-invalid: %v", err)
+	}
+	if err := dispatch(context.Background(), append(args, "--skip-invalid"), &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	m, err := run.ReadManifest(filepath.Join(dir, "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Counts.Records != 4 || m.Dataset == nil || len(m.Dataset.Skipped) != 1 || m.Dataset.Skipped[0].Line != 3 {
+		t.Errorf("manifest counts %+v dataset %+v", m.Counts, m.Dataset)
+	}
+}
