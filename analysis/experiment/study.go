@@ -53,51 +53,19 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		return errs
 	}
 	reg := lang.New()
-	var langs []lang.Language
 	if len(e.Languages) == 0 && e.Study == StudyIndicKLAR {
 		add(lineOf(root, "languages"), "languages is required for study %s", e.Study)
 	}
-	for i, c := range e.Languages {
-		l, err := reg.Lookup(c)
-		if err != nil {
-			add(lineOf(root, "languages", strconv.Itoa(i)), "%v", err)
-			continue
-		}
-		langs = append(langs, l)
+	langs := parseList(root, "languages", e.Languages, reg.Lookup, add)
+	forms := parseList(root, "forms", e.Forms, item.ParseForm, add)
+	if len(e.Forms) == 0 {
+		forms = []item.Form{item.Native}
 	}
-	forms := []item.Form{item.Native}
-	if len(e.Forms) > 0 {
-		forms = nil
+	strategies := parseList(root, "strategies", e.Strategies, protocol.ParseStrategy, add)
+	if len(e.Strategies) == 0 {
+		strategies = []protocol.Strategy{protocol.Baseline}
 	}
-	for i, f := range e.Forms {
-		form, err := item.ParseForm(f)
-		if err != nil {
-			add(lineOf(root, "forms", strconv.Itoa(i)), "%v", err)
-			continue
-		}
-		forms = append(forms, form)
-	}
-	strategies := []protocol.Strategy{protocol.Baseline}
-	if len(e.Strategies) > 0 {
-		strategies = nil
-	}
-	for i, s := range e.Strategies {
-		st, err := protocol.ParseStrategy(s)
-		if err != nil {
-			add(lineOf(root, "strategies", strconv.Itoa(i)), "%v", err)
-			continue
-		}
-		strategies = append(strategies, st)
-	}
-	var conditions []protocol.Condition
-	for i, c := range e.Conditions {
-		cond, err := protocol.ParseCondition(c)
-		if err != nil {
-			add(lineOf(root, "conditions", strconv.Itoa(i)), "%v", err)
-			continue
-		}
-		conditions = append(conditions, cond)
-	}
+	conditions := parseList(root, "conditions", e.Conditions, protocol.ParseCondition, add)
 	switch {
 	case e.Study == StudyMDI && len(e.Conditions) == 0:
 		conditions = protocol.Conditions
@@ -165,6 +133,21 @@ func (e *Experiment) seed() int64 {
 		return *e.Seed
 	}
 	return DefaultSeed
+}
+
+// parseList parses each value of the list under key, reporting a bad one
+// at its own line.
+func parseList[T any](root *yaml.Node, key string, vals []string, parse func(string) (T, error), add func(int, string, ...any)) []T {
+	var out []T
+	for i, v := range vals {
+		x, err := parse(v)
+		if err != nil {
+			add(lineOf(root, key, strconv.Itoa(i)), "%v", err)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // sample keeps n items chosen with a seeded shuffle of the ids (the same
