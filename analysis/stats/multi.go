@@ -1,0 +1,167 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Holm adjusts p-values for m tests by Holm–Bonferroni: with p sorted
+// ascending, p̃₍ᵢ₎ = max over j ≤ i of min(1, (m − j)·p₍ⱼ₎) (j from 0),
+// returned in the input order.
+func Holm(p []float64) []float64 {
+	m := len(p)
+	idx := order(p)
+	out := make([]float64, m)
+	run := 0.0
+	for j, i := range idx {
+		run = math.Max(run, math.Min(1, float64(m-j)*p[i]))
+		out[i] = run
+	}
+	return out
+}
+
+// BenjaminiHochberg adjusts p-values for the false discovery rate: with p
+// sorted ascending, p̃₍ᵢ₎ = min over j ≥ i of min(1, m·p₍ⱼ₎/(j+1)), returned
+// in the input order.
+func BenjaminiHochberg(p []float64) []float64 {
+	m := len(p)
+	idx := order(p)
+	out := make([]float64, m)
+	run := 1.0
+	for j := m - 1; j >= 0; j-- {
+		i := idx[j]
+		run = math.Min(run, math.Min(1, float64(m)*p[i]/float64(j+1)))
+		out[i] = run
+	}
+	return out
+}
+
+func order(p []float64) []int {
+	idx := make([]int, len(p))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	return idx
+}
+
+// PairedPermutation is the two-sided permutation test of the mean paired
+// difference d (x − y): the null distribution of mean(±dᵢ) over sign
+// flips — all 2ⁿ when n ≤ exactMax (exact; p = 2·min(P(≤), P(≥)) with
+// SciPy's relative tolerance 10⁻¹⁴), otherwise `resamples` random flips
+// from rng with SciPy's (count + 1)/(resamples + 1) rule. p is capped at 1.
+func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (mean, p float64, err error) {
+	n := len(d)
+	if n == 0 {
+		return 0, 0, errors.New("permutation: no pairs")
+	}
+	for _, v := range d {
+		mean += v
+	}
+	mean /= float64(n)
+	gamma := math.Abs(1e-14 * mean)
+	var le, ge, total float64
+	count := func(s float64) {
+		total++
+		if s <= mean+gamma {
+			le++
+		}
+		if s >= mean-gamma {
+			ge++
+		}
+	}
+	if n <= exactMax {
+		for mask := 0; mask < 1<<n; mask++ {
+			s := 0.0
+			for i, v := range d {
+				if mask&(1<<i) != 0 {
+					s -= v
+				} else {
+					s += v
+				}
+			}
+			count(s / float64(n))
+		}
+		return mean, math.Min(1, 2*math.Min(le, ge)/total), nil
+	}
+	if rng == nil {
+		return 0, 0, errors.New("permutation: a random source is needed beyond the exact limit")
+	}
+	for range resamples {
+		s := 0.0
+		for _, v := range d {
+			if rng.IntN(2) == 1 {
+				s -= v
+			} else {
+				s += v
+			}
+		}
+		count(s / float64(n))
+	}
+	pl, pg := (le+1)/(total+1), (ge+1)/(total+1)
+	return mean, math.Min(1, 2*math.Min(pl, pg)), nil
+}
+
+// PairedBootstrap is the percentile bootstrap interval of the mean paired
+// difference: `resamples` resamples of the n pairs with replacement drawn
+// from rng, the interval between the (1−conf)/2 and (1+conf)/2 quantiles
+// of the resampled means (linear interpolation between order statistics).
+func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (mean, lo, hi float64, err error) {
+	n := len(d)
+	if n == 0 || resamples < 2 || rng == nil {
+		return 0, 0, 0, errors.New("bootstrap: need pairs, at least 2 resamples and a random source")
+	}
+	for _, v := range d {
+		mean += v
+	}
+	mean /= float64(n)
+	means := make([]float64, resamples)
+	for b := range means {
+		s := 0.0
+		for range n {
+			s += d[rng.IntN(n)]
+		}
+		means[b] = s / float64(n)
+	}
+	sort.Float64s(means)
+	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2), nil
+}
+
+// quantile is the q-quantile of sorted s by linear interpolation (NumPy's default).
+func quantile(s []float64, q float64) float64 {
+	h := q * float64(len(s)-1)
+	i := int(math.Floor(h))
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}
+
+// CohenKappa is Cohen's κ of two raters' labels over the same items:
+// (pₒ − pₑ)/(1 − pₑ), with pₒ the observed agreement and pₑ = Σ_c p_a(c)·p_b(c);
+// it also returns pₒ. κ is NaN when pₑ = 1.
+func CohenKappa(a, b []string) (kappa, agree float64, err error) {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0, 0, errors.New("kappa: need two equally long, non-empty label lists")
+	}
+	n := float64(len(a))
+	ca, cb := map[string]float64{}, map[string]float64{}
+	for i := range a {
+		if a[i] == b[i] {
+			agree++
+		}
+		ca[a[i]]++
+		cb[b[i]]++
+	}
+	agree /= n
+	pe := 0.0
+	for c, v := range ca {
+		pe += v / n * cb[c] / n
+	}
+	if pe == 1 {
+		return math.NaN(), agree, nil
+	}
+	return (agree - pe) / (1 - pe), agree, nil
+}

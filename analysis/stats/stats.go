@@ -1,0 +1,230 @@
+// Package stats holds the statistics the analyses report: interval
+// estimates, paired and unpaired tests, correlations and multiple-testing
+// corrections. Every function documents its formula; the tests compare
+// them with SciPy's (testdata/stats/golden.json, written by
+// testdata/stats/make_golden.py) to 1e-9. There is no global state:
+// resampling functions take their own random source.
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
+
+// Wilson returns the Wilson score interval for k successes in n trials at
+// confidence level conf (e.g. 0.95):
+//
+//	centre = (k + z²/2) / (n + z²)
+//	half   = z / (n + z²) · sqrt(k(n−k)/n + z²/4)
+//
+// with z = Φ⁻¹(1 − (1−conf)/2). n = 0 gives (0, 1).
+func Wilson(k, n int, conf float64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	z := stdNormal.Quantile(1 - (1-conf)/2)
+	fk, fn, z2 := float64(k), float64(n), z*z
+	centre := (fk + z2/2) / (fn + z2)
+	half := z / (fn + z2) * math.Sqrt(fk*(fn-fk)/fn+z2/4)
+	return math.Max(0, centre-half), math.Min(1, centre+half)
+}
+
+// Proportion is a rate with its count, size and Wilson 95% interval.
+type Proportion struct {
+	K, N   int
+	P      float64
+	Lo, Hi float64
+}
+
+// NewProportion is k/n with its 95% Wilson interval (P is NaN when n = 0).
+func NewProportion(k, n int) Proportion {
+	lo, hi := Wilson(k, n, 0.95)
+	p := math.NaN()
+	if n > 0 {
+		p = float64(k) / float64(n)
+	}
+	return Proportion{K: k, N: n, P: p, Lo: lo, Hi: hi}
+}
+
+func (p Proportion) String() string {
+	return fmt.Sprintf("%.3f [%.3f, %.3f] (%d/%d)", p.P, p.Lo, p.Hi, p.K, p.N)
+}
+
+// BinomTwoSided is the exact two-sided binomial test of k successes in n
+// trials with p = 1/2 (the case McNemar needs): min(1, 2·P(X ≤ min(k, n−k))),
+// and 1 when n = 0.
+func BinomTwoSided(k, n int) float64 {
+	if n == 0 {
+		return 1
+	}
+	m := min(k, n-k)
+	if 2*m == n {
+		return 1
+	}
+	b := distuv.Binomial{N: float64(n), P: 0.5}
+	return math.Min(1, 2*b.CDF(float64(m)))
+}
+
+// McNemarExact is McNemar's exact test on the discordant counts of a
+// paired 2×2 table (b: right only under A, c: right only under B): the
+// two-sided binomial test of b in b + c trials at p = 1/2.
+func McNemarExact(b, c int) float64 { return BinomTwoSided(b, b+c) }
+
+// McNemarChi2 is McNemar's chi-square test: statistic
+// (|b − c| − 1)² / (b + c) with the continuity correction, (b − c)²/(b + c)
+// without, and p = P(χ²₁ ≥ statistic). b + c = 0 gives (0, 1).
+func McNemarChi2(b, c int, correction bool) (stat, p float64) {
+	if b+c == 0 {
+		return 0, 1
+	}
+	d := math.Abs(float64(b - c))
+	if correction {
+		d = math.Max(0, d-1)
+	}
+	stat = d * d / float64(b+c)
+	return stat, distuv.ChiSquared{K: 1}.Survival(stat)
+}
+
+// TwoProportionZ is the pooled two-proportion z test of k1/n1 against
+// k2/n2: z = (p1 − p2) / sqrt(p̂(1−p̂)(1/n1 + 1/n2)) with p̂ = (k1+k2)/(n1+n2),
+// two-sided p = 2·(1 − Φ(|z|)). When p̂ is 0 or 1 the proportions are equal
+// and (0, 1) is returned.
+func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64, err error) {
+	if n1 <= 0 || n2 <= 0 {
+		return 0, 0, errors.New("two-proportion test: empty sample")
+	}
+	p1, p2 := float64(k1)/float64(n1), float64(k2)/float64(n2)
+	pool := float64(k1+k2) / float64(n1+n2)
+	se := math.Sqrt(pool * (1 - pool) * (1/float64(n1) + 1/float64(n2)))
+	if se == 0 {
+		return 0, 1, nil
+	}
+	z = (p1 - p2) / se
+	return z, 2 * stdNormal.Survival(math.Abs(z)), nil
+}
+
+// FisherExact is Fisher's exact test of the 2×2 table [[a, b], [c, d]]:
+// the sample odds ratio ad/(bc) and the two-sided p, the sum of the
+// hypergeometric probabilities of every table with the same margins whose
+// probability is at most (1 + 10⁻¹⁴) times the observed one (SciPy's rule).
+func FisherExact(a, b, c, d int) (oddsRatio, p float64) {
+	switch {
+	case b*c == 0 && a*d == 0:
+		oddsRatio = math.NaN()
+	case b*c == 0:
+		oddsRatio = math.Inf(1)
+	default:
+		oddsRatio = float64(a) * float64(d) / (float64(b) * float64(c))
+	}
+	r1, c1, n := a+b, a+c, a+b+c+d
+	if n == 0 || r1 == 0 || c1 == 0 || r1 == n || c1 == n {
+		return oddsRatio, 1
+	}
+	lo, hi := max(0, r1+c1-n), min(r1, c1)
+	logp := func(x int) float64 { // log hypergeometric pmf
+		return lchoose(c1, x) + lchoose(n-c1, r1-x) - lchoose(n, r1)
+	}
+	obs := logp(a)
+	threshold := obs + math.Log1p(1e-14)
+	for x := lo; x <= hi; x++ {
+		if lp := logp(x); lp <= threshold {
+			p += math.Exp(lp)
+		}
+	}
+	return oddsRatio, math.Min(1, p)
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
+
+// Ranks returns the 1-based ranks of x, ties given their average rank.
+func Ranks(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	r := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
+		}
+		avg := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			r[idx[k]] = avg
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// Pearson is Pearson's r with the two-sided p of t = r·sqrt((n−2)/(1−r²))
+// on n − 2 degrees of freedom (p = 1 when n = 2 or |r| = 1 with n = 2).
+// It needs n ≥ 2 and both samples non-constant.
+func Pearson(x, y []float64) (r, p float64, err error) {
+	n := len(x)
+	if n != len(y) {
+		return 0, 0, fmt.Errorf("pearson: %d and %d values", n, len(y))
+	}
+	if n < 2 {
+		return 0, 0, fmt.Errorf("pearson: need at least 2 pairs, have %d", n)
+	}
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN(), math.NaN(), errors.New("pearson: a sample is constant")
+	}
+	r = sxy / math.Sqrt(sxx*syy)
+	r = math.Max(-1, math.Min(1, r))
+	return r, corrP(r, n), nil
+}
+
+// corrP is the two-sided p of a correlation r over n pairs via Student's t.
+func corrP(r float64, n int) float64 {
+	if n <= 2 {
+		return 1
+	}
+	if math.Abs(r) >= 1 {
+		return 0
+	}
+	df := float64(n - 2)
+	t := r * math.Sqrt(df/((1-r)*(1+r)))
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+}
+
+// Spearman is Spearman's ρ (Pearson's r of the average ranks) with the
+// two-sided p of t = ρ·sqrt((n−2)/((1+ρ)(1−ρ))) on n − 2 degrees of
+// freedom; with n = 2 there are no degrees of freedom and p is NaN (as SciPy).
+func Spearman(x, y []float64) (rho, p float64, err error) {
+	if len(x) != len(y) {
+		return 0, 0, fmt.Errorf("spearman: %d and %d values", len(x), len(y))
+	}
+	rho, p, err = Pearson(Ranks(x), Ranks(y))
+	if err == nil && len(x) == 2 {
+		p = math.NaN()
+	}
+	return rho, p, err
+}
