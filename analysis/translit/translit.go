@@ -149,6 +149,29 @@ func ISO15919(s string) string {
 	return sb.String()
 }
 
+// Same reports whether a and b, each in a Brahmic script or in Latin
+// letters, name the same thing within the tolerance of transliteration.
+// Brahmic words are romanized phonetically (ISO 15919 with the palatals
+// written as English writes them: च ch, छ chh, श and ष sh); Latin words get
+// English spelling folds ("ck"→k, c before e/i/y→s, other c→k, "qu"→kv);
+// then Match compares them.
+func Same(a, b string) bool { return Match(phonetic(a), phonetic(b)) }
+
+func phonetic(s string) string {
+	words := strings.Fields(norm.NFC.String(s))
+	for i, w := range words {
+		if IsBrahmicWord(w) {
+			words[i] = strings.NewReplacer("ch", "chh", "c", "ch", "ś", "sh", "ṣ", "sh").Replace(ISO15919(w))
+			continue
+		}
+		l := strings.ToLower(w)
+		l = strings.NewReplacer("ck", "k", "qu", "kv", "ce", "se", "ci", "si", "cy", "sy", "ch", "\x00").Replace(l)
+		l = strings.ReplaceAll(l, "c", "k")
+		words[i] = strings.ReplaceAll(l, "\x00", "ch")
+	}
+	return strings.Join(words, " ")
+}
+
 // Match reports whether a and b (Latin, or romanized with ISO15919) name
 // the same thing within the tolerance of transliteration: their Loose
 // forms are equal, or their consonant skeletons are, with at least two

@@ -1,0 +1,138 @@
+// Package match decides whether an answer matches its gold: the matchers
+// of the three studies, each documented with its rule, and the
+// transliteration-aware match reported beside them.
+package match
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/translit"
+)
+
+// Prefix is IndicKLAR's relaxed prefix match: after preparing both strings
+// with p, the prediction is non-empty and a prefix of the gold, or the
+// gold is non-empty and a prefix of the prediction. With
+// normalize.Authors it is exactly the authors' is_nontrivial_prefix both
+// ways; with normalize.Default it is the paper's "after normalisation".
+func Prefix(pred, gold string, p normalize.Pipeline) bool {
+	a, g := p.String(pred), p.String(gold)
+	return (a != "" && strings.HasPrefix(g, a)) || (g != "" && strings.HasPrefix(a, g))
+}
+
+// Candidate is the authors' match_against_candidates: with both sides
+// prepared by p, walk the candidates in their stored order and take the
+// first one c (empty ones skipped) for which pred == c, pred starts with c,
+// c starts with a non-empty pred, or c occurs in pred; the answer is
+// correct when that candidate is the gold. When none is taken, fall back
+// to Prefix against the gold. It returns the candidate taken ("" if none).
+func Candidate(pred string, stored []string, gold string, p normalize.Pipeline) (taken string, correct bool) {
+	a := p.String(pred)
+	for _, c := range stored {
+		cn := p.String(c)
+		if cn == "" {
+			continue
+		}
+		if a == cn || strings.HasPrefix(a, cn) || (a != "" && strings.HasPrefix(cn, a)) || strings.Contains(a, cn) {
+			return c, cn == p.String(gold)
+		}
+	}
+	return "", Prefix(pred, gold, p)
+}
+
+var (
+	articles  = regexp.MustCompile(`\b(a|an|the)\b`)
+	triviaPct = func() map[rune]bool {
+		m := map[rune]bool{'\u2018': true, '\u2019': true, '\u00b4': true, '`': true}
+		for _, r := range "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" {
+			m[r] = true
+		}
+		return m
+	}()
+)
+
+// TriviaNormalize is TriviaQA's official normalize_answer: underscores to
+// spaces, lower case, each ASCII punctuation mark and ‘ ’ ´ ` to a space,
+// the words a, an and the to a space, white space collapsed, trimmed.
+func TriviaNormalize(s string) string {
+	s = strings.ToLower(strings.ReplaceAll(s, "_", " "))
+	s = strings.Map(func(r rune) rune {
+		if triviaPct[r] {
+			return ' '
+		}
+		return r
+	}, s)
+	s = articles.ReplaceAllString(s, " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ExactMatch is TriviaQA's exact match: TriviaNormalize(pred) equals
+// TriviaNormalize(g) for some gold or alias g.
+func ExactMatch(pred string, golds []string) bool {
+	a := TriviaNormalize(pred)
+	for _, g := range golds {
+		if TriviaNormalize(g) == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Substring is IndicQuest's exact-substring criterion: after p, the gold
+// occurs as a contiguous substring of the response (word boundaries
+// ignored); an empty gold never matches.
+func Substring(response, gold string, p normalize.Pipeline) bool {
+	g := p.String(gold)
+	return g != "" && strings.Contains(p.String(response), g)
+}
+
+// WordOverlap is IndicQuest's word-overlap criterion: after p, every word
+// of the gold (white-space separated, punctuation stripped from the word's
+// edges) occurs among the response's words, in any order.
+func WordOverlap(response, gold string, p normalize.Pipeline) bool {
+	words := func(s string) []string {
+		var out []string
+		for _, w := range strings.Fields(p.String(s)) {
+			if w = strings.TrimFunc(w, isEdgePunct); w != "" {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	have := map[string]bool{}
+	for _, w := range words(response) {
+		have[w] = true
+	}
+	gw := words(gold)
+	if len(gw) == 0 {
+		return false
+	}
+	for _, w := range gw {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func isEdgePunct(r rune) bool {
+	return strings.ContainsRune(".,;:!?\"'()[]{}«»“”‘’।॥-—–", r)
+}
+
+// Translit is the transliteration-aware match: pred and some gold name the
+// same thing after both are romanized (ISO 15919 for Brahmic text, Latin
+// kept) within translit.Match's tolerance. It is reported beside strict
+// matching, never in its place.
+func Translit(pred string, golds []string) bool {
+	a := normalize.Default.String(pred)
+	if a == "" {
+		return false
+	}
+	for _, g := range golds {
+		if translit.Same(a, normalize.Default.String(g)) {
+			return true
+		}
+	}
+	return false
+}
