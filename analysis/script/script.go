@@ -1,0 +1,101 @@
+// Package script tells which writing systems a text uses: the count and
+// share of its letters in each script, its main script, whether it mixes
+// scripts, and whether it switched away from the script expected.
+package script
+
+import (
+	"sort"
+	"unicode"
+
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// Scripts recognised, by Unicode script name; letters of any other script
+// count as "Other".
+var Scripts = []string{"Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam",
+	"Arabic", "Ol_Chiki", "Meetei_Mayek", "Han", "Hiragana", "Katakana", "Hangul", "Latin", "Cyrillic", "Greek", "Thai"}
+
+// Other is the bucket for letters of any other script.
+const Other = "Other"
+
+// Profile is the script make-up of a text. Letters are counted with their
+// combining marks (vowel signs belong to the script of their block).
+type Profile struct {
+	Counts  map[string]int     `json:"counts"`
+	Letters int                `json:"letters"`
+	Shares  map[string]float64 `json:"shares"`
+	Main    string             `json:"main"`  // the script with most letters ("" when there are none)
+	Mixed   bool               `json:"mixed"` // letters in two or more scripts
+}
+
+// Detect profiles s.
+func Detect(s string) Profile {
+	p := Profile{Counts: map[string]int{}, Shares: map[string]float64{}}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) && !unicode.Is(unicode.Mc, r) {
+			continue
+		}
+		name := Other
+		for _, sc := range Scripts {
+			if unicode.Is(unicode.Scripts[sc], r) {
+				name = sc
+				break
+			}
+		}
+		if name == Other && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
+			continue // an inherited combining mark (e.g. U+0301) belongs to its base
+		}
+		p.Counts[name]++
+		p.Letters++
+	}
+	names := make([]string, 0, len(p.Counts))
+	for k, v := range p.Counts {
+		p.Shares[k] = float64(v) / float64(p.Letters)
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if p.Counts[names[i]] != p.Counts[names[j]] {
+			return p.Counts[names[i]] > p.Counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 0 {
+		p.Main = names[0]
+	}
+	p.Mixed = len(names) > 1
+	return p
+}
+
+// Has reports whether any letter of s is in one of the scripts.
+func (p Profile) Has(scripts ...string) bool {
+	for _, s := range scripts {
+		if p.Counts[s] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Switched reports whether the text uses letters outside the scripts of
+// the language asked for. Japanese expects Han, Hiragana and Katakana;
+// a text without letters (a number) never switches.
+func (p Profile) Switched(expected lang.Language) bool {
+	allowed := map[string]bool{}
+	for _, s := range expected.Scripts {
+		if s == lang.JapaneseKana {
+			allowed["Han"], allowed["Hiragana"], allowed["Katakana"] = true, true, true
+			continue
+		}
+		allowed[string(s)] = true
+	}
+	for s, n := range p.Counts {
+		if n > 0 && !allowed[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// DistractorSwitch is the distractor study's rule: any Devanagari letter
+// or any CJK Unified Ideograph.
+func (p Profile) DistractorSwitch() bool { return p.Has("Devanagari", "Han") }
