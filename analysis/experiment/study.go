@@ -224,3 +224,6 @@ func (e *Experiment) Extract(rec *engine.Record) {
 		rec.Extracted = e.study.Extract(rec)
 	}
 }
+
+// Protocol returns the study's request builder (nil for requests and synthetic).
+func (e *Experiment) Protocol() protocol.Study { return e.study }

@@ -97,7 +97,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
-	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: exp.Path, Decoding: exp.Decoding,
+	expFile := exp.Path
+	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
+		expFile = abs
+	}
+	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: expFile, Decoding: exp.Decoding,
 		Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	if prev, err := ReadManifest(o.Out); err == nil {
 		// Keep the provenance of earlier runs until this one connects.

@@ -104,10 +104,12 @@ func notice(text string, pos int, tok Tokenizer) features {
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
-	switch {
-	case strings.Contains(text, `"translation"`):
+	switch tr, an := strings.Contains(text, `"translation"`), strings.Contains(text, `"answer"`); {
+	case tr && an:
+		f.wantJSON = "both" // 1Step: translation and answer in one object
+	case tr:
 		f.wantJSON = "translation"
-	case strings.Contains(text, `"answer"`):
+	case an:
 		f.wantJSON = "answer"
 	}
 	return f
@@ -188,16 +190,22 @@ func (s *Server) answer(m ModelSpec, text string) (string, bool) {
 			}
 		}
 	}
+	tr := fact.Answer
+	if v, ok := s.kb.Variant(fact.ID, "eng"); ok && len(v.Cues) > 0 {
+		tr = v.Cues[0]
+	}
 	switch f.wantJSON {
 	case "answer":
 		b, _ := json.Marshal(map[string]string{"answer": out})
 		return string(b), true
 	case "translation":
-		tr := fact.Answer
-		if v, ok := s.kb.Variant(fact.ID, "eng"); ok && len(v.Cues) > 0 {
-			tr = v.Cues[0]
-		}
 		b, _ := json.Marshal(map[string]string{"translation": tr})
+		return string(b), true
+	case "both":
+		b, _ := json.Marshal(struct {
+			Translation string `json:"translation"`
+			Answer      string `json:"answer"`
+		}{tr, out})
 		return string(b), true
 	}
 	return out, true

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Version is what /version reports.
@@ -474,16 +475,22 @@ func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) 
 	if echo {
 		s.biasChoice(m, prompt, lps)
 	}
+	// text_offset counts characters (code points) of the full text, as
+	// vLLM's Python strings do.
 	toks := make([]string, len(ids))
 	offs := make([]int, len(ids))
-	off := 0
+	full, b := out, 0
+	if echo {
+		full = prompt + out
+	}
+	base := 0
 	if !echo {
-		off = len(prompt)
+		base = utf8.RuneCountInString(prompt)
 	}
 	for i, id := range ids {
 		toks[i] = s.tok.Piece(id)
-		offs[i] = off
-		off += len(toks[i])
+		offs[i] = base + utf8.RuneCountInString(full[:min(b, len(full))])
+		b += int(id >> 32)
 	}
 	return map[string]any{"tokens": toks, "token_logprobs": lps, "top_logprobs": nil, "text_offset": offs}
 }

@@ -8,6 +8,7 @@
 //	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
+//	bhasha report --run DIR [--config FILE]
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
 //	bhasha version
@@ -31,7 +32,9 @@ import (
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -44,6 +47,7 @@ Commands:
   run           run an experiment file into a run directory (resumable)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
+  report        score a finished run and write its tables as CSV under RUN/tables/
   datasets check  read a dataset and print its languages, items, alignment gaps and every problem
   demo          run the built-in default experiment against the in-process simulator
   version       print the version
@@ -83,6 +87,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return cmdBatchImport(args[2:], stdout, stderr)
 		}
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
 	case "datasets":
 		if len(args) < 2 || args[1] != "check" {
 			return fmt.Errorf("datasets: want 'datasets check PATH'")
@@ -329,4 +335,47 @@ func formatNames() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "report --run DIR [--config FILE]", stderr)
+	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
+	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return errors.New("report: --run is required")
+	}
+	m, err := run.ReadManifest(*dir)
+	if err != nil {
+		return err
+	}
+	path := *cfg
+	if path == "" {
+		path = m.ExperimentFile
+	}
+	exp, err := experiment.Load(path)
+	if err != nil {
+		return fmt.Errorf("report: loading the experiment (use --config if it moved): %w", err)
+	}
+	rows, err := score.Score(exp, *dir)
+	if err != nil {
+		return err
+	}
+	ts := tables.For(exp.Study, rows)
+	out := filepath.Join(*dir, "tables")
+	if err := tables.Write(out, ts, m.Simulated); err != nil {
+		return err
+	}
+	label := ""
+	if m.Simulated {
+		label = " [SIMULATED models]"
+	}
+	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, len(rows), label)
+	for _, t := range ts {
+		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
+	}
+	return nil
 }

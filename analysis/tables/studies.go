@@ -1,0 +1,347 @@
+package tables
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+)
+
+type unitKey struct{ model, strategy, unit string }
+
+// correctSets collects, per model × strategy × (language/form), the items
+// answered and the items answered correctly.
+func correctSets(rows []score.Row) (answered, correct map[unitKey]map[string]bool) {
+	answered, correct = map[unitKey]map[string]bool{}, map[unitKey]map[string]bool{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		k := unitKey{r.Key.Model, r.Key.Strategy, r.Key.Language + "/" + r.Key.Form}
+		if answered[k] == nil {
+			answered[k], correct[k] = map[string]bool{}, map[string]bool{}
+		}
+		answered[k][r.Key.Item] = true
+		if r.Correct {
+			correct[k][r.Key.Item] = true
+		}
+	}
+	return answered, correct
+}
+
+// CLC is cross-lingual consistency, per model and strategy: for every
+// pair of language/form units, the Jaccard index |Cₐ ∩ C_b| / |Cₐ ∪ C_b| of
+// the sets of items answered correctly (0 when the union is empty), over
+// the items both units answered; and, per unit, the mean over the other
+// units (the authors' CLC(L)).
+func CLC(rows []score.Row) (pairs, means *Table) {
+	pairs = &Table{Name: "clc", Header: []string{"model", "strategy", "a", "b", "items", "correct_a", "correct_b", "intersection", "union", "jaccard"}}
+	means = &Table{Name: "clc_mean", Header: []string{"model", "strategy", "unit", "others", "mean_jaccard"}}
+	answered, correct := correctSets(rows)
+	type ms struct{ model, strategy string }
+	units := map[ms][]string{}
+	for k := range answered {
+		units[ms{k.model, k.strategy}] = append(units[ms{k.model, k.strategy}], k.unit)
+	}
+	keys := make([]ms, 0, len(units))
+	for k := range units {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].strategy < keys[j].strategy
+	})
+	for _, k := range keys {
+		us := units[k]
+		sort.Strings(us)
+		sum := map[string]float64{}
+		for i, a := range us {
+			for _, b := range us[i+1:] {
+				ka, kb := unitKey{k.model, k.strategy, a}, unitKey{k.model, k.strategy, b}
+				common, ca, cb, inter, union := 0, 0, 0, 0, 0
+				for it := range answered[ka] {
+					if !answered[kb][it] {
+						continue
+					}
+					common++
+					x, y := correct[ka][it], correct[kb][it]
+					if x {
+						ca++
+					}
+					if y {
+						cb++
+					}
+					if x && y {
+						inter++
+					}
+					if x || y {
+						union++
+					}
+				}
+				j := 0.0
+				if union > 0 {
+					j = float64(inter) / float64(union)
+				}
+				pairs.add(k.model, k.strategy, a, b, common, ca, cb, inter, union, j)
+				sum[a] += j
+				sum[b] += j
+			}
+		}
+		if len(us) > 1 {
+			for _, u := range us {
+				means.add(k.model, k.strategy, u, len(us)-1, sum[u]/float64(len(us)-1))
+			}
+		}
+	}
+	return pairs, means
+}
+
+// StrategyTests compares each strategy with the reference (Obj-Baseline
+// when run, else Baseline) on the same items, per model × language × form:
+// the discordant counts b (reference right, strategy wrong) and c
+// (reference wrong, strategy right), the accuracy difference over the
+// paired items, McNemar's exact p, and Holm and BH adjustments over the
+// tests of each model.
+func StrategyTests(rows []score.Row) *Table {
+	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
+	type cell struct{ model, lang, form, strategy string }
+	res := map[cell]map[string]bool{}
+	strategies := map[string]bool{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		c := cell{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy}
+		if res[c] == nil {
+			res[c] = map[string]bool{}
+		}
+		res[c][r.Key.Item] = r.Correct
+		strategies[r.Key.Strategy] = true
+	}
+	ref := "baseline"
+	if strategies["baseline-cands"] {
+		ref = "baseline-cands"
+	}
+	var cells []cell
+	for c := range res {
+		if c.strategy != ref {
+			if _, ok := res[cell{c.model, c.lang, c.form, ref}]; ok {
+				cells = append(cells, c)
+			}
+		}
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		a, b := cells[i], cells[j]
+		for _, p := range [][2]string{{a.model, b.model}, {a.lang, b.lang}, {a.form, b.form}, {a.strategy, b.strategy}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	type line struct {
+		c                  cell
+		pairs, rk, k, b, d int
+		p                  float64
+	}
+	byModel := map[string][]line{}
+	var order []string
+	for _, c := range cells {
+		r0 := res[cell{c.model, c.lang, c.form, ref}]
+		l := line{c: c}
+		for it, ok := range res[c] {
+			base, paired := r0[it]
+			if !paired {
+				continue
+			}
+			l.pairs++
+			if base {
+				l.rk++
+			}
+			if ok {
+				l.k++
+			}
+			if base && !ok {
+				l.b++
+			}
+			if !base && ok {
+				l.d++
+			}
+		}
+		l.p = stats.McNemarExact(l.b, l.d)
+		if byModel[c.model] == nil {
+			order = append(order, c.model)
+		}
+		byModel[c.model] = append(byModel[c.model], l)
+	}
+	for _, m := range order {
+		ls := byModel[m]
+		ps := make([]float64, len(ls))
+		for i, l := range ls {
+			ps[i] = l.p
+		}
+		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
+		for i, l := range ls {
+			diff := math.NaN()
+			if l.pairs > 0 {
+				diff = float64(l.k-l.rk) / float64(l.pairs)
+			}
+			t.add(m, l.c.lang, l.c.form, l.c.strategy, ref, l.pairs, l.rk, l.k, diff, l.b, l.d, l.p, holm[i], bh[i])
+		}
+	}
+	return t
+}
+
+// ConditionTests compares every distractor condition with the clean one,
+// per model and metric: both rates, their difference, the pooled
+// two-proportion z test and Fisher's exact test, with Holm and BH
+// adjustments over the tests of each model.
+func ConditionTests(rows []score.Row) *Table {
+	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
+	type cell struct{ model, strategy, cond string }
+	counts := map[cell]map[string][2]int{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
+		if counts[c] == nil {
+			counts[c] = map[string][2]int{}
+		}
+		for _, m := range metricsFor("mdi") {
+			v := counts[c][m.name]
+			v[1]++
+			if m.of(r) {
+				v[0]++
+			}
+			counts[c][m.name] = v
+		}
+	}
+	var cells []cell
+	for c := range counts {
+		if c.cond != "clean" {
+			if _, ok := counts[cell{c.model, c.strategy, "clean"}]; ok {
+				cells = append(cells, c)
+			}
+		}
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		a, b := cells[i], cells[j]
+		if a.model != b.model {
+			return a.model < b.model
+		}
+		if a.strategy != b.strategy {
+			return a.strategy < b.strategy
+		}
+		return a.cond < b.cond
+	})
+	type line struct {
+		c            cell
+		metric       string
+		k0, n0, k, n int
+		z, p, pf     float64
+	}
+	byModel := map[string][]line{}
+	var order []string
+	for _, c := range cells {
+		for _, m := range metricsFor("mdi") {
+			if c.strategy == "mc1" && m.name != "correct" && m.name != "lenient" {
+				continue
+			}
+			v0, v := counts[cell{c.model, c.strategy, "clean"}][m.name], counts[c][m.name]
+			l := line{c: c, metric: m.name, k0: v0[0], n0: v0[1], k: v[0], n: v[1]}
+			l.z, l.p, _ = stats.TwoProportionZ(l.k, l.n, l.k0, l.n0)
+			_, l.pf = stats.FisherExact(l.k, l.n-l.k, l.k0, l.n0-l.k0)
+			if byModel[c.model] == nil {
+				order = append(order, c.model)
+			}
+			byModel[c.model] = append(byModel[c.model], l)
+		}
+	}
+	for _, m := range order {
+		ls := byModel[m]
+		ps := make([]float64, len(ls))
+		for i, l := range ls {
+			ps[i] = l.p
+		}
+		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
+		for i, l := range ls {
+			diff := float64(l.k)/float64(l.n) - float64(l.k0)/float64(l.n0)
+			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, l.z, l.p, l.pf, holm[i], bh[i])
+		}
+	}
+	return t
+}
+
+// JudgeAgreement compares the IndicQuest judge with each lexical
+// criterion per model × language: Cohen's κ and raw agreement over the
+// answers with a parsed verdict, both rates and the lexical shortfall
+// (judge rate − criterion rate).
+func JudgeAgreement(rows []score.Row) *Table {
+	t := &Table{Name: "judge_agreement", Header: []string{"model", "language", "criterion", "n", "agree", "kappa", "judge_rate", "criterion_rate", "shortfall"}}
+	type cell struct{ model, lang string }
+	byCell := map[cell][]score.Row{}
+	for _, r := range rows {
+		if r.Failed || (r.Judge != score.VerdictCorrect && r.Judge != score.VerdictIncorrect) {
+			continue
+		}
+		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
+	}
+	cells := make([]cell, 0, len(byCell))
+	for c := range byCell {
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		if cells[i].model != cells[j].model {
+			return cells[i].model < cells[j].model
+		}
+		return cells[i].lang < cells[j].lang
+	})
+	b := func(v bool) string {
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	for _, c := range cells {
+		rs := byCell[c]
+		for _, crit := range []struct {
+			name string
+			of   func(score.Row) bool
+		}{{"substring", func(r score.Row) bool { return r.Substring }}, {"overlap", func(r score.Row) bool { return r.Overlap }}, {"translit", func(r score.Row) bool { return r.Translit }}} {
+			var a, l []string
+			jk, ck := 0, 0
+			for _, r := range rs {
+				a, l = append(a, b(r.Correct)), append(l, b(crit.of(r)))
+				if r.Correct {
+					jk++
+				}
+				if crit.of(r) {
+					ck++
+				}
+			}
+			kappa, agree, _ := stats.CohenKappa(a, l)
+			n := float64(len(rs))
+			t.add(c.model, c.lang, crit.name, len(rs), agree, kappa, float64(jk)/n, float64(ck)/n, float64(jk-ck)/n)
+		}
+	}
+	return t
+}
+
+// For builds the tables of a study.
+func For(study string, rows []score.Row) []*Table {
+	ts := []*Table{Accuracy(study, rows)}
+	switch study {
+	case "indicklar":
+		p, m := CLC(rows)
+		ts = append(ts, p, m, StrategyTests(rows))
+	case "mdi":
+		ts = append(ts, ConditionTests(rows))
+	case "indicquest":
+		ts = append(ts, JudgeAgreement(rows))
+	}
+	return ts
+}

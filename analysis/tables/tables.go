@@ -1,0 +1,181 @@
+// Package tables computes the report tables from scored rows and writes
+// them as CSV files, one per table, each with a header row. Every rate
+// carries its count k, its size n and a 95% Wilson interval; every test
+// its statistic inputs and its p-value, with Holm and Benjamini–Hochberg
+// adjustments across the tests of the same table and model.
+//
+// Every file starts with a column "simulated" (true when the answers
+// came from simulated models). Tables:
+//
+//	accuracy.csv        study, model, language, form, strategy, condition, metric, k, n, rate, ci_lo, ci_hi, failed
+//	clc.csv             model, strategy, a, b, items_a, items_b, intersection, union, jaccard   (IndicKLAR)
+//	clc_mean.csv        model, strategy, unit, others, mean_jaccard                           (IndicKLAR; the authors' CLC(L))
+//	strategy_tests.csv  model, language, form, strategy, reference, pairs, ref_k, k, diff, b, c, mcnemar_p, p_holm, p_bh (IndicKLAR)
+//	condition_tests.csv model, condition, metric, k_clean, n_clean, k, n, diff, z, p_twoprop, p_fisher, p_holm, p_bh (distractors)
+//	judge_agreement.csv model, language, criterion, n, agree, kappa, judge_rate, criterion_rate, shortfall (IndicQuest)
+package tables
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+)
+
+// Table is a header and rows of cells.
+type Table struct {
+	Name   string
+	Header []string
+	Rows   [][]string
+}
+
+func (t *Table) add(cells ...any) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		switch v := c.(type) {
+		case string:
+			row[i] = v
+		case int:
+			row[i] = strconv.Itoa(v)
+		case float64:
+			if math.IsNaN(v) {
+				row[i] = ""
+			} else {
+				row[i] = strconv.FormatFloat(v, 'f', 6, 64)
+			}
+		default:
+			row[i] = fmt.Sprint(v)
+		}
+	}
+	t.Rows = append(t.Rows, row)
+}
+
+// Write writes each table as DIR/<name>.csv, with a first column
+// "simulated" that says whether the answers came from simulated models.
+func Write(dir string, ts []*Table, simulated bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("writing tables: %w", err)
+	}
+	for _, t := range ts {
+		p := filepath.Join(dir, t.Name+".csv")
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+		w := csv.NewWriter(f)
+		w.Write(append([]string{"simulated"}, t.Header...))
+		for _, r := range t.Rows {
+			w.Write(append([]string{strconv.FormatBool(simulated)}, r...))
+		}
+		w.Flush()
+		if err := w.Error(); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+type group struct{ model, language, form, strategy, condition string }
+
+func groupOf(r score.Row) group {
+	return group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}
+}
+
+func sortedGroups[V any](m map[group]V) []group {
+	out := make([]group, 0, len(m))
+	for g := range m {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.model != b.model {
+			return a.model < b.model
+		}
+		if a.strategy != b.strategy {
+			return a.strategy < b.strategy
+		}
+		if a.condition != b.condition {
+			return a.condition < b.condition
+		}
+		if a.language != b.language {
+			return a.language < b.language
+		}
+		return a.form < b.form
+	})
+	return out
+}
+
+// metric is a named 0/1 measure of a scored row.
+type metric struct {
+	name string
+	of   func(score.Row) bool
+}
+
+func metricsFor(study string) []metric {
+	ms := []metric{{"correct", func(r score.Row) bool { return r.Correct }}}
+	switch study {
+	case "indicklar":
+		ms = append(ms, metric{"translit", func(r score.Row) bool { return r.Translit }}, metric{"switched", func(r score.Row) bool { return r.Switched }})
+	case "mdi":
+		ms = append(ms,
+			metric{"lenient", func(r score.Row) bool { return r.Lenient }},
+			metric{"translit", func(r score.Row) bool { return r.Translit }},
+			metric{"abstain", func(r score.Row) bool { return !r.Correct && r.Abstain }},
+			metric{"hallucination", func(r score.Row) bool { return !r.Correct && !r.Abstain }},
+			metric{"distractor_switch", func(r score.Row) bool { return r.DistractorSwitch }})
+	case "indicquest":
+		ms = append(ms,
+			metric{"substring", func(r score.Row) bool { return r.Substring }},
+			metric{"overlap", func(r score.Row) bool { return r.Overlap }},
+			metric{"translit", func(r score.Row) bool { return r.Translit }},
+			metric{"judge_unparsed", func(r score.Row) bool { return r.Judge == score.VerdictUnparsed || r.Judge == "" }})
+	}
+	return ms
+}
+
+// Accuracy is the rate of every metric per model × language × form ×
+// strategy × condition; failed requests are counted apart, not scored.
+func Accuracy(study string, rows []score.Row) *Table {
+	t := &Table{Name: "accuracy", Header: []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
+	byGroup := map[group][]score.Row{}
+	for _, r := range rows {
+		byGroup[groupOf(r)] = append(byGroup[groupOf(r)], r)
+	}
+	for _, g := range sortedGroups(byGroup) {
+		rs := byGroup[g]
+		failed := 0
+		for _, r := range rs {
+			if r.Failed {
+				failed++
+			}
+		}
+		for _, m := range metricsFor(study) {
+			if g.strategy == "mc1" && m.name != "correct" && m.name != "lenient" {
+				continue // log-likelihood choices have no text to match
+			}
+			k, n := 0, 0
+			for _, r := range rs {
+				if r.Failed {
+					continue
+				}
+				n++
+				if m.of(r) {
+					k++
+				}
+			}
+			p := stats.NewProportion(k, n)
+			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.name, k, n, p.P, p.Lo, p.Hi, failed)
+		}
+	}
+	return t
+}

@@ -1,0 +1,130 @@
+package tables
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/score"
+)
+
+func row(model, lang, form, strategy, cond, item string, correct bool) score.Row {
+	return score.Row{Key: engine.Key{Model: model, Language: lang, Form: form, Strategy: strategy, Condition: cond, Item: item}, Correct: correct}
+}
+
+func cell(t *testing.T, tb *Table, match map[string]string, col string) string {
+	t.Helper()
+	idx := map[string]int{}
+	for i, h := range tb.Header {
+		idx[h] = i
+	}
+	for _, r := range tb.Rows {
+		ok := true
+		for k, v := range match {
+			if r[idx[k]] != v {
+				ok = false
+			}
+		}
+		if ok {
+			return r[idx[col]]
+		}
+	}
+	t.Fatalf("%s: no row %v", tb.Name, match)
+	return ""
+}
+
+func num(t *testing.T, s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestCLC(t *testing.T) {
+	// hin: items 1 2 3 right; ben: 2 3 4 right; eng: 1 2 3 4 right; item 5 wrong everywhere.
+	var rows []score.Row
+	right := map[string][]bool{"hin": {true, true, true, false, false}, "ben": {false, true, true, true, false}, "eng": {true, true, true, true, false}}
+	for l, rs := range right {
+		for i, ok := range rs {
+			rows = append(rows, row("m", l, "native", "baseline", "", strconv.Itoa(i+1), ok))
+		}
+	}
+	pairs, means := CLC(rows)
+	if got := num(t, cell(t, pairs, map[string]string{"a": "ben/native", "b": "hin/native"}, "jaccard")); got != 0.5 { // {2,3} / {1,2,3,4}
+		t.Errorf("J(ben, hin) = %v", got)
+	}
+	if got := num(t, cell(t, pairs, map[string]string{"a": "eng/native", "b": "hin/native"}, "jaccard")); got != 0.75 {
+		t.Errorf("J(eng, hin) = %v", got)
+	}
+	if got := num(t, cell(t, means, map[string]string{"unit": "hin/native"}, "mean_jaccard")); got != 0.625 { // (0.5 + 0.75)/2
+		t.Errorf("CLC(hin) = %v", got)
+	}
+}
+
+func TestStrategyTests(t *testing.T) {
+	var rows []score.Row
+	base := []bool{true, true, false, false, false, false, true, false, false, false}
+	tint := []bool{true, false, true, true, true, true, true, true, false, true}
+	for i := range base {
+		rows = append(rows, row("m", "hin", "native", "baseline-cands", "", strconv.Itoa(i), base[i]), row("m", "hin", "native", "tint-cm", "", strconv.Itoa(i), tint[i]))
+	}
+	tb := StrategyTests(rows)
+	sel := map[string]string{"strategy": "tint-cm"}
+	if cell(t, tb, sel, "b") != "1" || cell(t, tb, sel, "c") != "6" || cell(t, tb, sel, "pairs") != "10" || num(t, cell(t, tb, sel, "diff")) != 0.5 {
+		t.Errorf("rows %v", tb.Rows)
+	}
+	if p := num(t, cell(t, tb, sel, "mcnemar_p")); p < 0.1249 || p > 0.1251 { // 2·P(X≤1), X~Bin(7, ½) = 0.125
+		t.Errorf("McNemar p %v", p)
+	}
+}
+
+func TestConditionTestsAndWrite(t *testing.T) {
+	var rows []score.Row
+	for i := range 20 {
+		rows = append(rows, row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 14), row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 6))
+	}
+	tb := ConditionTests(rows)
+	sel := map[string]string{"condition": "hi", "metric": "correct"}
+	if cell(t, tb, sel, "k_clean") != "14" || cell(t, tb, sel, "k") != "6" || num(t, cell(t, tb, sel, "diff")) != -0.4 {
+		t.Errorf("rows %v", tb.Rows)
+	}
+	if p := num(t, cell(t, tb, sel, "p_fisher")); p > 0.03 || p < 0.02 {
+		t.Errorf("Fisher p %v", p) // scipy: fisher_exact([[6,14],[14,6]]) = 0.0267
+	}
+	dir := t.TempDir()
+	if err := Write(dir, []*Table{tb, Accuracy("mdi", rows)}, true); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(filepath.Join(dir, "accuracy.csv"))
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || recs[0][0] != "simulated" || recs[1][0] != "true" || len(recs) < 3 {
+		t.Errorf("accuracy.csv %v %v", recs, err)
+	}
+}
+
+func TestJudgeAgreement(t *testing.T) {
+	var rows []score.Row
+	for i, v := range []struct{ judge, sub bool }{{true, true}, {true, false}, {false, false}, {false, false}, {true, true}, {false, true}} {
+		r := row("m", "hin", "native", "answer", "", strconv.Itoa(i), v.judge)
+		r.Judge = score.VerdictIncorrect
+		if v.judge {
+			r.Judge = score.VerdictCorrect
+		}
+		r.Substring = v.sub
+		rows = append(rows, r)
+	}
+	unp := row("m", "hin", "native", "answer", "", "x", false)
+	unp.Judge = score.VerdictUnparsed
+	rows = append(rows, unp)
+	tb := JudgeAgreement(rows)
+	sel := map[string]string{"criterion": "substring"}
+	if cell(t, tb, sel, "n") != "6" || num(t, cell(t, tb, sel, "agree")) < 0.666 || num(t, cell(t, tb, sel, "agree")) > 0.667 ||
+		num(t, cell(t, tb, sel, "kappa")) < 0.333 || num(t, cell(t, tb, sel, "kappa")) > 0.334 {
+		t.Errorf("rows %v", tb.Rows)
+	}
+}
