@@ -14,7 +14,9 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -57,7 +59,8 @@ type Result struct {
 }
 
 // Run loads every *.yaml in dir, serves one simulator that knows all their
-// items on a loopback port, and runs each experiment into out/<name>.
+// items on a loopback port, runs each experiment into out/<name> and
+// writes its tables under out/<name>/tables/.
 func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Result, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -93,6 +96,13 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 		res = append(res, Result{Name: exp.Name, Dir: d, Manifest: m})
 		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
+		}
+		rows, err := score.Score(exp, d)
+		if err != nil {
+			return res, fmt.Errorf("demo %s: scoring: %w", exp.Name, err)
+		}
+		if err := tables.Write(filepath.Join(d, "tables"), tables.For(exp.Study, rows), m.Simulated); err != nil {
+			return res, err
 		}
 	}
 	return res, nil

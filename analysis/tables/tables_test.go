@@ -93,7 +93,7 @@ func TestConditionTestsAndWrite(t *testing.T) {
 		t.Errorf("rows %v", tb.Rows)
 	}
 	if p := num(t, cell(t, tb, sel, "p_fisher")); p > 0.03 || p < 0.02 {
-		t.Errorf("Fisher p %v", p) // scipy: fisher_exact([[6,14],[14,6]]) = 0.0267
+		t.Errorf("Fisher p %v", p) // SciPy 1.10.1: fisher_exact([[6,14],[14,6]]).pvalue = 0.025645
 	}
 	dir := t.TempDir()
 	if err := Write(dir, []*Table{tb, Accuracy("mdi", rows)}, true); err != nil {

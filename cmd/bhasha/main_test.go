@@ -419,6 +419,17 @@ func TestSmokeExperiments(t *testing.T) {
 			if exp.Stages() == 2 && (stages["1"] == 0 || stages["1"] != stages["2"]) {
 				t.Errorf("stages %v", stages)
 			}
+			so.Reset()
+			if err := dispatch(context.Background(), []string{"report", "--run", out}, &so, &se); err != nil {
+				t.Fatalf("report: %v", err)
+			}
+			if !strings.Contains(so.String(), "accuracy.csv") || !strings.Contains(so.String(), "[SIMULATED models]") {
+				t.Errorf("report said %q", so.String())
+			}
+			acc, err := os.ReadFile(filepath.Join(out, "tables", "accuracy.csv"))
+			if err != nil || !strings.HasPrefix(string(acc), "simulated,study,model,") || strings.Count(string(acc), "\ntrue,") < 2 {
+				t.Errorf("accuracy.csv: %v\n%s", err, acc)
+			}
 			log.take()
 			if err := dispatch(context.Background(), args, &so, &se); err != nil {
 				t.Fatal(err)
