@@ -123,7 +123,11 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 	case StudyIndicQuest:
 		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	case StudyMDI:
-		e.study = &protocol.MDI{Set: e.set, Conditions: conditions, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens}
+		mdi := &protocol.MDI{Set: e.set, Conditions: conditions, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens, JudgeDecoding: e.JudgeDecoding}
+		if e.Judge != nil {
+			mdi.Judge = e.Judge.Name
+		}
+		e.study = mdi
 	}
 	return errs
 }

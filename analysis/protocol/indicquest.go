@@ -14,8 +14,8 @@ import (
 // asks each model every question in its own language (chat, greedy, one
 // short JSON answer); stage 2 sends each answer to the judge model with
 // the judge prompt (temperature 0). Judge requests are routed to the
-// judge (Key.Model) and name the judged model in Key.Condition
-// ("judged:<model>"). A stage-1 answer that is null or unreadable is still
+// judge (Key.Model) and name the judged model in Key.Stage
+// ("judged:<model>"); see JudgeKey. A stage-1 answer that is null or unreadable is still
 // judged (the judge sees the raw text), so every answer gets a verdict.
 type IndicQuest struct {
 	Set       *item.Set
@@ -74,10 +74,11 @@ func (p *IndicQuest) wanted(code string) bool {
 	return false
 }
 
-// JudgeKey is the key of the judge's verdict on an answer record's key.
+// JudgeKey is the key of a judge's verdict on an answer: the answer's key
+// with the judge as model, strategy "judge" and stage "judged:<model>".
 func JudgeKey(answer engine.Key, judge string) engine.Key {
 	k := answer
-	k.Model, k.Condition, k.Strategy, k.Stage = judge, "judged:"+answer.Model, "judge", "2"
+	k.Model, k.Strategy, k.Stage = judge, "judge", "judged:"+answer.Model
 	return k
 }
 

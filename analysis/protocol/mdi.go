@@ -61,15 +61,51 @@ type MDI struct {
 	Paragraph string
 	// MaxTokens for TriviaQA answers (default 32).
 	MaxTokens int
+	// Judge, when set, names the semantic judge that stage 2 asks about
+	// every answer written (partly) in Devanagari or Han, whatever the
+	// condition and whatever the clean outcome.
+	Judge string
+	// JudgeDecoding replaces the judge's decoding (default temperature 0, 8 tokens).
+	JudgeDecoding *engine.Decoding
 }
 
-func (p *MDI) Stages() int  { return 1 }
+// Stages is 2 with a semantic judge, else 1.
+func (p *MDI) Stages() int {
+	if p.Judge != "" {
+		return 2
+	}
+	return 1
+}
+
+// Blocked is always 0: unanswered or unswitched answers need no verdict.
 func (p *MDI) Blocked() int { return 0 }
+
+// Verdicts of the semantic judge.
+const (
+	SemanticCorrect = "CORRECT"
+	SemanticWrong   = "WRONG"
+	SemanticAbstain = "ABSTAIN"
+)
+
+// NeedsJudge is the distractor study's switch rule: the answer has a
+// Devanagari letter or a CJK Unified Ideograph.
+func NeedsJudge(response string) bool {
+	for _, r := range response {
+		if (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) {
+			return true
+		}
+	}
+	return false
+}
 
 // Templates names the templates used.
 func (p *MDI) Templates() map[string]string {
 	out := map[string]string{}
-	for _, n := range []string{"mdi/system.txt", "mdi/note-es.txt", "mdi/note-hi.txt", "mdi/note-zh.txt", "mdi/paragraph.txt", "truthfulqa/primer.txt"} {
+	names := []string{"mdi/system.txt", "mdi/note-es.txt", "mdi/note-hi.txt", "mdi/note-zh.txt", "mdi/paragraph.txt", "truthfulqa/primer.txt"}
+	if p.Judge != "" {
+		names = append(names, "mdi/semantic-judge.txt")
+	}
+	for _, n := range names {
 		if _, h, err := Template(n); err == nil {
 			out[n] = h
 		}
@@ -126,7 +162,10 @@ func (p *MDI) MCContext(question string, c Condition) (string, error) {
 }
 
 // Requests yields one model's requests.
-func (p *MDI) Requests(exp, model string, stage int, _ Lookup) iter.Seq2[engine.Request, error] {
+func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+	if stage == 2 {
+		return p.judgeRequests(exp, model, prior)
+	}
 	return func(yield func(engine.Request, error) bool) {
 		if stage != 1 {
 			return
@@ -187,11 +226,62 @@ func (p *MDI) Requests(exp, model string, stage int, _ Lookup) iter.Seq2[engine.
 }
 
 // Extract takes a TriviaQA answer's first line, trimmed (the study scores
-// the short phrase); mc1 records hold log-probabilities, not text.
+// the short phrase), and a verdict's first word when it is CORRECT, WRONG
+// or ABSTAIN (otherwise unparsed); mc1 records hold log-probabilities.
 func (p *MDI) Extract(r *engine.Record) *extract.Result {
-	if r.Fields.Strategy == "mc1" {
+	switch r.Fields.Strategy {
+	case "mc1":
 		return nil
+	case "semantic-judge":
+		w := strings.ToUpper(strings.Trim(strings.TrimSpace(r.Response), ".*`\"' \n"))
+		if f := strings.Fields(w); len(f) > 0 {
+			w = strings.Trim(f[0], ".,:;*`\"'")
+		}
+		switch w {
+		case SemanticCorrect, SemanticWrong, SemanticAbstain:
+			return &extract.Result{Value: w, Method: extract.MethodFirstLine}
+		}
+		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
 	}
 	res := extract.FirstLine(r.Response)
 	return &res
+}
+
+// SemanticJudgeKey is the key of the judge's verdict on a QA answer.
+func SemanticJudgeKey(answer engine.Key, judge string) engine.Key {
+	k := answer
+	k.Model, k.Strategy, k.Stage = judge, "semantic-judge", "judged:"+answer.Model
+	return k
+}
+
+func (p *MDI) judgeRequests(exp, model string, prior Lookup) iter.Seq2[engine.Request, error] {
+	return func(yield func(engine.Request, error) bool) {
+		t, err := text("mdi/semantic-judge.txt")
+		if err != nil {
+			yield(engine.Request{}, err)
+			return
+		}
+		d := engine.Decoding{MaxTokens: 8, Temperature: ptr(0.0)}
+		if p.JudgeDecoding != nil {
+			d = *p.JudgeDecoding
+		}
+		for _, c := range p.Conditions {
+			for _, it := range p.Set.Items {
+				v, ok := it.Variant("eng", item.English)
+				if !ok || len(it.Choices) > 0 {
+					continue
+				}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Strategy: "qa", Condition: string(c)}
+				rec, ok := prior(key)
+				if !ok || rec.Status != engine.StatusOK || !NeedsJudge(rec.Response) {
+					continue
+				}
+				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
+				r := engine.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d}
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
 }

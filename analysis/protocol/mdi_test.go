@@ -102,7 +102,7 @@ func TestIndicQuestRequests(t *testing.T) {
 		t.Fatalf("stage 2: %d", len(s2))
 	}
 	j := s2[0]
-	if j.Key.Model != "judge" || j.Key.Condition != "judged:m" || j.Key.Stage != "2" ||
+	if j.Key.Model != "judge" || j.Key.Stage != "judged:m" || j.Key.Strategy != "judge" ||
 		!strings.Contains(j.Messages[0].Content, "Ground Truth Answer: नई दिल्ली\nGiven Answer: नई दिल्ली") {
 		t.Errorf("judge %+v", j)
 	}

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -158,7 +157,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	prior := map[string]*engine.Record{}
 	for stage := 1; stage <= exp.Stages() && runErr == nil; stage++ {
 		if stage > 1 {
-			if err := loadStage(o.Out, strconv.Itoa(stage-1), prior); err != nil {
+			if err := loadPrior(o.Out, prior); err != nil {
 				return nil, err
 			}
 		}
@@ -260,10 +259,10 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 	return st, runErr
 }
 
-// loadStage reads the ok records of one stage into prior, by key.
-func loadStage(dir, stage string, prior map[string]*engine.Record) error {
+// loadPrior reads the ok records so far into prior, by key.
+func loadPrior(dir string, prior map[string]*engine.Record) error {
 	return records.Read(dir, func(r *engine.Record) error {
-		if r.Fields.Stage == stage && r.Status == engine.StatusOK {
+		if r.Status == engine.StatusOK {
 			prior[r.Key] = r
 		}
 		return nil

@@ -53,7 +53,10 @@ type Row struct {
 	Substring, Overlap bool
 	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
 	// when the verdict is missing).
-	Judge    string
+	Judge string
+	// Semantic is the distractor study's semantic verdict on a switched
+	// answer (CORRECT, WRONG, ABSTAIN, unparsed, or "" when not judged).
+	Semantic string
 	Abstain  bool
 	Script   string // main script of the response
 	Switched bool   // letters outside the scripts of the language asked
@@ -224,7 +227,24 @@ func (s *scorer) mdi(recs []*engine.Record) ([]Row, error) {
 	mcFail := map[mcKey]bool{}
 	var mcOrder []mcKey
 	p, _ := s.exp.Protocol().(*protocol.MDI)
+	semantic := map[string]string{}
 	for _, r := range recs {
+		if r.Fields.Strategy == "semantic-judge" && r.Status == engine.StatusOK {
+			v := VerdictUnparsed
+			if r.Extracted != nil && r.Extracted.OK() {
+				v = r.Extracted.Value
+			}
+			semantic[r.Key] = v
+		}
+	}
+	judge := ""
+	if p != nil {
+		judge = p.Judge
+	}
+	for _, r := range recs {
+		if r.Fields.Strategy == "semantic-judge" {
+			continue
+		}
 		it := s.byID[r.Fields.Item]
 		if it == nil {
 			continue
@@ -258,6 +278,9 @@ func (s *scorer) mdi(recs []*engine.Record) ([]Row, error) {
 		row := s.base(r)
 		golds := v.Golds()
 		row.Gold = v.Answer
+		if judge != "" {
+			row.Semantic = semantic[protocol.SemanticJudgeKey(r.Fields, judge).String()]
+		}
 		if !row.Failed {
 			row.Prediction = r.Response
 			row.Correct = match.ExactMatch(r.Response, golds)

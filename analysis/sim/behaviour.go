@@ -2,6 +2,8 @@ package sim
 
 import (
 	"encoding/json"
+
+	"github.com/bhashalab/bhasha/analysis/match"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -300,6 +302,9 @@ func boolStr(b bool) string {
 // contain one another. The simulated judge reads the lines labelled
 // "Ground Truth"/"Gold"/"Reference" and "Answer"/"Response".
 func judgeVerdict(text string) (string, bool) {
+	if strings.Contains(text, "CORRECT, WRONG or ABSTAIN") {
+		return semanticVerdict(text), true
+	}
 	if !strings.Contains(text, "is_correct") {
 		return "", false
 	}
@@ -325,4 +330,32 @@ func judgeVerdict(text string) (string, bool) {
 	}
 	b, _ := json.Marshal(map[string]any{"is_correct": ok, "reasoning": reason + " (simulated judge)"})
 	return string(b), true
+}
+
+// semanticVerdict answers the distractor study's semantic judge: ABSTAIN
+// for a declined answer, CORRECT when the answer names a gold entity in
+// any script (exact match or the transliteration-aware match), else WRONG.
+func semanticVerdict(text string) string {
+	var golds []string
+	var answer string
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Gold answers:"):
+			for _, g := range strings.Split(strings.TrimPrefix(line, "Gold answers:"), ";") {
+				if g = strings.TrimSpace(g); g != "" {
+					golds = append(golds, g)
+				}
+			}
+		case strings.HasPrefix(line, "Answer:"):
+			answer = strings.TrimSpace(strings.TrimPrefix(line, "Answer:"))
+		}
+	}
+	low := strings.ToLower(answer)
+	switch {
+	case answer == "" || strings.Contains(low, "don't know") || strings.Contains(answer, "नहीं पता") || strings.Contains(answer, "不知道"):
+		return "ABSTAIN"
+	case match.ExactMatch(answer, golds) || match.Translit(answer, golds):
+		return "CORRECT"
+	}
+	return "WRONG"
 }

@@ -339,9 +339,9 @@ func For(study string, rows []score.Row) []*Table {
 		p, m := CLC(rows)
 		ts = append(ts, p, m, StrategyTests(rows))
 	case "mdi":
-		ts = append(ts, ConditionTests(rows))
+		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
 	case "indicquest":
-		ts = append(ts, JudgeAgreement(rows))
+		ts = append(ts, JudgeAgreement(rows), JudgeByScript(rows))
 	}
 	return ts
 }

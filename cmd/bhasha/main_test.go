@@ -21,6 +21,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
@@ -362,7 +363,7 @@ func TestSmokeExperiments(t *testing.T) {
 		{"smoke-klar.yaml", 6 * (4 + 1 + 2 + 3)},
 		// 5 items × 3 languages: an answer and a verdict each
 		{"smoke-indicquest.yaml", 5 * 3 * 2},
-		// 10 questions × 8 conditions × 2 models
+		// 10 questions × 8 conditions × 2 models, plus one verdict per switched answer (counted below)
 		{"smoke-mdi.yaml", 10 * 8 * 2},
 		// the 4 sampled items have 4+5+4+5 choices (counted below) × 2 conditions
 		{"smoke-mdi-truthfulqa.yaml", -2},
@@ -396,6 +397,20 @@ func TestSmokeExperiments(t *testing.T) {
 			if m.Dataset == nil || m.Dataset.Items == 0 {
 				t.Errorf("manifest has no dataset: %+v", m.Dataset)
 			}
+			switched, verdicts := 0, 0
+			records.Read(out, func(r *engine.Record) error {
+				if r.Fields.Strategy == "qa" && protocol.NeedsJudge(r.Response) {
+					switched++
+				}
+				if r.Fields.Strategy == "semantic-judge" {
+					verdicts++
+				}
+				return nil
+			})
+			if switched != verdicts {
+				t.Errorf("%d switched answers, %d semantic verdicts", switched, verdicts)
+			}
+			c.records += verdicts
 			if m.Status != "complete" || m.Counts.Records != c.records || m.Counts.OK != c.records || !m.Simulated || len(m.Templates) == 0 || m.Blocked != 0 {
 				t.Errorf("manifest %+v\n%s", m, se.String())
 			}
@@ -416,7 +431,13 @@ func TestSmokeExperiments(t *testing.T) {
 				return nil
 			})
 			t.Logf("extraction methods: %v", methods)
-			if exp.Stages() == 2 && (stages["1"] == 0 || stages["1"] != stages["2"]) {
+			later := 0
+			for st, n := range stages {
+				if st == "2" || strings.HasPrefix(st, "judged:") {
+					later += n
+				}
+			}
+			if exp.Stages() == 2 && exp.Study != experiment.StudyMDI && (stages["1"] == 0 || stages["1"] != later) {
 				t.Errorf("stages %v", stages)
 			}
 			so.Reset()

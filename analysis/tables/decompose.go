@@ -1,0 +1,195 @@
+package tables
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/protocol"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+)
+
+// Decomposition splits each condition's hallucination proxy into script
+// and real error (the distractor study's §5.3, extended as its rerun
+// asks), per model × condition over the TriviaQA answers:
+//
+//	n            answers scored (failed requests excluded)
+//	em           exact-match correct; abstain: abstention phrase, not correct
+//	halluc       raw hallucination proxy = n − em − abstain
+//	switched     answers with a Devanagari or CJK letter
+//	sw_clean_*   switched answers split by the same item's clean outcome (correct, abstain, wrong, none)
+//	judged_*     the semantic judge's verdicts on the switched answers (CORRECT, WRONG, ABSTAIN, unparsed)
+//	recovered    switched, not exact-match correct, not an abstention, judged CORRECT
+//	recovered_of_clean_correct   of switched answers to items right on the clean prompt, how many were judged CORRECT
+//	script_abstain               switched, judged ABSTAIN, missed by the phrase detector
+//	adj_accuracy   (em + recovered)/n;  adj_halluc  (halluc − recovered − script_abstain)/n
+//	inflation      raw halluc / adjusted halluc
+//	rise, real_rise  raw and adjusted hallucination rates minus the clean ones
+//	script_share     (rise − real_rise)/rise, the share of the rise due to script
+//
+// Rates carry 95% Wilson intervals (_lo, _hi).
+func Decomposition(rows []score.Row) *Table {
+	t := &Table{Name: "script_decomposition", Header: []string{"model", "condition", "n", "em", "abstain", "halluc", "halluc_rate", "halluc_lo", "halluc_hi",
+		"switched", "switch_rate", "sw_clean_correct", "sw_clean_abstain", "sw_clean_wrong", "sw_clean_none",
+		"judged_correct", "judged_wrong", "judged_abstain", "judged_unparsed", "recovered", "recovered_of_clean_correct",
+		"script_abstain", "adj_accuracy", "adj_accuracy_lo", "adj_accuracy_hi", "adj_halluc", "adj_halluc_lo", "adj_halluc_hi",
+		"inflation", "rise", "real_rise", "script_share"}}
+	type cell struct{ model, cond string }
+	type outcome int
+	const (
+		oCorrect outcome = iota
+		oAbstain
+		oWrong
+	)
+	by := map[cell][]score.Row{}
+	clean := map[string]map[string]outcome{}
+	for _, r := range rows {
+		if r.Failed || r.Key.Strategy != "qa" {
+			continue
+		}
+		c := cell{r.Key.Model, r.Key.Condition}
+		by[c] = append(by[c], r)
+		if r.Key.Condition == string(protocol.Clean) {
+			if clean[r.Key.Model] == nil {
+				clean[r.Key.Model] = map[string]outcome{}
+			}
+			o := oWrong
+			switch {
+			case r.Correct:
+				o = oCorrect
+			case r.Abstain:
+				o = oAbstain
+			}
+			clean[r.Key.Model][r.Key.Item] = o
+		}
+	}
+	cells := make([]cell, 0, len(by))
+	for c := range by {
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		if cells[i].model != cells[j].model {
+			return cells[i].model < cells[j].model
+		}
+		return cells[i].cond < cells[j].cond
+	})
+	type tally struct {
+		n, em, abst, hall, sw, rec, recCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
+	}
+	count := func(rs []score.Row, model string) tally {
+		var x tally
+		for _, r := range rs {
+			x.n++
+			switch {
+			case r.Correct:
+				x.em++
+			case r.Abstain:
+				x.abst++
+			default:
+				x.hall++
+			}
+			if !r.DistractorSwitch {
+				continue
+			}
+			x.sw++
+			o, ok := clean[model][r.Key.Item]
+			switch {
+			case !ok:
+				x.swCN++
+			case o == oCorrect:
+				x.swCC++
+			case o == oAbstain:
+				x.swCA++
+			default:
+				x.swCW++
+			}
+			switch r.Semantic {
+			case protocol.SemanticCorrect:
+				x.jc++
+				if ok && o == oCorrect {
+					x.recCC++
+				}
+				if !r.Correct && !r.Abstain {
+					x.rec++
+				}
+			case protocol.SemanticWrong:
+				x.jw++
+			case protocol.SemanticAbstain:
+				x.ja++
+				if !r.Correct && !r.Abstain {
+					x.sabst++
+				}
+			case "":
+			default:
+				x.ju++
+			}
+		}
+		return x
+	}
+	rate := func(k, n int) float64 {
+		if n == 0 {
+			return math.NaN()
+		}
+		return float64(k) / float64(n)
+	}
+	for _, c := range cells {
+		x := count(by[c], c.model)
+		base := count(by[cell{c.model, string(protocol.Clean)}], c.model)
+		hall := stats.NewProportion(x.hall, x.n)
+		adjAcc := stats.NewProportion(x.em+x.rec, x.n)
+		adjHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
+		baseAdj := rate(base.hall-base.rec-base.sabst, base.n)
+		rise := hall.P - rate(base.hall, base.n)
+		realRise := adjHall.P - baseAdj
+		share := math.NaN()
+		if rise != 0 {
+			share = (rise - realRise) / rise
+		}
+		t.add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
+			x.sw, rate(x.sw, x.n), x.swCC, x.swCA, x.swCW, x.swCN,
+			x.jc, x.jw, x.ja, x.ju, x.rec, x.recCC, x.sabst,
+			adjAcc.P, adjAcc.Lo, adjAcc.Hi, adjHall.P, adjHall.Lo, adjHall.Hi,
+			rate(x.hall, x.hall-x.rec-x.sabst), rise, realRise, share)
+	}
+	return t
+}
+
+// JudgeByScript counts a judge's verdicts per model × main script of the
+// judged response (IndicQuest's judge, the distractor study's semantic judge).
+func JudgeByScript(rows []score.Row) *Table {
+	t := &Table{Name: "judge_by_script", Header: []string{"model", "script", "verdict", "count"}}
+	type k struct{ model, script, verdict string }
+	counts := map[k]int{}
+	for _, r := range rows {
+		v := r.Judge
+		if v == "" {
+			v = r.Semantic
+		}
+		if r.Failed || v == "" {
+			continue
+		}
+		s := r.Script
+		if s == "" {
+			s = "none"
+		}
+		counts[k{r.Key.Model, s, v}]++
+	}
+	keys := make([]k, 0, len(counts))
+	for x := range counts {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.model != b.model {
+			return a.model < b.model
+		}
+		if a.script != b.script {
+			return a.script < b.script
+		}
+		return a.verdict < b.verdict
+	})
+	for _, x := range keys {
+		t.add(x.model, x.script, x.verdict, counts[x])
+	}
+	return t
+}
