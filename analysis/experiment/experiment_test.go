@@ -185,7 +185,7 @@ func TestStudyStreams(t *testing.T) {
 			t.Errorf("hi_long repeats the note three times: %q", r.Messages[1].Content)
 		}
 	}
-	if n != 10*8*2 || e.Stages() != 1 || len(e.Templates()) == 0 {
+	if n != 10*8*2 || e.Stages() != 2 || len(e.Templates()) == 0 { // stage 2: the semantic judge
 		t.Errorf("%d requests, %d stages", n, e.Stages())
 	}
 }
