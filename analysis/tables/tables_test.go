@@ -2,6 +2,7 @@ package tables
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -126,5 +127,41 @@ func TestJudgeAgreement(t *testing.T) {
 	if cell(t, tb, sel, "n") != "6" || num(t, cell(t, tb, sel, "agree")) < 0.666 || num(t, cell(t, tb, sel, "agree")) > 0.667 ||
 		num(t, cell(t, tb, sel, "kappa")) < 0.333 || num(t, cell(t, tb, sel, "kappa")) > 0.334 {
 		t.Errorf("rows %v", tb.Rows)
+	}
+}
+
+func TestDecomposition(t *testing.T) {
+	var rows []score.Row
+	// Clean: items 0-4 right, 5 abstains, 6-9 wrong.
+	for i := range 10 {
+		r := row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 5)
+		r.Abstain = i == 5
+		rows = append(rows, r)
+	}
+	// Hindi note: items 0-1 right; 2-4 answered in Devanagari and judged CORRECT;
+	// 6 in Devanagari judged WRONG; 5 abstains; 7-9 wrong.
+	for i := range 10 {
+		r := row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 2)
+		r.Abstain = i == 5
+		if i >= 2 && i <= 4 || i == 6 {
+			r.DistractorSwitch = true
+			r.Semantic = "CORRECT"
+			if i == 6 {
+				r.Semantic = "WRONG"
+			}
+		}
+		rows = append(rows, r)
+	}
+	tb := Decomposition(rows)
+	sel := map[string]string{"condition": "hi"}
+	for col, want := range map[string]float64{"halluc": 7, "switched": 4, "sw_clean_correct": 3, "sw_clean_wrong": 1, "recovered": 3, "recovered_of_clean_correct": 3,
+		"adj_accuracy": 0.5, "adj_halluc": 0.4, "inflation": 1.75, "rise": 0.3, "real_rise": 0, "script_share": 1} {
+		if got := num(t, cell(t, tb, sel, col)); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", col, got, want)
+		}
+	}
+	js := JudgeByScript(rows)
+	if len(js.Rows) == 0 {
+		t.Error("no verdicts by script")
 	}
 }
