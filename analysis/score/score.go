@@ -63,6 +63,10 @@ type Row struct {
 	// DistractorSwitch is the distractor study's rule (any Devanagari or CJK).
 	DistractorSwitch bool
 	Failed           bool // the request failed: not scored, counted apart
+	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
+	PromptTokens int
+	LatencyMS    float64
+	Cached       bool
 }
 
 // Score reads dir/records.jsonl and scores every answer of exp.
@@ -99,7 +103,7 @@ type scorer struct {
 }
 
 func (s *scorer) base(r *engine.Record) Row {
-	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK}
+	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached}
 	p := script.Detect(r.Response)
 	row.Script, row.DistractorSwitch = p.Main, p.DistractorSwitch()
 	if l, err := s.reg.Lookup(r.Fields.Language); err == nil {

@@ -337,7 +337,8 @@ func For(study string, rows []score.Row) []*Table {
 	switch study {
 	case "indicklar":
 		p, m := CLC(rows)
-		ts = append(ts, p, m, StrategyTests(rows))
+		ts = append(ts, p, m, StrategyTests(rows), FormGaps(rows), FlipPoints(rows), Families(rows), Relations(rows),
+			LanguageTests(rows), Tokenization(rows), Latency(rows))
 	case "mdi":
 		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
 	case "indicquest":

@@ -165,3 +165,59 @@ func TestDecomposition(t *testing.T) {
 		t.Error("no verdicts by script")
 	}
 }
+
+func TestKLARAnalyses(t *testing.T) {
+	var rows []score.Row
+	add := func(lang, form, strategy string, right []bool, tokens int) {
+		for i, ok := range right {
+			r := row("m", lang, form, strategy, "", strconv.Itoa(i), ok)
+			r.PromptTokens, r.LatencyMS, r.Domain = tokens, float64(10*(i+1)), "capital"
+			rows = append(rows, r)
+		}
+	}
+	//                                     items 0..5
+	add("hin", "native", "baseline-cands", []bool{true, false, false, false, false, false}, 60)
+	add("hin", "code-mixed", "baseline-cands", []bool{true, true, true, false, false, false}, 40)
+	add("eng", "english", "baseline-cands", []bool{true, true, true, true, false, false}, 30)
+	add("hin", "native", "tint-cm", []bool{true, true, false, false, false, false}, 90)
+	add("hin", "native", "tint-en", []bool{true, false, true, true, false, false}, 90)
+	add("tam", "native", "baseline-cands", []bool{false, false, false, false, false, true}, 80)
+	add("tam", "native", "tint-cm", []bool{true, false, false, false, false, true}, 110)
+
+	fp := FlipPoints(rows)
+	// hin: wrong at baseline {1..5}; TinT-CM rights 1 → 1 of 5; of {2..5}, TinT-EN rights 2,3 → 2 of 4.
+	for _, c := range []struct{ path, step, from, flipped string }{
+		{"strategy", "tint-cm", "5", "1"}, {"strategy", "tint-en", "4", "2"},
+		{"input", "code-mixed", "5", "2"}, {"input", "english", "3", "1"},
+	} {
+		sel := map[string]string{"language": "hin", "path": c.path, "step": c.step}
+		if cell(t, fp, sel, "from") != c.from || cell(t, fp, sel, "flipped") != c.flipped {
+			t.Errorf("%s/%s: from %s flipped %s", c.path, c.step, cell(t, fp, sel, "from"), cell(t, fp, sel, "flipped"))
+		}
+	}
+	gaps := FormGaps(rows)
+	sel := map[string]string{"language": "hin", "a": "english", "b": "native"}
+	if num(t, cell(t, gaps, sel, "gap")) != 0.5 || cell(t, gaps, sel, "b_only_a") != "3" {
+		t.Errorf("gap rows %v", gaps.Rows)
+	}
+	fam := Families(rows)
+	if cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Indo-Aryan"}, "k") != "1" ||
+		cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Dravidian"}, "k") != "1" {
+		t.Errorf("families %v", fam.Rows)
+	}
+	lt := LanguageTests(rows)
+	if cell(t, lt, map[string]string{"strategy": "tint-cm"}, "languages") != "2" {
+		t.Errorf("language tests %v", lt.Rows)
+	}
+	tok := Tokenization(rows)
+	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
+		t.Errorf("tokenization %v", tok.Rows)
+	}
+	lat := Latency(rows)
+	if num(t, cell(t, lat, map[string]string{"strategy": "tint-cm"}, "median_ms")) != 35 {
+		t.Errorf("latency %v", lat.Rows)
+	}
+	if len(Relations(rows).Rows) == 0 {
+		t.Error("no relation rows")
+	}
+}

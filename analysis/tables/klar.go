@@ -1,0 +1,436 @@
+package tables
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// outcomes indexes correctness by model × strategy × language × form → item.
+type outcomes map[[4]string]map[string]bool
+
+func index(rows []score.Row) outcomes {
+	o := outcomes{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		k := [4]string{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form}
+		if o[k] == nil {
+			o[k] = map[string]bool{}
+		}
+		o[k][r.Key.Item] = r.Correct
+	}
+	return o
+}
+
+// paired compares two outcome sets on their common items: the number of
+// pairs, the correct counts of each, the discordant counts b (a right, b
+// wrong) and c (a wrong, b right).
+func paired(a, b map[string]bool) (n, ka, kb, disA, disB int) {
+	for it, x := range a {
+		y, ok := b[it]
+		if !ok {
+			continue
+		}
+		n++
+		if x {
+			ka++
+		}
+		if y {
+			kb++
+		}
+		if x && !y {
+			disA++
+		}
+		if !x && y {
+			disB++
+		}
+	}
+	return
+}
+
+func frac(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(k) / float64(n)
+}
+
+// FormGaps compares, per model × baseline strategy × language, the native,
+// code-mixed and English forms of the same facts: accuracy over the items
+// both forms answered, the gap, and McNemar's exact p.
+func FormGaps(rows []score.Row) *Table {
+	t := &Table{Name: "form_gaps", Header: []string{"model", "strategy", "language", "a", "b", "pairs", "k_a", "k_b", "acc_a", "acc_b", "gap", "b_only_a", "b_only_b", "mcnemar_p"}}
+	o := index(rows)
+	var keys [][4]string
+	for k := range o {
+		if (k[1] == "baseline" || k[1] == "baseline-cands") && k[3] == "native" {
+			keys = append(keys, k)
+		}
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		nat := o[k]
+		cm := o[[4]string{k[0], k[1], k[2], "code-mixed"}]
+		en := o[[4]string{k[0], k[1], "eng", "english"}]
+		for _, cmp := range []struct {
+			a, b string
+			x, y map[string]bool
+		}{{"english", "native", en, nat}, {"english", "code-mixed", en, cm}, {"code-mixed", "native", cm, nat}} {
+			if cmp.x == nil || cmp.y == nil {
+				continue
+			}
+			n, ka, kb, da, db := paired(cmp.x, cmp.y)
+			t.add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, frac(ka, n), frac(kb, n), frac(ka-kb, n), da, db, stats.McNemarExact(da, db))
+		}
+	}
+	return t
+}
+
+func sortKeys(keys [][4]string) {
+	sort.Slice(keys, func(i, j int) bool {
+		for x := range 4 {
+			if keys[i][x] != keys[j][x] {
+				return keys[i][x] < keys[j][x]
+			}
+		}
+		return false
+	})
+}
+
+// FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
+// per model × language over the native items: along the strategies (of the
+// items wrong at the reference baseline, how many TinT-CM gets right; of
+// those still wrong, how many TinT-EN gets right) and along the inputs (of
+// the items wrong in native form, how many are right code-mixed; of the
+// rest, how many in English). Each share carries its Wilson interval.
+func FlipPoints(rows []score.Row) *Table {
+	t := &Table{Name: "flip_points", Header: []string{"model", "language", "path", "step", "from", "flipped", "share", "share_lo", "share_hi"}}
+	o := index(rows)
+	ref := "baseline"
+	for k := range o {
+		if k[1] == "baseline-cands" {
+			ref = "baseline-cands"
+		}
+	}
+	var keys [][4]string
+	for k := range o {
+		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
+			keys = append(keys, k)
+		}
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		model, l := k[0], k[2]
+		paths := []struct {
+			name  string
+			steps []string
+			sets  []map[string]bool
+		}{
+			{"strategy", []string{"tint-cm", "tint-en"}, []map[string]bool{o[[4]string{model, "tint-cm", l, "native"}], o[[4]string{model, "tint-en", l, "native"}]}},
+			{"input", []string{"code-mixed", "english"}, []map[string]bool{o[[4]string{model, ref, l, "code-mixed"}], o[[4]string{model, ref, "eng", "english"}]}},
+		}
+		for _, p := range paths {
+			wrong := map[string]bool{}
+			for it, ok := range o[k] {
+				if !ok {
+					wrong[it] = true
+				}
+			}
+			for i, set := range p.sets {
+				if set == nil {
+					break
+				}
+				from, flipped := 0, 0
+				still := map[string]bool{}
+				for it := range wrong {
+					ok, seen := set[it]
+					if !seen {
+						continue
+					}
+					from++
+					if ok {
+						flipped++
+					} else {
+						still[it] = true
+					}
+				}
+				pr := stats.NewProportion(flipped, from)
+				t.add(model, l, p.name, p.steps[i], from, flipped, pr.P, pr.Lo, pr.Hi)
+				wrong = still
+			}
+		}
+	}
+	return t
+}
+
+// Families pools accuracy per model × strategy × form × language family
+// (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
+// come from the registry.
+func Families(rows []score.Row) *Table {
+	t := &Table{Name: "families", Header: []string{"model", "strategy", "form", "family", "languages", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	reg := lang.New()
+	type key struct{ model, strategy, form, family string }
+	k, n := map[key]int{}, map[key]int{}
+	langs := map[key]map[string]bool{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		l, err := reg.Lookup(r.Key.Language)
+		if err != nil {
+			continue
+		}
+		x := key{r.Key.Model, r.Key.Strategy, r.Key.Form, string(l.Family)}
+		n[x]++
+		if r.Correct {
+			k[x]++
+		}
+		if langs[x] == nil {
+			langs[x] = map[string]bool{}
+		}
+		langs[x][l.ISO3] = true
+	}
+	keys := make([]key, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		for _, p := range [][2]string{{a.model, b.model}, {a.strategy, b.strategy}, {a.form, b.form}, {a.family, b.family}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	for _, x := range keys {
+		p := stats.NewProportion(k[x], n[x])
+		t.add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi)
+	}
+	return t
+}
+
+// Relations is accuracy per model × strategy × language × form × relation
+// (the data of the per-relation radar charts).
+func Relations(rows []score.Row) *Table {
+	t := &Table{Name: "relations", Header: []string{"model", "strategy", "language", "form", "relation", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	type key struct{ model, strategy, language, form, rel string }
+	k, n := map[key]int{}, map[key]int{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		x := key{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form, r.Domain}
+		n[x]++
+		if r.Correct {
+			k[x]++
+		}
+	}
+	keys := make([]key, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		for _, p := range [][2]string{{a.model, b.model}, {a.strategy, b.strategy}, {a.language, b.language}, {a.form, b.form}, {a.rel, b.rel}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	for _, x := range keys {
+		p := stats.NewProportion(k[x], n[x])
+		t.add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi)
+	}
+	return t
+}
+
+// LanguageTests tests each strategy's gain over the reference across
+// languages, per model: the per-language accuracy differences on the
+// native items, Wilcoxon's signed-rank test (SciPy's auto method) of
+// those differences, and the median gain.
+func LanguageTests(rows []score.Row) *Table {
+	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "languages", "median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
+	o := index(rows)
+	ref := "baseline"
+	for k := range o {
+		if k[1] == "baseline-cands" {
+			ref = "baseline-cands"
+		}
+	}
+	type ms struct{ model, strategy string }
+	gains := map[ms][]float64{}
+	for k, set := range o {
+		if k[1] == ref || k[3] != "native" {
+			continue
+		}
+		base := o[[4]string{k[0], ref, k[2], "native"}]
+		if base == nil {
+			continue
+		}
+		n, kb, ks, _, _ := paired(base, set)
+		if n > 0 {
+			gains[ms{k[0], k[1]}] = append(gains[ms{k[0], k[1]}], float64(ks-kb)/float64(n))
+		}
+	}
+	keys := make([]ms, 0, len(gains))
+	for x := range gains {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].strategy < keys[j].strategy
+	})
+	for _, x := range keys {
+		g := gains[x]
+		s := append([]float64(nil), g...)
+		sort.Float64s(s)
+		med := quantileSorted(s, 0.5)
+		res, err := stats.Wilcoxon(g, stats.WilcoxonAuto)
+		method := "exact"
+		if len(g) > 50 || hasZero(g) {
+			method = "normal"
+		}
+		if err != nil {
+			t.add(x.model, x.strategy, ref, len(g), med, math.NaN(), math.NaN(), err.Error())
+			continue
+		}
+		t.add(x.model, x.strategy, ref, len(g), med, res.T, res.P, method)
+	}
+	return t
+}
+
+func hasZero(x []float64) bool {
+	for _, v := range x {
+		if v == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func quantileSorted(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	h := q * float64(len(s)-1)
+	i := int(math.Floor(h))
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}
+
+// Tokenization relates prompt length to accuracy across languages (IndicKLAR
+// A.9), per model: for each language, the mean prompt tokens the server
+// counted for the reference baseline's native prompts and that baseline's
+// accuracy; then Pearson and Spearman correlations with two-sided p over
+// the languages (rows with language "*").
+func Tokenization(rows []score.Row) *Table {
+	t := &Table{Name: "tokenization", Header: []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"}}
+	ref := "baseline"
+	for _, r := range rows {
+		if r.Key.Strategy == "baseline-cands" {
+			ref = "baseline-cands"
+			break
+		}
+	}
+	type ml struct{ model, lang string }
+	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
+	for _, r := range rows {
+		if r.Failed || r.Key.Strategy != ref || r.Key.Form != "native" || r.PromptTokens == 0 {
+			continue
+		}
+		x := ml{r.Key.Model, r.Key.Language}
+		tok[x] += float64(r.PromptTokens)
+		n[x]++
+		if r.Correct {
+			k[x]++
+		}
+	}
+	models := map[string][]string{}
+	for x := range n {
+		models[x.model] = append(models[x.model], x.lang)
+	}
+	names := make([]string, 0, len(models))
+	for m := range models {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		ls := models[m]
+		sort.Strings(ls)
+		var xs, ys []float64
+		for _, l := range ls {
+			x := ml{m, l}
+			mt, acc := tok[x]/float64(n[x]), frac(k[x], n[x])
+			xs, ys = append(xs, mt), append(ys, acc)
+			t.add(m, l, n[x], mt, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+		}
+		pr, pp, err1 := stats.Pearson(xs, ys)
+		sr, sp, err2 := stats.Spearman(xs, ys)
+		if err1 != nil {
+			pr, pp = math.NaN(), math.NaN()
+		}
+		if err2 != nil {
+			sr, sp = math.NaN(), math.NaN()
+		}
+		t.add(m, "*", len(xs), math.NaN(), math.NaN(), pr, pp, sr, sp)
+	}
+	return t
+}
+
+// Latency is the time per answer of each strategy (requests answered from
+// the cache excluded; a two-step strategy's latency is its second stage's)
+// with its accuracy, per model: the accuracy–latency trade-off.
+func Latency(rows []score.Row) *Table {
+	t := &Table{Name: "latency", Header: []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy"}}
+	type ms struct{ model, strategy string }
+	lat := map[ms][]float64{}
+	k, n := map[ms]int{}, map[ms]int{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		x := ms{r.Key.Model, r.Key.Strategy}
+		n[x]++
+		if r.Correct {
+			k[x]++
+		}
+		if !r.Cached && r.LatencyMS > 0 {
+			lat[x] = append(lat[x], r.LatencyMS)
+		}
+	}
+	keys := make([]ms, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].strategy < keys[j].strategy
+	})
+	for _, x := range keys {
+		s := append([]float64(nil), lat[x]...)
+		sort.Float64s(s)
+		mean := math.NaN()
+		if len(s) > 0 {
+			mean = 0
+			for _, v := range s {
+				mean += v
+			}
+			mean /= float64(len(s))
+		}
+		t.add(x.model, x.strategy, len(s), mean, quantileSorted(s, 0.5), quantileSorted(s, 0.9), k[x], n[x], frac(k[x], n[x]))
+	}
+	return t
+}
