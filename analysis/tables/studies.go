@@ -342,7 +342,7 @@ func For(study string, rows []score.Row) []*Table {
 	case "mdi":
 		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
 	case "indicquest":
-		ts = append(ts, JudgeAgreement(rows), JudgeByScript(rows))
+		ts = append(ts, JudgeAgreement(rows), JudgeByScript(rows), Domains(rows), Rankings(rows))
 	}
 	return ts
 }

@@ -221,3 +221,29 @@ func TestKLARAnalyses(t *testing.T) {
 		t.Error("no relation rows")
 	}
 }
+
+func TestQuestTables(t *testing.T) {
+	var rows []score.Row
+	for i, v := range []struct {
+		model, lang, domain string
+		judge, sub, ov      bool
+	}{
+		{"a", "hin", "History", true, true, true}, {"a", "hin", "History", true, false, true}, {"a", "hin", "Politics", false, false, false},
+		{"a", "eng", "History", true, true, true}, {"a", "eng", "Politics", true, true, true},
+		{"b", "hin", "History", false, false, false}, {"b", "hin", "Politics", false, false, true},
+		{"b", "eng", "History", true, false, false}, {"b", "eng", "Politics", false, false, false},
+	} {
+		r := row(v.model, v.lang, "native", "answer", "", strconv.Itoa(i), v.judge)
+		r.Domain, r.Substring, r.Overlap = v.domain, v.sub, v.ov
+		rows = append(rows, r)
+	}
+	d := Domains(rows)
+	if num(t, cell(t, d, map[string]string{"model": "a", "language": "hin", "domain": "*", "protocol": "judge"}, "rate")) < 0.666 ||
+		cell(t, d, map[string]string{"model": "a", "language": "hin", "domain": "History", "protocol": "substring"}, "k") != "1" {
+		t.Errorf("domains %v", d.Rows)
+	}
+	rk := Rankings(rows)
+	if cell(t, rk, map[string]string{"b": "substring"}, "cells") != "4" || math.IsNaN(num(t, cell(t, rk, map[string]string{"b": "substring"}, "kendall_tau"))) {
+		t.Errorf("rankings %v", rk.Rows)
+	}
+}

@@ -1,0 +1,106 @@
+package tables
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+)
+
+// protocols are IndicQuest's three scoring protocols.
+var protocols = []metric{
+	{"judge", func(r score.Row) bool { return r.Correct }},
+	{"substring", func(r score.Row) bool { return r.Substring }},
+	{"overlap", func(r score.Row) bool { return r.Overlap }},
+}
+
+// Domains is IndicQuest accuracy per model × language × domain under each
+// protocol (judge, exact substring, word overlap), with Wilson intervals,
+// and per model × language the size-weighted accuracy over domains,
+// Σ_d n_d·acc_d / Σ_d n_d (domain "*"), which equals the pooled rate.
+func Domains(rows []score.Row) *Table {
+	t := &Table{Name: "domains", Header: []string{"model", "language", "domain", "protocol", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	type key struct{ model, lang, domain string }
+	by := map[key][]score.Row{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		by[key{r.Key.Model, r.Key.Language, r.Domain}] = append(by[key{r.Key.Model, r.Key.Language, r.Domain}], r)
+		by[key{r.Key.Model, r.Key.Language, "*"}] = append(by[key{r.Key.Model, r.Key.Language, "*"}], r)
+	}
+	keys := make([]key, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		for _, p := range [][2]string{{a.model, b.model}, {a.lang, b.lang}, {a.domain, b.domain}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	for _, k := range keys {
+		for _, p := range protocols {
+			c := 0
+			for _, r := range by[k] {
+				if p.of(r) {
+					c++
+				}
+			}
+			pr := stats.NewProportion(c, len(by[k]))
+			t.add(k.model, k.lang, k.domain, p.name, c, len(by[k]), pr.P, pr.Lo, pr.Hi)
+		}
+	}
+	return t
+}
+
+// Rankings measures whether the protocols rank the same way: over the
+// model × language cells, Kendall's τ-b (and its p) between the judge's
+// accuracies and each lexical protocol's.
+func Rankings(rows []score.Row) *Table {
+	t := &Table{Name: "protocol_rankings", Header: []string{"a", "b", "cells", "kendall_tau", "p"}}
+	type key struct{ model, lang string }
+	acc := map[key][3][2]int{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		k := key{r.Key.Model, r.Key.Language}
+		v := acc[k]
+		for i, p := range protocols {
+			v[i][1]++
+			if p.of(r) {
+				v[i][0]++
+			}
+		}
+		acc[k] = v
+	}
+	keys := make([]key, 0, len(acc))
+	for k := range acc {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].lang < keys[j].lang
+	})
+	series := make([][]float64, len(protocols))
+	for _, k := range keys {
+		for i := range protocols {
+			series[i] = append(series[i], frac(acc[k][i][0], acc[k][i][1]))
+		}
+	}
+	for i := 1; i < len(protocols); i++ {
+		tau, p, err := stats.Kendall(series[0], series[i])
+		if err != nil {
+			tau, p = math.NaN(), math.NaN()
+		}
+		t.add(protocols[0].name, protocols[i].name, len(keys), tau, p)
+	}
+	return t
+}
