@@ -13,6 +13,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // RecordColumns are the columns of Records, in order.
@@ -77,4 +78,12 @@ func FromRecords(recs []*engine.Record) dataframe.DataFrame {
 		series.New(cached, series.Bool, "cached"),
 		series.New(str(func(r *engine.Record) string { return r.Endpoint }), series.String, "endpoint"),
 	)
+}
+
+// Table hands a report table to notebook users as a DataFrame: the table's
+// columns, in order, with numbers typed as floats or ints (gota detects
+// them), and the rows in the table's (sorted) order.
+func Table(t *tables.Table) dataframe.DataFrame {
+	recs := append([][]string{t.Header}, t.Rows...)
+	return dataframe.LoadRecords(recs, dataframe.WithLazyQuotes(true))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 func TestFromRecords(t *testing.T) {
@@ -36,5 +37,19 @@ func TestFromRecords(t *testing.T) {
 	}
 	if FromRecords(nil).Nrow() != 0 {
 		t.Error("empty")
+	}
+}
+
+func TestTable(t *testing.T) {
+	tb := &tables.Table{Name: "x", Header: []string{"model", "k", "rate"}, Rows: [][]string{{"a_b", "3", "0.5"}, {"c", "4", "0.25"}}}
+	df := Table(tb)
+	if df.Err != nil || !slices.Equal(df.Names(), tb.Header) || df.Nrow() != 2 {
+		t.Fatalf("%v %v", df.Err, df)
+	}
+	if got := df.Col("rate").Float(); got[1] != 0.25 {
+		t.Errorf("rate %v", got)
+	}
+	if got := df.Col("model").Records(); got[0] != "a_b" {
+		t.Errorf("model %v", got)
 	}
 }
