@@ -49,7 +49,7 @@ kernel:
 
 ## notebooks: execute every notebook headless into out/notebooks/*.html
 notebooks: deps kernel
-	mkdir -p out/notebooks
+	rm -rf out/notebooks && mkdir -p out/notebooks
 	for nb in notebooks/*.ipynb; do PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks "$$nb" || exit 1; done
 
 clean:

@@ -25,7 +25,12 @@ import (
 )
 
 // Version is what /version reports.
-const Version = "bhasha-sim 0.1 (simulated vLLM OpenAI API)"
+const Version = "bhasha-sim 0.2 (simulated vLLM OpenAI API)"
+
+// Behaviour versions the simulated models' answers. It is part of each
+// model's root, so cached answers of an older simulator are never served
+// as a newer one's: bump it whenever answers change.
+const Behaviour = "b2"
 
 // Fault kinds for injection.
 const (
@@ -541,7 +546,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		mm := s.models[m.ID]
 		data = append(data, map[string]any{
 			"id": mm.ID, "object": "model", "created": 0, "owned_by": "bhasha-sim (simulated)",
-			"root": "simulated/" + mm.ID, "parent": nil, "max_model_len": mm.MaxModelLen,
+			"root": "simulated/" + mm.ID + "@" + Behaviour, "parent": nil, "max_model_len": mm.MaxModelLen,
 		})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})

@@ -133,7 +133,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, msg)
 	}
 	resent := 0
-	id := engine.Identity{ID: "sim-tiny-1b", Root: "simulated/sim-tiny-1b"}
+	id := engine.Identity{ID: "sim-tiny-1b", Root: "simulated/sim-tiny-1b@" + sim.Behaviour}
 	bodies := log.take()
 	for _, b := range bodies {
 		if stored[engine.CacheKey(id, engine.Chat, b)] {
