@@ -63,9 +63,10 @@ func frac(k, n int) float64 {
 // FormGaps compares, per model × baseline strategy × language, the native,
 // code-mixed and English forms of the same facts: accuracy over the items
 // both forms answered, the gap, and McNemar's exact p.
-func FormGaps(rows []score.Row) *Table {
+func FormGaps(rows []score.Row) *Table { return formGapsFrom(index(rows)) }
+
+func formGapsFrom(o outcomes) *Table {
 	t := &Table{Name: "form_gaps", Header: []string{"model", "strategy", "language", "a", "b", "pairs", "k_a", "k_b", "acc_a", "acc_b", "gap", "b_only_a", "b_only_b", "mcnemar_p"}}
-	o := index(rows)
 	var keys [][4]string
 	for k := range o {
 		if (k[1] == "baseline" || k[1] == "baseline-cands") && k[3] == "native" {
@@ -108,15 +109,11 @@ func sortKeys(keys [][4]string) {
 // those still wrong, how many TinT-EN gets right) and along the inputs (of
 // the items wrong in native form, how many are right code-mixed; of the
 // rest, how many in English). Each share carries its Wilson interval.
-func FlipPoints(rows []score.Row) *Table {
+func FlipPoints(rows []score.Row) *Table { return flipPointsFrom(index(rows)) }
+
+func flipPointsFrom(o outcomes) *Table {
 	t := &Table{Name: "flip_points", Header: []string{"model", "language", "path", "step", "from", "flipped", "share", "share_lo", "share_hi"}}
-	o := index(rows)
-	ref := "baseline"
-	for k := range o {
-		if k[1] == "baseline-cands" {
-			ref = "baseline-cands"
-		}
-	}
+	ref := reference(o)
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
@@ -255,15 +252,11 @@ func Relations(rows []score.Row) *Table {
 // languages, per model: the per-language accuracy differences on the
 // native items, Wilcoxon's signed-rank test (SciPy's auto method) of
 // those differences, and the median gain.
-func LanguageTests(rows []score.Row) *Table {
+func LanguageTests(rows []score.Row) *Table { return languageTestsFrom(index(rows)) }
+
+func languageTestsFrom(o outcomes) *Table {
 	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "languages", "median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
-	o := index(rows)
-	ref := "baseline"
-	for k := range o {
-		if k[1] == "baseline-cands" {
-			ref = "baseline-cands"
-		}
-	}
+	ref := reference(o)
 	type ms struct{ model, strategy string }
 	gains := map[ms][]float64{}
 	for k, set := range o {

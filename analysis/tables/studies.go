@@ -1,48 +1,26 @@
 package tables
 
 import (
-	"math"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 )
 
-type unitKey struct{ model, strategy, unit string }
-
-// correctSets collects, per model × strategy × (language/form), the items
-// answered and the items answered correctly.
-func correctSets(rows []score.Row) (answered, correct map[unitKey]map[string]bool) {
-	answered, correct = map[unitKey]map[string]bool{}, map[unitKey]map[string]bool{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
-		k := unitKey{r.Key.Model, r.Key.Strategy, r.Key.Language + "/" + r.Key.Form}
-		if answered[k] == nil {
-			answered[k], correct[k] = map[string]bool{}, map[string]bool{}
-		}
-		answered[k][r.Key.Item] = true
-		if r.Correct {
-			correct[k][r.Key.Item] = true
-		}
-	}
-	return answered, correct
-}
-
 // CLC is cross-lingual consistency, per model and strategy: for every
 // pair of language/form units, the Jaccard index |Cₐ ∩ C_b| / |Cₐ ∪ C_b| of
 // the sets of items answered correctly (0 when the union is empty), over
 // the items both units answered; and, per unit, the mean over the other
 // units (the authors' CLC(L)).
-func CLC(rows []score.Row) (pairs, means *Table) {
+func CLC(rows []score.Row) (pairs, means *Table) { return clcFrom(index(rows)) }
+
+func clcFrom(o outcomes) (pairs, means *Table) {
 	pairs = &Table{Name: "clc", Header: []string{"model", "strategy", "a", "b", "items", "correct_a", "correct_b", "intersection", "union", "jaccard"}}
 	means = &Table{Name: "clc_mean", Header: []string{"model", "strategy", "unit", "others", "mean_jaccard"}}
-	answered, correct := correctSets(rows)
 	type ms struct{ model, strategy string }
-	units := map[ms][]string{}
-	for k := range answered {
-		units[ms{k.model, k.strategy}] = append(units[ms{k.model, k.strategy}], k.unit)
+	units := map[ms][][4]string{}
+	for k := range o {
+		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
 	}
 	keys := make([]ms, 0, len(units))
 	for k := range units {
@@ -54,20 +32,21 @@ func CLC(rows []score.Row) (pairs, means *Table) {
 		}
 		return keys[i].strategy < keys[j].strategy
 	})
+	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]
-		sort.Strings(us)
+		sort.Slice(us, func(i, j int) bool { return name(us[i]) < name(us[j]) })
 		sum := map[string]float64{}
-		for i, a := range us {
-			for _, b := range us[i+1:] {
-				ka, kb := unitKey{k.model, k.strategy, a}, unitKey{k.model, k.strategy, b}
+		for i, ua := range us {
+			for _, ub := range us[i+1:] {
+				a, b := o[ua], o[ub]
 				common, ca, cb, inter, union := 0, 0, 0, 0, 0
-				for it := range answered[ka] {
-					if !answered[kb][it] {
+				for it, x := range a {
+					y, ok := b[it]
+					if !ok {
 						continue
 					}
 					common++
-					x, y := correct[ka][it], correct[kb][it]
 					if x {
 						ca++
 					}
@@ -85,14 +64,14 @@ func CLC(rows []score.Row) (pairs, means *Table) {
 				if union > 0 {
 					j = float64(inter) / float64(union)
 				}
-				pairs.add(k.model, k.strategy, a, b, common, ca, cb, inter, union, j)
-				sum[a] += j
-				sum[b] += j
+				pairs.add(k.model, k.strategy, name(ua), name(ub), common, ca, cb, inter, union, j)
+				sum[name(ua)] += j
+				sum[name(ub)] += j
 			}
 		}
 		if len(us) > 1 {
 			for _, u := range us {
-				means.add(k.model, k.strategy, u, len(us)-1, sum[u]/float64(len(us)-1))
+				means.add(k.model, k.strategy, name(u), len(us)-1, sum[name(u)]/float64(len(us)-1))
 			}
 		}
 	}
@@ -105,77 +84,43 @@ func CLC(rows []score.Row) (pairs, means *Table) {
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
-func StrategyTests(rows []score.Row) *Table {
+func StrategyTests(rows []score.Row) *Table { return strategyTestsFrom(index(rows)) }
+
+func strategyTestsFrom(o outcomes) *Table {
 	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
-	type cell struct{ model, lang, form, strategy string }
-	res := map[cell]map[string]bool{}
-	strategies := map[string]bool{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
-		c := cell{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy}
-		if res[c] == nil {
-			res[c] = map[string]bool{}
-		}
-		res[c][r.Key.Item] = r.Correct
-		strategies[r.Key.Strategy] = true
-	}
-	ref := "baseline"
-	if strategies["baseline-cands"] {
-		ref = "baseline-cands"
-	}
-	var cells []cell
-	for c := range res {
-		if c.strategy != ref {
-			if _, ok := res[cell{c.model, c.lang, c.form, ref}]; ok {
-				cells = append(cells, c)
+	ref := reference(o)
+	var cells [][4]string
+	for k := range o {
+		if k[1] != ref {
+			if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok {
+				cells = append(cells, k)
 			}
 		}
 	}
 	sort.Slice(cells, func(i, j int) bool {
 		a, b := cells[i], cells[j]
-		for _, p := range [][2]string{{a.model, b.model}, {a.lang, b.lang}, {a.form, b.form}, {a.strategy, b.strategy}} {
-			if p[0] != p[1] {
-				return p[0] < p[1]
+		for _, x := range []int{0, 2, 3, 1} {
+			if a[x] != b[x] {
+				return a[x] < b[x]
 			}
 		}
 		return false
 	})
 	type line struct {
-		c                  cell
+		c                  [4]string
 		pairs, rk, k, b, d int
 		p                  float64
 	}
 	byModel := map[string][]line{}
 	var order []string
 	for _, c := range cells {
-		r0 := res[cell{c.model, c.lang, c.form, ref}]
 		l := line{c: c}
-		for it, ok := range res[c] {
-			base, paired := r0[it]
-			if !paired {
-				continue
-			}
-			l.pairs++
-			if base {
-				l.rk++
-			}
-			if ok {
-				l.k++
-			}
-			if base && !ok {
-				l.b++
-			}
-			if !base && ok {
-				l.d++
-			}
-		}
+		l.pairs, l.rk, l.k, l.b, l.d = paired(o[[4]string{c[0], ref, c[2], c[3]}], o[c])
 		l.p = stats.McNemarExact(l.b, l.d)
-		if byModel[c.model] == nil {
-			order = append(order, c.model)
+		if byModel[c[0]] == nil {
+			order = append(order, c[0])
 		}
-		byModel[c.model] = append(byModel[c.model], l)
+		byModel[c[0]] = append(byModel[c[0]], l)
 	}
 	for _, m := range order {
 		ls := byModel[m]
@@ -185,14 +130,21 @@ func StrategyTests(rows []score.Row) *Table {
 		}
 		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
 		for i, l := range ls {
-			diff := math.NaN()
-			if l.pairs > 0 {
-				diff = float64(l.k-l.rk) / float64(l.pairs)
-			}
-			t.add(m, l.c.lang, l.c.form, l.c.strategy, ref, l.pairs, l.rk, l.k, diff, l.b, l.d, l.p, holm[i], bh[i])
+			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, frac(l.k-l.rk, l.pairs), l.b, l.d, l.p, holm[i], bh[i])
 		}
 	}
 	return t
+}
+
+// reference is the strategy others are compared with: Obj-Baseline when
+// it was run, else Baseline.
+func reference(o outcomes) string {
+	for k := range o {
+		if k[1] == "baseline-cands" {
+			return "baseline-cands"
+		}
+	}
+	return "baseline"
 }
 
 // ConditionTests compares every distractor condition with the clean one,
@@ -336,9 +288,10 @@ func For(study string, rows []score.Row) []*Table {
 	ts := []*Table{Accuracy(study, rows)}
 	switch study {
 	case "indicklar":
-		p, m := CLC(rows)
-		ts = append(ts, p, m, StrategyTests(rows), FormGaps(rows), FlipPoints(rows), Families(rows), Relations(rows),
-			LanguageTests(rows), Tokenization(rows), Latency(rows))
+		o := index(rows) // built once, shared by the paired analyses
+		p, m := clcFrom(o)
+		ts = append(ts, p, m, strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), Families(rows), Relations(rows),
+			languageTestsFrom(o), Tokenization(rows), Latency(rows))
 	case "mdi":
 		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
 	case "indicquest":

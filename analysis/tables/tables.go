@@ -145,36 +145,41 @@ func metricsFor(study string) []metric {
 
 // Accuracy is the rate of every metric per model × language × form ×
 // strategy × condition; failed requests are counted apart, not scored.
+// One pass over the rows, counts only.
 func Accuracy(study string, rows []score.Row) *Table {
 	t := &Table{Name: "accuracy", Header: []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
-	byGroup := map[group][]score.Row{}
-	for _, r := range rows {
-		byGroup[groupOf(r)] = append(byGroup[groupOf(r)], r)
+	ms := metricsFor(study)
+	type counter struct {
+		failed, n int
+		k         []int
 	}
-	for _, g := range sortedGroups(byGroup) {
-		rs := byGroup[g]
-		failed := 0
-		for _, r := range rs {
-			if r.Failed {
-				failed++
+	byGroup := map[group]*counter{}
+	for _, r := range rows {
+		g := groupOf(r)
+		c := byGroup[g]
+		if c == nil {
+			c = &counter{k: make([]int, len(ms))}
+			byGroup[g] = c
+		}
+		if r.Failed {
+			c.failed++
+			continue
+		}
+		c.n++
+		for i, m := range ms {
+			if m.of(r) {
+				c.k[i]++
 			}
 		}
-		for _, m := range metricsFor(study) {
+	}
+	for _, g := range sortedGroups(byGroup) {
+		c := byGroup[g]
+		for i, m := range ms {
 			if g.strategy == "mc1" && m.name != "correct" && m.name != "lenient" {
 				continue // log-likelihood choices have no text to match
 			}
-			k, n := 0, 0
-			for _, r := range rs {
-				if r.Failed {
-					continue
-				}
-				n++
-				if m.of(r) {
-					k++
-				}
-			}
-			p := stats.NewProportion(k, n)
-			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.name, k, n, p.P, p.Lo, p.Hi, failed)
+			p := stats.NewProportion(c.k[i], c.n)
+			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
 		}
 	}
 	return t
