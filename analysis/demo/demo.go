@@ -101,7 +101,11 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 		if err != nil {
 			return res, fmt.Errorf("demo %s: scoring: %w", exp.Name, err)
 		}
-		if err := tables.Write(filepath.Join(d, "tables"), tables.For(exp.Study, rows), m.Simulated); err != nil {
+		opt, err := tables.OptionsFor(exp)
+		if err != nil {
+			return res, err
+		}
+		if err := tables.Write(filepath.Join(d, "tables"), tables.For(exp.Study, rows, opt), m.Simulated); err != nil {
 			return res, err
 		}
 	}

@@ -54,6 +54,12 @@ type Experiment struct {
 	JudgeDecoding *engine.Decoding `yaml:"judge_decoding"`
 	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
 	JudgePrompt string `yaml:"judge_prompt"`
+	// Abstain adds abstention phrases per language (ISO 639-3 or any code
+	// the registry reads) to the built-in lists.
+	Abstain map[string][]string `yaml:"abstain"`
+	// HumanLabels is a CSV (model, item, language, label ∈ {correct,
+	// incorrect}) of human verdicts, compared with the judge in the report.
+	HumanLabels string `yaml:"human_labels"`
 	// Notes and Paragraph override the distractor texts (study mdi).
 	Notes     map[string]string `yaml:"notes"`
 	Paragraph string            `yaml:"paragraph"`
@@ -75,6 +81,7 @@ type Model struct {
 	ServedName     string   `yaml:"served_name"`
 	Endpoints      []string `yaml:"endpoints"`
 	APIKeyEnv      string   `yaml:"api_key_env"` // name of the variable holding the key; never the key
+	SizeB          float64  `yaml:"size_b"`      // parameters in billions, for the scaling analysis (optional)
 	Revision       string   `yaml:"revision"`
 	Root           string   `yaml:"root"`
 	MaxConcurrency int      `yaml:"max_concurrency"`
@@ -307,6 +314,14 @@ func (e *Experiment) resolve(p string) string {
 		return p
 	}
 	return filepath.Join(filepath.Dir(e.Path), p)
+}
+
+// HumanLabelsPath resolves human_labels relative to the experiment file.
+func (e *Experiment) HumanLabelsPath() string {
+	if e.HumanLabels == "" {
+		return ""
+	}
+	return e.resolve(e.HumanLabels)
 }
 
 // Override replaces every model's endpoints (bhasha run --endpoint),

@@ -74,6 +74,16 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 	case e.Study != StudyIndicKLAR && len(e.Strategies) > 0:
 		add(lineOf(root, "strategies"), "strategies apply to study indicklar only")
 	}
+	for code := range e.Abstain {
+		if _, err := reg.Lookup(code); err != nil {
+			add(lineOf(root, "abstain", code), "abstain: %v", err)
+		}
+	}
+	if e.HumanLabels != "" {
+		if _, err := os.Stat(e.resolve(e.HumanLabels)); err != nil {
+			add(lineOf(root, "human_labels"), "human_labels: %v", err)
+		}
+	}
 	for k := range e.Notes {
 		if k != "es" && k != "hi" && k != "zh" {
 			add(lineOf(root, "notes", k), "notes: unknown language %q (want es, hi or zh)", k)

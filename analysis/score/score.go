@@ -83,7 +83,7 @@ func Score(exp *experiment.Experiment, dir string) ([]Row, error) {
 	if err := records.Read(dir, func(r *engine.Record) error { recs = append(recs, r); return nil }); err != nil {
 		return nil, err
 	}
-	s := &scorer{exp: exp, byID: byID, reg: lang.New(), abst: abstain.New(nil)}
+	s := &scorer{exp: exp, byID: byID, reg: lang.New(), abst: abstain.New(exp.Abstain)}
 	switch exp.Study {
 	case experiment.StudyIndicKLAR:
 		return s.indicklar(recs), nil

@@ -58,7 +58,7 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	rows := synthRows(2619, 30, 9, 9)
 	b.ResetTimer()
 	for range b.N {
-		ts := For("indicklar", rows)
+		ts := For("indicklar", rows, Options{})
 		if len(ts) != 11 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))
 		}

@@ -284,8 +284,14 @@ func JudgeAgreement(rows []score.Row) *Table {
 }
 
 // For builds the tables of a study.
-func For(study string, rows []score.Row) []*Table {
+func For(study string, rows []score.Row, opt Options) []*Table {
 	ts := []*Table{Accuracy(study, rows)}
+	if len(opt.Sizes) > 0 {
+		ts = append(ts, Scaling(rows, opt.Sizes))
+	}
+	if len(opt.Human) > 0 {
+		ts = append(ts, HumanAgreement(rows, opt.Human))
+	}
 	switch study {
 	case "indicklar":
 		o := index(rows) // built once, shared by the paired analyses

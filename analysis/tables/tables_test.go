@@ -247,3 +247,34 @@ func TestQuestTables(t *testing.T) {
 		t.Errorf("rankings %v", rk.Rows)
 	}
 }
+
+func TestScalingAndHumanAgreement(t *testing.T) {
+	var rows []score.Row
+	for m, acc := range map[string]int{"s": 2, "m": 5, "l": 8} {
+		for i := range 10 {
+			rows = append(rows, row(m, "hin", "native", "baseline", "", strconv.Itoa(i), i < acc))
+		}
+	}
+	sc := Scaling(rows, map[string]float64{"s": 1, "m": 8, "l": 70})
+	if cell(t, sc, map[string]string{"strategy": "baseline"}, "models") != "3" || num(t, cell(t, sc, map[string]string{"strategy": "baseline"}, "spearman_rho")) != 1 ||
+		cell(t, sc, map[string]string{"strategy": "baseline"}, "accuracies") != "0.2000 0.5000 0.8000" {
+		t.Errorf("scaling %v", sc.Rows)
+	}
+	if len(Scaling(rows, nil).Rows) != 0 {
+		t.Error("scaling without sizes")
+	}
+	var labels []HumanLabel
+	for i := range 10 {
+		labels = append(labels, HumanLabel{Model: "m", Item: strconv.Itoa(i), Language: "hin", Correct: i < 5})
+	}
+	ha := HumanAgreement(rows, labels)
+	if cell(t, ha, map[string]string{"criterion": "judge"}, "n") != "10" || num(t, cell(t, ha, map[string]string{"criterion": "judge"}, "kappa")) != 1 {
+		t.Errorf("human agreement %v", ha.Rows)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "h.csv")
+	os.WriteFile(p, []byte("model,item,language,label\nm,1,hin,correct\nm,2,hin,maybe\n"), 0o644)
+	if _, err := ReadHumanLabels(p); err == nil || err.Error() != p+` line 3 field "label": "maybe" is not correct/incorrect` {
+		t.Errorf("bad label: %v", err)
+	}
+}

@@ -364,7 +364,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ts := tables.For(exp.Study, rows)
+	opt, err := tables.OptionsFor(exp)
+	if err != nil {
+		return err
+	}
+	ts := tables.For(exp.Study, rows, opt)
 	out := filepath.Join(*dir, "tables")
 	if err := tables.Write(out, ts, m.Simulated); err != nil {
 		return err

@@ -1,0 +1,160 @@
+package tables
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/datasets/csvread"
+)
+
+// Options carry what the rows do not: model sizes for the scaling
+// analysis and human labels for judge validation.
+type Options struct {
+	Sizes map[string]float64 // model → parameters in billions
+	Human []HumanLabel
+}
+
+// HumanLabel is one human verdict on an answer.
+type HumanLabel struct {
+	Model, Item, Language string
+	Correct               bool
+}
+
+// ReadHumanLabels reads a CSV with columns model, item, language and label
+// (correct/incorrect, true/false or 1/0); a bad label names file, line and field.
+func ReadHumanLabels(path string) ([]HumanLabel, error) {
+	t, err := csvread.Read(path, ',', false)
+	if err != nil {
+		return nil, err
+	}
+	var cols [4]int
+	for i, c := range []string{"model", "item", "language", "label"} {
+		if cols[i], err = t.Col(c); err != nil {
+			return nil, err
+		}
+	}
+	var out []HumanLabel
+	for i := range t.Rows {
+		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2])}
+		switch t.Cell(i, cols[3]) {
+		case "correct", "true", "1", "CORRECT":
+			h.Correct = true
+		case "incorrect", "false", "0", "INCORRECT", "wrong", "WRONG":
+		default:
+			return nil, fmt.Errorf("%s line %d field \"label\": %q is not correct/incorrect", path, t.Lines[i], t.Cell(i, cols[3]))
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// HumanAgreement compares each criterion (judge, substring, overlap,
+// translit) with human labels, per model × language over the labelled
+// answers: n, raw agreement and Cohen's κ.
+func HumanAgreement(rows []score.Row, labels []HumanLabel) *Table {
+	t := &Table{Name: "human_agreement", Header: []string{"model", "language", "criterion", "n", "agree", "kappa"}}
+	type key struct{ model, item, lang string }
+	human := map[key]bool{}
+	for _, h := range labels {
+		human[key{h.Model, h.Item, h.Language}] = h.Correct
+	}
+	type cell struct{ model, lang string }
+	by := map[cell][]score.Row{}
+	for _, r := range rows {
+		if _, ok := human[key{r.Key.Model, r.Key.Item, r.Key.Language}]; ok && !r.Failed {
+			by[cell{r.Key.Model, r.Key.Language}] = append(by[cell{r.Key.Model, r.Key.Language}], r)
+		}
+	}
+	cells := make([]cell, 0, len(by))
+	for c := range by {
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		if cells[i].model != cells[j].model {
+			return cells[i].model < cells[j].model
+		}
+		return cells[i].lang < cells[j].lang
+	})
+	b := func(v bool) string {
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	for _, c := range cells {
+		for _, m := range append(protocols, metric{"translit", func(r score.Row) bool { return r.Translit }}) {
+			var x, y []string
+			for _, r := range by[c] {
+				x = append(x, b(m.of(r)))
+				y = append(y, b(human[key{r.Key.Model, r.Key.Item, r.Key.Language}]))
+			}
+			k, a, _ := stats.CohenKappa(x, y)
+			t.add(c.model, c.lang, m.name, len(x), a, k)
+		}
+	}
+	return t
+}
+
+// Scaling relates model size to accuracy: per strategy × language × form,
+// the accuracy of every model with a known size and Spearman's ρ (with
+// its two-sided p) between size and accuracy.
+func Scaling(rows []score.Row, sizes map[string]float64) *Table {
+	t := &Table{Name: "scaling", Header: []string{"strategy", "language", "form", "models", "spearman_rho", "p", "sizes", "accuracies"}}
+	if len(sizes) == 0 {
+		return t
+	}
+	type cell struct{ strategy, lang, form string }
+	k, n := map[cell]map[string]int{}, map[cell]map[string]int{}
+	for _, r := range rows {
+		if r.Failed || sizes[r.Key.Model] <= 0 {
+			continue
+		}
+		c := cell{r.Key.Strategy, r.Key.Language, r.Key.Form}
+		if n[c] == nil {
+			k[c], n[c] = map[string]int{}, map[string]int{}
+		}
+		n[c][r.Key.Model]++
+		if r.Correct {
+			k[c][r.Key.Model]++
+		}
+	}
+	cells := make([]cell, 0, len(n))
+	for c := range n {
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		a, b := cells[i], cells[j]
+		for _, p := range [][2]string{{a.strategy, b.strategy}, {a.lang, b.lang}, {a.form, b.form}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	for _, c := range cells {
+		models := make([]string, 0, len(n[c]))
+		for m := range n[c] {
+			models = append(models, m)
+		}
+		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
+		var xs, ys []float64
+		sz, ac := "", ""
+		for i, m := range models {
+			xs, ys = append(xs, sizes[m]), append(ys, frac(k[c][m], n[c][m]))
+			if i > 0 {
+				sz, ac = sz+" ", ac+" "
+			}
+			sz += fmt.Sprintf("%g", sizes[m])
+			ac += fmt.Sprintf("%.4f", ys[len(ys)-1])
+		}
+		rho, p, err := stats.Spearman(xs, ys)
+		if err != nil {
+			rho, p = math.NaN(), math.NaN()
+		}
+		t.add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
+	}
+	return t
+}
