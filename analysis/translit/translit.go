@@ -300,3 +300,31 @@ func IsBrahmicWord(s string) bool {
 	}
 	return false
 }
+
+// scriptBlocks maps the Brahmic script names (Unicode's) to their blocks.
+var scriptBlocks = map[string]rune{"Devanagari": 0x0900, "Bengali": 0x0980, "Gurmukhi": 0x0A00, "Gujarati": 0x0A80,
+	"Oriya": 0x0B00, "Tamil": 0x0B80, "Telugu": 0x0C00, "Kannada": 0x0C80, "Malayalam": 0x0D00}
+
+// Convert rewrites Brahmic text in another Brahmic script by the shared
+// layout: each letter moves to the same offset in the target block when
+// the target script has a letter there, and stays as it is otherwise
+// (Tamil, for one, has no aspirated stops). Non-Brahmic text and unknown
+// targets pass through.
+func Convert(s, target string) string {
+	base, ok := scriptBlocks[target]
+	if !ok {
+		return s
+	}
+	tab := unicode.Scripts[target]
+	return strings.Map(func(r rune) rune {
+		for _, b := range blocks {
+			if r >= b && r < b+0x80 {
+				if t := base + (r - b); unicode.Is(tab, t) {
+					return t
+				}
+				return r
+			}
+		}
+		return r
+	}, norm.NFC.String(s))
+}

@@ -76,3 +76,25 @@ func TestRomanMixed(t *testing.T) {
 		t.Errorf("mixed: %q", got)
 	}
 }
+
+func TestConvert(t *testing.T) {
+	cases := []struct{ in, to, want string }{
+		{"भारत", "Bengali", "ভারত"},
+		{"भारत", "Gurmukhi", "ਭਾਰਤ"},
+		{"भारत", "Gujarati", "ભારત"},
+		{"ভারত", "Devanagari", "भारत"},
+		{"नमस्ते", "Kannada", "ನಮಸ್ತೇ"}, // Devanagari े is ē, as Kannada ೇ
+		{"भारत", "Tamil", "भாரத"}, // Tamil has no bha; the rest moves
+		{"Paris", "Bengali", "Paris"},
+		{"भारत", "Latin", "भारत"},
+	}
+	for _, c := range cases {
+		if got := Convert(c.in, c.to); got != c.want {
+			t.Errorf("Convert(%q, %s) = %q, want %q", c.in, c.to, got, c.want)
+		}
+	}
+	// Converting keeps the romanization.
+	if ISO15919(Convert("दिल्ली", "Telugu")) != ISO15919("दिल्ली") {
+		t.Error("romanization changed by conversion")
+	}
+}
