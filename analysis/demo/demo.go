@@ -105,7 +105,7 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 		if err != nil {
 			return res, err
 		}
-		if err := tables.Write(filepath.Join(d, "tables"), tables.For(exp.Study, rows, opt), m.Simulated); err != nil {
+		if err := tables.Write(filepath.Join(d, "tables"), append(tables.For(exp.Study, rows, opt), tables.Answers(rows)), m.Simulated); err != nil {
 			return res, err
 		}
 	}

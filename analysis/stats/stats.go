@@ -228,3 +228,31 @@ func Spearman(x, y []float64) (rho, p float64, err error) {
 	}
 	return rho, p, err
 }
+
+// PairedDiffCI is the Wald interval of a paired difference in proportions
+// over n pairs with discordant counts b (first right only) and c (second
+// right only): d = (c − b)/n ± z·sqrt(b + c − (c − b)²/n)/n, clipped to
+// [−1, 1]; n = 0 gives NaNs.
+func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	z := stdNormal.Quantile(1 - (1-conf)/2)
+	fn := float64(n)
+	d = float64(c-b) / fn
+	se := math.Sqrt(math.Max(0, float64(b+c)-float64((c-b)*(c-b))/fn)) / fn
+	return d, math.Max(-1, d-z*se), math.Min(1, d+z*se)
+}
+
+// DiffCI is the Wald interval of p1 − p2 for independent samples:
+// p1 − p2 ± z·sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), clipped to [−1, 1].
+func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
+	if n1 == 0 || n2 == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	z := stdNormal.Quantile(1 - (1-conf)/2)
+	p1, p2 := float64(k1)/float64(n1), float64(k2)/float64(n2)
+	d = p1 - p2
+	se := math.Sqrt(p1*(1-p1)/float64(n1) + p2*(1-p2)/float64(n2))
+	return d, math.Max(-1, d-z*se), math.Min(1, d+z*se)
+}

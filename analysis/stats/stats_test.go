@@ -72,3 +72,20 @@ func TestEdgeCases(t *testing.T) {
 		t.Errorf("ranks %v", r)
 	}
 }
+
+func TestDiffCIs(t *testing.T) {
+	d, lo, hi := PairedDiffCI(1, 6, 10, 0.95)
+	// d = 0.5; se = sqrt(7 − 25/10)/10 = sqrt(4.5)/10
+	want := 1.959963984540054 * math.Sqrt(4.5) / 10
+	if d != 0.5 || math.Abs(hi-d-want) > 1e-12 || math.Abs(d-lo-want) > 1e-12 {
+		t.Errorf("paired %v %v %v", d, lo, hi)
+	}
+	d, lo, hi = DiffCI(14, 20, 6, 20, 0.95)
+	want = 1.959963984540054 * math.Sqrt(0.7*0.3/20+0.3*0.7/20)
+	if math.Abs(d-0.4) > 1e-12 || math.Abs(hi-d-want) > 1e-12 {
+		t.Errorf("unpaired %v %v %v", d, lo, hi)
+	}
+	if d, _, _ := PairedDiffCI(0, 0, 0, 0.95); !math.IsNaN(d) {
+		t.Error("n = 0")
+	}
+}

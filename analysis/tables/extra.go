@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/datasets/csvread"
@@ -155,6 +157,48 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 			rho, p = math.NaN(), math.NaN()
 		}
 		t.add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
+	}
+	return t
+}
+
+// Answers is one row per scored answer, for inspection: the raw and the
+// normalised prediction (normalize.Default, the steps listed in
+// scoring.csv), the gold, how the answer was extracted, and every
+// criterion. It is written by reports, not by For (it is as long as the run).
+func Answers(rows []score.Row) *Table {
+	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "stage", "gold", "prediction", "prediction_norm",
+		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed"}}
+	for _, r := range rows {
+		k := r.Key
+		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Stage, r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
+			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed)
+	}
+	return t
+}
+
+// Scoring documents, per study, each criterion's rule and the
+// normalisation steps it applies (every score says how its strings were
+// prepared).
+func Scoring(study string) *Table {
+	t := &Table{Name: "scoring", Header: []string{"study", "criterion", "rule", "normalization"}}
+	join := func(p normalize.Pipeline) string { return strings.Join(p, "+") }
+	authors, def := join(normalize.Authors), join(normalize.Default)
+	switch study {
+	case "indicklar":
+		t.add(study, "correct", "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; unparsed JSON scored on the raw text", authors)
+		t.add(study, "translit", "correct, or the romanized prediction matches the gold within translit.Match's tolerance", def+"+iso15919+loose")
+	case "mdi":
+		t.add(study, "correct", "TriviaQA exact match against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", "triviaqa-normalize")
+		t.add(study, "lenient", "mc1: argmax with ties to the first (lm-evaluation-harness)", "")
+		t.add(study, "abstain", "not correct and an abstention phrase occurs (16 languages + experiment abstain:)", def)
+		t.add(study, "hallucination", "neither correct nor abstaining (the paper's proxy)", "")
+		t.add(study, "distractor_switch", "any Devanagari letter or CJK unified ideograph", "")
+		t.add(study, "translit", "correct, or the prediction matches an alias within translit.Match's tolerance", def+"+iso15919+loose")
+	case "indicquest":
+		t.add(study, "correct", "the judge's verdict (v2 is_correct; v1 Overall >= 3); unparsed verdicts count as not correct and are listed", "")
+		t.add(study, "substring", "gold occurs as a contiguous substring of the answer", def)
+		t.add(study, "overlap", "every gold word occurs among the answer's words, edge punctuation stripped", def)
+		t.add(study, "translit", "the answer matches the gold within translit.Match's tolerance", def+"+iso15919+loose")
 	}
 	return t
 }

@@ -62,11 +62,12 @@ func frac(k, n int) float64 {
 
 // FormGaps compares, per model × baseline strategy × language, the native,
 // code-mixed and English forms of the same facts: accuracy over the items
-// both forms answered, the gap, and McNemar's exact p.
+// both forms answered, the gap with its paired Wald interval, and
+// McNemar's exact p.
 func FormGaps(rows []score.Row) *Table { return formGapsFrom(index(rows)) }
 
 func formGapsFrom(o outcomes) *Table {
-	t := &Table{Name: "form_gaps", Header: []string{"model", "strategy", "language", "a", "b", "pairs", "k_a", "k_b", "acc_a", "acc_b", "gap", "b_only_a", "b_only_b", "mcnemar_p"}}
+	t := &Table{Name: "form_gaps", Header: []string{"model", "strategy", "language", "a", "b", "pairs", "k_a", "k_b", "acc_a", "acc_b", "gap", "gap_lo", "gap_hi", "b_only_a", "b_only_b", "mcnemar_p"}}
 	var keys [][4]string
 	for k := range o {
 		if (k[1] == "baseline" || k[1] == "baseline-cands") && k[3] == "native" {
@@ -86,7 +87,8 @@ func formGapsFrom(o outcomes) *Table {
 				continue
 			}
 			n, ka, kb, da, db := paired(cmp.x, cmp.y)
-			t.add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, frac(ka, n), frac(kb, n), frac(ka-kb, n), da, db, stats.McNemarExact(da, db))
+			gap, lo, hi := stats.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
+			t.add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, frac(ka, n), frac(kb, n), gap, lo, hi, da, db, stats.McNemarExact(da, db))
 		}
 	}
 	return t

@@ -87,7 +87,7 @@ func clcFrom(o outcomes) (pairs, means *Table) {
 func StrategyTests(rows []score.Row) *Table { return strategyTestsFrom(index(rows)) }
 
 func strategyTestsFrom(o outcomes) *Table {
-	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
+	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
 	ref := reference(o)
 	var cells [][4]string
 	for k := range o {
@@ -130,7 +130,8 @@ func strategyTestsFrom(o outcomes) *Table {
 		}
 		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
 		for i, l := range ls {
-			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, frac(l.k-l.rk, l.pairs), l.b, l.d, l.p, holm[i], bh[i])
+			d, lo, hi := stats.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
+			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm[i], bh[i])
 		}
 	}
 	return t
@@ -148,11 +149,12 @@ func reference(o outcomes) string {
 }
 
 // ConditionTests compares every distractor condition with the clean one,
-// per model and metric: both rates, their difference, the pooled
+// per model and metric: both rates, their difference with its Wald
+// interval (stats.DiffCI), the pooled
 // two-proportion z test and Fisher's exact test, with Holm and BH
 // adjustments over the tests of each model.
 func ConditionTests(rows []score.Row) *Table {
-	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
+	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
 	type cell struct{ model, strategy, cond string }
 	counts := map[cell]map[string][2]int{}
 	for _, r := range rows {
@@ -221,8 +223,8 @@ func ConditionTests(rows []score.Row) *Table {
 		}
 		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
 		for i, l := range ls {
-			diff := float64(l.k)/float64(l.n) - float64(l.k0)/float64(l.n0)
-			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, l.z, l.p, l.pf, holm[i], bh[i])
+			diff, lo, hi := stats.DiffCI(l.k, l.n, l.k0, l.n0, 0.95)
+			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, lo, hi, l.z, l.p, l.pf, holm[i], bh[i])
 		}
 	}
 	return t
@@ -285,7 +287,7 @@ func JudgeAgreement(rows []score.Row) *Table {
 
 // For builds the tables of a study.
 func For(study string, rows []score.Row, opt Options) []*Table {
-	ts := []*Table{Accuracy(study, rows)}
+	ts := []*Table{Accuracy(study, rows), Scoring(study)}
 	if len(opt.Sizes) > 0 {
 		ts = append(ts, Scaling(rows, opt.Sizes))
 	}

@@ -5,14 +5,29 @@
 // adjustments across the tests of the same table and model.
 //
 // Every file starts with a column "simulated" (true when the answers
-// came from simulated models). Tables:
+// came from simulated models). Tables (the functions' docs give formulas):
 //
-//	accuracy.csv        study, model, language, form, strategy, condition, metric, k, n, rate, ci_lo, ci_hi, failed
-//	clc.csv             model, strategy, a, b, items_a, items_b, intersection, union, jaccard   (IndicKLAR)
-//	clc_mean.csv        model, strategy, unit, others, mean_jaccard                           (IndicKLAR; the authors' CLC(L))
-//	strategy_tests.csv  model, language, form, strategy, reference, pairs, ref_k, k, diff, b, c, mcnemar_p, p_holm, p_bh (IndicKLAR)
-//	condition_tests.csv model, condition, metric, k_clean, n_clean, k, n, diff, z, p_twoprop, p_fisher, p_holm, p_bh (distractors)
-//	judge_agreement.csv model, language, criterion, n, agree, kappa, judge_rate, criterion_rate, shortfall (IndicQuest)
+//	accuracy.csv            study, model, language, form, strategy, condition, metric, k, n, rate, ci_lo, ci_hi, failed
+//	scoring.csv             study, criterion, rule, normalization
+//	answers.csv             one row per scored answer (reports only)
+//	clc.csv                 model, strategy, a, b, items, correct_a, correct_b, intersection, union, jaccard   (IndicKLAR)
+//	clc_mean.csv            model, strategy, unit, others, mean_jaccard                                      (the authors' CLC(L))
+//	strategy_tests.csv      model, language, form, strategy, reference, pairs, ref_k, k, diff, diff_lo, diff_hi, b, c, mcnemar_p, p_holm, p_bh
+//	form_gaps.csv           model, strategy, language, a, b, pairs, k_a, k_b, acc_a, acc_b, gap, gap_lo, gap_hi, b_only_a, b_only_b, mcnemar_p
+//	flip_points.csv         model, language, path, step, from, flipped, share, share_lo, share_hi
+//	families.csv            model, strategy, form, family, languages, k, n, rate, ci_lo, ci_hi
+//	relations.csv           model, strategy, language, form, relation, k, n, rate, ci_lo, ci_hi
+//	language_tests.csv      model, strategy, reference, languages, median_gain, wilcoxon_T, wilcoxon_p, method
+//	tokenization.csv        model, language, n, mean_prompt_tokens, accuracy, pearson_r, pearson_p, spearman_rho, spearman_p
+//	latency.csv             model, strategy, n_timed, mean_ms, median_ms, p90_ms, k, n, accuracy
+//	scaling.csv             strategy, language, form, models, spearman_rho, p, sizes, accuracies   (when models have size_b)
+//	condition_tests.csv     model, strategy, condition, metric, k_clean, n_clean, k, n, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher, p_holm, p_bh
+//	script_decomposition.csv  see Decomposition                                                                (distractors)
+//	judge_by_script.csv     model, script, verdict, count
+//	judge_agreement.csv     model, language, criterion, n, agree, kappa, judge_rate, criterion_rate, shortfall (IndicQuest)
+//	domains.csv             model, language, domain, protocol, k, n, rate, ci_lo, ci_hi
+//	protocol_rankings.csv   a, b, cells, kendall_tau, p
+//	human_agreement.csv     model, language, criterion, n, agree, kappa                                        (with human_labels)
 package tables
 
 import (

@@ -84,7 +84,7 @@ func TestConvert(t *testing.T) {
 		{"भारत", "Gujarati", "ભારત"},
 		{"ভারত", "Devanagari", "भारत"},
 		{"नमस्ते", "Kannada", "ನಮಸ್ತೇ"}, // Devanagari े is ē, as Kannada ೇ
-		{"भारत", "Tamil", "भாரத"}, // Tamil has no bha; the rest moves
+		{"भारत", "Tamil", "भாரத"},       // Tamil has no bha; the rest moves
 		{"Paris", "Bengali", "Paris"},
 		{"भारत", "Latin", "भारत"},
 	}

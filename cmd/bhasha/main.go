@@ -368,7 +368,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ts := tables.For(exp.Study, rows, opt)
+	ts := append(tables.For(exp.Study, rows, opt), tables.Answers(rows))
 	out := filepath.Join(*dir, "tables")
 	if err := tables.Write(out, ts, m.Simulated); err != nil {
 		return err
