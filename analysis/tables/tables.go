@@ -1,8 +1,9 @@
 // Package tables computes the report tables from scored rows and writes
 // them as CSV files, one per table, each with a header row. Every rate
-// carries its count k, its size n and a 95% Wilson interval; every test
-// its statistic inputs and its p-value, with Holm and Benjamini–Hochberg
-// adjustments across the tests of the same table and model.
+// carries its count k, its size n and a 95% Wilson interval; every
+// difference a 95% Wald interval; every test its inputs and its p-value,
+// with Holm and Benjamini–Hochberg adjustments across the tests of the
+// same table and model.
 //
 // Every file starts with a column "simulated" (true when the answers
 // came from simulated models). Tables (the functions' docs give formulas):
