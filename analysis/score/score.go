@@ -102,6 +102,16 @@ type scorer struct {
 	abst *abstain.Detector
 }
 
+// variant finds the item and variant a record asked about.
+func (s *scorer) variant(r *engine.Record) (*item.Item, *item.Variant, bool) {
+	it := s.byID[r.Fields.Item]
+	if it == nil {
+		return nil, nil, false
+	}
+	v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+	return it, v, ok
+}
+
 func (s *scorer) base(r *engine.Record) Row {
 	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached}
 	p := script.Detect(r.Response)
@@ -124,11 +134,7 @@ func (s *scorer) indicklar(recs []*engine.Record) []Row {
 		if err != nil || (st.Stages() == 2 && r.Fields.Stage == "1") {
 			continue // translations are kept, not scored
 		}
-		it := s.byID[r.Fields.Item]
-		if it == nil {
-			continue
-		}
-		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+		it, v, ok := s.variant(r)
 		if !ok {
 			continue
 		}
@@ -195,11 +201,7 @@ func (s *scorer) indicquest(recs []*engine.Record) []Row {
 		if r.Fields.Strategy != "answer" {
 			continue
 		}
-		it := s.byID[r.Fields.Item]
-		if it == nil {
-			continue
-		}
-		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+		it, v, ok := s.variant(r)
 		if !ok {
 			continue
 		}

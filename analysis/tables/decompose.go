@@ -2,7 +2,6 @@ package tables
 
 import (
 	"math"
-	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -67,12 +66,7 @@ func Decomposition(rows []score.Row) *Table {
 	for c := range by {
 		cells = append(cells, c)
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		if cells[i].model != cells[j].model {
-			return cells[i].model < cells[j].model
-		}
-		return cells[i].cond < cells[j].cond
-	})
+	sortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
@@ -178,16 +172,7 @@ func JudgeByScript(rows []score.Row) *Table {
 	for x := range counts {
 		keys = append(keys, x)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.model != b.model {
-			return a.model < b.model
-		}
-		if a.script != b.script {
-			return a.script < b.script
-		}
-		return a.verdict < b.verdict
-	})
+	sortBy(keys, func(x k) []string { return []string{x.model, x.script, x.verdict} })
 	for _, x := range keys {
 		t.add(x.model, x.script, x.verdict, counts[x])
 	}

@@ -74,24 +74,13 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel) *Table {
 	for c := range by {
 		cells = append(cells, c)
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		if cells[i].model != cells[j].model {
-			return cells[i].model < cells[j].model
-		}
-		return cells[i].lang < cells[j].lang
-	})
-	b := func(v bool) string {
-		if v {
-			return "1"
-		}
-		return "0"
-	}
+	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
 		for _, m := range append(protocols, metric{"translit", func(r score.Row) bool { return r.Translit }}) {
 			var x, y []string
 			for _, r := range by[c] {
-				x = append(x, b(m.of(r)))
-				y = append(y, b(human[key{r.Key.Model, r.Key.Item, r.Key.Language}]))
+				x = append(x, label(m.of(r)))
+				y = append(y, label(human[key{r.Key.Model, r.Key.Item, r.Key.Language}]))
 			}
 			k, a, _ := stats.CohenKappa(x, y)
 			t.add(c.model, c.lang, m.name, len(x), a, k)
@@ -127,15 +116,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 	for c := range n {
 		cells = append(cells, c)
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		a, b := cells[i], cells[j]
-		for _, p := range [][2]string{{a.strategy, b.strategy}, {a.lang, b.lang}, {a.form, b.form}} {
-			if p[0] != p[1] {
-				return p[0] < p[1]
-			}
-		}
-		return false
-	})
+	sortBy(cells, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
 	for _, c := range cells {
 		models := make([]string, 0, len(n[c]))
 		for m := range n[c] {

@@ -95,14 +95,7 @@ func formGapsFrom(o outcomes) *Table {
 }
 
 func sortKeys(keys [][4]string) {
-	sort.Slice(keys, func(i, j int) bool {
-		for x := range 4 {
-			if keys[i][x] != keys[j][x] {
-				return keys[i][x] < keys[j][x]
-			}
-		}
-		return false
-	})
+	sortBy(keys, func(k [4]string) []string { return k[:] })
 }
 
 // FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
@@ -198,15 +191,7 @@ func Families(rows []score.Row) *Table {
 	for x := range n {
 		keys = append(keys, x)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		for _, p := range [][2]string{{a.model, b.model}, {a.strategy, b.strategy}, {a.form, b.form}, {a.family, b.family}} {
-			if p[0] != p[1] {
-				return p[0] < p[1]
-			}
-		}
-		return false
-	})
+	sortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
 		t.add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi)
@@ -234,15 +219,7 @@ func Relations(rows []score.Row) *Table {
 	for x := range n {
 		keys = append(keys, x)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		for _, p := range [][2]string{{a.model, b.model}, {a.strategy, b.strategy}, {a.language, b.language}, {a.form, b.form}, {a.rel, b.rel}} {
-			if p[0] != p[1] {
-				return p[0] < p[1]
-			}
-		}
-		return false
-	})
+	sortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
 		t.add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi)
@@ -278,12 +255,7 @@ func languageTestsFrom(o outcomes) *Table {
 	for x := range gains {
 		keys = append(keys, x)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].model != keys[j].model {
-			return keys[i].model < keys[j].model
-		}
-		return keys[i].strategy < keys[j].strategy
-	})
+	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	for _, x := range keys {
 		g := gains[x]
 		s := append([]float64(nil), g...)
@@ -408,12 +380,7 @@ func Latency(rows []score.Row) *Table {
 	for x := range n {
 		keys = append(keys, x)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].model != keys[j].model {
-			return keys[i].model < keys[j].model
-		}
-		return keys[i].strategy < keys[j].strategy
-	})
+	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	for _, x := range keys {
 		s := append([]float64(nil), lat[x]...)
 		sort.Float64s(s)

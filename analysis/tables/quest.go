@@ -2,7 +2,6 @@ package tables
 
 import (
 	"math"
-	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
@@ -34,15 +33,7 @@ func Domains(rows []score.Row) *Table {
 	for k := range by {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		for _, p := range [][2]string{{a.model, b.model}, {a.lang, b.lang}, {a.domain, b.domain}} {
-			if p[0] != p[1] {
-				return p[0] < p[1]
-			}
-		}
-		return false
-	})
+	sortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
 	for _, k := range keys {
 		for _, p := range protocols {
 			c := 0
@@ -83,12 +74,7 @@ func Rankings(rows []score.Row) *Table {
 	for k := range acc {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].model != keys[j].model {
-			return keys[i].model < keys[j].model
-		}
-		return keys[i].lang < keys[j].lang
-	})
+	sortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
 	series := make([][]float64, len(protocols))
 	for _, k := range keys {
 		for i := range protocols {

@@ -26,12 +26,7 @@ func clcFrom(o outcomes) (pairs, means *Table) {
 	for k := range units {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].model != keys[j].model {
-			return keys[i].model < keys[j].model
-		}
-		return keys[i].strategy < keys[j].strategy
-	})
+	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]
@@ -97,15 +92,7 @@ func strategyTestsFrom(o outcomes) *Table {
 			}
 		}
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		a, b := cells[i], cells[j]
-		for _, x := range []int{0, 2, 3, 1} {
-			if a[x] != b[x] {
-				return a[x] < b[x]
-			}
-		}
-		return false
-	})
+	sortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })
 	type line struct {
 		c                  [4]string
 		pairs, rk, k, b, d int
@@ -182,16 +169,7 @@ func ConditionTests(rows []score.Row) *Table {
 			}
 		}
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		a, b := cells[i], cells[j]
-		if a.model != b.model {
-			return a.model < b.model
-		}
-		if a.strategy != b.strategy {
-			return a.strategy < b.strategy
-		}
-		return a.cond < b.cond
-	})
+	sortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })
 	type line struct {
 		c            cell
 		metric       string
@@ -248,18 +226,7 @@ func JudgeAgreement(rows []score.Row) *Table {
 	for c := range byCell {
 		cells = append(cells, c)
 	}
-	sort.Slice(cells, func(i, j int) bool {
-		if cells[i].model != cells[j].model {
-			return cells[i].model < cells[j].model
-		}
-		return cells[i].lang < cells[j].lang
-	})
-	b := func(v bool) string {
-		if v {
-			return "1"
-		}
-		return "0"
-	}
+	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
 		rs := byCell[c]
 		for _, crit := range []struct {
@@ -269,7 +236,7 @@ func JudgeAgreement(rows []score.Row) *Table {
 			var a, l []string
 			jk, ck := 0, 0
 			for _, r := range rs {
-				a, l = append(a, b(r.Correct)), append(l, b(crit.of(r)))
+				a, l = append(a, label(r.Correct)), append(l, label(crit.of(r)))
 				if r.Correct {
 					jk++
 				}

@@ -37,6 +37,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -112,23 +113,21 @@ func sortedGroups[V any](m map[group]V) []group {
 	for g := range m {
 		out = append(out, g)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.model != b.model {
-			return a.model < b.model
-		}
-		if a.strategy != b.strategy {
-			return a.strategy < b.strategy
-		}
-		if a.condition != b.condition {
-			return a.condition < b.condition
-		}
-		if a.language != b.language {
-			return a.language < b.language
-		}
-		return a.form < b.form
-	})
+	sortBy(out, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
 	return out
+}
+
+// sortBy sorts s by the string tuple key(x), lexicographically.
+func sortBy[T any](s []T, key func(T) []string) {
+	sort.SliceStable(s, func(i, j int) bool { return slices.Compare(key(s[i]), key(s[j])) < 0 })
+}
+
+// label writes a 0/1 verdict as a category for Cohen's κ.
+func label(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
 }
 
 // metric is a named 0/1 measure of a scored row.
