@@ -88,7 +88,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
-		return cmdReport(args[1:], stdout, stderr)
+		return cmdReport(ctx, args[1:], stdout, stderr)
 	case "datasets":
 		if len(args) < 2 || args[1] != "check" {
 			return fmt.Errorf("datasets: want 'datasets check PATH'")
@@ -337,10 +337,12 @@ func formatNames() string {
 	return strings.Join(names, ", ")
 }
 
-func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "report --run DIR [--config FILE]", stderr)
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
+	endpoint := fs.String("endpoint", "", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints)")
+	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -359,6 +361,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	exp, err := experiment.Load(path)
 	if err != nil {
 		return fmt.Errorf("report: loading the experiment (use --config if it moved): %w", err)
+	}
+	if exp.Stages() > 1 {
+		// Judge verdicts (and any other later stage) not yet in the run are
+		// requested now; a run that has them all sends nothing and connects
+		// to nothing.
+		if _, err := run.Execute(ctx, exp, run.Options{Out: *dir, Endpoint: *endpoint, CacheDir: *cacheDir, Log: stderr}); err != nil {
+			return fmt.Errorf("report: completing the run's judge stage: %w", err)
+		}
 	}
 	rows, err := score.Score(exp, *dir)
 	if err != nil {

@@ -494,3 +494,64 @@ judge: {name: j, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"]}
 		t.Errorf("manifest counts %+v dataset %+v", m.Counts, m.Dataset)
 	}
 }
+
+// A run finished without its judge gets the verdicts from report, which
+// sends only the judge's requests.
+func TestReportCompletesJudgeStage(t *testing.T) {
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
+	exp, err := experiment.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &bodyLog{}
+	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items()), OnRequest: log.add})
+	out := t.TempDir()
+	// A copy of the experiment next to the run (the manifest names it).
+	b, _ := os.ReadFile(path)
+	cfg := filepath.Join(out, "experiment.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "dataset: {path: ../indicquest-v1}", "dataset: {path: "+filepath.Join(mustAbs(t, "../../testdata"), "indicquest-v1")+"}", 1)), 0o644)
+	var so, se bytes.Buffer
+	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
+	if err := dispatch(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	// Remove the judge's records, as if the judge had not been run.
+	var keep []string
+	records.Read(out, func(r *engine.Record) error {
+		if r.Fields.Strategy != "judge" {
+			line, _ := json.Marshal(r)
+			keep = append(keep, string(line))
+		}
+		return nil
+	})
+	os.WriteFile(filepath.Join(out, records.FileName), []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+	log.take()
+	so.Reset()
+	if err := dispatch(context.Background(), []string{"report", "--run", out, "--cache-dir", t.TempDir(), "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("report: %v\n%s", err, se.String())
+	}
+	sent := log.take()
+	if len(sent) != len(keep) {
+		t.Errorf("report sent %d requests for %d answers", len(sent), len(keep))
+	}
+	for _, body := range sent {
+		if !bytes.Contains(body, []byte("is_correct")) {
+			t.Errorf("report sent a non-judge request: %.80s", body)
+		}
+	}
+	// A second report sends nothing.
+	if err := dispatch(context.Background(), []string{"report", "--run", out, "--endpoint", url}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.take()); n != 0 {
+		t.Errorf("second report sent %d requests", n)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
