@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -393,6 +394,43 @@ func Latency(rows []score.Row) *Table {
 			mean /= float64(len(s))
 		}
 		t.add(x.model, x.strategy, len(s), mean, quantileSorted(s, 0.5), quantileSorted(s, 0.9), k[x], n[x], frac(k[x], n[x]))
+	}
+	return t
+}
+
+// FamilyTests compares Indo-Aryan with Dravidian languages per model ×
+// strategy × form on the pooled answers: both rates, their difference
+// with its Wald interval, the two-proportion z test and Fisher's exact test.
+func FamilyTests(fam *Table) *Table {
+	t := &Table{Name: "family_tests", Header: []string{"model", "strategy", "form", "k_indo_aryan", "n_indo_aryan", "k_dravidian", "n_dravidian", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher"}}
+	col := map[string]int{}
+	for i, h := range fam.Header {
+		col[h] = i
+	}
+	type key struct{ model, strategy, form string }
+	counts := map[key]map[string][2]int{}
+	var order []key
+	for _, r := range fam.Rows {
+		k := key{r[col["model"]], r[col["strategy"]], r[col["form"]]}
+		if counts[k] == nil {
+			counts[k] = map[string][2]int{}
+			order = append(order, k)
+		}
+		var c [2]int
+		fmt.Sscan(r[col["k"]], &c[0])
+		fmt.Sscan(r[col["n"]], &c[1])
+		counts[k][r[col["family"]]] = c
+	}
+	for _, k := range order {
+		ia, okA := counts[k]["Indo-Aryan"]
+		dr, okD := counts[k]["Dravidian"]
+		if !okA || !okD {
+			continue
+		}
+		d, lo, hi := stats.DiffCI(ia[0], ia[1], dr[0], dr[1], 0.95)
+		z, p, _ := stats.TwoProportionZ(ia[0], ia[1], dr[0], dr[1])
+		_, pf := stats.FisherExact(ia[0], ia[1]-ia[0], dr[0], dr[1]-dr[0])
+		t.add(k.model, k.strategy, k.form, ia[0], ia[1], dr[0], dr[1], d, lo, hi, z, p, pf)
 	}
 	return t
 }

@@ -265,7 +265,8 @@ func For(study string, rows []score.Row, opt Options) []*Table {
 	case "indicklar":
 		o := index(rows) // built once, shared by the paired analyses
 		p, m := clcFrom(o)
-		ts = append(ts, p, m, strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), Families(rows), Relations(rows),
+		fam := Families(rows)
+		ts = append(ts, p, m, strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
 			languageTestsFrom(o), Tokenization(rows), Latency(rows))
 	case "mdi":
 		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))

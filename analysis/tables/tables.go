@@ -17,6 +17,7 @@
 //	form_gaps.csv           model, strategy, language, a, b, pairs, k_a, k_b, acc_a, acc_b, gap, gap_lo, gap_hi, b_only_a, b_only_b, mcnemar_p
 //	flip_points.csv         model, language, path, step, from, flipped, share, share_lo, share_hi
 //	families.csv            model, strategy, form, family, languages, k, n, rate, ci_lo, ci_hi
+//	family_tests.csv        model, strategy, form, k/n Indo-Aryan and Dravidian, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher
 //	relations.csv           model, strategy, language, form, relation, k, n, rate, ci_lo, ci_hi
 //	language_tests.csv      model, strategy, reference, languages, median_gain, wilcoxon_T, wilcoxon_p, method
 //	tokenization.csv        model, language, n, mean_prompt_tokens, accuracy, pearson_r, pearson_p, spearman_rho, spearman_p

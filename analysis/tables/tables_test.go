@@ -205,6 +205,10 @@ func TestKLARAnalyses(t *testing.T) {
 		cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Dravidian"}, "k") != "1" {
 		t.Errorf("families %v", fam.Rows)
 	}
+	ft := FamilyTests(fam)
+	if cell(t, ft, map[string]string{"strategy": "baseline-cands", "form": "native"}, "n_dravidian") != "6" {
+		t.Errorf("family tests %v", ft.Rows)
+	}
 	lt := LanguageTests(rows)
 	if cell(t, lt, map[string]string{"strategy": "tint-cm"}, "languages") != "2" {
 		t.Errorf("language tests %v", lt.Rows)
