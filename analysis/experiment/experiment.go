@@ -82,6 +82,7 @@ type Model struct {
 	Endpoints      []string `yaml:"endpoints"`
 	APIKeyEnv      string   `yaml:"api_key_env"` // name of the variable holding the key; never the key
 	SizeB          float64  `yaml:"size_b"`      // parameters in billions, for the scaling analysis (optional)
+	Tokenizer      string   `yaml:"tokenizer"`   // a tokenizer.json for offline token counts (optional, relative to the file)
 	Revision       string   `yaml:"revision"`
 	Root           string   `yaml:"root"`
 	MaxConcurrency int      `yaml:"max_concurrency"`
@@ -276,6 +277,11 @@ func (e *Experiment) validate(root *yaml.Node) []string {
 				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): endpoint %q is not an http(s) URL", i, m.Name, ep)
 			}
 		}
+		if m.Tokenizer != "" {
+			if _, err := os.Stat(e.resolve(m.Tokenizer)); err != nil {
+				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
+			}
+		}
 		if m.MaxConcurrency < 0 {
 			add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
 		}
@@ -314,6 +320,14 @@ func (e *Experiment) resolve(p string) string {
 		return p
 	}
 	return filepath.Join(filepath.Dir(e.Path), p)
+}
+
+// TokenizerPath resolves a model's tokenizer relative to the experiment file.
+func (e *Experiment) TokenizerPath(m Model) string {
+	if m.Tokenizer == "" {
+		return ""
+	}
+	return e.resolve(m.Tokenizer)
 }
 
 // HumanLabelsPath resolves human_labels relative to the experiment file.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
+	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -65,8 +66,11 @@ type Row struct {
 	Failed           bool // the request failed: not scored, counted apart
 	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
 	PromptTokens int
-	LatencyMS    float64
-	Cached       bool
+	// OfflineTokens is the prompt's length under the model's tokenizer.json
+	// (baseline rows of models with a tokenizer; 0 otherwise).
+	OfflineTokens int
+	LatencyMS     float64
+	Cached        bool
 }
 
 // Score reads dir/records.jsonl and scores every answer of exp.
@@ -86,7 +90,11 @@ func Score(exp *experiment.Experiment, dir string) ([]Row, error) {
 	s := &scorer{exp: exp, byID: byID, reg: lang.New(), abst: abstain.New(exp.Abstain)}
 	switch exp.Study {
 	case experiment.StudyIndicKLAR:
-		return s.indicklar(recs), nil
+		rows := s.indicklar(recs)
+		if err := offlineTokens(exp, rows); err != nil {
+			return nil, err
+		}
+		return rows, nil
 	case experiment.StudyMDI:
 		return s.mdi(recs)
 	case experiment.StudyIndicQuest:
@@ -348,4 +356,49 @@ func ContinuationLogprob(raw json.RawMessage, ctxLen int) (float64, error) {
 		return math.Inf(-1), fmt.Errorf("no token after the context (offset %d)", ctxLen)
 	}
 	return sum, nil
+}
+
+// offlineTokens counts, for the baseline rows of every model that names a
+// tokenizer.json, the prompt's tokens offline (raw completion prompts as
+// sent; chat prompts as the concatenated message texts, without a chat
+// template). The prompts are rebuilt from the experiment, not stored.
+func offlineTokens(exp *experiment.Experiment, rows []Row) error {
+	toks := map[string]*bpe.Tokenizer{}
+	for _, m := range exp.Models {
+		if p := exp.TokenizerPath(m); p != "" {
+			t, err := bpe.Load(p)
+			if err != nil {
+				return err
+			}
+			toks[m.Name] = t
+		}
+	}
+	if len(toks) == 0 {
+		return nil
+	}
+	want := map[string]int{}
+	for i, r := range rows {
+		if toks[r.Key.Model] != nil && (r.Key.Strategy == string(protocol.Baseline) || r.Key.Strategy == string(protocol.BaselineCands)) {
+			want[r.Key.String()] = i
+		}
+	}
+	for req, err := range exp.StreamStage(1, nil) {
+		if err != nil {
+			return err
+		}
+		i, ok := want[req.Key.String()]
+		if !ok {
+			continue
+		}
+		text := req.Prompt
+		for _, m := range req.Messages {
+			text += m.Content
+		}
+		n, err := toks[req.Key.Model].Count(text)
+		if err != nil {
+			return fmt.Errorf("counting tokens of %s: %w", req.Key, err)
+		}
+		rows[i].OfflineTokens = n
+	}
+	return nil
 }

@@ -298,12 +298,14 @@ func quantileSorted(s []float64, q float64) float64 {
 }
 
 // Tokenization relates prompt length to accuracy across languages (IndicKLAR
-// A.9), per model: for each language, the mean prompt tokens the server
-// counted for the reference baseline's native prompts and that baseline's
+// A.9), per model: for each language, the mean prompt tokens of the
+// reference baseline's native prompts — counted offline with the model's
+// tokenizer.json when the experiment names one (source "tokenizer.json"),
+// else as the server counted them (source "server") — and that baseline's
 // accuracy; then Pearson and Spearman correlations with two-sided p over
 // the languages (rows with language "*").
 func Tokenization(rows []score.Row) *Table {
-	t := &Table{Name: "tokenization", Header: []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"}}
+	t := &Table{Name: "tokenization", Header: []string{"model", "language", "n", "mean_prompt_tokens", "source", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"}}
 	ref := "baseline"
 	for _, r := range rows {
 		if r.Key.Strategy == "baseline-cands" {
@@ -313,12 +315,25 @@ func Tokenization(rows []score.Row) *Table {
 	}
 	type ml struct{ model, lang string }
 	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
+	offline := map[string]bool{}
 	for _, r := range rows {
-		if r.Failed || r.Key.Strategy != ref || r.Key.Form != "native" || r.PromptTokens == 0 {
+		if !r.Failed && r.Key.Strategy == ref && r.OfflineTokens > 0 {
+			offline[r.Key.Model] = true
+		}
+	}
+	for _, r := range rows {
+		if r.Failed || r.Key.Strategy != ref || r.Key.Form != "native" {
+			continue
+		}
+		c := r.PromptTokens
+		if offline[r.Key.Model] {
+			c = r.OfflineTokens
+		}
+		if c == 0 {
 			continue
 		}
 		x := ml{r.Key.Model, r.Key.Language}
-		tok[x] += float64(r.PromptTokens)
+		tok[x] += float64(c)
 		n[x]++
 		if r.Correct {
 			k[x]++
@@ -334,6 +349,10 @@ func Tokenization(rows []score.Row) *Table {
 	}
 	sort.Strings(names)
 	for _, m := range names {
+		src := "server"
+		if offline[m] {
+			src = "tokenizer.json"
+		}
 		ls := models[m]
 		sort.Strings(ls)
 		var xs, ys []float64
@@ -341,7 +360,7 @@ func Tokenization(rows []score.Row) *Table {
 			x := ml{m, l}
 			mt, acc := tok[x]/float64(n[x]), frac(k[x], n[x])
 			xs, ys = append(xs, mt), append(ys, acc)
-			t.add(m, l, n[x], mt, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+			t.add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
 		}
 		pr, pp, err1 := stats.Pearson(xs, ys)
 		sr, sp, err2 := stats.Spearman(xs, ys)
@@ -351,7 +370,7 @@ func Tokenization(rows []score.Row) *Table {
 		if err2 != nil {
 			sr, sp = math.NaN(), math.NaN()
 		}
-		t.add(m, "*", len(xs), math.NaN(), math.NaN(), pr, pp, sr, sp)
+		t.add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp)
 	}
 	return t
 }

@@ -20,7 +20,7 @@
 //	family_tests.csv        model, strategy, form, k/n Indo-Aryan and Dravidian, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher
 //	relations.csv           model, strategy, language, form, relation, k, n, rate, ci_lo, ci_hi
 //	language_tests.csv      model, strategy, reference, languages, median_gain, wilcoxon_T, wilcoxon_p, method
-//	tokenization.csv        model, language, n, mean_prompt_tokens, accuracy, pearson_r, pearson_p, spearman_rho, spearman_p
+//	tokenization.csv        model, language, n, mean_prompt_tokens, source, accuracy, pearson_r, pearson_p, spearman_rho, spearman_p
 //	latency.csv             model, strategy, n_timed, mean_ms, median_ms, p90_ms, k, n, accuracy
 //	scaling.csv             strategy, language, form, models, spearman_rho, p, sizes, accuracies   (when models have size_b)
 //	condition_tests.csv     model, strategy, condition, metric, k_clean, n_clean, k, n, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher, p_holm, p_bh

@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/analysis/cache"
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
@@ -554,4 +556,60 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// With a tokenizer.json named in the experiment, the tokenization table
+// counts the baseline prompts offline.
+func TestOfflineTokenization(t *testing.T) {
+	tokPath := mustAbs(t, "../../testdata/tokenizers/cache/llama3_1/tokenizer.json")
+	if _, err := os.Stat(tokPath); err != nil {
+		if os.Getenv("BHASHA_REQUIRE_TOKENIZERS") != "" {
+			t.Fatalf("%s missing: run make tokenizers", tokPath)
+		}
+		t.Skip("run make tokenizers")
+	}
+	out := t.TempDir()
+	cfg := filepath.Join(out, "e.yaml")
+	os.WriteFile(cfg, []byte(`name: tok
+study: indicklar
+dataset: {path: `+mustAbs(t, "../../testdata/klar")+`, format: klar}
+languages: [ja, en]
+forms: [native, english]
+strategies: [baseline-cands]
+sample: 5
+models:
+  - {name: m, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"], tokenizer: `+tokPath+`}
+`), 0o644)
+	exp, err := experiment.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	if err := dispatch(context.Background(), []string{"report", "--run", out}, &so, &se); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "tables", "tokenization.csv"))
+	if !strings.Contains(string(b), ",tokenizer.json,") {
+		t.Fatalf("tokenization.csv does not use the tokenizer:\n%s", b)
+	}
+	// The Japanese mean equals the offline counts of the rebuilt prompts.
+	tok, _ := bpe.Load(tokPath)
+	sum, n := 0, 0
+	for r, err := range exp.StreamStage(1, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Key.Language == "jpn" {
+			c, _ := tok.Count(r.Prompt)
+			sum, n = sum+c, n+1
+		}
+	}
+	want := strconv.FormatFloat(float64(sum)/float64(n), 'f', 6, 64)
+	if !strings.Contains(string(b), "true,m,jpn,5,"+want+",tokenizer.json,") {
+		t.Errorf("want a jpn row with mean %s:\n%s", want, b)
+	}
 }
