@@ -59,7 +59,7 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		ts := For("indicklar", rows, Options{})
-		if len(ts) != 13 || len(ts[0].Rows) == 0 {
+		if len(ts) != 14 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))
 		}
 	}

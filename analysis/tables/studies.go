@@ -266,7 +266,7 @@ func For(study string, rows []score.Row, opt Options) []*Table {
 		o := index(rows) // built once, shared by the paired analyses
 		p, m := clcFrom(o)
 		fam := Families(rows)
-		ts = append(ts, p, m, strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
+		ts = append(ts, p, m, CLCMatrix(p, reference(o)), strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
 			languageTestsFrom(o), Tokenization(rows), Latency(rows))
 	case "mdi":
 		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
@@ -274,4 +274,58 @@ func For(study string, rows []score.Row, opt Options) []*Table {
 		ts = append(ts, JudgeAgreement(rows), JudgeByScript(rows), Domains(rows), Rankings(rows))
 	}
 	return ts
+}
+
+// CLCMatrix lays the reference baseline and each other strategy in one
+// square matrix per model (IndicKLAR Fig. 4): the cell (row, col) holds
+// the reference's Jaccard index below the diagonal (row > col) and the
+// strategy's above it (row < col), over the language/form units both ran;
+// the diagonal is 1.
+func CLCMatrix(pairs *Table, ref string) *Table {
+	t := &Table{Name: "clc_matrix", Header: []string{"model", "lower", "upper", "row", "col", "jaccard"}}
+	col := map[string]int{}
+	for i, h := range pairs.Header {
+		col[h] = i
+	}
+	type key struct{ model, strategy, a, b string }
+	j := map[key]string{}
+	strategies := map[[2]string]map[string]bool{} // model, strategy → units
+	for _, r := range pairs.Rows {
+		m, s, a, b := r[col["model"]], r[col["strategy"]], r[col["a"]], r[col["b"]]
+		j[key{m, s, a, b}], j[key{m, s, b, a}] = r[col["jaccard"]], r[col["jaccard"]]
+		k := [2]string{m, s}
+		if strategies[k] == nil {
+			strategies[k] = map[string]bool{}
+		}
+		strategies[k][a], strategies[k][b] = true, true
+	}
+	var ks [][2]string
+	for k := range strategies {
+		if k[1] != ref && strategies[[2]string{k[0], ref}] != nil {
+			ks = append(ks, k)
+		}
+	}
+	sortBy(ks, func(k [2]string) []string { return k[:] })
+	for _, k := range ks {
+		var units []string
+		for u := range strategies[k] {
+			if strategies[[2]string{k[0], ref}][u] {
+				units = append(units, u)
+			}
+		}
+		sortBy(units, func(u string) []string { return []string{u} })
+		for r, ru := range units {
+			for c, cu := range units {
+				v := "1"
+				switch {
+				case r > c:
+					v = j[key{k[0], ref, ru, cu}]
+				case r < c:
+					v = j[key{k[0], k[1], ru, cu}]
+				}
+				t.Rows = append(t.Rows, []string{k[0], ref, k[1], ru, cu, v})
+			}
+		}
+	}
+	return t
 }

@@ -13,6 +13,7 @@
 //	answers.csv             one row per scored answer (reports only)
 //	clc.csv                 model, strategy, a, b, items, correct_a, correct_b, intersection, union, jaccard   (IndicKLAR)
 //	clc_mean.csv            model, strategy, unit, others, mean_jaccard                                      (the authors' CLC(L))
+//	clc_matrix.csv          model, lower (reference), upper (strategy), row, col, jaccard (one matrix per strategy)
 //	strategy_tests.csv      model, language, form, strategy, reference, pairs, ref_k, k, diff, diff_lo, diff_hi, b, c, mcnemar_p, p_holm, p_bh
 //	form_gaps.csv           model, strategy, language, a, b, pairs, k_a, k_b, acc_a, acc_b, gap, gap_lo, gap_hi, b_only_a, b_only_b, mcnemar_p
 //	flip_points.csv         model, language, path, step, from, flipped, share, share_lo, share_hi

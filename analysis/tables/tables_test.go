@@ -64,6 +64,19 @@ func TestCLC(t *testing.T) {
 	if got := num(t, cell(t, means, map[string]string{"unit": "hin/native"}, "mean_jaccard")); got != 0.625 { // (0.5 + 0.75)/2
 		t.Errorf("CLC(hin) = %v", got)
 	}
+	// One matrix: baseline below the diagonal, TinT above.
+	for l, rs := range map[string][]bool{"hin": {true, true, true, true, false}, "ben": {true, true, true, true, false}, "eng": {true, true, true, true, true}} {
+		for i, ok := range rs {
+			rows = append(rows, row("m", l, "native", "tint-cm", "", strconv.Itoa(i), ok))
+		}
+	}
+	pairs, _ = CLC(rows)
+	mx := CLCMatrix(pairs, "baseline")
+	if len(mx.Rows) != 9 || cell(t, mx, map[string]string{"row": "hin/native", "col": "ben/native"}, "jaccard") != "0.500000" ||
+		cell(t, mx, map[string]string{"row": "ben/native", "col": "hin/native"}, "jaccard") != "1.000000" ||
+		cell(t, mx, map[string]string{"row": "eng/native", "col": "eng/native"}, "jaccard") != "1" {
+		t.Errorf("matrix %v", mx.Rows)
+	}
 }
 
 func TestStrategyTests(t *testing.T) {
