@@ -136,3 +136,29 @@ func Translit(pred string, golds []string) bool {
 	}
 	return false
 }
+
+// SQuADNormalize is SQuAD v1.1's normalize_answer: lower case, ASCII
+// punctuation deleted (not replaced by a space, unlike TriviaQA), the
+// words a, an, the removed, white space collapsed.
+func SQuADNormalize(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r < 128 && triviaPct[r] { // string.punctuation
+			return -1
+		}
+		return r
+	}, s)
+	s = articles.ReplaceAllString(s, " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ExactMatchSQuAD is exact match under SQuADNormalize against any gold.
+func ExactMatchSQuAD(pred string, golds []string) bool {
+	a := SQuADNormalize(pred)
+	for _, g := range golds {
+		if SQuADNormalize(g) == a {
+			return true
+		}
+	}
+	return false
+}

@@ -117,3 +117,19 @@ func TestTranslit(t *testing.T) {
 		}
 	}
 }
+
+func TestSQuAD(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"The Sunset Boulevard!", "sunset boulevard"},
+		{"rock'n'roll", "rocknroll"}, // deleted, where TriviaQA puts a space
+		{"U.S.A.", "usa"},
+	}
+	for _, c := range cases {
+		if got := SQuADNormalize(c.in); got != c.want {
+			t.Errorf("SQuADNormalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if !ExactMatchSQuAD("usa", []string{"U.S.A."}) || ExactMatch("usa", []string{"U.S.A."}) {
+		t.Error("the two normalisations should differ on U.S.A.")
+	}
+}

@@ -50,6 +50,8 @@ type Row struct {
 	Lenient bool
 	// Translit is the transliteration-aware match (reported beside Correct).
 	Translit bool
+	// SQuAD is exact match under SQuAD's normalisation (distractor study).
+	SQuAD bool
 	// Substring and Overlap are IndicQuest's lexical criteria.
 	Substring, Overlap bool
 	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
@@ -298,6 +300,7 @@ func (s *scorer) mdi(recs []*engine.Record) ([]Row, error) {
 		if !row.Failed {
 			row.Prediction = r.Response
 			row.Correct = match.ExactMatch(r.Response, golds)
+			row.SQuAD = match.ExactMatchSQuAD(r.Response, golds)
 			row.Lenient = row.Correct
 			row.Translit = row.Correct || match.Translit(strings.TrimSpace(r.Response), golds)
 		}

@@ -146,6 +146,7 @@ func metricsFor(study string) []metric {
 	case "mdi":
 		ms = append(ms,
 			metric{"lenient", func(r score.Row) bool { return r.Lenient }},
+			metric{"squad_em", func(r score.Row) bool { return r.SQuAD }},
 			metric{"translit", func(r score.Row) bool { return r.Translit }},
 			metric{"abstain", func(r score.Row) bool { return !r.Correct && r.Abstain }},
 			metric{"hallucination", func(r score.Row) bool { return !r.Correct && !r.Abstain }},
