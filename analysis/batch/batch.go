@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,11 +53,15 @@ type indexLine struct {
 // ExportReport counts what Export did.
 type ExportReport struct {
 	Pending, AlreadyRecorded, AlreadyCached int
-	Input, Index                            string
+	// Blocked counts later-stage requests whose first stage has no record
+	// yet (export again after importing the first stage's output).
+	Blocked      int
+	Input, Index string
 }
 
 // Export writes the requests of exp that have neither a record in dir nor
-// an answer in the cache. With live set it reads the servers' identities
+// an answer in the cache, every stage whose input is recorded: a two-stage
+// study is exported, imported, and exported again for its second stage. With live set it reads the servers' identities
 // (as a run would); otherwise the identity comes from each model's root or
 // served name, and is fixed in the index so that Import matches it.
 func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir string, live bool) (ExportReport, error) {
@@ -87,7 +92,29 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		in.close()
 		return rep, err
 	}
-	for r, err := range exp.Stream() {
+	prior := map[string]*engine.Record{}
+	if err := records.Read(dir, func(r *engine.Record) error {
+		if r.Status == engine.StatusOK {
+			prior[r.Key] = r
+		}
+		return nil
+	}); err != nil && !errors.Is(err, os.ErrNotExist) {
+		in.close()
+		idx.close()
+		return rep, err
+	}
+	lookup := func(k engine.Key) (*engine.Record, bool) { r, ok := prior[k.String()]; return r, ok }
+	all := func(yield func(engine.Request, error) bool) {
+		for stage := 1; stage <= exp.Stages(); stage++ {
+			for r, err := range exp.StreamStage(stage, lookup) {
+				if !yield(r, err) {
+					return
+				}
+			}
+			rep.Blocked += exp.Blocked()
+		}
+	}
+	for r, err := range all {
 		if err != nil {
 			in.close()
 			idx.close()
@@ -176,6 +203,9 @@ func (j *jsonl) close() error {
 // ImportReport counts what Import did.
 type ImportReport struct {
 	OK, Failed, Skipped int
+	// Simulated is true when a response says it came from a simulator
+	// (system_fingerprint "simulated", as bhasha sim answers).
+	Simulated bool
 }
 
 type outputLine struct {
@@ -263,6 +293,12 @@ func Import(dir, cacheDir, output string) (ImportReport, error) {
 		case ol.Response.StatusCode != 200:
 			rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("batch response status %d: %s", ol.Response.StatusCode, ol.Response.Body)
 		default:
+			var fp struct {
+				Fingerprint string `json:"system_fingerprint"`
+			}
+			if json.Unmarshal(ol.Response.Body, &fp) == nil && fp.Fingerprint == "simulated" {
+				rep.Simulated = true
+			}
 			res, err = engine.ParseResponse(il.Kind, ol.Response.Body)
 			if err != nil {
 				rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("%s line %d: %v", output, n, err)

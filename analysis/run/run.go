@@ -294,6 +294,9 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	return runErr
 }
 
+// WriteManifest writes DIR/manifest.json atomically.
+func WriteManifest(dir string, m *Manifest) error { return writeManifest(dir, m) }
+
 func writeManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

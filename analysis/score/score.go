@@ -86,7 +86,13 @@ func Score(exp *experiment.Experiment, dir string) ([]Row, error) {
 		byID[it.ID] = it
 	}
 	var recs []*engine.Record
-	if err := records.Read(dir, func(r *engine.Record) error { recs = append(recs, r); return nil }); err != nil {
+	if err := records.Read(dir, func(r *engine.Record) error {
+		// Records imported from a batch, or written before a rule changed,
+		// are read now with the study's extraction.
+		exp.Extract(r)
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	s := &scorer{exp: exp, byID: byID, reg: lang.New(), abst: abstain.New(exp.Abstain)}

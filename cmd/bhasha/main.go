@@ -236,13 +236,15 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d pending request(s) (skipped %d recorded, %d cached); index %s\n", rep.Input, rep.Pending, rep.AlreadyRecorded, rep.AlreadyCached, rep.Index)
+	fmt.Fprintf(stdout, "%s: %d pending request(s) (skipped %d recorded, %d cached; %d wait for their first stage); index %s\n",
+		rep.Input, rep.Pending, rep.AlreadyRecorded, rep.AlreadyCached, rep.Blocked, rep.Index)
 	return nil
 }
 
 func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("batch import", "batch import --out DIR --file OUTPUT.jsonl", stderr)
+	fs := newFlags("batch import", "batch import --out DIR --file OUTPUT.jsonl [--config FILE]", stderr)
 	out := fs.String("out", "", "run directory the batch was exported from")
+	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
 	file := fs.String("file", "", "batch output file (JSON Lines)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	if err := fs.Parse(args); err != nil {
@@ -254,6 +256,9 @@ func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := batch.Import(*out, *cacheDir, *file)
 	if err != nil {
+		return err
+	}
+	if err := noteImport(*out, *cfg, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
@@ -392,4 +397,25 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
 	return nil
+}
+
+// noteImport records a batch import in the run's manifest (creating it
+// when the run has none): the experiment, counts, and whether the answers
+// came from a simulator.
+func noteImport(dir, cfg string, rep batch.ImportReport) error {
+	m, err := run.ReadManifest(dir)
+	if err != nil {
+		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
+	}
+	if cfg != "" {
+		exp, err := experiment.Load(cfg)
+		if err != nil {
+			return err
+		}
+		abs, _ := filepath.Abs(cfg)
+		m.Experiment, m.ExperimentFile = exp.Name, abs
+	}
+	m.Simulated = m.Simulated || rep.Simulated
+	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
+	return run.WriteManifest(dir, m)
 }

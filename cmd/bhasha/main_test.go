@@ -210,35 +210,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if !strings.Contains(so.String(), "20 pending") {
 		t.Fatalf("export said %q", so.String())
 	}
-	// Play the batch runner: POST each body, write the OpenAI batch output format.
-	in, _ := os.Open(filepath.Join(out, "batch", "input.jsonl"))
-	defer in.Close()
-	var outLines bytes.Buffer
-	sc := bufio.NewScanner(in)
-	i := 0
-	for sc.Scan() {
-		var l struct {
-			CustomID string          `json:"custom_id"`
-			URL      string          `json:"url"`
-			Body     json.RawMessage `json:"body"`
-		}
-		json.Unmarshal(sc.Bytes(), &l)
-		base := strings.TrimSuffix(url, "/v1")
-		resp, err := httpPost(base+l.URL, l.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		line := map[string]any{"id": fmt.Sprint("batch_req_", i), "custom_id": l.CustomID,
-			"response": map[string]any{"status_code": 200, "body": json.RawMessage(resp)}, "error": nil}
-		if i == 3 { // one request failed in the batch
-			line = map[string]any{"id": "x", "custom_id": l.CustomID, "response": nil, "error": map[string]string{"message": "engine died"}}
-		}
-		b, _ := json.Marshal(line)
-		outLines.Write(append(b, '\n'))
-		i++
-	}
-	ofile := filepath.Join(dir, "output.jsonl")
-	os.WriteFile(ofile, outLines.Bytes(), 0o644)
+	ofile := playBatch(t, filepath.Join(out, "batch", "input.jsonl"), url, 3)
 	so.Reset()
 	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, &so, &se); err != nil {
 		t.Fatalf("%v %s", err, se.String())
@@ -611,5 +583,91 @@ models:
 	want := strconv.FormatFloat(float64(sum)/float64(n), 'f', 6, 64)
 	if !strings.Contains(string(b), "true,m,jpn,5,"+want+",tokenizer.json,") {
 		t.Errorf("want a jpn row with mean %s:\n%s", want, b)
+	}
+}
+
+// playBatch acts as the batch runner: it POSTs every body of the input
+// file to the server and writes an OpenAI batch output file next to it;
+// the request at index fail (if ≥ 0) is reported as failed.
+func playBatch(t *testing.T, input, url string, fail int) string {
+	t.Helper()
+	in, err := os.Open(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var outLines bytes.Buffer
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for i := 0; sc.Scan(); i++ {
+		var l struct {
+			CustomID string          `json:"custom_id"`
+			URL      string          `json:"url"`
+			Body     json.RawMessage `json:"body"`
+		}
+		json.Unmarshal(sc.Bytes(), &l)
+		resp, err := httpPost(strings.TrimSuffix(url, "/v1")+l.URL, l.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := map[string]any{"id": fmt.Sprint("batch_req_", i), "custom_id": l.CustomID,
+			"response": map[string]any{"status_code": 200, "body": json.RawMessage(resp)}, "error": nil}
+		if i == fail {
+			line = map[string]any{"id": "x", "custom_id": l.CustomID, "response": nil, "error": map[string]string{"message": "engine died"}}
+		}
+		b, _ := json.Marshal(line)
+		outLines.Write(append(b, '\n'))
+	}
+	ofile := filepath.Join(filepath.Dir(input), "output.jsonl")
+	os.WriteFile(ofile, outLines.Bytes(), 0o644)
+	return ofile
+}
+
+// A two-stage study goes through the batch path stage by stage, and the
+// imported answers are scored with the study's extraction.
+func TestBatchTwoStageStudy(t *testing.T) {
+	path := mustAbs(t, "../../testdata/experiments/smoke-klar.yaml")
+	exp, err := experiment.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	out, cdir := t.TempDir(), filepath.Join(t.TempDir(), "cache")
+	var so, se bytes.Buffer
+	export := func() string {
+		so.Reset()
+		if err := dispatch(context.Background(), []string{"batch", "export", "--config", path, "--out", out, "--cache-dir", cdir}, &so, &se); err != nil {
+			t.Fatalf("%v %s", err, se.String())
+		}
+		return so.String()
+	}
+	imp := func() {
+		file := playBatch(t, filepath.Join(out, "batch", "input.jsonl"), url, -1)
+		if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", file, "--cache-dir", cdir, "--config", path}, &so, &se); err != nil {
+			t.Fatalf("%v %s", err, se.String())
+		}
+	}
+	// 6 items: 4 baseline + tint-en + 3 ablations + 2step-en stage 1 = 9 per item; stage 2 waits.
+	if msg := export(); !strings.Contains(msg, "54 pending") || !strings.Contains(msg, "6 wait for their first stage") {
+		t.Fatalf("first export: %s", msg)
+	}
+	imp()
+	if msg := export(); !strings.Contains(msg, "6 pending") || !strings.Contains(msg, "0 wait") {
+		t.Fatalf("second export: %s", msg)
+	}
+	imp()
+	if msg := export(); !strings.Contains(msg, "0 pending") {
+		t.Fatalf("third export: %s", msg)
+	}
+	// Scoring reads the imported answers with the study's extraction.
+	if err := dispatch(context.Background(), []string{"report", "--run", out, "--cache-dir", cdir, "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("report: %v %s", err, se.String())
+	}
+	if !strings.Contains(so.String(), "[SIMULATED models]") {
+		t.Errorf("imported simulator answers not labelled simulated: %s", so.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "tables", "answers.csv"))
+	if !strings.Contains(string(b), ",tint-en,,,") || !strings.Contains(string(b), ",json,") {
+		t.Errorf("answers.csv lacks extracted JSON answers:\n%.600s", b)
 	}
 }
