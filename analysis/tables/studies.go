@@ -111,17 +111,25 @@ func strategyTestsFrom(o outcomes) *Table {
 	}
 	for _, m := range order {
 		ls := byModel[m]
-		ps := make([]float64, len(ls))
-		for i, l := range ls {
-			ps[i] = l.p
-		}
-		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
-		for i, l := range ls {
+		adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			d, lo, hi := stats.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
-			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm[i], bh[i])
-		}
+			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh)
+		})
 	}
 	return t
+}
+
+// adjusted passes each test of one family with its Holm and
+// Benjamini–Hochberg adjusted p-values.
+func adjusted[T any](tests []T, p func(T) float64, emit func(T, float64, float64)) {
+	ps := make([]float64, len(tests))
+	for i, x := range tests {
+		ps[i] = p(x)
+	}
+	holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
+	for i, x := range tests {
+		emit(x, holm[i], bh[i])
+	}
 }
 
 // reference is the strategy others are compared with: Obj-Baseline when
@@ -194,16 +202,10 @@ func ConditionTests(rows []score.Row) *Table {
 		}
 	}
 	for _, m := range order {
-		ls := byModel[m]
-		ps := make([]float64, len(ls))
-		for i, l := range ls {
-			ps[i] = l.p
-		}
-		holm, bh := stats.Holm(ps), stats.BenjaminiHochberg(ps)
-		for i, l := range ls {
+		adjusted(byModel[m], func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			diff, lo, hi := stats.DiffCI(l.k, l.n, l.k0, l.n0, 0.95)
-			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, lo, hi, l.z, l.p, l.pf, holm[i], bh[i])
-		}
+			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, lo, hi, l.z, l.p, l.pf, holm, bh)
+		})
 	}
 	return t
 }
