@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -297,9 +296,6 @@ func TestTokenCounts(t *testing.T) {
 	}
 	if got[1] <= got[0] {
 		t.Errorf("Devanagari %d tokens, English %d: native script should tokenize longer", got[1], got[0])
-	}
-	if !slices.Equal(got, got) {
-		t.Fatal()
 	}
 }
 
