@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -48,6 +49,8 @@ type IndicKLAR struct {
 	PaperWording bool
 
 	blocked int
+	once    sync.Once
+	byID    map[string]*item.Item
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
@@ -384,13 +387,15 @@ func (p *IndicKLAR) Extract(r *engine.Record) *extract.Result {
 	return &res
 }
 
+// item finds an item by id (an index built on first use).
 func (p *IndicKLAR) item(id string) *item.Item {
-	for _, it := range p.Set.Items {
-		if it.ID == id {
-			return it
+	p.once.Do(func() {
+		p.byID = make(map[string]*item.Item, len(p.Set.Items))
+		for _, it := range p.Set.Items {
+			p.byID[it.ID] = it
 		}
-	}
-	return nil
+	})
+	return p.byID[id]
 }
 
 // ablated returns the question of an entity/romanization ablation for the
