@@ -51,6 +51,7 @@ type IndicKLAR struct {
 	blocked int
 	once    sync.Once
 	byID    map[string]*item.Item
+	headers map[string]string // template texts read so far
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
@@ -310,9 +311,17 @@ func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Varia
 		}
 		return sb.String(), nil
 	}
-	header, _, err := Template(p.templateFile(s, stage))
-	if err != nil {
-		return "", err
+	name := p.templateFile(s, stage)
+	header, ok := p.headers[name]
+	if !ok {
+		var err error
+		if header, _, err = Template(name); err != nil {
+			return "", err
+		}
+		if p.headers == nil {
+			p.headers = map[string]string{}
+		}
+		p.headers[name] = header
 	}
 	sb.WriteString(p.placeholders(s, l).Replace(header))
 	switch {
