@@ -1,5 +1,5 @@
 // Package abstain detects answers that decline to answer ("I don't know"),
-// in English and in the languages of the studies, so that an abstention
+// in English and 16 other languages of the studies, so that an abstention
 // written in the response's own script counts as an abstention.
 package abstain
 

@@ -19,7 +19,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,18 +91,13 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		in.close()
 		return rep, err
 	}
-	prior := map[string]*engine.Record{}
-	if err := records.Read(dir, func(r *engine.Record) error {
-		if r.Status == engine.StatusOK {
-			prior[r.Key] = r
-		}
-		return nil
-	}); err != nil && !errors.Is(err, os.ErrNotExist) {
+	prior, err := records.LoadOK(dir)
+	if err != nil {
 		in.close()
 		idx.close()
 		return rep, err
 	}
-	lookup := func(k engine.Key) (*engine.Record, bool) { r, ok := prior[k.String()]; return r, ok }
+	lookup := prior.Lookup
 	all := func(yield func(engine.Request, error) bool) {
 		for stage := 1; stage <= exp.Stages(); stage++ {
 			for r, err := range exp.StreamStage(stage, lookup) {

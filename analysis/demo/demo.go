@@ -14,7 +14,6 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -97,16 +96,8 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
-		rows, err := score.Score(exp, d)
-		if err != nil {
-			return res, fmt.Errorf("demo %s: scoring: %w", exp.Name, err)
-		}
-		opt, err := tables.OptionsFor(exp)
-		if err != nil {
-			return res, err
-		}
-		if err := tables.Write(filepath.Join(d, "tables"), append(tables.For(exp.Study, rows, opt), tables.Answers(rows)), m.Simulated); err != nil {
-			return res, err
+		if _, _, err := tables.WriteReport(exp, d, m.Simulated); err != nil {
+			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
 	}
 	return res, nil

@@ -58,8 +58,6 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logf receives warnings (unreachable replicas and the like).
 	Logf func(format string, args ...any)
-	// Progress is called by the collecting goroutine after every record.
-	Progress func(Stats)
 }
 
 func (o *Options) defaults() {
@@ -327,7 +325,6 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 // Stats counts the records of a run so far.
 type Stats struct {
 	Done, OK, Failed, Cached, Sent int
-	Started                        time.Time
 }
 
 // Run executes every request of reqs and passes each Record to sink, from
@@ -375,7 +372,7 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		}()
 	}
 	go func() { wg.Wait(); close(out) }()
-	st := Stats{Started: time.Now()}
+	var st Stats
 	var sinkErr error
 	for rec := range out {
 		if sinkErr != nil {
@@ -398,9 +395,6 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		}
 		if rec.Attempts > 0 {
 			st.Sent++
-		}
-		if e.opts.Progress != nil {
-			e.opts.Progress(st)
 		}
 	}
 	switch {

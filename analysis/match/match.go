@@ -56,23 +56,41 @@ var (
 // spaces, lower case, each ASCII punctuation mark and ‘ ’ ´ ` to a space,
 // the words a, an and the to a space, white space collapsed, trimmed.
 func TriviaNormalize(s string) string {
-	s = strings.ToLower(strings.ReplaceAll(s, "_", " "))
+	return qaNormalize(strings.ReplaceAll(s, "_", " "), func(r rune) bool { return triviaPct[r] }, ' ')
+}
+
+// SQuADNormalize is SQuAD v1.1's normalize_answer: lower case, ASCII
+// punctuation deleted (not replaced by a space, unlike TriviaQA), the
+// words a, an, the removed, white space collapsed.
+func SQuADNormalize(s string) string {
+	return qaNormalize(s, func(r rune) bool { return r < 128 && triviaPct[r] }, -1)
+}
+
+// qaNormalize lower-cases s, maps the punctuation marks to repl (-1
+// deletes them), removes the articles and collapses white space.
+func qaNormalize(s string, punct func(rune) bool, repl rune) string {
 	s = strings.Map(func(r rune) rune {
-		if triviaPct[r] {
-			return ' '
+		if punct(r) {
+			return repl
 		}
 		return r
-	}, s)
-	s = articles.ReplaceAllString(s, " ")
-	return strings.Join(strings.Fields(s), " ")
+	}, strings.ToLower(s))
+	return strings.Join(strings.Fields(articles.ReplaceAllString(s, " ")), " ")
 }
 
 // ExactMatch is TriviaQA's exact match: TriviaNormalize(pred) equals
 // TriviaNormalize(g) for some gold or alias g.
-func ExactMatch(pred string, golds []string) bool {
-	a := TriviaNormalize(pred)
+func ExactMatch(pred string, golds []string) bool { return exactUnder(TriviaNormalize, pred, golds) }
+
+// ExactMatchSQuAD is exact match under SQuADNormalize against any gold.
+func ExactMatchSQuAD(pred string, golds []string) bool {
+	return exactUnder(SQuADNormalize, pred, golds)
+}
+
+func exactUnder(norm func(string) string, pred string, golds []string) bool {
+	a := norm(pred)
 	for _, g := range golds {
-		if TriviaNormalize(g) == a {
+		if norm(g) == a {
 			return true
 		}
 	}
@@ -131,32 +149,6 @@ func Translit(pred string, golds []string) bool {
 	}
 	for _, g := range golds {
 		if translit.Same(a, normalize.Default.String(g)) {
-			return true
-		}
-	}
-	return false
-}
-
-// SQuADNormalize is SQuAD v1.1's normalize_answer: lower case, ASCII
-// punctuation deleted (not replaced by a space, unlike TriviaQA), the
-// words a, an, the removed, white space collapsed.
-func SQuADNormalize(s string) string {
-	s = strings.ToLower(s)
-	s = strings.Map(func(r rune) rune {
-		if r < 128 && triviaPct[r] { // string.punctuation
-			return -1
-		}
-		return r
-	}, s)
-	s = articles.ReplaceAllString(s, " ")
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// ExactMatchSQuAD is exact match under SQuADNormalize against any gold.
-func ExactMatchSQuAD(pred string, golds []string) bool {
-	a := SQuADNormalize(pred)
-	for _, g := range golds {
-		if SQuADNormalize(g) == a {
 			return true
 		}
 	}

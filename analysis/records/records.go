@@ -278,3 +278,28 @@ func Read(dir string, fn func(*engine.Record) error) error {
 	}
 	return nil
 }
+
+// OK holds the ok records of a run directory by key: the earlier stages a
+// later stage's prompts are built from.
+type OK map[string]*engine.Record
+
+// LoadOK reads dir's ok records; a run without records gives an empty set.
+func LoadOK(dir string) (OK, error) {
+	ok := OK{}
+	err := Read(dir, func(r *engine.Record) error {
+		if r.Status == engine.StatusOK {
+			ok[r.Key] = r
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return ok, nil
+}
+
+// Lookup finds the record of a key.
+func (o OK) Lookup(k engine.Key) (*engine.Record, bool) {
+	r, found := o[k.String()]
+	return r, found
+}

@@ -154,14 +154,14 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	var eng *engine.Engine
 	var total engine.Stats
 	var runErr error
-	prior := map[string]*engine.Record{}
+	prior := records.OK{}
 	for stage := 1; stage <= exp.Stages() && runErr == nil; stage++ {
 		if stage > 1 {
-			if err := loadPrior(o.Out, prior); err != nil {
+			if prior, err = records.LoadOK(o.Out); err != nil {
 				return nil, err
 			}
 		}
-		lookup := func(k engine.Key) (*engine.Record, bool) { r, ok := prior[k.String()]; return r, ok }
+		lookup := prior.Lookup
 		// Count what is left before connecting, so a finished run sends nothing.
 		pending := 0
 		for r, err := range exp.StreamStage(stage, lookup) {
@@ -257,16 +257,6 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 		runErr = err
 	}
 	return st, runErr
-}
-
-// loadPrior reads the ok records so far into prior, by key.
-func loadPrior(dir string, prior map[string]*engine.Record) error {
-	return records.Read(dir, func(r *engine.Record) error {
-		if r.Status == engine.StatusOK {
-			prior[r.Key] = r
-		}
-		return nil
-	})
 }
 
 func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) error {

@@ -172,7 +172,7 @@ func Scoring(study string) *Table {
 		t.add(study, "correct", "TriviaQA exact match against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", "triviaqa-normalize")
 		t.add(study, "lenient", "mc1: argmax with ties to the first (lm-evaluation-harness)", "")
 		t.add(study, "squad_em", "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", "squad-normalize")
-		t.add(study, "abstain", "not correct and an abstention phrase occurs (16 languages + experiment abstain:)", def)
+		t.add(study, "abstain", "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", def)
 		t.add(study, "hallucination", "neither correct nor abstaining (the paper's proxy)", "")
 		t.add(study, "distractor_switch", "any Devanagari letter or CJK unified ideograph", "")
 		t.add(study, "translit", "correct, or the prediction matches an alias within translit.Match's tolerance", def+"+iso15919+loose")

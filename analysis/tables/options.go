@@ -1,6 +1,11 @@
 package tables
 
-import "github.com/bhashalab/bhasha/analysis/experiment"
+import (
+	"path/filepath"
+
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/score"
+)
 
 // OptionsFor reads the model sizes and human labels an experiment names.
 func OptionsFor(exp *experiment.Experiment) (Options, error) {
@@ -18,4 +23,20 @@ func OptionsFor(exp *experiment.Experiment) (Options, error) {
 		o.Human = h
 	}
 	return o, nil
+}
+
+// WriteReport scores the run in dir and writes every table of its study,
+// answers.csv included, under dir/tables; it returns the tables and the
+// number of scored answers.
+func WriteReport(exp *experiment.Experiment, dir string, simulated bool) ([]*Table, int, error) {
+	rows, err := score.Score(exp, dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	opt, err := OptionsFor(exp)
+	if err != nil {
+		return nil, 0, err
+	}
+	ts := append(For(exp.Study, rows, opt), Answers(rows))
+	return ts, len(rows), Write(filepath.Join(dir, "tables"), ts, simulated)
 }

@@ -32,7 +32,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/catalog"
@@ -375,24 +374,16 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("report: completing the run's judge stage: %w", err)
 		}
 	}
-	rows, err := score.Score(exp, *dir)
+	ts, scored, err := tables.WriteReport(exp, *dir, m.Simulated)
 	if err != nil {
 		return err
 	}
-	opt, err := tables.OptionsFor(exp)
-	if err != nil {
-		return err
-	}
-	ts := append(tables.For(exp.Study, rows, opt), tables.Answers(rows))
 	out := filepath.Join(*dir, "tables")
-	if err := tables.Write(out, ts, m.Simulated); err != nil {
-		return err
-	}
 	label := ""
 	if m.Simulated {
 		label = " [SIMULATED models]"
 	}
-	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, len(rows), label)
+	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
