@@ -27,6 +27,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // Paths inside the run directory.
@@ -65,10 +66,11 @@ type ExportReport struct {
 // served name, and is fixed in the index so that Import matches it.
 func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir string, live bool) (ExportReport, error) {
 	rep := ExportReport{Input: filepath.Join(dir, InputFile), Index: filepath.Join(dir, IndexFile)}
-	done, store, err := open(dir, cacheDir)
+	lk, done, store, err := open(dir, cacheDir)
 	if err != nil {
 		return rep, err
 	}
+	defer lk.Unlock()
 	defer store.Close()
 	var eng *engine.Engine
 	if live {
@@ -86,15 +88,14 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 	if err != nil {
 		return rep, err
 	}
+	defer in.abort()
 	idx, err := newJSONL(rep.Index)
 	if err != nil {
-		in.close()
 		return rep, err
 	}
+	defer idx.abort()
 	prior, err := records.LoadOK(dir)
 	if err != nil {
-		in.close()
-		idx.close()
 		return rep, err
 	}
 	lookup := prior.Lookup
@@ -110,8 +111,6 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 	}
 	for r, err := range all {
 		if err != nil {
-			in.close()
-			idx.close()
 			return rep, err
 		}
 		key := r.Key.String()
@@ -121,11 +120,9 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		}
 		p, err := eng.Prepare(r)
 		if err != nil {
-			in.close()
-			idx.close()
 			return rep, err
 		}
-		if store.Has(p.CacheKey) {
+		if _, ok, _ := engine.Cached(store, p.CacheKey); ok {
 			rep.AlreadyCached++
 			continue
 		}
@@ -144,29 +141,37 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 	return rep, idx.close()
 }
 
-// open prepares dir's records (the keys already answered) and the cache
-// ("" for cache.DefaultDir()).
-func open(dir, cacheDir string) (*records.KeySet, *cache.Store, error) {
+// open locks dir exclusively (records.LockDir), prepares its records (the
+// keys already answered) and opens the cache ("" for cache.DefaultDir()).
+func open(dir, cacheDir string) (*records.Lock, *records.KeySet, *cache.Store, error) {
+	lk, err := records.LockDir(dir, records.Exclusive)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	done, _, err := records.Prepare(dir)
 	if err != nil {
-		return nil, nil, err
+		lk.Unlock()
+		return nil, nil, nil, err
 	}
 	store, _, err := cache.Open(cacheDir)
 	if err != nil {
-		return nil, nil, err
+		lk.Unlock()
+		return nil, nil, nil, err
 	}
-	return done, store, nil
+	return lk, done, store, nil
 }
 
 type jsonl struct {
-	f    *os.File
+	f    *atomicfile.File
 	w    *bufio.Writer
 	enc  *json.Encoder
 	path string
 }
 
+// newJSONL starts writing path atomically: nothing appears under its name
+// until close succeeds.
 func newJSONL(path string) (*jsonl, error) {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("batch export: %w", err)
 	}
@@ -183,16 +188,16 @@ func (j *jsonl) put(v any) error {
 	return nil
 }
 
+// close commits the file; abort discards it (a no-op after close).
 func (j *jsonl) close() error {
-	err := j.w.Flush()
-	if cerr := j.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := j.w.Flush(); err != nil {
+		j.f.Abort()
 		return fmt.Errorf("writing %s: %w", j.path, err)
 	}
-	return nil
+	return j.f.Commit()
 }
+
+func (j *jsonl) abort() { j.f.Abort() }
 
 // ImportReport counts what Import did.
 type ImportReport struct {
@@ -236,10 +241,11 @@ func Import(dir, cacheDir, output string) (ImportReport, error) {
 	if err := sc.Err(); err != nil {
 		return rep, fmt.Errorf("reading %s: %w", ipath, err)
 	}
-	done, store, err := open(dir, cacheDir)
+	lk, done, store, err := open(dir, cacheDir)
 	if err != nil {
 		return rep, err
 	}
+	defer lk.Unlock()
 	defer store.Close()
 	w, err := records.Create(dir)
 	if err != nil {

@@ -96,8 +96,14 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
-		if _, _, err := tables.WriteReport(exp, d, m.Simulated); err != nil {
+		rep, err := tables.WriteReport(exp, d, m.Simulated)
+		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
+		}
+		for _, n := range rep.Notes {
+			if log != nil {
+				fmt.Fprintln(log, n)
+			}
 		}
 	}
 	return res, nil

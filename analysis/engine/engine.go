@@ -418,17 +418,14 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec.CacheKey = HexKey(p.CacheKey)
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
-		v, ok, err := c.Get(p.CacheKey)
+		res, ok, err := Cached(c, p.CacheKey)
 		if err != nil {
 			e.opts.Logf("warning: %v (request will be sent)", err)
 		}
 		if ok {
-			var res Result
-			if err := json.Unmarshal(v, &res); err == nil {
-				rec.Status, rec.Cached = StatusOK, true
-				rec.SetResult(res)
-				return rec
-			}
+			rec.Status, rec.Cached = StatusOK, true
+			rec.SetResult(res)
+			return rec
 		}
 	}
 	res, att, err := e.models[r.Key.Model].do(ctx, r.Kind, p.Body, &e.opts)
@@ -454,6 +451,25 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 		}
 	}
 	return rec
+}
+
+// Cached returns the answer cached under key. An entry that does not
+// decode, or is not a valid answer (Result.Valid: an empty text that was
+// never checked to be a real empty answer), is reported as absent with an
+// error saying why, so that the request is sent again.
+func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
+	v, ok, err := c.Get(key)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	var res Result
+	if err := json.Unmarshal(v, &res); err != nil {
+		return Result{}, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)
+	}
+	if !res.Valid() {
+		return Result{}, false, fmt.Errorf("cache entry %s holds an empty answer that was never checked", HexKey(key))
+	}
+	return res, true, nil
 }
 
 type attemptInfo struct {
@@ -545,19 +561,24 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 // errBadBody marks a response that is not the JSON it should be.
 var errBadBody = errors.New("unparseable response body")
 
+type wireMessage struct {
+	Content          *string         `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	Reasoning        *string         `json:"reasoning"`
+	Refusal          *string         `json:"refusal"`
+	ToolCalls        json.RawMessage `json:"tool_calls"`
+}
+
 type wireChoice struct {
-	Text    string `json:"text"`
-	Message *struct {
-		Content          *string `json:"content"`
-		ReasoningContent *string `json:"reasoning_content"`
-		Reasoning        *string `json:"reasoning"`
-	} `json:"message"`
+	Text         *string         `json:"text"`
+	Message      *wireMessage    `json:"message"`
 	FinishReason *string         `json:"finish_reason"`
 	Logprobs     json.RawMessage `json:"logprobs"`
 }
 
 type wireResponse struct {
-	Choices []wireChoice `json:"choices"`
+	Choices []*wireChoice   `json:"choices"`
+	Error   json.RawMessage `json:"error"`
 	Usage   *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
@@ -565,32 +586,73 @@ type wireResponse struct {
 	PromptLogprobs json.RawMessage `json:"prompt_logprobs"`
 }
 
-// ParseResponse decodes a chat or completion response body.
+// present reports whether a raw JSON value is there and not null, [] or {}.
+func present(raw json.RawMessage) bool {
+	switch strings.TrimSpace(string(raw)) {
+	case "", "null", "[]", "{}":
+		return false
+	}
+	return true
+}
+
+// ParseResponse decodes a chat or completion response body. A body is an
+// answer only when the server returned one:
+//
+//   - a body carrying an "error" object, no choices, or a null first choice
+//     is a bad response;
+//   - a chat message whose content is null or missing is a bad response
+//     unless it carries tool calls or a refusal (kept in Result);
+//   - a completion choice whose text is null or missing is a bad response;
+//   - an empty text is an answer (Result.Empty) only when the server says
+//     why generation ended (finish_reason "stop" or "length"); an empty
+//     text without a finish reason is a bad response.
+//
+// Bad responses wrap errBadBody: the engine retries them and never caches
+// them.
 func ParseResponse(kind Kind, raw []byte) (Result, error) {
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Result{}, fmt.Errorf("%w: %v (body starts %q)", errBadBody, err, prefix(raw, 60))
 	}
+	if present(w.Error) {
+		return Result{}, fmt.Errorf("%w: status 200 with an error object: %s", errBadBody, prefix(w.Error, 200))
+	}
 	if len(w.Choices) == 0 {
 		return Result{}, fmt.Errorf("%w: no choices (body starts %q)", errBadBody, prefix(raw, 60))
 	}
 	c := w.Choices[0]
+	if c == nil {
+		return Result{}, fmt.Errorf("%w: choices[0] is null", errBadBody)
+	}
 	var res Result
 	switch kind {
 	case Chat:
-		if c.Message == nil {
+		m := c.Message
+		if m == nil {
 			return Result{}, fmt.Errorf("%w: chat choice has no message", errBadBody)
 		}
-		if c.Message.Content != nil {
-			res.Text = *c.Message.Content
+		if m.Refusal != nil && *m.Refusal != "" {
+			res.Refusal = *m.Refusal
 		}
-		if c.Message.ReasoningContent != nil {
-			res.Reasoning = *c.Message.ReasoningContent
-		} else if c.Message.Reasoning != nil {
-			res.Reasoning = *c.Message.Reasoning
+		if present(m.ToolCalls) {
+			res.ToolCalls = m.ToolCalls
+		}
+		switch {
+		case m.Content != nil:
+			res.Text = *m.Content
+		case res.Refusal == "" && res.ToolCalls == nil:
+			return Result{}, fmt.Errorf("%w: message.content is null or missing (no tool calls, no refusal)", errBadBody)
+		}
+		if m.ReasoningContent != nil {
+			res.Reasoning = *m.ReasoningContent
+		} else if m.Reasoning != nil {
+			res.Reasoning = *m.Reasoning
 		}
 	default:
-		res.Text = c.Text
+		if c.Text == nil {
+			return Result{}, fmt.Errorf("%w: completion choice has no text (null or missing)", errBadBody)
+		}
+		res.Text = *c.Text
 	}
 	if c.FinishReason != nil {
 		res.FinishReason = *c.FinishReason
@@ -598,6 +660,12 @@ func ParseResponse(kind Kind, raw []byte) (Result, error) {
 	if w.Usage != nil {
 		res.PromptTokens = w.Usage.PromptTokens
 		res.CompletionTokens = w.Usage.CompletionTokens
+	}
+	if res.Text == "" && res.Refusal == "" && res.ToolCalls == nil {
+		if res.FinishReason != "stop" && res.FinishReason != "length" {
+			return Result{}, fmt.Errorf("%w: empty text and finish_reason %q (want stop or length for an empty answer)", errBadBody, res.FinishReason)
+		}
+		res.Empty = true
 	}
 	if len(c.Logprobs) > 0 && string(c.Logprobs) != "null" {
 		res.Logprobs = c.Logprobs

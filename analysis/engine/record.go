@@ -24,6 +24,19 @@ type Result struct {
 	CompletionTokens int             `json:"completion_tokens"`
 	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
 	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
+	Refusal          string          `json:"refusal,omitempty"`
+	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`
+	// Empty is set when the model really produced an empty text (see
+	// ParseResponse); an empty Text without it is not an answer.
+	Empty bool `json:"empty,omitempty"`
+}
+
+// Valid reports whether r is an answer: a text, a refusal, tool calls, or
+// an empty text that ParseResponse accepted as one. Cache entries written
+// before empty answers were checked (an empty text without Empty) are not
+// valid and are sent again.
+func (r Result) Valid() bool {
+	return r.Text != "" || r.Empty || r.Refusal != "" || len(r.ToolCalls) > 0
 }
 
 // Record is one line of records.jsonl: the outcome of one request.
@@ -48,6 +61,11 @@ type Result struct {
 //	cache_key         hex SHA-256 under which the answer is cached
 //	logprobs          the choice's logprobs object, when asked for
 //	prompt_logprobs   vLLM's prompt_logprobs, when asked for
+//	refusal           the chat message's refusal, when the server returned one
+//	tool_calls        the chat message's tool calls, when the server returned any
+//	empty_response    true when the model produced an empty text (a real,
+//	                  empty answer: finish_reason stop or length); an ok
+//	                  record never has an empty response without it
 //	extracted         the study's reading of the response: value, method
 //	                  (json, fenced-json, json-with-text, single-quoted-json,
 //	                  truncated-json, first-line, or unparsed), null, fields,
@@ -71,6 +89,9 @@ type Record struct {
 	CacheKey         string          `json:"cache_key"`
 	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
 	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
+	Refusal          string          `json:"refusal,omitempty"`
+	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`
+	EmptyResponse    bool            `json:"empty_response,omitempty"`
 	Extracted        *extract.Result `json:"extracted,omitempty"`
 }
 
@@ -83,13 +104,17 @@ func (rec *Record) SetResult(r Result) {
 	rec.CompletionTokens = r.CompletionTokens
 	rec.Logprobs = r.Logprobs
 	rec.PromptLogprobs = r.PromptLogprobs
+	rec.Refusal = r.Refusal
+	rec.ToolCalls = r.ToolCalls
+	rec.EmptyResponse = r.Empty
 }
 
 // Result returns the cached part of an ok record.
 func (rec *Record) Result() Result {
 	return Result{Text: rec.Response, Reasoning: rec.Reasoning, FinishReason: rec.FinishReason,
 		PromptTokens: rec.PromptTokens, CompletionTokens: rec.CompletionTokens,
-		Logprobs: rec.Logprobs, PromptLogprobs: rec.PromptLogprobs}
+		Logprobs: rec.Logprobs, PromptLogprobs: rec.PromptLogprobs,
+		Refusal: rec.Refusal, ToolCalls: rec.ToolCalls, Empty: rec.EmptyResponse}
 }
 
 // Identity names the model that answers, for the cache key: the served id,

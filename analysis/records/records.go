@@ -10,6 +10,7 @@ package records
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -196,59 +199,131 @@ func rewrite(src *os.File, path string, keep []int64) error {
 	return nil
 }
 
-// Writer appends records to dir/records.jsonl. It buffers and flushes at
-// least every FlushEvery; a record lost to a crash before its flush is
-// re-served from the response cache on resume, never re-sent.
+// Writer appends records to dir/records.jsonl. It buffers whole records
+// and writes them with one write(2) per flush, at least every FlushEvery
+// and whenever 256 KiB are waiting, so no record is ever split across two
+// writes (the file is also locked, see LockDir). A record lost to a crash
+// before its flush is re-served from the response cache on resume, never
+// re-sent.
+//
+// After a write error (a full disk, say) the Writer counts exactly the
+// records that reached the file (Written); every later call returns the
+// same error.
 type Writer struct {
 	mu   sync.Mutex
-	f    *os.File
-	w    *bufio.Writer
-	enc  *json.Encoder
+	f    io.WriteCloser // the records file (a fault-injecting one in tests)
+	path string
+	buf  []byte
+	ends []int // end offset in buf of each buffered record
+	oks  []bool
 	last time.Time
+	err  error
+	w    Written
 	// FlushEvery bounds how long a record may sit in the buffer.
 	FlushEvery time.Duration
 }
+
+// Written counts the records that reached the file.
+type Written struct {
+	Records, OK, Failed int
+}
+
+const flushBytes = 256 << 10
 
 // Create opens dir/records.jsonl for appending.
 func Create(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening records: %w", err)
 	}
-	bw := bufio.NewWriterSize(f, 256<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	return &Writer{f: f, w: bw, enc: enc, last: time.Now(), FlushEvery: 200 * time.Millisecond}, nil
+	return newWriter(f, path), nil
+}
+
+func newWriter(f io.WriteCloser, path string) *Writer {
+	return &Writer{f: f, path: path, buf: make([]byte, 0, flushBytes+4096), last: time.Now(), FlushEvery: 200 * time.Millisecond}
 }
 
 // Write appends one record (one line).
 func (w *Writer) Write(r *engine.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.enc.Encode(r); err != nil {
+	if w.err != nil {
+		return w.err
+	}
+	b, err := marshalLine(r)
+	if err != nil {
 		return fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
-	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery {
+	w.buf = append(w.buf, b...)
+	w.ends = append(w.ends, len(w.buf))
+	w.oks = append(w.oks, r.Status == engine.StatusOK)
+	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || len(w.buf) >= flushBytes {
 		w.last = now
-		if err := w.w.Flush(); err != nil {
-			return fmt.Errorf("writing records: %w", err)
-		}
+		return w.flush()
 	}
 	return nil
+}
+
+// marshalLine encodes r as one JSON line without HTML escaping.
+func marshalLine(r *engine.Record) ([]byte, error) {
+	var bb bytes.Buffer
+	enc := json.NewEncoder(&bb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bb.Bytes(), nil
+}
+
+// flush writes the buffered records with one write(2) and counts those
+// that reached the file.
+func (w *Writer) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	n, err := w.f.Write(w.buf)
+	for i, end := range w.ends {
+		if end > n {
+			break
+		}
+		w.w.Records++
+		if w.oks[i] {
+			w.w.OK++
+		} else {
+			w.w.Failed++
+		}
+	}
+	w.buf, w.ends, w.oks = w.buf[:0], w.ends[:0], w.oks[:0]
+	if err != nil {
+		w.err = fmt.Errorf("writing %s: %w", w.path, err)
+		return w.err
+	}
+	return nil
+}
+
+// Written returns the counts of records that reached the file so far.
+func (w *Writer) Written() Written {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w
 }
 
 // Close flushes and closes the file.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.w.Flush(); err != nil {
-		w.f.Close()
-		return fmt.Errorf("writing records: %w", err)
+	err := w.err
+	if err == nil {
+		err = w.flush()
 	}
-	return w.f.Close()
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("closing %s: %w", w.path, cerr)
+	}
+	return err
 }
 
 // Read streams every record of dir/records.jsonl to fn, stopping at the
@@ -302,4 +377,46 @@ func LoadOK(dir string) (OK, error) {
 func (o OK) Lookup(k engine.Key) (*engine.Record, bool) {
 	r, found := o[k.String()]
 	return r, found
+}
+
+// Duplicates describes the keys that occur more than once in a records
+// file (a directory written by two runs at once, before run directories
+// were locked).
+type Duplicates struct {
+	Records int      // records dropped
+	Keys    []string // the first few keys concerned
+}
+
+func (d Duplicates) String() string {
+	if d.Records == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d duplicate record(s) ignored, one record kept per key (an ok record before a failed one, else the first); keys include %s",
+		d.Records, strings.Join(d.Keys, ", "))
+}
+
+// ReadUnique reads every record of dir and keeps one per key: the first ok
+// record of the key, or its first record when none is ok. What it dropped
+// is reported, never silently ignored.
+func ReadUnique(dir string) ([]*engine.Record, Duplicates, error) {
+	var out []*engine.Record
+	var d Duplicates
+	at := map[string]int{}
+	err := Read(dir, func(r *engine.Record) error {
+		i, seen := at[r.Key]
+		if !seen {
+			at[r.Key] = len(out)
+			out = append(out, r)
+			return nil
+		}
+		d.Records++
+		if len(d.Keys) < 5 && !slices.Contains(d.Keys, r.Key) {
+			d.Keys = append(d.Keys, r.Key)
+		}
+		if out[i].Status != engine.StatusOK && r.Status == engine.StatusOK {
+			out[i] = r
+		}
+		return nil
+	})
+	return out, d, err
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/progress"
 	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // ToolVersion is written into manifests.
@@ -93,9 +94,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
 	exp.Override(o.Endpoint, o.Concurrency)
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("creating run directory: %w", err)
+	lk, err := records.LockDir(o.Out, records.Exclusive)
+	if err != nil {
+		return nil, err
 	}
+	defer lk.Unlock()
 	expFile := exp.Path
 	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
 		expFile = abs
@@ -256,6 +259,11 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
+	// Count what reached the file, not what was handed to the writer: on
+	// a full disk the difference is lost (and re-served from the cache on
+	// resume).
+	wr := w.Written()
+	st.Done, st.OK, st.Failed = wr.Records, wr.OK, wr.Failed
 	return st, runErr
 }
 
@@ -292,14 +300,7 @@ func writeManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	tmp := filepath.Join(dir, ManifestFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing manifest: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
-		return fmt.Errorf("writing manifest: %w", err)
-	}
-	return nil
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // ReadManifest reads DIR/manifest.json.

@@ -73,28 +73,38 @@ type Row struct {
 	OfflineTokens int
 	LatencyMS     float64
 	Cached        bool
+	// EmptyResponse: the model produced an empty text (a real answer,
+	// engine.Record.EmptyResponse), flagged in answers.csv.
+	EmptyResponse bool
 }
 
-// Score reads dir/records.jsonl and scores every answer of exp.
-func Score(exp *experiment.Experiment, dir string) ([]Row, error) {
+// Score reads dir/records.jsonl and scores every answer of exp, one per
+// key: when a key was recorded more than once (a directory two runs wrote
+// into at once), records.ReadUnique keeps one and the returned Duplicates
+// say how many were dropped and which keys they were.
+func Score(exp *experiment.Experiment, dir string) ([]Row, records.Duplicates, error) {
 	set := exp.Items()
 	if set == nil {
-		return nil, fmt.Errorf("scoring %s: experiment %s is not a study", dir, exp.Name)
+		return nil, records.Duplicates{}, fmt.Errorf("scoring %s: experiment %s is not a study", dir, exp.Name)
 	}
 	byID := map[string]*item.Item{}
 	for _, it := range set.Items {
 		byID[it.ID] = it
 	}
-	var recs []*engine.Record
-	if err := records.Read(dir, func(r *engine.Record) error {
+	recs, dups, err := records.ReadUnique(dir)
+	if err != nil {
+		return nil, dups, err
+	}
+	for _, r := range recs {
 		// Records imported from a batch, or written before a rule changed,
 		// are read now with the study's extraction.
 		exp.Extract(r)
-		recs = append(recs, r)
-		return nil
-	}); err != nil {
-		return nil, err
 	}
+	rows, err := score(exp, byID, recs)
+	return rows, dups, err
+}
+
+func score(exp *experiment.Experiment, byID map[string]*item.Item, recs []*engine.Record) ([]Row, error) {
 	s := &scorer{exp: exp, byID: byID, reg: lang.New(), abst: abstain.New(exp.Abstain)}
 	switch exp.Study {
 	case experiment.StudyIndicKLAR:
@@ -129,7 +139,8 @@ func (s *scorer) variant(r *engine.Record) (*item.Item, *item.Variant, bool) {
 }
 
 func (s *scorer) base(r *engine.Record) Row {
-	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached}
+	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached,
+		EmptyResponse: r.EmptyResponse}
 	p := script.Detect(r.Response)
 	row.Script, row.DistractorSwitch = p.Main, p.DistractorSwitch()
 	if l, err := s.reg.Lookup(r.Fields.Language); err == nil {

@@ -148,11 +148,11 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 // criterion. It is written by reports, not by For (it is as long as the run).
 func Answers(rows []score.Row) *Table {
 	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "stage", "gold", "prediction", "prediction_norm",
-		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed"}}
+		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "empty_response"}}
 	for _, r := range rows {
 		k := r.Key
 		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Stage, r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
-			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed)
+			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed, r.EmptyResponse)
 	}
 	return t
 }

@@ -3,6 +3,8 @@ package tables
 import (
 	"path/filepath"
 
+	"github.com/bhashalab/bhasha/analysis/records"
+
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/score"
 )
@@ -25,18 +27,35 @@ func OptionsFor(exp *experiment.Experiment) (Options, error) {
 	return o, nil
 }
 
+// Report is what WriteReport wrote.
+type Report struct {
+	Tables []*Table
+	Scored int // scored answers
+	// Notes say what the report noticed in the run (duplicate records
+	// ignored); the commands print them.
+	Notes []string
+}
+
 // WriteReport scores the run in dir and writes every table of its study,
-// answers.csv included, under dir/tables; it returns the tables and the
-// number of scored answers.
-func WriteReport(exp *experiment.Experiment, dir string, simulated bool) ([]*Table, int, error) {
-	rows, err := score.Score(exp, dir)
+// answers.csv included, under dir/tables. It holds the run directory's
+// shared lock, so it refuses a directory a run is writing.
+func WriteReport(exp *experiment.Experiment, dir string, simulated bool) (Report, error) {
+	lk, err := records.LockDir(dir, records.Shared)
 	if err != nil {
-		return nil, 0, err
+		return Report{}, err
+	}
+	defer lk.Unlock()
+	rows, dups, err := score.Score(exp, dir)
+	if err != nil {
+		return Report{}, err
 	}
 	opt, err := OptionsFor(exp)
 	if err != nil {
-		return nil, 0, err
+		return Report{}, err
 	}
-	ts := append(For(exp.Study, rows, opt), Answers(rows))
-	return ts, len(rows), Write(filepath.Join(dir, "tables"), ts, simulated)
+	rep := Report{Tables: append(For(exp.Study, rows, opt), Answers(rows)), Scored: len(rows)}
+	if s := dups.String(); s != "" {
+		rep.Notes = append(rep.Notes, filepath.Join(dir, records.FileName)+": "+s)
+	}
+	return rep, Write(filepath.Join(dir, "tables"), rep.Tables, simulated)
 }

@@ -34,6 +34,7 @@
 package tables
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -45,6 +46,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // Table is a header and rows of cells.
@@ -82,26 +84,36 @@ func Write(dir string, ts []*Table, simulated bool) error {
 		return fmt.Errorf("writing tables: %w", err)
 	}
 	for _, t := range ts {
-		p := filepath.Join(dir, t.Name+".csv")
-		f, err := os.Create(p)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", p, err)
-		}
-		w := csv.NewWriter(f)
-		w.Write(append([]string{"simulated"}, t.Header...))
-		for _, r := range t.Rows {
-			w.Write(append([]string{strconv.FormatBool(simulated)}, r...))
-		}
-		w.Flush()
-		if err := w.Error(); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", p, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", p, err)
+		if err := writeCSV(filepath.Join(dir, t.Name+".csv"), t, simulated); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// writeCSV writes one table atomically (atomicfile): a killed report
+// leaves the previous file or the whole new one, never a torn table.
+func writeCSV(p string, t *Table, simulated bool) error {
+	f, err := atomicfile.Create(p)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := csv.NewWriter(bw)
+	w.Write(append([]string{"simulated"}, t.Header...))
+	for _, r := range t.Rows {
+		w.Write(append([]string{strconv.FormatBool(simulated)}, r...))
+	}
+	w.Flush()
+	err = w.Error()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	return f.Commit()
 }
 
 type group struct{ model, language, form, strategy, condition string }

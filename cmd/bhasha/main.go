@@ -374,17 +374,20 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("report: completing the run's judge stage: %w", err)
 		}
 	}
-	ts, scored, err := tables.WriteReport(exp, *dir, m.Simulated)
+	rep, err := tables.WriteReport(exp, *dir, m.Simulated)
 	if err != nil {
 		return err
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(stderr, "report:", n)
 	}
 	out := filepath.Join(*dir, "tables")
 	label := ""
 	if m.Simulated {
 		label = " [SIMULATED models]"
 	}
-	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
-	for _, t := range ts {
+	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, rep.Scored, label)
+	for _, t := range rep.Tables {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
 	return nil

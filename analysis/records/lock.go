@@ -1,0 +1,79 @@
+package records
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// LockFile is the lock file of a run directory. It holds the PID of the
+// process that last took the lock.
+const LockFile = ".lock"
+
+// Lock is a held lock on a run directory.
+type Lock struct{ f *os.File }
+
+// Mode says how a run directory is locked.
+type Mode int
+
+// Lock modes.
+const (
+	// Exclusive is taken by everything that writes records (run, batch
+	// export and import) for its whole lifetime: one writer per directory.
+	Exclusive Mode = iota
+	// Shared is taken by readers that must not see a run in progress
+	// (report): any number of them, but never beside an exclusive holder.
+	Shared
+)
+
+// LockDir takes DIR/.lock with flock(2) without waiting. When another
+// process holds it, the error names the directory and that process's PID
+// (written into the file by each holder). The lock is released by
+// Unlock, or by the kernel when the process dies, so a killed run never
+// leaves a stale lock behind.
+func LockDir(dir string, mode Mode) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run directory: %w", err)
+	}
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking run directory %s: %w", dir, err)
+	}
+	how := syscall.LOCK_EX
+	if mode == Shared {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+		holder := "another process"
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
+				holder = fmt.Sprintf("process %d", pid)
+			}
+		}
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("run directory %s is in use by %s (a run, batch import or report); wait for it to finish or use another --out", dir, holder)
+		}
+		return nil, fmt.Errorf("locking run directory %s: %w", dir, err)
+	}
+	// The PID names a holder in the error of the next process that tries.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the last descriptor releases the flock
+	l.f = nil
+	return err
+}
