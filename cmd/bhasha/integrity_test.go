@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/sim/simtest"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// exitCode runs c and returns its exit status and combined output.
+func exitCode(t *testing.T, c *exec.Cmd) (int, string) {
+	t.Helper()
+	out, err := c.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// A second run on a directory in use fails at once, naming the directory
+// and the first run's PID; the first finishes with one record per key.
+func TestSecondRunOnBusyDirectoryFails(t *testing.T) {
+	const n = 300
+	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond})
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, n)
+	out := filepath.Join(dir, "run")
+	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
+	first := cli(args...)
+	var se bytes.Buffer
+	first.Stderr = &se
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for countLines(filepath.Join(out, records.FileName)) < 10 {
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			t.Fatalf("no progress: %s", se.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	start := time.Now()
+	code, msg := exitCode(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, out) || !strings.Contains(msg, fmt.Sprintf("process %d", first.Process.Pid)) {
+		t.Errorf("second run: exit %d: %s", code, msg)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the second run took %s to fail", d)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, se.String())
+	}
+	keys := map[string]bool{}
+	if err := records.Read(out, func(r *engine.Record) error {
+		if keys[r.Key] {
+			t.Errorf("two records for %s", r.Key)
+		}
+		keys[r.Key] = true
+		return nil
+	}); err != nil || len(keys) != n {
+		t.Fatalf("%d keys: %v", len(keys), err)
+	}
+}
+
+// smokeRun runs a smoke experiment into a fresh directory against a fresh
+// simulator and returns the directory.
+func smokeRun(t *testing.T, file string) string {
+	t.Helper()
+	url := simtest.Start(t, sim.Config{Facts: nil})
+	out := t.TempDir()
+	args := []string{"run", "--config", filepath.Join("../../testdata/experiments", file), "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	return out
+}
+
+// A records file with every key twice (written by two runs at once before
+// directories were locked) scores as once, and the report says so.
+func TestReportIgnoresDuplicateRecords(t *testing.T) {
+	out := smokeRun(t, "smoke-mdi.yaml")
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"report", "--run", out}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(out, "tables", "accuracy.csv"))
+	p := filepath.Join(out, records.FileName)
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, b...), 0o644)
+	// Scored directly: the report command would first repair the file
+	// while completing the judge stage.
+	exp, err := experiment.Load("../../testdata/experiments/smoke-mdi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := tables.WriteReport(exp, out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "tables", "accuracy.csv"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("accuracy changed with duplicated records:\n%s\nwas\n%s", got, want)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], fmt.Sprintf("%d duplicate record(s) ignored", bytes.Count(b, []byte("\n")))) {
+		t.Errorf("report did not say it ignored duplicates: %q", rep.Notes)
+	}
+}
+
+// checkTables asserts that every CSV under dir is whole: it parses, every
+// row has the header's width, and it equals the complete report's file.
+func checkTables(t *testing.T, dir string, complete map[string][]byte) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := csv.NewReader(bytes.NewReader(b))
+		if _, err := r.ReadAll(); err != nil || (len(b) > 0 && b[len(b)-1] != '\n') {
+			t.Errorf("%s is torn (%d bytes): %v", filepath.Base(f), len(b), err)
+			continue
+		}
+		if want, ok := complete[filepath.Base(f)]; ok && !bytes.Equal(b, want) {
+			t.Errorf("%s differs from the complete report's (%d vs %d bytes)", filepath.Base(f), len(b), len(want))
+		}
+	}
+}
+
+// bigMDIRun runs the distractor study over n generated TriviaQA questions
+// under two conditions, so that its report writes megabytes of tables.
+func bigMDIRun(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, `{"context": "Question: Which city is number %d on the list?\nAnswer:", "answer": "City %d", "aliases": ["City %d", "city no. %d"]}`+"\n", i, i, i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "tqa.jsonl"), []byte(sb.String()), 0o644)
+	cfg := filepath.Join(dir, "big.yaml")
+	os.WriteFile(cfg, []byte(`name: big-mdi
+study: mdi
+dataset: {path: tqa.jsonl}
+conditions: [clean, hi]
+models: [{name: tiny-1b, served_name: sim-tiny-1b, endpoints: ["http://127.0.0.1:1/v1"], max_concurrency: 256}]
+decoding: {max_tokens: 32}
+`), 0o644)
+	url := simtest.Start(t, sim.Config{})
+	out := filepath.Join(dir, "run")
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	return out
+}
+
+// A report killed at any moment leaves each table either absent or whole:
+// half the trials kill at a random time within the report's run time, the
+// other half the moment answers.csv (or its temporary file) appears.
+func TestKilledReportLeavesNoTornTable(t *testing.T) {
+	out := bigMDIRun(t, 4000)
+	tables := filepath.Join(out, "tables")
+	start := time.Now()
+	if code, msg := exitCode(t, cli("report", "--run", out)); code != 0 {
+		t.Fatalf("report: %s", msg)
+	}
+	took := time.Since(start)
+	complete := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(tables, "*.csv"))
+	for _, f := range files {
+		complete[filepath.Base(f)], _ = os.ReadFile(f)
+	}
+	if len(complete) < 5 || len(complete["answers.csv"]) < 500<<10 {
+		t.Fatalf("the report wrote %d tables, answers.csv %d bytes", len(complete), len(complete["answers.csv"]))
+	}
+	writingAnswers := func() bool {
+		es, _ := os.ReadDir(tables)
+		for _, e := range es {
+			if strings.Contains(e.Name(), "answers") {
+				return true
+			}
+		}
+		return false
+	}
+	for trial := range 6 {
+		os.RemoveAll(tables)
+		c := cli("report", "--run", out)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if trial%2 == 0 {
+			time.Sleep(time.Duration(rand.Int64N(int64(took))))
+		} else {
+			for deadline := time.Now().Add(30 * time.Second); !writingAnswers() && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		c.Process.Signal(syscall.SIGKILL)
+		c.Wait()
+		checkTables(t, tables, complete)
+	}
+}
+
+// On a full filesystem the run fails with "no space left on device" and
+// its summary counts only what reached records.jsonl; a resume with room
+// then completes exactly. Needs root to mount a small tmpfs.
+func TestFullDiskCountsWhatWasWritten(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (the writer's own test injects ENOSPC)")
+	}
+	mnt := t.TempDir()
+	if msg, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, msg)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	const n = 160
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, n)
+	out := filepath.Join(mnt, "run")
+	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
+	code, msg := exitCode(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, "no space left on device") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	whole := countLines(filepath.Join(out, records.FileName))
+	if whole >= n {
+		t.Fatalf("the tmpfs held all %d records; make it smaller", whole)
+	}
+	if !strings.Contains(msg, fmt.Sprintf(": %d records (%d ok", whole, whole)) {
+		t.Errorf("the summary does not count the %d records in the file:\n%s", whole, msg)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(out, "*.tmp")); len(tmps) > 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+	// Move the run to a disk with room and resume: exactly n records.
+	moved := filepath.Join(dir, "moved")
+	if err := exec.Command("cp", "-r", out, moved).Run(); err != nil {
+		t.Fatal(err)
+	}
+	args[4] = moved
+	if code, msg := exitCode(t, cli(args...)); code != 0 {
+		t.Fatalf("resume: %s", msg)
+	}
+	m, err := run.ReadManifest(moved)
+	if err != nil || m.Status != "complete" || m.Counts.Records != n || countLines(filepath.Join(moved, records.FileName)) != n {
+		t.Errorf("after resume: %v %+v", err, m)
+	}
+}
