@@ -50,7 +50,7 @@ deps:
 
 ## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./analysis/... ./cmd/...
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./analysis/... ./cmd/... ./datasets/...
 
 ## conformance: the engine against llm-d-inference-sim v0.10.2 (independent vLLM simulator), loopback only
 conformance:

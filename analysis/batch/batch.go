@@ -219,7 +219,7 @@ type outputLine struct {
 // Import reads a batch output file into dir's records and the cache.
 // Lines whose custom_id is not in the index are an error naming the line;
 // requests already recorded are skipped.
-func Import(dir, cacheDir, output string) (ImportReport, error) {
+func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, error) {
 	var rep ImportReport
 	index := map[string]indexLine{}
 	ipath := filepath.Join(dir, IndexFile)
@@ -260,6 +260,10 @@ func Import(dir, cacheDir, output string) (ImportReport, error) {
 	osc := bufio.NewScanner(of)
 	osc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; osc.Scan(); n++ {
+		if err := ctx.Err(); err != nil {
+			w.Close()
+			return rep, fmt.Errorf("batch import: %w", err)
+		}
 		if len(osc.Bytes()) == 0 {
 			continue
 		}

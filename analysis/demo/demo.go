@@ -22,8 +22,8 @@ import (
 )
 
 // Questions reads the bundled IndicKLAR page-demo facts.
-func Questions(bundle string) (*item.Set, error) {
-	return klar.LoadPageDemo(bundle, lang.New(), item.Options{})
+func Questions(ctx context.Context, bundle string) (*item.Set, error) {
+	return klar.LoadPageDemo(ctx, bundle, lang.New(), item.Options{})
 }
 
 // Facts turns an item set into simulator facts: each variant's question
@@ -69,7 +69,7 @@ func Run(ctx context.Context, dir, out, cacheDir string, log io.Writer) ([]Resul
 	var exps []*experiment.Experiment
 	var facts []sim.Fact
 	for _, f := range files {
-		exp, err := experiment.Load(f)
+		exp, err := experiment.Load(ctx, f)
 		if err != nil {
 			return nil, err
 		}

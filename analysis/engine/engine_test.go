@@ -20,7 +20,7 @@ const bundle = "../../testdata/indicklar/project_page_demo_hin_excerpt.json"
 
 func questions(t testing.TB) *item.Set {
 	t.Helper()
-	qs, err := demo.Questions(bundle)
+	qs, err := demo.Questions(context.Background(), bundle)
 	if err != nil {
 		t.Fatal(err)
 	}

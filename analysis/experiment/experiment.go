@@ -11,6 +11,7 @@ package experiment
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -143,24 +144,29 @@ type LoadOptions struct {
 	SkipInvalid bool
 }
 
-// Load reads, parses and validates an experiment file. All problems found
-// are reported together, each with its line number.
-func Load(path string) (*Experiment, error) { return LoadWith(path, LoadOptions{}) }
+// Load reads, parses and validates an experiment file, reading a study's
+// dataset (ctx cancels that). All problems found are reported together,
+// each with its line number.
+func Load(ctx context.Context, path string) (*Experiment, error) {
+	return LoadWith(ctx, path, LoadOptions{})
+}
 
 // LoadWith is Load with options.
-func LoadWith(path string, o LoadOptions) (*Experiment, error) {
+func LoadWith(ctx context.Context, path string, o LoadOptions) (*Experiment, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading experiment: %w", err)
 	}
-	return parse(b, path, o)
+	return parse(ctx, b, path, o)
 }
 
 // Parse parses and validates experiment YAML; name is used in messages and
 // to resolve relative paths.
-func Parse(b []byte, name string) (*Experiment, error) { return parse(b, name, LoadOptions{}) }
+func Parse(ctx context.Context, b []byte, name string) (*Experiment, error) {
+	return parse(ctx, b, name, LoadOptions{})
+}
 
-func parse(b []byte, name string, o LoadOptions) (*Experiment, error) {
+func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -183,7 +189,7 @@ func parse(b []byte, name string, o LoadOptions) (*Experiment, error) {
 	if o.SkipInvalid && exp.Dataset != nil {
 		exp.Dataset.SkipInvalid = true
 	}
-	errs = append(errs, exp.validate(&root)...)
+	errs = append(errs, exp.validate(ctx, &root)...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))
 	}
@@ -228,7 +234,7 @@ func lineOf(n *yaml.Node, path ...string) int {
 	return line
 }
 
-func (e *Experiment) validate(root *yaml.Node) []string {
+func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 	var errs []string
 	add := func(line int, format string, a ...any) {
 		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
@@ -289,7 +295,7 @@ func (e *Experiment) validate(root *yaml.Node) []string {
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	errs = append(errs, e.validateStudy(root)...)
+	errs = append(errs, e.validateStudy(ctx, root)...)
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" || len(e.Judge.Endpoints) == 0 {
 			add(lineOf(root, "judge"), "judge needs name, served_name and endpoints")

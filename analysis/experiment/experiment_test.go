@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ models:
 decoding: {max_tokens: -2}
 engine: {attempt_timeout: soon}
 `)
-	_, err := Load(p)
+	_, err := Load(context.Background(), p)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -65,7 +66,7 @@ func TestStream(t *testing.T) {
 {"item":"2","kind":"completion","prompt":"p2","decoding":{"max_tokens":3,"echo":true}}
 `)
 	p := write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels:\n  - {name: a, served_name: A, endpoints: [http://h/v1]}\n  - {name: b, served_name: B, endpoints: [http://h/v1]}\ndecoding: {max_tokens: 7}\n")
-	e, err := Load(p)
+	e, err := Load(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestBadRequestLines(t *testing.T) {
 	for _, c := range cases {
 		dir := t.TempDir()
 		write(t, dir, "r.jsonl", c.line)
-		e, err := Load(write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
+		e, err := Load(context.Background(), write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ strategies: [tint-cm, tint]
 conditions: [hi]
 models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
 `)
-	_, err := Load(p)
+	_, err := Load(context.Background(), p)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -161,17 +162,17 @@ models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
 		}
 	}
 	q := write(t, dir, "q.yaml", "name: q\nstudy: indicquest\ndataset: {path: nowhere}\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
-	if _, err := Load(q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
+	if _, err := Load(context.Background(), q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("indicquest without judge: %v", err)
 	}
 	u := write(t, dir, "u.yaml", "name: u\nstudy: klar2\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
-	if _, err := Load(u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
+	if _, err := Load(context.Background(), u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
 		t.Errorf("unknown study: %v", err)
 	}
 }
 
 func TestStudyStreams(t *testing.T) {
-	e, err := Load(filepath.Join("..", "..", "testdata", "experiments", "smoke-mdi.yaml"))
+	e, err := Load(context.Background(), filepath.Join("..", "..", "testdata", "experiments", "smoke-mdi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -31,7 +32,7 @@ const DefaultSeed = 12345
 
 // validateStudy checks the study's fields, loads its dataset and builds
 // the request generator; it returns every problem found.
-func (e *Experiment) validateStudy(root *yaml.Node) []string {
+func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node) []string {
 	var errs []string
 	add := func(line int, format string, a ...any) {
 		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
@@ -119,7 +120,7 @@ func (e *Experiment) validateStudy(root *yaml.Node) []string {
 		return errs
 	}
 	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.seed(), StoredCandidateOrder: e.Prompt.StoredCandidateOrder}
-	set, _, err := catalog.Load(e.resolve(e.Dataset.Path), format, reg, nil, opts)
+	set, _, err := catalog.Load(ctx, e.resolve(e.Dataset.Path), format, reg, nil, opts)
 	if err != nil {
 		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
 		return errs

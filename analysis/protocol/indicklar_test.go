@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -206,7 +207,7 @@ func TestTemplates(t *testing.T) {
 }
 
 func TestAblations(t *testing.T) {
-	set, err := klar.Load("../../testdata/klar", reg, nil, item.Options{Seed: 1})
+	set, err := klar.Load(context.Background(), "../../testdata/klar", reg, nil, item.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

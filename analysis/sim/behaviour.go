@@ -3,11 +3,12 @@ package sim
 import (
 	"encoding/json"
 
-	"github.com/bhashalab/bhasha/analysis/match"
 	"hash/fnv"
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/bhashalab/bhasha/analysis/match"
 )
 
 // ModelSpec is one simulated model.

@@ -55,7 +55,7 @@ func simChild(b *testing.B, args ...string) string {
 func synthExperiment(b *testing.B, dir string, n, conc int) *experiment.Experiment {
 	p := filepath.Join(dir, "exp.yaml")
 	os.WriteFile(p, []byte(fmt.Sprintf("name: bench\nsynthetic: {count: %d}\nmodels:\n  - {name: tiny, served_name: sim-tiny-1b, endpoints: [\"http://127.0.0.1:1/v1\"], max_concurrency: %d}\ndecoding: {max_tokens: 8}\n", n, conc)), 0o644)
-	e, err := experiment.Load(p)
+	e, err := experiment.Load(context.Background(), p)
 	if err != nil {
 		b.Fatal(err)
 	}

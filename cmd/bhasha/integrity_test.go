@@ -110,7 +110,7 @@ func TestReportIgnoresDuplicateRecords(t *testing.T) {
 	os.WriteFile(p, append(b, b...), 0o644)
 	// Scored directly: the report command would first repair the file
 	// while completing the judge stage.
-	exp, err := experiment.Load("../../testdata/experiments/smoke-mdi.yaml")
+	exp, err := experiment.Load(context.Background(), "../../testdata/experiments/smoke-mdi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

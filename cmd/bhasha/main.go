@@ -83,7 +83,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		case "export":
 			return cmdBatchExport(ctx, args[2:], stdout, stderr)
 		case "import":
-			return cmdBatchImport(args[2:], stdout, stderr)
+			return cmdBatchImport(ctx, args[2:], stdout, stderr)
 		}
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
@@ -92,7 +92,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if len(args) < 2 || args[1] != "check" {
 			return fmt.Errorf("datasets: want 'datasets check PATH'")
 		}
-		return cmdDatasetsCheck(args[2:], stdout, stderr)
+		return cmdDatasetsCheck(ctx, args[2:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -139,7 +139,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	switch {
 	case *dataset != "":
-		set, _, err := catalog.Load(*dataset, "", lang.New(), nil, item.Options{})
+		set, _, err := catalog.Load(ctx, *dataset, "", lang.New(), nil, item.Options{})
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		cfg.Facts = fl
 	case *bundle != "":
-		if qs, err := demo.Questions(*bundle); err == nil {
+		if qs, err := demo.Questions(ctx, *bundle); err == nil {
 			cfg.Facts = demo.Facts(qs)
 		} else {
 			fmt.Fprintf(stderr, "sim: no facts loaded (%v); models answer \"I don't know\"\n", err)
@@ -187,7 +187,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(fs, "run", *cfg, *out, *skip)
+	exp, err := loadExperiment(ctx, fs, "run", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}
@@ -199,12 +199,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // loadExperiment checks the two required flags and loads the experiment.
-func loadExperiment(fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
+func loadExperiment(ctx context.Context, fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
 	if cfg == "" || out == "" {
 		fs.Usage()
 		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
 	}
-	return experiment.LoadWith(cfg, experiment.LoadOptions{SkipInvalid: skipInvalid})
+	return experiment.LoadWith(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid})
 }
 
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
@@ -227,7 +227,7 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(fs, "batch export", *cfg, *out, *skip)
+	exp, err := loadExperiment(ctx, fs, "batch export", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
-func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
+func cmdBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("batch import", "batch import --out DIR --file OUTPUT.jsonl [--config FILE]", stderr)
 	out := fs.String("out", "", "run directory the batch was exported from")
 	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
@@ -253,11 +253,11 @@ func cmdBatchImport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("batch import: --out and --file are required")
 	}
-	rep, err := batch.Import(*out, *cacheDir, *file)
+	rep, err := batch.Import(ctx, *out, *cacheDir, *file)
 	if err != nil {
 		return err
 	}
-	if err := noteImport(*out, *cfg, rep); err != nil {
+	if err := noteImport(ctx, *out, *cfg, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
@@ -285,7 +285,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-func cmdDatasetsCheck(args []string, stdout, stderr io.Writer) error {
+func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
 	format := fs.String("format", "", "dataset format (default: detected): "+formatNames())
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
@@ -309,7 +309,7 @@ func cmdDatasetsCheck(args []string, stdout, stderr io.Writer) error {
 		codes = strings.Split(*langs, ",")
 	}
 	// Collect every problem rather than stop at the first.
-	s, f, err := catalog.Load(fs.Arg(0), f, lang.New(), codes, item.Options{SkipInvalid: true})
+	s, f, err := catalog.Load(ctx, fs.Arg(0), f, lang.New(), codes, item.Options{SkipInvalid: true})
 	if err != nil {
 		return err
 	}
@@ -362,7 +362,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if path == "" {
 		path = m.ExperimentFile
 	}
-	exp, err := experiment.Load(path)
+	exp, err := experiment.Load(ctx, path)
 	if err != nil {
 		return fmt.Errorf("report: loading the experiment (use --config if it moved): %w", err)
 	}
@@ -396,13 +396,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // noteImport records a batch import in the run's manifest (creating it
 // when the run has none): the experiment, counts, and whether the answers
 // came from a simulator.
-func noteImport(dir, cfg string, rep batch.ImportReport) error {
+func noteImport(ctx context.Context, dir, cfg string, rep batch.ImportReport) error {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
 		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
 	}
 	if cfg != "" {
-		exp, err := experiment.Load(cfg)
+		exp, err := experiment.Load(ctx, cfg)
 		if err != nil {
 			return err
 		}

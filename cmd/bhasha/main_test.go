@@ -345,7 +345,7 @@ func TestSmokeExperiments(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join("../../testdata/experiments", c.file)
-			exp, err := experiment.Load(path)
+			exp, err := experiment.Load(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -473,7 +473,7 @@ judge: {name: j, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"]}
 // sends only the judge's requests.
 func TestReportCompletesJudgeStage(t *testing.T) {
 	path := "../../testdata/experiments/smoke-indicquest.yaml"
-	exp, err := experiment.Load(path)
+	exp, err := experiment.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +552,7 @@ sample: 5
 models:
   - {name: m, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"], tokenizer: `+tokPath+`}
 `), 0o644)
-	exp, err := experiment.Load(cfg)
+	exp, err := experiment.Load(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +627,7 @@ func playBatch(t *testing.T, input, url string, fail int) string {
 // imported answers are scored with the study's extraction.
 func TestBatchTwoStageStudy(t *testing.T) {
 	path := mustAbs(t, "../../testdata/experiments/smoke-klar.yaml")
-	exp, err := experiment.Load(path)
+	exp, err := experiment.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

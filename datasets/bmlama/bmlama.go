@@ -9,6 +9,7 @@
 package bmlama
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -21,8 +22,8 @@ import (
 )
 
 // Load reads every <lang>.tsv in dir; the item ID is the 1-based data row.
-func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	tables, notes, err := csvread.ReadLanguageFiles(dir, ".tsv", '\t', reg)
+func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	tables, notes, err := csvread.ReadLanguageFiles(ctx, dir, ".tsv", '\t', reg)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +39,9 @@ func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) 
 		for i := range t.Rows {
 			line := t.Lines[i]
 			prompt, ans, cand, subj := t.Cell(i, cols[0]), t.Cell(i, cols[1]), t.Cell(i, cols[2]), t.Cell(i, cols[3])
-			var p *item.Problem
+			p := t.Problem(i)
 			switch {
+			case p != nil:
 			case len(t.Rows[i]) < 4:
 				p = &item.Problem{File: f, Line: line, Msg: fmt.Sprintf("%d columns, want 4", len(t.Rows[i]))}
 			case !strings.Contains(prompt, "<mask>"):

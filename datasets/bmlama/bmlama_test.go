@@ -1,6 +1,7 @@
 package bmlama
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestLoadReal(t *testing.T) {
-	s, err := Load("../../testdata/bmlama/BMLAMA53", lang.New(), item.Options{Seed: 3})
+	s, err := Load(context.Background(), "../../testdata/bmlama/BMLAMA53", lang.New(), item.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,11 +34,11 @@ func TestBadRows(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "en.tsv"), []byte("Prompt\tAns\tCandidate Ans\tSubject\r\nX was born in <mask>.\tParis\tRome, Paris\tX\r\nY was born.\tRome\tRome\tY\r\nZ <mask>\t\tA\tZ\r\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "hi.tsv"), []byte("Prompt\tAns\tCandidate Ans\tSubject\r\nएक्स <mask>\tपेरिस\tपेरिस\tएक्स\r\n"), 0o644)
-	_, err := Load(dir, lang.New(), item.Options{})
+	_, err := Load(context.Background(), dir, lang.New(), item.Options{})
 	if err == nil || !strings.Contains(err.Error(), "en.tsv line 3 field \"Prompt\": no <mask> slot") {
 		t.Fatalf("error %v", err)
 	}
-	s, err := Load(dir, lang.New(), item.Options{SkipInvalid: true})
+	s, err := Load(context.Background(), dir, lang.New(), item.Options{SkipInvalid: true})
 	if err != nil || len(s.Skipped) != 2 || s.Skipped[1].Field != "Ans" || s.Skipped[1].Line != 4 {
 		t.Fatalf("%v %+v", err, s.Skipped)
 	}

@@ -5,6 +5,7 @@ package catalog
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -131,7 +132,7 @@ func detectJSON(path string) (Format, error) {
 
 // Load reads path as format f ("" to detect it). langs restricts the
 // languages where the format allows it (KLAR).
-func Load(path string, f Format, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, Format, error) {
+func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, Format, error) {
 	if f == "" {
 		var err error
 		if f, err = Detect(path); err != nil {
@@ -142,19 +143,19 @@ func Load(path string, f Format, reg *lang.Registry, langs []string, opts item.O
 	var err error
 	switch f {
 	case KLAR:
-		s, err = klar.Load(path, reg, langs, opts)
+		s, err = klar.Load(ctx, path, reg, langs, opts)
 	case IndicKLARSamples:
-		s, err = klar.LoadDemoSamples(path, reg, opts)
+		s, err = klar.LoadDemoSamples(ctx, path, reg, opts)
 	case IndicKLARPage:
-		s, err = klar.LoadPageDemo(path, reg, opts)
+		s, err = klar.LoadPageDemo(ctx, path, reg, opts)
 	case BMLAMA:
-		s, err = bmlama.Load(path, reg, opts)
+		s, err = bmlama.Load(ctx, path, reg, opts)
 	case IndicQuest:
-		s, err = indicquest.Load(path, reg, opts)
+		s, err = indicquest.Load(ctx, path, reg, opts)
 	case TriviaQA:
-		s, err = triviaqa.Load(path, opts)
+		s, err = triviaqa.Load(ctx, path, opts)
 	case TruthfulQA:
-		s, err = truthfulqa.Load(path, opts)
+		s, err = truthfulqa.Load(ctx, path, opts)
 	default:
 		return nil, f, fmt.Errorf("unknown dataset format %q", f)
 	}

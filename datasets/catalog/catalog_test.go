@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestDetectAndLoad(t *testing.T) {
 			t.Errorf("%s: detected %q %v, want %q", c.path, f, err, c.want)
 			continue
 		}
-		s, got, err := Load(c.path, "", reg, nil, item.Options{})
+		s, got, err := Load(context.Background(), c.path, "", reg, nil, item.Options{})
 		if err != nil || got != c.want || len(s.Items) != c.items {
 			t.Errorf("%s: %v %s, %d items, want %d", c.path, err, got, len(s.Items), c.items)
 		}

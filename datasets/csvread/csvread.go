@@ -5,6 +5,7 @@ package csvread
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
@@ -22,8 +24,42 @@ import (
 type Table struct {
 	Path   string
 	Header []string // trimmed, lower-cased
+	Names  []string // the header as written, trimmed (for messages)
 	Rows   [][]string
 	Lines  []int // Lines[i] is the 1-based line where Rows[i] starts
+	// Problems[i] is non-nil when Rows[i] is invalid as a whole: more
+	// fields than the header (a shifted row), or a field that is not
+	// valid UTF-8. Loaders report it (item.Set.Fail) before reading cells.
+	Problems []*item.Problem
+}
+
+// Problem returns the problem of row i, or nil.
+func (t *Table) Problem(i int) *item.Problem { return t.Problems[i] }
+
+// rowProblem checks one record: rec's fields must be valid UTF-8 and no
+// more than the header's (a delimiter in an unquoted field shifts every
+// later cell, so the row is rejected rather than read shifted).
+func (t *Table) rowProblem(r *csv.Reader, rec []string, line int) *item.Problem {
+	for j, f := range rec {
+		if _, _, msg, bad := jsonpos.BadUTF8([]byte(f)); bad {
+			fl, _ := r.FieldPos(j)
+			return &item.Problem{File: t.Path, Line: fl, Field: t.name(j), Msg: msg}
+		}
+	}
+	if len(rec) > len(t.Header) {
+		return &item.Problem{File: t.Path, Line: line, Field: t.name(len(t.Header)),
+			Msg: fmt.Sprintf("the row has %d fields but the header %d (%s): an unquoted delimiter inside a cell shifts the row",
+				len(rec), len(t.Header), strings.Join(t.Names, ", "))}
+	}
+	return nil
+}
+
+// name is column j's header name, or "column N" past the header.
+func (t *Table) name(j int) string {
+	if j < len(t.Names) && t.Names[j] != "" {
+		return t.Names[j]
+	}
+	return fmt.Sprintf("column %d", j+1)
 }
 
 // Read reads path with the given delimiter (',' or '\t'). lazyQuotes
@@ -34,6 +70,9 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if bytes.HasPrefix(b, []byte("\xff\xfe")) || bytes.HasPrefix(b, []byte("\xfe\xff")) {
+		return nil, item.Problem{File: path, Line: 1, Msg: "the file is UTF-16 (it starts with a byte-order mark); save it as UTF-8"}
+	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma = comma
 	r.LazyQuotes = lazyQuotes
@@ -56,13 +95,18 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 		}
 		line, _ := r.FieldPos(0)
 		if t.Header == nil {
-			for _, h := range rec {
+			for j, h := range rec {
+				if _, _, msg, bad := jsonpos.BadUTF8([]byte(h)); bad {
+					return nil, item.Problem{File: path, Line: line, Field: fmt.Sprintf("header column %d", j+1), Msg: msg}
+				}
+				t.Names = append(t.Names, strings.TrimSpace(h))
 				t.Header = append(t.Header, strings.ToLower(strings.TrimSpace(h)))
 			}
 			continue
 		}
 		t.Rows = append(t.Rows, rec)
 		t.Lines = append(t.Lines, line)
+		t.Problems = append(t.Problems, t.rowProblem(r, rec, line))
 	}
 	if t.Header == nil {
 		return nil, fmt.Errorf("%s: empty file (no header)", path)
@@ -102,7 +146,7 @@ type LangTable struct {
 // language name or code the registry resolves), in name order. Rows are
 // parallel across such files, so a note is returned when their row counts
 // differ.
-func ReadLanguageFiles(dir, ext string, comma rune, reg *lang.Registry) ([]LangTable, []string, error) {
+func ReadLanguageFiles(ctx context.Context, dir, ext string, comma rune, reg *lang.Registry) ([]LangTable, []string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ext))
 	if err != nil || len(files) == 0 {
 		return nil, nil, fmt.Errorf("%s: no <language>%s files", dir, ext)
@@ -111,6 +155,9 @@ func ReadLanguageFiles(dir, ext string, comma rune, reg *lang.Registry) ([]LangT
 	var out []LangTable
 	counts := map[int][]string{}
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
+		}
 		l, err := reg.Lookup(strings.TrimSuffix(filepath.Base(f), ext))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: the file name must be a language: %w", f, err)

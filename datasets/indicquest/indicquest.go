@@ -8,6 +8,7 @@
 package indicquest
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -17,8 +18,8 @@ import (
 )
 
 // Load reads every <Language>.csv in dir.
-func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	tables, notes, err := csvread.ReadLanguageFiles(dir, ".csv", ',', reg)
+func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	tables, notes, err := csvread.ReadLanguageFiles(ctx, dir, ".csv", ',', reg)
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +38,9 @@ func Load(dir string, reg *lang.Registry, opts item.Options) (*item.Set, error) 
 		ic, _ := t.Col("id", "question_id", "qid")
 		for i := range t.Rows {
 			q, a := t.Cell(i, qc), t.Cell(i, ac)
-			var p *item.Problem
+			p := t.Problem(i)
 			switch {
+			case p != nil:
 			case q == "":
 				p = &item.Problem{File: f, Line: t.Lines[i], Field: "Question", Msg: "empty"}
 			case a == "":

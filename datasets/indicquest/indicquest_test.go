@@ -1,6 +1,7 @@
 package indicquest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestLoadRealV1(t *testing.T) {
-	s, err := Load("../../testdata/indicquest-v1", lang.New(), item.Options{})
+	s, err := Load(context.Background(), "../../testdata/indicquest-v1", lang.New(), item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestV2HeadersAndIDs(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "english.csv"), []byte("ID,QUESTION,answer,domain\nq7,Capital of India?,New Delhi,Geography\nq8,\"Who wrote \"\"Gitanjali\"\"?\",Tagore,Literature\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "hindi.csv"), []byte("id,question,answer,domain\nq7, भारत की राजधानी?, नई दिल्ली,Geography\n"), 0o644)
-	s, err := Load(dir, lang.New(), item.Options{})
+	s, err := Load(context.Background(), dir, lang.New(), item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +54,12 @@ func TestV2HeadersAndIDs(t *testing.T) {
 		t.Errorf("quoted cell %q", v.Question)
 	}
 	os.WriteFile(filepath.Join(dir, "hindi.csv"), []byte("id,question,answer\nq7,,x\n"), 0o644)
-	if _, err := Load(dir, lang.New(), item.Options{}); err == nil || !strings.Contains(err.Error(), "hindi.csv line 2 field \"Question\": empty") {
+	if _, err := Load(context.Background(), dir, lang.New(), item.Options{}); err == nil || !strings.Contains(err.Error(), "hindi.csv line 2 field \"Question\": empty") {
 		t.Errorf("error %v", err)
 	}
 	os.Remove(filepath.Join(dir, "hindi.csv"))
 	os.WriteFile(filepath.Join(dir, "klingon.csv"), []byte("question,answer\na,b\n"), 0o644)
-	if _, err := Load(dir, lang.New(), item.Options{}); err == nil || !strings.Contains(err.Error(), "klingon") {
+	if _, err := Load(context.Background(), dir, lang.New(), item.Options{}); err == nil || !strings.Contains(err.Error(), "klingon") {
 		t.Errorf("unknown language file: %v", err)
 	}
 }

@@ -4,12 +4,14 @@ package klar
 // their project page (the full release is the directory format of Load).
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
@@ -35,8 +37,8 @@ type pageDemo struct {
 // bundle's recorded correct answers are English for both); English
 // questions belong to English (eng), once per fact. A form that is
 // missing is left out (and shows as an alignment gap), never invented.
-func LoadPageDemo(path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	b, err := os.ReadFile(path)
+func LoadPageDemo(ctx context.Context, path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	b, err := readJSON(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("reading IndicKLAR demo bundle: %w", err)
 	}
@@ -111,8 +113,8 @@ func SplitGold(g string) (string, string) {
 // "languages": {code: {name, cm}}, "facts": {index: {"r": relation,
 // "<code>": [subject, object, candidates]}}}. The bundle has no filled
 // questions, so variants carry subject, object and candidates only.
-func LoadDemoSamples(path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	b, err := os.ReadFile(path)
+func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
+	b, err := readJSON(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("reading IndicKLAR samples bundle: %w", err)
 	}
@@ -168,4 +170,20 @@ func LoadDemoSamples(path string, reg *lang.Registry, opts item.Options) (*item.
 	}
 	s.Sort()
 	return s, nil
+}
+
+// readJSON reads a whole-file JSON bundle, refusing text that is not
+// UTF-8 with the line and field of the first bad byte.
+func readJSON(ctx context.Context, path string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading IndicKLAR bundle: %w", err)
+	}
+	if off, key, msg, bad := jsonpos.BadUTF8(b); bad {
+		return nil, item.Problem{File: path, Line: jsonpos.New(b).Line(int64(off)), Field: key, Msg: msg}
+	}
+	return b, nil
 }

@@ -16,6 +16,7 @@ package klar
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -60,7 +61,7 @@ type sample struct {
 // Load reads every <lang>/<relation>.json under root. langs, when not
 // empty, restricts the directories read (codes as the registry accepts;
 // "hin" also selects "hin-en").
-func Load(root string, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, error) {
+func Load(ctx context.Context, root string, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, error) {
 	files, err := filepath.Glob(filepath.Join(root, "*", "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", root, err)
@@ -85,6 +86,9 @@ func Load(root string, reg *lang.Registry, langs []string, opts item.Options) (*
 		}
 		if len(want) > 0 && !want[l.ISO3] {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", root, err)
 		}
 		if err := loadFile(s, f, l, form, opts); err != nil {
 			return nil, err
@@ -142,7 +146,14 @@ func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts it
 				if err := dec.Decode(&raw); err != nil {
 					return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Record: rec, Msg: err.Error()}
 				}
-				line := lines.Line(dec.InputOffset() - int64(len(raw)))
+				start := dec.InputOffset() - int64(len(raw))
+				line := lines.Line(start)
+				if off, key, msg, bad := jsonpos.BadUTF8(raw); bad {
+					if ferr := fail(lines.Line(start+int64(off)), rec, key, msg); ferr != nil {
+						return ferr
+					}
+					continue
+				}
 				var sm sample
 				if err := json.Unmarshal(raw, &sm); err != nil {
 					if ferr := fail(line, rec, "", err.Error()); ferr != nil {

@@ -1,6 +1,7 @@
 package klar
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,7 @@ import (
 var reg = lang.New()
 
 func TestLoadRealKLAR(t *testing.T) {
-	s, err := Load("../../testdata/klar", reg, nil, item.Options{Seed: 12345})
+	s, err := Load(context.Background(), "../../testdata/klar", reg, nil, item.Options{Seed: 12345})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestLoadRealKLAR(t *testing.T) {
 		t.Errorf("gold last in %d of 46 shuffled lists", last)
 	}
 	// Same seed, same order; the authors' order on request.
-	s2, _ := Load("../../testdata/klar", reg, []string{"en"}, item.Options{Seed: 12345})
+	s2, _ := Load(context.Background(), "../../testdata/klar", reg, []string{"en"}, item.Options{Seed: 12345})
 	v2, _ := s2.Items[0].Variant("eng", item.English)
 	if !slices.Equal(v2.Candidates, en.Candidates) {
 		t.Error("shuffle not deterministic")
@@ -63,7 +64,7 @@ func TestLoadRealKLAR(t *testing.T) {
 	if _, ok := s2.Items[0].Variant("jpn", item.Native); ok {
 		t.Error("language filter ignored")
 	}
-	s3, _ := Load("../../testdata/klar", reg, nil, item.Options{StoredCandidateOrder: true})
+	s3, _ := Load(context.Background(), "../../testdata/klar", reg, nil, item.Options{StoredCandidateOrder: true})
 	v3, _ := s3.Items[0].Variant("eng", item.English)
 	if v3.Candidates[len(v3.Candidates)-1] != "piano" {
 		t.Error("stored order not kept")
@@ -92,7 +93,7 @@ func TestLayoutsAndBadRecords(t *testing.T) {
  "samples": [{"index": 1, "subject": "India", "object": "Delhi", "object_candidates": "Mumbai, Delhi"}]}`)
 	write(t, root, "bn-en", "capital.json", `{"prompt_templates": ["<subject> er capital ki? <mask>"],
  "samples": [{"index": 2, "subject": "France", "object": "Paris"}]}`)
-	s, err := Load(root, reg, nil, item.Options{})
+	s, err := Load(context.Background(), root, reg, nil, item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,18 +114,18 @@ func TestLayoutsAndBadRecords(t *testing.T) {
 
 	bad := t.TempDir()
 	write(t, bad, "hin", "capital.json", "{\"prompt_templates\": [\"<subject> <mask>\"],\n \"samples\": [\n  {\"index\": 1, \"subject\": \"a\", \"object\": \"b\"},\n  {\"index\": 2, \"subject\": \"c\"},\n  {\"index\": 3, \"subject\": \"d\", \"object\": \"e\", \"object_candidates\": 7}\n ]}")
-	_, err = Load(bad, reg, nil, item.Options{})
+	_, err = Load(context.Background(), bad, reg, nil, item.Options{})
 	if err == nil || !strings.Contains(err.Error(), "capital.json line 4 samples[1] field \"object\": missing or empty") {
 		t.Errorf("error %v", err)
 	}
-	s, err = Load(bad, reg, nil, item.Options{SkipInvalid: true})
+	s, err = Load(context.Background(), bad, reg, nil, item.Options{SkipInvalid: true})
 	if err != nil || len(s.Items) != 1 || len(s.Skipped) != 2 || s.Skipped[1].Field != "object_candidates" || s.Skipped[1].Line != 5 {
 		t.Errorf("skip-invalid: %v %+v", err, s)
 	}
 
 	unknown := t.TempDir()
 	write(t, unknown, "xyz", "capital.json", `{"prompt_templates": ["<subject>"], "samples": []}`)
-	if _, err := Load(unknown, reg, nil, item.Options{}); err == nil || !strings.Contains(err.Error(), `"xyz"`) {
+	if _, err := Load(context.Background(), unknown, reg, nil, item.Options{}); err == nil || !strings.Contains(err.Error(), `"xyz"`) {
 		t.Errorf("unknown language directory: %v", err)
 	}
 }
@@ -144,7 +145,7 @@ func TestFill(t *testing.T) {
 }
 
 func TestBundles(t *testing.T) {
-	s, err := LoadDemoSamples("../../testdata/indicklar/demo_samples_excerpt.json", reg, item.Options{Seed: 1})
+	s, err := LoadDemoSamples(context.Background(), "../../testdata/indicklar/demo_samples_excerpt.json", reg, item.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestBundles(t *testing.T) {
 	if r := s.Check(); len(r.PerLF) != 19 {
 		t.Errorf("%d language/forms, want 19 (18 + English)", len(r.PerLF))
 	}
-	p, err := LoadPageDemo("../../testdata/indicklar/project_page_demo_hin_excerpt.json", reg, item.Options{})
+	p, err := LoadPageDemo(context.Background(), "../../testdata/indicklar/project_page_demo_hin_excerpt.json", reg, item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

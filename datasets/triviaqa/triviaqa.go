@@ -12,7 +12,9 @@ package triviaqa
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,15 +28,17 @@ import (
 	"github.com/bhashalab/bhasha/datasets/item"
 )
 
-// Load reads path by its extension: .parquet, .jsonl or .json.
-func Load(path string, opts item.Options) (*item.Set, error) {
+// Load reads path by its extension: .parquet, .jsonl or .json. The JSON
+// forms are read in one streaming pass (memory bounded by the items kept,
+// so the 2.5 GB original release loads); ctx cancels the load.
+func Load(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet":
-		return loadParquet(path, opts)
+		return loadParquet(ctx, path, opts)
 	case ".jsonl":
-		return loadJSONL(path, opts)
+		return loadJSONL(ctx, path, opts)
 	case ".json":
-		return loadOriginal(path, opts)
+		return loadOriginal(ctx, path, opts)
 	}
 	return nil, fmt.Errorf("%s: want a .parquet, .jsonl or .json TriviaQA file", path)
 }
@@ -87,15 +91,15 @@ type hfRow[E any] struct {
 	} `parquet:"answer,optional"`
 }
 
-func loadParquet(path string, opts item.Options) (*item.Set, error) {
+func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	name, err := pqlist.ElementName(path)
 	if err != nil {
 		return nil, err
 	}
 	if name == "element" {
-		return readParquet[pqlist.Element[string]](path, opts)
+		return readParquet[pqlist.Element[string]](ctx, path, opts)
 	}
-	return readParquet[pqlist.Item[string]](path, opts)
+	return readParquet[pqlist.Item[string]](ctx, path, opts)
 }
 
 func str(p *string) string {
@@ -105,13 +109,16 @@ func str(p *string) string {
 	return *p
 }
 
-func readParquet[E pqlist.Elem[string]](path string, opts item.Options) (*item.Set, error) {
+func readParquet[E pqlist.Elem[string]](ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	rows, err := parquet.ReadFile[hfRow[E]](path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading TriviaQA parquet (want question, question_id, answer{aliases, normalized_aliases, value}): %w", path, err)
 	}
 	s := &item.Set{Dataset: "triviaqa"}
 	for i, r := range rows {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+		}
 		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
 		if r.Answer == nil {
 			src.Field, src.Msg = "answer", "null"
@@ -128,7 +135,7 @@ func readParquet[E pqlist.Elem[string]](path string, opts item.Options) (*item.S
 	return s, nil
 }
 
-func loadJSONL(path string, opts item.Options) (*item.Set, error) {
+func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading TriviaQA: %w", err)
@@ -136,8 +143,14 @@ func loadJSONL(path string, opts item.Options) (*item.Set, error) {
 	defer f.Close()
 	s := &item.Set{Dataset: "triviaqa"}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
+	const maxLine = 16 << 20
+	sc.Buffer(make([]byte, 1<<20), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+		}
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
@@ -147,6 +160,13 @@ func loadJSONL(path string, opts item.Options) (*item.Set, error) {
 			Aliases []string `json:"aliases"`
 		}
 		src := item.Problem{File: path, Line: n}
+		if _, key, msg, bad := jsonpos.BadUTF8(sc.Bytes()); bad {
+			src.Field, src.Msg = key, msg
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			src.Msg = err.Error()
 			if err := s.Fail(opts, src); err != nil {
@@ -160,49 +180,91 @@ func loadJSONL(path string, opts item.Options) (*item.Set, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s line %d: longer than %d MiB (the longest line this reader takes)", path, n+1, maxLine>>20)
+		}
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return s, nil
 }
 
-func loadOriginal(path string, opts item.Options) (*item.Set, error) {
-	b, err := os.ReadFile(path)
+// loadOriginal streams {"Data": [...], ...}: each record is decoded and
+// checked on its own, its line counted as the decoder passes it.
+func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading TriviaQA: %w", err)
 	}
-	var d struct {
-		Data []json.RawMessage `json:"Data"`
+	defer f.Close()
+	lines := jsonpos.NewCounter(bufio.NewReaderSize(f, 1<<20))
+	dec := json.NewDecoder(lines)
+	bad := func(msg string) error {
+		return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Msg: msg}
 	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, item.Problem{File: path, Line: 1, Msg: "want a JSON object with a \"Data\" list"}
 	}
-	lines := jsonpos.New(b)
 	s := &item.Set{Dataset: "triviaqa"}
-	off := 0
-	for i, raw := range d.Data {
-		if j := strings.Index(string(b[off:]), string(raw[:min(len(raw), 40)])); j >= 0 {
-			off += j
+	sawData := false
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, bad(err.Error())
 		}
-		src := item.Problem{File: path, Line: lines.Line(int64(off)), Record: fmt.Sprintf("Data[%d]", i)}
-		var r struct {
-			Question   string `json:"Question"`
-			QuestionID string `json:"QuestionId"`
-			Answer     struct {
-				Aliases           []string `json:"Aliases"`
-				NormalizedAliases []string `json:"NormalizedAliases"`
-				Value             string   `json:"Value"`
-			} `json:"Answer"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			src.Msg = err.Error()
-			if err := s.Fail(opts, src); err != nil {
-				return nil, err
+		if kt != "Data" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, bad(err.Error())
 			}
 			continue
 		}
-		if err := add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases); err != nil {
-			return nil, err
+		sawData = true
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, bad(`field "Data": want a list`)
 		}
+		for i := 0; dec.More(); i++ {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, bad(err.Error())
+			}
+			start := dec.InputOffset() - int64(len(raw))
+			src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("Data[%d]", i)}
+			if off, key, msg, isBad := jsonpos.BadUTF8(raw); isBad {
+				src.Line, src.Field, src.Msg = lines.Line(start+int64(off)), key, msg
+				if err := s.Fail(opts, src); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			var r struct {
+				Question   string `json:"Question"`
+				QuestionID string `json:"QuestionId"`
+				Answer     struct {
+					Aliases           []string `json:"Aliases"`
+					NormalizedAliases []string `json:"NormalizedAliases"`
+					Value             string   `json:"Value"`
+				} `json:"Answer"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				src.Msg = err.Error()
+				if err := s.Fail(opts, src); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err := add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, bad(err.Error())
+		}
+	}
+	if !sawData {
+		return nil, item.Problem{File: path, Msg: `no "Data" list`}
 	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package triviaqa
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ func TestLoadFormats(t *testing.T) {
 		{"../../testdata/triviaqa/triviaqa_small.jsonl", 32, "1", "Who was the man behind The Chipmunks?", "David Seville", ""},
 	}
 	for _, c := range cases {
-		s, err := Load(c.path, item.Options{})
+		s, err := Load(context.Background(), c.path, item.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func TestLoadFormats(t *testing.T) {
 		}
 	}
 	// The parquet rows carry their aliases (a LIST column with "item" children).
-	s, _ := Load("../../testdata/parquet/triviaqa-validation-sample.parquet", item.Options{})
+	s, _ := Load(context.Background(), "../../testdata/parquet/triviaqa-validation-sample.parquet", item.Options{})
 	v, _ := s.Items[3].Variant("eng", item.English)
 	if v.Answer != "Campbell-Bannerman" || len(v.Aliases) < 5 {
 		t.Errorf("row 3 %+v", v)
@@ -57,20 +58,20 @@ func TestBadRecords(t *testing.T) {
 {"context": "Question: B?\nAnswer:", "aliases": ["b"]}
 not json
 `), 0o644)
-	_, err := Load(p, item.Options{})
+	_, err := Load(context.Background(), p, item.Options{})
 	if err == nil || !strings.Contains(err.Error(), "q.jsonl line 2 field \"answer.value\": empty") {
 		t.Fatalf("error %v", err)
 	}
-	s, err := Load(p, item.Options{SkipInvalid: true})
+	s, err := Load(context.Background(), p, item.Options{SkipInvalid: true})
 	if err != nil || len(s.Items) != 1 || len(s.Skipped) != 2 || s.Skipped[1].Line != 3 {
 		t.Fatalf("%v %+v", err, s)
 	}
-	if _, err := Load(filepath.Join(dir, "x.csv"), item.Options{}); err == nil {
+	if _, err := Load(context.Background(), filepath.Join(dir, "x.csv"), item.Options{}); err == nil {
 		t.Error("unknown extension accepted")
 	}
 	bad := filepath.Join(dir, "bad.parquet")
 	os.WriteFile(bad, []byte("not parquet"), 0o644)
-	if _, err := Load(bad, item.Options{}); err == nil || !strings.Contains(err.Error(), "bad.parquet") {
+	if _, err := Load(context.Background(), bad, item.Options{}); err == nil || !strings.Contains(err.Error(), "bad.parquet") {
 		t.Errorf("bad parquet: %v", err)
 	}
 }

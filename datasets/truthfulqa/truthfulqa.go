@@ -9,6 +9,7 @@ package truthfulqa
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,19 +32,19 @@ func ID(question string) string {
 }
 
 // Load reads path by its extension: .json (mc_task.json) or .parquet.
-func Load(path string, opts item.Options) (*item.Set, error) {
+func Load(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		return loadJSON(path, opts)
+		return loadJSON(ctx, path, opts)
 	case ".parquet":
 		name, err := pqlist.ElementName(path)
 		if err != nil {
 			return nil, err
 		}
 		if name == "item" {
-			return readParquet[pqlist.Item[string], pqlist.Item[int64]](path, opts)
+			return readParquet[pqlist.Item[string], pqlist.Item[int64]](ctx, path, opts)
 		}
-		return readParquet[pqlist.Element[string], pqlist.Element[int64]](path, opts)
+		return readParquet[pqlist.Element[string], pqlist.Element[int64]](ctx, path, opts)
 	}
 	return nil, fmt.Errorf("%s: want mc_task.json or a .parquet TruthfulQA file", path)
 }
@@ -104,7 +105,7 @@ func orderedTargets(raw json.RawMessage) ([]string, []int64, error) {
 	return choices, labels, nil
 }
 
-func loadJSON(path string, opts item.Options) (*item.Set, error) {
+func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading TruthfulQA: %w", err)
@@ -120,7 +121,18 @@ func loadJSON(path string, opts item.Options) (*item.Set, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Msg: err.Error()}
 		}
-		src := item.Problem{File: path, Line: lines.Line(dec.InputOffset() - int64(len(raw))), Record: fmt.Sprintf("[%d]", i)}
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+		}
+		start := dec.InputOffset() - int64(len(raw))
+		src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("[%d]", i)}
+		if off, key, msg, bad := jsonpos.BadUTF8(raw); bad {
+			src.Line, src.Field, src.Msg = lines.Line(start+int64(off)), key, msg
+			if err := s.Fail(opts, src); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var r struct {
 			Question string          `json:"question"`
 			MC1      json.RawMessage `json:"mc1_targets"`
@@ -155,7 +167,7 @@ type hfRow[S, L any] struct {
 	} `parquet:"mc1_targets,optional"`
 }
 
-func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](path string, opts item.Options) (*item.Set, error) {
+func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	rows, err := parquet.ReadFile[hfRow[S, L]](path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading TruthfulQA parquet (want question, mc1_targets{choices, labels}): %w", path, err)

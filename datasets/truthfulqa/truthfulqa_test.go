@@ -1,6 +1,7 @@
 package truthfulqa
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestLoadReal(t *testing.T) {
-	s, err := Load("../../testdata/truthfulqa/mc_task.json", item.Options{})
+	s, err := Load(context.Background(), "../../testdata/truthfulqa/mc_task.json", item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestLoadReal(t *testing.T) {
 // The Hugging Face parquet export (list children named "element") reads
 // into the same item shape, in the v0 order Hugging Face uses.
 func TestParquetExport(t *testing.T) {
-	pq, err := Load("../../testdata/parquet/truthfulqa-mc-validation-sample.parquet", item.Options{})
+	pq, err := Load(context.Background(), "../../testdata/parquet/truthfulqa-mc-validation-sample.parquet", item.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +51,11 @@ func TestBad(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "mc_task.json")
 	os.WriteFile(p, []byte("[\n {\"question\": \"Q1\", \"mc1_targets\": {\"a\": 1, \"b\": 0}},\n {\"question\": \"Q2\", \"mc1_targets\": {\"a\": 0, \"b\": 0}}\n]"), 0o644)
-	_, err := Load(p, item.Options{})
+	_, err := Load(context.Background(), p, item.Options{})
 	if err == nil || !strings.Contains(err.Error(), "mc_task.json line 3 [1] field \"mc1_targets\": 0 choices labelled 1") {
 		t.Fatalf("error %v", err)
 	}
-	s, err := Load(p, item.Options{SkipInvalid: true})
+	s, err := Load(context.Background(), p, item.Options{SkipInvalid: true})
 	if err != nil || len(s.Items) != 1 || len(s.Skipped) != 1 {
 		t.Fatalf("%v %+v", err, s)
 	}
