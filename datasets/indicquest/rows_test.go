@@ -16,8 +16,8 @@ import (
 // a row shifted by an unquoted comma, a Latin-1 cell, a UTF-16 file.
 func TestRowsThatWouldBeReadWrongly(t *testing.T) {
 	cases := []struct {
-		name, content   string
-		line            int
+		name, content  string
+		line           int
 		field, message string
 	}{
 		{"unquoted comma", "Question,Answer,Domain\nWho founded the party?,Gandhi,Politics\nWho was born, in 1920?,Raj Kapoor,Arts\n",
