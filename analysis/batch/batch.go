@@ -28,6 +28,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // Paths inside the run directory.
@@ -227,19 +228,18 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 	if err != nil {
 		return rep, fmt.Errorf("batch import: reading the export's index: %w", err)
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc := lines.New(f, ipath, 0)
+	for sc.Scan() {
 		var il indexLine
 		if err := json.Unmarshal(sc.Bytes(), &il); err != nil {
 			f.Close()
-			return rep, fmt.Errorf("%s line %d: %w", ipath, n, err)
+			return rep, fmt.Errorf("%s line %d: %w", ipath, sc.Line(), err)
 		}
 		index[il.CustomID] = il
 	}
 	f.Close()
 	if err := sc.Err(); err != nil {
-		return rep, fmt.Errorf("reading %s: %w", ipath, err)
+		return rep, err
 	}
 	lk, done, store, err := open(dir, cacheDir)
 	if err != nil {
@@ -257,9 +257,9 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 		return rep, fmt.Errorf("batch import: %w", err)
 	}
 	defer of.Close()
-	osc := bufio.NewScanner(of)
-	osc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; osc.Scan(); n++ {
+	osc := lines.New(of, output, 0)
+	for osc.Scan() {
+		n := osc.Line()
 		if err := ctx.Err(); err != nil {
 			w.Close()
 			return rep, fmt.Errorf("batch import: %w", err)
@@ -332,7 +332,7 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 	}
 	if err := osc.Err(); err != nil {
 		w.Close()
-		return rep, fmt.Errorf("reading %s: %w", output, err)
+		return rep, err
 	}
 	return rep, w.Close()
 }

@@ -32,6 +32,9 @@ type ModelConfig struct {
 	Endpoints []string
 	// APIKey is sent as a bearer token; it never appears in any output.
 	APIKey string
+	// APIKeyEnv names the variable APIKey came from, for messages (a
+	// refused key is named by its variable, never by its value).
+	APIKeyEnv string
 	// Revision pins the weights' revision in the cache key (optional).
 	Revision string
 	// Root overrides the server's reported root in the cache identity; used
@@ -180,6 +183,9 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	ms := &modelState{cfg: mc, info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
 	var reps []*replica
 	for _, ep := range mc.Endpoints {
+		if err := CheckEndpoint(ep); err != nil {
+			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
+		}
 		base := strings.TrimRight(sanitizeURL(ep), "/")
 		r := &replica{
 			base:     base,
@@ -209,6 +215,9 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		for _, r := range reps {
 			si := ServerInfo{Endpoint: r.base}
 			models, err := listModels(ctx, r)
+			if code := statusOf(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, code, keyRefused(mc))
+			}
 			if err != nil {
 				si.Error = err.Error()
 				r.dead = err
@@ -249,6 +258,26 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	ms.identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
 	ms.info.Identity = ms.identity
 	return ms, nil
+}
+
+// statusOf is the HTTP status of an API error, 0 for any other error.
+func statusOf(err error) int {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
+}
+
+// keyRefused says which key the server refused, naming its variable.
+func keyRefused(mc ModelConfig) string {
+	switch {
+	case mc.APIKey == "":
+		return "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
+	case mc.APIKeyEnv != "":
+		return fmt.Sprintf("the API key from $%s was refused", mc.APIKeyEnv)
+	}
+	return "the API key was refused"
 }
 
 // bases lists the sanitized base URLs of reps.

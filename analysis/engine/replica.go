@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/url"
 	"sync"
@@ -138,6 +139,30 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration) {
 	p.mu.Unlock()
 }
 
+// CheckEndpoint accepts an endpoint base URL: http or https, a host, and
+// neither credentials (user:password@), a query string nor a fragment.
+// Bhasha never writes credentials anywhere, so a URL that carries them
+// would have to be sent without them (the user meant them to be sent) or
+// written (they would leak into records and manifests): it is refused, and
+// the message says how to pass a key instead.
+func CheckEndpoint(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("endpoint %q is not a URL: %v", sanitizeURL(raw), err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("endpoint %s is not an http(s) URL", sanitizeURL(raw))
+	case u.Host == "":
+		return fmt.Errorf("endpoint %s has no host", sanitizeURL(raw))
+	case u.User != nil:
+		return fmt.Errorf("endpoint %s carries credentials in the URL (user:password@); Bhasha sends an API key as a bearer token (vLLM --api-key): put it in an environment variable and name that variable with api_key_env", sanitizeURL(raw))
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("endpoint %s has a query string or fragment, which would not be sent; give the base URL ending in /v1", sanitizeURL(raw))
+	}
+	return nil
+}
+
 // sanitizeURL removes credentials and query strings from an endpoint URL so
 // that it can be written to records, manifests and logs.
 func sanitizeURL(raw string) string {
@@ -145,7 +170,9 @@ func sanitizeURL(raw string) string {
 	if err != nil {
 		return "(unparseable URL)"
 	}
-	u.User = nil
+	if u.User != nil {
+		u.User = url.User("***")
+	}
 	u.RawQuery = ""
 	u.Fragment = ""
 	return u.String()

@@ -9,7 +9,6 @@
 package experiment
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -25,12 +24,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // Experiment is one experiment file.
@@ -167,9 +168,23 @@ func Parse(ctx context.Context, b []byte, name string) (*Experiment, error) {
 }
 
 func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
+	if !utf8.Valid(b) {
+		off := 0
+		for off < len(b) {
+			r, n := utf8.DecodeRune(b[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return nil, fmt.Errorf("%s: line %d: invalid UTF-8 (byte %#02x); save the file as UTF-8", name, bytes.Count(b[:off], []byte("\n"))+1, b[off])
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, yamlError(err))
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty (an experiment needs at least name, models and a study or requests)", name)
 	}
 	var errs []string
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -194,6 +209,35 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))
 	}
 	return &exp, nil
+}
+
+// yamlError corrects the line yaml.v3 gives for parser errors: it names
+// the 0-based line of the construct being parsed (one above it, read as
+// 1-based); scanner errors are already right. See parser.fail in yaml.v3's
+// decode.go.
+func yamlError(err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, "yaml: line ")
+	if !ok {
+		return err
+	}
+	num, problem, ok := strings.Cut(rest, ": ")
+	n, aerr := strconv.Atoi(num)
+	if !ok || aerr != nil {
+		return err
+	}
+	hint := ""
+	switch problem {
+	case "did not find expected ',' or ']'":
+		hint = " (the [ list that starts on this line is not closed, or lacks a comma)"
+	case "did not find expected ',' or '}'":
+		hint = " (the { mapping that starts on this line is not closed, or lacks a comma)"
+	case "did not find expected '-' indicator", "did not find expected key", "did not find expected node content", "found undefined tag handle":
+		hint = " (in the block that starts on this line; check its indentation)"
+	default:
+		return fmt.Errorf("line %d: %s", n, problem)
+	}
+	return fmt.Errorf("line %d: %s%s", n+1, problem, hint)
 }
 
 // lineOf finds the line of a path of mapping keys and sequence indexes.
@@ -288,6 +332,11 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
 			}
 		}
+		for j, ep := range m.Endpoints {
+			if err := engine.CheckEndpoint(ep); err != nil {
+				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): %v", i, m.Name, err)
+			}
+		}
 		if m.MaxConcurrency < 0 {
 			add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
 		}
@@ -300,12 +349,20 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" || len(e.Judge.Endpoints) == 0 {
 			add(lineOf(root, "judge"), "judge needs name, served_name and endpoints")
 		}
+		for j, ep := range e.Judge.Endpoints {
+			if err := engine.CheckEndpoint(ep); err != nil {
+				add(lineOf(root, "judge", "endpoints", strconv.Itoa(j)), "judge: %v", err)
+			}
+		}
 		if e.Judge.APIKeyEnv != "" && os.Getenv(e.Judge.APIKeyEnv) == "" {
 			add(lineOf(root, "judge", "api_key_env"), "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
 		}
 	}
 	if e.Decoding.MaxTokens < 0 {
 		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
+	}
+	if e.Engine.MaxAttempts < 0 {
+		add(lineOf(root, "engine", "max_attempts"), "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
 	}
 	for _, d := range []struct{ name, v string }{
 		{"attempt_timeout", e.Engine.AttemptTimeout}, {"request_deadline", e.Engine.RequestDeadline},
@@ -376,7 +433,7 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 	out := make([]engine.ModelConfig, len(models))
 	for i, m := range models {
 		out[i] = engine.ModelConfig{Name: m.Name, ServedName: m.ServedName, Endpoints: m.Endpoints,
-			Revision: m.Revision, Root: m.Root, MaxConcurrency: m.MaxConcurrency}
+			Revision: m.Revision, Root: m.Root, MaxConcurrency: m.MaxConcurrency, APIKeyEnv: m.APIKeyEnv}
 		if m.APIKeyEnv != "" {
 			out[i].APIKey = os.Getenv(m.APIKeyEnv)
 		}
@@ -519,12 +576,10 @@ func (e *Experiment) lines() iter.Seq2[RequestLine, error] {
 			return
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		n := 0
+		sc := lines.New(f, path, 0)
 		items := map[string]int{}
 		for sc.Scan() {
-			n++
+			n := sc.Line()
 			b := bytes.TrimSpace(sc.Bytes())
 			if len(b) == 0 {
 				continue
@@ -545,7 +600,7 @@ func (e *Experiment) lines() iter.Seq2[RequestLine, error] {
 			}
 		}
 		if err := sc.Err(); err != nil {
-			yield(RequestLine{}, fmt.Errorf("reading %s: %w", path, err))
+			yield(RequestLine{}, err)
 		}
 	}
 }

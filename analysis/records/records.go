@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // FileName is the records file inside a run directory.
@@ -335,23 +336,17 @@ func Read(dir string, fn func(*engine.Record) error) error {
 		return fmt.Errorf("reading records: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	n := 0
+	sc := lines.New(f, path, 0)
 	for sc.Scan() {
-		n++
 		var r engine.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return fmt.Errorf("%s line %d: %w", path, n, err)
+			return fmt.Errorf("%s line %d: %w", path, sc.Line(), err)
 		}
 		if err := fn(&r); err != nil {
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	return nil
+	return sc.Err()
 }
 
 // OK holds the ok records of a run directory by key: the earlier stages a

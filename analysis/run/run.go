@@ -93,6 +93,14 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		logw = io.Discard
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	if o.Concurrency < 0 {
+		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
+	}
+	if o.Endpoint != "" {
+		if err := engine.CheckEndpoint(o.Endpoint); err != nil {
+			return nil, fmt.Errorf("--endpoint: %w", err)
+		}
+	}
 	exp.Override(o.Endpoint, o.Concurrency)
 	lk, err := records.LockDir(o.Out, records.Exclusive)
 	if err != nil {

@@ -1,13 +1,14 @@
 package sim
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // Fact is one item the simulated models may know, in one language and form.
@@ -58,13 +59,11 @@ func NewKnowledge(facts []Fact) *Knowledge {
 
 // ReadFacts reads JSON Lines of Fact; name is used in error messages.
 func ReadFacts(r io.Reader, name string) ([]Fact, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	sc := lines.New(r, name, 16<<20)
 	var out []Fact
-	n := 0
 	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
+		n := sc.Line()
+		line := strings.TrimSpace(string(sc.Bytes()))
 		if line == "" {
 			continue
 		}
@@ -85,7 +84,7 @@ func ReadFacts(r io.Reader, name string) ([]Fact, error) {
 		out = append(out, f)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+		return nil, err
 	}
 	return out, nil
 }

@@ -23,8 +23,8 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// exitCode runs c and returns its exit status and combined output.
-func exitCode(t *testing.T, c *exec.Cmd) (int, string) {
+// runCLI runs c and returns its exit status and combined output.
+func runCLI(t *testing.T, c *exec.Cmd) (int, string) {
 	t.Helper()
 	out, err := c.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -60,7 +60,7 @@ func TestSecondRunOnBusyDirectoryFails(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	start := time.Now()
-	code, msg := exitCode(t, cli(args...))
+	code, msg := runCLI(t, cli(args...))
 	if code == 0 || !strings.Contains(msg, out) || !strings.Contains(msg, fmt.Sprintf("process %d", first.Process.Pid)) {
 		t.Errorf("second run: exit %d: %s", code, msg)
 	}
@@ -182,7 +182,7 @@ func TestKilledReportLeavesNoTornTable(t *testing.T) {
 	out := bigMDIRun(t, 4000)
 	tables := filepath.Join(out, "tables")
 	start := time.Now()
-	if code, msg := exitCode(t, cli("report", "--run", out)); code != 0 {
+	if code, msg := runCLI(t, cli("report", "--run", out)); code != 0 {
 		t.Fatalf("report: %s", msg)
 	}
 	took := time.Since(start)
@@ -240,7 +240,7 @@ func TestFullDiskCountsWhatWasWritten(t *testing.T) {
 	cfg := writeExperiment(t, dir, n)
 	out := filepath.Join(mnt, "run")
 	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
-	code, msg := exitCode(t, cli(args...))
+	code, msg := runCLI(t, cli(args...))
 	if code == 0 || !strings.Contains(msg, "no space left on device") {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
@@ -260,7 +260,7 @@ func TestFullDiskCountsWhatWasWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	args[4] = moved
-	if code, msg := exitCode(t, cli(args...)); code != 0 {
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
 		t.Fatalf("resume: %s", msg)
 	}
 	m, err := run.ReadManifest(moved)

@@ -31,6 +31,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/batch"
 	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -54,15 +55,48 @@ Commands:
 Run 'bhasha COMMAND --help' for a command's flags.
 `
 
+// Exit statuses.
+const (
+	exitProblems    = 1   // datasets check: the dataset has invalid records
+	exitFailed      = 2   // anything that stopped a command
+	exitIncomplete  = 3   // run: finished, but some requests failed (run again to retry them)
+	exitInterrupted = 130 // SIGINT or SIGTERM (run again to resume)
+)
+
+// statusError carries a command's exit status with its message.
+type statusError struct {
+	code int
+	err  error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// exitCode maps a command's error to the process's exit status.
+func exitCode(ctx context.Context, err error) int {
+	var ee *statusError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return exitInterrupted
+	}
+	return exitFailed
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bhasha:", err)
-		}
-		os.Exit(2)
+	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "bhasha:", err)
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(exitFailed)
+	}
+	os.Exit(exitCode(ctx, err))
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -191,11 +225,31 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *conc < 0 {
+		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
+	}
 	m, err := run.Execute(ctx, exp, run.Options{Out: *out, Endpoint: *endpoint, Concurrency: *conc, NoCache: *noCache, CacheDir: *cacheDir, Log: stderr})
 	if m != nil {
 		printCounts(stderr, *out, m)
 	}
-	return err
+	return runOutcome(ctx, *out, m, err)
+}
+
+// runOutcome turns a run's end into the command's error: an interrupted
+// run and one with failed requests each get their own exit status and say
+// how to resume.
+func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) error {
+	again := "run the same command again to resume: answered requests are kept and never sent again"
+	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", out, again)}
+	case err != nil:
+		return err
+	case m != nil && m.Counts.Failed > 0:
+		return &statusError{exitIncomplete, fmt.Errorf("%s: incomplete: %d request(s) failed (status \"failed\" in %s, with the error); %s, and the failed ones are retried",
+			out, m.Counts.Failed, filepath.Join(out, records.FileName), again)}
+	}
+	return nil
 }
 
 // loadExperiment checks the two required flags and loads the experiment.
@@ -328,7 +382,7 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "%s (format %s)\n%s", fs.Arg(0), f, rep)
 	}
 	if len(rep.Skipped) > 0 {
-		return fmt.Errorf("%s: %d invalid record(s)", fs.Arg(0), len(rep.Skipped))
+		return &statusError{exitProblems, fmt.Errorf("%s: %d invalid record(s)", fs.Arg(0), len(rep.Skipped))}
 	}
 	return nil
 }

@@ -12,9 +12,9 @@ package triviaqa
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +26,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // Load reads path by its extension: .parquet, .jsonl or .json. The JSON
@@ -142,16 +143,13 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 	}
 	defer f.Close()
 	s := &item.Set{Dataset: "triviaqa"}
-	sc := bufio.NewScanner(f)
-	const maxLine = 16 << 20
-	sc.Buffer(make([]byte, 1<<20), maxLine)
-	n := 0
+	sc := lines.New(f, path, 16<<20)
 	for sc.Scan() {
-		n++
+		n := sc.Line()
 		if n%4096 == 0 && ctx.Err() != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
 		}
-		if strings.TrimSpace(sc.Text()) == "" {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
 		var r struct {
@@ -180,10 +178,7 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s line %d: longer than %d MiB (the longest line this reader takes)", path, n+1, maxLine>>20)
-		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	return s, nil
 }
