@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"context"
 	"fmt"
 	"math"
@@ -170,10 +171,12 @@ func sanitizeURL(raw string) string {
 	if err != nil {
 		return "(unparseable URL)"
 	}
-	if u.User != nil {
-		u.User = url.User("***")
-	}
+	masked := u.User != nil
+	u.User = nil
 	u.RawQuery = ""
 	u.Fragment = ""
+	if masked { // say that there were credentials, never what they were
+		return strings.Replace(u.String(), "://", "://***@", 1)
+	}
 	return u.String()
 }

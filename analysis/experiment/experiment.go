@@ -205,6 +205,9 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 		exp.Dataset.SkipInvalid = true
 	}
 	errs = append(errs, exp.validate(ctx, &root)...)
+	if err := ctx.Err(); err != nil { // interrupted while reading the dataset
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))
 	}
@@ -321,11 +324,6 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 		}
 		if len(m.Endpoints) == 0 {
 			add(at("endpoints"), "models[%d] (%s): endpoints is empty", i, m.Name)
-		}
-		for j, ep := range m.Endpoints {
-			if !strings.HasPrefix(ep, "http://") && !strings.HasPrefix(ep, "https://") {
-				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): endpoint %q is not an http(s) URL", i, m.Name, ep)
-			}
 		}
 		if m.Tokenizer != "" {
 			if _, err := os.Stat(e.resolve(m.Tokenizer)); err != nil {

@@ -46,7 +46,7 @@ engine: {attempt_timeout: soon}
 		"line 2: requests file",
 		"line 3: field modles not found",
 		"line 5: models[0] (a): served_name is required",
-		`line 6: models[0] (a): endpoint "ftp://x"`,
+		`line 6: models[0] (a): endpoint ftp://x is not an http(s) URL`,
 		"line 7: models[0] (a): max_concurrency",
 		`line 8: models[1]: name "a" is used twice`,
 		"line 11: models[1] (a): environment variable BHASHA_TEST_UNSET_VAR is not set",
@@ -55,6 +55,27 @@ engine: {attempt_timeout: soon}
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+// YAML syntax errors name the line of the problem; empty and non-UTF-8
+// files say so, with a line.
+func TestYAMLErrorsNameTheLine(t *testing.T) {
+	head := "name: x\nsynthetic: {count: 3}\nmodels:\n"
+	cases := []struct{ name, yaml, want string }{
+		{"unclosed flow list", head + "  - {name: a, served_name: b, endpoints: [http://h/v1}\ndecoding: {max_tokens: 4}\n", "line 4: did not find expected ',' or ']'"},
+		{"unclosed list in a block", head + "  - name: a\n    served_name: b\n    endpoints: [http://h/v1\n  - name: c\n", "line 6: did not find expected ',' or ']'"},
+		{"unclosed flow mapping", head + "  - {name: a, served_name: b\n", "line 4: did not find expected ',' or '}'"},
+		{"bad indentation", "name: x\n  synthetic: 3\nmodels: []\n", "line 2: mapping values are not allowed"},
+		{"empty", "", "the file is empty"},
+		{"comments only", "# nothing\n", "the file is empty"},
+		{"latin-1", head + "  - {name: \"caf\xe9\", served_name: b, endpoints: [http://h/v1]}\n", "line 4: invalid UTF-8"},
+	}
+	for _, c := range cases {
+		_, err := Parse(context.Background(), []byte(c.yaml), "e.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "line 0") {
+			t.Errorf("%s: %v (want %q)", c.name, err, c.want)
 		}
 	}
 }

@@ -268,3 +268,89 @@ func TestFullDiskCountsWhatWasWritten(t *testing.T) {
 		t.Errorf("after resume: %v %+v", err, m)
 	}
 }
+
+// A run with failed requests exits 3 and says how to resume; the resumed
+// run retries only those and exits 0. Bad bounds and URLs are refused
+// before anything is sent.
+func TestExitStatusesAndBounds(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, 20)
+	b, _ := os.ReadFile(cfg)
+	// The same keys, asked for more tokens than the model's context: every
+	// request gets a 400 and fails at once.
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, bytes.Replace(b, []byte("max_tokens: 8"), []byte("max_tokens: 1048576"), 1), 0o644)
+	url := simtest.Start(t, sim.Config{})
+	out := filepath.Join(dir, "run")
+	code, msg := runCLI(t, cli("run", "--config", bad, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url))
+	if code != exitIncomplete || !strings.Contains(msg, "20 request(s) failed") || !strings.Contains(msg, "run the same command again") {
+		t.Errorf("failed requests: exit %d: %s", code, msg)
+	}
+	code, msg = runCLI(t, cli("run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url))
+	if code != 0 || !strings.Contains(msg, "20 records (20 ok, 0 failed)") {
+		t.Errorf("resumed: exit %d: %s", code, msg)
+	}
+
+	for _, c := range []struct {
+		name  string
+		extra []string
+		yaml  string
+		want  string
+	}{
+		{"negative concurrency", []string{"--concurrency", "-3"}, "", "--concurrency must be positive"},
+		{"credentials in --endpoint", []string{"--endpoint", "http://user:s3cret@127.0.0.1:1/v1"}, "", "carries credentials"},
+		{"negative max_attempts", nil, "engine: {max_attempts: -2}\n", "line 6: engine.max_attempts must be positive"},
+		{"credentials in the file", nil, "judge: {name: j, served_name: x, endpoints: [\"http://user:s3cret@h/v1\"]}\n", "line 6: judge: endpoint http://***@h/v1 carries credentials"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			if c.yaml != "" {
+				cfg = filepath.Join(t.TempDir(), "exp.yaml")
+				os.WriteFile(cfg, append(b, c.yaml...), 0o644)
+			}
+			args := []string{"run", "--config", cfg, "--out", filepath.Join(t.TempDir(), "run")}
+			code, msg := runCLI(t, cli(append(args, c.extra...)...))
+			if code != exitFailed || !strings.Contains(msg, c.want) || strings.Contains(msg, "s3cret") {
+				t.Errorf("exit %d: %s", code, msg)
+			}
+		})
+	}
+}
+
+// SIGINT stops a dataset load at once (exit 130), in datasets check and
+// in run.
+func TestInterruptDuringDatasetLoad(t *testing.T) {
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`{"Data": [`)
+	for i := range 400000 {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"Question": "Question number %d about a city?", "QuestionId": "q%d", "Answer": {"Value": "City %d", "Aliases": ["City %d"], "NormalizedAliases": ["city %d"]}}`, i, i, i, i, i)
+	}
+	sb.WriteString("]}\n")
+	data := filepath.Join(dir, "big.json")
+	os.WriteFile(data, []byte(sb.String()), 0o644)
+	cfg := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(cfg, []byte("name: big\nstudy: mdi\ndataset: {path: big.json}\nconditions: [clean]\nmodels: [{name: m, served_name: sim-tiny-1b, endpoints: [\"http://127.0.0.1:1/v1\"]}]\n"), 0o644)
+	for _, args := range [][]string{{"datasets", "check", data}, {"run", "--config", cfg, "--out", filepath.Join(dir, "run")}} {
+		c := cli(args...)
+		var se bytes.Buffer
+		c.Stderr = &se
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // the load takes seconds
+		sent := time.Now()
+		c.Process.Signal(syscall.SIGINT)
+		err := c.Wait()
+		if d := time.Since(sent); d > 2*time.Second {
+			t.Errorf("%s: took %s to stop after SIGINT", args[0], d)
+		}
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != exitInterrupted || !strings.Contains(se.String(), "context canceled") {
+			t.Errorf("%s: %v: %s", args[0], err, se.String())
+		}
+	}
+}

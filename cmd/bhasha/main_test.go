@@ -281,7 +281,8 @@ decoding: {max_tokens: 8}
 	// Without the key the server refuses, and the error says so.
 	t.Setenv("BHASHA_TEST_KEY", "wrong")
 	err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", filepath.Join(dir, "run2"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se)
-	if err == nil || !strings.Contains(err.Error(), "401") {
+	if err == nil || !strings.Contains(err.Error(), "HTTP 401") || !strings.Contains(err.Error(), "$BHASHA_TEST_KEY was refused") ||
+		strings.Contains(err.Error(), "wrong") || strings.Contains(err.Error(), "reachable") {
 		t.Errorf("wrong key: %v", err)
 	}
 }
