@@ -11,6 +11,7 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -61,6 +62,13 @@ type Config struct {
 	APIKey string
 	// OnRequest, if set, sees every generation request body before faults.
 	OnRequest func(path string, body []byte)
+	// MaxBodyBytes bounds a request body (default 8 MiB); a larger one
+	// gets 413 in vLLM's error shape.
+	MaxBodyBytes int64
+	// ReadTimeout bounds the time to read a whole request, headers and
+	// body (default 10 s); IdleTimeout closes idle keep-alive connections
+	// (default 5 s, vLLM's keep-alive timeout).
+	ReadTimeout, IdleTimeout time.Duration
 }
 
 // Server serves the simulated models. Create with New.
@@ -99,6 +107,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.HangMax <= 0 {
 		cfg.HangMax = 10 * time.Minute
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 8 << 20
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = 10 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 5 * time.Second
 	}
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}}
 	for _, m := range cfg.Models {
@@ -143,6 +160,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusUnauthorized, "AuthenticationError", "Unauthorized")
 		return
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -153,7 +171,8 @@ func (s *Server) Start(ctx context.Context, addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("simulator listening on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: min(10*time.Second, s.cfg.ReadTimeout),
+		ReadTimeout: s.cfg.ReadTimeout, IdleTimeout: s.cfg.IdleTimeout}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -183,6 +202,22 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.Encode(v)
 }
 
+// readBody reads a request body within Config.MaxBodyBytes, answering
+// 413 (too large) or 400 (unreadable) itself when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeErr(w, http.StatusRequestEntityTooLarge, "BadRequestError", fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
+		return nil, false
+	case err != nil:
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "reading body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
 func writeErr(w http.ResponseWriter, code int, typ, msg string) {
 	var e apiError
 	e.Error.Message, e.Error.Type, e.Error.Code = msg, typ, code
@@ -204,7 +239,36 @@ type genRequest struct {
 	Echo           bool     `json:"echo"`
 	PromptLogprobs *int     `json:"prompt_logprobs"`
 	Temperature    *float64 `json:"temperature"`
+	TopP           *float64 `json:"top_p"`
 	Seed           *int64   `json:"seed"`
+}
+
+// validate checks the sampling parameters as vLLM's SamplingParams and
+// request models do, returning vLLM's message for the first bad one.
+// max_tokens 0 is valid only for a completion that echoes its prompt
+// (vLLM's echo without generation, used for log-likelihood scoring).
+func (g *genRequest) validate(chat bool) string {
+	for _, mt := range []*int{g.MaxTokens, g.MaxCompletion} {
+		if mt != nil && (*mt < 0 || (*mt == 0 && (chat || !g.Echo))) {
+			return fmt.Sprintf("max_tokens must be at least 1, got %d.", *mt)
+		}
+	}
+	if g.Temperature != nil && *g.Temperature < 0 {
+		return fmt.Sprintf("temperature must be non-negative, got %g.", *g.Temperature)
+	}
+	if g.TopP != nil && (*g.TopP <= 0 || *g.TopP > 1) {
+		return fmt.Sprintf("top_p must be in (0, 1], got %g.", *g.TopP)
+	}
+	if n, ok := g.Logprobs.(float64); ok && !chat && n < 0 {
+		return fmt.Sprintf("logprobs must be non-negative, got %g.", n)
+	}
+	if g.TopLogprobs != nil && *g.TopLogprobs < 0 {
+		return fmt.Sprintf("top_logprobs must be non-negative, got %d.", *g.TopLogprobs)
+	}
+	if g.PromptLogprobs != nil && *g.PromptLogprobs < 0 {
+		return fmt.Sprintf("prompt_logprobs must be non-negative, got %d.", *g.PromptLogprobs)
+	}
+	return ""
 }
 
 func (g *genRequest) text() string {
@@ -301,9 +365,8 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	if err != nil {
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "reading body: "+err.Error())
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
@@ -342,6 +405,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if chat && len(g.Messages) == 0 {
 		s.failed.Add(1)
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "messages: field required")
+		return
+	}
+	if msg := g.validate(chat); msg != "" {
+		s.failed.Add(1)
+		writeErr(w, http.StatusBadRequest, "BadRequestError", msg)
 		return
 	}
 	resp, promptToks, genToks, err := s.respond(m, &g, chat)
@@ -553,8 +621,12 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
 	var g genRequest
-	if err := json.NewDecoder(r.Body).Decode(&g); err != nil {
+	if err := json.Unmarshal(body, &g); err != nil {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
 		return
 	}
@@ -564,6 +636,12 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := s.tok.Encode(g.templated())
+	// vLLM tokenizes any length here; the simulator bounds its answer by
+	// the model's context, as generation is bounded.
+	if len(ids) > m.MaxModelLen {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens.", m.MaxModelLen, len(ids)))
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": m.MaxModelLen, "tokens": ids})
 }
 
@@ -572,7 +650,11 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
 		Model  string  `json:"model"`
 		Tokens []int64 `json:"tokens"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
 		return
 	}

@@ -159,10 +159,13 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when neither --facts nor --dataset is given")
 	dataset := fs.String("dataset", "", "a dataset (any format 'datasets check' reads) whose items the simulated models know")
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
+	maxBody := fs.Int64("max-body", 8<<20, "largest request body in bytes (larger: 413)")
+	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time allowed to read a whole request")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := sim.Config{TTFT: *latency, PerToken: *perToken, MaxConcurrency: *maxConc, FailRate: *failRate, RetryAfter: *retryAfter}
+	cfg := sim.Config{TTFT: *latency, PerToken: *perToken, MaxConcurrency: *maxConc, FailRate: *failRate, RetryAfter: *retryAfter,
+		MaxBodyBytes: *maxBody, ReadTimeout: *readTimeout}
 	if *keyEnv != "" {
 		if cfg.APIKey = os.Getenv(*keyEnv); cfg.APIKey == "" {
 			return fmt.Errorf("sim: environment variable %s is empty", *keyEnv)
