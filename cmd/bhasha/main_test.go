@@ -322,6 +322,15 @@ func TestDatasetsCheck(t *testing.T) {
 		len(rep.Missing["hin/native"]) != 1 {
 		t.Errorf("report %+v", rep)
 	}
+	// A row shifted by an unquoted comma is invalid, not read shifted.
+	os.WriteFile(filepath.Join(dir, "english.csv"), []byte("question,answer\nq1,a1\nWho was born, in 1920?,Raj Kapoor\n"), 0o644)
+	so.Reset()
+	err = dispatch(context.Background(), []string{"datasets", "check", "--json", dir}, &so, &se)
+	rep.Skipped = nil
+	json.Unmarshal(so.Bytes(), &rep)
+	if err == nil || len(rep.Skipped) != 1 || rep.Skipped[0].Line != 3 || rep.Skipped[0].Field != "column 3" {
+		t.Errorf("shifted row: %v %+v", err, rep.Skipped)
+	}
 }
 
 // The smoke experiments run end to end against the simulator (loaded with
