@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/sim"
 )
@@ -122,21 +121,11 @@ func TestBadShapesAreNeverAnswers(t *testing.T) {
 			// Chat-only mangles leave completions alone and vice versa: the
 			// proxy edits whatever shape the body has, so a missing field of
 			// the other kind is a harmless no-op for that kind.
-			store, _, err := cache.Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
-			o := fastRetry()
-			o.Cache, o.ReadCache = store, true
 			safe := func(r map[string]any) {
 				defer func() { _ = recover() }() // a kind the mangle does not apply to
 				m(r)
 			}
-			e, err := engine.New(context.Background(), modelConfigs(mangler(t, clean, firstTimeOnly(), safe)), o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, _ := cachedEngine(t, mangler(t, clean, firstTimeOnly(), safe), fastRetry())
 			got, st, recs := collect(t, e)
 			if st.Failed != 0 {
 				t.Errorf("%d failed", st.Failed)
@@ -160,19 +149,10 @@ func TestBadShapesAreNeverAnswers(t *testing.T) {
 			}
 
 			// Always mangled: failures, nothing cached.
-			store2, _, err := cache.Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store2.Close()
 			o2 := fastRetry()
 			o2.MaxAttempts = 2
-			o2.Cache, o2.ReadCache = store2, true
 			always := func([]byte) bool { return true }
-			e2, err := engine.New(context.Background(), modelConfigs(mangler(t, clean, always, safe)), o2)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e2, store2 := cachedEngine(t, mangler(t, clean, always, safe), o2)
 			_, _, recs2 := collect(t, e2)
 			failed := 0
 			for _, r := range recs2 {
@@ -188,6 +168,7 @@ func TestBadShapesAreNeverAnswers(t *testing.T) {
 			if failed == 0 {
 				t.Fatal("always-mangled server: nothing failed")
 			}
+			o2.Cache, o2.ReadCache = store2, true
 			e3, err := engine.New(context.Background(), modelConfigs(clean), o2)
 			if err != nil {
 				t.Fatal(err)
@@ -241,18 +222,7 @@ func TestParseResponseEmptyAndBadShapes(t *testing.T) {
 // Cache entries written before empty answers were checked (ok-empty from a
 // null content) are not served: the request is sent again.
 func TestUncheckedEmptyCacheEntryIsResent(t *testing.T) {
-	url := startSim(t, sim.Config{})
-	store, _, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	o := fastRetry()
-	o.Cache, o.ReadCache = store, true
-	e, err := engine.New(context.Background(), modelConfigs(url), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, store := cachedEngine(t, startSim(t, sim.Config{}), fastRetry())
 	want, _, recs := collect(t, e)
 	// Poison one entry as the old parser stored it.
 	var key [32]byte

@@ -241,19 +241,25 @@ func TestBadRequestFailsAtOnce(t *testing.T) {
 	}
 }
 
-func TestCacheReplayAndModelSeparation(t *testing.T) {
-	url := startSim(t, sim.Config{})
+// cachedEngine is an engine for the models at url that reads and writes a
+// fresh cache (closed with the test), with fastRetry's options as o.
+func cachedEngine(t *testing.T, url string, o engine.Options) (*engine.Engine, *cache.Store) {
+	t.Helper()
 	store, _, err := cache.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
-	o := fastRetry()
+	t.Cleanup(func() { store.Close() })
 	o.Cache, o.ReadCache = store, true
 	e, err := engine.New(context.Background(), modelConfigs(url), o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, store
+}
+
+func TestCacheReplayAndModelSeparation(t *testing.T) {
+	e, _ := cachedEngine(t, startSim(t, sim.Config{}), fastRetry())
 	first, st1, recs := collect(t, e)
 	if st1.Sent != len(first) || st1.Cached != 0 {
 		t.Fatalf("first run %+v", st1)

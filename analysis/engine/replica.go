@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"strings"
 	"context"
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 

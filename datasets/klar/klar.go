@@ -148,8 +148,8 @@ func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts it
 				}
 				start := dec.InputOffset() - int64(len(raw))
 				line := lines.Line(start)
-				if off, key, msg, bad := jsonpos.BadUTF8(raw); bad {
-					if ferr := fail(lines.Line(start+int64(off)), rec, key, msg); ferr != nil {
+				if p, bad := jsonpos.InvalidUTF8(item.Problem{File: path, Record: rec}, raw, start, lines.Line); bad {
+					if ferr := s.Fail(opts, p); ferr != nil {
 						return ferr
 					}
 					continue

@@ -158,9 +158,8 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 			Aliases []string `json:"aliases"`
 		}
 		src := item.Problem{File: path, Line: n}
-		if _, key, msg, bad := jsonpos.BadUTF8(sc.Bytes()); bad {
-			src.Field, src.Msg = key, msg
-			if err := s.Fail(opts, src); err != nil {
+		if p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n }); bad {
+			if err := s.Fail(opts, p); err != nil {
 				return nil, err
 			}
 			continue
@@ -227,9 +226,8 @@ func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Se
 			}
 			start := dec.InputOffset() - int64(len(raw))
 			src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("Data[%d]", i)}
-			if off, key, msg, isBad := jsonpos.BadUTF8(raw); isBad {
-				src.Line, src.Field, src.Msg = lines.Line(start+int64(off)), key, msg
-				if err := s.Fail(opts, src); err != nil {
+			if p, bad := jsonpos.InvalidUTF8(src, raw, start, lines.Line); bad {
+				if err := s.Fail(opts, p); err != nil {
 					return nil, err
 				}
 				continue

@@ -126,9 +126,8 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 		}
 		start := dec.InputOffset() - int64(len(raw))
 		src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("[%d]", i)}
-		if off, key, msg, bad := jsonpos.BadUTF8(raw); bad {
-			src.Line, src.Field, src.Msg = lines.Line(start+int64(off)), key, msg
-			if err := s.Fail(opts, src); err != nil {
+		if p, bad := jsonpos.InvalidUTF8(src, raw, start, lines.Line); bad {
+			if err := s.Fail(opts, p); err != nil {
 				return nil, err
 			}
 			continue

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // Lines answers "which line is offset n on" for one document.
@@ -66,6 +68,19 @@ func BadUTF8(b []byte) (off int, key, msg string, bad bool) {
 		msg += "; is the file Latin-1 or Windows-1252? save it as UTF-8"
 	}
 	return off, keyAt(b, off), msg, true
+}
+
+// InvalidUTF8 checks one record of a JSON file: raw, which starts at byte
+// start, where line maps offsets to lines. When raw is not valid UTF-8 it
+// returns src with the line and key of the first bad byte and the
+// message, and true.
+func InvalidUTF8(src item.Problem, raw []byte, start int64, line func(int64) int) (item.Problem, bool) {
+	off, key, msg, bad := BadUTF8(raw)
+	if !bad {
+		return src, false
+	}
+	src.Line, src.Field, src.Msg = line(start+int64(off)), key, msg
+	return src, true
 }
 
 // keyAt walks the JSON tokens of b up to offset off and returns the key of
