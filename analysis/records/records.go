@@ -214,8 +214,9 @@ type Writer struct {
 	mu   sync.Mutex
 	f    io.WriteCloser // the records file (a fault-injecting one in tests)
 	path string
-	buf  []byte
-	ends []int // end offset in buf of each buffered record
+	buf  bytes.Buffer  // whole records waiting for the next write(2)
+	enc  *json.Encoder // encodes into buf
+	ends []int         // end offset in buf of each buffered record
 	oks  []bool
 	last time.Time
 	err  error
@@ -245,7 +246,11 @@ func Create(dir string) (*Writer, error) {
 }
 
 func newWriter(f io.WriteCloser, path string) *Writer {
-	return &Writer{f: f, path: path, buf: make([]byte, 0, flushBytes+4096), last: time.Now(), FlushEvery: 200 * time.Millisecond}
+	w := &Writer{f: f, path: path, last: time.Now(), FlushEvery: 200 * time.Millisecond}
+	w.buf.Grow(flushBytes + 4096)
+	w.enc = json.NewEncoder(&w.buf)
+	w.enc.SetEscapeHTML(false)
+	return w
 }
 
 // Write appends one record (one line).
@@ -255,38 +260,25 @@ func (w *Writer) Write(r *engine.Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	b, err := marshalLine(r)
-	if err != nil {
+	if err := w.enc.Encode(r); err != nil { // Encode writes nothing on error
 		return fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
-	w.buf = append(w.buf, b...)
-	w.ends = append(w.ends, len(w.buf))
+	w.ends = append(w.ends, w.buf.Len())
 	w.oks = append(w.oks, r.Status == engine.StatusOK)
-	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || len(w.buf) >= flushBytes {
+	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
 		w.last = now
 		return w.flush()
 	}
 	return nil
 }
 
-// marshalLine encodes r as one JSON line without HTML escaping.
-func marshalLine(r *engine.Record) ([]byte, error) {
-	var bb bytes.Buffer
-	enc := json.NewEncoder(&bb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return bb.Bytes(), nil
-}
-
 // flush writes the buffered records with one write(2) and counts those
 // that reached the file.
 func (w *Writer) flush() error {
-	if len(w.buf) == 0 {
+	if w.buf.Len() == 0 {
 		return nil
 	}
-	n, err := w.f.Write(w.buf)
+	n, err := w.f.Write(w.buf.Bytes())
 	for i, end := range w.ends {
 		if end > n {
 			break
@@ -298,7 +290,8 @@ func (w *Writer) flush() error {
 			w.w.Failed++
 		}
 	}
-	w.buf, w.ends, w.oks = w.buf[:0], w.ends[:0], w.oks[:0]
+	w.buf.Reset()
+	w.ends, w.oks = w.ends[:0], w.oks[:0]
 	if err != nil {
 		w.err = fmt.Errorf("writing %s: %w", w.path, err)
 		return w.err
