@@ -72,7 +72,10 @@ for b, c in [(0, 0), (1, 0), (10, 2), (30, 45), (3, 3), (120, 80), (0, 7)]:
     C[f"mcnemar/{b}_{c}"] = {"b": b, "c": c, "exact": f(exact), "chi2": chi}
 
 # --- Fisher exact and two-proportion z ---
-for t in [(3, 1, 1, 3), (10, 0, 2, 8), (0, 5, 0, 5), (12, 5, 29, 2), (355, 145, 208, 292), (1, 0, 0, 0), (114, 386, 259, 241)]:
+# The second line: tables whose probability ties another table's or the
+# mode's (equal margins), where a too-tight tolerance drops the tie.
+for t in [(3, 1, 1, 3), (10, 0, 2, 8), (0, 5, 0, 5), (12, 5, 29, 2), (355, 145, 208, 292), (1, 0, 0, 0), (114, 386, 259, 241),
+          (3, 23, 0, 8), (37, 21, 41, 17), (0, 55, 21, 34), (5, 5, 5, 5), (4, 6, 6, 4), (2, 8, 8, 2), (30, 20, 20, 30), (7, 3, 3, 7), (60, 40, 40, 60)]:
     a, b, c, d = t
     orr, p = stats.fisher_exact([[a, b], [c, d]])
     C[f"fisher/{a}_{b}_{c}_{d}"] = {"table": t, "odds": f(orr), "p": f(p)}
