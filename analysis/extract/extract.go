@@ -30,6 +30,7 @@ const (
 	MethodSingleQuoted Method = "single-quoted-json"
 	MethodTruncated    Method = "truncated-json"
 	MethodFirstLine    Method = "first-line"
+	MethodText         Method = "text" // the whole output, trimmed (free-text answers)
 	MethodUnparsed     Method = "unparsed"
 )
 

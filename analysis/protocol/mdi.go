@@ -8,6 +8,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/datasets/item"
 )
 
@@ -87,16 +88,16 @@ const (
 	SemanticAbstain = "ABSTAIN"
 )
 
-// NeedsJudge is the distractor study's switch rule: the answer has a
-// Devanagari letter or a CJK Unified Ideograph.
-func NeedsJudge(response string) bool {
-	for _, r := range response {
-		if (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) {
-			return true
-		}
-	}
-	return false
-}
+// NeedsJudge says whether a QA answer goes to the semantic judge: its
+// answer text (Answer) switched script under script.DistractorSwitch, the
+// same rule that the tables count.
+func NeedsJudge(response string) bool { return script.DistractorSwitch(Answer(response)) }
+
+// Answer is the distractor study's answer text: the whole response,
+// trimmed (MethodText). Exact match, abstention, script and switch are all
+// read from it; the first line alone would hide an answer that continues
+// in another script.
+func Answer(response string) string { return strings.TrimSpace(response) }
 
 // Templates names the templates used.
 func (p *MDI) Templates() map[string]string {
@@ -243,8 +244,7 @@ func (p *MDI) Extract(r *engine.Record) *extract.Result {
 		}
 		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
 	}
-	res := extract.FirstLine(r.Response)
-	return &res
+	return &extract.Result{Value: Answer(r.Response), Method: extract.MethodText}
 }
 
 // SemanticJudgeKey is the key of the judge's verdict on a QA answer.

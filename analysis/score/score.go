@@ -141,17 +141,34 @@ func (s *scorer) variant(r *engine.Record) (*item.Item, *item.Variant, bool) {
 func (s *scorer) base(r *engine.Record) Row {
 	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached,
 		EmptyResponse: r.EmptyResponse}
-	p := script.Detect(r.Response)
-	row.Script, row.DistractorSwitch = p.Main, p.DistractorSwitch()
-	if l, err := s.reg.Lookup(r.Fields.Language); err == nil {
-		row.Switched = p.Switched(l)
-	}
-	row.Abstain, _ = s.abst.Abstains(r.Response)
 	if r.Extracted != nil {
 		row.Method = r.Extracted.Method
 		row.Prediction = r.Extracted.Value
 	}
+	// Script, switch and abstention describe the answer, not the JSON or
+	// reasoning around it.
+	ans := answerText(r)
+	p := script.Detect(ans)
+	row.Script, row.DistractorSwitch = p.Main, script.DistractorSwitch(ans)
+	if l, err := s.reg.Lookup(r.Fields.Language); err == nil {
+		row.Switched = p.Switched(l)
+	}
+	row.Abstain, _ = s.abst.Abstains(ans)
 	return row
+}
+
+// answerText is the text a record's answer is read from: the extracted
+// value, or what the scorer falls back to when extraction failed (the
+// trimmed output, as the IndicKLAR authors score it), or the raw response
+// for records without an extraction.
+func answerText(r *engine.Record) string {
+	switch {
+	case r.Extracted == nil:
+		return r.Response
+	case r.Extracted.OK():
+		return r.Extracted.Value
+	}
+	return r.Extracted.Fallback
 }
 
 func (s *scorer) indicklar(recs []*engine.Record) []Row {
@@ -315,11 +332,12 @@ func (s *scorer) mdi(recs []*engine.Record) ([]Row, error) {
 			row.Semantic = semantic[protocol.SemanticJudgeKey(r.Fields, judge).String()]
 		}
 		if !row.Failed {
-			row.Prediction = r.Response
-			row.Correct = match.ExactMatch(r.Response, golds)
-			row.SQuAD = match.ExactMatchSQuAD(r.Response, golds)
+			ans := protocol.Answer(r.Response)
+			row.Prediction = ans
+			row.Correct = match.ExactMatch(ans, golds)
+			row.SQuAD = match.ExactMatchSQuAD(ans, golds)
 			row.Lenient = row.Correct
-			row.Translit = row.Correct || match.Translit(strings.TrimSpace(r.Response), golds)
+			row.Translit = row.Correct || match.Translit(ans, golds)
 		}
 		out = append(out, row)
 	}

@@ -4,6 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/abstain"
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 func TestMC1(t *testing.T) {
@@ -37,5 +42,31 @@ func TestContinuationLogprob(t *testing.T) {
 	}
 	if _, err := ContinuationLogprob(json.RawMessage(`{"tokens":[]}`), 0); err == nil {
 		t.Error("malformed logprobs accepted")
+	}
+}
+
+// Script, switch and abstention are read from the answer, not the JSON
+// around it: a native Hindi answer in a JSON object has not switched.
+func TestScriptOfTheAnswer(t *testing.T) {
+	s := &scorer{reg: lang.New(), abst: abstain.New(nil)}
+	cases := []struct {
+		name, response string
+		extracted      *extract.Result
+		language       string
+		script         string
+		switched, dsw  bool
+	}{
+		{"json native answer", `{"answer": "फ्रांस"}`, &extract.Result{Value: "फ्रांस", Method: extract.MethodJSON}, "hin", "Devanagari", false, true},
+		{"json english answer to a native question", `{"answer": "France"}`, &extract.Result{Value: "France", Method: extract.MethodJSON}, "hin", "Latin", true, false},
+		{"indicquest answer", `{"answer": "जापान"}`, &extract.Result{Value: "जापान", Method: extract.MethodJSON}, "hin", "Devanagari", false, true},
+		{"unparsed: the fallback is what is scored", `फ्रांस है`, &extract.Result{Method: extract.MethodUnparsed, Fallback: "फ्रांस है"}, "hin", "Devanagari", false, true},
+		{"no extraction: the raw response", "Paris", nil, "eng", "Latin", false, false},
+	}
+	for _, c := range cases {
+		r := &engine.Record{Status: engine.StatusOK, Response: c.response, Extracted: c.extracted, Fields: engine.Key{Language: c.language}}
+		row := s.base(r)
+		if row.Script != c.script || row.Switched != c.switched || row.DistractorSwitch != c.dsw {
+			t.Errorf("%s: script %s switched %v distractor %v", c.name, row.Script, row.Switched, row.DistractorSwitch)
+		}
 	}
 }

@@ -96,6 +96,16 @@ func (p Profile) Switched(expected lang.Language) bool {
 	return false
 }
 
-// DistractorSwitch is the distractor study's rule: any Devanagari letter
-// or any CJK Unified Ideograph.
-func (p Profile) DistractorSwitch() bool { return p.Has("Devanagari", "Han") }
+// DistractorSwitch is the distractor study's switch rule, as its rerun
+// states it: text with any character of the Devanagari block
+// (U+0900–U+097F: letters, signs, digits, danda) or of the CJK Unified
+// Ideographs block (U+4E00–U+9FFF; the extension blocks are not part of
+// it). It is the one rule for both who is judged and what is counted.
+func DistractorSwitch(text string) bool {
+	for _, r := range text {
+		if (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) {
+			return true
+		}
+	}
+	return false
+}

@@ -35,7 +35,32 @@ func TestDetect(t *testing.T) {
 		}
 	}
 	p := Detect("Paris पेरिस")
-	if p.Letters != 10 || p.Shares["Latin"] != 0.5 || !p.DistractorSwitch() || Detect("Paris").DistractorSwitch() {
+	if p.Letters != 10 || p.Shares["Latin"] != 0.5 {
 		t.Errorf("shares %+v", p)
+	}
+}
+
+// The distractor study's rule is the two blocks, letters or not: a
+// Devanagari digit or danda switches, a CJK extension ideograph does not.
+func TestDistractorSwitch(t *testing.T) {
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{"Paris पेरिस", true},
+		{"Paris", false},
+		{"१९४५", true},
+		{"Paris।", true},
+		{"北京", true},
+		{"䶮", false}, // U+4DAE, CJK Extension A
+		{"東京 とうきょう", true},
+		{"とうきょう", false},
+		{"ঢাকা", false}, // Bengali
+		{"", false},
+	}
+	for _, c := range cases {
+		if got := DistractorSwitch(c.text); got != c.want {
+			t.Errorf("%q: %v", c.text, got)
+		}
 	}
 }

@@ -169,12 +169,12 @@ func Scoring(study string) *Table {
 		t.add(study, "correct", "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; unparsed JSON scored on the raw text", authors)
 		t.add(study, "translit", "correct, or the romanized prediction matches the gold within translit.Match's tolerance", def+"+iso15919+loose")
 	case "mdi":
-		t.add(study, "correct", "TriviaQA exact match against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", "triviaqa-normalize")
+		t.add(study, "correct", "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", "triviaqa-normalize")
 		t.add(study, "lenient", "mc1: argmax with ties to the first (lm-evaluation-harness)", "")
 		t.add(study, "squad_em", "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", "squad-normalize")
 		t.add(study, "abstain", "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", def)
 		t.add(study, "hallucination", "neither correct nor abstaining (the paper's proxy)", "")
-		t.add(study, "distractor_switch", "any Devanagari letter or CJK unified ideograph", "")
+		t.add(study, "distractor_switch", "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads", "")
 		t.add(study, "translit", "correct, or the prediction matches an alias within translit.Match's tolerance", def+"+iso15919+loose")
 	case "indicquest":
 		t.add(study, "correct", "the judge's verdict (v2 is_correct; v1 Overall >= 3); unparsed verdicts count as not correct and are listed", "")
