@@ -186,6 +186,13 @@ models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
 	if _, err := Load(context.Background(), q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("indicquest without judge: %v", err)
 	}
+	// The strategy check is made whether or not conditions are set.
+	for _, extra := range []string{"", "conditions: [hi]\n"} {
+		m := write(t, dir, "m.yaml", "name: m\nstudy: mdi\ndataset: {path: ../../../testdata/triviaqa/triviaqa_small.jsonl}\nstrategies: [cot]\n"+extra+"models: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
+		if _, err := Load(context.Background(), m); err == nil || !strings.Contains(err.Error(), "line 4: strategies apply to study indicklar only") {
+			t.Errorf("mdi with strategies (%q): %v", extra, err)
+		}
+	}
 	u := write(t, dir, "u.yaml", "name: u\nstudy: klar2\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
 	if _, err := Load(context.Background(), u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
 		t.Errorf("unknown study: %v", err)

@@ -67,12 +67,14 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node) []strin
 		strategies = []protocol.Strategy{protocol.Baseline}
 	}
 	conditions := parseList(root, "conditions", e.Conditions, protocol.ParseCondition, add)
-	switch {
-	case e.Study == StudyMDI && len(e.Conditions) == 0:
+	// Three independent checks: each is made whatever the others found.
+	if e.Study == StudyMDI && len(e.Conditions) == 0 {
 		conditions = protocol.Conditions
-	case e.Study != StudyMDI && len(e.Conditions) > 0:
+	}
+	if e.Study != StudyMDI && len(e.Conditions) > 0 {
 		add(lineOf(root, "conditions"), "conditions apply to study mdi only")
-	case e.Study != StudyIndicKLAR && len(e.Strategies) > 0:
+	}
+	if e.Study != StudyIndicKLAR && len(e.Strategies) > 0 {
 		add(lineOf(root, "strategies"), "strategies apply to study indicklar only")
 	}
 	for code := range e.Abstain {
