@@ -65,16 +65,28 @@ func (t *Table) add(cells ...any) {
 		case int:
 			row[i] = strconv.Itoa(v)
 		case float64:
-			if math.IsNaN(v) {
-				row[i] = ""
-			} else {
-				row[i] = strconv.FormatFloat(v, 'f', 6, 64)
-			}
+			row[i] = formatFloat(v)
 		default:
 			row[i] = fmt.Sprint(v)
 		}
 	}
 	t.Rows = append(t.Rows, row)
+}
+
+// formatFloat writes a number for a CSV cell: "" for NaN, "0" for both
+// zeros (never "-0.000000"), six decimals from 10⁻⁴ up, and scientific
+// notation with six significant digits below, so that a small p-value
+// (1.86e-09) is never rounded to zero.
+func formatFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return ""
+	case v == 0:
+		return "0"
+	case math.Abs(v) < 1e-4:
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
 }
 
 // Write writes each table as DIR/<name>.csv, with a first column

@@ -295,3 +295,14 @@ func TestScalingAndHumanAgreement(t *testing.T) {
 		t.Errorf("bad label: %v", err)
 	}
 }
+
+func TestFormatFloat(t *testing.T) {
+	for v, want := range map[float64]string{
+		math.Copysign(0, -1): "0", 0: "0", 1.86e-9: "1.86e-09", -2.5e-7: "-2.5e-07", 0.5: "0.500000",
+		1e-4: "0.000100", math.NaN(): "", 1.75: "1.750000", math.Inf(1): "+Inf",
+	} {
+		if got := formatFloat(v); got != want {
+			t.Errorf("%g: %q, want %q", v, got, want)
+		}
+	}
+}
