@@ -111,3 +111,19 @@ func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
 }
+
+// A simulator loaded with other facts reports another root, so its
+// answers never share cache entries with this one's.
+func TestRootNamesTheFacts(t *testing.T) {
+	a := []Fact{{ID: "1", Language: "hin", Cues: []string{"Which country?"}, Answer: "France"}}
+	b := []Fact{{ID: "1", Language: "hin", Cues: []string{"Which country?"}, Answer: "India"}}
+	if Root("m", a) == Root("m", b) || Root("m", a) != Root("m", append([]Fact(nil), a...)) || Root("m", nil) == Root("m", a) {
+		t.Errorf("roots %s %s %s", Root("m", a), Root("m", b), Root("m", nil))
+	}
+	s := newTestServer(t, Config{Facts: a})
+	var models struct{ Data []struct{ ID, Root string } }
+	json.Unmarshal(get(t, s, "/v1/models"), &models)
+	if models.Data[0].Root != Root(models.Data[0].ID, a) || !strings.HasPrefix(models.Data[0].Root, "simulated/") {
+		t.Errorf("served root %s", models.Data[0].Root)
+	}
+}

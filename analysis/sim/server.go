@@ -10,6 +10,7 @@ package sim
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,20 @@ const Version = "bhasha-sim 0.2 (simulated vLLM OpenAI API)"
 // model's root, so cached answers of an older simulator are never served
 // as a newer one's: bump it whenever answers change.
 const Behaviour = "b2"
+
+// Root is what /v1/models reports as a simulated model's root, the
+// weights part of the cache identity: the model id, the behaviour version
+// and a digest of the facts the server was loaded with, so that answers
+// cached from a simulator that knew other facts (another --dataset or
+// --facts) are never served as this one's.
+func Root(id string, facts []Fact) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	for _, f := range facts {
+		enc.Encode(f)
+	}
+	return fmt.Sprintf("simulated/%s@%s/facts-%x", id, Behaviour, h.Sum(nil)[:6])
+}
 
 // Fault kinds for injection.
 const (
@@ -614,7 +629,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		mm := s.models[m.ID]
 		data = append(data, map[string]any{
 			"id": mm.ID, "object": "model", "created": 0, "owned_by": "bhasha-sim (simulated)",
-			"root": "simulated/" + mm.ID + "@" + Behaviour, "parent": nil, "max_model_len": mm.MaxModelLen,
+			"root": Root(mm.ID, s.cfg.Facts), "parent": nil, "max_model_len": mm.MaxModelLen,
 		})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})

@@ -22,7 +22,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/sim"
 )
 
 // simChild serves `bhasha sim` in a child process (so that its CPU time is
@@ -145,7 +144,12 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 	cdir := filepath.Join(dir, "cache")
 	// Fill the cache directly under the identity the live server reports.
 	cfgs := exp.ModelConfigs()
-	cfgs[0].Root = "simulated/sim-tiny-1b@" + sim.Behaviour
+	cfgs[0].Endpoints = []string{url}
+	live, err := engine.New(context.Background(), cfgs, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfgs[0].Root = live.Models()[0].Identity.Root
 	off, err := engine.NewOffline(cfgs, engine.Options{})
 	if err != nil {
 		b.Fatal(err)

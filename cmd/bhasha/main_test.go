@@ -135,7 +135,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, msg)
 	}
 	resent := 0
-	id := engine.Identity{ID: "sim-tiny-1b", Root: "simulated/sim-tiny-1b@" + sim.Behaviour}
+	id := engine.Identity{ID: "sim-tiny-1b", Root: sim.Root("sim-tiny-1b", nil)}
 	bodies := log.take()
 	for _, b := range bodies {
 		if stored[engine.CacheKey(id, engine.Chat, b)] {
