@@ -395,3 +395,20 @@ func TestBatchImportNullContent(t *testing.T) {
 		t.Errorf("%d failed records", failed)
 	}
 }
+
+// bhasha demo runs from any directory: its experiments and data are
+// built in, and every table it writes says simulated.
+func TestDemoFromAnyDirectory(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	c := cli("demo", "--out", out)
+	c.Dir = t.TempDir()
+	if code, msg := runCLI(t, c); code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, name := range []string{"smoke-indicklar", "smoke-indicquest", "smoke-klar", "smoke-mdi", "smoke-mdi-truthfulqa"} {
+		b, err := os.ReadFile(filepath.Join(out, name, "tables", "accuracy.csv"))
+		if err != nil || !strings.HasPrefix(string(b), "simulated,") || !strings.Contains(string(b), "\ntrue,") {
+			t.Errorf("%s: %v %.100s", name, err, b)
+		}
+	}
+}

@@ -38,6 +38,8 @@ import (
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+
+	"github.com/bhashalab/bhasha"
 )
 
 const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM endpoints
@@ -156,7 +158,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	failTypes := fs.String("fail-types", strings.Join(sim.AllFaults, ","), "faults to draw from: 429,500,timeout,reset,garbage")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with injected 429s")
 	facts := fs.String("facts", "", "JSON Lines of facts the simulated models know (default: the bundled IndicKLAR demo facts)")
-	bundle := fs.String("bundle", "testdata/indicklar/project_page_demo_hin_excerpt.json", "IndicKLAR demo bundle used when neither --facts nor --dataset is given")
+	bundle := fs.String("bundle", "", "IndicKLAR demo bundle used when neither --facts nor --dataset is given (default: the built-in excerpt)")
 	dataset := fs.String("dataset", "", "a dataset (any format 'datasets check' reads) whose items the simulated models know")
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body in bytes (larger: 413)")
@@ -192,8 +194,20 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 		cfg.Facts = fl
-	case *bundle != "":
-		if qs, err := demo.Questions(ctx, *bundle); err == nil {
+	default:
+		path := *bundle
+		if path == "" {
+			dir, err := os.MkdirTemp("", "bhasha-sim-")
+			if err != nil {
+				return fmt.Errorf("sim: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			if err := os.CopyFS(dir, bhasha.DefaultInputs()); err != nil {
+				return fmt.Errorf("sim: writing the built-in bundle: %w", err)
+			}
+			path = filepath.Join(dir, bhasha.DefaultBundle)
+		}
+		if qs, err := demo.Questions(ctx, path); err == nil {
 			cfg.Facts = demo.Facts(qs)
 		} else {
 			fmt.Fprintf(stderr, "sim: no facts loaded (%v); models answer \"I don't know\"\n", err)
@@ -324,7 +338,7 @@ func cmdBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "demo [--out DIR]", stderr)
 	out := fs.String("out", "out/demo", "output directory")
-	dir := fs.String("experiments", "testdata/experiments", "directory of the experiment files to run")
+	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -333,7 +347,18 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cd == "" {
 		cd = filepath.Join(*out, "cache")
 	}
-	res, err := demo.Run(ctx, *dir, *out, cd, stderr)
+	exps := *dir
+	if exps == "" {
+		inputs := filepath.Join(*out, "inputs")
+		if err := os.RemoveAll(inputs); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if err := os.CopyFS(inputs, bhasha.DefaultInputs()); err != nil {
+			return fmt.Errorf("demo: writing the built-in experiments: %w", err)
+		}
+		exps = filepath.Join(inputs, "experiments")
+	}
+	res, err := demo.Run(ctx, exps, *out, cd, stderr)
 	for _, r := range res {
 		if r.Manifest != nil {
 			printCounts(stdout, r.Dir, r.Manifest)

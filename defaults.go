@@ -1,0 +1,32 @@
+// Package bhasha is Bhasha's front door for notebooks and programs. For
+// now it holds the built-in default inputs; the run, report and table API
+// follows (see README.md).
+package bhasha
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// The smoke experiments that `bhasha demo` runs, and the small real
+// dataset samples they read (each folder's SOURCE.md gives licence and
+// origin).
+//
+//go:embed testdata/experiments/*.yaml testdata/indicklar testdata/indicquest-v1 testdata/klar testdata/truthfulqa testdata/triviaqa
+var defaults embed.FS
+
+// DefaultInputs returns the built-in inputs, rooted so that the
+// experiments are experiments/*.yaml and their datasets sit beside them
+// as their relative paths expect (../triviaqa/..., ../klar, ...).
+func DefaultInputs() fs.FS {
+	sub, err := fs.Sub(defaults, "testdata")
+	if err != nil {
+		panic(err) // "testdata" is embedded above: cannot happen
+	}
+	return sub
+}
+
+// DefaultBundle is the IndicKLAR project-page excerpt whose facts the
+// simulator knows when it is given no other facts (a path in
+// DefaultInputs).
+const DefaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
