@@ -445,6 +445,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	}
 	rec.ServedModel = p.Served
 	rec.CacheKey = HexKey(p.CacheKey)
+	rec.Request, rec.RequestSHA256 = p.Body, RequestDigest(p.Body)
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
 		res, ok, err := Cached(c, p.CacheKey)

@@ -66,6 +66,10 @@ func (r Result) Valid() bool {
 //	empty_response    true when the model produced an empty text (a real,
 //	                  empty answer: finish_reason stop or length); an ok
 //	                  record never has an empty response without it
+//	request           the request body exactly as sent (prompt or messages,
+//	                  every decoding parameter, the served model name)
+//	request_sha256    hex SHA-256 of that body: what a resumed run compares
+//	                  to decide whether the experiment changed
 //	extracted         the study's reading of the response: value, method
 //	                  (json, fenced-json, json-with-text, single-quoted-json,
 //	                  truncated-json, first-line, or unparsed), null, fields,
@@ -92,6 +96,8 @@ type Record struct {
 	Refusal          string          `json:"refusal,omitempty"`
 	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`
 	EmptyResponse    bool            `json:"empty_response,omitempty"`
+	Request          json.RawMessage `json:"request,omitempty"`
+	RequestSHA256    string          `json:"request_sha256,omitempty"`
 	Extracted        *extract.Result `json:"extracted,omitempty"`
 }
 
@@ -143,6 +149,12 @@ func CacheKey(id Identity, kind Kind, body []byte) [32]byte {
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// RequestDigest is the hex SHA-256 of a request body (Record.RequestSHA256).
+func RequestDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
 }
 
 // HexKey formats a cache key.

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,16 +31,17 @@ import (
 // FileName is the records file inside a run directory.
 const FileName = "records.jsonl"
 
-// KeySet is a set of record keys, held as 128-bit hashes so that a
-// million-key run costs tens of megabytes, not hundreds.
+// KeySet is a set of record keys, each with the digest of the request it
+// answered, held as 128-bit key hashes and 64-bit digest prefixes so that
+// a million-key run costs tens of megabytes, not hundreds.
 type KeySet struct {
 	seed1, seed2 maphash.Seed
-	m            map[[2]uint64]struct{}
+	m            map[[2]uint64]uint64 // key hash -> request digest prefix (0: not recorded)
 }
 
 // NewKeySet returns an empty set.
 func NewKeySet() *KeySet {
-	return &KeySet{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), m: make(map[[2]uint64]struct{})}
+	return &KeySet{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), m: make(map[[2]uint64]uint64)}
 }
 
 func (s *KeySet) h(k string) [2]uint64 {
@@ -47,20 +49,47 @@ func (s *KeySet) h(k string) [2]uint64 {
 }
 
 // Add inserts k and reports whether it was new.
-func (s *KeySet) Add(k string) bool {
+func (s *KeySet) Add(k string) bool { return s.AddRequest(k, "") }
+
+// AddRequest inserts k answered by the request whose digest (hex SHA-256,
+// engine.RequestDigest) is given ("" when the record does not say), and
+// reports whether k was new.
+func (s *KeySet) AddRequest(k, digest string) bool {
 	h := s.h(k)
 	if _, ok := s.m[h]; ok {
 		return false
 	}
-	s.m[h] = struct{}{}
+	s.m[h] = digestPrefix(digest)
 	return true
 }
 
 // Has reports whether k is in the set.
 func (s *KeySet) Has(k string) bool { _, ok := s.m[s.h(k)]; return ok }
 
+// Changed reports whether k is in the set with a recorded request digest
+// that differs from digest (a record without a digest never differs).
+func (s *KeySet) Changed(k, digest string) bool {
+	d, ok := s.m[s.h(k)]
+	return ok && d != 0 && d != digestPrefix(digest)
+}
+
+// Remove deletes k.
+func (s *KeySet) Remove(k string) { delete(s.m, s.h(k)) }
+
 // Len is the number of keys.
 func (s *KeySet) Len() int { return len(s.m) }
+
+// digestPrefix is the first 8 bytes of a hex digest, never 0 for a digest.
+func digestPrefix(digest string) uint64 {
+	if len(digest) < 16 {
+		return 0
+	}
+	v, err := strconv.ParseUint(digest[:16], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v | 1
+}
 
 // PrepareReport says what Prepare found in an existing file.
 type PrepareReport struct {
@@ -122,8 +151,9 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 		off += int64(len(line))
 		complete := rerr == nil
 		var rec struct {
-			Key    *string `json:"key"`
-			Status *string `json:"status"`
+			Key     *string `json:"key"`
+			Status  *string `json:"status"`
+			Request string  `json:"request_sha256"`
 		}
 		perr := json.Unmarshal(line, &rec)
 		if perr == nil {
@@ -149,7 +179,7 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 		case *rec.Status != engine.StatusOK:
 			rep.DroppedFailed++
 			needRewrite = true
-		case !done.Add(*rec.Key):
+		case !done.AddRequest(*rec.Key, rec.Request):
 			rep.DroppedDup++
 			needRewrite = true
 		default:
@@ -407,4 +437,69 @@ func ReadUnique(dir string) ([]*engine.Record, Duplicates, error) {
 		return nil
 	})
 	return out, d, err
+}
+
+// ArchiveDir is where Archive moves records, inside a run directory.
+const ArchiveDir = "archive"
+
+// Archive moves the records of keys out of dir/records.jsonl into
+// dir/archive/<name>.jsonl (appended), rewriting records.jsonl atomically
+// without them. It returns the archive's path and how many records moved.
+// The caller holds the directory's exclusive lock.
+func Archive(dir string, keys map[string]bool, name string) (string, int, error) {
+	path := filepath.Join(dir, FileName)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("archiving records: %w", err)
+	}
+	defer f.Close()
+	if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
+		return "", 0, fmt.Errorf("archiving records: %w", err)
+	}
+	apath := filepath.Join(dir, ArchiveDir, name+".jsonl")
+	af, err := os.OpenFile(apath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", 0, fmt.Errorf("archiving records: %w", err)
+	}
+	aw := bufio.NewWriterSize(af, 1<<20)
+	var keep []int64
+	var off int64
+	moved := 0
+	sc := lines.New(f, path, 0)
+	for sc.Scan() {
+		line := sc.Bytes()
+		start := off
+		off += int64(len(line)) + 1
+		var rec struct {
+			Key string `json:"key"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			af.Close()
+			return "", 0, fmt.Errorf("%s line %d: %w", path, sc.Line(), err)
+		}
+		if !keys[rec.Key] {
+			keep = append(keep, start, off)
+			continue
+		}
+		moved++
+		aw.Write(line)
+		aw.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		af.Close()
+		return "", 0, err
+	}
+	if err := aw.Flush(); err != nil {
+		af.Close()
+		return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+	}
+	if err := af.Close(); err != nil {
+		return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+	}
+	// The archive holds the records before records.jsonl loses them: a
+	// crash in between leaves them in both, never in neither.
+	if err := rewrite(f, path, keep); err != nil {
+		return "", 0, err
+	}
+	return apath, moved, nil
 }

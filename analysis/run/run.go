@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ type Options struct {
 	NoCache     bool      // do not answer from the cache (answers are still stored)
 	CacheDir    string    // "" for cache.DefaultDir()
 	Log         io.Writer // messages and the progress bar (nil: discard)
+	// ArchiveChanged: when recorded requests are now asked differently
+	// (the experiment changed), move their records to DIR/archive/ and
+	// ask them again, instead of stopping with an error.
+	ArchiveChanged bool
 	// Engine, if set, adjusts engine options after the experiment's (tests).
 	Engine func(*engine.Options)
 }
@@ -71,6 +76,12 @@ type Manifest struct {
 	ExperimentFile string             `json:"experiment_file,omitempty"`
 	Inputs         map[string]string  `json:"inputs_sha256"`
 	Decoding       engine.Decoding    `json:"decoding"`
+	// Decodings holds the decoding each strategy (or condition) and stage
+	// was asked with, as sent; a group asked in several ways lists each.
+	Decodings map[string][]engine.Decoding `json:"decodings,omitempty"`
+	// Archived lists the records moved aside because the experiment
+	// changed (--archive-changed).
+	Archived []string `json:"archived,omitempty"`
 	Models         []engine.ModelInfo `json:"models"`
 	Simulated      bool               `json:"simulated"`
 	Cache          string             `json:"cache,omitempty"`
@@ -162,6 +173,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
 		}
 	}
+	served := map[string]string{}
+	for _, mc := range exp.ModelConfigs() {
+		served[mc.Name] = mc.ServedName
+	}
 	var eng *engine.Engine
 	var total engine.Stats
 	var runErr error
@@ -173,15 +188,38 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			}
 		}
 		lookup := prior.Lookup
-		// Count what is left before connecting, so a finished run sends nothing.
-		pending := 0
-		for r, err := range exp.StreamStage(stage, lookup) {
+		// Count what is left before connecting, so a finished run sends
+		// nothing, and compare what is recorded with what is asked now.
+		plan, err := planStage(exp, stage, lookup, done, served)
+		if err != nil {
+			return nil, err
+		}
+		for g, ds := range plan.decodings {
+			if m.Decodings == nil {
+				m.Decodings = map[string][]engine.Decoding{}
+			}
+			m.Decodings[g] = ds
+		}
+		pending := plan.pending
+		if n := len(plan.changed); n > 0 {
+			what := describeChanges(o.Out, plan.changed, exp, stage, lookup, served)
+			if !o.ArchiveChanged {
+				return nil, fmt.Errorf("%s: the experiment changed since these records were written: %d of the %d recorded request(s) of stage %d are now asked differently: %s. Nothing was sent. Run into a new --out, or run again with --archive-changed to move the old records to %s and ask the changed requests",
+					o.Out, n, plan.recorded, stage, what, filepath.Join(o.Out, records.ArchiveDir))
+			}
+			apath, moved, err := records.Archive(o.Out, plan.changed, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
 			if err != nil {
 				return nil, err
 			}
-			if !done.Has(r.Key.String()) {
-				pending++
+			for k := range plan.changed {
+				done.Remove(k)
 			}
+			prep.Kept -= moved
+			m.Counts.Resumed = prep.Kept
+			pending += moved
+			msg := fmt.Sprintf("stage %d: %d record(s) of requests now asked differently (%s) moved to %s", stage, moved, what, apath)
+			logf("%s: %s", o.Out, msg)
+			m.Archived = append(m.Archived, msg)
 		}
 		m.Blocked = exp.Blocked()
 		if m.Blocked > 0 {
@@ -298,6 +336,47 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 		return errors.Join(runErr, err)
 	}
 	return runErr
+}
+
+// InputChanges compares the inputs a run recorded (inputs_sha256 and
+// templates_sha256 of its manifest) with exp's as they are now, and says
+// which changed, appeared or disappeared since the run: a report over such
+// a run scores old answers against new data or prompts.
+func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
+	now, err := exp.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	compare := func(what string, then, now map[string]string) {
+		names := map[string]bool{}
+		for k := range then {
+			names[k] = true
+		}
+		for k := range now {
+			names[k] = true
+		}
+		keys := make([]string, 0, len(names))
+		for k := range names {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			a, b := then[k], now[k]
+			switch {
+			case a == b:
+			case a == "":
+				out = append(out, fmt.Sprintf("%s %s is new since the run", what, k))
+			case b == "":
+				out = append(out, fmt.Sprintf("%s %s was part of the run and is gone", what, k))
+			default:
+				out = append(out, fmt.Sprintf("%s %s changed since the run (sha256 %.12s… → %.12s…)", what, k, a, b))
+			}
+		}
+	}
+	compare("input", m.Inputs, now)
+	compare("template", m.Templates, exp.Templates())
+	return out, nil
 }
 
 // WriteManifest writes DIR/manifest.json atomically.

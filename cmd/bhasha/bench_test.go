@@ -208,6 +208,8 @@ func BenchmarkPeakMemory1M(b *testing.B) {
 			b.Fatalf("%d records: %s", lines, stderr.String())
 		}
 		_ = i
+		st, _ := os.Stat(filepath.Join(dir, "run", "records.jsonl"))
+		b.ReportMetric(float64(st.Size())/float64(n), "record-bytes")
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB")
 		b.ReportMetric(float64(n)/el.Seconds(), "req/s")
 	}

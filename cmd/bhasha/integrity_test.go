@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha/analysis/demo"
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/records"
@@ -410,5 +411,102 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(b), "simulated,") || !strings.Contains(string(b), "\ntrue,") {
 			t.Errorf("%s: %v %.100s", name, err, b)
 		}
+	}
+}
+
+// Running into a directory after the experiment changed stops before
+// sending anything and says what changed; --archive-changed moves the old
+// records aside and asks again; an unchanged finished run sends nothing.
+func TestResumeAfterChange(t *testing.T) {
+	const n = 12
+	log := &bodyLog{}
+	url := simtest.Start(t, sim.Config{OnRequest: log.add})
+	dir := t.TempDir()
+	cfg := writeExperiment(t, dir, n)
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, bytes.Replace(b, []byte("max_tokens: 8"), []byte("max_tokens: 4"), 1), 0o644)
+	out := filepath.Join(dir, "run")
+	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
+		t.Fatalf("first run: %s", msg)
+	}
+	log.take()
+	os.WriteFile(cfg, bytes.Replace(b, []byte("max_tokens: 8"), []byte("max_tokens: 64"), 1), 0o644)
+	code, msg := runCLI(t, cli(args...))
+	want := fmt.Sprintf("%d of the %d recorded request(s) of stage 1 are now asked differently: decoding.max_tokens 4 → 64 (%d). Nothing was sent", n, n, n)
+	if code != exitFailed || !strings.Contains(msg, want) || !strings.Contains(msg, "--archive-changed") {
+		t.Errorf("changed experiment: exit %d: %s", code, msg)
+	}
+	if sent := len(log.take()); sent != 0 {
+		t.Errorf("the changed run sent %d requests", sent)
+	}
+	code, msg = runCLI(t, cli(append(args, "--archive-changed")...))
+	if code != 0 || !strings.Contains(msg, fmt.Sprintf("%d record(s) of requests now asked differently", n)) {
+		t.Fatalf("--archive-changed: exit %d: %s", code, msg)
+	}
+	if sent := len(log.take()); sent != n {
+		t.Errorf("--archive-changed sent %d requests, want %d", sent, n)
+	}
+	archived, _ := filepath.Glob(filepath.Join(out, records.ArchiveDir, "changed-*.jsonl"))
+	if len(archived) != 1 || countLines(archived[0]) != n || countLines(filepath.Join(out, records.FileName)) != n {
+		t.Errorf("archive %v, records %d", archived, countLines(filepath.Join(out, records.FileName)))
+	}
+	records.Read(out, func(r *engine.Record) error {
+		if !bytes.Contains(r.Request, []byte(`"max_tokens":64`)) || r.RequestSHA256 != engine.RequestDigest(r.Request) {
+			t.Errorf("%s: request %s", r.Key, r.Request)
+		}
+		return nil
+	})
+	m, err := run.ReadManifest(out)
+	if err != nil || len(m.Archived) != 1 || m.Counts.Records != n || m.Decodings["synthetic"][0].MaxTokens != 64 {
+		t.Errorf("manifest: %v %+v %+v", err, m.Archived, m.Decodings)
+	}
+	if code, msg := runCLI(t, cli(args...)); code != 0 || !strings.Contains(msg, "nothing to do") {
+		t.Errorf("unchanged rerun: exit %d: %s", code, msg)
+	}
+	if sent := len(log.take()); sent != 0 {
+		t.Errorf("the unchanged rerun sent %d requests", sent)
+	}
+}
+
+// A study's manifest records the decoding of every strategy and stage,
+// and report says when a dataset changed since the run.
+func TestManifestDecodingsAndChangedInputs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/triviaqa")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile("../../testdata/experiments/smoke-mdi.yaml")
+	cfg := filepath.Join(dir, "mdi.yaml")
+	os.WriteFile(cfg, bytes.Replace(b, []byte("../triviaqa/"), nil, 1), 0o644)
+	exp, err := experiment.Load(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	out := filepath.Join(dir, "run")
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	m, err := run.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Decodings["qa"]; len(d) != 1 || d[0].MaxTokens != 32 {
+		t.Errorf("decodings %+v", m.Decodings)
+	}
+	if d := m.Decodings["semantic-judge stage judged:large-70b"]; len(d) != 1 || d[0].MaxTokens == 0 {
+		t.Errorf("judge decoding %+v", m.Decodings)
+	}
+	data := filepath.Join(dir, "triviaqa_small.jsonl")
+	db, _ := os.ReadFile(data)
+	os.WriteFile(data, bytes.Replace(db, []byte("David Seville"), []byte("Ross Bagdasarian"), 1), 0o644)
+	se.Reset()
+	if err := dispatch(context.Background(), []string{"report", "--run", out, "--endpoint", url, "--cache-dir", filepath.Join(dir, "cache")}, &so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	if !strings.Contains(se.String(), "triviaqa_small.jsonl changed since the run") {
+		t.Errorf("report did not say the dataset changed: %s", se.String())
 	}
 }

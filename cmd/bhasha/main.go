@@ -235,6 +235,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
+	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -245,7 +246,8 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	m, err := run.Execute(ctx, exp, run.Options{Out: *out, Endpoint: *endpoint, Concurrency: *conc, NoCache: *noCache, CacheDir: *cacheDir, Log: stderr})
+	m, err := run.Execute(ctx, exp, run.Options{Out: *out, Endpoint: *endpoint, Concurrency: *conc, NoCache: *noCache, CacheDir: *cacheDir, Log: stderr,
+		ArchiveChanged: *archive})
 	if m != nil {
 		printCounts(stderr, *out, m)
 	}
@@ -447,6 +449,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	exp, err := experiment.Load(ctx, path)
 	if err != nil {
 		return fmt.Errorf("report: loading the experiment (use --config if it moved): %w", err)
+	}
+	changes, err := run.InputChanges(m, exp)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, c := range changes {
+		fmt.Fprintf(stderr, "report: warning: %s: %s; the tables score the run's answers against the inputs as they are now\n", *dir, c)
 	}
 	if exp.Stages() > 1 {
 		// Judge verdicts (and any other later stage) not yet in the run are

@@ -1,0 +1,186 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/records"
+)
+
+// stagePlan is what one stage of an experiment asks, compared with what
+// the run directory already holds.
+type stagePlan struct {
+	pending   int             // requests without a record
+	recorded  int             // requests with a record
+	changed   map[string]bool // recorded keys whose request is now different
+	decodings map[string][]engine.Decoding
+}
+
+// planStage walks one stage's requests: which are pending, and which are
+// recorded with a request body other than the one the experiment now
+// builds (records.KeySet.Changed; records without a digest never differ).
+func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string) (stagePlan, error) {
+	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
+	seen := map[string]map[string]bool{}
+	for r, err := range exp.StreamStage(stage, lookup) {
+		if err != nil {
+			return p, err
+		}
+		group := decodingGroup(r.Key)
+		if b, err := json.Marshal(r.Decoding); err == nil {
+			if seen[group] == nil {
+				seen[group] = map[string]bool{}
+			}
+			if !seen[group][string(b)] {
+				seen[group][string(b)] = true
+				p.decodings[group] = append(p.decodings[group], r.Decoding)
+			}
+		}
+		key := r.Key.String()
+		if !done.Has(key) {
+			p.pending++
+			continue
+		}
+		p.recorded++
+		body, err := r.Body(served[r.Key.Model])
+		if err != nil {
+			return p, err
+		}
+		if done.Changed(key, engine.RequestDigest(body)) {
+			p.changed[key] = true
+		}
+	}
+	return p, nil
+}
+
+// decodingGroup names the manifest entry of a request's decoding: its
+// strategy (or condition) and stage.
+func decodingGroup(k engine.Key) string {
+	g := k.Strategy
+	if g == "" {
+		g = k.Condition
+	}
+	if g == "" {
+		g = "requests"
+	}
+	if k.Stage != "" {
+		g += " stage " + k.Stage
+	}
+	return g
+}
+
+// describeChanges says what changed in the requests of keys: each differing
+// top-level field of the bodies, "decoding.max_tokens 4 → 64" style, with
+// how many requests changed that way, most frequent first.
+func describeChanges(dir string, keys map[string]bool, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), served map[string]string) string {
+	old := map[string][]byte{}
+	records.Read(dir, func(r *engine.Record) error {
+		if keys[r.Key] && len(r.Request) > 0 {
+			old[r.Key] = r.Request
+		}
+		return nil
+	})
+	counts := map[string]int{}
+	for r, err := range exp.StreamStage(stage, lookup) {
+		if err != nil {
+			break
+		}
+		key := r.Key.String()
+		if !keys[key] {
+			continue
+		}
+		body, err := r.Body(served[r.Key.Model])
+		if err != nil {
+			continue
+		}
+		diffs := diffBodies(old[key], body)
+		if len(diffs) == 0 {
+			diffs = []string{"request body (the old records do not store it)"}
+		}
+		for _, d := range diffs {
+			counts[d]++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for d := range counts {
+		names = append(names, d)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for i, d := range names {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d other difference(s)", len(names)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", d, counts[d]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// bodyFields that are the prompt rather than decoding.
+var promptFields = []string{"messages", "prompt"}
+
+// diffBodies lists the top-level fields in which two request bodies differ:
+// decoding fields with their old and new values, the prompt without them
+// (it is long), the served model by name.
+func diffBodies(oldBody, newBody []byte) []string {
+	if len(oldBody) == 0 {
+		return nil
+	}
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(oldBody, &a) != nil || json.Unmarshal(newBody, &b) != nil {
+		return nil
+	}
+	fields := map[string]bool{}
+	for k := range a {
+		fields[k] = true
+	}
+	for k := range b {
+		fields[k] = true
+	}
+	var out []string
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range fields {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		x, y := a[k], b[k]
+		if bytes.Equal(x, y) {
+			continue
+		}
+		switch {
+		case slices.Contains(promptFields, k):
+			out = append(out, "prompt text")
+		case k == "model":
+			out = append(out, fmt.Sprintf("served model %s → %s", short(x), short(y)))
+		default:
+			out = append(out, fmt.Sprintf("decoding.%s %s → %s", k, short(x), short(y)))
+		}
+	}
+	return out
+}
+
+// short shows a JSON value in at most 40 characters ("unset" when absent).
+func short(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "unset"
+	}
+	s := string(v)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
