@@ -6,6 +6,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/go-gota/gota/series"
 )
 
 func TestFromRecords(t *testing.T) {
@@ -41,7 +42,7 @@ func TestFromRecords(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	tb := &tables.Table{Name: "x", Header: []string{"model", "k", "rate"}, Rows: [][]string{{"a_b", "3", "0.5"}, {"c", "4", "0.25"}}}
+	tb := &tables.Table{Name: "x", Header: []string{"model", "item", "k", "rate"}, Rows: [][]any{{"a_b", "007", 3, 0.5}, {"c", "010", 4, 0.25}}}
 	df := Table(tb)
 	if df.Err != nil || !slices.Equal(df.Names(), tb.Header) || df.Nrow() != 2 {
 		t.Fatalf("%v %v", df.Err, df)
@@ -51,5 +52,19 @@ func TestTable(t *testing.T) {
 	}
 	if got := df.Col("model").Records(); got[0] != "a_b" {
 		t.Errorf("model %v", got)
+	}
+	// An id that looks like a number stays the string it is.
+	if got := df.Col("item"); got.Type() != series.String || got.Records()[0] != "007" {
+		t.Errorf("item %v %v", got.Type(), got.Records())
+	}
+	if got, err := df.Col("k").Int(); err != nil || got[1] != 4 || df.Col("k").Type() != series.Int {
+		t.Errorf("k %v %v", got, err)
+	}
+	// An id that looks like a number stays the string it is.
+	if got := df.Col("item"); got.Type() != series.String || got.Records()[0] != "007" {
+		t.Errorf("item %v %v", got.Type(), got.Records())
+	}
+	if got, err := df.Col("k").Int(); err != nil || got[1] != 4 || df.Col("k").Type() != series.Int {
+		t.Errorf("k %v %v", got, err)
 	}
 }

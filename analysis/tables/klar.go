@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -422,23 +421,16 @@ func Latency(rows []score.Row) *Table {
 // with its Wald interval, the two-proportion z test and Fisher's exact test.
 func FamilyTests(fam *Table) *Table {
 	t := &Table{Name: "family_tests", Header: []string{"model", "strategy", "form", "k_indo_aryan", "n_indo_aryan", "k_dravidian", "n_dravidian", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher"}}
-	col := map[string]int{}
-	for i, h := range fam.Header {
-		col[h] = i
-	}
 	type key struct{ model, strategy, form string }
 	counts := map[key]map[string][2]int{}
 	var order []key
 	for _, r := range fam.Rows {
-		k := key{r[col["model"]], r[col["strategy"]], r[col["form"]]}
+		k := key{fam.Str(r, "model"), fam.Str(r, "strategy"), fam.Str(r, "form")}
 		if counts[k] == nil {
 			counts[k] = map[string][2]int{}
 			order = append(order, k)
 		}
-		var c [2]int
-		fmt.Sscan(r[col["k"]], &c[0])
-		fmt.Sscan(r[col["n"]], &c[1])
-		counts[k][r[col["family"]]] = c
+		counts[k][fam.Str(r, "family")] = [2]int{int(fam.Num(r, "k")), int(fam.Num(r, "n"))}
 	}
 	for _, k := range order {
 		ia, okA := counts[k]["Indo-Aryan"]

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"math"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -285,16 +286,12 @@ func For(study string, rows []score.Row, opt Options) []*Table {
 // the diagonal is 1.
 func CLCMatrix(pairs *Table, ref string) *Table {
 	t := &Table{Name: "clc_matrix", Header: []string{"model", "lower", "upper", "row", "col", "jaccard"}}
-	col := map[string]int{}
-	for i, h := range pairs.Header {
-		col[h] = i
-	}
 	type key struct{ model, strategy, a, b string }
-	j := map[key]string{}
+	j := map[key]float64{}
 	strategies := map[[2]string]map[string]bool{} // model, strategy → units
 	for _, r := range pairs.Rows {
-		m, s, a, b := r[col["model"]], r[col["strategy"]], r[col["a"]], r[col["b"]]
-		j[key{m, s, a, b}], j[key{m, s, b, a}] = r[col["jaccard"]], r[col["jaccard"]]
+		m, s, a, b := pairs.Str(r, "model"), pairs.Str(r, "strategy"), pairs.Str(r, "a"), pairs.Str(r, "b")
+		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
 		k := [2]string{m, s}
 		if strategies[k] == nil {
 			strategies[k] = map[string]bool{}
@@ -318,14 +315,20 @@ func CLCMatrix(pairs *Table, ref string) *Table {
 		sortBy(units, func(u string) []string { return []string{u} })
 		for r, ru := range units {
 			for c, cu := range units {
-				v := "1"
+				v := 1.0
+				jac := func(k key) float64 {
+					if x, ok := j[k]; ok {
+						return x
+					}
+					return math.NaN() // the pair was not computed
+				}
 				switch {
 				case r > c:
-					v = j[key{k[0], ref, ru, cu}]
+					v = jac(key{k[0], ref, ru, cu})
 				case r < c:
-					v = j[key{k[0], k[1], ru, cu}]
+					v = jac(key{k[0], k[1], ru, cu})
 				}
-				t.Rows = append(t.Rows, []string{k[0], ref, k[1], ru, cu, v})
+				t.add(k[0], ref, k[1], ru, cu, v)
 			}
 		}
 	}

@@ -43,34 +43,186 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
-// Table is a header and rows of cells.
+// Table is a header and rows of typed cells. A cell is a string, an int,
+// a float64 (NaN: no value, e.g. an undefined correlation) or a bool; it
+// stays that value until a renderer (CSV, Markdown, a DataFrame) formats
+// it, and tables derived from other tables read the typed values.
 type Table struct {
 	Name   string
 	Header []string
-	Rows   [][]string
+	Rows   [][]any
+}
+
+// Type is the type of a column's cells.
+type Type string
+
+// Column types.
+const (
+	String Type = "string"
+	Int    Type = "int"
+	Float  Type = "float64"
+	Bool   Type = "bool"
+)
+
+// Kind says what a number is, for renderers and readers.
+type Kind string
+
+// Column kinds, from the column's name (see KindOf).
+const (
+	KindNone      Kind = ""
+	KindCount     Kind = "count"     // k, n, pairs, ...
+	KindRate      Kind = "rate"      // a proportion in [0, 1]
+	KindPValue    Kind = "p-value"   // p, *_p, p_*
+	KindLower     Kind = "lower"     // lower bound of a 95% interval (*_lo)
+	KindUpper     Kind = "upper"     // upper bound of a 95% interval (*_hi)
+	KindStatistic Kind = "statistic" // z, T, τ, ρ, r, κ, differences
+	KindMillis    Kind = "ms"        // a duration in milliseconds
+)
+
+// Column describes one column.
+type Column struct {
+	Name string
+	Type Type
+	Kind Kind
+}
+
+// KindOf reads a column's kind from its name, by the conventions every
+// table follows: *_lo and *_hi are interval bounds, p and p_* / *_p are
+// p-values, *_ms milliseconds, rate/accuracy/share/agree columns rates,
+// k/n/count columns counts, and other numbers statistics.
+func KindOf(name string, typ Type) Kind {
+	switch {
+	case typ != Int && typ != Float:
+		return KindNone
+	case name == "lo" || strings.HasSuffix(name, "_lo"):
+		return KindLower
+	case name == "hi" || strings.HasSuffix(name, "_hi"):
+		return KindUpper
+	case name == "p" || strings.HasPrefix(name, "p_") || strings.HasSuffix(name, "_p"):
+		return KindPValue
+	case strings.HasSuffix(name, "_ms"):
+		return KindMillis
+	case typ == Int:
+		return KindCount
+	}
+	for _, r := range []string{"rate", "accuracy", "acc_", "share", "agree", "mean_jaccard", "jaccard", "em", "abst", "halluc"} {
+		if strings.Contains(name, r) {
+			return KindRate
+		}
+	}
+	return KindStatistic
+}
+
+// Columns describes the table's columns: each one's type is that of its
+// cells (Int and Float together make Float; anything else mixed makes
+// String), its kind KindOf.
+func (t *Table) Columns() []Column {
+	out := make([]Column, len(t.Header))
+	for c, name := range t.Header {
+		var typ Type
+		for _, r := range t.Rows {
+			if c >= len(r) {
+				continue
+			}
+			var ct Type
+			switch r[c].(type) {
+			case int:
+				ct = Int
+			case float64:
+				ct = Float
+			case bool:
+				ct = Bool
+			default:
+				ct = String
+			}
+			switch {
+			case typ == "":
+				typ = ct
+			case typ == ct:
+			case (typ == Int && ct == Float) || (typ == Float && ct == Int):
+				typ = Float
+			default:
+				typ = String
+			}
+		}
+		if typ == "" {
+			typ = String
+		}
+		out[c] = Column{Name: name, Type: typ, Kind: KindOf(name, typ)}
+	}
+	return out
+}
+
+// Col returns the index of the named column, or -1.
+func (t *Table) Col(name string) int { return slices.Index(t.Header, name) }
+
+// Text is cell (row i, column c) as the CSV shows it.
+func (t *Table) Text(i, c int) string { return FormatCell(t.Rows[i][c]) }
+
+// Str returns cell (row, column name) when it is a string ("" otherwise).
+func (t *Table) Str(row []any, name string) string {
+	s, _ := t.cell(row, name).(string)
+	return s
+}
+
+// Num returns cell (row, column name) as a number: an int or float64
+// cell's value, NaN otherwise.
+func (t *Table) Num(row []any, name string) float64 {
+	switch v := t.cell(row, name).(type) {
+	case int:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return math.NaN()
+}
+
+func (t *Table) cell(row []any, name string) any {
+	if c := t.Col(name); c >= 0 && c < len(row) {
+		return row[c]
+	}
+	return nil
 }
 
 func (t *Table) add(cells ...any) {
-	row := make([]string, len(cells))
+	row := make([]any, len(cells))
 	for i, c := range cells {
 		switch v := c.(type) {
-		case string:
+		case string, int, float64, bool:
 			row[i] = v
-		case int:
-			row[i] = strconv.Itoa(v)
-		case float64:
-			row[i] = formatFloat(v)
+		case fmt.Stringer:
+			row[i] = v.String()
 		default:
 			row[i] = fmt.Sprint(v)
 		}
 	}
 	t.Rows = append(t.Rows, row)
+}
+
+// FormatCell writes a cell as the CSV and Markdown renderers show it:
+// strings as they are, ints in decimal, bools as true/false, floats by
+// formatFloat.
+func FormatCell(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return formatFloat(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
 }
 
 // formatFloat writes a number for a CSV cell: "" for NaN, "0" for both
@@ -87,6 +239,43 @@ func formatFloat(v float64) string {
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 6, 64)
+}
+
+// Markdown renders the table as a GitHub-flavoured Markdown table, numbers
+// right-aligned, with a first line naming the table and its row count.
+func (t *Table) Markdown() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "**%s** (%d rows)\n\n|", t.Name, len(t.Rows))
+	cols := t.Columns()
+	for _, h := range t.Header {
+		sb.WriteString(" " + mdEscape(h) + " |")
+	}
+	sb.WriteString("\n|")
+	for _, c := range cols {
+		if c.Type == Int || c.Type == Float {
+			sb.WriteString("---:|")
+		} else {
+			sb.WriteString("---|")
+		}
+	}
+	sb.WriteString("\n")
+	for i := range t.Rows {
+		sb.WriteString("|")
+		for c := range t.Header {
+			v := ""
+			if c < len(t.Rows[i]) {
+				v = t.Text(i, c)
+			}
+			sb.WriteString(" " + mdEscape(v) + " |")
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// mdEscape keeps a cell inside its Markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ").Replace(s)
 }
 
 // Write writes each table as DIR/<name>.csv, with a first column
@@ -114,8 +303,14 @@ func writeCSV(p string, t *Table, simulated bool) error {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	w := csv.NewWriter(bw)
 	w.Write(append([]string{"simulated"}, t.Header...))
-	for _, r := range t.Rows {
-		w.Write(append([]string{strconv.FormatBool(simulated)}, r...))
+	rec := make([]string, len(t.Header)+1)
+	for i, r := range t.Rows {
+		rec = rec[:1+len(r)]
+		rec[0] = strconv.FormatBool(simulated)
+		for c := range r {
+			rec[1+c] = t.Text(i, c)
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	err = w.Error()

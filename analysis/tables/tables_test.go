@@ -5,7 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
@@ -25,12 +27,12 @@ func cell(t *testing.T, tb *Table, match map[string]string, col string) string {
 	for _, r := range tb.Rows {
 		ok := true
 		for k, v := range match {
-			if r[idx[k]] != v {
+			if FormatCell(r[idx[k]]) != v {
 				ok = false
 			}
 		}
 		if ok {
-			return r[idx[col]]
+			return FormatCell(r[idx[col]])
 		}
 	}
 	t.Fatalf("%s: no row %v", tb.Name, match)
@@ -74,7 +76,7 @@ func TestCLC(t *testing.T) {
 	mx := CLCMatrix(pairs, "baseline")
 	if len(mx.Rows) != 9 || cell(t, mx, map[string]string{"row": "hin/native", "col": "ben/native"}, "jaccard") != "0.500000" ||
 		cell(t, mx, map[string]string{"row": "ben/native", "col": "hin/native"}, "jaccard") != "1.000000" ||
-		cell(t, mx, map[string]string{"row": "eng/native", "col": "eng/native"}, "jaccard") != "1" {
+		cell(t, mx, map[string]string{"row": "eng/native", "col": "eng/native"}, "jaccard") != "1.000000" {
 		t.Errorf("matrix %v", mx.Rows)
 	}
 }
@@ -303,6 +305,28 @@ func TestFormatFloat(t *testing.T) {
 	} {
 		if got := formatFloat(v); got != want {
 			t.Errorf("%g: %q, want %q", v, got, want)
+		}
+	}
+}
+
+// Cells keep their types: columns are typed from them, kinds read from the
+// names, and renderers format numbers only at the end.
+func TestTypedTable(t *testing.T) {
+	tb := &Table{Name: "x", Header: []string{"item", "k", "n", "rate", "ci_lo", "p_fisher", "z", "ok", "latency_ms"}}
+	tb.add("007", 3, 10, 0.3, 0.1, 1.86e-9, math.NaN(), true, 12.5)
+	tb.add("010", 4, 10, 0.4, 0.15, 0.5, -1.5, false, 3.0)
+	want := []Column{{"item", String, KindNone}, {"k", Int, KindCount}, {"n", Int, KindCount}, {"rate", Float, KindRate}, {"ci_lo", Float, KindLower},
+		{"p_fisher", Float, KindPValue}, {"z", Float, KindStatistic}, {"ok", Bool, KindNone}, {"latency_ms", Float, KindMillis}}
+	if got := tb.Columns(); !slices.Equal(got, want) {
+		t.Errorf("columns %v", got)
+	}
+	if tb.Str(tb.Rows[0], "item") != "007" || tb.Num(tb.Rows[0], "p_fisher") != 1.86e-9 || !math.IsNaN(tb.Num(tb.Rows[0], "z")) {
+		t.Errorf("typed cells %v", tb.Rows[0])
+	}
+	md := tb.Markdown()
+	for _, w := range []string{"**x** (2 rows)", "| item | k |", "|---|---:|", "| 007 | 3 | 10 | 0.300000 | 0.100000 | 1.86e-09 |  | true | 12.500000 |"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
 	}
 }
