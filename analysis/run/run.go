@@ -71,30 +71,30 @@ type DatasetInfo struct {
 
 // Manifest is DIR/manifest.json. It never holds API keys.
 type Manifest struct {
-	Tool           string             `json:"tool"`
-	Experiment     string             `json:"experiment"`
-	ExperimentFile string             `json:"experiment_file,omitempty"`
-	Inputs         map[string]string  `json:"inputs_sha256"`
-	Decoding       engine.Decoding    `json:"decoding"`
+	Tool           string            `json:"tool"`
+	Experiment     string            `json:"experiment"`
+	ExperimentFile string            `json:"experiment_file,omitempty"`
+	Inputs         map[string]string `json:"inputs_sha256"`
+	Decoding       engine.Decoding   `json:"decoding"`
 	// Decodings holds the decoding each strategy (or condition) and stage
 	// was asked with, as sent; a group asked in several ways lists each.
 	Decodings map[string][]engine.Decoding `json:"decodings,omitempty"`
 	// Archived lists the records moved aside because the experiment
 	// changed (--archive-changed).
-	Archived []string `json:"archived,omitempty"`
-	Models         []engine.ModelInfo `json:"models"`
-	Simulated      bool               `json:"simulated"`
-	Cache          string             `json:"cache,omitempty"`
-	ReadCache      bool               `json:"read_cache"`
-	Started        time.Time          `json:"started"`
-	Ended          *time.Time         `json:"ended,omitempty"`
-	Status         string             `json:"status"` // running, complete, incomplete (some failed), interrupted
-	Counts         Counts             `json:"counts"`
-	Templates      map[string]string  `json:"templates_sha256,omitempty"`
-	Dataset        *DatasetInfo       `json:"dataset,omitempty"`
-	Blocked        int                `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
-	Repairs        []string           `json:"repairs,omitempty"`
-	Error          string             `json:"error,omitempty"`
+	Archived  []string           `json:"archived,omitempty"`
+	Models    []engine.ModelInfo `json:"models"`
+	Simulated bool               `json:"simulated"`
+	Cache     string             `json:"cache,omitempty"`
+	ReadCache bool               `json:"read_cache"`
+	Started   time.Time          `json:"started"`
+	Ended     *time.Time         `json:"ended,omitempty"`
+	Status    string             `json:"status"` // running, complete, incomplete (some failed), interrupted
+	Counts    Counts             `json:"counts"`
+	Templates map[string]string  `json:"templates_sha256,omitempty"`
+	Dataset   *DatasetInfo       `json:"dataset,omitempty"`
+	Blocked   int                `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
+	Repairs   []string           `json:"repairs,omitempty"`
+	Error     string             `json:"error,omitempty"`
 }
 
 // Execute runs exp into o.Out and returns the final manifest.
