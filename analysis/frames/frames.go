@@ -80,41 +80,6 @@ func FromRecords(recs []*engine.Record) dataframe.DataFrame {
 	)
 }
 
-// Table hands a report table to notebook users as a DataFrame: the
-// table's columns, in order, each a series of the column's type
-// (tables.Table.Columns) built from the typed cells, never from their
-// text, so an item id "007" stays the string "007" and NaN stays NaN; rows
-// in the table's (sorted) order.
-func Table(t *tables.Table) dataframe.DataFrame {
-	cols := t.Columns()
-	ss := make([]series.Series, len(cols))
-	for c, col := range cols {
-		switch col.Type {
-		case tables.Int:
-			v := make([]int, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = int(t.Num(r, col.Name))
-			}
-			ss[c] = series.New(v, series.Int, col.Name)
-		case tables.Float:
-			v := make([]float64, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = t.Num(r, col.Name)
-			}
-			ss[c] = series.New(v, series.Float, col.Name)
-		case tables.Bool:
-			v := make([]bool, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i], _ = r[c].(bool)
-			}
-			ss[c] = series.New(v, series.Bool, col.Name)
-		default:
-			v := make([]string, len(t.Rows))
-			for i := range t.Rows {
-				v[i] = t.Text(i, c)
-			}
-			ss[c] = series.New(v, series.String, col.Name)
-		}
-	}
-	return dataframe.New(ss...)
-}
+// Table hands a report table to notebook users as a DataFrame
+// (tables.Table.DataFrame: typed columns, ids kept as strings).
+func Table(t *tables.Table) dataframe.DataFrame { return t.DataFrame() }

@@ -37,6 +37,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,6 +45,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
@@ -300,9 +304,19 @@ func writeCSV(p string, t *Table, simulated bool) error {
 		return err
 	}
 	defer f.Abort()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w := csv.NewWriter(bw)
-	w.Write(append([]string{"simulated"}, t.Header...))
+	if err := t.WriteCSV(f, simulated); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	return f.Commit()
+}
+
+// WriteCSV writes the table as CSV: a header row, then one row per table
+// row, each preceded by the column "simulated" (true when the answers came
+// from simulated models); cells formatted by FormatCell.
+func (t *Table) WriteCSV(w io.Writer, simulated bool) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := csv.NewWriter(bw)
+	cw.Write(append([]string{"simulated"}, t.Header...))
 	rec := make([]string, len(t.Header)+1)
 	for i, r := range t.Rows {
 		rec = rec[:1+len(r)]
@@ -310,17 +324,51 @@ func writeCSV(p string, t *Table, simulated bool) error {
 		for c := range r {
 			rec[1+c] = t.Text(i, c)
 		}
-		w.Write(rec)
+		cw.Write(rec)
 	}
-	w.Flush()
-	err = w.Error()
-	if err == nil {
-		err = bw.Flush()
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
+	return bw.Flush()
+}
+
+// DataFrame hands the table to notebook users as a gota DataFrame: the
+// table's columns, in order, each a series of the column's type (Columns)
+// built from the typed cells, never from their text, so an item id "007"
+// stays the string "007" and NaN stays NaN; rows in the table's order.
+func (t *Table) DataFrame() dataframe.DataFrame {
+	cols := t.Columns()
+	ss := make([]series.Series, len(cols))
+	for c, col := range cols {
+		switch col.Type {
+		case Int:
+			v := make([]int, len(t.Rows))
+			for i, r := range t.Rows {
+				v[i] = int(t.Num(r, col.Name))
+			}
+			ss[c] = series.New(v, series.Int, col.Name)
+		case Float:
+			v := make([]float64, len(t.Rows))
+			for i, r := range t.Rows {
+				v[i] = t.Num(r, col.Name)
+			}
+			ss[c] = series.New(v, series.Float, col.Name)
+		case Bool:
+			v := make([]bool, len(t.Rows))
+			for i, r := range t.Rows {
+				v[i], _ = r[c].(bool)
+			}
+			ss[c] = series.New(v, series.Bool, col.Name)
+		default:
+			v := make([]string, len(t.Rows))
+			for i := range t.Rows {
+				v[i] = t.Text(i, c)
+			}
+			ss[c] = series.New(v, series.String, col.Name)
+		}
 	}
-	return f.Commit()
+	return dataframe.New(ss...)
 }
 
 type group struct{ model, language, form, strategy, condition string }

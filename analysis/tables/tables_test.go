@@ -330,3 +330,15 @@ func TestTypedTable(t *testing.T) {
 		}
 	}
 }
+
+// Every table the studies write is in the catalogue.
+func TestCatalogCoversEveryTable(t *testing.T) {
+	rows := []score.Row{row("m", "hin", "native", "baseline", "", "1", true), row("m", "hin", "native", "tint-cm", "", "1", false)}
+	for _, study := range []string{"indicklar", "mdi", "indicquest"} {
+		for _, tb := range append(For(study, rows, Options{Sizes: map[string]float64{"m": 8}, Human: []HumanLabel{{Model: "m", Item: "1", Language: "hin"}}}), Answers(rows)) {
+			if in, ok := InfoOf(tb.Name); !ok || in.Description == "" {
+				t.Errorf("%s (%s) is not in the catalogue", tb.Name, study)
+			}
+		}
+	}
+}
