@@ -70,6 +70,8 @@ type Experiment struct {
 
 	study protocol.Study
 	set   *item.Set
+	src   *yaml.Node // the parsed file, for line numbers (nil when built in Go)
+	built bool       // Build succeeded
 
 	// Path is the file the experiment was read from ("" when built in code).
 	Path string `yaml:"-"`
@@ -113,13 +115,14 @@ type Synthetic struct {
 	Count int `yaml:"count"`
 }
 
-// EngineConfig holds engine limits as Go durations ("30s", "2m").
+// EngineConfig holds engine limits: time.Duration in Go, strings such as
+// "30s" or "2m" in YAML; zero takes the engine's default.
 type EngineConfig struct {
-	AttemptTimeout  string `yaml:"attempt_timeout"`
-	RequestDeadline string `yaml:"request_deadline"`
-	MaxAttempts     int    `yaml:"max_attempts"`
-	RetryBase       string `yaml:"retry_base"`
-	RetryMax        string `yaml:"retry_max"`
+	AttemptTimeout  time.Duration `yaml:"attempt_timeout,omitempty"`
+	RequestDeadline time.Duration `yaml:"request_deadline,omitempty"`
+	MaxAttempts     int           `yaml:"max_attempts,omitempty"`
+	RetryBase       time.Duration `yaml:"retry_base,omitempty"`
+	RetryMax        time.Duration `yaml:"retry_max,omitempty"`
 }
 
 // RequestLine is one line of a requests file. Every line is sent to every
@@ -186,30 +189,31 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty (an experiment needs at least name, models and a study or requests)", name)
 	}
-	var errs []string
+	var errs Problems
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var exp Experiment
 	if err := dec.Decode(&exp); err != nil && !errors.Is(err, io.EOF) {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			errs = append(errs, te.Errors...)
+			errs = append(errs, fromYAML(te.Errors)...)
 		} else {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	exp.src = &root
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
 	if o.SkipInvalid && exp.Dataset != nil {
 		exp.Dataset.SkipInvalid = true
 	}
-	errs = append(errs, exp.validate(ctx, &root)...)
+	errs = append(errs, exp.validate(ctx, &root, true)...)
 	if err := ctx.Err(); err != nil { // interrupted while reading the dataset
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", name, len(errs), strings.Join(errs, "\n  "))
+		return nil, fmt.Errorf("%s: %w", name, errs)
 	}
 	return &exp, nil
 }
@@ -281,11 +285,39 @@ func lineOf(n *yaml.Node, path ...string) int {
 	return line
 }
 
-func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
-	var errs []string
-	add := func(line int, format string, a ...any) {
-		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
+// Validate checks the experiment without touching the disk or the
+// network, and returns every problem found, each with its YAML line when
+// the experiment was read from a file. Build makes the checks that need
+// the disk (files exist, the dataset reads) and prepares the requests.
+func (e *Experiment) Validate() Problems {
+	return e.validate(context.Background(), e.src, false)
+}
+
+// Build checks what Validate checks and what needs the disk, reads a
+// study's dataset (ctx cancels that) and prepares its requests. Load and
+// Parse return built experiments; one made in Go is built by run. Building
+// twice is harmless.
+func (e *Experiment) Build(ctx context.Context) error {
+	if e.built {
+		return nil
 	}
+	if errs := e.validate(ctx, e.src, true); len(errs) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("experiment %s: %w", e.Name, errs)
+	}
+	return nil
+}
+
+// validate makes every check; with disk it also checks files and reads
+// the dataset, and marks the experiment built when nothing was wrong.
+func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) Problems {
+	var errs Problems
+	add := func(line int, format string, a ...any) {
+		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
+	}
+	defer func() { e.built = disk && len(errs) == 0 && ctx.Err() == nil }()
 	if strings.TrimSpace(e.Name) == "" {
 		add(lineOf(root, "name"), "name is required")
 	} else if strings.ContainsAny(e.Name, "|/\\") {
@@ -297,10 +329,11 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 	case e.Requests == "" && e.Synthetic == nil:
 	case e.Requests != "" && e.Synthetic != nil:
 		add(lineOf(root, "synthetic"), "requests and synthetic are exclusive")
-	case e.Requests != "":
+	case e.Requests != "" && disk:
 		if _, err := os.Stat(e.resolve(e.Requests)); err != nil {
 			add(lineOf(root, "requests"), "requests file: %v", err)
 		}
+	case e.Requests != "":
 	case e.Synthetic.Count <= 0:
 		add(lineOf(root, "synthetic", "count"), "synthetic.count must be positive")
 	}
@@ -325,7 +358,7 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 		if len(m.Endpoints) == 0 {
 			add(at("endpoints"), "models[%d] (%s): endpoints is empty", i, m.Name)
 		}
-		if m.Tokenizer != "" {
+		if m.Tokenizer != "" && disk {
 			if _, err := os.Stat(e.resolve(m.Tokenizer)); err != nil {
 				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
 			}
@@ -342,7 +375,7 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	errs = append(errs, e.validateStudy(ctx, root)...)
+	errs = append(errs, e.validateStudy(ctx, root, disk)...)
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" || len(e.Judge.Endpoints) == 0 {
 			add(lineOf(root, "judge"), "judge needs name, served_name and endpoints")
@@ -362,15 +395,15 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node) []string {
 	if e.Engine.MaxAttempts < 0 {
 		add(lineOf(root, "engine", "max_attempts"), "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
 	}
-	for _, d := range []struct{ name, v string }{
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
 		{"attempt_timeout", e.Engine.AttemptTimeout}, {"request_deadline", e.Engine.RequestDeadline},
 		{"retry_base", e.Engine.RetryBase}, {"retry_max", e.Engine.RetryMax},
 	} {
-		if d.v == "" {
-			continue
-		}
-		if v, err := time.ParseDuration(d.v); err != nil || v <= 0 {
-			add(lineOf(root, "engine", d.name), "engine.%s: %q is not a positive duration", d.name, d.v)
+		if d.v < 0 {
+			add(lineOf(root, "engine", d.name), "engine.%s: %s is negative (0 or absent takes the default)", d.name, d.v)
 		}
 	}
 	return errs
@@ -441,10 +474,9 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 
 // EngineOptions returns the engine limits (validated by Load).
 func (e *Experiment) EngineOptions() engine.Options {
-	d := func(s string) time.Duration { v, _ := time.ParseDuration(s); return v }
 	return engine.Options{
-		AttemptTimeout: d(e.Engine.AttemptTimeout), RequestDeadline: d(e.Engine.RequestDeadline),
-		MaxAttempts: e.Engine.MaxAttempts, RetryBase: d(e.Engine.RetryBase), RetryMax: d(e.Engine.RetryMax),
+		AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
+		MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bhashalab/bhasha/analysis/engine"
 )
@@ -51,7 +52,7 @@ engine: {attempt_timeout: soon}
 		`line 8: models[1]: name "a" is used twice`,
 		"line 11: models[1] (a): environment variable BHASHA_TEST_UNSET_VAR is not set",
 		"line 12: decoding.max_tokens",
-		`line 13: engine.attempt_timeout: "soon"`,
+		"line 13: cannot unmarshal !!str `soon` into time.Duration",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
@@ -216,5 +217,39 @@ func TestStudyStreams(t *testing.T) {
 	}
 	if n != 10*8*2 || e.Stages() != 2 || len(e.Templates()) == 0 { // stage 2: the semantic judge
 		t.Errorf("%d requests, %d stages", n, e.Stages())
+	}
+}
+
+// An experiment built in Go validates without the disk (no line numbers,
+// every problem at once) and builds with it.
+func TestValidateAndBuildInGo(t *testing.T) {
+	e := &Experiment{Name: "go", Study: StudyIndicKLAR, Dataset: &Dataset{Path: "/nowhere/klar"}, Languages: []string{"hin", "hinn"},
+		Models: []Model{{Name: "m", ServedName: "sim-tiny-1b", Endpoints: []string{"http://127.0.0.1:1/v1"}}},
+		Engine: EngineConfig{AttemptTimeout: -time.Second}}
+	probs := e.Validate()
+	if len(probs) != 2 || probs[0].Line != 0 || !strings.Contains(probs.Error(), `unknown language "hinn"`) ||
+		!strings.Contains(probs.Error(), "engine.attempt_timeout: -1s is negative") || strings.Contains(probs.Error(), "line 0") || strings.Contains(probs.Error(), "nowhere") {
+		t.Errorf("Validate: %v", probs)
+	}
+	e.Languages, e.Engine = []string{"hin"}, EngineConfig{AttemptTimeout: 30 * time.Second}
+	if probs := e.Validate(); len(probs) != 0 {
+		t.Errorf("valid: %v", probs)
+	}
+	if err := e.Build(context.Background()); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("Build with a missing dataset: %v", err)
+	}
+	e.Dataset.Path = "../../testdata/indicklar/project_page_demo_hin_excerpt.json"
+	if err := e.Build(context.Background()); err != nil || e.Items() == nil || e.EngineOptions().AttemptTimeout != 30*time.Second {
+		t.Fatalf("Build: %v", err)
+	}
+	n := 0
+	for _, err := range e.StreamStage(1, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Error("no requests")
 	}
 }

@@ -32,10 +32,10 @@ const DefaultSeed = 12345
 
 // validateStudy checks the study's fields, loads its dataset and builds
 // the request generator; it returns every problem found.
-func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node) []string {
-	var errs []string
+func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
+	var errs Problems
 	add := func(line int, format string, a ...any) {
-		errs = append(errs, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
+		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
 	}
 	switch e.Study {
 	case "":
@@ -82,7 +82,7 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node) []strin
 			add(lineOf(root, "abstain", code), "abstain: %v", err)
 		}
 	}
-	if e.HumanLabels != "" {
+	if e.HumanLabels != "" && disk {
 		if _, err := os.Stat(e.resolve(e.HumanLabels)); err != nil {
 			add(lineOf(root, "human_labels"), "human_labels: %v", err)
 		}
@@ -114,6 +114,9 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node) []strin
 			add(lineOf(root, "dataset", "format"), "%v", err)
 		}
 		format = f
+	}
+	if !disk {
+		return errs
 	}
 	if _, err := os.Stat(e.resolve(e.Dataset.Path)); err != nil {
 		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
