@@ -416,6 +416,38 @@ func (e *Experiment) resolve(p string) string {
 	return filepath.Join(filepath.Dir(e.Path), p)
 }
 
+// Portable returns the experiment as YAML with every file it names
+// (requests, dataset, tokenizers, human labels) made absolute, so that the
+// copy reads the same inputs from any directory.
+func (e *Experiment) Portable() ([]byte, error) {
+	c := *e
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		a, err := filepath.Abs(e.resolve(p))
+		if err != nil {
+			return e.resolve(p)
+		}
+		return a
+	}
+	c.Requests, c.HumanLabels = abs(e.Requests), abs(e.HumanLabels)
+	if e.Dataset != nil {
+		d := *e.Dataset
+		d.Path = abs(d.Path)
+		c.Dataset = &d
+	}
+	c.Models = slices.Clone(e.Models)
+	for i := range c.Models {
+		c.Models[i].Tokenizer = abs(c.Models[i].Tokenizer)
+	}
+	b, err := yaml.Marshal(&c)
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	return append([]byte("# written by bhasha: the experiment of this run, paths made absolute\n"), b...), nil
+}
+
 // TokenizerPath resolves a model's tokenizer relative to the experiment file.
 func (e *Experiment) TokenizerPath(m Model) string {
 	if m.Tokenizer == "" {

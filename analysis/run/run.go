@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,9 +46,29 @@ type Options struct {
 	// (the experiment changed), move their records to DIR/archive/ and
 	// ask them again, instead of stopping with an error.
 	ArchiveChanged bool
+	// Progress, if set, receives the run's state as records arrive (at
+	// most every 100 ms) and at the end of each stage: for a notebook
+	// display or any other view; the terminal bar on Log is separate.
+	Progress func(Progress)
 	// Engine, if set, adjusts engine options after the experiment's (tests).
 	Engine func(*engine.Options)
 }
+
+// Progress is a run's state during one stage.
+type Progress struct {
+	Stage, Stages int
+	Done, Total   int // records written in this stage, and requests it sends or answers from the cache
+	Failed        int
+	Cached        int
+	Rate          float64 // records per second since the stage started
+	Elapsed       time.Duration
+	Final         bool // the stage has ended
+}
+
+// ExperimentFile is the copy of the experiment inside a run directory,
+// with every path made absolute, so that the run can be reopened from
+// anywhere (bhasha.Open) even when the experiment was built in Go.
+const ExperimentFile = "experiment.yaml"
 
 // Counts are the manifest's tallies.
 type Counts struct {
@@ -113,11 +134,21 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		}
 	}
 	exp.Override(o.Endpoint, o.Concurrency)
+	if err := exp.Build(ctx); err != nil {
+		return nil, err
+	}
 	lk, err := records.LockDir(o.Out, records.Exclusive)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Unlock()
+	portable, err := exp.Portable()
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
+		return nil, err
+	}
 	expFile := exp.Path
 	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
 		expFile = abs
@@ -234,7 +265,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 				return nil, err
 			}
 		}
-		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o.Out, logw)
+		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o, logw)
 		total.Done += st.Done
 		total.OK += st.OK
 		total.Failed += st.Failed
@@ -271,8 +302,8 @@ func connect(ctx context.Context, exp *experiment.Experiment, eo engine.Options,
 
 // runStage sends one stage's pending requests and appends their records.
 func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool),
-	done *records.KeySet, pending int, out string, logw io.Writer) (engine.Stats, error) {
-	w, err := records.Create(out)
+	done *records.KeySet, pending int, o Options, logw io.Writer) (engine.Stats, error) {
+	w, err := records.Create(o.Out)
 	if err != nil {
 		return engine.Stats{}, err
 	}
@@ -281,7 +312,16 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 		label = fmt.Sprintf("%s stage %d", exp.Name, stage)
 	}
 	bar := progress.New(logw, label, pending)
-	doneSoFar, failedSoFar := 0, 0
+	doneSoFar, failedSoFar, cachedSoFar := 0, 0, 0
+	start, lastReport := time.Now(), time.Time{}
+	report := func(final bool) {
+		if o.Progress == nil {
+			return
+		}
+		el := time.Since(start)
+		o.Progress(Progress{Stage: stage, Stages: exp.Stages(), Done: doneSoFar, Total: pending, Failed: failedSoFar, Cached: cachedSoFar,
+			Rate: float64(doneSoFar) / max(el.Seconds(), 1e-9), Elapsed: el, Final: final})
+	}
 	reqs := func(yield func(engine.Request, error) bool) {
 		for r, err := range exp.StreamStage(stage, lookup) {
 			if err == nil && done.Has(r.Key.String()) {
@@ -297,11 +337,19 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 		if rec.Status == engine.StatusFailed {
 			failedSoFar++
 		}
+		if rec.Cached {
+			cachedSoFar++
+		}
 		bar.Update(doneSoFar, failedSoFar)
+		if now := time.Now(); now.Sub(lastReport) >= 100*time.Millisecond {
+			lastReport = now
+			report(false)
+		}
 		exp.Extract(rec)
 		return w.Write(rec)
 	})
 	bar.Finish(st.Done, failedSoFar)
+	report(true)
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -374,7 +422,16 @@ func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
 			}
 		}
 	}
-	compare("input", m.Inputs, now)
+	// The experiment file itself is left out: a changed request shows up
+	// where it matters (a resumed run stops), and a copy of the same
+	// experiment elsewhere (DIR/experiment.yaml) is not a change.
+	then := maps.Clone(m.Inputs)
+	delete(then, m.ExperimentFile)
+	delete(now, exp.Path)
+	if abs, err := filepath.Abs(exp.Path); err == nil {
+		delete(now, abs)
+	}
+	compare("input", then, now)
 	compare("template", m.Templates, exp.Templates())
 	return out, nil
 }
