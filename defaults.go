@@ -1,6 +1,3 @@
-// Package bhasha is Bhasha's front door for notebooks and programs. For
-// now it holds the built-in default inputs; the run, report and table API
-// follows (see README.md).
 package bhasha
 
 import (

@@ -175,7 +175,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		return nil, fmt.Errorf("model %q: name and served name are required", mc.Name)
 	}
 	if len(mc.Endpoints) == 0 {
-		return nil, fmt.Errorf("model %q: no endpoints", mc.Name)
+		return nil, fmt.Errorf("model %q: no endpoints (name them in the experiment or with --endpoint; from Go, a run without endpoints uses the simulator)", mc.Name)
 	}
 	if mc.MaxConcurrency <= 0 {
 		mc.MaxConcurrency = 64

@@ -355,9 +355,6 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 		if m.ServedName == "" {
 			add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
 		}
-		if len(m.Endpoints) == 0 {
-			add(at("endpoints"), "models[%d] (%s): endpoints is empty", i, m.Name)
-		}
 		if m.Tokenizer != "" && disk {
 			if _, err := os.Stat(e.resolve(m.Tokenizer)); err != nil {
 				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
@@ -377,8 +374,8 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 	}
 	errs = append(errs, e.validateStudy(ctx, root, disk)...)
 	if e.Judge != nil {
-		if e.Judge.Name == "" || e.Judge.ServedName == "" || len(e.Judge.Endpoints) == 0 {
-			add(lineOf(root, "judge"), "judge needs name, served_name and endpoints")
+		if e.Judge.Name == "" || e.Judge.ServedName == "" {
+			add(lineOf(root, "judge"), "judge needs name and served_name")
 		}
 		for j, ep := range e.Judge.Endpoints {
 			if err := engine.CheckEndpoint(ep); err != nil {
@@ -464,12 +461,13 @@ func (e *Experiment) HumanLabelsPath() string {
 	return e.resolve(e.HumanLabels)
 }
 
-// Override replaces every model's endpoints (bhasha run --endpoint),
-// the judge's included, and, when n > 0, its per-replica concurrency.
-func (e *Experiment) Override(endpoint string, n int) {
+// Override replaces every model's endpoints (bhasha run --endpoint), the
+// judge's included, when endpoints is not empty, and, when n > 0, its
+// per-replica concurrency.
+func (e *Experiment) Override(endpoints []string, n int) {
 	for _, m := range e.allModels() {
-		if endpoint != "" {
-			m.Endpoints = []string{endpoint}
+		if len(endpoints) > 0 {
+			m.Endpoints = slices.Clone(endpoints)
 		}
 		if n > 0 {
 			m.MaxConcurrency = n

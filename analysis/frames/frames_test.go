@@ -44,7 +44,7 @@ func TestFromRecords(t *testing.T) {
 func TestTable(t *testing.T) {
 	tb := &tables.Table{Name: "x", Header: []string{"model", "item", "k", "rate"}, Rows: [][]any{{"a_b", "007", 3, 0.5}, {"c", "010", 4, 0.25}}}
 	df := Table(tb)
-	if df.Err != nil || !slices.Equal(df.Names(), tb.Header) || df.Nrow() != 2 {
+	if df.Err != nil || !slices.Equal(df.Names(), append([]string{"simulated"}, tb.Header...)) || df.Nrow() != 2 {
 		t.Fatalf("%v %v", df.Err, df)
 	}
 	if got := df.Col("rate").Float(); got[1] != 0.25 {

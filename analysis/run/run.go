@@ -15,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ const ManifestFile = "manifest.json"
 type Options struct {
 	Out         string    // run directory
 	Endpoint    string    // replaces every model's endpoints when set
+	Endpoints   []string  // replicas that replace every model's endpoints (with Endpoint, if set)
 	Concurrency int       // per-replica concurrency override when > 0
 	NoCache     bool      // do not answer from the cache (answers are still stored)
 	CacheDir    string    // "" for cache.DefaultDir()
@@ -128,14 +130,21 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
 	}
+	eps := slices.Clone(o.Endpoints)
 	if o.Endpoint != "" {
-		if err := engine.CheckEndpoint(o.Endpoint); err != nil {
+		eps = append([]string{o.Endpoint}, eps...)
+	}
+	for _, ep := range eps {
+		if err := engine.CheckEndpoint(ep); err != nil {
 			return nil, fmt.Errorf("--endpoint: %w", err)
 		}
 	}
-	exp.Override(o.Endpoint, o.Concurrency)
+	exp.Override(eps, o.Concurrency)
 	if err := exp.Build(ctx); err != nil {
 		return nil, err
+	}
+	if o.Out == "" {
+		return nil, errors.New("run: no output directory")
 	}
 	lk, err := records.LockDir(o.Out, records.Exclusive)
 	if err != nil {

@@ -62,6 +62,10 @@ type Table struct {
 	Name   string
 	Header []string
 	Rows   [][]any
+	// Simulated is true when the answers came from simulated models; the
+	// renderers say so (Markdown's title, the CSV's and DataFrame's first
+	// column "simulated").
+	Simulated bool
 }
 
 // Type is the type of a column's cells.
@@ -249,7 +253,11 @@ func formatFloat(v float64) string {
 // right-aligned, with a first line naming the table and its row count.
 func (t *Table) Markdown() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "**%s** (%d rows)\n\n|", t.Name, len(t.Rows))
+	label := ""
+	if t.Simulated {
+		label = ", SIMULATED models"
+	}
+	fmt.Fprintf(&sb, "**%s** (%d rows%s)\n\n|", t.Name, len(t.Rows), label)
 	cols := t.Columns()
 	for _, h := range t.Header {
 		sb.WriteString(" " + mdEscape(h) + " |")
@@ -333,12 +341,16 @@ func (t *Table) WriteCSV(w io.Writer, simulated bool) error {
 	return bw.Flush()
 }
 
-// DataFrame hands the table to notebook users as a gota DataFrame: the
-// table's columns, in order, each a series of the column's type (Columns)
+// DataFrame hands the table to notebook users as a gota DataFrame: a
+// first column "simulated" (as in the CSV), then the table's columns, in order, each a series of the column's type (Columns)
 // built from the typed cells, never from their text, so an item id "007"
 // stays the string "007" and NaN stays NaN; rows in the table's order.
 func (t *Table) DataFrame() dataframe.DataFrame {
 	cols := t.Columns()
+	sim := make([]bool, len(t.Rows))
+	for i := range sim {
+		sim[i] = t.Simulated
+	}
 	ss := make([]series.Series, len(cols))
 	for c, col := range cols {
 		switch col.Type {
@@ -368,7 +380,7 @@ func (t *Table) DataFrame() dataframe.DataFrame {
 			ss[c] = series.New(v, series.String, col.Name)
 		}
 	}
-	return dataframe.New(ss...)
+	return dataframe.New(append([]series.Series{series.New(sim, series.Bool, "simulated")}, ss...)...)
 }
 
 type group struct{ model, language, form, strategy, condition string }

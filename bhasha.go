@@ -1,0 +1,146 @@
+// Package bhasha is the front door for notebooks and programs: build an
+// experiment (in Go or from YAML), run it against vLLM endpoints or the
+// built-in simulator, and read its typed result tables and per-answer
+// samples.
+//
+//	exp := bhasha.IndicKLAR("data/IndicKLAR", bhasha.Languages("hin", "ben"), bhasha.Strategies("baseline", "tint-en"))
+//	r, err := bhasha.Run(ctx, exp, bhasha.Endpoint("http://gpu1:8000/v1"))
+//	acc, err := r.Table("accuracy")
+//	fmt.Println(acc.Markdown())
+//	df := acc.DataFrame()
+//
+// With no endpoint a run answers from the in-process simulator, and says
+// so (SIMULATED) in its first line, its manifest and every table.
+package bhasha
+
+import (
+	"context"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/sim"
+)
+
+// Experiment is one experiment: a study (or a request file), its models,
+// decoding and options. It is a plain value; Validate checks it without
+// the disk or the network.
+type Experiment = experiment.Experiment
+
+// Model is one model of an experiment and where it is served.
+type Model = experiment.Model
+
+// Decoding holds the sampling parameters of a request-file experiment.
+type Decoding = engine.Decoding
+
+// PromptOptions switch a study between its authors' code and the papers'
+// wording.
+type PromptOptions = experiment.PromptOptions
+
+// Problems lists what is wrong with an experiment (Experiment.Validate).
+type Problems = experiment.Problems
+
+// Load reads, validates and builds an experiment file (YAML).
+func Load(ctx context.Context, path string) (*Experiment, error) { return experiment.Load(ctx, path) }
+
+// Parse reads an experiment from YAML text; relative paths in it are
+// relative to the working directory.
+func Parse(ctx context.Context, yaml []byte) (*Experiment, error) {
+	return experiment.Parse(ctx, yaml, "experiment.yaml")
+}
+
+// Option sets one field of an experiment built in Go.
+type Option func(*Experiment)
+
+// IndicKLAR is the cross-lingual knowledge-consistency study over a KLAR /
+// IndicKLAR dataset (the release directory or a project-page bundle).
+// Without Models it asks the simulated models.
+func IndicKLAR(dataset string, opts ...Option) *Experiment {
+	return build(experiment.StudyIndicKLAR, dataset, opts)
+}
+
+// IndicQuest is the multilingual factual QA study over IndicQuest CSV
+// files; without Judge it is judged by a simulated judge.
+func IndicQuest(dataset string, opts ...Option) *Experiment {
+	return build(experiment.StudyIndicQuest, dataset, opts)
+}
+
+// Distractors is the prompt-contamination study over TriviaQA or
+// TruthfulQA; without Judge the switched answers go to a simulated judge.
+func Distractors(dataset string, opts ...Option) *Experiment {
+	return build(experiment.StudyMDI, dataset, opts)
+}
+
+// Requests sends each line of a JSON Lines request file to every model.
+func Requests(path string, opts ...Option) *Experiment {
+	e := &Experiment{Name: "requests", Requests: path}
+	for _, o := range opts {
+		o(e)
+	}
+	if len(e.Models) == 0 {
+		e.Models = SimulatedModels()
+	}
+	return e
+}
+
+func build(study, dataset string, opts []Option) *Experiment {
+	e := &Experiment{Name: study, Study: study, Dataset: &experiment.Dataset{Path: dataset}}
+	for _, o := range opts {
+		o(e)
+	}
+	if len(e.Models) == 0 {
+		e.Models = SimulatedModels()
+	}
+	if e.Judge == nil && study != experiment.StudyIndicKLAR {
+		j := SimulatedJudge()
+		e.Judge = &j
+	}
+	return e
+}
+
+// SimulatedModels are the in-process simulator's models (1B, 8B and 70B
+// parameters, SIMULATED), the default of every constructor.
+func SimulatedModels() []Model {
+	var out []Model
+	for _, m := range sim.DefaultModels() {
+		out = append(out, Model{Name: m.ID, ServedName: m.ID, SizeB: m.ParamsB})
+	}
+	return out
+}
+
+// SimulatedJudge is the simulator's judge model.
+func SimulatedJudge() Model { return Model{Name: "sim-judge", ServedName: "sim-base-8b"} }
+
+// Name names the experiment (it goes into every record key).
+func Name(name string) Option { return func(e *Experiment) { e.Name = name } }
+
+// Languages sets the languages, as codes or names the registry reads.
+func Languages(codes ...string) Option { return func(e *Experiment) { e.Languages = codes } }
+
+// Forms sets the question forms: native, code-mixed, english.
+func Forms(forms ...string) Option { return func(e *Experiment) { e.Forms = forms } }
+
+// Strategies sets IndicKLAR's prompting strategies.
+func Strategies(names ...string) Option { return func(e *Experiment) { e.Strategies = names } }
+
+// Conditions sets the distractor conditions.
+func Conditions(names ...string) Option { return func(e *Experiment) { e.Conditions = names } }
+
+// Models sets the models.
+func Models(models ...Model) Option { return func(e *Experiment) { e.Models = models } }
+
+// Judge sets the judge model.
+func Judge(m Model) Option { return func(e *Experiment) { e.Judge = &m } }
+
+// SampleItems keeps a seeded subset of n items (the same in every language;
+// YAML: sample).
+func SampleItems(n int) Option { return func(e *Experiment) { e.Sample = n } }
+
+// Seed sets the seed of sampling, demonstrations and shuffles.
+func Seed(seed int64) Option { return func(e *Experiment) { e.Seed = &seed } }
+
+// WithDecoding sets the decoding of request files and the distractor
+// study's answers.
+func WithDecoding(d Decoding) Option { return func(e *Experiment) { e.Decoding = d } }
+
+// Prompt sets the prompt options.
+func Prompt(p PromptOptions) Option { return func(e *Experiment) { e.Prompt = p } }

@@ -1,0 +1,70 @@
+package bhasha_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bhashalab/bhasha"
+)
+
+// The distractor study from Go against the simulator: progress reaches
+// the total, samples carry prompt, response and verdicts, tables list
+// what they mirror, and a bad experiment fails before anything runs.
+func TestDistractorsFromGo(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var last []bhasha.Progress
+	exp := bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(5))
+	var log strings.Builder
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")),
+		bhasha.Log(&log), bhasha.OnProgress(func(p bhasha.Progress) { mu.Lock(); last = append(last, p); mu.Unlock() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(log.String(), "SIMULATED: no endpoint given") || !r.Simulated() {
+		t.Errorf("not labelled simulated: %q", log.String())
+	}
+	if len(last) == 0 || !last[len(last)-1].Final || last[0].Stage != 1 {
+		t.Fatalf("progress %+v", last)
+	}
+	for _, p := range last {
+		if p.Final && p.Stage == 1 && (p.Done != p.Total || p.Total != 3*5*2) {
+			t.Errorf("stage 1 ended at %+v", p)
+		}
+	}
+	samples, err := r.Samples()
+	if err != nil || len(samples) != 3*5*2 {
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	for _, s := range samples {
+		if s.Prompt == "" || !strings.Contains(s.Prompt, "user: ") || s.Response == "" || !s.Simulated || s.Method != "text" {
+			t.Errorf("sample %+v", s)
+		}
+	}
+	infos, err := r.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, in := range infos {
+		names[in.Name] = true
+	}
+	if !names["script_decomposition"] || !names["condition_tests"] || names["clc"] {
+		t.Errorf("tables %v", names)
+	}
+	if _, err := r.Table("clc"); err == nil || !strings.Contains(err.Error(), "no table \"clc\"") {
+		t.Errorf("missing table: %v", err)
+	}
+
+	bad := bhasha.IndicKLAR("testdata/indicklar/project_page_demo_hin_excerpt.json", bhasha.Languages("hinn"), bhasha.Strategies("tint"))
+	if probs := bad.Validate(); len(probs) != 2 {
+		t.Errorf("Validate: %v", probs)
+	}
+	_, err = bhasha.Run(context.Background(), bad, bhasha.Out(filepath.Join(dir, "bad")))
+	if err == nil || !strings.Contains(err.Error(), `unknown language "hinn"`) || !strings.Contains(err.Error(), `unknown strategy "tint"`) {
+		t.Errorf("bad experiment: %v", err)
+	}
+}

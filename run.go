@@ -1,0 +1,301 @@
+package bhasha
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bhashalab/bhasha/analysis/demo"
+	"github.com/bhashalab/bhasha/analysis/experiment"
+	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// Table is a typed result table: named columns of strings, ints, floats
+// and bools, rendered as CSV, Markdown or a gota DataFrame.
+type Table = tables.Table
+
+// TableInfo describes one table: name, what it holds, and the paper table
+// or figure it mirrors.
+type TableInfo = tables.Info
+
+// Manifest is a run's provenance: servers, model identities, inputs,
+// decoding, counts and whether the models were simulated.
+type Manifest = run.Manifest
+
+// Progress is a run's state, passed to OnProgress.
+type Progress = run.Progress
+
+// RunOption adjusts a run.
+type RunOption func(*runConfig)
+
+type runConfig struct {
+	out            string
+	endpoints      []string
+	apiKeyEnv      string
+	cacheDir       string
+	concurrency    int
+	noCache        bool
+	archiveChanged bool
+	progress       func(Progress)
+	log            io.Writer
+}
+
+// Out sets the run directory (default runs/<experiment name>).
+func Out(dir string) RunOption { return func(c *runConfig) { c.out = dir } }
+
+// Endpoint sends every model's requests to these base URLs (…/v1),
+// replicas of one server or one gateway.
+func Endpoint(urls ...string) RunOption {
+	return func(c *runConfig) { c.endpoints = append(c.endpoints, urls...) }
+}
+
+// APIKeyEnv names the environment variable that holds the endpoints' API
+// key (never the key itself).
+func APIKeyEnv(name string) RunOption { return func(c *runConfig) { c.apiKeyEnv = name } }
+
+// CacheDir sets the response cache directory (default $BHASHA_CACHE_DIR
+// or the user cache directory).
+func CacheDir(dir string) RunOption { return func(c *runConfig) { c.cacheDir = dir } }
+
+// Concurrency sets the requests in flight per replica.
+func Concurrency(n int) RunOption { return func(c *runConfig) { c.concurrency = n } }
+
+// NoCache sends every request even when its answer is cached.
+func NoCache() RunOption { return func(c *runConfig) { c.noCache = true } }
+
+// ArchiveChanged moves aside the records of requests the experiment now
+// asks differently, and asks them again (instead of stopping).
+func ArchiveChanged() RunOption { return func(c *runConfig) { c.archiveChanged = true } }
+
+// OnProgress receives the run's progress (done, total, rate, failures,
+// cached), at most every 100 ms and at the end of each stage.
+func OnProgress(fn func(Progress)) RunOption { return func(c *runConfig) { c.progress = fn } }
+
+// Log receives the run's messages (and a progress bar on a terminal).
+func Log(w io.Writer) RunOption { return func(c *runConfig) { c.log = w } }
+
+// Run runs exp into its run directory and returns its results, also when
+// some requests failed (the error says so; the results hold what was
+// answered).
+// Without Endpoint, models that name no endpoints are answered by the
+// in-process simulator, which the first log line, the manifest and every
+// table say (SIMULATED). A run is resumable: running the same experiment
+// into the same directory sends only what is missing.
+func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, error) {
+	c := runConfig{log: io.Discard}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.out == "" {
+		c.out = filepath.Join("runs", exp.Name)
+	}
+	if c.apiKeyEnv != "" {
+		for i := range exp.Models {
+			exp.Models[i].APIKeyEnv = c.apiKeyEnv
+		}
+		if exp.Judge != nil {
+			exp.Judge.APIKeyEnv = c.apiKeyEnv
+		}
+	}
+	if probs := exp.Validate(); len(probs) > 0 {
+		return nil, fmt.Errorf("experiment %s: %w", exp.Name, probs)
+	}
+	eps := c.endpoints
+	if len(eps) == 0 && needsEndpoints(exp) {
+		// The simulator must know the items, which the built experiment
+		// holds, and the experiment builds only with endpoints: take the
+		// port first, build, then serve on it.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("starting the simulator: %w", err)
+		}
+		url := "http://" + ln.Addr().String() + "/v1"
+		exp.Override([]string{url}, 0)
+		if err := exp.Build(ctx); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		stop, err := serveSimulator(ctx, exp, ln)
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		defer stop()
+		fmt.Fprintf(c.log, "SIMULATED: no endpoint given; %s is answered by the built-in simulator at %s\n", exp.Name, url)
+		eps = []string{url}
+	}
+	m, err := run.Execute(ctx, exp, run.Options{Out: c.out, Endpoints: eps, Concurrency: c.concurrency, NoCache: c.noCache,
+		CacheDir: c.cacheDir, Log: c.log, Progress: c.progress, ArchiveChanged: c.archiveChanged})
+	if m == nil {
+		return nil, err
+	}
+	r := &Results{dir: c.out, exp: exp, manifest: m}
+	if err == nil && m.Counts.Failed > 0 {
+		err = fmt.Errorf("%s: %d request(s) failed; run again to retry them", c.out, m.Counts.Failed)
+	}
+	return r, err
+}
+
+// needsEndpoints reports whether a model (or the judge) names no endpoint.
+func needsEndpoints(exp *Experiment) bool {
+	for _, m := range exp.Models {
+		if len(m.Endpoints) == 0 {
+			return true
+		}
+	}
+	return exp.Judge != nil && len(exp.Judge.Endpoints) == 0
+}
+
+// serveSimulator serves the simulator, knowing the experiment's items, on
+// ln until stop.
+func serveSimulator(ctx context.Context, exp *Experiment, ln net.Listener) (func(), error) {
+	var facts []sim.Fact
+	if set := exp.Items(); set != nil {
+		facts = demo.Facts(set)
+	}
+	srv, err := sim.New(sim.Config{Facts: facts})
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	srv.Serve(sctx, ln)
+	return cancel, nil
+}
+
+// Results is a run directory, finished or partial, from Run or Open: its
+// manifest, tables and samples.
+type Results struct {
+	dir      string
+	exp      *Experiment
+	manifest *Manifest
+
+	once    sync.Once
+	rows    []score.Row
+	notes   []string
+	tables  []*Table
+	scorErr error
+}
+
+// Open opens a run directory: its manifest and its experiment (the copy
+// the run keeps, experiment.yaml, else the file the manifest names).
+func Open(ctx context.Context, dir string) (*Results, error) {
+	m, err := run.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, run.ExperimentFile)
+	if _, err := os.Stat(path); err != nil {
+		path = m.ExperimentFile
+	}
+	exp, err := experiment.Load(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	return &Results{dir: dir, exp: exp, manifest: m}, nil
+}
+
+// Dir is the run directory.
+func (r *Results) Dir() string { return r.dir }
+
+// Experiment is the run's experiment.
+func (r *Results) Experiment() *Experiment { return r.exp }
+
+// Manifest is the run's manifest.
+func (r *Results) Manifest() *Manifest { return r.manifest }
+
+// Simulated reports whether the run's answers came from simulated models.
+func (r *Results) Simulated() bool { return r.manifest.Simulated }
+
+// InputChanges says which inputs (dataset files, templates) changed since
+// the run: tables then score the run's answers against today's inputs.
+func (r *Results) InputChanges() ([]string, error) { return run.InputChanges(r.manifest, r.exp) }
+
+// score scores the run once and computes every table of its study.
+func (r *Results) score() error {
+	r.once.Do(func() {
+		if r.exp.Items() == nil {
+			r.scorErr = fmt.Errorf("run %s: experiment %s is a request file, not a study: it has records but no tables", r.dir, r.exp.Name)
+			return
+		}
+		rows, dups, err := score.Score(r.exp, r.dir)
+		if err != nil {
+			r.scorErr = err
+			return
+		}
+		if s := dups.String(); s != "" {
+			r.notes = append(r.notes, s)
+		}
+		opt, err := tables.OptionsFor(r.exp)
+		if err != nil {
+			r.scorErr = err
+			return
+		}
+		r.rows = rows
+		r.tables = append(tables.For(r.exp.Study, rows, opt), tables.Answers(rows))
+		for _, t := range r.tables {
+			t.Simulated = r.manifest.Simulated
+		}
+	})
+	return r.scorErr
+}
+
+// Tables lists the run's tables, in report order.
+func (r *Results) Tables() ([]TableInfo, error) {
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	out := make([]TableInfo, 0, len(r.tables))
+	for _, t := range r.tables {
+		in, ok := tables.InfoOf(t.Name)
+		if !ok {
+			in = TableInfo{Name: t.Name}
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// Table returns one table by name (see Tables).
+func (r *Results) Table(name string) (*Table, error) {
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	for _, t := range r.tables {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	names := make([]string, len(r.tables))
+	for i, t := range r.tables {
+		names[i] = t.Name
+	}
+	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
+}
+
+// Notes are what scoring noticed (duplicate records ignored).
+func (r *Results) Notes() []string {
+	r.score()
+	return slices.Clone(r.notes)
+}
+
+// WriteTables writes every table as CSV under DIR/tables, as bhasha
+// report does.
+func (r *Results) WriteTables() error {
+	if err := r.score(); err != nil {
+		return err
+	}
+	if r.tables == nil {
+		return errors.New("no tables")
+	}
+	return tables.Write(filepath.Join(r.dir, "tables"), r.tables, r.manifest.Simulated)
+}

@@ -1,0 +1,88 @@
+package bhasha
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/records"
+)
+
+// Sample is one scored answer: what was asked, what came back, how it was
+// read and judged.
+type Sample struct {
+	Model, Item, Language, Form, Strategy, Condition, Stage string
+	// Prompt is the prompt as sent: the completion prompt, or the chat
+	// messages as "role: content" paragraphs ("" for multiple-choice
+	// items, which are scored from one request per choice).
+	Prompt string
+	// Response is the raw model output; Answer the extracted answer (the
+	// text scored when extraction failed), Normalized its normalised form,
+	// Method how it was extracted.
+	Response, Answer, Normalized, Method string
+	Gold                                 string
+	// Criteria: the study's strict criterion (Correct) and the others.
+	Correct, Lenient, Translit, SQuAD, Substring, Overlap bool
+	// Judge is IndicQuest's verdict, Semantic the distractor study's.
+	Judge, Semantic string
+	Abstain         bool
+	Script          string // main script of the answer
+	Switched        bool   // letters outside the scripts of the language asked
+	Failed          bool   // the request failed (Error says why): not scored
+	Error           string
+	EmptyResponse   bool // the model produced an empty text
+	Simulated       bool
+}
+
+// Samples returns one Sample per scored answer, in the tables' order.
+func (r *Results) Samples() ([]Sample, error) {
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	recs, _, err := records.ReadUnique(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]*engine.Record, len(recs))
+	for _, rec := range recs {
+		byKey[rec.Key] = rec
+	}
+	out := make([]Sample, 0, len(r.rows))
+	for _, row := range r.rows {
+		k := row.Key
+		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Stage: k.Stage,
+			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
+			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
+			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched,
+			Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated}
+		if rec, ok := byKey[k.String()]; ok {
+			s.Prompt, s.Response, s.Error = PromptText(rec.Request), rec.Response, rec.Error
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// PromptText shows a request body's prompt: a completion's prompt as it
+// is, a chat's messages as "role: content" paragraphs.
+func PromptText(body json.RawMessage) string {
+	var b struct {
+		Prompt   *string `json:"prompt"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return ""
+	}
+	if b.Prompt != nil {
+		return *b.Prompt
+	}
+	parts := make([]string, len(b.Messages))
+	for i, m := range b.Messages {
+		parts[i] = m.Role + ": " + m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
