@@ -102,12 +102,11 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 	lookup := prior.Lookup
 	all := func(yield func(engine.Request, error) bool) {
 		for stage := 1; stage <= exp.Stages(); stage++ {
-			for r, err := range exp.StreamStage(stage, lookup) {
+			for r, err := range exp.StreamStage(stage, lookup, &rep.Blocked) {
 				if !yield(r, err) {
 					return
 				}
 			}
-			rep.Blocked += exp.Blocked()
 		}
 	}
 	for r, err := range all {

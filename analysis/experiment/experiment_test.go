@@ -206,7 +206,7 @@ func TestStudyStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for r, err := range e.StreamStage(1, nil) {
+	for r, err := range e.StreamStage(1, nil, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestValidateAndBuildInGo(t *testing.T) {
 		t.Fatalf("Build: %v", err)
 	}
 	n := 0
-	for _, err := range e.StreamStage(1, nil) {
+	for _, err := range e.StreamStage(1, nil, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,5 +251,25 @@ func TestValidateAndBuildInGo(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no requests")
+	}
+}
+
+// Withheld second-stage requests are counted over every model, as the
+// stream is read (the count was once the last model's only: 24 of 48).
+func TestWithheldCountedOverModels(t *testing.T) {
+	e, err := Load(context.Background(), "../../testdata/experiments/smoke-indicklar.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, sent := 0, 0
+	for _, err := range e.StreamStage(2, func(engine.Key) (*engine.Record, bool) { return nil, false }, &n) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent++
+	}
+	// 8 items × 2 models × 3 two-step strategies, none answered in stage 1.
+	if n != 48 || sent != 0 {
+		t.Errorf("withheld %d, yielded %d; want 48 and 0", n, sent)
 	}
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -202,14 +203,6 @@ func (e *Experiment) Stages() int {
 	return 1
 }
 
-// Blocked counts requests the last Stream withheld (stage 1 had no answer).
-func (e *Experiment) Blocked() int {
-	if e.study != nil {
-		return e.study.Blocked()
-	}
-	return 0
-}
-
 // Templates names the prompt templates used, with their SHA-256.
 func (e *Experiment) Templates() map[string]string {
 	if e.study != nil {
@@ -219,8 +212,10 @@ func (e *Experiment) Templates() map[string]string {
 }
 
 // StreamStage yields the requests of one stage for every model; prior
-// finds the records of earlier stages.
-func (e *Experiment) StreamStage(stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+// finds the records of earlier stages. Requests that cannot be built yet
+// (their first stage has no answer) are not yielded; when withheld is not
+// nil it counts them, over every model, as the stream is read.
+func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld *int) iter.Seq2[engine.Request, error] {
 	if e.study == nil {
 		if stage == 1 {
 			return e.Stream()
@@ -230,6 +225,12 @@ func (e *Experiment) StreamStage(stage int, prior protocol.Lookup) iter.Seq2[eng
 	return func(yield func(engine.Request, error) bool) {
 		for _, m := range e.Models {
 			for r, err := range e.study.Requests(e.Name, m.Name, stage, prior) {
+				if errors.Is(err, protocol.ErrWithheld) {
+					if withheld != nil {
+						*withheld++
+					}
+					continue
+				}
 				if !yield(r, err) {
 					return
 				}

@@ -48,7 +48,6 @@ type IndicKLAR struct {
 	// instead of the (longer) texts of the authors' code.
 	PaperWording bool
 
-	blocked int
 	once    sync.Once
 	byID    map[string]*item.Item
 	headers map[string]string // template texts read so far
@@ -62,9 +61,6 @@ func (p *IndicKLAR) Stages() int {
 	}
 	return n
 }
-
-// Blocked counts stage-2 requests withheld because stage 1 had no answer.
-func (p *IndicKLAR) Blocked() int { return p.blocked }
 
 // templateFile is the header template of a strategy and stage, in the
 // paper's wording when asked for and available.
@@ -171,7 +167,6 @@ func (p *IndicKLAR) slots(s Strategy) []slot {
 
 // Requests yields one model's requests of one stage.
 func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
-	p.blocked = 0
 	shots := p.Shots
 	if shots <= 0 {
 		shots = 3
@@ -202,7 +197,9 @@ func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Se
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							p.blocked++
+							if !yield(engine.Request{Key: key}, ErrWithheld) {
+								return
+							}
 						}
 						continue
 					}

@@ -27,8 +27,6 @@ type IndicQuest struct {
 	AnswerTokens, JudgeTokens int
 	// JudgeDecoding, when set, replaces the judge's decoding entirely.
 	JudgeDecoding *engine.Decoding
-
-	blocked int
 }
 
 func (p *IndicQuest) Stages() int {
@@ -37,8 +35,6 @@ func (p *IndicQuest) Stages() int {
 	}
 	return 2
 }
-
-func (p *IndicQuest) Blocked() int { return p.blocked }
 
 func (p *IndicQuest) judgeTemplate() string {
 	if p.JudgeV1 {
@@ -84,7 +80,6 @@ func JudgeKey(answer engine.Key, judge string) engine.Key {
 
 // Requests yields one model's requests of a stage.
 func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
-	p.blocked = 0
 	reg := lang.New()
 	return func(yield func(engine.Request, error) bool) {
 		tmpl := "indicquest/answer.txt"
@@ -120,7 +115,9 @@ func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.S
 				}
 				rec, ok := prior(key)
 				if !ok || rec.Status != engine.StatusOK {
-					p.blocked++
+					if !yield(engine.Request{Key: JudgeKey(key, p.Judge)}, ErrWithheld) {
+						return
+					}
 					continue
 				}
 				ans := extract.Field(rec.Response, "answer")

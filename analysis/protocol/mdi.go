@@ -78,9 +78,6 @@ func (p *MDI) Stages() int {
 	return 1
 }
 
-// Blocked is always 0: unanswered or unswitched answers need no verdict.
-func (p *MDI) Blocked() int { return 0 }
-
 // Verdicts of the semantic judge.
 const (
 	SemanticCorrect = "CORRECT"

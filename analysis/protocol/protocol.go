@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"iter"
@@ -52,6 +53,11 @@ func TemplateNames() []string {
 	return out
 }
 
+// ErrWithheld marks a request that cannot be built yet: its first stage
+// has no answer. Requests yields it with the request's key; consumers
+// count it and send nothing.
+var ErrWithheld = errors.New("withheld: its first stage has no answer")
+
 // Lookup returns the record of an earlier stage, by key.
 type Lookup func(engine.Key) (*engine.Record, bool)
 
@@ -62,14 +68,12 @@ type Study interface {
 	// Stages is the number of stages (1 or 2).
 	Stages() int
 	// Requests yields the requests of stage (1-based) for one model of the
-	// experiment; prior finds that model's earlier-stage records. Requests
-	// whose input is not available (the first stage failed) are counted in
-	// Blocked, not yielded.
+	// experiment; prior finds that model's earlier-stage records. A request
+	// whose input is not available (the first stage failed) is yielded as
+	// its key with ErrWithheld, for the caller to count, never sent.
 	Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error]
 	// Templates names the prompt templates used, with their SHA-256.
 	Templates() map[string]string
-	// Blocked counts requests withheld in the last Requests call.
-	Blocked() int
 	// Extract reads an ok record's response the way the study scores it
 	// (nil when the record holds nothing to extract, as mc1 log-probabilities).
 	Extract(r *engine.Record) *extract.Result

@@ -17,6 +17,7 @@ import (
 // the run directory already holds.
 type stagePlan struct {
 	pending   int             // requests without a record
+	withheld  int             // requests whose first stage has no answer
 	recorded  int             // requests with a record
 	changed   map[string]bool // recorded keys whose request is now different
 	decodings map[string][]engine.Decoding
@@ -28,7 +29,7 @@ type stagePlan struct {
 func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string) (stagePlan, error) {
 	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
 	seen := map[string]map[string]bool{}
-	for r, err := range exp.StreamStage(stage, lookup) {
+	for r, err := range exp.StreamStage(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
 		}
@@ -87,7 +88,7 @@ func describeChanges(dir string, keys map[string]bool, exp *experiment.Experimen
 		return nil
 	})
 	counts := map[string]int{}
-	for r, err := range exp.StreamStage(stage, lookup) {
+	for r, err := range exp.StreamStage(stage, lookup, nil) {
 		if err != nil {
 			break
 		}

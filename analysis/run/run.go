@@ -261,7 +261,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			logf("%s: %s", o.Out, msg)
 			m.Archived = append(m.Archived, msg)
 		}
-		m.Blocked = exp.Blocked()
+		m.Blocked = plan.withheld
 		if m.Blocked > 0 {
 			logf("%s: stage %d: %d request(s) withheld because their first stage has no answer", o.Out, stage, m.Blocked)
 		}
@@ -332,7 +332,7 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 			Rate: float64(doneSoFar) / max(el.Seconds(), 1e-9), Elapsed: el, Final: final})
 	}
 	reqs := func(yield func(engine.Request, error) bool) {
-		for r, err := range exp.StreamStage(stage, lookup) {
+		for r, err := range exp.StreamStage(stage, lookup, nil) {
 			if err == nil && done.Has(r.Key.String()) {
 				continue
 			}

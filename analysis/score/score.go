@@ -420,7 +420,7 @@ func offlineTokens(exp *experiment.Experiment, rows []Row) error {
 			want[r.Key.String()] = i
 		}
 	}
-	for req, err := range exp.StreamStage(1, nil) {
+	for req, err := range exp.StreamStage(1, nil, nil) {
 		if err != nil {
 			return err
 		}

@@ -581,7 +581,7 @@ models:
 	// The Japanese mean equals the offline counts of the rebuilt prompts.
 	tok, _ := bpe.Load(tokPath)
 	sum, n := 0, 0
-	for r, err := range exp.StreamStage(1, nil) {
+	for r, err := range exp.StreamStage(1, nil, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
