@@ -24,7 +24,7 @@ func TestDistractorsFromGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(log.String(), "SIMULATED: no endpoint given") || !r.Simulated() {
+	if !strings.HasPrefix(log.String(), "SIMULATED (no endpoint given)") || !r.Simulated() {
 		t.Errorf("not labelled simulated: %q", log.String())
 	}
 	if len(last) == 0 || !last[len(last)-1].Final || last[0].Stage != 1 {

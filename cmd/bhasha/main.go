@@ -349,22 +349,16 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cd == "" {
 		cd = filepath.Join(*out, "cache")
 	}
-	exps := *dir
-	if exps == "" {
-		inputs := filepath.Join(*out, "inputs")
-		if err := os.RemoveAll(inputs); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		if err := os.CopyFS(inputs, bhasha.DefaultInputs()); err != nil {
-			return fmt.Errorf("demo: writing the built-in experiments: %w", err)
-		}
-		exps = filepath.Join(inputs, "experiments")
+	opts := []bhasha.RunOption{bhasha.CacheDir(cd), bhasha.Log(stderr)}
+	var res []*bhasha.Results
+	var err error
+	if *dir == "" {
+		res, err = bhasha.Demo(ctx, *out, opts...)
+	} else {
+		res, err = bhasha.DemoFrom(ctx, *dir, *out, opts...)
 	}
-	res, err := demo.Run(ctx, exps, *out, cd, stderr)
 	for _, r := range res {
-		if r.Manifest != nil {
-			printCounts(stdout, r.Dir, r.Manifest)
-		}
+		printCounts(stdout, r.Dir(), r.Manifest())
 	}
 	return err
 }

@@ -1,0 +1,58 @@
+package bhasha
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Demo runs every built-in smoke experiment (DefaultInputs: IndicKLAR
+// under all strategies, IndicQuest with a judge, the distractor study on
+// TriviaQA and TruthfulQA) against the in-process simulator into
+// out/<experiment>, writes each one's tables as CSV under
+// out/<experiment>/tables, and returns the results in file order. The
+// inputs are written to out/inputs first, so the runs' manifests name
+// files that exist. opts adjust every run (CacheDir, Log, ...); Out and
+// Simulator are set by Demo.
+func Demo(ctx context.Context, out string, opts ...RunOption) ([]*Results, error) {
+	inputs := filepath.Join(out, "inputs")
+	if err := os.RemoveAll(inputs); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	if err := os.CopyFS(inputs, DefaultInputs()); err != nil {
+		return nil, fmt.Errorf("demo: writing the built-in experiments: %w", err)
+	}
+	return DemoFrom(ctx, filepath.Join(inputs, "experiments"), out, opts...)
+}
+
+// DemoFrom is Demo over the *.yaml experiments of dir.
+func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, error) {
+	files, err := fs.Glob(os.DirFS(dir), "*.yaml")
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("demo: no experiment files in %s", dir)
+	}
+	sort.Strings(files)
+	var res []*Results
+	for _, f := range files {
+		exp, err := Load(ctx, filepath.Join(dir, f))
+		if err != nil {
+			return res, err
+		}
+		runDir := filepath.Join(out, strings.TrimSuffix(f, ".yaml"))
+		r, err := Run(ctx, exp, append(opts, Out(runDir), Simulator())...)
+		if r != nil {
+			res = append(res, r)
+		}
+		if err != nil {
+			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
+		}
+		if err := r.WriteTables(); err != nil {
+			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
+		}
+	}
+	return res, nil
+}
