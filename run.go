@@ -151,10 +151,15 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	}
 	r := &Results{dir: c.out, exp: exp, manifest: m}
 	if err == nil && m.Counts.Failed > 0 {
-		err = fmt.Errorf("%s: %d request(s) failed; run again to retry them", c.out, m.Counts.Failed)
+		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", c.out, m.Counts.Failed, ErrIncomplete)
 	}
 	return r, err
 }
+
+// ErrIncomplete is wrapped by Run's error when the run finished but some
+// requests failed: the results hold everything answered, and running again
+// retries the failed requests only.
+var ErrIncomplete = errors.New("the run is incomplete")
 
 // needsEndpoints reports whether a model (or the judge) names no endpoint.
 func needsEndpoints(exp *Experiment) bool {

@@ -246,10 +246,24 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	m, err := run.Execute(ctx, exp, run.Options{Out: *out, Endpoint: *endpoint, Concurrency: *conc, NoCache: *noCache, CacheDir: *cacheDir, Log: stderr,
-		ArchiveChanged: *archive})
-	if m != nil {
+	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr)}
+	if *endpoint != "" {
+		opts = append(opts, bhasha.Endpoint(*endpoint))
+	}
+	if *noCache {
+		opts = append(opts, bhasha.NoCache())
+	}
+	if *archive {
+		opts = append(opts, bhasha.ArchiveChanged())
+	}
+	r, err := bhasha.Run(ctx, exp, opts...)
+	var m *run.Manifest
+	if r != nil {
+		m = r.Manifest()
 		printCounts(stderr, *out, m)
+	}
+	if errors.Is(err, bhasha.ErrIncomplete) {
+		err = nil // runOutcome gives it its own exit status
 	}
 	return runOutcome(ctx, *out, m, err)
 }
