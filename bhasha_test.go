@@ -2,6 +2,7 @@ package bhasha_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -66,5 +67,29 @@ func TestDistractorsFromGo(t *testing.T) {
 	_, err = bhasha.Run(context.Background(), bad, bhasha.Out(filepath.Join(dir, "bad")))
 	if err == nil || !strings.Contains(err.Error(), `unknown language "hinn"`) || !strings.Contains(err.Error(), `unknown strategy "tint"`) {
 		t.Errorf("bad experiment: %v", err)
+	}
+}
+
+// Open says when the dataset changed since the run.
+func TestOpenNotesChangedInputs(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tqa.jsonl")
+	b, err := os.ReadFile("testdata/triviaqa/triviaqa_small.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(data, b, 0o644)
+	exp := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := bhasha.Open(context.Background(), r.Dir()); err != nil || len(again.Notes()) != 0 {
+		t.Fatalf("unchanged: %v %v", err, again.Notes())
+	}
+	os.WriteFile(data, append(b, '\n'), 0o644)
+	again, err := bhasha.Open(context.Background(), r.Dir())
+	if err != nil || len(again.Notes()) != 1 || !strings.Contains(again.Notes()[0], "tqa.jsonl changed since the run") {
+		t.Errorf("changed: %v %v", err, again.Notes())
 	}
 }

@@ -202,7 +202,8 @@ type Results struct {
 }
 
 // Open opens a run directory: its manifest and its experiment (the copy
-// the run keeps, experiment.yaml, else the file the manifest names).
+// the run keeps, experiment.yaml, else the file the manifest names). When
+// a dataset or template changed since the run, Notes says so.
 func Open(ctx context.Context, dir string) (*Results, error) {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
@@ -216,7 +217,15 @@ func Open(ctx context.Context, dir string) (*Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	return &Results{dir: dir, exp: exp, manifest: m}, nil
+	r := &Results{dir: dir, exp: exp, manifest: m}
+	changes, err := run.InputChanges(m, exp)
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	for _, c := range changes {
+		r.notes = append(r.notes, c+"; the tables score the run's answers against the inputs as they are now")
+	}
+	return r, nil
 }
 
 // Dir is the run directory.
@@ -297,7 +306,8 @@ func (r *Results) Table(name string) (*Table, error) {
 	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
 }
 
-// Notes are what scoring noticed (duplicate records ignored).
+// Notes are what opening and scoring noticed: inputs changed since the
+// run, duplicate records ignored.
 func (r *Results) Notes() []string {
 	r.score()
 	return slices.Clone(r.notes)
