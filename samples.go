@@ -40,7 +40,7 @@ func (r *Results) Samples() ([]Sample, error) {
 	if err := r.score(); err != nil {
 		return nil, err
 	}
-	recs, _, err := records.ReadUnique(r.dir)
+	recs, _, err := records.ReadUnique(r.dir, true)
 	if err != nil {
 		return nil, err
 	}

@@ -381,6 +381,7 @@ func LoadOK(dir string) (OK, error) {
 	ok := OK{}
 	err := Read(dir, func(r *engine.Record) error {
 		if r.Status == engine.StatusOK {
+			r.Request = nil // later prompts need the answer, not the request: keep memory low
 			ok[r.Key] = r
 		}
 		return nil
@@ -415,12 +416,17 @@ func (d Duplicates) String() string {
 
 // ReadUnique reads every record of dir and keeps one per key: the first ok
 // record of the key, or its first record when none is ok. What it dropped
-// is reported, never silently ignored.
-func ReadUnique(dir string) ([]*engine.Record, Duplicates, error) {
+// is reported, never silently ignored. The request bodies are kept only
+// when withRequests (they are most of a record's size, and scoring does not
+// read them).
+func ReadUnique(dir string, withRequests bool) ([]*engine.Record, Duplicates, error) {
 	var out []*engine.Record
 	var d Duplicates
 	at := map[string]int{}
 	err := Read(dir, func(r *engine.Record) error {
+		if !withRequests {
+			r.Request = nil
+		}
 		i, seen := at[r.Key]
 		if !seen {
 			at[r.Key] = len(out)

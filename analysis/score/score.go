@@ -91,7 +91,7 @@ func Score(exp *experiment.Experiment, dir string) ([]Row, records.Duplicates, e
 	for _, it := range set.Items {
 		byID[it.ID] = it
 	}
-	recs, dups, err := records.ReadUnique(dir)
+	recs, dups, err := records.ReadUnique(dir, false)
 	if err != nil {
 		return nil, dups, err
 	}
