@@ -93,3 +93,23 @@ func TestOpenNotesChangedInputs(t *testing.T) {
 		t.Errorf("changed: %v %v", err, again.Notes())
 	}
 }
+
+// Running the same experiment value twice (a notebook cell run again)
+// resumes: the first run's simulator address does not stick to it.
+func TestRunTwiceResumes(t *testing.T) {
+	dir := t.TempDir()
+	exp := bhasha.IndicKLAR("testdata/indicklar/project_page_demo_hin_excerpt.json", bhasha.Languages("hin"), bhasha.SampleItems(3),
+		bhasha.Models(bhasha.SimulatedModels()[0]))
+	opts := []bhasha.RunOption{bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache"))}
+	if _, err := bhasha.Run(context.Background(), exp, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Models[0].Endpoints) != 0 {
+		t.Errorf("the run changed the caller's experiment: %v", exp.Models[0].Endpoints)
+	}
+	var log strings.Builder
+	r, err := bhasha.Run(context.Background(), exp, append(opts, bhasha.Log(&log))...)
+	if err != nil || r.Manifest().Counts.SentThisRun != 0 || !strings.Contains(log.String(), "nothing to do") {
+		t.Errorf("second run: %v %+v %s", err, r.Manifest().Counts, log.String())
+	}
+}

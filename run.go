@@ -98,6 +98,7 @@ func Log(w io.Writer) RunOption { return func(c *runConfig) { c.log = w } }
 // table say (SIMULATED). A run is resumable: running the same experiment
 // into the same directory sends only what is missing.
 func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, error) {
+	exp = clone(exp) // endpoints and keys set for this run stay out of the caller's value
 	c := runConfig{log: io.Discard}
 	for _, o := range opts {
 		o(&c)
@@ -160,6 +161,23 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 // requests failed: the results hold everything answered, and running again
 // retries the failed requests only.
 var ErrIncomplete = errors.New("the run is incomplete")
+
+// clone copies an experiment deeply enough that a run can set its models'
+// endpoints and key variables without touching the original (a notebook
+// cell run twice must not find the first run's simulator address in it).
+func clone(e *Experiment) *Experiment {
+	c := *e
+	c.Models = slices.Clone(e.Models)
+	for i := range c.Models {
+		c.Models[i].Endpoints = slices.Clone(c.Models[i].Endpoints)
+	}
+	if e.Judge != nil {
+		j := *e.Judge
+		j.Endpoints = slices.Clone(j.Endpoints)
+		c.Judge = &j
+	}
+	return &c
+}
 
 // needsEndpoints reports whether a model (or the judge) names no endpoint.
 func needsEndpoints(exp *Experiment) bool {
