@@ -31,6 +31,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/internal/lines"
 )
 
@@ -667,6 +668,12 @@ func (e *Experiment) lines() iter.Seq2[RequestLine, error] {
 
 func parseLine(b []byte) (RequestLine, error) {
 	var rl RequestLine
+	if _, key, msg, bad := jsonpos.BadUTF8(b); bad {
+		if key != "" {
+			return rl, fmt.Errorf("field %q: %s", key, msg)
+		}
+		return rl, errors.New(msg)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rl); err != nil {

@@ -122,6 +122,8 @@ func TestBadRequestLines(t *testing.T) {
 		{`{"item":"1","kind":"completion","prompt":"x","temprature":0}`, `unknown field "temprature"`},
 		{`{"item":"1","kind":"completion","prompt":"x"}` + "\n" + `{"item":"1","kind":"completion","prompt":"y"}`, "line 2: same key as line 1"},
 		{`{"item":`, "line 1"},
+		{"{\"item\":\"1\",\"kind\":\"completion\",\"prompt\":\"caf\xe9?\"}", `line 1: field "prompt": invalid UTF-8`},
+		{"\xff\xfe{\x00", "line 1: the text is UTF-16"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()

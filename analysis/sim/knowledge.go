@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/internal/lines"
 )
 
@@ -68,6 +69,9 @@ func ReadFacts(r io.Reader, name string) ([]Fact, error) {
 			continue
 		}
 		var f Fact
+		if _, key, msg, bad := jsonpos.BadUTF8([]byte(line)); bad {
+			return nil, fmt.Errorf("%s line %d field %q: %s", name, n, key, msg)
+		}
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {

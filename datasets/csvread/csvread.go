@@ -15,9 +15,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 )
 
 // Table is a file read into rows, with each row's line number.

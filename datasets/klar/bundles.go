@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 )
 
 type pageDemo struct {

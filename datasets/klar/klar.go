@@ -27,9 +27,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 )
 
 // DirLanguage maps a directory name to a language and form: "hin" →

@@ -23,9 +23,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/internal/lines"
 )
 

@@ -20,9 +20,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/bhashalab/bhasha/datasets/internal/jsonpos"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
 )
 
 // ID is the item ID of a question.
