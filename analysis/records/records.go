@@ -290,8 +290,21 @@ func (w *Writer) Write(r *engine.Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.enc.Encode(r); err != nil { // Encode writes nothing on error
+	// The request body is JSON the engine marshalled itself (Request.Body):
+	// it is spliced in as the last field rather than re-validated and
+	// compacted by the encoder (it is the largest field of most records).
+	req := r.Request
+	r.Request = nil
+	err := w.enc.Encode(r) // Encode writes nothing on error
+	r.Request = req
+	if err != nil {
 		return fmt.Errorf("writing record %s: %w", r.Key, err)
+	}
+	if len(req) > 0 {
+		w.buf.Truncate(w.buf.Len() - 2) // "}\n"
+		w.buf.WriteString(`,"request":`)
+		w.buf.Write(req)
+		w.buf.WriteString("}\n")
 	}
 	w.ends = append(w.ends, w.buf.Len())
 	w.oks = append(w.oks, r.Status == engine.StatusOK)
