@@ -50,12 +50,12 @@ deps:
 
 ## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./analysis/... ./cmd/... ./datasets/...
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 ## conformance: the engine against llm-d-inference-sim v0.10.2 (independent vLLM simulator), loopback only
 conformance:
 	cd tools && $(GO) build -o ../bin/llm-d-inference-sim github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
-	LLMD_SIM=$(CURDIR)/bin/llm-d-inference-sim $(GO) test -count=1 -tags conformance -run Conformance -v ./analysis/engine/
+	LLMD_SIM=$(CURDIR)/bin/llm-d-inference-sim $(GO) test -count=1 -tags conformance -run Conformance -v ./runtime/engine/
 
 ## kernel: install the GoNB Jupyter kernel with this repository in its go.work
 kernel:

@@ -16,9 +16,9 @@ package bhasha
 import (
 	"context"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Experiment is one experiment: a study (or a request file), its models,

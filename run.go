@@ -12,12 +12,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bhashalab/bhasha/analysis/demo"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/run"
 	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Table is a typed result table: named columns of strings, ints, floats
@@ -194,7 +193,7 @@ func needsEndpoints(exp *Experiment) bool {
 func serveSimulator(ctx context.Context, exp *Experiment, ln net.Listener) (func(), error) {
 	var facts []sim.Fact
 	if set := exp.Items(); set != nil {
-		facts = demo.Facts(set)
+		facts = sim.FactsOf(set)
 	}
 	srv, err := sim.New(sim.Config{Facts: facts})
 	if err != nil {

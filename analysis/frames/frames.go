@@ -11,9 +11,9 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
 )
 
 // RecordColumns are the columns of Records, in order.

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/go-gota/gota/series"
 )
 

@@ -14,16 +14,16 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
 	"github.com/bhashalab/bhasha/analysis/bpe"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
-	"github.com/bhashalab/bhasha/analysis/protocol"
-	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Verdicts of an LLM judge.

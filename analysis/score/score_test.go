@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func TestMC1(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // synthRows builds the scale: 2,619 items × 30 language forms ×

@@ -3,9 +3,9 @@ package tables
 import (
 	"math"
 
-	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Decomposition splits each condition's hallucination proxy into script

@@ -3,10 +3,10 @@ package tables
 import (
 	"path/filepath"
 
-	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/runtime/records"
 
-	"github.com/bhashalab/bhasha/analysis/experiment"
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // OptionsFor reads the model sizes and human labels an experiment names.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func row(model, lang, form, strategy, cond, item string, correct bool) score.Row {

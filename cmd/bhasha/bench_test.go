@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/run"
+	"github.com/bhashalab/bhasha/runtime/cache"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // simChild serves `bhasha sim` in a child process (so that its CPU time is

@@ -14,14 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/demo"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/records"
-	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/sim"
-	"github.com/bhashalab/bhasha/analysis/sim/simtest"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/sim/simtest"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // runCLI runs c and returns its exit status and combined output.
@@ -483,7 +482,7 @@ func TestManifestDecodingsAndChangedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items())})
 	out := filepath.Join(dir, "run")
 	var so, se bytes.Buffer
 	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se); err != nil {

@@ -28,16 +28,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/batch"
-	"github.com/bhashalab/bhasha/analysis/demo"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/records"
-	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/sim"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/batch"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/studies/experiment"
 
 	"github.com/bhashalab/bhasha"
 )
@@ -182,7 +181,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		cfg.Facts = demo.Facts(set)
+		cfg.Facts = sim.FactsOf(set)
 	case *facts != "":
 		f, err := os.Open(*facts)
 		if err != nil {
@@ -207,8 +206,8 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 			}
 			path = filepath.Join(dir, bhasha.DefaultBundle)
 		}
-		if qs, err := demo.Questions(ctx, path); err == nil {
-			cfg.Facts = demo.Facts(qs)
+		if qs, err := sim.LoadBundle(ctx, path); err == nil {
+			cfg.Facts = sim.FactsOf(qs)
 		} else {
 			fmt.Fprintf(stderr, "sim: no facts loaded (%v); models answer \"I don't know\"\n", err)
 		}

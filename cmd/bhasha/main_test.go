@@ -19,15 +19,14 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
-	"github.com/bhashalab/bhasha/analysis/cache"
-	"github.com/bhashalab/bhasha/analysis/demo"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/protocol"
-	"github.com/bhashalab/bhasha/analysis/records"
-	"github.com/bhashalab/bhasha/analysis/run"
-	"github.com/bhashalab/bhasha/analysis/sim"
-	"github.com/bhashalab/bhasha/analysis/sim/simtest"
+	"github.com/bhashalab/bhasha/runtime/cache"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/sim/simtest"
+	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // The test binary doubles as the bhasha command when BHASHA_AS_CLI is set,
@@ -367,7 +366,7 @@ func TestSmokeExperiments(t *testing.T) {
 				c.records = n * -c.records
 			}
 			log := &bodyLog{}
-			url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items()), OnRequest: log.add})
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: log.add})
 			out := t.TempDir()
 			args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
 			var so, se bytes.Buffer
@@ -488,7 +487,7 @@ func TestReportCompletesJudgeStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &bodyLog{}
-	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items()), OnRequest: log.add})
+	url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: log.add})
 	out := t.TempDir()
 	// A copy of the experiment next to the run (the manifest names it).
 	b, _ := os.ReadFile(path)
@@ -566,7 +565,7 @@ models:
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items())})
 	var so, se bytes.Buffer
 	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}, &so, &se); err != nil {
 		t.Fatalf("%v\n%s", err, se.String())
@@ -641,7 +640,7 @@ func TestBatchTwoStageStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := simtest.Start(t, sim.Config{Facts: demo.Facts(exp.Items())})
+	url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items())})
 	out, cdir := t.TempDir(), filepath.Join(t.TempDir(), "cache")
 	var so, se bytes.Buffer
 	export := func() string {

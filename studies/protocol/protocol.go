@@ -15,8 +15,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 //go:embed templates

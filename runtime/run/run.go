@@ -20,13 +20,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/progress"
-	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/runtime/cache"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/progress"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // ToolVersion is written into manifests.

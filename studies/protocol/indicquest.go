@@ -4,10 +4,10 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // IndicQuest builds L3Cube-IndicQuest requests (Rohera et al.): stage 1

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func qaSet() *item.Set {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 var reg = lang.New()

@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/sim"
 )
 
 // Start serves a simulator with cfg on a free loopback port until the test

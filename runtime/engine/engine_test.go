@@ -8,19 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
-	"github.com/bhashalab/bhasha/analysis/demo"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/sim"
-	"github.com/bhashalab/bhasha/analysis/sim/simtest"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/runtime/cache"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/sim/simtest"
 )
 
 const bundle = "../../testdata/indicklar/project_page_demo_hin_excerpt.json"
 
 func questions(t testing.TB) *item.Set {
 	t.Helper()
-	qs, err := demo.Questions(context.Background(), bundle)
+	qs, err := sim.LoadBundle(context.Background(), bundle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +30,7 @@ func questions(t testing.TB) *item.Set {
 func startSim(t testing.TB, cfg sim.Config) string {
 	t.Helper()
 	if cfg.Facts == nil {
-		cfg.Facts = demo.Facts(questions(t))
+		cfg.Facts = sim.FactsOf(questions(t))
 	}
 	return simtest.Start(t, cfg)
 }

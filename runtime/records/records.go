@@ -24,8 +24,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
 	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // FileName is the records file inside a run directory.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func write(t *testing.T, dir, name, content string) string {

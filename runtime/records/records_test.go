@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func line(key, status string) string {

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/sim"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/sim"
 )
 
 // mangles are the 200 bodies that carry no answer, each as an edit of a

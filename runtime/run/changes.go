@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/records"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // stagePlan is what one stage of an experiment asks, compared with what

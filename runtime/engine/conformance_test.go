@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // startLLMD runs llm-d-inference-sim (an independent vLLM simulator) on a

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // fullFile accepts room bytes, then fails as a full disk does: a short

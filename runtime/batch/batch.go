@@ -23,12 +23,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/experiment"
-	"github.com/bhashalab/bhasha/analysis/records"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/runtime/cache"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Paths inside the run directory.

@@ -19,7 +19,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/bhashalab/bhasha/analysis/cache"
+	"github.com/bhashalab/bhasha/runtime/cache"
 )
 
 // ModelConfig describes one model of an experiment and where it is served.

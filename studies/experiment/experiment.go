@@ -28,11 +28,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/bhashalab/bhasha/analysis/engine"
-	"github.com/bhashalab/bhasha/analysis/protocol"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Experiment is one experiment file.
