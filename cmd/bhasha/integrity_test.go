@@ -45,20 +45,7 @@ func TestSecondRunOnBusyDirectoryFails(t *testing.T) {
 	cfg := writeExperiment(t, dir, n)
 	out := filepath.Join(dir, "run")
 	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
-	first := cli(args...)
-	var se bytes.Buffer
-	first.Stderr = &se
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for countLines(filepath.Join(out, records.FileName)) < 10 {
-		if time.Now().After(deadline) {
-			first.Process.Kill()
-			t.Fatalf("no progress: %s", se.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	first, se := startRun(t, args, out, 10)
 	start := time.Now()
 	code, msg := runCLI(t, cli(args...))
 	if code == 0 || !strings.Contains(msg, out) || !strings.Contains(msg, fmt.Sprintf("process %d", first.Process.Pid)) {

@@ -78,6 +78,28 @@ decoding: {max_tokens: 8}
 	return p
 }
 
+// startRun starts `bhasha args...` as a child process and returns once
+// out/records.jsonl holds at least min records (20 s at most), with the
+// child's stderr.
+func startRun(t *testing.T, args []string, out string, min int) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	c := cli(args...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for countLines(filepath.Join(out, records.FileName)) < min {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatalf("no progress; stderr: %s", stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return c, &stderr
+}
+
 func countLines(p string) int {
 	b, _ := os.ReadFile(p)
 	return bytes.Count(b, []byte("\n"))
@@ -95,20 +117,7 @@ func TestKillAndResume(t *testing.T) {
 	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
 	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url}
 
-	child := cli(args...)
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for countLines(filepath.Join(out, records.FileName)) < 40 {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("no progress; stderr: %s", stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	child, _ := startRun(t, args, out, 40)
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
