@@ -50,7 +50,7 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
-		if err := r.WriteTables(); err != nil {
+		if _, err := r.WriteTables(); err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/studies/experiment"
@@ -218,10 +219,17 @@ type Results struct {
 	scorErr error
 }
 
+// OpenOption adjusts Open.
+type OpenOption func(*string)
+
+// ExperimentFile reads the run's experiment from path instead (the
+// experiment file moved, or a run from before runs kept their copy).
+func ExperimentFile(path string) OpenOption { return func(p *string) { *p = path } }
+
 // Open opens a run directory: its manifest and its experiment (the copy
 // the run keeps, experiment.yaml, else the file the manifest names). When
 // a dataset or template changed since the run, Notes says so.
-func Open(ctx context.Context, dir string) (*Results, error) {
+func Open(ctx context.Context, dir string, opts ...OpenOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
@@ -229,6 +237,9 @@ func Open(ctx context.Context, dir string) (*Results, error) {
 	path := filepath.Join(dir, run.ExperimentFile)
 	if _, err := os.Stat(path); err != nil {
 		path = m.ExperimentFile
+	}
+	for _, o := range opts {
+		o(&path)
 	}
 	exp, err := experiment.Load(ctx, path)
 	if err != nil {
@@ -330,14 +341,28 @@ func (r *Results) Notes() []string {
 	return slices.Clone(r.notes)
 }
 
-// WriteTables writes every table as CSV under DIR/tables, as bhasha
-// report does.
-func (r *Results) WriteTables() error {
+// Scored is the number of scored answers.
+func (r *Results) Scored() (int, error) {
 	if err := r.score(); err != nil {
-		return err
+		return 0, err
+	}
+	return len(r.rows), nil
+}
+
+// WriteTables writes every table as CSV under DIR/tables (each file
+// atomically, first column "simulated") and returns them. It holds the
+// directory's shared lock: it refuses a directory a run is writing.
+func (r *Results) WriteTables() ([]*Table, error) {
+	lk, err := records.LockDir(r.dir, records.Shared)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	if err := r.score(); err != nil {
+		return nil, err
 	}
 	if r.tables == nil {
-		return errors.New("no tables")
+		return nil, errors.New("no tables")
 	}
-	return tables.Write(filepath.Join(r.dir, "tables"), r.tables, r.manifest.Simulated)
+	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables, r.manifest.Simulated)
 }

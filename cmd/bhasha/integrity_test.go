@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -97,20 +97,19 @@ func TestReportIgnoresDuplicateRecords(t *testing.T) {
 	os.WriteFile(p, append(b, b...), 0o644)
 	// Scored directly: the report command would first repair the file
 	// while completing the judge stage.
-	exp, err := experiment.Load(context.Background(), "../../testdata/experiments/smoke-mdi.yaml")
+	r, err := bhasha.Open(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := tables.WriteReport(exp, out, true)
-	if err != nil {
+	if _, err := r.WriteTables(); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(out, "tables", "accuracy.csv"))
 	if !bytes.Equal(got, want) {
 		t.Errorf("accuracy changed with duplicated records:\n%s\nwas\n%s", got, want)
 	}
-	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], fmt.Sprintf("%d duplicate record(s) ignored", bytes.Count(b, []byte("\n")))) {
-		t.Errorf("report did not say it ignored duplicates: %q", rep.Notes)
+	if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], fmt.Sprintf("%d duplicate record(s) ignored", bytes.Count(b, []byte("\n")))) {
+		t.Errorf("report did not say it ignored duplicates: %q", notes)
 	}
 }
 

@@ -28,7 +28,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -445,47 +444,45 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
-	m, err := run.ReadManifest(*dir)
+	var oo []bhasha.OpenOption
+	if *cfg != "" {
+		oo = append(oo, bhasha.ExperimentFile(*cfg))
+	}
+	r, err := bhasha.Open(ctx, *dir, oo...)
 	if err != nil {
-		return err
+		return fmt.Errorf("report: %w (use --config if the experiment moved)", err)
 	}
-	path := *cfg
-	if path == "" {
-		path = m.ExperimentFile
-	}
-	exp, err := experiment.Load(ctx, path)
-	if err != nil {
-		return fmt.Errorf("report: loading the experiment (use --config if it moved): %w", err)
-	}
-	changes, err := run.InputChanges(m, exp)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	for _, c := range changes {
-		fmt.Fprintf(stderr, "report: warning: %s: %s; the tables score the run's answers against the inputs as they are now\n", *dir, c)
-	}
-	if exp.Stages() > 1 {
+	if r.Experiment().Stages() > 1 {
 		// Judge verdicts (and any other later stage) not yet in the run are
 		// requested now; a run that has them all sends nothing and connects
 		// to nothing.
-		if _, err := run.Execute(ctx, exp, run.Options{Out: *dir, Endpoint: *endpoint, CacheDir: *cacheDir, Log: stderr}); err != nil {
+		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr)}
+		if *endpoint != "" {
+			opts = append(opts, bhasha.Endpoint(*endpoint))
+		}
+		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: completing the run's judge stage: %w", err)
 		}
+		if r, err = bhasha.Open(ctx, *dir, oo...); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
 	}
-	rep, err := tables.WriteReport(exp, *dir, m.Simulated)
+	ts, err := r.WriteTables()
 	if err != nil {
 		return err
 	}
-	for _, n := range rep.Notes {
-		fmt.Fprintln(stderr, "report:", n)
+	for _, n := range r.Notes() {
+		fmt.Fprintf(stderr, "report: warning: %s: %s\n", *dir, n)
 	}
+	scored, _ := r.Scored()
+	m := r.Manifest()
 	out := filepath.Join(*dir, "tables")
 	label := ""
 	if m.Simulated {
 		label = " [SIMULATED models]"
 	}
-	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, rep.Scored, label)
-	for _, t := range rep.Tables {
+	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
+	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
 	return nil

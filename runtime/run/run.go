@@ -97,6 +97,7 @@ type Manifest struct {
 	Tool           string            `json:"tool"`
 	Experiment     string            `json:"experiment"`
 	ExperimentFile string            `json:"experiment_file,omitempty"`
+	ExperimentHash string            `json:"experiment_sha256,omitempty"`
 	Inputs         map[string]string `json:"inputs_sha256"`
 	Decoding       engine.Decoding   `json:"decoding"`
 	// Decodings holds the decoding each strategy (or condition) and stage
@@ -114,10 +115,13 @@ type Manifest struct {
 	Status    string             `json:"status"` // running, complete, incomplete (some failed), interrupted
 	Counts    Counts             `json:"counts"`
 	Templates map[string]string  `json:"templates_sha256,omitempty"`
-	Dataset   *DatasetInfo       `json:"dataset,omitempty"`
-	Blocked   int                `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
-	Repairs   []string           `json:"repairs,omitempty"`
-	Error     string             `json:"error,omitempty"`
+	// InputChanges lists inputs that differ from those the kept records
+	// were made from (Inputs and Templates stay the earlier ones).
+	InputChanges []string     `json:"input_changes,omitempty"`
+	Dataset      *DatasetInfo `json:"dataset,omitempty"`
+	Blocked      int          `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
+	Repairs      []string     `json:"repairs,omitempty"`
+	Error        string       `json:"error,omitempty"`
 }
 
 // Execute runs exp into o.Out and returns the final manifest.
@@ -162,9 +166,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
 		expFile = abs
 	}
-	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: expFile, Decoding: exp.Decoding,
+	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: expFile, ExperimentHash: exp.Hash, Decoding: exp.Decoding,
 		Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
-	if prev, err := ReadManifest(o.Out); err == nil {
+	prev, perr := ReadManifest(o.Out)
+	if perr == nil {
 		// Keep the provenance of earlier runs until this one connects.
 		m.Models, m.Simulated = prev.Models, prev.Simulated
 	}
@@ -204,6 +209,19 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 
 	m.Templates = exp.Templates()
+	if perr == nil && prep.Kept > 0 && len(prev.Inputs) > 0 {
+		// The kept records were made from the earlier inputs: the manifest
+		// keeps naming those, and lists what differs now, so that a report
+		// still says so after a resume.
+		changes, err := InputChanges(prev, exp)
+		if err != nil {
+			return nil, err
+		}
+		m.Inputs, m.Templates, m.InputChanges = prev.Inputs, prev.Templates, changes
+		for _, c := range changes {
+			logf("%s: warning: %s; the records kept from earlier runs were made from the earlier inputs", o.Out, c)
+		}
+	}
 	if set := exp.Items(); set != nil {
 		m.Dataset = &DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}
 		for lf, ids := range set.Check().Missing {
@@ -431,15 +449,12 @@ func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
 			}
 		}
 	}
-	// The experiment file itself is left out: a changed request shows up
-	// where it matters (a resumed run stops), and a copy of the same
-	// experiment elsewhere (DIR/experiment.yaml) is not a change.
+	// The experiment file is not an input here (its hash is
+	// experiment_sha256): a changed request shows up where it matters (a
+	// resumed run stops), and a copy of the same experiment elsewhere
+	// (DIR/experiment.yaml) is not a change.
 	then := maps.Clone(m.Inputs)
-	delete(then, m.ExperimentFile)
-	delete(now, exp.Path)
-	if abs, err := filepath.Abs(exp.Path); err == nil {
-		delete(now, abs)
-	}
+	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
 	compare("input", then, now)
 	compare("template", m.Templates, exp.Templates())
 	return out, nil

@@ -511,19 +511,27 @@ func (e *Experiment) EngineOptions() engine.Options {
 	}
 }
 
-// InputHashes returns the SHA-256 of the experiment file and of each input
-// file it reads, for the manifest.
+// absPath is p made absolute (p itself when that fails): input hashes are
+// keyed by absolute path, so the same file read through another relative
+// path is the same input.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// InputHashes returns the SHA-256 of each input file the experiment reads
+// (dataset, requests), keyed by absolute path, for the manifest; the
+// experiment file's own hash is Hash.
 func (e *Experiment) InputHashes() (map[string]string, error) {
 	out := map[string]string{}
-	if e.Path != "" {
-		out[e.Path] = e.Hash
-	}
 	if e.Dataset != nil && e.Dataset.Path != "" {
 		h, err := hashTree(e.resolve(e.Dataset.Path))
 		if err != nil {
 			return nil, err
 		}
-		out[e.resolve(e.Dataset.Path)] = h
+		out[absPath(e.resolve(e.Dataset.Path))] = h
 	}
 	if e.Requests != "" {
 		p := e.resolve(e.Requests)
@@ -536,7 +544,7 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 		if _, err := io.Copy(h, f); err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", p, err)
 		}
-		out[p] = hex.EncodeToString(h.Sum(nil))
+		out[absPath(p)] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out, nil
 }

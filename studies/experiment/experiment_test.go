@@ -109,8 +109,13 @@ func TestStream(t *testing.T) {
 		t.Errorf("decoding %v", maxTok)
 	}
 	hashes, err := e.InputHashes()
-	if err != nil || len(hashes) != 2 {
-		t.Errorf("hashes %v %v", hashes, err)
+	if err != nil || len(hashes) != 1 || e.Hash == "" {
+		t.Errorf("hashes %v %v (the experiment's own: %q)", hashes, err, e.Hash)
+	}
+	for p := range hashes {
+		if !filepath.IsAbs(p) || filepath.Base(p) != "r.jsonl" {
+			t.Errorf("input keyed by %q, want the requests file's absolute path", p)
+		}
 	}
 }
 
