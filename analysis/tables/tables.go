@@ -1,5 +1,7 @@
-// Package tables computes the report tables from scored rows and writes
-// them as CSV files, one per table, each with a header row. Every rate
+// Package tables computes the report tables from scored rows as typed
+// tables (cells stay numbers until rendered) and renders them as CSV
+// files, one per table with a header row, as Markdown and as DataFrames;
+// Catalog says what each table holds and which paper table it mirrors. Every rate
 // carries its count k, its size n and a 95% Wilson interval; every
 // difference a 95% Wald interval; every test its inputs and its p-value,
 // with Holm and Benjamini–Hochberg adjustments across the tests of the

@@ -1,5 +1,6 @@
 // Package records reads and writes a run's records.jsonl: one JSON object
-// per request (see engine.Record for the fields), appended as answers come.
+// per request (see engine.Record for the fields), appended as answers
+// come, whole records per write(2), by one process at a time (LockDir).
 //
 // Resume contract: Prepare reads an existing file, cuts a torn last line,
 // drops "failed" records (they will be retried) and duplicate keys, rewrites
