@@ -1,11 +1,13 @@
-// Package experiment reads and validates experiment files (YAML) and
-// turns them into the stream of requests the engine runs.
+// Package experiment holds experiments — read from YAML files or built as
+// Go values — validates them (Validate without the disk, Build with it)
+// and turns them into the stream of requests the engine runs.
 //
 // An experiment names its models (each with endpoints and served name),
-// the decoding parameters, engine limits, and a source of requests. In this
-// version the sources are "requests" (a JSON Lines file of prompts, see
-// RequestLine) and "synthetic" (generated prompts, for benchmarks and
-// smoke tests; labelled synthetic in every key).
+// the decoding parameters, engine limits, and a source of requests: a
+// study (indicklar, indicquest, mdi) over a dataset, "requests" (a JSON
+// Lines file of prompts, see RequestLine) or "synthetic" (generated
+// prompts, for benchmarks and smoke tests; labelled synthetic in every
+// key).
 package experiment
 
 import (
