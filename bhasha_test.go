@@ -107,6 +107,11 @@ func TestRunTwiceResumes(t *testing.T) {
 	if len(exp.Models[0].Endpoints) != 0 {
 		t.Errorf("the run changed the caller's experiment: %v", exp.Models[0].Endpoints)
 	}
+	// The run's copy of the experiment does not keep the simulator's
+	// address either (it would be dead when the run is reopened).
+	if opened, err := bhasha.Open(context.Background(), filepath.Join(dir, "run")); err != nil || len(opened.Experiment().Models[0].Endpoints) != 0 {
+		t.Errorf("reopened experiment: %v %v", err, opened.Experiment().Models)
+	}
 	var log strings.Builder
 	r, err := bhasha.Run(context.Background(), exp, append(opts, bhasha.Log(&log))...)
 	if err != nil || r.Manifest().Counts.SentThisRun != 0 || !strings.Contains(log.String(), "nothing to do") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,22 +118,12 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	}
 	eps := c.endpoints
 	if c.simulate || (len(eps) == 0 && needsEndpoints(exp)) {
-		// The simulator must know the items, which the built experiment
-		// holds, and the experiment builds only with endpoints: take the
-		// port first, build, then serve on it.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("starting the simulator: %w", err)
-		}
-		url := "http://" + ln.Addr().String() + "/v1"
-		exp.Override([]string{url}, 0)
+		// The simulator knows the experiment's items: build first.
 		if err := exp.Build(ctx); err != nil {
-			ln.Close()
 			return nil, err
 		}
-		stop, err := serveSimulator(ctx, exp, ln)
+		url, stop, err := startSimulator(ctx, exp)
 		if err != nil {
-			ln.Close()
 			return nil, err
 		}
 		defer stop()
@@ -163,17 +152,14 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 var ErrIncomplete = errors.New("the run is incomplete")
 
 // clone copies an experiment deeply enough that a run can set its models'
-// endpoints and key variables without touching the original (a notebook
-// cell run twice must not find the first run's simulator address in it).
+// endpoints and key variables (fields of Models and Judge, replaced, never
+// edited in place) without touching the original: a notebook cell run
+// twice must not find the first run's simulator address in it.
 func clone(e *Experiment) *Experiment {
 	c := *e
 	c.Models = slices.Clone(e.Models)
-	for i := range c.Models {
-		c.Models[i].Endpoints = slices.Clone(c.Models[i].Endpoints)
-	}
 	if e.Judge != nil {
 		j := *e.Judge
-		j.Endpoints = slices.Clone(j.Endpoints)
 		c.Judge = &j
 	}
 	return &c
@@ -189,20 +175,24 @@ func needsEndpoints(exp *Experiment) bool {
 	return exp.Judge != nil && len(exp.Judge.Endpoints) == 0
 }
 
-// serveSimulator serves the simulator, knowing the experiment's items, on
-// ln until stop.
-func serveSimulator(ctx context.Context, exp *Experiment, ln net.Listener) (func(), error) {
+// startSimulator serves the simulator, knowing the experiment's items, on
+// a loopback port until stop, and returns its base URL.
+func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error) {
 	var facts []sim.Fact
 	if set := exp.Items(); set != nil {
 		facts = sim.FactsOf(set)
 	}
 	srv, err := sim.New(sim.Config{Facts: facts})
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	srv.Serve(sctx, ln)
-	return cancel, nil
+	url, err := srv.Start(sctx, "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		return "", nil, err
+	}
+	return url, cancel, nil
 }
 
 // Results is a run directory, finished or partial, from Run or Open: its

@@ -186,13 +186,6 @@ func (s *Server) Start(ctx context.Context, addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("simulator listening on %s: %w", addr, err)
 	}
-	return s.Serve(ctx, ln), nil
-}
-
-// Serve serves on ln until ctx ends and returns the base URL (ending in
-// /v1); the caller may have told clients that URL before the server
-// existed.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) string {
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: min(10*time.Second, s.cfg.ReadTimeout),
 		ReadTimeout: s.cfg.ReadTimeout, IdleTimeout: s.cfg.IdleTimeout}
 	go func() {
@@ -203,7 +196,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) string {
 		hs.Close()
 	}()
 	go hs.Serve(ln)
-	return "http://" + ln.Addr().String() + "/v1"
+	return "http://" + ln.Addr().String() + "/v1", nil
 }
 
 // apiError is vLLM's error body: {"error": {"message", "type", "param", "code"}}.

@@ -6,36 +6,34 @@ type Info struct {
 	Name        string
 	Description string
 	Mirrors     string
-	Studies     []string // the studies that write it (nil: every study)
 }
 
 // Catalog lists every table a report can write, in report order.
 func Catalog() []Info {
-	klar, mdi, quest := []string{"indicklar"}, []string{"mdi"}, []string{"indicquest"}
 	return []Info{
-		{"accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests", "IndicKLAR Tables 2, 7–9 (ACC); IndicQuest Table 4; distractor study Tables 2–3", nil},
-		{"scoring", "each criterion's rule and the normalisation steps it applies", "", nil},
-		{"scaling", "Spearman's ρ of model size against accuracy (models with size_b)", "IndicKLAR §5.3 / Fig. 5", nil},
-		{"human_agreement", "each criterion against human labels: n, agreement, Cohen's κ", "IndicQuest §5 (judge validation)", nil},
-		{"clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair", "IndicKLAR Fig. 4 (pairs)", klar},
-		{"clc_mean", "each unit's mean Jaccard against the others (the authors' CLC(L))", "IndicKLAR Tables 2, 7–9 (CLC)", klar},
-		{"clc_matrix", "pairwise CLC matrix per model: reference below, strategy above the diagonal", "IndicKLAR Fig. 4", klar},
-		{"strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval", "IndicKLAR Fig. 3 (significance)", klar},
-		{"form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p", "IndicKLAR Fig. 2 / §5.1", klar},
-		{"flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English", "IndicKLAR Table 15 / Fig. 8", klar},
-		{"families", "accuracy pooled by language family", "IndicKLAR §5.4", klar},
-		{"family_tests", "Indo-Aryan against Dravidian: difference interval, z and Fisher p", "IndicKLAR §5.4", klar},
-		{"relations", "accuracy per relation", "IndicKLAR Fig. 6 (radar)", klar},
-		{"language_tests", "Wilcoxon signed-rank test of a strategy's gains across languages", "IndicKLAR A.3/A.4", klar},
-		{"tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ", "IndicKLAR Table 10", klar},
-		{"latency", "client-observed latency and accuracy per strategy", "IndicKLAR Table 6", klar},
-		{"condition_tests", "each distractor condition against clean: difference interval, z and Fisher p, Holm and BH", "distractor study Table 2", mdi},
-		{"script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)", "distractor study Tables 3–4", mdi},
-		{"judge_by_script", "judge verdicts by the main script of the judged answer", "", append(mdi, quest...)},
-		{"judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall", "IndicQuest Table 5", quest},
-		{"domains", "accuracy per domain and protocol", "IndicQuest Table 7", quest},
-		{"protocol_rankings", "agreement of the protocols' model rankings (Kendall τ)", "IndicQuest §5", quest},
-		{"answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts", "", nil},
+		{"accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests", "IndicKLAR Tables 2, 7–9 (ACC); IndicQuest Table 4; distractor study Tables 2–3"},
+		{"scoring", "each criterion's rule and the normalisation steps it applies", ""},
+		{"scaling", "Spearman's ρ of model size against accuracy (models with size_b)", "IndicKLAR §5.3 / Fig. 5"},
+		{"human_agreement", "each criterion against human labels: n, agreement, Cohen's κ", "IndicQuest §5 (judge validation)"},
+		{"clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair", "IndicKLAR Fig. 4 (pairs)"},
+		{"clc_mean", "each unit's mean Jaccard against the others (the authors' CLC(L))", "IndicKLAR Tables 2, 7–9 (CLC)"},
+		{"clc_matrix", "pairwise CLC matrix per model: reference below, strategy above the diagonal", "IndicKLAR Fig. 4"},
+		{"strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval", "IndicKLAR Fig. 3 (significance)"},
+		{"form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p", "IndicKLAR Fig. 2 / §5.1"},
+		{"flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English", "IndicKLAR Table 15 / Fig. 8"},
+		{"families", "accuracy pooled by language family", "IndicKLAR §5.4"},
+		{"family_tests", "Indo-Aryan against Dravidian: difference interval, z and Fisher p", "IndicKLAR §5.4"},
+		{"relations", "accuracy per relation", "IndicKLAR Fig. 6 (radar)"},
+		{"language_tests", "Wilcoxon signed-rank test of a strategy's gains across languages", "IndicKLAR A.3/A.4"},
+		{"tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ", "IndicKLAR Table 10"},
+		{"latency", "client-observed latency and accuracy per strategy", "IndicKLAR Table 6"},
+		{"condition_tests", "each distractor condition against clean: difference interval, z and Fisher p, Holm and BH", "distractor study Table 2"},
+		{"script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)", "distractor study Tables 3–4"},
+		{"judge_by_script", "judge verdicts by the main script of the judged answer", ""},
+		{"judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall", "IndicQuest Table 5"},
+		{"domains", "accuracy per domain and protocol", "IndicQuest Table 7"},
+		{"protocol_rankings", "agreement of the protocols' model rankings (Kendall τ)", "IndicQuest §5"},
+		{"answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts", ""},
 	}
 }
 

@@ -298,6 +298,12 @@ func CLCMatrix(pairs *Table, ref string) *Table {
 		}
 		strategies[k][a], strategies[k][b] = true, true
 	}
+	jac := func(k key) float64 {
+		if x, ok := j[k]; ok {
+			return x
+		}
+		return math.NaN() // the pair was not computed
+	}
 	var ks [][2]string
 	for k := range strategies {
 		if k[1] != ref && strategies[[2]string{k[0], ref}] != nil {
@@ -316,12 +322,6 @@ func CLCMatrix(pairs *Table, ref string) *Table {
 		for r, ru := range units {
 			for c, cu := range units {
 				v := 1.0
-				jac := func(k key) float64 {
-					if x, ok := j[k]; ok {
-						return x
-					}
-					return math.NaN() // the pair was not computed
-				}
 				switch {
 				case r > c:
 					v = jac(key{k[0], ref, ru, cu})

@@ -122,7 +122,7 @@ func KindOf(name string, typ Type) Kind {
 	case typ == Int:
 		return KindCount
 	}
-	for _, r := range []string{"rate", "accuracy", "acc_", "share", "agree", "mean_jaccard", "jaccard", "em", "abst", "halluc"} {
+	for _, r := range []string{"rate", "accuracy", "acc_", "share", "agree", "jaccard", "em", "abst", "halluc"} {
 		if strings.Contains(name, r) {
 			return KindRate
 		}
@@ -184,12 +184,15 @@ func (t *Table) Str(row []any, name string) string {
 
 // Num returns cell (row, column name) as a number: an int or float64
 // cell's value, NaN otherwise.
-func (t *Table) Num(row []any, name string) float64 {
-	switch v := t.cell(row, name).(type) {
+func (t *Table) Num(row []any, name string) float64 { return number(t.cell(row, name)) }
+
+// number is an int or float64 cell's value, NaN for any other cell.
+func number(v any) float64 {
+	switch x := v.(type) {
 	case int:
-		return float64(v)
+		return float64(x)
 	case float64:
-		return v
+		return x
 	}
 	return math.NaN()
 }
@@ -359,13 +362,13 @@ func (t *Table) DataFrame() dataframe.DataFrame {
 		case Int:
 			v := make([]int, len(t.Rows))
 			for i, r := range t.Rows {
-				v[i] = int(t.Num(r, col.Name))
+				v[i] = int(number(r[c]))
 			}
 			ss[c] = series.New(v, series.Int, col.Name)
 		case Float:
 			v := make([]float64, len(t.Rows))
 			for i, r := range t.Rows {
-				v[i] = t.Num(r, col.Name)
+				v[i] = number(r[c])
 			}
 			ss[c] = series.New(v, series.Float, col.Name)
 		case Bool:

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -194,16 +195,20 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		cfg.Facts = fl
 	default:
 		path := *bundle
-		if path == "" {
+		if path == "" { // the built-in excerpt, written where the loader can read it
 			dir, err := os.MkdirTemp("", "bhasha-sim-")
 			if err != nil {
 				return fmt.Errorf("sim: %w", err)
 			}
 			defer os.RemoveAll(dir)
-			if err := os.CopyFS(dir, bhasha.DefaultInputs()); err != nil {
+			b, err := iofs.ReadFile(bhasha.DefaultInputs(), bhasha.DefaultBundle)
+			if err == nil {
+				path = filepath.Join(dir, filepath.Base(bhasha.DefaultBundle))
+				err = os.WriteFile(path, b, 0o644)
+			}
+			if err != nil {
 				return fmt.Errorf("sim: writing the built-in bundle: %w", err)
 			}
-			path = filepath.Join(dir, bhasha.DefaultBundle)
 		}
 		if qs, err := sim.LoadBundle(ctx, path); err == nil {
 			cfg.Facts = sim.FactsOf(qs)

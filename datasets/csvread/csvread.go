@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -41,10 +42,12 @@ func (t *Table) Problem(i int) *item.Problem { return t.Problems[i] }
 // later cell, so the row is rejected rather than read shifted).
 func (t *Table) rowProblem(r *csv.Reader, rec []string, line int) *item.Problem {
 	for j, f := range rec {
-		if _, _, msg, bad := jsonpos.BadUTF8([]byte(f)); bad {
-			fl, _ := r.FieldPos(j)
-			return &item.Problem{File: t.Path, Line: fl, Field: t.name(j), Msg: msg}
+		if utf8.ValidString(f) {
+			continue
 		}
+		_, _, msg, _ := jsonpos.BadUTF8([]byte(f))
+		fl, _ := r.FieldPos(j)
+		return &item.Problem{File: t.Path, Line: fl, Field: t.name(j), Msg: msg}
 	}
 	if len(rec) > len(t.Header) {
 		return &item.Problem{File: t.Path, Line: line, Field: t.name(len(t.Header)),
@@ -96,7 +99,8 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 		line, _ := r.FieldPos(0)
 		if t.Header == nil {
 			for j, h := range rec {
-				if _, _, msg, bad := jsonpos.BadUTF8([]byte(h)); bad {
+				if !utf8.ValidString(h) {
+					_, _, msg, _ := jsonpos.BadUTF8([]byte(h))
 					return nil, item.Problem{File: path, Line: line, Field: fmt.Sprintf("header column %d", j+1), Msg: msg}
 				}
 				t.Names = append(t.Names, strings.TrimSpace(h))

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -28,20 +29,13 @@ type stagePlan struct {
 // builds (records.KeySet.Changed; records without a digest never differ).
 func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string) (stagePlan, error) {
 	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
-	seen := map[string]map[string]bool{}
 	for r, err := range exp.StreamStage(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
 		}
 		group := decodingGroup(r.Key)
-		if b, err := json.Marshal(r.Decoding); err == nil {
-			if seen[group] == nil {
-				seen[group] = map[string]bool{}
-			}
-			if !seen[group][string(b)] {
-				seen[group][string(b)] = true
-				p.decodings[group] = append(p.decodings[group], r.Decoding)
-			}
+		if !slices.ContainsFunc(p.decodings[group], func(d engine.Decoding) bool { return reflect.DeepEqual(d, r.Decoding) }) {
+			p.decodings[group] = append(p.decodings[group], r.Decoding)
 		}
 		key := r.Key.String()
 		if !done.Has(key) {
@@ -81,12 +75,14 @@ func decodingGroup(k engine.Key) string {
 // how many requests changed that way, most frequent first.
 func describeChanges(dir string, keys map[string]bool, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), served map[string]string) string {
 	old := map[string][]byte{}
-	records.Read(dir, func(r *engine.Record) error {
+	if err := records.Read(dir, func(r *engine.Record) error {
 		if keys[r.Key] && len(r.Request) > 0 {
 			old[r.Key] = r.Request
 		}
 		return nil
-	})
+	}); err != nil {
+		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
+	}
 	counts := map[string]int{}
 	for r, err := range exp.StreamStage(stage, lookup, nil) {
 		if err != nil {
@@ -108,16 +104,8 @@ func describeChanges(dir string, keys map[string]bool, exp *experiment.Experimen
 			counts[d]++
 		}
 	}
-	names := make([]string, 0, len(counts))
-	for d := range counts {
-		names = append(names, d)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if counts[names[i]] != counts[names[j]] {
-			return counts[names[i]] > counts[names[j]]
-		}
-		return names[i] < names[j]
-	})
+	names := slices.Sorted(maps.Keys(counts))
+	slices.SortStableFunc(names, func(a, b string) int { return counts[b] - counts[a] }) // most frequent first
 	var parts []string
 	for i, d := range names {
 		if i == 5 {
@@ -128,9 +116,6 @@ func describeChanges(dir string, keys map[string]bool, exp *experiment.Experimen
 	}
 	return strings.Join(parts, "; ")
 }
-
-// bodyFields that are the prompt rather than decoding.
-var promptFields = []string{"messages", "prompt"}
 
 // diffBodies lists the top-level fields in which two request bodies differ:
 // decoding fields with their old and new values, the prompt without them
@@ -143,27 +128,14 @@ func diffBodies(oldBody, newBody []byte) []string {
 	if json.Unmarshal(oldBody, &a) != nil || json.Unmarshal(newBody, &b) != nil {
 		return nil
 	}
-	fields := map[string]bool{}
-	for k := range a {
-		fields[k] = true
-	}
-	for k := range b {
-		fields[k] = true
-	}
 	var out []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range fields {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range unionKeys(a, b) {
 		x, y := a[k], b[k]
 		if bytes.Equal(x, y) {
 			continue
 		}
 		switch {
-		case slices.Contains(promptFields, k):
+		case k == "messages" || k == "prompt":
 			out = append(out, "prompt text")
 		case k == "model":
 			out = append(out, fmt.Sprintf("served model %s → %s", short(x), short(y)))
@@ -172,6 +144,18 @@ func diffBodies(oldBody, newBody []byte) []string {
 		}
 	}
 	return out
+}
+
+// unionKeys lists the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // short shows a JSON value in at most 40 characters ("unset" when absent).

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -143,7 +142,6 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			return nil, fmt.Errorf("--endpoint: %w", err)
 		}
 	}
-	exp.Override(eps, o.Concurrency)
 	if err := exp.Build(ctx); err != nil {
 		return nil, err
 	}
@@ -155,6 +153,8 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		return nil, err
 	}
 	defer lk.Unlock()
+	// The copy keeps the experiment as its author wrote it: endpoints given
+	// for this run (--endpoint, the simulator's address) are not part of it.
 	portable, err := exp.Portable()
 	if err != nil {
 		return nil, err
@@ -162,6 +162,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
 		return nil, err
 	}
+	exp.Override(eps, o.Concurrency)
 	expFile := exp.Path
 	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
 		expFile = abs
@@ -424,19 +425,7 @@ func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
 	}
 	var out []string
 	compare := func(what string, then, now map[string]string) {
-		names := map[string]bool{}
-		for k := range then {
-			names[k] = true
-		}
-		for k := range now {
-			names[k] = true
-		}
-		keys := make([]string, 0, len(names))
-		for k := range names {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range unionKeys(then, now) {
 			a, b := then[k], now[k]
 			switch {
 			case a == b:

@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -37,7 +36,8 @@ import (
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
-// Experiment is one experiment file.
+// Experiment is one experiment: read from a file (Load, Parse) or built
+// as a Go value.
 type Experiment struct {
 	Name string `yaml:"name"`
 	// Study is requests (the default with a requests file), synthetic, or
@@ -174,16 +174,8 @@ func Parse(ctx context.Context, b []byte, name string) (*Experiment, error) {
 }
 
 func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
-	if !utf8.Valid(b) {
-		off := 0
-		for off < len(b) {
-			r, n := utf8.DecodeRune(b[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
-		return nil, fmt.Errorf("%s: line %d: invalid UTF-8 (byte %#02x); save the file as UTF-8", name, bytes.Count(b[:off], []byte("\n"))+1, b[off])
+	if off, _, msg, bad := jsonpos.BadUTF8(b); bad {
+		return nil, fmt.Errorf("%s: line %d: %s", name, bytes.Count(b[:off], []byte("\n"))+1, msg)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
@@ -425,11 +417,7 @@ func (e *Experiment) Portable() ([]byte, error) {
 		if p == "" {
 			return ""
 		}
-		a, err := filepath.Abs(e.resolve(p))
-		if err != nil {
-			return e.resolve(p)
-		}
-		return a
+		return absPath(e.resolve(p))
 	}
 	c.Requests, c.HumanLabels = abs(e.Requests), abs(e.HumanLabels)
 	if e.Dataset != nil {
@@ -440,6 +428,11 @@ func (e *Experiment) Portable() ([]byte, error) {
 	c.Models = slices.Clone(e.Models)
 	for i := range c.Models {
 		c.Models[i].Tokenizer = abs(c.Models[i].Tokenizer)
+	}
+	if e.Judge != nil {
+		j := *e.Judge
+		j.Tokenizer = abs(j.Tokenizer)
+		c.Judge = &j
 	}
 	b, err := yaml.Marshal(&c)
 	if err != nil {

@@ -99,7 +99,7 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 		add(lineOf(root, "judge_prompt"), "judge_prompt %q: want v1 or v2", e.JudgePrompt)
 	}
 	if e.Study == StudyIndicQuest && e.Judge == nil {
-		add(lineOf(root), "study indicquest needs a judge (name, served_name, endpoints)")
+		add(lineOf(root), "study indicquest needs a judge (name, served_name)")
 	}
 	if e.Sample < 0 {
 		add(lineOf(root, "sample"), "sample must not be negative")
