@@ -345,21 +345,15 @@ func TestInterruptDuringDatasetLoad(t *testing.T) {
 // content is null is a failed record, not an empty answer, and is not
 // cached.
 func TestBatchImportNullContent(t *testing.T) {
-	url := simtest.Start(t, sim.Config{})
-	dir := t.TempDir()
-	cfg := writeExperiment(t, dir, 5)
-	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
-	var so, se bytes.Buffer
-	if err := dispatch(context.Background(), []string{"batch", "export", "--config", cfg, "--out", out, "--cache-dir", cdir}, &so, &se); err != nil {
-		t.Fatalf("%v %s", err, se.String())
-	}
+	url, _, _, out, cdir, so := exportBatch(t, 5)
+	var se bytes.Buffer
 	ofile := playBatch(t, filepath.Join(out, "batch", "input.jsonl"), url, -1)
 	b, _ := os.ReadFile(ofile)
 	lines := strings.SplitAfter(string(b), "\n")
 	lines[2] = strings.Replace(lines[2], `"content":"`, `"content":null,"was":"`, 1)
 	os.WriteFile(ofile, []byte(strings.Join(lines, "")), 0o644)
 	so.Reset()
-	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, &so, &se); err != nil {
+	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, so, &se); err != nil {
 		t.Fatalf("%v %s", err, se.String())
 	}
 	if !strings.Contains(so.String(), "imported 4 ok, 1 failed") {

@@ -207,20 +207,14 @@ func TestHelpOnEveryCommand(t *testing.T) {
 // Batch export writes exactly the request bodies the engine would send;
 // feeding them to a server and importing the answers leaves nothing pending.
 func TestBatchRoundTrip(t *testing.T) {
-	url := simtest.Start(t, sim.Config{})
-	dir := t.TempDir()
-	cfg := writeExperiment(t, dir, 20)
-	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
-	var so, se bytes.Buffer
-	if err := dispatch(context.Background(), []string{"batch", "export", "--config", cfg, "--out", out, "--cache-dir", cdir}, &so, &se); err != nil {
-		t.Fatalf("%v %s", err, se.String())
-	}
+	url, dir, cfg, out, cdir, so := exportBatch(t, 20)
+	var se bytes.Buffer
 	if !strings.Contains(so.String(), "20 pending") {
 		t.Fatalf("export said %q", so.String())
 	}
 	ofile := playBatch(t, filepath.Join(out, "batch", "input.jsonl"), url, 3)
 	so.Reset()
-	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, &so, &se); err != nil {
+	if err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir}, so, &se); err != nil {
 		t.Fatalf("%v %s", err, se.String())
 	}
 	if !strings.Contains(so.String(), "imported 19 ok, 1 failed") {
@@ -230,7 +224,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	log := &bodyLog{}
 	url2 := simtest.Start(t, sim.Config{OnRequest: log.add})
 	se.Reset()
-	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url2}, &so, &se); err != nil {
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", url2}, so, &se); err != nil {
 		t.Fatalf("%v %s", err, se.String())
 	}
 	if sent := len(log.take()); sent != 1 {
@@ -239,10 +233,28 @@ func TestBatchRoundTrip(t *testing.T) {
 	// Unknown custom_id: an error naming the file and line.
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"custom_id":"nope","response":{"status_code":200,"body":{}}}`+"\n"), 0o644)
-	err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", bad, "--cache-dir", cdir}, &so, &se)
+	err := dispatch(context.Background(), []string{"batch", "import", "--out", out, "--file", bad, "--cache-dir", cdir}, so, &se)
 	if err == nil || !strings.Contains(err.Error(), "bad.jsonl line 1") {
 		t.Errorf("bad custom_id: %v", err)
 	}
+}
+
+// exportBatch exports a synthetic experiment of n requests as a batch
+// file, against a fresh simulator; it returns the simulator's URL, the
+// test directory, the experiment file, the run and cache directories and
+// the export's output.
+func exportBatch(t *testing.T, n int) (url, dir, cfg, out, cdir string, so *bytes.Buffer) {
+	t.Helper()
+	url = simtest.Start(t, sim.Config{})
+	dir = t.TempDir()
+	cfg = writeExperiment(t, dir, n)
+	out, cdir = filepath.Join(dir, "run"), filepath.Join(dir, "cache")
+	so = &bytes.Buffer{}
+	var se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"batch", "export", "--config", cfg, "--out", out, "--cache-dir", cdir}, so, &se); err != nil {
+		t.Fatalf("%v %s", err, se.String())
+	}
+	return url, dir, cfg, out, cdir, so
 }
 
 func httpPost(url string, body []byte) ([]byte, error) {
