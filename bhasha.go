@@ -15,9 +15,11 @@ package bhasha
 
 import (
 	"context"
+	"slices"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
@@ -39,13 +41,29 @@ type PromptOptions = experiment.PromptOptions
 // Problems lists what is wrong with an experiment (Experiment.Validate).
 type Problems = experiment.Problems
 
+// Study is one study (its options, requests, extraction, scoring and
+// tables), registered by name; see package studies/experiment.
+type Study = experiment.Study
+
+// Plan is a built study.
+type Plan = experiment.Plan
+
+// Registry holds the studies an experiment can name.
+type Registry = experiment.Registry
+
+// BuiltinStudies is a new registry of the built-in studies (indicklar,
+// indicquest, mdi, requests, synthetic); add a program's own with Add.
+func BuiltinStudies() *Registry { return studies.Builtin() }
+
 // Load reads, validates and builds an experiment file (YAML).
-func Load(ctx context.Context, path string) (*Experiment, error) { return experiment.Load(ctx, path) }
+func Load(ctx context.Context, path string, opts ...ReadOption) (*Experiment, error) {
+	return experiment.Load(ctx, path, experiment.LoadOptions{Studies: readWith(opts).studies})
+}
 
 // Parse reads an experiment from YAML text; relative paths in it are
 // relative to the working directory.
-func Parse(ctx context.Context, yaml []byte) (*Experiment, error) {
-	return experiment.Parse(ctx, yaml, "experiment.yaml")
+func Parse(ctx context.Context, yaml []byte, opts ...ReadOption) (*Experiment, error) {
+	return experiment.Parse(ctx, yaml, "experiment.yaml", experiment.LoadOptions{Studies: readWith(opts).studies})
 }
 
 // Option sets one field of an experiment built in Go.
@@ -55,24 +73,36 @@ type Option func(*Experiment)
 // IndicKLAR dataset (the release directory or a project-page bundle).
 // Without Models it asks the simulated models.
 func IndicKLAR(dataset string, opts ...Option) *Experiment {
-	return build(experiment.StudyIndicKLAR, dataset, opts)
+	return New("indicklar", dataset, opts...)
 }
 
 // IndicQuest is the multilingual factual QA study over IndicQuest CSV
 // files; without Judge it is judged by a simulated judge.
 func IndicQuest(dataset string, opts ...Option) *Experiment {
-	return build(experiment.StudyIndicQuest, dataset, opts)
+	return New("indicquest", dataset, judged(opts)...)
 }
 
 // Distractors is the prompt-contamination study over TriviaQA or
 // TruthfulQA; without Judge the switched answers go to a simulated judge.
 func Distractors(dataset string, opts ...Option) *Experiment {
-	return build(experiment.StudyMDI, dataset, opts)
+	return New("mdi", dataset, judged(opts)...)
 }
 
 // Requests sends each line of a JSON Lines request file to every model.
 func Requests(path string, opts ...Option) *Experiment {
-	e := &Experiment{Name: "requests", Requests: path}
+	e := New("requests", "", opts...)
+	e.Requests = path
+	return e
+}
+
+// New is an experiment of any registered study (a program's own study is
+// registered with Register) over a dataset ("" when it reads none);
+// without Models it asks the simulated models.
+func New(study, dataset string, opts ...Option) *Experiment {
+	e := &Experiment{Name: study, Study: study, Studies: BuiltinStudies()}
+	if dataset != "" {
+		e.Dataset = &experiment.Dataset{Path: dataset}
+	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -82,19 +112,28 @@ func Requests(path string, opts ...Option) *Experiment {
 	return e
 }
 
-func build(study, dataset string, opts []Option) *Experiment {
-	e := &Experiment{Name: study, Study: study, Dataset: &experiment.Dataset{Path: dataset}}
-	for _, o := range opts {
-		o(e)
+// judged adds, after opts, the simulated judge unless opts set one.
+func judged(opts []Option) []Option {
+	return append(slices.Clone(opts), func(e *Experiment) {
+		if e.Judge == nil {
+			j := SimulatedJudge()
+			e.Judge = &j
+		}
+	})
+}
+
+// Register adds a study to the experiment's registry (a copy of it: the
+// registry the experiment came with is not changed). A registration error
+// (a name already taken) is reported by Validate.
+func Register(s Study) Option {
+	return func(e *Experiment) {
+		r := e.Studies.Clone()
+		if err := r.Add(s); err != nil {
+			e.Study = s.Name() + " (not registered: " + err.Error() + ")"
+			return
+		}
+		e.Studies = r
 	}
-	if len(e.Models) == 0 {
-		e.Models = SimulatedModels()
-	}
-	if e.Judge == nil && study != experiment.StudyIndicKLAR {
-		j := SimulatedJudge()
-		e.Judge = &j
-	}
-	return e
 }
 
 // SimulatedModels are the in-process simulator's models (1B, 8B and 70B

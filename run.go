@@ -98,6 +98,9 @@ func Log(w io.Writer) RunOption { return func(c *runConfig) { c.log = w } }
 // into the same directory sends only what is missing.
 func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, error) {
 	exp = clone(exp) // endpoints and keys set for this run stay out of the caller's value
+	if exp.Studies == nil {
+		exp.Studies = BuiltinStudies()
+	}
 	c := runConfig{log: io.Discard}
 	for _, o := range opts {
 		o(&c)
@@ -209,29 +212,50 @@ type Results struct {
 	scorErr error
 }
 
-// OpenOption adjusts Open.
-type OpenOption func(*string)
+// ReadOption adjusts Load, Parse and Open.
+type ReadOption func(*readConfig)
 
-// ExperimentFile reads the run's experiment from path instead (the
-// experiment file moved, or a run from before runs kept their copy).
-func ExperimentFile(path string) OpenOption { return func(p *string) { *p = path } }
+type readConfig struct {
+	experimentFile string
+	studies        *Registry
+}
+
+func readWith(opts []ReadOption) readConfig {
+	var c readConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.studies == nil {
+		c.studies = BuiltinStudies()
+	}
+	return c
+}
+
+// ExperimentFile makes Open read the run's experiment from path instead
+// (the experiment file moved, or a run from before runs kept their copy).
+func ExperimentFile(path string) ReadOption { return func(c *readConfig) { c.experimentFile = path } }
+
+// WithStudies reads experiments with these studies (a registry holding
+// one of a program's own; default BuiltinStudies).
+func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studies = r } }
 
 // Open opens a run directory: its manifest and its experiment (the copy
 // the run keeps, experiment.yaml, else the file the manifest names). When
 // a dataset or template changed since the run, Notes says so.
-func Open(ctx context.Context, dir string, opts ...OpenOption) (*Results, error) {
+func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, run.ExperimentFile)
-	if _, err := os.Stat(path); err != nil {
-		path = m.ExperimentFile
+	cfg := readWith(opts)
+	path := cfg.experimentFile
+	if path == "" {
+		path = filepath.Join(dir, run.ExperimentFile)
+		if _, err := os.Stat(path); err != nil {
+			path = m.ExperimentFile
+		}
 	}
-	for _, o := range opts {
-		o(&path)
-	}
-	exp, err := experiment.Load(ctx, path)
+	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies})
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
@@ -265,11 +289,7 @@ func (r *Results) InputChanges() ([]string, error) { return run.InputChanges(r.m
 // score scores the run once and computes every table of its study.
 func (r *Results) score() error {
 	r.once.Do(func() {
-		if r.exp.Items() == nil {
-			r.scorErr = fmt.Errorf("run %s: experiment %s is a request file, not a study: it has records but no tables", r.dir, r.exp.Name)
-			return
-		}
-		rows, dups, err := score.Score(r.exp, r.dir)
+		rows, dups, err := r.exp.Score(r.dir)
 		if err != nil {
 			r.scorErr = err
 			return
@@ -277,13 +297,13 @@ func (r *Results) score() error {
 		if s := dups.String(); s != "" {
 			r.notes = append(r.notes, s)
 		}
-		opt, err := tables.OptionsFor(r.exp)
+		ts, err := r.exp.Tables(rows)
 		if err != nil {
 			r.scorErr = err
 			return
 		}
 		r.rows = rows
-		r.tables = append(tables.For(r.exp.Study, rows, opt), tables.Answers(rows))
+		r.tables = append(ts, tables.Answers(rows))
 		for _, t := range r.tables {
 			t.Simulated = r.manifest.Simulated
 		}
@@ -300,7 +320,7 @@ func (r *Results) Tables() ([]TableInfo, error) {
 	for _, t := range r.tables {
 		in, ok := tables.InfoOf(t.Name)
 		if !ok {
-			in = TableInfo{Name: t.Name}
+			in = TableInfo{Name: t.Name, Description: t.Description}
 		}
 		out = append(out, in)
 	}

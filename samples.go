@@ -12,7 +12,10 @@ import (
 // Sample is one scored answer: what was asked, what came back, how it was
 // read and judged.
 type Sample struct {
-	Model, Item, Language, Form, Strategy, Condition, Stage string
+	Model, Item, Language, Form, Strategy, Condition string
+	// Role is what the request asked: "" (the answer), or a first stage's
+	// "translation".
+	Role string
 	// Prompt is the prompt as sent: the completion prompt, or the chat
 	// messages as "role: content" paragraphs ("" for multiple-choice
 	// items, which are scored from one request per choice).
@@ -51,7 +54,7 @@ func (r *Results) Samples() ([]Sample, error) {
 	out := make([]Sample, 0, len(r.rows))
 	for _, row := range r.rows {
 		k := row.Key
-		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Stage: k.Stage,
+		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
 			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched,
@@ -67,21 +70,12 @@ func (r *Results) Samples() ([]Sample, error) {
 // PromptText shows a request body's prompt: a completion's prompt as it
 // is, a chat's messages as "role: content" paragraphs.
 func PromptText(body json.RawMessage) string {
-	var b struct {
-		Prompt   *string `json:"prompt"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
+	prompt, msgs, err := engine.PromptOf(body)
+	if err != nil || len(msgs) == 0 {
+		return prompt
 	}
-	if json.Unmarshal(body, &b) != nil {
-		return ""
-	}
-	if b.Prompt != nil {
-		return *b.Prompt
-	}
-	parts := make([]string, len(b.Messages))
-	for i, m := range b.Messages {
+	parts := make([]string, len(msgs))
+	for i, m := range msgs {
 		parts[i] = m.Role + ": " + m.Content
 	}
 	return strings.Join(parts, "\n\n")

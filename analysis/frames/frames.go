@@ -17,7 +17,7 @@ import (
 )
 
 // RecordColumns are the columns of Records, in order.
-var RecordColumns = []string{"key", "experiment", "model", "item", "language", "form", "strategy", "condition", "stage",
+var RecordColumns = []string{"key", "experiment", "model", "item", "language", "form", "strategy", "condition", "role",
 	"kind", "served_model", "status", "error", "response", "finish_reason", "prompt_tokens", "completion_tokens",
 	"latency_ms", "attempts", "cached", "endpoint"}
 
@@ -64,7 +64,7 @@ func FromRecords(recs []*engine.Record) dataframe.DataFrame {
 		series.New(str(func(r *engine.Record) string { return r.Fields.Form }), series.String, "form"),
 		series.New(str(func(r *engine.Record) string { return r.Fields.Strategy }), series.String, "strategy"),
 		series.New(str(func(r *engine.Record) string { return r.Fields.Condition }), series.String, "condition"),
-		series.New(str(func(r *engine.Record) string { return r.Fields.Stage }), series.String, "stage"),
+		series.New(str(func(r *engine.Record) string { return r.Fields.Role.String() }), series.String, "role"),
 		series.New(str(func(r *engine.Record) string { return string(r.Kind) }), series.String, "kind"),
 		series.New(str(func(r *engine.Record) string { return r.ServedModel }), series.String, "served_model"),
 		series.New(str(func(r *engine.Record) string { return r.Status }), series.String, "status"),

@@ -5,9 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/abstain"
 	"github.com/bhashalab/bhasha/analysis/extract"
-	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -48,7 +46,7 @@ func TestContinuationLogprob(t *testing.T) {
 // Script, switch and abstention are read from the answer, not the JSON
 // around it: a native Hindi answer in a JSON object has not switched.
 func TestScriptOfTheAnswer(t *testing.T) {
-	s := &scorer{reg: lang.New(), abst: abstain.New(nil)}
+	s := NewCommon(nil)
 	cases := []struct {
 		name, response string
 		extracted      *extract.Result
@@ -64,7 +62,7 @@ func TestScriptOfTheAnswer(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := &engine.Record{Status: engine.StatusOK, Response: c.response, Extracted: c.extracted, Fields: engine.Key{Language: c.language}}
-		row := s.base(r)
+		row := s.Row(r)
 		if row.Script != c.script || row.Switched != c.switched || row.DistractorSwitch != c.dsw {
 			t.Errorf("%s: script %s switched %v distractor %v", c.name, row.Script, row.Switched, row.DistractorSwitch)
 		}

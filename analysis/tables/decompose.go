@@ -5,7 +5,6 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
@@ -48,7 +47,7 @@ func Decomposition(rows []score.Row) *Table {
 		}
 		c := cell{r.Key.Model, r.Key.Condition}
 		by[c] = append(by[c], r)
-		if r.Key.Condition == string(protocol.Clean) {
+		if r.Key.Condition == cleanCondition {
 			if clean[r.Key.Model] == nil {
 				clean[r.Key.Model] = map[string]outcome{}
 			}
@@ -98,7 +97,7 @@ func Decomposition(rows []score.Row) *Table {
 				x.swCW++
 			}
 			switch r.Semantic {
-			case protocol.SemanticCorrect:
+			case score.SemanticCorrect:
 				x.jc++
 				if ok && o == oCorrect {
 					x.recCC++
@@ -106,9 +105,9 @@ func Decomposition(rows []score.Row) *Table {
 				if !r.Correct && !r.Abstain {
 					x.rec++
 				}
-			case protocol.SemanticWrong:
+			case score.SemanticWrong:
 				x.jw++
-			case protocol.SemanticAbstain:
+			case score.SemanticAbstain:
 				x.ja++
 				if !r.Correct && !r.Abstain {
 					x.sabst++
@@ -128,7 +127,7 @@ func Decomposition(rows []score.Row) *Table {
 	}
 	for _, c := range cells {
 		x := count(by[c], c.model)
-		base := count(by[cell{c.model, string(protocol.Clean)}], c.model)
+		base := count(by[cell{c.model, cleanCondition}], c.model)
 		hall := stats.NewProportion(x.hall, x.n)
 		adjAcc := stats.NewProportion(x.em+x.rec, x.n)
 		adjHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
@@ -178,3 +177,6 @@ func JudgeByScript(rows []score.Row) *Table {
 	}
 	return t
 }
+
+// clean is the distractor study's condition without a distractor.
+const cleanCondition = "clean"

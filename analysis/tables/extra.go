@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -76,14 +75,14 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel) *Table {
 	}
 	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
-		for _, m := range append(protocols, metric{"translit", func(r score.Row) bool { return r.Translit }}) {
+		for _, m := range append(protocols, Metric{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}) {
 			var x, y []string
 			for _, r := range by[c] {
-				x = append(x, label(m.of(r)))
+				x = append(x, label(m.Of(r)))
 				y = append(y, label(human[key{r.Key.Model, r.Key.Item, r.Key.Language}]))
 			}
 			k, a, _ := stats.CohenKappa(x, y)
-			t.add(c.model, c.lang, m.name, len(x), a, k)
+			t.add(c.model, c.lang, m.Name, len(x), a, k)
 		}
 	}
 	return t
@@ -147,40 +146,28 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 // scoring.csv), the gold, how the answer was extracted, and every
 // criterion. It is written by reports, not by For (it is as long as the run).
 func Answers(rows []score.Row) *Table {
-	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "stage", "gold", "prediction", "prediction_norm",
+	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "gold", "prediction", "prediction_norm",
 		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "empty_response"}}
 	for _, r := range rows {
 		k := r.Key
-		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Stage, r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
+		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Role.String(), r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
 			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed, r.EmptyResponse)
 	}
 	return t
 }
 
-// Scoring documents, per study, each criterion's rule and the
+// Criterion documents one scoring criterion: its rule and the
 // normalisation steps it applies (every score says how its strings were
 // prepared).
-func Scoring(study string) *Table {
+type Criterion struct {
+	Name, Rule, Normalization string
+}
+
+// Scoring lists a study's criteria.
+func Scoring(study string, cs []Criterion) *Table {
 	t := &Table{Name: "scoring", Header: []string{"study", "criterion", "rule", "normalization"}}
-	join := func(p normalize.Pipeline) string { return strings.Join(p, "+") }
-	authors, def := join(normalize.Authors), join(normalize.Default)
-	switch study {
-	case "indicklar":
-		t.add(study, "correct", "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; unparsed JSON scored on the raw text", authors)
-		t.add(study, "translit", "correct, or the romanized prediction matches the gold within translit.Match's tolerance", def+"+iso15919+loose")
-	case "mdi":
-		t.add(study, "correct", "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", "triviaqa-normalize")
-		t.add(study, "lenient", "mc1: argmax with ties to the first (lm-evaluation-harness)", "")
-		t.add(study, "squad_em", "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", "squad-normalize")
-		t.add(study, "abstain", "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", def)
-		t.add(study, "hallucination", "neither correct nor abstaining (the paper's proxy)", "")
-		t.add(study, "distractor_switch", "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads", "")
-		t.add(study, "translit", "correct, or the prediction matches an alias within translit.Match's tolerance", def+"+iso15919+loose")
-	case "indicquest":
-		t.add(study, "correct", "the judge's verdict (v2 is_correct; v1 Overall >= 3); unparsed verdicts count as not correct and are listed", "")
-		t.add(study, "substring", "gold occurs as a contiguous substring of the answer", def)
-		t.add(study, "overlap", "every gold word occurs among the answer's words, edge punctuation stripped", def)
-		t.add(study, "translit", "the answer matches the gold within translit.Match's tolerance", def+"+iso15919+loose")
+	for _, c := range cs {
+		t.add(study, c.Name, c.Rule, c.Normalization)
 	}
 	return t
 }

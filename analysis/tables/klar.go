@@ -401,17 +401,84 @@ func Latency(rows []score.Row) *Table {
 	}
 	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	for _, x := range keys {
-		s := append([]float64(nil), lat[x]...)
-		sort.Float64s(s)
-		mean := math.NaN()
-		if len(s) > 0 {
-			mean = 0
-			for _, v := range s {
-				mean += v
-			}
-			mean /= float64(len(s))
+		l := summarize(lat[x])
+		t.add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, k[x], n[x], frac(k[x], n[x]))
+	}
+	return t
+}
+
+// timing summarises latencies: count, mean, median and 90th percentile
+// (NaN when empty).
+type timing struct {
+	n                 int
+	mean, median, p90 float64
+}
+
+func summarize(lat []float64) timing {
+	s := append([]float64(nil), lat...)
+	sort.Float64s(s)
+	mean := math.NaN()
+	if len(s) > 0 {
+		mean = 0
+		for _, v := range s {
+			mean += v
 		}
-		t.add(x.model, x.strategy, len(s), mean, quantileSorted(s, 0.5), quantileSorted(s, 0.9), k[x], n[x], frac(k[x], n[x]))
+		mean /= float64(len(s))
+	}
+	return timing{len(s), mean, quantileSorted(s, 0.5), quantileSorted(s, 0.9)}
+}
+
+// Requests summarises a run without gold answers per model × strategy ×
+// condition: answers, failed requests, empty and cached answers, the
+// latency of the answers not served from the cache (count, mean, median,
+// 90th percentile) and the mean prompt tokens the server counted.
+func Requests(rows []score.Row) *Table {
+	t := &Table{Name: "requests", Header: []string{"model", "strategy", "condition", "n", "failed", "empty", "cached", "n_timed", "mean_ms", "median_ms", "p90_ms", "mean_prompt_tokens"}}
+	type cell struct{ model, strategy, condition string }
+	type acc struct {
+		n, failed, empty, cached, tokN int
+		tok                            float64
+		lat                            []float64
+	}
+	by := map[cell]*acc{}
+	for _, r := range rows {
+		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
+		a := by[c]
+		if a == nil {
+			a = &acc{}
+			by[c] = a
+		}
+		if r.Failed {
+			a.failed++
+			continue
+		}
+		a.n++
+		if r.EmptyResponse {
+			a.empty++
+		}
+		if r.Cached {
+			a.cached++
+		} else if r.LatencyMS > 0 {
+			a.lat = append(a.lat, r.LatencyMS)
+		}
+		if r.PromptTokens > 0 {
+			a.tok += float64(r.PromptTokens)
+			a.tokN++
+		}
+	}
+	keys := make([]cell, 0, len(by))
+	for c := range by {
+		keys = append(keys, c)
+	}
+	sortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
+	for _, c := range keys {
+		a := by[c]
+		l := summarize(a.lat)
+		tok := math.NaN()
+		if a.tokN > 0 {
+			tok = a.tok / float64(a.tokN)
+		}
+		t.add(c.model, c.strategy, c.condition, a.n, a.failed, a.empty, a.cached, l.n, l.mean, l.median, l.p90, tok)
 	}
 	return t
 }

@@ -8,10 +8,10 @@ import (
 )
 
 // protocols are IndicQuest's three scoring protocols.
-var protocols = []metric{
-	{"judge", func(r score.Row) bool { return r.Correct }},
-	{"substring", func(r score.Row) bool { return r.Substring }},
-	{"overlap", func(r score.Row) bool { return r.Overlap }},
+var protocols = []Metric{
+	{Name: "judge", Of: func(r score.Row) bool { return r.Correct }},
+	{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
+	{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
 }
 
 // Domains is IndicQuest accuracy per model × language × domain under each
@@ -38,12 +38,12 @@ func Domains(rows []score.Row) *Table {
 		for _, p := range protocols {
 			c := 0
 			for _, r := range by[k] {
-				if p.of(r) {
+				if p.Of(r) {
 					c++
 				}
 			}
 			pr := stats.NewProportion(c, len(by[k]))
-			t.add(k.model, k.lang, k.domain, p.name, c, len(by[k]), pr.P, pr.Lo, pr.Hi)
+			t.add(k.model, k.lang, k.domain, p.Name, c, len(by[k]), pr.P, pr.Lo, pr.Hi)
 		}
 	}
 	return t
@@ -64,7 +64,7 @@ func Rankings(rows []score.Row) *Table {
 		v := acc[k]
 		for i, p := range protocols {
 			v[i][1]++
-			if p.of(r) {
+			if p.Of(r) {
 				v[i][0]++
 			}
 		}
@@ -86,7 +86,7 @@ func Rankings(rows []score.Row) *Table {
 		if err != nil {
 			tau, p = math.NaN(), math.NaN()
 		}
-		t.add(protocols[0].name, protocols[i].name, len(keys), tau, p)
+		t.add(protocols[0].Name, protocols[i].Name, len(keys), tau, p)
 	}
 	return t
 }

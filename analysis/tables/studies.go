@@ -149,7 +149,7 @@ func reference(o outcomes) string {
 // interval (stats.DiffCI), the pooled
 // two-proportion z test and Fisher's exact test, with Holm and BH
 // adjustments over the tests of each model.
-func ConditionTests(rows []score.Row) *Table {
+func ConditionTests(ms []Metric, rows []score.Row) *Table {
 	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
 	type cell struct{ model, strategy, cond string }
 	counts := map[cell]map[string][2]int{}
@@ -161,19 +161,19 @@ func ConditionTests(rows []score.Row) *Table {
 		if counts[c] == nil {
 			counts[c] = map[string][2]int{}
 		}
-		for _, m := range metricsFor("mdi") {
-			v := counts[c][m.name]
+		for _, m := range ms {
+			v := counts[c][m.Name]
 			v[1]++
-			if m.of(r) {
+			if m.Of(r) {
 				v[0]++
 			}
-			counts[c][m.name] = v
+			counts[c][m.Name] = v
 		}
 	}
 	var cells []cell
 	for c := range counts {
-		if c.cond != "clean" {
-			if _, ok := counts[cell{c.model, c.strategy, "clean"}]; ok {
+		if c.cond != cleanCondition {
+			if _, ok := counts[cell{c.model, c.strategy, cleanCondition}]; ok {
 				cells = append(cells, c)
 			}
 		}
@@ -188,12 +188,12 @@ func ConditionTests(rows []score.Row) *Table {
 	byModel := map[string][]line{}
 	var order []string
 	for _, c := range cells {
-		for _, m := range metricsFor("mdi") {
-			if c.strategy == "mc1" && m.name != "correct" && m.name != "lenient" {
+		for _, m := range ms {
+			if !m.applies(c.strategy) {
 				continue
 			}
-			v0, v := counts[cell{c.model, c.strategy, "clean"}][m.name], counts[c][m.name]
-			l := line{c: c, metric: m.name, k0: v0[0], n0: v0[1], k: v[0], n: v[1]}
+			v0, v := counts[cell{c.model, c.strategy, cleanCondition}][m.Name], counts[c][m.Name]
+			l := line{c: c, metric: m.Name, k0: v0[0], n0: v0[1], k: v[0], n: v[1]}
 			l.z, l.p, _ = stats.TwoProportionZ(l.k, l.n, l.k0, l.n0)
 			_, l.pf = stats.FisherExact(l.k, l.n-l.k, l.k0, l.n0-l.k0)
 			if byModel[c.model] == nil {
@@ -255,28 +255,29 @@ func JudgeAgreement(rows []score.Row) *Table {
 	return t
 }
 
-// For builds the tables of a study.
-func For(study string, rows []score.Row, opt Options) []*Table {
-	ts := []*Table{Accuracy(study, rows), Scoring(study)}
+// Standard builds the tables every study has: accuracy (its metrics),
+// scoring (its criteria), and, when opt names them, scaling (model sizes)
+// and human_agreement (human labels).
+func Standard(study string, ms []Metric, cs []Criterion, rows []score.Row, opt Options) []*Table {
+	ts := []*Table{Accuracy(study, ms, rows), Scoring(study, cs)}
 	if len(opt.Sizes) > 0 {
 		ts = append(ts, Scaling(rows, opt.Sizes))
 	}
 	if len(opt.Human) > 0 {
 		ts = append(ts, HumanAgreement(rows, opt.Human))
 	}
-	switch study {
-	case "indicklar":
-		o := index(rows) // built once, shared by the paired analyses
-		p, m := clcFrom(o)
-		fam := Families(rows)
-		ts = append(ts, p, m, CLCMatrix(p, reference(o)), strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
-			languageTestsFrom(o), Tokenization(rows), Latency(rows))
-	case "mdi":
-		ts = append(ts, ConditionTests(rows), Decomposition(rows), JudgeByScript(rows))
-	case "indicquest":
-		ts = append(ts, JudgeAgreement(rows), JudgeByScript(rows), Domains(rows), Rankings(rows))
-	}
 	return ts
+}
+
+// KLAR builds IndicKLAR's own tables: CLC (pairs, means, matrix), the
+// strategy tests, form gaps, flip points, families and their test,
+// relations, the language tests, tokenization and latency.
+func KLAR(rows []score.Row) []*Table {
+	o := index(rows) // built once, shared by the paired analyses
+	p, m := clcFrom(o)
+	fam := Families(rows)
+	return []*Table{p, m, CLCMatrix(p, reference(o)), strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
+		languageTestsFrom(o), Tokenization(rows), Latency(rows)}
 }
 
 // CLCMatrix lays the reference baseline and each other strategy in one

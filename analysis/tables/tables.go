@@ -64,6 +64,9 @@ type Table struct {
 	Name   string
 	Header []string
 	Rows   [][]any
+	// Description is one line on what the table holds, for tables outside
+	// the catalogue (a study's own); Catalog describes the built-in ones.
+	Description string
 	// Simulated is true when the answers came from simulated models; the
 	// renderers say so (Markdown's title, the CSV's and DataFrame's first
 	// column "simulated").
@@ -416,41 +419,28 @@ func label(v bool) string {
 	return "0"
 }
 
-// metric is a named 0/1 measure of a scored row.
-type metric struct {
-	name string
-	of   func(score.Row) bool
+// Metric is a named 0/1 measure of a scored row, counted by Accuracy and
+// compared across conditions by ConditionTests.
+type Metric struct {
+	Name string
+	Of   func(score.Row) bool
+	// Applies, when not nil, limits the metric to the strategies it
+	// accepts (a text criterion does not apply to log-likelihood choices).
+	Applies func(strategy string) bool
 }
 
-func metricsFor(study string) []metric {
-	ms := []metric{{"correct", func(r score.Row) bool { return r.Correct }}}
-	switch study {
-	case "indicklar":
-		ms = append(ms, metric{"translit", func(r score.Row) bool { return r.Translit }}, metric{"switched", func(r score.Row) bool { return r.Switched }})
-	case "mdi":
-		ms = append(ms,
-			metric{"lenient", func(r score.Row) bool { return r.Lenient }},
-			metric{"squad_em", func(r score.Row) bool { return r.SQuAD }},
-			metric{"translit", func(r score.Row) bool { return r.Translit }},
-			metric{"abstain", func(r score.Row) bool { return !r.Correct && r.Abstain }},
-			metric{"hallucination", func(r score.Row) bool { return !r.Correct && !r.Abstain }},
-			metric{"distractor_switch", func(r score.Row) bool { return r.DistractorSwitch }})
-	case "indicquest":
-		ms = append(ms,
-			metric{"substring", func(r score.Row) bool { return r.Substring }},
-			metric{"overlap", func(r score.Row) bool { return r.Overlap }},
-			metric{"translit", func(r score.Row) bool { return r.Translit }},
-			metric{"judge_unparsed", func(r score.Row) bool { return r.Judge == score.VerdictUnparsed || r.Judge == "" }})
-	}
-	return ms
+func (m Metric) applies(strategy string) bool { return m.Applies == nil || m.Applies(strategy) }
+
+// Correct is the study's strict criterion, the first metric of every study.
+func Correct() Metric {
+	return Metric{Name: "correct", Of: func(r score.Row) bool { return r.Correct }}
 }
 
 // Accuracy is the rate of every metric per model × language × form ×
 // strategy × condition; failed requests are counted apart, not scored.
 // One pass over the rows, counts only.
-func Accuracy(study string, rows []score.Row) *Table {
+func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := &Table{Name: "accuracy", Header: []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
-	ms := metricsFor(study)
 	type counter struct {
 		failed, n int
 		k         []int
@@ -469,7 +459,7 @@ func Accuracy(study string, rows []score.Row) *Table {
 		}
 		c.n++
 		for i, m := range ms {
-			if m.of(r) {
+			if m.Of(r) {
 				c.k[i]++
 			}
 		}
@@ -477,11 +467,11 @@ func Accuracy(study string, rows []score.Row) *Table {
 	for _, g := range sortedGroups(byGroup) {
 		c := byGroup[g]
 		for i, m := range ms {
-			if g.strategy == "mc1" && m.name != "correct" && m.name != "lenient" {
-				continue // log-likelihood choices have no text to match
+			if !m.applies(g.strategy) {
+				continue
 			}
 			p := stats.NewProportion(c.k[i], c.n)
-			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
+			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.Name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
 		}
 	}
 	return t

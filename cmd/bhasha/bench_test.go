@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/cache"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -54,7 +55,7 @@ func simChild(b *testing.B, args ...string) string {
 func synthExperiment(b *testing.B, dir string, n, conc int) *experiment.Experiment {
 	p := filepath.Join(dir, "exp.yaml")
 	os.WriteFile(p, []byte(fmt.Sprintf("name: bench\nsynthetic: {count: %d}\nmodels:\n  - {name: tiny, served_name: sim-tiny-1b, endpoints: [\"http://127.0.0.1:1/v1\"], max_concurrency: %d}\ndecoding: {max_tokens: 8}\n", n, conc)), 0o644)
-	e, err := experiment.Load(context.Background(), p)
+	e, err := bhasha.Load(context.Background(), p)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 	dir := b.TempDir()
 	exp := synthExperiment(b, dir, n, conc)
 	var bodies [][]byte
-	for r := range exp.Stream() {
+	for r := range exp.StreamStage(1, nil, nil) {
 		body, _ := r.Body("sim-tiny-1b")
 		bodies = append(bodies, body)
 	}
@@ -158,7 +159,7 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for r := range exp.Stream() {
+	for r := range exp.StreamStage(1, nil, nil) {
 		p, _ := off.Prepare(r)
 		v, _ := json.Marshal(engine.Result{Text: "cached answer " + r.Key.Item, FinishReason: "stop", PromptTokens: 20, CompletionTokens: 3})
 		store.Put(p.CacheKey, v)

@@ -20,7 +20,6 @@ import (
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
-	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // runCLI runs c and returns its exit status and combined output.
@@ -458,7 +457,7 @@ func TestManifestDecodingsAndChangedInputs(t *testing.T) {
 	b, _ := os.ReadFile("../../testdata/experiments/smoke-mdi.yaml")
 	cfg := filepath.Join(dir, "mdi.yaml")
 	os.WriteFile(cfg, bytes.Replace(b, []byte("../triviaqa/"), nil, 1), 0o644)
-	exp, err := experiment.Load(context.Background(), cfg)
+	exp, err := bhasha.Load(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +474,7 @@ func TestManifestDecodingsAndChangedInputs(t *testing.T) {
 	if d := m.Decodings["qa"]; len(d) != 1 || d[0].MaxTokens != 32 {
 		t.Errorf("decodings %+v", m.Decodings)
 	}
-	if d := m.Decodings["semantic-judge stage judged:large-70b"]; len(d) != 1 || d[0].MaxTokens == 0 {
+	if d := m.Decodings["qa judge"]; len(d) != 1 || d[0].MaxTokens == 0 {
 		t.Errorf("judge decoding %+v", m.Decodings)
 	}
 	data := filepath.Join(dir, "triviaqa_small.jsonl")

@@ -294,7 +294,7 @@ func loadExperiment(ctx context.Context, fs *flag.FlagSet, cmd, cfg, out string,
 		fs.Usage()
 		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
 	}
-	return experiment.LoadWith(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid})
+	return experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: bhasha.BuiltinStudies()})
 }
 
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
@@ -449,7 +449,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
-	var oo []bhasha.OpenOption
+	var oo []bhasha.ReadOption
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))
 	}
@@ -502,7 +502,7 @@ func noteImport(ctx context.Context, dir, cfg string, rep batch.ImportReport) er
 		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
 	}
 	if cfg != "" {
-		exp, err := experiment.Load(ctx, cfg)
+		exp, err := bhasha.Load(ctx, cfg)
 		if err != nil {
 			return err
 		}

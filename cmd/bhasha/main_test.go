@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/runtime/cache"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -25,8 +26,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
-	"github.com/bhashalab/bhasha/studies/experiment"
-	"github.com/bhashalab/bhasha/studies/protocol"
+	"github.com/bhashalab/bhasha/studies/distractors"
 )
 
 // The test binary doubles as the bhasha command when BHASHA_AS_CLI is set,
@@ -375,7 +375,7 @@ func TestSmokeExperiments(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join("../../testdata/experiments", c.file)
-			exp, err := experiment.Load(context.Background(), path)
+			exp, err := bhasha.Load(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,10 +403,10 @@ func TestSmokeExperiments(t *testing.T) {
 			}
 			switched, verdicts := 0, 0
 			records.Read(out, func(r *engine.Record) error {
-				if r.Fields.Strategy == "qa" && protocol.NeedsJudge(r.Response) {
+				if r.Fields.Strategy == "qa" && r.Fields.Role.IsZero() && distractors.NeedsJudge(r.Response) {
 					switched++
 				}
-				if r.Fields.Strategy == "semantic-judge" {
+				if r.Fields.Strategy == "qa" && r.Fields.Role.Kind == engine.RoleJudge {
 					verdicts++
 				}
 				return nil
@@ -421,7 +421,16 @@ func TestSmokeExperiments(t *testing.T) {
 			stages := map[string]int{}
 			methods := map[string]int{}
 			records.Read(out, func(r *engine.Record) error {
-				stages[r.Fields.Stage]++
+				switch {
+				case r.Fields.Role.Kind == engine.RoleTranslation:
+					stages["translation"]++
+				case r.Fields.Role.Kind == engine.RoleJudge:
+					stages["judge"]++
+				case r.Fields.Role.IsZero() && strings.HasPrefix(r.Fields.Strategy, "2step"):
+					stages["two-step answer"]++
+				case r.Fields.Role.IsZero():
+					stages["answer"]++
+				}
 				switch {
 				case r.Fields.Strategy == "mc1":
 					if r.Extracted != nil || len(r.Logprobs) == 0 {
@@ -435,14 +444,16 @@ func TestSmokeExperiments(t *testing.T) {
 				return nil
 			})
 			t.Logf("extraction methods: %v", methods)
-			later := 0
-			for st, n := range stages {
-				if st == "2" || strings.HasPrefix(st, "judged:") {
-					later += n
+			// Every first stage has its second: a translation its answer, an answer its verdict.
+			switch exp.Study {
+			case "indicklar":
+				if exp.Stages() == 2 && (stages["translation"] == 0 || stages["translation"] != stages["two-step answer"]) {
+					t.Errorf("stages %v", stages)
 				}
-			}
-			if exp.Stages() == 2 && exp.Study != experiment.StudyMDI && (stages["1"] == 0 || stages["1"] != later) {
-				t.Errorf("stages %v", stages)
+			case "indicquest":
+				if stages["answer"] == 0 || stages["answer"] != stages["judge"] {
+					t.Errorf("stages %v", stages)
+				}
 			}
 			so.Reset()
 			if err := dispatch(context.Background(), []string{"report", "--run", out}, &so, &se); err != nil {
@@ -503,7 +514,7 @@ judge: {name: j, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"]}
 // sends only the judge's requests.
 func TestReportCompletesJudgeStage(t *testing.T) {
 	path := "../../testdata/experiments/smoke-indicquest.yaml"
-	exp, err := experiment.Load(context.Background(), path)
+	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +533,7 @@ func TestReportCompletesJudgeStage(t *testing.T) {
 	// Remove the judge's records, as if the judge had not been run.
 	var keep []string
 	records.Read(out, func(r *engine.Record) error {
-		if r.Fields.Strategy != "judge" {
+		if r.Fields.Role.Kind != engine.RoleJudge {
 			line, _ := json.Marshal(r)
 			keep = append(keep, string(line))
 		}
@@ -582,7 +593,7 @@ sample: 5
 models:
   - {name: m, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"], tokenizer: `+tokPath+`}
 `), 0o644)
-	exp, err := experiment.Load(context.Background(), cfg)
+	exp, err := bhasha.Load(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +668,7 @@ func playBatch(t *testing.T, input, url string, fail int) string {
 // imported answers are scored with the study's extraction.
 func TestBatchTwoStageStudy(t *testing.T) {
 	path := mustAbs(t, "../../testdata/experiments/smoke-klar.yaml")
-	exp, err := experiment.Load(context.Background(), path)
+	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

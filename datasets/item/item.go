@@ -142,6 +142,16 @@ func (s *Set) Get(id string) *Item {
 	return it
 }
 
+// Index maps each item's id to the item (a new map, for lookups while
+// scoring).
+func (s *Set) Index() map[string]*Item {
+	m := make(map[string]*Item, len(s.Items))
+	for _, it := range s.Items {
+		m[it.ID] = it
+	}
+	return m
+}
+
 // Sort orders items by ID, numerically when both IDs are integers, and
 // each item's variants by language and form.
 func (s *Set) Sort() {

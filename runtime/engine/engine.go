@@ -458,7 +458,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 			return rec
 		}
 	}
-	res, att, err := e.models[r.Key.Model].do(ctx, r.Kind, p.Body, &e.opts)
+	res, att, err := e.models[r.Key.Model].do(ctx, r, p.Body, &e.opts)
 	rec.Attempts = att.n
 	rec.Endpoint = att.endpoint
 	if err != nil {
@@ -511,7 +511,7 @@ type attemptInfo struct {
 // do sends body with retries: jittered exponential backoff on 408, 409,
 // 429, 5xx, timeouts, connection errors and unparseable bodies, honouring
 // Retry-After; other 4xx fail at once.
-func (ms *modelState) do(ctx context.Context, kind Kind, body []byte, o *Options) (Result, attemptInfo, error) {
+func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
 	var info attemptInfo
 	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
 	defer cancel()
@@ -524,7 +524,7 @@ func (ms *modelState) do(ctx context.Context, kind Kind, body []byte, o *Options
 		info.n++
 		info.endpoint = rep.base
 		start := time.Now()
-		res, err := attempt(ctx, rep, kind, body, o.AttemptTimeout)
+		res, err := attempt(ctx, rep, r, body, o.AttemptTimeout)
 		if err == nil {
 			info.latency = time.Since(start)
 			ms.pool.release(rep, outOK, 0)
@@ -713,11 +713,19 @@ func prefix(b []byte, n int) string {
 	return string(b)
 }
 
-func attempt(ctx context.Context, rep *replica, kind Kind, body []byte, timeout time.Duration) (Result, error) {
+// Headers that tell a server (the simulator; vLLM ignores them) what a
+// request is for. They are not part of the body, so not of the cache key.
+const (
+	HeaderRole     = "X-Bhasha-Role"     // Role.Name(): answer, translation, judge, choice
+	HeaderStrategy = "X-Bhasha-Strategy" // Key.Strategy
+)
+
+func attempt(ctx context.Context, rep *replica, r Request, body []byte, timeout time.Duration) (Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw []byte
-	err := rep.client.Post(actx, kind.Path(), body, &raw)
+	err := rep.client.Post(actx, r.Kind.Path(), body, &raw,
+		option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy))
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
 			return Result{}, fmt.Errorf("%s: attempt timed out after %s", rep.base, timeout)
@@ -728,7 +736,7 @@ func attempt(ctx context.Context, rep *replica, kind Kind, body []byte, timeout 
 		}
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}
-	res, err := ParseResponse(kind, raw)
+	res, err := ParseResponse(r.Kind, raw)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}

@@ -59,7 +59,7 @@ func requests(t testing.TB) func(func(engine.Request, error) bool) {
 			for _, m := range models {
 				for _, kind := range []engine.Kind{engine.Chat, engine.Completion} {
 					r := engine.Request{
-						Key:      engine.Key{Experiment: "t", Model: m, Item: ids[i], Language: q.Language, Form: string(q.Form), Stage: string(kind)},
+						Key:      engine.Key{Experiment: "t", Model: m, Item: ids[i], Language: q.Language, Form: string(q.Form), Strategy: string(kind)},
 						Kind:     kind,
 						Decoding: engine.Decoding{MaxTokens: 16},
 					}

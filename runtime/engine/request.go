@@ -41,14 +41,16 @@ type Key struct {
 	Form       string `json:"form,omitempty"`
 	Strategy   string `json:"strategy,omitempty"`
 	Condition  string `json:"condition,omitempty"`
-	Stage      string `json:"stage,omitempty"`
+	// Role is what the request asks: the answer (zero), a two-step
+	// strategy's translation, a judge's verdict, a multiple-choice option.
+	Role Role `json:"role,omitzero"`
 }
 
 var keyEscaper = strings.NewReplacer("%", "%25", "|", "%7C")
 var keyUnescaper = strings.NewReplacer("%7C", "|", "%25", "%")
 
 // String joins the eight fields with '|' in the order experiment, model,
-// item, language, form, strategy, condition, stage. '%' and '|' inside a
+// item, language, form, strategy, condition, role (its text form). '%' and '|' inside a
 // field are percent-escaped, so the string parses back unambiguously.
 func (k Key) String() string {
 	f := k.fields()
@@ -59,7 +61,7 @@ func (k Key) String() string {
 }
 
 func (k Key) fields() [8]string {
-	return [8]string{k.Experiment, k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Stage}
+	return [8]string{k.Experiment, k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Role.String()}
 }
 
 // ParseKey is the inverse of Key.String.
@@ -71,7 +73,11 @@ func ParseKey(s string) (Key, error) {
 	for i := range p {
 		p[i] = keyUnescaper.Replace(p[i])
 	}
-	return Key{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]}, nil
+	role, err := ParseRole(p[7])
+	if err != nil {
+		return Key{}, fmt.Errorf("parsing key %q: %w", s, err)
+	}
+	return Key{p[0], p[1], p[2], p[3], p[4], p[5], p[6], role}, nil
 }
 
 // Message is one chat message.
@@ -182,4 +188,20 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 		return nil, fmt.Errorf("request %s: max_tokens %d is negative", r.Key, d.MaxTokens)
 	}
 	return json.Marshal(b)
+}
+
+// PromptOf reads a request body (Request.Body's JSON, as records keep it)
+// back into its prompt: a completion's prompt, or a chat's messages.
+func PromptOf(body []byte) (prompt string, messages []Message, err error) {
+	var b struct {
+		Prompt   *string   `json:"prompt"`
+		Messages []Message `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return "", nil, fmt.Errorf("reading a request body: %w", err)
+	}
+	if b.Prompt != nil {
+		return *b.Prompt, nil, nil
+	}
+	return "", b.Messages, nil
 }

@@ -146,3 +146,33 @@ func TestParseResponse(t *testing.T) {
 		t.Errorf("logprobs lost: %+v", r)
 	}
 }
+
+func TestKeyRoundTrip(t *testing.T) {
+	for _, k := range []Key{
+		{Experiment: "e", Model: "m", Item: "1"},
+		{Experiment: "a|b", Model: "50%", Item: "x%7Cy", Language: "hin", Form: "code-mixed", Strategy: "TinT-CM", Condition: "c", Role: Translation()},
+		{Experiment: "e", Model: "judge", Item: "1", Strategy: "qa", Role: Judge("m|x:y")},
+		{Experiment: "e", Model: "m", Item: "1", Strategy: "mc1", Role: Choice(12)},
+	} {
+		got, err := ParseKey(k.String())
+		if err != nil || got != k {
+			t.Errorf("%+v -> %q -> %+v %v", k, k.String(), got, err)
+		}
+		b, err := json.Marshal(k)
+		var back Key
+		if err == nil {
+			err = json.Unmarshal(b, &back)
+		}
+		if err != nil || back != k {
+			t.Errorf("%+v -> JSON %s -> %+v %v", k, b, back, err)
+		}
+		if k.Role.IsZero() && strings.Contains(string(b), "role") {
+			t.Errorf("answer role written to JSON: %s", b)
+		}
+	}
+	for _, bad := range []string{"a|b", "e|m|1||||c|stage-2", "e|m|1||||c|choice:-1", "e|m|1||||c|judge:"} {
+		if _, err := ParseKey(bad); err == nil {
+			t.Errorf("ParseKey(%q) succeeded", bad)
+		}
+	}
+}

@@ -55,17 +55,18 @@ func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*
 }
 
 // decodingGroup names the manifest entry of a request's decoding: its
-// strategy (or condition) and stage.
+// strategy (or condition) and role ("2step-en translation", "qa judge";
+// the role alone when the key has neither: "answer", "judge").
 func decodingGroup(k engine.Key) string {
 	g := k.Strategy
 	if g == "" {
 		g = k.Condition
 	}
-	if g == "" {
-		g = "requests"
-	}
-	if k.Stage != "" {
-		g += " stage " + k.Stage
+	switch {
+	case g == "":
+		g = k.Role.Name()
+	case k.Role.Kind != engine.RoleAnswer:
+		g += " " + k.Role.Name()
 	}
 	return g
 }

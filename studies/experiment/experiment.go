@@ -1,13 +1,16 @@
 // Package experiment holds experiments — read from YAML files or built as
 // Go values — validates them (Validate without the disk, Build with it)
-// and turns them into the stream of requests the engine runs.
+// and turns them into the stream of requests the engine runs, then into
+// scored rows and tables.
 //
 // An experiment names its models (each with endpoints and served name),
-// the decoding parameters, engine limits, and a source of requests: a
-// study (indicklar, indicquest, mdi) over a dataset, "requests" (a JSON
-// Lines file of prompts, see RequestLine) or "synthetic" (generated
-// prompts, for benchmarks and smoke tests; labelled synthetic in every
-// key).
+// the decoding parameters, engine limits, and a study: a Study registered
+// by name in a Registry (the built-in ones are in package studies:
+// indicklar, indicquest, mdi over a dataset; "requests", a JSON Lines file
+// of prompts; "synthetic", generated prompts for benchmarks). The study
+// checks the fields it reads and builds a Plan: its requests stage by
+// stage, how its answers are extracted and scored, and its tables. This
+// package holds no study of its own and switches on no study's name.
 package experiment
 
 import (
@@ -15,11 +18,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,19 +30,17 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
-	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Experiment is one experiment: read from a file (Load, Parse) or built
 // as a Go value.
 type Experiment struct {
 	Name string `yaml:"name"`
-	// Study is requests (the default with a requests file), synthetic, or
-	// one of the studies: indicklar, indicquest, mdi.
+	// Study names a registered study: requests (the default with a
+	// requests file), synthetic (the default with synthetic:), indicklar,
+	// indicquest, mdi, or one a program registers (see Studies).
 	Study      string        `yaml:"study"`
 	Requests   string        `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
 	Synthetic  *Synthetic    `yaml:"synthetic"` // generated requests instead of a file
@@ -71,8 +70,13 @@ type Experiment struct {
 	Decoding  engine.Decoding   `yaml:"decoding"`
 	Engine    EngineConfig      `yaml:"engine"`
 
-	study protocol.Study
-	set   *item.Set
+	// Studies are the studies Study is looked up in (not written to YAML):
+	// bhasha.Load, bhasha.Parse and the bhasha constructors set the
+	// built-in ones (package studies); a program registering its own
+	// study sets a registry holding it.
+	Studies *Registry `yaml:"-"`
+
+	plan  Plan
 	src   *yaml.Node // the parsed file, for line numbers (nil when built in Go)
 	built bool       // Build succeeded
 
@@ -128,38 +132,20 @@ type EngineConfig struct {
 	RetryMax        time.Duration `yaml:"retry_max,omitempty"`
 }
 
-// RequestLine is one line of a requests file. Every line is sent to every
-// model of the experiment; its key takes the experiment and model names.
-type RequestLine struct {
-	Item      string           `json:"item"`
-	Language  string           `json:"language,omitempty"`
-	Form      string           `json:"form,omitempty"`
-	Strategy  string           `json:"strategy,omitempty"`
-	Condition string           `json:"condition,omitempty"`
-	Stage     string           `json:"stage,omitempty"`
-	Kind      engine.Kind      `json:"kind"`
-	Messages  []engine.Message `json:"messages,omitempty"`
-	Prompt    string           `json:"prompt,omitempty"`
-	// Decoding, when present, replaces the experiment's decoding for this line.
-	Decoding *engine.Decoding `json:"decoding,omitempty"`
-}
-
 // LoadOptions adjust an experiment as it is loaded.
 type LoadOptions struct {
 	// SkipInvalid skips invalid dataset records (listed in the manifest)
 	// whatever the file says (bhasha run --skip-invalid).
 	SkipInvalid bool
+	// Studies are the studies the file's study: may name (required for
+	// any study; package studies has the built-in ones).
+	Studies *Registry
 }
 
 // Load reads, parses and validates an experiment file, reading a study's
 // dataset (ctx cancels that). All problems found are reported together,
-// each with its line number.
-func Load(ctx context.Context, path string) (*Experiment, error) {
-	return LoadWith(ctx, path, LoadOptions{})
-}
-
-// LoadWith is Load with options.
-func LoadWith(ctx context.Context, path string, o LoadOptions) (*Experiment, error) {
+// each with its line number. o.Studies names the studies it may use.
+func Load(ctx context.Context, path string, o LoadOptions) (*Experiment, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading experiment: %w", err)
@@ -169,8 +155,8 @@ func LoadWith(ctx context.Context, path string, o LoadOptions) (*Experiment, err
 
 // Parse parses and validates experiment YAML; name is used in messages and
 // to resolve relative paths.
-func Parse(ctx context.Context, b []byte, name string) (*Experiment, error) {
-	return parse(ctx, b, name, LoadOptions{})
+func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
+	return parse(ctx, b, name, o)
 }
 
 func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
@@ -197,6 +183,7 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 		}
 	}
 	exp.src = &root
+	exp.Studies = o.Studies
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
@@ -318,19 +305,8 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 	} else if strings.ContainsAny(e.Name, "|/\\") {
 		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
 	}
-	switch {
-	case e.Requests == "" && e.Synthetic == nil && e.Study == "":
+	if e.Requests == "" && e.Synthetic == nil && e.Study == "" {
 		add(lineOf(root), "one of study, requests or synthetic is required")
-	case e.Requests == "" && e.Synthetic == nil:
-	case e.Requests != "" && e.Synthetic != nil:
-		add(lineOf(root, "synthetic"), "requests and synthetic are exclusive")
-	case e.Requests != "" && disk:
-		if _, err := os.Stat(e.resolve(e.Requests)); err != nil {
-			add(lineOf(root, "requests"), "requests file: %v", err)
-		}
-	case e.Requests != "":
-	case e.Synthetic.Count <= 0:
-		add(lineOf(root, "synthetic", "count"), "synthetic.count must be positive")
 	}
 	if len(e.Models) == 0 {
 		add(lineOf(root, "models"), "at least one model is required")
@@ -351,7 +327,7 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 			add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
 		}
 		if m.Tokenizer != "" && disk {
-			if _, err := os.Stat(e.resolve(m.Tokenizer)); err != nil {
+			if _, err := os.Stat(e.Resolve(m.Tokenizer)); err != nil {
 				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
 			}
 		}
@@ -367,7 +343,9 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	errs = append(errs, e.validateStudy(ctx, root, disk)...)
+	if e.Study != "" || e.Requests != "" || e.Synthetic != nil {
+		errs = append(errs, e.validateStudy(ctx, root, disk)...)
+	}
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" {
 			add(lineOf(root, "judge"), "judge needs name and served_name")
@@ -401,7 +379,9 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 	return errs
 }
 
-func (e *Experiment) resolve(p string) string {
+// Resolve makes a path the experiment names relative to its file
+// (unchanged when absolute or when the experiment was built in Go).
+func (e *Experiment) Resolve(p string) string {
 	if filepath.IsAbs(p) || e.Path == "" {
 		return p
 	}
@@ -417,7 +397,7 @@ func (e *Experiment) Portable() ([]byte, error) {
 		if p == "" {
 			return ""
 		}
-		return absPath(e.resolve(p))
+		return absPath(e.Resolve(p))
 	}
 	c.Requests, c.HumanLabels = abs(e.Requests), abs(e.HumanLabels)
 	if e.Dataset != nil {
@@ -446,7 +426,7 @@ func (e *Experiment) TokenizerPath(m Model) string {
 	if m.Tokenizer == "" {
 		return ""
 	}
-	return e.resolve(m.Tokenizer)
+	return e.Resolve(m.Tokenizer)
 }
 
 // HumanLabelsPath resolves human_labels relative to the experiment file.
@@ -454,7 +434,7 @@ func (e *Experiment) HumanLabelsPath() string {
 	if e.HumanLabels == "" {
 		return ""
 	}
-	return e.resolve(e.HumanLabels)
+	return e.Resolve(e.HumanLabels)
 }
 
 // Override replaces every model's endpoints (bhasha run --endpoint), the
@@ -522,14 +502,14 @@ func absPath(p string) string {
 func (e *Experiment) InputHashes() (map[string]string, error) {
 	out := map[string]string{}
 	if e.Dataset != nil && e.Dataset.Path != "" {
-		h, err := hashTree(e.resolve(e.Dataset.Path))
+		h, err := hashTree(e.Resolve(e.Dataset.Path))
 		if err != nil {
 			return nil, err
 		}
-		out[absPath(e.resolve(e.Dataset.Path))] = h
+		out[absPath(e.Resolve(e.Dataset.Path))] = h
 	}
 	if e.Requests != "" {
-		p := e.resolve(e.Requests)
+		p := e.Resolve(e.Requests)
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, fmt.Errorf("hashing inputs: %w", err)
@@ -589,108 +569,4 @@ func hashTree(root string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", root, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// Requests streams every request of the experiment: each line (or
-// synthetic prompt) for each model, in file order, model-major within a
-// line. Errors name the file, line and field.
-func (e *Experiment) Stream() iter.Seq2[engine.Request, error] {
-	return func(yield func(engine.Request, error) bool) {
-		lines := e.lines()
-		for rl, err := range lines {
-			if err != nil {
-				yield(engine.Request{}, err)
-				return
-			}
-			for _, m := range e.Models {
-				d := e.Decoding
-				if rl.Decoding != nil {
-					d = *rl.Decoding
-				}
-				r := engine.Request{
-					Key: engine.Key{Experiment: e.Name, Model: m.Name, Item: rl.Item, Language: rl.Language,
-						Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Stage: rl.Stage},
-					Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d,
-				}
-				if !yield(r, nil) {
-					return
-				}
-			}
-		}
-	}
-}
-
-func (e *Experiment) lines() iter.Seq2[RequestLine, error] {
-	if e.Synthetic != nil {
-		return func(yield func(RequestLine, error) bool) {
-			for i := range e.Synthetic.Count {
-				rl := RequestLine{Item: "synthetic-" + strconv.Itoa(i), Condition: "synthetic", Kind: engine.Chat,
-					Messages: []engine.Message{{Role: "user", Content: "Synthetic benchmark question number " + strconv.Itoa(i) + ": what is the answer?"}}}
-				if !yield(rl, nil) {
-					return
-				}
-			}
-		}
-	}
-	path := e.resolve(e.Requests)
-	return func(yield func(RequestLine, error) bool) {
-		f, err := os.Open(path)
-		if err != nil {
-			yield(RequestLine{}, fmt.Errorf("reading requests: %w", err))
-			return
-		}
-		defer f.Close()
-		sc := lines.New(f, path, 0)
-		items := map[string]int{}
-		for sc.Scan() {
-			n := sc.Line()
-			b := bytes.TrimSpace(sc.Bytes())
-			if len(b) == 0 {
-				continue
-			}
-			rl, err := parseLine(b)
-			if err != nil {
-				yield(RequestLine{}, fmt.Errorf("%s line %d: %w", path, n, err))
-				return
-			}
-			id := engine.Key{Item: rl.Item, Language: rl.Language, Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Stage: rl.Stage}.String()
-			if prev, dup := items[id]; dup {
-				yield(RequestLine{}, fmt.Errorf("%s line %d: same key as line %d (item %q)", path, n, prev, rl.Item))
-				return
-			}
-			items[id] = n
-			if !yield(rl, nil) {
-				return
-			}
-		}
-		if err := sc.Err(); err != nil {
-			yield(RequestLine{}, err)
-		}
-	}
-}
-
-func parseLine(b []byte) (RequestLine, error) {
-	var rl RequestLine
-	if _, key, msg, bad := jsonpos.BadUTF8(b); bad {
-		if key != "" {
-			return rl, fmt.Errorf("field %q: %s", key, msg)
-		}
-		return rl, errors.New(msg)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rl); err != nil {
-		return rl, err
-	}
-	switch {
-	case rl.Item == "":
-		return rl, errors.New(`field "item" is required`)
-	case rl.Kind != engine.Chat && rl.Kind != engine.Completion:
-		return rl, fmt.Errorf(`field "kind": %q is neither "chat" nor "completion"`, rl.Kind)
-	case rl.Kind == engine.Chat && len(rl.Messages) == 0:
-		return rl, errors.New(`field "messages" is required for chat requests`)
-	case rl.Kind == engine.Completion && rl.Prompt == "":
-		return rl, errors.New(`field "prompt" is required for completion requests`)
-	}
-	return rl, nil
 }

@@ -1,4 +1,4 @@
-package experiment
+package experiment_test
 
 import (
 	"context"
@@ -9,7 +9,14 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
+
+// load reads an experiment file with the built-in studies.
+func load(p string) (*experiment.Experiment, error) {
+	return experiment.Load(context.Background(), p, experiment.LoadOptions{Studies: studies.Builtin()})
+}
 
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
@@ -36,7 +43,7 @@ models:
 decoding: {max_tokens: -2}
 engine: {attempt_timeout: soon}
 `)
-	_, err := Load(context.Background(), p)
+	_, err := load(p)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -44,7 +51,7 @@ engine: {attempt_timeout: soon}
 	for _, want := range []string{
 		"bad.yaml",
 		`line 1: name "bad|name"`,
-		"line 2: requests file",
+		"line 2: requests: stat",
 		"line 3: field modles not found",
 		"line 5: models[0] (a): served_name is required",
 		`line 6: models[0] (a): endpoint ftp://x is not an http(s) URL`,
@@ -74,7 +81,7 @@ func TestYAMLErrorsNameTheLine(t *testing.T) {
 		{"latin-1", head + "  - {name: \"caf\xe9\", served_name: b, endpoints: [http://h/v1]}\n", "line 4: invalid UTF-8"},
 	}
 	for _, c := range cases {
-		_, err := Parse(context.Background(), []byte(c.yaml), "e.yaml")
+		_, err := experiment.Parse(context.Background(), []byte(c.yaml), "e.yaml", experiment.LoadOptions{Studies: studies.Builtin()})
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "line 0") {
 			t.Errorf("%s: %v (want %q)", c.name, err, c.want)
 		}
@@ -88,24 +95,24 @@ func TestStream(t *testing.T) {
 {"item":"2","kind":"completion","prompt":"p2","decoding":{"max_tokens":3,"echo":true}}
 `)
 	p := write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels:\n  - {name: a, served_name: A, endpoints: [http://h/v1]}\n  - {name: b, served_name: B, endpoints: [http://h/v1]}\ndecoding: {max_tokens: 7}\n")
-	e, err := Load(context.Background(), p)
+	e, err := load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
 	var maxTok []int
-	for r, err := range e.Stream() {
+	for r, err := range e.StreamStage(1, nil, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, r.Key.String())
 		maxTok = append(maxTok, r.Decoding.MaxTokens)
 	}
-	want := []string{"e|a|1|hin|native|||", "e|b|1|hin|native|||", "e|a|2|||||", "e|b|2|||||"}
+	want := []string{"e|a|1|hin|native|||", "e|a|2|||||", "e|b|1|hin|native|||", "e|b|2|||||"}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("keys %q", keys)
 	}
-	if maxTok[0] != 7 || maxTok[2] != 3 {
+	if maxTok[0] != 7 || maxTok[1] != 3 {
 		t.Errorf("decoding %v", maxTok)
 	}
 	hashes, err := e.InputHashes()
@@ -133,12 +140,12 @@ func TestBadRequestLines(t *testing.T) {
 	for _, c := range cases {
 		dir := t.TempDir()
 		write(t, dir, "r.jsonl", c.line)
-		e, err := Load(context.Background(), write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
+		e, err := load(write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got error
-		for _, err := range e.Stream() {
+		for _, err := range e.StreamStage(1, nil, nil) {
 			if err != nil {
 				got = err
 			}
@@ -146,21 +153,6 @@ func TestBadRequestLines(t *testing.T) {
 		if got == nil || !strings.Contains(got.Error(), c.want) || !strings.Contains(got.Error(), "r.jsonl") {
 			t.Errorf("%s: error %v, want %q", c.line, got, c.want)
 		}
-	}
-}
-
-func TestKeyRoundTrip(t *testing.T) {
-	for _, k := range []engine.Key{
-		{Experiment: "e", Model: "m", Item: "1"},
-		{Experiment: "a|b", Model: "50%", Item: "x%7Cy", Language: "hin", Form: "code-mixed", Strategy: "TinT-CM", Condition: "c", Stage: "2"},
-	} {
-		got, err := engine.ParseKey(k.String())
-		if err != nil || got != k {
-			t.Errorf("%+v -> %q -> %+v %v", k, k.String(), got, err)
-		}
-	}
-	if _, err := engine.ParseKey("a|b"); err == nil {
-		t.Error("short key parsed")
 	}
 }
 
@@ -175,7 +167,7 @@ strategies: [tint-cm, tint]
 conditions: [hi]
 models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
 `)
-	_, err := Load(context.Background(), p)
+	_, err := load(p)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -184,31 +176,31 @@ models: [{name: m, served_name: M, endpoints: [http://h/v1]}]
 		`line 4: unknown language "hinn"; nearest: hin (Hindi)`,
 		`line 5: unknown form "mixed"`,
 		`line 6: unknown strategy "tint"`,
-		"line 7: conditions apply to study mdi only",
+		"line 7: conditions does not apply to study indicklar (it applies to mdi)",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
 	q := write(t, dir, "q.yaml", "name: q\nstudy: indicquest\ndataset: {path: nowhere}\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
-	if _, err := Load(context.Background(), q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
+	if _, err := load(q); err == nil || !strings.Contains(err.Error(), "needs a judge") || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("indicquest without judge: %v", err)
 	}
 	// The strategy check is made whether or not conditions are set.
 	for _, extra := range []string{"", "conditions: [hi]\n"} {
 		m := write(t, dir, "m.yaml", "name: m\nstudy: mdi\ndataset: {path: ../../../testdata/triviaqa/triviaqa_small.jsonl}\nstrategies: [cot]\n"+extra+"models: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
-		if _, err := Load(context.Background(), m); err == nil || !strings.Contains(err.Error(), "line 4: strategies apply to study indicklar only") {
+		if _, err := load(m); err == nil || !strings.Contains(err.Error(), "line 4: strategies does not apply to study mdi (it applies to indicklar)") {
 			t.Errorf("mdi with strategies (%q): %v", extra, err)
 		}
 	}
 	u := write(t, dir, "u.yaml", "name: u\nstudy: klar2\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n")
-	if _, err := Load(context.Background(), u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
+	if _, err := load(u); err == nil || !strings.Contains(err.Error(), `line 2: unknown study "klar2"`) {
 		t.Errorf("unknown study: %v", err)
 	}
 }
 
 func TestStudyStreams(t *testing.T) {
-	e, err := Load(context.Background(), filepath.Join("..", "..", "testdata", "experiments", "smoke-mdi.yaml"))
+	e, err := load(filepath.Join("..", "..", "testdata", "experiments", "smoke-mdi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,15 +222,15 @@ func TestStudyStreams(t *testing.T) {
 // An experiment built in Go validates without the disk (no line numbers,
 // every problem at once) and builds with it.
 func TestValidateAndBuildInGo(t *testing.T) {
-	e := &Experiment{Name: "go", Study: StudyIndicKLAR, Dataset: &Dataset{Path: "/nowhere/klar"}, Languages: []string{"hin", "hinn"},
-		Models: []Model{{Name: "m", ServedName: "sim-tiny-1b", Endpoints: []string{"http://127.0.0.1:1/v1"}}},
-		Engine: EngineConfig{AttemptTimeout: -time.Second}}
+	e := &experiment.Experiment{Name: "go", Study: "indicklar", Studies: studies.Builtin(), Dataset: &experiment.Dataset{Path: "/nowhere/klar"}, Languages: []string{"hin", "hinn"},
+		Models: []experiment.Model{{Name: "m", ServedName: "sim-tiny-1b", Endpoints: []string{"http://127.0.0.1:1/v1"}}},
+		Engine: experiment.EngineConfig{AttemptTimeout: -time.Second}}
 	probs := e.Validate()
 	if len(probs) != 2 || probs[0].Line != 0 || !strings.Contains(probs.Error(), `unknown language "hinn"`) ||
 		!strings.Contains(probs.Error(), "engine.attempt_timeout: -1s is negative") || strings.Contains(probs.Error(), "line 0") || strings.Contains(probs.Error(), "nowhere") {
 		t.Errorf("Validate: %v", probs)
 	}
-	e.Languages, e.Engine = []string{"hin"}, EngineConfig{AttemptTimeout: 30 * time.Second}
+	e.Languages, e.Engine = []string{"hin"}, experiment.EngineConfig{AttemptTimeout: 30 * time.Second}
 	if probs := e.Validate(); len(probs) != 0 {
 		t.Errorf("valid: %v", probs)
 	}
@@ -264,7 +256,7 @@ func TestValidateAndBuildInGo(t *testing.T) {
 // Withheld second-stage requests are counted over every model, as the
 // stream is read (the count was once the last model's only: 24 of 48).
 func TestWithheldCountedOverModels(t *testing.T) {
-	e, err := Load(context.Background(), "../../testdata/experiments/smoke-indicklar.yaml")
+	e, err := load("../../testdata/experiments/smoke-indicklar.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

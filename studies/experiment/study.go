@@ -9,166 +9,327 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/studies/protocol"
-)
-
-// Studies that read a dataset.
-const (
-	StudyRequests   = "requests"
-	StudySynthetic  = "synthetic"
-	StudyIndicKLAR  = "indicklar"
-	StudyIndicQuest = "indicquest"
-	StudyMDI        = "mdi"
 )
 
 // DefaultSeed is the IndicKLAR authors' seed.
 const DefaultSeed = 12345
 
-// validateStudy checks the study's fields, loads its dataset and builds
-// the request generator; it returns every problem found.
-func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
-	var errs Problems
-	add := func(line int, format string, a ...any) {
-		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
-	}
-	switch e.Study {
-	case "":
-		switch {
-		case e.Requests != "":
-			e.Study = StudyRequests
-		case e.Synthetic != nil:
-			e.Study = StudySynthetic
-		}
-	case StudyRequests, StudySynthetic, StudyIndicKLAR, StudyIndicQuest, StudyMDI:
-	default:
-		add(lineOf(root, "study"), "unknown study %q (want indicklar, indicquest, mdi, requests or synthetic)", e.Study)
-		return errs
-	}
-	if e.Study == StudyRequests || e.Study == StudySynthetic {
-		return errs
-	}
-	reg := lang.New()
-	if len(e.Languages) == 0 && e.Study == StudyIndicKLAR {
-		add(lineOf(root, "languages"), "languages is required for study %s", e.Study)
-	}
-	langs := parseList(root, "languages", e.Languages, reg.Lookup, add)
-	forms := parseList(root, "forms", e.Forms, item.ParseForm, add)
-	if len(e.Forms) == 0 {
-		forms = []item.Form{item.Native}
-	}
-	strategies := parseList(root, "strategies", e.Strategies, protocol.ParseStrategy, add)
-	if len(e.Strategies) == 0 {
-		strategies = []protocol.Strategy{protocol.Baseline}
-	}
-	conditions := parseList(root, "conditions", e.Conditions, protocol.ParseCondition, add)
-	// Three independent checks: each is made whatever the others found.
-	if e.Study == StudyMDI && len(e.Conditions) == 0 {
-		conditions = protocol.Conditions
-	}
-	if e.Study != StudyMDI && len(e.Conditions) > 0 {
-		add(lineOf(root, "conditions"), "conditions apply to study mdi only")
-	}
-	if e.Study != StudyIndicKLAR && len(e.Strategies) > 0 {
-		add(lineOf(root, "strategies"), "strategies apply to study indicklar only")
-	}
-	for code := range e.Abstain {
-		if _, err := reg.Lookup(code); err != nil {
-			add(lineOf(root, "abstain", code), "abstain: %v", err)
-		}
-	}
-	if e.HumanLabels != "" && disk {
-		if _, err := os.Stat(e.resolve(e.HumanLabels)); err != nil {
-			add(lineOf(root, "human_labels"), "human_labels: %v", err)
-		}
-	}
-	for k := range e.Notes {
-		if k != "es" && k != "hi" && k != "zh" {
-			add(lineOf(root, "notes", k), "notes: unknown language %q (want es, hi or zh)", k)
-		}
-	}
-	switch e.JudgePrompt {
-	case "", "v1", "v2":
-	default:
-		add(lineOf(root, "judge_prompt"), "judge_prompt %q: want v1 or v2", e.JudgePrompt)
-	}
-	if e.Study == StudyIndicQuest && e.Judge == nil {
-		add(lineOf(root), "study indicquest needs a judge (name, served_name)")
-	}
-	if e.Sample < 0 {
-		add(lineOf(root, "sample"), "sample must not be negative")
-	}
-	if e.Dataset == nil || e.Dataset.Path == "" {
-		add(lineOf(root, "dataset"), "dataset.path is required for study %s", e.Study)
-		return errs
-	}
-	var format catalog.Format
-	if e.Dataset.Format != "" {
-		f, err := catalog.ParseFormat(e.Dataset.Format)
-		if err != nil {
-			add(lineOf(root, "dataset", "format"), "%v", err)
-		}
-		format = f
-	}
-	if !disk {
-		return errs
-	}
-	if _, err := os.Stat(e.resolve(e.Dataset.Path)); err != nil {
-		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.seed(), StoredCandidateOrder: e.Prompt.StoredCandidateOrder}
-	set, _, err := catalog.Load(ctx, e.resolve(e.Dataset.Path), format, reg, nil, opts)
-	if err != nil {
-		add(lineOf(root, "dataset", "path"), "dataset: %v", err)
-		return errs
-	}
-	e.set = sample(set, e.Sample, e.seed())
-	switch e.Study {
-	case StudyIndicKLAR:
-		e.study = &protocol.IndicKLAR{Set: e.set, Languages: langs, Forms: forms, Strategies: strategies, Seed: e.seed(),
-			Shots: e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
-			PaperWording: e.Prompt.PaperWording}
-	case StudyIndicQuest:
-		e.study = &protocol.IndicQuest{Set: e.set, Languages: langs, Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
-	case StudyMDI:
-		mdi := &protocol.MDI{Set: e.set, Conditions: conditions, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens, JudgeDecoding: e.JudgeDecoding}
-		if e.Judge != nil {
-			mdi.Judge = e.Judge.Name
-		}
-		e.study = mdi
-	}
-	return errs
+// Study is one study, registered by name in a Registry: the YAML fields
+// it reads, how it checks them, and how it builds its Plan. A study holds
+// no state of its own; everything a run needs is in the Plan.
+type Study interface {
+	// Name is the study's name in YAML (study: <name>).
+	Name() string
+	// About is one line on what the study measures.
+	About() string
+	// Fields lists the fields of StudyFields that the study reads; setting
+	// another one of them is a validation problem.
+	Fields() []string
+	// Check reports the problems of the fields the study reads, without
+	// the disk or the network (c.Add names each problem's YAML path).
+	Check(e *Experiment, c *Checker)
+	// Build reads what the study needs (its dataset: Experiment.LoadItems)
+	// and returns its plan. Called only when Check found nothing.
+	Build(ctx context.Context, e *Experiment) (Plan, error)
 }
 
-func (e *Experiment) seed() int64 {
-	if e.Seed != nil {
-		return *e.Seed
-	}
-	return DefaultSeed
+// Plan is a built study: its requests stage by stage, and how its answers
+// are read, scored and tabulated.
+type Plan interface {
+	// Stages is the number of request stages. Stage s requests may depend
+	// on the records of earlier stages (a two-step strategy's second
+	// prompt holds the first answer; a judge reads the answer).
+	Stages() int
+	// Requests yields the requests of stage (1-based) for one model of the
+	// experiment; prior finds that model's earlier-stage records. A request
+	// whose input is not available (its first stage failed) is yielded as
+	// its key with protocol.ErrWithheld, for the caller to count, never sent.
+	Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error]
+	// Templates names the prompt templates used, with their SHA-256.
+	Templates() map[string]string
+	// Extract reads an ok record's response the way the study scores it
+	// (nil when the record holds nothing to extract).
+	Extract(r *engine.Record) *extract.Result
+	// Items is the study's items (nil when it reads no dataset).
+	Items() *item.Set
+	// Score scores the records, one per key, each already extracted; a
+	// study without a criterion returns one row per answer all the same.
+	Score(recs []*engine.Record) ([]score.Row, error)
+	// Tables computes the study's tables from its rows.
+	Tables(rows []score.Row, opt tables.Options) []*tables.Table
 }
 
-// parseList parses each value of the list under key, reporting a bad one
-// at its own line.
-func parseList[T any](root *yaml.Node, key string, vals []string, parse func(string) (T, error), add func(int, string, ...any)) []T {
+// RequestReader is implemented by a plan whose scoring reads the request
+// bodies the records keep (Record.Request); Score drops them otherwise,
+// to keep a large run's scoring small.
+type RequestReader interface {
+	ReadsRequests() bool
+}
+
+// StudyFields are the experiment fields that belong to some studies only.
+var studyFields = []string{"requests", "synthetic", "dataset", "languages", "forms", "strategies", "conditions", "notes", "paragraph", "judge_prompt", "human_labels"}
+
+// StudyFields lists the experiment fields that belong to some studies only
+// (Study.Fields names those a study reads).
+func StudyFields() []string { return slices.Clone(studyFields) }
+
+// Checker collects a study's problems with their YAML lines.
+type Checker struct {
+	root *yaml.Node
+	errs Problems
+}
+
+// Add records a problem at the YAML path (mapping keys and list indexes,
+// e.g. "strategies", "2"); the line is 0 for an experiment built in Go.
+func (c *Checker) Add(path []string, format string, a ...any) {
+	c.errs = append(c.errs, Problem{Line: lineOf(c.root, path...), Msg: fmt.Sprintf(format, a...)})
+}
+
+// List parses each value of a list field, reporting a bad one at its own line.
+func List[T any](c *Checker, field string, vals []string, parse func(string) (T, error)) []T {
 	var out []T
 	for i, v := range vals {
 		x, err := parse(v)
 		if err != nil {
-			add(lineOf(root, key, strconv.Itoa(i)), "%v", err)
+			c.Add([]string{field, strconv.Itoa(i)}, "%v", err)
 			continue
 		}
 		out = append(out, x)
 	}
 	return out
+}
+
+// Registry holds the studies an experiment's study: field can name. It is
+// a value (no package-level registry): bhasha's front door and the CLI
+// pass the built-in one (package studies), a program adds its own.
+type Registry struct {
+	byName map[string]Study
+	order  []string
+}
+
+// NewRegistry registers studies in order; a name used twice is an error.
+func NewRegistry(studies ...Study) (*Registry, error) {
+	r := &Registry{byName: map[string]Study{}}
+	for _, s := range studies {
+		if err := r.Add(s); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add registers one more study.
+func (r *Registry) Add(s Study) error {
+	name := s.Name()
+	if name == "" || strings.ContainsAny(name, " |/") {
+		return fmt.Errorf("registering study %q: a name is one word", name)
+	}
+	if _, dup := r.byName[name]; dup {
+		return fmt.Errorf("registering study %q: the name is taken", name)
+	}
+	r.byName[name] = s
+	r.order = append(r.order, name)
+	return nil
+}
+
+// Lookup finds a study by name.
+func (r *Registry) Lookup(name string) (Study, bool) {
+	if r == nil {
+		return nil, false
+	}
+	s, ok := r.byName[name]
+	return s, ok
+}
+
+// Names lists the registered studies in registration order.
+func (r *Registry) Names() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.order)
+}
+
+// Clone copies the registry (to add studies without changing the original).
+func (r *Registry) Clone() *Registry {
+	c := &Registry{byName: map[string]Study{}}
+	if r != nil {
+		for _, n := range r.order {
+			c.byName[n] = r.byName[n]
+		}
+		c.order = slices.Clone(r.order)
+	}
+	return c
+}
+
+// validateStudy finds the study, refuses the study fields it does not
+// read, lets it check the ones it does and, with disk, builds its plan.
+func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
+	c := &Checker{root: root}
+	if e.Study == "" {
+		switch {
+		case e.Requests != "":
+			e.Study = "requests"
+		case e.Synthetic != nil:
+			e.Study = "synthetic"
+		}
+	}
+	if e.Studies == nil {
+		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
+		return c.errs
+	}
+	s, ok := e.Studies.Lookup(e.Study)
+	if !ok {
+		c.Add([]string{"study"}, "unknown study %q (want one of %s)", e.Study, strings.Join(e.Studies.Names(), ", "))
+		return c.errs
+	}
+	reads := s.Fields()
+	for _, f := range studyFields {
+		if e.isSet(f) && !slices.Contains(reads, f) {
+			c.Add([]string{f}, "%s does not apply to study %s%s", f, e.Study, e.usedBy(f))
+		}
+	}
+	for code := range e.Abstain {
+		if _, err := lang.New().Lookup(code); err != nil {
+			c.Add([]string{"abstain", code}, "abstain: %v", err)
+		}
+	}
+	if disk { // the files the study reads exist, reported with every other problem
+		for _, f := range []struct{ field, path string }{{"human_labels", e.HumanLabels}, {"requests", e.Requests}, {"dataset", e.datasetPath()}} {
+			if f.path == "" || !slices.Contains(reads, f.field) {
+				continue
+			}
+			if _, err := os.Stat(e.Resolve(f.path)); err != nil {
+				at := []string{f.field}
+				if f.field == "dataset" {
+					at = append(at, "path")
+				}
+				c.Add(at, "%s: %v", strings.ReplaceAll(f.field, "_", " "), err)
+			}
+		}
+	}
+	if e.Sample < 0 {
+		c.Add([]string{"sample"}, "sample must not be negative")
+	}
+	s.Check(e, c)
+	if !disk || len(c.errs) > 0 {
+		return c.errs
+	}
+	plan, err := s.Build(ctx, e)
+	if err != nil {
+		var ps Problems
+		if errors.As(err, &ps) {
+			return append(c.errs, ps...)
+		}
+		c.Add(nil, "building study %s: %v", e.Study, err)
+		return c.errs
+	}
+	e.plan = plan
+	return c.errs
+}
+
+// usedBy names the registered studies that read field f.
+func (e *Experiment) usedBy(f string) string {
+	var names []string
+	for _, n := range e.Studies.Names() {
+		s, _ := e.Studies.Lookup(n)
+		if slices.Contains(s.Fields(), f) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (it applies to " + strings.Join(names, ", ") + ")"
+}
+
+// isSet reports whether a study field has a value.
+func (e *Experiment) isSet(f string) bool {
+	switch f {
+	case "requests":
+		return e.Requests != ""
+	case "synthetic":
+		return e.Synthetic != nil
+	case "dataset":
+		return e.Dataset != nil
+	case "languages":
+		return len(e.Languages) > 0
+	case "forms":
+		return len(e.Forms) > 0
+	case "strategies":
+		return len(e.Strategies) > 0
+	case "conditions":
+		return len(e.Conditions) > 0
+	case "notes":
+		return len(e.Notes) > 0
+	case "paragraph":
+		return e.Paragraph != ""
+	case "judge_prompt":
+		return e.JudgePrompt != ""
+	case "human_labels":
+		return e.HumanLabels != ""
+	}
+	return false
+}
+
+func (e *Experiment) datasetPath() string {
+	if e.Dataset == nil {
+		return ""
+	}
+	return e.Dataset.Path
+}
+
+// CheckDataset reports a missing dataset.path and a bad dataset.format
+// (for studies that read a dataset).
+func (e *Experiment) CheckDataset(c *Checker) {
+	if e.Dataset == nil || e.Dataset.Path == "" {
+		c.Add([]string{"dataset"}, "dataset.path is required for study %s", e.Study)
+		return
+	}
+	if e.Dataset.Format != "" {
+		if _, err := catalog.ParseFormat(e.Dataset.Format); err != nil {
+			c.Add([]string{"dataset", "format"}, "%v", err)
+		}
+	}
+}
+
+// LoadItems reads the study's dataset (format detected unless named) and
+// keeps the experiment's seeded sample of it. Its errors are Problems
+// naming the dataset's YAML line.
+func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
+	c := &Checker{root: e.src}
+	p := e.Resolve(e.Dataset.Path)
+	var format catalog.Format
+	if e.Dataset.Format != "" {
+		format, _ = catalog.ParseFormat(e.Dataset.Format)
+	}
+	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.SeedOrDefault(), StoredCandidateOrder: e.Prompt.StoredCandidateOrder}
+	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, opts)
+	if err != nil {
+		c.Add([]string{"dataset", "path"}, "dataset: %v", err)
+		return nil, c.errs
+	}
+	return sample(set, e.Sample, e.SeedOrDefault()), nil
+}
+
+// SeedOrDefault is the experiment's seed (DefaultSeed unless set).
+func (e *Experiment) SeedOrDefault() int64 {
+	if e.Seed != nil {
+		return *e.Seed
+	}
+	return DefaultSeed
 }
 
 // sample keeps n items chosen with a seeded shuffle of the ids (the same
@@ -192,21 +353,29 @@ func sample(s *item.Set, n int, seed int64) *item.Set {
 	return out
 }
 
-// Items returns the study's items (nil for requests and synthetic).
-func (e *Experiment) Items() *item.Set { return e.set }
+// Plan is the built study (nil before Build).
+func (e *Experiment) Plan() Plan { return e.plan }
 
-// Stages is the number of request stages (2 for two-step strategies).
+// Items returns the study's items (nil for studies without a dataset).
+func (e *Experiment) Items() *item.Set {
+	if e.plan == nil {
+		return nil
+	}
+	return e.plan.Items()
+}
+
+// Stages is the number of request stages (2 for two-step strategies and judges).
 func (e *Experiment) Stages() int {
-	if e.study != nil {
-		return e.study.Stages()
+	if e.plan != nil {
+		return e.plan.Stages()
 	}
 	return 1
 }
 
 // Templates names the prompt templates used, with their SHA-256.
 func (e *Experiment) Templates() map[string]string {
-	if e.study != nil {
-		return e.study.Templates()
+	if e.plan != nil {
+		return e.plan.Templates()
 	}
 	return nil
 }
@@ -216,15 +385,13 @@ func (e *Experiment) Templates() map[string]string {
 // (their first stage has no answer) are not yielded; when withheld is not
 // nil it counts them, over every model, as the stream is read.
 func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld *int) iter.Seq2[engine.Request, error] {
-	if e.study == nil {
-		if stage == 1 {
-			return e.Stream()
-		}
-		return func(func(engine.Request, error) bool) {}
-	}
 	return func(yield func(engine.Request, error) bool) {
+		if e.plan == nil {
+			yield(engine.Request{}, fmt.Errorf("experiment %s is not built", e.Name))
+			return
+		}
 		for _, m := range e.Models {
-			for r, err := range e.study.Requests(e.Name, m.Name, stage, prior) {
+			for r, err := range e.plan.Requests(e.Name, m.Name, stage, prior) {
 				if errors.Is(err, protocol.ErrWithheld) {
 					if withheld != nil {
 						*withheld++
@@ -239,12 +406,56 @@ func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld *int
 	}
 }
 
-// Extract fills rec.Extracted when the experiment is a study.
+// Extract fills rec.Extracted for an ok record.
 func (e *Experiment) Extract(rec *engine.Record) {
-	if e.study != nil && rec.Status == engine.StatusOK {
-		rec.Extracted = e.study.Extract(rec)
+	if e.plan != nil && rec.Status == engine.StatusOK {
+		rec.Extracted = e.plan.Extract(rec)
 	}
 }
 
-// Protocol returns the study's request builder (nil for requests and synthetic).
-func (e *Experiment) Protocol() protocol.Study { return e.study }
+// Score reads dir/records.jsonl and scores every answer with the study's
+// rules, one per key: when a key was recorded more than once (a directory
+// two runs wrote into at once), records.ReadUnique keeps one and the
+// returned Duplicates say how many were dropped and which keys they were.
+// Records imported from a batch, or written before a rule changed, are
+// extracted again with the study's rule first.
+func (e *Experiment) Score(dir string) ([]score.Row, records.Duplicates, error) {
+	if e.plan == nil {
+		return nil, records.Duplicates{}, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
+	}
+	rr, ok := e.plan.(RequestReader)
+	recs, dups, err := records.ReadUnique(dir, ok && rr.ReadsRequests())
+	if err != nil {
+		return nil, dups, err
+	}
+	for _, r := range recs {
+		e.Extract(r)
+	}
+	rows, err := e.plan.Score(recs)
+	if err != nil {
+		return nil, dups, fmt.Errorf("scoring %s: %w", dir, err)
+	}
+	return rows, dups, nil
+}
+
+// Tables computes the study's tables from its scored rows, with the model
+// sizes and human labels the experiment names.
+func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
+	if e.plan == nil {
+		return nil, fmt.Errorf("experiment %s is not built", e.Name)
+	}
+	o := tables.Options{Sizes: map[string]float64{}}
+	for _, m := range e.Models {
+		if m.SizeB > 0 {
+			o.Sizes[m.Name] = m.SizeB
+		}
+	}
+	if p := e.HumanLabelsPath(); p != "" {
+		h, err := tables.ReadHumanLabels(p)
+		if err != nil {
+			return nil, err
+		}
+		o.Human = h
+	}
+	return e.plan.Tables(rows, o), nil
+}

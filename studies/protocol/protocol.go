@@ -1,7 +1,9 @@
-// Package protocol turns dataset items into the requests of the three
-// studies, exactly as their authors' code builds them: prompt texts live
-// in template files (embedded, hashed into every run manifest), and each
-// study says how many stages it has and what each stage asks.
+// Package protocol holds what the studies' request builders share: the
+// prompt templates (embedded files, each with its citation header, hashed
+// into every run manifest), the JSON schema of structured outputs, and
+// the contract between stages (Lookup, ErrWithheld). Each study builds its
+// own requests (studies/indicklar, studies/indicquest,
+// studies/distractors).
 package protocol
 
 import (
@@ -11,11 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -61,24 +61,6 @@ var ErrWithheld = errors.New("withheld: its first stage has no answer")
 // Lookup returns the record of an earlier stage, by key.
 type Lookup func(engine.Key) (*engine.Record, bool)
 
-// Study produces an experiment's requests stage by stage. Stage s
-// requests may depend on the records of stages before s (a two-step
-// strategy's second prompt holds the first answer).
-type Study interface {
-	// Stages is the number of stages (1 or 2).
-	Stages() int
-	// Requests yields the requests of stage (1-based) for one model of the
-	// experiment; prior finds that model's earlier-stage records. A request
-	// whose input is not available (the first stage failed) is yielded as
-	// its key with ErrWithheld, for the caller to count, never sent.
-	Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error]
-	// Templates names the prompt templates used, with their SHA-256.
-	Templates() map[string]string
-	// Extract reads an ok record's response the way the study scores it
-	// (nil when the record holds nothing to extract, as mc1 log-probabilities).
-	Extract(r *engine.Record) *extract.Result
-}
-
 // Schema builds vLLM's structured_outputs {"json": schema} for an object
 // of required string fields.
 func Schema(fields ...string) map[string]any {
@@ -90,5 +72,3 @@ func Schema(fields ...string) map[string]any {
 	}
 	return map[string]any{"json": map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}}
 }
-
-func ptr[T any](v T) *T { return &v }

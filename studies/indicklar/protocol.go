@@ -1,11 +1,10 @@
-package protocol
+package indicklar
 
 import (
 	"fmt"
 	"hash/fnv"
 	"iter"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -15,9 +14,10 @@ import (
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
-// IndicKLAR builds the IndicKLAR requests (Mazumder et al. 2026) the way
+// Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
 // the authors' Evaluation_Scripts do (PROTOCOLS.md §1): raw completion
 // prompts (no chat template), 3 demonstrations drawn from the same
 // relation and the same language directory, the test item excluded,
@@ -25,7 +25,7 @@ import (
 // their vLLM calls. Baselines run on every form asked (native, code-mixed,
 // English); the other strategies, like the authors' scripts, on native
 // questions only.
-type IndicKLAR struct {
+type Protocol struct {
 	Set        *item.Set
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
 	Forms      []item.Form
@@ -54,7 +54,7 @@ type IndicKLAR struct {
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
-func (p *IndicKLAR) Stages() int {
+func (p *Protocol) Stages() int {
 	n := 1
 	for _, s := range p.Strategies {
 		n = max(n, s.Stages())
@@ -64,7 +64,7 @@ func (p *IndicKLAR) Stages() int {
 
 // templateFile is the header template of a strategy and stage, in the
 // paper's wording when asked for and available.
-func (p *IndicKLAR) templateFile(s Strategy, stage int) string {
+func (p *Protocol) templateFile(s Strategy, stage int) string {
 	f := templateFile(s, stage)
 	if p.PaperWording && f != "" && s != CoT && s != CoTCands {
 		return strings.Replace(f, "indicklar/", "indicklar/paper/", 1)
@@ -92,12 +92,12 @@ func templateFile(s Strategy, stage int) string {
 }
 
 // Templates names the templates the configured strategies use.
-func (p *IndicKLAR) Templates() map[string]string {
+func (p *Protocol) Templates() map[string]string {
 	out := map[string]string{}
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
 			if f := p.templateFile(s, st); f != "" {
-				if _, h, err := Template(f); err == nil {
+				if _, h, err := protocol.Template(f); err == nil {
 					out[f] = h
 				}
 			}
@@ -116,19 +116,19 @@ func decoding(s Strategy, stage int) engine.Decoding {
 	case BaselineCands, EntityEN, ContextEN, Romanized:
 		d.MaxTokens, d.Stop = 10, []string{"\n", "Answer"}
 	case TinTCM, TinTEN:
-		d.MaxTokens, d.StructuredOutputs = 80, Schema("answer")
+		d.MaxTokens, d.StructuredOutputs = 80, protocol.Schema("answer")
 	case OneStepCM, OneStepEN:
-		d.MaxTokens, d.StructuredOutputs = 120, Schema("translation", "answer")
+		d.MaxTokens, d.StructuredOutputs = 120, protocol.Schema("translation", "answer")
 	case TwoStepCM, TwoStepEN, TwoStepTranslit:
 		d.MaxTokens = 60
 		if stage == 1 {
-			d.StructuredOutputs = Schema("translation")
+			d.StructuredOutputs = protocol.Schema("translation")
 		} else {
-			d.StructuredOutputs = Schema("answer")
+			d.StructuredOutputs = protocol.Schema("answer")
 		}
 	case CoT, CoTCands:
 		// No published decoding; enough for 1-2 sentences and the answer.
-		d.MaxTokens, d.StructuredOutputs = 160, Schema("reasoning", "answer")
+		d.MaxTokens, d.StructuredOutputs = 160, protocol.Schema("reasoning", "answer")
 	}
 	return d
 }
@@ -139,7 +139,7 @@ type slot struct {
 }
 
 // slots lists the (language, form) pairs a strategy asks.
-func (p *IndicKLAR) slots(s Strategy) []slot {
+func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
 	english := false
 	for _, f := range p.Forms {
@@ -166,7 +166,7 @@ func (p *IndicKLAR) slots(s Strategy) []slot {
 }
 
 // Requests yields one model's requests of one stage.
-func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	shots := p.Shots
 	if shots <= 0 {
 		shots = 3
@@ -184,8 +184,8 @@ func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Se
 						continue
 					}
 					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
-					if s.Stages() == 2 {
-						key.Stage = strconv.Itoa(stage)
+					if s.Stages() == 2 && stage == 1 {
+						key.Role = engine.Translation()
 					}
 					demos := p.demos(pools[poolKey{it.Relation, sl.lang.ISO3, sl.form}], it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
@@ -197,7 +197,7 @@ func (p *IndicKLAR) Requests(exp, model string, stage int, prior Lookup) iter.Se
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							if !yield(engine.Request{Key: key}, ErrWithheld) {
+							if !yield(engine.Request{Key: key}, protocol.ErrWithheld) {
 								return
 							}
 						}
@@ -227,7 +227,7 @@ type demo struct {
 	v  *item.Variant
 }
 
-func (p *IndicKLAR) pools() map[poolKey][]demo {
+func (p *Protocol) pools() map[poolKey][]demo {
 	out := map[poolKey][]demo{}
 	for _, it := range p.Set.Items {
 		for i := range it.Variants {
@@ -246,7 +246,7 @@ func (p *IndicKLAR) pools() map[poolKey][]demo {
 // PCG stream seeded by the seed and (item, language, form): the same
 // demonstrations for every strategy and model, whatever the order of
 // generation.
-func (p *IndicKLAR) demos(pool []demo, testID string, sl slot, n int) []demo {
+func (p *Protocol) demos(pool []demo, testID string, sl slot, n int) []demo {
 	cands := make([]demo, 0, len(pool))
 	for _, d := range pool {
 		if d.id != testID {
@@ -272,7 +272,7 @@ func joinCands(v *item.Variant) string {
 }
 
 // placeholders fills SOURCE_LANG, SOURCE_SCRIPT and TARGET_LANG.
-func (p *IndicKLAR) placeholders(s Strategy, l lang.Language) *strings.Replacer {
+func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	script := l.Name
 	if p.ScriptNames {
 		script = string(l.Script())
@@ -292,7 +292,7 @@ func (p *IndicKLAR) placeholders(s Strategy, l lang.Language) *strings.Replacer 
 	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
 }
 
-func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior Lookup) (string, error) {
+func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
 	var sb strings.Builder
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
@@ -312,7 +312,7 @@ func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Varia
 	header, ok := p.headers[name]
 	if !ok {
 		var err error
-		if header, _, err = Template(name); err != nil {
+		if header, _, err = protocol.Template(name); err != nil {
 			return "", err
 		}
 		if p.headers == nil {
@@ -345,7 +345,7 @@ func (p *IndicKLAR) prompt(s Strategy, stage int, l lang.Language, v *item.Varia
 	q := v.Question
 	if s.Stages() == 2 {
 		k1 := key
-		k1.Stage = "1"
+		k1.Role = engine.Translation()
 		rec, ok := prior(k1)
 		if !ok || rec.Status != engine.StatusOK {
 			return "", nil
@@ -370,7 +370,7 @@ func Stage1Question(response string) string {
 // Extract reads a response as the authors' code does: the first line for
 // the baselines, the "translation" field for a first stage, the "answer"
 // field otherwise; answers are checked against the item's candidates.
-func (p *IndicKLAR) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
@@ -379,7 +379,7 @@ func (p *IndicKLAR) Extract(r *engine.Record) *extract.Result {
 	switch {
 	case !s.JSON():
 		res = extract.FirstLine(r.Response)
-	case s.Stages() == 2 && r.Fields.Stage == "1":
+	case r.Fields.Role.Kind == engine.RoleTranslation:
 		res = extract.Field(r.Response, "translation")
 		return &res
 	default:
@@ -394,7 +394,7 @@ func (p *IndicKLAR) Extract(r *engine.Record) *extract.Result {
 }
 
 // item finds an item by id (an index built on first use).
-func (p *IndicKLAR) item(id string) *item.Item {
+func (p *Protocol) item(id string) *item.Item {
 	p.once.Do(func() {
 		p.byID = make(map[string]*item.Item, len(p.Set.Items))
 		for _, it := range p.Set.Items {
@@ -408,7 +408,7 @@ func (p *IndicKLAR) item(id string) *item.Item {
 // native variant v of item id, its gold and its candidates; ok is false
 // when the item lacks what the ablation needs (an English variant with a
 // subject and template, or a native template).
-func (p *IndicKLAR) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
+func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {
 		return "", "", nil, false
@@ -433,7 +433,7 @@ func (p *IndicKLAR) ablated(s Strategy, id string, v *item.Variant) (q, gold str
 
 // ablationPrompt is the Obj-Baseline format over ablated questions, the
 // demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *IndicKLAR) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
+func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
 	q, _, cands, ok := p.ablated(s, id, v)
 	if !ok {
 		return ""
@@ -450,3 +450,5 @@ func (p *IndicKLAR) ablationPrompt(s Strategy, v *item.Variant, id string, demos
 	}
 	return sb.String()
 }
+
+func ptr[T any](v T) *T { return &v }

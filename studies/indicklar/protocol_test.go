@@ -1,4 +1,4 @@
-package protocol
+package indicklar
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 var reg = lang.New()
@@ -35,20 +36,20 @@ func tinySet() *item.Set {
 	return s
 }
 
-func collect(t *testing.T, p *IndicKLAR, stage int, prior Lookup) []engine.Request {
+func collect(t *testing.T, p *Protocol, stage int, prior protocol.Lookup) []engine.Request {
 	t.Helper()
 	out, _ := collectWithheld(t, p, stage, prior)
 	return out
 }
 
 // collectWithheld also counts the requests yielded as ErrWithheld.
-func collectWithheld(t *testing.T, p *IndicKLAR, stage int, prior Lookup) ([]engine.Request, int) {
+func collectWithheld(t *testing.T, p *Protocol, stage int, prior protocol.Lookup) ([]engine.Request, int) {
 	t.Helper()
 	var out []engine.Request
 	withheld := 0
 	for r, err := range p.Requests("e", "m", stage, prior) {
 		switch {
-		case errors.Is(err, ErrWithheld):
+		case errors.Is(err, protocol.ErrWithheld):
 			withheld++
 		case err != nil:
 			t.Fatal(err)
@@ -62,7 +63,7 @@ func collectWithheld(t *testing.T, p *IndicKLAR, stage int, prior Lookup) ([]eng
 func none(engine.Key) (*engine.Record, bool) { return nil, false }
 
 func TestBaselinePrompts(t *testing.T) {
-	p := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native, item.CodeMixed, item.English},
+	p := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native, item.CodeMixed, item.English},
 		Strategies: []Strategy{Baseline, BaselineCands}, Seed: 12345}
 	rs := collect(t, p, 1, none)
 	// 2 strategies × 3 forms × 5 items
@@ -110,7 +111,7 @@ func TestBaselinePrompts(t *testing.T) {
 }
 
 func TestJSONStrategyPrompts(t *testing.T) {
-	p := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{item.Native, item.CodeMixed},
+	p := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{item.Native, item.CodeMixed},
 		Strategies: []Strategy{TinTCM, OneStepEN}, Seed: 12345}
 	rs := collect(t, p, 1, none)
 	if len(rs) != 10 { // native only
@@ -148,7 +149,7 @@ func TestJSONStrategyPrompts(t *testing.T) {
 }
 
 func TestTwoStep(t *testing.T) {
-	p := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{item.Native},
+	p := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{item.Native},
 		Strategies: []Strategy{Baseline, TwoStepEN, TwoStepTranslit}, Seed: 1}
 	if p.Stages() != 2 {
 		t.Fatal("stages")
@@ -158,7 +159,7 @@ func TestTwoStep(t *testing.T) {
 		t.Fatalf("stage 1: %d requests", len(s1))
 	}
 	en1 := s1[5]
-	if en1.Key.Stage != "1" || !strings.HasPrefix(en1.Prompt, "You are a translator.\nTranslate the following question from Hindi (Hindi) into English.") ||
+	if en1.Key.Role != engine.Translation() || !strings.HasPrefix(en1.Prompt, "You are a translator.\nTranslate the following question from Hindi (Hindi) into English.") ||
 		!strings.HasSuffix(en1.Prompt, "\"...\"}\n\nQ: भारत की राजधानी क्या है? उत्तर है:\nOutput:") {
 		t.Errorf("2Step-EN stage 1 %q", en1.Prompt)
 	}
@@ -182,7 +183,7 @@ func TestTwoStep(t *testing.T) {
 	if len(s2) != 2 || withheld != 8 {
 		t.Fatalf("stage 2: %d requests, %d withheld", len(s2), withheld)
 	}
-	if !strings.HasSuffix(s2[0].Prompt, "Q: What is the capital of India?\nCandidates: मुंबई, दिल्ली\nOutput:") || s2[0].Key.Stage != "2" ||
+	if !strings.HasSuffix(s2[0].Prompt, "Q: What is the capital of India?\nCandidates: मुंबई, दिल्ली\nOutput:") || !s2[0].Key.Role.IsZero() ||
 		!strings.Contains(s2[0].Prompt, "Select the correct answer from the candidates and write it in Hindi (Hindi).") {
 		t.Errorf("stage 2 prompt %q", s2[0].Prompt)
 	}
@@ -202,29 +203,12 @@ func TestParseStrategy(t *testing.T) {
 	}
 }
 
-func TestTemplates(t *testing.T) {
-	names := TemplateNames()
-	if len(names) < 10 {
-		t.Fatalf("templates %v", names)
-	}
-	for _, n := range names {
-		text, hash, err := Template(n)
-		if err != nil || text == "" || len(hash) != 64 {
-			t.Errorf("%s: %v", n, err)
-		}
-	}
-	one, _, _ := Template("indicklar/1step-cm.txt")
-	if !strings.HasSuffix(one, "script>\"\n}\n\n\n") || !strings.Contains(one, "STEP 1 \u2014 CODE-MIXED") {
-		t.Errorf("1Step-CM template ends %q", one[len(one)-20:])
-	}
-}
-
 func TestAblations(t *testing.T) {
 	set, err := klar.Load(context.Background(), "../../testdata/klar", reg, nil, item.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &IndicKLAR{Set: set, Languages: []lang.Language{reg.MustLookup("ja")}, Forms: []item.Form{item.Native},
+	p := &Protocol{Set: set, Languages: []lang.Language{reg.MustLookup("ja")}, Forms: []item.Form{item.Native},
 		Strategies: []Strategy{EntityEN, ContextEN}, Seed: 1}
 	rs := collect(t, p, 1, none)
 	if len(rs) != 2*46 {
@@ -244,7 +228,7 @@ func TestAblations(t *testing.T) {
 		t.Errorf("decoding %+v", ent.Decoding)
 	}
 
-	r := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: []Strategy{Romanized}, Seed: 1}
+	r := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: []Strategy{Romanized}, Seed: 1}
 	rr := collect(t, r, 1, none)
 	if q := strings.Split(rr[0].Prompt, "\n")[3]; len(rr) != 5 || q != "bharat ki rajadhani kya hai? uttar hai:" {
 		t.Errorf("romanized prompt %q", rr[0].Prompt)
@@ -253,8 +237,8 @@ func TestAblations(t *testing.T) {
 
 func TestPaperWording(t *testing.T) {
 	all := []Strategy{TinTCM, TinTEN, OneStepCM, OneStepEN, TwoStepCM, TwoStepEN, TwoStepTranslit}
-	code := &IndicKLAR{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: all, Seed: 1}
-	paper := &IndicKLAR{Set: code.Set, Languages: code.Languages, Forms: code.Forms, Strategies: all, Seed: 1, PaperWording: true}
+	code := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: all, Seed: 1}
+	paper := &Protocol{Set: code.Set, Languages: code.Languages, Forms: code.Forms, Strategies: all, Seed: 1, PaperWording: true}
 	c, pp := collect(t, code, 1, none), collect(t, paper, 1, none)
 	if len(c) != len(pp) || len(c) != 35 {
 		t.Fatalf("%d and %d requests", len(c), len(pp))

@@ -1,4 +1,4 @@
-package protocol
+package indicquest
 
 import (
 	"iter"
@@ -8,16 +8,17 @@ import (
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
-// IndicQuest builds L3Cube-IndicQuest requests (Rohera et al.): stage 1
+// Protocol builds L3Cube-IndicQuest requests (Rohera et al.): stage 1
 // asks each model every question in its own language (chat, greedy, one
 // short JSON answer); stage 2 sends each answer to the judge model with
 // the judge prompt (temperature 0). Judge requests are routed to the
-// judge (Key.Model) and name the judged model in Key.Stage
-// ("judged:<model>"); see JudgeKey. A stage-1 answer that is null or unreadable is still
+// judge (Key.Model) with the role engine.Judge(<judged model>); see
+// JudgeKey. A stage-1 answer that is null or unreadable is still
 // judged (the judge sees the raw text), so every answer gets a verdict.
-type IndicQuest struct {
+type Protocol struct {
 	Set       *item.Set
 	Languages []lang.Language // empty: every language of the set
 	Judge     string          // the judge's model name in the experiment
@@ -29,14 +30,14 @@ type IndicQuest struct {
 	JudgeDecoding *engine.Decoding
 }
 
-func (p *IndicQuest) Stages() int {
+func (p *Protocol) Stages() int {
 	if p.Judge == "" {
 		return 1
 	}
 	return 2
 }
 
-func (p *IndicQuest) judgeTemplate() string {
+func (p *Protocol) judgeTemplate() string {
 	if p.JudgeV1 {
 		return "indicquest/judge-v1.txt"
 	}
@@ -44,21 +45,21 @@ func (p *IndicQuest) judgeTemplate() string {
 }
 
 // Templates names the templates used.
-func (p *IndicQuest) Templates() map[string]string {
+func (p *Protocol) Templates() map[string]string {
 	out := map[string]string{}
 	names := []string{"indicquest/answer.txt"}
 	if p.Judge != "" {
 		names = append(names, p.judgeTemplate())
 	}
 	for _, n := range names {
-		if _, h, err := Template(n); err == nil {
+		if _, h, err := protocol.Template(n); err == nil {
 			out[n] = h
 		}
 	}
 	return out
 }
 
-func (p *IndicQuest) wanted(code string) bool {
+func (p *Protocol) wanted(code string) bool {
 	if len(p.Languages) == 0 {
 		return true
 	}
@@ -71,22 +72,22 @@ func (p *IndicQuest) wanted(code string) bool {
 }
 
 // JudgeKey is the key of a judge's verdict on an answer: the answer's key
-// with the judge as model, strategy "judge" and stage "judged:<model>".
+// with the judge as model and the role engine.Judge(answer's model).
 func JudgeKey(answer engine.Key, judge string) engine.Key {
 	k := answer
-	k.Model, k.Strategy, k.Stage = judge, "judge", "judged:"+answer.Model
+	k.Model, k.Role = judge, engine.Judge(answer.Model)
 	return k
 }
 
 // Requests yields one model's requests of a stage.
-func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	reg := lang.New()
 	return func(yield func(engine.Request, error) bool) {
 		tmpl := "indicquest/answer.txt"
 		if stage == 2 {
 			tmpl = p.judgeTemplate()
 		}
-		t, _, err := Template(tmpl)
+		t, _, err := protocol.Template(tmpl)
 		if err != nil {
 			yield(engine.Request{}, err)
 			return
@@ -103,7 +104,7 @@ func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.S
 					yield(engine.Request{}, err)
 					return
 				}
-				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form), Strategy: "answer", Stage: "1"}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
 				if stage == 1 {
 					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
 					r := engine.Request{Key: key, Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
@@ -115,7 +116,7 @@ func (p *IndicQuest) Requests(exp, model string, stage int, prior Lookup) iter.S
 				}
 				rec, ok := prior(key)
 				if !ok || rec.Status != engine.StatusOK {
-					if !yield(engine.Request{Key: JudgeKey(key, p.Judge)}, ErrWithheld) {
+					if !yield(engine.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
 						return
 					}
 					continue
@@ -152,9 +153,9 @@ func def(v, d int) int {
 
 // Extract reads an answer's "answer" field, or a verdict's "is_correct"
 // (v2) or "Overall" (v1) field.
-func (p *IndicQuest) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	field := "answer"
-	if r.Fields.Strategy == "judge" {
+	if r.Fields.Role.Kind == engine.RoleJudge {
 		field = "is_correct"
 		if p.JudgeV1 {
 			field = "Overall"
@@ -163,3 +164,5 @@ func (p *IndicQuest) Extract(r *engine.Record) *extract.Result {
 	res := extract.Field(r.Response, field)
 	return &res
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,15 +1,16 @@
-package protocol
+package distractors
 
 import (
 	"fmt"
 	"iter"
-	"strconv"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Condition is a distractor condition of the multilingual distractor
@@ -26,6 +27,15 @@ const (
 	HindiX3   Condition = "hi_long"
 	ChineseX3 Condition = "zh_long"
 	Paragraph Condition = "paragraph" // an unrelated English paragraph
+)
+
+// The distractor study's two answer formats, recorded as the key's
+// strategy: a generated TriviaQA answer, and TruthfulQA's MC1 scored from
+// the log-likelihood of each choice (one request per choice, role
+// engine.Choice(i)).
+const (
+	StrategyQA  = "qa"
+	StrategyMC1 = "mc1"
 )
 
 // Conditions lists the eight conditions.
@@ -45,7 +55,7 @@ func ParseCondition(s string) (Condition, error) {
 	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
-// MDI builds the distractor-interference requests. TriviaQA items become
+// Protocol builds the distractor-interference requests. TriviaQA items become
 // chat requests: the system prompt, then one user message holding the
 // distractor (or nothing, when clean), a blank line and the question;
 // greedy, 32 new tokens. TruthfulQA items (those with Choices) become one
@@ -53,7 +63,7 @@ func ParseCondition(s string) (Condition, error) {
 // (echo, max_tokens 0, logprobs 0): the QA primer, a blank line, the
 // distractor and a blank line (unless clean), "Q: {question}\nA:" and the
 // choice after a space.
-type MDI struct {
+type Protocol struct {
 	Set        *item.Set
 	Conditions []Condition
 	// Notes override the distractor sentences by language ("es", "hi", "zh");
@@ -71,19 +81,12 @@ type MDI struct {
 }
 
 // Stages is 2 with a semantic judge, else 1.
-func (p *MDI) Stages() int {
+func (p *Protocol) Stages() int {
 	if p.Judge != "" {
 		return 2
 	}
 	return 1
 }
-
-// Verdicts of the semantic judge.
-const (
-	SemanticCorrect = "CORRECT"
-	SemanticWrong   = "WRONG"
-	SemanticAbstain = "ABSTAIN"
-)
 
 // NeedsJudge says whether a QA answer goes to the semantic judge: its
 // answer text (Answer) switched script under script.DistractorSwitch, the
@@ -97,14 +100,14 @@ func NeedsJudge(response string) bool { return script.DistractorSwitch(Answer(re
 func Answer(response string) string { return strings.TrimSpace(response) }
 
 // Templates names the templates used.
-func (p *MDI) Templates() map[string]string {
+func (p *Protocol) Templates() map[string]string {
 	out := map[string]string{}
 	names := []string{"mdi/system.txt", "mdi/note-es.txt", "mdi/note-hi.txt", "mdi/note-zh.txt", "mdi/paragraph.txt", "truthfulqa/primer.txt"}
 	if p.Judge != "" {
 		names = append(names, "mdi/semantic-judge.txt")
 	}
 	for _, n := range names {
-		if _, h, err := Template(n); err == nil {
+		if _, h, err := protocol.Template(n); err == nil {
 			out[n] = h
 		}
 	}
@@ -112,13 +115,13 @@ func (p *MDI) Templates() map[string]string {
 }
 
 func text(name string) (string, error) {
-	t, _, err := Template(name)
+	t, _, err := protocol.Template(name)
 	return strings.TrimSuffix(t, "\n"), err
 }
 
 // Distractor returns the text put before the question in condition c
 // ("" when clean).
-func (p *MDI) Distractor(c Condition) (string, error) {
+func (p *Protocol) Distractor(c Condition) (string, error) {
 	if c == Clean {
 		return "", nil
 	}
@@ -143,7 +146,7 @@ func (p *MDI) Distractor(c Condition) (string, error) {
 }
 
 // MCContext is the TruthfulQA context before a choice in condition c.
-func (p *MDI) MCContext(question string, c Condition) (string, error) {
+func (p *Protocol) MCContext(question string, c Condition) (string, error) {
 	primer, err := text("truthfulqa/primer.txt")
 	if err != nil {
 		return "", err
@@ -160,7 +163,7 @@ func (p *MDI) MCContext(question string, c Condition) (string, error) {
 }
 
 // Requests yields one model's requests.
-func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	if stage == 2 {
 		return p.judgeRequests(exp, model, prior)
 	}
@@ -190,7 +193,7 @@ func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[eng
 				}
 				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Condition: string(c)}
 				if len(it.Choices) > 0 {
-					key.Strategy = "mc1"
+					key.Strategy = StrategyMC1
 					ctx, err := p.MCContext(v.Question, c)
 					if err != nil {
 						yield(engine.Request{}, err)
@@ -198,7 +201,7 @@ func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[eng
 					}
 					for i, ch := range it.Choices {
 						k := key
-						k.Stage = "choice-" + strconv.Itoa(i)
+						k.Role = engine.Choice(i)
 						r := engine.Request{Key: k, Kind: engine.Completion, Prompt: ctx + " " + ch,
 							Decoding: engine.Decoding{MaxTokens: 0, Temperature: ptr(0.0), Echo: true, Logprobs: ptr(0)}}
 						if !yield(r, nil) {
@@ -207,7 +210,7 @@ func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[eng
 					}
 					continue
 				}
-				key.Strategy = "qa"
+				key.Strategy = StrategyQA
 				user := v.Question
 				if d != "" {
 					user = d + "\n\n" + v.Question
@@ -226,17 +229,17 @@ func (p *MDI) Requests(exp, model string, stage int, prior Lookup) iter.Seq2[eng
 // Extract takes a TriviaQA answer's first line, trimmed (the study scores
 // the short phrase), and a verdict's first word when it is CORRECT, WRONG
 // or ABSTAIN (otherwise unparsed); mc1 records hold log-probabilities.
-func (p *MDI) Extract(r *engine.Record) *extract.Result {
-	switch r.Fields.Strategy {
-	case "mc1":
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+	switch r.Fields.Role.Kind {
+	case engine.RoleChoice:
 		return nil
-	case "semantic-judge":
+	case engine.RoleJudge:
 		w := strings.ToUpper(strings.Trim(strings.TrimSpace(r.Response), ".*`\"' \n"))
 		if f := strings.Fields(w); len(f) > 0 {
 			w = strings.Trim(f[0], ".,:;*`\"'")
 		}
 		switch w {
-		case SemanticCorrect, SemanticWrong, SemanticAbstain:
+		case score.SemanticCorrect, score.SemanticWrong, score.SemanticAbstain:
 			return &extract.Result{Value: w, Method: extract.MethodFirstLine}
 		}
 		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
@@ -244,14 +247,16 @@ func (p *MDI) Extract(r *engine.Record) *extract.Result {
 	return &extract.Result{Value: Answer(r.Response), Method: extract.MethodText}
 }
 
-// SemanticJudgeKey is the key of the judge's verdict on a QA answer.
+// SemanticJudgeKey is the key of the judge's verdict on a QA answer: the
+// answer's key with the judge as model and the role engine.Judge(answer's
+// model).
 func SemanticJudgeKey(answer engine.Key, judge string) engine.Key {
 	k := answer
-	k.Model, k.Strategy, k.Stage = judge, "semantic-judge", "judged:"+answer.Model
+	k.Model, k.Role = judge, engine.Judge(answer.Model)
 	return k
 }
 
-func (p *MDI) judgeRequests(exp, model string, prior Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	return func(yield func(engine.Request, error) bool) {
 		t, err := text("mdi/semantic-judge.txt")
 		if err != nil {
@@ -268,7 +273,7 @@ func (p *MDI) judgeRequests(exp, model string, prior Lookup) iter.Seq2[engine.Re
 				if !ok || len(it.Choices) > 0 {
 					continue
 				}
-				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Strategy: "qa", Condition: string(c)}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Strategy: StrategyQA, Condition: string(c)}
 				rec, ok := prior(key)
 				if !ok || rec.Status != engine.StatusOK || !NeedsJudge(rec.Response) {
 					continue
@@ -282,3 +287,5 @@ func (p *MDI) judgeRequests(exp, model string, prior Lookup) iter.Seq2[engine.Re
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

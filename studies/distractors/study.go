@@ -1,0 +1,186 @@
+package distractors
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// Study is the prompt-contamination study (multilingual distractor
+// interference, Marwah et al. 2026): YAML study: mdi.
+type Study struct{}
+
+// Name is "mdi".
+func (Study) Name() string { return "mdi" }
+
+// About says what the study measures.
+func (Study) About() string {
+	return "prompt contamination: an \"ignore this\" note in Hindi, Spanish or Chinese before an English question (TriviaQA, TruthfulQA MC1)"
+}
+
+// Fields: dataset, conditions, notes, paragraph.
+func (Study) Fields() []string { return []string{"dataset", "conditions", "notes", "paragraph"} }
+
+// Check parses the conditions (default: all eight) and the notes' languages.
+func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
+	experiment.List(c, "conditions", e.Conditions, ParseCondition)
+	for k := range e.Notes {
+		if k != "es" && k != "hi" && k != "zh" {
+			c.Add([]string{"notes", k}, "notes: unknown language %q (want es, hi or zh)", k)
+		}
+	}
+	e.CheckDataset(c)
+}
+
+// Build reads the dataset and prepares the requests.
+func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+	set, err := e.LoadItems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conds := experiment.List(&experiment.Checker{}, "conditions", e.Conditions, ParseCondition)
+	if len(conds) == 0 {
+		conds = Conditions
+	}
+	p := &Protocol{Set: set, Conditions: conds, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens, JudgeDecoding: e.JudgeDecoding}
+	if e.Judge != nil {
+		p.Judge = e.Judge.Name
+	}
+	return &plan{Protocol: p, e: e}, nil
+}
+
+type plan struct {
+	*Protocol
+	e *experiment.Experiment
+}
+
+func (p *plan) Items() *item.Set { return p.Set }
+
+// generated limits a metric to generated answers (mc1 choices have no text).
+func generated(strategy string) bool { return strategy != StrategyMC1 }
+
+// Metrics: exact match (correct), MC1's argmax beside it (lenient), SQuAD
+// exact match, the transliteration-aware match, abstention, the paper's
+// hallucination proxy and the script switch.
+func Metrics() []tables.Metric {
+	return []tables.Metric{tables.Correct(),
+		{Name: "lenient", Of: func(r score.Row) bool { return r.Lenient }},
+		{Name: "squad_em", Of: func(r score.Row) bool { return r.SQuAD }, Applies: generated},
+		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }, Applies: generated},
+		{Name: "abstain", Of: func(r score.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
+		{Name: "hallucination", Of: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
+		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.DistractorSwitch }, Applies: generated}}
+}
+
+// Criteria documents the criteria (scoring.csv).
+func Criteria() []tables.Criterion {
+	def := strings.Join(normalize.Default, "+")
+	return []tables.Criterion{
+		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
+		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
+		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
+		{Name: "abstain", Rule: "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", Normalization: def},
+		{Name: "hallucination", Rule: "neither correct nor abstaining (the paper's proxy)"},
+		{Name: "distractor_switch", Rule: "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads"},
+		{Name: "translit", Rule: "correct, or the prediction matches an alias within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+	}
+}
+
+// Tables: accuracy, scoring (scaling with model sizes), each condition
+// against clean, the script decomposition and the verdicts by script.
+func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt),
+		tables.ConditionTests(Metrics(), rows), tables.Decomposition(rows), tables.JudgeByScript(rows))
+}
+
+// Score scores TriviaQA answers by exact match against every alias (and
+// joins the semantic judge's verdict on switched answers), and each
+// TruthfulQA item from its choices' log-likelihoods (MC1: strict and
+// argmax); an item with a failed choice is failed.
+func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
+	c := score.NewCommon(p.e.Abstain)
+	byID := p.Set.Index()
+	var out []score.Row
+	type mcKey struct{ model, item, cond string }
+	mc := map[mcKey][]float64{}
+	mcFail := map[mcKey]bool{}
+	var mcOrder []mcKey
+	semantic := map[string]string{}
+	for _, r := range recs {
+		if r.Fields.Role.Kind == engine.RoleJudge && r.Status == engine.StatusOK {
+			v := score.VerdictUnparsed
+			if r.Extracted != nil && r.Extracted.OK() {
+				v = r.Extracted.Value
+			}
+			semantic[r.Key] = v
+		}
+	}
+	for _, r := range recs {
+		if r.Fields.Role.Kind == engine.RoleJudge {
+			continue
+		}
+		it := byID[r.Fields.Item]
+		if it == nil {
+			continue
+		}
+		v, _ := it.Variant("eng", item.English)
+		if r.Fields.Role.Kind == engine.RoleChoice {
+			k := mcKey{r.Fields.Model, r.Fields.Item, r.Fields.Condition}
+			if _, seen := mc[k]; !seen {
+				mc[k] = make([]float64, len(it.Choices))
+				mcOrder = append(mcOrder, k)
+			}
+			i := r.Fields.Role.Choice
+			if i >= len(it.Choices) {
+				return nil, fmt.Errorf("record %s: choice %d of an item with %d", r.Key, i, len(it.Choices))
+			}
+			if r.Status != engine.StatusOK {
+				mcFail[k] = true
+				continue
+			}
+			ctx, err := p.MCContext(v.Question, Condition(r.Fields.Condition))
+			if err != nil {
+				return nil, err
+			}
+			lp, err := score.ContinuationLogprob(r.Logprobs, len([]rune(ctx)))
+			if err != nil {
+				return nil, fmt.Errorf("record %s: %w", r.Key, err)
+			}
+			mc[k][i] = lp
+			continue
+		}
+		row := c.Row(r)
+		golds := v.Golds()
+		row.Gold = v.Answer
+		if p.Judge != "" {
+			row.Semantic = semantic[SemanticJudgeKey(r.Fields, p.Judge).String()]
+		}
+		if !row.Failed {
+			ans := Answer(r.Response)
+			row.Prediction = ans
+			row.Correct = match.ExactMatch(ans, golds)
+			row.SQuAD = match.ExactMatchSQuAD(ans, golds)
+			row.Lenient = row.Correct
+			row.Translit = row.Correct || match.Translit(ans, golds)
+		}
+		out = append(out, row)
+	}
+	for _, k := range mcOrder {
+		it := byID[k.item]
+		row := score.Row{Key: engine.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(item.English), Strategy: StrategyMC1, Condition: k.cond},
+			Gold: it.Choices[it.Correct], Failed: mcFail[k]}
+		if !row.Failed {
+			row.Correct, row.Lenient = score.MC1(mc[k], it.Correct)
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}

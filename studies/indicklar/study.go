@@ -1,0 +1,203 @@
+package indicklar
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/bpe"
+	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// Study is the cross-lingual knowledge-consistency study (IndicKLAR, and
+// KLAR's languages): YAML study: indicklar.
+type Study struct{}
+
+// Name is "indicklar".
+func (Study) Name() string { return "indicklar" }
+
+// About says what the study measures.
+func (Study) About() string {
+	return "cross-lingual knowledge consistency: one fact asked in English, the native script and code-mixed form under each prompting strategy (IndicKLAR)"
+}
+
+// Fields: dataset, languages, forms, strategies.
+func (Study) Fields() []string { return []string{"dataset", "languages", "forms", "strategies"} }
+
+// Check requires languages and a dataset, and parses languages, forms and
+// strategies (defaults: native, baseline).
+func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
+	if len(e.Languages) == 0 {
+		c.Add([]string{"languages"}, "languages is required for study %s", e.Study)
+	}
+	reg := lang.New()
+	experiment.List(c, "languages", e.Languages, reg.Lookup)
+	experiment.List(c, "forms", e.Forms, item.ParseForm)
+	experiment.List(c, "strategies", e.Strategies, ParseStrategy)
+	e.CheckDataset(c)
+}
+
+// Build reads the dataset and prepares the requests.
+func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+	set, err := e.LoadItems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &experiment.Checker{}
+	reg := lang.New()
+	p := &Protocol{Set: set, Seed: e.SeedOrDefault(),
+		Languages:  experiment.List(c, "languages", e.Languages, reg.Lookup),
+		Forms:      experiment.List(c, "forms", e.Forms, item.ParseForm),
+		Strategies: experiment.List(c, "strategies", e.Strategies, ParseStrategy),
+		Shots:      e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
+		PaperWording: e.Prompt.PaperWording}
+	if len(p.Forms) == 0 {
+		p.Forms = []item.Form{item.Native}
+	}
+	if len(p.Strategies) == 0 {
+		p.Strategies = []Strategy{Baseline}
+	}
+	return &plan{Protocol: p, e: e}, nil
+}
+
+// plan is a built IndicKLAR study.
+type plan struct {
+	*Protocol
+	e *experiment.Experiment
+}
+
+func (p *plan) Items() *item.Set { return p.Set }
+
+// Metrics are counted per model × language × form × strategy: the
+// authors' criterion, the transliteration-aware match beside it, and the
+// answers outside the asked language's scripts.
+func Metrics() []tables.Metric {
+	return []tables.Metric{tables.Correct(),
+		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
+		{Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
+}
+
+// Criteria documents the criteria (scoring.csv).
+func Criteria() []tables.Criterion {
+	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
+	return []tables.Criterion{
+		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; unparsed JSON scored on the raw text", Normalization: authors},
+		{Name: "translit", Rule: "correct, or the romanized prediction matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+	}
+}
+
+// Tables: accuracy, scoring (and scaling with model sizes), then CLC, the
+// strategy tests, form gaps, flip points, families, relations, language
+// tests, tokenization and latency.
+func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt), tables.KLAR(rows)...)
+}
+
+// Score scores the answers (translations are kept, not scored): the
+// baselines by the authors' prefix rule, the other strategies by their
+// candidate matcher; unparsed JSON is scored on the raw text, as the
+// authors do. Baseline prompts of models that name a tokenizer.json are
+// counted offline (OfflineTokens).
+func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
+	c := score.NewCommon(p.e.Abstain)
+	var out []score.Row
+	toks, err := p.tokenizers()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		st, err := ParseStrategy(r.Fields.Strategy)
+		if err != nil || r.Fields.Role.Kind != engine.RoleAnswer {
+			continue
+		}
+		it := p.item(r.Fields.Item)
+		if it == nil {
+			continue
+		}
+		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+		if !ok {
+			continue
+		}
+		row := c.Row(r)
+		row.Domain = it.Relation
+		gold, cands := v.Answer, v.StoredCandidates
+		if st == ContextEN {
+			if en, ok := it.Variant("eng", item.English); ok {
+				gold, cands = en.Answer, en.StoredCandidates
+			}
+		}
+		row.Gold = gold
+		if t := toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
+			n, err := countPrompt(t, r.Request)
+			if err != nil {
+				return nil, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
+			}
+			row.OfflineTokens = n
+		}
+		if row.Failed {
+			out = append(out, row)
+			continue
+		}
+		pred := row.Prediction
+		if r.Extracted != nil && !r.Extracted.OK() {
+			pred = r.Extracted.Fallback // the authors score the raw text when JSON fails
+			row.Prediction = pred
+		}
+		if st == Baseline || len(cands) == 0 {
+			row.Correct = match.Prefix(pred, gold, normalize.Authors)
+		} else {
+			_, row.Correct = match.Candidate(pred, cands, gold, normalize.Authors)
+		}
+		row.Lenient = row.Correct
+		row.Translit = row.Correct || match.Translit(pred, []string{gold})
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// ReadsRequests: the prompts of models that name a tokenizer are counted
+// offline from the request bodies.
+func (p *plan) ReadsRequests() bool {
+	for _, m := range p.e.Models {
+		if m.Tokenizer != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenizers loads the tokenizer.json of every model that names one.
+func (p *plan) tokenizers() (map[string]*bpe.Tokenizer, error) {
+	toks := map[string]*bpe.Tokenizer{}
+	for _, m := range p.e.Models {
+		if path := p.e.TokenizerPath(m); path != "" {
+			t, err := bpe.Load(path)
+			if err != nil {
+				return nil, err
+			}
+			toks[m.Name] = t
+		}
+	}
+	return toks, nil
+}
+
+// countPrompt counts a request body's prompt offline: a raw completion
+// prompt as sent; a chat prompt as its messages' texts concatenated,
+// without a chat template.
+func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
+	prompt, msgs, err := engine.PromptOf(body)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range msgs {
+		prompt += m.Content
+	}
+	return t.Count(prompt)
+}

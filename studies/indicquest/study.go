@@ -1,0 +1,161 @@
+package indicquest
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// Study is the multilingual factual QA study (L3Cube-IndicQuest), scored
+// by an LLM judge beside exact substring and word overlap: YAML study:
+// indicquest.
+type Study struct{}
+
+// Name is "indicquest".
+func (Study) Name() string { return "indicquest" }
+
+// About says what the study measures.
+func (Study) About() string {
+	return "multilingual factual QA in 20 languages, scored by an LLM judge beside exact substring and word overlap (IndicQuest)"
+}
+
+// Fields: dataset, languages, judge_prompt, human_labels.
+func (Study) Fields() []string {
+	return []string{"dataset", "languages", "judge_prompt", "human_labels"}
+}
+
+// Check requires a judge and a dataset; judge_prompt is v1 or v2.
+func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
+	experiment.List(c, "languages", e.Languages, lang.New().Lookup)
+	switch e.JudgePrompt {
+	case "", "v1", "v2":
+	default:
+		c.Add([]string{"judge_prompt"}, "judge_prompt %q: want v1 or v2", e.JudgePrompt)
+	}
+	if e.Judge == nil {
+		c.Add(nil, "study indicquest needs a judge (name, served_name)")
+	}
+	e.CheckDataset(c)
+}
+
+// Build reads the dataset and prepares the requests.
+func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+	set, err := e.LoadItems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Protocol{Set: set, Languages: experiment.List(&experiment.Checker{}, "languages", e.Languages, lang.New().Lookup),
+		Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
+	return &plan{Protocol: p, e: e}, nil
+}
+
+type plan struct {
+	*Protocol
+	e *experiment.Experiment
+}
+
+func (p *plan) Items() *item.Set { return p.Set }
+
+// Metrics: the judge's verdict (correct), the lexical criteria, the
+// transliteration-aware match and the unparsed verdicts.
+func Metrics() []tables.Metric {
+	return []tables.Metric{tables.Correct(),
+		{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
+		{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
+		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
+		{Name: "judge_unparsed", Of: func(r score.Row) bool { return r.Judge == score.VerdictUnparsed || r.Judge == "" }}}
+}
+
+// Criteria documents the criteria (scoring.csv).
+func Criteria() []tables.Criterion {
+	def := strings.Join(normalize.Default, "+")
+	return []tables.Criterion{
+		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1 Overall >= 3); unparsed verdicts count as not correct and are listed"},
+		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer", Normalization: def},
+		{Name: "overlap", Rule: "every gold word occurs among the answer's words, edge punctuation stripped", Normalization: def},
+		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+	}
+}
+
+// Tables: accuracy, scoring (scaling, human agreement when named), the
+// judge against the lexical criteria, verdicts by script, domains and the
+// protocols' ranking agreement.
+func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt),
+		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows))
+}
+
+// Score joins every answer with its judge's verdict (v2: is_correct; v1:
+// Overall ≥ 3 is correct) and its lexical matches.
+func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
+	c := score.NewCommon(p.e.Abstain)
+	verdicts := map[string]string{}
+	for _, r := range recs {
+		if r.Fields.Role.Kind != engine.RoleJudge || r.Status != engine.StatusOK {
+			continue
+		}
+		verdicts[r.Key] = verdict(r)
+	}
+	var out []score.Row
+	byID := p.Set.Index()
+	for _, r := range recs {
+		if r.Fields.Role.Kind != engine.RoleAnswer {
+			continue
+		}
+		it := byID[r.Fields.Item]
+		if it == nil {
+			continue
+		}
+		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+		if !ok {
+			continue
+		}
+		row := c.Row(r)
+		row.Domain, row.Gold = it.Domain, v.Answer
+		if row.Failed {
+			out = append(out, row)
+			continue
+		}
+		resp := row.Prediction
+		if r.Extracted == nil || !r.Extracted.OK() {
+			resp = r.Response
+		}
+		row.Substring = match.Substring(resp, v.Answer, normalize.Default)
+		row.Overlap = match.WordOverlap(resp, v.Answer, normalize.Default)
+		row.Judge = verdicts[JudgeKey(r.Fields, p.Judge).String()]
+		row.Correct = row.Judge == score.VerdictCorrect
+		row.Lenient = row.Correct
+		row.Translit = match.Translit(resp, []string{v.Answer})
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1).
+func verdict(r *engine.Record) string {
+	if r.Extracted == nil || !r.Extracted.OK() {
+		return score.VerdictUnparsed
+	}
+	switch strings.ToLower(r.Extracted.Value) {
+	case "true":
+		return score.VerdictCorrect
+	case "false":
+		return score.VerdictIncorrect
+	}
+	if f, err := strconv.ParseFloat(r.Extracted.Value, 64); err == nil {
+		if f >= 3 {
+			return score.VerdictCorrect
+		}
+		return score.VerdictIncorrect
+	}
+	return score.VerdictUnparsed
+}
