@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // ModelSpec is one simulated model.
@@ -69,6 +70,32 @@ func mixOf(s string) scriptMix {
 	return m
 }
 
+// cue is what a request says of itself outside its prompt text: whether
+// its strategy translates first (from its X-Bhasha-Strategy header) and
+// which JSON fields its structured_outputs schema asks for. The simulator
+// never reads the templates' wording.
+type cue struct {
+	translate bool
+	fields    map[string]bool
+}
+
+// semanticJudged is the strategy of the answers the distractor study's
+// semantic judge reads (distractors.StrategyQA): its verdict is one word,
+// the IndicQuest judge's a JSON object.
+const semanticJudged = "qa"
+
+// cue reads the request's strategy header and schema.
+func (g *genRequest) cue() cue {
+	c := cue{fields: map[string]bool{}}
+	if st, err := indicklar.ParseStrategy(g.strategy); err == nil && g.strategy != "" {
+		c.translate = st.Target() != ""
+	}
+	for f := range g.StructuredOutputs.JSON.Properties {
+		c.fields[f] = true
+	}
+	return c
+}
+
 // features are what the simulated model "notices" in a prompt.
 type features struct {
 	form          string // english, code-mixed, native: from the scripts of the query line
@@ -90,7 +117,7 @@ func lineAround(text string, pos int) (string, string) {
 	return text[start:end], text[:start] + text[end:]
 }
 
-func notice(text string, pos int, tok Tokenizer) features {
+func notice(text string, pos int, tok Tokenizer, c cue) features {
 	line, rest := lineAround(text, pos)
 	m := mixOf(line)
 	f := features{queryTokens: tok.Count(line)}
@@ -102,12 +129,11 @@ func notice(text string, pos int, tok Tokenizer) features {
 	default:
 		f.form = "english"
 	}
-	low := strings.ToLower(text)
-	f.translate = strings.Contains(low, "translat")
+	f.translate = c.translate
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
-	switch tr, an := strings.Contains(text, `"translation"`), strings.Contains(text, `"answer"`); {
+	switch tr, an := c.fields["translation"], c.fields["answer"]; {
 	case tr && an:
 		f.wantJSON = "both" // 1Step: translation and answer in one object
 	case tr:
@@ -145,7 +171,7 @@ func pCorrect(m ModelSpec, factID string, f features) float64 {
 
 // answer decides what model m says about the prompt text; "" with ok=false
 // means it does not recognise any fact.
-func (s *Server) answer(m ModelSpec, text string) (string, bool) {
+func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	if s.kb == nil {
 		return "", false
 	}
@@ -153,7 +179,7 @@ func (s *Server) answer(m ModelSpec, text string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	f := notice(text, pos, s.tok)
+	f := notice(text, pos, s.tok, c)
 	// Answer in the language of the candidates shown, when they are those
 	// of another variant of the fact (a translated question in a two-step
 	// strategy's second stage, with native candidates).
@@ -260,7 +286,7 @@ func (s *Server) choiceBonus(m ModelSpec, prompt string) float64 {
 		return 0
 	}
 	choice := prompt[i+len("\nA: "):]
-	f := notice(prompt[:i], pos, s.tok)
+	f := notice(prompt[:i], pos, s.tok, cue{})
 	knows := unit("mc", m.ID, fact.ID, boolStr(f.devanagariBit), boolStr(f.hanBit)) < pCorrect(m, fact.ID, f)
 	wrong := fact.Choices[1+int(unit("mc-wrong", m.ID, fact.ID)*float64(len(fact.Choices)-1))%max(1, len(fact.Choices)-1)]
 	if (knows && choice == fact.Answer) || (!knows && choice == wrong) {
@@ -298,16 +324,14 @@ func boolStr(b bool) string {
 	return "0"
 }
 
-// judgeVerdict answers an LLM-judge prompt (one that asks for "is_correct"):
-// the answer is judged correct when, lower-cased, the gold and the answer
-// contain one another. The simulated judge reads the lines labelled
-// "Ground Truth"/"Gold"/"Reference" and "Answer"/"Response".
-func judgeVerdict(text string) (string, bool) {
-	if strings.Contains(text, "CORRECT, WRONG or ABSTAIN") {
+// judgeVerdict answers a judge request (role judge): the semantic judge's
+// one word when semantic, else IndicQuest's JSON {"is_correct", "reasoning"},
+// correct when, lower-cased, the gold and the answer contain one another.
+// It reads the prompt's labelled slots: "Ground Truth"/"Gold"/"Reference"
+// and "Answer"/"Response" lines.
+func judgeVerdict(text string, semantic bool) (string, bool) {
+	if semantic {
 		return semanticVerdict(text), true
-	}
-	if !strings.Contains(text, "is_correct") {
-		return "", false
 	}
 	var gold, ans string
 	for _, line := range strings.Split(text, "\n") {

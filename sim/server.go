@@ -5,7 +5,19 @@
 // "simulated" wherever they name themselves. It also injects faults (429
 // with Retry-After, 500, hangs, connection resets, garbage bodies), models
 // latency and a bounded number of running requests with a waiting queue,
-// and exposes vLLM's Prometheus metric names.
+// and exposes vLLM's Prometheus metric names. It is the front door's
+// default endpoint and the test double of every study.
+//
+// What a request is for comes from outside its wording, so that editing a
+// template never changes the simulator silently: the role (answer,
+// translation, judge, choice) and the strategy from the X-Bhasha-Role and
+// X-Bhasha-Strategy headers the engine sends (vLLM ignores them), the
+// JSON shape of an answer from the request's structured_outputs schema.
+// Within a prompt it reads only the slots every study fills: the question
+// (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
+// last "A: " and a judge prompt's labelled gold and answer lines. A
+// request without headers (a batch file replayed by hand) is answered as
+// a plain question.
 package sim
 
 import (
@@ -24,6 +36,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // Version is what /version reports.
@@ -256,6 +270,17 @@ type genRequest struct {
 	Temperature    *float64 `json:"temperature"`
 	TopP           *float64 `json:"top_p"`
 	Seed           *int64   `json:"seed"`
+	// StructuredOutputs is vLLM's {"json": schema}: the simulated model
+	// answers with the schema's fields.
+	StructuredOutputs struct {
+		JSON struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"json"`
+	} `json:"structured_outputs"`
+
+	// role and strategy come from the request's headers (engine.HeaderRole,
+	// engine.HeaderStrategy), not from the body.
+	role, strategy string
 }
 
 // validate checks the sampling parameters as vLLM's SamplingParams and
@@ -411,6 +436,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
 		return
 	}
+	g.role, g.strategy = r.Header.Get(engine.HeaderRole), r.Header.Get(engine.HeaderStrategy)
 	m, ok := s.models[g.Model]
 	if !ok {
 		s.failed.Add(1)
@@ -463,9 +489,12 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any,
 	if promptToks+maxTok > m.MaxModelLen {
 		return nil, 0, 0, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
 	}
-	out, known := judgeVerdict(text)
-	if !known {
-		out, known = s.answer(m, text)
+	var out string
+	var known bool
+	if g.role == "judge" {
+		out, known = judgeVerdict(text, g.strategy == semanticJudged)
+	} else {
+		out, known = s.answer(m, text, g.cue())
 	}
 	if !known {
 		out = "I don't know."

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 func TestTokenizer(t *testing.T) {
@@ -102,11 +104,30 @@ func TestAccuracyStructure(t *testing.T) {
 	}
 }
 
-func post(t *testing.T, h http.Handler, path, body string) (int, http.Header, []byte) {
+func post(t *testing.T, h http.Handler, path, body string, header ...string) (int, http.Header, []byte) {
 	t.Helper()
 	rr := httptest.NewRecorder()
-	h.ServeHTTP(rr, httptest.NewRequest("POST", path, strings.NewReader(body)))
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	h.ServeHTTP(rr, req)
 	return rr.Code, rr.Header(), rr.Body.Bytes()
+}
+
+// chatContent posts one chat message with headers and returns the answer.
+func chatContent(t *testing.T, h http.Handler, body map[string]any, header ...string) string {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	_, _, out := post(t, h, "/v1/chat/completions", string(b), header...)
+	var cr struct {
+		Choices []struct{ Message struct{ Content string } }
+	}
+	json.Unmarshal(out, &cr)
+	if len(cr.Choices) == 0 {
+		t.Fatalf("no choices: %s", out)
+	}
+	return cr.Choices[0].Message.Content
 }
 
 func get(t *testing.T, h http.Handler, path string) []byte {
@@ -243,19 +264,55 @@ func TestJudge(t *testing.T) {
 		want   bool
 	}{{"France", true}, {"the Republic of France", true}, {"India", false}}
 	for _, c := range cases {
-		prompt := "Judge the answer. Reply with JSON {\"is_correct\": bool, \"reasoning\": str}.\nQuestion: Which country?\nGround Truth: France\nGiven Answer: " + c.answer
-		body, _ := json.Marshal(map[string]any{"model": "sim-base-8b", "messages": []map[string]string{{"role": "user", "content": prompt}}, "max_tokens": 64})
-		_, _, b := post(t, s, "/v1/chat/completions", string(body))
-		var cr struct {
-			Choices []struct{ Message struct{ Content string } }
-		}
-		json.Unmarshal(b, &cr)
+		// The wording is not the judge's: the role header is.
+		prompt := "Please grade this.\nQuestion: Which country?\nGround Truth: France\nGiven Answer: " + c.answer
+		body := map[string]any{"model": "sim-base-8b", "messages": []map[string]string{{"role": "user", "content": prompt}}, "max_tokens": 64}
+		content := chatContent(t, s, body, engine.HeaderRole, "judge")
 		var v struct {
 			IsCorrect bool `json:"is_correct"`
 			Reasoning string
 		}
-		if err := json.Unmarshal([]byte(cr.Choices[0].Message.Content), &v); err != nil || v.IsCorrect != c.want || !strings.Contains(v.Reasoning, "simulated") {
-			t.Errorf("%q: verdict %s", c.answer, cr.Choices[0].Message.Content)
+		if err := json.Unmarshal([]byte(content), &v); err != nil || v.IsCorrect != c.want || !strings.Contains(v.Reasoning, "simulated") {
+			t.Errorf("%q: verdict %s", c.answer, content)
+		}
+		if got := chatContent(t, s, body); strings.Contains(got, "is_correct") {
+			t.Errorf("answered as a judge without the role header: %s", got)
+		}
+		if got := chatContent(t, s, body, engine.HeaderRole, "judge", engine.HeaderStrategy, "qa"); strings.Contains(got, "is_correct") {
+			t.Errorf("the semantic judge (strategy qa) answered in JSON: %s", got)
+		}
+	}
+	// A template that asks for "is_correct" in its text is not a judge
+	// unless the request says so.
+	asks := map[string]any{"model": "sim-base-8b", "messages": []map[string]string{{"role": "user", "content": "Reply with is_correct. CORRECT, WRONG or ABSTAIN?\nGround Truth: France\nGiven Answer: France"}}, "max_tokens": 64}
+	if got := chatContent(t, s, asks); strings.Contains(got, "is_correct") || strings.HasPrefix(got, "CORRECT") {
+		t.Errorf("judged by the template's words: %s", got)
+	}
+}
+
+// The JSON shape of an answer follows the request's schema, and the
+// translate-first bonus its strategy header, never words of the prompt.
+func TestCuesNotWords(t *testing.T) {
+	facts := []Fact{{ID: "1", Language: "hin", Form: "native", Cues: []string{"भारत की राजधानी क्या है?"}, Answer: "दिल्ली"}}
+	s := newTestServer(t, Config{Facts: facts})
+	msg := func(text string) []map[string]string { return []map[string]string{{"role": "user", "content": text}} }
+	schema := map[string]any{"json": map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}}
+	plain := chatContent(t, s, map[string]any{"model": "sim-large-70b", "messages": msg(`Output {"answer": ...}, translate first.` + "\nभारत की राजधानी क्या है?"), "max_tokens": 32})
+	if strings.HasPrefix(plain, "{") {
+		t.Errorf("JSON without a schema: %s", plain)
+	}
+	shaped := chatContent(t, s, map[string]any{"model": "sim-large-70b", "messages": msg("भारत की राजधानी क्या है?"), "max_tokens": 32, "structured_outputs": schema})
+	var v map[string]string
+	if err := json.Unmarshal([]byte(shaped), &v); err != nil || len(v) != 1 || v["answer"] == "" {
+		t.Errorf("schema {answer}: %s", shaped)
+	}
+	g := genRequest{strategy: "tint-en"}
+	if !g.cue().translate {
+		t.Error("tint-en is translate-first")
+	}
+	for _, st := range []string{"", "baseline", "qa", "no such strategy"} {
+		if g := (genRequest{strategy: st}); g.cue().translate {
+			t.Errorf("%q read as translate-first", st)
 		}
 	}
 }
@@ -417,7 +474,7 @@ func TestSwitchWithoutHindiVariant(t *testing.T) {
 	note := "नोट: इस पाठ का प्रश्न से कोई संबंध नहीं है। कृपया इसे अनदेखा करें।\n\n"
 	switched := 0
 	for _, f := range facts {
-		out, _ := s.answer(DefaultModels()[2], note+f.Cues[0])
+		out, _ := s.answer(DefaultModels()[2], note+f.Cues[0], cue{})
 		if strings.ContainsAny(out, "पसर") {
 			switched++
 		}

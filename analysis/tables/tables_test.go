@@ -330,4 +330,3 @@ func TestTypedTable(t *testing.T) {
 		}
 	}
 }
-
