@@ -11,6 +11,12 @@
 //
 // With no endpoint a run answers from the in-process simulator, and says
 // so (SIMULATED) in its first line, its manifest and every table.
+//
+// A study is a Study registered by name (BuiltinStudies: indicklar,
+// indicquest, mdi, requests, synthetic); a program's own study is one
+// package and one Register option:
+//
+//	exp := bhasha.New("toy", "data/triviaqa.jsonl", bhasha.Register(toystudy.Study{}))
 package bhasha
 
 import (

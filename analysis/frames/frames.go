@@ -11,7 +11,6 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
@@ -79,7 +78,3 @@ func FromRecords(recs []*engine.Record) dataframe.DataFrame {
 		series.New(str(func(r *engine.Record) string { return r.Endpoint }), series.String, "endpoint"),
 	)
 }
-
-// Table hands a report table to notebook users as a DataFrame
-// (tables.Table.DataFrame: typed columns, ids kept as strings).
-func Table(t *tables.Table) dataframe.DataFrame { return t.DataFrame() }

@@ -4,9 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/go-gota/gota/series"
 )
 
 func TestFromRecords(t *testing.T) {
@@ -38,33 +36,5 @@ func TestFromRecords(t *testing.T) {
 	}
 	if FromRecords(nil).Nrow() != 0 {
 		t.Error("empty")
-	}
-}
-
-func TestTable(t *testing.T) {
-	tb := &tables.Table{Name: "x", Header: []string{"model", "item", "k", "rate"}, Rows: [][]any{{"a_b", "007", 3, 0.5}, {"c", "010", 4, 0.25}}}
-	df := Table(tb)
-	if df.Err != nil || !slices.Equal(df.Names(), append([]string{"simulated"}, tb.Header...)) || df.Nrow() != 2 {
-		t.Fatalf("%v %v", df.Err, df)
-	}
-	if got := df.Col("rate").Float(); got[1] != 0.25 {
-		t.Errorf("rate %v", got)
-	}
-	if got := df.Col("model").Records(); got[0] != "a_b" {
-		t.Errorf("model %v", got)
-	}
-	// An id that looks like a number stays the string it is.
-	if got := df.Col("item"); got.Type() != series.String || got.Records()[0] != "007" {
-		t.Errorf("item %v %v", got.Type(), got.Records())
-	}
-	if got, err := df.Col("k").Int(); err != nil || got[1] != 4 || df.Col("k").Type() != series.Int {
-		t.Errorf("k %v %v", got, err)
-	}
-	// An id that looks like a number stays the string it is.
-	if got := df.Col("item"); got.Type() != series.String || got.Records()[0] != "007" {
-		t.Errorf("item %v %v", got.Type(), got.Records())
-	}
-	if got, err := df.Col("k").Int(); err != nil || got[1] != 4 || df.Col("k").Type() != series.Int {
-		t.Errorf("k %v %v", got, err)
 	}
 }

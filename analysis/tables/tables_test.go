@@ -12,6 +12,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/go-gota/gota/series"
 )
 
 func row(model, lang, form, strategy, cond, item string, correct bool) score.Row {
@@ -328,5 +329,30 @@ func TestTypedTable(t *testing.T) {
 		if !strings.Contains(md, w) {
 			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
+	}
+}
+
+// DataFrames are built from the typed columns: ids stay strings, counts
+// ints, rates floats, after the "simulated" column.
+func TestDataFrame(t *testing.T) {
+	tb := &Table{Name: "x", Header: []string{"model", "item", "k", "rate"}, Rows: [][]any{{"a_b", "007", 3, 0.5}, {"c", "010", 4, 0.25}}, Simulated: true}
+	df := tb.DataFrame()
+	if df.Err != nil || !slices.Equal(df.Names(), append([]string{"simulated"}, tb.Header...)) || df.Nrow() != 2 {
+		t.Fatalf("%v %v", df.Err, df)
+	}
+	if got := df.Col("rate").Float(); got[1] != 0.25 {
+		t.Errorf("rate %v", got)
+	}
+	if got := df.Col("model").Records(); got[0] != "a_b" {
+		t.Errorf("model %v", got)
+	}
+	if got := df.Col("item"); got.Type() != series.String || got.Records()[0] != "007" {
+		t.Errorf("item %v %v", got.Type(), got.Records())
+	}
+	if got, err := df.Col("k").Int(); err != nil || got[1] != 4 || df.Col("k").Type() != series.Int {
+		t.Errorf("k %v %v", got, err)
+	}
+	if got, err := df.Col("simulated").Bool(); err != nil || !got[0] {
+		t.Errorf("simulated %v %v", got, err)
 	}
 }

@@ -1,3 +1,12 @@
+// Package distractors is the prompt-contamination study (multilingual
+// distractor interference, Marwah et al. 2026; YAML study: mdi): an
+// "ignore this" note in Spanish, Hindi or Chinese (or an unrelated
+// paragraph) before an English TriviaQA question or TruthfulQA MC1 item
+// (Protocol, the eight Conditions), a semantic judge for the answers that
+// switched script (stage 2), scored by TriviaQA exact match and MC1, with
+// abstention, the hallucination proxy and the script switch. Its tables:
+// accuracy, scoring, condition tests, the script-vs-semantic
+// decomposition, verdicts by script.
 package distractors
 
 import (

@@ -1,3 +1,10 @@
+// Package indicquest is the multilingual factual QA study
+// (L3Cube-IndicQuest, Rohera et al.): each question asked in its own
+// language (Protocol, stage 1), each answer judged by an LLM judge (stage
+// 2, role judge), and scored by the judge's verdict beside exact
+// substring, word overlap and the transliteration-aware match. Its
+// tables: accuracy, scoring (human agreement with human labels), judge
+// agreement, verdicts by script, domains, protocol rankings.
 package indicquest
 
 import (
