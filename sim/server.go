@@ -17,7 +17,8 @@
 // (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
 // last "A: " and a judge prompt's labelled gold and answer lines. A
 // request without headers (a batch file replayed by hand) is answered as
-// a plain question.
+// a plain question. The headers are not part of the response cache's key
+// (the body is): the studies never send one body under two roles.
 package sim
 
 import (
@@ -46,7 +47,7 @@ const Version = "bhasha-sim 0.2 (simulated vLLM OpenAI API)"
 // Behaviour versions the simulated models' answers. It is part of each
 // model's root, so cached answers of an older simulator are never served
 // as a newer one's: bump it whenever answers change.
-const Behaviour = "b2"
+const Behaviour = "b3"
 
 // Root is what /v1/models reports as a simulated model's root, the
 // weights part of the cache identity: the model id, the behaviour version
