@@ -180,3 +180,50 @@ func TestToyStudy(t *testing.T) {
 		t.Error("a study registered twice")
 	}
 }
+
+// A request file is a study too: its run has the requests table (no gold,
+// so no accuracy), one sample per answer, and the role a line names.
+func TestRequestFileRun(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"item": "1", "kind": "chat", "messages": [{"role": "user", "content": "Capital of France?"}]}
+{"item": "1", "role": "translation", "kind": "chat", "messages": [{"role": "user", "content": "Translate: Capital of France?"}]}
+{"item": "2", "strategy": "s", "kind": "completion", "prompt": "The capital of India is"}
+`
+	file := filepath.Join(dir, "r.jsonl")
+	if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := bhasha.Run(context.Background(), bhasha.Requests(file, bhasha.WithDecoding(bhasha.Decoding{MaxTokens: 8})),
+		bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := r.Table("requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, row := range req.Rows {
+		n += int(req.Num(row, "n"))
+		if req.Num(row, "failed") != 0 {
+			t.Errorf("failed requests: %v", row)
+		}
+	}
+	if n != 3*3 {
+		t.Errorf("requests table counts %d answers, want 9", n)
+	}
+	if _, err := r.Table("accuracy"); err == nil {
+		t.Error("a request file has an accuracy table")
+	}
+	samples, err := r.Samples()
+	if err != nil || len(samples) != 9 {
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	roles := map[string]int{}
+	for _, s := range samples {
+		roles[s.Role]++
+	}
+	if roles["translation"] != 3 || roles[""] != 6 {
+		t.Errorf("roles %v", roles)
+	}
+}
