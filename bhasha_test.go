@@ -161,6 +161,11 @@ func TestToyStudy(t *testing.T) {
 	if err != nil || len(lengths.Rows) != 3 || !lengths.Simulated {
 		t.Fatalf("toy_lengths %v %v", lengths, err)
 	}
+	for _, c := range lengths.Columns() {
+		if c.Description == "" {
+			t.Errorf("toy_lengths.%s has no description", c.Name)
+		}
+	}
 	if _, err := bhasha.Open(context.Background(), r.Dir()); err == nil || !strings.Contains(err.Error(), `unknown study "toy"`) {
 		t.Errorf("reopened without the toy study: %v", err)
 	}

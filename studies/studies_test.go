@@ -36,6 +36,11 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 			if in, ok := tables.InfoOf(tb.Name); !ok || in.Description == "" {
 				t.Errorf("%s: table %s is not in the catalogue", f, tb.Name)
 			}
+			for _, c := range tb.Columns() {
+				if c.Description == "" {
+					t.Errorf("%s: column %s.%s has no description", f, tb.Name, c.Name)
+				}
+			}
 		}
 	}
 	e := &experiment.Experiment{Name: "s", Studies: reg, Synthetic: &experiment.Synthetic{Count: 2}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
@@ -45,6 +50,11 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 	for _, tb := range e.Plan().Tables(rows, tables.Options{}) {
 		if _, ok := tables.InfoOf(tb.Name); !ok {
 			t.Errorf("synthetic: table %s is not in the catalogue", tb.Name)
+		}
+		for _, c := range tb.Columns() {
+			if c.Description == "" {
+				t.Errorf("synthetic: column %s.%s has no description", tb.Name, c.Name)
+			}
 		}
 	}
 }

@@ -67,6 +67,9 @@ type Table struct {
 	// Description is one line on what the table holds, for tables outside
 	// the catalogue (a study's own); Catalog describes the built-in ones.
 	Description string
+	// ColumnDocs describes columns by name (a study's own table); the
+	// built-in names are described by ColumnDoc.
+	ColumnDocs map[string]string
 	// Simulated is true when the answers came from simulated models; the
 	// renderers say so (Markdown's title, the CSV's and DataFrame's first
 	// column "simulated").
@@ -104,6 +107,9 @@ type Column struct {
 	Name string
 	Type Type
 	Kind Kind
+	// Description says what the cells hold: Table.ColumnDocs, else
+	// ColumnDoc for the built-in tables' names.
+	Description string
 }
 
 // KindOf reads a column's kind from its name, by the conventions every
@@ -135,7 +141,7 @@ func KindOf(name string, typ Type) Kind {
 
 // Columns describes the table's columns: each one's type is that of its
 // cells (Int and Float together make Float; anything else mixed makes
-// String), its kind KindOf.
+// String), its kind KindOf, its description (ColumnDocs, else ColumnDoc).
 func (t *Table) Columns() []Column {
 	out := make([]Column, len(t.Header))
 	for c, name := range t.Header {
@@ -168,7 +174,11 @@ func (t *Table) Columns() []Column {
 		if typ == "" {
 			typ = String
 		}
-		out[c] = Column{Name: name, Type: typ, Kind: KindOf(name, typ)}
+		doc := t.ColumnDocs[name]
+		if doc == "" {
+			doc = ColumnDoc(t.Name, name)
+		}
+		out[c] = Column{Name: name, Type: typ, Kind: KindOf(name, typ), Description: doc}
 	}
 	return out
 }

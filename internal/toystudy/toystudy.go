@@ -105,7 +105,8 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 // Tables: accuracy and scoring, then toy_lengths.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	crit := []tables.Criterion{{Name: "correct", Rule: "exact match of the whole trimmed answer against every gold", Normalization: "triviaqa-normalize"}}
-	lengths := &tables.Table{Name: "toy_lengths", Description: "mean answer length in characters per model", Header: []string{"model", "n", "mean_chars"}}
+	lengths := &tables.Table{Name: "toy_lengths", Description: "mean answer length in characters per model", Header: []string{"model", "n", "mean_chars"},
+		ColumnDocs: map[string]string{"mean_chars": "mean length of the answers in characters"}}
 	sum, n := map[string]int{}, map[string]int{}
 	var models []string
 	for _, r := range rows {

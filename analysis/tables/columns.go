@@ -1,0 +1,256 @@
+package tables
+
+import "strings"
+
+// ColumnDoc describes a column of a built-in table: what its cells hold,
+// by the name conventions every table follows (see KindOf), with the
+// meanings that differ between tables (a, b, diff, k_*) given per table.
+// It returns "" for a name it does not know.
+func ColumnDoc(table, name string) string {
+	switch table + "." + name {
+	case "strategy_tests.b":
+		return "discordant pairs: right under the reference, wrong under the strategy"
+	case "strategy_tests.c":
+		return "discordant pairs: wrong under the reference, right under the strategy"
+	case "strategy_tests.diff", "language_tests.median_gain":
+		return "the strategy's accuracy minus the reference's on the same items"
+	case "condition_tests.diff":
+		return "the condition's rate minus the clean rate"
+	case "family_tests.diff":
+		return "Indo-Aryan rate minus Dravidian rate"
+	case "form_gaps.gap":
+		return "accuracy of a minus accuracy of b on the same items"
+	case "protocol_rankings.a", "protocol_rankings.b":
+		return "a scoring protocol (judge, substring, overlap)"
+	case "clc_matrix.lower":
+		return "the strategy whose Jaccard indices fill the lower triangle (the reference)"
+	case "clc_matrix.upper":
+		return "the strategy whose Jaccard indices fill the upper triangle"
+	case "clc_matrix.row", "clc_matrix.col":
+		return "a language/form unit of the matrix"
+	case "flip_points.from":
+		return "answers wrong at the step's start"
+	case "scaling.p", "protocol_rankings.p":
+		return "two-sided p-value of the rank correlation"
+	}
+	if d := columnDocs(name); d != "" {
+		return d
+	}
+	for _, sfx := range []struct{ suffix, doc string }{
+		{"_lo", "lower bound of the 95% interval of "}, {"_hi", "upper bound of the 95% interval of "},
+	} {
+		if base, ok := strings.CutSuffix(name, sfx.suffix); ok {
+			if base == "ci" {
+				base = "rate"
+			}
+			return sfx.doc + base
+		}
+	}
+	for _, pfx := range []struct{ prefix, doc string }{
+		{"k_", "answers right, of "}, {"n_", "answers scored, of "}, {"acc_", "accuracy of "}, {"correct_", "items right under "},
+		{"b_only_", "items right only under "}, {"sw_clean_", "switched answers whose clean answer was: "}, {"judged_", "switched answers the semantic judge called "},
+	} {
+		if rest, ok := strings.CutPrefix(name, pfx.prefix); ok {
+			return pfx.doc + strings.ReplaceAll(rest, "_", " ")
+		}
+	}
+	return ""
+}
+
+func columnDocs(name string) string {
+	switch name {
+	case "model":
+		return "the model's name in the experiment"
+	case "study":
+		return "the study (indicklar, indicquest, mdi, or a registered one)"
+	case "language":
+		return "ISO 639-3 code of the language asked (* pools languages)"
+	case "form":
+		return "question form: native, code-mixed or english"
+	case "strategy":
+		return "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty"
+	case "condition":
+		return "distractor condition (clean, es, hi, zh, *_long, paragraph), or empty"
+	case "metric":
+		return "the criterion counted (scoring lists each rule)"
+	case "k":
+		return "answers meeting the metric"
+	case "n":
+		return "answers scored (failed requests excluded)"
+	case "rate", "accuracy":
+		return "k / n"
+	case "failed":
+		return "requests that failed: counted apart, never scored"
+	case "criterion":
+		return "a scoring criterion"
+	case "rule":
+		return "how the criterion decides"
+	case "normalization":
+		return "the normalisation steps applied before comparing"
+	case "a":
+		return "the first unit (language/form) of the pair"
+	case "b":
+		return "the second unit (language/form) of the pair"
+	case "items":
+		return "items both units asked"
+	case "intersection":
+		return "items right under both"
+	case "union":
+		return "items right under either"
+	case "jaccard":
+		return "intersection / union (cross-lingual consistency)"
+	case "unit":
+		return "a language/form unit"
+	case "others":
+		return "units it is compared with"
+	case "mean_jaccard":
+		return "mean Jaccard index against the other units (the authors' CLC(L))"
+	case "reference":
+		return "the strategy compared against"
+	case "pairs":
+		return "items answered under both (paired)"
+	case "ref_k":
+		return "items right under the reference"
+	case "diff":
+		return "difference of the two rates"
+	case "gap":
+		return "difference of the two accuracies"
+	case "mcnemar_p":
+		return "McNemar's exact two-sided p-value"
+	case "p_holm":
+		return "p-value adjusted by Holm over the table's tests of the model"
+	case "p_bh":
+		return "p-value adjusted by Benjamini–Hochberg over the table's tests of the model"
+	case "z":
+		return "two-proportion z statistic"
+	case "p_twoprop":
+		return "two-sided p-value of the two-proportion z test"
+	case "p_fisher":
+		return "two-sided p-value of Fisher's exact test"
+	case "path":
+		return "the sequence of strategies or forms followed"
+	case "step":
+		return "the step along the path"
+	case "flipped":
+		return "answers that turn from wrong to right at the step"
+	case "share":
+		return "flipped / from"
+	case "family":
+		return "language family"
+	case "languages":
+		return "languages pooled or tested"
+	case "relation":
+		return "the fact's relation (KLAR)"
+	case "median_gain":
+		return "median per-language accuracy gain"
+	case "wilcoxon_T":
+		return "Wilcoxon signed-rank statistic"
+	case "wilcoxon_p":
+		return "two-sided p-value of the Wilcoxon signed-rank test"
+	case "method":
+		return "how the test or extraction was made"
+	case "mean_prompt_tokens":
+		return "mean prompt length in tokens"
+	case "source":
+		return "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"
+	case "pearson_r", "pearson_p":
+		return "Pearson correlation of prompt length with accuracy (r) and its p-value"
+	case "spearman_rho", "spearman_p":
+		return "Spearman rank correlation (ρ) and its p-value"
+	case "n_timed":
+		return "answers timed (cached answers excluded)"
+	case "mean_ms", "median_ms", "p90_ms":
+		return "client-observed latency in milliseconds (mean, median, 90th percentile)"
+	case "models":
+		return "models with a size"
+	case "p":
+		return "two-sided p-value"
+	case "sizes":
+		return "model sizes in billions of parameters"
+	case "accuracies":
+		return "the models' accuracies, in the order of sizes"
+	case "agree":
+		return "share of answers on which the two verdicts agree"
+	case "kappa":
+		return "Cohen's κ between the two verdicts"
+	case "judge_rate":
+		return "share judged correct"
+	case "criterion_rate":
+		return "share correct under the lexical criterion"
+	case "shortfall":
+		return "judge_rate − criterion_rate"
+	case "script":
+		return "main script of the answer"
+	case "verdict":
+		return "the judge's verdict"
+	case "count":
+		return "answers"
+	case "domain":
+		return "IndicQuest domain (* weighs domains by size)"
+	case "protocol":
+		return "scoring protocol: judge, substring or overlap"
+	case "cells":
+		return "model × language cells ranked"
+	case "kendall_tau":
+		return "Kendall's τ between the two rankings"
+	case "empty":
+		return "answers with an empty text"
+	case "cached":
+		return "answers served from the response cache"
+	case "em":
+		return "answers exact-match correct"
+	case "abstain":
+		return "answers that abstain (not correct)"
+	case "halluc":
+		return "hallucination proxy: n − em − abstain"
+	case "halluc_rate":
+		return "halluc / n"
+	case "switched":
+		return "answers with a Devanagari or CJK character"
+	case "switch_rate":
+		return "switched / n"
+	case "recovered":
+		return "switched, not exact-match correct, not abstaining, judged CORRECT"
+	case "recovered_of_clean_correct":
+		return "switched answers to items right on the clean prompt that were judged CORRECT"
+	case "script_abstain":
+		return "switched, judged ABSTAIN, missed by the phrase detector"
+	case "adj_accuracy":
+		return "(em + recovered) / n"
+	case "adj_halluc":
+		return "(halluc − recovered − script_abstain) / n"
+	case "inflation":
+		return "halluc_rate / adj_halluc"
+	case "rise", "real_rise":
+		return "raw (rise) and adjusted (real_rise) hallucination rate minus the clean one"
+	case "script_share":
+		return "(rise − real_rise) / rise: the share of the rise due to script"
+	case "item":
+		return "the item's id in its dataset"
+	case "role":
+		return "what the request asked: empty (the answer), translation, judge:<model>, choice:<n>"
+	case "gold":
+		return "the gold answer"
+	case "prediction":
+		return "the answer as extracted"
+	case "prediction_norm":
+		return "the prediction normalised (scoring lists the steps)"
+	case "correct":
+		return "the study's strict criterion"
+	case "lenient":
+		return "the lenient criterion (mc1: argmax)"
+	case "translit":
+		return "transliteration-aware match"
+	case "substring", "overlap":
+		return "IndicQuest's lexical criteria: exact substring, word overlap"
+	case "judge":
+		return "the IndicQuest judge's verdict"
+	case "semantic":
+		return "the semantic judge's verdict on a switched answer"
+	case "distractor_switch":
+		return "a Devanagari or CJK character in the answer"
+	case "empty_response":
+		return "the model produced an empty text"
+	}
+	return ""
+}
