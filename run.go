@@ -297,6 +297,7 @@ func (r *Results) score() error {
 		if s := dups.String(); s != "" {
 			r.notes = append(r.notes, s)
 		}
+		r.notes = append(r.notes, r.exp.PlanNotes()...)
 		ts, err := r.exp.Tables(rows)
 		if err != nil {
 			r.scorErr = err

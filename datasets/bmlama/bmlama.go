@@ -65,7 +65,7 @@ func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options
 			q, _, _ := strings.Cut(prompt, "<mask>")
 			v := item.Variant{Language: l.ISO3, Form: form, Template: prompt, Question: strings.TrimSpace(q), Subject: subj, Answer: ans,
 				StoredCandidates: cands, Candidates: cands, Source: fmt.Sprintf("%s:%d", f, line)}
-			if !opts.StoredCandidateOrder && len(cands) > 0 {
+			if opts.ShuffleCandidates && len(cands) > 0 {
 				v.Candidates = klar.Shuffle(cands, opts.Seed, id+"/"+l.ISO3)
 			}
 			it := s.Get(id)

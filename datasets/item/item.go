@@ -111,9 +111,10 @@ type Options struct {
 	SkipInvalid bool
 	// Seed drives every deterministic shuffle (candidate order).
 	Seed int64
-	// StoredCandidateOrder keeps candidates in the source's order (the
-	// IndicKLAR authors' code: gold last) instead of shuffling them.
-	StoredCandidateOrder bool
+	// ShuffleCandidates shuffles each item's candidates with the seed;
+	// without it they keep the source's order (the IndicKLAR authors'
+	// code: the gold is always last, a position cue).
+	ShuffleCandidates bool
 }
 
 // Set is what a loader returns.

@@ -162,7 +162,7 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 			}
 			cands := clean(strings.Split(triple[2], ","))
 			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], StoredCandidates: cands, Candidates: cands, Source: path + " " + rec}
-			if !opts.StoredCandidateOrder {
+			if opts.ShuffleCandidates {
 				v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
 			}
 			it.Variants = append(it.Variants, v)

@@ -9,7 +9,7 @@
 // the question is that template with the first <subject> replaced by the
 // subject and every <mask> removed, then trimmed. object_candidates is a
 // list or one comma-separated string whose gold is last; candidates are
-// shuffled deterministically with the seed (Options.StoredCandidateOrder
+// shuffled deterministically with the seed (Options.ShuffleCandidates
 // keeps the stored order, as the authors' code does). The KLAR index is
 // the item ID that joins a fact across languages.
 package klar
@@ -201,7 +201,7 @@ func addSample(s *item.Set, sm sample, path string, line int, rec, relation, tem
 	if len(cands) > 0 {
 		v.StoredCandidates = cands
 		v.Candidates = cands
-		if !opts.StoredCandidateOrder {
+		if opts.ShuffleCandidates {
 			v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
 		}
 	}

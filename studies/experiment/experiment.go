@@ -113,7 +113,7 @@ type PromptOptions struct {
 	ReadmeCMNames        bool `yaml:"readme_cm_names"`        // Dogrish/Konglish/Urlish
 	ScriptNames          bool `yaml:"script_names"`           // SOURCE_SCRIPT = script name
 	PaperWording         bool `yaml:"paper_wording"`          // Appendix F prompt texts instead of the code's
-	StoredCandidateOrder bool `yaml:"stored_candidate_order"` // keep the gold last, unshuffled
+	ShuffleCandidates    bool `yaml:"shuffle_candidates"`     // shuffle candidates with the seed (default: the authors' stored order, gold last)
 	Shots                int  `yaml:"shots"`                  // demonstrations (default 3)
 }
 

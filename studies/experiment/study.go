@@ -79,6 +79,21 @@ type RequestReader interface {
 	ReadsRequests() bool
 }
 
+// Noter is implemented by a plan with something to say about how its
+// numbers were made (a position cue, an option in force); reports print
+// the notes beside the tables.
+type Noter interface {
+	Notes() []string
+}
+
+// PlanNotes are the plan's notes (Noter), if any.
+func (e *Experiment) PlanNotes() []string {
+	if n, ok := e.plan.(Noter); ok {
+		return n.Notes()
+	}
+	return nil
+}
+
 // StudyFields are the experiment fields that belong to some studies only.
 var studyFields = []string{"requests", "synthetic", "dataset", "languages", "forms", "strategies", "conditions", "notes", "paragraph", "judge_prompt", "human_labels"}
 
@@ -315,7 +330,7 @@ func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
 	if e.Dataset.Format != "" {
 		format, _ = catalog.ParseFormat(e.Dataset.Format)
 	}
-	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.SeedOrDefault(), StoredCandidateOrder: e.Prompt.StoredCandidateOrder}
+	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.SeedOrDefault(), ShuffleCandidates: e.Prompt.ShuffleCandidates}
 	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, opts)
 	if err != nil {
 		c.Add([]string{"dataset", "path"}, "dataset: %v", err)

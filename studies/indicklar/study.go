@@ -95,7 +95,30 @@ func Metrics() []tables.Metric {
 		{Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
 }
 
-// Criteria documents the criteria (scoring.csv).
+// Criteria documents the criteria (scoring.csv), and the candidate order.
+func (p *plan) Criteria() []tables.Criterion {
+	return append(Criteria(), tables.Criterion{Name: "candidate_order", Rule: p.candidateOrder()})
+}
+
+// candidateOrder says how the candidates were ordered in the prompts.
+func (p *plan) candidateOrder() string {
+	if p.e.Prompt.ShuffleCandidates {
+		return fmt.Sprintf("candidates shuffled with seed %d (prompt.shuffle_candidates; the authors' code keeps the stored order)", p.e.SeedOrDefault())
+	}
+	return "stored order, as the authors' code: the gold is always the last candidate shown, a position cue (prompt.shuffle_candidates shuffles them)"
+}
+
+// Notes states the candidate order when candidates were shown.
+func (p *plan) Notes() []string {
+	for _, s := range p.Strategies {
+		if s != Baseline {
+			return []string{"candidate order: " + p.candidateOrder()}
+		}
+	}
+	return nil
+}
+
+// Criteria documents the scoring criteria.
 func Criteria() []tables.Criterion {
 	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
 	return []tables.Criterion{
@@ -108,7 +131,7 @@ func Criteria() []tables.Criterion {
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt), tables.KLAR(rows)...)
+	return append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows)...)
 }
 
 // Score scores the answers (translations are kept, not scored): the
