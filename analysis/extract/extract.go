@@ -8,8 +8,9 @@
 // single quotes (MethodSingleQuoted); an object cut off by the token limit
 // whose field value can still be read up to the cut (MethodTruncated).
 // Otherwise the result is MethodUnparsed, and Fallback holds the whole
-// output trimmed, which is what the IndicKLAR authors' code scores in that
-// case (their behaviour, available to scorers as a named policy).
+// output trimmed. Authors is the IndicKLAR authors' own rule (json.loads
+// of the whole output, else the raw text is scored): the default of their
+// study, Field its named lenient option.
 package extract
 
 import (
@@ -62,6 +63,47 @@ func FirstLine(raw string) Result {
 		return Result{Method: MethodUnparsed, Note: "empty first line", Fallback: strings.TrimSpace(raw)}
 	}
 	return Result{Value: line, Method: MethodFirstLine}
+}
+
+// Authors is the IndicKLAR authors' JSON rule (Evaluation_Scripts, their
+// json.loads then .get(field, "").strip()): the whole output, trimmed,
+// must parse as one JSON object. A missing field gives the empty answer
+// (MethodJSON, Value ""), which their matcher scores wrong. A field that
+// is null, a number, a list or an object fails their .strip(), and so does
+// output that is not one object (fenced, embedded, single-quoted, cut off
+// by the token limit): the result is Unparsed and Fallback, the whole
+// output trimmed, is what they score. Field is the lenient rule.
+func Authors(raw, field string) Result {
+	trimmed := strings.TrimSpace(raw)
+	fail := Result{Method: MethodUnparsed, Fallback: trimmed}
+	var v any
+	if err := json.Unmarshal([]byte(trimmed), &v); err != nil {
+		fail.Note = "not one JSON value (the authors' json.loads fails)"
+		return fail
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		fail.Note = "JSON but not an object (the authors' .get fails)"
+		return fail
+	}
+	r := Result{Method: MethodJSON, Fields: map[string]string{}, Fallback: trimmed}
+	for k, x := range obj {
+		if s, ok := x.(string); ok {
+			r.Fields[k] = s
+		}
+	}
+	x, present := obj[field]
+	if !present {
+		return r // .get(field, "") is the empty answer
+	}
+	str, ok := x.(string)
+	if !ok {
+		fail.Fields = r.Fields
+		fail.Note = "field " + field + " is not a string (the authors' .strip fails)"
+		return fail
+	}
+	r.Value = strings.TrimSpace(str)
+	return r
 }
 
 var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")

@@ -69,3 +69,36 @@ func TestCandidates(t *testing.T) {
 		t.Error("checked an unparsed result")
 	}
 }
+
+// The authors' rule reads only a whole JSON object with a string field;
+// everything else falls back to the raw text, as their json.loads does.
+func TestAuthors(t *testing.T) {
+	cases := []struct {
+		raw, value string
+		method     Method
+		fallback   string
+	}{
+		{`{"answer": " फ्रांस "}`, "फ्रांस", MethodJSON, ""},
+		{`  {"answer": "Paris", "translation": "x"}  `, "Paris", MethodJSON, ""},
+		{`{"translation": "x"}`, "", MethodJSON, ""}, // .get("answer", "") is empty: scored wrong
+		{`{"answer": "फ्रां`, "", MethodUnparsed, `{"answer": "फ्रां`},
+		{"```json\n{\"answer\": \"Paris\"}\n```", "", MethodUnparsed, "```json\n{\"answer\": \"Paris\"}\n```"},
+		{`The answer: {"answer": "Paris"}`, "", MethodUnparsed, `The answer: {"answer": "Paris"}`},
+		{`{'answer': 'Paris'}`, "", MethodUnparsed, `{'answer': 'Paris'}`},
+		{`{"answer": null}`, "", MethodUnparsed, `{"answer": null}`},
+		{`{"answer": 1947}`, "", MethodUnparsed, `{"answer": 1947}`},
+		{`["Paris"]`, "", MethodUnparsed, `["Paris"]`},
+		{`Paris`, "", MethodUnparsed, `Paris`},
+		{``, "", MethodUnparsed, ``},
+	}
+	for _, c := range cases {
+		r := Authors(c.raw, "answer")
+		if r.Value != c.value || r.Method != c.method || (c.method == MethodUnparsed && r.Fallback != c.fallback) {
+			t.Errorf("Authors(%q) = %+v", c.raw, r)
+		}
+	}
+	// The lenient rule reads the truncated answer the authors' rule does not.
+	if r := Field(`{"answer": "फ्रां`, "answer"); r.Value != "फ्रां" || r.Method != MethodTruncated {
+		t.Errorf("Field on truncated output: %+v", r)
+	}
+}

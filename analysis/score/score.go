@@ -50,6 +50,10 @@ type Row struct {
 	Lenient bool
 	// Translit is the transliteration-aware match (reported beside Correct).
 	Translit bool
+	// AuthorsJSON and LenientJSON are IndicKLAR's verdicts under each JSON
+	// extraction rule (extract.Authors, extract.Field); Correct is one of
+	// them (scoring.lenient_json chooses). Equal to Correct elsewhere.
+	AuthorsJSON, LenientJSON bool
 	// SQuAD is exact match under SQuAD's normalisation (distractor study).
 	SQuAD bool
 	// Substring and Overlap are IndicQuest's lexical criteria.

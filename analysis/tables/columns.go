@@ -12,6 +12,8 @@ func ColumnDoc(table, name string) string {
 		return "discordant pairs: right under the reference, wrong under the strategy"
 	case "strategy_tests.c":
 		return "discordant pairs: wrong under the reference, right under the strategy"
+	case "sensitivity.diff":
+		return "rate_alt − rate on the same answers (paired)"
 	case "strategy_tests.diff", "language_tests.median_gain":
 		return "the strategy's accuracy minus the reference's on the same items"
 	case "condition_tests.diff":
@@ -225,6 +227,20 @@ func columnDocs(name string) string {
 		return "raw (rise) and adjusted (real_rise) hallucination rate minus the clean one"
 	case "script_share":
 		return "(rise − real_rise) / rise: the share of the rise due to script"
+	case "measure":
+		return "what the alternative changes: correct, abstain, hallucination, ..."
+	case "alternative":
+		return "the named alternative rule"
+	case "option":
+		return "how the alternative is switched on (YAML key), or (beside) when always reported"
+	case "k_alt":
+		return "answers meeting the measure under the alternative"
+	case "rate_alt":
+		return "k_alt / n"
+	case "gained":
+		return "answers meeting the measure only under the alternative"
+	case "lost":
+		return "answers meeting the measure only under the rule in force"
 	case "item":
 		return "the item's id in its dataset"
 	case "role":

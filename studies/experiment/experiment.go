@@ -69,6 +69,10 @@ type Experiment struct {
 	Paragraph string            `yaml:"paragraph"`
 	Decoding  engine.Decoding   `yaml:"decoding"`
 	Engine    EngineConfig      `yaml:"engine"`
+	// Scoring switches a study's scoring from its authors' rules (the
+	// defaults) to Bhasha's named alternatives; the tables show the other
+	// rule beside the one in force (sensitivity).
+	Scoring ScoringOptions `yaml:"scoring"`
 
 	// Studies are the studies Study is looked up in (not written to YAML):
 	// bhasha.Load, bhasha.Parse and the bhasha constructors set the
@@ -115,6 +119,15 @@ type PromptOptions struct {
 	PaperWording         bool `yaml:"paper_wording"`          // Appendix F prompt texts instead of the code's
 	ShuffleCandidates    bool `yaml:"shuffle_candidates"`     // shuffle candidates with the seed (default: the authors' stored order, gold last)
 	Shots                int  `yaml:"shots"`                  // demonstrations (default 3)
+}
+
+// ScoringOptions are the named alternatives to the authors' scoring rules.
+// They change how recorded answers are read, never what is asked.
+type ScoringOptions struct {
+	// LenientJSON reads IndicKLAR's JSON answers leniently (fenced,
+	// embedded, single-quoted, truncated JSON: extract.Field) instead of
+	// the authors' json.loads rule (extract.Authors).
+	LenientJSON bool `yaml:"lenient_json"`
 }
 
 // Synthetic generates Count chat requests with distinct prompts.

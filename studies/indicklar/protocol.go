@@ -47,6 +47,10 @@ type Protocol struct {
 	// PaperWording uses the prompt texts printed in the paper's Appendix F
 	// instead of the (longer) texts of the authors' code.
 	PaperWording bool
+	// LenientJSON scores JSON answers read by extract.Field (fenced,
+	// embedded, single-quoted, truncated JSON) instead of the authors'
+	// json.loads rule (extract.Authors); it never changes the requests.
+	LenientJSON bool
 
 	once    sync.Once
 	byID    map[string]*item.Item
@@ -356,11 +360,12 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 	return sb.String(), nil
 }
 
-// Stage1Question is the question a two-step strategy's second stage asks:
-// the "translation" field of the first stage's JSON, or (as the authors'
-// code does when that JSON does not parse) the whole output, trimmed.
+// Stage1Question is the question a two-step strategy's second stage asks,
+// as the authors' code reads it (extract.Authors, whatever the scoring
+// options): the "translation" field of the first stage's JSON, or, when
+// that JSON does not parse, the whole output, trimmed.
 func Stage1Question(response string) string {
-	r := extract.Field(response, "translation")
+	r := extract.Authors(response, "translation")
 	if r.OK() && !r.Null {
 		return r.Value
 	}
@@ -369,21 +374,32 @@ func Stage1Question(response string) string {
 
 // Extract reads a response as the authors' code does: the first line for
 // the baselines, the "translation" field for a first stage, the "answer"
-// field otherwise; answers are checked against the item's candidates.
+// field otherwise, both by their json.loads rule (extract.Authors; with
+// LenientJSON, extract.Field); answers are checked against the item's
+// candidates.
 func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+	return p.extract(r, p.LenientJSON)
+}
+
+// extract reads a response under one JSON rule.
+func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
+	}
+	field := extract.Authors
+	if lenient {
+		field = extract.Field
 	}
 	var res extract.Result
 	switch {
 	case !s.JSON():
 		res = extract.FirstLine(r.Response)
 	case r.Fields.Role.Kind == engine.RoleTranslation:
-		res = extract.Field(r.Response, "translation")
+		res = field(r.Response, "translation")
 		return &res
 	default:
-		res = extract.Field(r.Response, "answer")
+		res = field(r.Response, "answer")
 	}
 	if it := p.item(r.Fields.Item); it != nil {
 		if v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form)); ok && s != Baseline {

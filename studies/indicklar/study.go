@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
+	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -63,7 +64,7 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	}
 	c := &experiment.Checker{}
 	reg := lang.New()
-	p := &Protocol{Set: set, Seed: e.SeedOrDefault(),
+	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: e.Scoring.LenientJSON,
 		Languages:  experiment.List(c, "languages", e.Languages, reg.Lookup),
 		Forms:      experiment.List(c, "forms", e.Forms, item.ParseForm),
 		Strategies: experiment.List(c, "strategies", e.Strategies, ParseStrategy),
@@ -87,12 +88,29 @@ type plan struct {
 func (p *plan) Items() *item.Set { return p.Set }
 
 // Metrics are counted per model × language × form × strategy: the
-// authors' criterion, the transliteration-aware match beside it, and the
-// answers outside the asked language's scripts.
+// criterion in force, the transliteration-aware match beside it, and the
+// answers outside the asked language's scripts. The other JSON rule is in
+// the sensitivity table.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
 		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
 		{Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
+}
+
+// otherJSON is the JSON rule not in force, as an alternative verdict.
+func (p *plan) otherJSON() tables.Alternative {
+	if p.LenientJSON {
+		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r score.Row) bool { return r.AuthorsJSON }}
+	}
+	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r score.Row) bool { return r.LenientJSON }}
+}
+
+// Alternatives are the named options the sensitivity table re-scores with.
+func (p *plan) Alternatives() []tables.Alternative {
+	return []tables.Alternative{p.otherJSON(),
+		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r score.Row) bool { return r.Translit }}}
 }
 
 // Criteria documents the criteria (scoring.csv), and the candidate order.
@@ -122,7 +140,7 @@ func (p *plan) Notes() []string {
 func Criteria() []tables.Criterion {
 	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
 	return []tables.Criterion{
-		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; unparsed JSON scored on the raw text", Normalization: authors},
+		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; JSON answers read by the authors' json.loads rule (scoring.lenient_json: the lenient reader), unparsed JSON scored on the raw text", Normalization: authors},
 		{Name: "translit", Rule: "correct, or the romanized prediction matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
 	}
 }
@@ -131,7 +149,8 @@ func Criteria() []tables.Criterion {
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	return append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows)...)
+	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows)...)
+	return append(ts, tables.Sensitivity(p.Alternatives(), rows))
 }
 
 // Score scores the answers (translations are kept, not scored): the
@@ -179,15 +198,16 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 			out = append(out, row)
 			continue
 		}
-		pred := row.Prediction
-		if r.Extracted != nil && !r.Extracted.OK() {
-			pred = r.Extracted.Fallback // the authors score the raw text when JSON fails
-			row.Prediction = pred
+		pred := scored(r.Extracted)
+		row.Prediction = pred
+		row.Correct = verdict(st, pred, gold, cands)
+		other := row.Correct // the verdict under the JSON rule not in force
+		if st.JSON() {
+			other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
 		}
-		if st == Baseline || len(cands) == 0 {
-			row.Correct = match.Prefix(pred, gold, normalize.Authors)
-		} else {
-			_, row.Correct = match.Candidate(pred, cands, gold, normalize.Authors)
+		row.AuthorsJSON, row.LenientJSON = row.Correct, other
+		if p.LenientJSON {
+			row.AuthorsJSON, row.LenientJSON = other, row.Correct
 		}
 		row.Lenient = row.Correct
 		row.Translit = row.Correct || match.Translit(pred, []string{gold})
@@ -205,6 +225,28 @@ func (p *plan) ReadsRequests() bool {
 		}
 	}
 	return false
+}
+
+// scored is the text an extraction is scored on: the value, or the raw
+// output trimmed when it could not be read (as the authors do).
+func scored(x *extract.Result) string {
+	switch {
+	case x == nil:
+		return ""
+	case !x.OK():
+		return x.Fallback
+	}
+	return x.Value
+}
+
+// verdict is the authors' criterion: the baselines' prefix match, the
+// candidate matcher (stored order) for every strategy showing candidates.
+func verdict(st Strategy, pred, gold string, cands []string) bool {
+	if st == Baseline || len(cands) == 0 {
+		return match.Prefix(pred, gold, normalize.Authors)
+	}
+	_, ok := match.Candidate(pred, cands, gold, normalize.Authors)
+	return ok
 }
 
 // tokenizers loads the tokenizer.json of every model that names one.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicklar"
 )
@@ -75,6 +76,66 @@ func TestCandidateOrder(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: scoring table does not state the candidate order", c.name)
+		}
+	}
+}
+
+// The authors' json.loads rule is the default: an answer cut off by the
+// token limit is scored on its raw text (wrong); scoring.lenient_json
+// reads it (right); the sensitivity table counts the answer either way.
+func TestJSONRuleDefault(t *testing.T) {
+	for _, lenient := range []bool{false, true} {
+		reg, _ := experiment.NewRegistry(indicklar.Study{})
+		e := &experiment.Experiment{Name: "j", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
+			Languages: []string{"ja"}, Strategies: []string{"tint-en"}, Scoring: experiment.ScoringOptions{LenientJSON: lenient},
+			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		if err := e.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var recs []*engine.Record
+		var gold string
+		for r, err := range e.StreamStage(1, nil, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := e.Items().Index()[r.Key.Item].Variant(r.Key.Language, item.Form(r.Key.Form))
+			gold = v.Answer
+			cut := string([]rune(gold)[:len([]rune(gold))-1])
+			recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"answer": "` + cut})
+			break
+		}
+		for _, r := range recs {
+			e.Extract(r)
+		}
+		rows, err := e.Plan().Score(recs)
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("%d rows %v", len(rows), err)
+		}
+		r := rows[0]
+		if r.AuthorsJSON || !r.LenientJSON || r.Correct != lenient {
+			t.Errorf("lenient=%v: gold %q, row %+v", lenient, gold, r)
+		}
+		var sens *tables.Table
+		for _, tb := range e.Plan().Tables(rows, tables.Options{}) {
+			if tb.Name == "sensitivity" {
+				sens = tb
+			}
+		}
+		want := map[bool]struct {
+			alt          string
+			gained, lost float64
+		}{false: {"lenient_json", 1, 0}, true: {"authors_json", 0, 1}}[lenient]
+		found := false
+		for _, row := range sens.Rows {
+			if sens.Str(row, "alternative") == want.alt {
+				found = true
+				if sens.Num(row, "gained") != want.gained || sens.Num(row, "lost") != want.lost || sens.Num(row, "n") != 1 {
+					t.Errorf("lenient=%v: sensitivity %v", lenient, row)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("lenient=%v: no %s row in %v", lenient, want.alt, sens.Rows)
 		}
 	}
 }

@@ -1,0 +1,100 @@
+package tables
+
+import (
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+)
+
+// Alternative is a named option's verdict on a scored row, compared by
+// Sensitivity with the rule in force on the same measure.
+type Alternative struct {
+	Name string // the alternative's name, e.g. lenient_json
+	// Option is how it is switched on (a YAML key), or "(beside)" for a
+	// criterion always reported beside the one in force.
+	Option string
+	Rule   string // what it decides
+	// Measure is what it changes ("correct" when empty); Base is the rule
+	// in force on that measure (Row.Correct when nil); Of is the option's.
+	Measure string
+	Base    func(score.Row) bool
+	Of      func(score.Row) bool
+	// Applies, when not nil, limits it to the strategies it accepts.
+	Applies func(strategy string) bool
+}
+
+// Metric is the alternative as an accuracy metric.
+func (a Alternative) Metric() Metric { return Metric{Name: a.Name, Of: a.Of, Applies: a.Applies} }
+
+func (a Alternative) measure() string {
+	if a.Measure == "" {
+		return "correct"
+	}
+	return a.Measure
+}
+
+func (a Alternative) base(r score.Row) bool {
+	if a.Base == nil {
+		return r.Correct
+	}
+	return a.Base(r)
+}
+
+// Sensitivity re-scores the same answers under each alternative, per
+// model × strategy × condition (languages and forms pooled, failed
+// requests excluded): n answers, k under the rule in force and k_alt under
+// the alternative, both rates, diff = rate_alt − rate with its paired 95%
+// Wald interval (stats.PairedDiffCI), gained (right only under the
+// alternative), lost (right only under the rule in force) and McNemar's
+// exact p on them. No new request is made.
+func Sensitivity(alts []Alternative, rows []score.Row) *Table {
+	t := &Table{Name: "sensitivity", Header: []string{"model", "strategy", "condition", "measure", "alternative", "option", "n", "k", "k_alt",
+		"rate", "rate_alt", "diff", "diff_lo", "diff_hi", "gained", "lost", "mcnemar_p"}}
+	type cell struct {
+		model, strategy, condition string
+		alt                        int
+	}
+	type counts struct{ n, k, kAlt, gained, lost int }
+	by := map[cell]*counts{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		for i, a := range alts {
+			if a.Applies != nil && !a.Applies(r.Key.Strategy) {
+				continue
+			}
+			c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}
+			x := by[c]
+			if x == nil {
+				x = &counts{}
+				by[c] = x
+			}
+			b, o := a.base(r), a.Of(r)
+			x.n++
+			if b {
+				x.k++
+			}
+			if o {
+				x.kAlt++
+			}
+			switch {
+			case o && !b:
+				x.gained++
+			case b && !o:
+				x.lost++
+			}
+		}
+	}
+	keys := make([]cell, 0, len(by))
+	for c := range by {
+		keys = append(keys, c)
+	}
+	sortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
+	for _, c := range keys {
+		x, a := by[c], alts[c.alt]
+		d, lo, hi := stats.PairedDiffCI(x.lost, x.gained, x.n, 0.95)
+		t.add(c.model, c.strategy, c.condition, a.measure(), a.Name, a.Option, x.n, x.k, x.kAlt, frac(x.k, x.n), frac(x.kAlt, x.n),
+			d, lo, hi, x.gained, x.lost, stats.McNemarExact(x.lost, x.gained))
+	}
+	return t
+}
