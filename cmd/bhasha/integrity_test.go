@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -326,7 +327,11 @@ func TestInterruptDuringDatasetLoad(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond) // the load takes seconds
+		// Signal once the child is busy loading (its handler is installed
+		// first thing in main): 100 ms of CPU, whatever the machine's load.
+		for deadline := time.Now().Add(20 * time.Second); cpuTicks(c.Process.Pid) < 10 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
 		sent := time.Now()
 		c.Process.Signal(syscall.SIGINT)
 		err := c.Wait()
@@ -338,6 +343,23 @@ func TestInterruptDuringDatasetLoad(t *testing.T) {
 			t.Errorf("%s: %v: %s", args[0], err, se.String())
 		}
 	}
+}
+
+// cpuTicks is the user and system CPU time of a process, in clock ticks
+// (/proc/PID/stat fields 14 and 15); 0 when unreadable.
+func cpuTicks(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	k, _ := strconv.Atoi(f[12])
+	return u + k
 }
 
 // Batch import reads responses with the engine's parser: a 200 whose
