@@ -4,6 +4,7 @@
 package abstain
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,9 +41,17 @@ type Detector struct {
 	phrases []string // normalised, longest first
 }
 
-// New builds a detector from the built-in phrases plus extra ones
-// (language → phrases, e.g. from an experiment file).
-func New(extra map[string][]string) *Detector {
+// New builds a detector from the built-in phrases of every language plus
+// extra ones (language → phrases, e.g. from an experiment file).
+func New(extra map[string][]string) *Detector { return NewFor(nil, extra) }
+
+// English is the distractor study's rule: the English phrases ("I don't
+// know", "unknown" and related phrases), plus extra ones.
+func English(extra map[string][]string) *Detector { return NewFor([]string{"eng"}, extra) }
+
+// NewFor builds a detector from the built-in phrases of the languages
+// named (ISO 639-3; nil: every language) plus every extra phrase.
+func NewFor(languages []string, extra map[string][]string) *Detector {
 	seen := map[string]bool{}
 	d := &Detector{}
 	add := func(ps []string) {
@@ -54,8 +63,10 @@ func New(extra map[string][]string) *Detector {
 			}
 		}
 	}
-	for _, ps := range Phrases {
-		add(ps)
+	for l, ps := range Phrases {
+		if languages == nil || slices.Contains(languages, l) {
+			add(ps)
+		}
 	}
 	for _, ps := range extra {
 		add(ps)

@@ -64,9 +64,13 @@ type Row struct {
 	// Semantic is the distractor study's semantic verdict on a switched
 	// answer (CORRECT, WRONG, ABSTAIN, unparsed, or "" when not judged).
 	Semantic string
-	Abstain  bool
-	Script   string // main script of the response
-	Switched bool   // letters outside the scripts of the language asked
+	// Abstain is the study's abstention rule: the English phrases in the
+	// distractor study (the paper's), the 17 languages' phrases elsewhere;
+	// AbstainEnglish and AbstainMultilingual are both rules' findings.
+	Abstain                             bool
+	AbstainEnglish, AbstainMultilingual bool
+	Script                              string // main script of the response
+	Switched                            bool   // letters outside the scripts of the language asked
 	// DistractorSwitch is the distractor study's rule (any Devanagari or CJK).
 	DistractorSwitch bool
 	Failed           bool // the request failed: not scored, counted apart
@@ -86,14 +90,14 @@ type Row struct {
 // record: key, failure, tokens, latency, cache, the extracted answer and
 // its method, and the answer's script, script switch and abstention.
 type Common struct {
-	reg  *lang.Registry
-	abst *abstain.Detector
+	reg           *lang.Registry
+	abst, english *abstain.Detector
 }
 
 // NewCommon uses the built-in abstention phrases plus extra (per language
 // code, as an experiment's abstain: field).
 func NewCommon(extra map[string][]string) *Common {
-	return &Common{reg: lang.New(), abst: abstain.New(extra)}
+	return &Common{reg: lang.New(), abst: abstain.New(extra), english: abstain.English(extra)}
 }
 
 // Row is the part of r's row that does not depend on the study.
@@ -112,7 +116,9 @@ func (c *Common) Row(r *engine.Record) Row {
 	if l, err := c.reg.Lookup(r.Fields.Language); err == nil {
 		row.Switched = p.Switched(l)
 	}
-	row.Abstain, _ = c.abst.Abstains(ans)
+	row.AbstainMultilingual, _ = c.abst.Abstains(ans)
+	row.AbstainEnglish, _ = c.english.Abstains(ans)
+	row.Abstain = row.AbstainMultilingual
 	return row
 }
 

@@ -89,7 +89,44 @@ func Metrics() []tables.Metric {
 		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.DistractorSwitch }, Applies: generated}}
 }
 
+// abstainRule says which abstention phrases are in force.
+func (p *plan) abstainRule() string {
+	if p.e.Scoring.MultilingualAbstain {
+		return "not correct and an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain; the paper matches English phrases) + experiment abstain:"
+	}
+	return "not correct and an English abstention phrase occurs (\"I don't know\", \"unknown\" and related: the paper's rule; scoring.multilingual_abstain adds 16 languages) + experiment abstain:"
+}
+
 // Criteria documents the criteria (scoring.csv).
+func (p *plan) Criteria() []tables.Criterion {
+	cs := Criteria()
+	for i := range cs {
+		if cs[i].Name == "abstain" {
+			cs[i].Rule = p.abstainRule()
+		}
+	}
+	return cs
+}
+
+// Alternatives are the named options the sensitivity table re-scores with:
+// the other abstention list (abstention and hallucination move together)
+// and the transliteration-aware match.
+func (p *plan) Alternatives() []tables.Alternative {
+	other, name, opt := func(r score.Row) bool { return r.AbstainMultilingual }, "multilingual_abstain", "scoring.multilingual_abstain"
+	if p.e.Scoring.MultilingualAbstain {
+		other, name, opt = func(r score.Row) bool { return r.AbstainEnglish }, "english_abstain", "scoring.multilingual_abstain off"
+	}
+	return []tables.Alternative{
+		{Name: name, Option: opt, Rule: "abstention read with the other phrase list", Measure: "abstain", Applies: generated,
+			Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
+		{Name: name, Option: opt, Rule: "hallucination proxy with the other phrase list", Measure: "hallucination", Applies: generated,
+			Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }},
+		{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
+			Of: func(r score.Row) bool { return r.Translit }},
+	}
+}
+
+// Criteria documents the scoring criteria.
 func Criteria() []tables.Criterion {
 	def := strings.Join(normalize.Default, "+")
 	return []tables.Criterion{
@@ -106,8 +143,8 @@ func Criteria() []tables.Criterion {
 // Tables: accuracy, scoring (scaling with model sizes), each condition
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt),
-		tables.ConditionTests(Metrics(), rows), tables.Decomposition(rows), tables.JudgeByScript(rows))
+	return append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
+		tables.ConditionTests(Metrics(), rows), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
 }
 
 // Score scores TriviaQA answers by exact match against every alias (and
@@ -167,6 +204,10 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 			continue
 		}
 		row := c.Row(r)
+		row.Abstain = row.AbstainEnglish // the paper's rule
+		if p.e.Scoring.MultilingualAbstain {
+			row.Abstain = row.AbstainMultilingual
+		}
 		golds := v.Golds()
 		row.Gold = v.Answer
 		if p.Judge != "" {

@@ -128,6 +128,10 @@ type ScoringOptions struct {
 	// embedded, single-quoted, truncated JSON: extract.Field) instead of
 	// the authors' json.loads rule (extract.Authors).
 	LenientJSON bool `yaml:"lenient_json"`
+	// MultilingualAbstain counts an abstention in any of the 17 languages'
+	// phrases in the distractor study, instead of the paper's English
+	// phrases ("I don't know", "unknown" and related).
+	MultilingualAbstain bool `yaml:"multilingual_abstain"`
 }
 
 // Synthetic generates Count chat requests with distinct prompts.
