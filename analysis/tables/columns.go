@@ -211,22 +211,36 @@ func columnDocs(name string) string {
 		return "answers with a Devanagari or CJK character"
 	case "switch_rate":
 		return "switched / n"
-	case "recovered":
-		return "switched, not exact-match correct, not abstaining, judged CORRECT"
 	case "recovered_of_clean_correct":
-		return "switched answers to items right on the clean prompt that were judged CORRECT"
-	case "script_abstain":
-		return "switched, judged ABSTAIN, missed by the phrase detector"
+		return "switched answers counted in halluc, to items right on the clean prompt, judged CORRECT (the paper's recovered)"
+	case "recovery_rate":
+		return "recovered_of_clean_correct / sw_clean_correct"
+	case "recovery_lo", "recovery_hi":
+		return "95% Wilson interval of recovery_rate"
 	case "adj_accuracy":
-		return "(em + recovered) / n"
+		return "(em + recovered_of_clean_correct) / n (the paper's rule)"
 	case "adj_halluc":
-		return "(halluc − recovered − script_abstain) / n"
+		return "(halluc − recovered_of_clean_correct) / n (the paper's rule)"
 	case "inflation":
-		return "halluc_rate / adj_halluc"
+		return "halluc / (halluc − recovered_of_clean_correct)"
 	case "rise", "real_rise":
-		return "raw (rise) and adjusted (real_rise) hallucination rate minus the clean one"
+		return "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"
 	case "script_share":
-		return "(rise − real_rise) / rise: the share of the rise due to script"
+		return "(rise − real_rise) / rise: the share of the rise due to script (the paper's rule)"
+	case "broad_recovered":
+		return "switched answers counted in halluc that the judge calls CORRECT, whatever the clean outcome"
+	case "broad_script_abstain":
+		return "switched answers counted in halluc that the judge calls ABSTAIN (abstentions the phrases missed)"
+	case "broad_adj_halluc":
+		return "(halluc − broad_recovered − broad_script_abstain) / n (Bhasha's broader rule)"
+	case "broad_adj_accuracy":
+		return "(em + broad_recovered) / n"
+	case "broad_inflation":
+		return "halluc / (halluc − broad_recovered − broad_script_abstain)"
+	case "broad_real_rise":
+		return "broad_adj_halluc minus the clean one (same rule)"
+	case "broad_script_share":
+		return "(rise − broad_real_rise) / rise"
 	case "measure":
 		return "what the alternative changes: correct, abstain, hallucination, ..."
 	case "alternative":

@@ -8,30 +8,40 @@ import (
 )
 
 // Decomposition splits each condition's hallucination proxy into script
-// and real error (the distractor study's §5.3, extended as its rerun
-// asks), per model × condition over the TriviaQA answers:
+// and real error (the distractor study's §5.3), per model × condition over
+// the TriviaQA answers, by the paper's definition in the headline columns
+// and by Bhasha's broader one beside:
 //
 //	n            answers scored (failed requests excluded)
 //	em           exact-match correct; abstain: abstention phrase, not correct
-//	halluc       raw hallucination proxy = n − em − abstain
-//	switched     answers with a Devanagari or CJK letter
+//	halluc       raw hallucination proxy = n − em − abstain (halluc_rate, interval)
+//	switched     answers with a Devanagari or CJK character
 //	sw_clean_*   switched answers split by the same item's clean outcome (correct, abstain, wrong, none)
 //	judged_*     the semantic judge's verdicts on the switched answers (CORRECT, WRONG, ABSTAIN, unparsed)
-//	recovered    switched, not exact-match correct, not an abstention, judged CORRECT
-//	recovered_of_clean_correct   of switched answers to items right on the clean prompt, how many were judged CORRECT
-//	script_abstain               switched, judged ABSTAIN, missed by the phrase detector
-//	adj_accuracy   (em + recovered)/n;  adj_halluc  (halluc − recovered − script_abstain)/n
-//	inflation      raw halluc / adjusted halluc
-//	rise, real_rise  raw and adjusted hallucination rates minus the clean ones
-//	script_share     (rise − real_rise)/rise, the share of the rise due to script
+//	recovered_of_clean_correct  switched answers, counted in halluc, to items right on the clean
+//	             prompt, judged CORRECT (the paper's 120 of 148)
+//	recovery_rate  recovered_of_clean_correct / sw_clean_correct, with its interval (the paper's 81.1%)
+//	adj_halluc   the paper's adjusted rate: (halluc − recovered_of_clean_correct) / n, with its interval
+//	adj_accuracy (em + recovered_of_clean_correct) / n
+//	inflation    halluc / (halluc − recovered_of_clean_correct)
+//	rise, real_rise  raw and adjusted hallucination rates minus the clean ones (the clean
+//	             adjusted by the same rule)
+//	script_share (rise − real_rise) / rise: the share of the rise due to script
+//	broad_*      Bhasha's broader rule: every switched answer counted in halluc that the judge
+//	             calls CORRECT is recovered (broad_recovered), and those it calls ABSTAIN are
+//	             abstentions the phrase list missed (broad_script_abstain):
+//	             broad_adj_halluc = (halluc − broad_recovered − broad_script_abstain) / n, and
+//	             broad_adj_accuracy, broad_inflation, broad_real_rise, broad_script_share alike.
 //
 // Rates carry 95% Wilson intervals (_lo, _hi).
 func Decomposition(rows []score.Row) *Table {
 	t := &Table{Name: "script_decomposition", Header: []string{"model", "condition", "n", "em", "abstain", "halluc", "halluc_rate", "halluc_lo", "halluc_hi",
 		"switched", "switch_rate", "sw_clean_correct", "sw_clean_abstain", "sw_clean_wrong", "sw_clean_none",
-		"judged_correct", "judged_wrong", "judged_abstain", "judged_unparsed", "recovered", "recovered_of_clean_correct",
-		"script_abstain", "adj_accuracy", "adj_accuracy_lo", "adj_accuracy_hi", "adj_halluc", "adj_halluc_lo", "adj_halluc_hi",
-		"inflation", "rise", "real_rise", "script_share"}}
+		"judged_correct", "judged_wrong", "judged_abstain", "judged_unparsed",
+		"recovered_of_clean_correct", "recovery_rate", "recovery_lo", "recovery_hi",
+		"adj_halluc", "adj_halluc_lo", "adj_halluc_hi", "adj_accuracy", "adj_accuracy_lo", "adj_accuracy_hi", "inflation", "rise", "real_rise", "script_share",
+		"broad_recovered", "broad_script_abstain", "broad_adj_halluc", "broad_adj_halluc_lo", "broad_adj_halluc_hi", "broad_adj_accuracy",
+		"broad_inflation", "broad_real_rise", "broad_script_share"}}
 	type cell struct{ model, cond string }
 	type outcome int
 	const (
@@ -96,20 +106,21 @@ func Decomposition(rows []score.Row) *Table {
 			default:
 				x.swCW++
 			}
+			inHall := !r.Correct && !r.Abstain
 			switch r.Semantic {
 			case score.SemanticCorrect:
 				x.jc++
-				if ok && o == oCorrect {
+				if inHall && ok && o == oCorrect {
 					x.recCC++
 				}
-				if !r.Correct && !r.Abstain {
+				if inHall {
 					x.rec++
 				}
 			case score.SemanticWrong:
 				x.jw++
 			case score.SemanticAbstain:
 				x.ja++
-				if !r.Correct && !r.Abstain {
+				if inHall {
 					x.sabst++
 				}
 			case "":
@@ -125,24 +136,33 @@ func Decomposition(rows []score.Row) *Table {
 		}
 		return float64(k) / float64(n)
 	}
+	// shareOf is the part of the rise that the adjustment removes.
+	shareOf := func(rise, realRise float64) float64 {
+		if rise == 0 {
+			return math.NaN()
+		}
+		return (rise - realRise) / rise
+	}
 	for _, c := range cells {
 		x := count(by[c], c.model)
 		base := count(by[cell{c.model, cleanCondition}], c.model)
 		hall := stats.NewProportion(x.hall, x.n)
-		adjAcc := stats.NewProportion(x.em+x.rec, x.n)
-		adjHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
-		baseAdj := rate(base.hall-base.rec-base.sabst, base.n)
 		rise := hall.P - rate(base.hall, base.n)
-		realRise := adjHall.P - baseAdj
-		share := math.NaN()
-		if rise != 0 {
-			share = (rise - realRise) / rise
-		}
+		recov := stats.NewProportion(x.recCC, x.swCC)
+		// The paper's rule.
+		adjHall := stats.NewProportion(x.hall-x.recCC, x.n)
+		adjAcc := stats.NewProportion(x.em+x.recCC, x.n)
+		realRise := adjHall.P - rate(base.hall-base.recCC, base.n)
+		// The broader rule.
+		bHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
+		bRealRise := bHall.P - rate(base.hall-base.rec-base.sabst, base.n)
 		t.add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
 			x.sw, rate(x.sw, x.n), x.swCC, x.swCA, x.swCW, x.swCN,
-			x.jc, x.jw, x.ja, x.ju, x.rec, x.recCC, x.sabst,
-			adjAcc.P, adjAcc.Lo, adjAcc.Hi, adjHall.P, adjHall.Lo, adjHall.Hi,
-			rate(x.hall, x.hall-x.rec-x.sabst), rise, realRise, share)
+			x.jc, x.jw, x.ja, x.ju,
+			x.recCC, recov.P, recov.Lo, recov.Hi,
+			adjHall.P, adjHall.Lo, adjHall.Hi, adjAcc.P, adjAcc.Lo, adjAcc.Hi, rate(x.hall, x.hall-x.recCC), rise, realRise, shareOf(rise, realRise),
+			x.rec, x.sabst, bHall.P, bHall.Lo, bHall.Hi, rate(x.em+x.rec, x.n),
+			rate(x.hall, x.hall-x.rec-x.sabst), bRealRise, shareOf(rise, bRealRise))
 	}
 	return t
 }

@@ -146,37 +146,77 @@ func TestJudgeAgreement(t *testing.T) {
 	}
 }
 
-func TestDecomposition(t *testing.T) {
+// decompositionRows builds one model's clean and Hindi answers: clean
+// cleanEM right then cleanAbst abstaining (the rest wrong); under the
+// Hindi note swCC switched answers to clean-right items (the first recCC
+// judged CORRECT, the rest WRONG), hiEM right, hiAbst abstaining, then
+// swOther switched answers to clean-wrong items (the first recOther judged
+// CORRECT), the rest wrong.
+func decompositionRows(n, cleanEM, cleanAbst, swCC, recCC, hiEM, hiAbst, swOther, recOther int) []score.Row {
 	var rows []score.Row
-	// Clean: items 0-4 right, 5 abstains, 6-9 wrong.
-	for i := range 10 {
-		r := row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 5)
-		r.Abstain = i == 5
+	for i := range n {
+		r := row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < cleanEM)
+		r.Abstain = i >= cleanEM && i < cleanEM+cleanAbst
 		rows = append(rows, r)
 	}
-	// Hindi note: items 0-1 right; 2-4 answered in Devanagari and judged CORRECT;
-	// 6 in Devanagari judged WRONG; 5 abstains; 7-9 wrong.
-	for i := range 10 {
-		r := row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 2)
-		r.Abstain = i == 5
-		if i >= 2 && i <= 4 || i == 6 {
-			r.DistractorSwitch = true
-			r.Semantic = "CORRECT"
-			if i == 6 {
-				r.Semantic = "WRONG"
+	p := 0
+	next := func(k int, f func(r *score.Row, j int)) {
+		for j := range k {
+			r := row("m", "eng", "english", "qa", "hi", strconv.Itoa(p), false)
+			f(&r, j)
+			rows = append(rows, r)
+			p++
+		}
+	}
+	judged := func(rec int) func(r *score.Row, j int) {
+		return func(r *score.Row, j int) {
+			r.DistractorSwitch, r.Semantic = true, "WRONG"
+			if j < rec {
+				r.Semantic = "CORRECT"
 			}
 		}
-		rows = append(rows, r)
 	}
-	tb := Decomposition(rows)
-	sel := map[string]string{"condition": "hi"}
-	for col, want := range map[string]float64{"halluc": 7, "switched": 4, "sw_clean_correct": 3, "sw_clean_wrong": 1, "recovered": 3, "recovered_of_clean_correct": 3,
-		"adj_accuracy": 0.5, "adj_halluc": 0.4, "inflation": 1.75, "rise": 0.3, "real_rise": 0, "script_share": 1} {
-		if got := num(t, cell(t, tb, sel, col)); math.Abs(got-want) > 1e-9 {
-			t.Errorf("%s = %v, want %v", col, got, want)
+	next(swCC, judged(recCC))
+	next(hiEM, func(r *score.Row, _ int) { r.Correct = true })
+	next(hiAbst, func(r *score.Row, _ int) { r.Abstain = true })
+	next(max(0, cleanEM+cleanAbst-p), func(*score.Row, int) {}) // the other switched answers are to clean-wrong items
+	next(swOther, judged(recOther))
+	next(n-p, func(*score.Row, int) {})
+	return rows
+}
+
+// The paper's decomposition (§5.3: 0.710 → 0.470 against 0.416 clean,
+// 120 of 148 recovered) and the rerun's (0.665 → 0.435 against 0.280,
+// 46 of 69, inflation 1.53), with Bhasha's broader rule beside (the
+// rerun's 4 of 30 other switched answers: 0.415, inflation 1.60).
+func TestDecomposition(t *testing.T) {
+	cases := []struct {
+		name string
+		rows []score.Row
+		want map[string]float64
+	}{
+		{"paper, Llama-3.1-8B, Hindi", decompositionRows(500, 259, 33, 148, 120, 114, 31, 143, 0), map[string]float64{
+			"halluc": 355, "halluc_rate": 0.710, "recovered_of_clean_correct": 120, "sw_clean_correct": 148, "switched": 291,
+			"adj_halluc": 0.470, "adj_accuracy": 0.468, "inflation": 355.0 / 235, "rise": 0.294, "real_rise": 0.054, "script_share": 0.240 / 0.294,
+			"recovery_rate": 120.0 / 148, "broad_adj_halluc": 0.470}},
+		{"rerun, Llama-3.1-8B, Hindi", decompositionRows(200, 120, 24, 69, 46, 50, 17, 30, 4), map[string]float64{
+			"halluc": 133, "halluc_rate": 0.665, "recovered_of_clean_correct": 46, "adj_halluc": 0.435, "inflation": 133.0 / 87, "rise": 0.385,
+			"real_rise": 0.155, "broad_recovered": 50, "broad_adj_halluc": 0.415, "broad_inflation": 133.0 / 83, "broad_real_rise": 0.135,
+			"recovery_rate": 46.0 / 69}},
+	}
+	for _, c := range cases {
+		tb := Decomposition(c.rows)
+		sel := map[string]string{"condition": "hi"}
+		for col, want := range c.want {
+			if got := num(t, cell(t, tb, sel, col)); math.Abs(got-want) > 5e-7 { // cells are read as printed (6 decimals)
+				t.Errorf("%s: %s = %v, want %v", c.name, col, got, want)
+			}
+		}
+		if clean := num(t, cell(t, tb, map[string]string{"condition": "clean"}, "halluc_rate")); c.name[0] == 'p' && math.Abs(clean-0.416) > 5e-7 {
+			t.Errorf("%s: clean halluc_rate %v", c.name, clean)
 		}
 	}
-	js := JudgeByScript(rows)
+	js := JudgeByScript(decompositionRows(200, 120, 24, 69, 46, 50, 17, 30, 4))
 	if len(js.Rows) == 0 {
 		t.Error("no verdicts by script")
 	}
