@@ -41,8 +41,10 @@ type Result struct {
 	Method Method `json:"method"`
 	// Null is true when the field was JSON null (IndicQuest's "unknown").
 	Null bool `json:"null,omitempty"`
-	// Fields holds every string field of the object found.
-	Fields map[string]string `json:"fields,omitempty"`
+	// Fields holds every string field of the object found, Numbers every
+	// number field (a graded judge's scores).
+	Fields  map[string]string  `json:"fields,omitempty"`
+	Numbers map[string]float64 `json:"numbers,omitempty"`
 	// Fallback is the trimmed raw output (the authors' fallback).
 	Fallback string `json:"fallback,omitempty"`
 	// Note explains an Unparsed result.
@@ -159,8 +161,14 @@ func wholeObject(s string) (map[string]any, bool) {
 func fromObject(obj map[string]any, field string, m Method, raw string) Result {
 	r := Result{Method: m, Fields: map[string]string{}, Fallback: raw}
 	for k, v := range obj {
-		if s, ok := v.(string); ok {
-			r.Fields[k] = s
+		switch x := v.(type) {
+		case string:
+			r.Fields[k] = x
+		case float64:
+			if r.Numbers == nil {
+				r.Numbers = map[string]float64{}
+			}
+			r.Numbers[k] = x
 		}
 	}
 	v, present := obj[field]
@@ -169,7 +177,7 @@ func fromObject(obj map[string]any, field string, m Method, raw string) Result {
 		r.Value = strings.TrimSpace(t)
 	case nil:
 		if !present {
-			return Result{Method: MethodUnparsed, Fields: r.Fields, Fallback: raw, Note: "JSON object has no field " + field}
+			return Result{Method: MethodUnparsed, Fields: r.Fields, Numbers: r.Numbers, Fallback: raw, Note: "JSON object has no field " + field}
 		}
 		r.Null = true
 	case float64, bool:

@@ -56,8 +56,15 @@ type Row struct {
 	AuthorsJSON, LenientJSON bool
 	// SQuAD is exact match under SQuAD's normalisation (distractor study).
 	SQuAD bool
-	// Substring and Overlap are IndicQuest's lexical criteria.
-	Substring, Overlap bool
+	// Substring and Overlap are IndicQuest's lexical criteria under the
+	// normalisation in force (the paper's case-insensitive comparison, or
+	// Bhasha's full normalisation with scoring.normalized_lexical);
+	// SubstringAlt and OverlapAlt under the other one.
+	Substring, Overlap       bool
+	SubstringAlt, OverlapAlt bool
+	// JudgeScores are a graded judge's scores by criterion (IndicQuest's
+	// v1 judge: the five criteria and Overall); nil otherwise.
+	JudgeScores map[string]float64
 	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
 	// when the verdict is missing).
 	Judge string

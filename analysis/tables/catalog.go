@@ -31,6 +31,7 @@ func Catalog() []Info {
 		{"script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)", "distractor study Tables 3–4"},
 		{"judge_by_script", "judge verdicts by the main script of the judged answer", ""},
 		{"judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall", "IndicQuest Table 5"},
+		{"judge_grades", "a graded judge's scores per criterion (IndicQuest v1: five criteria and Overall): mean with interval, share graded 3 or more", "IndicQuest v1 (eval_prompt.txt)"},
 		{"domains", "accuracy per domain and protocol", "IndicQuest Table 7"},
 		{"protocol_rankings", "agreement of the protocols' model rankings (Kendall τ)", "IndicQuest §5"},
 		{"sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p", ""},

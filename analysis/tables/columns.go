@@ -84,7 +84,7 @@ func columnDocs(name string) string {
 	case "failed":
 		return "requests that failed: counted apart, never scored"
 	case "criterion":
-		return "a scoring criterion"
+		return "a scoring criterion (judge_grades: the graded judge's criterion)"
 	case "rule":
 		return "how the criterion decides"
 	case "normalization":
@@ -241,6 +241,12 @@ func columnDocs(name string) string {
 		return "broad_adj_halluc minus the clean one (same rule)"
 	case "broad_script_share":
 		return "(rise − broad_real_rise) / rise"
+	case "mean":
+		return "mean grade (1–5)"
+	case "mean_lo", "mean_hi":
+		return "95% normal interval of the mean grade"
+	case "share_ge3":
+		return "share of answers graded 3 or more"
 	case "measure":
 		return "what the alternative changes: correct, abstain, hallucination, ..."
 	case "alternative":

@@ -90,3 +90,51 @@ func Rankings(rows []score.Row) *Table {
 	}
 	return t
 }
+
+// JudgeGrades summarises a graded judge's scores (IndicQuest's v1 judge:
+// Factual Accuracy, Relevance, Clarity, Language Consistency, Conciseness
+// and Overall, each 1–5) per model × language × criterion: n graded
+// answers, the mean with its 95% normal interval (mean ± 1.96·s/√n), and
+// the share graded 3 or more.
+func JudgeGrades(rows []score.Row) *Table {
+	t := &Table{Name: "judge_grades", Header: []string{"model", "language", "criterion", "n", "mean", "mean_lo", "mean_hi", "share_ge3"}}
+	type cell struct{ model, lang, crit string }
+	vals := map[cell][]float64{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		for crit, v := range r.JudgeScores {
+			c := cell{r.Key.Model, r.Key.Language, crit}
+			vals[c] = append(vals[c], v)
+		}
+	}
+	keys := make([]cell, 0, len(vals))
+	for c := range vals {
+		keys = append(keys, c)
+	}
+	sortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
+	for _, c := range keys {
+		v := vals[c]
+		n := float64(len(v))
+		mean, ge3 := 0.0, 0
+		for _, x := range v {
+			mean += x
+			if x >= 3 {
+				ge3++
+			}
+		}
+		mean /= n
+		sd := 0.0
+		for _, x := range v {
+			sd += (x - mean) * (x - mean)
+		}
+		half := math.NaN()
+		if len(v) > 1 {
+			sd = math.Sqrt(sd / (n - 1))
+			half = 1.959963984540054 * sd / math.Sqrt(n)
+		}
+		t.add(c.model, c.lang, c.crit, len(v), mean, mean-half, mean+half, float64(ge3)/n)
+	}
+	return t
+}

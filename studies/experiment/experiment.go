@@ -132,6 +132,11 @@ type ScoringOptions struct {
 	// phrases in the distractor study, instead of the paper's English
 	// phrases ("I don't know", "unknown" and related).
 	MultilingualAbstain bool `yaml:"multilingual_abstain"`
+	// NormalizedLexical compares IndicQuest's lexical criteria after
+	// Bhasha's full normalisation (NFC, joiners, nukta, digits, every
+	// punctuation mark, case folding) instead of the paper's
+	// case-insensitive comparison.
+	NormalizedLexical bool `yaml:"normalized_lexical"`
 }
 
 // Synthetic generates Count chat requests with distinct prompts.

@@ -82,14 +82,53 @@ func Metrics() []tables.Metric {
 		{Name: "judge_unparsed", Of: func(r score.Row) bool { return r.Judge == score.VerdictUnparsed || r.Judge == "" }}}
 }
 
-// Criteria documents the criteria (scoring.csv).
+// paperLexical is the paper's preparation for the lexical criteria:
+// case-insensitive (lower case), the outer spaces trimmed.
+func paperLexical() normalize.Pipeline { return normalize.Pipeline{normalize.Lower, normalize.Trim} }
+
+// Criteria documents the criteria (scoring.csv), with the lexical
+// normalisation in force.
+func (p *plan) Criteria() []tables.Criterion {
+	lex, note := strings.Join(paperLexical(), "+"), " (the paper's case-insensitive rule; scoring.normalized_lexical applies Bhasha's full normalisation)"
+	if p.e.Scoring.NormalizedLexical {
+		lex, note = strings.Join(normalize.Default, "+"), " (scoring.normalized_lexical; the paper compares case-insensitively only)"
+	}
+	cs := Criteria()
+	for i := range cs {
+		switch cs[i].Name {
+		case "substring", "overlap":
+			cs[i].Normalization, cs[i].Rule = lex, cs[i].Rule+note
+		}
+	}
+	return cs
+}
+
+// Criteria documents the scoring criteria.
 func Criteria() []tables.Criterion {
 	def := strings.Join(normalize.Default, "+")
 	return []tables.Criterion{
-		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1 Overall >= 3); unparsed verdicts count as not correct and are listed"},
-		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer", Normalization: def},
-		{Name: "overlap", Rule: "every gold word occurs among the answer's words, edge punctuation stripped", Normalization: def},
+		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1 Overall >= 3, every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
+		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer", Normalization: strings.Join(paperLexical(), "+")},
+		{Name: "overlap", Rule: "every gold word occurs among the answer's words, edge punctuation stripped", Normalization: strings.Join(paperLexical(), "+")},
 		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+	}
+}
+
+// Alternatives are the named options the sensitivity table re-scores
+// with: the lexical criteria under the other normalisation, and the
+// transliteration-aware match against the judge.
+func (p *plan) Alternatives() []tables.Alternative {
+	name, opt := "normalized_lexical", "scoring.normalized_lexical"
+	if p.e.Scoring.NormalizedLexical {
+		name, opt = "paper_lexical", "scoring.normalized_lexical off"
+	}
+	return []tables.Alternative{
+		{Name: name, Option: opt, Rule: "exact substring under the other normalisation", Measure: "substring",
+			Base: func(r score.Row) bool { return r.Substring }, Of: func(r score.Row) bool { return r.SubstringAlt }},
+		{Name: name, Option: opt, Rule: "word overlap under the other normalisation", Measure: "overlap",
+			Base: func(r score.Row) bool { return r.Overlap }, Of: func(r score.Row) bool { return r.OverlapAlt }},
+		{Name: "translit", Option: "(beside)", Rule: "the answer matches the gold within translit.Match's tolerance, against the judge",
+			Of: func(r score.Row) bool { return r.Translit }},
 	}
 }
 
@@ -97,8 +136,12 @@ func Criteria() []tables.Criterion {
 // judge against the lexical criteria, verdicts by script, domains and the
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	return append(tables.Standard(p.e.Study, Metrics(), Criteria(), rows, opt),
-		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows))
+	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
+		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.Sensitivity(p.Alternatives(), rows))
+	if p.JudgeV1 {
+		ts = append(ts, tables.JudgeGrades(rows))
+	}
+	return ts
 }
 
 // Score joins every answer with its judge's verdict (v2: is_correct; v1:
@@ -106,11 +149,19 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	c := score.NewCommon(p.e.Abstain)
 	verdicts := map[string]string{}
+	grades := map[string]map[string]float64{}
 	for _, r := range recs {
 		if r.Fields.Role.Kind != engine.RoleJudge || r.Status != engine.StatusOK {
 			continue
 		}
 		verdicts[r.Key] = verdict(r)
+		if p.JudgeV1 && r.Extracted != nil && len(r.Extracted.Numbers) > 0 {
+			grades[r.Key] = r.Extracted.Numbers
+		}
+	}
+	inForce, other := paperLexical(), normalize.Default
+	if p.e.Scoring.NormalizedLexical {
+		inForce, other = other, inForce
 	}
 	var out []score.Row
 	byID := p.Set.Index()
@@ -136,9 +187,12 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if r.Extracted == nil || !r.Extracted.OK() {
 			resp = r.Response
 		}
-		row.Substring = match.Substring(resp, v.Answer, normalize.Default)
-		row.Overlap = match.WordOverlap(resp, v.Answer, normalize.Default)
-		row.Judge = verdicts[JudgeKey(r.Fields, p.Judge).String()]
+		row.Substring = match.Substring(resp, v.Answer, inForce)
+		row.Overlap = match.WordOverlap(resp, v.Answer, inForce)
+		row.SubstringAlt = match.Substring(resp, v.Answer, other)
+		row.OverlapAlt = match.WordOverlap(resp, v.Answer, other)
+		jk := JudgeKey(r.Fields, p.Judge).String()
+		row.Judge, row.JudgeScores = verdicts[jk], grades[jk]
 		row.Correct = row.Judge == score.VerdictCorrect
 		row.Lenient = row.Correct
 		row.Translit = match.Translit(resp, []string{v.Answer})
