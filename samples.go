@@ -32,7 +32,7 @@ type Sample struct {
 	Abstain         bool
 	Script          string // main script of the answer
 	Switched        bool   // letters outside the scripts of the language asked
-	Failed          bool   // the request failed (Error says why): not scored
+	Failed          bool   // the request failed (Error says why): counted as a wrong answer
 	Error           string
 	EmptyResponse   bool // the model produced an empty text
 	Simulated       bool

@@ -80,7 +80,10 @@ type Row struct {
 	Switched                            bool   // letters outside the scripts of the language asked
 	// DistractorSwitch is the distractor study's rule (any Devanagari or CJK).
 	DistractorSwitch bool
-	Failed           bool // the request failed: not scored, counted apart
+	// Failed: the request failed (or, Withheld, was never sent because its
+	// first stage failed); the answer counts as wrong, as the authors'
+	// scorers count a missing one, and the tables say how many.
+	Failed, Withheld bool
 	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
 	PromptTokens int
 	// OfflineTokens is the prompt's length under the model's tokenizer.json

@@ -78,11 +78,11 @@ func columnDocs(name string) string {
 	case "k":
 		return "answers meeting the metric"
 	case "n":
-		return "answers scored (failed requests excluded)"
+		return "answers asked: failed requests count as wrong answers, as the authors' scorers count a missing one"
 	case "rate", "accuracy":
 		return "k / n"
 	case "failed":
-		return "requests that failed: counted apart, never scored"
+		return "of n, requests that failed or second stages withheld after a failed first: counted as wrong"
 	case "criterion":
 		return "a scoring criterion (judge_grades: the graded judge's criterion)"
 	case "rule":
@@ -285,6 +285,8 @@ func columnDocs(name string) string {
 		return "the semantic judge's verdict on a switched answer"
 	case "distractor_switch":
 		return "a Devanagari or CJK character in the answer"
+	case "withheld":
+		return "a second stage never sent because its first stage failed (counted as a failed, wrong answer)"
 	case "empty_response":
 		return "the model produced an empty text"
 	}

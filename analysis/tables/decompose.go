@@ -12,7 +12,7 @@ import (
 // the TriviaQA answers, by the paper's definition in the headline columns
 // and by Bhasha's broader one beside:
 //
-//	n            answers scored (failed requests excluded)
+//	n            answers asked (a failed request counts as a wrong answer, in halluc)
 //	em           exact-match correct; abstain: abstention phrase, not correct
 //	halluc       raw hallucination proxy = n − em − abstain (halluc_rate, interval)
 //	switched     answers with a Devanagari or CJK character
@@ -52,10 +52,10 @@ func Decomposition(rows []score.Row) *Table {
 	by := map[cell][]score.Row{}
 	clean := map[string]map[string]outcome{}
 	for _, r := range rows {
-		if r.Failed || r.Key.Strategy != "qa" {
+		if r.Key.Strategy != "qa" {
 			continue
 		}
-		c := cell{r.Key.Model, r.Key.Condition}
+		c := cell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
 		by[c] = append(by[c], r)
 		if r.Key.Condition == cleanCondition {
 			if clean[r.Key.Model] == nil {

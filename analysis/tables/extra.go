@@ -99,7 +99,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 	type cell struct{ strategy, lang, form string }
 	k, n := map[cell]map[string]int{}, map[cell]map[string]int{}
 	for _, r := range rows {
-		if r.Failed || sizes[r.Key.Model] <= 0 {
+		if sizes[r.Key.Model] <= 0 { // failed answers count as wrong
 			continue
 		}
 		c := cell{r.Key.Strategy, r.Key.Language, r.Key.Form}
@@ -147,11 +147,11 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 // criterion. It is written by reports, not by For (it is as long as the run).
 func Answers(rows []score.Row) *Table {
 	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "gold", "prediction", "prediction_norm",
-		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "empty_response"}}
+		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "withheld", "empty_response"}}
 	for _, r := range rows {
 		k := r.Key
 		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Role.String(), r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
-			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed, r.EmptyResponse)
+			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed, r.Withheld, r.EmptyResponse)
 	}
 	return t
 }

@@ -14,10 +14,7 @@ type outcomes map[[4]string]map[string]bool
 
 func index(rows []score.Row) outcomes {
 	o := outcomes{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
+	for _, r := range rows { // a failed answer is a wrong one (Correct is false), as the authors count it
 		k := [4]string{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form}
 		if o[k] == nil {
 			o[k] = map[string]bool{}
@@ -164,21 +161,21 @@ func flipPointsFrom(o outcomes) *Table {
 // (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
 // come from the registry.
 func Families(rows []score.Row) *Table {
-	t := &Table{Name: "families", Header: []string{"model", "strategy", "form", "family", "languages", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	t := &Table{Name: "families", Header: []string{"model", "strategy", "form", "family", "languages", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
 	reg := lang.New()
 	type key struct{ model, strategy, form, family string }
-	k, n := map[key]int{}, map[key]int{}
+	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
 	langs := map[key]map[string]bool{}
 	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
 		l, err := reg.Lookup(r.Key.Language)
 		if err != nil {
 			continue
 		}
 		x := key{r.Key.Model, r.Key.Strategy, r.Key.Form, string(l.Family)}
 		n[x]++
+		if r.Failed {
+			failed[x]++
+		}
 		if r.Correct {
 			k[x]++
 		}
@@ -194,7 +191,7 @@ func Families(rows []score.Row) *Table {
 	sortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
-		t.add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi)
+		t.add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
 }
@@ -202,15 +199,15 @@ func Families(rows []score.Row) *Table {
 // Relations is accuracy per model × strategy × language × form × relation
 // (the data of the per-relation radar charts).
 func Relations(rows []score.Row) *Table {
-	t := &Table{Name: "relations", Header: []string{"model", "strategy", "language", "form", "relation", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	t := &Table{Name: "relations", Header: []string{"model", "strategy", "language", "form", "relation", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
 	type key struct{ model, strategy, language, form, rel string }
-	k, n := map[key]int{}, map[key]int{}
+	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
 	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
 		x := key{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form, r.Domain}
 		n[x]++
+		if r.Failed {
+			failed[x]++
+		}
 		if r.Correct {
 			k[x]++
 		}
@@ -222,7 +219,7 @@ func Relations(rows []score.Row) *Table {
 	sortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
-		t.add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi)
+		t.add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
 }
@@ -378,16 +375,17 @@ func Tokenization(rows []score.Row) *Table {
 // the cache excluded; a two-step strategy's latency is its second stage's)
 // with its accuracy, per model: the accuracy–latency trade-off.
 func Latency(rows []score.Row) *Table {
-	t := &Table{Name: "latency", Header: []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy"}}
+	t := &Table{Name: "latency", Header: []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy", "failed"}}
 	type ms struct{ model, strategy string }
 	lat := map[ms][]float64{}
-	k, n := map[ms]int{}, map[ms]int{}
+	k, n, failed := map[ms]int{}, map[ms]int{}, map[ms]int{}
 	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
 		x := ms{r.Key.Model, r.Key.Strategy}
 		n[x]++
+		if r.Failed {
+			failed[x]++
+			continue
+		}
 		if r.Correct {
 			k[x]++
 		}
@@ -402,7 +400,7 @@ func Latency(rows []score.Row) *Table {
 	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	for _, x := range keys {
 		l := summarize(lat[x])
-		t.add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, k[x], n[x], frac(k[x], n[x]))
+		t.add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, k[x], n[x], frac(k[x], n[x]), failed[x])
 	}
 	return t
 }

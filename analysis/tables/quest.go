@@ -19,13 +19,10 @@ var protocols = []Metric{
 // and per model × language the size-weighted accuracy over domains,
 // Σ_d n_d·acc_d / Σ_d n_d (domain "*"), which equals the pooled rate.
 func Domains(rows []score.Row) *Table {
-	t := &Table{Name: "domains", Header: []string{"model", "language", "domain", "protocol", "k", "n", "rate", "ci_lo", "ci_hi"}}
+	t := &Table{Name: "domains", Header: []string{"model", "language", "domain", "protocol", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
 	type key struct{ model, lang, domain string }
 	by := map[key][]score.Row{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
+	for _, r := range rows { // failed answers count as wrong
 		by[key{r.Key.Model, r.Key.Language, r.Domain}] = append(by[key{r.Key.Model, r.Key.Language, r.Domain}], r)
 		by[key{r.Key.Model, r.Key.Language, "*"}] = append(by[key{r.Key.Model, r.Key.Language, "*"}], r)
 	}
@@ -36,14 +33,17 @@ func Domains(rows []score.Row) *Table {
 	sortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
 	for _, k := range keys {
 		for _, p := range protocols {
-			c := 0
+			c, failed := 0, 0
 			for _, r := range by[k] {
-				if p.Of(r) {
+				switch {
+				case r.Failed:
+					failed++
+				case p.Of(r):
 					c++
 				}
 			}
 			pr := stats.NewProportion(c, len(by[k]))
-			t.add(k.model, k.lang, k.domain, p.Name, c, len(by[k]), pr.P, pr.Lo, pr.Hi)
+			t.add(k.model, k.lang, k.domain, p.Name, c, len(by[k]), pr.P, pr.Lo, pr.Hi, failed)
 		}
 	}
 	return t
@@ -56,10 +56,7 @@ func Rankings(rows []score.Row) *Table {
 	t := &Table{Name: "protocol_rankings", Header: []string{"a", "b", "cells", "kendall_tau", "p"}}
 	type key struct{ model, lang string }
 	acc := map[key][3][2]int{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
+	for _, r := range rows { // failed answers count as wrong
 		k := key{r.Key.Model, r.Key.Language}
 		v := acc[k]
 		for i, p := range protocols {

@@ -40,8 +40,8 @@ func (a Alternative) base(r score.Row) bool {
 }
 
 // Sensitivity re-scores the same answers under each alternative, per
-// model × strategy × condition (languages and forms pooled, failed
-// requests excluded): n answers, k under the rule in force and k_alt under
+// model × strategy × condition (languages and forms pooled; failed
+// requests count as wrong under both rules): n answers, k under the rule in force and k_alt under
 // the alternative, both rates, diff = rate_alt − rate with its paired 95%
 // Wald interval (stats.PairedDiffCI), gained (right only under the
 // alternative), lost (right only under the rule in force) and McNemar's
@@ -55,10 +55,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 	}
 	type counts struct{ n, k, kAlt, gained, lost int }
 	by := map[cell]*counts{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
+	for _, r := range rows { // failed answers count under both rules alike
 		for i, a := range alts {
 			if a.Applies != nil && !a.Applies(r.Key.Strategy) {
 				continue

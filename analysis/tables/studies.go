@@ -153,10 +153,7 @@ func ConditionTests(ms []Metric, rows []score.Row) *Table {
 	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
 	type cell struct{ model, strategy, cond string }
 	counts := map[cell]map[string][2]int{}
-	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
+	for _, r := range rows { // a failed answer meets no metric but hallucination, as the authors count it
 		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
 		if counts[c] == nil {
 			counts[c] = map[string][2]int{}

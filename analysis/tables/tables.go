@@ -447,7 +447,11 @@ func Correct() Metric {
 }
 
 // Accuracy is the rate of every metric per model × language × form ×
-// strategy × condition; failed requests are counted apart, not scored.
+// strategy × condition. A failed request (or a second stage withheld
+// because its first failed) counts in n as a wrong answer (no criterion
+// met; the distractor study's hallucination proxy, 1 − correct − abstain,
+// takes it), as the authors' scorers count a missing answer; failed says
+// how many.
 // One pass over the rows, counts only.
 func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := &Table{Name: "accuracy", Header: []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
@@ -463,11 +467,10 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 			c = &counter{k: make([]int, len(ms))}
 			byGroup[g] = c
 		}
+		c.n++ // a failed answer is a wrong one, as the authors' scorers count it
 		if r.Failed {
 			c.failed++
-			continue
 		}
-		c.n++
 		for i, m := range ms {
 			if m.Of(r) {
 				c.k[i]++

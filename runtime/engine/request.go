@@ -4,7 +4,7 @@
 //
 // The contract in one line: every Request handed to Run ends as exactly one
 // Record, with status "ok" and the model's text, or status "failed" and the
-// error that stopped it; nothing is dropped and a failure is never scored.
+// error that stopped it; nothing is dropped, and a failure is never taken for an answer (the tables count it as a wrong one).
 package engine
 
 import (

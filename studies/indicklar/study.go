@@ -165,11 +165,17 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	answered := map[engine.Key]bool{}
+	var failedFirst []*engine.Record
 	for _, r := range recs {
 		st, err := ParseStrategy(r.Fields.Strategy)
+		if err == nil && r.Fields.Role.Kind == engine.RoleTranslation && r.Status != engine.StatusOK {
+			failedFirst = append(failedFirst, r)
+		}
 		if err != nil || r.Fields.Role.Kind != engine.RoleAnswer {
 			continue
 		}
+		answered[r.Fields] = true
 		it := p.item(r.Fields.Item)
 		if it == nil {
 			continue
@@ -212,6 +218,23 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row.Lenient = row.Correct
 		row.Translit = row.Correct || match.Translit(pred, []string{gold})
 		out = append(out, row)
+	}
+	// A second stage withheld because its first failed is a failed answer.
+	for _, r := range failedFirst {
+		k := r.Fields
+		k.Role = engine.Role{}
+		if answered[k] {
+			continue
+		}
+		it := p.item(k.Item)
+		if it == nil {
+			continue
+		}
+		v, ok := it.Variant(k.Language, item.Form(k.Form))
+		if !ok {
+			continue
+		}
+		out = append(out, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
 	}
 	return out, nil
 }

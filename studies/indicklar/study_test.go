@@ -139,3 +139,66 @@ func TestJSONRuleDefault(t *testing.T) {
 		}
 	}
 }
+
+// A failed request and a second stage withheld after a failed first both
+// count as wrong answers in n, as the authors' scorers count a missing
+// answer, and the accuracy table says how many failed.
+func TestFailedCountAsWrong(t *testing.T) {
+	reg, _ := experiment.NewRegistry(indicklar.Study{})
+	e := &experiment.Experiment{Name: "f", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
+		Languages: []string{"ja"}, Strategies: []string{"2step-en"}, Sample: 3, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var recs []*engine.Record
+	byKey := map[engine.Key]*engine.Record{}
+	i := 0
+	for r, err := range e.StreamStage(1, nil, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"translation": "What instrument?"}`}
+		if i == 0 {
+			rec.Status, rec.Response, rec.Error = engine.StatusFailed, "", "HTTP 500"
+		}
+		recs = append(recs, rec)
+		byKey[r.Key] = rec
+		i++
+	}
+	withheld := 0
+	for r, err := range e.StreamStage(2, func(k engine.Key) (*engine.Record, bool) { rec, ok := byKey[k]; return rec, ok }, &withheld) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"answer": "x"}`})
+	}
+	if withheld != 1 {
+		t.Fatalf("withheld %d", withheld)
+	}
+	for _, r := range recs {
+		e.Extract(r)
+	}
+	rows, err := e.Plan().Score(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 0
+	for _, r := range rows {
+		if r.Withheld && r.Failed && !r.Correct {
+			w++
+		}
+	}
+	if len(rows) != 3 || w != 1 {
+		t.Fatalf("%d rows, %d withheld: %+v", len(rows), w, rows)
+	}
+	for _, tb := range e.Plan().Tables(rows, tables.Options{}) {
+		if tb.Name != "accuracy" {
+			continue
+		}
+		for _, row := range tb.Rows {
+			if tb.Str(row, "metric") == "correct" && (tb.Num(row, "n") != 3 || tb.Num(row, "failed") != 1) {
+				t.Errorf("accuracy row %v: want n 3 with 1 failed", row)
+			}
+		}
+	}
+}

@@ -79,7 +79,7 @@ func Metrics() []tables.Metric {
 		{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
 		{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
 		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
-		{Name: "judge_unparsed", Of: func(r score.Row) bool { return r.Judge == score.VerdictUnparsed || r.Judge == "" }}}
+		{Name: "judge_unparsed", Of: func(r score.Row) bool { return !r.Failed && (r.Judge == score.VerdictUnparsed || r.Judge == "") }}}
 }
 
 // paperLexical is the paper's preparation for the lexical criteria:
