@@ -29,7 +29,9 @@ type Study struct{}
 func (Study) Name() string { return "toy" }
 
 // About says what it does.
-func (Study) About() string { return "asks each English question plainly; exact match of the whole answer" }
+func (Study) About() string {
+	return "asks each English question plainly; exact match of the whole answer"
+}
 
 // Fields: dataset only.
 func (Study) Fields() []string { return []string{"dataset"} }

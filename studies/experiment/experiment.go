@@ -113,12 +113,12 @@ type Dataset struct {
 // PromptOptions switch a study between its authors' code (the defaults)
 // and the paper's wording.
 type PromptOptions struct {
-	Chat                 bool `yaml:"chat"`                   // chat template instead of raw completion
-	ReadmeCMNames        bool `yaml:"readme_cm_names"`        // Dogrish/Konglish/Urlish
-	ScriptNames          bool `yaml:"script_names"`           // SOURCE_SCRIPT = script name
-	PaperWording         bool `yaml:"paper_wording"`          // Appendix F prompt texts instead of the code's
-	ShuffleCandidates    bool `yaml:"shuffle_candidates"`     // shuffle candidates with the seed (default: the authors' stored order, gold last)
-	Shots                int  `yaml:"shots"`                  // demonstrations (default 3)
+	Chat              bool `yaml:"chat"`               // chat template instead of raw completion
+	ReadmeCMNames     bool `yaml:"readme_cm_names"`    // Dogrish/Konglish/Urlish
+	ScriptNames       bool `yaml:"script_names"`       // SOURCE_SCRIPT = script name
+	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
+	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
+	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
 }
 
 // ScoringOptions are the named alternatives to the authors' scoring rules.
