@@ -24,12 +24,14 @@ func ColumnDoc(table, name string) string {
 		return "accuracy of a minus accuracy of b on the same items"
 	case "protocol_rankings.a", "protocol_rankings.b":
 		return "a scoring protocol (judge, substring, overlap)"
-	case "clc_matrix.lower":
-		return "the strategy whose Jaccard indices fill the lower triangle (the reference)"
 	case "clc_matrix.upper":
-		return "the strategy whose Jaccard indices fill the upper triangle"
+		return "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"
+	case "clc_matrix.lower":
+		return "the strategy whose Jaccard indices fill the lower triangle"
 	case "clc_matrix.row", "clc_matrix.col":
-		return "a language/form unit of the matrix"
+		return "a language of the matrix's form"
+	case "clc_mean.others":
+		return "other languages of the same form"
 	case "flip_points.from":
 		return "answers wrong at the step's start"
 	case "scaling.p", "protocol_rankings.p":
@@ -103,6 +105,10 @@ func columnDocs(name string) string {
 		return "intersection / union (cross-lingual consistency)"
 	case "unit":
 		return "a language/form unit"
+	case "scope":
+		return "the form both units share, or cross-form"
+	case "clc":
+		return "mean of CLC(L) over the form's languages"
 	case "others":
 		return "units it is compared with"
 	case "mean_jaccard":

@@ -105,7 +105,7 @@ func FlipPoints(rows []score.Row) *Table { return flipPointsFrom(index(rows)) }
 
 func flipPointsFrom(o outcomes) *Table {
 	t := &Table{Name: "flip_points", Header: []string{"model", "language", "path", "step", "from", "flipped", "share", "share_lo", "share_hi"}}
-	ref := reference(o)
+	ref := Reference("", o) // the paper's Baseline
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
@@ -228,11 +228,13 @@ func Relations(rows []score.Row) *Table {
 // languages, per model: the per-language accuracy differences on the
 // native items, Wilcoxon's signed-rank test (SciPy's auto method) of
 // those differences, and the median gain.
-func LanguageTests(rows []score.Row) *Table { return languageTestsFrom(index(rows)) }
+func LanguageTests(rows []score.Row, ref string) *Table {
+	o := index(rows)
+	return languageTestsFrom(o, Reference(ref, o))
+}
 
-func languageTestsFrom(o outcomes) *Table {
+func languageTestsFrom(o outcomes, ref string) *Table {
 	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "languages", "median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
-	ref := reference(o)
 	type ms struct{ model, strategy string }
 	gains := map[ms][]float64{}
 	for k, set := range o {

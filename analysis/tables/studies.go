@@ -3,21 +3,28 @@ package tables
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 )
 
-// CLC is cross-lingual consistency, per model and strategy: for every
-// pair of language/form units, the Jaccard index |Cₐ ∩ C_b| / |Cₐ ∪ C_b| of
-// the sets of items answered correctly (0 when the union is empty), over
-// the items both units answered; and, per unit, the mean over the other
-// units (the authors' CLC(L)).
-func CLC(rows []score.Row) (pairs, means *Table) { return clcFrom(index(rows)) }
+// CLC is cross-lingual consistency, per model and strategy. clc lists
+// every pair of language/form units: the Jaccard index |Cₐ ∩ C_b| /
+// |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
+// empty), over the items both units asked, with the pair's scope (the form
+// both share, or "cross-form"). clc_mean is, per form and language, the
+// mean over the other languages of the same form (the authors' CLC(L); the
+// paper's is the native form's), and clc_overall the mean of those over
+// the form's languages (the paper's overall CLC), per model × strategy ×
+// form: forms are never mixed (a baseline run on three forms and TinT on
+// the native one are compared on the native one).
+func CLC(rows []score.Row) (pairs, means, overall *Table) { return clcFrom(index(rows)) }
 
-func clcFrom(o outcomes) (pairs, means *Table) {
-	pairs = &Table{Name: "clc", Header: []string{"model", "strategy", "a", "b", "items", "correct_a", "correct_b", "intersection", "union", "jaccard"}}
-	means = &Table{Name: "clc_mean", Header: []string{"model", "strategy", "unit", "others", "mean_jaccard"}}
+func clcFrom(o outcomes) (pairs, means, overall *Table) {
+	pairs = &Table{Name: "clc", Header: []string{"model", "strategy", "scope", "a", "b", "items", "correct_a", "correct_b", "intersection", "union", "jaccard"}}
+	means = &Table{Name: "clc_mean", Header: []string{"model", "strategy", "form", "language", "others", "mean_jaccard"}}
+	overall = &Table{Name: "clc_overall", Header: []string{"model", "strategy", "form", "languages", "clc"}}
 	type ms struct{ model, strategy string }
 	units := map[ms][][4]string{}
 	for k := range o {
@@ -31,60 +38,89 @@ func clcFrom(o outcomes) (pairs, means *Table) {
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]
-		sort.Slice(us, func(i, j int) bool { return name(us[i]) < name(us[j]) })
-		sum := map[string]float64{}
+		sort.Slice(us, func(i, j int) bool { return us[i][3] < us[j][3] || (us[i][3] == us[j][3] && us[i][2] < us[j][2]) })
+		type lf struct{ lang, form string }
+		sum, peers := map[lf]float64{}, map[lf]int{}
 		for i, ua := range us {
 			for _, ub := range us[i+1:] {
-				a, b := o[ua], o[ub]
-				common, ca, cb, inter, union := 0, 0, 0, 0, 0
-				for it, x := range a {
-					y, ok := b[it]
-					if !ok {
-						continue
-					}
-					common++
-					if x {
-						ca++
-					}
-					if y {
-						cb++
-					}
-					if x && y {
-						inter++
-					}
-					if x || y {
-						union++
-					}
-				}
+				common, ca, cb, inter, union := paired2(o[ua], o[ub])
 				j := 0.0
 				if union > 0 {
 					j = float64(inter) / float64(union)
 				}
-				pairs.add(k.model, k.strategy, name(ua), name(ub), common, ca, cb, inter, union, j)
-				sum[name(ua)] += j
-				sum[name(ub)] += j
+				scope := "cross-form"
+				if ua[3] == ub[3] {
+					scope = ua[3]
+					sum[lf{ua[2], ua[3]}] += j
+					sum[lf{ub[2], ub[3]}] += j
+					peers[lf{ua[2], ua[3]}]++
+					peers[lf{ub[2], ub[3]}]++
+				}
+				pairs.add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
 			}
 		}
-		if len(us) > 1 {
-			for _, u := range us {
-				means.add(k.model, k.strategy, name(u), len(us)-1, sum[name(u)]/float64(len(us)-1))
+		type fs struct {
+			sum float64
+			n   int
+		}
+		byForm := map[string]*fs{}
+		var forms []string
+		for _, u := range us {
+			x := lf{u[2], u[3]}
+			if peers[x] == 0 {
+				continue
 			}
+			m := sum[x] / float64(peers[x])
+			means.add(k.model, k.strategy, u[3], u[2], peers[x], m)
+			if byForm[u[3]] == nil {
+				byForm[u[3]] = &fs{}
+				forms = append(forms, u[3])
+			}
+			byForm[u[3]].sum += m
+			byForm[u[3]].n++
+		}
+		for _, f := range forms {
+			overall.add(k.model, k.strategy, f, byForm[f].n, byForm[f].sum/float64(byForm[f].n))
 		}
 	}
-	return pairs, means
+	return pairs, means, overall
 }
 
-// StrategyTests compares each strategy with the reference (Obj-Baseline
-// when run, else Baseline) on the same items, per model × language × form:
+// paired2 counts two units' outcomes over their common items: the items,
+// each unit's correct ones, both and either.
+func paired2(a, b map[string]bool) (common, ca, cb, inter, union int) {
+	for it, x := range a {
+		y, ok := b[it]
+		if !ok {
+			continue
+		}
+		common++
+		if x {
+			ca++
+		}
+		if y {
+			cb++
+		}
+		if x && y {
+			inter++
+		}
+		if x || y {
+			union++
+		}
+	}
+	return
+}
+
+// StrategyTests compares each strategy with the reference (Reference) on
+// the same items, per model × language × form:
 // the discordant counts b (reference right, strategy wrong) and c
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
-func StrategyTests(rows []score.Row) *Table { return strategyTestsFrom(index(rows)) }
+func StrategyTests(rows []score.Row, ref string) *Table { return strategyTestsFrom(index(rows), Reference(ref, index(rows))) }
 
-func strategyTestsFrom(o outcomes) *Table {
+func strategyTestsFrom(o outcomes, ref string) *Table {
 	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
-	ref := reference(o)
 	var cells [][4]string
 	for k := range o {
 		if k[1] != ref {
@@ -133,15 +169,28 @@ func adjusted[T any](tests []T, p func(T) float64, emit func(T, float64, float64
 	}
 }
 
-// reference is the strategy others are compared with: Obj-Baseline when
-// it was run, else Baseline.
-func reference(o outcomes) string {
+// Reference is the strategy the others are compared with: want (the
+// experiment's reference:) when given, else Baseline (the paper's Fig. 4
+// and A.5 compare with it) when it was run, else Obj-Baseline, else the
+// first strategy in name order.
+func Reference(want string, o outcomes) string {
+	if want != "" {
+		return want
+	}
+	has := map[string]bool{}
+	first := ""
 	for k := range o {
-		if k[1] == "baseline-cands" {
-			return "baseline-cands"
+		has[k[1]] = true
+		if first == "" || k[1] < first {
+			first = k[1]
 		}
 	}
-	return "baseline"
+	for _, s := range []string{"baseline", "baseline-cands"} {
+		if has[s] {
+			return s
+		}
+	}
+	return first
 }
 
 // ConditionTests compares every distractor condition with the clean one,
@@ -266,35 +315,43 @@ func Standard(study string, ms []Metric, cs []Criterion, rows []score.Row, opt O
 	return ts
 }
 
-// KLAR builds IndicKLAR's own tables: CLC (pairs, means, matrix), the
-// strategy tests, form gaps, flip points, families and their test,
-// relations, the language tests, tokenization and latency.
-func KLAR(rows []score.Row) []*Table {
+// KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
+// matrix), the strategy tests, form gaps, flip points, families and their
+// test, relations, the language tests, tokenization and latency; ref is
+// the experiment's reference strategy ("" chooses, see Reference).
+func KLAR(rows []score.Row, ref string) []*Table {
 	o := index(rows) // built once, shared by the paired analyses
-	p, m := clcFrom(o)
+	ref = Reference(ref, o)
+	p, m, ov := clcFrom(o)
 	fam := Families(rows)
-	return []*Table{p, m, CLCMatrix(p, reference(o)), strategyTestsFrom(o), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
-		languageTestsFrom(o), Tokenization(rows), Latency(rows)}
+	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam), Relations(rows),
+		languageTestsFrom(o, ref), Tokenization(rows), Latency(rows)}
 }
 
-// CLCMatrix lays the reference baseline and each other strategy in one
-// square matrix per model (IndicKLAR Fig. 4): the cell (row, col) holds
-// the reference's Jaccard index below the diagonal (row > col) and the
-// strategy's above it (row < col), over the language/form units both ran;
-// the diagonal is 1.
+// CLCMatrix lays the reference strategy and each other strategy in one
+// square matrix per model and form, as IndicKLAR's Fig. 4 does: the cell
+// (row, col) holds the reference's Jaccard index above the diagonal
+// (row < col) and the strategy's below it (row > col), over the languages
+// of that form both ran; the diagonal is 1.
 func CLCMatrix(pairs *Table, ref string) *Table {
-	t := &Table{Name: "clc_matrix", Header: []string{"model", "lower", "upper", "row", "col", "jaccard"}}
+	t := &Table{Name: "clc_matrix", Header: []string{"model", "form", "upper", "lower", "row", "col", "jaccard"}}
 	type key struct{ model, strategy, a, b string }
 	j := map[key]float64{}
-	strategies := map[[2]string]map[string]bool{} // model, strategy → units
+	type msf struct{ model, strategy, form string }
+	langs := map[msf]map[string]bool{} // model, strategy, form → languages
 	for _, r := range pairs.Rows {
-		m, s, a, b := pairs.Str(r, "model"), pairs.Str(r, "strategy"), pairs.Str(r, "a"), pairs.Str(r, "b")
-		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
-		k := [2]string{m, s}
-		if strategies[k] == nil {
-			strategies[k] = map[string]bool{}
+		scope := pairs.Str(r, "scope")
+		if scope == "cross-form" {
+			continue
 		}
-		strategies[k][a], strategies[k][b] = true, true
+		m, s, a, b := pairs.Str(r, "model"), pairs.Str(r, "strategy"), pairs.Str(r, "a"), pairs.Str(r, "b")
+		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
+		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
+		k := msf{m, s, scope}
+		if langs[k] == nil {
+			langs[k] = map[string]bool{}
+		}
+		langs[k][la], langs[k][lb] = true, true
 	}
 	jac := func(k key) float64 {
 		if x, ok := j[k]; ok {
@@ -302,31 +359,32 @@ func CLCMatrix(pairs *Table, ref string) *Table {
 		}
 		return math.NaN() // the pair was not computed
 	}
-	var ks [][2]string
-	for k := range strategies {
-		if k[1] != ref && strategies[[2]string{k[0], ref}] != nil {
+	var ks []msf
+	for k := range langs {
+		if k.strategy != ref && langs[msf{k.model, ref, k.form}] != nil {
 			ks = append(ks, k)
 		}
 	}
-	sortBy(ks, func(k [2]string) []string { return k[:] })
+	sortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
 	for _, k := range ks {
-		var units []string
-		for u := range strategies[k] {
-			if strategies[[2]string{k[0], ref}][u] {
-				units = append(units, u)
+		var ls []string
+		for l := range langs[k] {
+			if langs[msf{k.model, ref, k.form}][l] {
+				ls = append(ls, l)
 			}
 		}
-		sortBy(units, func(u string) []string { return []string{u} })
-		for r, ru := range units {
-			for c, cu := range units {
+		sortBy(ls, func(u string) []string { return []string{u} })
+		for r, rl := range ls {
+			for c, cl := range ls {
+				a, b := rl+"/"+k.form, cl+"/"+k.form
 				v := 1.0
 				switch {
-				case r > c:
-					v = jac(key{k[0], ref, ru, cu})
 				case r < c:
-					v = jac(key{k[0], k[1], ru, cu})
+					v = jac(key{k.model, ref, a, b})
+				case r > c:
+					v = jac(key{k.model, k.strategy, a, b})
 				}
-				t.add(k[0], ref, k[1], ru, cu, v)
+				t.add(k.model, k.form, ref, k.strategy, rl, cl, v)
 			}
 		}
 	}

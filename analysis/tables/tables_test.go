@@ -48,36 +48,62 @@ func num(t *testing.T, s string) float64 {
 	return v
 }
 
+// CLC never mixes forms: clc_mean is each language's mean over the
+// other languages of its form (the authors' CLC(L)), clc_overall their
+// mean; cross-form pairs are listed apart; the matrix puts the reference
+// above the diagonal, as Fig. 4 does.
 func TestCLC(t *testing.T) {
-	// hin: items 1 2 3 right; ben: 2 3 4 right; eng: 1 2 3 4 right; item 5 wrong everywhere.
 	var rows []score.Row
-	right := map[string][]bool{"hin": {true, true, true, false, false}, "ben": {false, true, true, true, false}, "eng": {true, true, true, true, false}}
-	for l, rs := range right {
-		for i, ok := range rs {
-			rows = append(rows, row("m", l, "native", "baseline", "", strconv.Itoa(i+1), ok))
+	add := func(strategy, lang, form string, right ...int) {
+		set := map[int]bool{}
+		for _, r := range right {
+			set[r] = true
+		}
+		for i := 1; i <= 5; i++ {
+			rows = append(rows, row("m", lang, form, strategy, "", strconv.Itoa(i), set[i]))
 		}
 	}
-	pairs, means := CLC(rows)
-	if got := num(t, cell(t, pairs, map[string]string{"a": "ben/native", "b": "hin/native"}, "jaccard")); got != 0.5 { // {2,3} / {1,2,3,4}
-		t.Errorf("J(ben, hin) = %v", got)
+	add("baseline", "hin", "native", 1, 2, 3)
+	add("baseline", "ben", "native", 2, 3, 4)
+	add("baseline", "mar", "native", 1, 2, 3, 4)
+	add("baseline", "hin", "code-mixed", 1, 2)
+	add("baseline", "eng", "english", 1, 2, 3, 4)
+	for _, l := range []string{"hin", "ben", "mar"} {
+		add("tint-cm", l, "native", 1, 2, 3, 4)
 	}
-	if got := num(t, cell(t, pairs, map[string]string{"a": "eng/native", "b": "hin/native"}, "jaccard")); got != 0.75 {
-		t.Errorf("J(eng, hin) = %v", got)
-	}
-	if got := num(t, cell(t, means, map[string]string{"unit": "hin/native"}, "mean_jaccard")); got != 0.625 { // (0.5 + 0.75)/2
-		t.Errorf("CLC(hin) = %v", got)
-	}
-	// One matrix: baseline below the diagonal, TinT above.
-	for l, rs := range map[string][]bool{"hin": {true, true, true, true, false}, "ben": {true, true, true, true, false}, "eng": {true, true, true, true, true}} {
-		for i, ok := range rs {
-			rows = append(rows, row("m", l, "native", "tint-cm", "", strconv.Itoa(i), ok))
+	pairs, means, overall := CLC(rows)
+	for _, c := range []struct {
+		a, b, scope string
+		want        float64
+	}{
+		{"ben/native", "hin/native", "native", 0.5}, {"hin/native", "mar/native", "native", 0.75}, {"ben/native", "mar/native", "native", 0.75},
+		{"hin/code-mixed", "hin/native", "cross-form", 2.0 / 3},
+	} {
+		sel := map[string]string{"strategy": "baseline", "a": c.a, "b": c.b}
+		if got := num(t, cell(t, pairs, sel, "jaccard")); math.Abs(got-c.want) > 5e-7 || cell(t, pairs, sel, "scope") != c.scope {
+			t.Errorf("J(%s, %s) = %v (%s)", c.a, c.b, got, cell(t, pairs, sel, "scope"))
 		}
 	}
-	pairs, _ = CLC(rows)
+	for l, want := range map[string]float64{"hin": 0.625, "ben": 0.625, "mar": 0.75} {
+		if got := num(t, cell(t, means, map[string]string{"strategy": "baseline", "form": "native", "language": l}, "mean_jaccard")); got != want {
+			t.Errorf("CLC(%s) = %v, want %v", l, got, want)
+		}
+	}
+	for _, r := range means.Rows {
+		if means.Str(r, "form") != "native" {
+			t.Errorf("a CLC(L) of a form with one language: %v", r)
+		}
+	}
+	if got := num(t, cell(t, overall, map[string]string{"strategy": "baseline", "form": "native"}, "clc")); math.Abs(got-2.0/3) > 5e-7 {
+		t.Errorf("overall native CLC %v", got)
+	}
+	if got := num(t, cell(t, overall, map[string]string{"strategy": "tint-cm", "form": "native"}, "clc")); got != 1 {
+		t.Errorf("overall TinT CLC %v", got)
+	}
 	mx := CLCMatrix(pairs, "baseline")
-	if len(mx.Rows) != 9 || cell(t, mx, map[string]string{"row": "hin/native", "col": "ben/native"}, "jaccard") != "0.500000" ||
-		cell(t, mx, map[string]string{"row": "ben/native", "col": "hin/native"}, "jaccard") != "1.000000" ||
-		cell(t, mx, map[string]string{"row": "eng/native", "col": "eng/native"}, "jaccard") != "1.000000" {
+	at := func(r, c string) float64 { return num(t, cell(t, mx, map[string]string{"row": r, "col": c}, "jaccard")) }
+	if len(mx.Rows) != 9 || at("ben", "hin") != 0.5 || at("hin", "ben") != 1 || at("mar", "mar") != 1 || at("hin", "mar") != 0.75 ||
+		cell(t, mx, map[string]string{"row": "ben", "col": "hin"}, "upper") != "baseline" {
 		t.Errorf("matrix %v", mx.Rows)
 	}
 }
@@ -89,7 +115,7 @@ func TestStrategyTests(t *testing.T) {
 	for i := range base {
 		rows = append(rows, row("m", "hin", "native", "baseline-cands", "", strconv.Itoa(i), base[i]), row("m", "hin", "native", "tint-cm", "", strconv.Itoa(i), tint[i]))
 	}
-	tb := StrategyTests(rows)
+	tb := StrategyTests(rows, "")
 	sel := map[string]string{"strategy": "tint-cm"}
 	if cell(t, tb, sel, "b") != "1" || cell(t, tb, sel, "c") != "6" || cell(t, tb, sel, "pairs") != "10" || num(t, cell(t, tb, sel, "diff")) != 0.5 {
 		t.Errorf("rows %v", tb.Rows)
@@ -265,7 +291,7 @@ func TestKLARAnalyses(t *testing.T) {
 	if cell(t, ft, map[string]string{"strategy": "baseline-cands", "form": "native"}, "n_dravidian") != "6" {
 		t.Errorf("family tests %v", ft.Rows)
 	}
-	lt := LanguageTests(rows)
+	lt := LanguageTests(rows, "")
 	if cell(t, lt, map[string]string{"strategy": "tint-cm"}, "languages") != "2" {
 		t.Errorf("language tests %v", lt.Rows)
 	}

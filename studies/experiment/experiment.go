@@ -41,19 +41,22 @@ type Experiment struct {
 	// Study names a registered study: requests (the default with a
 	// requests file), synthetic (the default with synthetic:), indicklar,
 	// indicquest, mdi, or one a program registers (see Studies).
-	Study      string        `yaml:"study"`
-	Requests   string        `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
-	Synthetic  *Synthetic    `yaml:"synthetic"` // generated requests instead of a file
-	Dataset    *Dataset      `yaml:"dataset"`   // the study's data
-	Languages  []string      `yaml:"languages"` // codes or names, as the language registry accepts
-	Forms      []string      `yaml:"forms"`     // native, code-mixed, english
-	Strategies []string      `yaml:"strategies"`
-	Conditions []string      `yaml:"conditions"`
-	Sample     int           `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
-	Seed       *int64        `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
-	Prompt     PromptOptions `yaml:"prompt"`
-	Models     []Model       `yaml:"models"`
-	Judge      *Model        `yaml:"judge"`
+	Study      string     `yaml:"study"`
+	Requests   string     `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
+	Synthetic  *Synthetic `yaml:"synthetic"` // generated requests instead of a file
+	Dataset    *Dataset   `yaml:"dataset"`   // the study's data
+	Languages  []string   `yaml:"languages"` // codes or names, as the language registry accepts
+	Forms      []string   `yaml:"forms"`     // native, code-mixed, english
+	Strategies []string   `yaml:"strategies"`
+	Conditions []string   `yaml:"conditions"`
+	// Reference is the strategy the others are tested against (IndicKLAR;
+	// default Baseline when run, else Obj-Baseline).
+	Reference string        `yaml:"reference"`
+	Sample    int           `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
+	Seed      *int64        `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
+	Prompt    PromptOptions `yaml:"prompt"`
+	Models    []Model       `yaml:"models"`
+	Judge     *Model        `yaml:"judge"`
 	// JudgeDecoding overrides the judge's decoding (default: temperature 0, 256 tokens).
 	JudgeDecoding *engine.Decoding `yaml:"judge_decoding"`
 	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).

@@ -95,7 +95,7 @@ func (e *Experiment) PlanNotes() []string {
 }
 
 // StudyFields are the experiment fields that belong to some studies only.
-var studyFields = []string{"requests", "synthetic", "dataset", "languages", "forms", "strategies", "conditions", "notes", "paragraph", "judge_prompt", "human_labels"}
+var studyFields = []string{"requests", "synthetic", "dataset", "languages", "forms", "strategies", "reference", "conditions", "notes", "paragraph", "judge_prompt", "human_labels"}
 
 // StudyFields lists the experiment fields that belong to some studies only
 // (Study.Fields names those a study reads).
@@ -285,6 +285,8 @@ func (e *Experiment) isSet(f string) bool {
 		return len(e.Forms) > 0
 	case "strategies":
 		return len(e.Strategies) > 0
+	case "reference":
+		return e.Reference != ""
 	case "conditions":
 		return len(e.Conditions) > 0
 	case "notes":

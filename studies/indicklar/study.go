@@ -13,6 +13,7 @@ package indicklar
 
 import (
 	"context"
+	"slices"
 	"fmt"
 	"strings"
 
@@ -40,8 +41,8 @@ func (Study) About() string {
 	return "cross-lingual knowledge consistency: one fact asked in English, the native script and code-mixed form under each prompting strategy (IndicKLAR)"
 }
 
-// Fields: dataset, languages, forms, strategies.
-func (Study) Fields() []string { return []string{"dataset", "languages", "forms", "strategies"} }
+// Fields: dataset, languages, forms, strategies, reference.
+func (Study) Fields() []string { return []string{"dataset", "languages", "forms", "strategies", "reference"} }
 
 // Check requires languages and a dataset, and parses languages, forms and
 // strategies (defaults: native, baseline).
@@ -52,7 +53,17 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 	reg := lang.New()
 	experiment.List(c, "languages", e.Languages, reg.Lookup)
 	experiment.List(c, "forms", e.Forms, item.ParseForm)
-	experiment.List(c, "strategies", e.Strategies, ParseStrategy)
+	strategies := experiment.List(c, "strategies", e.Strategies, ParseStrategy)
+	if len(e.Strategies) == 0 {
+		strategies = []Strategy{Baseline}
+	}
+	if e.Reference != "" {
+		if ref, err := ParseStrategy(e.Reference); err != nil {
+			c.Add([]string{"reference"}, "reference: %v", err)
+		} else if !slices.Contains(strategies, ref) {
+			c.Add([]string{"reference"}, "reference %s is not among the strategies run", ref)
+		}
+	}
 	e.CheckDataset(c)
 }
 
@@ -149,7 +160,12 @@ func Criteria() []tables.Criterion {
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows)...)
+	ref := ""
+	if p.e.Reference != "" {
+		r, _ := ParseStrategy(p.e.Reference)
+		ref = string(r)
+	}
+	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows, ref)...)
 	return append(ts, tables.Sensitivity(p.Alternatives(), rows))
 }
 

@@ -202,3 +202,48 @@ func TestFailedCountAsWrong(t *testing.T) {
 		}
 	}
 }
+
+// The strategies are tested against the experiment's reference: Baseline
+// by default (the paper's Fig. 4 and A.5), Obj-Baseline when asked; a
+// reference that was not run is a validation problem.
+func TestReference(t *testing.T) {
+	for _, c := range []struct{ ref, want string }{{"", "baseline"}, {"Obj-Baseline", "baseline-cands"}} {
+		reg, _ := experiment.NewRegistry(indicklar.Study{})
+		e := &experiment.Experiment{Name: "r", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
+			Languages: []string{"ja"}, Strategies: []string{"baseline", "baseline-cands", "tint-en"}, Reference: c.ref, Sample: 4,
+			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		if err := e.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var recs []*engine.Record
+		for r, err := range e.StreamStage(1, nil, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"answer": "x"}`})
+		}
+		for _, r := range recs {
+			e.Extract(r)
+		}
+		rows, _ := e.Plan().Score(recs)
+		for _, tb := range e.Plan().Tables(rows, tables.Options{}) {
+			if tb.Name != "strategy_tests" {
+				continue
+			}
+			if len(tb.Rows) == 0 {
+				t.Fatalf("%q: no strategy tests", c.ref)
+			}
+			for _, row := range tb.Rows {
+				if tb.Str(row, "reference") != c.want || tb.Str(row, "strategy") == c.want {
+					t.Errorf("%q: row %v", c.ref, row)
+				}
+			}
+		}
+	}
+	reg, _ := experiment.NewRegistry(indicklar.Study{})
+	e := &experiment.Experiment{Name: "r", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "x"}, Languages: []string{"ja"},
+		Strategies: []string{"tint-en"}, Reference: "baseline", Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+	if probs := e.Validate(); len(probs) != 1 || !strings.Contains(probs.Error(), "reference baseline is not among the strategies run") {
+		t.Errorf("reference not run: %v", probs)
+	}
+}
