@@ -28,7 +28,7 @@ func Catalog() []Info {
 		{"language_tests", "Wilcoxon signed-rank test of a strategy's gains across languages", "IndicKLAR A.3/A.4"},
 		{"tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ", "IndicKLAR Table 10"},
 		{"latency", "client-observed latency and accuracy per strategy", "IndicKLAR Table 6"},
-		{"condition_tests", "each distractor condition against clean: difference interval, z and Fisher p, Holm and BH", "distractor study Table 2"},
+		{"condition_tests", "each distractor condition against clean on the same items: paired difference interval, McNemar p, Holm and BH per model and metric (z and Fisher with scoring.unpaired_tests)", "distractor study Table 2"},
 		{"script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)", "distractor study Tables 3–4"},
 		{"judge_by_script", "judge verdicts by the main script of the judged answer", ""},
 		{"judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall", "IndicQuest Table 5"},

@@ -17,7 +17,17 @@ func ColumnDoc(table, name string) string {
 	case "strategy_tests.diff", "language_tests.median_gain":
 		return "the strategy's accuracy minus the reference's on the same items"
 	case "condition_tests.diff":
-		return "the condition's rate minus the clean rate"
+		return "the condition's rate minus the clean rate on the same items (paired)"
+	case "condition_tests.b":
+		return "items meeting the metric clean only"
+	case "condition_tests.c":
+		return "items meeting the metric under the condition only"
+	case "condition_tests.pairs":
+		return "items asked both clean and under the condition"
+	case "condition_tests.k_clean_all", "condition_tests.k_all":
+		return "answers meeting the metric over all answers (clean, condition), for the unpaired tests"
+	case "family":
+		return "the multiple-testing family the Holm and BH adjustments run over, and its size"
 	case "family_tests.diff":
 		return "Indo-Aryan rate minus Dravidian rate"
 	case "form_gaps.gap":
@@ -126,9 +136,9 @@ func columnDocs(name string) string {
 	case "mcnemar_p":
 		return "McNemar's exact two-sided p-value"
 	case "p_holm":
-		return "p-value adjusted by Holm over the table's tests of the model"
+		return "p-value adjusted by Holm over the tests of its family (the table's tests of the model, unless a family column says)"
 	case "p_bh":
-		return "p-value adjusted by Benjamini–Hochberg over the table's tests of the model"
+		return "p-value adjusted by Benjamini–Hochberg over the tests of its family"
 	case "z":
 		return "two-proportion z statistic"
 	case "p_twoprop":

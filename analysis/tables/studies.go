@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -43,7 +44,8 @@ func clcFrom(o outcomes) (pairs, means, overall *Table) {
 		sum, peers := map[lf]float64{}, map[lf]int{}
 		for i, ua := range us {
 			for _, ub := range us[i+1:] {
-				common, ca, cb, inter, union := paired2(o[ua], o[ub])
+				common, ca, cb, onlyA, onlyB := paired(o[ua], o[ub])
+				inter, union := ca-onlyA, ca+onlyB
 				j := 0.0
 				if union > 0 {
 					j = float64(inter) / float64(union)
@@ -86,38 +88,15 @@ func clcFrom(o outcomes) (pairs, means, overall *Table) {
 	return pairs, means, overall
 }
 
-// paired2 counts two units' outcomes over their common items: the items,
-// each unit's correct ones, both and either.
-func paired2(a, b map[string]bool) (common, ca, cb, inter, union int) {
-	for it, x := range a {
-		y, ok := b[it]
-		if !ok {
-			continue
-		}
-		common++
-		if x {
-			ca++
-		}
-		if y {
-			cb++
-		}
-		if x && y {
-			inter++
-		}
-		if x || y {
-			union++
-		}
-	}
-	return
-}
-
 // StrategyTests compares each strategy with the reference (Reference) on
 // the same items, per model × language × form:
 // the discordant counts b (reference right, strategy wrong) and c
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
-func StrategyTests(rows []score.Row, ref string) *Table { return strategyTestsFrom(index(rows), Reference(ref, index(rows))) }
+func StrategyTests(rows []score.Row, ref string) *Table {
+	return strategyTestsFrom(index(rows), Reference(ref, index(rows)))
+}
 
 func strategyTestsFrom(o outcomes, ref string) *Table {
 	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
@@ -193,67 +172,101 @@ func Reference(want string, o outcomes) string {
 	return first
 }
 
-// ConditionTests compares every distractor condition with the clean one,
-// per model and metric: both rates, their difference with its Wald
-// interval (stats.DiffCI), the pooled
-// two-proportion z test and Fisher's exact test, with Holm and BH
-// adjustments over the tests of each model.
-func ConditionTests(ms []Metric, rows []score.Row) *Table {
-	t := &Table{Name: "condition_tests", Header: []string{"model", "strategy", "condition", "metric", "k_clean", "n_clean", "k", "n", "diff", "diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher", "p_holm", "p_bh"}}
+// ConditionTests compares every distractor condition with the clean one
+// on the same items, per model × strategy × condition and metric: the
+// paired items, both counts, the paired difference (condition − clean)
+// with its 95% Wald interval (stats.PairedDiffCI), the discordant counts
+// b (right clean only) and c (right under the condition only), McNemar's
+// exact p, and Holm and Benjamini–Hochberg adjustments within each
+// family: one model and one metric, over its strategies and conditions
+// (family names it and its size). With unpaired, the two-proportion z
+// test and Fisher's exact test over all answers are added (the paper's
+// Table 2 does not say which test it used).
+func ConditionTests(ms []Metric, rows []score.Row, unpaired bool) *Table {
+	header := []string{"model", "strategy", "condition", "metric", "pairs", "k_clean", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh", "family"}
+	if unpaired {
+		header = append(header, "n_clean", "n", "k_clean_all", "k_all", "z", "p_twoprop", "p_fisher")
+	}
+	t := &Table{Name: "condition_tests", Header: header}
 	type cell struct{ model, strategy, cond string }
-	counts := map[cell]map[string][2]int{}
-	for _, r := range rows { // a failed answer meets no metric but hallucination, as the authors count it
+	// outcome[cell][metric][item]; a failed answer meets no metric but
+	// hallucination, as the authors count it.
+	outcome := map[cell][]map[string]bool{}
+	for _, r := range rows {
 		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
-		if counts[c] == nil {
-			counts[c] = map[string][2]int{}
-		}
-		for _, m := range ms {
-			v := counts[c][m.Name]
-			v[1]++
-			if m.Of(r) {
-				v[0]++
+		if outcome[c] == nil {
+			outcome[c] = make([]map[string]bool, len(ms))
+			for i := range ms {
+				outcome[c][i] = map[string]bool{}
 			}
-			counts[c][m.Name] = v
+		}
+		for i, m := range ms {
+			outcome[c][i][r.Key.Item] = m.Of(r)
 		}
 	}
 	var cells []cell
-	for c := range counts {
+	for c := range outcome {
 		if c.cond != cleanCondition {
-			if _, ok := counts[cell{c.model, c.strategy, cleanCondition}]; ok {
+			if _, ok := outcome[cell{c.model, c.strategy, cleanCondition}]; ok {
 				cells = append(cells, c)
 			}
 		}
 	}
 	sortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })
 	type line struct {
-		c            cell
-		metric       string
-		k0, n0, k, n int
-		z, p, pf     float64
+		c                                    cell
+		metric                               string
+		pairs, k0, k, b, cc, n0, n, ka0, kaN int
+		p                                    float64
 	}
-	byModel := map[string][]line{}
-	var order []string
+	type fam struct{ model, metric string }
+	families := map[fam][]line{}
+	var order []fam
 	for _, c := range cells {
-		for _, m := range ms {
+		for mi, m := range ms {
 			if !m.applies(c.strategy) {
 				continue
 			}
-			v0, v := counts[cell{c.model, c.strategy, cleanCondition}][m.Name], counts[c][m.Name]
-			l := line{c: c, metric: m.Name, k0: v0[0], n0: v0[1], k: v[0], n: v[1]}
-			l.z, l.p, _ = stats.TwoProportionZ(l.k, l.n, l.k0, l.n0)
-			_, l.pf = stats.FisherExact(l.k, l.n-l.k, l.k0, l.n0-l.k0)
-			if byModel[c.model] == nil {
-				order = append(order, c.model)
+			clean, cond := outcome[cell{c.model, c.strategy, cleanCondition}][mi], outcome[c][mi]
+			l := line{c: c, metric: m.Name}
+			l.pairs, l.k0, l.k, l.b, l.cc = paired(clean, cond)
+			l.p = stats.McNemarExact(l.b, l.cc)
+			l.n0, l.n = len(clean), len(cond)
+			for _, v := range clean {
+				if v {
+					l.ka0++
+				}
 			}
-			byModel[c.model] = append(byModel[c.model], l)
+			for _, v := range cond {
+				if v {
+					l.kaN++
+				}
+			}
+			f := fam{c.model, m.Name}
+			if families[f] == nil {
+				order = append(order, f)
+			}
+			families[f] = append(families[f], l)
 		}
 	}
-	for _, m := range order {
-		adjusted(byModel[m], func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
-			diff, lo, hi := stats.DiffCI(l.k, l.n, l.k0, l.n0, 0.95)
-			t.add(m, l.c.strategy, l.c.cond, l.metric, l.k0, l.n0, l.k, l.n, diff, lo, hi, l.z, l.p, l.pf, holm, bh)
+	sortBy(order, func(f fam) []string { return []string{f.model, f.metric} })
+	for _, f := range order {
+		ls := families[f]
+		name := fmt.Sprintf("%s / %s: %d tests", f.model, f.metric, len(ls))
+		adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
+			d, lo, hi := stats.PairedDiffCI(l.b, l.cc, l.pairs, 0.95)
+			cells := []any{l.c.model, l.c.strategy, l.c.cond, l.metric, l.pairs, l.k0, l.k, d, lo, hi, l.b, l.cc, l.p, holm, bh, name}
+			if unpaired {
+				z, pz, _ := stats.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
+				_, pf := stats.FisherExact(l.kaN, l.n-l.kaN, l.ka0, l.n0-l.ka0)
+				cells = append(cells, l.n0, l.n, l.ka0, l.kaN, z, pz, pf)
+			}
+			t.add(cells...)
 		})
 	}
+	sortBy(t.Rows, func(r []any) []string {
+		return []string{t.Str(r, "model"), t.Str(r, "strategy"), t.Str(r, "condition"), t.Str(r, "metric")}
+	})
 	return t
 }
 

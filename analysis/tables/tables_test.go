@@ -130,12 +130,20 @@ func TestConditionTestsAndWrite(t *testing.T) {
 	for i := range 20 {
 		rows = append(rows, row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 14), row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 6))
 	}
-	tb := ConditionTests([]Metric{Correct()}, rows)
+	// Paired by default: 8 items right clean only, none right under the
+	// note only; McNemar exact p = 2·(1/2)^8 (SciPy binomtest(0, 8) 0.0078125).
+	tb := ConditionTests([]Metric{Correct()}, rows, false)
 	sel := map[string]string{"condition": "hi", "metric": "correct"}
-	if cell(t, tb, sel, "k_clean") != "14" || cell(t, tb, sel, "k") != "6" || num(t, cell(t, tb, sel, "diff")) != -0.4 {
-		t.Errorf("rows %v", tb.Rows)
+	if cell(t, tb, sel, "k_clean") != "14" || cell(t, tb, sel, "k") != "6" || cell(t, tb, sel, "b") != "8" || cell(t, tb, sel, "c") != "0" ||
+		num(t, cell(t, tb, sel, "diff")) != -0.4 || cell(t, tb, sel, "family") != "m / correct: 1 tests" || tb.Col("p_fisher") >= 0 {
+		t.Errorf("rows %v %v", tb.Header, tb.Rows)
 	}
-	if p := num(t, cell(t, tb, sel, "p_fisher")); p > 0.03 || p < 0.02 {
+	if p := num(t, cell(t, tb, sel, "mcnemar_p")); math.Abs(p-0.0078125) > 1e-6 {
+		t.Errorf("McNemar p %v", p)
+	}
+	// Unpaired tests on request.
+	tb = ConditionTests([]Metric{Correct()}, rows, true)
+	if p := num(t, cell(t, tb, sel, "p_fisher")); math.Abs(p-0.025645) > 1e-6 {
 		t.Errorf("Fisher p %v", p) // SciPy 1.10.1: fisher_exact([[6,14],[14,6]]).pvalue = 0.025645
 	}
 	dir := t.TempDir()

@@ -144,7 +144,7 @@ func Criteria() []tables.Criterion {
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	return append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.ConditionTests(Metrics(), rows), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
+		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
 }
 
 // Score scores TriviaQA answers by exact match against every alias (and

@@ -140,6 +140,9 @@ type ScoringOptions struct {
 	// punctuation mark, case folding) instead of the paper's
 	// case-insensitive comparison.
 	NormalizedLexical bool `yaml:"normalized_lexical"`
+	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
+	// the distractor study's paired condition tests (McNemar).
+	UnpairedTests bool `yaml:"unpaired_tests"`
 }
 
 // Synthetic generates Count chat requests with distinct prompts.
