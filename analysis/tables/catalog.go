@@ -27,7 +27,7 @@ func Catalog() []Info {
 		{"relations", "accuracy per relation", "IndicKLAR Fig. 6 (radar)"},
 		{"language_tests", "Wilcoxon signed-rank test of a strategy's gains across languages", "IndicKLAR A.3/A.4"},
 		{"tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ", "IndicKLAR Table 10"},
-		{"latency", "client-observed latency and accuracy per strategy", "IndicKLAR Table 6"},
+		{"latency", "end-to-end client-observed latency per answer (every stage summed, under the run's concurrency; the paper timed offline vLLM batches): mean, median, p90, with accuracy", "IndicKLAR Table 6"},
 		{"condition_tests", "each distractor condition against clean on the same items: paired difference interval, McNemar p, Holm and BH per model and metric (z and Fisher with scoring.unpaired_tests)", "distractor study Table 2"},
 		{"script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)", "distractor study Tables 3–4"},
 		{"judge_by_script", "judge verdicts by the main script of the judged answer", ""},

@@ -373,9 +373,12 @@ func Tokenization(rows []score.Row) *Table {
 	return t
 }
 
-// Latency is the time per answer of each strategy (requests answered from
-// the cache excluded; a two-step strategy's latency is its second stage's)
-// with its accuracy, per model: the accuracy–latency trade-off.
+// Latency is the end-to-end time per answer of each strategy, per model
+// (every stage's latency summed, so a two-step strategy's includes its
+// first stage; answers with a stage served from the cache are not timed):
+// count, mean, median and 90th percentile, with the accuracy, the
+// accuracy–latency trade-off. It is client-observed latency under the
+// run's concurrency and servers, not the paper's offline vLLM batch time.
 func Latency(rows []score.Row) *Table {
 	t := &Table{Name: "latency", Header: []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy", "failed"}}
 	type ms struct{ model, strategy string }

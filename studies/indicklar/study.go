@@ -183,6 +183,14 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	}
 	answered := map[engine.Key]bool{}
 	var failedFirst []*engine.Record
+	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
+	for _, r := range recs {
+		if r.Fields.Role.Kind == engine.RoleTranslation {
+			k := r.Fields
+			k.Role = engine.Role{}
+			first[k] = r
+		}
+	}
 	for _, r := range recs {
 		st, err := ParseStrategy(r.Fields.Strategy)
 		if err == nil && r.Fields.Role.Kind == engine.RoleTranslation && r.Status != engine.StatusOK {
@@ -202,6 +210,10 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		}
 		row := c.Row(r)
 		row.Domain = it.Relation
+		if f := first[r.Fields]; f != nil { // end-to-end: every stage's time
+			row.LatencyMS += f.LatencyMS
+			row.Cached = row.Cached || f.Cached
+		}
 		gold, cands := v.Answer, v.StoredCandidates
 		if st == ContextEN {
 			if en, ok := it.Variant("eng", item.English); ok {

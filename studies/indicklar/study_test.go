@@ -141,7 +141,8 @@ func TestJSONRuleDefault(t *testing.T) {
 }
 
 // A failed request and a second stage withheld after a failed first both
-// count as wrong answers in n, as the authors' scorers count a missing
+// count as wrong answers in n (and a two-step answer's latency is both
+// stages'), as the authors' scorers count a missing
 // answer, and the accuracy table says how many failed.
 func TestFailedCountAsWrong(t *testing.T) {
 	reg, _ := experiment.NewRegistry(indicklar.Study{})
@@ -157,7 +158,7 @@ func TestFailedCountAsWrong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"translation": "What instrument?"}`}
+		rec := &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"translation": "What instrument?"}`, LatencyMS: 100}
 		if i == 0 {
 			rec.Status, rec.Response, rec.Error = engine.StatusFailed, "", "HTTP 500"
 		}
@@ -170,7 +171,7 @@ func TestFailedCountAsWrong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"answer": "x"}`})
+		recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: `{"answer": "x"}`, LatencyMS: 50})
 	}
 	if withheld != 1 {
 		t.Fatalf("withheld %d", withheld)
@@ -186,6 +187,9 @@ func TestFailedCountAsWrong(t *testing.T) {
 	for _, r := range rows {
 		if r.Withheld && r.Failed && !r.Correct {
 			w++
+		}
+		if !r.Failed && r.LatencyMS != 150 { // end-to-end: both stages
+			t.Errorf("latency %v, want 150 (100 + 50)", r.LatencyMS)
 		}
 	}
 	if len(rows) != 3 || w != 1 {
