@@ -20,12 +20,13 @@ type Options struct {
 
 // HumanLabel is one human verdict on an answer.
 type HumanLabel struct {
-	Model, Item, Language string
-	Correct               bool
+	Model, Item, Language, Condition string
+	Correct                          bool
 }
 
-// ReadHumanLabels reads a CSV with columns model, item, language and label
-// (correct/incorrect, true/false or 1/0); a bad label names file, line and field.
+// ReadHumanLabels reads a CSV with columns model, item, language, label
+// (correct/incorrect, true/false or 1/0) and, for the distractor study,
+// condition; a bad label names file, line and field.
 func ReadHumanLabels(path string) ([]HumanLabel, error) {
 	t, err := csvread.Read(path, ',', false)
 	if err != nil {
@@ -37,9 +38,13 @@ func ReadHumanLabels(path string) ([]HumanLabel, error) {
 			return nil, err
 		}
 	}
+	cond, cerr := t.Col("condition")
 	var out []HumanLabel
 	for i := range t.Rows {
 		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2])}
+		if cerr == nil {
+			h.Condition = t.Cell(i, cond)
+		}
 		switch t.Cell(i, cols[3]) {
 		case "correct", "true", "1", "CORRECT":
 			h.Correct = true
@@ -52,37 +57,46 @@ func ReadHumanLabels(path string) ([]HumanLabel, error) {
 	return out, nil
 }
 
-// HumanAgreement compares each criterion (judge, substring, overlap,
-// translit) with human labels, per model × language over the labelled
-// answers: n, raw agreement and Cohen's κ.
-func HumanAgreement(rows []score.Row, labels []HumanLabel) *Table {
-	t := &Table{Name: "human_agreement", Header: []string{"model", "language", "criterion", "n", "agree", "kappa"}}
-	type key struct{ model, item, lang string }
+// HumanAgreement compares each of the study's criteria (named as what
+// they are: the IndicQuest judge, exact match, ...) with human labels,
+// per model × language × condition over the labelled answers: n, raw
+// agreement and Cohen's κ. A label matches the answer of its model, item,
+// language and condition (empty when the study has none).
+func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *Table {
+	t := &Table{Name: "human_agreement", Header: []string{"model", "language", "condition", "criterion", "n", "agree", "kappa"}}
+	type key struct{ model, item, lang, cond string }
 	human := map[key]bool{}
 	for _, h := range labels {
-		human[key{h.Model, h.Item, h.Language}] = h.Correct
+		human[key{h.Model, h.Item, h.Language, h.Condition}] = h.Correct
 	}
-	type cell struct{ model, lang string }
+	keyOf := func(r score.Row) key { return key{r.Key.Model, r.Key.Item, r.Key.Language, r.Key.Condition} }
+	type cell struct{ model, lang, cond string }
 	by := map[cell][]score.Row{}
 	for _, r := range rows {
-		if _, ok := human[key{r.Key.Model, r.Key.Item, r.Key.Language}]; ok && !r.Failed {
-			by[cell{r.Key.Model, r.Key.Language}] = append(by[cell{r.Key.Model, r.Key.Language}], r)
+		if _, ok := human[keyOf(r)]; ok && !r.Failed {
+			c := cell{r.Key.Model, r.Key.Language, r.Key.Condition}
+			by[c] = append(by[c], r)
 		}
 	}
 	cells := make([]cell, 0, len(by))
 	for c := range by {
 		cells = append(cells, c)
 	}
-	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
 	for _, c := range cells {
-		for _, m := range append(protocols, Metric{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}) {
+		for _, m := range criteria {
 			var x, y []string
 			for _, r := range by[c] {
-				x = append(x, label(m.Of(r)))
-				y = append(y, label(human[key{r.Key.Model, r.Key.Item, r.Key.Language}]))
+				if m.applies(r.Key.Strategy) {
+					x = append(x, label(m.Of(r)))
+					y = append(y, label(human[keyOf(r)]))
+				}
+			}
+			if len(x) == 0 {
+				continue
 			}
 			k, a, _ := stats.CohenKappa(x, y)
-			t.add(c.model, c.lang, m.Name, len(x), a, k)
+			t.add(c.model, c.lang, c.cond, m.Name, len(x), a, k)
 		}
 	}
 	return t

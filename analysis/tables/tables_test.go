@@ -361,12 +361,23 @@ func TestScalingAndHumanAgreement(t *testing.T) {
 	for i := range 10 {
 		labels = append(labels, HumanLabel{Model: "m", Item: strconv.Itoa(i), Language: "hin", Correct: i < 5})
 	}
-	ha := HumanAgreement(rows, labels)
-	if cell(t, ha, map[string]string{"criterion": "judge"}, "n") != "10" || num(t, cell(t, ha, map[string]string{"criterion": "judge"}, "kappa")) != 1 {
+	ha := HumanAgreement(rows, labels, []Metric{{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }}})
+	if cell(t, ha, map[string]string{"criterion": "exact_match"}, "n") != "10" || num(t, cell(t, ha, map[string]string{"criterion": "exact_match"}, "kappa")) != 1 {
 		t.Errorf("human agreement %v", ha.Rows)
+	}
+	// Labels name their condition: one for another condition matches nothing.
+	for i := range labels {
+		labels[i].Condition = "hi"
+	}
+	if ha := HumanAgreement(rows, labels, []Metric{Correct()}); len(ha.Rows) != 0 {
+		t.Errorf("labels of condition hi matched answers without one: %v", ha.Rows)
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "h.csv")
+	os.WriteFile(p, []byte("model,item,language,condition,label\nm,1,hin,hi,correct\n"), 0o644)
+	if h, err := ReadHumanLabels(p); err != nil || len(h) != 1 || h[0].Condition != "hi" || !h[0].Correct {
+		t.Errorf("labels with a condition: %v %v", h, err)
+	}
 	os.WriteFile(p, []byte("model,item,language,label\nm,1,hin,correct\nm,2,hin,maybe\n"), 0o644)
 	if _, err := ReadHumanLabels(p); err == nil || err.Error() != p+` line 3 field "label": "maybe" is not correct/incorrect` {
 		t.Errorf("bad label: %v", err)

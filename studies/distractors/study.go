@@ -35,8 +35,8 @@ func (Study) About() string {
 	return "prompt contamination: an \"ignore this\" note in Hindi, Spanish or Chinese before an English question (TriviaQA, TruthfulQA MC1)"
 }
 
-// Fields: dataset, conditions, notes, paragraph.
-func (Study) Fields() []string { return []string{"dataset", "conditions", "notes", "paragraph"} }
+// Fields: dataset, conditions, notes, paragraph, human_labels.
+func (Study) Fields() []string { return []string{"dataset", "conditions", "notes", "paragraph", "human_labels"} }
 
 // Check parses the conditions (default: all eight) and the notes' languages.
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
@@ -143,8 +143,16 @@ func Criteria() []tables.Criterion {
 // Tables: accuracy, scoring (scaling with model sizes), each condition
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	return append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
+	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
+	if len(opt.Human) > 0 {
+		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
+			{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }, Applies: generated},
+			{Name: "squad_em", Of: func(r score.Row) bool { return r.SQuAD }, Applies: generated},
+			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }, Applies: generated},
+			{Name: "semantic_judge", Of: func(r score.Row) bool { return r.Correct || r.Semantic == score.SemanticCorrect }, Applies: generated}}))
+	}
+	return ts
 }
 
 // Score scores TriviaQA answers by exact match against every alias (and

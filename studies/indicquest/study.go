@@ -141,6 +141,13 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	if p.JudgeV1 {
 		ts = append(ts, tables.JudgeGrades(rows))
 	}
+	if len(opt.Human) > 0 {
+		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
+			{Name: "llm_judge", Of: func(r score.Row) bool { return r.Correct }},
+			{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
+			{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
+			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}}))
+	}
 	return ts
 }
 
