@@ -12,6 +12,10 @@ func ColumnDoc(table, name string) string {
 		return "discordant pairs: right under the reference, wrong under the strategy"
 	case "strategy_tests.c":
 		return "discordant pairs: wrong under the reference, right under the strategy"
+	case "language_tests.measure", "family_gain_tests.measure":
+		return "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"
+	case "language_tests.languages":
+		return "languages with a gain"
 	case "sensitivity.diff":
 		return "rate_alt − rate on the same answers (paired)"
 	case "strategy_tests.diff", "language_tests.median_gain":
@@ -160,7 +164,13 @@ func columnDocs(name string) string {
 	case "relation":
 		return "the fact's relation (KLAR)"
 	case "median_gain":
-		return "median per-language accuracy gain"
+		return "median per-language gain (the robust variant)"
+	case "mean_gain":
+		return "mean per-language gain (as the paper states it)"
+	case "positive":
+		return "languages with a positive gain"
+	case "perm_p":
+		return "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"
 	case "wilcoxon_T":
 		return "Wilcoxon signed-rank statistic"
 	case "wilcoxon_p":

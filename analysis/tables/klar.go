@@ -2,6 +2,7 @@ package tables
 
 import (
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -225,18 +226,24 @@ func Relations(rows []score.Row) *Table {
 }
 
 // LanguageTests tests each strategy's gain over the reference across
-// languages, per model: the per-language accuracy differences on the
-// native items, Wilcoxon's signed-rank test (SciPy's auto method) of
-// those differences, and the median gain.
+// languages, per model and measure: acc (the per-language accuracy
+// difference on the same native items) and clc (the difference of the
+// native CLC(L)). As the paper's A.3/A.4 state them: the mean gain with its
+// paired bootstrap 95% interval (10,000 resamples, seed 12345) and the
+// exact sign-flip permutation p; the robust variant beside: the median
+// gain and Wilcoxon's signed-rank test (SciPy's auto method); and the
+// languages with a positive gain (A.4).
 func LanguageTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
-	return languageTestsFrom(o, Reference(ref, o))
+	_, means, _ := clcFrom(o)
+	return languageTestsFrom(o, Reference(ref, o), means)
 }
 
-func languageTestsFrom(o outcomes, ref string) *Table {
-	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "languages", "median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
-	type ms struct{ model, strategy string }
-	gains := map[ms][]float64{}
+func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "measure", "languages", "positive", "mean_gain", "mean_gain_lo", "mean_gain_hi", "perm_p",
+		"median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
+	type msm struct{ model, strategy, measure string }
+	gains := map[msm][]float64{}
 	for k, set := range o {
 		if k[1] == ref || k[3] != "native" {
 			continue
@@ -247,29 +254,55 @@ func languageTestsFrom(o outcomes, ref string) *Table {
 		}
 		n, kb, ks, _, _ := paired(base, set)
 		if n > 0 {
-			gains[ms{k[0], k[1]}] = append(gains[ms{k[0], k[1]}], float64(ks-kb)/float64(n))
+			gains[msm{k[0], k[1], "acc"}] = append(gains[msm{k[0], k[1], "acc"}], float64(ks-kb)/float64(n))
 		}
 	}
-	keys := make([]ms, 0, len(gains))
+	clc := map[[3]string]float64{} // model, strategy, language → native CLC(L)
+	for _, r := range clcMeans.Rows {
+		if clcMeans.Str(r, "form") == "native" {
+			clc[[3]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language")}] = clcMeans.Num(r, "mean_jaccard")
+		}
+	}
+	for k, v := range clc {
+		if k[1] == ref {
+			continue
+		}
+		if b, ok := clc[[3]string{k[0], ref, k[2]}]; ok {
+			gains[msm{k[0], k[1], "clc"}] = append(gains[msm{k[0], k[1], "clc"}], v-b)
+		}
+	}
+	keys := make([]msm, 0, len(gains))
 	for x := range gains {
 		keys = append(keys, x)
 	}
-	sortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
+	sortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
 	for _, x := range keys {
 		g := gains[x]
-		s := append([]float64(nil), g...)
-		sort.Float64s(s)
-		med := quantileSorted(s, 0.5)
+		sort.Float64s(g) // a fixed order: the bootstrap draws from it
+		pos := 0
+		for _, v := range g {
+			if v > 0 {
+				pos++
+			}
+		}
+		mean, lo, hi, err := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
+		if err != nil {
+			mean, lo, hi = math.NaN(), math.NaN(), math.NaN()
+		}
+		_, pp, err := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
+		if err != nil {
+			pp = math.NaN()
+		}
+		med := quantileSorted(g, 0.5)
 		res, err := stats.Wilcoxon(g, stats.WilcoxonAuto)
 		method := "exact"
 		if len(g) > 50 || hasZero(g) {
 			method = "normal"
 		}
 		if err != nil {
-			t.add(x.model, x.strategy, ref, len(g), med, math.NaN(), math.NaN(), err.Error())
-			continue
+			res.T, res.P, method = math.NaN(), math.NaN(), err.Error()
 		}
-		t.add(x.model, x.strategy, ref, len(g), med, res.T, res.P, method)
+		t.add(x.model, x.strategy, ref, x.measure, len(g), pos, mean, lo, hi, pp, med, res.T, res.P, method)
 	}
 	return t
 }

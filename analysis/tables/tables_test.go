@@ -299,9 +299,16 @@ func TestKLARAnalyses(t *testing.T) {
 	if cell(t, ft, map[string]string{"strategy": "baseline-cands", "form": "native"}, "n_dravidian") != "6" {
 		t.Errorf("family tests %v", ft.Rows)
 	}
+	// TinT-CM against Obj-Baseline (the reference when Baseline was not
+	// run): +1/6 accuracy in hin and tam; native CLC 0 → 1/3 in both.
 	lt := LanguageTests(rows, "")
-	if cell(t, lt, map[string]string{"strategy": "tint-cm"}, "languages") != "2" {
-		t.Errorf("language tests %v", lt.Rows)
+	acc, clc := map[string]string{"strategy": "tint-cm", "measure": "acc"}, map[string]string{"strategy": "tint-cm", "measure": "clc"}
+	if cell(t, lt, acc, "languages") != "2" || cell(t, lt, acc, "positive") != "2" || math.Abs(num(t, cell(t, lt, acc, "mean_gain"))-1.0/6) > 5e-7 ||
+		math.Abs(num(t, cell(t, lt, acc, "mean_gain_lo"))-1.0/6) > 5e-7 || num(t, cell(t, lt, acc, "perm_p")) != 0.5 || cell(t, lt, acc, "reference") != "baseline-cands" {
+		t.Errorf("language tests (acc) %v", lt.Rows)
+	}
+	if math.Abs(num(t, cell(t, lt, clc, "mean_gain"))-1.0/3) > 5e-7 || cell(t, lt, clc, "languages") != "2" {
+		t.Errorf("language tests (clc) %v", lt.Rows)
 	}
 	tok := Tokenization(rows)
 	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
