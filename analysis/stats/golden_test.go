@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -170,6 +171,18 @@ func TestAgainstSciPy(t *testing.T) {
 			}
 			close(t, name+" mean", m, c.Mean)
 			close(t, name+" p", p, c.P)
+		case "perm2":
+			var c struct {
+				A, B    []float64
+				Diff, P num
+			}
+			json.Unmarshal(raw, &c)
+			d, p, err := TwoSamplePermutation(c.A, c.B, 100000, 0, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			close(t, name+" diff", d, c.Diff)
+			close(t, name+" p", p, c.P)
 		case "kappa":
 			var c struct {
 				A, B         []string
@@ -186,9 +199,26 @@ func TestAgainstSciPy(t *testing.T) {
 			t.Errorf("unknown golden case %s", name)
 		}
 	}
-	for _, k := range []string{"wilcoxon", "corr", "mcnemar", "fisher", "twoprop", "wilson", "adjust", "perm", "kappa"} {
+	for _, k := range []string{"wilcoxon", "corr", "mcnemar", "fisher", "twoprop", "wilson", "adjust", "perm", "perm2", "kappa"} {
 		if seen[k] == 0 {
 			t.Errorf("no golden cases of %s", k)
 		}
+	}
+}
+
+// Beyond the exact limit the random reassignments approximate the exact p.
+func TestTwoSamplePermutationMonteCarlo(t *testing.T) {
+	a := []float64{0.12, 0.05, 0.20, -0.02, 0.08, 0.15, 0.03, 0.10, 0.07, 0.01, 0.09}
+	b := []float64{0.02, -0.05, 0.04, 0.00}
+	_, exact, err := TwoSamplePermutation(a, b, 100000, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, mc, err := TwoSamplePermutation(a, b, 0, 20000, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || math.Abs(mc-exact) > 0.01 {
+		t.Errorf("Monte Carlo p %v, exact %v (%v)", mc, exact, err)
+	}
+	if _, _, err := TwoSamplePermutation(a, nil, 10, 0, nil); err == nil {
+		t.Error("an empty sample accepted")
 	}
 }

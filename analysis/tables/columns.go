@@ -33,7 +33,11 @@ func ColumnDoc(table, name string) string {
 	case "family":
 		return "the multiple-testing family the Holm and BH adjustments run over, and its size"
 	case "family_tests.diff":
-		return "Indo-Aryan rate minus Dravidian rate"
+		return "Indo-Aryan rate minus Dravidian rate (levels)"
+	case "family_gain_tests.diff":
+		return "Indo-Aryan mean gain minus Dravidian mean gain"
+	case "family_gain_tests.n_indo_aryan", "family_gain_tests.n_dravidian":
+		return "languages of the family with a gain"
 	case "form_gaps.gap":
 		return "accuracy of a minus accuracy of b on the same items"
 	case "protocol_rankings.a", "protocol_rankings.b":
@@ -65,6 +69,7 @@ func ColumnDoc(table, name string) string {
 		}
 	}
 	for _, pfx := range []struct{ prefix, doc string }{
+		{"mean_gain_", "mean gain of the family: "}, {"median_gain_", "median gain of the family: "},
 		{"k_", "answers right, of "}, {"n_", "answers scored, of "}, {"acc_", "accuracy of "}, {"correct_", "items right under "},
 		{"b_only_", "items right only under "}, {"sw_clean_", "switched answers whose clean answer was: "}, {"judged_", "switched answers the semantic judge called "},
 	} {

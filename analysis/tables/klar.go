@@ -239,11 +239,19 @@ func LanguageTests(rows []score.Row, ref string) *Table {
 	return languageTestsFrom(o, Reference(ref, o), means)
 }
 
-func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
-	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "measure", "languages", "positive", "mean_gain", "mean_gain_lo", "mean_gain_hi", "perm_p",
-		"median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
-	type msm struct{ model, strategy, measure string }
-	gains := map[msm][]float64{}
+// gainKey names one set of per-language gains.
+type gainKey struct{ model, strategy, measure string }
+
+// languageGains is each strategy's gain over the reference per model ×
+// measure × native language: acc on the same items, clc of CLC(L).
+func languageGains(o outcomes, ref string, clcMeans *Table) map[gainKey]map[string]float64 {
+	gains := map[gainKey]map[string]float64{}
+	put := func(k gainKey, lang string, v float64) {
+		if gains[k] == nil {
+			gains[k] = map[string]float64{}
+		}
+		gains[k][lang] = v
+	}
 	for k, set := range o {
 		if k[1] == ref || k[3] != "native" {
 			continue
@@ -254,7 +262,7 @@ func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
 		}
 		n, kb, ks, _, _ := paired(base, set)
 		if n > 0 {
-			gains[msm{k[0], k[1], "acc"}] = append(gains[msm{k[0], k[1], "acc"}], float64(ks-kb)/float64(n))
+			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
 		}
 	}
 	clc := map[[3]string]float64{} // model, strategy, language → native CLC(L)
@@ -268,7 +276,21 @@ func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
 			continue
 		}
 		if b, ok := clc[[3]string{k[0], ref, k[2]}]; ok {
-			gains[msm{k[0], k[1], "clc"}] = append(gains[msm{k[0], k[1], "clc"}], v-b)
+			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
+		}
+	}
+	return gains
+}
+
+func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "measure", "languages", "positive", "mean_gain", "mean_gain_lo", "mean_gain_hi", "perm_p",
+		"median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
+	byLang := languageGains(o, ref, clcMeans)
+	type msm = gainKey
+	gains := map[msm][]float64{}
+	for k, m := range byLang {
+		for _, v := range m {
+			gains[k] = append(gains[k], v)
 		}
 	}
 	keys := make([]msm, 0, len(gains))
@@ -547,4 +569,65 @@ func FamilyTests(fam *Table) *Table {
 		t.add(k.model, k.strategy, k.form, ia[0], ia[1], dr[0], dr[1], d, lo, hi, z, p, pf)
 	}
 	return t
+}
+
+// FamilyGainTests compares the gains of Indo-Aryan and Dravidian languages
+// (IndicKLAR §5.4 is about gains, not levels), per model × strategy ×
+// measure (acc, clc): each family's languages and mean gain (as the paper
+// states them) with the difference and the exact two-sample permutation
+// p (stats.TwoSamplePermutation), and each family's median gain (the
+// robust variant).
+func FamilyGainTests(rows []score.Row, ref string) *Table {
+	o := index(rows)
+	_, means, _ := clcFrom(o)
+	return familyGainTestsFrom(o, Reference(ref, o), means)
+}
+
+func familyGainTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+	t := &Table{Name: "family_gain_tests", Header: []string{"model", "strategy", "reference", "measure", "n_indo_aryan", "mean_gain_indo_aryan", "n_dravidian", "mean_gain_dravidian",
+		"diff", "perm_p", "median_gain_indo_aryan", "median_gain_dravidian"}}
+	reg := lang.New()
+	gains := languageGains(o, ref, clcMeans)
+	keys := make([]gainKey, 0, len(gains))
+	for k := range gains {
+		keys = append(keys, k)
+	}
+	sortBy(keys, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
+	for _, k := range keys {
+		var ia, dr []float64
+		for code, v := range gains[k] {
+			l, err := reg.Lookup(code)
+			if err != nil {
+				continue
+			}
+			switch l.Family {
+			case lang.IndoAryan:
+				ia = append(ia, v)
+			case lang.Dravidian:
+				dr = append(dr, v)
+			}
+		}
+		if len(ia) == 0 || len(dr) == 0 {
+			continue
+		}
+		sort.Float64s(ia)
+		sort.Float64s(dr)
+		diff, p, err := stats.TwoSamplePermutation(ia, dr, 200000, 10000, rand.New(rand.NewPCG(12345, 2)))
+		if err != nil {
+			diff, p = math.NaN(), math.NaN()
+		}
+		t.add(k.model, k.strategy, ref, k.measure, len(ia), mean(ia), len(dr), mean(dr), diff, p, quantileSorted(ia, 0.5), quantileSorted(dr, 0.5))
+	}
+	return t
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }

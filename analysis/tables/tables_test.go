@@ -310,6 +310,12 @@ func TestKLARAnalyses(t *testing.T) {
 	if math.Abs(num(t, cell(t, lt, clc, "mean_gain"))-1.0/3) > 5e-7 || cell(t, lt, clc, "languages") != "2" {
 		t.Errorf("language tests (clc) %v", lt.Rows)
 	}
+	// Gains by family: hin (Indo-Aryan) and tam (Dravidian) gain alike.
+	fg := FamilyGainTests(rows, "")
+	if cell(t, fg, acc, "n_indo_aryan") != "1" || cell(t, fg, acc, "n_dravidian") != "1" || num(t, cell(t, fg, acc, "diff")) != 0 ||
+		num(t, cell(t, fg, acc, "perm_p")) != 1 || math.Abs(num(t, cell(t, fg, acc, "mean_gain_dravidian"))-1.0/6) > 5e-7 {
+		t.Errorf("family gain tests %v", fg.Rows)
+	}
 	tok := Tokenization(rows)
 	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
 		t.Errorf("tokenization %v", tok.Rows)

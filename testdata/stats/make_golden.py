@@ -114,6 +114,17 @@ for name, (x, y) in {
                                n_resamples=np.inf, alternative="two-sided", vectorized=True)
     C[f"perm/{name}"] = {"d": list(x - y), "mean": f(r.statistic), "p": f(r.pvalue)}
 
+# --- exact independent-samples permutation (difference of means) ---
+for name, (x, y) in {
+    "ia11_dr4": ([0.12, 0.05, 0.20, -0.02, 0.08, 0.15, 0.03, 0.10, 0.07, 0.01, 0.09], [0.02, -0.05, 0.04, 0.00]),
+    "n3_n3": ([1.0, 2.0, 3.0], [1.5, 2.5, 4.0]),
+    "ties": ([0.1, 0.1, 0.2, 0.0], [0.1, 0.0, 0.0]),
+}.items():
+    x = np.array(x, float); y = np.array(y, float)
+    r = stats.permutation_test((x, y), lambda a, b, axis: np.mean(a, axis=axis) - np.mean(b, axis=axis),
+                               permutation_type="independent", n_resamples=np.inf, alternative="two-sided", vectorized=True)
+    C[f"perm2/{name}"] = {"a": list(x), "b": list(y), "diff": f(r.statistic), "p": f(r.pvalue)}
+
 # --- Cohen's kappa (formula) ---
 a = ["c", "c", "w", "w", "c", "a", "c", "w", "c", "c", "w", "a"]
 b = ["c", "w", "w", "w", "c", "a", "c", "c", "c", "c", "w", "w"]
