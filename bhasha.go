@@ -37,6 +37,13 @@ type Experiment = experiment.Experiment
 // Model is one model of an experiment and where it is served.
 type Model = experiment.Model
 
+// Dataset names a study's data (path, format, skip_invalid).
+type Dataset = experiment.Dataset
+
+// ScoringOptions switch a study's scoring from its authors' rules to
+// Bhasha's named alternatives.
+type ScoringOptions = experiment.ScoringOptions
+
 // Decoding holds the sampling parameters of a request-file experiment.
 type Decoding = engine.Decoding
 

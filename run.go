@@ -185,7 +185,7 @@ func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error
 	if set := exp.Items(); set != nil {
 		facts = sim.FactsOf(set)
 	}
-	srv, err := sim.New(sim.Config{Facts: facts})
+	srv, err := sim.New(sim.Config{Facts: facts, Models: simulatedModels(exp)})
 	if err != nil {
 		return "", nil, err
 	}
@@ -196,6 +196,34 @@ func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error
 		return "", nil, err
 	}
 	return url, cancel, nil
+}
+
+// simulatedModels are the simulator's own models plus one simulated model
+// per other served name of the experiment (a paper's Hugging Face names),
+// of its size_b (8 when unknown): any experiment runs on the simulator,
+// labelled SIMULATED, before it is pointed at real servers.
+func simulatedModels(exp *Experiment) []sim.ModelSpec {
+	out := sim.DefaultModels()
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[m.ID] = true
+	}
+	all := slices.Clone(exp.Models)
+	if exp.Judge != nil {
+		all = append(all, *exp.Judge)
+	}
+	for _, m := range all {
+		if seen[m.ServedName] {
+			continue
+		}
+		seen[m.ServedName] = true
+		size := m.SizeB
+		if size <= 0 {
+			size = 8
+		}
+		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: size, MaxModelLen: 8192})
+	}
+	return out
 }
 
 // Results is a run directory, finished or partial, from Run or Open: its
