@@ -37,6 +37,7 @@ func Catalog() []Info {
 		{"domains", "accuracy per domain and protocol", "IndicQuest Table 7"},
 		{"protocol_rankings", "agreement of the protocols' model rankings (Kendall τ)", "IndicQuest §5"},
 		{"sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p", ""},
+		{"dataset_stats", "the items asked per form and language: instances, average question and answer length in words", "IndicKLAR Table 5"},
 		{"requests", "a run without gold answers per model × strategy × condition: answers, failures, empty and cached answers, latency, prompt tokens", ""},
 		{"answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts", ""},
 	}

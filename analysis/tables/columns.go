@@ -278,6 +278,10 @@ func columnDocs(name string) string {
 		return "95% normal interval of the mean grade"
 	case "share_ge3":
 		return "share of answers graded 3 or more"
+	case "instances":
+		return "items asked in this form and language"
+	case "avg_query_words", "avg_answer_words":
+		return "mean length in white-space separated words of the questions (query) and gold answers"
 	case "measure":
 		return "what the alternative changes: correct, abstain, hallucination, ..."
 	case "alternative":

@@ -4,9 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
@@ -630,4 +632,51 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
+}
+
+// DatasetStats describes the items a study asked (IndicKLAR Table 5), per
+// form and language and per form pooled over languages (language "*"):
+// the instances, and the average question and answer length in words
+// (white-space separated, as the paper's "query" and "answer length"
+// presumably count; the paper does not say).
+func DatasetStats(set *item.Set, languages []string, forms []string) *Table {
+	t := &Table{Name: "dataset_stats", Header: []string{"form", "language", "instances", "avg_query_words", "avg_answer_words"}}
+	type cell struct{ form, lang string }
+	type acc struct{ n, q, a int }
+	by := map[cell]*acc{}
+	wantL := map[string]bool{}
+	for _, l := range languages {
+		wantL[l] = true
+	}
+	wantF := map[string]bool{}
+	for _, f := range forms {
+		wantF[f] = true
+	}
+	for _, it := range set.Items {
+		for _, v := range it.Variants {
+			if (len(wantL) > 0 && !wantL[v.Language]) || (len(wantF) > 0 && !wantF[string(v.Form)]) || v.Question == "" {
+				continue
+			}
+			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
+				x := by[c]
+				if x == nil {
+					x = &acc{}
+					by[c] = x
+				}
+				x.n++
+				x.q += len(strings.Fields(v.Question))
+				x.a += len(strings.Fields(v.Answer))
+			}
+		}
+	}
+	keys := make([]cell, 0, len(by))
+	for c := range by {
+		keys = append(keys, c)
+	}
+	sortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
+	for _, c := range keys {
+		x := by[c]
+		t.add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))
+	}
+	return t
 }

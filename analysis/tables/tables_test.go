@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/go-gota/gota/series"
 )
@@ -101,7 +102,9 @@ func TestCLC(t *testing.T) {
 		t.Errorf("overall TinT CLC %v", got)
 	}
 	mx := CLCMatrix(pairs, "baseline")
-	at := func(r, c string) float64 { return num(t, cell(t, mx, map[string]string{"row": r, "col": c}, "jaccard")) }
+	at := func(r, c string) float64 {
+		return num(t, cell(t, mx, map[string]string{"row": r, "col": c}, "jaccard"))
+	}
 	if len(mx.Rows) != 9 || at("ben", "hin") != 0.5 || at("hin", "ben") != 1 || at("mar", "mar") != 1 || at("hin", "mar") != 0.75 ||
 		cell(t, mx, map[string]string{"row": "ben", "col": "hin"}, "upper") != "baseline" {
 		t.Errorf("matrix %v", mx.Rows)
@@ -459,5 +462,29 @@ func TestDataFrame(t *testing.T) {
 	}
 	if got, err := df.Col("simulated").Bool(); err != nil || !got[0] {
 		t.Errorf("simulated %v %v", got, err)
+	}
+}
+
+// Table 5's statistics: instances and mean question and answer lengths.
+func TestDatasetStats(t *testing.T) {
+	s := &item.Set{}
+	a := s.Get("1")
+	a.Variants = []item.Variant{{Language: "hin", Form: item.Native, Question: "a b c", Answer: "x y"}, {Language: "hin", Form: item.CodeMixed, Question: "a b", Answer: "x"}}
+	b := s.Get("2")
+	b.Variants = []item.Variant{{Language: "hin", Form: item.Native, Question: "a b", Answer: "x"}, {Language: "ben", Form: item.Native, Question: "a", Answer: "x"}}
+	tb := DatasetStats(s, []string{"hin", "ben"}, []string{"native", "code-mixed"})
+	for _, c := range []struct {
+		form, lang string
+		n          string
+		q, ans     float64
+	}{{"native", "hin", "2", 2.5, 1.5}, {"native", "*", "3", 2, 4.0 / 3}, {"code-mixed", "hin", "1", 2, 1}} {
+		sel := map[string]string{"form": c.form, "language": c.lang}
+		if cell(t, tb, sel, "instances") != c.n || math.Abs(num(t, cell(t, tb, sel, "avg_query_words"))-c.q) > 5e-7 ||
+			math.Abs(num(t, cell(t, tb, sel, "avg_answer_words"))-c.ans) > 5e-7 {
+			t.Errorf("%s/%s: %v", c.form, c.lang, tb.Rows)
+		}
+	}
+	if len(DatasetStats(s, []string{"ben"}, []string{"code-mixed"}).Rows) != 0 {
+		t.Error("filters ignored")
 	}
 }

@@ -166,7 +166,14 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		ref = string(r)
 	}
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows, ref)...)
-	return append(ts, tables.Sensitivity(p.Alternatives(), rows))
+	var langs, forms []string
+	for _, l := range p.Languages {
+		langs = append(langs, l.ISO3)
+	}
+	for _, f := range p.Forms {
+		forms = append(forms, string(f))
+	}
+	return append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
 }
 
 // Score scores the answers (translations are kept, not scored): the
