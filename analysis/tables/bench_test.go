@@ -61,7 +61,7 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	for range b.N {
 		ms := []Metric{Correct(), {Name: "translit", Of: func(r score.Row) bool { return r.Translit }}, {Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
 		ts := append([]*Table{Accuracy("indicklar", ms, rows)}, KLAR(rows, "")...)
-		if len(ts) != 15 || len(ts[0].Rows) == 0 {
+		if len(ts) != 16 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))
 		}
 	}

@@ -21,6 +21,7 @@ func Catalog() []Info {
 		{"clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal", "IndicKLAR Fig. 4"},
 		{"strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval", "IndicKLAR Fig. 3 (significance)"},
 		{"form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p", "IndicKLAR Fig. 2 / §5.1"},
+		{"form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals", "IndicKLAR §5.1 / Fig. 2"},
 		{"flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English", "IndicKLAR Table 15 / Fig. 8"},
 		{"families", "accuracy pooled by language family", "IndicKLAR §5.4"},
 		{"family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p", "IndicKLAR §5.4 (levels; the section's claim is about gains: family_gain_tests)"},

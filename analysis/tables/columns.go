@@ -278,6 +278,12 @@ func columnDocs(name string) string {
 		return "95% normal interval of the mean grade"
 	case "share_ge3":
 		return "share of answers graded 3 or more"
+	case "form_gap_summary.a", "form_gap_summary.b":
+		return "the forms compared (gap = accuracy of a − accuracy of b)"
+	case "form_gap_summary.cells":
+		return "language (× model) cells averaged"
+	case "mean_gap":
+		return "mean of the per-language gaps"
 	case "instances":
 		return "items asked in this form and language"
 	case "avg_query_words", "avg_answer_words":

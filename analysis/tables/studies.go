@@ -334,7 +334,8 @@ func KLAR(rows []score.Row, ref string) []*Table {
 	ref = Reference(ref, o)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
-	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref), formGapsFrom(o), flipPointsFrom(o), fam, FamilyTests(fam),
+	gaps := formGapsFrom(o)
+	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
 		familyGainTestsFrom(o, ref, m), Relations(rows), languageTestsFrom(o, ref, m), Tokenization(rows), Latency(rows)}
 }
 

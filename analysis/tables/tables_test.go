@@ -293,6 +293,11 @@ func TestKLARAnalyses(t *testing.T) {
 	if num(t, cell(t, gaps, sel, "gap")) != 0.5 || cell(t, gaps, sel, "b_only_a") != "3" {
 		t.Errorf("gap rows %v", gaps.Rows)
 	}
+	sum := FormGapSummary(gaps)
+	if cell(t, sum, map[string]string{"model": "*", "a": "english", "b": "native"}, "cells") != "2" || // hin and tam
+		num(t, cell(t, sum, map[string]string{"model": "*", "a": "english", "b": "native"}, "mean_gap")) != 0.5 {
+		t.Errorf("gap summary %v", sum.Rows)
+	}
 	fam := Families(rows)
 	if cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Indo-Aryan"}, "k") != "1" ||
 		cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Dravidian"}, "k") != "1" {
