@@ -42,6 +42,14 @@ func ColumnDoc(table, name string) string {
 		return "accuracy of a minus accuracy of b on the same items"
 	case "protocol_rankings.a", "protocol_rankings.b":
 		return "a scoring protocol (judge, substring, overlap)"
+	case "protocol_rankings.language":
+		return "the language whose models are ranked (* pools model × language cells)"
+	case "model_gaps.a", "model_gaps.b":
+		return "the models compared (diff = accuracy of a − accuracy of b)"
+	case "model_gaps.pairs":
+		return "questions both models were asked"
+	case "model_gaps.diff":
+		return "acc_a − acc_b on the same questions (paired)"
 	case "clc_matrix.upper":
 		return "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"
 	case "clc_matrix.lower":
@@ -223,7 +231,7 @@ func columnDocs(name string) string {
 	case "protocol":
 		return "scoring protocol: judge, substring or overlap"
 	case "cells":
-		return "model × language cells ranked"
+		return "model × language cells (or models) ranked"
 	case "kendall_tau":
 		return "Kendall's τ between the two rankings"
 	case "empty":

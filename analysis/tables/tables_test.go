@@ -357,9 +357,31 @@ func TestQuestTables(t *testing.T) {
 		cell(t, d, map[string]string{"model": "a", "language": "hin", "domain": "History", "protocol": "substring"}, "k") != "1" {
 		t.Errorf("domains %v", d.Rows)
 	}
+	if cell(t, d, map[string]string{"model": "*", "language": "*", "domain": "History", "protocol": "judge"}, "k") != "4" ||
+		cell(t, d, map[string]string{"model": "*", "language": "*", "domain": "History", "protocol": "judge"}, "n") != "5" {
+		t.Errorf("domains pooled over models and languages %v", d.Rows)
+	}
 	rk := Rankings(rows)
-	if cell(t, rk, map[string]string{"b": "substring"}, "cells") != "4" || math.IsNaN(num(t, cell(t, rk, map[string]string{"b": "substring"}, "kendall_tau"))) {
+	if cell(t, rk, map[string]string{"language": "*", "b": "substring"}, "cells") != "4" || math.IsNaN(num(t, cell(t, rk, map[string]string{"language": "*", "b": "substring"}, "kendall_tau"))) ||
+		cell(t, rk, map[string]string{"language": "hin", "b": "substring"}, "cells") != "2" {
 		t.Errorf("rankings %v", rk.Rows)
+	}
+}
+
+// Two models on the same questions: the paired gap per language and
+// protocol, with McNemar's exact p.
+func TestModelGaps(t *testing.T) {
+	var rows []score.Row
+	a := []bool{true, true, true, true, true, true, false, false}
+	b := []bool{true, false, false, false, false, false, false, true}
+	for i := range a {
+		rows = append(rows, row("a", "hin", "native", "", "", strconv.Itoa(i), a[i]), row("b", "hin", "native", "", "", strconv.Itoa(i), b[i]))
+	}
+	g := ModelGaps(rows)
+	sel := map[string]string{"language": "hin", "protocol": "judge", "a": "a", "b": "b"}
+	// a right only: 5; b right only: 1; diff (6 − 2)/8 = 0.5; McNemar 2·P(X ≤ 1 | 6, ½) = 0.21875.
+	if cell(t, g, sel, "pairs") != "8" || num(t, cell(t, g, sel, "diff")) != 0.5 || math.Abs(num(t, cell(t, g, sel, "mcnemar_p"))-0.21875) > 5e-7 {
+		t.Errorf("model gaps %v", g.Rows)
 	}
 }
 

@@ -137,7 +137,7 @@ func (p *plan) Alternatives() []tables.Alternative {
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.Sensitivity(p.Alternatives(), rows))
+		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows))
 	if p.JudgeV1 {
 		ts = append(ts, tables.JudgeGrades(rows))
 	}
