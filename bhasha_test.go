@@ -232,3 +232,32 @@ func TestRequestFileRun(t *testing.T) {
 		t.Errorf("roles %v", roles)
 	}
 }
+
+// TruthfulQA MC1 samples carry the option the model ranks first and
+// every option's log-likelihood.
+func TestMC1Samples(t *testing.T) {
+	dir := t.TempDir()
+	exp := bhasha.Distractors("testdata/truthfulqa/mc_task.json", bhasha.Conditions("clean"), bhasha.SampleItems(2), bhasha.Models(bhasha.SimulatedModels()[2]))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := r.Samples()
+	if err != nil || len(samples) != 2 {
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	for _, s := range samples {
+		if s.Strategy != "mc1" || s.Chosen < 0 || s.Chosen >= len(s.ChoiceLogprobs) || len(s.ChoiceLogprobs) < 2 || s.Answer == "" {
+			t.Errorf("mc1 sample %+v", s)
+		}
+		best := 0
+		for i, lp := range s.ChoiceLogprobs {
+			if lp > s.ChoiceLogprobs[best] {
+				best = i
+			}
+		}
+		if best != s.Chosen {
+			t.Errorf("chosen %d, best log-likelihood at %d", s.Chosen, best)
+		}
+	}
+}

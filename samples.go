@@ -30,12 +30,16 @@ type Sample struct {
 	// Judge is IndicQuest's verdict, Semantic the distractor study's.
 	Judge, Semantic string
 	Abstain         bool
-	Script          string // main script of the answer
-	Switched        bool   // letters outside the scripts of the language asked
-	Failed          bool   // the request failed (Error says why): counted as a wrong answer
-	Error           string
-	EmptyResponse   bool // the model produced an empty text
-	Simulated       bool
+	// Chosen is the multiple-choice option the model ranks first (−1 when
+	// not multiple choice) and ChoiceLogprobs each option's log-likelihood.
+	Chosen         int
+	ChoiceLogprobs []float64
+	Script         string // main script of the answer
+	Switched       bool   // letters outside the scripts of the language asked
+	Failed         bool   // the request failed (Error says why): counted as a wrong answer
+	Error          string
+	EmptyResponse  bool // the model produced an empty text
+	Simulated      bool
 }
 
 // Samples returns one Sample per scored answer, in the tables' order.
@@ -57,8 +61,11 @@ func (r *Results) Samples() ([]Sample, error) {
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
-			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched,
+			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1, ChoiceLogprobs: row.ChoiceLogprobs,
 			Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated}
+		if row.ChoiceLogprobs != nil {
+			s.Chosen = row.Chosen
+		}
 		if rec, ok := byKey[k.String()]; ok {
 			s.Prompt, s.Response, s.Error = PromptText(rec.Request), rec.Response, rec.Error
 		}

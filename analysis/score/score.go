@@ -62,6 +62,11 @@ type Row struct {
 	// SubstringAlt and OverlapAlt under the other one.
 	Substring, Overlap       bool
 	SubstringAlt, OverlapAlt bool
+	// ChoiceLogprobs are a multiple-choice item's log-likelihood per choice
+	// (TruthfulQA MC1; nil otherwise), and Chosen the index the model ranks
+	// first (meaningful only with ChoiceLogprobs).
+	ChoiceLogprobs []float64
+	Chosen         int
 	// JudgeScores are a graded judge's scores by criterion (IndicQuest's
 	// v1 judge: the five criteria and Overall); nil otherwise.
 	JudgeScores map[string]float64

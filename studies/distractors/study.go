@@ -234,9 +234,16 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	for _, k := range mcOrder {
 		it := byID[k.item]
 		row := score.Row{Key: engine.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(item.English), Strategy: StrategyMC1, Condition: k.cond},
-			Gold: it.Choices[it.Correct], Failed: mcFail[k]}
+			Gold: it.Choices[it.Correct], Failed: mcFail[k], Chosen: -1}
 		if !row.Failed {
 			row.Correct, row.Lenient = score.MC1(mc[k], it.Correct)
+			row.ChoiceLogprobs, row.Chosen = mc[k], 0
+			for i, lp := range mc[k] {
+				if lp > mc[k][row.Chosen] {
+					row.Chosen = i
+				}
+			}
+			row.Prediction = it.Choices[row.Chosen]
 		}
 		out = append(out, row)
 	}
