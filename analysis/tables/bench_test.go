@@ -60,8 +60,8 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		ms := []Metric{Correct(), {Name: "translit", Of: func(r score.Row) bool { return r.Translit }}, {Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
-		ts := append([]*Table{Accuracy("indicklar", ms, rows)}, KLAR(rows, "")...)
-		if len(ts) != 16 || len(ts[0].Rows) == 0 {
+		ts := append([]*Table{Accuracy("indicklar", ms, rows)}, KLAR(rows, "", func(string) string { return "" })...)
+		if len(ts) != 17 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))
 		}
 	}

@@ -28,6 +28,7 @@ func Catalog() []Info {
 		{"family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside", "IndicKLAR §5.4"},
 		{"relations", "accuracy per relation", "IndicKLAR Fig. 6 (radar)"},
 		{"language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain", "IndicKLAR A.3/A.4"},
+		{"strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked", "IndicKLAR A.3"},
 		{"tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ", "IndicKLAR Table 10"},
 		{"latency", "end-to-end client-observed latency per answer (every stage summed, under the run's concurrency; the paper timed offline vLLM batches): mean, median, p90, with accuracy", "IndicKLAR Table 6"},
 		{"condition_tests", "each distractor condition against clean on the same items: paired difference interval, McNemar p, Holm and BH per model and metric (z and Fisher with scoring.unpaired_tests)", "distractor study Table 2"},

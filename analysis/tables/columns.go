@@ -292,6 +292,18 @@ func columnDocs(name string) string {
 		return "language (× model) cells averaged"
 	case "mean_gap":
 		return "mean of the per-language gaps"
+	case "strategy_families.family":
+		return "the strategy family (1Step, 2Step, TinT, CoT)"
+	case "best":
+		return "the family's variant with the highest mean accuracy gain"
+	case "mean_acc_gain", "mean_clc_gain":
+		return "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"
+	case "clc_cells":
+		return "language × model cells with a CLC gain"
+	case "ref_mean_ms":
+		return "the reference strategy's mean end-to-end latency (ms)"
+	case "strategy_families.cells":
+		return "language × model cells with an accuracy gain"
 	case "instances":
 		return "items asked in this form and language"
 	case "avg_query_words", "avg_answer_words":

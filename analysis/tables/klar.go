@@ -716,3 +716,72 @@ func DatasetStats(set *item.Set, languages []string, forms []string) *Table {
 	}
 	return t
 }
+
+// StrategyFamilies sets each strategy family's variants side by side
+// (IndicKLAR A.3: 1Step, 2Step, TinT): per variant, the mean gain over
+// the reference across language × model cells in accuracy and in native
+// CLC(L), each with a percentile bootstrap 95% interval (10,000
+// resamples, seed 12345), and the mean end-to-end latency of the variant
+// and of the reference; best marks the family's variant with the highest
+// mean accuracy gain. family names a strategy's family ("" for none).
+func StrategyFamilies(rows []score.Row, ref string, family func(strategy string) string) *Table {
+	o := index(rows)
+	ref = Reference(ref, o)
+	_, means, _ := clcFrom(o)
+	return strategyFamiliesFrom(rows, o, ref, means, family)
+}
+
+func strategyFamiliesFrom(rows []score.Row, o outcomes, ref string, clcMeans *Table, family func(string) string) *Table {
+	t := &Table{Name: "strategy_families", Header: []string{"family", "strategy", "best", "reference", "cells", "mean_acc_gain", "mean_acc_gain_lo", "mean_acc_gain_hi",
+		"clc_cells", "mean_clc_gain", "mean_clc_gain_lo", "mean_clc_gain_hi", "mean_ms", "ref_mean_ms"}}
+	gains := languageGains(o, ref, clcMeans)
+	acc, clc := map[string][]float64{}, map[string][]float64{}
+	for k, byLang := range gains {
+		if family(k.strategy) == "" {
+			continue
+		}
+		for _, v := range byLang {
+			if k.measure == "acc" {
+				acc[k.strategy] = append(acc[k.strategy], v)
+			} else {
+				clc[k.strategy] = append(clc[k.strategy], v)
+			}
+		}
+	}
+	lat := map[string][]float64{}
+	for _, r := range rows {
+		if !r.Failed && !r.Cached && r.LatencyMS > 0 {
+			lat[r.Key.Strategy] = append(lat[r.Key.Strategy], r.LatencyMS)
+		}
+	}
+	boot := func(v []float64, stream uint64) (m, lo, hi float64) {
+		sort.Float64s(v)
+		m, lo, hi, err := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
+		if err != nil {
+			return math.NaN(), math.NaN(), math.NaN()
+		}
+		return m, lo, hi
+	}
+	type variant struct {
+		family, strategy string
+		acc              float64
+	}
+	var vs []variant
+	best := map[string]variant{}
+	for s, v := range acc {
+		m, _, _ := boot(append([]float64(nil), v...), 4)
+		x := variant{family(s), s, m}
+		vs = append(vs, x)
+		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
+			best[x.family] = x
+		}
+	}
+	sortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
+	for _, v := range vs {
+		am, alo, ahi := boot(acc[v.strategy], 4)
+		cm, clo, chi := boot(clc[v.strategy], 5)
+		t.add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
+			len(clc[v.strategy]), cm, clo, chi, mean(lat[v.strategy]), mean(lat[ref]))
+	}
+	return t
+}

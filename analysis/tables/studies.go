@@ -326,17 +326,19 @@ func Standard(study string, ms []Metric, cs []Criterion, rows []score.Row, opt O
 }
 
 // KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
-// matrix), the strategy tests, form gaps, flip points, families and their
-// test, relations, the language tests, tokenization and latency; ref is
-// the experiment's reference strategy ("" chooses, see Reference).
-func KLAR(rows []score.Row, ref string) []*Table {
+// matrix), the strategy tests, form gaps and their summary, flip points,
+// families and their tests, relations, the language tests, the strategy
+// families (family names a strategy's, "" for none), tokenization and
+// latency; ref is the experiment's reference strategy ("" chooses, see
+// Reference).
+func KLAR(rows []score.Row, ref string, family func(string) string) []*Table {
 	o := index(rows) // built once, shared by the paired analyses
 	ref = Reference(ref, o)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
 	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
-		familyGainTestsFrom(o, ref, m), Relations(rows), languageTestsFrom(o, ref, m), Tokenization(rows), Latency(rows)}
+		familyGainTestsFrom(o, ref, m), Relations(rows), languageTestsFrom(o, ref, m), strategyFamiliesFrom(rows, o, ref, m, family), Tokenization(rows), Latency(rows)}
 }
 
 // CLCMatrix lays the reference strategy and each other strategy in one

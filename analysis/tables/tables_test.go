@@ -318,6 +318,18 @@ func TestKLARAnalyses(t *testing.T) {
 	if math.Abs(num(t, cell(t, lt, clc, "mean_gain"))-1.0/3) > 5e-7 || cell(t, lt, clc, "languages") != "2" {
 		t.Errorf("language tests (clc) %v", lt.Rows)
 	}
+	// A.3's families: TinT-EN gains 2/6 in hin, TinT-CM 1/6 in hin and tam.
+	sf := StrategyFamilies(rows, "", func(s string) string {
+		if strings.HasPrefix(s, "tint") {
+			return "TinT"
+		}
+		return ""
+	})
+	en, cm := map[string]string{"strategy": "tint-en"}, map[string]string{"strategy": "tint-cm"}
+	if cell(t, sf, en, "best") != "true" || cell(t, sf, cm, "best") != "false" || math.Abs(num(t, cell(t, sf, en, "mean_acc_gain"))-2.0/6) > 5e-7 ||
+		cell(t, sf, cm, "cells") != "2" || num(t, cell(t, sf, en, "mean_ms")) != 35 || len(sf.Rows) != 2 {
+		t.Errorf("strategy families %v", sf.Rows)
+	}
 	// Gains by family: hin (Indo-Aryan) and tam (Dravidian) gain alike.
 	fg := FamilyGainTests(rows, "")
 	if cell(t, fg, acc, "n_indo_aryan") != "1" || cell(t, fg, acc, "n_dravidian") != "1" || num(t, cell(t, fg, acc, "diff")) != 0 ||

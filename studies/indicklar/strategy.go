@@ -85,3 +85,28 @@ func (s Strategy) JSON() bool { return s != Baseline && s != BaselineCands && !s
 
 // Ablation reports whether s is one of the entity/romanization ablations.
 func (s Strategy) Ablation() bool { return s == EntityEN || s == ContextEN || s == Romanized }
+
+// Family is the strategy's family in the paper's A.3 ("1Step", "2Step",
+// "TinT", "CoT"), or "" for the baselines and ablations.
+func (s Strategy) Family() string {
+	switch s {
+	case OneStepCM, OneStepEN:
+		return "1Step"
+	case TwoStepCM, TwoStepEN, TwoStepTranslit:
+		return "2Step"
+	case TinTCM, TinTEN:
+		return "TinT"
+	case CoT, CoTCands:
+		return "CoT"
+	}
+	return ""
+}
+
+// FamilyOf is the family of a strategy name ("" when unknown).
+func FamilyOf(name string) string {
+	s, err := ParseStrategy(name)
+	if err != nil {
+		return ""
+	}
+	return s.Family()
+}

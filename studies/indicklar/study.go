@@ -165,7 +165,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		r, _ := ParseStrategy(p.e.Reference)
 		ref = string(r)
 	}
-	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows, ref)...)
+	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows, ref, FamilyOf)...)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
