@@ -31,7 +31,7 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := e.Plan().Tables(rows, tables.Options{Sizes: map[string]float64{"m": 8}, Human: []tables.HumanLabel{{Model: "m", Item: "1", Language: "hin"}}})
+		ts := e.Plan().Tables(rows, tables.Options{Sizes: map[string]float64{"m": 8}, Families: map[string]string{"m": "F"}, Human: []tables.HumanLabel{{Model: "m", Item: "1", Language: "hin"}}})
 		for _, tb := range append(ts, tables.Answers(rows)) {
 			if in, ok := tables.InfoOf(tb.Name); !ok || in.Description == "" {
 				t.Errorf("%s: table %s is not in the catalogue", f, tb.Name)

@@ -14,6 +14,7 @@ func Catalog() []Info {
 		{"accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests", "IndicKLAR Tables 2, 7–9 (ACC); IndicQuest Table 4; distractor study Tables 2–3"},
 		{"scoring", "each criterion's rule and the normalisation steps it applies", ""},
 		{"scaling", "Spearman's ρ of model size against accuracy (models with size_b)", "IndicKLAR §5.3 / Fig. 5"},
+		{"model_families", "accuracy by model family over size, pooled over languages (models with family:)", "IndicKLAR §5.3 / Fig. 5"},
 		{"human_agreement", "each criterion, named as what it compares (llm_judge, exact_match, ...), against human labels per model × language × condition: n, agreement, Cohen's κ", "IndicQuest §5 (judge validation)"},
 		{"clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)", "IndicKLAR Fig. 4 (pairs)"},
 		{"clc_mean", "each language's mean Jaccard against the other languages of its form (the authors' CLC(L))", "IndicKLAR Tables 2, 7–9 (CLC)"},

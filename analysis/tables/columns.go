@@ -304,6 +304,10 @@ func columnDocs(name string) string {
 		return "the reference strategy's mean end-to-end latency (ms)"
 	case "strategy_families.cells":
 		return "language × model cells with an accuracy gain"
+	case "model_families.family":
+		return "the model family (family: of the model)"
+	case "size_b":
+		return "the model's size in billions of parameters (size_b:)"
 	case "instances":
 		return "items asked in this form and language"
 	case "avg_query_words", "avg_answer_words":

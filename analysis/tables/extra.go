@@ -14,8 +14,9 @@ import (
 // Options carry what the rows do not: model sizes for the scaling
 // analysis and human labels for judge validation.
 type Options struct {
-	Sizes map[string]float64 // model → parameters in billions
-	Human []HumanLabel
+	Sizes    map[string]float64 // model → parameters in billions
+	Families map[string]string  // model → model family
+	Human    []HumanLabel
 }
 
 // HumanLabel is one human verdict on an answer.
@@ -151,6 +152,63 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 			rho, p = math.NaN(), math.NaN()
 		}
 		t.add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
+	}
+	return t
+}
+
+// ModelFamilies is accuracy by model family over size (IndicKLAR §5.3,
+// Fig. 5): per family × model (with its size) × strategy × form, the
+// answers pooled over languages, k, n, the rate with its Wilson interval,
+// and the failed requests; models without a family are left out.
+func ModelFamilies(rows []score.Row, families map[string]string, sizes map[string]float64) *Table {
+	t := &Table{Name: "model_families", Header: []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
+	type key struct{ family, model, strategy, form string }
+	type cnt struct{ k, n, failed int }
+	by := map[key]*cnt{}
+	for _, r := range rows {
+		f := families[r.Key.Model]
+		if f == "" {
+			continue
+		}
+		x := key{f, r.Key.Model, r.Key.Strategy, r.Key.Form}
+		c := by[x]
+		if c == nil {
+			c = &cnt{}
+			by[x] = c
+		}
+		c.n++
+		switch {
+		case r.Failed:
+			c.failed++
+		case r.Correct:
+			c.k++
+		}
+	}
+	keys := make([]key, 0, len(by))
+	for x := range by {
+		keys = append(keys, x)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.family != b.family {
+			return a.family < b.family
+		}
+		if a.strategy != b.strategy || a.form != b.form {
+			return a.strategy+"|"+a.form < b.strategy+"|"+b.form
+		}
+		if sizes[a.model] != sizes[b.model] {
+			return sizes[a.model] < sizes[b.model]
+		}
+		return a.model < b.model
+	})
+	for _, x := range keys {
+		c := by[x]
+		p := stats.NewProportion(c.k, c.n)
+		size := math.NaN()
+		if s, ok := sizes[x.model]; ok {
+			size = s
+		}
+		t.add(x.family, x.model, size, x.strategy, x.form, c.k, c.n, p.P, p.Lo, p.Hi, c.failed)
 	}
 	return t
 }

@@ -412,6 +412,11 @@ func TestScalingAndHumanAgreement(t *testing.T) {
 	if len(Scaling(rows, nil).Rows) != 0 {
 		t.Error("scaling without sizes")
 	}
+	mf := ModelFamilies(rows, map[string]string{"s": "A", "m": "A", "l": "B"}, map[string]float64{"s": 1, "m": 8, "l": 70})
+	if len(mf.Rows) != 3 || mf.Str(mf.Rows[0], "model") != "s" || mf.Str(mf.Rows[1], "model") != "m" || mf.Num(mf.Rows[1], "rate") != 0.5 ||
+		mf.Str(mf.Rows[2], "family") != "B" || mf.Num(mf.Rows[2], "size_b") != 70 {
+		t.Errorf("model families %v", mf.Rows)
+	}
 	var labels []HumanLabel
 	for i := range 10 {
 		labels = append(labels, HumanLabel{Model: "m", Item: strconv.Itoa(i), Language: "hin", Correct: i < 5})

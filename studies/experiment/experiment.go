@@ -100,6 +100,7 @@ type Model struct {
 	Endpoints      []string `yaml:"endpoints"`
 	APIKeyEnv      string   `yaml:"api_key_env"` // name of the variable holding the key; never the key
 	SizeB          float64  `yaml:"size_b"`      // parameters in billions, for the scaling analysis (optional)
+	Family         string   `yaml:"family"`      // model family (Llama, Gemma, Qwen, ...), for accuracy by family over size (optional)
 	Tokenizer      string   `yaml:"tokenizer"`   // a tokenizer.json for offline token counts (optional, relative to the file)
 	Revision       string   `yaml:"revision"`
 	Root           string   `yaml:"root"`

@@ -461,10 +461,13 @@ func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
 	if e.plan == nil {
 		return nil, fmt.Errorf("experiment %s is not built", e.Name)
 	}
-	o := tables.Options{Sizes: map[string]float64{}}
+	o := tables.Options{Sizes: map[string]float64{}, Families: map[string]string{}}
 	for _, m := range e.Models {
 		if m.SizeB > 0 {
 			o.Sizes[m.Name] = m.SizeB
+		}
+		if m.Family != "" {
+			o.Families[m.Name] = m.Family
 		}
 	}
 	if p := e.HumanLabelsPath(); p != "" {
