@@ -42,6 +42,11 @@ func Catalog() []Info {
 		{"model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p", "IndicQuest §5 (model gaps)"},
 		{"sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p", ""},
 		{"dataset_stats", "the items asked per form and language: instances, average question and answer length in words", "IndicKLAR Table 5"},
+		{"acc_clc_wide", "accuracy and CLC(L) per language side by side, per model × strategy, native questions", "IndicKLAR Tables 2, 8, 9 (layout)"},
+		{"tokenization_marks", "Pearson r and Spearman ρ of prompt length against accuracy with significance marks", "IndicKLAR Table 10 (layout)"},
+		{"flip_points_wide", "flip points per model × language, each step's flipped answers and share", "IndicKLAR Table 15 (layout)"},
+		{"conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns", "distractor study Tables 2–4 (layout)"},
+		{"domains_wide", "accuracy per language and domain, models × protocols as columns", "IndicQuest Tables 4 and 7 (layout)"},
 		{"requests", "a run without gold answers per model × strategy × condition: answers, failures, empty and cached answers, latency, prompt tokens", ""},
 		{"answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts", ""},
 	}

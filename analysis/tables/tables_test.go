@@ -532,3 +532,38 @@ func TestDatasetStats(t *testing.T) {
 		t.Error("filters ignored")
 	}
 }
+
+// The papers' layouts: rows in first-seen order, columns in the given
+// order then sorted, typed cells, NaN where a combination is missing.
+func TestPivotLayouts(t *testing.T) {
+	acc := &Table{Name: "accuracy", Header: []string{"model", "strategy", "language", "form", "metric", "rate"}}
+	clc := &Table{Name: "clc_mean", Header: []string{"model", "strategy", "form", "language", "others", "mean_jaccard"}}
+	for _, l := range []string{"ben", "asm"} {
+		acc.add("m", "baseline", l, "native", "correct", 0.5)
+		acc.add("m", "baseline", l, "native", "translit", 0.9) // not the criterion: left out
+		acc.add("m", "tint-cm", l, "native", "correct", 0.75)
+		clc.add("m", "baseline", "native", l, 1, 0.4)
+	}
+	w := AccCLCWide(acc, clc, "native")
+	want := []string{"model", "strategy", "asm_acc", "asm_clc", "ben_acc", "ben_clc"}
+	if !slices.Equal(w.Header, want) || len(w.Rows) != 2 {
+		t.Fatalf("header %v rows %v", w.Header, w.Rows)
+	}
+	if w.Num(w.Rows[0], "ben_acc") != 0.5 || w.Num(w.Rows[0], "ben_clc") != 0.4 || w.Num(w.Rows[1], "asm_acc") != 0.75 || !math.IsNaN(w.Num(w.Rows[1], "asm_clc")) {
+		t.Errorf("rows %v", w.Rows)
+	}
+	for _, c := range w.Columns() {
+		if c.Description == "" {
+			t.Errorf("column %s has no description", c.Name)
+		}
+	}
+	p := Pivot("x", "", acc, nil, []string{"strategy"}, []string{"language"}, []string{"rate"}, []string{"ben"})
+	if !slices.Equal(p.Header, []string{"strategy", "ben", "asm"}) {
+		t.Errorf("column order %v", p.Header)
+	}
+	for p, want := range map[float64]string{0.0005: "***", 0.005: "**", 0.02: "*", 0.2: "", math.NaN(): ""} {
+		if got := Stars(p); got != want {
+			t.Errorf("Stars(%v) = %q", p, got)
+		}
+	}
+}

@@ -145,6 +145,16 @@ func Criteria() []tables.Criterion {
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
+	acc := ts[0]
+	order := make([]string, len(Conditions))
+	for i, c := range Conditions {
+		order[i] = string(c)
+	}
+	ts = append(ts, tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns (Tables 2-4's layout)", acc,
+		func(t *tables.Table, r []any) bool {
+			m := t.Str(r, "metric")
+			return t.Str(r, "strategy") != StrategyMC1 && (m == "correct" || m == "abstain" || m == "hallucination" || m == "distractor_switch")
+		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order))
 	if len(opt.Human) > 0 {
 		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }, Applies: generated},

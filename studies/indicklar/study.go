@@ -173,7 +173,23 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	return append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
+	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
+	return append(ts, layouts(ts)...)
+}
+
+// layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9
+// (accuracy and CLC per language, native questions), Table 10 (the
+// correlations with significance marks) and Table 15 (flip points per
+// model × language).
+func layouts(ts []*tables.Table) []*tables.Table {
+	by := map[string]*tables.Table{}
+	for _, t := range ts {
+		by[t.Name] = t
+	}
+	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share (Table 15's layout)", by["flip_points"],
+		func(t *tables.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
+		[]string{"from", "flipped", "share"}, []string{string(TinTCM), string(TinTEN)})
+	return []*tables.Table{tables.AccCLCWide(by["accuracy"], by["clc_mean"], "native"), tables.CorrelationMarks(by["tokenization"]), fp}
 }
 
 // Score scores the answers (translations are kept, not scored): the

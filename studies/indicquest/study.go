@@ -138,6 +138,13 @@ func (p *plan) Alternatives() []tables.Alternative {
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows))
+	for _, t := range ts {
+		if t.Name == "domains" {
+			ts = append(ts, tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns (Tables 4 and 7's layout)", t, nil,
+				[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil))
+			break
+		}
+	}
 	if p.JudgeV1 {
 		ts = append(ts, tables.JudgeGrades(rows))
 	}
