@@ -308,6 +308,12 @@ func columnDocs(name string) string {
 		return "the model family (family: of the model)"
 	case "size_b":
 		return "the model's size in billions of parameters (size_b:)"
+	case "claim":
+		return "the paper's conclusion, as an effect that is positive when it holds"
+	case "effect", "effect_alt":
+		return "the claim's effect under the rule in force (effect) and under the alternative (effect_alt)"
+	case "holds", "holds_alt":
+		return "the effect is positive: the conclusion holds under that rule"
 	case "instances":
 		return "items asked in this form and language"
 	case "avg_query_words", "avg_answer_words":

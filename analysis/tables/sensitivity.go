@@ -1,6 +1,8 @@
 package tables
 
 import (
+	"math"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 )
@@ -94,4 +96,74 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 			d, lo, hi, x.gained, x.lost, stats.McNemarExact(x.lost, x.gained))
 	}
 	return t
+}
+
+// Claim is one of a paper's conclusions, as an effect that is positive
+// when the conclusion holds (e.g. TinT-CM's accuracy minus Baseline's),
+// computed from the rows with a verdict on Measure ("correct" when empty)
+// given by v.
+type Claim struct {
+	Name    string
+	Measure string
+	Effect  func(rows []score.Row, v func(score.Row) bool) float64
+}
+
+// Conclusions says whether each claim holds per model under the rule in
+// force and under each alternative on the claim's measure: the effect
+// and holds (effect > 0) both ways. NaN effects (the run lacks what the
+// claim compares) are left out.
+func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
+	t := &Table{Name: "conclusions", Header: []string{"claim", "model", "alternative", "option", "effect", "holds", "effect_alt", "holds_alt"}}
+	byModel := map[string][]score.Row{}
+	var models []string
+	for _, r := range rows {
+		if byModel[r.Key.Model] == nil {
+			models = append(models, r.Key.Model)
+		}
+		byModel[r.Key.Model] = append(byModel[r.Key.Model], r)
+	}
+	sortBy(models, func(m string) []string { return []string{m} })
+	for _, c := range claims {
+		measure := c.Measure
+		if measure == "" {
+			measure = "correct"
+		}
+		for _, m := range models {
+			for _, a := range alts {
+				if a.measure() != measure {
+					continue
+				}
+				e, ea := c.Effect(byModel[m], a.base), c.Effect(byModel[m], a.Of)
+				if math.IsNaN(e) || math.IsNaN(ea) {
+					continue
+				}
+				t.add(c.Name, m, a.Name, a.Option, e, e > 0, ea, ea > 0)
+			}
+		}
+	}
+	return t
+}
+
+// Rate is the share of the rows selected by sel that v accepts (NaN when
+// sel selects none).
+func Rate(rows []score.Row, v, sel func(score.Row) bool) float64 {
+	k, n := 0, 0
+	for _, r := range rows {
+		if sel(r) {
+			n++
+			if v(r) {
+				k++
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(k) / float64(n)
+}
+
+// RateDiff is the effect "rate where a − rate where b" of a verdict over
+// two selections of rows (NaN when either selects none).
+func RateDiff(rows []score.Row, v func(score.Row) bool, a, b func(score.Row) bool) float64 {
+	return Rate(rows, v, a) - Rate(rows, v, b)
 }

@@ -567,3 +567,25 @@ func TestPivotLayouts(t *testing.T) {
 		}
 	}
 }
+
+// A conclusion is checked per model under the rule in force and under the
+// alternative on its measure.
+func TestConclusions(t *testing.T) {
+	var rows []score.Row
+	for i := range 4 {
+		rows = append(rows, row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 3))
+		r := row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 1)
+		r.AbstainMultilingual = i == 1 // a Hindi "I don't know": not an English abstention
+		rows = append(rows, r)
+	}
+	alt := Alternative{Name: "multilingual_abstain", Measure: "hallucination",
+		Base: func(r score.Row) bool { return !r.Correct && !r.AbstainEnglish }, Of: func(r score.Row) bool { return !r.Correct && !r.AbstainMultilingual }}
+	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+		return RateDiff(rows, v, func(r score.Row) bool { return r.Key.Condition == "hi" }, func(r score.Row) bool { return r.Key.Condition == "clean" })
+	}}
+	other := Claim{Name: "another measure", Effect: func([]score.Row, func(score.Row) bool) float64 { return 1 }}
+	c := Conclusions([]Claim{claim, other}, []Alternative{alt}, rows)
+	if len(c.Rows) != 1 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
+		t.Errorf("conclusions %v", c.Rows)
+	}
+}

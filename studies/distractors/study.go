@@ -126,6 +126,27 @@ func (p *plan) Alternatives() []tables.Alternative {
 	}
 }
 
+// Claims are the paper's conclusions the conclusions table checks under
+// each alternative: the Hindi note raises the hallucination proxy and the
+// abstention rate moves with the phrase list (§5), and it lowers exact
+// match (Table 2).
+func Claims() []tables.Claim {
+	cond := func(c Condition) func(score.Row) bool {
+		return func(r score.Row) bool { return r.Key.Strategy == StrategyQA && r.Key.Condition == string(c) }
+	}
+	return []tables.Claim{
+		{Name: "the Hindi note raises the hallucination proxy", Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
+		}},
+		{Name: "the Hindi note raises abstention", Measure: "abstain", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
+		}},
+		{Name: "the Hindi note lowers exact match", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			return tables.RateDiff(rows, v, cond(Clean), cond(Hindi))
+		}},
+	}
+}
+
 // Criteria documents the scoring criteria.
 func Criteria() []tables.Criterion {
 	def := strings.Join(normalize.Default, "+")
@@ -144,7 +165,8 @@ func Criteria() []tables.Criterion {
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows))
+		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
+		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	acc := ts[0]
 	order := make([]string, len(Conditions))
 	for i, c := range Conditions {

@@ -118,6 +118,39 @@ func (p *plan) otherJSON() tables.Alternative {
 		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r score.Row) bool { return r.LenientJSON }}
 }
 
+// Claims are the paper's conclusions the conclusions table checks under
+// each alternative: every strategy run beats the reference on the native
+// questions (TinT above all, §5.2), and English beats native questions
+// under the reference (§5.1).
+func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
+	if ref == "" {
+		has := map[string]bool{}
+		for _, r := range rows {
+			has[r.Key.Strategy] = true
+		}
+		ref = string(Baseline)
+		if !has[ref] {
+			ref = string(BaselineCands)
+		}
+	}
+	native := func(s string) func(score.Row) bool {
+		return func(r score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(item.Native) }
+	}
+	var cs []tables.Claim
+	for _, s := range p.Strategies {
+		if string(s) == ref || s.Ablation() {
+			continue
+		}
+		cs = append(cs, tables.Claim{Name: fmt.Sprintf("%s beats %s (native)", s, ref), Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			return tables.RateDiff(rows, v, native(string(s)), native(ref))
+		}})
+	}
+	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s)", ref), Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+		return tables.RateDiff(rows, v, func(r score.Row) bool { return r.Key.Strategy == ref && r.Key.Form == string(item.English) }, native(ref))
+	}})
+	return cs
+}
+
 // Alternatives are the named options the sensitivity table re-scores with.
 func (p *plan) Alternatives() []tables.Alternative {
 	return []tables.Alternative{p.otherJSON(),
@@ -173,7 +206,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
+	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
 	return append(ts, layouts(ts)...)
 }
 

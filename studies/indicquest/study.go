@@ -114,6 +114,21 @@ func Criteria() []tables.Criterion {
 	}
 }
 
+// Claims are the paper's conclusions the conclusions table checks under
+// each alternative: the lexical criteria fall short of the judge (§5: by
+// 17–25 points).
+func Claims() []tables.Claim {
+	all := func(score.Row) bool { return true }
+	judge := func(r score.Row) bool { return r.Correct }
+	shortfall := func(rows []score.Row, v func(score.Row) bool) float64 {
+		return tables.Rate(rows, judge, all) - tables.Rate(rows, v, all)
+	}
+	return []tables.Claim{
+		{Name: "exact substring falls short of the judge", Measure: "substring", Effect: shortfall},
+		{Name: "word overlap falls short of the judge", Measure: "overlap", Effect: shortfall},
+	}
+}
+
 // Alternatives are the named options the sensitivity table re-scores
 // with: the lexical criteria under the other normalisation, and the
 // transliteration-aware match against the judge.
@@ -137,7 +152,8 @@ func (p *plan) Alternatives() []tables.Alternative {
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows))
+		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
+		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	for _, t := range ts {
 		if t.Name == "domains" {
 			ts = append(ts, tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns (Tables 4 and 7's layout)", t, nil,
