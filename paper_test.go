@@ -21,6 +21,77 @@ func TestPaperExperiments(t *testing.T) {
 	if err != nil || len(files) < 6 {
 		t.Fatalf("paper experiments: %v %v", files, err)
 	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			e := paperExperiment(t, f)
+			dir := t.TempDir()
+			r, err := bhasha.Run(context.Background(), e, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, err := r.Table("accuracy")
+			if err != nil || len(acc.Rows) == 0 || !acc.Simulated || !r.Simulated() {
+				t.Fatalf("accuracy %v %v", acc, err)
+			}
+			models := map[string]bool{}
+			for _, row := range acc.Rows {
+				models[acc.Str(row, "model")] = true
+			}
+			if len(models) != len(e.Models) {
+				t.Errorf("accuracy covers %d of %d models", len(models), len(e.Models))
+			}
+		})
+	}
+}
+
+// Options that change the requests are compared across two runs of the
+// same items: the paper's wording and 10-token limit, and shuffled
+// candidates, each against the authors' code.
+func TestCompareOptionRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string) *bhasha.Results {
+		r, err := bhasha.Run(context.Background(), paperExperiment(t, "experiments/paper/"+name+".yaml"), bhasha.Simulator(),
+			bhasha.Out(filepath.Join(dir, name)), bhasha.CacheDir(filepath.Join(dir, "cache")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	base := run("indicklar-options-base")
+	for _, variant := range []string{"indicklar-options-shuffled", "indicklar-options-paper"} {
+		v := run(variant)
+		c, err := bhasha.Compare(base, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pooled := 0
+		for _, row := range c.Rows {
+			if c.Str(row, "language") == "*" {
+				pooled++
+				if c.Num(row, "pairs") != 3 || !c.Simulated {
+					t.Errorf("%s: %v", variant, row)
+				}
+			}
+		}
+		if pooled != 3 { // one per strategy
+			t.Errorf("%s: %d pooled rows in %v", variant, pooled, c.Rows)
+		}
+		if variant == "indicklar-options-paper" {
+			for group, ds := range v.Manifest().Decodings {
+				for _, d := range ds {
+					if d.MaxTokens != 10 {
+						t.Errorf("%s asked with max_tokens %d, want the paper's 10", group, d.MaxTokens)
+					}
+				}
+			}
+		}
+	}
+}
+
+// paperExperiment reads a paper experiment, checks it validates as
+// written, and shrinks it to a small sample of the bundled data.
+func paperExperiment(t *testing.T, f string) *bhasha.Experiment {
+	t.Helper()
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	small := map[string]func(e *bhasha.Experiment){
 		"indicklar": func(e *bhasha.Experiment) {
@@ -38,41 +109,22 @@ func TestPaperExperiments(t *testing.T) {
 			}
 		},
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var e bhasha.Experiment
-			if err := yaml.Unmarshal(b, &e); err != nil {
-				t.Fatal(err)
-			}
-			e.Studies = bhasha.BuiltinStudies()
-			if probs := e.Validate(); len(probs) > 0 {
-				t.Fatalf("as written: %v", probs)
-			}
-			shrink := small[e.Study]
-			if shrink == nil {
-				t.Fatalf("no sample data for study %s", e.Study)
-			}
-			shrink(&e)
-			dir := t.TempDir()
-			r, err := bhasha.Run(context.Background(), &e, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, err := r.Table("accuracy")
-			if err != nil || len(acc.Rows) == 0 || !acc.Simulated || !r.Simulated() {
-				t.Fatalf("accuracy %v %v", acc, err)
-			}
-			models := map[string]bool{}
-			for _, row := range acc.Rows {
-				models[acc.Str(row, "model")] = true
-			}
-			if len(models) != len(e.Models) {
-				t.Errorf("accuracy covers %d of %d models", len(models), len(e.Models))
-			}
-		})
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var e bhasha.Experiment
+	if err := yaml.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	e.Studies = bhasha.BuiltinStudies()
+	if probs := e.Validate(); len(probs) > 0 {
+		t.Fatalf("%s as written: %v", f, probs)
+	}
+	shrink := small[e.Study]
+	if shrink == nil {
+		t.Fatalf("no sample data for study %s", e.Study)
+	}
+	shrink(&e)
+	return &e
 }

@@ -405,3 +405,21 @@ func (r *Results) WriteTables() ([]*Table, error) {
 	}
 	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables, r.manifest.Simulated)
 }
+
+// Compare sets two runs of the same items side by side: per model ×
+// strategy × language × form × condition (and pooled, "*"), each run's
+// accuracy on the items both answered, the paired difference b − a with
+// its interval and McNemar's p (tables.Compare). Use it for an option
+// that changes the requests (shuffled candidates, the paper's wording):
+// run the experiment twice, differing only in that option.
+func Compare(a, b *Results) (*Table, error) {
+	if err := a.score(); err != nil {
+		return nil, err
+	}
+	if err := b.score(); err != nil {
+		return nil, err
+	}
+	t := tables.Compare(a.rows, b.rows)
+	t.Simulated = a.Simulated() || b.Simulated()
+	return t, nil
+}

@@ -42,6 +42,7 @@ func Catalog() []Info {
 		{"model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p", "IndicQuest §5 (model gaps)"},
 		{"sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p", ""},
 		{"conclusions", "each of the paper's conclusions (TinT beats Baseline, the Hindi note raises hallucination, lexical criteria fall short of the judge, ...) per model, under the rule in force and under each named alternative: the effect and whether it still holds", ""},
+		{"comparison", "two runs of the same items side by side (an option that changes the requests): accuracies, paired difference with interval, McNemar p (bhasha.Compare)", ""},
 		{"dataset_stats", "the items asked per form and language: instances, average question and answer length in words", "IndicKLAR Table 5"},
 		{"acc_clc_wide", "accuracy and CLC(L) per language side by side, per model × strategy, native questions", "IndicKLAR Tables 2, 8, 9 (layout)"},
 		{"tokenization_marks", "Pearson r and Spearman ρ of prompt length against accuracy with significance marks", "IndicKLAR Table 10 (layout)"},

@@ -308,6 +308,10 @@ func columnDocs(name string) string {
 		return "the model family (family: of the model)"
 	case "size_b":
 		return "the model's size in billions of parameters (size_b:)"
+	case "comparison.diff":
+		return "acc_b − acc_a on the items both runs answered (paired)"
+	case "comparison.pairs":
+		return "items both runs answered"
 	case "claim":
 		return "the paper's conclusion, as an effect that is positive when it holds"
 	case "effect", "effect_alt":

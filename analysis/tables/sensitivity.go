@@ -167,3 +167,48 @@ func Rate(rows []score.Row, v, sel func(score.Row) bool) float64 {
 func RateDiff(rows []score.Row, v func(score.Row) bool, a, b func(score.Row) bool) float64 {
 	return Rate(rows, v, a) - Rate(rows, v, b)
 }
+
+// Compare sets two runs of the same items side by side (an option that
+// changes the requests, such as shuffled candidates or the paper's
+// prompt wording, needs a second run): per model × strategy × language ×
+// form × condition, and pooled over languages and forms (language and
+// form "*"), the items both runs answered, each run's correct count and
+// accuracy, the paired difference b − a with its 95% Wald interval, and
+// McNemar's exact p. A failed answer is a wrong one.
+func Compare(a, b []score.Row) *Table {
+	t := &Table{Name: "comparison", Header: []string{"model", "strategy", "language", "form", "condition", "pairs", "k_a", "k_b", "acc_a", "acc_b", "diff", "diff_lo", "diff_hi", "mcnemar_p"}}
+	type cell struct{ model, strategy, lang, form, cond string }
+	outcomes := func(rows []score.Row) map[cell]map[string]bool {
+		o := map[cell]map[string]bool{}
+		for _, r := range rows {
+			for _, c := range []cell{{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form, r.Key.Condition}, {r.Key.Model, r.Key.Strategy, "*", "*", r.Key.Condition}} {
+				if o[c] == nil {
+					o[c] = map[string]bool{}
+				}
+				item := r.Key.Item
+				if c.lang == "*" {
+					item = r.Key.Language + "/" + r.Key.Form + "/" + item
+				}
+				o[c][item] = r.Correct
+			}
+		}
+		return o
+	}
+	oa, ob := outcomes(a), outcomes(b)
+	keys := make([]cell, 0, len(oa))
+	for c := range oa {
+		if ob[c] != nil {
+			keys = append(keys, c)
+		}
+	}
+	sortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.cond, c.lang, c.form} })
+	for _, c := range keys {
+		n, ka, kb, onlyA, onlyB := paired(oa[c], ob[c])
+		if n == 0 {
+			continue
+		}
+		d, lo, hi := stats.PairedDiffCI(onlyA, onlyB, n, 0.95)
+		t.add(c.model, c.strategy, c.lang, c.form, c.cond, n, ka, kb, frac(ka, n), frac(kb, n), d, lo, hi, stats.McNemarExact(onlyA, onlyB))
+	}
+	return t
+}

@@ -36,7 +36,9 @@ func (Study) About() string {
 }
 
 // Fields: dataset, conditions, notes, paragraph, human_labels.
-func (Study) Fields() []string { return []string{"dataset", "conditions", "notes", "paragraph", "human_labels"} }
+func (Study) Fields() []string {
+	return []string{"dataset", "conditions", "notes", "paragraph", "human_labels"}
+}
 
 // Check parses the conditions (default: all eight) and the notes' languages.
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {

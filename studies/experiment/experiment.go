@@ -123,6 +123,7 @@ type PromptOptions struct {
 	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
 	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
 	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
+	MaxTokens         int  `yaml:"max_tokens"`         // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
 }
 
 // ScoringOptions are the named alternatives to the authors' scoring rules.

@@ -47,6 +47,10 @@ type Protocol struct {
 	// PaperWording uses the prompt texts printed in the paper's Appendix F
 	// instead of the (longer) texts of the authors' code.
 	PaperWording bool
+	// MaxTokens, when positive, replaces every strategy's token limit (the
+	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
+	// the baselines and 60-160 for the JSON strategies).
+	MaxTokens int
 	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.
@@ -207,7 +211,11 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 						}
 						continue
 					}
-					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: decoding(s, stage)}
+					d := decoding(s, stage)
+					if p.MaxTokens > 0 {
+						d.MaxTokens = p.MaxTokens
+					}
+					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
 					if p.Chat {
 						r.Kind, r.Prompt = engine.Chat, ""
 						r.Messages = []engine.Message{{Role: "user", Content: prompt}}

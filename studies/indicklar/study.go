@@ -13,8 +13,8 @@ package indicklar
 
 import (
 	"context"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
@@ -42,7 +42,9 @@ func (Study) About() string {
 }
 
 // Fields: dataset, languages, forms, strategies, reference.
-func (Study) Fields() []string { return []string{"dataset", "languages", "forms", "strategies", "reference"} }
+func (Study) Fields() []string {
+	return []string{"dataset", "languages", "forms", "strategies", "reference"}
+}
 
 // Check requires languages and a dataset, and parses languages, forms and
 // strategies (defaults: native, baseline).
@@ -80,7 +82,7 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		Forms:      experiment.List(c, "forms", e.Forms, item.ParseForm),
 		Strategies: experiment.List(c, "strategies", e.Strategies, ParseStrategy),
 		Shots:      e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
-		PaperWording: e.Prompt.PaperWording}
+		PaperWording: e.Prompt.PaperWording, MaxTokens: e.Prompt.MaxTokens}
 	if len(p.Forms) == 0 {
 		p.Forms = []item.Form{item.Native}
 	}
