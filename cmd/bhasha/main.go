@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/runtime/batch"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -49,6 +51,7 @@ Commands:
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
   report        score a finished run and write its tables as CSV under RUN/tables/
+  compare       set two runs of the same items side by side (an option that changes the requests)
   datasets check  read a dataset and print its languages, items, alignment gaps and every problem
   demo          run the built-in default experiment against the in-process simulator
   version       print the version
@@ -123,6 +126,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
 		return cmdReport(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(ctx, args[1:], stdout, stderr)
 	case "datasets":
 		if len(args) < 2 || args[1] != "check" {
 			return fmt.Errorf("datasets: want 'datasets check PATH'")
@@ -477,7 +482,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	for _, n := range r.Notes() {
-		fmt.Fprintf(stderr, "report: warning: %s: %s\n", *dir, n)
+		fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
 	}
 	scored, _ := r.Scored()
 	m := r.Manifest()
@@ -489,6 +494,45 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
+	}
+	return nil
+}
+
+// cmdCompare sets two runs of the same items side by side: the
+// comparison table as Markdown on stdout, and as CSV with --out.
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compare", "compare --a DIR --b DIR [--out FILE.csv]", stderr)
+	a := fs.String("a", "", "the first run directory (e.g. the authors' defaults)")
+	b := fs.String("b", "", "the second run directory (the option changed)")
+	out := fs.String("out", "", "also write the comparison table as CSV to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *a == "" || *b == "" {
+		fs.Usage()
+		return errors.New("compare: --a and --b are required")
+	}
+	ra, err := bhasha.Open(ctx, *a)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	rb, err := bhasha.Open(ctx, *b)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	t, err := bhasha.Compare(ra, rb)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	fmt.Fprintf(stdout, "a = %s, b = %s\n\n%s", *a, *b, t.Markdown())
+	if *out != "" {
+		var buf bytes.Buffer
+		if err := t.WriteCSV(&buf, t.Simulated); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(*out, buf.Bytes()); err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
 	}
 	return nil
 }

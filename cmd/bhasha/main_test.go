@@ -712,3 +712,31 @@ func TestBatchTwoStageStudy(t *testing.T) {
 		t.Errorf("answers.csv lacks extracted JSON answers:\n%.600s", b)
 	}
 }
+
+// compare sets two runs side by side (Markdown, and CSV with --out).
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "exp.yaml") // no endpoint: the in-process simulator
+	os.WriteFile(path, []byte("name: cmp\nstudy: indicklar\ndataset: {path: "+mustAbs(t, "../../testdata/klar")+", format: klar}\nlanguages: [ja]\n"+
+		"strategies: [baseline, tint-en]\nsample: 4\nmodels: [{name: base-8b, served_name: sim-base-8b}]\n"), 0o644)
+	var so, se bytes.Buffer
+	for _, out := range []string{"a", "b"} {
+		args := []string{"run", "--config", path, "--out", filepath.Join(dir, out), "--cache-dir", filepath.Join(dir, "cache")}
+		if err := dispatch(context.Background(), args, &so, &se); err != nil {
+			t.Fatalf("%v\n%s", err, se.String())
+		}
+	}
+	so.Reset()
+	csv := filepath.Join(dir, "cmp.csv")
+	if err := dispatch(context.Background(), []string{"compare", "--a", filepath.Join(dir, "a"), "--b", filepath.Join(dir, "b"), "--out", csv}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	b, err := os.ReadFile(csv)
+	if err != nil || !strings.Contains(so.String(), "**comparison**") || !strings.HasPrefix(string(b), "simulated,model,strategy,") {
+		t.Errorf("compare said %q, wrote %q (%v)", so.String(), b, err)
+	}
+	// The same answers both times: every difference is 0.
+	if strings.Count(so.String(), "| 0 | 0 | 0 | 1.000000 |") != 4 { // diff, lo, hi, McNemar p of 2 strategies × (ja, *)
+		t.Errorf("identical runs differ: %s", so.String())
+	}
+}
