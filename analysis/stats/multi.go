@@ -61,17 +61,8 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 		mean += v
 	}
 	mean /= float64(n)
-	gamma := math.Abs(1e-14 * mean)
-	var le, ge, total float64
-	count := func(s float64) {
-		total++
-		if s <= mean+gamma {
-			le++
-		}
-		if s >= mean-gamma {
-			ge++
-		}
-	}
+	null := newNull(mean)
+	count := null.add
 	if n <= exactMax {
 		for mask := 0; mask < 1<<n; mask++ {
 			s := 0.0
@@ -84,7 +75,7 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 			}
 			count(s / float64(n))
 		}
-		return mean, math.Min(1, 2*math.Min(le, ge)/total), nil
+		return mean, null.exactP(), nil
 	}
 	if rng == nil {
 		return 0, 0, errors.New("permutation: a random source is needed beyond the exact limit")
@@ -100,8 +91,35 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 		}
 		count(s / float64(n))
 	}
-	pl, pg := (le+1)/(total+1), (ge+1)/(total+1)
-	return mean, math.Min(1, 2*math.Min(pl, pg)), nil
+	return mean, null.randomP(), nil
+}
+
+// null counts a permutation null distribution against the observed
+// statistic: how many values are ≤ and ≥ it, within SciPy's relative
+// tolerance 10⁻¹⁴.
+type null struct {
+	obs, gamma     float64
+	le, ge, values float64
+}
+
+func newNull(obs float64) *null { return &null{obs: obs, gamma: math.Abs(1e-14 * obs)} }
+
+func (c *null) add(s float64) {
+	c.values++
+	if s <= c.obs+c.gamma {
+		c.le++
+	}
+	if s >= c.obs-c.gamma {
+		c.ge++
+	}
+}
+
+// exactP is 2·min(P(≤), P(≥)) over every value, capped at 1.
+func (c *null) exactP() float64 { return math.Min(1, 2*math.Min(c.le, c.ge)/c.values) }
+
+// randomP is SciPy's rule for random resamples: (count + 1)/(resamples + 1).
+func (c *null) randomP() float64 {
+	return math.Min(1, 2*math.Min((c.le+1)/(c.values+1), (c.ge+1)/(c.values+1)))
 }
 
 // TwoSamplePermutation is the two-sided permutation test of the
@@ -128,17 +146,8 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 		sa += v
 	}
 	diff = meanDiff(sa)
-	gamma := math.Abs(1e-14 * diff)
-	var le, ge, count float64
-	tally := func(s float64) {
-		count++
-		if s <= diff+gamma {
-			le++
-		}
-		if s >= diff-gamma {
-			ge++
-		}
-	}
+	null := newNull(diff)
+	tally := null.add
 	n := na + nb
 	if combinations(n, na) <= float64(exactMax) {
 		idx := make([]int, na) // every na-subset of the pool, in lexicographic order
@@ -163,7 +172,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 				idx[j] = idx[j-1] + 1
 			}
 		}
-		return diff, math.Min(1, 2*math.Min(le, ge)/count), nil
+		return diff, null.exactP(), nil
 	}
 	if rng == nil {
 		return 0, 0, errors.New("permutation: a random source is needed beyond the exact limit")
@@ -178,8 +187,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 		}
 		tally(meanDiff(s))
 	}
-	pl, pg := (le+1)/(count+1), (ge+1)/(count+1)
-	return diff, math.Min(1, 2*math.Min(pl, pg)), nil
+	return diff, null.randomP(), nil
 }
 
 // combinations is C(n, k) as a float (it may be large).

@@ -589,3 +589,27 @@ func TestConclusions(t *testing.T) {
 		t.Errorf("conclusions %v", c.Rows)
 	}
 }
+
+// Two runs of the same items: the paired difference b − a and McNemar.
+func TestCompare(t *testing.T) {
+	var a, b []score.Row
+	ra := []bool{true, true, true, false, false, false}
+	rb := []bool{true, false, false, false, true, true}
+	for i := range ra {
+		a = append(a, row("m", "hin", "native", "baseline-cands", "", strconv.Itoa(i), ra[i]))
+		b = append(b, row("m", "hin", "native", "baseline-cands", "", strconv.Itoa(i), rb[i]))
+	}
+	b = append(b, row("m", "hin", "native", "baseline-cands", "", "only-b", true)) // not in a: not paired
+	c := Compare(a, b)
+	sel := map[string]string{"language": "hin", "form": "native"}
+	// a right only: 2, b right only: 2 → diff 0, McNemar p 1; pairs 6.
+	if cell(t, c, sel, "pairs") != "6" || cell(t, c, sel, "k_a") != "3" || cell(t, c, sel, "k_b") != "3" || num(t, cell(t, c, sel, "diff")) != 0 ||
+		num(t, cell(t, c, sel, "mcnemar_p")) != 1 || cell(t, c, map[string]string{"language": "*"}, "pairs") != "6" {
+		t.Errorf("comparison %v", c.Rows)
+	}
+	b[0].Correct = false // now a right only 3, b right only 2: diff −1/6
+	c = Compare(a, b)
+	if math.Abs(num(t, cell(t, c, sel, "diff"))+1.0/6) > 5e-7 {
+		t.Errorf("comparison %v", c.Rows)
+	}
+}
