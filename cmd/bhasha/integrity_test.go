@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -327,10 +326,11 @@ func TestInterruptDuringDatasetLoad(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Signal once the child is busy loading (its handler is installed
-		// first thing in main): 100 ms of CPU, whatever the machine's load.
-		for deadline := time.Now().Add(20 * time.Second); cpuTicks(c.Process.Pid) < 10 && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
+		// Signal once the child has the dataset open: it is loading, and its
+		// handler, installed first thing in main, is in place, whatever the
+		// machine's load.
+		for deadline := time.Now().Add(20 * time.Second); !hasOpen(c.Process.Pid, data) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
 		}
 		sent := time.Now()
 		c.Process.Signal(syscall.SIGINT)
@@ -345,21 +345,19 @@ func TestInterruptDuringDatasetLoad(t *testing.T) {
 	}
 }
 
-// cpuTicks is the user and system CPU time of a process, in clock ticks
-// (/proc/PID/stat fields 14 and 15); 0 when unreadable.
-func cpuTicks(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// hasOpen reports whether process pid has the file path open
+// (/proc/PID/fd).
+func hasOpen(pid int, path string) bool {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
-		return 0
+		return false
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
-	if len(f) < 13 {
-		return 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == path {
+			return true
+		}
 	}
-	u, _ := strconv.Atoi(f[11])
-	k, _ := strconv.Atoi(f[12])
-	return u + k
+	return false
 }
 
 // Batch import reads responses with the engine's parser: a 200 whose
