@@ -312,6 +312,10 @@ func columnDocs(name string) string {
 		return "acc_b − acc_a on the items both runs answered (paired)"
 	case "comparison.pairs":
 		return "items both runs answered"
+	case "clc_ref", "strategy_tests.clc":
+		return "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"
+	case "clc_gain":
+		return "clc − clc_ref"
 	case "claim":
 		return "the paper's conclusion, as an effect that is positive when it holds"
 	case "effect", "effect_alt":

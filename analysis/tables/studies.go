@@ -89,17 +89,31 @@ func clcFrom(o outcomes) (pairs, means, overall *Table) {
 }
 
 // StrategyTests compares each strategy with the reference (Reference) on
-// the same items, per model × language × form:
+// the same items, per model × language × form (with both CLC(L) and the
+// CLC gain beside the accuracy gain):
 // the discordant counts b (reference right, strategy wrong) and c
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
 func StrategyTests(rows []score.Row, ref string) *Table {
-	return strategyTestsFrom(index(rows), Reference(ref, index(rows)))
+	o := index(rows)
+	_, means, _ := clcFrom(o)
+	return strategyTestsFrom(o, Reference(ref, o), means)
 }
 
-func strategyTestsFrom(o outcomes, ref string) *Table {
-	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh"}}
+func strategyTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+	t := &Table{Name: "strategy_tests", Header: []string{"model", "language", "form", "strategy", "reference", "pairs", "ref_k", "k", "diff", "diff_lo", "diff_hi", "b", "c", "mcnemar_p", "p_holm", "p_bh",
+		"clc_ref", "clc", "clc_gain"}}
+	clc := map[[4]string]float64{} // model, strategy, language, form → CLC(L)
+	for _, r := range clcMeans.Rows {
+		clc[[4]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language"), clcMeans.Str(r, "form")}] = clcMeans.Num(r, "mean_jaccard")
+	}
+	clcOf := func(k [4]string) float64 {
+		if v, ok := clc[k]; ok {
+			return v
+		}
+		return math.NaN()
+	}
 	var cells [][4]string
 	for k := range o {
 		if k[1] != ref {
@@ -129,7 +143,8 @@ func strategyTestsFrom(o outcomes, ref string) *Table {
 		ls := byModel[m]
 		adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			d, lo, hi := stats.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
-			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh)
+			cr, cs := clcOf([4]string{m, ref, l.c[2], l.c[3]}), clcOf(l.c)
+			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
 		})
 	}
 	return t
@@ -341,7 +356,7 @@ func KLAR(rows []score.Row, ref string, family func(string) string) []*Table {
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
-	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
+	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
 		familyGainTestsFrom(o, ref, m), Relations(rows), languageTestsFrom(o, ref, m), strategyFamiliesFrom(rows, o, ref, m, family), Tokenization(rows), Latency(rows)}
 }
 

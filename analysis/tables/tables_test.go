@@ -318,6 +318,12 @@ func TestKLARAnalyses(t *testing.T) {
 	if math.Abs(num(t, cell(t, lt, clc, "mean_gain"))-1.0/3) > 5e-7 || cell(t, lt, clc, "languages") != "2" {
 		t.Errorf("language tests (clc) %v", lt.Rows)
 	}
+	// CLC gains beside the accuracy gains: native CLC 0 → 1/3 for TinT-CM.
+	st := StrategyTests(rows, "")
+	if sel := map[string]string{"strategy": "tint-cm", "language": "hin"}; num(t, cell(t, st, sel, "clc_ref")) != 0 ||
+		math.Abs(num(t, cell(t, st, sel, "clc_gain"))-1.0/3) > 5e-7 {
+		t.Errorf("strategy tests' CLC %v", st.Rows)
+	}
 	// A.3's families: TinT-EN gains 2/6 in hin, TinT-CM 1/6 in hin and tam.
 	sf := StrategyFamilies(rows, "", func(s string) string {
 		if strings.HasPrefix(s, "tint") {
