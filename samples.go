@@ -61,10 +61,10 @@ func (r *Results) Samples() ([]Sample, error) {
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
-			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1, ChoiceLogprobs: row.ChoiceLogprobs,
+			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
 			Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated}
-		if row.ChoiceLogprobs != nil {
-			s.Chosen = row.Chosen
+		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
+			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
 		if rec, ok := byKey[k.String()]; ok {
 			s.Prompt, s.Response, s.Error = PromptText(rec.Request), rec.Response, rec.Error

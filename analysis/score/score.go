@@ -40,6 +40,23 @@ type Row struct {
 	Gold       string
 	Prediction string
 	Method     extract.Method
+	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
+	// when the verdict is missing).
+	Judge string
+	// Semantic is the distractor study's semantic verdict on a switched
+	// answer (CORRECT, WRONG, ABSTAIN, unparsed, or "" when not judged).
+	Semantic string
+	Script   string // main script of the response
+	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
+	PromptTokens int
+	// OfflineTokens is the prompt's length under the model's tokenizer.json
+	// (baseline rows of models with a tokenizer; 0 otherwise).
+	OfflineTokens int
+	LatencyMS     float64
+	// Detail holds what few rows have (nil otherwise): a multiple-choice
+	// item's per-choice log-likelihoods, a graded judge's scores.
+	Detail *Detail
+
 	// Correct is the study's strict criterion: IndicKLAR the authors'
 	// prefix (baselines) or candidate matcher, TriviaQA exact match against
 	// all aliases, TruthfulQA MC1 with the original strict rule, IndicQuest
@@ -62,43 +79,33 @@ type Row struct {
 	// SubstringAlt and OverlapAlt under the other one.
 	Substring, Overlap       bool
 	SubstringAlt, OverlapAlt bool
-	// ChoiceLogprobs are a multiple-choice item's log-likelihood per choice
-	// (TruthfulQA MC1; nil otherwise), and Chosen the index the model ranks
-	// first (meaningful only with ChoiceLogprobs).
-	ChoiceLogprobs []float64
-	Chosen         int
-	// JudgeScores are a graded judge's scores by criterion (IndicQuest's
-	// v1 judge: the five criteria and Overall); nil otherwise.
-	JudgeScores map[string]float64
-	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
-	// when the verdict is missing).
-	Judge string
-	// Semantic is the distractor study's semantic verdict on a switched
-	// answer (CORRECT, WRONG, ABSTAIN, unparsed, or "" when not judged).
-	Semantic string
 	// Abstain is the study's abstention rule: the English phrases in the
 	// distractor study (the paper's), the 17 languages' phrases elsewhere;
 	// AbstainEnglish and AbstainMultilingual are both rules' findings.
 	Abstain                             bool
 	AbstainEnglish, AbstainMultilingual bool
-	Script                              string // main script of the response
-	Switched                            bool   // letters outside the scripts of the language asked
+	Switched                            bool // letters outside the scripts of the language asked
 	// DistractorSwitch is the distractor study's rule (any Devanagari or CJK).
 	DistractorSwitch bool
 	// Failed: the request failed (or, Withheld, was never sent because its
 	// first stage failed); the answer counts as wrong, as the authors'
 	// scorers count a missing one, and the tables say how many.
 	Failed, Withheld bool
-	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
-	PromptTokens int
-	// OfflineTokens is the prompt's length under the model's tokenizer.json
-	// (baseline rows of models with a tokenizer; 0 otherwise).
-	OfflineTokens int
-	LatencyMS     float64
-	Cached        bool
+	Cached           bool
 	// EmptyResponse: the model produced an empty text (a real answer,
 	// engine.Record.EmptyResponse), flagged in answers.csv.
 	EmptyResponse bool
+}
+
+// Detail is what only some rows carry.
+type Detail struct {
+	// ChoiceLogprobs are a multiple-choice item's log-likelihood per
+	// choice (TruthfulQA MC1), and Chosen the index the model ranks first.
+	ChoiceLogprobs []float64
+	Chosen         int
+	// JudgeScores are a graded judge's scores by criterion (IndicQuest's
+	// v1 judge: the five criteria and Overall).
+	JudgeScores map[string]float64
 }
 
 // Common reads the fields every study's row takes the same way from its

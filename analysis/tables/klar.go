@@ -274,7 +274,8 @@ func Relations(rows []score.Row) *Table {
 func LanguageTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
 	_, means, _ := clcFrom(o)
-	return languageTestsFrom(o, Reference(ref, o), means)
+	ref = Reference(ref, o)
+	return languageTestsFrom(languageGains(o, ref, means), ref)
 }
 
 // gainKey names one set of per-language gains.
@@ -320,10 +321,9 @@ func languageGains(o outcomes, ref string, clcMeans *Table) map[gainKey]map[stri
 	return gains
 }
 
-func languageTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *Table {
 	t := &Table{Name: "language_tests", Header: []string{"model", "strategy", "reference", "measure", "languages", "positive", "mean_gain", "mean_gain_lo", "mean_gain_hi", "perm_p",
 		"median_gain", "wilcoxon_T", "wilcoxon_p", "method"}}
-	byLang := languageGains(o, ref, clcMeans)
 	type msm = gainKey
 	gains := map[msm][]float64{}
 	for k, m := range byLang {
@@ -618,14 +618,14 @@ func FamilyTests(fam *Table) *Table {
 func FamilyGainTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
 	_, means, _ := clcFrom(o)
-	return familyGainTestsFrom(o, Reference(ref, o), means)
+	ref = Reference(ref, o)
+	return familyGainTestsFrom(languageGains(o, ref, means), ref)
 }
 
-func familyGainTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
+func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *Table {
 	t := &Table{Name: "family_gain_tests", Header: []string{"model", "strategy", "reference", "measure", "n_indo_aryan", "mean_gain_indo_aryan", "n_dravidian", "mean_gain_dravidian",
 		"diff", "perm_p", "median_gain_indo_aryan", "median_gain_dravidian"}}
 	reg := lang.New()
-	gains := languageGains(o, ref, clcMeans)
 	keys := make([]gainKey, 0, len(gains))
 	for k := range gains {
 		keys = append(keys, k)
@@ -728,13 +728,12 @@ func StrategyFamilies(rows []score.Row, ref string, family func(strategy string)
 	o := index(rows)
 	ref = Reference(ref, o)
 	_, means, _ := clcFrom(o)
-	return strategyFamiliesFrom(rows, o, ref, means, family)
+	return strategyFamiliesFrom(rows, languageGains(o, ref, means), ref, family)
 }
 
-func strategyFamiliesFrom(rows []score.Row, o outcomes, ref string, clcMeans *Table, family func(string) string) *Table {
+func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *Table {
 	t := &Table{Name: "strategy_families", Header: []string{"family", "strategy", "best", "reference", "cells", "mean_acc_gain", "mean_acc_gain_lo", "mean_acc_gain_hi",
 		"clc_cells", "mean_clc_gain", "mean_clc_gain_lo", "mean_clc_gain_hi", "mean_ms", "ref_mean_ms"}}
-	gains := languageGains(o, ref, clcMeans)
 	acc, clc := map[string][]float64{}, map[string][]float64{}
 	for k, byLang := range gains {
 		if family(k.strategy) == "" {

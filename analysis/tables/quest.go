@@ -169,7 +169,10 @@ func JudgeGrades(rows []score.Row) *Table {
 		if r.Failed {
 			continue
 		}
-		for crit, v := range r.JudgeScores {
+		if r.Detail == nil {
+			continue
+		}
+		for crit, v := range r.Detail.JudgeScores {
 			c := cell{r.Key.Model, r.Key.Language, crit}
 			vals[c] = append(vals[c], v)
 		}

@@ -356,8 +356,9 @@ func KLAR(rows []score.Row, ref string, family func(string) string) []*Table {
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
+	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
 	return []*Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
-		familyGainTestsFrom(o, ref, m), Relations(rows), languageTestsFrom(o, ref, m), strategyFamiliesFrom(rows, o, ref, m, family), Tokenization(rows), Latency(rows)}
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), Tokenization(rows), Latency(rows)}
 }
 
 // CLCMatrix lays the reference strategy and each other strategy in one

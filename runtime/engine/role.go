@@ -29,16 +29,16 @@ const (
 // records and request files, is "" (answer), "translation",
 // "judge:<model>" or "choice:<n>".
 type Role struct {
-	Kind   RoleKind
-	Of     string // RoleJudge: the model whose answer is judged
-	Choice int    // RoleChoice: the option's index
+	Of     string   // RoleJudge: the model whose answer is judged
+	Choice int32    // RoleChoice: the option's index
+	Kind   RoleKind // (last: the struct packs into 24 bytes)
 }
 
 // Judge is the role of a verdict on model's answer.
 func Judge(model string) Role { return Role{Kind: RoleJudge, Of: model} }
 
 // Choice is the role of multiple-choice option i.
-func Choice(i int) Role { return Role{Kind: RoleChoice, Choice: i} }
+func Choice(i int) Role { return Role{Kind: RoleChoice, Choice: int32(i)} }
 
 // Translation is the role of a two-step strategy's first stage.
 func Translation() Role { return Role{Kind: RoleTranslation} }
@@ -51,7 +51,7 @@ func (r Role) String() string {
 	case RoleJudge:
 		return "judge:" + r.Of
 	case RoleChoice:
-		return "choice:" + strconv.Itoa(r.Choice)
+		return "choice:" + strconv.Itoa(int(r.Choice))
 	}
 	return ""
 }
@@ -80,11 +80,11 @@ func ParseRole(s string) (Role, error) {
 	case strings.HasPrefix(s, "judge:") && len(s) > len("judge:"):
 		return Judge(s[len("judge:"):]), nil
 	case strings.HasPrefix(s, "choice:"):
-		i, err := strconv.Atoi(s[len("choice:"):])
+		i, err := strconv.ParseInt(s[len("choice:"):], 10, 32)
 		if err != nil || i < 0 {
 			return Role{}, fmt.Errorf("role %q: the choice is not a non-negative integer", s)
 		}
-		return Choice(i), nil
+		return Choice(int(i)), nil
 	}
 	return Role{}, fmt.Errorf("unknown role %q (want answer, translation, judge:<model> or choice:<n>)", s)
 }

@@ -226,7 +226,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 				mc[k] = make([]float64, len(it.Choices))
 				mcOrder = append(mcOrder, k)
 			}
-			i := r.Fields.Role.Choice
+			i := int(r.Fields.Role.Choice)
 			if i >= len(it.Choices) {
 				return nil, fmt.Errorf("record %s: choice %d of an item with %d", r.Key, i, len(it.Choices))
 			}
@@ -268,16 +268,16 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	for _, k := range mcOrder {
 		it := byID[k.item]
 		row := score.Row{Key: engine.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(item.English), Strategy: StrategyMC1, Condition: k.cond},
-			Gold: it.Choices[it.Correct], Failed: mcFail[k], Chosen: -1}
+			Gold: it.Choices[it.Correct], Failed: mcFail[k]}
 		if !row.Failed {
 			row.Correct, row.Lenient = score.MC1(mc[k], it.Correct)
-			row.ChoiceLogprobs, row.Chosen = mc[k], 0
+			d := &score.Detail{ChoiceLogprobs: mc[k]}
 			for i, lp := range mc[k] {
-				if lp > mc[k][row.Chosen] {
-					row.Chosen = i
+				if lp > mc[k][d.Chosen] {
+					d.Chosen = i
 				}
 			}
-			row.Prediction = it.Choices[row.Chosen]
+			row.Detail, row.Prediction = d, it.Choices[d.Chosen]
 		}
 		out = append(out, row)
 	}

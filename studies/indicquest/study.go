@@ -222,7 +222,10 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row.SubstringAlt = match.Substring(resp, v.Answer, other)
 		row.OverlapAlt = match.WordOverlap(resp, v.Answer, other)
 		jk := JudgeKey(r.Fields, p.Judge).String()
-		row.Judge, row.JudgeScores = verdicts[jk], grades[jk]
+		row.Judge = verdicts[jk]
+		if g := grades[jk]; g != nil {
+			row.Detail = &score.Detail{JudgeScores: g}
+		}
 		row.Correct = row.Judge == score.VerdictCorrect
 		row.Lenient = row.Correct
 		row.Translit = match.Translit(resp, []string{v.Answer})

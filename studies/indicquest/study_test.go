@@ -59,7 +59,7 @@ func TestLexicalRulesAndGrades(t *testing.T) {
 				t.Errorf("normalized=%v: %s: substring %v (alt %v), overlap %v", normalized, r.Gold, r.Substring, r.SubstringAlt, r.Overlap)
 			}
 		}
-		if !rows[0].Correct || rows[1].Correct || rows[0].JudgeScores["Clarity"] != 4 {
+		if !rows[0].Correct || rows[1].Correct || rows[0].Detail == nil || rows[0].Detail.JudgeScores["Clarity"] != 4 {
 			t.Errorf("v1 verdicts %+v / %+v", rows[0], rows[1])
 		}
 		var sens, grade *tables.Table
