@@ -316,6 +316,8 @@ func columnDocs(name string) string {
 		return "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"
 	case "clc_gain":
 		return "clc − clc_ref"
+	case "conclusions.n":
+		return "answers the claim compares (both sides)"
 	case "claim":
 		return "the paper's conclusion, as an effect that is positive when it holds"
 	case "effect", "effect_alt":

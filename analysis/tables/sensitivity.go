@@ -106,6 +106,9 @@ type Claim struct {
 	Name    string
 	Measure string
 	Effect  func(rows []score.Row, v func(score.Row) bool) float64
+	// On selects the answers the effect compares (their count is the
+	// table's n; nil: every answer of the model).
+	On func(score.Row) bool
 }
 
 // Conclusions says whether each claim holds per model under the rule in
@@ -113,7 +116,7 @@ type Claim struct {
 // and holds (effect > 0) both ways. NaN effects (the run lacks what the
 // claim compares) are left out.
 func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
-	t := &Table{Name: "conclusions", Header: []string{"claim", "model", "alternative", "option", "effect", "holds", "effect_alt", "holds_alt"}}
+	t := &Table{Name: "conclusions", Header: []string{"claim", "model", "alternative", "option", "n", "effect", "holds", "effect_alt", "holds_alt"}}
 	byModel := map[string][]score.Row{}
 	var models []string
 	for _, r := range rows {
@@ -137,7 +140,13 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 				if math.IsNaN(e) || math.IsNaN(ea) {
 					continue
 				}
-				t.add(c.Name, m, a.Name, a.Option, e, e > 0, ea, ea > 0)
+				n := 0
+				for _, r := range byModel[m] {
+					if c.On == nil || c.On(r) {
+						n++
+					}
+				}
+				t.add(c.Name, m, a.Name, a.Option, n, e, e > 0, ea, ea > 0)
 			}
 		}
 	}

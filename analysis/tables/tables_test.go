@@ -591,7 +591,7 @@ func TestConclusions(t *testing.T) {
 	}}
 	other := Claim{Name: "another measure", Effect: func([]score.Row, func(score.Row) bool) float64 { return 1 }}
 	c := Conclusions([]Claim{claim, other}, []Alternative{alt}, rows)
-	if len(c.Rows) != 1 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
+	if len(c.Rows) != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
 		t.Errorf("conclusions %v", c.Rows)
 	}
 }

@@ -136,14 +136,15 @@ func Claims() []tables.Claim {
 	cond := func(c Condition) func(score.Row) bool {
 		return func(r score.Row) bool { return r.Key.Strategy == StrategyQA && r.Key.Condition == string(c) }
 	}
+	both := func(r score.Row) bool { return cond(Hindi)(r) || cond(Clean)(r) }
 	return []tables.Claim{
-		{Name: "the Hindi note raises the hallucination proxy", Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+		{Name: "the Hindi note raises the hallucination proxy", On: both, Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
 			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
 		}},
-		{Name: "the Hindi note raises abstention", Measure: "abstain", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+		{Name: "the Hindi note raises abstention", Measure: "abstain", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
 			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
 		}},
-		{Name: "the Hindi note lowers exact match", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+		{Name: "the Hindi note lowers exact match", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
 			return tables.RateDiff(rows, v, cond(Clean), cond(Hindi))
 		}},
 	}

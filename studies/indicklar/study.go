@@ -143,13 +143,16 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 		if string(s) == ref || s.Ablation() {
 			continue
 		}
-		cs = append(cs, tables.Claim{Name: fmt.Sprintf("%s beats %s (native)", s, ref), Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, native(string(s)), native(ref))
-		}})
+		cs = append(cs, tables.Claim{Name: fmt.Sprintf("%s beats %s (native)", s, ref),
+			On: func(r score.Row) bool { return native(string(s))(r) || native(ref)(r) }, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+				return tables.RateDiff(rows, v, native(string(s)), native(ref))
+			}})
 	}
-	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s)", ref), Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-		return tables.RateDiff(rows, v, func(r score.Row) bool { return r.Key.Strategy == ref && r.Key.Form == string(item.English) }, native(ref))
-	}})
+	english := func(r score.Row) bool { return r.Key.Strategy == ref && r.Key.Form == string(item.English) }
+	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s)", ref),
+		On: func(r score.Row) bool { return english(r) || native(ref)(r) }, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			return tables.RateDiff(rows, v, english, native(ref))
+		}})
 	return cs
 }
 
