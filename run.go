@@ -1,7 +1,9 @@
 package bhasha
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
@@ -422,4 +427,86 @@ func Compare(a, b *Results) (*Table, error) {
 	t := tables.Compare(a.rows, b.rows)
 	t.Simulated = a.Simulated() || b.Simulated()
 	return t, nil
+}
+
+// HTML writes the run's report as one self-contained HTML file (ECharts
+// inlined, no network): a SIMULATED banner when it applies, the notes,
+// the figures, every table (the first 500 rows of long ones; the CSV
+// files hold them all) and the run's provenance. Model output and
+// dataset text are escaped everywhere.
+func (r *Results) HTML(w io.Writer) error {
+	if err := r.score(); err != nil {
+		return err
+	}
+	figs, err := report.Figures(r.tables)
+	if err != nil {
+		return err
+	}
+	infos := make([]TableInfo, len(r.tables))
+	for i, t := range r.tables {
+		in, ok := tables.InfoOf(t.Name)
+		if !ok {
+			in = TableInfo{Name: t.Name, Description: t.Description}
+		}
+		infos[i] = in
+	}
+	m := r.manifest
+	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", m.ExperimentFile},
+		{"experiment SHA-256", m.ExperimentHash}, {"tool", m.Tool}, {"status", m.Status},
+		{"started", m.Started.UTC().Format(time.RFC3339)}, {"records", fmt.Sprintf("%d (%d ok, %d failed)", m.Counts.Records, m.Counts.OK, m.Counts.Failed)}}
+	if m.Ended != nil {
+		prov = append(prov, [2]string{"ended", m.Ended.UTC().Format(time.RFC3339)})
+	}
+	for _, mi := range m.Models {
+		servers := make([]string, 0, len(mi.Servers))
+		for _, s := range mi.Servers {
+			servers = append(servers, s.Endpoint+" "+s.Version)
+		}
+		prov = append(prov, [2]string{"model " + mi.Name, fmt.Sprintf("%s (root %s%s) at %s", mi.ServedName, mi.Identity.Root, revision(mi.Identity.Revision), strings.Join(servers, ", "))})
+	}
+	for _, g := range sortedKeys(m.Decodings) {
+		b, _ := json.Marshal(m.Decodings[g])
+		prov = append(prov, [2]string{"decoding " + g, string(b)})
+	}
+	for _, k := range sortedKeys(m.Inputs) {
+		prov = append(prov, [2]string{"input " + k, m.Inputs[k]})
+	}
+	for _, k := range sortedKeys(m.Templates) {
+		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
+	}
+	b, _ := json.Marshal(r.exp.Scoring)
+	prov = append(prov, [2]string{"scoring options", string(b)})
+	b, _ = json.Marshal(r.exp.Prompt)
+	prov = append(prov, [2]string{"prompt options", string(b)})
+	return report.WriteHTML(w, report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
+		Tables: r.tables, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500})
+}
+
+func revision(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ", revision " + r
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WriteHTML writes the HTML report to path atomically (a temporary file
+// renamed into place).
+func (r *Results) WriteHTML(path string) error {
+	var b bytes.Buffer
+	if err := r.HTML(&b); err != nil {
+		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+	}
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+	}
+	return nil
 }

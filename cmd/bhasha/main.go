@@ -381,6 +381,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
+		fmt.Fprintf(stdout, "  report: %s\n", filepath.Join(r.Dir(), "report.html"))
 	}
 	return err
 }
@@ -442,11 +443,12 @@ func formatNames() string {
 }
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL]", stderr)
+	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
 	endpoint := fs.String("endpoint", "", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
+	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -494,6 +496,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
+	}
+	if *html != "" {
+		if err := r.WriteHTML(*html); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  %s  (HTML report)\n", *html)
 	}
 	return nil
 }

@@ -1,0 +1,285 @@
+// Package report renders a run's typed tables for people: ECharts figures
+// (go-echarts options, drawn by ECharts 5.6.0 inlined from the binary, no
+// network) and a self-contained HTML report. Every figure states its n and,
+// when the answers came from the simulator, that it is SIMULATED; model
+// output and dataset text are escaped wherever they appear.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// Figure is one chart: its name, the caption a reader sees (with n, and
+// SIMULATED when it is), and the ECharts option as JSON.
+type Figure struct {
+	Name    string
+	Caption string
+	Mirrors string // the paper figure or table it mirrors ("" when Bhasha's own)
+	Option  json.RawMessage
+}
+
+// palette is Okabe and Ito's colour-blind-safe set.
+func palette() []string {
+	return []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
+}
+
+// chart is what every go-echarts chart offers for marshalling.
+type chart interface {
+	Validate()
+	JSON() map[string]interface{}
+}
+
+func optionOf(c chart) (json.RawMessage, error) {
+	c.Validate()
+	return json.Marshal(c.JSON())
+}
+
+func simulated(t *tables.Table, caption string) string {
+	if t.Simulated {
+		return caption + " — SIMULATED models"
+	}
+	return caption
+}
+
+func globals(title string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithTitleOpts(opts.Title{Title: title}),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Top: "bottom"}),
+		charts.WithColorsOpts(opts.Colors(palette())),
+		charts.WithAnimation(false),
+	}
+}
+
+// FormAccuracy is IndicKLAR's Fig. 2: per model, the baseline's accuracy
+// on English, native and code-mixed questions per language (bars), from
+// the accuracy table (metric correct).
+func FormAccuracy(acc *tables.Table) ([]Figure, error) {
+	type key struct{ model, strategy string }
+	rates := map[key]map[string]map[string]float64{} // → form → language → rate
+	ns := map[key]int{}
+	for _, r := range acc.Rows {
+		s := acc.Str(r, "strategy")
+		if acc.Str(r, "metric") != "correct" || (s != "baseline" && s != "baseline-cands") {
+			continue
+		}
+		k := key{acc.Str(r, "model"), s}
+		if rates[k] == nil {
+			rates[k] = map[string]map[string]float64{}
+		}
+		f := acc.Str(r, "form")
+		if rates[k][f] == nil {
+			rates[k][f] = map[string]float64{}
+		}
+		rates[k][f][acc.Str(r, "language")] = acc.Num(r, "rate")
+		ns[k] += int(acc.Num(r, "n"))
+	}
+	var keys []key
+	for k := range rates {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].model+keys[i].strategy < keys[j].model+keys[j].strategy })
+	var out []Figure
+	for _, k := range keys {
+		var langs []string
+		for f, m := range rates[k] {
+			if f == "english" {
+				continue
+			}
+			for l := range m {
+				if !slices.Contains(langs, l) {
+					langs = append(langs, l)
+				}
+			}
+		}
+		sort.Strings(langs)
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(globals(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy)),
+			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		bar.SetXAxis(langs)
+		for _, f := range []string{"english", "native", "code-mixed"} {
+			m, ok := rates[k][f]
+			if !ok {
+				continue
+			}
+			data := make([]opts.BarData, len(langs))
+			for i, l := range langs {
+				v, ok := m[l]
+				if f == "english" { // one English score, the same for every language
+					for _, x := range m {
+						v, ok = x, true
+					}
+				}
+				if ok {
+					data[i] = opts.BarData{Value: round(v)}
+				} else {
+					data[i] = opts.BarData{Value: "-"}
+				}
+			}
+			bar.AddSeries(f, data)
+		}
+		o, err := optionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "form_accuracy_" + k.model + "_" + k.strategy, Mirrors: "IndicKLAR Fig. 2",
+			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language (n = %d answers)", k.model, k.strategy, ns[k])),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// CLCHeatmap is IndicKLAR's Fig. 4: one heatmap per model, form and
+// strategy from clc_matrix (the reference above the diagonal).
+func CLCHeatmap(mx *tables.Table) ([]Figure, error) {
+	type key struct{ model, form, upper, lower string }
+	cells := map[key][][3]any{}
+	langs := map[key][]string{}
+	var keys []key
+	for _, r := range mx.Rows {
+		k := key{mx.Str(r, "model"), mx.Str(r, "form"), mx.Str(r, "upper"), mx.Str(r, "lower")}
+		if cells[k] == nil {
+			keys = append(keys, k)
+		}
+		row, col := mx.Str(r, "row"), mx.Str(r, "col")
+		if !slices.Contains(langs[k], row) {
+			langs[k] = append(langs[k], row)
+		}
+		cells[k] = append(cells[k], [3]any{col, row, round(mx.Num(r, "jaccard"))})
+	}
+	var out []Figure
+	for _, k := range keys {
+		hm := charts.NewHeatMap()
+		hm.SetGlobalOptions(append(globals(fmt.Sprintf("%s — CLC: %s (upper) vs %s (lower), %s", k.model, k.upper, k.lower, k.form)),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: langs[k]}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: langs[k]}),
+			charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
+				InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
+		hm.SetXAxis(langs[k])
+		data := make([]opts.HeatMapData, len(cells[k]))
+		for i, c := range cells[k] {
+			data[i] = opts.HeatMapData{Value: c}
+		}
+		hm.AddSeries("jaccard", data)
+		o, err := optionOf(hm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "clc_" + k.model + "_" + k.form + "_" + k.lower, Mirrors: "IndicKLAR Fig. 4",
+			Caption: simulated(mx, fmt.Sprintf("%s: pairwise cross-lingual consistency over %d %s languages, %s above the diagonal, %s below", k.model, len(langs[k]), k.form, k.upper, k.lower)),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// ConditionBars is the distractor study's Tables 2–3 as stacked bars: per
+// model, exact match, abstention and the hallucination proxy per condition
+// (TriviaQA answers), from the accuracy table.
+func ConditionBars(acc *tables.Table, order []string) ([]Figure, error) {
+	type key struct{ model, cond string }
+	rate := map[key]map[string]float64{}
+	n := map[key]int{}
+	var models []string
+	for _, r := range acc.Rows {
+		if acc.Str(r, "strategy") != "qa" {
+			continue
+		}
+		m := acc.Str(r, "metric")
+		if m != "correct" && m != "abstain" && m != "hallucination" {
+			continue
+		}
+		k := key{acc.Str(r, "model"), acc.Str(r, "condition")}
+		if rate[k] == nil {
+			rate[k] = map[string]float64{}
+		}
+		rate[k][m] = acc.Num(r, "rate")
+		n[k] = int(acc.Num(r, "n"))
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	var out []Figure
+	for _, model := range models {
+		var conds []string
+		total := 0
+		for _, c := range order {
+			if _, ok := rate[key{model, c}]; ok {
+				conds = append(conds, c)
+				total += n[key{model, c}]
+			}
+		}
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(globals(model+" — answers by condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
+		bar.SetXAxis(conds)
+		for _, m := range []struct{ metric, label string }{{"correct", "exact match"}, {"abstain", "abstention"}, {"hallucination", "hallucination proxy"}} {
+			data := make([]opts.BarData, len(conds))
+			for i, c := range conds {
+				data[i] = opts.BarData{Value: round(rate[key{model, c}][m.metric])}
+			}
+			bar.AddSeries(m.label, data, charts.WithBarChartOpts(opts.BarChart{Stack: "answers"}))
+		}
+		o, err := optionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "conditions_" + model, Mirrors: "distractor study Tables 2–3",
+			Caption: simulated(acc, fmt.Sprintf("%s: exact match, abstention and hallucination proxy per condition (n = %d answers over %d conditions)", model, total, len(conds))),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// round keeps three decimals (a chart label, not a number to compute with).
+func round(v float64) any {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return math.Round(v*1000) / 1000
+}
+
+// Figures are every figure the run's tables allow, in report order.
+func Figures(ts []*tables.Table) ([]Figure, error) {
+	by := map[string]*tables.Table{}
+	for _, t := range ts {
+		by[t.Name] = t
+	}
+	var out []Figure
+	add := func(fs []Figure, err error) error {
+		out = append(out, fs...)
+		return err
+	}
+	if t := by["accuracy"]; t != nil && strings.Contains(t.Str(firstRow(t), "study"), "indicklar") {
+		if err := add(FormAccuracy(t)); err != nil {
+			return nil, err
+		}
+	}
+	if t := by["clc_matrix"]; t != nil {
+		if err := add(CLCHeatmap(t)); err != nil {
+			return nil, err
+		}
+	}
+	if t := by["accuracy"]; t != nil && t.Str(firstRow(t), "study") == "mdi" {
+		if err := add(ConditionBars(t, []string{"clean", "es", "hi", "zh", "es_long", "hi_long", "zh_long", "paragraph"})); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func firstRow(t *tables.Table) []any {
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t.Rows[0]
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+//go:embed assets/echarts.min.js
+var echartsJS string
+
+// Page is what an HTML report shows.
+type Page struct {
+	Title     string
+	Simulated bool   // a banner on the page says SIMULATED
+	Notes     []string
+	Tables    []*tables.Table
+	Infos     []tables.Info // one per table, same order (description, what it mirrors)
+	Figures   []Figure
+	// Provenance is shown as name/value pairs (models, servers, decoding,
+	// inputs and their hashes, tool version, dates, options in force).
+	Provenance [][2]string
+	// MaxRows bounds the rows shown per table (the CSV files hold them
+	// all); 0 shows every row.
+	MaxRows int
+}
+
+// WriteHTML writes one self-contained HTML file: ECharts inlined once,
+// no external request of any kind, every text from the run escaped
+// (html/template: a response holding <script> or an onerror attribute
+// shows as text and runs nothing), chart options embedded as JSON in
+// script context with <, > and & escaped.
+func WriteHTML(w io.Writer, p Page) error {
+	type cellView struct {
+		Text string
+		Num  bool
+	}
+	type tableView struct {
+		Info    tables.Info
+		Columns []tables.Column
+		Rows    [][]cellView
+		Shown   int
+		Total   int
+	}
+	type figView struct {
+		ID      string
+		Caption string
+		Mirrors string
+		Option  any
+	}
+	var tvs []tableView
+	for i, t := range p.Tables {
+		tv := tableView{Columns: t.Columns(), Total: len(t.Rows)}
+		if i < len(p.Infos) {
+			tv.Info = p.Infos[i]
+		}
+		if tv.Info.Name == "" {
+			tv.Info = tables.Info{Name: t.Name, Description: t.Description}
+		}
+		n := len(t.Rows)
+		if p.MaxRows > 0 && n > p.MaxRows {
+			n = p.MaxRows
+		}
+		for r := range n {
+			cells := make([]cellView, len(t.Header))
+			for c := range t.Header {
+				cells[c] = cellView{Text: t.Text(r, c), Num: tv.Columns[c].Type == tables.Int || tv.Columns[c].Type == tables.Float}
+			}
+			tv.Rows = append(tv.Rows, cells)
+		}
+		tv.Shown = n
+		tvs = append(tvs, tv)
+	}
+	var fvs []figView
+	for i, f := range p.Figures {
+		var o any
+		if err := json.Unmarshal(f.Option, &o); err != nil {
+			return fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		fvs = append(fvs, figView{ID: fmt.Sprintf("fig-%d", i), Caption: f.Caption, Mirrors: f.Mirrors, Option: o})
+	}
+	return page.Execute(w, map[string]any{
+		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
+		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339),
+	})
+}
+
+var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>{{.Title}}{{if .Simulated}} (SIMULATED){{end}}</title>
+<style>
+body{font-family:"Noto Sans","Noto Sans Devanagari","Noto Sans Bengali","Noto Sans Tamil",sans-serif;margin:0 2em 2em;color:#222}
+.banner{position:sticky;top:0;background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold;z-index:10}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}
+th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
+th{background:#f2f2f2;position:sticky;top:2.4em}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.chart{width:100%;max-width:1100px;height:460px}
+.caption{font-size:.9em;color:#444;margin-bottom:2em}
+.note{background:#fff8e1;padding:.4em .8em;margin:.3em 0}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:bold}
+</style>
+<script>{{.ECharts}}</script>
+</head><body>
+{{if .Simulated}}<div class="banner" id="simulated-banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
+<h1>{{.Title}}</h1>
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}
+<h2>Figures</h2>
+{{range .Figures}}<div class="chart" id="{{.ID}}"></div>
+<p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
+<script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>
+{{else}}<p>No figure for this study yet.</p>{{end}}
+<h2>Tables</h2>
+{{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
+<p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
+<table><thead><tr>{{range .Columns}}<th title="{{.Description}}">{{.Name}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}
+<h2>Provenance</h2>
+<dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>
+</body></html>
+`))
