@@ -17,7 +17,7 @@ var echartsJS string
 // Page is what an HTML report shows.
 type Page struct {
 	Title     string
-	Simulated bool   // a banner on the page says SIMULATED
+	Simulated bool // a banner on the page says SIMULATED
 	Notes     []string
 	Tables    []*tables.Table
 	Infos     []tables.Info // one per table, same order (description, what it mirrors)
