@@ -30,7 +30,7 @@ type Figure struct {
 
 // palette is Okabe and Ito's colour-blind-safe set.
 func palette() []string {
-	return []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
+	return []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"}
 }
 
 // chart is what every go-echarts chart offers for marshalling.
@@ -269,9 +269,26 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 	}
+	conds := []string{"clean", "es", "hi", "zh", "es_long", "hi_long", "zh_long", "paragraph"}
 	if t := by["accuracy"]; t != nil && t.Str(firstRow(t), "study") == "mdi" {
-		if err := add(ConditionBars(t, []string{"clean", "es", "hi", "zh", "es_long", "hi_long", "zh_long", "paragraph"})); err != nil {
+		if err := add(ConditionBars(t, conds)); err != nil {
 			return nil, err
+		}
+	}
+	for _, f := range []struct {
+		table string
+		make  func(*tables.Table) ([]Figure, error)
+	}{
+		{"script_decomposition", func(t *tables.Table) ([]Figure, error) { return Decomposition(t, conds) }},
+		{"flip_points", FlipSankey},
+		{"relations", RelationsRadar},
+		{"tokenization", TokenizationScatter},
+		{"domains", DomainHeatmap},
+	} {
+		if t := by[f.table]; t != nil && len(t.Rows) > 0 {
+			if err := add(f.make(t)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden option files under testdata/report")
+
+func table(name string, header []string, rows ...[]any) *tables.Table {
+	return &tables.Table{Name: name, Header: header, Rows: rows, Simulated: true}
+}
+
+// Each figure's ECharts option is compared with its golden file (go test
+// ./report -update rewrites them after a deliberate change); captions
+// carry n and SIMULATED.
+func TestFigureGoldens(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25},
+		[]any{"indicklar", "m", "hin", "code-mixed", "baseline", "", "correct", 3, 8, 0.375},
+		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5},
+		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125})
+	mdi := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
+		[]any{"mdi", "m", "eng", "english", "qa", "clean", "correct", 7, 10, 0.7}, []any{"mdi", "m", "eng", "english", "qa", "clean", "abstain", 1, 10, 0.1},
+		[]any{"mdi", "m", "eng", "english", "qa", "clean", "hallucination", 2, 10, 0.2}, []any{"mdi", "m", "eng", "english", "qa", "hi", "correct", 5, 10, 0.5},
+		[]any{"mdi", "m", "eng", "english", "qa", "hi", "abstain", 1, 10, 0.1}, []any{"mdi", "m", "eng", "english", "qa", "hi", "hallucination", 4, 10, 0.4})
+	mx := table("clc_matrix", []string{"model", "form", "upper", "lower", "row", "col", "jaccard"},
+		[]any{"m", "native", "baseline", "tint-cm", "ben", "ben", 1.0}, []any{"m", "native", "baseline", "tint-cm", "ben", "hin", 0.5},
+		[]any{"m", "native", "baseline", "tint-cm", "hin", "ben", 0.75}, []any{"m", "native", "baseline", "tint-cm", "hin", "hin", 1.0})
+	dec := table("script_decomposition", []string{"model", "condition", "n", "halluc_rate", "adj_halluc", "broad_adj_halluc"},
+		[]any{"m", "hi", 500, 0.71, 0.47, 0.46}, []any{"m", "clean", 500, 0.416, 0.416, 0.416})
+	tok := table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
+		[]any{"m", "hin", 8, 60.0, 0.5, nil, nil, nil, nil}, []any{"m", "tam", 8, 90.0, 0.25, nil, nil, nil, nil}, []any{"m", "*", 2, nil, nil, -1.0, 0.0, -1.0, 0.0})
+	fp := table("flip_points", []string{"model", "language", "path", "step", "from", "flipped"},
+		[]any{"m", "hin", "strategy", "tint-cm", 5, 2}, []any{"m", "hin", "strategy", "tint-en", 3, 1}, []any{"m", "hin", "input", "code-mixed", 5, 2})
+	rel := table("relations", []string{"model", "strategy", "language", "form", "relation", "k", "n"},
+		[]any{"m", "baseline", "hin", "native", "capital", 1, 4}, []any{"m", "baseline", "hin", "native", "language", 2, 4}, []any{"m", "baseline", "hin", "native", "instrument", 3, 4},
+		[]any{"m", "tint-cm", "hin", "native", "capital", 2, 4}, []any{"m", "tint-cm", "hin", "native", "language", 3, 4}, []any{"m", "tint-cm", "hin", "native", "instrument", 4, 4})
+	dom := table("domains", []string{"model", "language", "domain", "protocol", "k", "n", "rate"},
+		[]any{"m", "hin", "History", "judge", 3, 4, 0.75}, []any{"m", "hin", "*", "judge", 3, 4, 0.75}, []any{"m", "eng", "History", "judge", 2, 4, 0.5})
+	cases := []struct {
+		name string
+		figs func() ([]Figure, error)
+	}{
+		{"form_accuracy", func() ([]Figure, error) { return FormAccuracy(acc) }},
+		{"clc_heatmap", func() ([]Figure, error) { return CLCHeatmap(mx) }},
+		{"conditions", func() ([]Figure, error) { return ConditionBars(mdi, []string{"clean", "hi"}) }},
+		{"decomposition", func() ([]Figure, error) { return Decomposition(dec, []string{"clean", "hi"}) }},
+		{"tokenization", func() ([]Figure, error) { return TokenizationScatter(tok) }},
+		{"flip_sankey", func() ([]Figure, error) { return FlipSankey(fp) }},
+		{"relations_radar", func() ([]Figure, error) { return RelationsRadar(rel) }},
+		{"domain_heatmap", func() ([]Figure, error) { return DomainHeatmap(dom) }},
+	}
+	for _, c := range cases {
+		figs, err := c.figs()
+		if err != nil || len(figs) != 1 {
+			t.Fatalf("%s: %d figures, %v", c.name, len(figs), err)
+		}
+		f := figs[0]
+		if !strings.Contains(f.Caption, "SIMULATED") || !strings.ContainsAny(f.Caption, "0123456789") {
+			t.Errorf("%s: caption %q lacks n or SIMULATED", c.name, f.Caption)
+		}
+		var pretty bytes.Buffer
+		json.Indent(&pretty, f.Option, "", " ")
+		pretty.WriteString("\n")
+		golden := filepath.Join("..", "testdata", "report", c.name+".json")
+		if *update {
+			os.WriteFile(golden, pretty.Bytes(), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%s: %v (go test ./report -update writes it)", c.name, err)
+		}
+		if !bytes.Equal(want, pretty.Bytes()) {
+			t.Errorf("%s: option differs from %s:\n%s", c.name, golden, pretty.String())
+		}
+	}
+}

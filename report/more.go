@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// groupRows groups a table's rows by one column, in first-seen order.
+func groupRows(t *tables.Table, col string) ([]string, map[string][][]any) {
+	var keys []string
+	by := map[string][][]any{}
+	for _, r := range t.Rows {
+		k := t.Str(r, col)
+		if by[k] == nil {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	return keys, by
+}
+
+// Decomposition is the distractor study's §5.3 per model: for each
+// condition the raw hallucination proxy, the paper's adjusted rate and
+// Bhasha's broader one (bars), from script_decomposition.
+func Decomposition(dec *tables.Table, order []string) ([]Figure, error) {
+	models, by := groupRows(dec, "model")
+	var out []Figure
+	for _, m := range models {
+		rows := by[m]
+		sort.SliceStable(rows, func(i, j int) bool {
+			return slices.Index(order, dec.Str(rows[i], "condition")) < slices.Index(order, dec.Str(rows[j], "condition"))
+		})
+		var conds []string
+		raw, adj, broad := []opts.BarData{}, []opts.BarData{}, []opts.BarData{}
+		n := 0
+		for _, r := range rows {
+			conds = append(conds, dec.Str(r, "condition"))
+			raw = append(raw, opts.BarData{Value: round(dec.Num(r, "halluc_rate"))})
+			adj = append(adj, opts.BarData{Value: round(dec.Num(r, "adj_halluc"))})
+			broad = append(broad, opts.BarData{Value: round(dec.Num(r, "broad_adj_halluc"))})
+			n += int(dec.Num(r, "n"))
+		}
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(globals(m+" — hallucination proxy: raw and script-adjusted"), charts.WithYAxisOpts(opts.YAxis{Name: "rate", Min: 0, Max: 1}))...)
+		bar.SetXAxis(conds)
+		bar.AddSeries("raw", raw)
+		bar.AddSeries("adjusted (paper)", adj)
+		bar.AddSeries("adjusted (broad)", broad)
+		o, err := optionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "decomposition_" + m, Mirrors: "distractor study §5.3",
+			Caption: simulated(dec, fmt.Sprintf("%s: the hallucination proxy per condition, raw and with switched answers the semantic judge recovers (paper's rule and the broader one; n = %d answers)", m, n)),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// TokenizationScatter is IndicKLAR's Table 10 as a scatter per model:
+// mean prompt tokens against accuracy per language, with r and ρ.
+func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
+	models, by := groupRows(tok, "model")
+	var out []Figure
+	for _, m := range models {
+		var pts []opts.ScatterData
+		var r, rho, pr, prho float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		langs := 0
+		for _, row := range by[m] {
+			if tok.Str(row, "language") == "*" {
+				r, pr, rho, prho = tok.Num(row, "pearson_r"), tok.Num(row, "pearson_p"), tok.Num(row, "spearman_rho"), tok.Num(row, "spearman_p")
+				continue
+			}
+			langs++
+			pts = append(pts, opts.ScatterData{Name: tok.Str(row, "language"), Value: []any{round(tok.Num(row, "mean_prompt_tokens")), round(tok.Num(row, "accuracy"))}})
+		}
+		sc := charts.NewScatter()
+		sc.SetGlobalOptions(append(globals(m+" — prompt length against accuracy"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value"}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		sc.AddSeries("languages", pts)
+		o, err := optionOf(sc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "tokenization_" + m, Mirrors: "IndicKLAR Table 10 / A.9",
+			Caption: simulated(tok, fmt.Sprintf("%s: %d languages; Pearson r = %s (p %s), Spearman ρ = %s (p %s)", m, langs, num(r), num(pr), num(rho), num(prho))),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// FlipSankey is IndicKLAR's Fig. 8 / Table 15 per model: of the items the
+// baseline gets wrong (pooled over languages), how many TinT-CM gets
+// right, and of the rest how many TinT-EN gets right, from flip_points.
+func FlipSankey(fp *tables.Table) ([]Figure, error) {
+	type acc struct{ from1, flip1, from2, flip2 int }
+	by := map[string]*acc{}
+	var models []string
+	for _, r := range fp.Rows {
+		if fp.Str(r, "path") != "strategy" {
+			continue
+		}
+		m := fp.Str(r, "model")
+		if by[m] == nil {
+			by[m] = &acc{}
+			models = append(models, m)
+		}
+		switch fp.Str(r, "step") {
+		case "tint-cm":
+			by[m].from1 += int(fp.Num(r, "from"))
+			by[m].flip1 += int(fp.Num(r, "flipped"))
+		case "tint-en":
+			by[m].from2 += int(fp.Num(r, "from"))
+			by[m].flip2 += int(fp.Num(r, "flipped"))
+		}
+	}
+	var out []Figure
+	for _, m := range models {
+		a := by[m]
+		if a.from1 == 0 {
+			continue
+		}
+		nodes := []opts.SankeyNode{{Name: "wrong at baseline"}, {Name: "right under TinT-CM"}, {Name: "still wrong"}, {Name: "right under TinT-EN"}, {Name: "wrong throughout"}}
+		links := []opts.SankeyLink{
+			{Source: "wrong at baseline", Target: "right under TinT-CM", Value: float32(a.flip1)},
+			{Source: "wrong at baseline", Target: "still wrong", Value: float32(a.from1 - a.flip1)},
+			{Source: "still wrong", Target: "right under TinT-EN", Value: float32(a.flip2)},
+			{Source: "still wrong", Target: "wrong throughout", Value: float32(a.from2 - a.flip2)},
+		}
+		sk := charts.NewSankey()
+		sk.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: m + " — flip points"}), charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithColorsOpts(opts.Colors(palette())), charts.WithAnimation(false))
+		sk.AddSeries("flip points", nodes, links)
+		o, err := optionOf(sk)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "flip_points_" + m, Mirrors: "IndicKLAR Fig. 8 / Table 15",
+			Caption: simulated(fp, fmt.Sprintf("%s: of %d items wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN", m, a.from1, a.flip1, a.from2, a.flip2)),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// RelationsRadar is IndicKLAR's Fig. 6 per model: accuracy per relation
+// (pooled over languages and forms) for each strategy, from relations.
+func RelationsRadar(rel *tables.Table) ([]Figure, error) {
+	type key struct{ model, strategy, relation string }
+	k, n := map[key]int{}, map[key]int{}
+	models, rels := []string{}, []string{}
+	strategies := map[string][]string{}
+	for _, r := range rel.Rows {
+		x := key{rel.Str(r, "model"), rel.Str(r, "strategy"), rel.Str(r, "relation")}
+		if !slices.Contains(models, x.model) {
+			models = append(models, x.model)
+		}
+		if !slices.Contains(rels, x.relation) {
+			rels = append(rels, x.relation)
+		}
+		if !slices.Contains(strategies[x.model], x.strategy) {
+			strategies[x.model] = append(strategies[x.model], x.strategy)
+		}
+		k[x] += int(rel.Num(r, "k"))
+		n[x] += int(rel.Num(r, "n"))
+	}
+	sort.Strings(rels)
+	if len(rels) < 3 { // a radar needs three axes
+		return nil, nil
+	}
+	var out []Figure
+	for _, m := range models {
+		ind := make([]*opts.Indicator, len(rels))
+		for i, r := range rels {
+			ind[i] = &opts.Indicator{Name: r, Max: 1}
+		}
+		rd := charts.NewRadar()
+		rd.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: m + " — accuracy per relation"}), charts.WithLegendOpts(opts.Legend{Top: "bottom"}),
+			charts.WithRadarComponentOpts(opts.RadarComponent{Indicator: ind}), charts.WithColorsOpts(opts.Colors(palette())), charts.WithAnimation(false))
+		total := 0
+		for _, s := range strategies[m] {
+			vals := make([]any, len(rels))
+			for i, r := range rels {
+				x := key{m, s, r}
+				vals[i] = round(float64(k[x]) / math.Max(1, float64(n[x])))
+				total += n[x]
+			}
+			rd.AddSeries(s, []opts.RadarData{{Name: s, Value: vals}})
+		}
+		o, err := optionOf(rd)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "relations_" + m, Mirrors: "IndicKLAR Fig. 6",
+			Caption: simulated(rel, fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (n = %d answers)", m, total)),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// DomainHeatmap is IndicQuest's domain × language accuracy per model and
+// protocol, from domains (the pooled rows left out).
+func DomainHeatmap(dom *tables.Table) ([]Figure, error) {
+	type key struct{ model, protocol string }
+	cells := map[key][]opts.HeatMapData{}
+	langs, domains := map[key][]string{}, map[key][]string{}
+	ns := map[key]int{}
+	var keys []key
+	for _, r := range dom.Rows {
+		m, l, d := dom.Str(r, "model"), dom.Str(r, "language"), dom.Str(r, "domain")
+		if m == "*" || l == "*" || d == "*" {
+			continue
+		}
+		k := key{m, dom.Str(r, "protocol")}
+		if cells[k] == nil {
+			keys = append(keys, k)
+		}
+		if !slices.Contains(langs[k], l) {
+			langs[k] = append(langs[k], l)
+		}
+		if !slices.Contains(domains[k], d) {
+			domains[k] = append(domains[k], d)
+		}
+		cells[k] = append(cells[k], opts.HeatMapData{Value: [3]any{l, d, round(dom.Num(r, "rate"))}})
+		ns[k] += int(dom.Num(r, "n"))
+	}
+	var out []Figure
+	for _, k := range keys {
+		hm := charts.NewHeatMap()
+		hm.SetGlobalOptions(append(globals(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol)),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: langs[k]}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: domains[k]}),
+			charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
+				InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
+		hm.SetXAxis(langs[k])
+		hm.AddSeries("accuracy", cells[k])
+		o, err := optionOf(hm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "domains_" + k.model + "_" + k.protocol, Mirrors: "IndicQuest Tables 4 and 7",
+			Caption: simulated(dom, fmt.Sprintf("%s, %s: accuracy per domain and language (n = %d answers)", k.model, k.protocol, ns[k])),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// num formats a statistic for a caption ("n/a" when undefined).
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
