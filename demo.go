@@ -14,8 +14,9 @@ import (
 // under all strategies, IndicQuest with a judge, the distractor study on
 // TriviaQA and TruthfulQA) against the in-process simulator into
 // out/<experiment>, writes each one's tables as CSV under
-// out/<experiment>/tables and its HTML report as
-// out/<experiment>/report.html, and returns the results in file order. The
+// out/<experiment>/tables, its HTML report as out/<experiment>/report.html
+// and its workbook as out/<experiment>/report.xlsx, and returns the
+// results in file order. The
 // inputs are written to out/inputs first, so the runs' manifests name
 // files that exist. opts adjust every run (CacheDir, Log, ...); Out and
 // Simulator are set by Demo.
@@ -55,6 +56,9 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
 		if err := r.WriteHTML(filepath.Join(runDir, "report.html")); err != nil {
+			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
+		}
+		if err := r.WriteXLSX(filepath.Join(runDir, "report.xlsx")); err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
 	}

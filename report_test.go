@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bhashalab/bhasha"
+	"github.com/xuri/excelize/v2"
 )
 
 // payloads a model (or a dataset) may return; none may run in a report.
@@ -110,4 +112,91 @@ func TestHTMLReportSafe(t *testing.T) {
 	os.MkdirAll("out", 0o755)
 	exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(),
 		"--window-size=1400,2000", "--virtual-time-budget=5000", "--screenshot="+shot, "file://"+file).Run()
+}
+
+// The workbook reads back: a sheet per table with a frozen header, number
+// formats, the provenance, and every sample; text that looks like a
+// formula stays text; LibreOffice (where installed) converts it to PDF.
+func TestXLSXWorkbook(t *testing.T) {
+	dir := t.TempDir()
+	exp := bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(4))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	formulas := []string{"=1+1", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1,2)", "\t=HYPERLINK(\"http://x\")"}
+	recs := filepath.Join(r.Dir(), "records.jsonl")
+	b, _ := os.ReadFile(recs)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i, f := range formulas {
+		var rec map[string]any
+		json.Unmarshal([]byte(lines[i]), &rec)
+		rec["response"] = f
+		out, _ := json.Marshal(rec)
+		lines[i] = string(out)
+	}
+	os.WriteFile(recs, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	if r, err = bhasha.Open(context.Background(), r.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "report.xlsx")
+	if err := r.WriteXLSX(file); err != nil {
+		t.Fatal(err)
+	}
+	x, err := excelize.OpenFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	sheets := x.GetSheetList()
+	for _, want := range []string{"README", "accuracy", "script_decomposition", "sensitivity", "provenance", "samples"} {
+		if !slices.Contains(sheets, want) {
+			t.Errorf("no sheet %s in %v", want, sheets)
+		}
+	}
+	if v, _ := x.GetCellValue("README", "A2"); !strings.HasPrefix(v, "SIMULATED") {
+		t.Errorf("README A2 %q", v)
+	}
+	if p, err := x.GetPanes("accuracy"); err != nil || !p.Freeze || p.YSplit != 1 {
+		t.Errorf("accuracy panes %+v %v", p, err)
+	}
+	hdr, _ := x.GetRows("accuracy")
+	rate := slices.Index(hdr[0], "rate")
+	if st, err := x.GetCellStyle("accuracy", mustCell(rate+1, 2)); err != nil || st == 0 {
+		t.Errorf("rate cells unformatted (style %d, %v)", st, err)
+	}
+	rows, _ := x.GetRows("samples")
+	resp := slices.Index(rows[0], "response")
+	found := 0
+	for i, row := range rows[1:] {
+		if resp >= len(row) || !slices.Contains(formulas, row[resp]) {
+			continue
+		}
+		found++
+		cell := mustCell(resp+1, i+2)
+		if f, _ := x.GetCellFormula("samples", cell); f != "" {
+			t.Errorf("%s holds a formula %q", cell, f)
+		}
+	}
+	if found != len(formulas) || len(rows) != 1+3*4*2 {
+		t.Errorf("%d formula-like answers kept as text, %d sample rows", found, len(rows)-1)
+	}
+	office, err := exec.LookPath("soffice")
+	if err != nil {
+		if os.Getenv("BHASHA_REQUIRE_OFFICE") != "" {
+			t.Fatal("soffice is required (BHASHA_REQUIRE_OFFICE) but not installed")
+		}
+		t.Skip("LibreOffice not installed: the PDF conversion is skipped")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, office, "-env:UserInstallation=file://"+t.TempDir(), "--headless", "--convert-to", "pdf", "--outdir", dir, file).CombinedOutput()
+	if st, serr := os.Stat(filepath.Join(dir, "report.pdf")); err != nil || serr != nil || st.Size() == 0 {
+		t.Errorf("LibreOffice could not convert the workbook: %v %v\n%s", err, serr, out)
+	}
+}
+
+func mustCell(col, row int) string {
+	c, _ := excelize.CoordinatesToCellName(col, row)
+	return c
 }

@@ -429,18 +429,14 @@ func Compare(a, b *Results) (*Table, error) {
 	return t, nil
 }
 
-// HTML writes the run's report as one self-contained HTML file (ECharts
-// inlined, no network): a SIMULATED banner when it applies, the notes,
-// the figures, every table (the first 500 rows of long ones; the CSV
-// files hold them all) and the run's provenance. Model output and
-// dataset text are escaped everywhere.
-func (r *Results) HTML(w io.Writer) error {
+// page gathers what the HTML report and the workbook show.
+func (r *Results) page() (report.Page, error) {
 	if err := r.score(); err != nil {
-		return err
+		return report.Page{}, err
 	}
 	figs, err := report.Figures(r.tables)
 	if err != nil {
-		return err
+		return report.Page{}, err
 	}
 	infos := make([]TableInfo, len(r.tables))
 	for i, t := range r.tables {
@@ -478,8 +474,49 @@ func (r *Results) HTML(w io.Writer) error {
 	prov = append(prov, [2]string{"scoring options", string(b)})
 	b, _ = json.Marshal(r.exp.Prompt)
 	prov = append(prov, [2]string{"prompt options", string(b)})
-	return report.WriteHTML(w, report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
-		Tables: r.tables, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500})
+	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
+		Tables: r.tables, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
+}
+
+// HTML writes the run's report as one self-contained HTML file (ECharts
+// inlined, no network): a SIMULATED banner when it applies, the notes,
+// the figures, every table (the first 500 rows of long ones; the CSV
+// files hold them all) and the run's provenance. Model output and
+// dataset text are escaped everywhere.
+func (r *Results) HTML(w io.Writer) error {
+	p, err := r.page()
+	if err != nil {
+		return err
+	}
+	return report.WriteHTML(w, p)
+}
+
+// XLSX writes the run's workbook: a README sheet, one sheet per table
+// (frozen header, autofilter, number formats, colour scales, column
+// descriptions), the provenance and every sample (report.WriteXLSX).
+func (r *Results) XLSX(w io.Writer) error {
+	p, err := r.page()
+	if err != nil {
+		return err
+	}
+	samples, err := r.Samples()
+	if err != nil {
+		return err
+	}
+	return report.WriteXLSX(w, p, samplesTable(samples))
+}
+
+// samplesTable lays the samples out as a typed table.
+func samplesTable(ss []Sample) *Table {
+	t := &Table{Name: "samples", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "prompt", "response", "answer", "normalized",
+		"method", "gold", "correct", "lenient", "translit", "squad_em", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched",
+		"chosen", "failed", "error", "empty_response", "simulated"}}
+	for _, s := range ss {
+		t.Rows = append(t.Rows, []any{s.Model, s.Item, s.Language, s.Form, s.Strategy, s.Condition, s.Role, s.Prompt, s.Response, s.Answer, s.Normalized,
+			s.Method, s.Gold, s.Correct, s.Lenient, s.Translit, s.SQuAD, s.Substring, s.Overlap, s.Judge, s.Semantic, s.Abstain, s.Script, s.Switched,
+			s.Chosen, s.Failed, s.Error, s.EmptyResponse, s.Simulated})
+	}
+	return t
 }
 
 func revision(r string) string {
@@ -500,13 +537,18 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // WriteHTML writes the HTML report to path atomically (a temporary file
 // renamed into place).
-func (r *Results) WriteHTML(path string) error {
+func (r *Results) WriteHTML(path string) error { return r.writeFile(path, "HTML report", r.HTML) }
+
+// WriteXLSX writes the workbook to path atomically.
+func (r *Results) WriteXLSX(path string) error { return r.writeFile(path, "workbook", r.XLSX) }
+
+func (r *Results) writeFile(path, what string, write func(io.Writer) error) error {
 	var b bytes.Buffer
-	if err := r.HTML(&b); err != nil {
-		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+	if err := write(&b); err != nil {
+		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
 	}
 	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
-		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
 	}
 	return nil
 }

@@ -381,7 +381,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
-		fmt.Fprintf(stdout, "  report: %s\n", filepath.Join(r.Dir(), "report.html"))
+		fmt.Fprintf(stdout, "  report: %s, %s\n", filepath.Join(r.Dir(), "report.html"), filepath.Join(r.Dir(), "report.xlsx"))
 	}
 	return err
 }
@@ -443,12 +443,13 @@ func formatNames() string {
 }
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE]", stderr)
+	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
 	endpoint := fs.String("endpoint", "", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
+	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, every sample)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -502,6 +503,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		fmt.Fprintf(stdout, "  %s  (HTML report)\n", *html)
+	}
+	if *xlsx != "" {
+		if err := r.WriteXLSX(*xlsx); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
 	}
 	return nil
 }

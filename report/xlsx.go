@@ -1,0 +1,246 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// MaxSampleRows bounds the samples sheet (Excel's limit is 1,048,576 rows).
+const MaxSampleRows = 1_000_000
+
+// WriteXLSX writes the workbook: a README sheet (title, SIMULATED when it
+// is, the notes), one sheet per table (frozen header, autofilter, number
+// formats by column kind, a colour scale on rates, column descriptions as
+// header comments), a provenance sheet, and, when given, a samples sheet
+// written with the streaming writer (at most MaxSampleRows rows, and a
+// note when cut). Text from models and datasets is always a string cell,
+// never a formula, whatever it starts with (=, +, -, @, tab, CR).
+func WriteXLSX(w io.Writer, p Page, samples *tables.Table) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	styles, err := newStyles(f)
+	if err != nil {
+		return err
+	}
+	readme := "README"
+	f.SetSheetName("Sheet1", readme)
+	lines := []string{p.Title}
+	if p.Simulated {
+		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
+	}
+	lines = append(lines, p.Notes...)
+	lines = append(lines, "One sheet per table; 'provenance' says what was run; 'samples' holds every scored answer.")
+	for i, l := range lines {
+		if err := f.SetCellStr(readme, cellName(1, i+1), l); err != nil {
+			return err
+		}
+	}
+	used := map[string]bool{readme: true}
+	for _, t := range p.Tables {
+		name := sheetName(t.Name, used)
+		if _, err := f.NewSheet(name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+		if err := writeTable(f, name, t, styles); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
+	}
+	prov := sheetName("provenance", used)
+	f.NewSheet(prov)
+	f.SetSheetRow(prov, "A1", &[]any{"what", "value"})
+	for i, kv := range p.Provenance {
+		f.SetCellStr(prov, cellName(1, i+2), kv[0])
+		f.SetCellStr(prov, cellName(2, i+2), kv[1])
+	}
+	f.SetColWidth(prov, "A", "A", 28)
+	f.SetColWidth(prov, "B", "B", 100)
+	if samples != nil {
+		if err := writeSamples(f, sheetName("samples", used), samples); err != nil {
+			return err
+		}
+	}
+	_, err = f.WriteTo(w)
+	return err
+}
+
+type styleSet struct{ header, rate, float, pvalue, count int }
+
+func newStyles(f *excelize.File) (styleSet, error) {
+	var s styleSet
+	var err error
+	if s.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Color: []string{"#F2F2F2"}, Pattern: 1},
+		Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
+		return s, err
+	}
+	f3 := "0.000"
+	if s.rate, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
+		return s, err
+	}
+	if s.float, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
+		return s, err
+	}
+	pv := "0.00E+00"
+	if s.pvalue, err = f.NewStyle(&excelize.Style{CustomNumFmt: &pv}); err != nil {
+		return s, err
+	}
+	s.count, err = f.NewStyle(&excelize.Style{NumFmt: 1})
+	return s, err
+}
+
+// writeTable writes one typed table with its header, formats, a frozen
+// first row, an autofilter and a colour scale on every rate column.
+func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) error {
+	cols := t.Columns()
+	for c, col := range cols {
+		cell := cellName(c+1, 1)
+		if err := f.SetCellStr(sheet, cell, col.Name); err != nil {
+			return err
+		}
+		if col.Description != "" {
+			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Description}}})
+		}
+		f.SetColWidth(sheet, colName(c+1), colName(c+1), math.Max(10, math.Min(40, float64(len(col.Name)+4))))
+	}
+	f.SetCellStyle(sheet, "A1", cellName(len(cols), 1), st.header)
+	for r, row := range t.Rows {
+		for c, v := range row {
+			if c >= len(cols) {
+				break
+			}
+			cell := cellName(c+1, r+2)
+			if err := setCell(f, sheet, cell, v); err != nil {
+				return err
+			}
+		}
+	}
+	last := len(t.Rows) + 1
+	for c, col := range cols {
+		style := 0
+		switch {
+		case col.Kind == tables.KindPValue:
+			style = st.pvalue
+		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			style = st.rate
+		case col.Type == tables.Float:
+			style = st.float
+		case col.Type == tables.Int:
+			style = st.count
+		}
+		if style != 0 && last > 1 {
+			f.SetCellStyle(sheet, cellName(c+1, 2), cellName(c+1, last), style)
+		}
+		if col.Kind == tables.KindRate && last > 1 {
+			f.SetConditionalFormat(sheet, cellName(c+1, 2)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{{
+				Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
+				MinColor: "#F8696B", MidColor: "#FFEB84", MaxColor: "#63BE7B"}})
+		}
+	}
+	if len(cols) > 0 {
+		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+		f.AutoFilter(sheet, "A1:"+cellName(len(cols), last), nil)
+	}
+	return nil
+}
+
+// setCell writes a typed cell: numbers as numbers (NaN as an empty
+// cell), booleans as booleans, everything else as a string cell, so text
+// beginning with =, +, -, @ is never read as a formula.
+func setCell(f *excelize.File, sheet, cell string, v any) error {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case int:
+		return f.SetCellInt(sheet, cell, int64(x))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return f.SetCellFloat(sheet, cell, x, -1, 64)
+	case bool:
+		return f.SetCellBool(sheet, cell, x)
+	case string:
+		return f.SetCellStr(sheet, cell, x)
+	}
+	return f.SetCellStr(sheet, cell, fmt.Sprint(v))
+}
+
+// writeSamples streams the samples table (text cells only as strings).
+func writeSamples(f *excelize.File, sheet string, t *tables.Table) error {
+	if _, err := f.NewSheet(sheet); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	header := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		header[i] = h
+	}
+	if err := sw.SetRow("A1", header); err != nil {
+		return err
+	}
+	n := min(len(t.Rows), MaxSampleRows)
+	for r := range n {
+		vals := make([]any, len(t.Rows[r]))
+		for c, v := range t.Rows[r] {
+			switch x := v.(type) {
+			case float64:
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					vals[c] = nil
+				} else {
+					vals[c] = x
+				}
+			case string:
+				vals[c] = excelize.Cell{Value: x} // a string cell: never a formula
+			default:
+				vals[c] = v
+			}
+		}
+		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
+			return err
+		}
+	}
+	if len(t.Rows) > n {
+		sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more samples are in the run directory's records.jsonl (the sheet keeps the first %d)", len(t.Rows)-n, n)})
+	}
+	return sw.Flush()
+}
+
+func cellName(col, row int) string {
+	s, _ := excelize.CoordinatesToCellName(col, row)
+	return s
+}
+
+func colName(col int) string {
+	s, _ := excelize.ColumnNumberToName(col)
+	return s
+}
+
+// sheetName makes a valid, unused sheet name (31 characters at most).
+func sheetName(name string, used map[string]bool) string {
+	n := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`[]:*?/\`, r) {
+			return '_'
+		}
+		return r
+	}, name)
+	if len(n) > 31 {
+		n = n[:31]
+	}
+	base, i := n, 2
+	for used[n] {
+		suffix := fmt.Sprintf("_%d", i)
+		n = base[:min(len(base), 31-len(suffix))] + suffix
+		i++
+	}
+	used[n] = true
+	return n
+}
