@@ -67,7 +67,7 @@ func TestHTMLReportSafe(t *testing.T) {
 			t.Errorf("payload written unescaped: %s", p)
 		}
 	}
-	for _, want := range []string{"&lt;img src=x onerror", "SIMULATED: these answers came", `id="fig-0"`} {
+	for _, want := range []string{"&lt;img src=x onerror", "SIMULATED: these answers came", `id="fig-0"`, `id="ex-data">{"columns":`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -107,6 +107,10 @@ func TestHTMLReportSafe(t *testing.T) {
 	}
 	if !strings.Contains(string(dom), "&lt;img src=x onerror") {
 		t.Error("the payloads are not shown as text")
+	}
+	// The sample explorer ran and lists every answer (3 models × 6 items × 2 conditions).
+	if !strings.Contains(string(dom), "36 of 36 samples; page 1 of 1") {
+		t.Error("the sample explorer did not render")
 	}
 	shot := filepath.Join("out", "report-safety.png")
 	os.MkdirAll("out", 0o755)

@@ -481,29 +481,39 @@ func (r *Results) page() (report.Page, error) {
 // HTML writes the run's report as one self-contained HTML file (ECharts
 // inlined, no network): a SIMULATED banner when it applies, the notes,
 // the figures, every table (the first 500 rows of long ones; the CSV
-// files hold them all) and the run's provenance. Model output and
-// dataset text are escaped everywhere.
+// files hold them all), a sample explorer (filters, search, each
+// answer's prompt, response and verdicts) and the run's provenance.
+// Model output and dataset text are escaped everywhere.
 func (r *Results) HTML(w io.Writer) error {
-	p, err := r.page()
+	p, err := r.pageWithSamples()
 	if err != nil {
 		return err
 	}
 	return report.WriteHTML(w, p)
 }
 
+func (r *Results) pageWithSamples() (report.Page, error) {
+	p, err := r.page()
+	if err != nil {
+		return p, err
+	}
+	samples, err := r.Samples()
+	if err != nil {
+		return p, err
+	}
+	p.Samples = samplesTable(samples)
+	return p, nil
+}
+
 // XLSX writes the run's workbook: a README sheet, one sheet per table
 // (frozen header, autofilter, number formats, colour scales, column
 // descriptions), the provenance and every sample (report.WriteXLSX).
 func (r *Results) XLSX(w io.Writer) error {
-	p, err := r.page()
+	p, err := r.pageWithSamples()
 	if err != nil {
 		return err
 	}
-	samples, err := r.Samples()
-	if err != nil {
-		return err
-	}
-	return report.WriteXLSX(w, p, samplesTable(samples))
+	return report.WriteXLSX(w, p)
 }
 
 // samplesTable lays the samples out as a typed table.

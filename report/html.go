@@ -28,7 +28,14 @@ type Page struct {
 	// MaxRows bounds the rows shown per table (the CSV files hold them
 	// all); 0 shows every row.
 	MaxRows int
+	// Samples, when set, feeds the HTML sample explorer and the
+	// workbook's samples sheet (one row per scored answer).
+	Samples *tables.Table
 }
+
+// MaxExplorerBytes bounds the samples embedded in the HTML explorer (the
+// workbook holds them all): the report stays under 25 MB.
+const MaxExplorerBytes = 15 << 20
 
 // WriteHTML writes one self-contained HTML file: ECharts inlined once,
 // no external request of any kind, every text from the run escaped
@@ -84,10 +91,41 @@ func WriteHTML(w io.Writer, p Page) error {
 		}
 		fvs = append(fvs, figView{ID: fmt.Sprintf("fig-%d", i), Caption: f.Caption, Mirrors: f.Mirrors, Option: o})
 	}
+	explorer, note := explorerData(p.Samples)
 	return page.Execute(w, map[string]any{
 		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
-		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339),
+		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": explorer, "ExplorerNote": note,
 	})
+}
+
+// explorer is the samples the page embeds: column names and rows of
+// plain values (the page's script shows them with textContent only).
+type explorer struct {
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+}
+
+// explorerData keeps the samples that fit in MaxExplorerBytes and says
+// how many it kept.
+func explorerData(t *tables.Table) (*explorer, string) {
+	if t == nil || len(t.Rows) == 0 {
+		return nil, ""
+	}
+	e := &explorer{Columns: t.Header}
+	size := 0
+	for _, r := range t.Rows {
+		b, _ := json.Marshal(r)
+		if size+len(b) > MaxExplorerBytes {
+			break
+		}
+		size += len(b)
+		e.Rows = append(e.Rows, r)
+	}
+	note := fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", len(t.Rows))
+	if len(e.Rows) < len(t.Rows) {
+		note = fmt.Sprintf("The first %d of %d scored answers (the page stays under 25 MB; the workbook's samples sheet and records.jsonl hold them all): filter them, search their text, click one for its details.", len(e.Rows), len(t.Rows))
+	}
+	return e, note
 }
 
 var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -122,6 +160,49 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 <table><thead><tr>{{range .Columns}}<th title="{{.Description}}">{{.Name}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
+{{end}}
+{{if .Explorer}}<h2 id="samples">Samples</h2>
+<p>{{.ExplorerNote}}</p>
+<div id="explorer">
+<label>model <select data-field="model"></select></label>
+<label>language <select data-field="language"></select></label>
+<label>form <select data-field="form"></select></label>
+<label>strategy <select data-field="strategy"></select></label>
+<label>condition <select data-field="condition"></select></label>
+<label>verdict <select data-field="verdict"><option value="">all</option><option>correct</option><option>wrong</option><option>failed</option></select></label>
+<label>search <input type="search" id="ex-search" placeholder="prompt, response, answer, gold"></label>
+<p id="ex-count"></p>
+<table id="ex-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table>
+<p><button id="ex-prev">previous</button> <button id="ex-next">next</button></p>
+<pre id="ex-detail"></pre>
+</div>
+<script type="application/json" id="ex-data">{{.Explorer}}</script>
+<script>(function(){
+var data=JSON.parse(document.getElementById("ex-data").textContent);
+var cols=data.columns, rows=data.rows, col={};cols.forEach(function(c,i){col[c]=i;});
+function val(r,c){var i=col[c];return i===undefined||r[i]===null?"":String(r[i]);}
+var selects=document.querySelectorAll("#explorer select[data-field]");
+selects.forEach(function(s){var f=s.getAttribute("data-field");if(f==="verdict")return;var seen={};rows.forEach(function(r){seen[val(r,f)]=1;});
+ var o=document.createElement("option");o.value="";o.textContent="all";s.appendChild(o);
+ Object.keys(seen).sort().forEach(function(v){var o=document.createElement("option");o.value=v;o.textContent=v===""?"(none)":v;s.appendChild(o);});});
+var page=0,per=100,shown=[];
+function matches(r){var ok=true;selects.forEach(function(s){var f=s.getAttribute("data-field"),v=s.value;if(!v)return;
+ if(f==="verdict"){var failed=val(r,"failed")==="true",corr=val(r,"correct")==="true";
+  if(v==="failed"&&!failed||v==="correct"&&(failed||!corr)||v==="wrong"&&(failed||corr))ok=false;}
+ else if(val(r,f)!==v)ok=false;});
+ var q=document.getElementById("ex-search").value.toLowerCase();
+ if(q&&["prompt","response","answer","gold"].every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
+function render(){shown=rows.filter(matches);var tb=document.querySelector("#ex-table tbody");tb.textContent="";
+ shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
+  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);tr.appendChild(td);});
+  tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");document.getElementById("ex-detail").textContent=d;});
+  tb.appendChild(tr);});
+ document.getElementById("ex-count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for its prompt, response and verdicts)";}
+selects.forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
+document.getElementById("ex-search").addEventListener("input",function(){page=0;render();});
+document.getElementById("ex-prev").addEventListener("click",function(){if(page>0){page--;render();}});
+document.getElementById("ex-next").addEventListener("click",function(){if((page+1)*per<shown.length){page++;render();}});
+render();})();</script>
 {{end}}
 <h2>Provenance</h2>
 <dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>

@@ -18,10 +18,10 @@ const MaxSampleRows = 1_000_000
 // is, the notes), one sheet per table (frozen header, autofilter, number
 // formats by column kind, a colour scale on rates, column descriptions as
 // header comments), a provenance sheet, and, when given, a samples sheet
-// written with the streaming writer (at most MaxSampleRows rows, and a
+// (Page.Samples) written with the streaming writer (at most MaxSampleRows rows, and a
 // note when cut). Text from models and datasets is always a string cell,
 // never a formula, whatever it starts with (=, +, -, @, tab, CR).
-func WriteXLSX(w io.Writer, p Page, samples *tables.Table) error {
+func WriteXLSX(w io.Writer, p Page) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	styles, err := newStyles(f)
@@ -60,8 +60,8 @@ func WriteXLSX(w io.Writer, p Page, samples *tables.Table) error {
 	}
 	f.SetColWidth(prov, "A", "A", 28)
 	f.SetColWidth(prov, "B", "B", 100)
-	if samples != nil {
-		if err := writeSamples(f, sheetName("samples", used), samples); err != nil {
+	if p.Samples != nil {
+		if err := writeSamples(f, sheetName("samples", used), p.Samples); err != nil {
 			return err
 		}
 	}
