@@ -112,6 +112,25 @@ func TestHTMLReportSafe(t *testing.T) {
 	if !strings.Contains(string(dom), "36 of 36 samples; page 1 of 1") {
 		t.Error("the sample explorer did not render")
 	}
+	// Paper-ready exports: tables as CSV and LaTeX, figures as SVG and PNG.
+	exp2 := filepath.Join(dir, "exports")
+	drawn, err := r.WriteExports(ctx, exp2)
+	if err != nil || !drawn {
+		t.Fatalf("exports: %v (drawn %v)", err, drawn)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(exp2, "figures", "*.svg"))
+	pngs, _ := filepath.Glob(filepath.Join(exp2, "figures", "*.png"))
+	if len(svgs) != figs || len(pngs) != figs {
+		t.Errorf("%d SVG and %d PNG files for %d figures", len(svgs), len(pngs), figs)
+	}
+	for _, f := range svgs {
+		if b, _ := os.ReadFile(f); !bytes.HasPrefix(b, []byte("<svg")) || !bytes.Contains(b, []byte("</svg>")) {
+			t.Errorf("%s is not an SVG", f)
+		}
+	}
+	if tex, err := os.ReadFile(filepath.Join(exp2, "tables", "accuracy.tex")); err != nil || !bytes.Contains(tex, []byte("\\toprule")) {
+		t.Errorf("accuracy.tex: %v", err)
+	}
 	shot := filepath.Join("out", "report-safety.png")
 	os.MkdirAll("out", 0o755)
 	exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(),

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -561,4 +562,20 @@ func (r *Results) writeFile(path, what string, write func(io.Writer) error) erro
 		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
 	}
 	return nil
+}
+
+// WriteExports writes paper-ready files under dir: every table as CSV and
+// as a LaTeX booktabs table, every figure's ECharts option and, when
+// headless Chromium is installed, every figure as SVG and PNG. It returns
+// whether the figures were drawn.
+func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err error) {
+	p, err := r.page()
+	if err != nil {
+		return false, err
+	}
+	browser, _ := exec.LookPath("chromium")
+	if err := report.WriteExports(ctx, dir, p, browser); err != nil {
+		return false, fmt.Errorf("exports of %s: %w", r.dir, err)
+	}
+	return browser != "", nil
 }

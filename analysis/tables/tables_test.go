@@ -619,3 +619,17 @@ func TestCompare(t *testing.T) {
 		t.Errorf("comparison %v", c.Rows)
 	}
 }
+
+// The LaTeX renderer: booktabs, alignment by type, special characters
+// escaped, three decimals, the caption with n and SIMULATED.
+func TestLaTeX(t *testing.T) {
+	tb := &Table{Name: "x_y", Header: []string{"model", "k", "rate", "p"}, Simulated: true,
+		Rows: [][]any{{"a_b & c%", 3, 0.123456, 1.86e-9}, {`\x{}`, 4, 0.5, 0.5}}}
+	got := tb.LaTeX()
+	for _, want := range []string{"\\begin{tabular}{lrrr}", "\\toprule", "model & k & rate & p \\\\", "a\\_b \\& c\\% & 3 & 0.123 & 1.86e-09 \\\\",
+		"\\textbackslash{}x\\{\\} & 4 & 0.500 & 0.500 \\\\", "\\caption{x\\_y (2 rows, SIMULATED models)}", "\\bottomrule"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("LaTeX lacks %q:\n%s", want, got)
+		}
+	}
+}

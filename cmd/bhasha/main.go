@@ -443,13 +443,14 @@ func formatNames() string {
 }
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE]", stderr)
+	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
 	endpoint := fs.String("endpoint", "", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, every sample)")
+	figures := fs.String("figures", "", "also write paper-ready exports to this directory: tables as CSV and LaTeX, figures as ECharts JSON and (with chromium installed) SVG and PNG")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -509,6 +510,17 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
+	}
+	if *figures != "" {
+		drawn, err := r.WriteExports(ctx, *figures)
+		if err != nil {
+			return err
+		}
+		what := "tables as CSV and LaTeX, figures as SVG, PNG and ECharts JSON"
+		if !drawn {
+			what = "tables as CSV and LaTeX, figures as ECharts JSON (install chromium for SVG and PNG)"
+		}
+		fmt.Fprintf(stdout, "  %s/  (%s)\n", *figures, what)
 	}
 	return nil
 }

@@ -1,0 +1,76 @@
+package tables
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// LaTeX renders the table as a booktabs tabular in a table float: the
+// header bold-free in a \toprule/\midrule frame, numbers right-aligned
+// with three decimals (p-values and small numbers in scientific
+// notation, as FormatCell), text left-aligned with LaTeX's special
+// characters escaped, and a caption with the table's name, its row count
+// and SIMULATED when it is. Needs \usepackage{booktabs}.
+func (t *Table) LaTeX() string {
+	cols := t.Columns()
+	var sb strings.Builder
+	sb.WriteString("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{")
+	for _, c := range cols {
+		if c.Type == Int || c.Type == Float {
+			sb.WriteString("r")
+		} else {
+			sb.WriteString("l")
+		}
+	}
+	sb.WriteString("}\n\\toprule\n")
+	head := make([]string, len(t.Header))
+	for i, h := range t.Header {
+		head[i] = latexEscape(h)
+	}
+	sb.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
+	for i, r := range t.Rows {
+		cells := make([]string, len(t.Header))
+		for c := range t.Header {
+			if c >= len(r) {
+				continue
+			}
+			cells[c] = latexEscape(latexCell(r[c], t.Text(i, c)))
+		}
+		sb.WriteString(strings.Join(cells, " & ") + " \\\\\n")
+	}
+	label := ""
+	if t.Simulated {
+		label = ", SIMULATED models"
+	}
+	desc := t.Description
+	if in, ok := InfoOf(t.Name); ok {
+		desc = in.Description
+	}
+	fmt.Fprintf(&sb, "\\bottomrule\n\\end{tabular}\n\\caption{%s (%d rows%s)%s}\n\\label{tab:%s}\n\\end{table}\n",
+		latexEscape(t.Name), len(t.Rows), label, captionTail(desc), strings.ReplaceAll(t.Name, "_", "-"))
+	return sb.String()
+}
+
+func captionTail(desc string) string {
+	if desc == "" {
+		return ""
+	}
+	return ": " + latexEscape(desc)
+}
+
+// latexCell writes floats with three decimals (scientific notation below
+// 0.001, as the text renderers do), other cells as FormatCell does.
+func latexCell(v any, text string) string {
+	if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) && x != 0 && math.Abs(x) >= 1e-3 {
+		return fmt.Sprintf("%.3f", x)
+	}
+	return text
+}
+
+// latexEscape escapes LaTeX's special characters (\ { } $ & # ^ _ % ~).
+func latexEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\{`, `}`, `\}`, `$`, `\$`, `&`, `\&`, `#`, `\#`, `^`, `\textasciicircum{}`,
+		`_`, `\_`, `%`, `\%`, `~`, `\textasciitilde{}`)
+	return r.Replace(s)
+}
