@@ -128,3 +128,25 @@ func paperExperiment(t *testing.T, f string) *bhasha.Experiment {
 	shrink(&e)
 	return &e
 }
+
+// A paper setup's report sets the published numbers beside the run's:
+// the distractor study's Llama-3.1-8B rows match by served name.
+func TestVersusPaper(t *testing.T) {
+	dir := t.TempDir()
+	e := paperExperiment(t, "experiments/paper/distractors-triviaqa.yaml")
+	e.Conditions = []string{"clean", "hi"}
+	r, err := bhasha.Run(context.Background(), e, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`id="table-versus_paper"`, "Table 3", "meta-llama/Llama-3.1-8B-Instruct", "0.710000"} {
+		if !strings.Contains(page, want) && !strings.Contains(page, strings.ReplaceAll(want, "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b")) {
+			t.Errorf("versus-the-paper section lacks %q", want)
+		}
+	}
+}

@@ -475,8 +475,32 @@ func (r *Results) page() (report.Page, error) {
 	prov = append(prov, [2]string{"scoring options", string(b)})
 	b, _ = json.Marshal(r.exp.Prompt)
 	prov = append(prov, [2]string{"prompt options", string(b)})
+	ts := r.tables
+	// The papers' published numbers beside the run's, first, when the run
+	// measured any of them.
+	if pub, err := report.Published(); err != nil {
+		return report.Page{}, err
+	} else {
+		served := map[string]string{}
+		for _, md := range r.exp.Models {
+			served[md.Name] = md.ServedName
+		}
+		var acc, clc *Table
+		for _, t := range r.tables {
+			switch t.Name {
+			case "accuracy":
+				acc = t
+			case "clc_mean":
+				clc = t
+			}
+		}
+		if v := report.Versus(pub, acc, clc, served); len(v.Rows) > 0 {
+			ts = append([]*Table{v}, ts...)
+			infos = append([]TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}, infos...)
+		}
+	}
 	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
-		Tables: r.tables, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
+		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
 }
 
 // HTML writes the run's report as one self-contained HTML file (ECharts
