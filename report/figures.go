@@ -283,6 +283,8 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		{"flip_points", FlipSankey},
 		{"relations", RelationsRadar},
 		{"tokenization", TokenizationScatter},
+		{"latency", LatencyScatter},
+		{"strategy_tests", StrategyGains},
 		{"domains", DomainHeatmap},
 	} {
 		if t := by[f.table]; t != nil && len(t.Rows) > 0 {

@@ -46,6 +46,10 @@ func TestFigureGoldens(t *testing.T) {
 		[]any{"m", "tint-cm", "hin", "native", "capital", 2, 4}, []any{"m", "tint-cm", "hin", "native", "language", 3, 4}, []any{"m", "tint-cm", "hin", "native", "instrument", 4, 4})
 	dom := table("domains", []string{"model", "language", "domain", "protocol", "k", "n", "rate"},
 		[]any{"m", "hin", "History", "judge", 3, 4, 0.75}, []any{"m", "hin", "*", "judge", 3, 4, 0.75}, []any{"m", "eng", "History", "judge", 2, 4, 0.5})
+	lat := table("latency", []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy"},
+		[]any{"m", "baseline", 8, 35.0, 30.0, 60.0, 2, 8, 0.25}, []any{"m", "tint-cm", 8, 120.0, 110.0, 200.0, 5, 8, 0.625})
+	st := table("strategy_tests", []string{"model", "language", "form", "strategy", "reference", "pairs", "diff", "p_holm"},
+		[]any{"m", "hin", "native", "tint-cm", "baseline", 8, 0.375, 0.03}, []any{"m", "ben", "native", "tint-cm", "baseline", 8, 0.125, 0.6})
 	cases := []struct {
 		name string
 		figs func() ([]Figure, error)
@@ -58,6 +62,8 @@ func TestFigureGoldens(t *testing.T) {
 		{"flip_sankey", func() ([]Figure, error) { return FlipSankey(fp) }},
 		{"relations_radar", func() ([]Figure, error) { return RelationsRadar(rel) }},
 		{"domain_heatmap", func() ([]Figure, error) { return DomainHeatmap(dom) }},
+		{"latency", func() ([]Figure, error) { return LatencyScatter(lat) }},
+		{"strategy_gains", func() ([]Figure, error) { return StrategyGains(st) }},
 	}
 	for _, c := range cases {
 		figs, err := c.figs()

@@ -261,3 +261,91 @@ func num(v float64) string {
 	}
 	return fmt.Sprintf("%.3g", v)
 }
+
+// LatencyScatter is IndicKLAR's Table 6 as a trade-off per model: each
+// strategy's mean end-to-end latency against its accuracy, from latency.
+func LatencyScatter(lat *tables.Table) ([]Figure, error) {
+	models, by := groupRows(lat, "model")
+	var out []Figure
+	for _, m := range models {
+		sc := charts.NewScatter()
+		sc.SetGlobalOptions(append(globals(m+" — accuracy against latency"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean ms per answer", Type: "value"}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		n := 0
+		for _, r := range by[m] {
+			if math.IsNaN(lat.Num(r, "mean_ms")) {
+				continue
+			}
+			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{round(lat.Num(r, "mean_ms")), round(lat.Num(r, "accuracy"))}, SymbolSize: 12}})
+			n += int(lat.Num(r, "n"))
+		}
+		o, err := optionOf(sc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "latency_" + m, Mirrors: "IndicKLAR Table 6 / A.2",
+			Caption: simulated(lat, fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency (n = %d answers)", m, n)),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// StrategyGains is IndicKLAR's Fig. 3 per model: each strategy's
+// accuracy gain over the reference per language (bars), the significant
+// ones (Holm-adjusted McNemar p < 0.05) named in the caption, from
+// strategy_tests (native questions).
+func StrategyGains(st *tables.Table) ([]Figure, error) {
+	models, by := groupRows(st, "model")
+	var out []Figure
+	for _, m := range models {
+		var langs, strategies []string
+		gain := map[[2]string]float64{}
+		sig, n, ref := 0, 0, ""
+		for _, r := range by[m] {
+			if st.Str(r, "form") != "native" {
+				continue
+			}
+			l, s := st.Str(r, "language"), st.Str(r, "strategy")
+			if !slices.Contains(langs, l) {
+				langs = append(langs, l)
+			}
+			if !slices.Contains(strategies, s) {
+				strategies = append(strategies, s)
+			}
+			gain[[2]string{s, l}] = st.Num(r, "diff")
+			if st.Num(r, "p_holm") < 0.05 {
+				sig++
+			}
+			n += int(st.Num(r, "pairs"))
+			ref = st.Str(r, "reference")
+		}
+		if len(langs) == 0 {
+			continue
+		}
+		sort.Strings(langs)
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(globals(fmt.Sprintf("%s — accuracy gain over %s", m, ref)), charts.WithYAxisOpts(opts.YAxis{Name: "gain"}))...)
+		bar.SetXAxis(langs)
+		for _, s := range strategies {
+			data := make([]opts.BarData, len(langs))
+			for i, l := range langs {
+				if v, ok := gain[[2]string{s, l}]; ok {
+					data[i] = opts.BarData{Value: round(v)}
+				} else {
+					data[i] = opts.BarData{Value: "-"}
+				}
+			}
+			bar.AddSeries(s, data)
+		}
+		o, err := optionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "strategy_gains_" + m, Mirrors: "IndicKLAR Fig. 3",
+			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant (McNemar, Holm-adjusted p < 0.05; %d paired answers)", m, ref, sig, n)),
+			Option:  o})
+	}
+	return out, nil
+}
