@@ -76,7 +76,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		for r := range n {
 			cells := make([]cellView, len(t.Header))
 			for c := range t.Header {
-				cells[c] = cellView{Text: t.Text(r, c), Num: tv.Columns[c].Type == tables.Int || tv.Columns[c].Type == tables.Float}
+				cells[c] = cellView{Text: t.Text(r, c), Num: tv.Columns[c].Numeric()}
 			}
 			tv.Rows = append(tv.Rows, cells)
 		}

@@ -17,11 +17,11 @@ func (t *Table) LaTeX() string {
 	var sb strings.Builder
 	sb.WriteString("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{")
 	for _, c := range cols {
-		if c.Type == Int || c.Type == Float {
-			sb.WriteString("r")
-		} else {
-			sb.WriteString("l")
+		align := "l"
+		if c.Numeric() {
+			align = "r"
 		}
+		sb.WriteString(align)
 	}
 	sb.WriteString("}\n\\toprule\n")
 	head := make([]string, len(t.Header))

@@ -112,6 +112,9 @@ type Column struct {
 	Description string
 }
 
+// Numeric reports whether the column holds numbers (int or float64).
+func (c Column) Numeric() bool { return c.Type == Int || c.Type == Float }
+
 // KindOf reads a column's kind from its name, by the conventions every
 // table follows: *_lo and *_hi are interval bounds, p and p_* / *_p are
 // p-values, *_ms milliseconds, rate/accuracy/share/agree columns rates,
@@ -282,7 +285,7 @@ func (t *Table) Markdown() string {
 	}
 	sb.WriteString("\n|")
 	for _, c := range cols {
-		if c.Type == Int || c.Type == Float {
+		if c.Numeric() {
 			sb.WriteString("---:|")
 		} else {
 			sb.WriteString("---|")
