@@ -284,6 +284,7 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		{"relations", RelationsRadar},
 		{"tokenization", TokenizationScatter},
 		{"latency", LatencyScatter},
+		{"model_families", FamilyScaling},
 		{"strategy_tests", StrategyGains},
 		{"domains", DomainHeatmap},
 	} {

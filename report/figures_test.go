@@ -50,6 +50,9 @@ func TestFigureGoldens(t *testing.T) {
 		[]any{"m", "baseline", 8, 35.0, 30.0, 60.0, 2, 8, 0.25}, []any{"m", "tint-cm", 8, 120.0, 110.0, 200.0, 5, 8, 0.625})
 	st := table("strategy_tests", []string{"model", "language", "form", "strategy", "reference", "pairs", "diff", "p_holm"},
 		[]any{"m", "hin", "native", "tint-cm", "baseline", 8, 0.375, 0.03}, []any{"m", "ben", "native", "tint-cm", "baseline", 8, 0.125, 0.6})
+	mf := table("model_families", []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate"},
+		[]any{"Llama", "l1", 1.0, "baseline", "native", 2, 10, 0.2}, []any{"Llama", "l8", 8.0, "baseline", "native", 5, 10, 0.5},
+		[]any{"Qwen", "q7", 7.0, "baseline", "native", 4, 10, 0.4})
 	cases := []struct {
 		name string
 		figs func() ([]Figure, error)
@@ -63,6 +66,7 @@ func TestFigureGoldens(t *testing.T) {
 		{"relations_radar", func() ([]Figure, error) { return RelationsRadar(rel) }},
 		{"domain_heatmap", func() ([]Figure, error) { return DomainHeatmap(dom) }},
 		{"latency", func() ([]Figure, error) { return LatencyScatter(lat) }},
+		{"family_scaling", func() ([]Figure, error) { return FamilyScaling(mf) }},
 		{"strategy_gains", func() ([]Figure, error) { return StrategyGains(st) }},
 	}
 	for _, c := range cases {

@@ -349,3 +349,42 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 	}
 	return out, nil
 }
+
+// FamilyScaling is IndicKLAR's Fig. 5: accuracy against model size, one
+// line per model family and strategy (pooled over languages; native
+// form), from model_families.
+func FamilyScaling(mf *tables.Table) ([]Figure, error) {
+	type key struct{ family, strategy string }
+	pts := map[key][]opts.LineData{}
+	var keys []key
+	n := 0
+	for _, r := range mf.Rows {
+		if mf.Str(r, "form") != "native" || math.IsNaN(mf.Num(r, "size_b")) {
+			continue
+		}
+		k := key{mf.Str(r, "family"), mf.Str(r, "strategy")}
+		if pts[k] == nil {
+			keys = append(keys, k)
+		}
+		pts[k] = append(pts[k], opts.LineData{Name: mf.Str(r, "model"), Value: []any{mf.Num(r, "size_b"), round(mf.Num(r, "rate"))}})
+		n += int(mf.Num(r, "n"))
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(globals("accuracy against model size per family"),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+	for _, k := range keys {
+		line.AddSeries(k.family+" "+k.strategy, pts[k])
+	}
+	o, err := optionOf(line)
+	if err != nil {
+		return nil, err
+	}
+	return []Figure{{Name: "family_scaling", Mirrors: "IndicKLAR Fig. 5",
+		Caption: simulated(mf, fmt.Sprintf("native accuracy against model size, one line per family and strategy, pooled over languages (n = %d answers)", n)),
+		Option:  o}}, nil
+}
