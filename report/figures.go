@@ -274,6 +274,14 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		if err := add(ConditionBars(t, conds)); err != nil {
 			return nil, err
 		}
+		if err := add(SwitchRates(t, conds)); err != nil {
+			return nil, err
+		}
+	}
+	if t := by["accuracy"]; t != nil && t.Str(firstRow(t), "study") == "indicquest" {
+		if err := add(ProtocolBars(t)); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range []struct {
 		table string

@@ -53,6 +53,11 @@ func TestFigureGoldens(t *testing.T) {
 	mf := table("model_families", []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate"},
 		[]any{"Llama", "l1", 1.0, "baseline", "native", 2, 10, 0.2}, []any{"Llama", "l8", 8.0, "baseline", "native", 5, 10, 0.5},
 		[]any{"Qwen", "q7", 7.0, "baseline", "native", 4, 10, 0.4})
+	quest := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
+		[]any{"indicquest", "m", "hin", "native", "", "", "correct", 6, 10, 0.6}, []any{"indicquest", "m", "hin", "native", "", "", "substring", 4, 10, 0.4},
+		[]any{"indicquest", "m", "hin", "native", "", "", "overlap", 4, 10, 0.4})
+	mdiSwitch := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
+		[]any{"mdi", "m", "eng", "english", "qa", "clean", "distractor_switch", 0, 10, 0.0}, []any{"mdi", "m", "eng", "english", "qa", "hi", "distractor_switch", 6, 10, 0.6})
 	cases := []struct {
 		name string
 		figs func() ([]Figure, error)
@@ -67,6 +72,8 @@ func TestFigureGoldens(t *testing.T) {
 		{"domain_heatmap", func() ([]Figure, error) { return DomainHeatmap(dom) }},
 		{"latency", func() ([]Figure, error) { return LatencyScatter(lat) }},
 		{"family_scaling", func() ([]Figure, error) { return FamilyScaling(mf) }},
+		{"protocols", func() ([]Figure, error) { return ProtocolBars(quest) }},
+		{"switch_rates", func() ([]Figure, error) { return SwitchRates(mdiSwitch, []string{"clean", "hi"}) }},
 		{"strategy_gains", func() ([]Figure, error) { return StrategyGains(st) }},
 	}
 	for _, c := range cases {

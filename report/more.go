@@ -388,3 +388,116 @@ func FamilyScaling(mf *tables.Table) ([]Figure, error) {
 		Caption: simulated(mf, fmt.Sprintf("native accuracy against model size, one line per family and strategy, pooled over languages (n = %d answers)", n)),
 		Option:  o}}, nil
 }
+
+// ProtocolBars is IndicQuest's three protocols per model: the judge's,
+// exact substring's and word overlap's accuracy per language (bars), with
+// the lexical shortfall in the caption, from the accuracy table.
+func ProtocolBars(acc *tables.Table) ([]Figure, error) {
+	type key struct{ model, lang string }
+	rate := map[key]map[string]float64{}
+	var models, langs []string
+	n := map[string]int{}
+	for _, r := range acc.Rows {
+		m := acc.Str(r, "metric")
+		if m != "correct" && m != "substring" && m != "overlap" {
+			continue
+		}
+		k := key{acc.Str(r, "model"), acc.Str(r, "language")}
+		if rate[k] == nil {
+			rate[k] = map[string]float64{}
+		}
+		rate[k][m] = acc.Num(r, "rate")
+		if m == "correct" {
+			n[k.model] += int(acc.Num(r, "n"))
+		}
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+		if !slices.Contains(langs, k.lang) {
+			langs = append(langs, k.lang)
+		}
+	}
+	sort.Strings(langs)
+	var out []Figure
+	for _, m := range models {
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(globals(m+" — accuracy by protocol"), charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		bar.SetXAxis(langs)
+		short, cells := 0.0, 0
+		for _, p := range []struct{ metric, label string }{{"correct", "LLM judge"}, {"substring", "exact substring"}, {"overlap", "word overlap"}} {
+			data := make([]opts.BarData, len(langs))
+			for i, l := range langs {
+				v, ok := rate[key{m, l}][p.metric]
+				if !ok {
+					data[i] = opts.BarData{Value: "-"}
+					continue
+				}
+				data[i] = opts.BarData{Value: round(v)}
+				if p.metric == "substring" {
+					short += rate[key{m, l}]["correct"] - v
+					cells++
+				}
+			}
+			bar.AddSeries(p.label, data)
+		}
+		mean := math.NaN()
+		if cells > 0 {
+			mean = short / float64(cells)
+		}
+		o, err := optionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Name: "protocols_" + m, Mirrors: "IndicQuest §5 (lexical shortfall)",
+			Caption: simulated(acc, fmt.Sprintf("%s: the LLM judge's, exact substring's and word overlap's accuracy per language; mean shortfall of exact substring %s (n = %d answers)", m, num(mean), n[m])),
+			Option:  o})
+	}
+	return out, nil
+}
+
+// SwitchRates is the distractor study's Table 4: the share of answers
+// with a Devanagari or CJK character per condition, one line per model,
+// from the accuracy table.
+func SwitchRates(acc *tables.Table, order []string) ([]Figure, error) {
+	rate := map[string]map[string]float64{}
+	var models []string
+	n := 0
+	for _, r := range acc.Rows {
+		if acc.Str(r, "metric") != "distractor_switch" || acc.Str(r, "strategy") != "qa" {
+			continue
+		}
+		m := acc.Str(r, "model")
+		if rate[m] == nil {
+			rate[m] = map[string]float64{}
+			models = append(models, m)
+		}
+		rate[m][acc.Str(r, "condition")] = acc.Num(r, "rate")
+		n += int(acc.Num(r, "n"))
+	}
+	if len(models) == 0 {
+		return nil, nil
+	}
+	var conds []string
+	for _, c := range order {
+		if _, ok := rate[models[0]][c]; ok {
+			conds = append(conds, c)
+		}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(globals("answers in Devanagari or CJK script, per condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
+	bar.SetXAxis(conds)
+	for _, m := range models {
+		data := make([]opts.BarData, len(conds))
+		for i, c := range conds {
+			data[i] = opts.BarData{Value: round(rate[m][c])}
+		}
+		bar.AddSeries(m, data)
+	}
+	o, err := optionOf(bar)
+	if err != nil {
+		return nil, err
+	}
+	return []Figure{{Name: "switch_rates", Mirrors: "distractor study Table 4",
+		Caption: simulated(acc, fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (n = %d answers)", n)),
+		Option:  o}}, nil
+}
