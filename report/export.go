@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -52,18 +53,23 @@ func WriteExports(ctx context.Context, dir string, p Page, browser string) error
 	return renderFigures(ctx, fd, p.Figures, browser)
 }
 
-var svgRe = regexp.MustCompile(`(?s)<div class="fig" id="(fig-\d+)"[^>]*>.*?(<svg.*?</svg>)`)
+var (
+	svgRe = regexp.MustCompile(`(?s)<div class="fig" id="(fig-\d+)"[^>]*>.*?(<svg.*?</svg>)`)
+	pngRe = regexp.MustCompile(`<div class="fig" id="(fig-\d+)"[^>]*data-png="data:image/png;base64,([A-Za-z0-9+/=]+)"`)
+)
 
-// renderFigures draws the figures with Chromium: all as SVG from one
-// page's DOM, each as PNG from its own page.
+// renderFigures draws the figures with Chromium in two page loads: one
+// with ECharts' SVG renderer (the SVG elements are read from the DOM),
+// one with its canvas renderer, each chart exporting itself as a PNG data
+// URL (getDataURL, twice the pixel density) into an attribute the DOM
+// dump carries.
 func renderFigures(ctx context.Context, dir string, figs []Figure, browser string) error {
 	tmp, err := os.MkdirTemp("", "bhasha-figures-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	write := func(name string, figs []Figure, renderer string) (string, error) {
-		var b bytes.Buffer
+	dump := func(renderer string) ([]byte, error) {
 		type fv struct {
 			ID     string
 			Option any
@@ -74,35 +80,40 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, browser strin
 			json.Unmarshal(f.Option, &o)
 			vs = append(vs, fv{fmt.Sprintf("fig-%d", i), o})
 		}
+		var b bytes.Buffer
 		if err := figPage.Execute(&b, map[string]any{"ECharts": template.JS(echartsJS), "Figures": vs, "Renderer": renderer}); err != nil {
-			return "", err
+			return nil, err
 		}
-		path := filepath.Join(tmp, name)
-		return path, os.WriteFile(path, b.Bytes(), 0o644)
-	}
-	chrome := func(args ...string) ([]byte, error) {
-		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-			"--user-data-dir=" + filepath.Join(tmp, "profile"), "--virtual-time-budget=5000"}
-		out, err := exec.CommandContext(ctx, browser, append(base, args...)...).Output()
+		page := filepath.Join(tmp, renderer+".html")
+		if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		out, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--no-first-run", "--user-data-dir="+filepath.Join(tmp, "profile-"+renderer), "--virtual-time-budget=5000",
+			"--dump-dom", "file://"+page).Output()
 		if err != nil {
 			return nil, fmt.Errorf("rendering figures with %s: %w", browser, err)
 		}
 		return out, nil
 	}
-	page, err := write("all.html", figs, "svg")
+	svgDOM, err := dump("svg")
 	if err != nil {
 		return err
 	}
-	dom, err := chrome("--dump-dom", "file://"+page)
+	pngDOM, err := dump("canvas")
 	if err != nil {
 		return err
 	}
-	found := map[string]string{}
-	for _, m := range svgRe.FindAllSubmatch(dom, -1) {
-		found[string(m[1])] = string(m[2])
+	svgs, pngs := map[string]string{}, map[string]string{}
+	for _, m := range svgRe.FindAllSubmatch(svgDOM, -1) {
+		svgs[string(m[1])] = string(m[2])
+	}
+	for _, m := range pngRe.FindAllSubmatch(pngDOM, -1) {
+		pngs[string(m[1])] = string(m[2])
 	}
 	for i, f := range figs {
-		svg, ok := found[fmt.Sprintf("fig-%d", i)]
+		id := fmt.Sprintf("fig-%d", i)
+		svg, ok := svgs[id]
 		if !ok {
 			return fmt.Errorf("rendering figure %s: no SVG drawn", f.Name)
 		}
@@ -112,11 +123,11 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, browser strin
 		if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+".svg"), []byte(svg)); err != nil {
 			return err
 		}
-		one, err := write(fmt.Sprintf("fig-%d.html", i), []Figure{f}, "canvas")
-		if err != nil {
-			return err
+		png, err := base64.StdEncoding.DecodeString(pngs[id])
+		if err != nil || len(png) == 0 {
+			return fmt.Errorf("rendering figure %s: no PNG drawn", f.Name)
 		}
-		if _, err := chrome("--window-size=1000,560", "--hide-scrollbars", "--screenshot="+filepath.Join(dir, f.Name+".png"), "file://"+one); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+".png"), png); err != nil {
 			return err
 		}
 	}
@@ -124,8 +135,9 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, browser strin
 }
 
 var figPage = template.Must(template.New("fig").Parse(`<!DOCTYPE html><html><head><meta charset="utf-8">
-<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif}.fig{width:1000px;height:560px}</style>
+<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif;background:#fff}.fig{width:1000px;height:560px}</style>
 <script>{{.ECharts}}</script></head><body>
 {{range .Figures}}<div class="fig" id="{{.ID}}"></div>
-<script>echarts.init(document.getElementById({{.ID}}),null,{renderer:{{$.Renderer}}}).setOption({{.Option}});</script>
+<script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:{{$.Renderer}}});c.setOption({{.Option}});
+if({{$.Renderer}}==="canvas"){el.setAttribute("data-png",c.getDataURL({type:"png",pixelRatio:2,backgroundColor:"#fff"}));}})();</script>
 {{end}}</body></html>`))
