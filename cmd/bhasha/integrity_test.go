@@ -404,10 +404,22 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 	if code, msg := runCLI(t, c); code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
+	_, browser := exec.LookPath("chromium")
 	for _, name := range []string{"smoke-indicklar", "smoke-indicquest", "smoke-klar", "smoke-mdi", "smoke-mdi-truthfulqa"} {
 		b, err := os.ReadFile(filepath.Join(out, name, "tables", "accuracy.csv"))
 		if err != nil || !strings.HasPrefix(string(b), "simulated,") || !strings.Contains(string(b), "\ntrue,") {
 			t.Errorf("%s: %v %.100s", name, err, b)
+		}
+		// The report, the workbook and the paper-ready exports.
+		for _, f := range []string{"report.html", "report.xlsx", "figures/tables/accuracy.tex"} {
+			if st, err := os.Stat(filepath.Join(out, name, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %s: %v", name, f, err)
+			}
+		}
+		html, _ := os.ReadFile(filepath.Join(out, name, "report.html"))
+		charts := strings.Count(string(html), `<div class="chart"`)
+		if svgs, _ := filepath.Glob(filepath.Join(out, name, "figures", "figures", "*.svg")); browser == nil && len(svgs) != charts {
+			t.Errorf("%s: %d SVG figures for %d charts", name, len(svgs), charts)
 		}
 	}
 }

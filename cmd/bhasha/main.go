@@ -364,6 +364,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "out/demo", "output directory")
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
+	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/<experiment>/figures (SVG and PNG need chromium)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -382,6 +383,19 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
 		fmt.Fprintf(stdout, "  report: %s, %s\n", filepath.Join(r.Dir(), "report.html"), filepath.Join(r.Dir(), "report.xlsx"))
+		if err != nil || !*figures {
+			continue
+		}
+		dir := filepath.Join(r.Dir(), "figures")
+		drawn, ferr := r.WriteExports(ctx, dir)
+		if ferr != nil {
+			return ferr
+		}
+		what := "figures as SVG, PNG and JSON, tables as CSV and LaTeX"
+		if !drawn {
+			what = "figures as ECharts JSON (install chromium for SVG and PNG), tables as CSV and LaTeX"
+		}
+		fmt.Fprintf(stdout, "  exports: %s/ (%s)\n", dir, what)
 	}
 	return err
 }
