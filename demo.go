@@ -1,6 +1,7 @@
 package bhasha
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/report"
 )
 
 // Demo runs every built-in smoke experiment (DefaultInputs: IndicKLAR
@@ -15,8 +19,8 @@ import (
 // TriviaQA and TruthfulQA) against the in-process simulator into
 // out/<experiment>, writes each one's tables as CSV under
 // out/<experiment>/tables, its HTML report as out/<experiment>/report.html
-// and its workbook as out/<experiment>/report.xlsx, and returns the
-// results in file order. The
+// and its workbook as out/<experiment>/report.xlsx, links them all from
+// out/report.html, and returns the results in file order. The
 // inputs are written to out/inputs first, so the runs' manifests name
 // files that exist. opts adjust every run (CacheDir, Log, ...); Out and
 // Simulator are set by Demo.
@@ -39,6 +43,7 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 	}
 	sort.Strings(files)
 	var res []*Results
+	defer func() { writeIndex(out, res) }()
 	for _, f := range files {
 		exp, err := Load(ctx, filepath.Join(dir, f))
 		if err != nil {
@@ -63,4 +68,20 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 		}
 	}
 	return res, nil
+}
+
+// writeIndex writes out/report.html, linking every run's report and
+// workbook (best effort: the runs' own files are what matters).
+func writeIndex(out string, res []*Results) {
+	var es []report.Entry
+	for _, r := range res {
+		m := r.Manifest()
+		rel, _ := filepath.Rel(out, r.Dir())
+		es = append(es, report.Entry{Name: m.Experiment, Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
+			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))})
+	}
+	var b bytes.Buffer
+	if report.WriteIndex(&b, "Bhasha demo", es) == nil {
+		atomicfile.WriteFile(filepath.Join(out, "report.html"), b.Bytes())
+	}
 }

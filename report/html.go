@@ -208,3 +208,35 @@ render();})();</script>
 <dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>
 </body></html>
 `))
+
+// Entry is one run of an index page.
+type Entry struct {
+	Name, Status, Report, Workbook string
+	Records, Failed                int
+	Simulated                      bool
+}
+
+// WriteIndex writes a small self-contained page linking a set of runs'
+// reports (make demo's out/demo/report.html), with a SIMULATED banner when
+// any run was simulated.
+func WriteIndex(w io.Writer, title string, entries []Entry) error {
+	sim := false
+	for _, e := range entries {
+		sim = sim || e.Simulated
+	}
+	return index.Execute(w, map[string]any{"Title": title, "Entries": entries, "Simulated": sim, "Written": time.Now().UTC().Format(time.RFC3339)})
+}
+
+var index = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>{{.Title}}</title>
+<style>body{font-family:"Noto Sans",sans-serif;margin:2em}.banner{background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}</style></head><body>
+{{if .Simulated}}<div class="banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
+<h1>{{.Title}}</h1>
+<table><thead><tr><th>experiment</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
+{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
+<td><a href="{{.Report}}">{{.Report}}</a></td><td><a href="{{.Workbook}}">{{.Workbook}}</a></td></tr>
+{{end}}</tbody></table><p>written {{.Written}}</p></body></html>
+`))

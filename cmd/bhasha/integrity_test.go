@@ -404,6 +404,9 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 	if code, msg := runCLI(t, c); code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
+	if idx, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(idx), `href="smoke-mdi/report.html"`) || !strings.Contains(string(idx), "SIMULATED") {
+		t.Errorf("the demo's index: %v", err)
+	}
 	_, browser := exec.LookPath("chromium")
 	for _, name := range []string{"smoke-indicklar", "smoke-indicquest", "smoke-klar", "smoke-mdi", "smoke-mdi-truthfulqa"} {
 		b, err := os.ReadFile(filepath.Join(out, name, "tables", "accuracy.csv"))

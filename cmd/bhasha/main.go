@@ -397,6 +397,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stdout, "  exports: %s/ (%s)\n", dir, what)
 	}
+	if len(res) > 0 {
+		fmt.Fprintf(stdout, "every report: %s\n", filepath.Join(*out, "report.html"))
+	}
 	return err
 }
 
