@@ -1,9 +1,11 @@
 package bhasha_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,4 +224,38 @@ func TestXLSXWorkbook(t *testing.T) {
 func mustCell(col, row int) string {
 	c, _ := excelize.CoordinatesToCellName(col, row)
 	return c
+}
+
+// The distractor layout sheet carries a native Excel chart.
+func TestXLSXChart(t *testing.T) {
+	dir := t.TempDir()
+	exp := bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(3))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "r.xlsx")
+	if err := r.WriteXLSX(file); err != nil {
+		t.Fatal(err)
+	}
+	z, err := zip.OpenReader(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	found := false
+	for _, f := range z.File {
+		if !strings.HasPrefix(f.Name, "xl/charts/chart") {
+			continue
+		}
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if bytes.Contains(b, []byte("conditions_wide&#39;!$D$2:$E$2")) && bytes.Contains(b, []byte("SIMULATED")) {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no chart over the conditions_wide sheet")
+	}
 }

@@ -145,7 +145,56 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, "A1:"+cellName(len(cols), last), nil)
 	}
-	return nil
+	return addChart(f, sheet, t, len(cols), last)
+}
+
+// chartable names the layout tables that get a native Excel chart: the
+// number of leading key columns (the rest are the values, one series per
+// row) and the chart's title. The papers' figures drawn from them: the
+// distractor study's conditions (Tables 2–4) and IndicQuest's domains.
+func chartable(name string) (keys int, title string, ok bool) {
+	switch name {
+	case "conditions_wide":
+		return 3, "rate per condition (one series per model, strategy and metric)", true
+	case "domains_wide":
+		return 2, "accuracy per language and domain (one series per model and protocol column)", true
+	}
+	return 0, "", false
+}
+
+// addChart adds a clustered column chart beside a layout table: one
+// series per row (at most 12), the value columns as categories.
+func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, last int) error {
+	keys, title, ok := chartable(t.Name)
+	if !ok || ncols <= keys || last < 2 {
+		return nil
+	}
+	q := func(cell string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + absolute(cell) }
+	var series []excelize.ChartSeries
+	for r := 2; r <= min(last, 13); r++ {
+		series = append(series, excelize.ChartSeries{
+			Name:       q(cellName(keys, r)),
+			Categories: q(cellName(keys+1, 1)) + ":" + absolute(cellName(ncols, 1)),
+			Values:     q(cellName(keys+1, r)) + ":" + absolute(cellName(ncols, r)),
+		})
+	}
+	label := title
+	if t.Simulated {
+		label += " — SIMULATED"
+	}
+	return f.AddChart(sheet, cellName(ncols+2, 2), &excelize.Chart{Type: excelize.Col, Series: series,
+		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: label}}},
+		Dimension: excelize.ChartDimension{Width: 720, Height: 400}, Legend: excelize.ChartLegend{Position: "bottom"}})
+}
+
+// absolute makes a cell reference absolute (B2 → $B$2).
+func absolute(cell string) string {
+	c, r, err := excelize.CellNameToCoordinates(cell)
+	if err != nil {
+		return cell
+	}
+	s, _ := excelize.CoordinatesToCellName(c, r, true)
+	return s
 }
 
 // setCell writes a typed cell: numbers as numbers (NaN as an empty
