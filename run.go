@@ -244,6 +244,15 @@ type Results struct {
 	notes   []string
 	tables  []*Table
 	scorErr error
+
+	// The samples and the report page are built once (the HTML report and
+	// the workbook share them).
+	samplesOnce sync.Once
+	samples     []Sample
+	samplesErr  error
+	pageOnce    sync.Once
+	pg          report.Page
+	pageErr     error
 }
 
 // ReadOption adjusts Load, Parse and Open.
@@ -430,8 +439,13 @@ func Compare(a, b *Results) (*Table, error) {
 	return t, nil
 }
 
-// page gathers what the HTML report and the workbook show.
+// page gathers what the HTML report and the workbook show, once.
 func (r *Results) page() (report.Page, error) {
+	r.pageOnce.Do(func() { r.pg, r.pageErr = r.buildPage() })
+	return r.pg, r.pageErr
+}
+
+func (r *Results) buildPage() (report.Page, error) {
 	if err := r.score(); err != nil {
 		return report.Page{}, err
 	}

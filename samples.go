@@ -42,8 +42,14 @@ type Sample struct {
 	Simulated      bool
 }
 
-// Samples returns one Sample per scored answer, in the tables' order.
+// Samples returns one Sample per scored answer, in the tables' order
+// (read once; later calls return the same samples).
 func (r *Results) Samples() ([]Sample, error) {
+	r.samplesOnce.Do(func() { r.samples, r.samplesErr = r.readSamples() })
+	return r.samples, r.samplesErr
+}
+
+func (r *Results) readSamples() ([]Sample, error) {
 	if err := r.score(); err != nil {
 		return nil, err
 	}

@@ -116,9 +116,7 @@ func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 			for i, l := range langs {
 				v, ok := m[l]
 				if f == "english" { // one English score, the same for every language
-					for _, x := range m {
-						v, ok = x, true
-					}
+					v, ok = m["eng"]
 				}
 				if ok {
 					data[i] = opts.BarData{Value: round(v)}

@@ -144,7 +144,7 @@ func FlipPoints(rows []score.Row) *Table { return flipPointsFrom(index(rows)) }
 
 func flipPointsFrom(o outcomes) *Table {
 	t := &Table{Name: "flip_points", Header: []string{"model", "language", "path", "step", "from", "flipped", "share", "share_lo", "share_hi"}}
-	ref := Reference("", o) // the paper's Baseline
+	ref := reference("", o) // the paper's Baseline
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
@@ -274,7 +274,7 @@ func Relations(rows []score.Row) *Table {
 func LanguageTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
 	_, means, _ := clcFrom(o)
-	ref = Reference(ref, o)
+	ref = reference(ref, o)
 	return languageTestsFrom(languageGains(o, ref, means), ref)
 }
 
@@ -618,7 +618,7 @@ func FamilyTests(fam *Table) *Table {
 func FamilyGainTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
 	_, means, _ := clcFrom(o)
-	ref = Reference(ref, o)
+	ref = reference(ref, o)
 	return familyGainTestsFrom(languageGains(o, ref, means), ref)
 }
 
@@ -726,7 +726,7 @@ func DatasetStats(set *item.Set, languages []string, forms []string) *Table {
 // mean accuracy gain. family names a strategy's family ("" for none).
 func StrategyFamilies(rows []score.Row, ref string, family func(strategy string) string) *Table {
 	o := index(rows)
-	ref = Reference(ref, o)
+	ref = reference(ref, o)
 	_, means, _ := clcFrom(o)
 	return strategyFamiliesFrom(rows, languageGains(o, ref, means), ref, family)
 }
@@ -768,8 +768,7 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 	var vs []variant
 	best := map[string]variant{}
 	for s, v := range acc {
-		m, _, _ := boot(append([]float64(nil), v...), 4)
-		x := variant{family(s), s, m}
+		x := variant{family(s), s, mean(v)}
 		vs = append(vs, x)
 		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
 			best[x.family] = x

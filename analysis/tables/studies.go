@@ -98,7 +98,7 @@ func clcFrom(o outcomes) (pairs, means, overall *Table) {
 func StrategyTests(rows []score.Row, ref string) *Table {
 	o := index(rows)
 	_, means, _ := clcFrom(o)
-	return strategyTestsFrom(o, Reference(ref, o), means)
+	return strategyTestsFrom(o, reference(ref, o), means)
 }
 
 func strategyTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
@@ -167,21 +167,36 @@ func adjusted[T any](tests []T, p func(T) float64, emit func(T, float64, float64
 // experiment's reference:) when given, else Baseline (the paper's Fig. 4
 // and A.5 compare with it) when it was run, else Obj-Baseline, else the
 // first strategy in name order.
-func Reference(want string, o outcomes) string {
-	if want != "" {
-		return want
-	}
+func Reference(want string, rows []score.Row) string {
 	has := map[string]bool{}
-	first := ""
+	for _, r := range rows {
+		has[r.Key.Strategy] = true
+	}
+	return pickReference(want, has)
+}
+
+// reference is Reference over an outcome index.
+func reference(want string, o outcomes) string {
+	has := map[string]bool{}
 	for k := range o {
 		has[k[1]] = true
-		if first == "" || k[1] < first {
-			first = k[1]
-		}
+	}
+	return pickReference(want, has)
+}
+
+func pickReference(want string, has map[string]bool) string {
+	if want != "" {
+		return want
 	}
 	for _, s := range []string{"baseline", "baseline-cands"} {
 		if has[s] {
 			return s
+		}
+	}
+	first := ""
+	for s := range has {
+		if first == "" || s < first {
+			first = s
 		}
 	}
 	return first
@@ -352,7 +367,7 @@ func Standard(study string, ms []Metric, cs []Criterion, rows []score.Row, opt O
 // Reference).
 func KLAR(rows []score.Row, ref string, family func(string) string) []*Table {
 	o := index(rows) // built once, shared by the paired analyses
-	ref = Reference(ref, o)
+	ref = reference(ref, o)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)

@@ -125,16 +125,7 @@ func (p *plan) otherJSON() tables.Alternative {
 // questions (TinT above all, §5.2), and English beats native questions
 // under the reference (§5.1).
 func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
-	if ref == "" {
-		has := map[string]bool{}
-		for _, r := range rows {
-			has[r.Key.Strategy] = true
-		}
-		ref = string(Baseline)
-		if !has[ref] {
-			ref = string(BaselineCands)
-		}
-	}
+	ref = tables.Reference(ref, rows)
 	native := func(s string) func(score.Row) bool {
 		return func(r score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(item.Native) }
 	}
