@@ -137,8 +137,9 @@ body{font-family:"Noto Sans","Noto Sans Devanagari","Noto Sans Bengali","Noto Sa
 .banner{position:sticky;top:0;background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold;z-index:10}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}
 th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
-th{background:#f2f2f2;position:sticky;top:2.4em}
+th{background:#f2f2f2}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;max-width:100%}
 .chart{width:100%;max-width:1100px;height:460px}
 .caption{font-size:.9em;color:#444;margin-bottom:2em}
 .note{background:#fff8e1;padding:.4em .8em;margin:.3em 0}
@@ -157,9 +158,9 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 <h2>Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-<table><thead><tr>{{range .Columns}}<th title="{{.Description}}">{{.Name}}</th>{{end}}</tr></thead><tbody>
+<div class="scroll"><table><thead><tr>{{range .Columns}}<th title="{{.Description}}">{{.Name}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{end}}
 {{if .Explorer}}<h2 id="samples">Samples</h2>
 <p>{{.ExplorerNote}}</p>
