@@ -47,9 +47,16 @@ func WriteHTML(w io.Writer, p Page) error {
 		Text string
 		Num  bool
 	}
+	type headCell struct {
+		Text, Title      string
+		Rowspan, Colspan int
+	}
 	type tableView struct {
 		Info    tables.Info
 		Columns []tables.Column
+		// Head is the header's rows: one, or two under column groups
+		// (the group spanning its sub-columns, key columns down both).
+		Head    [][]headCell
 		Rows    [][]cellView
 		Shown   int
 		Total   int
@@ -63,6 +70,34 @@ func WriteHTML(w io.Writer, p Page) error {
 	var tvs []tableView
 	for i, t := range p.Tables {
 		tv := tableView{Columns: t.Columns(), Total: len(t.Rows)}
+		groups := t.ColumnGroups()
+		top := make([]headCell, 0, len(tv.Columns))
+		var sub []headCell
+		for c, col := range tv.Columns {
+			h := headCell{Text: col.Name, Title: col.Description, Rowspan: 1, Colspan: 1}
+			if groups == nil {
+				top = append(top, h)
+				continue
+			}
+			if c < groups[0].First {
+				h.Rowspan = 2
+				top = append(top, h)
+				continue
+			}
+			for _, g := range groups {
+				if c == g.First {
+					top = append(top, headCell{Text: g.Label, Rowspan: 1, Colspan: g.Last - g.First + 1})
+				}
+				if c >= g.First && c <= g.Last {
+					h.Text, h.Title = tables.SubLabel(g.Subs[c-g.First]), col.Name+": "+col.Description
+				}
+			}
+			sub = append(sub, h)
+		}
+		tv.Head = [][]headCell{top}
+		if sub != nil {
+			tv.Head = append(tv.Head, sub)
+		}
 		if i < len(p.Infos) {
 			tv.Info = p.Infos[i]
 		}
@@ -158,7 +193,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 <h2>Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-<div class="scroll"><table><thead><tr>{{range .Columns}}<th title="{{.Description}}">{{.Name}}</th>{{end}}</tr></thead><tbody>
+<div class="scroll"><table><thead>{{range .Head}}<tr>{{range .}}<th title="{{.Title}}"{{if gt .Rowspan 1}} rowspan="{{.Rowspan}}"{{end}}{{if gt .Colspan 1}} colspan="{{.Colspan}}"{{end}}>{{.Text}}</th>{{end}}</tr>{{end}}</thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}

@@ -94,32 +94,60 @@ func newStyles(f *excelize.File) (styleSet, error) {
 }
 
 // writeTable writes one typed table with its header, formats, a frozen
-// first row, an autofilter and a colour scale on every rate column.
+// header, an autofilter and a colour scale on every rate column. A layout
+// table with column groups (tables.ColumnGroups) gets the papers' two
+// header rows: each group's label merged over its sub-columns (ACC, CLC),
+// the key columns' names merged down both rows.
 func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) error {
 	cols := t.Columns()
+	groups := t.ColumnGroups()
+	hdr := 1
+	if groups != nil {
+		hdr = 2
+	}
 	for c, col := range cols {
-		cell := cellName(c+1, 1)
-		if err := f.SetCellStr(sheet, cell, col.Name); err != nil {
+		cell := cellName(c+1, hdr)
+		label := col.Name
+		if groups != nil && c < groups[0].First {
+			cell = cellName(c+1, 1)
+			if err := f.MergeCell(sheet, cell, cellName(c+1, 2)); err != nil {
+				return err
+			}
+		}
+		for _, g := range groups {
+			if c >= g.First && c <= g.Last {
+				label = tables.SubLabel(g.Subs[c-g.First])
+			}
+		}
+		if err := f.SetCellStr(sheet, cell, label); err != nil {
 			return err
 		}
 		if col.Description != "" {
-			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Description}}})
+			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
-		f.SetColWidth(sheet, colName(c+1), colName(c+1), math.Max(10, math.Min(40, float64(len(col.Name)+4))))
+		f.SetColWidth(sheet, colName(c+1), colName(c+1), math.Max(10, math.Min(40, float64(len(label)+4))))
 	}
-	f.SetCellStyle(sheet, "A1", cellName(len(cols), 1), st.header)
+	for _, g := range groups {
+		if err := f.SetCellStr(sheet, cellName(g.First+1, 1), g.Label); err != nil {
+			return err
+		}
+		if err := f.MergeCell(sheet, cellName(g.First+1, 1), cellName(g.Last+1, 1)); err != nil {
+			return err
+		}
+	}
+	f.SetCellStyle(sheet, "A1", cellName(len(cols), hdr), st.header)
 	for r, row := range t.Rows {
 		for c, v := range row {
 			if c >= len(cols) {
 				break
 			}
-			cell := cellName(c+1, r+2)
+			cell := cellName(c+1, r+hdr+1)
 			if err := setCell(f, sheet, cell, v); err != nil {
 				return err
 			}
 		}
 	}
-	last := len(t.Rows) + 1
+	last := len(t.Rows) + hdr
 	for c, col := range cols {
 		style := 0
 		switch {
@@ -132,20 +160,20 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		case col.Type == tables.Int:
 			style = st.count
 		}
-		if style != 0 && last > 1 {
-			f.SetCellStyle(sheet, cellName(c+1, 2), cellName(c+1, last), style)
+		if style != 0 && last > hdr {
+			f.SetCellStyle(sheet, cellName(c+1, hdr+1), cellName(c+1, last), style)
 		}
-		if col.Kind == tables.KindRate && last > 1 {
-			f.SetConditionalFormat(sheet, cellName(c+1, 2)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{{
+		if col.Kind == tables.KindRate && last > hdr {
+			f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{{
 				Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
 				MinColor: "#F8696B", MidColor: "#FFEB84", MaxColor: "#63BE7B"}})
 		}
 	}
 	if len(cols) > 0 {
-		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
-		f.AutoFilter(sheet, "A1:"+cellName(len(cols), last), nil)
+		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
+		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
 	}
-	return addChart(f, sheet, t, len(cols), last)
+	return addChart(f, sheet, t, len(cols), hdr, last)
 }
 
 // chartable names the layout tables that get a native Excel chart: the
@@ -163,18 +191,19 @@ func chartable(name string) (keys int, title string, ok bool) {
 }
 
 // addChart adds a clustered column chart beside a layout table: one
-// series per row (at most 12), the value columns as categories.
-func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, last int) error {
+// series per row (at most 12), the value columns as categories (two
+// levels under grouped headers: the group, then its sub-column).
+func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) error {
 	keys, title, ok := chartable(t.Name)
-	if !ok || ncols <= keys || last < 2 {
+	if !ok || ncols <= keys || last <= hdr {
 		return nil
 	}
 	q := func(cell string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + absolute(cell) }
 	var series []excelize.ChartSeries
-	for r := 2; r <= min(last, 13); r++ {
+	for r := hdr + 1; r <= min(last, hdr+12); r++ {
 		series = append(series, excelize.ChartSeries{
 			Name:       q(cellName(keys, r)),
-			Categories: q(cellName(keys+1, 1)) + ":" + absolute(cellName(ncols, 1)),
+			Categories: q(cellName(keys+1, 1)) + ":" + absolute(cellName(ncols, hdr)),
 			Values:     q(cellName(keys+1, r)) + ":" + absolute(cellName(ncols, r)),
 		})
 	}
@@ -182,7 +211,7 @@ func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, last int) 
 	if t.Simulated {
 		label += " — SIMULATED"
 	}
-	return f.AddChart(sheet, cellName(ncols+2, 2), &excelize.Chart{Type: excelize.Col, Series: series,
+	return f.AddChart(sheet, cellName(ncols+2, hdr+1), &excelize.Chart{Type: excelize.Col, Series: series,
 		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: label}}},
 		Dimension: excelize.ChartDimension{Width: 720, Height: 400}, Legend: excelize.ChartLegend{Position: "bottom"}})
 }

@@ -11,7 +11,10 @@ import (
 // with three decimals (p-values and small numbers in scientific
 // notation, as FormatCell), text left-aligned with LaTeX's special
 // characters escaped, and a caption with the table's name, its row count
-// and SIMULATED when it is. Needs \usepackage{booktabs}.
+// and SIMULATED when it is. A layout table with ColumnGroups gets the
+// papers' two-row header: each group's label spanning its sub-columns
+// (\multicolumn with a \cmidrule under it), then the key columns' names
+// and the sub-labels (ACC, CLC). Needs \usepackage{booktabs}.
 func (t *Table) LaTeX() string {
 	cols := t.Columns()
 	var sb strings.Builder
@@ -27,6 +30,22 @@ func (t *Table) LaTeX() string {
 	head := make([]string, len(t.Header))
 	for i, h := range t.Header {
 		head[i] = latexEscape(h)
+	}
+	if groups := t.ColumnGroups(); groups != nil {
+		// the papers' layout: a spanning row of groups over their sub-columns
+		span := make([]string, 0, len(t.Header))
+		for range groups[0].First {
+			span = append(span, "")
+		}
+		var rules []string
+		for _, g := range groups {
+			span = append(span, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", g.Last-g.First+1, latexEscape(g.Label)))
+			rules = append(rules, fmt.Sprintf("\\cmidrule(lr){%d-%d}", g.First+1, g.Last+1))
+			for i, sub := range g.Subs {
+				head[g.First+i] = latexEscape(SubLabel(sub))
+			}
+		}
+		sb.WriteString(strings.Join(span, " & ") + " \\\\\n" + strings.Join(rules, " ") + "\n")
 	}
 	sb.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
 	for i, r := range t.Rows {

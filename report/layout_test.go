@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// The papers' layout in the HTML page and the workbook: languages as
+// column groups over ACC and CLC sub-columns, the key columns spanning
+// both header rows, the data starting under them.
+func TestGroupedHeaders(t *testing.T) {
+	wide := &tables.Table{Name: "acc_clc_wide", Simulated: true,
+		Header: []string{"model", "strategy", "hin_acc", "hin_clc", "tam_acc", "tam_clc"},
+		Rows:   [][]any{{"tiny-1b", "baseline", 0.25, 0.5, 0.125, math.NaN()}, {"tiny-1b", "tint-cm", 0.5, 0.3333333, 0.375, 0.6}}}
+	dom := &tables.Table{Name: "domains_wide", Header: []string{"language", "domain", "*_judge", "*_overlap", "m_judge", "m_overlap"},
+		Rows: [][]any{{"hin", "Politics", 0.5, 0.25, 0.5, 0.25}, {"hin", "Geography", 0.75, 0.5, 0.75, 0.5}}}
+	p := Page{Title: "layout", Simulated: true, Tables: []*tables.Table{wide, dom}}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`rowspan="2">model</th>`, `colspan="2">hin</th>`, `colspan="2">tam</th>`, `title="hin_acc: `, `>ACC</th>`, `>CLC</th>`, `colspan="2">*</th>`} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("HTML lacks %s", want)
+		}
+	}
+	var xb bytes.Buffer
+	if err := WriteXLSX(&xb, p); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&xb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	merged, err := f.GetMergeCells("acc_clc_wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans []string
+	for _, m := range merged {
+		spans = append(spans, m.GetStartAxis()+":"+m.GetEndAxis()+"="+m.GetCellValue())
+	}
+	want := "A1:A2=model B1:B2=strategy C1:D1=hin E1:F1=tam"
+	if strings.Join(spans, " ") != want {
+		t.Errorf("merged header cells %v, want %s", spans, want)
+	}
+	for cell, v := range map[string]string{"C2": "ACC", "D2": "CLC", "A3": "tiny-1b", "C4": "0.5", "F3": ""} {
+		if got, _ := f.GetCellValue("acc_clc_wide", cell); got != v && !(cell == "C4" && got == "0.500") {
+			t.Errorf("acc_clc_wide %s = %q, want %q", cell, got, v)
+		}
+	}
+	if panes, err := f.GetPanes("acc_clc_wide"); err != nil || !panes.Freeze || panes.YSplit != 2 || panes.TopLeftCell != "A3" {
+		t.Errorf("panes %+v %v: want the two header rows frozen", panes, err)
+	}
+	charts := 0
+	for name := range f.Pkg.Range {
+		if n, ok := name.(string); ok && strings.HasPrefix(n, "xl/charts/chart") {
+			b, _ := f.Pkg.Load(n)
+			charts++
+			if !strings.Contains(string(b.([]byte)), "&#39;domains_wide&#39;!$C$1:$F$2") {
+				t.Errorf("the domains chart's categories are not the two header rows:\n%s", b)
+			}
+		}
+	}
+	if charts != 1 {
+		t.Errorf("%d charts, want the domains layout's one", charts)
+	}
+}
