@@ -56,10 +56,10 @@ func WriteHTML(w io.Writer, p Page) error {
 		Columns []tables.Column
 		// Head is the header's rows: one, or two under column groups
 		// (the group spanning its sub-columns, key columns down both).
-		Head    [][]headCell
-		Rows    [][]cellView
-		Shown   int
-		Total   int
+		Head  [][]headCell
+		Rows  [][]cellView
+		Shown int
+		Total int
 	}
 	type figView struct {
 		ID      string
