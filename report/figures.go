@@ -62,11 +62,11 @@ func globals(title string) []charts.GlobalOpts {
 }
 
 // FormAccuracy is IndicKLAR's Fig. 2: per model, the baseline's accuracy
-// on English, native and code-mixed questions per language (bars), from
-// the accuracy table (metric correct).
+// on English, native and code-mixed questions per language (bars with
+// 95% Wilson whiskers), from the accuracy table (metric correct).
 func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 	type key struct{ model, strategy string }
-	rates := map[key]map[string]map[string]float64{} // → form → language → rate
+	rates := map[key]map[string]map[string]estimate{} // → form → language → rate
 	ns := map[key]int{}
 	for _, r := range acc.Rows {
 		s := acc.Str(r, "strategy")
@@ -75,13 +75,13 @@ func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 		}
 		k := key{acc.Str(r, "model"), s}
 		if rates[k] == nil {
-			rates[k] = map[string]map[string]float64{}
+			rates[k] = map[string]map[string]estimate{}
 		}
 		f := acc.Str(r, "form")
 		if rates[k][f] == nil {
-			rates[k][f] = map[string]float64{}
+			rates[k][f] = map[string]estimate{}
 		}
-		rates[k][f][acc.Str(r, "language")] = acc.Num(r, "rate")
+		rates[k][f][acc.Str(r, "language")] = estimateOf(acc, r)
 		ns[k] += int(acc.Num(r, "n"))
 	}
 	var keys []key
@@ -103,38 +103,44 @@ func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 			}
 		}
 		sort.Strings(langs)
-		bar := charts.NewBar()
-		bar.SetGlobalOptions(append(globals(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy)),
-			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
-		bar.SetXAxis(langs)
+		var names []string
+		var values [][]estimate
 		for _, f := range []string{"english", "native", "code-mixed"} {
 			m, ok := rates[k][f]
 			if !ok {
 				continue
 			}
-			data := make([]opts.BarData, len(langs))
+			row := make([]estimate, len(langs))
 			for i, l := range langs {
-				v, ok := m[l]
 				if f == "english" { // one English score, the same for every language
-					v, ok = m["eng"]
+					l = "eng"
 				}
-				if ok {
-					data[i] = opts.BarData{Value: round(v)}
-				} else {
-					data[i] = opts.BarData{Value: "-"}
-				}
+				row[i] = lookup(m, l)
 			}
-			bar.AddSeries(f, data)
+			names, values = append(names, f), append(values, row)
 		}
-		o, err := optionOf(bar)
+		o, err := intervalBars(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy), "accuracy", langs, names, values)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "form_accuracy_" + k.model + "_" + k.strategy, Mirrors: "IndicKLAR Fig. 2",
-			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language (n = %d answers)", k.model, k.strategy, ns[k])),
+			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language, whiskers the 95%% Wilson interval (n = %d answers)", k.model, k.strategy, ns[k])),
 			Option:  o})
 	}
 	return out, nil
+}
+
+// estimateOf reads an accuracy row's rate, interval and n.
+func estimateOf(t *tables.Table, r []any) estimate {
+	return estimate{rate: t.Num(r, "rate"), lo: t.Num(r, "ci_lo"), hi: t.Num(r, "ci_hi"), n: int(t.Num(r, "n"))}
+}
+
+// lookup is m[k], or a missing estimate (NaN) when absent.
+func lookup(m map[string]estimate, k string) estimate {
+	if e, ok := m[k]; ok {
+		return e
+	}
+	return estimate{rate: math.NaN(), lo: math.NaN(), hi: math.NaN()}
 }
 
 // CLCHeatmap is IndicKLAR's Fig. 4: one heatmap per model, form and
@@ -261,6 +267,9 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		if err := add(FormAccuracy(t)); err != nil {
 			return nil, err
 		}
+		if err := add(Romanization(t)); err != nil {
+			return nil, err
+		}
 	}
 	if t := by["clc_matrix"]; t != nil {
 		if err := add(CLCHeatmap(t)); err != nil {
@@ -281,6 +290,11 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 	}
+	if t := by["domains"]; t != nil {
+		if err := add(ProtocolRanks(t, by["protocol_rankings"])); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range []struct {
 		table string
 		make  func(*tables.Table) ([]Figure, error)
@@ -290,7 +304,14 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		{"relations", RelationsRadar},
 		{"tokenization", TokenizationScatter},
 		{"latency", LatencyScatter},
-		{"model_families", FamilyScaling},
+		{"model_families", func(t *tables.Table) ([]Figure, error) { // accuracy, then CLC, against size
+			acc, err := FamilyScaling(t)
+			if err != nil || by["clc_overall"] == nil {
+				return acc, err
+			}
+			clc, err := FamilyCLC(t, by["clc_overall"])
+			return append(acc, clc...), err
+		}},
 		{"strategy_tests", StrategyGains},
 		{"domains", DomainHeatmap},
 	} {

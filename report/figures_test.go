@@ -23,11 +23,14 @@ func table(name string, header []string, rows ...[]any) *tables.Table {
 // ./report -update rewrites them after a deliberate change); captions
 // carry n and SIMULATED.
 func TestFigureGoldens(t *testing.T) {
-	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
-		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25},
-		[]any{"indicklar", "m", "hin", "code-mixed", "baseline", "", "correct", 3, 8, 0.375},
-		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5},
-		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125})
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25, 0.0709, 0.5907},
+		[]any{"indicklar", "m", "hin", "code-mixed", "baseline", "", "correct", 3, 8, 0.375, 0.1368, 0.6943},
+		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5, 0.2152, 0.7848},
+		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125, 0.0224, 0.4709},
+		[]any{"indicklar", "m", "hin", "native", "2step-translit", "", "correct", 3, 8, 0.375, 0.1368, 0.6943},
+		[]any{"indicklar", "m", "hin", "native", "2step-cm", "", "correct", 5, 8, 0.625, 0.3057, 0.8632},
+		[]any{"indicklar", "m", "ben", "native", "2step-cm", "", "correct", 4, 8, 0.5, 0.2152, 0.7848})
 	mdi := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
 		[]any{"mdi", "m", "eng", "english", "qa", "clean", "correct", 7, 10, 0.7}, []any{"mdi", "m", "eng", "english", "qa", "clean", "abstain", 1, 10, 0.1},
 		[]any{"mdi", "m", "eng", "english", "qa", "clean", "hallucination", 2, 10, 0.2}, []any{"mdi", "m", "eng", "english", "qa", "hi", "correct", 5, 10, 0.5},
@@ -53,6 +56,16 @@ func TestFigureGoldens(t *testing.T) {
 	mf := table("model_families", []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate"},
 		[]any{"Llama", "l1", 1.0, "baseline", "native", 2, 10, 0.2}, []any{"Llama", "l8", 8.0, "baseline", "native", 5, 10, 0.5},
 		[]any{"Qwen", "q7", 7.0, "baseline", "native", 4, 10, 0.4})
+	co := table("clc_overall", []string{"model", "strategy", "form", "languages", "clc"},
+		[]any{"l1", "baseline", "native", 18, 0.21}, []any{"l8", "baseline", "native", 18, 0.44}, []any{"q7", "baseline", "native", 18, 0.38},
+		[]any{"l8", "baseline", "code-mixed", 11, 0.6}, []any{"unsized", "baseline", "native", 18, 0.5})
+	qdom := table("domains", []string{"model", "language", "domain", "protocol", "k", "n", "rate"},
+		[]any{"a", "hin", "*", "judge", 6, 10, 0.6}, []any{"a", "tam", "*", "judge", 4, 10, 0.4}, []any{"a", "hin", "*", "substring", 2, 10, 0.2},
+		[]any{"a", "tam", "*", "substring", 2, 10, 0.2}, []any{"a", "hin", "History", "judge", 3, 4, 0.75},
+		[]any{"b", "hin", "*", "judge", 5, 10, 0.5}, []any{"b", "tam", "*", "judge", 3, 10, 0.3}, []any{"b", "hin", "*", "substring", 5, 10, 0.5},
+		[]any{"b", "tam", "*", "substring", 4, 10, 0.4}, []any{"*", "*", "*", "judge", 18, 40, 0.45})
+	qrank := table("protocol_rankings", []string{"language", "a", "b", "cells", "kendall_tau", "p"},
+		[]any{"*", "judge", "substring", 4, -0.333, 0.5}, []any{"hin", "judge", "substring", 2, -1.0, 0.3})
 	quest := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
 		[]any{"indicquest", "m", "hin", "native", "", "", "correct", 6, 10, 0.6}, []any{"indicquest", "m", "hin", "native", "", "", "substring", 4, 10, 0.4},
 		[]any{"indicquest", "m", "hin", "native", "", "", "overlap", 4, 10, 0.4})
@@ -63,6 +76,9 @@ func TestFigureGoldens(t *testing.T) {
 		figs func() ([]Figure, error)
 	}{
 		{"form_accuracy", func() ([]Figure, error) { return FormAccuracy(acc) }},
+		{"romanization", func() ([]Figure, error) { return Romanization(acc) }},
+		{"family_clc", func() ([]Figure, error) { return FamilyCLC(mf, co) }},
+		{"protocol_ranks", func() ([]Figure, error) { return ProtocolRanks(qdom, qrank) }},
 		{"clc_heatmap", func() ([]Figure, error) { return CLCHeatmap(mx) }},
 		{"conditions", func() ([]Figure, error) { return ConditionBars(mdi, []string{"clean", "hi"}) }},
 		{"decomposition", func() ([]Figure, error) { return Decomposition(dec, []string{"clean", "hi"}) }},
