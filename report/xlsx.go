@@ -17,7 +17,9 @@ const MaxSampleRows = 1_000_000
 // WriteXLSX writes the workbook: a README sheet (title, SIMULATED when it
 // is, the notes), one sheet per table (frozen header, autofilter, number
 // formats by column kind, a colour scale on rates, column descriptions as
-// header comments), a provenance sheet, and, when given, a samples sheet
+// header comments), a figures sheet (each figure's data beside the native
+// chart of the same kind, writeFigures), a provenance sheet, and, when
+// given, a samples sheet
 // (Page.Samples) written with the streaming writer (at most MaxSampleRows rows, and a
 // note when cut). Text from models and datasets is always a string cell,
 // never a formula, whatever it starts with (=, +, -, @, tab, CR).
@@ -35,7 +37,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, p.Notes...)
-	lines = append(lines, "One sheet per table; 'provenance' says what was run; 'samples' holds every scored answer.")
+	lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds every scored answer.")
 	for i, l := range lines {
 		if err := f.SetCellStr(readme, cellName(1, i+1), l); err != nil {
 			return err
@@ -50,6 +52,9 @@ func WriteXLSX(w io.Writer, p Page) error {
 		if err := writeTable(f, name, t, styles); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+	}
+	if _, err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
+		return err
 	}
 	prov := sheetName("provenance", used)
 	f.NewSheet(prov)
