@@ -524,31 +524,57 @@ func (r *Results) buildPage() (report.Page, error) {
 // answer's prompt, response and verdicts) and the run's provenance.
 // Model output and dataset text are escaped everywhere.
 func (r *Results) HTML(w io.Writer) error {
-	p, err := r.pageWithSamples()
+	p, err := r.pageWithSamples(ExplorerSamples, true)
 	if err != nil {
 		return err
 	}
 	return report.WriteHTML(w, p)
 }
 
-func (r *Results) pageWithSamples() (report.Page, error) {
+// ExplorerSamples bounds the samples the HTML report's explorer draws
+// from: a run with more scored answers offers every k-th one
+// (k = ⌈n / ExplorerSamples⌉, so every model, language and strategy
+// appears), and the page says so; the explorer then keeps what fits in
+// report.MaxExplorerBytes.
+const ExplorerSamples = 20_000
+
+// pageWithSamples is the report page with at most limit samples: all of
+// them when the run has no more, else every k-th (spread) or the first
+// limit, read in one pass over the records.
+func (r *Results) pageWithSamples(limit int, spread bool) (report.Page, error) {
 	p, err := r.page()
 	if err != nil {
 		return p, err
 	}
-	samples, err := r.Samples()
+	var ss []Sample
+	if n := len(r.rows); n <= limit {
+		ss, err = r.Samples()
+	} else {
+		step := 1
+		if spread {
+			step = (n + limit - 1) / limit
+		}
+		sel := make([]int, 0, limit)
+		for i := 0; i < n && len(sel) < limit; i += step {
+			sel = append(sel, i)
+		}
+		ss, err = r.samplesOf(sel)
+		p.SamplesTotal, p.SamplesEvery = n, step
+	}
 	if err != nil {
 		return p, err
 	}
-	p.Samples = samplesTable(samples)
+	p.Samples = samplesTable(ss)
 	return p, nil
 }
 
 // XLSX writes the run's workbook: a README sheet, one sheet per table
 // (frozen header, autofilter, number formats, colour scales, column
-// descriptions), the provenance and every sample (report.WriteXLSX).
+// descriptions), the figures with native charts, the provenance and the
+// samples (every one, or the first report.MaxSampleRows with a note;
+// report.WriteXLSX).
 func (r *Results) XLSX(w io.Writer) error {
-	p, err := r.pageWithSamples()
+	p, err := r.pageWithSamples(report.MaxSampleRows, false)
 	if err != nil {
 		return err
 	}
@@ -559,11 +585,12 @@ func (r *Results) XLSX(w io.Writer) error {
 func samplesTable(ss []Sample) *Table {
 	t := &Table{Name: "samples", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "prompt", "response", "answer", "normalized",
 		"method", "gold", "correct", "lenient", "translit", "squad_em", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched",
-		"chosen", "failed", "error", "empty_response", "simulated"}}
+		"distractor_switch", "chosen", "failed", "withheld", "error", "empty_response", "simulated"}}
+	t.Rows = make([][]any, 0, len(ss))
 	for _, s := range ss {
 		t.Rows = append(t.Rows, []any{s.Model, s.Item, s.Language, s.Form, s.Strategy, s.Condition, s.Role, s.Prompt, s.Response, s.Answer, s.Normalized,
 			s.Method, s.Gold, s.Correct, s.Lenient, s.Translit, s.SQuAD, s.Substring, s.Overlap, s.Judge, s.Semantic, s.Abstain, s.Script, s.Switched,
-			s.Chosen, s.Failed, s.Error, s.EmptyResponse, s.Simulated})
+			s.DistractorSwitch, s.Chosen, s.Failed, s.Withheld, s.Error, s.EmptyResponse, s.Simulated})
 	}
 	return t
 }

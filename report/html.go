@@ -31,6 +31,10 @@ type Page struct {
 	// Samples, when set, feeds the HTML sample explorer and the
 	// workbook's samples sheet (one row per scored answer).
 	Samples *tables.Table
+	// SamplesTotal is the run's number of scored answers when Samples
+	// holds a selection of them: every SamplesEvery-th (in table order)
+	// when SamplesEvery > 1, else the first. 0: Samples holds them all.
+	SamplesTotal, SamplesEvery int
 }
 
 // MaxExplorerBytes bounds the samples embedded in the HTML explorer (the
@@ -126,7 +130,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		}
 		fvs = append(fvs, figView{ID: fmt.Sprintf("fig-%d", i), Caption: f.Caption, Mirrors: f.Mirrors, Option: o})
 	}
-	explorer, note := explorerData(p.Samples)
+	explorer, note := explorerData(p.Samples, p.SamplesTotal, p.SamplesEvery)
 	return page.Execute(w, map[string]any{
 		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
 		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": explorer, "ExplorerNote": note,
@@ -140,27 +144,65 @@ type explorer struct {
 	Rows    [][]any  `json:"rows"`
 }
 
-// explorerData keeps the samples that fit in MaxExplorerBytes and says
-// how many it kept.
-func explorerData(t *tables.Table) (*explorer, string) {
+// explorerData keeps the samples that fit in MaxExplorerBytes, spread
+// evenly over those given (every k-th when they do not all fit, so every
+// model, language and strategy still appears), and says how many it kept
+// of the run's total and how they were chosen.
+func explorerData(t *tables.Table, total, every int) (*explorer, string) {
 	if t == nil || len(t.Rows) == 0 {
 		return nil, ""
 	}
+	if total == 0 {
+		total, every = len(t.Rows), 1
+	}
+	sizes := make([]int, len(t.Rows))
+	sum := 0
+	for i, r := range t.Rows {
+		b, _ := json.Marshal(r)
+		sizes[i] = len(b) + 1
+		sum += sizes[i]
+	}
+	step := 1
+	if sum > MaxExplorerBytes {
+		step = (sum + MaxExplorerBytes - 1) / MaxExplorerBytes
+	}
 	e := &explorer{Columns: t.Header}
 	size := 0
-	for _, r := range t.Rows {
-		b, _ := json.Marshal(r)
-		if size+len(b) > MaxExplorerBytes {
+	for i := 0; i < len(t.Rows); i += step {
+		if size+sizes[i] > MaxExplorerBytes {
 			break
 		}
-		size += len(b)
-		e.Rows = append(e.Rows, r)
+		size += sizes[i]
+		e.Rows = append(e.Rows, t.Rows[i])
 	}
-	note := fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", len(t.Rows))
-	if len(e.Rows) < len(t.Rows) {
-		note = fmt.Sprintf("The first %d of %d scored answers (the page stays under 25 MB; the workbook's samples sheet and records.jsonl hold them all): filter them, search their text, click one for its details.", len(e.Rows), len(t.Rows))
+	kept := len(e.Rows)
+	if kept == total {
+		return e, fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", total)
 	}
-	return e, note
+	how := "the first"
+	switch k := max(every, 1) * step; {
+	case k > 1 && (every > 1 || total == len(t.Rows)):
+		how = fmt.Sprintf("every %s (in table order)", ordinal(k))
+	case step > 1:
+		how = fmt.Sprintf("every %s of the first %d", ordinal(step), len(t.Rows))
+	}
+	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (the workbook's samples sheet and records.jsonl hold them all): filter them, search their text, click one for its details.", kept, total, how)
+}
+
+// ordinal writes k as "2nd", "3rd", "11th", "21st".
+func ordinal(k int) string {
+	suffix := "th"
+	if k%100 < 11 || k%100 > 13 {
+		switch k % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", k, suffix)
 }
 
 var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>

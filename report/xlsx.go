@@ -37,7 +37,11 @@ func WriteXLSX(w io.Writer, p Page) error {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, p.Notes...)
-	lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds every scored answer.")
+	if p.Samples != nil {
+		lines = append(lines, "One sheet per table (the answers table's rows are in 'samples'); 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds the scored answers with their prompts and responses.")
+	} else {
+		lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run.")
+	}
 	for i, l := range lines {
 		if err := f.SetCellStr(readme, cellName(1, i+1), l); err != nil {
 			return err
@@ -45,7 +49,16 @@ func WriteXLSX(w io.Writer, p Page) error {
 	}
 	used := map[string]bool{readme: true}
 	for _, t := range p.Tables {
+		if t.Name == "answers" && p.Samples != nil {
+			continue // the samples sheet holds every answer's columns, with its prompt and response
+		}
 		name := sheetName(t.Name, used)
+		if len(t.Rows) > StreamRows {
+			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, styles); err != nil {
+				return fmt.Errorf("sheet %s: %w", name, err)
+			}
+			continue
+		}
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
@@ -66,7 +79,11 @@ func WriteXLSX(w io.Writer, p Page) error {
 	f.SetColWidth(prov, "A", "A", 28)
 	f.SetColWidth(prov, "B", "B", 100)
 	if p.Samples != nil {
-		if err := writeSamples(f, sheetName("samples", used), p.Samples); err != nil {
+		total := p.SamplesTotal
+		if total == 0 {
+			total = len(p.Samples.Rows)
+		}
+		if err := writeStream(f, sheetName("samples", used), p.Samples, total, MaxSampleRows, styles); err != nil {
 			return err
 		}
 	}
@@ -254,7 +271,17 @@ func setCell(f *excelize.File, sheet, cell string, v any) error {
 }
 
 // writeSamples streams the samples table (text cells only as strings).
-func writeSamples(f *excelize.File, sheet string, t *tables.Table) error {
+// StreamRows is the row count above which a table's sheet is written
+// with excelize's streaming writer (plain header and number formats, no
+// autofilter, colour scale or comments; the long tables are the answers,
+// not the papers' tables), capped at MaxSampleRows with a note.
+const StreamRows = 50_000
+
+// writeStream writes a long table (the samples, the answers) with the
+// streaming writer: a frozen header, strings as string cells (never a
+// formula), floats with three decimals, at most limit rows, and a
+// last row saying how many of total were left out.
+func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit int, st styleSet) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
@@ -262,24 +289,28 @@ func writeSamples(f *excelize.File, sheet string, t *tables.Table) error {
 	if err != nil {
 		return err
 	}
-	sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
 	header := make([]any, len(t.Header))
 	for i, h := range t.Header {
-		header[i] = h
+		header[i] = excelize.Cell{StyleID: st.header, Value: h}
 	}
 	if err := sw.SetRow("A1", header); err != nil {
 		return err
 	}
-	n := min(len(t.Rows), MaxSampleRows)
+	n := min(len(t.Rows), limit)
+	vals := make([]any, len(t.Header))
 	for r := range n {
-		vals := make([]any, len(t.Rows[r]))
+		clear(vals)
 		for c, v := range t.Rows[r] {
+			if c >= len(vals) {
+				break
+			}
 			switch x := v.(type) {
 			case float64:
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					vals[c] = nil
-				} else {
-					vals[c] = x
+				if !math.IsNaN(x) && !math.IsInf(x, 0) {
+					vals[c] = excelize.Cell{StyleID: st.float, Value: x}
 				}
 			case string:
 				vals[c] = excelize.Cell{Value: x} // a string cell: never a formula
@@ -291,8 +322,10 @@ func writeSamples(f *excelize.File, sheet string, t *tables.Table) error {
 			return err
 		}
 	}
-	if len(t.Rows) > n {
-		sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more samples are in the run directory's records.jsonl (the sheet keeps the first %d)", len(t.Rows)-n, n)})
+	if total = max(total, len(t.Rows)); total > n {
+		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in the run directory (tables/%s.csv, records.jsonl); the sheet keeps the first %d of %d", total-n, t.Name, n, total)}); err != nil {
+			return err
+		}
 	}
 	return sw.Flush()
 }

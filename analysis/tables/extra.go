@@ -220,10 +220,33 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 func Answers(rows []score.Row) *Table {
 	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "gold", "prediction", "prediction_norm",
 		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "withheld", "empty_response"}}
-	for _, r := range rows {
+	// A run's answers repeat their keys, golds and verdicts: each distinct
+	// string is boxed once and shared, and the cells come from one backing
+	// array per block of rows, so that a table of millions of answers costs
+	// its cells and not an allocation per cell.
+	boxed := map[string]any{}
+	box := func(s string) any {
+		if v, ok := boxed[s]; ok {
+			return v
+		}
+		var v any = s
+		boxed[s] = v
+		return v
+	}
+	width := len(t.Header)
+	t.Rows = make([][]any, len(rows))
+	var block []any
+	for i, r := range rows {
+		if len(block) < width {
+			block = make([]any, width*min(4096, len(rows)-i))
+		}
+		row := block[:width:width]
+		block = block[width:]
 		k := r.Key
-		t.add(k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Role.String(), r.Gold, r.Prediction, normalize.Default.String(r.Prediction),
-			string(r.Method), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap, r.Judge, r.Semantic, r.Abstain, r.Script, r.Switched, r.DistractorSwitch, r.Failed, r.Withheld, r.EmptyResponse)
+		copy(row, []any{box(k.Model), box(k.Item), box(k.Language), box(k.Form), box(k.Strategy), box(k.Condition), box(k.Role.String()), box(r.Gold),
+			r.Prediction, normalize.Default.String(r.Prediction), box(string(r.Method)), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap,
+			box(r.Judge), box(r.Semantic), r.Abstain, box(r.Script), r.Switched, r.DistractorSwitch, r.Failed, r.Withheld, r.EmptyResponse})
+		t.Rows[i] = row
 	}
 	return t
 }
