@@ -44,11 +44,11 @@ type Sample struct {
 	DistractorSwitch bool
 	// Withheld: a second stage never sent because its first stage failed
 	// (counted as a wrong answer).
-	Withheld bool
-	Failed         bool   // the request failed (Error says why): counted as a wrong answer
-	Error          string
-	EmptyResponse  bool // the model produced an empty text
-	Simulated      bool
+	Withheld      bool
+	Failed        bool // the request failed (Error says why): counted as a wrong answer
+	Error         string
+	EmptyResponse bool // the model produced an empty text
+	Simulated     bool
 }
 
 // Samples returns one Sample per scored answer, in the tables' order
