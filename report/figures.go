@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -181,7 +182,7 @@ func CLCHeatmap(mx *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "clc_" + k.model + "_" + k.form + "_" + k.lower, Mirrors: "IndicKLAR Fig. 4",
-			Caption: simulated(mx, fmt.Sprintf("%s: pairwise cross-lingual consistency over %d %s languages, %s above the diagonal, %s below", k.model, len(langs[k]), k.form, k.upper, k.lower)),
+			Caption: simulated(mx, fmt.Sprintf("%s: pairwise cross-lingual consistency over %d %s languages, %s above the diagonal, %s below (n = %d language pairs per triangle)", k.model, len(langs[k]), k.form, k.upper, k.lower, len(langs[k])*(len(langs[k])-1)/2)),
 			Option:  o})
 	}
 	return out, nil
@@ -253,6 +254,9 @@ func round(v float64) any {
 }
 
 // Figures are every figure the run's tables allow, in report order.
+//
+// Each figure's n, and SIMULATED when it is, is also stamped under its
+// title (stamp), for the exported images.
 func Figures(ts []*tables.Table) ([]Figure, error) {
 	by := map[string]*tables.Table{}
 	for _, t := range ts {
@@ -321,7 +325,53 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 			}
 		}
 	}
+	for i := range out {
+		var err error
+		if out[i].Option, err = stamp(out[i]); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// stamp writes the figure's n, and SIMULATED when it is, under its title
+// (ECharts' subtext), so that an exported SVG or PNG carries them without
+// its caption: the caption's last "n = …" statement, then "SIMULATED
+// models" in the study's warning colour.
+func stamp(f Figure) (json.RawMessage, error) {
+	var o map[string]any
+	if err := json.Unmarshal(f.Option, &o); err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	var parts []string
+	if ms := regexp.MustCompile(`n = [^);]*`).FindAllString(f.Caption, -1); len(ms) > 0 {
+		parts = append(parts, ms[len(ms)-1])
+	}
+	sim := strings.Contains(f.Caption, "SIMULATED")
+	if sim {
+		parts = append(parts, "SIMULATED models")
+	}
+	if len(parts) == 0 {
+		return f.Option, nil
+	}
+	title, _ := o["title"].(map[string]any)
+	if title == nil {
+		title = map[string]any{}
+	}
+	title["subtext"] = strings.Join(parts, " · ")
+	if sim {
+		title["subtextStyle"] = map[string]any{"color": "#D55E00", "fontWeight": "bold"}
+	}
+	o["title"] = title
+	grid, _ := o["grid"].(map[string]any)
+	if grid == nil {
+		grid = map[string]any{}
+	}
+	if _, ok := grid["top"]; !ok && o["xAxis"] != nil {
+		grid["top"] = 80 // room for the subtext above the plot
+		o["grid"] = grid
+	}
+	return json.Marshal(o)
 }
 
 func firstRow(t *tables.Table) []any {

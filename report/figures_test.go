@@ -148,3 +148,35 @@ func TestVersus(t *testing.T) {
 		t.Errorf("CLC row %v", l)
 	}
 }
+
+// Figures stamps each chart with its n, and SIMULATED when it is, under
+// the title, so that an exported image carries them.
+func TestStamp(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25, 0.07, 0.59})
+	for _, sim := range []bool{true, false} {
+		acc.Simulated = sim
+		figs, err := Figures([]*tables.Table{acc})
+		if err != nil || len(figs) != 1 {
+			t.Fatalf("%d figures, %v", len(figs), err)
+		}
+		var o struct {
+			Title struct {
+				Subtext string `json:"subtext"`
+			} `json:"title"`
+			Grid struct {
+				Top int `json:"top"`
+			} `json:"grid"`
+		}
+		if err := json.Unmarshal(figs[0].Option, &o); err != nil {
+			t.Fatal(err)
+		}
+		want := "n = 8 answers"
+		if sim {
+			want += " · SIMULATED models"
+		}
+		if o.Title.Subtext != want || o.Grid.Top != 80 {
+			t.Errorf("simulated %v: subtext %q (want %q), grid top %d", sim, o.Title.Subtext, want, o.Grid.Top)
+		}
+	}
+}

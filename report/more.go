@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -26,9 +27,12 @@ func groupRows(t *tables.Table, col string) ([]string, map[string][][]any) {
 	return keys, by
 }
 
-// Decomposition is the distractor study's §5.3 per model: for each
-// condition the raw hallucination proxy, the paper's adjusted rate and
-// Bhasha's broader one (bars), from script_decomposition.
+// Decomposition is the distractor study's §5.3 per model as a waterfall
+// over the conditions: each bar climbs from the clean rate (or the
+// adjusted rate, when lower) by the real-error rise to the paper's
+// adjusted hallucination rate, then by the right-but-wrong-script answers
+// the semantic judge recovers to the raw proxy; the broader rule's
+// adjusted rate is a marker; from script_decomposition.
 func Decomposition(dec *tables.Table, order []string) ([]Figure, error) {
 	models, by := groupRows(dec, "model")
 	var out []Figure
@@ -37,62 +41,97 @@ func Decomposition(dec *tables.Table, order []string) ([]Figure, error) {
 		sort.SliceStable(rows, func(i, j int) bool {
 			return slices.Index(order, dec.Str(rows[i], "condition")) < slices.Index(order, dec.Str(rows[j], "condition"))
 		})
+		clean := math.NaN()
+		for _, r := range rows {
+			if dec.Str(r, "condition") == "clean" {
+				clean = dec.Num(r, "halluc_rate")
+			}
+		}
 		var conds []string
-		raw, adj, broad := []opts.BarData{}, []opts.BarData{}, []opts.BarData{}
+		var base, real, script []opts.BarData
+		var broad []opts.ScatterData
 		n := 0
 		for _, r := range rows {
+			raw, adj := dec.Num(r, "halluc_rate"), dec.Num(r, "adj_halluc")
+			c := clean
+			if math.IsNaN(c) || math.IsNaN(adj) {
+				c = adj
+			}
+			lo := math.Min(c, adj)
 			conds = append(conds, dec.Str(r, "condition"))
-			raw = append(raw, opts.BarData{Value: round(dec.Num(r, "halluc_rate"))})
-			adj = append(adj, opts.BarData{Value: round(dec.Num(r, "adj_halluc"))})
-			broad = append(broad, opts.BarData{Value: round(dec.Num(r, "broad_adj_halluc"))})
+			base = append(base, opts.BarData{Value: round(lo)})
+			real = append(real, opts.BarData{Value: round(adj - lo)})
+			script = append(script, opts.BarData{Value: round(math.Max(0, raw-adj))})
+			broad = append(broad, opts.ScatterData{Value: round(dec.Num(r, "broad_adj_halluc")), Symbol: "diamond", SymbolSize: 12})
 			n += int(dec.Num(r, "n"))
 		}
 		bar := charts.NewBar()
-		bar.SetGlobalOptions(append(globals(m+" — hallucination proxy: raw and script-adjusted"), charts.WithYAxisOpts(opts.YAxis{Name: "rate", Min: 0, Max: 1}))...)
+		bar.SetGlobalOptions(append(globals(m+" — hallucination proxy: clean → adjusted → raw"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "rate", Min: 0, Max: 1}))...)
 		bar.SetXAxis(conds)
-		bar.AddSeries("raw", raw)
-		bar.AddSeries("adjusted (paper)", adj)
-		bar.AddSeries("adjusted (broad)", broad)
+		stack := charts.WithBarChartOpts(opts.BarChart{Stack: "waterfall"})
+		bar.AddSeries("clean rate (or adjusted, when lower)", base, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#BBBBBB"}))
+		bar.AddSeries("real-error rise (to the paper's adjusted rate)", real, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#D55E00"}))
+		bar.AddSeries("right answer, wrong script (recovered by the judge)", script, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#56B4E9"}))
+		sc := charts.NewScatter()
+		sc.AddSeries("adjusted, broader rule", broad, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+		bar.Overlap(sc)
 		o, err := optionOf(bar)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Figure{Name: "decomposition_" + m, Mirrors: "distractor study §5.3",
-			Caption: simulated(dec, fmt.Sprintf("%s: the hallucination proxy per condition, raw and with switched answers the semantic judge recovers (paper's rule and the broader one; n = %d answers)", m, n)),
+		out = append(out, Figure{Name: "decomposition_" + m, Mirrors: "distractor study §5.3 / Tables 3–4",
+			Caption: simulated(dec, fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (n = %d answers)", m, n)),
 			Option:  o})
 	}
 	return out, nil
 }
 
 // TokenizationScatter is IndicKLAR's Table 10 as a scatter per model:
-// mean prompt tokens against accuracy per language, with r and ρ.
+// mean prompt tokens against accuracy per language, the least-squares
+// line through them, and r, ρ and their p-values (the tokenization
+// table's language "*" row) in the caption.
 func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
 	models, by := groupRows(tok, "model")
 	var out []Figure
 	for _, m := range models {
 		var pts []opts.ScatterData
 		var r, rho, pr, prho float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		langs := 0
+		langs, answers := 0, 0
+		var xs, ys []float64
 		for _, row := range by[m] {
 			if tok.Str(row, "language") == "*" {
 				r, pr, rho, prho = tok.Num(row, "pearson_r"), tok.Num(row, "pearson_p"), tok.Num(row, "spearman_rho"), tok.Num(row, "spearman_p")
 				continue
 			}
 			langs++
-			pts = append(pts, opts.ScatterData{Name: tok.Str(row, "language"), Value: []any{round(tok.Num(row, "mean_prompt_tokens")), round(tok.Num(row, "accuracy"))}})
+			x, y := tok.Num(row, "mean_prompt_tokens"), tok.Num(row, "accuracy")
+			pts = append(pts, opts.ScatterData{Name: tok.Str(row, "language"), Value: []any{round(x), round(y)}})
+			if !math.IsNaN(x) && !math.IsNaN(y) {
+				xs, ys = append(xs, x), append(ys, y)
+				answers += int(tok.Num(row, "n"))
+			}
 		}
 		sc := charts.NewScatter()
 		sc.SetGlobalOptions(append(globals(m+" — prompt length against accuracy"),
 			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
 			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
 		sc.AddSeries("languages", pts)
+		if fit := leastSquares(xs, ys); fit != nil {
+			line := charts.NewLine()
+			line.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", num(fit[1])),
+				[]opts.LineData{{Value: []any{round(fit[2]), round(fit[0] + fit[1]*fit[2])}}, {Value: []any{round(fit[3]), round(fit[0] + fit[1]*fit[3])}}},
+				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}), charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#555"}))
+			sc.Overlap(line)
+		}
 		o, err := optionOf(sc)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "tokenization_" + m, Mirrors: "IndicKLAR Table 10 / A.9",
-			Caption: simulated(tok, fmt.Sprintf("%s: %d languages; Pearson r = %s (p %s), Spearman ρ = %s (p %s)", m, langs, num(r), num(pr), num(rho), num(prho))),
+			Caption: simulated(tok, fmt.Sprintf("%s: %d languages, the dashed line the least-squares fit; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (n = %d answers)", m, langs, num(r), num(pr), num(rho), num(prho), answers)),
 			Option:  o})
 	}
 	return out, nil
@@ -145,7 +184,7 @@ func FlipSankey(fp *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "flip_points_" + m, Mirrors: "IndicKLAR Fig. 8 / Table 15",
-			Caption: simulated(fp, fmt.Sprintf("%s: of %d items wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN", m, a.from1, a.flip1, a.from2, a.flip2)),
+			Caption: simulated(fp, fmt.Sprintf("%s: of %d items wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN (n = %d baseline-wrong items)", m, a.from1, a.flip1, a.from2, a.flip2, a.from1)),
 			Option:  o})
 	}
 	return out, nil
@@ -271,7 +310,7 @@ func LatencyScatter(lat *tables.Table) ([]Figure, error) {
 		sc := charts.NewScatter()
 		sc.SetGlobalOptions(append(globals(m+" — accuracy against latency"),
 			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Name: "mean ms per answer", Type: "value"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean ms per answer", Type: "value", NameLocation: "middle", NameGap: 28}),
 			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
 		n := 0
 		for _, r := range by[m] {
@@ -344,7 +383,7 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "strategy_gains_" + m, Mirrors: "IndicKLAR Fig. 3",
-			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant (McNemar, Holm-adjusted p < 0.05; %d paired answers)", m, ref, sig, n)),
+			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant (McNemar, Holm-adjusted p < 0.05; n = %d paired answers)", m, ref, sig, n)),
 			Option:  o})
 	}
 	return out, nil
@@ -375,7 +414,7 @@ func FamilyScaling(mf *tables.Table) ([]Figure, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(globals("accuracy against model size per family"),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log", NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
 	for _, k := range keys {
 		line.AddSeries(k.family+" "+k.strategy, pts[k])
@@ -500,4 +539,15 @@ func SwitchRates(acc *tables.Table, order []string) ([]Figure, error) {
 	return []Figure{{Name: "switch_rates", Mirrors: "distractor study Table 4",
 		Caption: simulated(acc, fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (n = %d answers)", n)),
 		Option:  o}}, nil
+}
+
+// leastSquares fits y = a + b·x by ordinary least squares (gonum's
+// stat.LinearRegression) and returns a, b and the smallest and largest
+// x, or nil with fewer than two distinct x.
+func leastSquares(xs, ys []float64) []float64 {
+	if len(xs) < 2 || slices.Min(xs) == slices.Max(xs) {
+		return nil
+	}
+	a, b := stat.LinearRegression(xs, ys, nil, false)
+	return []float64{a, b, slices.Min(xs), slices.Max(xs)}
 }

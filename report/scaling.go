@@ -56,7 +56,7 @@ func FamilyCLC(mf, co *tables.Table) ([]Figure, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(globals("cross-lingual consistency against model size per family"),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log", NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "CLC", Min: 0, Max: 1}))...)
 	models2 := 0
 	for _, k := range keys {
