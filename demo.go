@@ -20,7 +20,8 @@ import (
 // out/<experiment>, writes each one's tables as CSV under
 // out/<experiment>/tables, its HTML report as out/<experiment>/report.html
 // and its workbook as out/<experiment>/report.xlsx, links them all from
-// out/report.html, and returns the results in file order. The
+// out/report.html and out/report.xlsx (with each run's headline tables),
+// and returns the results in file order. The
 // inputs are written to out/inputs first, so the runs' manifests name
 // files that exist. opts adjust every run (CacheDir, Log, ...); Out and
 // Simulator are set by Demo.
@@ -71,17 +72,40 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 }
 
 // writeIndex writes out/report.html, linking every run's report and
-// workbook (best effort: the runs' own files are what matters).
+// workbook, and out/report.xlsx, the same list with each run's headline
+// tables (headlineTables) — best effort: the runs' own files are what
+// matters.
 func writeIndex(out string, res []*Results) {
 	var es []report.Entry
 	for _, r := range res {
 		m := r.Manifest()
 		rel, _ := filepath.Rel(out, r.Dir())
-		es = append(es, report.Entry{Name: m.Experiment, Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
-			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))})
+		e := report.Entry{Name: m.Experiment, Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
+			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))}
+		if p, err := r.page(); err == nil {
+			e.Tables = headlineTables(p.Tables)
+		}
+		es = append(es, e)
 	}
 	var b bytes.Buffer
 	if report.WriteIndex(&b, "Bhasha demo", es) == nil {
 		atomicfile.WriteFile(filepath.Join(out, "report.html"), b.Bytes())
 	}
+	b.Reset()
+	if report.WriteIndexXLSX(&b, "Bhasha demo", es) == nil {
+		atomicfile.WriteFile(filepath.Join(out, "report.xlsx"), b.Bytes())
+	}
+}
+
+// headlineTables are the tables a reader of several runs compares first:
+// the published numbers beside the run's, the papers' layouts (the
+// "_wide" tables, Table 10's marks) and the conclusions.
+func headlineTables(ts []*Table) []*Table {
+	var out []*Table
+	for _, t := range ts {
+		if t.Name == "versus_paper" || strings.HasSuffix(t.Name, "_wide") || t.Name == "tokenization_marks" || t.Name == "conclusions" {
+			out = append(out, t)
+		}
+	}
+	return out
 }

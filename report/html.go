@@ -287,11 +287,14 @@ render();})();</script>
 </body></html>
 `))
 
-// Entry is one run of an index page.
+// Entry is one run of an index page (and of the index workbook).
 type Entry struct {
 	Name, Status, Report, Workbook string
 	Records, Failed                int
 	Simulated                      bool
+	// Tables are the run's headline tables the index workbook copies
+	// (WriteIndexXLSX); the HTML index links the run's report instead.
+	Tables []*tables.Table
 }
 
 // WriteIndex writes a small self-contained page linking a set of runs'

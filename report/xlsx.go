@@ -348,13 +348,17 @@ func sheetName(name string, used map[string]bool) string {
 		}
 		return r
 	}, name)
-	if len(n) > 31 {
-		n = n[:31]
+	cut := func(s string, k int) string { // at most k characters (Excel's limit is 31)
+		if r := []rune(s); len(r) > k {
+			return string(r[:k])
+		}
+		return s
 	}
+	n = cut(n, 31)
 	base, i := n, 2
 	for used[n] {
 		suffix := fmt.Sprintf("_%d", i)
-		n = base[:min(len(base), 31-len(suffix))] + suffix
+		n = cut(base, 31-len(suffix)) + suffix
 		i++
 	}
 	used[n] = true

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
@@ -414,15 +416,40 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 			t.Errorf("%s: %v %.100s", name, err, b)
 		}
 		// The report, the workbook and the paper-ready exports.
-		for _, f := range []string{"report.html", "report.xlsx", "figures/tables/accuracy.tex"} {
-			if st, err := os.Stat(filepath.Join(out, name, f)); err != nil || st.Size() == 0 {
+		for _, f := range []string{filepath.Join(name, "report.html"), filepath.Join(name, "report.xlsx"), filepath.Join("figures", name, "tables", "accuracy.tex")} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%s: %s: %v", name, f, err)
 			}
 		}
 		html, _ := os.ReadFile(filepath.Join(out, name, "report.html"))
 		charts := strings.Count(string(html), `<div class="chart"`)
-		if svgs, _ := filepath.Glob(filepath.Join(out, name, "figures", "figures", "*.svg")); browser == nil && len(svgs) != charts {
+		if svgs, _ := filepath.Glob(filepath.Join(out, "figures", name, "figures", "*.svg")); browser == nil && len(svgs) != charts {
 			t.Errorf("%s: %d SVG figures for %d charts", name, len(svgs), charts)
+		}
+	}
+	// The index workbook: every run, linked, and its headline tables.
+	f, err := excelize.OpenFile(filepath.Join(out, "report.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, _ := f.GetRows("experiments")
+	if len(rows) != 6 || rows[0][0] != "experiment" {
+		t.Errorf("index workbook rows %q", rows)
+	}
+	if ok, link, _ := f.GetCellHyperLink("experiments", "F2"); !ok || !strings.HasSuffix(link, "/report.html") {
+		t.Errorf("index workbook F2 links to %q", link)
+	}
+	sheets := strings.Join(f.GetSheetList(), "|")
+	for _, want := range []string{"smoke-mdi conditions", "smoke-indicquest domains", "smoke-indicklar acc_clc", "SIMULATED"} {
+		if want == "SIMULATED" {
+			if v, _ := f.GetCellValue("README", "A2"); !strings.HasPrefix(v, want) {
+				t.Errorf("index workbook README A2 %q", v)
+			}
+			continue
+		}
+		if !strings.Contains(sheets, want) {
+			t.Errorf("index workbook lacks a %q sheet: %s", want, sheets)
 		}
 	}
 }

@@ -364,7 +364,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "out/demo", "output directory")
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
-	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/<experiment>/figures (SVG and PNG need chromium)")
+	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/figures/<experiment> (SVG and PNG need chromium)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil || !*figures {
 			continue
 		}
-		dir := filepath.Join(r.Dir(), "figures")
+		dir := filepath.Join(*out, "figures", filepath.Base(r.Dir()))
 		drawn, ferr := r.WriteExports(ctx, dir)
 		if ferr != nil {
 			return ferr
@@ -398,7 +398,10 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "  exports: %s/ (%s)\n", dir, what)
 	}
 	if len(res) > 0 {
-		fmt.Fprintf(stdout, "every report: %s\n", filepath.Join(*out, "report.html"))
+		fmt.Fprintf(stdout, "every report: %s (open it in a browser; it works offline) and %s\n", filepath.Join(*out, "report.html"), filepath.Join(*out, "report.xlsx"))
+		if *figures {
+			fmt.Fprintf(stdout, "figures and tables for papers: %s/\n", filepath.Join(*out, "figures"))
+		}
 	}
 	return err
 }

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// WriteIndexXLSX writes the workbook of a set of runs (make demo's
+// out/demo/report.xlsx): a README (SIMULATED when any run was), an
+// "experiments" sheet with each run's status and counts and links to its
+// report and workbook (relative hyperlinks, so the folder can move), then
+// each run's Entry.Tables as sheets named "<run> <table>" in the same
+// layout as a run's own workbook.
+func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	st, err := newStyles(f)
+	if err != nil {
+		return err
+	}
+	sim := false
+	for _, e := range entries {
+		sim = sim || e.Simulated
+	}
+	f.SetSheetName("Sheet1", "README")
+	lines := []string{title}
+	if sim {
+		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
+	}
+	lines = append(lines, "'experiments' lists every run with links to its HTML report and its own workbook (every table, the figures, the samples); the sheets after it are each run's headline tables.")
+	for i, l := range lines {
+		if err := f.SetCellStr("README", cellName(1, i+1), l); err != nil {
+			return err
+		}
+	}
+	used := map[string]bool{"README": true}
+	idx := sheetName("experiments", used)
+	if _, err := f.NewSheet(idx); err != nil {
+		return err
+	}
+	head := []string{"experiment", "simulated", "status", "records", "failed", "report", "workbook"}
+	for c, h := range head {
+		f.SetCellStr(idx, cellName(c+1, 1), h)
+	}
+	f.SetCellStyle(idx, "A1", cellName(len(head), 1), st.header)
+	for i, e := range entries {
+		r := i + 2
+		f.SetCellStr(idx, cellName(1, r), e.Name)
+		f.SetCellBool(idx, cellName(2, r), e.Simulated)
+		f.SetCellStr(idx, cellName(3, r), e.Status)
+		f.SetCellInt(idx, cellName(4, r), int64(e.Records))
+		f.SetCellInt(idx, cellName(5, r), int64(e.Failed))
+		for c, link := range []string{e.Report, e.Workbook} {
+			cell := cellName(6+c, r)
+			f.SetCellStr(idx, cell, link)
+			if err := f.SetCellHyperLink(idx, cell, link, "External"); err != nil {
+				return fmt.Errorf("link to %s: %w", link, err)
+			}
+		}
+	}
+	f.SetColWidth(idx, "A", "A", 28)
+	f.SetColWidth(idx, "F", "G", 40)
+	f.SetPanes(idx, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	for _, e := range entries {
+		for _, t := range e.Tables {
+			name := sheetName(e.Name+" "+strings.TrimSuffix(t.Name, "_wide"), used)
+			if _, err := f.NewSheet(name); err != nil {
+				return fmt.Errorf("sheet %s: %w", name, err)
+			}
+			if err := writeTable(f, name, t, st); err != nil {
+				return fmt.Errorf("sheet %s: %w", name, err)
+			}
+		}
+	}
+	_, err = f.WriteTo(w)
+	return err
+}
