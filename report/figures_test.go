@@ -29,8 +29,8 @@ func TestFigureGoldens(t *testing.T) {
 		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5, 0.2152, 0.7848},
 		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125, 0.0224, 0.4709},
 		[]any{"indicklar", "m", "hin", "native", "2step-translit", "", "correct", 3, 8, 0.375, 0.1368, 0.6943},
-		[]any{"indicklar", "m", "hin", "native", "2step-cm", "", "correct", 5, 8, 0.625, 0.3057, 0.8632},
-		[]any{"indicklar", "m", "ben", "native", "2step-cm", "", "correct", 4, 8, 0.5, 0.2152, 0.7848})
+		[]any{"indicklar", "m", "hin", "native", "ablation-romanized", "", "correct", 2, 8, 0.25, 0.0709, 0.5907},
+		[]any{"indicklar", "m", "ben", "native", "ablation-romanized", "", "correct", 4, 8, 0.5, 0.2152, 0.7848})
 	mdi := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate"},
 		[]any{"mdi", "m", "eng", "english", "qa", "clean", "correct", 7, 10, 0.7}, []any{"mdi", "m", "eng", "english", "qa", "clean", "abstain", 1, 10, 0.1},
 		[]any{"mdi", "m", "eng", "english", "qa", "clean", "hallucination", 2, 10, 0.2}, []any{"mdi", "m", "eng", "english", "qa", "hi", "correct", 5, 10, 0.5},

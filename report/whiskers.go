@@ -101,12 +101,12 @@ func optionWith(c chart, edit func(map[string]any)) (json.RawMessage, error) {
 }
 
 // Romanization is IndicKLAR's Fig. 7 (§5.6, the romanization ablation):
-// per model and language, accuracy on native questions asked plainly
+// per model and language, accuracy on the native questions as they are
 // (the baseline with candidates, or without when the run has only that),
-// after romanizing them (2Step-Translit) and after code-mixing them
-// (2Step-CM), and on the dataset's code-mixed questions where the run
-// has them; bars with 95% Wilson whiskers, from the accuracy table. A
-// model without 2Step-Translit has no figure.
+// fully romanized (ablation-romanized) and on the dataset's code-mixed
+// questions, and, where the run has it, romanized by the model first
+// (2step-translit); bars with 95% Wilson whiskers, from the accuracy
+// table. A model with neither romanized variant has no figure.
 func Romanization(acc *tables.Table) ([]Figure, error) {
 	type key struct{ model, strategy, form string }
 	est := map[key]map[string]estimate{}
@@ -127,8 +127,8 @@ func Romanization(acc *tables.Table) ([]Figure, error) {
 	sort.Strings(models)
 	var out []Figure
 	for _, m := range models {
-		translit := est[key{m, "2step-translit", "native"}]
-		if translit == nil {
+		rom, first := est[key{m, "ablation-romanized", "native"}], est[key{m, "2step-translit", "native"}]
+		if rom == nil && first == nil {
 			continue
 		}
 		base := "baseline-cands"
@@ -140,13 +140,17 @@ func Romanization(acc *tables.Table) ([]Figure, error) {
 			k    key
 		}{
 			{"native (" + base + ")", key{m, base, "native"}},
-			{"romanized (2step-translit)", key{m, "2step-translit", "native"}},
-			{"code-mixed (2step-cm)", key{m, "2step-cm", "native"}},
-			{"code-mixed input (" + base + ")", key{m, base, "code-mixed"}},
+			{"romanized (ablation-romanized)", key{m, "ablation-romanized", "native"}},
+			{"code-mixed (" + base + ")", key{m, base, "code-mixed"}},
+			{"romanized by the model first (2step-translit)", key{m, "2step-translit", "native"}},
 		}
 		var langs []string
-		for l := range translit {
-			langs = append(langs, l)
+		for _, e := range []map[string]estimate{rom, first} {
+			for l := range e {
+				if !slices.Contains(langs, l) {
+					langs = append(langs, l)
+				}
+			}
 		}
 		sort.Strings(langs)
 		var names []string
@@ -169,7 +173,7 @@ func Romanization(acc *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "romanization_" + m, Mirrors: "IndicKLAR Fig. 7",
-			Caption: simulated(acc, fmt.Sprintf("%s: accuracy on native questions asked plainly, romanized first and code-mixed first, and on code-mixed questions, per language; whiskers the 95%% Wilson interval (n = %d answers)", m, n)),
+			Caption: simulated(acc, fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (n = %d answers)", m, n)),
 			Option:  o})
 	}
 	return out, nil
