@@ -411,11 +411,7 @@ func FamilyScaling(mf *tables.Table) ([]Figure, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(append(globals("accuracy against model size per family"),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log", NameLocation: "middle", NameGap: 28}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+	line := sizeLines("accuracy against model size per family", "accuracy")
 	for _, k := range keys {
 		line.AddSeries(k.family+" "+k.strategy, pts[k])
 	}

@@ -53,11 +53,7 @@ func FamilyCLC(mf, co *tables.Table) ([]Figure, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(append(globals("cross-lingual consistency against model size per family"),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log", NameLocation: "middle", NameGap: 28}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "CLC", Min: 0, Max: 1}))...)
+	line := sizeLines("cross-lingual consistency against model size per family", "CLC")
 	models2 := 0
 	for _, k := range keys {
 		ps := pts[k]
@@ -76,6 +72,17 @@ func FamilyCLC(mf, co *tables.Table) ([]Figure, error) {
 	return []Figure{{Name: "family_clc", Mirrors: "IndicKLAR Fig. 5",
 		Caption: simulated(co, fmt.Sprintf("native cross-lingual consistency (mean CLC(L) over up to %d languages) against model size, one line per family and strategy (n = %d model × strategy points)", langs, models2)),
 		Option:  o}}, nil
+}
+
+// sizeLines is Fig. 5's frame: a line chart over model size (billions of
+// parameters, log scale) with a 0–1 y axis named yName.
+func sizeLines(title, yName string) *charts.Line {
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(globals(title),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "parameters (billions)", Type: "log", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName, Min: 0, Max: 1}))...)
+	return line
 }
 
 // ProtocolRanks is IndicQuest's model rankings per protocol as a bump
