@@ -581,6 +581,18 @@ func (r *Results) XLSX(w io.Writer) error {
 	return report.WriteXLSX(w, p)
 }
 
+// Figures are the run's figures, in report order (report.Figures: the
+// papers' figures its tables allow, each with its caption, n, and
+// SIMULATED when it is).
+func (r *Results) Figures() ([]report.Figure, error) {
+	p, err := r.page()
+	return p.Figures, err
+}
+
+// SamplesTable lays samples out as a typed table, one row per sample (the
+// workbook's samples sheet, the explorer's data).
+func SamplesTable(ss []Sample) *Table { return samplesTable(ss) }
+
 // samplesTable lays the samples out as a typed table.
 func samplesTable(ss []Sample) *Table {
 	t := &Table{Name: "samples", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "prompt", "response", "answer", "normalized",

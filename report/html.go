@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -47,94 +49,173 @@ const MaxExplorerBytes = 15 << 20
 // shows as text and runs nothing), chart options embedded as JSON in
 // script context with <, > and & escaped.
 func WriteHTML(w io.Writer, p Page) error {
-	type cellView struct {
-		Text string
-		Num  bool
-	}
-	type headCell struct {
-		Text, Title      string
-		Rowspan, Colspan int
-	}
-	type tableView struct {
-		Info    tables.Info
-		Columns []tables.Column
-		// Head is the header's rows: one, or two under column groups
-		// (the group spanning its sub-columns, key columns down both).
-		Head  [][]headCell
-		Rows  [][]cellView
-		Shown int
-		Total int
-	}
-	type figView struct {
-		ID      string
-		Caption string
-		Mirrors string
-		Option  any
-	}
 	var tvs []tableView
 	for i, t := range p.Tables {
-		tv := tableView{Columns: t.Columns(), Total: len(t.Rows)}
-		groups := t.ColumnGroups()
-		top := make([]headCell, 0, len(tv.Columns))
-		var sub []headCell
-		for c, col := range tv.Columns {
-			h := headCell{Text: col.Name, Title: col.Description, Rowspan: 1, Colspan: 1}
-			if groups == nil {
-				top = append(top, h)
-				continue
-			}
-			if c < groups[0].First {
-				h.Rowspan = 2
-				top = append(top, h)
-				continue
-			}
-			for _, g := range groups {
-				if c == g.First {
-					top = append(top, headCell{Text: g.Label, Rowspan: 1, Colspan: g.Last - g.First + 1})
-				}
-				if c >= g.First && c <= g.Last {
-					h.Text, h.Title = tables.SubLabel(g.Subs[c-g.First]), col.Name+": "+col.Description
-				}
-			}
-			sub = append(sub, h)
+		info := tables.Info{Name: t.Name, Description: t.Description}
+		if i < len(p.Infos) && p.Infos[i].Name != "" {
+			info = p.Infos[i]
 		}
-		tv.Head = [][]headCell{top}
-		if sub != nil {
-			tv.Head = append(tv.Head, sub)
-		}
-		if i < len(p.Infos) {
-			tv.Info = p.Infos[i]
-		}
-		if tv.Info.Name == "" {
-			tv.Info = tables.Info{Name: t.Name, Description: t.Description}
-		}
-		n := len(t.Rows)
-		if p.MaxRows > 0 && n > p.MaxRows {
-			n = p.MaxRows
-		}
-		for r := range n {
-			cells := make([]cellView, len(t.Header))
-			for c := range t.Header {
-				cells[c] = cellView{Text: t.Text(r, c), Num: tv.Columns[c].Numeric()}
-			}
-			tv.Rows = append(tv.Rows, cells)
-		}
-		tv.Shown = n
-		tvs = append(tvs, tv)
+		tvs = append(tvs, tableViewOf(t, info, p.MaxRows, fmt.Sprintf("table-%d", i)))
 	}
 	var fvs []figView
 	for i, f := range p.Figures {
-		var o any
-		if err := json.Unmarshal(f.Option, &o); err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
+		fv, err := figViewOf(f, fmt.Sprintf("fig-%d", i))
+		if err != nil {
+			return err
 		}
-		fvs = append(fvs, figView{ID: fmt.Sprintf("fig-%d", i), Caption: f.Caption, Mirrors: f.Mirrors, Option: o})
+		fvs = append(fvs, fv)
 	}
-	explorer, note := explorerData(p.Samples, p.SamplesTotal, p.SamplesEvery)
+	ex := explorerViewOf(p.Samples, p.SamplesTotal, p.SamplesEvery, "ex")
 	return page.Execute(w, map[string]any{
 		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
-		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": explorer, "ExplorerNote": note,
+		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": ex,
 	})
+}
+
+type cellView struct {
+	Text string
+	Sort string // the number a sortable column sorts by ("" for text)
+	Num  bool
+}
+
+type headCell struct {
+	Text, Title      string
+	Rowspan, Colspan int
+}
+
+// tableView is one table as the page shows it.
+type tableView struct {
+	ID      string
+	Info    tables.Info
+	Columns []tables.Column
+	// Head is the header's rows: one, or two under column groups
+	// (the group spanning its sub-columns, key columns down both).
+	Head      [][]headCell
+	Rows      [][]cellView
+	Shown     int
+	Total     int
+	Simulated bool
+}
+
+// tableViewOf lays a table out for the page: the papers' two-row header
+// under column groups, at most maxRows rows (0: all), numbers formatted
+// by their column's kind (displayCell).
+func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
+	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: len(t.Rows), Simulated: t.Simulated}
+	groups := t.ColumnGroups()
+	top := make([]headCell, 0, len(tv.Columns))
+	var sub []headCell
+	for c, col := range tv.Columns {
+		h := headCell{Text: col.Name, Title: col.Description, Rowspan: 1, Colspan: 1}
+		if groups == nil {
+			top = append(top, h)
+			continue
+		}
+		if c < groups[0].First {
+			h.Rowspan = 2
+			top = append(top, h)
+			continue
+		}
+		for _, g := range groups {
+			if c == g.First {
+				top = append(top, headCell{Text: g.Label, Rowspan: 1, Colspan: g.Last - g.First + 1})
+			}
+			if c >= g.First && c <= g.Last {
+				h.Text, h.Title = tables.SubLabel(g.Subs[c-g.First]), col.Name+": "+col.Description
+			}
+		}
+		sub = append(sub, h)
+	}
+	tv.Head = [][]headCell{top}
+	if sub != nil {
+		tv.Head = append(tv.Head, sub)
+	}
+	n := len(t.Rows)
+	if maxRows > 0 && n > maxRows {
+		n = maxRows
+	}
+	for r := range n {
+		cells := make([]cellView, len(t.Header))
+		for c := range t.Header {
+			var v any
+			if c < len(t.Rows[r]) {
+				v = t.Rows[r][c]
+			}
+			cells[c] = displayCell(tv.Columns[c], v)
+		}
+		tv.Rows = append(tv.Rows, cells)
+	}
+	tv.Shown = n
+	return tv
+}
+
+// displayCell writes a cell for a reader: rates and interval bounds with
+// three decimals, p-values with three significant digits (scientific
+// below 0.001, never rounded to zero), milliseconds with one decimal,
+// statistics with three decimals, counts as integers, NaN as empty; the
+// exact value stays in Sort for sorting.
+func displayCell(col tables.Column, v any) cellView {
+	x, ok := v.(float64)
+	if !ok {
+		if i, isInt := v.(int); isInt {
+			return cellView{Text: strconv.Itoa(i), Sort: strconv.Itoa(i), Num: true}
+		}
+		return cellView{Text: tables.FormatCell(v), Num: col.Numeric()}
+	}
+	cv := cellView{Num: true, Sort: strconv.FormatFloat(x, 'g', -1, 64)}
+	switch {
+	case math.IsNaN(x):
+		cv.Text, cv.Sort = "", ""
+	case x == 0:
+		cv.Text = "0"
+	case col.Kind == tables.KindPValue:
+		if math.Abs(x) < 1e-3 {
+			cv.Text = strconv.FormatFloat(x, 'e', 2, 64)
+		} else {
+			cv.Text = strconv.FormatFloat(x, 'g', 3, 64)
+		}
+	case col.Kind == tables.KindMillis:
+		cv.Text = strconv.FormatFloat(x, 'f', 1, 64)
+	case col.Kind == tables.KindCount && x == math.Trunc(x):
+		cv.Text = strconv.FormatFloat(x, 'f', 0, 64)
+	case math.Abs(x) < 1e-3:
+		cv.Text = strconv.FormatFloat(x, 'e', 2, 64)
+	default:
+		cv.Text = strconv.FormatFloat(x, 'f', 3, 64)
+	}
+	return cv
+}
+
+// figView is one figure as the page draws it.
+type figView struct {
+	ID      string
+	Caption string
+	Mirrors string
+	Option  any
+}
+
+func figViewOf(f Figure, id string) (figView, error) {
+	var o any
+	if err := json.Unmarshal(f.Option, &o); err != nil {
+		return figView{}, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	return figView{ID: id, Caption: f.Caption, Mirrors: f.Mirrors, Option: o}, nil
+}
+
+// explorerView is the sample explorer: the samples it embeds, what it
+// says about them, and the prefix of its elements' ids.
+type explorerView struct {
+	ID   string
+	Data *explorer
+	Note string
+}
+
+func explorerViewOf(t *tables.Table, total, every int, id string) *explorerView {
+	data, note := explorerData(t, total, every)
+	if data == nil {
+		return nil
+	}
+	return &explorerView{ID: id, Data: data, Note: note}
 }
 
 // explorer is the samples the page embeds: column names and rows of
@@ -205,7 +286,70 @@ func ordinal(k int) string {
 	return fmt.Sprintf("%d%s", k, suffix)
 }
 
-var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// fragments are the parts a report page and a notebook cell share: a
+// table (sortable by a click on its header), a figure, the explorer.
+// Every id is prefixed by the view's ID, so several can live on a page.
+const fragments = `
+{{define "table"}}<div class="scroll"><table id="{{.ID}}" class="bh-table"><thead>{{range .Head}}<tr>{{range .}}<th title="{{.Title}}"{{if gt .Rowspan 1}} rowspan="{{.Rowspan}}"{{end}}{{if gt .Colspan 1}} colspan="{{.Colspan}}"{{end}}>{{.Text}}</th>{{end}}</tr>{{end}}</thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}{{if .Sort}} data-v="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+<script>(function(){var t=document.getElementById({{.ID}});if(!t)return;var hs=t.tHead.rows,order=[],idx=0,j=0;
+for(var i=0;i<hs[0].cells.length;i++){var h=hs[0].cells[i];
+ if(hs.length===1||h.rowSpan>1){order.push([h,idx++]);continue;}
+ for(var s=0;s<h.colSpan;s++){order.push([hs[1].cells[j++],idx++]);}}
+order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.addEventListener("click",function(){
+ var rows=Array.prototype.slice.call(t.tBodies[0].rows);rows.sort(function(a,b){var x=a.cells[c],y=b.cells[c];
+  var vx=x.getAttribute("data-v"),vy=y.getAttribute("data-v");var d=(vx!==null&&vy!==null)?(parseFloat(vx)-parseFloat(vy)):x.textContent.localeCompare(y.textContent);
+  return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
+{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:460px"></div>
+<p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
+<script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
+var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>{{end}}
+{{define "explorer"}}<p>{{.Note}}</p>
+<div id="{{.ID}}-explorer">
+<label>model <select data-field="model"></select></label>
+<label>language <select data-field="language"></select></label>
+<label>form <select data-field="form"></select></label>
+<label>strategy <select data-field="strategy"></select></label>
+<label>condition <select data-field="condition"></select></label>
+<label>verdict <select data-field="verdict"><option value="">all</option><option>correct</option><option>wrong</option><option>failed</option></select></label>
+<label>search <input type="search" id="{{.ID}}-search" placeholder="prompt, response, answer, gold"></label>
+<p id="{{.ID}}-count"></p>
+<table id="{{.ID}}-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table>
+<p><button id="{{.ID}}-prev">previous</button> <button id="{{.ID}}-next">next</button></p>
+<pre id="{{.ID}}-detail"></pre>
+</div>
+<script type="application/json" id="{{.ID}}-data">{{.Data}}</script>
+<script>(function(){var P={{.ID}};function $(s){return document.getElementById(P+"-"+s);}
+var data=JSON.parse($("data").textContent);
+var cols=data.columns, rows=data.rows, col={};cols.forEach(function(c,i){col[c]=i;});
+function val(r,c){var i=col[c];return i===undefined||r[i]===null?"":String(r[i]);}
+var selects=$("explorer").querySelectorAll("select[data-field]");
+selects.forEach(function(s){var f=s.getAttribute("data-field");if(f==="verdict")return;var seen={};rows.forEach(function(r){seen[val(r,f)]=1;});
+ var o=document.createElement("option");o.value="";o.textContent="all";s.appendChild(o);
+ Object.keys(seen).sort().forEach(function(v){var o=document.createElement("option");o.value=v;o.textContent=v===""?"(none)":v;s.appendChild(o);});});
+var page=0,per=100,shown=[];
+function matches(r){var ok=true;selects.forEach(function(s){var f=s.getAttribute("data-field"),v=s.value;if(!v)return;
+ if(f==="verdict"){var failed=val(r,"failed")==="true",corr=val(r,"correct")==="true";
+  if(v==="failed"&&!failed||v==="correct"&&(failed||!corr)||v==="wrong"&&(failed||corr))ok=false;}
+ else if(val(r,f)!==v)ok=false;});
+ var q=$("search").value.toLowerCase();
+ if(q&&["prompt","response","answer","gold"].every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
+function render(){shown=rows.filter(matches);var tb=$("table").tBodies[0];tb.textContent="";
+ shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
+  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);tr.appendChild(td);});
+  tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");$("detail").textContent=d;});
+  tb.appendChild(tr);});
+ $("count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for its prompt, response and verdicts)";}
+selects.forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
+$("search").addEventListener("input",function(){page=0;render();});
+$("prev").addEventListener("click",function(){if(page>0){page--;render();}});
+$("next").addEventListener("click",function(){if((page+1)*per<shown.length){page++;render();}});
+render();})();</script>{{end}}
+`
+
+// page is the report: the fragments inside one self-contained document.
+var page = template.Must(template.Must(template.New("report").Parse(fragments)).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <title>{{.Title}}{{if .Simulated}} (SIMULATED){{end}}</title>
@@ -228,59 +372,15 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 <h1>{{.Title}}</h1>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
 <h2>Figures</h2>
-{{range .Figures}}<div class="chart" id="{{.ID}}"></div>
-<p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
-<script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>
+{{range .Figures}}{{template "figure" .}}
 {{else}}<p>No figure for this study yet.</p>{{end}}
 <h2>Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-<div class="scroll"><table><thead>{{range .Head}}<tr>{{range .}}<th title="{{.Title}}"{{if gt .Rowspan 1}} rowspan="{{.Rowspan}}"{{end}}{{if gt .Colspan 1}} colspan="{{.Colspan}}"{{end}}>{{.Text}}</th>{{end}}</tr>{{end}}</thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
+{{template "table" .}}
 {{end}}
 {{if .Explorer}}<h2 id="samples">Samples</h2>
-<p>{{.ExplorerNote}}</p>
-<div id="explorer">
-<label>model <select data-field="model"></select></label>
-<label>language <select data-field="language"></select></label>
-<label>form <select data-field="form"></select></label>
-<label>strategy <select data-field="strategy"></select></label>
-<label>condition <select data-field="condition"></select></label>
-<label>verdict <select data-field="verdict"><option value="">all</option><option>correct</option><option>wrong</option><option>failed</option></select></label>
-<label>search <input type="search" id="ex-search" placeholder="prompt, response, answer, gold"></label>
-<p id="ex-count"></p>
-<table id="ex-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table>
-<p><button id="ex-prev">previous</button> <button id="ex-next">next</button></p>
-<pre id="ex-detail"></pre>
-</div>
-<script type="application/json" id="ex-data">{{.Explorer}}</script>
-<script>(function(){
-var data=JSON.parse(document.getElementById("ex-data").textContent);
-var cols=data.columns, rows=data.rows, col={};cols.forEach(function(c,i){col[c]=i;});
-function val(r,c){var i=col[c];return i===undefined||r[i]===null?"":String(r[i]);}
-var selects=document.querySelectorAll("#explorer select[data-field]");
-selects.forEach(function(s){var f=s.getAttribute("data-field");if(f==="verdict")return;var seen={};rows.forEach(function(r){seen[val(r,f)]=1;});
- var o=document.createElement("option");o.value="";o.textContent="all";s.appendChild(o);
- Object.keys(seen).sort().forEach(function(v){var o=document.createElement("option");o.value=v;o.textContent=v===""?"(none)":v;s.appendChild(o);});});
-var page=0,per=100,shown=[];
-function matches(r){var ok=true;selects.forEach(function(s){var f=s.getAttribute("data-field"),v=s.value;if(!v)return;
- if(f==="verdict"){var failed=val(r,"failed")==="true",corr=val(r,"correct")==="true";
-  if(v==="failed"&&!failed||v==="correct"&&(failed||!corr)||v==="wrong"&&(failed||corr))ok=false;}
- else if(val(r,f)!==v)ok=false;});
- var q=document.getElementById("ex-search").value.toLowerCase();
- if(q&&["prompt","response","answer","gold"].every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
-function render(){shown=rows.filter(matches);var tb=document.querySelector("#ex-table tbody");tb.textContent="";
- shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
-  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);tr.appendChild(td);});
-  tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");document.getElementById("ex-detail").textContent=d;});
-  tb.appendChild(tr);});
- document.getElementById("ex-count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for its prompt, response and verdicts)";}
-selects.forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
-document.getElementById("ex-search").addEventListener("input",function(){page=0;render();});
-document.getElementById("ex-prev").addEventListener("click",function(){if(page>0){page--;render();}});
-document.getElementById("ex-next").addEventListener("click",function(){if((page+1)*per<shown.length){page++;render();}});
-render();})();</script>
+{{template "explorer" .Explorer}}
 {{end}}
 <h2>Provenance</h2>
 <dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>

@@ -1,0 +1,215 @@
+// Package kernel shows Bhasha's results in GoNB notebooks (Go in
+// Jupyter): a table as a sortable HTML table, a figure drawn inline, a
+// live progress display for bhasha.Run, a one-line provenance summary,
+// and the report's sample explorer over any subset of a run's answers.
+// Everything shown is escaped as in the HTML report (the report package
+// builds the fragments). Outside a notebook the display functions print
+// nothing; the *HTML functions return what they would show.
+//
+// ECharts is sent to the notebook once per kernel session (the first
+// figure, or ECharts()), wrapped so that Jupyter's RequireJS does not
+// capture it; a marker file in GoNB's session directory ($GONB_TMP_DIR)
+// remembers that it was sent.
+package kernel
+
+import (
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/report"
+)
+
+// MaxRows bounds the rows Table shows (the table's CSV holds them all).
+const MaxRows = 1000
+
+// Table shows a table: its name, description, the paper table it mirrors,
+// SIMULATED when it is, and at most MaxRows rows with the papers' headers,
+// numbers formatted by column kind, sortable by a click on a header.
+func Table(t *bhasha.Table) error {
+	h, err := report.TableHTML(t, MaxRows)
+	if err != nil {
+		return err
+	}
+	gonbui.DisplayHTML(h)
+	return nil
+}
+
+// Figure draws one figure inline with its caption.
+func Figure(f report.Figure) error {
+	h, err := report.FigureHTML(f)
+	if err != nil {
+		return err
+	}
+	gonbui.DisplayHTML(echartsOnce() + h)
+	return nil
+}
+
+// Figures draws the run's figures whose names start with one of prefixes
+// (every figure when none is given) and returns how many it drew.
+func Figures(r *bhasha.Results, prefixes ...string) (int, error) {
+	figs, err := r.Figures()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range figs {
+		if len(prefixes) > 0 && !hasPrefix(f.Name, prefixes) {
+			continue
+		}
+		if err := Figure(f); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ECharts sends the ECharts library to the notebook now (Figure does it
+// by itself the first time in a kernel session; call this after reloading
+// a notebook page without restarting its kernel).
+func ECharts() {
+	gonbui.DisplayHTML(report.EChartsScript())
+	markECharts()
+}
+
+// echartsOnce is the library's script the first time in a kernel session,
+// "" after.
+func echartsOnce() string {
+	marker := echartsMarker()
+	if marker != "" {
+		if _, err := os.Stat(marker); err == nil {
+			return ""
+		}
+	}
+	markECharts()
+	return report.EChartsScript()
+}
+
+func echartsMarker() string {
+	dir := os.Getenv("GONB_TMP_DIR")
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, ".bhasha-echarts-sent")
+}
+
+func markECharts() {
+	if m := echartsMarker(); m != "" {
+		os.WriteFile(m, nil, 0o644)
+	}
+}
+
+// Progress is a bhasha.Run option that shows the run's progress in the
+// cell's output and updates it in place: stage, done of total, rate,
+// failures, answers from the cache and the time left; at most every
+// 250 ms, and always at a stage's end.
+func Progress() bhasha.RunOption {
+	id := "bhasha-progress-" + gonbui.UniqueId()
+	var last time.Time
+	return bhasha.OnProgress(func(p bhasha.Progress) {
+		if !p.Final && time.Since(last) < 250*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		gonbui.UpdateHTML(id, ProgressHTML(p))
+	})
+}
+
+// ProgressHTML is one progress line: a bar, "stage s of S: done of total
+// (pct %), rate/s, failed, cached, ETA".
+func ProgressHTML(p bhasha.Progress) string {
+	pct := 0.0
+	if p.Total > 0 {
+		pct = 100 * float64(p.Done) / float64(p.Total)
+	}
+	eta := "—"
+	switch {
+	case p.Final:
+		eta = "done in " + p.Elapsed.Round(100*time.Millisecond).String()
+	case p.Rate > 0 && p.Total > p.Done:
+		eta = (time.Duration(float64(p.Total-p.Done)/p.Rate*float64(time.Second))).Round(time.Second).String() + " left"
+	}
+	stage := ""
+	if p.Stages > 1 {
+		stage = fmt.Sprintf("stage %d of %d: ", p.Stage, p.Stages)
+	}
+	fail := ""
+	if p.Failed > 0 {
+		fail = ` style="color:#D55E00;font-weight:bold"`
+	}
+	return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">`+
+		`<progress max="100" value="%.1f" style="width:24em"></progress> %s%d of %d (%.0f%%), %.0f/s, <span%s>%d failed</span>, %d cached, %s</div>`,
+		pct, stage, p.Done, p.Total, pct, p.Rate, fail, p.Failed, p.Cached, eta)
+}
+
+// Provenance shows ProvenanceHTML(r).
+func Provenance(r *bhasha.Results) {
+	gonbui.DisplayHTML(ProvenanceHTML(r))
+}
+
+// ProvenanceHTML is a run in one line: experiment and study, SIMULATED
+// when it is, models (served name and root), records (ok, failed),
+// status, start and end, tool version, and the run directory.
+func ProvenanceHTML(r *bhasha.Results) string {
+	m := r.Manifest()
+	var models []string
+	for _, mi := range m.Models {
+		s := mi.Name
+		if mi.ServedName != "" && mi.ServedName != mi.Name {
+			s += " (" + mi.ServedName + ")"
+		}
+		if mi.Identity.Root != "" && mi.Identity.Root != mi.ServedName {
+			s += " root " + mi.Identity.Root
+		}
+		models = append(models, s)
+	}
+	when := m.Started.UTC().Format("2006-01-02 15:04")
+	if m.Ended != nil {
+		when += "–" + m.Ended.UTC().Format("15:04 MST")
+	}
+	sim := ""
+	if m.Simulated {
+		sim = `<span style="color:#D55E00;font-weight:bold">SIMULATED</span> · `
+	}
+	return fmt.Sprintf(`<p class="bhasha-provenance" style="font-family:sans-serif">%s<b>%s</b> (study %s) · models: %s · %d records (%d ok, %d failed) · %s · %s · %s · <code>%s</code></p>`,
+		sim, template.HTMLEscapeString(m.Experiment), template.HTMLEscapeString(r.Experiment().Study), template.HTMLEscapeString(strings.Join(models, ", ")),
+		m.Counts.Records, m.Counts.OK, m.Counts.Failed, template.HTMLEscapeString(m.Status), when, template.HTMLEscapeString(m.Tool), template.HTMLEscapeString(r.Dir()))
+}
+
+// Samples shows the report's sample explorer over the run's answers that
+// keep accepts (every answer when keep is nil) and returns how many it
+// was given.
+func Samples(r *bhasha.Results, keep func(bhasha.Sample) bool) (int, error) {
+	ss, err := r.Samples()
+	if err != nil {
+		return 0, err
+	}
+	var sel []bhasha.Sample
+	for _, s := range ss {
+		if keep == nil || keep(s) {
+			sel = append(sel, s)
+		}
+	}
+	h, err := report.ExplorerHTML(bhasha.SamplesTable(sel))
+	if err != nil {
+		return 0, err
+	}
+	gonbui.DisplayHTML(h)
+	return len(sel), nil
+}

@@ -1,0 +1,117 @@
+package kernel
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/report"
+)
+
+func TestProgressHTML(t *testing.T) {
+	for _, tc := range []struct {
+		p    bhasha.Progress
+		want []string
+	}{
+		{bhasha.Progress{Stage: 1, Stages: 1, Done: 50, Total: 200, Rate: 25, Cached: 10}, []string{`value="25.0"`, "50 of 200 (25%)", "25/s", "0 failed", "10 cached", "6s left"}},
+		{bhasha.Progress{Stage: 2, Stages: 2, Done: 3, Total: 3, Failed: 1, Final: true, Elapsed: 1234 * time.Millisecond}, []string{"stage 2 of 2: 3 of 3 (100%)", `color:#D55E00`, "1 failed", "done in 1.2s"}},
+		{bhasha.Progress{Stages: 1}, []string{"0 of 0 (0%)", "—"}},
+	} {
+		got := ProgressHTML(tc.p)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %s lacks %q", tc.p, got, w)
+			}
+		}
+	}
+}
+
+// A simulated run: its one-line provenance, and the fragments a notebook
+// shows (table, figure, explorer) drawn by headless Chromium on a page
+// with RequireJS's define, as Jupyter has, with a script payload in the
+// answers shown as text.
+func TestFragmentsInANotebookPage(t *testing.T) {
+	dir := t.TempDir()
+	exp := bhasha.Distractors("../testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(4))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")), Progress())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := ProvenanceHTML(r)
+	for _, w := range []string{"SIMULATED", "(study mdi)", "records (", "failed)", r.Dir()} {
+		if !strings.Contains(prov, w) {
+			t.Errorf("provenance %s lacks %q", prov, w)
+		}
+	}
+	acc, err := r.Table("conditions_wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc.Rows[0][0] = `<img src=x onerror="document.body.setAttribute('data-pwned','1')">`
+	table, err := report.TableHTML(acc, MaxRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := r.Figures()
+	if err != nil || len(figs) == 0 {
+		t.Fatalf("%d figures, %v", len(figs), err)
+	}
+	fig, err := report.FigureHTML(figs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := r.Samples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss[0].Response = `</script><script>document.body.setAttribute('data-pwned','2')</script>`
+	ex, err := report.ExplorerHTML(bhasha.SamplesTable(ss))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"SIMULATED", "conditions_wide", "&lt;img src=x", "data-v="} {
+		if !strings.Contains(table, w) {
+			t.Errorf("table fragment lacks %q", w)
+		}
+	}
+	// RequireJS as in classic Jupyter: an AMD define is on the page.
+	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><script>window.define=function(){window.amdUsed=true;};window.define.amd={};</script></head><body>` +
+		report.EChartsScript() + prov + table + fig + ex +
+		`<script>document.body.setAttribute("data-echarts", typeof window.echarts);</script></body></html>`
+	file := filepath.Join(dir, "cell.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("BHASHA_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium is required (BHASHA_REQUIRE_BROWSER) but not installed")
+		}
+		t.Skip("chromium not installed: the rendering check is skipped")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dom, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+		"--no-first-run", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--dump-dom", "file://"+file).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	d := string(dom)
+	if !strings.Contains(d, `data-echarts="object"`) {
+		t.Error("ECharts did not define window.echarts under RequireJS")
+	}
+	if !strings.Contains(d, "<canvas") {
+		t.Error("the figure did not draw")
+	}
+	if i := strings.Index(d, `data-pwned="`); i >= 0 {
+		t.Errorf("a payload ran: %s", d[max(0, i-200):min(len(d), i+100)])
+	}
+	if !strings.Contains(d, " samples; page 1 of 1") {
+		t.Error("the explorer did not render")
+	}
+}

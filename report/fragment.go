@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// The fragments below are the report's parts for pages that are not the
+// report: a notebook cell's output (the kernel package). Each carries a
+// fresh id, so any number can share a page; all text is escaped as in
+// the report.
+
+// fragmentID is prefix and 12 random hex digits.
+func fragmentID(prefix string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// fragmentTemplates are the report's fragments, parsed on their own.
+func fragmentTemplates() (*template.Template, error) {
+	return template.New("fragments").Parse(fragments)
+}
+
+func execFragment(name string, data any) (string, error) {
+	t, err := fragmentTemplates()
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("%s fragment: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// TableHTML is one table as the report shows it (the papers' two-row
+// header under column groups, numbers formatted by column kind, sorted by
+// a click on a header), at most maxRows rows (0: all) with a line saying
+// how many were left out, its name, description and SIMULATED when it
+// is, in a box that scrolls when the table is long.
+func TableHTML(t *tables.Table, maxRows int) (string, error) {
+	info, ok := tables.InfoOf(t.Name)
+	if !ok {
+		info = tables.Info{Name: t.Name, Description: t.Description}
+	}
+	tv := tableViewOf(t, info, maxRows, fragmentID("bh-table"))
+	body, err := execFragment("table", tv)
+	if err != nil {
+		return "", err
+	}
+	var head strings.Builder
+	head.WriteString(`<div class="bh-fragment" style="max-height:28em;overflow:auto"><p><b>`)
+	head.WriteString(template.HTMLEscapeString(info.Name))
+	head.WriteString("</b>")
+	if t.Simulated {
+		head.WriteString(` <span style="color:#D55E00;font-weight:bold">SIMULATED</span>`)
+	}
+	if info.Description != "" {
+		head.WriteString(": " + template.HTMLEscapeString(info.Description))
+	}
+	if info.Mirrors != "" {
+		head.WriteString(" (mirrors " + template.HTMLEscapeString(info.Mirrors) + ")")
+	}
+	fmt.Fprintf(&head, " — %d rows", tv.Total)
+	if tv.Shown < tv.Total {
+		fmt.Fprintf(&head, ", the first %d shown", tv.Shown)
+	}
+	head.WriteString("</p>")
+	return head.String() + body + "</div>", nil
+}
+
+// FigureHTML is one figure: its container, its caption (n, SIMULATED) and
+// the script that draws it with the ECharts already on the page
+// (EChartsScript); without it, the container says so.
+func FigureHTML(f Figure) (string, error) {
+	fv, err := figViewOf(f, fragmentID("bh-fig"))
+	if err != nil {
+		return "", err
+	}
+	return execFragment("figure", fv)
+}
+
+// ExplorerHTML is the report's sample explorer over samples (a table with
+// the columns of Results.Samples): filters, search, and each answer's
+// prompt, response and verdicts on a click; at most MaxExplorerBytes of
+// them, spread, and a line saying how many.
+func ExplorerHTML(samples *tables.Table) (string, error) {
+	ev := explorerViewOf(samples, 0, 0, fragmentID("bh-ex"))
+	if ev == nil {
+		return "<p>No samples.</p>", nil
+	}
+	return execFragment("explorer", ev)
+}
+
+// EChartsScript is ECharts 5.6.0 as one <script> element that defines
+// window.echarts on a plain page and under Jupyter's RequireJS (the
+// library is run with define, exports and module hidden, so it never
+// registers as an AMD module instead).
+func EChartsScript() string {
+	return "<script>(function(define,exports,module){\n" + echartsJS + "\n}).call(window);</script>"
+}
