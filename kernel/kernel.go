@@ -143,7 +143,7 @@ func ProgressHTML(p bhasha.Progress) string {
 	case p.Final:
 		eta = "done in " + p.Elapsed.Round(100*time.Millisecond).String()
 	case p.Rate > 0 && p.Total > p.Done:
-		eta = (time.Duration(float64(p.Total-p.Done)/p.Rate*float64(time.Second))).Round(time.Second).String() + " left"
+		eta = (time.Duration(float64(p.Total-p.Done) / p.Rate * float64(time.Second))).Round(time.Second).String() + " left"
 	}
 	stage := ""
 	if p.Stages > 1 {
