@@ -65,10 +65,14 @@ kernel:
 	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
 	PATH=$(CURDIR)/bin:$$PATH ./bin/gonb --install --force_deps --force_copy --go_work=$(CURDIR)
 
-## notebooks: execute every notebook headless into out/notebooks/*.html
+## notebooks: execute every notebook headless into out/notebooks/ (the executed .ipynb and its .html), then check their outputs (notebooks/notebooks_test.go)
 notebooks: deps kernel
 	rm -rf out/notebooks && mkdir -p out/notebooks
-	for nb in notebooks/*.ipynb; do PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks "$$nb" || exit 1; done
+	for nb in notebooks/*.ipynb; do name=$$(basename $$nb .ipynb); \
+	  PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks --output $$name "$$nb" || exit 1; \
+	  jupyter nbconvert --to html --output-dir out/notebooks out/notebooks/$$name.ipynb || exit 1; \
+	done
+	BHASHA_NOTEBOOKS=$(CURDIR)/out/notebooks BHASHA_REQUIRE_BROWSER=1 $(GO) test -count=1 -run TestExecutedNotebooks ./notebooks
 
 clean:
 	rm -rf bin out

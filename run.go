@@ -74,6 +74,28 @@ func Endpoint(urls ...string) RunOption {
 // key (never the key itself).
 func APIKeyEnv(name string) RunOption { return func(c *runConfig) { c.apiKeyEnv = name } }
 
+// EndpointFromEnv is what a notebook passes so that one environment
+// variable points it at real servers: $BHASHA_ENDPOINT (base URLs …/v1,
+// separated by commas) as Endpoint, and $VLLM_API_KEY as the key when it
+// is set (APIKeyEnv). With BHASHA_ENDPOINT unset it changes nothing: the
+// experiment's endpoints, or the simulator when it names none.
+func EndpointFromEnv() RunOption {
+	return func(c *runConfig) {
+		ep := strings.TrimSpace(os.Getenv("BHASHA_ENDPOINT"))
+		if ep == "" {
+			return
+		}
+		for _, u := range strings.Split(ep, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				c.endpoints = append(c.endpoints, u)
+			}
+		}
+		if os.Getenv("VLLM_API_KEY") != "" {
+			c.apiKeyEnv = "VLLM_API_KEY"
+		}
+	}
+}
+
 // CacheDir sets the response cache directory (default $BHASHA_CACHE_DIR
 // or the user cache directory).
 func CacheDir(dir string) RunOption { return func(c *runConfig) { c.cacheDir = dir } }

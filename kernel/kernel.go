@@ -37,8 +37,16 @@ func Table(t *bhasha.Table) error {
 	if err != nil {
 		return err
 	}
-	gonbui.DisplayHTML(h)
+	show(h)
 	return nil
+}
+
+// show displays html in the cell's output and waits until GoNB has it (a
+// cell's program may end right after: a large output, ECharts itself, is
+// otherwise lost).
+func show(html string) {
+	gonbui.DisplayHTML(html)
+	gonbui.Sync()
 }
 
 // Figure draws one figure inline with its caption.
@@ -47,7 +55,7 @@ func Figure(f report.Figure) error {
 	if err != nil {
 		return err
 	}
-	gonbui.DisplayHTML(echartsOnce() + h)
+	show(echartsOnce() + h)
 	return nil
 }
 
@@ -84,7 +92,7 @@ func hasPrefix(name string, prefixes []string) bool {
 // by itself the first time in a kernel session; call this after reloading
 // a notebook page without restarting its kernel).
 func ECharts() {
-	gonbui.DisplayHTML(report.EChartsScript())
+	show(report.EChartsScript())
 	markECharts()
 }
 
@@ -128,6 +136,9 @@ func Progress() bhasha.RunOption {
 		}
 		last = time.Now()
 		gonbui.UpdateHTML(id, ProgressHTML(p))
+		if p.Final {
+			gonbui.Sync()
+		}
 	})
 }
 
@@ -160,7 +171,7 @@ func ProgressHTML(p bhasha.Progress) string {
 
 // Provenance shows ProvenanceHTML(r).
 func Provenance(r *bhasha.Results) {
-	gonbui.DisplayHTML(ProvenanceHTML(r))
+	show(ProvenanceHTML(r))
 }
 
 // ProvenanceHTML is a run in one line: experiment and study, SIMULATED
@@ -210,6 +221,6 @@ func Samples(r *bhasha.Results, keep func(bhasha.Sample) bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	gonbui.DisplayHTML(h)
+	show(h)
 	return len(sel), nil
 }

@@ -56,7 +56,7 @@ func TableHTML(t *tables.Table, maxRows int) (string, error) {
 		return "", err
 	}
 	var head strings.Builder
-	head.WriteString(`<div class="bh-fragment" style="max-height:28em;overflow:auto"><p><b>`)
+	head.WriteString(`<div class="bh-fragment" data-table="` + template.HTMLEscapeString(info.Name) + `" style="max-height:28em;overflow:auto"><p><b>`)
 	head.WriteString(template.HTMLEscapeString(info.Name))
 	head.WriteString("</b>")
 	if t.Simulated {

@@ -1,0 +1,139 @@
+// Package notebooks holds the study notebooks (*.ipynb, run under GoNB)
+// and the test that checks them once `make notebooks` has executed them.
+package notebooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// expected is what each notebook's outputs must hold: the tables (by
+// name, as kernel.Table shows them) and at least this many figures.
+var expected = map[string]struct {
+	tables  []string
+	figures int
+}{
+	"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 1},
+	"01-engine":     {},
+}
+
+type notebook struct {
+	Cells []struct {
+		CellType string `json:"cell_type"`
+		Outputs  []struct {
+			OutputType string            `json:"output_type"`
+			Name       string            `json:"name"`
+			Text       any               `json:"text"`
+			Data       map[string]any    `json:"data"`
+			Ename      string            `json:"ename"`
+			Evalue     string            `json:"evalue"`
+			Metadata   map[string]any    `json:"metadata"`
+			Transient  map[string]string `json:"transient"`
+		} `json:"outputs"`
+	} `json:"cells"`
+}
+
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var b strings.Builder
+		for _, s := range x {
+			b.WriteString(text(s))
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// TestExecutedNotebooks reads the notebooks `make notebooks` executed
+// (BHASHA_NOTEBOOKS names their folder; skipped without it): every
+// notebook of this folder was executed, no output is an error or a panic,
+// each holds its expected tables and figures; and the executed quickstart,
+// opened in headless Chromium, shows its figure drawn (a screenshot is
+// written beside it).
+func TestExecutedNotebooks(t *testing.T) {
+	dir := os.Getenv("BHASHA_NOTEBOOKS")
+	if dir == "" {
+		t.Skip("BHASHA_NOTEBOOKS is not set: `make notebooks` executes the notebooks and runs this test")
+	}
+	sources, err := filepath.Glob("*.ipynb")
+	if err != nil || len(sources) == 0 {
+		t.Fatalf("no notebooks here: %v", err)
+	}
+	tableRe := regexp.MustCompile(`data-table="([^"]+)"`)
+	for _, src := range sources {
+		name := strings.TrimSuffix(src, ".ipynb")
+		want, ok := expected[name]
+		if !ok {
+			t.Errorf("%s: no expectations in notebooks_test.go", name)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, src))
+		if err != nil {
+			t.Errorf("%s was not executed: %v", name, err)
+			continue
+		}
+		var nb notebook
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		tablesSeen := map[string]bool{}
+		figures := 0
+		for i, c := range nb.Cells {
+			for _, o := range c.Outputs {
+				if o.OutputType == "error" {
+					t.Errorf("%s cell %d: %s: %s", name, i, o.Ename, o.Evalue)
+				}
+				if s := text(o.Text); o.Name == "stderr" && (strings.Contains(s, "panic:") || strings.Contains(s, "ERROR")) {
+					t.Errorf("%s cell %d wrote to stderr: %.300s", name, i, s)
+				}
+				html := text(o.Data["text/html"])
+				for _, m := range tableRe.FindAllStringSubmatch(html, -1) {
+					tablesSeen[m[1]] = true
+				}
+				figures += strings.Count(html, `<div class="chart" id="bh-fig-`)
+			}
+		}
+		for _, tb := range want.tables {
+			if !tablesSeen[tb] {
+				t.Errorf("%s: no %s table in its outputs", name, tb)
+			}
+		}
+		if figures < want.figures {
+			t.Errorf("%s: %d figures in its outputs, want at least %d", name, figures, want.figures)
+		}
+	}
+	// The quickstart as a reader sees it: the figure drew.
+	page, err := filepath.Abs(filepath.Join(dir, "00-quickstart.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("BHASHA_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium is required (BHASHA_REQUIRE_BROWSER) but not installed")
+		}
+		t.Skip("chromium not installed: the rendering check is skipped")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=8000"}
+	dom, err := exec.CommandContext(ctx, browser, append(args, "--dump-dom", "file://"+page)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if !strings.Contains(string(dom), "<canvas") {
+		t.Error("the executed quickstart's figure did not draw in Chromium")
+	}
+	exec.CommandContext(ctx, browser, append(args, "--window-size=1300,3000", "--screenshot="+filepath.Join(dir, "00-quickstart.png"), "file://"+page)...).Run()
+}
