@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"html/template"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -59,16 +60,18 @@ func Figure(f report.Figure) error {
 	return nil
 }
 
-// Figures draws the run's figures whose names start with one of prefixes
-// (every figure when none is given) and returns how many it drew.
-func Figures(r *bhasha.Results, prefixes ...string) (int, error) {
+// Figures draws the run's figures whose names match one of patterns
+// (every figure when none is given) and returns how many it drew. A
+// pattern with a * is matched whole, as path.Match does
+// ("clc_*_tint-cm"); one without is a prefix ("form_accuracy").
+func Figures(r *bhasha.Results, patterns ...string) (int, error) {
 	figs, err := r.Figures()
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, f := range figs {
-		if len(prefixes) > 0 && !hasPrefix(f.Name, prefixes) {
+		if len(patterns) > 0 && !matches(f.Name, patterns) {
 			continue
 		}
 		if err := Figure(f); err != nil {
@@ -79,9 +82,12 @@ func Figures(r *bhasha.Results, prefixes ...string) (int, error) {
 	return n, nil
 }
 
-func hasPrefix(name string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(name, p) {
+func matches(name string, patterns []string) bool {
+	for _, p := range patterns {
+		if !strings.Contains(p, "*") && strings.HasPrefix(name, p) {
+			return true
+		}
+		if ok, _ := path.Match(p, name); ok {
 			return true
 		}
 	}

@@ -115,3 +115,21 @@ func TestFragmentsInANotebookPage(t *testing.T) {
 		t.Error("the explorer did not render")
 	}
 }
+
+func TestFigurePatterns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		patterns []string
+		want     bool
+	}{
+		{"form_accuracy_m_baseline", []string{"form_accuracy"}, true},
+		{"clc_m_native_tint-cm", []string{"clc_*_tint-cm"}, true},
+		{"clc_m_native_tint-en", []string{"clc_*_tint-cm"}, false},
+		{"latency_m", []string{"form_accuracy", "latency"}, true},
+		{"flip_points_m", []string{"clc_*"}, false},
+	} {
+		if got := matches(tc.name, tc.patterns); got != tc.want {
+			t.Errorf("matches(%q, %q) = %v", tc.name, tc.patterns, got)
+		}
+	}
+}

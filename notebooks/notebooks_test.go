@@ -15,13 +15,17 @@ import (
 )
 
 // expected is what each notebook's outputs must hold: the tables (by
-// name, as kernel.Table shows them) and at least this many figures.
+// name, as kernel.Table shows them), at least this many figures, and
+// sample explorers.
 var expected = map[string]struct {
-	tables  []string
-	figures int
+	tables             []string
+	figures, explorers int
 }{
 	"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 1},
-	"01-engine":     {},
+	"01-indicklar": {tables: []string{"form_gaps", "strategy_tests", "language_tests", "acc_clc_wide", "flip_points_wide", "tokenization_marks", "latency", "conclusions", "sensitivity"},
+		figures: 10},
+	"02-indicquest":  {tables: []string{"domains_wide", "judge_agreement", "judge_by_script", "protocol_rankings", "model_gaps", "conclusions", "sensitivity"}, figures: 5},
+	"03-distractors": {tables: []string{"conditions_wide", "condition_tests", "script_decomposition", "judge_by_script", "sensitivity", "conclusions"}, figures: 4, explorers: 1},
 }
 
 type notebook struct {
@@ -87,7 +91,7 @@ func TestExecutedNotebooks(t *testing.T) {
 			continue
 		}
 		tablesSeen := map[string]bool{}
-		figures := 0
+		figures, explorers := 0, 0
 		for i, c := range nb.Cells {
 			for _, o := range c.Outputs {
 				if o.OutputType == "error" {
@@ -101,6 +105,7 @@ func TestExecutedNotebooks(t *testing.T) {
 					tablesSeen[m[1]] = true
 				}
 				figures += strings.Count(html, `<div class="chart" id="bh-fig-`)
+				explorers += strings.Count(html, `-explorer">`)
 			}
 		}
 		for _, tb := range want.tables {
@@ -108,8 +113,8 @@ func TestExecutedNotebooks(t *testing.T) {
 				t.Errorf("%s: no %s table in its outputs", name, tb)
 			}
 		}
-		if figures < want.figures {
-			t.Errorf("%s: %d figures in its outputs, want at least %d", name, figures, want.figures)
+		if figures < want.figures || explorers < want.explorers {
+			t.Errorf("%s: %d figures and %d sample explorers in its outputs, want at least %d and %d", name, figures, explorers, want.figures, want.explorers)
 		}
 	}
 	// The quickstart as a reader sees it: the figure drew.
