@@ -25,7 +25,7 @@ build:
 ## demo: the built-in default experiment on the simulator; everything under out/demo/
 demo: build
 	rm -rf out/demo
-	./$(BIN) demo --out out/demo
+	./$(BIN) demo --out out/demo --cache-dir out/cache
 
 ## test: vet, every unit, integration and end-to-end test under the race detector, and every notebook executed headless
 test: gotest notebooks
@@ -60,8 +60,15 @@ conformance:
 	cd tools && $(GO) build -o ../bin/llm-d-inference-sim github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
 	LLMD_SIM=$(CURDIR)/bin/llm-d-inference-sim $(GO) test -count=1 -tags conformance -run Conformance -v ./runtime/engine/
 
-## kernel: install the GoNB Jupyter kernel with this repository in its go.work
+# Debian packages for the notebooks: Jupyter to open them, nbconvert to run them headless.
+KERNEL_PKGS := jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
+
+## kernel: install Jupyter (from Debian, when missing) and the GoNB kernel with this repository in its go.work; harmless to re-run
 kernel:
+	@if ! command -v jupyter-notebook >/dev/null || ! command -v jupyter-nbconvert >/dev/null || ! /usr/bin/python3 -c 'import nbclient' 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(KERNEL_PKGS); \
+	  else echo "make kernel needs Jupyter: sudo apt-get install $(KERNEL_PKGS)" >&2; exit 1; fi; \
+	fi
 	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
 	PATH=$(CURDIR)/bin:$$PATH ./bin/gonb --install --force_deps --force_copy --go_work=$(CURDIR)
 

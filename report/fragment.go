@@ -40,6 +40,11 @@ func execFragment(name string, data any) (string, error) {
 	return b.String(), nil
 }
 
+// fragmentStyle is the report's table style, scoped to fragments (a
+// notebook's own style right-aligns every cell).
+const fragmentStyle = `<style>.bh-fragment table{border-collapse:collapse;font-size:.85em}.bh-fragment th,.bh-fragment td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}` +
+	`.bh-fragment th{background:#f2f2f2;position:sticky;top:0}.bh-fragment td.num{text-align:right;font-variant-numeric:tabular-nums}</style>`
+
 // TableHTML is one table as the report shows it (the papers' two-row
 // header under column groups, numbers formatted by column kind, sorted by
 // a click on a header), at most maxRows rows (0: all) with a line saying
@@ -56,6 +61,7 @@ func TableHTML(t *tables.Table, maxRows int) (string, error) {
 		return "", err
 	}
 	var head strings.Builder
+	head.WriteString(fragmentStyle)
 	head.WriteString(`<div class="bh-fragment" data-table="` + template.HTMLEscapeString(info.Name) + `" style="max-height:28em;overflow:auto"><p><b>`)
 	head.WriteString(template.HTMLEscapeString(info.Name))
 	head.WriteString("</b>")
