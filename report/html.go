@@ -315,9 +315,9 @@ var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</
 <label>verdict <select data-field="verdict"><option value="">all</option><option>correct</option><option>wrong</option><option>failed</option></select></label>
 <label>search <input type="search" id="{{.ID}}-search" placeholder="prompt, response, answer, gold"></label>
 <p id="{{.ID}}-count"></p>
-<table id="{{.ID}}-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table>
+<div class="scroll"><table id="{{.ID}}-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table></div>
 <p><button id="{{.ID}}-prev">previous</button> <button id="{{.ID}}-next">next</button></p>
-<pre id="{{.ID}}-detail"></pre>
+<pre id="{{.ID}}-detail" style="white-space:pre-wrap;overflow-wrap:anywhere"></pre>
 </div>
 <script type="application/json" id="{{.ID}}-data">{{.Data}}</script>
 <script>(function(){var P={{.ID}};function $(s){return document.getElementById(P+"-"+s);}
@@ -364,17 +364,19 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .chart{width:100%;max-width:1100px;height:460px}
 .caption{font-size:.9em;color:#444;margin-bottom:2em}
 .note{background:#fff8e1;padding:.4em .8em;margin:.3em 0}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:bold}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:bold}dd{margin:0;overflow-wrap:anywhere}
+.toc{margin:.8em 0;line-height:1.6}
 </style>
 <script>{{.ECharts}}</script>
 </head><body>
 {{if .Simulated}}<div class="banner" id="simulated-banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
 <h1>{{.Title}}</h1>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
-<h2>Figures</h2>
+<nav class="toc"><a href="#figures">Figures</a> ({{len .Figures}}) · Tables: {{range $i, $t := .Tables}}{{if $i}}, {{end}}<a href="#table-{{$t.Info.Name}}">{{$t.Info.Name}}</a>{{end}}{{if .Explorer}} · <a href="#samples">Samples</a>{{end}} · <a href="#provenance">Provenance</a></nav>
+<h2 id="figures">Figures</h2>
 {{range .Figures}}{{template "figure" .}}
 {{else}}<p>No figure for this study yet.</p>{{end}}
-<h2>Tables</h2>
+<h2 id="tables">Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
 {{template "table" .}}
@@ -382,7 +384,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 {{if .Explorer}}<h2 id="samples">Samples</h2>
 {{template "explorer" .Explorer}}
 {{end}}
-<h2>Provenance</h2>
+<h2 id="provenance">Provenance</h2>
 <dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>
 </body></html>
 `))
