@@ -10,6 +10,8 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/internal/toystudy"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/sim/simtest"
 )
 
 // The distractor study from Go against the simulator: progress reaches
@@ -259,5 +261,38 @@ func TestMC1Samples(t *testing.T) {
 		if best != s.Chosen {
 			t.Errorf("chosen %d, best log-likelihood at %d", s.Chosen, best)
 		}
+	}
+}
+
+// One variable points a notebook's experiment at a server: with
+// BHASHA_ENDPOINT set and no models named, the run asks the models the
+// server lists (the judge too), and says so; unset, the simulator answers.
+func TestEndpointFromEnv(t *testing.T) {
+	url := simtest.Start(t, sim.Config{Models: []sim.ModelSpec{{ID: "org/real-7b", ParamsB: 7, MaxModelLen: 4096}}})
+	t.Setenv("BHASHA_ENDPOINT", url)
+	t.Setenv("VLLM_API_KEY", "")
+	dir := t.TempDir()
+	var log strings.Builder
+	exp := bhasha.IndicQuest("testdata/indicquest-v1", bhasha.Languages("en", "hi"), bhasha.SampleItems(2))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")),
+		bhasha.EndpointFromEnv(), bhasha.Log(&log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Manifest()
+	var names []string
+	for _, mi := range m.Models {
+		names = append(names, mi.Name+"="+mi.ServedName)
+	}
+	if strings.Join(names, " ") != "real-7b=org/real-7b judge=org/real-7b" {
+		t.Errorf("models %v; want the served model, and it as the judge", names)
+	}
+	if !strings.Contains(log.String(), "asking the models "+url+" serves: org/real-7b") {
+		t.Errorf("log: %s", log.String())
+	}
+	t.Setenv("BHASHA_ENDPOINT", "")
+	r, err = bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "sim")), bhasha.CacheDir(filepath.Join(dir, "cache")), bhasha.EndpointFromEnv())
+	if err != nil || !r.Manifest().Simulated {
+		t.Errorf("without BHASHA_ENDPOINT: %v, simulated %v", err, r != nil && r.Manifest().Simulated)
 	}
 }

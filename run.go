@@ -19,6 +19,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
@@ -47,6 +48,7 @@ type runConfig struct {
 	out            string
 	endpoints      []string
 	apiKeyEnv      string
+	servedModels   bool // ask what the endpoint serves when the experiment asks the simulated models
 	cacheDir       string
 	concurrency    int
 	noCache        bool
@@ -77,10 +79,15 @@ func APIKeyEnv(name string) RunOption { return func(c *runConfig) { c.apiKeyEnv 
 // EndpointFromEnv is what a notebook passes so that one environment
 // variable points it at real servers: $BHASHA_ENDPOINT (base URLs …/v1,
 // separated by commas) as Endpoint, and $VLLM_API_KEY as the key when it
-// is set (APIKeyEnv). With BHASHA_ENDPOINT unset it changes nothing: the
-// experiment's endpoints, or the simulator when it names none.
+// is set (APIKeyEnv). When the experiment still asks the simulated
+// models (no Models given), it asks the models the first server lists
+// instead (GET /v1/models), and a simulated judge becomes the first of
+// them; the first log line names them. With BHASHA_ENDPOINT unset it
+// changes nothing: the experiment's endpoints, or the simulator when it
+// names none.
 func EndpointFromEnv() RunOption {
 	return func(c *runConfig) {
+		c.servedModels = true
 		ep := strings.TrimSpace(os.Getenv("BHASHA_ENDPOINT"))
 		if ep == "" {
 			return
@@ -117,6 +124,54 @@ func OnProgress(fn func(Progress)) RunOption { return func(c *runConfig) { c.pro
 // Log receives the run's messages (and a progress bar on a terminal).
 func Log(w io.Writer) RunOption { return func(c *runConfig) { c.log = w } }
 
+// simulatedOnly reports whether exp asks only the simulator's models
+// (what the constructors ask without Models).
+func simulatedOnly(exp *Experiment) bool {
+	sim := map[string]bool{}
+	for _, m := range SimulatedModels() {
+		sim[m.ServedName] = true
+	}
+	for _, m := range exp.Models {
+		if !sim[m.ServedName] || len(m.Endpoints) > 0 {
+			return false
+		}
+	}
+	return len(exp.Models) > 0
+}
+
+// askServed replaces exp's simulated models (and a simulated judge) by
+// the models the first endpoint serves.
+func askServed(ctx context.Context, exp *Experiment, c *runConfig) error {
+	key := ""
+	if c.apiKeyEnv != "" {
+		key = os.Getenv(c.apiKeyEnv)
+	}
+	served, err := engine.ListServed(ctx, c.endpoints[0], key)
+	if err != nil {
+		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.endpoints[0], err)
+	}
+	if len(served) == 0 {
+		return fmt.Errorf("%s serves no model (BHASHA_ENDPOINT)", c.endpoints[0])
+	}
+	exp.Models = nil
+	var names []string
+	for _, m := range served {
+		name := m.ID
+		if i := strings.LastIndex(name, "/"); i >= 0 && i < len(name)-1 {
+			name = name[i+1:]
+		}
+		exp.Models = append(exp.Models, Model{Name: name, ServedName: m.ID})
+		names = append(names, m.ID)
+	}
+	if exp.Judge != nil && exp.Judge.ServedName == SimulatedJudge().ServedName && exp.Judge.Name == SimulatedJudge().Name {
+		j := exp.Models[0]
+		j.Name = "judge"
+		exp.Judge = &j
+	}
+	fmt.Fprintf(c.log, "asking the models %s serves: %s\n", c.endpoints[0], strings.Join(names, ", "))
+	return nil
+}
+
 // Run runs exp into its run directory and returns its results, also when
 // some requests failed (the error says so; the results hold what was
 // answered).
@@ -135,6 +190,11 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	}
 	if c.out == "" {
 		c.out = filepath.Join("runs", exp.Name)
+	}
+	if c.servedModels && len(c.endpoints) > 0 && simulatedOnly(exp) {
+		if err := askServed(ctx, exp, &c); err != nil {
+			return nil, err
+		}
 	}
 	if c.apiKeyEnv != "" {
 		for i := range exp.Models {

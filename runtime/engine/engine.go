@@ -827,3 +827,23 @@ func retryAfter(h http.Header) time.Duration {
 	}
 	return min(max(d, 0), maxWait)
 }
+
+// ListServed asks the server at base (…/v1) which models it serves
+// (GET /v1/models), with apiKey as the bearer token when not "". It is
+// how a notebook pointed at a server by one variable learns what to ask
+// (bhasha.EndpointFromEnv).
+func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error) {
+	if err := CheckEndpoint(base); err != nil {
+		return nil, err
+	}
+	if apiKey == "" {
+		apiKey = "EMPTY"
+	}
+	b := strings.TrimRight(sanitizeURL(base), "/")
+	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey))}
+	ms, err := listModels(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b, err)
+	}
+	return ms, nil
+}
