@@ -42,6 +42,20 @@ func Table(t *bhasha.Table) error {
 	return nil
 }
 
+// Tables shows the run's tables by name (Table each), in the order given.
+func Tables(r *bhasha.Results, names ...string) error {
+	for _, name := range names {
+		t, err := r.Table(name)
+		if err != nil {
+			return err
+		}
+		if err := Table(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // show displays html in the cell's output and waits until GoNB has it (a
 // cell's program may end right after: a large output, ECharts itself, is
 // otherwise lost).
