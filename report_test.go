@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/internal/browsertest"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -83,21 +84,10 @@ func TestHTMLReportSafe(t *testing.T) {
 	if err := os.WriteFile(file, html.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("BHASHA_REQUIRE_BROWSER") != "" {
-			t.Fatal("chromium is required (BHASHA_REQUIRE_BROWSER) but not installed")
-		}
-		t.Skip("chromium not installed: the rendering check is skipped")
-	}
+	browser := browsertest.Chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-		"--no-first-run", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--dump-dom", "file://"+file)
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := []byte(browsertest.DumpDOM(t, browser, file, 5*time.Second))
 	figs := strings.Count(page, `<div class="chart" id="fig-`)
 	if drawn := strings.Count(string(dom), "<canvas"); figs == 0 || drawn < figs {
 		t.Errorf("%d of %d charts drew", drawn, figs)
@@ -133,10 +123,8 @@ func TestHTMLReportSafe(t *testing.T) {
 	if tex, err := os.ReadFile(filepath.Join(exp2, "tables", "accuracy.tex")); err != nil || !bytes.Contains(tex, []byte("\\toprule")) {
 		t.Errorf("accuracy.tex: %v", err)
 	}
-	shot := filepath.Join("out", "report-safety.png")
 	os.MkdirAll("out", 0o755)
-	exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--window-size=1400,2000", "--virtual-time-budget=5000", "--screenshot="+shot, "file://"+file).Run()
+	browsertest.Screenshot(t, browser, file, filepath.Join("out", "report-safety.png"), 1400, 2000)
 }
 
 // The workbook reads back: a sheet per table with a frozen header, number

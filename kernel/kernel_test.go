@@ -3,13 +3,13 @@ package kernel
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/internal/browsertest"
 	"github.com/bhashalab/bhasha/report"
 )
 
@@ -87,21 +87,7 @@ func TestFragmentsInANotebookPage(t *testing.T) {
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("BHASHA_REQUIRE_BROWSER") != "" {
-			t.Fatal("chromium is required (BHASHA_REQUIRE_BROWSER) but not installed")
-		}
-		t.Skip("chromium not installed: the rendering check is skipped")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	dom, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-		"--no-first-run", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--dump-dom", "file://"+file).Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	d := string(dom)
+	d := browsertest.DumpDOM(t, browsertest.Chromium(t), file, 5*time.Second)
 	if !strings.Contains(d, `data-echarts="object"`) {
 		t.Error("ECharts did not define window.echarts under RequireJS")
 	}

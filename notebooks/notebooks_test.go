@@ -3,15 +3,15 @@
 package notebooks
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bhashalab/bhasha/internal/browsertest"
 )
 
 // expected is what each notebook's outputs must hold: the tables (by
@@ -122,23 +122,9 @@ func TestExecutedNotebooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("BHASHA_REQUIRE_BROWSER") != "" {
-			t.Fatal("chromium is required (BHASHA_REQUIRE_BROWSER) but not installed")
-		}
-		t.Skip("chromium not installed: the rendering check is skipped")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=8000"}
-	dom, err := exec.CommandContext(ctx, browser, append(args, "--dump-dom", "file://"+page)...).Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	if !strings.Contains(string(dom), "<canvas") {
+	browser := browsertest.Chromium(t)
+	if dom := browsertest.DumpDOM(t, browser, page, 8*time.Second); !strings.Contains(dom, "<canvas") {
 		t.Error("the executed quickstart's figure did not draw in Chromium")
 	}
-	exec.CommandContext(ctx, browser, append(args, "--window-size=1300,3000", "--screenshot="+filepath.Join(dir, "00-quickstart.png"), "file://"+page)...).Run()
+	browsertest.Screenshot(t, browser, page, filepath.Join(dir, "00-quickstart.png"), 1300, 3000)
 }
