@@ -73,12 +73,13 @@ kernel:
 	PATH=$(CURDIR)/bin:$$PATH ./bin/gonb --install --force_deps --force_copy --go_work=$(CURDIR)
 
 ## notebooks: execute every notebook headless into out/notebooks/ (the executed .ipynb and its .html), then check their outputs (notebooks/notebooks_test.go)
-notebooks: deps kernel
+notebooks: deps kernel build
 	rm -rf out/notebooks && mkdir -p out/notebooks
 	for nb in notebooks/*.ipynb; do name=$$(basename $$nb .ipynb); \
 	  PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks --output $$name "$$nb" || exit 1; \
 	  jupyter nbconvert --to html --output-dir out/notebooks out/notebooks/$$name.ipynb || exit 1; \
 	done
+	notebooks/against-server.sh out/notebooks
 	BHASHA_NOTEBOOKS=$(CURDIR)/out/notebooks BHASHA_REQUIRE_BROWSER=1 $(GO) test -count=1 -run TestExecutedNotebooks ./notebooks
 
 clean:

@@ -117,6 +117,17 @@ func TestExecutedNotebooks(t *testing.T) {
 			t.Errorf("%s: %d figures and %d sample explorers in its outputs, want at least %d and %d", name, figures, explorers, want.figures, want.explorers)
 		}
 	}
+	// The quickstart pointed at a server by BHASHA_ENDPOINT alone
+	// (against-server.sh): it asked that server, and showed its table and
+	// figure.
+	if b, err := os.ReadFile(filepath.Join(dir, "endpoint", "00-quickstart.ipynb")); err != nil {
+		t.Errorf("the quickstart was not run against a server: %v", err)
+	} else if nb := string(b); strings.Contains(nb, `"output_type": "error"`) || !strings.Contains(nb, `data-table=\"acc_clc_wide\"`) || !strings.Contains(nb, `class=\"chart\"`) {
+		t.Errorf("the quickstart against a server: an error, or no table or figure in its outputs")
+	}
+	if m, err := os.ReadFile(filepath.Join(dir, "endpoint", "out", "notebooks", "00-quickstart", "run", "manifest.json")); err != nil || !strings.Contains(string(m), `"endpoint": "http://127.0.0.1:18431/v1"`) {
+		t.Errorf("the quickstart's run against the server did not ask it: %v %.300s", err, m)
+	}
 	// The quickstart as a reader sees it: the figure drew.
 	page, err := filepath.Abs(filepath.Join(dir, "00-quickstart.html"))
 	if err != nil {

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Executes the quickstart once more, pointed at a server by BHASHA_ENDPOINT
+# alone (no edit to the notebook): `bhasha sim` stands in for vLLM on
+# loopback. The executed copy lands in OUT/endpoint/ (with the run it wrote)
+# for notebooks_test.go to check. Usage: against-server.sh OUT
+set -euo pipefail
+out="$(realpath "$1")/endpoint"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+rm -rf "$out" && mkdir -p "$out/notebooks"
+cp "$repo/notebooks/00-quickstart.ipynb" "$out/notebooks/"
+ln -s "$repo/testdata" "$out/testdata"
+addr=127.0.0.1:18431
+"$repo/bin/bhasha" sim --addr "$addr" --bundle "" >"$out/sim.log" 2>&1 &
+sim=$!
+trap 'kill $sim 2>/dev/null || true' EXIT
+for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/18431) 2>/dev/null && break; sleep 0.1; done
+BHASHA_ENDPOINT="http://$addr/v1" PATH="$repo/bin:$PATH" jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
+  --output-dir "$out" --output 00-quickstart "$out/notebooks/00-quickstart.ipynb"
