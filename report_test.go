@@ -87,7 +87,11 @@ func TestHTMLReportSafe(t *testing.T) {
 	browser := browsertest.Chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	dom := []byte(browsertest.DumpDOM(t, browser, file, 5*time.Second))
+	domText, console := browsertest.DumpDOM(t, browser, file, 5*time.Second)
+	dom := []byte(domText)
+	if len(console) > 0 {
+		t.Errorf("the report wrote to the console: %q", console)
+	}
 	figs := strings.Count(page, `<div class="chart" id="fig-`)
 	if drawn := strings.Count(string(dom), "<canvas"); figs == 0 || drawn < figs {
 		t.Errorf("%d of %d charts drew", drawn, figs)

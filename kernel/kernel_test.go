@@ -87,7 +87,10 @@ func TestFragmentsInANotebookPage(t *testing.T) {
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := browsertest.DumpDOM(t, browsertest.Chromium(t), file, 5*time.Second)
+	d, console := browsertest.DumpDOM(t, browsertest.Chromium(t), file, 5*time.Second)
+	if len(console) > 0 {
+		t.Errorf("the fragments wrote to the console: %q", console)
+	}
 	if !strings.Contains(d, `data-echarts="object"`) {
 		t.Error("ECharts did not define window.echarts under RequireJS")
 	}

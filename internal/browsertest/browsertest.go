@@ -5,10 +5,12 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,16 +35,26 @@ func args(t testing.TB, budget time.Duration) []string {
 }
 
 // DumpDOM opens file (an absolute path) and returns its DOM after the
-// page's scripts ran for budget of virtual time.
-func DumpDOM(t testing.TB, browser, file string, budget time.Duration) string {
+// page's scripts ran for budget of virtual time, and every message the
+// page wrote to its console (errors, uncaught exceptions, logs), as
+// Chromium reports them with --enable-logging.
+func DumpDOM(t testing.TB, browser, file string, budget time.Duration) (dom string, console []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dom, err := exec.CommandContext(ctx, browser, append(args(t, budget), "--dump-dom", "file://"+file)...).Output()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, browser, append(args(t, budget), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+file)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("chromium on %s: %v", file, err)
+		t.Fatalf("chromium on %s: %v\n%s", file, err, stderr.String())
 	}
-	return string(dom)
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			console = append(console, l)
+		}
+	}
+	return string(out), console
 }
 
 // Screenshot writes a PNG of file at width × height for a person to look
