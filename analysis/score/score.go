@@ -135,7 +135,7 @@ func (c *Common) Row(r *engine.Record) Row {
 	ans := AnswerText(r)
 	p := script.Detect(ans)
 	row.Script, row.DistractorSwitch = p.Main, script.DistractorSwitch(ans)
-	if l, err := c.reg.Lookup(r.Fields.Language); err == nil {
+	if l, ok := c.reg.Find(r.Fields.Language); ok {
 		row.Switched = p.Switched(l)
 	}
 	row.AbstainMultilingual, _ = c.abst.Abstains(ans)

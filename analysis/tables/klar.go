@@ -206,8 +206,8 @@ func Families(rows []score.Row) *Table {
 	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
 	langs := map[key]map[string]bool{}
 	for _, r := range rows {
-		l, err := reg.Lookup(r.Key.Language)
-		if err != nil {
+		l, ok := reg.Find(r.Key.Language)
+		if !ok {
 			continue
 		}
 		x := key{r.Key.Model, r.Key.Strategy, r.Key.Form, string(l.Family)}
@@ -634,8 +634,8 @@ func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *Tabl
 	for _, k := range keys {
 		var ia, dr []float64
 		for code, v := range gains[k] {
-			l, err := reg.Lookup(code)
-			if err != nil {
+			l, ok := reg.Find(code)
+			if !ok {
 				continue
 			}
 			switch l.Family {

@@ -139,10 +139,21 @@ func fold(s string) string {
 // Lookup resolves a code or name. Unknown input is an error listing the
 // nearest known codes and names.
 func (r *Registry) Lookup(s string) (Language, error) {
-	if i, ok := r.index[fold(s)]; ok {
-		return r.langs[i], nil
+	if l, ok := r.Find(s); ok {
+		return l, nil
 	}
 	return Language{}, fmt.Errorf("unknown language %q; nearest: %s", s, strings.Join(r.near(s, 4), ", "))
+}
+
+// Find resolves a code or name as Lookup does, without the error: for
+// the hot paths that meet unknown input on every row (a request file's
+// rows name no language) and need no suggestion.
+func (r *Registry) Find(s string) (Language, bool) {
+	i, ok := r.index[fold(s)]
+	if !ok {
+		return Language{}, false
+	}
+	return r.langs[i], true
 }
 
 // MustLookup is Lookup for codes fixed in the program; it panics on error.

@@ -61,3 +61,20 @@ func TestRegistryIsComplete(t *testing.T) {
 		t.Errorf("families %v", families)
 	}
 }
+
+func TestFind(t *testing.T) {
+	r := New()
+	for _, tc := range []struct {
+		in   string
+		code string
+		ok   bool
+	}{{"hi", "hin", true}, {"Hindi", "hin", true}, {"", "", false}, {"xx-unknown", "", false}} {
+		l, ok := r.Find(tc.in)
+		if ok != tc.ok || (ok && l.Code() != tc.code) {
+			t.Errorf("Find(%q) = %q, %v", tc.in, l.Code(), ok)
+		}
+		if _, err := r.Lookup(tc.in); (err == nil) != tc.ok {
+			t.Errorf("Lookup(%q) disagrees with Find: %v", tc.in, err)
+		}
+	}
+}
