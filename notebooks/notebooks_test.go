@@ -14,20 +14,6 @@ import (
 	"github.com/bhashalab/bhasha/internal/browsertest"
 )
 
-// expected is what each notebook's outputs must hold: the tables (by
-// name, as kernel.Table shows them), at least this many figures, and
-// sample explorers.
-var expected = map[string]struct {
-	tables             []string
-	figures, explorers int
-}{
-	"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 1},
-	"01-indicklar": {tables: []string{"form_gaps", "strategy_tests", "language_tests", "acc_clc_wide", "flip_points_wide", "tokenization_marks", "latency", "conclusions", "sensitivity"},
-		figures: 10},
-	"02-indicquest":  {tables: []string{"domains_wide", "judge_agreement", "judge_by_script", "protocol_rankings", "model_gaps", "conclusions", "sensitivity"}, figures: 5},
-	"03-distractors": {tables: []string{"conditions_wide", "condition_tests", "script_decomposition", "judge_by_script", "sensitivity", "conclusions"}, figures: 4, explorers: 1},
-}
-
 type notebook struct {
 	Cells []struct {
 		CellType string `json:"cell_type"`
@@ -65,6 +51,19 @@ func text(v any) string {
 // opened in headless Chromium, shows its figure drawn (a screenshot is
 // written beside it).
 func TestExecutedNotebooks(t *testing.T) {
+	// expected is what each notebook's outputs must hold: the tables (by
+	// name, as kernel.Table shows them), at least this many figures, and
+	// sample explorers.
+	expected := map[string]struct {
+		tables             []string
+		figures, explorers int
+	}{
+		"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 1},
+		"01-indicklar": {tables: []string{"form_gaps", "strategy_tests", "language_tests", "acc_clc_wide", "flip_points_wide", "tokenization_marks", "latency", "conclusions", "sensitivity"},
+			figures: 10},
+		"02-indicquest":  {tables: []string{"domains_wide", "judge_agreement", "judge_by_script", "protocol_rankings", "model_gaps", "conclusions", "sensitivity"}, figures: 5},
+		"03-distractors": {tables: []string{"conditions_wide", "condition_tests", "script_decomposition", "judge_by_script", "sensitivity", "conclusions"}, figures: 4, explorers: 1},
+	}
 	dir := os.Getenv("BHASHA_NOTEBOOKS")
 	if dir == "" {
 		t.Skip("BHASHA_NOTEBOOKS is not set: `make notebooks` executes the notebooks and runs this test")

@@ -61,7 +61,7 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeStream(f, "answers", tb, 7, 3, st); err != nil {
+	if err := writeStream(f, "answers", tb, 7, 3, "tables/answers.csv", st); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -73,7 +73,7 @@ func TestStreamedSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := g.GetRows("answers")
-	if len(rows) != 5 || rows[3][1] != "=HYPERLINK(\"http://x\")" || !strings.Contains(rows[4][0], "4 more rows") || !strings.Contains(rows[4][0], "first 3 of 7") {
+	if len(rows) != 5 || rows[3][1] != "=HYPERLINK(\"http://x\")" || !strings.Contains(rows[4][0], "4 more rows are in tables/answers.csv") || !strings.Contains(rows[4][0], "first 3 of 7") {
 		t.Errorf("streamed sheet %q", rows)
 	}
 	if formula, _ := g.GetCellFormula("answers", "B2"); formula != "" {

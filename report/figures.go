@@ -164,14 +164,7 @@ func CLCHeatmap(mx *tables.Table) ([]Figure, error) {
 	}
 	var out []Figure
 	for _, k := range keys {
-		hm := charts.NewHeatMap()
-		hm.SetGlobalOptions(append(globals(fmt.Sprintf("%s — CLC: %s (upper) vs %s (lower), %s", k.model, k.upper, k.lower, k.form)),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: langs[k]}),
-			charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: langs[k]}),
-			charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
-				InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
-		hm.SetXAxis(langs[k])
+		hm := heatmap(fmt.Sprintf("%s — CLC: %s (upper) vs %s (lower), %s", k.model, k.upper, k.lower, k.form), langs[k], langs[k])
 		data := make([]opts.HeatMapData, len(cells[k]))
 		for i, c := range cells[k] {
 			data[i] = opts.HeatMapData{Value: c}
@@ -243,6 +236,20 @@ func ConditionBars(acc *tables.Table, order []string) ([]Figure, error) {
 			Option:  o})
 	}
 	return out, nil
+}
+
+// heatmap is a 0–1 heatmap over xs × ys with a horizontal colour scale
+// under it (the CLC matrix, IndicQuest's domains).
+func heatmap(title string, xs, ys []string) *charts.HeatMap {
+	hm := charts.NewHeatMap()
+	hm.SetGlobalOptions(append(globals(title),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xs}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys}),
+		charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
+			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
+	hm.SetXAxis(xs)
+	return hm
 }
 
 // round keeps three decimals (a chart label, not a number to compute with).

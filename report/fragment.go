@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
-	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -55,31 +54,11 @@ func TableHTML(t *tables.Table, maxRows int) (string, error) {
 	if !ok {
 		info = tables.Info{Name: t.Name, Description: t.Description}
 	}
-	tv := tableViewOf(t, info, maxRows, fragmentID("bh-table"))
-	body, err := execFragment("table", tv)
+	card, err := execFragment("tablecard", tableViewOf(t, info, maxRows, fragmentID("bh-table")))
 	if err != nil {
 		return "", err
 	}
-	var head strings.Builder
-	head.WriteString(fragmentStyle)
-	head.WriteString(`<div class="bh-fragment" data-table="` + template.HTMLEscapeString(info.Name) + `" style="max-height:28em;overflow:auto"><p><b>`)
-	head.WriteString(template.HTMLEscapeString(info.Name))
-	head.WriteString("</b>")
-	if t.Simulated {
-		head.WriteString(` <span style="color:#D55E00;font-weight:bold">SIMULATED</span>`)
-	}
-	if info.Description != "" {
-		head.WriteString(": " + template.HTMLEscapeString(info.Description))
-	}
-	if info.Mirrors != "" {
-		head.WriteString(" (mirrors " + template.HTMLEscapeString(info.Mirrors) + ")")
-	}
-	fmt.Fprintf(&head, " — %d rows", tv.Total)
-	if tv.Shown < tv.Total {
-		fmt.Fprintf(&head, ", the first %d shown", tv.Shown)
-	}
-	head.WriteString("</p>")
-	return head.String() + body + "</div>", nil
+	return fragmentStyle + card, nil
 }
 
 // FigureHTML is one figure: its container, its caption (n, SIMULATED) and

@@ -301,6 +301,8 @@ order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.
  var rows=Array.prototype.slice.call(t.tBodies[0].rows);rows.sort(function(a,b){var x=a.cells[c],y=b.cells[c];
   var vx=x.getAttribute("data-v"),vy=y.getAttribute("data-v");var d=(vx!==null&&vy!==null)?(parseFloat(vx)-parseFloat(vy)):x.textContent.localeCompare(y.textContent);
   return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
+{{define "tablecard"}}<div class="bh-fragment" data-table="{{.Info.Name}}" style="max-height:28em;overflow:auto"><p><b>{{.Info.Name}}</b>{{if .Simulated}} <span style="color:#D55E00;font-weight:bold">SIMULATED</span>{{end}}{{if .Info.Description}}: {{.Info.Description}}{{end}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}} — {{.Total}} rows{{if lt .Shown .Total}}, the first {{.Shown}} shown{{end}}</p>
+{{template "table" .}}</div>{{end}}
 {{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:460px"></div>
 <p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
 <script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}

@@ -30,15 +30,7 @@ func TestGroupedHeaders(t *testing.T) {
 			t.Errorf("HTML lacks %s", want)
 		}
 	}
-	var xb bytes.Buffer
-	if err := WriteXLSX(&xb, p); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&xb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := readBack(t, p)
 	merged, err := f.GetMergeCells("acc_clc_wide")
 	if err != nil {
 		t.Fatal(err)
@@ -59,17 +51,39 @@ func TestGroupedHeaders(t *testing.T) {
 	if panes, err := f.GetPanes("acc_clc_wide"); err != nil || !panes.Freeze || panes.YSplit != 2 || panes.TopLeftCell != "A3" {
 		t.Errorf("panes %+v %v: want the two header rows frozen", panes, err)
 	}
-	charts := 0
-	for name := range f.Pkg.Range {
-		if n, ok := name.(string); ok && strings.HasPrefix(n, "xl/charts/chart") {
-			b, _ := f.Pkg.Load(n)
-			charts++
-			if !strings.Contains(string(b.([]byte)), "&#39;domains_wide&#39;!$C$1:$F$2") {
-				t.Errorf("the domains chart's categories are not the two header rows:\n%s", b)
-			}
+	charts := chartXML(f)
+	for _, x := range charts {
+		if !strings.Contains(x, "&#39;domains_wide&#39;!$C$1:$F$2") {
+			t.Errorf("the domains chart's categories are not the two header rows:\n%s", x)
 		}
 	}
-	if charts != 1 {
-		t.Errorf("%d charts, want the domains layout's one", charts)
+	if len(charts) != 1 {
+		t.Errorf("%d charts, want the domains layout's one", len(charts))
 	}
+}
+
+// readBack writes p's workbook and opens it again with excelize.
+func readBack(t *testing.T, p Page) *excelize.File {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteXLSX(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// chartXML is the XML of every chart in a workbook.
+func chartXML(f *excelize.File) []string {
+	var out []string
+	for name, v := range f.Pkg.Range {
+		if n, ok := name.(string); ok && strings.HasPrefix(n, "xl/charts/chart") {
+			out = append(out, string(v.([]byte)))
+		}
+	}
+	return out
 }

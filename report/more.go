@@ -119,12 +119,12 @@ func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
 			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
 			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
 		sc.AddSeries("languages", pts)
-		if fit := leastSquares(xs, ys); fit != nil {
-			line := charts.NewLine()
-			line.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", num(fit[1])),
-				[]opts.LineData{{Value: []any{round(fit[2]), round(fit[0] + fit[1]*fit[2])}}, {Value: []any{round(fit[3]), round(fit[0] + fit[1]*fit[3])}}},
+		if fit, ok := leastSquares(xs, ys); ok {
+			fitted := charts.NewLine()
+			fitted.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", num(fit.b)),
+				[]opts.LineData{{Value: []any{round(fit.x0), round(fit.a + fit.b*fit.x0)}}, {Value: []any{round(fit.x1), round(fit.a + fit.b*fit.x1)}}},
 				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}), charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#555"}))
-			sc.Overlap(line)
+			sc.Overlap(fitted)
 		}
 		o, err := optionOf(sc)
 		if err != nil {
@@ -273,14 +273,7 @@ func DomainHeatmap(dom *tables.Table) ([]Figure, error) {
 	}
 	var out []Figure
 	for _, k := range keys {
-		hm := charts.NewHeatMap()
-		hm.SetGlobalOptions(append(globals(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol)),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: langs[k]}),
-			charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: domains[k]}),
-			charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
-				InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
-		hm.SetXAxis(langs[k])
+		hm := heatmap(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol), langs[k], domains[k])
 		hm.AddSeries("accuracy", cells[k])
 		o, err := optionOf(hm)
 		if err != nil {
@@ -332,15 +325,17 @@ func LatencyScatter(lat *tables.Table) ([]Figure, error) {
 }
 
 // StrategyGains is IndicKLAR's Fig. 3 per model: each strategy's
-// accuracy gain over the reference per language (bars), the significant
-// ones (Holm-adjusted McNemar p < 0.05) named in the caption, from
-// strategy_tests (native questions).
+// accuracy gain over the reference per language (bars), each bar marked
+// *, ** or *** by its Holm-adjusted McNemar p (tables.Stars) and the
+// significant ones counted in the caption, from strategy_tests (native
+// questions).
 func StrategyGains(st *tables.Table) ([]Figure, error) {
 	models, by := groupRows(st, "model")
 	var out []Figure
 	for _, m := range models {
 		var langs, strategies []string
 		gain := map[[2]string]float64{}
+		holm := map[[2]string]float64{}
 		sig, n, ref := 0, 0, ""
 		for _, r := range by[m] {
 			if st.Str(r, "form") != "native" {
@@ -354,6 +349,7 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 				strategies = append(strategies, s)
 			}
 			gain[[2]string{s, l}] = st.Num(r, "diff")
+			holm[[2]string{s, l}] = st.Num(r, "p_holm")
 			if st.Num(r, "p_holm") < 0.05 {
 				sig++
 			}
@@ -372,6 +368,13 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 			for i, l := range langs {
 				if v, ok := gain[[2]string{s, l}]; ok {
 					data[i] = opts.BarData{Value: round(v)}
+					if stars := tables.Stars(holm[[2]string{s, l}]); stars != "" { // the papers' marks on the bar itself
+						pos := "top"
+						if v < 0 {
+							pos = "bottom"
+						}
+						data[i].Label = &opts.Label{Show: opts.Bool(true), Position: pos, Formatter: stars, FontSize: 16, FontWeight: "bold"}
+					}
 				} else {
 					data[i] = opts.BarData{Value: "-"}
 				}
@@ -383,7 +386,7 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "strategy_gains_" + m, Mirrors: "IndicKLAR Fig. 3",
-			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant (McNemar, Holm-adjusted p < 0.05; n = %d paired answers)", m, ref, sig, n)),
+			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001 (McNemar, Holm-adjusted; n = %d paired answers)", m, ref, sig, n)),
 			Option:  o})
 	}
 	return out, nil
@@ -491,7 +494,7 @@ func ProtocolBars(acc *tables.Table) ([]Figure, error) {
 }
 
 // SwitchRates is the distractor study's Table 4: the share of answers
-// with a Devanagari or CJK character per condition, one line per model,
+// with a Devanagari or CJK character per condition, one bar per model,
 // from the accuracy table.
 func SwitchRates(acc *tables.Table, order []string) ([]Figure, error) {
 	rate := map[string]map[string]float64{}
@@ -537,13 +540,16 @@ func SwitchRates(acc *tables.Table, order []string) ([]Figure, error) {
 		Option:  o}}, nil
 }
 
+// line is a fitted y = a + b·x drawn from x0 to x1.
+type line struct{ a, b, x0, x1 float64 }
+
 // leastSquares fits y = a + b·x by ordinary least squares (gonum's
-// stat.LinearRegression) and returns a, b and the smallest and largest
-// x, or nil with fewer than two distinct x.
-func leastSquares(xs, ys []float64) []float64 {
+// stat.LinearRegression) over the x range of the points; ok is false with
+// fewer than two distinct x.
+func leastSquares(xs, ys []float64) (line, bool) {
 	if len(xs) < 2 || slices.Min(xs) == slices.Max(xs) {
-		return nil
+		return line{}, false
 	}
 	a, b := stat.LinearRegression(xs, ys, nil, false)
-	return []float64{a, b, slices.Min(xs), slices.Max(xs)}
+	return line{a, b, slices.Min(xs), slices.Max(xs)}, true
 }

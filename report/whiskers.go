@@ -49,7 +49,7 @@ func intervalBars(title, yName string, cats, names []string, values [][]estimate
 	bar.SetXAxis(cats)
 	bar.ExtendXAxis(opts.XAxis{Type: "value", Show: opts.Bool(false), Min: -0.5, Max: float64(len(cats)) - 0.5})
 	line := charts.NewLine()
-	cap := 0.25 * (1 - barCategoryGap) / (float64(len(names)) + barGap*float64(len(names)-1))
+	capWidth := 0.25 * (1 - barCategoryGap) / (float64(len(names)) + barGap*float64(len(names)-1))
 	for s, name := range names {
 		data := make([]opts.BarData, len(cats))
 		var seg []opts.LineData
@@ -66,7 +66,7 @@ func intervalBars(title, yName string, cats, names []string, values [][]estimate
 			}
 			x := float64(c) + barCentre(s, len(names))
 			pt := func(x, y float64) opts.LineData { return opts.LineData{Value: []any{round(x), round(y)}} }
-			seg = append(seg, pt(x, e.lo), pt(x, e.hi), gap, pt(x-cap, e.lo), pt(x+cap, e.lo), gap, pt(x-cap, e.hi), pt(x+cap, e.hi), gap)
+			seg = append(seg, pt(x, e.lo), pt(x, e.hi), gap, pt(x-capWidth, e.lo), pt(x+capWidth, e.lo), gap, pt(x-capWidth, e.hi), pt(x+capWidth, e.hi), gap)
 		}
 		bar.AddSeries(name, data, charts.WithBarChartOpts(opts.BarChart{BarGap: "30%", BarCategoryGap: "20%"}))
 		if seg == nil {

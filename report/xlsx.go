@@ -19,10 +19,10 @@ const MaxSampleRows = 1_000_000
 // formats by column kind, a colour scale on rates, column descriptions as
 // header comments), a figures sheet (each figure's data beside the native
 // chart of the same kind, writeFigures), a provenance sheet, and, when
-// given, a samples sheet
-// (Page.Samples) written with the streaming writer (at most MaxSampleRows rows, and a
-// note when cut). Text from models and datasets is always a string cell,
-// never a formula, whatever it starts with (=, +, -, @, tab, CR).
+// given, a samples sheet (Page.Samples, written with the streaming writer,
+// at most MaxSampleRows rows and a note when cut). Text from models and
+// datasets is always a string cell, never a formula, whatever it starts
+// with (=, +, -, @, tab, CR).
 func WriteXLSX(w io.Writer, p Page) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -54,7 +54,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		}
 		name := sheetName(t.Name, used)
 		if len(t.Rows) > StreamRows {
-			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, styles); err != nil {
+			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, "the run directory's tables/"+t.Name+".csv", styles); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
 			continue
@@ -83,7 +83,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		if total == 0 {
 			total = len(p.Samples.Rows)
 		}
-		if err := writeStream(f, sheetName("samples", used), p.Samples, total, MaxSampleRows, styles); err != nil {
+		if err := writeStream(f, sheetName("samples", used), p.Samples, total, MaxSampleRows, "the run directory's records.jsonl (every request and response) and tables/answers.csv", styles); err != nil {
 			return err
 		}
 	}
@@ -270,7 +270,6 @@ func setCell(f *excelize.File, sheet, cell string, v any) error {
 	return f.SetCellStr(sheet, cell, fmt.Sprint(v))
 }
 
-// writeSamples streams the samples table (text cells only as strings).
 // StreamRows is the row count above which a table's sheet is written
 // with excelize's streaming writer (plain header and number formats, no
 // autofilter, colour scale or comments; the long tables are the answers,
@@ -280,8 +279,9 @@ const StreamRows = 50_000
 // writeStream writes a long table (the samples, the answers) with the
 // streaming writer: a frozen header, strings as string cells (never a
 // formula), floats with three decimals, at most limit rows, and a
-// last row saying how many of total were left out.
-func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit int, st styleSet) error {
+// last row saying how many of total were left out and where they are
+// (rest).
+func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit int, rest string, st styleSet) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit i
 		}
 	}
 	if total = max(total, len(t.Rows)); total > n {
-		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in the run directory (tables/%s.csv, records.jsonl); the sheet keeps the first %d of %d", total-n, t.Name, n, total)}); err != nil {
+		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", total-n, rest, n, total)}); err != nil {
 			return err
 		}
 	}

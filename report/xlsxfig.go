@@ -59,6 +59,7 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 // block is a figure's data laid out as a sheet range: a header row, then
 // one row per category (or per x value), and the chart drawn from it.
 type block struct {
+	title  string // the chart's title (the figure's own)
 	header []string
 	rows   [][]any
 	kind   excelize.ChartType
@@ -79,6 +80,16 @@ func figureBlock(f Figure) (block, bool, error) {
 	if len(o.Series) == 0 {
 		return block{}, false, nil
 	}
+	b, ok, err := blockOf(f, o)
+	b.title = o.Title.Text
+	if b.title == "" {
+		b.title = f.Name
+	}
+	return b, ok, err
+}
+
+// blockOf lays out the data of an option figureBlock has read.
+func blockOf(f Figure, o echartsOption) (block, bool, error) {
 	items := func(s int) ([]datum, error) {
 		out := make([]datum, len(o.Series[s].Data))
 		for i, raw := range o.Series[s].Data {
@@ -207,9 +218,6 @@ func figureBlock(f Figure) (block, bool, error) {
 				b.rows = append(b.rows, r)
 			}
 		}
-		for i := range b.rows {
-			b.rows[i] = b.rows[i][:len(b.header)]
-		}
 		return b, len(b.rows) > 0, nil
 	}
 	return block{}, false, nil
@@ -286,11 +294,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 				}
 				series = append(series, s)
 			}
-			title := fig.Name
-			var o echartsOption
-			if json.Unmarshal(fig.Option, &o) == nil && o.Title.Text != "" {
-				title = o.Title.Text
-			}
+			title := b.title
 			if simulated {
 				title += " — SIMULATED"
 			}
