@@ -40,9 +40,12 @@ func execFragment(name string, data any) (string, error) {
 }
 
 // fragmentStyle is the report's table style, scoped to fragments (a
-// notebook's own style right-aligns every cell).
-const fragmentStyle = `<style>.bh-fragment table{border-collapse:collapse;font-size:.85em}.bh-fragment th,.bh-fragment td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}` +
-	`.bh-fragment th{background:#f2f2f2;position:sticky;top:0}.bh-fragment td.num{text-align:right;font-variant-numeric:tabular-nums}</style>`
+// notebook's own style right-aligns every cell, so these rules are more
+// specific than Jupyter's).
+const fragmentStyle = `<style>div.bh-fragment table.bh-table{border-collapse:collapse;font-size:.85em}` +
+	`div.bh-fragment table.bh-table th,div.bh-fragment table.bh-table td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}` +
+	`div.bh-fragment table.bh-table th{background:#f2f2f2;position:sticky;top:0}` +
+	`div.bh-fragment table.bh-table td.num{text-align:right;font-variant-numeric:tabular-nums}</style>`
 
 // TableHTML is one table as the report shows it (the papers' two-row
 // header under column groups, numbers formatted by column kind, sorted by
