@@ -116,10 +116,11 @@ type ModelInfo struct {
 }
 
 type modelState struct {
-	cfg      ModelConfig
-	identity Identity
-	pool     *pool
-	info     ModelInfo
+	cfg       ModelConfig
+	identity  Identity
+	simulated bool // the server's entry for the served name says it is a simulator
+	pool      *pool
+	info      ModelInfo
 }
 
 // Engine runs requests. Create it with New (live) or NewOffline.
@@ -233,6 +234,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 				served = append(served, m.ID)
 				if m.ID == mc.ServedName {
 					found = true
+					ms.simulated = ms.simulated || m.IsSimulated()
 					if root == "" {
 						root = m.Root
 					}
@@ -446,6 +448,10 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec.ServedModel = p.Served
 	rec.CacheKey = HexKey(p.CacheKey)
 	rec.Request, rec.RequestSHA256 = p.Body, RequestDigest(p.Body)
+	if ms := e.models[r.Key.Model]; ms != nil {
+		id := ms.identity
+		rec.Identity, rec.Simulated = &id, ms.simulated
+	}
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
 		res, ok, err := Cached(c, p.CacheKey)

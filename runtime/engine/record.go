@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Status values of a Record.
@@ -70,6 +71,11 @@ func (r Result) Valid() bool {
 //	                  every decoding parameter, the served model name)
 //	request_sha256    hex SHA-256 of that body: what a resumed run compares
 //	                  to decide whether the experiment changed
+//	identity          the model that answered: served id, the root (weights)
+//	                  its server reported, the revision the experiment pins;
+//	                  also on cached records (the cache key includes it)
+//	simulated         true when that server said it is a simulator
+//	                  (owned_by "… simulated …" or a root "simulated/…")
 //	extracted         the study's reading of the response: value, method
 //	                  (json, fenced-json, json-with-text, single-quoted-json,
 //	                  truncated-json, first-line, or unparsed), null, fields,
@@ -98,6 +104,8 @@ type Record struct {
 	EmptyResponse    bool            `json:"empty_response,omitempty"`
 	Request          json.RawMessage `json:"request,omitempty"`
 	RequestSHA256    string          `json:"request_sha256,omitempty"`
+	Identity         *Identity       `json:"identity,omitempty"`
+	Simulated        bool            `json:"simulated,omitempty"`
 	Extracted        *extract.Result `json:"extracted,omitempty"`
 }
 
@@ -130,6 +138,27 @@ type Identity struct {
 	ID       string `json:"id"`
 	Root     string `json:"root"`
 	Revision string `json:"revision,omitempty"`
+}
+
+// String is "id (root R, revision V)", for messages.
+func (id Identity) String() string {
+	s := id.ID
+	if id.Root != "" && id.Root != id.ID {
+		s += " (root " + id.Root
+		if id.Revision != "" {
+			s += ", revision " + id.Revision
+		}
+		s += ")"
+	} else if id.Revision != "" {
+		s += " (revision " + id.Revision + ")"
+	}
+	return s
+}
+
+// IsSimulated reports whether a server's /v1/models entry says it is a
+// simulator: owned_by mentions "simulated" or the root starts "simulated/".
+func (m ServedModel) IsSimulated() bool {
+	return strings.Contains(m.OwnedBy, "simulated") || strings.HasPrefix(m.Root, "simulated/")
 }
 
 // CacheKey is SHA-256 over "bhasha-cache-v2" followed by the endpoint

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -319,7 +318,7 @@ func connect(ctx context.Context, exp *experiment.Experiment, eo engine.Options,
 	for _, mi := range m.Models {
 		for _, s := range mi.Servers {
 			for _, sm := range s.Models {
-				if sm.ID == mi.ServedName && (strings.Contains(sm.OwnedBy, "simulated") || strings.HasPrefix(sm.Root, "simulated/")) {
+				if sm.ID == mi.ServedName && sm.IsSimulated() {
 					m.Simulated = true
 				}
 			}
