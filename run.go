@@ -369,15 +369,22 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 // a dataset or template changed since the run, Notes says so.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; `bhasha run --config %s --out %s` rebuilds it from the records)",
+			dir, err, filepath.Join(dir, run.ExperimentFile), dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	cfg := readWith(opts)
 	path := cfg.experimentFile
+	copied := false
 	if path == "" {
 		path = filepath.Join(dir, run.ExperimentFile)
 		if _, err := os.Stat(path); err != nil {
 			path = m.ExperimentFile
+		} else {
+			copied = true
 		}
 	}
 	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies})
@@ -385,6 +392,13 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	r := &Results{dir: dir, exp: exp, manifest: m}
+	if copied && m.CopyHash != "" && exp.Hash != m.CopyHash {
+		r.notes = append(r.notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
+			path, m.CopyHash, exp.Hash))
+	}
+	if exp.Name != m.Experiment && m.Experiment != "" {
+		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
+	}
 	changes, err := run.InputChanges(m, exp)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
@@ -419,9 +433,7 @@ func (r *Results) score() error {
 			r.scorErr = err
 			return
 		}
-		if s := dups.String(); s != "" {
-			r.notes = append(r.notes, s)
-		}
+		r.notes = append(r.notes, dups.Notes()...)
 		r.notes = append(r.notes, r.exp.PlanNotes()...)
 		ts, err := r.exp.Tables(rows)
 		if err != nil {

@@ -481,7 +481,7 @@ func TestResumeAfterChange(t *testing.T) {
 		t.Errorf("the changed run sent %d requests", sent)
 	}
 	code, msg = runCLI(t, cli(append(args, "--archive-changed")...))
-	if code != 0 || !strings.Contains(msg, fmt.Sprintf("%d record(s) of requests now asked differently", n)) {
+	if code != 0 || !strings.Contains(msg, fmt.Sprintf("%d record(s) moved to", n)) || !strings.Contains(msg, fmt.Sprintf("asked differently now: %d", n)) {
 		t.Fatalf("--archive-changed: exit %d: %s", code, msg)
 	}
 	if sent := len(log.take()); sent != n {

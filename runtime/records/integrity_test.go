@@ -155,7 +155,7 @@ func TestReadUnique(t *testing.T) {
 	dir := t.TempDir()
 	content := line("a", "failed") + line("b", "ok") + line("a", "ok") + line("b", "ok") + line("c", "ok")
 	os.WriteFile(filepath.Join(dir, FileName), []byte(content), 0o644)
-	recs, d, err := ReadUnique(dir, false)
+	recs, d, err := ReadUnique(dir, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

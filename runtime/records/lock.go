@@ -40,6 +40,9 @@ func LockDir(dir string, mode Mode) (*Lock, error) {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
 	path := filepath.Join(dir, LockFile)
+	if err := CheckFiles(dir); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("locking run directory %s: %w", dir, err)
@@ -76,4 +79,31 @@ func (l *Lock) Unlock() error {
 	err := l.f.Close() // closing the last descriptor releases the flock
 	l.f = nil
 	return err
+}
+
+// CheckFiles refuses a run directory in which a run file (.lock,
+// records.jsonl, archive/, manifest.json, experiment.yaml, tables/) is a
+// symbolic link: a linked records file would append into another run's
+// file past that run's lock. The directory itself may be reached through
+// one.
+func CheckFiles(dir string) error {
+	for _, name := range []string{LockFile, FileName, ArchiveDir, "manifest.json", "experiment.yaml", "tables"} {
+		if err := noLink(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noLink refuses a path that is a symbolic link (a missing path is fine).
+func noLink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		to, _ := os.Readlink(path)
+		return fmt.Errorf("%s is a symbolic link (to %s); a run's files must be its own: copy the file in, or use another --out", path, to)
+	}
+	return nil
 }

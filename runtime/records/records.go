@@ -33,16 +33,25 @@ import (
 const FileName = "records.jsonl"
 
 // KeySet is a set of record keys, each with the digest of the request it
-// answered, held as 128-bit key hashes and 64-bit digest prefixes so that
-// a million-key run costs tens of megabytes, not hundreds.
+// answered, held as 128-bit key hashes with a 64-bit digest prefix, a
+// 64-bit response hash and the line of its record, so that a million-key
+// run costs tens of megabytes, not hundreds.
 type KeySet struct {
 	seed1, seed2 maphash.Seed
-	m            map[[2]uint64]uint64 // key hash -> request digest prefix (0: not recorded)
+	m            map[[2]uint64]keyEntry
+}
+
+// keyEntry is what a KeySet holds of one key.
+type keyEntry struct {
+	digest  uint64 // request digest prefix (0: not recorded)
+	resp    uint64 // hash of the response (seed1)
+	line    uint32 // 1-based line of the record in the scanned file (0: not from a file)
+	visited bool   // Visit was called: the experiment asks this key
 }
 
 // NewKeySet returns an empty set.
 func NewKeySet() *KeySet {
-	return &KeySet{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), m: make(map[[2]uint64]uint64)}
+	return &KeySet{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), m: make(map[[2]uint64]keyEntry)}
 }
 
 func (s *KeySet) h(k string) [2]uint64 {
@@ -56,13 +65,23 @@ func (s *KeySet) Add(k string) bool { return s.AddRequest(k, "") }
 // engine.RequestDigest) is given ("" when the record does not say), and
 // reports whether k was new.
 func (s *KeySet) AddRequest(k, digest string) bool {
-	h := s.h(k)
-	if _, ok := s.m[h]; ok {
-		return false
-	}
-	s.m[h] = digestPrefix(digest)
-	return true
+	_, ok := s.addLine(k, digest, 0, 0)
+	return ok
 }
+
+// addLine inserts k as recorded on line with the given response hash, and
+// reports whether it was new; when it was not, the entry already there.
+func (s *KeySet) addLine(k, digest string, resp uint64, line int) (keyEntry, bool) {
+	h := s.h(k)
+	if e, ok := s.m[h]; ok {
+		return e, false
+	}
+	s.m[h] = keyEntry{digest: digestPrefix(digest), resp: resp, line: uint32(line)}
+	return keyEntry{}, true
+}
+
+// lineOf is the line k was first recorded on (0 when unknown or absent).
+func (s *KeySet) lineOf(k string) int { return int(s.m[s.h(k)].line) }
 
 // Has reports whether k is in the set.
 func (s *KeySet) Has(k string) bool { _, ok := s.m[s.h(k)]; return ok }
@@ -70,12 +89,34 @@ func (s *KeySet) Has(k string) bool { _, ok := s.m[s.h(k)]; return ok }
 // Changed reports whether k is in the set with a recorded request digest
 // that differs from digest (a record without a digest never differs).
 func (s *KeySet) Changed(k, digest string) bool {
-	d, ok := s.m[s.h(k)]
-	return ok && d != 0 && d != digestPrefix(digest)
+	e, ok := s.m[s.h(k)]
+	return ok && e.digest != 0 && e.digest != digestPrefix(digest)
 }
 
 // Remove deletes k.
 func (s *KeySet) Remove(k string) { delete(s.m, s.h(k)) }
+
+// Visit marks k, when present, as one the experiment asks.
+func (s *KeySet) Visit(k string) {
+	h := s.h(k)
+	if e, ok := s.m[h]; ok {
+		e.visited = true
+		s.m[h] = e
+	}
+}
+
+// Unvisited lists the lines (1-based, sorted) of the keys never visited:
+// records of requests the experiment does not ask.
+func (s *KeySet) Unvisited() []int {
+	var out []int
+	for _, e := range s.m {
+		if !e.visited {
+			out = append(out, int(e.line))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Len is the number of keys.
 func (s *KeySet) Len() int { return len(s.m) }
@@ -120,84 +161,22 @@ func (r PrepareReport) Messages() []string {
 }
 
 // Prepare makes dir/records.jsonl ready for appending and returns the keys
-// already answered. A malformed line that is not the last is an error naming
-// the file, line and field: the file is not ours to guess about.
+// already answered: ScanDir, then Commit without archiving. A malformed
+// line that is not the last is an error naming the file, line and field;
+// so are disagreeing ok records of one key (Conflict), which are left as
+// they are: the file is not ours to guess about.
 func Prepare(dir string) (*KeySet, PrepareReport, error) {
-	path := filepath.Join(dir, FileName)
-	rep := PrepareReport{Path: path}
-	done := NewKeySet()
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, rep, nil
-	}
+	s, err := ScanDir(dir, "")
 	if err != nil {
-		return nil, rep, fmt.Errorf("opening records: %w", err)
+		return nil, PrepareReport{Path: filepath.Join(dir, FileName)}, err
 	}
-	defer f.Close()
-	var keep []int64 // byte ranges to keep: pairs of start,end
-	var off int64
-	br := bufio.NewReaderSize(f, 1<<20)
-	lineNo := 0
-	needRewrite := false
-	for {
-		line, rerr := br.ReadBytes('\n')
-		if len(line) == 0 && rerr == io.EOF {
-			break
-		}
-		if rerr != nil && rerr != io.EOF {
-			return nil, rep, fmt.Errorf("reading %s: %w", path, rerr)
-		}
-		lineNo++
-		start := off
-		off += int64(len(line))
-		complete := rerr == nil
-		var rec struct {
-			Key     *string `json:"key"`
-			Status  *string `json:"status"`
-			Request string  `json:"request_sha256"`
-		}
-		perr := json.Unmarshal(line, &rec)
-		if perr == nil {
-			switch {
-			case rec.Key == nil:
-				perr = errors.New(`field "key" is missing`)
-			case rec.Status == nil:
-				perr = errors.New(`field "status" is missing`)
-			case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
-				perr = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
-			}
-		}
-		if !complete || perr != nil {
-			if rerr == io.EOF { // the last line: a torn tail from a killed run
-				rep.TornTail = true
-				rep.TornTailBytes = int64(len(line))
-				needRewrite = true
-				break
-			}
-			return nil, rep, fmt.Errorf("%s line %d: %v", path, lineNo, perr)
-		}
-		switch {
-		case *rec.Status != engine.StatusOK:
-			rep.DroppedFailed++
-			needRewrite = true
-		case !done.AddRequest(*rec.Key, rec.Request):
-			rep.DroppedDup++
-			needRewrite = true
-		default:
-			rep.Kept++
-			keep = append(keep, start, off)
-		}
-		if rerr == io.EOF {
-			break
-		}
+	if err := s.ConflictError(); err != nil {
+		return nil, s.Report, err
 	}
-	if needRewrite {
-		if err := rewrite(f, path, keep); err != nil {
-			return nil, rep, err
-		}
-		rep.RewroteFile = true
+	if _, _, err := s.Commit(nil, ""); err != nil {
+		return nil, s.Report, err
 	}
-	return done, rep, nil
+	return s.Done, s.Report, nil
 }
 
 // rewrite copies the kept byte ranges of src into a new file that replaces path.
@@ -269,6 +248,9 @@ func Create(dir string) (*Writer, error) {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	if err := noLink(path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening records: %w", err)
@@ -307,6 +289,7 @@ func (w *Writer) Write(r *engine.Record) error {
 		w.buf.Write(req)
 		w.buf.WriteString("}\n")
 	}
+	w.seal()
 	w.ends = append(w.ends, w.buf.Len())
 	w.oks = append(w.oks, r.Status == engine.StatusOK)
 	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
@@ -314,6 +297,15 @@ func (w *Writer) Write(r *engine.Record) error {
 		return w.flush()
 	}
 	return nil
+}
+
+// seal appends the record_sha256 member to the record just encoded.
+func (w *Writer) seal() {
+	start := 0
+	if n := len(w.ends); n > 0 {
+		start = w.ends[n-1]
+	}
+	seal(&w.buf, start)
 }
 
 // flush writes the buffered records with one write(2) and counts those
@@ -412,15 +404,18 @@ func (o OK) Lookup(k engine.Key) (*engine.Record, bool) {
 	return r, found
 }
 
-// Duplicates describes the keys that occur more than once in a records
-// file (a directory written by two runs at once, before run directories
-// were locked).
-type Duplicates struct {
-	Records int      // records dropped
-	Keys    []string // the first few keys concerned
+// Findings says what ReadUnique left out of what it returned, and why:
+// nothing is dropped without a word.
+type Findings struct {
+	Records   int        // duplicate records dropped (an ok record kept over a failed one, or an identical one)
+	Keys      []string   // the first few keys concerned
+	Conflicts []Conflict // keys whose ok records disagree: none of their records is returned
+	Edited    []Flag     // records not as they were written (seal broken or removed): not returned
+	Foreign   []Flag     // records of another experiment: not returned
 }
 
-func (d Duplicates) String() string {
+// String is the duplicates' line ("" when there were none).
+func (d Findings) String() string {
 	if d.Records == 0 {
 		return ""
 	}
@@ -428,98 +423,121 @@ func (d Duplicates) String() string {
 		d.Records, strings.Join(d.Keys, ", "))
 }
 
+// Notes are the lines a report prints about the findings, each naming the
+// lines concerned.
+func (d Findings) Notes() []string {
+	var out []string
+	if s := d.String(); s != "" {
+		out = append(out, s)
+	}
+	if n := len(d.Conflicts); n > 0 {
+		var parts []string
+		for i, c := range d.Conflicts {
+			if i == 5 {
+				parts = append(parts, fmt.Sprintf("and %d more", n-5))
+				break
+			}
+			parts = append(parts, c.String())
+		}
+		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, strings.Join(parts, "; ")))
+	}
+	if n := len(d.Edited); n > 0 {
+		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, FlagList(d.Edited, 5)))
+	}
+	if n := len(d.Foreign); n > 0 {
+		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, FlagList(d.Foreign, 5)))
+	}
+	return out
+}
+
 // ReadUnique reads every record of dir and keeps one per key: the first ok
-// record of the key, or its first record when none is ok. What it dropped
-// is reported, never silently ignored. The request bodies are kept only
-// when withRequests (they are most of a record's size, and scoring does not
-// read them).
-func ReadUnique(dir string, withRequests bool) ([]*engine.Record, Duplicates, error) {
+// record of the key, or its first record when none is ok. Records whose
+// seal is broken or missing (see Scan), records of an experiment other
+// than experiment (when it is not ""), and every record of a key whose ok
+// records disagree are not returned; Findings names them with their lines.
+// The request bodies are kept only when withRequests (they are most of a
+// record's size, and scoring does not read them). It never writes.
+func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Findings, error) {
 	var out []*engine.Record
-	var d Duplicates
+	var d Findings
+	path := filepath.Join(dir, FileName)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, d, fmt.Errorf("reading records: %w", err)
+	}
+	defer f.Close()
 	at := map[string]int{}
-	err := Read(dir, func(r *engine.Record) error {
+	conflict := map[string]int{} // key -> index in d.Conflicts
+	lineOf := map[string]int{}
+	sealed := 0
+	sc := lines.New(f, path, 0)
+	for sc.Scan() {
+		raw := sc.Bytes()
+		n := sc.Line()
+		var r engine.Record
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, d, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		switch checkSeal(raw) {
+		case sealOK:
+			sealed++
+		case sealBroken:
+			d.Edited = append(d.Edited, Flag{Line: n, Key: r.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+			continue
+		default:
+			if sealed+len(d.Edited) > 0 {
+				d.Edited = append(d.Edited, Flag{Line: n, Key: r.Key, Why: unsealedWhy})
+				continue
+			}
+		}
+		if experiment != "" && keyField(r.Key, 0) != experiment {
+			d.Foreign = append(d.Foreign, Flag{Line: n, Key: r.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(r.Key, 0), experiment)})
+			continue
+		}
 		if !withRequests {
 			r.Request = nil
 		}
+		rp := &r
 		i, seen := at[r.Key]
 		if !seen {
 			at[r.Key] = len(out)
-			out = append(out, r)
-			return nil
+			lineOf[r.Key] = n
+			out = append(out, rp)
+			continue
+		}
+		first := out[i]
+		switch {
+		case first.Status == engine.StatusOK && r.Status == engine.StatusOK && first.Response != r.Response:
+			ci, ok := conflict[r.Key]
+			if !ok {
+				ci = len(d.Conflicts)
+				conflict[r.Key] = ci
+				d.Conflicts = append(d.Conflicts, Conflict{Key: r.Key, Lines: []int{lineOf[r.Key]}, Responses: []string{first.Response}})
+			}
+			d.Conflicts[ci].Lines = append(d.Conflicts[ci].Lines, n)
+			d.Conflicts[ci].Responses = append(d.Conflicts[ci].Responses, r.Response)
+			continue
+		case first.Status != engine.StatusOK && r.Status == engine.StatusOK:
+			out[i] = rp
+			lineOf[r.Key] = n
 		}
 		d.Records++
 		if len(d.Keys) < 5 && !slices.Contains(d.Keys, r.Key) {
 			d.Keys = append(d.Keys, r.Key)
 		}
-		if out[i].Status != engine.StatusOK && r.Status == engine.StatusOK {
-			out[i] = r
-		}
-		return nil
-	})
-	return out, d, err
-}
-
-// ArchiveDir is where Archive moves records, inside a run directory.
-const ArchiveDir = "archive"
-
-// Archive moves the records of keys out of dir/records.jsonl into
-// dir/archive/<name>.jsonl (appended), rewriting records.jsonl atomically
-// without them. It returns the archive's path and how many records moved.
-// The caller holds the directory's exclusive lock.
-func Archive(dir string, keys map[string]bool, name string) (string, int, error) {
-	path := filepath.Join(dir, FileName)
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, fmt.Errorf("archiving records: %w", err)
-	}
-	defer f.Close()
-	if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
-		return "", 0, fmt.Errorf("archiving records: %w", err)
-	}
-	apath := filepath.Join(dir, ArchiveDir, name+".jsonl")
-	af, err := os.OpenFile(apath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return "", 0, fmt.Errorf("archiving records: %w", err)
-	}
-	aw := bufio.NewWriterSize(af, 1<<20)
-	var keep []int64
-	var off int64
-	moved := 0
-	sc := lines.New(f, path, 0)
-	for sc.Scan() {
-		line := sc.Bytes()
-		start := off
-		off += int64(len(line)) + 1
-		var rec struct {
-			Key string `json:"key"`
-		}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			af.Close()
-			return "", 0, fmt.Errorf("%s line %d: %w", path, sc.Line(), err)
-		}
-		if !keys[rec.Key] {
-			keep = append(keep, start, off)
-			continue
-		}
-		moved++
-		aw.Write(line)
-		aw.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
-		af.Close()
-		return "", 0, err
+		return nil, d, err
 	}
-	if err := aw.Flush(); err != nil {
-		af.Close()
-		return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+	drop := map[string]bool{}
+	for _, c := range d.Conflicts {
+		drop[c.Key] = true
 	}
-	if err := af.Close(); err != nil {
-		return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+	if len(drop) > 0 {
+		out = slices.DeleteFunc(out, func(r *engine.Record) bool { return drop[r.Key] })
 	}
-	// The archive holds the records before records.jsonl loses them: a
-	// crash in between leaves them in both, never in neither.
-	if err := rewrite(f, path, keep); err != nil {
-		return "", 0, err
-	}
-	return apath, moved, nil
+	return out, d, nil
 }
+
+// ArchiveDir is where Scan.Commit moves records, inside a run directory.
+const ArchiveDir = "archive"

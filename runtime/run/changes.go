@@ -43,6 +43,7 @@ func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*
 			continue
 		}
 		p.recorded++
+		done.Visit(key)
 		body, err := r.Body(served[r.Key.Model])
 		if err != nil {
 			return p, err

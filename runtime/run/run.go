@@ -7,6 +7,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -92,12 +94,15 @@ type DatasetInfo struct {
 
 // Manifest is DIR/manifest.json. It never holds API keys.
 type Manifest struct {
-	Tool           string            `json:"tool"`
-	Experiment     string            `json:"experiment"`
-	ExperimentFile string            `json:"experiment_file,omitempty"`
-	ExperimentHash string            `json:"experiment_sha256,omitempty"`
-	Inputs         map[string]string `json:"inputs_sha256"`
-	Decoding       engine.Decoding   `json:"decoding"`
+	Tool           string `json:"tool"`
+	Experiment     string `json:"experiment"`
+	ExperimentFile string `json:"experiment_file,omitempty"`
+	ExperimentHash string `json:"experiment_sha256,omitempty"`
+	// CopyHash is the SHA-256 of DIR/experiment.yaml as the run wrote it:
+	// a copy edited since is named when the run is opened.
+	CopyHash string            `json:"experiment_copy_sha256,omitempty"`
+	Inputs   map[string]string `json:"inputs_sha256"`
+	Decoding engine.Decoding   `json:"decoding"`
 	// Decodings holds the decoding each strategy (or condition) and stage
 	// was asked with, as sent; a group asked in several ways lists each.
 	Decodings map[string][]engine.Decoding `json:"decodings,omitempty"`
@@ -123,6 +128,24 @@ type Manifest struct {
 }
 
 // Execute runs exp into o.Out and returns the final manifest.
+//
+// A run directory holds one experiment answered by the model identities
+// its records name. Before anything is written or sent, Execute reads the
+// directory and refuses, naming what it found, when: a run file is a
+// symbolic link; the manifest, the run's copy of the experiment or the
+// records name another experiment; records were edited after they were
+// written (their seal, see records.ScanDir), disagree for one key, answer
+// requests the experiment does not ask, or are asked differently now; or
+// (once the servers were asked who they are, which sends no model request)
+// a model's identity (served id, root, revision) differs from the one that
+// answered its records. With ArchiveChanged, every such record except
+// those of another experiment is moved to DIR/archive/ and asked again. A
+// refusal leaves every file as it was (a directory that did not exist is
+// removed again).
+//
+// A run directory whose manifest is lost is resumed with the provenance
+// its records carry (each names the identity that answered it and whether
+// a simulator did); records too old to say are refused.
 func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manifest, error) {
 	logw := o.Log
 	if logw == nil {
@@ -147,69 +170,198 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if o.Out == "" {
 		return nil, errors.New("run: no output directory")
 	}
+	_, statErr := os.Stat(o.Out)
+	created := errors.Is(statErr, os.ErrNotExist)
 	lk, err := records.LockDir(o.Out, records.Exclusive)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Unlock()
+	refuse := func(err error) (*Manifest, error) {
+		if created {
+			lk.Unlock()
+			removeEmptyRun(o.Out)
+		}
+		return nil, err
+	}
 	// The copy keeps the experiment as its author wrote it: endpoints given
 	// for this run (--endpoint, the simulator's address) are not part of it.
 	portable, err := exp.Portable()
 	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
-		return nil, err
+		return refuse(err)
 	}
 	exp.Override(eps, o.Concurrency)
-	expFile := exp.Path
-	if abs, err := filepath.Abs(exp.Path); err == nil && exp.Path != "" {
-		expFile = abs
+
+	// Read the directory as it is; nothing is written before the checks.
+	dirState, err := readDir(o.Out, exp.Name)
+	if err != nil {
+		return refuse(err)
 	}
-	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: expFile, ExperimentHash: exp.Hash, Decoding: exp.Decoding,
-		Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
-	prev, perr := ReadManifest(o.Out)
-	if perr == nil {
+	if err := dirState.sameExperiment(); err != nil {
+		return refuse(err)
+	}
+	scan := dirState.scan
+	prev := dirState.manifest
+	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: absOf(exp.Path), ExperimentHash: exp.Hash,
+		CopyHash: sha256hex(portable), Decoding: exp.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	if prev != nil && bytes.Equal(dirState.copy, portable) {
+		// Run again from its own copy (bhasha report completing a stage):
+		// the manifest keeps naming the file the run was made from.
+		m.ExperimentFile, m.ExperimentHash = prev.ExperimentFile, prev.ExperimentHash
+	}
+	if prev == nil && scan.Report.Kept > 0 {
+		rebuilt, err := provenanceFromRecords(scan, o.Out)
+		if err != nil {
+			return refuse(err)
+		}
+		prev = rebuilt
+		m.Repairs = append(m.Repairs, rebuilt.Repairs...)
+	}
+	if prev != nil {
 		// Keep the provenance of earlier runs until this one connects.
 		m.Models, m.Simulated = prev.Models, prev.Simulated
+		if !m.Simulated && scan.Simulated > 0 {
+			msg := fmt.Sprintf("%s: %d record(s) say a simulator answered them while the manifest said it was not simulated: the run is labelled SIMULATED", o.Out, scan.Simulated)
+			m.Simulated = true
+			m.Repairs = append(m.Repairs, msg)
+		}
 	}
 	inputs, err := exp.InputHashes()
 	if err != nil {
-		return nil, err
+		return refuse(err)
 	}
 	m.Inputs = inputs
+	m.Templates = exp.Templates()
 
-	done, prep, err := records.Prepare(o.Out)
-	if err != nil {
-		return nil, err
+	// Records that cannot be trusted as they stand.
+	archive := map[int]string{} // line -> why, moved aside with --archive-changed
+	var problems []string
+	if f := dirState.foreign(); f != "" {
+		problems = append(problems, f)
+		for _, fl := range scan.Foreign {
+			archive[fl.Line] = "another experiment's"
+		}
 	}
-	for _, msg := range prep.Messages() {
-		logf("%s", msg)
-		m.Repairs = append(m.Repairs, msg)
+	if err := scan.EditedError(); err != nil {
+		problems = append(problems, err.Error())
+		for _, f := range scan.Edited {
+			archive[f.Line] = "edited"
+		}
 	}
-	m.Counts.Resumed = prep.Kept
+	if err := scan.ConflictError(); err != nil {
+		problems = append(problems, err.Error())
+		for _, c := range scan.Conflicts {
+			for _, l := range c.Lines {
+				archive[l] = "conflicting"
+			}
+		}
+	}
 
-	store, crep, err := cache.Open(o.CacheDir)
-	if err != nil {
-		return nil, err
+	served := map[string]string{}
+	for _, mc := range exp.ModelConfigs() {
+		served[mc.Name] = mc.ServedName
 	}
-	defer store.Close()
-	if s := crep.String(); s != "" {
-		logf("%s", s)
-		m.Repairs = append(m.Repairs, s)
+	// Plan every stage against what is recorded: changed requests, and
+	// records of requests the experiment does not ask.
+	var prior records.OK
+	if exp.Stages() > 1 && scan.Report.Kept > 0 {
+		if prior, err = records.LoadOK(o.Out); err != nil {
+			return refuse(err)
+		}
 	}
-	m.Cache = crep.Path
+	changed := map[string]bool{}
+	asked, pendingAll := 0, 0
+	var changeNotes []string
+	for stage := 1; stage <= exp.Stages(); stage++ {
+		plan, err := planStage(exp, stage, prior.Lookup, scan.Done, served)
+		if err != nil {
+			return refuse(err)
+		}
+		asked += plan.recorded
+		pendingAll += plan.pending
+		if n := len(plan.changed); n > 0 {
+			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
+				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, exp, stage, prior.Lookup, served)))
+			maps.Copy(changed, plan.changed)
+		}
+	}
+	if len(changeNotes) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: the experiment changed since these records were written: %s", o.Out, strings.Join(changeNotes, "; ")))
+	}
+	if extra := scan.Done.Unvisited(); len(extra) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: %d record(s) answer requests this experiment does not ask (lines %s)", scan.Path, len(extra), lineList(extra)))
+		for _, l := range extra {
+			archive[l] = "not asked"
+		}
+	}
+	if len(problems) > 0 && !o.ArchiveChanged {
+		return refuse(fmt.Errorf("%s. Nothing was sent and no file was changed. Run into a new --out, or run again with --archive-changed to move these records to %s and ask again what the experiment asks",
+			strings.Join(problems, ". "), filepath.Join(o.Out, records.ArchiveDir)))
+	}
 
+	// Connect (this asks the servers who they are, never a model request)
+	// when something is to be sent, and compare the identities that answer
+	// now with those that answered the records.
 	eo := exp.EngineOptions()
-	eo.Cache = store
-	eo.ReadCache = !o.NoCache
 	eo.Logf = logf
 	if o.Engine != nil {
 		o.Engine(&eo)
 	}
-
-	m.Templates = exp.Templates()
-	if perr == nil && prep.Kept > 0 && len(prev.Inputs) > 0 {
+	willSend := pendingAll > 0 || len(changed) > 0 || len(archive) > 0
+	var eng *engine.Engine
+	var store *cache.Store
+	if willSend {
+		var crep cache.OpenReport
+		if store, crep, err = cache.Open(o.CacheDir); err != nil {
+			return refuse(err)
+		}
+		defer store.Close()
+		if s := crep.String(); s != "" {
+			logf("%s", s)
+			m.Repairs = append(m.Repairs, s)
+		}
+		m.Cache = crep.Path
+		eo.Cache = store
+		eo.ReadCache = !o.NoCache
+		if eng, err = engine.New(ctx, exp.ModelConfigs(), eo); err != nil {
+			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
+		}
+		moved, err := identityChanges(scan, prev, eng.Models(), o.Out)
+		if err != nil && !o.ArchiveChanged {
+			return refuse(err)
+		}
+		pickModel := moved
+		if err == nil {
+			pickModel = nil
+		}
+		if len(archive) > 0 || len(changed) > 0 || pickModel != nil {
+			// Everything checked: move aside what will be asked again.
+			name := "changed-" + time.Now().UTC().Format("20060102T150405Z")
+			apath, n, err := scan.Commit(func(line int, key string, id *engine.Identity) bool {
+				return archive[line] != "" || changed[key] || (pickModel != nil && pickModel(key, id))
+			}, name)
+			if err != nil {
+				return nil, err
+			}
+			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, changed, pickModel != nil))
+			logf("%s: %s", o.Out, msg)
+			m.Archived = append(m.Archived, msg)
+		}
+	}
+	// The checks passed: from here the directory is this run's.
+	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
+		return nil, err
+	}
+	if _, _, err := scan.Commit(nil, ""); err != nil {
+		return nil, err
+	}
+	for _, msg := range scan.Report.Messages() {
+		logf("%s", msg)
+		m.Repairs = append(m.Repairs, msg)
+	}
+	done := scan.Done
+	m.Counts.Resumed = done.Len()
+	if prev != nil && done.Len() > 0 && len(prev.Inputs) > 0 {
 		// The kept records were made from the earlier inputs: the manifest
 		// keeps naming those, and lists what differs now, so that a report
 		// still says so after a resume.
@@ -231,23 +383,23 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
 		}
 	}
-	served := map[string]string{}
-	for _, mc := range exp.ModelConfigs() {
-		served[mc.Name] = mc.ServedName
+	if eng != nil {
+		setProvenance(m, eng)
+		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
 	}
-	var eng *engine.Engine
+	if err := writeManifest(o.Out, m); err != nil {
+		return nil, err
+	}
 	var total engine.Stats
 	var runErr error
-	prior := records.OK{}
-	for stage := 1; stage <= exp.Stages() && runErr == nil; stage++ {
+	prior = records.OK{}
+	for stage := 1; stage <= exp.Stages() && runErr == nil && eng != nil; stage++ {
 		if stage > 1 {
 			if prior, err = records.LoadOK(o.Out); err != nil {
 				return nil, err
 			}
 		}
 		lookup := prior.Lookup
-		// Count what is left before connecting, so a finished run sends
-		// nothing, and compare what is recorded with what is asked now.
 		plan, err := planStage(exp, stage, lookup, done, served)
 		if err != nil {
 			return nil, err
@@ -260,20 +412,25 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		}
 		pending := plan.pending
 		if n := len(plan.changed); n > 0 {
+			// Stage 1 was asked again (--archive-changed), so this stage's
+			// prompts, built from its answers, changed too.
 			what := describeChanges(o.Out, plan.changed, exp, stage, lookup, served)
 			if !o.ArchiveChanged {
-				return nil, fmt.Errorf("%s: the experiment changed since these records were written: %d of the %d recorded request(s) of stage %d are now asked differently: %s. Nothing was sent. Run into a new --out, or run again with --archive-changed to move the old records to %s and ask the changed requests",
-					o.Out, n, plan.recorded, stage, what, filepath.Join(o.Out, records.ArchiveDir))
+				return nil, fmt.Errorf("%s: stage %d: %d of the %d recorded request(s) are now asked differently: %s. Run again with --archive-changed to move the old records to %s and ask them again",
+					o.Out, stage, n, plan.recorded, what, filepath.Join(o.Out, records.ArchiveDir))
 			}
-			apath, moved, err := records.Archive(o.Out, plan.changed, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
+			now, err := records.ScanDir(o.Out, exp.Name)
+			if err != nil {
+				return nil, err
+			}
+			apath, moved, err := now.Commit(func(_ int, key string, _ *engine.Identity) bool { return plan.changed[key] }, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
 			if err != nil {
 				return nil, err
 			}
 			for k := range plan.changed {
 				done.Remove(k)
 			}
-			prep.Kept -= moved
-			m.Counts.Resumed = prep.Kept
+			m.Counts.Resumed = done.Len()
 			pending += moved
 			msg := fmt.Sprintf("stage %d: %d record(s) of requests now asked differently (%s) moved to %s", stage, moved, what, apath)
 			logf("%s: %s", o.Out, msg)
@@ -286,12 +443,6 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		if pending == 0 {
 			continue
 		}
-		if eng == nil {
-			var err error
-			if eng, err = connect(ctx, exp, eo, m, o.Out); err != nil {
-				return nil, err
-			}
-		}
 		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o, logw)
 		total.Done += st.Done
 		total.OK += st.OK
@@ -301,18 +452,14 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		runErr = err
 	}
 	if eng == nil && runErr == nil {
-		logf("%s: nothing to do, all %d requests have records", o.Out, prep.Kept)
+		logf("%s: nothing to do, all %d requests have records", o.Out, asked)
 	}
-	return m, finish(o.Out, m, prep.Kept, total, runErr)
+	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
 }
 
-// connect builds the engine (reading every endpoint's provenance) and
-// writes the manifest as it stands.
-func connect(ctx context.Context, exp *experiment.Experiment, eo engine.Options, m *Manifest, out string) (*engine.Engine, error) {
-	eng, err := engine.New(ctx, exp.ModelConfigs(), eo)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to the experiment's endpoints: %w", err)
-	}
+// setProvenance records the engine's models and whether a simulator
+// answers them.
+func setProvenance(m *Manifest, eng *engine.Engine) {
 	m.Models = eng.Models()
 	m.Simulated = false
 	for _, mi := range m.Models {
@@ -324,7 +471,6 @@ func connect(ctx context.Context, exp *experiment.Experiment, eo engine.Options,
 			}
 		}
 	}
-	return eng, writeManifest(out, m)
 }
 
 // runStage sends one stage's pending requests and appends their records.

@@ -432,16 +432,17 @@ func (e *Experiment) Extract(rec *engine.Record) {
 
 // Score reads dir/records.jsonl and scores every answer with the study's
 // rules, one per key: when a key was recorded more than once (a directory
-// two runs wrote into at once), records.ReadUnique keeps one and the
-// returned Duplicates say how many were dropped and which keys they were.
+// two runs wrote into at once), records.ReadUnique keeps one; records of
+// another experiment, edited records and keys whose answers disagree are
+// left out. The returned Findings say what was left out, with the lines.
 // Records imported from a batch, or written before a rule changed, are
 // extracted again with the study's rule first.
-func (e *Experiment) Score(dir string) ([]score.Row, records.Duplicates, error) {
+func (e *Experiment) Score(dir string) ([]score.Row, records.Findings, error) {
 	if e.plan == nil {
-		return nil, records.Duplicates{}, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
+		return nil, records.Findings{}, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
 	}
 	rr, ok := e.plan.(RequestReader)
-	recs, dups, err := records.ReadUnique(dir, ok && rr.ReadsRequests())
+	recs, dups, err := records.ReadUnique(dir, e.Name, ok && rr.ReadsRequests())
 	if err != nil {
 		return nil, dups, err
 	}

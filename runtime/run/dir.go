@@ -1,0 +1,248 @@
+package run
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"gopkg.in/yaml.v3"
+)
+
+// dirState is a run directory as Execute finds it, read without writing.
+type dirState struct {
+	dir      string
+	manifest *Manifest // nil when there is none
+	copy     []byte    // DIR/experiment.yaml, nil when there is none
+	copyName string    // the name that copy gives
+	scan     *records.Scan
+	name     string // the experiment being run
+}
+
+// readDir reads dir's manifest, experiment copy and records for a run of
+// experiment name. A manifest or copy that cannot be read is an error (it
+// is not ours to guess about); a missing one is not.
+func readDir(dir, name string) (*dirState, error) {
+	st := &dirState{dir: dir, name: name}
+	m, err := ReadManifest(dir)
+	switch {
+	case err == nil:
+		st.manifest = m
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%w (repair or remove it; nothing was sent and no file was changed)", err)
+	}
+	path := filepath.Join(dir, ExperimentFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		st.copy = b
+		var head struct {
+			Name string `yaml:"name"`
+		}
+		if err := yaml.Unmarshal(b, &head); err != nil {
+			return nil, fmt.Errorf("reading %s: %w (nothing was sent and no file was changed)", path, err)
+		}
+		st.copyName = head.Name
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if st.scan, err = records.ScanDir(dir, name); err != nil {
+		return nil, fmt.Errorf("%w (nothing was sent and no file was changed)", err)
+	}
+	return st, nil
+}
+
+// sameExperiment refuses a directory that holds another experiment's run:
+// its manifest, its copy of the experiment or all of its records name
+// another. Records of another experiment among this one's are not refused
+// here: they are listed by foreign, and --archive-changed moves them aside.
+func (st *dirState) sameExperiment() error {
+	other, where := "", ""
+	switch {
+	case st.manifest != nil && st.manifest.Experiment != "" && st.manifest.Experiment != st.name:
+		other, where = st.manifest.Experiment, ManifestFile
+	case st.copy != nil && st.copyName != "" && st.copyName != st.name:
+		other, where = st.copyName, ExperimentFile
+	case len(st.scan.Foreign) > 0 && st.scan.Experiments[st.name].N == 0:
+		other, where = st.scan.Others(st.name), records.FileName
+	}
+	if other == "" {
+		return nil
+	}
+	return fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; run into another --out",
+		st.dir, other, where, st.name)
+}
+
+// foreign describes records of other experiments among this one's.
+func (st *dirState) foreign() string {
+	if len(st.scan.Foreign) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d record(s) belong to another experiment than %q: %s", st.scan.Path, len(st.scan.Foreign), st.name, st.scan.Others(st.name))
+}
+
+// provenanceFromRecords rebuilds a lost manifest's provenance from the
+// records: the identity that answered each model's records and whether a
+// simulator did. Records that do not name their identity (written before
+// records did) cannot say, and the run is refused rather than labelled
+// real.
+func provenanceFromRecords(scan *records.Scan, dir string) (*Manifest, error) {
+	m := &Manifest{}
+	unknown, first := 0, 0
+	for _, model := range slices.Sorted(maps.Keys(scan.Identities)) {
+		ids := scan.Identities[model]
+		best, bestN := engine.Identity{}, 0
+		for id, t := range ids {
+			if id == (engine.Identity{}) {
+				unknown += t.N
+				if first == 0 || t.First < first {
+					first = t.First
+				}
+				continue
+			}
+			if t.N > bestN {
+				best, bestN = id, t.N
+			}
+		}
+		if bestN > 0 {
+			m.Models = append(m.Models, engine.ModelInfo{Name: model, ServedName: best.ID, Identity: best})
+		}
+	}
+	if unknown > 0 {
+		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at line %d of %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or run into a new --out",
+			filepath.Join(dir, ManifestFile), unknown, first, scan.Path)
+	}
+	m.Simulated = scan.Simulated > 0
+	var names []string
+	for _, mi := range m.Models {
+		names = append(names, mi.Name+" = "+mi.Identity.String())
+	}
+	m.Repairs = append(m.Repairs, fmt.Sprintf("%s was missing: its provenance was rebuilt from the %d records (%s; simulated: %t)",
+		filepath.Join(dir, ManifestFile), scan.Report.Kept, strings.Join(names, ", "), m.Simulated))
+	return m, nil
+}
+
+// identityChanges compares the identity each model is served as now with
+// the identities that answered its records (a record that does not name
+// one was answered by the identity the earlier manifest names). It returns
+// a pick of the records answered by another identity, and an error naming
+// the old and new identities, or nil, nil when nothing changed.
+func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo, dir string) (func(key string, id *engine.Identity) bool, error) {
+	before := map[string]engine.Identity{}
+	if prev != nil {
+		for _, mi := range prev.Models {
+			before[mi.Name] = mi.Identity
+		}
+	}
+	current := map[string]engine.Identity{}
+	var msgs []string
+	for _, mi := range now {
+		current[mi.Name] = mi.Identity
+		for id, t := range scan.Identities[mi.Name] {
+			if id == (engine.Identity{}) {
+				id = before[mi.Name]
+				if id == (engine.Identity{}) {
+					continue // no record or manifest says: nothing to compare
+				}
+			}
+			if id != mi.Identity {
+				msgs = append(msgs, fmt.Sprintf("model %q: %d record(s) (the first at line %d) were answered by %s, and the server now serves %s",
+					mi.Name, t.N, t.First, id, mi.Identity))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	slices.Sort(msgs)
+	pick := func(key string, id *engine.Identity) bool {
+		k, err := engine.ParseKey(key)
+		if err != nil {
+			return false
+		}
+		cur, ok := current[k.Model]
+		if !ok {
+			return false
+		}
+		was := before[k.Model]
+		if id != nil {
+			was = *id
+		}
+		return was != (engine.Identity{}) && was != cur
+	}
+	return pick, fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. Run into a new --out, or run again with --archive-changed to move the old identity's records to %s and ask them again",
+		dir, strings.Join(msgs, "; "), filepath.Join(dir, records.ArchiveDir))
+}
+
+// archiveWhy says why records are moved aside.
+func archiveWhy(lines map[int]string, changed map[string]bool, identity bool) string {
+	counts := map[string]int{}
+	for _, why := range lines {
+		counts[why]++
+	}
+	var parts []string
+	for _, why := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s: %d", why, counts[why]))
+	}
+	if len(changed) > 0 {
+		parts = append(parts, fmt.Sprintf("asked differently now: %d", len(changed)))
+	}
+	if identity {
+		parts = append(parts, "answered by another model identity")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lineList shows at most 10 line numbers.
+func lineList(ls []int) string {
+	var parts []string
+	for i, l := range ls {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-10))
+			break
+		}
+		parts = append(parts, strconv.Itoa(l))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// removeEmptyRun removes a run directory that a refused run created: it
+// holds nothing but its lock file.
+func removeEmptyRun(dir string) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if e.Name() != records.LockFile {
+			return
+		}
+	}
+	os.Remove(filepath.Join(dir, records.LockFile))
+	os.Remove(dir)
+}
+
+// absOf is path made absolute ("" stays "").
+func absOf(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// sha256hex is the hex SHA-256 of b.
+func sha256hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
