@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,10 +72,45 @@ func confRequests(n int) func(func(engine.Request, error) bool) {
 	}
 }
 
-func runConf(t *testing.T, url string) (map[string]*engine.Record, engine.Stats) {
+// statusTally is a RoundTripper that counts the HTTP status codes of the
+// responses the engine receives, so a test can tell which faults the
+// simulator actually injected.
+type statusTally struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    map[int]int
+}
+
+func newStatusTally() *statusTally {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return &statusTally{next: tr, n: map[int]int{}}
+}
+
+func (s *statusTally) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(r)
+	if err == nil {
+		s.mu.Lock()
+		s.n[resp.StatusCode]++
+		s.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (s *statusTally) count(code int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[code]
+}
+
+// runConf sends 200 requests to url; a non-nil tally sees every response.
+func runConf(t *testing.T, url string, tally *statusTally) (map[string]*engine.Record, engine.Stats) {
 	t.Helper()
-	e, err := engine.New(context.Background(), []engine.ModelConfig{{Name: "m", ServedName: "conf-model", Endpoints: []string{url}, MaxConcurrency: 32}},
-		engine.Options{RetryBase: 10 * time.Millisecond, RetryMax: 200 * time.Millisecond, MaxAttempts: 30, AttemptTimeout: 10 * time.Second})
+	opts := engine.Options{RetryBase: 10 * time.Millisecond, RetryMax: 200 * time.Millisecond, MaxAttempts: 30, AttemptTimeout: 10 * time.Second}
+	if tally != nil {
+		opts.HTTPClient = &http.Client{Transport: tally}
+	}
+	e, err := engine.New(context.Background(), []engine.ModelConfig{{Name: "m", ServedName: "conf-model", Endpoints: []string{url}, MaxConcurrency: 32}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +131,15 @@ func runConf(t *testing.T, url string) (map[string]*engine.Record, engine.Stats)
 	return got, st
 }
 
+// TestConformanceLLMD checks chat and completion requests, retries and
+// failures against llm-d-inference-sim. TruthfulQA's continuation-logprob
+// scoring (echo with max_tokens 0) is not checked here: vLLM accepts
+// max_tokens 0, but llm-d-inference-sim v0.10.2 refuses it with HTTP 400
+// ("Max completion tokens and max tokens should be positive",
+// validateRequest in pkg/llm-d-inference-sim/helpers.go), so that scoring
+// path can only be checked against a real vLLM.
 func TestConformanceLLMD(t *testing.T) {
-	clean, st := runConf(t, startLLMD(t))
+	clean, st := runConf(t, startLLMD(t), nil)
 	if st.Failed != 0 {
 		t.Fatalf("clean run: %+v", st)
 	}
@@ -106,7 +149,12 @@ func TestConformanceLLMD(t *testing.T) {
 		}
 	}
 	t.Run("retryable faults", func(t *testing.T) {
-		got, st := runConf(t, startLLMD(t, "--failure-injection-rate", "20", "--failure-types", "rate_limit", "--failure-types", "server_error"))
+		// v0.10.2 reads --failure-types as the space-separated values after
+		// one flag, up to the next "--" argument (getParamValueFromArgs in
+		// pkg/common/parser.go); a repeated flag is ignored, so both types
+		// go after a single one.
+		tally := newStatusTally()
+		got, st := runConf(t, startLLMD(t, "--failure-injection-rate", "20", "--failure-types", "rate_limit", "server_error"), tally)
 		if st.Failed != 0 {
 			t.Errorf("%+v", st)
 		}
@@ -122,9 +170,16 @@ func TestConformanceLLMD(t *testing.T) {
 		if retried == 0 {
 			t.Error("no request was retried: faults not injected")
 		}
+		if n := tally.count(http.StatusTooManyRequests); n == 0 {
+			t.Error("no 429 seen: rate_limit was never injected")
+		}
+		if n := tally.count(http.StatusServiceUnavailable); n == 0 {
+			t.Error("no 503 seen: server_error was never injected")
+		}
+		t.Logf("injected: %d x 429, %d x 503", tally.count(http.StatusTooManyRequests), tally.count(http.StatusServiceUnavailable))
 	})
 	t.Run("every fault type", func(t *testing.T) {
-		got, st := runConf(t, startLLMD(t, "--failure-injection-rate", "20"))
+		got, st := runConf(t, startLLMD(t, "--failure-injection-rate", "20"), nil)
 		if st.Failed == 0 {
 			t.Error("no request failed although non-retryable faults were injected")
 		}
