@@ -502,7 +502,6 @@ func quoteShort(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-
 // ConflictError names every key with disagreeing ok records, with each
 // line and its response, or is nil.
 func (s *Scan) ConflictError() error {

@@ -215,7 +215,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			return refuse(err)
 		}
 		prev = rebuilt
-		m.Repairs = append(m.Repairs, rebuilt.Repairs...)
+		for _, msg := range rebuilt.Repairs {
+			logf("%s", msg)
+			m.Repairs = append(m.Repairs, msg)
+		}
 	}
 	if prev != nil {
 		// Keep the provenance of earlier runs until this one connects.

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/sim/simtest"
+)
+
+// snapshot is every file under dir (path, bytes) except the lock file.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == records.LockFile {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			to, _ := os.Readlink(p)
+			out[p] = "link to " + to
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameFiles fails the test when dir's files differ from before.
+func sameFiles(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for p, b := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s was removed", what, p)
+		case a != b:
+			t.Errorf("%s: %s changed (%d → %d bytes)", what, p, len(b), len(a))
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: %s was created", what, p)
+		}
+	}
+}
+
+// finishedRun runs the synthetic experiment name with n items into
+// dir/run through a fresh bhasha process against url and returns the
+// config, the run directory and the arguments that ran it.
+func finishedRun(t *testing.T, dir, name string, n int, url string) (cfg, out string, args []string) {
+	t.Helper()
+	cfg = filepath.Join(dir, name+".yaml")
+	y := fmt.Sprintf(`name: %s
+synthetic: {count: %d}
+models:
+  - {name: tiny, served_name: sim-tiny-1b, endpoints: ["http://127.0.0.1:1/v1"], max_concurrency: 4}
+decoding: {max_tokens: 8}
+`, name, n)
+	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "run-"+name)
+	args = []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, msg)
+	}
+	return cfg, out, args
+}
+
+// recordLines are the lines of dir/records.jsonl.
+func recordLines(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, records.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	ls[len(ls)-1] += "\n"
+	return ls
+}
+
+func writeLines(t *testing.T, dir string, ls []string) {
+	t.Helper()
+	s := strings.Join(ls, "")
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, records.FileName), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var sealRE = regexp.MustCompile(`,"record_sha256":"[0-9a-f]{64}"\}\n?$`)
+
+// reseal recomputes a line's seal, as someone who knows the format would
+// after planting a record.
+func reseal(line string) string {
+	body := sealRE.ReplaceAllString(line, "}")
+	sum := sha256.Sum256([]byte(body))
+	return strings.TrimSuffix(body, "}") + `,"record_sha256":"` + hex.EncodeToString(sum[:]) + "\"}\n"
+}
+
+// unseal strips a line's seal (a record written before records were sealed).
+func unseal(line string) string { return sealRE.ReplaceAllString(line, "}\n") }
+
+// editJSON rewrites one field of a record line (its seal left as it was).
+func editJSON(t *testing.T, line, field string, value any) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatal(err)
+	}
+	sealv := m["record_sha256"]
+	delete(m, "record_sha256")
+	if value == nil {
+		delete(m, field)
+	} else {
+		v, _ := json.Marshal(value)
+		m[field] = v
+	}
+	b, _ := json.Marshal(m)
+	s := string(b)
+	if sealv != nil {
+		s = strings.TrimSuffix(s, "}") + `,"record_sha256":` + string(sealv) + "}"
+	}
+	return s + "\n"
+}
+
+// A refused run changes no file, and the run it refused still reports.
+func TestRefusedRunChangesNothing(t *testing.T) {
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	cfg, out, args := finishedRun(t, dir, "refused", 8, url)
+	before := snapshot(t, out)
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, bytes.Replace(b, []byte("max_tokens: 8"), []byte("max_tokens: 64"), 1), 0o644)
+	code, msg := runCLI(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, "now asked differently") || !strings.Contains(msg, "no file was changed") {
+		t.Fatalf("changed experiment: exit %d: %s", code, msg)
+	}
+	sameFiles(t, "refused run", before, snapshot(t, out))
+	if code, msg := runCLI(t, cli("report", "--run", out)); code != 0 {
+		t.Errorf("report after the refusal: exit %d: %s", code, msg)
+	}
+	// A new directory that a refused run would have created is not left behind.
+	fresh := filepath.Join(dir, "never")
+	code, msg = runCLI(t, cli("run", "--config", cfg, "--out", fresh, "--endpoint", "http://127.0.0.1:1/v1"))
+	if _, err := os.Stat(fresh); code == 0 || err == nil {
+		t.Errorf("unreachable server: exit %d, directory left: %v: %s", code, err == nil, msg)
+	}
+}
+
+// Another experiment is refused in a run directory, by path and through
+// a symbolic link to it, naming both experiments; so is a directory whose
+// run files are links (here: records.jsonl into another run's).
+func TestRunDirectoryHoldsOneExperiment(t *testing.T) {
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	_, outA, _ := finishedRun(t, dir, "exp-a", 6, url)
+	cfgB, _, _ := finishedRun(t, dir, "exp-b", 4, url)
+	link := filepath.Join(dir, "link-to-a")
+	if err := os.Symlink(outA, link); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "linked-records")
+	os.MkdirAll(linked, 0o755)
+	os.Symlink(filepath.Join(outA, records.FileName), filepath.Join(linked, records.FileName))
+	cases := []struct {
+		name, out string
+		want      []string
+	}{
+		{"by path", outA, []string{`experiment "exp-a"`, `experiment "exp-b"`, "no file was changed"}},
+		{"through a link", link, []string{`experiment "exp-a"`, `experiment "exp-b"`}},
+		{"linked records file", linked, []string{"symbolic link", outA}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, outA)
+			code, msg := runCLI(t, cli("run", "--config", cfgB, "--out", c.out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url))
+			if code == 0 {
+				t.Fatalf("exit 0: %s", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the refusal does not say %q: %s", w, msg)
+				}
+			}
+			sameFiles(t, c.name, before, snapshot(t, outA))
+		})
+	}
+}
+
+// A run whose manifest was lost is still SIMULATED after a resume: the
+// records say which identity answered and that it was a simulator. A run
+// whose records are too old to say is refused, not labelled real.
+func TestLostManifest(t *testing.T) {
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	_, out, args := finishedRun(t, dir, "lost", 6, url)
+	os.Remove(filepath.Join(out, run.ManifestFile))
+	code, msg := runCLI(t, cli(args...))
+	if code != 0 || !strings.Contains(msg, "rebuilt from the 6 records") {
+		t.Fatalf("resume without a manifest: exit %d: %s", code, msg)
+	}
+	m, err := run.ReadManifest(out)
+	if err != nil || !m.Simulated || len(m.Models) != 1 || !strings.HasPrefix(m.Models[0].Identity.Root, "simulated/") {
+		t.Fatalf("rebuilt manifest: %v %+v", err, m)
+	}
+	code, msg = runCLI(t, cli("report", "--run", out))
+	tab, _ := os.ReadFile(filepath.Join(out, "tables", "answers.csv"))
+	rows := strings.Split(strings.TrimSpace(string(tab)), "\n")
+	if code != 0 || !strings.Contains(msg, "SIMULATED") || len(rows) != 7 || !strings.HasPrefix(rows[0], "simulated,") || strings.Count(string(tab), "\ntrue,") != 6 {
+		t.Errorf("report: exit %d: %s\n%s", code, msg, tab)
+	}
+	// Records from before records named their identity.
+	ls := recordLines(t, out)
+	for i := range ls {
+		ls[i] = editJSON(t, unseal(ls[i]), "identity", nil)
+		ls[i] = editJSON(t, ls[i], "simulated", nil)
+	}
+	writeLines(t, out, ls)
+	os.Remove(filepath.Join(out, run.ManifestFile))
+	before := snapshot(t, out)
+	code, msg = runCLI(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, "manifest.json is missing") || !strings.Contains(msg, "simulated cannot be told") {
+		t.Errorf("old records without a manifest: exit %d: %s", code, msg)
+	}
+	sameFiles(t, "refused resume", before, snapshot(t, out))
+}
+
+// A resume against other weights under the same served name (the
+// simulator restarted with other facts: another root) is refused, naming
+// both identities; --archive-changed moves the old answers aside and asks
+// them of the new identity, so no run mixes two.
+func TestChangedIdentityRefused(t *testing.T) {
+	urlA := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	_, out, args := finishedRun(t, dir, "weights", 8, urlA)
+	ls := recordLines(t, out)
+	writeLines(t, out, ls[:5]) // three requests left to ask
+	log := &bodyLog{}
+	urlB := simtest.Start(t, sim.Config{Facts: []sim.Fact{{ID: "f1", Language: "en", Cues: []string{"capital of France"}, Answer: "Paris"}}, OnRequest: log.add})
+	args[len(args)-1] = urlB
+	before := snapshot(t, out)
+	code, msg := runCLI(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, "now serves") || strings.Count(msg, "root simulated/") < 2 || !strings.Contains(msg, "--archive-changed") {
+		t.Fatalf("changed identity: exit %d: %s", code, msg)
+	}
+	if n := len(log.take()); n != 0 {
+		t.Errorf("the refused run sent %d requests", n)
+	}
+	sameFiles(t, "refused run", before, snapshot(t, out))
+	code, msg = runCLI(t, cli(append(args, "--archive-changed")...))
+	if code != 0 || !strings.Contains(msg, "answered by another model identity") {
+		t.Fatalf("--archive-changed: exit %d: %s", code, msg)
+	}
+	if n := len(log.take()); n != 8 {
+		t.Errorf("--archive-changed sent %d requests, want all 8", n)
+	}
+	m, _ := run.ReadManifest(out)
+	roots := map[string]bool{}
+	records.Read(out, func(r *engine.Record) error { roots[r.Identity.Root] = true; return nil })
+	if len(roots) != 1 || !roots[m.Models[0].Identity.Root] {
+		t.Errorf("records answered by %v, manifest names %s", roots, m.Models[0].Identity.Root)
+	}
+}
+
+// Foreign, planted and edited records are named with their lines: a run
+// refuses them (nothing sent, nothing changed), a reader leaves them out
+// of every table and says so; an edited copy of the experiment is named.
+func TestForeignAndEditedRecords(t *testing.T) {
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	_, other, _ := finishedRun(t, dir, "other", 3, url)
+	foreign := recordLines(t, other)[0]
+	cases := []struct {
+		name    string
+		edit    func(t *testing.T, ls []string) []string
+		run     []string // what the refusal says
+		notes   []string // what a reader's notes say ("" when nothing)
+		leftOut int      // records the reader leaves out
+	}{
+		{"another experiment's record appended", func(t *testing.T, ls []string) []string { return append(ls, foreign) },
+			[]string{"1 record(s) belong to another experiment", `experiment "other"`, "line 7"}, []string{"belong to another experiment", "line 7"}, 0},
+		{"an answer edited", func(t *testing.T, ls []string) []string {
+			ls[2] = editJSON(t, ls[2], "response", "the gold answer")
+			return ls
+		}, []string{"not as Bhasha wrote them", "line 3", "record_sha256 does not match"}, []string{"not as Bhasha wrote them", "line 3"}, 1},
+		{"a record's seal removed", func(t *testing.T, ls []string) []string {
+			ls[4] = unseal(editJSON(t, ls[4], "response", "the gold answer"))
+			return ls
+		}, []string{"line 5", "has no record_sha256"}, []string{"line 5"}, 1},
+		{"an old-format request changed and its digest removed", func(t *testing.T, ls []string) []string {
+			for i := range ls {
+				ls[i] = unseal(ls[i])
+			}
+			var req map[string]any
+			var rec map[string]json.RawMessage
+			json.Unmarshal([]byte(ls[1]), &rec)
+			json.Unmarshal(rec["request"], &req)
+			req["max_tokens"] = 99
+			ls[1] = editJSON(t, editJSON(t, ls[1], "request", req), "request_sha256", nil)
+			return ls
+		}, []string{"1 of the 6 recorded request(s) of stage 1 are now asked differently", "decoding.max_tokens 99 → 8"}, nil, 0},
+		{"a request the experiment does not ask", func(t *testing.T, ls []string) []string {
+			var rec map[string]any
+			json.Unmarshal([]byte(ls[0]), &rec)
+			k, _ := engine.ParseKey(rec["key"].(string))
+			k.Item = "not-an-item"
+			return append(ls, reseal(editJSON(t, editJSON(t, ls[0], "key", k.String()), "fields", k)))
+		}, []string{"1 record(s) answer requests this experiment does not ask (lines 7)"}, nil, -1}, // a reader scores what a sealed file holds
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, args := finishedRun(t, dir, fmt.Sprintf("edits%d", i), 6, url)
+			writeLines(t, out, c.edit(t, recordLines(t, out)))
+			before := snapshot(t, out)
+			code, msg := runCLI(t, cli(args...))
+			if code == 0 {
+				t.Fatalf("exit 0: %s", msg)
+			}
+			for _, w := range append(c.run, "no file was changed", "--archive-changed") {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the refusal does not say %q: %s", w, msg)
+				}
+			}
+			sameFiles(t, "refused run", before, snapshot(t, out))
+			r, err := bhasha.Open(context.Background(), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := r.Scored()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 6-c.leftOut {
+				t.Errorf("scored %d answers, want %d", n, 6-c.leftOut)
+			}
+			notes := strings.Join(r.Notes(), "\n")
+			for _, w := range c.notes {
+				if !strings.Contains(notes, w) {
+					t.Errorf("the reader's notes do not say %q: %s", w, notes)
+				}
+			}
+			sameFiles(t, "reader", before, snapshot(t, out))
+			if code, msg := runCLI(t, cli(append(args, "--archive-changed")...)); code != 0 || !strings.Contains(msg, "moved to") {
+				t.Errorf("--archive-changed: exit %d: %s", code, msg)
+			}
+		})
+	}
+	t.Run("an edited copy of the experiment", func(t *testing.T) {
+		_, out, _ := finishedRun(t, dir, "copy", 4, url)
+		p := filepath.Join(out, run.ExperimentFile)
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, bytes.Replace(b, []byte("max_tokens: 8"), []byte("max_tokens: 9"), 1), 0o644)
+		r, err := bhasha.Open(context.Background(), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, "experiment.yaml was edited after the run wrote it") {
+			t.Errorf("notes: %s", notes)
+		}
+	})
+}
+
+// Two ok records of one key that disagree (one planted, resealed) are
+// never resolved by deleting one: report refuses naming both responses
+// and leaves the records as they were; a reader scores neither.
+func TestConflictingRecordsKept(t *testing.T) {
+	url := simtest.Start(t, sim.Config{})
+	dir := t.TempDir()
+	_, out, args := finishedRun(t, dir, "conflict", 5, url)
+	ls := recordLines(t, out)
+	planted := reseal(editJSON(t, ls[1], "response", "a planted answer"))
+	writeLines(t, out, append([]string{planted}, ls...))
+	before := snapshot(t, out)
+	code, msg := runCLI(t, cli(args...))
+	if code == 0 || !strings.Contains(msg, `line 1 answers "a planted answer"`) || !strings.Contains(msg, "line 3 answers") {
+		t.Errorf("run: exit %d: %s", code, msg)
+	}
+	sameFiles(t, "refused run", before, snapshot(t, out))
+	r, err := bhasha.Open(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Scored(); err != nil || n != 4 {
+		t.Errorf("scored %d (%v), want 4: the disagreeing key is left out", n, err)
+	}
+	if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, "disagree") || !strings.Contains(notes, "a planted answer") {
+		t.Errorf("notes: %s", notes)
+	}
+	if got := recordLines(t, out); len(got) != 6 {
+		t.Errorf("the records file has %d lines after reading, want 6", len(got))
+	}
+}
