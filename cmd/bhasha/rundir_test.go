@@ -413,3 +413,22 @@ func TestConflictingRecordsKept(t *testing.T) {
 		t.Errorf("the records file has %d lines after reading, want 6", len(got))
 	}
 }
+
+// bhasha report on a two-stage run with disagreeing records (the case
+// where it used to keep the planted one and delete the genuine answer)
+// leaves the records file as it was and names both responses.
+func TestReportKeepsConflictingRecords(t *testing.T) {
+	out := smokeRun(t, "smoke-indicklar.yaml")
+	ls := recordLines(t, out)
+	planted := reseal(editJSON(t, ls[0], "response", "a planted answer"))
+	writeLines(t, out, append([]string{planted}, ls...))
+	before := snapshot(t, out)
+	code, msg := runCLI(t, cli("report", "--run", out))
+	if code == 0 || !strings.Contains(msg, `line 1 answers "a planted answer"`) || !strings.Contains(msg, "line 2 answers") {
+		t.Errorf("report: exit %d: %s", code, msg)
+	}
+	after := snapshot(t, out)
+	if a, b := after[filepath.Join(out, records.FileName)], before[filepath.Join(out, records.FileName)]; a != b {
+		t.Errorf("report rewrote records.jsonl: %d → %d lines", strings.Count(b, "\n"), strings.Count(a, "\n"))
+	}
+}
