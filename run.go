@@ -56,6 +56,21 @@ type runConfig struct {
 	progress       func(Progress)
 	log            io.Writer
 	simulate       bool
+	judgeOnly      bool
+	hints          run.Hints
+}
+
+// JudgeOnly sends only judge requests, for the answers the run already
+// has; every other request stays unasked, and the run is "partial" while
+// any is left (bhasha report completes verdicts this way, never answers).
+func JudgeOnly() RunOption { return func(c *runConfig) { c.judgeOnly = true } }
+
+// RemedyNames says how refusals name their remedies: a new run directory
+// and archiving changed records (the command line passes "run into a new
+// --out" and "run again with --archive-changed"; the default names
+// bhasha.Out and bhasha.ArchiveChanged).
+func RemedyNames(newOut, archiveChanged string) RunOption {
+	return func(c *runConfig) { c.hints = run.Hints{NewOut: newOut, ArchiveChanged: archiveChanged} }
 }
 
 // Simulator answers every model from the in-process simulator, whatever
@@ -184,7 +199,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if exp.Studies == nil {
 		exp.Studies = BuiltinStudies()
 	}
-	c := runConfig{log: io.Discard}
+	c := runConfig{log: io.Discard, hints: run.Hints{NewOut: "run into another directory (bhasha.Out)", ArchiveChanged: "run again with bhasha.ArchiveChanged()"}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -225,8 +240,12 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 		fmt.Fprintf(c.log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
 		eps = []string{url}
 	}
-	m, err := run.Execute(ctx, exp, run.Options{Out: c.out, Endpoints: eps, Concurrency: c.concurrency, NoCache: c.noCache,
-		CacheDir: c.cacheDir, Log: c.log, Progress: c.progress, ArchiveChanged: c.archiveChanged})
+	ro := run.Options{Out: c.out, Endpoints: eps, Concurrency: c.concurrency, NoCache: c.noCache,
+		CacheDir: c.cacheDir, Log: c.log, Progress: c.progress, ArchiveChanged: c.archiveChanged, Hint: c.hints}
+	if c.judgeOnly {
+		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
+	}
+	m, err := run.Execute(ctx, exp, ro)
 	if m == nil {
 		return nil, err
 	}
@@ -392,6 +411,9 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	r := &Results{dir: dir, exp: exp, manifest: m}
+	if p := r.Partial(); p != "" {
+		r.notes = append(r.notes, p)
+	}
 	if copied && m.CopyHash != "" && exp.Hash != m.CopyHash {
 		r.notes = append(r.notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
 			path, m.CopyHash, exp.Hash))
@@ -417,6 +439,35 @@ func (r *Results) Experiment() *Experiment { return r.exp }
 
 // Manifest is the run's manifest.
 func (r *Results) Manifest() *Manifest { return r.manifest }
+
+// Partial says, when the run has requests it has not asked (it was
+// interrupted, or a report asked only for judge verdicts), how many of how
+// many have answers and how to resume it; "" for a finished run.
+func (r *Results) Partial() string {
+	m := r.manifest
+	if m.Pending == 0 && m.Status != "interrupted" && m.Status != "running" && m.Status != "partial" {
+		return ""
+	}
+	of := ""
+	switch {
+	case m.Requests > 0:
+		of = fmt.Sprintf(" of %d", m.Requests)
+	case m.Pending > 0:
+		of = fmt.Sprintf(" of %d", m.Counts.OK+m.Pending)
+	}
+	answered := m.Counts.OK
+	if m.Status == "running" { // killed: the counts were never written
+		answered = 0
+		records.Read(r.dir, func(rec *engine.Record) error {
+			if rec.Status == engine.StatusOK {
+				answered++
+			}
+			return nil
+		})
+	}
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have answers, and the tables cover only those; running the experiment into this directory again resumes it (bhasha run --config %s --out %s)",
+		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir)
+}
 
 // Simulated reports whether the run's answers came from simulated models.
 func (r *Results) Simulated() bool { return r.manifest.Simulated }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -430,5 +431,64 @@ func TestReportKeepsConflictingRecords(t *testing.T) {
 	after := snapshot(t, out)
 	if a, b := after[filepath.Join(out, records.FileName)], before[filepath.Join(out, records.FileName)]; a != b {
 		t.Errorf("report rewrote records.jsonl: %d → %d lines", strings.Count(b, "\n"), strings.Count(a, "\n"))
+	}
+}
+
+// bhasha report on a run killed part-way scores what is there and says
+// how much of how much that is; it sends judge requests for the answers it
+// has and nothing else (of IndicKLAR's two stages, nothing; of
+// IndicQuest's answers, none), and the run stays partial.
+func TestReportOnPartialRun(t *testing.T) {
+	for _, file := range []string{"smoke-indicklar.yaml", "smoke-indicquest.yaml"} {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join("../../testdata/experiments", file)
+			exp, err := bhasha.Load(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := &bodyLog{}
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: log.add, TTFT: 400 * time.Millisecond})
+			out := t.TempDir()
+			args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url, "--concurrency", "2"}
+			c, _ := startRun(t, args, out, 4)
+			c.Process.Kill()
+			c.Wait()
+			m, _ := run.ReadManifest(out)
+			total := m.Requests
+			if total == 0 {
+				t.Fatalf("the manifest of the killed run does not say how many requests it asks: %+v", m)
+			}
+			// The judge's verdicts are asked again by the report.
+			var keep []string
+			for _, l := range recordLines(t, out) {
+				if !strings.Contains(l, `|judge:`) {
+					keep = append(keep, l)
+				}
+			}
+			writeLines(t, out, keep)
+			answers := len(keep)
+			log.take()
+			code, msg := runCLI(t, cli("report", "--run", out, "--cache-dir", t.TempDir(), "--endpoint", url))
+			if code != 0 {
+				t.Fatalf("report: exit %d: %s", code, msg)
+			}
+			sent := log.take()
+			for _, b := range sent {
+				if !bytes.Contains(b, []byte("is_correct")) {
+					t.Fatalf("report sent a request that is not a judge's: %.120s", b)
+				}
+			}
+			if exp.Judge != nil && len(sent) != answers {
+				t.Errorf("report asked the judge %d times for %d answers", len(sent), answers)
+			}
+			want := fmt.Sprintf("requests have answers, and the tables cover only those")
+			if !strings.Contains(msg, "the run is partial") || !strings.Contains(msg, fmt.Sprintf(" of %d requests", total)) || !strings.Contains(msg, want) || !strings.Contains(msg, "--out "+out) {
+				t.Errorf("report does not say the run is partial, of %d requests: %s", total, msg)
+			}
+			m, _ = run.ReadManifest(out)
+			if exp.Judge != nil && (m.Status != "partial" || m.Pending != total-answers-len(sent)) {
+				t.Errorf("manifest: status %s, pending %d, want partial, %d", m.Status, m.Pending, total-answers-len(sent))
+			}
+		})
 	}
 }

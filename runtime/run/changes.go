@@ -17,7 +17,8 @@ import (
 // stagePlan is what one stage of an experiment asks, compared with what
 // the run directory already holds.
 type stagePlan struct {
-	pending   int             // requests without a record
+	pending   int             // requests without a record, to be sent
+	held      int             // requests without a record that Options.Send holds back
 	withheld  int             // requests whose first stage has no answer
 	recorded  int             // requests with a record
 	changed   map[string]bool // recorded keys whose request is now different
@@ -27,7 +28,7 @@ type stagePlan struct {
 // planStage walks one stage's requests: which are pending, and which are
 // recorded with a request body other than the one the experiment now
 // builds (records.KeySet.Changed; records without a digest never differ).
-func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string) (stagePlan, error) {
+func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
 	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
 	for r, err := range exp.StreamStage(stage, lookup, &p.withheld) {
 		if err != nil {
@@ -39,7 +40,11 @@ func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*
 		}
 		key := r.Key.String()
 		if !done.Has(key) {
-			p.pending++
+			if send != nil && !send(r.Key.Role) {
+				p.held++
+			} else {
+				p.pending++
+			}
 			continue
 		}
 		p.recorded++

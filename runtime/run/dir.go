@@ -25,13 +25,14 @@ type dirState struct {
 	copyName string    // the name that copy gives
 	scan     *records.Scan
 	name     string // the experiment being run
+	hint     Hints
 }
 
 // readDir reads dir's manifest, experiment copy and records for a run of
 // experiment name. A manifest or copy that cannot be read is an error (it
 // is not ours to guess about); a missing one is not.
-func readDir(dir, name string) (*dirState, error) {
-	st := &dirState{dir: dir, name: name}
+func readDir(dir, name string, hint Hints) (*dirState, error) {
+	st := &dirState{dir: dir, name: name, hint: hint}
 	m, err := ReadManifest(dir)
 	switch {
 	case err == nil:
@@ -77,8 +78,8 @@ func (st *dirState) sameExperiment() error {
 	if other == "" {
 		return nil
 	}
-	return fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; run into another --out",
-		st.dir, other, where, st.name)
+	return fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
+		st.dir, other, where, st.name, st.hint.newOut())
 }
 
 // foreign describes records of other experiments among this one's.
@@ -94,7 +95,7 @@ func (st *dirState) foreign() string {
 // simulator did. Records that do not name their identity (written before
 // records did) cannot say, and the run is refused rather than labelled
 // real.
-func provenanceFromRecords(scan *records.Scan, dir string) (*Manifest, error) {
+func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifest, error) {
 	m := &Manifest{}
 	unknown, first := 0, 0
 	for _, model := range slices.Sorted(maps.Keys(scan.Identities)) {
@@ -117,8 +118,8 @@ func provenanceFromRecords(scan *records.Scan, dir string) (*Manifest, error) {
 		}
 	}
 	if unknown > 0 {
-		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at line %d of %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or run into a new --out",
-			filepath.Join(dir, ManifestFile), unknown, first, scan.Path)
+		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at line %d of %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
+			filepath.Join(dir, ManifestFile), unknown, first, scan.Path, hint.newOut())
 	}
 	m.Simulated = scan.Simulated > 0
 	var names []string
@@ -135,7 +136,7 @@ func provenanceFromRecords(scan *records.Scan, dir string) (*Manifest, error) {
 // one was answered by the identity the earlier manifest names). It returns
 // a pick of the records answered by another identity, and an error naming
 // the old and new identities, or nil, nil when nothing changed.
-func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo, dir string) (func(key string, id *engine.Identity) bool, error) {
+func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo, dir string, hint Hints) (func(key string, id *engine.Identity) bool, error) {
 	before := map[string]engine.Identity{}
 	if prev != nil {
 		for _, mi := range prev.Models {
@@ -178,8 +179,8 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo,
 		}
 		return was != (engine.Identity{}) && was != cur
 	}
-	return pick, fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. Run into a new --out, or run again with --archive-changed to move the old identity's records to %s and ask them again",
-		dir, strings.Join(msgs, "; "), filepath.Join(dir, records.ArchiveDir))
+	return pick, fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
+		dir, strings.Join(msgs, "; "), capitalize(hint.newOut()), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir))
 }
 
 // archiveWhy says why records are moved aside.

@@ -54,6 +54,34 @@ type Options struct {
 	Progress func(Progress)
 	// Engine, if set, adjusts engine options after the experiment's (tests).
 	Engine func(*engine.Options)
+	// Send, if set, limits what is sent to the requests whose role it
+	// accepts (bhasha report: judge verdicts on the answers the run has).
+	// The others stay pending: the manifest counts them (Pending) and the
+	// run's status is "partial".
+	Send func(engine.Role) bool
+	// Hint names the remedies in refusals: the flags of the command line
+	// by default, the Go options from the bhasha package.
+	Hint Hints
+}
+
+// Hints are how a refusal names its remedies.
+type Hints struct {
+	NewOut         string // default "run into a new --out"
+	ArchiveChanged string // default "run again with --archive-changed"
+}
+
+func (h Hints) newOut() string {
+	if h.NewOut == "" {
+		return "run into a new --out"
+	}
+	return h.NewOut
+}
+
+func (h Hints) archiveChanged() string {
+	if h.ArchiveChanged == "" {
+		return "run again with --archive-changed"
+	}
+	return h.ArchiveChanged
 }
 
 // Progress is a run's state during one stage.
@@ -115,9 +143,16 @@ type Manifest struct {
 	ReadCache bool               `json:"read_cache"`
 	Started   time.Time          `json:"started"`
 	Ended     *time.Time         `json:"ended,omitempty"`
-	Status    string             `json:"status"` // running, complete, incomplete (some failed), interrupted
+	Status    string             `json:"status"` // running, complete, incomplete (some failed), partial (requests left unasked), interrupted
 	Counts    Counts             `json:"counts"`
-	Templates map[string]string  `json:"templates_sha256,omitempty"`
+	// Requests counts the requests the experiment asks, as known when the
+	// run started (those withheld for a first stage without an answer
+	// included): a run killed part-way still says how much it had to do.
+	Requests int `json:"requests,omitempty"`
+	// Pending counts the requests the run had yet to ask when it stopped
+	// (those withheld for a first stage without an answer included).
+	Pending   int               `json:"pending,omitempty"`
+	Templates map[string]string `json:"templates_sha256,omitempty"`
 	// InputChanges lists inputs that differ from those the kept records
 	// were made from (Inputs and Templates stay the earlier ones).
 	InputChanges []string     `json:"input_changes,omitempty"`
@@ -193,7 +228,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	exp.Override(eps, o.Concurrency)
 
 	// Read the directory as it is; nothing is written before the checks.
-	dirState, err := readDir(o.Out, exp.Name)
+	dirState, err := readDir(o.Out, exp.Name, o.Hint)
 	if err != nil {
 		return refuse(err)
 	}
@@ -210,7 +245,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		m.ExperimentFile, m.ExperimentHash = prev.ExperimentFile, prev.ExperimentHash
 	}
 	if prev == nil && scan.Report.Kept > 0 {
-		rebuilt, err := provenanceFromRecords(scan, o.Out)
+		rebuilt, err := provenanceFromRecords(scan, o.Out, o.Hint)
 		if err != nil {
 			return refuse(err)
 		}
@@ -273,15 +308,16 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		}
 	}
 	changed := map[string]bool{}
-	asked, pendingAll := 0, 0
+	asked, pendingAll, held := 0, 0, 0
 	var changeNotes []string
 	for stage := 1; stage <= exp.Stages(); stage++ {
-		plan, err := planStage(exp, stage, prior.Lookup, scan.Done, served)
+		plan, err := planStage(exp, stage, prior.Lookup, scan.Done, served, o.Send)
 		if err != nil {
 			return refuse(err)
 		}
 		asked += plan.recorded
 		pendingAll += plan.pending
+		held += plan.held + plan.withheld
 		if n := len(plan.changed); n > 0 {
 			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
 				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, exp, stage, prior.Lookup, served)))
@@ -298,8 +334,8 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		}
 	}
 	if len(problems) > 0 && !o.ArchiveChanged {
-		return refuse(fmt.Errorf("%s. Nothing was sent and no file was changed. Run into a new --out, or run again with --archive-changed to move these records to %s and ask again what the experiment asks",
-			strings.Join(problems, ". "), filepath.Join(o.Out, records.ArchiveDir)))
+		return refuse(fmt.Errorf("%s. Nothing was sent and no file was changed. %s, or %s to move these records to %s and ask again what the experiment asks",
+			strings.Join(problems, ". "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
 	// Connect (this asks the servers who they are, never a model request)
@@ -310,7 +346,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if o.Engine != nil {
 		o.Engine(&eo)
 	}
-	willSend := pendingAll > 0 || len(changed) > 0 || len(archive) > 0
+	willSend := pendingAll > 0 || (o.Send == nil && (len(changed) > 0 || len(archive) > 0))
 	var eng *engine.Engine
 	var store *cache.Store
 	if willSend {
@@ -329,7 +365,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		if eng, err = engine.New(ctx, exp.ModelConfigs(), eo); err != nil {
 			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
 		}
-		moved, err := identityChanges(scan, prev, eng.Models(), o.Out)
+		moved, err := identityChanges(scan, prev, eng.Models(), o.Out, o.Hint)
 		if err != nil && !o.ArchiveChanged {
 			return refuse(err)
 		}
@@ -386,6 +422,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
 		}
 	}
+	m.Requests = asked + pendingAll + held
 	if eng != nil {
 		setProvenance(m, eng)
 		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
@@ -396,6 +433,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	var total engine.Stats
 	var runErr error
 	prior = records.OK{}
+	stageHeld := map[int]int{}
 	for stage := 1; stage <= exp.Stages() && runErr == nil && eng != nil; stage++ {
 		if stage > 1 {
 			if prior, err = records.LoadOK(o.Out); err != nil {
@@ -403,10 +441,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			}
 		}
 		lookup := prior.Lookup
-		plan, err := planStage(exp, stage, lookup, done, served)
+		plan, err := planStage(exp, stage, lookup, done, served, o.Send)
 		if err != nil {
 			return nil, err
 		}
+		stageHeld[stage] = plan.held + plan.withheld
 		for g, ds := range plan.decodings {
 			if m.Decodings == nil {
 				m.Decodings = map[string][]engine.Decoding{}
@@ -419,8 +458,8 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			// prompts, built from its answers, changed too.
 			what := describeChanges(o.Out, plan.changed, exp, stage, lookup, served)
 			if !o.ArchiveChanged {
-				return nil, fmt.Errorf("%s: stage %d: %d of the %d recorded request(s) are now asked differently: %s. Run again with --archive-changed to move the old records to %s and ask them again",
-					o.Out, stage, n, plan.recorded, what, filepath.Join(o.Out, records.ArchiveDir))
+				return nil, fmt.Errorf("%s: stage %d: %d of the %d recorded request(s) are now asked differently: %s. %s to move the old records to %s and ask them again",
+					o.Out, stage, n, plan.recorded, what, capitalize(o.Hint.archiveChanged()), filepath.Join(o.Out, records.ArchiveDir))
 			}
 			now, err := records.ScanDir(o.Out, exp.Name)
 			if err != nil {
@@ -447,6 +486,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			continue
 		}
 		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o, logw)
+		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
 		total.OK += st.OK
 		total.Failed += st.Failed
@@ -454,8 +494,19 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		total.Sent += st.Sent
 		runErr = err
 	}
+	if eng == nil {
+		m.Pending = pendingAll + held
+	} else {
+		for _, n := range stageHeld {
+			m.Pending += n
+		}
+	}
 	if eng == nil && runErr == nil {
-		logf("%s: nothing to do, all %d requests have records", o.Out, asked)
+		if m.Pending == 0 {
+			logf("%s: nothing to do, all %d requests have records", o.Out, asked)
+		} else {
+			logf("%s: %d of %d requests have records; %d are left to ask and were not sent", o.Out, asked, asked+m.Pending, m.Pending)
+		}
 	}
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
 }
@@ -500,7 +551,7 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 	}
 	reqs := func(yield func(engine.Request, error) bool) {
 		for r, err := range exp.StreamStage(stage, lookup, nil) {
-			if err == nil && done.Has(r.Key.String()) {
+			if err == nil && (done.Has(r.Key.String()) || (o.Send != nil && !o.Send(r.Key.Role))) {
 				continue
 			}
 			if !yield(r, err) {
@@ -553,6 +604,8 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 		m.Error = runErr.Error()
 	case st.Failed > 0:
 		m.Status = "incomplete"
+	case m.Pending > 0:
+		m.Status = "partial"
 	default:
 		m.Status = "complete"
 	}
@@ -619,4 +672,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
+}
+
+// capitalize upper-cases the first letter of a sentence.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
