@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	bhasha sim   --addr 127.0.0.1:8000 [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage] [--facts FILE]
+//	bhasha sim   --addr 127.0.0.1:8000 [--config EXP.yaml | --dataset PATH | --facts FILE] [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage]
 //	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
@@ -12,6 +12,20 @@
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
 //	bhasha version
+//
+// When stderr is not a terminal (a file or a pipe: nohup, a batch job,
+// CI), run and report print a plain progress line instead of the bar,
+// "EXP: 1200/8800 (13.6 %), 4 failed, 310 cached, 412.3/s, about 18 s
+// left", every 5 s while a stage runs and once at its end; the environment
+// variable BHASHA_PROGRESS_EVERY sets the interval (a Go duration such as
+// 30s; 0 prints none).
+//
+// A standalone `bhasha sim` knows the bundled IndicKLAR demo facts unless
+// told the experiment's (--config EXP.yaml: its items and served model
+// names, as the in-process simulator of bhasha run) or a dataset's
+// (--dataset); asked about items it does not know, it says so on stderr
+// (once, then a count every 1000) and in each such response's header
+// X-Bhasha-Sim: unknown-item, and answers "I don't know".
 package main
 
 import (
@@ -26,6 +40,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +50,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/runtime/batch"
+	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
@@ -152,6 +168,41 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses args into fs, refusing a flag whose value, given as
+// the next argument, looks like a flag ("--html --xlsx" would otherwise
+// write an HTML file named --xlsx): give the value, or use --html=VALUE
+// for a value that starts with '-'.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	for i := 0; i+1 < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+			continue
+		}
+		f := fs.Lookup(strings.TrimLeft(a, "-"))
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		next := args[i+1]
+		if len(next) > 1 && strings.HasPrefix(next, "-") && !isNumber(next) {
+			return fmt.Errorf("%s %s: the value of %s looks like a flag; give %s a value (or write %s=%s if that is the value)", fs.Name(), a, a, a, a, next)
+		}
+		i++ // skip the value
+	}
+	return fs.Parse(args)
+}
+
+// isNumber reports whether s is a number (a negative value is not a flag).
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
 func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("sim", "sim --addr HOST:PORT [flags]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8000", "listen address (keep it on loopback)")
@@ -162,16 +213,18 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	failTypes := fs.String("fail-types", strings.Join(sim.AllFaults, ","), "faults to draw from: 429,500,timeout,reset,garbage")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with injected 429s")
 	facts := fs.String("facts", "", "JSON Lines of facts the simulated models know (default: the bundled IndicKLAR demo facts)")
-	bundle := fs.String("bundle", "", "IndicKLAR demo bundle used when neither --facts nor --dataset is given (default: the built-in excerpt)")
+	bundle := fs.String("bundle", "", "IndicKLAR demo bundle used when none of --config, --dataset and --facts is given (default: the built-in excerpt)")
 	dataset := fs.String("dataset", "", "a dataset (any format 'datasets check' reads) whose items the simulated models know")
+	config := fs.String("config", "", "an experiment file whose items the simulated models know, and whose served model names they answer to (as bhasha run's built-in simulator)")
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body in bytes (larger: 413)")
 	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time allowed to read a whole request")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	// Log: the server says when it is asked about items it does not know.
 	cfg := sim.Config{TTFT: *latency, PerToken: *perToken, MaxConcurrency: *maxConc, FailRate: *failRate, RetryAfter: *retryAfter,
-		MaxBodyBytes: *maxBody, ReadTimeout: *readTimeout}
+		MaxBodyBytes: *maxBody, ReadTimeout: *readTimeout, Log: stderr}
 	if *keyEnv != "" {
 		if cfg.APIKey = os.Getenv(*keyEnv); cfg.APIKey == "" {
 			return fmt.Errorf("sim: environment variable %s is empty", *keyEnv)
@@ -180,7 +233,22 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	if *failTypes != "" {
 		cfg.FailTypes = strings.Split(*failTypes, ",")
 	}
+	of := "" // whose facts, for the first line
 	switch {
+	case *config != "" && (*dataset != "" || *facts != ""):
+		return errors.New("sim: --config knows the experiment's items: give it without --dataset and --facts")
+	case *config != "":
+		exp, err := bhasha.Load(ctx, *config)
+		if err != nil {
+			return fmt.Errorf("sim: loading the experiment to know its items: %w", err)
+		}
+		if set := exp.Items(); set != nil {
+			cfg.Facts = sim.FactsOf(set)
+		} else {
+			fmt.Fprintf(stderr, "sim: experiment %s reads no dataset: the simulator knows none of its items, and its models answer \"I don't know\"\n", exp.Name)
+		}
+		cfg.Models = simulatedModelsOf(exp)
+		of = " of experiment " + exp.Name
 	case *dataset != "":
 		set, _, err := catalog.Load(ctx, *dataset, "", lang.New(), nil, item.Options{})
 		if err != nil {
@@ -229,10 +297,96 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts); Ctrl-C stops\n", url, len(cfg.Facts))
+	names := make([]string, len(cfg.Models))
+	for i, m := range cfg.Models {
+		names[i] = m.ID
+	}
+	if len(names) == 0 {
+		for _, m := range sim.DefaultModels() {
+			names = append(names, m.ID)
+		}
+	}
+	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts%s; models %s); Ctrl-C stops\n", url, len(cfg.Facts), of, strings.Join(names, ", "))
 	<-ctx.Done()
 	return nil
 }
+
+// simulatedModelsOf are the simulator's own models plus one per other
+// served name of exp (its models and judge), of its size_b (8 when
+// unknown), as bhasha.Run's built-in simulator serves them: an experiment
+// naming a paper's Hugging Face models runs on `bhasha sim --config`.
+func simulatedModelsOf(exp *bhasha.Experiment) []sim.ModelSpec {
+	out := sim.DefaultModels()
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[m.ID] = true
+	}
+	all := append([]bhasha.Model(nil), exp.Models...)
+	if exp.Judge != nil {
+		all = append(all, *exp.Judge)
+	}
+	for _, m := range all {
+		if seen[m.ServedName] {
+			continue
+		}
+		seen[m.ServedName] = true
+		size := m.SizeB
+		if size <= 0 {
+			size = 8
+		}
+		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: size, MaxModelLen: 8192})
+	}
+	return out
+}
+
+// progressEveryEnv names the environment variable that sets how often
+// plain progress lines are printed (a Go duration; 0 prints none).
+const progressEveryEnv = "BHASHA_PROGRESS_EVERY"
+
+// plainProgress prints a run's progress as plain lines on the command's
+// stderr when that is not a terminal (a file, a pipe: nohup, a batch job,
+// CI; a terminal gets the run's bar instead): every BHASHA_PROGRESS_EVERY
+// (default progress.DefaultEvery) while a stage runs, and once at the end
+// of each stage. Labels are the experiment's name, with the stage when it
+// has several.
+type plainProgress struct {
+	name string
+	p    *progress.Plain
+}
+
+// newPlainProgress reads BHASHA_PROGRESS_EVERY; a value that is not a
+// duration is an error.
+func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
+	every := progress.DefaultEvery
+	if v := os.Getenv(progressEveryEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if v == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)
+		}
+		every = d
+	}
+	if progress.IsTerminal(stderr) {
+		every = 0
+	}
+	return &plainProgress{name: name, p: progress.NewPlain(stderr, every)}, nil
+}
+
+// option is the run option that feeds the lines.
+func (pp *plainProgress) option() bhasha.RunOption {
+	return bhasha.OnProgress(func(p bhasha.Progress) {
+		label := pp.name
+		if p.Stages > 1 {
+			label = fmt.Sprintf("%s stage %d", pp.name, p.Stage)
+		}
+		pp.p.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
+	})
+}
+
+// Close stops the lines of a stage that did not end.
+func (pp *plainProgress) Close() { pp.p.Close() }
 
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
@@ -244,7 +398,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	exp, err := loadExperiment(ctx, fs, "run", *cfg, *out, *skip)
@@ -254,7 +408,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr)}
+	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), cliRemedies}
 	if *endpoint != "" {
 		opts = append(opts, bhasha.Endpoint(*endpoint))
 	}
@@ -264,6 +418,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if *archive {
 		opts = append(opts, bhasha.ArchiveChanged())
 	}
+	pp, err := newPlainProgress(exp.Name, stderr)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	defer pp.Close()
+	opts = append(opts, pp.option())
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
 	if r != nil {
@@ -275,6 +435,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	return runOutcome(ctx, *out, m, err)
 }
+
+// cliRemedies names the command line's flags in refusals.
+var cliRemedies = bhasha.RemedyNames("run into a new --out", "run again with --archive-changed")
 
 // runOutcome turns a run's end into the command's error: an interrupted
 // run and one with failed requests each get their own exit status and say
@@ -319,7 +482,7 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	live := fs.Bool("live", false, "read model identities from the endpoints (as a run would)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records instead of stopping")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	exp, err := loadExperiment(ctx, fs, "batch export", *cfg, *out, *skip)
@@ -341,7 +504,7 @@ func cmdBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
 	file := fs.String("file", "", "batch output file (JSON Lines)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" || *file == "" {
@@ -365,7 +528,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
 	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/figures/<experiment> (SVG and PNG need chromium)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cd := *cacheDir
@@ -411,7 +574,7 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "", "dataset format (default: detected): "+formatNames())
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -471,7 +634,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, every sample)")
 	figures := fs.String("figures", "", "also write paper-ready exports to this directory: tables as CSV and LaTeX, figures as ECharts JSON and (with chromium installed) SVG and PNG")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" {
@@ -486,16 +649,23 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("report: %w (use --config if the experiment moved)", err)
 	}
-	if r.Experiment().Stages() > 1 {
-		// Judge verdicts (and any other later stage) not yet in the run are
-		// requested now; a run that has them all sends nothing and connects
-		// to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr)}
+	if r.Experiment().HasJudge() {
+		// Judge verdicts not yet in the run are requested now, for the
+		// answers the run has and nothing else: a report never answers
+		// questions (a partial run stays partial, and says so). A run that
+		// has every verdict sends nothing and connects to nothing.
+		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.JudgeOnly(), cliRemedies}
 		if *endpoint != "" {
 			opts = append(opts, bhasha.Endpoint(*endpoint))
 		}
+		pp, err := newPlainProgress(r.Experiment().Name, stderr)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		defer pp.Close()
+		opts = append(opts, pp.option())
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
-			return fmt.Errorf("report: completing the run's judge stage: %w", err)
+			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)
 		}
 		if r, err = bhasha.Open(ctx, *dir, oo...); err != nil {
 			return fmt.Errorf("report: %w", err)
@@ -516,6 +686,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		label = " [SIMULATED models]"
 	}
 	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
+
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
@@ -552,7 +723,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	a := fs.String("a", "", "the first run directory (e.g. the authors' defaults)")
 	b := fs.String("b", "", "the second run directory (the option changed)")
 	out := fs.String("out", "", "also write the comparison table as CSV to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *a == "" || *b == "" {

@@ -421,6 +421,9 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		if len(set.Skipped) > 0 {
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
 		}
+		for _, n := range set.Notes {
+			logf("%s: dataset: %s", o.Out, n)
+		}
 	}
 	m.Requests = asked + pendingAll + held
 	if eng != nil {

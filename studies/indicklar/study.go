@@ -59,6 +59,16 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 	if len(e.Strategies) == 0 {
 		strategies = []Strategy{Baseline}
 	}
+	if e.Decoding.MaxTokens != 0 {
+		// Each strategy fixes its own limit (the authors' code): a
+		// decoding.max_tokens would be ignored without a word.
+		var limits []string
+		for _, s := range strategies {
+			limits = append(limits, fmt.Sprintf("%s %d", s, decoding(s, s.Stages()).MaxTokens))
+		}
+		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens (%d) does not apply to study %s: each strategy fixes its own token limit, as the authors' code does (%s); prompt.max_tokens sets one limit for every strategy (the paper's §4.3 says 10)",
+			e.Decoding.MaxTokens, e.Study, strings.Join(limits, ", "))
+	}
 	if e.Reference != "" {
 		if ref, err := ParseStrategy(e.Reference); err != nil {
 			c.Add([]string{"reference"}, "reference: %v", err)
@@ -89,13 +99,27 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if len(p.Strategies) == 0 {
 		p.Strategies = []Strategy{Baseline}
 	}
-	return &plan{Protocol: p, e: e}, nil
+	var asked []item.LangForm
+	for _, s := range p.Strategies {
+		for _, sl := range p.slots(s) {
+			lf := item.LangForm{Language: sl.lang.ISO3, Form: sl.form}
+			if !slices.Contains(asked, lf) {
+				asked = append(asked, lf)
+			}
+		}
+	}
+	gaps, err := e.CheckCoverage(set, asked)
+	if err != nil {
+		return nil, err
+	}
+	return &plan{Protocol: p, e: e, gaps: gaps}, nil
 }
 
 // plan is a built IndicKLAR study.
 type plan struct {
 	*Protocol
-	e *experiment.Experiment
+	e    *experiment.Experiment
+	gaps string // the asked language/form pairs the dataset has no items for
 }
 
 func (p *plan) Items() *item.Set { return p.Set }
@@ -166,14 +190,19 @@ func (p *plan) candidateOrder() string {
 	return "stored order, as the authors' code: the gold is always the last candidate shown, a position cue (prompt.shuffle_candidates shuffles them)"
 }
 
-// Notes states the candidate order when candidates were shown.
+// Notes lists the dataset's gaps among the asked pairs, and states the
+// candidate order when candidates were shown.
 func (p *plan) Notes() []string {
+	var out []string
+	if p.gaps != "" {
+		out = append(out, p.gaps)
+	}
 	for _, s := range p.Strategies {
 		if s != Baseline {
-			return []string{"candidate order: " + p.candidateOrder()}
+			return append(out, "candidate order: "+p.candidateOrder())
 		}
 	}
-	return nil
+	return out
 }
 
 // Criteria documents the scoring criteria.

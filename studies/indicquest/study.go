@@ -62,6 +62,13 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	}
 	p := &Protocol{Set: set, Languages: experiment.List(&experiment.Checker{}, "languages", e.Languages, lang.New().Lookup),
 		Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
+	var asked []string
+	for _, l := range p.Languages {
+		asked = append(asked, l.ISO3)
+	}
+	if err := e.CheckLanguages(set, asked); err != nil {
+		return nil, err
+	}
 	return &plan{Protocol: p, e: e}, nil
 }
 
