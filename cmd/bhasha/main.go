@@ -168,6 +168,22 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// urlList is a repeatable flag of URLs; each value may list several,
+// separated by commas.
+type urlList []string
+
+func (u *urlList) String() string { return strings.Join(*u, ",") }
+
+// Set appends the value's URLs.
+func (u *urlList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*u = append(*u, p)
+		}
+	}
+	return nil
+}
+
 // parseFlags parses args into fs, refusing a flag whose value, given as
 // the next argument, looks like a flag ("--html --xlsx" would otherwise
 // write an HTML file named --xlsx): give the value, or use --html=VALUE
@@ -392,7 +408,8 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
-	endpoint := fs.String("endpoint", "", "base URL (…/v1) that replaces every endpoint of the experiment")
+	var endpoint urlList
+	fs.Var(&endpoint, "endpoint", "base URL (…/v1) that replaces every endpoint of the experiment; repeat it (or separate URLs by commas) for replicas of the same model, which share the load")
 	conc := fs.Int("concurrency", 0, "per-replica concurrency, overriding the experiment")
 	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
@@ -409,8 +426,8 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
 	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), cliRemedies}
-	if *endpoint != "" {
-		opts = append(opts, bhasha.Endpoint(*endpoint))
+	if len(endpoint) > 0 {
+		opts = append(opts, bhasha.Endpoint(endpoint...))
 	}
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
@@ -629,7 +646,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
-	endpoint := fs.String("endpoint", "", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints)")
+	var endpoint urlList
+	fs.Var(&endpoint, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, every sample)")
@@ -655,8 +673,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
 		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.JudgeOnly(), cliRemedies}
-		if *endpoint != "" {
-			opts = append(opts, bhasha.Endpoint(*endpoint))
+		if len(endpoint) > 0 {
+			opts = append(opts, bhasha.Endpoint(endpoint...))
 		}
 		pp, err := newPlainProgress(r.Experiment().Name, stderr)
 		if err != nil {

@@ -417,7 +417,8 @@ func TestConflictingRecordsKept(t *testing.T) {
 
 // bhasha report on a two-stage run with disagreeing records (the case
 // where it used to keep the planted one and delete the genuine answer)
-// leaves the records file as it was and names both responses.
+// leaves the records file as it was, names both responses and scores
+// neither.
 func TestReportKeepsConflictingRecords(t *testing.T) {
 	out := smokeRun(t, "smoke-indicklar.yaml")
 	ls := recordLines(t, out)
@@ -425,7 +426,7 @@ func TestReportKeepsConflictingRecords(t *testing.T) {
 	writeLines(t, out, append([]string{planted}, ls...))
 	before := snapshot(t, out)
 	code, msg := runCLI(t, cli("report", "--run", out))
-	if code == 0 || !strings.Contains(msg, `line 1 answers "a planted answer"`) || !strings.Contains(msg, "line 2 answers") {
+	if code != 0 || !strings.Contains(msg, `line 1 answers "a planted answer"`) || !strings.Contains(msg, "line 2 answers") || !strings.Contains(msg, "left out of every table") {
 		t.Errorf("report: exit %d: %s", code, msg)
 	}
 	after := snapshot(t, out)
