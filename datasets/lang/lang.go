@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/bhashalab/bhasha/internal/textdist"
 )
 
 // Script is a writing system, named after its Unicode script property
@@ -175,7 +177,7 @@ func (r *Registry) near(s string, n int) []string {
 	var cs []cand
 	for k, i := range r.index {
 		l := r.langs[i]
-		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, l.Name), levenshtein(q, k)})
+		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, l.Name), textdist.Levenshtein(q, k)})
 	}
 	sort.Slice(cs, func(a, b int) bool {
 		if cs[a].d != cs[b].d {
@@ -191,27 +193,6 @@ func (r *Registry) near(s string, n int) []string {
 		out = append(out, c.k)
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // All returns every language, scheduled ones first, in registry order.
