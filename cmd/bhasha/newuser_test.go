@@ -115,3 +115,29 @@ func cliIn(dir string, args ...string) *exec.Cmd {
 	c.Dir = dir
 	return c
 }
+
+// Adding a strategy to a finished run asks only the new strategy's
+// requests, and says nothing untrue about the records kept: its template
+// is new, and made none of them.
+func TestAddedStrategyIsNotAChange(t *testing.T) {
+	bmlama, _ := filepath.Abs("../../testdata/bmlama/BMLAMA53")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "exp.yaml")
+	head := "name: grow\nstudy: indicklar\ndataset: {path: " + bmlama + ", format: bmlama}\nmodels: [{name: tiny, served_name: sim-tiny-1b}]\nlanguages: [hi, en]\nforms: [native, english]\nsample: 4\n"
+	os.WriteFile(cfg, []byte(head+"strategies: [baseline]\n"), 0o644)
+	url := simtest.Start(t, sim.Config{})
+	out := filepath.Join(dir, "run")
+	args := []string{"run", "--config", cfg, "--out", out, "--endpoint", url, "--cache-dir", filepath.Join(dir, "cache")}
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
+		t.Fatalf("first run: %s", msg)
+	}
+	os.WriteFile(cfg, []byte(head+"strategies: [baseline, tint-en]\n"), 0o644)
+	code, msg := runCLI(t, cli(args...))
+	if code != 0 || strings.Contains(msg, "new since the run") || strings.Contains(msg, "warning") {
+		t.Errorf("second run: exit %d: %s", code, msg)
+	}
+	code, msg = runCLI(t, cli("report", "--run", out))
+	if code != 0 || strings.Contains(msg, "new since the run") {
+		t.Errorf("report: exit %d: %s", code, msg)
+	}
+}

@@ -404,11 +404,29 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		// The kept records were made from the earlier inputs: the manifest
 		// keeps naming those, and lists what differs now, so that a report
 		// still says so after a resume.
+		// Inputs new since the run (a strategy added: its template) made
+		// none of the kept records: they join the manifest's inputs, and
+		// only what changed or is gone is a warning.
 		changes, err := InputChanges(prev, exp)
 		if err != nil {
 			return nil, err
 		}
-		m.Inputs, m.Templates, m.InputChanges = prev.Inputs, prev.Templates, changes
+		inputs, templates := maps.Clone(prev.Inputs), maps.Clone(prev.Templates)
+		for k, v := range m.Inputs {
+			if _, ok := inputs[k]; !ok && k != prev.ExperimentFile {
+				inputs[k] = v
+			}
+		}
+		for k, v := range m.Templates {
+			if _, ok := templates[k]; !ok {
+				if templates == nil {
+					templates = map[string]string{}
+				}
+				templates[k] = v
+			}
+		}
+		changes = slices.DeleteFunc(changes, func(c string) bool { return strings.HasSuffix(c, newSinceRun) })
+		m.Inputs, m.Templates, m.InputChanges = inputs, templates, changes
 		for _, c := range changes {
 			logf("%s: warning: %s; the records kept from earlier runs were made from the earlier inputs", o.Out, c)
 		}
@@ -618,6 +636,9 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	return runErr
 }
 
+// newSinceRun ends InputChanges' line for an input the run did not have.
+const newSinceRun = "is new since the run"
+
 // InputChanges compares the inputs a run recorded (inputs_sha256 and
 // templates_sha256 of its manifest) with exp's as they are now, and says
 // which changed, appeared or disappeared since the run: a report over such
@@ -634,7 +655,7 @@ func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
 			switch {
 			case a == b:
 			case a == "":
-				out = append(out, fmt.Sprintf("%s %s is new since the run", what, k))
+				out = append(out, fmt.Sprintf("%s %s %s", what, k, newSinceRun))
 			case b == "":
 				out = append(out, fmt.Sprintf("%s %s was part of the run and is gone", what, k))
 			default:
