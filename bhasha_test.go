@@ -296,3 +296,26 @@ func TestEndpointFromEnv(t *testing.T) {
 		t.Errorf("without BHASHA_ENDPOINT: %v, simulated %v", err, r != nil && r.Manifest().Simulated)
 	}
 }
+
+// A refusal from Go names the Go options that resolve it, not the command
+// line's flags (a notebook user has no --out).
+func TestRefusalNamesGoOptions(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tqa.jsonl")
+	b, err := os.ReadFile("testdata/triviaqa/triviaqa_small.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(data, b, 0o644)
+	out, cache := bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache"))
+	exp := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]))
+	if _, err := bhasha.Run(context.Background(), exp, out, cache); err != nil {
+		t.Fatal(err)
+	}
+	changed := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]),
+		bhasha.WithDecoding(bhasha.Decoding{MaxTokens: 7}))
+	_, err = bhasha.Run(context.Background(), changed, out, cache)
+	if err == nil || !strings.Contains(err.Error(), "bhasha.ArchiveChanged()") || !strings.Contains(err.Error(), "bhasha.Out") || strings.Contains(err.Error(), "--") {
+		t.Errorf("refusal: %v", err)
+	}
+}

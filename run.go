@@ -389,8 +389,8 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; `bhasha run --config %s --out %s` rebuilds it from the records)",
-			dir, err, filepath.Join(dir, run.ExperimentFile), dir)
+		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; running the experiment into the directory again rebuilds it from the records: bhasha run --config %s --out %s, or bhasha.Run with bhasha.Out(%q))",
+			dir, err, filepath.Join(dir, run.ExperimentFile), dir, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
@@ -465,8 +465,8 @@ func (r *Results) Partial() string {
 			return nil
 		})
 	}
-	return fmt.Sprintf("the run is partial (status %s): %d%s requests have answers, and the tables cover only those; running the experiment into this directory again resumes it (bhasha run --config %s --out %s)",
-		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir)
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have answers, and the tables cover only those; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
+		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
 }
 
 // Simulated reports whether the run's answers came from simulated models.

@@ -60,7 +60,7 @@ func LockDir(dir string, mode Mode) (*Lock, error) {
 		}
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("run directory %s is in use by %s (a run, batch import or report); wait for it to finish or use another --out", dir, holder)
+			return nil, fmt.Errorf("run directory %s is in use by %s (a run, batch import or report); wait for it to finish or use another run directory", dir, holder)
 		}
 		return nil, fmt.Errorf("locking run directory %s: %w", dir, err)
 	}
@@ -103,7 +103,7 @@ func noLink(path string) error {
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
 		to, _ := os.Readlink(path)
-		return fmt.Errorf("%s is a symbolic link (to %s); a run's files must be its own: copy the file in, or use another --out", path, to)
+		return fmt.Errorf("%s is a symbolic link (to %s); a run's files must be its own: copy the file in, or use another run directory", path, to)
 	}
 	return nil
 }

@@ -196,7 +196,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	for _, ep := range eps {
 		if err := engine.CheckEndpoint(ep); err != nil {
-			return nil, fmt.Errorf("--endpoint: %w", err)
+			return nil, fmt.Errorf("endpoint: %w", err)
 		}
 	}
 	if err := exp.Build(ctx); err != nil {
