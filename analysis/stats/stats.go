@@ -23,7 +23,10 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 //	centre = (k + z²/2) / (n + z²)
 //	half   = z / (n + z²) · sqrt(k(n−k)/n + z²/4)
 //
-// with z = Φ⁻¹(1 − (1−conf)/2). n = 0 gives (0, 1).
+// with z = Φ⁻¹(1 − (1−conf)/2). n = 0 gives (0, 1). The bounds at the
+// ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1 (centre − half
+// is 0 there in exact arithmetic; in floating point it would print as
+// 2.8e-17).
 func Wilson(k, n int, conf float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
@@ -32,7 +35,14 @@ func Wilson(k, n int, conf float64) (lo, hi float64) {
 	fk, fn, z2 := float64(k), float64(n), z*z
 	centre := (fk + z2/2) / (fn + z2)
 	half := z / (fn + z2) * math.Sqrt(fk*(fn-fk)/fn+z2/4)
-	return math.Max(0, centre-half), math.Min(1, centre+half)
+	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
+	if k <= 0 {
+		lo = 0
+	}
+	if k >= n {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // Proportion is a rate with its count, size and Wilson 95% interval.

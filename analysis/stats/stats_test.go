@@ -46,6 +46,15 @@ func TestEdgeCases(t *testing.T) {
 	if lo, hi := Wilson(0, 0, 0.95); lo != 0 || hi != 1 {
 		t.Errorf("Wilson(0,0) = %v %v", lo, hi)
 	}
+	// The bounds at the ends are exact, not 2.78e-17 (k = 0) or 1 − 1e-16.
+	for _, n := range []int{1, 3, 7, 10, 36, 500, 6364170} {
+		if lo, _ := Wilson(0, n, 0.95); lo != 0 {
+			t.Errorf("Wilson(0, %d) lower bound %g, want 0", n, lo)
+		}
+		if _, hi := Wilson(n, n, 0.95); hi != 1 {
+			t.Errorf("Wilson(%d, %d) upper bound %g, want 1", n, n, hi)
+		}
+	}
 	if p := NewProportion(3, 0); !math.IsNaN(p.P) {
 		t.Error("0/0 is not NaN")
 	}
