@@ -57,9 +57,14 @@ type Options struct {
 	// the engine answer from it without sending the request.
 	Cache     *cache.Store
 	ReadCache bool
-	// HTTPClient overrides the transport (tests); by default a pooled one.
+	// HTTPClient overrides the transport (tests); by default a pooled one
+	// that asks for no compression. Whichever it is, the engine follows no
+	// redirect, refuses a Content-Encoding it did not ask for, and bounds
+	// every response body (guardClient, responseBound).
 	HTTPClient *http.Client
-	// Logf receives warnings (unreachable replicas and the like).
+	// Logf receives warnings (unreachable replicas, replica back-offs and
+	// recoveries, a concurrency clamped to the open-file limit, and the
+	// like), one call at a time.
 	Logf func(format string, args ...any)
 }
 
@@ -80,6 +85,15 @@ func (o *Options) defaults() {
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
+	} else {
+		// Requests log from many goroutines (back-offs, cache warnings);
+		// the caller's Logf is called by one at a time.
+		logf, mu := o.Logf, new(sync.Mutex)
+		o.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logf(format, args...)
+		}
 	}
 	if o.HTTPClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -128,6 +142,10 @@ type Engine struct {
 	opts   Options
 	models map[string]*modelState
 	order  []string
+	client *http.Client // opts.HTTPClient behind guardClient
+	// maxInflight bounds the requests in flight over all models (0: no
+	// bound beyond the models' own); see clampToFileLimit.
+	maxInflight int
 }
 
 // New connects to every endpoint of every model: it reads /v1/models and
@@ -135,9 +153,13 @@ type Engine struct {
 // records the provenance. An unreachable replica is a warning while another
 // replica of the model answers; no reachable replica, or a served name that
 // no replica serves, is an error naming the URLs and the served models.
+//
+// The requests in flight, over all models and replicas, are bounded by
+// the process's open-file limit less a reserve (clampToFileLimit); when
+// the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState)}
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient)}
 	var errs []error
 	for _, mc := range models {
 		ms, err := e.connect(ctx, mc, true)
@@ -151,6 +173,7 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	e.clampToFileLimit()
 	return e, nil
 }
 
@@ -159,7 +182,7 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 // import batch files and to compute cache keys.
 func NewOffline(models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState)}
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient)}
 	for _, mc := range models {
 		ms, err := e.connect(context.Background(), mc, false)
 		if err != nil {
@@ -197,7 +220,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		copts := []option.RequestOption{
 			option.WithBaseURL(base + "/"),
 			option.WithMaxRetries(0), // the engine retries itself
-			option.WithHTTPClient(e.opts.HTTPClient),
+			option.WithHTTPClient(e.client),
 		}
 		if mc.APIKey != "" {
 			copts = append(copts, option.WithAPIKey(mc.APIKey))
@@ -208,6 +231,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		reps = append(reps, r)
 	}
 	ms.pool = newPool(reps, &e.opts)
+	ms.pool.model = mc.Name
 	root := mc.Root
 	if live {
 		var unreachable []string
@@ -229,6 +253,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			}
 			si.Models = models
 			si.Version = serverVersion(ctx, r)
+			r.answersAs = aliases(mc.ServedName, models)
 			ms.info.Servers = append(ms.info.Servers, si)
 			for _, m := range models {
 				served = append(served, m.ID)
@@ -256,6 +281,19 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	}
 	if root == "" {
 		root = mc.ServedName
+	}
+	// A replica that listed no entry for the served name (unreachable at
+	// start) answers under any name another replica listed for it.
+	all := map[string]bool{mc.ServedName: true, root: true}
+	for _, r := range reps {
+		for n := range r.answersAs {
+			all[n] = true
+		}
+	}
+	for _, r := range reps {
+		if r.answersAs == nil {
+			r.answersAs = all
+		}
 	}
 	ms.identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
 	ms.info.Identity = ms.identity
@@ -370,6 +408,9 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		workers += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
 	}
 	workers = max(1, min(workers, 8192))
+	if e.maxInflight > 0 {
+		workers = min(workers, e.maxInflight)
+	}
 	in := make(chan Request, workers)
 	out := make(chan *Record, workers)
 	var genErr error
@@ -515,8 +556,11 @@ type attemptInfo struct {
 }
 
 // do sends body with retries: jittered exponential backoff on 408, 409,
-// 429, 5xx, timeouts, connection errors and unparseable bodies, honouring
-// Retry-After; other 4xx fail at once.
+// 429, 5xx, timeouts, connection errors, unparseable bodies and answers
+// from another model than the one asked (wrongModelError: on another
+// replica when one is healthy), honouring Retry-After; other 4xx,
+// redirects, unrequested encodings and bodies over their bound fail at
+// once (classify).
 func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
 	var info attemptInfo
 	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
@@ -530,14 +574,14 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 		info.n++
 		info.endpoint = rep.base
 		start := time.Now()
-		res, err := attempt(ctx, rep, r, body, o.AttemptTimeout)
+		res, err := attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
 		if err == nil {
 			info.latency = time.Since(start)
-			ms.pool.release(rep, outOK, 0)
+			ms.pool.release(rep, outOK, 0, nil)
 			return res, info, nil
 		}
 		retry, oc, after := classify(err)
-		ms.pool.release(rep, oc, after)
+		ms.pool.release(rep, oc, after, err)
 		if ctx.Err() != nil {
 			return Result{}, info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
 		}
@@ -613,6 +657,7 @@ type wireChoice struct {
 }
 
 type wireResponse struct {
+	Model   string          `json:"model"`
 	Choices []*wireChoice   `json:"choices"`
 	Error   json.RawMessage `json:"error"`
 	Usage   *struct {
@@ -646,26 +691,32 @@ func present(raw json.RawMessage) bool {
 // Bad responses wrap errBadBody: the engine retries them and never caches
 // them.
 func ParseResponse(kind Kind, raw []byte) (Result, error) {
+	res, _, err := parseResponse(kind, raw)
+	return res, err
+}
+
+// parseResponse is ParseResponse, also returning the response's "model" field.
+func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return Result{}, fmt.Errorf("%w: %v (body starts %q)", errBadBody, err, prefix(raw, 60))
+		return Result{}, "", fmt.Errorf("%w: %v (body starts %q)", errBadBody, err, prefix(raw, 60))
 	}
 	if present(w.Error) {
-		return Result{}, fmt.Errorf("%w: status 200 with an error object: %s", errBadBody, prefix(w.Error, 200))
+		return Result{}, "", fmt.Errorf("%w: status 200 with an error object: %s", errBadBody, prefix(w.Error, 200))
 	}
 	if len(w.Choices) == 0 {
-		return Result{}, fmt.Errorf("%w: no choices (body starts %q)", errBadBody, prefix(raw, 60))
+		return Result{}, "", fmt.Errorf("%w: no choices (body starts %q)", errBadBody, prefix(raw, 60))
 	}
 	c := w.Choices[0]
 	if c == nil {
-		return Result{}, fmt.Errorf("%w: choices[0] is null", errBadBody)
+		return Result{}, "", fmt.Errorf("%w: choices[0] is null", errBadBody)
 	}
 	var res Result
 	switch kind {
 	case Chat:
 		m := c.Message
 		if m == nil {
-			return Result{}, fmt.Errorf("%w: chat choice has no message", errBadBody)
+			return Result{}, "", fmt.Errorf("%w: chat choice has no message", errBadBody)
 		}
 		if m.Refusal != nil && *m.Refusal != "" {
 			res.Refusal = *m.Refusal
@@ -677,7 +728,7 @@ func ParseResponse(kind Kind, raw []byte) (Result, error) {
 		case m.Content != nil:
 			res.Text = *m.Content
 		case res.Refusal == "" && res.ToolCalls == nil:
-			return Result{}, fmt.Errorf("%w: message.content is null or missing (no tool calls, no refusal)", errBadBody)
+			return Result{}, "", fmt.Errorf("%w: message.content is null or missing (no tool calls, no refusal)", errBadBody)
 		}
 		if m.ReasoningContent != nil {
 			res.Reasoning = *m.ReasoningContent
@@ -686,7 +737,7 @@ func ParseResponse(kind Kind, raw []byte) (Result, error) {
 		}
 	default:
 		if c.Text == nil {
-			return Result{}, fmt.Errorf("%w: completion choice has no text (null or missing)", errBadBody)
+			return Result{}, "", fmt.Errorf("%w: completion choice has no text (null or missing)", errBadBody)
 		}
 		res.Text = *c.Text
 	}
@@ -699,7 +750,7 @@ func ParseResponse(kind Kind, raw []byte) (Result, error) {
 	}
 	if res.Text == "" && res.Refusal == "" && res.ToolCalls == nil {
 		if res.FinishReason != "stop" && res.FinishReason != "length" {
-			return Result{}, fmt.Errorf("%w: empty text and finish_reason %q (want stop or length for an empty answer)", errBadBody, res.FinishReason)
+			return Result{}, "", fmt.Errorf("%w: empty text and finish_reason %q (want stop or length for an empty answer)", errBadBody, res.FinishReason)
 		}
 		res.Empty = true
 	}
@@ -709,7 +760,7 @@ func ParseResponse(kind Kind, raw []byte) (Result, error) {
 	if len(w.PromptLogprobs) > 0 && string(w.PromptLogprobs) != "null" {
 		res.PromptLogprobs = w.PromptLogprobs
 	}
-	return res, nil
+	return res, w.Model, nil
 }
 
 func prefix(b []byte, n int) string {
@@ -726,11 +777,14 @@ const (
 	HeaderStrategy = "X-Bhasha-Strategy" // Key.Strategy
 )
 
-func attempt(ctx context.Context, rep *replica, r Request, body []byte, timeout time.Duration) (Result, error) {
+// attempt sends body once to rep. The response body is bounded by what
+// the request asks for (responseBound), and the answer must come from the
+// model asked for (replica.checkModel).
+func attempt(ctx context.Context, rep *replica, served string, r Request, body []byte, timeout time.Duration) (Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw []byte
-	err := rep.client.Post(actx, r.Kind.Path(), body, &raw,
+	err := rep.client.Post(withBound(actx, responseBound(body)), r.Kind.Path(), body, &raw,
 		option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy))
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
@@ -740,9 +794,17 @@ func attempt(ctx context.Context, rep *replica, r Request, body []byte, timeout 
 		if errors.As(err, &apiErr) {
 			return Result{}, &httpError{base: rep.base, api: apiErr, msg: apiMessage(apiErr)}
 		}
+		if p := permanentCause(err); p != nil {
+			// Without the client's wrapping ("Post URL: ...", which would
+			// also carry a redirect's query string).
+			return Result{}, fmt.Errorf("%s: %w", rep.base, p)
+		}
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}
-	res, err := ParseResponse(r.Kind, raw)
+	res, model, err := parseResponse(r.Kind, raw)
+	if err == nil {
+		err = rep.checkModel(served, model)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
 	}
@@ -787,7 +849,24 @@ func apiMessage(e *openai.Error) string {
 
 // classify says whether an attempt error is worth retrying, what it says
 // about the replica, and how long the server asked us to wait.
+//
+// Permanent, not retried, and no fault of the replica's health (they fail
+// fast rather than back a replica off that every request would meet
+// again): a redirect (never followed), a Content-Encoding or gzip body
+// Bhasha did not ask for, a body over its bound (responseBound), and 4xx
+// other than 408, 409 and 429. An answer from another model than the one
+// asked (wrongModelError) is retried as a replica fault: a misrouting
+// gateway may route the next attempt right, and a replica serving the
+// wrong model is backed off so that the others carry the requests; the
+// answer is never cached nor recorded ok.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
+	if errors.Is(err, errPermanent) {
+		return false, outRequest, 0
+	}
+	var wrong *wrongModelError
+	if errors.As(err, &wrong) {
+		return true, outReplica, 0
+	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
 		if apiErr.Response != nil {
@@ -846,7 +925,8 @@ func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error)
 		apiKey = "EMPTY"
 	}
 	b := strings.TrimRight(sanitizeURL(base), "/")
-	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey))}
+	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey),
+		option.WithHTTPClient(guardClient(nil)))}
 	ms, err := listModels(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)

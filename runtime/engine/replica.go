@@ -17,6 +17,9 @@ type replica struct {
 	base   string // e.g. http://host:8000/v1 (credentials stripped)
 	root   string // base without the /v1 suffix, for /tokenize and /version
 	client openai.Client
+	// answersAs are the names this replica may answer the served name
+	// under (see checkModel); set once before the first request.
+	answersAs map[string]bool
 
 	// guarded by pool.mu
 	inflight     int
@@ -26,6 +29,12 @@ type replica struct {
 	backoffUntil time.Time
 	consecFail   int
 	dead         error // set when preflight could not reach it; cleared on success
+	// Back-off messages (see pool.release): when the last was logged, how
+	// many were not logged since, and whether one was logged since the
+	// last recovery.
+	lastLog   time.Time
+	unlogged  int
+	announced bool
 }
 
 // pool balances the requests of one model over its replicas:
@@ -36,6 +45,7 @@ type pool struct {
 	changed  chan struct{} // closed and replaced whenever a slot frees up
 	replicas []*replica
 	opts     *Options
+	model    string // the experiment's name of the model, for messages
 }
 
 func newPool(reps []*replica, opts *Options) *pool {
@@ -100,16 +110,48 @@ const (
 	outRequest           // the request itself was bad (4xx): replica is fine
 )
 
+// backoffLogEvery is the least interval between two back-off messages of
+// one replica; the back-offs in between are counted in the next message.
+const backoffLogEvery = time.Second
+
 // release returns the slot and updates the replica's health:
 // success grows the limit by 1/limit (additive increase), a 429 halves it
 // (at most once per 100 ms) and pauses the replica for retryAfter,
 // three consecutive replica faults back it off exponentially.
-func (p *pool) release(r *replica, o outcome, retryAfter time.Duration) {
+//
+// Every back-off is logged through Options.Logf with its reason (the
+// attempt's error) and its length, at most one message per replica per
+// backoffLogEvery (the others are counted in the next message), and so is
+// the first success after a logged back-off or after the replica was
+// unreachable at start (its recovery).
+func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason error) {
 	p.mu.Lock()
 	r.inflight--
 	now := time.Now()
+	var msg string
+	backedOff := func(d time.Duration, why string) {
+		if now.Sub(r.lastLog) < backoffLogEvery {
+			r.unlogged++
+			return
+		}
+		msg = fmt.Sprintf("warning: model %q: replica %s backed off for %s: %s", p.model, r.base, d.Round(time.Millisecond), why)
+		if reason != nil {
+			msg += ": " + reason.Error()
+		}
+		if r.unlogged > 0 {
+			msg += fmt.Sprintf(" (%d more back-off(s) since the last message)", r.unlogged)
+		}
+		r.lastLog, r.unlogged, r.announced = now, 0, true
+	}
 	switch o {
 	case outOK:
+		switch {
+		case r.dead != nil:
+			msg = fmt.Sprintf("model %q: replica %s recovered: it answers now (it was unreachable at start)", p.model, r.base)
+		case r.announced:
+			msg = fmt.Sprintf("model %q: replica %s recovered: it answers again", p.model, r.base)
+		}
+		r.announced = false
 		r.consecFail = 0
 		r.dead = nil
 		if r.limit < r.maxLimit {
@@ -123,6 +165,7 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration) {
 		if retryAfter > 0 {
 			if until := now.Add(retryAfter); until.After(r.backoffUntil) {
 				r.backoffUntil = until
+				backedOff(retryAfter, fmt.Sprintf("throttled (HTTP 429), as its Retry-After asks; concurrency limit now %d", int(r.limit)))
 			}
 		}
 	case outReplica:
@@ -133,11 +176,15 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration) {
 				d = p.opts.ReplicaBackoffMax
 			}
 			r.backoffUntil = now.Add(d)
+			backedOff(d, fmt.Sprintf("%d consecutive faults", r.consecFail))
 		}
 	}
 	close(p.changed)
 	p.changed = make(chan struct{})
 	p.mu.Unlock()
+	if msg != "" {
+		p.opts.Logf("%s", msg)
+	}
 }
 
 // CheckEndpoint accepts an endpoint base URL: http or https, a host, and
@@ -179,4 +226,46 @@ func sanitizeURL(raw string) string {
 		return strings.Replace(u.String(), "://", "://***@", 1)
 	}
 	return u.String()
+}
+
+// aliases are the names a server that lists models answers served under:
+// served itself and, when its entry has a root, the root and every id
+// listed with the same root (vLLM answers with the first of its
+// --served-model-name names, whichever was asked). Nil when models does
+// not list served.
+func aliases(served string, models []ServedModel) map[string]bool {
+	for _, m := range models {
+		if m.ID != served {
+			continue
+		}
+		out := map[string]bool{served: true}
+		if m.Root != "" {
+			out[m.Root] = true
+			for _, o := range models {
+				if o.Root == m.Root {
+					out[o.ID] = true
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// checkModel accepts a response's "model" field for a request that asked
+// for served: served, one of the replica's aliases of it, or an empty
+// field (some OpenAI-compatible servers omit it; the answer is then taken
+// as the model asked). Anything else is a wrongModelError.
+func (r *replica) checkModel(served, got string) error {
+	if got == "" || got == served || r.answersAs[got] {
+		return nil
+	}
+	return &wrongModelError{asked: served, answered: got}
+}
+
+// wrongModelError is an answer from another model than the one asked.
+type wrongModelError struct{ asked, answered string }
+
+func (e *wrongModelError) Error() string {
+	return fmt.Sprintf("asked %s, the server answered as %s; the answer is not kept (a gateway routing to the wrong model, or a server serving another one?)", e.asked, e.answered)
 }

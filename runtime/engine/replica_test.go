@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,14 +49,14 @@ func TestAIMD(t *testing.T) {
 	}
 	for i, c := range cases {
 		r.inflight++
-		p.release(r, c.o, c.after)
+		p.release(r, c.o, c.after, nil)
 		if r.limit != c.wantLimit {
 			t.Errorf("step %d: limit %g, want %g", i, r.limit, c.wantLimit)
 		}
 	}
 	for range 1000 {
 		r.inflight++
-		p.release(r, outOK, 0)
+		p.release(r, outOK, 0, nil)
 	}
 	if r.limit != 16 {
 		t.Errorf("limit grew to %g past the maximum 16", r.limit)
@@ -61,7 +64,7 @@ func TestAIMD(t *testing.T) {
 	// Retry-After pauses the replica.
 	r.inflight++
 	r.lastCut = time.Time{}
-	p.release(r, outThrottled, time.Second)
+	p.release(r, outThrottled, time.Second, nil)
 	if time.Until(r.backoffUntil) < 900*time.Millisecond {
 		t.Error("Retry-After not honoured")
 	}
@@ -69,7 +72,7 @@ func TestAIMD(t *testing.T) {
 	for range 10 {
 		r.inflight++
 		r.lastCut = time.Time{}
-		p.release(r, outThrottled, 0)
+		p.release(r, outThrottled, 0, nil)
 	}
 	if r.limit != 1 {
 		t.Errorf("limit %g after many 429s", r.limit)
@@ -81,14 +84,14 @@ func TestReplicaBackoffAfterThreeFaults(t *testing.T) {
 	r := p.replicas[0]
 	for i := 1; i <= 3; i++ {
 		r.inflight++
-		p.release(r, outReplica, 0)
+		p.release(r, outReplica, 0, nil)
 		backedOff := time.Now().Before(r.backoffUntil)
 		if backedOff != (i == 3) {
 			t.Errorf("after %d faults: backed off %v", i, backedOff)
 		}
 	}
 	r.inflight++
-	p.release(r, outOK, 0)
+	p.release(r, outOK, 0, nil)
 	if r.consecFail != 0 {
 		t.Error("success did not reset the fault count")
 	}
@@ -104,7 +107,7 @@ func TestAcquireWaitsForSlot(t *testing.T) {
 		t.Fatal("acquired beyond the limit")
 	case <-time.After(30 * time.Millisecond):
 	}
-	p.release(r, outOK, 0)
+	p.release(r, outOK, 0, nil)
 	select {
 	case <-got:
 	case <-time.After(time.Second):
@@ -114,5 +117,37 @@ func TestAcquireWaitsForSlot(t *testing.T) {
 	defer cancel()
 	if _, err := p.acquire(ctx); err == nil {
 		t.Fatal("acquire beyond the limit did not give up with its context")
+	}
+}
+
+// A burst of faults logs one back-off, with the count of the others in
+// the next message, and the recovery once.
+func TestBackoffLogIsRateLimited(t *testing.T) {
+	p := testPool(1, 64)
+	var logs []string
+	p.opts.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	r := p.replicas[0]
+	r.base = "http://replica/v1"
+	for range 100 {
+		r.inflight++
+		p.release(r, outReplica, 0, errors.New("connection refused"))
+	}
+	if len(logs) != 1 || !strings.Contains(logs[0], "backed off for 50ms: 3 consecutive faults: connection refused") {
+		t.Fatalf("logs %q", logs)
+	}
+	for range 3 {
+		r.inflight++
+		p.release(r, outOK, 0, nil)
+	}
+	if len(logs) != 2 || !strings.Contains(logs[1], "recovered") {
+		t.Fatalf("logs %q", logs)
+	}
+	r.lastLog = time.Time{}
+	for range 3 {
+		r.inflight++
+		p.release(r, outReplica, 0, errors.New("reset"))
+	}
+	if len(logs) != 3 || !strings.Contains(logs[2], "(97 more back-off(s) since the last message)") {
+		t.Fatalf("logs %q", logs)
 	}
 }

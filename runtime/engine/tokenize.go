@@ -24,7 +24,11 @@ func (e *Engine) TokenCounts(ctx context.Context, model string, texts []string, 
 	}
 	out := make([]int, len(texts))
 	errs := make([]error, len(texts))
-	sem := make(chan struct{}, max(1, ms.cfg.MaxConcurrency*len(ms.pool.replicas)))
+	n := ms.cfg.MaxConcurrency * len(ms.pool.replicas)
+	if e.maxInflight > 0 {
+		n = min(n, e.maxInflight)
+	}
+	sem := make(chan struct{}, max(1, n))
 	var wg sync.WaitGroup
 	for i, t := range texts {
 		body, err := json.Marshal(struct {
@@ -93,12 +97,12 @@ func (ms *modelState) tokenize(ctx context.Context, body []byte, o *Options) (in
 			if jerr := json.Unmarshal(raw, &r); jerr != nil || r.Count == nil {
 				err = fmt.Errorf("%s/tokenize: %w: no count (body starts %q)", rep.base, errBadBody, prefix(raw, 60))
 			} else {
-				ms.pool.release(rep, outOK, 0)
+				ms.pool.release(rep, outOK, 0, nil)
 				return *r.Count, nil
 			}
 		}
 		retry, oc, after := classify(err)
-		ms.pool.release(rep, oc, after)
+		ms.pool.release(rep, oc, after, err)
 		lastErr = err
 		if !retry || ctx.Err() != nil {
 			break

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -266,13 +267,57 @@ func newWriter(f io.WriteCloser, path string) *Writer {
 	return w
 }
 
+// MaxRecordBytes is the longest record line, its newline included, that
+// the records readers accept (Read, ReadUnique: the line limit of
+// internal/lines). Writer.Write never writes a longer one.
+const MaxRecordBytes = lines.DefaultMax
+
 // Write appends one record (one line).
+//
+// A record whose line would be longer than MaxRecordBytes (which the
+// readers refuse, so that the run could not be read again) is written as
+// a failed record instead, without its answer (response, reasoning,
+// logprobs, tool calls, extraction) and, if the request alone is over half
+// the limit, without its request body (request_sha256 stays), its error
+// naming the size; r itself is left as it was. The run then carries on and
+// ends incomplete, the record's key named; resuming sends it again (an
+// answer served from the cache is as large again). Only a record whose
+// failed form is still over the limit is refused with an error.
 func (w *Writer) Write(r *engine.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
+	start := w.buf.Len()
+	n, err := w.encode(r)
+	if err != nil {
+		return err
+	}
+	if n > MaxRecordBytes {
+		w.buf.Truncate(start)
+		f := oversized(r, n)
+		if n2, err := w.encode(f); err != nil || n2 > MaxRecordBytes {
+			w.buf.Truncate(start)
+			if err == nil {
+				err = fmt.Errorf("writing record %s: its line is %d bytes (%d as a failed record without its answer), over the %d bytes the records reader accepts", r.Key, n, n2, MaxRecordBytes)
+			}
+			return err
+		}
+		r = f
+	}
+	w.ends = append(w.ends, w.buf.Len())
+	w.oks = append(w.oks, r.Status == engine.StatusOK)
+	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
+		w.last = now
+		return w.flush()
+	}
+	return nil
+}
+
+// encode appends r's line (sealed) to the buffer and returns its length.
+func (w *Writer) encode(r *engine.Record) (int, error) {
+	start := w.buf.Len()
 	// The request body is JSON the engine marshalled itself (Request.Body):
 	// it is spliced in as the last field rather than re-validated and
 	// compacted by the encoder (it is the largest field of most records).
@@ -281,7 +326,7 @@ func (w *Writer) Write(r *engine.Record) error {
 	err := w.enc.Encode(r) // Encode writes nothing on error
 	r.Request = req
 	if err != nil {
-		return fmt.Errorf("writing record %s: %w", r.Key, err)
+		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
 	if len(req) > 0 {
 		w.buf.Truncate(w.buf.Len() - 2) // "}\n"
@@ -290,13 +335,36 @@ func (w *Writer) Write(r *engine.Record) error {
 		w.buf.WriteString("}\n")
 	}
 	w.seal()
-	w.ends = append(w.ends, w.buf.Len())
-	w.oks = append(w.oks, r.Status == engine.StatusOK)
-	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
-		w.last = now
-		return w.flush()
+	return w.buf.Len() - start, nil
+}
+
+// oversized is the failed record Write writes for r, whose line of n
+// bytes is over MaxRecordBytes.
+func oversized(r *engine.Record, n int) *engine.Record {
+	f := *r
+	f.Status = engine.StatusFailed
+	f.Error = fmt.Sprintf("the record was %d bytes, over the %d bytes (%d MiB) a records.jsonl line may have; its answer is left out", n, MaxRecordBytes, MaxRecordBytes>>20)
+	if r.Error != "" {
+		f.Error += " (its error was: " + prefixString(r.Error, 2000) + ")"
 	}
-	return nil
+	f.Response, f.Reasoning, f.Refusal = "", "", ""
+	f.Logprobs, f.PromptLogprobs, f.ToolCalls = nil, nil, nil
+	f.EmptyResponse, f.Extracted = false, nil
+	if len(f.Request) > MaxRecordBytes/2 {
+		f.Request = nil
+	}
+	return &f
+}
+
+// prefixString is s cut to at most n bytes, on a UTF-8 boundary.
+func prefixString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // seal appends the record_sha256 member to the record just encoded.

@@ -1,0 +1,50 @@
+package engine
+
+// Each request in flight holds a socket, so a run whose concurrency is
+// past the process's open-file limit fails its dials with EMFILE ("too
+// many open files"), which read as replica faults: the replicas back off
+// exponentially and the run stalls. The engine therefore bounds the
+// requests in flight, over all models and replicas, by the open-file
+// limit less a reserve for the records, the cache, logs and the
+// connections the transport dials ahead.
+
+// fileReserve is the number of descriptors kept out of the requests'
+// share of a soft open-file limit: a quarter of it, at least 64, at most
+// 256.
+func fileReserve(soft uint64) uint64 {
+	return min(max(soft/4, 64), 256)
+}
+
+// inflightAllowed is the number of requests that may be in flight under
+// the soft open-file limit soft (at least 1).
+func inflightAllowed(soft uint64) int {
+	if soft <= fileReserve(soft)+1 {
+		return 1
+	}
+	return int(min(soft-fileReserve(soft), 1<<30))
+}
+
+// clampToFileLimit bounds e's requests in flight (e.maxInflight) by the
+// process's soft RLIMIT_NOFILE (Go raises it to the hard limit at start,
+// so it is what ulimit -n allowed) and says so once through Logf when the
+// models' concurrency (MaxConcurrency per replica, summed) is past it.
+func (e *Engine) clampToFileLimit() {
+	soft, ok := openFileLimit()
+	if !ok {
+		return
+	}
+	e.clampTo(soft)
+}
+
+func (e *Engine) clampTo(soft uint64) {
+	want := 0
+	for _, ms := range e.models {
+		want += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
+	}
+	allowed := inflightAllowed(soft)
+	e.maxInflight = allowed
+	if want > allowed {
+		e.opts.Logf("warning: concurrency %d clamped to %d: the open-file limit is %d (ulimit -n), and %d descriptors are kept for files, the cache and logs; raise it with ulimit -n to run more requests at once",
+			want, allowed, soft, fileReserve(soft))
+	}
+}

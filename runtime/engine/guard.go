@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Bounds of a response body. A server that ignores max_tokens, or a
+// connection that never ends, must not fill the memory nor write a record
+// line that the records reader refuses (its limit is 64 MiB a line).
+//
+// The bound of a generation request is computed from the body it sends
+// (responseBound):
+//
+//	ResponseFloor + 2·len(body)
+//	  + n · tokens · (BytesPerToken + logprobs)
+//	  + promptTokens · BytesPerLogprob · (prompt_logprobs+1)
+//
+// where tokens is max_tokens (plus promptTokens when echo is set), logprobs
+// is BytesPerLogprob·(top_logprobs+1) when logprobs are asked for (chat
+// top_logprobs, completion logprobs) and 0 otherwise, promptTokens is
+// len(body)+4096 (a token is at least one byte of the body; 4096 covers a
+// chat template's own tokens), and the whole is at most MaxResponseBytes.
+// A request without max_tokens is bounded by MaxResponseBytes. Requests
+// that generate nothing (/v1/models, /version, /tokenize) are bounded by
+// MaxResponseBytes.
+const (
+	// ResponseFloor is the least bound: any error page, any short answer.
+	ResponseFloor = 1 << 20
+	// BytesPerToken is the room given to one generated token: its text
+	// JSON-escaped at worst (\u00XX per byte of a long token), and a
+	// reasoning field beside the content.
+	BytesPerToken = 128
+	// BytesPerLogprob is the room given to one logprob entry (token, logprob,
+	// bytes array, rank, decoded token).
+	BytesPerLogprob = 256
+	// MaxResponseBytes is the ceiling of every bound: half the records
+	// reader's line limit (records.MaxRecordBytes, 64 MiB), leaving room for
+	// the request body and the re-encoding of the answer in the record.
+	MaxResponseBytes = 32 << 20
+)
+
+// bound is the most bytes a response body may have, and what it was
+// computed from, for the error.
+type bound struct {
+	limit int64
+	what  string // "max_tokens 8", "max_tokens 8, top_logprobs 5"
+}
+
+type boundKey struct{}
+
+// withBound makes the engine's HTTP client bound the response to a request
+// sent with ctx.
+func withBound(ctx context.Context, b bound) context.Context {
+	return context.WithValue(ctx, boundKey{}, b)
+}
+
+func boundOf(ctx context.Context) bound {
+	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.limit > 0 {
+		return b
+	}
+	return bound{limit: MaxResponseBytes}
+}
+
+// responseBound is the bound of the response to a generation request
+// body, by the formula above.
+func responseBound(body []byte) bound {
+	var w struct {
+		MaxTokens      *int64          `json:"max_tokens"`
+		N              *int64          `json:"n"`
+		Logprobs       json.RawMessage `json:"logprobs"`
+		TopLogprobs    *int64          `json:"top_logprobs"`
+		PromptLogprobs *int64          `json:"prompt_logprobs"`
+		Echo           bool            `json:"echo"`
+	}
+	if json.Unmarshal(body, &w) != nil || w.MaxTokens == nil || *w.MaxTokens <= 0 {
+		return bound{limit: MaxResponseBytes, what: "max_tokens unset"}
+	}
+	clamp := func(v, hi int64) int64 { return min(max(v, 0), hi) }
+	what := []string{fmt.Sprintf("max_tokens %d", *w.MaxTokens)}
+	promptTokens := int64(len(body)) + 4096
+	tokens := clamp(*w.MaxTokens, 1<<24)
+	if w.Echo {
+		tokens += promptTokens
+		what = append(what, "echo")
+	}
+	perToken := int64(BytesPerToken)
+	switch lp := strings.TrimSpace(string(w.Logprobs)); lp {
+	case "", "null", "false":
+	default:
+		var k int64
+		if w.TopLogprobs != nil {
+			k = *w.TopLogprobs
+			what = append(what, fmt.Sprintf("top_logprobs %d", k))
+		} else if json.Unmarshal(w.Logprobs, &k) == nil {
+			what = append(what, fmt.Sprintf("logprobs %d", k))
+		} else {
+			what = append(what, "logprobs")
+		}
+		perToken += BytesPerLogprob * (clamp(k, 1<<10) + 1)
+	}
+	n := int64(1)
+	if w.N != nil && *w.N > 1 {
+		n = clamp(*w.N, 1<<10)
+		what = append(what, fmt.Sprintf("n %d", n))
+	}
+	limit := int64(ResponseFloor) + 2*int64(len(body)) + n*tokens*perToken
+	if w.PromptLogprobs != nil && *w.PromptLogprobs >= 0 {
+		limit += promptTokens * BytesPerLogprob * (clamp(*w.PromptLogprobs, 1<<10) + 1)
+		what = append(what, fmt.Sprintf("prompt_logprobs %d", *w.PromptLogprobs))
+	}
+	return bound{limit: min(limit, MaxResponseBytes), what: strings.Join(what, ", ")}
+}
+
+// errPermanent marks attempt errors that another attempt would meet again
+// (a redirect, an encoding Bhasha did not ask for, a body over its
+// bound): classify does not retry them.
+var errPermanent = errors.New("permanent")
+
+// permanentCause is the redirectError, encodingError or tooLargeError in
+// err's chain, or nil.
+func permanentCause(err error) error {
+	var rd *redirectError
+	var enc *encodingError
+	var tl *tooLargeError
+	switch {
+	case errors.As(err, &rd):
+		return rd
+	case errors.As(err, &enc):
+		return enc
+	case errors.As(err, &tl):
+		return tl
+	}
+	return nil
+}
+
+// tooLargeError is a response body longer than its bound.
+type tooLargeError struct {
+	b        bound
+	declared int64 // Content-Length when it announced the excess, else 0
+}
+
+func (e *tooLargeError) Error() string {
+	s := fmt.Sprintf("the response body exceeded %d bytes", e.b.limit)
+	if e.declared > 0 {
+		s = fmt.Sprintf("the response body (Content-Length %d) exceeds %d bytes", e.declared, e.b.limit)
+	}
+	if e.b.what != "" {
+		s += " for " + e.b.what
+	}
+	return s + "; the answer is not kept (a server that ignores max_tokens?)"
+}
+
+func (e *tooLargeError) Unwrap() error { return errPermanent }
+
+// encodingError is a body in an encoding Bhasha did not ask for.
+type encodingError struct {
+	encoding string // the Content-Encoding header; "" for gzip's magic bytes without one
+}
+
+func (e *encodingError) Error() string {
+	switch {
+	case e.encoding == "":
+		return "the body is gzip-compressed (it starts with gzip's magic bytes, without a Content-Encoding header), which Bhasha does not ask for"
+	case strings.Contains(strings.ToLower(e.encoding), "gzip"):
+		return fmt.Sprintf("the body is gzip-compressed (Content-Encoding: %s), which Bhasha does not ask for", e.encoding)
+	}
+	return fmt.Sprintf("the body is encoded (Content-Encoding: %s), which Bhasha does not ask for", e.encoding)
+}
+
+func (e *encodingError) Unwrap() error { return errPermanent }
+
+// redirectError is a redirect, which the engine never follows.
+type redirectError struct {
+	status int
+	to     string // sanitized: no credentials, no query
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the server redirected (HTTP %d) to %s; redirects are not followed: give the endpoint the server redirects to", e.status, e.to)
+}
+
+func (e *redirectError) Unwrap() error { return errPermanent }
+
+// guardClient is c (http.DefaultClient when nil) with a transport that
+// refuses response encodings that were not asked for and bounds every
+// response body (boundOf the request's context), and a redirect policy
+// that follows none: a POST redirected elsewhere is a misconfigured
+// endpoint, and a redirect to another origin would carry the API key away.
+func guardClient(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	cc := *c
+	next := cc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cc.Transport = guardTransport{next: next}
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		status := 0
+		if req.Response != nil {
+			status = req.Response.StatusCode
+		}
+		return &redirectError{status: status, to: sanitizeURL(req.URL.String())}
+	}
+	return &cc
+}
+
+type guardTransport struct{ next http.RoundTripper }
+
+// RoundTrip refuses a Content-Encoding the request did not ask for (the
+// engine's transport asks for none; a transport that asks for gzip itself
+// decodes it and removes the header) and bounds the body.
+func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") && req.Header.Get("Accept-Encoding") == "" {
+		resp.Body.Close()
+		return nil, &encodingError{encoding: ce}
+	}
+	b := boundOf(req.Context())
+	if resp.ContentLength > b.limit {
+		resp.Body.Close()
+		return nil, &tooLargeError{b: b, declared: resp.ContentLength}
+	}
+	resp.Body = &guardBody{rc: resp.Body, b: b}
+	return resp, nil
+}
+
+// guardBody fails a read past its bound, and a body that starts with
+// gzip's magic bytes (no JSON does: 0x1f is a control character).
+type guardBody struct {
+	rc      io.ReadCloser
+	b       bound
+	n       int64
+	started bool
+	err     error // sticky
+}
+
+func (g *guardBody) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	// Read at most one byte past the bound, to tell "exactly the bound"
+	// from "more".
+	if room := g.b.limit - g.n + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	k, err := g.rc.Read(p)
+	if !g.started && k > 0 {
+		if p[0] == 0x1f && k == 1 && err == nil {
+			// One byte is not enough to tell; read the second.
+			k2, err2 := io.ReadFull(g.rc, p[1:min(2, len(p))])
+			k, err = k+k2, err2
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+		}
+		g.started = true
+		if k >= 2 && p[0] == 0x1f && p[1] == 0x8b {
+			g.err = &encodingError{}
+			return 0, g.err
+		}
+	}
+	g.n += int64(k)
+	if g.n > g.b.limit {
+		g.err = &tooLargeError{b: g.b}
+		return k, g.err
+	}
+	return k, err
+}
+
+func (g *guardBody) Close() error { return g.rc.Close() }

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestResponseBound(t *testing.T) {
+	chat := func(extra string) []byte {
+		return []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8,"temperature":0` + extra + `}`)
+	}
+	b8 := chat("")
+	base := int64(ResponseFloor) + 2*int64(len(b8))
+	prompt := int64(len(b8)) + 4096
+	cases := []struct {
+		name  string
+		body  []byte
+		limit int64
+		what  string
+	}{
+		{"max_tokens 8", b8, base + 8*BytesPerToken, "max_tokens 8"},
+		{"chat top_logprobs", chat(`,"logprobs":true,"top_logprobs":5`), base + 8*(BytesPerToken+6*BytesPerLogprob) + 2*int64(len(`,"logprobs":true,"top_logprobs":5`)), "max_tokens 8, top_logprobs 5"},
+		{"completion logprobs", chat(`,"logprobs":2`), base + 8*(BytesPerToken+3*BytesPerLogprob) + 2*int64(len(`,"logprobs":2`)), "max_tokens 8, logprobs 2"},
+		{"prompt_logprobs", chat(`,"prompt_logprobs":1`), base + 8*BytesPerToken + 2*int64(len(`,"prompt_logprobs":1`)) + (prompt+int64(len(`,"prompt_logprobs":1`)))*BytesPerLogprob*2, "max_tokens 8, prompt_logprobs 1"},
+		{"n", chat(`,"n":3`), base + 3*8*BytesPerToken + 2*int64(len(`,"n":3`)), "max_tokens 8, n 3"},
+		{"ceiling", []byte(`{"max_tokens":1048576}`), MaxResponseBytes, "max_tokens 1048576"},
+		{"unset", []byte(`{"max_tokens":0}`), MaxResponseBytes, "max_tokens unset"},
+	}
+	for _, c := range cases {
+		b := responseBound(c.body)
+		if b.limit != c.limit || b.what != c.what {
+			t.Errorf("%s: %d (%s), want %d (%s)", c.name, b.limit, b.what, c.limit, c.what)
+		}
+		if b.limit > MaxResponseBytes || b.limit < ResponseFloor {
+			t.Errorf("%s: %d outside [floor, ceiling]", c.name, b.limit)
+		}
+	}
+	if e := (&tooLargeError{b: responseBound(b8)}).Error(); !strings.Contains(e, "exceeded") || !strings.Contains(e, "bytes for max_tokens 8") {
+		t.Errorf("message %q", e)
+	}
+}
+
+func TestInflightAllowed(t *testing.T) {
+	cases := []struct {
+		soft uint64
+		want int
+	}{{512, 384}, {1024, 768}, {256, 192}, {100, 36}, {60, 1}, {1 << 20, 1<<20 - 256}}
+	for _, c := range cases {
+		if got := inflightAllowed(c.soft); got != c.want {
+			t.Errorf("ulimit -n %d: %d, want %d", c.soft, got, c.want)
+		}
+	}
+}
+
+func TestClampSaysSoOnce(t *testing.T) {
+	var logs []string
+	o := &Options{Logf: func(f string, a ...any) { logs = append(logs, f) }}
+	o.defaults()
+	e := &Engine{opts: *o, models: map[string]*modelState{
+		"a": {cfg: ModelConfig{MaxConcurrency: 500}, pool: newPool(make([]*replica, 2), o)},
+	}}
+	e.clampTo(512)
+	if e.maxInflight != 384 || len(logs) != 1 {
+		t.Fatalf("maxInflight %d, %d messages", e.maxInflight, len(logs))
+	}
+	logs = nil
+	e.clampTo(1 << 16)
+	if len(logs) != 0 {
+		t.Errorf("a limit above the concurrency logged %q", logs)
+	}
+}
