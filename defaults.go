@@ -9,7 +9,7 @@ import (
 // dataset samples they read (each folder's SOURCE.md gives licence and
 // origin).
 //
-//go:embed testdata/experiments/*.yaml testdata/indicklar testdata/indicquest-v1 testdata/klar testdata/truthfulqa testdata/triviaqa
+//go:embed testdata/experiments/*.yaml testdata/bmlama testdata/indicklar testdata/indicquest-v1 testdata/klar testdata/truthfulqa testdata/triviaqa
 var defaults embed.FS
 
 // DefaultInputs returns the built-in inputs, rooted so that the

@@ -410,7 +410,7 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 		t.Errorf("the demo's index: %v", err)
 	}
 	_, browser := exec.LookPath("chromium")
-	for _, name := range []string{"smoke-indicklar", "smoke-indicquest", "smoke-klar", "smoke-mdi", "smoke-mdi-truthfulqa"} {
+	for _, name := range []string{"smoke-bmlama", "smoke-indicklar", "smoke-indicquest", "smoke-klar", "smoke-mdi", "smoke-mdi-truthfulqa"} {
 		b, err := os.ReadFile(filepath.Join(out, name, "tables", "accuracy.csv"))
 		if err != nil || !strings.HasPrefix(string(b), "simulated,") || !strings.Contains(string(b), "\ntrue,") {
 			t.Errorf("%s: %v %.100s", name, err, b)
@@ -427,6 +427,14 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 			t.Errorf("%s: %d SVG figures for %d charts", name, len(svgs), charts)
 		}
 	}
+	// The demo shows the study's headline metric: CLC over every pair of
+	// BMLAMA's four Indian languages, as a table and as Fig. 4's heatmap.
+	if b, _ := os.ReadFile(filepath.Join(out, "smoke-bmlama", "tables", "clc_mean.csv")); strings.Count(string(b), "\n") < 9 {
+		t.Errorf("smoke-bmlama's clc_mean has no rows:\n%s", b)
+	}
+	if html, _ := os.ReadFile(filepath.Join(out, "smoke-bmlama", "report.html")); !strings.Contains(string(html), "Fig. 4") {
+		t.Error("smoke-bmlama's report has no CLC heatmap (Fig. 4)")
+	}
 	// The index workbook: every run, linked, and its headline tables.
 	f, err := excelize.OpenFile(filepath.Join(out, "report.xlsx"))
 	if err != nil {
@@ -434,7 +442,7 @@ func TestDemoFromAnyDirectory(t *testing.T) {
 	}
 	defer f.Close()
 	rows, _ := f.GetRows("experiments")
-	if len(rows) != 6 || rows[0][0] != "experiment" {
+	if len(rows) != 7 || rows[0][0] != "experiment" {
 		t.Errorf("index workbook rows %q", rows)
 	}
 	if ok, link, _ := f.GetCellHyperLink("experiments", "F2"); !ok || !strings.HasSuffix(link, "/report.html") {
