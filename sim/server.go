@@ -19,6 +19,13 @@
 // request without headers (a batch file replayed by hand) is answered as
 // a plain question. The headers are not part of the response cache's key
 // (the body is): the studies never send one body under two roles.
+//
+// A generation request whose prompt matches none of the facts the server
+// was loaded with (an item it does not know: a user's own data on a server
+// started without it) is answered as now, "I don't know." (" unknown" for
+// a completion), and its response carries the header "X-Bhasha-Sim:
+// unknown-item" (HeaderSim, UnknownItem); Config.Log is told so once, then
+// with a count every Config.UnknownLogEvery such requests.
 package sim
 
 import (
@@ -63,6 +70,18 @@ func Root(id string, facts []Fact) string {
 	return fmt.Sprintf("simulated/%s@%s/facts-%x", id, Behaviour, h.Sum(nil)[:6])
 }
 
+// HeaderSim is the response header in which the simulator says what it
+// noticed about a request; UnknownItem, its value when the prompt matched
+// none of the server's facts (the answer is the one of an unknown item).
+const (
+	HeaderSim   = "X-Bhasha-Sim"
+	UnknownItem = "unknown-item"
+)
+
+// DefaultUnknownLogEvery is how many requests for unknown items go by
+// between two counts on Config.Log, unless told otherwise.
+const DefaultUnknownLogEvery = 1000
+
 // Fault kinds for injection.
 const (
 	Fault429     = "429"
@@ -99,6 +118,12 @@ type Config struct {
 	// body (default 10 s); IdleTimeout closes idle keep-alive connections
 	// (default 5 s, vLLM's keep-alive timeout).
 	ReadTimeout, IdleTimeout time.Duration
+	// Log, if set, is told when the server is asked about items it does
+	// not know (see HeaderSim): once, with what to do about it, and then
+	// with a count every UnknownLogEvery such requests (default
+	// DefaultUnknownLogEvery). Each message is one Write of one line.
+	Log             io.Writer
+	UnknownLogEvery int
 }
 
 // Server serves the simulated models. Create with New.
@@ -111,6 +136,7 @@ type Server struct {
 
 	running, waiting        atomic.Int64
 	success, failed, faults atomic.Int64
+	asked, unknown          atomic.Int64 // generation requests answered as an item, and of them, unknown ones
 	promptToks, genToks     atomic.Int64
 	faultCounts             [5]atomic.Int64
 	mux                     *http.ServeMux
@@ -146,6 +172,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 5 * time.Second
+	}
+	if cfg.UnknownLogEvery <= 0 {
+		cfg.UnknownLogEvery = DefaultUnknownLogEvery
 	}
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}}
 	for _, m := range cfg.Models {
@@ -454,11 +483,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", msg)
 		return
 	}
-	resp, promptToks, genToks, err := s.respond(m, &g, chat)
+	resp, promptToks, genToks, unknown, err := s.respond(m, &g, chat)
 	if err != nil {
 		s.failed.Add(1)
 		writeErr(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return
+	}
+	if unknown {
+		w.Header().Set(HeaderSim, UnknownItem)
 	}
 	if d := s.cfg.TTFT + time.Duration(genToks)*s.cfg.PerToken; d > 0 {
 		t := time.NewTimer(d)
@@ -475,8 +507,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// respond builds the response object.
-func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any, int, int, error) {
+// respond builds the response object; unknown reports that the prompt,
+// asked as an item (not a judge's), matched none of the server's facts.
+func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string]any, promptToks, genToks int, unknown bool, err error) {
 	text := g.text()
 	maxTok := 16
 	if g.MaxTokens != nil {
@@ -486,9 +519,9 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any,
 	} else if chat {
 		maxTok = 256
 	}
-	promptToks := s.tok.Count(g.templated())
+	promptToks = s.tok.Count(g.templated())
 	if promptToks+maxTok > m.MaxModelLen {
-		return nil, 0, 0, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
+		return nil, 0, 0, false, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
 	}
 	var out string
 	var known bool
@@ -496,6 +529,8 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any,
 		out, known = judgeVerdict(text, g.strategy == semanticJudged)
 	} else {
 		out, known = s.answer(m, text, g.cue())
+		unknown = !known // answer knows an item exactly when a fact's cue is in the prompt
+		s.noteAsked(unknown)
 	}
 	if !known {
 		out = "I don't know."
@@ -514,11 +549,11 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any,
 	if cut, truncated := s.tok.Truncate(out, maxTok); truncated {
 		out, finish = cut, "length"
 	}
-	genToks := s.tok.Count(out)
+	genToks = s.tok.Count(out)
 	now := time.Now().Unix()
 	idHash := strconv.FormatUint(uint64(unit(m.ID, text)*(1<<53)), 36)
 	usage := map[string]int{"prompt_tokens": promptToks, "completion_tokens": genToks, "total_tokens": promptToks + genToks}
-	resp := map[string]any{"created": now, "model": m.ID, "usage": usage, "system_fingerprint": "simulated"}
+	resp = map[string]any{"created": now, "model": m.ID, "usage": usage, "system_fingerprint": "simulated"}
 	if chat {
 		resp["id"] = "chatcmpl-sim-" + idHash
 		resp["object"] = "chat.completion"
@@ -544,7 +579,26 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (map[string]any,
 	if g.PromptLogprobs != nil {
 		resp["prompt_logprobs"] = s.promptLogprobs(m, text)
 	}
-	return resp, promptToks, genToks, nil
+	return resp, promptToks, genToks, unknown, nil
+}
+
+// noteAsked counts a request asked as an item and, for one the server
+// does not know, tells Config.Log: the first time with what to do about
+// it, then every UnknownLogEvery with a count.
+func (s *Server) noteAsked(unknown bool) {
+	asked := s.asked.Add(1)
+	if !unknown {
+		return
+	}
+	n := s.unknown.Add(1)
+	switch {
+	case s.cfg.Log == nil:
+	case n == 1:
+		fmt.Fprintf(s.cfg.Log, "bhasha sim: the simulator does not know this item: its prompts match none of its %d facts; start it with --config EXP (or --dataset) to know the experiment's items (its answer stays \"I don't know\"; responses say %s: %s)\n",
+			len(s.cfg.Facts), HeaderSim, UnknownItem)
+	case n%int64(s.cfg.UnknownLogEvery) == 0:
+		fmt.Fprintf(s.cfg.Log, "bhasha sim: %d of %d requests so far asked about items the simulator does not know (none of its %d facts)\n", n, asked, len(s.cfg.Facts))
+	}
 }
 
 func stops(v any) []string {
@@ -738,9 +792,11 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 }
 
 // Stats reports counters (for tests and benchmarks).
-type Stats struct{ Success, Failed, Faults int64 }
+// Asked counts generation requests answered as items (not a judge's),
+// Unknown those of them whose prompt matched none of the server's facts.
+type Stats struct{ Success, Failed, Faults, Asked, Unknown int64 }
 
 // Stats returns the counters so far.
 func (s *Server) Stats() Stats {
-	return Stats{Success: s.success.Load(), Failed: s.failed.Load(), Faults: s.faults.Load()}
+	return Stats{Success: s.success.Load(), Failed: s.failed.Load(), Faults: s.faults.Load(), Asked: s.asked.Load(), Unknown: s.unknown.Load()}
 }

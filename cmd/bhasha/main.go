@@ -362,9 +362,9 @@ const progressEveryEnv = "BHASHA_PROGRESS_EVERY"
 // plainProgress prints a run's progress as plain lines on the command's
 // stderr when that is not a terminal (a file, a pipe: nohup, a batch job,
 // CI; a terminal gets the run's bar instead): every BHASHA_PROGRESS_EVERY
-// (default progress.DefaultEvery) while a stage runs, and once at the end
-// of each stage. Labels are the experiment's name, with the stage when it
-// has several.
+// (default progress.DefaultEvery) while a stage's records arrive, and once
+// at the end of each stage. Labels are the experiment's name, with the
+// stage when it has several.
 type plainProgress struct {
 	name string
 	p    *progress.Plain
@@ -401,9 +401,6 @@ func (pp *plainProgress) option() bhasha.RunOption {
 	})
 }
 
-// Close stops the lines of a stage that did not end.
-func (pp *plainProgress) Close() { pp.p.Close() }
-
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
@@ -439,7 +436,6 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	defer pp.Close()
 	opts = append(opts, pp.option())
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
@@ -680,7 +676,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		defer pp.Close()
 		opts = append(opts, pp.option())
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)

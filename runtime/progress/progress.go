@@ -1,6 +1,9 @@
-// Package progress draws a one-line progress bar (done/total, rate, ETA,
-// failures) on a terminal, redrawn at most every 200 ms, and stays quiet
-// when its output is not a terminal.
+// Package progress shows how far a run is. Bar draws a one-line progress
+// bar (done/total, rate, ETA, failures) on a terminal, redrawn at most
+// every 200 ms, and stays quiet when its output is not a terminal. Plain
+// prints plain lines (no carriage return, no escape sequence) every few
+// seconds and at the end of each stage, for output that is a file or a
+// pipe (nohup, a batch job, CI).
 package progress
 
 import (
@@ -27,11 +30,13 @@ type Bar struct {
 
 // New returns a bar writing to w; it draws only when w is a terminal.
 func New(w io.Writer, label string, total int) *Bar {
-	enabled := false
-	if f, ok := w.(*os.File); ok {
-		enabled = term.IsTerminal(int(f.Fd()))
-	}
-	return &Bar{w: w, enabled: enabled, total: total, start: time.Now(), label: label}
+	return &Bar{w: w, enabled: IsTerminal(w), total: total, start: time.Now(), label: label}
+}
+
+// IsTerminal reports whether w is a terminal: an *os.File open on one.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Line renders the bar's text for done requests of which failed failed:
