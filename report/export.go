@@ -5,22 +5,36 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // Exports are paper-ready files: every table as CSV and as a LaTeX
-// booktabs table (tables/NAME.csv, tables/NAME.tex), every figure's
-// ECharts option (figures/NAME.json) and, with a browser (headless
-// Chromium), the figure as SVG (ECharts' SVG renderer, one page for all)
-// and PNG (a screenshot per figure).
+// booktabs table (tables/NAME.csv, tables/NAME.tex, with
+// tables/README.txt saying the CSV files are exact data, not to be
+// opened by double-click in a spreadsheet: tables.CSVNote), every
+// figure's ECharts option (figures/NAME.json) and, with a browser
+// (headless Chromium), the figure as SVG (ECharts' SVG renderer, one page
+// for all; each checked to be well-formed XML) and PNG (a screenshot per
+// figure).
+//
+// Each NAME is the table's or figure's name through tables.FileNames
+// (one folder each): a model named "../../x" or "m<svg onload=…>" gets a
+// file inside the folder, of letters, digits, '-', '_' and '.', and two
+// names that sanitise alike get distinct files. Every figure's text is
+// shown as tables.Visible does (control characters as their pictures),
+// whether or not Figures made it.
 func WriteExports(ctx context.Context, dir string, p Page, browser string) error {
 	td, fd := filepath.Join(dir, "tables"), filepath.Join(dir, "figures")
 	for _, d := range []string{td, fd} {
@@ -28,29 +42,45 @@ func WriteExports(ctx context.Context, dir string, p Page, browser string) error
 			return fmt.Errorf("exports: %w", err)
 		}
 	}
+	if len(p.Tables) > 0 {
+		if err := atomicfile.WriteFile(filepath.Join(td, tables.CSVNoteFile), []byte(tables.CSVNote)); err != nil {
+			return err
+		}
+	}
+	var tnames tables.FileNames
 	for _, t := range p.Tables {
 		var csv bytes.Buffer
 		if err := t.WriteCSV(&csv, t.Simulated); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(td, t.Name+".csv"), csv.Bytes()); err != nil {
+		name := tnames.Name(t.Name)
+		if err := atomicfile.WriteFile(filepath.Join(td, name+".csv"), csv.Bytes()); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(td, t.Name+".tex"), []byte(t.LaTeX())); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(td, name+".tex"), []byte(t.LaTeX())); err != nil {
 			return err
 		}
 	}
-	for _, f := range p.Figures {
+	var fnames tables.FileNames
+	figs := make([]Figure, len(p.Figures))
+	files := make([]string, len(p.Figures))
+	for i, f := range p.Figures {
+		o, err := visibleOption(f.Option)
+		if err != nil {
+			return fmt.Errorf("figure %q: %w", f.Name, err)
+		}
+		figs[i], files[i] = f, fnames.Name(f.Name)
+		figs[i].Option = o
 		var b bytes.Buffer
-		json.Indent(&b, f.Option, "", " ")
-		if err := atomicfile.WriteFile(filepath.Join(fd, f.Name+".json"), b.Bytes()); err != nil {
+		json.Indent(&b, o, "", " ")
+		if err := atomicfile.WriteFile(filepath.Join(fd, files[i]+".json"), b.Bytes()); err != nil {
 			return err
 		}
 	}
-	if browser == "" || len(p.Figures) == 0 {
+	if browser == "" || len(figs) == 0 {
 		return nil
 	}
-	return renderFigures(ctx, fd, p.Figures, browser)
+	return renderFigures(ctx, fd, figs, files, browser)
 }
 
 var (
@@ -62,8 +92,9 @@ var (
 // with ECharts' SVG renderer (the SVG elements are read from the DOM),
 // one with its canvas renderer, each chart exporting itself as a PNG data
 // URL (getDataURL, twice the pixel density) into an attribute the DOM
-// dump carries.
-func renderFigures(ctx context.Context, dir string, figs []Figure, browser string) error {
+// dump carries. Figure i is written as files[i].svg and files[i].png;
+// an SVG that is not well-formed XML is an error, never a file.
+func renderFigures(ctx context.Context, dir string, figs []Figure, files []string, browser string) error {
 	tmp, err := os.MkdirTemp("", "bhasha-figures-")
 	if err != nil {
 		return err
@@ -115,19 +146,23 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, browser strin
 		id := fmt.Sprintf("fig-%d", i)
 		svg, ok := svgs[id]
 		if !ok {
-			return fmt.Errorf("rendering figure %s: no SVG drawn", f.Name)
+			return fmt.Errorf("rendering figure %q: no SVG drawn", f.Name)
 		}
 		if !strings.Contains(svg, "xmlns=") {
 			svg = strings.Replace(svg, "<svg", `<svg xmlns="http://www.w3.org/2000/svg"`, 1)
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+".svg"), []byte(svg)); err != nil {
+		svg = strings.ReplaceAll(svg, "&nbsp;", "&#160;") // the DOM's HTML serialisation; XML knows no &nbsp;
+		if err := wellFormed(svg); err != nil {
+			return fmt.Errorf("rendering figure %q: the SVG drawn is not XML: %w", f.Name, err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, files[i]+".svg"), []byte(svg)); err != nil {
 			return err
 		}
 		png, err := base64.StdEncoding.DecodeString(pngs[id])
 		if err != nil || len(png) == 0 {
-			return fmt.Errorf("rendering figure %s: no PNG drawn", f.Name)
+			return fmt.Errorf("rendering figure %q: no PNG drawn", f.Name)
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.Name+".png"), png); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, files[i]+".png"), png); err != nil {
 			return err
 		}
 	}
@@ -141,3 +176,50 @@ var figPage = template.Must(template.New("fig").Parse(`<!DOCTYPE html><html><hea
 <script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:{{$.Renderer}}});c.setOption({{.Option}});
 if({{$.Renderer}}==="canvas"){el.setAttribute("data-png",c.getDataURL({type:"png",pixelRatio:2,backgroundColor:"#fff"}));}})();</script>
 {{end}}</body></html>`))
+
+// wellFormed says whether doc is one well-formed XML document.
+func wellFormed(doc string) error {
+	d := xml.NewDecoder(strings.NewReader(doc))
+	for {
+		if _, err := d.Token(); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// visibleOption is an ECharts option with every string in it (titles,
+// labels, series and category names, tooltips) shown as tables.Visible
+// does; the option itself when none changes.
+func visibleOption(o json.RawMessage) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(o, &v); err != nil {
+		return nil, err
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(x any) any {
+		switch y := x.(type) {
+		case string:
+			if s := tables.Visible(y); s != y {
+				changed = true
+				return s
+			}
+		case []any:
+			for i := range y {
+				y[i] = walk(y[i])
+			}
+		case map[string]any:
+			for k := range y {
+				y[k] = walk(y[k])
+			}
+		}
+		return x
+	}
+	v = walk(v)
+	if !changed {
+		return o, nil
+	}
+	return json.Marshal(v)
+}

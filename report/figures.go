@@ -263,7 +263,10 @@ func round(v float64) any {
 // Figures are every figure the run's tables allow, in report order.
 //
 // Each figure's n, and SIMULATED when it is, is also stamped under its
-// title (stamp), for the exported images.
+// title (stamp), for the exported images; and every text in its option
+// and caption (model, language, domain names from a run) is shown as
+// tables.Visible does, control characters as their pictures, so that
+// the SVG drawn from it is XML.
 func Figures(ts []*tables.Table) ([]Figure, error) {
 	by := map[string]*tables.Table{}
 	for _, t := range ts {
@@ -337,6 +340,10 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		if out[i].Option, err = stamp(out[i]); err != nil {
 			return nil, err
 		}
+		if out[i].Option, err = visibleOption(out[i].Option); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", out[i].Name, err)
+		}
+		out[i].Caption = tables.Visible(out[i].Caption)
 	}
 	return out, nil
 }

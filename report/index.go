@@ -48,7 +48,9 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f.SetCellStyle(idx, "A1", cellName(len(head), 1), st.header)
 	for i, e := range entries {
 		r := i + 2
-		f.SetCellStr(idx, cellName(1, r), e.Name)
+		if err := setText(f, idx, cellName(1, r), e.Name, "manifest.json", st); err != nil {
+			return err
+		}
 		f.SetCellBool(idx, cellName(2, r), e.Simulated)
 		f.SetCellStr(idx, cellName(3, r), e.Status)
 		f.SetCellInt(idx, cellName(4, r), int64(e.Records))
@@ -61,6 +63,7 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			}
 		}
 	}
+	st.log.apply(f, idx, st.changed)
 	f.SetColWidth(idx, "A", "A", 28)
 	f.SetColWidth(idx, "F", "G", 40)
 	f.SetPanes(idx, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
@@ -73,6 +76,11 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			if err := writeTable(f, name, t, st); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
+		}
+	}
+	for i, l := range st.log.lines() {
+		if err := f.SetCellStr("README", cellName(1, len(lines)+2+i), l); err != nil {
+			return err
 		}
 	}
 	_, err = f.WriteTo(w)

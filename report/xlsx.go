@@ -23,6 +23,14 @@ const MaxSampleRows = 1_000_000
 // at most MaxSampleRows rows and a note when cut). Text from models and
 // datasets is always a string cell, never a formula, whatever it starts
 // with (=, +, -, @, tab, CR).
+//
+// Where Excel's limits force a cell's text to change (fitCell: over
+// MaxCellChars characters, or characters XML cannot hold), the cell says
+// so: its text ends in "… [cut: N characters, full text in FILE]" or
+// shows the characters as their control pictures (␀, ␛), it has an
+// orange fill and a comment saying what changed (the first
+// MaxNoteComments of a sheet), and the README sheet counts the changed
+// cells of every sheet. Nothing is changed silently.
 func WriteXLSX(w io.Writer, p Page) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -43,7 +51,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run.")
 	}
 	for i, l := range lines {
-		if err := f.SetCellStr(readme, cellName(1, i+1), l); err != nil {
+		if err := setText(f, readme, cellName(1, i+1), l, "manifest.json", styles); err != nil {
 			return err
 		}
 	}
@@ -54,7 +62,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		}
 		name := sheetName(t.Name, used)
 		if len(t.Rows) > StreamRows {
-			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, "the run directory's tables/"+t.Name+".csv", styles); err != nil {
+			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, "the run directory's tables/"+tables.FileName(t.Name)+".csv", styles); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
 			continue
@@ -73,9 +81,13 @@ func WriteXLSX(w io.Writer, p Page) error {
 	f.NewSheet(prov)
 	f.SetSheetRow(prov, "A1", &[]any{"what", "value"})
 	for i, kv := range p.Provenance {
-		f.SetCellStr(prov, cellName(1, i+2), kv[0])
-		f.SetCellStr(prov, cellName(2, i+2), kv[1])
+		for c, v := range kv {
+			if err := setText(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
+				return err
+			}
+		}
 	}
+	styles.log.apply(f, prov, styles.changed)
 	f.SetColWidth(prov, "A", "A", 28)
 	f.SetColWidth(prov, "B", "B", 100)
 	if p.Samples != nil {
@@ -87,15 +99,31 @@ func WriteXLSX(w io.Writer, p Page) error {
 			return err
 		}
 	}
+	styles.log.apply(f, readme, styles.changed)
+	for i, l := range styles.log.lines() {
+		if err := f.SetCellStr(readme, cellName(1, len(lines)+2+i), l); err != nil {
+			return err
+		}
+	}
 	_, err = f.WriteTo(w)
 	return err
 }
 
-type styleSet struct{ header, rate, float, pvalue, count int }
+// styleSet is a workbook's cell styles, and the log of the cells whose
+// text had to change to fit Excel (fitCell), which every sheet writer
+// shares.
+type styleSet struct {
+	header, rate, float, pvalue, count int
+	changed                            int // a cell whose text fitCell changed
+	log                                *changeLog
+}
 
 func newStyles(f *excelize.File) (styleSet, error) {
-	var s styleSet
+	s := styleSet{log: &changeLog{}}
 	var err error
+	if s.changed, err = f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Color: []string{changedFill}, Pattern: 1}}); err != nil {
+		return s, err
+	}
 	if s.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Color: []string{"#F2F2F2"}, Pattern: 1},
 		Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
 		return s, err
@@ -164,7 +192,7 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 				break
 			}
 			cell := cellName(c+1, r+hdr+1)
-			if err := setCell(f, sheet, cell, v); err != nil {
+			if err := setCell(f, sheet, cell, v, fullTextAt(t, c), st); err != nil {
 				return err
 			}
 		}
@@ -191,6 +219,7 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 				MinColor: "#F8696B", MidColor: "#FFEB84", MaxColor: "#63BE7B"}})
 		}
 	}
+	st.log.apply(f, sheet, st.changed)
 	if len(cols) > 0 {
 		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
@@ -250,8 +279,9 @@ func absolute(cell string) string {
 
 // setCell writes a typed cell: numbers as numbers (NaN as an empty
 // cell), booleans as booleans, everything else as a string cell, so text
-// beginning with =, +, -, @ is never read as a formula.
-func setCell(f *excelize.File, sheet, cell string, v any) error {
+// beginning with =, +, -, @ is never read as a formula; text as setText
+// writes it (full names the file holding the full text).
+func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleSet) error {
 	switch x := v.(type) {
 	case nil:
 		return nil
@@ -265,9 +295,23 @@ func setCell(f *excelize.File, sheet, cell string, v any) error {
 	case bool:
 		return f.SetCellBool(sheet, cell, x)
 	case string:
-		return f.SetCellStr(sheet, cell, x)
+		return setText(f, sheet, cell, x, full, st)
 	}
-	return f.SetCellStr(sheet, cell, fmt.Sprint(v))
+	return setText(f, sheet, cell, fmt.Sprint(v), full, st)
+}
+
+// setText writes s as a string cell as fitCell fits it; a cell it had
+// to change is logged, and gets its fill and comment when the sheet's
+// log is applied (changeLog.apply).
+func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
+	fit := fitCell(s, full)
+	if err := f.SetCellStr(sheet, cell, fit.text); err != nil {
+		return err
+	}
+	if fit.changed() {
+		st.log.add(sheet, cell, fit, full)
+	}
+	return nil
 }
 
 // StreamRows is the row count above which a table's sheet is written
@@ -278,13 +322,27 @@ const StreamRows = 50_000
 
 // writeStream writes a long table (the samples, the answers) with the
 // streaming writer: a frozen header, strings as string cells (never a
-// formula), floats with three decimals, at most limit rows, and a
-// last row saying how many of total were left out and where they are
-// (rest).
+// formula) fitted and marked as setText marks them, floats with three
+// decimals, at most limit rows, and a last row saying how many of total
+// were left out and where they are (rest).
 func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit int, rest string, st styleSet) error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
+	// The cells whose text must change to fit, found first: their
+	// comments must be on the sheet before the stream writer reads it.
+	fits := map[[2]int]fitted{}
+	for r := range min(len(t.Rows), limit) {
+		for c, v := range t.Rows[r] {
+			if x, ok := v.(string); ok && c < len(t.Header) {
+				if fit := fitCell(x, fullTextAt(t, c)); fit.changed() {
+					fits[[2]int{r, c}] = fit
+					st.log.add(sheet, cellName(c+1, r+2), fit, fullTextAt(t, c))
+				}
+			}
+		}
+	}
+	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
@@ -313,6 +371,10 @@ func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit i
 					vals[c] = excelize.Cell{StyleID: st.float, Value: x}
 				}
 			case string:
+				if fit, ok := fits[[2]int{r, c}]; ok { // changed to fit: marked
+					vals[c] = excelize.Cell{StyleID: st.changed, Value: fit.text}
+					continue
+				}
 				vals[c] = excelize.Cell{Value: x} // a string cell: never a formula
 			default:
 				vals[c] = v
@@ -340,9 +402,13 @@ func colName(col int) string {
 	return s
 }
 
-// sheetName makes a valid, unused sheet name (31 characters at most).
+// sheetName makes a valid, unused sheet name (31 characters at most, no
+// control character).
 func sheetName(name string, used map[string]bool) string {
 	n := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return tables.ControlPicture(r)
+		}
 		if strings.ContainsRune(`[]:*?/\`, r) {
 			return '_'
 		}

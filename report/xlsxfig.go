@@ -262,7 +262,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 				if v == nil {
 					continue
 				}
-				if err := setCell(f, sheet, cellName(c+1, head+1+r), v); err != nil {
+				if err := setCell(f, sheet, cellName(c+1, head+1+r), v, "tables/*.csv", st); err != nil {
 					return written, err
 				}
 			}
@@ -306,6 +306,9 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 			height = max(height, 18)
 		}
 		row = head + height + 2
+	}
+	if written > 0 {
+		st.log.apply(f, sheet, st.changed)
 	}
 	return written, nil
 }

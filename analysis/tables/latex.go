@@ -87,9 +87,13 @@ func latexCell(v any, text string) string {
 	return text
 }
 
-// latexEscape escapes LaTeX's special characters (\ { } $ & # ^ _ % ~).
+// latexEscape escapes LaTeX's special characters (\ { } $ & # ^ _ % ~),
+// writes tab and line feed as spaces (a blank line would end the
+// tabular's paragraph) and every other control character as Visible
+// does (its control picture: no byte under 0x20 but the line ends
+// between cells reaches the file, as pdflatex refuses them).
 func latexEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\{`, `}`, `\}`, `$`, `\$`, `&`, `\&`, `#`, `\#`, `^`, `\textasciicircum{}`,
-		`_`, `\_`, `%`, `\%`, `~`, `\textasciitilde{}`)
-	return r.Replace(s)
+		`_`, `\_`, `%`, `\%`, `~`, `\textasciitilde{}`, "\t", " ", "\n", " ")
+	return r.Replace(Visible(s))
 }

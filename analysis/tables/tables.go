@@ -278,7 +278,7 @@ func (t *Table) Markdown() string {
 	if t.Simulated {
 		label = ", SIMULATED models"
 	}
-	fmt.Fprintf(&sb, "**%s** (%d rows%s)\n\n|", t.Name, len(t.Rows), label)
+	fmt.Fprintf(&sb, "**%s** (%d rows%s)\n\n|", mdEscape(t.Name), len(t.Rows), label)
 	cols := t.Columns()
 	for _, h := range t.Header {
 		sb.WriteString(" " + mdEscape(h) + " |")
@@ -306,19 +306,56 @@ func (t *Table) Markdown() string {
 	return sb.String()
 }
 
-// mdEscape keeps a cell inside its Markdown table cell.
+// mdEscape keeps a cell inside its Markdown table cell (| escaped, line
+// ends as spaces) and shows every other control character as Visible
+// does (ESC would reach a terminal that prints the table).
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ").Replace(s)
+	return Visible(strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ").Replace(s))
 }
 
-// Write writes each table as DIR/<name>.csv, with a first column
-// "simulated" that says whether the answers came from simulated models.
+// CSVNoteFile is the companion file written beside every folder of CSV
+// tables (Write, and the paper-ready exports), holding CSVNote.
+const CSVNoteFile = "README.txt"
+
+// CSVNote says what the CSV tables beside it are: exact data for code,
+// not files to open by double-click in a spreadsheet.
+const CSVNote = `These CSV files are Bhasha's tables as exact data (UTF-8, RFC 4180,
+a header row, first column "simulated"), for pandas, DuckDB, polars, R
+and the like: every cell is written as the run produced it.
+
+Do NOT open them by double-click in Excel, LibreOffice or Google Sheets.
+Cells hold text from datasets and model answers, and some of it begins
+with =, +, -, @, a tab or a carriage return (a model may answer
+"=cmd|' /C calc'!A0"): a spreadsheet that imports a CSV runs such text
+as a formula. The cells are deliberately not "neutralised" with a
+leading apostrophe, because that would change the data (the number -0.5
+would become the text '-0.5). Control characters from a dataset (NUL,
+ESC, ...) are kept too.
+
+To look at the tables in a spreadsheet, open the workbook instead
+(bhasha report --run DIR --xlsx FILE): it stores all such text as text
+cells, never as formulas, and marks every cell whose text Excel's limits
+forced it to change.
+
+Read them in code, for example:
+  pandas:  pd.read_csv("accuracy.csv", keep_default_na=False)
+  DuckDB:  SELECT * FROM 'accuracy.csv';
+  Go:      encoding/csv
+`
+
+// Write writes each table as DIR/<name>.csv (the name through
+// FileNames), with a first column "simulated" that says whether the
+// answers came from simulated models, and DIR/README.txt (CSVNote).
 func Write(dir string, ts []*Table, simulated bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing tables: %w", err)
 	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, CSVNoteFile), []byte(CSVNote)); err != nil {
+		return fmt.Errorf("writing tables: %w", err)
+	}
+	var names FileNames
 	for _, t := range ts {
-		if err := writeCSV(filepath.Join(dir, t.Name+".csv"), t, simulated); err != nil {
+		if err := writeCSV(filepath.Join(dir, names.Name(t.Name)+".csv"), t, simulated); err != nil {
 			return err
 		}
 	}
@@ -342,6 +379,15 @@ func writeCSV(p string, t *Table, simulated bool) error {
 // WriteCSV writes the table as CSV: a header row, then one row per table
 // row, each preceded by the column "simulated" (true when the answers came
 // from simulated models); cells formatted by FormatCell.
+//
+// The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
+// exactly: text that a spreadsheet would run as a formula (a model's
+// answer "=cmd|' /C calc'!A0", or one beginning with +, -, @, tab or CR)
+// and control characters are written as they are, never prefixed with an
+// apostrophe (OWASP's CSV-injection advice would turn the number -0.5
+// into the text '-0.5 and change the data). Such files are not to be
+// opened by double-click in a spreadsheet: the workbook (--xlsx) stores
+// that text as string cells; CSVNote, written beside them, says so.
 func (t *Table) WriteCSV(w io.Writer, simulated bool) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := csv.NewWriter(bw)

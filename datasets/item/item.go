@@ -208,6 +208,13 @@ type Report struct {
 	Missing map[string][]string `json:"missing"` // language/form -> item ids absent there
 	Skipped []Problem           `json:"skipped,omitempty"`
 	Notes   []string            `json:"notes,omitempty"`
+	// Warnings are valid records worth a look: each field holding control
+	// characters (NUL, U+0001, ESC, …; C1 and DEL too, but not tab, line
+	// feed or carriage return), with where they are and which they are.
+	// The figures, LaTeX and Markdown exports show C0 controls and DEL as
+	// their Unicode control pictures (␀ ␁ ␛), the workbook marks the cells
+	// it had to change, and the CSV tables keep the exact text.
+	Warnings []Problem `json:"warnings,omitempty"`
 }
 
 // Check builds the report.
@@ -215,6 +222,7 @@ func (s *Set) Check() Report {
 	r := Report{Dataset: s.Dataset, Items: len(s.Items), PerLF: map[string]int{}, Missing: map[string][]string{}, Skipped: s.Skipped, Notes: s.Notes}
 	lfs := map[LangForm]bool{}
 	for _, it := range s.Items {
+		r.Warnings = append(r.Warnings, controlWarnings(it)...)
 		for _, v := range it.Variants {
 			lf := LangForm{v.Language, v.Form}
 			lfs[lf] = true
@@ -261,6 +269,12 @@ func (r Report) String() string {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&sb, "  note: %s\n", n)
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&sb, "  %d warning(s):\n", len(r.Warnings))
+		for _, p := range r.Warnings {
+			fmt.Fprintf(&sb, "    %s\n", p.Error())
+		}
+	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&sb, "  %d invalid record(s) skipped:\n", len(r.Skipped))
 		for _, p := range r.Skipped {
@@ -268,4 +282,118 @@ func (r Report) String() string {
 		}
 	}
 	return sb.String()
+}
+
+// controlWarnings are the warnings for the fields of it holding control
+// characters: one per field, at the variant's source (the item's own
+// fields at its first variant's), naming each character and its place.
+func controlWarnings(it *Item) []Problem {
+	var out []Problem
+	check := func(src, field, text string) {
+		if msg := controlsIn(text); msg != "" {
+			p := problemAt(src)
+			p.Field, p.Msg = field, msg
+			out = append(out, p)
+		}
+	}
+	first := ""
+	if len(it.Variants) > 0 {
+		first = it.Variants[0].Source
+	}
+	check(first, "ID", it.ID)
+	check(first, "Relation", it.Relation)
+	check(first, "Domain", it.Domain)
+	for i, c := range it.Choices {
+		check(first, fmt.Sprintf("Choices[%d]", i), c)
+	}
+	for _, v := range it.Variants {
+		check(v.Source, "Question", v.Question)
+		check(v.Source, "Template", v.Template)
+		check(v.Source, "Subject", v.Subject)
+		check(v.Source, "Answer", v.Answer)
+		for i, a := range v.Aliases {
+			check(v.Source, fmt.Sprintf("Aliases[%d]", i), a)
+		}
+		for i, c := range v.Candidates {
+			check(v.Source, fmt.Sprintf("Candidates[%d]", i), c)
+		}
+	}
+	return out
+}
+
+// problemAt reads a variant's Source ("file:line", or "file record")
+// into a Problem's place.
+func problemAt(src string) Problem {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if n, err := strconv.Atoi(src[i+1:]); err == nil && n > 0 {
+			return Problem{File: src[:i], Line: n}
+		}
+	}
+	if i := strings.LastIndexByte(src, ' '); i > 0 {
+		return Problem{File: src[:i], Record: src[i+1:]}
+	}
+	return Problem{File: src}
+}
+
+// controlsIn describes the control characters in s (all but tab, line
+// feed and carriage return): each kind with its code point, name and the
+// characters' positions (1-based, in characters; the first five); "" when
+// there are none.
+func controlsIn(s string) string {
+	type seen struct {
+		r   rune
+		at  []int
+		all int
+	}
+	var kinds []*seen
+	pos := 0
+	for _, r := range s {
+		pos++
+		if r == '\t' || r == '\n' || r == '\r' || !(r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
+			continue
+		}
+		var k *seen
+		for _, x := range kinds {
+			if x.r == r {
+				k = x
+			}
+		}
+		if k == nil {
+			k = &seen{r: r}
+			kinds = append(kinds, k)
+		}
+		if k.all++; len(k.at) < 5 {
+			k.at = append(k.at, pos)
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	c0 := [...]string{"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO", "SI",
+		"DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US"}
+	parts := make([]string, len(kinds))
+	var pics []string
+	for i, k := range kinds {
+		name := "a C1 control"
+		switch {
+		case k.r < 0x20:
+			name, pics = c0[k.r], append(pics, string(0x2400+k.r))
+		case k.r == 0x7f:
+			name, pics = "DEL", append(pics, "␡")
+		}
+		at := make([]string, len(k.at))
+		for j, p := range k.at {
+			at[j] = strconv.Itoa(p)
+		}
+		more := ""
+		if k.all > len(k.at) {
+			more = fmt.Sprintf(" (%d in all)", k.all)
+		}
+		parts[i] = fmt.Sprintf("U+%04X %s at character %s%s", k.r, name, strings.Join(at, ", "), more)
+	}
+	shown := "the exports keep them"
+	if len(pics) > 0 {
+		shown = "the figure, LaTeX and Markdown exports show " + strings.Join(pics, " ") + ", the workbook marks its cells, the CSV tables keep the exact text"
+	}
+	return "control character(s) " + strings.Join(parts, "; ") + " (" + shown + ")"
 }

@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// MaxCellChars is Excel's limit on the text of one cell: 32,767
+// characters, counted as Excel counts them (UTF-16 code units).
+const MaxCellChars = 32767
+
+// MaxNoteComments bounds the comments one sheet gets on the cells whose
+// text had to change (each comment is a shape in the workbook); past it a
+// changed cell keeps its fill and its text's own mark.
+const MaxNoteComments = 1000
+
+// changedFill is the fill of a cell whose text had to change to fit.
+const changedFill = "#FCE4D6"
+
+// fitted is a text as an Excel cell can hold it (fitCell), and what had
+// to change.
+type fitted struct {
+	text     string
+	controls int // characters XML cannot hold, now their control pictures
+	cut      int // the text's length in characters when it was cut, else 0
+}
+
+func (f fitted) changed() bool { return f.controls > 0 || f.cut > 0 }
+
+// fitCell is s as an Excel cell can hold it, which excelize would
+// otherwise change without a word: the characters XML cannot hold (C0
+// controls but tab, line feed and carriage return; U+FFFE, U+FFFF; bytes
+// that are not UTF-8) become their control pictures (tables.VisibleXML:
+// ␀ for NUL, ␛ for ESC) rather than U+FFFD, and a text longer than
+// MaxCellChars is cut to end in "… [cut: N characters, full text in
+// FULL]" (N the text's length in characters), the whole within the
+// limit.
+func fitCell(s, full string) fitted {
+	v, n := tables.VisibleXML(s)
+	f := fitted{text: v, controls: n}
+	if len(v) <= MaxCellChars || utf16Len(v) <= MaxCellChars { // a UTF-16 unit takes at least a byte
+		return f
+	}
+	f.cut = utf8.RuneCountInString(s)
+	mark := fmt.Sprintf("… [cut: %d characters, full text in %s]", f.cut, full)
+	room, units := MaxCellChars-utf16Len(mark), 0
+	for i, r := range v {
+		if units += utf16.RuneLen(r); units > room {
+			f.text = v[:i] + mark
+			break
+		}
+	}
+	return f
+}
+
+// utf16Len is s's length in UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// fullTextAt names the run directory's file that holds the exact text of
+// a cell of column c of t: records.jsonl for a sample's prompt and
+// response, tables/answers.csv for a sample's other text, else the
+// table's own CSV file.
+func fullTextAt(t *tables.Table, c int) string {
+	if t.Name == "samples" {
+		if c < len(t.Header) && (t.Header[c] == "prompt" || t.Header[c] == "response") {
+			return "records.jsonl"
+		}
+		return "tables/answers.csv"
+	}
+	return "tables/" + tables.FileName(t.Name) + ".csv"
+}
+
+// changeLog is a workbook's record of the cells whose text fitCell
+// changed: the cells of each sheet still to be marked (apply), and the
+// counts per sheet for the README sheet (lines).
+type changeLog struct {
+	sheets  []string
+	counts  map[string]*sheetChanges
+	pending map[string][]changedCell
+}
+
+type sheetChanges struct {
+	cut, controlCells, controls, comments int
+	where                                 []string // the files the full texts are in
+}
+
+type changedCell struct {
+	cell, note string
+}
+
+// add logs that cell of sheet holds fit, its exact text in full (a
+// file of the run directory: records.jsonl, tables/NAME.csv,
+// manifest.json).
+func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
+	if l.counts == nil {
+		l.counts, l.pending = map[string]*sheetChanges{}, map[string][]changedCell{}
+	}
+	c := l.counts[sheet]
+	if c == nil {
+		c = &sheetChanges{}
+		l.counts[sheet] = c
+		l.sheets = append(l.sheets, sheet)
+	}
+	var what []string
+	if fit.cut > 0 {
+		c.cut++
+		what = append(what, fmt.Sprintf("cut from %d characters to Excel's limit of %d", fit.cut, MaxCellChars))
+	}
+	if fit.controls > 0 {
+		c.controlCells++
+		c.controls += fit.controls
+		what = append(what, fmt.Sprintf("%d control character(s) that XML cannot hold shown as their Unicode control pictures (%s)", fit.controls, pictures(fit.text)))
+	}
+	if !slices.Contains(c.where, full) {
+		c.where = append(c.where, full)
+	}
+	l.pending[sheet] = append(l.pending[sheet], changedCell{cell, "Bhasha changed this cell's text to fit Excel: " + strings.Join(what, "; ") + ". The exact text is in the run directory's " + full + "."})
+}
+
+// pictures lists the distinct control pictures in s ("␀ ␁ ␛").
+func pictures(s string) string {
+	var seen []string
+	for _, r := range s {
+		if r >= 0x2400 && r <= 0x2421 && !slices.Contains(seen, string(r)) {
+			seen = append(seen, string(r))
+		}
+	}
+	return strings.Join(seen, " ")
+}
+
+// apply marks the logged cells of sheet not yet marked: the fill style
+// (none when 0: a streamed sheet styles its cells as it writes them) and
+// a comment saying what changed, for the first MaxNoteComments of the
+// sheet.
+func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
+	for _, c := range l.pending[sheet] {
+		if style != 0 {
+			f.SetCellStyle(sheet, c.cell, c.cell, style)
+		}
+		if n := l.counts[sheet]; n.comments < MaxNoteComments {
+			if f.AddComment(sheet, excelize.Comment{Cell: c.cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: c.note}}}) == nil {
+				n.comments++
+			}
+		}
+	}
+	delete(l.pending, sheet)
+}
+
+// lines are the README sheet's account of the changed cells: one line
+// per sheet with any, after a line saying how they are marked; none when
+// no text changed.
+func (l *changeLog) lines() []string {
+	if len(l.sheets) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("Text changed to fit Excel's limits (cells of at most %d characters; no control character XML cannot hold): each such cell has an orange fill and a comment saying what changed (the first %d of a sheet); a cut text ends in \"… [cut: N characters, full text in FILE]\"; control characters show as their Unicode control pictures (␀ for NUL U+0000, ␁ for U+0001, ␛ for ESC U+001B, …). The exact texts are in the run directory's files named.", MaxCellChars, MaxNoteComments)}
+	for _, s := range l.sheets {
+		c := l.counts[s]
+		var parts []string
+		if c.cut > 0 {
+			parts = append(parts, fmt.Sprintf("%d cell(s) cut", c.cut))
+		}
+		if c.controlCells > 0 {
+			parts = append(parts, fmt.Sprintf("%d cell(s) with %d control character(s) shown as pictures", c.controlCells, c.controls))
+		}
+		out = append(out, fmt.Sprintf("Sheet '%s': %s (exact text in %s).", s, strings.Join(parts, ", "), strings.Join(c.where, ", ")))
+	}
+	return out
+}
