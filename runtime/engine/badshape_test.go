@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/sim"
@@ -151,6 +152,10 @@ func TestBadShapesAreNeverAnswers(t *testing.T) {
 			// Always mangled: failures, nothing cached.
 			o2 := fastRetry()
 			o2.MaxAttempts = 2
+			// Two attempts that must both meet the bad body: an attempt
+			// timed out on a loaded machine (the race detector, parallel
+			// packages) would not say so.
+			o2.AttemptTimeout = 10 * time.Second
 			always := func([]byte) bool { return true }
 			e2, store2 := cachedEngine(t, mangler(t, clean, always, safe), o2)
 			_, _, recs2 := collect(t, e2)
