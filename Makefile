@@ -63,20 +63,23 @@ conformance:
 # Debian packages for the notebooks: Jupyter to open them, nbconvert to run them headless.
 KERNEL_PKGS := jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
 
-## kernel: install Jupyter (from Debian, when missing) and the GoNB kernel with this repository in its go.work; harmless to re-run
+## kernel: install Jupyter (from Debian, when missing) and the GoNB kernel with this repository in its go.work, bin/ and Go on its PATH, its log in a file (notebooks/install-kernel.sh); harmless to re-run
 kernel:
 	@if ! command -v jupyter-notebook >/dev/null || ! command -v jupyter-nbconvert >/dev/null || ! /usr/bin/python3 -c 'import nbclient' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(KERNEL_PKGS); \
 	  else echo "make kernel needs Jupyter: sudo apt-get install $(KERNEL_PKGS)" >&2; exit 1; fi; \
 	fi
 	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
-	PATH=$(CURDIR)/bin:$$PATH ./bin/gonb --install --force_deps --force_copy --go_work=$(CURDIR)
+	notebooks/install-kernel.sh "$$($(GO) env GOROOT)/bin"
 
-## notebooks: execute every notebook headless into out/notebooks/ (the executed .ipynb and its .html), then check their outputs (notebooks/notebooks_test.go)
+## notebooks: execute every notebook headless into out/notebooks/ (the executed .ipynb, its .html and nbconvert's log) as the README says, by a user whose PATH has only go, then check their outputs (notebooks/notebooks_test.go)
 notebooks: deps kernel build
 	rm -rf out/notebooks && mkdir -p out/notebooks
+	userpath="$$(dirname "$$(command -v $(GO))"):/usr/bin:/bin"; jupyter="$$(command -v jupyter)"; \
+	echo "executing the notebooks under: env -i HOME=$$HOME PATH=$$userpath"; \
 	for nb in notebooks/*.ipynb; do name=$$(basename $$nb .ipynb); \
-	  PATH=$(CURDIR)/bin:$$PATH jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks --output $$name "$$nb" || exit 1; \
+	  env -i HOME="$$HOME" PATH="$$userpath" "$$jupyter" nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks --output $$name "$$nb" 2>&1 | tee out/notebooks/$$name.log; \
+	  [ "$${PIPESTATUS[0]}" = 0 ] || exit 1; \
 	  jupyter nbconvert --to html --output-dir out/notebooks out/notebooks/$$name.ipynb || exit 1; \
 	done
 	notebooks/against-server.sh out/notebooks

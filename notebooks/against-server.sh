@@ -14,5 +14,9 @@ addr=127.0.0.1:18431
 sim=$!
 trap 'kill $sim 2>/dev/null || true' EXIT
 for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/18431) 2>/dev/null && break; sleep 0.1; done
-BHASHA_ENDPOINT="http://$addr/v1" PATH="$repo/bin:$PATH" jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
-  --output-dir "$out" --output 00-quickstart "$out/notebooks/00-quickstart.ipynb"
+# As a user would start Jupyter: a PATH with only go, and BHASHA_ENDPOINT
+# (the kernel finds bin/goimports through its kernel.json, make kernel).
+userpath="$(dirname "$(command -v go)"):/usr/bin:/bin"
+env -i HOME="$HOME" PATH="$userpath" BHASHA_ENDPOINT="http://$addr/v1" "$(command -v jupyter)" nbconvert --to notebook \
+  --execute --ExecutePreprocessor.timeout=600 --output-dir "$out" --output 00-quickstart "$out/notebooks/00-quickstart.ipynb" \
+  2>&1 | tee "$out/00-quickstart.log" # pipefail: nbconvert's status

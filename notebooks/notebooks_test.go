@@ -116,6 +116,27 @@ func TestExecutedNotebooks(t *testing.T) {
 			t.Errorf("%s: %d figures and %d sample explorers in its outputs, want at least %d and %d", name, figures, explorers, want.figures, want.explorers)
 		}
 	}
+	// nbconvert's output (make notebooks keeps it as NAME.log) holds none of
+	// GoNB's own log: the kernel `make kernel` installs logs to gonb.log
+	// beside its kernel.json, so its start-up lines ("Warning message",
+	// "Error message", "Program gopls is not installed", ...) stay out.
+	klogLine := regexp.MustCompile(`(?m)^[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^ ]+:\d+\].*$`)
+	logs := []string{filepath.Join("endpoint", "00-quickstart.log")}
+	for _, src := range sources {
+		logs = append(logs, strings.TrimSuffix(src, ".ipynb")+".log")
+	}
+	for _, name := range logs {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("nbconvert's log: %v", err)
+			continue
+		}
+		if m := klogLine.Find(b); m != nil {
+			t.Errorf("%s holds GoNB's log, not sent to gonb.log: %q", name, m)
+		} else if strings.Contains(string(b), "gopls is not installed") {
+			t.Errorf("%s holds GoNB's 'gopls is not installed'", name)
+		}
+	}
 	// The quickstart pointed at a server by BHASHA_ENDPOINT alone
 	// (against-server.sh): it asked that server, and showed its table and
 	// figure.
