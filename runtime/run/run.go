@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -186,7 +187,10 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if logw == nil {
 		logw = io.Discard
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	// The engine logs from its workers (replica back-offs): one message
+	// at a time. (The bar draws only on a terminal, an *os.File.)
+	locked := &lockedWriter{w: logw}
+	logf := func(format string, a ...any) { fmt.Fprintf(locked, format+"\n", a...) }
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
 	}
@@ -696,6 +700,18 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // capitalize upper-cases the first letter of a sentence.

@@ -52,7 +52,7 @@ engine: {attempt_timeout: soon}
 		"bad.yaml",
 		`line 1: name "bad|name"`,
 		"line 2: requests: stat",
-		"line 3: field modles not found",
+		"line 3: unknown key \"modles\": did you mean \"models\"?",
 		"line 5: models[0] (a): served_name is required",
 		`line 6: models[0] (a): endpoint ftp://x is not an http(s) URL`,
 		"line 7: models[0] (a): max_concurrency",
