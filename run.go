@@ -388,6 +388,9 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 // a dataset or template changed since the run, Notes says so.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
+	if _, rerr := os.Stat(filepath.Join(dir, records.FileName)); errors.Is(err, os.ErrNotExist) && errors.Is(rerr, os.ErrNotExist) {
+		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; running the experiment into the directory again rebuilds it from the records: bhasha run --config %s --out %s, or bhasha.Run with bhasha.Out(%q))",
 			dir, err, filepath.Join(dir, run.ExperimentFile), dir, dir)

@@ -58,7 +58,7 @@ func TestExecutedNotebooks(t *testing.T) {
 		tables             []string
 		figures, explorers int
 	}{
-		"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 1},
+		"00-quickstart": {tables: []string{"acc_clc_wide"}, figures: 2},
 		"01-indicklar": {tables: []string{"form_gaps", "strategy_tests", "language_tests", "acc_clc_wide", "flip_points_wide", "tokenization_marks", "latency", "conclusions", "sensitivity"},
 			figures: 10},
 		"02-indicquest":  {tables: []string{"domains_wide", "judge_agreement", "judge_by_script", "protocol_rankings", "model_gaps", "conclusions", "sensitivity"}, figures: 5},
