@@ -484,8 +484,12 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 		label = " [SIMULATED models]"
 	}
 	c := m.Counts
-	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache, resumed %d\n",
-		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, c.Resumed)
+	dups := ""
+	if c.DuplicatesThisRun > 0 {
+		dups = fmt.Sprintf(", %d duplicate request(s) answered once", c.DuplicatesThisRun)
+	}
+	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d\n",
+		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed)
 }
 
 func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

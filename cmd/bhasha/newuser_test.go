@@ -141,3 +141,31 @@ func TestAddedStrategyIsNotAChange(t *testing.T) {
 		t.Errorf("report: exit %d: %s", code, msg)
 	}
 }
+
+// Requests asked twice with the same body in one run are sent once and
+// said to be duplicates, not "answered from cache"; a later run's answers
+// from the cache are counted as such.
+func TestDuplicateRequestsAnsweredOnce(t *testing.T) {
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 6 {
+		lines.WriteString(`{"item": "` + string(rune('a'+i)) + `", "kind": "chat", "messages": [{"role": "user", "content": "Capital of France?"}]}` + "\n")
+	}
+	os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte(lines.String()), 0o644)
+	cfg := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(cfg, []byte("name: dups\nrequests: r.jsonl\nmodels: [{name: tiny, served_name: sim-tiny-1b, max_concurrency: 1}]\ndecoding: {max_tokens: 8}\n"), 0o644)
+	url := simtest.Start(t, sim.Config{})
+	cache := filepath.Join(dir, "cache")
+	code, msg := runCLI(t, cli("run", "--config", cfg, "--out", filepath.Join(dir, "a"), "--endpoint", url, "--cache-dir", cache))
+	if code != 0 || !strings.Contains(msg, "this run sent 1, answered 0 from cache, 5 duplicate request(s) answered once") {
+		t.Errorf("first run: exit %d: %s", code, msg)
+	}
+	m, _ := run.ReadManifest(filepath.Join(dir, "a"))
+	if m == nil || m.Counts.DuplicatesThisRun != 5 || m.Counts.CachedThisRun != 0 {
+		t.Errorf("manifest counts %+v", m)
+	}
+	code, msg = runCLI(t, cli("run", "--config", cfg, "--out", filepath.Join(dir, "b"), "--endpoint", url, "--cache-dir", cache))
+	if code != 0 || !strings.Contains(msg, "this run sent 0, answered 6 from cache, resumed 0") {
+		t.Errorf("second run: exit %d: %s", code, msg)
+	}
+}

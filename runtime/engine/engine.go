@@ -146,6 +146,8 @@ type Engine struct {
 	// maxInflight bounds the requests in flight over all models (0: no
 	// bound beyond the models' own); see clampToFileLimit.
 	maxInflight int
+	// runID marks the cache entries this engine stores (never 0).
+	runID uint64
 }
 
 // New connects to every endpoint of every model: it reads /v1/models and
@@ -159,7 +161,7 @@ type Engine struct {
 // the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient)}
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient), runID: rand.Uint64() | 1}
 	var errs []error
 	for _, mc := range models {
 		ms, err := e.connect(ctx, mc, true)
@@ -182,7 +184,7 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 // import batch files and to compute cache keys.
 func NewOffline(models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient)}
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient), runID: rand.Uint64() | 1}
 	for _, mc := range models {
 		ms, err := e.connect(context.Background(), mc, false)
 		if err != nil {
@@ -391,9 +393,12 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
 }
 
-// Stats counts the records of a run so far.
+// Stats counts the records of a run so far. Cached counts the answers
+// served from the cache, Duplicates those of them this engine itself
+// cached earlier in the run (a request asked twice with the same body:
+// answered once).
 type Stats struct {
-	Done, OK, Failed, Cached, Sent int
+	Done, OK, Failed, Cached, Duplicates, Sent int
 }
 
 // Run executes every request of reqs and passes each Record to sink, from
@@ -462,6 +467,9 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		case rec.Cached:
 			st.OK++
 			st.Cached++
+			if rec.duplicate {
+				st.Duplicates++
+			}
 		default:
 			st.OK++
 		}
@@ -495,12 +503,12 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	}
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
-		res, ok, err := Cached(c, p.CacheKey)
+		res, by, ok, err := cached(c, p.CacheKey)
 		if err != nil {
 			e.opts.Logf("warning: %v (request will be sent)", err)
 		}
 		if ok {
-			rec.Status, rec.Cached = StatusOK, true
+			rec.Status, rec.Cached, rec.duplicate = StatusOK, true, by == e.runID
 			rec.SetResult(res)
 			return rec
 		}
@@ -519,7 +527,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec.LatencyMS = float64(att.latency.Microseconds()) / 1000
 	rec.SetResult(res)
 	if c != nil {
-		v, err := json.Marshal(res)
+		v, err := json.Marshal(cacheEntry{Result: res, Run: e.runID})
 		if err == nil {
 			err = c.Put(p.CacheKey, v)
 		}
@@ -535,18 +543,32 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 // never checked to be a real empty answer), is reported as absent with an
 // error saying why, so that the request is sent again.
 func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
+	res, _, ok, err := cached(c, key)
+	return res, ok, err
+}
+
+// cacheEntry is what the cache holds of an answer: the Result, and the
+// engine that stored it (Engine.runID), so that an answer cached earlier
+// in the same run is told apart from one of an earlier run.
+type cacheEntry struct {
+	Result
+	Run uint64 `json:"run,omitempty"`
+}
+
+// cached is Cached with the run that stored the entry (0 when unknown).
+func cached(c *cache.Store, key [32]byte) (Result, uint64, bool, error) {
 	v, ok, err := c.Get(key)
 	if err != nil || !ok {
-		return Result{}, false, err
+		return Result{}, 0, false, err
 	}
-	var res Result
-	if err := json.Unmarshal(v, &res); err != nil {
-		return Result{}, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)
+	var ce cacheEntry
+	if err := json.Unmarshal(v, &ce); err != nil {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)
 	}
-	if !res.Valid() {
-		return Result{}, false, fmt.Errorf("cache entry %s holds an empty answer that was never checked", HexKey(key))
+	if !ce.Result.Valid() {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s holds an empty answer that was never checked", HexKey(key))
 	}
-	return res, true, nil
+	return ce.Result, ce.Run, true, nil
 }
 
 type attemptInfo struct {

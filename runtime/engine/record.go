@@ -107,6 +107,8 @@ type Record struct {
 	Identity         *Identity       `json:"identity,omitempty"`
 	Simulated        bool            `json:"simulated,omitempty"`
 	Extracted        *extract.Result `json:"extracted,omitempty"`
+
+	duplicate bool // cached by this engine earlier in the run (Stats.Duplicates)
 }
 
 // SetResult fills the answer fields of rec from r.

@@ -107,8 +107,11 @@ type Counts struct {
 	OK            int `json:"ok"`              // of which ok
 	Failed        int `json:"failed"`          // of which failed
 	Resumed       int `json:"resumed"`         // ok records found from earlier runs
-	CachedThisRun int `json:"cached_this_run"` // answered from the cache by this run
-	SentThisRun   int `json:"sent_this_run"`   // sent to a server by this run
+	CachedThisRun int `json:"cached_this_run"` // answered from the cache by this run, from earlier runs' answers
+	// DuplicatesThisRun counts the requests asked twice in this run with
+	// the same body: sent once, the second answered from the first.
+	DuplicatesThisRun int `json:"duplicates_this_run,omitempty"`
+	SentThisRun       int `json:"sent_this_run"` // sent to a server by this run
 }
 
 // DatasetInfo describes a study's data in the manifest.
@@ -516,6 +519,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		total.OK += st.OK
 		total.Failed += st.Failed
 		total.Cached += st.Cached
+		total.Duplicates += st.Duplicates
 		total.Sent += st.Sent
 		runErr = err
 	}
@@ -619,7 +623,8 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	m.Counts.Records = kept + st.Done
 	m.Counts.OK = kept + st.OK
 	m.Counts.Failed = st.Failed
-	m.Counts.CachedThisRun = st.Cached
+	m.Counts.CachedThisRun = st.Cached - st.Duplicates
+	m.Counts.DuplicatesThisRun = st.Duplicates
 	m.Counts.SentThisRun = st.Sent
 	switch {
 	case runErr != nil && errors.Is(runErr, context.Canceled):
