@@ -292,7 +292,7 @@ func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error
 	if set := exp.Items(); set != nil {
 		facts = sim.FactsOf(set)
 	}
-	srv, err := sim.New(sim.Config{Facts: facts, Models: simulatedModels(exp)})
+	srv, err := sim.New(sim.Config{Facts: facts, Models: SimulatedModelsOf(exp)})
 	if err != nil {
 		return "", nil, err
 	}
@@ -305,11 +305,12 @@ func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error
 	return url, cancel, nil
 }
 
-// simulatedModels are the simulator's own models plus one simulated model
-// per other served name of the experiment (a paper's Hugging Face names),
-// of its size_b (8 when unknown): any experiment runs on the simulator,
-// labelled SIMULATED, before it is pointed at real servers.
-func simulatedModels(exp *Experiment) []sim.ModelSpec {
+// SimulatedModelsOf are the simulator's own models plus one simulated
+// model per other served name of the experiment and its judge (a paper's
+// Hugging Face names), of its size_b (8 when unknown): any experiment runs
+// on the simulator, labelled SIMULATED, before it is pointed at real
+// servers (the in-process simulator of Run, and `bhasha sim --config`).
+func SimulatedModelsOf(exp *Experiment) []sim.ModelSpec {
 	out := sim.DefaultModels()
 	seen := map[string]bool{}
 	for _, m := range out {

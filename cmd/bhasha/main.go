@@ -263,7 +263,7 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 		} else {
 			fmt.Fprintf(stderr, "sim: experiment %s reads no dataset: the simulator knows none of its items, and its models answer \"I don't know\"\n", exp.Name)
 		}
-		cfg.Models = simulatedModelsOf(exp)
+		cfg.Models = bhasha.SimulatedModelsOf(exp)
 		of = " of experiment " + exp.Name
 	case *dataset != "":
 		set, _, err := catalog.Load(ctx, *dataset, "", lang.New(), nil, item.Options{})
@@ -325,34 +325,6 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts%s; models %s); Ctrl-C stops\n", url, len(cfg.Facts), of, strings.Join(names, ", "))
 	<-ctx.Done()
 	return nil
-}
-
-// simulatedModelsOf are the simulator's own models plus one per other
-// served name of exp (its models and judge), of its size_b (8 when
-// unknown), as bhasha.Run's built-in simulator serves them: an experiment
-// naming a paper's Hugging Face models runs on `bhasha sim --config`.
-func simulatedModelsOf(exp *bhasha.Experiment) []sim.ModelSpec {
-	out := sim.DefaultModels()
-	seen := map[string]bool{}
-	for _, m := range out {
-		seen[m.ID] = true
-	}
-	all := append([]bhasha.Model(nil), exp.Models...)
-	if exp.Judge != nil {
-		all = append(all, *exp.Judge)
-	}
-	for _, m := range all {
-		if seen[m.ServedName] {
-			continue
-		}
-		seen[m.ServedName] = true
-		size := m.SizeB
-		if size <= 0 {
-			size = 8
-		}
-		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: size, MaxModelLen: 8192})
-	}
-	return out
 }
 
 // progressEveryEnv names the environment variable that sets how often
