@@ -76,12 +76,7 @@ func TestDistractorsFromGo(t *testing.T) {
 // Open says when the dataset changed since the run.
 func TestOpenNotesChangedInputs(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "tqa.jsonl")
-	b, err := os.ReadFile("testdata/triviaqa/triviaqa_small.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(data, b, 0o644)
+	data, b := tqaCopy(t, dir)
 	exp := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]))
 	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
 	if err != nil {
@@ -301,12 +296,7 @@ func TestEndpointFromEnv(t *testing.T) {
 // line's flags (a notebook user has no --out).
 func TestRefusalNamesGoOptions(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "tqa.jsonl")
-	b, err := os.ReadFile("testdata/triviaqa/triviaqa_small.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(data, b, 0o644)
+	data, _ := tqaCopy(t, dir)
 	out, cache := bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache"))
 	exp := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]))
 	if _, err := bhasha.Run(context.Background(), exp, out, cache); err != nil {
@@ -314,8 +304,23 @@ func TestRefusalNamesGoOptions(t *testing.T) {
 	}
 	changed := bhasha.Distractors(data, bhasha.Conditions("clean"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]),
 		bhasha.WithDecoding(bhasha.Decoding{MaxTokens: 7}))
-	_, err = bhasha.Run(context.Background(), changed, out, cache)
+	_, err := bhasha.Run(context.Background(), changed, out, cache)
 	if err == nil || !strings.Contains(err.Error(), "bhasha.ArchiveChanged()") || !strings.Contains(err.Error(), "bhasha.Out") || strings.Contains(err.Error(), "--") {
 		t.Errorf("refusal: %v", err)
 	}
+}
+
+// tqaCopy copies the small TriviaQA sample into dir and returns its path
+// and bytes.
+func tqaCopy(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	data := filepath.Join(dir, "tqa.jsonl")
+	b, err := os.ReadFile("testdata/triviaqa/triviaqa_small.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data, b
 }
