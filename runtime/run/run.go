@@ -316,11 +316,15 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	changed := map[string]bool{}
 	asked, pendingAll, held := 0, 0, 0
+	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= exp.Stages(); stage++ {
 		plan, err := planStage(exp, stage, prior.Lookup, scan.Done, served, o.Send)
 		if err != nil {
 			return refuse(err)
+		}
+		if stage == 1 {
+			first = plan
 		}
 		asked += plan.recorded
 		pendingAll += plan.pending
@@ -353,6 +357,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	if o.Engine != nil {
 		o.Engine(&eo)
 	}
+	archivedAny := false
 	willSend := pendingAll > 0 || (o.Send == nil && (len(changed) > 0 || len(archive) > 0))
 	var eng *engine.Engine
 	var store *cache.Store
@@ -389,6 +394,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			if err != nil {
 				return nil, err
 			}
+			archivedAny = true
 			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, changed, pickModel != nil))
 			logf("%s: %s", o.Out, msg)
 			m.Archived = append(m.Archived, msg)
@@ -469,9 +475,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			}
 		}
 		lookup := prior.Lookup
-		plan, err := planStage(exp, stage, lookup, done, served, o.Send)
-		if err != nil {
-			return nil, err
+		plan := first
+		if stage > 1 || archivedAny {
+			if plan, err = planStage(exp, stage, lookup, done, served, o.Send); err != nil {
+				return nil, err
+			}
 		}
 		stageHeld[stage] = plan.held + plan.withheld
 		for g, ds := range plan.decodings {
