@@ -22,6 +22,7 @@ import (
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
 )
@@ -333,6 +334,11 @@ models:
 			code, msg := runCLI(t, cli("run", "--config", c.config, "--endpoint", s.url, "--out", out, "--cache-dir", filepath.Join(out, "cache")))
 			if code != 0 {
 				t.Fatalf("run: exit %d: %s", code, msg)
+			}
+			// The run's log and manifest say so too, not only the sim's stderr.
+			m, _ := run.ReadManifest(out)
+			if warned := strings.Contains(msg, "without it knowing their item") && m != nil && len(m.Warnings) == 1; warned == c.knows {
+				t.Errorf("run (knows the items: %v) warned %v: %s", c.knows, warned, msg)
 			}
 			if code, msg := runCLI(t, cli("report", "--run", out)); code != 0 {
 				t.Fatalf("report: exit %d: %s", code, msg)

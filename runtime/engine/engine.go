@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -148,7 +149,15 @@ type Engine struct {
 	maxInflight int
 	// runID marks the cache entries this engine stores (never 0).
 	runID uint64
+	// unknown counts the answers of a simulator that did not know their
+	// item (SimHeader).
+	unknown *atomic.Int64
 }
+
+// UnknownItems counts the answers Bhasha's simulator gave without knowing
+// their item (it says so in SimHeader): a simulator started without the
+// experiment's dataset answers "I don't know" to all of them.
+func (e *Engine) UnknownItems() int64 { return e.unknown.Load() }
 
 // New connects to every endpoint of every model: it reads /v1/models and
 // /version of each replica, checks that the served name is there, and
@@ -161,7 +170,8 @@ type Engine struct {
 // the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient), runID: rand.Uint64() | 1}
+	unknown := new(atomic.Int64)
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
 	var errs []error
 	for _, mc := range models {
 		ms, err := e.connect(ctx, mc, true)
@@ -184,7 +194,8 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 // import batch files and to compute cache keys.
 func NewOffline(models []ModelConfig, opts Options) (*Engine, error) {
 	opts.defaults()
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient), runID: rand.Uint64() | 1}
+	unknown := new(atomic.Int64)
+	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
 	for _, mc := range models {
 		ms, err := e.connect(context.Background(), mc, false)
 		if err != nil {
@@ -948,7 +959,7 @@ func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error)
 	}
 	b := strings.TrimRight(sanitizeURL(base), "/")
 	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey),
-		option.WithHTTPClient(guardClient(nil)))}
+		option.WithHTTPClient(guardClient(nil, nil)))}
 	ms, err := listModels(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // Bounds of a response body. A server that ignores max_tokens, or a
@@ -192,7 +193,7 @@ func (e *redirectError) Unwrap() error { return errPermanent }
 // response body (boundOf the request's context), and a redirect policy
 // that follows none: a POST redirected elsewhere is a misconfigured
 // endpoint, and a redirect to another origin would carry the API key away.
-func guardClient(c *http.Client) *http.Client {
+func guardClient(c *http.Client, unknown *atomic.Int64) *http.Client {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -201,7 +202,7 @@ func guardClient(c *http.Client) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	cc.Transport = guardTransport{next: next}
+	cc.Transport = guardTransport{next: next, unknown: unknown}
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		status := 0
 		if req.Response != nil {
@@ -212,7 +213,18 @@ func guardClient(c *http.Client) *http.Client {
 	return &cc
 }
 
-type guardTransport struct{ next http.RoundTripper }
+type guardTransport struct {
+	next    http.RoundTripper
+	unknown *atomic.Int64 // responses of a simulator that did not know the item (SimHeader)
+}
+
+// SimHeader is the response header in which Bhasha's simulator says what
+// it noticed about a request; SimUnknownItem, its value when the prompt
+// matched none of the facts it knows (the answer is "I don't know").
+const (
+	SimHeader      = "X-Bhasha-Sim"
+	SimUnknownItem = "unknown-item"
+)
 
 // RoundTrip refuses a Content-Encoding the request did not ask for (the
 // engine's transport asks for none; a transport that asks for gzip itself
@@ -225,6 +237,9 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") && req.Header.Get("Accept-Encoding") == "" {
 		resp.Body.Close()
 		return nil, &encodingError{encoding: ce}
+	}
+	if t.unknown != nil && resp.Header.Get(SimHeader) == SimUnknownItem {
+		t.unknown.Add(1)
 	}
 	b := boundOf(req.Context())
 	if resp.ContentLength > b.limit {

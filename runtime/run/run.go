@@ -163,6 +163,7 @@ type Manifest struct {
 	Dataset      *DatasetInfo `json:"dataset,omitempty"`
 	Blocked      int          `json:"blocked,omitempty"` // requests withheld: their first stage has no answer
 	Repairs      []string     `json:"repairs,omitempty"`
+	Warnings     []string     `json:"warnings,omitempty"` // what the run noticed about its answers (a simulator that did not know the items)
 	Error        string       `json:"error,omitempty"`
 }
 
@@ -530,6 +531,13 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		total.Duplicates += st.Duplicates
 		total.Sent += st.Sent
 		runErr = err
+	}
+	if eng != nil {
+		if n := eng.UnknownItems(); n > 0 {
+			msg := fmt.Sprintf("%d answer(s) came from Bhasha's simulator without it knowing their item (it answers \"I don't know\"): start it with `bhasha sim --config %s` (or --dataset) to know the experiment's items", n, absOf(exp.Path))
+			logf("%s: warning: %s", o.Out, msg)
+			m.Warnings = append(m.Warnings, msg)
+		}
 	}
 	if eng == nil {
 		m.Pending = pendingAll + held
