@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -16,13 +17,18 @@ const MaxSampleRows = 1_000_000
 
 // WriteXLSX writes the workbook: a README sheet (title, SIMULATED when it
 // is, the notes), one sheet per table (frozen header, autofilter, number
-// formats by column kind, a colour scale on rates, column descriptions as
-// header comments), a figures sheet (each figure's data beside the native
-// chart of the same kind, writeFigures), a provenance sheet, and, when
-// given, a samples sheet (Page.Samples, written with the streaming writer,
-// at most MaxSampleRows rows and a note when cut). Text from models and
-// datasets is always a string cell, never a formula, whatever it starts
-// with (=, +, -, @, tab, CR).
+// formats by column kind, a colour scale on rates by the direction their
+// columns declare (rateScale), column descriptions as header comments), a
+// figures sheet (each figure's data beside the native chart of the same
+// kind, writeFigures), a provenance sheet, and, when given, a samples
+// sheet (Page.Samples, written with the streaming writer, at most
+// MaxSampleRows rows and a note when cut). Text from models and datasets
+// is always a string cell, never a formula, whatever it starts with (=,
+// +, -, @, tab, CR). The font is named and sized (Calibri 11), rows of
+// wrapped text are as high as their lines, and every sheet prints
+// landscape, one page wide, within its print area (charts included), a
+// table's header rows repeated on each page, its name and page number in
+// the footer (pageSetup, printRange).
 //
 // Where Excel's limits force a cell's text to change (fitCell: over
 // MaxCellChars characters, or characters XML cannot hold), the cell says
@@ -34,12 +40,18 @@ const MaxSampleRows = 1_000_000
 func WriteXLSX(w io.Writer, p Page) error {
 	f := excelize.NewFile()
 	defer f.Close()
+	if err := f.SetDefaultFont(fontName); err != nil {
+		return err
+	}
 	styles, err := newStyles(f)
 	if err != nil {
 		return err
 	}
 	readme := "README"
 	f.SetSheetName("Sheet1", readme)
+	if err := pageSetup(f, readme); err != nil {
+		return err
+	}
 	lines := []string{p.Title}
 	if p.Simulated {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
@@ -54,6 +66,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 		if err := setText(f, readme, cellName(1, i+1), l, "manifest.json", styles); err != nil {
 			return err
 		}
+		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
 	}
 	used := map[string]bool{readme: true}
 	for _, t := range p.Tables {
@@ -70,6 +83,9 @@ func WriteXLSX(w io.Writer, p Page) error {
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+		if err := pageSetup(f, name); err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
+		}
 		if err := writeTable(f, name, t, styles); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
@@ -79,17 +95,31 @@ func WriteXLSX(w io.Writer, p Page) error {
 	}
 	prov := sheetName("provenance", used)
 	f.NewSheet(prov)
+	if err := pageSetup(f, prov); err != nil {
+		return err
+	}
 	f.SetSheetRow(prov, "A1", &[]any{"what", "value"})
+	f.SetCellStyle(prov, "A1", "B1", styles.header)
+	f.SetRowHeight(prov, 1, lineHeight)
 	for i, kv := range p.Provenance {
+		lines := 1
 		for c, v := range kv {
 			if err := setText(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
 				return err
 			}
+			lines = max(lines, textLines(v, provWidths[c]))
 		}
+		f.SetRowHeight(prov, i+2, min(maxRowHeight, float64(lines)*lineHeight))
+	}
+	if len(p.Provenance) > 0 {
+		f.SetCellStyle(prov, "A2", cellName(2, len(p.Provenance)+1), styles.wrap)
 	}
 	styles.log.apply(f, prov, styles.changed)
-	f.SetColWidth(prov, "A", "A", 28)
-	f.SetColWidth(prov, "B", "B", 100)
+	f.SetColWidth(prov, "A", "A", provWidths[0])
+	f.SetColWidth(prov, "B", "B", provWidths[1])
+	if err := printRange(f, prov, 2, len(p.Provenance)+1, 1); err != nil {
+		return err
+	}
 	if p.Samples != nil {
 		total := p.SamplesTotal
 		if total == 0 {
@@ -99,11 +129,22 @@ func WriteXLSX(w io.Writer, p Page) error {
 			return err
 		}
 	}
-	styles.log.apply(f, readme, styles.changed)
-	for i, l := range styles.log.lines() {
+	notes := styles.log.lines()
+	for i, l := range notes {
 		if err := f.SetCellStr(readme, cellName(1, len(lines)+2+i), l); err != nil {
 			return err
 		}
+		f.SetRowHeight(readme, len(lines)+2+i, textHeight(l, readmeWidth))
+	}
+	last := len(lines)
+	if len(notes) > 0 {
+		last = len(lines) + 1 + len(notes)
+	}
+	f.SetColWidth(readme, "A", "A", readmeWidth)
+	f.SetCellStyle(readme, "A1", cellName(1, last), styles.wrap)
+	styles.log.apply(f, readme, styles.changed)
+	if err := printRange(f, readme, 1, last, 0); err != nil {
+		return err
 	}
 	_, err = f.WriteTo(w)
 	return err
@@ -114,8 +155,47 @@ func WriteXLSX(w io.Writer, p Page) error {
 // shares.
 type styleSet struct {
 	header, rate, float, pvalue, count int
+	wrap                               int // long text (README, provenance): wrapped, top-aligned
 	changed                            int // a cell whose text fitCell changed
 	log                                *changeLog
+}
+
+// The workbook's font: Calibri 11, Excel's default, set as the
+// workbook's default font and named by the header style too (a font
+// without a name and size is a serif of LibreOffice's own size there,
+// overlapping the row under it). LibreOffice shows Calibri as Carlito
+// (metric-compatible) where installed, else as fontconfig's match (Noto
+// Sans here); scripts it lacks (Devanagari, Tamil) fall back per glyph.
+// lineHeight is the height, in points, of one line of it: rows holding
+// wrapped text get lines × lineHeight (textHeight), as neither Excel nor
+// LibreOffice refits a row on opening.
+const (
+	fontName     = "Calibri"
+	fontSize     = 11.0
+	lineHeight   = 15.0
+	maxRowHeight = 409.0 // Excel's limit, in points
+	readmeWidth  = 120.0 // the README's column, in characters
+)
+
+// provWidths are the provenance sheet's two columns, in characters.
+var provWidths = [2]float64{28, 100}
+
+// textLines is how many lines s takes wrapped in a column width
+// characters wide (at most a character per width unit, so it errs
+// tall).
+func textLines(s string, width float64) int {
+	per := max(1, int(width)-1)
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		n += max(1, (utf8.RuneCountInString(line)+per-1)/per)
+	}
+	return n
+}
+
+// textHeight is the height of a row holding s wrapped in a column width
+// characters wide.
+func textHeight(s string, width float64) float64 {
+	return min(maxRowHeight, float64(textLines(s, width))*lineHeight)
 }
 
 func newStyles(f *excelize.File) (styleSet, error) {
@@ -124,8 +204,11 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	if s.changed, err = f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Color: []string{changedFill}, Pattern: 1}}); err != nil {
 		return s, err
 	}
-	if s.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Color: []string{"#F2F2F2"}, Pattern: 1},
+	if s.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Family: fontName, Size: fontSize}, Fill: excelize.Fill{Type: "pattern", Color: []string{"#F2F2F2"}, Pattern: 1},
 		Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
+		return s, err
+	}
+	if s.wrap, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Family: fontName, Size: fontSize}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
 		return s, err
 	}
 	f3 := "0.000"
@@ -155,6 +238,7 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 	if groups != nil {
 		hdr = 2
 	}
+	heights := []float64{lineHeight, lineHeight} // the header rows'
 	for c, col := range cols {
 		cell := cellName(c+1, hdr)
 		label := col.Name
@@ -175,7 +259,11 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		if col.Description != "" {
 			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
-		f.SetColWidth(sheet, colName(c+1), colName(c+1), math.Max(10, math.Min(40, float64(len(label)+4))))
+		width := math.Max(10, math.Min(40, float64(len(label)+4)))
+		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
+		if groups == nil || c >= groups[0].First { // not merged down both rows
+			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
+		}
 	}
 	for _, g := range groups {
 		if err := f.SetCellStr(sheet, cellName(g.First+1, 1), g.Label); err != nil {
@@ -186,6 +274,9 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		}
 	}
 	f.SetCellStyle(sheet, "A1", cellName(len(cols), hdr), st.header)
+	for r := range hdr {
+		f.SetRowHeight(sheet, r+1, heights[r])
+	}
 	for r, row := range t.Rows {
 		for c, v := range row {
 			if c >= len(cols) {
@@ -214,17 +305,121 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 			f.SetCellStyle(sheet, cellName(c+1, hdr+1), cellName(c+1, last), style)
 		}
 		if col.Kind == tables.KindRate && last > hdr {
-			f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{{
-				Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
-				MinColor: "#F8696B", MidColor: "#FFEB84", MaxColor: "#63BE7B"}})
+			f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{rateScale(col)})
 		}
 	}
 	st.log.apply(f, sheet, st.changed)
 	if len(cols) > 0 {
 		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
+		if err := fitToPage(f, sheet); err != nil {
+			return err
+		}
 	}
-	return addChart(f, sheet, t, len(cols), hdr, last)
+	lastCol, lastRow, err := addChart(f, sheet, t, len(cols), hdr, last)
+	if err != nil {
+		return err
+	}
+	return printRange(f, sheet, max(len(cols), lastCol), max(last, lastRow), hdr)
+}
+
+// The colour scales. A rate is coloured by the direction its column
+// declares (rateDirection): red → yellow → green where higher is better,
+// green → yellow → red where lower is better, and otherwise a neutral
+// single-hue scale, white → blue (the HTML heatmaps' blues), that says
+// how large a rate is and not whether that is good.
+var (
+	higherBetter = [3]string{"#F8696B", "#FFEB84", "#63BE7B"}
+	lowerBetter  = [3]string{"#63BE7B", "#FFEB84", "#F8696B"}
+	neutralScale = [2]string{"#F7FBFF", "#6BAED6"}
+)
+
+// rateDirection is +1 where a rate column's declared description
+// (tables.Column.Description: the table's ColumnDocs, else the
+// catalogue's ColumnDoc) says higher is better (an accuracy, a
+// cross-lingual consistency), -1 where it says lower is better (a share
+// of hallucinations, abstentions, switched, failed or error answers), and
+// 0 where it says neither or both. tables.Column declares no direction of
+// its own, and the name is not read: a long table's rate (k / n) is of
+// whichever metric its row names (correct, abstain, hallucination), so
+// its column is neutral.
+func rateDirection(col tables.Column) int {
+	d := strings.ToLower(col.Description)
+	up := strings.Contains(d, "accuracy") || strings.Contains(d, "cross-lingual consistency") || strings.Contains(d, "clc(l)")
+	down := false
+	for _, w := range []string{"halluc", "abstain", "abstention", "switched", "failed", "error"} {
+		down = down || strings.Contains(d, w)
+	}
+	switch {
+	case up && !down:
+		return 1
+	case down && !up:
+		return -1
+	}
+	return 0
+}
+
+// rateScale is the colour scale of a rate column over 0–1, by its
+// declared direction (rateDirection).
+func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
+	if dir := rateDirection(col); dir != 0 {
+		c := higherBetter
+		if dir < 0 {
+			c = lowerBetter
+		}
+		return excelize.ConditionalFormatOptions{Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
+			MinColor: c[0], MidColor: c[1], MaxColor: c[2]}
+	}
+	return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MaxType: "num", MaxValue: "1",
+		MinColor: neutralScale[0], MaxColor: neutralScale[1]}
+}
+
+// pageSetup makes a sheet print legibly, before anything is written to
+// it (a streamed sheet takes these settings when its writer starts):
+// landscape, fitted to one page wide and as many tall as it takes,
+// narrow margins, and the sheet's name and page number in the footer.
+func pageSetup(f *excelize.File, sheet string) error {
+	landscape, wide, tall := "landscape", 1, 0
+	if err := fitToPage(f, sheet); err != nil {
+		return err
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall}); err != nil {
+		return err
+	}
+	side, edge, band := 0.4, 0.6, 0.3
+	if err := f.SetPageMargins(sheet, &excelize.PageLayoutMarginsOptions{Left: &side, Right: &side, Top: &edge, Bottom: &edge, Header: &band, Footer: &band}); err != nil {
+		return err
+	}
+	return f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&R&P / &N"})
+}
+
+// fitToPage makes the sheet's page layout's fit-to settings apply; again
+// after an autofilter, which replaces the sheet's properties (excelize
+// v2.11).
+func fitToPage(f *excelize.File, sheet string) error {
+	yes := true
+	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &yes})
+}
+
+// printRange sets a sheet's print area, A1 to (lastCol, lastRow) (its
+// charts included), and, when titles > 0, repeats its first titles rows
+// (the header) at the top of every printed page.
+func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) error {
+	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: q + "$A$1:" + absolute(cellName(max(1, lastCol), max(1, lastRow))), Scope: sheet}); err != nil {
+		return err
+	}
+	if titles <= 0 {
+		return nil
+	}
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: fmt.Sprintf("%s$1:$%d", q, titles), Scope: sheet})
+}
+
+// chartEnd is the last column and row a chart of w × h pixels anchored
+// at (col, row) covers, on columns and rows of the default size (64 × 20
+// pixels).
+func chartEnd(col, row int, w, h uint) (int, int) {
+	return col + int((w+63)/64), row + int((h+19)/20)
 }
 
 // chartable names the layout tables that get a native Excel chart: the
@@ -243,11 +438,13 @@ func chartable(name string) (keys int, title string, ok bool) {
 
 // addChart adds a clustered column chart beside a layout table: one
 // series per row (at most 12), the value columns as categories (two
-// levels under grouped headers: the group, then its sub-column).
-func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) error {
+// levels under grouped headers: the group, then its sub-column), their
+// labels under the plot area (not at the axis, inside negative bars). It
+// returns the last column and row the chart covers (0, 0 without one).
+func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) (int, int, error) {
 	keys, title, ok := chartable(t.Name)
 	if !ok || ncols <= keys || last <= hdr {
-		return nil
+		return 0, 0, nil
 	}
 	q := func(cell string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + absolute(cell) }
 	var series []excelize.ChartSeries
@@ -262,9 +459,12 @@ func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last 
 	if t.Simulated {
 		label += " — SIMULATED"
 	}
-	return f.AddChart(sheet, cellName(ncols+2, hdr+1), &excelize.Chart{Type: excelize.Col, Series: series,
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: label}}},
-		Dimension: excelize.ChartDimension{Width: 720, Height: 400}, Legend: excelize.ChartLegend{Position: "bottom"}})
+	dim := excelize.ChartDimension{Width: 720, Height: 400}
+	lastCol, lastRow := chartEnd(ncols+2, hdr+1, dim.Width, dim.Height)
+	return lastCol, lastRow, f.AddChart(sheet, cellName(ncols+2, hdr+1), &excelize.Chart{Type: excelize.Col, Series: series,
+		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: label}}},
+		XAxis: excelize.ChartAxis{TickLabelPosition: excelize.ChartTickLabelLow, Font: axisFont}, YAxis: excelize.ChartAxis{Font: axisFont},
+		Dimension: dim, Legend: excelize.ChartLegend{Position: "bottom"}})
 }
 
 // absolute makes a cell reference absolute (B2 → $B$2).
@@ -329,6 +529,9 @@ func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit i
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
+	if err := pageSetup(f, sheet); err != nil {
+		return err
+	}
 	// The cells whose text must change to fit, found first: their
 	// comments must be on the sheet before the stream writer reads it.
 	fits := map[[2]int]fitted{}
@@ -384,12 +587,17 @@ func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit i
 			return err
 		}
 	}
+	lastRow := n + 1
 	if total = max(total, len(t.Rows)); total > n {
 		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", total-n, rest, n, total)}); err != nil {
 			return err
 		}
+		lastRow++
 	}
-	return sw.Flush()
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return printRange(f, sheet, len(t.Header), lastRow, 1)
 }
 
 func cellName(col, row int) string {

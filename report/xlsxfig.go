@@ -2,8 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -17,16 +22,21 @@ type echartsOption struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 		Data []any  `json:"data"`
+		Min  any    `json:"min"`
+		Max  any    `json:"max"`
 	} `json:"xAxis"`
 	YAxis []struct {
 		Data []any `json:"data"`
+		Min  any   `json:"min"`
+		Max  any   `json:"max"`
 	} `json:"yAxis"`
 	Radar *struct {
 		Indicator []struct {
 			Name string `json:"name"`
 		} `json:"indicator"`
 	} `json:"radar"`
-	Series []struct {
+	VisualMap json.RawMessage `json:"visualMap"` // one visual map or a list of them
+	Series    []struct {
 		Type       string            `json:"type"`
 		Name       string            `json:"name"`
 		XAxisIndex int               `json:"xAxisIndex"`
@@ -56,6 +66,41 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &d.Value)
 }
 
+// visualMap is the part of an ECharts visual map a heatmap's colour
+// scale needs.
+type visualMap struct {
+	Min     *float64 `json:"min"`
+	Max     *float64 `json:"max"`
+	InRange struct {
+		Color []string `json:"color"`
+	} `json:"inRange"`
+}
+
+// colourScale is the colour scale the option's (first) visual map
+// declares: its colours from low to high and its range (0–1 where
+// unsaid); ok false where it declares none.
+func (o echartsOption) colourScale() (colours []string, lo, hi float64, ok bool) {
+	var maps []visualMap
+	if json.Unmarshal(o.VisualMap, &maps) != nil {
+		var one visualMap
+		if json.Unmarshal(o.VisualMap, &one) != nil {
+			return nil, 0, 0, false
+		}
+		maps = []visualMap{one}
+	}
+	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
+		return nil, 0, 0, false
+	}
+	lo, hi = 0, 1
+	if maps[0].Min != nil {
+		lo = *maps[0].Min
+	}
+	if maps[0].Max != nil {
+		hi = *maps[0].Max
+	}
+	return maps[0].InRange.Color, lo, hi, true
+}
+
 // block is a figure's data laid out as a sheet range: a header row, then
 // one row per category (or per x value), and the chart drawn from it.
 type block struct {
@@ -65,13 +110,36 @@ type block struct {
 	kind   excelize.ChartType
 	series []int // the value columns charted (column indexes into header)
 	scale  bool  // a heatmap: no chart, a colour scale over the values
+	// colours and lo–hi are the heatmap's colour scale, as its option's
+	// visual map declares it (nil: the neutral scale over 0–1).
+	colours []string
+	lo, hi  float64
+	// lines marks the charted series drawn as a line (a scatter's
+	// least-squares fit); spans are a scatter's series' rows (first, last
+	// index into rows).
+	lines []bool
+	spans [][2]int
+	// xRange and yRange are the value axes' bounds the figure sets (nil:
+	// automatic), as the chart's axes take them.
+	xRange, yRange [2]*float64
+	// whiskers are the bars' 95% intervals, by charted series (nil: none
+	// for that series), one per row (NaN bounds: none for that category);
+	// the columns lo and hi of series s are whiskerCols[s].
+	whiskers    [][]interval
+	whiskerCols [][2]int
 }
 
+// interval is a bar's value (rate) and its 95% interval, drawn as its
+// whisker.
+type interval struct{ rate, lo, hi float64 }
+
 // figureBlock turns a figure's option into workbook data and the native
-// chart type that mirrors it: bars (the whiskers left to the HTML
-// report) → clustered (or stacked) columns; lines over categories → lines; value-axis
-// lines and scatters → XY scatter; radar → radar; heatmap → a grid with
-// a colour scale. A Sankey has no Excel counterpart (ok false).
+// chart type that mirrors it: bars → clustered (or stacked) columns,
+// their whiskers (95% intervals) as lo and hi columns and the columns'
+// error bars; lines over categories → lines; value-axis lines and
+// scatters → XY scatter (a line series as a line, without markers);
+// radar → radar; heatmap → a grid with the colour scale its visual map
+// declares. A Sankey has no Excel counterpart (ok false).
 func figureBlock(f Figure) (block, bool, error) {
 	var o echartsOption
 	if err := json.Unmarshal(f.Option, &o); err != nil {
@@ -81,11 +149,26 @@ func figureBlock(f Figure) (block, bool, error) {
 		return block{}, false, nil
 	}
 	b, ok, err := blockOf(f, o)
+	if len(o.YAxis) > 0 {
+		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
+	}
+	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
+		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
+	}
 	b.title = o.Title.Text
 	if b.title == "" {
 		b.title = f.Name
 	}
 	return b, ok, err
+}
+
+// bound is an axis bound the option sets as a number (nil for none, or
+// for ECharts' "dataMin" and functions).
+func bound(v any) *float64 {
+	if x, ok := v.(float64); ok {
+		return &x
+	}
+	return nil
 }
 
 // blockOf lays out the data of an option figureBlock has read.
@@ -136,6 +219,9 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 		return b, true, nil
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
 		b := block{header: []string{""}, scale: true}
+		if colours, lo, hi, ok := o.colourScale(); ok {
+			b.colours, b.lo, b.hi = colours, lo, hi
+		}
 		xs, ys := o.XAxis[0].Data, o.YAxis[0].Data
 		col, row := map[string]int{}, map[string]int{}
 		for i, x := range xs {
@@ -193,6 +279,11 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 				b.rows[i] = append(b.rows[i], v)
 			}
 		}
+		if typ == "bar" {
+			if err := b.addWhiskers(o, items); err != nil {
+				return b, false, err
+			}
+		}
 		return b, len(b.series) > 0, nil
 	case typ == "scatter" || typ == "line":
 		// XY points: one x column and one y column per series, a row per point
@@ -208,6 +299,8 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			}
 			b.header = append(b.header, se.Name)
 			b.series = append(b.series, len(b.header)-1)
+			b.lines = append(b.lines, se.Type == "line")
+			b.spans = append(b.spans, [2]int{len(b.rows), len(b.rows) - 1})
 			for _, d := range ds {
 				xy, _ := d.Value.([]any)
 				if len(xy) != 2 {
@@ -216,6 +309,7 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 				r := make([]any, len(o.Series)+2)
 				r[0], r[1], r[len(b.header)-1] = d.Name, value(xy[0]), value(xy[1])
 				b.rows = append(b.rows, r)
+				b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 			}
 		}
 		return b, len(b.rows) > 0, nil
@@ -223,27 +317,151 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 	return block{}, false, nil
 }
 
+// addWhiskers reads the bars' whiskers from an interval bar option
+// (intervalBars): a line series on the second, hidden x axis named as
+// its bars, whose vertical segments, two points at the same x, run from
+// a category's lower bound to its upper one (x is the category's index
+// plus the bar's offset within its band, less than half a band). Each
+// bar series with whiskers gets lo and hi columns after the values.
+func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) error {
+	b.whiskers = make([][]interval, len(b.series))
+	b.whiskerCols = make([][2]int, len(b.series))
+	found := false
+	for s, se := range o.Series {
+		if se.Type != "line" || se.XAxisIndex != 1 {
+			continue
+		}
+		j := -1
+		for k, c := range b.series {
+			if b.header[c] == se.Name && b.whiskers[k] == nil {
+				j = k
+				break
+			}
+		}
+		if j < 0 {
+			continue
+		}
+		ds, err := items(s)
+		if err != nil {
+			return err
+		}
+		iv := make([]interval, len(b.rows))
+		for i := range iv {
+			iv[i] = interval{math.NaN(), math.NaN(), math.NaN()}
+			if v, ok := b.rows[i][b.series[j]].(float64); ok {
+				iv[i].rate = v
+			}
+		}
+		point := func(d datum) (x, y float64, ok bool) {
+			xy, _ := d.Value.([]any)
+			if len(xy) != 2 {
+				return 0, 0, false
+			}
+			x, okx := xy[0].(float64)
+			y, oky := xy[1].(float64)
+			return x, y, okx && oky
+		}
+		for i := 0; i+1 < len(ds); i++ {
+			x0, y0, ok0 := point(ds[i])
+			x1, y1, ok1 := point(ds[i+1])
+			if !ok0 || !ok1 || x0 != x1 {
+				continue
+			}
+			if c := int(math.Round(x0)); c >= 0 && c < len(iv) && math.Abs(x0-float64(c)) < 0.5 {
+				iv[c].lo, iv[c].hi = math.Min(y0, y1), math.Max(y0, y1)
+				found = true
+			}
+			i++
+		}
+		b.whiskers[j] = iv
+	}
+	if !found {
+		b.whiskers, b.whiskerCols = nil, nil
+		return nil
+	}
+	for j, iv := range b.whiskers {
+		if iv == nil {
+			continue
+		}
+		name := b.header[b.series[j]]
+		b.header = append(b.header, name+" lo", name+" hi")
+		b.whiskerCols[j] = [2]int{len(b.header) - 2, len(b.header) - 1}
+		for i := range b.rows {
+			var lo, hi any
+			if !math.IsNaN(iv[i].lo) {
+				lo, hi = iv[i].lo, iv[i].hi
+			}
+			b.rows[i] = append(b.rows[i], lo, hi)
+		}
+	}
+	return nil
+}
+
+// Each figure's chart is figureChart pixels, anchored a column right of
+// its data.
+var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
+
 // writeFigures writes the "figures" sheet: per figure its caption, its
 // data and, beside the data, the native Excel chart of the same kind
-// (titled with the figure's title, and SIMULATED when it is). It returns
-// how many figures it wrote.
+// (titled with the figure's title, and SIMULATED when it is; category
+// labels under the plot area, not at the axis inside negative bars). A
+// scatter's series each chart their own rows, x and y numeric cells; an
+// interval bar chart's columns carry the whiskers as error bars. The
+// sheet prints one page wide, its data and charts; the error bars'
+// distances (errorBars) are right of what prints. It returns how many
+// figures it wrote.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) (int, error) {
 	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
-	row, written := 1, 0
+	type drawn struct {
+		fig Figure
+		b   block
+	}
+	var todo []drawn
+	lastCol := 1                             // the last column printed
+	widths := map[int]float64{1: firstWidth} // the columns' widths, in characters
 	for _, fig := range figs {
 		b, ok, err := figureBlock(fig)
 		if err != nil {
-			return written, err
+			return 0, err
 		}
 		if !ok {
 			continue
 		}
-		if written == 0 {
-			if _, err := f.NewSheet(sheet); err != nil {
-				return 0, err
-			}
-			f.SetColWidth(sheet, "A", "A", 28)
+		todo = append(todo, drawn{fig, b})
+		lastCol = max(lastCol, len(b.header))
+		if !b.scale {
+			end, _ := chartEnd(len(b.header)+2, 1, figureChart.Width, figureChart.Height)
+			lastCol = max(lastCol, end)
 		}
+		for c := 1; c < len(b.header); c++ {
+			widths[c+1] = max(widths[c+1], b.width(c))
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	if _, err := f.NewSheet(sheet); err != nil {
+		return 0, err
+	}
+	if err := pageSetup(f, sheet); err != nil {
+		return 0, err
+	}
+	// Rows of Excel's default height in LibreOffice too (which otherwise
+	// fits them to its substitute font): the charts' anchors and the page
+	// breaks count on it.
+	rowHeight, custom := lineHeight, true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{DefaultRowHeight: &rowHeight, CustomHeight: &custom}); err != nil {
+		return 0, err
+	}
+	for c, w := range widths {
+		f.SetColWidth(sheet, colName(c), colName(c), w)
+	}
+	page := pagePixels(widths, lastCol)
+	errCol := lastCol + 2
+	row, written, used := 1, 0, 0.0 // used: of the printed page, in pixels
+	lastRow := 1
+	for _, d := range todo {
+		fig, b := d.fig, d.b
 		written++
 		caption := fig.Caption
 		if fig.Mirrors != "" {
@@ -253,10 +471,13 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 			return written, err
 		}
 		head := row + 1
+		height := lineHeight
 		for c, h := range b.header {
 			f.SetCellStr(sheet, cellName(c+1, head), h)
+			height = max(height, textHeight(h, widths[c+1]))
 		}
 		f.SetCellStyle(sheet, cellName(1, head), cellName(len(b.header), head), st.header)
+		f.SetRowHeight(sheet, head, height)
 		for r, vals := range b.rows {
 			for c, v := range vals {
 				if v == nil {
@@ -268,6 +489,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 			}
 		}
 		last := head + len(b.rows)
+		lastRow = max(lastRow, last)
 		if b.scale && len(b.rows) > 0 {
 			f.SetCellStyle(sheet, cellName(2, head+1), cellName(len(b.header), last), st.rate)
 		}
@@ -276,39 +498,292 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 				f.SetCellStyle(sheet, cellName(c+1, head+1), cellName(c+1, last), st.rate)
 			}
 		}
-		height := len(b.rows) + 2
-		if b.scale && len(b.rows) > 0 {
-			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{{
-				Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
-				MinColor: "#F8696B", MidColor: "#FFEB84", MaxColor: "#63BE7B"}})
+		for _, wc := range b.whiskerCols {
+			if wc[0] > 0 && len(b.rows) > 0 {
+				f.SetCellStyle(sheet, cellName(wc[0]+1, head+1), cellName(wc[1]+1, last), st.rate)
+			}
 		}
+		blockRows := len(b.rows) + 2
+		if b.scale && len(b.rows) > 0 {
+			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{heatScale(b)})
+		}
+		need := float64(len(b.rows)) * rowPixels // the data, under the caption and header
 		if !b.scale && len(b.rows) > 0 {
-			var series []excelize.ChartSeries
-			for _, c := range b.series {
-				s := excelize.ChartSeries{Name: q + absolute(cellName(c+1, head)),
-					Categories: q + absolute(cellName(1, head+1)) + ":" + absolute(cellName(1, last)),
-					Values:     q + absolute(cellName(c+1, head+1)) + ":" + absolute(cellName(c+1, last))}
-				if b.kind == excelize.Scatter {
-					s.Categories = q + absolute(cellName(2, head+1)) + ":" + absolute(cellName(2, last))
-					s.Marker = excelize.ChartMarker{Symbol: "circle", Size: 7}
-				}
-				series = append(series, s)
-			}
-			title := b.title
-			if simulated {
-				title += " — SIMULATED"
-			}
-			if err := f.AddChart(sheet, cellName(len(b.header)+2, head), &excelize.Chart{Type: b.kind, Series: series,
-				Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-				Dimension: excelize.ChartDimension{Width: 640, Height: 320}, Legend: excelize.ChartLegend{Position: "bottom"}}); err != nil {
+			rows, err := addFigureChart(f, sheet, q, b, head, last, errCol, simulated)
+			if err != nil {
 				return written, fmt.Errorf("chart of %s: %w", fig.Name, err)
 			}
-			height = max(height, 18)
+			lastRow = max(lastRow, rows)
+			blockRows = max(blockRows, 18)
+			need = max(need, float64(figureChart.Height))
 		}
-		row = head + height + 2
+		// A figure that would run over the page's foot starts the next one
+		// (a manual break: LibreOffice keeps it; Excel may ignore manual
+		// breaks on a sheet fitted to the page's width).
+		need += rowPixels + height*4/3
+		if used > 0 && used+need > page {
+			if err := f.InsertPageBreak(sheet, cellName(1, row)); err != nil {
+				return written, err
+			}
+			used = 0
+		}
+		used += rowPixels + height*4/3 + float64(blockRows+1)*rowPixels
+		lastRow = max(lastRow, head+blockRows) // the chart with a row or two to spare
+		row = head + blockRows + 2
 	}
-	if written > 0 {
-		st.log.apply(f, sheet, st.changed)
+	st.log.apply(f, sheet, st.changed)
+	return written, printRange(f, sheet, lastCol, lastRow, 0)
+}
+
+// The figures sheet's first column, in characters (captions and
+// categories), and the pixels of a row of the default height.
+const (
+	firstWidth = 28.0
+	rowPixels  = 20.0
+)
+
+// width is the width, in characters, block column c wants: its header
+// on a line or two (a value column up to 16 characters, a whisker bound
+// up to 12).
+func (b block) width(c int) float64 {
+	most := 16.0
+	for _, wc := range b.whiskerCols {
+		if wc[0] > 0 && (c == wc[0] || c == wc[1]) {
+			most = 12
+		}
 	}
-	return written, nil
+	return math.Max(10, math.Min(most, float64(utf8.RuneCountInString(b.header[c])+2)))
+}
+
+// pagePixels is the height of a printed page of the figures sheet in the
+// sheet's pixels: the printable height of a landscape page (A4 or US
+// Letter, whichever is smaller each way, less pageSetup's margins), over
+// the scale that fits columns 1 to lastCol to the page's width, with a
+// twentieth to spare.
+func pagePixels(widths map[int]float64, lastCol int) float64 {
+	const dpi = 96.0
+	printW, printH := (11.0-2*0.4)*dpi, (8.27-2*0.6)*dpi
+	px := 0.0
+	for c := 1; c <= lastCol; c++ {
+		if w, ok := widths[c]; ok {
+			px += w*7 + 5 // Calibri 11's digit is 7 pixels wide, plus the padding
+		} else {
+			px += 64
+		}
+	}
+	scale := min(1, printW/px)
+	return 0.95 * printH / scale
+}
+
+// heatScale is a heatmap's colour scale: the colours its figure's visual
+// map declares (those of the HTML page's heatmap), else the neutral
+// single-hue scale, over the declared range.
+func heatScale(b block) excelize.ConditionalFormatOptions {
+	lo, hi := strconv.FormatFloat(b.lo, 'g', -1, 64), strconv.FormatFloat(b.hi, 'g', -1, 64)
+	if len(b.colours) < 2 {
+		return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MaxType: "num", MaxValue: "1",
+			MinColor: neutralScale[0], MaxColor: neutralScale[1]}
+	}
+	c := b.colours
+	if len(c) == 2 {
+		return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: lo, MaxType: "num", MaxValue: hi,
+			MinColor: c[0], MaxColor: c[1]}
+	}
+	mid := strconv.FormatFloat((b.lo+b.hi)/2, 'g', -1, 64)
+	return excelize.ConditionalFormatOptions{Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: lo, MidType: "num", MidValue: mid, MaxType: "num", MaxValue: hi,
+		MinColor: c[0], MidColor: c[len(c)/2], MaxColor: c[len(c)-1]}
+}
+
+// addFigureChart draws a block's native chart beside its data (header
+// row head, data to row last), its error bars' distances from column
+// errCol on, and returns the last row the chart covers.
+func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errCol int, simulated bool) (int, error) {
+	var series []excelize.ChartSeries
+	var errs [][2]string // each series' error bars: the minus and plus references ("": none)
+	colours := palette() // the HTML figures' colours
+	first := errCol
+	for j, c := range b.series {
+		colour := colours[j%len(colours)]
+		s := excelize.ChartSeries{Name: q + absolute(cellName(c+1, head)),
+			Categories: q + absolute(cellName(1, head+1)) + ":" + absolute(cellName(1, last)),
+			Values:     q + absolute(cellName(c+1, head+1)) + ":" + absolute(cellName(c+1, last))}
+		if b.kind == excelize.Scatter {
+			span := b.spans[j]
+			if span[1] < span[0] {
+				continue // no point
+			}
+			first, end := head+1+span[0], head+1+span[1]
+			s.Categories = q + absolute(cellName(2, first)) + ":" + absolute(cellName(2, end))
+			s.Values = q + absolute(cellName(c+1, first)) + ":" + absolute(cellName(c+1, end))
+			// A marker without a fill of its own is invisible in LibreOffice.
+			s.Marker = excelize.ChartMarker{Symbol: "circle", Size: 7, Fill: solid(colour),
+				Border: excelize.LineOptions{Type: excelize.LineSolid, Width: 0.75, Fill: solid(colour)}}
+			if b.lines[j] {
+				s.Marker = excelize.ChartMarker{Symbol: "none"}
+				s.Line = excelize.LineOptions{Type: excelize.LineSolid, Width: 1.5, Dash: excelize.LineDashDash, Fill: solid("#555555")}
+			}
+		} else if b.kind != excelize.Radar {
+			s.Fill = solid(colour)
+		}
+		series = append(series, s)
+		var refs [2]string
+		if j < len(b.whiskers) && b.whiskers[j] != nil {
+			if errCol == first {
+				if err := f.SetCellStr(sheet, cellName(errCol, head-1), "error bars of the chart at row "+strconv.Itoa(head)+": distances from each bar to its 95% interval's bounds"); err != nil {
+					return 0, err
+				}
+			}
+			var err error
+			if refs, err = errorBars(f, sheet, b, j, head, errCol); err != nil {
+				return 0, err
+			}
+			errCol += 2
+		}
+		errs = append(errs, refs)
+	}
+	if len(series) == 0 {
+		return 0, nil
+	}
+	title := b.title
+	if simulated {
+		title += " — SIMULATED"
+	}
+	ch := &excelize.Chart{Type: b.kind, Series: series,
+		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+		Dimension: figureChart, Legend: excelize.ChartLegend{Position: "bottom"}}
+	ch.XAxis.Font, ch.YAxis.Font = axisFont, axisFont
+	if b.kind != excelize.Radar {
+		ch.XAxis.TickLabelPosition = excelize.ChartTickLabelLow
+		ch.XAxis.Minimum, ch.XAxis.Maximum = b.xRange[0], b.xRange[1]
+		ch.YAxis.Minimum, ch.YAxis.Maximum = b.yRange[0], b.yRange[1]
+	}
+	at := len(b.header) + 2
+	part := nextChartPart(f)
+	if err := f.AddChart(sheet, cellName(at, head), ch); err != nil {
+		return 0, err
+	}
+	var err error
+	if b.kind == excelize.Scatter {
+		err = patchChart(f, part, numericXValues)
+	} else if b.whiskers != nil {
+		err = patchChart(f, part, func(x string) (string, error) { return withErrorBars(x, series, errs) })
+	}
+	_, rows := chartEnd(at, head, ch.Dimension.Width, ch.Dimension.Height)
+	return rows, err
+}
+
+// errorBars writes the distances of charted series j's error bars, from
+// its bars to its whiskers' bounds (the lo and hi columns beside the
+// data), in two columns from errCol on: custom error bars take
+// distances, and LibreOffice draws them only from cell references. It
+// returns the minus and plus columns' references.
+func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
+	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
+	name := b.header[b.series[j]]
+	if err := f.SetCellStr(sheet, cellName(errCol, head), name+" − (rate − lo)"); err != nil {
+		return [2]string{}, err
+	}
+	f.SetCellStr(sheet, cellName(errCol+1, head), name+" + (hi − rate)")
+	for i, w := range b.whiskers[j] {
+		if math.IsNaN(w.lo) || math.IsNaN(w.hi) || math.IsNaN(w.rate) {
+			continue
+		}
+		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, w.rate-w.lo), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w.hi-w.rate), 6, 64)
+	}
+	last := head + len(b.rows)
+	ref := func(c int) string { return q + absolute(cellName(c, head+1)) + ":" + absolute(cellName(c, last)) }
+	return [2]string{ref(errCol), ref(errCol + 1)}, nil
+}
+
+// axisFont is the charts' axis labels: dark grey (excelize's default is
+// a grey too pale to print).
+var axisFont = excelize.Font{Color: "#404040", Size: 9}
+
+// solid is a solid fill of one colour.
+func solid(colour string) excelize.Fill {
+	return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{colour}}
+}
+
+// nextChartPart is the package part the next AddChart writes: excelize
+// names a chart by the count of chart parts before it.
+func nextChartPart(f *excelize.File) string {
+	n := 0
+	f.Pkg.Range(func(k, _ any) bool {
+		if name, ok := k.(string); ok && strings.Contains(name, "xl/charts/chart") {
+			n++
+		}
+		return true
+	})
+	return "xl/charts/chart" + strconv.Itoa(n+1) + ".xml"
+}
+
+// patchChart rewrites a chart's XML where excelize (v2.11) has no option
+// for what it needs.
+func patchChart(f *excelize.File, part string, fix func(string) (string, error)) error {
+	v, ok := f.Pkg.Load(part)
+	if !ok {
+		return fmt.Errorf("no chart part %s", part)
+	}
+	b, ok := v.([]byte)
+	if !ok {
+		return fmt.Errorf("chart part %s is not XML", part)
+	}
+	x, err := fix(string(b))
+	if err != nil {
+		return err
+	}
+	f.Pkg.Store(part, []byte(x))
+	return nil
+}
+
+var strXValues = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVal>`)
+
+// numericXValues makes a scatter chart's x values a number reference:
+// excelize writes them as a string reference (strRef), which LibreOffice
+// reads as text and draws nothing from.
+func numericXValues(x string) (string, error) {
+	x = strXValues.ReplaceAllString(x, `<xVal><numRef><f>$1</f></numRef></xVal>`)
+	if strings.Contains(x, "<xVal><strRef>") {
+		return x, fmt.Errorf("a scatter series' x values are still text")
+	}
+	return x, nil
+}
+
+// withErrorBars gives each column series of a chart whose whiskers are
+// known custom error bars (excelize has no error bar option): below a
+// bar by the minus reference's distances, above it by the plus one's.
+// The error bars go where the schema puts them in a bar series, after
+// its data labels and before its categories.
+func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (string, error) {
+	parts := strings.Split(x, "<ser>")
+	if len(parts)-1 != len(series) {
+		return x, fmt.Errorf("%d series in the chart XML, want %d", len(parts)-1, len(series))
+	}
+	for j := range series {
+		if refs[j][0] == "" {
+			continue
+		}
+		p := parts[j+1]
+		at := strings.Index(p, "<cat>")
+		if at < 0 {
+			return x, fmt.Errorf("series %d has no categories", j)
+		}
+		parts[j+1] = p[:at] + errBarsXML(refs[j][0], refs[j][1]) + p[at:]
+	}
+	return strings.Join(parts, "<ser>"), nil
+}
+
+// errBarsXML is a bar series' custom error bars (c:errBars), their
+// distances below and above each bar read from the ranges minus and
+// plus, drawn as thin dark whiskers with caps.
+func errBarsXML(minus, plus string) string {
+	ref := func(r string) string {
+		var b strings.Builder
+		xml.EscapeText(&b, []byte(r))
+		return `<numRef><f>` + b.String() + `</f></numRef>`
+	}
+	return `<errBars><errBarType val="both"></errBarType><errValType val="cust"></errValType><noEndCap val="0"></noEndCap>` +
+		`<plus>` + ref(plus) + `</plus><minus>` + ref(minus) + `</minus>` +
+		`<spPr><a:ln w="9525"><a:solidFill><a:srgbClr val="222222"></a:srgbClr></a:solidFill></a:ln></spPr></errBars>`
 }
