@@ -14,8 +14,9 @@ TOKCACHE   := testdata/tokenizers/cache
 # Debian packages the notebook and report tests need (installed by `make
 # deps`, as root): Jupyter for the notebooks, headless Chromium and the Noto
 # fonts to check that HTML reports draw (Indic labels included), and
-# LibreOffice Calc to open the workbooks as a reviewer would.
-DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui
+# LibreOffice Calc to open the workbooks as a reviewer would, poppler-utils
+# to count and draw the pages it prints.
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui poppler-utils
 
 all: build
 
@@ -46,7 +47,7 @@ tokenizers:
 
 ## deps: install the Debian packages for the notebook and report tests if missing (needs root)
 deps:
-	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
+	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! command -v pdftoppm >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
