@@ -151,7 +151,6 @@ type Scan struct {
 
 	conflictKeys map[[2]uint64]bool
 	torn         bool
-	tornAt       int64
 }
 
 // ScanDir reads dir/records.jsonl without writing anything: the keys already
@@ -175,7 +174,6 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	defer f.Close()
 	var dups []dupLine
 	br := bufio.NewReaderSize(f, 1<<20)
-	var off int64
 	lineNo := 0
 	for {
 		line, rerr := br.ReadBytes('\n')
@@ -186,8 +184,6 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			return nil, fmt.Errorf("reading %s: %w", path, rerr)
 		}
 		lineNo++
-		start := off
-		off += int64(len(line))
 		complete := rerr == nil
 		var rec struct {
 			Key       *string          `json:"key"`
@@ -211,7 +207,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		}
 		if !complete || perr != nil {
 			if rerr == io.EOF { // the last line: a torn tail from a killed run
-				s.torn, s.tornAt = true, start
+				s.torn = true
 				s.Report.TornTail = true
 				s.Report.TornTailBytes = int64(len(line))
 				break
