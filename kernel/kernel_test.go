@@ -122,3 +122,47 @@ func TestFigurePatterns(t *testing.T) {
 		}
 	}
 }
+
+// The explorer in a notebook aligns its cells as the report does, text
+// left and numbers right, under a notebook's style that right-aligns
+// every cell (as JupyterLab's rendered HTML does).
+func TestExplorerAlignsAsTheReport(t *testing.T) {
+	samples := &bhasha.Table{Name: "samples", Header: []string{"model", "item", "language", "answer", "gold", "correct"},
+		Rows: [][]any{{"tiny-1b", 17, "hin", "दिल्ली", "Delhi", true}, {"tiny-1b", 18, "tam", "a long answer", "x", false}}}
+	ex, err := report.ExplorerHTML(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><style>.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th,.jp-RenderedHTMLCommon tr{text-align:right}</style></head><body>` +
+		`<div class="jp-RenderedHTMLCommon">` + ex + `</div><script>var out=[];document.querySelectorAll("table tr").forEach(function(tr){var row=[];` +
+		`Array.prototype.forEach.call(tr.cells,function(c){row.push(c.textContent+"="+getComputedStyle(c).textAlign);});out.push(row.join("|"));});` +
+		`var p=document.createElement("pre");p.id="probe";p.textContent=out.join("\n");document.body.appendChild(p);</script></body></html>`
+	file := filepath.Join(t.TempDir(), "explorer.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, console := browsertest.DumpDOM(t, browsertest.Chromium(t), file, 3*time.Second)
+	if len(console) > 0 {
+		t.Errorf("the explorer wrote to the console: %q", console)
+	}
+	i, j := strings.Index(d, `<pre id="probe">`), strings.LastIndex(d, "</pre>")
+	if i < 0 || j < i {
+		t.Fatal("the probe did not run")
+	}
+	rows := strings.Split(d[i+len(`<pre id="probe">`):j], "\n")
+	if len(rows) != 3 {
+		t.Fatalf("explorer rows %q", rows)
+	}
+	for _, row := range rows {
+		for _, c := range strings.Split(row, "|") {
+			text, align, _ := strings.Cut(c, "=")
+			want := "left"
+			if text == "17" || text == "18" {
+				want = "right"
+			}
+			if align != want {
+				t.Errorf("explorer cell %q is aligned %s, want %s (row %q)", text, align, want, row)
+			}
+		}
+	}
+}

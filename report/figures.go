@@ -40,9 +40,15 @@ type chart interface {
 	JSON() map[string]interface{}
 }
 
+// optionOf is a chart's option as JSON, the series past the palette's
+// colours told apart by a pattern or a symbol (distinguish).
 func optionOf(c chart) (json.RawMessage, error) {
 	c.Validate()
-	return json.Marshal(c.JSON())
+	o, err := json.Marshal(c.JSON())
+	if err != nil {
+		return nil, err
+	}
+	return distinguish(o)
 }
 
 func simulated(t *tables.Table, caption string) string {
@@ -125,7 +131,7 @@ func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "form_accuracy_" + k.model + "_" + k.strategy, Mirrors: "IndicKLAR Fig. 2",
-			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language, whiskers the 95%% Wilson interval (n = %d answers)", k.model, k.strategy, ns[k])),
+			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language, whiskers the 95%% Wilson interval (n = %s)", k.model, k.strategy, counted(ns[k], "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -145,10 +151,18 @@ func lookup(m map[string]estimate, k string) estimate {
 }
 
 // CLCHeatmap is IndicKLAR's Fig. 4: one heatmap per model, form and
-// strategy from clc_matrix (the reference above the diagonal).
+// strategy from clc_matrix, the reference above the diagonal (row <
+// col) and the strategy below it, the first language at the top; each
+// cell labelled with its Jaccard index, the colour scale spanning the
+// off-diagonal cells and the diagonal (1) grey, off the scale. A matrix
+// with no rows is one figure saying why (the table's note).
 func CLCHeatmap(mx *tables.Table) ([]Figure, error) {
+	if len(mx.Rows) == 0 {
+		f, err := emptyFigure(mx, "clc", "IndicKLAR Fig. 4", "cross-lingual consistency (CLC) between languages", mx.Note, "language pair")
+		return []Figure{f}, err
+	}
 	type key struct{ model, form, upper, lower string }
-	cells := map[key][][3]any{}
+	cells := map[key][]hcell{}
 	langs := map[key][]string{}
 	var keys []key
 	for _, r := range mx.Rows {
@@ -160,23 +174,32 @@ func CLCHeatmap(mx *tables.Table) ([]Figure, error) {
 		if !slices.Contains(langs[k], row) {
 			langs[k] = append(langs[k], row)
 		}
-		cells[k] = append(cells[k], [3]any{col, row, round(mx.Num(r, "jaccard"))})
+		c := hcell{x: col, y: row, v: mx.Num(r, "jaccard")}
+		if row == col {
+			c.neutral = "1"
+		}
+		cells[k] = append(cells[k], c)
 	}
 	var out []Figure
 	for _, k := range keys {
-		hm := heatmap(fmt.Sprintf("%s — CLC: %s (upper) vs %s (lower), %s", k.model, k.upper, k.lower, k.form), langs[k], langs[k])
-		data := make([]opts.HeatMapData, len(cells[k]))
-		for i, c := range cells[k] {
-			data[i] = opts.HeatMapData{Value: c}
+		var off []float64
+		for _, c := range cells[k] {
+			if c.neutral == "" {
+				off = append(off, c.v)
+			}
 		}
-		hm.AddSeries("jaccard", data)
-		o, err := optionOf(hm)
+		lo, hi := heatRange(off)
+		title := fmt.Sprintf("%s — CLC, %s: %s above the diagonal, %s below", k.model, k.form, k.upper, k.lower)
+		o, err := heatmap(title, "jaccard", langs[k], langs[k], cells[k], lo, hi)
 		if err != nil {
 			return nil, err
 		}
+		n := len(langs[k])
 		out = append(out, Figure{Name: "clc_" + k.model + "_" + k.form + "_" + k.lower, Mirrors: "IndicKLAR Fig. 4",
-			Caption: simulated(mx, fmt.Sprintf("%s: pairwise cross-lingual consistency over %d %s languages, %s above the diagonal, %s below (n = %d language pairs per triangle)", k.model, len(langs[k]), k.form, k.upper, k.lower, len(langs[k])*(len(langs[k])-1)/2)),
-			Option:  o})
+			Caption: simulated(mx, fmt.Sprintf("%s: pairwise cross-lingual consistency (the Jaccard index of the items answered right) over %s, %s above the diagonal, %s below; "+
+				"each cell labelled with its value, the colour scale spanning the off-diagonal values (%.2f to %.2f), the diagonal (a language against itself, 1) grey, off the scale (n = %s per triangle)",
+				k.model, counted(n, k.form+" language"), k.upper, k.lower, lo, hi, counted(n*(n-1)/2, "language pair"))),
+			Option: o})
 	}
 	return out, nil
 }
@@ -232,24 +255,10 @@ func ConditionBars(acc *tables.Table, order []string) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "conditions_" + model, Mirrors: "distractor study Tables 2–3",
-			Caption: simulated(acc, fmt.Sprintf("%s: exact match, abstention and hallucination proxy per condition (n = %d answers over %d conditions)", model, total, len(conds))),
+			Caption: simulated(acc, fmt.Sprintf("%s: exact match, abstention and hallucination proxy per condition (n = %s over %s)", model, counted(total, "answer"), counted(len(conds), "condition"))),
 			Option:  o})
 	}
 	return out, nil
-}
-
-// heatmap is a 0–1 heatmap over xs × ys with a horizontal colour scale
-// under it (the CLC matrix, IndicQuest's domains).
-func heatmap(title string, xs, ys []string) *charts.HeatMap {
-	hm := charts.NewHeatMap()
-	hm.SetGlobalOptions(append(globals(title),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xs}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys}),
-		charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
-			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}}}))...)
-	hm.SetXAxis(xs)
-	return hm
 }
 
 // round keeps three decimals (a chart label, not a number to compute with).
@@ -260,7 +269,10 @@ func round(v float64) any {
 	return math.Round(v*1000) / 1000
 }
 
-// Figures are every figure the run's tables allow, in report order.
+// Figures are every figure the run's tables allow, in report order. A
+// figure whose table is empty (CLC of a one-language run, flip points
+// without TinT-CM, gains without a strategy but the reference) is drawn
+// as a short figure saying why (the table's Note), in its caption too.
 //
 // Each figure's n, and SIMULATED when it is, is also stamped under its
 // title (stamp), for the exported images; and every text in its option
@@ -329,7 +341,8 @@ func Figures(ts []*tables.Table) ([]Figure, error) {
 		{"strategy_tests", StrategyGains},
 		{"domains", DomainHeatmap},
 	} {
-		if t := by[f.table]; t != nil && len(t.Rows) > 0 {
+		// an empty flip_points or strategy_tests is a figure saying why
+		if t := by[f.table]; t != nil && (len(t.Rows) > 0 || f.table == "flip_points" || f.table == "strategy_tests") {
 			if err := add(f.make(t)); err != nil {
 				return nil, err
 			}

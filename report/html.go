@@ -95,6 +95,9 @@ type tableView struct {
 	Shown     int
 	Total     int
 	Simulated bool
+	// Note says why the table has no rows (the table's Note, or that it
+	// has none); "" when it has rows.
+	Note string
 }
 
 // tableViewOf lays a table out for the page: the papers' two-row header
@@ -102,6 +105,13 @@ type tableView struct {
 // by their column's kind (displayCell).
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: len(t.Rows), Simulated: t.Simulated}
+	if len(t.Rows) == 0 {
+		tv.Note = "No rows"
+		if t.Note != "" {
+			tv.Note += ": " + t.Note
+		}
+		tv.Note += "."
+	}
 	groups := t.ColumnGroups()
 	top := make([]headCell, 0, len(tv.Columns))
 	var sub []headCell
@@ -192,6 +202,7 @@ type figView struct {
 	Caption string
 	Mirrors string
 	Option  any
+	Height  int // pixels: a figure with nothing to draw (no series) is a short one
 }
 
 func figViewOf(f Figure, id string) (figView, error) {
@@ -199,7 +210,11 @@ func figViewOf(f Figure, id string) (figView, error) {
 	if err := json.Unmarshal(f.Option, &o); err != nil {
 		return figView{}, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	return figView{ID: id, Caption: f.Caption, Mirrors: f.Mirrors, Option: o}, nil
+	h := 460
+	if m, ok := o.(map[string]any); ok && m["series"] == nil {
+		h = 200
+	}
+	return figView{ID: id, Caption: f.Caption, Mirrors: f.Mirrors, Option: o, Height: h}, nil
 }
 
 // explorerView is the sample explorer: the samples it embeds, what it
@@ -302,11 +317,12 @@ order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.
   var vx=x.getAttribute("data-v"),vy=y.getAttribute("data-v");var d=(vx!==null&&vy!==null)?(parseFloat(vx)-parseFloat(vy)):x.textContent.localeCompare(y.textContent);
   return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
 {{define "tablecard"}}<div class="bh-fragment" data-table="{{.Info.Name}}" style="max-height:28em;overflow:auto"><p><b>{{.Info.Name}}</b>{{if .Simulated}} <span style="color:#D55E00;font-weight:bold">SIMULATED</span>{{end}}{{if .Info.Description}}: {{.Info.Description}}{{end}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}} — {{.Total}} rows{{if lt .Shown .Total}}, the first {{.Shown}} shown{{end}}</p>
-{{template "table" .}}</div>{{end}}
-{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:460px"></div>
+{{if .Note}}<p class="note" style="background:#fff8e1;padding:.4em .8em">{{.Note}}</p>{{end}}{{template "table" .}}</div>{{end}}
+{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:{{.Height}}px"></div>
 <p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
 <script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
 var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>{{end}}
+{{/* the explorer aligns its cells itself (inline styles: text left, numbers right, as the report's tables), so that a notebook's style, which right-aligns every cell, does not */}}
 {{define "explorer"}}<p>{{.Note}}</p>
 <div id="{{.ID}}-explorer">
 <label>model <select data-field="model"></select></label>
@@ -327,6 +343,7 @@ var data=JSON.parse($("data").textContent);
 var cols=data.columns, rows=data.rows, col={};cols.forEach(function(c,i){col[c]=i;});
 function val(r,c){var i=col[c];return i===undefined||r[i]===null?"":String(r[i]);}
 var selects=$("explorer").querySelectorAll("select[data-field]");
+Array.prototype.forEach.call($("table").tHead.rows[0].cells,function(h){h.style.textAlign="left";});
 selects.forEach(function(s){var f=s.getAttribute("data-field");if(f==="verdict")return;var seen={};rows.forEach(function(r){seen[val(r,f)]=1;});
  var o=document.createElement("option");o.value="";o.textContent="all";s.appendChild(o);
  Object.keys(seen).sort().forEach(function(v){var o=document.createElement("option");o.value=v;o.textContent=v===""?"(none)":v;s.appendChild(o);});});
@@ -339,7 +356,8 @@ function matches(r){var ok=true;selects.forEach(function(s){var f=s.getAttribute
  if(q&&["prompt","response","answer","gold"].every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
 function render(){shown=rows.filter(matches);var tb=$("table").tBodies[0];tb.textContent="";
  shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
-  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);tr.appendChild(td);});
+  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);
+   var num=typeof r[col[c]]==="number";td.style.textAlign=num?"right":"left";if(num)td.style.fontVariantNumeric="tabular-nums";tr.appendChild(td);});
   tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");$("detail").textContent=d;});
   tb.appendChild(tr);});
  $("count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for its prompt, response and verdicts)";}
@@ -362,7 +380,8 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}
 th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
 th{background:#f2f2f2}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow:auto;max-width:100%;max-height:80vh}
+.scroll thead{position:sticky;top:0;z-index:1}
 .chart{width:100%;max-width:1100px;height:460px}
 .caption{font-size:.9em;color:#444;margin-bottom:2em}
 .note{background:#fff8e1;padding:.4em .8em;margin:.3em 0}
@@ -381,7 +400,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 <h2 id="tables">Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-{{template "table" .}}
+{{if .Note}}<p class="note table-note">{{.Note}}</p>{{end}}{{template "table" .}}
 {{end}}
 {{if .Explorer}}<h2 id="samples">Samples</h2>
 {{template "explorer" .Explorer}}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -82,7 +83,7 @@ func Decomposition(dec *tables.Table, order []string) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "decomposition_" + m, Mirrors: "distractor study §5.3 / Tables 3–4",
-			Caption: simulated(dec, fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (n = %d answers)", m, n)),
+			Caption: simulated(dec, fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (n = %s)", m, counted(n, "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -118,7 +119,7 @@ func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
 			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
 			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
-		sc.AddSeries("languages", pts)
+		sc.AddSeries("languages", pts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
 		if fit, ok := leastSquares(xs, ys); ok {
 			fitted := charts.NewLine()
 			fitted.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", num(fit.b)),
@@ -127,11 +128,14 @@ func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
 			sc.Overlap(fitted)
 		}
 		o, err := optionOf(sc)
+		if err == nil {
+			o, err = editOption(o, placeLabels)
+		}
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "tokenization_" + m, Mirrors: "IndicKLAR Table 10 / A.9",
-			Caption: simulated(tok, fmt.Sprintf("%s: %d languages, the dashed line the least-squares fit; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (n = %d answers)", m, langs, num(r), num(pr), num(rho), num(prho), answers)),
+			Caption: simulated(tok, fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it), the dashed line the least-squares fit; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (n = %s)", m, counted(langs, "language"), num(r), num(pr), num(rho), num(prho), counted(answers, "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -140,7 +144,12 @@ func TokenizationScatter(tok *tables.Table) ([]Figure, error) {
 // FlipSankey is IndicKLAR's Fig. 8 / Table 15 per model: of the items the
 // baseline gets wrong (pooled over languages), how many TinT-CM gets
 // right, and of the rest how many TinT-EN gets right, from flip_points.
+// Every flow carries its count, 0 included (a flow without a value
+// would leave ECharts unable to place the flows after it), and every
+// node's label says its count. A table with no rows, or a model without
+// a baseline-wrong item, is a figure saying why.
 func FlipSankey(fp *tables.Table) ([]Figure, error) {
+	const mirrors = "IndicKLAR Fig. 8 / Table 15"
 	type acc struct{ from1, flip1, from2, flip2 int }
 	by := map[string]*acc{}
 	var models []string
@@ -162,29 +171,72 @@ func FlipSankey(fp *tables.Table) ([]Figure, error) {
 			by[m].flip2 += int(fp.Num(r, "flipped"))
 		}
 	}
+	if len(models) == 0 {
+		why := fp.Note
+		if len(fp.Rows) > 0 {
+			why = "no TinT-CM answers: the flow follows the baseline's wrong items through TinT-CM, then TinT-EN (the input path, native → code-mixed → English, is in the table flip_points)"
+		}
+		f, err := emptyFigure(fp, "flip_points", mirrors, "flip points: baseline → TinT-CM → TinT-EN", why, "baseline-wrong item")
+		return []Figure{f}, err
+	}
 	var out []Figure
 	for _, m := range models {
 		a := by[m]
 		if a.from1 == 0 {
+			f, err := emptyFigure(fp, "flip_points_"+m, mirrors, m+" — flip points",
+				"no baseline-wrong item: the baseline answered right every native item TinT-CM was asked, so no item can flip", "baseline-wrong item")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
 			continue
 		}
-		nodes := []opts.SankeyNode{{Name: "wrong at baseline"}, {Name: "right under TinT-CM"}, {Name: "still wrong"}, {Name: "right under TinT-EN"}, {Name: "wrong throughout"}}
-		links := []opts.SankeyLink{
-			{Source: "wrong at baseline", Target: "right under TinT-CM", Value: float32(a.flip1)},
-			{Source: "wrong at baseline", Target: "still wrong", Value: float32(a.from1 - a.flip1)},
-			{Source: "still wrong", Target: "right under TinT-EN", Value: float32(a.flip2)},
-			{Source: "still wrong", Target: "wrong throughout", Value: float32(a.from2 - a.flip2)},
+		type node struct {
+			name, colour string
+			value        int
 		}
+		nodes := []node{{"wrong at baseline", "#999999", a.from1}, {"right under TinT-CM", "#009E73", a.flip1}, {"still wrong", "#E69F00", a.from1 - a.flip1},
+			{"right under TinT-EN", "#0072B2", a.flip2}, {"wrong throughout", "#D55E00", a.from2 - a.flip2}}
+		links := [][3]any{{0, 1, a.flip1}, {0, 2, a.from1 - a.flip1}, {2, 3, a.flip2}, {2, 4, a.from2 - a.flip2}}
 		sk := charts.NewSankey()
 		sk.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: m + " — flip points"}), charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 			charts.WithColorsOpts(opts.Colors(palette())), charts.WithAnimation(false))
-		sk.AddSeries("flip points", nodes, links)
+		sk.AddSeries("flip points", nil, nil)
 		o, err := optionOf(sk)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Figure{Name: "flip_points_" + m, Mirrors: "IndicKLAR Fig. 8 / Table 15",
-			Caption: simulated(fp, fmt.Sprintf("%s: of %d items wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN (n = %d baseline-wrong items)", m, a.from1, a.flip1, a.from2, a.flip2, a.from1)),
+		zero := 0
+		o, err = editOption(o, func(o map[string]any) {
+			o["legend"] = map[string]any{"show": false}
+			s := seriesMaps(o)[0]
+			var data, ls []any
+			for _, n := range nodes {
+				data = append(data, map[string]any{"name": n.name, "value": n.value, "itemStyle": map[string]any{"color": n.colour}})
+			}
+			for _, l := range links {
+				v := l[2].(int)
+				if v == 0 {
+					zero++
+				}
+				ls = append(ls, map[string]any{"source": nodes[l[0].(int)].name, "target": nodes[l[1].(int)].name, "value": v})
+			}
+			s["data"], s["links"] = data, ls
+			s["top"], s["bottom"], s["left"], s["right"] = 80, 20, 20, 200
+			s["nodeAlign"] = "left" // each step a column: TinT-CM's flips beside those still wrong
+			s["label"] = map[string]any{"show": true, "formatter": "{b}: {c}", "fontSize": 13}
+			s["lineStyle"] = map[string]any{"color": "source", "opacity": 0.35}
+			s["emphasis"] = map[string]any{"focus": "adjacency"}
+		})
+		if err != nil {
+			return nil, err
+		}
+		caption := fmt.Sprintf("%s: of %s wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN", m, counted(a.from1, "item"), a.flip1, a.from2, a.flip2)
+		if zero > 0 {
+			caption += fmt.Sprintf("; %s of 0 items drawn as a hairline, the count in the node's label", counted(zero, "flow"))
+		}
+		out = append(out, Figure{Name: "flip_points_" + m, Mirrors: mirrors,
+			Caption: simulated(fp, caption+fmt.Sprintf(" (n = %s)", counted(a.from1, "baseline-wrong item"))),
 			Option:  o})
 	}
 	return out, nil
@@ -239,7 +291,7 @@ func RelationsRadar(rel *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "relations_" + m, Mirrors: "IndicKLAR Fig. 6",
-			Caption: simulated(rel, fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (n = %d answers)", m, total)),
+			Caption: simulated(rel, fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (n = %s)", m, counted(total, "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -249,7 +301,7 @@ func RelationsRadar(rel *tables.Table) ([]Figure, error) {
 // protocol, from domains (the pooled rows left out).
 func DomainHeatmap(dom *tables.Table) ([]Figure, error) {
 	type key struct{ model, protocol string }
-	cells := map[key][]opts.HeatMapData{}
+	cells := map[key][]hcell{}
 	langs, domains := map[key][]string{}, map[key][]string{}
 	ns := map[key]int{}
 	var keys []key
@@ -268,19 +320,17 @@ func DomainHeatmap(dom *tables.Table) ([]Figure, error) {
 		if !slices.Contains(domains[k], d) {
 			domains[k] = append(domains[k], d)
 		}
-		cells[k] = append(cells[k], opts.HeatMapData{Value: [3]any{l, d, round(dom.Num(r, "rate"))}})
+		cells[k] = append(cells[k], hcell{x: l, y: d, v: dom.Num(r, "rate")})
 		ns[k] += int(dom.Num(r, "n"))
 	}
 	var out []Figure
 	for _, k := range keys {
-		hm := heatmap(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol), langs[k], domains[k])
-		hm.AddSeries("accuracy", cells[k])
-		o, err := optionOf(hm)
+		o, err := heatmap(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol), "accuracy", langs[k], domains[k], cells[k], 0, 1)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "domains_" + k.model + "_" + k.protocol, Mirrors: "IndicQuest Tables 4 and 7",
-			Caption: simulated(dom, fmt.Sprintf("%s, %s: accuracy per domain and language (n = %d answers)", k.model, k.protocol, ns[k])),
+			Caption: simulated(dom, fmt.Sprintf("%s, %s: accuracy per domain and language, each cell labelled with its value, the colour scale from 0 to 1 (n = %s)", k.model, k.protocol, counted(ns[k], "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -310,15 +360,19 @@ func LatencyScatter(lat *tables.Table) ([]Figure, error) {
 			if math.IsNaN(lat.Num(r, "mean_ms")) {
 				continue
 			}
-			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{round(lat.Num(r, "mean_ms")), round(lat.Num(r, "accuracy"))}, SymbolSize: 12}})
+			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{round(lat.Num(r, "mean_ms")), round(lat.Num(r, "accuracy"))}, SymbolSize: 12}},
+				charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
 			n += int(lat.Num(r, "n"))
 		}
 		o, err := optionOf(sc)
+		if err == nil {
+			o, err = editOption(o, placeLabels)
+		}
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "latency_" + m, Mirrors: "IndicKLAR Table 6 / A.2",
-			Caption: simulated(lat, fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency (n = %d answers)", m, n)),
+			Caption: simulated(lat, fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it) (n = %s)", m, counted(n, "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -328,18 +382,31 @@ func LatencyScatter(lat *tables.Table) ([]Figure, error) {
 // accuracy gain over the reference per language (bars), each bar marked
 // *, ** or *** by its Holm-adjusted McNemar p (tables.Stars) and the
 // significant ones counted in the caption, from strategy_tests (native
-// questions).
+// questions). A gain of 0 is a sliver at 0 (barMinHeight), and the
+// caption counts them; a table with no rows, or a model with no native
+// comparison, is a figure saying why.
 func StrategyGains(st *tables.Table) ([]Figure, error) {
+	const mirrors = "IndicKLAR Fig. 3"
+	if len(st.Rows) == 0 {
+		f, err := emptyFigure(st, "strategy_gains", mirrors, "accuracy gain over the reference", st.Note, "paired answer")
+		return []Figure{f}, err
+	}
 	models, by := groupRows(st, "model")
 	var out []Figure
 	for _, m := range models {
-		var langs, strategies []string
+		var langs, strategies, forms []string
 		gain := map[[2]string]float64{}
 		holm := map[[2]string]float64{}
-		sig, n, ref := 0, 0, ""
+		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
-			if st.Str(r, "form") != "native" {
+			if f := st.Str(r, "form"); f != "native" {
+				if !slices.Contains(forms, f) {
+					forms = append(forms, f)
+				}
 				continue
+			}
+			if st.Num(r, "diff") == 0 {
+				zeros++
 			}
 			l, s := st.Str(r, "language"), st.Str(r, "strategy")
 			if !slices.Contains(langs, l) {
@@ -357,6 +424,12 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 			ref = st.Str(r, "reference")
 		}
 		if len(langs) == 0 {
+			f, err := emptyFigure(st, "strategy_gains_"+m, mirrors, m+" — accuracy gain over the reference",
+				"no gain on native questions: the strategies were compared with the reference on "+strings.Join(forms, " and ")+" questions only", "paired answer")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
 			continue
 		}
 		sort.Strings(langs)
@@ -382,11 +455,29 @@ func StrategyGains(st *tables.Table) ([]Figure, error) {
 			bar.AddSeries(s, data)
 		}
 		o, err := optionOf(bar)
+		if err == nil {
+			o, err = editOption(o, func(o map[string]any) {
+				for _, s := range seriesMaps(o) {
+					s["barMinHeight"] = 2 // a gain of 0 is a sliver, not nothing
+				}
+				if zeros == len(gain) { // a plot of slivers says what they are
+					o["graphic"] = []any{map[string]any{"type": "text", "left": "center", "top": "middle",
+						"style": map[string]any{"text": fmt.Sprintf("every gain is 0: each strategy as accurate as %s", ref), "fontSize": 16, "fill": "#444"}}}
+				}
+			})
+		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Figure{Name: "strategy_gains_" + m, Mirrors: "IndicKLAR Fig. 3",
-			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001 (McNemar, Holm-adjusted; n = %d paired answers)", m, ref, sig, n)),
+		zero := ""
+		switch total := len(gain); {
+		case zeros == total:
+			zero = fmt.Sprintf("; every gain is 0 (each strategy as accurate as %s on the same items), each drawn as a sliver at 0", ref)
+		case zeros > 0:
+			zero = fmt.Sprintf("; %d of the %d gains are 0, drawn as slivers at 0", zeros, total)
+		}
+		out = append(out, Figure{Name: "strategy_gains_" + m, Mirrors: mirrors,
+			Caption: simulated(st, fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same native items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001%s (McNemar, Holm-adjusted; n = %s)", m, ref, sig, zero, counted(n, "paired answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -416,14 +507,17 @@ func FamilyScaling(mf *tables.Table) ([]Figure, error) {
 	}
 	line := sizeLines("accuracy against model size per family", "accuracy")
 	for _, k := range keys {
-		line.AddSeries(k.family+" "+k.strategy, pts[k])
+		line.AddSeries(k.family+" "+k.strategy, pts[k], charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "top"}))
 	}
 	o, err := optionOf(line)
+	if err == nil {
+		o, err = editOption(o, placeLabels)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return []Figure{{Name: "family_scaling", Mirrors: "IndicKLAR Fig. 5",
-		Caption: simulated(mf, fmt.Sprintf("native accuracy against model size, one line per family and strategy, pooled over languages (n = %d answers)", n)),
+		Caption: simulated(mf, fmt.Sprintf("native accuracy against model size, one line per family and strategy, each point labelled with its model where the label fits, pooled over languages (n = %s)", counted(n, "answer"))),
 		Option:  o}}, nil
 }
 
@@ -487,7 +581,7 @@ func ProtocolBars(acc *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "protocols_" + m, Mirrors: "IndicQuest §5 (lexical shortfall)",
-			Caption: simulated(acc, fmt.Sprintf("%s: the LLM judge's, exact substring's and word overlap's accuracy per language; mean shortfall of exact substring %s (n = %d answers)", m, num(mean), n[m])),
+			Caption: simulated(acc, fmt.Sprintf("%s: the LLM judge's, exact substring's and word overlap's accuracy per language; mean shortfall of exact substring %s (n = %s)", m, num(mean), counted(n[m], "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -536,7 +630,7 @@ func SwitchRates(acc *tables.Table, order []string) ([]Figure, error) {
 		return nil, err
 	}
 	return []Figure{{Name: "switch_rates", Mirrors: "distractor study Table 4",
-		Caption: simulated(acc, fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (n = %d answers)", n)),
+		Caption: simulated(acc, fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (n = %s)", counted(n, "answer"))),
 		Option:  o}}, nil
 }
 

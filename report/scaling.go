@@ -70,7 +70,7 @@ func FamilyCLC(mf, co *tables.Table) ([]Figure, error) {
 		return nil, err
 	}
 	return []Figure{{Name: "family_clc", Mirrors: "IndicKLAR Fig. 5",
-		Caption: simulated(co, fmt.Sprintf("native cross-lingual consistency (mean CLC(L) over up to %d languages) against model size, one line per family and strategy (n = %d model × strategy points)", langs, models2)),
+		Caption: simulated(co, fmt.Sprintf("native cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy (n = %s)", counted(langs, "language"), counted(models2, "model × strategy point"))),
 		Option:  o}}, nil
 }
 
@@ -180,6 +180,6 @@ func ProtocolRanks(dom, rankings *tables.Table) ([]Figure, error) {
 		tail = "; Kendall's " + strings.Join(taus, ", ")
 	}
 	return []Figure{{Name: "protocol_ranks", Mirrors: "IndicQuest §5 (ranking agreement)",
-		Caption: simulated(dom, fmt.Sprintf("each model's rank under the LLM judge, exact substring and word overlap, by accuracy pooled over languages%s (n = %d answers per protocol)", tail, n)),
+		Caption: simulated(dom, fmt.Sprintf("each model's rank under the LLM judge, exact substring and word overlap, by accuracy pooled over languages%s (n = %s per protocol)", tail, counted(n, "answer"))),
 		Option:  o}}, nil
 }

@@ -173,7 +173,7 @@ func Romanization(acc *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "romanization_" + m, Mirrors: "IndicKLAR Fig. 7",
-			Caption: simulated(acc, fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (n = %d answers)", m, n)),
+			Caption: simulated(acc, fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (n = %s)", m, counted(n, "answer"))),
 			Option:  o})
 	}
 	return out, nil

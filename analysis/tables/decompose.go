@@ -164,6 +164,7 @@ func Decomposition(rows []score.Row) *Table {
 			x.rec, x.sabst, bHall.P, bHall.Lo, bHall.Hi, rate(x.em+x.rec, x.n),
 			rate(x.hall, x.hall-x.rec-x.sabst), bRealRise, shareOf(rise, bRealRise))
 	}
+	noteDecomposition(t, rows)
 	return t
 }
 
@@ -195,6 +196,7 @@ func JudgeByScript(rows []score.Row) *Table {
 	for _, x := range keys {
 		t.add(x.model, x.script, x.verdict, counts[x])
 	}
+	noteJudgeByScript(t)
 	return t
 }
 

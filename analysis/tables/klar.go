@@ -193,6 +193,7 @@ func flipPointsFrom(o outcomes) *Table {
 			}
 		}
 	}
+	noteFlipPoints(t, len(keys), ref)
 	return t
 }
 
@@ -606,6 +607,7 @@ func FamilyTests(fam *Table) *Table {
 		_, pf := stats.FisherExact(ia[0], ia[1]-ia[0], dr[0], dr[1]-dr[0])
 		t.add(k.model, k.strategy, k.form, ia[0], ia[1], dr[0], dr[1], d, lo, hi, z, p, pf)
 	}
+	noteFamilyTests(t, fam)
 	return t
 }
 
@@ -656,6 +658,7 @@ func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *Tabl
 		}
 		t.add(k.model, k.strategy, ref, k.measure, len(ia), mean(ia), len(dr), mean(dr), diff, p, quantileSorted(ia, 0.5), quantileSorted(dr, 0.5))
 	}
+	noteFamilyGainTests(t, gains, ref)
 	return t
 }
 

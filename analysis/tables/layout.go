@@ -89,6 +89,9 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 		t.Rows = append(t.Rows, out)
 	}
+	if len(t.Rows) == 0 {
+		t.Note = src.Note // why the table it lays out is empty
+	}
 	return t
 }
 

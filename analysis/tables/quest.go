@@ -144,6 +144,7 @@ func ModelGaps(rows []score.Row) *Table {
 			}
 		}
 	}
+	noteModelGaps(t, models)
 	return t
 }
 

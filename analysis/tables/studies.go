@@ -85,6 +85,7 @@ func clcFrom(o outcomes) (pairs, means, overall *Table) {
 			overall.add(k.model, k.strategy, f, byForm[f].n, byForm[f].sum/float64(byForm[f].n))
 		}
 	}
+	noteCLC(o, pairs, means, overall)
 	return pairs, means, overall
 }
 
@@ -147,6 +148,7 @@ func strategyTestsFrom(o outcomes, ref string, clcMeans *Table) *Table {
 			t.add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
 		})
 	}
+	noteStrategyTests(t, o, ref)
 	return t
 }
 
@@ -436,5 +438,6 @@ func CLCMatrix(pairs *Table, ref string) *Table {
 			}
 		}
 	}
+	noteCLCMatrix(t, pairs, ref)
 	return t
 }

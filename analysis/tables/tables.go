@@ -74,6 +74,11 @@ type Table struct {
 	// renderers say so (Markdown's title, the CSV's and DataFrame's first
 	// column "simulated").
 	Simulated bool
+	// Note says why the table has no rows, when it has none and its
+	// builder knows why (one language: no language pairs; no strategy but
+	// the reference: no gains); the report shows it under the table and
+	// in the caption of the figure drawn from it. It changes no number.
+	Note string
 }
 
 // Type is the type of a column's cells.

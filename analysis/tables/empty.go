@@ -1,0 +1,228 @@
+package tables
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// The notes below say why a table has no rows (Table.Note), from what
+// its builder had: they are set only on an empty table and change no
+// number.
+
+// formLanguages lists each form's languages, "native: ben, hin; english: eng".
+func formLanguages(forms map[string]map[string]bool) string {
+	names := make([]string, 0, len(forms))
+	for f := range forms {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, f := range names {
+		parts[i] = f + ": " + strings.Join(sortedKeys(forms[f]), ", ")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// oneLanguageNote is the CLC tables' note when no form has two languages.
+func oneLanguageNote(forms map[string]map[string]bool) string {
+	langs := map[string]bool{}
+	for _, ls := range forms {
+		for l := range ls {
+			langs[l] = true
+		}
+	}
+	if len(langs) == 1 {
+		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", sortedKeys(langs)[0])
+	}
+	return "no language pairs: CLC compares two languages of the same form, and each form was asked in one language only (" + formLanguages(forms) + ")"
+}
+
+// noteCLC sets the CLC tables' notes when they are empty.
+func noteCLC(o outcomes, pairs, means, overall *Table) {
+	forms := map[string]map[string]bool{}
+	for k := range o {
+		if forms[k[3]] == nil {
+			forms[k[3]] = map[string]bool{}
+		}
+		forms[k[3]][k[2]] = true
+	}
+	note := "no answers"
+	if len(o) > 0 {
+		note = oneLanguageNote(forms)
+		for _, ls := range forms {
+			if len(ls) > 1 {
+				note = "no language pairs: no model and strategy answered two languages of the same form (" + formLanguages(forms) + ")"
+			}
+		}
+	}
+	for _, t := range []*Table{pairs, means, overall} {
+		if len(t.Rows) == 0 {
+			t.Note = note
+		}
+	}
+}
+
+// noteCLCMatrix sets clc_matrix's note when it is empty, from the pairs
+// it was built from and the reference strategy.
+func noteCLCMatrix(t, pairs *Table, ref string) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	if pairs.Note != "" {
+		t.Note = pairs.Note
+		return
+	}
+	forms := map[string]map[string]bool{}
+	paired := map[string]bool{} // strategies with a pair inside one form
+	for _, r := range pairs.Rows {
+		for _, u := range []string{pairs.Str(r, "a"), pairs.Str(r, "b")} {
+			l, f, _ := strings.Cut(u, "/")
+			if forms[f] == nil {
+				forms[f] = map[string]bool{}
+			}
+			forms[f][l] = true
+		}
+		if pairs.Str(r, "scope") != "cross-form" {
+			paired[pairs.Str(r, "strategy")] = true
+		}
+	}
+	switch {
+	case len(paired) == 0:
+		t.Note = oneLanguageNote(forms)
+	case !paired[ref]:
+		t.Note = fmt.Sprintf("no language pairs of the reference strategy (%s), which the matrix sets above the diagonal", ref)
+	default:
+		t.Note = fmt.Sprintf("no strategy but the reference (%s) has language pairs: the matrix sets one below the diagonal against it", ref)
+	}
+}
+
+// noteStrategyTests sets strategy_tests' note when it is empty.
+func noteStrategyTests(t *Table, o outcomes, ref string) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	others := map[string]bool{}
+	for k := range o {
+		if k[1] != ref {
+			others[k[1]] = true
+		}
+	}
+	if len(others) == 0 {
+		t.Note = fmt.Sprintf("no gains: the run has no strategy but the reference (%s)", ref)
+		return
+	}
+	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(sortedKeys(others), ", "), ref)
+}
+
+// noteFlipPoints sets flip_points' note when it is empty: keys are the
+// reference's native answers outside English the table starts from.
+func noteFlipPoints(t *Table, keys int, ref string) {
+	switch {
+	case len(t.Rows) > 0:
+	case keys == 0:
+		t.Note = fmt.Sprintf("no flip point: the reference strategy (%s) answered no native question outside English", ref)
+	default:
+		t.Note = fmt.Sprintf("no flip point: the run has neither TinT-CM answers (the strategy path: %s → TinT-CM → TinT-EN) nor code-mixed answers of %s (the input path: native → code-mixed → English)", ref, ref)
+	}
+}
+
+// familiesOf lists the families of the languages given ("Germanic (eng),
+// Indo-Aryan (hin)").
+func familiesOf(codes map[string]bool) string {
+	reg := lang.New()
+	fams := map[string]map[string]bool{}
+	for c := range codes {
+		f := "unknown family"
+		if l, ok := reg.Find(c); ok && l.Family != "" {
+			f = string(l.Family)
+		}
+		if fams[f] == nil {
+			fams[f] = map[string]bool{}
+		}
+		fams[f][c] = true
+	}
+	var parts []string
+	for _, f := range sortedKeys(keysOf(fams)) {
+		parts = append(parts, f+" ("+strings.Join(sortedKeys(fams[f]), ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// noteFamilyTests sets family_tests' note when it is empty.
+func noteFamilyTests(t, fam *Table) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	fs := map[string]bool{}
+	for _, r := range fam.Rows {
+		fs[fam.Str(r, "family")] = true
+	}
+	if len(fs) == 0 {
+		t.Note = "no test: no answer in a language of a known family"
+		return
+	}
+	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(sortedKeys(fs), ", ")
+}
+
+// noteFamilyGainTests sets family_gain_tests' note when it is empty.
+func noteFamilyGainTests(t *Table, gains map[gainKey]map[string]float64, ref string) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	langs := map[string]bool{}
+	for _, g := range gains {
+		for l := range g {
+			langs[l] = true
+		}
+	}
+	if len(langs) == 0 {
+		t.Note = fmt.Sprintf("no gains: no strategy but the reference (%s) answered the reference's languages", ref)
+		return
+	}
+	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + familiesOf(langs)
+}
+
+// noteModelGaps sets model_gaps' note when it is empty.
+func noteModelGaps(t *Table, models map[string]bool) {
+	switch {
+	case len(t.Rows) > 0:
+	case len(models) < 2:
+		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(sortedKeys(models), ", "))
+	default:
+		t.Note = "no model gap: no two models answered the same language"
+	}
+}
+
+// noteDecomposition sets script_decomposition's note when it is empty.
+func noteDecomposition(t *Table, rows []score.Row) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	strategies := map[string]bool{}
+	for _, r := range rows {
+		strategies[r.Key.Strategy] = true
+	}
+	t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
+	if len(strategies) > 0 {
+		t.Note += " (its strategies: " + strings.Join(sortedKeys(strategies), ", ") + ")"
+	}
+}
+
+// noteJudgeByScript sets judge_by_script's note when it is empty.
+func noteJudgeByScript(t *Table) {
+	if len(t.Rows) == 0 {
+		t.Note = "no verdict: no answer of this run was judged (no LLM judge, no semantic judge)"
+	}
+}
