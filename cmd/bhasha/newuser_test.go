@@ -133,7 +133,7 @@ func TestAddedStrategyIsNotAChange(t *testing.T) {
 	}
 	os.WriteFile(cfg, []byte(head+"strategies: [baseline, tint-en]\n"), 0o644)
 	code, msg := runCLI(t, cli(args...))
-	if code != 0 || strings.Contains(msg, "new since the run") || strings.Contains(msg, "warning") {
+	if code != 0 || strings.Contains(msg, "new since the run") || strings.Contains(msg, "made from the earlier inputs") {
 		t.Errorf("second run: exit %d: %s", code, msg)
 	}
 	code, msg = runCLI(t, cli("report", "--run", out))
