@@ -87,3 +87,17 @@ func chartXML(f *excelize.File) []string {
 	}
 	return out
 }
+
+// An empty table's sheet says why it is empty, as the HTML report does.
+func TestEmptyTableSheetSaysWhy(t *testing.T) {
+	for _, c := range []struct{ note, want string }{
+		{"one language: CLC needs a pair of languages", "No rows: one language: CLC needs a pair of languages."},
+		{"", "No rows."},
+	} {
+		empty := &tables.Table{Name: "clc_mean", Header: []string{"model", "language", "mean_jaccard"}, Note: c.note}
+		f := readBack(t, Page{Title: "empty", Tables: []*tables.Table{empty}})
+		if got, _ := f.GetCellValue("clc_mean", "A2"); got != c.want {
+			t.Errorf("A2 = %q, want %q", got, c.want)
+		}
+	}
+}

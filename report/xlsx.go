@@ -289,6 +289,17 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		}
 	}
 	last := len(t.Rows) + hdr
+	if len(t.Rows) == 0 {
+		// An empty table says why, as the HTML report does.
+		why := "No rows."
+		if t.Note != "" {
+			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
+		}
+		if err := f.SetCellStr(sheet, cellName(1, hdr+1), why); err != nil {
+			return err
+		}
+		last = hdr + 1
+	}
 	for c, col := range cols {
 		style := 0
 		switch {
