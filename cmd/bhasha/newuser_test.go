@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
@@ -167,5 +169,30 @@ func TestDuplicateRequestsAnsweredOnce(t *testing.T) {
 	code, msg = runCLI(t, cli("run", "--config", cfg, "--out", filepath.Join(dir, "b"), "--endpoint", url, "--cache-dir", cache))
 	if code != 0 || !strings.Contains(msg, "this run sent 0, answered 6 from cache, resumed 0") {
 		t.Errorf("second run: exit %d: %s", code, msg)
+	}
+}
+
+// A batch output whose response names another model than the one its
+// request was exported for is imported as failed, never as an answer.
+func TestBatchImportChecksTheModel(t *testing.T) {
+	url, _, _, out, cdir, _ := exportBatch(t, 4)
+	ofile := playBatch(t, filepath.Join(out, "batch", "input.jsonl"), url, -1)
+	b, _ := os.ReadFile(ofile)
+	ls := strings.SplitAfter(string(b), "\n")
+	ls[1] = strings.Replace(ls[1], `"model":"sim-tiny-1b"`, `"model":"evil-other-model"`, 1)
+	os.WriteFile(ofile, []byte(strings.Join(ls, "")), 0o644)
+	code, msg := runCLI(t, cli("batch", "import", "--out", out, "--file", ofile, "--cache-dir", cdir))
+	if code != 0 || !strings.Contains(msg, "imported 3 ok, 1 failed") {
+		t.Fatalf("import: exit %d: %s", code, msg)
+	}
+	found := false
+	records.Read(out, func(r *engine.Record) error {
+		if strings.Contains(r.Error, "asked sim-tiny-1b, the batch answered as evil-other-model") && r.Status == engine.StatusFailed {
+			found = true
+		}
+		return nil
+	})
+	if !found {
+		t.Error("no failed record names the other model")
 	}
 }

@@ -45,10 +45,11 @@ type inputLine struct {
 }
 
 type indexLine struct {
-	CustomID    string      `json:"custom_id"`
-	Key         string      `json:"key"`
-	Kind        engine.Kind `json:"kind"`
-	ServedModel string      `json:"served_model"`
+	CustomID    string           `json:"custom_id"`
+	Key         string           `json:"key"`
+	Kind        engine.Kind      `json:"kind"`
+	ServedModel string           `json:"served_model"`
+	Identity    *engine.Identity `json:"identity,omitempty"` // the model identity the cache key was made for
 }
 
 // ExportReport counts what Export did.
@@ -100,6 +101,10 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		return rep, err
 	}
 	lookup := prior.Lookup
+	identities := map[string]engine.Identity{}
+	for _, mi := range eng.Models() {
+		identities[mi.Name] = mi.Identity
+	}
 	all := func(yield func(engine.Request, error) bool) {
 		for stage := 1; stage <= exp.Stages(); stage++ {
 			for r, err := range exp.StreamStage(stage, lookup, &rep.Blocked) {
@@ -130,7 +135,15 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
 			return rep, err
 		}
-		if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served}); err != nil {
+		// The identity is recorded only when it is known (--live, or a
+		// root the experiment pins): without it the served name stands in
+		// for the weights, and a record claiming it would be refused by the
+		// live run that completes the batch.
+		var known *engine.Identity
+		if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
+			known = &ident
+		}
+		if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served, Identity: known}); err != nil {
 			return rep, err
 		}
 		rep.Pending++
@@ -286,7 +299,7 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 			return rep, fmt.Errorf("%s: %w", ipath, err)
 		}
 		rec := &engine.Record{Key: il.Key, Fields: fields, Kind: il.Kind, ServedModel: il.ServedModel,
-			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1}
+			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1, Identity: il.Identity}
 		var res engine.Result
 		switch {
 		case len(ol.Error) > 0 && string(ol.Error) != "null":
@@ -298,11 +311,18 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 		default:
 			var fp struct {
 				Fingerprint string `json:"system_fingerprint"`
+				Model       string `json:"model"`
 			}
 			if json.Unmarshal(ol.Response.Body, &fp) == nil && fp.Fingerprint == "simulated" {
 				rep.Simulated = true
+				rec.Simulated = true
 			}
 			res, err = engine.ParseResponse(il.Kind, ol.Response.Body)
+			if err == nil && !answeredAs(fp.Model, il) {
+				// The model that answered is checked as a live run checks
+				// it: its served name, or the weights' root.
+				err = fmt.Errorf("asked %s, the batch answered as %s", il.ServedModel, fp.Model)
+			}
 			if err != nil {
 				rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("%s line %d: %v", output, n, err)
 			} else {
@@ -334,4 +354,14 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 		return rep, err
 	}
 	return rep, w.Close()
+}
+
+// answeredAs reports whether a batch response's model names the model the
+// request was exported for: the served name or the identity's root (vLLM
+// run-batch answers with the model it loaded); an absent name is accepted.
+func answeredAs(model string, il indexLine) bool {
+	if model == "" || model == il.ServedModel {
+		return true
+	}
+	return il.Identity != nil && (model == il.Identity.Root || model == il.Identity.ID)
 }
