@@ -131,7 +131,7 @@ func FormAccuracy(acc *tables.Table) ([]Figure, error) {
 			return nil, err
 		}
 		out = append(out, Figure{Name: "form_accuracy_" + k.model + "_" + k.strategy, Mirrors: "IndicKLAR Fig. 2",
-			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on English, native and code-mixed questions per language, whiskers the 95%% Wilson interval (n = %s)", k.model, k.strategy, counted(ns[k], "answer"))),
+			Caption: simulated(acc, fmt.Sprintf("%s, %s: accuracy on %s questions per language, whiskers the 95%% Wilson interval (n = %s)", k.model, k.strategy, formList(names), counted(ns[k], "answer"))),
 			Option:  o})
 	}
 	return out, nil
@@ -406,4 +406,23 @@ func firstRow(t *tables.Table) []any {
 		return nil
 	}
 	return t.Rows[0]
+}
+
+// formList names the forms a figure shows, as a caption says them
+// ("English, native and code-mixed"; only those drawn).
+func formList(forms []string) string {
+	words := make([]string, len(forms))
+	for i, f := range forms {
+		words[i] = f
+		if f == "english" {
+			words[i] = "English"
+		}
+	}
+	switch len(words) {
+	case 0:
+		return "no"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

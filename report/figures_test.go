@@ -180,3 +180,17 @@ func TestStamp(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 2's caption names the forms it draws, not all three.
+func TestFormAccuracyCaptionNamesItsForms(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 3, 10, 0.3, 0.1, 0.6},
+		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 8, 10, 0.8, 0.5, 0.9})
+	figs, err := FormAccuracy(acc)
+	if err != nil || len(figs) != 1 {
+		t.Fatalf("%d figures, %v", len(figs), err)
+	}
+	if c := figs[0].Caption; !strings.Contains(c, "accuracy on English and native questions") || strings.Contains(c, "code-mixed") {
+		t.Errorf("caption %q", c)
+	}
+}

@@ -151,6 +151,7 @@ type Scan struct {
 
 	conflictKeys map[[2]uint64]bool
 	torn         bool
+	committed    bool // Commit rewrote the file: the line numbers above are of the file before
 }
 
 // ScanDir reads dir/records.jsonl without writing anything: the keys already
@@ -379,9 +380,18 @@ type Pick func(line int, key string, id *engine.Identity) bool
 // file loses them: a crash in between leaves them in both, never in
 // neither). The keys of archived lines leave s.Done. It returns the
 // archive's path and how many lines moved; a file that needs nothing is
-// not touched.
+// not touched. Once it has rewritten the file, a later Commit without
+// archiving does nothing (the repairs are made).
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil
+	if s.committed {
+		// The repairs are made and the line numbers are the old file's:
+		// a second pass would take a kept record for a duplicate.
+		if pick != nil {
+			return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
+		}
+		return "", 0, nil
+	}
 	if !need {
 		return "", 0, nil
 	}
@@ -466,6 +476,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		return "", 0, err
 	}
 	s.Report.RewroteFile = true
+	s.committed = true
 	for _, k := range archivedKeys {
 		s.Done.Remove(k)
 	}

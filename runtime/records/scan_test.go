@@ -100,3 +100,41 @@ func TestScanDir(t *testing.T) {
 		})
 	}
 }
+
+// Archiving from a file with failed records and a duplicate, then the
+// resume's own Commit: every kept record stays (the second pass must not
+// read the rewritten file with the old file's line numbers).
+func TestCommitTwiceKeepsRecords(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*engine.Record{
+		{Key: "e|m|a", Status: engine.StatusFailed, Error: "boom"},
+		{Key: "e|m|b", Status: engine.StatusOK, Response: "b"},
+		{Key: "e|m|b", Status: engine.StatusOK, Response: "b"},
+		{Key: "e|m|c", Status: engine.StatusOK, Response: "c"},
+		{Key: "e|m|d", Status: engine.StatusOK, Response: "d"},
+	} {
+		w.Write(r)
+	}
+	w.Close()
+	s, err := ScanDir(dir, "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, n, err := s.Commit(func(_ int, key string, _ *engine.Identity) bool { return key == "e|m|c" }, "t"); err != nil || n != 1 {
+		t.Fatalf("archive: %d %v", n, err)
+	}
+	if _, _, err := s.Commit(nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	if err := Read(dir, func(r *engine.Record) error { keys = append(keys, r.Key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(keys, []string{"e|m|b", "e|m|d"}) || s.Done.Len() != 2 {
+		t.Errorf("records %v, %d done; want e|m|b and e|m|d", keys, s.Done.Len())
+	}
+}

@@ -467,11 +467,15 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	var total engine.Stats
 	var runErr error
+	before := prior // the ok records the checks read (multi-stage runs), still the file's until a record is written or moved
 	prior = records.OK{}
+	wrote := archivedAny
 	stageHeld := map[int]int{}
 	for stage := 1; stage <= exp.Stages() && runErr == nil && eng != nil; stage++ {
 		if stage > 1 {
-			if prior, err = records.LoadOK(o.Out); err != nil {
+			if before != nil && !wrote {
+				prior = before
+			} else if prior, err = records.LoadOK(o.Out); err != nil {
 				return nil, err
 			}
 		}
@@ -506,6 +510,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			if err != nil {
 				return nil, err
 			}
+			wrote = true
 			for k := range plan.changed {
 				done.Remove(k)
 			}
@@ -523,6 +528,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			continue
 		}
 		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o, logw)
+		wrote = wrote || st.Done > 0
 		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
 		total.OK += st.OK
