@@ -63,7 +63,10 @@ import (
 type Table struct {
 	Name   string
 	Header []string
-	Rows   [][]any
+	// Cols are the columns as declared where the table is built (New):
+	// name, type, kind, description. Header holds their names.
+	Cols []Column
+	Rows [][]any
 	// Description is one line on what the table holds, for tables outside
 	// the catalogue (a study's own); Catalog describes the built-in ones.
 	Description string
@@ -79,6 +82,12 @@ type Table struct {
 	// the reference: no gains); the report shows it under the table and
 	// in the caption of the figure drawn from it. It changes no number.
 	Note string
+	// Mirrors names the paper table or figure the table mirrors ("" when
+	// it is Bhasha's own); Headline marks a table a reader of several runs
+	// compares first; Chart, when set, is its natural spreadsheet chart.
+	Mirrors  string
+	Headline bool
+	Chart    *Chart
 }
 
 // Type is the type of a column's cells.
@@ -151,6 +160,9 @@ func KindOf(name string, typ Type) Kind {
 // cells (Int and Float together make Float; anything else mixed makes
 // String), its kind KindOf, its description (ColumnDocs, else ColumnDoc).
 func (t *Table) Columns() []Column {
+	if len(t.Cols) == len(t.Header) && len(t.Cols) > 0 {
+		return t.Cols
+	}
 	out := make([]Column, len(t.Header))
 	for c, name := range t.Header {
 		var typ Type
