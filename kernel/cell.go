@@ -1,0 +1,98 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/bhashalab/bhasha"
+)
+
+// The cell helpers below are what a notebook cell calls instead of
+// checking errors itself: each shows a failure in the cell (ErrorHTML)
+// and ends the cell's program (Stop), so that a notebook needs no helper
+// functions of its own and a failing cell still fails under
+// `jupyter nbconvert --execute`.
+
+// ErrorHTML is err as a cell shows it: a red-bordered box with what was
+// being done and the error's text, escaped.
+func ErrorHTML(doing string, err error) string {
+	return fmt.Sprintf(`<div class="bhasha-error" style="font-family:sans-serif;border:2px solid #D55E00;border-radius:4px;padding:0.5em 0.8em;margin:0.5em 0">`+
+		`<b style="color:#D55E00">%s failed</b><pre style="white-space:pre-wrap;margin:0.4em 0 0">%s</pre></div>`,
+		template.HTMLEscapeString(doing), template.HTMLEscapeString(err.Error()))
+}
+
+// Stop shows ErrorHTML(doing, err) in the cell and ends the cell's
+// program with exit status 1 (GoNB then marks the cell as failed, and
+// nbconvert stops there). Outside a notebook, where there is no cell to
+// show it in, it panics with the error wrapped with doing instead, so
+// that a program or test calling a cell helper sees the failure.
+func Stop(doing string, err error) {
+	if !gonbui.IsNotebook {
+		panic(fmt.Errorf("%s: %w", doing, err))
+	}
+	show(ErrorHTML(doing, err))
+	os.Exit(1)
+}
+
+// Check calls Stop when err is not nil.
+func Check(doing string, err error) {
+	if err != nil {
+		Stop(doing, err)
+	}
+}
+
+// Open reopens a run directory (bhasha.Open): each cell is its own
+// program, so a cell that reads a run opens it. A failure is shown in
+// the cell and stops it.
+func Open(dir string, opts ...bhasha.ReadOption) *bhasha.Results {
+	r, err := bhasha.Open(context.Background(), dir, opts...)
+	Check("opening the run "+dir, err)
+	return r
+}
+
+// Run runs the experiment into dir (bhasha.Run with bhasha.Out(dir)),
+// showing its progress live (Progress) and, at the end, its provenance;
+// the model servers are those of $BHASHA_ENDPOINT when it is set
+// (bhasha.EndpointFromEnv), else the experiment's own or the simulator.
+// opts come after those and may override them. A failure is shown in the
+// cell and stops it.
+func Run(exp *bhasha.Experiment, dir string, opts ...bhasha.RunOption) *bhasha.Results {
+	all := append([]bhasha.RunOption{bhasha.Out(dir), bhasha.EndpointFromEnv(), Progress()}, opts...)
+	r, err := bhasha.Run(context.Background(), exp, all...)
+	Check("running "+exp.Name, err)
+	Provenance(r)
+	return r
+}
+
+// Show shows the run's tables by name (Tables); a failure (a table the
+// run does not have) is shown in the cell and stops it.
+func Show(r *bhasha.Results, names ...string) {
+	Check("showing tables", Tables(r, names...))
+}
+
+// Draw draws the run's figures matching the patterns (Figures); a
+// failure, or patterns that match no figure, is shown in the cell and
+// stops it.
+func Draw(r *bhasha.Results, patterns ...string) {
+	n, err := Figures(r, patterns...)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("no figure of the run matches %q", patterns)
+	}
+	Check("drawing figures", err)
+}
+
+// Save writes the run's self-contained HTML report and its workbook as
+// dir/report.html and dir/report.xlsx, then shows the run's provenance
+// with the two files' paths. A failure is shown in the cell and stops it.
+func Save(r *bhasha.Results, dir string) {
+	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
+	Check("writing the HTML report", r.WriteHTML(html))
+	Check("writing the workbook", r.WriteXLSX(xlsx))
+	Provenance(r)
+	show(fmt.Sprintf(`<p style="font-family:sans-serif">Written: <code>%s</code> and <code>%s</code></p>`, template.HTMLEscapeString(html), template.HTMLEscapeString(xlsx)))
+}
