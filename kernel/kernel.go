@@ -4,7 +4,9 @@
 // and the report's sample explorer over any subset of a run's answers.
 // Everything shown is escaped as in the HTML report (the report package
 // builds the fragments). Outside a notebook the display functions print
-// nothing; the *HTML functions return what they would show.
+// nothing; the *HTML functions return what they would show. The cell
+// helpers (Open, Run, Show, Draw, Save, Check) show a failure in the cell
+// and end it (Stop), so that a notebook checks no error itself.
 //
 // ECharts is sent to the notebook once per kernel session (the first
 // figure, or ECharts()), wrapped so that Jupyter's RequireJS does not
