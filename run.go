@@ -245,7 +245,11 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if c.judgeOnly {
 		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
-	m, err := run.Execute(ctx, exp, ro)
+	job, err := exp.Job(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := run.Execute(ctx, job, ro)
 	if m == nil {
 		return nil, err
 	}
@@ -425,7 +429,7 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if exp.Name != m.Experiment && m.Experiment != "" {
 		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
 	}
-	changes, err := run.InputChanges(m, exp)
+	changes, err := inputChanges(m, exp)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
@@ -478,7 +482,17 @@ func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
 // InputChanges says which inputs (dataset files, templates) changed since
 // the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) { return run.InputChanges(r.manifest, r.exp) }
+func (r *Results) InputChanges() ([]string, error) { return inputChanges(r.manifest, r.exp) }
+
+// inputChanges compares the inputs m recorded with exp's as they are now
+// (run.InputChanges).
+func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
+	inputs, err := exp.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	return run.InputChanges(m, inputs, exp.Templates()), nil
+}
 
 // score scores the run once and computes every table of its study.
 func (r *Results) score() error {
