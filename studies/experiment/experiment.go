@@ -307,8 +307,8 @@ func (e *Experiment) Validate() Problems {
 
 // Build checks what Validate checks and what needs the disk, reads a
 // study's dataset (ctx cancels that) and prepares its requests. Load and
-// Parse return built experiments; one made in Go is built by run. Building
-// twice is harmless.
+// Parse return built experiments; one made in Go is built by Job (which
+// bhasha.Run calls). Building twice is harmless.
 func (e *Experiment) Build(ctx context.Context) error {
 	if e.built {
 		return nil
