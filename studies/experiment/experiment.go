@@ -467,20 +467,6 @@ func (e *Experiment) HumanLabelsPath() string {
 	return e.Resolve(e.HumanLabels)
 }
 
-// Override replaces every model's endpoints (bhasha run --endpoint), the
-// judge's included, when endpoints is not empty, and, when n > 0, its
-// per-replica concurrency.
-func (e *Experiment) Override(endpoints []string, n int) {
-	for _, m := range e.allModels() {
-		if len(endpoints) > 0 {
-			m.Endpoints = slices.Clone(endpoints)
-		}
-		if n > 0 {
-			m.MaxConcurrency = n
-		}
-	}
-}
-
 // allModels is the models and the judge (when it is not one of them).
 func (e *Experiment) allModels() []*Model {
 	var out []*Model
