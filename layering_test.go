@@ -153,9 +153,6 @@ func goList(t *testing.T) []listedPackage {
 // know no study; reports know no runtime; the analysis leaves import
 // nothing above them.
 func TestLayering(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list over the module")
-	}
 	pkgs := goList(t)
 	mod := ""
 	for _, p := range pkgs {
