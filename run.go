@@ -41,55 +41,58 @@ type Manifest = run.Manifest
 // Progress is a run's state, passed to OnProgress.
 type Progress = run.Progress
 
-// RunOption adjusts a run.
-type RunOption func(*runConfig)
+// RunOption adjusts a run's configuration: the options below, or a
+// program's own func(*RunConfig).
+type RunOption func(*RunConfig)
 
-type runConfig struct {
-	out            string
-	endpoints      []string
-	apiKeyEnv      string
-	servedModels   bool // ask what the endpoint serves when the experiment asks the simulated models
-	cacheDir       string
-	concurrency    int
-	noCache        bool
-	archiveChanged bool
-	progress       func(Progress)
-	log            io.Writer
-	simulate       bool
-	judgeOnly      bool
-	hints          run.Hints
+// RunConfig is how Run runs an experiment: the runtime's options
+// (run.Options: Out, Endpoints, Concurrency, NoCache, CacheDir, Log,
+// Progress, ArchiveChanged, Send, Hint; Out defaults to runs/<experiment
+// name>, Log to nothing) and what Run itself does before it (APIKeyEnv,
+// ServedModels, Simulate). The RunOption functions set its fields.
+type RunConfig struct {
+	run.Options
+	// APIKeyEnv names the variable holding every model's API key.
+	APIKeyEnv string
+	// ServedModels asks the first endpoint which models it serves when the
+	// experiment still asks the simulated models (EndpointFromEnv).
+	ServedModels bool
+	// Simulate answers every model from the in-process simulator.
+	Simulate bool
 }
 
 // JudgeOnly sends only judge requests, for the answers the run already
 // has; every other request stays unasked, and the run is "partial" while
 // any is left (bhasha report completes verdicts this way, never answers).
-func JudgeOnly() RunOption { return func(c *runConfig) { c.judgeOnly = true } }
+func JudgeOnly() RunOption {
+	return func(c *RunConfig) { c.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge } }
+}
 
 // RemedyNames says how refusals name their remedies: a new run directory
 // and archiving changed records (the command line passes "run into a new
 // --out" and "run again with --archive-changed"; the default names
 // bhasha.Out and bhasha.ArchiveChanged).
 func RemedyNames(newOut, archiveChanged string) RunOption {
-	return func(c *runConfig) { c.hints = run.Hints{NewOut: newOut, ArchiveChanged: archiveChanged} }
+	return func(c *RunConfig) { c.Hint = run.Hints{NewOut: newOut, ArchiveChanged: archiveChanged} }
 }
 
 // Simulator answers every model from the in-process simulator, whatever
 // endpoints the experiment names (the demo's smoke experiments, a notebook
 // tried before the GPUs are up). Everything it answers says SIMULATED.
-func Simulator() RunOption { return func(c *runConfig) { c.simulate = true } }
+func Simulator() RunOption { return func(c *RunConfig) { c.Simulate = true } }
 
 // Out sets the run directory (default runs/<experiment name>).
-func Out(dir string) RunOption { return func(c *runConfig) { c.out = dir } }
+func Out(dir string) RunOption { return func(c *RunConfig) { c.Out = dir } }
 
 // Endpoint sends every model's requests to these base URLs (…/v1),
 // replicas of one server or one gateway.
 func Endpoint(urls ...string) RunOption {
-	return func(c *runConfig) { c.endpoints = append(c.endpoints, urls...) }
+	return func(c *RunConfig) { c.Endpoints = append(c.Endpoints, urls...) }
 }
 
 // APIKeyEnv names the environment variable that holds the endpoints' API
 // key (never the key itself).
-func APIKeyEnv(name string) RunOption { return func(c *runConfig) { c.apiKeyEnv = name } }
+func APIKeyEnv(name string) RunOption { return func(c *RunConfig) { c.APIKeyEnv = name } }
 
 // EndpointFromEnv is what a notebook passes so that one environment
 // variable points it at real servers: $BHASHA_ENDPOINT (base URLs …/v1,
@@ -101,43 +104,43 @@ func APIKeyEnv(name string) RunOption { return func(c *runConfig) { c.apiKeyEnv 
 // changes nothing: the experiment's endpoints, or the simulator when it
 // names none.
 func EndpointFromEnv() RunOption {
-	return func(c *runConfig) {
-		c.servedModels = true
+	return func(c *RunConfig) {
+		c.ServedModels = true
 		ep := strings.TrimSpace(os.Getenv("BHASHA_ENDPOINT"))
 		if ep == "" {
 			return
 		}
 		for _, u := range strings.Split(ep, ",") {
 			if u = strings.TrimSpace(u); u != "" {
-				c.endpoints = append(c.endpoints, u)
+				c.Endpoints = append(c.Endpoints, u)
 			}
 		}
 		if os.Getenv("VLLM_API_KEY") != "" {
-			c.apiKeyEnv = "VLLM_API_KEY"
+			c.APIKeyEnv = "VLLM_API_KEY"
 		}
 	}
 }
 
 // CacheDir sets the response cache directory (default $BHASHA_CACHE_DIR
 // or the user cache directory).
-func CacheDir(dir string) RunOption { return func(c *runConfig) { c.cacheDir = dir } }
+func CacheDir(dir string) RunOption { return func(c *RunConfig) { c.CacheDir = dir } }
 
 // Concurrency sets the requests in flight per replica.
-func Concurrency(n int) RunOption { return func(c *runConfig) { c.concurrency = n } }
+func Concurrency(n int) RunOption { return func(c *RunConfig) { c.Concurrency = n } }
 
 // NoCache sends every request even when its answer is cached.
-func NoCache() RunOption { return func(c *runConfig) { c.noCache = true } }
+func NoCache() RunOption { return func(c *RunConfig) { c.NoCache = true } }
 
 // ArchiveChanged moves aside the records of requests the experiment now
 // asks differently, and asks them again (instead of stopping).
-func ArchiveChanged() RunOption { return func(c *runConfig) { c.archiveChanged = true } }
+func ArchiveChanged() RunOption { return func(c *RunConfig) { c.ArchiveChanged = true } }
 
 // OnProgress receives the run's progress (done, total, rate, failures,
 // cached), at most every 100 ms and at the end of each stage.
-func OnProgress(fn func(Progress)) RunOption { return func(c *runConfig) { c.progress = fn } }
+func OnProgress(fn func(Progress)) RunOption { return func(c *RunConfig) { c.Progress = fn } }
 
 // Log receives the run's messages (and a progress bar on a terminal).
-func Log(w io.Writer) RunOption { return func(c *runConfig) { c.log = w } }
+func Log(w io.Writer) RunOption { return func(c *RunConfig) { c.Log = w } }
 
 // simulatedOnly reports whether exp asks only the simulator's models
 // (what the constructors ask without Models).
@@ -156,17 +159,17 @@ func simulatedOnly(exp *Experiment) bool {
 
 // askServed replaces exp's simulated models (and a simulated judge) by
 // the models the first endpoint serves.
-func askServed(ctx context.Context, exp *Experiment, c *runConfig) error {
+func askServed(ctx context.Context, exp *Experiment, c *RunConfig) error {
 	key := ""
-	if c.apiKeyEnv != "" {
-		key = os.Getenv(c.apiKeyEnv)
+	if c.APIKeyEnv != "" {
+		key = os.Getenv(c.APIKeyEnv)
 	}
-	served, err := engine.ListServed(ctx, c.endpoints[0], key)
+	served, err := engine.ListServed(ctx, c.Endpoints[0], key)
 	if err != nil {
-		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.endpoints[0], err)
+		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.Endpoints[0], err)
 	}
 	if len(served) == 0 {
-		return fmt.Errorf("%s serves no model (BHASHA_ENDPOINT)", c.endpoints[0])
+		return fmt.Errorf("%s serves no model (BHASHA_ENDPOINT)", c.Endpoints[0])
 	}
 	exp.Models = nil
 	var names []string
@@ -183,7 +186,7 @@ func askServed(ctx context.Context, exp *Experiment, c *runConfig) error {
 		j.Name = "judge"
 		exp.Judge = &j
 	}
-	fmt.Fprintf(c.log, "asking the models %s serves: %s\n", c.endpoints[0], strings.Join(names, ", "))
+	fmt.Fprintf(c.Log, "asking the models %s serves: %s\n", c.Endpoints[0], strings.Join(names, ", "))
 	return nil
 }
 
@@ -199,31 +202,37 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if exp.Studies == nil {
 		exp.Studies = BuiltinStudies()
 	}
-	c := runConfig{log: io.Discard, hints: run.Hints{NewOut: "run into another directory (bhasha.Out)", ArchiveChanged: "run again with bhasha.ArchiveChanged()"}}
+	c := RunConfig{Options: run.Options{Log: io.Discard, Hint: run.Hints{NewOut: "run into another directory (bhasha.Out)", ArchiveChanged: "run again with bhasha.ArchiveChanged()"}}}
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.out == "" {
-		c.out = filepath.Join("runs", exp.Name)
+	if c.Log == nil {
+		c.Log = io.Discard
 	}
-	if c.servedModels && len(c.endpoints) > 0 && simulatedOnly(exp) {
+	if c.Endpoint != "" { // the runtime's single endpoint is the first of them
+		c.Endpoints, c.Endpoint = append([]string{c.Endpoint}, c.Endpoints...), ""
+	}
+	if c.Out == "" {
+		c.Out = filepath.Join("runs", exp.Name)
+	}
+	if c.ServedModels && len(c.Endpoints) > 0 && simulatedOnly(exp) {
 		if err := askServed(ctx, exp, &c); err != nil {
 			return nil, err
 		}
 	}
-	if c.apiKeyEnv != "" {
+	if c.APIKeyEnv != "" {
 		for i := range exp.Models {
-			exp.Models[i].APIKeyEnv = c.apiKeyEnv
+			exp.Models[i].APIKeyEnv = c.APIKeyEnv
 		}
 		if exp.Judge != nil {
-			exp.Judge.APIKeyEnv = c.apiKeyEnv
+			exp.Judge.APIKeyEnv = c.APIKeyEnv
 		}
 	}
 	if probs := exp.Validate(); len(probs) > 0 {
 		return nil, fmt.Errorf("experiment %s: %w", exp.Name, probs)
 	}
-	eps := c.endpoints
-	if c.simulate || (len(eps) == 0 && needsEndpoints(exp)) {
+	eps := c.Endpoints
+	if c.Simulate || (len(eps) == 0 && needsEndpoints(exp)) {
 		// The simulator knows the experiment's items: build first.
 		if err := exp.Build(ctx); err != nil {
 			return nil, err
@@ -234,24 +243,25 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 		}
 		defer stop()
 		why := "no endpoint given"
-		if c.simulate {
+		if c.Simulate {
 			why = "as asked"
 		}
-		fmt.Fprintf(c.log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
+		fmt.Fprintf(c.Log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
 		eps = []string{url}
 	}
-	ro := run.Options{Out: c.out, Endpoints: eps, Concurrency: c.concurrency, NoCache: c.noCache,
-		CacheDir: c.cacheDir, Log: c.log, Progress: c.progress, ArchiveChanged: c.archiveChanged, Hint: c.hints}
-	if c.judgeOnly {
-		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
+	ro := c.Options
+	ro.Endpoints = eps
+	job, err := exp.Job(ctx)
+	if err != nil {
+		return nil, err
 	}
-	m, err := run.Execute(ctx, exp, ro)
+	m, err := run.Execute(ctx, job, ro)
 	if m == nil {
 		return nil, err
 	}
-	r := &Results{dir: c.out, exp: exp, manifest: m}
+	r := &Results{dir: c.Out, exp: exp, manifest: m}
 	if err == nil && m.Counts.Failed > 0 {
-		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", c.out, m.Counts.Failed, ErrIncomplete)
+		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", c.Out, m.Counts.Failed, ErrIncomplete)
 	}
 	return r, err
 }
@@ -425,7 +435,7 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if exp.Name != m.Experiment && m.Experiment != "" {
 		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
 	}
-	changes, err := run.InputChanges(m, exp)
+	changes, err := inputChanges(m, exp)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
@@ -478,7 +488,17 @@ func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
 // InputChanges says which inputs (dataset files, templates) changed since
 // the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) { return run.InputChanges(r.manifest, r.exp) }
+func (r *Results) InputChanges() ([]string, error) { return inputChanges(r.manifest, r.exp) }
+
+// inputChanges compares the inputs m recorded with exp's as they are now
+// (run.InputChanges).
+func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
+	inputs, err := exp.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	return run.InputChanges(m, inputs, exp.Templates()), nil
+}
 
 // score scores the run once and computes every table of its study.
 func (r *Results) score() error {

@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/bhashalab/bhasha/analysis/match"
-	"github.com/bhashalab/bhasha/studies/indicklar"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // ModelSpec is one simulated model.
@@ -71,24 +71,27 @@ func mixOf(s string) scriptMix {
 }
 
 // cue is what a request says of itself outside its prompt text: whether
-// its strategy translates first (from its X-Bhasha-Strategy header) and
-// which JSON fields its structured_outputs schema asks for. The simulator
-// never reads the templates' wording.
+// it asks to translate first and whether a judge's verdict is one word
+// (from its X-Bhasha-Cue header: engine.CueTranslateFirst,
+// engine.CueOneWordVerdict), and which JSON fields its structured_outputs
+// schema asks for. The simulator never reads the templates' wording nor a
+// strategy's name.
 type cue struct {
 	translate bool
+	oneWord   bool // a judge's verdict is one word, not a JSON object
 	fields    map[string]bool
 }
 
-// semanticJudged is the strategy of the answers the distractor study's
-// semantic judge reads (distractors.StrategyQA): its verdict is one word,
-// the IndicQuest judge's a JSON object.
-const semanticJudged = "qa"
-
-// cue reads the request's strategy header and schema.
+// cue reads the request's cue header and schema.
 func (g *genRequest) cue() cue {
 	c := cue{fields: map[string]bool{}}
-	if st, err := indicklar.ParseStrategy(g.strategy); err == nil && g.strategy != "" {
-		c.translate = st.Target() != ""
+	for _, k := range g.cues {
+		switch k {
+		case engine.CueTranslateFirst:
+			c.translate = true
+		case engine.CueOneWordVerdict:
+			c.oneWord = true
+		}
 	}
 	for f := range g.StructuredOutputs.JSON.Properties {
 		c.fields[f] = true

@@ -10,9 +10,12 @@
 //
 // What a request is for comes from outside its wording, so that editing a
 // template never changes the simulator silently: the role (answer,
-// translation, judge, choice) and the strategy from the X-Bhasha-Role and
-// X-Bhasha-Strategy headers the engine sends (vLLM ignores them), the
-// JSON shape of an answer from the request's structured_outputs schema.
+// translation, judge, choice) from the X-Bhasha-Role header and the
+// study-neutral cues its protocol put on the request (translate first, a
+// one-word verdict: engine.Request.Cues) from the X-Bhasha-Cue header,
+// both sent by the engine (vLLM ignores them), the JSON shape of an
+// answer from the request's structured_outputs schema. It knows no
+// study, strategy or condition by name.
 // Within a prompt it reads only the slots every study fills: the question
 // (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
 // last "A: " and a judge prompt's labelled gold and answer lines. A
@@ -308,9 +311,10 @@ type genRequest struct {
 		} `json:"json"`
 	} `json:"structured_outputs"`
 
-	// role and strategy come from the request's headers (engine.HeaderRole,
-	// engine.HeaderStrategy), not from the body.
-	role, strategy string
+	// role and cues come from the request's headers (engine.HeaderRole,
+	// engine.HeaderCue), not from the body.
+	role string
+	cues []string
 }
 
 // validate checks the sampling parameters as vLLM's SamplingParams and
@@ -466,7 +470,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
 		return
 	}
-	g.role, g.strategy = r.Header.Get(engine.HeaderRole), r.Header.Get(engine.HeaderStrategy)
+	g.role, g.cues = r.Header.Get(engine.HeaderRole), engine.ParseCues(r.Header.Get(engine.HeaderCue))
 	m, ok := s.models[g.Model]
 	if !ok {
 		s.failed.Add(1)
@@ -526,7 +530,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	var out string
 	var known bool
 	if g.role == "judge" {
-		out, known = judgeVerdict(text, g.strategy == semanticJudged)
+		out, known = judgeVerdict(text, g.cue().oneWord)
 	} else {
 		out, known = s.answer(m, text, g.cue())
 		unknown = !known // answer knows an item exactly when a fact's cue is in the prompt

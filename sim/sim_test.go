@@ -278,8 +278,11 @@ func TestJudge(t *testing.T) {
 		if got := chatContent(t, s, body); strings.Contains(got, "is_correct") {
 			t.Errorf("answered as a judge without the role header: %s", got)
 		}
-		if got := chatContent(t, s, body, engine.HeaderRole, "judge", engine.HeaderStrategy, "qa"); strings.Contains(got, "is_correct") {
-			t.Errorf("the semantic judge (strategy qa) answered in JSON: %s", got)
+		if got := chatContent(t, s, body, engine.HeaderRole, "judge", engine.HeaderCue, engine.CueOneWordVerdict); strings.Contains(got, "is_correct") {
+			t.Errorf("the one-word judge (cue %s) answered in JSON: %s", engine.CueOneWordVerdict, got)
+		}
+		if got := chatContent(t, s, body, engine.HeaderRole, "judge", engine.HeaderStrategy, "qa"); !strings.Contains(got, "is_correct") {
+			t.Errorf("a strategy's name changed the judge's verdict (only cues do): %s", got)
 		}
 	}
 	// A template that asks for "is_correct" in its text is not a judge
@@ -291,7 +294,8 @@ func TestJudge(t *testing.T) {
 }
 
 // The JSON shape of an answer follows the request's schema, and the
-// translate-first bonus its strategy header, never words of the prompt.
+// translate-first bonus its cue header, never words of the prompt nor a
+// strategy's name.
 func TestCuesNotWords(t *testing.T) {
 	facts := []Fact{{ID: "1", Language: "hin", Form: "native", Cues: []string{"भारत की राजधानी क्या है?"}, Answer: "दिल्ली"}}
 	s := newTestServer(t, Config{Facts: facts})
@@ -306,13 +310,21 @@ func TestCuesNotWords(t *testing.T) {
 	if err := json.Unmarshal([]byte(shaped), &v); err != nil || len(v) != 1 || v["answer"] == "" {
 		t.Errorf("schema {answer}: %s", shaped)
 	}
-	g := genRequest{strategy: "tint-en"}
-	if !g.cue().translate {
-		t.Error("tint-en is translate-first")
+	cases := []struct {
+		header             string
+		translate, oneWord bool
+	}{
+		{engine.CueTranslateFirst, true, false},
+		{engine.CueOneWordVerdict, false, true},
+		{" translate-first , one-word-verdict", true, true},
+		{"", false, false},
+		{"tint-en", false, false}, // a strategy's name is no cue
+		{"no such cue", false, false},
 	}
-	for _, st := range []string{"", "baseline", "qa", "no such strategy"} {
-		if g := (genRequest{strategy: st}); g.cue().translate {
-			t.Errorf("%q read as translate-first", st)
+	for _, c := range cases {
+		g := genRequest{cues: engine.ParseCues(c.header)}
+		if got := g.cue(); got.translate != c.translate || got.oneWord != c.oneWord {
+			t.Errorf("cue header %q: translate %t, one word %t; want %t, %t", c.header, got.translate, got.oneWord, c.translate, c.oneWord)
 		}
 	}
 }

@@ -62,6 +62,16 @@ func synthExperiment(b *testing.B, dir string, n, conc int) *experiment.Experime
 	return e
 }
 
+// job builds the run's job of exp (inside the timed loop, where run.Execute
+// built the experiment before it took jobs).
+func job(b *testing.B, exp *experiment.Experiment) *run.Job {
+	j, err := exp.Job(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return j
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -121,7 +131,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 		out := filepath.Join(dir, fmt.Sprint("run", i))
 		c0 := cpuTime()
 		start := time.Now()
-		m, err := run.Execute(context.Background(), exp, run.Options{Out: out, Endpoint: url, CacheDir: filepath.Join(dir, fmt.Sprint("cache", i))})
+		m, err := run.Execute(context.Background(), job(b, exp), run.Options{Out: out, Endpoint: url, CacheDir: filepath.Join(dir, fmt.Sprint("cache", i))})
 		if err != nil || m.Counts.OK != n {
 			b.Fatalf("%v %+v", err, m.Counts)
 		}
@@ -168,7 +178,7 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
-		m, err := run.Execute(context.Background(), exp, run.Options{Out: filepath.Join(dir, fmt.Sprint("run", i)), Endpoint: url, CacheDir: cdir})
+		m, err := run.Execute(context.Background(), job(b, exp), run.Options{Out: filepath.Join(dir, fmt.Sprint("run", i)), Endpoint: url, CacheDir: cdir})
 		if err != nil || m.Counts.CachedThisRun != n || m.Counts.SentThisRun != 0 {
 			b.Fatalf("%v %+v", err, m.Counts)
 		}

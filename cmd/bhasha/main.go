@@ -478,7 +478,11 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	rep, err := batch.Export(ctx, exp, *out, *cacheDir, *live)
+	job, err := exp.Job(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := batch.Export(ctx, job, *out, *cacheDir, *live)
 	if err != nil {
 		return err
 	}

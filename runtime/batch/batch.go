@@ -1,4 +1,4 @@
-// Package batch moves an experiment's pending requests out to an OpenAI
+// Package batch moves a job's pending requests out to an OpenAI
 // Batch file (the input of `vllm run-batch` and of OpenAI-compatible batch
 // APIs) and brings the answers back into the run directory and the cache,
 // so that analysis proceeds as if the engine had run them.
@@ -28,7 +28,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/cache"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/runtime/run"
 )
 
 // Paths inside the run directory.
@@ -61,13 +61,18 @@ type ExportReport struct {
 	Input, Index string
 }
 
-// Export writes the requests of exp that have neither a record in dir nor
-// an answer in the cache, every stage whose input is recorded: a two-stage
-// study is exported, imported, and exported again for its second stage. With live set it reads the servers' identities
-// (as a run would); otherwise the identity comes from each model's root or
-// served name, and is fixed in the index so that Import matches it.
-func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir string, live bool) (ExportReport, error) {
+// Export writes the requests of the job j (built by its caller:
+// experiment.Experiment.Job) that have neither a record in dir nor an
+// answer in the cache, every stage whose input is recorded: a two-stage
+// study is exported, imported, and exported again for its second stage.
+// With live set it reads the servers' identities (as a run would);
+// otherwise the identity comes from each model's root or served name, and
+// is fixed in the index so that Import matches it.
+func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (ExportReport, error) {
 	rep := ExportReport{Input: filepath.Join(dir, InputFile), Index: filepath.Join(dir, IndexFile)}
+	if j == nil || j.Requests == nil {
+		return rep, fmt.Errorf("batch export: no job to export")
+	}
 	lk, done, store, err := open(dir, cacheDir)
 	if err != nil {
 		return rep, err
@@ -76,9 +81,9 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 	defer store.Close()
 	var eng *engine.Engine
 	if live {
-		eng, err = engine.New(ctx, exp.ModelConfigs(), exp.EngineOptions())
+		eng, err = engine.New(ctx, j.Models, j.Engine)
 	} else {
-		eng, err = engine.NewOffline(exp.ModelConfigs(), exp.EngineOptions())
+		eng, err = engine.NewOffline(j.Models, j.Engine)
 	}
 	if err != nil {
 		return rep, fmt.Errorf("batch export: %w", err)
@@ -106,8 +111,8 @@ func Export(ctx context.Context, exp *experiment.Experiment, dir, cacheDir strin
 		identities[mi.Name] = mi.Identity
 	}
 	all := func(yield func(engine.Request, error) bool) {
-		for stage := 1; stage <= exp.Stages(); stage++ {
-			for r, err := range exp.StreamStage(stage, lookup, &rep.Blocked) {
+		for stage := 1; stage <= j.Stages; stage++ {
+			for r, err := range j.Requests(stage, lookup, &rep.Blocked) {
 				if !yield(r, err) {
 					return
 				}

@@ -817,8 +817,11 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw []byte
-	err := rep.client.Post(withBound(actx, responseBound(body)), r.Kind.Path(), body, &raw,
-		option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy))
+	opts := []option.RequestOption{option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy)}
+	if len(r.Cues) > 0 {
+		opts = append(opts, option.WithHeader(HeaderCue, CueHeader(r.Cues)))
+	}
+	err := rep.client.Post(withBound(actx, responseBound(body)), r.Kind.Path(), body, &raw, opts...)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
 			return Result{}, fmt.Errorf("%s: attempt timed out after %s", rep.base, timeout)

@@ -113,6 +113,10 @@ type Request struct {
 	Messages []Message
 	Prompt   string
 	Decoding Decoding
+	// Cues say what the request asks for outside its wording
+	// (CueTranslateFirst, CueOneWordVerdict): sent in the HeaderCue
+	// header, not in the body, so not part of the cache key.
+	Cues []string
 }
 
 // wireBody is the JSON body sent to the server. Field order is fixed, maps

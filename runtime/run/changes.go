@@ -11,7 +11,6 @@ import (
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
-	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // stagePlan is what one stage of an experiment asks, compared with what
@@ -28,9 +27,9 @@ type stagePlan struct {
 // planStage walks one stage's requests: which are pending, and which are
 // recorded with a request body other than the one the experiment now
 // builds (records.KeySet.Changed; records without a digest never differ).
-func planStage(exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
+func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
 	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
-	for r, err := range exp.StreamStage(stage, lookup, &p.withheld) {
+	for r, err := range j.Requests(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
 		}
@@ -80,7 +79,7 @@ func decodingGroup(k engine.Key) string {
 // describeChanges says what changed in the requests of keys: each differing
 // top-level field of the bodies, "decoding.max_tokens 4 → 64" style, with
 // how many requests changed that way, most frequent first.
-func describeChanges(dir string, keys map[string]bool, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool), served map[string]string) string {
+func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup Lookup, served map[string]string) string {
 	old := map[string][]byte{}
 	if err := records.Read(dir, func(r *engine.Record) error {
 		if keys[r.Key] && len(r.Request) > 0 {
@@ -91,7 +90,7 @@ func describeChanges(dir string, keys map[string]bool, exp *experiment.Experimen
 		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
 	counts := map[string]int{}
-	for r, err := range exp.StreamStage(stage, lookup, nil) {
+	for r, err := range j.Requests(stage, lookup, nil) {
 		if err != nil {
 			break
 		}

@@ -1,4 +1,5 @@
-// Package run executes an experiment into a run directory:
+// Package run executes a job (an experiment as the runtime sees it: Job)
+// into a run directory:
 // DIR/records.jsonl (one record per request, see engine.Record) and
 // DIR/manifest.json (server provenance, inputs, decoding, counts).
 // A run is resumable: started again with the same experiment and
@@ -27,7 +28,6 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
-	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // ToolVersion is written into manifests.
@@ -167,7 +167,7 @@ type Manifest struct {
 	Error        string       `json:"error,omitempty"`
 }
 
-// Execute runs exp into o.Out and returns the final manifest.
+// Execute runs the job j into o.Out and returns the final manifest.
 //
 // A run directory holds one experiment answered by the model identities
 // its records name. Before anything is written or sent, Execute reads the
@@ -186,7 +186,7 @@ type Manifest struct {
 // A run directory whose manifest is lost is resumed with the provenance
 // its records carry (each names the identity that answered it and whether
 // a simulator did); records too old to say are refused.
-func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manifest, error) {
+func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	logw := o.Log
 	if logw == nil {
 		logw = io.Discard
@@ -207,7 +207,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			return nil, fmt.Errorf("endpoint: %w", err)
 		}
 	}
-	if err := exp.Build(ctx); err != nil {
+	if err := j.check(); err != nil {
 		return nil, err
 	}
 	if o.Out == "" {
@@ -229,14 +229,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	// The copy keeps the experiment as its author wrote it: endpoints given
 	// for this run (--endpoint, the simulator's address) are not part of it.
-	portable, err := exp.Portable()
-	if err != nil {
-		return refuse(err)
-	}
-	exp.Override(eps, o.Concurrency)
+	portable := j.Copy
+	models := j.models(eps, o.Concurrency)
 
 	// Read the directory as it is; nothing is written before the checks.
-	dirState, err := readDir(o.Out, exp.Name, o.Hint)
+	dirState, err := readDir(o.Out, j.Name, o.Hint)
 	if err != nil {
 		return refuse(err)
 	}
@@ -245,8 +242,8 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	scan := dirState.scan
 	prev := dirState.manifest
-	m := &Manifest{Tool: ToolVersion, Experiment: exp.Name, ExperimentFile: absOf(exp.Path), ExperimentHash: exp.Hash,
-		CopyHash: sha256hex(portable), Decoding: exp.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
+		CopyHash: sha256hex(portable), Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	if prev != nil && bytes.Equal(dirState.copy, portable) {
 		// Run again from its own copy (bhasha report completing a stage):
 		// the manifest keeps naming the file the run was made from.
@@ -272,12 +269,11 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			m.Repairs = append(m.Repairs, msg)
 		}
 	}
-	inputs, err := exp.InputHashes()
-	if err != nil {
-		return refuse(err)
+	m.Inputs = maps.Clone(j.Inputs)
+	if m.Inputs == nil {
+		m.Inputs = map[string]string{}
 	}
-	m.Inputs = inputs
-	m.Templates = exp.Templates()
+	m.Templates = maps.Clone(j.Templates)
 
 	// Records that cannot be trusted as they stand.
 	archive := map[int]string{} // line -> why, moved aside with --archive-changed
@@ -304,13 +300,13 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 
 	served := map[string]string{}
-	for _, mc := range exp.ModelConfigs() {
+	for _, mc := range models {
 		served[mc.Name] = mc.ServedName
 	}
 	// Plan every stage against what is recorded: changed requests, and
 	// records of requests the experiment does not ask.
 	var prior records.OK
-	if exp.Stages() > 1 && scan.Report.Kept > 0 {
+	if j.Stages > 1 && scan.Report.Kept > 0 {
 		if prior, err = records.LoadOK(o.Out); err != nil {
 			return refuse(err)
 		}
@@ -319,8 +315,8 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	asked, pendingAll, held := 0, 0, 0
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
-	for stage := 1; stage <= exp.Stages(); stage++ {
-		plan, err := planStage(exp, stage, prior.Lookup, scan.Done, served, o.Send)
+	for stage := 1; stage <= j.Stages; stage++ {
+		plan, err := planStage(j, stage, prior.Lookup, scan.Done, served, o.Send)
 		if err != nil {
 			return refuse(err)
 		}
@@ -332,7 +328,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		held += plan.held + plan.withheld
 		if n := len(plan.changed); n > 0 {
 			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
-				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, exp, stage, prior.Lookup, served)))
+				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, j, stage, prior.Lookup, served)))
 			maps.Copy(changed, plan.changed)
 		}
 	}
@@ -353,7 +349,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	// Connect (this asks the servers who they are, never a model request)
 	// when something is to be sent, and compare the identities that answer
 	// now with those that answered the records.
-	eo := exp.EngineOptions()
+	eo := j.Engine
 	eo.Logf = logf
 	if o.Engine != nil {
 		o.Engine(&eo)
@@ -375,7 +371,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		m.Cache = crep.Path
 		eo.Cache = store
 		eo.ReadCache = !o.NoCache
-		if eng, err = engine.New(ctx, exp.ModelConfigs(), eo); err != nil {
+		if eng, err = engine.New(ctx, models, eo); err != nil {
 			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
 		}
 		moved, err := identityChanges(scan, prev, eng.Models(), o.Out, o.Hint)
@@ -421,10 +417,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		// Inputs new since the run (a strategy added: its template) made
 		// none of the kept records: they join the manifest's inputs, and
 		// only what changed or is gone is a warning.
-		changes, err := InputChanges(prev, exp)
-		if err != nil {
-			return nil, err
-		}
+		changes := InputChanges(prev, j.Inputs, j.Templates)
 		inputs, templates := maps.Clone(prev.Inputs), maps.Clone(prev.Templates)
 		for k, v := range m.Inputs {
 			if _, ok := inputs[k]; !ok && k != prev.ExperimentFile {
@@ -445,15 +438,15 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 			logf("%s: warning: %s; the records kept from earlier runs were made from the earlier inputs", o.Out, c)
 		}
 	}
-	if set := exp.Items(); set != nil {
-		m.Dataset = &DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}
-		for lf, ids := range set.Check().Missing {
-			m.Dataset.Missing[lf] = len(ids)
+	if d := j.Dataset; d != nil {
+		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: maps.Clone(d.Missing)}
+		if m.Dataset.Missing == nil {
+			m.Dataset.Missing = map[string]int{}
 		}
-		if len(set.Skipped) > 0 {
-			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(set.Skipped))
+		if len(d.Skipped) > 0 {
+			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(d.Skipped))
 		}
-		for _, n := range set.Notes {
+		for _, n := range d.Notes {
 			logf("%s: dataset: %s", o.Out, n)
 		}
 	}
@@ -471,7 +464,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	prior = records.OK{}
 	wrote := archivedAny
 	stageHeld := map[int]int{}
-	for stage := 1; stage <= exp.Stages() && runErr == nil && eng != nil; stage++ {
+	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
 		if stage > 1 {
 			if before != nil && !wrote {
 				prior = before
@@ -482,7 +475,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		lookup := prior.Lookup
 		plan := first
 		if stage > 1 || archivedAny {
-			if plan, err = planStage(exp, stage, lookup, done, served, o.Send); err != nil {
+			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err != nil {
 				return nil, err
 			}
 		}
@@ -497,12 +490,12 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		if n := len(plan.changed); n > 0 {
 			// Stage 1 was asked again (--archive-changed), so this stage's
 			// prompts, built from its answers, changed too.
-			what := describeChanges(o.Out, plan.changed, exp, stage, lookup, served)
+			what := describeChanges(o.Out, plan.changed, j, stage, lookup, served)
 			if !o.ArchiveChanged {
 				return nil, fmt.Errorf("%s: stage %d: %d of the %d recorded request(s) are now asked differently: %s. %s to move the old records to %s and ask them again",
 					o.Out, stage, n, plan.recorded, what, capitalize(o.Hint.archiveChanged()), filepath.Join(o.Out, records.ArchiveDir))
 			}
-			now, err := records.ScanDir(o.Out, exp.Name)
+			now, err := records.ScanDir(o.Out, j.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -527,7 +520,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 		if pending == 0 {
 			continue
 		}
-		st, err := runStage(ctx, eng, exp, stage, lookup, done, pending, o, logw)
+		st, err := runStage(ctx, eng, j, stage, lookup, done, pending, o, logw)
 		wrote = wrote || st.Done > 0
 		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
@@ -540,7 +533,7 @@ func Execute(ctx context.Context, exp *experiment.Experiment, o Options) (*Manif
 	}
 	if eng != nil {
 		if n := eng.UnknownItems(); n > 0 {
-			msg := fmt.Sprintf("%d answer(s) came from Bhasha's simulator without it knowing their item (it answers \"I don't know\"): start it with `bhasha sim --config %s` (or --dataset) to know the experiment's items", n, absOf(exp.Path))
+			msg := fmt.Sprintf("%d answer(s) came from Bhasha's simulator without it knowing their item (it answers \"I don't know\"): start it with `bhasha sim --config %s` (or --dataset) to know the experiment's items", n, absOf(j.Path))
 			logf("%s: warning: %s", o.Out, msg)
 			m.Warnings = append(m.Warnings, msg)
 		}
@@ -579,15 +572,15 @@ func setProvenance(m *Manifest, eng *engine.Engine) {
 }
 
 // runStage sends one stage's pending requests and appends their records.
-func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experiment, stage int, lookup func(engine.Key) (*engine.Record, bool),
+func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup func(engine.Key) (*engine.Record, bool),
 	done *records.KeySet, pending int, o Options, logw io.Writer) (engine.Stats, error) {
 	w, err := records.Create(o.Out)
 	if err != nil {
 		return engine.Stats{}, err
 	}
-	label := exp.Name
-	if exp.Stages() > 1 {
-		label = fmt.Sprintf("%s stage %d", exp.Name, stage)
+	label := j.Name
+	if j.Stages > 1 {
+		label = fmt.Sprintf("%s stage %d", j.Name, stage)
 	}
 	bar := progress.New(logw, label, pending)
 	doneSoFar, failedSoFar, cachedSoFar := 0, 0, 0
@@ -597,11 +590,11 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 			return
 		}
 		el := time.Since(start)
-		o.Progress(Progress{Stage: stage, Stages: exp.Stages(), Done: doneSoFar, Total: pending, Failed: failedSoFar, Cached: cachedSoFar,
+		o.Progress(Progress{Stage: stage, Stages: j.Stages, Done: doneSoFar, Total: pending, Failed: failedSoFar, Cached: cachedSoFar,
 			Rate: float64(doneSoFar) / max(el.Seconds(), 1e-9), Elapsed: el, Final: final})
 	}
 	reqs := func(yield func(engine.Request, error) bool) {
-		for r, err := range exp.StreamStage(stage, lookup, nil) {
+		for r, err := range j.Requests(stage, lookup, nil) {
 			if err == nil && (done.Has(r.Key.String()) || (o.Send != nil && !o.Send(r.Key.Role))) {
 				continue
 			}
@@ -623,7 +616,9 @@ func runStage(ctx context.Context, eng *engine.Engine, exp *experiment.Experimen
 			lastReport = now
 			report(false)
 		}
-		exp.Extract(rec)
+		if j.Extract != nil && rec.Status == engine.StatusOK {
+			j.Extract(rec)
+		}
 		return w.Write(rec)
 	})
 	bar.Finish(st.Done, failedSoFar)
@@ -671,14 +666,12 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 const newSinceRun = "is new since the run"
 
 // InputChanges compares the inputs a run recorded (inputs_sha256 and
-// templates_sha256 of its manifest) with exp's as they are now, and says
-// which changed, appeared or disappeared since the run: a report over such
-// a run scores old answers against new data or prompts.
-func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
-	now, err := exp.InputHashes()
-	if err != nil {
-		return nil, err
-	}
+// templates_sha256 of its manifest) with the experiment's as they are now
+// (inputs and templates, as in Job), and says which changed, appeared or
+// disappeared since the run: a report over such a run scores old answers
+// against new data or prompts.
+func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
+	now := inputs
 	var out []string
 	compare := func(what string, then, now map[string]string) {
 		for _, k := range unionKeys(then, now) {
@@ -701,8 +694,8 @@ func InputChanges(m *Manifest, exp *experiment.Experiment) ([]string, error) {
 	then := maps.Clone(m.Inputs)
 	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
 	compare("input", then, now)
-	compare("template", m.Templates, exp.Templates())
-	return out, nil
+	compare("template", m.Templates, templates)
+	return out
 }
 
 // WriteManifest writes DIR/manifest.json atomically.

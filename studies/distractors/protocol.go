@@ -279,7 +279,8 @@ func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.
 					continue
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
-				r := engine.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d}
+				r := engine.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d,
+					Cues: []string{engine.CueOneWordVerdict}}
 				if !yield(r, nil) {
 					return
 				}

@@ -307,8 +307,8 @@ func (e *Experiment) Validate() Problems {
 
 // Build checks what Validate checks and what needs the disk, reads a
 // study's dataset (ctx cancels that) and prepares its requests. Load and
-// Parse return built experiments; one made in Go is built by run. Building
-// twice is harmless.
+// Parse return built experiments; one made in Go is built by Job (which
+// bhasha.Run calls). Building twice is harmless.
 func (e *Experiment) Build(ctx context.Context) error {
 	if e.built {
 		return nil
@@ -465,20 +465,6 @@ func (e *Experiment) HumanLabelsPath() string {
 		return ""
 	}
 	return e.Resolve(e.HumanLabels)
-}
-
-// Override replaces every model's endpoints (bhasha run --endpoint), the
-// judge's included, when endpoints is not empty, and, when n > 0, its
-// per-replica concurrency.
-func (e *Experiment) Override(endpoints []string, n int) {
-	for _, m := range e.allModels() {
-		if len(endpoints) > 0 {
-			m.Endpoints = slices.Clone(endpoints)
-		}
-		if n > 0 {
-			m.MaxConcurrency = n
-		}
-	}
 }
 
 // allModels is the models and the judge (when it is not one of them).

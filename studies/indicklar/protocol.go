@@ -216,6 +216,9 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 						d.MaxTokens = p.MaxTokens
 					}
 					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
+					if s.Target() != "" {
+						r.Cues = []string{engine.CueTranslateFirst}
+					}
 					if p.Chat {
 						r.Kind, r.Prompt = engine.Chat, ""
 						r.Messages = []engine.Message{{Role: "user", Content: prompt}}

@@ -43,6 +43,9 @@ type RequestLine struct {
 	Prompt    string           `json:"prompt,omitempty"`
 	// Decoding, when present, replaces the experiment's decoding for this line.
 	Decoding *engine.Decoding `json:"decoding,omitempty"`
+	// Cues are sent with the request (engine.Request.Cues: "translate-first",
+	// "one-word-verdict"), for Bhasha's simulator; they are not part of the body.
+	Cues []string `json:"cues,omitempty"`
 }
 
 // File is the "requests" study: the lines of the experiment's requests file.
@@ -127,7 +130,7 @@ func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Se
 			r := engine.Request{
 				Key: engine.Key{Experiment: exp, Model: model, Item: rl.Item, Language: rl.Language,
 					Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Role: rl.Role},
-				Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d,
+				Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d, Cues: rl.Cues,
 			}
 			if !yield(r, nil) {
 				return
