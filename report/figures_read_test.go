@@ -14,6 +14,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -199,7 +200,7 @@ func oneLanguageRows() []score.Row {
 // language pairs), as do its gains and flip points; no caption says "1
 // languages".
 func TestOneLanguageRunSaysWhy(t *testing.T) {
-	ts := tables.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
+	ts := indicklar.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
 	for _, tb := range ts {
 		tb.Simulated = true
 	}

@@ -1,8 +1,8 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"encoding/csv"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"math"
 	"os"
 	"path/filepath"
