@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/studies/indicklar"
 	"github.com/bhashalab/bhasha/internal/browsertest"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // probeJS reads every chart back from the page once ECharts drew it:

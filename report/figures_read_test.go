@@ -14,8 +14,8 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/studies/indicklar"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // option is a figure's ECharts option as a JSON object.
