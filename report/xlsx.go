@@ -346,8 +346,8 @@ var (
 )
 
 // rateDirection is +1 where a rate column's declared description
-// (tables.Column.Description: the table's ColumnDocs, else the
-// catalogue's ColumnDoc) says higher is better (an accuracy, a
+// (tables.Column.Description, as the table declares it where it is
+// built) says higher is better (an accuracy, a
 // cross-lingual consistency), -1 where it says lower is better (a share
 // of hallucinations, abstentions, switched, failed or error answers), and
 // 0 where it says neither or both. tables.Column declares no direction of
