@@ -1,11 +1,12 @@
 package distractors
 
 import (
+	"math"
+	"strings"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"math"
-	"strings"
 )
 
 // Decomposition splits each condition's hallucination proxy into script

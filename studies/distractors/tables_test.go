@@ -2,7 +2,6 @@ package distractors
 
 import (
 	"encoding/csv"
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 

@@ -1,13 +1,13 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
 )
 

@@ -1,12 +1,13 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // CLC is cross-lingual consistency, per model and strategy. clc lists

@@ -1,13 +1,14 @@
 package indicklar
 
 import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"math"
-	"math/rand/v2"
-	"sort"
 )
 
 // Families pools accuracy per model × strategy × form × language family

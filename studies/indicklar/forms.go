@@ -1,11 +1,12 @@
 package indicklar
 
 import (
+	"math"
+	"math/rand/v2"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"math"
-	"math/rand/v2"
 )
 
 // FormGaps compares, per model × baseline strategy × language, the native,

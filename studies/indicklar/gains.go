@@ -1,12 +1,13 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // LanguageTests tests each strategy's gain over the reference across

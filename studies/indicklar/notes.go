@@ -2,10 +2,11 @@ package indicklar
 
 import (
 	"fmt"
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/lang"
 	"sort"
 	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 // The notes below say why a table has no rows (Table.Note), from what

@@ -1,11 +1,11 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // A table left empty says why (Table.Note), and a table with rows says

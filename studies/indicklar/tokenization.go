@@ -1,13 +1,14 @@
 package indicklar
 
 import (
+	"math"
+	"sort"
+	"strings"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
-	"math"
-	"sort"
-	"strings"
 )
 
 // Tokenization relates prompt length to accuracy across languages (IndicKLAR

@@ -161,6 +161,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
+	ts[0].Mirrors = "IndicQuest Table 4" // accuracy
 	for _, t := range ts {
 		if t.Name == "domains" {
 			wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", t, nil,
@@ -175,11 +176,13 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		ts = append(ts, JudgeGrades(rows))
 	}
 	if len(opt.Human) > 0 {
-		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
+		h := tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "llm_judge", Of: func(r score.Row) bool { return r.Correct }},
 			{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
 			{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}}))
+			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}})
+		h.Mirrors = "IndicQuest §5 (judge validation)"
+		ts = append(ts, h)
 	}
 	return ts
 }

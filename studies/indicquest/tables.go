@@ -2,11 +2,12 @@ package indicquest
 
 import (
 	"fmt"
+	"math"
+	"strings"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"math"
-	"strings"
 )
 
 // protocolList is IndicQuest's three scoring protocols: the judge first,

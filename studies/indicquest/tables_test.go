@@ -1,13 +1,13 @@
 package indicquest
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
