@@ -45,7 +45,9 @@ type Table struct {
 	Name   string
 	Header []string
 	// Cols are the columns as declared where the table is built (New):
-	// name, type, kind, description. Header holds their names.
+	// name, type, kind, description. Header holds their names. A cell
+	// has its column's type, but a Float column may hold an int (a count
+	// that Pivot lays out beside a missing cell, NaN).
 	Cols []Column
 	Rows [][]any
 	// Description is one line on what the table holds, set where it is

@@ -91,7 +91,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 	by := map[cell][]score.Row{}
 	clean := map[string]map[string]outcome{}
 	for _, r := range rows {
-		if r.Key.Strategy != "qa" {
+		if r.Key.Strategy != StrategyQA {
 			continue
 		}
 		c := cell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
