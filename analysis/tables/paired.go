@@ -60,11 +60,12 @@ func Paired(a, b map[string]bool) (n, ka, kb, onlyA, onlyB int) {
 	return
 }
 
-// Adjusted passes each test of one family (its p-value p(test)) to emit
-// with its Holm step-down adjusted p-value, min(1, max over j ≤ i of
-// (m − j + 1)·p₍ⱼ₎) in ascending order, and its Benjamini–Hochberg one,
-// min over j ≥ i of (m/j)·p₍ⱼ₎ (stats.Holm, stats.BenjaminiHochberg),
-// in the tests' order.
+// Adjusted passes each test of one family (its p-value p(test)), in the
+// tests' order, to emit with its adjusted p-values: with the m p-values
+// sorted ascending (1-based ranks j), Holm's step-down
+// p̃₍ᵢ₎ = max over j ≤ i of min(1, (m − j + 1)·p₍ⱼ₎) (stats.Holm) and
+// Benjamini–Hochberg's p̃₍ᵢ₎ = min over j ≥ i of min(1, m·p₍ⱼ₎/j)
+// (stats.BenjaminiHochberg).
 func Adjusted[T any](tests []T, p func(T) float64, emit func(test T, holm, bh float64)) {
 	ps := make([]float64, len(tests))
 	for i, x := range tests {
