@@ -97,13 +97,13 @@ func writeIndex(out string, res []*Results) {
 	}
 }
 
-// headlineTables are the tables a reader of several runs compares first:
-// the published numbers beside the run's, the papers' layouts (the
-// "_wide" tables, Table 10's marks) and the conclusions.
+// headlineTables are the tables a reader of several runs compares first,
+// as each marks itself where it is built (Table.Headline): the published
+// numbers beside the run's, the papers' layouts and the conclusions.
 func headlineTables(ts []*Table) []*Table {
 	var out []*Table
 	for _, t := range ts {
-		if t.Name == "versus_paper" || strings.HasSuffix(t.Name, "_wide") || t.Name == "tokenization_marks" || t.Name == "conclusions" {
+		if t.Headline {
 			out = append(out, t)
 		}
 	}

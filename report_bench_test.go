@@ -13,6 +13,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // countingWriter counts the bytes written (the reports are measured, not
@@ -98,7 +99,7 @@ func BenchmarkReport100k(b *testing.B) {
 
 // BenchmarkReport6M: the reports of the IndicKLAR grid at the papers'
 // scale, 6,364,170 scored rows (benchdata.KLARRows): the tables (accuracy,
-// tables.KLAR, the answers), the figures, then the HTML report (every
+// indicklar.KLAR, the answers), the figures, then the HTML report (every
 // 319th answer offered to the explorer, as Results.HTML selects) and the
 // workbook (the first 1,000,000 samples, the answers sheet streamed and
 // cut at the same bound). The samples carry a prompt of the IndicKLAR
@@ -118,7 +119,7 @@ func BenchmarkReport6M(b *testing.B) {
 	for range b.N {
 		start := time.Now()
 		ts := append([]*tables.Table{tables.Accuracy("indicklar", []tables.Metric{tables.Correct()}, rows)},
-			tables.KLAR(rows, "", func(string) string { return "" })...)
+			indicklar.KLAR(rows, "", func(string) string { return "" })...)
 		ts = append(ts, tables.Answers(rows))
 		for _, t := range ts {
 			t.Simulated = true

@@ -531,11 +531,7 @@ func (r *Results) Tables() ([]TableInfo, error) {
 	}
 	out := make([]TableInfo, 0, len(r.tables))
 	for _, t := range r.tables {
-		in, ok := tables.InfoOf(t.Name)
-		if !ok {
-			in = TableInfo{Name: t.Name, Description: t.Description}
-		}
-		out = append(out, in)
+		out = append(out, t.Info())
 	}
 	return out, nil
 }
@@ -587,7 +583,7 @@ func (r *Results) WriteTables() ([]*Table, error) {
 	if r.tables == nil {
 		return nil, errors.New("no tables")
 	}
-	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables, r.manifest.Simulated)
+	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables)
 }
 
 // Compare sets two runs of the same items side by side: per model ×
@@ -624,11 +620,7 @@ func (r *Results) buildPage() (report.Page, error) {
 	}
 	infos := make([]TableInfo, len(r.tables))
 	for i, t := range r.tables {
-		in, ok := tables.InfoOf(t.Name)
-		if !ok {
-			in = TableInfo{Name: t.Name, Description: t.Description}
-		}
-		infos[i] = in
+		infos[i] = t.Info()
 	}
 	m := r.manifest
 	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", m.ExperimentFile},

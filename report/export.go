@@ -50,7 +50,7 @@ func WriteExports(ctx context.Context, dir string, p Page, browser string) error
 	var tnames tables.FileNames
 	for _, t := range p.Tables {
 		var csv bytes.Buffer
-		if err := t.WriteCSV(&csv, t.Simulated); err != nil {
+		if err := t.WriteCSV(&csv); err != nil {
 			return err
 		}
 		name := tnames.Name(t.Name)

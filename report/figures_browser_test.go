@@ -16,6 +16,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/browsertest"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // probeJS reads every chart back from the page once ECharts drew it:
@@ -121,7 +122,7 @@ func TestFiguresDrawWhatTheTablesHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := tables.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
+	one := indicklar.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
 	empty, err := Figures(one)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // option is a figure's ECharts option as a JSON object.
@@ -199,7 +200,7 @@ func oneLanguageRows() []score.Row {
 // language pairs), as do its gains and flip points; no caption says "1
 // languages".
 func TestOneLanguageRunSaysWhy(t *testing.T) {
-	ts := tables.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
+	ts := indicklar.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
 	for _, tb := range ts {
 		tb.Simulated = true
 	}

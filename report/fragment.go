@@ -53,11 +53,7 @@ const fragmentStyle = `<style>div.bh-fragment table.bh-table{border-collapse:col
 // how many were left out, its name, description and SIMULATED when it
 // is, in a box that scrolls when the table is long.
 func TableHTML(t *tables.Table, maxRows int) (string, error) {
-	info, ok := tables.InfoOf(t.Name)
-	if !ok {
-		info = tables.Info{Name: t.Name, Description: t.Description}
-	}
-	card, err := execFragment("tablecard", tableViewOf(t, info, maxRows, fragmentID("bh-table")))
+	card, err := execFragment("tablecard", tableViewOf(t, t.Info(), maxRows, fragmentID("bh-table")))
 	if err != nil {
 		return "", err
 	}

@@ -51,7 +51,7 @@ const MaxExplorerBytes = 15 << 20
 func WriteHTML(w io.Writer, p Page) error {
 	var tvs []tableView
 	for i, t := range p.Tables {
-		info := tables.Info{Name: t.Name, Description: t.Description}
+		info := t.Info()
 		if i < len(p.Infos) && p.Infos[i].Name != "" {
 			info = p.Infos[i]
 		}

@@ -19,7 +19,7 @@ func TestGroupedHeaders(t *testing.T) {
 		Header: []string{"model", "strategy", "hin_acc", "hin_clc", "tam_acc", "tam_clc"},
 		Rows:   [][]any{{"tiny-1b", "baseline", 0.25, 0.5, 0.125, math.NaN()}, {"tiny-1b", "tint-cm", 0.5, 0.3333333, 0.375, 0.6}}}
 	dom := &tables.Table{Name: "domains_wide", Header: []string{"language", "domain", "*_judge", "*_overlap", "m_judge", "m_overlap"},
-		Rows: [][]any{{"hin", "Politics", 0.5, 0.25, 0.5, 0.25}, {"hin", "Geography", 0.75, 0.5, 0.75, 0.5}}}
+		Rows: [][]any{{"hin", "Politics", 0.5, 0.25, 0.5, 0.25}, {"hin", "Geography", 0.75, 0.5, 0.75, 0.5}}, Chart: &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}}
 	p := Page{Title: "layout", Simulated: true, Tables: []*tables.Table{wide, dom}}
 	var html bytes.Buffer
 	if err := WriteHTML(&html, p); err != nil {

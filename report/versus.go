@@ -57,7 +57,7 @@ func Versus(pub []PublishedValue, accuracy, clcMean *tables.Table, served map[st
 		Header: []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "published", "run", "ci_lo", "ci_hi", "n", "diff", "inside", "note"},
 		ColumnDocs: map[string]string{"where": "the table or section that prints the number", "published": "the number the paper prints",
 			"run": "the run's value (rate or CLC(L))", "inside": "the published value lies inside the run's 95% interval (empty for CLC, which has none)",
-			"paper": "the paper", "note": "how the published row was matched"}}
+			"paper": "the paper", "note": "how the published row was matched"}, Headline: true}
 	if accuracy != nil {
 		t.Simulated = accuracy.Simulated
 	}

@@ -346,8 +346,8 @@ var (
 )
 
 // rateDirection is +1 where a rate column's declared description
-// (tables.Column.Description: the table's ColumnDocs, else the
-// catalogue's ColumnDoc) says higher is better (an accuracy, a
+// (tables.Column.Description, as the table declares it where it is
+// built) says higher is better (an accuracy, a
 // cross-lingual consistency), -1 where it says lower is better (a share
 // of hallucinations, abstentions, switched, failed or error answers), and
 // 0 where it says neither or both. tables.Column declares no direction of
@@ -433,30 +433,18 @@ func chartEnd(col, row int, w, h uint) (int, int) {
 	return col + int((w+63)/64), row + int((h+19)/20)
 }
 
-// chartable names the layout tables that get a native Excel chart: the
-// number of leading key columns (the rest are the values, one series per
-// row) and the chart's title. The papers' figures drawn from them: the
-// distractor study's conditions (Tables 2–4) and IndicQuest's domains.
-func chartable(name string) (keys int, title string, ok bool) {
-	switch name {
-	case "conditions_wide":
-		return 3, "rate per condition (one series per model, strategy and metric)", true
-	case "domains_wide":
-		return 2, "accuracy per language and domain (one series per model and protocol column)", true
-	}
-	return 0, "", false
-}
-
 // addChart adds a clustered column chart beside a layout table: one
 // series per row (at most 12), the value columns as categories (two
 // levels under grouped headers: the group, then its sub-column), their
 // labels under the plot area (not at the axis, inside negative bars). It
 // returns the last column and row the chart covers (0, 0 without one).
+// A table has a chart when it names one (t.Chart: its key columns and
+// title).
 func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) (int, int, error) {
-	keys, title, ok := chartable(t.Name)
-	if !ok || ncols <= keys || last <= hdr {
+	if t.Chart == nil || ncols <= t.Chart.Keys || last <= hdr {
 		return 0, 0, nil
 	}
+	keys, title := t.Chart.Keys, t.Chart.Title
 	q := func(cell string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + absolute(cell) }
 	var series []excelize.ChartSeries
 	for r := hdr + 1; r <= min(last, hdr+12); r++ {

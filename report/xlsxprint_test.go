@@ -25,8 +25,12 @@ func printPage(t *testing.T) Page {
 		[]any{"indicklar", "m", "hin", "code-mixed", "baseline", "", "correct", 3, 8, 0.375, 0.14, 0.69})
 	clc := table("clc", []string{"model", "a", "b", "items", "intersection", "union", "jaccard"},
 		[]any{"m", "hin", "ben", 8, 2, 4, 0.5}, []any{"m", "hin", "tam", 8, 1, 4, 0.25})
+	clc.Cols = []tables.Column{tables.Key("model"), tables.Text("a", "a unit"), tables.Text("b", "a unit"), tables.Count("items", "items"), tables.Count("intersection", "right under both"),
+		tables.Count("union", "right under either"), tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)")}
 	dec := table("script_decomposition", []string{"model", "condition", "n", "halluc_rate", "switch_rate", "agree"},
 		[]any{"m", "hi", 500, 0.71, 0.2, 0.9}, []any{"m", "clean", 500, 0.416, 0.1, 0.8})
+	dec.Cols = []tables.Column{tables.Key("model"), tables.Text("condition", "the condition"), tables.Key("n"), tables.Proportion("halluc_rate", "halluc / n"),
+		tables.Proportion("switch_rate", "switched / n"), tables.Key("agree")}
 	long := table("long_header", []string{"model", "a_column_whose_name_is_far_longer_than_forty_characters_rate"}, []any{"m", 0.5})
 	wide := &tables.Table{Name: "acc_clc_wide", Simulated: true, Header: []string{"model", "strategy", "hin_acc", "hin_clc"},
 		Rows: [][]any{{"m", "baseline", 0.25, 0.5}}}
@@ -295,7 +299,7 @@ func TestWorkbookWhiskers(t *testing.T) {
 func TestWorkbookCategoryLabelsLow(t *testing.T) {
 	p := printPage(t)
 	p.Tables = append(p.Tables, &tables.Table{Name: "domains_wide", Header: []string{"language", "domain", "m_judge", "m_overlap"},
-		Rows: [][]any{{"hin", "Politics", 0.5, 0.25}, {"hin", "Geography", 0.75, 0.5}}})
+		Rows: [][]any{{"hin", "Politics", 0.5, 0.25}, {"hin", "Geography", 0.75, 0.5}}, Chart: &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}})
 	f := readBack(t, p)
 	n := 0
 	for _, x := range chartXML(f) {
@@ -325,8 +329,9 @@ func TestWorkbookCategoryLabelsLow(t *testing.T) {
 // share); a heatmap takes its figure's own colour scale.
 func TestWorkbookRateColours(t *testing.T) {
 	p := printPage(t)
-	p.Tables = append(p.Tables, &tables.Table{Name: "own", Header: []string{"model", "foo_rate", "bar_rate"}, Rows: [][]any{{"m", 0.5, 0.5}},
-		ColumnDocs: map[string]string{"foo_rate": "accuracy of the foo protocol", "bar_rate": "share of answers refused"}})
+	own := tables.New("own", "", tables.Key("model"), tables.Proportion("foo_rate", "accuracy of the foo protocol"), tables.Proportion("bar_rate", "share of answers refused"))
+	own.Add("m", 0.5, 0.5)
+	p.Tables = append(p.Tables, own)
 	f := readBack(t, p)
 	norm := func(c string) string { return strings.ToUpper(strings.TrimPrefix(c, "#")) }
 	scale := func(sheet, col string) []string {

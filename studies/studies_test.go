@@ -2,19 +2,22 @@ package studies_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// Every table a built-in study writes is in the catalogue (with what it
-// holds), and every built-in study is registered under its YAML name.
-func TestBuiltinStudiesAndCatalogue(t *testing.T) {
+// Every table a built-in study writes says what it holds and declares
+// every column (a description each, every cell of the declared type),
+// and every built-in study is registered under its YAML name.
+func TestBuiltinStudiesDeclareTheirTables(t *testing.T) {
 	reg := studies.Builtin()
 	for _, name := range []string{"indicklar", "indicquest", "mdi", "requests", "synthetic"} {
 		s, ok := reg.Lookup(name)
@@ -33,14 +36,22 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 		}
 		ts := e.Plan().Tables(rows, tables.Options{Sizes: map[string]float64{"m": 8}, Families: map[string]string{"m": "F"}, Human: []tables.HumanLabel{{Model: "m", Item: "1", Language: "hin"}}})
 		for _, tb := range append(ts, tables.Answers(rows)) {
-			if in, ok := tables.InfoOf(tb.Name); !ok || in.Description == "" {
-				t.Errorf("%s: table %s is not in the catalogue", f, tb.Name)
+			checkDeclared(t, f, tb)
+		}
+	}
+	// Richer answers, so that every table has rows of every column.
+	for f, rows := range map[string][]score.Row{"smoke-indicklar.yaml": klarRows(), "smoke-indicquest.yaml": questRows(), "smoke-mdi.yaml": mdiRows()} {
+		e, err := experiment.Load(context.Background(), filepath.Join("..", "testdata", "experiments", f), experiment.LoadOptions{Studies: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := tables.Options{Sizes: map[string]float64{"model-0": 8, "model-1": 70, "m0": 8, "m1": 30}, Families: map[string]string{"model-0": "F", "model-1": "F", "m0": "G", "m1": "G"},
+			Human: []tables.HumanLabel{{Model: "m0", Item: "1", Language: "hin"}, {Model: "m0", Item: "1", Language: "eng", Condition: "clean"}}}
+		for _, tb := range append(e.Plan().Tables(rows, opt), tables.Answers(rows), tables.Requests(rows), tables.Compare(rows, rows)) {
+			if len(tb.Rows) == 0 {
+				t.Errorf("%s: table %s has no rows", f, tb.Name)
 			}
-			for _, c := range tb.Columns() {
-				if c.Description == "" {
-					t.Errorf("%s: column %s.%s has no description", f, tb.Name, c.Name)
-				}
-			}
+			checkDeclared(t, f, tb)
 		}
 	}
 	e := &experiment.Experiment{Name: "s", Studies: reg, Synthetic: &experiment.Synthetic{Count: 2}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
@@ -48,13 +59,88 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 		t.Fatalf("synthetic: %v (study %q)", err, e.Study)
 	}
 	for _, tb := range e.Plan().Tables(rows, tables.Options{}) {
-		if _, ok := tables.InfoOf(tb.Name); !ok {
-			t.Errorf("synthetic: table %s is not in the catalogue", tb.Name)
+		checkDeclared(t, "synthetic", tb)
+	}
+}
+
+// checkDeclared fails unless the table says what it holds and declares
+// each of its columns with a description, every cell of the declared
+// type: a Float column may hold ints (a count that Pivot lays out beside
+// missing cells, NaN).
+func checkDeclared(t *testing.T, where string, tb *tables.Table) {
+	t.Helper()
+	if tb.Description == "" {
+		t.Errorf("%s: table %s has no description", where, tb.Name)
+	}
+	if len(tb.Cols) != len(tb.Header) {
+		t.Errorf("%s: table %s declares %d columns for %d", where, tb.Name, len(tb.Cols), len(tb.Header))
+		return
+	}
+	for i, c := range tb.Cols {
+		if c.Description == "" {
+			t.Errorf("%s: column %s.%s has no description", where, tb.Name, c.Name)
 		}
-		for _, c := range tb.Columns() {
-			if c.Description == "" {
-				t.Errorf("synthetic: column %s.%s has no description", tb.Name, c.Name)
+		for _, r := range tb.Rows {
+			var typ tables.Type
+			switch r[i].(type) {
+			case string:
+				typ = tables.String
+			case int:
+				typ = tables.Int
+			case float64:
+				typ = tables.Float
+			case bool:
+				typ = tables.Bool
+			}
+			if typ != c.Type && !(c.Type == tables.Float && typ == tables.Int) {
+				t.Errorf("%s: column %s.%s is declared %s, a cell is %T", where, tb.Name, c.Name, c.Type, r[i])
+				break
 			}
 		}
 	}
+}
+
+// klarRows are IndicKLAR answers over both language families, every
+// strategy and form, with latencies and failed requests.
+func klarRows() []score.Row {
+	rows := benchdata.KLARRows(6, 31, 9, 2)
+	for i := range rows {
+		rows[i].LatencyMS = 10 + float64(i%7)
+		rows[i].Failed = i%11 == 0
+	}
+	return rows
+}
+
+// mdiRows are distractor-study answers: both formats, three conditions,
+// switched answers with every semantic verdict.
+func mdiRows() []score.Row {
+	var rows []score.Row
+	for m := range 2 {
+		for it := range 8 {
+			for _, st := range []string{"qa", "mc1"} {
+				for ci, c := range []string{"clean", "hi", "es_long"} {
+					rows = append(rows, score.Row{Key: engine.Key{Model: fmt.Sprint("m", m), Item: fmt.Sprint(it), Language: "eng", Strategy: st, Condition: c},
+						Correct: (it+ci+m)%3 == 0, Abstain: (it+ci)%5 == 1, DistractorSwitch: (it+ci)%2 == 0, Script: "Latin",
+						Semantic: []string{"CORRECT", "WRONG", "ABSTAIN", "x", ""}[(it+ci)%5]})
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// questRows are IndicQuest answers: two models, languages and domains,
+// judged and graded.
+func questRows() []score.Row {
+	var rows []score.Row
+	for m := range 2 {
+		for it := range 8 {
+			for _, l := range []string{"hin", "ben"} {
+				rows = append(rows, score.Row{Key: engine.Key{Model: fmt.Sprint("m", m), Item: fmt.Sprint(it), Language: l, Form: "native"}, Domain: []string{"a", "b"}[it%2],
+					Correct: (it+m)%3 == 0, Substring: it%2 == 0, Overlap: it%3 == 0, Translit: it%4 == 0, Judge: []string{"correct", "incorrect"}[(it+m)%2],
+					Detail: &score.Detail{JudgeScores: map[string]float64{"Overall": float64(1 + it%5), "Clarity": float64(2 + it%3)}}})
+			}
+		}
+	}
+	return rows
 }

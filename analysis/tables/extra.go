@@ -64,7 +64,8 @@ func ReadHumanLabels(path string) ([]HumanLabel, error) {
 // agreement and Cohen's κ. A label matches the answer of its model, item,
 // language and condition (empty when the study has none).
 func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *Table {
-	t := &Table{Name: "human_agreement", Header: []string{"model", "language", "condition", "criterion", "n", "agree", "kappa"}}
+	t := New("human_agreement", "each criterion, named as what it compares (llm_judge, exact_match, ...), against human labels per model × language × condition: n, agreement, Cohen's κ",
+		Key("model"), Key("language"), Key("condition"), Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"), Key("n"), Key("agree"), Key("kappa"))
 	type key struct{ model, item, lang, cond string }
 	human := map[key]bool{}
 	for _, h := range labels {
@@ -83,21 +84,21 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 	for c := range by {
 		cells = append(cells, c)
 	}
-	sortBy(cells, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
+	SortBy(cells, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
 			for _, r := range by[c] {
-				if m.applies(r.Key.Strategy) {
-					x = append(x, label(m.Of(r)))
-					y = append(y, label(human[keyOf(r)]))
+				if m.AppliesTo(r.Key.Strategy) {
+					x = append(x, Label(m.Of(r)))
+					y = append(y, Label(human[keyOf(r)]))
 				}
 			}
 			if len(x) == 0 {
 				continue
 			}
 			k, a, _ := stats.CohenKappa(x, y)
-			t.add(c.model, c.lang, c.cond, m.Name, len(x), a, k)
+			t.Add(c.model, c.lang, c.cond, m.Name, len(x), a, k)
 		}
 	}
 	return t
@@ -107,7 +108,10 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 // the accuracy of every model with a known size and Spearman's ρ (with
 // its two-sided p) between size and accuracy.
 func Scaling(rows []score.Row, sizes map[string]float64) *Table {
-	t := &Table{Name: "scaling", Header: []string{"strategy", "language", "form", "models", "spearman_rho", "p", "sizes", "accuracies"}}
+	t := New("scaling", "Spearman's ρ of model size against accuracy (models with size_b)",
+		Key("strategy"), Key("language"), Key("form"), Count("models", "models with a size"),
+		Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"), PValue("p", "two-sided p-value of the rank correlation"),
+		Text("sizes", "model sizes in billions of parameters"), Text("accuracies", "the models' accuracies, in the order of sizes"))
 	if len(sizes) == 0 {
 		return t
 	}
@@ -130,7 +134,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 	for c := range n {
 		cells = append(cells, c)
 	}
-	sortBy(cells, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
+	SortBy(cells, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
 	for _, c := range cells {
 		models := make([]string, 0, len(n[c]))
 		for m := range n[c] {
@@ -140,7 +144,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 		var xs, ys []float64
 		sz, ac := "", ""
 		for i, m := range models {
-			xs, ys = append(xs, sizes[m]), append(ys, frac(k[c][m], n[c][m]))
+			xs, ys = append(xs, sizes[m]), append(ys, Frac(k[c][m], n[c][m]))
 			if i > 0 {
 				sz, ac = sz+" ", ac+" "
 			}
@@ -151,7 +155,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 		if err != nil {
 			rho, p = math.NaN(), math.NaN()
 		}
-		t.add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
+		t.Add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
 	}
 	return t
 }
@@ -161,7 +165,9 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 // answers pooled over languages, k, n, the rate with its Wilson interval,
 // and the failed requests; models without a family are left out.
 func ModelFamilies(rows []score.Row, families map[string]string, sizes map[string]float64) *Table {
-	t := &Table{Name: "model_families", Header: []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
+	t := New("model_families", "accuracy by model family over size, pooled over languages (models with family:)",
+		append([]Column{Text("family", "the model family (family: of the model)"), Key("model"), Number("size_b", "the model's size in billions of parameters (size_b:)")},
+			Keys("strategy", "form", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)...)
 	type key struct{ family, model, strategy, form string }
 	type cnt struct{ k, n, failed int }
 	by := map[key]*cnt{}
@@ -208,7 +214,7 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 		if s, ok := sizes[x.model]; ok {
 			size = s
 		}
-		t.add(x.family, x.model, size, x.strategy, x.form, c.k, c.n, p.P, p.Lo, p.Hi, c.failed)
+		t.Add(x.family, x.model, size, x.strategy, x.form, c.k, c.n, p.P, p.Lo, p.Hi, c.failed)
 	}
 	return t
 }
@@ -218,8 +224,19 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 // scoring.csv), the gold, how the answer was extracted, and every
 // criterion. It is written by reports, not by For (it is as long as the run).
 func Answers(rows []score.Row) *Table {
-	t := &Table{Name: "answers", Header: []string{"model", "item", "language", "form", "strategy", "condition", "role", "gold", "prediction", "prediction_norm",
-		"method", "correct", "lenient", "translit", "substring", "overlap", "judge", "semantic", "abstain", "script", "switched", "distractor_switch", "failed", "withheld", "empty_response"}}
+	t := New("answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts",
+		Key("model"), Text("item", "the item's id in its dataset"), Key("language"), Key("form"), Key("strategy"), Key("condition"),
+		Text("role", "what the request asked: empty (the answer), translation, judge:<model>, choice:<n>"), Text("gold", "the gold answer"),
+		Text("prediction", "the answer as extracted"), Text("prediction_norm", "the prediction normalised (scoring lists the steps)"),
+		Text("method", "how the test or extraction was made"), Flag("correct", "the study's strict criterion"), Flag("lenient", "the lenient criterion (mc1: argmax)"),
+		Flag("translit", "transliteration-aware match"), Flag("substring", "IndicQuest's lexical criteria: exact substring, word overlap"),
+		Flag("overlap", "IndicQuest's lexical criteria: exact substring, word overlap"), Text("judge", "the IndicQuest judge's verdict"),
+		Text("semantic", "the semantic judge's verdict on a switched answer"), Flag("abstain", "answers that abstain (not correct)"),
+		Text("script", "main script of the answer"), Flag("switched", "answers with a Devanagari or CJK character"),
+		Flag("distractor_switch", "a Devanagari or CJK character in the answer"),
+		Flag("failed", "of n, requests that failed or second stages withheld after a failed first: counted as wrong"),
+		Flag("withheld", "a second stage never sent because its first stage failed (counted as a failed, wrong answer)"),
+		Flag("empty_response", "the model produced an empty text"))
 	// A run's answers repeat their keys, golds and verdicts: each distinct
 	// string is boxed once and shared, and the cells come from one backing
 	// array per block of rows, so that a table of millions of answers costs
@@ -260,9 +277,11 @@ type Criterion struct {
 
 // Scoring lists a study's criteria.
 func Scoring(study string, cs []Criterion) *Table {
-	t := &Table{Name: "scoring", Header: []string{"study", "criterion", "rule", "normalization"}}
+	t := New("scoring", "each criterion's rule and the normalisation steps it applies",
+		Key("study"), Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		Text("rule", "how the criterion decides"), Text("normalization", "the normalisation steps applied before comparing"))
 	for _, c := range cs {
-		t.add(study, c.Name, c.Rule, c.Normalization)
+		t.Add(study, c.Name, c.Rule, c.Normalization)
 	}
 	return t
 }

@@ -159,7 +159,7 @@ func TestRenderersShowControls(t *testing.T) {
 func TestCSVExact(t *testing.T) {
 	tb := hostileTable()
 	var b bytes.Buffer
-	if err := tb.WriteCSV(&b, true); err != nil {
+	if err := tb.WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&b).ReadAll()
@@ -175,7 +175,7 @@ func TestCSVExact(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := Write(dir, []*Table{tb}, true); err != nil {
+	if err := Write(dir, []*Table{tb}); err != nil {
 		t.Fatal(err)
 	}
 	note, err := os.ReadFile(filepath.Join(dir, CSVNoteFile))

@@ -63,9 +63,6 @@ func (t *Table) LaTeX() string {
 		label = ", SIMULATED models"
 	}
 	desc := t.Description
-	if in, ok := InfoOf(t.Name); ok {
-		desc = in.Description
-	}
 	fmt.Fprintf(&sb, "\\bottomrule\n\\end{tabular}\n\\caption{%s (%d rows%s)%s}\n\\label{tab:%s}\n\\end{table}\n",
 		latexEscape(t.Name), len(t.Rows), label, captionTail(desc), strings.ReplaceAll(t.Name, "_", "-"))
 	return sb.String()

@@ -12,7 +12,11 @@ import (
 // order when it names them, the rest sorted after) and value column,
 // named "<col values joined by _>_<value>" ("<col values>" when there is
 // one value column). Cells keep their types; a missing cell is NaN. keep,
-// when not nil, selects the source rows.
+// when not nil, selects the source rows. The columns derive from the
+// source's: a key column is declared as there; a value column has the
+// source column's type and kind (Float when a missing cell makes an int
+// column's NaN) and says which value it holds where ("rate where
+// condition = hi (k / n)").
 func Pivot(name, description string, src *Table, keep func(t *Table, row []any) bool, rowKeys, colKeys, values, colOrder []string) *Table {
 	type cell struct{ row, col string }
 	join := func(row []any, keys []string) string {
@@ -59,22 +63,45 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 		return strings.Compare(a, b)
 	})
-	header := slices.Clone(rowKeys)
-	docs := map[string]string{}
+	srcCols := src.Columns()
+	decl := func(name string) Column {
+		if i := src.Col(name); i >= 0 && i < len(srcCols) {
+			return srcCols[i]
+		}
+		return Text(name, "")
+	}
+	missing := map[string]bool{} // columns with a missing cell
+	for _, rk := range rows {
+		for _, c := range cols {
+			if _, ok := cells[cell{rk, c}]; !ok {
+				missing[c] = true
+			}
+		}
+	}
+	var out []Column
+	for _, k := range rowKeys {
+		out = append(out, decl(k))
+	}
 	for _, c := range cols {
 		for _, v := range values {
 			h := c + "_" + v
 			if len(values) == 1 {
 				h = c
 			}
-			header = append(header, h)
-			docs[h] = v + " where " + strings.Join(colKeys, ", ") + " = " + strings.ReplaceAll(c, "_", ", ")
-			if d := ColumnDoc(src.Name, v); d != "" {
-				docs[h] += " (" + d + ")"
+			col := decl(v)
+			col.Name = h
+			doc := v + " where " + strings.Join(colKeys, ", ") + " = " + strings.ReplaceAll(c, "_", ", ")
+			if col.Description != "" {
+				doc += " (" + col.Description + ")"
 			}
+			col.Description = doc
+			if col.Type == Int && missing[c] {
+				col.Type = Float // a missing cell is NaN
+			}
+			out = append(out, col)
 		}
 	}
-	t := &Table{Name: name, Description: description, Header: header, ColumnDocs: docs}
+	t := New(name, description, out...)
 	for _, rk := range rows {
 		out := slices.Clone(rowVals[rk])
 		for _, c := range cols {
@@ -95,26 +122,6 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 	return t
 }
 
-// AccCLCWide is IndicKLAR's Tables 2, 8 and 9: per model × strategy, each
-// language's accuracy (metric correct) and native CLC(L) side by side,
-// languages as column groups ("<language>_acc", "<language>_clc"), for
-// one form.
-func AccCLCWide(accuracy, clcMeans *Table, form string) *Table {
-	long := &Table{Name: "long", Header: []string{"model", "strategy", "language", "measure", "value"}}
-	for _, r := range accuracy.Rows {
-		if accuracy.Str(r, "metric") == "correct" && accuracy.Str(r, "form") == form {
-			long.add(accuracy.Str(r, "model"), accuracy.Str(r, "strategy"), accuracy.Str(r, "language"), "acc", accuracy.Num(r, "rate"))
-		}
-	}
-	for _, r := range clcMeans.Rows {
-		if clcMeans.Str(r, "form") == form {
-			long.add(clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language"), "clc", clcMeans.Num(r, "mean_jaccard"))
-		}
-	}
-	return Pivot("acc_clc_wide", "accuracy and CLC(L) per language side by side (the papers' layout), form "+form, long, nil,
-		[]string{"model", "strategy"}, []string{"language", "measure"}, []string{"value"}, nil)
-}
-
 // Stars marks a p-value as the papers do: *** below 0.001, ** below
 // 0.01, * below 0.05, "" otherwise (and for NaN).
 func Stars(p float64) string {
@@ -127,21 +134,4 @@ func Stars(p float64) string {
 		return "*"
 	}
 	return ""
-}
-
-// CorrelationMarks is IndicKLAR's Table 10: per model, Pearson's r and
-// Spearman's ρ of prompt length against accuracy across languages, each
-// with its significance marks (Stars), from the tokenization table.
-func CorrelationMarks(tok *Table) *Table {
-	t := &Table{Name: "tokenization_marks", Description: "Pearson r and Spearman ρ of prompt length against accuracy with significance marks (Table 10's layout)",
-		Header: []string{"model", "languages", "pearson_r", "pearson_sig", "spearman_rho", "spearman_sig"},
-		ColumnDocs: map[string]string{"languages": "languages correlated", "pearson_sig": "Stars of pearson_p (*** < 0.001, ** < 0.01, * < 0.05)",
-			"spearman_sig": "Stars of spearman_p"}}
-	for _, r := range tok.Rows {
-		if tok.Str(r, "language") != "*" {
-			continue
-		}
-		t.add(tok.Str(r, "model"), int(tok.Num(r, "n")), tok.Num(r, "pearson_r"), Stars(tok.Num(r, "pearson_p")), tok.Num(r, "spearman_rho"), Stars(tok.Num(r, "spearman_p")))
-	}
-	return t
 }

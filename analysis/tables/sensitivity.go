@@ -49,8 +49,12 @@ func (a Alternative) base(r score.Row) bool {
 // alternative), lost (right only under the rule in force) and McNemar's
 // exact p on them. No new request is made.
 func Sensitivity(alts []Alternative, rows []score.Row) *Table {
-	t := &Table{Name: "sensitivity", Header: []string{"model", "strategy", "condition", "measure", "alternative", "option", "n", "k", "k_alt",
-		"rate", "rate_alt", "diff", "diff_lo", "diff_hi", "gained", "lost", "mcnemar_p"}}
+	t := New("sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p",
+		Key("model"), Key("strategy"), Key("condition"), Text("measure", "what the alternative changes: correct, abstain, hallucination, ..."),
+		Text("alternative", "the named alternative rule"), Text("option", "how the alternative is switched on (YAML key), or (beside) when always reported"),
+		Key("n"), Key("k"), Count("k_alt", "answers meeting the measure under the alternative"), Key("rate"), Proportion("rate_alt", "k_alt / n"),
+		Statistic("diff", "rate_alt − rate on the same answers (paired)"), Key("diff_lo"), Key("diff_hi"),
+		Count("gained", "answers meeting the measure only under the alternative"), Count("lost", "answers meeting the measure only under the rule in force"), Key("mcnemar_p"))
 	type cell struct {
 		model, strategy, condition string
 		alt                        int
@@ -88,11 +92,11 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 	for c := range by {
 		keys = append(keys, c)
 	}
-	sortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
+	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
 	for _, c := range keys {
 		x, a := by[c], alts[c.alt]
 		d, lo, hi := stats.PairedDiffCI(x.lost, x.gained, x.n, 0.95)
-		t.add(c.model, c.strategy, c.condition, a.measure(), a.Name, a.Option, x.n, x.k, x.kAlt, frac(x.k, x.n), frac(x.kAlt, x.n),
+		t.Add(c.model, c.strategy, c.condition, a.measure(), a.Name, a.Option, x.n, x.k, x.kAlt, Frac(x.k, x.n), Frac(x.kAlt, x.n),
 			d, lo, hi, x.gained, x.lost, stats.McNemarExact(x.lost, x.gained))
 	}
 	return t
@@ -116,7 +120,14 @@ type Claim struct {
 // and holds (effect > 0) both ways. NaN effects (the run lacks what the
 // claim compares) are left out.
 func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
-	t := &Table{Name: "conclusions", Header: []string{"claim", "model", "alternative", "option", "n", "effect", "holds", "effect_alt", "holds_alt"}}
+	t := New("conclusions", "each of the paper's conclusions per model, under the rule in force and under each named alternative: the effect and whether it still holds",
+		Text("claim", "the paper's conclusion, as an effect that is positive when it holds"), Key("model"), Text("alternative", "the named alternative rule"),
+		Text("option", "how the alternative is switched on (YAML key), or (beside) when always reported"), Count("n", "answers the claim compares (both sides)"),
+		Statistic("effect", "the claim's effect under the rule in force (effect) and under the alternative (effect_alt)"),
+		Flag("holds", "the effect is positive: the conclusion holds under that rule"),
+		Statistic("effect_alt", "the claim's effect under the rule in force (effect) and under the alternative (effect_alt)"),
+		Flag("holds_alt", "the effect is positive: the conclusion holds under that rule"))
+	t.Headline = true
 	byModel := map[string][]score.Row{}
 	var models []string
 	for _, r := range rows {
@@ -125,7 +136,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		}
 		byModel[r.Key.Model] = append(byModel[r.Key.Model], r)
 	}
-	sortBy(models, func(m string) []string { return []string{m} })
+	SortBy(models, func(m string) []string { return []string{m} })
 	for _, c := range claims {
 		measure := c.Measure
 		if measure == "" {
@@ -146,7 +157,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 						n++
 					}
 				}
-				t.add(c.Name, m, a.Name, a.Option, n, e, e > 0, ea, ea > 0)
+				t.Add(c.Name, m, a.Name, a.Option, n, e, e > 0, ea, ea > 0)
 			}
 		}
 	}
@@ -185,7 +196,10 @@ func RateDiff(rows []score.Row, v func(score.Row) bool, a, b func(score.Row) boo
 // accuracy, the paired difference b − a with its 95% Wald interval, and
 // McNemar's exact p. A failed answer is a wrong one.
 func Compare(a, b []score.Row) *Table {
-	t := &Table{Name: "comparison", Header: []string{"model", "strategy", "language", "form", "condition", "pairs", "k_a", "k_b", "acc_a", "acc_b", "diff", "diff_lo", "diff_hi", "mcnemar_p"}}
+	t := New("comparison", "two runs of the same items side by side (an option that changes the requests): accuracies, paired difference with interval, McNemar p (bhasha.Compare)",
+		Key("model"), Key("strategy"), Key("language"), Key("form"), Key("condition"), Count("pairs", "items both runs answered"),
+		Count("k_a", "answers right, of a"), Count("k_b", "answers right, of b"), Proportion("acc_a", "accuracy of a"), Proportion("acc_b", "accuracy of b"),
+		Statistic("diff", "acc_b − acc_a on the items both runs answered (paired)"), Key("diff_lo"), Key("diff_hi"), Key("mcnemar_p"))
 	type cell struct{ model, strategy, lang, form, cond string }
 	outcomes := func(rows []score.Row) map[cell]map[string]bool {
 		o := map[cell]map[string]bool{}
@@ -210,14 +224,14 @@ func Compare(a, b []score.Row) *Table {
 			keys = append(keys, c)
 		}
 	}
-	sortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.cond, c.lang, c.form} })
+	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.cond, c.lang, c.form} })
 	for _, c := range keys {
-		n, ka, kb, onlyA, onlyB := paired(oa[c], ob[c])
+		n, ka, kb, onlyA, onlyB := Paired(oa[c], ob[c])
 		if n == 0 {
 			continue
 		}
 		d, lo, hi := stats.PairedDiffCI(onlyA, onlyB, n, 0.95)
-		t.add(c.model, c.strategy, c.lang, c.form, c.cond, n, ka, kb, frac(ka, n), frac(kb, n), d, lo, hi, stats.McNemarExact(onlyA, onlyB))
+		t.Add(c.model, c.strategy, c.lang, c.form, c.cond, n, ka, kb, Frac(ka, n), Frac(kb, n), d, lo, hi, stats.McNemarExact(onlyA, onlyB))
 	}
 	return t
 }

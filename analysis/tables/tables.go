@@ -1,38 +1,20 @@
-// Package tables computes the report tables from scored rows as typed
-// tables (cells stay numbers until rendered) and renders them as CSV
-// files, one per table with a header row, as Markdown and as DataFrames;
-// Catalog says what each table holds and which paper table it mirrors. Every rate
-// carries its count k, its size n and a 95% Wilson interval; every
-// difference a 95% Wald interval; every test its inputs and its p-value,
-// with Holm and Benjamini–Hochberg adjustments across the tests of the
-// same table and model.
+// Package tables is the study-neutral core of Bhasha's tables: a Table
+// of typed cells (they stay numbers until rendered) whose columns are
+// declared where it is built (New, the column constructors, Key), with
+// what it holds (Description), the paper table it mirrors (Mirrors),
+// whether it is a headline table and its natural spreadsheet chart; the
+// renderers (CSV files with a header row, Markdown, LaTeX, DataFrames);
+// and the analyses every study shares (Accuracy, Scoring, Scaling,
+// ModelFamilies, HumanAgreement, Sensitivity, Conclusions, Compare,
+// Latency, Requests, Pivot) with the paired helpers a study's own
+// analyses use (Index, Paired, Adjusted). A study's own tables live in
+// its package. Every rate carries its count k, its size n and a 95%
+// Wilson interval; every difference a 95% Wald interval; every test its
+// inputs and its p-value, with Holm and Benjamini–Hochberg adjustments
+// across the tests of the same table and model.
 //
 // Every file starts with a column "simulated" (true when the answers
-// came from simulated models). Tables (the functions' docs give formulas):
-//
-//	accuracy.csv            study, model, language, form, strategy, condition, metric, k, n, rate, ci_lo, ci_hi, failed
-//	scoring.csv             study, criterion, rule, normalization
-//	answers.csv             one row per scored answer (reports only)
-//	clc.csv                 model, strategy, a, b, items, correct_a, correct_b, intersection, union, jaccard   (IndicKLAR)
-//	clc_mean.csv            model, strategy, unit, others, mean_jaccard                                      (the authors' CLC(L))
-//	clc_matrix.csv          model, lower (reference), upper (strategy), row, col, jaccard (one matrix per strategy)
-//	strategy_tests.csv      model, language, form, strategy, reference, pairs, ref_k, k, diff, diff_lo, diff_hi, b, c, mcnemar_p, p_holm, p_bh
-//	form_gaps.csv           model, strategy, language, a, b, pairs, k_a, k_b, acc_a, acc_b, gap, gap_lo, gap_hi, b_only_a, b_only_b, mcnemar_p
-//	flip_points.csv         model, language, path, step, from, flipped, share, share_lo, share_hi
-//	families.csv            model, strategy, form, family, languages, k, n, rate, ci_lo, ci_hi
-//	family_tests.csv        model, strategy, form, k/n Indo-Aryan and Dravidian, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher
-//	relations.csv           model, strategy, language, form, relation, k, n, rate, ci_lo, ci_hi
-//	language_tests.csv      model, strategy, reference, languages, median_gain, wilcoxon_T, wilcoxon_p, method
-//	tokenization.csv        model, language, n, mean_prompt_tokens, source, accuracy, pearson_r, pearson_p, spearman_rho, spearman_p
-//	latency.csv             model, strategy, n_timed, mean_ms, median_ms, p90_ms, k, n, accuracy
-//	scaling.csv             strategy, language, form, models, spearman_rho, p, sizes, accuracies   (when models have size_b)
-//	condition_tests.csv     model, strategy, condition, metric, k_clean, n_clean, k, n, diff, diff_lo, diff_hi, z, p_twoprop, p_fisher, p_holm, p_bh
-//	script_decomposition.csv  see Decomposition                                                                (distractors)
-//	judge_by_script.csv     model, script, verdict, count
-//	judge_agreement.csv     model, language, criterion, n, agree, kappa, judge_rate, criterion_rate, shortfall (IndicQuest)
-//	domains.csv             model, language, domain, protocol, k, n, rate, ci_lo, ci_hi
-//	protocol_rankings.csv   a, b, cells, kendall_tau, p
-//	human_agreement.csv     model, language, criterion, n, agree, kappa                                        (with human_labels)
+// came from simulated models).
 package tables
 
 import (
@@ -44,7 +26,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -64,14 +45,16 @@ type Table struct {
 	Name   string
 	Header []string
 	// Cols are the columns as declared where the table is built (New):
-	// name, type, kind, description. Header holds their names.
+	// name, type, kind, description. Header holds their names. A cell
+	// has its column's type, but a Float column may hold an int (a count
+	// that Pivot lays out beside a missing cell, NaN).
 	Cols []Column
 	Rows [][]any
-	// Description is one line on what the table holds, for tables outside
-	// the catalogue (a study's own); Catalog describes the built-in ones.
+	// Description is one line on what the table holds, set where it is
+	// built (New).
 	Description string
-	// ColumnDocs describes columns by name (a study's own table); the
-	// built-in names are described by ColumnDoc.
+	// ColumnDocs describes columns by name for a table built without
+	// declared columns (Cols); a declared column carries its description.
 	ColumnDocs map[string]string
 	// Simulated is true when the answers came from simulated models; the
 	// renderers say so (Markdown's title, the CSV's and DataFrame's first
@@ -104,7 +87,7 @@ const (
 // Kind says what a number is, for renderers and readers.
 type Kind string
 
-// Column kinds, from the column's name (see KindOf).
+// Column kinds, as a column is declared (see the column constructors).
 const (
 	KindNone      Kind = ""
 	KindCount     Kind = "count"     // k, n, pairs, ...
@@ -121,44 +104,20 @@ type Column struct {
 	Name string
 	Type Type
 	Kind Kind
-	// Description says what the cells hold: Table.ColumnDocs, else
-	// ColumnDoc for the built-in tables' names.
+	// Description says what the cells hold.
 	Description string
 }
 
 // Numeric reports whether the column holds numbers (int or float64).
 func (c Column) Numeric() bool { return c.Type == Int || c.Type == Float }
 
-// KindOf reads a column's kind from its name, by the conventions every
-// table follows: *_lo and *_hi are interval bounds, p and p_* / *_p are
-// p-values, *_ms milliseconds, rate/accuracy/share/agree columns rates,
-// k/n/count columns counts, and other numbers statistics.
-func KindOf(name string, typ Type) Kind {
-	switch {
-	case typ != Int && typ != Float:
-		return KindNone
-	case name == "lo" || strings.HasSuffix(name, "_lo"):
-		return KindLower
-	case name == "hi" || strings.HasSuffix(name, "_hi"):
-		return KindUpper
-	case name == "p" || strings.HasPrefix(name, "p_") || strings.HasSuffix(name, "_p"):
-		return KindPValue
-	case strings.HasSuffix(name, "_ms"):
-		return KindMillis
-	case typ == Int:
-		return KindCount
-	}
-	for _, r := range []string{"rate", "accuracy", "acc_", "share", "agree", "jaccard", "em", "abst", "halluc"} {
-		if strings.Contains(name, r) {
-			return KindRate
-		}
-	}
-	return KindStatistic
-}
-
-// Columns describes the table's columns: each one's type is that of its
-// cells (Int and Float together make Float; anything else mixed makes
-// String), its kind KindOf, its description (ColumnDocs, else ColumnDoc).
+// Columns describes the table's columns: the declared ones (Cols) when
+// the table was built with New; else, for a table built without them,
+// each one's type is that of its cells (Int and Float together make
+// Float; anything else mixed makes String), its kind KindCount for an
+// int column and KindNone otherwise, its description from ColumnDocs; a
+// column named as a shared one (Key) of that type is declared as Key
+// declares it (its description unless ColumnDocs gives one).
 func (t *Table) Columns() []Column {
 	if len(t.Cols) == len(t.Header) && len(t.Cols) > 0 {
 		return t.Cols
@@ -194,11 +153,18 @@ func (t *Table) Columns() []Column {
 		if typ == "" {
 			typ = String
 		}
-		doc := t.ColumnDocs[name]
-		if doc == "" {
-			doc = ColumnDoc(t.Name, name)
+		kind := KindNone
+		if typ == Int {
+			kind = KindCount
 		}
-		out[c] = Column{Name: name, Type: typ, Kind: KindOf(name, typ), Description: doc}
+		col := Column{Name: name, Type: typ, Kind: kind, Description: t.ColumnDocs[name]}
+		if k, ok := shared(name); ok && (k.Type == typ || len(t.Rows) == 0) {
+			col.Type, col.Kind = k.Type, k.Kind
+			if col.Description == "" {
+				col.Description = k.Description
+			}
+		}
+		out[c] = col
 	}
 	return out
 }
@@ -362,8 +328,9 @@ Read them in code, for example:
 
 // Write writes each table as DIR/<name>.csv (the name through
 // FileNames), with a first column "simulated" that says whether the
-// answers came from simulated models, and DIR/README.txt (CSVNote).
-func Write(dir string, ts []*Table, simulated bool) error {
+// answers came from simulated models (each table's Simulated), and
+// DIR/README.txt (CSVNote).
+func Write(dir string, ts []*Table) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing tables: %w", err)
 	}
@@ -372,7 +339,7 @@ func Write(dir string, ts []*Table, simulated bool) error {
 	}
 	var names FileNames
 	for _, t := range ts {
-		if err := writeCSV(filepath.Join(dir, names.Name(t.Name)+".csv"), t, simulated); err != nil {
+		if err := writeCSV(filepath.Join(dir, names.Name(t.Name)+".csv"), t); err != nil {
 			return err
 		}
 	}
@@ -381,21 +348,21 @@ func Write(dir string, ts []*Table, simulated bool) error {
 
 // writeCSV writes one table atomically (atomicfile): a killed report
 // leaves the previous file or the whole new one, never a torn table.
-func writeCSV(p string, t *Table, simulated bool) error {
+func writeCSV(p string, t *Table) error {
 	f, err := atomicfile.Create(p)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	if err := t.WriteCSV(f, simulated); err != nil {
+	if err := t.WriteCSV(f); err != nil {
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	return f.Commit()
 }
 
 // WriteCSV writes the table as CSV: a header row, then one row per table
-// row, each preceded by the column "simulated" (true when the answers came
-// from simulated models); cells formatted by FormatCell.
+// row, each preceded by the column "simulated" (t.Simulated: true when
+// the answers came from simulated models); cells formatted by FormatCell.
 //
 // The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
 // exactly: text that a spreadsheet would run as a formula (a model's
@@ -405,14 +372,14 @@ func writeCSV(p string, t *Table, simulated bool) error {
 // into the text '-0.5 and change the data). Such files are not to be
 // opened by double-click in a spreadsheet: the workbook (--xlsx) stores
 // that text as string cells; CSVNote, written beside them, says so.
-func (t *Table) WriteCSV(w io.Writer, simulated bool) error {
+func (t *Table) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := csv.NewWriter(bw)
 	cw.Write(append([]string{"simulated"}, t.Header...))
 	rec := make([]string, len(t.Header)+1)
 	for i, r := range t.Rows {
 		rec = rec[:1+len(r)]
-		rec[0] = strconv.FormatBool(simulated)
+		rec[0] = strconv.FormatBool(t.Simulated)
 		for c := range r {
 			rec[1+c] = t.Text(i, c)
 		}
@@ -478,22 +445,11 @@ func sortedGroups[V any](m map[group]V) []group {
 	for g := range m {
 		out = append(out, g)
 	}
-	sortBy(out, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
+	SortBy(out, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
 	return out
 }
 
-// sortBy sorts s by the string tuple key(x), lexicographically.
-func sortBy[T any](s []T, key func(T) []string) {
-	sort.SliceStable(s, func(i, j int) bool { return slices.Compare(key(s[i]), key(s[j])) < 0 })
-}
-
-// label writes a 0/1 verdict as a category for Cohen's κ.
-func label(v bool) string {
-	if v {
-		return "1"
-	}
-	return "0"
-}
+func sortBy[T any](s []T, key func(T) []string) { SortBy(s, key) }
 
 // Metric is a named 0/1 measure of a scored row, counted by Accuracy and
 // compared across conditions by ConditionTests.
@@ -505,7 +461,9 @@ type Metric struct {
 	Applies func(strategy string) bool
 }
 
-func (m Metric) applies(strategy string) bool { return m.Applies == nil || m.Applies(strategy) }
+// AppliesTo says whether the metric counts answers of the strategy
+// (Applies nil: every strategy).
+func (m Metric) AppliesTo(strategy string) bool { return m.Applies == nil || m.Applies(strategy) }
 
 // Correct is the study's strict criterion, the first metric of every study.
 func Correct() Metric {
@@ -520,7 +478,8 @@ func Correct() Metric {
 // how many.
 // One pass over the rows, counts only.
 func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
-	t := &Table{Name: "accuracy", Header: []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed"}}
+	t := New("accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests",
+		Keys("study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)
 	type counter struct {
 		failed, n int
 		k         []int
@@ -546,11 +505,11 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	for _, g := range sortedGroups(byGroup) {
 		c := byGroup[g]
 		for i, m := range ms {
-			if !m.applies(g.strategy) {
+			if !m.AppliesTo(g.strategy) {
 				continue
 			}
 			p := stats.NewProportion(c.k[i], c.n)
-			t.add(study, g.model, g.language, g.form, g.strategy, g.condition, m.Name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
+			t.Add(study, g.model, g.language, g.form, g.strategy, g.condition, m.Name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
 		}
 	}
 	return t

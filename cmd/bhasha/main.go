@@ -738,7 +738,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "a = %s, b = %s\n\n%s", *a, *b, t.Markdown())
 	if *out != "" {
 		var buf bytes.Buffer
-		if err := t.WriteCSV(&buf, t.Simulated); err != nil {
+		if err := t.WriteCSV(&buf); err != nil {
 			return err
 		}
 		if err := atomicfile.WriteFile(*out, buf.Bytes()); err != nil {

@@ -168,18 +168,22 @@ func Criteria() []tables.Criterion {
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), tables.Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
+		ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	acc := ts[0]
+	acc.Mirrors = "distractor study Tables 2–3"
 	order := make([]string, len(Conditions))
 	for i, c := range Conditions {
 		order[i] = string(c)
 	}
-	ts = append(ts, tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns (Tables 2-4's layout)", acc,
+	wide := tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns", acc,
 		func(t *tables.Table, r []any) bool {
 			m := t.Str(r, "metric")
 			return t.Str(r, "strategy") != StrategyMC1 && (m == "correct" || m == "abstain" || m == "hallucination" || m == "distractor_switch")
-		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order))
+		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order)
+	wide.Mirrors, wide.Headline = "distractor study Tables 2–4 (layout)", true
+	wide.Chart = &tables.Chart{Keys: 3, Title: "rate per condition (one series per model, strategy and metric)"}
+	ts = append(ts, wide)
 	if len(opt.Human) > 0 {
 		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }, Applies: generated},

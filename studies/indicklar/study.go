@@ -6,7 +6,7 @@
 // rules (the baselines' prefix match, the candidate matcher of the
 // others, unparsed JSON scored on the raw text), with the
 // transliteration-aware match and the script switch beside. Its tables:
-// accuracy, scoring, then tables.KLAR (CLC pairs, means and matrix,
+// accuracy, scoring, then KLAR (CLC pairs, means and matrix,
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization, latency).
 package indicklar
@@ -149,7 +149,7 @@ func (p *plan) otherJSON() tables.Alternative {
 // questions (TinT above all, §5.2), and English beats native questions
 // under the reference (§5.1).
 func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
-	ref = tables.Reference(ref, rows)
+	ref = Reference(ref, rows)
 	native := func(s string) func(score.Row) bool {
 		return func(r score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(item.Native) }
 	}
@@ -223,7 +223,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		r, _ := ParseStrategy(p.e.Reference)
 		ref = string(r)
 	}
-	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt), tables.KLAR(rows, ref, FamilyOf)...)
+	ts := append(standard(p.e.Study, p.Criteria(), rows, opt), KLAR(rows, ref, FamilyOf)...)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
@@ -231,7 +231,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows), tables.DatasetStats(p.Set, langs, forms))
+	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows), DatasetStats(p.Set, langs, forms))
 	return append(ts, layouts(ts)...)
 }
 
@@ -244,10 +244,11 @@ func layouts(ts []*tables.Table) []*tables.Table {
 	for _, t := range ts {
 		by[t.Name] = t
 	}
-	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share (Table 15's layout)", by["flip_points"],
+	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", by["flip_points"],
 		func(t *tables.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
 		[]string{"from", "flipped", "share"}, []string{string(TinTCM), string(TinTEN)})
-	return []*tables.Table{tables.AccCLCWide(by["accuracy"], by["clc_mean"], "native"), tables.CorrelationMarks(by["tokenization"]), fp}
+	fp.Mirrors, fp.Headline = "IndicKLAR Table 15 (layout)", true
+	return []*tables.Table{AccCLCWide(by["accuracy"], by["clc_mean"], "native"), CorrelationMarks(by["tokenization"]), fp}
 }
 
 // Score scores the answers (translations are kept, not scored): the

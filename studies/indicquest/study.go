@@ -159,24 +159,30 @@ func (p *plan) Alternatives() []tables.Alternative {
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		tables.JudgeAgreement(rows), tables.JudgeByScript(rows), tables.Domains(rows), tables.Rankings(rows), tables.ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
+		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
+	ts[0].Mirrors = "IndicQuest Table 4" // accuracy
 	for _, t := range ts {
 		if t.Name == "domains" {
-			ts = append(ts, tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns (Tables 4 and 7's layout)", t, nil,
-				[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil))
+			wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", t, nil,
+				[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil)
+			wide.Mirrors, wide.Headline = "IndicQuest Tables 4 and 7 (layout)", true
+			wide.Chart = &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}
+			ts = append(ts, wide)
 			break
 		}
 	}
 	if p.JudgeV1 {
-		ts = append(ts, tables.JudgeGrades(rows))
+		ts = append(ts, JudgeGrades(rows))
 	}
 	if len(opt.Human) > 0 {
-		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
+		h := tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "llm_judge", Of: func(r score.Row) bool { return r.Correct }},
 			{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
 			{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}}))
+			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}})
+		h.Mirrors = "IndicQuest §5 (judge validation)"
+		ts = append(ts, h)
 	}
 	return ts
 }

@@ -1,11 +1,11 @@
-package tables
+package indicklar
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
@@ -22,7 +22,7 @@ func formLanguages(forms map[string]map[string]bool) string {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, f := range names {
-		parts[i] = f + ": " + strings.Join(sortedKeys(forms[f]), ", ")
+		parts[i] = f + ": " + strings.Join(tables.SortedKeys(forms[f]), ", ")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -36,13 +36,13 @@ func oneLanguageNote(forms map[string]map[string]bool) string {
 		}
 	}
 	if len(langs) == 1 {
-		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", sortedKeys(langs)[0])
+		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", tables.SortedKeys(langs)[0])
 	}
 	return "no language pairs: CLC compares two languages of the same form, and each form was asked in one language only (" + formLanguages(forms) + ")"
 }
 
 // noteCLC sets the CLC tables' notes when they are empty.
-func noteCLC(o outcomes, pairs, means, overall *Table) {
+func noteCLC(o tables.Outcomes, pairs, means, overall *tables.Table) {
 	forms := map[string]map[string]bool{}
 	for k := range o {
 		if forms[k[3]] == nil {
@@ -59,7 +59,7 @@ func noteCLC(o outcomes, pairs, means, overall *Table) {
 			}
 		}
 	}
-	for _, t := range []*Table{pairs, means, overall} {
+	for _, t := range []*tables.Table{pairs, means, overall} {
 		if len(t.Rows) == 0 {
 			t.Note = note
 		}
@@ -68,7 +68,7 @@ func noteCLC(o outcomes, pairs, means, overall *Table) {
 
 // noteCLCMatrix sets clc_matrix's note when it is empty, from the pairs
 // it was built from and the reference strategy.
-func noteCLCMatrix(t, pairs *Table, ref string) {
+func noteCLCMatrix(t, pairs *tables.Table, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -101,7 +101,7 @@ func noteCLCMatrix(t, pairs *Table, ref string) {
 }
 
 // noteStrategyTests sets strategy_tests' note when it is empty.
-func noteStrategyTests(t *Table, o outcomes, ref string) {
+func noteStrategyTests(t *tables.Table, o tables.Outcomes, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -115,12 +115,12 @@ func noteStrategyTests(t *Table, o outcomes, ref string) {
 		t.Note = fmt.Sprintf("no gains: the run has no strategy but the reference (%s)", ref)
 		return
 	}
-	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(sortedKeys(others), ", "), ref)
+	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(tables.SortedKeys(others), ", "), ref)
 }
 
 // noteFlipPoints sets flip_points' note when it is empty: keys are the
 // reference's native answers outside English the table starts from.
-func noteFlipPoints(t *Table, keys int, ref string) {
+func noteFlipPoints(t *tables.Table, keys int, ref string) {
 	switch {
 	case len(t.Rows) > 0:
 	case keys == 0:
@@ -146,8 +146,8 @@ func familiesOf(codes map[string]bool) string {
 		fams[f][c] = true
 	}
 	var parts []string
-	for _, f := range sortedKeys(keysOf(fams)) {
-		parts = append(parts, f+" ("+strings.Join(sortedKeys(fams[f]), ", ")+")")
+	for _, f := range tables.SortedKeys(keysOf(fams)) {
+		parts = append(parts, f+" ("+strings.Join(tables.SortedKeys(fams[f]), ", ")+")")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -161,7 +161,7 @@ func keysOf[V any](m map[string]V) map[string]bool {
 }
 
 // noteFamilyTests sets family_tests' note when it is empty.
-func noteFamilyTests(t, fam *Table) {
+func noteFamilyTests(t, fam *tables.Table) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -173,11 +173,11 @@ func noteFamilyTests(t, fam *Table) {
 		t.Note = "no test: no answer in a language of a known family"
 		return
 	}
-	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(sortedKeys(fs), ", ")
+	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(tables.SortedKeys(fs), ", ")
 }
 
 // noteFamilyGainTests sets family_gain_tests' note when it is empty.
-func noteFamilyGainTests(t *Table, gains map[gainKey]map[string]float64, ref string) {
+func noteFamilyGainTests(t *tables.Table, gains map[gainKey]map[string]float64, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -192,37 +192,4 @@ func noteFamilyGainTests(t *Table, gains map[gainKey]map[string]float64, ref str
 		return
 	}
 	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + familiesOf(langs)
-}
-
-// noteModelGaps sets model_gaps' note when it is empty.
-func noteModelGaps(t *Table, models map[string]bool) {
-	switch {
-	case len(t.Rows) > 0:
-	case len(models) < 2:
-		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(sortedKeys(models), ", "))
-	default:
-		t.Note = "no model gap: no two models answered the same language"
-	}
-}
-
-// noteDecomposition sets script_decomposition's note when it is empty.
-func noteDecomposition(t *Table, rows []score.Row) {
-	if len(t.Rows) > 0 {
-		return
-	}
-	strategies := map[string]bool{}
-	for _, r := range rows {
-		strategies[r.Key.Strategy] = true
-	}
-	t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
-	if len(strategies) > 0 {
-		t.Note += " (its strategies: " + strings.Join(sortedKeys(strategies), ", ") + ")"
-	}
-}
-
-// noteJudgeByScript sets judge_by_script's note when it is empty.
-func noteJudgeByScript(t *Table) {
-	if len(t.Rows) == 0 {
-		t.Note = "no verdict: no answer of this run was judged (no LLM judge, no semantic judge)"
-	}
 }

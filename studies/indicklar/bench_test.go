@@ -1,4 +1,4 @@
-package tables
+package indicklar
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
 )
 
@@ -17,8 +18,8 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	rows := benchdata.KLARRows(2619, 30, 9, 9)
 	b.ResetTimer()
 	for range b.N {
-		ms := []Metric{Correct(), {Name: "translit", Of: func(r score.Row) bool { return r.Translit }}, {Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
-		ts := append([]*Table{Accuracy("indicklar", ms, rows)}, KLAR(rows, "", func(string) string { return "" })...)
+		ms := []tables.Metric{tables.Correct(), {Name: "translit", Of: func(r score.Row) bool { return r.Translit }}, {Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
+		ts := append([]*tables.Table{tables.Accuracy("indicklar", ms, rows)}, KLAR(rows, "", func(string) string { return "" })...)
 		if len(ts) != 17 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))
 		}

@@ -1,10 +1,12 @@
-package tables
+package distractors
 
 import (
 	"math"
+	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
@@ -34,14 +36,51 @@ import (
 //	             broad_adj_accuracy, broad_inflation, broad_real_rise, broad_script_share alike.
 //
 // Rates carry 95% Wilson intervals (_lo, _hi).
-func Decomposition(rows []score.Row) *Table {
-	t := &Table{Name: "script_decomposition", Header: []string{"model", "condition", "n", "em", "abstain", "halluc", "halluc_rate", "halluc_lo", "halluc_hi",
-		"switched", "switch_rate", "sw_clean_correct", "sw_clean_abstain", "sw_clean_wrong", "sw_clean_none",
-		"judged_correct", "judged_wrong", "judged_abstain", "judged_unparsed",
-		"recovered_of_clean_correct", "recovery_rate", "recovery_lo", "recovery_hi",
-		"adj_halluc", "adj_halluc_lo", "adj_halluc_hi", "adj_accuracy", "adj_accuracy_lo", "adj_accuracy_hi", "inflation", "rise", "real_rise", "script_share",
-		"broad_recovered", "broad_script_abstain", "broad_adj_halluc", "broad_adj_halluc_lo", "broad_adj_halluc_hi", "broad_adj_accuracy",
-		"broad_inflation", "broad_real_rise", "broad_script_share"}}
+func Decomposition(rows []score.Row) *tables.Table {
+	t := tables.New("script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)",
+		tables.Key("model"),
+		key("condition"),
+		tables.Key("n"),
+		tables.Count("em", "answers exact-match correct"),
+		tables.Count("abstain", "answers that abstain (not correct)"),
+		tables.Count("halluc", "hallucination proxy: n − em − abstain"),
+		tables.Proportion("halluc_rate", "halluc / n"),
+		tables.Lower("halluc_lo", "lower bound of the 95% interval of halluc"),
+		tables.Upper("halluc_hi", "upper bound of the 95% interval of halluc"),
+		tables.Count("switched", "answers with a Devanagari or CJK character"),
+		tables.Proportion("switch_rate", "switched / n"),
+		tables.Count("sw_clean_correct", "switched answers whose clean answer was: correct"),
+		tables.Count("sw_clean_abstain", "switched answers whose clean answer was: abstain"),
+		tables.Count("sw_clean_wrong", "switched answers whose clean answer was: wrong"),
+		tables.Count("sw_clean_none", "switched answers whose clean answer was: none"),
+		tables.Count("judged_correct", "switched answers the semantic judge called correct"),
+		tables.Count("judged_wrong", "switched answers the semantic judge called wrong"),
+		tables.Count("judged_abstain", "switched answers the semantic judge called abstain"),
+		tables.Count("judged_unparsed", "switched answers the semantic judge called unparsed"),
+		tables.Count("recovered_of_clean_correct", "switched answers counted in halluc, to items right on the clean prompt, judged CORRECT (the paper's recovered)"),
+		tables.Proportion("recovery_rate", "recovered_of_clean_correct / sw_clean_correct"),
+		tables.Lower("recovery_lo", "95% Wilson interval of recovery_rate"),
+		tables.Upper("recovery_hi", "95% Wilson interval of recovery_rate"),
+		tables.Proportion("adj_halluc", "(halluc − recovered_of_clean_correct) / n (the paper's rule)"),
+		tables.Lower("adj_halluc_lo", "lower bound of the 95% interval of adj_halluc"),
+		tables.Upper("adj_halluc_hi", "upper bound of the 95% interval of adj_halluc"),
+		tables.Proportion("adj_accuracy", "(em + recovered_of_clean_correct) / n (the paper's rule)"),
+		tables.Lower("adj_accuracy_lo", "lower bound of the 95% interval of adj_accuracy"),
+		tables.Upper("adj_accuracy_hi", "upper bound of the 95% interval of adj_accuracy"),
+		tables.Statistic("inflation", "halluc / (halluc − recovered_of_clean_correct)"),
+		tables.Statistic("rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
+		tables.Statistic("real_rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
+		tables.Proportion("script_share", "(rise − real_rise) / rise: the share of the rise due to script (the paper's rule)"),
+		tables.Count("broad_recovered", "switched answers counted in halluc that the judge calls CORRECT, whatever the clean outcome"),
+		tables.Count("broad_script_abstain", "switched answers counted in halluc that the judge calls ABSTAIN (abstentions the phrases missed)"),
+		tables.Proportion("broad_adj_halluc", "(halluc − broad_recovered − broad_script_abstain) / n (Bhasha's broader rule)"),
+		tables.Lower("broad_adj_halluc_lo", "lower bound of the 95% interval of broad_adj_halluc"),
+		tables.Upper("broad_adj_halluc_hi", "upper bound of the 95% interval of broad_adj_halluc"),
+		tables.Proportion("broad_adj_accuracy", "(em + broad_recovered) / n"),
+		tables.Statistic("broad_inflation", "halluc / (halluc − broad_recovered − broad_script_abstain)"),
+		tables.Statistic("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
+		tables.Proportion("broad_script_share", "(rise − broad_real_rise) / rise"))
+	t.Mirrors = "distractor study Tables 3–4"
 	type cell struct{ model, cond string }
 	type outcome int
 	const (
@@ -52,7 +91,7 @@ func Decomposition(rows []score.Row) *Table {
 	by := map[cell][]score.Row{}
 	clean := map[string]map[string]outcome{}
 	for _, r := range rows {
-		if r.Key.Strategy != "qa" {
+		if r.Key.Strategy != StrategyQA {
 			continue
 		}
 		c := cell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
@@ -75,7 +114,7 @@ func Decomposition(rows []score.Row) *Table {
 	for c := range by {
 		cells = append(cells, c)
 	}
-	sortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
+	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
@@ -156,7 +195,7 @@ func Decomposition(rows []score.Row) *Table {
 		// The broader rule.
 		bHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
 		bRealRise := bHall.P - rate(base.hall-base.rec-base.sabst, base.n)
-		t.add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
+		t.Add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
 			x.sw, rate(x.sw, x.n), x.swCC, x.swCA, x.swCW, x.swCN,
 			x.jc, x.jw, x.ja, x.ju,
 			x.recCC, recov.P, recov.Lo, recov.Hi,
@@ -168,37 +207,17 @@ func Decomposition(rows []score.Row) *Table {
 	return t
 }
 
-// JudgeByScript counts a judge's verdicts per model × main script of the
-// judged response (IndicQuest's judge, the distractor study's semantic judge).
-func JudgeByScript(rows []score.Row) *Table {
-	t := &Table{Name: "judge_by_script", Header: []string{"model", "script", "verdict", "count"}}
-	type k struct{ model, script, verdict string }
-	counts := map[k]int{}
+// noteDecomposition sets script_decomposition's note when it is empty.
+func noteDecomposition(t *tables.Table, rows []score.Row) {
+	if len(t.Rows) > 0 {
+		return
+	}
+	strategies := map[string]bool{}
 	for _, r := range rows {
-		v := r.Judge
-		if v == "" {
-			v = r.Semantic
-		}
-		if r.Failed || v == "" {
-			continue
-		}
-		s := r.Script
-		if s == "" {
-			s = "none"
-		}
-		counts[k{r.Key.Model, s, v}]++
+		strategies[r.Key.Strategy] = true
 	}
-	keys := make([]k, 0, len(counts))
-	for x := range counts {
-		keys = append(keys, x)
+	t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
+	if len(strategies) > 0 {
+		t.Note += " (its strategies: " + strings.Join(tables.SortedKeys(strategies), ", ") + ")"
 	}
-	sortBy(keys, func(x k) []string { return []string{x.model, x.script, x.verdict} })
-	for _, x := range keys {
-		t.add(x.model, x.script, x.verdict, counts[x])
-	}
-	noteJudgeByScript(t)
-	return t
 }
-
-// clean is the distractor study's condition without a distractor.
-const cleanCondition = "clean"

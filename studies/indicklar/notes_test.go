@@ -1,10 +1,11 @@
-package tables
+package indicklar
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // A table left empty says why (Table.Note), and a table with rows says
@@ -16,8 +17,8 @@ func TestEmptyTablesSayWhy(t *testing.T) {
 	for _, it := range []string{"a", "b", "c"} {
 		rows = append(rows, row("m", "hin", "native", "baseline", "", it, it == "a"), row("m", "eng", "english", "baseline", "", it, true))
 	}
-	byName := func(ts []*Table) map[string]*Table {
-		m := map[string]*Table{}
+	byName := func(ts []*tables.Table) map[string]*tables.Table {
+		m := map[string]*tables.Table{}
 		for _, t := range ts {
 			m[t.Name] = t
 		}
@@ -57,11 +58,8 @@ func TestEmptyTablesSayWhy(t *testing.T) {
 			t.Errorf("%s: %d rows, note %q", name, len(tb.Rows), tb.Note)
 		}
 	}
-	if p := Pivot("flip_points_wide", "", one["flip_points"], nil, []string{"model"}, []string{"step"}, []string{"flipped"}, nil); p.Note != one["flip_points"].Note {
+	if p := tables.Pivot("flip_points_wide", "", one["flip_points"], nil, []string{"model"}, []string{"step"}, []string{"flipped"}, nil); p.Note != one["flip_points"].Note {
 		t.Errorf("the pivot of an empty table says %q", p.Note)
-	}
-	if mg := ModelGaps(rows); !strings.Contains(mg.Note, "the run has 1 model (m)") {
-		t.Errorf("model_gaps note %q", mg.Note)
 	}
 }
 

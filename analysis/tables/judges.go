@@ -1,0 +1,43 @@
+package tables
+
+import "github.com/bhashalab/bhasha/analysis/score"
+
+// JudgeByScript counts a judge's verdicts per model × main script of the
+// judged response (IndicQuest's judge, the distractor study's semantic judge).
+func JudgeByScript(rows []score.Row) *Table {
+	t := New("judge_by_script", "judge verdicts by the main script of the judged answer",
+		Key("model"), Text("script", "main script of the answer"), Text("verdict", "the judge's verdict"), Count("count", "answers"))
+	type k struct{ model, script, verdict string }
+	counts := map[k]int{}
+	for _, r := range rows {
+		v := r.Judge
+		if v == "" {
+			v = r.Semantic
+		}
+		if r.Failed || v == "" {
+			continue
+		}
+		s := r.Script
+		if s == "" {
+			s = "none"
+		}
+		counts[k{r.Key.Model, s, v}]++
+	}
+	keys := make([]k, 0, len(counts))
+	for x := range counts {
+		keys = append(keys, x)
+	}
+	SortBy(keys, func(x k) []string { return []string{x.model, x.script, x.verdict} })
+	for _, x := range keys {
+		t.Add(x.model, x.script, x.verdict, counts[x])
+	}
+	noteJudgeByScript(t)
+	return t
+}
+
+// noteJudgeByScript sets judge_by_script's note when it is empty.
+func noteJudgeByScript(t *Table) {
+	if len(t.Rows) == 0 {
+		t.Note = "no verdict: no answer of this run was judged (no LLM judge, no semantic judge)"
+	}
+}

@@ -1,0 +1,132 @@
+package tables
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+)
+
+// Latency is the end-to-end time per answer of each strategy, per model
+// (every stage's latency summed, so a two-step strategy's includes its
+// first stage; answers with a stage served from the cache are not timed):
+// count, mean, median and 90th percentile, with the accuracy, the
+// accuracy–latency trade-off. It is client-observed latency under the
+// run's concurrency and servers, not the paper's offline vLLM batch time.
+func Latency(rows []score.Row) *Table {
+	t := New("latency", "end-to-end client-observed latency per answer (every stage summed, under the run's concurrency; the paper timed offline vLLM batches): mean, median, p90, with accuracy",
+		Key("model"), Key("strategy"), Count("n_timed", "answers timed (cached answers excluded)"),
+		Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Millis("median_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Millis("p90_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed"))
+	type ms struct{ model, strategy string }
+	lat := map[ms][]float64{}
+	k, n, failed := map[ms]int{}, map[ms]int{}, map[ms]int{}
+	for _, r := range rows {
+		x := ms{r.Key.Model, r.Key.Strategy}
+		n[x]++
+		if r.Failed {
+			failed[x]++
+			continue
+		}
+		if r.Correct {
+			k[x]++
+		}
+		if !r.Cached && r.LatencyMS > 0 {
+			lat[x] = append(lat[x], r.LatencyMS)
+		}
+	}
+	keys := make([]ms, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
+	for _, x := range keys {
+		l := summarize(lat[x])
+		t.Add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, k[x], n[x], Frac(k[x], n[x]), failed[x])
+	}
+	return t
+}
+
+// timing summarises latencies: count, mean, median and 90th percentile
+// (NaN when empty).
+type timing struct {
+	n                 int
+	mean, median, p90 float64
+}
+
+func summarize(lat []float64) timing {
+	s := append([]float64(nil), lat...)
+	sort.Float64s(s)
+	mean := math.NaN()
+	if len(s) > 0 {
+		mean = 0
+		for _, v := range s {
+			mean += v
+		}
+		mean /= float64(len(s))
+	}
+	return timing{len(s), mean, QuantileSorted(s, 0.5), QuantileSorted(s, 0.9)}
+}
+
+// Requests summarises a run without gold answers per model × strategy ×
+// condition: answers, failed requests, empty and cached answers, the
+// latency of the answers not served from the cache (count, mean, median,
+// 90th percentile) and the mean prompt tokens the server counted.
+func Requests(rows []score.Row) *Table {
+	t := New("requests", "a run without gold answers per model × strategy × condition: answers, failures, empty and cached answers, latency, prompt tokens",
+		Key("model"), Key("strategy"), Key("condition"), Key("n"), Key("failed"), Count("empty", "answers with an empty text"),
+		Count("cached", "answers served from the response cache"), Count("n_timed", "answers timed (cached answers excluded)"),
+		Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Millis("median_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Millis("p90_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		Number("mean_prompt_tokens", "mean prompt length in tokens"))
+	type cell struct{ model, strategy, condition string }
+	type acc struct {
+		n, failed, empty, cached, tokN int
+		tok                            float64
+		lat                            []float64
+	}
+	by := map[cell]*acc{}
+	for _, r := range rows {
+		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
+		a := by[c]
+		if a == nil {
+			a = &acc{}
+			by[c] = a
+		}
+		if r.Failed {
+			a.failed++
+			continue
+		}
+		a.n++
+		if r.EmptyResponse {
+			a.empty++
+		}
+		if r.Cached {
+			a.cached++
+		} else if r.LatencyMS > 0 {
+			a.lat = append(a.lat, r.LatencyMS)
+		}
+		if r.PromptTokens > 0 {
+			a.tok += float64(r.PromptTokens)
+			a.tokN++
+		}
+	}
+	keys := make([]cell, 0, len(by))
+	for c := range by {
+		keys = append(keys, c)
+	}
+	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
+	for _, c := range keys {
+		a := by[c]
+		l := summarize(a.lat)
+		tok := math.NaN()
+		if a.tokN > 0 {
+			tok = a.tok / float64(a.tokN)
+		}
+		t.Add(c.model, c.strategy, c.condition, a.n, a.failed, a.empty, a.cached, l.n, l.mean, l.median, l.p90, tok)
+	}
+	return t
+}

@@ -1,0 +1,269 @@
+package indicklar
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// CLC is cross-lingual consistency, per model and strategy. clc lists
+// every pair of language/form units: the Jaccard index |Cₐ ∩ C_b| /
+// |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
+// empty), over the items both units asked, with the pair's scope (the form
+// both share, or "cross-form"). clc_mean is, per form and language, the
+// mean over the other languages of the same form (the authors' CLC(L); the
+// paper's is the native form's), and clc_overall the mean of those over
+// the form's languages (the paper's overall CLC), per model × strategy ×
+// form: forms are never mixed (a baseline run on three forms and TinT on
+// the native one are compared on the native one).
+func CLC(rows []score.Row) (pairs, means, overall *tables.Table) { return clcFrom(tables.Index(rows)) }
+
+func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
+	pairs = tables.New("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Text("scope", "the form both units share, or cross-form"),
+		tables.Text("a", "the first unit (language/form) of the pair"),
+		tables.Text("b", "the second unit (language/form) of the pair"),
+		tables.Count("items", "items both units asked"),
+		tables.Count("correct_a", "items right under a"),
+		tables.Count("correct_b", "items right under b"),
+		tables.Count("intersection", "items right under both"),
+		tables.Count("union", "items right under either"),
+		tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)"))
+	pairs.Mirrors = "IndicKLAR Fig. 4 (pairs)"
+	means = tables.New("clc_mean", "each language's mean Jaccard against the other languages of its form (the authors' CLC(L))",
+		tables.Key("model"),
+		key("strategy"),
+		key("form"),
+		tables.Key("language"),
+		tables.Count("others", "other languages of the same form"),
+		tables.Proportion("mean_jaccard", "mean Jaccard index against the other units (the authors' CLC(L))"))
+	means.Mirrors = "IndicKLAR Tables 2, 7–9 (CLC)"
+	overall = tables.New("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
+		tables.Key("model"),
+		key("strategy"),
+		key("form"),
+		tables.Count("languages", "languages pooled or tested"),
+		tables.Statistic("clc", "mean of CLC(L) over the form's languages"))
+	overall.Mirrors = "IndicKLAR §5.5, A.1"
+	type ms struct{ model, strategy string }
+	units := map[ms][][4]string{}
+	for k := range o {
+		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
+	}
+	keys := make([]ms, 0, len(units))
+	for k := range units {
+		keys = append(keys, k)
+	}
+	tables.SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
+	name := func(k [4]string) string { return k[2] + "/" + k[3] }
+	for _, k := range keys {
+		us := units[k]
+		sort.Slice(us, func(i, j int) bool { return us[i][3] < us[j][3] || (us[i][3] == us[j][3] && us[i][2] < us[j][2]) })
+		type lf struct{ lang, form string }
+		sum, peers := map[lf]float64{}, map[lf]int{}
+		for i, ua := range us {
+			for _, ub := range us[i+1:] {
+				common, ca, cb, onlyA, onlyB := tables.Paired(o[ua], o[ub])
+				inter, union := ca-onlyA, ca+onlyB
+				j := 0.0
+				if union > 0 {
+					j = float64(inter) / float64(union)
+				}
+				scope := "cross-form"
+				if ua[3] == ub[3] {
+					scope = ua[3]
+					sum[lf{ua[2], ua[3]}] += j
+					sum[lf{ub[2], ub[3]}] += j
+					peers[lf{ua[2], ua[3]}]++
+					peers[lf{ub[2], ub[3]}]++
+				}
+				pairs.Add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
+			}
+		}
+		type fs struct {
+			sum float64
+			n   int
+		}
+		byForm := map[string]*fs{}
+		var forms []string
+		for _, u := range us {
+			x := lf{u[2], u[3]}
+			if peers[x] == 0 {
+				continue
+			}
+			m := sum[x] / float64(peers[x])
+			means.Add(k.model, k.strategy, u[3], u[2], peers[x], m)
+			if byForm[u[3]] == nil {
+				byForm[u[3]] = &fs{}
+				forms = append(forms, u[3])
+			}
+			byForm[u[3]].sum += m
+			byForm[u[3]].n++
+		}
+		for _, f := range forms {
+			overall.Add(k.model, k.strategy, f, byForm[f].n, byForm[f].sum/float64(byForm[f].n))
+		}
+	}
+	noteCLC(o, pairs, means, overall)
+	return pairs, means, overall
+}
+
+// StrategyTests compares each strategy with the reference (Reference) on
+// the same items, per model × language × form (with both CLC(L) and the
+// CLC gain beside the accuracy gain):
+// the discordant counts b (reference right, strategy wrong) and c
+// (reference wrong, strategy right), the accuracy difference over the
+// paired items, McNemar's exact p, and Holm and BH adjustments over the
+// tests of each model.
+func StrategyTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	return strategyTestsFrom(o, reference(ref, o), means)
+}
+
+func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *tables.Table {
+	t := tables.New("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
+		tables.Key("model"),
+		tables.Key("language"),
+		key("form"),
+		key("strategy"),
+		tables.Text("reference", "the strategy compared against"),
+		tables.Key("pairs"),
+		tables.Count("ref_k", "items right under the reference"),
+		tables.Key("k"),
+		tables.Statistic("diff", "the strategy's accuracy minus the reference's on the same items"),
+		tables.Key("diff_lo"),
+		tables.Key("diff_hi"),
+		tables.Count("b", "discordant pairs: right under the reference, wrong under the strategy"),
+		tables.Count("c", "discordant pairs: wrong under the reference, right under the strategy"),
+		tables.Key("mcnemar_p"),
+		tables.Key("p_holm"),
+		tables.Key("p_bh"),
+		tables.Statistic("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+		tables.Statistic("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+		tables.Statistic("clc_gain", "clc − clc_ref"))
+	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
+	clc := map[[4]string]float64{} // model, strategy, language, form → CLC(L)
+	for _, r := range clcMeans.Rows {
+		clc[[4]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language"), clcMeans.Str(r, "form")}] = clcMeans.Num(r, "mean_jaccard")
+	}
+	clcOf := func(k [4]string) float64 {
+		if v, ok := clc[k]; ok {
+			return v
+		}
+		return math.NaN()
+	}
+	var cells [][4]string
+	for k := range o {
+		if k[1] != ref {
+			if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok {
+				cells = append(cells, k)
+			}
+		}
+	}
+	tables.SortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })
+	type line struct {
+		c                  [4]string
+		pairs, rk, k, b, d int
+		p                  float64
+	}
+	byModel := map[string][]line{}
+	var order []string
+	for _, c := range cells {
+		l := line{c: c}
+		l.pairs, l.rk, l.k, l.b, l.d = tables.Paired(o[[4]string{c[0], ref, c[2], c[3]}], o[c])
+		l.p = stats.McNemarExact(l.b, l.d)
+		if byModel[c[0]] == nil {
+			order = append(order, c[0])
+		}
+		byModel[c[0]] = append(byModel[c[0]], l)
+	}
+	for _, m := range order {
+		ls := byModel[m]
+		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
+			d, lo, hi := stats.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
+			cr, cs := clcOf([4]string{m, ref, l.c[2], l.c[3]}), clcOf(l.c)
+			t.Add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
+		})
+	}
+	noteStrategyTests(t, o, ref)
+	return t
+}
+
+// CLCMatrix lays the reference strategy and each other strategy in one
+// square matrix per model and form, as IndicKLAR's Fig. 4 does: the cell
+// (row, col) holds the reference's Jaccard index above the diagonal
+// (row < col) and the strategy's below it (row > col), over the languages
+// of that form both ran; the diagonal is 1.
+func CLCMatrix(pairs *tables.Table, ref string) *tables.Table {
+	t := tables.New("clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal",
+		tables.Key("model"),
+		key("form"),
+		tables.Text("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
+		tables.Text("lower", "the strategy whose Jaccard indices fill the lower triangle"),
+		tables.Text("row", "a language of the matrix's form"),
+		tables.Text("col", "a language of the matrix's form"),
+		tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)"))
+	t.Mirrors = "IndicKLAR Fig. 4"
+	type key struct{ model, strategy, a, b string }
+	j := map[key]float64{}
+	type msf struct{ model, strategy, form string }
+	langs := map[msf]map[string]bool{} // model, strategy, form → languages
+	for _, r := range pairs.Rows {
+		scope := pairs.Str(r, "scope")
+		if scope == "cross-form" {
+			continue
+		}
+		m, s, a, b := pairs.Str(r, "model"), pairs.Str(r, "strategy"), pairs.Str(r, "a"), pairs.Str(r, "b")
+		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
+		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
+		k := msf{m, s, scope}
+		if langs[k] == nil {
+			langs[k] = map[string]bool{}
+		}
+		langs[k][la], langs[k][lb] = true, true
+	}
+	jac := func(k key) float64 {
+		if x, ok := j[k]; ok {
+			return x
+		}
+		return math.NaN() // the pair was not computed
+	}
+	var ks []msf
+	for k := range langs {
+		if k.strategy != ref && langs[msf{k.model, ref, k.form}] != nil {
+			ks = append(ks, k)
+		}
+	}
+	tables.SortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
+	for _, k := range ks {
+		var ls []string
+		for l := range langs[k] {
+			if langs[msf{k.model, ref, k.form}][l] {
+				ls = append(ls, l)
+			}
+		}
+		tables.SortBy(ls, func(u string) []string { return []string{u} })
+		for r, rl := range ls {
+			for c, cl := range ls {
+				a, b := rl+"/"+k.form, cl+"/"+k.form
+				v := 1.0
+				switch {
+				case r < c:
+					v = jac(key{k.model, ref, a, b})
+				case r > c:
+					v = jac(key{k.model, k.strategy, a, b})
+				}
+				t.Add(k.model, k.form, ref, k.strategy, rl, cl, v)
+			}
+		}
+	}
+	noteCLCMatrix(t, pairs, ref)
+	return t
+}

@@ -1,0 +1,211 @@
+package indicklar
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/lang"
+)
+
+// Families pools accuracy per model × strategy × form × language family
+// (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
+// come from the registry.
+func Families(rows []score.Row) *tables.Table {
+	t := tables.New("families", "accuracy pooled by language family",
+		tables.Key("model"),
+		key("strategy"),
+		key("form"),
+		tables.Text("family", "language family"),
+		tables.Count("languages", "languages pooled or tested"),
+		tables.Key("k"),
+		tables.Key("n"),
+		tables.Key("rate"),
+		tables.Key("ci_lo"),
+		tables.Key("ci_hi"),
+		tables.Key("failed"))
+	t.Mirrors = "IndicKLAR §5.4"
+	reg := lang.New()
+	type key struct{ model, strategy, form, family string }
+	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
+	langs := map[key]map[string]bool{}
+	for _, r := range rows {
+		l, ok := reg.Find(r.Key.Language)
+		if !ok {
+			continue
+		}
+		x := key{r.Key.Model, r.Key.Strategy, r.Key.Form, string(l.Family)}
+		n[x]++
+		if r.Failed {
+			failed[x]++
+		}
+		if r.Correct {
+			k[x]++
+		}
+		if langs[x] == nil {
+			langs[x] = map[string]bool{}
+		}
+		langs[x][l.ISO3] = true
+	}
+	keys := make([]key, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
+	for _, x := range keys {
+		p := stats.NewProportion(k[x], n[x])
+		t.Add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
+	}
+	return t
+}
+
+// Relations is accuracy per model × strategy × language × form × relation
+// (the data of the per-relation radar charts).
+func Relations(rows []score.Row) *tables.Table {
+	t := tables.New("relations", "accuracy per relation",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Key("language"),
+		key("form"),
+		tables.Text("relation", "the fact's relation (KLAR)"),
+		tables.Key("k"),
+		tables.Key("n"),
+		tables.Key("rate"),
+		tables.Key("ci_lo"),
+		tables.Key("ci_hi"),
+		tables.Key("failed"))
+	t.Mirrors = "IndicKLAR Fig. 6 (radar)"
+	type key struct{ model, strategy, language, form, rel string }
+	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
+	for _, r := range rows {
+		x := key{r.Key.Model, r.Key.Strategy, r.Key.Language, r.Key.Form, r.Domain}
+		n[x]++
+		if r.Failed {
+			failed[x]++
+		}
+		if r.Correct {
+			k[x]++
+		}
+	}
+	keys := make([]key, 0, len(n))
+	for x := range n {
+		keys = append(keys, x)
+	}
+	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
+	for _, x := range keys {
+		p := stats.NewProportion(k[x], n[x])
+		t.Add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
+	}
+	return t
+}
+
+// FamilyTests compares Indo-Aryan with Dravidian languages per model ×
+// strategy × form on the pooled answers: both rates, their difference
+// with its Wald interval, the two-proportion z test and Fisher's exact test.
+func FamilyTests(fam *tables.Table) *tables.Table {
+	t := tables.New("family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p",
+		tables.Key("model"),
+		key("strategy"),
+		key("form"),
+		tables.Count("k_indo_aryan", "answers right, of indo aryan"),
+		tables.Count("n_indo_aryan", "answers scored, of indo aryan"),
+		tables.Count("k_dravidian", "answers right, of dravidian"),
+		tables.Count("n_dravidian", "answers scored, of dravidian"),
+		tables.Statistic("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
+		tables.Key("diff_lo"),
+		tables.Key("diff_hi"),
+		tables.Key("z"),
+		tables.Key("p_twoprop"),
+		tables.Key("p_fisher"))
+	t.Mirrors = "IndicKLAR §5.4 (levels; the section's claim is about gains: family_gain_tests)"
+	type key struct{ model, strategy, form string }
+	counts := map[key]map[string][2]int{}
+	var order []key
+	for _, r := range fam.Rows {
+		k := key{fam.Str(r, "model"), fam.Str(r, "strategy"), fam.Str(r, "form")}
+		if counts[k] == nil {
+			counts[k] = map[string][2]int{}
+			order = append(order, k)
+		}
+		counts[k][fam.Str(r, "family")] = [2]int{int(fam.Num(r, "k")), int(fam.Num(r, "n"))}
+	}
+	for _, k := range order {
+		ia, okA := counts[k]["Indo-Aryan"]
+		dr, okD := counts[k]["Dravidian"]
+		if !okA || !okD {
+			continue
+		}
+		d, lo, hi := stats.DiffCI(ia[0], ia[1], dr[0], dr[1], 0.95)
+		z, p, _ := stats.TwoProportionZ(ia[0], ia[1], dr[0], dr[1])
+		_, pf := stats.FisherExact(ia[0], ia[1]-ia[0], dr[0], dr[1]-dr[0])
+		t.Add(k.model, k.strategy, k.form, ia[0], ia[1], dr[0], dr[1], d, lo, hi, z, p, pf)
+	}
+	noteFamilyTests(t, fam)
+	return t
+}
+
+// FamilyGainTests compares the gains of Indo-Aryan and Dravidian languages
+// (IndicKLAR §5.4 is about gains, not levels), per model × strategy ×
+// measure (acc, clc): each family's languages and mean gain (as the paper
+// states them) with the difference and the exact two-sample permutation
+// p (stats.TwoSamplePermutation), and each family's median gain (the
+// robust variant).
+func FamilyGainTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	ref = reference(ref, o)
+	return familyGainTestsFrom(languageGains(o, ref, means), ref)
+}
+
+func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *tables.Table {
+	t := tables.New("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Text("reference", "the strategy compared against"),
+		tables.Text("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+		tables.Count("n_indo_aryan", "languages of the family with a gain"),
+		tables.Statistic("mean_gain_indo_aryan", "mean gain of the family: indo aryan"),
+		tables.Count("n_dravidian", "languages of the family with a gain"),
+		tables.Statistic("mean_gain_dravidian", "mean gain of the family: dravidian"),
+		tables.Statistic("diff", "Indo-Aryan mean gain minus Dravidian mean gain"),
+		tables.PValue("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
+		tables.Statistic("median_gain_indo_aryan", "median gain of the family: indo aryan"),
+		tables.Statistic("median_gain_dravidian", "median gain of the family: dravidian"))
+	t.Mirrors = "IndicKLAR §5.4"
+	reg := lang.New()
+	keys := make([]gainKey, 0, len(gains))
+	for k := range gains {
+		keys = append(keys, k)
+	}
+	tables.SortBy(keys, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
+	for _, k := range keys {
+		var ia, dr []float64
+		for code, v := range gains[k] {
+			l, ok := reg.Find(code)
+			if !ok {
+				continue
+			}
+			switch l.Family {
+			case lang.IndoAryan:
+				ia = append(ia, v)
+			case lang.Dravidian:
+				dr = append(dr, v)
+			}
+		}
+		if len(ia) == 0 || len(dr) == 0 {
+			continue
+		}
+		sort.Float64s(ia)
+		sort.Float64s(dr)
+		diff, p, err := stats.TwoSamplePermutation(ia, dr, 200000, 10000, rand.New(rand.NewPCG(12345, 2)))
+		if err != nil {
+			diff, p = math.NaN(), math.NaN()
+		}
+		t.Add(k.model, k.strategy, ref, k.measure, len(ia), tables.Mean(ia), len(dr), tables.Mean(dr), diff, p, tables.QuantileSorted(ia, 0.5), tables.QuantileSorted(dr, 0.5))
+	}
+	noteFamilyGainTests(t, gains, ref)
+	return t
+}

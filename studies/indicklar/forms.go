@@ -1,0 +1,183 @@
+package indicklar
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// FormGaps compares, per model × baseline strategy × language, the native,
+// code-mixed and English forms of the same facts: accuracy over the items
+// both forms answered, the gap with its paired Wald interval, and
+// McNemar's exact p.
+func FormGaps(rows []score.Row) *tables.Table { return formGapsFrom(tables.Index(rows)) }
+
+func formGapsFrom(o tables.Outcomes) *tables.Table {
+	t := tables.New("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Key("language"),
+		tables.Text("a", "the first unit (language/form) of the pair"),
+		tables.Text("b", "the second unit (language/form) of the pair"),
+		tables.Key("pairs"),
+		tables.Count("k_a", "answers right, of a"),
+		tables.Count("k_b", "answers right, of b"),
+		tables.Proportion("acc_a", "accuracy of a"),
+		tables.Proportion("acc_b", "accuracy of b"),
+		tables.Statistic("gap", "accuracy of a minus accuracy of b on the same items"),
+		tables.Lower("gap_lo", "lower bound of the 95% interval of gap"),
+		tables.Upper("gap_hi", "upper bound of the 95% interval of gap"),
+		tables.Count("b_only_a", "items right only under a"),
+		tables.Count("b_only_b", "items right only under b"),
+		tables.Key("mcnemar_p"))
+	t.Mirrors = "IndicKLAR Fig. 2 / §5.1"
+	var keys [][4]string
+	for k := range o {
+		if (k[1] == "baseline" || k[1] == "baseline-cands") && k[3] == "native" {
+			keys = append(keys, k)
+		}
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		nat := o[k]
+		cm := o[[4]string{k[0], k[1], k[2], "code-mixed"}]
+		en := o[[4]string{k[0], k[1], "eng", "english"}]
+		for _, cmp := range []struct {
+			a, b string
+			x, y map[string]bool
+		}{{"english", "native", en, nat}, {"english", "code-mixed", en, cm}, {"code-mixed", "native", cm, nat}} {
+			if cmp.x == nil || cmp.y == nil {
+				continue
+			}
+			n, ka, kb, da, db := tables.Paired(cmp.x, cmp.y)
+			gap, lo, hi := stats.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
+			t.Add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, tables.Frac(ka, n), tables.Frac(kb, n), gap, lo, hi, da, db, stats.McNemarExact(da, db))
+		}
+	}
+	return t
+}
+
+// FormGapSummary averages form_gaps' gaps (acc_a − acc_b on the same
+// items) over languages, per model and over languages × models (model
+// "*"), per baseline strategy and form pair (IndicKLAR §5.1: the
+// English–native and code-mixed–English gaps), with a percentile
+// bootstrap 95% interval over the language (× model) cells (10,000
+// resamples, seed 12345).
+func FormGapSummary(gaps *tables.Table) *tables.Table {
+	t := tables.New("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Text("a", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		tables.Text("b", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		tables.Count("cells", "language (× model) cells averaged"),
+		tables.Statistic("mean_gap", "mean of the per-language gaps"),
+		tables.Lower("mean_gap_lo", "lower bound of the 95% interval of mean_gap"),
+		tables.Upper("mean_gap_hi", "upper bound of the 95% interval of mean_gap"))
+	t.Mirrors = "IndicKLAR §5.1 / Fig. 2"
+	type key struct{ model, strategy, a, b string }
+	vals := map[key][]float64{}
+	for _, r := range gaps.Rows {
+		g := gaps.Num(r, "gap")
+		if math.IsNaN(g) {
+			continue
+		}
+		for _, m := range []string{gaps.Str(r, "model"), "*"} {
+			k := key{m, gaps.Str(r, "strategy"), gaps.Str(r, "a"), gaps.Str(r, "b")}
+			vals[k] = append(vals[k], g)
+		}
+	}
+	keys := make([]key, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	tables.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
+	for _, k := range keys {
+		v := vals[k]
+		m, lo, hi, err := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, 3)))
+		if err != nil {
+			m, lo, hi = tables.Mean(v), math.NaN(), math.NaN()
+		}
+		t.Add(k.model, k.strategy, k.a, k.b, len(v), m, lo, hi)
+	}
+	return t
+}
+
+func sortKeys(keys [][4]string) {
+	tables.SortBy(keys, func(k [4]string) []string { return k[:] })
+}
+
+// FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
+// per model × language over the native items: along the strategies (of the
+// items wrong at the reference baseline, how many TinT-CM gets right; of
+// those still wrong, how many TinT-EN gets right) and along the inputs (of
+// the items wrong in native form, how many are right code-mixed; of the
+// rest, how many in English). Each share carries its Wilson interval.
+func FlipPoints(rows []score.Row) *tables.Table { return flipPointsFrom(tables.Index(rows)) }
+
+func flipPointsFrom(o tables.Outcomes) *tables.Table {
+	t := tables.New("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Text("path", "the sequence of strategies or forms followed"),
+		tables.Text("step", "the step along the path"),
+		tables.Count("from", "answers wrong at the step's start"),
+		tables.Count("flipped", "answers that turn from wrong to right at the step"),
+		tables.Proportion("share", "flipped / from"),
+		tables.Lower("share_lo", "lower bound of the 95% interval of share"),
+		tables.Upper("share_hi", "upper bound of the 95% interval of share"))
+	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
+	ref := reference("", o) // the paper's Baseline
+	var keys [][4]string
+	for k := range o {
+		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
+			keys = append(keys, k)
+		}
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		model, l := k[0], k[2]
+		paths := []struct {
+			name  string
+			steps []string
+			sets  []map[string]bool
+		}{
+			{"strategy", []string{"tint-cm", "tint-en"}, []map[string]bool{o[[4]string{model, "tint-cm", l, "native"}], o[[4]string{model, "tint-en", l, "native"}]}},
+			{"input", []string{"code-mixed", "english"}, []map[string]bool{o[[4]string{model, ref, l, "code-mixed"}], o[[4]string{model, ref, "eng", "english"}]}},
+		}
+		for _, p := range paths {
+			wrong := map[string]bool{}
+			for it, ok := range o[k] {
+				if !ok {
+					wrong[it] = true
+				}
+			}
+			for i, set := range p.sets {
+				if set == nil {
+					break
+				}
+				from, flipped := 0, 0
+				still := map[string]bool{}
+				for it := range wrong {
+					ok, seen := set[it]
+					if !seen {
+						continue
+					}
+					from++
+					if ok {
+						flipped++
+					} else {
+						still[it] = true
+					}
+				}
+				pr := stats.NewProportion(flipped, from)
+				t.Add(model, l, p.name, p.steps[i], from, flipped, pr.P, pr.Lo, pr.Hi)
+				wrong = still
+			}
+		}
+	}
+	noteFlipPoints(t, len(keys), ref)
+	return t
+}

@@ -1,0 +1,219 @@
+package indicklar
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// LanguageTests tests each strategy's gain over the reference across
+// languages, per model and measure: acc (the per-language accuracy
+// difference on the same native items) and clc (the difference of the
+// native CLC(L)). As the paper's A.3/A.4 state them: the mean gain with its
+// paired bootstrap 95% interval (10,000 resamples, seed 12345) and the
+// exact sign-flip permutation p; the robust variant beside: the median
+// gain and Wilcoxon's signed-rank test (SciPy's auto method); and the
+// languages with a positive gain (A.4).
+func LanguageTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	ref = reference(ref, o)
+	return languageTestsFrom(languageGains(o, ref, means), ref)
+}
+
+// gainKey names one set of per-language gains.
+type gainKey struct{ model, strategy, measure string }
+
+// languageGains is each strategy's gain over the reference per model ×
+// measure × native language: acc on the same items, clc of CLC(L).
+func languageGains(o tables.Outcomes, ref string, clcMeans *tables.Table) map[gainKey]map[string]float64 {
+	gains := map[gainKey]map[string]float64{}
+	put := func(k gainKey, lang string, v float64) {
+		if gains[k] == nil {
+			gains[k] = map[string]float64{}
+		}
+		gains[k][lang] = v
+	}
+	for k, set := range o {
+		if k[1] == ref || k[3] != "native" {
+			continue
+		}
+		base := o[[4]string{k[0], ref, k[2], "native"}]
+		if base == nil {
+			continue
+		}
+		n, kb, ks, _, _ := tables.Paired(base, set)
+		if n > 0 {
+			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
+		}
+	}
+	clc := map[[3]string]float64{} // model, strategy, language → native CLC(L)
+	for _, r := range clcMeans.Rows {
+		if clcMeans.Str(r, "form") == "native" {
+			clc[[3]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language")}] = clcMeans.Num(r, "mean_jaccard")
+		}
+	}
+	for k, v := range clc {
+		if k[1] == ref {
+			continue
+		}
+		if b, ok := clc[[3]string{k[0], ref, k[2]}]; ok {
+			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
+		}
+	}
+	return gains
+}
+
+func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *tables.Table {
+	t := tables.New("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
+		tables.Key("model"),
+		key("strategy"),
+		tables.Text("reference", "the strategy compared against"),
+		tables.Text("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+		tables.Count("languages", "languages with a gain"),
+		tables.Count("positive", "languages with a positive gain"),
+		tables.Statistic("mean_gain", "mean per-language gain (as the paper states it)"),
+		tables.Lower("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
+		tables.Upper("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
+		tables.PValue("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
+		tables.Statistic("median_gain", "the strategy's accuracy minus the reference's on the same items"),
+		tables.Statistic("wilcoxon_T", "Wilcoxon signed-rank statistic"),
+		tables.PValue("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
+		tables.Text("method", "how the test or extraction was made"))
+	t.Mirrors = "IndicKLAR A.3/A.4"
+	type msm = gainKey
+	gains := map[msm][]float64{}
+	for k, m := range byLang {
+		for _, v := range m {
+			gains[k] = append(gains[k], v)
+		}
+	}
+	keys := make([]msm, 0, len(gains))
+	for x := range gains {
+		keys = append(keys, x)
+	}
+	tables.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
+	for _, x := range keys {
+		g := gains[x]
+		sort.Float64s(g) // a fixed order: the bootstrap draws from it
+		pos := 0
+		for _, v := range g {
+			if v > 0 {
+				pos++
+			}
+		}
+		mean, lo, hi, err := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
+		if err != nil {
+			mean, lo, hi = math.NaN(), math.NaN(), math.NaN()
+		}
+		_, pp, err := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
+		if err != nil {
+			pp = math.NaN()
+		}
+		med := tables.QuantileSorted(g, 0.5)
+		res, err := stats.Wilcoxon(g, stats.WilcoxonAuto)
+		method := "exact"
+		if len(g) > 50 || hasZero(g) {
+			method = "normal"
+		}
+		if err != nil {
+			res.T, res.P, method = math.NaN(), math.NaN(), err.Error()
+		}
+		t.Add(x.model, x.strategy, ref, x.measure, len(g), pos, mean, lo, hi, pp, med, res.T, res.P, method)
+	}
+	return t
+}
+
+func hasZero(x []float64) bool {
+	for _, v := range x {
+		if v == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// StrategyFamilies sets each strategy family's variants side by side
+// (IndicKLAR A.3: 1Step, 2Step, TinT): per variant, the mean gain over
+// the reference across language × model cells in accuracy and in native
+// CLC(L), each with a percentile bootstrap 95% interval (10,000
+// resamples, seed 12345), and the mean end-to-end latency of the variant
+// and of the reference; best marks the family's variant with the highest
+// mean accuracy gain. family names a strategy's family ("" for none).
+func StrategyFamilies(rows []score.Row, ref string, family func(strategy string) string) *tables.Table {
+	o := tables.Index(rows)
+	ref = reference(ref, o)
+	_, means, _ := clcFrom(o)
+	return strategyFamiliesFrom(rows, languageGains(o, ref, means), ref, family)
+}
+
+func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *tables.Table {
+	t := tables.New("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
+		tables.Text("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
+		key("strategy"),
+		tables.Flag("best", "the family's variant with the highest mean accuracy gain"),
+		tables.Text("reference", "the strategy compared against"),
+		tables.Count("cells", "language × model cells with an accuracy gain"),
+		tables.Proportion("mean_acc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
+		tables.Lower("mean_acc_gain_lo", "lower bound of the 95% interval of mean_acc_gain"),
+		tables.Upper("mean_acc_gain_hi", "upper bound of the 95% interval of mean_acc_gain"),
+		tables.Count("clc_cells", "language × model cells with a CLC gain"),
+		tables.Statistic("mean_clc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
+		tables.Lower("mean_clc_gain_lo", "lower bound of the 95% interval of mean_clc_gain"),
+		tables.Upper("mean_clc_gain_hi", "upper bound of the 95% interval of mean_clc_gain"),
+		tables.Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
+		tables.Millis("ref_mean_ms", "the reference strategy's mean end-to-end latency (ms)"))
+	t.Mirrors = "IndicKLAR A.3"
+	acc, clc := map[string][]float64{}, map[string][]float64{}
+	for k, byLang := range gains {
+		if family(k.strategy) == "" {
+			continue
+		}
+		for _, v := range byLang {
+			if k.measure == "acc" {
+				acc[k.strategy] = append(acc[k.strategy], v)
+			} else {
+				clc[k.strategy] = append(clc[k.strategy], v)
+			}
+		}
+	}
+	lat := map[string][]float64{}
+	for _, r := range rows {
+		if !r.Failed && !r.Cached && r.LatencyMS > 0 {
+			lat[r.Key.Strategy] = append(lat[r.Key.Strategy], r.LatencyMS)
+		}
+	}
+	boot := func(v []float64, stream uint64) (m, lo, hi float64) {
+		sort.Float64s(v)
+		m, lo, hi, err := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
+		if err != nil {
+			return math.NaN(), math.NaN(), math.NaN()
+		}
+		return m, lo, hi
+	}
+	type variant struct {
+		family, strategy string
+		acc              float64
+	}
+	var vs []variant
+	best := map[string]variant{}
+	for s, v := range acc {
+		x := variant{family(s), s, tables.Mean(v)}
+		vs = append(vs, x)
+		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
+			best[x.family] = x
+		}
+	}
+	tables.SortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
+	for _, v := range vs {
+		am, alo, ahi := boot(acc[v.strategy], 4)
+		cm, clo, chi := boot(clc[v.strategy], 5)
+		t.Add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
+			len(clc[v.strategy]), cm, clo, chi, tables.Mean(lat[v.strategy]), tables.Mean(lat[ref]))
+	}
+	return t
+}

@@ -1,0 +1,84 @@
+package indicklar
+
+import (
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
+// matrix), the strategy tests, form gaps and their summary, flip points,
+// families and their tests, relations, the language tests, the strategy
+// families (family names a strategy's, "" for none), tokenization and
+// latency; ref is the experiment's reference strategy ("" chooses, see
+// Reference).
+func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Table {
+	o := tables.Index(rows) // built once, shared by the paired analyses
+	ref = reference(ref, o)
+	p, m, ov := clcFrom(o)
+	fam := Families(rows)
+	gaps := formGapsFrom(o)
+	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
+	return []*tables.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), Tokenization(rows), latency(rows)}
+}
+
+// latency is tables.Latency with the paper table it mirrors.
+func latency(rows []score.Row) *tables.Table {
+	t := tables.Latency(rows)
+	t.Mirrors = "IndicKLAR Table 6"
+	return t
+}
+
+// standard is tables.Standard with the paper tables IndicKLAR's copies
+// of them mirror.
+func standard(study string, cs []tables.Criterion, rows []score.Row, opt tables.Options) []*tables.Table {
+	ts := tables.Standard(study, Metrics(), cs, rows, opt)
+	for _, t := range ts {
+		switch t.Name {
+		case "accuracy":
+			t.Mirrors = "IndicKLAR Tables 2, 7–9 (ACC)"
+		case "scaling", "model_families":
+			t.Mirrors = "IndicKLAR §5.3 / Fig. 5"
+		}
+	}
+	return ts
+}
+
+// Reference is the strategy the others are compared with: want (the
+// experiment's reference:) when given, else Baseline (the paper's Fig. 4
+// and A.5 compare with it) when it was run, else Obj-Baseline, else the
+// first strategy in name order.
+func Reference(want string, rows []score.Row) string {
+	has := map[string]bool{}
+	for _, r := range rows {
+		has[r.Key.Strategy] = true
+	}
+	return pickReference(want, has)
+}
+
+// reference is Reference over an outcome index.
+func reference(want string, o tables.Outcomes) string {
+	has := map[string]bool{}
+	for k := range o {
+		has[k[1]] = true
+	}
+	return pickReference(want, has)
+}
+
+func pickReference(want string, has map[string]bool) string {
+	if want != "" {
+		return want
+	}
+	for _, s := range []string{"baseline", "baseline-cands"} {
+		if has[s] {
+			return s
+		}
+	}
+	first := ""
+	for s := range has {
+		if first == "" || s < first {
+			first = s
+		}
+	}
+	return first
+}

@@ -1,0 +1,272 @@
+package indicklar
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+func row(model, lang, form, strategy, cond, item string, correct bool) score.Row {
+	return score.Row{Key: engine.Key{Model: model, Language: lang, Form: form, Strategy: strategy, Condition: cond, Item: item}, Correct: correct}
+}
+
+func cell(t *testing.T, tb *tables.Table, match map[string]string, col string) string {
+	t.Helper()
+	idx := map[string]int{}
+	for i, h := range tb.Header {
+		idx[h] = i
+	}
+	for _, r := range tb.Rows {
+		ok := true
+		for k, v := range match {
+			if tables.FormatCell(r[idx[k]]) != v {
+				ok = false
+			}
+		}
+		if ok {
+			return tables.FormatCell(r[idx[col]])
+		}
+	}
+	t.Fatalf("%s: no row %v", tb.Name, match)
+	return ""
+}
+
+func num(t *testing.T, s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// CLC never mixes forms: clc_mean is each language's mean over the
+// other languages of its form (the authors' CLC(L)), clc_overall their
+// mean; cross-form pairs are listed apart; the matrix puts the reference
+// above the diagonal, as Fig. 4 does.
+func TestCLC(t *testing.T) {
+	var rows []score.Row
+	add := func(strategy, lang, form string, right ...int) {
+		set := map[int]bool{}
+		for _, r := range right {
+			set[r] = true
+		}
+		for i := 1; i <= 5; i++ {
+			rows = append(rows, row("m", lang, form, strategy, "", strconv.Itoa(i), set[i]))
+		}
+	}
+	add("baseline", "hin", "native", 1, 2, 3)
+	add("baseline", "ben", "native", 2, 3, 4)
+	add("baseline", "mar", "native", 1, 2, 3, 4)
+	add("baseline", "hin", "code-mixed", 1, 2)
+	add("baseline", "eng", "english", 1, 2, 3, 4)
+	for _, l := range []string{"hin", "ben", "mar"} {
+		add("tint-cm", l, "native", 1, 2, 3, 4)
+	}
+	pairs, means, overall := CLC(rows)
+	for _, c := range []struct {
+		a, b, scope string
+		want        float64
+	}{
+		{"ben/native", "hin/native", "native", 0.5}, {"hin/native", "mar/native", "native", 0.75}, {"ben/native", "mar/native", "native", 0.75},
+		{"hin/code-mixed", "hin/native", "cross-form", 2.0 / 3},
+	} {
+		sel := map[string]string{"strategy": "baseline", "a": c.a, "b": c.b}
+		if got := num(t, cell(t, pairs, sel, "jaccard")); math.Abs(got-c.want) > 5e-7 || cell(t, pairs, sel, "scope") != c.scope {
+			t.Errorf("J(%s, %s) = %v (%s)", c.a, c.b, got, cell(t, pairs, sel, "scope"))
+		}
+	}
+	for l, want := range map[string]float64{"hin": 0.625, "ben": 0.625, "mar": 0.75} {
+		if got := num(t, cell(t, means, map[string]string{"strategy": "baseline", "form": "native", "language": l}, "mean_jaccard")); got != want {
+			t.Errorf("CLC(%s) = %v, want %v", l, got, want)
+		}
+	}
+	for _, r := range means.Rows {
+		if means.Str(r, "form") != "native" {
+			t.Errorf("a CLC(L) of a form with one language: %v", r)
+		}
+	}
+	if got := num(t, cell(t, overall, map[string]string{"strategy": "baseline", "form": "native"}, "clc")); math.Abs(got-2.0/3) > 5e-7 {
+		t.Errorf("overall native CLC %v", got)
+	}
+	if got := num(t, cell(t, overall, map[string]string{"strategy": "tint-cm", "form": "native"}, "clc")); got != 1 {
+		t.Errorf("overall TinT CLC %v", got)
+	}
+	mx := CLCMatrix(pairs, "baseline")
+	at := func(r, c string) float64 {
+		return num(t, cell(t, mx, map[string]string{"row": r, "col": c}, "jaccard"))
+	}
+	if len(mx.Rows) != 9 || at("ben", "hin") != 0.5 || at("hin", "ben") != 1 || at("mar", "mar") != 1 || at("hin", "mar") != 0.75 ||
+		cell(t, mx, map[string]string{"row": "ben", "col": "hin"}, "upper") != "baseline" {
+		t.Errorf("matrix %v", mx.Rows)
+	}
+}
+
+func TestStrategyTests(t *testing.T) {
+	var rows []score.Row
+	base := []bool{true, true, false, false, false, false, true, false, false, false}
+	tint := []bool{true, false, true, true, true, true, true, true, false, true}
+	for i := range base {
+		rows = append(rows, row("m", "hin", "native", "baseline-cands", "", strconv.Itoa(i), base[i]), row("m", "hin", "native", "tint-cm", "", strconv.Itoa(i), tint[i]))
+	}
+	tb := StrategyTests(rows, "")
+	sel := map[string]string{"strategy": "tint-cm"}
+	if cell(t, tb, sel, "b") != "1" || cell(t, tb, sel, "c") != "6" || cell(t, tb, sel, "pairs") != "10" || num(t, cell(t, tb, sel, "diff")) != 0.5 {
+		t.Errorf("rows %v", tb.Rows)
+	}
+	if p := num(t, cell(t, tb, sel, "mcnemar_p")); p < 0.1249 || p > 0.1251 { // 2·P(X≤1), X~Bin(7, ½) = 0.125
+		t.Errorf("McNemar p %v", p)
+	}
+}
+
+func TestKLARAnalyses(t *testing.T) {
+	var rows []score.Row
+	add := func(lang, form, strategy string, right []bool, tokens int) {
+		for i, ok := range right {
+			r := row("m", lang, form, strategy, "", strconv.Itoa(i), ok)
+			r.PromptTokens, r.LatencyMS, r.Domain = tokens, float64(10*(i+1)), "capital"
+			rows = append(rows, r)
+		}
+	}
+	//                                     items 0..5
+	add("hin", "native", "baseline-cands", []bool{true, false, false, false, false, false}, 60)
+	add("hin", "code-mixed", "baseline-cands", []bool{true, true, true, false, false, false}, 40)
+	add("eng", "english", "baseline-cands", []bool{true, true, true, true, false, false}, 30)
+	add("hin", "native", "tint-cm", []bool{true, true, false, false, false, false}, 90)
+	add("hin", "native", "tint-en", []bool{true, false, true, true, false, false}, 90)
+	add("tam", "native", "baseline-cands", []bool{false, false, false, false, false, true}, 80)
+	add("tam", "native", "tint-cm", []bool{true, false, false, false, false, true}, 110)
+
+	fp := FlipPoints(rows)
+	// hin: wrong at baseline {1..5}; TinT-CM rights 1 → 1 of 5; of {2..5}, TinT-EN rights 2,3 → 2 of 4.
+	for _, c := range []struct{ path, step, from, flipped string }{
+		{"strategy", "tint-cm", "5", "1"}, {"strategy", "tint-en", "4", "2"},
+		{"input", "code-mixed", "5", "2"}, {"input", "english", "3", "1"},
+	} {
+		sel := map[string]string{"language": "hin", "path": c.path, "step": c.step}
+		if cell(t, fp, sel, "from") != c.from || cell(t, fp, sel, "flipped") != c.flipped {
+			t.Errorf("%s/%s: from %s flipped %s", c.path, c.step, cell(t, fp, sel, "from"), cell(t, fp, sel, "flipped"))
+		}
+	}
+	gaps := FormGaps(rows)
+	sel := map[string]string{"language": "hin", "a": "english", "b": "native"}
+	if num(t, cell(t, gaps, sel, "gap")) != 0.5 || cell(t, gaps, sel, "b_only_a") != "3" {
+		t.Errorf("gap rows %v", gaps.Rows)
+	}
+	sum := FormGapSummary(gaps)
+	if cell(t, sum, map[string]string{"model": "*", "a": "english", "b": "native"}, "cells") != "2" || // hin and tam
+		num(t, cell(t, sum, map[string]string{"model": "*", "a": "english", "b": "native"}, "mean_gap")) != 0.5 {
+		t.Errorf("gap summary %v", sum.Rows)
+	}
+	fam := Families(rows)
+	if cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Indo-Aryan"}, "k") != "1" ||
+		cell(t, fam, map[string]string{"strategy": "baseline-cands", "form": "native", "family": "Dravidian"}, "k") != "1" {
+		t.Errorf("families %v", fam.Rows)
+	}
+	ft := FamilyTests(fam)
+	if cell(t, ft, map[string]string{"strategy": "baseline-cands", "form": "native"}, "n_dravidian") != "6" {
+		t.Errorf("family tests %v", ft.Rows)
+	}
+	// TinT-CM against Obj-Baseline (the reference when Baseline was not
+	// run): +1/6 accuracy in hin and tam; native CLC 0 → 1/3 in both.
+	lt := LanguageTests(rows, "")
+	acc, clc := map[string]string{"strategy": "tint-cm", "measure": "acc"}, map[string]string{"strategy": "tint-cm", "measure": "clc"}
+	if cell(t, lt, acc, "languages") != "2" || cell(t, lt, acc, "positive") != "2" || math.Abs(num(t, cell(t, lt, acc, "mean_gain"))-1.0/6) > 5e-7 ||
+		math.Abs(num(t, cell(t, lt, acc, "mean_gain_lo"))-1.0/6) > 5e-7 || num(t, cell(t, lt, acc, "perm_p")) != 0.5 || cell(t, lt, acc, "reference") != "baseline-cands" {
+		t.Errorf("language tests (acc) %v", lt.Rows)
+	}
+	if math.Abs(num(t, cell(t, lt, clc, "mean_gain"))-1.0/3) > 5e-7 || cell(t, lt, clc, "languages") != "2" {
+		t.Errorf("language tests (clc) %v", lt.Rows)
+	}
+	// CLC gains beside the accuracy gains: native CLC 0 → 1/3 for TinT-CM.
+	st := StrategyTests(rows, "")
+	if sel := map[string]string{"strategy": "tint-cm", "language": "hin"}; num(t, cell(t, st, sel, "clc_ref")) != 0 ||
+		math.Abs(num(t, cell(t, st, sel, "clc_gain"))-1.0/3) > 5e-7 {
+		t.Errorf("strategy tests' CLC %v", st.Rows)
+	}
+	// A.3's families: TinT-EN gains 2/6 in hin, TinT-CM 1/6 in hin and tam.
+	sf := StrategyFamilies(rows, "", func(s string) string {
+		if strings.HasPrefix(s, "tint") {
+			return "TinT"
+		}
+		return ""
+	})
+	en, cm := map[string]string{"strategy": "tint-en"}, map[string]string{"strategy": "tint-cm"}
+	if cell(t, sf, en, "best") != "true" || cell(t, sf, cm, "best") != "false" || math.Abs(num(t, cell(t, sf, en, "mean_acc_gain"))-2.0/6) > 5e-7 ||
+		cell(t, sf, cm, "cells") != "2" || num(t, cell(t, sf, en, "mean_ms")) != 35 || len(sf.Rows) != 2 {
+		t.Errorf("strategy families %v", sf.Rows)
+	}
+	// Gains by family: hin (Indo-Aryan) and tam (Dravidian) gain alike.
+	fg := FamilyGainTests(rows, "")
+	if cell(t, fg, acc, "n_indo_aryan") != "1" || cell(t, fg, acc, "n_dravidian") != "1" || num(t, cell(t, fg, acc, "diff")) != 0 ||
+		num(t, cell(t, fg, acc, "perm_p")) != 1 || math.Abs(num(t, cell(t, fg, acc, "mean_gain_dravidian"))-1.0/6) > 5e-7 {
+		t.Errorf("family gain tests %v", fg.Rows)
+	}
+	tok := Tokenization(rows)
+	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
+		t.Errorf("tokenization %v", tok.Rows)
+	}
+	lat := tables.Latency(rows)
+	if num(t, cell(t, lat, map[string]string{"strategy": "tint-cm"}, "median_ms")) != 35 {
+		t.Errorf("latency %v", lat.Rows)
+	}
+	if len(Relations(rows).Rows) == 0 {
+		t.Error("no relation rows")
+	}
+}
+
+// Table 5's statistics: instances and mean question and answer lengths.
+func TestDatasetStats(t *testing.T) {
+	s := &item.Set{}
+	a := s.Get("1")
+	a.Variants = []item.Variant{{Language: "hin", Form: item.Native, Question: "a b c", Answer: "x y"}, {Language: "hin", Form: item.CodeMixed, Question: "a b", Answer: "x"}}
+	b := s.Get("2")
+	b.Variants = []item.Variant{{Language: "hin", Form: item.Native, Question: "a b", Answer: "x"}, {Language: "ben", Form: item.Native, Question: "a", Answer: "x"}}
+	tb := DatasetStats(s, []string{"hin", "ben"}, []string{"native", "code-mixed"})
+	for _, c := range []struct {
+		form, lang string
+		n          string
+		q, ans     float64
+	}{{"native", "hin", "2", 2.5, 1.5}, {"native", "*", "3", 2, 4.0 / 3}, {"code-mixed", "hin", "1", 2, 1}} {
+		sel := map[string]string{"form": c.form, "language": c.lang}
+		if cell(t, tb, sel, "instances") != c.n || math.Abs(num(t, cell(t, tb, sel, "avg_query_words"))-c.q) > 5e-7 ||
+			math.Abs(num(t, cell(t, tb, sel, "avg_answer_words"))-c.ans) > 5e-7 {
+			t.Errorf("%s/%s: %v", c.form, c.lang, tb.Rows)
+		}
+	}
+	if len(DatasetStats(s, []string{"ben"}, []string{"code-mixed"}).Rows) != 0 {
+		t.Error("filters ignored")
+	}
+}
+
+// IndicKLAR's Tables 2, 8 and 9: accuracy (the criterion only) and
+// CLC(L) per language side by side, NaN where a combination is missing.
+func TestAccCLCWide(t *testing.T) {
+	acc := &tables.Table{Name: "accuracy", Header: []string{"model", "strategy", "language", "form", "metric", "rate"}}
+	clc := &tables.Table{Name: "clc_mean", Header: []string{"model", "strategy", "form", "language", "others", "mean_jaccard"}}
+	for _, l := range []string{"ben", "asm"} {
+		acc.Add("m", "baseline", l, "native", "correct", 0.5)
+		acc.Add("m", "baseline", l, "native", "translit", 0.9) // not the criterion: left out
+		acc.Add("m", "tint-cm", l, "native", "correct", 0.75)
+		clc.Add("m", "baseline", "native", l, 1, 0.4)
+	}
+	w := AccCLCWide(acc, clc, "native")
+	want := []string{"model", "strategy", "asm_acc", "asm_clc", "ben_acc", "ben_clc"}
+	if !slices.Equal(w.Header, want) || len(w.Rows) != 2 {
+		t.Fatalf("header %v rows %v", w.Header, w.Rows)
+	}
+	if w.Num(w.Rows[0], "ben_acc") != 0.5 || w.Num(w.Rows[0], "ben_clc") != 0.4 || w.Num(w.Rows[1], "asm_acc") != 0.75 || !math.IsNaN(w.Num(w.Rows[1], "asm_clc")) {
+		t.Errorf("rows %v", w.Rows)
+	}
+	for _, c := range w.Columns() {
+		if c.Description == "" {
+			t.Errorf("column %s has no description", c.Name)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package indicklar
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+)
+
+// Tokenization relates prompt length to accuracy across languages (IndicKLAR
+// A.9), per model: for each language, the mean prompt tokens of the
+// reference baseline's native prompts — counted offline with the model's
+// tokenizer.json when the experiment names one (source "tokenizer.json"),
+// else as the server counted them (source "server") — and that baseline's
+// accuracy; then Pearson and Spearman correlations with two-sided p over
+// the languages (rows with language "*").
+func Tokenization(rows []score.Row) *tables.Table {
+	t := tables.New("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Key("n"),
+		tables.Number("mean_prompt_tokens", "mean prompt length in tokens"),
+		tables.Text("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
+		tables.Proportion("accuracy", "k / n"),
+		tables.Statistic("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		tables.PValue("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		tables.Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
+		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"))
+	t.Mirrors = "IndicKLAR Table 10"
+	ref := "baseline"
+	for _, r := range rows {
+		if r.Key.Strategy == "baseline-cands" {
+			ref = "baseline-cands"
+			break
+		}
+	}
+	type ml struct{ model, lang string }
+	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
+	offline := map[string]bool{}
+	for _, r := range rows {
+		if !r.Failed && r.Key.Strategy == ref && r.OfflineTokens > 0 {
+			offline[r.Key.Model] = true
+		}
+	}
+	for _, r := range rows {
+		if r.Failed || r.Key.Strategy != ref || r.Key.Form != "native" {
+			continue
+		}
+		c := r.PromptTokens
+		if offline[r.Key.Model] {
+			c = r.OfflineTokens
+		}
+		if c == 0 {
+			continue
+		}
+		x := ml{r.Key.Model, r.Key.Language}
+		tok[x] += float64(c)
+		n[x]++
+		if r.Correct {
+			k[x]++
+		}
+	}
+	models := map[string][]string{}
+	for x := range n {
+		models[x.model] = append(models[x.model], x.lang)
+	}
+	names := make([]string, 0, len(models))
+	for m := range models {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		src := "server"
+		if offline[m] {
+			src = "tokenizer.json"
+		}
+		ls := models[m]
+		sort.Strings(ls)
+		var xs, ys []float64
+		for _, l := range ls {
+			x := ml{m, l}
+			mt, acc := tok[x]/float64(n[x]), tables.Frac(k[x], n[x])
+			xs, ys = append(xs, mt), append(ys, acc)
+			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+		}
+		pr, pp, err1 := stats.Pearson(xs, ys)
+		sr, sp, err2 := stats.Spearman(xs, ys)
+		if err1 != nil {
+			pr, pp = math.NaN(), math.NaN()
+		}
+		if err2 != nil {
+			sr, sp = math.NaN(), math.NaN()
+		}
+		t.Add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp)
+	}
+	return t
+}
+
+// DatasetStats describes the items a study asked (IndicKLAR Table 5), per
+// form and language and per form pooled over languages (language "*"):
+// the instances, and the average question and answer length in words
+// (white-space separated, as the paper's "query" and "answer length"
+// presumably count; the paper does not say).
+func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Table {
+	t := tables.New("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
+		key("form"),
+		tables.Key("language"),
+		tables.Count("instances", "items asked in this form and language"),
+		tables.Number("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
+		tables.Number("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
+	t.Mirrors = "IndicKLAR Table 5"
+	type cell struct{ form, lang string }
+	type acc struct{ n, q, a int }
+	by := map[cell]*acc{}
+	wantL := map[string]bool{}
+	for _, l := range languages {
+		wantL[l] = true
+	}
+	wantF := map[string]bool{}
+	for _, f := range forms {
+		wantF[f] = true
+	}
+	for _, it := range set.Items {
+		for _, v := range it.Variants {
+			if (len(wantL) > 0 && !wantL[v.Language]) || (len(wantF) > 0 && !wantF[string(v.Form)]) || v.Question == "" {
+				continue
+			}
+			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
+				x := by[c]
+				if x == nil {
+					x = &acc{}
+					by[c] = x
+				}
+				x.n++
+				x.q += len(strings.Fields(v.Question))
+				x.a += len(strings.Fields(v.Answer))
+			}
+		}
+	}
+	keys := make([]cell, 0, len(by))
+	for c := range by {
+		keys = append(keys, c)
+	}
+	tables.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
+	for _, c := range keys {
+		x := by[c]
+		t.Add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))
+	}
+	return t
+}

@@ -1,0 +1,308 @@
+package indicquest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// protocolList is IndicQuest's three scoring protocols: the judge first,
+// then the lexical ones.
+func protocolList() []tables.Metric {
+	return []tables.Metric{
+		{Name: "judge", Of: func(r score.Row) bool { return r.Correct }},
+		{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
+		{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
+	}
+}
+
+// Domains is IndicQuest accuracy per model × language × domain under each
+// protocol (judge, exact substring, word overlap), with Wilson intervals,
+// and per model × language the size-weighted accuracy over domains,
+// Σ_d n_d·acc_d / Σ_d n_d (domain "*"), which equals the pooled rate; and
+// each domain pooled over models and languages (model and language "*",
+// the paper's "Commercial Studies ~70%, Sports ~41%").
+func Domains(rows []score.Row) *tables.Table {
+	protocols := protocolList()
+	t := tables.New("domains", "accuracy per domain and protocol",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Text("domain", "IndicQuest domain (* weighs domains by size)"),
+		tables.Text("protocol", "scoring protocol: judge, substring or overlap"),
+		tables.Key("k"),
+		tables.Key("n"),
+		tables.Key("rate"),
+		tables.Key("ci_lo"),
+		tables.Key("ci_hi"),
+		tables.Key("failed"))
+	t.Mirrors = "IndicQuest Table 7"
+	type key struct{ model, lang, domain string }
+	by := map[key][]score.Row{}
+	for _, r := range rows { // failed answers count as wrong
+		for _, k := range []key{{r.Key.Model, r.Key.Language, r.Domain}, {r.Key.Model, r.Key.Language, "*"}, {"*", "*", r.Domain}} {
+			by[k] = append(by[k], r)
+		}
+	}
+	keys := make([]key, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
+	for _, k := range keys {
+		for _, p := range protocols {
+			c, failed := 0, 0
+			for _, r := range by[k] {
+				switch {
+				case r.Failed:
+					failed++
+				case p.Of(r):
+					c++
+				}
+			}
+			pr := stats.NewProportion(c, len(by[k]))
+			t.Add(k.model, k.lang, k.domain, p.Name, c, len(by[k]), pr.P, pr.Lo, pr.Hi, failed)
+		}
+	}
+	return t
+}
+
+// Rankings measures whether the protocols rank the same way: Kendall's
+// τ-b (and its p) between the judge's accuracies and each lexical
+// protocol's, over the model × language cells (language "*") and over
+// the models within each language (the paper's per-language rankings).
+func Rankings(rows []score.Row) *tables.Table {
+	protocols := protocolList()
+	t := tables.New("protocol_rankings", "agreement of the protocols' model rankings (Kendall τ), pooled and per language",
+		tables.Text("language", "the language whose models are ranked (* pools model × language cells)"),
+		tables.Text("a", "a scoring protocol (judge, substring, overlap)"),
+		tables.Text("b", "a scoring protocol (judge, substring, overlap)"),
+		tables.Count("cells", "model × language cells (or models) ranked"),
+		tables.Statistic("kendall_tau", "Kendall's τ between the two rankings"),
+		tables.PValue("p", "two-sided p-value of the rank correlation"))
+	t.Mirrors = "IndicQuest §5"
+	type key struct{ model, lang string }
+	acc := map[key][3][2]int{}
+	for _, r := range rows { // failed answers count as wrong
+		k := key{r.Key.Model, r.Key.Language}
+		v := acc[k]
+		for i, p := range protocols {
+			v[i][1]++
+			if p.Of(r) {
+				v[i][0]++
+			}
+		}
+		acc[k] = v
+	}
+	keys := make([]key, 0, len(acc))
+	for k := range acc {
+		keys = append(keys, k)
+	}
+	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
+	// Pooled over model × language cells (language "*"), then each
+	// language's ranking of the models.
+	groups := map[string][]key{"*": keys}
+	langs := []string{"*"}
+	for _, k := range keys {
+		if groups[k.lang] == nil {
+			langs = append(langs, k.lang)
+		}
+		groups[k.lang] = append(groups[k.lang], k)
+	}
+	tables.SortBy(langs[1:], func(l string) []string { return []string{l} })
+	for _, l := range langs {
+		series := make([][]float64, len(protocols))
+		for _, k := range groups[l] {
+			for i := range protocols {
+				series[i] = append(series[i], tables.Frac(acc[k][i][0], acc[k][i][1]))
+			}
+		}
+		for i := 1; i < len(protocols); i++ {
+			tau, p, err := stats.Kendall(series[0], series[i])
+			if err != nil {
+				tau, p = math.NaN(), math.NaN()
+			}
+			t.Add(l, protocols[0].Name, protocols[i].Name, len(groups[l]), tau, p)
+		}
+	}
+	return t
+}
+
+// ModelGaps compares every two models on the same questions, per language
+// and protocol (judge, substring, overlap): both accuracies, the paired
+// difference (a − b) with its 95% Wald interval and McNemar's exact p
+// (IndicQuest §5: e.g. Gemma4 31B against Sarvam 30B per language). A
+// failed answer is a wrong one.
+func ModelGaps(rows []score.Row) *tables.Table {
+	protocols := protocolList()
+	t := tables.New("model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p",
+		tables.Key("language"),
+		tables.Text("protocol", "scoring protocol: judge, substring or overlap"),
+		tables.Text("a", "the models compared (diff = accuracy of a − accuracy of b)"),
+		tables.Text("b", "the models compared (diff = accuracy of a − accuracy of b)"),
+		tables.Count("pairs", "questions both models were asked"),
+		tables.Proportion("acc_a", "accuracy of a"),
+		tables.Proportion("acc_b", "accuracy of b"),
+		tables.Statistic("diff", "acc_a − acc_b on the same questions (paired)"),
+		tables.Key("diff_lo"),
+		tables.Key("diff_hi"),
+		tables.Key("mcnemar_p"))
+	t.Mirrors = "IndicQuest §5 (model gaps)"
+	type key struct{ model, lang string }
+	out := make([]map[key]map[string]bool, len(protocols))
+	for i := range out {
+		out[i] = map[key]map[string]bool{}
+	}
+	models, langs := map[string]bool{}, map[string]bool{}
+	for _, r := range rows {
+		k := key{r.Key.Model, r.Key.Language}
+		models[r.Key.Model], langs[r.Key.Language] = true, true
+		for i, p := range protocols {
+			if out[i][k] == nil {
+				out[i][k] = map[string]bool{}
+			}
+			out[i][k][r.Key.Item] = !r.Failed && p.Of(r)
+		}
+	}
+	ms, ls := tables.SortedKeys(models), tables.SortedKeys(langs)
+	for _, l := range ls {
+		for i, p := range protocols {
+			for x, a := range ms {
+				for _, b := range ms[x+1:] {
+					oa, ob := out[i][key{a, l}], out[i][key{b, l}]
+					if oa == nil || ob == nil {
+						continue
+					}
+					n, ka, kb, onlyA, onlyB := tables.Paired(oa, ob)
+					d, lo, hi := stats.PairedDiffCI(onlyB, onlyA, n, 0.95) // (a − b)
+					t.Add(l, p.Name, a, b, n, tables.Frac(ka, n), tables.Frac(kb, n), d, lo, hi, stats.McNemarExact(onlyA, onlyB))
+				}
+			}
+		}
+	}
+	noteModelGaps(t, models)
+	return t
+}
+
+// JudgeGrades summarises a graded judge's scores (IndicQuest's v1 judge:
+// Factual Accuracy, Relevance, Clarity, Language Consistency, Conciseness
+// and Overall, each 1–5) per model × language × criterion: n graded
+// answers, the mean with its 95% normal interval (mean ± 1.96·s/√n), and
+// the share graded 3 or more.
+func JudgeGrades(rows []score.Row) *tables.Table {
+	t := tables.New("judge_grades", "a graded judge's scores per criterion (IndicQuest v1: five criteria and Overall): mean with interval, share graded 3 or more",
+		tables.Key("model"), tables.Key("language"), tables.Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		tables.Key("n"), tables.Number("mean", "mean grade (1–5)"), tables.Lower("mean_lo", "95% normal interval of the mean grade"),
+		tables.Upper("mean_hi", "95% normal interval of the mean grade"), tables.Proportion("share_ge3", "share of answers graded 3 or more"))
+	t.Mirrors = "IndicQuest v1 (eval_prompt.txt)"
+	type cell struct{ model, lang, crit string }
+	vals := map[cell][]float64{}
+	for _, r := range rows {
+		if r.Failed {
+			continue
+		}
+		if r.Detail == nil {
+			continue
+		}
+		for crit, v := range r.Detail.JudgeScores {
+			c := cell{r.Key.Model, r.Key.Language, crit}
+			vals[c] = append(vals[c], v)
+		}
+	}
+	keys := make([]cell, 0, len(vals))
+	for c := range vals {
+		keys = append(keys, c)
+	}
+	tables.SortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
+	for _, c := range keys {
+		v := vals[c]
+		n := float64(len(v))
+		mean, ge3 := 0.0, 0
+		for _, x := range v {
+			mean += x
+			if x >= 3 {
+				ge3++
+			}
+		}
+		mean /= n
+		sd := 0.0
+		for _, x := range v {
+			sd += (x - mean) * (x - mean)
+		}
+		half := math.NaN()
+		if len(v) > 1 {
+			sd = math.Sqrt(sd / (n - 1))
+			half = 1.959963984540054 * sd / math.Sqrt(n)
+		}
+		t.Add(c.model, c.lang, c.crit, len(v), mean, mean-half, mean+half, float64(ge3)/n)
+	}
+	return t
+}
+
+// JudgeAgreement compares the IndicQuest judge with each lexical
+// criterion per model × language: Cohen's κ and raw agreement over the
+// answers with a parsed verdict, both rates and the lexical shortfall
+// (judge rate − criterion rate).
+func JudgeAgreement(rows []score.Row) *tables.Table {
+	t := tables.New("judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		tables.Key("n"),
+		tables.Key("agree"),
+		tables.Key("kappa"),
+		tables.Proportion("judge_rate", "share judged correct"),
+		tables.Proportion("criterion_rate", "share correct under the lexical criterion"),
+		tables.Statistic("shortfall", "judge_rate − criterion_rate"))
+	t.Mirrors = "IndicQuest Table 5"
+	type cell struct{ model, lang string }
+	byCell := map[cell][]score.Row{}
+	for _, r := range rows {
+		if r.Failed || (r.Judge != score.VerdictCorrect && r.Judge != score.VerdictIncorrect) {
+			continue
+		}
+		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
+	}
+	cells := make([]cell, 0, len(byCell))
+	for c := range byCell {
+		cells = append(cells, c)
+	}
+	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+	for _, c := range cells {
+		rs := byCell[c]
+		for _, crit := range []struct {
+			name string
+			of   func(score.Row) bool
+		}{{"substring", func(r score.Row) bool { return r.Substring }}, {"overlap", func(r score.Row) bool { return r.Overlap }}, {"translit", func(r score.Row) bool { return r.Translit }}} {
+			var a, l []string
+			jk, ck := 0, 0
+			for _, r := range rs {
+				a, l = append(a, tables.Label(r.Correct)), append(l, tables.Label(crit.of(r)))
+				if r.Correct {
+					jk++
+				}
+				if crit.of(r) {
+					ck++
+				}
+			}
+			kappa, agree, _ := stats.CohenKappa(a, l)
+			n := float64(len(rs))
+			t.Add(c.model, c.lang, crit.name, len(rs), agree, kappa, float64(jk)/n, float64(ck)/n, float64(jk-ck)/n)
+		}
+	}
+	return t
+}
+
+// noteModelGaps sets model_gaps' note when it is empty.
+func noteModelGaps(t *tables.Table, models map[string]bool) {
+	switch {
+	case len(t.Rows) > 0:
+	case len(models) < 2:
+		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(tables.SortedKeys(models), ", "))
+	default:
+		t.Note = "no model gap: no two models answered the same language"
+	}
+}
