@@ -10,6 +10,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/requests"
 )
 
 // Every table a built-in study writes is in the catalogue (with what it
@@ -43,7 +44,7 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 			}
 		}
 	}
-	e := &experiment.Experiment{Name: "s", Studies: reg, Synthetic: &experiment.Synthetic{Count: 2}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+	e := &experiment.Experiment{Name: "s", Studies: reg, Options: &requests.SyntheticOptions{Synthetic: &requests.Generated{Count: 2}}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil || e.Study != "synthetic" {
 		t.Fatalf("synthetic: %v (study %q)", err, e.Study)
 	}
