@@ -183,8 +183,8 @@ func (e *Experiment) usedBy(k string) string {
 }
 
 // setKeys lists the yaml keys of the fields of a struct value (through a
-// pointer) that are not zero, in field order; only is a filter on the
-// fields' tags ("" takes every field).
+// pointer) that are set (not unset), in field order; tag keeps the fields
+// tagged study:"<tag>" only ("" keeps every field).
 func setKeys(v any, tag string) []string {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -200,7 +200,7 @@ func setKeys(v any, tag string) []string {
 	for i := range rv.NumField() {
 		f := rv.Type().Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() || (tag != "" && f.Tag.Get("study") != tag) || rv.Field(i).IsZero() {
+		if name == "-" || !f.IsExported() || (tag != "" && f.Tag.Get("study") != tag) || unset(rv.Field(i)) {
 			continue
 		}
 		if name == "" {
@@ -209,6 +209,15 @@ func setKeys(v any, tag string) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// unset reports whether an option's value is zero or an empty list or
+// mapping (an empty one is not set, as in YAML: emptyNode).
+func unset(v reflect.Value) bool {
+	if (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0 {
+		return true
+	}
+	return v.IsZero()
 }
 
 // emptyNode reports whether a YAML value is empty (null, "", [] or {}):

@@ -122,7 +122,7 @@ type plan struct {
 	*Protocol
 	e    *experiment.Experiment
 	o    *Options // the study's options
-	gaps string // the asked language/form pairs the dataset has no items for
+	gaps string   // the asked language/form pairs the dataset has no items for
 }
 
 func (p *plan) Items() *item.Set { return p.Set }
