@@ -7,10 +7,13 @@
 // the decoding parameters, engine limits, and a study: a Study registered
 // by name in a Registry (the built-in ones are in package studies:
 // indicklar, indicquest, mdi over a dataset; "requests", a JSON Lines file
-// of prompts; "synthetic", generated prompts for benchmarks). The study
-// checks the fields it reads and builds a Plan: its requests stage by
-// stage, how its answers are extracted and scored, and its tables. This
-// package holds no study of its own and switches on no study's name.
+// of prompts; "synthetic", generated prompts for benchmarks). Experiment
+// holds the fields every study shares; a study's own options are its own
+// struct (Optioner), decoded from the same top-level keys of the file
+// into Experiment.Options. The study checks what it reads and builds a
+// Plan: its requests stage by stage, how its answers are extracted and
+// scored, and its tables. This package holds no study of its own, knows
+// no study's options and switches on no study's name.
 package experiment
 
 import (

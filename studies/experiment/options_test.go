@@ -180,3 +180,20 @@ func roundTrip(t *testing.T, e *experiment.Experiment) []byte {
 	}
 	return b
 }
+
+// sharedKeyStudy declares an option spelt as a shared field's key.
+type sharedKeyStudy struct{ toystudy.Study }
+
+func (sharedKeyStudy) Name() string { return "clash" }
+func (sharedKeyStudy) Options() any {
+	return new(struct {
+		Sample int `yaml:"sample"`
+	})
+}
+
+// A study whose own option reuses a shared field's key is not registered.
+func TestOptionKeyClash(t *testing.T) {
+	if err := studies.Builtin().Add(sharedKeyStudy{}); err == nil || !strings.Contains(err.Error(), `its option "sample" is a shared field`) {
+		t.Errorf("registered: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +141,8 @@ func NewRegistry(studies ...Study) (*Registry, error) {
 	return r, nil
 }
 
-// Add registers one more study.
+// Add registers one more study; a name used twice, and an option of its
+// own spelt as a shared field's key, are errors.
 func (r *Registry) Add(s Study) error {
 	name := s.Name()
 	if name == "" || strings.ContainsAny(name, " |/") {
@@ -148,6 +150,12 @@ func (r *Registry) Add(s Study) error {
 	}
 	if _, dup := r.byName[name]; dup {
 		return fmt.Errorf("registering study %q: the name is taken", name)
+	}
+	shared := topKeys(reflect.TypeFor[Experiment]())
+	for _, k := range topKeys(optionsType(s)) {
+		if slices.Contains(shared, k) {
+			return fmt.Errorf("registering study %q: its option %q is a shared field of the experiment (read it from Experiment)", name, k)
+		}
 	}
 	r.byName[name] = s
 	r.order = append(r.order, name)
