@@ -338,7 +338,7 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	if mine == nil && t != nil {
 		mine = s.(Optioner).Options()
 	}
-	e.Options, e.stray = mine, nil
+	e.Options, e.stray = mine, others // kept: Build refuses them as Validate did
 	refuse := func(k string) {
 		c.Add([]string{k}, "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 	}
