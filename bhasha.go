@@ -26,7 +26,10 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/distractors"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/indicklar"
+	"github.com/bhashalab/bhasha/studies/requests"
 )
 
 // Experiment is one experiment: a study (or a request file), its models,
@@ -79,8 +82,9 @@ func Parse(ctx context.Context, yaml []byte, opts ...ReadOption) (*Experiment, e
 	return experiment.Parse(ctx, yaml, "experiment.yaml", experiment.LoadOptions{Studies: readWith(opts).studies})
 }
 
-// Option sets one field of an experiment built in Go.
-type Option func(*Experiment)
+// Option sets one field or study option of an experiment built in Go (a
+// study's own setters, such as indicklar.WithStrategies, are Options too).
+type Option = experiment.Option
 
 // IndicKLAR is the cross-lingual knowledge-consistency study over a KLAR /
 // IndicKLAR dataset (the release directory or a project-page bundle).
@@ -104,7 +108,7 @@ func Distractors(dataset string, opts ...Option) *Experiment {
 // Requests sends each line of a JSON Lines request file to every model.
 func Requests(path string, opts ...Option) *Experiment {
 	e := New("requests", "", opts...)
-	e.Requests = path
+	requests.WithFile(path)(e)
 	return e
 }
 
@@ -168,14 +172,15 @@ func Name(name string) Option { return func(e *Experiment) { e.Name = name } }
 // Languages sets the languages, as codes or names the registry reads.
 func Languages(codes ...string) Option { return func(e *Experiment) { e.Languages = codes } }
 
-// Forms sets the question forms: native, code-mixed, english.
-func Forms(forms ...string) Option { return func(e *Experiment) { e.Forms = forms } }
+// Forms sets IndicKLAR's question forms: native, code-mixed, english
+// (indicklar.WithForms).
+func Forms(forms ...string) Option { return indicklar.WithForms(forms...) }
 
-// Strategies sets IndicKLAR's prompting strategies.
-func Strategies(names ...string) Option { return func(e *Experiment) { e.Strategies = names } }
+// Strategies sets IndicKLAR's prompting strategies (indicklar.WithStrategies).
+func Strategies(names ...string) Option { return indicklar.WithStrategies(names...) }
 
-// Conditions sets the distractor conditions.
-func Conditions(names ...string) Option { return func(e *Experiment) { e.Conditions = names } }
+// Conditions sets the distractor conditions (distractors.WithConditions).
+func Conditions(names ...string) Option { return distractors.WithConditions(names...) }
 
 // Models sets the models.
 func Models(models ...Model) Option { return func(e *Experiment) { e.Models = models } }

@@ -134,7 +134,7 @@ func paperExperiment(t *testing.T, f string) *bhasha.Experiment {
 func TestVersusPaper(t *testing.T) {
 	dir := t.TempDir()
 	e := paperExperiment(t, "experiments/paper/distractors-triviaqa.yaml")
-	e.Conditions = []string{"clean", "hi"}
+	bhasha.Conditions("clean", "hi")(e)
 	r, err := bhasha.Run(context.Background(), e, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/requests"
 )
 
 // Every table a built-in study writes says what it holds and declares
@@ -54,7 +55,7 @@ func TestBuiltinStudiesDeclareTheirTables(t *testing.T) {
 			checkDeclared(t, f, tb)
 		}
 	}
-	e := &experiment.Experiment{Name: "s", Studies: reg, Synthetic: &experiment.Synthetic{Count: 2}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+	e := &experiment.Experiment{Name: "s", Studies: reg, Options: &requests.SyntheticOptions{Synthetic: &requests.Generated{Count: 2}}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil || e.Study != "synthetic" {
 		t.Fatalf("synthetic: %v (study %q)", err, e.Study)
 	}

@@ -3,7 +3,8 @@
 // each item's English question as a plain chat message and scores the
 // whole trimmed answer by exact match against the item's golds
 // (TriviaQA's normalisation). Its tables are accuracy, scoring and
-// "toy_lengths" (answer length per model), a table of its own.
+// "toy_lengths" (answer length per model), a table of its own. Its own
+// YAML option, answer_tokens, is the answers' token limit (Options).
 package toystudy
 
 import (
@@ -33,11 +34,30 @@ func (Study) About() string {
 	return "asks each English question plainly; exact match of the whole answer"
 }
 
-// Fields: dataset only.
+// Fields: the shared dataset.
 func (Study) Fields() []string { return []string{"dataset"} }
 
-// Check requires the dataset.
-func (Study) Check(e *experiment.Experiment, c *experiment.Checker) { e.CheckDataset(c) }
+// Options are the toy study's own options.
+type Options struct {
+	// AnswerTokens is the answers' token limit (default 16, at most 4096).
+	AnswerTokens int `yaml:"answer_tokens"`
+}
+
+// Options is a new zero Options: YAML answer_tokens.
+func (Study) Options() any { return new(Options) }
+
+// AnswerTokens sets the answers' token limit (YAML answer_tokens).
+func AnswerTokens(n int) experiment.Option {
+	return experiment.Set(func(o *Options) { o.AnswerTokens = n })
+}
+
+// Check requires the dataset and an answer_tokens in 1..4096 when set.
+func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
+	if n := experiment.OptionsOf[Options](e).AnswerTokens; n < 0 || n > 4096 {
+		c.Add([]string{"answer_tokens"}, "answer_tokens %d: want 1 to 4096 (or absent for 16)", n)
+	}
+	e.CheckDataset(c)
+}
 
 // Build reads the dataset.
 func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
@@ -45,20 +65,25 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err != nil {
 		return nil, err
 	}
-	return &plan{set: set, abstain: e.Abstain, study: e.Study}, nil
+	tokens := experiment.OptionsOf[Options](e).AnswerTokens
+	if tokens == 0 {
+		tokens = 16
+	}
+	return &plan{set: set, abstain: e.Abstain, study: e.Study, tokens: tokens}, nil
 }
 
 type plan struct {
 	set     *item.Set
 	abstain map[string][]string
 	study   string
+	tokens  int // the answers' token limit
 }
 
 func (p *plan) Stages() int                  { return 1 }
 func (p *plan) Templates() map[string]string { return nil }
 func (p *plan) Items() *item.Set             { return p.set }
 
-// Requests asks every English question, greedy, 16 tokens.
+// Requests asks every English question, greedy, answer_tokens tokens.
 func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Seq2[engine.Request, error] {
 	return func(yield func(engine.Request, error) bool) {
 		zero := 0.0
@@ -69,7 +94,7 @@ func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Se
 			}
 			r := engine.Request{Key: engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English)},
 				Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: v.Question}},
-				Decoding: engine.Decoding{MaxTokens: 16, Temperature: &zero}}
+				Decoding: engine.Decoding{MaxTokens: p.tokens, Temperature: &zero}}
 			if !yield(r, nil) {
 				return
 			}

@@ -35,15 +35,16 @@ func (Study) About() string {
 	return "prompt contamination: an \"ignore this\" note in Hindi, Spanish or Chinese before an English question (TriviaQA, TruthfulQA MC1)"
 }
 
-// Fields: dataset, conditions, notes, paragraph, human_labels.
+// Fields: the shared dataset and human_labels (its own options: Options).
 func (Study) Fields() []string {
-	return []string{"dataset", "conditions", "notes", "paragraph", "human_labels"}
+	return []string{"dataset", "human_labels"}
 }
 
 // Check parses the conditions (default: all eight) and the notes' languages.
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
-	experiment.List(c, "conditions", e.Conditions, ParseCondition)
-	for k := range e.Notes {
+	o := experiment.OptionsOf[Options](e)
+	experiment.List(c, "conditions", o.Conditions, ParseCondition)
+	for k := range o.Notes {
 		if k != "es" && k != "hi" && k != "zh" {
 			c.Add([]string{"notes", k}, "notes: unknown language %q (want es, hi or zh)", k)
 		}
@@ -57,11 +58,12 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err != nil {
 		return nil, err
 	}
-	conds := experiment.List(&experiment.Checker{}, "conditions", e.Conditions, ParseCondition)
+	o := experiment.OptionsOf[Options](e)
+	conds := experiment.List(&experiment.Checker{}, "conditions", o.Conditions, ParseCondition)
 	if len(conds) == 0 {
 		conds = Conditions
 	}
-	p := &Protocol{Set: set, Conditions: conds, Notes: e.Notes, Paragraph: e.Paragraph, MaxTokens: e.Decoding.MaxTokens, JudgeDecoding: e.JudgeDecoding}
+	p := &Protocol{Set: set, Conditions: conds, Notes: o.Notes, Paragraph: o.Paragraph, MaxTokens: e.Decoding.MaxTokens, JudgeDecoding: e.JudgeDecoding}
 	if e.Judge != nil {
 		p.Judge = e.Judge.Name
 	}

@@ -19,7 +19,7 @@ func build(t *testing.T, opt experiment.ScoringOptions) *experiment.Experiment {
 		t.Fatal(err)
 	}
 	e := &experiment.Experiment{Name: "d", Study: "mdi", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/triviaqa/triviaqa_small.jsonl"},
-		Conditions: []string{"clean", "hi"}, Scoring: opt, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		Options: &distractors.Options{Conditions: []string{"clean", "hi"}}, Scoring: opt, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}

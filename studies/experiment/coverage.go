@@ -17,7 +17,8 @@ import (
 // language unseen. The other asked pairs without items (a dataset's gaps
 // by design) are listed in the set's notes (the manifest's dataset notes,
 // the run's log) and in the returned note, for the report; "" when none.
-func (e *Experiment) CheckCoverage(set *item.Set, asked []item.LangForm) (string, error) {
+// forms are the values of the study's forms: option (for their lines).
+func (e *Experiment) CheckCoverage(set *item.Set, asked []item.LangForm, forms []string) (string, error) {
 	cov := set.Coverage(asked)
 	ps := e.missingLanguages(set, cov, cov.Languages)
 	var langs []string
@@ -26,7 +27,7 @@ func (e *Experiment) CheckCoverage(set *item.Set, asked []item.LangForm) (string
 	}
 	for _, f := range cov.Forms {
 		line := 0
-		for i, v := range e.Forms {
+		for i, v := range forms {
 			if g, err := item.ParseForm(v); err == nil && g == f {
 				line = lineOf(e.src, "forms", strconv.Itoa(i))
 			}

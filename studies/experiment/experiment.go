@@ -7,10 +7,13 @@
 // the decoding parameters, engine limits, and a study: a Study registered
 // by name in a Registry (the built-in ones are in package studies:
 // indicklar, indicquest, mdi over a dataset; "requests", a JSON Lines file
-// of prompts; "synthetic", generated prompts for benchmarks). The study
-// checks the fields it reads and builds a Plan: its requests stage by
-// stage, how its answers are extracted and scored, and its tables. This
-// package holds no study of its own and switches on no study's name.
+// of prompts; "synthetic", generated prompts for benchmarks). Experiment
+// holds the fields every study shares; a study's own options are its own
+// struct (Optioner), decoded from the same top-level keys of the file
+// into Experiment.Options. The study checks what it reads and builds a
+// Plan: its requests stage by stage, how its answers are extracted and
+// scored, and its tables. This package holds no study of its own, knows
+// no study's options and switches on no study's name.
 package experiment
 
 import (
@@ -18,7 +21,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,20 +40,14 @@ import (
 // as a Go value.
 type Experiment struct {
 	Name string `yaml:"name"`
-	// Study names a registered study: requests (the default with a
-	// requests file), synthetic (the default with synthetic:), indicklar,
-	// indicquest, mdi, or one a program registers (see Studies).
-	Study      string     `yaml:"study"`
-	Requests   string     `yaml:"requests"`  // JSON Lines of RequestLine, relative to the file
-	Synthetic  *Synthetic `yaml:"synthetic"` // generated requests instead of a file
-	Dataset    *Dataset   `yaml:"dataset"`   // the study's data
-	Languages  []string   `yaml:"languages"` // codes or names, as the language registry accepts
-	Forms      []string   `yaml:"forms"`     // native, code-mixed, english
-	Strategies []string   `yaml:"strategies"`
-	Conditions []string   `yaml:"conditions"`
-	// Reference is the strategy the others are tested against (IndicKLAR;
-	// default Baseline when run, else Obj-Baseline).
-	Reference string        `yaml:"reference"`
+	// Study names a registered study: indicklar, indicquest, mdi,
+	// requests (the default with a requests file), synthetic (the default
+	// with synthetic:), or one a program registers (see Studies).
+	Study   string   `yaml:"study"`
+	Dataset *Dataset `yaml:"dataset" study:"reads"` // the study's data
+	// Languages are codes or names, as the language registry accepts
+	// (shared: IndicKLAR and IndicQuest read them).
+	Languages []string      `yaml:"languages" study:"reads"`
 	Sample    int           `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
 	Seed      *int64        `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
 	Prompt    PromptOptions `yaml:"prompt"`
@@ -59,23 +55,25 @@ type Experiment struct {
 	Judge     *Model        `yaml:"judge"`
 	// JudgeDecoding overrides the judge's decoding (default: temperature 0, 256 tokens).
 	JudgeDecoding *engine.Decoding `yaml:"judge_decoding"`
-	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
-	JudgePrompt string `yaml:"judge_prompt"`
 	// Abstain adds abstention phrases per language (ISO 639-3 or any code
 	// the registry reads) to the built-in lists.
 	Abstain map[string][]string `yaml:"abstain"`
 	// HumanLabels is a CSV (model, item, language, label ∈ {correct,
-	// incorrect}) of human verdicts, compared with the judge in the report.
-	HumanLabels string `yaml:"human_labels"`
-	// Notes and Paragraph override the distractor texts (study mdi).
-	Notes     map[string]string `yaml:"notes"`
-	Paragraph string            `yaml:"paragraph"`
-	Decoding  engine.Decoding   `yaml:"decoding"`
-	Engine    EngineConfig      `yaml:"engine"`
+	// incorrect}) of human verdicts, compared with the scoring in the
+	// report (shared: the experiment reads it into every study's tables).
+	HumanLabels string          `yaml:"human_labels" study:"reads"`
+	Decoding    engine.Decoding `yaml:"decoding"`
+	Engine      EngineConfig    `yaml:"engine"`
 	// Scoring switches a study's scoring from its authors' rules (the
 	// defaults) to Bhasha's named alternatives; the tables show the other
 	// rule beside the one in force (sensitivity).
 	Scoring ScoringOptions `yaml:"scoring"`
+
+	// Options are the study's own options: a pointer to the struct its
+	// Options method returns (Optioner), decoded from the file's keys by
+	// Load and Parse, set in Go directly or with the study's setters
+	// (Set). Validation makes them the study's zero options when nil.
+	Options any `yaml:"-"`
 
 	// Studies are the studies Study is looked up in (not written to YAML):
 	// bhasha.Load, bhasha.Parse and the bhasha constructors set the
@@ -84,6 +82,7 @@ type Experiment struct {
 	Studies *Registry `yaml:"-"`
 
 	plan  Plan
+	stray []any      // options Set made for another study than the one named (reported by Validate)
 	src   *yaml.Node // the parsed file, for line numbers (nil when built in Go)
 	built bool       // Build succeeded
 
@@ -147,11 +146,6 @@ type ScoringOptions struct {
 	UnpairedTests bool `yaml:"unpaired_tests"`
 }
 
-// Synthetic generates Count chat requests with distinct prompts.
-type Synthetic struct {
-	Count int `yaml:"count"`
-}
-
 // EngineConfig holds engine limits: time.Duration in Go, strings such as
 // "30s" or "2m" in YAML; zero takes the engine's default.
 type EngineConfig struct {
@@ -201,19 +195,31 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 		return nil, fmt.Errorf("%s: the file is empty (an experiment needs at least name, models and a study or requests)", name)
 	}
 	var errs Problems
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+	sch := newSchema(o.Studies)
 	var exp Experiment
-	if err := dec.Decode(&exp); err != nil && !errors.Is(err, io.EOF) {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			errs = append(errs, fromYAML(te.Errors)...)
-		} else {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+	ps, err := decodeStrict(b, (*sharedFields)(&exp), sch, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	errs = append(errs, ps...)
 	exp.src = &root
 	exp.Studies = o.Studies
+	// The study's own options, from the same top-level mapping.
+	study := exp.Study
+	if study == "" {
+		study = exp.impliedStudy(&root)
+	}
+	if s, ok := o.Studies.Lookup(study); ok {
+		if t := optionsType(s); t != nil {
+			opts := s.(Optioner).Options()
+			ps, err := decodeStrict(b, opts, sch, true)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			errs = append(errs, ps...)
+			exp.Options = opts
+		}
+	}
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
@@ -335,8 +341,11 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 	} else if strings.ContainsAny(e.Name, "|/\\") {
 		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
 	}
-	if e.Requests == "" && e.Synthetic == nil && e.Study == "" {
-		add(lineOf(root), "one of study, requests or synthetic is required")
+	if e.Study == "" {
+		e.Study = e.impliedStudy(root)
+	}
+	if e.Study == "" {
+		add(lineOf(root), "%s", e.Studies.studyRequired())
 	}
 	if len(e.Models) == 0 {
 		add(lineOf(root, "models"), "at least one model is required")
@@ -373,7 +382,7 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	if e.Study != "" || e.Requests != "" || e.Synthetic != nil {
+	if e.Study != "" {
 		errs = append(errs, e.validateStudy(ctx, root, disk)...)
 	}
 	if e.Judge != nil {
@@ -418,9 +427,10 @@ func (e *Experiment) Resolve(p string) string {
 	return filepath.Join(filepath.Dir(e.Path), p)
 }
 
-// Portable returns the experiment as YAML with every file it names
-// (requests, dataset, tokenizers, human labels) made absolute, so that the
-// copy reads the same inputs from any directory.
+// Portable returns the experiment as YAML, its study's options beside
+// the shared fields, with every file it names (dataset, tokenizers, human
+// labels, the options' Inputs such as a requests file) made absolute, so
+// that the copy reads the same inputs from any directory.
 func (e *Experiment) Portable() ([]byte, error) {
 	c := *e
 	abs := func(p string) string {
@@ -429,7 +439,11 @@ func (e *Experiment) Portable() ([]byte, error) {
 		}
 		return absPath(e.Resolve(p))
 	}
-	c.Requests, c.HumanLabels = abs(e.Requests), abs(e.HumanLabels)
+	c.HumanLabels = abs(e.HumanLabels)
+	c.Options = cloneOptions(e.Options)
+	for _, in := range c.inputs() {
+		*in.Path = abs(*in.Path)
+	}
 	if e.Dataset != nil {
 		d := *e.Dataset
 		d.Path = abs(d.Path)
@@ -444,7 +458,14 @@ func (e *Experiment) Portable() ([]byte, error) {
 		j.Tokenizer = abs(j.Tokenizer)
 		c.Judge = &j
 	}
-	b, err := yaml.Marshal(&c)
+	var doc yaml.Node
+	if err := doc.Encode(&c); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := mergeOptions(&doc, c.Options); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	b, err := yaml.Marshal(&doc)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
@@ -513,7 +534,7 @@ func absPath(p string) string {
 }
 
 // InputHashes returns the SHA-256 of each input file the experiment reads
-// (dataset, requests), keyed by absolute path, for the manifest; the
+// (dataset, the options' Inputs such as a requests file), keyed by absolute path, for the manifest; the
 // experiment file's own hash is Hash.
 func (e *Experiment) InputHashes() (map[string]string, error) {
 	out := map[string]string{}
@@ -524,20 +545,32 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 		}
 		out[absPath(e.Resolve(e.Dataset.Path))] = h
 	}
-	if e.Requests != "" {
-		p := e.Resolve(e.Requests)
-		f, err := os.Open(p)
+	for _, in := range e.inputs() {
+		if *in.Path == "" {
+			continue
+		}
+		p := e.Resolve(*in.Path)
+		h, err := hashFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("hashing inputs: %w", err)
+			return nil, err
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return nil, fmt.Errorf("hashing %s: %w", p, err)
-		}
-		out[absPath(p)] = hex.EncodeToString(h.Sum(nil))
+		out[absPath(p)] = h
 	}
 	return out, nil
+}
+
+// hashFile is the SHA-256 of one file, in hex.
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("hashing inputs: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // hashTree is the SHA-256 of a file, or of a directory's files (each

@@ -1,11 +1,17 @@
 package experiment
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/bhashalab/bhasha/internal/textdist"
 )
@@ -38,13 +44,64 @@ func (ps Problems) Error() string {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// fromYAML turns yaml.v3's type errors ("line N: ...") into problems.
-func fromYAML(msgs []string) Problems {
+// schema is what the keys of an experiment file are checked against: the
+// shared fields (Experiment) and every registered study's options.
+type schema struct {
+	roots []reflect.Type // Experiment, then the studies' options types
+	keys  []string       // the top-level keys: Experiment's, then the studies' own
+}
+
+func newSchema(r *Registry) schema {
+	return schema{roots: append([]reflect.Type{reflect.TypeFor[Experiment](), reflect.TypeFor[sharedFields]()}, r.optionRoots()...),
+		keys: append(topKeys(reflect.TypeFor[Experiment]()), r.studyKeys()...)}
+}
+
+// top reports whether typ (as reflect.Type.String writes it) is the
+// top-level mapping: Experiment or a study's options.
+func (sch schema) top(typ string) bool {
+	for _, t := range sch.roots {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.String() == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeStrict decodes the experiment file into v (Experiment, or a
+// study's options) with unknown keys refused, and returns the problems:
+// type errors at their lines, and unknown keys with the nearest known one.
+// A top-level key that the shared fields or some registered study know is
+// not unknown; options (a study's options struct) leave every top-level
+// key to the Experiment's decoding, which reports them once.
+func decodeStrict(b []byte, v any, sch schema, options bool) (Problems, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	err := dec.Decode(v)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return nil, err
+	}
+	return fromYAML(te.Errors, sch, options), nil
+}
+
+// fromYAML turns yaml.v3's type errors ("line N: ...") into problems,
+// leaving out the top-level keys sch knows (all top-level keys, for a
+// study's options).
+func fromYAML(msgs []string, sch schema, options bool) Problems {
 	var out Problems
 	for _, m := range msgs {
 		if g := yamlLine.FindStringSubmatch(m); g != nil {
 			n, _ := strconv.Atoi(g[1])
-			out = append(out, Problem{Line: n, Msg: unknownField(g[2])})
+			msg, keep := unknownField(g[2], sch, options)
+			if keep {
+				out = append(out, Problem{Line: n, Msg: msg})
+			}
 			continue
 		}
 		out = append(out, Problem{Msg: m})
@@ -54,30 +111,35 @@ func fromYAML(msgs []string) Problems {
 
 // unknownField rewrites yaml.v3's "field X not found in type T" as the
 // user's words: the unknown key and the nearest valid key of that mapping
-// (other messages are returned as they are).
-func unknownField(msg string) string {
+// (other messages are returned as they are). keep is false for a
+// top-level key that is not unknown (see fromYAML).
+func unknownField(msg string, sch schema, options bool) (_ string, keep bool) {
 	var field, typ string
 	if _, err := fmt.Sscanf(msg, "field %s not found in type %s", &field, &typ); err != nil {
-		return msg
+		return msg, true
 	}
-	keys := yamlKeys(typ)
+	where, keys := "this section", []string(nil)
+	if sch.top(typ) {
+		if options || slices.Contains(sch.keys, field) {
+			return "", false
+		}
+		where, keys = "the experiment", sch.keys
+	} else {
+		keys = yamlKeys(typ, sch.roots)
+	}
 	if len(keys) == 0 {
-		return msg
-	}
-	where := "the experiment"
-	if typ != reflect.TypeFor[Experiment]().String() {
-		where = "this section"
+		return msg, true
 	}
 	near, d := textdist.Nearest(field, keys)
 	if d >= 0 && d <= max(2, len(field)/3) {
-		return fmt.Sprintf("unknown key %q: did you mean %q? (%s takes %s)", field, near, where, strings.Join(keys, ", "))
+		return fmt.Sprintf("unknown key %q: did you mean %q? (%s takes %s)", field, near, where, strings.Join(keys, ", ")), true
 	}
-	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", "))
+	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", ")), true
 }
 
 // yamlKeys lists the YAML keys of the struct type named typ (as
-// reflect.Type.String writes it) among Experiment and the types it holds.
-func yamlKeys(typ string) []string {
+// reflect.Type.String writes it) among the roots and the types they hold.
+func yamlKeys(typ string, roots []reflect.Type) []string {
 	seen := map[reflect.Type]bool{}
 	var find func(t reflect.Type) []string
 	find = func(t reflect.Type) []string {
@@ -88,19 +150,8 @@ func yamlKeys(typ string) []string {
 			return nil
 		}
 		seen[t] = true
-		var keys []string
-		for f := range t.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			keys = append(keys, name)
-		}
 		if t.String() == typ {
-			return keys
+			return topKeys(t)
 		}
 		for f := range t.Fields() {
 			if ks := find(f.Type); ks != nil {
@@ -109,5 +160,10 @@ func yamlKeys(typ string) []string {
 		}
 		return nil
 	}
-	return find(reflect.TypeFor[Experiment]())
+	for _, r := range roots {
+		if ks := find(r); ks != nil {
+			return ks
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,19 +28,20 @@ import (
 // DefaultSeed is the IndicKLAR authors' seed.
 const DefaultSeed = 12345
 
-// Study is one study, registered by name in a Registry: the YAML fields
-// it reads, how it checks them, and how it builds its Plan. A study holds
-// no state of its own; everything a run needs is in the Plan.
+// Study is one study, registered by name in a Registry: how it checks
+// what it reads, and how it builds its Plan. Its own options (Optioner),
+// the shared fields it reads of those not every study reads
+// (FieldReader) and the option that implies it (Implied) are optional
+// methods. A study holds no state of its own; everything a run needs is
+// in the Plan.
 type Study interface {
 	// Name is the study's name in YAML (study: <name>).
 	Name() string
 	// About is one line on what the study measures.
 	About() string
-	// Fields lists the fields of StudyFields that the study reads; setting
-	// another one of them is a validation problem.
-	Fields() []string
-	// Check reports the problems of the fields the study reads, without
-	// the disk or the network (c.Add names each problem's YAML path).
+	// Check reports the problems of the fields and options the study
+	// reads, without the disk or the network (c.Add names each problem's
+	// YAML path). Experiment.Options holds the study's options.
 	Check(e *Experiment, c *Checker)
 	// Build reads what the study needs (its dataset: Experiment.LoadItems)
 	// and returns its plan. Called only when Check found nothing.
@@ -94,13 +96,6 @@ func (e *Experiment) PlanNotes() []string {
 	return nil
 }
 
-// StudyFields are the experiment fields that belong to some studies only.
-var studyFields = []string{"requests", "synthetic", "dataset", "languages", "forms", "strategies", "reference", "conditions", "notes", "paragraph", "judge_prompt", "human_labels"}
-
-// StudyFields lists the experiment fields that belong to some studies only
-// (Study.Fields names those a study reads).
-func StudyFields() []string { return slices.Clone(studyFields) }
-
 // Checker collects a study's problems with their YAML lines.
 type Checker struct {
 	root *yaml.Node
@@ -146,7 +141,8 @@ func NewRegistry(studies ...Study) (*Registry, error) {
 	return r, nil
 }
 
-// Add registers one more study.
+// Add registers one more study; a name used twice, and an option of its
+// own spelt as a shared field's key, are errors.
 func (r *Registry) Add(s Study) error {
 	name := s.Name()
 	if name == "" || strings.ContainsAny(name, " |/") {
@@ -154,6 +150,12 @@ func (r *Registry) Add(s Study) error {
 	}
 	if _, dup := r.byName[name]; dup {
 		return fmt.Errorf("registering study %q: the name is taken", name)
+	}
+	shared := topKeys(reflect.TypeFor[Experiment]())
+	for _, k := range topKeys(optionsType(s)) {
+		if slices.Contains(shared, k) {
+			return fmt.Errorf("registering study %q: its option %q is a shared field of the experiment (read it from Experiment)", name, k)
+		}
 	}
 	r.byName[name] = s
 	r.order = append(r.order, name)
@@ -189,18 +191,11 @@ func (r *Registry) Clone() *Registry {
 	return c
 }
 
-// validateStudy finds the study, refuses the study fields it does not
-// read, lets it check the ones it does and, with disk, builds its plan.
+// validateStudy finds the study, settles its options, refuses the
+// options and shared fields it does not read, lets it check the ones it
+// does and, with disk, builds its plan.
 func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
 	c := &Checker{root: root}
-	if e.Study == "" {
-		switch {
-		case e.Requests != "":
-			e.Study = "requests"
-		case e.Synthetic != nil:
-			e.Study = "synthetic"
-		}
-	}
 	if e.Studies == nil {
 		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
 		return c.errs
@@ -210,28 +205,28 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 		c.Add([]string{"study"}, "unknown study %q (want one of %s; a program's own study is added to the registry: bhasha.Register, bhasha.WithStudies)", e.Study, strings.Join(e.Studies.Names(), ", "))
 		return c.errs
 	}
-	reads := s.Fields()
-	for _, f := range studyFields {
-		if e.isSet(f) && !slices.Contains(reads, f) {
-			c.Add([]string{f}, "%s does not apply to study %s%s", f, e.Study, e.usedBy(f))
-		}
-	}
+	e.placeOptions(s, root, c)
 	for code := range e.Abstain {
 		if _, err := lang.New().Lookup(code); err != nil {
 			c.Add([]string{"abstain", code}, "abstain: %v", err)
 		}
 	}
 	if disk { // the files the study reads exist, reported with every other problem
-		for _, f := range []struct{ field, path string }{{"human_labels", e.HumanLabels}, {"requests", e.Requests}, {"dataset", e.datasetPath()}} {
-			if f.path == "" || !slices.Contains(reads, f.field) {
+		files := []Input{{Key: "human_labels", Path: &e.HumanLabels}}
+		files = append(files, e.inputs()...)
+		if e.Dataset != nil {
+			files = append(files, Input{Key: "dataset", Path: &e.Dataset.Path})
+		}
+		for _, f := range files {
+			if *f.Path == "" || !declares(s, f.Key) {
 				continue
 			}
-			if _, err := os.Stat(e.Resolve(f.path)); err != nil {
-				at := []string{f.field}
-				if f.field == "dataset" {
+			if _, err := os.Stat(e.Resolve(*f.Path)); err != nil {
+				at := []string{f.Key}
+				if f.Key == "dataset" {
 					at = append(at, "path")
 				}
-				c.Add(at, "%s: %v", strings.ReplaceAll(f.field, "_", " "), err)
+				c.Add(at, "%s: %v", strings.ReplaceAll(f.Key, "_", " "), err)
 			}
 		}
 	}
@@ -253,52 +248,6 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	}
 	e.plan = plan
 	return c.errs
-}
-
-// usedBy names the registered studies that read field f.
-func (e *Experiment) usedBy(f string) string {
-	var names []string
-	for _, n := range e.Studies.Names() {
-		s, _ := e.Studies.Lookup(n)
-		if slices.Contains(s.Fields(), f) {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return " (it applies to " + strings.Join(names, ", ") + ")"
-}
-
-// isSet reports whether a study field has a value.
-func (e *Experiment) isSet(f string) bool {
-	switch f {
-	case "requests":
-		return e.Requests != ""
-	case "synthetic":
-		return e.Synthetic != nil
-	case "dataset":
-		return e.Dataset != nil
-	case "languages":
-		return len(e.Languages) > 0
-	case "forms":
-		return len(e.Forms) > 0
-	case "strategies":
-		return len(e.Strategies) > 0
-	case "reference":
-		return e.Reference != ""
-	case "conditions":
-		return len(e.Conditions) > 0
-	case "notes":
-		return len(e.Notes) > 0
-	case "paragraph":
-		return e.Paragraph != ""
-	case "judge_prompt":
-		return e.JudgePrompt != ""
-	case "human_labels":
-		return e.HumanLabels != ""
-	}
-	return false
 }
 
 func (e *Experiment) datasetPath() string {

@@ -41,22 +41,23 @@ func (Study) About() string {
 	return "cross-lingual knowledge consistency: one fact asked in English, the native script and code-mixed form under each prompting strategy (IndicKLAR)"
 }
 
-// Fields: dataset, languages, forms, strategies, reference.
+// Fields: the shared dataset and languages (its own options: Options).
 func (Study) Fields() []string {
-	return []string{"dataset", "languages", "forms", "strategies", "reference"}
+	return []string{"dataset", "languages"}
 }
 
 // Check requires languages and a dataset, and parses languages, forms and
 // strategies (defaults: native, baseline).
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
+	o := experiment.OptionsOf[Options](e)
 	if len(e.Languages) == 0 {
 		c.Add([]string{"languages"}, "languages is required for study %s", e.Study)
 	}
 	reg := lang.New()
 	experiment.List(c, "languages", e.Languages, reg.Lookup)
-	experiment.List(c, "forms", e.Forms, item.ParseForm)
-	strategies := experiment.List(c, "strategies", e.Strategies, ParseStrategy)
-	if len(e.Strategies) == 0 {
+	experiment.List(c, "forms", o.Forms, item.ParseForm)
+	strategies := experiment.List(c, "strategies", o.Strategies, ParseStrategy)
+	if len(o.Strategies) == 0 {
 		strategies = []Strategy{Baseline}
 	}
 	if e.Decoding.MaxTokens != 0 {
@@ -69,8 +70,8 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens (%d) does not apply to study %s: each strategy fixes its own token limit, as the authors' code does (%s); prompt.max_tokens sets one limit for every strategy (the paper's §4.3 says 10)",
 			e.Decoding.MaxTokens, e.Study, strings.Join(limits, ", "))
 	}
-	if e.Reference != "" {
-		if ref, err := ParseStrategy(e.Reference); err != nil {
+	if o.Reference != "" {
+		if ref, err := ParseStrategy(o.Reference); err != nil {
 			c.Add([]string{"reference"}, "reference: %v", err)
 		} else if !slices.Contains(strategies, ref) {
 			c.Add([]string{"reference"}, "reference %s is not among the strategies run", ref)
@@ -87,10 +88,11 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	}
 	c := &experiment.Checker{}
 	reg := lang.New()
+	o := experiment.OptionsOf[Options](e)
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: e.Scoring.LenientJSON,
 		Languages:  experiment.List(c, "languages", e.Languages, reg.Lookup),
-		Forms:      experiment.List(c, "forms", e.Forms, item.ParseForm),
-		Strategies: experiment.List(c, "strategies", e.Strategies, ParseStrategy),
+		Forms:      experiment.List(c, "forms", o.Forms, item.ParseForm),
+		Strategies: experiment.List(c, "strategies", o.Strategies, ParseStrategy),
 		Shots:      e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
 		PaperWording: e.Prompt.PaperWording, MaxTokens: e.Prompt.MaxTokens}
 	if len(p.Forms) == 0 {
@@ -108,18 +110,19 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 			}
 		}
 	}
-	gaps, err := e.CheckCoverage(set, asked)
+	gaps, err := e.CheckCoverage(set, asked, o.Forms)
 	if err != nil {
 		return nil, err
 	}
-	return &plan{Protocol: p, e: e, gaps: gaps}, nil
+	return &plan{Protocol: p, e: e, o: o, gaps: gaps}, nil
 }
 
 // plan is a built IndicKLAR study.
 type plan struct {
 	*Protocol
 	e    *experiment.Experiment
-	gaps string // the asked language/form pairs the dataset has no items for
+	o    *Options // the study's options
+	gaps string   // the asked language/form pairs the dataset has no items for
 }
 
 func (p *plan) Items() *item.Set { return p.Set }
@@ -219,8 +222,8 @@ func Criteria() []tables.Criterion {
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ref := ""
-	if p.e.Reference != "" {
-		r, _ := ParseStrategy(p.e.Reference)
+	if p.o.Reference != "" {
+		r, _ := ParseStrategy(p.o.Reference)
 		ref = string(r)
 	}
 	ts := append(standard(p.e.Study, p.Criteria(), rows, opt), KLAR(rows, ref, FamilyOf)...)

@@ -19,7 +19,7 @@ func build(t *testing.T, prompt experiment.PromptOptions) *experiment.Experiment
 		t.Fatal(err)
 	}
 	e := &experiment.Experiment{Name: "c", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-		Languages: []string{"en"}, Forms: []string{"english"}, Strategies: []string{"baseline-cands"}, Prompt: prompt,
+		Languages: []string{"en"}, Options: &indicklar.Options{Forms: []string{"english"}, Strategies: []string{"baseline-cands"}}, Prompt: prompt,
 		Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestJSONRuleDefault(t *testing.T) {
 	for _, lenient := range []bool{false, true} {
 		reg, _ := experiment.NewRegistry(indicklar.Study{})
 		e := &experiment.Experiment{Name: "j", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-			Languages: []string{"ja"}, Strategies: []string{"tint-en"}, Scoring: experiment.ScoringOptions{LenientJSON: lenient},
+			Languages: []string{"ja"}, Options: &indicklar.Options{Strategies: []string{"tint-en"}}, Scoring: experiment.ScoringOptions{LenientJSON: lenient},
 			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 		if err := e.Build(context.Background()); err != nil {
 			t.Fatal(err)
@@ -147,7 +147,7 @@ func TestJSONRuleDefault(t *testing.T) {
 func TestFailedCountAsWrong(t *testing.T) {
 	reg, _ := experiment.NewRegistry(indicklar.Study{})
 	e := &experiment.Experiment{Name: "f", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-		Languages: []string{"ja"}, Strategies: []string{"2step-en"}, Sample: 3, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		Languages: []string{"ja"}, Options: &indicklar.Options{Strategies: []string{"2step-en"}}, Sample: 3, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestReference(t *testing.T) {
 	for _, c := range []struct{ ref, want string }{{"", "baseline"}, {"Obj-Baseline", "baseline-cands"}} {
 		reg, _ := experiment.NewRegistry(indicklar.Study{})
 		e := &experiment.Experiment{Name: "r", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-			Languages: []string{"ja"}, Strategies: []string{"baseline", "baseline-cands", "tint-en"}, Reference: c.ref, Sample: 4,
+			Languages: []string{"ja"}, Options: &indicklar.Options{Strategies: []string{"baseline", "baseline-cands", "tint-en"}, Reference: c.ref}, Sample: 4,
 			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 		if err := e.Build(context.Background()); err != nil {
 			t.Fatal(err)
@@ -246,7 +246,7 @@ func TestReference(t *testing.T) {
 	}
 	reg, _ := experiment.NewRegistry(indicklar.Study{})
 	e := &experiment.Experiment{Name: "r", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "x"}, Languages: []string{"ja"},
-		Strategies: []string{"tint-en"}, Reference: "baseline", Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		Options: &indicklar.Options{Strategies: []string{"tint-en"}, Reference: "baseline"}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if probs := e.Validate(); len(probs) != 1 || !strings.Contains(probs.Error(), "reference baseline is not among the strategies run") {
 		t.Errorf("reference not run: %v", probs)
 	}

@@ -35,18 +35,20 @@ func (Study) About() string {
 	return "multilingual factual QA in 20 languages, scored by an LLM judge beside exact substring and word overlap (IndicQuest)"
 }
 
-// Fields: dataset, languages, judge_prompt, human_labels.
+// Fields: the shared dataset, languages and human_labels (its own
+// options: Options).
 func (Study) Fields() []string {
-	return []string{"dataset", "languages", "judge_prompt", "human_labels"}
+	return []string{"dataset", "languages", "human_labels"}
 }
 
 // Check requires a judge and a dataset; judge_prompt is v1 or v2.
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 	experiment.List(c, "languages", e.Languages, lang.New().Lookup)
-	switch e.JudgePrompt {
+	o := experiment.OptionsOf[Options](e)
+	switch o.JudgePrompt {
 	case "", "v1", "v2":
 	default:
-		c.Add([]string{"judge_prompt"}, "judge_prompt %q: want v1 or v2", e.JudgePrompt)
+		c.Add([]string{"judge_prompt"}, "judge_prompt %q: want v1 or v2", o.JudgePrompt)
 	}
 	if e.Judge == nil {
 		c.Add(nil, "study indicquest needs a judge (name, served_name)")
@@ -61,7 +63,7 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		return nil, err
 	}
 	p := &Protocol{Set: set, Languages: experiment.List(&experiment.Checker{}, "languages", e.Languages, lang.New().Lookup),
-		Judge: e.Judge.Name, JudgeV1: e.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
+		Judge: e.Judge.Name, JudgeV1: experiment.OptionsOf[Options](e).JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	var asked []string
 	for _, l := range p.Languages {
 		asked = append(asked, l.ISO3)

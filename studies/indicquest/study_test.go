@@ -24,7 +24,7 @@ func TestLexicalRulesAndGrades(t *testing.T) {
 	}
 	for _, normalized := range []bool{false, true} {
 		reg, _ := experiment.NewRegistry(indicquest.Study{})
-		e := &experiment.Experiment{Name: "q", Study: "indicquest", Studies: reg, Dataset: &experiment.Dataset{Path: dir}, JudgePrompt: "v1",
+		e := &experiment.Experiment{Name: "q", Study: "indicquest", Studies: reg, Dataset: &experiment.Dataset{Path: dir}, Options: &indicquest.Options{JudgePrompt: "v1"},
 			Judge: &experiment.Model{Name: "judge", ServedName: "J"}, Scoring: experiment.ScoringOptions{NormalizedLexical: normalized},
 			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 		if err := e.Build(context.Background()); err != nil {

@@ -59,12 +59,9 @@ func (File) About() string {
 	return "sends each line of a JSON Lines request file to every model; no gold answers (records, latency and failures only)"
 }
 
-// Fields: requests (the file).
-func (File) Fields() []string { return []string{"requests"} }
-
 // Check requires the file's name.
 func (File) Check(e *experiment.Experiment, c *experiment.Checker) {
-	if e.Requests == "" {
+	if experiment.OptionsOf[FileOptions](e).Requests == "" {
 		c.Add([]string{"requests"}, "study requests needs a requests file")
 	}
 }
@@ -72,7 +69,8 @@ func (File) Check(e *experiment.Experiment, c *experiment.Checker) {
 // Build reads nothing: the file's lines are read as they are sent (the
 // experiment checked that it exists).
 func (File) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return fileLines(e.Resolve(e.Requests)) }}, nil
+	path := e.Resolve(experiment.OptionsOf[FileOptions](e).Requests)
+	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return fileLines(path) }}, nil
 }
 
 // Synthetic is the "synthetic" study: synthetic.count generated chat requests.
@@ -86,19 +84,16 @@ func (Synthetic) About() string {
 	return "generates distinct chat prompts for benchmarks and smoke tests; no gold answers"
 }
 
-// Fields: synthetic.
-func (Synthetic) Fields() []string { return []string{"synthetic"} }
-
 // Check requires a positive count.
 func (Synthetic) Check(e *experiment.Experiment, c *experiment.Checker) {
-	if e.Synthetic == nil || e.Synthetic.Count <= 0 {
+	if g := experiment.OptionsOf[SyntheticOptions](e).Synthetic; g == nil || g.Count <= 0 {
 		c.Add([]string{"synthetic", "count"}, "synthetic.count must be positive")
 	}
 }
 
 // Build needs nothing from the disk.
 func (Synthetic) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	n := e.Synthetic.Count
+	n := experiment.OptionsOf[SyntheticOptions](e).Synthetic.Count
 	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return syntheticLines(n) }}, nil
 }
 

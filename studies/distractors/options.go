@@ -1,0 +1,33 @@
+package distractors
+
+import "github.com/bhashalab/bhasha/studies/experiment"
+
+// Options are the distractor study's own options (top-level keys of the
+// experiment file); the dataset and human_labels are shared fields of the
+// experiment.
+type Options struct {
+	// Conditions are the distractor conditions run (default: all eight).
+	Conditions []string `yaml:"conditions"`
+	// Notes override the distractor notes by language (es, hi, zh).
+	Notes map[string]string `yaml:"notes"`
+	// Paragraph overrides the unrelated paragraph.
+	Paragraph string `yaml:"paragraph"`
+}
+
+// Options is a new zero Options: the study's YAML keys.
+func (Study) Options() any { return new(Options) }
+
+// WithConditions sets the distractor conditions (YAML conditions:).
+func WithConditions(names ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Conditions = names })
+}
+
+// WithNotes overrides the distractor notes by language: es, hi, zh (YAML notes:).
+func WithNotes(notes map[string]string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Notes = notes })
+}
+
+// WithParagraph overrides the unrelated paragraph (YAML paragraph:).
+func WithParagraph(text string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Paragraph = text })
+}

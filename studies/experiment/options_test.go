@@ -1,0 +1,204 @@
+package experiment_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/internal/toystudy"
+	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/distractors"
+	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/indicklar"
+)
+
+// withToy is the built-in studies and the toy study a program registers.
+func withToy(t *testing.T) *experiment.Registry {
+	t.Helper()
+	reg := studies.Builtin()
+	if err := reg.Add(toystudy.Study{}); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// A study registered by a program declares its own YAML option: the file
+// sets it where the built-in studies' options are (top level), Build reads
+// it, a bad value is refused at its line, a mistyped key is named with the
+// nearest one, and the option set for another study (or another study's
+// option set for it) is refused naming the study it applies to.
+func TestStudyOwnOption(t *testing.T) {
+	const (
+		toy   = "name: t\nstudy: toy\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\n"
+		klar  = "name: k\nstudy: indicklar\ndataset: {path: ../../testdata/indicklar/project_page_demo_hin_excerpt.json}\nlanguages: [hin]\n"
+		model = "models: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n"
+	)
+	cases := []struct {
+		name, yaml string
+		tokens     int      // the token limit of the requests built (0: refused)
+		want       []string // the problems, when refused
+	}{
+		{"default", toy + model, 16, nil},
+		{"set", toy + "answer_tokens: 4\n" + model, 4, nil},
+		{"empty is not set", toy + "answer_tokens:\n" + model, 16, nil},
+		{"out of range", toy + "answer_tokens: -3\n" + model, 0, []string{"line 4: answer_tokens -3: want 1 to 4096"}},
+		{"not a number", toy + "answer_tokens: lots\n" + model, 0, []string{"line 4: cannot unmarshal !!str `lots` into int"}},
+		{"mistyped", toy + "answer_token: 4\n" + model, 0, []string{`line 4: unknown key "answer_token": did you mean "answer_tokens"?`}},
+		{"for another study", klar + "answer_tokens: 4\n" + model, 0, []string{"line 5: answer_tokens does not apply to study indicklar (it applies to toy)"}},
+		{"another study's option", toy + model + "strategies: [tint-en]\nconditions: [hi]\n", 0, []string{
+			"line 5: strategies does not apply to study toy (it applies to indicklar)", "line 6: conditions does not apply to study toy (it applies to mdi)"}},
+		{"a shared field it does not read", toy + "languages: [hin]\n" + model, 0, []string{"line 4: languages does not apply to study toy (it applies to indicklar, indicquest)"}},
+	}
+	for _, c := range cases {
+		e, err := experiment.Parse(context.Background(), []byte(c.yaml), "x.yaml", experiment.LoadOptions{Studies: withToy(t)})
+		if c.want != nil {
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+				continue
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: error lacks %q:\n%v", c.name, w, err)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n  "); n != len(c.want) {
+				t.Errorf("%s: %d problems, want %d:\n%v", c.name, n, len(c.want), err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for r, err := range e.StreamStage(1, nil, nil) {
+			if err != nil || r.Decoding.MaxTokens != c.tokens {
+				t.Errorf("%s: max_tokens %d (%v), want %d", c.name, r.Decoding.MaxTokens, err, c.tokens)
+			}
+			break
+		}
+	}
+}
+
+// Options set in Go with a study's setters: the study's own are read, and
+// another study's are refused naming the study, as in YAML (without lines).
+func TestStudyOptionsInGo(t *testing.T) {
+	ds := &experiment.Dataset{Path: "../../testdata/triviaqa/triviaqa_small.jsonl"}
+	models := []experiment.Model{{Name: "m", ServedName: "M"}}
+	cases := []struct {
+		name  string
+		study string
+		opts  []experiment.Option
+		want  string // "" when valid
+	}{
+		{"own", "toy", []experiment.Option{toystudy.AnswerTokens(5)}, ""},
+		{"own, twice", "mdi", []experiment.Option{distractors.WithConditions("hi"), distractors.WithParagraph("p")}, ""},
+		{"another study's first", "mdi", []experiment.Option{toystudy.AnswerTokens(5), distractors.WithConditions("hi")}, "answer_tokens does not apply to study mdi (it applies to toy)"},
+		{"another study's after", "toy", []experiment.Option{toystudy.AnswerTokens(5), indicklar.WithStrategies("tint-en")}, "strategies does not apply to study toy (it applies to indicklar)"},
+		{"bad value", "toy", []experiment.Option{toystudy.AnswerTokens(5000)}, "answer_tokens 5000: want 1 to 4096 (or absent for 16)"},
+	}
+	for _, c := range cases {
+		e := &experiment.Experiment{Name: "g", Study: c.study, Studies: withToy(t), Dataset: ds, Models: models}
+		for _, o := range c.opts {
+			o(e)
+		}
+		for range 2 { // a second validation says the same
+			probs := e.Validate()
+			switch {
+			case c.want == "" && len(probs) > 0:
+				t.Errorf("%s: %v", c.name, probs)
+			case c.want != "" && (len(probs) != 1 || probs[0].Msg != c.want || probs[0].Line != 0):
+				t.Errorf("%s: %v, want %q", c.name, probs, c.want)
+			}
+		}
+		if err := e.Build(context.Background()); (err == nil) != (c.want == "") {
+			t.Errorf("%s: Build: %v", c.name, err)
+		}
+	}
+}
+
+// The experiment.yaml copy of a run holds every option set, the study's
+// own beside the shared ones, its files made absolute; read back, it is
+// the same experiment.
+func TestPortableKeepsOptions(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "r.jsonl", `{"item":"1","kind":"completion","prompt":"p"}`+"\n")
+	for _, f := range []string{"smoke-indicklar.yaml", "smoke-mdi.yaml", "smoke-indicquest.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			e, err := load(filepath.Join("..", "..", "testdata", "experiments", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			roundTrip(t, e)
+		})
+	}
+	t.Run("requests", func(t *testing.T) {
+		e, err := load(write(t, dir, "e.yaml", "name: e\nrequests: r.jsonl\nmodels: [{name: a, served_name: A, endpoints: [http://h/v1]}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := roundTrip(t, e)
+		if !strings.Contains(string(b), "requests: "+filepath.Join(dir, "r.jsonl")) {
+			t.Errorf("the requests file is not absolute:\n%s", b)
+		}
+	})
+	t.Run("toy", func(t *testing.T) {
+		e, err := experiment.Parse(context.Background(), []byte("name: t\nstudy: toy\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\nanswer_tokens: 7\nmodels: [{name: m, served_name: M}]\n"),
+			"t.yaml", experiment.LoadOptions{Studies: withToy(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Portable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := experiment.Parse(context.Background(), b, "copy.yaml", experiment.LoadOptions{Studies: withToy(t)})
+		if err != nil || experiment.OptionsOf[toystudy.Options](back).AnswerTokens != 7 {
+			t.Errorf("toy copy: %v\n%s", err, b)
+		}
+	})
+}
+
+// roundTrip checks that the portable copy of e parses to the same
+// experiment (shared fields and options), and returns it.
+func roundTrip(t *testing.T, e *experiment.Experiment) []byte {
+	t.Helper()
+	b, err := e.Portable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := experiment.Parse(context.Background(), b, "/elsewhere/experiment.yaml", experiment.LoadOptions{Studies: studies.Builtin()})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if back.Study != e.Study || !slices.Equal(back.Languages, e.Languages) || back.Sample != e.Sample || !reflect.DeepEqual(back.Prompt, e.Prompt) {
+		t.Errorf("shared fields differ: %+v vs %+v", back, e)
+	}
+	b2, err := back.Portable()
+	if err != nil || string(b2) != string(b) {
+		t.Errorf("the copy's copy differs (%v):\n%s\nvs\n%s", err, b2, b)
+	}
+	if reflect.TypeOf(back.Options) != reflect.TypeOf(e.Options) || reflect.ValueOf(e.Options).Elem().IsZero() != reflect.ValueOf(back.Options).Elem().IsZero() {
+		t.Errorf("options %#v, want %#v", back.Options, e.Options)
+	}
+	return b
+}
+
+// sharedKeyStudy declares an option spelt as a shared field's key.
+type sharedKeyStudy struct{ toystudy.Study }
+
+func (sharedKeyStudy) Name() string { return "clash" }
+func (sharedKeyStudy) Options() any {
+	return new(struct {
+		Sample int `yaml:"sample"`
+	})
+}
+
+// A study whose own option reuses a shared field's key is not registered.
+func TestOptionKeyClash(t *testing.T) {
+	if err := studies.Builtin().Add(sharedKeyStudy{}); err == nil || !strings.Contains(err.Error(), `its option "sample" is a shared field`) {
+		t.Errorf("registered: %v", err)
+	}
+}
