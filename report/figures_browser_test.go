@@ -16,6 +16,8 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/browsertest"
+	"github.com/bhashalab/bhasha/studies/indicklar"
+	"github.com/bhashalab/bhasha/studies/indicquest"
 )
 
 // probeJS reads every chart back from the page once ECharts drew it:
@@ -117,12 +119,17 @@ func TestFiguresDrawWhatTheTablesHold(t *testing.T) {
 	for i := range 120 {
 		answers.Rows = append(answers.Rows, []any{"m", fmt.Sprint(i), "hin", strings.Repeat("a long prompt ", 20), "an-unbreakable-response-" + strings.Repeat("x", 300), "gold"})
 	}
-	rich, err := Figures([]*tables.Table{fp, mx, dom})
+	rich, err := figuresOf(indicklar.Figures([]*tables.Table{fp, mx}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quest, err := figuresOf(indicquest.Figures([]*tables.Table{dom}))
+	rich = append(rich, quest...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := tables.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
-	empty, err := Figures(one)
+	empty, err := figuresOf(indicklar.Figures(one))
 	if err != nil {
 		t.Fatal(err)
 	}

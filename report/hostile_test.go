@@ -18,6 +18,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/studies/distractors"
+	"github.com/bhashalab/bhasha/studies/indicquest"
 )
 
 // hostileModels are model names that would leave the figures folder, put
@@ -40,7 +42,12 @@ func hostileFigures(t *testing.T) ([]*tables.Table, []Figure) {
 			dom.Rows = append(dom.Rows, []any{m, "hin", d, "judge", 1, 2, 0.5})
 		}
 	}
-	figs, err := Figures([]*tables.Table{mdi, dom})
+	figs, err := figuresOf(distractors.Figures([]*tables.Table{mdi}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quest, err := figuresOf(indicquest.Figures([]*tables.Table{dom}))
+	figs = append(figs, quest...)
 	if err != nil {
 		t.Fatal(err)
 	}

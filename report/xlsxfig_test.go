@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // Every figure but the Sankey reaches the workbook's figures sheet as its
@@ -23,7 +24,7 @@ func TestWorkbookFigures(t *testing.T) {
 		[]any{"m", "hin", 8, 60.0, 0.5, nil, nil, nil, nil}, []any{"m", "tam", 8, 90.0, 0.25, nil, nil, nil, nil})
 	fp := table("flip_points", []string{"model", "language", "path", "step", "from", "flipped"},
 		[]any{"m", "hin", "strategy", "tint-cm", 5, 2}, []any{"m", "hin", "strategy", "tint-en", 3, 1})
-	figs, err := Figures([]*tables.Table{acc, mx, rel, tok, fp})
+	figs, err := figuresOf(indicklar.Figures([]*tables.Table{acc, mx, rel, tok, fp}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // printPage is a workbook of every sheet kind: tables (one with a long
@@ -35,7 +36,7 @@ func printPage(t *testing.T) Page {
 	tok := table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
 		[]any{"m", "hin", 8, 60.0, 0.5, -0.9, 0.01, -0.8, 0.2}, []any{"m", "tam", 8, 90.0, 0.25, -0.9, 0.01, -0.8, 0.2},
 		[]any{"m", "ben", 8, 75.0, 0.375, -0.9, 0.01, -0.8, 0.2})
-	figs, err := Figures([]*tables.Table{acc, mx, tok})
+	figs, err := figuresOf(indicklar.Figures([]*tables.Table{acc, mx, tok}))
 	if err != nil {
 		t.Fatal(err)
 	}
