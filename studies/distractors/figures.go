@@ -22,7 +22,7 @@ func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
 	n := map[key]int{}
 	var models []string
 	for _, r := range acc.Rows {
-		if acc.Str(r, "strategy") != "qa" {
+		if acc.Str(r, "strategy") != StrategyQA {
 			continue
 		}
 		m := acc.Str(r, "metric")
@@ -78,7 +78,7 @@ func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
 	var models []string
 	n := 0
 	for _, r := range acc.Rows {
-		if acc.Str(r, "metric") != "distractor_switch" || acc.Str(r, "strategy") != "qa" {
+		if acc.Str(r, "metric") != "distractor_switch" || acc.Str(r, "strategy") != StrategyQA {
 			continue
 		}
 		m := acc.Str(r, "model")
@@ -133,7 +133,7 @@ func Decomposition(dec *tables.Table, order []string) ([]chart.Figure, error) {
 		})
 		clean := math.NaN()
 		for _, r := range rows {
-			if dec.Str(r, "condition") == "clean" {
+			if dec.Str(r, "condition") == string(Clean) {
 				clean = dec.Num(r, "halluc_rate")
 			}
 		}

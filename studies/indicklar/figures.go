@@ -6,7 +6,11 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
+
+// The plan draws its figures (experiment.Figurer).
+var _ experiment.Figurer = (*plan)(nil)
 
 // Figures draws the paper's figures from the plan's tables (Figures).
 func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }

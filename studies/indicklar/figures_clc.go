@@ -94,7 +94,7 @@ func FamilyCLC(mf, co *tables.Table) ([]chart.Figure, error) {
 	langs := 0
 	for _, r := range co.Rows {
 		in, ok := models[co.Str(r, "model")]
-		if !ok || co.Str(r, "form") != "native" || math.IsNaN(co.Num(r, "clc")) {
+		if !ok || co.Str(r, "form") != string(item.Native) || math.IsNaN(co.Num(r, "clc")) {
 			continue
 		}
 		k := key{in.family, co.Str(r, "strategy")}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
@@ -19,7 +20,7 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 	ns := map[key]int{}
 	for _, r := range acc.Rows {
 		s := acc.Str(r, "strategy")
-		if acc.Str(r, "metric") != "correct" || (s != "baseline" && s != "baseline-cands") {
+		if acc.Str(r, "metric") != "correct" || (s != string(Baseline) && s != string(BaselineCands)) {
 			continue
 		}
 		k := key{acc.Str(r, "model"), s}
@@ -42,7 +43,7 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 	for _, k := range keys {
 		var langs []string
 		for f, m := range rates[k] {
-			if f == "english" {
+			if f == string(item.English) {
 				continue
 			}
 			for l := range m {
@@ -54,14 +55,14 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 		sort.Strings(langs)
 		var names []string
 		var values [][]chart.Estimate
-		for _, f := range []string{"english", "native", "code-mixed"} {
+		for _, f := range []string{string(item.English), string(item.Native), string(item.CodeMixed)} {
 			m, ok := rates[k][f]
 			if !ok {
 				continue
 			}
 			row := make([]chart.Estimate, len(langs))
 			for i, l := range langs {
-				if f == "english" { // one English score, the same for every language
+				if f == string(item.English) { // one English score, the same for every language
 					l = "eng"
 				}
 				row[i] = chart.Lookup(m, l)
@@ -85,7 +86,7 @@ func formList(forms []string) string {
 	words := make([]string, len(forms))
 	for i, f := range forms {
 		words[i] = f
-		if f == "english" {
+		if f == string(item.English) {
 			words[i] = "English"
 		}
 	}

@@ -36,7 +36,7 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 		holm := map[[2]string]float64{}
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
-			if f := st.Str(r, "form"); f != "native" {
+			if f := st.Str(r, "form"); f != string(item.Native) {
 				if !slices.Contains(forms, f) {
 					forms = append(forms, f)
 				}
@@ -147,22 +147,23 @@ func Romanization(acc *tables.Table) ([]chart.Figure, error) {
 	sort.Strings(models)
 	var out []chart.Figure
 	for _, m := range models {
-		rom, first := est[key{m, "ablation-romanized", "native"}], est[key{m, "2step-translit", "native"}]
+		native := string(item.Native)
+		rom, first := est[key{m, string(Romanized), native}], est[key{m, string(TwoStepTranslit), native}]
 		if rom == nil && first == nil {
 			continue
 		}
-		base := "baseline-cands"
-		if est[key{m, base, "native"}] == nil {
-			base = "baseline"
+		base := string(BaselineCands)
+		if est[key{m, base, native}] == nil {
+			base = string(Baseline)
 		}
 		bars := []struct {
 			name string
 			k    key
 		}{
-			{"native (" + base + ")", key{m, base, "native"}},
-			{"romanized (ablation-romanized)", key{m, "ablation-romanized", "native"}},
-			{"code-mixed (" + base + ")", key{m, base, "code-mixed"}},
-			{"romanized by the model first (2step-translit)", key{m, "2step-translit", "native"}},
+			{"native (" + base + ")", key{m, base, native}},
+			{"romanized (ablation-romanized)", key{m, string(Romanized), native}},
+			{"code-mixed (" + base + ")", key{m, base, string(item.CodeMixed)}},
+			{"romanized by the model first (2step-translit)", key{m, string(TwoStepTranslit), native}},
 		}
 		var langs []string
 		for _, e := range []map[string]chart.Estimate{rom, first} {
@@ -276,10 +277,10 @@ func FlipSankey(fp *tables.Table) ([]chart.Figure, error) {
 			models = append(models, m)
 		}
 		switch fp.Str(r, "step") {
-		case "tint-cm":
+		case string(TinTCM):
 			by[m].from1 += int(fp.Num(r, "from"))
 			by[m].flip1 += int(fp.Num(r, "flipped"))
-		case "tint-en":
+		case string(TinTEN):
 			by[m].from2 += int(fp.Num(r, "from"))
 			by[m].flip2 += int(fp.Num(r, "flipped"))
 		}

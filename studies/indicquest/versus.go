@@ -12,6 +12,9 @@ import (
 //go:embed published/*.csv
 var publishedFS embed.FS
 
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ experiment.Publisher = (*plan)(nil)
+
 // Published reads the numbers transcribed from the paper, for the
 // report's versus_paper table (experiment.Publisher).
 func (p *plan) Published() ([]experiment.PublishedValue, error) { return Published() }
