@@ -18,8 +18,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/studies/distractors"
-	"github.com/bhashalab/bhasha/studies/indicquest"
 )
 
 // hostileModels are model names that would leave the figures folder, put
@@ -42,15 +40,7 @@ func hostileFigures(t *testing.T) ([]*tables.Table, []Figure) {
 			dom.Rows = append(dom.Rows, []any{m, "hin", d, "judge", 1, 2, 0.5})
 		}
 	}
-	figs, err := figuresOf(distractors.Figures([]*tables.Table{mdi}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	quest, err := figuresOf(indicquest.Figures([]*tables.Table{dom}))
-	figs = append(figs, quest...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	figs := drawn(t, "hostile") // drawn from these tables (studies' TestReportFixtures)
 	// and a figure made by hand, not by Figures: its text too is shown visibly
 	figs = append(figs, Figure{Name: "../../hand\x00made", Caption: "x", Option: json.RawMessage(`{"title":{"text":"hand\u0000made \u001b[31m"}}`)})
 	return []*tables.Table{mdi, dom}, figs

@@ -17,7 +17,6 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // The LibreOffice checks of the workbook: converted to PDF (soffice), its
@@ -212,21 +211,14 @@ func TestWorkbookPrintsInLibreOffice(t *testing.T) {
 	}
 
 	// The scatter alone: its three points drawn in the first series' colour.
-	tok := p.Tables[5]
-	figs, err := figuresOf(indicklar.Figures([]*tables.Table{tok}))
-	if err != nil || len(figs) == 0 {
-		t.Fatalf("tokenization figures %d: %v", len(figs), err)
-	}
+	figs := drawn(t, "print_scatter") // from p.Tables[5] (studies' TestReportFixtures)
 	scatter := toPDF(t, Page{Title: "scatter", Figures: figs[:1]}, dir, "scatter")
 	img, file := pagePNG(t, scatter, pageWith(t, scatter, "prompt length against accuracy"), 100)
 	if n := near(img, chart.Palette()[0], 40); n < 60 {
 		t.Errorf("the scatter's points are not drawn (%d pixels of %s in %s)", n, chart.Palette()[0], file)
 	}
 	// Fig. 2 alone: its five bars each with a whisker.
-	figs, err = figuresOf(indicklar.Figures([]*tables.Table{p.Tables[0]}))
-	if err != nil || len(figs) == 0 {
-		t.Fatalf("accuracy figures %d: %v", len(figs), err)
-	}
+	figs = drawn(t, "print_bars") // from p.Tables[0]
 	bars := toPDF(t, Page{Title: "bars", Figures: figs[:1]}, dir, "bars")
 	img, file = pagePNG(t, bars, pageWith(t, bars, "accuracy by form"), 100)
 	if n := near(img, chart.Palette()[0], 40); n < 500 {
