@@ -13,6 +13,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
@@ -124,7 +125,10 @@ func BenchmarkReport6M(b *testing.B) {
 		for _, t := range ts {
 			t.Simulated = true
 		}
-		figs, err := report.Figures(ts)
+		figs, err := indicklar.Figures(ts)
+		if err == nil {
+			figs, err = chart.Finish(figs)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}

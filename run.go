@@ -614,7 +614,7 @@ func (r *Results) buildPage() (report.Page, error) {
 	if err := r.score(); err != nil {
 		return report.Page{}, err
 	}
-	figs, err := report.Figures(r.tables)
+	figs, err := r.exp.Figures(r.tables)
 	if err != nil {
 		return report.Page{}, err
 	}
@@ -653,26 +653,11 @@ func (r *Results) buildPage() (report.Page, error) {
 	ts := r.tables
 	// The papers' published numbers beside the run's, first, when the run
 	// measured any of them.
-	if pub, err := report.Published(); err != nil {
+	if v, err := r.exp.VersusPaper(r.tables); err != nil {
 		return report.Page{}, err
-	} else {
-		served := map[string]string{}
-		for _, md := range r.exp.Models {
-			served[md.Name] = md.ServedName
-		}
-		var acc, clc *Table
-		for _, t := range r.tables {
-			switch t.Name {
-			case "accuracy":
-				acc = t
-			case "clc_mean":
-				clc = t
-			}
-		}
-		if v := report.Versus(pub, acc, clc, served); len(v.Rows) > 0 {
-			ts = append([]*Table{v}, ts...)
-			infos = append([]TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}, infos...)
-		}
+	} else if v != nil && len(v.Rows) > 0 {
+		ts = append([]*Table{v}, ts...)
+		infos = append([]TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}, infos...)
 	}
 	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
@@ -742,9 +727,9 @@ func (r *Results) XLSX(w io.Writer) error {
 	return report.WriteXLSX(w, p)
 }
 
-// Figures are the run's figures, in report order (report.Figures: the
-// papers' figures its tables allow, each with its caption, n, and
-// SIMULATED when it is).
+// Figures are the run's figures, in report order (the study's plan
+// draws them from its tables, experiment.Figurer: the paper's figures its
+// tables allow, each with its caption, n, and SIMULATED when it is).
 func (r *Results) Figures() ([]report.Figure, error) {
 	p, err := r.page()
 	return p.Figures, err

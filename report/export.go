@@ -18,6 +18,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // Exports are paper-ready files: every table as CSV and as a LaTeX
@@ -65,7 +66,7 @@ func WriteExports(ctx context.Context, dir string, p Page, browser string) error
 	figs := make([]Figure, len(p.Figures))
 	files := make([]string, len(p.Figures))
 	for i, f := range p.Figures {
-		o, err := visibleOption(f.Option)
+		o, err := chart.VisibleOption(f.Option)
 		if err != nil {
 			return fmt.Errorf("figure %q: %w", f.Name, err)
 		}
@@ -187,39 +188,4 @@ func wellFormed(doc string) error {
 			return err
 		}
 	}
-}
-
-// visibleOption is an ECharts option with every string in it (titles,
-// labels, series and category names, tooltips) shown as tables.Visible
-// does; the option itself when none changes.
-func visibleOption(o json.RawMessage) (json.RawMessage, error) {
-	var v any
-	if err := json.Unmarshal(o, &v); err != nil {
-		return nil, err
-	}
-	changed := false
-	var walk func(any) any
-	walk = func(x any) any {
-		switch y := x.(type) {
-		case string:
-			if s := tables.Visible(y); s != y {
-				changed = true
-				return s
-			}
-		case []any:
-			for i := range y {
-				y[i] = walk(y[i])
-			}
-		case map[string]any:
-			for k := range y {
-				y[k] = walk(y[k])
-			}
-		}
-		return x
-	}
-	v = walk(v)
-	if !changed {
-		return o, nil
-	}
-	return json.Marshal(v)
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/browsertest"
-	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // probeJS reads every chart back from the page once ECharts drew it:
@@ -111,23 +110,11 @@ func drawPage(t *testing.T, p Page) probed {
 // their ends written, an empty figure says why, and a wide, long table
 // scrolls inside its box.
 func TestFiguresDrawWhatTheTablesHold(t *testing.T) {
-	fp, mx := flipTable(), clcTable()
-	dom := table("domains", []string{"model", "language", "domain", "protocol", "k", "n", "rate"},
-		[]any{"m", "hin", "History", "judge", 3, 4, 0.75}, []any{"m", "eng", "History", "judge", 2, 4, 0.5}, []any{"m", "hin", "Politics", "judge", 1, 4, 0.25})
 	answers := table("answers", []string{"model", "item", "language", "prompt", "response", "gold"})
 	for i := range 120 {
 		answers.Rows = append(answers.Rows, []any{"m", fmt.Sprint(i), "hin", strings.Repeat("a long prompt ", 20), "an-unbreakable-response-" + strings.Repeat("x", 300), "gold"})
 	}
-	rich, err := Figures([]*tables.Table{fp, mx, dom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	one := indicklar.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
-	empty, err := Figures(one)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs := append(rich, empty...)
+	figs := append(drawn(t, "browser"), drawn(t, "browser_empty")...)
 	p := drawPage(t, Page{Title: "figures", Figures: figs, Tables: []*tables.Table{answers}})
 	if len(p.Charts) != len(figs) {
 		t.Fatalf("%d charts on the page, %d figures", len(p.Charts), len(figs))

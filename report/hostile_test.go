@@ -40,10 +40,7 @@ func hostileFigures(t *testing.T) ([]*tables.Table, []Figure) {
 			dom.Rows = append(dom.Rows, []any{m, "hin", d, "judge", 1, 2, 0.5})
 		}
 	}
-	figs, err := Figures([]*tables.Table{mdi, dom})
-	if err != nil {
-		t.Fatal(err)
-	}
+	figs := drawn(t, "hostile") // drawn from these tables (studies' TestReportFixtures)
 	// and a figure made by hand, not by Figures: its text too is shown visibly
 	figs = append(figs, Figure{Name: "../../hand\x00made", Caption: "x", Option: json.RawMessage(`{"title":{"text":"hand\u0000made \u001b[31m"}}`)})
 	return []*tables.Table{mdi, dom}, figs

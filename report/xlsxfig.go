@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // echartsOption is the part of an ECharts option a workbook chart needs.
@@ -599,8 +601,8 @@ func heatScale(b block) excelize.ConditionalFormatOptions {
 // errCol on, and returns the last row the chart covers.
 func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errCol int, simulated bool) (int, error) {
 	var series []excelize.ChartSeries
-	var errs [][2]string // each series' error bars: the minus and plus references ("": none)
-	colours := palette() // the HTML figures' colours
+	var errs [][2]string       // each series' error bars: the minus and plus references ("": none)
+	colours := chart.Palette() // the HTML figures' colours
 	first := errCol
 	for j, c := range b.series {
 		colour := colours[j%len(colours)]

@@ -3,30 +3,13 @@ package report
 import (
 	"strings"
 	"testing"
-
-	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // Every figure but the Sankey reaches the workbook's figures sheet as its
 // data and a native chart of the same kind (the heatmap as a colour-scaled
 // grid); the whisker segments of Fig. 2 are not a series.
 func TestWorkbookFigures(t *testing.T) {
-	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
-		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25, 0.07, 0.59},
-		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5, 0.22, 0.78},
-		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125, 0.02, 0.47})
-	mx := table("clc_matrix", []string{"model", "form", "upper", "lower", "row", "col", "jaccard"},
-		[]any{"m", "native", "baseline", "tint-cm", "ben", "hin", 0.5}, []any{"m", "native", "baseline", "tint-cm", "hin", "ben", 0.75})
-	rel := table("relations", []string{"model", "strategy", "language", "form", "relation", "k", "n"},
-		[]any{"m", "baseline", "hin", "native", "capital", 1, 4}, []any{"m", "baseline", "hin", "native", "language", 2, 4}, []any{"m", "baseline", "hin", "native", "instrument", 3, 4})
-	tok := table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
-		[]any{"m", "hin", 8, 60.0, 0.5, nil, nil, nil, nil}, []any{"m", "tam", 8, 90.0, 0.25, nil, nil, nil, nil})
-	fp := table("flip_points", []string{"model", "language", "path", "step", "from", "flipped"},
-		[]any{"m", "hin", "strategy", "tint-cm", 5, 2}, []any{"m", "hin", "strategy", "tint-en", 3, 1})
-	figs, err := Figures([]*tables.Table{acc, mx, rel, tok, fp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	figs := drawn(t, "workbook") // Fig. 2, CLC, relations, tokenization and flip points
 	f := readBack(t, Page{Title: "figs", Simulated: true, Figures: figs})
 	rows, err := f.GetRows("figures")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // The LibreOffice checks of the workbook: converted to PDF (soffice), its
@@ -210,25 +211,18 @@ func TestWorkbookPrintsInLibreOffice(t *testing.T) {
 	}
 
 	// The scatter alone: its three points drawn in the first series' colour.
-	tok := p.Tables[5]
-	figs, err := Figures([]*tables.Table{tok})
-	if err != nil || len(figs) == 0 {
-		t.Fatalf("tokenization figures %d: %v", len(figs), err)
-	}
+	figs := drawn(t, "print_scatter") // from p.Tables[5] (studies' TestReportFixtures)
 	scatter := toPDF(t, Page{Title: "scatter", Figures: figs[:1]}, dir, "scatter")
 	img, file := pagePNG(t, scatter, pageWith(t, scatter, "prompt length against accuracy"), 100)
-	if n := near(img, palette()[0], 40); n < 60 {
-		t.Errorf("the scatter's points are not drawn (%d pixels of %s in %s)", n, palette()[0], file)
+	if n := near(img, chart.Palette()[0], 40); n < 60 {
+		t.Errorf("the scatter's points are not drawn (%d pixels of %s in %s)", n, chart.Palette()[0], file)
 	}
 	// Fig. 2 alone: its five bars each with a whisker.
-	figs, err = Figures([]*tables.Table{p.Tables[0]})
-	if err != nil || len(figs) == 0 {
-		t.Fatalf("accuracy figures %d: %v", len(figs), err)
-	}
+	figs = drawn(t, "print_bars") // from p.Tables[0]
 	bars := toPDF(t, Page{Title: "bars", Figures: figs[:1]}, dir, "bars")
 	img, file = pagePNG(t, bars, pageWith(t, bars, "accuracy by form"), 100)
-	if n := near(img, palette()[0], 40); n < 500 {
-		t.Errorf("the first series' bars are not drawn in its colour, the HTML figures' (%d pixels of %s in %s)", n, palette()[0], file)
+	if n := near(img, chart.Palette()[0], 40); n < 500 {
+		t.Errorf("the first series' bars are not drawn in its colour, the HTML figures' (%d pixels of %s in %s)", n, chart.Palette()[0], file)
 	}
 	if n := verticalRuns(img, 25); n < 5 {
 		t.Errorf("%d whiskers drawn in %s, want one on each of the 5 bars", n, file)

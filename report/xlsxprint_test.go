@@ -34,15 +34,10 @@ func printPage(t *testing.T) Page {
 	long := table("long_header", []string{"model", "a_column_whose_name_is_far_longer_than_forty_characters_rate"}, []any{"m", 0.5})
 	wide := &tables.Table{Name: "acc_clc_wide", Simulated: true, Header: []string{"model", "strategy", "hin_acc", "hin_clc"},
 		Rows: [][]any{{"m", "baseline", 0.25, 0.5}}}
-	mx := table("clc_matrix", []string{"model", "form", "upper", "lower", "row", "col", "jaccard"},
-		[]any{"m", "native", "baseline", "tint-cm", "ben", "hin", 0.5}, []any{"m", "native", "baseline", "tint-cm", "hin", "ben", 0.75})
 	tok := table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
 		[]any{"m", "hin", 8, 60.0, 0.5, -0.9, 0.01, -0.8, 0.2}, []any{"m", "tam", 8, 90.0, 0.25, -0.9, 0.01, -0.8, 0.2},
 		[]any{"m", "ben", 8, 75.0, 0.375, -0.9, 0.01, -0.8, 0.2})
-	figs, err := Figures([]*tables.Table{acc, mx, tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	figs := drawn(t, "print") // from acc, tok and a CLC matrix (studies' TestReportFixtures)
 	samples := table("answers", []string{"model", "language", "prompt", "response", "correct"},
 		[]any{"m", "hin", "Which city?", "Delhi", true}, []any{"m", "ben", "Which river?", "=Ganga", false})
 	return Page{Title: "print", Simulated: true, Tables: []*tables.Table{acc, clc, dec, long, wide, tok}, Figures: figs,

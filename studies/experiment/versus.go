@@ -1,19 +1,14 @@
-package report
+package experiment
 
 import (
-	"embed"
 	"encoding/csv"
 	"fmt"
 	"io/fs"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
-
-//go:embed published/*.csv
-var publishedFS embed.FS
 
 // PublishedValue is one number a paper printed.
 type PublishedValue struct {
@@ -21,18 +16,34 @@ type PublishedValue struct {
 	Value                                                                  float64
 }
 
-// Published reads the numbers transcribed from the three papers
-// (report/published/*.csv; see its SOURCE.md).
-func Published() ([]PublishedValue, error) {
-	files, _ := fs.Glob(publishedFS, "published/*.csv")
+// Publisher is implemented by a plan whose paper printed numbers a run
+// can be set beside (VersusPaper).
+type Publisher interface {
+	Published() ([]PublishedValue, error)
+}
+
+// ReadPublished reads the published numbers of the CSV files of fsys that
+// match pattern (fs.Glob), in the files' order: the columns paper, where,
+// model (the id the paper's model is served under), language, form,
+// strategy, condition, metric, value and note, under a header line. An
+// error names the file, its line and field.
+func ReadPublished(fsys fs.FS, pattern string) ([]PublishedValue, error) {
+	files, err := fs.Glob(fsys, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("reading published numbers %s: %w", pattern, err)
+	}
 	var out []PublishedValue
 	for _, f := range files {
-		b, _ := publishedFS.ReadFile(f)
-		recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+		r, err := fsys.Open(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading published numbers: %w", err)
+		}
+		recs, err := csv.NewReader(r).ReadAll()
+		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		for i, r := range recs[1:] {
+		for i, r := range recs[min(1, len(recs)):] {
 			if len(r) != 10 {
 				return nil, fmt.Errorf("%s line %d: %d fields, want 10", f, i+2, len(r))
 			}
@@ -46,12 +57,42 @@ func Published() ([]PublishedValue, error) {
 	return out, nil
 }
 
+// VersusPaper is the versus_paper table of the plan's published numbers
+// (Publisher) beside the run's tables ts (Versus, its accuracy and
+// clc_mean tables; the experiment's models by served name); nil when the
+// plan publishes none.
+func (e *Experiment) VersusPaper(ts []*tables.Table) (*tables.Table, error) {
+	p, ok := e.plan.(Publisher)
+	if !ok {
+		return nil, nil
+	}
+	pub, err := p.Published()
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	served := map[string]string{}
+	for _, m := range e.Models {
+		served[m.Name] = m.ServedName
+	}
+	var acc, clc *tables.Table
+	for _, t := range ts {
+		switch t.Name {
+		case "accuracy":
+			acc = t
+		case "clc_mean":
+			clc = t
+		}
+	}
+	return Versus(pub, acc, clc, served), nil
+}
+
 // Versus sets the papers' published numbers beside the run's: for every
 // published value whose model (by served name), language, form, strategy,
 // condition and metric the run measured, the run's rate with its 95%
-// interval and n (accuracy), or its CLC(L) (clc_mean), the difference
-// run − published, and whether the published value lies inside the run's
-// interval. served maps the experiment's model names to served names.
+// interval and n (accuracy), or its CLC(L) (clcMean, for the metric
+// "clc"), the difference run − published, and whether the published
+// value lies inside the run's interval. served maps the experiment's
+// model names to served names; accuracy or clcMean may be nil.
 func Versus(pub []PublishedValue, accuracy, clcMean *tables.Table, served map[string]string) *tables.Table {
 	t := &tables.Table{Name: "versus_paper", Description: "the papers' published numbers beside the run's: the run's value with its interval and n, the difference, and whether the published value lies inside the interval",
 		Header: []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "published", "run", "ci_lo", "ci_hi", "n", "diff", "inside", "note"},

@@ -1,9 +1,10 @@
-package report
+package indicklar
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,32 +15,116 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/report/chart/charttest"
 	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
-// option is a figure's ECharts option as a JSON object.
-func option(t *testing.T, f Figure) map[string]any {
-	t.Helper()
-	var o map[string]any
-	if err := json.Unmarshal(f.Option, &o); err != nil {
-		t.Fatalf("%s: %v", f.Name, err)
+var update = flag.Bool("update", false, "rewrite the golden option files under testdata/report")
+
+var table = charttest.Table
+
+// golden is the golden file of a figure's option (testdata/report at the
+// module's root).
+func golden(name string) string { return filepath.Join("..", "..", "testdata", "report", name+".json") }
+
+// Each figure's ECharts option is compared with its golden file (go test
+// ./studies/indicklar -update rewrites them after a deliberate change);
+// captions carry n and SIMULATED.
+func TestFigureGoldens(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25, 0.0709, 0.5907},
+		[]any{"indicklar", "m", "hin", "code-mixed", "baseline", "", "correct", 3, 8, 0.375, 0.1368, 0.6943},
+		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 4, 8, 0.5, 0.2152, 0.7848},
+		[]any{"indicklar", "m", "ben", "native", "baseline", "", "correct", 1, 8, 0.125, 0.0224, 0.4709},
+		[]any{"indicklar", "m", "hin", "native", "2step-translit", "", "correct", 3, 8, 0.375, 0.1368, 0.6943},
+		[]any{"indicklar", "m", "hin", "native", "ablation-romanized", "", "correct", 2, 8, 0.25, 0.0709, 0.5907},
+		[]any{"indicklar", "m", "ben", "native", "ablation-romanized", "", "correct", 4, 8, 0.5, 0.2152, 0.7848})
+	mx := table("clc_matrix", []string{"model", "form", "upper", "lower", "row", "col", "jaccard"},
+		[]any{"m", "native", "baseline", "tint-cm", "ben", "ben", 1.0}, []any{"m", "native", "baseline", "tint-cm", "ben", "hin", 0.5},
+		[]any{"m", "native", "baseline", "tint-cm", "hin", "ben", 0.75}, []any{"m", "native", "baseline", "tint-cm", "hin", "hin", 1.0})
+	tok := table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
+		[]any{"m", "hin", 8, 60.0, 0.5, nil, nil, nil, nil}, []any{"m", "tam", 8, 90.0, 0.25, nil, nil, nil, nil}, []any{"m", "*", 2, nil, nil, -1.0, 0.0, -1.0, 0.0})
+	fp := table("flip_points", []string{"model", "language", "path", "step", "from", "flipped"},
+		[]any{"m", "hin", "strategy", "tint-cm", 5, 2}, []any{"m", "hin", "strategy", "tint-en", 3, 1}, []any{"m", "hin", "input", "code-mixed", 5, 2})
+	rel := table("relations", []string{"model", "strategy", "language", "form", "relation", "k", "n"},
+		[]any{"m", "baseline", "hin", "native", "capital", 1, 4}, []any{"m", "baseline", "hin", "native", "language", 2, 4}, []any{"m", "baseline", "hin", "native", "instrument", 3, 4},
+		[]any{"m", "tint-cm", "hin", "native", "capital", 2, 4}, []any{"m", "tint-cm", "hin", "native", "language", 3, 4}, []any{"m", "tint-cm", "hin", "native", "instrument", 4, 4})
+	lat := table("latency", []string{"model", "strategy", "n_timed", "mean_ms", "median_ms", "p90_ms", "k", "n", "accuracy"},
+		[]any{"m", "baseline", 8, 35.0, 30.0, 60.0, 2, 8, 0.25}, []any{"m", "tint-cm", 8, 120.0, 110.0, 200.0, 5, 8, 0.625})
+	st := table("strategy_tests", []string{"model", "language", "form", "strategy", "reference", "pairs", "diff", "p_holm"},
+		[]any{"m", "hin", "native", "tint-cm", "baseline", 8, 0.375, 0.03}, []any{"m", "ben", "native", "tint-cm", "baseline", 8, 0.125, 0.6})
+	mf := table("model_families", []string{"family", "model", "size_b", "strategy", "form", "k", "n", "rate"},
+		[]any{"Llama", "l1", 1.0, "baseline", "native", 2, 10, 0.2}, []any{"Llama", "l8", 8.0, "baseline", "native", 5, 10, 0.5},
+		[]any{"Qwen", "q7", 7.0, "baseline", "native", 4, 10, 0.4})
+	co := table("clc_overall", []string{"model", "strategy", "form", "languages", "clc"},
+		[]any{"l1", "baseline", "native", 18, 0.21}, []any{"l8", "baseline", "native", 18, 0.44}, []any{"q7", "baseline", "native", 18, 0.38},
+		[]any{"l8", "baseline", "code-mixed", 11, 0.6}, []any{"unsized", "baseline", "native", 18, 0.5})
+	cases := []struct {
+		name string
+		figs func() ([]chart.Figure, error)
+	}{
+		{"form_accuracy", func() ([]chart.Figure, error) { return FormAccuracy(acc) }},
+		{"romanization", func() ([]chart.Figure, error) { return Romanization(acc) }},
+		{"family_clc", func() ([]chart.Figure, error) { return FamilyCLC(mf, co) }},
+		{"clc_heatmap", func() ([]chart.Figure, error) { return CLCHeatmap(mx) }},
+		{"tokenization", func() ([]chart.Figure, error) { return TokenizationScatter(tok) }},
+		{"flip_sankey", func() ([]chart.Figure, error) { return FlipSankey(fp) }},
+		{"relations_radar", func() ([]chart.Figure, error) { return RelationsRadar(rel) }},
+		{"latency", func() ([]chart.Figure, error) { return LatencyScatter(lat) }},
+		{"strategy_gains", func() ([]chart.Figure, error) { return StrategyGains(st) }},
 	}
-	return o
+	for _, c := range cases {
+		figs, err := c.figs()
+		charttest.Golden(t, c.name, golden(c.name), *update, figs, err)
+	}
 }
 
-// figureNamed is the figure of that name, failing t when there is none.
-func figureNamed(t *testing.T, figs []Figure, name string) Figure {
-	t.Helper()
-	var names []string
-	for _, f := range figs {
-		if f.Name == name {
-			return f
+// Figures stamps each chart with its n, and SIMULATED when it is, under
+// the title, so that an exported image carries them.
+func TestStamp(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 2, 8, 0.25, 0.07, 0.59})
+	for _, sim := range []bool{true, false} {
+		acc.Simulated = sim
+		figs, err := finished(Figures([]*tables.Table{acc}))
+		if err != nil || len(figs) != 1 {
+			t.Fatalf("%d figures, %v", len(figs), err)
 		}
-		names = append(names, f.Name)
+		var o struct {
+			Title struct {
+				Subtext string `json:"subtext"`
+			} `json:"title"`
+			Grid struct {
+				Top int `json:"top"`
+			} `json:"grid"`
+		}
+		if err := json.Unmarshal(figs[0].Option, &o); err != nil {
+			t.Fatal(err)
+		}
+		want := "n = 8 answers"
+		if sim {
+			want += " · SIMULATED models"
+		}
+		if o.Title.Subtext != want || o.Grid.Top != 80 {
+			t.Errorf("simulated %v: subtext %q (want %q), grid top %d", sim, o.Title.Subtext, want, o.Grid.Top)
+		}
 	}
-	t.Fatalf("no figure %s among %q", name, names)
-	return Figure{}
+}
+
+// Fig. 2's caption names the forms it draws, not all three.
+func TestFormAccuracyCaptionNamesItsForms(t *testing.T) {
+	acc := table("accuracy", []string{"study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"indicklar", "m", "hin", "native", "baseline", "", "correct", 3, 10, 0.3, 0.1, 0.6},
+		[]any{"indicklar", "m", "eng", "english", "baseline", "", "correct", 8, 10, 0.8, 0.5, 0.9})
+	figs, err := FormAccuracy(acc)
+	if err != nil || len(figs) != 1 {
+		t.Fatalf("%d figures, %v", len(figs), err)
+	}
+	if c := figs[0].Caption; !strings.Contains(c, "accuracy on English and native questions") || strings.Contains(c, "code-mixed") {
+		t.Errorf("caption %q", c)
+	}
 }
 
 // flipTable is a flip_points table whose TinT-EN step flips nothing: its
@@ -54,12 +139,12 @@ func flipTable() *tables.Table {
 // items included, and the flows after it as the table has them; every
 // node's label says its count.
 func TestFlipSankeyExportsEveryFlow(t *testing.T) {
-	figs, err := Figures([]*tables.Table{flipTable()})
+	figs, err := finished(Figures([]*tables.Table{flipTable()}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := WriteExports(context.Background(), dir, Page{Figures: figs}, ""); err != nil {
+	if err := report.WriteExports(context.Background(), dir, report.Page{Figures: figs}, ""); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "figures", "flip_points_m.json"))
@@ -136,7 +221,7 @@ func TestCLCHeatmapReadsAsCaption(t *testing.T) {
 	if err != nil || len(figs) != 1 {
 		t.Fatalf("%d figures, %v", len(figs), err)
 	}
-	o := option(t, figs[0])
+	o := charttest.Option(t, figs[0])
 	ya := o["yAxis"].([]any)[0].(map[string]any)
 	if ya["inverse"] != true {
 		t.Errorf("the y axis runs bottom-up: the reference (upper) is drawn below the diagonal")
@@ -170,19 +255,6 @@ func TestCLCHeatmapReadsAsCaption(t *testing.T) {
 		!strings.Contains(c, "n = 3 language pairs per triangle") {
 		t.Errorf("caption %q", c)
 	}
-	// IndicQuest's domains: labelled, the scale beside the plot, 0 to 1
-	dom, err := DomainHeatmap(table("domains", []string{"model", "language", "domain", "protocol", "k", "n", "rate"},
-		[]any{"m", "hin", "History", "judge", 3, 4, 0.75}, []any{"m", "eng", "History", "judge", 2, 4, 0.5}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := option(t, dom[0])
-	if vm := d["visualMap"].([]any)[0].(map[string]any); vm["right"] == nil || vm["min"] != 0.0 || vm["max"] != 1.0 || vm["calculable"] != true {
-		t.Errorf("domain visualMap %v", vm)
-	}
-	if !strings.Contains(string(dom[0].Option), `"formatter":"0.75"`) {
-		t.Errorf("domain cells unlabelled: %s", dom[0].Option)
-	}
 }
 
 // oneLanguageRows are an IndicKLAR run of one model on Hindi alone (and
@@ -200,11 +272,11 @@ func oneLanguageRows() []score.Row {
 // language pairs), as do its gains and flip points; no caption says "1
 // languages".
 func TestOneLanguageRunSaysWhy(t *testing.T) {
-	ts := indicklar.KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
+	ts := KLAR(oneLanguageRows(), "baseline", func(string) string { return "" })
 	for _, tb := range ts {
 		tb.Simulated = true
 	}
-	figs, err := Figures(ts)
+	figs, err := finished(Figures(ts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +285,7 @@ func TestOneLanguageRunSaysWhy(t *testing.T) {
 		"strategy_gains": "no gains: the run has no strategy but the reference (baseline)",
 		"flip_points":    "no flip point: the run has neither TinT-CM answers",
 	} {
-		f := figureNamed(t, figs, name)
+		f := charttest.Named(t, figs, name)
 		if !strings.Contains(f.Caption, why) || !strings.Contains(f.Caption, "SIMULATED") {
 			t.Errorf("%s: caption %q lacks %q", name, f.Caption, why)
 		}
@@ -222,7 +294,7 @@ func TestOneLanguageRunSaysWhy(t *testing.T) {
 		}
 	}
 	var html bytes.Buffer
-	if err := WriteHTML(&html, Page{Title: "one language", Tables: ts, Figures: figs}); err != nil {
+	if err := report.WriteHTML(&html, report.Page{Title: "one language", Tables: ts, Figures: figs}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"clc_matrix", "clc_mean", "clc_overall"} {
@@ -239,7 +311,7 @@ func TestOneLanguageRunSaysWhy(t *testing.T) {
 			t.Errorf("%s: %q in caption %q", f.Name, m, f.Caption)
 		}
 	}
-	if got := counted(1, "language") + ", " + counted(2, "language pair") + ", " + counted(3, "strategy") + ", " + counted(0, "answer"); got != "1 language, 2 language pairs, 3 strategies, 0 answers" {
+	if got := chart.Counted(1, "language") + ", " + chart.Counted(2, "language pair") + ", " + chart.Counted(3, "strategy") + ", " + chart.Counted(0, "answer"); got != "1 language, 2 language pairs, 3 strategies, 0 answers" {
 		t.Errorf("counted: %s", got)
 	}
 }
@@ -260,13 +332,13 @@ func TestManySeriesToldApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
-	for i, s := range option(t, gains[0])["series"].([]any) {
+	for i, s := range charttest.Option(t, gains[0])["series"].([]any) {
 		sm := s.(map[string]any)
 		is, _ := sm["itemStyle"].(map[string]any)
-		if (i >= len(palette())) != (is != nil && is["decal"] != nil) {
+		if (i >= len(chart.Palette())) != (is != nil && is["decal"] != nil) {
 			t.Errorf("series %d (%v): itemStyle %v", i, sm["name"], is)
 		}
-		keys = append(keys, fmt.Sprint(i%len(palette()), is != nil && is["decal"] != nil))
+		keys = append(keys, fmt.Sprint(i%len(chart.Palette()), is != nil && is["decal"] != nil))
 		if sm["barMinHeight"] != 2.0 {
 			t.Errorf("series %d: a gain of 0 draws nothing (barMinHeight %v)", i, sm["barMinHeight"])
 		}
@@ -285,13 +357,13 @@ func TestManySeriesToldApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, s := range option(t, ls[0])["series"].([]any) {
+	for i, s := range charttest.Option(t, ls[0])["series"].([]any) {
 		sm := s.(map[string]any)
 		if l, _ := sm["label"].(map[string]any); l["show"] != true || l["formatter"] != "{b}" {
 			t.Errorf("latency series %d: point unlabelled (%v)", i, sm["label"])
 		}
-		if i >= len(palette()) && (sm["symbol"] == nil || sm["symbol"] == "circle") {
-			t.Errorf("latency series %d: the same mark as series %d", i, i-len(palette()))
+		if i >= len(chart.Palette()) && (sm["symbol"] == nil || sm["symbol"] == "circle") {
+			t.Errorf("latency series %d: the same mark as series %d", i, i-len(chart.Palette()))
 		}
 	}
 	tok, err := TokenizationScatter(table("tokenization", []string{"model", "language", "n", "mean_prompt_tokens", "accuracy", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"},
@@ -299,10 +371,18 @@ func TestManySeriesToldApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := option(t, tok[0])["series"].([]any)[0].(map[string]any)["label"].(map[string]any); l["show"] != true || l["formatter"] != "{b}" {
+	if l := charttest.Option(t, tok[0])["series"].([]any)[0].(map[string]any)["label"].(map[string]any); l["show"] != true || l["formatter"] != "{b}" {
 		t.Errorf("tokenization points unlabelled: %v", l)
 	}
 	if c := tok[0].Caption; !strings.Contains(c, "m: 1 language,") || !strings.Contains(c, "n = 8 answers") {
 		t.Errorf("tokenization caption %q", c)
 	}
+}
+
+// finished is figures as a run's report has them (chart.Finish).
+func finished(figs []chart.Figure, err error) ([]chart.Figure, error) {
+	if err != nil {
+		return nil, err
+	}
+	return chart.Finish(figs)
 }

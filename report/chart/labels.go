@@ -1,0 +1,166 @@
+package chart
+
+import (
+	"math"
+	"slices"
+)
+
+// Point labels: a scatter's (or a line's) points are labelled with their
+// names, each label placed right, left, above or below its point where it
+// overlaps no label or point placed before it, the extremes (least and
+// greatest x and y) first; a label with no free place is left to the
+// tooltip. ECharts' own labelLayout does not move a scatter's labels
+// apart, so the places are chosen here, on a plot of labelW × labelH
+// pixels (smaller than the report's and the exports' plots, so that a
+// label that fits here fits there).
+const (
+	labelW, labelH = 780.0, 320.0
+	labelFont      = 12
+)
+
+type rect struct{ x, y, w, h float64 }
+
+func (a rect) overlaps(b rect) bool {
+	return a.x < b.x+b.w && b.x < a.x+a.w && a.y < b.y+b.h && b.y < a.y+a.h
+}
+
+// labelRect is where ECharts draws a label of n characters at pos of a
+// point at (px, py) with a symbol of radius r.
+func labelRect(pos string, px, py, r float64, n int) rect {
+	w, h := float64(n)*0.62*labelFont+4, labelFont+4.0
+	switch pos {
+	case "right":
+		return rect{px + r + 5, py - h/2, w, h}
+	case "left":
+		return rect{px - r - 5 - w, py - h/2, w, h}
+	case "top":
+		return rect{px - w/2, py - r - 5 - h, w, h}
+	}
+	return rect{px - w/2, py + r + 5, w, h} // bottom
+}
+
+// PlaceLabels sets each labelled point's label position (or hides it)
+// in the series of o whose label shows (an option edit: EditOption(o,
+// PlaceLabels)).
+func PlaceLabels(o map[string]any) {
+	type pt struct {
+		item  map[string]any
+		x, y  float64
+		name  string
+		r     float64
+		order int
+	}
+	var pts []*pt
+	for _, s := range SeriesMaps(o) {
+		l, _ := s["label"].(map[string]any)
+		if l == nil || l["show"] != true {
+			continue
+		}
+		r := 6.0
+		if sz, ok := s["symbolSize"].(float64); ok {
+			r = sz / 2
+		}
+		data, _ := s["data"].([]any)
+		for _, d := range data {
+			item, _ := d.(map[string]any)
+			v, _ := item["value"].([]any)
+			if item == nil || len(v) < 2 {
+				continue
+			}
+			x, okx := v[0].(float64)
+			y, oky := v[1].(float64)
+			if !okx || !oky {
+				continue
+			}
+			rr := r
+			if sz, ok := item["symbolSize"].(float64); ok {
+				rr = sz / 2
+			}
+			name, _ := item["name"].(string)
+			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr, order: len(pts)})
+		}
+	}
+	if len(pts) == 0 {
+		return
+	}
+	x0, x1, y0, y1 := 0.0, 0.0, 0.0, 1.0
+	for _, p := range pts {
+		x0, x1 = math.Min(x0, p.x), math.Max(x1, p.x)
+		y0, y1 = math.Min(y0, p.y), math.Max(y1, p.y)
+	}
+	x1 = x0 + (x1-x0)*1.05 // ECharts rounds the axis up
+	if x1 == x0 {
+		x1 = x0 + 1
+	}
+	px := func(p *pt) (float64, float64) {
+		return (p.x - x0) / (x1 - x0) * labelW, labelH - (p.y-y0)/(y1-y0)*labelH
+	}
+	// the extremes first, then the rest from left to right
+	first := map[*pt]int{}
+	for rank, better := range []func(a, b *pt) bool{
+		func(a, b *pt) bool { return a.y > b.y }, func(a, b *pt) bool { return a.y < b.y },
+		func(a, b *pt) bool { return a.x < b.x }, func(a, b *pt) bool { return a.x > b.x },
+	} {
+		best := pts[0]
+		for _, p := range pts[1:] {
+			if better(p, best) {
+				best = p
+			}
+		}
+		if _, ok := first[best]; !ok {
+			first[best] = rank
+		}
+	}
+	ordered := slices.Clone(pts)
+	slices.SortStableFunc(ordered, func(a, b *pt) int {
+		ra, oka := first[a]
+		rb, okb := first[b]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return cmpFloat(a.x, b.x)
+	})
+	var taken []rect
+	for _, p := range pts { // every point is an obstacle
+		x, y := px(p)
+		taken = append(taken, rect{x - p.r, y - p.r, 2 * p.r, 2 * p.r})
+	}
+	for _, p := range ordered {
+		x, y := px(p)
+		n := len([]rune(p.name))
+		placed := false
+		for _, pos := range []string{"right", "left", "top", "bottom"} {
+			lr := labelRect(pos, x, y, p.r, n)
+			free := lr.x >= -40 && lr.x+lr.w <= labelW+120 && lr.y >= -10 && lr.y+lr.h <= labelH+10
+			for _, t := range taken {
+				if free && lr.overlaps(t) {
+					free = false
+				}
+			}
+			if free {
+				SubObject(p.item, "label")["position"] = pos
+				taken = append(taken, lr)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			SubObject(p.item, "label")["show"] = false
+		}
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

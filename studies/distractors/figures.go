@@ -1,0 +1,52 @@
+package distractors
+
+import (
+	"fmt"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// The plan draws its figures (experiment.Figurer).
+var _ experiment.Figurer = (*plan)(nil)
+
+// Figures draws the paper's figures from the plan's tables (Figures).
+func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+
+// Figures are every figure of the distractor study the tables ts allow,
+// in report order: the answers by condition (Tables 2–3) and the script
+// switch rates (Table 4) from accuracy, then the hallucination proxy's
+// decomposition (§5.3) from script_decomposition; the conditions in the
+// study's order (Conditions). A table absent from ts, or empty, draws
+// nothing. The figures are not finished (chart.Finish).
+func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+	order := make([]string, len(Conditions))
+	for i, c := range Conditions {
+		order[i] = string(c)
+	}
+	by := map[string]*tables.Table{}
+	for _, t := range ts {
+		by[t.Name] = t
+	}
+	var out []chart.Figure
+	for _, f := range []struct {
+		table string
+		make  func(*tables.Table, []string) ([]chart.Figure, error)
+	}{
+		{"accuracy", ConditionBars},
+		{"accuracy", SwitchRates},
+		{"script_decomposition", DecompositionWaterfall},
+	} {
+		t := by[f.table]
+		if t == nil || len(t.Rows) == 0 {
+			continue
+		}
+		figs, err := f.make(t, order)
+		out = append(out, figs...)
+		if err != nil {
+			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
+		}
+	}
+	return out, nil
+}

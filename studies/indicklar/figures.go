@@ -1,0 +1,68 @@
+package indicklar
+
+import (
+	"fmt"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// The plan draws its figures (experiment.Figurer).
+var _ experiment.Figurer = (*plan)(nil)
+
+// Figures draws the paper's figures from the plan's tables (Figures).
+func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+
+// Figures are every IndicKLAR figure the tables ts allow, in report
+// order: accuracy by form (Fig. 2) and the romanization ablation (Fig. 7)
+// from accuracy, the CLC heatmaps (Fig. 4) from clc_matrix, the flip
+// points (Fig. 8), accuracy per relation (Fig. 6), prompt length and
+// latency against accuracy (Tables 10 and 6), accuracy and CLC against
+// model size (Fig. 5, from model_families and clc_overall) and the
+// strategies' gains (Fig. 3). A table absent from ts draws nothing; an
+// empty one draws nothing too, except clc_matrix, flip_points and
+// strategy_tests, drawn as a figure saying why (CLC of a one-language
+// run, flip points without TinT-CM, gains without a strategy but the
+// reference). The figures are not finished (chart.Finish).
+func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+	by := map[string]*tables.Table{}
+	for _, t := range ts {
+		by[t.Name] = t
+	}
+	var out []chart.Figure
+	for _, f := range []struct {
+		table string
+		empty bool // an empty table is a figure saying why
+		make  func(*tables.Table) ([]chart.Figure, error)
+	}{
+		{"accuracy", false, FormAccuracy},
+		{"accuracy", false, Romanization},
+		{"clc_matrix", true, CLCHeatmap},
+		{"flip_points", true, FlipSankey},
+		{"relations", false, RelationsRadar},
+		{"tokenization", false, TokenizationScatter},
+		{"latency", false, LatencyScatter},
+		{"model_families", false, func(t *tables.Table) ([]chart.Figure, error) { // accuracy, then CLC, against size
+			acc, err := chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
+			if err != nil || by["clc_overall"] == nil {
+				return acc, err
+			}
+			clc, err := FamilyCLC(t, by["clc_overall"])
+			return append(acc, clc...), err
+		}},
+		{"strategy_tests", true, StrategyGains},
+	} {
+		t := by[f.table]
+		if t == nil || (len(t.Rows) == 0 && !f.empty) {
+			continue
+		}
+		figs, err := f.make(t)
+		out = append(out, figs...)
+		if err != nil {
+			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
+		}
+	}
+	return out, nil
+}

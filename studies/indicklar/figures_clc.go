@@ -1,0 +1,129 @@
+package indicklar
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/report/chart"
+)
+
+// CLCHeatmap is IndicKLAR's Fig. 4: one heatmap per model, form and
+// strategy from clc_matrix, the reference above the diagonal (row <
+// col) and the strategy below it, the first language at the top; each
+// cell labelled with its Jaccard index, the colour scale spanning the
+// off-diagonal cells and the diagonal (1) grey, off the scale. A matrix
+// with no rows is one figure saying why (the table's note).
+func CLCHeatmap(mx *tables.Table) ([]chart.Figure, error) {
+	if len(mx.Rows) == 0 {
+		f, err := chart.Empty(mx, "clc", "IndicKLAR Fig. 4", "cross-lingual consistency (CLC) between languages", mx.Note, "language pair")
+		return []chart.Figure{f}, err
+	}
+	type key struct{ model, form, upper, lower string }
+	cells := map[key][]chart.Cell{}
+	langs := map[key][]string{}
+	var keys []key
+	for _, r := range mx.Rows {
+		k := key{mx.Str(r, "model"), mx.Str(r, "form"), mx.Str(r, "upper"), mx.Str(r, "lower")}
+		if cells[k] == nil {
+			keys = append(keys, k)
+		}
+		row, col := mx.Str(r, "row"), mx.Str(r, "col")
+		if !slices.Contains(langs[k], row) {
+			langs[k] = append(langs[k], row)
+		}
+		c := chart.Cell{X: col, Y: row, V: mx.Num(r, "jaccard")}
+		if row == col {
+			c.Neutral = "1"
+		}
+		cells[k] = append(cells[k], c)
+	}
+	var out []chart.Figure
+	for _, k := range keys {
+		var off []float64
+		for _, c := range cells[k] {
+			if c.Neutral == "" {
+				off = append(off, c.V)
+			}
+		}
+		lo, hi := chart.HeatRange(off)
+		title := fmt.Sprintf("%s — CLC, %s: %s above the diagonal, %s below", k.model, k.form, k.upper, k.lower)
+		o, err := chart.Heatmap(title, "jaccard", langs[k], langs[k], cells[k], lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		n := len(langs[k])
+		stated := fmt.Sprintf("n = %s per triangle", chart.Counted(n*(n-1)/2, "language pair"))
+		out = append(out, chart.Of(mx, "clc_"+k.model+"_"+k.form+"_"+k.lower, "IndicKLAR Fig. 4",
+			fmt.Sprintf("%s: pairwise cross-lingual consistency (the Jaccard index of the items answered right) over %s, %s above the diagonal, %s below; "+
+				"each cell labelled with its value, the colour scale spanning the off-diagonal values (%.2f to %.2f), the diagonal (a language against itself, 1) grey, off the scale (%s)",
+				k.model, chart.Counted(n, k.form+" language"), k.upper, k.lower, lo, hi, stated), stated, o))
+	}
+	return out, nil
+}
+
+// FamilyCLC is the other half of IndicKLAR's Fig. 5: cross-lingual
+// consistency (clc_overall, the mean CLC(L) over the native languages)
+// against model size, one line per family and strategy; sizes and
+// families come from model_families. Models without a size have no
+// point; n is the number of languages averaged.
+func FamilyCLC(mf, co *tables.Table) ([]chart.Figure, error) {
+	type info struct {
+		family string
+		size   float64
+	}
+	models := map[string]info{}
+	for _, r := range mf.Rows {
+		if s := mf.Num(r, "size_b"); !math.IsNaN(s) {
+			models[mf.Str(r, "model")] = info{mf.Str(r, "family"), s}
+		}
+	}
+	type key struct{ family, strategy string }
+	type point struct {
+		model string
+		size  float64
+		clc   float64
+	}
+	pts := map[key][]point{}
+	var keys []key
+	langs := 0
+	for _, r := range co.Rows {
+		in, ok := models[co.Str(r, "model")]
+		if !ok || co.Str(r, "form") != string(item.Native) || math.IsNaN(co.Num(r, "clc")) {
+			continue
+		}
+		k := key{in.family, co.Str(r, "strategy")}
+		if pts[k] == nil {
+			keys = append(keys, k)
+		}
+		pts[k] = append(pts[k], point{co.Str(r, "model"), in.size, co.Num(r, "clc")})
+		langs = max(langs, int(co.Num(r, "languages")))
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	line := chart.SizeLines("cross-lingual consistency against model size per family", "CLC")
+	models2 := 0
+	for _, k := range keys {
+		ps := pts[k]
+		sort.Slice(ps, func(i, j int) bool { return ps[i].size < ps[j].size })
+		data := make([]opts.LineData, len(ps))
+		for i, p := range ps {
+			data[i] = opts.LineData{Name: p.model, Value: []any{p.size, chart.Round(p.clc)}}
+		}
+		models2 += len(ps)
+		line.AddSeries(k.family+" "+k.strategy, data)
+	}
+	o, err := chart.OptionOf(line)
+	if err != nil {
+		return nil, err
+	}
+	stated := "n = " + chart.Counted(models2, "model × strategy point")
+	return []chart.Figure{chart.Of(co, "family_clc", "IndicKLAR Fig. 5",
+		fmt.Sprintf("%s cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy (%s)", item.Native, chart.Counted(langs, "language"), stated), stated, o)}, nil
+}

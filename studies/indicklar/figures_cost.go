@@ -1,0 +1,98 @@
+package indicklar
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report/chart"
+)
+
+// TokenizationScatter is IndicKLAR's Table 10 as a scatter per model:
+// mean prompt tokens against accuracy per language, the least-squares
+// line through them, and r, ρ and their p-values (the tokenization
+// table's language "*" row) in the caption.
+func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
+	models, by := chart.GroupRows(tok, "model")
+	var out []chart.Figure
+	for _, m := range models {
+		var pts []opts.ScatterData
+		var r, rho, pr, prho float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		langs, answers := 0, 0
+		var xs, ys []float64
+		for _, row := range by[m] {
+			if tok.Str(row, "language") == "*" {
+				r, pr, rho, prho = tok.Num(row, "pearson_r"), tok.Num(row, "pearson_p"), tok.Num(row, "spearman_rho"), tok.Num(row, "spearman_p")
+				continue
+			}
+			langs++
+			x, y := tok.Num(row, "mean_prompt_tokens"), tok.Num(row, "accuracy")
+			pts = append(pts, opts.ScatterData{Name: tok.Str(row, "language"), Value: []any{chart.Round(x), chart.Round(y)}})
+			if !math.IsNaN(x) && !math.IsNaN(y) {
+				xs, ys = append(xs, x), append(ys, y)
+				answers += int(tok.Num(row, "n"))
+			}
+		}
+		sc := charts.NewScatter()
+		sc.SetGlobalOptions(append(chart.Globals(m+" — prompt length against accuracy"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		sc.AddSeries("languages", pts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
+		if fit, ok := chart.LeastSquares(xs, ys); ok {
+			fitted := charts.NewLine()
+			fitted.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", chart.Num(fit.B)),
+				[]opts.LineData{{Value: []any{chart.Round(fit.X0), chart.Round(fit.A + fit.B*fit.X0)}}, {Value: []any{chart.Round(fit.X1), chart.Round(fit.A + fit.B*fit.X1)}}},
+				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}), charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#555"}))
+			sc.Overlap(fitted)
+		}
+		o, err := chart.OptionOf(sc)
+		if err == nil {
+			o, err = chart.EditOption(o, chart.PlaceLabels)
+		}
+		if err != nil {
+			return nil, err
+		}
+		stated := "n = " + chart.Counted(answers, "answer")
+		out = append(out, chart.Of(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
+			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it), the dashed line the least-squares fit; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, chart.Counted(langs, "language"), chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
+	}
+	return out, nil
+}
+
+// LatencyScatter is IndicKLAR's Table 6 as a trade-off per model: each
+// strategy's mean end-to-end latency against its accuracy, from latency.
+func LatencyScatter(lat *tables.Table) ([]chart.Figure, error) {
+	models, by := chart.GroupRows(lat, "model")
+	var out []chart.Figure
+	for _, m := range models {
+		sc := charts.NewScatter()
+		sc.SetGlobalOptions(append(chart.Globals(m+" — accuracy against latency"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithXAxisOpts(opts.XAxis{Name: "mean ms per answer", Type: "value", NameLocation: "middle", NameGap: 28}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		n := 0
+		for _, r := range by[m] {
+			if math.IsNaN(lat.Num(r, "mean_ms")) {
+				continue
+			}
+			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{chart.Round(lat.Num(r, "mean_ms")), chart.Round(lat.Num(r, "accuracy"))}, SymbolSize: 12}},
+				charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
+			n += int(lat.Num(r, "n"))
+		}
+		o, err := chart.OptionOf(sc)
+		if err == nil {
+			o, err = chart.EditOption(o, chart.PlaceLabels)
+		}
+		if err != nil {
+			return nil, err
+		}
+		stated := "n = " + chart.Counted(n, "answer")
+		out = append(out, chart.Of(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
+			fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it) (%s)", m, stated), stated, o))
+	}
+	return out, nil
+}

@@ -1,0 +1,100 @@
+package indicklar
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/report/chart"
+)
+
+// FormAccuracy is IndicKLAR's Fig. 2: per model, the baseline's accuracy
+// on English, native and code-mixed questions per language (bars with
+// 95% Wilson whiskers), from the accuracy table (metric correct).
+func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
+	type key struct{ model, strategy string }
+	rates := map[key]map[string]map[string]chart.Estimate{} // → form → language → rate
+	ns := map[key]int{}
+	for _, r := range acc.Rows {
+		s := acc.Str(r, "strategy")
+		if acc.Str(r, "metric") != "correct" || (s != string(Baseline) && s != string(BaselineCands)) {
+			continue
+		}
+		k := key{acc.Str(r, "model"), s}
+		if rates[k] == nil {
+			rates[k] = map[string]map[string]chart.Estimate{}
+		}
+		f := acc.Str(r, "form")
+		if rates[k][f] == nil {
+			rates[k][f] = map[string]chart.Estimate{}
+		}
+		rates[k][f][acc.Str(r, "language")] = chart.EstimateOf(acc, r)
+		ns[k] += int(acc.Num(r, "n"))
+	}
+	var keys []key
+	for k := range rates {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].model+keys[i].strategy < keys[j].model+keys[j].strategy })
+	var out []chart.Figure
+	for _, k := range keys {
+		var langs []string
+		for f, m := range rates[k] {
+			if f == string(item.English) {
+				continue
+			}
+			for l := range m {
+				if !slices.Contains(langs, l) {
+					langs = append(langs, l)
+				}
+			}
+		}
+		sort.Strings(langs)
+		var names []string
+		var values [][]chart.Estimate
+		for _, f := range []string{string(item.English), string(item.Native), string(item.CodeMixed)} {
+			m, ok := rates[k][f]
+			if !ok {
+				continue
+			}
+			row := make([]chart.Estimate, len(langs))
+			for i, l := range langs {
+				if f == string(item.English) { // one English score, the same for every language
+					l = "eng"
+				}
+				row[i] = chart.Lookup(m, l)
+			}
+			names, values = append(names, f), append(values, row)
+		}
+		o, err := chart.IntervalBars(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy), "accuracy", langs, names, values)
+		if err != nil {
+			return nil, err
+		}
+		stated := "n = " + chart.Counted(ns[k], "answer")
+		out = append(out, chart.Of(acc, "form_accuracy_"+k.model+"_"+k.strategy, "IndicKLAR Fig. 2",
+			fmt.Sprintf("%s, %s: accuracy on %s questions per language, whiskers the 95%% Wilson interval (%s)", k.model, k.strategy, formList(names), stated), stated, o))
+	}
+	return out, nil
+}
+
+// formList names the forms a figure shows, as a caption says them
+// ("English, native and code-mixed"; only those drawn).
+func formList(forms []string) string {
+	words := make([]string, len(forms))
+	for i, f := range forms {
+		words[i] = f
+		if f == string(item.English) {
+			words[i] = "English"
+		}
+	}
+	switch len(words) {
+	case 0:
+		return "no"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

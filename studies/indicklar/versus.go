@@ -1,0 +1,26 @@
+package indicklar
+
+import (
+	"embed"
+
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// publishedFS holds the numbers transcribed from the paper
+// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+//
+//go:embed published/*.csv
+var publishedFS embed.FS
+
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ experiment.Publisher = (*plan)(nil)
+
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
+func (p *plan) Published() ([]experiment.PublishedValue, error) { return Published() }
+
+// Published reads the numbers transcribed from the paper
+// (published/indicklar.csv).
+func Published() ([]experiment.PublishedValue, error) {
+	return experiment.ReadPublished(publishedFS, "published/*.csv")
+}

@@ -1,0 +1,54 @@
+package indicquest
+
+import (
+	"fmt"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// The plan draws its figures (experiment.Figurer).
+var _ experiment.Figurer = (*plan)(nil)
+
+// Figures draws the paper's figures from the plan's tables (Figures).
+func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+
+// Figures are every IndicQuest figure the tables ts allow, in report
+// order: accuracy by protocol from accuracy, the models' ranks by
+// protocol from domains (with protocol_rankings' τ), accuracy against
+// model size (native questions) from model_families, and accuracy by
+// domain and language from domains. A table absent from ts draws
+// nothing, and so does an empty one but domains' ranks. The figures are
+// not finished (chart.Finish).
+func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+	by := map[string]*tables.Table{}
+	for _, t := range ts {
+		by[t.Name] = t
+	}
+	var out []chart.Figure
+	for _, f := range []struct {
+		table string
+		empty bool // drawn from an empty table too
+		make  func(*tables.Table) ([]chart.Figure, error)
+	}{
+		{"accuracy", true, ProtocolBars},
+		{"domains", true, func(t *tables.Table) ([]chart.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
+		{"model_families", false, func(t *tables.Table) ([]chart.Figure, error) {
+			return chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
+		}},
+		{"domains", false, DomainHeatmap},
+	} {
+		t := by[f.table]
+		if t == nil || (len(t.Rows) == 0 && !f.empty) {
+			continue
+		}
+		figs, err := f.make(t)
+		out = append(out, figs...)
+		if err != nil {
+			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
+		}
+	}
+	return out, nil
+}
