@@ -13,6 +13,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
 // countingWriter counts the bytes written (the reports are measured, not
@@ -119,7 +120,7 @@ func BenchmarkReport6M(b *testing.B) {
 		start := time.Now()
 		ts := append([]*tables.Table{tables.Accuracy("indicklar", []tables.Metric{tables.Correct()}, rows)},
 			tables.KLAR(rows, "", func(string) string { return "" })...)
-		ts = append(ts, tables.Answers(rows))
+		ts = append(ts, tables.Answers(rows, indicklar.AnswerSchema()))
 		for _, t := range ts {
 			t.Simulated = true
 		}

@@ -8,12 +8,16 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
 // Sample is one scored answer: what was asked, what came back, how it was
-// read and judged.
+// read and judged. The fields every answer has are Go fields; the
+// study's own criteria and verdicts are read by name from its answer
+// schema (Criterion, Verdict, Schema), kept compactly (no map per sample).
 type Sample struct {
 	Model, Item, Language, Form, Strategy, Condition string
 	// Role is what the request asked: "" (the answer), or a first stage's
@@ -24,24 +28,21 @@ type Sample struct {
 	// items, which are scored from one request per choice).
 	Prompt string
 	// Response is the raw model output; Answer the extracted answer (the
-	// text scored when extraction failed), Normalized its normalised form,
-	// Method how it was extracted.
+	// text scored when extraction failed; the prediction column),
+	// Normalized its normalised form (prediction_norm), Method how it was
+	// extracted.
 	Response, Answer, Normalized, Method string
 	Gold                                 string
-	// Criteria: the study's strict criterion (Correct) and the others.
-	Correct, Lenient, Translit, SQuAD, Substring, Overlap bool
-	// Judge is IndicQuest's verdict, Semantic the distractor study's.
-	Judge, Semantic string
-	Abstain         bool
+	// Correct is the study's strict criterion (false for a study without
+	// one); Criterion reads it and the study's other criteria by name.
+	Correct bool
+	Abstain bool // the answer abstains under the study's abstention rule
 	// Chosen is the multiple-choice option the model ranks first (−1 when
 	// not multiple choice) and ChoiceLogprobs each option's log-likelihood.
 	Chosen         int
 	ChoiceLogprobs []float64
 	Script         string // main script of the answer
 	Switched       bool   // letters outside the scripts of the language asked
-	// DistractorSwitch: the answer is in the distractor note's script (the
-	// distractor study's Table 4 rule).
-	DistractorSwitch bool
 	// Withheld: a second stage never sent because its first stage failed
 	// (counted as a wrong answer).
 	Withheld      bool
@@ -49,6 +50,100 @@ type Sample struct {
 	Error         string
 	EmptyResponse bool // the model produced an empty text
 	Simulated     bool
+
+	schema *score.Schema
+	values score.Values
+}
+
+// Schema is the answer schema of the sample's study (nil for a Sample
+// built by hand).
+func (s Sample) Schema() *score.Schema { return s.schema }
+
+// Criterion reads one of the study's criteria (a flag of its answer
+// schema: correct, translit, squad_em, ...) by name; ok is false when the
+// study has no such criterion.
+func (s Sample) Criterion(name string) (value, ok bool) {
+	if s.schema == nil {
+		return false, false
+	}
+	return s.schema.FlagOf(s.values, name)
+}
+
+// Verdict reads one of the study's text fields (a judge's verdict, a
+// domain) by name; ok is false when the study has no such field.
+func (s Sample) Verdict(name string) (string, bool) {
+	if s.schema == nil {
+		return "", false
+	}
+	return s.schema.TextOf(s.values, name)
+}
+
+// studyValue is the i-th field of the study's own (Schema().Study()[i]),
+// nil for a Sample without a schema.
+func (s *Sample) studyValue(i int) any {
+	if s.schema == nil {
+		return nil
+	}
+	return s.schema.ValueOf(s.values, i)
+}
+
+// common is the sample's value of one of the common fields (score.Head
+// and score.Tail), by name; nil for another name.
+func (s *Sample) common(name string) any {
+	switch name {
+	case "model":
+		return s.Model
+	case "item":
+		return s.Item
+	case "language":
+		return s.Language
+	case "form":
+		return s.Form
+	case "strategy":
+		return s.Strategy
+	case "condition":
+		return s.Condition
+	case "role":
+		return s.Role
+	case "gold":
+		return s.Gold
+	case "prediction":
+		return s.Answer
+	case "prediction_norm":
+		return s.Normalized
+	case "method":
+		return s.Method
+	case "abstain":
+		return s.Abstain
+	case "script":
+		return s.Script
+	case "switched":
+		return s.Switched
+	case "failed":
+		return s.Failed
+	case "withheld":
+		return s.Withheld
+	case "empty_response":
+		return s.EmptyResponse
+	}
+	return nil
+}
+
+// sampleExtra is a column the samples table has beside the answer
+// schema's: what only a sample holds (its record's text).
+type sampleExtra struct {
+	col tables.Column
+	of  func(*Sample) any
+}
+
+// sampleExtras are the samples table's columns after the schema's.
+func sampleExtras() []sampleExtra {
+	return []sampleExtra{
+		{tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"), func(s *Sample) any { return s.Prompt }},
+		{tables.Text("response", "the raw model output"), func(s *Sample) any { return s.Response }},
+		{tables.Text("error", "why the request failed"), func(s *Sample) any { return s.Error }},
+		{tables.Flag("simulated", "the answer came from a simulated model"), func(s *Sample) any { return s.Simulated }},
+	}
 }
 
 // Samples returns one Sample per scored answer, in the tables' order
@@ -79,13 +174,13 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	out := make([]Sample, len(sel))
 	want := make(map[string]int, len(sel))
 	for j, i := range sel {
-		row := r.rows[i]
+		row := &r.rows[i]
 		k := row.Key
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
-			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
-			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
-			DistractorSwitch: row.DistractorSwitch, Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated}
+			Correct: row.Correct, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
+			Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated,
+			schema: r.schema, values: r.schema.Values(row)}
 		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
 			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}

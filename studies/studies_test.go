@@ -32,7 +32,7 @@ func TestBuiltinStudiesAndCatalogue(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := e.Plan().Tables(rows, tables.Options{Sizes: map[string]float64{"m": 8}, Families: map[string]string{"m": "F"}, Human: []tables.HumanLabel{{Model: "m", Item: "1", Language: "hin"}}})
-		for _, tb := range append(ts, tables.Answers(rows)) {
+		for _, tb := range append(ts, tables.Answers(rows, e.AnswerSchema())) {
 			if in, ok := tables.InfoOf(tb.Name); !ok || in.Description == "" {
 				t.Errorf("%s: table %s is not in the catalogue", f, tb.Name)
 			}
