@@ -758,11 +758,21 @@ func samplesTable(ss []Sample) *Table {
 	}
 	fields, extra := schema.Fields(), sampleExtras()
 	cols := make([]tables.Column, 0, len(fields)+len(extra))
-	for _, f := range fields {
-		cols = append(cols, tables.AnswerColumn(f))
+	read := make([]cellReader, 0, len(fields)+len(extra))
+	repeats := make([]bool, 0, len(fields)+len(extra))
+	first := len(score.Head()) // the study's own fields start here
+	for c, f := range fields {
+		of, ok := sampleReader(f.Name)
+		if c >= first && c < first+len(schema.Study()) {
+			of, ok = studyReader(c-first), true
+		}
+		if !ok {
+			panic(fmt.Sprintf("bhasha: the samples table has no reader for the common field %q", f.Name))
+		}
+		cols, read, repeats = append(cols, tables.AnswerColumn(f)), append(read, of), append(repeats, f.Repeats)
 	}
 	for _, x := range extra {
-		cols = append(cols, x.col)
+		cols, read, repeats = append(cols, x.col), append(read, x.of), append(repeats, false)
 	}
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	boxed := map[string]any{}
@@ -774,7 +784,6 @@ func samplesTable(ss []Sample) *Table {
 		boxed[s] = v
 		return v
 	}
-	first := len(score.Head()) // the study's own fields start here
 	width := len(cols)
 	t.Rows = make([][]any, len(ss))
 	var block []any
@@ -785,20 +794,19 @@ func samplesTable(ss []Sample) *Table {
 		row := block[:width:width]
 		block = block[width:]
 		s := &ss[i]
-		for c, f := range fields {
-			var v any
-			if c >= first && c < first+len(schema.Study()) {
-				v = s.studyValue(c - first)
-			} else {
-				v = s.common(f.Name)
+		for c, of := range read {
+			switch {
+			case of.text == nil:
+				v := of.value(s)
+				if str, ok := v.(string); ok && repeats[c] {
+					v = box(str)
+				}
+				row[c] = v
+			case repeats[c]:
+				row[c] = box(of.text(s))
+			default:
+				row[c] = of.text(s)
 			}
-			if str, ok := v.(string); ok && f.Repeats {
-				v = box(str)
-			}
-			row[c] = v
-		}
-		for c, x := range extra {
-			row[len(fields)+c] = x.of(s)
 		}
 		t.Rows[i] = row
 	}

@@ -78,71 +78,85 @@ func (s Sample) Verdict(name string) (string, bool) {
 	return s.schema.TextOf(s.values, name)
 }
 
-// studyValue is the i-th field of the study's own (Schema().Study()[i]),
-// nil for a Sample without a schema.
-func (s *Sample) studyValue(i int) any {
-	if s.schema == nil {
-		return nil
-	}
-	return s.schema.ValueOf(s.values, i)
+// studyReader reads the i-th of the study's own fields
+// (Schema().Study()[i]) from a Sample: nil for a Sample without a schema.
+func studyReader(i int) cellReader {
+	return cellReader{value: func(s *Sample) any {
+		if s.schema == nil {
+			return nil
+		}
+		return s.schema.ValueOf(s.values, i)
+	}}
 }
 
-// common is the sample's value of one of the common fields (score.Head
-// and score.Tail), by name; nil for another name.
-func (s *Sample) common(name string) any {
+// cellReader reads one column of the samples table from a Sample: text
+// (a string, which the table may intern) or value (any other cell).
+type cellReader struct {
+	text  func(*Sample) string
+	value func(*Sample) any
+}
+
+// sampleReader reads one of the common fields (score.Head and
+// score.Tail) from a Sample, by the field's name; ok is false for
+// another name.
+func sampleReader(name string) (cellReader, bool) {
+	text := func(of func(*Sample) string) (cellReader, bool) { return cellReader{text: of}, true }
+	flag := func(of func(*Sample) bool) (cellReader, bool) {
+		return cellReader{value: func(s *Sample) any { return of(s) }}, true
+	}
 	switch name {
 	case "model":
-		return s.Model
+		return text(func(s *Sample) string { return s.Model })
 	case "item":
-		return s.Item
+		return text(func(s *Sample) string { return s.Item })
 	case "language":
-		return s.Language
+		return text(func(s *Sample) string { return s.Language })
 	case "form":
-		return s.Form
+		return text(func(s *Sample) string { return s.Form })
 	case "strategy":
-		return s.Strategy
+		return text(func(s *Sample) string { return s.Strategy })
 	case "condition":
-		return s.Condition
+		return text(func(s *Sample) string { return s.Condition })
 	case "role":
-		return s.Role
+		return text(func(s *Sample) string { return s.Role })
 	case "gold":
-		return s.Gold
+		return text(func(s *Sample) string { return s.Gold })
 	case "prediction":
-		return s.Answer
+		return text(func(s *Sample) string { return s.Answer })
 	case "prediction_norm":
-		return s.Normalized
+		return text(func(s *Sample) string { return s.Normalized })
 	case "method":
-		return s.Method
+		return text(func(s *Sample) string { return s.Method })
 	case "abstain":
-		return s.Abstain
+		return flag(func(s *Sample) bool { return s.Abstain })
 	case "script":
-		return s.Script
+		return text(func(s *Sample) string { return s.Script })
 	case "switched":
-		return s.Switched
+		return flag(func(s *Sample) bool { return s.Switched })
 	case "failed":
-		return s.Failed
+		return flag(func(s *Sample) bool { return s.Failed })
 	case "withheld":
-		return s.Withheld
+		return flag(func(s *Sample) bool { return s.Withheld })
 	case "empty_response":
-		return s.EmptyResponse
+		return flag(func(s *Sample) bool { return s.EmptyResponse })
 	}
-	return nil
+	return cellReader{}, false
 }
 
 // sampleExtra is a column the samples table has beside the answer
 // schema's: what only a sample holds (its record's text).
 type sampleExtra struct {
 	col tables.Column
-	of  func(*Sample) any
+	of  cellReader
 }
 
 // sampleExtras are the samples table's columns after the schema's.
 func sampleExtras() []sampleExtra {
 	return []sampleExtra{
-		{tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"), func(s *Sample) any { return s.Prompt }},
-		{tables.Text("response", "the raw model output"), func(s *Sample) any { return s.Response }},
-		{tables.Text("error", "why the request failed"), func(s *Sample) any { return s.Error }},
-		{tables.Flag("simulated", "the answer came from a simulated model"), func(s *Sample) any { return s.Simulated }},
+		{tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"), cellReader{text: func(s *Sample) string { return s.Prompt }}},
+		{tables.Text("response", "the raw model output"), cellReader{text: func(s *Sample) string { return s.Response }}},
+		{tables.Text("error", "why the request failed"), cellReader{text: func(s *Sample) string { return s.Error }}},
+		{tables.Flag("simulated", "the answer came from a simulated model"), cellReader{value: func(s *Sample) any { return s.Simulated }}},
 	}
 }
 
