@@ -32,7 +32,10 @@ type Page struct {
 	// all); 0 shows every row.
 	MaxRows int
 	// Samples, when set, feeds the HTML sample explorer and the
-	// workbook's samples sheet (one row per scored answer).
+	// workbook's samples sheet (one row per scored answer). Its declared
+	// columns drive the explorer: a filter per category column
+	// (tables.KindCategory), a criterion select over its bool columns,
+	// a search over its other text.
 	Samples *tables.Table
 	// SamplesTotal is the run's number of scored answers when Samples
 	// holds a selection of them: every SamplesEvery-th (in table order)
