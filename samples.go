@@ -78,6 +78,16 @@ func (s Sample) Verdict(name string) (string, bool) {
 	return s.schema.TextOf(s.values, name)
 }
 
+// Value reads any of the study's own fields (a criterion, a verdict, an
+// int such as chosen) by name as a bool, string or int; ok is false when
+// the study has no such field.
+func (s Sample) Value(name string) (any, bool) {
+	if s.schema == nil {
+		return nil, false
+	}
+	return s.schema.Lookup(s.values, name)
+}
+
 // studyReader reads the i-th of the study's own fields
 // (Schema().Study()[i]) from a Sample: nil for a Sample without a schema.
 func studyReader(i int) cellReader {

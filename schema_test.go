@@ -116,6 +116,11 @@ func TestAnswerSchemaViews(t *testing.T) {
 				if c, ok := s.Criterion("correct"); ok && c != s.Correct {
 					t.Errorf("sample %d: Criterion(correct) %v, Correct %v", i, c, s.Correct)
 				}
+				for _, f := range schema.Study() {
+					if v, ok := s.Value(f.Name); !ok || v != answers.Rows[i][answers.Col(f.Name)] {
+						t.Errorf("sample %d: %s = %v (%v), answers.csv %v", i, f.Name, v, ok, answers.Rows[i][answers.Col(f.Name)])
+					}
+				}
 				if _, ok := s.Criterion("no_such_criterion"); ok {
 					t.Errorf("sample %d has a criterion its study does not declare", i)
 				}

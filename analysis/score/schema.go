@@ -255,6 +255,17 @@ func (s *Schema) IntOf(v Values, name string) (int, bool) {
 	return v.ints[s.intAt[i]], true
 }
 
+// Lookup reads the study field name from v as a bool, string or int; ok
+// is false when the schema has no such study field.
+func (s *Schema) Lookup(v Values, name string) (any, bool) {
+	i, ok := s.studyAt(name)
+	if !ok {
+		return nil, false
+	}
+	x := s.ValueOf(v, i)
+	return x, x != nil
+}
+
 // ValueOf reads the i-th study field (Study()[i]) from v as a bool,
 // string or int; nil for Values not read by this schema.
 func (s *Schema) ValueOf(v Values, i int) any {

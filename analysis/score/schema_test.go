@@ -61,6 +61,12 @@ func TestSchemaValues(t *testing.T) {
 		if got := s.ValueOf(v, i); got != f.Value(&row) {
 			t.Errorf("study field %s: Values hold %v, the row %v", f.Name, got, f.Value(&row))
 		}
+		if got, ok := s.Lookup(v, f.Name); !ok || got != f.Value(&row) {
+			t.Errorf("study field %s: Lookup %v (%v), the row %v", f.Name, got, ok, f.Value(&row))
+		}
+	}
+	if _, ok := s.Lookup(v, "model"); ok {
+		t.Error("Lookup reads a common field")
 	}
 	if f, ok := s.Field("prediction_norm"); !ok || f.Text(&row) != "delhi" {
 		t.Errorf("prediction_norm %q (%v)", f.Text(&row), ok)
