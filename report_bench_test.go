@@ -121,7 +121,7 @@ func BenchmarkReport6M(b *testing.B) {
 		start := time.Now()
 		ts := append([]*tables.Table{tables.Accuracy("indicklar", []tables.Metric{tables.Correct()}, rows)},
 			indicklar.KLAR(rows, "", func(string) string { return "" })...)
-		ts = append(ts, tables.Answers(rows))
+		ts = append(ts, tables.Answers(rows, indicklar.AnswerSchema()))
 		for _, t := range ts {
 			t.Simulated = true
 		}

@@ -8,12 +8,16 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
 // Sample is one scored answer: what was asked, what came back, how it was
-// read and judged.
+// read and judged. The fields every answer has are Go fields; the
+// study's own criteria and verdicts are read by name from its answer
+// schema (Criterion, Verdict, Schema), kept compactly (no map per sample).
 type Sample struct {
 	Model, Item, Language, Form, Strategy, Condition string
 	// Role is what the request asked: "" (the answer), or a first stage's
@@ -24,24 +28,21 @@ type Sample struct {
 	// items, which are scored from one request per choice).
 	Prompt string
 	// Response is the raw model output; Answer the extracted answer (the
-	// text scored when extraction failed), Normalized its normalised form,
-	// Method how it was extracted.
+	// text scored when extraction failed; the prediction column),
+	// Normalized its normalised form (prediction_norm), Method how it was
+	// extracted.
 	Response, Answer, Normalized, Method string
 	Gold                                 string
-	// Criteria: the study's strict criterion (Correct) and the others.
-	Correct, Lenient, Translit, SQuAD, Substring, Overlap bool
-	// Judge is IndicQuest's verdict, Semantic the distractor study's.
-	Judge, Semantic string
-	Abstain         bool
+	// Correct is the study's strict criterion (false for a study without
+	// one); Criterion reads it and the study's other criteria by name.
+	Correct bool
+	Abstain bool // the answer abstains under the study's abstention rule
 	// Chosen is the multiple-choice option the model ranks first (−1 when
 	// not multiple choice) and ChoiceLogprobs each option's log-likelihood.
 	Chosen         int
 	ChoiceLogprobs []float64
 	Script         string // main script of the answer
 	Switched       bool   // letters outside the scripts of the language asked
-	// DistractorSwitch: the answer is in the distractor note's script (the
-	// distractor study's Table 4 rule).
-	DistractorSwitch bool
 	// Withheld: a second stage never sent because its first stage failed
 	// (counted as a wrong answer).
 	Withheld      bool
@@ -49,6 +50,124 @@ type Sample struct {
 	Error         string
 	EmptyResponse bool // the model produced an empty text
 	Simulated     bool
+
+	schema *score.Schema
+	values score.Values
+}
+
+// Schema is the answer schema of the sample's study (nil for a Sample
+// built by hand).
+func (s Sample) Schema() *score.Schema { return s.schema }
+
+// Criterion reads one of the study's criteria (a flag of its answer
+// schema: correct, translit, squad_em, ...) by name; ok is false when the
+// study has no such criterion.
+func (s Sample) Criterion(name string) (value, ok bool) {
+	if s.schema == nil {
+		return false, false
+	}
+	return s.schema.FlagOf(s.values, name)
+}
+
+// Verdict reads one of the study's text fields (a judge's verdict, a
+// domain) by name; ok is false when the study has no such field.
+func (s Sample) Verdict(name string) (string, bool) {
+	if s.schema == nil {
+		return "", false
+	}
+	return s.schema.TextOf(s.values, name)
+}
+
+// Value reads any of the study's own fields (a criterion, a verdict, an
+// int such as chosen) by name as a bool, string or int; ok is false when
+// the study has no such field.
+func (s Sample) Value(name string) (any, bool) {
+	if s.schema == nil {
+		return nil, false
+	}
+	return s.schema.Lookup(s.values, name)
+}
+
+// studyReader reads the i-th of the study's own fields
+// (Schema().Study()[i]) from a Sample: nil for a Sample without a schema.
+func studyReader(i int) cellReader {
+	return cellReader{value: func(s *Sample) any {
+		if s.schema == nil {
+			return nil
+		}
+		return s.schema.ValueOf(s.values, i)
+	}}
+}
+
+// cellReader reads one column of the samples table from a Sample: text
+// (a string, which the table may intern) or value (any other cell).
+type cellReader struct {
+	text  func(*Sample) string
+	value func(*Sample) any
+}
+
+// sampleReader reads one of the common fields (score.Head and
+// score.Tail) from a Sample, by the field's name; ok is false for
+// another name.
+func sampleReader(name string) (cellReader, bool) {
+	text := func(of func(*Sample) string) (cellReader, bool) { return cellReader{text: of}, true }
+	flag := func(of func(*Sample) bool) (cellReader, bool) {
+		return cellReader{value: func(s *Sample) any { return of(s) }}, true
+	}
+	switch name {
+	case "model":
+		return text(func(s *Sample) string { return s.Model })
+	case "item":
+		return text(func(s *Sample) string { return s.Item })
+	case "language":
+		return text(func(s *Sample) string { return s.Language })
+	case "form":
+		return text(func(s *Sample) string { return s.Form })
+	case "strategy":
+		return text(func(s *Sample) string { return s.Strategy })
+	case "condition":
+		return text(func(s *Sample) string { return s.Condition })
+	case "role":
+		return text(func(s *Sample) string { return s.Role })
+	case "gold":
+		return text(func(s *Sample) string { return s.Gold })
+	case "prediction":
+		return text(func(s *Sample) string { return s.Answer })
+	case "prediction_norm":
+		return text(func(s *Sample) string { return s.Normalized })
+	case "method":
+		return text(func(s *Sample) string { return s.Method })
+	case "abstain":
+		return flag(func(s *Sample) bool { return s.Abstain })
+	case "script":
+		return text(func(s *Sample) string { return s.Script })
+	case "switched":
+		return flag(func(s *Sample) bool { return s.Switched })
+	case "failed":
+		return flag(func(s *Sample) bool { return s.Failed })
+	case "withheld":
+		return flag(func(s *Sample) bool { return s.Withheld })
+	case "empty_response":
+		return flag(func(s *Sample) bool { return s.EmptyResponse })
+	}
+	return cellReader{}, false
+}
+
+// sampleExtra is a column the samples table has beside the answer
+// schema's: what only a sample holds (its record's text).
+type sampleExtra struct {
+	col tables.Column
+	of  cellReader
+}
+
+// sampleExtras are the samples table's columns after the schema's.
+func sampleExtras() []sampleExtra {
+	return []sampleExtra{
+		{tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"), cellReader{text: func(s *Sample) string { return s.Prompt }}},
+		{tables.Text("response", "the raw model output"), cellReader{text: func(s *Sample) string { return s.Response }}},
+		{tables.Text("error", "why the request failed"), cellReader{text: func(s *Sample) string { return s.Error }}},
+		{tables.Flag("simulated", "the answer came from a simulated model"), cellReader{value: func(s *Sample) any { return s.Simulated }}},
+	}
 }
 
 // Samples returns one Sample per scored answer, in the tables' order
@@ -79,13 +198,13 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	out := make([]Sample, len(sel))
 	want := make(map[string]int, len(sel))
 	for j, i := range sel {
-		row := r.rows[i]
+		row := &r.rows[i]
 		k := row.Key
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
-			Correct: row.Correct, Lenient: row.Lenient, Translit: row.Translit, SQuAD: row.SQuAD, Substring: row.Substring, Overlap: row.Overlap,
-			Judge: row.Judge, Semantic: row.Semantic, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
-			DistractorSwitch: row.DistractorSwitch, Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated}
+			Correct: row.Correct, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
+			Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated,
+			schema: r.schema, values: r.schema.Values(row)}
 		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
 			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/score"
 )
 
 // A run with more answers than the report's bound gets a selection:
@@ -52,5 +54,29 @@ func TestBoundedSamples(t *testing.T) {
 				t.Errorf("selected row %d is not sample %d: %v vs %+v", j, j*tc.step, row, want)
 			}
 		}
+	}
+}
+
+// Every common field of an answer (score.Head, score.Tail) has its
+// reader from a Sample, and a samples table of hand-built samples (no
+// schema) holds the common fields and the extras, every cell set.
+func TestSampleReaders(t *testing.T) {
+	for _, f := range append(score.Head(), score.Tail()...) {
+		if _, ok := sampleReader(f.Name); !ok {
+			t.Errorf("no Sample reader for the common field %s", f.Name)
+		}
+	}
+	tb := samplesTable([]Sample{{Model: "m", Item: "1", Answer: "a", Normalized: "a", Chosen: -1, Prompt: "p", Response: "r", Simulated: true}})
+	want := len(score.Head()) + len(score.Tail()) + len(sampleExtras())
+	if len(tb.Header) != want || len(tb.Rows) != 1 {
+		t.Fatalf("header %q, %d rows", tb.Header, len(tb.Rows))
+	}
+	for c, v := range tb.Rows[0] {
+		if v == nil {
+			t.Errorf("column %s: no value", tb.Header[c])
+		}
+	}
+	if tb.Rows[0][tb.Col("prediction")] != "a" || tb.Rows[0][tb.Col("response")] != "r" || tb.Rows[0][tb.Col("simulated")] != true {
+		t.Errorf("row %v", tb.Rows[0])
 	}
 }

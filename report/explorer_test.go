@@ -2,12 +2,16 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/browsertest"
 )
 
 // The explorer keeps what fits in MaxExplorerBytes, spread over the
@@ -78,5 +82,86 @@ func TestStreamedSheet(t *testing.T) {
 	}
 	if formula, _ := g.GetCellFormula("answers", "B2"); formula != "" {
 		t.Errorf("B2 holds the formula %q", formula)
+	}
+}
+
+// explorerSamples is a samples table with declared columns: categories,
+// free text (a long one), criteria, an int.
+func explorerSamples() *tables.Table {
+	t := tables.New("samples", "", tables.Category("model", "the model"), tables.Text("item", "the item"), tables.Category("judge", "a verdict"),
+		tables.Text("prediction", "the answer"), tables.Flag("correct", "the strict criterion"), tables.Flag("translit", "beside"),
+		tables.Flag("failed", "never true here"), tables.Integer("chosen", "an option"), tables.Text("error", "always empty"), tables.Text("response", "long"))
+	long := strings.Repeat("a long response ", 10)
+	t.Add("m1", "1", "correct", "Delhi", true, true, false, -1, "", long)
+	t.Add("m2", "2", "incorrect", "Paris", false, true, false, 2, "", "short")
+	t.Add("m2", "3", "", "रोम", false, false, false, -1, "", long)
+	return t
+}
+
+// The explorer's fields come from the declared columns: a filter per
+// category, the criterion select over the bools that vary, the text
+// columns searched, and every column listed but long text and those empty
+// or false in every row.
+func TestExplorerFields(t *testing.T) {
+	tb := explorerSamples()
+	got := map[string]explorerField{}
+	for _, f := range explorerFields(tb, tb.Rows) {
+		got[f.Name] = f
+	}
+	for _, tc := range []struct {
+		name                            string
+		filter, criterion, list, search bool
+	}{
+		{"model", true, false, true, false},
+		{"item", false, false, true, true},
+		{"judge", true, false, true, false},
+		{"prediction", false, false, true, true},
+		{"correct", false, true, true, false},
+		{"translit", false, true, true, false},
+		{"failed", false, false, false, false},
+		{"chosen", false, false, true, false},
+		{"error", false, false, false, true},
+		{"response", false, false, false, true},
+	} {
+		f, ok := got[tc.name]
+		if !ok || f.Filter != tc.filter || f.Criterion != tc.criterion || f.List != tc.list || f.Search != tc.search || f.Description == "" {
+			t.Errorf("field %s: %+v, want filter %v criterion %v list %v search %v", tc.name, f, tc.filter, tc.criterion, tc.list, tc.search)
+		}
+	}
+}
+
+// In a browser the explorer builds its filters, its criterion select and
+// its list's header from the fields the Go side wrote, and filters by them.
+func TestExplorerBuildsFromFields(t *testing.T) {
+	h, err := ExplorerHTML(explorerSamples())
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := `<script>function pick(sel,v){var s=document.querySelector(sel);s.value=v;s.dispatchEvent(new Event("change"));}
+var out=[];out.push("filters="+Array.prototype.map.call(document.querySelectorAll("select[data-field]"),function(s){return s.getAttribute("data-field");}).join(","));
+out.push("header="+Array.prototype.map.call(document.querySelectorAll("table th"),function(h){return h.textContent;}).join(","));
+var crit=document.querySelectorAll("select:not([data-field])")[0];
+out.push("criteria="+Array.prototype.map.call(crit.options,function(o){return o.value;}).join(","));
+pick("select[data-field=model]","m2");out.push("m2="+document.querySelector("p[id$=-count]").textContent.split(";")[0]);
+crit.value="+translit";crit.dispatchEvent(new Event("change"));out.push("m2+translit="+document.querySelector("p[id$=-count]").textContent.split(";")[0]);
+var p=document.createElement("pre");p.id="probe";p.textContent=out.join("\n");document.body.appendChild(p);</script>`
+	file := filepath.Join(t.TempDir(), "explorer.html")
+	if err := os.WriteFile(file, []byte(`<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>`+h+probe+`</body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, console := browsertest.DumpDOM(t, browsertest.Chromium(t), file, 3*time.Second)
+	if len(console) > 0 {
+		t.Errorf("the explorer wrote to the console: %q", console)
+	}
+	i, j := strings.Index(d, `<pre id="probe">`), strings.LastIndex(d, "</pre>")
+	if i < 0 || j < i {
+		t.Fatal("the probe did not run")
+	}
+	got := d[i+len(`<pre id="probe">`) : j]
+	for _, want := range []string{"filters=model,judge", "header=model,item,judge,prediction,correct,translit,chosen",
+		"criteria=,+correct,-correct,+translit,-translit", "m2=2 of 3 samples", "m2+translit=1 of 3 samples"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("explorer probe lacks %q:\n%s", want, got)
+		}
 	}
 }

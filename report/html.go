@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -31,7 +32,10 @@ type Page struct {
 	// all); 0 shows every row.
 	MaxRows int
 	// Samples, when set, feeds the HTML sample explorer and the
-	// workbook's samples sheet (one row per scored answer).
+	// workbook's samples sheet (one row per scored answer). Its declared
+	// columns drive the explorer: a filter per category column
+	// (tables.KindCategory), a criterion select over its bool columns,
+	// a search over its other text.
 	Samples *tables.Table
 	// SamplesTotal is the run's number of scored answers when Samples
 	// holds a selection of them: every SamplesEvery-th (in table order)
@@ -233,11 +237,68 @@ func explorerViewOf(t *tables.Table, total, every int, id string) *explorerView 
 	return &explorerView{ID: id, Data: data, Note: note}
 }
 
-// explorer is the samples the page embeds: column names and rows of
-// plain values (the page's script shows them with textContent only).
+// explorer is the samples the page embeds: column names, how the
+// explorer shows each column (fields, from the table's declared columns:
+// the page's script builds its filters, list and search from them and
+// names no column itself) and rows of plain values (the page's script
+// shows them with textContent only).
 type explorer struct {
-	Columns []string `json:"columns"`
-	Rows    [][]any  `json:"rows"`
+	Columns []string        `json:"columns"`
+	Fields  []explorerField `json:"fields"`
+	Rows    [][]any         `json:"rows"`
+}
+
+// explorerField is how the explorer shows one column of its samples.
+type explorerField struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+	// Filter: a category column (tables.KindCategory): a select of its values.
+	Filter bool `json:"filter,omitempty"`
+	// Criterion: a bool column true for some kept rows and false for
+	// others: the criterion select offers it and its negation.
+	Criterion bool `json:"criterion,omitempty"`
+	// List: a column of the row list (every column but long text and
+	// those empty or false in every kept row; a click shows them all).
+	List bool `json:"list,omitempty"`
+	// Search: a text column the search box looks in.
+	Search bool `json:"search,omitempty"`
+}
+
+// explorerLongText is the length in characters above which a text
+// column's cells are shown only in a sample's details.
+const explorerLongText = 80
+
+// explorerFields says how the explorer shows each of t's columns, over
+// the rows it keeps.
+func explorerFields(t *tables.Table, rows [][]any) []explorerField {
+	cols := t.Columns()
+	out := make([]explorerField, len(cols))
+	for c, col := range cols {
+		f := explorerField{Name: col.Name, Type: string(col.Type), Description: col.Description,
+			Filter: col.Type == tables.String && col.Kind == tables.KindCategory}
+		f.Search = col.Type == tables.String && !f.Filter
+		long, informative, falsy := false, false, false
+		for _, r := range rows {
+			if c >= len(r) {
+				continue
+			}
+			switch v := r[c].(type) {
+			case string:
+				informative = informative || v != ""
+				long = long || (!f.Filter && utf8.RuneCountInString(v) > explorerLongText)
+			case bool:
+				informative, falsy = informative || v, falsy || !v
+			case nil:
+			default:
+				informative = true
+			}
+		}
+		f.List = informative && !long
+		f.Criterion = col.Type == tables.Bool && informative && falsy
+		out[c] = f
+	}
+	return out
 }
 
 // explorerData keeps the samples that fit in MaxExplorerBytes, spread
@@ -271,6 +332,7 @@ func explorerData(t *tables.Table, total, every int) (*explorer, string) {
 		size += sizes[i]
 		e.Rows = append(e.Rows, t.Rows[i])
 	}
+	e.Fields = explorerFields(t, e.Rows)
 	kept := len(e.Rows)
 	if kept == total {
 		return e, fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", total)
@@ -325,43 +387,45 @@ var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</
 {{/* the explorer aligns its cells itself (inline styles: text left, numbers right, as the report's tables), so that a notebook's style, which right-aligns every cell, does not */}}
 {{define "explorer"}}<p>{{.Note}}</p>
 <div id="{{.ID}}-explorer">
-<label>model <select data-field="model"></select></label>
-<label>language <select data-field="language"></select></label>
-<label>form <select data-field="form"></select></label>
-<label>strategy <select data-field="strategy"></select></label>
-<label>condition <select data-field="condition"></select></label>
-<label>verdict <select data-field="verdict"><option value="">all</option><option>correct</option><option>wrong</option><option>failed</option></select></label>
-<label>search <input type="search" id="{{.ID}}-search" placeholder="prompt, response, answer, gold"></label>
+<span id="{{.ID}}-filters"></span>
+<label>search <input type="search" id="{{.ID}}-search"></label>
 <p id="{{.ID}}-count"></p>
-<div class="scroll"><table id="{{.ID}}-table"><thead><tr><th>model</th><th>item</th><th>language</th><th>form</th><th>strategy</th><th>condition</th><th>answer</th><th>gold</th><th>correct</th><th>script</th><th>judge</th></tr></thead><tbody></tbody></table></div>
+<div class="scroll"><table id="{{.ID}}-table"><thead><tr></tr></thead><tbody></tbody></table></div>
 <p><button id="{{.ID}}-prev">previous</button> <button id="{{.ID}}-next">next</button></p>
 <pre id="{{.ID}}-detail" style="white-space:pre-wrap;overflow-wrap:anywhere"></pre>
 </div>
 <script type="application/json" id="{{.ID}}-data">{{.Data}}</script>
 <script>(function(){var P={{.ID}};function $(s){return document.getElementById(P+"-"+s);}
 var data=JSON.parse($("data").textContent);
-var cols=data.columns, rows=data.rows, col={};cols.forEach(function(c,i){col[c]=i;});
-function val(r,c){var i=col[c];return i===undefined||r[i]===null?"":String(r[i]);}
-var selects=$("explorer").querySelectorAll("select[data-field]");
-Array.prototype.forEach.call($("table").tHead.rows[0].cells,function(h){h.style.textAlign="left";});
-selects.forEach(function(s){var f=s.getAttribute("data-field");if(f==="verdict")return;var seen={};rows.forEach(function(r){seen[val(r,f)]=1;});
- var o=document.createElement("option");o.value="";o.textContent="all";s.appendChild(o);
- Object.keys(seen).sort().forEach(function(v){var o=document.createElement("option");o.value=v;o.textContent=v===""?"(none)":v;s.appendChild(o);});});
+var cols=data.columns,rows=data.rows,fields=data.fields||[],col={};cols.forEach(function(c,i){col[c]=i;});
+function val(r,c){var i=col[c];return i===undefined||r[i]===null||r[i]===undefined?"":String(r[i]);}
+function names(p){return fields.filter(p).map(function(f){return f.name;});}
+var listed=names(function(f){return f.list;}),searched=names(function(f){return f.search;}),criteria=fields.filter(function(f){return f.criterion;});
+function option(s,v,text){var o=document.createElement("option");o.value=v;o.textContent=text;s.appendChild(o);}
+function labelled(text,s){var l=document.createElement("label");l.textContent=text+" ";l.appendChild(s);$("filters").appendChild(l);$("filters").appendChild(document.createTextNode(" "));}
+var selects=[];
+fields.forEach(function(f){if(!f.filter)return;var seen={};rows.forEach(function(r){seen[val(r,f.name)]=1;});
+ var s=document.createElement("select");s.setAttribute("data-field",f.name);s.title=f.description||"";option(s,"","all");
+ Object.keys(seen).sort().forEach(function(v){option(s,v,v===""?"(none)":v);});selects.push(s);labelled(f.name,s);});
+var crit=null;
+if(criteria.length){crit=document.createElement("select");option(crit,"","all");
+ criteria.forEach(function(f){option(crit,"+"+f.name,f.name);option(crit,"-"+f.name,"not "+f.name);});labelled("criterion",crit);}
+$("search").placeholder=searched.join(", ");
+var head=$("table").tHead.rows[0];
+listed.forEach(function(c,i){var th=document.createElement("th");th.textContent=c;th.style.textAlign="left";var f=fields.filter(function(f){return f.name===c;})[0];th.title=f.description||"";head.appendChild(th);});
 var page=0,per=100,shown=[];
-function matches(r){var ok=true;selects.forEach(function(s){var f=s.getAttribute("data-field"),v=s.value;if(!v)return;
- if(f==="verdict"){var failed=val(r,"failed")==="true",corr=val(r,"correct")==="true";
-  if(v==="failed"&&!failed||v==="correct"&&(failed||!corr)||v==="wrong"&&(failed||corr))ok=false;}
- else if(val(r,f)!==v)ok=false;});
+function matches(r){var ok=true;selects.forEach(function(s){var v=s.value;if(v&&val(r,s.getAttribute("data-field"))!==v)ok=false;});
+ if(crit&&crit.value){var want=crit.value.charAt(0)==="+";if((val(r,crit.value.slice(1))==="true")!==want)ok=false;}
  var q=$("search").value.toLowerCase();
- if(q&&["prompt","response","answer","gold"].every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
+ if(q&&searched.every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
 function render(){shown=rows.filter(matches);var tb=$("table").tBodies[0];tb.textContent="";
  shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
-  ["model","item","language","form","strategy","condition","answer","gold","correct","script","judge"].forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);
+  listed.forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);
    var num=typeof r[col[c]]==="number";td.style.textAlign=num?"right":"left";if(num)td.style.fontVariantNumeric="tabular-nums";tr.appendChild(td);});
   tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");$("detail").textContent=d;});
   tb.appendChild(tr);});
- $("count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for its prompt, response and verdicts)";}
-selects.forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
+ $("count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for every field: prompt, response, criteria and verdicts)";}
+selects.concat(crit?[crit]:[]).forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
 $("search").addEventListener("input",function(){page=0;render();});
 $("prev").addEventListener("click",function(){if(page>0){page--;render();}});
 $("next").addEventListener("click",function(){if((page+1)*per<shown.length){page++;render();}});

@@ -36,7 +36,7 @@ func TestBuiltinStudiesDeclareTheirTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := e.Plan().Tables(rows, tables.Options{Sizes: map[string]float64{"m": 8}, Families: map[string]string{"m": "F"}, Human: []tables.HumanLabel{{Model: "m", Item: "1", Language: "hin"}}})
-		for _, tb := range append(ts, tables.Answers(rows)) {
+		for _, tb := range append(ts, tables.Answers(rows, e.AnswerSchema())) {
 			checkDeclared(t, f, tb)
 		}
 	}
@@ -48,7 +48,7 @@ func TestBuiltinStudiesDeclareTheirTables(t *testing.T) {
 		}
 		opt := tables.Options{Sizes: map[string]float64{"model-0": 8, "model-1": 70, "m0": 8, "m1": 30}, Families: map[string]string{"model-0": "F", "model-1": "F", "m0": "G", "m1": "G"},
 			Human: []tables.HumanLabel{{Model: "m0", Item: "1", Language: "hin"}, {Model: "m0", Item: "1", Language: "eng", Condition: "clean"}}}
-		for _, tb := range append(e.Plan().Tables(rows, opt), tables.Answers(rows), tables.Requests(rows), tables.Compare(rows, rows)) {
+		for _, tb := range append(e.Plan().Tables(rows, opt), tables.Answers(rows, e.AnswerSchema()), tables.Requests(rows), tables.Compare(rows, rows)) {
 			if len(tb.Rows) == 0 {
 				t.Errorf("%s: table %s has no rows", f, tb.Name)
 			}

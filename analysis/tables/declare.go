@@ -89,3 +89,13 @@ func Millis(name, description string) Column {
 func Number(name, description string) Column {
 	return Column{Name: name, Type: Float, Description: description}
 }
+
+// KindCategory marks a text column whose values name a category (a
+// model, a language, a verdict): the sample explorer offers a filter of
+// its values.
+const KindCategory Kind = "category"
+
+// Category declares a text column of categories (KindCategory).
+func Category(name, description string) Column {
+	return Column{Name: name, Type: String, Kind: KindCategory, Description: description}
+}

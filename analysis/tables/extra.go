@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/datasets/csvread"
@@ -219,28 +218,39 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 	return t
 }
 
-// Answers is one row per scored answer, for inspection: the raw and the
-// normalised prediction (normalize.Default, the steps listed in
-// scoring.csv), the gold, how the answer was extracted, and every
-// criterion. It is written by reports, not by For (it is as long as the run).
-func Answers(rows []score.Row) *Table {
-	t := New("answers", "one row per scored answer: raw and normalised prediction, method, every criterion, script, verdicts",
-		Key("model"), Text("item", "the item's id in its dataset"), Key("language"), Key("form"), Key("strategy"), Key("condition"),
-		Text("role", "what the request asked: empty (the answer), translation, judge:<model>, choice:<n>"), Text("gold", "the gold answer"),
-		Text("prediction", "the answer as extracted"), Text("prediction_norm", "the prediction normalised (scoring lists the steps)"),
-		Text("method", "how the test or extraction was made"), Flag("correct", "the study's strict criterion"), Flag("lenient", "the lenient criterion (mc1: argmax)"),
-		Flag("translit", "transliteration-aware match"), Flag("substring", "IndicQuest's lexical criteria: exact substring, word overlap"),
-		Flag("overlap", "IndicQuest's lexical criteria: exact substring, word overlap"), Text("judge", "the IndicQuest judge's verdict"),
-		Text("semantic", "the semantic judge's verdict on a switched answer"), Flag("abstain", "answers that abstain (not correct)"),
-		Text("script", "main script of the answer"), Flag("switched", "answers with a Devanagari or CJK character"),
-		Flag("distractor_switch", "a Devanagari or CJK character in the answer"),
-		Flag("failed", "of n, requests that failed or second stages withheld after a failed first: counted as wrong"),
-		Flag("withheld", "a second stage never sent because its first stage failed (counted as a failed, wrong answer)"),
-		Flag("empty_response", "the model produced an empty text"))
+// AnswerColumn declares the column of an answer field: a Flag, an
+// Integer, a Category for a category's text, else Text.
+func AnswerColumn(f score.Field) Column {
+	switch {
+	case f.Type == score.FlagField:
+		return Flag(f.Name, f.Description)
+	case f.Type == score.IntField:
+		return Integer(f.Name, f.Description)
+	case f.Category:
+		return Category(f.Name, f.Description)
+	}
+	return Text(f.Name, f.Description)
+}
+
+// Answers is one row per scored answer, for inspection, with the columns
+// of the study's answer schema (s.Fields(): the key, the gold, the raw
+// and the normalised prediction (normalize.Default, the steps listed in
+// scoring.csv), how the answer was extracted, the study's criteria and
+// verdicts, abstention, script and switch, and whether the answer is
+// missing). It is written by reports, not by For (it is as long as the
+// run).
+func Answers(rows []score.Row, s *score.Schema) *Table {
+	fields := s.Fields()
+	cols := make([]Column, len(fields))
+	for i, f := range fields {
+		cols[i] = AnswerColumn(f)
+	}
+	t := New("answers", "one row per scored answer: the study's answer schema (raw and normalised prediction, method, every criterion and verdict, script)", cols...)
 	// A run's answers repeat their keys, golds and verdicts: each distinct
-	// string is boxed once and shared, and the cells come from one backing
-	// array per block of rows, so that a table of millions of answers costs
-	// its cells and not an allocation per cell.
+	// string of a field whose values repeat (Field.Repeats) is boxed once and shared, ints
+	// too, and the cells come from one backing array per block of rows,
+	// so that a table of millions of answers costs its cells and not an
+	// allocation per cell.
 	boxed := map[string]any{}
 	box := func(s string) any {
 		if v, ok := boxed[s]; ok {
@@ -250,19 +260,39 @@ func Answers(rows []score.Row) *Table {
 		boxed[s] = v
 		return v
 	}
-	width := len(t.Header)
+	ints := map[int]any{}
+	boxInt := func(n int) any {
+		if v, ok := ints[n]; ok {
+			return v
+		}
+		var v any = n
+		ints[n] = v
+		return v
+	}
+	width := len(fields)
 	t.Rows = make([][]any, len(rows))
 	var block []any
-	for i, r := range rows {
+	for i := range rows {
 		if len(block) < width {
 			block = make([]any, width*min(4096, len(rows)-i))
 		}
 		row := block[:width:width]
 		block = block[width:]
-		k := r.Key
-		copy(row, []any{box(k.Model), box(k.Item), box(k.Language), box(k.Form), box(k.Strategy), box(k.Condition), box(k.Role.String()), box(r.Gold),
-			r.Prediction, normalize.Default.String(r.Prediction), box(string(r.Method)), r.Correct, r.Lenient, r.Translit, r.Substring, r.Overlap,
-			box(r.Judge), box(r.Semantic), r.Abstain, box(r.Script), r.Switched, r.DistractorSwitch, r.Failed, r.Withheld, r.EmptyResponse})
+		r := &rows[i]
+		for c, f := range fields {
+			switch f.Type {
+			case score.FlagField:
+				row[c] = f.Flag(r)
+			case score.IntField:
+				row[c] = boxInt(f.Int(r))
+			default:
+				if v := f.Text(r); f.Repeats {
+					row[c] = box(v)
+				} else {
+					row[c] = v
+				}
+			}
+		}
 		t.Rows[i] = row
 	}
 	return t
@@ -278,7 +308,7 @@ type Criterion struct {
 // Scoring lists a study's criteria.
 func Scoring(study string, cs []Criterion) *Table {
 	t := New("scoring", "each criterion's rule and the normalisation steps it applies",
-		Key("study"), Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		Category("study", "the study"), Category("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
 		Text("rule", "how the criterion decides"), Text("normalization", "the normalisation steps applied before comparing"))
 	for _, c := range cs {
 		t.Add(study, c.Name, c.Rule, c.Normalization)

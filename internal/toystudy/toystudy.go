@@ -151,3 +151,8 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	}
 	return append(tables.Standard(p.study, []tables.Metric{tables.Correct()}, crit, rows, opt), lengths)
 }
+
+// AnswerSchema: the toy study's one criterion, exact match (correct).
+func (p *plan) AnswerSchema() *score.Schema {
+	return score.NewSchema(score.CorrectField("exact match of the whole trimmed answer against every gold"))
+}

@@ -1,0 +1,104 @@
+package score
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+func testSchema() *Schema {
+	return NewSchema(
+		Text("relation", "a category", func(r *Row) string { return r.Domain }),
+		CorrectField("a rule"),
+		Flag("translit", "beside", func(r *Row) bool { return r.Translit }),
+		Text("judge", "a verdict", func(r *Row) string { return r.Judge }),
+		Int("chosen", "an option", func(r *Row) int { return r.PromptTokens }),
+	)
+}
+
+// A schema's fields are the common head, the study's own, the common
+// tail; each study field reads back from the compact Values by name and
+// by position, and a name the schema lacks is not ok.
+func TestSchemaValues(t *testing.T) {
+	s := testSchema()
+	var names []string
+	for _, f := range s.Fields() {
+		names = append(names, f.Name)
+	}
+	want := []string{"model", "item", "language", "form", "strategy", "condition", "role", "gold", "prediction", "prediction_norm", "method",
+		"relation", "correct", "translit", "judge", "chosen", "abstain", "script", "switched", "failed", "withheld", "empty_response"}
+	if !slices.Equal(names, want) {
+		t.Errorf("fields %q\nwant %q", names, want)
+	}
+	if got := s.Criteria(); !slices.Equal(got, []string{"correct", "translit"}) {
+		t.Errorf("criteria %q", got)
+	}
+	row := Row{Key: engine.Key{Model: "m"}, Domain: "capital", Correct: true, Judge: "correct", PromptTokens: 3, Prediction: " Delhi "}
+	v := s.Values(&row)
+	for _, tc := range []struct {
+		name string
+		read func() (any, bool)
+		want any
+		ok   bool
+	}{
+		{"correct", func() (any, bool) { return s.FlagOf(v, "correct") }, true, true},
+		{"translit", func() (any, bool) { return s.FlagOf(v, "translit") }, false, true},
+		{"judge", func() (any, bool) { return s.TextOf(v, "judge") }, "correct", true},
+		{"relation", func() (any, bool) { return s.TextOf(v, "relation") }, "capital", true},
+		{"chosen", func() (any, bool) { return s.IntOf(v, "chosen") }, 3, true},
+		{"a common field is not the study's", func() (any, bool) { return s.FlagOf(v, "failed") }, false, false},
+		{"a text is not a flag", func() (any, bool) { return s.FlagOf(v, "judge") }, false, false},
+		{"unknown", func() (any, bool) { return s.TextOf(v, "nothing") }, "", false},
+	} {
+		got, ok := tc.read()
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v (%v), want %v (%v)", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+	for i, f := range s.Study() {
+		if got := s.ValueOf(v, i); got != f.Value(&row) {
+			t.Errorf("study field %s: Values hold %v, the row %v", f.Name, got, f.Value(&row))
+		}
+		if got, ok := s.Lookup(v, f.Name); !ok || got != f.Value(&row) {
+			t.Errorf("study field %s: Lookup %v (%v), the row %v", f.Name, got, ok, f.Value(&row))
+		}
+	}
+	if _, ok := s.Lookup(v, "model"); ok {
+		t.Error("Lookup reads a common field")
+	}
+	if f, ok := s.Field("prediction_norm"); !ok || f.Text(&row) != "delhi" {
+		t.Errorf("prediction_norm %q (%v)", f.Text(&row), ok)
+	}
+}
+
+// A name declared twice, a common name taken by a study, an unnamed field
+// and too many flags are programming errors.
+func TestSchemaPanics(t *testing.T) {
+	var many []Field
+	for i := range MaxFlags + 1 {
+		many = append(many, Flag(fmt.Sprintf("f%d", i), "", func(*Row) bool { return false }))
+	}
+	for _, tc := range []struct {
+		name   string
+		fields []Field
+	}{
+		{"twice", []Field{CorrectField(""), CorrectField("")}},
+		{"a common name", []Field{Flag("failed", "", func(*Row) bool { return false })}},
+		{"unnamed", []Field{Text("", "", func(*Row) string { return "" })}},
+		{"too many flags", many},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", tc.name)
+				}
+			}()
+			NewSchema(tc.fields...)
+		}()
+	}
+	if s := NewSchema(many[:MaxFlags]...); len(s.Criteria()) != MaxFlags {
+		t.Errorf("%d flags", len(s.Criteria()))
+	}
+}

@@ -1,0 +1,35 @@
+package distractors
+
+import "github.com/bhashalab/bhasha/analysis/score"
+
+// AnswerSchema is the study's answer schema (AnswerSchema).
+func (p *plan) AnswerSchema() *score.Schema { return AnswerSchema() }
+
+// AnswerSchema declares what a distractor-study answer carries beside the
+// common fields: exact match (correct), MC1's argmax (lenient), SQuAD's
+// exact match, the transliteration-aware match, the semantic judge's
+// verdict, both abstention rules (abstain is the one in force), the
+// distractor script switch and, for a multiple-choice item, the option
+// the model ranks first.
+func AnswerSchema() *score.Schema {
+	return score.NewSchema(
+		score.CorrectField("TriviaQA exact match against every alias; mc1: the correct choice strictly above every other"),
+		score.Flag("lenient", "the lenient criterion (mc1: argmax, ties to the first; equal to correct elsewhere)", func(r *score.Row) bool { return r.Lenient }),
+		score.Flag("squad_em", "exact match under SQuAD v1.1's normalisation", func(r *score.Row) bool { return r.SQuAD }),
+		score.Flag("translit", "correct, or the answer matches an alias within translit.Match's tolerance", func(r *score.Row) bool { return r.Translit }),
+		score.Text("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *score.Row) string { return r.Semantic }),
+		score.Flag("abstain_english", "an English abstention phrase occurs (the paper's rule)", func(r *score.Row) bool { return r.AbstainEnglish }),
+		score.Flag("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", func(r *score.Row) bool { return r.AbstainMultilingual }),
+		score.Flag("distractor_switch", "a Devanagari or CJK character in the answer", func(r *score.Row) bool { return r.DistractorSwitch }),
+		score.Int("chosen", "mc1: the option the model ranks first (−1 when not multiple choice)", Chosen),
+	)
+}
+
+// Chosen is the multiple-choice option a row's model ranks first, −1
+// for an answer that is not multiple choice.
+func Chosen(r *score.Row) int {
+	if d := r.Detail; d != nil && d.ChoiceLogprobs != nil {
+		return d.Chosen
+	}
+	return -1
+}

@@ -1,0 +1,23 @@
+package indicquest
+
+import "github.com/bhashalab/bhasha/analysis/score"
+
+// AnswerSchema is the study's answer schema (AnswerSchema).
+func (p *plan) AnswerSchema() *score.Schema { return AnswerSchema() }
+
+// AnswerSchema declares what an IndicQuest answer carries beside the
+// common fields: its domain, the judge's verdict (correct, and the
+// verdict itself), the lexical criteria under the normalisation in force
+// and under the other one, and the transliteration-aware match.
+func AnswerSchema() *score.Schema {
+	return score.NewSchema(
+		score.Text("domain", "IndicQuest domain", func(r *score.Row) string { return r.Domain }),
+		score.CorrectField("the LLM judge's verdict is correct"),
+		score.Text("judge", "the IndicQuest judge's verdict: correct, incorrect, unparsed, or empty when missing", func(r *score.Row) string { return r.Judge }),
+		score.Flag("substring", "the gold occurs as a contiguous substring of the answer (the normalisation in force)", func(r *score.Row) bool { return r.Substring }),
+		score.Flag("overlap", "every gold word occurs among the answer's words (the normalisation in force)", func(r *score.Row) bool { return r.Overlap }),
+		score.Flag("substring_alt", "substring under the other normalisation (scoring.normalized_lexical switches them)", func(r *score.Row) bool { return r.SubstringAlt }),
+		score.Flag("overlap_alt", "overlap under the other normalisation (scoring.normalized_lexical switches them)", func(r *score.Row) bool { return r.OverlapAlt }),
+		score.Flag("translit", "the answer matches the gold within translit.Match's tolerance", func(r *score.Row) bool { return r.Translit }),
+	)
+}
