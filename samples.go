@@ -244,3 +244,77 @@ func PromptText(body json.RawMessage) string {
 	}
 	return strings.Join(parts, "\n\n")
 }
+
+// SamplesTable lays samples out as a typed table, one row per sample (the
+// workbook's samples sheet, the explorer's data): the columns of the
+// study's answer schema, as answers.csv has them, then each sample's
+// prompt, response, error and whether it was simulated.
+func SamplesTable(ss []Sample) *Table { return samplesTable(ss) }
+
+// samplesTable lays the samples out as a typed table, the cells of every
+// block of rows in one backing array and each repeated string (a
+// category's, a gold's) boxed once.
+func samplesTable(ss []Sample) *Table {
+	schema := score.NewSchema() // samples built by hand: the common fields
+	for i := range ss {
+		if ss[i].schema != nil {
+			schema = ss[i].schema
+			break
+		}
+	}
+	fields, extra := schema.Fields(), sampleExtras()
+	cols := make([]tables.Column, 0, len(fields)+len(extra))
+	read := make([]cellReader, 0, len(fields)+len(extra))
+	repeats := make([]bool, 0, len(fields)+len(extra))
+	first := len(score.Head()) // the study's own fields start here
+	for c, f := range fields {
+		of, ok := sampleReader(f.Name)
+		if c >= first && c < first+len(schema.Study()) {
+			of, ok = studyReader(c-first), true
+		}
+		if !ok {
+			panic(fmt.Sprintf("bhasha: the samples table has no reader for the common field %q", f.Name))
+		}
+		cols, read, repeats = append(cols, tables.AnswerColumn(f)), append(read, of), append(repeats, f.Repeats)
+	}
+	for _, x := range extra {
+		cols, read, repeats = append(cols, x.col), append(read, x.of), append(repeats, false)
+	}
+	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
+	boxed := map[string]any{}
+	box := func(s string) any {
+		if v, ok := boxed[s]; ok {
+			return v
+		}
+		var v any = s
+		boxed[s] = v
+		return v
+	}
+	width := len(cols)
+	t.Rows = make([][]any, len(ss))
+	var block []any
+	for i := range ss {
+		if len(block) < width {
+			block = make([]any, width*min(4096, len(ss)-i))
+		}
+		row := block[:width:width]
+		block = block[width:]
+		s := &ss[i]
+		for c, of := range read {
+			switch {
+			case of.text == nil:
+				v := of.value(s)
+				if str, ok := v.(string); ok && repeats[c] {
+					v = box(str)
+				}
+				row[c] = v
+			case repeats[c]:
+				row[c] = box(of.text(s))
+			default:
+				row[c] = of.text(s)
+			}
+		}
+		t.Rows[i] = row
+	}
+	return t
+}

@@ -1,0 +1,197 @@
+package bhasha
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/report"
+)
+
+// page gathers what the HTML report and the workbook show, once.
+func (r *Results) page() (report.Page, error) {
+	r.pageOnce.Do(func() { r.pg, r.pageErr = r.buildPage() })
+	return r.pg, r.pageErr
+}
+
+func (r *Results) buildPage() (report.Page, error) {
+	if err := r.score(); err != nil {
+		return report.Page{}, err
+	}
+	figs, err := r.exp.Figures(r.tables)
+	if err != nil {
+		return report.Page{}, err
+	}
+	infos := make([]TableInfo, len(r.tables))
+	for i, t := range r.tables {
+		infos[i] = t.Info()
+	}
+	m := r.manifest
+	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", m.ExperimentFile},
+		{"experiment SHA-256", m.ExperimentHash}, {"tool", m.Tool}, {"status", m.Status},
+		{"started", m.Started.UTC().Format(time.RFC3339)}, {"records", fmt.Sprintf("%d (%d ok, %d failed)", m.Counts.Records, m.Counts.OK, m.Counts.Failed)}}
+	if m.Ended != nil {
+		prov = append(prov, [2]string{"ended", m.Ended.UTC().Format(time.RFC3339)})
+	}
+	for _, mi := range m.Models {
+		servers := make([]string, 0, len(mi.Servers))
+		for _, s := range mi.Servers {
+			servers = append(servers, s.Endpoint+" "+s.Version)
+		}
+		prov = append(prov, [2]string{"model " + mi.Name, fmt.Sprintf("%s (root %s%s) at %s", mi.ServedName, mi.Identity.Root, revision(mi.Identity.Revision), strings.Join(servers, ", "))})
+	}
+	for _, g := range sortedKeys(m.Decodings) {
+		b, _ := json.Marshal(m.Decodings[g])
+		prov = append(prov, [2]string{"decoding " + g, string(b)})
+	}
+	for _, k := range sortedKeys(m.Inputs) {
+		prov = append(prov, [2]string{"input " + k, m.Inputs[k]})
+	}
+	for _, k := range sortedKeys(m.Templates) {
+		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
+	}
+	b, _ := json.Marshal(r.exp.Scoring)
+	prov = append(prov, [2]string{"scoring options", string(b)})
+	b, _ = json.Marshal(r.exp.Prompt)
+	prov = append(prov, [2]string{"prompt options", string(b)})
+	ts := r.tables
+	// The papers' published numbers beside the run's, first, when the run
+	// measured any of them.
+	if v, err := r.exp.VersusPaper(r.tables); err != nil {
+		return report.Page{}, err
+	} else if v != nil && len(v.Rows) > 0 {
+		ts = append([]*Table{v}, ts...)
+		infos = append([]TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}, infos...)
+	}
+	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
+		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
+}
+
+// HTML writes the run's report as one self-contained HTML file (ECharts
+// inlined, no network): a SIMULATED banner when it applies, the notes,
+// the figures, every table (the first 500 rows of long ones; the CSV
+// files hold them all), a sample explorer (filters, search, each
+// answer's prompt, response and verdicts) and the run's provenance.
+// Model output and dataset text are escaped everywhere.
+func (r *Results) HTML(w io.Writer) error {
+	p, err := r.pageWithSamples(ExplorerSamples, true)
+	if err != nil {
+		return err
+	}
+	return report.WriteHTML(w, p)
+}
+
+// ExplorerSamples bounds the samples the HTML report's explorer draws
+// from: a run with more scored answers offers every k-th one
+// (k = ⌈n / ExplorerSamples⌉, so every model, language and strategy
+// appears), and the page says so; the explorer then keeps what fits in
+// report.MaxExplorerBytes.
+const ExplorerSamples = 20_000
+
+// pageWithSamples is the report page with at most limit samples: all of
+// them when the run has no more, else every k-th (spread) or the first
+// limit, read in one pass over the records.
+func (r *Results) pageWithSamples(limit int, spread bool) (report.Page, error) {
+	p, err := r.page()
+	if err != nil {
+		return p, err
+	}
+	var ss []Sample
+	if n := len(r.rows); n <= limit {
+		ss, err = r.Samples()
+	} else {
+		step := 1
+		if spread {
+			step = (n + limit - 1) / limit
+		}
+		sel := make([]int, 0, limit)
+		for i := 0; i < n && len(sel) < limit; i += step {
+			sel = append(sel, i)
+		}
+		ss, err = r.samplesOf(sel)
+		p.SamplesTotal, p.SamplesEvery = n, step
+	}
+	if err != nil {
+		return p, err
+	}
+	p.Samples = samplesTable(ss)
+	return p, nil
+}
+
+// XLSX writes the run's workbook: a README sheet, one sheet per table
+// (frozen header, autofilter, number formats, colour scales, column
+// descriptions), the figures with native charts, the provenance and the
+// samples (every one, or the first report.MaxSampleRows with a note;
+// report.WriteXLSX).
+func (r *Results) XLSX(w io.Writer) error {
+	p, err := r.pageWithSamples(report.MaxSampleRows, false)
+	if err != nil {
+		return err
+	}
+	return report.WriteXLSX(w, p)
+}
+
+// Figures are the run's figures, in report order (the study's plan
+// draws them from its tables, experiment.Figurer: the paper's figures its
+// tables allow, each with its caption, n, and SIMULATED when it is).
+func (r *Results) Figures() ([]report.Figure, error) {
+	p, err := r.page()
+	return p.Figures, err
+}
+
+func revision(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ", revision " + r
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WriteHTML writes the HTML report to path atomically (a temporary file
+// renamed into place).
+func (r *Results) WriteHTML(path string) error { return r.writeFile(path, "HTML report", r.HTML) }
+
+// WriteXLSX writes the workbook to path atomically.
+func (r *Results) WriteXLSX(path string) error { return r.writeFile(path, "workbook", r.XLSX) }
+
+func (r *Results) writeFile(path, what string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
+	}
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
+	}
+	return nil
+}
+
+// WriteExports writes paper-ready files under dir: every table as CSV and
+// as a LaTeX booktabs table, every figure's ECharts option and, when
+// headless Chromium is installed, every figure as SVG and PNG. It returns
+// whether the figures were drawn.
+func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err error) {
+	p, err := r.page()
+	if err != nil {
+		return false, err
+	}
+	browser, _ := exec.LookPath("chromium")
+	if err := report.WriteExports(ctx, dir, p, browser); err != nil {
+		return false, fmt.Errorf("exports of %s: %w", r.dir, err)
+	}
+	return browser != "", nil
+}

@@ -1,0 +1,281 @@
+package bhasha
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// Results is a run directory, finished or partial, from Run or Open: its
+// manifest, tables and samples.
+type Results struct {
+	dir      string
+	exp      *Experiment
+	manifest *Manifest
+
+	once    sync.Once
+	rows    []score.Row
+	schema  *score.Schema // the study's answer schema
+	notes   []string
+	tables  []*Table
+	scorErr error
+
+	// The samples and the report page are built once (the HTML report and
+	// the workbook share them).
+	samplesOnce sync.Once
+	samples     []Sample
+	samplesErr  error
+	pageOnce    sync.Once
+	pg          report.Page
+	pageErr     error
+}
+
+// ReadOption adjusts Load, Parse and Open.
+type ReadOption func(*readConfig)
+
+type readConfig struct {
+	experimentFile string
+	studies        *Registry
+}
+
+func readWith(opts []ReadOption) readConfig {
+	var c readConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.studies == nil {
+		c.studies = BuiltinStudies()
+	}
+	return c
+}
+
+// ExperimentFile makes Open read the run's experiment from path instead
+// (the experiment file moved, or a run from before runs kept their copy).
+func ExperimentFile(path string) ReadOption { return func(c *readConfig) { c.experimentFile = path } }
+
+// WithStudies reads experiments with these studies (a registry holding
+// one of a program's own; default BuiltinStudies).
+func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studies = r } }
+
+// Open opens a run directory: its manifest and its experiment (the copy
+// the run keeps, experiment.yaml, else the file the manifest names). When
+// a dataset or template changed since the run, Notes says so.
+func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
+	m, err := run.ReadManifest(dir)
+	if _, rerr := os.Stat(filepath.Join(dir, records.FileName)); errors.Is(err, os.ErrNotExist) && errors.Is(rerr, os.ErrNotExist) {
+		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; running the experiment into the directory again rebuilds it from the records: bhasha run --config %s --out %s, or bhasha.Run with bhasha.Out(%q))",
+			dir, err, filepath.Join(dir, run.ExperimentFile), dir, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	cfg := readWith(opts)
+	path := cfg.experimentFile
+	copied := false
+	if path == "" {
+		path = filepath.Join(dir, run.ExperimentFile)
+		if _, err := os.Stat(path); err != nil {
+			path = m.ExperimentFile
+		} else {
+			copied = true
+		}
+	}
+	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies})
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	r := &Results{dir: dir, exp: exp, manifest: m}
+	if p := r.Partial(); p != "" {
+		r.notes = append(r.notes, p)
+	}
+	if copied && m.CopyHash != "" && exp.Hash != m.CopyHash {
+		r.notes = append(r.notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
+			path, m.CopyHash, exp.Hash))
+	}
+	if exp.Name != m.Experiment && m.Experiment != "" {
+		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
+	}
+	changes, err := inputChanges(m, exp)
+	if err != nil {
+		return nil, fmt.Errorf("opening run %s: %w", dir, err)
+	}
+	for _, c := range changes {
+		r.notes = append(r.notes, c+"; the tables score the run's answers against the inputs as they are now")
+	}
+	return r, nil
+}
+
+// Dir is the run directory.
+func (r *Results) Dir() string { return r.dir }
+
+// Experiment is the run's experiment.
+func (r *Results) Experiment() *Experiment { return r.exp }
+
+// Manifest is the run's manifest.
+func (r *Results) Manifest() *Manifest { return r.manifest }
+
+// Partial says, when the run has requests it has not asked (it was
+// interrupted, or a report asked only for judge verdicts), how many of how
+// many have answers and how to resume it; "" for a finished run.
+func (r *Results) Partial() string {
+	m := r.manifest
+	if m.Pending == 0 && m.Status != "interrupted" && m.Status != "running" && m.Status != "partial" {
+		return ""
+	}
+	of := ""
+	switch {
+	case m.Requests > 0:
+		of = fmt.Sprintf(" of %d", m.Requests)
+	case m.Pending > 0:
+		of = fmt.Sprintf(" of %d", m.Counts.OK+m.Pending)
+	}
+	answered := m.Counts.OK
+	if m.Status == "running" { // killed: the counts were never written
+		answered = 0
+		records.Read(r.dir, func(rec *engine.Record) error {
+			if rec.Status == engine.StatusOK {
+				answered++
+			}
+			return nil
+		})
+	}
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have answers, and the tables cover only those; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
+		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
+}
+
+// Simulated reports whether the run's answers came from simulated models.
+func (r *Results) Simulated() bool { return r.manifest.Simulated }
+
+// InputChanges says which inputs (dataset files, templates) changed since
+// the run: tables then score the run's answers against today's inputs.
+func (r *Results) InputChanges() ([]string, error) { return inputChanges(r.manifest, r.exp) }
+
+// inputChanges compares the inputs m recorded with exp's as they are now
+// (run.InputChanges).
+func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
+	inputs, err := exp.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	return run.InputChanges(m, inputs, exp.Templates()), nil
+}
+
+// score scores the run once and computes every table of its study.
+func (r *Results) score() error {
+	r.once.Do(func() {
+		rows, dups, err := r.exp.Score(r.dir)
+		if err != nil {
+			r.scorErr = err
+			return
+		}
+		r.notes = append(r.notes, dups.Notes()...)
+		r.notes = append(r.notes, r.exp.PlanNotes()...)
+		ts, err := r.exp.Tables(rows)
+		if err != nil {
+			r.scorErr = err
+			return
+		}
+		r.rows, r.schema = rows, r.exp.AnswerSchema()
+		r.tables = append(ts, tables.Answers(rows, r.schema))
+		for _, t := range r.tables {
+			t.Simulated = r.manifest.Simulated
+		}
+	})
+	return r.scorErr
+}
+
+// Tables lists the run's tables, in report order.
+func (r *Results) Tables() ([]TableInfo, error) {
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	out := make([]TableInfo, 0, len(r.tables))
+	for _, t := range r.tables {
+		out = append(out, t.Info())
+	}
+	return out, nil
+}
+
+// Table returns one table by name (see Tables).
+func (r *Results) Table(name string) (*Table, error) {
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	for _, t := range r.tables {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	names := make([]string, len(r.tables))
+	for i, t := range r.tables {
+		names[i] = t.Name
+	}
+	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
+}
+
+// Notes are what opening and scoring noticed: inputs changed since the
+// run, duplicate records ignored.
+func (r *Results) Notes() []string {
+	r.score()
+	return slices.Clone(r.notes)
+}
+
+// Scored is the number of scored answers.
+func (r *Results) Scored() (int, error) {
+	if err := r.score(); err != nil {
+		return 0, err
+	}
+	return len(r.rows), nil
+}
+
+// WriteTables writes every table as CSV under DIR/tables (each file
+// atomically, first column "simulated") and returns them. It holds the
+// directory's shared lock: it refuses a directory a run is writing.
+func (r *Results) WriteTables() ([]*Table, error) {
+	lk, err := records.LockDir(r.dir, records.Shared)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	if err := r.score(); err != nil {
+		return nil, err
+	}
+	if r.tables == nil {
+		return nil, errors.New("no tables")
+	}
+	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables)
+}
+
+// Compare sets two runs of the same items side by side: per model ×
+// strategy × language × form × condition (and pooled, "*"), each run's
+// accuracy on the items both answered, the paired difference b − a with
+// its interval and McNemar's p (tables.Compare). Use it for an option
+// that changes the requests (shuffled candidates, the paper's wording):
+// run the experiment twice, differing only in that option.
+func Compare(a, b *Results) (*Table, error) {
+	if err := a.score(); err != nil {
+		return nil, err
+	}
+	if err := b.score(); err != nil {
+		return nil, err
+	}
+	t := tables.Compare(a.rows, b.rows)
+	t.Simulated = a.Simulated() || b.Simulated()
+	return t, nil
+}
