@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*modelState, error) {
+	if mc.Name == "" || mc.ServedName == "" {
+		return nil, fmt.Errorf("model %q: name and served name are required", mc.Name)
+	}
+	if len(mc.Endpoints) == 0 {
+		return nil, fmt.Errorf("model %q: no endpoints (name them in the experiment or with --endpoint; from Go, a run without endpoints uses the simulator)", mc.Name)
+	}
+	if mc.MaxConcurrency <= 0 {
+		mc.MaxConcurrency = 64
+	}
+	ms := &modelState{cfg: mc, info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
+	var reps []*replica
+	for _, ep := range mc.Endpoints {
+		if err := CheckEndpoint(ep); err != nil {
+			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
+		}
+		base := strings.TrimRight(sanitizeURL(ep), "/")
+		r := &replica{
+			base:     base,
+			root:     strings.TrimSuffix(base, "/v1"),
+			limit:    float64(mc.MaxConcurrency),
+			maxLimit: float64(mc.MaxConcurrency),
+		}
+		copts := []option.RequestOption{
+			option.WithBaseURL(base + "/"),
+			option.WithMaxRetries(0), // the engine retries itself
+			option.WithHTTPClient(e.client),
+		}
+		if mc.APIKey != "" {
+			copts = append(copts, option.WithAPIKey(mc.APIKey))
+		} else {
+			copts = append(copts, option.WithAPIKey("EMPTY"))
+		}
+		r.client = openai.NewClient(copts...)
+		reps = append(reps, r)
+	}
+	ms.pool = newPool(reps, &e.opts)
+	ms.pool.model = mc.Name
+	root := mc.Root
+	if live {
+		var unreachable []string
+		var served []string
+		found := false
+		for _, r := range reps {
+			si := ServerInfo{Endpoint: r.base}
+			models, err := listModels(ctx, r)
+			if code := statusOf(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, code, keyRefused(mc))
+			}
+			if err != nil {
+				si.Error = err.Error()
+				r.dead = err
+				r.backoffUntil = time.Now().Add(e.opts.ReplicaBackoffMax)
+				unreachable = append(unreachable, fmt.Sprintf("%s: %v", r.base, err))
+				ms.info.Servers = append(ms.info.Servers, si)
+				continue
+			}
+			si.Models = models
+			si.Version = serverVersion(ctx, r)
+			r.answersAs = aliases(mc.ServedName, models)
+			ms.info.Servers = append(ms.info.Servers, si)
+			for _, m := range models {
+				served = append(served, m.ID)
+				if m.ID == mc.ServedName {
+					found = true
+					ms.simulated = ms.simulated || m.IsSimulated()
+					if root == "" {
+						root = m.Root
+					}
+				}
+			}
+		}
+		if len(unreachable) == len(reps) {
+			return nil, fmt.Errorf("model %q: no endpoint is reachable:\n  %s", mc.Name, strings.Join(unreachable, "\n  "))
+		}
+		if !found {
+			slices.Sort(served)
+			served = slices.Compact(served)
+			return nil, fmt.Errorf("model %q: served name %q is not served at %s; served models: %s",
+				mc.Name, mc.ServedName, strings.Join(bases(reps), ", "), strings.Join(served, ", "))
+		}
+		for _, u := range unreachable {
+			e.opts.Logf("warning: model %q: endpoint unreachable, the other replicas carry on: %s", mc.Name, u)
+		}
+	}
+	if root == "" {
+		root = mc.ServedName
+	}
+	// A replica that listed no entry for the served name (unreachable at
+	// start) answers under any name another replica listed for it.
+	all := map[string]bool{mc.ServedName: true, root: true}
+	for _, r := range reps {
+		for n := range r.answersAs {
+			all[n] = true
+		}
+	}
+	for _, r := range reps {
+		if r.answersAs == nil {
+			r.answersAs = all
+		}
+	}
+	ms.identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
+	ms.info.Identity = ms.identity
+	return ms, nil
+}
+
+// statusOf is the HTTP status of an API error, 0 for any other error.
+func statusOf(err error) int {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
+}
+
+// keyRefused says which key the server refused, naming its variable.
+func keyRefused(mc ModelConfig) string {
+	switch {
+	case mc.APIKey == "":
+		return "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
+	case mc.APIKeyEnv != "":
+		return fmt.Sprintf("the API key from $%s was refused", mc.APIKeyEnv)
+	}
+	return "the API key was refused"
+}
+
+// bases lists the sanitized base URLs of reps.
+func bases(reps []*replica) []string {
+	out := make([]string, len(reps))
+	for i, r := range reps {
+		out[i] = r.base
+	}
+	return out
+}
+
+func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var raw []byte
+	if err := r.client.Get(ctx, "models", nil, &raw); err != nil {
+		return nil, fmt.Errorf("listing models: %w", err)
+	}
+	var out struct {
+		Data []ServedModel `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("listing models: unparseable /v1/models body: %w", err)
+	}
+	return out.Data, nil
+}
+
+func serverVersion(ctx context.Context, r *replica) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var raw []byte
+	if err := r.client.Get(ctx, "version", nil, &raw, option.WithBaseURL(r.root+"/")); err != nil {
+		return ""
+	}
+	var v struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return v.Version
+}
+
+// ListServed asks the server at base (…/v1) which models it serves
+// (GET /v1/models), with apiKey as the bearer token when not "". It is
+// how a notebook pointed at a server by one variable learns what to ask
+// (bhasha.EndpointFromEnv).
+func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error) {
+	if err := CheckEndpoint(base); err != nil {
+		return nil, err
+	}
+	if apiKey == "" {
+		apiKey = "EMPTY"
+	}
+	b := strings.TrimRight(sanitizeURL(base), "/")
+	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey),
+		option.WithHTTPClient(guardClient(nil, nil)))}
+	ms, err := listModels(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b, err)
+	}
+	return ms, nil
+}

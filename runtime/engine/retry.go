@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+)
+
+type attemptInfo struct {
+	n        int
+	endpoint string
+	latency  time.Duration
+}
+
+// do sends body with retries: jittered exponential backoff on 408, 409,
+// 429, 5xx, timeouts, connection errors, unparseable bodies and answers
+// from another model than the one asked (wrongModelError: on another
+// replica when one is healthy), honouring Retry-After; other 4xx,
+// redirects, unrequested encodings and bodies over their bound fail at
+// once (classify).
+func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
+	var info attemptInfo
+	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
+	defer cancel()
+	var errs []string
+	for {
+		rep, err := ms.pool.acquire(ctx)
+		if err != nil {
+			return Result{}, info, deadlineErr(err, info, errs)
+		}
+		info.n++
+		info.endpoint = rep.base
+		start := time.Now()
+		res, err := attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
+		if err == nil {
+			info.latency = time.Since(start)
+			ms.pool.release(rep, outOK, 0, nil)
+			return res, info, nil
+		}
+		retry, oc, after := classify(err)
+		ms.pool.release(rep, oc, after, err)
+		if ctx.Err() != nil {
+			return Result{}, info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
+		}
+		errs = append(errs, err.Error())
+		if !retry || info.n >= o.MaxAttempts {
+			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
+		}
+		d := backoff(info.n, o.RetryBase, o.RetryMax)
+		if after > d {
+			d = after
+		}
+		if err := sleepCtx(ctx, d); err != nil {
+			return Result{}, info, deadlineErr(err, info, errs)
+		}
+	}
+}
+
+// sleepCtx waits d or until ctx is done, whichever is first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func deadlineErr(err error, info attemptInfo, errs []string) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	msg := fmt.Sprintf("request deadline exceeded after %d attempt(s)", info.n)
+	if len(errs) > 0 {
+		msg += ": " + strings.Join(lastN(errs, 3), "; ")
+	}
+	return errors.New(msg)
+}
+
+func lastN(s []string, n int) []string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// backoff is min(max, base·2^(n-1)) scaled by a uniform factor in [0.5, 1).
+func backoff(n int, base, maxD time.Duration) time.Duration {
+	d := base << min(n-1, 20)
+	if d > maxD || d <= 0 {
+		d = maxD
+	}
+	return time.Duration(float64(d) * (0.5 + rand.Float64()/2))
+}
+
+// classify says whether an attempt error is worth retrying, what it says
+// about the replica, and how long the server asked us to wait.
+//
+// Permanent, not retried, and no fault of the replica's health (they fail
+// fast rather than back a replica off that every request would meet
+// again): a redirect (never followed), a Content-Encoding or gzip body
+// Bhasha did not ask for, a body over its bound (responseBound), and 4xx
+// other than 408, 409 and 429. An answer from another model than the one
+// asked (wrongModelError) is retried as a replica fault: a misrouting
+// gateway may route the next attempt right, and a replica serving the
+// wrong model is backed off so that the others carry the requests; the
+// answer is never cached nor recorded ok.
+func classify(err error) (retry bool, o outcome, after time.Duration) {
+	if errors.Is(err, errPermanent) {
+		return false, outRequest, 0
+	}
+	var wrong *wrongModelError
+	if errors.As(err, &wrong) {
+		return true, outReplica, 0
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		if apiErr.Response != nil {
+			after = retryAfter(apiErr.Response.Header)
+		}
+		switch c := apiErr.StatusCode; {
+		case c == http.StatusTooManyRequests:
+			return true, outThrottled, after
+		case c == http.StatusRequestTimeout || c >= 500:
+			return true, outReplica, after
+		case c == http.StatusConflict:
+			return true, outRequest, after
+		default:
+			return false, outRequest, 0
+		}
+	}
+	if errors.Is(err, errBadBody) {
+		return true, outReplica, 0
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) || strings.Contains(err.Error(), "timed out") {
+		return true, outReplica, 0
+	}
+	// Connection resets, refused connections, EOFs: the replica's fault.
+	return true, outReplica, 0
+}
+
+// retryAfter reads retry-after-ms (milliseconds) or Retry-After (seconds or
+// an HTTP date), capped at two minutes.
+func retryAfter(h http.Header) time.Duration {
+	const maxWait = 2 * time.Minute
+	var d time.Duration
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+	} else if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			d = time.Duration(s * float64(time.Second))
+		} else if t, err := http.ParseTime(v); err == nil {
+			d = time.Until(t)
+		}
+	}
+	return min(max(d, 0), maxWait)
+}

@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// errBadBody marks a response that is not the JSON it should be.
+var errBadBody = errors.New("unparseable response body")
+
+type wireMessage struct {
+	Content          *string         `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	Reasoning        *string         `json:"reasoning"`
+	Refusal          *string         `json:"refusal"`
+	ToolCalls        json.RawMessage `json:"tool_calls"`
+}
+
+type wireChoice struct {
+	Text         *string         `json:"text"`
+	Message      *wireMessage    `json:"message"`
+	FinishReason *string         `json:"finish_reason"`
+	Logprobs     json.RawMessage `json:"logprobs"`
+}
+
+type wireResponse struct {
+	Model   string          `json:"model"`
+	Choices []*wireChoice   `json:"choices"`
+	Error   json.RawMessage `json:"error"`
+	Usage   *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	PromptLogprobs json.RawMessage `json:"prompt_logprobs"`
+}
+
+// present reports whether a raw JSON value is there and not null, [] or {}.
+func present(raw json.RawMessage) bool {
+	switch strings.TrimSpace(string(raw)) {
+	case "", "null", "[]", "{}":
+		return false
+	}
+	return true
+}
+
+// ParseResponse decodes a chat or completion response body. A body is an
+// answer only when the server returned one:
+//
+//   - a body carrying an "error" object, no choices, or a null first choice
+//     is a bad response;
+//   - a chat message whose content is null or missing is a bad response
+//     unless it carries tool calls or a refusal (kept in Result);
+//   - a completion choice whose text is null or missing is a bad response;
+//   - an empty text is an answer (Result.Empty) only when the server says
+//     why generation ended (finish_reason "stop" or "length"); an empty
+//     text without a finish reason is a bad response.
+//
+// Bad responses wrap errBadBody: the engine retries them and never caches
+// them.
+func ParseResponse(kind Kind, raw []byte) (Result, error) {
+	res, _, err := parseResponse(kind, raw)
+	return res, err
+}
+
+// parseResponse is ParseResponse, also returning the response's "model" field.
+func parseResponse(kind Kind, raw []byte) (Result, string, error) {
+	var w wireResponse
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Result{}, "", fmt.Errorf("%w: %v (body starts %q)", errBadBody, err, prefix(raw, 60))
+	}
+	if present(w.Error) {
+		return Result{}, "", fmt.Errorf("%w: status 200 with an error object: %s", errBadBody, prefix(w.Error, 200))
+	}
+	if len(w.Choices) == 0 {
+		return Result{}, "", fmt.Errorf("%w: no choices (body starts %q)", errBadBody, prefix(raw, 60))
+	}
+	c := w.Choices[0]
+	if c == nil {
+		return Result{}, "", fmt.Errorf("%w: choices[0] is null", errBadBody)
+	}
+	var res Result
+	switch kind {
+	case Chat:
+		m := c.Message
+		if m == nil {
+			return Result{}, "", fmt.Errorf("%w: chat choice has no message", errBadBody)
+		}
+		if m.Refusal != nil && *m.Refusal != "" {
+			res.Refusal = *m.Refusal
+		}
+		if present(m.ToolCalls) {
+			res.ToolCalls = m.ToolCalls
+		}
+		switch {
+		case m.Content != nil:
+			res.Text = *m.Content
+		case res.Refusal == "" && res.ToolCalls == nil:
+			return Result{}, "", fmt.Errorf("%w: message.content is null or missing (no tool calls, no refusal)", errBadBody)
+		}
+		if m.ReasoningContent != nil {
+			res.Reasoning = *m.ReasoningContent
+		} else if m.Reasoning != nil {
+			res.Reasoning = *m.Reasoning
+		}
+	default:
+		if c.Text == nil {
+			return Result{}, "", fmt.Errorf("%w: completion choice has no text (null or missing)", errBadBody)
+		}
+		res.Text = *c.Text
+	}
+	if c.FinishReason != nil {
+		res.FinishReason = *c.FinishReason
+	}
+	if w.Usage != nil {
+		res.PromptTokens = w.Usage.PromptTokens
+		res.CompletionTokens = w.Usage.CompletionTokens
+	}
+	if res.Text == "" && res.Refusal == "" && res.ToolCalls == nil {
+		if res.FinishReason != "stop" && res.FinishReason != "length" {
+			return Result{}, "", fmt.Errorf("%w: empty text and finish_reason %q (want stop or length for an empty answer)", errBadBody, res.FinishReason)
+		}
+		res.Empty = true
+	}
+	if len(c.Logprobs) > 0 && string(c.Logprobs) != "null" {
+		res.Logprobs = c.Logprobs
+	}
+	if len(w.PromptLogprobs) > 0 && string(w.PromptLogprobs) != "null" {
+		res.PromptLogprobs = w.PromptLogprobs
+	}
+	return res, w.Model, nil
+}
+
+func prefix(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// Headers that tell a server (the simulator; vLLM ignores them) what a
+// request is for. They are not part of the body, so not of the cache key.
+const (
+	HeaderRole     = "X-Bhasha-Role"     // Role.Name(): answer, translation, judge, choice
+	HeaderStrategy = "X-Bhasha-Strategy" // Key.Strategy
+)
+
+// attempt sends body once to rep. The response body is bounded by what
+// the request asks for (responseBound), and the answer must come from the
+// model asked for (replica.checkModel).
+func attempt(ctx context.Context, rep *replica, served string, r Request, body []byte, timeout time.Duration) (Result, error) {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var raw []byte
+	opts := []option.RequestOption{option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy)}
+	if len(r.Cues) > 0 {
+		opts = append(opts, option.WithHeader(HeaderCue, CueHeader(r.Cues)))
+	}
+	err := rep.client.Post(withBound(actx, responseBound(body)), r.Kind.Path(), body, &raw, opts...)
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			return Result{}, fmt.Errorf("%s: attempt timed out after %s", rep.base, timeout)
+		}
+		var apiErr *openai.Error
+		if errors.As(err, &apiErr) {
+			return Result{}, &httpError{base: rep.base, api: apiErr, msg: apiMessage(apiErr)}
+		}
+		if p := permanentCause(err); p != nil {
+			// Without the client's wrapping ("Post URL: ...", which would
+			// also carry a redirect's query string).
+			return Result{}, fmt.Errorf("%s: %w", rep.base, p)
+		}
+		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
+	}
+	res, model, err := parseResponse(r.Kind, raw)
+	if err == nil {
+		err = rep.checkModel(served, model)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
+	}
+	return res, nil
+}
+
+// httpError is an HTTP error status with the server's message.
+type httpError struct {
+	base string
+	api  *openai.Error
+	msg  string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.base, e.api.StatusCode, e.msg)
+}
+
+func (e *httpError) Unwrap() error { return e.api }
+
+// apiMessage extracts the server's error message: OpenAI's and current
+// vLLM's {"error": {"message"}}, older vLLM's top-level {"message"}, or the
+// start of the body.
+func apiMessage(e *openai.Error) string {
+	if e.Message != "" {
+		return e.Message
+	}
+	if e.Response == nil || e.Response.Body == nil {
+		return http.StatusText(e.StatusCode)
+	}
+	b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 4096))
+	var top struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &top) == nil && top.Message != "" {
+		return top.Message
+	}
+	if len(b) == 0 {
+		return http.StatusText(e.StatusCode)
+	}
+	return prefix(b, 300)
+}
