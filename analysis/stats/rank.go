@@ -149,7 +149,7 @@ const (
 type WilcoxonResult struct {
 	T, P float64
 	N    int
-	Z    float64 // the normal z (normal method only)
+	Z    float64 // the normal z (normal method only; NaN under the exact one)
 }
 
 // Wilcoxon is the two-sided Wilcoxon signed-rank test of the differences
