@@ -76,15 +76,11 @@ func TestAgainstSciPy(t *testing.T) {
 			}
 			json.Unmarshal(raw, &c)
 			mode := map[string]WilcoxonMethod{"auto": WilcoxonAuto, "exact": WilcoxonExact, "approx": WilcoxonNormal}[name[strings.LastIndexByte(name, '/')+1:]]
-			r, err := Wilcoxon(c.D, mode)
-			if c.Error != "" {
-				if err == nil {
+			r := Wilcoxon(c.D, mode)
+			if c.Error != "" { // SciPy fails where the test is undefined: NaN here
+				if r.N != 0 || !math.IsNaN(r.P) || !math.IsNaN(r.T) {
 					t.Errorf("%s: SciPy fails (%s), Go gives %+v", name, c.Error, r)
 				}
-				continue
-			}
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
 				continue
 			}
 			close(t, name+" T", r.T, c.T)
@@ -97,14 +93,10 @@ func TestAgainstSciPy(t *testing.T) {
 			json.Unmarshal(raw, &c)
 			for _, f := range []struct {
 				n    string
-				fn   func(x, y []float64) (float64, float64, error)
+				fn   func(x, y []float64) (float64, float64)
 				want [2]num
 			}{{"pearson", Pearson, c.Pearson}, {"spearman", Spearman, c.Spearman}, {"kendall", Kendall, c.Kendall}} {
-				v, p, err := f.fn(c.X, c.Y)
-				if err != nil {
-					t.Errorf("%s %s: %v", name, f.n, err)
-					continue
-				}
+				v, p := f.fn(c.X, c.Y)
 				close(t, name+" "+f.n, v, f.want[0])
 				close(t, name+" "+f.n+" p", p, f.want[1])
 			}
@@ -136,10 +128,7 @@ func TestAgainstSciPy(t *testing.T) {
 				Z, P           num
 			}
 			json.Unmarshal(raw, &c)
-			z, p, err := TwoProportionZ(c.K1, c.N1, c.K2, c.N2)
-			if err != nil {
-				t.Error(err)
-			}
+			z, p := TwoProportionZ(c.K1, c.N1, c.K2, c.N2)
 			close(t, name+" z", z, c.Z)
 			close(t, name+" p", p, c.P)
 		case "wilson":
@@ -165,10 +154,7 @@ func TestAgainstSciPy(t *testing.T) {
 				Mean, P num
 			}
 			json.Unmarshal(raw, &c)
-			m, p, err := PairedPermutation(c.D, 20, 0, nil)
-			if err != nil {
-				t.Error(err)
-			}
+			m, p := PairedPermutation(c.D, 20, 0, nil)
 			close(t, name+" mean", m, c.Mean)
 			close(t, name+" p", p, c.P)
 		case "perm2":
@@ -177,10 +163,7 @@ func TestAgainstSciPy(t *testing.T) {
 				Diff, P num
 			}
 			json.Unmarshal(raw, &c)
-			d, p, err := TwoSamplePermutation(c.A, c.B, 100000, 0, nil)
-			if err != nil {
-				t.Error(err)
-			}
+			d, p := TwoSamplePermutation(c.A, c.B, 100000, 0, nil)
 			close(t, name+" diff", d, c.Diff)
 			close(t, name+" p", p, c.P)
 		case "kappa":
@@ -189,10 +172,7 @@ func TestAgainstSciPy(t *testing.T) {
 				Kappa, Agree num
 			}
 			json.Unmarshal(raw, &c)
-			k, a, err := CohenKappa(c.A, c.B)
-			if err != nil {
-				t.Error(err)
-			}
+			k, a := CohenKappa(c.A, c.B)
 			close(t, name+" kappa", k, c.Kappa)
 			close(t, name+" agree", a, c.Agree)
 		default:
@@ -210,15 +190,9 @@ func TestAgainstSciPy(t *testing.T) {
 func TestTwoSamplePermutationMonteCarlo(t *testing.T) {
 	a := []float64{0.12, 0.05, 0.20, -0.02, 0.08, 0.15, 0.03, 0.10, 0.07, 0.01, 0.09}
 	b := []float64{0.02, -0.05, 0.04, 0.00}
-	_, exact, err := TwoSamplePermutation(a, b, 100000, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, mc, err := TwoSamplePermutation(a, b, 0, 20000, rand.New(rand.NewPCG(1, 2)))
-	if err != nil || math.Abs(mc-exact) > 0.01 {
-		t.Errorf("Monte Carlo p %v, exact %v (%v)", mc, exact, err)
-	}
-	if _, _, err := TwoSamplePermutation(a, nil, 10, 0, nil); err == nil {
-		t.Error("an empty sample accepted")
+	_, exact := TwoSamplePermutation(a, b, 100000, 0, nil)
+	_, mc := TwoSamplePermutation(a, b, 0, 20000, rand.New(rand.NewPCG(1, 2)))
+	if math.Abs(mc-exact) > 0.01 {
+		t.Errorf("Monte Carlo p %v, exact %v", mc, exact)
 	}
 }

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -9,7 +8,8 @@ import (
 
 // Holm adjusts p-values for m tests by Holm–Bonferroni: with p sorted
 // ascending, p̃₍ᵢ₎ = max over j ≤ i of min(1, (m − j)·p₍ⱼ₎) (j from 0),
-// returned in the input order.
+// returned in the input order. No input panics; an empty p gives an
+// empty slice.
 func Holm(p []float64) []float64 {
 	m := len(p)
 	idx := order(p)
@@ -24,7 +24,7 @@ func Holm(p []float64) []float64 {
 
 // BenjaminiHochberg adjusts p-values for the false discovery rate: with p
 // sorted ascending, p̃₍ᵢ₎ = min over j ≥ i of min(1, m·p₍ⱼ₎/(j+1)), returned
-// in the input order.
+// in the input order. No input panics; an empty p gives an empty slice.
 func BenjaminiHochberg(p []float64) []float64 {
 	m := len(p)
 	idx := order(p)
@@ -52,10 +52,21 @@ func order(p []float64) []int {
 // flips — all 2ⁿ when n ≤ exactMax (exact; p = 2·min(P(≤), P(≥)) with
 // SciPy's relative tolerance 10⁻¹⁴), otherwise `resamples` random flips
 // from rng with SciPy's (count + 1)/(resamples + 1) rule. p is capped at 1.
-func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (mean, p float64, err error) {
+//
+// It panics when exactMax or resamples is negative, exactMax exceeds 30
+// (2³⁰ sign flips), or, beyond the exact limit (n > exactMax), when
+// resamples < 1 or rng is nil. No pairs give NaN for the mean and p.
+func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (mean, p float64) {
+	checkResampling("PairedPermutation", exactMax, resamples)
+	if exactMax > 30 {
+		panic(violation("PairedPermutation", "exactMax = %d above 30 (2^exactMax sign flips)", exactMax))
+	}
 	n := len(d)
+	if n > exactMax {
+		checkRandom("PairedPermutation", resamples, rng)
+	}
 	if n == 0 {
-		return 0, 0, errors.New("permutation: no pairs")
+		return math.NaN(), math.NaN()
 	}
 	for _, v := range d {
 		mean += v
@@ -75,10 +86,7 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 			}
 			count(s / float64(n))
 		}
-		return mean, null.exactP(), nil
-	}
-	if rng == nil {
-		return 0, 0, errors.New("permutation: a random source is needed beyond the exact limit")
+		return mean, null.exactP()
 	}
 	for range resamples {
 		s := 0.0
@@ -91,7 +99,23 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 		}
 		count(s / float64(n))
 	}
-	return mean, null.randomP(), nil
+	return mean, null.randomP()
+}
+
+// checkResampling panics when the exact limit or the resample count of a
+// permutation test is negative.
+func checkResampling(fn string, exactMax, resamples int) {
+	if exactMax < 0 || resamples < 0 {
+		panic(violation(fn, "negative exactMax = %d or resamples = %d", exactMax, resamples))
+	}
+}
+
+// checkRandom panics unless a permutation test that must resample has at
+// least one resample and a random source.
+func checkRandom(fn string, resamples int, rng *rand.Rand) {
+	if resamples < 1 || rng == nil {
+		panic(violation(fn, "beyond the exact limit it needs resamples ≥ 1 (have %d) and a random source (nil: %t)", resamples, rng == nil))
+	}
 }
 
 // null counts a permutation null distribution against the observed
@@ -130,10 +154,19 @@ func (c *null) randomP() float64 {
 // scipy.stats.permutation_test with permutation_type "independent"),
 // otherwise `resamples` random reassignments from rng with SciPy's
 // (count + 1)/(resamples + 1) rule. p is capped at 1.
-func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Rand) (diff, p float64, err error) {
+//
+// It panics when exactMax or resamples is negative or, beyond the exact
+// limit (C(n, |a|) > exactMax), when resamples < 1 or rng is nil. An
+// empty a or b gives NaN for the difference and p.
+func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Rand) (diff, p float64) {
+	checkResampling("TwoSamplePermutation", exactMax, resamples)
 	na, nb := len(a), len(b)
+	exact := combinations(na+nb, na) <= float64(exactMax)
+	if !exact {
+		checkRandom("TwoSamplePermutation", resamples, rng)
+	}
 	if na == 0 || nb == 0 {
-		return 0, 0, errors.New("permutation: both samples need values")
+		return math.NaN(), math.NaN()
 	}
 	pool := append(append([]float64(nil), a...), b...)
 	total := 0.0
@@ -149,7 +182,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	null := newNull(diff)
 	tally := null.add
 	n := na + nb
-	if combinations(n, na) <= float64(exactMax) {
+	if exact {
 		idx := make([]int, na) // every na-subset of the pool, in lexicographic order
 		for i := range idx {
 			idx[i] = i
@@ -172,10 +205,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 				idx[j] = idx[j-1] + 1
 			}
 		}
-		return diff, null.exactP(), nil
-	}
-	if rng == nil {
-		return 0, 0, errors.New("permutation: a random source is needed beyond the exact limit")
+		return diff, null.exactP()
 	}
 	perm := make([]float64, n)
 	for range resamples {
@@ -187,7 +217,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 		}
 		tally(meanDiff(s))
 	}
-	return diff, null.randomP(), nil
+	return diff, null.randomP()
 }
 
 // combinations is C(n, k) as a float (it may be large).
@@ -199,10 +229,17 @@ func combinations(n, k int) float64 {
 // difference: `resamples` resamples of the n pairs with replacement drawn
 // from rng, the interval between the (1−conf)/2 and (1+conf)/2 quantiles
 // of the resampled means (linear interpolation between order statistics).
-func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (mean, lo, hi float64, err error) {
+//
+// It panics when conf is outside (0, 1), resamples < 2 or rng is nil. No
+// pairs give NaN for the mean, lo and hi.
+func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (mean, lo, hi float64) {
+	checkLevel("PairedBootstrap", conf)
+	if resamples < 2 || rng == nil {
+		panic(violation("PairedBootstrap", "needs resamples ≥ 2 (have %d) and a random source (nil: %t)", resamples, rng == nil))
+	}
 	n := len(d)
-	if n == 0 || resamples < 2 || rng == nil {
-		return 0, 0, 0, errors.New("bootstrap: need pairs, at least 2 resamples and a random source")
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
 	}
 	for _, v := range d {
 		mean += v
@@ -217,7 +254,7 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 		means[b] = s / float64(n)
 	}
 	sort.Float64s(means)
-	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2), nil
+	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2)
 }
 
 // quantile is the q-quantile of sorted s by linear interpolation (NumPy's default).
@@ -232,10 +269,16 @@ func quantile(s []float64, q float64) float64 {
 
 // CohenKappa is Cohen's κ of two raters' labels over the same items:
 // (pₒ − pₑ)/(1 − pₑ), with pₒ the observed agreement and pₑ = Σ_c p_a(c)·p_b(c);
-// it also returns pₒ. κ is NaN when pₑ = 1.
-func CohenKappa(a, b []string) (kappa, agree float64, err error) {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0, 0, errors.New("kappa: need two equally long, non-empty label lists")
+// it also returns pₒ.
+//
+// It panics when a and b differ in length. No items give NaN for κ and
+// pₒ; when pₑ = 1 (both raters use one and the same label) κ alone is NaN.
+func CohenKappa(a, b []string) (kappa, agree float64) {
+	if len(a) != len(b) {
+		panic(violation("CohenKappa", "a has %d labels, b has %d", len(a), len(b)))
+	}
+	if len(a) == 0 {
+		return math.NaN(), math.NaN()
 	}
 	n := float64(len(a))
 	ca, cb := map[string]float64{}, map[string]float64{}
@@ -252,7 +295,7 @@ func CohenKappa(a, b []string) (kappa, agree float64, err error) {
 		pe += v / n * cb[c] / n
 	}
 	if pe == 1 {
-		return math.NaN(), agree, nil
+		return math.NaN(), agree
 	}
-	return (agree - pe) / (1 - pe), agree, nil
+	return (agree - pe) / (1 - pe), agree
 }

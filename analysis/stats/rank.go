@@ -1,8 +1,6 @@
 package stats
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"sort"
 )
@@ -35,13 +33,14 @@ func tieSums(x []float64) (t2, t3, t5 float64) {
 //	(m(2n+5) − Σx − Σy)/18 + 2·n₁·n₂/m + X₃·Y₃/(9m(n−2)),  m = n(n−1),
 //
 // where Σ = Σ t(t−1)(2t+5) and X₃, Y₃ = Σ t(t−1)(t−2) over tie groups.
-func Kendall(x, y []float64) (tau, p float64, err error) {
+//
+// It panics when x and y differ in length. Fewer than 2 pairs or a
+// constant sample give NaN for τ and p.
+func Kendall(x, y []float64) (tau, p float64) {
+	checkPairs("Kendall", len(x), len(y))
 	n := len(x)
-	if n != len(y) {
-		return 0, 0, fmt.Errorf("kendall: %d and %d values", n, len(y))
-	}
 	if n < 2 {
-		return 0, 0, fmt.Errorf("kendall: need at least 2 pairs, have %d", n)
+		return math.NaN(), math.NaN()
 	}
 	var con, dis float64
 	for i := 0; i < n; i++ {
@@ -59,14 +58,14 @@ func Kendall(x, y []float64) (tau, p float64, err error) {
 	xt, x3, x5 := tieSums(x)
 	yt, y3, y5 := tieSums(y)
 	if xt == tot || yt == tot {
-		return math.NaN(), math.NaN(), errors.New("kendall: a sample is constant")
+		return math.NaN(), math.NaN()
 	}
 	cmd := con - dis
 	tau = cmd / math.Sqrt(tot-xt) / math.Sqrt(tot-yt)
 	// SciPy counts discordant pairs after breaking x ties by y order; with
 	// no ties D is the plain discordant count used here.
 	if xt == 0 && yt == 0 && (n <= 33 || math.Min(dis, tot-dis) <= 1) {
-		return tau, kendallExact(n, int(tot-dis)), nil
+		return tau, kendallExact(n, int(tot-dis))
 	}
 	fn := float64(n)
 	m := fn * (fn - 1)
@@ -75,7 +74,7 @@ func Kendall(x, y []float64) (tau, p float64, err error) {
 		v += x3 * y3 / (9 * m * (fn - 2))
 	}
 	z := cmd / math.Sqrt(v)
-	return tau, 2 * stdNormal.Survival(math.Abs(z)), nil
+	return tau, 2 * stdNormal.Survival(math.Abs(z))
 }
 
 func sign(v float64) float64 {
@@ -145,11 +144,12 @@ const (
 )
 
 // WilcoxonResult holds the statistic T = min(R⁺, R⁻), the two-sided p and
-// the number of non-zero differences used.
+// the number of non-zero differences used (0 when the test is undefined:
+// T, P and Z are then NaN).
 type WilcoxonResult struct {
 	T, P float64
 	N    int
-	Z    float64 // the normal z (normal method only)
+	Z    float64 // the normal z (normal method only; NaN under the exact one)
 }
 
 // Wilcoxon is the two-sided Wilcoxon signed-rank test of the differences
@@ -161,7 +161,14 @@ type WilcoxonResult struct {
 // method is only approximate — prefer the normal one), 1 at the centre.
 // Normal: z = (T − n(n+1)/4) / sqrt((n(n+1)(2n+1) − ½·Σ t(t²−1)) / 24)
 // over tie groups t of |d|, no continuity correction, p = 2·(1 − Φ(|z|)).
-func Wilcoxon(d []float64, method WilcoxonMethod) (WilcoxonResult, error) {
+//
+// It panics on a method other than the three. No non-zero difference (d
+// empty or all zero) gives N = 0 and NaN for T, P and Z. Z is NaN under
+// the exact method too, where no z is computed.
+func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
+	if method != WilcoxonAuto && method != WilcoxonExact && method != WilcoxonNormal {
+		panic(violation("Wilcoxon", "unknown method %d", method))
+	}
 	zeros := 0
 	for _, v := range d {
 		if v == 0 {
@@ -185,7 +192,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) (WilcoxonResult, error) {
 	}
 	n := len(nz)
 	if n == 0 {
-		return WilcoxonResult{}, errors.New("wilcoxon: every difference is zero")
+		return WilcoxonResult{T: math.NaN(), P: math.NaN(), Z: math.NaN()}
 	}
 	abs := make([]float64, n)
 	for i, v := range nz {
@@ -200,7 +207,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) (WilcoxonResult, error) {
 			rm += r[i]
 		}
 	}
-	res := WilcoxonResult{T: math.Min(rp, rm), N: n}
+	res := WilcoxonResult{T: math.Min(rp, rm), N: n, Z: math.NaN()}
 	fn := float64(n)
 	if method == WilcoxonNormal {
 		mn := fn * (fn + 1) / 4
@@ -220,13 +227,13 @@ func Wilcoxon(d []float64, method WilcoxonMethod) (WilcoxonResult, error) {
 		se = math.Sqrt(se / 24)
 		res.Z = (res.T - mn) / se
 		res.P = 2 * stdNormal.Survival(math.Abs(res.Z))
-		return res, nil
+		return res
 	}
 	pmf := signedRankPMF(n)
 	k := int(rp)
 	if k == (len(pmf)-1)/2 {
 		res.P = 1
-		return res, nil
+		return res
 	}
 	var less, greater float64
 	for i, v := range pmf {
@@ -238,7 +245,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) (WilcoxonResult, error) {
 		}
 	}
 	res.P = math.Min(1, 2*math.Min(less, greater))
-	return res, nil
+	return res
 }
 
 // signedRankPMF is P(R⁺ = r), r = 0 … n(n+1)/2, under the null.

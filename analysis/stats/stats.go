@@ -1,13 +1,6 @@
-// Package stats holds the statistics the analyses report: interval
-// estimates, paired and unpaired tests, correlations and multiple-testing
-// corrections. Every function documents its formula; the tests compare
-// them with SciPy's (testdata/stats/golden.json, written by
-// testdata/stats/make_golden.py) to 1e-9. There is no global state:
-// resampling functions take their own random source.
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -27,8 +20,13 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 // ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1 (centre − half
 // is 0 there in exact arithmetic; in floating point it would print as
 // 2.8e-17).
+//
+// It panics when n < 0, k is outside [0, n] or conf is outside (0, 1).
+// Nothing gives NaN: no trials leave the whole range (0, 1) possible.
 func Wilson(k, n int, conf float64) (lo, hi float64) {
-	if n <= 0 {
+	checkCount("Wilson", "k", k, n)
+	checkLevel("Wilson", conf)
+	if n == 0 {
 		return 0, 1
 	}
 	z := stdNormal.Quantile(1 - (1-conf)/2)
@@ -52,8 +50,11 @@ type Proportion struct {
 	Lo, Hi float64
 }
 
-// NewProportion is k/n with its 95% Wilson interval (P is NaN when n = 0).
+// NewProportion is k/n with its 95% Wilson interval. P is NaN when n = 0
+// (the interval is then (0, 1)); it panics when n < 0 or k is outside
+// [0, n].
 func NewProportion(k, n int) Proportion {
+	checkCount("NewProportion", "k", k, n)
 	lo, hi := Wilson(k, n, 0.95)
 	p := math.NaN()
 	if n > 0 {
@@ -68,8 +69,10 @@ func (p Proportion) String() string {
 
 // BinomTwoSided is the exact two-sided binomial test of k successes in n
 // trials with p = 1/2 (the case McNemar needs): min(1, 2·P(X ≤ min(k, n−k))),
-// and 1 when n = 0.
+// and 1 when n = 0 (no trials are no evidence against p = 1/2). It panics
+// when n < 0 or k is outside [0, n]; nothing gives NaN.
 func BinomTwoSided(k, n int) float64 {
+	checkCount("BinomTwoSided", "k", k, n)
 	if n == 0 {
 		return 1
 	}
@@ -83,13 +86,23 @@ func BinomTwoSided(k, n int) float64 {
 
 // McNemarExact is McNemar's exact test on the discordant counts of a
 // paired 2×2 table (b: right only under A, c: right only under B): the
-// two-sided binomial test of b in b + c trials at p = 1/2.
-func McNemarExact(b, c int) float64 { return BinomTwoSided(b, b+c) }
+// two-sided binomial test of b in b + c trials at p = 1/2, 1 when
+// b + c = 0. It panics when b or c is negative; nothing gives NaN.
+func McNemarExact(b, c int) float64 {
+	if b < 0 || c < 0 {
+		panic(violation("McNemarExact", "negative discordant count b = %d, c = %d", b, c))
+	}
+	return BinomTwoSided(b, b+c)
+}
 
 // McNemarChi2 is McNemar's chi-square test: statistic
 // (|b − c| − 1)² / (b + c) with the continuity correction, (b − c)²/(b + c)
-// without, and p = P(χ²₁ ≥ statistic). b + c = 0 gives (0, 1).
+// without, and p = P(χ²₁ ≥ statistic). b + c = 0 gives (0, 1). It panics
+// when b or c is negative; nothing gives NaN.
 func McNemarChi2(b, c int, correction bool) (stat, p float64) {
+	if b < 0 || c < 0 {
+		panic(violation("McNemarChi2", "negative discordant count b = %d, c = %d", b, c))
+	}
 	if b+c == 0 {
 		return 0, 1
 	}
@@ -105,18 +118,23 @@ func McNemarChi2(b, c int, correction bool) (stat, p float64) {
 // k2/n2: z = (p1 − p2) / sqrt(p̂(1−p̂)(1/n1 + 1/n2)) with p̂ = (k1+k2)/(n1+n2),
 // two-sided p = 2·(1 − Φ(|z|)). When p̂ is 0 or 1 the proportions are equal
 // and (0, 1) is returned.
-func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64, err error) {
-	if n1 <= 0 || n2 <= 0 {
-		return 0, 0, errors.New("two-proportion test: empty sample")
+//
+// It panics when n1 or n2 is negative or a k is outside [0, its n]; an
+// empty sample (n1 = 0 or n2 = 0) gives NaN for z and p.
+func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64) {
+	checkCount("TwoProportionZ", "k1", k1, n1)
+	checkCount("TwoProportionZ", "k2", k2, n2)
+	if n1 == 0 || n2 == 0 {
+		return math.NaN(), math.NaN()
 	}
 	p1, p2 := float64(k1)/float64(n1), float64(k2)/float64(n2)
 	pool := float64(k1+k2) / float64(n1+n2)
 	se := math.Sqrt(pool * (1 - pool) * (1/float64(n1) + 1/float64(n2)))
 	if se == 0 {
-		return 0, 1, nil
+		return 0, 1
 	}
 	z = (p1 - p2) / se
-	return z, 2 * stdNormal.Survival(math.Abs(z)), nil
+	return z, 2 * stdNormal.Survival(math.Abs(z))
 }
 
 // FisherExact is Fisher's exact test of the 2×2 table [[a, b], [c, d]]:
@@ -128,7 +146,14 @@ func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64, err error) {
 // would drop tables that tie the observed one (equal margins) and halve
 // p. 10⁻⁷ is R's fisher.test tolerance; it gives SciPy's values on every
 // golden case, ties included.
+//
+// It panics when a cell is negative. The odds ratio is NaN when it is
+// undefined (bc = ad = 0) and +Inf when only bc = 0; p is 1 when a margin
+// is empty or full (the table is then the only one).
 func FisherExact(a, b, c, d int) (oddsRatio, p float64) {
+	if a < 0 || b < 0 || c < 0 || d < 0 {
+		panic(violation("FisherExact", "negative cell in [[%d, %d], [%d, %d]]", a, b, c, d))
+	}
 	switch {
 	case b*c == 0 && a*d == 0:
 		oddsRatio = math.NaN()
@@ -162,7 +187,8 @@ func lchoose(n, k int) float64 {
 	return a - b - c
 }
 
-// Ranks returns the 1-based ranks of x, ties given their average rank.
+// Ranks returns the 1-based ranks of x, ties given their average rank
+// (an empty x gives an empty slice). No input panics.
 func Ranks(x []float64) []float64 {
 	idx := make([]int, len(x))
 	for i := range idx {
@@ -186,14 +212,14 @@ func Ranks(x []float64) []float64 {
 
 // Pearson is Pearson's r with the two-sided p of t = r·sqrt((n−2)/(1−r²))
 // on n − 2 degrees of freedom (p = 1 when n = 2 or |r| = 1 with n = 2).
-// It needs n ≥ 2 and both samples non-constant.
-func Pearson(x, y []float64) (r, p float64, err error) {
+//
+// It panics when x and y differ in length. Fewer than 2 pairs or a
+// constant sample give NaN for r and p.
+func Pearson(x, y []float64) (r, p float64) {
+	checkPairs("Pearson", len(x), len(y))
 	n := len(x)
-	if n != len(y) {
-		return 0, 0, fmt.Errorf("pearson: %d and %d values", n, len(y))
-	}
 	if n < 2 {
-		return 0, 0, fmt.Errorf("pearson: need at least 2 pairs, have %d", n)
+		return math.NaN(), math.NaN()
 	}
 	var mx, my float64
 	for i := range x {
@@ -210,11 +236,11 @@ func Pearson(x, y []float64) (r, p float64, err error) {
 		syy += dy * dy
 	}
 	if sxx == 0 || syy == 0 {
-		return math.NaN(), math.NaN(), errors.New("pearson: a sample is constant")
+		return math.NaN(), math.NaN()
 	}
 	r = sxy / math.Sqrt(sxx*syy)
 	r = math.Max(-1, math.Min(1, r))
-	return r, corrP(r, n), nil
+	return r, corrP(r, n)
 }
 
 // corrP is the two-sided p of a correlation r over n pairs via Student's t.
@@ -232,23 +258,32 @@ func corrP(r float64, n int) float64 {
 
 // Spearman is Spearman's ρ (Pearson's r of the average ranks) with the
 // two-sided p of t = ρ·sqrt((n−2)/((1+ρ)(1−ρ))) on n − 2 degrees of
-// freedom; with n = 2 there are no degrees of freedom and p is NaN (as SciPy).
-func Spearman(x, y []float64) (rho, p float64, err error) {
-	if len(x) != len(y) {
-		return 0, 0, fmt.Errorf("spearman: %d and %d values", len(x), len(y))
-	}
-	rho, p, err = Pearson(Ranks(x), Ranks(y))
-	if err == nil && len(x) == 2 {
+// freedom.
+//
+// It panics when x and y differ in length. Fewer than 2 pairs or a
+// constant sample give NaN for ρ and p; with n = 2 there are no degrees
+// of freedom and p alone is NaN (as SciPy).
+func Spearman(x, y []float64) (rho, p float64) {
+	checkPairs("Spearman", len(x), len(y))
+	rho, p = Pearson(Ranks(x), Ranks(y))
+	if len(x) == 2 {
 		p = math.NaN()
 	}
-	return rho, p, err
+	return rho, p
 }
 
 // PairedDiffCI is the Wald interval of a paired difference in proportions
 // over n pairs with discordant counts b (first right only) and c (second
 // right only): d = (c − b)/n ± z·sqrt(b + c − (c − b)²/n)/n, clipped to
-// [−1, 1]; n = 0 gives NaNs.
+// [−1, 1].
+//
+// It panics when a count is negative, b + c > n or conf is outside
+// (0, 1); no pairs (n = 0) give NaN for d, lo and hi.
 func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
+	if b < 0 || c < 0 || b+c > n {
+		panic(violation("PairedDiffCI", "discordant counts b = %d, c = %d not within n = %d pairs", b, c, n))
+	}
+	checkLevel("PairedDiffCI", conf)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
@@ -261,7 +296,13 @@ func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
 
 // DiffCI is the Wald interval of p1 − p2 for independent samples:
 // p1 − p2 ± z·sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), clipped to [−1, 1].
+//
+// It panics when n1 or n2 is negative, a k is outside [0, its n] or conf
+// is outside (0, 1); an empty sample gives NaN for d, lo and hi.
 func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
+	checkCount("DiffCI", "k1", k1, n1)
+	checkCount("DiffCI", "k2", k2, n2)
+	checkLevel("DiffCI", conf)
 	if n1 == 0 || n2 == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}

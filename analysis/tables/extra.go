@@ -96,7 +96,7 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 			if len(x) == 0 {
 				continue
 			}
-			k, a, _ := stats.CohenKappa(x, y)
+			k, a := stats.CohenKappa(x, y)
 			t.Add(c.model, c.lang, c.cond, m.Name, len(x), a, k)
 		}
 	}
@@ -150,10 +150,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 			sz += fmt.Sprintf("%g", sizes[m])
 			ac += fmt.Sprintf("%.4f", ys[len(ys)-1])
 		}
-		rho, p, err := stats.Spearman(xs, ys)
-		if err != nil {
-			rho, p = math.NaN(), math.NaN()
-		}
+		rho, p := stats.Spearman(xs, ys) // NaN with fewer than 2 models
 		t.Add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
 	}
 	return t

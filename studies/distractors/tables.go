@@ -102,7 +102,7 @@ func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables
 			d, lo, hi := stats.PairedDiffCI(l.b, l.cc, l.pairs, 0.95)
 			cells := []any{l.c.model, l.c.strategy, l.c.cond, l.metric, l.pairs, l.k0, l.k, d, lo, hi, l.b, l.cc, l.p, holm, bh, name}
 			if unpaired {
-				z, pz, _ := stats.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
+				z, pz := stats.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
 				_, pf := stats.FisherExact(l.kaN, l.n-l.kaN, l.ka0, l.n0-l.ka0)
 				cells = append(cells, l.n0, l.n, l.ka0, l.kaN, z, pz, pf)
 			}

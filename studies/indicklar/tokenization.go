@@ -87,14 +87,8 @@ func Tokenization(rows []score.Row) *tables.Table {
 			xs, ys = append(xs, mt), append(ys, acc)
 			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
 		}
-		pr, pp, err1 := stats.Pearson(xs, ys)
-		sr, sp, err2 := stats.Spearman(xs, ys)
-		if err1 != nil {
-			pr, pp = math.NaN(), math.NaN()
-		}
-		if err2 != nil {
-			sr, sp = math.NaN(), math.NaN()
-		}
+		pr, pp := stats.Pearson(xs, ys) // NaN with one language or a constant series
+		sr, sp := stats.Spearman(xs, ys)
 		t.Add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp)
 	}
 	return t

@@ -121,10 +121,7 @@ func Rankings(rows []score.Row) *tables.Table {
 			}
 		}
 		for i := 1; i < len(protocols); i++ {
-			tau, p, err := stats.Kendall(series[0], series[i])
-			if err != nil {
-				tau, p = math.NaN(), math.NaN()
-			}
+			tau, p := stats.Kendall(series[0], series[i]) // NaN with one cell or a constant series
 			t.Add(l, protocols[0].Name, protocols[i].Name, len(groups[l]), tau, p)
 		}
 	}
@@ -288,7 +285,7 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 					ck++
 				}
 			}
-			kappa, agree, _ := stats.CohenKappa(a, l)
+			kappa, agree := stats.CohenKappa(a, l)
 			n := float64(len(rs))
 			t.Add(c.model, c.lang, crit.name, len(rs), agree, kappa, float64(jk)/n, float64(ck)/n, float64(jk-ck)/n)
 		}
