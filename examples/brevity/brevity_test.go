@@ -47,7 +47,8 @@ func TestEndToEnd(t *testing.T) {
 	if o := experiment.OptionsOf[brevity.Options](exp); o.AnswerTokens != 12 || o.BriefWords != 1 {
 		t.Fatalf("options read from the file: %+v", o)
 	}
-	if _, err := bhasha.Run(ctx, exp, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache"))); err != nil {
+	ran, err := bhasha.Run(ctx, exp, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := bhasha.Open(ctx, filepath.Join(dir, "run")); err == nil || !strings.Contains(err.Error(), `unknown study "brevity"`) {
@@ -59,6 +60,16 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if !r.Simulated() {
 		t.Error("the run does not say it is simulated")
+	}
+	if err := reg.Add(brevity.Study{}); err == nil {
+		t.Error("the study registered twice")
+	}
+	acc, err := r.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := ran.Table("accuracy"); err != nil || first.Markdown() != acc.Markdown() {
+		t.Errorf("reopened accuracy differs: %v\n%s\n%s", err, acc.Markdown(), first.Markdown())
 	}
 	const answers = 2 * 12 // two models, twelve questions
 
@@ -96,12 +107,11 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	t.Run("its criterion", func(t *testing.T) {
-		acc, err := r.Table("accuracy")
-		if err != nil {
-			t.Fatal(err)
-		}
 		metrics := map[string]int{}
 		for _, row := range acc.Rows {
+			if acc.Str(row, "study") != "brevity" {
+				t.Errorf("accuracy row %v", row)
+			}
 			metrics[acc.Str(row, "metric")] += int(acc.Num(row, "n"))
 		}
 		if metrics["correct"] != answers || metrics["brief"] != answers {
