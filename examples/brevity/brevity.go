@@ -30,8 +30,8 @@
 // words; answers.csv, the workbook's samples sheet and the HTML
 // explorer carry both), Tables (accuracy and scoring from
 // tables.Standard, and answer_lengths, a table of its own with declared
-// columns) and Figures (figures.go: brief_by_model, drawn from
-// answer_lengths with the report/chart kit).
+// columns: lengths.go) and Figures (figures.go: brief_by_model, drawn
+// from answer_lengths with the report/chart kit).
 package brevity
 
 import (

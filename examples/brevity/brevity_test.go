@@ -127,7 +127,8 @@ func TestEndToEnd(t *testing.T) {
 		}
 		briefs := 0
 		for _, row := range csv.Rows {
-			want := brevity.Words(csv.Str(row, "prediction")) <= 1 && !row[csv.Col("failed")].(bool)
+			w := brevity.Words(csv.Str(row, "prediction"))
+			want := w >= 1 && w <= 1 && !row[csv.Col("failed")].(bool)
 			if row[col] != want {
 				t.Errorf("answers.csv: brief %v for %q", row[col], csv.Str(row, "prediction"))
 			}
@@ -150,6 +151,9 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if i, err := f.GetSheetIndex(brevity.LengthsTable); err != nil || i < 0 {
+			t.Errorf("the workbook has no %s sheet: %v", brevity.LengthsTable, f.GetSheetList())
+		}
 		sheet, err := f.GetRows("samples")
 		if err != nil || len(sheet) != answers+1 {
 			t.Fatalf("samples sheet: %d rows, %v", len(sheet), err)
@@ -161,6 +165,9 @@ func TestEndToEnd(t *testing.T) {
 		var page bytes.Buffer
 		if err := r.HTML(&page); err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(page.String(), `id="table-`+brevity.LengthsTable+`"`) {
+			t.Errorf("the HTML report does not show %s", brevity.LengthsTable)
 		}
 		fields := explorerFields(t, page.String())
 		if !slices.Equal(fields, sheet[0]) {

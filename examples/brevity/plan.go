@@ -99,13 +99,17 @@ func wordsOf(n int) string {
 }
 
 // brief is the study's own criterion: an answer that came back with at
-// most p.words words. It is read from the prediction, so a Row needs no
-// field for it.
-func (p *plan) brief(r *score.Row) bool { return !r.Failed && Words(r.Prediction) <= p.words }
+// least one word and at most p.words (an empty answer is not brief, it
+// is missing). It is read from the prediction, so a Row needs no field
+// for it.
+func (p *plan) brief(r *score.Row) bool {
+	w := Words(r.Prediction)
+	return !r.Failed && w > 0 && w <= p.words
+}
 
 // briefRule says what brief decides, for the schema and the scoring table.
 func (p *plan) briefRule() string {
-	return fmt.Sprintf("the answer came back with at most %s (brief_words)", wordsOf(p.words))
+	return fmt.Sprintf("the answer came back, not empty, with at most %s (brief_words)", wordsOf(p.words))
 }
 
 // AnswerSchema: correct (exact match) and the study's own brief, in
