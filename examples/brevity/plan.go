@@ -86,6 +86,9 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	return out, nil
 }
 
+// exactRule says what correct decides.
+const exactRule = "exact match of the whole trimmed answer against every gold"
+
 // Words counts an answer's words: its runs of characters between spaces.
 func Words(answer string) int { return len(strings.Fields(answer)) }
 
@@ -116,7 +119,7 @@ func (p *plan) briefRule() string {
 // that order, in answers.csv, the samples sheet and the explorer.
 func (p *plan) AnswerSchema() *score.Schema {
 	return score.NewSchema(
-		score.CorrectField("exact match of the whole trimmed answer against every gold"),
+		score.CorrectField(exactRule),
 		score.Flag("brief", p.briefRule(), p.brief))
 }
 
@@ -125,7 +128,7 @@ func (p *plan) AnswerSchema() *score.Schema {
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r score.Row) bool { return p.brief(&r) }}}
 	crit := []tables.Criterion{
-		{Name: "correct", Rule: "exact match of the whole trimmed answer against every gold", Normalization: "triviaqa-normalize"},
+		{Name: "correct", Rule: exactRule, Normalization: "triviaqa-normalize"},
 		{Name: "brief", Rule: p.briefRule(), Normalization: "none (words split at spaces)"},
 	}
 	return append(tables.Standard(p.study, metrics, crit, rows, opt), p.lengths(rows))
