@@ -16,7 +16,7 @@
 // indicquest, mdi, requests, synthetic); a program's own study is one
 // package and one Register option:
 //
-//	exp := bhasha.New("toy", "data/triviaqa.jsonl", bhasha.Register(toystudy.Study{}))
+//	exp := bhasha.New("brevity", "data/triviaqa.jsonl", bhasha.Register(brevity.Study{}))  // examples/brevity
 package bhasha
 
 import (

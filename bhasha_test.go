@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/internal/toystudy"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
 )
@@ -114,72 +113,6 @@ func TestRunTwiceResumes(t *testing.T) {
 	r, err := bhasha.Run(context.Background(), exp, append(opts, bhasha.Log(&log))...)
 	if err != nil || r.Manifest().Counts.SentThisRun != 0 || !strings.Contains(log.String(), "nothing to do") {
 		t.Errorf("second run: %v %+v %s", err, r.Manifest().Counts, log.String())
-	}
-}
-
-// A fourth study in one package (internal/toystudy) and one registration
-// runs against the simulator and gets its tables, its own included; the
-// run reopens with the same registry, and not without it.
-func TestToyStudy(t *testing.T) {
-	dir := t.TempDir()
-	exp := bhasha.New("toy", "testdata/triviaqa/triviaqa_small.jsonl", bhasha.Register(toystudy.Study{}), bhasha.SampleItems(6))
-	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := r.Table("accuracy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, row := range acc.Rows {
-		if acc.Str(row, "study") != "toy" || acc.Str(row, "metric") != "correct" {
-			t.Errorf("accuracy row %v", row)
-		}
-		n += int(acc.Num(row, "n"))
-	}
-	if n != 3*6 {
-		t.Errorf("accuracy counts %d answers, want 18", n)
-	}
-	infos, err := r.Tables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var own bhasha.TableInfo
-	for _, in := range infos {
-		if in.Name == "toy_lengths" {
-			own = in
-		}
-	}
-	if own.Description == "" {
-		t.Errorf("the study's own table is not listed with its description: %+v", infos)
-	}
-	lengths, err := r.Table("toy_lengths")
-	if err != nil || len(lengths.Rows) != 3 || !lengths.Simulated {
-		t.Fatalf("toy_lengths %v %v", lengths, err)
-	}
-	for _, c := range lengths.Columns() {
-		if c.Description == "" {
-			t.Errorf("toy_lengths.%s has no description", c.Name)
-		}
-	}
-	if _, err := bhasha.Open(context.Background(), r.Dir()); err == nil || !strings.Contains(err.Error(), `unknown study "toy"`) {
-		t.Errorf("reopened without the toy study: %v", err)
-	}
-	reg := bhasha.BuiltinStudies()
-	if err := reg.Add(toystudy.Study{}); err != nil {
-		t.Fatal(err)
-	}
-	again, err := bhasha.Open(context.Background(), r.Dir(), bhasha.WithStudies(reg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc2, err := again.Table("accuracy")
-	if err != nil || acc2.Markdown() != acc.Markdown() {
-		t.Errorf("reopened accuracy differs: %v\n%s\n%s", err, acc2.Markdown(), acc.Markdown())
-	}
-	if err := reg.Add(toystudy.Study{}); err == nil {
-		t.Error("a study registered twice")
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/internal/toystudy"
+	"github.com/bhashalab/bhasha/examples/brevity"
 )
 
-// Each built-in study (and the toy study) run end to end on the
+// Each built-in study (and the example study, examples/brevity) run end to end on the
 // simulator: answers.csv, the workbook's samples sheet and the HTML
 // explorer's embedded fields carry the same columns, those of the study's
 // answer schema (its own criteria and verdicts among them, declared
@@ -41,7 +41,7 @@ func TestAnswerSchemaViews(t *testing.T) {
 		{"mdi", bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(3)),
 			[]string{"correct", "lenient", "squad_em", "translit", "semantic", "abstain_english", "abstain_multilingual", "distractor_switch", "chosen"}},
 		{"requests", bhasha.Requests(lines, bhasha.WithDecoding(bhasha.Decoding{MaxTokens: 8})), nil},
-		{"toy", bhasha.New("toy", "testdata/triviaqa/triviaqa_small.jsonl", bhasha.Register(toystudy.Study{}), bhasha.SampleItems(3)), []string{"correct"}},
+		{"brevity", bhasha.New("brevity", "testdata/triviaqa/triviaqa_small.jsonl", bhasha.Register(brevity.Study{}), bhasha.SampleItems(3)), []string{"correct", "brief"}},
 	} {
 		t.Run(tc.study, func(t *testing.T) {
 			dir := t.TempDir()

@@ -8,18 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/internal/toystudy"
+	"github.com/bhashalab/bhasha/examples/brevity"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/distractors"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicklar"
 )
 
-// withToy is the built-in studies and the toy study a program registers.
-func withToy(t *testing.T) *experiment.Registry {
+// withExample is the built-in studies and the example study (examples/brevity), as a program registers them.
+func withExample(t *testing.T) *experiment.Registry {
 	t.Helper()
 	reg := studies.Builtin()
-	if err := reg.Add(toystudy.Study{}); err != nil {
+	if err := reg.Add(brevity.Study{}); err != nil {
 		t.Fatal(err)
 	}
 	return reg
@@ -32,7 +32,7 @@ func withToy(t *testing.T) *experiment.Registry {
 // option set for it) is refused naming the study it applies to.
 func TestStudyOwnOption(t *testing.T) {
 	const (
-		toy   = "name: t\nstudy: toy\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\n"
+		own   = "name: t\nstudy: brevity\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\n"
 		klar  = "name: k\nstudy: indicklar\ndataset: {path: ../../testdata/indicklar/project_page_demo_hin_excerpt.json}\nlanguages: [hin]\n"
 		model = "models: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n"
 	)
@@ -41,19 +41,19 @@ func TestStudyOwnOption(t *testing.T) {
 		tokens     int      // the token limit of the requests built (0: refused)
 		want       []string // the problems, when refused
 	}{
-		{"default", toy + model, 16, nil},
-		{"set", toy + "answer_tokens: 4\n" + model, 4, nil},
-		{"empty is not set", toy + "answer_tokens:\n" + model, 16, nil},
-		{"out of range", toy + "answer_tokens: -3\n" + model, 0, []string{"line 4: answer_tokens -3: want 1 to 4096"}},
-		{"not a number", toy + "answer_tokens: lots\n" + model, 0, []string{"line 4: cannot unmarshal !!str `lots` into int"}},
-		{"mistyped", toy + "answer_token: 4\n" + model, 0, []string{`line 4: unknown key "answer_token": did you mean "answer_tokens"?`}},
-		{"for another study", klar + "answer_tokens: 4\n" + model, 0, []string{"line 5: answer_tokens does not apply to study indicklar (it applies to toy)"}},
-		{"another study's option", toy + model + "strategies: [tint-en]\nconditions: [hi]\n", 0, []string{
-			"line 5: strategies does not apply to study toy (it applies to indicklar)", "line 6: conditions does not apply to study toy (it applies to mdi)"}},
-		{"a shared field it does not read", toy + "languages: [hin]\n" + model, 0, []string{"line 4: languages does not apply to study toy (it applies to indicklar, indicquest)"}},
+		{"default", own + model, 16, nil},
+		{"set", own + "answer_tokens: 4\n" + model, 4, nil},
+		{"empty is not set", own + "answer_tokens:\n" + model, 16, nil},
+		{"out of range", own + "answer_tokens: -3\n" + model, 0, []string{"line 4: answer_tokens -3: want 1 to 4096"}},
+		{"not a number", own + "answer_tokens: lots\n" + model, 0, []string{"line 4: cannot unmarshal !!str `lots` into int"}},
+		{"mistyped", own + "answer_token: 4\n" + model, 0, []string{`line 4: unknown key "answer_token": did you mean "answer_tokens"?`}},
+		{"for another study", klar + "answer_tokens: 4\n" + model, 0, []string{"line 5: answer_tokens does not apply to study indicklar (it applies to brevity)"}},
+		{"another study's option", own + model + "strategies: [tint-en]\nconditions: [hi]\n", 0, []string{
+			"line 5: strategies does not apply to study brevity (it applies to indicklar)", "line 6: conditions does not apply to study brevity (it applies to mdi)"}},
+		{"a shared field it does not read", own + "languages: [hin]\n" + model, 0, []string{"line 4: languages does not apply to study brevity (it applies to indicklar, indicquest)"}},
 	}
 	for _, c := range cases {
-		e, err := experiment.Parse(context.Background(), []byte(c.yaml), "x.yaml", experiment.LoadOptions{Studies: withToy(t)})
+		e, err := experiment.Parse(context.Background(), []byte(c.yaml), "x.yaml", experiment.LoadOptions{Studies: withExample(t)})
 		if c.want != nil {
 			if err == nil {
 				t.Errorf("%s: no error", c.name)
@@ -93,14 +93,14 @@ func TestStudyOptionsInGo(t *testing.T) {
 		opts  []experiment.Option
 		want  string // "" when valid
 	}{
-		{"own", "toy", []experiment.Option{toystudy.AnswerTokens(5)}, ""},
+		{"own", "brevity", []experiment.Option{brevity.AnswerTokens(5)}, ""},
 		{"own, twice", "mdi", []experiment.Option{distractors.WithConditions("hi"), distractors.WithParagraph("p")}, ""},
-		{"another study's first", "mdi", []experiment.Option{toystudy.AnswerTokens(5), distractors.WithConditions("hi")}, "answer_tokens does not apply to study mdi (it applies to toy)"},
-		{"another study's after", "toy", []experiment.Option{toystudy.AnswerTokens(5), indicklar.WithStrategies("tint-en")}, "strategies does not apply to study toy (it applies to indicklar)"},
-		{"bad value", "toy", []experiment.Option{toystudy.AnswerTokens(5000)}, "answer_tokens 5000: want 1 to 4096 (or absent for 16)"},
+		{"another study's first", "mdi", []experiment.Option{brevity.AnswerTokens(5), distractors.WithConditions("hi")}, "answer_tokens does not apply to study mdi (it applies to brevity)"},
+		{"another study's after", "brevity", []experiment.Option{brevity.AnswerTokens(5), indicklar.WithStrategies("tint-en")}, "strategies does not apply to study brevity (it applies to indicklar)"},
+		{"bad value", "brevity", []experiment.Option{brevity.AnswerTokens(5000)}, "answer_tokens 5000: want 1 to 4096 (or absent for 16)"},
 	}
 	for _, c := range cases {
-		e := &experiment.Experiment{Name: "g", Study: c.study, Studies: withToy(t), Dataset: ds, Models: models}
+		e := &experiment.Experiment{Name: "g", Study: c.study, Studies: withExample(t), Dataset: ds, Models: models}
 		for _, o := range c.opts {
 			o(e)
 		}
@@ -144,9 +144,9 @@ func TestPortableKeepsOptions(t *testing.T) {
 			t.Errorf("the requests file is not absolute:\n%s", b)
 		}
 	})
-	t.Run("toy", func(t *testing.T) {
-		e, err := experiment.Parse(context.Background(), []byte("name: t\nstudy: toy\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\nanswer_tokens: 7\nmodels: [{name: m, served_name: M}]\n"),
-			"t.yaml", experiment.LoadOptions{Studies: withToy(t)})
+	t.Run("example study", func(t *testing.T) {
+		e, err := experiment.Parse(context.Background(), []byte("name: t\nstudy: brevity\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\nanswer_tokens: 7\nmodels: [{name: m, served_name: M}]\n"),
+			"t.yaml", experiment.LoadOptions{Studies: withExample(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,9 +154,9 @@ func TestPortableKeepsOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := experiment.Parse(context.Background(), b, "copy.yaml", experiment.LoadOptions{Studies: withToy(t)})
-		if err != nil || experiment.OptionsOf[toystudy.Options](back).AnswerTokens != 7 {
-			t.Errorf("toy copy: %v\n%s", err, b)
+		back, err := experiment.Parse(context.Background(), b, "copy.yaml", experiment.LoadOptions{Studies: withExample(t)})
+		if err != nil || experiment.OptionsOf[brevity.Options](back).AnswerTokens != 7 {
+			t.Errorf("example study copy: %v\n%s", err, b)
 		}
 	})
 }
@@ -187,7 +187,7 @@ func roundTrip(t *testing.T, e *experiment.Experiment) []byte {
 }
 
 // sharedKeyStudy declares an option spelt as a shared field's key.
-type sharedKeyStudy struct{ toystudy.Study }
+type sharedKeyStudy struct{ brevity.Study }
 
 func (sharedKeyStudy) Name() string { return "clash" }
 func (sharedKeyStudy) Options() any {

@@ -1,0 +1,49 @@
+package brevity
+
+import (
+	"fmt"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/report/chart"
+)
+
+// FigureName is the name of the study's figure.
+const FigureName = "brief_by_model"
+
+// Figures draws brief_by_model from answer_lengths (experiment.Figurer):
+// the share of brief answers per model as bars with their 95% Wilson
+// intervals, its n (the answers counted) and SIMULATED carried as the
+// figure's fields; a figure saying why when the table has no rows, and
+// none when the run has no answer_lengths.
+func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) {
+	var t *tables.Table
+	for _, x := range ts {
+		if x.Name == LengthsTable {
+			t = x
+		}
+	}
+	if t == nil {
+		return nil, nil
+	}
+	title := fmt.Sprintf("answers within %s, per model", wordsOf(p.words))
+	if len(t.Rows) == 0 {
+		f, err := chart.Empty(t, FigureName, "", title, "", "answer")
+		return []chart.Figure{f}, err
+	}
+	var models []string
+	estimates := make([]chart.Estimate, 0, len(t.Rows))
+	total := 0
+	for _, r := range t.Rows {
+		e := chart.EstimateOf(t, r)
+		models = append(models, t.Str(r, "model"))
+		estimates = append(estimates, e)
+		total += e.N
+	}
+	o, err := chart.IntervalBars(title, "share brief", models, []string{"brief"}, [][]chart.Estimate{estimates})
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", FigureName, err)
+	}
+	n := "n = " + chart.Counted(total, "answer")
+	return []chart.Figure{chart.Of(t, FigureName, "",
+		fmt.Sprintf("share of the answers within %s (brief), per model, with 95%% Wilson intervals (%s)", wordsOf(p.words), n), n, o)}, nil
+}

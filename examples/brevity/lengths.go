@@ -1,0 +1,51 @@
+package brevity
+
+import (
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// LengthsTable is the name of the study's own table.
+const LengthsTable = "answer_lengths"
+
+// lengths is answer_lengths: per model, in the order the rows name them,
+// the answers that came back (failed requests left out), their mean
+// length in words, and how many are brief with the share's 95% Wilson
+// interval. Its columns are declared here, with what each holds.
+func (p *plan) lengths(rows []score.Row) *tables.Table {
+	t := tables.New(LengthsTable, "per model, the answers' mean length in words and the share that is brief (at most brief_words words), with a 95% Wilson interval; failed requests left out",
+		tables.Category("model", "the model asked"),
+		tables.Count("n", "answers that came back"),
+		tables.Number("mean_words", "mean length of the answers in words"),
+		tables.Count("k", "brief answers"),
+		tables.Proportion("rate", "share of the answers that are brief"),
+		tables.Lower("ci_lo", "lower bound of the share's 95% Wilson interval"),
+		tables.Upper("ci_hi", "upper bound of the share's 95% Wilson interval"))
+	type count struct{ n, words, brief int }
+	by := map[string]*count{}
+	var models []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Failed {
+			continue
+		}
+		c := by[r.Key.Model]
+		if c == nil {
+			c = &count{}
+			by[r.Key.Model] = c
+			models = append(models, r.Key.Model)
+		}
+		c.n++
+		c.words += Words(r.Prediction)
+		if p.brief(r) {
+			c.brief++
+		}
+	}
+	for _, m := range models {
+		c := by[m]
+		lo, hi := stats.Wilson(c.brief, c.n, 0.95)
+		t.Add(m, c.n, float64(c.words)/float64(c.n), c.brief, float64(c.brief)/float64(c.n), lo, hi)
+	}
+	return t
+}

@@ -1,0 +1,135 @@
+package brevity
+
+import (
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/protocol"
+)
+
+// The plan declares its answer schema and draws its figures.
+var (
+	_ experiment.AnswerSchemer = (*plan)(nil)
+	_ experiment.Figurer       = (*plan)(nil)
+)
+
+// plan is a built brevity study: its items and its options in force.
+type plan struct {
+	set     *item.Set
+	abstain map[string][]string
+	study   string
+	tokens  int // the answers' token limit
+	words   int // the most words of a brief answer
+}
+
+func (p *plan) Stages() int                  { return 1 }
+func (p *plan) Templates() map[string]string { return nil }
+func (p *plan) Items() *item.Set             { return p.set }
+
+// Requests asks every English question as one chat message, greedy, at
+// most answer_tokens tokens.
+func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Seq2[engine.Request, error] {
+	return func(yield func(engine.Request, error) bool) {
+		if stage != 1 {
+			return
+		}
+		zero := 0.0
+		for _, it := range p.set.Items {
+			v, ok := it.Variant("eng", item.English)
+			if !ok {
+				continue
+			}
+			r := engine.Request{Key: engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English)},
+				Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: v.Question}},
+				Decoding: engine.Decoding{MaxTokens: p.tokens, Temperature: &zero}}
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Extract takes the whole answer, trimmed.
+func (p *plan) Extract(r *engine.Record) *extract.Result {
+	return &extract.Result{Value: strings.TrimSpace(r.Response), Method: extract.MethodText}
+}
+
+// Score scores every answer: correct is exact match of the answer
+// against the golds; brief is read from the prediction (brief).
+func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
+	c := score.NewCommon(p.abstain)
+	byID := p.set.Index()
+	var out []score.Row
+	for _, r := range recs {
+		it := byID[r.Fields.Item]
+		if it == nil {
+			continue
+		}
+		v, _ := it.Variant("eng", item.English)
+		row := c.Row(r)
+		row.Gold = v.Answer
+		if !row.Failed {
+			row.Correct = match.ExactMatch(row.Prediction, v.Golds())
+			row.Lenient = row.Correct
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// exactRule says what correct decides.
+const exactRule = "exact match of the whole trimmed answer against every gold"
+
+// Words counts an answer's words: its runs of characters between spaces.
+func Words(answer string) int { return len(strings.Fields(answer)) }
+
+// wordsOf writes a word count for a caption or a rule ("one word",
+// "3 words").
+func wordsOf(n int) string {
+	if n == 1 {
+		return "one word"
+	}
+	return chart.Counted(n, "word")
+}
+
+// brief is the study's own criterion: an answer that came back with at
+// least one word and at most p.words (an empty answer is not brief, it
+// is missing). It is read from the prediction, so a Row needs no field
+// for it.
+func (p *plan) brief(r *score.Row) bool {
+	w := Words(r.Prediction)
+	return !r.Failed && w > 0 && w <= p.words
+}
+
+// briefRule says what brief decides, for the schema and the scoring table.
+func (p *plan) briefRule() string {
+	return fmt.Sprintf("the answer came back, not empty, with at most %s (brief_words)", wordsOf(p.words))
+}
+
+// AnswerSchema: correct (exact match) and the study's own brief, in
+// that order, in answers.csv, the samples sheet and the explorer.
+func (p *plan) AnswerSchema() *score.Schema {
+	return score.NewSchema(
+		score.CorrectField(exactRule),
+		score.Flag("brief", p.briefRule(), p.brief))
+}
+
+// Tables: accuracy (correct and brief per model) and scoring, then
+// answer_lengths.
+func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r score.Row) bool { return p.brief(&r) }}}
+	crit := []tables.Criterion{
+		{Name: "correct", Rule: exactRule, Normalization: "triviaqa-normalize"},
+		{Name: "brief", Rule: p.briefRule(), Normalization: "none (words split at spaces)"},
+	}
+	return append(tables.Standard(p.study, metrics, crit, rows, opt), p.lengths(rows))
+}
