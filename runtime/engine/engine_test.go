@@ -165,6 +165,10 @@ func TestDeadEndpoint(t *testing.T) {
 	t.Run("other replica carries on", func(t *testing.T) {
 		var warnings []string
 		o := fastRetry()
+		// The dead replica refuses at once; the live one's answers may take
+		// long on a loaded machine (the race detector, parallel packages):
+		// a short attempt timeout would fail them for the wrong reason.
+		o.AttemptTimeout = 10 * time.Second
 		o.Logf = func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
 		e, err := engine.New(context.Background(), modelConfigs(dead, live), o)
 		if err != nil {
@@ -173,9 +177,14 @@ func TestDeadEndpoint(t *testing.T) {
 		if len(warnings) == 0 || !strings.Contains(warnings[0], dead) {
 			t.Errorf("warnings %q do not name %s", warnings, dead)
 		}
-		got, st, _ := collect(t, e)
+		got, st, recs := collect(t, e)
 		if st.Failed != 0 || st.OK != len(got) {
 			t.Errorf("stats %+v", st)
+			for _, r := range recs {
+				if r.Status != engine.StatusOK {
+					t.Errorf("%s failed after %d attempts: %s", r.Key, r.Attempts, r.Error)
+				}
+			}
 		}
 	})
 	t.Run("no replica", func(t *testing.T) {
