@@ -45,6 +45,13 @@ func Flag(name, description string, of func(*Row) bool) Field {
 	return Field{Name: name, Type: FlagField, Description: description, flag: of}
 }
 
+// Mark declares a bool field read from the study's mark i (Row.Marks);
+// i outside [0, MaxMarks) panics.
+func Mark(name, description string, i int) Field {
+	checkMark(i)
+	return Flag(name, description, func(r *Row) bool { return r.Marks.Has(i) })
+}
+
 // Text declares a text field whose values name a category (a verdict, a
 // domain), read by of.
 func Text(name, description string, of func(*Row) string) Field {

@@ -12,8 +12,8 @@ func testSchema() *Schema {
 	return NewSchema(
 		Text("relation", "a category", func(r *Row) string { return r.Domain }),
 		CorrectField("a rule"),
-		Flag("translit", "beside", func(r *Row) bool { return r.Translit }),
-		Text("judge", "a verdict", func(r *Row) string { return r.Judge }),
+		Mark("translit", "beside", 0),
+		Text("judge", "a verdict", func(r *Row) string { return r.Verdict }),
 		Int("chosen", "an option", func(r *Row) int { return r.PromptTokens }),
 	)
 }
@@ -35,7 +35,7 @@ func TestSchemaValues(t *testing.T) {
 	if got := s.Criteria(); !slices.Equal(got, []string{"correct", "translit"}) {
 		t.Errorf("criteria %q", got)
 	}
-	row := Row{Key: engine.Key{Model: "m"}, Domain: "capital", Correct: true, Judge: "correct", PromptTokens: 3, Prediction: " Delhi "}
+	row := Row{Key: engine.Key{Model: "m"}, Domain: "capital", Correct: true, Verdict: "correct", PromptTokens: 3, Prediction: " Delhi "}
 	v := s.Values(&row)
 	for _, tc := range []struct {
 		name string

@@ -122,7 +122,6 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row.Gold = v.Answer
 		if !row.Failed {
 			row.Correct = match.ExactMatch(row.Prediction, v.Golds())
-			row.Lenient = row.Correct
 		}
 		out = append(out, row)
 	}
