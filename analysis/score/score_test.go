@@ -78,6 +78,7 @@ func TestMarks(t *testing.T) {
 
 // Script, switch and abstention are read from the answer, not the JSON
 // around it: a native Hindi answer in a JSON object has not switched.
+// Common.Row sets no study's mark or verdict.
 func TestScriptOfTheAnswer(t *testing.T) {
 	s := NewCommon(nil)
 	cases := []struct {
@@ -99,6 +100,9 @@ func TestScriptOfTheAnswer(t *testing.T) {
 		dsw := script.DistractorSwitch(AnswerText(r))
 		if row.Script != c.script || row.Switched != c.switched || dsw != c.dsw {
 			t.Errorf("%s: script %s switched %v distractor %v", c.name, row.Script, row.Switched, dsw)
+		}
+		if row.Marks != 0 || row.Verdict != "" {
+			t.Errorf("%s: Common.Row set a study's marks %b or verdict %q", c.name, row.Marks, row.Verdict)
 		}
 	}
 }
