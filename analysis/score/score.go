@@ -83,27 +83,33 @@ const MaxMarks = 64
 type Marks uint64
 
 // Has reports whether mark i is set.
-func (m Marks) Has(i int) bool {
-	checkMark(i)
-	return m&(1<<uint(i)) != 0
-}
+func (m Marks) Has(i int) bool { return m&bit(i) != 0 }
 
 // Set sets mark i to v.
 func (m *Marks) Set(i int, v bool) {
-	checkMark(i)
+	b := bit(i)
 	if v {
-		*m |= 1 << uint(i)
+		*m |= b
 	} else {
-		*m &^= 1 << uint(i)
+		*m &^= b
 	}
 }
 
-// checkMark panics on a bit outside [0, MaxMarks).
-func checkMark(i int) {
+// bit is mark i's bit; i outside [0, MaxMarks) panics.
+func bit(i int) Marks {
 	if uint(i) >= MaxMarks {
-		panic(fmt.Sprintf("score: mark %d outside [0, %d)", i, MaxMarks))
+		panic(markError(i))
 	}
+	return 1 << uint(i)
 }
+
+// markError says which mark is out of range.
+//
+//go:noinline
+func markError(i int) string { return fmt.Sprintf("score: mark %d outside [0, %d)", i, MaxMarks) }
+
+// checkMark panics on a bit outside [0, MaxMarks).
+func checkMark(i int) { bit(i) }
 
 // Detail is what only some rows carry.
 type Detail struct {
