@@ -11,7 +11,9 @@ import (
 	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/distractors"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/studies/indicquest"
 	"github.com/bhashalab/bhasha/studies/requests"
 )
 
@@ -112,6 +114,15 @@ func klarRows() []score.Row {
 	return rows
 }
 
+// marks sets the marks given (bit → value).
+func marks(set map[int]bool) score.Marks {
+	var m score.Marks
+	for i, v := range set {
+		m.Set(i, v)
+	}
+	return m
+}
+
 // mdiRows are distractor-study answers: both formats, three conditions,
 // switched answers with every semantic verdict.
 func mdiRows() []score.Row {
@@ -121,8 +132,8 @@ func mdiRows() []score.Row {
 			for _, st := range []string{"qa", "mc1"} {
 				for ci, c := range []string{"clean", "hi", "es_long"} {
 					rows = append(rows, score.Row{Key: engine.Key{Model: fmt.Sprint("m", m), Item: fmt.Sprint(it), Language: "eng", Strategy: st, Condition: c},
-						Correct: (it+ci+m)%3 == 0, Abstain: (it+ci)%5 == 1, DistractorSwitch: (it+ci)%2 == 0, Script: "Latin",
-						Semantic: []string{"CORRECT", "WRONG", "ABSTAIN", "x", ""}[(it+ci)%5]})
+						Correct: (it+ci+m)%3 == 0, Abstain: (it+ci)%5 == 1, Marks: marks(map[int]bool{distractors.MarkDistractorSwitch: (it+ci)%2 == 0}), Script: "Latin",
+						Verdict: []string{"CORRECT", "WRONG", "ABSTAIN", "x", ""}[(it+ci)%5]})
 				}
 			}
 		}
@@ -138,7 +149,8 @@ func questRows() []score.Row {
 		for it := range 8 {
 			for _, l := range []string{"hin", "ben"} {
 				rows = append(rows, score.Row{Key: engine.Key{Model: fmt.Sprint("m", m), Item: fmt.Sprint(it), Language: l, Form: "native"}, Domain: []string{"a", "b"}[it%2],
-					Correct: (it+m)%3 == 0, Substring: it%2 == 0, Overlap: it%3 == 0, Translit: it%4 == 0, Judge: []string{"correct", "incorrect"}[(it+m)%2],
+					Correct: (it+m)%3 == 0, Verdict: []string{"correct", "incorrect"}[(it+m)%2],
+					Marks:  marks(map[int]bool{indicquest.MarkSubstring: it%2 == 0, indicquest.MarkOverlap: it%3 == 0, indicquest.MarkTranslit: it%4 == 0}),
 					Detail: &score.Detail{JudgeScores: map[string]float64{"Overall": float64(1 + it%5), "Clarity": float64(2 + it%3)}}})
 			}
 		}

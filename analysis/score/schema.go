@@ -36,6 +36,8 @@ type Field struct {
 	Repeats bool
 
 	flag func(*Row) bool
+	// mark is 1 + the Row.Marks bit a Mark field reads, 0 for another.
+	mark int
 	text func(*Row) string
 	num  func(*Row) int
 }
@@ -43,6 +45,16 @@ type Field struct {
 // Flag declares a bool field read by of (a criterion: correct, translit).
 func Flag(name, description string, of func(*Row) bool) Field {
 	return Field{Name: name, Type: FlagField, Description: description, flag: of}
+}
+
+// Mark declares a bool field read from the study's mark i (Row.Marks);
+// i outside [0, MaxMarks) panics, and so does NewSchema given two fields
+// of one mark.
+func Mark(name, description string, i int) Field {
+	checkMark(i)
+	f := Flag(name, description, func(r *Row) bool { return r.Marks.Has(i) })
+	f.mark = i + 1
+	return f
 }
 
 // Text declares a text field whose values name a category (a verdict, a
@@ -123,7 +135,7 @@ type Schema struct {
 // and verdicts: what its Score fills in a Row beside the common ones) in
 // the order the tables show them, between Head and Tail. A name used
 // twice (or one of the common fields' names) or more than MaxFlags flags
-// is a programming error and panics.
+// is a programming error and panics, as are two Mark fields of one bit.
 func NewSchema(study ...Field) *Schema {
 	s := &Schema{study: study, index: map[string]int{}}
 	head := Head()
@@ -136,7 +148,14 @@ func NewSchema(study ...Field) *Schema {
 		s.index[f.Name] = i
 	}
 	flags := 0
+	var marks Marks
 	for _, f := range study {
+		if f.mark > 0 {
+			if marks.Has(f.mark - 1) {
+				panic(fmt.Sprintf("score: answer schema: field %q reads mark %d, declared before", f.Name, f.mark-1))
+			}
+			marks.Set(f.mark-1, true)
+		}
 		bit, text, num := -1, -1, -1
 		switch f.Type {
 		case FlagField:

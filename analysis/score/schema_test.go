@@ -12,8 +12,8 @@ func testSchema() *Schema {
 	return NewSchema(
 		Text("relation", "a category", func(r *Row) string { return r.Domain }),
 		CorrectField("a rule"),
-		Flag("translit", "beside", func(r *Row) bool { return r.Translit }),
-		Text("judge", "a verdict", func(r *Row) string { return r.Judge }),
+		Mark("translit", "beside", 0),
+		Text("judge", "a verdict", func(r *Row) string { return r.Verdict }),
 		Int("chosen", "an option", func(r *Row) int { return r.PromptTokens }),
 	)
 }
@@ -35,7 +35,7 @@ func TestSchemaValues(t *testing.T) {
 	if got := s.Criteria(); !slices.Equal(got, []string{"correct", "translit"}) {
 		t.Errorf("criteria %q", got)
 	}
-	row := Row{Key: engine.Key{Model: "m"}, Domain: "capital", Correct: true, Judge: "correct", PromptTokens: 3, Prediction: " Delhi "}
+	row := Row{Key: engine.Key{Model: "m"}, Domain: "capital", Correct: true, Verdict: "correct", PromptTokens: 3, Prediction: " Delhi "}
 	v := s.Values(&row)
 	for _, tc := range []struct {
 		name string
@@ -74,7 +74,7 @@ func TestSchemaValues(t *testing.T) {
 }
 
 // A name declared twice, a common name taken by a study, an unnamed field
-// and too many flags are programming errors.
+// too many flags and two fields of one mark are programming errors.
 func TestSchemaPanics(t *testing.T) {
 	var many []Field
 	for i := range MaxFlags + 1 {
@@ -88,6 +88,7 @@ func TestSchemaPanics(t *testing.T) {
 		{"a common name", []Field{Flag("failed", "", func(*Row) bool { return false })}},
 		{"unnamed", []Field{Text("", "", func(*Row) string { return "" })}},
 		{"too many flags", many},
+		{"one mark twice", []Field{Mark("a", "", 3), Mark("b", "", 3)}},
 	} {
 		func() {
 			defer func() {
@@ -101,4 +102,15 @@ func TestSchemaPanics(t *testing.T) {
 	if s := NewSchema(many[:MaxFlags]...); len(s.Criteria()) != MaxFlags {
 		t.Errorf("%d flags", len(s.Criteria()))
 	}
+	if s := NewSchema(Mark("a", "", 0), Mark("b", "", MaxMarks-1)); len(s.Criteria()) != 2 {
+		t.Errorf("two marks: %q", s.Criteria())
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a mark outside [0, MaxMarks): no panic")
+			}
+		}()
+		Mark("c", "", MaxMarks)
+	}()
 }

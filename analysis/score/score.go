@@ -1,10 +1,11 @@
 // Package score holds what every study's scorer shares: the scored Row
-// (one per answer: the study's strict criterion, the criteria beside it,
-// abstention, script and script switch), the fields every row reads the
+// (one per answer: the study's strict criterion, its other criteria as
+// Marks it names, its judge's verdict, abstention, script and script
+// switch; no field is one study's), the fields every row reads the
 // same way from its record (Common.Row), and the multiple-choice rules
 // (MC1, ContinuationLogprob). Each study scores its own records with
-// these (studies/indicklar, studies/indicquest, studies/distractors);
-// re-scoring needs no new model request.
+// these (the built-in studies under studies/, a user's in its own
+// package); re-scoring needs no new model request.
 package score
 
 import (
@@ -26,27 +27,19 @@ const (
 	VerdictUnparsed  = "unparsed"
 )
 
-// Verdicts of the distractor study's semantic judge (Row.Semantic).
-const (
-	SemanticCorrect = "CORRECT"
-	SemanticWrong   = "WRONG"
-	SemanticAbstain = "ABSTAIN"
-)
-
 // Row is one scored answer.
 type Row struct {
 	Key        engine.Key
-	Domain     string // IndicQuest domain; KLAR relation
+	Domain     string // the study's grouping of its items (a domain, a relation)
 	Gold       string
 	Prediction string
 	Method     extract.Method
-	// Judge is the IndicQuest verdict (correct, incorrect, unparsed, or ""
-	// when the verdict is missing).
-	Judge string
-	// Semantic is the distractor study's semantic verdict on a switched
-	// answer (CORRECT, WRONG, ABSTAIN, unparsed, or "" when not judged).
-	Semantic string
-	Script   string // main script of the response
+	// Verdict is the study's LLM-judge verdict on this answer (its
+	// judge's words: IndicQuest's correct, incorrect or unparsed, the
+	// distractor study's semantic verdict on a switched answer), "" when
+	// the answer was not judged.
+	Verdict string
+	Script  string // main script of the response
 	// PromptTokens (the server's count), LatencyMS and Cached come from the record.
 	PromptTokens int
 	// OfflineTokens is the prompt's length under the model's tokenizer.json
@@ -56,37 +49,20 @@ type Row struct {
 	// Detail holds what few rows have (nil otherwise): a multiple-choice
 	// item's per-choice log-likelihoods, a graded judge's scores.
 	Detail *Detail
+	// Marks are the study's other 0/1 criteria and flags (a lenient
+	// criterion, a transliteration-aware match, a second abstention
+	// rule), each named by the study.
+	Marks Marks
 
 	// Correct is the study's strict criterion: IndicKLAR the authors'
 	// prefix (baselines) or candidate matcher, TriviaQA exact match against
 	// all aliases, TruthfulQA MC1 with the original strict rule, IndicQuest
 	// the judge's verdict.
 	Correct bool
-	// Lenient is the alternative criterion: lm-eval's argmax (ties to the
-	// correct choice) for MC1, none elsewhere (equal to Correct).
-	Lenient bool
-	// Translit is the transliteration-aware match (reported beside Correct).
-	Translit bool
-	// AuthorsJSON and LenientJSON are IndicKLAR's verdicts under each JSON
-	// extraction rule (extract.Authors, extract.Field); Correct is one of
-	// them (scoring.lenient_json chooses). Equal to Correct elsewhere.
-	AuthorsJSON, LenientJSON bool
-	// SQuAD is exact match under SQuAD's normalisation (distractor study).
-	SQuAD bool
-	// Substring and Overlap are IndicQuest's lexical criteria under the
-	// normalisation in force (the paper's case-insensitive comparison, or
-	// Bhasha's full normalisation with scoring.normalized_lexical);
-	// SubstringAlt and OverlapAlt under the other one.
-	Substring, Overlap       bool
-	SubstringAlt, OverlapAlt bool
-	// Abstain is the study's abstention rule: the English phrases in the
-	// distractor study (the paper's), the 17 languages' phrases elsewhere;
-	// AbstainEnglish and AbstainMultilingual are both rules' findings.
-	Abstain                             bool
-	AbstainEnglish, AbstainMultilingual bool
-	Switched                            bool // letters outside the scripts of the language asked
-	// DistractorSwitch is the distractor study's rule (any Devanagari or CJK).
-	DistractorSwitch bool
+	// Abstain is the study's abstention rule in force (Common.Row sets the
+	// 17 languages' phrases; a study may apply its own rule).
+	Abstain  bool
+	Switched bool // letters outside the scripts of the language asked
 	// Failed: the request failed (or, Withheld, was never sent because its
 	// first stage failed); the answer counts as wrong, as the authors'
 	// scorers count a missing one, and the tables say how many.
@@ -96,6 +72,44 @@ type Row struct {
 	// engine.Record.EmptyResponse), flagged in answers.csv.
 	EmptyResponse bool
 }
+
+// MaxMarks bounds a study's marks (Marks is one word).
+const MaxMarks = 64
+
+// Marks are a row's 0/1 marks beside Correct, compactly: bit i is the
+// study's i-th mark. The study names its bits (constants in its package,
+// read by its answer schema through Mark); at most MaxMarks. A bit
+// outside [0, MaxMarks) is a programming error and panics.
+type Marks uint64
+
+// Has reports whether mark i is set.
+func (m Marks) Has(i int) bool { return m&bit(i) != 0 }
+
+// Set sets mark i to v.
+func (m *Marks) Set(i int, v bool) {
+	b := bit(i)
+	if v {
+		*m |= b
+	} else {
+		*m &^= b
+	}
+}
+
+// bit is mark i's bit; i outside [0, MaxMarks) panics.
+func bit(i int) Marks {
+	if uint(i) >= MaxMarks {
+		panic(markError(i))
+	}
+	return 1 << uint(i)
+}
+
+// markError says which mark is out of range.
+//
+//go:noinline
+func markError(i int) string { return fmt.Sprintf("score: mark %d outside [0, %d)", i, MaxMarks) }
+
+// checkMark panics on a bit outside [0, MaxMarks).
+func checkMark(i int) { bit(i) }
 
 // Detail is what only some rows carry.
 type Detail struct {
@@ -112,14 +126,14 @@ type Detail struct {
 // record: key, failure, tokens, latency, cache, the extracted answer and
 // its method, and the answer's script, script switch and abstention.
 type Common struct {
-	reg           *lang.Registry
-	abst, english *abstain.Detector
+	reg  *lang.Registry
+	abst *abstain.Detector
 }
 
 // NewCommon uses the built-in abstention phrases plus extra (per language
 // code, as an experiment's abstain: field).
 func NewCommon(extra map[string][]string) *Common {
-	return &Common{reg: lang.New(), abst: abstain.New(extra), english: abstain.English(extra)}
+	return &Common{reg: lang.New(), abst: abstain.New(extra)}
 }
 
 // Row is the part of r's row that does not depend on the study.
@@ -134,13 +148,11 @@ func (c *Common) Row(r *engine.Record) Row {
 	// reasoning around it.
 	ans := AnswerText(r)
 	p := script.Detect(ans)
-	row.Script, row.DistractorSwitch = p.Main, script.DistractorSwitch(ans)
+	row.Script = p.Main
 	if l, ok := c.reg.Find(r.Fields.Language); ok {
 		row.Switched = p.Switched(l)
 	}
-	row.AbstainMultilingual, _ = c.abst.Abstains(ans)
-	row.AbstainEnglish, _ = c.english.Abstains(ans)
-	row.Abstain = row.AbstainMultilingual
+	row.Abstain, _ = c.abst.Abstains(ans)
 	return row
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -43,8 +44,41 @@ func TestContinuationLogprob(t *testing.T) {
 	}
 }
 
+// A mark is one bit: setting it leaves the others, clearing it clears
+// only it, and a bit outside [0, MaxMarks) panics.
+func TestMarks(t *testing.T) {
+	var m Marks
+	for _, c := range []struct {
+		bit  int
+		v    bool
+		want Marks
+	}{
+		{0, true, 1},
+		{63, true, 1 | 1<<63},
+		{5, true, 1 | 1<<5 | 1<<63},
+		{0, false, 1<<5 | 1<<63},
+		{7, false, 1<<5 | 1<<63},
+	} {
+		m.Set(c.bit, c.v)
+		if m != c.want || m.Has(c.bit) != c.v {
+			t.Errorf("Set(%d, %v): %b, want %b", c.bit, c.v, m, c.want)
+		}
+	}
+	for _, bit := range []int{-1, MaxMarks} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("mark %d did not panic", bit)
+				}
+			}()
+			m.Has(bit)
+		}()
+	}
+}
+
 // Script, switch and abstention are read from the answer, not the JSON
 // around it: a native Hindi answer in a JSON object has not switched.
+// Common.Row sets no study's mark or verdict.
 func TestScriptOfTheAnswer(t *testing.T) {
 	s := NewCommon(nil)
 	cases := []struct {
@@ -63,8 +97,12 @@ func TestScriptOfTheAnswer(t *testing.T) {
 	for _, c := range cases {
 		r := &engine.Record{Status: engine.StatusOK, Response: c.response, Extracted: c.extracted, Fields: engine.Key{Language: c.language}}
 		row := s.Row(r)
-		if row.Script != c.script || row.Switched != c.switched || row.DistractorSwitch != c.dsw {
-			t.Errorf("%s: script %s switched %v distractor %v", c.name, row.Script, row.Switched, row.DistractorSwitch)
+		dsw := script.DistractorSwitch(AnswerText(r))
+		if row.Script != c.script || row.Switched != c.switched || dsw != c.dsw {
+			t.Errorf("%s: script %s switched %v distractor %v", c.name, row.Script, row.Switched, dsw)
+		}
+		if row.Marks != 0 || row.Verdict != "" {
+			t.Errorf("%s: Common.Row set a study's marks %b or verdict %q", c.name, row.Marks, row.Verdict)
 		}
 	}
 }

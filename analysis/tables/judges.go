@@ -3,17 +3,14 @@ package tables
 import "github.com/bhashalab/bhasha/analysis/score"
 
 // JudgeByScript counts a judge's verdicts per model × main script of the
-// judged response (IndicQuest's judge, the distractor study's semantic judge).
+// judged response (Row.Verdict: whatever LLM judge the study runs).
 func JudgeByScript(rows []score.Row) *Table {
 	t := New("judge_by_script", "judge verdicts by the main script of the judged answer",
 		Key("model"), Text("script", "main script of the answer"), Text("verdict", "the judge's verdict"), Count("count", "answers"))
 	type k struct{ model, script, verdict string }
 	counts := map[k]int{}
 	for _, r := range rows {
-		v := r.Judge
-		if v == "" {
-			v = r.Semantic
-		}
+		v := r.Verdict
 		if r.Failed || v == "" {
 			continue
 		}

@@ -204,15 +204,16 @@ func TestPivotLayouts(t *testing.T) {
 // A conclusion is checked per model under the rule in force and under the
 // alternative on its measure.
 func TestConclusions(t *testing.T) {
+	const english, multilingual = 0, 1 // the test study's marks: its two abstention rules
 	var rows []score.Row
 	for i := range 4 {
 		rows = append(rows, row("m", "eng", "english", "qa", "clean", strconv.Itoa(i), i < 3))
 		r := row("m", "eng", "english", "qa", "hi", strconv.Itoa(i), i < 1)
-		r.AbstainMultilingual = i == 1 // a Hindi "I don't know": not an English abstention
+		r.Marks.Set(multilingual, i == 1) // a Hindi "I don't know": not an English abstention
 		rows = append(rows, r)
 	}
 	alt := Alternative{Name: "multilingual_abstain", Measure: "hallucination",
-		Base: func(r score.Row) bool { return !r.Correct && !r.AbstainEnglish }, Of: func(r score.Row) bool { return !r.Correct && !r.AbstainMultilingual }}
+		Base: func(r score.Row) bool { return !r.Correct && !r.Marks.Has(english) }, Of: func(r score.Row) bool { return !r.Correct && !r.Marks.Has(multilingual) }}
 	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
 		return RateDiff(rows, v, func(r score.Row) bool { return r.Key.Condition == "hi" }, func(r score.Row) bool { return r.Key.Condition == "clean" })
 	}}

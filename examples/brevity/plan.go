@@ -64,7 +64,7 @@ func (p *plan) Extract(r *engine.Record) *extract.Result {
 }
 
 // Score scores every answer: correct is exact match of the answer
-// against the golds; brief is read from the prediction (brief).
+// against the golds; brief is its own mark (markBrief), set from the prediction.
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	c := score.NewCommon(p.abstain)
 	byID := p.set.Index()
@@ -79,8 +79,8 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row.Gold = v.Answer
 		if !row.Failed {
 			row.Correct = match.ExactMatch(row.Prediction, v.Golds())
-			row.Lenient = row.Correct
 		}
+		row.Marks.Set(markBrief, p.brief(&row))
 		out = append(out, row)
 	}
 	return out, nil
@@ -101,10 +101,16 @@ func wordsOf(n int) string {
 	return chart.Counted(n, "word")
 }
 
+// markBrief is the bit of Row.Marks that holds the study's own
+// criterion, brief: a study stores its criteria as its marks (bits 0 to
+// score.MaxMarks−1, named by constants such as this one), set in Score
+// and declared in its answer schema with score.Mark, so that a scored
+// Row needs no field of its own for them.
+const markBrief = 0
+
 // brief is the study's own criterion: an answer that came back with at
 // least one word and at most p.words (an empty answer is not brief, it
-// is missing). It is read from the prediction, so a Row needs no field
-// for it.
+// is missing). Score stores it as the mark markBrief.
 func (p *plan) brief(r *score.Row) bool {
 	w := Words(r.Prediction)
 	return !r.Failed && w > 0 && w <= p.words
@@ -120,13 +126,13 @@ func (p *plan) briefRule() string {
 func (p *plan) AnswerSchema() *score.Schema {
 	return score.NewSchema(
 		score.CorrectField(exactRule),
-		score.Flag("brief", p.briefRule(), p.brief))
+		score.Mark("brief", p.briefRule(), markBrief))
 }
 
 // Tables: accuracy (correct and brief per model) and scoring, then
 // answer_lengths.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r score.Row) bool { return p.brief(&r) }}}
+	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r score.Row) bool { return r.Marks.Has(markBrief) }}}
 	crit := []tables.Criterion{
 		{Name: "correct", Rule: exactRule, Normalization: "triviaqa-normalize"},
 		{Name: "brief", Rule: p.briefRule(), Normalization: "none (words split at spaces)"},

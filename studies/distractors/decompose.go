@@ -130,7 +130,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 			default:
 				x.hall++
 			}
-			if !r.DistractorSwitch {
+			if !r.Marks.Has(MarkDistractorSwitch) {
 				continue
 			}
 			x.sw++
@@ -146,8 +146,8 @@ func Decomposition(rows []score.Row) *tables.Table {
 				x.swCW++
 			}
 			inHall := !r.Correct && !r.Abstain
-			switch r.Semantic {
-			case score.SemanticCorrect:
+			switch r.Verdict {
+			case SemanticCorrect:
 				x.jc++
 				if inHall && ok && o == oCorrect {
 					x.recCC++
@@ -155,9 +155,9 @@ func Decomposition(rows []score.Row) *tables.Table {
 				if inHall {
 					x.rec++
 				}
-			case score.SemanticWrong:
+			case SemanticWrong:
 				x.jw++
-			case score.SemanticAbstain:
+			case SemanticAbstain:
 				x.ja++
 				if inHall {
 					x.sabst++

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -239,7 +238,7 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 			w = strings.Trim(f[0], ".,:;*`\"'")
 		}
 		switch w {
-		case score.SemanticCorrect, score.SemanticWrong, score.SemanticAbstain:
+		case SemanticCorrect, SemanticWrong, SemanticAbstain:
 			return &extract.Result{Value: w, Method: extract.MethodFirstLine}
 		}
 		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}

@@ -14,13 +14,13 @@ func (p *plan) AnswerSchema() *score.Schema { return AnswerSchema() }
 func AnswerSchema() *score.Schema {
 	return score.NewSchema(
 		score.CorrectField("TriviaQA exact match against every alias; mc1: the correct choice strictly above every other"),
-		score.Flag("lenient", "the lenient criterion (mc1: argmax, ties to the first; equal to correct elsewhere)", func(r *score.Row) bool { return r.Lenient }),
-		score.Flag("squad_em", "exact match under SQuAD v1.1's normalisation", func(r *score.Row) bool { return r.SQuAD }),
-		score.Flag("translit", "correct, or the answer matches an alias within translit.Match's tolerance", func(r *score.Row) bool { return r.Translit }),
-		score.Text("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *score.Row) string { return r.Semantic }),
-		score.Flag("abstain_english", "an English abstention phrase occurs (the paper's rule)", func(r *score.Row) bool { return r.AbstainEnglish }),
-		score.Flag("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", func(r *score.Row) bool { return r.AbstainMultilingual }),
-		score.Flag("distractor_switch", "a Devanagari or CJK character in the answer", func(r *score.Row) bool { return r.DistractorSwitch }),
+		score.Mark("lenient", "the lenient criterion (mc1: argmax, ties to the first; equal to correct elsewhere)", MarkLenient),
+		score.Mark("squad_em", "exact match under SQuAD v1.1's normalisation", MarkSQuAD),
+		score.Mark("translit", "correct, or the answer matches an alias within translit.Match's tolerance", MarkTranslit),
+		score.Text("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *score.Row) string { return r.Verdict }),
+		score.Mark("abstain_english", "an English abstention phrase occurs (the paper's rule)", MarkAbstainEnglish),
+		score.Mark("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", MarkAbstainMultilingual),
+		score.Mark("distractor_switch", "a Devanagari or CJK character in the answer", MarkDistractorSwitch),
 		score.Int("chosen", "mc1: the option the model ranks first (−1 when not multiple choice)", Chosen),
 	)
 }

@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/abstain"
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -85,12 +87,12 @@ func generated(strategy string) bool { return strategy != StrategyMC1 }
 // hallucination proxy and the script switch.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "lenient", Of: func(r score.Row) bool { return r.Lenient }},
-		{Name: "squad_em", Of: func(r score.Row) bool { return r.SQuAD }, Applies: generated},
-		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }, Applies: generated},
+		{Name: "lenient", Of: func(r score.Row) bool { return r.Marks.Has(MarkLenient) }},
+		{Name: "squad_em", Of: func(r score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
 		{Name: "abstain", Of: func(r score.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
 		{Name: "hallucination", Of: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
-		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.DistractorSwitch }, Applies: generated}}
+		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
 // abstainRule says which abstention phrases are in force.
@@ -116,9 +118,9 @@ func (p *plan) Criteria() []tables.Criterion {
 // the other abstention list (abstention and hallucination move together)
 // and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
-	other, name, opt := func(r score.Row) bool { return r.AbstainMultilingual }, "multilingual_abstain", "scoring.multilingual_abstain"
+	other, name, opt := func(r score.Row) bool { return r.Marks.Has(MarkAbstainMultilingual) }, "multilingual_abstain", "scoring.multilingual_abstain"
 	if p.e.Scoring.MultilingualAbstain {
-		other, name, opt = func(r score.Row) bool { return r.AbstainEnglish }, "english_abstain", "scoring.multilingual_abstain off"
+		other, name, opt = func(r score.Row) bool { return r.Marks.Has(MarkAbstainEnglish) }, "english_abstain", "scoring.multilingual_abstain off"
 	}
 	return []tables.Alternative{
 		{Name: name, Option: opt, Rule: "abstention read with the other phrase list", Measure: "abstain", Applies: generated,
@@ -126,7 +128,7 @@ func (p *plan) Alternatives() []tables.Alternative {
 		{Name: name, Option: opt, Rule: "hallucination proxy with the other phrase list", Measure: "hallucination", Applies: generated,
 			Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }},
 		{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
-			Of: func(r score.Row) bool { return r.Translit }},
+			Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
@@ -189,9 +191,9 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	if len(opt.Human) > 0 {
 		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }, Applies: generated},
-			{Name: "squad_em", Of: func(r score.Row) bool { return r.SQuAD }, Applies: generated},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }, Applies: generated},
-			{Name: "semantic_judge", Of: func(r score.Row) bool { return r.Correct || r.Semantic == score.SemanticCorrect }, Applies: generated}}))
+			{Name: "squad_em", Of: func(r score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+			{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+			{Name: "semantic_judge", Of: func(r score.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
 	}
 	return ts
 }
@@ -202,6 +204,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 // argmax); an item with a failed choice is failed.
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	c := score.NewCommon(p.e.Abstain)
+	english := abstain.English(p.e.Abstain) // the paper's rule
 	byID := p.Set.Index()
 	var out []score.Row
 	type mcKey struct{ model, item, cond string }
@@ -253,22 +256,29 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 			continue
 		}
 		row := c.Row(r)
-		row.Abstain = row.AbstainEnglish // the paper's rule
-		if p.e.Scoring.MultilingualAbstain {
-			row.Abstain = row.AbstainMultilingual
+		// Both abstention rules and the switch read the answer, as
+		// Common.Row's rule does; Common.Row's is the multilingual one.
+		ans := score.AnswerText(r)
+		multi := row.Abstain
+		eng, _ := english.Abstains(ans)
+		row.Marks.Set(MarkAbstainMultilingual, multi)
+		row.Marks.Set(MarkAbstainEnglish, eng)
+		row.Marks.Set(MarkDistractorSwitch, script.DistractorSwitch(ans))
+		if !p.e.Scoring.MultilingualAbstain {
+			row.Abstain = eng
 		}
 		golds := v.Golds()
 		row.Gold = v.Answer
 		if p.Judge != "" {
-			row.Semantic = semantic[SemanticJudgeKey(r.Fields, p.Judge).String()]
+			row.Verdict = semantic[SemanticJudgeKey(r.Fields, p.Judge).String()]
 		}
 		if !row.Failed {
 			ans := Answer(r.Response)
 			row.Prediction = ans
 			row.Correct = match.ExactMatch(ans, golds)
-			row.SQuAD = match.ExactMatchSQuAD(ans, golds)
-			row.Lenient = row.Correct
-			row.Translit = row.Correct || match.Translit(ans, golds)
+			row.Marks.Set(MarkSQuAD, match.ExactMatchSQuAD(ans, golds))
+			row.Marks.Set(MarkLenient, row.Correct)
+			row.Marks.Set(MarkTranslit, row.Correct || match.Translit(ans, golds))
 		}
 		out = append(out, row)
 	}
@@ -277,7 +287,9 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row := score.Row{Key: engine.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(item.English), Strategy: StrategyMC1, Condition: k.cond},
 			Gold: it.Choices[it.Correct], Failed: mcFail[k]}
 		if !row.Failed {
-			row.Correct, row.Lenient = score.MC1(mc[k], it.Correct)
+			strict, argmax := score.MC1(mc[k], it.Correct)
+			row.Correct = strict
+			row.Marks.Set(MarkLenient, argmax)
 			d := &score.Detail{ChoiceLogprobs: mc[k]}
 			for i, lp := range mc[k] {
 				if lp > mc[k][d.Chosen] {

@@ -62,6 +62,16 @@ func table(t *testing.T, e *experiment.Experiment, rows []score.Row, name string
 	return nil
 }
 
+// mark reads r's flag name through the study's answer schema.
+func mark(t *testing.T, r score.Row, name string) bool {
+	t.Helper()
+	f, ok := distractors.AnswerSchema().Field(name)
+	if !ok || f.Type != score.FlagField {
+		t.Fatalf("the answer schema has no flag %q", name)
+	}
+	return f.Flag(&r)
+}
+
 // The paper's abstention rule is English phrases: a Hindi "I don't know"
 // is a hallucination by default, an abstention with
 // scoring.multilingual_abstain, and the sensitivity table counts it.
@@ -72,7 +82,7 @@ func TestAbstentionRule(t *testing.T) {
 		if len(rows) != 3 {
 			t.Fatalf("%d rows", len(rows))
 		}
-		if rows[0].Abstain != multi || rows[0].AbstainEnglish || !rows[0].AbstainMultilingual {
+		if rows[0].Abstain != multi || mark(t, rows[0], "abstain_english") || !mark(t, rows[0], "abstain_multilingual") {
 			t.Errorf("multi=%v: Hindi abstention %+v", multi, rows[0])
 		}
 		if !rows[1].Abstain {

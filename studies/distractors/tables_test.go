@@ -105,9 +105,10 @@ func decompositionRows(n, cleanEM, cleanAbst, swCC, recCC, hiEM, hiAbst, swOther
 	}
 	judged := func(rec int) func(r *score.Row, j int) {
 		return func(r *score.Row, j int) {
-			r.DistractorSwitch, r.Semantic = true, "WRONG"
+			r.Marks.Set(MarkDistractorSwitch, true)
+			r.Verdict = "WRONG"
 			if j < rec {
-				r.Semantic = "CORRECT"
+				r.Verdict = "CORRECT"
 			}
 		}
 	}

@@ -13,8 +13,8 @@ func AnswerSchema() *score.Schema {
 	return score.NewSchema(
 		score.Text("relation", "the fact's relation (KLAR)", func(r *score.Row) string { return r.Domain }),
 		score.CorrectField("the authors' prefix match (baselines) or candidate matcher (the other strategies), JSON read by the rule in force"),
-		score.Flag("authors_json", "the verdict with JSON read by the authors' json.loads rule (extract.Authors)", func(r *score.Row) bool { return r.AuthorsJSON }),
-		score.Flag("lenient_json", "the verdict with JSON read leniently (fenced, embedded, single-quoted, truncated: extract.Field)", func(r *score.Row) bool { return r.LenientJSON }),
-		score.Flag("translit", "correct, or the romanized answer matches the gold (translit.Match)", func(r *score.Row) bool { return r.Translit }),
+		score.Mark("authors_json", "the verdict with JSON read by the authors' json.loads rule (extract.Authors)", MarkAuthorsJSON),
+		score.Mark("lenient_json", "the verdict with JSON read leniently (fenced, embedded, single-quoted, truncated: extract.Field)", MarkLenientJSON),
+		score.Mark("translit", "correct, or the romanized answer matches the gold (translit.Match)", MarkTranslit),
 	)
 }

@@ -133,7 +133,7 @@ func (p *plan) Items() *item.Set { return p.Set }
 // the sensitivity table.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
+		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
 		{Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
 }
 
@@ -141,10 +141,10 @@ func Metrics() []tables.Metric {
 func (p *plan) otherJSON() tables.Alternative {
 	if p.LenientJSON {
 		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
-			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r score.Row) bool { return r.AuthorsJSON }}
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r score.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
 	}
 	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
-		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r score.Row) bool { return r.LenientJSON }}
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r score.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
@@ -177,7 +177,7 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 // Alternatives are the named options the sensitivity table re-scores with.
 func (p *plan) Alternatives() []tables.Alternative {
 	return []tables.Alternative{p.otherJSON(),
-		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r score.Row) bool { return r.Translit }}}
+		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
 // Criteria documents the criteria (scoring.csv), and the candidate order.
@@ -324,12 +324,13 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if st.JSON() {
 			other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
 		}
-		row.AuthorsJSON, row.LenientJSON = row.Correct, other
+		authors, lenient := row.Correct, other
 		if p.LenientJSON {
-			row.AuthorsJSON, row.LenientJSON = other, row.Correct
+			authors, lenient = other, row.Correct
 		}
-		row.Lenient = row.Correct
-		row.Translit = row.Correct || match.Translit(pred, []string{gold})
+		row.Marks.Set(MarkAuthorsJSON, authors)
+		row.Marks.Set(MarkLenientJSON, lenient)
+		row.Marks.Set(MarkTranslit, row.Correct || match.Translit(pred, []string{gold}))
 		out = append(out, row)
 	}
 	// A second stage withheld because its first failed is a failed answer.

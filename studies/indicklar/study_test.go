@@ -5,12 +5,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicklar"
 )
+
+// mark reads r's flag name through the study's answer schema.
+func mark(t *testing.T, r score.Row, name string) bool {
+	t.Helper()
+	f, ok := indicklar.AnswerSchema().Field(name)
+	if !ok || f.Type != score.FlagField {
+		t.Fatalf("the answer schema has no flag %q", name)
+	}
+	return f.Flag(&r)
+}
 
 func build(t *testing.T, prompt experiment.PromptOptions) *experiment.Experiment {
 	t.Helper()
@@ -112,7 +123,7 @@ func TestJSONRuleDefault(t *testing.T) {
 			t.Fatalf("%d rows %v", len(rows), err)
 		}
 		r := rows[0]
-		if r.AuthorsJSON || !r.LenientJSON || r.Correct != lenient {
+		if mark(t, r, "authors_json") || !mark(t, r, "lenient_json") || r.Correct != lenient {
 			t.Errorf("lenient=%v: gold %q, row %+v", lenient, gold, r)
 		}
 		var sens *tables.Table

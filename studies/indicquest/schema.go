@@ -13,11 +13,11 @@ func AnswerSchema() *score.Schema {
 	return score.NewSchema(
 		score.Text("domain", "IndicQuest domain", func(r *score.Row) string { return r.Domain }),
 		score.CorrectField("the LLM judge's verdict is correct"),
-		score.Text("judge", "the IndicQuest judge's verdict: correct, incorrect, unparsed, or empty when missing", func(r *score.Row) string { return r.Judge }),
-		score.Flag("substring", "the gold occurs as a contiguous substring of the answer (the normalisation in force)", func(r *score.Row) bool { return r.Substring }),
-		score.Flag("overlap", "every gold word occurs among the answer's words (the normalisation in force)", func(r *score.Row) bool { return r.Overlap }),
-		score.Flag("substring_alt", "substring under the other normalisation (scoring.normalized_lexical switches them)", func(r *score.Row) bool { return r.SubstringAlt }),
-		score.Flag("overlap_alt", "overlap under the other normalisation (scoring.normalized_lexical switches them)", func(r *score.Row) bool { return r.OverlapAlt }),
-		score.Flag("translit", "the answer matches the gold within translit.Match's tolerance", func(r *score.Row) bool { return r.Translit }),
+		score.Text("judge", "the IndicQuest judge's verdict: correct, incorrect, unparsed, or empty when missing", func(r *score.Row) string { return r.Verdict }),
+		score.Mark("substring", "the gold occurs as a contiguous substring of the answer (the normalisation in force)", MarkSubstring),
+		score.Mark("overlap", "every gold word occurs among the answer's words (the normalisation in force)", MarkOverlap),
+		score.Mark("substring_alt", "substring under the other normalisation (scoring.normalized_lexical switches them)", MarkSubstringAlt),
+		score.Mark("overlap_alt", "overlap under the other normalisation (scoring.normalized_lexical switches them)", MarkOverlapAlt),
+		score.Mark("translit", "the answer matches the gold within translit.Match's tolerance", MarkTranslit),
 	)
 }

@@ -85,10 +85,10 @@ func (p *plan) Items() *item.Set { return p.Set }
 // transliteration-aware match and the unparsed verdicts.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
-		{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
-		{Name: "translit", Of: func(r score.Row) bool { return r.Translit }},
-		{Name: "judge_unparsed", Of: func(r score.Row) bool { return !r.Failed && (r.Judge == score.VerdictUnparsed || r.Judge == "") }}}
+		{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
+		{Name: "judge_unparsed", Of: func(r score.Row) bool { return !r.Failed && (r.Verdict == score.VerdictUnparsed || r.Verdict == "") }}}
 }
 
 // paperLexical is the paper's preparation for the lexical criteria:
@@ -148,11 +148,11 @@ func (p *plan) Alternatives() []tables.Alternative {
 	}
 	return []tables.Alternative{
 		{Name: name, Option: opt, Rule: "exact substring under the other normalisation", Measure: "substring",
-			Base: func(r score.Row) bool { return r.Substring }, Of: func(r score.Row) bool { return r.SubstringAlt }},
+			Base: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }, Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstringAlt) }},
 		{Name: name, Option: opt, Rule: "word overlap under the other normalisation", Measure: "overlap",
-			Base: func(r score.Row) bool { return r.Overlap }, Of: func(r score.Row) bool { return r.OverlapAlt }},
+			Base: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }, Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlapAlt) }},
 		{Name: "translit", Option: "(beside)", Rule: "the answer matches the gold within translit.Match's tolerance, against the judge",
-			Of: func(r score.Row) bool { return r.Translit }},
+			Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
@@ -180,9 +180,9 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	if len(opt.Human) > 0 {
 		h := tables.HumanAgreement(rows, opt.Human, []tables.Metric{
 			{Name: "llm_judge", Of: func(r score.Row) bool { return r.Correct }},
-			{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
-			{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Translit }}})
+			{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+			{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+			{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}})
 		h.Mirrors = "IndicQuest §5 (judge validation)"
 		ts = append(ts, h)
 	}
@@ -232,18 +232,17 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if r.Extracted == nil || !r.Extracted.OK() {
 			resp = r.Response
 		}
-		row.Substring = match.Substring(resp, v.Answer, inForce)
-		row.Overlap = match.WordOverlap(resp, v.Answer, inForce)
-		row.SubstringAlt = match.Substring(resp, v.Answer, other)
-		row.OverlapAlt = match.WordOverlap(resp, v.Answer, other)
+		row.Marks.Set(MarkSubstring, match.Substring(resp, v.Answer, inForce))
+		row.Marks.Set(MarkOverlap, match.WordOverlap(resp, v.Answer, inForce))
+		row.Marks.Set(MarkSubstringAlt, match.Substring(resp, v.Answer, other))
+		row.Marks.Set(MarkOverlapAlt, match.WordOverlap(resp, v.Answer, other))
 		jk := JudgeKey(r.Fields, p.Judge).String()
-		row.Judge = verdicts[jk]
+		row.Verdict = verdicts[jk]
 		if g := grades[jk]; g != nil {
 			row.Detail = &score.Detail{JudgeScores: g}
 		}
-		row.Correct = row.Judge == score.VerdictCorrect
-		row.Lenient = row.Correct
-		row.Translit = match.Translit(resp, []string{v.Answer})
+		row.Correct = row.Verdict == score.VerdictCorrect
+		row.Marks.Set(MarkTranslit, match.Translit(resp, []string{v.Answer}))
 		out = append(out, row)
 	}
 	return out, nil

@@ -15,8 +15,8 @@ import (
 func protocolList() []tables.Metric {
 	return []tables.Metric{
 		{Name: "judge", Of: func(r score.Row) bool { return r.Correct }},
-		{Name: "substring", Of: func(r score.Row) bool { return r.Substring }},
-		{Name: "overlap", Of: func(r score.Row) bool { return r.Overlap }},
+		{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -258,7 +258,7 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 	type cell struct{ model, lang string }
 	byCell := map[cell][]score.Row{}
 	for _, r := range rows {
-		if r.Failed || (r.Judge != score.VerdictCorrect && r.Judge != score.VerdictIncorrect) {
+		if r.Failed || (r.Verdict != score.VerdictCorrect && r.Verdict != score.VerdictIncorrect) {
 			continue
 		}
 		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
@@ -273,7 +273,7 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 		for _, crit := range []struct {
 			name string
 			of   func(score.Row) bool
-		}{{"substring", func(r score.Row) bool { return r.Substring }}, {"overlap", func(r score.Row) bool { return r.Overlap }}, {"translit", func(r score.Row) bool { return r.Translit }}} {
+		}{{"substring", func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
 			var a, l []string
 			jk, ck := 0, 0
 			for _, r := range rs {

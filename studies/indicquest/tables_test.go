@@ -48,15 +48,15 @@ func TestJudgeAgreement(t *testing.T) {
 	var rows []score.Row
 	for i, v := range []struct{ judge, sub bool }{{true, true}, {true, false}, {false, false}, {false, false}, {true, true}, {false, true}} {
 		r := row("m", "hin", "native", "answer", "", strconv.Itoa(i), v.judge)
-		r.Judge = score.VerdictIncorrect
+		r.Verdict = score.VerdictIncorrect
 		if v.judge {
-			r.Judge = score.VerdictCorrect
+			r.Verdict = score.VerdictCorrect
 		}
-		r.Substring = v.sub
+		r.Marks.Set(MarkSubstring, v.sub)
 		rows = append(rows, r)
 	}
 	unp := row("m", "hin", "native", "answer", "", "x", false)
-	unp.Judge = score.VerdictUnparsed
+	unp.Verdict = score.VerdictUnparsed
 	rows = append(rows, unp)
 	tb := JudgeAgreement(rows)
 	sel := map[string]string{"criterion": "substring"}
@@ -78,7 +78,9 @@ func TestQuestTables(t *testing.T) {
 		{"b", "eng", "History", true, false, false}, {"b", "eng", "Politics", false, false, false},
 	} {
 		r := row(v.model, v.lang, "native", "answer", "", strconv.Itoa(i), v.judge)
-		r.Domain, r.Substring, r.Overlap = v.domain, v.sub, v.ov
+		r.Domain = v.domain
+		r.Marks.Set(MarkSubstring, v.sub)
+		r.Marks.Set(MarkOverlap, v.ov)
 		rows = append(rows, r)
 	}
 	d := Domains(rows)
