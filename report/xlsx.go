@@ -180,6 +180,27 @@ const (
 // provWidths are the provenance sheet's two columns, in characters.
 var provWidths = [2]float64{28, 100}
 
+// widthRows bounds the rows textWidth reads (a column's width is set
+// from its first rows; a long table's later cells wrap or are cut as a
+// spreadsheet shows them).
+const widthRows = 2000
+
+// textWidth is the widest text cell of column c among the table's first
+// widthRows rows, in characters (runes): a column of model names or
+// languages is as wide as its names, not its header. Numbers are
+// formatted by the column's style and do not count.
+func textWidth(t *tables.Table, c int) float64 {
+	w := 0
+	for _, row := range t.Rows[:min(len(t.Rows), widthRows)] {
+		if c < len(row) {
+			if s, ok := row[c].(string); ok {
+				w = max(w, utf8.RuneCountInString(s))
+			}
+		}
+	}
+	return float64(w)
+}
+
 // textLines is how many lines s takes wrapped in a column width
 // characters wide (at most a character per width unit, so it errs
 // tall).
@@ -259,7 +280,7 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		if col.Description != "" {
 			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
-		width := math.Max(10, math.Min(40, float64(len(label)+4)))
+		width := math.Max(10, math.Min(40, math.Max(float64(len(label)+4), textWidth(t, c)+2)))
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		if groups == nil || c >= groups[0].First { // not merged down both rows
 			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))

@@ -1,6 +1,8 @@
 package brevity
 
 import (
+	"slices"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -9,7 +11,8 @@ import (
 // LengthsTable is the name of the study's own table.
 const LengthsTable = "answer_lengths"
 
-// lengths is answer_lengths: per model, in the order the rows name them,
+// lengths is answer_lengths: per model, in name order (the rows come in
+// the order their answers arrived, which differs from run to run),
 // the answers that came back (failed requests left out), their mean
 // length in words, and how many are brief with the share's 95% Wilson
 // interval. Its columns are declared here, with what each holds.
@@ -38,10 +41,11 @@ func (p *plan) lengths(rows []score.Row) *tables.Table {
 		}
 		c.n++
 		c.words += Words(r.Prediction)
-		if p.brief(r) {
+		if r.Marks.Has(markBrief) {
 			c.brief++
 		}
 	}
+	slices.Sort(models)
 	for _, m := range models {
 		c := by[m]
 		lo, hi := stats.Wilson(c.brief, c.n, 0.95)
