@@ -1,8 +1,6 @@
 package distractors
 
 import (
-	"fmt"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/studies/experiment"
@@ -25,28 +23,16 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 	for i, c := range Conditions {
 		order[i] = string(c)
 	}
-	by := map[string]*tables.Table{}
-	for _, t := range ts {
-		by[t.Name] = t
+	inOrder := func(f func(*tables.Table, []string) ([]chart.Figure, error)) func(*tables.Table) ([]chart.Figure, error) {
+		return func(t *tables.Table) ([]chart.Figure, error) { return f(t, order) }
 	}
-	var out []chart.Figure
-	for _, f := range []struct {
-		table string
-		make  func(*tables.Table, []string) ([]chart.Figure, error)
-	}{
-		{"accuracy", ConditionBars},
-		{"accuracy", SwitchRates},
-		{"script_decomposition", DecompositionWaterfall},
-	} {
-		t := by[f.table]
-		if t == nil || len(t.Rows) == 0 {
-			continue
-		}
-		figs, err := f.make(t, order)
-		out = append(out, figs...)
-		if err != nil {
-			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
-		}
+	figs, err := chart.Draw(chart.ByName(ts), []chart.Maker{
+		{Table: "accuracy", Make: inOrder(ConditionBars)},
+		{Table: "accuracy", Make: inOrder(SwitchRates)},
+		{Table: "script_decomposition", Make: inOrder(DecompositionWaterfall)},
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return figs, nil
 }

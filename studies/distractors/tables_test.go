@@ -8,43 +8,18 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/tables/tablestest"
+
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-func row(model, lang, form, strategy, cond, item string, correct bool) score.Row {
-	return score.Row{Key: engine.Key{Model: model, Language: lang, Form: form, Strategy: strategy, Condition: cond, Item: item}, Correct: correct}
-}
-
-func cell(t *testing.T, tb *tables.Table, match map[string]string, col string) string {
-	t.Helper()
-	idx := map[string]int{}
-	for i, h := range tb.Header {
-		idx[h] = i
-	}
-	for _, r := range tb.Rows {
-		ok := true
-		for k, v := range match {
-			if tables.FormatCell(r[idx[k]]) != v {
-				ok = false
-			}
-		}
-		if ok {
-			return tables.FormatCell(r[idx[col]])
-		}
-	}
-	t.Fatalf("%s: no row %v", tb.Name, match)
-	return ""
-}
-
-func num(t *testing.T, s string) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+// The helpers every study's table tests share.
+var (
+	row  = tablestest.Row
+	cell = tablestest.Cell
+	num  = tablestest.Num
+)
 
 func TestConditionTestsAndWrite(t *testing.T) {
 	var rows []score.Row

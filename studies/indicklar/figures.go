@@ -1,8 +1,6 @@
 package indicklar
 
 import (
-	"fmt"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
@@ -27,24 +25,16 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // run, flip points without TinT-CM, gains without a strategy but the
 // reference). The figures are not finished (chart.Finish).
 func Figures(ts []*tables.Table) ([]chart.Figure, error) {
-	by := map[string]*tables.Table{}
-	for _, t := range ts {
-		by[t.Name] = t
-	}
-	var out []chart.Figure
-	for _, f := range []struct {
-		table string
-		empty bool // an empty table is a figure saying why
-		make  func(*tables.Table) ([]chart.Figure, error)
-	}{
-		{"accuracy", false, FormAccuracy},
-		{"accuracy", false, Romanization},
-		{"clc_matrix", true, CLCHeatmap},
-		{"flip_points", true, FlipSankey},
-		{"relations", false, RelationsRadar},
-		{"tokenization", false, TokenizationScatter},
-		{"latency", false, LatencyScatter},
-		{"model_families", false, func(t *tables.Table) ([]chart.Figure, error) { // accuracy, then CLC, against size
+	by := chart.ByName(ts)
+	figs, err := chart.Draw(by, []chart.Maker{
+		{Table: "accuracy", Make: FormAccuracy},
+		{Table: "accuracy", Make: Romanization},
+		{Table: "clc_matrix", Empty: true, Make: CLCHeatmap},
+		{Table: "flip_points", Empty: true, Make: FlipSankey},
+		{Table: "relations", Make: RelationsRadar},
+		{Table: "tokenization", Make: TokenizationScatter},
+		{Table: "latency", Make: LatencyScatter},
+		{Table: "model_families", Make: func(t *tables.Table) ([]chart.Figure, error) { // accuracy, then CLC, against size
 			acc, err := chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
 			if err != nil || by["clc_overall"] == nil {
 				return acc, err
@@ -52,17 +42,10 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 			clc, err := FamilyCLC(t, by["clc_overall"])
 			return append(acc, clc...), err
 		}},
-		{"strategy_tests", true, StrategyGains},
-	} {
-		t := by[f.table]
-		if t == nil || (len(t.Rows) == 0 && !f.empty) {
-			continue
-		}
-		figs, err := f.make(t)
-		out = append(out, figs...)
-		if err != nil {
-			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
-		}
+		{Table: "strategy_tests", Empty: true, Make: StrategyGains},
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return figs, nil
 }

@@ -1,8 +1,6 @@
 package indicquest
 
 import (
-	"fmt"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
@@ -23,32 +21,17 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // nothing, and so does an empty one but domains' ranks. The figures are
 // not finished (chart.Finish).
 func Figures(ts []*tables.Table) ([]chart.Figure, error) {
-	by := map[string]*tables.Table{}
-	for _, t := range ts {
-		by[t.Name] = t
-	}
-	var out []chart.Figure
-	for _, f := range []struct {
-		table string
-		empty bool // drawn from an empty table too
-		make  func(*tables.Table) ([]chart.Figure, error)
-	}{
-		{"accuracy", true, ProtocolBars},
-		{"domains", true, func(t *tables.Table) ([]chart.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
-		{"model_families", false, func(t *tables.Table) ([]chart.Figure, error) {
+	by := chart.ByName(ts)
+	figs, err := chart.Draw(by, []chart.Maker{
+		{Table: "accuracy", Empty: true, Make: ProtocolBars},
+		{Table: "domains", Empty: true, Make: func(t *tables.Table) ([]chart.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
+		{Table: "model_families", Make: func(t *tables.Table) ([]chart.Figure, error) {
 			return chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
 		}},
-		{"domains", false, DomainHeatmap},
-	} {
-		t := by[f.table]
-		if t == nil || (len(t.Rows) == 0 && !f.empty) {
-			continue
-		}
-		figs, err := f.make(t)
-		out = append(out, figs...)
-		if err != nil {
-			return nil, fmt.Errorf("figures of %s: %w", f.table, err)
-		}
+		{Table: "domains", Make: DomainHeatmap},
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return figs, nil
 }
