@@ -281,40 +281,23 @@ func samplesTable(ss []Sample) *Table {
 		cols, read, repeats = append(cols, x.col), append(read, x.of), append(repeats, false)
 	}
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
-	boxed := map[string]any{}
-	box := func(s string) any {
-		if v, ok := boxed[s]; ok {
-			return v
-		}
-		var v any = s
-		boxed[s] = v
-		return v
-	}
-	width := len(cols)
-	t.Rows = make([][]any, len(ss))
-	var block []any
-	for i := range ss {
-		if len(block) < width {
-			block = make([]any, width*min(4096, len(ss)-i))
-		}
-		row := block[:width:width]
-		block = block[width:]
+	var in tables.Interner
+	t.Fill(len(ss), func(i int, row []any) {
 		s := &ss[i]
 		for c, of := range read {
 			switch {
 			case of.text == nil:
 				v := of.value(s)
 				if str, ok := v.(string); ok && repeats[c] {
-					v = box(str)
+					v = in.String(str)
 				}
 				row[c] = v
 			case repeats[c]:
-				row[c] = box(of.text(s))
+				row[c] = in.String(of.text(s))
 			default:
 				row[c] = of.text(s)
 			}
 		}
-		t.Rows[i] = row
-	}
+	})
 	return t
 }

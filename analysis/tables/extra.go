@@ -244,54 +244,28 @@ func Answers(rows []score.Row, s *score.Schema) *Table {
 	}
 	t := New("answers", "one row per scored answer: the study's answer schema (raw and normalised prediction, method, every criterion and verdict, script)", cols...)
 	// A run's answers repeat their keys, golds and verdicts: each distinct
-	// string of a field whose values repeat (Field.Repeats) is boxed once and shared, ints
-	// too, and the cells come from one backing array per block of rows,
-	// so that a table of millions of answers costs its cells and not an
-	// allocation per cell.
-	boxed := map[string]any{}
-	box := func(s string) any {
-		if v, ok := boxed[s]; ok {
-			return v
-		}
-		var v any = s
-		boxed[s] = v
-		return v
-	}
-	ints := map[int]any{}
-	boxInt := func(n int) any {
-		if v, ok := ints[n]; ok {
-			return v
-		}
-		var v any = n
-		ints[n] = v
-		return v
-	}
-	width := len(fields)
-	t.Rows = make([][]any, len(rows))
-	var block []any
-	for i := range rows {
-		if len(block) < width {
-			block = make([]any, width*min(4096, len(rows)-i))
-		}
-		row := block[:width:width]
-		block = block[width:]
+	// string of a field whose values repeat (Field.Repeats) is boxed once
+	// and shared, ints too (Interner), and the rows are block-allocated
+	// (Fill), so that a table of millions of answers costs its cells and
+	// not an allocation per cell.
+	var in Interner
+	t.Fill(len(rows), func(i int, row []any) {
 		r := &rows[i]
 		for c, f := range fields {
 			switch f.Type {
 			case score.FlagField:
 				row[c] = f.Flag(r)
 			case score.IntField:
-				row[c] = boxInt(f.Int(r))
+				row[c] = in.Int(f.Int(r))
 			default:
 				if v := f.Text(r); f.Repeats {
-					row[c] = box(v)
+					row[c] = in.String(v)
 				} else {
 					row[c] = v
 				}
 			}
 		}
-		t.Rows[i] = row
-	}
+	})
 	return t
 }
 
