@@ -52,6 +52,9 @@ func TestOptionBlocks(t *testing.T) {
 			distractors.ScoringOptions{MultilingualAbstain: true, UnpairedTests: true}},
 		{"another study's keys left at zero", mdi + "scoring: {lenient_json: false, multilingual_abstain: true, normalized_lexical: false}\nprompt: {chat: false, shots: 0}\n" + model, nil, mdiOpts,
 			distractors.ScoringOptions{MultilingualAbstain: true}},
+		{"an older run's copy (every key of both blocks)", mdi + "prompt:\n  chat: false\n  readme_cm_names: false\n  script_names: false\n  paper_wording: false\n  shuffle_candidates: false\n  shots: 0\n  max_tokens: 0\n" +
+			"scoring:\n  lenient_json: false\n  multilingual_abstain: true\n  normalized_lexical: false\n  unpaired_tests: false\n" + model, nil, mdiOpts,
+			distractors.ScoringOptions{MultilingualAbstain: true}},
 		{"indicquest's scoring", quest + "scoring: {normalized_lexical: true}\n" + model + "languages: [hi]\n", nil,
 			func(e *experiment.Experiment) any { return experiment.OptionsOf[indicquest.Options](e).Scoring },
 			indicquest.ScoringOptions{NormalizedLexical: true}},
