@@ -29,6 +29,7 @@ import (
 	"github.com/bhashalab/bhasha/studies/distractors"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicklar"
+	"github.com/bhashalab/bhasha/studies/indicquest"
 	"github.com/bhashalab/bhasha/studies/requests"
 )
 
@@ -44,15 +45,24 @@ type Model = experiment.Model
 type Dataset = experiment.Dataset
 
 // ScoringOptions switch a study's scoring from its authors' rules to
-// Bhasha's named alternatives.
-type ScoringOptions = experiment.ScoringOptions
+// Bhasha's named alternatives (YAML scoring:). Each field is one study's
+// option: LenientJSON IndicKLAR's (indicklar.ScoringOptions),
+// MultilingualAbstain and UnpairedTests the distractor study's
+// (distractors.ScoringOptions), NormalizedLexical IndicQuest's
+// (indicquest.ScoringOptions). Scoring forwards them.
+type ScoringOptions struct {
+	LenientJSON         bool // IndicKLAR: lenient JSON extraction instead of the authors' json.loads rule
+	MultilingualAbstain bool // mdi: abstention phrases of 17 languages instead of the paper's English ones
+	NormalizedLexical   bool // IndicQuest: lexical criteria after Bhasha's full normalisation
+	UnpairedTests       bool // mdi: two-proportion z and Fisher's exact tests beside McNemar
+}
 
 // Decoding holds the sampling parameters of a request-file experiment.
 type Decoding = engine.Decoding
 
-// PromptOptions switch a study between its authors' code and the papers'
-// wording.
-type PromptOptions = experiment.PromptOptions
+// PromptOptions switch IndicKLAR between its authors' code and the
+// paper's wording (YAML prompt:).
+type PromptOptions = indicklar.PromptOptions
 
 // Problems lists what is wrong with an experiment (Experiment.Validate).
 type Problems = experiment.Problems
@@ -199,5 +209,27 @@ func Seed(seed int64) Option { return func(e *Experiment) { e.Seed = &seed } }
 // study's answers.
 func WithDecoding(d Decoding) Option { return func(e *Experiment) { e.Decoding = d } }
 
-// Prompt sets the prompt options.
-func Prompt(p PromptOptions) Option { return func(e *Experiment) { e.Prompt = p } }
+// Prompt sets IndicKLAR's prompt options (indicklar.WithPrompt).
+func Prompt(p PromptOptions) Option { return indicklar.WithPrompt(p) }
+
+// Scoring sets the scoring options that are set (true) with their
+// studies' setters (indicklar.WithScoring, distractors.WithScoring,
+// indicquest.WithScoring): an option of a study other than the
+// experiment's is refused by Validate, naming the study it applies to.
+func Scoring(o ScoringOptions) Option {
+	var set []Option
+	if o.LenientJSON {
+		set = append(set, indicklar.WithScoring(indicklar.ScoringOptions{LenientJSON: true}))
+	}
+	if o.MultilingualAbstain || o.UnpairedTests {
+		set = append(set, distractors.WithScoring(distractors.ScoringOptions{MultilingualAbstain: o.MultilingualAbstain, UnpairedTests: o.UnpairedTests}))
+	}
+	if o.NormalizedLexical {
+		set = append(set, indicquest.WithScoring(indicquest.ScoringOptions{NormalizedLexical: true}))
+	}
+	return func(e *Experiment) {
+		for _, s := range set {
+			s(e)
+		}
+	}
+}

@@ -57,10 +57,7 @@ func (r *Results) buildPage() (report.Page, error) {
 	for _, k := range sortedKeys(m.Templates) {
 		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
 	}
-	b, _ := json.Marshal(r.exp.Scoring)
-	prov = append(prov, [2]string{"scoring options", string(b)})
-	b, _ = json.Marshal(r.exp.Prompt)
-	prov = append(prov, [2]string{"prompt options", string(b)})
+	prov = append(prov, r.exp.OptionProvenance()...) // the study's option blocks: scoring options, prompt options
 	ts := r.tables
 	// The papers' published numbers beside the run's, first, when the run
 	// measured any of them.

@@ -12,6 +12,23 @@ type Options struct {
 	Notes map[string]string `yaml:"notes"`
 	// Paragraph overrides the unrelated paragraph.
 	Paragraph string `yaml:"paragraph"`
+	// Scoring switches the scoring from the paper's rules (the defaults)
+	// to Bhasha's named alternatives (YAML scoring:, a block other studies
+	// declare with keys of their own).
+	Scoring ScoringOptions `yaml:"scoring"`
+}
+
+// ScoringOptions are the distractor study's named alternatives to the
+// paper's scoring rules. They change how recorded answers are read and
+// tested, never what is asked.
+type ScoringOptions struct {
+	// MultilingualAbstain counts an abstention in any of the 17
+	// languages' phrases, instead of the paper's English phrases ("I
+	// don't know", "unknown" and related).
+	MultilingualAbstain bool `yaml:"multilingual_abstain"`
+	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
+	// the paired condition tests (McNemar).
+	UnpairedTests bool `yaml:"unpaired_tests"`
 }
 
 // Options is a new zero Options: the study's YAML keys.
@@ -30,4 +47,9 @@ func WithNotes(notes map[string]string) experiment.Option {
 // WithParagraph overrides the unrelated paragraph (YAML paragraph:).
 func WithParagraph(text string) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Paragraph = text })
+}
+
+// WithScoring sets the scoring options (YAML scoring:).
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

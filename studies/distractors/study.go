@@ -69,12 +69,13 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if e.Judge != nil {
 		p.Judge = e.Judge.Name
 	}
-	return &plan{Protocol: p, e: e}, nil
+	return &plan{Protocol: p, e: e, o: o}, nil
 }
 
 type plan struct {
 	*Protocol
 	e *experiment.Experiment
+	o *Options // the study's options
 }
 
 func (p *plan) Items() *item.Set { return p.Set }
@@ -97,7 +98,7 @@ func Metrics() []tables.Metric {
 
 // abstainRule says which abstention phrases are in force.
 func (p *plan) abstainRule() string {
-	if p.e.Scoring.MultilingualAbstain {
+	if p.o.Scoring.MultilingualAbstain {
 		return "not correct and an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain; the paper matches English phrases) + experiment abstain:"
 	}
 	return "not correct and an English abstention phrase occurs (\"I don't know\", \"unknown\" and related: the paper's rule; scoring.multilingual_abstain adds 16 languages) + experiment abstain:"
@@ -119,7 +120,7 @@ func (p *plan) Criteria() []tables.Criterion {
 // and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
 	other, name, opt := func(r score.Row) bool { return r.Marks.Has(MarkAbstainMultilingual) }, "multilingual_abstain", "scoring.multilingual_abstain"
-	if p.e.Scoring.MultilingualAbstain {
+	if p.o.Scoring.MultilingualAbstain {
 		other, name, opt = func(r score.Row) bool { return r.Marks.Has(MarkAbstainEnglish) }, "english_abstain", "scoring.multilingual_abstain off"
 	}
 	return []tables.Alternative{
@@ -172,7 +173,7 @@ func Criteria() []tables.Criterion {
 // against clean, the script decomposition and the verdicts by script.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		ConditionTests(Metrics(), rows, p.e.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
+		ConditionTests(Metrics(), rows, p.o.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	acc := ts[0]
 	acc.Mirrors = "distractor study Tables 2–3"
@@ -264,7 +265,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		row.Marks.Set(MarkAbstainMultilingual, multi)
 		row.Marks.Set(MarkAbstainEnglish, eng)
 		row.Marks.Set(MarkDistractorSwitch, script.DistractorSwitch(ans))
-		if !p.e.Scoring.MultilingualAbstain {
+		if !p.o.Scoring.MultilingualAbstain {
 			row.Abstain = eng
 		}
 		golds := v.Golds()

@@ -12,14 +12,14 @@ import (
 )
 
 // build makes a distractor experiment over the bundled TriviaQA sample.
-func build(t *testing.T, opt experiment.ScoringOptions) *experiment.Experiment {
+func build(t *testing.T, opt distractors.ScoringOptions) *experiment.Experiment {
 	t.Helper()
 	reg, err := experiment.NewRegistry(distractors.Study{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &experiment.Experiment{Name: "d", Study: "mdi", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/triviaqa/triviaqa_small.jsonl"},
-		Options: &distractors.Options{Conditions: []string{"clean", "hi"}}, Scoring: opt, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
+		Options: &distractors.Options{Conditions: []string{"clean", "hi"}, Scoring: opt}, Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func mark(t *testing.T, r score.Row, name string) bool {
 // scoring.multilingual_abstain, and the sensitivity table counts it.
 func TestAbstentionRule(t *testing.T) {
 	for _, multi := range []bool{false, true} {
-		e := build(t, experiment.ScoringOptions{MultilingualAbstain: multi})
+		e := build(t, distractors.ScoringOptions{MultilingualAbstain: multi})
 		rows := scoreAnswers(t, e, "मुझे नहीं पता", "I don't know.", "Paris")
 		if len(rows) != 3 {
 			t.Fatalf("%d rows", len(rows))

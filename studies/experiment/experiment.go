@@ -10,9 +10,10 @@
 // of prompts; "synthetic", generated prompts for benchmarks). Experiment
 // holds the fields every study shares; a study's own options are its own
 // struct (Optioner), decoded from the same top-level keys of the file
-// into Experiment.Options. The study checks what it reads and builds a
-// Plan: its requests stage by stage, how its answers are extracted and
-// scored, and its tables. This package holds no study of its own, knows
+// into Experiment.Options (a block of options such as scoring: may be
+// declared by several studies, each with its own keys). The study checks
+// what it reads and builds a Plan: its requests stage by stage, how its
+// answers are extracted and scored, and its tables. This package holds no study of its own, knows
 // no study's options and switches on no study's name.
 package experiment
 
@@ -47,12 +48,11 @@ type Experiment struct {
 	Dataset *Dataset `yaml:"dataset" study:"reads"` // the study's data
 	// Languages are codes or names, as the language registry accepts
 	// (shared: IndicKLAR and IndicQuest read them).
-	Languages []string      `yaml:"languages" study:"reads"`
-	Sample    int           `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
-	Seed      *int64        `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
-	Prompt    PromptOptions `yaml:"prompt"`
-	Models    []Model       `yaml:"models"`
-	Judge     *Model        `yaml:"judge"`
+	Languages []string `yaml:"languages" study:"reads"`
+	Sample    int      `yaml:"sample"` // items per experiment (a seeded subset, the same ids in every language); 0 = all
+	Seed      *int64   `yaml:"seed"`   // default 12345 (the IndicKLAR authors' seed)
+	Models    []Model  `yaml:"models"`
+	Judge     *Model   `yaml:"judge"`
 	// JudgeDecoding overrides the judge's decoding (default: temperature 0, 256 tokens).
 	JudgeDecoding *engine.Decoding `yaml:"judge_decoding"`
 	// Abstain adds abstention phrases per language (ISO 639-3 or any code
@@ -64,10 +64,6 @@ type Experiment struct {
 	HumanLabels string          `yaml:"human_labels" study:"reads"`
 	Decoding    engine.Decoding `yaml:"decoding"`
 	Engine      EngineConfig    `yaml:"engine"`
-	// Scoring switches a study's scoring from its authors' rules (the
-	// defaults) to Bhasha's named alternatives; the tables show the other
-	// rule beside the one in force (sensitivity).
-	Scoring ScoringOptions `yaml:"scoring"`
 
 	// Options are the study's own options: a pointer to the struct its
 	// Options method returns (Optioner), decoded from the file's keys by
@@ -111,39 +107,6 @@ type Dataset struct {
 	Path        string `yaml:"path"`   // relative to the experiment file
 	Format      string `yaml:"format"` // see datasets/catalog; detected when empty
 	SkipInvalid bool   `yaml:"skip_invalid"`
-}
-
-// PromptOptions switch a study between its authors' code (the defaults)
-// and the paper's wording.
-type PromptOptions struct {
-	Chat              bool `yaml:"chat"`               // chat template instead of raw completion
-	ReadmeCMNames     bool `yaml:"readme_cm_names"`    // Dogrish/Konglish/Urlish
-	ScriptNames       bool `yaml:"script_names"`       // SOURCE_SCRIPT = script name
-	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
-	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
-	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
-	MaxTokens         int  `yaml:"max_tokens"`         // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
-}
-
-// ScoringOptions are the named alternatives to the authors' scoring rules.
-// They change how recorded answers are read, never what is asked.
-type ScoringOptions struct {
-	// LenientJSON reads IndicKLAR's JSON answers leniently (fenced,
-	// embedded, single-quoted, truncated JSON: extract.Field) instead of
-	// the authors' json.loads rule (extract.Authors).
-	LenientJSON bool `yaml:"lenient_json"`
-	// MultilingualAbstain counts an abstention in any of the 17 languages'
-	// phrases in the distractor study, instead of the paper's English
-	// phrases ("I don't know", "unknown" and related).
-	MultilingualAbstain bool `yaml:"multilingual_abstain"`
-	// NormalizedLexical compares IndicQuest's lexical criteria after
-	// Bhasha's full normalisation (NFC, joiners, nukta, digits, every
-	// punctuation mark, case folding) instead of the paper's
-	// case-insensitive comparison.
-	NormalizedLexical bool `yaml:"normalized_lexical"`
-	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
-	// the distractor study's paired condition tests (McNemar).
-	UnpairedTests bool `yaml:"unpaired_tests"`
 }
 
 // EngineConfig holds engine limits: time.Duration in Go, strings such as

@@ -19,7 +19,9 @@ import (
 // (Options: &indicklar.Options{…}) or with the study's setters (Set). A
 // key of a registered study set for another study is a problem naming the
 // studies it applies to; a key no study and no shared field knows is an
-// unknown key, with the nearest known one.
+// unknown key, with the nearest known one. An option may be a block of
+// options that several studies declare, each with its own keys (prompt:,
+// scoring:; see blocks.go).
 
 // Option sets something on an experiment built in Go (a field, or a
 // study's option: Set).
@@ -108,14 +110,9 @@ func topKeys(t reflect.Type) []string {
 	}
 	var keys []string
 	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
+		if name := yamlName(f); name != "" {
+			keys = append(keys, name)
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		keys = append(keys, name)
 	}
 	return keys
 }
@@ -158,10 +155,11 @@ func (r *Registry) optionRoots() []reflect.Type {
 	return out
 }
 
-// declares reports whether study s reads key k: one of its own options,
-// or a shared field it lists (FieldReader).
+// declares reports whether study s reads option k: one of its own
+// options (a top-level key, or "block.key" for a key of one of its
+// blocks), or a shared field it lists (FieldReader).
 func declares(s Study, k string) bool {
-	if slices.Contains(topKeys(optionsType(s)), k) {
+	if hasOption(optionsType(s), k) {
 		return true
 	}
 	f, ok := s.(FieldReader)
@@ -183,7 +181,8 @@ func (e *Experiment) usedBy(k string) string {
 }
 
 // setKeys lists the yaml keys of the fields of a struct value (through a
-// pointer) that are set (not unset), in field order; tag keeps the fields
+// pointer) that are set (not unset), in field order, a block (a struct
+// field) as "block.key" for each of its keys set; tag keeps the fields
 // tagged study:"<tag>" only ("" keeps every field).
 func setKeys(v any, tag string) []string {
 	rv := reflect.ValueOf(v)
@@ -199,12 +198,17 @@ func setKeys(v any, tag string) []string {
 	var out []string
 	for i := range rv.NumField() {
 		f := rv.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() || (tag != "" && f.Tag.Get("study") != tag) || unset(rv.Field(i)) {
+		name := yamlName(f)
+		if name == "" || (tag != "" && f.Tag.Get("study") != tag) || unset(rv.Field(i)) {
 			continue
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
+		if f.Type.Kind() == reflect.Struct {
+			if sub := setKeys(rv.Field(i).Interface(), ""); len(sub) > 0 {
+				for _, k := range sub {
+					out = append(out, name+"."+k)
+				}
+				continue
+			}
 		}
 		out = append(out, name)
 	}
@@ -238,14 +242,8 @@ func emptyNode(n *yaml.Node) bool {
 // fileKeys are the top-level keys a parsed file sets to a value that is
 // not empty (nil when the experiment was built in Go).
 func fileKeys(root *yaml.Node) []string {
-	if root == nil {
-		return nil
-	}
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
+	n := topMapping(root)
+	if n == nil {
 		return nil
 	}
 	var out []string
@@ -340,7 +338,7 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	}
 	e.Options, e.stray = mine, others // kept: Build refuses them as Validate did
 	refuse := func(k string) {
-		c.Add([]string{k}, "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
+		c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 	}
 	var refused []string
 	once := func(k string) {
@@ -354,18 +352,13 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 			once(k)
 		}
 	}
-	own := e.Studies.studyKeys()
-	for _, k := range fileKeys(root) {
-		if slices.Contains(own, k) && !declares(s, k) {
-			once(k)
-		}
-	}
+	e.checkFileOptions(s, root, c, once)
 	for _, v := range others {
 		for _, k := range setKeys(v, "") {
 			if !declares(s, k) {
 				once(k)
 			} else {
-				c.Add([]string{k}, "%s: options of type %T set for study %s, which reads %T", k, v, e.Study, mine)
+				c.Add(strings.Split(k, "."), "%s: options of type %T set for study %s, which reads %T", k, v, e.Study, mine)
 			}
 		}
 	}

@@ -144,6 +144,21 @@ func TestPortableKeepsOptions(t *testing.T) {
 			t.Errorf("the requests file is not absolute:\n%s", b)
 		}
 	})
+	t.Run("blocks", func(t *testing.T) { // prompt: and scoring:, each study's own keys
+		for _, c := range []struct{ yaml, want string }{
+			{"name: k\nstudy: indicklar\ndataset: {path: ../../testdata/indicklar/project_page_demo_hin_excerpt.json}\nlanguages: [hin]\nprompt: {shots: 5, paper_wording: true}\nscoring: {lenient_json: true}\n",
+				"lenient_json: true"},
+			{"name: d\nstudy: mdi\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\nscoring: {unpaired_tests: true}\n", "unpaired_tests: true"},
+		} {
+			e, err := experiment.Parse(context.Background(), []byte(c.yaml+"models: [{name: m, served_name: M}]\n"), "x.yaml", experiment.LoadOptions{Studies: studies.Builtin()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := roundTrip(t, e); !strings.Contains(string(b), c.want) || (e.Study == "indicklar" && !strings.Contains(string(b), "shots: 5")) {
+				t.Errorf("the copy lacks the blocks:\n%s", b)
+			}
+		}
+	})
 	t.Run("example study", func(t *testing.T) {
 		e, err := experiment.Parse(context.Background(), []byte("name: t\nstudy: brevity\ndataset: {path: ../../testdata/triviaqa/triviaqa_small.jsonl}\nanswer_tokens: 7\nmodels: [{name: m, served_name: M}]\n"),
 			"t.yaml", experiment.LoadOptions{Studies: withExample(t)})
@@ -173,12 +188,15 @@ func roundTrip(t *testing.T, e *experiment.Experiment) []byte {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if back.Study != e.Study || !slices.Equal(back.Languages, e.Languages) || back.Sample != e.Sample || !reflect.DeepEqual(back.Prompt, e.Prompt) {
+	if back.Study != e.Study || !slices.Equal(back.Languages, e.Languages) || back.Sample != e.Sample {
 		t.Errorf("shared fields differ: %+v vs %+v", back, e)
 	}
 	b2, err := back.Portable()
 	if err != nil || string(b2) != string(b) {
 		t.Errorf("the copy's copy differs (%v):\n%s\nvs\n%s", err, b2, b)
+	}
+	if !reflect.DeepEqual(back.OptionProvenance(), e.OptionProvenance()) {
+		t.Errorf("option blocks %q, want %q", back.OptionProvenance(), e.OptionProvenance())
 	}
 	if reflect.TypeOf(back.Options) != reflect.TypeOf(e.Options) || reflect.ValueOf(e.Options).Elem().IsZero() != reflect.ValueOf(back.Options).Elem().IsZero() {
 		t.Errorf("options %#v, want %#v", back.Options, e.Options)

@@ -47,13 +47,15 @@ var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 // schema is what the keys of an experiment file are checked against: the
 // shared fields (Experiment) and every registered study's options.
 type schema struct {
-	roots []reflect.Type // Experiment, then the studies' options types
-	keys  []string       // the top-level keys: Experiment's, then the studies' own
+	roots   []reflect.Type // Experiment, then the studies' options types
+	options []reflect.Type // the studies' options types
+	keys    []string       // the top-level keys: Experiment's, then the studies' own
 }
 
 func newSchema(r *Registry) schema {
-	return schema{roots: append([]reflect.Type{reflect.TypeFor[Experiment](), reflect.TypeFor[sharedFields]()}, r.optionRoots()...),
-		keys: append(topKeys(reflect.TypeFor[Experiment]()), r.studyKeys()...)}
+	opts := r.optionRoots()
+	return schema{roots: append([]reflect.Type{reflect.TypeFor[Experiment](), reflect.TypeFor[sharedFields]()}, opts...),
+		options: opts, keys: append(topKeys(reflect.TypeFor[Experiment]()), r.studyKeys()...)}
 }
 
 // top reports whether typ (as reflect.Type.String writes it) is the
@@ -112,29 +114,39 @@ func fromYAML(msgs []string, sch schema, options bool) Problems {
 // unknownField rewrites yaml.v3's "field X not found in type T" as the
 // user's words: the unknown key and the nearest valid key of that mapping
 // (other messages are returned as they are). keep is false for a
-// top-level key that is not unknown (see fromYAML).
+// top-level key that is not unknown (see fromYAML), and for a key in a
+// block of options, which checkFileOptions checks against every study.
 func unknownField(msg string, sch schema, options bool) (_ string, keep bool) {
 	var field, typ string
 	if _, err := fmt.Sscanf(msg, "field %s not found in type %s", &field, &typ); err != nil {
 		return msg, true
 	}
 	where, keys := "this section", []string(nil)
-	if sch.top(typ) {
+	switch {
+	case sch.top(typ):
 		if options || slices.Contains(sch.keys, field) {
 			return "", false
 		}
 		where, keys = "the experiment", sch.keys
-	} else {
+	case sch.isBlockType(typ): // checked against every study's block (checkFileOptions)
+		return "", false
+	default:
 		keys = yamlKeys(typ, sch.roots)
 	}
 	if len(keys) == 0 {
 		return msg, true
 	}
+	return unknownKey(field, where, keys), true
+}
+
+// unknownKey says that field is not a key of where (a mapping, which
+// takes keys), with the nearest key when one is near.
+func unknownKey(field, where string, keys []string) string {
 	near, d := textdist.Nearest(field, keys)
 	if d >= 0 && d <= max(2, len(field)/3) {
-		return fmt.Sprintf("unknown key %q: did you mean %q? (%s takes %s)", field, near, where, strings.Join(keys, ", ")), true
+		return fmt.Sprintf("unknown key %q: did you mean %q? (%s takes %s)", field, near, where, strings.Join(keys, ", "))
 	}
-	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", ")), true
+	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", "))
 }
 
 // yamlKeys lists the YAML keys of the struct type named typ (as

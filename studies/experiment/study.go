@@ -275,14 +275,22 @@ func (e *Experiment) CheckDataset(c *Checker) {
 // keeps the experiment's seeded sample of it. Its errors are Problems
 // naming the dataset's YAML line.
 func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
+	return e.LoadItemsWith(ctx, item.Options{})
+}
+
+// LoadItemsWith is LoadItems with the load options a study's own options
+// set (IndicKLAR's prompt.shuffle_candidates: o.ShuffleCandidates); the
+// experiment's seed and dataset.skip_invalid replace o's Seed and
+// SkipInvalid.
+func (e *Experiment) LoadItemsWith(ctx context.Context, o item.Options) (*item.Set, error) {
 	c := &Checker{root: e.src}
 	p := e.Resolve(e.Dataset.Path)
 	var format catalog.Format
 	if e.Dataset.Format != "" {
 		format, _ = catalog.ParseFormat(e.Dataset.Format)
 	}
-	opts := item.Options{SkipInvalid: e.Dataset.SkipInvalid, Seed: e.SeedOrDefault(), ShuffleCandidates: e.Prompt.ShuffleCandidates}
-	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, opts)
+	o.SkipInvalid, o.Seed = e.Dataset.SkipInvalid, e.SeedOrDefault()
+	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, o)
 	if err != nil {
 		c.Add([]string{"dataset", "path"}, "dataset: %v", err)
 		return nil, c.errs

@@ -3,8 +3,7 @@ package indicklar
 import "github.com/bhashalab/bhasha/studies/experiment"
 
 // Options are IndicKLAR's own options (top-level keys of the experiment
-// file); languages, the dataset and the prompt options are shared fields
-// of the experiment.
+// file); languages and the dataset are shared fields of the experiment.
 type Options struct {
 	// Forms are the question forms asked: native, code-mixed, english
 	// (default native).
@@ -14,6 +13,36 @@ type Options struct {
 	// Reference is the strategy the others are tested against (default
 	// Baseline when run, else Obj-Baseline).
 	Reference string `yaml:"reference"`
+	// Scoring switches the scoring from the authors' rules (the
+	// defaults) to Bhasha's named alternatives; the tables show the other
+	// rule beside the one in force (YAML scoring:, a block other studies
+	// declare with keys of their own).
+	Scoring ScoringOptions `yaml:"scoring"`
+	// Prompt switches the prompts between the authors' code (the
+	// defaults) and the paper's wording (YAML prompt:).
+	Prompt PromptOptions `yaml:"prompt"`
+}
+
+// PromptOptions switch the study between its authors' code (the defaults)
+// and the paper's wording.
+type PromptOptions struct {
+	Chat              bool `yaml:"chat"`               // chat template instead of raw completion
+	ReadmeCMNames     bool `yaml:"readme_cm_names"`    // Dogrish/Konglish/Urlish
+	ScriptNames       bool `yaml:"script_names"`       // SOURCE_SCRIPT = script name
+	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
+	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
+	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
+	MaxTokens         int  `yaml:"max_tokens"`         // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
+}
+
+// ScoringOptions are IndicKLAR's named alternatives to the authors'
+// scoring rules. They change how recorded answers are read, never what
+// is asked.
+type ScoringOptions struct {
+	// LenientJSON reads the JSON answers leniently (fenced, embedded,
+	// single-quoted, truncated JSON: extract.Field) instead of the
+	// authors' json.loads rule (extract.Authors).
+	LenientJSON bool `yaml:"lenient_json"`
 }
 
 // Options is a new zero Options: the study's YAML keys.
@@ -32,4 +61,14 @@ func WithStrategies(names ...string) experiment.Option {
 // WithReference sets the strategy the others are tested against (YAML reference:).
 func WithReference(name string) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Reference = name })
+}
+
+// WithPrompt sets the prompt options (YAML prompt:).
+func WithPrompt(p PromptOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Prompt = p })
+}
+
+// WithScoring sets the scoring options (YAML scoring:).
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

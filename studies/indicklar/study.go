@@ -82,19 +82,19 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 
 // Build reads the dataset and prepares the requests.
 func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	set, err := e.LoadItems(ctx)
+	o := experiment.OptionsOf[Options](e)
+	set, err := e.LoadItemsWith(ctx, item.Options{ShuffleCandidates: o.Prompt.ShuffleCandidates})
 	if err != nil {
 		return nil, err
 	}
 	c := &experiment.Checker{}
 	reg := lang.New()
-	o := experiment.OptionsOf[Options](e)
-	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: e.Scoring.LenientJSON,
+	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
 		Languages:  experiment.List(c, "languages", e.Languages, reg.Lookup),
 		Forms:      experiment.List(c, "forms", o.Forms, item.ParseForm),
 		Strategies: experiment.List(c, "strategies", o.Strategies, ParseStrategy),
-		Shots:      e.Prompt.Shots, Chat: e.Prompt.Chat, ReadmeCMNames: e.Prompt.ReadmeCMNames, ScriptNames: e.Prompt.ScriptNames,
-		PaperWording: e.Prompt.PaperWording, MaxTokens: e.Prompt.MaxTokens}
+		Shots:      o.Prompt.Shots, Chat: o.Prompt.Chat, ReadmeCMNames: o.Prompt.ReadmeCMNames, ScriptNames: o.Prompt.ScriptNames,
+		PaperWording: o.Prompt.PaperWording, MaxTokens: o.Prompt.MaxTokens}
 	if len(p.Forms) == 0 {
 		p.Forms = []item.Form{item.Native}
 	}
@@ -187,7 +187,7 @@ func (p *plan) Criteria() []tables.Criterion {
 
 // candidateOrder says how the candidates were ordered in the prompts.
 func (p *plan) candidateOrder() string {
-	if p.e.Prompt.ShuffleCandidates {
+	if p.o.Prompt.ShuffleCandidates {
 		return fmt.Sprintf("candidates shuffled with seed %d (prompt.shuffle_candidates; the authors' code keeps the stored order)", p.e.SeedOrDefault())
 	}
 	return "stored order, as the authors' code: the gold is always the last candidate shown, a position cue (prompt.shuffle_candidates shuffles them)"

@@ -23,14 +23,14 @@ func mark(t *testing.T, r score.Row, name string) bool {
 	return f.Flag(&r)
 }
 
-func build(t *testing.T, prompt experiment.PromptOptions) *experiment.Experiment {
+func build(t *testing.T, prompt indicklar.PromptOptions) *experiment.Experiment {
 	t.Helper()
 	reg, err := experiment.NewRegistry(indicklar.Study{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &experiment.Experiment{Name: "c", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-		Languages: []string{"en"}, Options: &indicklar.Options{Forms: []string{"english"}, Strategies: []string{"baseline-cands"}}, Prompt: prompt,
+		Languages: []string{"en"}, Options: &indicklar.Options{Forms: []string{"english"}, Strategies: []string{"baseline-cands"}, Prompt: prompt},
 		Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
@@ -44,12 +44,12 @@ func build(t *testing.T, prompt experiment.PromptOptions) *experiment.Experiment
 func TestCandidateOrder(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		prompt  experiment.PromptOptions
+		prompt  indicklar.PromptOptions
 		allLast bool
 		note    string
 	}{
-		{"stored (default)", experiment.PromptOptions{}, true, "the gold is always the last candidate"},
-		{"shuffled", experiment.PromptOptions{ShuffleCandidates: true}, false, "shuffled with seed 12345"},
+		{"stored (default)", indicklar.PromptOptions{}, true, "the gold is always the last candidate"},
+		{"shuffled", indicklar.PromptOptions{ShuffleCandidates: true}, false, "shuffled with seed 12345"},
 	} {
 		e := build(t, c.prompt)
 		byID := e.Items().Index()
@@ -98,7 +98,7 @@ func TestJSONRuleDefault(t *testing.T) {
 	for _, lenient := range []bool{false, true} {
 		reg, _ := experiment.NewRegistry(indicklar.Study{})
 		e := &experiment.Experiment{Name: "j", Study: "indicklar", Studies: reg, Dataset: &experiment.Dataset{Path: "../../testdata/klar", Format: "klar"},
-			Languages: []string{"ja"}, Options: &indicklar.Options{Strategies: []string{"tint-en"}}, Scoring: experiment.ScoringOptions{LenientJSON: lenient},
+			Languages: []string{"ja"}, Options: &indicklar.Options{Strategies: []string{"tint-en"}, Scoring: indicklar.ScoringOptions{LenientJSON: lenient}},
 			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 		if err := e.Build(context.Background()); err != nil {
 			t.Fatal(err)

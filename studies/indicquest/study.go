@@ -62,8 +62,9 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err != nil {
 		return nil, err
 	}
+	o := experiment.OptionsOf[Options](e)
 	p := &Protocol{Set: set, Languages: experiment.List(&experiment.Checker{}, "languages", e.Languages, lang.New().Lookup),
-		Judge: e.Judge.Name, JudgeV1: experiment.OptionsOf[Options](e).JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
+		Judge: e.Judge.Name, JudgeV1: o.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	var asked []string
 	for _, l := range p.Languages {
 		asked = append(asked, l.ISO3)
@@ -71,12 +72,13 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err := e.CheckLanguages(set, asked); err != nil {
 		return nil, err
 	}
-	return &plan{Protocol: p, e: e}, nil
+	return &plan{Protocol: p, e: e, o: o}, nil
 }
 
 type plan struct {
 	*Protocol
 	e *experiment.Experiment
+	o *Options // the study's options
 }
 
 func (p *plan) Items() *item.Set { return p.Set }
@@ -99,7 +101,7 @@ func paperLexical() normalize.Pipeline { return normalize.Pipeline{normalize.Low
 // normalisation in force.
 func (p *plan) Criteria() []tables.Criterion {
 	lex, note := strings.Join(paperLexical(), "+"), " (the paper's case-insensitive rule; scoring.normalized_lexical applies Bhasha's full normalisation)"
-	if p.e.Scoring.NormalizedLexical {
+	if p.o.Scoring.NormalizedLexical {
 		lex, note = strings.Join(normalize.Default, "+"), " (scoring.normalized_lexical; the paper compares case-insensitively only)"
 	}
 	cs := Criteria()
@@ -143,7 +145,7 @@ func Claims() []tables.Claim {
 // transliteration-aware match against the judge.
 func (p *plan) Alternatives() []tables.Alternative {
 	name, opt := "normalized_lexical", "scoring.normalized_lexical"
-	if p.e.Scoring.NormalizedLexical {
+	if p.o.Scoring.NormalizedLexical {
 		name, opt = "paper_lexical", "scoring.normalized_lexical off"
 	}
 	return []tables.Alternative{
@@ -205,7 +207,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		}
 	}
 	inForce, other := paperLexical(), normalize.Default
-	if p.e.Scoring.NormalizedLexical {
+	if p.o.Scoring.NormalizedLexical {
 		inForce, other = other, inForce
 	}
 	var out []score.Row

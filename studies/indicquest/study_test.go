@@ -35,8 +35,8 @@ func TestLexicalRulesAndGrades(t *testing.T) {
 	}
 	for _, normalized := range []bool{false, true} {
 		reg, _ := experiment.NewRegistry(indicquest.Study{})
-		e := &experiment.Experiment{Name: "q", Study: "indicquest", Studies: reg, Dataset: &experiment.Dataset{Path: dir}, Options: &indicquest.Options{JudgePrompt: "v1"},
-			Judge: &experiment.Model{Name: "judge", ServedName: "J"}, Scoring: experiment.ScoringOptions{NormalizedLexical: normalized},
+		e := &experiment.Experiment{Name: "q", Study: "indicquest", Studies: reg, Dataset: &experiment.Dataset{Path: dir}, Options: &indicquest.Options{JudgePrompt: "v1", Scoring: indicquest.ScoringOptions{NormalizedLexical: normalized}},
+			Judge:  &experiment.Model{Name: "judge", ServedName: "J"},
 			Models: []experiment.Model{{Name: "m", ServedName: "M"}}}
 		if err := e.Build(context.Background()); err != nil {
 			t.Fatal(err)
