@@ -27,9 +27,8 @@ func ByName(ts []*tables.Table) map[string]*tables.Table {
 // Draw runs the makers in order over the tables by (ByName): a maker
 // whose table is absent draws nothing, one whose table is empty draws
 // only when it says so (Maker.Empty). The figures come in the makers'
-// order; the first error is returned, wrapped with its table's name,
-// with the figures drawn before it. The figures are not finished
-// (Finish).
+// order; the first error is returned, wrapped with its table's name, and
+// no figure with it. The figures are not finished (Finish).
 func Draw(by map[string]*tables.Table, makers []Maker) ([]Figure, error) {
 	var out []Figure
 	for _, m := range makers {
@@ -38,10 +37,10 @@ func Draw(by map[string]*tables.Table, makers []Maker) ([]Figure, error) {
 			continue
 		}
 		figs, err := m.Make(t)
-		out = append(out, figs...)
 		if err != nil {
-			return out, fmt.Errorf("figures of %s: %w", m.Table, err)
+			return nil, fmt.Errorf("figures of %s: %w", m.Table, err)
 		}
+		out = append(out, figs...)
 	}
 	return out, nil
 }

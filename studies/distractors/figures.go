@@ -26,13 +26,9 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 	inOrder := func(f func(*tables.Table, []string) ([]chart.Figure, error)) func(*tables.Table) ([]chart.Figure, error) {
 		return func(t *tables.Table) ([]chart.Figure, error) { return f(t, order) }
 	}
-	figs, err := chart.Draw(chart.ByName(ts), []chart.Maker{
+	return chart.Draw(chart.ByName(ts), []chart.Maker{
 		{Table: "accuracy", Make: inOrder(ConditionBars)},
 		{Table: "accuracy", Make: inOrder(SwitchRates)},
 		{Table: "script_decomposition", Make: inOrder(DecompositionWaterfall)},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return figs, nil
 }

@@ -31,13 +31,22 @@ func yamlName(f reflect.StructField) string {
 	return name
 }
 
-// fieldType is the type of the field of struct type t (through pointers)
-// whose YAML key is key; nil when there is none.
-func fieldType(t reflect.Type, key string) reflect.Type {
+// structOf is t through its pointers when that is a struct type, nil
+// otherwise.
+func structOf(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+// fieldType is the type of the field of struct type t (through pointers)
+// whose YAML key is key; nil when there is none.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	if t = structOf(t); t == nil {
 		return nil
 	}
 	for f := range t.Fields() {

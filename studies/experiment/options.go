@@ -102,10 +102,7 @@ func OptionsOf[T any](e *Experiment) *T {
 // topKeys lists the yaml keys of a struct type (through pointers), in
 // field order.
 func topKeys(t reflect.Type) []string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
+	if t = structOf(t); t == nil {
 		return nil
 	}
 	var keys []string

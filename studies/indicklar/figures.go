@@ -26,7 +26,7 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // reference). The figures are not finished (chart.Finish).
 func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 	by := chart.ByName(ts)
-	figs, err := chart.Draw(by, []chart.Maker{
+	return chart.Draw(by, []chart.Maker{
 		{Table: "accuracy", Make: FormAccuracy},
 		{Table: "accuracy", Make: Romanization},
 		{Table: "clc_matrix", Empty: true, Make: CLCHeatmap},
@@ -44,8 +44,4 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 		}},
 		{Table: "strategy_tests", Empty: true, Make: StrategyGains},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return figs, nil
 }

@@ -22,7 +22,7 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // not finished (chart.Finish).
 func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 	by := chart.ByName(ts)
-	figs, err := chart.Draw(by, []chart.Maker{
+	return chart.Draw(by, []chart.Maker{
 		{Table: "accuracy", Empty: true, Make: ProtocolBars},
 		{Table: "domains", Empty: true, Make: func(t *tables.Table) ([]chart.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
 		{Table: "model_families", Make: func(t *tables.Table) ([]chart.Figure, error) {
@@ -30,8 +30,4 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 		}},
 		{Table: "domains", Make: DomainHeatmap},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return figs, nil
 }
