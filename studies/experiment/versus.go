@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
@@ -14,6 +17,42 @@ import (
 type PublishedValue struct {
 	Paper, Where, Model, Language, Form, Strategy, Condition, Metric, Note string
 	Value                                                                  float64
+	// N is the paper-side n the number is out of (0: the text gives none).
+	N int
+	// Others is, for a CLC(L), the number of other languages the paper's
+	// mean runs over (0: the text does not say).
+	Others int
+	// Kind says what sort of number it is (PublishedKinds).
+	Kind string
+	// Table names the run's table that holds the number, Metric then
+	// being its column; empty: the accuracy table (Metric its metric
+	// column's value), or clc_mean for the metric "clc".
+	Table string
+	// Keys are further key columns the run's row must hold (col=value;
+	// a value "@id" is the served id of a model, matched by the run's
+	// model name).
+	Keys [][2]string
+	// Reading names one of several readings of an ambiguous row (e.g.
+	// which baseline a table's "Baseline" is); empty when there is one.
+	Reading string
+}
+
+// PublishedKinds are the kinds of published number, each with what it
+// is; a published file's kind column takes one of them.
+var PublishedKinds = map[string]string{
+	"rate":        "a proportion in [0, 1] (k / n); with n, it carries a 95% Wilson interval",
+	"clc":         "a mean Jaccard index of correct-item sets (CLC), no interval",
+	"gain":        "a difference of two rates or CLCs, in [−1, 1] (points / 100)",
+	"gain_bound":  "a bound the text states for a gain (\"within ~0.05\", \"up to ~0.50\")",
+	"upper_bound": "a bound the text states for a rate (\"at most 1.2%\")",
+	"approx":      "a rate the text gives approximately (\"~70%\", \"approach 0.10\")",
+	"count":       "a count (of answers, of languages), out of n where the text gives it",
+	"words":       "a mean length in words",
+	"seconds":     "seconds per answer (set beside a run's milliseconds divided by 1000)",
+	"correlation": "a correlation coefficient (Pearson r, Spearman ρ)",
+	"p_below":     "a significance mark: p below the value",
+	"p_at_least":  "no significance mark: p at least the value",
+	"ratio":       "a ratio of two rates (an inflation factor)",
 }
 
 // Publisher is implemented by a plan whose paper printed numbers a run
@@ -22,10 +61,19 @@ type Publisher interface {
 	Published() ([]PublishedValue, error)
 }
 
+// publishedColumns are a published file's columns, by its header: the
+// first nine are required, the rest optional.
+var publishedColumns = []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "value",
+	"n", "others", "kind", "table", "keys", "reading", "note"}
+
 // ReadPublished reads the published numbers of the CSV files of fsys that
-// match pattern (fs.Glob), in the files' order: the columns paper, where,
-// model (the id the paper's model is served under), language, form,
-// strategy, condition, metric, value and note, under a header line. An
+// match pattern (fs.Glob), in the files' order. A file's header names its
+// columns, in any order: paper, where, model (the id the paper's model is
+// served under), language, form, strategy, condition, metric and value
+// are required; n (the paper-side n, an integer), others (CLC: the other
+// languages averaged, an integer), kind (PublishedKinds; default rate),
+// table (the run's table; Metric is then its column), keys (further key
+// columns, "col=value;col=value"), reading and note are optional. An
 // error names the file, its line and field.
 func ReadPublished(fsys fs.FS, pattern string) ([]PublishedValue, error) {
 	files, err := fs.Glob(fsys, pattern)
@@ -43,24 +91,111 @@ func ReadPublished(fsys fs.FS, pattern string) ([]PublishedValue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		for i, r := range recs[min(1, len(recs)):] {
-			if len(r) != 10 {
-				return nil, fmt.Errorf("%s line %d: %d fields, want 10", f, i+2, len(r))
-			}
-			v, err := strconv.ParseFloat(r[8], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s line %d field \"value\": %w", f, i+2, err)
-			}
-			out = append(out, PublishedValue{Paper: r[0], Where: r[1], Model: r[2], Language: r[3], Form: r[4], Strategy: r[5], Condition: r[6], Metric: r[7], Value: v, Note: r[9]})
+		vs, err := parsePublished(recs)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", f, err)
 		}
+		out = append(out, vs...)
 	}
 	return out, nil
 }
 
+// parsePublished reads one file's records (header first); an error names
+// the line and field.
+func parsePublished(recs [][]string) ([]PublishedValue, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("line 1: no header")
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		if !slices.Contains(publishedColumns, h) {
+			return nil, fmt.Errorf("line 1: unknown column %q (want %s)", h, strings.Join(publishedColumns, ", "))
+		}
+		if _, dup := col[h]; dup {
+			return nil, fmt.Errorf("line 1: column %q twice", h)
+		}
+		col[h] = i
+	}
+	for _, h := range publishedColumns[:9] {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("line 1: no column %q", h)
+		}
+	}
+	var out []PublishedValue
+	for i, r := range recs[1:] {
+		line := i + 2
+		get := func(name string) string {
+			if c, ok := col[name]; ok && c < len(r) {
+				return r[c]
+			}
+			return ""
+		}
+		integer := func(name string) (int, error) {
+			s := get(name)
+			if s == "" {
+				return 0, nil
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("line %d field %q: %q is not a count", line, name, s)
+			}
+			return n, nil
+		}
+		v, err := strconv.ParseFloat(get("value"), 64)
+		if err != nil {
+			return nil, fmt.Errorf("line %d field \"value\": %w", line, err)
+		}
+		p := PublishedValue{Paper: get("paper"), Where: get("where"), Model: get("model"), Language: get("language"), Form: get("form"),
+			Strategy: get("strategy"), Condition: get("condition"), Metric: get("metric"), Value: v, Kind: get("kind"),
+			Table: get("table"), Reading: get("reading"), Note: get("note")}
+		if p.N, err = integer("n"); err != nil {
+			return nil, err
+		}
+		if p.Others, err = integer("others"); err != nil {
+			return nil, err
+		}
+		if p.Kind == "" {
+			p.Kind = "rate"
+		}
+		if _, ok := PublishedKinds[p.Kind]; !ok {
+			return nil, fmt.Errorf("line %d field \"kind\": unknown kind %q", line, p.Kind)
+		}
+		if p.Metric == "" {
+			return nil, fmt.Errorf("line %d field \"metric\": empty", line)
+		}
+		if p.Kind == "rate" && (v < 0 || v > 1) {
+			return nil, fmt.Errorf("line %d field \"value\": rate %v outside [0, 1]", line, v)
+		}
+		if k := get("keys"); k != "" {
+			for kv := range strings.SplitSeq(k, ";") {
+				name, val, ok := strings.Cut(kv, "=")
+				if !ok || name == "" {
+					return nil, fmt.Errorf("line %d field \"keys\": %q is not col=value", line, kv)
+				}
+				p.Keys = append(p.Keys, [2]string{name, val})
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// PublishedInterval is the 95% Wilson interval of a published rate p out
+// of n: Wilson(k, n) with k = round(p·n), the count a rate printed to
+// three decimals most likely came from. ok is false when the number is
+// not a rate or the text gives no n. At n = 500 a rate of 0.5 carries
+// about ±0.044.
+func PublishedInterval(p PublishedValue) (lo, hi float64, ok bool) {
+	if p.Kind != "rate" || p.N <= 0 || p.Value < 0 || p.Value > 1 {
+		return math.NaN(), math.NaN(), false
+	}
+	lo, hi = stats.Wilson(int(math.Round(p.Value*float64(p.N))), p.N, 0.95)
+	return lo, hi, true
+}
+
 // VersusPaper is the versus_paper table of the plan's published numbers
-// (Publisher) beside the run's tables ts (Versus, its accuracy and
-// clc_mean tables; the experiment's models by served name); nil when the
-// plan publishes none.
+// (Publisher) beside the run's tables ts (Versus; the experiment's models
+// by served name); nil when the plan publishes none.
 func (e *Experiment) VersusPaper(ts []*tables.Table) (*tables.Table, error) {
 	p, ok := e.plan.(Publisher)
 	if !ok {
@@ -74,66 +209,272 @@ func (e *Experiment) VersusPaper(ts []*tables.Table) (*tables.Table, error) {
 	for _, m := range e.Models {
 		served[m.Name] = m.ServedName
 	}
-	var acc, clc *tables.Table
-	for _, t := range ts {
-		switch t.Name {
-		case "accuracy":
-			acc = t
-		case "clc_mean":
-			clc = t
-		}
-	}
-	return Versus(pub, acc, clc, served), nil
+	return Versus(pub, ts, served), nil
 }
 
-// Versus sets the papers' published numbers beside the run's: for every
-// published value whose model (by served name), language, form, strategy,
-// condition and metric the run measured, the run's rate with its 95%
-// interval and n (accuracy), or its CLC(L) (clcMean, for the metric
-// "clc"), the difference run − published, and whether the published
-// value lies inside the run's interval. served maps the experiment's
-// model names to served names; accuracy or clcMean may be nil.
-func Versus(pub []PublishedValue, accuracy, clcMean *tables.Table, served map[string]string) *tables.Table {
-	t := &tables.Table{Name: "versus_paper", Description: "the papers' published numbers beside the run's: the run's value with its interval and n, the difference, and whether the published value lies inside the interval",
-		Header: []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "published", "run", "ci_lo", "ci_hi", "n", "diff", "inside", "note"},
-		ColumnDocs: map[string]string{"where": "the table or section that prints the number", "published": "the number the paper prints",
-			"run": "the run's value (rate or CLC(L))", "inside": "the published value lies inside the run's 95% interval (empty for CLC, which has none)",
-			"paper": "the paper", "note": "how the published row was matched"}, Headline: true}
-	if accuracy != nil {
-		t.Simulated = accuracy.Simulated
+// The agreement column's values.
+const (
+	AgreeOverlap     = "overlap"         // the paper's and the run's 95% intervals overlap
+	AgreeApart       = "apart"           // they do not
+	AgreeNoInterval  = "no interval"     // one side has none (a CLC, a gain, a rate without n)
+	AgreeNoRunValue  = "no run value"    // no table of the run computes such a number
+	AgreeNotRun      = "not in this run" // the table and its metric exist, but not for this model, language, strategy or condition
+	othersSame       = "same"
+	othersNotStated  = "paper's not stated"
+	othersMismatchFm = "MISMATCH: run %d, paper %d"
+)
+
+// Versus sets the papers' published numbers beside the run's tables ts.
+// A published value is matched:
+//
+//   - with no Table, metric "clc": clc_mean's mean_jaccard (and its
+//     others, the other languages the run's CLC(L) averaged, beside the
+//     paper's: a mismatch is flagged, as CLC grows with the languages
+//     averaged);
+//   - with no Table, any other metric: the accuracy table's row of that
+//     metric (rate, ci_lo, ci_hi, n); an empty strategy matches any;
+//   - with a Table: that table's column Metric, on the rows whose model,
+//     language, form, strategy and condition equal the published ones
+//     (each only where the table has the column and the published field is
+//     set; an empty model matches the pooled model "*" of a table with a
+//     model column) and whose Keys columns hold the Keys' values. The
+//     run's interval is the declared Lower and Upper columns right after
+//     the metric column, when there are; a "seconds" number beside a
+//     column of milliseconds (*_ms) is set beside the run's value / 1000.
+//
+// Models are matched by served name (served maps the experiment's model
+// names to served names). A published value whose model the run has (or
+// that names no model) but that no run row matches is listed with "no
+// run value" when no table of the run computes such a number, "not in
+// this run" when one does but not for its language, strategy or
+// condition; one of a model the run did not have is left out.
+//
+// The paper's interval is PublishedInterval's (a rate with n); agreement
+// is AgreeOverlap when both intervals exist and overlap (lo₁ ≤ hi₂ and
+// lo₂ ≤ hi₁), AgreeApart when they do not, AgreeNoInterval when either
+// side has none, AgreeNoRunValue or AgreeNotRun when the run has no value.
+func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) *tables.Table {
+	t := tables.New("versus_paper", "the papers' published numbers beside the run's: each side's value, n and 95% interval (Wilson for a rate with n), the difference, whether the intervals overlap, and for CLC the languages each side averaged",
+		tables.Text("paper", "the text the number is printed in (the paper, a critique's arithmetic, a rerun)"),
+		tables.Text("where", "the table or section that prints the number"),
+		tables.Category("model", "the run's model (matched to the paper's by served name); empty: the paper pools models"),
+		tables.Category("language", "ISO 639-3 code (* pooled)"),
+		tables.Category("form", "native, code-mixed or english"),
+		tables.Category("strategy", "the run's strategy the paper's row is compared with"),
+		tables.Category("condition", "distractor condition, or empty"),
+		tables.Category("metric", "the metric (the accuracy table's metric, or the run table's column)"),
+		tables.Category("kind", "what sort of number it is (rate, clc, gain, count, seconds, correlation, ...)"),
+		tables.Category("reading", "which reading of an ambiguous published row (e.g. Table 9's Baseline as the plain baseline or with candidates); empty: one reading"),
+		tables.Number("published", "the number the paper prints (a gain printed in points or % as a fraction)"),
+		tables.Number("paper_n", "the paper-side n the number is out of (empty: the text gives none)"),
+		tables.Lower("paper_lo", "95% Wilson interval of the published rate at paper_n (k = round(published · paper_n)); empty without n"),
+		tables.Upper("paper_hi", "95% Wilson interval of the published rate at paper_n (k = round(published · paper_n)); empty without n"),
+		tables.Number("run", "the run's value (empty: the run has none)"),
+		tables.Number("run_n", "the run's n (accuracy, domains: answers scored); empty for other tables"),
+		tables.Lower("run_lo", "the run's 95% interval, where its table gives one"),
+		tables.Upper("run_hi", "the run's 95% interval, where its table gives one"),
+		tables.Statistic("diff", "run − published"),
+		tables.Category("agreement", "overlap: the two 95% intervals overlap (compatible); apart: they do not; no interval: either side has none; no run value: no table of the run computes such a number; not in this run: one does, but the run lacks this language, strategy or condition"),
+		tables.Number("run_others", "CLC: the other languages the run's CLC(L) averaged"),
+		tables.Number("paper_others", "CLC: the other languages the paper's CLC(L) averaged (17 of the 18 Indic languages in the main run; empty: not stated)"),
+		tables.Text("others_check", "CLC: same, MISMATCH (the run averaged another number of languages than the paper: not comparable as it is), or the paper's not stated"),
+		tables.Text("note", "how the published row was read and matched"))
+	t.Headline = true
+	byName := map[string]*tables.Table{}
+	for _, x := range ts {
+		if x != nil {
+			byName[x.Name] = x
+		}
+	}
+	if acc := byName["accuracy"]; acc != nil {
+		t.Simulated = acc.Simulated
+	}
+	for _, x := range ts {
+		if x != nil && x.Simulated {
+			t.Simulated = true
+		}
 	}
 	byServed := map[string][]string{}
 	for name, s := range served {
 		byServed[s] = append(byServed[s], name)
 	}
+	for s := range byServed {
+		slices.Sort(byServed[s])
+	}
+	nan := math.NaN()
+	orNaN := func(n int) float64 {
+		if n <= 0 {
+			return nan
+		}
+		return float64(n)
+	}
 	for _, p := range pub {
-		for _, model := range byServed[p.Model] {
-			switch p.Metric {
-			case "clc":
-				if clcMean == nil {
-					continue
+		models := byServed[p.Model]
+		if p.Model == "" {
+			models = []string{""}
+		}
+		plo, phi, pok := PublishedInterval(p)
+		for _, model := range models {
+			ms, computed := matchRun(p, model, byName, served)
+			if len(ms) == 0 {
+				why := AgreeNoRunValue
+				if computed {
+					why = AgreeNotRun
 				}
-				for _, r := range clcMean.Rows {
-					if clcMean.Str(r, "model") == model && clcMean.Str(r, "strategy") == p.Strategy && clcMean.Str(r, "form") == p.Form && clcMean.Str(r, "language") == p.Language {
-						v := clcMean.Num(r, "mean_jaccard")
-						t.Rows = append(t.Rows, []any{p.Paper, p.Where, model, p.Language, p.Form, p.Strategy, p.Condition, p.Metric, p.Value, v,
-							math.NaN(), math.NaN(), int(clcMean.Num(r, "others")), v - p.Value, "", p.Note})
+				t.Add(p.Paper, p.Where, model, p.Language, p.Form, p.Strategy, p.Condition, p.Metric, p.Kind, p.Reading,
+					p.Value, orNaN(p.N), plo, phi, nan, nan, nan, nan, nan, why, nan, orNaN(p.Others), othersFor(p, nil), p.Note)
+				continue
+			}
+			for _, m := range ms {
+				agree := AgreeNoInterval
+				if pok && !math.IsNaN(m.lo) && !math.IsNaN(m.hi) {
+					agree = AgreeApart
+					if plo <= m.hi && m.lo <= phi {
+						agree = AgreeOverlap
 					}
 				}
-			default:
-				if accuracy == nil {
-					continue
+				strategy := p.Strategy
+				if m.strategy != "" {
+					strategy = m.strategy
 				}
-				for _, r := range accuracy.Rows {
-					if accuracy.Str(r, "model") == model && accuracy.Str(r, "metric") == p.Metric && accuracy.Str(r, "language") == p.Language &&
-						accuracy.Str(r, "form") == p.Form && (p.Strategy == "" || accuracy.Str(r, "strategy") == p.Strategy) && accuracy.Str(r, "condition") == p.Condition {
-						v, lo, hi := accuracy.Num(r, "rate"), accuracy.Num(r, "ci_lo"), accuracy.Num(r, "ci_hi")
-						t.Rows = append(t.Rows, []any{p.Paper, p.Where, model, p.Language, p.Form, accuracy.Str(r, "strategy"), p.Condition, p.Metric, p.Value, v,
-							lo, hi, int(accuracy.Num(r, "n")), v - p.Value, p.Value >= lo && p.Value <= hi, p.Note})
-					}
-				}
+				t.Add(p.Paper, p.Where, m.model, p.Language, p.Form, strategy, p.Condition, p.Metric, p.Kind, p.Reading,
+					p.Value, orNaN(p.N), plo, phi, m.v, orNaN(m.n), m.lo, m.hi, m.v-p.Value, agree, orNaN(m.others), orNaN(p.Others), othersFor(p, &m), p.Note)
 			}
 		}
 	}
 	return t
+}
+
+// othersFor is the others_check cell of a CLC row (empty for others).
+func othersFor(p PublishedValue, m *runMatch) string {
+	if p.Kind != "clc" || p.Metric != "clc" || p.Table != "" {
+		return ""
+	}
+	switch {
+	case p.Others == 0:
+		return othersNotStated
+	case m == nil:
+		return ""
+	case m.others == p.Others:
+		return othersSame
+	}
+	return fmt.Sprintf(othersMismatchFm, m.others, p.Others)
+}
+
+// runMatch is one run row set beside a published value.
+type runMatch struct {
+	model, strategy string
+	v, lo, hi       float64
+	n, others       int
+}
+
+// matchRun finds the run rows of published value p for the run's model
+// (empty: the paper pools models), by Versus's rules; computed reports
+// whether the run has the table and metric at all (so that no match
+// means the run did not cover p's model, language, strategy or
+// condition).
+func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, served map[string]string) (out []runMatch, computed bool) {
+	nan := math.NaN()
+	switch {
+	case p.Table == "" && p.Metric == "clc":
+		c := byName["clc_mean"]
+		if c == nil || model == "" {
+			return nil, false
+		}
+		computed = true
+		for _, r := range c.Rows {
+			if c.Str(r, "model") == model && c.Str(r, "strategy") == p.Strategy && c.Str(r, "form") == p.Form && c.Str(r, "language") == p.Language {
+				out = append(out, runMatch{model: model, v: c.Num(r, "mean_jaccard"), lo: nan, hi: nan, others: int(c.Num(r, "others"))})
+			}
+		}
+	case p.Table == "":
+		a := byName["accuracy"]
+		if a == nil || model == "" {
+			return nil, false
+		}
+		for _, r := range a.Rows {
+			if a.Str(r, "metric") == p.Metric {
+				computed = true
+			}
+			if a.Str(r, "model") == model && a.Str(r, "metric") == p.Metric && a.Str(r, "language") == p.Language &&
+				a.Str(r, "form") == p.Form && (p.Strategy == "" || a.Str(r, "strategy") == p.Strategy) && a.Str(r, "condition") == p.Condition {
+				out = append(out, runMatch{model: model, strategy: a.Str(r, "strategy"), v: a.Num(r, "rate"), lo: a.Num(r, "ci_lo"), hi: a.Num(r, "ci_hi"), n: int(a.Num(r, "n"))})
+			}
+		}
+	default:
+		x := byName[p.Table]
+		if x == nil || x.Col(p.Metric) < 0 {
+			return nil, false
+		}
+		computed = true
+		want := [][2]string{{"language", p.Language}, {"form", p.Form}, {"strategy", p.Strategy}, {"condition", p.Condition}}
+		if x.Col("model") >= 0 {
+			m := model
+			if m == "" {
+				m = "*"
+			}
+			want = append(want, [2]string{"model", m})
+		}
+		for _, kv := range p.Keys {
+			v := kv[1]
+			if id, ok := strings.CutPrefix(v, "@"); ok {
+				v = "" // a model the run does not have matches nothing
+				for name, s := range served {
+					if s == id {
+						v = name
+					}
+				}
+				if v == "" {
+					return nil, true
+				}
+			}
+			want = append(want, [2]string{kv[0], v})
+		}
+		c := x.Col(p.Metric)
+		lo, hi := -1, -1
+		if cols := x.Columns(); c+2 < len(cols) && cols[c+1].Kind == tables.KindLower && cols[c+2].Kind == tables.KindUpper {
+			lo, hi = c+1, c+2
+		}
+		scale := 1.0
+		if p.Kind == "seconds" && strings.HasSuffix(p.Metric, "_ms") {
+			scale = 1000
+		}
+	rows:
+		for _, r := range x.Rows {
+			for _, w := range want {
+				if w[1] == "" || x.Col(w[0]) < 0 {
+					continue
+				}
+				if fmt.Sprint(r[x.Col(w[0])]) != w[1] {
+					continue rows
+				}
+			}
+			m := runMatch{model: model, v: x.Num(r, p.Metric) / scale, lo: nan, hi: nan}
+			if math.IsNaN(m.v) {
+				continue
+			}
+			if lo >= 0 {
+				m.lo, m.hi = num(r[lo])/scale, num(r[hi])/scale
+			}
+			if p.Metric == "rate" && x.Col("n") >= 0 {
+				m.n = int(x.Num(r, "n"))
+			}
+			if x.Col("strategy") >= 0 {
+				m.strategy = x.Str(r, "strategy")
+			}
+			out = append(out, m)
+		}
+	}
+	return out, computed
+}
+
+// num is an int or float64 cell's value, NaN otherwise.
+func num(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
 }
