@@ -13,6 +13,7 @@ import (
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // page gathers what the HTML report and the workbook show, once.
@@ -64,8 +65,12 @@ func (r *Results) buildPage() (report.Page, error) {
 	if v, err := r.exp.VersusPaper(r.tables); err != nil {
 		return report.Page{}, err
 	} else if v != nil && len(v.Rows) > 0 {
-		ts = append([]*Table{v}, ts...)
-		infos = append([]TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}, infos...)
+		lead, leadInfos := []*Table{v}, []TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}
+		if rd := experiment.VersusReadings(v); rd != nil { // the ambiguous rows' readings, side by side
+			lead, leadInfos = append(lead, rd), append(leadInfos, TableInfo{Name: rd.Name, Description: rd.Description, Mirrors: "the papers' published numbers, read two ways"})
+		}
+		ts = append(lead, ts...)
+		infos = append(leadInfos, infos...)
 	}
 	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil

@@ -478,3 +478,74 @@ func num(v any) float64 {
 	}
 	return math.NaN()
 }
+
+// VersusReadings summarises versus_paper (v, Versus's table) per paper,
+// table or section and reading, for the published rows that carry one of
+// several readings (Table 9's Baseline as the plain baseline or with the
+// candidates): how many rows the run could be set beside, how many had
+// an interval on both sides, how many of those overlap and how many lie
+// apart, and the mean |run − published| over the rows with a run value.
+// The reading with more overlaps and a smaller mean |diff| is the one the
+// run's numbers support. nil when no published row has a reading.
+func VersusReadings(v *tables.Table) *tables.Table {
+	if v == nil {
+		return nil
+	}
+	type group struct{ paper, where, reading string }
+	type tally struct {
+		rows, compared, intervals, overlap, apart int
+		absDiff                                   float64
+	}
+	by := map[group]*tally{}
+	var order []group
+	for _, r := range v.Rows {
+		g := group{v.Str(r, "paper"), v.Str(r, "where"), v.Str(r, "reading")}
+		if g.reading == "" {
+			continue
+		}
+		x := by[g]
+		if x == nil {
+			x = &tally{}
+			by[g] = x
+			order = append(order, g)
+		}
+		x.rows++
+		d := v.Num(r, "diff")
+		if math.IsNaN(d) {
+			continue
+		}
+		x.compared++
+		x.absDiff += math.Abs(d)
+		switch v.Str(r, "agreement") {
+		case AgreeOverlap:
+			x.intervals++
+			x.overlap++
+		case AgreeApart:
+			x.intervals++
+			x.apart++
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	t := tables.New("versus_readings", "the published rows read two ways (e.g. Table 9's Baseline as the plain baseline or with the candidates), each reading's agreement with the run: rows compared, intervals overlapping or apart, mean |run − published|",
+		tables.Text("paper", "the text the number is printed in"),
+		tables.Text("where", "the table or section"),
+		tables.Category("reading", "the reading of the published rows"),
+		tables.Count("rows", "published rows under this reading beside the run's models"),
+		tables.Count("compared", "rows with a run value"),
+		tables.Count("with_interval", "rows with a 95% interval on both sides"),
+		tables.Count("overlap", "rows whose two intervals overlap"),
+		tables.Count("apart", "rows whose two intervals do not overlap"),
+		tables.Number("mean_abs_diff", "mean |run − published| over the rows compared (empty: none)"))
+	t.Simulated = v.Simulated
+	for _, g := range order {
+		x := by[g]
+		mean := math.NaN()
+		if x.compared > 0 {
+			mean = x.absDiff / float64(x.compared)
+		}
+		t.Add(g.paper, g.where, g.reading, x.rows, x.compared, x.intervals, x.overlap, x.apart, mean)
+	}
+	return t
+}

@@ -210,3 +210,50 @@ func TestReadPublishedErrors(t *testing.T) {
 		}
 	}
 }
+
+// Each reading of Table 9's Baseline is tallied against the run: the
+// plain baseline's interval overlaps the paper's, the candidates'
+// baseline lies apart, and rows without a reading are left out.
+func TestVersusReadings(t *testing.T) {
+	const llama = "meta-llama/Llama-3.1-8B-Instruct"
+	row := func(strategy, reading, language string, value float64) experiment.PublishedValue {
+		return experiment.PublishedValue{Paper: "p", Where: "Table 9", Model: llama, Language: language, Form: "native", Strategy: strategy,
+			Metric: "correct", Value: value, N: 2619, Kind: "rate", Reading: reading}
+	}
+	pub := []experiment.PublishedValue{
+		row("baseline", "plain", "hin", 0.575), row("baseline-cands", "candidates", "hin", 0.575),
+		row("baseline", "plain", "tel", 0.482), row("baseline-cands", "candidates", "tel", 0.482),
+		row("tint-cm", "", "hin", 0.843),
+	}
+	acc := table("accuracy", []string{"model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi"},
+		[]any{"llama", "hin", "native", "baseline", "", "correct", 1150, 2000, 0.575, 0.553, 0.597},
+		[]any{"llama", "hin", "native", "baseline-cands", "", "correct", 1400, 2000, 0.700, 0.680, 0.720},
+		[]any{"llama", "hin", "native", "tint-cm", "", "correct", 1700, 2000, 0.850, 0.834, 0.865})
+	v := experiment.Versus(pub, []*tables.Table{acc}, map[string]string{"llama": llama})
+	rd := experiment.VersusReadings(v)
+	if rd == nil || len(rd.Rows) != 2 || !rd.Simulated {
+		t.Fatalf("versus_readings: %v", rd)
+	}
+	for _, c := range []struct {
+		reading                                   string
+		rows, compared, intervals, overlap, apart int
+		meanAbsDiff                               float64
+	}{
+		{"plain", 2, 1, 1, 1, 0, 0},
+		{"candidates", 2, 1, 1, 0, 1, 0.125},
+	} {
+		var r []any
+		for _, x := range rd.Rows {
+			if rd.Str(x, "reading") == c.reading {
+				r = x
+			}
+		}
+		if r == nil || rd.Num(r, "rows") != float64(c.rows) || rd.Num(r, "compared") != float64(c.compared) || rd.Num(r, "with_interval") != float64(c.intervals) ||
+			rd.Num(r, "overlap") != float64(c.overlap) || rd.Num(r, "apart") != float64(c.apart) || math.Abs(rd.Num(r, "mean_abs_diff")-c.meanAbsDiff) > 1e-9 {
+			t.Errorf("reading %s: %v", c.reading, r)
+		}
+	}
+	if experiment.VersusReadings(experiment.Versus(pub[4:], []*tables.Table{acc}, map[string]string{"llama": llama})) != nil {
+		t.Error("a summary of rows without readings")
+	}
+}
