@@ -239,8 +239,10 @@ const (
 //     set; an empty model matches the pooled model "*" of a table with a
 //     model column) and whose Keys columns hold the Keys' values. The
 //     run's interval is the declared Lower and Upper columns right after
-//     the metric column, when there are; a "seconds" number beside a
-//     column of milliseconds (*_ms) is set beside the run's value / 1000.
+//     the metric column, when there are; its n the table's n column for
+//     a rate column or a correlation (the languages it runs over); a
+//     "seconds" number beside a column of milliseconds (*_ms) is set
+//     beside the run's value / 1000.
 //
 // Models are matched by served name (served maps the experiment's model
 // names to served names). A published value whose model the run has (or
@@ -270,7 +272,7 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 		tables.Lower("paper_lo", "95% Wilson interval of the published rate at paper_n (k = round(published · paper_n)); empty without n"),
 		tables.Upper("paper_hi", "95% Wilson interval of the published rate at paper_n (k = round(published · paper_n)); empty without n"),
 		tables.Number("run", "the run's value (empty: the run has none)"),
-		tables.Number("run_n", "the run's n (accuracy, domains: answers scored); empty for other tables"),
+		tables.Number("run_n", "the run's n (accuracy, domains: answers scored; a correlation: the languages it runs over); empty for other tables"),
 		tables.Lower("run_lo", "the run's 95% interval, where its table gives one"),
 		tables.Upper("run_hi", "the run's 95% interval, where its table gives one"),
 		tables.Statistic("diff", "run − published"),
@@ -456,7 +458,7 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 			if lo >= 0 {
 				m.lo, m.hi = num(r[lo])/scale, num(r[hi])/scale
 			}
-			if p.Metric == "rate" && x.Col("n") >= 0 {
+			if (p.Metric == "rate" || p.Kind == "correlation") && x.Col("n") >= 0 { // answers scored; a correlation's languages
 				m.n = int(x.Num(r, "n"))
 			}
 			if x.Col("strategy") >= 0 {

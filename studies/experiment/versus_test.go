@@ -77,6 +77,7 @@ func TestVersus(t *testing.T) {
 		{Paper: "p", Where: "§5", Language: "eng", Metric: "diff", Value: 0.135, Kind: "gain", Table: "model_gaps", Keys: [][2]string{{"a", "@" + llama}, {"b", "@other/model"}}},
 		{Paper: "p", Where: "§5", Language: "hin", Metric: "diff", Value: 0.2, Kind: "gain", Table: "model_gaps", Keys: [][2]string{{"a", "@" + llama}, {"b", "@absent/model"}}},
 		{Paper: "p", Where: "§A.4", Strategy: "tint-cm", Metric: "mean_acc_gain", Value: 0.165, Kind: "gain", Table: "strategy_families"},
+		{Paper: "p", Where: "Table 10", Model: llama, Language: "*", Form: "native", Metric: "pearson_r", Value: -0.717, N: 18, Kind: "correlation", Table: "tokenization"},
 		{Paper: "p", Where: "§5.5", Model: llama, Metric: "pair_jaccard_min", Value: 0.4, Kind: "clc"},
 		{Paper: "p", Where: "elsewhere", Model: "absent/model", Language: "eng", Form: "english", Strategy: "qa", Condition: "hi", Metric: "correct", Value: 0.3, N: 500, Kind: "rate"},
 	}
@@ -95,8 +96,9 @@ func TestVersus(t *testing.T) {
 	dec.Add("llama", "clean", math.NaN(), math.NaN(), math.NaN())
 	lat := table("latency", []string{"model", "strategy", "mean_ms"}, []any{"llama", "tint-cm", 120.0}, []any{"llama", "baseline", 300.0})
 	gaps := table("model_gaps", []string{"language", "protocol", "a", "b", "diff"}, []any{"eng", "judge", "llama", "other", 0.1}, []any{"hin", "judge", "llama", "other", 0.3})
+	tok := table("tokenization", []string{"model", "language", "n", "pearson_r"}, []any{"llama", "hin", 300, math.NaN()}, []any{"llama", "*", 5, -0.6})
 	fam := table("strategy_families", []string{"family", "strategy", "mean_acc_gain"}, []any{"TinT", "tint-cm", 0.15}, []any{"TinT", "tint-en", 0.2})
-	v := experiment.Versus(pub, []*tables.Table{acc, clc, dec, lat, gaps, fam}, map[string]string{"llama": llama, "other": "other/model"})
+	v := experiment.Versus(pub, []*tables.Table{acc, clc, dec, lat, gaps, fam, tok}, map[string]string{"llama": llama, "other": "other/model"})
 	if !v.Simulated || !v.Headline || len(v.Cols) != len(v.Header) {
 		t.Fatalf("versus_paper: simulated %v, headline %v, %d declared columns", v.Simulated, v.Headline, len(v.Cols))
 	}
@@ -132,6 +134,7 @@ func TestVersus(t *testing.T) {
 		{"§5/diff/eng", experiment.AgreeNoInterval, 0.1, -0.035, math.NaN(), ""},
 		{"Table 9/clc/tel", experiment.AgreeNotRun, math.NaN(), math.NaN(), math.NaN(), ""},
 		{"§5/diff/hin", experiment.AgreeNotRun, math.NaN(), math.NaN(), math.NaN(), ""},
+		{"Table 10/pearson_r/*", experiment.AgreeNoInterval, -0.6, 0.117, math.NaN(), ""},
 		{"§A.4/mean_acc_gain/", experiment.AgreeNoInterval, 0.15, -0.015, math.NaN(), ""},
 		{"§5.5/pair_jaccard_min/", experiment.AgreeNoRunValue, math.NaN(), math.NaN(), math.NaN(), ""},
 	} {
@@ -148,6 +151,9 @@ func TestVersus(t *testing.T) {
 	}
 	if r := got["Table 3/hallucination/hieng"]; v.Num(r, "paper_n") != 500 || v.Num(r, "run_n") != 200 || v.Str(r, "model") != "llama" {
 		t.Errorf("n and model beside the hallucination row: %v", r)
+	}
+	if r := got["Table 10/pearson_r/*"]; v.Num(r, "run_n") != 5 || v.Num(r, "paper_n") != 18 {
+		t.Errorf("the languages beside the correlation: %v", r)
 	}
 	if r := got["Table 9/clc/hincandidates"]; v.Num(r, "run_others") != 4 || v.Num(r, "paper_others") != 17 {
 		t.Errorf("the languages beside the CLC row: %v", r)
