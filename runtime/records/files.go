@@ -65,6 +65,7 @@ type dirFiles struct {
 	plain     []recordFile // plain segments alone (step 2 not done)
 	temps     []string     // hidden temporary files of an interrupted seal or rewrite
 	maxSeg    int
+	live      os.FileInfo // records.jsonl as it was when listed (nil: none)
 }
 
 // parseSegment reads a segment file name: its number and whether it is
@@ -96,6 +97,11 @@ func parseSegment(name string) (n int, zst, ok bool) {
 // listFiles reads dir's records files.
 func listFiles(dir string) (dirFiles, error) {
 	var d dirFiles
+	// The live file first: a seal between this and the listing shows its
+	// records in segment N as well as in this file, which walk tells apart.
+	if fi, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+		d.live = fi
+	}
 	es, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return d, nil
@@ -184,6 +190,62 @@ func lineAt(f recordFile, n int) string {
 	return fmt.Sprintf("%s line %d", f.name, n)
 }
 
+// walk calls fn with each of dir's records files in logical order, opened
+// for reading, and reports whether there was any. A seal running beside it
+// (a reader without the shared lock, while a run writes) never makes it
+// miss or repeat a record: what it reads is the records at some moment,
+// a prefix of what they are later. A segment it was told of but that was
+// compressed meanwhile is read in its compressed form; a records.jsonl
+// that is no longer the file listed (it was sealed, and a new one begun)
+// sends it back to the listing for the segments made meanwhile.
+func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
+	d, err := listFiles(dir)
+	if err != nil {
+		return false, err
+	}
+	any, last := false, 0
+	for tries := 0; ; tries++ {
+		if tries > 1000 {
+			return any, fmt.Errorf("reading the records of %s: its files keep changing", dir)
+		}
+		i := slices.IndexFunc(d.files, func(f recordFile) bool { return f.seg == 0 || f.seg > last })
+		if i < 0 {
+			return any, nil
+		}
+		f := d.files[i]
+		r, err := f.open()
+		if errors.Is(err, os.ErrNotExist) {
+			if d, err = listFiles(dir); err != nil {
+				return any, err
+			}
+			if f.seg == 0 && !slices.ContainsFunc(d.files, func(g recordFile) bool { return g.seg > last }) && d.live == nil {
+				return any, nil // sealed, and no new records.jsonl yet
+			}
+			continue
+		}
+		if err != nil {
+			return any, err
+		}
+		if f.seg == 0 {
+			fi, serr := r.(*os.File).Stat()
+			if serr != nil || d.live == nil || !os.SameFile(fi, d.live) {
+				r.Close()
+				if d, err = listFiles(dir); err != nil {
+					return any, err
+				}
+				continue
+			}
+		}
+		any = true
+		err = fn(f, r)
+		r.Close()
+		if err != nil || f.seg == 0 {
+			return any, err
+		}
+		last = f.seg
+	}
+}
+
 // open opens a records file for reading, decompressing a segment.
 func (f recordFile) open() (io.ReadCloser, error) {
 	fh, err := os.Open(f.path)
@@ -253,6 +315,9 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	fail := func(err error) error {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
+		return fail(err)
 	}
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	var w io.Writer = bw

@@ -1,12 +1,55 @@
-// Package records reads and writes a run's records.jsonl: one JSON object
-// per request (see engine.Record for the fields), appended as answers
-// come, whole records per write(2), by one process at a time (LockDir).
+// Package records reads and writes a run's records: one JSON object per
+// request (see engine.Record for the fields), appended as answers come,
+// whole records per write(2), by one process at a time (LockDir).
 //
-// Resume contract: Prepare reads an existing file, cuts a torn last line,
-// drops "failed" records (they will be retried) and duplicate keys, rewrites
-// the file when it dropped anything, and returns the set of keys already
-// answered. A run that then writes only keys outside that set ends with
-// exactly one record per key.
+// Files. A run directory's records are, in this logical order,
+//
+//	records-000001.jsonl.zst   sealed segments: one zstd stream each of
+//	records-000002.jsonl.zst   whole lines, never appended to, numbered
+//	...                        from 1 (six digits or more)
+//	records.jsonl              the live file, plain JSON Lines
+//
+// and every line, in a segment or the live file, has the grammar of
+// records.jsonl: one record, ending in its seal (record_sha256, see Line
+// seals) and a newline. Files lists them; every reader here (Read,
+// LoadOK, ReadUnique, ScanDir, Commit) reads them all in that order, and
+// names a record by its file and line ("records-000002.jsonl.zst line 7";
+// "line 7" for records.jsonl). A directory with only records.jsonl (every
+// run before segments, and any run under DefaultCloseSealBytes) is read
+// as it always was. The request body is stored exactly as it was sent, in
+// either kind of file: decompressing a segment gives the bytes the Writer
+// wrote. The field's tools read the same files: DuckDB's read_json over
+// records*.jsonl*, zstdcat -f | jq, pandas and polars per file.
+//
+// Sealing. A Writer holding the directory's exclusive lock (CreateWith)
+// seals the live file into the next segment when a flush leaves it at
+// SealBytes or more (default 64 MiB), and at Close when it is over
+// CloseSealBytes (default 4 MiB); Seal does the same for a directory
+// (bhasha run calls it at the end, so an older run's records.jsonl is
+// sealed once). A seal renames records.jsonl to records-N.jsonl, then
+// compresses that into records-N.jsonl.zst through a synced temporary file
+// and a rename, then removes records-N.jsonl (see Segment files).
+//
+// What survives a crash. A process killed at any point loses at most the
+// records it had not yet flushed (they are re-served from the response
+// cache on resume, never re-sent); never a sealed or flushed one:
+//   - a kill mid-write leaves a torn last line in records.jsonl, which
+//     ScanDir reports and Commit (Prepare) cuts; only records.jsonl can
+//     have one: a segment's lines are whole, and a damaged segment is an
+//     error naming it;
+//   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
+//     or records-N.jsonl beside a complete records-N.jsonl.zst (the plain
+//     one is the redundant copy: every reader skips it), or a hidden
+//     .records-*.tmp (never read). The next writer under the lock
+//     (CreateWith, Seal, Commit) finishes the seal; a reader meanwhile
+//     reads each record exactly once.
+//
+// Resume contract: Prepare reads the records, cuts a torn last line, drops
+// "failed" records (they will be retried) and duplicate keys, rewrites
+// each file it dropped anything from (a segment as a whole new segment,
+// through a temporary file and a rename; the others are not touched), and
+// returns the set of keys already answered. A run that then writes only
+// keys outside that set ends with exactly one record per key.
 package records
 
 import (
@@ -524,28 +567,15 @@ func (w *Writer) Close() error {
 // with its file and line number. A directory without records is an error
 // that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
-	d, err := listFiles(dir)
-	if err != nil {
-		return err
+	found, err := walk(dir, func(f recordFile, r io.Reader) error { return readFile(f, r, fn) })
+	if err == nil && !found {
+		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
 	}
-	if len(d.files) == 0 {
-		return fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
-	}
-	for _, f := range d.files {
-		if err := readFile(f, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // readFile streams the records of one file to fn.
-func readFile(f recordFile, fn func(*engine.Record) error) error {
-	r, err := f.open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+func readFile(f recordFile, r io.Reader, fn func(*engine.Record) error) error {
 	sc := lines.New(r, f.path, 0)
 	for sc.Scan() {
 		var rec engine.Record
@@ -641,24 +671,13 @@ func (d Findings) Notes() []string {
 func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Findings, error) {
 	var out []*engine.Record
 	var d Findings
-	files, err := listFiles(dir)
-	if err != nil {
-		return nil, d, err
-	}
-	if len(files.files) == 0 {
-		return nil, d, fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
-	}
 	at := map[string]int{}
 	conflict := map[string]int{} // key -> index in d.Conflicts
 	lineOf := map[string]int{}
 	whereOf := map[string]string{}
 	sealed := 0
 	n := 0 // logical line
-	for _, f := range files.files {
-		r, err := f.open()
-		if err != nil {
-			return nil, d, err
-		}
+	found, err := walk(dir, func(f recordFile, r io.Reader) error {
 		sc := lines.New(r, f.path, 0)
 		for sc.Scan() {
 			raw := sc.Bytes()
@@ -666,8 +685,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			where := lineAt(f, sc.Line())
 			var rec engine.Record
 			if err := json.Unmarshal(raw, &rec); err != nil {
-				r.Close()
-				return nil, d, fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
+				return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
 			}
 			switch checkSeal(raw) {
 			case sealOK:
@@ -720,11 +738,13 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 				d.Keys = append(d.Keys, rec.Key)
 			}
 		}
-		err = sc.Err()
-		r.Close()
-		if err != nil {
-			return nil, d, err
-		}
+		return sc.Err()
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+	}
+	if err != nil {
+		return nil, d, err
 	}
 	drop := map[string]bool{}
 	for _, c := range d.Conflicts {

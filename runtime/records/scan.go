@@ -210,21 +210,23 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
 		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictKeys: map[[2]uint64]bool{}}
+	var dups []dupLine
+	lineNo := 0
+	_, err := walk(dir, func(f recordFile, r io.Reader) error {
+		s.files = append(s.files, f)
+		s.starts = append(s.starts, lineNo)
+		var err error
+		lineNo, dups, err = s.scanFile(f, r, experiment, lineNo, dups)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	d, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	s.interrupted = len(d.redundant) > 0 || len(d.plain) > 0
-	var dups []dupLine
-	lineNo := 0
-	for _, f := range d.files {
-		s.files = append(s.files, f)
-		s.starts = append(s.starts, lineNo)
-		var err error
-		if lineNo, dups, err = s.scanFile(f, experiment, lineNo, dups); err != nil {
-			return nil, err
-		}
-	}
 	if len(dups) > 0 {
 		if err := s.collectConflicts(dups); err != nil {
 			return nil, err
@@ -235,15 +237,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 
 // scanFile reads one file of the run, whose first line is logical line
 // lineNo+1, and returns the logical number of its last line.
-func (s *Scan) scanFile(f recordFile, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
-	r, err := f.open()
-	if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
-		return lineNo, dups, nil
-	}
-	if err != nil {
-		return lineNo, dups, fmt.Errorf("opening records: %w", err)
-	}
-	defer r.Close()
+func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	start := lineNo
 	for {

@@ -500,3 +500,84 @@ func TestSealNeedsTheLock(t *testing.T) {
 		t.Errorf("seal %q %v, files %v", seg, err, names(t, dir))
 	}
 }
+
+// A reader beside a writer that seals (a notebook reading a run that is
+// still writing, without the shared lock) reads a prefix of the records:
+// none missed in the middle, none twice.
+func TestReadBesideSealing(t *testing.T) {
+	dir := t.TempDir()
+	lk, err := LockDir(dir, Exclusive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	w, err := CreateWith(dir, Options{Lock: lk, SealBytes: 4 << 10, CloseSealBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.FlushEvery = 0
+	const n = 300
+	done := make(chan error)
+	go func() {
+		for i := range n {
+			if err := w.Write(segRec(i, engine.StatusOK)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- w.Close()
+	}()
+	reads, longest := 0, 0
+	for finished := false; !finished; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished = true
+		default:
+		}
+		i := 0
+		err := Read(dir, func(r *engine.Record) error {
+			if want := segRec(i, "").Key; r.Key != want {
+				return fmt.Errorf("record %d is %s, want %s", i, r.Key, want)
+			}
+			i++
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatalf("read %d: %v", reads, err)
+		}
+		recs, _, err := ReadUnique(dir, "", false)
+		for j, r := range recs {
+			if want := segRec(j, "").Key; r.Key != want {
+				t.Fatalf("ReadUnique: record %d is %s, want %s", j, r.Key, want)
+			}
+		}
+		if err == nil && len(recs) < i {
+			t.Fatalf("ReadUnique read %d records after Read read %d", len(recs), i)
+		}
+		reads++
+		longest = max(longest, i)
+	}
+	if segs := len(w.Sealed()); reads < 5 || segs < 10 || longest != n {
+		t.Errorf("%d reads beside %d seals, the last read %d records", reads, segs, longest)
+	}
+}
+
+// Segments and rewritten files are readable by others, as records.jsonl is.
+func TestSegmentMode(t *testing.T) {
+	dir := sealedDir(t, 60)
+	for _, f := range must2(Files(dir)) {
+		if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v", f, fi.Mode())
+		}
+	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
