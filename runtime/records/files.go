@@ -65,7 +65,6 @@ type dirFiles struct {
 	plain     []recordFile // plain segments alone (step 2 not done)
 	temps     []string     // hidden temporary files of an interrupted seal or rewrite
 	maxSeg    int
-	live      os.FileInfo // records.jsonl as it was when listed (nil: none)
 }
 
 // parseSegment reads a segment file name: its number and whether it is
@@ -97,11 +96,6 @@ func parseSegment(name string) (n int, zst, ok bool) {
 // listFiles reads dir's records files.
 func listFiles(dir string) (dirFiles, error) {
 	var d dirFiles
-	// The live file first: a seal between this and the listing shows its
-	// records in segment N as well as in this file, which walk tells apart.
-	if fi, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
-		d.live = fi
-	}
 	es, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return d, nil
@@ -195,19 +189,25 @@ func lineAt(f recordFile, n int) string {
 // (a reader without the shared lock, while a run writes) never makes it
 // miss or repeat a record: what it reads is the records at some moment,
 // a prefix of what they are later. A segment it was told of but that was
-// compressed meanwhile is read in its compressed form; a records.jsonl
-// that is no longer the file listed (it was sealed, and a new one begun)
-// sends it back to the listing for the segments made meanwhile.
+// compressed meanwhile is read in its compressed form; records.jsonl is
+// read only when, once it is open, no segment above the last one read has
+// appeared (else it may be a new live file begun after a seal, and the
+// segments made meanwhile come first). Segment numbers only grow while a
+// writer holds the lock, so none is skipped.
 func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {
 		return false, err
 	}
-	any, last := false, 0
-	for tries := 0; ; tries++ {
-		if tries > 1000 {
-			return any, fmt.Errorf("reading the records of %s: its files keep changing", dir)
+	any, last, retries := false, 0, 0
+	again := func() error {
+		if retries++; retries > 1000 {
+			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
 		}
+		d, err = listFiles(dir)
+		return err
+	}
+	for {
 		i := slices.IndexFunc(d.files, func(f recordFile) bool { return f.seg == 0 || f.seg > last })
 		if i < 0 {
 			return any, nil
@@ -215,11 +215,9 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 		f := d.files[i]
 		r, err := f.open()
 		if errors.Is(err, os.ErrNotExist) {
-			if d, err = listFiles(dir); err != nil {
+			// A plain segment compressed, or records.jsonl sealed: look again.
+			if err := again(); err != nil {
 				return any, err
-			}
-			if f.seg == 0 && !slices.ContainsFunc(d.files, func(g recordFile) bool { return g.seg > last }) && d.live == nil {
-				return any, nil // sealed, and no new records.jsonl yet
 			}
 			continue
 		}
@@ -227,14 +225,15 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 			return any, err
 		}
 		if f.seg == 0 {
-			fi, serr := r.(*os.File).Stat()
-			if serr != nil || d.live == nil || !os.SameFile(fi, d.live) {
+			if err := again(); err != nil {
 				r.Close()
-				if d, err = listFiles(dir); err != nil {
-					return any, err
-				}
+				return any, err
+			}
+			if d.maxSeg > last {
+				r.Close()
 				continue
 			}
+			retries-- // not a retry
 		}
 		any = true
 		err = fn(f, r)

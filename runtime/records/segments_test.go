@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
@@ -524,6 +525,7 @@ func TestReadBesideSealing(t *testing.T) {
 				done <- err
 				return
 			}
+			time.Sleep(time.Millisecond) // records.jsonl lives between seals, as in a run
 		}
 		done <- w.Close()
 	}()
@@ -548,10 +550,10 @@ func TestReadBesideSealing(t *testing.T) {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatalf("read %d: %v", reads, err)
 		}
-		recs, _, err := ReadUnique(dir, "", false)
+		recs, f, err := ReadUnique(dir, "", false)
 		for j, r := range recs {
 			if want := segRec(j, "").Key; r.Key != want {
-				t.Fatalf("ReadUnique: record %d is %s, want %s", j, r.Key, want)
+				t.Fatalf("ReadUnique: record %d is %s, want %s (%v; %v)", j, r.Key, want, err, f.Notes())
 			}
 		}
 		if err == nil && len(recs) < i {
