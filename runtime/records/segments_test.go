@@ -547,10 +547,19 @@ func TestReadBesideSealing(t *testing.T) {
 			i++
 			return nil
 		})
-		if err != nil && !os.IsNotExist(err) {
+		// A read(2) racing the writer's write(2) can see the end of
+		// records.jsonl mid-record (as before segments): an error, never a
+		// wrong record; what is checked here is the order across seals.
+		midWrite := func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), FileName+" line ") && strings.Contains(err.Error(), "unexpected end of JSON input")
+		}
+		if err != nil && !os.IsNotExist(err) && !midWrite(err) {
 			t.Fatalf("read %d: %v", reads, err)
 		}
 		recs, f, err := ReadUnique(dir, "", false)
+		if err != nil && !midWrite(err) {
+			t.Fatalf("ReadUnique %d: %v", reads, err)
+		}
 		for j, r := range recs {
 			if want := segRec(j, "").Key; r.Key != want {
 				t.Fatalf("ReadUnique: record %d is %s, want %s (%v; %v)", j, r.Key, want, err, f.Notes())
