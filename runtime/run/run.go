@@ -336,7 +336,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		problems = append(problems, fmt.Sprintf("%s: the experiment changed since these records were written: %s", o.Out, strings.Join(changeNotes, "; ")))
 	}
 	if extra := scan.Done.Unvisited(); len(extra) > 0 {
-		problems = append(problems, fmt.Sprintf("%s: %d record(s) answer requests this experiment does not ask (lines %s)", scan.Path, len(extra), lineList(extra)))
+		problems = append(problems, fmt.Sprintf("%s: %d record(s) answer requests this experiment does not ask (lines %s)", scan.Path, len(extra), lineList(scan, extra)))
 		for _, l := range extra {
 			archive[l] = "not asked"
 		}
