@@ -435,40 +435,50 @@ func finishSeals(dir string) (bool, error) {
 // sealLive seals dir's live file into the next segment (steps 1 to 3) and
 // returns the segment's name ("" when the live file is missing or empty).
 func sealLive(dir string) (string, error) {
+	plain, err := renameLive(dir)
+	if err != nil || plain == nil {
+		return "", err
+	}
+	if err := compressPlain(*plain); err != nil {
+		return "", err
+	}
+	return SegmentName(plain.seg), nil
+}
+
+// renameLive is step 1 of a seal: dir's live file becomes the plain
+// segment it returns (nil when the live file is missing or empty).
+func renameLive(dir string) (*recordFile, error) {
 	d, err := listFiles(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	live := filepath.Join(dir, FileName)
 	f, err := os.Open(live)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
 	}
 	err = endsInNewline(f, live)
 	fi, serr := f.Stat()
 	f.Close()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if serr != nil || fi.Size() == 0 {
-		return "", serr
+		return nil, serr
 	}
 	n := d.maxSeg + 1
 	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
 	plain.name = filepath.Base(plain.path)
 	if err := os.Rename(live, plain.path); err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
 	}
 	if err := syncDir(dir); err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
 	}
-	if err := compressPlain(plain); err != nil {
-		return "", err
-	}
-	return SegmentName(n), nil
+	return &plain, nil
 }
 
 // Seal seals dir's records.jsonl into the next compressed segment when it

@@ -28,7 +28,9 @@
 // (bhasha run calls it at the end, so an older run's records.jsonl is
 // sealed once). A seal renames records.jsonl to records-N.jsonl, then
 // compresses that into records-N.jsonl.zst through a synced temporary file
-// and a rename, then removes records-N.jsonl (see Segment files).
+// and a rename, then removes records-N.jsonl (see Segment files). The
+// Writer appends to a new records.jsonl while it compresses (in the
+// background, one segment at a time; Close waits for it).
 //
 // What survives a crash. A process killed at any point loses at most the
 // records it had not yet flushed (they are re-served from the response
@@ -259,6 +261,10 @@ type Writer struct {
 	size    int64 // bytes in the live file
 	sealErr error // the first failed seal (the records stay in the live file or a plain segment)
 	sealed  []string
+	// compressing is the result of the segment being compressed in the
+	// background (nil when none), and pending its name.
+	compressing chan error
+	pending     string
 	// SealBytes seals the live file once a flush leaves it this large (≤ 0: never).
 	SealBytes int64
 	// CloseSealBytes seals the live file at Close when it is larger (< 0: never).
@@ -344,10 +350,17 @@ func (w *Writer) Sealed() []string {
 	return slices.Clone(w.sealed)
 }
 
-// sealNow seals the live file (everything written is flushed) and, unless
-// closing, opens a new one.
+// sealNow seals the live file (everything written is flushed): it
+// renames it to the next plain segment and, unless closing, opens a new
+// one and compresses the segment in the background (the run goes on
+// meanwhile; a reader reads the plain segment as the sealed one). The
+// previous segment's compression is waited for first.
 func (w *Writer) sealNow(closing bool) {
-	if w.lock == nil || w.sealErr != nil {
+	if w.lock == nil {
+		return
+	}
+	w.waitCompress()
+	if w.sealErr != nil {
 		return
 	}
 	if !closing {
@@ -356,11 +369,20 @@ func (w *Writer) sealNow(closing bool) {
 			return
 		}
 	}
-	name, err := sealLive(w.dir)
-	if err != nil {
+	plain, err := renameLive(w.dir)
+	switch {
+	case err != nil:
 		w.sealErr = err
-	} else if name != "" {
-		w.sealed = append(w.sealed, name)
+	case plain != nil && closing:
+		if err := compressPlain(*plain); err != nil {
+			w.sealErr = err
+		} else {
+			w.sealed = append(w.sealed, SegmentName(plain.seg))
+		}
+	case plain != nil:
+		ch := make(chan error, 1)
+		go func(p recordFile) { ch <- compressPlain(p) }(*plain)
+		w.compressing, w.pending = ch, SegmentName(plain.seg)
 	}
 	if closing {
 		return
@@ -372,6 +394,21 @@ func (w *Writer) sealNow(closing bool) {
 		return
 	}
 	w.f, w.size = f, size
+}
+
+// waitCompress waits for the segment being compressed, if any.
+func (w *Writer) waitCompress() {
+	if w.compressing == nil {
+		return
+	}
+	if err := <-w.compressing; err != nil {
+		if w.sealErr == nil {
+			w.sealErr = err
+		}
+	} else {
+		w.sealed = append(w.sealed, w.pending)
+	}
+	w.compressing, w.pending = nil, ""
 }
 
 // nopCloser stands for a records file that could not be opened again
@@ -553,6 +590,7 @@ func (w *Writer) Close() error {
 	if cerr := w.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("closing %s: %w", w.path, cerr)
 	}
+	w.waitCompress()
 	if err == nil && w.CloseSealBytes >= 0 && w.size > w.CloseSealBytes {
 		w.sealNow(true)
 	}
