@@ -186,17 +186,6 @@ func (s *Scan) At(n int) string {
 	return fmt.Sprintf("line %d", n)
 }
 
-// Segments is the number of sealed segments scanned.
-func (s *Scan) Segments() int {
-	n := 0
-	for _, f := range s.files {
-		if f.seg > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // ScanDir reads dir's records (its segments, then records.jsonl: Files)
 // without writing anything: the keys already answered, the repairs a
 // resume would make, what experiments, identities and simulators the
