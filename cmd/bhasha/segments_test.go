@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -98,5 +99,40 @@ func TestResumeAfterSealing(t *testing.T) {
 	json.Unmarshal(b, &m)
 	if m.Status != "complete" || m.Counts.Records != n || m.Counts.OK != n {
 		t.Errorf("manifest %s", b)
+	}
+
+	// The report reads the sealed run as it reads the same records in one
+	// plain records.jsonl: the same tables.
+	plain := filepath.Join(dir, "plain")
+	os.MkdirAll(plain, 0o755)
+	var all []byte
+	files, _ = records.Files(out)
+	for _, f := range files {
+		b, err := exec.Command("zstdcat", "-f", f).Output()
+		if err != nil {
+			t.Skipf("zstdcat: %v", err)
+		}
+		all = append(all, b...)
+	}
+	os.WriteFile(filepath.Join(plain, records.FileName), all, 0o644)
+	for _, name := range []string{"manifest.json", "experiment.yaml"} {
+		b, _ := os.ReadFile(filepath.Join(out, name))
+		os.WriteFile(filepath.Join(plain, name), b, 0o644)
+	}
+	for _, d := range []string{out, plain} {
+		if code, msg := runCLI(t, cli("report", "--run", d)); code != 0 {
+			t.Fatalf("report %s: %s", d, msg)
+		}
+	}
+	tables, _ := filepath.Glob(filepath.Join(out, "tables", "*.csv"))
+	if len(tables) == 0 {
+		t.Fatal("no tables")
+	}
+	for _, tp := range tables {
+		a, _ := os.ReadFile(tp)
+		b, _ := os.ReadFile(filepath.Join(plain, "tables", filepath.Base(tp)))
+		if string(a) != string(b) {
+			t.Errorf("%s differs between the sealed run and its plain copy", filepath.Base(tp))
+		}
 	}
 }
