@@ -75,7 +75,7 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 // a dataset or template changed since the run, Notes says so.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
-	if _, rerr := os.Stat(filepath.Join(dir, records.FileName)); errors.Is(err, os.ErrNotExist) && errors.Is(rerr, os.ErrNotExist) {
+	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
 		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
 	}
 	if errors.Is(err, os.ErrNotExist) {

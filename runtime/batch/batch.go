@@ -264,7 +264,7 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 	}
 	defer lk.Unlock()
 	defer store.Close()
-	w, err := records.Create(dir)
+	w, err := records.CreateWith(dir, records.Options{Lock: lk})
 	if err != nil {
 		return rep, err
 	}

@@ -15,7 +15,25 @@ import (
 const LockFile = ".lock"
 
 // Lock is a held lock on a run directory.
-type Lock struct{ f *os.File }
+type Lock struct {
+	f    *os.File
+	dir  string
+	mode Mode
+}
+
+// holds refuses l unless it is dir's exclusive lock, still held: what
+// sealing records needs.
+func (l *Lock) holds(dir string) error {
+	if l == nil || l.f == nil || l.mode != Exclusive {
+		return fmt.Errorf("sealing the records of %s needs its exclusive lock (records.LockDir)", dir)
+	}
+	a, err1 := os.Stat(l.dir)
+	b, err2 := os.Stat(dir)
+	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+		return fmt.Errorf("sealing the records of %s: the lock held is of another directory (%s)", dir, l.dir)
+	}
+	return nil
+}
 
 // Mode says how a run directory is locked.
 type Mode int
@@ -68,7 +86,7 @@ func LockDir(dir string, mode Mode) (*Lock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &Lock{f: f}, nil
+	return &Lock{f: f, dir: dir, mode: mode}, nil
 }
 
 // Unlock releases the lock.
@@ -82,14 +100,26 @@ func (l *Lock) Unlock() error {
 }
 
 // CheckFiles refuses a run directory in which a run file (.lock,
-// records.jsonl, archive/, manifest.json, experiment.yaml, tables/) is a
-// symbolic link: a linked records file would append into another run's
-// file past that run's lock. The directory itself may be reached through
-// one.
+// records.jsonl, a records segment records-NNNNNN.jsonl[.zst], archive/,
+// manifest.json, experiment.yaml, tables/) is a symbolic link: a linked
+// records file would append into another run's file past that run's lock,
+// and a linked segment would be rewritten in another run's directory. The
+// directory itself may be reached through one.
 func CheckFiles(dir string) error {
 	for _, name := range []string{LockFile, FileName, ArchiveDir, "manifest.json", "experiment.yaml", "tables"} {
 		if err := noLink(filepath.Join(dir, name)); err != nil {
 			return err
+		}
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // a missing directory holds no links; LockDir creates it
+	}
+	for _, e := range es {
+		if _, _, ok := parseSegment(e.Name()); ok {
+			if err := noLink(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -1,22 +1,68 @@
-// Package records reads and writes a run's records.jsonl: one JSON object
-// per request (see engine.Record for the fields), appended as answers
-// come, whole records per write(2), by one process at a time (LockDir).
+// Package records reads and writes a run's records: one JSON object per
+// request (see engine.Record for the fields), appended as answers come,
+// whole records per write(2), by one process at a time (LockDir).
 //
-// Resume contract: Prepare reads an existing file, cuts a torn last line,
-// drops "failed" records (they will be retried) and duplicate keys, rewrites
-// the file when it dropped anything, and returns the set of keys already
-// answered. A run that then writes only keys outside that set ends with
-// exactly one record per key.
+// Files. A run directory's records are, in this logical order,
+//
+//	records-000001.jsonl.zst   sealed segments: one zstd stream each of
+//	records-000002.jsonl.zst   whole lines, never appended to, numbered
+//	...                        from 1 (six digits or more)
+//	records.jsonl              the live file, plain JSON Lines
+//
+// and every line, in a segment or the live file, has the grammar of
+// records.jsonl: one record, ending in its seal (record_sha256, see Line
+// seals) and a newline. Files lists them; every reader here (Read,
+// LoadOK, ReadUnique, ScanDir, Commit) reads them all in that order, and
+// names a record by its file and line ("records-000002.jsonl.zst line 7";
+// "line 7" for records.jsonl). A directory with only records.jsonl (every
+// run before segments, and any run under DefaultCloseSealBytes) is read
+// as it always was. The request body is stored exactly as it was sent, in
+// either kind of file: decompressing a segment gives the bytes the Writer
+// wrote. The field's tools read the same files: DuckDB's read_json over
+// records*.jsonl*, zstdcat -f | jq, pandas and polars per file.
+//
+// Sealing. A Writer holding the directory's exclusive lock (CreateWith)
+// seals the live file into the next segment when a flush leaves it at
+// SealBytes or more (default 64 MiB), and at Close when it is over
+// CloseSealBytes (default 4 MiB); Seal does the same for a directory
+// (bhasha run calls it at the end, so an older run's records.jsonl is
+// sealed once). A seal renames records.jsonl to records-N.jsonl, then
+// compresses that into records-N.jsonl.zst through a synced temporary file
+// and a rename, then removes records-N.jsonl (see Segment files). The
+// Writer appends to a new records.jsonl while it compresses (in the
+// background, one segment at a time; Close waits for it).
+//
+// What survives a crash. A process killed at any point loses at most the
+// records it had not yet flushed (they are re-served from the response
+// cache on resume, never re-sent); never a sealed or flushed one:
+//   - a kill mid-write leaves a torn last line in records.jsonl, which
+//     ScanDir reports and Commit (Prepare) cuts; only records.jsonl can
+//     have one: a segment's lines are whole, and a damaged segment is an
+//     error naming it;
+//   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
+//     or records-N.jsonl beside a complete records-N.jsonl.zst (the plain
+//     one is the redundant copy: every reader skips it), or a hidden
+//     .records-*.tmp (never read). The next writer under the lock
+//     (CreateWith, Seal, Commit) finishes the seal; a reader meanwhile
+//     reads each record exactly once.
+//
+// Resume contract: Prepare reads the records, cuts a torn last line, drops
+// "failed" records (they will be retried) and duplicate keys, rewrites
+// each file it dropped anything from (a segment as a whole new segment,
+// through a temporary file and a rename; the others are not touched), and
+// returns the set of keys already answered. A run that then writes only
+// keys outside that set ends with exactly one record per key.
 package records
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,43 +226,18 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 	return s.Done, s.Report, nil
 }
 
-// rewrite copies the kept byte ranges of src into a new file that replaces path.
-func rewrite(src *os.File, path string, keep []int64) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".records-*.tmp")
-	if err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	for i := 0; i < len(keep); i += 2 {
-		if _, err := io.Copy(w, io.NewSectionReader(src, keep[i], keep[i+1]-keep[i])); err != nil {
-			tmp.Close()
-			return fmt.Errorf("rewriting %s: %w", path, err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	return nil
-}
-
 // Writer appends records to dir/records.jsonl. It buffers whole records
 // and writes them with one write(2) per flush, at least every FlushEvery
 // and whenever 256 KiB are waiting, so no record is ever split across two
 // writes (the file is also locked, see LockDir). A record lost to a crash
 // before its flush is re-served from the response cache on resume, never
 // re-sent.
+//
+// A Writer made with the directory's exclusive lock (CreateWith) seals the
+// live file into the next compressed segment (see the package doc) once a
+// flush leaves it at SealBytes or more, and at Close when it holds more
+// than CloseSealBytes; the records it counts as written are in the run
+// either way.
 //
 // After a write error (a full disk, say) the Writer counts exactly the
 // records that reached the file (Written); every later call returns the
@@ -234,6 +255,20 @@ type Writer struct {
 	w    Written
 	// FlushEvery bounds how long a record may sit in the buffer.
 	FlushEvery time.Duration
+
+	dir     string
+	lock    *Lock // the directory's exclusive lock: sealing needs it
+	size    int64 // bytes in the live file
+	sealErr error // the first failed seal (the records stay in the live file or a plain segment)
+	sealed  []string
+	// compressing is the result of the segment being compressed in the
+	// background (nil when none), and pending its name.
+	compressing chan error
+	pending     string
+	// SealBytes seals the live file once a flush leaves it this large (≤ 0: never).
+	SealBytes int64
+	// CloseSealBytes seals the live file at Close when it is larger (< 0: never).
+	CloseSealBytes int64
 }
 
 // Written counts the records that reached the file.
@@ -243,21 +278,145 @@ type Written struct {
 
 const flushBytes = 256 << 10
 
-// Create opens dir/records.jsonl for appending.
-func Create(dir string) (*Writer, error) {
+// Seal sizes: a Writer seals its live file into a segment at
+// DefaultSealBytes, and at Close when it holds more than
+// DefaultCloseSealBytes (a small run keeps a plain records.jsonl).
+const (
+	DefaultSealBytes      = 64 << 20
+	DefaultCloseSealBytes = 4 << 20
+)
+
+// Options configure CreateWith.
+type Options struct {
+	// Lock is dir's exclusive lock, held by the caller. Without it the
+	// Writer only appends, and never seals.
+	Lock *Lock
+	// SealBytes and CloseSealBytes set the Writer's fields of those
+	// names; 0 is DefaultSealBytes and DefaultCloseSealBytes.
+	SealBytes, CloseSealBytes int64
+}
+
+// Create opens dir/records.jsonl for appending. The Writer never seals
+// (see CreateWith).
+func Create(dir string) (*Writer, error) { return CreateWith(dir, Options{}) }
+
+// CreateWith opens dir/records.jsonl for appending; with o.Lock it first
+// finishes what an interrupted seal left (see the package doc) and seals
+// as the live file grows.
+func CreateWith(dir string, o Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
+	if o.Lock != nil {
+		if err := o.Lock.holds(dir); err != nil {
+			return nil, err
+		}
+		if _, err := finishSeals(dir); err != nil {
+			return nil, err
+		}
+	}
 	path := filepath.Join(dir, FileName)
-	if err := noLink(path); err != nil {
+	f, size, err := openLive(path)
+	if err != nil {
 		return nil, err
+	}
+	w := newWriter(f, path)
+	w.dir, w.lock, w.size = dir, o.Lock, size
+	w.SealBytes, w.CloseSealBytes = cmp.Or(o.SealBytes, DefaultSealBytes), cmp.Or(o.CloseSealBytes, DefaultCloseSealBytes)
+	return w, nil
+}
+
+// openLive opens the live records file for appending, and its size.
+func openLive(path string) (*os.File, int64, error) {
+	if err := noLink(path); err != nil {
+		return nil, 0, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("opening records: %w", err)
+		return nil, 0, fmt.Errorf("opening records: %w", err)
 	}
-	return newWriter(f, path), nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("opening records: %w", err)
+	}
+	return f, fi.Size(), nil
 }
+
+// Sealed lists the segments this Writer sealed.
+func (w *Writer) Sealed() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.sealed)
+}
+
+// sealNow seals the live file (everything written is flushed): it
+// renames it to the next plain segment and, unless closing, opens a new
+// one and compresses the segment in the background (the run goes on
+// meanwhile; a reader reads the plain segment as the sealed one). The
+// previous segment's compression is waited for first.
+func (w *Writer) sealNow(closing bool) {
+	if w.lock == nil {
+		return
+	}
+	w.waitCompress()
+	if w.sealErr != nil {
+		return
+	}
+	if !closing {
+		if err := w.f.Close(); err != nil {
+			w.err = fmt.Errorf("closing %s: %w", w.path, err)
+			return
+		}
+	}
+	plain, err := renameLive(w.dir)
+	switch {
+	case err != nil:
+		w.sealErr = err
+	case plain != nil && closing:
+		if err := compressPlain(*plain); err != nil {
+			w.sealErr = err
+		} else {
+			w.sealed = append(w.sealed, SegmentName(plain.seg))
+		}
+	case plain != nil:
+		ch := make(chan error, 1)
+		go func(p recordFile) { ch <- compressPlain(p) }(*plain)
+		w.compressing, w.pending = ch, SegmentName(plain.seg)
+	}
+	if closing {
+		return
+	}
+	f, size, err := openLive(w.path)
+	if err != nil {
+		w.err = err
+		w.f = nopCloser{}
+		return
+	}
+	w.f, w.size = f, size
+}
+
+// waitCompress waits for the segment being compressed, if any.
+func (w *Writer) waitCompress() {
+	if w.compressing == nil {
+		return
+	}
+	if err := <-w.compressing; err != nil {
+		if w.sealErr == nil {
+			w.sealErr = err
+		}
+	} else {
+		w.sealed = append(w.sealed, w.pending)
+	}
+	w.compressing, w.pending = nil, ""
+}
+
+// nopCloser stands for a records file that could not be opened again
+// (every write then returns the Writer's error first).
+type nopCloser struct{}
+
+func (nopCloser) Write(b []byte) (int, error) { return 0, os.ErrClosed }
+func (nopCloser) Close() error                { return nil }
 
 func newWriter(f io.WriteCloser, path string) *Writer {
 	w := &Writer{f: f, path: path, last: time.Now(), FlushEvery: 200 * time.Millisecond}
@@ -310,7 +469,13 @@ func (w *Writer) Write(r *engine.Record) error {
 	w.oks = append(w.oks, r.Status == engine.StatusOK)
 	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
 		w.last = now
-		return w.flush()
+		if err := w.flush(); err != nil {
+			return err
+		}
+		if w.SealBytes > 0 && w.size >= w.SealBytes {
+			w.sealNow(false)
+		}
+		return w.err
 	}
 	return nil
 }
@@ -383,6 +548,7 @@ func (w *Writer) flush() error {
 		return nil
 	}
 	n, err := w.f.Write(w.buf.Bytes())
+	w.size += int64(n)
 	for i, end := range w.ends {
 		if end > n {
 			break
@@ -410,7 +576,10 @@ func (w *Writer) Written() Written {
 	return w.w
 }
 
-// Close flushes and closes the file.
+// Close flushes and closes the file, and seals it when it is over
+// CloseSealBytes (with a lock, see CreateWith). A seal that failed (the
+// records then stay in the live file or a plain segment, and are read as
+// they are) is Close's error when nothing else went wrong.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -421,25 +590,37 @@ func (w *Writer) Close() error {
 	if cerr := w.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("closing %s: %w", w.path, cerr)
 	}
+	w.waitCompress()
+	if err == nil && w.CloseSealBytes >= 0 && w.size > w.CloseSealBytes {
+		w.sealNow(true)
+	}
+	if err == nil {
+		err = w.sealErr
+	}
 	return err
 }
 
-// Read streams every record of dir/records.jsonl to fn, stopping at the
-// first error; a malformed line is reported with its line number.
+// Read streams every record of dir (its segments, then records.jsonl:
+// Files) to fn, stopping at the first error; a malformed line is reported
+// with its file and line number. A directory without records is an error
+// that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
-	path := filepath.Join(dir, FileName)
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("reading records: %w", err)
+	found, err := walk(dir, func(f recordFile, r io.Reader) error { return readFile(f, r, fn) })
+	if err == nil && !found {
+		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
 	}
-	defer f.Close()
-	sc := lines.New(f, path, 0)
+	return err
+}
+
+// readFile streams the records of one file to fn.
+func readFile(f recordFile, r io.Reader, fn func(*engine.Record) error) error {
+	sc := lines.New(r, f.path, 0)
 	for sc.Scan() {
-		var r engine.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return fmt.Errorf("%s line %d: %w", path, sc.Line(), err)
+		var rec engine.Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
 		}
-		if err := fn(&r); err != nil {
+		if err := fn(&rec); err != nil {
 			return err
 		}
 	}
@@ -528,73 +709,79 @@ func (d Findings) Notes() []string {
 func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Findings, error) {
 	var out []*engine.Record
 	var d Findings
-	path := filepath.Join(dir, FileName)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, d, fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
 	at := map[string]int{}
 	conflict := map[string]int{} // key -> index in d.Conflicts
 	lineOf := map[string]int{}
+	whereOf := map[string]string{}
 	sealed := 0
-	sc := lines.New(f, path, 0)
-	for sc.Scan() {
-		raw := sc.Bytes()
-		n := sc.Line()
-		var r engine.Record
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, d, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		switch checkSeal(raw) {
-		case sealOK:
-			sealed++
-		case sealBroken:
-			d.Edited = append(d.Edited, Flag{Line: n, Key: r.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
-			continue
-		default:
-			if sealed+len(d.Edited) > 0 {
-				d.Edited = append(d.Edited, Flag{Line: n, Key: r.Key, Why: unsealedWhy})
+	n := 0 // logical line
+	found, err := walk(dir, func(f recordFile, r io.Reader) error {
+		sc := lines.New(r, f.path, 0)
+		for sc.Scan() {
+			raw := sc.Bytes()
+			n++
+			where := lineAt(f, sc.Line())
+			var rec engine.Record
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
+			}
+			switch checkSeal(raw) {
+			case sealOK:
+				sealed++
+			case sealBroken:
+				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+				continue
+			default:
+				if sealed+len(d.Edited) > 0 {
+					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: unsealedWhy})
+					continue
+				}
+			}
+			if experiment != "" && keyField(rec.Key, 0) != experiment {
+				d.Foreign = append(d.Foreign, Flag{Line: n, At: where, Key: rec.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(rec.Key, 0), experiment)})
 				continue
 			}
-		}
-		if experiment != "" && keyField(r.Key, 0) != experiment {
-			d.Foreign = append(d.Foreign, Flag{Line: n, Key: r.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(r.Key, 0), experiment)})
-			continue
-		}
-		if !withRequests {
-			r.Request = nil
-		}
-		rp := &r
-		i, seen := at[r.Key]
-		if !seen {
-			at[r.Key] = len(out)
-			lineOf[r.Key] = n
-			out = append(out, rp)
-			continue
-		}
-		first := out[i]
-		switch {
-		case first.Status == engine.StatusOK && r.Status == engine.StatusOK && first.Response != r.Response:
-			ci, ok := conflict[r.Key]
-			if !ok {
-				ci = len(d.Conflicts)
-				conflict[r.Key] = ci
-				d.Conflicts = append(d.Conflicts, Conflict{Key: r.Key, Lines: []int{lineOf[r.Key]}, Responses: []string{first.Response}})
+			if !withRequests {
+				rec.Request = nil
 			}
-			d.Conflicts[ci].Lines = append(d.Conflicts[ci].Lines, n)
-			d.Conflicts[ci].Responses = append(d.Conflicts[ci].Responses, r.Response)
-			continue
-		case first.Status != engine.StatusOK && r.Status == engine.StatusOK:
-			out[i] = rp
-			lineOf[r.Key] = n
+			rp := &rec
+			i, seen := at[rec.Key]
+			if !seen {
+				at[rec.Key] = len(out)
+				lineOf[rec.Key] = n
+				whereOf[rec.Key] = where
+				out = append(out, rp)
+				continue
+			}
+			first := out[i]
+			switch {
+			case first.Status == engine.StatusOK && rec.Status == engine.StatusOK && first.Response != rec.Response:
+				ci, ok := conflict[rec.Key]
+				if !ok {
+					ci = len(d.Conflicts)
+					conflict[rec.Key] = ci
+					d.Conflicts = append(d.Conflicts, Conflict{Key: rec.Key, Lines: []int{lineOf[rec.Key]}, At: []string{whereOf[rec.Key]}, Responses: []string{first.Response}})
+				}
+				d.Conflicts[ci].Lines = append(d.Conflicts[ci].Lines, n)
+				d.Conflicts[ci].At = append(d.Conflicts[ci].At, where)
+				d.Conflicts[ci].Responses = append(d.Conflicts[ci].Responses, rec.Response)
+				continue
+			case first.Status != engine.StatusOK && rec.Status == engine.StatusOK:
+				out[i] = rp
+				lineOf[rec.Key] = n
+				whereOf[rec.Key] = where
+			}
+			d.Records++
+			if len(d.Keys) < 5 && !slices.Contains(d.Keys, rec.Key) {
+				d.Keys = append(d.Keys, rec.Key)
+			}
 		}
-		d.Records++
-		if len(d.Keys) < 5 && !slices.Contains(d.Keys, r.Key) {
-			d.Keys = append(d.Keys, r.Key)
-		}
+		return sc.Err()
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return nil, d, err
 	}
 	drop := map[string]bool{}

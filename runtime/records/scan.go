@@ -94,8 +94,9 @@ func checkSeal(line []byte) sealState {
 
 // Tally counts records and names the first line they were found on.
 type Tally struct {
-	N     int // records
-	First int // 1-based line of the first
+	N       int    // records
+	First   int    // 1-based line of the first, in the run's logical order (see Flag.Line)
+	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.jsonl.zst line N" in a segment
 }
 
 // Conflict is a key answered by more than one ok record that disagree: a
@@ -103,26 +104,43 @@ type Tally struct {
 // trusted.
 type Conflict struct {
 	Key       string
-	Lines     []int    // 1-based, in file order
+	Lines     []int    // 1-based, in the run's logical order (see Flag.Line)
+	At        []string // where each line is (see Flag.At), same order
 	Responses []string // the response of each line, same order
 }
 
 func (c Conflict) String() string {
 	var parts []string
 	for i, l := range c.Lines {
-		parts = append(parts, fmt.Sprintf("line %d answers %s", l, quoteShort(c.Responses[i])))
+		at := fmt.Sprintf("line %d", l)
+		if i < len(c.At) && c.At[i] != "" {
+			at = c.At[i]
+		}
+		parts = append(parts, fmt.Sprintf("%s answers %s", at, quoteShort(c.Responses[i])))
 	}
 	return fmt.Sprintf("key %s: %s", c.Key, strings.Join(parts, ", "))
 }
 
 // Flag is one line that cannot be trusted as written, and why.
 type Flag struct {
+	// Line is the record's 1-based number in the run's logical order
+	// (the segments', then records.jsonl's lines: the line of
+	// records.jsonl when the run has no segment), as Pick is given it.
 	Line int
-	Key  string
-	Why  string
+	// At names the file and line: "line N" in records.jsonl,
+	// "records-000001.jsonl.zst line N" in a segment.
+	At  string
+	Key string
+	Why string
 }
 
-func (f Flag) String() string { return fmt.Sprintf("line %d (key %s): %s", f.Line, f.Key, f.Why) }
+func (f Flag) String() string {
+	at := f.At
+	if at == "" {
+		at = fmt.Sprintf("line %d", f.Line)
+	}
+	return fmt.Sprintf("%s (key %s): %s", at, f.Key, f.Why)
+}
 
 // Scan is what a records file holds, read without changing it. Commit
 // applies the repairs it found (and any archiving the caller decides).
@@ -151,40 +169,76 @@ type Scan struct {
 
 	conflictKeys map[[2]uint64]bool
 	torn         bool
-	committed    bool // Commit rewrote the file: the line numbers above are of the file before
+	committed    bool         // Commit rewrote the file: the line numbers above are of the file before
+	files        []recordFile // the files scanned, in logical order
+	starts       []int        // the logical line before each file's first
+	interrupted  bool         // a seal was interrupted: Commit finishes it
 }
 
-// ScanDir reads dir/records.jsonl without writing anything: the keys already
-// answered, the repairs a resume would make, what experiments, identities
-// and simulators the records name, conflicting duplicates and edited lines.
-// Records whose key names an experiment other than experiment (when it is
-// not "") are listed in Foreign and left out of everything else. A missing
-// file is an empty scan. A malformed line that is not the last is an error
-// naming the file, line and field.
+// At names where logical line n is: "line N" in records.jsonl,
+// "records-000001.jsonl.zst line N" in a segment (see Flag).
+func (s *Scan) At(n int) string {
+	for i := len(s.files) - 1; i >= 0; i-- {
+		if n > s.starts[i] {
+			return lineAt(s.files[i], n-s.starts[i])
+		}
+	}
+	return fmt.Sprintf("line %d", n)
+}
+
+// ScanDir reads dir's records (its segments, then records.jsonl: Files)
+// without writing anything: the keys already answered, the repairs a
+// resume would make, what experiments, identities and simulators the
+// records name, conflicting duplicates and edited lines. Records whose key
+// names an experiment other than experiment (when it is not "") are
+// listed in Foreign and left out of everything else. A directory without
+// records is an empty scan. A malformed line that is not the last of
+// records.jsonl (a segment's lines are all whole) is an error naming the
+// file, line and field.
 func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
 		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictKeys: map[[2]uint64]bool{}}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening records: %w", err)
-	}
-	defer f.Close()
 	var dups []dupLine
-	br := bufio.NewReaderSize(f, 1<<20)
 	lineNo := 0
+	_, err := walk(dir, func(f recordFile, r io.Reader) error {
+		s.files = append(s.files, f)
+		s.starts = append(s.starts, lineNo)
+		var err error
+		lineNo, dups, err = s.scanFile(f, r, experiment, lineNo, dups)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	d, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.interrupted = len(d.redundant) > 0 || len(d.plain) > 0
+	if len(dups) > 0 {
+		if err := s.collectConflicts(dups); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// scanFile reads one file of the run, whose first line is logical line
+// lineNo+1, and returns the logical number of its last line.
+func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	start := lineNo
 	for {
 		line, rerr := br.ReadBytes('\n')
 		if len(line) == 0 && rerr == io.EOF {
 			break
 		}
 		if rerr != nil && rerr != io.EOF {
-			return nil, fmt.Errorf("reading %s: %w", path, rerr)
+			return lineNo, dups, fmt.Errorf("reading %s: %w", f.path, rerr)
 		}
 		lineNo++
+		where := lineAt(f, lineNo-start)
 		complete := rerr == nil
 		var rec struct {
 			Key       *string          `json:"key"`
@@ -207,13 +261,17 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			}
 		}
 		if !complete || perr != nil {
-			if rerr == io.EOF { // the last line: a torn tail from a killed run
+			if rerr == io.EOF && f.seg == 0 { // the last line: a torn tail from a killed run
 				s.torn = true
 				s.Report.TornTail = true
 				s.Report.TornTailBytes = int64(len(line))
+				lineNo--
 				break
 			}
-			return nil, fmt.Errorf("%s line %d: %v", path, lineNo, perr)
+			if perr == nil {
+				perr = errors.New("the line is incomplete (a sealed segment holds whole lines: the segment is damaged)")
+			}
+			return lineNo, dups, fmt.Errorf("%s line %d: %v", f.path, lineNo-start, perr)
 		}
 		s.Lines = lineNo
 		key := *rec.Key
@@ -221,10 +279,10 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		case sealOK:
 			s.Sealed++
 		case sealBroken:
-			s.Edited = append(s.Edited, Flag{Line: lineNo, Key: key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 		default:
 			if s.Sealed+len(s.Edited) > 0 {
-				s.Edited = append(s.Edited, Flag{Line: lineNo, Key: key, Why: unsealedWhy})
+				s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: unsealedWhy})
 			} else {
 				s.Unsealed++ // written before records were sealed
 			}
@@ -232,12 +290,12 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		exp := keyField(key, 0)
 		t := s.Experiments[exp]
 		if t.N == 0 {
-			t.First = lineNo
+			t.First, t.FirstAt = lineNo, where
 		}
 		t.N++
 		s.Experiments[exp] = t
 		if experiment != "" && exp != experiment {
-			s.Foreign = append(s.Foreign, Flag{Line: lineNo, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
+			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
 			continue
 		}
 		if *rec.Status != engine.StatusOK {
@@ -250,7 +308,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			// does not hide a changed request.
 			digest = engine.RequestDigest(rec.Request)
 		} else if digest != "" && len(rec.Request) > 0 && engine.RequestDigest(rec.Request) != digest {
-			s.Edited = append(s.Edited, Flag{Line: lineNo, Key: key, Why: "its request does not match its request_sha256"})
+			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
 		}
 		model := keyField(key, 1)
 		var id engine.Identity
@@ -264,7 +322,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		}
 		it := ids[id]
 		if it.N == 0 {
-			it.First = lineNo
+			it.First, it.FirstAt = lineNo, where
 		}
 		it.N++
 		ids[id] = it
@@ -286,12 +344,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			break
 		}
 	}
-	if len(dups) > 0 {
-		if err := s.collectConflicts(f, dups); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return lineNo, dups, nil
 }
 
 // dupLine is an ok record whose key was answered before, differently.
@@ -303,12 +356,12 @@ type dupLine struct {
 
 // collectConflicts groups disagreeing duplicates by key and reads the
 // responses of their first lines.
-func (s *Scan) collectConflicts(f *os.File, dups []dupLine) error {
+func (s *Scan) collectConflicts(dups []dupLine) error {
 	want := map[int]bool{}
 	for _, d := range dups {
 		want[d.first] = true
 	}
-	firsts, err := responsesAt(f, s.Path, want)
+	firsts, err := s.responsesAt(want)
 	if err != nil {
 		return err
 	}
@@ -318,35 +371,55 @@ func (s *Scan) collectConflicts(f *os.File, dups []dupLine) error {
 		if !ok {
 			i = len(s.Conflicts)
 			at[d.key] = i
-			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, Responses: []string{firsts[d.first]}})
+			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first]}})
 		}
 		s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, d.line)
+		s.Conflicts[i].At = append(s.Conflicts[i].At, s.At(d.line))
 		s.Conflicts[i].Responses = append(s.Conflicts[i].Responses, d.response)
 	}
 	return nil
 }
 
-// responsesAt reads the response of the given lines of f.
-func responsesAt(f *os.File, path string, want map[int]bool) (map[int]string, error) {
+// responsesAt reads the response of the given logical lines.
+func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
 	out := map[int]string{}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	br := bufio.NewReaderSize(f, 1<<20)
-	for n := 1; len(out) < len(want); n++ {
-		line, err := br.ReadBytes('\n')
-		if want[n] {
-			var rec struct {
-				Response string `json:"response"`
-			}
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return nil, fmt.Errorf("%s line %d: %w", path, n, jerr)
-			}
-			out[n] = rec.Response
+	for i, f := range s.files {
+		last := s.Lines
+		if i+1 < len(s.starts) {
+			last = s.starts[i+1]
 		}
+		need := false
+		for n := range want {
+			if n > s.starts[i] && n <= last {
+				need = true
+				break
+			}
+		}
+		if !need {
+			continue
+		}
+		r, err := f.open()
 		if err != nil {
-			break
+			return nil, err
 		}
+		br := bufio.NewReaderSize(r, 1<<20)
+		for n := s.starts[i] + 1; n <= last; n++ {
+			line, err := br.ReadBytes('\n')
+			if want[n] {
+				var rec struct {
+					Response string `json:"response"`
+				}
+				if jerr := json.Unmarshal(line, &rec); jerr != nil {
+					r.Close()
+					return nil, fmt.Errorf("%s line %d: %w", f.path, n-s.starts[i], jerr)
+				}
+				out[n] = rec.Response
+			}
+			if err != nil {
+				break
+			}
+		}
+		r.Close()
 	}
 	return out, nil
 }
@@ -360,7 +433,11 @@ func (s *Scan) Others(name string) string {
 			continue
 		}
 		t := s.Experiments[e]
-		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at line %d)", t.N, e, t.First))
+		at := t.FirstAt
+		if at == "" {
+			at = fmt.Sprintf("line %d", t.First)
+		}
+		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, at))
 	}
 	return strings.Join(out, ", ")
 }
@@ -373,17 +450,21 @@ func (s *Scan) IsConflict(key string) bool { return s.conflictKeys[s.Done.h(key)
 // not say).
 type Pick func(line int, key string, id *engine.Identity) bool
 
-// Commit rewrites the records file as a resume needs it: without a torn
+// Commit rewrites the records files as a resume needs it: without a torn
 // tail, failed records and identical duplicates (the first record of a
 // key stays), and with the lines pick chooses moved to
 // dir/archive/<name>.jsonl first (the archive holds them before the records
-// file loses them: a crash in between leaves them in both, never in
-// neither). The keys of archived lines leave s.Done. It returns the
-// archive's path and how many lines moved; a file that needs nothing is
-// not touched. Once it has rewritten the file, a later Commit without
-// archiving does nothing (the repairs are made).
+// files lose them: a crash in between leaves them in both, never in
+// neither). Each file that loses a line is replaced whole (a sealed
+// segment by a new compressed one, through a temporary file and a
+// rename; a segment left with no line is removed); the others are not
+// touched. It first finishes a seal a crash interrupted (see the package
+// doc). The keys of archived lines leave s.Done. It returns the archive's
+// path and how many lines moved; files that need nothing are not touched.
+// Once it has rewritten the files, a later Commit without archiving does
+// nothing (the repairs are made). The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil
+	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted
 	if s.committed {
 		// The repairs are made and the line numbers are the old file's:
 		// a second pass would take a kept record for a duplicate.
@@ -395,64 +476,85 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if !need {
 		return "", 0, nil
 	}
-	f, err := os.Open(s.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", 0, nil
+	dir := filepath.Dir(s.Path)
+	if s.interrupted {
+		// Compressing a plain segment or removing its copy keeps every
+		// line where it was: the scan's line numbers still hold.
+		if _, err := finishSeals(dir); err != nil {
+			return "", 0, err
+		}
+		d, err := listFiles(dir)
+		if err != nil {
+			return "", 0, err
+		}
+		if len(d.files) != len(s.files) {
+			return "", 0, fmt.Errorf("records: %s changed since it was scanned (scan again)", dir)
+		}
+		s.files = d.files
+		s.interrupted = false
 	}
-	if err != nil {
-		return "", 0, fmt.Errorf("opening records: %w", err)
-	}
-	defer f.Close()
-	var keep []int64
 	var archived bytes.Buffer
 	var archivedKeys []string
 	moved := 0
-	br := bufio.NewReaderSize(f, 1<<20)
-	var off int64
-	for n := 1; ; n++ {
-		line, rerr := br.ReadBytes('\n')
-		if len(line) == 0 || (rerr == io.EOF && s.torn) {
-			break
+	drops := make([]map[int]bool, len(s.files))
+	for i, f := range s.files {
+		drop := map[int]bool{}
+		drops[i] = drop
+		r, err := f.open()
+		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
+			continue
 		}
-		if rerr != nil && rerr != io.EOF {
-			return "", 0, fmt.Errorf("reading %s: %w", s.Path, rerr)
+		if err != nil {
+			return "", 0, err
 		}
-		start := off
-		off += int64(len(line))
-		var rec struct {
-			Key      string           `json:"key"`
-			Status   string           `json:"status"`
-			Identity *engine.Identity `json:"identity"`
-		}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return "", 0, fmt.Errorf("%s line %d: %w", s.Path, n, err)
-		}
-		switch {
-		case pick != nil && pick(n, rec.Key, rec.Identity):
-			moved++
-			archived.Write(line)
-			if line[len(line)-1] != '\n' {
-				archived.WriteByte('\n')
+		br := bufio.NewReaderSize(r, 1<<20)
+		for local := 1; ; local++ {
+			n := s.starts[i] + local
+			line, rerr := br.ReadBytes('\n')
+			if len(line) == 0 || (rerr == io.EOF && f.seg == 0 && s.torn) {
+				break
 			}
-			archivedKeys = append(archivedKeys, rec.Key)
-		case rec.Status != engine.StatusOK:
-		case !s.Done.Has(rec.Key):
-			keep = append(keep, start, off) // a foreign record, left for the caller to decide
-		case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
-			// an identical duplicate: the first stays
-		default:
-			keep = append(keep, start, off)
+			if rerr != nil && rerr != io.EOF {
+				r.Close()
+				return "", 0, fmt.Errorf("reading %s: %w", f.path, rerr)
+			}
+			var rec struct {
+				Key      string           `json:"key"`
+				Status   string           `json:"status"`
+				Identity *engine.Identity `json:"identity"`
+			}
+			if err := json.Unmarshal(line, &rec); err != nil {
+				r.Close()
+				return "", 0, fmt.Errorf("%s line %d: %w", f.path, local, err)
+			}
+			switch {
+			case pick != nil && pick(n, rec.Key, rec.Identity):
+				moved++
+				archived.Write(line)
+				if line[len(line)-1] != '\n' {
+					archived.WriteByte('\n')
+				}
+				archivedKeys = append(archivedKeys, rec.Key)
+				drop[local] = true
+			case rec.Status != engine.StatusOK:
+				drop[local] = true
+			case !s.Done.Has(rec.Key):
+				// a foreign record, left for the caller to decide
+			case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
+				drop[local] = true // an identical duplicate: the first stays
+			}
+			if rerr == io.EOF {
+				break
+			}
 		}
-		if rerr == io.EOF {
-			break
-		}
+		r.Close()
 	}
 	apath := ""
 	if moved > 0 {
-		if err := os.MkdirAll(filepath.Join(filepath.Dir(s.Path), ArchiveDir), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
 			return "", 0, fmt.Errorf("archiving records: %w", err)
 		}
-		apath = filepath.Join(filepath.Dir(s.Path), ArchiveDir, name+".jsonl")
+		apath = filepath.Join(dir, ArchiveDir, name+".jsonl")
 		if err := noLink(apath); err != nil {
 			return "", 0, err
 		}
@@ -472,8 +574,14 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
 		}
 	}
-	if err := rewrite(f, s.Path, keep); err != nil {
-		return "", 0, err
+	for i, f := range s.files {
+		cut := f.seg == 0 && s.torn
+		if len(drops[i]) == 0 && !cut {
+			continue
+		}
+		if err := rewriteFile(f, drops[i], cut); err != nil {
+			return "", 0, err
+		}
 	}
 	s.Report.RewroteFile = true
 	s.committed = true
@@ -482,6 +590,60 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	}
 	s.Report.Kept = s.Done.Len()
 	return apath, moved, nil
+}
+
+// rewriteFile replaces f by its lines but those drop names (1-based in
+// f) and, when cut, its last line if it has no newline: a segment by a
+// new compressed one (removed when no line is left), records.jsonl by a
+// plain file, each through a temporary file, synced and renamed.
+func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
+	// copyKept writes f's kept lines to w and returns how many.
+	copyKept := func(w io.Writer) (int, error) {
+		r, err := f.open()
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		br := bufio.NewReaderSize(r, 1<<20)
+		kept := 0
+		for n := 1; ; n++ {
+			line, err := br.ReadBytes('\n')
+			if err != nil && err != io.EOF {
+				return kept, fmt.Errorf("reading %s: %w", f.path, err)
+			}
+			if len(line) == 0 || (err == io.EOF && cut) {
+				return kept, nil
+			}
+			if !drop[n] {
+				kept++
+				if _, werr := w.Write(line); werr != nil {
+					return kept, werr
+				}
+			}
+			if err == io.EOF {
+				return kept, nil
+			}
+		}
+	}
+	write := func(w io.Writer) error { _, err := copyKept(w); return err }
+	if f.seg == 0 {
+		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return replaceFile(f.path, false, write)
+	}
+	// A segment left with no record goes.
+	kept, err := copyKept(io.Discard)
+	if err != nil {
+		return err
+	}
+	if kept == 0 {
+		if err := os.Remove(f.path); err != nil {
+			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
+		}
+		return syncDir(filepath.Dir(f.path))
+	}
+	return replaceFile(f.path, f.zst, write)
 }
 
 // keyField is the i-th '|'-separated field of a key string, unescaped.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -118,8 +117,8 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 		}
 	}
 	if unknown > 0 {
-		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at line %d of %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
-			filepath.Join(dir, ManifestFile), unknown, first, scan.Path, hint.newOut())
+		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
+			filepath.Join(dir, ManifestFile), unknown, placeOf(scan, first), hint.newOut())
 	}
 	m.Simulated = scan.Simulated > 0
 	var names []string
@@ -155,8 +154,8 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo,
 				}
 			}
 			if id != mi.Identity {
-				msgs = append(msgs, fmt.Sprintf("model %q: %d record(s) (the first at line %d) were answered by %s, and the server now serves %s",
-					mi.Name, t.N, t.First, id, mi.Identity))
+				msgs = append(msgs, fmt.Sprintf("model %q: %d record(s) (the first at %s) were answered by %s, and the server now serves %s",
+					mi.Name, t.N, scan.At(t.First), id, mi.Identity))
 			}
 		}
 	}
@@ -202,17 +201,28 @@ func archiveWhy(lines map[int]string, changed map[string]bool, identity bool) st
 	return strings.Join(parts, "; ")
 }
 
-// lineList shows at most 10 line numbers.
-func lineList(ls []int) string {
+// lineList shows at most 10 lines of scan's records: the numbers of
+// records.jsonl's, "records-000001.jsonl.zst line 3" for a segment's.
+func lineList(scan *records.Scan, ls []int) string {
 	var parts []string
 	for i, l := range ls {
 		if i == 10 {
 			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-10))
 			break
 		}
-		parts = append(parts, strconv.Itoa(l))
+		parts = append(parts, strings.TrimPrefix(scan.At(l), "line "))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// placeOf names logical line n of scan's records with its file: "line 5
+// of DIR/records.jsonl", "records-000001.jsonl.zst line 5 in DIR".
+func placeOf(scan *records.Scan, n int) string {
+	at := scan.At(n)
+	if strings.HasPrefix(at, "line ") {
+		return at + " of " + scan.Path
+	}
+	return at + " in " + filepath.Dir(scan.Path)
 }
 
 // removeEmptyRun removes a run directory that a refused run created: it

@@ -336,7 +336,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		problems = append(problems, fmt.Sprintf("%s: the experiment changed since these records were written: %s", o.Out, strings.Join(changeNotes, "; ")))
 	}
 	if extra := scan.Done.Unvisited(); len(extra) > 0 {
-		problems = append(problems, fmt.Sprintf("%s: %d record(s) answer requests this experiment does not ask (lines %s)", scan.Path, len(extra), lineList(extra)))
+		problems = append(problems, fmt.Sprintf("%s: %d record(s) answer requests this experiment does not ask (lines %s)", scan.Path, len(extra), lineList(scan, extra)))
 		for _, l := range extra {
 			archive[l] = "not asked"
 		}
@@ -520,7 +520,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		if pending == 0 {
 			continue
 		}
-		st, err := runStage(ctx, eng, j, stage, lookup, done, pending, o, logw)
+		st, err := runStage(ctx, eng, j, stage, lookup, done, pending, o, logw, lk)
 		wrote = wrote || st.Done > 0
 		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
@@ -552,6 +552,15 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			logf("%s: %d of %d requests have records; %d are left to ask and were not sent", o.Out, asked, asked+m.Pending, m.Pending)
 		}
 	}
+	if runErr == nil {
+		// A live file the writer left over the seal size (an older run's
+		// records.jsonl, resumed with nothing to send) is sealed now.
+		if seg, err := records.Seal(lk, o.Out, records.DefaultCloseSealBytes); err != nil {
+			logf("%s: warning: %v (the records stay as they are, readable)", o.Out, err)
+		} else if seg != "" {
+			logf("%s: %s sealed into %s (compressed; every reader reads it)", o.Out, records.FileName, seg)
+		}
+	}
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
 }
 
@@ -573,8 +582,8 @@ func setProvenance(m *Manifest, eng *engine.Engine) {
 
 // runStage sends one stage's pending requests and appends their records.
 func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup func(engine.Key) (*engine.Record, bool),
-	done *records.KeySet, pending int, o Options, logw io.Writer) (engine.Stats, error) {
-	w, err := records.Create(o.Out)
+	done *records.KeySet, pending int, o Options, logw io.Writer, lk *records.Lock) (engine.Stats, error) {
+	w, err := records.CreateWith(o.Out, records.Options{Lock: lk})
 	if err != nil {
 		return engine.Stats{}, err
 	}

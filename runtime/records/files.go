@@ -1,0 +1,503 @@
+package records
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Segment files.
+//
+// A run's records are the sealed segments in number order, then the live
+// file:
+//
+//	records-000001.jsonl.zst  records-000002.jsonl.zst  ...  records.jsonl
+//
+// A segment is one zstd stream (RFC 8878) of whole record lines, in the
+// grammar of records.jsonl; it is never appended to. sealLive makes one
+// from the live file in three steps, each of which leaves a state every
+// reader reads as the same records in the same order:
+//
+//  1. rename records.jsonl to records-N.jsonl (N one above the highest
+//     segment number) and fsync the directory: a plain segment, read
+//     like a sealed one; the writer starts a new records.jsonl.
+//  2. compress it into .records-N.jsonl.zst-*.tmp, fsync it, rename it to
+//     records-N.jsonl.zst and fsync the directory.
+//  3. remove records-N.jsonl.
+//
+// The rule a crash leaves to the next open: a records-N.jsonl.zst is
+// complete whenever it exists (it gets its name only once written and
+// synced), so a records-N.jsonl beside it is the redundant copy of step 3
+// and is skipped by every reader; a records-N.jsonl alone is the segment.
+// Hidden .records-*.tmp files are never read. The next writer under the
+// exclusive lock (CreateWith, Seal, Commit) finishes what a crash left:
+// it compresses a plain segment, removes a redundant copy and stale
+// temporary files.
+const (
+	segPrefix = "records-"
+	segPlain  = ".jsonl"
+	segZst    = ".jsonl.zst"
+)
+
+// SegmentName is the file name of segment n, compressed.
+func SegmentName(n int) string { return fmt.Sprintf("%s%06d%s", segPrefix, n, segZst) }
+
+// recordFile is one file of a run's records.
+type recordFile struct {
+	path string
+	name string // base name, as messages show it
+	seg  int    // segment number; 0 for the live file
+	zst  bool
+}
+
+// dirFiles is what a run directory holds of records files.
+type dirFiles struct {
+	files     []recordFile // in logical order
+	redundant []string     // plain segments beside their compressed one (step 3 not done)
+	plain     []recordFile // plain segments alone (step 2 not done)
+	temps     []string     // hidden temporary files of an interrupted seal or rewrite
+	maxSeg    int
+}
+
+// parseSegment reads a segment file name: its number and whether it is
+// compressed (ok false when name is not one).
+func parseSegment(name string) (n int, zst, ok bool) {
+	rest, found := strings.CutPrefix(name, segPrefix)
+	if !found {
+		return 0, false, false
+	}
+	var num string
+	switch {
+	case strings.HasSuffix(rest, segZst):
+		num, zst = strings.TrimSuffix(rest, segZst), true
+	case strings.HasSuffix(rest, segPlain):
+		num = strings.TrimSuffix(rest, segPlain)
+	default:
+		return 0, false, false
+	}
+	if len(num) < 6 || strings.Trim(num, "0123456789") != "" {
+		return 0, false, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 {
+		return 0, false, false
+	}
+	return n, zst, true
+}
+
+// listFiles reads dir's records files.
+func listFiles(dir string) (dirFiles, error) {
+	var d dirFiles
+	es, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return d, fmt.Errorf("listing records: %w", err)
+	}
+	type seg struct{ plain, zst bool }
+	segs := map[int]*seg{}
+	live := false
+	for _, e := range es {
+		name := e.Name()
+		if name == FileName {
+			live = true
+			continue
+		}
+		if strings.HasPrefix(name, ".records") && strings.HasSuffix(name, ".tmp") {
+			d.temps = append(d.temps, filepath.Join(dir, name))
+			continue
+		}
+		n, zst, ok := parseSegment(name)
+		if !ok {
+			continue
+		}
+		s := segs[n]
+		if s == nil {
+			s = &seg{}
+			segs[n] = s
+		}
+		if zst {
+			s.zst = true
+		} else {
+			s.plain = true
+		}
+	}
+	for _, n := range slices.Sorted(func(yield func(int) bool) {
+		for n := range segs {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		s := segs[n]
+		d.maxSeg = n
+		plain := fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)
+		if s.zst {
+			name := SegmentName(n)
+			d.files = append(d.files, recordFile{path: filepath.Join(dir, name), name: name, seg: n, zst: true})
+			if s.plain {
+				d.redundant = append(d.redundant, filepath.Join(dir, plain))
+			}
+			continue
+		}
+		f := recordFile{path: filepath.Join(dir, plain), name: plain, seg: n}
+		d.files = append(d.files, f)
+		d.plain = append(d.plain, f)
+	}
+	if live {
+		d.files = append(d.files, recordFile{path: filepath.Join(dir, FileName), name: FileName})
+	}
+	return d, nil
+}
+
+// Files lists the files that hold dir's records, in their logical order:
+// the sealed segments by number, then records.jsonl (see the package
+// doc). A plain segment left beside its compressed copy by an interrupted
+// seal is not listed. A directory without records gives none.
+func Files(dir string) ([]string, error) {
+	d, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range d.files {
+		out = append(out, f.path)
+	}
+	return out, nil
+}
+
+// lineAt names line n of f as messages do: "line N" in records.jsonl,
+// "records-000001.jsonl.zst line N" in a segment.
+func lineAt(f recordFile, n int) string {
+	if f.seg == 0 {
+		return fmt.Sprintf("line %d", n)
+	}
+	return fmt.Sprintf("%s line %d", f.name, n)
+}
+
+// walk calls fn with each of dir's records files in logical order, opened
+// for reading, and reports whether there was any. A seal running beside it
+// (a reader without the shared lock, while a run writes) never makes it
+// miss or repeat a record: what it reads is the records at some moment,
+// a prefix of what they are later. A segment it was told of but that was
+// compressed meanwhile is read in its compressed form; records.jsonl is
+// read only when, once it is open, no segment above the last one read has
+// appeared (else it may be a new live file begun after a seal, and the
+// segments made meanwhile come first). Segment numbers only grow while a
+// writer holds the lock, so none is skipped.
+func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
+	d, err := listFiles(dir)
+	if err != nil {
+		return false, err
+	}
+	any, last, retries := false, 0, 0
+	again := func() error {
+		if retries++; retries > 1000 {
+			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
+		}
+		d, err = listFiles(dir)
+		return err
+	}
+	for {
+		i := slices.IndexFunc(d.files, func(f recordFile) bool { return f.seg == 0 || f.seg > last })
+		if i < 0 {
+			return any, nil
+		}
+		f := d.files[i]
+		r, err := f.open()
+		if errors.Is(err, os.ErrNotExist) {
+			// A plain segment compressed, or records.jsonl sealed: look again.
+			if err := again(); err != nil {
+				return any, err
+			}
+			continue
+		}
+		if err != nil {
+			return any, err
+		}
+		if f.seg == 0 {
+			if err := again(); err != nil {
+				r.Close()
+				return any, err
+			}
+			if d.maxSeg > last {
+				r.Close()
+				continue
+			}
+			retries-- // not a retry
+		}
+		any = true
+		err = fn(f, r)
+		r.Close()
+		if err != nil || f.seg == 0 {
+			return any, err
+		}
+		last = f.seg
+	}
+}
+
+// open opens a records file for reading, decompressing a segment.
+func (f recordFile) open() (io.ReadCloser, error) {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, fmt.Errorf("reading records: %w", err)
+	}
+	if !f.zst {
+		return fh, nil
+	}
+	zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+	}
+	return &zstdFile{zr: zr, f: fh, path: f.path}, nil
+}
+
+// zstdFile reads a compressed segment; errors name it.
+type zstdFile struct {
+	zr   *zstd.Decoder
+	f    *os.File
+	path string
+}
+
+func (z *zstdFile) Read(p []byte) (int, error) {
+	n, err := z.zr.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("decompressing %s: %w (the segment is damaged)", z.path, err)
+	}
+	return n, err
+}
+
+func (z *zstdFile) Close() error {
+	z.zr.Close()
+	return z.f.Close()
+}
+
+// syncDir makes the renames and removals in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// compressTo writes what write writes as the compressed segment dst: into
+// a temporary file, synced, then renamed, and the directory synced.
+func compressTo(dst string, write func(io.Writer) error) error {
+	return replaceFile(dst, true, write)
+}
+
+// replaceFile writes what write writes (compressed when zst) into a
+// temporary file beside path, syncs it, renames it to path and syncs the
+// directory: path holds either its old content or all of the new.
+func replaceFile(path string, zst bool, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	fail := func(err error) error {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
+		return fail(err)
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	var w io.Writer = bw
+	var zw *zstd.Encoder
+	if zst {
+		if zw, err = zstd.NewWriter(bw, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)); err != nil {
+			return fail(err)
+		}
+		w = zw
+	}
+	if err := write(w); err != nil {
+		if zw != nil {
+			zw.Close()
+		}
+		return fail(err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// compressPlain is steps 2 and 3 of a seal: the plain segment f becomes
+// its compressed one.
+func compressPlain(f recordFile) error {
+	src, err := os.Open(f.path)
+	if err != nil {
+		return fmt.Errorf("sealing %s: %w", f.path, err)
+	}
+	defer src.Close()
+	if err := endsInNewline(src, f.path); err != nil {
+		return err
+	}
+	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
+	if err := compressTo(dst, func(w io.Writer) error { _, err := io.Copy(w, bufio.NewReaderSize(src, 1<<20)); return err }); err != nil {
+		return err
+	}
+	if err := os.Remove(f.path); err != nil {
+		return fmt.Errorf("sealing %s: %w", dst, err)
+	}
+	return syncDir(filepath.Dir(f.path))
+}
+
+// endsInNewline refuses to seal a file whose last line is torn (a segment
+// holds whole lines only).
+func endsInNewline(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("sealing %s: %w", path, err)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
+		return fmt.Errorf("sealing %s: %w", path, err)
+	}
+	if b[0] != '\n' {
+		return fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
+	}
+	return nil
+}
+
+// finishSeals completes what an interrupted seal left in dir: a plain
+// segment alone is compressed, a plain copy beside its compressed segment
+// and temporary files are removed. It must run under the exclusive lock.
+func finishSeals(dir string) (bool, error) {
+	d, err := listFiles(dir)
+	if err != nil {
+		return false, err
+	}
+	did := false
+	for _, p := range d.redundant {
+		if err := os.Remove(p); err != nil {
+			return did, fmt.Errorf("removing %s, a copy of a sealed segment: %w", p, err)
+		}
+		did = true
+	}
+	for _, t := range d.temps {
+		if err := os.Remove(t); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return did, fmt.Errorf("removing %s: %w", t, err)
+		}
+		did = true
+	}
+	if did {
+		if err := syncDir(dir); err != nil {
+			return did, err
+		}
+	}
+	for _, f := range d.plain {
+		if err := compressPlain(f); err != nil {
+			return did, err
+		}
+		did = true
+	}
+	return did, nil
+}
+
+// sealLive seals dir's live file into the next segment (steps 1 to 3) and
+// returns the segment's name ("" when the live file is missing or empty).
+func sealLive(dir string) (string, error) {
+	plain, err := renameLive(dir)
+	if err != nil || plain == nil {
+		return "", err
+	}
+	if err := compressPlain(*plain); err != nil {
+		return "", err
+	}
+	return SegmentName(plain.seg), nil
+}
+
+// renameLive is step 1 of a seal: dir's live file becomes the plain
+// segment it returns (nil when the live file is missing or empty).
+func renameLive(dir string) (*recordFile, error) {
+	d, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	live := filepath.Join(dir, FileName)
+	f, err := os.Open(live)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
+	}
+	err = endsInNewline(f, live)
+	fi, serr := f.Stat()
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if serr != nil || fi.Size() == 0 {
+		return nil, serr
+	}
+	n := d.maxSeg + 1
+	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
+	plain.name = filepath.Base(plain.path)
+	if err := os.Rename(live, plain.path); err != nil {
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, fmt.Errorf("sealing %s: %w", live, err)
+	}
+	return &plain, nil
+}
+
+// Seal seals dir's records.jsonl into the next compressed segment when it
+// holds more than min bytes, after finishing what an interrupted seal
+// left (see the package doc). lk must be dir's exclusive lock. It returns
+// the new segment's name, or "" when it sealed nothing.
+func Seal(lk *Lock, dir string, min int64) (string, error) {
+	if err := lk.holds(dir); err != nil {
+		return "", err
+	}
+	if _, err := finishSeals(dir); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(filepath.Join(dir, FileName))
+	if errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() <= min) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("sealing records: %w", err)
+	}
+	return sealLive(dir)
+}
