@@ -1,8 +1,8 @@
 package report
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"

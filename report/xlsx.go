@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
