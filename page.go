@@ -1,7 +1,6 @@
 package bhasha
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -80,65 +78,32 @@ func (r *Results) buildPage() (report.Page, error) {
 // inlined, no network): a SIMULATED banner when it applies, the notes,
 // the figures, every table (the first 500 rows of long ones; the CSV
 // files hold them all), a sample explorer (filters, search, each
-// answer's prompt, response and verdicts) and the run's provenance.
-// Model output and dataset text are escaped everywhere.
+// answer's prompt, response and verdicts; a bounded, stratified draw of
+// a large run's answers, explorerPicks, and it says how many of how
+// many) and the run's provenance. Model output and dataset text are
+// escaped everywhere. WriteReport writes it to a file with a context and
+// progress.
 func (r *Results) HTML(w io.Writer) error {
-	p, err := r.pageWithSamples(ExplorerSamples, true)
-	if err != nil {
-		return err
-	}
-	return report.WriteHTML(w, p)
+	return r.writeReports(context.Background(), reportConfig{}, w, nil, noop, noop)
 }
 
 // ExplorerSamples bounds the samples the HTML report's explorer draws
-// from: a run with more scored answers offers every k-th one
-// (k = ⌈n / ExplorerSamples⌉, so every model, language and strategy
-// appears), and the page says so; the explorer then keeps what fits in
-// report.MaxExplorerBytes.
+// (explorerPicks: the same number from each model × language × strategy,
+// and each flag of the answer schema both ways); the explorer then keeps
+// the first of them that fit in report.MaxExplorerBytes.
 const ExplorerSamples = 20_000
-
-// pageWithSamples is the report page with at most limit samples: all of
-// them when the run has no more, else every k-th (spread) or the first
-// limit, read in one pass over the records.
-func (r *Results) pageWithSamples(limit int, spread bool) (report.Page, error) {
-	p, err := r.page()
-	if err != nil {
-		return p, err
-	}
-	var ss []Sample
-	if n := len(r.rows); n <= limit {
-		ss, err = r.Samples()
-	} else {
-		step := 1
-		if spread {
-			step = (n + limit - 1) / limit
-		}
-		sel := make([]int, 0, limit)
-		for i := 0; i < n && len(sel) < limit; i += step {
-			sel = append(sel, i)
-		}
-		ss, err = r.samplesOf(sel)
-		p.SamplesTotal, p.SamplesEvery = n, step
-	}
-	if err != nil {
-		return p, err
-	}
-	p.Samples = samplesTable(ss)
-	return p, nil
-}
 
 // XLSX writes the run's workbook: a README sheet, one sheet per table
 // (frozen header, autofilter, number formats, colour scales, column
 // descriptions), the figures with native charts, the provenance and the
 // samples (every one, or the first report.MaxSampleRows with a note;
-// report.WriteXLSX).
+// report.WriteXLSX; SheetRows). The workbook is written into w as it is
+// built; WriteReport writes it to a file with a context and progress.
 func (r *Results) XLSX(w io.Writer) error {
-	p, err := r.pageWithSamples(report.MaxSampleRows, false)
-	if err != nil {
-		return err
-	}
-	return report.WriteXLSX(w, p)
+	return r.writeReports(context.Background(), reportConfig{}, nil, w, noop, noop)
 }
+
+func noop() error { return nil }
 
 // Figures are the run's figures, in report order (the study's plan
 // draws them from its tables, experiment.Figurer: the paper's figures its
@@ -165,22 +130,11 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // WriteHTML writes the HTML report to path atomically (a temporary file
-// renamed into place).
-func (r *Results) WriteHTML(path string) error { return r.writeFile(path, "HTML report", r.HTML) }
+// renamed into place; WriteReport).
+func (r *Results) WriteHTML(path string) error { return r.WriteReport(context.Background(), path, "") }
 
-// WriteXLSX writes the workbook to path atomically.
-func (r *Results) WriteXLSX(path string) error { return r.writeFile(path, "workbook", r.XLSX) }
-
-func (r *Results) writeFile(path, what string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
-	}
-	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
-		return fmt.Errorf("%s of %s: %w", what, r.dir, err)
-	}
-	return nil
-}
+// WriteXLSX writes the workbook to path atomically (WriteReport).
+func (r *Results) WriteXLSX(path string) error { return r.WriteReport(context.Background(), "", path) }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and
 // as a LaTeX booktabs table, every figure's ECharts option and, when

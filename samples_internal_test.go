@@ -1,18 +1,26 @@
 package bhasha
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/report"
 )
 
-// A run with more answers than the report's bound gets a selection:
-// every k-th answer for the explorer, the first ones for the workbook,
-// each with the prompt and response of its own record, and the page
-// knows the run's total.
-func TestBoundedSamples(t *testing.T) {
+// boundedRun is a small run of Distractors on TriviaQA (12 or more
+// answers, two conditions), and its samples.
+func boundedRun(t *testing.T) (*Results, []Sample) {
+	t.Helper()
 	dir := t.TempDir()
 	exp := Distractors("testdata/triviaqa/triviaqa_small.jsonl", Conditions("clean", "hi"), SampleItems(6))
 	r, err := Run(context.Background(), exp, Out(filepath.Join(dir, "run")), CacheDir(filepath.Join(dir, "cache")))
@@ -23,36 +31,204 @@ func TestBoundedSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(all)
-	if n < 12 {
-		t.Fatalf("%d samples", n)
+	if len(all) < 12 {
+		t.Fatalf("%d samples", len(all))
 	}
-	for _, tc := range []struct {
-		limit  int
-		spread bool
-		step   int
-	}{{5, true, (n + 4) / 5}, {5, false, 1}, {n, true, 0}} {
-		p, err := r.pageWithSamples(tc.limit, tc.spread)
+	return r, all
+}
+
+// A run with more answers than the explorer's bound gets a drawn
+// selection: at most the bound, the same every time, as many from each
+// model × language × strategy group as from the others (all of a smaller
+// group), each flag of the answer schema both ways when the run has
+// both, in table order, each with its own record's prompt and response;
+// and the page says how many of how many it shows.
+func TestExplorerPicks(t *testing.T) {
+	r, all := boundedRun(t)
+	n := len(all)
+	answers, err := r.Table("answers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]sampleText, n)
+	if err := r.readTexts(context.Background(), report.Options{}, func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{5, 8, n} {
+		picks, how := r.explorerPicks(limit)
+		again, _ := r.explorerPicks(limit)
+		if len(picks) != min(limit, n) || !slices.Equal(picks, again) {
+			t.Errorf("limit %d: %d picks (want %d), the same twice: %v", limit, len(picks), min(limit, n), slices.Equal(picks, again))
+		}
+		groups := map[string]int{}
+		for _, i := range picks {
+			k := r.rows[i].Key
+			groups[k.Model+"|"+k.Language+"|"+k.Strategy]++
+		}
+		lo, hi := n, 0
+		for _, c := range groups {
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if hi-lo > 1+2*len(r.schema.Criteria()) { // the flags' picks come first, in any group
+			t.Errorf("limit %d: groups %v are not balanced", limit, groups)
+		}
+		for _, f := range r.schema.Fields() {
+			if f.Type != score.FlagField {
+				continue
+			}
+			var run, got [2]bool
+			for i := range r.rows {
+				run[b2i(f.Flag(&r.rows[i]))] = true
+			}
+			for _, i := range picks {
+				got[b2i(f.Flag(&r.rows[i]))] = true
+			}
+			if run[0] && run[1] && (!got[0] || !got[1]) {
+				t.Errorf("limit %d: flag %s is not shown both ways", limit, f.Name)
+			}
+		}
+		pickTexts := make([]sampleText, len(picks))
+		for k, i := range picks {
+			pickTexts[k] = texts[i]
+		}
+		tb, total, note := r.explorerTable(answers, picks, pickTexts, how)
+		if limit < n && (total != n || !strings.Contains(note, "model × language × strategy")) || limit >= n && total != 0 {
+			t.Errorf("limit %d: total %d, how %q", limit, total, note)
+		}
+		last := -1
+		for _, row := range tb.Rows {
+			i := slices.IndexFunc(all, func(s Sample) bool {
+				return s.Item == row[tb.Col("item")] && s.Condition == row[tb.Col("condition")] && s.Model == row[tb.Col("model")] && s.Role == row[tb.Col("role")]
+			})
+			if i < 0 || i <= last {
+				t.Fatalf("limit %d: row %v is not a later sample (after %d)", limit, row, last)
+			}
+			last = i
+			if row[tb.Col("prompt")] != all[i].Prompt || row[tb.Col("response")] != all[i].Response || all[i].Response == "" {
+				t.Errorf("limit %d: row %v is not sample %d's text", limit, row, i)
+			}
+		}
+		var html bytes.Buffer
+		p, _ := r.page()
+		p.Samples, p.SamplesTotal, p.SamplesHow = tb, total, note
+		if err := report.WriteHTML(&html, p); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("Showing %d of %d scored answers", len(tb.Rows), n)
+		if limit >= n {
+			want = fmt.Sprintf("All %d scored answers", n)
+		}
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("limit %d: the page does not say %q", limit, want)
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The workbook's samples sheet streams every answer from the spill, in
+// table order, with its record's text; a run with more answers than
+// SheetRows keeps the first of them, and the sheet's last row and the
+// README say how many were left out and where they all are.
+func TestSamplesSheetLimit(t *testing.T) {
+	r, all := boundedRun(t)
+	n := len(all)
+	for _, limit := range []int{0, 5} {
+		path := filepath.Join(t.TempDir(), "report.xlsx")
+		var opts []ReportOption
+		if limit > 0 {
+			opts = append(opts, SheetRows(limit))
+		}
+		if err := r.WriteReport(context.Background(), "", path, opts...); err != nil {
+			t.Fatal(err)
+		}
+		f, err := excelize.OpenFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := p.Samples.Rows
-		if tc.step == 0 { // all fit: every sample, no selection
-			if len(rows) != n || p.SamplesTotal != 0 {
-				t.Errorf("limit %d: %d rows, total %d; want all %d", tc.limit, len(rows), p.SamplesTotal, n)
-			}
-			continue
+		rows, err := f.GetRows("samples")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if p.SamplesTotal != n || p.SamplesEvery != tc.step || len(rows) > tc.limit || len(rows) == 0 {
-			t.Errorf("limit %d spread %v: %d rows, total %d, every %d", tc.limit, tc.spread, len(rows), p.SamplesTotal, p.SamplesEvery)
-			continue
+		readme, _ := f.GetRows("README")
+		f.Close()
+		kept := n
+		if limit > 0 {
+			kept = limit
 		}
-		for j, row := range rows {
-			want := all[j*tc.step]
-			col := func(name string) any { return row[p.Samples.Col(name)] }
-			if col("item") != want.Item || col("condition") != want.Condition || col("prompt") != want.Prompt || col("response") != want.Response || want.Response == "" {
-				t.Errorf("selected row %d is not sample %d: %v vs %+v", j, j*tc.step, row, want)
+		header := rows[0]
+		col := func(name string) int { return slices.Index(header, name) }
+		for j := range kept {
+			if rows[j+1][col("item")] != all[j].Item || rows[j+1][col("prompt")] != all[j].Prompt || rows[j+1][col("response")] != all[j].Response {
+				t.Errorf("limit %d: row %d is not sample %d: %v", limit, j+1, j, rows[j+1])
 			}
+		}
+		cut := fmt.Sprintf("%d more rows are in", n-kept)
+		said := strings.Contains(fmt.Sprint(readme), fmt.Sprintf("keeps the first %d of %d rows", kept, n))
+		switch {
+		case limit == 0 && (len(rows) != n+1 || said):
+			t.Errorf("no limit: %d rows for %d samples, README %q", len(rows), n, readme)
+		case limit > 0 && (len(rows) != kept+2 || !strings.Contains(rows[kept+1][0], cut) || !said):
+			t.Errorf("limit %d: %d rows, last %q, README %q", limit, len(rows), rows[len(rows)-1], readme)
+		}
+	}
+}
+
+// A report stopped by its context leaves no file, partial or temporary,
+// and the files already there as they were.
+func TestReportCancelled(t *testing.T) {
+	r, _ := boundedRun(t)
+	dir := t.TempDir()
+	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
+	if err := os.WriteFile(xlsx, []byte("the old workbook"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Cancelled before it starts, and cancelled in the middle of the
+	// workbook's samples sheet (by its progress).
+	for _, when := range []string{"before", "sheet samples"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		if when == "before" {
+			cancel()
+		}
+		err := r.WriteReport(ctx, html, xlsx, ReportProgress(func(s ReportStep) {
+			if strings.Contains(s.What, when) {
+				cancel()
+			}
+		}))
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", when, err)
+		}
+		if b, err := os.ReadFile(xlsx); err != nil || string(b) != "the old workbook" {
+			t.Errorf("%s: the workbook is %q… (%d bytes, %v), not as it was", when, b[:min(len(b), 16)], len(b), err)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() != "report.xlsx" && !(when != "before" && e.Name() == "report.html") {
+				t.Errorf("%s: %s left in the directory", when, e.Name())
+			}
+		}
+	}
+	// Not cancelled: both written, the progress told of each step's end.
+	var ended []string
+	if err := r.WriteReport(context.Background(), html, xlsx, ReportProgress(func(s ReportStep) {
+		if s.Final {
+			ended = append(ended, s.What)
+		}
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(xlsx); string(b) == "the old workbook" {
+		t.Error("the workbook was not replaced")
+	}
+	for _, step := range []string{"reading the records' prompts and responses", "HTML report", "sheet samples", "workbook file"} {
+		if !slices.Contains(ended, step) {
+			t.Errorf("progress: no end of %q in %q", step, ended)
 		}
 	}
 }

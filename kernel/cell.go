@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"os"
+	"os/signal"
 	"path/filepath"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -87,12 +88,16 @@ func Draw(r *bhasha.Results, patterns ...string) {
 }
 
 // Save writes the run's self-contained HTML report and its workbook as
-// dir/report.html and dir/report.xlsx, then shows the run's provenance
-// with the two files' paths. A failure is shown in the cell and stops it.
+// dir/report.html and dir/report.xlsx (bhasha.Results.WriteReport),
+// showing each step's progress in place (ReportProgress), then shows the
+// run's provenance with the two files' paths. Interrupting the kernel
+// stops it, with no file half-written. A failure is shown in the cell
+// and stops it.
 func Save(r *bhasha.Results, dir string) {
 	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
-	Check("writing the HTML report", r.WriteHTML(html))
-	Check("writing the workbook", r.WriteXLSX(xlsx))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	Check("writing the report", r.WriteReport(ctx, html, xlsx, ReportProgress()))
 	Provenance(r)
 	show(fmt.Sprintf(`<p style="font-family:sans-serif">Written: <code>%s</code> and <code>%s</code></p>`, template.HTMLEscapeString(html), template.HTMLEscapeString(xlsx)))
 }

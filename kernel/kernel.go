@@ -27,6 +27,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/progress"
 )
 
 // MaxRows bounds the rows Table shows (the table's CSV holds them all).
@@ -162,6 +163,34 @@ func Progress() bhasha.RunOption {
 			gonbui.Sync()
 		}
 	})
+}
+
+// ReportProgress is a bhasha.Results.WriteReport option that shows the
+// report's steps in the cell's output, one line updated in place
+// (ReportStepHTML): reading the records, each long sheet, the files; at
+// most every 250 ms, and always at a step's end.
+func ReportProgress() bhasha.ReportOption {
+	id := "bhasha-report-progress-" + gonbui.UniqueId()
+	var last time.Time
+	return bhasha.ReportProgress(func(s bhasha.ReportStep) {
+		if !s.Final && time.Since(last) < 250*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		gonbui.UpdateHTML(id, ReportStepHTML(s))
+	})
+}
+
+// ReportStepHTML is one step of writing a report as a cell shows it: a
+// bar (for a step with rows) and the step's line (progress.StepLine:
+// done of total, rate, time left or taken).
+func ReportStepHTML(s bhasha.ReportStep) string {
+	bar := ""
+	if s.Total > 0 {
+		bar = fmt.Sprintf(`<progress max="100" value="%.1f" style="width:24em"></progress> `, 100*float64(s.Done)/float64(s.Total))
+	}
+	return `<div class="bhasha-progress" style="font-family:sans-serif">` + bar +
+		template.HTMLEscapeString(progress.StepLine("report: "+s.What, s.Done, s.Total, s.Elapsed, s.Final)) + `</div>`
 }
 
 // ProgressHTML is one progress line: a bar, "stage s of S: done of total

@@ -31,6 +31,26 @@ func TestProgressHTML(t *testing.T) {
 	}
 }
 
+func TestReportStepHTML(t *testing.T) {
+	for _, tc := range []struct {
+		s    bhasha.ReportStep
+		want []string
+	}{
+		{bhasha.ReportStep{What: "sheet samples", Done: 100, Total: 400, Elapsed: 2 * time.Second}, []string{`value="25.0"`, "report: sheet samples: 100/400 (25.0 %), 50.0/s, about 6.0 s left"}},
+		{bhasha.ReportStep{What: "HTML <report>", Final: true, Elapsed: 1500 * time.Millisecond}, []string{"report: HTML &lt;report&gt;: done in 1.5 s"}},
+	} {
+		got := ReportStepHTML(tc.s)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %s lacks %q", tc.s, got, w)
+			}
+		}
+		if tc.s.Total == 0 && strings.Contains(got, "<progress") {
+			t.Errorf("%+v: a step without rows has a bar: %s", tc.s, got)
+		}
+	}
+}
+
 // A simulated run: its one-line provenance, and the fragments a notebook
 // shows (table, figure, explorer) drawn by headless Chromium on a page
 // with RequireJS's define, as Jupyter has, with a script payload in the

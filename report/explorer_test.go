@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestExplorerSelection(t *testing.T) {
 		{"the first rows, then too big", rowsOf(40, 1<<20), 4000, 1, 14, "14 of 4000 scored answers, every 3rd of the first 40"},
 		{"the first rows", rowsOf(10, 100), 4000, 1, 10, "10 of 4000 scored answers, the first"},
 	} {
-		e, note := explorerData(tc.t, tc.total, tc.every)
+		e, note := explorerData(tc.t, tc.total, tc.every, "")
 		if len(e.Rows) != tc.kept || !strings.Contains(note, tc.note) {
 			t.Errorf("%s: kept %d (want %d), note %q (want %q)", tc.name, len(e.Rows), tc.kept, note, tc.note)
 		}
@@ -65,7 +66,7 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeStream(f, "answers", tb, 7, 3, "tables/answers.csv", st); err != nil {
+	if _, err := writeStream(context.Background(), f, "answers", TableRows(tb), 7, 3, "tables/answers.csv", st, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

@@ -73,14 +73,17 @@ func utf16Len(s string) int {
 // a cell of column c of t: records.jsonl for a sample's prompt and
 // response, tables/answers.csv for a sample's other text, else the
 // table's own CSV file.
-func fullTextAt(t *tables.Table, c int) string {
-	if t.Name == "samples" {
-		if c < len(t.Header) && (t.Header[c] == "prompt" || t.Header[c] == "response") {
+func fullTextAt(t *tables.Table, c int) string { return fullTextIn(t.Name, t.Header, c) }
+
+// fullTextIn is fullTextAt for a table named name with header header.
+func fullTextIn(name string, header []string, c int) string {
+	if name == "samples" {
+		if c < len(header) && (header[c] == "prompt" || header[c] == "response") {
 			return "records.jsonl"
 		}
 		return "tables/answers.csv"
 	}
-	return "tables/" + tables.FileName(t.Name) + ".csv"
+	return "tables/" + tables.FileName(name) + ".csv"
 }
 
 // changeLog is a workbook's record of the cells whose text fitCell

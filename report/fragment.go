@@ -76,7 +76,7 @@ func FigureHTML(f Figure) (string, error) {
 // prompt, response and verdicts on a click; at most MaxExplorerBytes of
 // them, spread, and a line saying how many.
 func ExplorerHTML(samples *tables.Table) (string, error) {
-	ev := explorerViewOf(samples, 0, 0, fragmentID("bh-ex"))
+	ev := explorerViewOf(samples, 0, 0, "", fragmentID("bh-ex"))
 	if ev == nil {
 		return "<p>No samples.</p>", nil
 	}

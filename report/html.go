@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -39,8 +40,16 @@ type Page struct {
 	Samples *tables.Table
 	// SamplesTotal is the run's number of scored answers when Samples
 	// holds a selection of them: every SamplesEvery-th (in table order)
-	// when SamplesEvery > 1, else the first. 0: Samples holds them all.
+	// when SamplesEvery > 1, else the first, unless SamplesHow says how
+	// they were drawn. 0: Samples holds them all.
 	SamplesTotal, SamplesEvery int
+	// SamplesHow, when set, says how the selection in Samples was drawn
+	// (the explorer's note: "N of M scored answers, SamplesHow").
+	SamplesHow string
+	// SampleRows, when set, are every scored answer as the workbook's
+	// samples sheet streams them (the HTML explorer shows Samples, a
+	// bounded selection).
+	SampleRows *Rows
 }
 
 // MaxExplorerBytes bounds the samples embedded in the HTML explorer (the
@@ -53,6 +62,18 @@ const MaxExplorerBytes = 15 << 20
 // shows as text and runs nothing), chart options embedded as JSON in
 // script context with <, > and & escaped.
 func WriteHTML(w io.Writer, p Page) error {
+	return WriteHTMLContext(context.Background(), w, p, Options{})
+}
+
+// WriteHTMLContext is WriteHTML stopping at ctx's end (before it writes
+// anything) and telling o.Progress when it starts and ends. The page is
+// written into w as the template runs, never held whole.
+func WriteHTMLContext(ctx context.Context, w io.Writer, p Page, o Options) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	step := o.step("HTML report", 0)
+	defer step.at(0, true)
 	var tvs []tableView
 	for i, t := range p.Tables {
 		info := t.Info()
@@ -69,7 +90,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		}
 		fvs = append(fvs, fv)
 	}
-	ex := explorerViewOf(p.Samples, p.SamplesTotal, p.SamplesEvery, "ex")
+	ex := explorerViewOf(p.Samples, p.SamplesTotal, p.SamplesEvery, p.SamplesHow, "ex")
 	return page.Execute(w, map[string]any{
 		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
 		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": ex,
@@ -229,8 +250,8 @@ type explorerView struct {
 	Note string
 }
 
-func explorerViewOf(t *tables.Table, total, every int, id string) *explorerView {
-	data, note := explorerData(t, total, every)
+func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorerView {
+	data, note := explorerData(t, total, every, how)
 	if data == nil {
 		return nil
 	}
@@ -304,8 +325,9 @@ func explorerFields(t *tables.Table, rows [][]any) []explorerField {
 // explorerData keeps the samples that fit in MaxExplorerBytes, spread
 // evenly over those given (every k-th when they do not all fit, so every
 // model, language and strategy still appears), and says how many it kept
-// of the run's total and how they were chosen.
-func explorerData(t *tables.Table, total, every int) (*explorer, string) {
+// of the run's total and how they were chosen (how, when the samples
+// given are a selection drawn as it says; else every-th or the first).
+func explorerData(t *tables.Table, total, every int, how string) (*explorer, string) {
 	if t == nil || len(t.Rows) == 0 {
 		return nil, ""
 	}
@@ -337,7 +359,13 @@ func explorerData(t *tables.Table, total, every int) (*explorer, string) {
 	if kept == total {
 		return e, fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", total)
 	}
-	how := "the first"
+	if how != "" {
+		if step > 1 {
+			how += fmt.Sprintf(", then every %s of those", ordinal(step))
+		}
+		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and the workbook's samples sheet, with records.jsonl holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
+	}
+	how = "the first"
 	switch k := max(every, 1) * step; {
 	case k > 1 && (every > 1 || total == len(t.Rows)):
 		how = fmt.Sprintf("every %s (in table order)", ordinal(k))

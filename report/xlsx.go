@@ -1,9 +1,12 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +41,15 @@ const MaxSampleRows = 1_000_000
 // MaxNoteComments of a sheet), and the README sheet counts the changed
 // cells of every sheet. Nothing is changed silently.
 func WriteXLSX(w io.Writer, p Page) error {
+	return WriteXLSXContext(context.Background(), w, p, Options{})
+}
+
+// WriteXLSXContext is WriteXLSX stopping at ctx's end and telling
+// o.Progress of each long sheet, with the long sheets cut at
+// o.SheetRows. The samples come from p.SampleRows when set (streamed:
+// no writer holds them all), else from p.Samples. The workbook is
+// written straight into w, part by part.
+func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	if err := f.SetDefaultFont(fontName); err != nil {
@@ -57,7 +69,11 @@ func WriteXLSX(w io.Writer, p Page) error {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, p.Notes...)
-	if p.Samples != nil {
+	samples := p.SampleRows
+	if samples == nil && p.Samples != nil {
+		samples = TableRows(p.Samples)
+	}
+	if samples != nil {
 		lines = append(lines, "One sheet per table (the answers table's rows are in 'samples'); 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds the scored answers with their prompts and responses.")
 	} else {
 		lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run.")
@@ -69,16 +85,23 @@ func WriteXLSX(w io.Writer, p Page) error {
 		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
 	}
 	used := map[string]bool{readme: true}
+	var cuts []string // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
-		if t.Name == "answers" && p.Samples != nil {
+		if t.Name == "answers" && samples != nil {
 			continue // the samples sheet holds every answer's columns, with its prompt and response
 		}
 		name := sheetName(t.Name, used)
 		if len(t.Rows) > StreamRows {
-			if err := writeStream(f, name, t, len(t.Rows), MaxSampleRows, "the run directory's tables/"+tables.FileName(t.Name)+".csv", styles); err != nil {
+			rest := "the run directory's tables/" + tables.FileName(t.Name) + ".csv"
+			left, err := writeStream(ctx, f, name, TableRows(t), len(t.Rows), o.sheetRows(), rest, styles, o)
+			if err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
+			cuts = append(cuts, cutNote(name, left, len(t.Rows), rest))
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
@@ -120,16 +143,20 @@ func WriteXLSX(w io.Writer, p Page) error {
 	if err := printRange(f, prov, 2, len(p.Provenance)+1, 1); err != nil {
 		return err
 	}
-	if p.Samples != nil {
+	if samples != nil {
 		total := p.SamplesTotal
-		if total == 0 {
-			total = len(p.Samples.Rows)
+		if total == 0 || p.SampleRows != nil {
+			total = samples.Len
 		}
-		if err := writeStream(f, sheetName("samples", used), p.Samples, total, MaxSampleRows, "the run directory's records.jsonl (every request and response) and tables/answers.csv", styles); err != nil {
-			return err
+		name := sheetName("samples", used)
+		rest := "the run directory's records.jsonl (every request and response) and tables/answers.csv"
+		left, err := writeStream(ctx, f, name, samples, total, o.sheetRows(), rest, styles, o)
+		if err != nil {
+			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+		cuts = append(cuts, cutNote(name, left, total, rest))
 	}
-	notes := styles.log.lines()
+	notes := append(slices.DeleteFunc(cuts, func(s string) bool { return s == "" }), styles.log.lines()...)
 	for i, l := range notes {
 		if err := f.SetCellStr(readme, cellName(1, len(lines)+2+i), l); err != nil {
 			return err
@@ -146,8 +173,21 @@ func WriteXLSX(w io.Writer, p Page) error {
 	if err := printRange(f, readme, 1, last, 0); err != nil {
 		return err
 	}
-	_, err = f.WriteTo(w)
-	return err
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	step := o.step("workbook file", 0)
+	defer step.at(0, true)
+	return writeWorkbook(f, w)
+}
+
+// cutNote is the README's line on a sheet that keeps the first rows of
+// total, left rows fewer ("" when none was left out).
+func cutNote(sheet string, left, total int, rest string) string {
+	if left == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Sheet '%s' keeps the first %d of %d rows (a sheet holds at most the workbook's row limit; Excel's is 1,048,576): the other %d are in %s.", sheet, total-left, total, left, rest)
 }
 
 // styleSet is a workbook's cell styles, and the log of the cells whose
@@ -537,54 +577,73 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // StreamRows is the row count above which a table's sheet is written
 // with excelize's streaming writer (plain header and number formats, no
 // autofilter, colour scale or comments; the long tables are the answers,
-// not the papers' tables), capped at MaxSampleRows with a note.
+// not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
 // writeStream writes a long table (the samples, the answers) with the
-// streaming writer: a frozen header, strings as string cells (never a
-// formula) fitted and marked as setText marks them, floats with three
-// decimals, at most limit rows, and a last row saying how many of total
-// were left out and where they are (rest).
-func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit int, rest string, st styleSet) error {
+// streaming writer, reading its rows twice and holding none: a frozen
+// header, strings as string cells (never a formula) fitted and marked as
+// setText marks them, floats with three decimals, at most limit rows,
+// and a last row saying how many of total were left out and where they
+// are (rest). It returns how many rows it left out.
+func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, error) {
 	if _, err := f.NewSheet(sheet); err != nil {
-		return err
+		return 0, err
 	}
 	if err := pageSetup(f, sheet); err != nil {
-		return err
+		return 0, err
+	}
+	n := min(t.Len, limit)
+	full := make([]string, len(t.Header))
+	for c := range full {
+		full[c] = fullTextIn(t.Name, t.Header, c)
 	}
 	// The cells whose text must change to fit, found first: their
 	// comments must be on the sheet before the stream writer reads it.
 	fits := map[[2]int]fitted{}
-	for r := range min(len(t.Rows), limit) {
-		for c, v := range t.Rows[r] {
+	r := 0
+	err := t.Each(ctx, func(row []any) error {
+		if r >= n {
+			return errEnough
+		}
+		for c, v := range row {
 			if x, ok := v.(string); ok && c < len(t.Header) {
-				if fit := fitCell(x, fullTextAt(t, c)); fit.changed() {
+				if fit := fitCell(x, full[c]); fit.changed() {
 					fits[[2]int{r, c}] = fit
-					st.log.add(sheet, cellName(c+1, r+2), fit, fullTextAt(t, c))
+					st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
 				}
 			}
 		}
+		r++
+		return nil
+	})
+	if err != nil && err != errEnough {
+		return 0, err
 	}
 	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
+		return 0, err
 	}
 	header := make([]any, len(t.Header))
 	for i, h := range t.Header {
 		header[i] = excelize.Cell{StyleID: st.header, Value: h}
 	}
 	if err := sw.SetRow("A1", header); err != nil {
-		return err
+		return 0, err
 	}
-	n := min(len(t.Rows), limit)
+	step := o.step("sheet "+sheet, n)
 	vals := make([]any, len(t.Header))
-	for r := range n {
+	r = 0
+	err = t.Each(ctx, func(row []any) error {
+		if r >= n {
+			return errEnough
+		}
 		clear(vals)
-		for c, v := range t.Rows[r] {
+		for c, v := range row {
 			if c >= len(vals) {
 				break
 			}
@@ -606,19 +665,36 @@ func writeStream(f *excelize.File, sheet string, t *tables.Table, total, limit i
 		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
 			return err
 		}
+		r++
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		step.at(r, false)
+		return nil
+	})
+	if err != nil && err != errEnough {
+		return 0, err
 	}
+	step.at(r, true)
 	lastRow := n + 1
-	if total = max(total, len(t.Rows)); total > n {
-		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", total-n, rest, n, total)}); err != nil {
-			return err
+	left := 0
+	if total = max(total, t.Len); total > n {
+		left = total - n
+		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}); err != nil {
+			return 0, err
 		}
 		lastRow++
 	}
 	if err := sw.Flush(); err != nil {
-		return err
+		return 0, err
 	}
-	return printRange(f, sheet, len(t.Header), lastRow, 1)
+	return left, printRange(f, sheet, len(t.Header), lastRow, 1)
 }
+
+// errEnough stops a stream once a sheet has its rows.
+var errEnough = errors.New("enough rows")
 
 func cellName(col, row int) string {
 	s, _ := excelize.CoordinatesToCellName(col, row)

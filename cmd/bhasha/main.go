@@ -362,6 +362,49 @@ func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
 	return &plainProgress{name: name, p: progress.NewPlain(stderr, every)}, nil
 }
 
+// stepLines prints a report's steps on stderr (progress.StepLine): each
+// step's end, and while one runs a line every BHASHA_PROGRESS_EVERY (5 s
+// by default, terminal or not; 0 prints none at all).
+type stepLines struct {
+	w     io.Writer
+	every time.Duration
+	next  map[string]time.Duration
+}
+
+func newStepLines(stderr io.Writer) (*stepLines, error) {
+	every := progress.DefaultEvery
+	if v := os.Getenv(progressEveryEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if v == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)
+		}
+		every = d
+	}
+	return &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}, nil
+}
+
+func (s *stepLines) line(st bhasha.ReportStep) {
+	if s.every <= 0 {
+		return
+	}
+	if !st.Final {
+		next, ok := s.next[st.What]
+		if !ok {
+			next = s.every
+		}
+		if st.Elapsed < next {
+			return
+		}
+		s.next[st.What] = st.Elapsed + s.every
+	} else {
+		delete(s.next, st.What)
+	}
+	fmt.Fprintln(s.w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
+}
+
 // option is the run option that feeds the lines.
 func (pp *plainProgress) option() bhasha.RunOption {
 	return bhasha.OnProgress(func(p bhasha.Progress) {
@@ -664,6 +707,16 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("report: %w", err)
 		}
 	}
+	steps, err := newStepLines(stderr)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	start := time.Now()
+	steps.line(bhasha.ReportStep{What: "scoring"})
+	if _, err := r.Scored(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	steps.line(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
 	ts, err := r.WriteTables()
 	if err != nil {
 		return err
@@ -683,16 +736,15 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
 	}
-	if *html != "" {
-		if err := r.WriteHTML(*html); err != nil {
-			return err
+	if *html != "" || *xlsx != "" {
+		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line)); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
+	}
+	if *html != "" {
 		fmt.Fprintf(stdout, "  %s  (HTML report)\n", *html)
 	}
 	if *xlsx != "" {
-		if err := r.WriteXLSX(*xlsx); err != nil {
-			return err
-		}
 		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
 	}
 	if *figures != "" {

@@ -130,3 +130,22 @@ func TestPlainOff(t *testing.T) {
 		t.Errorf("an interval of 0 printed %q", s)
 	}
 }
+
+func TestStepLine(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		el          time.Duration
+		final       bool
+		want        string
+	}{
+		{0, 0, 0, false, "report: x: started"},
+		{0, 0, 800 * time.Millisecond, true, "report: x: done in 0.8 s"},
+		{0, 10, 0, false, "report: x: 0/10 (0.0 %), 0.0/s, time left unknown"},
+		{30, 120, 3 * time.Second, false, "report: x: 30/120 (25.0 %), 10.0/s, about 9.0 s left"},
+		{120, 120, 12 * time.Second, true, "report: x: 120/120 (100.0 %), 10.0/s, done in 12 s"},
+	} {
+		if got := StepLine("report: x", tc.done, tc.total, tc.el, tc.final); got != tc.want {
+			t.Errorf("StepLine(%d, %d, %v, %v) = %q, want %q", tc.done, tc.total, tc.el, tc.final, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"archive/zip"
+	"context"
+	"io"
+	"time"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
+)
+
+// Rows is a long table read row by row, in order, as often as a writer
+// needs (the workbook reads a streamed sheet twice: once for the cells
+// whose text must change to fit, once to write them), so that no writer
+// holds every row: the workbook's samples sheet of a run of millions of
+// answers streams its rows from the run directory through it.
+type Rows struct {
+	// Name is the table's name (the file holding a cell's full text is
+	// named after it: fullTextAt).
+	Name   string
+	Header []string
+	// Len is the number of rows Each yields.
+	Len int
+	// Each calls fn with every row in order (row is reused between calls:
+	// fn must not keep it) and stops at fn's first error, or at ctx's.
+	Each func(ctx context.Context, fn func(row []any) error) error
+}
+
+// TableRows reads a table held in memory as Rows.
+func TableRows(t *tables.Table) *Rows {
+	return &Rows{Name: t.Name, Header: t.Header, Len: len(t.Rows), Each: func(ctx context.Context, fn func([]any) error) error {
+		for i, r := range t.Rows {
+			if i%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// checkEvery is how many rows a writer streams between two looks at its
+// context.
+const checkEvery = 1024
+
+// Step is how far a report writer has come: what it is writing (a
+// sheet, the explorer) and how many of its rows are done; Final marks the
+// step's end.
+type Step struct {
+	What        string
+	Done, Total int
+	Elapsed     time.Duration
+	Final       bool
+}
+
+// Options are how the writers report progress and where they stop.
+type Options struct {
+	// Progress, when set, is told of each step: at its start, about every
+	// progressEvery rows, and at its end.
+	Progress func(Step)
+	// SheetRows bounds a streamed sheet's rows (0: MaxSampleRows, within
+	// Excel's 1,048,576 rows a sheet): the rows past it are left out of
+	// the workbook, and the sheet's last row and the README say how many
+	// and which file of the run directory holds them all.
+	SheetRows int
+}
+
+func (o Options) sheetRows() int {
+	if o.SheetRows > 0 {
+		return o.SheetRows
+	}
+	return MaxSampleRows
+}
+
+// progressEvery is how many rows a step reports between two states.
+const progressEvery = 20_000
+
+// stepper tells Options.Progress about one step.
+type stepper struct {
+	o     Options
+	what  string
+	total int
+	start time.Time
+}
+
+func (o Options) step(what string, total int) *stepper {
+	s := &stepper{o: o, what: what, total: total, start: time.Now()}
+	s.at(0, false)
+	return s
+}
+
+func (s *stepper) at(done int, final bool) {
+	if s.o.Progress != nil && (final || done%progressEvery == 0) {
+		s.o.Progress(Step{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start), Final: final})
+	}
+}
+
+// zipLevel is the workbook's deflate level: klauspost's level 5 writes a
+// large workbook several times faster than archive/zip's default level 6,
+// for a file about an eighth larger (measured on a samples sheet).
+const zipLevel = 5
+
+// writeWorkbook writes f's parts straight into w through one zip writer
+// (excelize's WriteTo assembles the whole file in a bytes.Buffer first).
+// A part over 4 GiB would need excelize's ZIP64 header fix, which writes
+// into that buffer: no sheet is that large within SheetRows.
+func writeWorkbook(f *excelize.File, w io.Writer) error {
+	var zw *zip.Writer
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
+		zw = zip.NewWriter(w)
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+			return flate.NewWriter(out, zipLevel)
+		})
+		return zw
+	})
+	_, err := f.WriteTo(io.Discard)
+	return err
+}

@@ -1,0 +1,523 @@
+package bhasha
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+)
+
+// ReportStep is how far writing a report has come: the step (reading
+// the records' prompts and responses, a sheet, the HTML file), rows done
+// of its total (0 of 0 for a step without rows), the time since it
+// started, and Final at its end.
+type ReportStep = report.Step
+
+// ReportOption adjusts how WriteReport writes the reports.
+type ReportOption func(*reportConfig)
+
+type reportConfig struct {
+	progress  func(ReportStep)
+	sheetRows int
+}
+
+// ReportProgress has fn told of each step of writing the reports: at its
+// start, every 20,000 rows and at its end (the command line prints a
+// line per step; a notebook cell shows it in place, kernel.Save).
+func ReportProgress(fn func(ReportStep)) ReportOption {
+	return func(c *reportConfig) { c.progress = fn }
+}
+
+// SheetRows bounds the rows of the workbook's long sheets (the samples,
+// and a table over report.StreamRows rows; default report.MaxSampleRows,
+// within Excel's 1,048,576 rows a sheet). A run with more answers keeps
+// the first n in the sheet, whose last row, like the README sheet, says
+// how many were left out and that tables/answers.csv and records.jsonl
+// hold them all: the workbook is not split into continuation sheets,
+// which no spreadsheet filters or sorts as one.
+func SheetRows(n int) ReportOption { return func(c *reportConfig) { c.sheetRows = n } }
+
+// ExplorerSeed seeds the random draw of the HTML explorer's samples
+// (explorerPicks): the same run gives the same page.
+const ExplorerSeed = 20
+
+// WriteReport writes the run's HTML report to html and its workbook to
+// xlsx (either may be "", for none), reading the records' prompts and
+// responses once for both. Each file is written atomically (a temporary
+// file renamed into place when complete): when ctx ends, or anything
+// fails, the file being written is left as it was, and only a file
+// already complete has been replaced. The HTML report is written first.
+//
+// Memory does not grow with the prompts and responses: those of the
+// explorer's bounded selection (ExplorerSamples) are kept, and the
+// workbook's samples sheet streams every answer's from a temporary file
+// (removed at the end) in table order, beside the answers table's rows.
+func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
+	var c reportConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	open := func(path string) (*atomicfile.File, error) {
+		if path == "" {
+			return nil, nil
+		}
+		return atomicfile.Create(path)
+	}
+	hf, err := open(html)
+	if err != nil {
+		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+	}
+	if hf != nil {
+		defer hf.Abort()
+	}
+	xf, err := open(xlsx)
+	if err != nil {
+		return fmt.Errorf("workbook of %s: %w", r.dir, err)
+	}
+	if xf != nil {
+		defer xf.Abort()
+	}
+	var hw, xw io.Writer
+	if hf != nil {
+		hw = hf
+	}
+	if xf != nil {
+		xw = xf
+	}
+	return r.writeReports(ctx, c, hw, xw, func() error {
+		if hf == nil {
+			return nil
+		}
+		if err := hf.Commit(); err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
+		return nil
+	}, func() error {
+		if xf == nil {
+			return nil
+		}
+		if err := xf.Commit(); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		}
+		return nil
+	})
+}
+
+// writeReports writes the HTML report into hw and the workbook into xw
+// (either nil for none), calling htmlDone once the HTML is written and
+// xlsxDone once the workbook is.
+func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Writer, htmlDone, xlsxDone func() error) error {
+	p, err := r.page()
+	if err != nil {
+		return err
+	}
+	answers, err := r.Table("answers")
+	if err != nil {
+		return err
+	}
+	o := report.Options{Progress: c.progress, SheetRows: c.sheetRows}
+	var picks []int
+	var how string
+	if hw != nil {
+		picks, how = r.explorerPicks(ExplorerSamples)
+	}
+	var sp *textSpill
+	if xw != nil {
+		if sp, err = newTextSpill(len(r.rows)); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		}
+		defer sp.Close()
+	}
+	// One pass over the records: the explorer's picks' texts kept, every
+	// answer's spilled for the workbook.
+	picked := make(map[int]int, len(picks)) // row → index in picks
+	for k, i := range picks {
+		picked[i] = k
+	}
+	texts := make([]sampleText, len(picks))
+	if err := r.readTexts(ctx, o, func(i int, t sampleText) error {
+		if k, ok := picked[i]; ok {
+			texts[k] = t
+		}
+		if sp != nil {
+			return sp.put(i, t)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if hw != nil {
+		hp := p
+		hp.Samples, hp.SamplesTotal, hp.SamplesHow = r.explorerTable(answers, picks, texts, how)
+		if err := report.WriteHTMLContext(ctx, hw, hp, o); err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
+		if err := htmlDone(); err != nil {
+			return err
+		}
+	}
+	if xw != nil {
+		if err := sp.flush(); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		}
+		xp := p
+		xp.SampleRows = r.sampleRows(answers, sp)
+		if err := report.WriteXLSXContext(ctx, xw, xp, o); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		}
+		if err := xlsxDone(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleText is what a sample has from its record: the prompt as sent,
+// the raw response, why the request failed.
+type sampleText struct{ prompt, response, err string }
+
+// readTexts reads the records once and calls fn with the text of each
+// answer's record (r.rows[i]): the first ok record of its key, else its
+// first (as records.ReadUnique chooses), possibly after an earlier call
+// for the same i with a failed one, which the later call replaces. An
+// answer without a record of its own (a multiple-choice item's, a
+// withheld second stage) gets no call.
+func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int, t sampleText) error) error {
+	seed := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	hash := func(k string) [2]uint64 { return [2]uint64{maphash.String(seed[0], k), maphash.String(seed[1], k)} }
+	want := make(map[[2]uint64]int32, len(r.rows))
+	for i := range r.rows {
+		want[hash(r.rows[i].Key.String())] = int32(i)
+	}
+	const unseen, seenFailed, seenOK = 0, 1, 2
+	state := make([]byte, len(r.rows))
+	total := r.manifest.Counts.Records
+	step := report.Options{Progress: o.Progress}
+	st := stepOf(step, "reading the records' prompts and responses", total)
+	n := 0
+	err := records.Read(r.dir, func(rec *engine.Record) error {
+		n++
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		st.at(n)
+		i, ok := want[hash(rec.Key)]
+		if !ok || state[i] == seenOK || (state[i] == seenFailed && rec.Status != engine.StatusOK) {
+			return nil
+		}
+		state[i] = seenFailed
+		if rec.Status == engine.StatusOK {
+			state[i] = seenOK
+		}
+		return fn(int(i), sampleText{PromptText(rec.Request), rec.Response, rec.Error})
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("samples of %s: %w", r.dir, err)
+	}
+	st.done(n)
+	return nil
+}
+
+// progressStep reports one step of the root package's own (the records'
+// pass) as report.Options does for the writers'.
+type progressStep struct {
+	fn    func(ReportStep)
+	what  string
+	total int
+	start time.Time
+}
+
+func stepOf(o report.Options, what string, total int) *progressStep {
+	s := &progressStep{fn: o.Progress, what: what, total: total, start: time.Now()}
+	if s.fn != nil {
+		s.fn(ReportStep{What: what, Total: total})
+	}
+	return s
+}
+
+func (s *progressStep) at(done int) {
+	if s.fn != nil && done%20_000 == 0 {
+		s.fn(ReportStep{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
+	}
+}
+
+func (s *progressStep) done(done int) {
+	if s.fn != nil {
+		s.fn(ReportStep{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
+	}
+}
+
+// explorerPicks draws the HTML explorer's samples, at most limit of
+// them (all when the run has no more): ranked, so that the
+// explorer can keep the longest prefix that fits in its bytes
+// (report.MaxExplorerBytes). First, for each of the answer schema's flags
+// (the study's criteria, abstain, failed, …), one answer where it holds
+// and one where it does not, when the run has both; then the answers of
+// every model × language × strategy in turn, one from each group per
+// round, each group's in a random order (ExplorerSeed), until limit. The
+// explorer thus shows the same number from each group (all of a group
+// smaller than that), and how says so.
+func (r *Results) explorerPicks(limit int) (picks []int, how string) {
+	n := len(r.rows)
+	type group struct{ model, language, strategy string }
+	index := map[group]int{}
+	var members [][]int32
+	for i := range r.rows {
+		k := r.rows[i].Key
+		g := group{k.Model, k.Language, k.Strategy}
+		j, ok := index[g]
+		if !ok {
+			j = len(members)
+			index[g] = j
+			members = append(members, nil)
+		}
+		members[j] = append(members[j], int32(i))
+	}
+	rng := rand.New(rand.NewPCG(ExplorerSeed, uint64(n)))
+	for _, m := range members {
+		rng.Shuffle(len(m), func(a, b int) { m[a], m[b] = m[b], m[a] })
+	}
+	// The round-robin order over the groups, all of it (flags rare in the
+	// run are looked for through it).
+	order := make([]int32, 0, n)
+	for round := 0; len(order) < n; round++ {
+		for _, m := range members {
+			if round < len(m) {
+				order = append(order, m[round])
+			}
+		}
+	}
+	taken := make(map[int]bool, limit)
+	take := func(i int) {
+		if !taken[i] && len(picks) < limit {
+			taken[i] = true
+			picks = append(picks, i)
+		}
+	}
+	var flags []string
+	for _, f := range r.schema.Fields() {
+		if f.Type != score.FlagField {
+			continue
+		}
+		found := [2]int{-1, -1}
+		for _, i := range order {
+			v := 0
+			if f.Flag(&r.rows[i]) {
+				v = 1
+			}
+			if found[v] < 0 {
+				found[v] = int(i)
+				if found[1-v] >= 0 {
+					break
+				}
+			}
+		}
+		if found[0] >= 0 && found[1] >= 0 {
+			take(found[0])
+			take(found[1])
+			flags = append(flags, f.Name)
+		}
+	}
+	for _, i := range order {
+		if len(picks) >= limit {
+			break
+		}
+		take(int(i))
+	}
+	return picks, fmt.Sprintf("drawn at random (seed %d) in turn from each of the %d model × language × strategy groups, so that each group shows as many answers as the others (all of a smaller group), and for each of %s an answer where it holds and one where it does not",
+		ExplorerSeed, len(members), strings.Join(flags, ", "))
+}
+
+// explorerTable is the explorer's samples table: the answers table's
+// rows of picks (in table order) with their texts, cut to the longest
+// prefix of picks (their rank) that fits in report.MaxExplorerBytes; and
+// the run's total and how they were drawn ("" and 0 when they are all).
+func (r *Results) explorerTable(answers *Table, picks []int, texts []sampleText, how string) (*Table, int, string) {
+	cols, extra := r.sampleColumns(answers)
+	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
+	row := func(k int) []any {
+		i := picks[k]
+		out := make([]any, 0, len(cols))
+		out = append(out, answers.Rows[i]...)
+		return append(out, extra(texts[k])...)
+	}
+	keep, size := len(picks), 0
+	for k := range picks {
+		b, _ := json.Marshal(row(k))
+		if size += len(b) + 1; size > report.MaxExplorerBytes {
+			keep = k
+			break
+		}
+	}
+	order := make([]int, keep)
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return picks[a] - picks[b] })
+	t.Rows = make([][]any, keep)
+	for j, k := range order {
+		t.Rows[j] = row(k)
+	}
+	if keep == len(r.rows) {
+		return t, 0, ""
+	}
+	return t, len(r.rows), how
+}
+
+// sampleColumns are the samples table's columns, the answers table's then
+// sampleExtras', and the extras' cells of one sample's text.
+func (r *Results) sampleColumns(answers *Table) ([]tables.Column, func(sampleText) []any) {
+	cols := slices.Clone(answers.Columns())
+	for _, x := range sampleExtras() {
+		cols = append(cols, x.col)
+	}
+	sim := r.manifest.Simulated
+	return cols, func(t sampleText) []any { return []any{t.prompt, t.response, t.err, sim} }
+}
+
+// sampleRows streams the samples sheet: each answers row with its
+// record's text, read back from the spill.
+func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
+	cols, extra := r.sampleColumns(answers)
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.Name
+	}
+	return &report.Rows{Name: "samples", Header: header, Len: len(answers.Rows), Each: func(ctx context.Context, fn func([]any) error) error {
+		row := make([]any, 0, len(cols))
+		for i, a := range answers.Rows {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t, err := sp.get(i)
+			if err != nil {
+				return fmt.Errorf("samples of %s: %w", r.dir, err)
+			}
+			row = append(append(row[:0], a...), extra(t)...)
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// textSpill holds every answer's record text on disk, in an unlinked
+// temporary file, so that the samples sheet can stream them in table
+// order while the records are read in file order: each distinct prompt
+// once (the models of a run share them), then each answer's response and
+// error; in memory, per answer, where they lie.
+type textSpill struct {
+	f       *os.File
+	w       *bufio.Writer
+	size    int64
+	at      []spillAt
+	prompts map[[2]uint64]span
+	seed    [2]maphash.Seed
+	buf     []byte
+}
+
+type span struct {
+	off int64
+	n   int32
+}
+
+type spillAt struct {
+	prompt, response, err span
+}
+
+func newTextSpill(n int) (*textSpill, error) {
+	f, err := os.CreateTemp("", "bhasha-samples-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // unlinked: gone with the process, whatever happens
+	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]spillAt, n), prompts: map[[2]uint64]span{},
+		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}, nil
+}
+
+func (s *textSpill) write(v string) (span, error) {
+	sp := span{off: s.size, n: int32(len(v))}
+	if _, err := s.w.WriteString(v); err != nil {
+		return span{}, err
+	}
+	s.size += int64(len(v))
+	return sp, nil
+}
+
+// put spills answer i's text (replacing what an earlier put gave it).
+func (s *textSpill) put(i int, t sampleText) error {
+	h := [2]uint64{maphash.String(s.seed[0], t.prompt), maphash.String(s.seed[1], t.prompt)}
+	p, ok := s.prompts[h]
+	var err error
+	if !ok {
+		if p, err = s.write(t.prompt); err != nil {
+			return err
+		}
+		s.prompts[h] = p
+	}
+	a := spillAt{prompt: p}
+	if a.response, err = s.write(t.response); err != nil {
+		return err
+	}
+	if a.err, err = s.write(t.err); err != nil {
+		return err
+	}
+	s.at[i] = a
+	return nil
+}
+
+func (s *textSpill) flush() error {
+	s.prompts = nil // no more puts
+	return s.w.Flush()
+}
+
+// get reads answer i's text back (empty when it had none).
+func (s *textSpill) get(i int) (sampleText, error) {
+	a := s.at[i]
+	read := func(sp span) (string, error) {
+		if sp.n == 0 {
+			return "", nil
+		}
+		if cap(s.buf) < int(sp.n) {
+			s.buf = make([]byte, sp.n)
+		}
+		b := s.buf[:sp.n]
+		if _, err := s.f.ReadAt(b, sp.off); err != nil {
+			return "", err
+		}
+		return string(b), nil
+	}
+	var t sampleText
+	var err error
+	if t.prompt, err = read(a.prompt); err != nil {
+		return t, err
+	}
+	if t.response, err = read(a.response); err != nil {
+		return t, err
+	}
+	t.err, err = read(a.err)
+	return t, err
+}
+
+func (s *textSpill) Close() error { return s.f.Close() }
