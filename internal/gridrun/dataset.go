@@ -47,7 +47,8 @@ type dataLanguage struct {
 // "object", "object_candidates"}]}, candidates one comma-separated string
 // with the gold last) to root, for the languages given (codes the
 // registry accepts). Facts are numbered 1..facts and dealt to the first
-// relations round-robin; every fact exists in every language and form.
+// relations round-robin (to as many as there are facts, when fewer);
+// every fact exists in every language and form.
 // Subjects and objects are pseudo-words, spelled in each language's main
 // script from one Latin spelling (so a fact's forms correspond), of the
 // release's lengths; the English templates ask the relation in words, the
@@ -57,6 +58,7 @@ func WriteDataset(root string, facts, relations int, languages []string) error {
 	if facts < 1 || relations < 1 || relations > len(Relations) {
 		return fmt.Errorf("generating a dataset: %d facts over %d relations (want at least 1 fact, 1 to %d relations)", facts, relations, len(Relations))
 	}
+	relations = min(relations, facts) // every relation written has a fact
 	reg := lang.New()
 	var dirs []dataLanguage
 	for _, code := range languages {
