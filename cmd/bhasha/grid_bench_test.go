@@ -125,10 +125,11 @@ func BenchmarkPapersGrid(b *testing.B) {
 		dk := step(b, "duck", scan(l.Run()), nil)
 		var d struct {
 			Records, Keys int
+			ResponseBytes int64 `json:"response_bytes"`
 			Seconds       float64
 		}
-		if err := json.Unmarshal(lastLine(dk.out), &d); err != nil || d.Records != g.Records || d.Keys != g.Records {
-			b.Fatalf("DuckDB's scan: %s (want %d records, %d distinct keys)", dk.out, g.Records, g.Records)
+		if err := json.Unmarshal(lastLine(dk.out), &d); err != nil || d.Records != g.Records || d.Keys != g.Records || (g.ResponseBytes > 0 && d.ResponseBytes != g.ResponseBytes) {
+			b.Fatalf("DuckDB's scan: %s (want %d records, %d distinct keys, %d bytes of responses)", dk.out, g.Records, g.Records, g.ResponseBytes)
 		}
 		duck := dk.wall.Seconds()
 		b.ReportMetric(duck, "duck-s")

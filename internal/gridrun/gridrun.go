@@ -140,6 +140,10 @@ type Summary struct {
 	OK       int `json:"ok"`       // of which ok
 	Answers  int `json:"answers"`  // ok records of scored answers (role answer)
 	Withheld int `json:"withheld"` // requests a stage could not build (always 0 in a complete grid)
+	// ResponseBytes is the bytes of every record's response (UTF-8), what
+	// a scan of the records can be checked against (0 in a grid.json
+	// written before it was counted).
+	ResponseBytes int64 `json:"response_bytes"`
 }
 
 // Write generates the dataset and the experiment under l.Root (which must
@@ -276,6 +280,7 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 			if err := w.Write(rec); err != nil {
 				return err
 			}
+			sum.ResponseBytes += int64(len(rec.Response))
 			if seen++; seen%100000 == 0 {
 				fmt.Fprintf(progress, "gridrun: %d records (stage %d of %d)\n", seen, stage, job.Stages)
 			}

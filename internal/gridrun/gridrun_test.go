@@ -68,6 +68,11 @@ func TestWriteIsARun(t *testing.T) {
 	if want := spec.Facts * spec.Models * (PerFact - 54); sum.Answers != want {
 		t.Errorf("%d answers, want %d", sum.Answers, want)
 	}
+	var respBytes int64
+	records.Read(l.Run(), func(r *engine.Record) error { respBytes += int64(len(r.Response)); return nil })
+	if respBytes != sum.ResponseBytes || respBytes == 0 {
+		t.Errorf("the records hold %d bytes of responses, Write counted %d", respBytes, sum.ResponseBytes)
+	}
 
 	exp, err := bhasha.Load(ctx, l.Experiment())
 	if err != nil {
