@@ -288,6 +288,9 @@ func step(b *testing.B, name string, c *exec.Cmd, stderr io.Writer) stepRun {
 	if ru != nil {
 		r.rssMB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
 	}
+	// Each figure as soon as it is measured: the whole benchmark takes an
+	// hour at the full grid, and its metrics print only at its end.
+	fmt.Fprintf(os.Stderr, "BenchmarkPapersGrid: %s: %.1f s, peak RSS %.0f MB\n", name, wall.Seconds(), r.rssMB)
 	return r
 }
 
