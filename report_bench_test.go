@@ -56,6 +56,11 @@ func reportFiles(b *testing.B, htmlTime time.Duration, htmlBytes int64, xlsxTime
 // (every sample), as `bhasha report --html --xlsx` writes them. Reports
 // each step's seconds, the files' sizes and the peak resident memory (of
 // the process: it runs before BenchmarkReport6M for that reason).
+//
+// Synthetic and in one process: the synthetic study's run is written and
+// reopened in the benchmark's own process, not in a fresh one as a
+// notebook cell or `bhasha report` opens it. BenchmarkPapersGrid
+// (cmd/bhasha) measures the user's path at the papers' scale.
 func BenchmarkReport100k(b *testing.B) {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "exp.yaml")
@@ -107,6 +112,12 @@ func BenchmarkReport100k(b *testing.B) {
 // baseline's size (three demonstrations and the candidates, 1.1 kB) and a
 // JSON answer. Reports each step's seconds, both files' sizes and the
 // peak resident memory.
+//
+// In memory and synthetic: the rows and samples are built in this process
+// (benchdata.KLARRows), with no run directory, no records read and no
+// scoring; it measures the report writers alone and does not stand for
+// the user's path. BenchmarkPapersGrid (cmd/bhasha) writes the papers'
+// grid to disk and runs `bhasha report --html --xlsx` on it.
 func BenchmarkReport6M(b *testing.B) {
 	rows := benchdata.KLARRows(2619, 30, 9, 9)
 	prompt := strings.Repeat("प्रश्न: भारत की राजधानी क्या है? उत्तर: नई दिल्ली\n", 14)

@@ -189,6 +189,10 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 // BenchmarkPeakMemory1M: peak RSS of `bhasha run` (a child process) over
 // 1,000,000 synthetic requests against a zero-latency simulator. Target:
 // under 500 MB.
+//
+// Synthetic: the synthetic study's one-stage requests of a few bytes each,
+// not a study's prompts; BenchmarkPapersGrid writes the IndicKLAR grid's
+// records (2-3 kB each, two stages) and measures them from disk.
 func BenchmarkPeakMemory1M(b *testing.B) {
 	n := 1000000
 	if s := os.Getenv("BHASHA_BENCH_N"); s != "" {

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	if s := os.Getenv("BHASHA_GRID_STEP"); s != "" { // one step of BenchmarkPapersGrid
+		os.Exit(gridStep(s))
+	}
 	os.Exit(m.Run())
 }
 
