@@ -399,22 +399,11 @@ func (e *Experiment) Extract(rec *engine.Record) {
 // Records imported from a batch, or written before a rule changed, are
 // extracted again with the study's rule first.
 func (e *Experiment) Score(dir string) ([]score.Row, records.Findings, error) {
-	if e.plan == nil {
-		return nil, records.Findings{}, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
-	}
-	rr, ok := e.plan.(RequestReader)
-	recs, dups, err := records.ReadUnique(dir, e.Name, ok && rr.ReadsRequests())
+	sc, err := e.ScoreContext(context.Background(), dir, ScoreOptions{})
 	if err != nil {
-		return nil, dups, err
+		return nil, records.Findings{}, err
 	}
-	for _, r := range recs {
-		e.Extract(r)
-	}
-	rows, err := e.plan.Score(recs)
-	if err != nil {
-		return nil, dups, fmt.Errorf("scoring %s: %w", dir, err)
-	}
-	return rows, dups, nil
+	return sc.Rows, sc.Findings, nil
 }
 
 // Tables computes the study's tables from its scored rows, with the model

@@ -258,82 +258,130 @@ func layouts(ts []*tables.Table) []*tables.Table {
 // baselines by the authors' prefix rule, the other strategies by their
 // candidate matcher; unparsed JSON is scored on the raw text, as the
 // authors do. Baseline prompts of models that name a tokenizer.json are
-// counted offline (OfflineTokens).
+// counted offline (OfflineTokens). A two-step answer's time is every
+// stage's (its translation's latency added), and a second stage
+// withheld because its first failed is a failed answer.
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.e.Abstain)
-	var out []score.Row
+	sc, err := p.newScorer()
+	if err != nil {
+		return nil, err
+	}
+	var rows []score.Row
+	var kept []*engine.Record
+	for _, r := range recs {
+		rs, keep, err := sc.Record(r)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+		if keep {
+			kept = append(kept, r)
+		}
+	}
+	return sc.Finish(rows, kept)
+}
+
+// Scorer streams Score (experiment.Streamer): each answer is scored as it
+// is read; only the translations (first stages) are kept, to add their
+// latency and to find the withheld second stages.
+func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() }
+
+// scorer is one scoring pass.
+type scorer struct {
+	p    *plan
+	c    *score.Common
+	toks map[string]*bpe.Tokenizer
+}
+
+func (p *plan) newScorer() (*scorer, error) {
 	toks, err := p.tokenizers()
 	if err != nil {
 		return nil, err
 	}
-	answered := map[engine.Key]bool{}
-	var failedFirst []*engine.Record
-	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
-	for _, r := range recs {
-		if r.Fields.Role.Kind == engine.RoleTranslation {
-			k := r.Fields
-			k.Role = engine.Role{}
-			first[k] = r
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks}, nil
+}
+
+// Record scores an answer on its own; a translation is kept for Finish.
+func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
+	p := s.p
+	st, err := ParseStrategy(r.Fields.Strategy)
+	if err != nil {
+		return nil, false, nil
+	}
+	if r.Fields.Role.Kind == engine.RoleTranslation {
+		return nil, true, nil
+	}
+	if r.Fields.Role.Kind != engine.RoleAnswer {
+		return nil, false, nil
+	}
+	it := p.item(r.Fields.Item)
+	if it == nil {
+		return nil, false, nil
+	}
+	v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+	if !ok {
+		return nil, false, nil
+	}
+	row := s.c.Row(r)
+	row.Domain = it.Relation
+	gold, cands := v.Answer, v.StoredCandidates
+	if st == ContextEN {
+		if en, ok := it.Variant("eng", item.English); ok {
+			gold, cands = en.Answer, en.StoredCandidates
 		}
 	}
-	for _, r := range recs {
-		st, err := ParseStrategy(r.Fields.Strategy)
-		if err == nil && r.Fields.Role.Kind == engine.RoleTranslation && r.Status != engine.StatusOK {
+	row.Gold = gold
+	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
+		n, err := countPrompt(t, r.Request)
+		if err != nil {
+			return nil, false, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
+		}
+		row.OfflineTokens = n
+	}
+	if row.Failed {
+		return []score.Row{row}, false, nil
+	}
+	pred := scored(r.Extracted)
+	row.Prediction = pred
+	row.Correct = verdict(st, pred, gold, cands)
+	other := row.Correct // the verdict under the JSON rule not in force
+	if st.JSON() {
+		other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
+	}
+	authors, lenient := row.Correct, other
+	if p.LenientJSON {
+		authors, lenient = other, row.Correct
+	}
+	row.Marks.Set(MarkAuthorsJSON, authors)
+	row.Marks.Set(MarkLenientJSON, lenient)
+	row.Marks.Set(MarkTranslit, row.Correct || match.Translit(pred, []string{gold}))
+	return []score.Row{row}, false, nil
+}
+
+// Finish adds each two-step answer's first-stage time and cache, and a
+// failed, withheld row for each second stage never sent because its first
+// stage failed.
+func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error) {
+	p := s.p
+	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
+	var failedFirst []*engine.Record
+	for _, r := range kept {
+		k := r.Fields
+		k.Role = engine.Role{}
+		first[k] = r
+		if r.Status != engine.StatusOK {
 			failedFirst = append(failedFirst, r)
 		}
-		if err != nil || r.Fields.Role.Kind != engine.RoleAnswer {
-			continue
-		}
-		answered[r.Fields] = true
-		it := p.item(r.Fields.Item)
-		if it == nil {
-			continue
-		}
-		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
-		if !ok {
-			continue
-		}
-		row := c.Row(r)
-		row.Domain = it.Relation
-		if f := first[r.Fields]; f != nil { // end-to-end: every stage's time
+	}
+	answered := make(map[engine.Key]bool, len(rows))
+	for i := range rows {
+		row := &rows[i]
+		answered[row.Key] = true
+		if f := first[row.Key]; f != nil { // end-to-end: every stage's time
 			row.LatencyMS += f.LatencyMS
 			row.Cached = row.Cached || f.Cached
 		}
-		gold, cands := v.Answer, v.StoredCandidates
-		if st == ContextEN {
-			if en, ok := it.Variant("eng", item.English); ok {
-				gold, cands = en.Answer, en.StoredCandidates
-			}
-		}
-		row.Gold = gold
-		if t := toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
-			n, err := countPrompt(t, r.Request)
-			if err != nil {
-				return nil, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
-			}
-			row.OfflineTokens = n
-		}
-		if row.Failed {
-			out = append(out, row)
-			continue
-		}
-		pred := scored(r.Extracted)
-		row.Prediction = pred
-		row.Correct = verdict(st, pred, gold, cands)
-		other := row.Correct // the verdict under the JSON rule not in force
-		if st.JSON() {
-			other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
-		}
-		authors, lenient := row.Correct, other
-		if p.LenientJSON {
-			authors, lenient = other, row.Correct
-		}
-		row.Marks.Set(MarkAuthorsJSON, authors)
-		row.Marks.Set(MarkLenientJSON, lenient)
-		row.Marks.Set(MarkTranslit, row.Correct || match.Translit(pred, []string{gold}))
-		out = append(out, row)
 	}
-	// A second stage withheld because its first failed is a failed answer.
 	for _, r := range failedFirst {
 		k := r.Fields
 		k.Role = engine.Role{}
@@ -348,9 +396,9 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if !ok {
 			continue
 		}
-		out = append(out, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
+		rows = append(rows, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
 	}
-	return out, nil
+	return rows, nil
 }
 
 // ReadsRequests: the prompts of models that name a tokenizer are counted
