@@ -409,9 +409,16 @@ func (e *Experiment) Score(dir string) ([]score.Row, records.Findings, error) {
 // Tables computes the study's tables from its scored rows, with the model
 // sizes and human labels the experiment names.
 func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
-	if e.plan == nil {
-		return nil, fmt.Errorf("experiment %s is not built", e.Name)
+	ts, err := e.TableSet(rows)
+	if err != nil {
+		return nil, err
 	}
+	return ts.All(), nil
+}
+
+// tableOptions are the model sizes, families and human labels the
+// experiment names.
+func (e *Experiment) tableOptions() (tables.Options, error) {
 	o := tables.Options{Sizes: map[string]float64{}, Families: map[string]string{}}
 	for _, m := range e.Models {
 		if m.SizeB > 0 {
@@ -424,9 +431,9 @@ func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
 	if p := e.HumanLabelsPath(); p != "" {
 		h, err := tables.ReadHumanLabels(p)
 		if err != nil {
-			return nil, err
+			return o, err
 		}
 		o.Human = h
 	}
-	return e.plan.Tables(rows, o), nil
+	return o, nil
 }

@@ -221,12 +221,30 @@ func Criteria() []tables.Criterion {
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	var ts []*tables.Table
+	for _, g := range p.TableGroups(rows, opt) {
+		ts = append(ts, g.Build(func(name string) *tables.Table {
+			for _, t := range ts {
+				if t.Name == name {
+					return t
+				}
+			}
+			return nil
+		})...)
+	}
+	return ts
+}
+
+// TableGroups are Tables group by group (experiment.TableGrouper): the
+// standard tables; KLAR's, which share one index of the outcomes; the
+// sensitivity and conclusions tables; the dataset's statistics; the
+// paper's wide layouts of the others.
+func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.TableGroup {
 	ref := ""
 	if p.o.Reference != "" {
 		r, _ := ParseStrategy(p.o.Reference)
 		ref = string(r)
 	}
-	ts := append(standard(p.e.Study, p.Criteria(), rows, opt), KLAR(rows, ref, FamilyOf)...)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
@@ -234,24 +252,41 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows), DatasetStats(p.Set, langs, forms))
-	return append(ts, layouts(ts)...)
+	one := func(t func() *tables.Table) func(func(string) *tables.Table) []*tables.Table {
+		return func(func(string) *tables.Table) []*tables.Table { return []*tables.Table{t()} }
+	}
+	return []experiment.TableGroup{
+		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *tables.Table) []*tables.Table {
+			return standard(p.e.Study, p.Criteria(), rows, opt)
+		}},
+		{Names: klarTables(), Build: func(func(string) *tables.Table) []*tables.Table { return KLAR(rows, ref, FamilyOf) }},
+		{Names: []string{"sensitivity"}, Build: one(func() *tables.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
+		{Names: []string{"conclusions"}, Build: one(func() *tables.Table {
+			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
+		})},
+		{Names: []string{"dataset_stats"}, Build: one(func() *tables.Table { return DatasetStats(p.Set, langs, forms) })},
+		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *tables.Table) []*tables.Table {
+			return layouts(get)
+		}},
+	}
+}
+
+// klarTables are the tables KLAR builds, in its order.
+func klarTables() []string {
+	return []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points",
+		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "tokenization", "latency"}
 }
 
 // layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9
 // (accuracy and CLC per language, native questions), Table 10 (the
 // correlations with significance marks) and Table 15 (flip points per
 // model × language).
-func layouts(ts []*tables.Table) []*tables.Table {
-	by := map[string]*tables.Table{}
-	for _, t := range ts {
-		by[t.Name] = t
-	}
-	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", by["flip_points"],
+func layouts(get func(name string) *tables.Table) []*tables.Table {
+	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", get("flip_points"),
 		func(t *tables.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
 		[]string{"from", "flipped", "share"}, []string{string(TinTCM), string(TinTEN)})
 	fp.Mirrors, fp.Headline = "IndicKLAR Table 15 (layout)", true
-	return []*tables.Table{AccCLCWide(by["accuracy"], by["clc_mean"], "native"), CorrelationMarks(by["tokenization"]), fp}
+	return []*tables.Table{AccCLCWide(get("accuracy"), get("clc_mean"), "native"), CorrelationMarks(get("tokenization")), fp}
 }
 
 // Score scores the answers (translations are kept, not scored): the
