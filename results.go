@@ -26,17 +26,17 @@ type Results struct {
 	exp      *Experiment
 	manifest *Manifest
 
-	ctx     context.Context // Open's: scoring and table building stop when it is cancelled
-	cfg     readConfig
-	once    sync.Once
-	rows    []score.Row
-	schema  *score.Schema // the study's answer schema
-	notes   []string
-	set     *experiment.TableSet // the tables, built on demand
-	scorErr error
+	ctx         context.Context // Open's: scoring and table building stop when it is cancelled
+	cfg         readConfig
+	once        sync.Once
+	rows        []score.Row
+	schema      *score.Schema // the study's answer schema
+	notes       []string
+	set         *experiment.TableSet // the tables, built on demand
+	scorErr     error
 	storedLines int // the record lines a stale store was made from
-	allOnce sync.Once
-	tables  []*Table // every table, in report order (allTables)
+	allOnce     sync.Once
+	tables      []*Table // every table, in report order (allTables)
 
 	// The samples and the report page are built once (the HTML report and
 	// the workbook share them).
@@ -188,7 +188,7 @@ func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
 // its tables, built when asked for.
 func (r *Results) score() error {
 	r.once.Do(func() {
-		rows, notes, err := r.scoredRows(r.ctx)
+		rows, notes, err := r.scoredRows(r.context())
 		if err != nil {
 			r.scorErr = err
 			return
@@ -202,6 +202,14 @@ func (r *Results) score() error {
 		r.set, r.scorErr = r.exp.TableSet(rows, answers)
 	})
 	return r.scorErr
+}
+
+// context is the context Open was given (Background for a run's results).
+func (r *Results) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
 }
 
 // allTables scores the run and builds every table (once), in report order.
@@ -240,7 +248,7 @@ func (r *Results) Table(name string) (*Table, error) {
 	if err := r.score(); err != nil {
 		return nil, err
 	}
-	if err := r.ctx.Err(); err != nil {
+	if err := r.context().Err(); err != nil {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
 	done := r.progress("table "+name, 0, 0)

@@ -48,7 +48,9 @@ func (r *Results) progress(step string, done, total int64) func() {
 	}
 	start := time.Now()
 	fn(ScoringProgress{Step: step, Done: done, Total: total})
-	return func() { fn(ScoringProgress{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true}) }
+	return func() {
+		fn(ScoringProgress{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true})
+	}
 }
 
 // scoringKey names what the run's scored answers are made from: the
@@ -118,8 +120,8 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 					return rows, m.Notes, nil
 				}
 				notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
-			} else {
-				notes = append(notes, r.staleNote(changed, m))
+			} else if note := r.staleNote(changed, m); note != "" {
+				notes = append(notes, note)
 			}
 		}
 	}
@@ -157,11 +159,21 @@ func (r *Results) staleNote(changed []string, m scored.Meta) string {
 	var opts []string
 	recs := false
 	for _, c := range changed {
-		if c == "records" {
+		switch {
+		case c == "records":
 			recs = true
-			continue
+		case strings.HasPrefix(c, "input "):
+			// Open's notes already say which inputs changed since the run.
+		default:
+			opts = append(opts, c)
 		}
-		opts = append(opts, c)
+	}
+	if len(opts) == 0 {
+		if recs {
+			r.storedLines = m.Lines
+			return "scored answers recomputed: new records since they were stored"
+		}
+		return ""
 	}
 	s := fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s", strings.Join(opts, ", "))
 	if recs {

@@ -1,0 +1,134 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// Unique keeps, for every key, the record ReadUnique keeps, in the same
+// order, and says the same of what it left out: duplicates, a failed
+// record replaced by an ok one, disagreeing records, edited lines and
+// another experiment's records, with the request bodies dropped or kept.
+func TestUniqueMatchesReadUnique(t *testing.T) {
+	ok := func(key, resp string) *engine.Record {
+		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp,
+			Request: []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
+			Logprobs: []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
+	}
+	failed := func(key string) *engine.Record { return &engine.Record{Key: key, Status: engine.StatusFailed, Error: "boom"} }
+	var recs []*engine.Record
+	for i := range 3000 { // more than one batch of lines
+		recs = append(recs, ok(fmt.Sprintf("e|m|%d", i), fmt.Sprintf("answer %d", i)))
+	}
+	recs = append(recs, failed("e|m|f"), ok("e|m|3", "answer 3"), ok("e|m|f", "late"), ok("e|m|4", "another"), ok("e|m|4", "a third"),
+		ok("other|m|1", "x"), failed("e|m|g"), ok("e|m|5", "answer 5"), ok("e|m|6", "other"))
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// One line edited by hand (its seal no longer matches), one appended unsealed.
+	p := filepath.Join(dir, FileName)
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"response":"answer 7"`, `"response":"answer 77"`, 1))
+	b = append(b, []byte(`{"key":"e|m|h","status":"ok","response":"planted"}`+"\n")...)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, withRequests := range []bool{false, true} {
+		for _, exp := range []string{"", "e"} {
+			t.Run(fmt.Sprintf("requests=%v,experiment=%q", withRequests, exp), func(t *testing.T) {
+				want, wd, err := ReadUnique(dir, exp, withRequests)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, gd, n, err := Unique(context.Background(), dir, StreamOptions{Experiment: exp, WithRequests: withRequests, Workers: 3},
+					func(r *engine.Record) (*engine.Record, error) { c := *r; return &c, nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != len(recs)+1 {
+					t.Errorf("%d lines, want %d", n, len(recs)+1)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%d records, want %d", len(got), len(want))
+				}
+				for i := range want {
+					if !reflect.DeepEqual(got[i], want[i]) {
+						t.Fatalf("record %d:\n got %+v\nwant %+v", i, got[i], want[i])
+					}
+				}
+				if !reflect.DeepEqual(gd, wd) {
+					t.Errorf("findings:\n got %+v\nwant %+v", gd, wd)
+				}
+			})
+		}
+	}
+}
+
+func TestUniqueStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"key":"e|m|%d","status":"ok","response":"%s"}`+"\n", i, strings.Repeat("x", 100))
+	}
+	os.WriteFile(filepath.Join(dir, FileName), []byte(b.String()), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, _, _, err := Unique(ctx, dir, StreamOptions{Progress: func(read, total int64) {
+		calls++
+		if read <= 0 || read > total {
+			t.Errorf("progress %d of %d", read, total)
+		}
+		cancel()
+	}}, func(r *engine.Record) (int, error) { return 0, nil })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("%v after %d progress calls", err, calls)
+	}
+}
+
+func TestUniqueNamesABadLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, FileName), []byte(line("a", "ok")+`{"key":"b","status":`+"\n"+line("c", "ok")), 0o644)
+	_, _, _, err := Unique(context.Background(), dir, StreamOptions{}, func(r *engine.Record) (int, error) { return 0, nil })
+	if err == nil || !strings.Contains(err.Error(), "records.jsonl line 2") {
+		t.Errorf("%v", err)
+	}
+}
+
+func TestMemberSpan(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{`{"a":1,"request":{"x":"}"},"b":2}`, `{"a":1,"b":2}`},
+		{`{"request":[1,2],"b":"\"request\":"}`, `{"b":"\"request\":"}`},
+		{`{"a":"x\\","request":{}}`, `{"a":"x\\"}`},
+		{`{"a":{"request":1},"b":2}`, `{"a":{"request":1},"b":2}`},
+	}
+	for _, tc := range tests {
+		from, to, ok := memberSpan([]byte(tc.line), "request")
+		got := tc.line
+		if ok {
+			got = tc.line[:from] + tc.line[to:]
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.line, got, tc.want)
+		}
+	}
+}
