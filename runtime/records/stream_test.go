@@ -20,10 +20,12 @@ import (
 func TestUniqueMatchesReadUnique(t *testing.T) {
 	ok := func(key, resp string) *engine.Record {
 		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp,
-			Request: []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
+			Request:  []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
 			Logprobs: []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
 	}
-	failed := func(key string) *engine.Record { return &engine.Record{Key: key, Status: engine.StatusFailed, Error: "boom"} }
+	failed := func(key string) *engine.Record {
+		return &engine.Record{Key: key, Status: engine.StatusFailed, Error: "boom"}
+	}
 	var recs []*engine.Record
 	for i := range 3000 { // more than one batch of lines
 		recs = append(recs, ok(fmt.Sprintf("e|m|%d", i), fmt.Sprintf("answer %d", i)))
