@@ -23,6 +23,9 @@ type StreamOptions struct {
 	// WithRequests keeps the request bodies (Record.Request); without it
 	// they are not decoded at all (they are most of a record's bytes).
 	WithRequests bool
+	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
+	// that extracts every record again).
+	SkipExtracted bool
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
 	// Progress, when set, is called from one goroutine after each batch of
@@ -122,7 +125,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 		go func() {
 			defer wg.Done()
 			for b := range todo {
-				b.res, b.err = decodeBatch(seed, path, b.first, b.data, b.ends, o.WithRequests, work)
+				b.res, b.err = decodeBatch(seed, path, b.first, b.data, b.ends, o, work)
 				close(b.done)
 			}
 		}()
@@ -177,10 +180,12 @@ type lineResult[T any] struct {
 }
 
 // decodeBatch decodes the lines of one batch and runs work on each.
-func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, ends []int, withRequests bool, work func(*engine.Record) (T, error)) ([]lineResult[T], error) {
+func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, ends []int, o StreamOptions, work func(*engine.Record) (T, error)) ([]lineResult[T], error) {
+	withRequests := o.WithRequests
 	out := make([]lineResult[T], len(ends))
 	start := 0
 	var buf []byte
+	in := interner{}
 	for i, end := range ends {
 		raw := data[start:end]
 		start = end
@@ -188,10 +193,17 @@ func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, 
 		var r engine.Record
 		var err error
 		st := checkSeal(raw)
-		if st == sealOK && !withRequests {
-			// A sealed line is as Bhasha wrote it (valid JSON): decode it
-			// without the request body.
-			buf, err = decodeWithout(raw, buf, &r)
+		if st == sealOK {
+			// A sealed line is as Bhasha wrote it (valid JSON): read its
+			// members directly, without the request body unless asked.
+			if err = decodeSealed(raw, withRequests, !o.SkipExtracted, in, &r); err != nil {
+				r = engine.Record{}
+				if withRequests {
+					err = json.Unmarshal(raw, &r)
+				} else {
+					buf, err = decodeWithout(raw, buf, &r)
+				}
+			}
 		} else {
 			err = json.Unmarshal(raw, &r)
 			if !withRequests {
@@ -200,6 +212,9 @@ func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, 
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		if o.SkipExtracted {
+			r.Extracted = nil
 		}
 		res := &out[i]
 		res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st

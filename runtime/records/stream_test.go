@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -19,7 +20,11 @@ import (
 // another experiment's records, with the request bodies dropped or kept.
 func TestUniqueMatchesReadUnique(t *testing.T) {
 	ok := func(key, resp string) *engine.Record {
-		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp,
+		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp + " \"रोम\"\n\t\u00e9",
+			Fields: engine.Key{Experiment: "e", Model: "m", Item: key, Language: "hin", Form: "native", Strategy: "s", Condition: "c|d", Role: engine.Judge("m")},
+			Kind: "chat", ServedModel: "sm", FinishReason: "stop", PromptTokens: 12, CompletionTokens: 3, LatencyMS: 1.25e-3, Attempts: 2,
+			Cached: true, CacheKey: "ck", RequestSHA256: "d", Identity: &engine.Identity{ID: "i", Root: "r"}, Simulated: true, Reasoning: "why",
+			Extracted: &extract.Result{Value: "v", Method: extract.MethodJSON, Fields: map[string]string{"a": "b"}, Numbers: map[string]float64{"Overall": 4}, Fallback: "f"},
 			Request:  []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
 			Logprobs: []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
 	}

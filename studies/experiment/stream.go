@@ -35,6 +35,13 @@ type RecordScorer interface {
 	Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error)
 }
 
+// SelfExtracting is implemented by a RecordScorer whose Record extracts
+// each record itself, as the plan's Extract does (Record.Extracted of an
+// ok record), when Extracts is true: ScoreContext then does not.
+type SelfExtracting interface {
+	Extracts() bool
+}
+
 // ScoreOptions adjust ScoreContext.
 type ScoreOptions struct {
 	// Progress, when set, is called with the records files' bytes read so
@@ -50,9 +57,13 @@ type Scored struct {
 	Lines int
 }
 
-// streamed is what one record gives a streamed pass.
+// streamed is what one record gives a streamed pass: its row inline (a
+// record gives at most one, but for rare plans), without an allocation
+// per record.
 type streamed struct {
-	rows []score.Row
+	row  score.Row
+	n    int8        // rows: 0, 1 (row), or more (row, then more)
+	more []score.Row // rows after the first
 	kept *engine.Record
 	rec  *engine.Record // a plan that does not stream: the record itself (its request dropped unless read)
 }
@@ -76,8 +87,11 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 			return nil, fmt.Errorf("scoring %s: %w", dir, err)
 		}
 	}
+	_, selfExtracting := sc.(SelfExtracting)
 	work := func(r *engine.Record) (streamed, error) {
-		e.Extract(r)
+		if !selfExtracting || !sc.(SelfExtracting).Extracts() {
+			e.Extract(r)
+		}
 		if sc == nil {
 			return streamed{rec: r}, nil
 		}
@@ -85,13 +99,20 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		if err != nil {
 			return streamed{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}
-		s := streamed{rows: rows}
+		var s streamed
+		if len(rows) > 0 {
+			s.row, s.n = rows[0], int8(min(len(rows), 2))
+			if len(rows) > 1 {
+				s.more = rows[1:]
+			}
+		}
 		if keep {
 			s.kept = slim(r)
 		}
 		return s, nil
 	}
-	vals, d, n, err := records.Unique(ctx, dir, records.StreamOptions{Experiment: e.Name, WithRequests: withRequests, Progress: o.Progress}, work)
+	vals, d, n, err := records.Unique(ctx, dir, records.StreamOptions{Experiment: e.Name, WithRequests: withRequests, Progress: o.Progress,
+		SkipExtracted: selfExtracting && sc.(SelfExtracting).Extracts()}, work)
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
@@ -109,15 +130,18 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	}
 	nrows := 0
 	var kept []*engine.Record
-	for _, v := range vals {
-		nrows += len(v.rows)
-		if v.kept != nil {
-			kept = append(kept, v.kept)
+	for i := range vals {
+		nrows += int(min(vals[i].n, 1)) + len(vals[i].more)
+		if vals[i].kept != nil {
+			kept = append(kept, vals[i].kept)
 		}
 	}
 	rows := make([]score.Row, 0, nrows)
-	for _, v := range vals {
-		rows = append(rows, v.rows...)
+	for i := range vals {
+		if vals[i].n > 0 {
+			rows = append(rows, vals[i].row)
+			rows = append(rows, vals[i].more...)
+		}
 	}
 	vals = nil
 	if out.Rows, err = sc.Finish(rows, kept); err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/memo"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -323,9 +324,22 @@ func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() 
 
 // scorer is one scoring pass.
 type scorer struct {
-	p    *plan
-	c    *score.Common
-	toks map[string]*bpe.Tokenizer
+	p        *plan
+	c        *score.Common
+	toks     map[string]*bpe.Tokenizer
+	translit *memo.Memo[[2]string, bool] // (prediction, gold) → match.Translit
+	parsed   *memo.Memo[parsing, extract.Result]
+	verdicts *memo.Memo[verdictOf, bool]
+}
+
+// verdictOf is what verdict reads: the prediction, the gold and the
+// candidates shown (the item variant's, by the address of its list,
+// stable for a pass), or none for the prefix rule.
+type verdictOf struct {
+	prefix     bool
+	pred, gold string
+	cands      *string
+	n          int
 }
 
 func (p *plan) newScorer() (*scorer, error) {
@@ -333,12 +347,25 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks}, nil
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
+		parsed: memo.New[parsing, extract.Result](1 << 18), verdicts: memo.New[verdictOf, bool](1 << 18)}, nil
+}
+
+// Extracts: Record extracts each record itself (experiment.SelfExtracting),
+// as Extract does, remembering how each response text read.
+func (s *scorer) Extracts() bool { return true }
+
+// extract is Protocol.extract through the pass's memo of responses read.
+func (s *scorer) extract(r *engine.Record, lenient bool) *extract.Result {
+	return s.p.extractVia(r, lenient, func(k parsing) extract.Result { return s.parsed.Get(k, parse) })
 }
 
 // Record scores an answer on its own; a translation is kept for Finish.
 func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	p := s.p
+	if r.Status == engine.StatusOK {
+		r.Extracted = s.extract(r, p.LenientJSON)
+	}
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil, false, nil
@@ -378,10 +405,10 @@ func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	}
 	pred := scored(r.Extracted)
 	row.Prediction = pred
-	row.Correct = verdict(st, pred, gold, cands)
+	row.Correct = s.verdict(st, pred, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() {
-		other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
+		other = s.verdict(st, scored(s.extract(r, !p.LenientJSON)), gold, cands)
 	}
 	authors, lenient := row.Correct, other
 	if p.LenientJSON {
@@ -389,9 +416,26 @@ func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || match.Translit(pred, []string{gold}))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translit.Get([2]string{pred, gold}, translitMatch))
 	return []score.Row{row}, false, nil
 }
+
+// verdict is verdict through the pass's memo.
+func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
+	k := verdictOf{prefix: st == Baseline || len(cands) == 0, pred: pred, gold: gold}
+	if !k.prefix {
+		k.cands, k.n = &cands[0], len(cands)
+	}
+	return s.verdicts.Get(k, func(k verdictOf) bool {
+		if k.prefix {
+			return verdict(Baseline, k.pred, k.gold, nil)
+		}
+		return verdict(st, k.pred, k.gold, cands)
+	})
+}
+
+// translitMatch is match.Translit of k's prediction against its gold.
+func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]}) }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
 // failed, withheld row for each second stage never sent because its first
@@ -408,10 +452,18 @@ func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, e
 			failedFirst = append(failedFirst, r)
 		}
 	}
-	answered := make(map[engine.Key]bool, len(rows))
+	var answered map[engine.Key]bool // the answers' keys, when a first stage failed
+	if len(failedFirst) > 0 {
+		answered = make(map[engine.Key]bool, len(rows))
+	}
 	for i := range rows {
 		row := &rows[i]
-		answered[row.Key] = true
+		if answered != nil {
+			answered[row.Key] = true
+		}
+		if len(first) == 0 {
+			continue
+		}
 		if f := first[row.Key]; f != nil { // end-to-end: every stage's time
 			row.LatencyMS += f.LatencyMS
 			row.Cached = row.Cached || f.Cached
