@@ -145,7 +145,7 @@ type textRead struct {
 // NewCommon uses the built-in abstention phrases plus extra (per language
 // code, as an experiment's abstain: field).
 func NewCommon(extra map[string][]string) *Common {
-	return &Common{reg: lang.New(), abst: abstain.New(extra), text: memo.New[[2]string, textRead](1 << 18)}
+	return &Common{reg: lang.New(), abst: abstain.New(extra), text: memo.New[[2]string, textRead](1 << 16)}
 }
 
 // Row is the part of r's row that does not depend on the study.

@@ -86,7 +86,10 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 		defer close(todo)
 		sc := lines.New(f, path, 0)
 		var read int64
-		b := &batch{first: 1, done: make(chan struct{})}
+		newBatch := func(first int) *batch {
+			return &batch{first: first, done: make(chan struct{}), data: make([]byte, 0, batchBytes+64<<10)}
+		}
+		b := newBatch(1)
 		send := func() bool {
 			b.read = read
 			select {
@@ -110,7 +113,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 				if !send() {
 					return
 				}
-				b = &batch{first: sc.Line() + 1, done: make(chan struct{})}
+				b = newBatch(sc.Line() + 1)
 			}
 		}
 		readErr = sc.Err()
@@ -150,6 +153,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 		for i := range b.res {
 			u.add(&b.res[i])
 		}
+		b.res = nil
 		nlines = b.first + len(b.ends) - 1
 		if o.Progress != nil {
 			o.Progress(b.read, total)
@@ -365,7 +369,9 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// uniq applies ReadUnique's rules to lines in file order.
+// uniq applies ReadUnique's rules to lines in file order. vals[i] is the
+// value of the key whose state is slots[i] (kept apart, so that the
+// values are returned without a copy).
 type uniq[T any] struct {
 	experiment string
 	d          Findings
@@ -373,17 +379,18 @@ type uniq[T any] struct {
 	seed1      maphash.Seed
 	seed2      maphash.Seed
 	at         map[[2]uint64]int32 // key -> slot
-	slots      []slot[T]
+	slots      []slot
+	vals       []T
+	dropped    int
 	conflict   map[[2]uint64]int // key -> index in d.Conflicts
 	pending    []pendingConflict
 }
 
-type slot[T any] struct {
-	line     int
+type slot struct {
+	line     int32
 	ok       bool
-	response uint64
 	dropped  bool // a conflict
-	v        T
+	response uint64
 }
 
 // pendingConflict is a disagreeing line whose first line's response is
@@ -423,7 +430,8 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 	i, seen := u.at[h]
 	if !seen {
 		u.at[h] = int32(len(u.slots))
-		u.slots = append(u.slots, slot[T]{line: r.line, ok: r.ok, response: r.response, v: r.v})
+		u.slots = append(u.slots, slot{line: int32(r.line), ok: r.ok, response: r.response})
+		u.vals = append(u.vals, r.v)
 		return
 	}
 	first := &u.slots[i]
@@ -433,19 +441,22 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		if !ok {
 			ci = len(u.d.Conflicts)
 			u.conflict[h] = ci
-			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{first.line}, Responses: []string{""}})
-			u.pending = append(u.pending, pendingConflict{ci: ci, first: first.line})
+			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{int(first.line)}, Responses: []string{""}})
+			u.pending = append(u.pending, pendingConflict{ci: ci, first: int(first.line)})
 			first.dropped = true
+			u.dropped++
 			var zero T
-			first.v = zero
+			u.vals[i] = zero
 		}
 		u.d.Conflicts[ci].Lines = append(u.d.Conflicts[ci].Lines, r.line)
 		u.d.Conflicts[ci].Responses = append(u.d.Conflicts[ci].Responses, "")
 		u.pending = append(u.pending, pendingConflict{ci: ci, first: r.line})
 		return
 	case !first.ok && r.ok:
-		dropped := first.dropped
-		*first = slot[T]{line: r.line, ok: true, response: r.response, v: r.v, dropped: dropped}
+		first.line, first.ok, first.response = int32(r.line), true, r.response
+		if !first.dropped {
+			u.vals[i] = r.v
+		}
 	}
 	u.d.Records++
 	if len(u.d.Keys) < 5 && !slices.Contains(u.d.Keys, r.key) {
@@ -454,7 +465,7 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 }
 
 // finish reads back the responses of conflicting lines and returns the
-// kept values in order.
+// kept values in order (the values of dropped keys removed in place).
 func (u *uniq[T]) finish(f *os.File, path string) ([]T, Findings, error) {
 	if len(u.pending) > 0 {
 		want := map[int]bool{}
@@ -474,11 +485,18 @@ func (u *uniq[T]) finish(f *os.File, path string) ([]T, Findings, error) {
 			c.Responses[j] = resp[p.first]
 		}
 	}
-	out := make([]T, 0, len(u.slots))
-	for i := range u.slots {
-		if !u.slots[i].dropped {
-			out = append(out, u.slots[i].v)
+	out := u.vals
+	if u.dropped > 0 {
+		n := 0
+		for i := range out {
+			if !u.slots[i].dropped {
+				out[n] = out[i]
+				n++
+			}
 		}
+		clear(out[n:])
+		out = out[:n]
 	}
+	u.vals, u.slots, u.at = nil, nil, nil
 	return out, u.d, nil
 }

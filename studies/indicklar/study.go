@@ -347,8 +347,8 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), verdicts: memo.New[verdictOf, bool](1 << 18)}, nil
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 16),
+		parsed: memo.New[parsing, extract.Result](1 << 16), verdicts: memo.New[verdictOf, bool](1 << 16)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
