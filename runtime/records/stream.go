@@ -41,15 +41,17 @@ type StreamOptions struct {
 // failed record later replaced by an ok one keeps its place), and the
 // same Findings. work may run on records that are not kept (a failed one
 // a later ok record replaces, a key that turns out to have disagreeing
-// records); their results are dropped. The record passed to work is not
-// used after work returns. lines is the number of lines read. A
+// records); their results are dropped. work is given the record's line
+// number, and kept[i] is the line out[i] was made from. The record
+// passed to work is not used after work returns. nlines is the number of
+// lines read. A
 // cancelled ctx stops it with ctx's error; a malformed line is an error
 // naming the file and line. It never writes.
-func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*engine.Record) (T, error)) (out []T, d Findings, nlines int, err error) {
+func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
 	path := filepath.Join(dir, FileName)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, d, 0, fmt.Errorf("reading records: %w", err)
+		return nil, nil, d, 0, fmt.Errorf("reading records: %w", err)
 	}
 	defer f.Close()
 	var total int64
@@ -144,11 +146,11 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return nil, d, nlines, ctx.Err()
+			return nil, nil, d, nlines, ctx.Err()
 		}
 		if b.err != nil {
 			cancel()
-			return nil, d, nlines, b.err
+			return nil, nil, d, nlines, b.err
 		}
 		for i := range b.res {
 			u.add(&b.res[i])
@@ -159,17 +161,17 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(*
 			o.Progress(b.read, total)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, d, nlines, err
+			return nil, nil, d, nlines, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, d, nlines, err
+		return nil, nil, d, nlines, err
 	}
 	if readErr != nil {
-		return nil, d, nlines, readErr
+		return nil, nil, d, nlines, readErr
 	}
-	out, d, err = u.finish(f, path)
-	return out, d, nlines, err
+	out, kept, d, err = u.finish(f, path)
+	return out, kept, d, nlines, err
 }
 
 // lineResult is one line decoded and processed.
@@ -184,7 +186,7 @@ type lineResult[T any] struct {
 }
 
 // decodeBatch decodes the lines of one batch and runs work on each.
-func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, ends []int, o StreamOptions, work func(*engine.Record) (T, error)) ([]lineResult[T], error) {
+func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, ends []int, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	withRequests := o.WithRequests
 	out := make([]lineResult[T], len(ends))
 	start := 0
@@ -227,7 +229,7 @@ func decodeBatch[T any](seed maphash.Seed, path string, first int, data []byte, 
 		if st == sealBroken {
 			continue // left out: no work on it
 		}
-		v, err := work(&r)
+		v, err := work(n, &r)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +468,7 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 
 // finish reads back the responses of conflicting lines and returns the
 // kept values in order (the values of dropped keys removed in place).
-func (u *uniq[T]) finish(f *os.File, path string) ([]T, Findings, error) {
+func (u *uniq[T]) finish(f *os.File, path string) ([]T, []int32, Findings, error) {
 	if len(u.pending) > 0 {
 		want := map[int]bool{}
 		for _, p := range u.pending {
@@ -474,7 +476,7 @@ func (u *uniq[T]) finish(f *os.File, path string) ([]T, Findings, error) {
 		}
 		resp, err := responsesAt(f, path, want)
 		if err != nil {
-			return nil, u.d, err
+			return nil, nil, u.d, err
 		}
 		// Fill the responses in the order the lines were added to each conflict.
 		next := map[int]int{}
@@ -486,17 +488,17 @@ func (u *uniq[T]) finish(f *os.File, path string) ([]T, Findings, error) {
 		}
 	}
 	out := u.vals
-	if u.dropped > 0 {
-		n := 0
-		for i := range out {
-			if !u.slots[i].dropped {
-				out[n] = out[i]
-				n++
-			}
+	lines := make([]int32, 0, len(u.slots))
+	n := 0
+	for i := range out {
+		if !u.slots[i].dropped {
+			out[n] = out[i]
+			lines = append(lines, u.slots[i].line)
+			n++
 		}
-		clear(out[n:])
-		out = out[:n]
 	}
+	clear(out[n:])
+	out = out[:n]
 	u.vals, u.slots, u.at = nil, nil, nil
-	return out, u.d, nil
+	return out, lines, u.d, nil
 }

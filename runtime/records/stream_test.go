@@ -65,8 +65,8 @@ func TestUniqueMatchesReadUnique(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, gd, n, err := Unique(context.Background(), dir, StreamOptions{Experiment: exp, WithRequests: withRequests, Workers: 3},
-					func(r *engine.Record) (*engine.Record, error) { c := *r; return &c, nil })
+				got, lines, gd, n, err := Unique(context.Background(), dir, StreamOptions{Experiment: exp, WithRequests: withRequests, Workers: 3},
+					func(line int, r *engine.Record) (*engine.Record, error) { c := *r; c.Error += fmt.Sprint(line); return &c, nil })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,6 +77,10 @@ func TestUniqueMatchesReadUnique(t *testing.T) {
 					t.Fatalf("%d records, want %d", len(got), len(want))
 				}
 				for i := range want {
+					if !strings.HasSuffix(got[i].Error, fmt.Sprint(lines[i])) {
+						t.Fatalf("record %d: made from line %s, said to be %d", i, got[i].Error, lines[i])
+					}
+					got[i].Error = strings.TrimSuffix(got[i].Error, fmt.Sprint(lines[i]))
 					if !reflect.DeepEqual(got[i], want[i]) {
 						t.Fatalf("record %d:\n got %+v\nwant %+v", i, got[i], want[i])
 					}
@@ -98,13 +102,13 @@ func TestUniqueStopsWhenCancelled(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, FileName), []byte(b.String()), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, _, _, err := Unique(ctx, dir, StreamOptions{Progress: func(read, total int64) {
+	_, _, _, _, err := Unique(ctx, dir, StreamOptions{Progress: func(read, total int64) {
 		calls++
 		if read <= 0 || read > total {
 			t.Errorf("progress %d of %d", read, total)
 		}
 		cancel()
-	}}, func(r *engine.Record) (int, error) { return 0, nil })
+	}}, func(int, *engine.Record) (int, error) { return 0, nil })
 	if !errors.Is(err, context.Canceled) || calls != 1 {
 		t.Errorf("%v after %d progress calls", err, calls)
 	}
@@ -113,7 +117,7 @@ func TestUniqueStopsWhenCancelled(t *testing.T) {
 func TestUniqueNamesABadLine(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, FileName), []byte(line("a", "ok")+`{"key":"b","status":`+"\n"+line("c", "ok")), 0o644)
-	_, _, _, err := Unique(context.Background(), dir, StreamOptions{}, func(r *engine.Record) (int, error) { return 0, nil })
+	_, _, _, _, err := Unique(context.Background(), dir, StreamOptions{}, func(int, *engine.Record) (int, error) { return 0, nil })
 	if err == nil || !strings.Contains(err.Error(), "records.jsonl line 2") {
 		t.Errorf("%v", err)
 	}

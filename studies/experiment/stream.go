@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -57,99 +58,127 @@ type Scored struct {
 	Lines int
 }
 
-// streamed is what one record gives a streamed pass: its row inline (a
-// record gives at most one, but for rare plans), without an allocation
-// per record.
-type streamed struct {
-	row  score.Row
-	n    int8        // rows: 0, 1 (row), or more (row, then more)
-	more []score.Row // rows after the first
+// side is what a record gives a streamed pass besides its first row:
+// that it gives none, its further rows, the copy Finish needs.
+type side struct {
+	none bool
+	more []score.Row
 	kept *engine.Record
-	rec  *engine.Record // a plan that does not stream: the record itself (its request dropped unless read)
+}
+
+// sides holds the records' side results by line, from many goroutines.
+type sides struct {
+	mu sync.Mutex
+	m  map[int32]side
+}
+
+func (s *sides) put(line int, v side) {
+	s.mu.Lock()
+	s.m[int32(line)] = v
+	s.mu.Unlock()
 }
 
 // ScoreContext is Score with a context (cancelling it stops the reading
 // between batches of records, with ctx's error) and progress. Records are
 // decoded and scored as they are read, on every core: a plan that is a
-// Streamer holds only its rows and what spans records; another plan's
-// records are held (without their request bodies unless it reads them)
-// and scored at the end, as Score does.
+// Streamer holds only its rows and what spans records (one row per
+// record, in place, with no copy); another plan's records are held
+// (without their request bodies unless it reads them) and scored at the
+// end, as Score does.
 func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOptions) (*Scored, error) {
 	if e.plan == nil {
 		return nil, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
 	}
 	rr, ok := e.plan.(RequestReader)
-	withRequests := ok && rr.ReadsRequests()
-	var sc RecordScorer
-	if s, ok := e.plan.(Streamer); ok {
-		var err error
-		if sc, err = s.Scorer(); err != nil {
+	so := records.StreamOptions{Experiment: e.Name, WithRequests: ok && rr.ReadsRequests(), Progress: o.Progress}
+	st, ok := e.plan.(Streamer)
+	if !ok {
+		recs, _, d, n, err := records.Unique(ctx, dir, so, func(_ int, r *engine.Record) (*engine.Record, error) {
+			e.Extract(r)
+			return r, nil // each record decoded into its own Record
+		})
+		if err != nil {
 			return nil, fmt.Errorf("scoring %s: %w", dir, err)
 		}
-	}
-	_, selfExtracting := sc.(SelfExtracting)
-	work := func(r *engine.Record) (streamed, error) {
-		if !selfExtracting || !sc.(SelfExtracting).Extracts() {
-			e.Extract(r)
-		}
-		if sc == nil {
-			return streamed{rec: r}, nil
-		}
-		rows, keep, err := sc.Record(r)
+		rows, err := e.plan.Score(recs)
 		if err != nil {
-			return streamed{}, fmt.Errorf("scoring %s: %w", r.Key, err)
+			return nil, fmt.Errorf("scoring %s: %w", dir, err)
 		}
-		var s streamed
-		if len(rows) > 0 {
-			s.row, s.n = rows[0], int8(min(len(rows), 2))
-			if len(rows) > 1 {
-				s.more = rows[1:]
-			}
-		}
-		if keep {
-			s.kept = slim(r)
-		}
-		return s, nil
+		return &Scored{Rows: rows, Findings: d, Lines: n}, nil
 	}
-	vals, d, n, err := records.Unique(ctx, dir, records.StreamOptions{Experiment: e.Name, WithRequests: withRequests, Progress: o.Progress,
-		SkipExtracted: selfExtracting && sc.(SelfExtracting).Extracts()}, work)
+	sc, err := st.Scorer()
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
-	out := &Scored{Findings: d, Lines: n}
-	if sc == nil {
-		recs := make([]*engine.Record, len(vals))
-		for i, v := range vals {
-			recs[i] = v.rec
+	self, _ := sc.(SelfExtracting)
+	extracts := self != nil && self.Extracts()
+	so.SkipExtracted = extracts
+	sd := &sides{m: map[int32]side{}}
+	rows, lines, d, n, err := records.Unique(ctx, dir, so, func(line int, r *engine.Record) (score.Row, error) {
+		if !extracts {
+			e.Extract(r)
 		}
-		vals = nil
-		if out.Rows, err = e.plan.Score(recs); err != nil {
-			return nil, fmt.Errorf("scoring %s: %w", dir, err)
+		rs, keep, err := sc.Record(r)
+		if err != nil {
+			return score.Row{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}
-		return out, nil
-	}
-	nrows := 0
-	var kept []*engine.Record
-	for i := range vals {
-		nrows += int(min(vals[i].n, 1)) + len(vals[i].more)
-		if vals[i].kept != nil {
-			kept = append(kept, vals[i].kept)
+		var v side
+		if keep {
+			v.kept = slim(r)
 		}
-	}
-	rows := make([]score.Row, 0, nrows)
-	for i := range vals {
-		if vals[i].n > 0 {
-			rows = append(rows, vals[i].row)
-			rows = append(rows, vals[i].more...)
+		if len(rs) > 1 {
+			v.more = rs[1:]
 		}
-	}
-	vals = nil
-	if out.Rows, err = sc.Finish(rows, kept); err != nil {
+		if len(rs) == 0 {
+			v.none = true
+		}
+		if v.none || v.more != nil || v.kept != nil {
+			sd.put(line, v)
+		}
+		if len(rs) == 0 {
+			return score.Row{}, nil
+		}
+		return rs[0], nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
-	return out, nil
+	// The kept records' rows in order, in place: the first row of each
+	// record that gives one, its further rows (rare) in a new slice.
+	var kept []*engine.Record
+	more := false
+	at := 0
+	for i := range rows {
+		v, ok := sd.m[lines[i]]
+		if ok && v.kept != nil {
+			kept = append(kept, v.kept)
+		}
+		if ok && v.more != nil {
+			more = true
+		}
+		if ok && v.none {
+			continue
+		}
+		rows[at] = rows[i]
+		lines[at] = lines[i]
+		at++
+	}
+	clear(rows[at:])
+	rows, lines = rows[:at], lines[:at]
+	if more {
+		var all []score.Row
+		for i := range rows {
+			all = append(all, rows[i])
+			all = append(all, sd.m[lines[i]].more...)
+		}
+		rows = all
+	}
+	sd = nil
+	if rows, err = sc.Finish(rows, kept); err != nil {
+		return nil, fmt.Errorf("scoring %s: %w", dir, err)
+	}
+	return &Scored{Rows: rows, Findings: d, Lines: n}, nil
 }
-
 // slim is the part of a record a Finish step reads: its key, status,
 // timing, cache and extraction, without the texts and bodies that make a
 // record large.
