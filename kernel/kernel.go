@@ -206,7 +206,7 @@ func ScoringHTML(p bhasha.ScoringProgress) string {
 	pct := 100 * float64(p.Done) / float64(p.Total)
 	eta := "—"
 	if p.Done > 0 && p.Elapsed > 0 {
-		eta = time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done)).Round(time.Second).String() + " left"
+		eta = time.Duration(float64(p.Elapsed)*float64(p.Total-p.Done)/float64(p.Done)).Round(time.Second).String() + " left"
 	}
 	return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">`+
 		`<progress max="100" value="%.1f" style="width:24em"></progress> %s the records: %d of %d MB (%.0f%%), %s</div>`,

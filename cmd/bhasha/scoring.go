@@ -41,4 +41,3 @@ func scoringProgress(w io.Writer) bhasha.ReadOption {
 		plain.Update(progress.State{Label: "scoring (MB of records)", Done: int(p.Done / mb), Total: int(p.Total / mb), Elapsed: p.Elapsed, Final: p.Final})
 	})
 }
-

@@ -22,11 +22,11 @@ func TestUniqueMatchesReadUnique(t *testing.T) {
 	ok := func(key, resp string) *engine.Record {
 		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp + " \"रोम\"\n\t\u00e9",
 			Fields: engine.Key{Experiment: "e", Model: "m", Item: key, Language: "hin", Form: "native", Strategy: "s", Condition: "c|d", Role: engine.Judge("m")},
-			Kind: "chat", ServedModel: "sm", FinishReason: "stop", PromptTokens: 12, CompletionTokens: 3, LatencyMS: 1.25e-3, Attempts: 2,
+			Kind:   "chat", ServedModel: "sm", FinishReason: "stop", PromptTokens: 12, CompletionTokens: 3, LatencyMS: 1.25e-3, Attempts: 2,
 			Cached: true, CacheKey: "ck", RequestSHA256: "d", Identity: &engine.Identity{ID: "i", Root: "r"}, Simulated: true, Reasoning: "why",
 			Extracted: &extract.Result{Value: "v", Method: extract.MethodJSON, Fields: map[string]string{"a": "b"}, Numbers: map[string]float64{"Overall": 4}, Fallback: "f"},
-			Request:  []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
-			Logprobs: []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
+			Request:   []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
+			Logprobs:  []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
 	}
 	failed := func(key string) *engine.Record {
 		return &engine.Record{Key: key, Status: engine.StatusFailed, Error: "boom"}
@@ -66,7 +66,11 @@ func TestUniqueMatchesReadUnique(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, lines, gd, n, err := Unique(context.Background(), dir, StreamOptions{Experiment: exp, WithRequests: withRequests, Workers: 3},
-					func(line int, r *engine.Record) (*engine.Record, error) { c := *r; c.Error += fmt.Sprint(line); return &c, nil })
+					func(line int, r *engine.Record) (*engine.Record, error) {
+						c := *r
+						c.Error += fmt.Sprint(line)
+						return &c, nil
+					})
 				if err != nil {
 					t.Fatal(err)
 				}

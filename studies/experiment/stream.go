@@ -179,6 +179,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	}
 	return &Scored{Rows: rows, Findings: d, Lines: n}, nil
 }
+
 // slim is the part of a record a Finish step reads: its key, status,
 // timing, cache and extraction, without the texts and bodies that make a
 // record large.
