@@ -127,7 +127,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	}
 	done := r.progress("scoring", 0, 0)
 	start := time.Now()
-	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Progress: func(read, total int64) {
+	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {
 		if fn := r.cfg.progress; fn != nil {
 			fn(ScoringProgress{Step: "scoring", Done: read, Total: total, Elapsed: time.Since(start)})
 		}

@@ -26,6 +26,9 @@ type StreamOptions struct {
 	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
 	// that extracts every record again).
 	SkipExtracted bool
+	// Records, when known (the manifest's count), sizes what is held for
+	// one value per key at once, instead of growing it as keys come.
+	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
 	// Progress, when set, is called from one goroutine after each batch of
@@ -142,6 +145,11 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	}()
 
 	u := newUniq[T](o.Experiment)
+	if o.Records > 0 && o.Records < 1<<28 {
+		u.vals = make([]T, 0, o.Records)
+		u.slots = make([]slot, 0, o.Records)
+		u.at = make(map[[2]uint64]int32, o.Records)
+	}
 	for b := range batches {
 		select {
 		case <-b.done:

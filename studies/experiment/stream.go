@@ -48,6 +48,9 @@ type ScoreOptions struct {
 	// Progress, when set, is called with the records files' bytes read so
 	// far and their total, from one goroutine.
 	Progress func(read, total int64)
+	// Records, when known (the manifest's count of records), sizes the
+	// rows held at once.
+	Records int
 }
 
 // Scored is what ScoreContext found.
@@ -90,7 +93,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		return nil, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
 	}
 	rr, ok := e.plan.(RequestReader)
-	so := records.StreamOptions{Experiment: e.Name, WithRequests: ok && rr.ReadsRequests(), Progress: o.Progress}
+	so := records.StreamOptions{Experiment: e.Name, WithRequests: ok && rr.ReadsRequests(), Progress: o.Progress, Records: o.Records}
 	st, ok := e.plan.(Streamer)
 	if !ok {
 		recs, _, d, n, err := records.Unique(ctx, dir, so, func(_ int, r *engine.Record) (*engine.Record, error) {
