@@ -158,7 +158,13 @@ func (c *Common) Row(r *engine.Record) Row {
 	}
 	// Script, switch and abstention describe the answer, not the JSON or
 	// reasoning around it.
-	t := c.text.Get([2]string{AnswerText(r), r.Fields.Language}, c.readText)
+	k := [2]string{AnswerText(r), r.Fields.Language}
+	var t textRead
+	if len(k[0]) > 256 { // a long answer seldom repeats: not worth holding
+		t = c.readText(k)
+	} else {
+		t = c.text.Get(k, c.readText)
+	}
 	row.Script, row.Switched, row.Abstain = t.script, t.switched, t.abstains
 	return row
 }

@@ -347,7 +347,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
 		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
-		parquet.MaxRowsPerRowGroup(1<<16))
+		parquet.MaxRowsPerRowGroup(1<<14))
 	n := len(cols) + len(extra)
 	const chunk = 4096
 	buf := make([]parquet.Row, 0, chunk)

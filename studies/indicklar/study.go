@@ -357,7 +357,12 @@ func (s *scorer) Extracts() bool { return true }
 
 // extract is Protocol.extract through the pass's memo of responses read.
 func (s *scorer) extract(r *engine.Record, lenient bool) *extract.Result {
-	return s.p.extractVia(r, lenient, func(k parsing) extract.Result { return s.parsed.Get(k, parse) })
+	return s.p.extractVia(r, lenient, func(k parsing) extract.Result {
+		if len(k.response) > maxMemoText { // a long answer seldom repeats: not worth holding
+			return parse(k)
+		}
+		return s.parsed.Get(k, parse)
+	})
 }
 
 // Record scores an answer on its own; a translation is kept for Finish.
@@ -416,12 +421,18 @@ func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || s.translit.Get([2]string{pred, gold}, translitMatch))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
 	return []score.Row{row}, false, nil
 }
 
+// maxMemoText is the longest text a scoring pass remembers results for.
+const maxMemoText = 256
+
 // verdict is verdict through the pass's memo.
 func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
+	if len(pred) > maxMemoText {
+		return verdict(st, pred, gold, cands)
+	}
 	k := verdictOf{prefix: st == Baseline || len(cands) == 0, pred: pred, gold: gold}
 	if !k.prefix {
 		k.cands, k.n = &cands[0], len(cands)
@@ -434,6 +445,14 @@ func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
 	})
 }
 
+// translitOf is match.Translit of pred against gold, through the pass's memo.
+func (s *scorer) translitOf(pred, gold string) bool {
+	if len(pred) > maxMemoText {
+		return translitMatch([2]string{pred, gold})
+	}
+	return s.translit.Get([2]string{pred, gold}, translitMatch)
+}
+
 // translitMatch is match.Translit of k's prediction against its gold.
 func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]}) }
 
@@ -442,6 +461,7 @@ func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error) {
 	p := s.p
+	s.translit, s.parsed, s.verdicts = nil, nil, nil // every record is scored: free what they remember
 	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
 	var failedFirst []*engine.Record
 	for _, r := range kept {
