@@ -462,7 +462,7 @@ func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]
 func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error) {
 	p := s.p
 	s.translit, s.parsed, s.verdicts = nil, nil, nil // every record is scored: free what they remember
-	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
+	first := map[engine.Key]*engine.Record{}         // a two-step answer's first stage, by the answer's key
 	var failedFirst []*engine.Record
 	for _, r := range kept {
 		k := r.Fields
