@@ -21,7 +21,7 @@ func (r *Results) page() (report.Page, error) {
 }
 
 func (r *Results) buildPage() (report.Page, error) {
-	if err := r.score(); err != nil {
+	if _, err := r.allTables(); err != nil {
 		return report.Page{}, err
 	}
 	figs, err := r.exp.Figures(r.tables)

@@ -26,12 +26,17 @@ type Results struct {
 	exp      *Experiment
 	manifest *Manifest
 
-	once    sync.Once
-	rows    []score.Row
-	schema  *score.Schema // the study's answer schema
-	notes   []string
-	tables  []*Table
-	scorErr error
+	ctx         context.Context // Open's: scoring and table building stop when it is cancelled
+	cfg         readConfig
+	once        sync.Once
+	rows        []score.Row
+	schema      *score.Schema // the study's answer schema
+	notes       []string
+	set         *experiment.TableSet // the tables, built on demand
+	scorErr     error
+	storedLines int // the record lines a stale store was made from
+	allOnce     sync.Once
+	tables      []*Table // every table, in report order (allTables)
 
 	// The samples and the report page are built once (the HTML report and
 	// the workbook share them).
@@ -49,6 +54,8 @@ type ReadOption func(*readConfig)
 type readConfig struct {
 	experimentFile string
 	studies        *Registry
+	progress       func(ScoringProgress)
+	noStore        bool
 }
 
 func readWith(opts []ReadOption) readConfig {
@@ -100,7 +107,7 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	r := &Results{dir: dir, exp: exp, manifest: m}
+	r := &Results{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg}
 	if p := r.Partial(); p != "" {
 		r.notes = append(r.notes, p)
 	}
@@ -176,54 +183,87 @@ func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
 	return run.InputChanges(m, inputs, exp.Templates()), nil
 }
 
-// score scores the run once and computes every table of its study.
+// score scores the run once (or reads the scored answers the run
+// directory keeps, when they are current: scoredstore.go) and prepares
+// its tables, built when asked for.
 func (r *Results) score() error {
 	r.once.Do(func() {
-		rows, dups, err := r.exp.Score(r.dir)
+		rows, notes, err := r.scoredRows(r.context())
 		if err != nil {
 			r.scorErr = err
 			return
 		}
-		r.notes = append(r.notes, dups.Notes()...)
+		r.notes = append(r.notes, notes...)
 		r.notes = append(r.notes, r.exp.PlanNotes()...)
-		ts, err := r.exp.Tables(rows)
-		if err != nil {
-			r.scorErr = err
-			return
-		}
 		r.rows, r.schema = rows, r.exp.AnswerSchema()
-		r.tables = append(ts, tables.Answers(rows, r.schema))
-		for _, t := range r.tables {
-			t.Simulated = r.manifest.Simulated
-		}
+		answers := experiment.TableGroup{Names: []string{"answers"}, Build: func(func(string) *tables.Table) []*tables.Table {
+			return []*tables.Table{tables.Answers(rows, r.schema)}
+		}}
+		r.set, r.scorErr = r.exp.TableSet(rows, answers)
 	})
 	return r.scorErr
 }
 
-// Tables lists the run's tables, in report order.
-func (r *Results) Tables() ([]TableInfo, error) {
+// context is the context Open was given (Background for a run's results).
+func (r *Results) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// allTables scores the run and builds every table (once), in report order.
+func (r *Results) allTables() ([]*Table, error) {
 	if err := r.score(); err != nil {
 		return nil, err
 	}
-	out := make([]TableInfo, 0, len(r.tables))
-	for _, t := range r.tables {
+	r.allOnce.Do(func() {
+		done := r.progress("tables", 0, 0)
+		r.tables = r.set.All()
+		for _, t := range r.tables {
+			t.Simulated = r.manifest.Simulated
+		}
+		done()
+	})
+	return r.tables, nil
+}
+
+// Tables lists the run's tables, in report order. It builds every table
+// (on a large run, seconds: Table builds only the one asked for).
+func (r *Results) Tables() ([]TableInfo, error) {
+	ts, err := r.allTables()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TableInfo, 0, len(ts))
+	for _, t := range ts {
 		out = append(out, t.Info())
 	}
 	return out, nil
 }
 
-// Table returns one table by name (see Tables).
+// Table returns one table by name (see Tables), building only it (and the
+// tables it is laid out from, or that share its work).
 func (r *Results) Table(name string) (*Table, error) {
 	if err := r.score(); err != nil {
 		return nil, err
 	}
-	for _, t := range r.tables {
-		if t.Name == name {
-			return t, nil
-		}
+	if err := r.context().Err(); err != nil {
+		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
-	names := make([]string, len(r.tables))
-	for i, t := range r.tables {
+	done := r.progress("table "+name, 0, 0)
+	t, ok := r.set.Table(name)
+	done()
+	if ok {
+		t.Simulated = r.manifest.Simulated
+		return t, nil
+	}
+	ts, err := r.allTables()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
 		names[i] = t.Name
 	}
 	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
@@ -253,13 +293,14 @@ func (r *Results) WriteTables() ([]*Table, error) {
 		return nil, err
 	}
 	defer lk.Unlock()
-	if err := r.score(); err != nil {
+	ts, err := r.allTables()
+	if err != nil {
 		return nil, err
 	}
-	if r.tables == nil {
+	if ts == nil {
 		return nil, errors.New("no tables")
 	}
-	return r.tables, tables.Write(filepath.Join(r.dir, "tables"), r.tables)
+	return ts, tables.Write(filepath.Join(r.dir, "tables"), ts)
 }
 
 // Compare sets two runs of the same items side by side: per model ×

@@ -48,10 +48,11 @@ func Check(doing string, err error) {
 }
 
 // Open reopens a run directory (bhasha.Open): each cell is its own
-// program, so a cell that reads a run opens it. A failure is shown in
-// the cell and stops it.
+// program, so a cell that reads a run opens it. Scoring the records (the
+// first open, or after they changed) shows its progress in the cell
+// (ScoringProgress). A failure is shown in the cell and stops it.
 func Open(dir string, opts ...bhasha.ReadOption) *bhasha.Results {
-	r, err := bhasha.Open(context.Background(), dir, opts...)
+	r, err := bhasha.Open(context.Background(), dir, append([]bhasha.ReadOption{ScoringProgress()}, opts...)...)
 	Check("opening the run "+dir, err)
 	return r
 }

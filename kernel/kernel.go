@@ -16,6 +16,7 @@ package kernel
 
 import (
 	"fmt"
+	"html"
 	"html/template"
 	"os"
 	"path"
@@ -191,6 +192,54 @@ func ReportStepHTML(s bhasha.ReportStep) string {
 	}
 	return `<div class="bhasha-progress" style="font-family:sans-serif">` + bar +
 		template.HTMLEscapeString(progress.StepLine("report: "+s.What, s.Done, s.Total, s.Elapsed, s.Final)) + `</div>`
+}
+
+// ScoringProgress is a bhasha.Open option that shows, in the cell's
+// output and updated in place, how far scoring the run's records has got
+// (MB read of MB, the time left) and which table is being built; at most
+// every 250 ms. A cell whose run's scored answers are stored shows
+// nothing but the table step.
+func ScoringProgress() bhasha.ReadOption {
+	id := "bhasha-scoring-" + gonbui.UniqueId()
+	var last time.Time
+	shown := false
+	return bhasha.OnScoring(func(p bhasha.ScoringProgress) {
+		if !gonbui.IsNotebook {
+			return
+		}
+		if !p.Final && time.Since(last) < 250*time.Millisecond {
+			return
+		}
+		if p.Final && !shown {
+			return // a step too short to have been shown
+		}
+		last, shown = time.Now(), true
+		gonbui.UpdateHTML(id, ScoringHTML(p))
+		if p.Final {
+			gonbui.Sync()
+		}
+	})
+}
+
+// ScoringHTML is one line of an open's progress: "scoring the records: a
+// of b MB (pct %), time left", or the step and its time when it is done.
+func ScoringHTML(p bhasha.ScoringProgress) string {
+	const mb = 1 << 20
+	if p.Final {
+		return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">%s: done in %s</div>`,
+			html.EscapeString(p.Step), p.Elapsed.Round(100*time.Millisecond))
+	}
+	if p.Total <= 0 {
+		return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">%s…</div>`, html.EscapeString(p.Step))
+	}
+	pct := 100 * float64(p.Done) / float64(p.Total)
+	eta := "—"
+	if p.Done > 0 && p.Elapsed > 0 {
+		eta = time.Duration(float64(p.Elapsed)*float64(p.Total-p.Done)/float64(p.Done)).Round(time.Second).String() + " left"
+	}
+	return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">`+
+		`<progress max="100" value="%.1f" style="width:24em"></progress> %s the records: %d of %d MB (%.0f%%), %s</div>`,
+		pct, html.EscapeString(p.Step), p.Done/mb, p.Total/mb, pct, eta)
 }
 
 // ProgressHTML is one progress line: a bar, "stage s of S: done of total

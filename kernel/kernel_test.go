@@ -186,3 +186,22 @@ func TestExplorerAlignsAsTheReport(t *testing.T) {
 		}
 	}
 }
+
+func TestScoringHTML(t *testing.T) {
+	tests := []struct {
+		p    bhasha.ScoringProgress
+		want []string
+	}{
+		{bhasha.ScoringProgress{Step: "scoring", Done: 50 << 20, Total: 200 << 20, Elapsed: 2 * time.Second}, []string{`value="25.0"`, "scoring the records: 50 of 200 MB (25%)", "6s left"}},
+		{bhasha.ScoringProgress{Step: "table <accuracy>", Final: true, Elapsed: 1234 * time.Millisecond}, []string{"table &lt;accuracy&gt;: done in 1.2s"}},
+		{bhasha.ScoringProgress{Step: "scoring"}, []string{"scoring…"}},
+	}
+	for _, tc := range tests {
+		got := ScoringHTML(tc.p)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %s lacks %q", tc.p, got, w)
+			}
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/memo"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -125,15 +126,26 @@ type Detail struct {
 // Common reads the fields every study's row takes the same way from its
 // record: key, failure, tokens, latency, cache, the extracted answer and
 // its method, and the answer's script, script switch and abstention.
+//
+// A Common is safe for concurrent use, and remembers what it read of each
+// answer text in each language (the texts repeat across a run's answers):
+// make one per scoring pass.
 type Common struct {
 	reg  *lang.Registry
 	abst *abstain.Detector
+	text *memo.Memo[[2]string, textRead] // (answer, language) → what Row reads of it
+}
+
+// textRead is what Row reads of an answer's text.
+type textRead struct {
+	script             string
+	switched, abstains bool
 }
 
 // NewCommon uses the built-in abstention phrases plus extra (per language
 // code, as an experiment's abstain: field).
 func NewCommon(extra map[string][]string) *Common {
-	return &Common{reg: lang.New(), abst: abstain.New(extra)}
+	return &Common{reg: lang.New(), abst: abstain.New(extra), text: memo.New[[2]string, textRead](1 << 16)}
 }
 
 // Row is the part of r's row that does not depend on the study.
@@ -146,14 +158,27 @@ func (c *Common) Row(r *engine.Record) Row {
 	}
 	// Script, switch and abstention describe the answer, not the JSON or
 	// reasoning around it.
-	ans := AnswerText(r)
-	p := script.Detect(ans)
-	row.Script = p.Main
-	if l, ok := c.reg.Find(r.Fields.Language); ok {
-		row.Switched = p.Switched(l)
+	k := [2]string{AnswerText(r), r.Fields.Language}
+	var t textRead
+	if len(k[0]) > 256 { // a long answer seldom repeats: not worth holding
+		t = c.readText(k)
+	} else {
+		t = c.text.Get(k, c.readText)
 	}
-	row.Abstain, _ = c.abst.Abstains(ans)
+	row.Script, row.Switched, row.Abstain = t.script, t.switched, t.abstains
 	return row
+}
+
+// readText reads an answer's script, its switch out of the language's
+// scripts and its abstention; k is (answer, language).
+func (c *Common) readText(k [2]string) textRead {
+	p := script.Detect(k[0])
+	t := textRead{script: p.Main}
+	if l, ok := c.reg.Find(k[1]); ok {
+		t.switched = p.Switched(l)
+	}
+	t.abstains, _ = c.abst.Abstains(k[0])
+	return t
 }
 
 // AnswerText is the text a record's answer is read from: the extracted

@@ -161,11 +161,11 @@ func phonetic(s string) string {
 	words := strings.Fields(norm.NFC.String(s))
 	for i, w := range words {
 		if IsBrahmicWord(w) {
-			words[i] = strings.NewReplacer("ch", "chh", "c", "ch", "ś", "sh", "ṣ", "sh").Replace(ISO15919(w))
+			words[i] = looseBrahmic.Replace(ISO15919(w))
 			continue
 		}
 		l := strings.ToLower(w)
-		l = strings.NewReplacer("ck", "k", "qu", "kv", "ce", "se", "ci", "si", "cy", "sy", "ch", "\x00").Replace(l)
+		l = looseLatin.Replace(l)
 		l = strings.ReplaceAll(l, "c", "k")
 		words[i] = strings.ReplaceAll(l, "\x00", "ch")
 	}
@@ -230,8 +230,7 @@ func Loose(s string) string {
 			b.WriteByte(' ')
 		}
 	}
-	repl := strings.NewReplacer("ph", "f", "w", "v", "x", "ks", "q", "k", "z", "j", "ee", "i", "oo", "u")
-	t := repl.Replace(b.String())
+	t := phoneticPairs.Replace(b.String())
 	words := strings.Fields(t)
 	for i, w := range words {
 		var o []byte
@@ -328,3 +327,11 @@ func Convert(s, target string) string {
 		return r
 	}, norm.NFC.String(s))
 }
+
+// The replacements Loose and phonetic apply, built once (a Replacer is
+// safe for concurrent use and costly to build per word).
+var (
+	looseBrahmic  = strings.NewReplacer("ch", "chh", "c", "ch", "ś", "sh", "ṣ", "sh")
+	looseLatin    = strings.NewReplacer("ck", "k", "qu", "kv", "ce", "se", "ci", "si", "cy", "sy", "ch", "\x00")
+	phoneticPairs = strings.NewReplacer("ph", "f", "w", "v", "x", "ks", "q", "k", "z", "j", "ee", "i", "oo", "u")
+)

@@ -109,7 +109,12 @@ func TestReportIgnoresDuplicateRecords(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("accuracy changed with duplicated records:\n%s\nwas\n%s", got, want)
 	}
-	if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], fmt.Sprintf("%d duplicate record(s) ignored", bytes.Count(b, []byte("\n")))) {
+	// The notes say the scored answers were stored before the records
+	// doubled, and that the duplicates are ignored.
+	n := bytes.Count(b, []byte("\n"))
+	notes := r.Notes()
+	if len(notes) != 2 || !strings.Contains(notes[0], fmt.Sprintf("scored answers recomputed: %d new record(s)", n)) ||
+		!strings.Contains(notes[1], fmt.Sprintf("%d duplicate record(s) ignored", n)) {
 		t.Errorf("report did not say it ignored duplicates: %q", notes)
 	}
 }

@@ -678,7 +678,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
-	var oo []bhasha.ReadOption
+	oo := []bhasha.ReadOption{scoringProgress(stderr)}
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
@@ -28,7 +29,9 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == records.LockFile {
+		// The lock, and the scored answers a reader keeps (a cache), are
+		// not the run's files.
+		if err != nil || d.IsDir() || d.Name() == records.LockFile || d.Name() == scored.FileName {
 			return err
 		}
 		if d.Type()&fs.ModeSymlink != 0 {

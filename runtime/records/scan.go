@@ -177,10 +177,14 @@ type Scan struct {
 
 // At names where logical line n is: "line N" in records.jsonl,
 // "records-000001.jsonl.zst line N" in a segment (see Flag).
-func (s *Scan) At(n int) string {
-	for i := len(s.files) - 1; i >= 0; i-- {
-		if n > s.starts[i] {
-			return lineAt(s.files[i], n-s.starts[i])
+func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
+
+// atIn names logical line n of files, whose logical line before each
+// file's first is starts[i], as messages do (lineAt).
+func atIn(files []recordFile, starts []int, n int) string {
+	for i := len(files) - 1; i >= 0; i-- {
+		if n > starts[i] {
+			return lineAt(files[i], n-starts[i])
 		}
 	}
 	return fmt.Sprintf("line %d", n)
@@ -382,15 +386,21 @@ func (s *Scan) collectConflicts(dups []dupLine) error {
 
 // responsesAt reads the response of the given logical lines.
 func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
+	return responsesIn(s.files, s.starts, s.Lines, want)
+}
+
+// responsesIn reads the response of the given logical lines of files
+// (starts as atIn's; lines the logical lines in all).
+func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]string, error) {
 	out := map[int]string{}
-	for i, f := range s.files {
-		last := s.Lines
-		if i+1 < len(s.starts) {
-			last = s.starts[i+1]
+	for i, f := range files {
+		last := lines
+		if i+1 < len(starts) {
+			last = starts[i+1]
 		}
 		need := false
 		for n := range want {
-			if n > s.starts[i] && n <= last {
+			if n > starts[i] && n <= last {
 				need = true
 				break
 			}
@@ -403,7 +413,7 @@ func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
 			return nil, err
 		}
 		br := bufio.NewReaderSize(r, 1<<20)
-		for n := s.starts[i] + 1; n <= last; n++ {
+		for n := starts[i] + 1; n <= last; n++ {
 			line, err := br.ReadBytes('\n')
 			if want[n] {
 				var rec struct {
@@ -411,7 +421,7 @@ func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
 				}
 				if jerr := json.Unmarshal(line, &rec); jerr != nil {
 					r.Close()
-					return nil, fmt.Errorf("%s line %d: %w", f.path, n-s.starts[i], jerr)
+					return nil, fmt.Errorf("%s line %d: %w", f.path, n-starts[i], jerr)
 				}
 				out[n] = rec.Response
 			}

@@ -399,30 +399,26 @@ func (e *Experiment) Extract(rec *engine.Record) {
 // Records imported from a batch, or written before a rule changed, are
 // extracted again with the study's rule first.
 func (e *Experiment) Score(dir string) ([]score.Row, records.Findings, error) {
-	if e.plan == nil {
-		return nil, records.Findings{}, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
-	}
-	rr, ok := e.plan.(RequestReader)
-	recs, dups, err := records.ReadUnique(dir, e.Name, ok && rr.ReadsRequests())
+	sc, err := e.ScoreContext(context.Background(), dir, ScoreOptions{})
 	if err != nil {
-		return nil, dups, err
+		return nil, records.Findings{}, err
 	}
-	for _, r := range recs {
-		e.Extract(r)
-	}
-	rows, err := e.plan.Score(recs)
-	if err != nil {
-		return nil, dups, fmt.Errorf("scoring %s: %w", dir, err)
-	}
-	return rows, dups, nil
+	return sc.Rows, sc.Findings, nil
 }
 
 // Tables computes the study's tables from its scored rows, with the model
 // sizes and human labels the experiment names.
 func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
-	if e.plan == nil {
-		return nil, fmt.Errorf("experiment %s is not built", e.Name)
+	ts, err := e.TableSet(rows)
+	if err != nil {
+		return nil, err
 	}
+	return ts.All(), nil
+}
+
+// tableOptions are the model sizes, families and human labels the
+// experiment names.
+func (e *Experiment) tableOptions() (tables.Options, error) {
 	o := tables.Options{Sizes: map[string]float64{}, Families: map[string]string{}}
 	for _, m := range e.Models {
 		if m.SizeB > 0 {
@@ -435,9 +431,9 @@ func (e *Experiment) Tables(rows []score.Row) ([]*tables.Table, error) {
 	if p := e.HumanLabelsPath(); p != "" {
 		h, err := tables.ReadHumanLabels(p)
 		if err != nil {
-			return nil, err
+			return o, err
 		}
 		o.Human = h
 	}
-	return e.plan.Tables(rows, o), nil
+	return o, nil
 }

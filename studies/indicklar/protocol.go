@@ -394,23 +394,48 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
+	return p.extractVia(r, lenient, parse)
+}
+
+// parsing is how a response is read before its candidates are checked:
+// the first line, or a JSON field by one of the two rules.
+type parsing struct {
+	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
+	lenient  bool  // extract.Field, else extract.Authors
+	response string
+}
+
+// parse reads a response as k says (a function of k alone).
+func parse(k parsing) extract.Result {
+	field := extract.Authors
+	if k.lenient {
+		field = extract.Field
+	}
+	switch k.how {
+	case 0:
+		return extract.FirstLine(k.response)
+	case 2:
+		return field(k.response, "translation")
+	}
+	return field(k.response, "answer")
+}
+
+// extractVia is extract reading the response with parse (a memo of it
+// while scoring).
+func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing) extract.Result) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	field := extract.Authors
-	if lenient {
-		field = extract.Field
-	}
 	var res extract.Result
 	switch {
 	case !s.JSON():
-		res = extract.FirstLine(r.Response)
+		res = parse(parsing{how: 0, response: r.Response})
 	case r.Fields.Role.Kind == engine.RoleTranslation:
-		res = field(r.Response, "translation")
+		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
 		return &res
 	default:
-		res = field(r.Response, "answer")
+		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
 	}
 	if it := p.item(r.Fields.Item); it != nil {
 		if v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form)); ok && s != Baseline {

@@ -25,6 +25,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/internal/memo"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -221,12 +222,30 @@ func Criteria() []tables.Criterion {
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
+	var ts []*tables.Table
+	for _, g := range p.TableGroups(rows, opt) {
+		ts = append(ts, g.Build(func(name string) *tables.Table {
+			for _, t := range ts {
+				if t.Name == name {
+					return t
+				}
+			}
+			return nil
+		})...)
+	}
+	return ts
+}
+
+// TableGroups are Tables group by group (experiment.TableGrouper): the
+// standard tables; KLAR's, which share one index of the outcomes; the
+// sensitivity and conclusions tables; the dataset's statistics; the
+// paper's wide layouts of the others.
+func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.TableGroup {
 	ref := ""
 	if p.o.Reference != "" {
 		r, _ := ParseStrategy(p.o.Reference)
 		ref = string(r)
 	}
-	ts := append(standard(p.e.Study, p.Criteria(), rows, opt), KLAR(rows, ref, FamilyOf)...)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
@@ -234,106 +253,242 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	ts = append(ts, tables.Sensitivity(p.Alternatives(), rows), tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows), DatasetStats(p.Set, langs, forms))
-	return append(ts, layouts(ts)...)
+	one := func(t func() *tables.Table) func(func(string) *tables.Table) []*tables.Table {
+		return func(func(string) *tables.Table) []*tables.Table { return []*tables.Table{t()} }
+	}
+	return []experiment.TableGroup{
+		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *tables.Table) []*tables.Table {
+			return standard(p.e.Study, p.Criteria(), rows, opt)
+		}},
+		{Names: klarTables(), Build: func(func(string) *tables.Table) []*tables.Table { return KLAR(rows, ref, FamilyOf) }},
+		{Names: []string{"sensitivity"}, Build: one(func() *tables.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
+		{Names: []string{"conclusions"}, Build: one(func() *tables.Table {
+			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
+		})},
+		{Names: []string{"dataset_stats"}, Build: one(func() *tables.Table { return DatasetStats(p.Set, langs, forms) })},
+		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *tables.Table) []*tables.Table {
+			return layouts(get)
+		}},
+	}
+}
+
+// klarTables are the tables KLAR builds, in its order.
+func klarTables() []string {
+	return []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points",
+		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "tokenization", "latency"}
 }
 
 // layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9
 // (accuracy and CLC per language, native questions), Table 10 (the
 // correlations with significance marks) and Table 15 (flip points per
 // model × language).
-func layouts(ts []*tables.Table) []*tables.Table {
-	by := map[string]*tables.Table{}
-	for _, t := range ts {
-		by[t.Name] = t
-	}
-	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", by["flip_points"],
+func layouts(get func(name string) *tables.Table) []*tables.Table {
+	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", get("flip_points"),
 		func(t *tables.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
 		[]string{"from", "flipped", "share"}, []string{string(TinTCM), string(TinTEN)})
 	fp.Mirrors, fp.Headline = "IndicKLAR Table 15 (layout)", true
-	return []*tables.Table{AccCLCWide(by["accuracy"], by["clc_mean"], "native"), CorrelationMarks(by["tokenization"]), fp}
+	return []*tables.Table{AccCLCWide(get("accuracy"), get("clc_mean"), "native"), CorrelationMarks(get("tokenization")), fp}
 }
 
 // Score scores the answers (translations are kept, not scored): the
 // baselines by the authors' prefix rule, the other strategies by their
 // candidate matcher; unparsed JSON is scored on the raw text, as the
 // authors do. Baseline prompts of models that name a tokenizer.json are
-// counted offline (OfflineTokens).
+// counted offline (OfflineTokens). A two-step answer's time is every
+// stage's (its translation's latency added), and a second stage
+// withheld because its first failed is a failed answer.
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.e.Abstain)
-	var out []score.Row
+	sc, err := p.newScorer()
+	if err != nil {
+		return nil, err
+	}
+	var rows []score.Row
+	var kept []*engine.Record
+	for _, r := range recs {
+		rs, keep, err := sc.Record(r)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+		if keep {
+			kept = append(kept, r)
+		}
+	}
+	return sc.Finish(rows, kept)
+}
+
+// Scorer streams Score (experiment.Streamer): each answer is scored as it
+// is read; only the translations (first stages) are kept, to add their
+// latency and to find the withheld second stages.
+func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() }
+
+// scorer is one scoring pass.
+type scorer struct {
+	p        *plan
+	c        *score.Common
+	toks     map[string]*bpe.Tokenizer
+	translit *memo.Memo[[2]string, bool] // (prediction, gold) → match.Translit
+	parsed   *memo.Memo[parsing, extract.Result]
+	verdicts *memo.Memo[verdictOf, bool]
+}
+
+// verdictOf is what verdict reads: the prediction, the gold and the
+// candidates shown (the item variant's, by the address of its list,
+// stable for a pass), or none for the prefix rule.
+type verdictOf struct {
+	prefix     bool
+	pred, gold string
+	cands      *string
+	n          int
+}
+
+func (p *plan) newScorer() (*scorer, error) {
 	toks, err := p.tokenizers()
 	if err != nil {
 		return nil, err
 	}
-	answered := map[engine.Key]bool{}
-	var failedFirst []*engine.Record
-	first := map[engine.Key]*engine.Record{} // a two-step answer's first stage, by the answer's key
-	for _, r := range recs {
-		if r.Fields.Role.Kind == engine.RoleTranslation {
-			k := r.Fields
-			k.Role = engine.Role{}
-			first[k] = r
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 16),
+		parsed: memo.New[parsing, extract.Result](1 << 16), verdicts: memo.New[verdictOf, bool](1 << 16)}, nil
+}
+
+// Extracts: Record extracts each record itself (experiment.SelfExtracting),
+// as Extract does, remembering how each response text read.
+func (s *scorer) Extracts() bool { return true }
+
+// extract is Protocol.extract through the pass's memo of responses read.
+func (s *scorer) extract(r *engine.Record, lenient bool) *extract.Result {
+	return s.p.extractVia(r, lenient, func(k parsing) extract.Result {
+		if len(k.response) > maxMemoText { // a long answer seldom repeats: not worth holding
+			return parse(k)
+		}
+		return s.parsed.Get(k, parse)
+	})
+}
+
+// Record scores an answer on its own; a translation is kept for Finish.
+func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
+	p := s.p
+	if r.Status == engine.StatusOK {
+		r.Extracted = s.extract(r, p.LenientJSON)
+	}
+	st, err := ParseStrategy(r.Fields.Strategy)
+	if err != nil {
+		return nil, false, nil
+	}
+	if r.Fields.Role.Kind == engine.RoleTranslation {
+		return nil, true, nil
+	}
+	if r.Fields.Role.Kind != engine.RoleAnswer {
+		return nil, false, nil
+	}
+	it := p.item(r.Fields.Item)
+	if it == nil {
+		return nil, false, nil
+	}
+	v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+	if !ok {
+		return nil, false, nil
+	}
+	row := s.c.Row(r)
+	row.Domain = it.Relation
+	gold, cands := v.Answer, v.StoredCandidates
+	if st == ContextEN {
+		if en, ok := it.Variant("eng", item.English); ok {
+			gold, cands = en.Answer, en.StoredCandidates
 		}
 	}
-	for _, r := range recs {
-		st, err := ParseStrategy(r.Fields.Strategy)
-		if err == nil && r.Fields.Role.Kind == engine.RoleTranslation && r.Status != engine.StatusOK {
+	row.Gold = gold
+	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
+		n, err := countPrompt(t, r.Request)
+		if err != nil {
+			return nil, false, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
+		}
+		row.OfflineTokens = n
+	}
+	if row.Failed {
+		return []score.Row{row}, false, nil
+	}
+	pred := scored(r.Extracted)
+	row.Prediction = pred
+	row.Correct = s.verdict(st, pred, gold, cands)
+	other := row.Correct // the verdict under the JSON rule not in force
+	if st.JSON() {
+		other = s.verdict(st, scored(s.extract(r, !p.LenientJSON)), gold, cands)
+	}
+	authors, lenient := row.Correct, other
+	if p.LenientJSON {
+		authors, lenient = other, row.Correct
+	}
+	row.Marks.Set(MarkAuthorsJSON, authors)
+	row.Marks.Set(MarkLenientJSON, lenient)
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
+	return []score.Row{row}, false, nil
+}
+
+// maxMemoText is the longest text a scoring pass remembers results for.
+const maxMemoText = 256
+
+// verdict is verdict through the pass's memo.
+func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
+	if len(pred) > maxMemoText {
+		return verdict(st, pred, gold, cands)
+	}
+	k := verdictOf{prefix: st == Baseline || len(cands) == 0, pred: pred, gold: gold}
+	if !k.prefix {
+		k.cands, k.n = &cands[0], len(cands)
+	}
+	return s.verdicts.Get(k, func(k verdictOf) bool {
+		if k.prefix {
+			return verdict(Baseline, k.pred, k.gold, nil)
+		}
+		return verdict(st, k.pred, k.gold, cands)
+	})
+}
+
+// translitOf is match.Translit of pred against gold, through the pass's memo.
+func (s *scorer) translitOf(pred, gold string) bool {
+	if len(pred) > maxMemoText {
+		return translitMatch([2]string{pred, gold})
+	}
+	return s.translit.Get([2]string{pred, gold}, translitMatch)
+}
+
+// translitMatch is match.Translit of k's prediction against its gold.
+func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]}) }
+
+// Finish adds each two-step answer's first-stage time and cache, and a
+// failed, withheld row for each second stage never sent because its first
+// stage failed.
+func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error) {
+	p := s.p
+	s.translit, s.parsed, s.verdicts = nil, nil, nil // every record is scored: free what they remember
+	first := map[engine.Key]*engine.Record{}         // a two-step answer's first stage, by the answer's key
+	var failedFirst []*engine.Record
+	for _, r := range kept {
+		k := r.Fields
+		k.Role = engine.Role{}
+		first[k] = r
+		if r.Status != engine.StatusOK {
 			failedFirst = append(failedFirst, r)
 		}
-		if err != nil || r.Fields.Role.Kind != engine.RoleAnswer {
+	}
+	var answered map[engine.Key]bool // the answers' keys, when a first stage failed
+	if len(failedFirst) > 0 {
+		answered = make(map[engine.Key]bool, len(rows))
+	}
+	for i := range rows {
+		row := &rows[i]
+		if answered != nil {
+			answered[row.Key] = true
+		}
+		if len(first) == 0 {
 			continue
 		}
-		answered[r.Fields] = true
-		it := p.item(r.Fields.Item)
-		if it == nil {
-			continue
-		}
-		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
-		if !ok {
-			continue
-		}
-		row := c.Row(r)
-		row.Domain = it.Relation
-		if f := first[r.Fields]; f != nil { // end-to-end: every stage's time
+		if f := first[row.Key]; f != nil { // end-to-end: every stage's time
 			row.LatencyMS += f.LatencyMS
 			row.Cached = row.Cached || f.Cached
 		}
-		gold, cands := v.Answer, v.StoredCandidates
-		if st == ContextEN {
-			if en, ok := it.Variant("eng", item.English); ok {
-				gold, cands = en.Answer, en.StoredCandidates
-			}
-		}
-		row.Gold = gold
-		if t := toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
-			n, err := countPrompt(t, r.Request)
-			if err != nil {
-				return nil, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
-			}
-			row.OfflineTokens = n
-		}
-		if row.Failed {
-			out = append(out, row)
-			continue
-		}
-		pred := scored(r.Extracted)
-		row.Prediction = pred
-		row.Correct = verdict(st, pred, gold, cands)
-		other := row.Correct // the verdict under the JSON rule not in force
-		if st.JSON() {
-			other = verdict(st, scored(p.extract(r, !p.LenientJSON)), gold, cands)
-		}
-		authors, lenient := row.Correct, other
-		if p.LenientJSON {
-			authors, lenient = other, row.Correct
-		}
-		row.Marks.Set(MarkAuthorsJSON, authors)
-		row.Marks.Set(MarkLenientJSON, lenient)
-		row.Marks.Set(MarkTranslit, row.Correct || match.Translit(pred, []string{gold}))
-		out = append(out, row)
 	}
-	// A second stage withheld because its first failed is a failed answer.
 	for _, r := range failedFirst {
 		k := r.Fields
 		k.Role = engine.Role{}
@@ -348,9 +503,9 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if !ok {
 			continue
 		}
-		out = append(out, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
+		rows = append(rows, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
 	}
-	return out, nil
+	return rows, nil
 }
 
 // ReadsRequests: the prompts of models that name a tokenizer are counted

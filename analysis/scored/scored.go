@@ -1,0 +1,592 @@
+// Package scored keeps a run's scored answers on disk, in columns, so that
+// a later reader builds its tables without scoring the records again. It
+// is a cache: deleting the file loses nothing (the records are scored
+// again), and a file that does not match the records and options it was
+// made from is never read as theirs (Key).
+//
+// File grammar: one Parquet file (FileName in the run directory), one row
+// per scored answer in scoring order, every column required (no nulls):
+//
+//   - the row columns, named as the answer schema's common fields:
+//     experiment, model, item, language, form, strategy, condition, role
+//     (engine.Role's text form: "", translation, judge:<model>,
+//     choice:<n>), domain, gold, prediction, method, verdict, script
+//     (UTF-8 strings, dictionary-encoded); prompt_tokens, offline_tokens
+//     (int64); latency_ms (double); correct, abstain, switched, failed,
+//     withheld, cached, empty_response (boolean); marks (int64: bit i is
+//     the study's mark i, score.Marks); detail (string: the JSON of
+//     score.Detail, the multiple-choice log-likelihoods and a graded
+//     judge's scores, "" for a row without one).
+//   - the study's columns: each field of the study's answer schema
+//     (score.Schema.Study) whose name is not a row column, under its name,
+//     as boolean, string or int64: for other readers (DuckDB, pandas);
+//     Bhasha reads the row columns.
+//   - key-value metadata: "bhasha.scored" the format version (Version);
+//     "bhasha.key" a JSON object naming what the rows were made from
+//     (Key: the records' fingerprint, the scoring options' hashes);
+//     "bhasha.notes" a JSON array of the notes scoring made (duplicates,
+//     conflicts, edited records); "bhasha.lines" the number of record
+//     lines read; "bhasha.schema" a JSON array of the study's fields
+//     (name, type, description).
+//
+// Write replaces the file atomically (a temporary file in the same
+// directory, synced, renamed): a reader sees the previous file or the
+// new one, never a part; a crash leaves at worst a ".scored.parquet-*.tmp".
+package scored
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// FileName is the store inside a run directory.
+const FileName = "scored.parquet"
+
+// Version is the file format's version, and the scoring rules': bump it
+// when a rule changes the rows the same records and options give (a
+// store of another version is scored again).
+const Version = "1"
+
+// Key names what a store's rows were made from: component → value (a
+// hash, a version). Two keys that differ in any component make the rows
+// stale.
+type Key map[string]string
+
+// Changed lists the components of k whose values differ from old (added,
+// removed or changed), sorted.
+func (k Key) Changed(old Key) []string {
+	var out []string
+	for c, v := range k {
+		if ov, ok := old[c]; !ok || ov != v {
+			out = append(out, c)
+		}
+	}
+	for c := range old {
+		if _, ok := k[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Meta is what a store says besides its rows.
+type Meta struct {
+	Version string
+	Key     Key
+	Notes   []string // the notes scoring made, in order
+	Lines   int      // record lines read
+	Rows    int
+}
+
+// column is one row column: its name, its Parquet node and how it is read
+// from and written to a Row.
+type column struct {
+	name string
+	kind kind
+	str  func(*score.Row) string
+	num  func(*score.Row) int64
+	dbl  func(*score.Row) float64
+	flag func(*score.Row) bool
+
+	setStr  func(*score.Row, string) error
+	setNum  func(*score.Row, int64)
+	setDbl  func(*score.Row, float64)
+	setFlag func(*score.Row, bool)
+}
+
+type kind uint8
+
+const (
+	kindString kind = iota
+	kindInt
+	kindDouble
+	kindBool
+)
+
+func textCol(name string, get func(*score.Row) *string) column {
+	return column{name: name, kind: kindString, str: func(r *score.Row) string { return *get(r) },
+		setStr: func(r *score.Row, s string) error { *get(r) = s; return nil }}
+}
+
+func flagCol(name string, get func(*score.Row) *bool) column {
+	return column{name: name, kind: kindBool, flag: func(r *score.Row) bool { return *get(r) },
+		setFlag: func(r *score.Row, b bool) { *get(r) = b }}
+}
+
+// rowColumns are the columns that hold a Row, every field of it.
+func rowColumns() []column {
+	return []column{
+		textCol("experiment", func(r *score.Row) *string { return &r.Key.Experiment }),
+		textCol("model", func(r *score.Row) *string { return &r.Key.Model }),
+		textCol("item", func(r *score.Row) *string { return &r.Key.Item }),
+		textCol("language", func(r *score.Row) *string { return &r.Key.Language }),
+		textCol("form", func(r *score.Row) *string { return &r.Key.Form }),
+		textCol("strategy", func(r *score.Row) *string { return &r.Key.Strategy }),
+		textCol("condition", func(r *score.Row) *string { return &r.Key.Condition }),
+		{name: "role", kind: kindString, str: func(r *score.Row) string { return r.Key.Role.String() },
+			setStr: func(r *score.Row, s string) error {
+				role, err := engine.ParseRole(s)
+				r.Key.Role = role
+				return err
+			}},
+		textCol("domain", func(r *score.Row) *string { return &r.Domain }),
+		textCol("gold", func(r *score.Row) *string { return &r.Gold }),
+		textCol("prediction", func(r *score.Row) *string { return &r.Prediction }),
+		{name: "method", kind: kindString, str: func(r *score.Row) string { return string(r.Method) },
+			setStr: func(r *score.Row, s string) error { r.Method = extract.Method(s); return nil }},
+		textCol("verdict", func(r *score.Row) *string { return &r.Verdict }),
+		textCol("script", func(r *score.Row) *string { return &r.Script }),
+		{name: "prompt_tokens", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.PromptTokens) },
+			setNum: func(r *score.Row, n int64) { r.PromptTokens = int(n) }},
+		{name: "offline_tokens", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.OfflineTokens) },
+			setNum: func(r *score.Row, n int64) { r.OfflineTokens = int(n) }},
+		{name: "latency_ms", kind: kindDouble, dbl: func(r *score.Row) float64 { return r.LatencyMS },
+			setDbl: func(r *score.Row, x float64) { r.LatencyMS = x }},
+		flagCol("correct", func(r *score.Row) *bool { return &r.Correct }),
+		flagCol("abstain", func(r *score.Row) *bool { return &r.Abstain }),
+		flagCol("switched", func(r *score.Row) *bool { return &r.Switched }),
+		flagCol("failed", func(r *score.Row) *bool { return &r.Failed }),
+		flagCol("withheld", func(r *score.Row) *bool { return &r.Withheld }),
+		flagCol("cached", func(r *score.Row) *bool { return &r.Cached }),
+		flagCol("empty_response", func(r *score.Row) *bool { return &r.EmptyResponse }),
+		{name: "marks", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.Marks) },
+			setNum: func(r *score.Row, n int64) { r.Marks = score.Marks(n) }},
+		{name: "detail", kind: kindString, str: detailText, setStr: setDetail},
+	}
+}
+
+// detailText is the JSON of a row's Detail ("" without one).
+func detailText(r *score.Row) string {
+	if r.Detail == nil {
+		return ""
+	}
+	b, err := json.Marshal(r.Detail)
+	if err != nil { // a NaN or an infinite log-likelihood
+		b, _ = json.Marshal(detailJSON(r.Detail))
+	}
+	return string(b)
+}
+
+// detailJSON writes a Detail's floats as strings where JSON has no number
+// for them (NaN, ±Inf: a choice the model cannot produce).
+func detailJSON(d *score.Detail) map[string]any {
+	f := func(x float64) any {
+		b, err := json.Marshal(x)
+		if err != nil {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return json.RawMessage(b)
+	}
+	lp := make([]any, len(d.ChoiceLogprobs))
+	for i, x := range d.ChoiceLogprobs {
+		lp[i] = f(x)
+	}
+	js := map[string]any{}
+	for k, x := range d.JudgeScores {
+		js[k] = f(x)
+	}
+	out := map[string]any{"ChoiceLogprobs": lp, "Chosen": d.Chosen}
+	if d.ChoiceLogprobs == nil {
+		out["ChoiceLogprobs"] = nil
+	}
+	if d.JudgeScores != nil {
+		out["JudgeScores"] = js
+	} else {
+		out["JudgeScores"] = nil
+	}
+	return out
+}
+
+// setDetail reads a detail column's text back.
+func setDetail(r *score.Row, s string) error {
+	if s == "" {
+		r.Detail = nil
+		return nil
+	}
+	var raw struct {
+		ChoiceLogprobs []json.RawMessage
+		Chosen         int
+		JudgeScores    map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return fmt.Errorf("column detail: %w", err)
+	}
+	num := func(m json.RawMessage) (float64, error) {
+		var x float64
+		if err := json.Unmarshal(m, &x); err == nil {
+			return x, nil
+		}
+		var t string
+		if err := json.Unmarshal(m, &t); err != nil {
+			return 0, fmt.Errorf("column detail: %s is not a number", m)
+		}
+		return strconv.ParseFloat(t, 64)
+	}
+	d := &score.Detail{Chosen: raw.Chosen}
+	if raw.ChoiceLogprobs != nil {
+		d.ChoiceLogprobs = make([]float64, len(raw.ChoiceLogprobs))
+		for i, m := range raw.ChoiceLogprobs {
+			x, err := num(m)
+			if err != nil {
+				return err
+			}
+			d.ChoiceLogprobs[i] = x
+		}
+	}
+	if raw.JudgeScores != nil {
+		d.JudgeScores = make(map[string]float64, len(raw.JudgeScores))
+		for k, m := range raw.JudgeScores {
+			x, err := num(m)
+			if err != nil {
+				return err
+			}
+			d.JudgeScores[k] = x
+		}
+	}
+	r.Detail = d
+	return nil
+}
+
+// studyColumns are the schema's study fields that are not row columns.
+func studyColumns(s *score.Schema, taken map[string]bool) []score.Field {
+	var out []score.Field
+	if s == nil {
+		return nil
+	}
+	for _, f := range s.Study() {
+		if !taken[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func leaf(k kind) parquet.Node {
+	var n parquet.Node
+	switch k {
+	case kindString:
+		n = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+	case kindInt:
+		n = parquet.Int(64)
+	case kindDouble:
+		n = parquet.Leaf(parquet.DoubleType)
+	default:
+		n = parquet.Leaf(parquet.BooleanType)
+	}
+	return parquet.Compressed(parquet.Required(n), &parquet.Snappy)
+}
+
+func fieldKind(t score.FieldType) kind {
+	switch t {
+	case score.FlagField:
+		return kindBool
+	case score.IntField:
+		return kindInt
+	}
+	return kindString
+}
+
+// Write stores rows, made as m says, at path (atomically; see the
+// package comment). schema is the study's answer schema (its study
+// fields become columns; nil for none).
+func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
+	cols := rowColumns()
+	taken := map[string]bool{}
+	g := parquet.Group{}
+	for _, c := range cols {
+		g[c.name] = leaf(c.kind)
+		taken[c.name] = true
+	}
+	extra := studyColumns(schema, taken)
+	var fields []map[string]string
+	for _, f := range extra {
+		g[f.Name] = leaf(fieldKind(f.Type))
+	}
+	if schema != nil {
+		for _, f := range schema.Study() {
+			fields = append(fields, map[string]string{"name": f.Name, "type": typeName(f.Type), "description": f.Description})
+		}
+	}
+	sch := parquet.NewSchema("scored", g)
+	index := map[string]int{}
+	for i, p := range sch.Columns() {
+		index[p[0]] = i
+	}
+	key, _ := json.Marshal(m.Key)
+	if m.Notes == nil {
+		m.Notes = []string{}
+	}
+	if fields == nil {
+		fields = []map[string]string{}
+	}
+	notes, _ := json.Marshal(m.Notes)
+	fj, _ := json.Marshal(fields)
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return fmt.Errorf("storing scored answers: %w", err)
+	}
+	defer f.Abort()
+	w := parquet.NewWriter(f, sch,
+		parquet.KeyValueMetadata("bhasha.scored", Version),
+		parquet.KeyValueMetadata("bhasha.key", string(key)),
+		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
+		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
+		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
+		parquet.MaxRowsPerRowGroup(1<<14))
+	n := len(cols) + len(extra)
+	const chunk = 4096
+	buf := make([]parquet.Row, 0, chunk)
+	vals := make([]parquet.Value, 0, chunk*n)
+	flush := func() error {
+		if _, err := w.WriteRows(buf); err != nil {
+			return fmt.Errorf("storing scored answers in %s: %w", path, err)
+		}
+		buf, vals = buf[:0], vals[:0]
+		return nil
+	}
+	for i := range rows {
+		r := &rows[i]
+		row := vals[len(vals) : len(vals)+n]
+		vals = vals[:len(vals)+n]
+		for _, c := range cols {
+			row[index[c.name]] = value(c, r).Level(0, 0, index[c.name])
+		}
+		for _, fd := range extra {
+			var v parquet.Value
+			switch fd.Type {
+			case score.FlagField:
+				v = parquet.BooleanValue(fd.Flag(r))
+			case score.IntField:
+				v = parquet.Int64Value(int64(fd.Int(r)))
+			default:
+				v = parquet.ByteArrayValue([]byte(fd.Text(r)))
+			}
+			row[index[fd.Name]] = v.Level(0, 0, index[fd.Name])
+		}
+		buf = append(buf, row)
+		if len(buf) == chunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(buf) > 0 {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("storing scored answers in %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+func value(c column, r *score.Row) parquet.Value {
+	switch c.kind {
+	case kindString:
+		return parquet.ByteArrayValue([]byte(c.str(r)))
+	case kindInt:
+		return parquet.Int64Value(c.num(r))
+	case kindDouble:
+		return parquet.DoubleValue(c.dbl(r))
+	}
+	return parquet.BooleanValue(c.flag(r))
+}
+
+func typeName(t score.FieldType) string {
+	switch t {
+	case score.FlagField:
+		return "boolean"
+	case score.IntField:
+		return "int64"
+	}
+	return "string"
+}
+
+// ErrFormat wraps every error of a file that is not a store Bhasha can
+// read (truncated, corrupt, another version): the caller scores again.
+var ErrFormat = errors.New("not a readable store of scored answers")
+
+// open opens the store at path and reads its metadata.
+func open(path string) (*os.File, *parquet.File, Meta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, Meta{}, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, Meta{}, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		f.Close()
+		return nil, nil, Meta{}, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
+	}
+	var m Meta
+	m.Version, _ = pf.Lookup("bhasha.scored")
+	if m.Version != Version {
+		f.Close()
+		return nil, nil, m, fmt.Errorf("%s: %w: format version %q, not %q", path, ErrFormat, m.Version, Version)
+	}
+	bad := func(what string, err error) (*os.File, *parquet.File, Meta, error) {
+		f.Close()
+		return nil, nil, m, fmt.Errorf("%s: %w: metadata %s: %v", path, ErrFormat, what, err)
+	}
+	k, _ := pf.Lookup("bhasha.key")
+	if err := json.Unmarshal([]byte(k), &m.Key); err != nil {
+		return bad("bhasha.key", err)
+	}
+	n, _ := pf.Lookup("bhasha.notes")
+	if err := json.Unmarshal([]byte(n), &m.Notes); err != nil {
+		return bad("bhasha.notes", err)
+	}
+	l, _ := pf.Lookup("bhasha.lines")
+	if m.Lines, err = strconv.Atoi(l); err != nil {
+		return bad("bhasha.lines", err)
+	}
+	m.Rows = int(pf.NumRows())
+	return f, pf, m, nil
+}
+
+// ReadMeta reads only the store's metadata (its footer).
+func ReadMeta(path string) (Meta, error) {
+	f, _, m, err := open(path)
+	if err != nil {
+		return m, err
+	}
+	f.Close()
+	return m, nil
+}
+
+// Read reads the store's rows and metadata. A file that is not a store
+// of this Version (truncated, corrupt, written by another version) is an
+// error wrapping ErrFormat; a missing file is os.ErrNotExist.
+func Read(path string) ([]score.Row, Meta, error) {
+	f, pf, m, err := open(path)
+	if err != nil {
+		return nil, m, err
+	}
+	defer f.Close()
+	rows := make([]score.Row, m.Rows)
+	cols := rowColumns()
+	byName := map[string]int{}
+	for i, p := range pf.Schema().Columns() {
+		byName[p[0]] = i
+	}
+	for _, c := range cols {
+		if _, ok := byName[c.name]; !ok {
+			return nil, m, fmt.Errorf("%s: %w: no column %s", path, ErrFormat, c.name)
+		}
+	}
+	// Columns are read concurrently: each fills its own field of every row.
+	var wg sync.WaitGroup
+	errs := make([]error, len(cols))
+	next := make(chan int)
+	go func() {
+		for i := range cols {
+			next <- i
+		}
+		close(next)
+	}()
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = readColumn(pf, byName[cols[i].name], cols[i], rows)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, m, fmt.Errorf("%s: %w: column %s: %v", path, ErrFormat, cols[i].name, err)
+		}
+	}
+	return rows, m, nil
+}
+
+// readColumn fills column c of every row from the file's column ci.
+func readColumn(pf *parquet.File, ci int, c column, rows []score.Row) error {
+	at := 0
+	intern := map[string]string{}
+	buf := make([]parquet.Value, 4096)
+	for _, rg := range pf.RowGroups() {
+		pages := rg.ColumnChunks()[ci].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return err
+			}
+			vr := p.Values()
+			for {
+				k, err := vr.ReadValues(buf)
+				if at+k > len(rows) {
+					pages.Close()
+					return fmt.Errorf("more values than the %d rows", len(rows))
+				}
+				for _, v := range buf[:k] {
+					r := &rows[at]
+					at++
+					switch c.kind {
+					case kindString:
+						b := v.ByteArray()
+						s, ok := intern[string(b)]
+						if !ok {
+							s = string(b)
+							if len(intern) < 1<<16 {
+								intern[s] = s
+							}
+						}
+						if err := c.setStr(r, s); err != nil {
+							pages.Close()
+							return err
+						}
+					case kindInt:
+						c.setNum(r, v.Int64())
+					case kindDouble:
+						c.setDbl(r, v.Double())
+					default:
+						c.setFlag(r, v.Boolean())
+					}
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return err
+				}
+			}
+			parquet.Release(p)
+		}
+		pages.Close()
+	}
+	if at != len(rows) {
+		return fmt.Errorf("%d values for %d rows", at, len(rows))
+	}
+	return nil
+}
+
+// Keys lists a Key's components in order, for messages.
+func (k Key) Keys() []string { return slices.Sorted(maps.Keys(k)) }

@@ -1,0 +1,158 @@
+package scored
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// rowsForTest sets every field of a Row, a Detail of each kind among
+// them, and marks in the low and the high bits.
+func rowsForTest() []score.Row {
+	var rows []score.Row
+	for i := range 5000 {
+		r := score.Row{
+			Key: engine.Key{Experiment: "e", Model: []string{"m1", "m2"}[i%2], Item: string(rune('a' + i%26)), Language: "hin", Form: "native",
+				Strategy: "tint-cm", Condition: []string{"", "c|1"}[i%2]},
+			Domain: "capital", Gold: "रोम", Prediction: "रो म" + string(rune('0'+i%10)), Method: extract.MethodJSON, Verdict: score.VerdictCorrect,
+			Script: "Devanagari", PromptTokens: 40 + i, OfflineTokens: i % 7, LatencyMS: float64(i) / 3,
+			Correct: i%2 == 0, Abstain: i%3 == 0, Switched: i%5 == 0, Failed: i%7 == 0, Withheld: i%11 == 0, Cached: i%13 == 0, EmptyResponse: i%17 == 0,
+		}
+		r.Marks.Set(0, i%2 == 1)
+		r.Marks.Set(63, i%3 == 1)
+		switch i % 4 {
+		case 1:
+			r.Key.Role = engine.Judge("m1")
+			r.Detail = &score.Detail{JudgeScores: map[string]float64{"Overall": 4, "fluency": 2.5}}
+		case 2:
+			r.Key.Role = engine.Choice(3)
+			r.Detail = &score.Detail{ChoiceLogprobs: []float64{-1.5, math.Inf(-1), -0.25}, Chosen: 2}
+		case 3:
+			r.Key.Role = engine.Translation()
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func TestRoundTripKeepsEveryField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	rows := rowsForTest()
+	schema := score.NewSchema(score.CorrectField("rule"), score.Mark("translit", "a mark", 0),
+		score.Text("verdict", "judge", func(r *score.Row) string { return r.Verdict }),
+		score.Int("chosen", "an int", func(r *score.Row) int { return r.PromptTokens % 3 }))
+	m := Meta{Key: Key{"records": "sha256:x", "experiment.yaml scoring": "abc"}, Notes: []string{"3 duplicate record(s) ignored"}, Lines: 5003}
+	if err := Write(path, rows, schema, m); err != nil {
+		t.Fatal(err)
+	}
+	got, gm, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(got), len(rows))
+	}
+	for i := range rows {
+		if !reflect.DeepEqual(got[i], rows[i]) {
+			t.Fatalf("row %d:\n got %+v\nwant %+v", i, got[i], rows[i])
+		}
+	}
+	if !reflect.DeepEqual(gm.Key, m.Key) || !reflect.DeepEqual(gm.Notes, m.Notes) || gm.Lines != m.Lines || gm.Rows != len(rows) || gm.Version != Version {
+		t.Errorf("meta %+v, want %+v", gm, m)
+	}
+	if ms, err := ReadMeta(path); err != nil || ms.Lines != 5003 {
+		t.Errorf("ReadMeta: %+v, %v", ms, err)
+	}
+	// The study's own fields are columns too, for other readers.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type study struct {
+		Translit bool  `parquet:"translit"`
+		Chosen   int64 `parquet:"chosen"`
+	}
+	got2 := make([]study, len(rows))
+	n, err := parquet.NewGenericReader[study](pf).Read(got2)
+	if err != nil && n != len(rows) {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if got2[i].Translit != r.Marks.Has(0) || got2[i].Chosen != int64(r.PromptTokens%3) {
+			t.Fatalf("row %d: study columns %+v", i, got2[i])
+		}
+	}
+}
+
+func TestEmptyStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := Write(path, nil, nil, Meta{Key: Key{"records": "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, m, err := Read(path)
+	if err != nil || len(rows) != 0 || m.Key["records"] != "r" {
+		t.Fatalf("%d rows, %+v, %v", len(rows), m, err)
+	}
+}
+
+func TestDamagedStoreIsErrFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	if err := Write(path, rowsForTest(), nil, Meta{Key: Key{"records": "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]byte{
+		"truncated": b[:len(b)/2],
+		"empty":     nil,
+		"garbage":   []byte("PAR1 not a parquet file at all PAR1"),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name+".parquet")
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := Read(p); !errors.Is(err, ErrFormat) {
+				t.Errorf("Read: %v, want ErrFormat", err)
+			}
+		})
+	}
+	if _, _, err := Read(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+func TestKeyChanged(t *testing.T) {
+	tests := []struct {
+		now, old Key
+		want     []string
+	}{
+		{Key{"a": "1", "b": "2"}, Key{"a": "1", "b": "2"}, nil},
+		{Key{"a": "1", "b": "3"}, Key{"a": "1", "b": "2"}, []string{"b"}},
+		{Key{"a": "1", "c": "2"}, Key{"a": "1", "b": "2"}, []string{"b", "c"}},
+	}
+	for _, tc := range tests {
+		if got := tc.now.Changed(tc.old); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v vs %v: %v, want %v", tc.now, tc.old, got, tc.want)
+		}
+	}
+}

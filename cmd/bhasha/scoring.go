@@ -1,0 +1,43 @@
+package main
+
+import (
+	"io"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/runtime/progress"
+)
+
+// scoringProgress shows how far opening a run has got (scoring its
+// records, in MB read, and building its tables) on w: a progress bar on a
+// terminal, plain lines every progress.DefaultEvery otherwise, as bhasha
+// run shows its stages.
+func scoringProgress(w io.Writer) bhasha.ReadOption {
+	const mb = 1 << 20
+	if progress.IsTerminal(w) {
+		var bar *progress.Bar
+		return bhasha.OnScoring(func(p bhasha.ScoringProgress) {
+			if p.Step != "scoring" {
+				return
+			}
+			if bar == nil && p.Total > 0 {
+				bar = progress.New(w, "scoring (MB of records)", int(p.Total/mb))
+			}
+			if bar == nil {
+				return
+			}
+			if p.Final {
+				bar.Finish(int(p.Total/mb), 0)
+				bar = nil
+				return
+			}
+			bar.Update(int(p.Done/mb), 0)
+		})
+	}
+	plain := progress.NewPlain(w, progress.DefaultEvery)
+	return bhasha.OnScoring(func(p bhasha.ScoringProgress) {
+		if p.Step != "scoring" || (p.Total == 0 && !p.Final) || (p.Final && p.Elapsed < progress.DefaultEvery) {
+			return // a short scoring (or a store read) prints nothing
+		}
+		plain.Update(progress.State{Label: "scoring (MB of records)", Done: int(p.Done / mb), Total: int(p.Total / mb), Elapsed: p.Elapsed, Final: p.Final})
+	})
+}

@@ -1,0 +1,560 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// StreamOptions adjust Unique.
+type StreamOptions struct {
+	// Experiment: records of another experiment are left out (Findings.Foreign); "" keeps all.
+	Experiment string
+	// WithRequests keeps the request bodies (Record.Request); without it
+	// they are not decoded at all (they are most of a record's bytes).
+	WithRequests bool
+	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
+	// that extracts every record again).
+	SkipExtracted bool
+	// Records, when known (the manifest's count), sizes what is held for
+	// one value per key at once, instead of growing it as keys come.
+	Records int
+	// Workers decode and process records concurrently (0: GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called from one goroutine after each batch of
+	// lines with the bytes read so far and the records files' total size.
+	Progress func(read, total int64)
+}
+
+// Unique reads every record of dir, as ReadUnique does, and hands each one
+// to work as soon as it is decoded (from several goroutines at once: work
+// must be safe for concurrent use), instead of holding the records: it
+// returns what work made of the record ReadUnique would keep for each key,
+// in the order ReadUnique returns its records (a key's first line; a
+// failed record later replaced by an ok one keeps its place), and the
+// same Findings. work may run on records that are not kept (a failed one
+// a later ok record replaces, a key that turns out to have disagreeing
+// records); their results are dropped. work is given the record's line
+// number, and kept[i] is the line out[i] was made from. The record
+// passed to work is not used after work returns. nlines is the number of
+// lines read. A
+// cancelled ctx stops it with ctx's error; a malformed line is an error
+// naming the file and line. It never writes.
+func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
+	listed, err := listFiles(dir)
+	if err != nil {
+		return nil, nil, d, 0, err
+	}
+	var total int64 // bytes on disk of the records files, for Progress
+	for _, f := range listed.files {
+		if st, err := os.Stat(f.path); err == nil {
+			total += st.Size()
+		}
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// The reader cuts the file into batches of whole lines; workers decode
+	// and process each batch; this goroutine applies ReadUnique's rules
+	// to the batches in file order.
+	type batch struct {
+		first int // logical line number of the first line
+		file  *recordFile
+		local int // the first line's number in its file
+		data  []byte
+		ends  []int // end offset of each line in data
+		read  int64
+		res   []lineResult[T]
+		err   error
+		done  chan struct{}
+	}
+	const batchBytes = 1 << 20
+	batches := make(chan *batch, workers*2)
+	todo := make(chan *batch, workers*2)
+	var readErr error
+	var files []recordFile // the files read, in logical order
+	var starts []int       // the logical line before each file's first
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(batches)
+		defer close(todo)
+		var done int64 // bytes on disk of the files read to their end
+		n := 0         // logical lines read
+		send := func(b *batch) bool {
+			select {
+			case batches <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case todo <- b:
+			case <-ctx.Done():
+				return false
+			}
+			return true
+		}
+		found, err := walk(dir, func(f recordFile, r io.Reader) error {
+			fp := &f
+			files = append(files, f)
+			starts = append(starts, n)
+			newBatch := func(local int) *batch {
+				return &batch{first: n + 1, file: fp, local: local, done: make(chan struct{}), data: make([]byte, 0, batchBytes+64<<10)}
+			}
+			sc := lines.New(r, f.path, 0)
+			b := newBatch(1)
+			for sc.Scan() {
+				line := sc.Bytes()
+				n++
+				b.data = append(b.data, line...)
+				b.ends = append(b.ends, len(b.data))
+				if len(b.data) >= batchBytes {
+					b.read = done + position(r)
+					if !send(b) {
+						return ctx.Err()
+					}
+					b = newBatch(sc.Line() + 1)
+				}
+			}
+			if err := sc.Err(); err != nil {
+				return err
+			}
+			if st, err := os.Stat(f.path); err == nil {
+				done += st.Size()
+			}
+			if len(b.ends) > 0 {
+				b.read = done
+				if !send(b) {
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+		if err == nil && !found {
+			err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+		}
+		readErr = err
+	}()
+	seed := maphash.MakeSeed() // hashes the responses, to tell disagreeing duplicates
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range todo {
+				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.ends, o, work)
+				close(b.done)
+			}
+		}()
+	}
+	defer func() { // on an early return: stop the reader and the workers first
+		cancel()
+		wg.Wait()
+		<-readDone
+	}()
+
+	u := newUniq[T](o.Experiment)
+	if o.Records > 0 && o.Records < 1<<28 {
+		u.vals = make([]T, 0, o.Records)
+		u.slots = make([]slot, 0, o.Records)
+		u.at = make(map[[2]uint64]int32, o.Records)
+	}
+	for b := range batches {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, nil, d, nlines, ctx.Err()
+		}
+		if b.err != nil {
+			cancel()
+			return nil, nil, d, nlines, b.err
+		}
+		for i := range b.res {
+			u.add(&b.res[i])
+		}
+		b.res = nil
+		nlines = b.first + len(b.ends) - 1
+		if o.Progress != nil {
+			o.Progress(b.read, total)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, d, nlines, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, d, nlines, err
+	}
+	if readErr != nil {
+		return nil, nil, d, nlines, readErr
+	}
+	out, kept, d, err = u.finish(files, starts, nlines)
+	return out, kept, d, nlines, err
+}
+
+// lineResult is one line decoded and processed.
+type lineResult[T any] struct {
+	line     int         // logical line
+	file     *recordFile // the file it is in
+	local    int         // its line in that file
+	key      string
+	ok       bool // status ok
+	seal     sealState
+	exp      string // the key's experiment
+	response uint64 // hash of the response, to tell disagreeing duplicates
+	v        T
+}
+
+// decodeBatch decodes the lines of one batch and runs work on each.
+func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, ends []int, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+	withRequests := o.WithRequests
+	out := make([]lineResult[T], len(ends))
+	start := 0
+	var buf []byte
+	in := interner{}
+	for i, end := range ends {
+		raw := data[start:end]
+		start = end
+		n := first + i
+		var r engine.Record
+		var err error
+		st := checkSeal(raw)
+		if st == sealOK {
+			// A sealed line is as Bhasha wrote it (valid JSON): read its
+			// members directly, without the request body unless asked.
+			if err = decodeSealed(raw, withRequests, !o.SkipExtracted, in, &r); err != nil {
+				r = engine.Record{}
+				if withRequests {
+					err = json.Unmarshal(raw, &r)
+				} else {
+					buf, err = decodeWithout(raw, buf, &r)
+				}
+			}
+		} else {
+			err = json.Unmarshal(raw, &r)
+			if !withRequests {
+				r.Request = nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
+		}
+		if o.SkipExtracted {
+			r.Extracted = nil
+		}
+		res := &out[i]
+		res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
+		res.file, res.local = f, local+i
+		res.exp = keyField(r.Key, 0)
+		res.response = maphash.String(seed, r.Response)
+		if st == sealBroken {
+			continue // left out: no work on it
+		}
+		v, err := work(n, &r)
+		if err != nil {
+			return nil, err
+		}
+		res.v = v
+	}
+	return out, nil
+}
+
+// decodeWithout decodes the record line into r, skipping the top-level
+// "request" member; buf is scratch space, returned for reuse.
+func decodeWithout(line, buf []byte, r *engine.Record) ([]byte, error) {
+	from, to, ok := memberSpan(line, "request")
+	if !ok {
+		return buf, json.Unmarshal(line, r)
+	}
+	buf = append(append(buf[:0], line[:from]...), line[to:]...)
+	return buf, json.Unmarshal(buf, r)
+}
+
+// memberSpan finds the top-level member name of a JSON object line: the
+// span [from, to) to cut so that the object stays valid (the member with
+// the comma before it, or after it when it is the first). It reads only
+// the structure (strings are skipped whole, escapes honoured); false when
+// the member is absent or the line is not an object.
+func memberSpan(line []byte, name string) (from, to int, ok bool) {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return 0, 0, false
+	}
+	i++
+	first := true
+	for {
+		i = skipSpace(line, i)
+		if i >= len(line) {
+			return 0, 0, false
+		}
+		if line[i] == '}' {
+			return 0, 0, false
+		}
+		memberStart := i // at the key's quote (after the comma, if any)
+		if !first {
+			if line[i] != ',' {
+				return 0, 0, false
+			}
+			i = skipSpace(line, i+1)
+		}
+		if i >= len(line) || line[i] != '"' {
+			return 0, 0, false
+		}
+		keyEnd := skipString(line, i)
+		if keyEnd < 0 {
+			return 0, 0, false
+		}
+		key := line[i+1 : keyEnd-1]
+		i = skipSpace(line, keyEnd)
+		if i >= len(line) || line[i] != ':' {
+			return 0, 0, false
+		}
+		valEnd := skipValue(line, skipSpace(line, i+1))
+		if valEnd < 0 {
+			return 0, 0, false
+		}
+		if string(key) == name {
+			if first { // cut the member and the comma after it
+				j := skipSpace(line, valEnd)
+				if j < len(line) && line[j] == ',' {
+					return memberStart, j + 1, true
+				}
+				return memberStart, valEnd, true
+			}
+			return memberStart, valEnd, true
+		}
+		i = valEnd
+		first = false
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string starting at b[i] ('"'), or -1.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		j += i
+		// the quote is escaped when an odd number of backslashes precede it
+		k := j - 1
+		for k >= i && b[k] == '\\' {
+			k--
+		}
+		if (j-1-k)%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+}
+
+// skipValue returns the offset after the JSON value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				if i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' {
+		i++
+	}
+	return i
+}
+
+// uniq applies ReadUnique's rules to lines in file order. vals[i] is the
+// value of the key whose state is slots[i] (kept apart, so that the
+// values are returned without a copy).
+type uniq[T any] struct {
+	experiment string
+	d          Findings
+	sealed     int
+	seed1      maphash.Seed
+	seed2      maphash.Seed
+	at         map[[2]uint64]int32 // key -> slot
+	slots      []slot
+	vals       []T
+	dropped    int
+	conflict   map[[2]uint64]int // key -> index in d.Conflicts
+	pending    []pendingConflict
+}
+
+type slot struct {
+	line     int32
+	ok       bool
+	dropped  bool // a conflict
+	response uint64
+}
+
+// pendingConflict is a disagreeing line whose first line's response is
+// read back at the end.
+type pendingConflict struct {
+	ci, first int
+}
+
+func newUniq[T any](experiment string) *uniq[T] {
+	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(),
+		at: map[[2]uint64]int32{}, conflict: map[[2]uint64]int{}}
+}
+
+func (u *uniq[T]) h(k string) [2]uint64 {
+	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
+}
+
+// add is ReadUnique's loop body for one line.
+func (u *uniq[T]) add(r *lineResult[T]) {
+	switch r.seal {
+	case sealOK:
+		u.sealed++
+	case sealBroken:
+		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+		return
+	default:
+		if u.sealed+len(u.d.Edited) > 0 {
+			u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: unsealedWhy})
+			return
+		}
+	}
+	if u.experiment != "" && r.exp != u.experiment {
+		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
+		return
+	}
+	h := u.h(r.key)
+	i, seen := u.at[h]
+	if !seen {
+		u.at[h] = int32(len(u.slots))
+		u.slots = append(u.slots, slot{line: int32(r.line), ok: r.ok, response: r.response})
+		u.vals = append(u.vals, r.v)
+		return
+	}
+	first := &u.slots[i]
+	switch {
+	case first.ok && r.ok && first.response != r.response:
+		ci, ok := u.conflict[h]
+		if !ok {
+			ci = len(u.d.Conflicts)
+			u.conflict[h] = ci
+			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{int(first.line)}, Responses: []string{""}})
+			u.pending = append(u.pending, pendingConflict{ci: ci, first: int(first.line)})
+			first.dropped = true
+			u.dropped++
+			var zero T
+			u.vals[i] = zero
+		}
+		u.d.Conflicts[ci].Lines = append(u.d.Conflicts[ci].Lines, r.line)
+		u.d.Conflicts[ci].Responses = append(u.d.Conflicts[ci].Responses, "")
+		u.pending = append(u.pending, pendingConflict{ci: ci, first: r.line})
+		return
+	case !first.ok && r.ok:
+		first.line, first.ok, first.response = int32(r.line), true, r.response
+		if !first.dropped {
+			u.vals[i] = r.v
+		}
+	}
+	u.d.Records++
+	if len(u.d.Keys) < 5 && !slices.Contains(u.d.Keys, r.key) {
+		u.d.Keys = append(u.d.Keys, r.key)
+	}
+}
+
+// finish reads back the responses of conflicting lines and returns the
+// kept values in order (the values of dropped keys removed in place).
+func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
+	if len(u.pending) > 0 {
+		want := map[int]bool{}
+		for _, p := range u.pending {
+			want[p.first] = true
+		}
+		resp, err := responsesIn(files, starts, nlines, want)
+		if err != nil {
+			return nil, nil, u.d, err
+		}
+		// Fill the responses in the order the lines were added to each conflict.
+		next := map[int]int{}
+		for _, p := range u.pending {
+			c := &u.d.Conflicts[p.ci]
+			j := next[p.ci]
+			next[p.ci] = j + 1
+			c.Responses[j] = resp[p.first]
+			c.At = append(c.At, atIn(files, starts, p.first))
+		}
+	}
+	out := u.vals
+	lines := make([]int32, 0, len(u.slots))
+	n := 0
+	for i := range out {
+		if !u.slots[i].dropped {
+			out[n] = out[i]
+			lines = append(lines, u.slots[i].line)
+			n++
+		}
+	}
+	clear(out[n:])
+	out = out[:n]
+	u.vals, u.slots, u.at = nil, nil, nil
+	return out, lines, u.d, nil
+}
+
+// position is how far r has read its file on disk (0 when unknown): a
+// plain file's offset, a segment's compressed offset.
+func position(r io.Reader) int64 {
+	var f *os.File
+	switch r := r.(type) {
+	case *os.File:
+		f = r
+	case *zstdFile:
+		f = r.f
+	default:
+		return 0
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	return off
+}

@@ -1,0 +1,182 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// Unique keeps, for every key, the record ReadUnique keeps, in the same
+// order, and says the same of what it left out: duplicates, a failed
+// record replaced by an ok one, disagreeing records, edited lines and
+// another experiment's records, with the request bodies dropped or kept.
+func TestUniqueMatchesReadUnique(t *testing.T) {
+	ok := func(key, resp string) *engine.Record {
+		return &engine.Record{Key: key, Status: engine.StatusOK, Response: resp + " \"रोम\"\n\t\u00e9",
+			Fields: engine.Key{Experiment: "e", Model: "m", Item: key, Language: "hin", Form: "native", Strategy: "s", Condition: "c|d", Role: engine.Judge("m")},
+			Kind:   "chat", ServedModel: "sm", FinishReason: "stop", PromptTokens: 12, CompletionTokens: 3, LatencyMS: 1.25e-3, Attempts: 2,
+			Cached: true, CacheKey: "ck", RequestSHA256: "d", Identity: &engine.Identity{ID: "i", Root: "r"}, Simulated: true, Reasoning: "why",
+			Extracted: &extract.Result{Value: "v", Method: extract.MethodJSON, Fields: map[string]string{"a": "b"}, Numbers: map[string]float64{"Overall": 4}, Fallback: "f"},
+			Request:   []byte(`{"prompt":"asks \"request\": {\"request\":1}","request":[1,{"a":"}"}]}`),
+			Logprobs:  []byte(`{"top_logprobs":[{"request":-0.5}]}`)}
+	}
+	failed := func(key string) *engine.Record {
+		return &engine.Record{Key: key, Status: engine.StatusFailed, Error: "boom"}
+	}
+	var recs []*engine.Record
+	for i := range 3000 { // more than one batch of lines
+		recs = append(recs, ok(fmt.Sprintf("e|m|%d", i), fmt.Sprintf("answer %d", i)))
+	}
+	recs = append(recs, failed("e|m|f"), ok("e|m|3", "answer 3"), ok("e|m|f", "late"), ok("e|m|4", "another"), ok("e|m|4", "a third"),
+		ok("other|m|1", "x"), failed("e|m|g"), ok("e|m|5", "answer 5"), ok("e|m|6", "other"))
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// One line edited by hand (its seal no longer matches), one appended unsealed.
+	p := filepath.Join(dir, FileName)
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"response":"answer 7"`, `"response":"answer 77"`, 1))
+	b = append(b, []byte(`{"key":"e|m|h","status":"ok","response":"planted"}`+"\n")...)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same records sealed into a segment, and records after it in a
+	// new records.jsonl: a conflict across the two files, a failed record
+	// answered in the live file.
+	sealed := t.TempDir()
+	if err := os.WriteFile(filepath.Join(sealed, FileName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := LockDir(sealed, Exclusive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seg, err := Seal(lk, sealed, 0); err != nil || seg != SegmentName(1) {
+		t.Fatalf("sealing: %q, %v", seg, err)
+	}
+	lk.Unlock()
+	w, err = Create(sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*engine.Record{ok("e|m|5", "answer 5 again"), ok("e|m|g", "late g"), ok("e|m|7000", "new")} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir   string
+		lines int
+	}{{dir, len(recs) + 1}, {sealed, len(recs) + 4}} {
+		dir := c.dir
+		for _, withRequests := range []bool{false, true} {
+			for _, exp := range []string{"", "e"} {
+				t.Run(fmt.Sprintf("%s,requests=%v,experiment=%q", filepath.Base(dir), withRequests, exp), func(t *testing.T) {
+					want, wd, err := ReadUnique(dir, exp, withRequests)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, lines, gd, n, err := Unique(context.Background(), dir, StreamOptions{Experiment: exp, WithRequests: withRequests, Workers: 3},
+						func(line int, r *engine.Record) (*engine.Record, error) {
+							c := *r
+							c.Error += fmt.Sprint(line)
+							return &c, nil
+						})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n != c.lines {
+						t.Errorf("%d lines, want %d", n, c.lines)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("%d records, want %d", len(got), len(want))
+					}
+					for i := range want {
+						if !strings.HasSuffix(got[i].Error, fmt.Sprint(lines[i])) {
+							t.Fatalf("record %d: made from line %s, said to be %d", i, got[i].Error, lines[i])
+						}
+						got[i].Error = strings.TrimSuffix(got[i].Error, fmt.Sprint(lines[i]))
+						if !reflect.DeepEqual(got[i], want[i]) {
+							t.Fatalf("record %d:\n got %+v\nwant %+v", i, got[i], want[i])
+						}
+					}
+					if !reflect.DeepEqual(gd, wd) {
+						t.Errorf("findings:\n got %+v\nwant %+v", gd, wd)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestUniqueStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"key":"e|m|%d","status":"ok","response":"%s"}`+"\n", i, strings.Repeat("x", 100))
+	}
+	os.WriteFile(filepath.Join(dir, FileName), []byte(b.String()), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, _, _, _, err := Unique(ctx, dir, StreamOptions{Progress: func(read, total int64) {
+		calls++
+		if read <= 0 || read > total {
+			t.Errorf("progress %d of %d", read, total)
+		}
+		cancel()
+	}}, func(int, *engine.Record) (int, error) { return 0, nil })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("%v after %d progress calls", err, calls)
+	}
+}
+
+func TestUniqueNamesABadLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, FileName), []byte(line("a", "ok")+`{"key":"b","status":`+"\n"+line("c", "ok")), 0o644)
+	_, _, _, _, err := Unique(context.Background(), dir, StreamOptions{}, func(int, *engine.Record) (int, error) { return 0, nil })
+	if err == nil || !strings.Contains(err.Error(), "records.jsonl line 2") {
+		t.Errorf("%v", err)
+	}
+}
+
+func TestMemberSpan(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{`{"a":1,"request":{"x":"}"},"b":2}`, `{"a":1,"b":2}`},
+		{`{"request":[1,2],"b":"\"request\":"}`, `{"b":"\"request\":"}`},
+		{`{"a":"x\\","request":{}}`, `{"a":"x\\"}`},
+		{`{"a":{"request":1},"b":2}`, `{"a":{"request":1},"b":2}`},
+	}
+	for _, tc := range tests {
+		from, to, ok := memberSpan([]byte(tc.line), "request")
+		got := tc.line
+		if ok {
+			got = tc.line[:from] + tc.line[to:]
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.line, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package bhasha
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// ScoringProgress is how far opening a run has got, passed to
+// OnScoring: Step is "scoring" (Done and Total are bytes of the records
+// read), "reading scored answers", "tables" or "table <name>" (no
+// counts); Final is the step's last call.
+type ScoringProgress struct {
+	Step        string
+	Done, Total int64
+	Elapsed     time.Duration
+	Final       bool
+}
+
+// OnScoring makes Open report its long steps (scoring the records,
+// reading the scored answers the run keeps, building tables) to fn, from
+// the goroutine that asked for them.
+func OnScoring(fn func(ScoringProgress)) ReadOption {
+	return func(c *readConfig) { c.progress = fn }
+}
+
+// NoScoredStore makes Open neither read nor write the scored answers a
+// run directory keeps (scored.parquet): the records are scored in memory.
+func NoScoredStore() ReadOption { return func(c *readConfig) { c.noStore = true } }
+
+// progress reports the start of a step and returns the function that
+// reports its end.
+func (r *Results) progress(step string, done, total int64) func() {
+	fn := r.cfg.progress
+	if fn == nil {
+		return func() {}
+	}
+	start := time.Now()
+	fn(ScoringProgress{Step: step, Done: done, Total: total})
+	return func() {
+		fn(ScoringProgress{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true})
+	}
+}
+
+// scoringKey names what the run's scored answers are made from: the
+// records (records.Fingerprint), the experiment's scoring inputs
+// (Experiment.ScoringInputs), the store's format and rules (scored.Version)
+// and the tool's version.
+func (r *Results) scoringKey() (scored.Key, error) {
+	k := scored.Key{}
+	in, err := r.exp.ScoringInputs()
+	if err != nil {
+		return nil, err
+	}
+	for c, h := range in {
+		k[c] = h
+	}
+	k["scored format"] = scored.Version
+	k["tool"] = toolVersion()
+	fp, err := records.Fingerprint(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	k["records"] = fp
+	return k, nil
+}
+
+// toolVersion is run.ToolVersion and, when Bhasha is built as a module
+// dependency, its module version.
+func toolVersion() string {
+	v := run.ToolVersion
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/bhashalab/bhasha" {
+				v += " " + d.Version
+			}
+		}
+	}
+	return v
+}
+
+// scoredRows returns the run's scored answers and the notes scoring made:
+// read from the store (DIR/scored.parquet) when it was made from these
+// records and options, else scored from the records (saying why, when a
+// store was there) and stored for the next open. A store that cannot be
+// read is scored again, with a note; a directory that cannot be written
+// is scored in memory, with a note.
+func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
+	path := filepath.Join(r.dir, scored.FileName)
+	var notes []string
+	var key scored.Key
+	if !r.cfg.noStore {
+		var err error
+		if key, err = r.scoringKey(); err != nil {
+			return nil, nil, fmt.Errorf("scoring run %s: %w", r.dir, err)
+		}
+		m, err := scored.ReadMeta(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
+		default:
+			changed := key.Changed(m.Key)
+			if len(changed) == 0 {
+				done := r.progress("reading scored answers", 0, 0)
+				rows, m, err := scored.Read(path)
+				done()
+				if err == nil {
+					return rows, m.Notes, nil
+				}
+				notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
+			} else if note := r.staleNote(changed, m); note != "" {
+				notes = append(notes, note)
+			}
+		}
+	}
+	done := r.progress("scoring", 0, 0)
+	start := time.Now()
+	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {
+		if fn := r.cfg.progress; fn != nil {
+			fn(ScoringProgress{Step: "scoring", Done: read, Total: total, Elapsed: time.Since(start)})
+		}
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	done()
+	scoreNotes := sc.Findings.Notes()
+	if len(notes) > 0 && strings.Contains(notes[0], "new record") {
+		if n := sc.Lines - r.storedLines; n > 0 {
+			notes[0] = fmt.Sprintf("scored answers recomputed: %d new record(s) since they were stored", n)
+		}
+	}
+	if !r.cfg.noStore {
+		if note := r.store(path, key, sc, scoreNotes); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return sc.Rows, append(notes, scoreNotes...), nil
+}
+
+// staleNote says why a store's rows are not those of the run now.
+func (r *Results) staleNote(changed []string, m scored.Meta) string {
+	if len(changed) == 1 && changed[0] == "records" {
+		r.storedLines = m.Lines
+		return "scored answers recomputed: new records since they were stored"
+	}
+	var opts []string
+	recs := false
+	for _, c := range changed {
+		switch {
+		case c == "records":
+			recs = true
+		case strings.HasPrefix(c, "input "):
+			// Open's notes already say which inputs changed since the run.
+		default:
+			opts = append(opts, c)
+		}
+	}
+	if len(opts) == 0 {
+		if recs {
+			r.storedLines = m.Lines
+			return "scored answers recomputed: new records since they were stored"
+		}
+		return ""
+	}
+	s := fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s", strings.Join(opts, ", "))
+	if recs {
+		s += "; the records changed too"
+	}
+	return s
+}
+
+// store writes the scored answers under the directory's shared lock, when
+// the records are still those scored (a run appending meanwhile makes
+// them stale at once: nothing is stored). It returns a note when the
+// store could not be written.
+func (r *Results) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
+	lk, err := records.LockDir(r.dir, records.Shared)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
+		}
+		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
+	}
+	defer lk.Unlock()
+	fp, err := records.Fingerprint(r.dir)
+	if err != nil || fp != key["records"] {
+		return "" // records added while scoring: the next open scores them
+	}
+	m := scored.Meta{Key: key, Notes: notes, Lines: sc.Lines}
+	if err := scored.Write(path, sc.Rows, r.exp.AnswerSchema(), m); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
+		}
+		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
+	}
+	return ""
+}

@@ -1,0 +1,233 @@
+package bhasha
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+)
+
+// storeRun runs a small IndicKLAR experiment with a two-step strategy
+// (whose answers read their first stage) and returns its directory.
+func storeRun(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	exp := IndicKLAR("testdata/indicklar/project_page_demo_hin_excerpt.json", Languages("hin"), SampleItems(4),
+		Strategies("baseline", "2step-en", "tint-cm"), Models(SimulatedModels()[0]))
+	if _, err := Run(context.Background(), exp, Out(filepath.Join(dir, "run")), CacheDir(filepath.Join(dir, "cache"))); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "run")
+}
+
+// opened opens dir and builds the accuracy table, returning the steps
+// Open reported.
+func opened(t *testing.T, dir string, opts ...ReadOption) (*Results, *Table, []string) {
+	t.Helper()
+	var steps []string
+	opts = append(opts, OnScoring(func(p ScoringProgress) {
+		if p.Final {
+			steps = append(steps, p.Step)
+		}
+	}))
+	r, err := Open(context.Background(), dir, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := r.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, tab, steps
+}
+
+func TestScoredStoreServesTheSameRows(t *testing.T) {
+	dir := storeRun(t)
+	first, tab1, steps := opened(t, dir)
+	if !slices.Contains(steps, "scoring") {
+		t.Fatalf("first open did not score: %v", steps)
+	}
+	if _, err := os.Stat(filepath.Join(dir, scored.FileName)); err != nil {
+		t.Fatalf("no store after the first open: %v", err)
+	}
+	second, tab2, steps := opened(t, dir)
+	if slices.Contains(steps, "scoring") || !slices.Contains(steps, "reading scored answers") {
+		t.Fatalf("second open scored again: %v", steps)
+	}
+	if !reflect.DeepEqual(first.rows, second.rows) {
+		t.Errorf("stored rows differ from the scored ones")
+	}
+	if !reflect.DeepEqual(tab1.Rows, tab2.Rows) {
+		t.Errorf("accuracy from the store differs")
+	}
+	if !reflect.DeepEqual(first.Notes(), second.Notes()) {
+		t.Errorf("notes differ:\n%q\n%q", first.Notes(), second.Notes())
+	}
+	// The store is a cache: without it, scoring in memory gives the same.
+	mem, _, _ := opened(t, dir, NoScoredStore())
+	if !reflect.DeepEqual(mem.rows, first.rows) {
+		t.Errorf("NoScoredStore rows differ")
+	}
+}
+
+func TestTableBuildsOnlyItsGroup(t *testing.T) {
+	dir := storeRun(t)
+	r, _, _ := opened(t, dir)
+	if r.set.Builds != 1 {
+		t.Errorf("Table(accuracy) built %d groups, want 1", r.set.Builds)
+	}
+	if _, err := r.Table("acc_clc_wide"); err != nil { // laid out from accuracy and clc_mean
+		t.Fatal(err)
+	}
+	if r.set.Builds != 3 {
+		t.Errorf("after acc_clc_wide: %d groups built, want 3 (standard, KLAR, layouts)", r.set.Builds)
+	}
+	all, err := r.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tables built one by one are those Experiment.Tables builds at once.
+	want, err := r.exp.Tables(r.rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(want)+1 { // and answers
+		t.Fatalf("%d tables, want %d", len(all), len(want)+1)
+	}
+	for i, w := range want {
+		got, err := r.Table(w.Name)
+		if err != nil || all[i].Name != w.Name || fmt.Sprint(got.Rows) != fmt.Sprint(w.Rows) { // NaN statistics print alike
+			t.Errorf("table %d %s: %v, listed as %s", i, w.Name, err, all[i].Name)
+		}
+	}
+}
+
+func TestScoredStoreStaleness(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		note   string
+	}{
+		{"a new record", func(t *testing.T, dir string) {
+			w, err := records.Create(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := engine.Key{Experiment: "indicklar", Model: SimulatedModels()[0].Name, Item: "no-such-item", Language: "hin", Form: "native", Strategy: "baseline"}
+			rec := &engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: "x"}
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}, "scored answers recomputed: 1 new record(s) since they were stored"},
+		{"a scoring option", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "experiment.yaml")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := strings.Replace(string(b), "lenient_json: false", "lenient_json: true", 1)
+			if edited == string(b) {
+				t.Fatalf("no lenient_json in the copy:\n%s", b)
+			}
+			if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "scoring option(s) changed since they were stored: experiment.yaml scoring"},
+		{"a truncated store", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, scored.FileName)
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, st.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		}, "could not be read"},
+		{"a store of garbage", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, scored.FileName), []byte("not parquet"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "could not be read"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := storeRun(t)
+			first, _, _ := opened(t, dir)
+			tc.change(t, dir)
+			again, _, steps := opened(t, dir)
+			if !slices.Contains(steps, "scoring") {
+				t.Errorf("not scored again: %v", steps)
+			}
+			if !slices.ContainsFunc(again.Notes(), func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q lack %q", again.Notes(), tc.note)
+			}
+			if tc.name != "a scoring option" && !reflect.DeepEqual(first.rows, again.rows) {
+				t.Errorf("rows changed")
+			}
+			// Scored again and stored: the next open reads the store.
+			if _, _, steps := opened(t, dir); slices.Contains(steps, "scoring") {
+				t.Errorf("third open scored again: %v", steps)
+			}
+		})
+	}
+}
+
+func TestScoredStoreUnwritableDirectory(t *testing.T) {
+	dir := storeRun(t)
+	// A directory where the store would go: the rename fails even for root.
+	if err := os.MkdirAll(filepath.Join(dir, scored.FileName, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, tab, _ := opened(t, dir)
+	if len(tab.Rows) == 0 || !slices.ContainsFunc(r.Notes(), func(n string) bool { return strings.Contains(n, "scored answers not stored") }) {
+		t.Errorf("rows %d, notes %q", len(tab.Rows), r.Notes())
+	}
+	if os.Geteuid() == 0 {
+		return // root writes into a read-only directory
+	}
+	ro := storeRun(t)
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	r, tab, _ = opened(t, ro)
+	if len(tab.Rows) == 0 || !slices.ContainsFunc(r.Notes(), func(n string) bool { return strings.Contains(n, "cannot be written") }) {
+		t.Errorf("read-only: rows %d, notes %q", len(tab.Rows), r.Notes())
+	}
+}
+
+func TestScoringCancelledLeavesNoStore(t *testing.T) {
+	dir := storeRun(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Open(ctx, dir, OnScoring(func(p ScoringProgress) {
+		if p.Step == "scoring" && p.Done > 0 {
+			cancel() // mid-scoring: after the first batch of records
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Table("accuracy"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Table: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, scored.FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a store after a cancelled scoring: %v", err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+scored.FileName+"-*"))
+	if len(matches) > 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}

@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// notScoring reports the experiment's top-level keys that change no
+// scored answer: engine limits (how requests were sent) and the human
+// labels (read by the tables, not by scoring).
+func notScoring(key string) bool { return key == "engine" || key == "human_labels" }
+
+// ScoringInputs names what the experiment's scored answers depend on,
+// besides the records, each with a hash: every top-level key of the
+// experiment file but engine and human_labels ("experiment.yaml <key>":
+// the study's own options such as scoring: and prompt:, the models, the
+// dataset, abstain:), each input file the experiment reads ("input
+// <path>": the dataset, a requests file), each prompt template
+// ("template <name>") and each tokenizer.json named for offline token
+// counts ("tokenizer <model>"). An experiment built in Go, without a
+// file, is named by its portable YAML as a whole.
+func (e *Experiment) ScoringInputs() (map[string]string, error) {
+	out := map[string]string{}
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	if e.src != nil && len(e.src.Content) > 0 && e.src.Content[0].Kind == yaml.MappingNode {
+		m := e.src.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k := m.Content[i].Value
+			if notScoring(k) {
+				continue
+			}
+			v := *m.Content[i+1]
+			v.HeadComment, v.LineComment, v.FootComment = "", "", ""
+			b, err := yaml.Marshal(&v)
+			if err != nil {
+				return nil, fmt.Errorf("experiment %s: key %s: %w", e.Name, k, err)
+			}
+			out["experiment.yaml "+k] = sum(b)
+		}
+	} else {
+		b, err := e.Portable()
+		if err != nil {
+			return nil, err
+		}
+		out["experiment"] = sum(b)
+	}
+	inputs, err := e.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	for p, h := range inputs {
+		out["input "+p] = h
+	}
+	for name, h := range e.Templates() {
+		out["template "+name] = h
+	}
+	for _, m := range e.allModels() {
+		if p := e.TokenizerPath(*m); p != "" {
+			h, err := hashFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out["tokenizer "+m.Name] = h
+		}
+	}
+	return out, nil
+}
