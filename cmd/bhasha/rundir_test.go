@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
