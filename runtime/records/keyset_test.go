@@ -61,7 +61,7 @@ func TestKeySet(t *testing.T) {
 				{do: "remove", key: "a"}, {do: "addline", key: "a", digest: digestB, line: 9, isNew: true}},
 			has: []string{"a"}, lines: map[string]int{"a": 9}, changed: map[string]string{"a": digestA}, unvisited: []int{9}, n: 1},
 		{name: "removed key is not visited",
-			ops: []op{{do: "addline", key: "a", line: 4, isNew: true}, {do: "remove", key: "a"}, {do: "visit", key: "a"}},
+			ops:     []op{{do: "addline", key: "a", line: 4, isNew: true}, {do: "remove", key: "a"}, {do: "visit", key: "a"}},
 			missing: []string{"a"}, n: 0},
 	}
 	for _, c := range cases {
