@@ -305,18 +305,30 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	// Plan every stage against what is recorded: changed requests, and
 	// records of requests the experiment does not ask.
-	var prior records.OK
-	if j.Stages > 1 && scan.Report.Kept > 0 {
-		if prior, err = records.LoadOK(o.Out); err != nil {
-			return refuse(err)
+	// A later stage's requests are built from the earlier stages' ok
+	// records: each stage looks up those it reads (priorIndex).
+	planned := map[int]*priorIndex{} // by stage, as the records stand before the run
+	defer func() {
+		for _, p := range planned {
+			p.Close()
 		}
-	}
+	}()
 	changed := map[string]bool{}
 	asked, pendingAll, held := 0, 0, 0
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= j.Stages; stage++ {
+		var prior *priorIndex
+		if scan.Report.Kept > 0 {
+			if prior, err = buildPrior(o.Out, j, stage); err != nil {
+				return refuse(err)
+			}
+			planned[stage] = prior
+		}
 		plan, err := planStage(j, stage, prior.Lookup, scan.Done, served, o.Send)
+		if err == nil {
+			err = prior.Err()
+		}
 		if err != nil {
 			return refuse(err)
 		}
@@ -460,22 +472,27 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	var total engine.Stats
 	var runErr error
-	before := prior // the ok records the checks read (multi-stage runs), still the file's until a record is written or moved
-	prior = records.OK{}
 	wrote := archivedAny
 	stageHeld := map[int]int{}
 	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
-		if stage > 1 {
-			if before != nil && !wrote {
-				prior = before
-			} else if prior, err = records.LoadOK(o.Out); err != nil {
+		// The planning pass's index stays the file's until a record is
+		// written or moved.
+		prior, ok := planned[stage]
+		if stage > 1 && (wrote || !ok) {
+			prior.Close()
+			delete(planned, stage)
+			if prior, err = buildPrior(o.Out, j, stage); err != nil {
 				return nil, err
 			}
+			planned[stage] = prior
 		}
 		lookup := prior.Lookup
 		plan := first
 		if stage > 1 || archivedAny {
-			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err != nil {
+			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err == nil {
+				err = prior.Err()
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -521,6 +538,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			continue
 		}
 		st, err := runStage(ctx, eng, j, stage, lookup, done, pending, o, logw)
+		if err == nil {
+			err = prior.Err() // a request that could not read its earlier stage was not sent
+		}
 		wrote = wrote || st.Done > 0
 		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
