@@ -274,7 +274,8 @@ func (p *Protocol) demos(pool []demo, testID string, sl slot, n int) []demo {
 		}
 	}
 	m := len(pool) - len(skip) // the candidates
-	pos := func(k int) int {   // the pool position of candidate k
+	// pos is the pool position of candidate k.
+	pos := func(k int) int {
 		for _, s := range skip {
 			if s > k {
 				break
