@@ -70,7 +70,7 @@ func TestStageTwoBuiltAsFromLoadOK(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, records.ArchiveDir)); !os.IsNotExist(err) {
 		t.Errorf("second run made %s: %v", records.ArchiveDir, err)
 	}
-	left, _ := filepath.Glob(filepath.Join(out, ".prior-*"))
+	left, _ := filepath.Glob(filepath.Join(out, ".scratch-*"))
 	if len(left) > 0 {
 		t.Errorf("scratch files left: %v", left)
 	}

@@ -79,14 +79,23 @@ func decodingGroup(k engine.Key) string {
 // describeChanges says what changed in the requests of keys: each differing
 // top-level field of the bodies, "decoding.max_tokens 4 → 64" style, with
 // how many requests changed that way, most frequent first.
+//
+// The old bodies are read from the records into a scratch store, not held.
 func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup Lookup, served map[string]string) string {
-	old := map[string][]byte{}
-	if err := records.Read(dir, func(r *engine.Record) error {
-		if keys[r.Key] && len(r.Request) > 0 {
-			old[r.Key] = r.Request
-		}
-		return nil
-	}); err != nil {
+	old, err := newScratch(dir, "reading the old request bodies")
+	if err == nil {
+		defer old.Close()
+		err = records.Read(dir, func(r *engine.Record) error {
+			if keys[r.Key] && len(r.Request) > 0 {
+				return old.add(r.Key, string(r.Request))
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = old.seal()
+	}
+	if err != nil {
 		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
 	counts := map[string]int{}
@@ -102,13 +111,17 @@ func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup
 		if err != nil {
 			continue
 		}
-		diffs := diffBodies(old[key], body)
+		was, _ := old.get(key)
+		diffs := diffBodies([]byte(was), body)
 		if len(diffs) == 0 {
 			diffs = []string{"request body (the old records do not store it)"}
 		}
 		for _, d := range diffs {
 			counts[d]++
 		}
+	}
+	if err := old.Err(); err != nil {
+		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
 	names := slices.Sorted(maps.Keys(counts))
 	slices.SortStableFunc(names, func(a, b string) int { return counts[b] - counts[a] }) // most frequent first
