@@ -20,7 +20,7 @@ type stagePlan struct {
 	held      int             // requests without a record that Options.Send holds back
 	withheld  int             // requests whose first stage has no answer
 	recorded  int             // requests with a record
-	changed   map[string]bool // recorded keys whose request is now different
+	changed   *records.KeySet // recorded keys whose request is now different
 	decodings map[string][]engine.Decoding
 }
 
@@ -28,7 +28,7 @@ type stagePlan struct {
 // recorded with a request body other than the one the experiment now
 // builds (records.KeySet.Changed; records without a digest never differ).
 func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
-	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
+	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
 	for r, err := range j.Requests(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
@@ -53,7 +53,7 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 			return p, err
 		}
 		if done.Changed(key, engine.RequestDigest(body)) {
-			p.changed[key] = true
+			p.changed.Add(key)
 		}
 	}
 	return p, nil
@@ -81,12 +81,12 @@ func decodingGroup(k engine.Key) string {
 // how many requests changed that way, most frequent first.
 //
 // The old bodies are read from the records into a scratch store, not held.
-func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup Lookup, served map[string]string) string {
+func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup Lookup, served map[string]string) string {
 	old, err := newScratch(dir, "reading the old request bodies")
 	if err == nil {
 		defer old.Close()
 		err = records.Read(dir, func(r *engine.Record) error {
-			if keys[r.Key] && len(r.Request) > 0 {
+			if len(r.Request) > 0 && keys.Has(r.Key) {
 				return old.add(r.Key, string(r.Request))
 			}
 			return nil
@@ -104,7 +104,7 @@ func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup
 			break
 		}
 		key := r.Key.String()
-		if !keys[key] {
+		if !keys.Has(key) {
 			continue
 		}
 		body, err := r.Body(served[r.Key.Model])

@@ -313,7 +313,12 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			p.Close()
 		}
 	}()
-	changed := map[string]bool{}
+	// The recorded keys asked differently now, by stage (a key is of one stage).
+	var changedBy []*records.KeySet
+	nChanged := 0
+	changed := func(key string) bool {
+		return slices.ContainsFunc(changedBy, func(s *records.KeySet) bool { return s.Has(key) })
+	}
 	asked, pendingAll, held := 0, 0, 0
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
@@ -338,10 +343,11 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		asked += plan.recorded
 		pendingAll += plan.pending
 		held += plan.held + plan.withheld
-		if n := len(plan.changed); n > 0 {
+		if n := plan.changed.Len(); n > 0 {
 			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
 				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, j, stage, prior.Lookup, served)))
-			maps.Copy(changed, plan.changed)
+			changedBy = append(changedBy, plan.changed)
+			nChanged += n
 		}
 	}
 	if len(changeNotes) > 0 {
@@ -367,7 +373,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		o.Engine(&eo)
 	}
 	archivedAny := false
-	willSend := pendingAll > 0 || (o.Send == nil && (len(changed) > 0 || len(archive) > 0))
+	willSend := pendingAll > 0 || (o.Send == nil && (nChanged > 0 || len(archive) > 0))
 	var eng *engine.Engine
 	var store *cache.Store
 	if willSend {
@@ -394,17 +400,17 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		if err == nil {
 			pickModel = nil
 		}
-		if len(archive) > 0 || len(changed) > 0 || pickModel != nil {
+		if len(archive) > 0 || nChanged > 0 || pickModel != nil {
 			// Everything checked: move aside what will be asked again.
 			name := "changed-" + time.Now().UTC().Format("20060102T150405Z")
 			apath, n, err := scan.Commit(func(line int, key string, id *engine.Identity) bool {
-				return archive[line] != "" || changed[key] || (pickModel != nil && pickModel(key, id))
+				return archive[line] != "" || changed(key) || (pickModel != nil && pickModel(key, id))
 			}, name)
 			if err != nil {
 				return nil, err
 			}
 			archivedAny = true
-			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, changed, pickModel != nil))
+			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, nChanged, pickModel != nil))
 			logf("%s: %s", o.Out, msg)
 			m.Archived = append(m.Archived, msg)
 		}
@@ -504,7 +510,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			m.Decodings[g] = ds
 		}
 		pending := plan.pending
-		if n := len(plan.changed); n > 0 {
+		if n := plan.changed.Len(); n > 0 {
 			// Stage 1 was asked again (--archive-changed), so this stage's
 			// prompts, built from its answers, changed too.
 			what := describeChanges(o.Out, plan.changed, j, stage, lookup, served)
@@ -516,14 +522,17 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			if err != nil {
 				return nil, err
 			}
-			apath, moved, err := now.Commit(func(_ int, key string, _ *engine.Identity) bool { return plan.changed[key] }, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
+			apath, moved, err := now.Commit(func(_ int, key string, _ *engine.Identity) bool {
+				if !plan.changed.Has(key) {
+					return false
+				}
+				done.Remove(key)
+				return true
+			}, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
 			if err != nil {
 				return nil, err
 			}
 			wrote = true
-			for k := range plan.changed {
-				done.Remove(k)
-			}
 			m.Counts.Resumed = done.Len()
 			pending += moved
 			msg := fmt.Sprintf("stage %d: %d record(s) of requests now asked differently (%s) moved to %s", stage, moved, what, apath)
