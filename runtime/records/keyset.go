@@ -18,15 +18,20 @@ import (
 // (Go's map of the same entries took 60 to 90). Growing copies only the
 // table, never the entries. A removed key stays in its chunk, marked
 // removed (Add brings it back in place), so Len counts the live keys.
+// The response hashes serve only ScanDir, which tells identical duplicate
+// records from conflicting ones with them: it drops them once the file is
+// read (8 bytes a key less; a key added later has none).
 //
 // Two distinct keys share both 64-bit hashes (two independent maphash
 // seeds) with probability about n²/2¹²⁹: 6·10⁻²⁶ at 6.4 million keys.
 type KeySet struct {
 	seed1, seed2 maphash.Seed
 	chunks       []*keyChunk
-	n            int      // entries, removed ones included
-	live         int      // entries not removed
-	slots        []uint32 // entry number + 1, 0 when empty; len a power of 2
+	resps        []*[chunkSize]uint64 // the response hashes, by chunk (nil once dropped)
+	noResps      bool                 // dropResponses was called
+	n            int                  // entries, removed ones included
+	live         int                  // entries not removed
+	slots        []uint32             // entry number + 1, 0 when empty; len a power of 2
 }
 
 // keyEntry is what a KeySet holds of one key.
@@ -51,9 +56,25 @@ const (
 type keyChunk struct {
 	h      [chunkSize][2]uint64
 	digest [chunkSize]uint64
-	resp   [chunkSize]uint64
 	meta   [chunkSize]uint32 // line | flags
 }
+
+// resp is entry i's response hash (0 once dropped).
+func (s *KeySet) resp(i int) uint64 {
+	if s.resps == nil {
+		return 0
+	}
+	return s.resps[i>>chunkBits][i&(chunkSize-1)]
+}
+
+func (s *KeySet) setResp(i int, r uint64) {
+	if s.resps != nil {
+		s.resps[i>>chunkBits][i&(chunkSize-1)] = r
+	}
+}
+
+// dropResponses frees the response hashes (ScanDir, once the file is read).
+func (s *KeySet) dropResponses() { s.resps, s.noResps = nil, true }
 
 // NewKeySet returns an empty set.
 func NewKeySet() *KeySet {
@@ -133,9 +154,10 @@ func (s *KeySet) addLine(k, digest string, resp uint64, line int) (keyEntry, boo
 	if found {
 		c, j := s.at(i)
 		if c.meta[j]&flagRemoved == 0 {
-			return keyEntry{digest: c.digest[j], resp: c.resp[j], line: c.meta[j] & lineMask, visited: c.meta[j]&flagVisited != 0}, false
+			return keyEntry{digest: c.digest[j], resp: s.resp(i), line: c.meta[j] & lineMask, visited: c.meta[j]&flagVisited != 0}, false
 		}
-		c.digest[j], c.resp[j], c.meta[j] = digestPrefix(digest), resp, uint32(line)&lineMask
+		c.digest[j], c.meta[j] = digestPrefix(digest), uint32(line)&lineMask
+		s.setResp(i, resp)
 		s.live++
 		return keyEntry{}, true
 	}
@@ -146,9 +168,13 @@ func (s *KeySet) addLine(k, digest string, resp uint64, line int) (keyEntry, boo
 	n := s.n
 	if n>>chunkBits == len(s.chunks) {
 		s.chunks = append(s.chunks, new(keyChunk))
+		if !s.noResps {
+			s.resps = append(s.resps, new([chunkSize]uint64))
+		}
 	}
 	c, j := s.at(n)
-	c.h[j], c.digest[j], c.resp[j], c.meta[j] = h, digestPrefix(digest), resp, uint32(line)&lineMask
+	c.h[j], c.digest[j], c.meta[j] = h, digestPrefix(digest), uint32(line)&lineMask
+	s.setResp(n, resp)
 	s.slots[i] = uint32(n + 1)
 	s.n++
 	s.live++
