@@ -5,6 +5,12 @@
 // A run is resumable: started again with the same experiment and
 // directory, it sends only the requests that have no ok record yet, and
 // answers from the response cache whatever was answered before.
+//
+// Memory does not follow the records: each stage's requests are streamed
+// to the engine; what a later stage reads of an earlier one is looked up
+// in a scratch file (priorIndex: 16 bytes a record it reads); the keys
+// already answered are a records.KeySet (about 40 bytes a key) and the
+// response cache's index about 25 bytes an entry (cache.Store).
 package run
 
 import (
