@@ -22,6 +22,9 @@ import (
 // records from conflicting ones with them: it drops them once the file is
 // read (8 bytes a key less; a key added later has none).
 //
+// The line takes 30 bits (a record past line 2³⁰, a file of terabytes,
+// would be listed under a wrong line by Unvisited and Commit).
+//
 // Two distinct keys share both 64-bit hashes (two independent maphash
 // seeds) with probability about n²/2¹²⁹: 6·10⁻²⁶ at 6.4 million keys.
 type KeySet struct {

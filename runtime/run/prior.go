@@ -109,8 +109,9 @@ func (p *priorIndex) Close() {
 }
 
 // scratch is a write-once store of values by key string, on disk: a
-// scratch file in the run directory, unlinked as soon as it is made, so
-// that a crash leaves nothing behind. Each entry is
+// scratch file in the run directory (the temporary directory when the run
+// directory cannot take one), unlinked as soon as it is made, so that a
+// crash leaves nothing behind. Each entry is
 //
 //	uvarint(len(key)) uvarint(len(value)) key value
 //
@@ -138,10 +139,14 @@ type scratchEntry struct {
 	off int64
 }
 
+// newScratch makes a scratch store in dir, or in the temporary directory
+// when dir cannot take one.
 func newScratch(dir, what string) (*scratch, error) {
 	f, err := os.CreateTemp(dir, ".scratch-*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		if f, err = os.CreateTemp("", "bhasha-scratch-*.tmp"); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	s := &scratch{what: what, seed: maphash.MakeSeed(), f: f, path: f.Name(), w: bufio.NewWriterSize(f, 1<<20)}
 	if os.Remove(f.Name()) == nil {
