@@ -452,6 +452,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	opts = append(opts, pp.option())
+	memCtx, stopMem := context.WithCancel(ctx)
+	defer stopMem()
+	runMemoryLimit(memCtx)
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
 	if r != nil {

@@ -46,15 +46,17 @@ func DefaultDir() string {
 
 type loc struct {
 	off int64 // offset of the line
-	n   int32 // length of the line, LF included
+	n   int32 // length of the line, LF included (longLine: that long or longer)
 }
 
-// Store is an open cache. Its methods are safe for concurrent use.
+// Store is an open cache. Its methods are safe for concurrent use. Its
+// index holds 16 bytes a key (see index), not the keys: a lookup reads
+// the line and checks the whole key.
 type Store struct {
 	path  string
 	f     *os.File
 	mu    sync.RWMutex
-	index map[[32]byte]loc
+	index index
 	size  int64
 }
 
@@ -104,7 +106,7 @@ func Open(dir string) (*Store, OpenReport, error) {
 			return nil, rep, fmt.Errorf("locking cache %s: %w", rep.Path, err)
 		}
 	}
-	s := &Store{path: rep.Path, f: f, index: make(map[[32]byte]loc)}
+	s := &Store{path: rep.Path, f: f}
 	goodEnd, err := s.scan(&rep)
 	if err != nil {
 		f.Close()
@@ -125,7 +127,7 @@ func Open(dir string) (*Store, OpenReport, error) {
 			return nil, rep, fmt.Errorf("locking cache %s: %w", rep.Path, err)
 		}
 	}
-	rep.Entries = len(s.index)
+	rep.Entries = s.index.n
 	return s, rep, nil
 }
 
@@ -156,7 +158,9 @@ func (s *Store) scan(rep *OpenReport) (int64, error) {
 		}
 		complete := err == nil
 		if key, _, _, ok := parseLine(line); ok && complete {
-			s.index[key] = loc{off: off, n: int32(len(line))}
+			if err := s.indexLine(key, loc{off: off, n: int32(min(len(line), longLine))}); err != nil {
+				return 0, err
+			}
 			rep.Corrupt += badRun
 			badRun = 0
 			goodEnd = off + int64(len(line))
@@ -194,32 +198,92 @@ func parseLine(line []byte) (key [32]byte, valOff, valLen int, ok bool) {
 	return key, hdr, len(val), true
 }
 
+// indexLine points key's entry at l (a key already indexed moves: the
+// last entry wins), with s.mu held or before s is shared.
+func (s *Store) indexLine(key [32]byte, l loc) error {
+	p := prefixOf(key)
+	found := -1
+	var err error
+	s.index.candidates(p, func(i int, at loc) bool {
+		var k [32]byte
+		var ok bool
+		if k, _, ok, err = s.keyAt(at); ok && k == key {
+			found = i
+			return false
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case found >= 0:
+		return s.index.set(found, l)
+	}
+	return s.index.add(p, l)
+}
+
+// keyAt reads the line at l and returns its key and value (ok false when
+// the line does not validate).
+func (s *Store) keyAt(l loc) (key [32]byte, value []byte, ok bool, err error) {
+	line, err := s.readLine(l)
+	if err != nil {
+		return key, nil, false, err
+	}
+	k, vo, vn, ok := parseLine(line)
+	if !ok {
+		return key, nil, false, nil
+	}
+	return k, line[vo : vo+vn], true, nil
+}
+
+// readLine reads the line at l, LF included.
+func (s *Store) readLine(l loc) ([]byte, error) {
+	if l.n < longLine {
+		buf := make([]byte, l.n)
+		if _, err := s.f.ReadAt(buf, l.off); err != nil {
+			return nil, fmt.Errorf("reading cache %s at %d: %w", s.path, l.off, err)
+		}
+		return buf, nil
+	}
+	buf := make([]byte, 0, 2*longLine)
+	for off := l.off; ; {
+		chunk := make([]byte, 1<<20)
+		n, err := s.f.ReadAt(chunk, off)
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			return append(buf, chunk[:i+1]...), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading cache %s at %d: %w", s.path, l.off, err)
+		}
+		buf = append(buf, chunk[:n]...)
+		off += int64(n)
+	}
+}
+
 // Get returns the value stored under key. The line is re-validated (key and
 // CRC) on every read; a line that no longer validates counts as a miss.
 func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
+	var at [2]loc
+	cands := at[:0] // almost always one: prefixes rarely collide
 	s.mu.RLock()
-	l, ok := s.index[key]
+	s.index.candidates(prefixOf(key), func(_ int, l loc) bool { cands = append(cands, l); return true })
 	s.mu.RUnlock()
-	if !ok {
-		return nil, false, nil
+	for _, l := range cands {
+		k, v, ok, err := s.keyAt(l)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok && k == key {
+			return v, true, nil
+		}
 	}
-	buf := make([]byte, l.n)
-	if _, err := s.f.ReadAt(buf, l.off); err != nil {
-		return nil, false, fmt.Errorf("reading cache %s at %d: %w", s.path, l.off, err)
-	}
-	k, vo, vn, ok := parseLine(buf)
-	if !ok || k != key {
-		return nil, false, nil
-	}
-	return buf[vo : vo+vn], true, nil
+	return nil, false, nil
 }
 
 // Has reports whether key is stored.
 func (s *Store) Has(key [32]byte) bool {
-	s.mu.RLock()
-	_, ok := s.index[key]
-	s.mu.RUnlock()
-	return ok
+	_, ok, err := s.Get(key)
+	return ok && err == nil
 }
 
 // Put appends value under key with one write. value must not contain '\n'.
@@ -248,8 +312,10 @@ func (s *Store) Put(key [32]byte, value []byte) error {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
 	end := st.Size()
-	s.index[key] = loc{off: end - int64(len(line)), n: int32(len(line))}
 	s.size = end
+	if err := s.indexLine(key, loc{off: end - int64(len(line)), n: int32(min(len(line), longLine))}); err != nil {
+		return fmt.Errorf("writing cache %s: %w", s.path, err)
+	}
 	return nil
 }
 
@@ -257,17 +323,19 @@ func (s *Store) Put(key [32]byte, value []byte) error {
 func (s *Store) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.index)
+	return s.index.n
 }
 
 // Keys returns every indexed key (for tests and tools).
 func (s *Store) Keys() [][32]byte {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([][32]byte, 0, len(s.index))
-	for k := range s.index {
-		out = append(out, k)
-	}
+	out := make([][32]byte, 0, s.index.n)
+	s.index.each(func(l loc) {
+		if k, _, ok, _ := s.keyAt(l); ok {
+			out = append(out, k)
+		}
+	})
 	return out
 }
 

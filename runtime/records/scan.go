@@ -225,6 +225,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			return nil, err
 		}
 	}
+	s.Done.dropResponses()
 	return s, nil
 }
 

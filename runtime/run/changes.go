@@ -20,7 +20,7 @@ type stagePlan struct {
 	held      int             // requests without a record that Options.Send holds back
 	withheld  int             // requests whose first stage has no answer
 	recorded  int             // requests with a record
-	changed   map[string]bool // recorded keys whose request is now different
+	changed   *records.KeySet // recorded keys whose request is now different
 	decodings map[string][]engine.Decoding
 }
 
@@ -28,7 +28,7 @@ type stagePlan struct {
 // recorded with a request body other than the one the experiment now
 // builds (records.KeySet.Changed; records without a digest never differ).
 func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
-	p := stagePlan{changed: map[string]bool{}, decodings: map[string][]engine.Decoding{}}
+	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
 	for r, err := range j.Requests(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
@@ -53,7 +53,7 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 			return p, err
 		}
 		if done.Changed(key, engine.RequestDigest(body)) {
-			p.changed[key] = true
+			p.changed.Add(key)
 		}
 	}
 	return p, nil
@@ -79,14 +79,23 @@ func decodingGroup(k engine.Key) string {
 // describeChanges says what changed in the requests of keys: each differing
 // top-level field of the bodies, "decoding.max_tokens 4 → 64" style, with
 // how many requests changed that way, most frequent first.
-func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup Lookup, served map[string]string) string {
-	old := map[string][]byte{}
-	if err := records.Read(dir, func(r *engine.Record) error {
-		if keys[r.Key] && len(r.Request) > 0 {
-			old[r.Key] = r.Request
-		}
-		return nil
-	}); err != nil {
+//
+// The old bodies are read from the records into a scratch store, not held.
+func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup Lookup, served map[string]string) string {
+	old, err := newScratch(dir, "reading the old request bodies")
+	if err == nil {
+		defer old.Close()
+		err = records.Read(dir, func(r *engine.Record) error {
+			if len(r.Request) > 0 && keys.Has(r.Key) {
+				return old.add(r.Key, string(r.Request))
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = old.seal()
+	}
+	if err != nil {
 		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
 	counts := map[string]int{}
@@ -95,20 +104,24 @@ func describeChanges(dir string, keys map[string]bool, j *Job, stage int, lookup
 			break
 		}
 		key := r.Key.String()
-		if !keys[key] {
+		if !keys.Has(key) {
 			continue
 		}
 		body, err := r.Body(served[r.Key.Model])
 		if err != nil {
 			continue
 		}
-		diffs := diffBodies(old[key], body)
+		was, _ := old.get(key)
+		diffs := diffBodies([]byte(was), body)
 		if len(diffs) == 0 {
 			diffs = []string{"request body (the old records do not store it)"}
 		}
 		for _, d := range diffs {
 			counts[d]++
 		}
+	}
+	if err := old.Err(); err != nil {
+		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
 	names := slices.Sorted(maps.Keys(counts))
 	slices.SortStableFunc(names, func(a, b string) int { return counts[b] - counts[a] }) // most frequent first

@@ -183,7 +183,7 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo,
 }
 
 // archiveWhy says why records are moved aside.
-func archiveWhy(lines map[int]string, changed map[string]bool, identity bool) string {
+func archiveWhy(lines map[int]string, changed int, identity bool) string {
 	counts := map[string]int{}
 	for _, why := range lines {
 		counts[why]++
@@ -192,8 +192,8 @@ func archiveWhy(lines map[int]string, changed map[string]bool, identity bool) st
 	for _, why := range slices.Sorted(maps.Keys(counts)) {
 		parts = append(parts, fmt.Sprintf("%s: %d", why, counts[why]))
 	}
-	if len(changed) > 0 {
-		parts = append(parts, fmt.Sprintf("asked differently now: %d", len(changed)))
+	if changed > 0 {
+		parts = append(parts, fmt.Sprintf("asked differently now: %d", changed))
 	}
 	if identity {
 		parts = append(parts, "answered by another model identity")

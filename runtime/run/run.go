@@ -5,6 +5,12 @@
 // A run is resumable: started again with the same experiment and
 // directory, it sends only the requests that have no ok record yet, and
 // answers from the response cache whatever was answered before.
+//
+// Memory does not follow the records: each stage's requests are streamed
+// to the engine; what a later stage reads of an earlier one is looked up
+// in a scratch file (priorIndex: 16 bytes a record it reads); the keys
+// already answered are a records.KeySet (about 40 bytes a key) and the
+// response cache's index about 25 bytes an entry (cache.Store).
 package run
 
 import (
@@ -305,18 +311,35 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	// Plan every stage against what is recorded: changed requests, and
 	// records of requests the experiment does not ask.
-	var prior records.OK
-	if j.Stages > 1 && scan.Report.Kept > 0 {
-		if prior, err = records.LoadOK(o.Out); err != nil {
-			return refuse(err)
+	// A later stage's requests are built from the earlier stages' ok
+	// records: each stage looks up those it reads (priorIndex).
+	planned := map[int]*priorIndex{} // by stage, as the records stand before the run
+	defer func() {
+		for _, p := range planned {
+			p.Close()
 		}
+	}()
+	// The recorded keys asked differently now, by stage (a key is of one stage).
+	var changedBy []*records.KeySet
+	nChanged := 0
+	changed := func(key string) bool {
+		return slices.ContainsFunc(changedBy, func(s *records.KeySet) bool { return s.Has(key) })
 	}
-	changed := map[string]bool{}
 	asked, pendingAll, held := 0, 0, 0
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= j.Stages; stage++ {
+		var prior *priorIndex
+		if scan.Report.Kept > 0 {
+			if prior, err = buildPrior(o.Out, j, stage); err != nil {
+				return refuse(err)
+			}
+			planned[stage] = prior
+		}
 		plan, err := planStage(j, stage, prior.Lookup, scan.Done, served, o.Send)
+		if err == nil {
+			err = prior.Err()
+		}
 		if err != nil {
 			return refuse(err)
 		}
@@ -326,10 +349,11 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		asked += plan.recorded
 		pendingAll += plan.pending
 		held += plan.held + plan.withheld
-		if n := len(plan.changed); n > 0 {
+		if n := plan.changed.Len(); n > 0 {
 			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
 				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, j, stage, prior.Lookup, served)))
-			maps.Copy(changed, plan.changed)
+			changedBy = append(changedBy, plan.changed)
+			nChanged += n
 		}
 	}
 	if len(changeNotes) > 0 {
@@ -355,7 +379,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		o.Engine(&eo)
 	}
 	archivedAny := false
-	willSend := pendingAll > 0 || (o.Send == nil && (len(changed) > 0 || len(archive) > 0))
+	willSend := pendingAll > 0 || (o.Send == nil && (nChanged > 0 || len(archive) > 0))
 	var eng *engine.Engine
 	var store *cache.Store
 	if willSend {
@@ -382,17 +406,17 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		if err == nil {
 			pickModel = nil
 		}
-		if len(archive) > 0 || len(changed) > 0 || pickModel != nil {
+		if len(archive) > 0 || nChanged > 0 || pickModel != nil {
 			// Everything checked: move aside what will be asked again.
 			name := "changed-" + time.Now().UTC().Format("20060102T150405Z")
 			apath, n, err := scan.Commit(func(line int, key string, id *engine.Identity) bool {
-				return archive[line] != "" || changed[key] || (pickModel != nil && pickModel(key, id))
+				return archive[line] != "" || changed(key) || (pickModel != nil && pickModel(key, id))
 			}, name)
 			if err != nil {
 				return nil, err
 			}
 			archivedAny = true
-			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, changed, pickModel != nil))
+			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, nChanged, pickModel != nil))
 			logf("%s: %s", o.Out, msg)
 			m.Archived = append(m.Archived, msg)
 		}
@@ -460,22 +484,27 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	var total engine.Stats
 	var runErr error
-	before := prior // the ok records the checks read (multi-stage runs), still the file's until a record is written or moved
-	prior = records.OK{}
 	wrote := archivedAny
 	stageHeld := map[int]int{}
 	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
-		if stage > 1 {
-			if before != nil && !wrote {
-				prior = before
-			} else if prior, err = records.LoadOK(o.Out); err != nil {
+		// The planning pass's index stays the file's until a record is
+		// written or moved.
+		prior, ok := planned[stage]
+		if stage > 1 && (wrote || !ok) {
+			prior.Close()
+			delete(planned, stage)
+			if prior, err = buildPrior(o.Out, j, stage); err != nil {
 				return nil, err
 			}
+			planned[stage] = prior
 		}
 		lookup := prior.Lookup
 		plan := first
 		if stage > 1 || archivedAny {
-			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err != nil {
+			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err == nil {
+				err = prior.Err()
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -487,7 +516,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			m.Decodings[g] = ds
 		}
 		pending := plan.pending
-		if n := len(plan.changed); n > 0 {
+		if n := plan.changed.Len(); n > 0 {
 			// Stage 1 was asked again (--archive-changed), so this stage's
 			// prompts, built from its answers, changed too.
 			what := describeChanges(o.Out, plan.changed, j, stage, lookup, served)
@@ -499,14 +528,17 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			if err != nil {
 				return nil, err
 			}
-			apath, moved, err := now.Commit(func(_ int, key string, _ *engine.Identity) bool { return plan.changed[key] }, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
+			apath, moved, err := now.Commit(func(_ int, key string, _ *engine.Identity) bool {
+				if !plan.changed.Has(key) {
+					return false
+				}
+				done.Remove(key)
+				return true
+			}, "changed-"+time.Now().UTC().Format("20060102T150405Z"))
 			if err != nil {
 				return nil, err
 			}
 			wrote = true
-			for k := range plan.changed {
-				done.Remove(k)
-			}
 			m.Counts.Resumed = done.Len()
 			pending += moved
 			msg := fmt.Sprintf("stage %d: %d record(s) of requests now asked differently (%s) moved to %s", stage, moved, what, apath)
@@ -521,6 +553,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			continue
 		}
 		st, err := runStage(ctx, eng, j, stage, lookup, done, pending, o, logw, lk)
+		if err == nil {
+			err = prior.Err() // a request that could not read its earlier stage was not sent
+		}
 		wrote = wrote || st.Done > 0
 		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done

@@ -261,22 +261,51 @@ func (p *Protocol) pools() map[poolKey][]demo {
 // PCG stream seeded by the seed and (item, language, form): the same
 // demonstrations for every strategy and model, whatever the order of
 // generation.
+//
+// The draw is a partial Fisher-Yates shuffle of the pool without the test
+// item (a sample of n in draw order); it is made on the positions only,
+// the few it moves noted aside, so that a request costs n demonstrations
+// and not a copy of its pool.
 func (p *Protocol) demos(pool []demo, testID string, sl slot, n int) []demo {
-	cands := make([]demo, 0, len(pool))
-	for _, d := range pool {
-		if d.id != testID {
-			cands = append(cands, d)
+	var skip []int // positions of the test item in pool
+	for i, d := range pool {
+		if d.id == testID {
+			skip = append(skip, i)
 		}
+	}
+	m := len(pool) - len(skip) // the candidates
+	// pos is the pool position of candidate k.
+	pos := func(k int) int {
+		for _, s := range skip {
+			if s > k {
+				break
+			}
+			k++
+		}
+		return k
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%s|%s", testID, sl.lang.ISO3, sl.form)
 	r := rand.New(rand.NewPCG(uint64(p.Seed), h.Sum64()))
-	n = min(n, len(cands))
-	for i := 0; i < n; i++ { // partial Fisher-Yates: a sample of n in draw order
-		j := i + r.IntN(len(cands)-i)
-		cands[i], cands[j] = cands[j], cands[i]
+	n = min(n, m)
+	type moved struct{ at, cand int }
+	var swaps []moved // candidate now at position at, where it is not at itself
+	get := func(at int) int {
+		for i := len(swaps) - 1; i >= 0; i-- {
+			if swaps[i].at == at {
+				return swaps[i].cand
+			}
+		}
+		return at
 	}
-	return cands[:n]
+	out := make([]demo, n)
+	for i := 0; i < n; i++ {
+		j := i + r.IntN(m-i)
+		ci, cj := get(i), get(j)
+		swaps = append(swaps, moved{i, cj}, moved{j, ci})
+		out[i] = pool[pos(cj)]
+	}
+	return out
 }
 
 func joinCands(v *item.Variant) string {

@@ -1,0 +1,270 @@
+package run
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+)
+
+// priorIndex is what a later stage's requests read of the earlier stages:
+// the ok records of the keys that stage looks up, found by key without
+// holding them.
+//
+// It is built in two passes (buildPrior): the stage's requests are
+// generated once with a Lookup that finds nothing and notes every key it
+// is asked (which keys a stage looks up does not depend on what it finds:
+// the studies build the earlier stage's key from the item), then the
+// records are streamed (records.Read) and the key and response of each ok
+// record of such a key go to a scratch store (see scratch: 16 bytes a
+// record in memory). Of several ok records of one key the last wins, as
+// it did when the records were held in a map.
+//
+// The record a lookup returns holds what the studies' request builders
+// read: Key, Fields, Status (ok) and Response.
+type priorIndex struct {
+	s *scratch
+}
+
+// buildPrior indexes, from dir's records, the ok records stage's requests
+// look up. It returns nil (a Lookup that finds nothing) for stage 1, when
+// the stage looks nothing up or dir has no records.
+func buildPrior(dir string, j *Job, stage int) (*priorIndex, error) {
+	if stage < 2 {
+		return nil, nil
+	}
+	seed := maphash.MakeSeed()
+	var asked []uint64
+	note := func(k engine.Key) (*engine.Record, bool) {
+		asked = append(asked, maphash.String(seed, k.String()))
+		return nil, false
+	}
+	for _, err := range j.Requests(stage, note, nil) {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(asked) == 0 {
+		return nil, nil
+	}
+	slices.Sort(asked)
+	asked = slices.Compact(asked)
+	s, err := newScratch(dir, "indexing the records of earlier stages")
+	if err != nil {
+		return nil, err
+	}
+	err = records.Read(dir, func(r *engine.Record) error {
+		if r.Status != engine.StatusOK {
+			return nil
+		}
+		if _, found := slices.BinarySearch(asked, maphash.String(seed, r.Key)); !found {
+			return nil
+		}
+		return s.add(r.Key, r.Response)
+	})
+	if err == nil {
+		err = s.seal()
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.Close()
+		return nil, err
+	}
+	return &priorIndex{s}, nil
+}
+
+// Lookup finds the last ok record of k.
+func (p *priorIndex) Lookup(k engine.Key) (*engine.Record, bool) {
+	if p == nil {
+		return nil, false
+	}
+	key := k.String()
+	resp, ok := p.s.get(key)
+	if !ok {
+		return nil, false
+	}
+	return &engine.Record{Key: key, Fields: k, Status: engine.StatusOK, Response: resp}, true
+}
+
+// Err is the first error a lookup met (a lookup that failed found nothing).
+func (p *priorIndex) Err() error {
+	if p == nil {
+		return nil
+	}
+	return p.s.Err()
+}
+
+// Close releases the scratch file.
+func (p *priorIndex) Close() {
+	if p != nil {
+		p.s.Close()
+	}
+}
+
+// scratch is a write-once store of values by key string, on disk: a
+// scratch file in the run directory (the temporary directory when the run
+// directory cannot take one), unlinked as soon as it is made, so that a
+// crash leaves nothing behind. Each entry is
+//
+//	uvarint(len(key)) uvarint(len(value)) key value
+//
+// In memory stay a 64-bit hash of each key and its entry's offset (16
+// bytes an entry), sorted once every entry is added (seal); get reads the
+// entry back and compares the whole key, so a hash collision costs a
+// read, never a wrong value. Of several entries of one key, get returns
+// the last added.
+type scratch struct {
+	what    string // what it is for, in errors
+	seed    maphash.Seed
+	f       *os.File
+	path    string // "" once unlinked
+	w       *bufio.Writer
+	off     int64
+	entries []scratchEntry // sorted by hash, then offset, once sealed
+
+	mu  sync.Mutex
+	buf []byte
+	err error // the first read error; gets after it find nothing
+}
+
+type scratchEntry struct {
+	h   uint64
+	off int64
+}
+
+// newScratch makes a scratch store in dir, or in the temporary directory
+// when dir cannot take one.
+func newScratch(dir, what string) (*scratch, error) {
+	f, err := os.CreateTemp(dir, ".scratch-*.tmp")
+	if err != nil {
+		if f, err = os.CreateTemp("", "bhasha-scratch-*.tmp"); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	s := &scratch{what: what, seed: maphash.MakeSeed(), f: f, path: f.Name(), w: bufio.NewWriterSize(f, 1<<20)}
+	if os.Remove(f.Name()) == nil {
+		s.path = ""
+	}
+	return s, nil
+}
+
+// add appends value under key (before seal).
+func (s *scratch) add(key, value string) error {
+	var hdr [2 * binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(hdr[:], uint64(len(key)))
+	n += binary.PutUvarint(hdr[n:], uint64(len(value)))
+	s.w.Write(hdr[:n])
+	s.w.WriteString(key)
+	if _, err := s.w.WriteString(value); err != nil {
+		return fmt.Errorf("%s: %w", s.what, err)
+	}
+	s.entries = append(s.entries, scratchEntry{maphash.String(s.seed, key), s.off})
+	s.off += int64(n + len(key) + len(value))
+	return nil
+}
+
+// seal writes what add buffered and readies the store for get.
+func (s *scratch) seal() error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", s.what, err)
+	}
+	slices.SortFunc(s.entries, func(a, b scratchEntry) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.off, b.off)
+	})
+	s.entries = slices.Clip(s.entries)
+	return nil
+}
+
+// get returns the value last added under key.
+func (s *scratch) get(key string) (string, bool) {
+	if s == nil || len(s.entries) == 0 {
+		return "", false
+	}
+	h := maphash.String(s.seed, key)
+	i, found := slices.BinarySearchFunc(s.entries, h, func(e scratchEntry, h uint64) int { return cmp.Compare(e.h, h) })
+	if !found {
+		return "", false
+	}
+	last := i
+	for last+1 < len(s.entries) && s.entries[last+1].h == h {
+		last++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for e := last; e >= i; e-- {
+		gotKey, value, err := s.read(s.entries[e].off)
+		if err != nil {
+			if s.err == nil {
+				s.err = fmt.Errorf("%s: reading back %s: %w", s.what, key, err)
+			}
+			return "", false
+		}
+		if string(gotKey) == key {
+			return string(value), true
+		}
+	}
+	return "", false
+}
+
+// read returns the key and value stored at off (valid until the next read).
+func (s *scratch) read(off int64) ([]byte, []byte, error) {
+	if cap(s.buf) < 4096 {
+		s.buf = make([]byte, 4096)
+	}
+	b := s.buf[:cap(s.buf)]
+	n, err := s.f.ReadAt(b, off)
+	if n == 0 && err != nil {
+		return nil, nil, err
+	}
+	b = b[:n]
+	kl, a := binary.Uvarint(b)
+	if a <= 0 {
+		return nil, nil, fmt.Errorf("entry at %d: bad header", off)
+	}
+	vl, c := binary.Uvarint(b[a:])
+	if c <= 0 {
+		return nil, nil, fmt.Errorf("entry at %d: bad header", off)
+	}
+	hl := a + c
+	total := hl + int(kl) + int(vl)
+	if total > len(b) {
+		s.buf = make([]byte, total)
+		if _, err := s.f.ReadAt(s.buf, off); err != nil {
+			return nil, nil, err
+		}
+		b = s.buf
+	}
+	return b[hl : hl+int(kl)], b[hl+int(kl) : total], nil
+}
+
+// Err is the first error a get met.
+func (s *scratch) Err() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Close releases the scratch file.
+func (s *scratch) Close() {
+	if s == nil || s.f == nil {
+		return
+	}
+	s.f.Close()
+	if s.path != "" {
+		os.Remove(s.path)
+	}
+	s.f = nil
+}

@@ -1,0 +1,128 @@
+package run
+
+import (
+	"cmp"
+	"hash/maphash"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/records"
+)
+
+// twoStage is a job whose second stage looks up the first stage's answer
+// of every item, as the two-step strategies do.
+func twoStage(items ...string) *Job {
+	return &Job{Name: "e", Stages: 2, Requests: func(stage int, prior Lookup, withheld *int) iter.Seq2[engine.Request, error] {
+		return func(yield func(engine.Request, error) bool) {
+			for _, it := range items {
+				k := engine.Key{Experiment: "e", Model: "m", Item: it}
+				if stage == 1 {
+					k.Role = engine.Translation()
+					if !yield(engine.Request{Key: k, Prompt: it}, nil) {
+						return
+					}
+					continue
+				}
+				k1 := k
+				k1.Role = engine.Translation()
+				rec, ok := prior(k1)
+				if !ok || rec.Status != engine.StatusOK {
+					if withheld != nil {
+						*withheld++
+					}
+					continue
+				}
+				if !yield(engine.Request{Key: k, Prompt: "Q: " + rec.Response}, nil) {
+					return
+				}
+			}
+		}
+	}}
+}
+
+func TestPriorIndex(t *testing.T) {
+	dir := t.TempDir()
+	key := func(it string) engine.Key {
+		return engine.Key{Experiment: "e", Model: "m", Item: it, Role: engine.Translation()}
+	}
+	w, err := records.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("ह", 5000) // longer than one read
+	for _, r := range []engine.Record{
+		{Fields: key("a"), Status: engine.StatusOK, Response: "first a"},
+		{Fields: key("b"), Status: engine.StatusFailed, Error: "HTTP 500"},
+		{Fields: key("a"), Status: engine.StatusOK, Response: "last a"},
+		{Fields: key("c"), Status: engine.StatusOK, Response: long},
+		{Fields: key("d"), Status: engine.StatusOK, Response: ""},
+		{Fields: key("unasked"), Status: engine.StatusOK, Response: "x"},
+	} {
+		r.Key = r.Fields.String()
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j := twoStage("a", "b", "c", "d", "never")
+	if p, err := buildPrior(dir, j, 1); p != nil || err != nil {
+		t.Fatalf("stage 1: %v %v, want no index", p, err)
+	}
+	p, err := buildPrior(dir, j, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if len(p.s.entries) != 4 { // a twice, c, d; not the failed b nor the key stage 2 does not look up
+		t.Errorf("%d entries, want 4", len(p.s.entries))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".scratch-*")); len(left) > 0 {
+		t.Errorf("scratch file left in the run directory: %v", left)
+	}
+	want := map[string]string{"a": "last a", "c": long, "d": ""}
+	for _, it := range []string{"a", "b", "c", "d", "never", "unasked"} {
+		rec, ok := p.Lookup(key(it))
+		w, wantOK := want[it]
+		if ok != wantOK || (ok && (rec.Response != w || rec.Status != engine.StatusOK || rec.Key != key(it).String() || rec.Fields != key(it))) {
+			t.Errorf("Lookup(%s) = %+v, %v; want %.20q, %v", it, rec, ok, w, wantOK)
+		}
+	}
+	// Entries whose hashes collide are told apart by their keys: every
+	// entry given a's hash, a is still its last record, and c is not found.
+	ha := maphash.String(p.s.seed, key("a").String())
+	for i := range p.s.entries {
+		p.s.entries[i].h = ha
+	}
+	slices.SortFunc(p.s.entries, func(x, y scratchEntry) int { return cmp.Compare(x.off, y.off) })
+	if rec, ok := p.Lookup(key("a")); !ok || rec.Response != "last a" {
+		t.Errorf("colliding hashes: Lookup(a) = %+v, %v", rec, ok)
+	}
+	if _, ok := p.Lookup(key("c")); ok {
+		t.Error("colliding hashes: c found under a's hash")
+	}
+	if err := p.Err(); err != nil {
+		t.Error(err)
+	}
+	// A run directory without records: nothing found, no error.
+	empty, err := buildPrior(t.TempDir(), j, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	if _, ok := empty.Lookup(key("a")); ok {
+		t.Error("found a record in an empty run directory")
+	}
+	// A read error is kept and reported.
+	p.s.f.Close()
+	if _, ok := p.Lookup(engine.Key{Experiment: "e", Model: "m", Item: "a", Role: engine.Translation()}); ok || p.Err() == nil {
+		t.Errorf("lookup on a closed scratch file: found %v, error %v", ok, p.Err())
+	}
+	os.Remove(p.s.path)
+}
