@@ -33,44 +33,7 @@ func (in interner) of(b []byte) string {
 // json.Unmarshal gives for every field of engine.Record; a member it does
 // not expect to see in that shape is errShape.
 func decodeSealed(line []byte, withRequest, withExtracted bool, in interner, r *engine.Record) error {
-	i := skipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return errShape
-	}
-	i++
-	for first := true; ; first = false {
-		i = skipSpace(line, i)
-		if i >= len(line) {
-			return errShape
-		}
-		if line[i] == '}' {
-			return nil
-		}
-		if !first {
-			if line[i] != ',' {
-				return errShape
-			}
-			i = skipSpace(line, i+1)
-		}
-		if i >= len(line) || line[i] != '"' {
-			return errShape
-		}
-		ke := skipString(line, i)
-		if ke < 0 {
-			return errShape
-		}
-		key := line[i+1 : ke-1]
-		i = skipSpace(line, ke)
-		if i >= len(line) || line[i] != ':' {
-			return errShape
-		}
-		vs := skipSpace(line, i+1)
-		ve := skipValue(line, vs)
-		if ve < 0 {
-			return errShape
-		}
-		v := line[vs:ve]
-		i = ve
+	return members(line, func(key, v []byte) error {
 		var err error
 		switch string(key) {
 		case "key":
@@ -139,7 +102,8 @@ func decodeSealed(line []byte, withRequest, withExtracted bool, in interner, r *
 		if err != nil {
 			return errShape
 		}
-	}
+		return nil
+	})
 }
 
 // decodeIdentity decodes a record's identity object.
@@ -208,47 +172,11 @@ func decodeKey(v []byte, in interner, k *engine.Key) error {
 	if string(v) == "null" {
 		return nil
 	}
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '{' {
-		return errShape
-	}
-	i++
-	for first := true; ; first = false {
-		i = skipSpace(v, i)
-		if i >= len(v) {
-			return errShape
-		}
-		if v[i] == '}' {
-			return nil
-		}
-		if !first {
-			if v[i] != ',' {
-				return errShape
-			}
-			i = skipSpace(v, i+1)
-		}
-		if i >= len(v) || v[i] != '"' {
-			return errShape
-		}
-		ke := skipString(v, i)
-		if ke < 0 {
-			return errShape
-		}
-		key := v[i+1 : ke-1]
-		i = skipSpace(v, ke)
-		if i >= len(v) || v[i] != ':' {
-			return errShape
-		}
-		vs := skipSpace(v, i+1)
-		ve := skipValue(v, vs)
-		if ve < 0 {
-			return errShape
-		}
-		s, err := str(v[vs:ve], in)
+	return members(v, func(key, val []byte) error {
+		s, err := str(val, in)
 		if err != nil {
 			return err
 		}
-		i = ve
 		switch string(key) {
 		case "experiment":
 			k.Experiment = s
@@ -269,7 +197,8 @@ func decodeKey(v []byte, in interner, k *engine.Key) error {
 				return err
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // str reads a JSON string (interned when in is not nil).
