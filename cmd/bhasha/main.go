@@ -342,19 +342,29 @@ type plainProgress struct {
 	p    *progress.Plain
 }
 
+// progressEvery reads BHASHA_PROGRESS_EVERY: a duration (0: no progress
+// lines), progress.DefaultEvery when unset; anything else is an error.
+func progressEvery() (time.Duration, error) {
+	v := os.Getenv(progressEveryEnv)
+	if v == "" {
+		return progress.DefaultEvery, nil
+	}
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)
+	}
+	return d, nil
+}
+
 // newPlainProgress reads BHASHA_PROGRESS_EVERY; a value that is not a
 // duration is an error.
 func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
-	every := progress.DefaultEvery
-	if v := os.Getenv(progressEveryEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)
-		}
-		every = d
+	every, err := progressEvery()
+	if err != nil {
+		return nil, err
 	}
 	if progress.IsTerminal(stderr) {
 		every = 0
@@ -372,16 +382,9 @@ type stepLines struct {
 }
 
 func newStepLines(stderr io.Writer) (*stepLines, error) {
-	every := progress.DefaultEvery
-	if v := os.Getenv(progressEveryEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)
-		}
-		every = d
+	every, err := progressEvery()
+	if err != nil {
+		return nil, err
 	}
 	return &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}, nil
 }

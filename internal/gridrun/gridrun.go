@@ -255,7 +255,7 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 		reqs := func(yield func(engine.Request, error) bool) {
 			for r, err := range job.Requests(stage, lookup, &withheld) {
 				if err == nil {
-					g := decodingGroup(r.Key)
+					g := run.DecodingGroup(r.Key)
 					if !slices.ContainsFunc(m.Decodings[g], func(d engine.Decoding) bool { return reflect.DeepEqual(d, r.Decoding) }) {
 						m.Decodings[g] = append(m.Decodings[g], r.Decoding)
 					}
@@ -322,22 +322,6 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 		runErr = fmt.Errorf("writing the grid: the run is %s (%d failed, %d withheld)", m.Status, st.Failed, sum.Withheld)
 	}
 	return sum, runErr
-}
-
-// decodingGroup names a request's manifest decoding entry as run does:
-// its strategy (or condition) and, beside the answer, its role.
-func decodingGroup(k engine.Key) string {
-	g := k.Strategy
-	if g == "" {
-		g = k.Condition
-	}
-	switch {
-	case g == "":
-		g = k.Role.Name()
-	case k.Role.Kind != engine.RoleAnswer:
-		g += " " + k.Role.Name()
-	}
-	return g
 }
 
 func absOf(p string) string {

@@ -33,7 +33,7 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 		if err != nil {
 			return p, err
 		}
-		group := decodingGroup(r.Key)
+		group := DecodingGroup(r.Key)
 		if !slices.ContainsFunc(p.decodings[group], func(d engine.Decoding) bool { return reflect.DeepEqual(d, r.Decoding) }) {
 			p.decodings[group] = append(p.decodings[group], r.Decoding)
 		}
@@ -59,10 +59,11 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 	return p, nil
 }
 
-// decodingGroup names the manifest entry of a request's decoding: its
-// strategy (or condition) and role ("2step-en translation", "qa judge";
-// the role alone when the key has neither: "answer", "judge").
-func decodingGroup(k engine.Key) string {
+// DecodingGroup names the manifest entry of a request's decoding
+// (Manifest.Decodings): its strategy (or condition) and role ("2step-en
+// translation", "qa judge"; the role alone when the key has neither:
+// "answer", "judge").
+func DecodingGroup(k engine.Key) string {
 	g := k.Strategy
 	if g == "" {
 		g = k.Condition
