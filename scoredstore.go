@@ -76,15 +76,25 @@ func (r *Results) scoringKey() (scored.Key, error) {
 	return k, nil
 }
 
-// toolVersion is run.ToolVersion and, when Bhasha is built as a module
-// dependency, its module version.
+// toolVersion is run.ToolVersion and the version of the Bhasha module the
+// program was built with: the main module's (the bhasha command) or, when
+// Bhasha is a dependency (a notebook, a program), the dependency's. A
+// released command and a notebook on the same release agree; a build
+// from a checkout carries its own (devel) version, so that scored
+// answers stored by another build are scored again, never served stale.
 func toolVersion() string {
+	const module = "github.com/bhashalab/bhasha"
 	v := run.ToolVersion
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/bhashalab/bhasha" {
-				v += " " + d.Version
-			}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Path == module && bi.Main.Version != "" {
+		return v + " " + bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == module {
+			v += " " + d.Version
 		}
 	}
 	return v
@@ -164,6 +174,8 @@ func (r *Results) staleNote(changed []string, m scored.Meta) string {
 			recs = true
 		case strings.HasPrefix(c, "input "):
 			// Open's notes already say which inputs changed since the run.
+		case c == "tool":
+			opts = append(opts, fmt.Sprintf("another Bhasha scored them (%s; this is %s)", m.Key["tool"], toolVersion()))
 		default:
 			opts = append(opts, c)
 		}

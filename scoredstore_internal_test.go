@@ -145,6 +145,21 @@ func TestScoredStoreStaleness(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "scoring option(s) changed since they were stored: experiment.yaml scoring"},
+		{"another Bhasha", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, scored.FileName)
+			rows, m, err := scored.Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Key["tool"] = "bhasha 0.0.9"
+			r, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := scored.Write(p, rows, r.Experiment().AnswerSchema(), m); err != nil {
+				t.Fatal(err)
+			}
+		}, "another Bhasha scored them (bhasha 0.0.9; this is " + toolVersion() + ")"},
 		{"a truncated store", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, scored.FileName)
 			st, err := os.Stat(p)
