@@ -152,18 +152,26 @@ func markECharts() {
 // failures, answers from the cache and the time left; at most every
 // 250 ms, and always at a stage's end.
 func Progress() bhasha.RunOption {
-	id := "bhasha-progress-" + gonbui.UniqueId()
+	show := inPlace("bhasha-progress-")
+	return bhasha.OnProgress(func(p bhasha.Progress) { show(p.Final, func() string { return ProgressHTML(p) }) })
+}
+
+// inPlace returns what shows a progress line in the cell's output, one
+// HTML element updated in place: at most every 250 ms, and always a
+// final line (then the output is synced).
+func inPlace(prefix string) func(final bool, html func() string) {
+	id := prefix + gonbui.UniqueId()
 	var last time.Time
-	return bhasha.OnProgress(func(p bhasha.Progress) {
-		if !p.Final && time.Since(last) < 250*time.Millisecond {
+	return func(final bool, html func() string) {
+		if !final && time.Since(last) < 250*time.Millisecond {
 			return
 		}
 		last = time.Now()
-		gonbui.UpdateHTML(id, ProgressHTML(p))
-		if p.Final {
+		gonbui.UpdateHTML(id, html())
+		if final {
 			gonbui.Sync()
 		}
-	})
+	}
 }
 
 // ReportProgress is a bhasha.Results.WriteReport option that shows the
@@ -171,15 +179,8 @@ func Progress() bhasha.RunOption {
 // (ReportStepHTML): reading the records, each long sheet, the files; at
 // most every 250 ms, and always at a step's end.
 func ReportProgress() bhasha.ReportOption {
-	id := "bhasha-report-progress-" + gonbui.UniqueId()
-	var last time.Time
-	return bhasha.ReportProgress(func(s bhasha.ReportStep) {
-		if !s.Final && time.Since(last) < 250*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		gonbui.UpdateHTML(id, ReportStepHTML(s))
-	})
+	show := inPlace("bhasha-report-progress-")
+	return bhasha.ReportProgress(func(s bhasha.ReportStep) { show(s.Final, func() string { return ReportStepHTML(s) }) })
 }
 
 // ReportStepHTML is one step of writing a report as a cell shows it: a
@@ -200,24 +201,14 @@ func ReportStepHTML(s bhasha.ReportStep) string {
 // every 250 ms. A cell whose run's scored answers are stored shows
 // nothing but the table step.
 func ScoringProgress() bhasha.ReadOption {
-	id := "bhasha-scoring-" + gonbui.UniqueId()
-	var last time.Time
+	show := inPlace("bhasha-scoring-")
 	shown := false
 	return bhasha.OnScoring(func(p bhasha.ScoringProgress) {
-		if !gonbui.IsNotebook {
-			return
+		if !gonbui.IsNotebook || (p.Final && !shown) {
+			return // outside a notebook; a step too short to have been shown
 		}
-		if !p.Final && time.Since(last) < 250*time.Millisecond {
-			return
-		}
-		if p.Final && !shown {
-			return // a step too short to have been shown
-		}
-		last, shown = time.Now(), true
-		gonbui.UpdateHTML(id, ScoringHTML(p))
-		if p.Final {
-			gonbui.Sync()
-		}
+		shown = true
+		show(p.Final, func() string { return ScoringHTML(p) })
 	})
 }
 
