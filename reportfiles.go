@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bhashalab/bhasha/internal/memlimit"
 	"hash/maphash"
 	"io"
 	"math/rand/v2"
@@ -67,7 +68,13 @@ const ExplorerSeed = 20
 // explorer's bounded selection (ExplorerSamples) are kept, and the
 // workbook's samples sheet streams every answer's from a temporary file
 // (removed at the end) in table order, beside the answers table's rows.
+//
+// While it writes, Go's soft memory limit follows the live heap
+// (internal/memlimit: at most memlimit.Headroom beyond it above
+// memlimit.Floor), unless GOMEMLIMIT is set; the limit there was is given
+// back at the end.
 func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
+	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom)()
 	var c reportConfig
 	for _, o := range opts {
 		o(&c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bhashalab/bhasha/internal/memlimit"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -105,7 +106,9 @@ func toolVersion() string {
 // records and options, else scored from the records (saying why, when a
 // store was there) and stored for the next open. A store that cannot be
 // read is scored again, with a note; a directory that cannot be written
-// is scored in memory, with a note.
+// is scored in memory, with a note. While it scores, Go's soft memory
+// limit follows the live heap (internal/memlimit), unless GOMEMLIMIT is
+// set.
 func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes []string
@@ -135,6 +138,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			}
 		}
 	}
+	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom)()
 	done := r.progress("scoring", 0, 0)
 	start := time.Now()
 	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {

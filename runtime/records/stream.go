@@ -87,6 +87,10 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
+	// free holds the line buffers of decoded batches for the reader to
+	// reuse (decoding copies what it keeps), so reading allocates a few
+	// buffers, not one a megabyte.
+	free := make(chan []byte, workers*2+2)
 	var readErr error
 	var files []recordFile // the files read, in logical order
 	var starts []int       // the logical line before each file's first
@@ -115,7 +119,13 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			files = append(files, f)
 			starts = append(starts, n)
 			newBatch := func(local int) *batch {
-				return &batch{first: n + 1, file: fp, local: local, done: make(chan struct{}), data: make([]byte, 0, batchBytes+64<<10)}
+				b := &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
+				select { // a buffer a decoded batch gave back, else a new one
+				case b.data = <-free:
+				default:
+					b.data = make([]byte, 0, batchBytes+64<<10)
+				}
+				return b
 			}
 			sc := lines.New(r, f.path, 0)
 			b := newBatch(1)
@@ -159,6 +169,11 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			defer wg.Done()
 			for b := range todo {
 				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.ends, o, work)
+				select {
+				case free <- b.data[:0]:
+				default:
+				}
+				b.data = nil
 				close(b.done)
 			}
 		}()

@@ -1,0 +1,96 @@
+// Package memlimit keeps Go's soft memory limit near the live heap while a
+// long step runs (a run, a scoring pass, a report), so the heap does not
+// double before each collection.
+//
+// With Go's default pacing (GOGC=100) the heap grows to twice the live
+// heap before a collection: a step whose live heap is 350 MB peaks near
+// 700 MB. While held, the limit is
+//
+//	max(floor, live heap + headroom)
+//
+// moved every 250 ms as the live heap changes: below the floor the default
+// pacing is untouched; above it the heap gets headroom beyond what is live
+// (a collection at least every headroom bytes allocated), never a limit
+// under the live heap that would keep the collector running. A user's
+// GOMEMLIMIT is left as it is.
+//
+// The limit is the process's: holds nest (the outermost sets it, the
+// others leave it), and the last release gives back the limit there was.
+// The state kept for that mirrors the runtime's one setting.
+package memlimit
+
+import (
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// The pacing of Bhasha's long steps.
+const (
+	Floor    = 300 << 20 // below it, Go's own pacing
+	Headroom = 96 << 20  // beyond the live heap above the floor
+)
+
+// state is the process's one hold (the runtime has one limit).
+var state struct {
+	mu     sync.Mutex
+	depth  int
+	before int64
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// Hold keeps the limit at max(floor, live + headroom) until release is
+// called. It does nothing (release too) when GOMEMLIMIT is set.
+func Hold(floor, headroom int64) (release func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	state.depth++
+	if state.depth == 1 {
+		state.before = debug.SetMemoryLimit(-1)
+		set := func() {
+			s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+			metrics.Read(s)
+			limit := floor
+			if s[0].Value.Kind() == metrics.KindUint64 {
+				limit = max(limit, int64(s[0].Value.Uint64())+headroom)
+			}
+			debug.SetMemoryLimit(limit)
+		}
+		set()
+		stop, done := make(chan struct{}), make(chan struct{})
+		state.stop, state.done = stop, done
+		go func() {
+			defer close(done)
+			t := time.NewTicker(250 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					set()
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() { once.Do(release1) }
+}
+
+func release1() {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	state.depth--
+	if state.depth > 0 {
+		return
+	}
+	close(state.stop)
+	<-state.done
+	debug.SetMemoryLimit(state.before)
+}
