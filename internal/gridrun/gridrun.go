@@ -7,7 +7,8 @@
 // the study's klar reader as a user's copy of the release would be). The
 // experiment is the paper's main one (experiments/paper/indicklar-main.yaml:
 // the 18 Indian languages and English, native, code-mixed and English
-// forms, 30 language forms in all, the nine strategies of Table 1, three
+// forms, 30 language forms in all, the nine strategies (Table 1's eight
+// rows and Table 6's Obj-Baseline), three
 // demonstrations, seed 12345) asked of nine simulated models. Per fact and
 // model it asks 240 requests: the two baselines in all 30 forms, the seven
 // other strategies in the 18 native forms, and the first stage (a
@@ -61,7 +62,9 @@ import (
 // simulator answers in-process, not on a port.
 const Endpoint = "http://in-process.bhasha-sim/v1"
 
-// Strategies are Table 1's nine strategies, as indicklar-main.yaml lists them.
+// Strategies are the main evaluation's nine, as indicklar-main.yaml lists
+// them: Table 1's eight rows (its Base is baseline) and Table 6's
+// Obj-Baseline (baseline-cands).
 var Strategies = []string{"baseline", "baseline-cands", "2step-cm", "2step-en", "2step-translit", "1step-cm", "1step-en", "tint-cm", "tint-en"}
 
 // modelSizes are the nine simulated models' sizes (billions of

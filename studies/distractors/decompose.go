@@ -80,7 +80,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 		tables.Statistic("broad_inflation", "halluc / (halluc − broad_recovered − broad_script_abstain)"),
 		tables.Statistic("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
 		tables.Proportion("broad_script_share", "(rise − broad_real_rise) / rise"))
-	t.Mirrors = "distractor study Tables 3–4"
+	t.Mirrors = "distractor study §5.3 (with Table 3's rates)"
 	type cell struct{ model, cond string }
 	type outcome int
 	const (

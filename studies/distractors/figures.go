@@ -14,7 +14,7 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 
 // Figures are every figure of the distractor study the tables ts allow,
 // in report order: the answers by condition (Tables 2–3) and the script
-// switch rates (Table 4) from accuracy, then the hallucination proxy's
+// switch rates (§5, §5.3) from accuracy, then the hallucination proxy's
 // decomposition (§5.3) from script_decomposition; the conditions in the
 // study's order (Conditions). A table absent from ts, or empty, draws
 // nothing. The figures are not finished (chart.Finish).

@@ -70,7 +70,9 @@ func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
 	return out, nil
 }
 
-// SwitchRates is the distractor study's Table 4: the share of answers
+// SwitchRates is the distractor study's switch rates (§5, §5.3: 58.2 %
+// for Llama-3.1-8B under the Hindi note; the critique that quotes them
+// names no table): the share of answers
 // with a Devanagari or CJK character per condition, one bar per model,
 // from the accuracy table.
 func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
@@ -113,7 +115,7 @@ func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
 		return nil, err
 	}
 	stated := "n = " + chart.Counted(n, "answer")
-	return []chart.Figure{chart.Of(acc, "switch_rates", "distractor study Table 4",
+	return []chart.Figure{chart.Of(acc, "switch_rates", "distractor study §5, §5.3",
 		fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (%s)", stated), stated, o)}, nil
 }
 
@@ -172,7 +174,7 @@ func DecompositionWaterfall(dec *tables.Table, order []string) ([]chart.Figure, 
 			return nil, err
 		}
 		stated := "n = " + chart.Counted(n, "answer")
-		out = append(out, chart.Of(dec, "decomposition_"+m, "distractor study §5.3 / Tables 3–4",
+		out = append(out, chart.Of(dec, "decomposition_"+m, "distractor study §5.3 / Table 3",
 			fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (%s)", m, stated), stated, o))
 	}
 	return out, nil

@@ -8,7 +8,9 @@ import (
 // Strategy is an IndicKLAR prompting strategy.
 type Strategy string
 
-// The strategies of IndicKLAR's Table 1 (names as in the paper in the comments).
+// The strategies: IndicKLAR's Table 1 (eight rows, its Base being Baseline),
+// Table 6's Obj-Baseline, Table 2's CoT and the ablations of Tables 2 and 8
+// and Figure 7 (names as in the paper in the comments).
 const (
 	Baseline        Strategy = "baseline"       // Baseline: 3-shot cloze, plain completion
 	BaselineCands   Strategy = "baseline-cands" // Obj-Baseline: 3-shot cloze, candidates and "Answer:" on the test item

@@ -1,10 +1,10 @@
 // Package indicklar is the cross-lingual knowledge-consistency study
 // (IndicKLAR, Mazumder et al. 2026; KLAR's languages too): one fact asked
 // in English, the native script and code-mixed form under the prompting
-// strategies of the paper's Table 1 (Strategy), built as the authors'
-// Evaluation_Scripts build them (Protocol), extracted and scored by their
-// rules (the baselines' prefix match, the candidate matcher of the
-// others, unparsed JSON scored on the raw text), with the
+// strategies of the paper's Table 1 and appendix (Strategy), built as
+// the authors' Evaluation_Scripts build them (Protocol), extracted and
+// scored by their rules (the baselines' prefix match, the candidate
+// matcher of the others, unparsed JSON scored on the raw text), with the
 // transliteration-aware match and the script switch beside. Its tables:
 // accuracy, scoring, then KLAR (CLC pairs, means and matrix,
 // strategy tests, form gaps, flip points, families, relations, language

@@ -165,7 +165,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
-	ts[0].Mirrors = "IndicQuest Table 4" // accuracy
+	ts[0].Mirrors = "IndicQuest Table 4 (its English subset) and §5 (per language)" // accuracy
 	for _, t := range ts {
 		if t.Name == "domains" {
 			wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", t, nil,

@@ -254,7 +254,7 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 		tables.Proportion("judge_rate", "share judged correct"),
 		tables.Proportion("criterion_rate", "share correct under the lexical criterion"),
 		tables.Statistic("shortfall", "judge_rate − criterion_rate"))
-	t.Mirrors = "IndicQuest Table 5"
+	t.Mirrors = "IndicQuest §5 (the 17–25 pp lexical shortfall)"
 	type cell struct{ model, lang string }
 	byCell := map[cell][]score.Row{}
 	for _, r := range rows {
