@@ -216,24 +216,32 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 	total := r.manifest.Counts.Records
 	step := report.Options{Progress: o.Progress}
 	st := stepOf(step, "reading the records' prompts and responses", total)
+	// The records are decoded, matched to their answer and their prompt
+	// text made on every core (want is only read there); the order of
+	// the lines, and so which record of a key is kept, is decided here.
+	type text struct {
+		i int32 // the answer's index, -1 for a record no answer reads
+		t sampleText
+	}
 	n := 0
-	err := records.Read(r.dir, func(rec *engine.Record) error {
-		n++
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		st.at(n)
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want[hash(rec.Key)]
-		if !ok || state[i] == seenOK || (state[i] == seenFailed && rec.Status != engine.StatusOK) {
+		if !ok {
+			return text{i: -1}, nil
+		}
+		return text{i: i, t: sampleText{PromptText(rec.Request), rec.Response, rec.Error}}, nil
+	}, func(_ int, _ string, ok bool, v text) error {
+		n++
+		st.at(n)
+		i := v.i
+		if i < 0 || state[i] == seenOK || (state[i] == seenFailed && !ok) {
 			return nil
 		}
 		state[i] = seenFailed
-		if rec.Status == engine.StatusOK {
+		if ok {
 			state[i] = seenOK
 		}
-		return fn(int(i), sampleText{PromptText(rec.Request), rec.Response, rec.Error})
+		return fn(int(i), v.t)
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		if ctx.Err() != nil {

@@ -53,9 +53,52 @@ type StreamOptions struct {
 // cancelled ctx stops it with ctx's error; a malformed line is an error
 // naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
+	u := newUniq[T](o.Experiment)
+	if o.Records > 0 && o.Records < 1<<28 {
+		u.vals = make([]T, 0, o.Records)
+		u.slots = make([]slot, 0, o.Records)
+		u.at = make(map[[2]uint64]int32, o.Records)
+	}
+	files, starts, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+		u.add(r)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, d, nlines, err
+	}
+	out, kept, d, err = u.finish(files, starts, nlines)
+	return out, kept, d, nlines, err
+}
+
+// Each reads every line of dir's records files in order, as Unique does
+// (decoded on several goroutines at once, with work run on each record
+// as it is decoded: work must be safe for concurrent use), and calls each
+// from one goroutine, in the lines' logical order, with the line number,
+// the record's key, whether its status is ok, and what work made of it.
+// Unlike Unique it applies none of ReadUnique's rules but one: a line
+// edited after it was written (its record_sha256 does not match) gets no
+// work and no call, as Unique leaves it out. An error from work or each
+// stops it with that error; a cancelled ctx with ctx's error; a malformed
+// line is an error naming the file and line. nlines is the number of
+// lines read. It never writes, and holds only the batches in flight.
+func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
+	_, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+		if r.seal == sealBroken {
+			return nil
+		}
+		return each(r.line, r.key, r.ok, r.v)
+	})
+	return nlines, err
+}
+
+// stream is Unique's and Each's reading: every line of dir's records
+// files decoded and given to work on o.Workers goroutines, then to
+// consume on the caller's, in logical order. It returns the files read
+// and the logical line before each one's first.
+func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (files []recordFile, starts []int, nlines int, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
-		return nil, nil, d, 0, err
+		return nil, nil, 0, err
 	}
 	var total int64 // bytes on disk of the records files, for Progress
 	for _, f := range listed.files {
@@ -92,8 +135,6 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	// buffers, not one a megabyte.
 	free := make(chan []byte, workers*2+2)
 	var readErr error
-	var files []recordFile // the files read, in logical order
-	var starts []int       // the logical line before each file's first
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -184,24 +225,21 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		<-readDone
 	}()
 
-	u := newUniq[T](o.Experiment)
-	if o.Records > 0 && o.Records < 1<<28 {
-		u.vals = make([]T, 0, o.Records)
-		u.slots = make([]slot, 0, o.Records)
-		u.at = make(map[[2]uint64]int32, o.Records)
-	}
 	for b := range batches {
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return nil, nil, d, nlines, ctx.Err()
+			return nil, nil, nlines, ctx.Err()
 		}
 		if b.err != nil {
 			cancel()
-			return nil, nil, d, nlines, b.err
+			return nil, nil, nlines, b.err
 		}
 		for i := range b.res {
-			u.add(&b.res[i])
+			if err := consume(&b.res[i]); err != nil {
+				cancel()
+				return nil, nil, nlines, err
+			}
 		}
 		b.res = nil
 		nlines = b.first + len(b.ends) - 1
@@ -209,17 +247,16 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			o.Progress(b.read, total)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, d, nlines, err
+			return nil, nil, nlines, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, d, nlines, err
+		return nil, nil, nlines, err
 	}
 	if readErr != nil {
-		return nil, nil, d, nlines, readErr
+		return nil, nil, nlines, readErr
 	}
-	out, kept, d, err = u.finish(files, starts, nlines)
-	return out, kept, d, nlines, err
+	return files, starts, nlines, nil
 }
 
 // lineResult is one line decoded and processed.
