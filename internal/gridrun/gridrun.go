@@ -21,8 +21,9 @@
 // sends them, over an in-process http.RoundTripper, to the real simulator
 // (sim.Server, configured as bhasha.Run configures it: the experiment's
 // facts, bhasha.SimulatedModelsOf); each ok record gets the study's
-// Extract and goes through records.Create / Write / Close (seals,
-// flushes); the directory gets the run's copy of the experiment and a
+// Extract and goes through records.CreateWith (holding the directory's
+// lock, so the live file is sealed into zstd segments as it grows, as
+// `bhasha run` seals it) / Write / Close (seals, flushes); the directory gets the run's copy of the experiment and a
 // manifest (run.WriteManifest) that says simulated, as a simulated run's
 // does. What differs from `bhasha run`: no response cache is read or
 // written, the endpoint recorded is Endpoint, latencies are in-process
@@ -250,7 +251,7 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 	var st engine.Stats
 	seen := 0
 	for stage := 1; stage <= job.Stages && runErr == nil; stage++ {
-		w, err := records.Create(dir)
+		w, err := records.CreateWith(dir, records.Options{Lock: lk}) // seals as bhasha run's writer does
 		if err != nil {
 			return sum, err
 		}
