@@ -40,7 +40,7 @@ type PromptOptions struct {
 	// English split (the paper's §4.3; default: the same relation and
 	// language, Appendix F.1 and the authors' code).
 	DemosFromEnglish bool `yaml:"demos_from_english"`
-	MaxTokens         int  `yaml:"max_tokens"`         // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
+	MaxTokens        int  `yaml:"max_tokens"` // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
 }
 
 // ScoringOptions are IndicKLAR's named alternatives to the authors'
