@@ -118,7 +118,7 @@ func TestKLARAnalyses(t *testing.T) {
 	add("tam", "native", "baseline-cands", []bool{false, false, false, false, false, true}, 80)
 	add("tam", "native", "tint-cm", []bool{true, false, false, false, false, true}, 110)
 
-	fp := FlipPoints(rows)
+	fp := FlipPoints(rows, "")
 	// hin: wrong at baseline {1..5}; TinT-CM rights 1 → 1 of 5; of {2..5}, TinT-EN rights 2,3 → 2 of 4.
 	for _, c := range []struct{ path, step, from, flipped string }{
 		{"strategy", "tint-cm", "5", "1"}, {"strategy", "tint-en", "4", "2"},
@@ -183,7 +183,7 @@ func TestKLARAnalyses(t *testing.T) {
 		num(t, cell(t, fg, acc, "perm_p")) != 1 || math.Abs(num(t, cell(t, fg, acc, "mean_gain_dravidian"))-1.0/6) > 5e-7 {
 		t.Errorf("family gain tests %v", fg.Rows)
 	}
-	tok := Tokenization(rows)
+	tok := Tokenization(rows, "")
 	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
 		t.Errorf("tokenization %v", tok.Rows)
 	}
@@ -242,6 +242,82 @@ func TestAccCLCWide(t *testing.T) {
 	for _, c := range w.Columns() {
 		if c.Description == "" {
 			t.Errorf("column %s has no description", c.Name)
+		}
+	}
+}
+
+// The flip-point shares are of the baseline-incorrect instances, as the
+// project page reports them (PROTOCOLS.md §1.11): 100 items wrong at the
+// baseline, 40 right under TinT-CM, 10 of the other 60 right under
+// TinT-EN give 0.40 and 0.10; the share of the answers still wrong at the
+// step's start is beside (0.40 and 10/60).
+func TestFlipPointShares(t *testing.T) {
+	var rows []score.Row
+	for i := range 120 { // items 0..19 right at the baseline, 20..119 wrong
+		id := strconv.Itoa(i)
+		rows = append(rows,
+			row("m", "hin", "native", "baseline", "", id, i < 20),
+			row("m", "hin", "native", "tint-cm", "", id, i < 20 || (i >= 20 && i < 60)),
+			row("m", "hin", "native", "tint-en", "", id, i >= 60 && i < 70))
+	}
+	fp := FlipPoints(rows, "")
+	for _, c := range []struct {
+		step                       string
+		from, flipped, baseWrong   string
+		share, shareOfFrom, lo, hi float64
+	}{
+		{"tint-cm", "100", "40", "100", 0.40, 0.40, 0.3094, 0.4980},
+		{"tint-en", "60", "10", "100", 0.10, 10.0 / 60, 0.0552, 0.1744},
+	} {
+		sel := map[string]string{"path": "strategy", "step": c.step}
+		if cell(t, fp, sel, "from") != c.from || cell(t, fp, sel, "flipped") != c.flipped || cell(t, fp, sel, "base_wrong") != c.baseWrong ||
+			math.Abs(num(t, cell(t, fp, sel, "share"))-c.share) > 5e-7 || math.Abs(num(t, cell(t, fp, sel, "share_of_from"))-c.shareOfFrom) > 5e-7 ||
+			math.Abs(num(t, cell(t, fp, sel, "share_lo"))-c.lo) > 5e-4 || math.Abs(num(t, cell(t, fp, sel, "share_hi"))-c.hi) > 5e-4 {
+			t.Errorf("%s: %v", c.step, fp.Rows)
+		}
+	}
+}
+
+// The tokenization and flip-point tables start from the experiment's
+// reference: baseline (baseline or baseline-cands); without one, or with
+// a reference that is not a baseline, from Baseline when it ran.
+func TestTablesHonourReference(t *testing.T) {
+	var rows []score.Row
+	add := func(strategy string, tokens int, right ...bool) {
+		for i, ok := range right {
+			r := row("m", "hin", "native", strategy, "", strconv.Itoa(i), ok)
+			r.PromptTokens = tokens
+			rows = append(rows, r)
+		}
+	}
+	add("baseline", 50, false, false, false, true)
+	add("baseline-cands", 70, true, false, false, true)
+	add("tint-cm", 90, true, true, false, true)
+	for _, c := range []struct {
+		ref, want      string
+		tokens         float64
+		wrong, flipped string // at the baseline; right under TinT-CM
+	}{
+		{"", "baseline", 50, "3", "2"},
+		{"baseline", "baseline", 50, "3", "2"},
+		{"baseline-cands", "baseline-cands", 70, "2", "1"},
+		{"tint-cm", "baseline", 50, "3", "2"}, // not a baseline
+	} {
+		tok := Tokenization(rows, c.ref)
+		sel := map[string]string{"language": "hin"}
+		if cell(t, tok, sel, "baseline") != c.want || num(t, cell(t, tok, sel, "mean_prompt_tokens")) != c.tokens {
+			t.Errorf("reference %q: tokenization %v, want %s's %v tokens", c.ref, tok.Rows, c.want, c.tokens)
+		}
+		fp := FlipPoints(rows, c.ref)
+		sel = map[string]string{"path": "strategy", "step": "tint-cm"}
+		if cell(t, fp, sel, "baseline") != c.want || cell(t, fp, sel, "from") != c.wrong || cell(t, fp, sel, "flipped") != c.flipped {
+			t.Errorf("reference %q: flip points %v, want from %s's %s wrong", c.ref, fp.Rows, c.want, c.wrong)
+		}
+		// KLAR passes the experiment's reference on.
+		for _, x := range KLAR(rows, c.ref, FamilyOf) {
+			if x.Name == "tokenization" && cell(t, x, map[string]string{"language": "hin"}, "baseline") != c.want {
+				t.Errorf("reference %q: KLAR's tokenization starts from %s", c.ref, cell(t, x, map[string]string{"language": "hin"}, "baseline"))
+			}
 		}
 	}
 }
