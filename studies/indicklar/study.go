@@ -309,7 +309,7 @@ func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.Ta
 // klarTables are the tables KLAR builds, in its order.
 func klarTables() []string {
 	return []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points",
-		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "tokenization", "latency"}
+		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "family_selection", "tokenization", "latency"}
 }
 
 // layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9

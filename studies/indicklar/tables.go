@@ -8,8 +8,8 @@ import (
 // KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
 // matrix), the strategy tests, form gaps and their summary, flip points,
 // families and their tests, relations, the language tests, the strategy
-// families (family names a strategy's, "" for none), tokenization and
-// latency; ref is the experiment's reference strategy ("" chooses, see
+// families and A.3's per-cell selection of their variants (family names a
+// strategy's, "" for none), tokenization and latency; ref is the experiment's reference strategy ("" chooses, see
 // Reference).
 func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
@@ -19,7 +19,7 @@ func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Ta
 	gaps := formGapsFrom(o)
 	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
 	return []*tables.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
-		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), Tokenization(rows, ref), latency(rows)}
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), latency(rows)}
 }
 
 // latency is tables.Latency with the paper table it mirrors.

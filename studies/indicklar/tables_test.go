@@ -12,6 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // The helpers every study's table tests share.
@@ -319,5 +320,77 @@ func TestTablesHonourReference(t *testing.T) {
 				t.Errorf("reference %q: KLAR's tokenization starts from %s", c.ref, cell(t, x, map[string]string{"language": "hin"}, "baseline"))
 			}
 		}
+	}
+}
+
+// A.3's best variant per family is selected per language × model cell,
+// separately for accuracy and CLC, and counted. Hand-worked accuracy
+// gains over the baseline (4 items per cell):
+//
+//	cell        tint-cm  tint-en  selected
+//	m1 / hin    +1/4     +2/4     tint-en
+//	m1 / tam    +3/4     +1/4     tint-cm
+//	m2 / hin    +1/4     +1/4     tint-cm (a tie: the first by name)
+//	m2 / tam     0       +2/4     tint-en
+//
+// TinT's family gain is the mean of the selected gains, (2+3+1+2)/16 =
+// 0.5, above either variant's mean gain (0.3125 and 0.375, the
+// strategy_families rule, which picks tint-en).
+func TestFamilySelection(t *testing.T) {
+	var rows []score.Row
+	add := func(model, lang, strategy string, right int) {
+		for i := range 4 {
+			rows = append(rows, row(model, lang, "native", strategy, "", strconv.Itoa(i), i < right))
+		}
+	}
+	for _, c := range []struct {
+		model, lang  string
+		base, cm, en int
+	}{{"m1", "hin", 0, 1, 2}, {"m1", "tam", 1, 4, 2}, {"m2", "hin", 2, 3, 3}, {"m2", "tam", 1, 1, 3}} {
+		add(c.model, c.lang, "baseline", c.base)
+		add(c.model, c.lang, "tint-cm", c.cm)
+		add(c.model, c.lang, "tint-en", c.en)
+	}
+	fs := FamilySelection(rows, "", FamilyOf)
+	acc := func(strategy string) map[string]string {
+		return map[string]string{"family": "TinT", "measure": "acc", "strategy": strategy}
+	}
+	if cell(t, fs, acc("*"), "cells") != "4" || num(t, cell(t, fs, acc("*"), "mean_best_gain")) != 0.5 || cell(t, fs, acc("*"), "reference") != "baseline" {
+		t.Errorf("TinT's family row %v", fs.Rows)
+	}
+	if lo, hi := num(t, cell(t, fs, acc("*"), "mean_best_gain_lo")), num(t, cell(t, fs, acc("*"), "mean_best_gain_hi")); lo < 0.25 || lo > 0.5 || hi < 0.5 || hi > 0.75 {
+		t.Errorf("family gain interval [%v, %v]", lo, hi)
+	}
+	for s, want := range map[string]string{"tint-cm": "2", "tint-en": "2"} {
+		if cell(t, fs, acc(s), "selected") != want || num(t, cell(t, fs, acc(s), "share")) != 0.5 {
+			t.Errorf("%s selected %s times, want %s: %v", s, cell(t, fs, acc(s), "selected"), want, fs.Rows)
+		}
+	}
+	// CLC is selected on its own: one row per family and measure, and per variant.
+	if n := len(fs.Rows); n != 6 {
+		t.Errorf("%d rows, want 3 per measure: %v", n, fs.Rows)
+	}
+	// The paper's A.3 family gains are set beside mean_best_gain.
+	pub, err := Published()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := experiment.Versus(pub, []*tables.Table{fs}, nil)
+	found := false
+	for _, r := range vs.Rows {
+		if vs.Str(r, "where") == "§A.3" && vs.Num(r, "published") == 0.1812 {
+			found = true
+			if vs.Num(r, "run") != 0.5 {
+				t.Errorf("TinT's A.3 accuracy gain beside %v, want 0.5", vs.Num(r, "run"))
+			}
+		}
+	}
+	if !found {
+		t.Error("no versus row for TinT's A.3 accuracy gain")
+	}
+	sf := StrategyFamilies(rows, "", FamilyOf)
+	if cell(t, sf, map[string]string{"strategy": "tint-en"}, "best") != "true" ||
+		math.Abs(num(t, cell(t, sf, map[string]string{"strategy": "tint-cm"}, "mean_acc_gain"))-0.3125) > 5e-7 {
+		t.Errorf("strategy families %v", sf.Rows)
 	}
 }
