@@ -23,7 +23,7 @@ var (
 )
 
 // CLC never mixes forms: clc_mean is each language's mean over the
-// other languages of its form (the authors' CLC(L)), clc_overall their
+// other languages of its form (CLC(L), averaged within the form), clc_overall their
 // mean; cross-form pairs are listed apart; the matrix puts the reference
 // above the diagonal, as Fig. 4 does.
 func TestCLC(t *testing.T) {
