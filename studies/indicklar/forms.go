@@ -134,7 +134,6 @@ func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 		tables.Key("language"),
 		tables.Text("path", "the sequence of strategies or forms followed"),
 		tables.Text("step", "the step along the path"),
-		tables.Text("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"),
 		tables.Count("from", "answers wrong at the step's start"),
 		tables.Count("flipped", "answers that turn from wrong to right at the step"),
 		tables.Count("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
@@ -143,7 +142,8 @@ func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 		tables.Upper("share_hi", "upper bound of the 95% interval of share"),
 		tables.Proportion("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
 		tables.Lower("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
-		tables.Upper("share_of_from_hi", "upper bound of the 95% interval of share_of_from"))
+		tables.Upper("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
+		tables.Text("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
 	ref = baselineReference(ref, func(s string) bool {
 		for k := range o {
@@ -200,7 +200,7 @@ func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 					base = from
 				}
 				sh, of := stats.NewProportion(flipped, base), stats.NewProportion(flipped, from)
-				t.Add(model, l, p.name, p.steps[i], ref, from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi)
+				t.Add(model, l, p.name, p.steps[i], from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi, ref)
 				wrong = still
 			}
 		}

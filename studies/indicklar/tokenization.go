@@ -25,14 +25,14 @@ func Tokenization(rows []score.Row, ref string) *tables.Table {
 		tables.Key("model"),
 		tables.Key("language"),
 		tables.Key("n"),
-		tables.Text("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"),
 		tables.Number("mean_prompt_tokens", "mean prompt length in tokens"),
 		tables.Text("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
 		tables.Proportion("accuracy", "k / n"),
 		tables.Statistic("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
 		tables.PValue("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
 		tables.Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"))
+		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+		tables.Text("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 10"
 	has := map[string]bool{}
 	for _, r := range rows {
@@ -86,11 +86,11 @@ func Tokenization(rows []score.Row, ref string) *tables.Table {
 			x := ml{m, l}
 			mt, acc := tok[x]/float64(n[x]), tables.Frac(k[x], n[x])
 			xs, ys = append(xs, mt), append(ys, acc)
-			t.Add(m, l, n[x], ref, mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN(), ref)
 		}
 		pr, pp := stats.Pearson(xs, ys) // NaN with one language or a constant series
 		sr, sp := stats.Spearman(xs, ys)
-		t.Add(m, "*", len(xs), ref, math.NaN(), src, math.NaN(), pr, pp, sr, sp)
+		t.Add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp, ref)
 	}
 	return t
 }
