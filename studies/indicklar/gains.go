@@ -1,6 +1,7 @@
 package indicklar
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -302,6 +303,9 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			pr := stats.NewProportion(selected[s], len(cells))
 			t.Add(x.family, x.measure, s, ref, len(cells), selected[s], pr.P, pr.Lo, pr.Hi, nan, nan, nan)
 		}
+	}
+	if len(t.Rows) == 0 {
+		t.Note = fmt.Sprintf("no family variant to select: the run has no strategy of a family (1Step, 2Step, TinT, CoT) with a native gain over the reference (%s)", ref)
 	}
 	return t
 }
