@@ -66,7 +66,9 @@ type Protocol struct {
 	// the test item's relation (the paper's §4.3 wording) instead of the
 	// same relation and language (Appendix F.1 and the authors' code, the
 	// default). The ablations keep their native demonstrations, which
-	// they ablate as they ablate the question.
+	// they ablate as they ablate the question; a relation without English
+	// questions has none to show (the study refuses a dataset without
+	// any English question).
 	DemosFromEnglish bool
 	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'

@@ -88,6 +88,9 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err != nil {
 		return nil, err
 	}
+	if o.Prompt.DemosFromEnglish && !hasEnglish(set) {
+		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
+	}
 	c := &experiment.Checker{}
 	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
@@ -117,6 +120,16 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		return nil, err
 	}
 	return &plan{Protocol: p, e: e, o: o, gaps: gaps}, nil
+}
+
+// hasEnglish reports whether any item of set has an English question.
+func hasEnglish(set *item.Set) bool {
+	for _, it := range set.Items {
+		if v, ok := it.Variant("eng", item.English); ok && v.Question != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // plan is a built IndicKLAR study.
