@@ -35,7 +35,8 @@ func demosByCopy(seed int64, pool []demo, testID string, sl slot, n int) []demo 
 
 // The demonstrations drawn without copying the pool are those of the copy,
 // in the same order (the prompts, and so the cache keys and request
-// digests of earlier runs, stay byte-identical).
+// digests of earlier runs, stay byte-identical; the 2Step second stages
+// moved once, when their pool became the authors').
 func TestDemosAsByCopy(t *testing.T) {
 	sl := slot{lang.New().MustLookup("hin"), item.Native}
 	for size := range 12 {
