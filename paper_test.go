@@ -146,8 +146,9 @@ func TestPaperFilesCoverTheirPublishedRows(t *testing.T) {
 }
 
 // Options that change the requests are compared across two runs of the
-// same items: the paper's wording and 10-token limit, and shuffled
-// candidates, each against the authors' code.
+// same items: the paper's wording and 10-token limit, shuffled
+// candidates, the test item kept out of the 2Step demonstrations and the
+// English demonstrations, each against the authors' code.
 func TestCompareOptionRuns(t *testing.T) {
 	dir := t.TempDir()
 	run := func(name string) *bhasha.Results {
@@ -159,23 +160,36 @@ func TestCompareOptionRuns(t *testing.T) {
 		return r
 	}
 	base := run("indicklar-options-base")
-	for _, variant := range []string{"indicklar-options-shuffled", "indicklar-options-paper"} {
+	for _, c := range []struct {
+		variant    string
+		strategies int      // pooled comparison rows: one per strategy both ran
+		same       []string // strategies whose requests the option leaves as they were
+	}{
+		{"indicklar-options-shuffled", 3, nil},
+		{"indicklar-options-paper", 3, nil},
+		{"indicklar-options-demos-excluded", 3, []string{"baseline-cands"}},
+		{"indicklar-options-demos-english", 5, nil},
+	} {
+		variant := c.variant
 		v := run(variant)
-		c, err := bhasha.Compare(base, v)
+		cmp, err := bhasha.Compare(base, v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pooled := 0
-		for _, row := range c.Rows {
-			if c.Str(row, "language") == "*" {
+		for _, row := range cmp.Rows {
+			if cmp.Str(row, "language") == "*" {
 				pooled++
-				if c.Num(row, "pairs") != 3 || !c.Simulated {
+				if cmp.Num(row, "pairs") != 3 || !cmp.Simulated {
 					t.Errorf("%s: %v", variant, row)
+				}
+				if slices.Contains(c.same, cmp.Str(row, "strategy")) && cmp.Num(row, "diff") != 0 {
+					t.Errorf("%s: %s's requests are unchanged, yet its accuracy moved: %v", variant, cmp.Str(row, "strategy"), row)
 				}
 			}
 		}
-		if pooled != 3 { // one per strategy
-			t.Errorf("%s: %d pooled rows in %v", variant, pooled, c.Rows)
+		if pooled != c.strategies {
+			t.Errorf("%s: %d pooled rows, want %d, in %v", variant, pooled, c.strategies, cmp.Rows)
 		}
 		if variant == "indicklar-options-paper" {
 			for group, ds := range v.Manifest().Decodings {

@@ -8,10 +8,12 @@
 // English. Only prompt_templates[0] is used (as the authors' code does):
 // the question is that template with the first <subject> replaced by the
 // subject and every <mask> removed, then trimmed. object_candidates is a
-// list or one comma-separated string whose gold is last; candidates are
-// shuffled deterministically with the seed (Options.ShuffleCandidates
-// keeps the stored order, as the authors' code does). The KLAR index is
-// the item ID that joins a fact across languages.
+// list or one comma-separated string whose gold is last; candidates keep
+// the stored order by default, as the authors' code does (the gold
+// shown last), and item.Options.ShuffleCandidates shuffles them
+// deterministically with the seed and the fact, language and form
+// (Shuffle); the stored order stays in Variant.StoredCandidates either
+// way. The KLAR index is the item ID that joins a fact across languages.
 package klar
 
 import (

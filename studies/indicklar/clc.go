@@ -15,11 +15,15 @@ import (
 // |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
 // empty), over the items both units asked, with the pair's scope (the form
 // both share, or "cross-form"). clc_mean is, per form and language, the
-// mean over the other languages of the same form (the authors' CLC(L); the
-// paper's is the native form's), and clc_overall the mean of those over
-// the form's languages (the paper's overall CLC), per model × strategy ×
-// form: forms are never mixed (a baseline run on three forms and TinT on
-// the native one are compared on the native one).
+// mean over the other languages of the same form: CLC(L) as the paper's
+// A.1 defines it, averaged within one form (Bhasha's aggregation: the
+// authors' scripts average over the other languages of one run, at most
+// two, and the aggregation behind the paper's numbers is unpublished,
+// PROTOCOLS.md §1.10; the paper's tables are the native form's), and
+// clc_overall the mean of those over the form's languages (the paper's
+// overall CLC), per model × strategy × form: forms are never mixed (a
+// baseline run on three forms and TinT on the native one are compared on
+// the native one).
 func CLC(rows []score.Row) (pairs, means, overall *tables.Table) { return clcFrom(tables.Index(rows)) }
 
 func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
@@ -36,13 +40,13 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 		tables.Count("union", "items right under either"),
 		tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)"))
 	pairs.Mirrors = "IndicKLAR Fig. 4 (pairs)"
-	means = tables.New("clc_mean", "each language's mean Jaccard against the other languages of its form (the authors' CLC(L))",
+	means = tables.New("clc_mean", "each language's mean Jaccard against the other languages of its form (CLC(L) as the paper's A.1 defines it, averaged within the form: Bhasha's aggregation)",
 		tables.Key("model"),
 		key("strategy"),
 		key("form"),
 		tables.Key("language"),
 		tables.Count("others", "other languages of the same form"),
-		tables.Proportion("mean_jaccard", "mean Jaccard index against the other units (the authors' CLC(L))"))
+		tables.Proportion("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))
 	means.Mirrors = "IndicKLAR Tables 2, 7–9 (CLC)"
 	overall = tables.New("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
 		tables.Key("model"),

@@ -17,7 +17,9 @@ import (
 
 // StrategyGains is IndicKLAR's Fig. 3 per model: each strategy's
 // accuracy gain over the reference per language (bars), each bar marked
-// *, ** or *** by its Holm-adjusted McNemar p (tables.Stars) and the
+// *, ** or *** by its Holm-adjusted McNemar p (tables.Stars: the
+// thresholds of the paper's Table 10, p < 0.05, 0.01, 0.001; the McNemar
+// test is the project page's, the Holm adjustment Bhasha's) and the
 // significant ones counted in the caption, from strategy_tests (native
 // questions). A gain of 0 is a sliver at 0 (barMinHeight), and the
 // caption counts them; a table with no rows, or a model with no native
@@ -78,7 +80,7 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 			for i, l := range langs {
 				if v, ok := gain[[2]string{s, l}]; ok {
 					data[i] = opts.BarData{Value: chart.Round(v)}
-					if stars := tables.Stars(holm[[2]string{s, l}]); stars != "" { // the papers' marks on the bar itself
+					if stars := tables.Stars(holm[[2]string{s, l}]); stars != "" { // on the bar itself: Table 10's thresholds (the paper's Fig. 3 has no stars), on Bhasha's Holm-adjusted p
 						pos := "top"
 						if v < 0 {
 							pos = "bottom"

@@ -107,14 +107,28 @@ func sortKeys(keys [][4]string) {
 }
 
 // FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
-// per model × language over the native items: along the strategies (of the
-// items wrong at the reference baseline, how many TinT-CM gets right; of
-// those still wrong, how many TinT-EN gets right) and along the inputs (of
-// the items wrong in native form, how many are right code-mixed; of the
-// rest, how many in English). Each share carries its Wilson interval.
-func FlipPoints(rows []score.Row) *tables.Table { return flipPointsFrom(tables.Index(rows)) }
+// per model × language over the native items, from the reference
+// baseline (ref, the experiment's reference:, when it is a baseline; else
+// Baseline when it ran, else Obj-Baseline: baselineReference; "" chooses
+// as Reference does): along the strategies (of the items wrong at the
+// baseline, how many TinT-CM gets right; of those still wrong, how many
+// TinT-EN gets right) and along the inputs (of the items wrong in native
+// form, how many are right code-mixed; of the rest, how many in English).
+//
+// share is each step's flipped items over the baseline-incorrect items
+// the path starts from (base_wrong: the items wrong at the baseline that
+// the first step answered), as the project page reports the shares "of
+// baseline-incorrect instances recovered at each transition": with 100
+// wrong at the baseline, 40 right under TinT-CM and 10 of the other 60
+// right under TinT-EN, the shares are 0.40 and 0.10. share_of_from
+// (Bhasha's, beside) divides by the items still wrong at the step's start
+// instead (0.40 and 10/60 ≈ 0.167). Each carries its Wilson interval.
+func FlipPoints(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	return flipPointsFrom(o, reference(ref, o))
+}
 
-func flipPointsFrom(o tables.Outcomes) *tables.Table {
+func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 	t := tables.New("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
 		tables.Key("model"),
 		tables.Key("language"),
@@ -122,11 +136,23 @@ func flipPointsFrom(o tables.Outcomes) *tables.Table {
 		tables.Text("step", "the step along the path"),
 		tables.Count("from", "answers wrong at the step's start"),
 		tables.Count("flipped", "answers that turn from wrong to right at the step"),
-		tables.Proportion("share", "flipped / from"),
+		tables.Count("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
+		tables.Proportion("share", "flipped / base_wrong: the share of the baseline-incorrect instances recovered at the step (the project page's)"),
 		tables.Lower("share_lo", "lower bound of the 95% interval of share"),
-		tables.Upper("share_hi", "upper bound of the 95% interval of share"))
+		tables.Upper("share_hi", "upper bound of the 95% interval of share"),
+		tables.Proportion("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
+		tables.Lower("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
+		tables.Upper("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
+		tables.Text("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
-	ref := reference("", o) // the paper's Baseline
+	ref = baselineReference(ref, func(s string) bool {
+		for k := range o {
+			if k[1] == s {
+				return true
+			}
+		}
+		return false
+	})
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
@@ -151,6 +177,7 @@ func flipPointsFrom(o tables.Outcomes) *tables.Table {
 					wrong[it] = true
 				}
 			}
+			base := -1 // the first step's from
 			for i, set := range p.sets {
 				if set == nil {
 					break
@@ -169,8 +196,11 @@ func flipPointsFrom(o tables.Outcomes) *tables.Table {
 						still[it] = true
 					}
 				}
-				pr := stats.NewProportion(flipped, from)
-				t.Add(model, l, p.name, p.steps[i], from, flipped, pr.P, pr.Lo, pr.Hi)
+				if base < 0 {
+					base = from
+				}
+				sh, of := stats.NewProportion(flipped, base), stats.NewProportion(flipped, from)
+				t.Add(model, l, p.name, p.steps[i], from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi, ref)
 				wrong = still
 			}
 		}

@@ -123,6 +123,8 @@ func noteStrategyTests(t *tables.Table, o tables.Outcomes, ref string) {
 func noteFlipPoints(t *tables.Table, keys int, ref string) {
 	switch {
 	case len(t.Rows) > 0:
+	case ref == "":
+		t.Note = "no flip point: the run has no baseline (baseline or baseline-cands) for the paths to start from"
 	case keys == 0:
 		t.Note = fmt.Sprintf("no flip point: the reference strategy (%s) answered no native question outside English", ref)
 	default:

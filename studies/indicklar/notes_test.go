@@ -33,6 +33,7 @@ func TestEmptyTablesSayWhy(t *testing.T) {
 		"flip_points":       "neither TinT-CM answers",
 		"family_tests":      "needs answers in languages of both families",
 		"family_gain_tests": "no gains",
+		"family_selection":  "no family variant to select",
 	} {
 		tb := one[name]
 		if tb == nil || len(tb.Rows) != 0 || !strings.Contains(tb.Note, want) {

@@ -32,7 +32,15 @@ type PromptOptions struct {
 	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
 	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
 	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
-	MaxTokens         int  `yaml:"max_tokens"`         // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
+	// DemosExcludeItem leaves the test item out of the 2Step strategies'
+	// second-stage demonstrations (Bhasha's fix; default: the authors'
+	// pool, which can hold the item itself, gold included).
+	DemosExcludeItem bool `yaml:"demos_exclude_item"`
+	// DemosFromEnglish draws the demonstrations from the relation's
+	// English split (the paper's §4.3; default: the same relation and
+	// language, Appendix F.1 and the authors' code).
+	DemosFromEnglish bool `yaml:"demos_from_english"`
+	MaxTokens        int  `yaml:"max_tokens"` // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
 }
 
 // ScoringOptions are IndicKLAR's named alternatives to the authors'

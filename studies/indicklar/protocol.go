@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"iter"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,9 +21,11 @@ import (
 // Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
 // the authors' Evaluation_Scripts do (PROTOCOLS.md §1): raw completion
 // prompts (no chat template), 3 demonstrations drawn from the same
-// relation and the same language directory, the test item excluded,
-// greedy decoding with the per-strategy token limits and JSON schemas of
-// their vLLM calls. Baselines run on every form asked (native, code-mixed,
+// relation and the same language directory (the test item excluded,
+// except in the 2Step strategies' second stage, where the authors' code
+// leaves out the pool element at the position of the item's KLAR index,
+// not the item: DemosExcludeItem), greedy decoding with the per-strategy
+// token limits and JSON schemas of their vLLM calls. Baselines run on every form asked (native, code-mixed,
 // English); the other strategies, like the authors' scripts, on native
 // questions only.
 type Protocol struct {
@@ -51,6 +54,22 @@ type Protocol struct {
 	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
 	// the baselines and 60-160 for the JSON strategies).
 	MaxTokens int
+	// DemosExcludeItem leaves the test item out of the 2Step strategies'
+	// second-stage demonstration pool (Bhasha's fix). By default the pool
+	// is the authors' (PROTOCOLS.md §1.5, §1.15 #11): their code drops
+	// the element whose position in the (relation, language) list equals
+	// the item's KLAR index, not the item, so an item can be its own
+	// demonstration, gold included. The other strategies always leave the
+	// item out, as the authors' code does.
+	DemosExcludeItem bool
+	// DemosFromEnglish draws the demonstrations from the English split of
+	// the test item's relation (the paper's §4.3 wording) instead of the
+	// same relation and language (Appendix F.1 and the authors' code, the
+	// default). The ablations keep their native demonstrations, which
+	// they ablate as they ablate the question; a relation without English
+	// questions has none to show (the study refuses a dataset without
+	// any English question).
+	DemosFromEnglish bool
 	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.
@@ -195,7 +214,8 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 					if s.Stages() == 2 && stage == 1 {
 						key.Role = engine.Translation()
 					}
-					demos := p.demos(pools[poolKey{it.Relation, sl.lang.ISO3, sl.form}], it.ID, sl, shots)
+					pool := pools[p.poolKey(s, it.Relation, sl)]
+					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
 						if !yield(engine.Request{}, err) {
@@ -257,22 +277,53 @@ func (p *Protocol) pools() map[poolKey][]demo {
 	return out
 }
 
-// demos draws n demonstrations from pool without the test item, with a
-// PCG stream seeded by the seed and (item, language, form): the same
-// demonstrations for every strategy and model, whatever the order of
-// generation.
-//
-// The draw is a partial Fisher-Yates shuffle of the pool without the test
-// item (a sample of n in draw order); it is made on the positions only,
-// the few it moves noted aside, so that a request costs n demonstrations
-// and not a copy of its pool.
-func (p *Protocol) demos(pool []demo, testID string, sl slot, n int) []demo {
-	var skip []int // positions of the test item in pool
+// poolKey is the demonstration pool of strategy s for an item of relation
+// in slot sl: the same relation, language and form (the authors' code),
+// or the relation's English split (DemosFromEnglish, but never for an
+// ablation).
+func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
+	if p.DemosFromEnglish && !s.Ablation() {
+		return poolKey{relation, "eng", item.English}
+	}
+	return poolKey{relation, sl.lang.ISO3, sl.form}
+}
+
+// excluded are the positions of pool (ascending) that strategy s leaves
+// out of the draw for the test item testID: the item's own positions; but
+// in a 2Step second stage without DemosExcludeItem, as the authors' code
+// does (PROTOCOLS.md §1.5), the position equal to the item's numeric KLAR
+// index when the pool has one, whatever item is there (none for a
+// non-numeric id). A pool is in item order (ascending KLAR index, the
+// release files' order).
+func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
+	if s.Stages() == 2 && !p.DemosExcludeItem {
+		if k, err := strconv.Atoi(testID); err == nil && k >= 0 && k < len(pool) {
+			return []int{k}
+		}
+		return nil
+	}
+	var skip []int
 	for i, d := range pool {
 		if d.id == testID {
 			skip = append(skip, i)
 		}
 	}
+	return skip
+}
+
+// demos draws n demonstrations from pool without the positions skip
+// (ascending), with a PCG stream seeded by the seed and (item, language,
+// form): for every strategy and model drawing from the same pool with
+// the same exclusion, the same demonstrations, whatever the order of
+// generation. (The authors draw with Python's random.sample from one
+// global stream seeded once, consumed in dataset order: their sets are
+// not these, nor reproducible bit for bit, PROTOCOLS.md §1.5.)
+//
+// The draw is a partial Fisher-Yates shuffle of the pool without skip
+// (a sample of n in draw order); it is made on the positions only, the
+// few it moves noted aside, so that a request costs n demonstrations and
+// not a copy of its pool.
+func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int) []demo {
 	m := len(pool) - len(skip) // the candidates
 	// pos is the pool position of candidate k.
 	pos := func(k int) int {

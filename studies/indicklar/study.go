@@ -88,6 +88,9 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	if err != nil {
 		return nil, err
 	}
+	if o.Prompt.DemosFromEnglish && !hasEnglish(set) {
+		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
+	}
 	c := &experiment.Checker{}
 	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
@@ -95,7 +98,8 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		Forms:      experiment.List(c, "forms", o.Forms, item.ParseForm),
 		Strategies: experiment.List(c, "strategies", o.Strategies, ParseStrategy),
 		Shots:      o.Prompt.Shots, Chat: o.Prompt.Chat, ReadmeCMNames: o.Prompt.ReadmeCMNames, ScriptNames: o.Prompt.ScriptNames,
-		PaperWording: o.Prompt.PaperWording, MaxTokens: o.Prompt.MaxTokens}
+		PaperWording: o.Prompt.PaperWording, MaxTokens: o.Prompt.MaxTokens,
+		DemosExcludeItem: o.Prompt.DemosExcludeItem, DemosFromEnglish: o.Prompt.DemosFromEnglish}
 	if len(p.Forms) == 0 {
 		p.Forms = []item.Form{item.Native}
 	}
@@ -116,6 +120,16 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		return nil, err
 	}
 	return &plan{Protocol: p, e: e, o: o, gaps: gaps}, nil
+}
+
+// hasEnglish reports whether any item of set has an English question.
+func hasEnglish(set *item.Set) bool {
+	for _, it := range set.Items {
+		if v, ok := it.Variant("eng", item.English); ok && v.Question != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // plan is a built IndicKLAR study.
@@ -181,9 +195,34 @@ func (p *plan) Alternatives() []tables.Alternative {
 		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
-// Criteria documents the criteria (scoring.csv), and the candidate order.
+// Criteria documents the criteria (scoring.csv), the candidate order and
+// the demonstrations.
 func (p *plan) Criteria() []tables.Criterion {
-	return append(Criteria(), tables.Criterion{Name: "candidate_order", Rule: p.candidateOrder()})
+	return append(Criteria(), tables.Criterion{Name: "candidate_order", Rule: p.candidateOrder()},
+		tables.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
+}
+
+// demonstrations says where the prompts' demonstrations came from, how
+// they were drawn, and whether a 2Step second stage could show the test
+// item itself.
+func (p *plan) demonstrations() string {
+	shots := p.Shots
+	if shots <= 0 {
+		shots = 3
+	}
+	var b strings.Builder
+	if p.DemosFromEnglish {
+		fmt.Fprintf(&b, "%d per item from the English split of its relation (prompt.demos_from_english, the paper's §4.3; the authors' code and Appendix F.1: the same relation and language; the ablations keep their own)", shots)
+	} else {
+		fmt.Fprintf(&b, "%d per item from the same relation and language, as the authors' code and Appendix F.1 (§4.3 says the English split: prompt.demos_from_english)", shots)
+	}
+	fmt.Fprintf(&b, "; drawn per item from a PCG stream seeded by seed %d and the item, language and form (the authors: one global random.sample stream, so not their sets)", p.e.SeedOrDefault())
+	if p.DemosExcludeItem {
+		b.WriteString("; the test item never among its own demonstrations (prompt.demos_exclude_item, Bhasha's fix; the authors' 2Step second stage can show the item with its gold)")
+	} else {
+		b.WriteString("; the test item left out, except in a 2Step second stage, which leaves out the pool element at the item's KLAR index as the authors' code does, so the item can be its own demonstration, gold included (prompt.demos_exclude_item leaves it out)")
+	}
+	return b.String()
 }
 
 // candidateOrder says how the candidates were ordered in the prompts.
@@ -194,12 +233,20 @@ func (p *plan) candidateOrder() string {
 	return "stored order, as the authors' code: the gold is always the last candidate shown, a position cue (prompt.shuffle_candidates shuffles them)"
 }
 
-// Notes lists the dataset's gaps among the asked pairs, and states the
-// candidate order when candidates were shown.
+// Notes lists the dataset's gaps among the asked pairs, states where the
+// demonstrations came from when an option moved them or a 2Step strategy
+// ran, and the candidate order when candidates were shown.
 func (p *plan) Notes() []string {
 	var out []string
 	if p.gaps != "" {
 		out = append(out, p.gaps)
+	}
+	twoStep := false
+	for _, s := range p.Strategies {
+		twoStep = twoStep || s.Stages() == 2
+	}
+	if twoStep || p.DemosFromEnglish || p.DemosExcludeItem {
+		out = append(out, "demonstrations: "+p.demonstrations())
 	}
 	for _, s := range p.Strategies {
 		if s != Baseline {
@@ -275,7 +322,7 @@ func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.Ta
 // klarTables are the tables KLAR builds, in its order.
 func klarTables() []string {
 	return []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points",
-		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "tokenization", "latency"}
+		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "family_selection", "tokenization", "latency"}
 }
 
 // layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9

@@ -262,3 +262,39 @@ func TestReference(t *testing.T) {
 		t.Errorf("reference not run: %v", probs)
 	}
 }
+
+// Where the demonstrations came from is stated in the scoring table and
+// the run's notes, the authors' 2Step pool by default, each option named
+// when set.
+func TestDemonstrationsStated(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		prompt indicklar.PromptOptions
+		want   []string
+	}{
+		{"default", indicklar.PromptOptions{}, []string{"same relation and language", "can be its own demonstration", "random.sample"}},
+		{"demos_exclude_item", indicklar.PromptOptions{DemosExcludeItem: true}, []string{"never among its own demonstrations (prompt.demos_exclude_item"}},
+		{"demos_from_english", indicklar.PromptOptions{DemosFromEnglish: true}, []string{"English split of its relation (prompt.demos_from_english"}},
+	} {
+		e := build(t, c.prompt)
+		rule := ""
+		for _, tb := range e.Plan().Tables(nil, tables.Options{}) {
+			if tb.Name == "scoring" {
+				for _, row := range tb.Rows {
+					if tb.Str(row, "criterion") == "demonstrations" {
+						rule = tb.Str(row, "rule")
+					}
+				}
+			}
+		}
+		notes := strings.Join(e.PlanNotes(), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(rule, w) {
+				t.Errorf("%s: scoring's demonstrations rule %q lacks %q", c.name, rule, w)
+			}
+			if c.name != "default" && !strings.Contains(notes, w) {
+				t.Errorf("%s: notes %q lack %q", c.name, notes, w)
+			}
+		}
+	}
+}

@@ -8,8 +8,8 @@ import (
 // KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
 // matrix), the strategy tests, form gaps and their summary, flip points,
 // families and their tests, relations, the language tests, the strategy
-// families (family names a strategy's, "" for none), tokenization and
-// latency; ref is the experiment's reference strategy ("" chooses, see
+// families and A.3's per-cell selection of their variants (family names a
+// strategy's, "" for none), tokenization and latency; ref is the experiment's reference strategy ("" chooses, see
 // Reference).
 func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
@@ -18,8 +18,8 @@ func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Ta
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
 	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
-	return []*tables.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o), fam, FamilyTests(fam),
-		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), Tokenization(rows), latency(rows)}
+	return []*tables.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), latency(rows)}
 }
 
 // latency is tables.Latency with the paper table it mirrors.
@@ -81,4 +81,20 @@ func pickReference(want string, has map[string]bool) string {
 		}
 	}
 	return first
+}
+
+// baselineReference is the baseline the tokenization and flip-point
+// tables start from: ref (the experiment's reference:, or the one
+// Reference chose) when it is a baseline (baseline or baseline-cands),
+// else Baseline when it ran, else Obj-Baseline ("" when neither ran).
+func baselineReference(ref string, has func(strategy string) bool) string {
+	if ref == string(Baseline) || ref == string(BaselineCands) {
+		return ref
+	}
+	for _, s := range []string{string(Baseline), string(BaselineCands)} {
+		if has(s) {
+			return s
+		}
+	}
+	return ""
 }

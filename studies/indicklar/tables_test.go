@@ -12,6 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // The helpers every study's table tests share.
@@ -22,7 +23,7 @@ var (
 )
 
 // CLC never mixes forms: clc_mean is each language's mean over the
-// other languages of its form (the authors' CLC(L)), clc_overall their
+// other languages of its form (CLC(L), averaged within the form), clc_overall their
 // mean; cross-form pairs are listed apart; the matrix puts the reference
 // above the diagonal, as Fig. 4 does.
 func TestCLC(t *testing.T) {
@@ -118,7 +119,7 @@ func TestKLARAnalyses(t *testing.T) {
 	add("tam", "native", "baseline-cands", []bool{false, false, false, false, false, true}, 80)
 	add("tam", "native", "tint-cm", []bool{true, false, false, false, false, true}, 110)
 
-	fp := FlipPoints(rows)
+	fp := FlipPoints(rows, "")
 	// hin: wrong at baseline {1..5}; TinT-CM rights 1 → 1 of 5; of {2..5}, TinT-EN rights 2,3 → 2 of 4.
 	for _, c := range []struct{ path, step, from, flipped string }{
 		{"strategy", "tint-cm", "5", "1"}, {"strategy", "tint-en", "4", "2"},
@@ -183,7 +184,7 @@ func TestKLARAnalyses(t *testing.T) {
 		num(t, cell(t, fg, acc, "perm_p")) != 1 || math.Abs(num(t, cell(t, fg, acc, "mean_gain_dravidian"))-1.0/6) > 5e-7 {
 		t.Errorf("family gain tests %v", fg.Rows)
 	}
-	tok := Tokenization(rows)
+	tok := Tokenization(rows, "")
 	if num(t, cell(t, tok, map[string]string{"language": "tam"}, "mean_prompt_tokens")) != 80 {
 		t.Errorf("tokenization %v", tok.Rows)
 	}
@@ -243,5 +244,153 @@ func TestAccCLCWide(t *testing.T) {
 		if c.Description == "" {
 			t.Errorf("column %s has no description", c.Name)
 		}
+	}
+}
+
+// The flip-point shares are of the baseline-incorrect instances, as the
+// project page reports them (PROTOCOLS.md §1.11): 100 items wrong at the
+// baseline, 40 right under TinT-CM, 10 of the other 60 right under
+// TinT-EN give 0.40 and 0.10; the share of the answers still wrong at the
+// step's start is beside (0.40 and 10/60).
+func TestFlipPointShares(t *testing.T) {
+	var rows []score.Row
+	for i := range 120 { // items 0..19 right at the baseline, 20..119 wrong
+		id := strconv.Itoa(i)
+		rows = append(rows,
+			row("m", "hin", "native", "baseline", "", id, i < 20),
+			row("m", "hin", "native", "tint-cm", "", id, i < 20 || (i >= 20 && i < 60)),
+			row("m", "hin", "native", "tint-en", "", id, i >= 60 && i < 70))
+	}
+	fp := FlipPoints(rows, "")
+	for _, c := range []struct {
+		step                       string
+		from, flipped, baseWrong   string
+		share, shareOfFrom, lo, hi float64
+	}{
+		{"tint-cm", "100", "40", "100", 0.40, 0.40, 0.3094, 0.4980},
+		{"tint-en", "60", "10", "100", 0.10, 10.0 / 60, 0.0552, 0.1744},
+	} {
+		sel := map[string]string{"path": "strategy", "step": c.step}
+		if cell(t, fp, sel, "from") != c.from || cell(t, fp, sel, "flipped") != c.flipped || cell(t, fp, sel, "base_wrong") != c.baseWrong ||
+			math.Abs(num(t, cell(t, fp, sel, "share"))-c.share) > 5e-7 || math.Abs(num(t, cell(t, fp, sel, "share_of_from"))-c.shareOfFrom) > 5e-7 ||
+			math.Abs(num(t, cell(t, fp, sel, "share_lo"))-c.lo) > 5e-4 || math.Abs(num(t, cell(t, fp, sel, "share_hi"))-c.hi) > 5e-4 {
+			t.Errorf("%s: %v", c.step, fp.Rows)
+		}
+	}
+}
+
+// The tokenization and flip-point tables start from the experiment's
+// reference: baseline (baseline or baseline-cands); without one, or with
+// a reference that is not a baseline, from Baseline when it ran.
+func TestTablesHonourReference(t *testing.T) {
+	var rows []score.Row
+	add := func(strategy string, tokens int, right ...bool) {
+		for i, ok := range right {
+			r := row("m", "hin", "native", strategy, "", strconv.Itoa(i), ok)
+			r.PromptTokens = tokens
+			rows = append(rows, r)
+		}
+	}
+	add("baseline", 50, false, false, false, true)
+	add("baseline-cands", 70, true, false, false, true)
+	add("tint-cm", 90, true, true, false, true)
+	for _, c := range []struct {
+		ref, want      string
+		tokens         float64
+		wrong, flipped string // at the baseline; right under TinT-CM
+	}{
+		{"", "baseline", 50, "3", "2"},
+		{"baseline", "baseline", 50, "3", "2"},
+		{"baseline-cands", "baseline-cands", 70, "2", "1"},
+		{"tint-cm", "baseline", 50, "3", "2"}, // not a baseline
+	} {
+		tok := Tokenization(rows, c.ref)
+		sel := map[string]string{"language": "hin"}
+		if cell(t, tok, sel, "baseline") != c.want || num(t, cell(t, tok, sel, "mean_prompt_tokens")) != c.tokens {
+			t.Errorf("reference %q: tokenization %v, want %s's %v tokens", c.ref, tok.Rows, c.want, c.tokens)
+		}
+		fp := FlipPoints(rows, c.ref)
+		sel = map[string]string{"path": "strategy", "step": "tint-cm"}
+		if cell(t, fp, sel, "baseline") != c.want || cell(t, fp, sel, "from") != c.wrong || cell(t, fp, sel, "flipped") != c.flipped {
+			t.Errorf("reference %q: flip points %v, want from %s's %s wrong", c.ref, fp.Rows, c.want, c.wrong)
+		}
+		// KLAR passes the experiment's reference on.
+		for _, x := range KLAR(rows, c.ref, FamilyOf) {
+			if x.Name == "tokenization" && cell(t, x, map[string]string{"language": "hin"}, "baseline") != c.want {
+				t.Errorf("reference %q: KLAR's tokenization starts from %s", c.ref, cell(t, x, map[string]string{"language": "hin"}, "baseline"))
+			}
+		}
+	}
+}
+
+// A.3's best variant per family is selected per language × model cell,
+// separately for accuracy and CLC, and counted. Hand-worked accuracy
+// gains over the baseline (4 items per cell):
+//
+//	cell        tint-cm  tint-en  selected
+//	m1 / hin    +1/4     +2/4     tint-en
+//	m1 / tam    +3/4     +1/4     tint-cm
+//	m2 / hin    +1/4     +1/4     tint-cm (a tie: the first by name)
+//	m2 / tam     0       +2/4     tint-en
+//
+// TinT's family gain is the mean of the selected gains, (2+3+1+2)/16 =
+// 0.5, above either variant's mean gain (0.3125 and 0.375, the
+// strategy_families rule, which picks tint-en).
+func TestFamilySelection(t *testing.T) {
+	var rows []score.Row
+	add := func(model, lang, strategy string, right int) {
+		for i := range 4 {
+			rows = append(rows, row(model, lang, "native", strategy, "", strconv.Itoa(i), i < right))
+		}
+	}
+	for _, c := range []struct {
+		model, lang  string
+		base, cm, en int
+	}{{"m1", "hin", 0, 1, 2}, {"m1", "tam", 1, 4, 2}, {"m2", "hin", 2, 3, 3}, {"m2", "tam", 1, 1, 3}} {
+		add(c.model, c.lang, "baseline", c.base)
+		add(c.model, c.lang, "tint-cm", c.cm)
+		add(c.model, c.lang, "tint-en", c.en)
+	}
+	fs := FamilySelection(rows, "", FamilyOf)
+	acc := func(strategy string) map[string]string {
+		return map[string]string{"family": "TinT", "measure": "acc", "strategy": strategy}
+	}
+	if cell(t, fs, acc("*"), "cells") != "4" || num(t, cell(t, fs, acc("*"), "mean_best_gain")) != 0.5 || cell(t, fs, acc("*"), "reference") != "baseline" {
+		t.Errorf("TinT's family row %v", fs.Rows)
+	}
+	if lo, hi := num(t, cell(t, fs, acc("*"), "mean_best_gain_lo")), num(t, cell(t, fs, acc("*"), "mean_best_gain_hi")); lo < 0.25 || lo > 0.5 || hi < 0.5 || hi > 0.75 {
+		t.Errorf("family gain interval [%v, %v]", lo, hi)
+	}
+	for s, want := range map[string]string{"tint-cm": "2", "tint-en": "2"} {
+		if cell(t, fs, acc(s), "selected") != want || num(t, cell(t, fs, acc(s), "share")) != 0.5 {
+			t.Errorf("%s selected %s times, want %s: %v", s, cell(t, fs, acc(s), "selected"), want, fs.Rows)
+		}
+	}
+	// CLC is selected on its own: one row per family and measure, and per variant.
+	if n := len(fs.Rows); n != 6 {
+		t.Errorf("%d rows, want 3 per measure: %v", n, fs.Rows)
+	}
+	// The paper's A.3 family gains are set beside mean_best_gain.
+	pub, err := Published()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := experiment.Versus(pub, []*tables.Table{fs}, nil)
+	found := false
+	for _, r := range vs.Rows {
+		if vs.Str(r, "where") == "§A.3" && vs.Num(r, "published") == 0.1812 {
+			found = true
+			if vs.Num(r, "run") != 0.5 {
+				t.Errorf("TinT's A.3 accuracy gain beside %v, want 0.5", vs.Num(r, "run"))
+			}
+		}
+	}
+	if !found {
+		t.Error("no versus row for TinT's A.3 accuracy gain")
+	}
+	sf := StrategyFamilies(rows, "", FamilyOf)
+	if cell(t, sf, map[string]string{"strategy": "tint-en"}, "best") != "true" ||
+		math.Abs(num(t, cell(t, sf, map[string]string{"strategy": "tint-cm"}, "mean_acc_gain"))-0.3125) > 5e-7 {
+		t.Errorf("strategy families %v", sf.Rows)
 	}
 }

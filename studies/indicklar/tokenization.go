@@ -13,12 +13,14 @@ import (
 
 // Tokenization relates prompt length to accuracy across languages (IndicKLAR
 // A.9), per model: for each language, the mean prompt tokens of the
-// reference baseline's native prompts — counted offline with the model's
+// reference baseline's native prompts (ref, the experiment's reference:,
+// when it is a baseline; else Baseline when it ran, else Obj-Baseline:
+// baselineReference; "" chooses as Reference does) — counted offline with the model's
 // tokenizer.json when the experiment names one (source "tokenizer.json"),
 // else as the server counted them (source "server") — and that baseline's
 // accuracy; then Pearson and Spearman correlations with two-sided p over
 // the languages (rows with language "*").
-func Tokenization(rows []score.Row) *tables.Table {
+func Tokenization(rows []score.Row, ref string) *tables.Table {
 	t := tables.New("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
 		tables.Key("model"),
 		tables.Key("language"),
@@ -29,15 +31,14 @@ func Tokenization(rows []score.Row) *tables.Table {
 		tables.Statistic("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
 		tables.PValue("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
 		tables.Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"))
+		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+		tables.Text("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 10"
-	ref := "baseline"
+	has := map[string]bool{}
 	for _, r := range rows {
-		if r.Key.Strategy == "baseline-cands" {
-			ref = "baseline-cands"
-			break
-		}
+		has[r.Key.Strategy] = true
 	}
+	ref = baselineReference(pickReference(ref, has), func(s string) bool { return has[s] })
 	type ml struct{ model, lang string }
 	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
 	offline := map[string]bool{}
@@ -85,11 +86,11 @@ func Tokenization(rows []score.Row) *tables.Table {
 			x := ml{m, l}
 			mt, acc := tok[x]/float64(n[x]), tables.Frac(k[x], n[x])
 			xs, ys = append(xs, mt), append(ys, acc)
-			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN(), ref)
 		}
 		pr, pp := stats.Pearson(xs, ys) // NaN with one language or a constant series
 		sr, sp := stats.Spearman(xs, ys)
-		t.Add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp)
+		t.Add(m, "*", len(xs), math.NaN(), src, math.NaN(), pr, pp, sr, sp, ref)
 	}
 	return t
 }
