@@ -22,6 +22,9 @@ const (
 	// MarkDistractorSwitch: a Devanagari or CJK character in the answer
 	// (script.DistractorSwitch).
 	MarkDistractorSwitch
+	// MarkAbstainRerun: the rerun's abstention rule (RerunAbstains)
+	// holds (scoring.rerun_abstain).
+	MarkAbstainRerun
 )
 
 // Verdicts of the study's semantic judge (score.Row.Verdict on a switched

@@ -46,6 +46,9 @@ func (Study) Fields() []string {
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 	o := experiment.OptionsOf[Options](e)
 	experiment.List(c, "conditions", o.Conditions, ParseCondition)
+	if o.Scoring.MultilingualAbstain && o.Scoring.RerunAbstain {
+		c.Add([]string{"scoring", "rerun_abstain"}, "scoring: multilingual_abstain and rerun_abstain are two abstention rules: set one")
+	}
 	for k := range o.Notes {
 		if k != "es" && k != "hi" && k != "zh" {
 			c.Add([]string{"notes", k}, "notes: unknown language %q (want es, hi or zh)", k)
@@ -96,12 +99,68 @@ func Metrics() []tables.Metric {
 		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
-// abstainRule says which abstention phrases are in force.
-func (p *plan) abstainRule() string {
-	if p.o.Scoring.MultilingualAbstain {
-		return "not correct and an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain; the paper matches English phrases) + experiment abstain:"
+// The abstention rules: the default English list, the 17 languages'
+// (scoring.multilingual_abstain) and the rerun's two phrases
+// (scoring.rerun_abstain).
+const (
+	abstainEnglish      = "english"
+	abstainMultilingual = "multilingual"
+	abstainRerun        = "rerun"
+)
+
+// abstainRule is one abstention rule: its name as an alternative, the
+// option that puts it in force, what it decides, and its mark.
+type abstainRule struct {
+	rule, name, option, doc string
+	mark                    int
+}
+
+// abstainRules are the three rules, the default first.
+func abstainRules() []abstainRule {
+	return []abstainRule{
+		{abstainEnglish, "english_abstain", "scoring.multilingual_abstain and scoring.rerun_abstain off", "an English abstention phrase occurs after normalize.Default (abstain.Phrases[\"eng\"], 13: the paper's \"I don't know\", \"unknown\" and Bhasha's reading of its unpublished \"related phrases\") + experiment abstain:", MarkAbstainEnglish},
+		{abstainMultilingual, "multilingual_abstain", "scoring.multilingual_abstain", "an abstention phrase of any of 17 languages occurs after normalize.Default (abstain.Phrases) + experiment abstain:", MarkAbstainMultilingual},
+		{abstainRerun, "rerun_abstain", "scoring.rerun_abstain", "exactly \"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's scorer; no experiment abstain:)", MarkAbstainRerun},
 	}
-	return "not correct and an English abstention phrase occurs (\"I don't know\", \"unknown\" and related: the paper's rule; scoring.multilingual_abstain adds 16 languages) + experiment abstain:"
+}
+
+// abstainInForce names the abstention rule in force.
+func (s ScoringOptions) abstainInForce() string {
+	switch {
+	case s.MultilingualAbstain:
+		return abstainMultilingual
+	case s.RerunAbstain:
+		return abstainRerun
+	}
+	return abstainEnglish
+}
+
+// abstainRule says which abstention rule is in force.
+func (p *plan) abstainRule() string {
+	for _, r := range abstainRules() {
+		if r.rule == p.o.Scoring.abstainInForce() {
+			return "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
+		}
+	}
+	return ""
+}
+
+// RerunAbstainPhrases are the independent rerun's abstention phrases,
+// exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
+func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
+
+// RerunAbstains is the rerun's abstention rule: a phrase of
+// RerunAbstainPhrases occurs in answer lower-cased (strings.ToLower; no
+// other normalisation, so "I don’t know" with a curly apostrophe does
+// not abstain).
+func RerunAbstains(answer string) bool {
+	a := strings.ToLower(answer)
+	for _, p := range RerunAbstainPhrases() {
+		if strings.Contains(a, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Criteria documents the criteria (scoring.csv).
@@ -110,27 +169,32 @@ func (p *plan) Criteria() []tables.Criterion {
 	for i := range cs {
 		if cs[i].Name == "abstain" {
 			cs[i].Rule = p.abstainRule()
+			if p.o.Scoring.abstainInForce() == abstainRerun {
+				cs[i].Normalization = "lower-case"
+			}
 		}
 	}
 	return cs
 }
 
 // Alternatives are the named options the sensitivity table re-scores with:
-// the other abstention list (abstention and hallucination move together)
-// and the transliteration-aware match.
+// each abstention rule not in force (abstention and hallucination move
+// together) and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
-	other, name, opt := func(r score.Row) bool { return r.Marks.Has(MarkAbstainMultilingual) }, "multilingual_abstain", "scoring.multilingual_abstain"
-	if p.o.Scoring.MultilingualAbstain {
-		other, name, opt = func(r score.Row) bool { return r.Marks.Has(MarkAbstainEnglish) }, "english_abstain", "scoring.multilingual_abstain off"
+	var out []tables.Alternative
+	for _, a := range abstainRules() {
+		if a.rule == p.o.Scoring.abstainInForce() {
+			continue
+		}
+		other := func(r score.Row) bool { return r.Marks.Has(a.mark) }
+		out = append(out,
+			tables.Alternative{Name: a.name, Option: a.option, Rule: "abstention: " + a.doc, Measure: "abstain", Applies: generated,
+				Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
+			tables.Alternative{Name: a.name, Option: a.option, Rule: "hallucination proxy with abstention: " + a.doc, Measure: "hallucination", Applies: generated,
+				Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }})
 	}
-	return []tables.Alternative{
-		{Name: name, Option: opt, Rule: "abstention read with the other phrase list", Measure: "abstain", Applies: generated,
-			Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
-		{Name: name, Option: opt, Rule: "hallucination proxy with the other phrase list", Measure: "hallucination", Applies: generated,
-			Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }},
-		{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
-			Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-	}
+	return append(out, tables.Alternative{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
+		Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }})
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
@@ -162,7 +226,7 @@ func Criteria() []tables.Criterion {
 		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
 		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
 		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
-		{Name: "abstain", Rule: "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", Normalization: def},
+		{Name: "abstain", Rule: "not correct and an English abstention phrase occurs (abstain.Phrases[\"eng\"] + experiment abstain:; scoring.multilingual_abstain: 17 languages; scoring.rerun_abstain: the rerun's two phrases)", Normalization: def},
 		{Name: "hallucination", Rule: "neither correct nor abstaining (the paper's proxy)"},
 		{Name: "distractor_switch", Rule: "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads"},
 		{Name: "translit", Rule: "correct, or the prediction matches an alias within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
@@ -264,9 +328,14 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		eng, _ := english.Abstains(ans)
 		row.Marks.Set(MarkAbstainMultilingual, multi)
 		row.Marks.Set(MarkAbstainEnglish, eng)
+		rerun := RerunAbstains(ans)
+		row.Marks.Set(MarkAbstainRerun, rerun)
 		row.Marks.Set(MarkDistractorSwitch, script.DistractorSwitch(ans))
-		if !p.o.Scoring.MultilingualAbstain {
+		switch p.o.Scoring.abstainInForce() {
+		case abstainEnglish:
 			row.Abstain = eng
+		case abstainRerun:
+			row.Abstain = rerun
 		}
 		golds := v.Golds()
 		row.Gold = v.Answer
