@@ -159,8 +159,10 @@ const NoAlternative = "(none)"
 // Models accepts) under the rule in force and under each alternative on
 // the claim's measure (one row "(none)" when no alternative changes it):
 // the effect, the test's p-value where the claim has a test, and holds =
-// effect > 0 and, for a claim of significance, p < alpha, both ways. NaN
-// effects (the run lacks what the claim compares) are left out.
+// effect > 0 and, for a claim of significance, p < alpha, both ways (an
+// alternative's Applies limits it: other strategies keep the verdict in
+// force). NaN effects (the run lacks what the claim compares) are left
+// out.
 func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 	t := New("conclusions", "each of the paper's conclusions per model, under the rule in force and under each named alternative: the effect, the test's p where the claim has one, and whether it still holds (a claim of significance needs p < alpha)",
 		Text("claim", "the paper's conclusion, as an effect that is positive when it holds"), Key("model"), Text("alternative", "the named alternative rule ((none): no alternative changes the claim's measure)"),
@@ -216,11 +218,20 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			}
 			rs := byModel[m]
 			for _, a := range on {
-				e, ea := c.Effect(rs, a.base), c.Effect(rs, a.Of)
+				of := a.Of
+				if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
+					of = func(r score.Row) bool {
+						if a.Applies(r.Key.Strategy) {
+							return a.Of(r)
+						}
+						return a.base(r)
+					}
+				}
+				e, ea := c.Effect(rs, a.base), c.Effect(rs, of)
 				if math.IsNaN(e) || math.IsNaN(ea) {
 					continue
 				}
-				p, pa := test(rs, a.base), test(rs, a.Of)
+				p, pa := test(rs, a.base), test(rs, of)
 				n := 0
 				for _, r := range rs {
 					if c.On == nil || c.On(r) {

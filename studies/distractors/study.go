@@ -12,6 +12,7 @@ package distractors
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
@@ -197,26 +198,123 @@ func (p *plan) Alternatives() []tables.Alternative {
 		Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }})
 }
 
+// The paper's five models, by the served names its text implies (a run's
+// model is the paper's when its served name equals one, case aside).
+const (
+	PaperLlama31_8B = "meta-llama/Llama-3.1-8B-Instruct"
+	PaperLlama32_3B = "meta-llama/Llama-3.2-3B-Instruct"
+	PaperPhi3Mini   = "microsoft/Phi-3-mini-4k-instruct"
+	PaperMistral7B  = "mistralai/Mistral-7B-Instruct-v0.2"
+	PaperQwen25_3B  = "Qwen/Qwen2.5-3B-Instruct"
+)
+
+// PaperModel is the paper's model a served name is (one of the Paper*
+// constants), or "" when it is none of them.
+func PaperModel(served string) string {
+	for _, m := range []string{PaperLlama31_8B, PaperLlama32_3B, PaperPhi3Mini, PaperMistral7B, PaperQwen25_3B} {
+		if strings.EqualFold(strings.TrimSpace(served), m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// SwitchBound is the most the paper's four other models switch to
+// Devanagari under the Hindi note: "at most 1.2%", read as below 1.25%
+// (what rounds to 1.2% or less).
+const SwitchBound = 0.0125
+
 // Claims are the paper's conclusions the conclusions table checks under
-// each alternative: the Hindi note raises the hallucination proxy and the
-// abstention rate moves with the phrase list (§5), and it lowers exact
-// match (Table 2).
-func Claims() []tables.Claim {
-	cond := func(c Condition) func(score.Row) bool {
-		return func(r score.Row) bool { return r.Key.Strategy == StrategyQA && r.Key.Condition == string(c) }
+// each alternative, per model as the paper makes them (paper maps a
+// run's model name to its paper model, PaperModel; "" for a model the
+// paper did not run, which is checked for the claim of every model only):
+//
+//   - every model: the paragraph raises abstention (Table 4, "every model
+//     abstain heavily, 0.424 to 0.998");
+//   - Llama-3.1-8B: the Hindi note switches answers to Devanagari (Table
+//     4, 58.2%), raises the hallucination proxy (Table 3, 0.416 → 0.710)
+//     and lowers exact match (Table 3, 0.518 → 0.228);
+//   - the four others (Llama-3.2-3B, Phi-3-mini, Mistral-7B-v0.2,
+//     Qwen2.5-3B): they do not switch (under the Hindi note below
+//     SwitchBound: effect = SwitchBound − switch rate, no test) and the
+//     Hindi note raises their abstention instead (§5; Qwen2.5-3B 0.352 →
+//     0.730);
+//   - Llama-3.2-3B: each note lowers exact match significantly ("a
+//     consistent and significant accuracy drop under most distractor
+//     conditions", Table 2): one claim per condition, McNemar's exact p <
+//     0.05 required, on whichever of TriviaQA and MC1 the run asked.
+//
+// Every claim but the switch bound is a tables.PairedClaim on the same
+// item (strategy and item) under the two conditions, McNemar's p beside;
+// only Llama-3.2-3B's drops assert significance. The paper's statement
+// that no single-sentence drop is significant (which contradicts the
+// one above) is not checked. The TriviaQA claims read strategy qa.
+func Claims(paper func(model string) string) []tables.Claim {
+	cond := func(c Condition, qa bool) func(score.Row) bool {
+		return func(r score.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
 	}
-	both := func(r score.Row) bool { return cond(Hindi)(r) || cond(Clean)(r) }
-	return []tables.Claim{
-		{Name: "the Hindi note raises the hallucination proxy", On: both, Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
-		}},
-		{Name: "the Hindi note raises abstention", Measure: "abstain", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
-		}},
-		{Name: "the Hindi note lowers exact match", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Clean), cond(Hindi))
-		}},
+	key := func(r score.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
+	const pairs = "strategy and item"
+	is := func(ms ...string) func(string) bool {
+		return func(model string) bool { return slices.Contains(ms, paper(model)) }
 	}
+	switched := func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
+	verdicts := map[string]func(score.Row) bool{ // the rules in force (Metrics)
+		"abstain":           func(r score.Row) bool { return !r.Correct && r.Abstain },
+		"hallucination":     func(r score.Row) bool { return !r.Correct && !r.Abstain },
+		"distractor_switch": switched,
+	}
+	llama8 := is(PaperLlama31_8B)
+	four := is(PaperLlama32_3B, PaperPhi3Mini, PaperMistral7B, PaperQwen25_3B)
+	with := func(c tables.Claim, models func(string) bool) tables.Claim {
+		c.Models, c.Verdict = models, verdicts[c.Measure]
+		return c
+	}
+	cs := []tables.Claim{
+		with(tables.PairedClaim("the paragraph raises abstention (every model; Table 4)", "abstain", cond(Paragraph, true), cond(Clean, true), key, pairs, false), nil),
+		with(tables.PairedClaim("the Hindi note switches answers to Devanagari (Llama-3.1-8B; Table 4: 58.2%)", "distractor_switch", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
+		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
+		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
+		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
+			On: cond(Hindi, true), Models: four, Verdict: switched, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+				return SwitchBound - tables.Rate(rows, v, cond(Hindi, true))
+			}},
+		with(tables.PairedClaim("the Hindi note raises abstention (the four other models; §5: Qwen2.5-3B 0.352 → 0.730)", "abstain", cond(Hindi, true), cond(Clean, true), key, pairs, false), four),
+	}
+	for _, c := range Conditions {
+		if c == Clean {
+			continue
+		}
+		cs = append(cs, with(tables.PairedClaim(fmt.Sprintf("the %s note lowers exact match significantly (Llama-3.2-3B; §5.1, Table 2)", c), "", cond(Clean, false), cond(c, false), key, pairs, true),
+			is(PaperLlama32_3B)))
+	}
+	return cs
+}
+
+// paperModels maps the run's model names to the paper's models (by
+// served name), and lists the run's models the paper did not run.
+func (p *plan) paperModels() (func(model string) string, []string) {
+	m := map[string]string{}
+	var others []string
+	for _, x := range p.e.Models {
+		if pm := PaperModel(x.ServedName); pm != "" {
+			m[x.Name] = pm
+		} else {
+			others = append(others, x.Name)
+		}
+	}
+	return func(model string) string { return m[model] }, others
+}
+
+// conclusions is the conclusions table of the paper's claims, with a
+// note naming the models the paper did not run.
+func (p *plan) conclusions(rows []score.Row) *tables.Table {
+	paper, others := p.paperModels()
+	t := tables.Conclusions(Claims(paper), p.Alternatives(), rows)
+	if len(others) > 0 {
+		t.Note = "not the paper's models (served name none of its five): " + strings.Join(others, ", ") + "; only the claim of every model is checked for them"
+	}
+	return t
 }
 
 // Criteria documents the scoring criteria.
@@ -238,7 +336,7 @@ func Criteria() []tables.Criterion {
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		ConditionTests(Metrics(), rows, p.o.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
-		tables.Conclusions(Claims(), p.Alternatives(), rows))
+		p.conclusions(rows))
 	acc := ts[0]
 	acc.Mirrors = "distractor study Tables 2–3"
 	order := make([]string, len(Conditions))
