@@ -118,6 +118,8 @@ type Claim struct {
 	// which test, on which pairs.
 	Test     func(rows []score.Row, v func(score.Row) bool) float64
 	TestName string
+	// Interval, when not nil, is the effect's 95% interval under v.
+	Interval func(rows []score.Row, v func(score.Row) bool) (lo, hi float64)
 	// Significant: the paper asserts the effect is statistically
 	// significant, so the claim holds only when Test's p is below Alpha
 	// (0.05 when 0) as well; such a claim without a Test never holds.
@@ -171,9 +173,13 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		Flag("significance", "the paper asserts the effect is significant: holds needs p < alpha too"),
 		Number("alpha", "the significance level a claim of significance is held to"),
 		Statistic("effect", "the claim's effect under the rule in force (positive: in the claimed direction)"),
+		Lower("effect_lo", "lower bound of the 95% interval of effect (paired claims: stats.PairedDiffCI; empty: none)"),
+		Upper("effect_hi", "upper bound of the 95% interval of effect"),
 		PValue("p", "the test's two-sided p-value under the rule in force (empty: no test)"),
 		Flag("holds", "effect > 0 and, for a claim of significance, p < alpha: the conclusion holds under the rule in force"),
 		Statistic("effect_alt", "the claim's effect under the alternative"),
+		Lower("effect_alt_lo", "lower bound of the 95% interval of effect_alt"),
+		Upper("effect_alt_hi", "upper bound of the 95% interval of effect_alt"),
 		PValue("p_alt", "the test's two-sided p-value under the alternative (empty: no test)"),
 		Flag("holds_alt", "effect_alt > 0 and, for a claim of significance, p_alt < alpha: the conclusion holds under the alternative"))
 	t.Headline = true
@@ -212,6 +218,12 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			}
 			return c.Test(rs, v)
 		}
+		interval := func(rs []score.Row, v func(score.Row) bool) (float64, float64) {
+			if c.Interval == nil {
+				return nan, nan
+			}
+			return c.Interval(rs, v)
+		}
 		for _, m := range models {
 			if c.Models != nil && !c.Models(m) {
 				continue
@@ -232,13 +244,15 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 					continue
 				}
 				p, pa := test(rs, a.base), test(rs, of)
+				lo, hi := interval(rs, a.base)
+				loA, hiA := interval(rs, of)
 				n := 0
 				for _, r := range rs {
 					if c.On == nil || c.On(r) {
 						n++
 					}
 				}
-				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), e, p, c.holds(e, p), ea, pa, c.holds(ea, pa))
+				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), e, lo, hi, p, c.holds(e, p), ea, loA, hiA, pa, c.holds(ea, pa))
 			}
 		}
 	}
@@ -253,6 +267,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 // right only under b, out of pairs:
 //
 //	effect = (onlyA − onlyB) / pairs   (rate_a − rate_b on the pairs; NaN with no pair)
+//	interval: its paired 95% Wald interval (stats.PairedDiffCI)
 //	p      = McNemar's exact two-sided p on (onlyA, onlyB) (stats.McNemarExact)
 //
 // significant says whether the paper asserts the difference is
@@ -284,6 +299,11 @@ func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score
 				return math.NaN()
 			}
 			return stats.McNemarExact(onlyA, onlyB)
+		},
+		Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+			n, onlyA, onlyB := count(rows, v)
+			_, lo, hi := stats.PairedDiffCI(onlyB, onlyA, n, 0.95) // its d = (c − b)/n with b = onlyB, c = onlyA
+			return lo, hi
 		},
 		TestName: "McNemar exact, two-sided, paired by " + pairs}
 }

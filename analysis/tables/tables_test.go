@@ -268,6 +268,13 @@ func TestConclusionsSignificance(t *testing.T) {
 			tb.Num(r, "alpha") != 0.05 || tb.Str(r, "test") != "McNemar exact, two-sided, paired by language and item" {
 			t.Errorf("%s: %v", c.name, r)
 		}
+		// Six one way of ten pairs: the Wald interval 0.6 ± 1.96·√(6 − 36/10)/10.
+		if c.onlyA == 6 && c.onlyB == 0 {
+			half := 1.959963984540054 * math.Sqrt(2.4) / 10
+			if math.Abs(tb.Num(r, "effect_lo")-(0.6-half)) > 1e-9 || math.Abs(tb.Num(r, "effect_hi")-(0.6+half)) > 1e-9 {
+				t.Errorf("%s: interval %v", c.name, r)
+			}
+		}
 	}
 	// A claim of significance without a test never holds; Models limits
 	// the claim to the models it names.

@@ -81,6 +81,9 @@ func TestClaims(t *testing.T) {
 		}
 		seen[k] = true
 		p := c.Num(r, "p")
+		if lo, hi := c.Num(r, "effect_lo"), c.Num(r, "effect_hi"); !(lo <= w.effect && w.effect <= hi) {
+			t.Errorf("%v: effect %v outside its interval [%v, %v]", k, w.effect, lo, hi)
+		}
 		if math.Abs(c.Num(r, "effect")-w.effect) > 1e-9 || r[c.Col("holds")] != w.holds || (!math.IsNaN(w.p) && math.Abs(p-w.p) > 1e-12*math.Max(1, w.p)) {
 			t.Errorf("%v: effect %v p %v holds %v, want %+v", k, c.Num(r, "effect"), p, r[c.Col("holds")], w)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
+	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -236,7 +237,8 @@ const SwitchBound = 0.0125
 //     and lowers exact match (Table 3, 0.518 → 0.228);
 //   - the four others (Llama-3.2-3B, Phi-3-mini, Mistral-7B-v0.2,
 //     Qwen2.5-3B): they do not switch (under the Hindi note below
-//     SwitchBound: effect = SwitchBound − switch rate, no test) and the
+//     SwitchBound: effect = SwitchBound − switch rate, its interval from
+//     the rate's Wilson interval, no test) and the
 //     Hindi note raises their abstention instead (§5; Qwen2.5-3B 0.352 →
 //     0.730);
 //   - Llama-3.2-3B: each note lowers exact match significantly ("a
@@ -278,6 +280,18 @@ func Claims(paper func(model string) string) []tables.Claim {
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
 			On: cond(Hindi, true), Models: four, Verdict: switched, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
 				return SwitchBound - tables.Rate(rows, v, cond(Hindi, true))
+			}, Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+				k, n := 0, 0
+				for _, r := range rows {
+					if cond(Hindi, true)(r) {
+						n++
+						if v(r) {
+							k++
+						}
+					}
+				}
+				lo, hi := stats.Wilson(k, n, 0.95)
+				return SwitchBound - hi, SwitchBound - lo
 			}},
 		with(tables.PairedClaim("the Hindi note raises abstention (the four other models; §5: Qwen2.5-3B 0.352 → 0.730)", "abstain", cond(Hindi, true), cond(Clean, true), key, pairs, false), four),
 	}

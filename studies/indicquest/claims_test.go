@@ -37,4 +37,9 @@ func TestClaims(t *testing.T) {
 			t.Errorf("%v, want %v", r, w)
 		}
 	}
+	// Substring's paired interval: 0.22 ± 1.96·√(22 − 22²/100)/100.
+	half := 1.959963984540054 * math.Sqrt(22-4.84) / 100
+	if r := c.Rows[0]; math.Abs(c.Num(r, "effect_lo")-(0.22-half)) > 1e-9 || math.Abs(c.Num(r, "effect_hi")-(0.22+half)) > 1e-9 {
+		t.Errorf("substring interval %v", r)
+	}
 }

@@ -134,19 +134,16 @@ func Criteria() []tables.Criterion {
 // Claims are the paper's conclusions the conclusions table checks under
 // each alternative: the lexical criteria fall short of the judge (§5: by
 // 17–25 points), as the effect judge rate − lexical rate over the same
-// answers, with McNemar's exact two-sided p on the answers the two
-// verdicts split (the paper asserts no significance: p is beside).
+// answers, with its paired 95% interval (stats.PairedDiffCI) and
+// McNemar's exact two-sided p on the answers the two verdicts split (the
+// paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
 	all := func(score.Row) bool { return true }
 	judge := func(r score.Row) bool { return r.Correct }
 	shortfall := func(rows []score.Row, v func(score.Row) bool) float64 {
 		return tables.Rate(rows, judge, all) - tables.Rate(rows, v, all)
 	}
-	split := func(rows []score.Row, v func(score.Row) bool) float64 {
-		if len(rows) == 0 {
-			return math.NaN()
-		}
-		judgeOnly, lexOnly := 0, 0
+	discordant := func(rows []score.Row, v func(score.Row) bool) (judgeOnly, lexOnly int) {
 		for _, r := range rows {
 			switch j, l := judge(r), v(r); {
 			case j && !l:
@@ -155,13 +152,24 @@ func Claims() []tables.Claim {
 				lexOnly++
 			}
 		}
-		return stats.McNemarExact(judgeOnly, lexOnly)
+		return judgeOnly, lexOnly
+	}
+	split := func(rows []score.Row, v func(score.Row) bool) float64 {
+		if len(rows) == 0 {
+			return math.NaN()
+		}
+		return stats.McNemarExact(discordant(rows, v))
+	}
+	interval := func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+		judgeOnly, lexOnly := discordant(rows, v)
+		_, lo, hi := stats.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
+		return lo, hi
 	}
 	const test = "McNemar exact, two-sided, the judge against the criterion on the same answers"
 	return []tables.Claim{
-		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Effect: shortfall, Test: split, TestName: test,
+		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Effect: shortfall, Test: split, TestName: test, Interval: interval,
 			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Effect: shortfall, Test: split, TestName: test,
+		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Effect: shortfall, Test: split, TestName: test, Interval: interval,
 			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
