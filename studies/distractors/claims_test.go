@@ -56,7 +56,7 @@ func TestClaims(t *testing.T) {
 	}
 	nan := math.NaN()
 	cases := map[[2]string]want{
-		{"llama8", "the Hindi note switches answers to Devanagari (Llama-3.1-8B; Table 4: 58.2%)"}:                                {0.582, math.Pow(2, -290), true},
+		{"llama8", "the Hindi note switches answers to Devanagari (Llama-3.1-8B; §5, §5.3: 58.2%)"}:                               {0.582, math.Pow(2, -290), true},
 		{"llama8", "the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)"}:                        {0.294, nan, true},
 		{"llama8", "the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)"}:                                    {0.290, math.Pow(2, -144), true},
 		{"qwen", "under 1.25% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%)"}:    {0.0125 - 0.012, nan, true},

@@ -232,8 +232,8 @@ const SwitchBound = 0.0125
 //
 //   - every model: the paragraph raises abstention (Table 4, "every model
 //     abstain heavily, 0.424 to 0.998");
-//   - Llama-3.1-8B: the Hindi note switches answers to Devanagari (Table
-//     4, 58.2%), raises the hallucination proxy (Table 3, 0.416 → 0.710)
+//   - Llama-3.1-8B: the Hindi note switches answers to Devanagari (§5,
+//     §5.3: 58.2%), raises the hallucination proxy (Table 3, 0.416 → 0.710)
 //     and lowers exact match (Table 3, 0.518 → 0.228);
 //   - the four others (Llama-3.2-3B, Phi-3-mini, Mistral-7B-v0.2,
 //     Qwen2.5-3B): they do not switch (under the Hindi note below
@@ -274,7 +274,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 	}
 	cs := []tables.Claim{
 		with(tables.PairedClaim("the paragraph raises abstention (every model; Table 4)", "abstain", cond(Paragraph, true), cond(Clean, true), key, pairs, false), nil),
-		with(tables.PairedClaim("the Hindi note switches answers to Devanagari (Llama-3.1-8B; Table 4: 58.2%)", "distractor_switch", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
+		with(tables.PairedClaim("the Hindi note switches answers to Devanagari (Llama-3.1-8B; §5, §5.3: 58.2%)", "distractor_switch", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
