@@ -47,12 +47,13 @@ type Dataset = experiment.Dataset
 // ScoringOptions switch a study's scoring from its authors' rules to
 // Bhasha's named alternatives (YAML scoring:). Each field is one study's
 // option: LenientJSON IndicKLAR's (indicklar.ScoringOptions),
-// MultilingualAbstain and UnpairedTests the distractor study's
+// MultilingualAbstain, RerunAbstain and UnpairedTests the distractor study's
 // (distractors.ScoringOptions), NormalizedLexical IndicQuest's
 // (indicquest.ScoringOptions). Scoring forwards them.
 type ScoringOptions struct {
 	LenientJSON         bool // IndicKLAR: lenient JSON extraction instead of the authors' json.loads rule
-	MultilingualAbstain bool // mdi: abstention phrases of 17 languages instead of the paper's English ones
+	MultilingualAbstain bool // mdi: abstention phrases of 17 languages instead of the default English list
+	RerunAbstain        bool // mdi: the rerun's rule, exactly "i don't know" or "unknown" in the answer lower-cased
 	NormalizedLexical   bool // IndicQuest: lexical criteria after Bhasha's full normalisation
 	UnpairedTests       bool // mdi: two-proportion z and Fisher's exact tests beside McNemar
 }
@@ -221,8 +222,8 @@ func Scoring(o ScoringOptions) Option {
 	if o.LenientJSON {
 		set = append(set, indicklar.WithScoring(indicklar.ScoringOptions{LenientJSON: true}))
 	}
-	if o.MultilingualAbstain || o.UnpairedTests {
-		set = append(set, distractors.WithScoring(distractors.ScoringOptions{MultilingualAbstain: o.MultilingualAbstain, UnpairedTests: o.UnpairedTests}))
+	if o.MultilingualAbstain || o.RerunAbstain || o.UnpairedTests {
+		set = append(set, distractors.WithScoring(distractors.ScoringOptions{MultilingualAbstain: o.MultilingualAbstain, RerunAbstain: o.RerunAbstain, UnpairedTests: o.UnpairedTests}))
 	}
 	if o.NormalizedLexical {
 		set = append(set, indicquest.WithScoring(indicquest.ScoringOptions{NormalizedLexical: true}))

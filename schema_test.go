@@ -39,7 +39,7 @@ func TestAnswerSchemaViews(t *testing.T) {
 		{"indicquest", bhasha.IndicQuest("testdata/indicquest-v1", bhasha.Languages("en", "hi"), bhasha.SampleItems(2)),
 			[]string{"domain", "correct", "judge", "substring", "overlap", "substring_alt", "overlap_alt", "translit"}},
 		{"mdi", bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(3)),
-			[]string{"correct", "lenient", "squad_em", "translit", "semantic", "abstain_english", "abstain_multilingual", "distractor_switch", "chosen"}},
+			[]string{"correct", "lenient", "squad_em", "translit", "semantic", "abstain_english", "abstain_multilingual", "abstain_rerun", "distractor_switch", "chosen"}},
 		{"requests", bhasha.Requests(lines, bhasha.WithDecoding(bhasha.Decoding{MaxTokens: 8})), nil},
 		{"brevity", bhasha.New("brevity", "testdata/triviaqa/triviaqa_small.jsonl", bhasha.Register(brevity.Study{}), bhasha.SampleItems(3)), []string{"correct", "brief"}},
 	} {

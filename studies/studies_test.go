@@ -123,14 +123,15 @@ func marks(set map[int]bool) score.Marks {
 	return m
 }
 
-// mdiRows are distractor-study answers: both formats, three conditions,
+// mdiRows are distractor-study answers: both formats, four conditions (the
+// paragraph for the conclusions' claim of every model),
 // switched answers with every semantic verdict.
 func mdiRows() []score.Row {
 	var rows []score.Row
 	for m := range 2 {
 		for it := range 8 {
 			for _, st := range []string{"qa", "mc1"} {
-				for ci, c := range []string{"clean", "hi", "es_long"} {
+				for ci, c := range []string{"clean", "hi", "es_long", "paragraph"} {
 					rows = append(rows, score.Row{Key: engine.Key{Model: fmt.Sprint("m", m), Item: fmt.Sprint(it), Language: "eng", Strategy: st, Condition: c},
 						Correct: (it+ci+m)%3 == 0, Abstain: (it+ci)%5 == 1, Marks: marks(map[int]bool{distractors.MarkDistractorSwitch: (it+ci)%2 == 0}), Script: "Latin",
 						Verdict: []string{"CORRECT", "WRONG", "ABSTAIN", "x", ""}[(it+ci)%5]})

@@ -13,8 +13,9 @@ import (
 
 // Phrases are the built-in abstention phrases per language (ISO 639-3).
 // A response abstains when, normalised, it contains any phrase of any
-// language. The English list follows the distractor study ("I don't know",
-// "unknown" and related phrases).
+// language. The English list holds the distractor study's two printed
+// phrases ("i don't know", "unknown") and Bhasha's reading of its
+// unpublished "related phrases" (the other 11).
 var Phrases = map[string][]string{
 	"eng": {"i don't know", "i do not know", "i dont know", "unknown", "not sure", "i'm not sure", "i am not sure", "no idea",
 		"cannot answer", "can't answer", "unable to answer", "i cannot determine", "not known"},
@@ -45,8 +46,9 @@ type Detector struct {
 // extra ones (language → phrases, e.g. from an experiment file).
 func New(extra map[string][]string) *Detector { return NewFor(nil, extra) }
 
-// English is the distractor study's rule: the English phrases ("I don't
-// know", "unknown" and related phrases), plus extra ones.
+// English is the English phrases alone (Phrases["eng"]: "I don't know",
+// "unknown" and related phrases, the distractor study's default rule),
+// plus extra ones.
 func English(extra map[string][]string) *Detector { return NewFor([]string{"eng"}, extra) }
 
 // NewFor builds a detector from the built-in phrases of the languages

@@ -106,8 +106,11 @@ func Substring(response, gold string, p normalize.Pipeline) bool {
 }
 
 // WordOverlap is IndicQuest's word-overlap criterion: after p, every word
-// of the gold (white-space separated, punctuation stripped from the word's
-// edges) occurs among the response's words, in any order.
+// of the gold occurs among the response's words, in any order. Words are
+// split at white space (strings.Fields), and each word's leading and
+// trailing runes in EdgePunctuation are stripped (inside a word they
+// stay: "don't", "co-op"); a word of punctuation only is dropped. An
+// empty gold never matches.
 func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 	words := func(s string) []string {
 		var out []string
@@ -134,9 +137,14 @@ func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 	return true
 }
 
-func isEdgePunct(r rune) bool {
-	return strings.ContainsRune(".,;:!?\"'()[]{}«»“”‘’।॥-—–", r)
-}
+// EdgePunctuation is what WordOverlap strips from each word's edges: the
+// ASCII . , ; : ! ? " ' ( ) [ ] { } and hyphen-minus, the guillemets « »,
+// the curly quotes “ ” ‘ ’, the danda । and double danda ॥ (U+0964,
+// U+0965), the em dash — and the en dash –. Other punctuation (the
+// Urdu ۔ and ؟, the Chinese 。, …, /, *) stays part of the word.
+const EdgePunctuation = ".,;:!?\"'()[]{}«»“”‘’।॥-—–"
+
+func isEdgePunct(r rune) bool { return strings.ContainsRune(EdgePunctuation, r) }
 
 // Translit is the transliteration-aware match: pred and some gold name the
 // same thing after both are romanized (ISO 15919 for Brahmic text, Latin

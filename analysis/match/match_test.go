@@ -74,6 +74,29 @@ func TestTrivia(t *testing.T) {
 	}
 }
 
+// Word overlap under the paper's rule (lower case, trimmed) strips only
+// EdgePunctuation from the words' edges: the danda and the guillemets go,
+// a hyphen inside a word stays, the Urdu full stop ۔ is not stripped.
+func TestWordOverlapEdges(t *testing.T) {
+	p := normalize.Pipeline{normalize.Lower, normalize.Trim}
+	for _, c := range []struct {
+		resp, gold string
+		want       bool
+	}{
+		{"«नई» दिल्ली।", "नई दिल्ली", true},
+		{"(New) \"Delhi\"—", "new delhi", true},
+		{"coop", "co-op", false},
+		{"the co-op.", "co-op", true},
+		{"دہلی۔", "دہلی", false},
+		{"دہلی", "دہلی۔", false},
+		{"... ।", "।", false},
+	} {
+		if got := WordOverlap(c.resp, c.gold, p); got != c.want {
+			t.Errorf("WordOverlap(%q, %q) = %v", c.resp, c.gold, got)
+		}
+	}
+}
+
 func TestIndicQuestCriteria(t *testing.T) {
 	p := normalize.Default
 	cases := []struct {

@@ -113,20 +113,75 @@ type Claim struct {
 	// On selects the answers the effect compares (their count is the
 	// table's n; nil: every answer of the model).
 	On func(score.Row) bool
+	// Test, when not nil, is the claim's significance test under v: its
+	// two-sided p-value (NaN when it cannot be computed); TestName says
+	// which test, on which pairs.
+	Test     func(rows []score.Row, v func(score.Row) bool) float64
+	TestName string
+	// Interval, when not nil, is the effect's 95% interval under v.
+	Interval func(rows []score.Row, v func(score.Row) bool) (lo, hi float64)
+	// Significant: the paper asserts the effect is statistically
+	// significant, so the claim holds only when Test's p is below Alpha
+	// (0.05 when 0) as well; such a claim without a Test never holds.
+	Significant bool
+	Alpha       float64
+	// Models, when not nil, limits the claim to the models it accepts
+	// (the paper claims it of some models only).
+	Models func(model string) bool
+	// Verdict is the rule in force on Measure when no alternative
+	// changes that measure (nil: Row.Correct).
+	Verdict func(score.Row) bool
 }
 
-// Conclusions says whether each claim holds per model under the rule in
-// force and under each alternative on the claim's measure: the effect
-// and holds (effect > 0) both ways. NaN effects (the run lacks what the
-// claim compares) are left out.
+// alpha is the claim's significance level (0.05 unless set).
+func (c Claim) alpha() float64 {
+	if c.Alpha > 0 {
+		return c.Alpha
+	}
+	return 0.05
+}
+
+// holds is the claim's verdict on an effect and its p-value: effect > 0,
+// and, when the claim asserts significance, p < alpha (a NaN p fails).
+func (c Claim) holds(effect, p float64) bool {
+	if !(effect > 0) {
+		return false
+	}
+	if !c.Significant {
+		return true
+	}
+	return c.Test != nil && p < c.alpha()
+}
+
+// NoAlternative names the conclusions row of a claim whose measure no
+// named alternative changes: its _alt columns repeat the rule in force.
+const NoAlternative = "(none)"
+
+// Conclusions says whether each claim holds per model (the models its
+// Models accepts) under the rule in force and under each alternative on
+// the claim's measure (one row "(none)" when no alternative changes it):
+// the effect, the test's p-value where the claim has a test, and holds =
+// effect > 0 and, for a claim of significance, p < alpha, both ways (an
+// alternative's Applies limits it: other strategies keep the verdict in
+// force). NaN effects (the run lacks what the claim compares) are left
+// out.
 func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
-	t := New("conclusions", "each of the paper's conclusions per model, under the rule in force and under each named alternative: the effect and whether it still holds",
-		Text("claim", "the paper's conclusion, as an effect that is positive when it holds"), Key("model"), Text("alternative", "the named alternative rule"),
+	t := New("conclusions", "each of the paper's conclusions per model, under the rule in force and under each named alternative: the effect, the test's p where the claim has one, and whether it still holds (a claim of significance needs p < alpha)",
+		Text("claim", "the paper's conclusion, as an effect that is positive when it holds"), Key("model"), Text("alternative", "the named alternative rule ((none): no alternative changes the claim's measure)"),
 		Text("option", "how the alternative is switched on (YAML key), or (beside) when always reported"), Count("n", "answers the claim compares (both sides)"),
-		Statistic("effect", "the claim's effect under the rule in force (effect) and under the alternative (effect_alt)"),
-		Flag("holds", "the effect is positive: the conclusion holds under that rule"),
-		Statistic("effect_alt", "the claim's effect under the rule in force (effect) and under the alternative (effect_alt)"),
-		Flag("holds_alt", "the effect is positive: the conclusion holds under that rule"))
+		Text("test", "the claim's test and what it pairs (empty: the claim has none)"),
+		Flag("significance", "the paper asserts the effect is significant: holds needs p < alpha too"),
+		Number("alpha", "the significance level a claim of significance is held to"),
+		Statistic("effect", "the claim's effect under the rule in force (positive: in the claimed direction)"),
+		Lower("effect_lo", "lower bound of the 95% interval of effect (paired claims: stats.PairedDiffCI; empty: none)"),
+		Upper("effect_hi", "upper bound of the 95% interval of effect"),
+		PValue("p", "the test's two-sided p-value under the rule in force (empty: no test)"),
+		Flag("holds", "effect > 0 and, for a claim of significance, p < alpha: the conclusion holds under the rule in force"),
+		Statistic("effect_alt", "the claim's effect under the alternative"),
+		Lower("effect_alt_lo", "lower bound of the 95% interval of effect_alt"),
+		Upper("effect_alt_hi", "upper bound of the 95% interval of effect_alt"),
+		PValue("p_alt", "the test's two-sided p-value under the alternative (empty: no test)"),
+		Flag("holds_alt", "effect_alt > 0 and, for a claim of significance, p_alt < alpha: the conclusion holds under the alternative"))
 	t.Headline = true
 	byModel := map[string][]score.Row{}
 	var models []string
@@ -137,31 +192,120 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		byModel[r.Key.Model] = append(byModel[r.Key.Model], r)
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
+	nan := math.NaN()
 	for _, c := range claims {
 		measure := c.Measure
 		if measure == "" {
 			measure = "correct"
 		}
+		var on []Alternative
+		for _, a := range alts {
+			if a.measure() == measure {
+				on = append(on, a)
+			}
+		}
+		none := len(on) == 0
+		if none { // the rule in force only, on both sides
+			v := c.Verdict
+			if v == nil {
+				v = func(r score.Row) bool { return r.Correct }
+			}
+			on = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
+		}
+		test := func(rs []score.Row, v func(score.Row) bool) float64 {
+			if c.Test == nil {
+				return nan
+			}
+			return c.Test(rs, v)
+		}
+		interval := func(rs []score.Row, v func(score.Row) bool) (float64, float64) {
+			if c.Interval == nil {
+				return nan, nan
+			}
+			return c.Interval(rs, v)
+		}
 		for _, m := range models {
-			for _, a := range alts {
-				if a.measure() != measure {
-					continue
+			if c.Models != nil && !c.Models(m) {
+				continue
+			}
+			rs := byModel[m]
+			for _, a := range on {
+				of := a.Of
+				if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
+					of = func(r score.Row) bool {
+						if a.Applies(r.Key.Strategy) {
+							return a.Of(r)
+						}
+						return a.base(r)
+					}
 				}
-				e, ea := c.Effect(byModel[m], a.base), c.Effect(byModel[m], a.Of)
+				e, ea := c.Effect(rs, a.base), c.Effect(rs, of)
 				if math.IsNaN(e) || math.IsNaN(ea) {
 					continue
 				}
+				p, pa := test(rs, a.base), test(rs, of)
+				lo, hi := interval(rs, a.base)
+				loA, hiA := interval(rs, of)
 				n := 0
-				for _, r := range byModel[m] {
+				for _, r := range rs {
 					if c.On == nil || c.On(r) {
 						n++
 					}
 				}
-				t.Add(c.Name, m, a.Name, a.Option, n, e, e > 0, ea, ea > 0)
+				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), e, lo, hi, p, c.holds(e, p), ea, loA, hiA, pa, c.holds(ea, pa))
 			}
 		}
 	}
 	return t
+}
+
+// PairedClaim is the claim "the rate of the verdict where a selects
+// exceeds the rate where b selects", on paired answers: each answer a
+// selects is paired with the answer b selects of the same key(row) (a
+// later answer of a key replaces an earlier one; keys on one side only
+// are left out). With onlyA the pairs right only under a and onlyB those
+// right only under b, out of pairs:
+//
+//	effect = (onlyA − onlyB) / pairs   (rate_a − rate_b on the pairs; NaN with no pair)
+//	interval: its paired 95% Wald interval (stats.PairedDiffCI)
+//	p      = McNemar's exact two-sided p on (onlyA, onlyB) (stats.McNemarExact)
+//
+// significant says whether the paper asserts the difference is
+// significant (Claim.Significant); pairs names the pairing in the test's
+// description.
+func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score.Row) string, pairs string, significant bool) Claim {
+	count := func(rows []score.Row, v func(score.Row) bool) (n, onlyA, onlyB int) {
+		va, vb := map[string]bool{}, map[string]bool{}
+		for _, r := range rows {
+			if a(r) {
+				va[key(r)] = v(r)
+			}
+			if b(r) {
+				vb[key(r)] = v(r)
+			}
+		}
+		n, _, _, onlyA, onlyB = Paired(va, vb)
+		return n, onlyA, onlyB
+	}
+	return Claim{Name: name, Measure: measure, Significant: significant,
+		On: func(r score.Row) bool { return a(r) || b(r) },
+		Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			n, onlyA, onlyB := count(rows, v)
+			return Frac(onlyA-onlyB, n)
+		},
+		Test: func(rows []score.Row, v func(score.Row) bool) float64 {
+			n, onlyA, onlyB := count(rows, v)
+			if n == 0 {
+				return math.NaN()
+			}
+			return stats.McNemarExact(onlyA, onlyB)
+		},
+		Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+			n, onlyA, onlyB := count(rows, v)
+			_, lo, hi := stats.PairedDiffCI(onlyB, onlyA, n, 0.95) // its d = (c − b)/n with b = onlyB, c = onlyA
+			return lo, hi
+		},
+		TestName: "McNemar exact, two-sided, paired by " + pairs}
 }
 
 // Rate is the share of the rows selected by sel that v accepts (NaN when

@@ -219,8 +219,70 @@ func TestConclusions(t *testing.T) {
 	}}
 	other := Claim{Name: "another measure", Effect: func([]score.Row, func(score.Row) bool) float64 { return 1 }}
 	c := Conclusions([]Claim{claim, other}, []Alternative{alt}, rows)
-	if len(c.Rows) != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
+	// The claim on a measure no alternative changes has one row, (none).
+	if len(c.Rows) != 2 || c.Str(c.Rows[1], "alternative") != NoAlternative || c.Num(c.Rows[1], "effect_alt") != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
 		t.Errorf("conclusions %v", c.Rows)
+	}
+}
+
+// A claim of significance holds only when its effect is in the claimed
+// direction and its test's p is below alpha: McNemar's exact p on k
+// discordant pairs all one way is 2·(1/2)^k (k = 1: p = 1; k = 5:
+// 0.0625; k = 6: 0.03125; k = 9: 0.00390625).
+func TestConclusionsSignificance(t *testing.T) {
+	a := func(r score.Row) bool { return r.Key.Strategy == "tint" }
+	b := func(r score.Row) bool { return r.Key.Strategy == "base" }
+	item := func(r score.Row) string { return r.Key.Language + "/" + r.Key.Item }
+	build := func(onlyA, onlyB, both int) []score.Row {
+		var rows []score.Row
+		for i := range 10 {
+			ra, rb := i < onlyA || (i >= onlyA+onlyB && i < onlyA+onlyB+both), i >= onlyA && i < onlyA+onlyB+both
+			rows = append(rows, row("m", "hin", "native", "tint", "", strconv.Itoa(i), ra), row("m", "hin", "native", "base", "", strconv.Itoa(i), rb))
+		}
+		return rows
+	}
+	cases := []struct {
+		name               string
+		onlyA, onlyB, both int
+		significant        bool
+		effect, p          float64
+		holds              bool
+	}{
+		{"one discordant pair: p = 1, not significant", 1, 0, 0, true, 0.1, 1, false},
+		{"the same without a claim of significance", 1, 0, 0, false, 0.1, 1, true},
+		{"five one way: p = 0.0625", 5, 0, 2, true, 0.5, 0.0625, false},
+		{"six one way: p = 0.03125", 6, 0, 2, true, 0.6, 0.03125, true},
+		{"nine one way: p = 2^-8", 9, 0, 0, true, 0.9, 0.00390625, true},
+		{"significant the wrong way", 0, 6, 0, true, -0.6, 0.03125, false},
+		{"no difference", 2, 2, 3, false, 0, 1, false},
+	}
+	for _, c := range cases {
+		claim := PairedClaim("tint beats base", "", a, b, item, "language and item", c.significant)
+		tb := Conclusions([]Claim{claim}, nil, build(c.onlyA, c.onlyB, c.both))
+		if len(tb.Rows) != 1 {
+			t.Fatalf("%s: rows %v", c.name, tb.Rows)
+		}
+		r := tb.Rows[0]
+		if math.Abs(tb.Num(r, "effect")-c.effect) > 1e-12 || math.Abs(tb.Num(r, "p")-c.p) > 1e-12 || r[tb.Col("holds")] != c.holds ||
+			r[tb.Col("holds_alt")] != c.holds || tb.Str(r, "alternative") != NoAlternative || tb.Num(r, "n") != 20 || r[tb.Col("significance")] != c.significant ||
+			tb.Num(r, "alpha") != 0.05 || tb.Str(r, "test") != "McNemar exact, two-sided, paired by language and item" {
+			t.Errorf("%s: %v", c.name, r)
+		}
+		// Six one way of ten pairs: the Wald interval 0.6 ± 1.96·√(6 − 36/10)/10.
+		if c.onlyA == 6 && c.onlyB == 0 {
+			half := 1.959963984540054 * math.Sqrt(2.4) / 10
+			if math.Abs(tb.Num(r, "effect_lo")-(0.6-half)) > 1e-9 || math.Abs(tb.Num(r, "effect_hi")-(0.6+half)) > 1e-9 {
+				t.Errorf("%s: interval %v", c.name, r)
+			}
+		}
+	}
+	// A claim of significance without a test never holds; Models limits
+	// the claim to the models it names.
+	rows := append(build(9, 0, 0), row("other", "hin", "native", "tint", "", "0", true))
+	bare := Claim{Name: "x", Significant: true, Effect: func([]score.Row, func(score.Row) bool) float64 { return 1 }, Models: func(m string) bool { return m == "m" }}
+	tb := Conclusions([]Claim{bare}, nil, rows)
+	if len(tb.Rows) != 1 || tb.Str(tb.Rows[0], "model") != "m" || tb.Rows[0][tb.Col("holds")] != false || !math.IsNaN(tb.Num(tb.Rows[0], "p")) {
+		t.Errorf("untested claim of significance %v", tb.Rows)
 	}
 }
 

@@ -1,4 +1,5 @@
-// Package indicquest reads L3Cube-IndicQuest (Rohera et al.): one CSV per
+// Package indicquest reads L3Cube-IndicQuest (v1: Rohera et al., arXiv
+// 2409.08706; v2: Jain et al., arXiv 2608.15535): one CSV per
 // language, named by the language (v1: "Hindi.csv", v2: "hindi.csv"),
 // with the columns Question, Answer and Domain in any case and with stray
 // spaces ("Question, Answer,Domain"), a UTF-8 BOM on some files, and cells

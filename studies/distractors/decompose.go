@@ -20,12 +20,18 @@ import (
 //	switched     answers with a Devanagari or CJK character
 //	sw_clean_*   switched answers split by the same item's clean outcome (correct, abstain, wrong, none)
 //	judged_*     the semantic judge's verdicts on the switched answers (CORRECT, WRONG, ABSTAIN, unparsed)
-//	recovered_of_clean_correct  switched answers, counted in halluc, to items right on the clean
-//	             prompt, judged CORRECT (the paper's 120 of 148)
-//	recovery_rate  recovered_of_clean_correct / sw_clean_correct, with its interval (the paper's 81.1%)
-//	adj_halluc   the paper's adjusted rate: (halluc − recovered_of_clean_correct) / n, with its interval
-//	adj_accuracy (em + recovered_of_clean_correct) / n
-//	inflation    halluc / (halluc − recovered_of_clean_correct)
+//	recovered_of_clean_correct  switched answers to items right on the clean prompt that the
+//	             judge calls CORRECT, whatever their bucket (the paper's 120 of 148)
+//	recovery_rate  recovered_of_clean_correct / sw_clean_correct, with its interval: the paper's
+//	             81.1% = 120 / 148, judged correct out of all switched clean-correct answers
+//	recovered_in_halluc  of recovered_of_clean_correct, those counted in halluc (neither
+//	             exact-match correct nor abstaining): what the adjustment removes
+//	recovery_rate_in_halluc  recovered_in_halluc / sw_clean_correct, with its interval (the
+//	             recovery_rate of Bhasha before issue 21); the two are equal when every
+//	             recovered answer is in halluc, as the paper's 0.710 − 120/500 = 0.470 assumes
+//	adj_halluc   the paper's adjusted rate: (halluc − recovered_in_halluc) / n, with its interval
+//	adj_accuracy (em + recovered_in_halluc) / n
+//	inflation    halluc / (halluc − recovered_in_halluc)
 //	rise, real_rise  raw and adjusted hallucination rates minus the clean ones (the clean
 //	             adjusted by the same rule)
 //	script_share (rise − real_rise) / rise: the share of the rise due to script
@@ -57,17 +63,21 @@ func Decomposition(rows []score.Row) *tables.Table {
 		tables.Count("judged_wrong", "switched answers the semantic judge called wrong"),
 		tables.Count("judged_abstain", "switched answers the semantic judge called abstain"),
 		tables.Count("judged_unparsed", "switched answers the semantic judge called unparsed"),
-		tables.Count("recovered_of_clean_correct", "switched answers counted in halluc, to items right on the clean prompt, judged CORRECT (the paper's recovered)"),
-		tables.Proportion("recovery_rate", "recovered_of_clean_correct / sw_clean_correct"),
+		tables.Count("recovered_of_clean_correct", "switched answers to items right on the clean prompt that the judge calls CORRECT, in any bucket (the paper's 120 of 148)"),
+		tables.Proportion("recovery_rate", "recovered_of_clean_correct / sw_clean_correct (the paper's 81.1% = 120 / 148)"),
 		tables.Lower("recovery_lo", "95% Wilson interval of recovery_rate"),
 		tables.Upper("recovery_hi", "95% Wilson interval of recovery_rate"),
-		tables.Proportion("adj_halluc", "(halluc − recovered_of_clean_correct) / n (the paper's rule)"),
+		tables.Count("recovered_in_halluc", "of recovered_of_clean_correct, those counted in halluc (neither exact-match correct nor abstaining): what adj_halluc removes"),
+		tables.Proportion("recovery_rate_in_halluc", "recovered_in_halluc / sw_clean_correct (only the recovered answers counted in halluc)"),
+		tables.Lower("recovery_in_halluc_lo", "95% Wilson interval of recovery_rate_in_halluc"),
+		tables.Upper("recovery_in_halluc_hi", "95% Wilson interval of recovery_rate_in_halluc"),
+		tables.Proportion("adj_halluc", "(halluc − recovered_in_halluc) / n (the paper's rule)"),
 		tables.Lower("adj_halluc_lo", "lower bound of the 95% interval of adj_halluc"),
 		tables.Upper("adj_halluc_hi", "upper bound of the 95% interval of adj_halluc"),
-		tables.Proportion("adj_accuracy", "(em + recovered_of_clean_correct) / n (the paper's rule)"),
+		tables.Proportion("adj_accuracy", "(em + recovered_in_halluc) / n (the paper's rule)"),
 		tables.Lower("adj_accuracy_lo", "lower bound of the 95% interval of adj_accuracy"),
 		tables.Upper("adj_accuracy_hi", "upper bound of the 95% interval of adj_accuracy"),
-		tables.Statistic("inflation", "halluc / (halluc − recovered_of_clean_correct)"),
+		tables.Statistic("inflation", "halluc / (halluc − recovered_in_halluc)"),
 		tables.Statistic("rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
 		tables.Statistic("real_rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
 		tables.Proportion("script_share", "(rise − real_rise) / rise: the share of the rise due to script (the paper's rule)"),
@@ -116,7 +126,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 	}
 	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
 	type tally struct {
-		n, em, abst, hall, sw, rec, recCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
+		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
 	count := func(rs []score.Row, model string) tally {
 		var x tally
@@ -149,8 +159,11 @@ func Decomposition(rows []score.Row) *tables.Table {
 			switch r.Verdict {
 			case SemanticCorrect:
 				x.jc++
-				if inHall && ok && o == oCorrect {
-					x.recCC++
+				if ok && o == oCorrect {
+					x.jcCC++
+					if inHall {
+						x.recCC++
+					}
 				}
 				if inHall {
 					x.rec++
@@ -187,7 +200,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 		base := count(by[cell{c.model, cleanCondition}], c.model)
 		hall := stats.NewProportion(x.hall, x.n)
 		rise := hall.P - rate(base.hall, base.n)
-		recov := stats.NewProportion(x.recCC, x.swCC)
+		recov, recovHall := stats.NewProportion(x.jcCC, x.swCC), stats.NewProportion(x.recCC, x.swCC)
 		// The paper's rule.
 		adjHall := stats.NewProportion(x.hall-x.recCC, x.n)
 		adjAcc := stats.NewProportion(x.em+x.recCC, x.n)
@@ -198,7 +211,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 		t.Add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
 			x.sw, rate(x.sw, x.n), x.swCC, x.swCA, x.swCW, x.swCN,
 			x.jc, x.jw, x.ja, x.ju,
-			x.recCC, recov.P, recov.Lo, recov.Hi,
+			x.jcCC, recov.P, recov.Lo, recov.Hi, x.recCC, recovHall.P, recovHall.Lo, recovHall.Hi,
 			adjHall.P, adjHall.Lo, adjHall.Hi, adjAcc.P, adjAcc.Lo, adjAcc.Hi, rate(x.hall, x.hall-x.recCC), rise, realRise, shareOf(rise, realRise),
 			x.rec, x.sabst, bHall.P, bHall.Lo, bHall.Hi, rate(x.em+x.rec, x.n),
 			rate(x.hall, x.hall-x.rec-x.sabst), bRealRise, shareOf(rise, bRealRise))

@@ -14,7 +14,8 @@ const (
 	// translit.Match's tolerance.
 	MarkTranslit
 	// MarkAbstainEnglish: an English abstention phrase occurs (the
-	// paper's rule).
+	// default: abstain.English, the paper's "I don't know" and "unknown"
+	// and Bhasha's reading of its "related phrases").
 	MarkAbstainEnglish
 	// MarkAbstainMultilingual: an abstention phrase of any of 17
 	// languages occurs (scoring.multilingual_abstain).
@@ -22,6 +23,9 @@ const (
 	// MarkDistractorSwitch: a Devanagari or CJK character in the answer
 	// (script.DistractorSwitch).
 	MarkDistractorSwitch
+	// MarkAbstainRerun: the rerun's abstention rule (RerunAbstains)
+	// holds (scoring.rerun_abstain).
+	MarkAbstainRerun
 )
 
 // Verdicts of the study's semantic judge (score.Row.Verdict on a switched

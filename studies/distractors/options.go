@@ -23,9 +23,16 @@ type Options struct {
 // tested, never what is asked.
 type ScoringOptions struct {
 	// MultilingualAbstain counts an abstention in any of the 17
-	// languages' phrases, instead of the paper's English phrases ("I
-	// don't know", "unknown" and related).
+	// languages' phrases (abstain.Phrases), instead of the default
+	// English list (abstain.Phrases["eng"]: the paper's "I don't know"
+	// and "unknown" and Bhasha's reading of its unpublished "related
+	// phrases", 13 in all).
 	MultilingualAbstain bool `yaml:"multilingual_abstain"`
+	// RerunAbstain reads abstention as the independent rerun's scorer
+	// does: exactly "i don't know" or "unknown" occurring in the answer
+	// lower-cased (RerunAbstainPhrases; the experiment's abstain: phrases
+	// are not added). It excludes MultilingualAbstain.
+	RerunAbstain bool `yaml:"rerun_abstain"`
 	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
 	// the paired condition tests (McNemar).
 	UnpairedTests bool `yaml:"unpaired_tests"`

@@ -225,9 +225,15 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 	}
 }
 
-// Extract takes a TriviaQA answer's first line, trimmed (the study scores
-// the short phrase), and a verdict's first word when it is CORRECT, WRONG
-// or ABSTAIN (otherwise unparsed); mc1 records hold log-probabilities.
+// Extract reads a record: a TriviaQA answer is its whole response,
+// trimmed of surrounding white space (Answer; MethodText: every line is
+// kept, so an answer that goes on in another script is scored whole); a
+// judge's verdict is the response's first word, upper-cased, after the
+// response is trimmed of surrounding . * ` " ' and white space and the
+// word of . , : ; * ` " ', when it is CORRECT, WRONG or ABSTAIN (the
+// method is recorded as first-line), else unparsed with the trimmed
+// response as the fallback; an mc1 choice record holds
+// log-probabilities and gives nil.
 func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	switch r.Fields.Role.Kind {
 	case engine.RoleChoice:

@@ -18,8 +18,9 @@ func AnswerSchema() *score.Schema {
 		score.Mark("squad_em", "exact match under SQuAD v1.1's normalisation", MarkSQuAD),
 		score.Mark("translit", "correct, or the answer matches an alias within translit.Match's tolerance", MarkTranslit),
 		score.Text("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *score.Row) string { return r.Verdict }),
-		score.Mark("abstain_english", "an English abstention phrase occurs (the paper's rule)", MarkAbstainEnglish),
+		score.Mark("abstain_english", "an English abstention phrase occurs (the default: the paper's \"I don't know\" and \"unknown\" and Bhasha's reading of its related phrases)", MarkAbstainEnglish),
 		score.Mark("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", MarkAbstainMultilingual),
+		score.Mark("abstain_rerun", "\"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's rule; scoring.rerun_abstain)", MarkAbstainRerun),
 		score.Mark("distractor_switch", "a Devanagari or CJK character in the answer", MarkDistractorSwitch),
 		score.Int("chosen", "mc1: the option the model ranks first (−1 when not multiple choice)", Chosen),
 	)

@@ -12,6 +12,7 @@ package distractors
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
@@ -19,6 +20,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
+	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -46,6 +48,9 @@ func (Study) Fields() []string {
 func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 	o := experiment.OptionsOf[Options](e)
 	experiment.List(c, "conditions", o.Conditions, ParseCondition)
+	if o.Scoring.MultilingualAbstain && o.Scoring.RerunAbstain {
+		c.Add([]string{"scoring", "rerun_abstain"}, "scoring: multilingual_abstain and rerun_abstain are two abstention rules: set one")
+	}
 	for k := range o.Notes {
 		if k != "es" && k != "hi" && k != "zh" {
 			c.Add([]string{"notes", k}, "notes: unknown language %q (want es, hi or zh)", k)
@@ -96,12 +101,68 @@ func Metrics() []tables.Metric {
 		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
-// abstainRule says which abstention phrases are in force.
-func (p *plan) abstainRule() string {
-	if p.o.Scoring.MultilingualAbstain {
-		return "not correct and an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain; the paper matches English phrases) + experiment abstain:"
+// The abstention rules: the default English list, the 17 languages'
+// (scoring.multilingual_abstain) and the rerun's two phrases
+// (scoring.rerun_abstain).
+const (
+	abstainEnglish      = "english"
+	abstainMultilingual = "multilingual"
+	abstainRerun        = "rerun"
+)
+
+// abstainRule is one abstention rule: its name as an alternative, the
+// option that puts it in force, what it decides, and its mark.
+type abstainRule struct {
+	rule, name, option, doc string
+	mark                    int
+}
+
+// abstainRules are the three rules, the default first.
+func abstainRules() []abstainRule {
+	return []abstainRule{
+		{abstainEnglish, "english_abstain", "scoring.multilingual_abstain and scoring.rerun_abstain off", "an English abstention phrase occurs after normalize.Default (abstain.Phrases[\"eng\"], 13: the paper's \"I don't know\", \"unknown\" and Bhasha's reading of its unpublished \"related phrases\") + experiment abstain:", MarkAbstainEnglish},
+		{abstainMultilingual, "multilingual_abstain", "scoring.multilingual_abstain", "an abstention phrase of any of 17 languages occurs after normalize.Default (abstain.Phrases) + experiment abstain:", MarkAbstainMultilingual},
+		{abstainRerun, "rerun_abstain", "scoring.rerun_abstain", "exactly \"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's scorer; no experiment abstain:)", MarkAbstainRerun},
 	}
-	return "not correct and an English abstention phrase occurs (\"I don't know\", \"unknown\" and related: the paper's rule; scoring.multilingual_abstain adds 16 languages) + experiment abstain:"
+}
+
+// abstainInForce names the abstention rule in force.
+func (s ScoringOptions) abstainInForce() string {
+	switch {
+	case s.MultilingualAbstain:
+		return abstainMultilingual
+	case s.RerunAbstain:
+		return abstainRerun
+	}
+	return abstainEnglish
+}
+
+// abstainRule says which abstention rule is in force.
+func (p *plan) abstainRule() string {
+	for _, r := range abstainRules() {
+		if r.rule == p.o.Scoring.abstainInForce() {
+			return "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
+		}
+	}
+	return ""
+}
+
+// RerunAbstainPhrases are the independent rerun's abstention phrases,
+// exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
+func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
+
+// RerunAbstains is the rerun's abstention rule: a phrase of
+// RerunAbstainPhrases occurs in answer lower-cased (strings.ToLower; no
+// other normalisation, so "I don’t know" with a curly apostrophe does
+// not abstain).
+func RerunAbstains(answer string) bool {
+	a := strings.ToLower(answer)
+	for _, p := range RerunAbstainPhrases() {
+		if strings.Contains(a, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Criteria documents the criteria (scoring.csv).
@@ -110,49 +171,164 @@ func (p *plan) Criteria() []tables.Criterion {
 	for i := range cs {
 		if cs[i].Name == "abstain" {
 			cs[i].Rule = p.abstainRule()
+			if p.o.Scoring.abstainInForce() == abstainRerun {
+				cs[i].Normalization = "lower-case"
+			}
 		}
 	}
 	return cs
 }
 
 // Alternatives are the named options the sensitivity table re-scores with:
-// the other abstention list (abstention and hallucination move together)
-// and the transliteration-aware match.
+// each abstention rule not in force (abstention and hallucination move
+// together) and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
-	other, name, opt := func(r score.Row) bool { return r.Marks.Has(MarkAbstainMultilingual) }, "multilingual_abstain", "scoring.multilingual_abstain"
-	if p.o.Scoring.MultilingualAbstain {
-		other, name, opt = func(r score.Row) bool { return r.Marks.Has(MarkAbstainEnglish) }, "english_abstain", "scoring.multilingual_abstain off"
+	var out []tables.Alternative
+	for _, a := range abstainRules() {
+		if a.rule == p.o.Scoring.abstainInForce() {
+			continue
+		}
+		other := func(r score.Row) bool { return r.Marks.Has(a.mark) }
+		out = append(out,
+			tables.Alternative{Name: a.name, Option: a.option, Rule: "abstention: " + a.doc, Measure: "abstain", Applies: generated,
+				Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
+			tables.Alternative{Name: a.name, Option: a.option, Rule: "hallucination proxy with abstention: " + a.doc, Measure: "hallucination", Applies: generated,
+				Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }})
 	}
-	return []tables.Alternative{
-		{Name: name, Option: opt, Rule: "abstention read with the other phrase list", Measure: "abstain", Applies: generated,
-			Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
-		{Name: name, Option: opt, Rule: "hallucination proxy with the other phrase list", Measure: "hallucination", Applies: generated,
-			Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }},
-		{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
-			Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-	}
+	return append(out, tables.Alternative{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
+		Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }})
 }
 
+// The paper's five models, by the served names its text implies (a run's
+// model is the paper's when its served name equals one, case aside).
+const (
+	PaperLlama31_8B = "meta-llama/Llama-3.1-8B-Instruct"
+	PaperLlama32_3B = "meta-llama/Llama-3.2-3B-Instruct"
+	PaperPhi3Mini   = "microsoft/Phi-3-mini-4k-instruct"
+	PaperMistral7B  = "mistralai/Mistral-7B-Instruct-v0.2"
+	PaperQwen25_3B  = "Qwen/Qwen2.5-3B-Instruct"
+)
+
+// PaperModel is the paper's model a served name is (one of the Paper*
+// constants), or "" when it is none of them.
+func PaperModel(served string) string {
+	for _, m := range []string{PaperLlama31_8B, PaperLlama32_3B, PaperPhi3Mini, PaperMistral7B, PaperQwen25_3B} {
+		if strings.EqualFold(strings.TrimSpace(served), m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// SwitchBound is the most the paper's four other models switch to
+// Devanagari under the Hindi note: "at most 1.2%", read as below 1.25%
+// (what rounds to 1.2% or less).
+const SwitchBound = 0.0125
+
 // Claims are the paper's conclusions the conclusions table checks under
-// each alternative: the Hindi note raises the hallucination proxy and the
-// abstention rate moves with the phrase list (§5), and it lowers exact
-// match (Table 2).
-func Claims() []tables.Claim {
-	cond := func(c Condition) func(score.Row) bool {
-		return func(r score.Row) bool { return r.Key.Strategy == StrategyQA && r.Key.Condition == string(c) }
+// each alternative, per model as the paper makes them (paper maps a
+// run's model name to its paper model, PaperModel; "" for a model the
+// paper did not run, which is checked for the claim of every model only):
+//
+//   - every model: the paragraph raises abstention (Table 4, "every model
+//     abstain heavily, 0.424 to 0.998");
+//   - Llama-3.1-8B: the Hindi note switches answers to Devanagari (§5,
+//     §5.3: 58.2%), raises the hallucination proxy (Table 3, 0.416 → 0.710)
+//     and lowers exact match (Table 3, 0.518 → 0.228);
+//   - the four others (Llama-3.2-3B, Phi-3-mini, Mistral-7B-v0.2,
+//     Qwen2.5-3B): they do not switch (under the Hindi note below
+//     SwitchBound: effect = SwitchBound − switch rate, its interval from
+//     the rate's Wilson interval, no test) and the
+//     Hindi note raises their abstention instead (§5; Qwen2.5-3B 0.352 →
+//     0.730);
+//   - Llama-3.2-3B: each note lowers exact match significantly ("a
+//     consistent and significant accuracy drop under most distractor
+//     conditions", Table 2): one claim per condition, McNemar's exact p <
+//     0.05 required, on whichever of TriviaQA and MC1 the run asked.
+//
+// Every claim but the switch bound is a tables.PairedClaim on the same
+// item (strategy and item) under the two conditions, McNemar's p beside;
+// only Llama-3.2-3B's drops assert significance. The paper's statement
+// that no single-sentence drop is significant (which contradicts the
+// one above) is not checked. The TriviaQA claims read strategy qa.
+func Claims(paper func(model string) string) []tables.Claim {
+	cond := func(c Condition, qa bool) func(score.Row) bool {
+		return func(r score.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
 	}
-	both := func(r score.Row) bool { return cond(Hindi)(r) || cond(Clean)(r) }
-	return []tables.Claim{
-		{Name: "the Hindi note raises the hallucination proxy", On: both, Measure: "hallucination", Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
-		}},
-		{Name: "the Hindi note raises abstention", Measure: "abstain", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Hindi), cond(Clean))
-		}},
-		{Name: "the Hindi note lowers exact match", On: both, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, cond(Clean), cond(Hindi))
-		}},
+	key := func(r score.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
+	const pairs = "strategy and item"
+	is := func(ms ...string) func(string) bool {
+		return func(model string) bool { return slices.Contains(ms, paper(model)) }
 	}
+	switched := func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
+	verdicts := map[string]func(score.Row) bool{ // the rules in force (Metrics)
+		"abstain":           func(r score.Row) bool { return !r.Correct && r.Abstain },
+		"hallucination":     func(r score.Row) bool { return !r.Correct && !r.Abstain },
+		"distractor_switch": switched,
+	}
+	llama8 := is(PaperLlama31_8B)
+	four := is(PaperLlama32_3B, PaperPhi3Mini, PaperMistral7B, PaperQwen25_3B)
+	with := func(c tables.Claim, models func(string) bool) tables.Claim {
+		c.Models, c.Verdict = models, verdicts[c.Measure]
+		return c
+	}
+	cs := []tables.Claim{
+		with(tables.PairedClaim("the paragraph raises abstention (every model; Table 4)", "abstain", cond(Paragraph, true), cond(Clean, true), key, pairs, false), nil),
+		with(tables.PairedClaim("the Hindi note switches answers to Devanagari (Llama-3.1-8B; §5, §5.3: 58.2%)", "distractor_switch", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
+		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
+		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
+		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
+			On: cond(Hindi, true), Models: four, Verdict: switched, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+				return SwitchBound - tables.Rate(rows, v, cond(Hindi, true))
+			}, Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+				k, n := 0, 0
+				for _, r := range rows {
+					if cond(Hindi, true)(r) {
+						n++
+						if v(r) {
+							k++
+						}
+					}
+				}
+				lo, hi := stats.Wilson(k, n, 0.95)
+				return SwitchBound - hi, SwitchBound - lo
+			}},
+		with(tables.PairedClaim("the Hindi note raises abstention (the four other models; §5: Qwen2.5-3B 0.352 → 0.730)", "abstain", cond(Hindi, true), cond(Clean, true), key, pairs, false), four),
+	}
+	for _, c := range Conditions {
+		if c == Clean {
+			continue
+		}
+		cs = append(cs, with(tables.PairedClaim(fmt.Sprintf("the %s note lowers exact match significantly (Llama-3.2-3B; §5.1, Table 2)", c), "", cond(Clean, false), cond(c, false), key, pairs, true),
+			is(PaperLlama32_3B)))
+	}
+	return cs
+}
+
+// paperModels maps the run's model names to the paper's models (by
+// served name), and lists the run's models the paper did not run.
+func (p *plan) paperModels() (func(model string) string, []string) {
+	m := map[string]string{}
+	var others []string
+	for _, x := range p.e.Models {
+		if pm := PaperModel(x.ServedName); pm != "" {
+			m[x.Name] = pm
+		} else {
+			others = append(others, x.Name)
+		}
+	}
+	return func(model string) string { return m[model] }, others
+}
+
+// conclusions is the conclusions table of the paper's claims, with a
+// note naming the models the paper did not run.
+func (p *plan) conclusions(rows []score.Row) *tables.Table {
+	paper, others := p.paperModels()
+	t := tables.Conclusions(Claims(paper), p.Alternatives(), rows)
+	if len(others) > 0 {
+		t.Note = "not the paper's models (served name none of its five): " + strings.Join(others, ", ") + "; only the claim of every model is checked for them"
+	}
+	return t
 }
 
 // Criteria documents the scoring criteria.
@@ -162,7 +338,7 @@ func Criteria() []tables.Criterion {
 		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
 		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
 		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
-		{Name: "abstain", Rule: "not correct and an abstention phrase occurs (17 languages + experiment abstain:)", Normalization: def},
+		{Name: "abstain", Rule: "not correct and an English abstention phrase occurs (abstain.Phrases[\"eng\"] + experiment abstain:; scoring.multilingual_abstain: 17 languages; scoring.rerun_abstain: the rerun's two phrases)", Normalization: def},
 		{Name: "hallucination", Rule: "neither correct nor abstaining (the paper's proxy)"},
 		{Name: "distractor_switch", Rule: "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads"},
 		{Name: "translit", Rule: "correct, or the prediction matches an alias within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
@@ -174,7 +350,7 @@ func Criteria() []tables.Criterion {
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		ConditionTests(Metrics(), rows, p.o.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
-		tables.Conclusions(Claims(), p.Alternatives(), rows))
+		p.conclusions(rows))
 	acc := ts[0]
 	acc.Mirrors = "distractor study Tables 2–3"
 	order := make([]string, len(Conditions))
@@ -264,9 +440,14 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		eng, _ := english.Abstains(ans)
 		row.Marks.Set(MarkAbstainMultilingual, multi)
 		row.Marks.Set(MarkAbstainEnglish, eng)
+		rerun := RerunAbstains(ans)
+		row.Marks.Set(MarkAbstainRerun, rerun)
 		row.Marks.Set(MarkDistractorSwitch, script.DistractorSwitch(ans))
-		if !p.o.Scoring.MultilingualAbstain {
+		switch p.o.Scoring.abstainInForce() {
+		case abstainEnglish:
 			row.Abstain = eng
+		case abstainRerun:
+			row.Abstain = rerun
 		}
 		golds := v.Golds()
 		row.Gold = v.Answer

@@ -96,6 +96,18 @@ func decompositionRows(n, cleanEM, cleanAbst, swCC, recCC, hiEM, hiAbst, swOther
 	return rows
 }
 
+// abstaining marks the first k switched answers judged CORRECT under the
+// Hindi note as abstaining.
+func abstaining(rows []score.Row, k int) []score.Row {
+	for i := range rows {
+		if r := &rows[i]; k > 0 && r.Key.Condition == "hi" && r.Verdict == "CORRECT" && !r.Correct {
+			r.Abstain = true
+			k--
+		}
+	}
+	return rows
+}
+
 // The paper's decomposition (§5.3: 0.710 → 0.470 against 0.416 clean,
 // 120 of 148 recovered) and the rerun's (0.665 → 0.435 against 0.280,
 // 46 of 69, inflation 1.53), with Bhasha's broader rule beside (the
@@ -109,7 +121,15 @@ func TestDecomposition(t *testing.T) {
 		{"paper, Llama-3.1-8B, Hindi", decompositionRows(500, 259, 33, 148, 120, 114, 31, 143, 0), map[string]float64{
 			"halluc": 355, "halluc_rate": 0.710, "recovered_of_clean_correct": 120, "sw_clean_correct": 148, "switched": 291,
 			"adj_halluc": 0.470, "adj_accuracy": 0.468, "inflation": 355.0 / 235, "rise": 0.294, "real_rise": 0.054, "script_share": 0.240 / 0.294,
-			"recovery_rate": 120.0 / 148, "broad_adj_halluc": 0.470}},
+			"recovery_rate": 120.0 / 148, "recovered_in_halluc": 120, "recovery_rate_in_halluc": 120.0 / 148, "broad_adj_halluc": 0.470}},
+		// The paper's 81.1% is judged-correct of all 148 switched
+		// clean-correct answers, whatever their bucket: with 2 of the 120
+		// also abstaining (an "unknown" beside the Devanagari answer),
+		// recovery_rate stays 120/148 = 0.811 while only 118 are in halluc
+		// (recovery_rate_in_halluc 118/148 = 0.797).
+		{"paper, two recovered answers abstaining", abstaining(decompositionRows(500, 259, 33, 148, 120, 114, 31, 143, 0), 2), map[string]float64{
+			"recovered_of_clean_correct": 120, "sw_clean_correct": 148, "recovery_rate": 120.0 / 148, "recovered_in_halluc": 118,
+			"recovery_rate_in_halluc": 118.0 / 148, "halluc": 353, "adj_halluc": 235.0 / 500}},
 		{"rerun, Llama-3.1-8B, Hindi", decompositionRows(200, 120, 24, 69, 46, 50, 17, 30, 4), map[string]float64{
 			"halluc": 133, "halluc_rate": 0.665, "recovered_of_clean_correct": 46, "adj_halluc": 0.435, "inflation": 133.0 / 87, "rise": 0.385,
 			"real_rise": 0.155, "broad_recovered": 50, "broad_adj_halluc": 0.415, "broad_inflation": 133.0 / 83, "broad_real_rise": 0.135,
@@ -123,7 +143,7 @@ func TestDecomposition(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", c.name, col, got, want)
 			}
 		}
-		if clean := num(t, cell(t, tb, map[string]string{"condition": "clean"}, "halluc_rate")); c.name[0] == 'p' && math.Abs(clean-0.416) > 5e-7 {
+		if clean := num(t, cell(t, tb, map[string]string{"condition": "clean"}, "halluc_rate")); c.name == "paper, Llama-3.1-8B, Hindi" && math.Abs(clean-0.416) > 5e-7 {
 			t.Errorf("%s: clean halluc_rate %v", c.name, clean)
 		}
 	}

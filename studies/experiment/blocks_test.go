@@ -72,7 +72,7 @@ func TestOptionBlocks(t *testing.T) {
 		{"mistyped, in the study's block", klar + "scoring: {lenient_jsn: true}\n" + model,
 			[]string{`line 5: unknown key "lenient_jsn": did you mean "lenient_json"? (scoring takes lenient_json)`}, nil, nil},
 		{"mistyped, in a block the study does not declare", req + "scoring: {unpaired_test: true}\n" + model,
-			[]string{`line 5: unknown key "unpaired_test": did you mean "unpaired_tests"? (scoring takes lenient_json, normalized_lexical, multilingual_abstain, unpaired_tests)`}, nil, nil},
+			[]string{`line 5: unknown key "unpaired_test": did you mean "unpaired_tests"? (scoring takes lenient_json, normalized_lexical, multilingual_abstain, rerun_abstain, unpaired_tests)`}, nil, nil},
 		{"a block on a study without it", req + "prompt: {shots: 0, max_tokens: 10}\n" + model,
 			[]string{"line 5: prompt.max_tokens does not apply to study requests (it applies to indicklar)"}, nil, nil},
 	}

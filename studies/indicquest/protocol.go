@@ -11,7 +11,8 @@ import (
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
-// Protocol builds L3Cube-IndicQuest requests (Rohera et al.): stage 1
+// Protocol builds L3Cube-IndicQuest requests as v2 describes them (Jain et
+// al.; v1, Rohera et al., publishes only the graded judge prompt): stage 1
 // asks each model every question in its own language (chat, greedy, one
 // short JSON answer); stage 2 sends each answer to the judge model with
 // the judge prompt (temperature 0). Judge requests are routed to the

@@ -1,20 +1,26 @@
 // Package indicquest is the multilingual factual QA study
-// (L3Cube-IndicQuest, Rohera et al.): each question asked in its own
-// language (Protocol, stage 1), each answer judged by an LLM judge (stage
-// 2, role judge), and scored by the judge's verdict beside exact
-// substring, word overlap and the transliteration-aware match. Its
+// (L3Cube-IndicQuest): the protocol is v2's (Jain et al., arXiv
+// 2608.15535, known from a summary of the paper only): each question
+// asked in its own language (Protocol, stage 1), each answer judged by an
+// LLM judge (stage 2, role judge), and scored by the judge's verdict
+// beside exact substring, word overlap and the transliteration-aware
+// match; v1 (Rohera et al., arXiv 2409.08706) gives the dataset's first
+// release and the graded judge prompt (judge_prompt: v1), but no
+// answering prompt, lexical criteria or rule from grades to a verdict. Its
 // tables: accuracy, scoring (human agreement with human labels), judge
 // agreement, verdicts by script, domains, protocol rankings.
 package indicquest
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -118,25 +124,53 @@ func (p *plan) Criteria() []tables.Criterion {
 func Criteria() []tables.Criterion {
 	def := strings.Join(normalize.Default, "+")
 	return []tables.Criterion{
-		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1 Overall >= 3, every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
-		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "overlap", Rule: "every gold word occurs among the answer's words, edge punctuation stripped", Normalization: strings.Join(paperLexical(), "+")},
+		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1: Overall >= 3, Bhasha's threshold, since v1 publishes no rule from grades to a verdict; every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
+		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored", Normalization: strings.Join(paperLexical(), "+")},
+		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + match.EdgePunctuation + " (match.EdgePunctuation)", Normalization: strings.Join(paperLexical(), "+")},
 		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
 	}
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
 // each alternative: the lexical criteria fall short of the judge (§5: by
-// 17–25 points).
+// 17–25 points), as the effect judge rate − lexical rate over the same
+// answers, with its paired 95% interval (stats.PairedDiffCI) and
+// McNemar's exact two-sided p on the answers the two verdicts split (the
+// paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
 	all := func(score.Row) bool { return true }
 	judge := func(r score.Row) bool { return r.Correct }
 	shortfall := func(rows []score.Row, v func(score.Row) bool) float64 {
 		return tables.Rate(rows, judge, all) - tables.Rate(rows, v, all)
 	}
+	discordant := func(rows []score.Row, v func(score.Row) bool) (judgeOnly, lexOnly int) {
+		for _, r := range rows {
+			switch j, l := judge(r), v(r); {
+			case j && !l:
+				judgeOnly++
+			case l && !j:
+				lexOnly++
+			}
+		}
+		return judgeOnly, lexOnly
+	}
+	split := func(rows []score.Row, v func(score.Row) bool) float64 {
+		if len(rows) == 0 {
+			return math.NaN()
+		}
+		return stats.McNemarExact(discordant(rows, v))
+	}
+	interval := func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+		judgeOnly, lexOnly := discordant(rows, v)
+		_, lo, hi := stats.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
+		return lo, hi
+	}
+	const test = "McNemar exact, two-sided, the judge against the criterion on the same answers"
 	return []tables.Claim{
-		{Name: "exact substring falls short of the judge", Measure: "substring", Effect: shortfall},
-		{Name: "word overlap falls short of the judge", Measure: "overlap", Effect: shortfall},
+		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Effect: shortfall, Test: split, TestName: test, Interval: interval,
+			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Effect: shortfall, Test: split, TestName: test, Interval: interval,
+			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -192,7 +226,10 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 }
 
 // Score joins every answer with its judge's verdict (v2: is_correct; v1:
-// Overall ≥ 3 is correct) and its lexical matches.
+// Overall ≥ 3 is correct, Bhasha's threshold: v1's eval_prompt.txt asks
+// for grades and publishes no cut) and its lexical matches, which compare
+// the parsed answer (the JSON answer field the extraction read) or, when
+// extraction failed, the raw response.
 func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	c := score.NewCommon(p.e.Abstain)
 	verdicts := map[string]string{}
@@ -250,7 +287,10 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	return out, nil
 }
 
-// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1).
+// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1;
+// Bhasha's threshold, the midpoint of the 1–5 scale, where the prompt
+// puts "partial alignment where approximately half of the facts are
+// correct").
 func verdict(r *engine.Record) string {
 	if r.Extracted == nil || !r.Extracted.OK() {
 		return score.VerdictUnparsed
