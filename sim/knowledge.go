@@ -30,7 +30,9 @@ type Fact struct {
 // Knowledge indexes facts for lookup in prompts.
 type Knowledge struct {
 	facts []Fact
-	// index by the first two runes of a cue
+	// byStart indexes each cue by its first keyRunes runes, lowered (the
+	// whole cue when shorter): a bucket holds the cues that begin alike,
+	// so a lookup's work does not grow with the facts.
 	byStart map[string][]cueRef
 	// byID lists the positions of each fact id in facts
 	byID map[string][]int
@@ -39,11 +41,16 @@ type Knowledge struct {
 type cueRef struct {
 	fact int
 	cue  string
+	seq  int // the cue's place in the order the cues were indexed
 }
+
+// keyRunes is how many leading runes of a cue its index key holds.
+const keyRunes = 4
 
 // NewKnowledge indexes facts. Cues shorter than two characters are ignored.
 func NewKnowledge(facts []Fact) *Knowledge {
 	k := &Knowledge{facts: facts, byStart: map[string][]cueRef{}, byID: map[string][]int{}}
+	seq := 0
 	for i, f := range facts {
 		k.byID[f.ID] = append(k.byID[f.ID], i)
 		for _, c := range f.Cues {
@@ -52,7 +59,8 @@ func NewKnowledge(facts []Fact) *Knowledge {
 				continue
 			}
 			s := startKey(c)
-			k.byStart[s] = append(k.byStart[s], cueRef{fact: i, cue: c})
+			k.byStart[s] = append(k.byStart[s], cueRef{fact: i, cue: c, seq: seq})
+			seq++
 		}
 	}
 	return k
@@ -96,10 +104,17 @@ func ReadFacts(r io.Reader, name string) ([]Fact, error) {
 // Len is the number of facts.
 func (k *Knowledge) Len() int { return len(k.facts) }
 
+// startKey is a cue's index key: its first keyRunes runes (all of a
+// shorter one), each lowered.
 func startKey(s string) string {
-	r1, n1 := utf8.DecodeRuneInString(s)
-	r2, _ := utf8.DecodeRuneInString(s[n1:])
-	return string(unicode.ToLower(r1)) + string(unicode.ToLower(r2))
+	var b strings.Builder
+	for n, r := range s {
+		if utf8.RuneCountInString(s[:n]) == keyRunes {
+			break
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 // Lookup finds the fact whose cue occurs last in text (in few-shot prompts
@@ -109,20 +124,25 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 	best, bestPos, bestLen := -1, -1, 0
 	lower := strings.ToLower(text)
 	prevSep := true
+	bestSeq := 0
 	for i, r := range lower {
 		sep := unicode.IsSpace(r) || unicode.IsPunct(r)
-		if prevSep && !sep {
-			if i+1 < len(lower) {
-				rest := lower[i:]
-				if refs, ok := k.byStart[startKey(rest)]; ok {
-					for _, c := range refs {
-						if len(c.cue) <= len(rest) && strings.EqualFold(rest[:len(c.cue)], c.cue) {
-							if i > bestPos || (i == bestPos && len(c.cue) > bestLen) {
-								best, bestPos, bestLen = c.fact, i, len(c.cue)
-							}
-						}
-					}
+		if prevSep && !sep && i+1 < len(lower) {
+			// The keys a cue starting here can have: rest's first 2, 3
+			// and keyRunes runes (lower is lowered already), each bucket
+			// the cues of that many runes (keyRunes: or more).
+			rest := lower[i:]
+			runes := 0
+			for end := range rest {
+				if runes >= 2 {
+					k.match(rest, rest[:end], i, &best, &bestPos, &bestLen, &bestSeq)
 				}
+				if runes++; runes > keyRunes {
+					break
+				}
+			}
+			if runes >= 2 && runes <= keyRunes {
+				k.match(rest, rest, i, &best, &bestPos, &bestLen, &bestSeq)
 			}
 		}
 		prevSep = sep
@@ -131,6 +151,20 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 		return nil, 0, false
 	}
 	return &k.facts[best], bestPos, true
+}
+
+// match looks up the cues indexed under key at byte i of the text (rest
+// is the text from there) and keeps the best: the last position, then
+// the longest cue, then the first indexed.
+func (k *Knowledge) match(rest, key string, i int, best, bestPos, bestLen, bestSeq *int) {
+	for _, c := range k.byStart[key] {
+		if len(c.cue) > len(rest) || !strings.EqualFold(rest[:len(c.cue)], c.cue) {
+			continue
+		}
+		if i > *bestPos || (i == *bestPos && (len(c.cue) > *bestLen || (len(c.cue) == *bestLen && c.seq < *bestSeq))) {
+			*best, *bestPos, *bestLen, *bestSeq = c.fact, i, len(c.cue), c.seq
+		}
+	}
 }
 
 // Variant returns the fact with the same id in language lang, if loaded.
