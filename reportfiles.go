@@ -53,6 +53,12 @@ func ReportProgress(fn func(ReportStep)) ReportOption {
 // which no spreadsheet filters or sorts as one.
 func SheetRows(n int) ReportOption { return func(c *reportConfig) { c.sheetRows = n } }
 
+// reportHeadroom is what WriteReport lets the heap grow beyond its live
+// heap: more than scoring's (memlimit.Headroom), since writing the
+// workbook and decoding every prompt allocate several times the live heap
+// and a tighter limit spends the time saved by streaming on collections.
+const reportHeadroom = 256 << 20
+
 // ExplorerSeed seeds the random draw of the HTML explorer's samples
 // (explorerPicks): the same run gives the same page.
 const ExplorerSeed = 20
@@ -70,11 +76,11 @@ const ExplorerSeed = 20
 // (removed at the end) in table order, beside the answers table's rows.
 //
 // While it writes, Go's soft memory limit follows the live heap
-// (internal/memlimit: at most memlimit.Headroom beyond it above
+// (internal/memlimit: at most reportHeadroom beyond it above
 // memlimit.Floor), unless GOMEMLIMIT is set; the limit there was is given
 // back at the end.
 func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
-	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom)()
+	defer memlimit.Hold(memlimit.Floor, reportHeadroom)()
 	var c reportConfig
 	for _, o := range opts {
 		o(&c)
@@ -224,7 +230,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 		t sampleText
 	}
 	n := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want[hash(rec.Key)]
 		if !ok {
 			return text{i: -1}, nil

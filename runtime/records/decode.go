@@ -29,10 +29,11 @@ func (in interner) of(b []byte) string {
 
 // decodeSealed decodes a sealed record line (as Bhasha's Writer wrote it:
 // valid JSON, valid UTF-8) into r, reading the top-level members directly
-// and leaving the request body out unless withRequest. It gives what
+// and leaving the request body out unless withRequest (a copy; with view,
+// the line's own bytes). It gives what
 // json.Unmarshal gives for every field of engine.Record; a member it does
 // not expect to see in that shape is errShape.
-func decodeSealed(line []byte, withRequest, withExtracted bool, in interner, r *engine.Record) error {
+func decodeSealed(line []byte, withRequest, view, withExtracted bool, in interner, r *engine.Record) error {
 	return members(line, func(key, v []byte) error {
 		var err error
 		switch string(key) {
@@ -81,7 +82,10 @@ func decodeSealed(line []byte, withRequest, withExtracted bool, in interner, r *
 		case "empty_response":
 			r.EmptyResponse, err = boolean(v)
 		case "request":
-			if withRequest {
+			switch {
+			case withRequest && view:
+				r.Request = json.RawMessage(v)
+			case withRequest:
 				r.Request = raw(v)
 			}
 		case "request_sha256":

@@ -25,6 +25,11 @@ type StreamOptions struct {
 	// WithRequests keeps the request bodies (Record.Request); without it
 	// they are not decoded at all (they are most of a record's bytes).
 	WithRequests bool
+	// RequestView, with WithRequests, makes Record.Request the line's own
+	// bytes instead of a copy: valid only until work returns (work reads
+	// it there, as a prompt's text is made from it, and keeps no part of
+	// it).
+	RequestView bool
 	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
 	// that extracts every record again).
 	SkipExtracted bool
@@ -289,7 +294,7 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		if st == sealOK {
 			// A sealed line is as Bhasha wrote it (valid JSON): read its
 			// members directly, without the request body unless asked.
-			if err = decodeSealed(raw, withRequests, !o.SkipExtracted, in, &r); err != nil {
+			if err = decodeSealed(raw, withRequests, o.RequestView, !o.SkipExtracted, in, &r); err != nil {
 				r = engine.Record{}
 				if withRequests {
 					err = json.Unmarshal(raw, &r)
