@@ -100,7 +100,7 @@ func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(lin
 // files decoded and given to work on o.Workers goroutines, then to
 // consume on the caller's, in logical order. It returns the files read
 // and the logical line before each one's first.
-func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (files []recordFile, starts []int, nlines int, err error) {
+func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, nlines int, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
 		return nil, nil, 0, err
@@ -140,6 +140,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	// buffers, not one a megabyte.
 	free := make(chan []byte, workers*2+2)
 	var readErr error
+	// The reader's own: read here only once it is done (batches closed).
+	var files []recordFile // the files read, in logical order
+	var starts []int       // the logical line before each file's first
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
