@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,7 +34,7 @@ type Knowledge struct {
 	// byStart indexes each cue by its first keyRunes runes, lowered (the
 	// whole cue when shorter): a bucket holds the cues that begin alike,
 	// so a lookup's work does not grow with the facts.
-	byStart map[string][]cueRef
+	byStart map[string]*bucket
 	// byID lists the positions of each fact id in facts
 	byID map[string][]int
 }
@@ -47,9 +48,18 @@ type cueRef struct {
 // keyRunes is how many leading runes of a cue its index key holds.
 const keyRunes = 4
 
+// bucket holds the cues of one index key by their lowered text, and the
+// byte lengths those texts have (longest first): a lookup tries each
+// length once, not each cue (the cues of one relation's questions share
+// their template, so a bucket can hold thousands).
+type bucket struct {
+	byCue map[string][]cueRef
+	lens  []int
+}
+
 // NewKnowledge indexes facts. Cues shorter than two characters are ignored.
 func NewKnowledge(facts []Fact) *Knowledge {
-	k := &Knowledge{facts: facts, byStart: map[string][]cueRef{}, byID: map[string][]int{}}
+	k := &Knowledge{facts: facts, byStart: map[string]*bucket{}, byID: map[string][]int{}}
 	seq := 0
 	for i, f := range facts {
 		k.byID[f.ID] = append(k.byID[f.ID], i)
@@ -59,9 +69,22 @@ func NewKnowledge(facts []Fact) *Knowledge {
 				continue
 			}
 			s := startKey(c)
-			k.byStart[s] = append(k.byStart[s], cueRef{fact: i, cue: c, seq: seq})
+			b := k.byStart[s]
+			if b == nil {
+				b = &bucket{byCue: map[string][]cueRef{}}
+				k.byStart[s] = b
+			}
+			low := strings.ToLower(c)
+			if _, ok := b.byCue[low]; !ok && !slices.Contains(b.lens, len(low)) {
+				b.lens = append(b.lens, len(low))
+			}
+			b.byCue[low] = append(b.byCue[low], cueRef{fact: i, cue: c, seq: seq})
 			seq++
 		}
+	}
+	for _, b := range k.byStart {
+		slices.Sort(b.lens)
+		slices.Reverse(b.lens)
 	}
 	return k
 }
@@ -157,12 +180,21 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 // is the text from there) and keeps the best: the last position, then
 // the longest cue, then the first indexed.
 func (k *Knowledge) match(rest, key string, i int, best, bestPos, bestLen, bestSeq *int) {
-	for _, c := range k.byStart[key] {
-		if len(c.cue) > len(rest) || !strings.EqualFold(rest[:len(c.cue)], c.cue) {
+	b := k.byStart[key]
+	if b == nil {
+		return
+	}
+	for _, n := range b.lens { // rest is lowered: a cue here is rest[:n] lowered
+		if n > len(rest) {
 			continue
 		}
-		if i > *bestPos || (i == *bestPos && (len(c.cue) > *bestLen || (len(c.cue) == *bestLen && c.seq < *bestSeq))) {
-			*best, *bestPos, *bestLen, *bestSeq = c.fact, i, len(c.cue), c.seq
+		for _, c := range b.byCue[rest[:n]] {
+			if len(c.cue) > len(rest) || !strings.EqualFold(rest[:len(c.cue)], c.cue) {
+				continue
+			}
+			if i > *bestPos || (i == *bestPos && (len(c.cue) > *bestLen || (len(c.cue) == *bestLen && c.seq < *bestSeq))) {
+				*best, *bestPos, *bestLen, *bestSeq = c.fact, i, len(c.cue), c.seq
+			}
 		}
 	}
 }

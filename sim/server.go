@@ -64,13 +64,22 @@ const Behaviour = "b3"
 // and a digest of the facts the server was loaded with, so that answers
 // cached from a simulator that knew other facts (another --dataset or
 // --facts) are never served as this one's.
-func Root(id string, facts []Fact) string {
+func Root(id string, facts []Fact) string { return rootOf(id, factsDigest(facts)) }
+
+// factsDigest is the part of Root that depends on the facts: the first
+// 6 bytes of the SHA-256 of their JSON Lines, in hex. A Server computes
+// it once, in New.
+func factsDigest(facts []Fact) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	for _, f := range facts {
 		enc.Encode(f)
 	}
-	return fmt.Sprintf("simulated/%s@%s/facts-%x", id, Behaviour, h.Sum(nil)[:6])
+	return fmt.Sprintf("%x", h.Sum(nil)[:6])
+}
+
+func rootOf(id, digest string) string {
+	return fmt.Sprintf("simulated/%s@%s/facts-%s", id, Behaviour, digest)
 }
 
 // HeaderSim is the response header in which the simulator says what it
@@ -134,6 +143,7 @@ type Server struct {
 	cfg    Config
 	models map[string]ModelSpec
 	kb     *Knowledge
+	digest string // factsDigest(cfg.Facts), for Root
 	tok    Tokenizer
 	sem    chan struct{}
 
@@ -179,7 +189,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.UnknownLogEvery <= 0 {
 		cfg.UnknownLogEvery = DefaultUnknownLogEvery
 	}
-	s := &Server{cfg: cfg, models: map[string]ModelSpec{}}
+	s := &Server{cfg: cfg, models: map[string]ModelSpec{}, digest: factsDigest(cfg.Facts)}
 	for _, m := range cfg.Models {
 		if m.MaxModelLen == 0 {
 			m.MaxModelLen = 4096
@@ -717,7 +727,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		mm := s.models[m.ID]
 		data = append(data, map[string]any{
 			"id": mm.ID, "object": "model", "created": 0, "owned_by": "bhasha-sim (simulated)",
-			"root": Root(mm.ID, s.cfg.Facts), "parent": nil, "max_model_len": mm.MaxModelLen,
+			"root": rootOf(mm.ID, s.digest), "parent": nil, "max_model_len": mm.MaxModelLen,
 		})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
