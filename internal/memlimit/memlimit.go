@@ -6,13 +6,16 @@
 // heap before a collection: a step whose live heap is 350 MB peaks near
 // 700 MB. While held, the limit is
 //
-//	max(floor, live heap + headroom)
+//	max(floor, live heap + max(headroom, live heap / 4))
 //
 // moved every 250 ms as the live heap changes: below the floor the default
 // pacing is untouched; above it the heap gets headroom beyond what is live
-// (a collection at least every headroom bytes allocated), never a limit
-// under the live heap that would keep the collector running. A user's
-// GOMEMLIMIT is left as it is.
+// (a collection at least every headroom bytes allocated), and a quarter
+// of the live heap once that is more (GOGC=25's pacing: with a fixed
+// headroom a live heap of gigabytes would be marked every few hundred
+// megabytes allocated, and the collector's work would grow with the square
+// of the run), never a limit under the live heap that would keep the
+// collector running. A user's GOMEMLIMIT is left as it is.
 //
 // The limit is the process's: holds nest (the outermost sets it, the
 // others leave it), and the last release gives back the limit there was.
@@ -58,7 +61,8 @@ func Hold(floor, headroom int64) (release func()) {
 			metrics.Read(s)
 			limit := floor
 			if s[0].Value.Kind() == metrics.KindUint64 {
-				limit = max(limit, int64(s[0].Value.Uint64())+headroom)
+				live := int64(s[0].Value.Uint64())
+				limit = max(limit, live+max(headroom, live/4))
 			}
 			debug.SetMemoryLimit(limit)
 		}
