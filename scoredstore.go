@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/experiment"

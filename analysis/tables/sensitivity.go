@@ -109,20 +109,19 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 type Claim struct {
 	Name    string
 	Measure string
-	Effect  func(rows []score.Row, v func(score.Row) bool) float64
+	// Eval is the claim on rows under the verdict v: its effect (NaN when
+	// the run lacks what the claim compares), the effect's 95% interval
+	// and its test's two-sided p-value, each NaN where the claim has none
+	// (Effect gives an outcome with the effect alone).
+	Eval func(rows []score.Row, v func(score.Row) bool) Outcome
 	// On selects the answers the effect compares (their count is the
 	// table's n; nil: every answer of the model).
 	On func(score.Row) bool
-	// Test, when not nil, is the claim's significance test under v: its
-	// two-sided p-value (NaN when it cannot be computed); TestName says
-	// which test, on which pairs.
-	Test     func(rows []score.Row, v func(score.Row) bool) float64
+	// TestName says which test gives Eval's p, on which pairs ("": none).
 	TestName string
-	// Interval, when not nil, is the effect's 95% interval under v.
-	Interval func(rows []score.Row, v func(score.Row) bool) (lo, hi float64)
 	// Significant: the paper asserts the effect is statistically
-	// significant, so the claim holds only when Test's p is below Alpha
-	// (0.05 when 0) as well; such a claim without a Test never holds.
+	// significant, so the claim holds only when Eval's p is below Alpha
+	// (0.05 when 0) as well; such a claim without a p never holds.
 	Significant bool
 	Alpha       float64
 	// Models, when not nil, limits the claim to the models it accepts
@@ -132,6 +131,14 @@ type Claim struct {
 	// changes that measure (nil: Row.Correct).
 	Verdict func(score.Row) bool
 }
+
+// Outcome is a claim evaluated: the effect, its 95% interval [Lo, Hi]
+// and the test's two-sided p-value, NaN where there is none.
+type Outcome struct{ Effect, Lo, Hi, P float64 }
+
+// Effect is the outcome of a claim with an effect and neither interval
+// nor test.
+func Effect(e float64) Outcome { return Outcome{e, math.NaN(), math.NaN(), math.NaN()} }
 
 // alpha is the claim's significance level (0.05 unless set).
 func (c Claim) alpha() float64 {
@@ -147,10 +154,7 @@ func (c Claim) holds(effect, p float64) bool {
 	if !(effect > 0) {
 		return false
 	}
-	if !c.Significant {
-		return true
-	}
-	return c.Test != nil && p < c.alpha()
+	return !c.Significant || p < c.alpha()
 }
 
 // NoAlternative names the conclusions row of a claim whose measure no
@@ -192,7 +196,6 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		byModel[r.Key.Model] = append(byModel[r.Key.Model], r)
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
-	nan := math.NaN()
 	for _, c := range claims {
 		measure := c.Measure
 		if measure == "" {
@@ -212,18 +215,6 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			}
 			on = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
 		}
-		test := func(rs []score.Row, v func(score.Row) bool) float64 {
-			if c.Test == nil {
-				return nan
-			}
-			return c.Test(rs, v)
-		}
-		interval := func(rs []score.Row, v func(score.Row) bool) (float64, float64) {
-			if c.Interval == nil {
-				return nan, nan
-			}
-			return c.Interval(rs, v)
-		}
 		for _, m := range models {
 			if c.Models != nil && !c.Models(m) {
 				continue
@@ -239,20 +230,18 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 						return a.base(r)
 					}
 				}
-				e, ea := c.Effect(rs, a.base), c.Effect(rs, of)
-				if math.IsNaN(e) || math.IsNaN(ea) {
+				x, xa := c.Eval(rs, a.base), c.Eval(rs, of)
+				if math.IsNaN(x.Effect) || math.IsNaN(xa.Effect) {
 					continue
 				}
-				p, pa := test(rs, a.base), test(rs, of)
-				lo, hi := interval(rs, a.base)
-				loA, hiA := interval(rs, of)
 				n := 0
 				for _, r := range rs {
 					if c.On == nil || c.On(r) {
 						n++
 					}
 				}
-				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), e, lo, hi, p, c.holds(e, p), ea, loA, hiA, pa, c.holds(ea, pa))
+				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
+					xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P))
 			}
 		}
 	}
@@ -289,21 +278,13 @@ func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score
 	}
 	return Claim{Name: name, Measure: measure, Significant: significant,
 		On: func(r score.Row) bool { return a(r) || b(r) },
-		Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			n, onlyA, onlyB := count(rows, v)
-			return Frac(onlyA-onlyB, n)
-		},
-		Test: func(rows []score.Row, v func(score.Row) bool) float64 {
+		Eval: func(rows []score.Row, v func(score.Row) bool) Outcome {
 			n, onlyA, onlyB := count(rows, v)
 			if n == 0 {
-				return math.NaN()
+				return Effect(math.NaN())
 			}
-			return stats.McNemarExact(onlyA, onlyB)
-		},
-		Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
-			n, onlyA, onlyB := count(rows, v)
 			_, lo, hi := stats.PairedDiffCI(onlyB, onlyA, n, 0.95) // its d = (c − b)/n with b = onlyB, c = onlyA
-			return lo, hi
+			return Outcome{Frac(onlyA-onlyB, n), lo, hi, stats.McNemarExact(onlyA, onlyB)}
 		},
 		TestName: "McNemar exact, two-sided, paired by " + pairs}
 }

@@ -23,9 +23,9 @@
 // facts, bhasha.SimulatedModelsOf); each ok record gets the study's
 // Extract and goes through records.CreateWith (holding the directory's
 // lock, so the live file is sealed into zstd segments as it grows, as
-// `bhasha run` seals it) / Write / Close (seals, flushes); the directory gets the run's copy of the experiment and a
-// manifest (run.WriteManifest) that says simulated, as a simulated run's
-// does. What differs from `bhasha run`: no response cache is read or
+// `bhasha run` seals it) / Write / Close (seals, flushes); the directory
+// gets the run's copy of the experiment and a manifest (run.WriteManifest)
+// that says simulated, as a simulated run's does. What differs from `bhasha run`: no response cache is read or
 // written, the endpoint recorded is Endpoint, latencies are in-process
 // ones, and what a two-step strategy's second stage looks up of its first
 // is held as a 128-bit key hash and the response (not the records file

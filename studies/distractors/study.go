@@ -12,6 +12,7 @@ package distractors
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -278,9 +279,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
-			On: cond(Hindi, true), Models: four, Verdict: switched, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-				return SwitchBound - tables.Rate(rows, v, cond(Hindi, true))
-			}, Interval: func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
+			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
 				k, n := 0, 0
 				for _, r := range rows {
 					if cond(Hindi, true)(r) {
@@ -290,8 +289,11 @@ func Claims(paper func(model string) string) []tables.Claim {
 						}
 					}
 				}
-				lo, hi := stats.Wilson(k, n, 0.95)
-				return SwitchBound - hi, SwitchBound - lo
+				if n == 0 {
+					return tables.Effect(math.NaN())
+				}
+				lo, hi := stats.Wilson(k, n, 0.95) // the bound minus the switch rate's interval
+				return tables.Outcome{Effect: SwitchBound - float64(k)/float64(n), Lo: SwitchBound - hi, Hi: SwitchBound - lo, P: math.NaN()}
 			}},
 		with(tables.PairedClaim("the Hindi note raises abstention (the four other models; §5: Qwen2.5-3B 0.352 → 0.730)", "abstain", cond(Hindi, true), cond(Clean, true), key, pairs, false), four),
 	}

@@ -25,9 +25,9 @@ import (
 // except in the 2Step strategies' second stage, where the authors' code
 // leaves out the pool element at the position of the item's KLAR index,
 // not the item: DemosExcludeItem), greedy decoding with the per-strategy
-// token limits and JSON schemas of their vLLM calls. Baselines run on every form asked (native, code-mixed,
-// English); the other strategies, like the authors' scripts, on native
-// questions only.
+// token limits and JSON schemas of their vLLM calls. Baselines run on
+// every form asked (native, code-mixed, English); the other strategies,
+// like the authors' scripts, on native questions only.
 type Protocol struct {
 	Set        *item.Set
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)

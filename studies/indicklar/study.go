@@ -215,21 +215,21 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 			On: func(r score.Row) bool {
 				return native(ref)(r) || (r.Key.Form == string(item.Native) && slices.Contains(vs, r.Key.Strategy))
 			},
-			Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
+			Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
 				best := math.NaN()
 				for _, s := range vs {
 					if d := tables.RateDiff(rows, v, native(s), native(ref)); !math.IsNaN(d) && (math.IsNaN(best) || d > best) {
 						best = d
 					}
 				}
-				return best
+				return tables.Effect(best)
 			}})
 	}
 	cs = append(cs, tables.PairedClaim(fmt.Sprintf("code-mixed beats native questions (%s; §5.1)", ref), "", sel(ref, item.CodeMixed), native(ref), key, "language and item", false))
 	english := sel(ref, item.English)
 	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s; §5.1)", ref),
-		On: func(r score.Row) bool { return english(r) || native(ref)(r) }, Effect: func(rows []score.Row, v func(score.Row) bool) float64 {
-			return tables.RateDiff(rows, v, english, native(ref))
+		On: func(r score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+			return tables.Effect(tables.RateDiff(rows, v, english, native(ref)))
 		}})
 	return cs
 }

@@ -138,12 +138,14 @@ func Criteria() []tables.Criterion {
 // McNemar's exact two-sided p on the answers the two verdicts split (the
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
-	all := func(score.Row) bool { return true }
 	judge := func(r score.Row) bool { return r.Correct }
-	shortfall := func(rows []score.Row, v func(score.Row) bool) float64 {
-		return tables.Rate(rows, judge, all) - tables.Rate(rows, v, all)
-	}
-	discordant := func(rows []score.Row, v func(score.Row) bool) (judgeOnly, lexOnly int) {
+	// The judge's accuracy minus the criterion's on the same answers, its
+	// paired interval, and McNemar's p on the answers they disagree on.
+	shortfall := func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+		if len(rows) == 0 {
+			return tables.Effect(math.NaN())
+		}
+		judgeOnly, lexOnly := 0, 0
 		for _, r := range rows {
 			switch j, l := judge(r), v(r); {
 			case j && !l:
@@ -152,24 +154,14 @@ func Claims() []tables.Claim {
 				lexOnly++
 			}
 		}
-		return judgeOnly, lexOnly
-	}
-	split := func(rows []score.Row, v func(score.Row) bool) float64 {
-		if len(rows) == 0 {
-			return math.NaN()
-		}
-		return stats.McNemarExact(discordant(rows, v))
-	}
-	interval := func(rows []score.Row, v func(score.Row) bool) (float64, float64) {
-		judgeOnly, lexOnly := discordant(rows, v)
-		_, lo, hi := stats.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
-		return lo, hi
+		d, lo, hi := stats.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
+		return tables.Outcome{Effect: d, Lo: lo, Hi: hi, P: stats.McNemarExact(judgeOnly, lexOnly)}
 	}
 	const test = "McNemar exact, two-sided, the judge against the criterion on the same answers"
 	return []tables.Claim{
-		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Effect: shortfall, Test: split, TestName: test, Interval: interval,
+		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Eval: shortfall, TestName: test,
 			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Effect: shortfall, Test: split, TestName: test, Interval: interval,
+		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Eval: shortfall, TestName: test,
 			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
