@@ -1,9 +1,12 @@
 package records
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
@@ -13,18 +16,23 @@ import (
 var errShape = errors.New("unexpected record shape")
 
 // interner shares the repeated strings of a batch of records (a key's
-// model, language, form, strategy, condition).
-type interner map[string]string
+// model, language, form, strategy, condition): a direct-mapped cache of
+// the strings last made, by a hash of their length and three bytes (a
+// string met again is compared, never hashed in full; a collision only
+// makes a new string). The nil *interner shares nothing.
+type interner struct{ slot [1024]string }
 
-func (in interner) of(b []byte) string {
-	if s, ok := in[string(b)]; ok {
-		return s
+func (in *interner) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	s := string(b)
-	if len(in) < 4096 {
-		in[s] = s
+	h := (uint(len(b))*31+uint(b[0]))*31 + uint(b[len(b)/2])*7 + uint(b[len(b)-1])
+	p := &in.slot[h%uint(len(in.slot))]
+	if *p == string(b) {
+		return *p
 	}
-	return s
+	*p = string(b)
+	return *p
 }
 
 // decodeSealed decodes a sealed record line (as Bhasha's Writer wrote it:
@@ -33,9 +41,26 @@ func (in interner) of(b []byte) string {
 // the line's own bytes). It gives what
 // json.Unmarshal gives for every field of engine.Record; a member it does
 // not expect to see in that shape is errShape.
-func decodeSealed(line []byte, withRequest, view, withExtracted bool, in interner, r *engine.Record) error {
-	return members(line, func(key, v []byte) error {
+func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *interner, r *engine.Record) error {
+	// The Writer writes the members in engine.Record's order, leaving the
+	// request out, then splices the request body in, then the seal. A
+	// request met after members in that order, one of them ordered after
+	// Request (request_sha256, identity, simulated, extracted), is the
+	// last member: without requests the line's reading ends there, without
+	// walking the body (most of the line's bytes). A line in any other
+	// order (rewritten and sealed again by another tool) is read whole.
+	last, ordered, after := -1, true, false
+	spliced := func(key []byte) bool {
+		return !withRequest && ordered && after && string(key) == "request" && hasSealTail(line)
+	}
+	return membersUntil(line, spliced, func(key, v []byte) error {
 		var err error
+		if ordered {
+			pos := writerOrder(key)
+			ordered = pos > last
+			last = pos
+			after = after || pos >= writerOrder([]byte("request_sha256"))
+		}
 		switch string(key) {
 		case "key":
 			r.Key, err = str(v, nil)
@@ -111,7 +136,7 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in interne
 }
 
 // decodeIdentity decodes a record's identity object.
-func decodeIdentity(v []byte, in interner, id *engine.Identity) error {
+func decodeIdentity(v []byte, in *interner, id *engine.Identity) error {
 	return members(v, func(key, val []byte) error {
 		s, err := str(val, in)
 		switch string(key) {
@@ -126,8 +151,75 @@ func decodeIdentity(v []byte, in interner, id *engine.Identity) error {
 	})
 }
 
+// writerOrder is the place of a member in the Writer's lines (-1 for
+// one it does not write).
+func writerOrder(key []byte) int {
+	switch string(key) {
+	case "key":
+		return 0
+	case "fields":
+		return 1
+	case "kind":
+		return 2
+	case "served_model":
+		return 3
+	case "status":
+		return 4
+	case "error":
+		return 5
+	case "response":
+		return 6
+	case "reasoning":
+		return 7
+	case "finish_reason":
+		return 8
+	case "prompt_tokens":
+		return 9
+	case "completion_tokens":
+		return 10
+	case "latency_ms":
+		return 11
+	case "attempts":
+		return 12
+	case "endpoint":
+		return 13
+	case "cached":
+		return 14
+	case "cache_key":
+		return 15
+	case "logprobs":
+		return 16
+	case "prompt_logprobs":
+		return 17
+	case "refusal":
+		return 18
+	case "tool_calls":
+		return 19
+	case "empty_response":
+		return 20
+	case "request_sha256":
+		return 21
+	case "identity":
+		return 22
+	case "simulated":
+		return 23
+	case "extracted":
+		return 24
+	}
+	return -1
+}
+
+// hasSealTail reports whether line ends in its seal member.
+func hasSealTail(line []byte) bool {
+	return len(line) > sealLen && string(line[len(line)-sealLen:len(line)-sealLen+len(sealMember)]) == sealMember && string(line[len(line)-2:]) == `"}`
+}
+
 // members calls fn with each member of the flat JSON object v.
-func members(v []byte, fn func(key, val []byte) error) error {
+func members(v []byte, fn func(key, val []byte) error) error { return membersUntil(v, nil, fn) }
+
+// membersUntil is members, stopping (without an error, before the value
+// is read) at the first member whose key stop accepts (nil: none).
+func membersUntil(v []byte, stop func(key []byte) bool, fn func(key, val []byte) error) error {
 	i := skipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return errShape
@@ -155,6 +247,9 @@ func members(v []byte, fn func(key, val []byte) error) error {
 			return errShape
 		}
 		key := v[i+1 : ke-1]
+		if stop != nil && stop(key) {
+			return nil
+		}
 		i = skipSpace(v, ke)
 		if i >= len(v) || v[i] != ':' {
 			return errShape
@@ -172,7 +267,7 @@ func members(v []byte, fn func(key, val []byte) error) error {
 }
 
 // decodeKey decodes a record's fields object (engine.Key).
-func decodeKey(v []byte, in interner, k *engine.Key) error {
+func decodeKey(v []byte, in *interner, k *engine.Key) error {
 	if string(v) == "null" {
 		return nil
 	}
@@ -206,7 +301,7 @@ func decodeKey(v []byte, in interner, k *engine.Key) error {
 }
 
 // str reads a JSON string (interned when in is not nil).
-func str(v []byte, in interner) (string, error) {
+func str(v []byte, in *interner) (string, error) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		if string(v) == "null" {
 			return "", nil
@@ -214,12 +309,8 @@ func str(v []byte, in interner) (string, error) {
 		return "", errShape
 	}
 	body := v[1 : len(v)-1]
-	for _, c := range body {
-		if c == '\\' {
-			var s string
-			err := json.Unmarshal(v, &s)
-			return s, err
-		}
+	if i := bytes.IndexByte(body, '\\'); i >= 0 {
+		return unescape(body, i)
 	}
 	if in != nil {
 		return in.of(body), nil
@@ -262,4 +353,88 @@ func boolean(v []byte) (bool, error) {
 // encoding/json keeps it.
 func raw(v []byte) json.RawMessage {
 	return append(json.RawMessage(nil), v...)
+}
+
+// unescape decodes the body of a JSON string (between its quotes) whose
+// first backslash is at i, as encoding/json does: the two-character
+// escapes, \uXXXX, a surrogate pair as one rune, a lone surrogate as
+// U+FFFD. The body is a sealed line's (valid UTF-8); an escape JSON does
+// not allow is errShape.
+func unescape(body []byte, i int) (string, error) {
+	out := make([]byte, 0, len(body))
+	out = append(out, body[:i]...)
+	for i < len(body) {
+		c := body[i]
+		if c != '\\' {
+			j := bytes.IndexByte(body[i:], '\\')
+			if j < 0 {
+				out = append(out, body[i:]...)
+				break
+			}
+			out = append(out, body[i:i+j]...)
+			i += j
+			continue
+		}
+		if i+1 >= len(body) {
+			return "", errShape
+		}
+		switch body[i+1] {
+		case '"', '\\', '/':
+			out = append(out, body[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(body, i+2)
+			if !ok {
+				return "", errShape
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(body, i+2); ok && i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						out = utf8.AppendRune(out, dec)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", errShape
+		}
+		i += 2
+	}
+	return string(out), nil
+}
+
+// hex4 reads the four hex digits at b[i:i+4].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
 }

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,10 @@ type recordFile struct {
 	name string // base name, as messages show it
 	seg  int    // segment number; 0 for the live file
 	zst  bool
+	// verified: the segment's seal holds, so every line is as sealed
+	// (set by open).
+	verified bool
+	dec      *zstd.Decoder // walk's decoder, reused by open (nil: open makes one)
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -200,6 +205,7 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 		return false, err
 	}
 	any, last, retries := false, 0, 0
+	var dec *zstd.Decoder // one for every segment
 	again := func() error {
 		if retries++; retries > 1000 {
 			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
@@ -213,7 +219,17 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 			return any, nil
 		}
 		f := d.files[i]
+		if f.zst {
+			if dec == nil {
+				if dec, err = newDecoder(nil); err != nil {
+					return any, fmt.Errorf("reading the records of %s: %w", dir, err)
+				}
+				defer dec.Close()
+			}
+			f.dec = dec
+		}
 		r, err := f.open()
+		f.dec = nil
 		if errors.Is(err, os.ErrNotExist) {
 			// A plain segment compressed, or records.jsonl sealed: look again.
 			if err := again(); err != nil {
@@ -245,8 +261,9 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 	}
 }
 
-// open opens a records file for reading, decompressing a segment.
-func (f recordFile) open() (io.ReadCloser, error) {
+// open opens a records file for reading, decompressing a segment, and
+// sets f.verified when the segment's seal holds (segseal.go).
+func (f *recordFile) open() (io.ReadCloser, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading records: %w", err)
@@ -254,7 +271,22 @@ func (f recordFile) open() (io.ReadCloser, error) {
 	if !f.zst {
 		return fh, nil
 	}
-	zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	st, err := fh.Stat()
+	if err == nil {
+		f.verified, err = segmentSealed(fh, st.Size())
+	}
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+	}
+	if f.dec != nil { // a decoder reused from segment to segment
+		if err := f.dec.Reset(bufio.NewReaderSize(fh, 1<<20)); err != nil {
+			fh.Close()
+			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		return &zstdFile{zr: f.dec, f: fh, path: f.path, shared: true}, nil
+	}
+	zr, err := newDecoder(bufio.NewReaderSize(fh, 1<<20))
 	if err != nil {
 		fh.Close()
 		return nil, fmt.Errorf("reading %s: %w", f.path, err)
@@ -262,11 +294,17 @@ func (f recordFile) open() (io.ReadCloser, error) {
 	return &zstdFile{zr: zr, f: fh, path: f.path}, nil
 }
 
+// newDecoder is a segment's zstd decoder.
+func newDecoder(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+}
+
 // zstdFile reads a compressed segment; errors name it.
 type zstdFile struct {
-	zr   *zstd.Decoder
-	f    *os.File
-	path string
+	zr     *zstd.Decoder
+	f      *os.File
+	path   string
+	shared bool // zr is walk's, left open by Close
 }
 
 func (z *zstdFile) Read(p []byte) (int, error) {
@@ -278,7 +316,9 @@ func (z *zstdFile) Read(p []byte) (int, error) {
 }
 
 func (z *zstdFile) Close() error {
-	z.zr.Close()
+	if !z.shared {
+		z.zr.Close()
+	}
 	return z.f.Close()
 }
 
@@ -318,14 +358,20 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
 		return fail(err)
 	}
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+	// A segment's compressed bytes are hashed on their way to the file,
+	// and its lines' seals checked on their way into the encoder: the
+	// segment seal (segseal.go) is appended when every line was sealed.
+	sum := sha256.New()
+	bw := bufio.NewWriterSize(hashingWriter{tmp, sum}, 1<<20)
 	var w io.Writer = bw
 	var zw *zstd.Encoder
+	var seals *lineSeals
 	if zst {
 		if zw, err = zstd.NewWriter(bw, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)); err != nil {
 			return fail(err)
 		}
-		w = zw
+		seals = newLineSeals()
+		w = io.MultiWriter(zw, seals)
 	}
 	if err := write(w); err != nil {
 		if zw != nil {
@@ -340,6 +386,11 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return fail(err)
+	}
+	if seals != nil && seals.sealed() && seals.lines > 0 {
+		if _, err := tmp.Write(segSealOf(sum.Sum(nil))); err != nil {
+			return fail(errSegSeal(path, err))
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)

@@ -622,7 +622,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
 			}
-			switch checkSeal(raw) {
+			switch sealOf(f, raw) {
 			case sealOK:
 				sealed++
 			case sealBroken:

@@ -179,7 +179,8 @@ func sealedDir(t *testing.T, n int) string {
 // decompress writes segment seg of dir as its plain copy.
 func decompress(t *testing.T, dir string, seg int) {
 	t.Helper()
-	r, err := recordFile{path: filepath.Join(dir, SegmentName(seg)), seg: seg, zst: true}.open()
+	f := recordFile{path: filepath.Join(dir, SegmentName(seg)), seg: seg, zst: true}
+	r, err := f.open()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -53,9 +52,9 @@ type StreamOptions struct {
 // a later ok record replaces, a key that turns out to have disagreeing
 // records); their results are dropped. work is given the record's line
 // number, and kept[i] is the line out[i] was made from. The record
-// passed to work is not used after work returns. nlines is the number of
-// lines read. A
-// cancelled ctx stops it with ctx's error; a malformed line is an error
+// passed to work is valid only until work returns (the next line is
+// decoded into it): work copies what it keeps. nlines is the number of
+// lines read. A cancelled ctx stops it with ctx's error; a malformed line is an error
 // naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
 	u := newUniq[T](o.Experiment)
@@ -126,7 +125,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		file  *recordFile
 		local int // the first line's number in its file
 		data  []byte
-		ends  []int // end offset of each line in data
+		spans []span // each line's bytes in data, without its newline
 		read  int64
 		res   []lineResult[T]
 		err   error
@@ -176,28 +175,39 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				return b
 			}
-			sc := lines.New(r, f.path, 0)
+			local := 0 // lines of this file cut so far
 			b := newBatch(1)
-			for sc.Scan() {
-				line := sc.Bytes()
+			last, err := cutLines(r, f.path, b.data, func(from, to int) {
 				n++
-				b.data = append(b.data, line...)
-				b.ends = append(b.ends, len(b.data))
-				if len(b.data) >= batchBytes {
-					b.read = done + position(r)
-					if !send(b) {
-						return ctx.Err()
-					}
-					b = newBatch(sc.Line() + 1)
+				local++
+				b.spans = append(b.spans, span{int32(from), int32(to)})
+			}, func(data []byte, next int) ([]byte, bool) {
+				// A full batch keeps data[:next]; the partial line after
+				// it moves to the next batch.
+				if len(b.spans) == 0 || next < batchBytes {
+					return nil, false
 				}
+				b.read = done + position(r)
+				nb := newBatch(local + 1)
+				nb.data = append(nb.data, data[next:]...)
+				b.data = data[:next]
+				if !send(b) {
+					return nil, true
+				}
+				b = nb
+				return b.data, false
+			})
+			b.data = last
+			if err != nil {
+				return err
 			}
-			if err := sc.Err(); err != nil {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if st, err := os.Stat(f.path); err == nil {
 				done += st.Size()
 			}
-			if len(b.ends) > 0 {
+			if len(b.spans) > 0 {
 				b.read = done
 				if !send(b) {
 					return ctx.Err()
@@ -217,7 +227,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		go func() {
 			defer wg.Done()
 			for b := range todo {
-				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.ends, o, work)
+				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, o, work)
 				select {
 				case free <- b.data[:0]:
 				default:
@@ -250,7 +260,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 		}
 		b.res = nil
-		nlines = b.first + len(b.ends) - 1
+		nlines = b.first + len(b.spans) - 1
 		if o.Progress != nil {
 			o.Progress(b.read, total)
 		}
@@ -280,20 +290,21 @@ type lineResult[T any] struct {
 	v        T
 }
 
-// decodeBatch decodes the lines of one batch and runs work on each.
-func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, ends []int, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+// decodeBatch decodes the lines of one batch and runs work on each. The
+// lines are decoded into one Record, reset for each: work keeps no
+// pointer to it (Unique's and Each's contract).
+func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	withRequests := o.WithRequests
-	out := make([]lineResult[T], len(ends))
-	start := 0
+	out := make([]lineResult[T], len(spans))
 	var buf []byte
-	in := interner{}
-	for i, end := range ends {
-		raw := data[start:end]
-		start = end
+	in := new(interner)
+	var r engine.Record
+	for i, sp := range spans {
+		raw := data[sp.from:sp.to]
 		n := first + i
-		var r engine.Record
+		r = engine.Record{}
 		var err error
-		st := checkSeal(raw)
+		st := sealOf(*f, raw)
 		if st == sealOK {
 			// A sealed line is as Bhasha wrote it (valid JSON): read its
 			// members directly, without the request body unless asked.

@@ -97,8 +97,9 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	st, ok := e.plan.(Streamer)
 	if !ok {
 		recs, _, d, n, err := records.Unique(ctx, dir, so, func(_ int, r *engine.Record) (*engine.Record, error) {
-			e.Extract(r)
-			return r, nil // each record decoded into its own Record
+			c := *r // the reader decodes the next line into r
+			e.Extract(&c)
+			return &c, nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("scoring %s: %w", dir, err)

@@ -1,0 +1,107 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+)
+
+// TestStrAgreesWithEncodingJSON: every JSON string form a sealed line can
+// hold reads as encoding/json reads it.
+func TestStrAgreesWithEncodingJSON(t *testing.T) {
+	cases := []string{
+		`""`, `"plain"`, `"{\"translation\":\"Moscow\"}"`, `"a\\b\/c"`, `"\b\f\n\r\t"`,
+		`"\u0905\u0928"`, `"\u00e9t\u00C9"`, `"\ud83d\ude00 smile"`, `"lone \ud83d here"`, `"lone low \ude00"`,
+		`"\ud83d\u0041"`, `"end \\"`, `"नमस्ते \"quoted\""`, `"\u0000nul"`, `null`,
+	}
+	// and random strings through encoding/json's own escaping
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("ab \"\\/\b\f\n\r\t<>&\u2028\u0905😀é\x01")
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		enc, _ := json.Marshal(b.String())
+		cases = append(cases, string(enc))
+	}
+	for _, c := range cases {
+		var want string
+		if err := json.Unmarshal([]byte(c), &want); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		for _, in := range []*interner{nil, new(interner)} {
+			got, err := str([]byte(c), in)
+			if err != nil || got != want {
+				t.Errorf("str(%s) = %q, %v; encoding/json gives %q", c, got, err, want)
+			}
+		}
+	}
+	for _, bad := range []string{`"\x"`, `"\u12"`, `"\u12g4"`, `"a\"`} {
+		if _, err := str([]byte(bad), nil); err == nil {
+			t.Errorf("str(%s): no error", bad)
+		}
+	}
+}
+
+// TestDecodeSealedAgreesWithUnmarshal: the fast decoder gives every field
+// encoding/json gives, for records as the Writer writes them.
+func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
+	recs := []engine.Record{
+		{Key: "e|m|1|hin|native|baseline||", Fields: engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin", Form: "native", Strategy: "baseline"},
+			Kind: engine.Completion, Status: engine.StatusOK, Response: "{\"answer\":\"पेरिस\"}\n", PromptTokens: 12, LatencyMS: 3.25, Cached: true,
+			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
+		{Key: "e|m|2|||||", Status: "failed", Error: "HTTP 500: \"boom\"", Attempts: 3, Logprobs: json.RawMessage(`[{"t":"a"}]`), EmptyResponse: true},
+	}
+	for _, want := range recs {
+		var out closingBuffer
+		w := newWriter(&out, "records.jsonl")
+		if err := w.Write(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		written := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+		// The same record rewritten by another tool (members in
+		// alphabetical order, the request among them) and sealed again.
+		var m map[string]any
+		json.Unmarshal(written, &m)
+		delete(m, "record_sha256")
+		var other bytes.Buffer
+		b, _ := json.Marshal(m)
+		other.Write(append(b, '\n'))
+		seal(&other, 0)
+		for _, raw := range [][]byte{written, bytes.TrimSuffix(other.Bytes(), []byte("\n"))} {
+			if checkSeal(raw) != sealOK {
+				t.Fatalf("%s: not sealed", want.Key)
+			}
+			var ref engine.Record
+			if err := json.Unmarshal(raw, &ref); err != nil {
+				t.Fatal(err)
+			}
+			for _, withReq := range []bool{false, true} {
+				var got engine.Record
+				if err := decodeSealed(raw, withReq, false, true, new(interner), &got); err != nil {
+					t.Fatalf("%s: %v", want.Key, err)
+				}
+				exp := ref
+				if !withReq {
+					exp.Request = nil
+				}
+				if !reflect.DeepEqual(got, exp) {
+					t.Errorf("%s (requests %v):\n got %+v\nwant %+v", want.Key, withReq, got, exp)
+				}
+			}
+		}
+	}
+}
+
+type closingBuffer struct{ bytes.Buffer }
+
+func (*closingBuffer) Close() error { return nil }
