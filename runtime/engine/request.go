@@ -8,9 +8,12 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/bhashalab/bhasha/internal/jsonscan"
 )
 
 // Kind is the OpenAI endpoint a request goes to.
@@ -195,8 +198,48 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 }
 
 // PromptOf reads a request body (Request.Body's JSON, as records keep it)
-// back into its prompt: a completion's prompt, or a chat's messages.
+// back into its prompt: a completion's prompt, or a chat's messages. A
+// body in the shape Bhasha writes is read by its structure alone
+// (internal/jsonscan: its prompt is most of its bytes); any other is
+// decoded by encoding/json, whose errors it returns.
 func PromptOf(body []byte) (prompt string, messages []Message, err error) {
+	var (
+		p     string
+		has   bool
+		msgs  []Message
+		other bool // a member the fast reading leaves to encoding/json
+	)
+	err = jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "prompt":
+			s, ok := jsonscan.String(v)
+			if !ok {
+				return jsonscan.ErrShape
+			}
+			p, has = s, true
+		case "messages":
+			msgs = nil
+			if err := json.Unmarshal(v, &msgs); err != nil {
+				return err
+			}
+		default:
+			if strings.EqualFold(string(key), "prompt") || strings.EqualFold(string(key), "messages") || bytes.IndexByte(key, '\\') >= 0 {
+				other = true // encoding/json matches keys without regard to case or escapes
+			}
+		}
+		return nil
+	})
+	if err == nil && !other {
+		if has {
+			return p, nil, nil
+		}
+		return "", msgs, nil
+	}
+	return promptOfJSON(body)
+}
+
+// promptOfJSON is PromptOf through encoding/json.
+func promptOfJSON(body []byte) (prompt string, messages []Message, err error) {
 	var b struct {
 		Prompt   *string   `json:"prompt"`
 		Messages []Message `json:"messages"`

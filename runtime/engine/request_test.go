@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,36 @@ func TestKeyRoundTrip(t *testing.T) {
 		if _, err := ParseKey(bad); err == nil {
 			t.Errorf("ParseKey(%q) succeeded", bad)
 		}
+	}
+}
+
+// PromptOf gives what encoding/json gives, for the bodies Body writes and
+// for others the fast reading leaves to encoding/json.
+func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
+	bodies := []string{
+		`{"model":"m","prompt":"Q: \u0905\"x\"?\nA:","max_tokens":60,"structured_outputs":{"json":{"properties":{"prompt":{"type":"string"}}}}}`,
+		`{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Q: \"a\"?"}],"temperature":0}`,
+		`{"prompt":null,"messages":[{"role":"user","content":"x"}]}`,
+		`{"Prompt":"upper case key"}`,
+		`{"pr\u006fmpt":"escaped key"}`,
+		`{"prompt":"a","prompt":"last wins"}`,
+		`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`,
+		`{}`, `null`, `{"prompt":12}`, `{"prompt":"x"`, `[1]`,
+	}
+	for _, b := range bodies {
+		wp, wm, werr := promptOfJSON([]byte(b))
+		gp, gm, gerr := PromptOf([]byte(b))
+		if gp != wp || !reflect.DeepEqual(gm, wm) || (gerr == nil) != (werr == nil) {
+			t.Errorf("PromptOf(%s) = %q, %v, %v; encoding/json: %q, %v, %v", b, gp, gm, gerr, wp, wm, werr)
+		}
+	}
+	// and a body Body writes
+	r := Request{Key: Key{Item: "1"}, Kind: Completion, Prompt: "नमस्ते\n\"hi\""}
+	body, err := r.Body("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _, err := PromptOf(body); err != nil || p != r.Prompt {
+		t.Errorf("PromptOf(Body) = %q, %v", p, err)
 	}
 }

@@ -3,17 +3,15 @@ package records
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/bhashalab/bhasha/internal/jsonscan"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // errShape is a sealed line whose structure the fast decoder does not
 // expect; decodeSealed's caller then decodes it with encoding/json.
-var errShape = errors.New("unexpected record shape")
+var errShape = jsonscan.ErrShape
 
 // interner shares the repeated strings of a batch of records (a key's
 // model, language, form, strategy, condition): a direct-mapped cache of
@@ -46,14 +44,30 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 	// request out, then splices the request body in, then the seal. A
 	// request met after members in that order, one of them ordered after
 	// Request (request_sha256, identity, simulated, extracted), is the
-	// last member: without requests the line's reading ends there, without
-	// walking the body (most of the line's bytes). A line in any other
-	// order (rewritten and sealed again by another tool) is read whole.
+	// last member: the line's reading ends there, the body being what
+	// lies before the seal, never walked (it is most of the line's
+	// bytes). A line in any other order (rewritten and sealed again by
+	// another tool) is read whole.
 	last, ordered, after := -1, true, false
-	spliced := func(key []byte) bool {
-		return !withRequest && ordered && after && string(key) == "request" && hasSealTail(line)
+	spliced := func(key []byte, at int) bool {
+		if !ordered || !after || string(key) != "request" || !hasSealTail(line) {
+			return false
+		}
+		if withRequest { // the body is what lies between the key and the seal
+			i := jsonscan.SkipSpace(line, at)
+			if i >= len(line) || line[i] != ':' {
+				return false
+			}
+			body := bytes.TrimRight(line[jsonscan.SkipSpace(line, i+1):len(line)-sealLen], " \t\r\n")
+			if view {
+				r.Request = json.RawMessage(body)
+			} else {
+				r.Request = raw(body)
+			}
+		}
+		return true
 	}
-	return membersUntil(line, spliced, func(key, v []byte) error {
+	return jsonscan.MembersUntil(line, spliced, func(key, v []byte) error {
 		var err error
 		if ordered {
 			pos := writerOrder(key)
@@ -137,7 +151,7 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 
 // decodeIdentity decodes a record's identity object.
 func decodeIdentity(v []byte, in *interner, id *engine.Identity) error {
-	return members(v, func(key, val []byte) error {
+	return jsonscan.Members(v, func(key, val []byte) error {
 		s, err := str(val, in)
 		switch string(key) {
 		case "id":
@@ -214,64 +228,12 @@ func hasSealTail(line []byte) bool {
 	return len(line) > sealLen && string(line[len(line)-sealLen:len(line)-sealLen+len(sealMember)]) == sealMember && string(line[len(line)-2:]) == `"}`
 }
 
-// members calls fn with each member of the flat JSON object v.
-func members(v []byte, fn func(key, val []byte) error) error { return membersUntil(v, nil, fn) }
-
-// membersUntil is members, stopping (without an error, before the value
-// is read) at the first member whose key stop accepts (nil: none).
-func membersUntil(v []byte, stop func(key []byte) bool, fn func(key, val []byte) error) error {
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '{' {
-		return errShape
-	}
-	i++
-	for first := true; ; first = false {
-		i = skipSpace(v, i)
-		if i >= len(v) {
-			return errShape
-		}
-		if v[i] == '}' {
-			return nil
-		}
-		if !first {
-			if v[i] != ',' {
-				return errShape
-			}
-			i = skipSpace(v, i+1)
-		}
-		if i >= len(v) || v[i] != '"' {
-			return errShape
-		}
-		ke := skipString(v, i)
-		if ke < 0 {
-			return errShape
-		}
-		key := v[i+1 : ke-1]
-		if stop != nil && stop(key) {
-			return nil
-		}
-		i = skipSpace(v, ke)
-		if i >= len(v) || v[i] != ':' {
-			return errShape
-		}
-		vs := skipSpace(v, i+1)
-		ve := skipValue(v, vs)
-		if ve < 0 {
-			return errShape
-		}
-		if err := fn(key, v[vs:ve]); err != nil {
-			return err
-		}
-		i = ve
-	}
-}
-
 // decodeKey decodes a record's fields object (engine.Key).
 func decodeKey(v []byte, in *interner, k *engine.Key) error {
 	if string(v) == "null" {
 		return nil
 	}
-	return members(v, func(key, val []byte) error {
+	return jsonscan.Members(v, func(key, val []byte) error {
 		s, err := str(val, in)
 		if err != nil {
 			return err
@@ -310,7 +272,7 @@ func str(v []byte, in *interner) (string, error) {
 	}
 	body := v[1 : len(v)-1]
 	if i := bytes.IndexByte(body, '\\'); i >= 0 {
-		return unescape(body, i)
+		return jsonscan.Unescape(body, i)
 	}
 	if in != nil {
 		return in.of(body), nil
@@ -353,88 +315,4 @@ func boolean(v []byte) (bool, error) {
 // encoding/json keeps it.
 func raw(v []byte) json.RawMessage {
 	return append(json.RawMessage(nil), v...)
-}
-
-// unescape decodes the body of a JSON string (between its quotes) whose
-// first backslash is at i, as encoding/json does: the two-character
-// escapes, \uXXXX, a surrogate pair as one rune, a lone surrogate as
-// U+FFFD. The body is a sealed line's (valid UTF-8); an escape JSON does
-// not allow is errShape.
-func unescape(body []byte, i int) (string, error) {
-	out := make([]byte, 0, len(body))
-	out = append(out, body[:i]...)
-	for i < len(body) {
-		c := body[i]
-		if c != '\\' {
-			j := bytes.IndexByte(body[i:], '\\')
-			if j < 0 {
-				out = append(out, body[i:]...)
-				break
-			}
-			out = append(out, body[i:i+j]...)
-			i += j
-			continue
-		}
-		if i+1 >= len(body) {
-			return "", errShape
-		}
-		switch body[i+1] {
-		case '"', '\\', '/':
-			out = append(out, body[i+1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(body, i+2)
-			if !ok {
-				return "", errShape
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(body, i+2); ok && i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						out = utf8.AppendRune(out, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default:
-			return "", errShape
-		}
-		i += 2
-	}
-	return string(out), nil
-}
-
-// hex4 reads the four hex digits at b[i:i+4].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
-	}
-	return r, true
 }

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/bhashalab/bhasha/internal/jsonscan"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -362,14 +362,14 @@ func decodeWithout(line, buf []byte, r *engine.Record) ([]byte, error) {
 // the structure (strings are skipped whole, escapes honoured); false when
 // the member is absent or the line is not an object.
 func memberSpan(line []byte, name string) (from, to int, ok bool) {
-	i := skipSpace(line, 0)
+	i := jsonscan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return 0, 0, false
 	}
 	i++
 	first := true
 	for {
-		i = skipSpace(line, i)
+		i = jsonscan.SkipSpace(line, i)
 		if i >= len(line) {
 			return 0, 0, false
 		}
@@ -381,27 +381,27 @@ func memberSpan(line []byte, name string) (from, to int, ok bool) {
 			if line[i] != ',' {
 				return 0, 0, false
 			}
-			i = skipSpace(line, i+1)
+			i = jsonscan.SkipSpace(line, i+1)
 		}
 		if i >= len(line) || line[i] != '"' {
 			return 0, 0, false
 		}
-		keyEnd := skipString(line, i)
+		keyEnd := jsonscan.SkipString(line, i)
 		if keyEnd < 0 {
 			return 0, 0, false
 		}
 		key := line[i+1 : keyEnd-1]
-		i = skipSpace(line, keyEnd)
+		i = jsonscan.SkipSpace(line, keyEnd)
 		if i >= len(line) || line[i] != ':' {
 			return 0, 0, false
 		}
-		valEnd := skipValue(line, skipSpace(line, i+1))
+		valEnd := jsonscan.SkipValue(line, jsonscan.SkipSpace(line, i+1))
 		if valEnd < 0 {
 			return 0, 0, false
 		}
 		if string(key) == name {
 			if first { // cut the member and the comma after it
-				j := skipSpace(line, valEnd)
+				j := jsonscan.SkipSpace(line, valEnd)
 				if j < len(line) && line[j] == ',' {
 					return memberStart, j + 1, true
 				}
@@ -412,70 +412,6 @@ func memberSpan(line []byte, name string) (from, to int, ok bool) {
 		i = valEnd
 		first = false
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset after the string starting at b[i] ('"'), or -1.
-func skipString(b []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		j += i
-		// the quote is escaped when an odd number of backslashes precede it
-		k := j - 1
-		for k >= i && b[k] == '\\' {
-			k--
-		}
-		if (j-1-k)%2 == 0 {
-			return j + 1
-		}
-		i = j + 1
-	}
-}
-
-// skipValue returns the offset after the JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				if i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' {
-		i++
-	}
-	return i
 }
 
 // uniq applies ReadUnique's rules to lines in file order. vals[i] is the
