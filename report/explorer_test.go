@@ -66,11 +66,12 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeStream(context.Background(), f, "answers", TableRows(tb), 7, 3, "tables/answers.csv", st, Options{}); err != nil {
+	_, raw, err := writeStream(context.Background(), f, "answers", TableRows(tb), 7, 3, "tables/answers.csv", st, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if _, err := f.WriteTo(&b); err != nil {
+	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{raw}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := excelize.OpenReader(&b)

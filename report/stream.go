@@ -106,17 +106,23 @@ func (s *stepper) at(done int, final bool) {
 const zipLevel = 5
 
 // writeWorkbook writes f's parts straight into w through one zip writer
-// (excelize's WriteTo assembles the whole file in a bytes.Buffer first).
-// A part over 4 GiB would need excelize's ZIP64 header fix, which writes
-// into that buffer: no sheet is that large within SheetRows.
-func writeWorkbook(f *excelize.File, w io.Writer) error {
-	var zw *zip.Writer
+// (excelize's WriteTo assembles the whole file in a bytes.Buffer first),
+// the rows of the streamed sheets raws written into their parts
+// (rawsheet.go). A part over 4 GiB would need excelize's ZIP64 header
+// fix, which writes into that buffer: no sheet is that large within
+// SheetRows.
+func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []rawSheet) error {
+	z := &rawZip{ctx: ctx, raws: map[string]*rawSheet{}, done: map[string]bool{}}
+	for i := range raws {
+		z.raws[raws[i].path] = &raws[i]
+	}
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
-		zw = zip.NewWriter(w)
+		zw := zip.NewWriter(w)
 		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
 			return flate.NewWriter(out, zipLevel)
 		})
-		return zw
+		z.zw = zw
+		return z
 	})
 	_, err := f.WriteTo(io.Discard)
 	return err

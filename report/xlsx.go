@@ -85,6 +85,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
 	}
 	used := map[string]bool{readme: true}
+	var raws []rawSheet // the streamed sheets, written with the workbook
 	var cuts []string // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
 		if t.Name == "answers" && samples != nil {
@@ -93,10 +94,11 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		name := sheetName(t.Name, used)
 		if len(t.Rows) > StreamRows {
 			rest := "the run directory's tables/" + tables.FileName(t.Name) + ".csv"
-			left, err := writeStream(ctx, f, name, TableRows(t), len(t.Rows), o.sheetRows(), rest, styles, o)
+			left, raw, err := writeStream(ctx, f, name, TableRows(t), len(t.Rows), o.sheetRows(), rest, styles, o)
 			if err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
+			raws = append(raws, raw)
 			cuts = append(cuts, cutNote(name, left, len(t.Rows), rest))
 			continue
 		}
@@ -150,10 +152,11 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		}
 		name := sheetName("samples", used)
 		rest := "the run directory's records.jsonl (every request and response) and tables/answers.csv"
-		left, err := writeStream(ctx, f, name, samples, total, o.sheetRows(), rest, styles, o)
+		left, raw, err := writeStream(ctx, f, name, samples, total, o.sheetRows(), rest, styles, o)
 		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+		raws = append(raws, raw)
 		cuts = append(cuts, cutNote(name, left, total, rest))
 	}
 	notes := append(slices.DeleteFunc(cuts, func(s string) bool { return s == "" }), styles.log.lines()...)
@@ -178,7 +181,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	}
 	step := o.step("workbook file", 0)
 	defer step.at(0, true)
-	return writeWorkbook(f, w)
+	return writeWorkbook(ctx, f, w, raws)
 }
 
 // cutNote is the README's line on a sheet that keeps the first rows of
@@ -586,12 +589,12 @@ const StreamRows = 50_000
 // setText marks them, floats with three decimals, at most limit rows,
 // and a last row saying how many of total were left out and where they
 // are (rest). It returns how many rows it left out.
-func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, error) {
+func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, rawSheet, error) {
 	if _, err := f.NewSheet(sheet); err != nil {
-		return 0, err
+		return 0, rawSheet{}, err
 	}
 	if err := pageSetup(f, sheet); err != nil {
-		return 0, err
+		return 0, rawSheet{}, err
 	}
 	n := min(t.Len, limit)
 	full := make([]string, len(t.Header))
@@ -618,79 +621,80 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		return nil
 	})
 	if err != nil && err != errEnough {
-		return 0, err
+		return 0, rawSheet{}, err
 	}
 	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
-	sw, err := f.NewStreamWriter(sheet)
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return 0, rawSheet{}, err
+	}
+	path, err := sheetPath(f, sheet)
 	if err != nil {
-		return 0, err
+		return 0, rawSheet{}, err
 	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return 0, err
-	}
-	header := make([]any, len(t.Header))
-	for i, h := range t.Header {
-		header[i] = excelize.Cell{StyleID: st.header, Value: h}
-	}
-	if err := sw.SetRow("A1", header); err != nil {
-		return 0, err
-	}
-	step := o.step("sheet "+sheet, n)
-	vals := make([]any, len(t.Header))
-	r = 0
-	err = t.Each(ctx, func(row []any) error {
-		if r >= n {
-			return errEnough
-		}
-		clear(vals)
-		for c, v := range row {
-			if c >= len(vals) {
-				break
-			}
-			switch x := v.(type) {
-			case float64:
-				if !math.IsNaN(x) && !math.IsInf(x, 0) {
-					vals[c] = excelize.Cell{StyleID: st.float, Value: x}
-				}
-			case string:
-				if fit, ok := fits[[2]int{r, c}]; ok { // changed to fit: marked
-					vals[c] = excelize.Cell{StyleID: st.changed, Value: fit.text}
-					continue
-				}
-				vals[c] = excelize.Cell{Value: x} // a string cell: never a formula
-			default:
-				vals[c] = v
-			}
-		}
-		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
-			return err
-		}
-		r++
-		if r%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		step.at(r, false)
-		return nil
-	})
-	if err != nil && err != errEnough {
-		return 0, err
-	}
-	step.at(r, true)
 	lastRow := n + 1
 	left := 0
 	if total = max(total, t.Len); total > n {
 		left = total - n
-		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}); err != nil {
-			return 0, err
-		}
 		lastRow++
 	}
-	if err := sw.Flush(); err != nil {
-		return 0, err
-	}
-	return left, printRange(f, sheet, len(t.Header), lastRow, 1)
+	raw := rawSheet{path: path, lastRef: cellName(max(1, len(t.Header)), lastRow), rows: func(sw *sheetWriter) error {
+		header := make([]any, len(t.Header))
+		hs := make([]int, len(t.Header))
+		for i, h := range t.Header {
+			header[i], hs[i] = h, st.header
+		}
+		if err := sw.row(1, header, hs); err != nil {
+			return err
+		}
+		step := o.step("sheet "+sheet, n)
+		vals := make([]any, len(t.Header))
+		styles := make([]int, len(t.Header))
+		r := 0
+		err := t.Each(ctx, func(row []any) error {
+			if r >= n {
+				return errEnough
+			}
+			clear(vals)
+			clear(styles)
+			for c, v := range row {
+				if c >= len(vals) {
+					break
+				}
+				switch x := v.(type) {
+				case float64:
+					vals[c], styles[c] = x, st.float
+				case string:
+					if fit, ok := fits[[2]int{r, c}]; ok { // changed to fit: marked
+						vals[c], styles[c] = fit.text, st.changed
+						continue
+					}
+					vals[c] = x // a string cell: never a formula
+				default:
+					vals[c] = v
+				}
+			}
+			if err := sw.row(r+2, vals, styles); err != nil {
+				return err
+			}
+			r++
+			if r%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			step.at(r, false)
+			return nil
+		})
+		if err != nil && err != errEnough {
+			return err
+		}
+		step.at(r, true)
+		if left > 0 {
+			return sw.row(n+2, []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}, []int{0})
+		}
+		return nil
+	}}
+	return left, raw, printRange(f, sheet, len(t.Header), lastRow, 1)
 }
 
 // errEnough stops a stream once a sheet has its rows.

@@ -1,0 +1,303 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// A streamed sheet's rows are written by Bhasha, not by excelize: the
+// sheet is made with excelize (its views, page setup, comments and
+// defined names), and when the workbook is written its part's
+// <sheetData> is replaced by the rows, written straight into the zip
+// entry. Each cell is written as excelize's StreamWriter writes it
+// (numbers in 'f' format, strings inline and escaped, booleans t="b", a
+// style where the column has one); this is several times faster than
+// the StreamWriter, whose per-cell escaping was most of a long
+// workbook's time.
+
+// rawSheet is a streamed sheet whose rows the workbook writer writes.
+type rawSheet struct {
+	path    string // the sheet's part: xl/worksheets/sheetN.xml
+	lastRef string // the last cell, for the sheet's dimension
+	rows    func(w *sheetWriter) error
+}
+
+// sheetPath is the part excelize writes sheet into.
+func sheetPath(f *excelize.File, sheet string) (string, error) {
+	for id, name := range f.GetSheetMap() {
+		if name == sheet {
+			return "xl/worksheets/sheet" + strconv.Itoa(id) + ".xml", nil
+		}
+	}
+	return "", fmt.Errorf("sheet %s: not in the workbook", sheet)
+}
+
+// sheetWriter writes a sheet's rows as SpreadsheetML.
+type sheetWriter struct {
+	w    *bufio.Writer
+	cols [][]byte // column letters
+	buf  []byte
+}
+
+func newSheetWriter(w io.Writer) *sheetWriter {
+	return &sheetWriter{w: bufio.NewWriterSize(w, 256<<10)}
+}
+
+// row writes row r (1-based) of cells, each with its style (0: none); a
+// nil cell, or a NaN or infinite number, is left empty.
+func (s *sheetWriter) row(r int, cells []any, styles []int) error {
+	b := s.buf[:0]
+	b = append(b, `<row r="`...)
+	b = strconv.AppendInt(b, int64(r), 10)
+	b = append(b, `">`...)
+	for c, v := range cells {
+		if v == nil {
+			continue
+		}
+		for len(s.cols) <= c {
+			s.cols = append(s.cols, []byte(colName(len(s.cols)+1)))
+		}
+		start := len(b)
+		b = append(b, `<c r="`...)
+		b = append(b, s.cols[c]...)
+		b = strconv.AppendInt(b, int64(r), 10)
+		b = append(b, '"')
+		if st := styles[c]; st != 0 {
+			b = append(b, ` s="`...)
+			b = strconv.AppendInt(b, int64(st), 10)
+			b = append(b, '"')
+		}
+		switch x := v.(type) {
+		case string:
+			b = append(b, ` t="inlineStr"><is><t`...)
+			if x != "" && (isSpaceByte(x[0]) || isSpaceByte(x[len(x)-1])) {
+				b = append(b, ` xml:space="preserve"`...)
+			}
+			b = append(b, '>')
+			b = appendEscaped(b, x)
+			b = append(b, `</t></is></c>`...)
+		case bool:
+			b = append(b, ` t="b"><v>`...)
+			if x {
+				b = append(b, '1')
+			} else {
+				b = append(b, '0')
+			}
+			b = append(b, `</v></c>`...)
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				b = b[:start]
+				continue
+			}
+			b = append(b, `><v>`...)
+			b = strconv.AppendFloat(b, x, 'f', -1, 64)
+			b = append(b, `</v></c>`...)
+		case float32:
+			b = append(b, `><v>`...)
+			b = strconv.AppendFloat(b, float64(x), 'f', -1, 32)
+			b = append(b, `</v></c>`...)
+		case int:
+			b = appendInt(b, int64(x))
+		case int64:
+			b = appendInt(b, x)
+		case int32:
+			b = appendInt(b, int64(x))
+		case int16:
+			b = appendInt(b, int64(x))
+		case int8:
+			b = appendInt(b, int64(x))
+		case uint:
+			b = appendUint(b, uint64(x))
+		case uint64:
+			b = appendUint(b, x)
+		case uint32:
+			b = appendUint(b, uint64(x))
+		case uint16:
+			b = appendUint(b, uint64(x))
+		case uint8:
+			b = appendUint(b, uint64(x))
+		default: // as excelize writes a value of another type: its text
+			b = append(b, ` t="inlineStr"><is><t>`...)
+			b = appendEscaped(b, fmt.Sprint(x))
+			b = append(b, `</t></is></c>`...)
+		}
+	}
+	b = append(b, `</row>`...)
+	s.buf = b
+	_, err := s.w.Write(b)
+	return err
+}
+
+func appendInt(b []byte, n int64) []byte {
+	b = append(b, `><v>`...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, `</v></c>`...)
+}
+
+func appendUint(b []byte, n uint64) []byte {
+	b = append(b, `><v>`...)
+	b = strconv.AppendUint(b, n, 10)
+	return append(b, `</v></c>`...)
+}
+
+// isSpaceByte is what makes excelize keep a text's spaces
+// (xml:space="preserve"): a tab, newline, carriage return or space at
+// either end.
+func isSpaceByte(c byte) bool { return c == '\t' || c == '\n' || c == '\r' || c == ' ' }
+
+// appendEscaped appends s as XML text: &, < and > as entities, a
+// carriage return as &#xD; (kept through XML's line-end rule), invalid
+// UTF-8 as U+FFFD. The texts reach here fitted (fitCell): no character
+// XML cannot hold.
+func appendEscaped(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\r':
+			esc = "&#xD;"
+		default:
+			continue
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, esc...)
+		last = i + 1
+	}
+	return append(b, s[last:]...)
+}
+
+func (s *sheetWriter) flush() error { return s.w.Flush() }
+
+// rawZip is the zip writer excelize writes the workbook's parts through,
+// with the raw sheets' parts taken aside: each is held (it is small: no
+// rows), then written with its <sheetData> replaced by the sheet's rows.
+type rawZip struct {
+	ctx     context.Context
+	zw      excelize.ZipWriter
+	raws    map[string]*rawSheet
+	pending *rawSheet
+	part    bytes.Buffer
+	done    map[string]bool
+}
+
+func (z *rawZip) Create(name string) (io.Writer, error) {
+	if err := z.finish(); err != nil {
+		return nil, err
+	}
+	if r, ok := z.raws[name]; ok {
+		z.pending = r
+		z.part.Reset()
+		return &z.part, nil
+	}
+	return z.zw.Create(name)
+}
+
+func (z *rawZip) AddFS(fsys fs.FS) error { return z.zw.AddFS(fsys) }
+
+func (z *rawZip) Close() error {
+	if err := z.finish(); err != nil {
+		return err
+	}
+	for name := range z.raws {
+		if !z.done[name] {
+			return fmt.Errorf("writing the workbook: excelize wrote no part %s", name)
+		}
+	}
+	return z.zw.Close()
+}
+
+// finish writes the held part, if any: up to its <sheetData>, the rows,
+// then what follows it, the dimension set to the rows written.
+func (z *rawZip) finish() error {
+	r := z.pending
+	if r == nil {
+		return nil
+	}
+	z.pending = nil
+	xml := z.part.Bytes()
+	head, tail, ok := cutSheetData(xml)
+	if !ok {
+		return fmt.Errorf("writing the workbook: %s has no <sheetData>", r.path)
+	}
+	head = setDimension(head, "A1:"+r.lastRef)
+	w, err := z.zw.Create(r.path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "<sheetData>"); err != nil {
+		return err
+	}
+	sw := newSheetWriter(w)
+	if err := r.rows(sw); err != nil {
+		return err
+	}
+	if err := sw.flush(); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "</sheetData>"); err != nil {
+		return err
+	}
+	if _, err := w.Write(tail); err != nil {
+		return err
+	}
+	z.done[r.path] = true
+	return z.ctx.Err()
+}
+
+// cutSheetData splits a worksheet part around its <sheetData> element
+// (<sheetData/> or <sheetData>…</sheetData>, whatever excelize put in
+// it): what comes before it and what comes after.
+func cutSheetData(xml []byte) (head, tail []byte, ok bool) {
+	i := bytes.Index(xml, []byte("<sheetData"))
+	if i < 0 {
+		return nil, nil, false
+	}
+	if j := bytes.Index(xml[i:], []byte("/>")); j >= 0 && !bytes.Contains(xml[i:i+j], []byte(">")) {
+		return xml[:i], xml[i+j+2:], true
+	}
+	const end = "</sheetData>"
+	j := bytes.Index(xml[i:], []byte(end))
+	if j < 0 {
+		return nil, nil, false
+	}
+	return xml[:i], xml[i+j+len(end):], true
+}
+
+// setDimension sets the ref of the part's <dimension> element.
+func setDimension(head []byte, ref string) []byte {
+	i := bytes.Index(head, []byte(`<dimension ref="`))
+	if i < 0 {
+		return head
+	}
+	i += len(`<dimension ref="`)
+	j := bytes.IndexByte(head[i:], '"')
+	if j < 0 {
+		return head
+	}
+	out := make([]byte, 0, len(head)+len(ref))
+	out = append(out, head[:i]...)
+	out = append(out, ref...)
+	return append(out, head[i+j:]...)
+}

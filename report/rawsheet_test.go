@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// The rows Bhasha writes into a streamed sheet read back, through
+// excelize, as the rows excelize's StreamWriter writes: every value, type
+// and style, text with markup characters, spaces at the ends, line breaks
+// and Indic scripts, numbers of every kind, booleans, empty cells.
+func TestRawSheetReadsAsStreamWriter(t *testing.T) {
+	rows := [][]any{
+		{"plain", 1, 0.25, true, nil, "नमस्ते <b>&amp;</b>"},
+		{" lead", int64(-7), 1e-300, false, "trail\t", "a\nb\r\nc"},
+		{"=SUM(A1)", uint8(3), math.NaN(), nil, "", "'quoted' \"double\""},
+		{"x", 12345678901, 3.0, true, "ময়", float32(1.5)},
+	}
+	styles := []int{0, 0, 0, 0, 0, 0}
+	build := func(raw bool) *excelize.File {
+		f := excelize.NewFile()
+		st, err := f.NewStyle(&excelize.Style{NumFmt: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.NewSheet("s")
+		var b bytes.Buffer
+		if raw {
+			path, err := sheetPath(f, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := rawSheet{path: path, lastRef: "F5", rows: func(w *sheetWriter) error {
+				for i, r := range rows {
+					ss := append([]int(nil), styles...)
+					ss[2] = st
+					if err := w.row(i+1, r, ss); err != nil {
+						return err
+					}
+				}
+				return nil
+			}}
+			if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			sw, err := f.NewStreamWriter("s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range rows {
+				vals := make([]any, len(r))
+				for c, v := range r {
+					switch x := v.(type) {
+					case float64:
+						if !math.IsNaN(x) {
+							vals[c] = excelize.Cell{StyleID: st, Value: x}
+						}
+					case string:
+						vals[c] = excelize.Cell{Value: x}
+					default:
+						vals[c] = v
+					}
+				}
+				if err := sw.SetRow(cellName(1, i+1), vals); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := sw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeWorkbook(context.Background(), f, &b, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := excelize.OpenReader(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	want, got := build(false), build(true)
+	for r := 1; r <= len(rows); r++ {
+		for c := 1; c <= 6; c++ {
+			cell := cellName(c, r)
+			wv, _ := want.GetCellValue("s", cell, excelize.Options{RawCellValue: true})
+			gv, _ := got.GetCellValue("s", cell, excelize.Options{RawCellValue: true})
+			wt, _ := want.GetCellType("s", cell)
+			gt, _ := got.GetCellType("s", cell)
+			ws, _ := want.GetCellStyle("s", cell)
+			gs, _ := got.GetCellStyle("s", cell)
+			wf, _ := want.GetCellFormula("s", cell)
+			gf, _ := got.GetCellFormula("s", cell)
+			if wv != gv || wt != gt || ws != gs || wf != gf {
+				t.Errorf("%s: %q (type %v, style %d, formula %q); the StreamWriter's %q (type %v, style %d, formula %q)", cell, gv, gt, gs, gf, wv, wt, ws, wf)
+			}
+		}
+	}
+	if d, _ := got.GetSheetDimension("s"); d != "A1:F5" {
+		t.Errorf("dimension %q", d)
+	}
+}
