@@ -86,7 +86,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	}
 	used := map[string]bool{readme: true}
 	var raws []rawSheet // the streamed sheets, written with the workbook
-	var cuts []string // the README's lines on sheets cut at o.SheetRows
+	var cuts []string   // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
 		if t.Name == "answers" && samples != nil {
 			continue // the samples sheet holds every answer's columns, with its prompt and response
