@@ -18,8 +18,12 @@
 // run before segments, and any run under DefaultCloseSealBytes) is read
 // as it always was. The request body is stored exactly as it was sent, in
 // either kind of file: decompressing a segment gives the bytes the Writer
-// wrote. The field's tools read the same files: DuckDB's read_json over
-// records*.jsonl*, zstdcat -f | jq, pandas and polars per file.
+// wrote. A segment whose lines were all sealed when it was made ends in a
+// zstd skippable frame, its segment seal (segseal.go): a reader that finds
+// it intact trusts every line's seal without checking each. The field's
+// tools read the same files (every zstd decoder skips the frame): DuckDB's
+// read_json over records*.jsonl*, zstdcat -f | jq, pandas and polars per
+// file.
 //
 // Sealing. A Writer holding the directory's exclusive lock (CreateWith)
 // seals the live file into the next segment when a flush leaves it at

@@ -138,6 +138,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	// reuse (decoding copies what it keeps), so reading allocates a few
 	// buffers, not one a megabyte.
 	free := make(chan []byte, workers*2+2)
+	freeRes := make(chan []lineResult[T], workers*2+2) // and of their results
 	var readErr error
 	// The reader's own: read here only once it is done (batches closed).
 	var files []recordFile // the files read, in logical order
@@ -227,7 +228,12 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		go func() {
 			defer wg.Done()
 			for b := range todo {
-				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, o, work)
+				var res []lineResult[T]
+				select { // a result slice a consumed batch gave back
+				case res = <-freeRes:
+				default:
+				}
+				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, res, o, work)
 				select {
 				case free <- b.data[:0]:
 				default:
@@ -258,6 +264,11 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				cancel()
 				return nil, nil, nlines, err
 			}
+		}
+		clear(b.res) // what work made is the consumer's now: the slice holds no part of it
+		select {
+		case freeRes <- b.res[:0]:
+		default:
 		}
 		b.res = nil
 		nlines = b.first + len(b.spans) - 1
@@ -290,12 +301,12 @@ type lineResult[T any] struct {
 	v        T
 }
 
-// decodeBatch decodes the lines of one batch and runs work on each. The
-// lines are decoded into one Record, reset for each: work keeps no
-// pointer to it (Unique's and Each's contract).
-func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+// decodeBatch decodes the lines of one batch and runs work on each, into
+// out (reused, cleared). The lines are decoded into one Record, reset for
+// each: work keeps no pointer to it (Unique's and Each's contract).
+func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	withRequests := o.WithRequests
-	out := make([]lineResult[T], len(spans))
+	out = slices.Grow(out[:0], len(spans))[:len(spans)]
 	var buf []byte
 	in := new(interner)
 	var r engine.Record
