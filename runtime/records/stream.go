@@ -183,9 +183,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				local++
 				b.spans = append(b.spans, span{int32(from), int32(to)})
 			}, func(data []byte, next int) ([]byte, bool) {
-				// A full batch keeps data[:next]; the partial line after
-				// it moves to the next batch.
-				if len(b.spans) == 0 || next < batchBytes {
+				// A full batch (or one whose buffer has too little room
+				// left for another read) keeps data[:next]; the partial
+				// line after it moves to the next batch.
+				if len(b.spans) == 0 || (next < batchBytes && cap(data)-len(data) >= cutReadBytes) {
 					return nil, false
 				}
 				b.read = done + position(r)
