@@ -456,6 +456,8 @@ type textSpill struct {
 	prompts map[[2]uint64]span
 	seed    [2]maphash.Seed
 	buf     []byte
+	blocks  []spillCached // the blocks last read back
+	clock   uint64
 }
 
 type span struct {
@@ -516,29 +518,94 @@ func (s *textSpill) flush() error {
 // get reads answer i's text back (empty when it had none).
 func (s *textSpill) get(i int) (sampleText, error) {
 	a := s.at[i]
-	read := func(sp span) (string, error) {
-		if sp.n == 0 {
-			return "", nil
-		}
-		if cap(s.buf) < int(sp.n) {
-			s.buf = make([]byte, sp.n)
-		}
-		b := s.buf[:sp.n]
+	var t sampleText
+	var err error
+	if t.prompt, err = s.read(a.prompt); err != nil {
+		return t, err
+	}
+	if t.response, err = s.read(a.response); err != nil {
+		return t, err
+	}
+	t.err, err = s.read(a.err)
+	return t, err
+}
+
+// spillBlock is the unit the spill is read back in, and spillBlocks how
+// many of the last read it keeps: the answers are read back nearly in the
+// order they were spilled (a prompt shared by the models of a run lies a
+// little behind), so most texts come from a block already read, not from
+// a read(2) each.
+const (
+	spillBlock  = 1 << 20
+	spillBlocks = 16
+)
+
+// read returns the text at sp, through the cache of recent blocks.
+func (s *textSpill) read(sp span) (string, error) {
+	if sp.n == 0 {
+		return "", nil
+	}
+	if int(sp.n) > spillBlock { // a long text: read on its own
+		b := make([]byte, sp.n)
 		if _, err := s.f.ReadAt(b, sp.off); err != nil {
 			return "", err
 		}
 		return string(b), nil
 	}
-	var t sampleText
-	var err error
-	if t.prompt, err = read(a.prompt); err != nil {
-		return t, err
+	s.buf = s.buf[:0]
+	for off, end := sp.off, sp.off+int64(sp.n); off < end; {
+		blk, err := s.block(off / spillBlock)
+		if err != nil {
+			return "", err
+		}
+		from := int(off % spillBlock)
+		k := min(len(blk)-from, int(end-off))
+		if k <= 0 {
+			return "", io.ErrUnexpectedEOF
+		}
+		s.buf = append(s.buf, blk[from:from+k]...)
+		off += int64(k)
 	}
-	if t.response, err = read(a.response); err != nil {
-		return t, err
+	return string(s.buf), nil
+}
+
+// block returns block n of the spill, read once while it is among the
+// last spillBlocks used.
+func (s *textSpill) block(n int64) ([]byte, error) {
+	for i := range s.blocks {
+		if b := &s.blocks[i]; b.data != nil && b.n == n {
+			b.used = s.tick()
+			return b.data, nil
+		}
 	}
-	t.err, err = read(a.err)
-	return t, err
+	if len(s.blocks) == 0 {
+		s.blocks = make([]spillCached, spillBlocks)
+	}
+	victim := &s.blocks[0]
+	for i := range s.blocks {
+		if s.blocks[i].used < victim.used {
+			victim = &s.blocks[i]
+		}
+	}
+	if victim.data == nil {
+		victim.data = make([]byte, spillBlock)
+	}
+	k, err := s.f.ReadAt(victim.data[:spillBlock], n*spillBlock)
+	if err != nil && err != io.EOF {
+		victim.data = nil
+		return nil, err
+	}
+	victim.data, victim.n, victim.used = victim.data[:k], n, s.tick()
+	return victim.data, nil
+}
+
+func (s *textSpill) tick() uint64 { s.clock++; return s.clock }
+
+// spillCached is one block of the spill held in memory.
+type spillCached struct {
+	n    int64
+	data []byte
+	used uint64
 }
 
 func (s *textSpill) Close() error { return s.f.Close() }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,5 +255,48 @@ func TestSampleReaders(t *testing.T) {
 	}
 	if tb.Rows[0][tb.Col("prediction")] != "a" || tb.Rows[0][tb.Col("response")] != "r" || tb.Rows[0][tb.Col("simulated")] != true {
 		t.Errorf("row %v", tb.Rows[0])
+	}
+}
+
+// The spill gives back every answer's texts exactly, read in any order:
+// texts shorter than a block, across two blocks, longer than one, empty,
+// and prompts shared between answers.
+func TestTextSpillReadsBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 3000
+	sp, err := newTextSpill(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	text := func(size int) string {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		return string(b)
+	}
+	prompts := []string{text(700), text(spillBlock + 123), "", text(5)}
+	want := make([]sampleText, n)
+	for i := range want {
+		size := []int{0, 40, 3000, 300 << 10}[rng.IntN(4)]
+		want[i] = sampleText{prompt: prompts[rng.IntN(len(prompts))], response: text(size), err: []string{"", "HTTP 500"}[rng.IntN(2)]}
+		if err := sp.put(i, want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sp.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if sp.size < 4*spillBlock {
+		t.Fatalf("spill of %d bytes: too small to test its blocks", sp.size)
+	}
+	for _, order := range [][]int{rng.Perm(n), rng.Perm(n)} {
+		for _, i := range order {
+			got, err := sp.get(i)
+			if err != nil || got != want[i] {
+				t.Fatalf("answer %d: %d/%d/%d bytes back (%v), want %d/%d/%d", i, len(got.prompt), len(got.response), len(got.err), err, len(want[i].prompt), len(want[i].response), len(want[i].err))
+			}
+		}
 	}
 }

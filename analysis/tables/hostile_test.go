@@ -111,6 +111,9 @@ func TestVisible(t *testing.T) {
 		{"c1\u0085", "c1\u0085", "c1\u0085"},
 		{"bad\xff\ufffe\uffff", "bad\ufffd\ufffd\ufffd", "bad\ufffd\ufffd\ufffd"},
 		{"real\ufffd", "real\ufffd", "real\ufffd"},
+		{"nc\ufffe and \uffff", "nc\ufffd and \ufffd", "nc\ufffd and \ufffd"},
+		{"near \uffef\ufffd\uffbe\uffff", "near \uffef\ufffd\uffbe\ufffd", "near \uffef\ufffd\uffbe\ufffd"},
+		{"end \uffbf\u00ef", "end \uffbf\u00ef", "end \uffbf\u00ef"},
 	} {
 		if got := Visible(c.in); got != c.want {
 			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
