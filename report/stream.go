@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -108,7 +107,7 @@ const zipLevel = 5
 // writeWorkbook writes f's parts straight into w through one zip writer
 // (excelize's WriteTo assembles the whole file in a bytes.Buffer first),
 // the rows of the streamed sheets raws written into their parts
-// (rawsheet.go). A part over 4 GiB would need excelize's ZIP64 header
+// (rawsheet.go), each part deflated in chunks on every core (pflate). A part over 4 GiB would need excelize's ZIP64 header
 // fix, which writes into that buffer: no sheet is that large within
 // SheetRows.
 func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []rawSheet) error {
@@ -119,7 +118,7 @@ func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []ra
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
 		zw := zip.NewWriter(w)
 		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-			return flate.NewWriter(out, zipLevel)
+			return newPflate(out, zipLevel, 0), nil
 		})
 		z.zw = zw
 		return z

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// pflate compresses what is written to it as one deflate stream (RFC
+// 1951), chunk by chunk on several goroutines, as pigz does: each chunk
+// is compressed with the 32 KiB before it as its dictionary and ends in a
+// sync flush (the last one in the final block), and the chunks are
+// written in order, so the stream is one any inflater reads. A
+// workbook's long sheets are most of its bytes: their compression then
+// runs beside the writing of their rows.
+type pflate struct {
+	out     io.Writer
+	level   int
+	size    int // bytes per chunk
+	cur     []byte
+	prev    []byte // the last 32 KiB written before cur
+	pending []*pchunk
+	slots   chan struct{} // bounds the chunks being compressed
+	err     error
+}
+
+// pchunk is one chunk being compressed.
+type pchunk struct {
+	done chan struct{}
+	out  bytes.Buffer
+	err  error
+}
+
+// pflateWindow is deflate's window: the dictionary each chunk starts with.
+const pflateWindow = 32 << 10
+
+// newPflate returns a pflate writing into out at level, with chunks of
+// size bytes (0: 1 MiB) on at most GOMAXPROCS goroutines.
+func newPflate(out io.Writer, level, size int) *pflate {
+	if size <= 0 {
+		size = 1 << 20
+	}
+	return &pflate{out: out, level: level, size: size, cur: make([]byte, 0, size), slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
+
+func (p *pflate) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n := len(b)
+	for len(b) > 0 {
+		k := min(len(b), p.size-len(p.cur))
+		p.cur = append(p.cur, b[:k]...)
+		b = b[k:]
+		if len(p.cur) == p.size {
+			if err := p.submit(false); err != nil {
+				return n - len(b), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// submit starts compressing the current chunk, then writes out the
+// chunks already done, in order (all of them when final).
+func (p *pflate) submit(final bool) error {
+	data, dict := p.cur, p.prev
+	next := make([]byte, 0, pflateWindow) // the next chunk's dictionary
+	if len(data) >= pflateWindow {
+		next = append(next, data[len(data)-pflateWindow:]...)
+	} else {
+		keep := min(len(dict), pflateWindow-len(data))
+		next = append(append(next, dict[len(dict)-keep:]...), data...)
+	}
+	p.prev = next
+	p.cur = make([]byte, 0, p.size)
+	c := &pchunk{done: make(chan struct{})}
+	p.pending = append(p.pending, c)
+	p.slots <- struct{}{}
+	go func() {
+		defer func() { <-p.slots; close(c.done) }()
+		fw, err := flate.NewWriterDict(&c.out, p.level, dict)
+		if err == nil {
+			_, err = fw.Write(data)
+		}
+		if err == nil && final {
+			err = fw.Close()
+		} else if err == nil {
+			err = fw.Flush()
+		}
+		c.err = err
+	}()
+	for len(p.pending) > 0 {
+		h := p.pending[0]
+		if !final && len(p.pending) <= 2*cap(p.slots) {
+			select {
+			case <-h.done:
+			default:
+				return nil
+			}
+		}
+		<-h.done
+		if h.err == nil {
+			_, h.err = p.out.Write(h.out.Bytes())
+		}
+		if h.err != nil {
+			p.err = h.err
+			for _, c := range p.pending {
+				<-c.done
+			}
+			p.pending = nil
+			return h.err
+		}
+		p.pending = p.pending[1:]
+	}
+	return nil
+}
+
+// Close compresses the last chunk as the final block and writes every
+// chunk out.
+func (p *pflate) Close() error {
+	if p.err != nil {
+		return p.err
+	}
+	err := p.submit(true)
+	p.cur, p.prev = nil, nil
+	return err
+}
