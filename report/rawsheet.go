@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -106,26 +107,14 @@ func (s *sheetWriter) row(r int, cells []any, styles []int) error {
 			b = append(b, `><v>`...)
 			b = strconv.AppendFloat(b, float64(x), 'f', -1, 32)
 			b = append(b, `</v></c>`...)
-		case int:
-			b = appendInt(b, int64(x))
-		case int64:
-			b = appendInt(b, x)
-		case int32:
-			b = appendInt(b, int64(x))
-		case int16:
-			b = appendInt(b, int64(x))
-		case int8:
-			b = appendInt(b, int64(x))
-		case uint:
-			b = appendUint(b, uint64(x))
-		case uint64:
-			b = appendUint(b, x)
-		case uint32:
-			b = appendUint(b, uint64(x))
-		case uint16:
-			b = appendUint(b, uint64(x))
-		case uint8:
-			b = appendUint(b, uint64(x))
+		case int, int64, int32, int16, int8:
+			b = append(b, `><v>`...)
+			b = strconv.AppendInt(b, reflect.ValueOf(x).Int(), 10)
+			b = append(b, `</v></c>`...)
+		case uint, uint64, uint32, uint16, uint8:
+			b = append(b, `><v>`...)
+			b = strconv.AppendUint(b, reflect.ValueOf(x).Uint(), 10)
+			b = append(b, `</v></c>`...)
 		default: // as excelize writes a value of another type: its text
 			b = append(b, ` t="inlineStr"><is><t>`...)
 			b = appendEscaped(b, fmt.Sprint(x))
@@ -136,18 +125,6 @@ func (s *sheetWriter) row(r int, cells []any, styles []int) error {
 	s.buf = b
 	_, err := s.w.Write(b)
 	return err
-}
-
-func appendInt(b []byte, n int64) []byte {
-	b = append(b, `><v>`...)
-	b = strconv.AppendInt(b, n, 10)
-	return append(b, `</v></c>`...)
-}
-
-func appendUint(b []byte, n uint64) []byte {
-	b = append(b, `><v>`...)
-	b = strconv.AppendUint(b, n, 10)
-	return append(b, `</v></c>`...)
 }
 
 // isSpaceByte is what makes excelize keep a text's spaces

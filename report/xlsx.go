@@ -583,12 +583,14 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
-// writeStream writes a long table (the samples, the answers) with the
-// streaming writer, reading its rows twice and holding none: a frozen
-// header, strings as string cells (never a formula) fitted and marked as
-// setText marks them, floats with three decimals, at most limit rows,
-// and a last row saying how many of total were left out and where they
-// are (rest). It returns how many rows it left out.
+// writeStream makes the sheet of a long table (the samples, the answers),
+// reading its rows now to find the cells that must change to fit, and
+// returns how many rows it leaves out and the rawSheet that writes its
+// rows when the workbook is written (reading them again, holding none): a
+// frozen header, strings as string cells (never a formula) fitted and
+// marked as setText marks them, floats with three decimals, at most limit
+// rows, and a last row saying how many of total were left out and where
+// they are (rest).
 func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, rawSheet, error) {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return 0, rawSheet{}, err

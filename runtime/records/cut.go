@@ -18,7 +18,7 @@ const cutReadBytes = 256 << 10
 // cutLines reads r into buf and cuts it into lines as bufio.ScanLines
 // does (a line ends at '\n', a '\r' before it is dropped, a last line
 // without a newline is a line, an empty line is a line), without copying
-// them out: line is called with each line's span in *buf, in order. After
+// them out: line is called with each line's span in the buffer, in order. After
 // the lines of each read are cut, full is called with the buffer (grown,
 // when a line needed more room) and the offset where the next line
 // begins; it returns the buffer to go on with (holding the bytes from that
@@ -32,9 +32,6 @@ func cutLines(r io.Reader, path string, buf []byte, line func(from, to int), ful
 	n := 0     // lines cut
 	for {
 		if cap(data)-len(data) < cutReadBytes {
-			if len(data)-start > lines.DefaultMax {
-				return data, fmt.Errorf("%s line %d: longer than the limit of %d MiB", path, n+1, lines.DefaultMax>>20)
-			}
 			grown := make([]byte, len(data), 2*cap(data)+cutReadBytes)
 			copy(grown, data)
 			data = grown
@@ -56,6 +53,9 @@ func cutLines(r io.Reader, path string, buf []byte, line func(from, to int), ful
 			line(start, to)
 			start, scan = end+1, end+1
 		}
+		if len(data)-start > lines.DefaultMax {
+			return data, fmt.Errorf("%s line %d: longer than the limit of %d MiB", path, n+1, lines.DefaultMax>>20)
+		}
 		if err == io.EOF {
 			if start < len(data) {
 				to := len(data)
@@ -69,9 +69,6 @@ func cutLines(r io.Reader, path string, buf []byte, line func(from, to int), ful
 		}
 		if err != nil {
 			return data, fmt.Errorf("reading %s after line %d: %w", path, n, err)
-		}
-		if len(data)-start > lines.DefaultMax {
-			return data, fmt.Errorf("%s line %d: longer than the limit of %d MiB", path, n+1, lines.DefaultMax>>20)
 		}
 		nb, stop := full(data, start)
 		if stop {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/bhashalab/bhasha/internal/lines"
 )
 
 // TestCutLinesAgreesWithScanLines cuts texts into lines through readers
@@ -79,9 +81,24 @@ func TestCutLinesErrors(t *testing.T) {
 	if err == nil || err.Error() != "reading seg.zst after line 2: unexpected EOF" {
 		t.Errorf("read error: %v", err)
 	}
+	long := io.MultiReader(io.LimitReader(repeatReader('x'), lines.DefaultMax+1), strings.NewReader("\n"))
+	_, err = cutLines(io.MultiReader(strings.NewReader("a\n"), long), "big.jsonl", nil, func(int, int) {}, func([]byte, int) ([]byte, bool) { return nil, false })
+	if err == nil || err.Error() != "big.jsonl line 2: longer than the limit of 64 MiB" {
+		t.Errorf("long line: %v", err)
+	}
 	n := 0
 	_, err = cutLines(iotest.OneByteReader(bytes.NewReader([]byte("a\nb\nc\n"))), "f", nil, func(int, int) { n++ }, func([]byte, int) ([]byte, bool) { return nil, n >= 1 })
 	if err != nil || n != 1 {
 		t.Errorf("stop: %v after %d lines", err, n)
 	}
+}
+
+// repeatReader reads c forever.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }

@@ -73,7 +73,7 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 			pos := writerOrder(key)
 			ordered = pos > last
 			last = pos
-			after = after || pos >= writerOrder([]byte("request_sha256"))
+			after = after || pos >= afterRequest
 		}
 		switch string(key) {
 		case "key":
@@ -164,6 +164,10 @@ func decodeIdentity(v []byte, in *interner, id *engine.Identity) error {
 		return err
 	})
 }
+
+// afterRequest is writerOrder's place of request_sha256, the first member
+// engine.Record orders after Request.
+const afterRequest = 21
 
 // writerOrder is the place of a member in the Writer's lines (-1 for
 // one it does not write).

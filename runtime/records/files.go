@@ -362,7 +362,11 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	// and its lines' seals checked on their way into the encoder: the
 	// segment seal (segseal.go) is appended when every line was sealed.
 	sum := sha256.New()
-	bw := bufio.NewWriterSize(hashingWriter{tmp, sum}, 1<<20)
+	var out io.Writer = tmp
+	if zst {
+		out = io.MultiWriter(tmp, sum)
+	}
+	bw := bufio.NewWriterSize(out, 1<<20)
 	var w io.Writer = bw
 	var zw *zstd.Encoder
 	var seals *lineSeals
@@ -389,7 +393,7 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	}
 	if seals != nil && seals.sealed() && seals.lines > 0 {
 		if _, err := tmp.Write(segSealOf(sum.Sum(nil))); err != nil {
-			return fail(errSegSeal(path, err))
+			return fail(fmt.Errorf("sealing the segment: %w", err))
 		}
 	}
 	if err := tmp.Sync(); err != nil {

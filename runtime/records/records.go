@@ -626,7 +626,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
 			}
-			switch sealOf(f, raw) {
+			switch sealOf(f.verified, raw) {
 			case sealOK:
 				sealed++
 			case sealBroken:

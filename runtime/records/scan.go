@@ -280,7 +280,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 		}
 		s.Lines = lineNo
 		key := *rec.Key
-		switch sealOf(f, bytes.TrimSuffix(line, []byte("\n"))) {
+		switch sealOf(f.verified, bytes.TrimSuffix(line, []byte("\n"))) {
 		case sealOK:
 			s.Sealed++
 		case sealBroken:

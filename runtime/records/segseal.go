@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"hash"
 	"io"
 	"os"
 )
@@ -105,27 +103,10 @@ func (s *lineSeals) Write(p []byte) (int, error) {
 // last one whole.
 func (s *lineSeals) sealed() bool { return s.allSealed && len(s.partial) == 0 }
 
-// hashingWriter passes writes to w and into h.
-type hashingWriter struct {
-	w io.Writer
-	h hash.Hash
-}
-
-func (hw hashingWriter) Write(p []byte) (int, error) {
-	n, err := hw.w.Write(p)
-	hw.h.Write(p[:n])
-	return n, err
-}
-
-// errSegSeal wraps a failure to append a segment's seal.
-func errSegSeal(path string, err error) error {
-	return fmt.Errorf("sealing segment %s: %w", path, err)
-}
-
-// sealOf is the seal state of a line of f: sealOK in a verified segment,
-// else its own seal's.
-func sealOf(f recordFile, line []byte) sealState {
-	if f.verified {
+// sealOf is the seal state of a line: sealOK in a verified segment, else
+// its own seal's.
+func sealOf(verified bool, line []byte) sealState {
+	if verified {
 		return sealOK
 	}
 	return checkSeal(line)
