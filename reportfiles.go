@@ -139,9 +139,9 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	if err != nil {
 		return err
 	}
-	answers, err := r.Table("answers")
-	if err != nil {
-		return err
+	answers, ok := r.set.Table("answers") // made row by row: the report holds none of them
+	if !ok {
+		return fmt.Errorf("report of %s: the run has no answers table", r.dir)
 	}
 	o := report.Options{Progress: c.progress, SheetRows: c.sheetRows}
 	var picks []int
@@ -377,9 +377,7 @@ func (r *Results) explorerTable(answers *Table, picks []int, texts []sampleText,
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	row := func(k int) []any {
-		i := picks[k]
-		out := make([]any, 0, len(cols))
-		out = append(out, answers.Rows[i]...)
+		out := answers.Row(picks[k], make([]any, 0, len(cols)))
 		return append(out, extra(texts[k])...)
 	}
 	keep, size := len(picks), 0
@@ -424,9 +422,9 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 	for i, c := range cols {
 		header[i] = c.Name
 	}
-	return &report.Rows{Name: "samples", Header: header, Len: len(answers.Rows), Each: func(ctx context.Context, fn func([]any) error) error {
+	return &report.Rows{Name: "samples", Header: header, Len: answers.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
 		row := make([]any, 0, len(cols))
-		for i, a := range answers.Rows {
+		for i := range answers.Len() {
 			if i%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -434,7 +432,7 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 			if err != nil {
 				return fmt.Errorf("samples of %s: %w", r.dir, err)
 			}
-			row = append(append(row[:0], a...), extra(t)...)
+			row = append(answers.Row(i, row), extra(t)...)
 			if err := fn(row); err != nil {
 				return err
 			}

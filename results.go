@@ -197,7 +197,7 @@ func (r *Results) score() error {
 		r.notes = append(r.notes, r.exp.PlanNotes()...)
 		r.rows, r.schema = rows, r.exp.AnswerSchema()
 		answers := experiment.TableGroup{Names: []string{"answers"}, Build: func(func(string) *tables.Table) []*tables.Table {
-			return []*tables.Table{tables.Answers(rows, r.schema)}
+			return []*tables.Table{tables.AnswerRows(rows, r.schema)} // made row by row as a report writes it
 		}}
 		r.set, r.scorErr = r.exp.TableSet(rows, answers)
 	})
@@ -253,6 +253,9 @@ func (r *Results) Table(name string) (*Table, error) {
 	}
 	done := r.progress("table "+name, 0, 0)
 	t, ok := r.set.Table(name)
+	if ok && t.Source != nil { // a table made row by row (the answers): a caller gets it held
+		t = t.Held()
+	}
 	done()
 	if ok {
 		t.Simulated = r.manifest.Simulated

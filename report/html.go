@@ -129,8 +129,8 @@ type tableView struct {
 // under column groups, at most maxRows rows (0: all), numbers formatted
 // by their column's kind (displayCell).
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
-	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: len(t.Rows), Simulated: t.Simulated}
-	if len(t.Rows) == 0 {
+	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: t.Len(), Simulated: t.Simulated}
+	if t.Len() == 0 {
 		tv.Note = "No rows"
 		if t.Note != "" {
 			tv.Note += ": " + t.Note
@@ -165,16 +165,18 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	if sub != nil {
 		tv.Head = append(tv.Head, sub)
 	}
-	n := len(t.Rows)
+	n := t.Len()
 	if maxRows > 0 && n > maxRows {
 		n = maxRows
 	}
+	var row []any
 	for r := range n {
+		row = t.Row(r, row)
 		cells := make([]cellView, len(t.Header))
 		for c := range t.Header {
 			var v any
-			if c < len(t.Rows[r]) {
-				v = t.Rows[r][c]
+			if c < len(row) {
+				v = row[c]
 			}
 			cells[c] = displayCell(tv.Columns[c], v)
 		}

@@ -28,13 +28,27 @@ type Rows struct {
 	Each func(ctx context.Context, fn func(row []any) error) error
 }
 
-// TableRows reads a table held in memory as Rows.
+// TableRows reads a table as Rows: its held rows, or those its Source
+// makes.
 func TableRows(t *tables.Table) *Rows {
-	return &Rows{Name: t.Name, Header: t.Header, Len: len(t.Rows), Each: func(ctx context.Context, fn func([]any) error) error {
-		for i, r := range t.Rows {
+	return &Rows{Name: t.Name, Header: t.Header, Len: t.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
+		if t.Source == nil {
+			for i, r := range t.Rows {
+				if i%checkEvery == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := fn(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var r []any
+		for i := range t.Len() {
 			if i%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
+			r = t.Row(i, r)
 			if err := fn(r); err != nil {
 				return err
 			}

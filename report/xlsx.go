@@ -92,16 +92,17 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 			continue // the samples sheet holds every answer's columns, with its prompt and response
 		}
 		name := sheetName(t.Name, used)
-		if len(t.Rows) > StreamRows {
+		if t.Len() > StreamRows {
 			rest := "the run directory's tables/" + tables.FileName(t.Name) + ".csv"
-			left, raw, err := writeStream(ctx, f, name, TableRows(t), len(t.Rows), o.sheetRows(), rest, styles, o)
+			left, raw, err := writeStream(ctx, f, name, TableRows(t), t.Len(), o.sheetRows(), rest, styles, o)
 			if err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
 			raws = append(raws, raw)
-			cuts = append(cuts, cutNote(name, left, len(t.Rows), rest))
+			cuts = append(cuts, cutNote(name, left, t.Len(), rest))
 			continue
 		}
+		t = t.Held() // a short table made row by row
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -235,38 +235,58 @@ func AnswerColumn(f score.Field) Column {
 // scoring.csv), how the answer was extracted, the study's criteria and
 // verdicts, abstention, script and switch, and whether the answer is
 // missing). It is written by reports, not by For (it is as long as the
-// run).
+// run). Its rows are held; AnswerRows makes them as they are read.
 func Answers(rows []score.Row, s *score.Schema) *Table {
-	fields := s.Fields()
-	cols := make([]Column, len(fields))
-	for i, f := range fields {
-		cols[i] = AnswerColumn(f)
-	}
-	t := New("answers", "one row per scored answer: the study's answer schema (raw and normalised prediction, method, every criterion and verdict, script)", cols...)
+	t := answersTable(s)
 	// A run's answers repeat their keys, golds and verdicts: each distinct
 	// string of a field whose values repeat (Field.Repeats) is boxed once
 	// and shared, ints too (Interner), and the rows are block-allocated
 	// (Fill), so that a table of millions of answers costs its cells and
 	// not an allocation per cell.
 	var in Interner
-	t.Fill(len(rows), func(i int, row []any) {
+	t.Fill(len(rows), answerFill(rows, s.Fields(), &in))
+	return t
+}
+
+// AnswerRows is Answers with a Source instead of held rows: each row is
+// made from rows[i] when it is read, so that writing a run's answers
+// (its CSV, the report's samples) holds none of them.
+func AnswerRows(rows []score.Row, s *score.Schema) *Table {
+	t := answersTable(s)
+	t.Source = &Source{N: len(rows), Fill: answerFill(rows, s.Fields(), nil), Hold: func() [][]any { return Answers(rows, s).Rows }}
+	return t
+}
+
+// answersTable is the answers table's declaration, without rows.
+func answersTable(s *score.Schema) *Table {
+	fields := s.Fields()
+	cols := make([]Column, len(fields))
+	for i, f := range fields {
+		cols[i] = AnswerColumn(f)
+	}
+	return New("answers", "one row per scored answer: the study's answer schema (raw and normalised prediction, method, every criterion and verdict, script)", cols...)
+}
+
+// answerFill fills an answers row from rows[i], boxing repeating strings
+// and ints through in (nil: each cell boxed on its own).
+func answerFill(rows []score.Row, fields []score.Field, in *Interner) func(i int, row []any) {
+	return func(i int, row []any) {
 		r := &rows[i]
 		for c, f := range fields {
-			switch f.Type {
-			case score.FlagField:
+			switch {
+			case f.Type == score.FlagField:
 				row[c] = f.Flag(r)
-			case score.IntField:
+			case f.Type == score.IntField && in != nil:
 				row[c] = in.Int(f.Int(r))
+			case f.Type == score.IntField:
+				row[c] = f.Int(r)
+			case f.Repeats && in != nil:
+				row[c] = in.String(f.Text(r))
 			default:
-				if v := f.Text(r); f.Repeats {
-					row[c] = in.String(v)
-				} else {
-					row[c] = v
-				}
+				row[c] = f.Text(r)
 			}
 		}
-	})
-	return t
+	}
 }
 
 // Criterion documents one scoring criterion: its rule and the

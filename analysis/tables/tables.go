@@ -50,6 +50,9 @@ type Table struct {
 	// that Pivot lays out beside a missing cell, NaN).
 	Cols []Column
 	Rows [][]any
+	// Source, when set, makes the rows as they are read instead (Rows is
+	// nil; Len, Row, Held): a table as long as the run.
+	Source *Source
 	// Description is one line on what the table holds, set where it is
 	// built (New).
 	Description string
@@ -173,7 +176,12 @@ func (t *Table) Columns() []Column {
 func (t *Table) Col(name string) int { return slices.Index(t.Header, name) }
 
 // Text is cell (row i, column c) as the CSV shows it.
-func (t *Table) Text(i, c int) string { return FormatCell(t.Rows[i][c]) }
+func (t *Table) Text(i, c int) string {
+	if t.Source != nil {
+		return FormatCell(t.Row(i, nil)[c])
+	}
+	return FormatCell(t.Rows[i][c])
+}
 
 // Str returns cell (row, column name) when it is a string ("" otherwise).
 func (t *Table) Str(row []any, name string) string {
@@ -256,6 +264,9 @@ func formatFloat(v float64) string {
 // Markdown renders the table as a GitHub-flavoured Markdown table, numbers
 // right-aligned, with a first line naming the table and its row count.
 func (t *Table) Markdown() string {
+	if t.Source != nil {
+		return t.Held().Markdown()
+	}
 	var sb strings.Builder
 	label := ""
 	if t.Simulated {
@@ -377,11 +388,14 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(bw)
 	cw.Write(append([]string{"simulated"}, t.Header...))
 	rec := make([]string, len(t.Header)+1)
-	for i, r := range t.Rows {
+	var buf []any
+	for i := range t.Len() {
+		r := t.Row(i, buf)
+		buf = r
 		rec = rec[:1+len(r)]
 		rec[0] = strconv.FormatBool(t.Simulated)
 		for c := range r {
-			rec[1+c] = t.Text(i, c)
+			rec[1+c] = FormatCell(r[c])
 		}
 		cw.Write(rec)
 	}
@@ -397,6 +411,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 // built from the typed cells, never from their text, so an item id "007"
 // stays the string "007" and NaN stays NaN; rows in the table's order.
 func (t *Table) DataFrame() dataframe.DataFrame {
+	if t.Source != nil {
+		return t.Held().DataFrame()
+	}
 	cols := t.Columns()
 	sim := make([]bool, len(t.Rows))
 	for i := range sim {

@@ -744,7 +744,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
 
 	for _, t := range ts {
-		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, len(t.Rows))
+		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 	}
 	if *html != "" || *xlsx != "" {
 		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line)); err != nil {

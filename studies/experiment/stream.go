@@ -24,16 +24,34 @@ type Streamer interface {
 type RecordScorer interface {
 	// Record scores one extracted record on its own: the rows it gives
 	// (none for a record only another's row reads), and whether Finish
-	// needs the record itself (keep: a copy without its response text,
-	// request or logprobs is held). It is called from several goroutines
+	// needs the record itself (keep: its Kept, a few fields, is held). It
+	// is called from several goroutines
 	// at once, on every record read, including records the reading then
 	// leaves out (a failed record a later ok one replaces); the record
 	// is not used after Record returns.
 	Record(r *engine.Record) (rows []score.Row, keep bool, err error)
-	// Finish is called once with the rows of the kept records, in the
-	// order Score would have met them, and the kept records (same order):
-	// it joins what spans records and returns the final rows.
-	Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error)
+	// Finish is called once with the rows of the records, in the order
+	// Score would have met them, and what was kept of the records Record
+	// asked to keep (same order): it joins what spans records and returns
+	// the final rows.
+	Finish(rows []score.Row, kept []Kept) ([]score.Row, error)
+}
+
+// Kept is what a streamed pass holds of a record another record's row
+// reads (a two-step answer's first stage): its key fields, whether it
+// succeeded, its latency and whether it came from the cache. It is a
+// sixth of an engine.Record's size, which matters at a million first
+// stages.
+type Kept struct {
+	Fields    engine.Key
+	LatencyMS float64
+	OK        bool // Status == engine.StatusOK
+	Cached    bool
+}
+
+// KeptOf is what a pass keeps of r.
+func KeptOf(r *engine.Record) Kept {
+	return Kept{Fields: r.Fields, LatencyMS: r.LatencyMS, OK: r.Status == engine.StatusOK, Cached: r.Cached}
 }
 
 // SelfExtracting is implemented by a RecordScorer whose Record extracts
@@ -62,21 +80,28 @@ type Scored struct {
 }
 
 // side is what a record gives a streamed pass besides its first row:
-// that it gives none, its further rows, the copy Finish needs.
+// that it gives none, its further rows, the index in sides.kept of what
+// Finish needs of it (-1 for nothing).
 type side struct {
 	none bool
+	kept int32
 	more []score.Row
-	kept *engine.Record
 }
 
 // sides holds the records' side results by line, from many goroutines.
 type sides struct {
-	mu sync.Mutex
-	m  map[int32]side
+	mu   sync.Mutex
+	m    map[int32]side
+	kept []Kept
 }
 
-func (s *sides) put(line int, v side) {
+// put records line's side, and k when v keeps one.
+func (s *sides) put(line int, v side, k *Kept) {
 	s.mu.Lock()
+	if k != nil {
+		v.kept = int32(len(s.kept))
+		s.kept = append(s.kept, *k)
+	}
 	s.m[int32(line)] = v
 	s.mu.Unlock()
 }
@@ -126,9 +151,11 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		if err != nil {
 			return score.Row{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}
-		var v side
+		v := side{kept: -1}
+		var k *Kept
 		if keep {
-			v.kept = slim(r)
+			kk := KeptOf(r)
+			k = &kk
 		}
 		if len(rs) > 1 {
 			v.more = rs[1:]
@@ -136,8 +163,8 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		if len(rs) == 0 {
 			v.none = true
 		}
-		if v.none || v.more != nil || v.kept != nil {
-			sd.put(line, v)
+		if v.none || v.more != nil || k != nil {
+			sd.put(line, v, k)
 		}
 		if len(rs) == 0 {
 			return score.Row{}, nil
@@ -149,13 +176,13 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	}
 	// The kept records' rows in order, in place: the first row of each
 	// record that gives one, its further rows (rare) in a new slice.
-	var kept []*engine.Record
+	var kept []Kept
 	more := false
 	at := 0
 	for i := range rows {
 		v, ok := sd.m[lines[i]]
-		if ok && v.kept != nil {
-			kept = append(kept, v.kept)
+		if ok && v.kept >= 0 {
+			kept = append(kept, sd.kept[v.kept])
 		}
 		if ok && v.more != nil {
 			more = true
@@ -182,13 +209,4 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
 	return &Scored{Rows: rows, Findings: d, Lines: n}, nil
-}
-
-// slim is the part of a record a Finish step reads: its key, status,
-// timing, cache and extraction, without the texts and bodies that make a
-// record large.
-func slim(r *engine.Record) *engine.Record {
-	return &engine.Record{Key: r.Key, Fields: r.Fields, Kind: r.Kind, Status: r.Status, Error: r.Error,
-		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, LatencyMS: r.LatencyMS,
-		Cached: r.Cached, EmptyResponse: r.EmptyResponse, Simulated: r.Simulated, Extracted: r.Extracted}
 }

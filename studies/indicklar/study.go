@@ -14,6 +14,7 @@ package indicklar
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -395,7 +396,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		return nil, err
 	}
 	var rows []score.Row
-	var kept []*engine.Record
+	var kept []experiment.Kept
 	for _, r := range recs {
 		rs, keep, err := sc.Record(r)
 		if err != nil {
@@ -403,7 +404,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		}
 		rows = append(rows, rs...)
 		if keep {
-			kept = append(kept, r)
+			kept = append(kept, experiment.KeptOf(r))
 		}
 	}
 	return sc.Finish(rows, kept)
@@ -551,17 +552,14 @@ func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]
 // Finish adds each two-step answer's first-stage time and cache, and a
 // failed, withheld row for each second stage never sent because its first
 // stage failed.
-func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, error) {
+func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
 	s.translit, s.parsed, s.verdicts = nil, nil, nil // every record is scored: free what they remember
-	first := map[engine.Key]*engine.Record{}         // a two-step answer's first stage, by the answer's key
-	var failedFirst []*engine.Record
-	for _, r := range kept {
-		k := r.Fields
-		k.Role = engine.Role{}
-		first[k] = r
-		if r.Status != engine.StatusOK {
-			failedFirst = append(failedFirst, r)
+	first := newStages(kept)                         // a two-step answer's first stage, by the answer's key
+	var failedFirst []int
+	for i := range kept {
+		if !kept[i].OK {
+			failedFirst = append(failedFirst, i)
 		}
 	}
 	var answered map[engine.Key]bool // the answers' keys, when a first stage failed
@@ -573,16 +571,13 @@ func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, e
 		if answered != nil {
 			answered[row.Key] = true
 		}
-		if len(first) == 0 {
-			continue
-		}
-		if f := first[row.Key]; f != nil { // end-to-end: every stage's time
+		if f := first.of(row.Key); f != nil { // end-to-end: every stage's time
 			row.LatencyMS += f.LatencyMS
 			row.Cached = row.Cached || f.Cached
 		}
 	}
-	for _, r := range failedFirst {
-		k := r.Fields
+	for _, i := range failedFirst {
+		k := kept[i].Fields
 		k.Role = engine.Role{}
 		if answered[k] {
 			continue
@@ -598,6 +593,63 @@ func (s *scorer) Finish(rows []score.Row, kept []*engine.Record) ([]score.Row, e
 		rows = append(rows, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
 	}
 	return rows, nil
+}
+
+// stages finds a two-step answer's first stage among the kept records
+// by the answer's key (the stage's key with the answer's role). It holds
+// a 64-bit hash of each key and the stage's index, a tenth of a map keyed
+// by engine.Key; a hit is confirmed by comparing the keys, and keys whose
+// hashes collide go to a map of their own, so a collision never joins the
+// wrong stage. A later stage of the same key replaces an earlier one.
+type stages struct {
+	hash  func(engine.Key) uint64
+	kept  []experiment.Kept
+	at    map[uint64]int32
+	clash map[engine.Key]int32
+}
+
+// newStages indexes kept by maphash.
+func newStages(kept []experiment.Kept) *stages {
+	seed := maphash.MakeSeed()
+	return newStagesHashed(kept, func(k engine.Key) uint64 { return maphash.Comparable(seed, k) })
+}
+
+// newStagesHashed indexes kept by hash (a test's hash makes keys collide).
+func newStagesHashed(kept []experiment.Kept, hash func(engine.Key) uint64) *stages {
+	s := &stages{hash: hash, kept: kept, at: make(map[uint64]int32, len(kept))}
+	for i := range kept {
+		k := answerKey(kept[i].Fields)
+		h := hash(k)
+		if j, ok := s.at[h]; ok && answerKey(kept[j].Fields) != k {
+			if s.clash == nil {
+				s.clash = map[engine.Key]int32{}
+			}
+			s.clash[k] = int32(i)
+			continue
+		}
+		s.at[h] = int32(i)
+	}
+	return s
+}
+
+// of is the first stage of the answer keyed k, nil when none was kept.
+func (s *stages) of(k engine.Key) *experiment.Kept {
+	if len(s.kept) == 0 {
+		return nil
+	}
+	if j, ok := s.at[s.hash(k)]; ok && answerKey(s.kept[j].Fields) == k {
+		return &s.kept[j]
+	}
+	if j, ok := s.clash[k]; ok {
+		return &s.kept[j]
+	}
+	return nil
+}
+
+// answerKey is a first stage's key with the answer's role.
+func answerKey(k engine.Key) engine.Key {
+	k.Role = engine.Role{}
+	return k
 }
 
 // ReadsRequests: the prompts of models that name a tokenizer are counted

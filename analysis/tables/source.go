@@ -1,0 +1,57 @@
+package tables
+
+// Source makes a table's rows when they are read instead of holding
+// them: a table as long as the run (the answers: one row per scored
+// answer) costs nothing until it is written, and a writer of its CSV or
+// of a report's sheet reads it row by row. N is the number of rows; Fill
+// writes row i's cells (len(Header) of them) into row, which the caller
+// owns; Fill(i, ·) gives the same cells every time it is called.
+type Source struct {
+	N    int
+	Fill func(i int, row []any)
+	// Hold, when set, makes every row at once for Held, more compactly
+	// than Fill row by row (sharing the boxes of repeated cells).
+	Hold func() [][]any
+}
+
+// Len is the table's number of rows: len(t.Rows), or its Source's N.
+func (t *Table) Len() int {
+	if t.Source != nil {
+		return t.Source.N
+	}
+	return len(t.Rows)
+}
+
+// Row is row i's cells written into buf (grown when short): t.Rows[i]
+// copied, or the row its Source makes. The caller owns the result (it may
+// append to it) until it passes buf again.
+func (t *Table) Row(i int, buf []any) []any {
+	if t.Source == nil {
+		return append(buf[:0], t.Rows[i]...)
+	}
+	if cap(buf) < len(t.Header) {
+		buf = make([]any, len(t.Header))
+	}
+	buf = buf[:len(t.Header)]
+	clear(buf)
+	t.Source.Fill(i, buf)
+	return buf
+}
+
+// Held is the table with its rows held: t itself, or for a table with a
+// Source a copy whose Rows are made by it (Fill: one allocation per
+// 4,096 rows; Source.Hold when set) and whose Source is nil. What renders a whole table in
+// memory (Markdown, LaTeX, DataFrame) reads Held.
+func (t *Table) Held() *Table {
+	if t.Source == nil {
+		return t
+	}
+	h := *t
+	h.Source = nil
+	if t.Source.Hold != nil {
+		h.Rows = t.Source.Hold()
+	} else {
+		h.Fill(t.Source.N, t.Source.Fill)
+	}
+	return &h
+}
