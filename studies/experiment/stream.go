@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -79,38 +80,104 @@ type Scored struct {
 	Lines int
 }
 
-// side is what a record gives a streamed pass besides its first row:
-// that it gives none, its further rows, the index in sides.kept of what
-// Finish needs of it (-1 for nothing).
-type side struct {
-	none bool
-	kept int32
-	more []score.Row
+// made is what a record gave a streamed pass, as Unique holds it per
+// record (eight bytes without pointers, which the collector does not
+// scan): the index of its first row in the pass's rows (-1: none), and
+// of what Finish needs of it in the pass's kept (-1: nothing).
+type made struct{ row, kept int32 }
+
+// pass holds what the records gave a streamed pass, from many goroutines:
+// the first row of each record in blocks of rowBlock (so that none is
+// copied as they grow, and they are let go block by block once in
+// order), what was kept, and the further rows of the rare record that
+// gives several, by line.
+type pass struct {
+	mu     sync.Mutex
+	blocks [][]score.Row
+	n      int
+	kept   []Kept
+	more   map[int32][]score.Row
 }
 
-// sides holds the records' side results by line, from many goroutines.
-type sides struct {
-	mu   sync.Mutex
-	m    map[int32]side
-	kept []Kept
-}
+// rowBlock is the rows of one of pass's blocks.
+const rowBlock = 4096
 
-// put records line's side, and k when v keeps one.
-func (s *sides) put(line int, v side, k *Kept) {
-	s.mu.Lock()
-	if k != nil {
-		v.kept = int32(len(s.kept))
-		s.kept = append(s.kept, *k)
+// put holds rs (their first row, the rest by line) and k (when not nil),
+// and says where.
+func (p *pass) put(line int, rs []score.Row, k *Kept) made {
+	m := made{row: -1, kept: -1}
+	if len(rs) == 0 && k == nil {
+		return m
 	}
-	s.m[int32(line)] = v
-	s.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(rs) > 0 {
+		if p.n%rowBlock == 0 {
+			p.blocks = append(p.blocks, make([]score.Row, rowBlock))
+		}
+		p.blocks[p.n/rowBlock][p.n%rowBlock] = rs[0]
+		m.row = int32(p.n)
+		p.n++
+		if len(rs) > 1 {
+			if p.more == nil {
+				p.more = map[int32][]score.Row{}
+			}
+			p.more[int32(line)] = slices.Clone(rs[1:])
+		}
+	}
+	if k != nil {
+		m.kept = int32(len(p.kept))
+		p.kept = append(p.kept, *k)
+	}
+	return m
+}
+
+// ordered are the rows of ms (Unique's records, in its order; lines[i]
+// is ms[i]'s line), each record's first then its further ones, and what
+// was kept of them, in the same order. Each block of rows is let go once
+// its last row is copied: the records come nearly in the order they were
+// put, so at most a few blocks are held beside the result.
+func (p *pass) ordered(ms []made, lines []int32) ([]score.Row, []Kept) {
+	left := make([]int32, len(p.blocks)) // rows of each block still to copy
+	nrows, nkept := 0, 0
+	for i, m := range ms {
+		if m.row >= 0 {
+			left[m.row/rowBlock]++
+			nrows += 1 + len(p.more[lines[i]])
+		}
+		if m.kept >= 0 {
+			nkept++
+		}
+	}
+	kept := make([]Kept, 0, nkept)
+	for _, m := range ms {
+		if m.kept >= 0 {
+			kept = append(kept, p.kept[m.kept])
+		}
+	}
+	p.kept = nil
+	rows := make([]score.Row, 0, nrows)
+	for i, m := range ms {
+		if m.row < 0 {
+			continue
+		}
+		b := m.row / rowBlock
+		rows = append(rows, p.blocks[b][m.row%rowBlock])
+		rows = append(rows, p.more[lines[i]]...)
+		if left[b]--; left[b] == 0 {
+			p.blocks[b] = nil
+		}
+	}
+	p.blocks, p.more = nil, nil
+	return rows, kept
 }
 
 // ScoreContext is Score with a context (cancelling it stops the reading
 // between batches of records, with ctx's error) and progress. Records are
 // decoded and scored as they are read, on every core: a plan that is a
-// Streamer holds only its rows and what spans records (one row per
-// record, in place, with no copy); another plan's records are held
+// Streamer holds only its rows and what spans records (pass: eight
+// bytes per record beside the rows, which are copied once, in order, into
+// the result as their blocks are let go); another plan's records are held
 // (without their request bodies unless it reads them) and scored at the
 // end, as Score does.
 func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOptions) (*Scored, error) {
@@ -142,69 +209,27 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	self, _ := sc.(SelfExtracting)
 	extracts := self != nil && self.Extracts()
 	so.SkipExtracted = extracts
-	sd := &sides{m: map[int32]side{}}
-	rows, lines, d, n, err := records.Unique(ctx, dir, so, func(line int, r *engine.Record) (score.Row, error) {
+	p := &pass{}
+	ms, lines, d, n, err := records.Unique(ctx, dir, so, func(line int, r *engine.Record) (made, error) {
 		if !extracts {
 			e.Extract(r)
 		}
 		rs, keep, err := sc.Record(r)
 		if err != nil {
-			return score.Row{}, fmt.Errorf("scoring %s: %w", r.Key, err)
+			return made{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}
-		v := side{kept: -1}
 		var k *Kept
 		if keep {
 			kk := KeptOf(r)
 			k = &kk
 		}
-		if len(rs) > 1 {
-			v.more = rs[1:]
-		}
-		if len(rs) == 0 {
-			v.none = true
-		}
-		if v.none || v.more != nil || k != nil {
-			sd.put(line, v, k)
-		}
-		if len(rs) == 0 {
-			return score.Row{}, nil
-		}
-		return rs[0], nil
+		return p.put(line, rs, k), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
-	// The kept records' rows in order, in place: the first row of each
-	// record that gives one, its further rows (rare) in a new slice.
-	var kept []Kept
-	more := false
-	at := 0
-	for i := range rows {
-		v, ok := sd.m[lines[i]]
-		if ok && v.kept >= 0 {
-			kept = append(kept, sd.kept[v.kept])
-		}
-		if ok && v.more != nil {
-			more = true
-		}
-		if ok && v.none {
-			continue
-		}
-		rows[at] = rows[i]
-		lines[at] = lines[i]
-		at++
-	}
-	clear(rows[at:])
-	rows, lines = rows[:at], lines[:at]
-	if more {
-		var all []score.Row
-		for i := range rows {
-			all = append(all, rows[i])
-			all = append(all, sd.m[lines[i]].more...)
-		}
-		rows = all
-	}
-	sd = nil
+	rows, kept := p.ordered(ms, lines)
+	ms, lines = nil, nil
 	if rows, err = sc.Finish(rows, kept); err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
