@@ -195,6 +195,10 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 	var vs []variant
 	best := map[string]variant{}
 	for s, v := range acc {
+		// Summed in order: the gains came in map order, and two variants
+		// of equal gains must tie exactly for the pick to be the same in
+		// every report of the run.
+		sort.Float64s(v)
 		x := variant{family(s), s, tables.Mean(v)}
 		vs = append(vs, x)
 		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
