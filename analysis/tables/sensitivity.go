@@ -187,39 +187,52 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		PValue("p_alt", "the test's two-sided p-value under the alternative (empty: no test)"),
 		Flag("holds_alt", "effect_alt > 0 and, for a claim of significance, p_alt < alpha: the conclusion holds under the alternative"))
 	t.Headline = true
-	byModel := map[string][]score.Row{}
+	// One model's rows are copied at a time (a claim's Eval reads a
+	// []score.Row): a run of millions of answers holds a ninth of them
+	// twice, not all of them. The table's rows come out claim by claim,
+	// each claim's models in order, as if every model's were held.
+	seen := map[string]bool{}
 	var models []string
-	for _, r := range rows {
-		if byModel[r.Key.Model] == nil {
-			models = append(models, r.Key.Model)
+	for i := range rows {
+		if m := rows[i].Key.Model; !seen[m] {
+			seen[m] = true
+			models = append(models, m)
 		}
-		byModel[r.Key.Model] = append(byModel[r.Key.Model], r)
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
-	for _, c := range claims {
-		measure := c.Measure
-		if measure == "" {
-			measure = "correct"
-		}
-		var on []Alternative
-		for _, a := range alts {
-			if a.measure() == measure {
-				on = append(on, a)
+	out := make([][][][]any, len(claims)) // claim → model → its table rows
+	for i := range out {
+		out[i] = make([][][]any, len(models))
+	}
+	var rs []score.Row
+	for mi, m := range models {
+		rs = rs[:0]
+		for i := range rows {
+			if rows[i].Key.Model == m {
+				rs = append(rs, rows[i])
 			}
 		}
-		none := len(on) == 0
-		if none { // the rule in force only, on both sides
-			v := c.Verdict
-			if v == nil {
-				v = func(r score.Row) bool { return r.Correct }
-			}
-			on = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
-		}
-		for _, m := range models {
+		for ci, c := range claims {
 			if c.Models != nil && !c.Models(m) {
 				continue
 			}
-			rs := byModel[m]
+			measure := c.Measure
+			if measure == "" {
+				measure = "correct"
+			}
+			var on []Alternative
+			for _, a := range alts {
+				if a.measure() == measure {
+					on = append(on, a)
+				}
+			}
+			if len(on) == 0 { // the rule in force only, on both sides
+				v := c.Verdict
+				if v == nil {
+					v = func(r score.Row) bool { return r.Correct }
+				}
+				on = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
+			}
 			for _, a := range on {
 				of := a.Of
 				if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
@@ -240,8 +253,16 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 						n++
 					}
 				}
-				t.Add(c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
-					xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P))
+				out[ci][mi] = append(out[ci][mi], []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
+					xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P)})
+			}
+		}
+	}
+	rs = nil
+	for _, byModel := range out {
+		for _, cells := range byModel {
+			for _, row := range cells {
+				t.Add(row...)
 			}
 		}
 	}
