@@ -32,23 +32,18 @@ type Rows struct {
 // makes.
 func TableRows(t *tables.Table) *Rows {
 	return &Rows{Name: t.Name, Header: t.Header, Len: t.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
-		if t.Source == nil {
-			for i, r := range t.Rows {
-				if i%checkEvery == 0 && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if err := fn(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var r []any
+		var made []any // a Source's row, reused
 		for i := range t.Len() {
 			if i%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			r = t.Row(i, r)
+			var r []any
+			if t.Source != nil {
+				made = t.Row(i, made)
+				r = made
+			} else {
+				r = t.Rows[i] // held: no copy
+			}
 			if err := fn(r); err != nil {
 				return err
 			}

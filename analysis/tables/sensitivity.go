@@ -187,10 +187,27 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		PValue("p_alt", "the test's two-sided p-value under the alternative (empty: no test)"),
 		Flag("holds_alt", "effect_alt > 0 and, for a claim of significance, p_alt < alpha: the conclusion holds under the alternative"))
 	t.Headline = true
-	// One model's rows are copied at a time (a claim's Eval reads a
-	// []score.Row): a run of millions of answers holds a ninth of them
-	// twice, not all of them. The table's rows come out claim by claim,
-	// each claim's models in order, as if every model's were held.
+	// The alternatives each claim is read under (the rule in force alone,
+	// on both sides, when none changes its measure).
+	ons := make([][]Alternative, len(claims))
+	for ci, c := range claims {
+		measure := c.Measure
+		if measure == "" {
+			measure = "correct"
+		}
+		for _, a := range alts {
+			if a.measure() == measure {
+				ons[ci] = append(ons[ci], a)
+			}
+		}
+		if len(ons[ci]) == 0 {
+			v := c.Verdict
+			if v == nil {
+				v = func(r score.Row) bool { return r.Correct }
+			}
+			ons[ci] = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
+		}
+	}
 	seen := map[string]bool{}
 	var models []string
 	for i := range rows {
@@ -200,12 +217,13 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		}
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
-	out := make([][][][]any, len(claims)) // claim → model → its table rows
-	for i := range out {
-		out[i] = make([][][]any, len(models))
-	}
+	// One model's rows are copied at a time (a claim's Eval reads a
+	// []score.Row), so that a run of millions of answers holds one
+	// model's twice, not all of them. Each claim's rows come out in the
+	// models' order, the claims in theirs.
+	out := make([][][]any, len(claims))
 	var rs []score.Row
-	for mi, m := range models {
+	for _, m := range models {
 		rs = rs[:0]
 		for i := range rows {
 			if rows[i].Key.Model == m {
@@ -216,24 +234,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			if c.Models != nil && !c.Models(m) {
 				continue
 			}
-			measure := c.Measure
-			if measure == "" {
-				measure = "correct"
-			}
-			var on []Alternative
-			for _, a := range alts {
-				if a.measure() == measure {
-					on = append(on, a)
-				}
-			}
-			if len(on) == 0 { // the rule in force only, on both sides
-				v := c.Verdict
-				if v == nil {
-					v = func(r score.Row) bool { return r.Correct }
-				}
-				on = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
-			}
-			for _, a := range on {
+			for _, a := range ons[ci] {
 				of := a.Of
 				if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
 					of = func(r score.Row) bool {
@@ -253,17 +254,14 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 						n++
 					}
 				}
-				out[ci][mi] = append(out[ci][mi], []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
+				out[ci] = append(out[ci], []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
 					xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P)})
 			}
 		}
 	}
-	rs = nil
-	for _, byModel := range out {
-		for _, cells := range byModel {
-			for _, row := range cells {
-				t.Add(row...)
-			}
+	for _, cells := range out {
+		for _, row := range cells {
+			t.Add(row...)
 		}
 	}
 	return t

@@ -39,9 +39,9 @@ func (t *Table) Row(i int, buf []any) []any {
 }
 
 // Held is the table with its rows held: t itself, or for a table with a
-// Source a copy whose Rows are made by it (Fill: one allocation per
-// 4,096 rows; Source.Hold when set) and whose Source is nil. What renders a whole table in
-// memory (Markdown, LaTeX, DataFrame) reads Held.
+// Source a copy whose Rows are made by it (Source.Hold when set, else
+// Fill) and whose Source is nil. What renders a whole table in memory
+// (Markdown, LaTeX, DataFrame) reads Held.
 func (t *Table) Held() *Table {
 	if t.Source == nil {
 		return t

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -222,6 +223,27 @@ func TestConclusions(t *testing.T) {
 	// The claim on a measure no alternative changes has one row, (none).
 	if len(c.Rows) != 2 || c.Str(c.Rows[1], "alternative") != NoAlternative || c.Num(c.Rows[1], "effect_alt") != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
 		t.Errorf("conclusions %v", c.Rows)
+	}
+}
+
+// Conclusions' rows come claim by claim, each claim's models in sorted
+// order, whatever the rows' order; each claim is evaluated on its model's
+// rows alone, and a claim limited to some models has no row for others.
+func TestConclusionsOrder(t *testing.T) {
+	var rows []score.Row
+	for i, m := range []string{"z", "a", "m", "z", "a", "z"} { // z: 3 answers, a: 2, m: 1
+		rows = append(rows, row(m, "eng", "english", "qa", "", strconv.Itoa(i), true))
+	}
+	count := func(rs []score.Row, _ func(score.Row) bool) Outcome { return Effect(float64(len(rs))) }
+	claims := []Claim{{Name: "first", Eval: count}, {Name: "second", Eval: count, Models: func(m string) bool { return m != "m" }}}
+	c := Conclusions(claims, nil, rows)
+	want := []string{"first a 2", "first m 1", "first z 3", "second a 2", "second z 3"}
+	var got []string
+	for _, r := range c.Rows {
+		got = append(got, fmt.Sprintf("%s %s %v", c.Str(r, "claim"), c.Str(r, "model"), c.Num(r, "effect")))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("conclusions\n%q\nwant\n%q", got, want)
 	}
 }
 

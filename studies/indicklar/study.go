@@ -577,8 +577,7 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 		}
 	}
 	for _, i := range failedFirst {
-		k := kept[i].Fields
-		k.Role = engine.Role{}
+		k := answerKey(kept[i].Fields)
 		if answered[k] {
 			continue
 		}
