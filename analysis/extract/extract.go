@@ -218,11 +218,21 @@ func truncated(s, field string) (string, bool) {
 // Candidates records whether the extracted value is one of cands
 // (compared trimmed and case-insensitively); an answer outside the list is
 // flagged, not changed.
-func Candidates(r Result, cands []string) Result {
+func Candidates(r Result, cands []string) Result { return CandidatesBy(r, cands, Listed) }
+
+// CandidatesBy is Candidates with listed deciding whether the value is
+// one of cands (Listed, or a memo of it: listed must give Listed's answer).
+func CandidatesBy(r Result, cands []string, listed func(value string, cands []string) bool) Result {
 	if !r.OK() || len(cands) == 0 {
 		return r
 	}
-	in := slices.ContainsFunc(cands, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), r.Value) })
+	in := listed(r.Value, cands)
 	r.InCandidates = &in
 	return r
+}
+
+// Listed reports whether value is one of cands, each compared trimmed and
+// case-insensitively (strings.EqualFold).
+func Listed(value string, cands []string) bool {
+	return slices.ContainsFunc(cands, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), value) })
 }

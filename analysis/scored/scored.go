@@ -41,6 +41,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -348,18 +349,8 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
 		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
-		parquet.MaxRowsPerRowGroup(1<<14))
+		parquet.MaxRowsPerRowGroup(groupRows))
 	n := len(cols) + len(extra)
-	const chunk = 4096
-	buf := make([]parquet.Row, 0, chunk)
-	vals := make([]parquet.Value, 0, chunk*n)
-	flush := func() error {
-		if _, err := w.WriteRows(buf); err != nil {
-			return fmt.Errorf("storing scored answers in %s: %w", path, err)
-		}
-		buf, vals = buf[:0], vals[:0]
-		return nil
-	}
 	at := make([]int, len(cols)) // each column's index in the schema
 	for i, c := range cols {
 		at[i] = index[c.name]
@@ -368,41 +359,113 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	for i, fd := range extra {
 		extraAt[i] = index[fd.Name]
 	}
-	for i := range rows {
-		r := &rows[i]
-		row := vals[len(vals) : len(vals)+n]
-		vals = vals[:len(vals)+n]
-		for j, c := range cols {
-			row[at[j]] = value(c, r).Level(0, 0, at[j])
-		}
-		for j, fd := range extra {
-			var v parquet.Value
-			switch fd.Type {
-			case score.FlagField:
-				v = parquet.BooleanValue(fd.Flag(r))
-			case score.IntField:
-				v = parquet.Int64Value(int64(fd.Int(r)))
-			default:
-				v = parquet.ByteArrayValue(view(fd.Text(r)))
+	// fill encodes rows (one row group's) into rg, a chunk at a time.
+	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
+		const chunk = 4096
+		buf := make([]parquet.Row, 0, chunk)
+		vals := make([]parquet.Value, 0, chunk*n)
+		for i := range rows {
+			r := &rows[i]
+			row := vals[len(vals) : len(vals)+n]
+			vals = vals[:len(vals)+n]
+			for j, c := range cols {
+				row[at[j]] = value(c, r).Level(0, 0, at[j])
 			}
-			row[extraAt[j]] = v.Level(0, 0, extraAt[j])
-		}
-		buf = append(buf, row)
-		if len(buf) == chunk {
-			if err := flush(); err != nil {
-				return err
+			for j, fd := range extra {
+				var v parquet.Value
+				switch fd.Type {
+				case score.FlagField:
+					v = parquet.BooleanValue(fd.Flag(r))
+				case score.IntField:
+					v = parquet.Int64Value(int64(fd.Int(r)))
+				default:
+					v = parquet.ByteArrayValue(view(fd.Text(r)))
+				}
+				row[extraAt[j]] = v.Level(0, 0, extraAt[j])
+			}
+			if buf = append(buf, row); len(buf) == chunk || i == len(rows)-1 {
+				if _, err := rg.WriteRows(buf); err != nil {
+					return err
+				}
+				buf, vals = buf[:0], vals[:0]
 			}
 		}
+		return rg.Flush()
 	}
-	if len(buf) > 0 {
-		if err := flush(); err != nil {
-			return err
-		}
+	if err := writeGroups(w, rows, fill); err != nil {
+		return fmt.Errorf("storing scored answers in %s: %w", path, err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("storing scored answers in %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// groupRows is the rows of one row group.
+const groupRows = 1 << 14
+
+// writeGroups writes rows into w as row groups of groupRows, each encoded
+// by fill on one of GOMAXPROCS goroutines and committed in order; at most
+// two groups per goroutine are held encoded at once. The first error
+// stops it.
+func writeGroups(w *parquet.Writer, rows []score.Row, fill func(*parquet.ConcurrentRowGroupWriter, []score.Row) error) error {
+	ngroups := (len(rows) + groupRows - 1) / groupRows
+	workers := min(runtime.GOMAXPROCS(0), ngroups)
+	type group struct {
+		rg   *parquet.ConcurrentRowGroupWriter
+		err  error
+		done chan struct{}
+	}
+	groups := make(chan *group, workers)    // in order, for the committer
+	todo := make(chan int, 2*workers)       // group numbers, for the workers
+	slots := make(chan struct{}, 2*workers) // groups encoded, not yet committed
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	work := make([]*group, ngroups)
+	for i := range work {
+		work[i] = &group{done: make(chan struct{})}
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range todo {
+				g := work[i]
+				g.rg = w.BeginRowGroup()
+				g.err = fill(g.rg, rows[i*groupRows:min(len(rows), (i+1)*groupRows)])
+				close(g.done)
+			}
+		}()
+	}
+	go func() { // hand out groups in order, as slots free
+		defer close(todo)
+		defer close(groups)
+		for i := range ngroups {
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
+			}
+			todo <- i
+			groups <- work[i]
+		}
+	}()
+	var err error
+	for g := range groups {
+		<-g.done
+		if err == nil {
+			if err = g.err; err == nil {
+				_, err = g.rg.Commit()
+			}
+			if err != nil {
+				close(stop)
+			}
+		}
+		g.rg = nil // committed: its pages are written
+		<-slots
+	}
+	wg.Wait()
+	return err
 }
 
 func value(c column, r *score.Row) parquet.Value {

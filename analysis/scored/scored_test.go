@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -17,9 +18,9 @@ import (
 
 // rowsForTest sets every field of a Row, a Detail of each kind among
 // them, and marks in the low and the high bits.
-func rowsForTest() []score.Row {
+func rowsForTest(n int) []score.Row {
 	var rows []score.Row
-	for i := range 5000 {
+	for i := range n {
 		r := score.Row{
 			Key: engine.Key{Experiment: "e", Model: []string{"m1", "m2"}[i%2], Item: string(rune('a' + i%26)), Language: "hin", Form: "native",
 				Strategy: "tint-cm", Condition: []string{"", "c|1"}[i%2]},
@@ -44,9 +45,18 @@ func rowsForTest() []score.Row {
 	return rows
 }
 
+// TestRoundTripKeepsEveryField writes one row group and several (encoded
+// concurrently, committed in order: each row differs from the others, so a
+// group out of place fails).
 func TestRoundTripKeepsEveryField(t *testing.T) {
+	for _, n := range []int{5000, 3*groupRows + 17} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) { roundTrip(t, n) })
+	}
+}
+
+func roundTrip(t *testing.T, nrows int) {
 	path := filepath.Join(t.TempDir(), FileName)
-	rows := rowsForTest()
+	rows := rowsForTest(nrows)
 	schema := score.NewSchema(score.CorrectField("rule"), score.Mark("translit", "a mark", 0),
 		score.Text("verdict", "judge", func(r *score.Row) string { return r.Verdict }),
 		score.Int("chosen", "an int", func(r *score.Row) int { return r.PromptTokens % 3 }))
@@ -83,6 +93,9 @@ func TestRoundTripKeepsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, want := len(pf.RowGroups()), (nrows+groupRows-1)/groupRows; got != want {
+		t.Errorf("%d row groups, want %d", got, want)
+	}
 	type study struct {
 		Translit bool  `parquet:"translit"`
 		Chosen   int64 `parquet:"chosen"`
@@ -113,7 +126,7 @@ func TestEmptyStore(t *testing.T) {
 func TestDamagedStoreIsErrFormat(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
-	if err := Write(path, rowsForTest(), nil, Meta{Key: Key{"records": "r"}}); err != nil {
+	if err := Write(path, rowsForTest(5000), nil, Meta{Key: Key{"records": "r"}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

@@ -474,7 +474,7 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
-	return p.extractVia(r, lenient, parse)
+	return p.extractVia(r, lenient, parse, extract.Listed)
 }
 
 // parsing is how a response is read before its candidates are checked:
@@ -500,9 +500,9 @@ func parse(k parsing) extract.Result {
 	return field(k.response, "answer")
 }
 
-// extractVia is extract reading the response with parse (a memo of it
-// while scoring).
-func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing) extract.Result) *extract.Result {
+// extractVia is extract reading the response with parse and checking its
+// candidates with listed (extract.Listed; memos of both while scoring).
+func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
@@ -519,7 +519,7 @@ func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing
 	}
 	if it := p.item(r.Fields.Item); it != nil {
 		if v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form)); ok && s != Baseline {
-			res = extract.Candidates(res, v.Candidates)
+			res = extract.CandidatesBy(res, v.Candidates, listed)
 		}
 	}
 	return &res

@@ -423,6 +423,7 @@ type scorer struct {
 	translit *memo.Memo[[2]string, bool] // (prediction, gold) → match.Translit
 	parsed   *memo.Memo[parsing, extract.Result]
 	verdicts *memo.Memo[verdictOf, bool]
+	lists    *memo.Memo[listing, bool] // (value, candidates) → extract.Listed
 }
 
 // verdictOf is what verdict reads: the prediction, the gold and the
@@ -440,8 +441,8 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 16),
-		parsed: memo.New[parsing, extract.Result](1 << 16), verdicts: memo.New[verdictOf, bool](1 << 16)}, nil
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
+		parsed: memo.New[parsing, extract.Result](1 << 18), verdicts: memo.New[verdictOf, bool](1 << 18), lists: memo.New[listing, bool](1 << 18)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
@@ -455,7 +456,23 @@ func (s *scorer) extract(r *engine.Record, lenient bool) *extract.Result {
 			return parse(k)
 		}
 		return s.parsed.Get(k, parse)
-	})
+	}, s.listed)
+}
+
+// listing is what extract.Listed reads: a value and the candidates (the
+// item variant's list, by its address, stable for a pass).
+type listing struct {
+	value string
+	cands *string
+	n     int
+}
+
+// listed is extract.Listed through the pass's memo.
+func (s *scorer) listed(value string, cands []string) bool {
+	if len(value) > maxMemoText {
+		return extract.Listed(value, cands)
+	}
+	return s.lists.Get(listing{value: value, cands: &cands[0], n: len(cands)}, func(listing) bool { return extract.Listed(value, cands) })
 }
 
 // Record scores an answer on its own; a translation is kept for Finish.
@@ -554,8 +571,8 @@ func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.parsed, s.verdicts = nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                         // a two-step answer's first stage, by the answer's key
+	s.translit, s.parsed, s.verdicts, s.lists = nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                       // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
