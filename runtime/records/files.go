@@ -22,8 +22,8 @@ import (
 //
 //	records-000001.jsonl.zst  records-000002.jsonl.zst  ...  records.jsonl
 //
-// A segment is one zstd stream (RFC 8878) of whole record lines, in the
-// grammar of records.jsonl; it is never appended to. sealLive makes one
+// A segment is zstd frames (RFC 8878; frames.go) of whole record lines, in
+// the grammar of records.jsonl, read as one stream; it is never appended to. sealLive makes one
 // from the live file in three steps, each of which leaves a state every
 // reader reads as the same records in the same order:
 //
@@ -60,7 +60,7 @@ type recordFile struct {
 	// verified: the segment's seal holds, so every line is as sealed
 	// (set by open).
 	verified bool
-	dec      *zstd.Decoder // walk's decoder, reused by open (nil: open makes one)
+	dec      *segDecoder // walk's decoder and buffer, reused by open (nil: open makes its own)
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -205,7 +205,8 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 		return false, err
 	}
 	any, last, retries := false, 0, 0
-	var dec *zstd.Decoder // one for every segment
+	var dec segDecoder // one for every segment
+	defer dec.close()
 	again := func() error {
 		if retries++; retries > 1000 {
 			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
@@ -220,13 +221,7 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 		}
 		f := d.files[i]
 		if f.zst {
-			if dec == nil {
-				if dec, err = newDecoder(nil); err != nil {
-					return any, fmt.Errorf("reading the records of %s: %w", dir, err)
-				}
-				defer dec.Close()
-			}
-			f.dec = dec
+			f.dec = &dec
 		}
 		r, err := f.open()
 		f.dec = nil
@@ -262,7 +257,10 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 }
 
 // open opens a records file for reading, decompressing a segment, and
-// sets f.verified when the segment's seal holds (segseal.go).
+// sets f.verified when the segment's seal holds (segseal.go). With
+// f.dec, a segment of at most wholeMaxCompressed bytes is read whole into
+// f.dec's buffer: a *framedSegment when it is to be read frame by frame
+// (frames.go), else streamed from memory.
 func (f *recordFile) open() (io.ReadCloser, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -272,19 +270,37 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		return fh, nil
 	}
 	st, err := fh.Stat()
-	if err == nil {
-		f.verified, err = segmentSealed(fh, st.Size())
-	}
 	if err != nil {
 		fh.Close()
 		return nil, fmt.Errorf("reading %s: %w", f.path, err)
 	}
+	if f.dec != nil && st.Size() <= wholeMaxCompressed {
+		defer fh.Close()
+		if int64(cap(f.dec.comp)) < st.Size() {
+			f.dec.comp = make([]byte, st.Size())
+		}
+		comp := f.dec.comp[:st.Size()]
+		if _, err := io.ReadFull(fh, comp); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		f.verified = sealedBytes(comp)
+		seg := &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp}
+		if fs, ok, err := framesOf(comp); err == nil && ok {
+			seg.frames = fs
+		}
+		return seg, nil
+	}
+	if f.verified, err = segmentSealed(fh, st.Size()); err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+	}
 	if f.dec != nil { // a decoder reused from segment to segment
-		if err := f.dec.Reset(bufio.NewReaderSize(fh, 1<<20)); err != nil {
+		zr, err := f.dec.streamer(bufio.NewReaderSize(fh, 1<<20))
+		if err != nil {
 			fh.Close()
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
 		}
-		return &zstdFile{zr: f.dec, f: fh, path: f.path, shared: true}, nil
+		return &zstdFile{zr: zr, f: fh, path: f.path, shared: true}, nil
 	}
 	zr, err := newDecoder(bufio.NewReaderSize(fh, 1<<20))
 	if err != nil {
@@ -368,10 +384,10 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	}
 	bw := bufio.NewWriterSize(out, 1<<20)
 	var w io.Writer = bw
-	var zw *zstd.Encoder
+	var zw *frameWriter
 	var seals *lineSeals
 	if zst {
-		if zw, err = zstd.NewWriter(bw, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)); err != nil {
+		if zw, err = newFrameWriter(bw); err != nil {
 			return fail(err)
 		}
 		seals = newLineSeals()

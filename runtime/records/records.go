@@ -4,8 +4,8 @@
 //
 // Files. A run directory's records are, in this logical order,
 //
-//	records-000001.jsonl.zst   sealed segments: one zstd stream each of
-//	records-000002.jsonl.zst   whole lines, never appended to, numbered
+//	records-000001.jsonl.zst   sealed segments: zstd frames of whole lines
+//	records-000002.jsonl.zst   (frames.go), never appended to, numbered
 //	...                        from 1 (six digits or more)
 //	records.jsonl              the live file, plain JSON Lines
 //

@@ -53,16 +53,39 @@ func segmentSealed(fh *os.File, size int64) (bool, error) {
 	if _, err := fh.ReadAt(tail, size-int64(segSealFrame)); err != nil {
 		return false, err
 	}
-	if binary.LittleEndian.Uint32(tail[0:4]) != segSealMagic || binary.LittleEndian.Uint32(tail[4:8]) != uint32(segSealBody) ||
-		!bytes.HasPrefix(tail[8:], []byte(segSealPrefix)) || tail[len(tail)-1] != '\n' {
+	want, ok := sealDigest(tail)
+	if !ok {
 		return false, nil
 	}
-	want := tail[8+len(segSealPrefix) : len(tail)-1]
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, size-int64(segSealFrame))); err != nil {
 		return false, err
 	}
 	return string(hex.AppendEncode(nil, h.Sum(nil))) == string(want), nil
+}
+
+// sealedBytes is segmentSealed of a segment read whole into seg.
+func sealedBytes(seg []byte) bool {
+	if len(seg) < segSealFrame {
+		return false
+	}
+	body := len(seg) - segSealFrame
+	want, ok := sealDigest(seg[body:])
+	if !ok {
+		return false
+	}
+	sum := sha256.Sum256(seg[:body])
+	return string(hex.AppendEncode(nil, sum[:])) == string(want)
+}
+
+// sealDigest is the hex digest a segment seal frame holds; false when
+// tail is no seal.
+func sealDigest(tail []byte) ([]byte, bool) {
+	if binary.LittleEndian.Uint32(tail[0:4]) != segSealMagic || binary.LittleEndian.Uint32(tail[4:8]) != uint32(segSealBody) ||
+		!bytes.HasPrefix(tail[8:], []byte(segSealPrefix)) || tail[len(tail)-1] != '\n' {
+		return nil, false
+	}
+	return tail[8+len(segSealPrefix) : len(tail)-1], true
 }
 
 // lineSeals checks the seal of each line written through it (the

@@ -148,8 +148,14 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		defer close(readDone)
 		defer close(batches)
 		defer close(todo)
-		var done int64 // bytes on disk of the files read to their end
-		n := 0         // logical lines read
+		var done int64     // bytes on disk of the files read to their end
+		n := 0             // logical lines read
+		var infl *inflater // decompresses framed segments' frames (frames.go)
+		defer func() {
+			if infl != nil {
+				infl.close()
+			}
+		}()
 		send := func(b *batch) bool {
 			select {
 			case batches <- b:
@@ -177,6 +183,26 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return b
 			}
 			local := 0 // lines of this file cut so far
+			if seg, ok := r.(*framedSegment); ok && seg.frames != nil {
+				if infl == nil {
+					in, err := newInflater(workers, free)
+					if err != nil {
+						return fmt.Errorf("reading %s: %w", f.path, err)
+					}
+					infl = in
+				}
+				err := infl.lines(ctx, seg, workers*2, func(data []byte, spans []span, at int64) error {
+					b := &batch{first: n + 1, file: fp, local: local + 1, data: data, spans: spans, read: done + at, done: make(chan struct{})}
+					n += len(spans)
+					local += len(spans)
+					if !send(b) {
+						return ctx.Err()
+					}
+					return nil
+				})
+				done += seg.size
+				return err
+			}
 			b := newBatch(1)
 			last, err := cutLines(r, f.path, b.data, func(from, to int) {
 				n++
@@ -568,6 +594,8 @@ func position(r io.Reader) int64 {
 		f = r
 	case *zstdFile:
 		f = r.f
+	case *framedSegment:
+		return r.position()
 	default:
 		return 0
 	}
