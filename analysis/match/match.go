@@ -151,14 +151,17 @@ func isEdgePunct(r rune) bool { return strings.ContainsRune(EdgePunctuation, r) 
 // kept) within translit.Match's tolerance. It is reported beside strict
 // matching, never in its place.
 func Translit(pred string, golds []string) bool {
-	a := normalize.Default.String(pred)
-	if a == "" {
-		return false
-	}
+	a := TranslitKey(pred)
 	for _, g := range golds {
-		if translit.Same(a, normalize.Default.String(g)) {
+		if a.Matches(TranslitKey(g)) {
 			return true
 		}
 	}
 	return false
 }
+
+// TranslitKey is what Translit compares of one text (normalized, then
+// translit.KeyOf): Translit(p, golds) holds when TranslitKey(p) matches
+// TranslitKey(g) for some gold g, so a caller that meets one text many
+// times can key it once. An empty text matches nothing.
+func TranslitKey(s string) translit.Key { return translit.KeyOf(normalize.Default.String(s)) }

@@ -155,7 +155,29 @@ func ISO15919(s string) string {
 // written as English writes them: च ch, छ chh, श and ष sh); Latin words get
 // English spelling folds ("ck"→k, c before e/i/y→s, other c→k, "qu"→kv);
 // then Match compares them.
-func Same(a, b string) bool { return Match(phonetic(a), phonetic(b)) }
+func Same(a, b string) bool { return KeyOf(a).Matches(KeyOf(b)) }
+
+// Key is what Same compares of one text: the Loose form of its phonetic
+// romanization and that form's consonant skeleton, so that a text met
+// many times is romanized once: Same(a, b) == KeyOf(a).Matches(KeyOf(b)).
+type Key struct{ loose, skeleton string }
+
+// KeyOf is s's Key (Brahmic or Latin text, as Same reads it).
+func KeyOf(s string) Key { return romanKey(phonetic(s)) }
+
+// romanKey is the Key of text already romanized (Match's input).
+func romanKey(s string) Key {
+	l := Loose(s)
+	return Key{loose: l, skeleton: Skeleton(l)}
+}
+
+// Matches is Match of the two texts k and o are the keys of.
+func (k Key) Matches(o Key) bool {
+	if k.loose == o.loose {
+		return k.loose != ""
+	}
+	return k.skeleton == o.skeleton && len(strings.ReplaceAll(k.skeleton, " ", "")) >= 2
+}
 
 func phonetic(s string) string {
 	words := strings.Fields(norm.NFC.String(s))
@@ -180,14 +202,7 @@ func phonetic(s string) string {
 // John ≈ जॉन "jon"). It is deliberately tolerant: it can equate short
 // names that differ only in vowels (Rome, Rim), which is why it is
 // reported beside strict matching, never instead of it.
-func Match(a, b string) bool {
-	la, lb := Loose(a), Loose(b)
-	if la == lb {
-		return la != ""
-	}
-	sa, sb := Skeleton(la), Skeleton(lb)
-	return sa == sb && len(strings.ReplaceAll(sa, " ", "")) >= 2
-}
+func Match(a, b string) bool { return romanKey(a).Matches(romanKey(b)) }
 
 // Skeleton is the consonant skeleton of a Loose form (see Match).
 func Skeleton(loose string) string {

@@ -25,6 +25,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/analysis/translit"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/memo"
@@ -420,7 +421,8 @@ type scorer struct {
 	p        *plan
 	c        *score.Common
 	toks     map[string]*bpe.Tokenizer
-	translit *memo.Memo[[2]string, bool] // (prediction, gold) → match.Translit
+	translit *memo.Memo[[2]string, bool]      // (prediction, gold) → match.Translit
+	keys     *memo.Memo[string, translit.Key] // text → match.TranslitKey
 	parsed   *memo.Memo[parsing, extract.Result]
 	verdicts *memo.Memo[verdictOf, bool]
 	lists    *memo.Memo[listing, bool] // (value, candidates) → extract.Listed
@@ -442,6 +444,7 @@ func (p *plan) newScorer() (*scorer, error) {
 		return nil, err
 	}
 	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
+		keys:   memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, extract.Result](1 << 18), verdicts: memo.New[verdictOf, bool](1 << 18), lists: memo.New[listing, bool](1 << 18)}, nil
 }
 
@@ -555,24 +558,31 @@ func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
 	})
 }
 
-// translitOf is match.Translit of pred against gold, through the pass's memo.
+// translitOf is match.Translit of pred against gold, through the pass's
+// memos: of the pairs, and of each text's key (a prediction or a gold met
+// in many pairs is romanized once).
 func (s *scorer) translitOf(pred, gold string) bool {
 	if len(pred) > maxMemoText {
-		return translitMatch([2]string{pred, gold})
+		return match.Translit(pred, []string{gold})
 	}
-	return s.translit.Get([2]string{pred, gold}, translitMatch)
+	return s.translit.Get([2]string{pred, gold}, func(k [2]string) bool { return s.keyOf(k[0]).Matches(s.keyOf(k[1])) })
 }
 
-// translitMatch is match.Translit of k's prediction against its gold.
-func translitMatch(k [2]string) bool { return match.Translit(k[0], []string{k[1]}) }
+// keyOf is match.TranslitKey of t, through the pass's memo.
+func (s *scorer) keyOf(t string) translit.Key {
+	if len(t) > maxMemoText {
+		return match.TranslitKey(t)
+	}
+	return s.keys.Get(t, match.TranslitKey)
+}
 
 // Finish adds each two-step answer's first-stage time and cache, and a
 // failed, withheld row for each second stage never sent because its first
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.parsed, s.verdicts, s.lists = nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                       // a two-step answer's first stage, by the answer's key
+	s.translit, s.keys, s.parsed, s.verdicts, s.lists = nil, nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                                    // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
