@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -28,7 +29,9 @@ type RecordScorer interface {
 	// is called from several goroutines at once, on every record read,
 	// including records the reading then leaves out (a failed record a
 	// later ok one replaces); the record is not used after Record returns.
-	Record(r *engine.Record) (rows []score.Row, keep bool, err error)
+	// The rows are appended to rows (a buffer the caller reuses once it
+	// has copied them) and returned.
+	Record(r *engine.Record, rows []score.Row) (_ []score.Row, keep bool, err error)
 	// Finish is called once with the rows of the records, in the order
 	// Score would have met them, and what was kept of the records Record
 	// asked to keep (same order): it joins what spans records and returns
@@ -99,7 +102,7 @@ type pass struct {
 // rowBlock is the rows of one of pass's blocks.
 const rowBlock = 4096
 
-// put holds rs (their first row, the rest by line) and k (when not nil),
+// put holds a copy of rs (their first row, the rest by line) and k (when not nil),
 // and says where.
 func (p *pass) put(line int, rs []score.Row, k *Kept) made {
 	m := made{row: -1, kept: -1}
@@ -119,7 +122,7 @@ func (p *pass) put(line int, rs []score.Row, k *Kept) made {
 			if p.more == nil {
 				p.more = map[int32][]score.Row{}
 			}
-			p.more[int32(line)] = rs[1:]
+			p.more[int32(line)] = slices.Clone(rs[1:])
 		}
 	}
 	if k != nil {
@@ -207,11 +210,18 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	extracts := self != nil && self.Extracts()
 	so.SkipExtracted = extracts
 	p := &pass{}
+	var scratch sync.Pool // of *[]score.Row: a record's rows, copied by put
 	ms, lines, d, n, err := records.Unique(ctx, dir, so, func(line int, r *engine.Record) (made, error) {
 		if !extracts {
 			e.Extract(r)
 		}
-		rs, keep, err := sc.Record(r)
+		buf, _ := scratch.Get().(*[]score.Row)
+		if buf == nil {
+			buf = new([]score.Row)
+		}
+		defer scratch.Put(buf)
+		rs, keep, err := sc.Record(r, (*buf)[:0])
+		*buf = rs
 		if err != nil {
 			return made{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}

@@ -399,11 +399,11 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	var rows []score.Row
 	var kept []experiment.Kept
 	for _, r := range recs {
-		rs, keep, err := sc.Record(r)
+		var keep bool
+		rows, keep, err = sc.Record(r, rows)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, rs...)
 		if keep {
 			kept = append(kept, experiment.KeptOf(r))
 		}
@@ -478,29 +478,30 @@ func (s *scorer) listed(value string, cands []string) bool {
 	return s.lists.Get(listing{value: value, cands: &cands[0], n: len(cands)}, func(listing) bool { return extract.Listed(value, cands) })
 }
 
-// Record scores an answer on its own; a translation is kept for Finish.
-func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
+// Record scores an answer on its own (its row appended to rows); a
+// translation is kept for Finish.
+func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, error) {
 	p := s.p
 	if r.Status == engine.StatusOK {
 		r.Extracted = s.extract(r, p.LenientJSON)
 	}
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
-		return nil, false, nil
+		return rows, false, nil
 	}
 	if r.Fields.Role.Kind == engine.RoleTranslation {
-		return nil, true, nil
+		return rows, true, nil
 	}
 	if r.Fields.Role.Kind != engine.RoleAnswer {
-		return nil, false, nil
+		return rows, false, nil
 	}
 	it := p.item(r.Fields.Item)
 	if it == nil {
-		return nil, false, nil
+		return rows, false, nil
 	}
 	v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
 	if !ok {
-		return nil, false, nil
+		return rows, false, nil
 	}
 	row := s.c.Row(r)
 	row.Domain = it.Relation
@@ -514,12 +515,12 @@ func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
 		n, err := countPrompt(t, r.Request)
 		if err != nil {
-			return nil, false, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
+			return rows, false, fmt.Errorf("counting tokens of %s: %w", r.Key, err)
 		}
 		row.OfflineTokens = n
 	}
 	if row.Failed {
-		return []score.Row{row}, false, nil
+		return append(rows, row), false, nil
 	}
 	pred := scored(r.Extracted)
 	row.Prediction = pred
@@ -535,7 +536,7 @@ func (s *scorer) Record(r *engine.Record) ([]score.Row, bool, error) {
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
 	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
-	return []score.Row{row}, false, nil
+	return append(rows, row), false, nil
 }
 
 // maxMemoText is the longest text a scoring pass remembers results for.
