@@ -14,10 +14,12 @@ import (
 // TestPassOrdersRows: rows put from several goroutines, over several
 // blocks, come back in the records' order, each record's further rows
 // after its first, with what was kept in the same order; a record left
-// out (not in ms) gives nothing, and every block is let go.
+// out (not in ms) gives nothing, and every block is let go; copied by
+// one goroutine or by several.
 func TestPassOrdersRows(t *testing.T) {
-	for _, n := range []int{0, 1, rowBlock, 3*rowBlock + 17} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
+	for _, c := range []struct{ n, parts int }{{0, 1}, {1, 1}, {rowBlock, 1}, {3*rowBlock + 17, 1}, {1, 3}, {rowBlock, 2}, {3*rowBlock + 17, 3}, {3*rowBlock + 17, 7}} {
+		n := c.n
+		t.Run(fmt.Sprintf("%d/parts=%d", n, c.parts), func(t *testing.T) {
 			row := func(line, k int) score.Row {
 				return score.Row{Key: engine.Key{Item: fmt.Sprint(line)}, PromptTokens: k}
 			}
@@ -67,7 +69,7 @@ func TestPassOrdersRows(t *testing.T) {
 					wantKept = append(wantKept, Kept{Fields: engine.Key{Item: fmt.Sprint(line)}})
 				}
 			}
-			rows, kept := p.ordered(ms, lines)
+			rows, kept := p.ordered(ms, lines, c.parts)
 			if len(rows) != len(wantRows) || (len(rows) > 0 && !reflect.DeepEqual(rows, wantRows)) {
 				t.Errorf("%d rows, want %d (or they differ)", len(rows), len(wantRows))
 			}
@@ -99,7 +101,7 @@ func TestPassLetsBlocksGo(t *testing.T) {
 	if len(blocks) != 3 || left[0] != rowBlock || left[2] != 1 {
 		t.Fatalf("%d blocks holding %v rows", len(blocks), left)
 	}
-	rows, _ := p.ordered(ms, lines)
+	rows, _ := p.ordered(ms, lines, 2)
 	if len(rows) != 2*rowBlock+1 || rows[rowBlock].PromptTokens != rowBlock+1 {
 		t.Errorf("%d rows", len(rows))
 	}

@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -134,20 +136,37 @@ func (p *pass) put(line int, rs []score.Row, k *Kept) made {
 
 // ordered are the rows of ms (Unique's records, in its order; lines[i]
 // is ms[i]'s line), each record's first then its further ones, and what
-// was kept of them, in the same order. Each block of rows is let go once
-// its last row is copied: the records come nearly in the order they were
-// put, so at most a few blocks are held beside the result.
-func (p *pass) ordered(ms []made, lines []int32) ([]score.Row, []Kept) {
-	left := make([]int32, len(p.blocks)) // rows of each block still to copy
-	nrows, nkept := 0, 0
-	for i, m := range ms {
-		if m.row >= 0 {
-			left[m.row/rowBlock]++
-			nrows += 1 + len(p.more[lines[i]])
+// was kept of them, in the same order. The rows are copied on parts
+// goroutines (0: GOMAXPROCS, one per 16,384 records at most), each a contiguous run of ms into its
+// own part of the result; each block of rows is let go once its last row
+// is copied: the records come nearly in the order they were put, so at
+// most a few blocks per goroutine are held beside the result.
+func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept) {
+	if parts <= 0 {
+		parts = min(runtime.GOMAXPROCS(0), len(ms)/(1<<14)) // a part worth a goroutine
+	}
+	parts = max(1, min(parts, len(ms)))
+	left := make([]atomic.Int32, len(p.blocks)) // rows of each block still to copy
+	from := make([]int, parts+1)                // part k is ms[from[k]:from[k+1]]
+	at := make([]int, parts+1)                  // and rows[at[k]:at[k+1]]
+	nkept := 0
+	for k := range parts {
+		from[k+1] = len(ms) * (k + 1) / parts
+		n := 0
+		for i := from[k]; i < from[k+1]; i++ {
+			m := ms[i]
+			if m.row >= 0 {
+				left[m.row/rowBlock].Add(1)
+				n++
+				if p.more != nil {
+					n += len(p.more[lines[i]])
+				}
+			}
+			if m.kept >= 0 {
+				nkept++
+			}
 		}
-		if m.kept >= 0 {
-			nkept++
-		}
+		at[k+1] = at[k] + n
 	}
 	kept := make([]Kept, 0, nkept)
 	for _, m := range ms {
@@ -156,18 +175,31 @@ func (p *pass) ordered(ms []made, lines []int32) ([]score.Row, []Kept) {
 		}
 	}
 	p.kept = nil
-	rows := make([]score.Row, 0, nrows)
-	for i, m := range ms {
-		if m.row < 0 {
-			continue
-		}
-		b := m.row / rowBlock
-		rows = append(rows, p.blocks[b][m.row%rowBlock])
-		rows = append(rows, p.more[lines[i]]...)
-		if left[b]--; left[b] == 0 {
-			p.blocks[b] = nil
-		}
+	rows := make([]score.Row, at[parts])
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() {
+			j := at[k]
+			for i := from[k]; i < from[k+1]; i++ {
+				m := ms[i]
+				if m.row < 0 {
+					continue
+				}
+				b := m.row / rowBlock
+				rows[j] = p.blocks[b][m.row%rowBlock]
+				j++
+				if p.more != nil {
+					j += copy(rows[j:], p.more[lines[i]])
+				}
+				// The last part to copy from a block lets it go: every
+				// other part's reads of it came before its Add.
+				if left[b].Add(-1) == 0 {
+					p.blocks[b] = nil
+				}
+			}
+		})
 	}
+	wg.Wait()
 	p.blocks, p.more = nil, nil
 	return rows, kept
 }
@@ -235,7 +267,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
-	rows, kept := p.ordered(ms, lines)
+	rows, kept := p.ordered(ms, lines, 0)
 	ms, lines = nil, nil
 	if rows, err = sc.Finish(rows, kept); err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
