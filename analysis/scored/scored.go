@@ -368,8 +368,8 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 			r := &rows[i]
 			row := vals[len(vals) : len(vals)+n]
 			vals = vals[:len(vals)+n]
-			for j, c := range cols {
-				row[at[j]] = value(c, r).Level(0, 0, at[j])
+			for j := range cols {
+				row[at[j]] = value(&cols[j], r).Level(0, 0, at[j])
 			}
 			for j, fd := range extra {
 				var v parquet.Value
@@ -468,7 +468,7 @@ func writeGroups(w *parquet.Writer, rows []score.Row, fill func(*parquet.Concurr
 	return err
 }
 
-func value(c column, r *score.Row) parquet.Value {
+func value(c *column, r *score.Row) parquet.Value {
 	switch c.kind {
 	case kindString:
 		return parquet.ByteArrayValue(view(c.str(r)))
