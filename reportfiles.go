@@ -80,7 +80,7 @@ const ExplorerSeed = 20
 // memlimit.Floor), unless GOMEMLIMIT is set; the limit there was is given
 // back at the end.
 func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
-	defer memlimit.Hold(memlimit.Floor, reportHeadroom)()
+	defer memlimit.Hold(memlimit.Floor, reportHeadroom, 4)()
 	var c reportConfig
 	for _, o := range opts {
 		o(&c)

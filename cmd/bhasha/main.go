@@ -461,7 +461,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	// 40 bytes a key) and the response cache's index (about 25 bytes an
 	// entry of the whole cache directory); with a 6.4-million-entry cache
 	// the default pacing peaks at 440 MB where 220 MB are live.
-	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom)()
+	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
 	if r != nil {

@@ -6,7 +6,7 @@
 // heap before a collection: a step whose live heap is 350 MB peaks near
 // 700 MB. While held, the limit is
 //
-//	max(floor, live heap + max(headroom, live heap / 4))
+//	max(floor, live heap + max(headroom, live heap / share))
 //
 // moved every 250 ms as the live heap changes: below the floor the default
 // pacing is untouched; above it the heap gets headroom beyond what is live
@@ -45,9 +45,11 @@ var state struct {
 	done   chan struct{}
 }
 
-// Hold keeps the limit at max(floor, live + headroom) until release is
-// called. It does nothing (release too) when GOMEMLIMIT is set.
-func Hold(floor, headroom int64) (release func()) {
+// Hold keeps the limit at max(floor, live + max(headroom, live/share))
+// until release is called (share < 1 is taken as 1). It does nothing
+// (release too) when GOMEMLIMIT is set.
+func Hold(floor, headroom, share int64) (release func()) {
+	share = max(share, 1)
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -62,7 +64,7 @@ func Hold(floor, headroom int64) (release func()) {
 			limit := floor
 			if s[0].Value.Kind() == metrics.KindUint64 {
 				live := int64(s[0].Value.Uint64())
-				limit = max(limit, live+max(headroom, live/4))
+				limit = max(limit, live+max(headroom, live/share))
 			}
 			debug.SetMemoryLimit(limit)
 		}

@@ -3,6 +3,7 @@ package memlimit
 import (
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -14,12 +15,12 @@ func TestHold(t *testing.T) {
 		t.Skip("GOMEMLIMIT is set: holds leave it")
 	}
 	before := debug.SetMemoryLimit(-1)
-	outer := Hold(Floor, Headroom)
+	outer := Hold(Floor, Headroom, 4)
 	held := debug.SetMemoryLimit(-1)
 	if held < Floor || held == math.MaxInt64 {
 		t.Fatalf("limit while held: %d", held)
 	}
-	inner := Hold(1<<40, Headroom) // nested: the outer hold's floor stays
+	inner := Hold(1<<40, Headroom, 4) // nested: the outer hold's floor stays
 	if got := debug.SetMemoryLimit(-1); got >= 1<<40 {
 		t.Errorf("a nested hold moved the limit to %d", got)
 	}
@@ -32,4 +33,27 @@ func TestHold(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after the last release: %d, want %d", got, before)
 	}
+}
+
+// Above the floor and the headroom, the limit is the live heap and its
+// share: a half or a quarter of it.
+func TestHoldShare(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: holds leave it")
+	}
+	live := make([]byte, 256<<20) // the live heap, nearly all of it
+	for i := range live {
+		live[i] = byte(i)
+	}
+	for _, share := range []int64{2, 4} {
+		runtime.GC()
+		release := Hold(0, 0, share)
+		got := debug.SetMemoryLimit(-1)
+		release()
+		lo, hi := int64(len(live))*(share+1)/share, int64(len(live)+64<<20)*(share+1)/share
+		if got < lo || got > hi {
+			t.Errorf("share %d: limit %d MiB, want %d to %d MiB", share, got>>20, lo>>20, hi>>20)
+		}
+	}
+	runtime.KeepAlive(live)
 }

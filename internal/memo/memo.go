@@ -17,7 +17,7 @@ const shards = 64
 type Memo[K comparable, V any] struct {
 	seed  maphash.Seed
 	hash  func(K) uint64 // nil: maphash.Comparable with seed (tests give colliding ones)
-	max   int // entries per shard
+	max   int            // entries per shard
 	shard [shards]struct {
 		mu sync.RWMutex
 		m  map[uint64]entry[K, V] // by the key's hash: the key is hashed once
