@@ -3,6 +3,7 @@ package bhasha
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/hashindex"
 	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -149,34 +151,39 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	if hw != nil {
 		picks, how = r.explorerPicks(ExplorerSamples)
 	}
+	// The texts go to a spill on disk: every answer's for the workbook,
+	// else only the explorer's picks', read back from there (the picks'
+	// texts held in memory were 260 MB at the 6.4M grid; the explorer
+	// keeps a few thousand of them).
 	var sp *textSpill
-	if xw != nil {
+	if hw != nil || xw != nil {
 		if sp, err = newTextSpill(len(r.rows)); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
 		defer sp.Close()
 	}
-	// One pass over the records: the explorer's picks' texts kept, every
-	// answer's spilled for the workbook.
-	picked := make(map[int]int, len(picks)) // row → index in picks
-	for k, i := range picks {
-		picked[i] = k
+	picked := make(map[int]bool, len(picks))
+	for _, i := range picks {
+		picked[i] = true
 	}
-	texts := make([]sampleText, len(picks))
 	if err := r.readTexts(ctx, o, func(i int, t sampleText) error {
-		if k, ok := picked[i]; ok {
-			texts[k] = t
-		}
-		if sp != nil {
+		if xw != nil || picked[i] {
 			return sp.put(i, t)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
+	if sp != nil {
+		if err := sp.flush(); err != nil {
+			return fmt.Errorf("report of %s: %w", r.dir, err)
+		}
+	}
 	if hw != nil {
 		hp := p
-		hp.Samples, hp.SamplesTotal, hp.SamplesHow = r.explorerTable(answers, picks, texts, how)
+		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, picks, sp, how); err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
 		if err := report.WriteHTMLContext(ctx, hw, hp, o); err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
@@ -185,9 +192,6 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		}
 	}
 	if xw != nil {
-		if err := sp.flush(); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
 		xp := p
 		xp.SampleRows = r.sampleRows(answers, sp)
 		if err := report.WriteXLSXContext(ctx, xw, xp, o); err != nil {
@@ -213,10 +217,9 @@ type sampleText struct{ prompt, response, err string }
 func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int, t sampleText) error) error {
 	seed := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	hash := func(k string) [2]uint64 { return [2]uint64{maphash.String(seed[0], k), maphash.String(seed[1], k)} }
-	want := make(map[[2]uint64]int32, len(r.rows))
-	for i := range r.rows {
-		want[hash(r.rows[i].Key.String())] = int32(i)
-	}
+	// The answers by their key's hash: sorted, not a map (hashindex: 25
+	// bytes an answer where a map takes 45, 120 MB at 4.9 million).
+	want := hashindex.New(len(r.rows), func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	state := make([]byte, len(r.rows))
 	total := r.manifest.Counts.Records
@@ -231,7 +234,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 	}
 	n := 0
 	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true}, func(_ int, rec *engine.Record) (text, error) {
-		i, ok := want[hash(rec.Key)]
+		i, ok := want.Find(hash(rec.Key))
 		if !ok {
 			return text{i: -1}, nil
 		}
@@ -370,24 +373,28 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 }
 
 // explorerTable is the explorer's samples table: the answers table's
-// rows of picks (in table order) with their texts, cut to the longest
-// prefix of picks (their rank) that fits in report.MaxExplorerBytes; and
-// the run's total and how they were drawn ("" and 0 when they are all).
-func (r *Results) explorerTable(answers *Table, picks []int, texts []sampleText, how string) (*Table, int, string) {
+// rows of picks (in table order) with their texts (read back from sp,
+// each once), cut to the longest prefix of picks (their rank) that fits
+// in report.MaxExplorerBytes; and the run's total and how they were drawn
+// ("" and 0 when they are all).
+func (r *Results) explorerTable(answers *Table, picks []int, sp *textSpill, how string) (*Table, int, string, error) {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
-	row := func(k int) []any {
-		out := answers.Row(picks[k], make([]any, 0, len(cols)))
-		return append(out, extra(texts[k])...)
-	}
-	keep, size := len(picks), 0
-	for k := range picks {
-		b, _ := json.Marshal(row(k))
+	var rows [][]any // of the picks kept, in rank order
+	size := 0
+	for _, i := range picks {
+		txt, err := sp.getAt(i)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		row := append(answers.Row(i, make([]any, 0, len(cols))), extra(txt)...)
+		b, _ := json.Marshal(row)
 		if size += len(b) + 1; size > report.MaxExplorerBytes {
-			keep = k
 			break
 		}
+		rows = append(rows, row)
 	}
+	keep := len(rows)
 	order := make([]int, keep)
 	for k := range order {
 		order[k] = k
@@ -395,12 +402,12 @@ func (r *Results) explorerTable(answers *Table, picks []int, texts []sampleText,
 	slices.SortFunc(order, func(a, b int) int { return picks[a] - picks[b] })
 	t.Rows = make([][]any, keep)
 	for j, k := range order {
-		t.Rows[j] = row(k)
+		t.Rows[j] = rows[k]
 	}
 	if keep == len(r.rows) {
-		return t, 0, ""
+		return t, 0, "", nil
 	}
-	return t, len(r.rows), how
+	return t, len(r.rows), how, nil
 }
 
 // sampleColumns are the samples table's columns, the answers table's then
@@ -444,16 +451,20 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 // textSpill holds every answer's record text on disk, in an unlinked
 // temporary file, so that the samples sheet can stream them in table
 // order while the records are read in file order: each distinct prompt
-// once (the models of a run share them), then each answer's response and
-// error; in memory, per answer, where they lie.
+// once (the models of a run share them), then per answer an entry, four
+// uvarints (its prompt's offset and length in the spill, its response's
+// and its error's lengths) followed by the response and the error; in
+// memory, per answer, only where its entry lies (eight bytes: 39 MB at
+// 4.9 million answers, where three spans a text took 235 MB).
 type textSpill struct {
 	f       *os.File
 	w       *bufio.Writer
 	size    int64
-	at      []spillAt
+	at      []int64 // answer i's entry at at[i]-1; 0: none
 	prompts map[[2]uint64]span
 	seed    [2]maphash.Seed
 	buf     []byte
+	hdr     [4 * binary.MaxVarintLen64]byte
 	blocks  []spillCached // the blocks last read back
 	clock   uint64
 }
@@ -463,48 +474,50 @@ type span struct {
 	n   int32
 }
 
-type spillAt struct {
-	prompt, response, err span
-}
-
 func newTextSpill(n int) (*textSpill, error) {
 	f, err := os.CreateTemp("", "bhasha-samples-*")
 	if err != nil {
 		return nil, err
 	}
 	os.Remove(f.Name()) // unlinked: gone with the process, whatever happens
-	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]spillAt, n), prompts: map[[2]uint64]span{},
+	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]int64, n), prompts: map[[2]uint64]span{},
 		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}, nil
 }
 
-func (s *textSpill) write(v string) (span, error) {
-	sp := span{off: s.size, n: int32(len(v))}
-	if _, err := s.w.WriteString(v); err != nil {
-		return span{}, err
-	}
+func (s *textSpill) write(v string) error {
+	_, err := s.w.WriteString(v)
 	s.size += int64(len(v))
-	return sp, nil
+	return err
 }
 
 // put spills answer i's text (replacing what an earlier put gave it).
 func (s *textSpill) put(i int, t sampleText) error {
 	h := [2]uint64{maphash.String(s.seed[0], t.prompt), maphash.String(s.seed[1], t.prompt)}
 	p, ok := s.prompts[h]
-	var err error
 	if !ok {
-		if p, err = s.write(t.prompt); err != nil {
+		p = span{off: s.size, n: int32(len(t.prompt))}
+		if err := s.write(t.prompt); err != nil {
 			return err
 		}
 		s.prompts[h] = p
 	}
-	a := spillAt{prompt: p}
-	if a.response, err = s.write(t.response); err != nil {
+	at := s.size
+	hdr := binary.AppendUvarint(s.hdr[:0], uint64(p.off))
+	hdr = binary.AppendUvarint(hdr, uint64(p.n))
+	hdr = binary.AppendUvarint(hdr, uint64(len(t.response)))
+	hdr = binary.AppendUvarint(hdr, uint64(len(t.err)))
+	n, err := s.w.Write(hdr)
+	s.size += int64(n)
+	if err != nil {
 		return err
 	}
-	if a.err, err = s.write(t.err); err != nil {
+	if err := s.write(t.response); err != nil {
 		return err
 	}
-	s.at[i] = a
+	if err := s.write(t.err); err != nil {
+		return err
+	}
+	s.at[i] = at + 1
 	return nil
 }
 
@@ -513,18 +526,62 @@ func (s *textSpill) flush() error {
 	return s.w.Flush()
 }
 
-// get reads answer i's text back (empty when it had none).
+// get reads answer i's text back (empty when it had none), through the
+// cache of recent blocks: for reading the answers nearly in the order
+// they were spilled.
 func (s *textSpill) get(i int) (sampleText, error) {
-	a := s.at[i]
+	return s.entry(i, s.bytes)
+}
+
+// getAt is get for a read anywhere in the spill: the bytes themselves
+// are read, not the blocks around them.
+func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct) }
+
+// direct appends the spill's bytes at sp to dst, read from the file.
+func (s *textSpill) direct(dst []byte, sp span) ([]byte, error) {
+	n := len(dst)
+	dst = slices.Grow(dst, int(sp.n))[:n+int(sp.n)]
+	_, err := s.f.ReadAt(dst[n:], sp.off)
+	return dst, err
+}
+
+// entry reads answer i's entry with read (which appends the bytes at sp
+// to dst).
+func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error)) (sampleText, error) {
 	var t sampleText
-	var err error
-	if t.prompt, err = s.read(a.prompt); err != nil {
+	if s.at[i] == 0 {
+		return t, nil
+	}
+	off := s.at[i] - 1
+	hdr, err := read(s.hdr[:0], span{off: off, n: int32(min(int64(len(s.hdr)), s.size-off))})
+	if err != nil {
 		return t, err
 	}
-	if t.response, err = s.read(a.response); err != nil {
+	var v [4]uint64
+	k := 0
+	for j := range v {
+		x, m := binary.Uvarint(hdr[k:])
+		if m <= 0 {
+			return t, fmt.Errorf("the samples' spill: a damaged entry at byte %d", off)
+		}
+		v[j], k = x, k+m
+	}
+	off += int64(k)
+	text := func(sp span) (string, error) {
+		if sp.n == 0 {
+			return "", nil
+		}
+		b, err := read(s.buf[:0], sp)
+		s.buf = b
+		return string(b), err
+	}
+	if t.prompt, err = text(span{off: int64(v[0]), n: int32(v[1])}); err != nil {
 		return t, err
 	}
-	t.err, err = s.read(a.err)
+	if t.response, err = text(span{off: off, n: int32(v[2])}); err != nil {
+		return t, err
+	}
+	t.err, err = text(span{off: off + int64(v[2]), n: int32(v[3])})
 	return t, err
 }
 
@@ -538,33 +595,26 @@ const (
 	spillBlocks = 16
 )
 
-// read returns the text at sp, through the cache of recent blocks.
-func (s *textSpill) read(sp span) (string, error) {
-	if sp.n == 0 {
-		return "", nil
-	}
+// bytes appends the spill's bytes at sp to dst, through the cache of
+// recent blocks.
+func (s *textSpill) bytes(dst []byte, sp span) ([]byte, error) {
 	if int(sp.n) > spillBlock { // a long text: read on its own
-		b := make([]byte, sp.n)
-		if _, err := s.f.ReadAt(b, sp.off); err != nil {
-			return "", err
-		}
-		return string(b), nil
+		return s.direct(dst, sp)
 	}
-	s.buf = s.buf[:0]
 	for off, end := sp.off, sp.off+int64(sp.n); off < end; {
 		blk, err := s.block(off / spillBlock)
 		if err != nil {
-			return "", err
+			return dst, err
 		}
 		from := int(off % spillBlock)
 		k := min(len(blk)-from, int(end-off))
 		if k <= 0 {
-			return "", io.ErrUnexpectedEOF
+			return dst, io.ErrUnexpectedEOF
 		}
-		s.buf = append(s.buf, blk[from:from+k]...)
+		dst = append(dst, blk[from:from+k]...)
 		off += int64(k)
 	}
-	return string(s.buf), nil
+	return dst, nil
 }
 
 // block returns block n of the spill, read once while it is among the

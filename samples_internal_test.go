@@ -88,11 +88,23 @@ func TestExplorerPicks(t *testing.T) {
 				t.Errorf("limit %d: flag %s is not shown both ways", limit, f.Name)
 			}
 		}
-		pickTexts := make([]sampleText, len(picks))
-		for k, i := range picks {
-			pickTexts[k] = texts[i]
+		sp, err := newTextSpill(len(r.rows))
+		if err != nil {
+			t.Fatal(err)
 		}
-		tb, total, note := r.explorerTable(answers, picks, pickTexts, how)
+		defer sp.Close()
+		for _, i := range picks {
+			if err := sp.put(i, texts[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sp.flush(); err != nil {
+			t.Fatal(err)
+		}
+		tb, total, note, err := r.explorerTable(answers, picks, sp, how)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if limit < n && (total != n || !strings.Contains(note, "model × language × strategy")) || limit >= n && total != 0 {
 			t.Errorf("limit %d: total %d, how %q", limit, total, note)
 		}
@@ -260,7 +272,8 @@ func TestSampleReaders(t *testing.T) {
 
 // The spill gives back every answer's texts exactly, read in any order:
 // texts shorter than a block, across two blocks, longer than one, empty,
-// and prompts shared between answers.
+// prompts shared between answers, an answer put twice (the later text)
+// and one never put (empty).
 func TestTextSpillReadsBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n = 3000
@@ -279,10 +292,15 @@ func TestTextSpillReadsBack(t *testing.T) {
 	prompts := []string{text(700), text(spillBlock + 123), "", text(5)}
 	want := make([]sampleText, n)
 	for i := range want {
-		size := []int{0, 40, 3000, 300 << 10}[rng.IntN(4)]
-		want[i] = sampleText{prompt: prompts[rng.IntN(len(prompts))], response: text(size), err: []string{"", "HTTP 500"}[rng.IntN(2)]}
-		if err := sp.put(i, want[i]); err != nil {
-			t.Fatal(err)
+		if i%7 == 3 { // an answer without a record of its own: never put
+			continue
+		}
+		for range 1 + i%5/4 { // every fifth answer put twice: the later text stands
+			size := []int{0, 40, 3000, 300 << 10}[rng.IntN(4)]
+			want[i] = sampleText{prompt: prompts[rng.IntN(len(prompts))], response: text(size), err: []string{"", "HTTP 500"}[rng.IntN(2)]}
+			if err := sp.put(i, want[i]); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := sp.flush(); err != nil {
@@ -291,11 +309,16 @@ func TestTextSpillReadsBack(t *testing.T) {
 	if sp.size < 4*spillBlock {
 		t.Fatalf("spill of %d bytes: too small to test its blocks", sp.size)
 	}
-	for _, order := range [][]int{rng.Perm(n), rng.Perm(n)} {
-		for _, i := range order {
-			got, err := sp.get(i)
-			if err != nil || got != want[i] {
-				t.Fatalf("answer %d: %d/%d/%d bytes back (%v), want %d/%d/%d", i, len(got.prompt), len(got.response), len(got.err), err, len(want[i].prompt), len(want[i].response), len(want[i].err))
+	for _, get := range []struct {
+		name string
+		fn   func(int) (sampleText, error)
+	}{{"get", sp.get}, {"getAt", sp.getAt}} {
+		for _, order := range [][]int{rng.Perm(n), rng.Perm(n)} {
+			for _, i := range order {
+				got, err := get.fn(i)
+				if err != nil || got != want[i] {
+					t.Fatalf("%s answer %d: %d/%d/%d bytes back (%v), want %d/%d/%d", get.name, i, len(got.prompt), len(got.response), len(got.err), err, len(want[i].prompt), len(want[i].response), len(want[i].err))
+				}
 			}
 		}
 	}
