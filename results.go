@@ -12,6 +12,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
@@ -218,6 +219,7 @@ func (r *Results) allTables() ([]*Table, error) {
 		return nil, err
 	}
 	r.allOnce.Do(func() {
+		defer memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)()
 		done := r.progress("tables", 0, 0)
 		r.tables = r.set.All()
 		for _, t := range r.tables {
@@ -252,10 +254,12 @@ func (r *Results) Table(name string) (*Table, error) {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
 	done := r.progress("table "+name, 0, 0)
+	release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 	t, ok := r.set.Table(name)
 	if ok && t.Source != nil { // a table made row by row (the answers): a caller gets it held
 		t = t.Held()
 	}
+	release()
 	done()
 	if ok {
 		t.Simulated = r.manifest.Simulated

@@ -37,6 +37,14 @@ type ScoringProgress struct {
 // the 460,500-record run's first cell, 375–398 MB peak against 345–354.
 const scoringShare = 2
 
+// tableShare is scoringShare for reading the scored answers a run keeps
+// and building tables from them (Results.Table, WriteTables): an eighth
+// of the live heap, which is mostly the rows, so that building every
+// table of the 6.4M grid stays near the rows' size (under Go's own
+// pacing it doubled them: 3.2 GB for 1.4 GB of rows). A report
+// (WriteReport) paces itself.
+const tableShare = 8
+
 // OnScoring makes Open report its long steps (scoring the records,
 // reading the scored answers the run keeps, building tables) to fn, from
 // the goroutine that asked for them.
@@ -135,7 +143,9 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			changed := key.Changed(m.Key)
 			if len(changed) == 0 {
 				done := r.progress("reading scored answers", 0, 0)
+				release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 				rows, m, err := scored.Read(path)
+				release()
 				done()
 				if err == nil {
 					return rows, m.Notes, nil
