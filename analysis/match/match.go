@@ -17,7 +17,12 @@ import (
 // normalize.Authors it is exactly the authors' is_nontrivial_prefix both
 // ways; with normalize.Default it is the paper's "after normalisation".
 func Prefix(pred, gold string, p normalize.Pipeline) bool {
-	a, g := p.String(pred), p.String(gold)
+	return PrefixPrepared(p.String(pred), p.String(gold))
+}
+
+// PrefixPrepared is Prefix of a prediction and a gold already prepared
+// (a = p.String(pred), g = p.String(gold)).
+func PrefixPrepared(a, g string) bool {
 	return (a != "" && strings.HasPrefix(g, a)) || (g != "" && strings.HasPrefix(a, g))
 }
 
@@ -28,17 +33,41 @@ func Prefix(pred, gold string, p normalize.Pipeline) bool {
 // correct when that candidate is the gold. When none is taken, fall back
 // to Prefix against the gold. It returns the candidate taken ("" if none).
 func Candidate(pred string, stored []string, gold string, p normalize.Pipeline) (taken string, correct bool) {
-	a := p.String(pred)
-	for _, c := range stored {
-		cn := p.String(c)
+	return PrepareCandidates(stored, gold, p).Match(p.String(pred))
+}
+
+// Candidates are an item's stored candidates and gold prepared once by a
+// pipeline, for Candidate's rule against many predictions (a scoring
+// pass prepares each item's once, not at every answer).
+type Candidates struct {
+	stored, prepared []string // prepared[i] = p.String(stored[i])
+	gold             string   // p.String(gold)
+}
+
+// PrepareCandidates prepares stored and gold with p.
+func PrepareCandidates(stored []string, gold string, p normalize.Pipeline) *Candidates {
+	c := &Candidates{stored: stored, prepared: make([]string, len(stored)), gold: p.String(gold)}
+	for i, s := range stored {
+		c.prepared[i] = p.String(s)
+	}
+	return c
+}
+
+// Gold is the gold as prepared.
+func (c *Candidates) Gold() string { return c.gold }
+
+// Match is Candidate for a prediction already prepared (a =
+// p.String(pred)), against c's candidates and gold.
+func (c *Candidates) Match(a string) (taken string, correct bool) {
+	for i, cn := range c.prepared {
 		if cn == "" {
 			continue
 		}
 		if a == cn || strings.HasPrefix(a, cn) || (a != "" && strings.HasPrefix(cn, a)) || strings.Contains(a, cn) {
-			return c, cn == p.String(gold)
+			return c.stored[i], cn == c.gold
 		}
 	}
-	return "", Prefix(pred, gold, p)
+	return "", PrefixPrepared(a, c.gold)
 }
 
 var (

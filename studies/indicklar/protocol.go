@@ -77,6 +77,7 @@ type Protocol struct {
 
 	once    sync.Once
 	byID    map[string]*item.Item
+	byForm  map[variantKey]*item.Variant // each item's variants by (id, language, form)
 	headers map[string]string // template texts read so far
 }
 
@@ -517,23 +518,44 @@ func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing
 	default:
 		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
 	}
-	if it := p.item(r.Fields.Item); it != nil {
-		if v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form)); ok && s != Baseline {
-			res = extract.CandidatesBy(res, v.Candidates, listed)
-		}
+	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && s != Baseline {
+		res = extract.CandidatesBy(res, v.Candidates, listed)
 	}
 	return &res
 }
 
 // item finds an item by id (an index built on first use).
 func (p *Protocol) item(id string) *item.Item {
+	p.index()
+	return p.byID[id]
+}
+
+// variantKey names an item's variant.
+type variantKey struct{ id, lang, form string }
+
+// variant finds item id and its variant in lang and form (Item.Variant,
+// through an index built on first use: a scoring pass asks twice a
+// record, and an item has up to 30 variants to walk); v is nil when the
+// item has none there, it when there is no such item.
+func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
+	p.index()
+	return p.byID[id], p.byForm[variantKey{id, lang, form}]
+}
+
+func (p *Protocol) index() {
 	p.once.Do(func() {
 		p.byID = make(map[string]*item.Item, len(p.Set.Items))
+		p.byForm = map[variantKey]*item.Variant{}
 		for _, it := range p.Set.Items {
 			p.byID[it.ID] = it
+			for i := range it.Variants {
+				k := variantKey{it.ID, it.Variants[i].Language, string(it.Variants[i].Form)}
+				if _, dup := p.byForm[k]; !dup { // Item.Variant's: the first
+					p.byForm[k] = &it.Variants[i]
+				}
+			}
 		}
 	})
-	return p.byID[id]
 }
 
 // ablated returns the question of an entity/romanization ablation for the

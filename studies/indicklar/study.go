@@ -424,18 +424,18 @@ type scorer struct {
 	translit *memo.Memo[[2]string, bool]      // (prediction, gold) → match.Translit
 	keys     *memo.Memo[string, translit.Key] // text → match.TranslitKey
 	parsed   *memo.Memo[parsing, extract.Result]
-	verdicts *memo.Memo[verdictOf, bool]
-	lists    *memo.Memo[listing, bool] // (value, candidates) → extract.Listed
+	prepared *memo.Memo[goldOf, *match.Candidates] // an item variant's gold and candidates, prepared
+	norms    *memo.Memo[string, string]            // prediction → normalize.Authors.String
+	lists    *memo.Memo[listing, bool]             // (value, candidates) → extract.Listed
 }
 
-// verdictOf is what verdict reads: the prediction, the gold and the
+// goldOf is what a verdict compares a prediction with: the gold and the
 // candidates shown (the item variant's, by the address of its list,
 // stable for a pass), or none for the prefix rule.
-type verdictOf struct {
-	prefix     bool
-	pred, gold string
-	cands      *string
-	n          int
+type goldOf struct {
+	gold  string
+	cands *string
+	n     int
 }
 
 func (p *plan) newScorer() (*scorer, error) {
@@ -445,7 +445,8 @@ func (p *plan) newScorer() (*scorer, error) {
 	}
 	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
 		keys:   memo.New[string, translit.Key](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), verdicts: memo.New[verdictOf, bool](1 << 18), lists: memo.New[listing, bool](1 << 18)}, nil
+		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: memo.New[goldOf, *match.Candidates](1 << 18),
+		norms: memo.New[string, string](1 << 20), lists: memo.New[listing, bool](1 << 18)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
@@ -495,12 +496,8 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	if r.Fields.Role.Kind != engine.RoleAnswer {
 		return rows, false, nil
 	}
-	it := p.item(r.Fields.Item)
-	if it == nil {
-		return rows, false, nil
-	}
-	v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
-	if !ok {
+	it, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
+	if v == nil {
 		return rows, false, nil
 	}
 	row := s.c.Row(r)
@@ -542,21 +539,25 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 // maxMemoText is the longest text a scoring pass remembers results for.
 const maxMemoText = 256
 
-// verdict is verdict through the pass's memo.
+// verdict is verdict through the pass's memos: the item variant's gold
+// and candidates are prepared once (match.Candidates), the prediction
+// once per text, and each answer only compares them.
 func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
-	if len(pred) > maxMemoText {
-		return verdict(st, pred, gold, cands)
-	}
-	k := verdictOf{prefix: st == Baseline || len(cands) == 0, pred: pred, gold: gold}
-	if !k.prefix {
+	k := goldOf{gold: gold}
+	if st != Baseline && len(cands) > 0 {
 		k.cands, k.n = &cands[0], len(cands)
+	} else {
+		cands = nil // the prefix rule: Match with no candidates is Prefix
 	}
-	return s.verdicts.Get(k, func(k verdictOf) bool {
-		if k.prefix {
-			return verdict(Baseline, k.pred, k.gold, nil)
-		}
-		return verdict(st, k.pred, k.gold, cands)
-	})
+	c := s.prepared.Get(k, func(k goldOf) *match.Candidates { return match.PrepareCandidates(cands, k.gold, normalize.Authors) })
+	a := ""
+	if len(pred) > maxMemoText {
+		a = normalize.Authors.String(pred)
+	} else {
+		a = s.norms.Get(pred, normalize.Authors.String)
+	}
+	_, ok := c.Match(a)
+	return ok
 }
 
 // translitOf is match.Translit of pred against gold, through the pass's
@@ -582,8 +583,8 @@ func (s *scorer) keyOf(t string) translit.Key {
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.keys, s.parsed, s.verdicts, s.lists = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                    // a two-step answer's first stage, by the answer's key
+	s.translit, s.keys, s.parsed, s.prepared, s.norms, s.lists = nil, nil, nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                                                  // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
