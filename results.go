@@ -295,6 +295,7 @@ func (r *Results) Scored() (int, error) {
 // atomically, first column "simulated") and returns them. It holds the
 // directory's shared lock: it refuses a directory a run is writing.
 func (r *Results) WriteTables() ([]*Table, error) {
+	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)()
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
 		return nil, err
