@@ -78,7 +78,7 @@ type Protocol struct {
 	once    sync.Once
 	byID    map[string]*item.Item
 	byForm  map[variantKey]*item.Variant // each item's variants by (id, language, form)
-	headers map[string]string // template texts read so far
+	headers map[string]string            // template texts read so far
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
