@@ -152,9 +152,9 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		picks, how = r.explorerPicks(ExplorerSamples)
 	}
 	// The texts go to a spill on disk: every answer's for the workbook,
-	// else only the explorer's picks', read back from there (the picks'
-	// texts held in memory were 260 MB at the 6.4M grid; the explorer
-	// keeps a few thousand of them).
+	// else only the explorer's picks'; the explorer reads back those it
+	// keeps (a few thousand of its 20,000 picks fit its bytes), none held
+	// in memory meanwhile.
 	var sp *textSpill
 	if hw != nil || xw != nil {
 		if sp, err = newTextSpill(len(r.rows)); err != nil {

@@ -53,9 +53,6 @@ func PrepareCandidates(stored []string, gold string, p normalize.Pipeline) *Cand
 	return c
 }
 
-// Gold is the gold as prepared.
-func (c *Candidates) Gold() string { return c.gold }
-
 // Match is Candidate for a prediction already prepared (a =
 // p.String(pred)), against c's candidates and gold.
 func (c *Candidates) Match(a string) (taken string, correct bool) {

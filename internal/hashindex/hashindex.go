@@ -52,7 +52,7 @@ func New(n int, h func(i int) [2]uint64) *Index {
 	}
 	e = slices.Clip(e[:k])
 	// About four entries a bucket: 2^b buckets with 2^b ≥ n/4.
-	b := max(0, bits.Len(uint(len(e)/4)))
+	b := bits.Len(uint(len(e) / 4))
 	x := &Index{e: e, shift: uint(64 - b), dir: make([]int32, (1<<b)+1)} // b == 0: h>>64 is 0, one bucket
 	j := 0
 	for bk := range len(x.dir) - 1 {

@@ -705,6 +705,8 @@ func scored(x *extract.Result) string {
 
 // verdict is the authors' criterion: the baselines' prefix match, the
 // candidate matcher (stored order) for every strategy showing candidates.
+// A scoring pass gives the same through its memos (scorer.verdict,
+// checked against this in TestPassVerdictIsVerdict).
 func verdict(st Strategy, pred, gold string, cands []string) bool {
 	if st == Baseline || len(cands) == 0 {
 		return match.Prefix(pred, gold, normalize.Authors)

@@ -58,10 +58,10 @@ func TestVariantIndex(t *testing.T) {
 		{"a", "ben", item.Native}, {"b", "ben", item.Native}, {"b", "hin", item.Native}, {"c", "hin", item.Native},
 	} {
 		it, v := p.variant(c.id, c.lang, string(c.form))
-		var want *item.Variant
-		if want := p.item(c.id); it != want {
-			t.Errorf("%v: item %p, want %p", c, it, want)
+		if wantItem := p.item(c.id); it != wantItem {
+			t.Errorf("%v: item %p, want %p", c, it, wantItem)
 		}
+		var want *item.Variant
 		if it != nil {
 			want, _ = it.Variant(c.lang, c.form)
 		}
