@@ -11,11 +11,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/internal/hashindex"
@@ -37,6 +39,7 @@ type ReportOption func(*reportConfig)
 type reportConfig struct {
 	progress  func(ReportStep)
 	sheetRows int
+	release   bool
 }
 
 // ReportProgress has fn told of each step of writing the reports: at its
@@ -54,6 +57,20 @@ func ReportProgress(fn func(ReportStep)) ReportOption {
 // hold them all: the workbook is not split into continuation sheets,
 // which no spreadsheet filters or sorts as one.
 func SheetRows(n int) ReportOption { return func(c *reportConfig) { c.sheetRows = n } }
+
+// ReleaseRows has WriteReport let go of the run's scored answers once the
+// report's tables are built, and read the answers it lists (the
+// explorer's, the samples sheet's) back from the run's store of scored
+// answers (DIR/scored.parquet, package scored) a row group at a time:
+// at the papers' 4.9 million answers the rows are 1.3 GB that the rest of
+// the report (reading every record's text, writing the workbook) need not
+// hold. Afterwards the Results is as Open left it: a later call that needs
+// the answers reads them back from the store and builds its tables again
+// (seconds at that scale). For a program that writes one report, as
+// bhasha report does; not while another goroutine uses the Results.
+// Without a current store (NoScoredStore, a run directory that cannot be
+// written) it changes nothing: the report reads the rows in memory.
+func ReleaseRows() ReportOption { return func(c *reportConfig) { c.release = true } }
 
 // reportHeadroom is what WriteReport lets the heap grow beyond its live
 // heap: more than scoring's (memlimit.Headroom), since writing the
@@ -151,13 +168,41 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	if hw != nil {
 		picks, how = r.explorerPicks(ExplorerSamples)
 	}
+	n := len(r.rows)
+	rowAt := answers.Row                 // the explorer's rows
+	check := func() error { return nil } // whether the rows read back were read
+	var want *hashindex.Index
+	hash := newKeyHash()
+	if c.release && r.storeKey != nil {
+		// A store that cannot be read back now (replaced, removed) leaves
+		// the rows in memory: the report reads them there.
+		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.storeKey, n, r.schema); err == nil {
+			defer st.close()
+			if pr, err := st.picked(picks); err == nil {
+				rowAt, answers, check = pr.Row, st.table, st.check
+				p.Tables = slices.Clone(p.Tables)
+				for i, t := range p.Tables {
+					if t.Name == "answers" && t.Source != nil {
+						p.Tables[i] = st.table
+					}
+				}
+				r.forget()
+				if want, err = st.index(ctx, hash); err != nil {
+					return fmt.Errorf("report of %s: %w", r.dir, err)
+				}
+			}
+		}
+	}
+	if want == nil {
+		want = hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+	}
 	// The texts go to a spill on disk: every answer's for the workbook,
 	// else only the explorer's picks'; the explorer reads back those it
 	// keeps (a few thousand of its 20,000 picks fit its bytes), none held
 	// in memory meanwhile.
 	var sp *textSpill
 	if hw != nil || xw != nil {
-		if sp, err = newTextSpill(len(r.rows)); err != nil {
+		if sp, err = newTextSpill(n); err != nil {
 			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
 		defer sp.Close()
@@ -166,7 +211,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	for _, i := range picks {
 		picked[i] = true
 	}
-	if err := r.readTexts(ctx, o, func(i int, t sampleText) error {
+	if err := r.readTexts(ctx, o, want, hash, n, func(i int, t sampleText) error {
 		if xw != nil || picked[i] {
 			return sp.put(i, t)
 		}
@@ -174,6 +219,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	}); err != nil {
 		return err
 	}
+	want = nil
 	if sp != nil {
 		if err := sp.flush(); err != nil {
 			return fmt.Errorf("report of %s: %w", r.dir, err)
@@ -181,10 +227,13 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	}
 	if hw != nil {
 		hp := p
-		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, picks, sp, how); err != nil {
+		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
 		if err := report.WriteHTMLContext(ctx, hw, hp, o); err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
+		if err := check(); err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
 		if err := htmlDone(); err != nil {
@@ -195,6 +244,9 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		xp := p
 		xp.SampleRows = r.sampleRows(answers, sp)
 		if err := report.WriteXLSXContext(ctx, xw, xp, o); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		}
+		if err := check(); err != nil {
 			return fmt.Errorf("workbook of %s: %w", r.dir, err)
 		}
 		if err := xlsxDone(); err != nil {
@@ -214,14 +266,9 @@ type sampleText struct{ prompt, response, err string }
 // for the same i with a failed one, which the later call replaces. An
 // answer without a record of its own (a multiple-choice item's, a
 // withheld second stage) gets no call.
-func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int, t sampleText) error) error {
-	seed := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	hash := func(k string) [2]uint64 { return [2]uint64{maphash.String(seed[0], k), maphash.String(seed[1], k)} }
-	// The answers by their key's hash: sorted, not a map (hashindex: 25
-	// bytes an answer where a map takes 45, 120 MB at 4.9 million).
-	want := hashindex.New(len(r.rows), func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashindex.Index, hash func(string) [2]uint64, n int, fn func(i int, t sampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
-	state := make([]byte, len(r.rows))
+	state := make([]byte, n)
 	total := r.manifest.Counts.Records
 	step := report.Options{Progress: o.Progress}
 	st := stepOf(step, "reading the records' prompts and responses", total)
@@ -232,7 +279,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 		i int32 // the answer's index, -1 for a record no answer reads
 		t sampleText
 	}
-	n := 0
+	lines := 0
 	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, Lean: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want.Find(hash(rec.Key))
 		if !ok {
@@ -240,8 +287,8 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 		}
 		return text{i: i, t: sampleText{PromptText(rec.Request), rec.Response, rec.Error}}, nil
 	}, func(_ int, _ string, ok bool, v text) error {
-		n++
-		st.at(n)
+		lines++
+		st.at(lines)
 		i := v.i
 		if i < 0 || state[i] == seenOK || (state[i] == seenFailed && !ok) {
 			return nil
@@ -258,8 +305,16 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, fn func(i int
 		}
 		return fmt.Errorf("samples of %s: %w", r.dir, err)
 	}
-	st.done(n)
+	st.done(lines)
 	return nil
+}
+
+// newKeyHash is a 128-bit hash of record keys, for an index of the
+// answers by their key's hash (hashindex: sorted, not a map, 25 bytes an
+// answer where a map takes 45, 120 MB at 4.9 million).
+func newKeyHash() func(string) [2]uint64 {
+	seed := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	return func(k string) [2]uint64 { return [2]uint64{maphash.String(seed[0], k), maphash.String(seed[1], k)} }
 }
 
 // progressStep reports one step of the root package's own (the records'
@@ -377,7 +432,7 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 // each once), cut to the longest prefix of picks (their rank) that fits
 // in report.MaxExplorerBytes; and the run's total and how they were drawn
 // ("" and 0 when they are all).
-func (r *Results) explorerTable(answers *Table, picks []int, sp *textSpill, how string) (*Table, int, string, error) {
+func (r *Results) explorerTable(answers *Table, rowAt func(i int, buf []any) []any, n int, picks []int, sp *textSpill, how string) (*Table, int, string, error) {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var rows [][]any // of the picks kept, in rank order
@@ -387,7 +442,7 @@ func (r *Results) explorerTable(answers *Table, picks []int, sp *textSpill, how 
 		if err != nil {
 			return nil, 0, "", err
 		}
-		row := append(answers.Row(i, make([]any, 0, len(cols))), extra(txt)...)
+		row := append(rowAt(i, make([]any, 0, len(cols))), extra(txt)...)
 		b, _ := json.Marshal(row)
 		if size += len(b) + 1; size > report.MaxExplorerBytes {
 			break
@@ -404,10 +459,10 @@ func (r *Results) explorerTable(answers *Table, picks []int, sp *textSpill, how 
 	for j, k := range order {
 		t.Rows[j] = rows[k]
 	}
-	if keep == len(r.rows) {
+	if keep == n {
 		return t, 0, "", nil
 	}
-	return t, len(r.rows), how, nil
+	return t, n, how, nil
 }
 
 // sampleColumns are the samples table's columns, the answers table's then

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/report"
@@ -36,8 +37,13 @@ type Results struct {
 	set         *experiment.TableSet // the tables, built on demand
 	scorErr     error
 	storedLines int // the record lines a stale store was made from
-	allOnce     sync.Once
-	tables      []*Table // every table, in report order (allTables)
+	// storeKey is the key of the store on disk (DIR/scored.parquet)
+	// when rows are its rows (read from it, or written to it); nil
+	// when they are not (no store, or it could not be written).
+	storeKey  scored.Key
+	openNotes int // len(notes) before scoring added its own
+	allOnce   sync.Once
+	tables    []*Table // every table, in report order (allTables)
 
 	// The samples and the report page are built once (the HTML report and
 	// the workbook share them).
@@ -194,6 +200,7 @@ func (r *Results) score() error {
 			r.scorErr = err
 			return
 		}
+		r.openNotes = len(r.notes)
 		r.notes = append(r.notes, notes...)
 		r.notes = append(r.notes, r.exp.PlanNotes()...)
 		r.rows, r.schema = rows, r.exp.AnswerSchema()
@@ -203,6 +210,18 @@ func (r *Results) score() error {
 		r.set, r.scorErr = r.exp.TableSet(rows, answers)
 	})
 	return r.scorErr
+}
+
+// forget lets go of the scored rows and all that was built from them
+// (the tables, the report page): the Results is again as Open left it,
+// and the next call that needs them scores again, which reads them back
+// from the store. Only when rows are the store's (storeKey), and not
+// while another goroutine uses the Results.
+func (r *Results) forget() {
+	r.rows, r.set, r.tables, r.scorErr, r.storeKey = nil, nil, nil, nil, nil
+	r.pg, r.pageErr = report.Page{}, nil
+	r.notes = r.notes[:r.openNotes:r.openNotes]
+	r.once, r.allOnce, r.pageOnce = sync.Once{}, sync.Once{}, sync.Once{}
 }
 
 // context is the context Open was given (Background for a run's results).

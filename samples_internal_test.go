@@ -15,6 +15,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/internal/hashindex"
 	"github.com/bhashalab/bhasha/report"
 )
 
@@ -52,7 +53,9 @@ func TestExplorerPicks(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := make([]sampleText, n)
-	if err := r.readTexts(context.Background(), report.Options{}, func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
+	hash := newKeyHash()
+	want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+	if err := r.readTexts(context.Background(), report.Options{}, want, hash, n, func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{5, 8, n} {
@@ -101,7 +104,7 @@ func TestExplorerPicks(t *testing.T) {
 		if err := sp.flush(); err != nil {
 			t.Fatal(err)
 		}
-		tb, total, note, err := r.explorerTable(answers, picks, sp, how)
+		tb, total, note, err := r.explorerTable(answers, answers.Row, n, picks, sp, how)
 		if err != nil {
 			t.Fatal(err)
 		}

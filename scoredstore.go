@@ -148,6 +148,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 				release()
 				done()
 				if err == nil {
+					r.storeKey = key
 					return rows, m.Notes, nil
 				}
 				notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
@@ -240,5 +241,6 @@ func (r *Results) store(path string, key scored.Key, sc *experiment.Scored, note
 		}
 		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
 	}
+	r.storeKey = key
 	return ""
 }

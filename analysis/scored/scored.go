@@ -52,6 +52,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -560,6 +561,7 @@ func Read(path string) ([]score.Row, Meta, error) {
 	}
 	defer f.Close()
 	rows := make([]score.Row, m.Rows)
+	memlimit.Settle() // the rows stay live: a held limit counts them before they fill
 	cols := rowColumns()
 	byName := map[string]int{}
 	for i, p := range pf.Schema().Columns() {
@@ -604,65 +606,201 @@ func readColumn(pf *parquet.File, ci int, c column, rows []score.Row) error {
 	intern := map[string]string{}
 	buf := make([]parquet.Value, 4096)
 	for _, rg := range pf.RowGroups() {
-		pages := rg.ColumnChunks()[ci].Pages()
-		for {
-			p, err := pages.ReadPage()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				pages.Close()
-				return err
-			}
-			vr := p.Values()
-			for {
-				k, err := vr.ReadValues(buf)
-				if at+k > len(rows) {
-					pages.Close()
-					return fmt.Errorf("more values than the %d rows", len(rows))
-				}
-				for _, v := range buf[:k] {
-					r := &rows[at]
-					at++
-					switch c.kind {
-					case kindString:
-						b := v.ByteArray()
-						s, ok := intern[string(b)]
-						if !ok {
-							s = string(b)
-							if len(intern) < 1<<16 {
-								intern[s] = s
-							}
-						}
-						if err := c.setStr(r, s); err != nil {
-							pages.Close()
-							return err
-						}
-					case kindInt:
-						c.setNum(r, v.Int64())
-					case kindDouble:
-						c.setDbl(r, v.Double())
-					default:
-						c.setFlag(r, v.Boolean())
-					}
-				}
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					pages.Close()
-					return err
-				}
-			}
-			parquet.Release(p)
+		n := int(rg.NumRows())
+		if at+n > len(rows) {
+			return fmt.Errorf("more values than the %d rows", len(rows))
 		}
-		pages.Close()
+		if err := readChunk(rg.ColumnChunks()[ci], c, rows[at:at+n], intern, buf); err != nil {
+			return err
+		}
+		at += n
 	}
 	if at != len(rows) {
 		return fmt.Errorf("%d values for %d rows", at, len(rows))
 	}
 	return nil
 }
+
+// readChunk fills column c of rows from one row group's column chunk
+// (exactly len(rows) values), its strings interned through intern (at
+// most 1<<16 of them) and read through buf.
+func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
+	at := 0
+	pages := cc.Pages()
+	defer pages.Close()
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		vr := p.Values()
+		for {
+			k, err := vr.ReadValues(buf)
+			if at+k > len(rows) {
+				parquet.Release(p)
+				return fmt.Errorf("more values than the %d rows", len(rows))
+			}
+			for _, v := range buf[:k] {
+				r := &rows[at]
+				at++
+				switch c.kind {
+				case kindString:
+					b := v.ByteArray()
+					s, ok := intern[string(b)]
+					if !ok {
+						s = string(b)
+						if len(intern) < 1<<16 {
+							intern[s] = s
+						}
+					}
+					if err := c.setStr(r, s); err != nil {
+						parquet.Release(p)
+						return err
+					}
+				case kindInt:
+					c.setNum(r, v.Int64())
+				case kindDouble:
+					c.setDbl(r, v.Double())
+				default:
+					c.setFlag(r, v.Boolean())
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				parquet.Release(p)
+				return err
+			}
+		}
+		parquet.Release(p)
+	}
+	if at != len(rows) {
+		return fmt.Errorf("%d values for %d rows", at, len(rows))
+	}
+	return nil
+}
+
+// A Reader reads a store's rows a row group at a time (GroupRows rows
+// each, the last fewer), for a reader that needs some of them in turn and
+// not all at once (a report's samples sheet). Each is called with the
+// rows of one group, in a buffer the next group reuses.
+type Reader struct {
+	path   string
+	f      *os.File
+	pf     *parquet.File
+	meta   Meta
+	cols   []column
+	at     []int // the file's column of each of cols
+	starts []int // the first row of each group, then the rows
+	intern []map[string]string
+	buf    []parquet.Value
+	rows   []score.Row
+	only   []int // the indices in cols that Group reads (nil: all)
+}
+
+// KeyColumns are the columns that hold a row's Key.
+func KeyColumns() []string {
+	return []string{"experiment", "model", "item", "language", "form", "strategy", "condition", "role"}
+}
+
+// Only has Group read only the named row columns, the others' fields left
+// zero (none named: every column again). A name that is not a row column
+// is an error.
+func (rd *Reader) Only(names ...string) error {
+	if len(names) == 0 {
+		rd.only = nil
+		return nil
+	}
+	only := make([]int, 0, len(names))
+	for _, n := range names {
+		i := slices.IndexFunc(rd.cols, func(c column) bool { return c.name == n })
+		if i < 0 {
+			return fmt.Errorf("%s: no row column %s", rd.path, n)
+		}
+		only = append(only, i)
+	}
+	rd.only = only
+	return nil
+}
+
+// GroupRows is the rows of each of a store's row groups but the last.
+const GroupRows = groupRows
+
+// Open opens the store at path for reading by group. Errors are as
+// Read's.
+func Open(path string) (*Reader, error) {
+	f, pf, m, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	rd := &Reader{path: path, f: f, pf: pf, meta: m, cols: rowColumns(), buf: make([]parquet.Value, 4096)}
+	byName := map[string]int{}
+	for i, p := range pf.Schema().Columns() {
+		byName[p[0]] = i
+	}
+	for _, c := range rd.cols {
+		i, ok := byName[c.name]
+		if !ok {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w: no column %s", path, ErrFormat, c.name)
+		}
+		rd.at = append(rd.at, i)
+		rd.intern = append(rd.intern, map[string]string{})
+	}
+	n := 0
+	for _, rg := range pf.RowGroups() {
+		rd.starts = append(rd.starts, n)
+		n += int(rg.NumRows())
+	}
+	rd.starts = append(rd.starts, n)
+	return rd, nil
+}
+
+// Meta is the store's metadata.
+func (rd *Reader) Meta() Meta { return rd.meta }
+
+// Groups is the number of row groups.
+func (rd *Reader) Groups() int { return len(rd.starts) - 1 }
+
+// Group returns the rows of group g (rows first to first+len(rows) of
+// the store), valid until the next call.
+func (rd *Reader) Group(g int) (first int, rows []score.Row, err error) {
+	if g < 0 || g >= rd.Groups() {
+		return 0, nil, fmt.Errorf("%s: no row group %d of %d", rd.path, g, rd.Groups())
+	}
+	first, n := rd.starts[g], rd.starts[g+1]-rd.starts[g]
+	if cap(rd.rows) < n {
+		rd.rows = make([]score.Row, n)
+	}
+	rows = rd.rows[:n]
+	clear(rows)
+	rg := rd.pf.RowGroups()[g]
+	for i, c := range rd.cols {
+		if rd.only != nil && !slices.Contains(rd.only, i) {
+			continue
+		}
+		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rows, rd.intern[i], rd.buf); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, c.name, g, err)
+		}
+	}
+	return first, rows, nil
+}
+
+// GroupOf is the group holding row i (i in [0, Meta().Rows)).
+func (rd *Reader) GroupOf(i int) int {
+	g, found := slices.BinarySearch(rd.starts, i)
+	if !found {
+		g--
+	}
+	return g
+}
+
+// Close closes the file.
+func (rd *Reader) Close() error { return rd.f.Close() }
 
 // Keys lists a Key's components in order, for messages.
 func (k Key) Keys() []string { return slices.Sorted(maps.Keys(k)) }

@@ -169,3 +169,61 @@ func TestKeyChanged(t *testing.T) {
 		}
 	}
 }
+
+// A Reader reads each row group as Read reads those rows, whatever order
+// the groups are asked in; GroupOf finds each row's group; Only reads the
+// named columns and leaves the others zero, and a name that is no column
+// is an error.
+func TestReaderGroups(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	rows := rowsForTest(2*groupRows + 5)
+	if err := Write(path, rows, score.NewSchema(score.CorrectField("rule")), Meta{Key: Key{"records": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if rd.Groups() != 3 || rd.Meta().Rows != len(rows) {
+		t.Fatalf("%d groups of %d rows, want 3 of %d", rd.Groups(), rd.Meta().Rows, len(rows))
+	}
+	for _, c := range []struct {
+		name string
+		only []string
+		want func(r score.Row) score.Row
+	}{
+		{"every column", nil, func(r score.Row) score.Row { return r }},
+		{"keys", KeyColumns(), func(r score.Row) score.Row { return score.Row{Key: r.Key} }},
+		{"keys again, then every column", nil, func(r score.Row) score.Row { return r }},
+	} {
+		if err := rd.Only(c.only...); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []int{2, 0, 1} {
+			first, got, err := rd.Group(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first != g*groupRows || len(got) != min(groupRows, len(rows)-first) {
+				t.Fatalf("%s: group %d: rows %d to %d", c.name, g, first, first+len(got))
+			}
+			for j := range got {
+				if want := c.want(rows[first+j]); !reflect.DeepEqual(got[j], want) {
+					t.Fatalf("%s: row %d:\n got %+v\nwant %+v", c.name, first+j, got[j], want)
+				}
+			}
+		}
+	}
+	for _, i := range []int{0, groupRows - 1, groupRows, 2*groupRows + 4} {
+		if g := rd.GroupOf(i); g != i/groupRows {
+			t.Errorf("GroupOf(%d) = %d, want %d", i, g, i/groupRows)
+		}
+	}
+	if err := rd.Only("experiment", "no such column"); err == nil {
+		t.Error("Only accepted a name that is no column")
+	}
+	if _, _, err := rd.Group(3); err == nil {
+		t.Error("Group(3) of 3 groups read something")
+	}
+}

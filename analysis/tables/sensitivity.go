@@ -208,21 +208,27 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			ons[ci] = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
 		}
 	}
-	seen := map[string]bool{}
+	count := map[string]int{}
 	var models []string
 	for i := range rows {
-		if m := rows[i].Key.Model; !seen[m] {
-			seen[m] = true
+		m := rows[i].Key.Model
+		if _, ok := count[m]; !ok {
 			models = append(models, m)
 		}
+		count[m]++
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
 	// One model's rows are copied at a time (a claim's Eval reads a
-	// []score.Row), so that a run of millions of answers holds one
-	// model's twice, not all of them. Each claim's rows come out in the
-	// models' order, the claims in theirs.
+	// []score.Row), into one buffer the size of the largest model's, so
+	// that a run of millions of answers holds one model's twice, not all
+	// of them, and no buffer outgrown on the way. Each claim's rows come
+	// out in the models' order, the claims in theirs.
 	out := make([][][]any, len(claims))
-	var rs []score.Row
+	most := 0
+	for _, c := range count {
+		most = max(most, c)
+	}
+	rs := make([]score.Row, 0, most)
 	for _, m := range models {
 		rs = rs[:0]
 		for i := range rows {

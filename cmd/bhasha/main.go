@@ -746,8 +746,16 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, t := range ts {
 		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 	}
+	// The exports first: the report lets go of the scored answers
+	// (bhasha.ReleaseRows), which the exports' tables would read again.
+	drawn := false
+	if *figures != "" {
+		if drawn, err = r.WriteExports(ctx, *figures); err != nil {
+			return err
+		}
+	}
 	if *html != "" || *xlsx != "" {
-		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line)); err != nil {
+		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows()); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
@@ -758,10 +766,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
 	}
 	if *figures != "" {
-		drawn, err := r.WriteExports(ctx, *figures)
-		if err != nil {
-			return err
-		}
 		what := "tables as CSV and LaTeX, figures as SVG, PNG and ECharts JSON"
 		if !drawn {
 			what = "tables as CSV and LaTeX, figures as ECharts JSON (install chromium for SVG and PNG)"

@@ -1,0 +1,144 @@
+package bhasha
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/scored"
+)
+
+// stamp is the HTML report's time of writing, the one part two reports of
+// the same run differ in.
+var stamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+
+// workbookCells is every sheet's cells of the workbook at path.
+func workbookCells(t *testing.T, path string) map[string][][]string {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][][]string{}
+	for _, s := range f.GetSheetList() {
+		if out[s], err = f.GetRows(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// A report that lets go of the rows (ReleaseRows) writes the same HTML
+// and workbook as one that keeps them, with the samples sheet whole or
+// cut; the Results then holds no rows, and reads them back, with the
+// same tables and notes, when asked again. Without a store to read them
+// back from it keeps them and writes the same files.
+func TestReleaseRows(t *testing.T) {
+	cases := []struct {
+		name      string
+		sheetRows int
+		noStore   bool // the store removed before the report
+	}{
+		{"whole", 0, false},
+		{"cut", 5, false},
+		{"no store", 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := boundedRun(t)
+			n, err := r.Scored()
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, err := r.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := r.Notes()
+			var opts []ReportOption
+			if c.sheetRows > 0 {
+				opts = append(opts, SheetRows(c.sheetRows))
+			}
+			dir := t.TempDir()
+			write := func(name string, opts ...ReportOption) (string, map[string][][]string) {
+				html, xlsx := filepath.Join(dir, name+".html"), filepath.Join(dir, name+".xlsx")
+				if err := r.WriteReport(context.Background(), html, xlsx, opts...); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(html)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return stamp.ReplaceAllString(string(b), "T"), workbookCells(t, xlsx)
+			}
+			keptHTML, keptBook := write("kept", opts...)
+			if c.noStore {
+				if err := os.Remove(filepath.Join(r.Dir(), scored.FileName)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			goneHTML, goneBook := write("released", append(opts, ReleaseRows())...)
+			if goneHTML != keptHTML {
+				t.Error("the HTML differs from the report that kept the rows")
+			}
+			for s, rows := range keptBook {
+				if !slices.EqualFunc(rows, goneBook[s], slices.Equal) {
+					t.Errorf("sheet %s differs from the report that kept the rows", s)
+				}
+			}
+			if len(goneBook) != len(keptBook) {
+				t.Errorf("%d sheets, want %d", len(goneBook), len(keptBook))
+			}
+			if held := r.rows != nil; held != c.noStore {
+				t.Errorf("rows held after the report: %v, want %v", held, c.noStore)
+			}
+			if m, err := r.Scored(); err != nil || m != n {
+				t.Errorf("scored again: %d (%v), want %d", m, err, n)
+			}
+			again, err := r.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(again.Rows, acc.Rows, slices.Equal) {
+				t.Error("the accuracy table read back differs")
+			}
+			if got := r.Notes(); !slices.Equal(got, notes) {
+				t.Errorf("notes read back:\n%q\nwant\n%q", got, notes)
+			}
+		})
+	}
+}
+
+// A store that cannot be read back once the rows are let go fails the
+// report, and leaves no file.
+func TestReleaseRowsStoreLost(t *testing.T) {
+	r, _ := boundedRun(t)
+	if _, err := r.Scored(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
+	store := filepath.Join(r.Dir(), scored.FileName)
+	err := r.WriteReport(context.Background(), html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
+		if strings.Contains(s.What, "prompts and responses") && !s.Final {
+			if err := os.Truncate(store, 100); err != nil { // after the rows were let go
+				t.Error(err)
+			}
+		}
+	}))
+	if err == nil || !strings.Contains(err.Error(), "reading the scored answers back") {
+		t.Errorf("report with its store cut short: %v", err)
+	}
+	for _, p := range []string{html, xlsx} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: %v, want no file", p, err)
+		}
+	}
+}

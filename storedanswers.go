@@ -1,0 +1,140 @@
+package bhasha
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/hashindex"
+)
+
+// storedAnswers is the answers table of a report that let go of the rows
+// in memory (ReleaseRows): its rows read back from the run's store a row
+// group at a time, the group last read kept, so that reading the rows in
+// order reads each group once. The table's Fill cannot return an error:
+// the first is kept (the rows after it left empty), and the report checks
+// it (check) before it keeps a file.
+type storedAnswers struct {
+	table  *tables.Table
+	mu     sync.Mutex
+	rd     *scored.Reader
+	schema *score.Schema
+	g      int           // the group read last (-1: none)
+	first  int           // its first row
+	group  *tables.Table // its answers rows
+	err    error
+}
+
+// openStoredAnswers opens the store at path for the answers table of n
+// rows, refusing a store that is not the one the rows were (its key, its
+// row count): it was replaced since they were read or written.
+func openStoredAnswers(path string, key scored.Key, n int, schema *score.Schema) (*storedAnswers, error) {
+	rd, err := scored.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scored answers back: %w", err)
+	}
+	m := rd.Meta()
+	if changed := key.Changed(m.Key); len(changed) > 0 || m.Rows != n {
+		rd.Close()
+		return nil, fmt.Errorf("reading the scored answers back: %s changed since they were read (%d rows, was %d; changed: %v)", path, m.Rows, n, changed)
+	}
+	s := &storedAnswers{rd: rd, schema: schema, g: -1}
+	s.table = tables.AnswerRows(nil, schema)
+	s.table.Source = &tables.Source{N: n, Fill: s.fill}
+	return s, nil
+}
+
+// fill writes row i's cells into row.
+func (s *storedAnswers) fill(i int, row []any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if g := s.rd.GroupOf(i); g != s.g {
+		first, rows, err := s.rd.Group(g)
+		if err != nil {
+			s.err, s.g, s.group = err, -1, nil
+			return
+		}
+		s.g, s.first, s.group = g, first, tables.AnswerRows(rows, s.schema)
+	}
+	s.group.Source.Fill(i-s.first, row)
+}
+
+// picked reads the rows of picks (answer indices, any order), each group
+// once, and returns a table whose Row(i, ·) is answer i's row for each i
+// in picks.
+func (s *storedAnswers) picked(picks []int) (*pickedRows, error) {
+	sorted := slices.Sorted(slices.Values(picks))
+	p := &pickedRows{pos: make(map[int]int, len(picks))}
+	var rows []score.Row
+	for k := 0; k < len(sorted); {
+		g := s.rd.GroupOf(sorted[k])
+		first, group, err := s.rd.Group(g)
+		if err != nil {
+			return nil, fmt.Errorf("reading the scored answers back: %w", err)
+		}
+		for ; k < len(sorted) && sorted[k] < first+len(group); k++ {
+			if _, ok := p.pos[sorted[k]]; !ok {
+				p.pos[sorted[k]] = len(rows)
+				rows = append(rows, group[sorted[k]-first])
+			}
+		}
+	}
+	s.g = -1 // the group buffer was reused
+	p.table = tables.AnswerRows(rows, s.schema)
+	return p, nil
+}
+
+// index is the store's answers by their key's hash (keys read alone, a
+// group at a time), for readTexts.
+func (s *storedAnswers) index(ctx context.Context, hash func(string) [2]uint64) (*hashindex.Index, error) {
+	if err := s.rd.Only(scored.KeyColumns()...); err != nil {
+		return nil, err
+	}
+	defer s.rd.Only()
+	s.g = -1 // the group buffer is reused
+	hs := make([][2]uint64, s.table.Len())
+	for g := range s.rd.Groups() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		first, rows, err := s.rd.Group(g)
+		if err != nil {
+			return nil, fmt.Errorf("reading the scored answers back: %w", err)
+		}
+		if first+len(rows) > len(hs) {
+			return nil, fmt.Errorf("reading the scored answers back: more than the %d rows", len(hs))
+		}
+		for j := range rows {
+			hs[first+j] = hash(rows[j].Key.String())
+		}
+	}
+	return hashindex.New(len(hs), func(i int) [2]uint64 { return hs[i] }), nil
+}
+
+// pickedRows are the explorer's picks' answers rows, by answer index.
+type pickedRows struct {
+	pos   map[int]int
+	table *tables.Table
+}
+
+// Row is answer i's row (i one of the picks) in buf.
+func (p *pickedRows) Row(i int, buf []any) []any { return p.table.Row(p.pos[i], buf) }
+
+// check is the first error reading the rows back met.
+func (s *storedAnswers) check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return fmt.Errorf("reading the scored answers back: %w", s.err)
+	}
+	return nil
+}
+
+func (s *storedAnswers) close() error { return s.rd.Close() }
