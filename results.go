@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -31,6 +32,7 @@ type Results struct {
 	ctx         context.Context // Open's: scoring and table building stop when it is cancelled
 	cfg         readConfig
 	once        sync.Once
+	scored      atomic.Bool // score has run (rows, set and scorErr are its)
 	rows        []score.Row
 	schema      *score.Schema // the study's answer schema
 	notes       []string
@@ -195,6 +197,7 @@ func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
 // its tables, built when asked for.
 func (r *Results) score() error {
 	r.once.Do(func() {
+		r.scored.Store(true)
 		rows, notes, err := r.scoredRows(r.context())
 		if err != nil {
 			r.scorErr = err
@@ -219,6 +222,7 @@ func (r *Results) score() error {
 // while another goroutine uses the Results.
 func (r *Results) forget() {
 	r.rows, r.set, r.tables, r.scorErr, r.storeKey = nil, nil, nil, nil, nil
+	r.scored.Store(false)
 	r.pg, r.pageErr = report.Page{}, nil
 	r.notes = r.notes[:r.openNotes:r.openNotes]
 	r.once, r.allOnce, r.pageOnce = sync.Once{}, sync.Once{}, sync.Once{}
@@ -244,6 +248,7 @@ func (r *Results) allTables() ([]*Table, error) {
 		for _, t := range r.tables {
 			t.Simulated = r.manifest.Simulated
 		}
+		r.keep(r.tables...)
 		done()
 	})
 	return r.tables, nil
@@ -266,6 +271,9 @@ func (r *Results) Tables() ([]TableInfo, error) {
 // Table returns one table by name (see Tables), building only it (and the
 // tables it is laid out from, or that share its work).
 func (r *Results) Table(name string) (*Table, error) {
+	if t, ok := r.keptTable(name); ok {
+		return t, nil
+	}
 	if err := r.score(); err != nil {
 		return nil, err
 	}
@@ -282,6 +290,7 @@ func (r *Results) Table(name string) (*Table, error) {
 	done()
 	if ok {
 		t.Simulated = r.manifest.Simulated
+		r.keep(t)
 		return t, nil
 	}
 	ts, err := r.allTables()
@@ -302,8 +311,14 @@ func (r *Results) Notes() []string {
 	return slices.Clone(r.notes)
 }
 
-// Scored is the number of scored answers.
+// Scored is the number of scored answers: read from the run's store of
+// them when it is current (no scoring, no rows read), else scored.
 func (r *Results) Scored() (int, error) {
+	if !r.scored.Load() {
+		if n, ok := r.storedCount(); ok {
+			return n, nil
+		}
+	}
 	if err := r.score(); err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tablestore"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
@@ -30,9 +31,14 @@ func storeRun(t *testing.T) string {
 }
 
 // opened opens dir and builds the accuracy table, returning the steps
-// Open reported.
+// Open reported. The tables kept from an earlier open are removed first:
+// these tests are the store's (keptables_internal_test.go has the kept
+// tables').
 func opened(t *testing.T, dir string, opts ...ReadOption) (*Results, *Table, []string) {
 	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, tablestore.DirName)); err != nil {
+		t.Fatal(err)
+	}
 	var steps []string
 	opts = append(opts, OnScoring(func(p ScoringProgress) {
 		if p.Final {

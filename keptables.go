@@ -1,0 +1,120 @@
+package bhasha
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+
+	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tablestore"
+)
+
+// Built tables are kept in the run directory (analysis/tablestore), keyed
+// by what they were made from: the scored answers' key (scoringKey: the
+// records, the scoring options, the tool) and the experiment as a whole
+// (every option, the tables' own too, and the human labels' file). A
+// later Results (a notebook cell in a fresh process) reads a table kept
+// with the key it computes now, without reading the scored answers back;
+// one that has its rows in memory reads only tables made from those rows.
+// The kept tables are written only from rows that are the store's
+// (storeKey), never from rows scored in memory alone.
+
+// tableKey is the kept tables' key for the scored answers' key k.
+func (r *Results) tableKey(k scored.Key) (tablestore.Key, error) {
+	if k == nil {
+		return nil, nil
+	}
+	out := tablestore.Key{"tables format": tablestore.Version}
+	for c, v := range k {
+		out[c] = v
+	}
+	b, err := r.exp.Portable()
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	out["experiment"] = hex.EncodeToString(sum[:])
+	if p := r.exp.HumanLabelsPath(); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		out["human labels"] = hex.EncodeToString(sum[:])
+	}
+	return out, nil
+}
+
+// readKey is the key a kept table must have to be read now: the rows'
+// own when they are in memory (and none when they are not the store's),
+// else the key of the records and options as they are now.
+func (r *Results) readKey() tablestore.Key {
+	if r.cfg.noStore {
+		return nil
+	}
+	if r.scored.Load() {
+		k, _ := r.tableKey(r.storeKey)
+		return k
+	}
+	sk, err := r.scoringKey()
+	if err != nil {
+		return nil
+	}
+	k, _ := r.tableKey(sk)
+	return k
+}
+
+// keptTable is table name as kept in the run directory, when it was made
+// from what this Results reads (readKey).
+func (r *Results) keptTable(name string) (*Table, bool) {
+	k := r.readKey()
+	if k == nil {
+		return nil, false
+	}
+	t, ok, err := tablestore.Read(r.dir, name, k)
+	if err != nil || !ok {
+		return nil, false
+	}
+	t.Simulated = r.manifest.Simulated
+	return t, true
+}
+
+// keep keeps tables built from the rows in memory, when they are the
+// store's; a table made row by row is not kept, and a directory that
+// cannot be written keeps none (the tables are built again next time).
+func (r *Results) keep(ts ...*Table) {
+	if r.cfg.noStore || r.storeKey == nil {
+		return
+	}
+	k, err := r.tableKey(r.storeKey)
+	if err != nil {
+		return
+	}
+	for _, t := range ts {
+		if t.Source != nil {
+			continue
+		}
+		if err := tablestore.Write(r.dir, k, t); err != nil {
+			return
+		}
+	}
+}
+
+// storedCount is the number of scored answers in the run's store when it
+// was made from the records and options as they are now (ok false when
+// not, or when there is none).
+func (r *Results) storedCount() (n int, ok bool) {
+	if r.cfg.noStore {
+		return 0, false
+	}
+	k, err := r.scoringKey()
+	if err != nil {
+		return 0, false
+	}
+	m, err := scored.ReadMeta(filepath.Join(r.dir, scored.FileName))
+	if err != nil || len(k.Changed(m.Key)) > 0 {
+		return 0, false
+	}
+	return m.Rows, true
+}

@@ -1,0 +1,84 @@
+package bhasha
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/tablestore"
+)
+
+// A table built once is kept in the run directory: a later Open gets it,
+// and the count of scored answers, without scoring or reading the scored
+// answers back; records changed since, or a store that is no more and
+// NoScoredStore, build it again from the records.
+func TestKeptTables(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(t *testing.T, dir string) // between the two opens
+		opts []ReadOption
+		kept bool // the second open's table is the kept one
+	}{
+		{"as it was", nil, nil, true},
+		{"records touched", func(t *testing.T, dir string) {
+			files, _ := filepath.Glob(filepath.Join(dir, "records*.jsonl*"))
+			if len(files) == 0 {
+				t.Fatal("no records file")
+			}
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(files[0], later, later); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, false},
+		{"kept file cut short", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, tablestore.DirName, "accuracy.gob"), []byte("gob"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, false},
+		{"no store asked for", nil, []ReadOption{NoScoredStore()}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := boundedRun(t)
+			dir := r.Dir()
+			first, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := first.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := first.Scored()
+			if _, err := os.Stat(filepath.Join(dir, tablestore.DirName, "accuracy.gob")); err != nil {
+				t.Fatalf("the table was not kept: %v", err)
+			}
+			if c.edit != nil {
+				c.edit(t, dir)
+			}
+			second, err := Open(context.Background(), dir, c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := second.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := !second.scored.Load(); kept != c.kept {
+				t.Errorf("the table was kept: %v, want %v", kept, c.kept)
+			}
+			if m, err := second.Scored(); err != nil || m != n {
+				t.Errorf("scored: %d (%v), want %d", m, err, n)
+			}
+			if c.kept && second.scored.Load() {
+				t.Error("counting the scored answers scored them")
+			}
+			if !slices.EqualFunc(got.Rows, want.Rows, slices.Equal) || got.Simulated != want.Simulated || !slices.Equal(got.Header, want.Header) {
+				t.Errorf("table:\n%v\nwant\n%v", got.Rows, want.Rows)
+			}
+		})
+	}
+}
