@@ -82,3 +82,23 @@ func TestKeptTables(t *testing.T) {
 		})
 	}
 }
+
+// The answers table, made row by row, is not kept, though a caller of
+// Table gets it held (its file would be the size of the run).
+func TestAnswersNotKept(t *testing.T) {
+	r, all := boundedRun(t)
+	a, err := r.Table("answers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != nil || len(a.Rows) != len(all) {
+		t.Fatalf("answers: source %v, %d rows for %d samples", a.Source != nil, len(a.Rows), len(all))
+	}
+	if _, err := r.Table("accuracy"); err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(r.Dir(), tablestore.DirName, "*.gob"))
+	if len(kept) == 0 || slices.ContainsFunc(kept, func(p string) bool { return filepath.Base(p) == "answers.gob" }) {
+		t.Errorf("kept: %v (want accuracy's, not the answers')", kept)
+	}
+}

@@ -283,14 +283,17 @@ func (r *Results) Table(name string) (*Table, error) {
 	done := r.progress("table "+name, 0, 0)
 	release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 	t, ok := r.set.Table(name)
-	if ok && t.Source != nil { // a table made row by row (the answers): a caller gets it held
+	rowByRow := ok && t.Source != nil
+	if rowByRow { // a table made row by row (the answers): a caller gets it held, and it is not kept
 		t = t.Held()
 	}
 	release()
 	done()
 	if ok {
 		t.Simulated = r.manifest.Simulated
-		r.keep(t)
+		if !rowByRow {
+			r.keep(t)
+		}
 		return t, nil
 	}
 	ts, err := r.allTables()
