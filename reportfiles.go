@@ -260,8 +260,9 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 // the raw response, why the request failed.
 type sampleText struct{ prompt, response, err string }
 
-// readTexts reads the records once and calls fn with the text of each
-// answer's record (r.rows[i]): the first ok record of its key, else its
+// readTexts reads the records once and calls fn with the text of each of
+// the n answers' records (answer i: the one want finds at i by its key's
+// hash under hash, as newKeyHash makes them): the first ok record of its key, else its
 // first (as records.ReadUnique chooses), possibly after an earlier call
 // for the same i with a failed one, which the later call replaces. An
 // answer without a record of its own (a multiple-choice item's, a
