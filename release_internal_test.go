@@ -2,6 +2,7 @@ package bhasha
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,6 +136,35 @@ func TestReleaseRowsStoreLost(t *testing.T) {
 	}))
 	if err == nil || !strings.Contains(err.Error(), "reading the scored answers back") {
 		t.Errorf("report with its store cut short: %v", err)
+	}
+	for _, p := range []string{html, xlsx} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: %v, want no file", p, err)
+		}
+	}
+}
+
+// A report that lets go of the rows stops when its context is cancelled
+// while it reads the answers' keys back, with the context's error, and
+// leaves no file; the step is told of its start.
+func TestReleaseRowsCancelled(t *testing.T) {
+	r, _ := boundedRun(t)
+	if _, err := r.Scored(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	told := false
+	err := r.WriteReport(ctx, html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
+		if strings.Contains(s.What, "keys back") {
+			told = true
+			cancel()
+		}
+	}))
+	if !errors.Is(err, context.Canceled) || !told {
+		t.Errorf("cancelled while reading the keys back: %v (step told: %v)", err, told)
 	}
 	for _, p := range []string{html, xlsx} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {

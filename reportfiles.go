@@ -178,7 +178,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		// the rows in memory: the report reads them there.
 		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.storeKey, n, r.schema); err == nil {
 			defer st.close()
-			if pr, err := st.picked(picks); err == nil {
+			if pr, err := st.picked(ctx, picks); err == nil {
 				rowAt, answers, check = pr.Row, st.table, st.check
 				p.Tables = slices.Clone(p.Tables)
 				for i, t := range p.Tables {
@@ -187,9 +187,14 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 					}
 				}
 				r.forget()
-				if want, err = st.index(ctx, hash); err != nil {
+				if want, err = st.index(ctx, hash, stepOf(o, "reading the scored answers' keys back", n)); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
 					return fmt.Errorf("report of %s: %w", r.dir, err)
 				}
+			} else if ctx.Err() != nil {
+				return ctx.Err()
 			}
 		}
 	}

@@ -68,12 +68,15 @@ func (s *storedAnswers) fill(i int, row []any) {
 
 // picked reads the rows of picks (answer indices, any order), each group
 // once, and returns a table whose Row(i, ·) is answer i's row for each i
-// in picks.
-func (s *storedAnswers) picked(picks []int) (*pickedRows, error) {
+// in picks. It stops between groups when ctx is done.
+func (s *storedAnswers) picked(ctx context.Context, picks []int) (*pickedRows, error) {
 	sorted := slices.Sorted(slices.Values(picks))
 	p := &pickedRows{pos: make(map[int]int, len(picks))}
 	var rows []score.Row
 	for k := 0; k < len(sorted); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		g := s.rd.GroupOf(sorted[k])
 		first, group, err := s.rd.Group(g)
 		if err != nil {
@@ -92,8 +95,9 @@ func (s *storedAnswers) picked(picks []int) (*pickedRows, error) {
 }
 
 // index is the store's answers by their key's hash (keys read alone, a
-// group at a time), for readTexts.
-func (s *storedAnswers) index(ctx context.Context, hash func(string) [2]uint64) (*hashindex.Index, error) {
+// group at a time), for readTexts; step is told of the rows read. It
+// stops between groups when ctx is done.
+func (s *storedAnswers) index(ctx context.Context, hash func(string) [2]uint64, step *progressStep) (*hashindex.Index, error) {
 	if err := s.rd.Only(scored.KeyColumns()...); err != nil {
 		return nil, err
 	}
@@ -113,8 +117,10 @@ func (s *storedAnswers) index(ctx context.Context, hash func(string) [2]uint64) 
 		}
 		for j := range rows {
 			hs[first+j] = hash(rows[j].Key.String())
+			step.at(first + j + 1)
 		}
 	}
+	step.done(len(hs))
 	return hashindex.New(len(hs), func(i int) [2]uint64 { return hs[i] }), nil
 }
 
