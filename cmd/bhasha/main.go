@@ -727,10 +727,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("report: %w", err)
 	}
 	steps.line(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
+	start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
+	steps.line(bhasha.ReportStep{What: "tables"})
 	ts, err := r.WriteTables()
 	if err != nil {
 		return err
 	}
+	steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
 	for _, n := range r.Notes() {
 		fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
 	}
