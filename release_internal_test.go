@@ -117,58 +117,52 @@ func TestReleaseRows(t *testing.T) {
 	}
 }
 
-// A store that cannot be read back once the rows are let go fails the
-// report, and leaves no file.
-func TestReleaseRowsStoreLost(t *testing.T) {
-	r, _ := boundedRun(t)
-	if _, err := r.Scored(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
-	store := filepath.Join(r.Dir(), scored.FileName)
-	err := r.WriteReport(context.Background(), html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
-		if strings.Contains(s.What, "prompts and responses") && !s.Final {
-			if err := os.Truncate(store, 100); err != nil { // after the rows were let go
+// A report that lets go of the rows fails, and leaves no file, when its
+// store cannot be read back afterwards (cut short once the rows are let
+// go), and stops with the context's error when cancelled while it reads
+// the answers' keys back (the step told of its start).
+func TestReleaseRowsFails(t *testing.T) {
+	cases := []struct {
+		name string
+		step string // at whose start it happens
+		do   func(t *testing.T, r *Results, cancel func())
+		want func(err error) bool
+	}{
+		{"store cut short", "prompts and responses", func(t *testing.T, r *Results, _ func()) {
+			if err := os.Truncate(filepath.Join(r.Dir(), scored.FileName), 100); err != nil {
 				t.Error(err)
 			}
-		}
-	}))
-	if err == nil || !strings.Contains(err.Error(), "reading the scored answers back") {
-		t.Errorf("report with its store cut short: %v", err)
+		}, func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), "reading the scored answers back")
+		}},
+		{"cancelled", "keys back", func(_ *testing.T, _ *Results, cancel func()) { cancel() },
+			func(err error) bool { return errors.Is(err, context.Canceled) }},
 	}
-	for _, p := range []string{html, xlsx} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s: %v, want no file", p, err)
-		}
-	}
-}
-
-// A report that lets go of the rows stops when its context is cancelled
-// while it reads the answers' keys back, with the context's error, and
-// leaves no file; the step is told of its start.
-func TestReleaseRowsCancelled(t *testing.T) {
-	r, _ := boundedRun(t)
-	if _, err := r.Scored(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	told := false
-	err := r.WriteReport(ctx, html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
-		if strings.Contains(s.What, "keys back") {
-			told = true
-			cancel()
-		}
-	}))
-	if !errors.Is(err, context.Canceled) || !told {
-		t.Errorf("cancelled while reading the keys back: %v (step told: %v)", err, told)
-	}
-	for _, p := range []string{html, xlsx} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s: %v, want no file", p, err)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := boundedRun(t)
+			if _, err := r.Scored(); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := false
+			err := r.WriteReport(ctx, html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
+				if strings.Contains(s.What, c.step) && !s.Final && !done {
+					done = true
+					c.do(t, r, cancel)
+				}
+			}))
+			if !c.want(err) || !done {
+				t.Errorf("%v (step %q reached: %v)", err, c.step, done)
+			}
+			for _, p := range []string{html, xlsx} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s: %v, want no file", p, err)
+				}
+			}
+		})
 	}
 }
