@@ -286,7 +286,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashind
 		t sampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, Lean: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want.Find(hash(rec.Key))
 		if !ok {
 			return text{i: -1}, nil

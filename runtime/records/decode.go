@@ -36,12 +36,10 @@ func (in *interner) of(b []byte) string {
 // decodeSealed decodes a sealed record line (as Bhasha's Writer wrote it:
 // valid JSON, valid UTF-8) into r, reading the top-level members directly
 // and leaving the request body out unless withRequest (a copy; with view,
-// the line's own bytes), the extraction out unless withExtracted, and
-// the bookkeeping members (cache_key, request_sha256, identity) out when
-// lean. It gives what json.Unmarshal gives for every other field of
-// engine.Record; a member it does not expect to see in that shape is
-// errShape.
-func decodeSealed(line []byte, withRequest, view, withExtracted, lean bool, in *interner, r *engine.Record) error {
+// the line's own bytes). It gives what
+// json.Unmarshal gives for every field of engine.Record; a member it does
+// not expect to see in that shape is errShape.
+func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *interner, r *engine.Record) error {
 	// The Writer writes the members in engine.Record's order, leaving the
 	// request out, then splices the request body in, then the seal. A
 	// request met after members in that order, one of them ordered after
@@ -111,9 +109,7 @@ func decodeSealed(line []byte, withRequest, view, withExtracted, lean bool, in *
 		case "cached":
 			r.Cached, err = boolean(v)
 		case "cache_key":
-			if !lean {
-				r.CacheKey, err = str(v, nil)
-			}
+			r.CacheKey, err = str(v, nil)
 		case "logprobs":
 			r.Logprobs = raw(v)
 		case "prompt_logprobs":
@@ -132,13 +128,11 @@ func decodeSealed(line []byte, withRequest, view, withExtracted, lean bool, in *
 				r.Request = raw(v)
 			}
 		case "request_sha256":
-			if !lean {
-				r.RequestSHA256, err = str(v, nil)
-			}
+			r.RequestSHA256, err = str(v, nil)
 		case "simulated":
 			r.Simulated, err = boolean(v)
 		case "identity":
-			if !lean && string(v) != "null" {
+			if string(v) != "null" {
 				r.Identity = new(engine.Identity)
 				err = decodeIdentity(v, in, r.Identity)
 			}

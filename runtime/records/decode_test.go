@@ -35,7 +35,7 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 	recs := []engine.Record{
 		{Key: "e|m|1|hin|native|baseline||", Fields: engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin", Form: "native", Strategy: "baseline"},
 			Kind: engine.Completion, Status: engine.StatusOK, Response: "{\"answer\":\"पेरिस\"}\n", PromptTokens: 12, LatencyMS: 3.25, Cached: true,
-			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", CacheKey: "ck", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
+			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
 		{Key: "e|m|2|||||", Status: "failed", Error: "HTTP 500: \"boom\"", Attempts: 3, Logprobs: json.RawMessage(`[{"t":"a"}]`), EmptyResponse: true},
 	}
 	for _, want := range recs {
@@ -66,21 +66,16 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, withReq := range []bool{false, true} {
-				for _, lean := range []bool{false, true} {
-					var got engine.Record
-					if err := decodeSealed(raw, withReq, false, true, lean, new(interner), &got); err != nil {
-						t.Fatalf("%s: %v", want.Key, err)
-					}
-					exp := ref
-					if !withReq {
-						exp.Request = nil
-					}
-					if lean {
-						exp.CacheKey, exp.RequestSHA256, exp.Identity = "", "", nil
-					}
-					if !reflect.DeepEqual(got, exp) {
-						t.Errorf("%s (requests %v, lean %v):\n got %+v\nwant %+v", want.Key, withReq, lean, got, exp)
-					}
+				var got engine.Record
+				if err := decodeSealed(raw, withReq, false, true, new(interner), &got); err != nil {
+					t.Fatalf("%s: %v", want.Key, err)
+				}
+				exp := ref
+				if !withReq {
+					exp.Request = nil
+				}
+				if !reflect.DeepEqual(got, exp) {
+					t.Errorf("%s (requests %v):\n got %+v\nwant %+v", want.Key, withReq, got, exp)
 				}
 			}
 		}

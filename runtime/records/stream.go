@@ -32,11 +32,6 @@ type StreamOptions struct {
 	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
 	// that extracts every record again).
 	SkipExtracted bool
-	// Lean leaves the bookkeeping a reader of answers does not need
-	// empty: Record.CacheKey, RequestSHA256 and Identity (scoring and the
-	// report's texts; at the 6.4M grid they were two strings and an
-	// object a record, 0.8 GB allocated and collected in a pass).
-	Lean bool
 	// Records, when known (the manifest's count), sizes what is held for
 	// one value per key at once, instead of growing it as keys come.
 	Records int
@@ -351,7 +346,7 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		if st == sealOK {
 			// A sealed line is as Bhasha wrote it (valid JSON): read its
 			// members directly, without the request body unless asked.
-			if err = decodeSealed(raw, withRequests, o.RequestView, !o.SkipExtracted, o.Lean, in, &r); err != nil {
+			if err = decodeSealed(raw, withRequests, o.RequestView, !o.SkipExtracted, in, &r); err != nil {
 				r = engine.Record{}
 				if withRequests {
 					err = json.Unmarshal(raw, &r)
@@ -370,9 +365,6 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		}
 		if o.SkipExtracted {
 			r.Extracted = nil
-		}
-		if o.Lean {
-			r.CacheKey, r.RequestSHA256, r.Identity = "", "", nil
 		}
 		res := &out[i]
 		res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st

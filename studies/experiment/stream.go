@@ -31,9 +31,6 @@ type RecordScorer interface {
 	// is called from several goroutines at once, on every record read,
 	// including records the reading then leaves out (a failed record a
 	// later ok one replaces); the record is not used after Record returns.
-	// Its bookkeeping (CacheKey, RequestSHA256, Identity) is left empty
-	// (records.StreamOptions.Lean), as in the records ScoreContext holds
-	// for a plan that is not a Streamer.
 	// The rows are appended to rows (a buffer the caller reuses once it
 	// has copied them) and returned.
 	Record(r *engine.Record, rows []score.Row) (_ []score.Row, keep bool, err error)
@@ -220,7 +217,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 		return nil, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
 	}
 	rr, ok := e.plan.(RequestReader)
-	so := records.StreamOptions{Experiment: e.Name, WithRequests: ok && rr.ReadsRequests(), Progress: o.Progress, Records: o.Records, Lean: true}
+	so := records.StreamOptions{Experiment: e.Name, WithRequests: ok && rr.ReadsRequests(), Progress: o.Progress, Records: o.Records}
 	st, ok := e.plan.(Streamer)
 	if !ok {
 		recs, _, d, n, err := records.Unique(ctx, dir, so, func(_ int, r *engine.Record) (*engine.Record, error) {
