@@ -3,6 +3,7 @@ package bhasha
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -21,27 +22,24 @@ import (
 // (storeKey), never from rows scored in memory alone.
 
 // tableKey is the kept tables' key for the scored answers' key k.
-func (r *Results) tableKey(k scored.Key) (tablestore.Key, error) {
+func (r *Results) tableKey(k scored.Key) (scored.Key, error) {
 	if k == nil {
 		return nil, nil
 	}
-	out := tablestore.Key{"tables format": tablestore.Version}
-	for c, v := range k {
-		out[c] = v
-	}
+	out := maps.Clone(k)
+	out["tables format"] = tablestore.Version
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 	b, err := r.exp.Portable()
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(b)
-	out["experiment"] = hex.EncodeToString(sum[:])
+	out["experiment"] = sum(b)
 	if p := r.exp.HumanLabelsPath(); p != "" {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(b)
-		out["human labels"] = hex.EncodeToString(sum[:])
+		out["human labels"] = sum(b)
 	}
 	return out, nil
 }
@@ -49,7 +47,7 @@ func (r *Results) tableKey(k scored.Key) (tablestore.Key, error) {
 // readKey is the key a kept table must have to be read now: the rows'
 // own when they are in memory (and none when they are not the store's),
 // else the key of the records and options as they are now.
-func (r *Results) readKey() tablestore.Key {
+func (r *Results) readKey() scored.Key {
 	if r.cfg.noStore {
 		return nil
 	}

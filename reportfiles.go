@@ -267,11 +267,11 @@ type sampleText struct{ prompt, response, err string }
 
 // readTexts reads the records once and calls fn with the text of each of
 // the n answers' records (answer i: the one want finds at i by its key's
-// hash under hash, as newKeyHash makes them): the first ok record of its key, else its
-// first (as records.ReadUnique chooses), possibly after an earlier call
-// for the same i with a failed one, which the later call replaces. An
-// answer without a record of its own (a multiple-choice item's, a
-// withheld second stage) gets no call.
+// hash under hash, as newKeyHash makes them): the first ok record of its
+// key, else its first (as records.ReadUnique chooses), possibly after an
+// earlier call for the same i with a failed one, which the later call
+// replaces. An answer without a record of its own (a multiple-choice
+// item's, a withheld second stage) gets no call.
 func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashindex.Index, hash func(string) [2]uint64, n int, fn func(i int, t sampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	state := make([]byte, n)

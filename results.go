@@ -44,8 +44,14 @@ type Results struct {
 	// when they are not (no store, or it could not be written).
 	storeKey  scored.Key
 	openNotes int // len(notes) before scoring added its own
-	allOnce   sync.Once
-	tables    []*Table // every table, in report order (allTables)
+	// The experiment's scoring inputs (Experiment.ScoringInputs: the
+	// dataset and templates hashed), read once: each key of the scored
+	// answers or kept tables would hash them again.
+	inputsOnce sync.Once
+	inputs     map[string]string
+	inputsErr  error
+	allOnce    sync.Once
+	tables     []*Table // every table, in report order (allTables)
 
 	// The samples and the report page are built once (the HTML report and
 	// the workbook share them).

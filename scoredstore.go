@@ -72,15 +72,15 @@ func (r *Results) progress(step string, done, total int64) func() {
 
 // scoringKey names what the run's scored answers are made from: the
 // records (records.Fingerprint), the experiment's scoring inputs
-// (Experiment.ScoringInputs), the store's format and rules (scored.Version)
+// (Experiment.ScoringInputs, hashed once a Results), the store's format and rules (scored.Version)
 // and the tool's version.
 func (r *Results) scoringKey() (scored.Key, error) {
 	k := scored.Key{}
-	in, err := r.exp.ScoringInputs()
-	if err != nil {
-		return nil, err
+	r.inputsOnce.Do(func() { r.inputs, r.inputsErr = r.exp.ScoringInputs() })
+	if r.inputsErr != nil {
+		return nil, r.inputsErr
 	}
-	for c, h := range in {
+	for c, h := range r.inputs {
 		k[c] = h
 	}
 	k["scored format"] = scored.Version

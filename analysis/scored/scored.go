@@ -52,7 +52,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -555,23 +554,13 @@ func ReadMeta(path string) (Meta, error) {
 // of this Version (truncated, corrupt, written by another version) is an
 // error wrapping ErrFormat; a missing file is os.ErrNotExist.
 func Read(path string) ([]score.Row, Meta, error) {
-	f, pf, m, err := open(path)
+	rd, err := Open(path)
 	if err != nil {
-		return nil, m, err
+		return nil, Meta{}, err
 	}
-	defer f.Close()
+	defer rd.Close()
+	m, cols := rd.meta, rd.cols
 	rows := make([]score.Row, m.Rows)
-	memlimit.Settle() // the rows stay live: a held limit counts them before they fill
-	cols := rowColumns()
-	byName := map[string]int{}
-	for i, p := range pf.Schema().Columns() {
-		byName[p[0]] = i
-	}
-	for _, c := range cols {
-		if _, ok := byName[c.name]; !ok {
-			return nil, m, fmt.Errorf("%s: %w: no column %s", path, ErrFormat, c.name)
-		}
-	}
 	// Columns are read concurrently: each fills its own field of every row.
 	var wg sync.WaitGroup
 	errs := make([]error, len(cols))
@@ -587,7 +576,7 @@ func Read(path string) ([]score.Row, Meta, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = readColumn(pf, byName[cols[i].name], cols[i], rows)
+				errs[i] = readColumn(rd.pf, rd.at[i], cols[i], rows)
 			}
 		}()
 	}
@@ -684,10 +673,10 @@ func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[st
 	return nil
 }
 
-// A Reader reads a store's rows a row group at a time (GroupRows rows
+// A Reader reads a store's rows a row group at a time (groupRows rows
 // each, the last fewer), for a reader that needs some of them in turn and
-// not all at once (a report's samples sheet). Each is called with the
-// rows of one group, in a buffer the next group reuses.
+// not all at once (a report's samples sheet): Group gives one group's
+// rows in a buffer the next call reuses.
 type Reader struct {
 	path   string
 	f      *os.File
@@ -726,9 +715,6 @@ func (rd *Reader) Only(names ...string) error {
 	rd.only = only
 	return nil
 }
-
-// GroupRows is the rows of each of a store's row groups but the last.
-const GroupRows = groupRows
 
 // Open opens the store at path for reading by group. Errors are as
 // Read's.

@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
@@ -38,13 +39,10 @@ const DirName = "scored-tables"
 // when a table built from the same scored answers changes.
 const Version = "1"
 
-// Key names what a table was made from: component → value.
-type Key map[string]string
-
 // file is one kept table.
 type file struct {
 	Version string
-	Key     Key
+	Key     scored.Key // what the table was made from: component → value
 	Table   wire
 }
 
@@ -86,7 +84,7 @@ func path(dir, name string) string {
 // Write keeps t, made from key, in run directory dir, replacing what was
 // kept of it. A table made row by row, or with a cell that is not nil, a
 // string, an int, a float64 or a bool, is an error (nothing written).
-func Write(dir string, key Key, t *tables.Table) error {
+func Write(dir string, key scored.Key, t *tables.Table) error {
 	if t.Source != nil {
 		return fmt.Errorf("keeping table %s: it is made row by row", t.Name)
 	}
@@ -133,7 +131,7 @@ var ErrFormat = errors.New("not a readable kept table")
 // from key: ok is false, with no error, when none is kept or the one kept
 // was made from another key; a file that cannot be read is an error
 // wrapping ErrFormat.
-func Read(dir, name string, key Key) (t *tables.Table, ok bool, err error) {
+func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error) {
 	p := path(dir, name)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {

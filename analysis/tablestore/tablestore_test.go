@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
@@ -48,17 +49,17 @@ func same(a, b *tables.Table) bool {
 }
 
 func TestKeptTable(t *testing.T) {
-	key := Key{"records": "sha256:a", "experiment": "e1"}
+	key := scored.Key{"records": "sha256:a", "experiment": "e1"}
 	cases := []struct {
 		name   string
-		key    Key
+		key    scored.Key
 		edit   func(t *testing.T, dir string) // after Write
 		ok     bool
 		format bool // an ErrFormat error
 	}{
 		{"the same key", key, nil, true, false},
-		{"other records", Key{"records": "sha256:b", "experiment": "e1"}, nil, false, false},
-		{"a component more", Key{"records": "sha256:a", "experiment": "e1", "tool": "v2"}, nil, false, false},
+		{"other records", scored.Key{"records": "sha256:b", "experiment": "e1"}, nil, false, false},
+		{"a component more", scored.Key{"records": "sha256:a", "experiment": "e1", "tool": "v2"}, nil, false, false},
 		{"cut short", key, func(t *testing.T, dir string) {
 			p := path(dir, "acc_wide")
 			st, err := os.Stat(p)
@@ -101,7 +102,7 @@ func TestKeepRefuses(t *testing.T) {
 	odd := table()
 	odd.Rows[0][1] = int64(3)
 	for _, tb := range []*tables.Table{src, odd} {
-		if err := Write(dir, Key{"k": "v"}, tb); err == nil {
+		if err := Write(dir, scored.Key{"k": "v"}, tb); err == nil {
 			t.Errorf("%v: kept", tb.Rows[0])
 		}
 	}

@@ -24,7 +24,6 @@ package memlimit
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -44,7 +43,6 @@ var state struct {
 	before int64
 	stop   chan struct{}
 	done   chan struct{}
-	set    func() // moves the limit to the live heap's
 }
 
 // Hold keeps the limit at max(floor, live + max(headroom, live/share))
@@ -71,7 +69,6 @@ func Hold(floor, headroom, share int64) (release func()) {
 			debug.SetMemoryLimit(limit)
 		}
 		set()
-		state.set = set
 		stop, done := make(chan struct{}), make(chan struct{})
 		state.stop, state.done = stop, done
 		go func() {
@@ -92,23 +89,6 @@ func Hold(floor, headroom, share int64) (release func()) {
 	return func() { once.Do(release1) }
 }
 
-// Settle is for a step that has just allocated a block that stays live
-// (a table of rows read whole): while a hold is in force it collects once,
-// so the live heap counts the block, and moves the limit at once. Without
-// it the limit, set from the last collection's live heap, stays below the
-// heap until the next tick, and meanwhile the collector runs without
-// pause and makes the goroutines that write the block assist it. Without
-// a hold it does nothing: Go's own pacing makes room for the block.
-func Settle() {
-	state.mu.Lock()
-	defer state.mu.Unlock()
-	if state.depth == 0 || state.set == nil {
-		return
-	}
-	runtime.GC()
-	state.set()
-}
-
 func release1() {
 	state.mu.Lock()
 	defer state.mu.Unlock()
@@ -118,6 +98,5 @@ func release1() {
 	}
 	close(state.stop)
 	<-state.done
-	state.set = nil
 	debug.SetMemoryLimit(state.before)
 }

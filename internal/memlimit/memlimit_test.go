@@ -57,26 +57,3 @@ func TestHoldShare(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
-
-// Settle moves a held limit over a block allocated since the last
-// collection at once (without it the limit stays at the floor until the
-// next tick); without a hold it leaves the limit as it is.
-func TestSettle(t *testing.T) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOMEMLIMIT is set: holds leave it")
-	}
-	before := debug.SetMemoryLimit(-1)
-	Settle()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("Settle without a hold moved the limit from %d to %d", before, got)
-	}
-	runtime.GC()
-	release := Hold(64<<20, 0, 4)
-	defer release()
-	block := make([]byte, 256<<20) // and at once, before a tick can move the limit:
-	Settle()
-	if got, want := debug.SetMemoryLimit(-1), int64(len(block))*5/4; got < want {
-		t.Errorf("limit after Settle: %d MiB, want at least %d MiB", got>>20, want>>20)
-	}
-	runtime.KeepAlive(block)
-}
