@@ -350,7 +350,6 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
 		parquet.MaxRowsPerRowGroup(groupRows))
-	n := len(cols) + len(extra)
 	at := make([]int, len(cols)) // each column's index in the schema
 	for i, c := range cols {
 		at[i] = index[c.name]
@@ -359,35 +358,44 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	for i, fd := range extra {
 		extraAt[i] = index[fd.Name]
 	}
-	// fill encodes rows (one row group's) into rg, a chunk at a time.
+	// fill encodes rows (one row group's) into rg a column at a time, a
+	// chunk of rows at a time: each column's values are made by one
+	// loop over the rows, with no row of values between.
 	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
 		const chunk = 4096
-		buf := make([]parquet.Row, 0, chunk)
-		vals := make([]parquet.Value, 0, chunk*n)
-		for i := range rows {
-			r := &rows[i]
-			row := vals[len(vals) : len(vals)+n]
-			vals = vals[:len(vals)+n]
+		cws := rg.ColumnWriters()
+		vals := make([]parquet.Value, 0, chunk)
+		for from := 0; from < len(rows); from += chunk {
+			part := rows[from:min(len(rows), from+chunk)]
 			for j := range cols {
-				row[at[j]] = value(&cols[j], r).Level(0, 0, at[j])
-			}
-			for j, fd := range extra {
-				var v parquet.Value
-				switch fd.Type {
-				case score.FlagField:
-					v = parquet.BooleanValue(fd.Flag(r))
-				case score.IntField:
-					v = parquet.Int64Value(int64(fd.Int(r)))
-				default:
-					v = parquet.ByteArrayValue(view(fd.Text(r)))
+				c, at := &cols[j], at[j]
+				vals = vals[:0]
+				for i := range part {
+					vals = append(vals, value(c, &part[i]).Level(0, 0, at))
 				}
-				row[extraAt[j]] = v.Level(0, 0, extraAt[j])
-			}
-			if buf = append(buf, row); len(buf) == chunk || i == len(rows)-1 {
-				if _, err := rg.WriteRows(buf); err != nil {
+				if _, err := cws[at].WriteRowValues(vals); err != nil {
 					return err
 				}
-				buf, vals = buf[:0], vals[:0]
+			}
+			for j, fd := range extra {
+				at := extraAt[j]
+				vals = vals[:0]
+				for i := range part {
+					r := &part[i]
+					var v parquet.Value
+					switch fd.Type {
+					case score.FlagField:
+						v = parquet.BooleanValue(fd.Flag(r))
+					case score.IntField:
+						v = parquet.Int64Value(int64(fd.Int(r)))
+					default:
+						v = parquet.ByteArrayValue(view(fd.Text(r)))
+					}
+					vals = append(vals, v.Level(0, 0, at))
+				}
+				if _, err := cws[at].WriteRowValues(vals); err != nil {
+					return err
+				}
 			}
 		}
 		return rg.Flush()

@@ -34,12 +34,13 @@ func TestPassOrdersRows(t *testing.T) {
 				}
 				return []score.Row{row(line, 0)}
 			}
-			p := &pass{}
+			p := newPass()
 			got := make([]made, n)
 			var wg sync.WaitGroup
 			order := rand.New(rand.NewPCG(1, uint64(n))).Perm(n)
 			for w := range 3 {
 				wg.Go(func() {
+					var pk packer
 					for j := w; j < n; j += 3 {
 						line := order[j] + 1
 						var k *Kept
@@ -47,7 +48,7 @@ func TestPassOrdersRows(t *testing.T) {
 							k = &Kept{Fields: engine.Key{Item: fmt.Sprint(line)}}
 						}
 						rs := rowsOf(line)
-						got[line-1] = p.put(line, rs, k)
+						got[line-1] = p.put(line, rs, k, &pk)
 						for i := range rs { // put copies: the caller reuses its buffer
 							rs[i] = score.Row{}
 						}
@@ -87,11 +88,12 @@ func TestPassOrdersRows(t *testing.T) {
 // the blocks' list cleared once its last row is copied), not only by
 // dropping the list at the end.
 func TestPassLetsBlocksGo(t *testing.T) {
-	p := &pass{}
+	p := newPass()
 	var ms []made
 	var lines []int32
+	var pk packer
 	for line := 1; line <= 2*rowBlock+1; line++ {
-		ms, lines = append(ms, p.put(line, []score.Row{{PromptTokens: line}}, nil)), append(lines, int32(line))
+		ms, lines = append(ms, p.put(line, []score.Row{{PromptTokens: line}}, nil, &pk)), append(lines, int32(line))
 	}
 	blocks := p.blocks
 	left := make([]int32, len(blocks))
@@ -109,5 +111,64 @@ func TestPassLetsBlocksGo(t *testing.T) {
 		if b != nil {
 			t.Errorf("block %d still held", i)
 		}
+	}
+}
+
+// TestPackedKeepsEveryField: a row with every field of score.Row set
+// (found by reflection, so a field added to Row and not to packed fails
+// here) comes out of a pass as it went in, beside rows that differ from
+// it in one text each and rows with nothing set.
+func TestPackedKeepsEveryField(t *testing.T) {
+	var full score.Row
+	n := 0
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Field(i)
+			n++
+			switch f.Kind() {
+			case reflect.Struct:
+				fill(f)
+			case reflect.String:
+				f.SetString(fmt.Sprintf("%s-%d", v.Type().Field(i).Name, n))
+			case reflect.Bool:
+				f.SetBool(true)
+			case reflect.Int, reflect.Int32, reflect.Int64:
+				f.SetInt(int64(n) + 1<<(8*f.Type().Size()-4)) // high bits: a narrower field fails
+			case reflect.Uint8, reflect.Uint64:
+				f.SetUint(uint64(n) | 1<<(8*f.Type().Size()-1))
+			case reflect.Float64:
+				f.SetFloat(float64(n) + 0.25)
+			case reflect.Pointer:
+				f.Set(reflect.ValueOf(&score.Detail{ChoiceLogprobs: []float64{-1.5}, Chosen: 2, JudgeScores: map[string]float64{"x": 1}}))
+			default:
+				t.Fatalf("field %s of kind %s: teach this test to set it", v.Type().Field(i).Name, f.Kind())
+			}
+		}
+	}
+	fill(reflect.ValueOf(&full).Elem())
+	other := full
+	other.Prediction, other.Key.Item, other.Detail = "another", "", nil
+	cases := []struct {
+		name string
+		rows []score.Row
+	}{
+		{"every field", []score.Row{full}},
+		{"beside others", []score.Row{{}, full, other, full, {}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPass()
+			var pk packer
+			var ms []made
+			var lines []int32
+			for i, r := range c.rows {
+				ms, lines = append(ms, p.put(i+1, []score.Row{r}, nil, &pk)), append(lines, int32(i+1))
+			}
+			rows, _ := p.ordered(ms, lines, 1)
+			if !reflect.DeepEqual(rows, c.rows) {
+				t.Errorf("got  %+v\nwant %+v", rows, c.rows)
+			}
+		})
 	}
 }

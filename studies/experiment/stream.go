@@ -89,35 +89,50 @@ type Scored struct {
 type made struct{ row, kept int32 }
 
 // pass holds what the records gave a streamed pass, from many goroutines:
-// the first row of each record in blocks of rowBlock (so that none is
-// copied as they grow, and they are let go block by block once in
-// order), what was kept, and the further rows of the rare record that
-// gives several, by line.
+// the first row of each record, packed (packed.go), in blocks of
+// rowBlock (so that none is copied as they grow, and they are let go
+// block by block once in order), the texts and details the packed rows
+// refer to, what was kept (in blocks too), and the further rows of the
+// rare record that gives several, by line.
 type pass struct {
-	mu     sync.Mutex
-	blocks [][]score.Row
-	n      int
-	kept   []Kept
-	more   map[int32][]score.Row
+	mu      sync.Mutex
+	blocks  [][]packed
+	n       int
+	texts   *texts
+	details []*score.Detail
+	kept    [][]Kept // in blocks of rowBlock too: never copied as they grow
+	nkept   int
+	more    map[int32][]score.Row
 }
+
+func newPass() *pass { return &pass{texts: newTexts()} }
 
 // rowBlock is the rows of one of pass's blocks.
 const rowBlock = 4096
 
-// put holds a copy of rs (their first row, the rest by line) and k (when not nil),
-// and says where.
-func (p *pass) put(line int, rs []score.Row, k *Kept) made {
+// put holds a copy of rs (their first row packed by pk, the rest by
+// line) and k (when not nil), and says where. pk is the calling
+// goroutine's own.
+func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 	m := made{row: -1, kept: -1}
 	if len(rs) == 0 && k == nil {
 		return m
 	}
+	var row packed
+	if len(rs) > 0 {
+		row = pk.pack(p.texts, &rs[0], -1)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(rs) > 0 {
-		if p.n%rowBlock == 0 {
-			p.blocks = append(p.blocks, make([]score.Row, rowBlock))
+		if rs[0].Detail != nil {
+			row.detail = int32(len(p.details))
+			p.details = append(p.details, rs[0].Detail)
 		}
-		p.blocks[p.n/rowBlock][p.n%rowBlock] = rs[0]
+		if p.n%rowBlock == 0 {
+			p.blocks = append(p.blocks, make([]packed, rowBlock))
+		}
+		p.blocks[p.n/rowBlock][p.n%rowBlock] = row
 		m.row = int32(p.n)
 		p.n++
 		if len(rs) > 1 {
@@ -128,8 +143,12 @@ func (p *pass) put(line int, rs []score.Row, k *Kept) made {
 		}
 	}
 	if k != nil {
-		m.kept = int32(len(p.kept))
-		p.kept = append(p.kept, *k)
+		if p.nkept%rowBlock == 0 {
+			p.kept = append(p.kept, make([]Kept, rowBlock))
+		}
+		p.kept[p.nkept/rowBlock][p.nkept%rowBlock] = *k
+		m.kept = int32(p.nkept)
+		p.nkept++
 	}
 	return m
 }
@@ -171,11 +190,12 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 	kept := make([]Kept, 0, nkept)
 	for _, m := range ms {
 		if m.kept >= 0 {
-			kept = append(kept, p.kept[m.kept])
+			kept = append(kept, p.kept[m.kept/rowBlock][m.kept%rowBlock])
 		}
 	}
 	p.kept = nil
 	rows := make([]score.Row, at[parts])
+	all := p.texts.all
 	var wg sync.WaitGroup
 	for k := range parts {
 		wg.Go(func() {
@@ -186,7 +206,7 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 					continue
 				}
 				b := m.row / rowBlock
-				rows[j] = p.blocks[b][m.row%rowBlock]
+				rows[j] = unpack(&p.blocks[b][m.row%rowBlock], all, p.details)
 				j++
 				if p.more != nil {
 					j += copy(rows[j:], p.more[lines[i]])
@@ -200,7 +220,7 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 		})
 	}
 	wg.Wait()
-	p.blocks, p.more = nil, nil
+	p.blocks, p.more, p.details, p.texts = nil, nil, nil, nil
 	return rows, kept
 }
 
@@ -241,19 +261,24 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	self, _ := sc.(SelfExtracting)
 	extracts := self != nil && self.Extracts()
 	so.SkipExtracted = extracts
-	p := &pass{}
-	var scratch sync.Pool // of *[]score.Row: a record's rows, copied by put
+	p := newPass()
+	// scratch is a goroutine's: a record's rows (copied by put) and its packer.
+	type scratch struct {
+		rows []score.Row
+		pk   packer
+	}
+	var pool sync.Pool // of *scratch
 	ms, lines, d, n, err := records.Unique(ctx, dir, so, func(line int, r *engine.Record) (made, error) {
 		if !extracts {
 			e.Extract(r)
 		}
-		buf, _ := scratch.Get().(*[]score.Row)
+		buf, _ := pool.Get().(*scratch)
 		if buf == nil {
-			buf = new([]score.Row)
+			buf = new(scratch)
 		}
-		defer scratch.Put(buf)
-		rs, keep, err := sc.Record(r, (*buf)[:0])
-		*buf = rs
+		defer pool.Put(buf)
+		rs, keep, err := sc.Record(r, buf.rows[:0])
+		buf.rows = rs
 		if err != nil {
 			return made{}, fmt.Errorf("scoring %s: %w", r.Key, err)
 		}
@@ -262,7 +287,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 			kk := KeptOf(r)
 			k = &kk
 		}
-		return p.put(line, rs, k), nil
+		return p.put(line, rs, k, &buf.pk), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)

@@ -475,7 +475,8 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
-	return p.extractVia(r, lenient, parse, extract.Listed)
+	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
+	return p.extractVia(r, v, lenient, parse, extract.Listed)
 }
 
 // parsing is how a response is read before its candidates are checked:
@@ -502,8 +503,9 @@ func parse(k parsing) extract.Result {
 }
 
 // extractVia is extract reading the response with parse and checking its
-// candidates with listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
+// candidates, those of v (the record's item variant, nil: none), with
+// listed (extract.Listed; memos of both while scoring).
+func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
@@ -518,7 +520,7 @@ func (p *Protocol) extractVia(r *engine.Record, lenient bool, parse func(parsing
 	default:
 		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
 	}
-	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && s != Baseline {
+	if v != nil && s != Baseline {
 		res = extract.CandidatesBy(res, v.Candidates, listed)
 	}
 	return &res

@@ -1,8 +1,10 @@
 package indicklar
 
 import (
+	"strconv"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -52,5 +54,56 @@ func TestStagesFindTheirAnswer(t *testing.T) {
 	}
 	if newStages(nil).of(a) != nil {
 		t.Error("no stages kept, one found")
+	}
+}
+
+// TestStagesJoin adds each answer's first stage to it across the
+// goroutines' runs of rows: only answers whose stage was kept, whatever
+// their strategy's place among the rows, and never a one-step answer that
+// shares a stage's other fields.
+func TestStagesJoin(t *testing.T) {
+	const n = 5 << 14 // several runs of rows
+	cases := []struct {
+		name  string
+		strat func(i int) string
+	}{
+		{"two strategies in runs", func(i int) string {
+			if i < n/3 {
+				return "baseline"
+			}
+			return "2step-en"
+		}},
+		{"alternating", func(i int) string {
+			if i%2 == 0 {
+				return "baseline"
+			}
+			return "2step-en"
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rows := make([]score.Row, n)
+			var kept []experiment.Kept
+			for i := range rows {
+				rows[i].Key = engine.Key{Experiment: "e", Model: "m", Item: strconv.Itoa(i), Language: "hin", Form: "native", Strategy: c.strat(i)}
+				rows[i].LatencyMS = 1
+				if i%7 != 0 { // every seventh answer's stage is missing
+					k := rows[i].Key
+					k.Strategy, k.Role = "2step-en", engine.Translation()
+					kept = append(kept, experiment.Kept{Fields: k, LatencyMS: 10, OK: true, Cached: i%5 == 0})
+				}
+			}
+			newStages(kept).join(rows)
+			for i, r := range rows {
+				joined := c.strat(i) == "2step-en" && i%7 != 0
+				want, cached := 1.0, false
+				if joined {
+					want, cached = 11, i%5 == 0
+				}
+				if r.LatencyMS != want || r.Cached != cached {
+					t.Fatalf("row %d (%s): latency %v cached %v, want %v %v", i, r.Key.Strategy, r.LatencyMS, r.Cached, want, cached)
+				}
+			}
+		})
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -453,9 +455,10 @@ func (p *plan) newScorer() (*scorer, error) {
 // as Extract does, remembering how each response text read.
 func (s *scorer) Extracts() bool { return true }
 
-// extract is Protocol.extract through the pass's memo of responses read.
-func (s *scorer) extract(r *engine.Record, lenient bool) *extract.Result {
-	return s.p.extractVia(r, lenient, func(k parsing) extract.Result {
+// extract is Protocol.extract through the pass's memo of responses read;
+// v is the record's item variant.
+func (s *scorer) extract(r *engine.Record, v *item.Variant, lenient bool) *extract.Result {
+	return s.p.extractVia(r, v, lenient, func(k parsing) extract.Result {
 		if len(k.response) > maxMemoText { // a long answer seldom repeats: not worth holding
 			return parse(k)
 		}
@@ -483,13 +486,12 @@ func (s *scorer) listed(value string, cands []string) bool {
 // translation is kept for Finish.
 func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, error) {
 	p := s.p
-	if r.Status == engine.StatusOK {
-		r.Extracted = s.extract(r, p.LenientJSON)
-	}
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return rows, false, nil
 	}
+	// Only answers are read: a translation is kept as it is (its text
+	// was the second stage's prompt), and another role gives no row.
 	if r.Fields.Role.Kind == engine.RoleTranslation {
 		return rows, true, nil
 	}
@@ -499,6 +501,9 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	it, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
 	if v == nil {
 		return rows, false, nil
+	}
+	if r.Status == engine.StatusOK {
+		r.Extracted = s.extract(r, v, p.LenientJSON)
 	}
 	row := s.c.Row(r)
 	row.Domain = it.Relation
@@ -524,7 +529,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	row.Correct = s.verdict(st, pred, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() {
-		other = s.verdict(st, scored(s.extract(r, !p.LenientJSON)), gold, cands)
+		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), gold, cands)
 	}
 	authors, lenient := row.Correct, other
 	if p.LenientJSON {
@@ -595,16 +600,12 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 	if len(failedFirst) > 0 {
 		answered = make(map[engine.Key]bool, len(rows))
 	}
-	for i := range rows {
-		row := &rows[i]
-		if answered != nil {
-			answered[row.Key] = true
-		}
-		if f := first.of(row.Key); f != nil { // end-to-end: every stage's time
-			row.LatencyMS += f.LatencyMS
-			row.Cached = row.Cached || f.Cached
+	if answered != nil {
+		for i := range rows {
+			answered[rows[i].Key] = true
 		}
 	}
+	first.join(rows)
 	for _, i := range failedFirst {
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
@@ -658,6 +659,41 @@ func newStagesHashed(kept []experiment.Kept, hash func(engine.Key) uint64) *stag
 		s.at[h] = int32(i)
 	}
 	return s
+}
+
+// join adds to each row its first stage's latency and cache (end to end:
+// every stage's time), on GOMAXPROCS goroutines, each a contiguous run of
+// rows. Only rows whose strategy some kept stage has are looked up: a
+// stage's key is its answer's but for the role.
+func (s *stages) join(rows []score.Row) {
+	if len(s.kept) == 0 {
+		return
+	}
+	strategies := map[string]bool{}
+	for i := range s.kept {
+		strategies[s.kept[i].Fields.Strategy] = true
+	}
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(rows)/(1<<14)))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() {
+			last, has := "", false // rows come by strategy: one map read per run of them
+			for i := len(rows) * k / parts; i < len(rows)*(k+1)/parts; i++ {
+				row := &rows[i]
+				if st := row.Key.Strategy; st != last || i == len(rows)*k/parts {
+					last, has = st, strategies[st]
+				}
+				if !has {
+					continue
+				}
+				if f := s.of(row.Key); f != nil {
+					row.LatencyMS += f.LatencyMS
+					row.Cached = row.Cached || f.Cached
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // of is the first stage of the answer keyed k, nil when none was kept.
