@@ -18,6 +18,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Method says how a value was extracted.
@@ -77,6 +80,14 @@ func FirstLine(raw string) Result {
 // output trimmed, is what they score. Field is the lenient rule.
 func Authors(raw, field string) Result {
 	trimmed := strings.TrimSpace(raw)
+	if r, ok := onlyField(trimmed, field); ok {
+		return r
+	}
+	return authors(trimmed, field)
+}
+
+// authors is Authors of trimmed output, by encoding/json.
+func authors(trimmed, field string) Result {
 	fail := Result{Method: MethodUnparsed, Fallback: trimmed}
 	var v any
 	if err := json.Unmarshal([]byte(trimmed), &v); err != nil {
@@ -113,6 +124,14 @@ var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
 // Field extracts the string field of the JSON object in raw.
 func Field(raw, field string) Result {
 	trimmed := strings.TrimSpace(raw)
+	if r, ok := onlyField(trimmed, field); ok {
+		return r
+	}
+	return lenient(trimmed, field)
+}
+
+// lenient is Field of trimmed output, by encoding/json.
+func lenient(trimmed, field string) Result {
 	fail := Result{Method: MethodUnparsed, Fallback: trimmed}
 	if trimmed == "" {
 		fail.Note = "empty output"
@@ -148,6 +167,60 @@ func Field(raw, field string) Result {
 	}
 	fail.Note = "no JSON object with field " + field
 	return fail
+}
+
+// onlyField reads the commonest answer, an object of one member, field,
+// whose value is a string, both without escapes (no '\\', no control
+// character, valid UTF-8), as Authors and Field read it, without
+// encoding/json; ok is false for any other text, which they read with
+// it (TestOnlyField checks both ways agree).
+func onlyField(trimmed, field string) (_ Result, ok bool) {
+	i := jsonSpace(trimmed, 0)
+	if i >= len(trimmed) || trimmed[i] != '{' {
+		return Result{}, false
+	}
+	key, i, ok := plainString(trimmed, jsonSpace(trimmed, i+1))
+	if !ok || key != field {
+		return Result{}, false
+	}
+	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != ':' {
+		return Result{}, false
+	}
+	val, i, ok := plainString(trimmed, jsonSpace(trimmed, i+1))
+	if !ok {
+		return Result{}, false
+	}
+	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != '}' || jsonSpace(trimmed, i+1) != len(trimmed) {
+		return Result{}, false
+	}
+	return Result{Value: strings.TrimSpace(val), Method: MethodJSON, Fields: map[string]string{key: val}, Fallback: trimmed}, true
+}
+
+// jsonSpace is the index of the first byte at or after i that is not
+// JSON whitespace.
+func jsonSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plainString reads the JSON string at s[i:] when it has no escape, no
+// control character and is valid UTF-8: its text and the index after it.
+func plainString(s string, i int) (_ string, next int, ok bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", i, false
+	}
+	j := i + 1
+	for ; j < len(s) && s[j] != '"'; j++ {
+		if s[j] == '\\' || s[j] < 0x20 {
+			return "", i, false
+		}
+	}
+	if j >= len(s) || !utf8.ValidString(s[i+1:j]) {
+		return "", i, false
+	}
+	return s[i+1 : j], j + 1, true
 }
 
 func wholeObject(s string) (map[string]any, bool) {
@@ -232,7 +305,56 @@ func CandidatesBy(r Result, cands []string, listed func(value string, cands []st
 }
 
 // Listed reports whether value is one of cands, each compared trimmed and
-// case-insensitively (strings.EqualFold).
+// case-insensitively (strings.EqualFold). When value is caseless (valid
+// UTF-8, no U+FFFD, no rune with another case: most Indic text),
+// EqualFold with it is byte equality, and that is what is compared: rune
+// by rune, EqualFold matches a rune only with one of its case orbit, and
+// a caseless rune's orbit is itself.
 func Listed(value string, cands []string) bool {
+	if caseless(value) {
+		return slices.ContainsFunc(cands, func(c string) bool {
+			// Trimming never lengthens: a shorter candidate is not value,
+			// and one as long is value only when it is, untrimmed.
+			return len(c) >= len(value) && (len(c) > len(value) || c == value) && strings.TrimSpace(c) == value
+		})
+	}
 	return slices.ContainsFunc(cands, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), value) })
 }
+
+// caseless reports whether s is valid UTF-8 without U+FFFD and every rune
+// of it r has unicode.SimpleFold(r) == r (no other case).
+func caseless(s string) bool {
+	var folds *[0x10000 / 64]uint64
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			return false
+		case r < utf8.RuneSelf:
+			if 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' {
+				return false
+			}
+		case r < 0x10000:
+			if folds == nil {
+				folds = foldsBMP()
+			}
+			if folds[r/64]&(1<<(r%64)) != 0 {
+				return false
+			}
+		case unicode.SimpleFold(r) != r:
+			return false
+		}
+	}
+	return true
+}
+
+// foldsBMP marks the runes below U+10000 that have another case
+// (unicode.SimpleFold(r) != r), one bit each: made once, read only.
+var foldsBMP = sync.OnceValue(func() *[0x10000 / 64]uint64 {
+	var b [0x10000 / 64]uint64
+	for r := rune(0); r < 0x10000; r++ {
+		if unicode.SimpleFold(r) != r {
+			b[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &b
+})

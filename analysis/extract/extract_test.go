@@ -1,6 +1,14 @@
 package extract
 
-import "testing"
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
 
 func TestField(t *testing.T) {
 	cases := []struct {
@@ -100,5 +108,107 @@ func TestAuthors(t *testing.T) {
 	// The lenient rule reads the truncated answer the authors' rule does not.
 	if r := Field(`{"answer": "फ्रां`, "answer"); r.Value != "फ्रां" || r.Method != MethodTruncated {
 		t.Errorf("Field on truncated output: %+v", r)
+	}
+}
+
+// TestCaseless: for every rune, caseless agrees with unicode.SimpleFold
+// (U+FFFD and an invalid byte are never caseless).
+func TestCaseless(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			if got, want := caseless(string(r)), unicode.SimpleFold(r) == r && r != utf8.RuneError; got != want {
+				t.Fatalf("caseless(%U) = %v, want %v", r, got, want)
+			}
+		}
+	}
+	if caseless("অ\xff") {
+		t.Error("an invalid byte is caseless")
+	}
+}
+
+// TestListedIsEqualFold: Listed answers as comparing every candidate with
+// strings.EqualFold does, on texts mixing caseless Bengali with letters
+// whose case orbits cross scripts (k, K and the Kelvin sign; s, S and
+// the long s; the Greek sigmas), U+FFFD and invalid bytes.
+func TestListedIsEqualFold(t *testing.T) {
+	want := func(v string, cands []string) bool {
+		return slices.ContainsFunc(cands, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), v) })
+	}
+	cases := []struct {
+		value string
+		cands []string
+	}{
+		{"ঢাকা", []string{" ঢাকা ", "দিল্লি"}},
+		{"ঢাকা", []string{"ঢাকাা", "ঢাক"}},
+		{"kelvin", []string{"\u212Aelvin"}},
+		{"\u212Aelvin", []string{"KELVIN"}},
+		{"ſa", []string{"SA"}},
+		{"σ", []string{"Σ", "ς"}},
+		{"\uFFFD", []string{"\xff"}},
+		{"\xff", []string{"\xfe", "\uFFFD"}},
+		{"৫০", []string{"৫০"}},
+		{"", []string{"", " "}},
+	}
+	alphabet := []string{"অ", "া", "ক", "k", "K", "\u212A", "s", "S", "ſ", "σ", "Σ", "ς", "\uFFFD", "\xff", " ", "1", "-", "ß", "ẞ"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	word := func() string {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 20000 {
+		c := struct {
+			value string
+			cands []string
+		}{value: word()}
+		for range 1 + rng.IntN(4) {
+			c.cands = append(c.cands, word())
+		}
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		if got := Listed(c.value, c.cands); got != want(c.value, c.cands) {
+			t.Errorf("Listed(%q, %q) = %v, EqualFold says %v", c.value, c.cands, got, !got)
+		}
+	}
+}
+
+// TestOnlyField: Authors and Field read every output as encoding/json
+// does (authors, lenient), whether or not the one-member shortcut takes
+// it: outputs built from pieces that are JSON or nearly (escapes, other
+// keys, more members, control characters, invalid UTF-8, numbers, null,
+// padding, fences, single quotes, a cut-off end).
+func TestOnlyField(t *testing.T) {
+	pieces := []string{`{`, `}`, `"answer"`, `"translation"`, `:`, `,`, ` `, "\t", "\n", `"ঢাকা"`, `" ঢাকা "`, `"a\"b"`, `"\u0041"`,
+		`"x` + "\x01" + `"`, `"` + "\xff" + `"`, `1`, `null`, `[`, `]`, "```json", "```", `'answer'`, `"`, `"Paris"`, "\u00a0", `""`}
+	cases := []string{`{"answer":"ঢাকা"}`, `{ "answer" : " ঢাকা " }`, "\n{\"answer\":\"x\"}\n", `{"answer":"x"}}`, `{"answer":"x",}`,
+		`{"answer":"x","answer":"y"}`, `{"answer":"a\nb"}`, `{"answer":"` + "\xe0\xa6" + `"}`, `{"translation":"x"}`, `{"answer":1}`, `{"answer":null}`, `{}`, ``}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		cases = append(cases, b.String(), `{"answer":`+b.String()+`}`, `{"answer":"`+b.String()+`"}`)
+	}
+	took := 0
+	for _, raw := range cases {
+		trimmed := strings.TrimSpace(raw)
+		for _, field := range []string{"answer", "translation"} {
+			if _, ok := onlyField(trimmed, field); ok {
+				took++
+			}
+			if got, want := Authors(raw, field), authors(trimmed, field); !reflect.DeepEqual(got, want) {
+				t.Errorf("Authors(%q, %q) = %+v, by encoding/json %+v", raw, field, got, want)
+			}
+			if got, want := Field(raw, field), lenient(trimmed, field); !reflect.DeepEqual(got, want) {
+				t.Errorf("Field(%q, %q) = %+v, by encoding/json %+v", raw, field, got, want)
+			}
+		}
+	}
+	if took < 1000 {
+		t.Errorf("the shortcut took %d outputs: the test hardly exercises it", took)
 	}
 }

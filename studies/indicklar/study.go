@@ -428,7 +428,6 @@ type scorer struct {
 	parsed   *memo.Memo[parsing, extract.Result]
 	prepared *memo.Memo[goldOf, *match.Candidates] // an item variant's gold and candidates, prepared
 	norms    *memo.Memo[string, string]            // prediction → normalize.Authors.String
-	lists    *memo.Memo[listing, bool]             // (value, candidates) → extract.Listed
 }
 
 // goldOf is what a verdict compares a prediction with: the gold and the
@@ -448,7 +447,7 @@ func (p *plan) newScorer() (*scorer, error) {
 	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
 		keys:   memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: memo.New[goldOf, *match.Candidates](1 << 18),
-		norms: memo.New[string, string](1 << 20), lists: memo.New[listing, bool](1 << 18)}, nil
+		norms: memo.New[string, string](1 << 20)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
@@ -459,27 +458,13 @@ func (s *scorer) Extracts() bool { return true }
 // v is the record's item variant.
 func (s *scorer) extract(r *engine.Record, v *item.Variant, lenient bool) *extract.Result {
 	return s.p.extractVia(r, v, lenient, func(k parsing) extract.Result {
-		if len(k.response) > maxMemoText { // a long answer seldom repeats: not worth holding
+		// A long answer seldom repeats: not worth holding; a first line
+		// is cut sooner than it is looked up.
+		if len(k.response) > maxMemoText || k.how == 0 {
 			return parse(k)
 		}
 		return s.parsed.Get(k, parse)
-	}, s.listed)
-}
-
-// listing is what extract.Listed reads: a value and the candidates (the
-// item variant's list, by its address, stable for a pass).
-type listing struct {
-	value string
-	cands *string
-	n     int
-}
-
-// listed is extract.Listed through the pass's memo.
-func (s *scorer) listed(value string, cands []string) bool {
-	if len(value) > maxMemoText {
-		return extract.Listed(value, cands)
-	}
-	return s.lists.Get(listing{value: value, cands: &cands[0], n: len(cands)}, func(listing) bool { return extract.Listed(value, cands) })
+	}, extract.Listed) // caseless text is compared byte for byte: sooner than looked up
 }
 
 // Record scores an answer on its own (its row appended to rows); a
@@ -588,8 +573,8 @@ func (s *scorer) keyOf(t string) translit.Key {
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.keys, s.parsed, s.prepared, s.norms, s.lists = nil, nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                                  // a two-step answer's first stage, by the answer's key
+	s.translit, s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                                    // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
