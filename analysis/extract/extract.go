@@ -169,6 +169,15 @@ func lenient(trimmed, field string) Result {
 	return fail
 }
 
+// RulesAgree reports that Authors(raw, field) and Field(raw, field) are
+// the same result, without reading raw under either: true for the
+// outputs both read by the same shortcut (onlyField); false says
+// nothing.
+func RulesAgree(raw, field string) bool {
+	_, ok := onlyField(strings.TrimSpace(raw), field)
+	return ok
+}
+
 // onlyField reads the commonest answer, an object of one member, field,
 // whose value is a string, both without escapes (no '\\', no control
 // character, valid UTF-8), as Authors and Field read it, without

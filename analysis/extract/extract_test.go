@@ -200,6 +200,9 @@ func TestOnlyField(t *testing.T) {
 			if _, ok := onlyField(trimmed, field); ok {
 				took++
 			}
+			if RulesAgree(raw, field) && !reflect.DeepEqual(Authors(raw, field), Field(raw, field)) {
+				t.Errorf("RulesAgree(%q, %q), but Authors %+v and Field %+v", raw, field, Authors(raw, field), Field(raw, field))
+			}
 			if got, want := Authors(raw, field), authors(trimmed, field); !reflect.DeepEqual(got, want) {
 				t.Errorf("Authors(%q, %q) = %+v, by encoding/json %+v", raw, field, got, want)
 			}

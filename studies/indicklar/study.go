@@ -513,7 +513,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	row.Prediction = pred
 	row.Correct = s.verdict(st, pred, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
-	if st.JSON() {
+	if st.JSON() && !extract.RulesAgree(r.Response, "answer") {
 		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), gold, cands)
 	}
 	authors, lenient := row.Correct, other
