@@ -131,28 +131,8 @@ func (pk *packer) text(t *texts, f int, s string) uint32 {
 // (-1 when it has none).
 func (pk *packer) pack(t *texts, r *score.Row, detail int32) packed {
 	k := &r.Key
-	var f uint8
-	if r.Correct {
-		f |= fCorrect
-	}
-	if r.Abstain {
-		f |= fAbstain
-	}
-	if r.Switched {
-		f |= fSwitched
-	}
-	if r.Failed {
-		f |= fFailed
-	}
-	if r.Withheld {
-		f |= fWithheld
-	}
-	if r.Cached {
-		f |= fCached
-	}
-	if r.EmptyResponse {
-		f |= fEmptyResponse
-	}
+	f := flag(r.Correct, fCorrect) | flag(r.Abstain, fAbstain) | flag(r.Switched, fSwitched) | flag(r.Failed, fFailed) |
+		flag(r.Withheld, fWithheld) | flag(r.Cached, fCached) | flag(r.EmptyResponse, fEmptyResponse)
 	return packed{
 		text: [nTexts]uint32{
 			tExperiment: pk.text(t, tExperiment, k.Experiment),
@@ -179,6 +159,14 @@ func (pk *packer) pack(t *texts, r *score.Row, detail int32) packed {
 		marks:         r.Marks,
 		flags:         f,
 	}
+}
+
+// flag is bit when on, else 0.
+func flag(on bool, bit uint8) uint8 {
+	if on {
+		return bit
+	}
+	return 0
 }
 
 // unpack is the row p packs; all are the pass's texts by number, details
