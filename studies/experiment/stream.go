@@ -227,9 +227,10 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 // ScoreContext is Score with a context (cancelling it stops the reading
 // between batches of records, with ctx's error) and progress. Records are
 // decoded and scored as they are read, on every core: a plan that is a
-// Streamer holds only its rows and what spans records (pass: eight
-// bytes per record beside the rows, which are copied once, in order, into
-// the result as their blocks are let go); another plan's records are held
+// Streamer holds only its rows, packed (104 bytes and no pointer each,
+// packed.go), and what spans records (pass: eight bytes per record beside
+// the rows, which are unpacked once, in order, into the result as their
+// blocks are let go); another plan's records are held
 // (without their request bodies unless it reads them) and scored at the
 // end, as Score does.
 func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOptions) (*Scored, error) {
