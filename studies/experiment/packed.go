@@ -67,7 +67,7 @@ type texts struct {
 	shard [textShards]struct {
 		mu  sync.Mutex
 		ids map[string]uint32
-		_   [40]byte // a shard to a cache line
+		_   [48]byte // a shard to a cache line (64 bytes)
 	}
 	mu  sync.Mutex // guards all
 	all []string   // by number
