@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
@@ -79,10 +80,18 @@ func (r *Results) keptTable(name string) (*Table, bool) {
 }
 
 // keep keeps tables built from the rows in memory, when they are the
-// store's; a table made row by row is not kept, and a directory that
-// cannot be written keeps none (the tables are built again next time).
+// store's, each once; a table made row by row is not kept, and a
+// directory that cannot be written keeps none (the tables are built
+// again next time).
 func (r *Results) keep(ts ...*Table) {
 	if r.cfg.noStore || r.storeKey == nil {
+		return
+	}
+	ts = slices.DeleteFunc(slices.Clone(ts), func(t *Table) bool {
+		_, kept := r.keptNames.Load(t.Name)
+		return t.Source != nil || kept
+	})
+	if len(ts) == 0 {
 		return
 	}
 	k, err := r.tableKey(r.storeKey)
@@ -90,12 +99,10 @@ func (r *Results) keep(ts ...*Table) {
 		return
 	}
 	for _, t := range ts {
-		if t.Source != nil {
-			continue
-		}
 		if err := tablestore.Write(r.dir, k, t); err != nil {
 			return
 		}
+		r.keptNames.Store(t.Name, true)
 	}
 }
 

@@ -102,3 +102,31 @@ func TestAnswersNotKept(t *testing.T) {
 		t.Errorf("kept: %v (want accuracy's, not the answers')", kept)
 	}
 }
+
+// A table asked for again of the Results that built it is the one built:
+// its kept file is neither read (it was removed) nor written again.
+func TestBuiltTableServedAgain(t *testing.T) {
+	r, _ := boundedRun(t)
+	res, err := Open(context.Background(), r.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := res.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(r.Dir(), tablestore.DirName)
+	if err := os.RemoveAll(kept); err != nil {
+		t.Fatal(err)
+	}
+	again, err := res.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != first {
+		t.Error("the second call gave another table than the one built")
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Errorf("the second call wrote the kept tables again (%v)", err)
+	}
+}

@@ -43,7 +43,8 @@ type Results struct {
 	// when rows are its rows (read from it, or written to it); nil
 	// when they are not (no store, or it could not be written).
 	storeKey  scored.Key
-	openNotes int // len(notes) before scoring added its own
+	keptNames sync.Map // the tables kept from these rows, by name: each written once
+	openNotes int      // len(notes) before scoring added its own
 	// The experiment's scoring inputs (Experiment.ScoringInputs: the
 	// dataset and templates hashed), read once: each key of the scored
 	// answers or kept tables would hash them again.
@@ -228,6 +229,7 @@ func (r *Results) score() error {
 // while another goroutine uses the Results.
 func (r *Results) forget() {
 	r.rows, r.set, r.tables, r.scorErr, r.storeKey = nil, nil, nil, nil, nil
+	r.keptNames.Clear()
 	r.scored.Store(false)
 	r.pg, r.pageErr = report.Page{}, nil
 	r.notes = r.notes[:r.openNotes:r.openNotes]
@@ -277,6 +279,14 @@ func (r *Results) Tables() ([]TableInfo, error) {
 // Table returns one table by name (see Tables), building only it (and the
 // tables it is laid out from, or that share its work).
 func (r *Results) Table(name string) (*Table, error) {
+	// With the rows in memory, a table already built from them is the
+	// one: its kept file is not read.
+	if r.scored.Load() && r.score() == nil {
+		if t, ok := r.set.Built(name); ok {
+			r.keep(t) // built beside another: kept once
+			return r.served(t), nil
+		}
+	}
 	if t, ok := r.keptTable(name); ok {
 		return t, nil
 	}
@@ -289,18 +299,11 @@ func (r *Results) Table(name string) (*Table, error) {
 	done := r.progress("table "+name, 0, 0)
 	release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 	t, ok := r.set.Table(name)
-	rowByRow := ok && t.Source != nil
-	if rowByRow { // a table made row by row (the answers): a caller gets it held, and it is not kept
-		t = t.Held()
-	}
 	release()
 	done()
 	if ok {
-		t.Simulated = r.manifest.Simulated
-		if !rowByRow {
-			r.keep(t)
-		}
-		return t, nil
+		r.keep(t)
+		return r.served(t), nil
 	}
 	ts, err := r.allTables()
 	if err != nil {
@@ -311,6 +314,14 @@ func (r *Results) Table(name string) (*Table, error) {
 		names[i] = t.Name
 	}
 	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
+}
+
+// served is a table of the set as a caller gets it: held when it is made
+// row by row (the answers), marked simulated when the run is.
+func (r *Results) served(t *Table) *Table {
+	t = t.Held()
+	t.Simulated = r.manifest.Simulated
+	return t
 }
 
 // Notes are what opening and scoring noticed: inputs changed since the

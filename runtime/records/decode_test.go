@@ -35,7 +35,7 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 	recs := []engine.Record{
 		{Key: "e|m|1|hin|native|baseline||", Fields: engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin", Form: "native", Strategy: "baseline"},
 			Kind: engine.Completion, Status: engine.StatusOK, Response: "{\"answer\":\"पेरिस\"}\n", PromptTokens: 12, LatencyMS: 3.25, Cached: true,
-			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
+			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", CacheKey: "ck", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
 		{Key: "e|m|2|||||", Status: "failed", Error: "HTTP 500: \"boom\"", Attempts: 3, Logprobs: json.RawMessage(`[{"t":"a"}]`), EmptyResponse: true},
 	}
 	for _, want := range recs {

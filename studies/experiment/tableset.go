@@ -73,6 +73,21 @@ func (s *TableSet) Table(name string) (*tables.Table, bool) {
 	return s.get(name)
 }
 
+// Built returns table name when the group that holds it is built, and
+// builds nothing: false when it is not built (yet).
+func (s *TableSet) Built(name string) (*tables.Table, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, ts := range s.built {
+		if s.done[i] {
+			if t := s.find(ts, name); t != nil {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
 // get is Table with s.mu held.
 func (s *TableSet) get(name string) (*tables.Table, bool) {
 	for i, g := range s.groups {
