@@ -317,9 +317,14 @@ func (r *Results) Table(name string) (*Table, error) {
 }
 
 // served is a table of the set as a caller gets it: held when it is made
-// row by row (the answers), marked simulated when the run is.
+// row by row (the answers: every row made, under the tables' pacing of
+// the heap), marked simulated when the run is.
 func (r *Results) served(t *Table) *Table {
-	t = t.Held()
+	if t.Source != nil {
+		release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
+		t = t.Held()
+		release()
+	}
 	t.Simulated = r.manifest.Simulated
 	return t
 }
