@@ -386,12 +386,21 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	var w io.Writer = bw
 	var zw *frameWriter
 	var seals *lineSeals
+	var lean *leanBuilder // a segment's lean copy (lean.go)
 	if zst {
 		if zw, err = newFrameWriter(bw); err != nil {
 			return fail(err)
 		}
 		seals = newLineSeals()
 		w = io.MultiWriter(zw, seals)
+		if _, _, ok := parseSegment(filepath.Base(path)); ok {
+			if lean, err = newLeanBuilder(); err != nil {
+				zw.Close()
+				return fail(err)
+			}
+			defer lean.close()
+			w = io.MultiWriter(zw, seals, lean)
+		}
 	}
 	if err := write(w); err != nil {
 		if zw != nil {
@@ -407,7 +416,8 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if seals != nil && seals.sealed() && seals.lines > 0 {
+	sealed := seals != nil && seals.sealed() && seals.lines > 0
+	if sealed {
 		if _, err := tmp.Write(segSealOf(sum.Sum(nil))); err != nil {
 			return fail(fmt.Errorf("sealing the segment: %w", err))
 		}
@@ -418,11 +428,24 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	if lean != nil {
+		// A segment rewritten loses its old lean copy before it changes.
+		if err := os.Remove(leanName(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("writing %s: removing its old lean copy: %w", path, err)
+		}
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if lean != nil {
+		// The lean copy is a reader's shortcut: one that cannot be
+		// written (a full disk) is left out, the segment read instead.
+		if data, ok := lean.file(sum.Sum(nil)); ok && sealed {
+			_ = writeLean(path, data)
+		}
 	}
 	return nil
 }

@@ -9,6 +9,12 @@
 //	...                        from 1 (six digits or more)
 //	records.jsonl              the live file, plain JSON Lines
 //
+// and beside each sealed segment its lean copy, records-000001.lean
+// (lean.go): its records without their request bodies, which Unique and
+// Each read instead of the segment when they are not asked for request
+// bodies. It is derived, never the record: a lean copy missing, damaged
+// or stale is passed over and the segment read.
+//
 // and every line, in a segment or the live file, has the grammar of
 // records.jsonl: one record, ending in its seal (record_sha256, see Line
 // seals) and a newline. Files lists them; every reader here (Read,

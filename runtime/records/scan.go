@@ -649,6 +649,9 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		return err
 	}
 	if kept == 0 {
+		if err := os.Remove(leanName(f.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the lean copy of %s, left with no record: %w", f.path, err)
+		}
 		if err := os.Remove(f.path); err != nil {
 			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
 		}

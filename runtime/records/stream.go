@@ -126,6 +126,8 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		local int // the first line's number in its file
 		data  []byte
 		spans []span // each line's bytes in data, without its newline
+		lean  []byte // or a lean copy's frame (lean.go), of count records
+		count int
 		read  int64
 		res   []lineResult[T]
 		err   error
@@ -183,6 +185,26 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return b
 			}
 			local := 0 // lines of this file cut so far
+			if seg, ok := r.(*framedSegment); ok && f.verified && !o.WithRequests {
+				if frames := loadLean(f.path, seg.comp); frames != nil {
+					var all, at int64 // the frames' bytes, and those sent: Progress reads a share of the segment's
+					for _, fr := range frames {
+						all += int64(len(fr.data))
+					}
+					for _, fr := range frames {
+						at += int64(len(fr.data))
+						b := &batch{first: n + 1, file: fp, local: local + 1, lean: fr.data, count: fr.records,
+							read: done + at*seg.size/all, done: make(chan struct{})}
+						n += fr.records
+						local += fr.records
+						if !send(b) {
+							return ctx.Err()
+						}
+					}
+					done += seg.size
+					return nil
+				}
+			}
 			if seg, ok := r.(*framedSegment); ok && seg.frames != nil {
 				if infl == nil {
 					in, err := newInflater(workers, free)
@@ -254,11 +276,24 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var lean leanInflater // this worker's, for lean copies' frames
+			defer lean.close()
 			for b := range todo {
 				var res []lineResult[T]
 				select { // a result slice a consumed batch gave back
 				case res = <-freeRes:
 				default:
+				}
+				if b.lean != nil {
+					var content []byte
+					if content, b.err = lean.inflate(b.lean); b.err == nil {
+						b.res, b.err = decodeLean(seed, b.file, b.first, b.local, content, b.count, res, o, &lean.in, work)
+					} else {
+						b.err = fmt.Errorf("reading %s, the lean copy of %s: %w", filepath.Base(leanName(b.file.path)), b.file.path, b.err)
+					}
+					b.lean = nil
+					close(b.done)
+					continue
 				}
 				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, res, o, work)
 				select {
@@ -298,7 +333,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		default:
 		}
 		b.res = nil
-		nlines = b.first + len(b.spans) - 1
+		nlines = b.first + len(b.spans) + b.count - 1 // a batch has lines or a lean frame's records
 		if o.Progress != nil {
 			o.Progress(b.read, total)
 		}
@@ -332,55 +367,77 @@ type lineResult[T any] struct {
 // out (reused, cleared). The lines are decoded into one Record, reset for
 // each: work keeps no pointer to it (Unique's and Each's contract).
 func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
-	withRequests := o.WithRequests
-	out = slices.Grow(out[:0], len(spans))[:len(spans)]
+	out = growResults(out, len(spans))
 	var buf []byte
 	in := new(interner)
 	var r engine.Record
 	for i, sp := range spans {
 		raw := data[sp.from:sp.to]
-		n := first + i
-		r = engine.Record{}
-		var err error
 		st := sealOf(f.verified, raw)
-		if st == sealOK {
-			// A sealed line is as Bhasha wrote it (valid JSON): read its
-			// members directly, without the request body unless asked.
-			if err = decodeSealed(raw, withRequests, o.RequestView, !o.SkipExtracted, in, &r); err != nil {
-				r = engine.Record{}
-				if withRequests {
-					err = json.Unmarshal(raw, &r)
-				} else {
-					buf, err = decodeWithout(raw, buf, &r)
-				}
-			}
-		} else {
-			err = json.Unmarshal(raw, &r)
-			if !withRequests {
-				r.Request = nil
-			}
-		}
-		if err != nil {
+		var err error
+		if buf, err = decodeLine(raw, st, o.WithRequests, o.RequestView, !o.SkipExtracted, in, buf, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
 		}
-		if o.SkipExtracted {
-			r.Extracted = nil
-		}
-		res := &out[i]
-		res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
-		res.file, res.local = f, local+i
-		res.exp = keyField(r.Key, 0)
-		res.response = maphash.String(seed, r.Response)
-		if st == sealBroken {
-			continue // left out: no work on it
-		}
-		v, err := work(n, &r)
-		if err != nil {
+		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
 			return nil, err
 		}
-		res.v = v
 	}
 	return out, nil
+}
+
+// growResults is out (reused, cleared) with room for n results.
+func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
+	return slices.Grow(out[:0], n)[:n]
+}
+
+// decodeLine decodes the record line raw, whose seal state is st, into r
+// (reset first): a sealed line read directly (decodeSealed), falling back
+// to encoding/json; the request body only when withRequests (the line's
+// own bytes with view), the extracted result only when withExtracted.
+// buf is scratch space, returned for reuse.
+func decodeLine(raw []byte, st sealState, withRequests, view, withExtracted bool, in *interner, buf []byte, r *engine.Record) ([]byte, error) {
+	*r = engine.Record{}
+	var err error
+	if st == sealOK {
+		// A sealed line is as Bhasha wrote it (valid JSON): read its
+		// members directly, without the request body unless asked.
+		if err = decodeSealed(raw, withRequests, view, withExtracted, in, r); err != nil {
+			*r = engine.Record{}
+			if withRequests {
+				err = json.Unmarshal(raw, r)
+			} else {
+				buf, err = decodeWithout(raw, buf, r)
+			}
+		}
+	} else {
+		err = json.Unmarshal(raw, r)
+		if !withRequests {
+			r.Request = nil
+		}
+	}
+	if err == nil && !withExtracted {
+		r.Extracted = nil
+	}
+	return buf, err
+}
+
+// processed fills res for the record r, logical line n (local in file
+// f), whose seal state is st, and runs work on it unless its seal is
+// broken.
+func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
+	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
+	res.file, res.local = f, local
+	res.exp = keyField(r.Key, 0)
+	res.response = maphash.String(seed, r.Response)
+	if st == sealBroken {
+		return nil // left out: no work on it
+	}
+	v, err := work(n, r)
+	if err != nil {
+		return err
+	}
+	res.v = v
+	return nil
 }
 
 // decodeWithout decodes the record line into r, skipping the top-level

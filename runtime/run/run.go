@@ -595,6 +595,14 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		} else if seg != "" {
 			logf("%s: %s sealed into %s (compressed; every reader reads it)", o.Out, records.FileName, seg)
 		}
+		// An older run's sealed segments get the lean copies the scoring
+		// reads instead of their request bodies (made once; new segments
+		// get theirs as they are sealed).
+		if made, err := records.MakeLean(ctx, lk, o.Out); err != nil {
+			logf("%s: warning: %v (the records stay as they are; the scoring reads the segments)", o.Out, err)
+		} else if made > 0 {
+			logf("%s: made the lean copies of %d sealed segment(s) (records-N.lean: each record without its request body, which the scoring reads first)", o.Out, made)
+		}
 	}
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
 }

@@ -1,0 +1,614 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Lean copies.
+//
+// A sealed segment (one whose segment seal holds, segseal.go) may have
+// beside it its lean copy, records-N.lean: every record of the segment,
+// in line order, without its request body, in a binary encoding read
+// without parsing JSON. Unique and Each (the scoring pass), when not
+// asked for the request bodies, read a segment's lean copy instead of
+// decompressing and parsing its lines: the request bodies are half to two
+// thirds of a record's bytes, and every one of them would be decompressed
+// to reach the answer beside it. Every other reader, and every tool of
+// the field, reads the segment; the lean copy is derived, never the
+// record of what was sent.
+//
+// File grammar (integers are unsigned LEB128 varints unless said):
+//
+//	"bhasha lean v1\n"
+//	64 hex digits "\n"     the segment's digest, as its segment seal holds it
+//	frames, each:          records (the frame's record count, at least 1),
+//	                       length (its compressed bytes), then a zstd frame
+//	                       whose content is that many records (leanRecord)
+//	0                      the end of the frames
+//	records                the total, the sum of the frames'
+//	32 bytes               SHA-256 of every byte before them
+//
+// A lean copy is read only when its own digest holds, it names the digest
+// of the segment beside it, and that segment's seal holds (the reader
+// hashes the segment, as it does to trust its lines): a lean copy that is
+// damaged, stale (its segment rewritten) or alone is passed over, and the
+// segment read, with the same result.
+//
+// Made by whoever compresses a segment (every sealed segment is made by
+// replaceFile): the lines are decoded on their way into the encoder, as
+// the reader would decode them, and the lean copy is written, through a
+// synced temporary file and a rename, after the segment has its name; a
+// segment rewritten has its old lean copy removed first. A segment any of
+// whose lines does not decode, or that is not sealed, gets none; nor does
+// one whose lean copy cannot be written (a full disk: the segment stays
+// as it is, and is read the slow way). MakeLean makes the lean copies an
+// older run's segments lack.
+const (
+	leanSuffix     = ".lean"
+	leanMagic      = "bhasha lean v1\n"
+	leanFrameBytes = 512 << 10 // encoded records per frame, about
+)
+
+// leanName is the lean copy's path of the segment at segPath
+// (records-000001.jsonl.zst: records-000001.lean).
+func leanName(segPath string) string {
+	return strings.TrimSuffix(segPath, segZst) + leanSuffix
+}
+
+// leanFlag bits of a record's flags byte.
+const (
+	leanCached = 1 << iota
+	leanEmptyResponse
+	leanSimulated
+	leanIdentity
+	leanExtracted
+)
+
+// appendLean appends r (its request body left out) in the lean encoding:
+//
+//	key, then fields: experiment, model, item, language, form, strategy,
+//	condition, role (its text form)           strings
+//	kind, served_model, status, error, response, reasoning, finish_reason
+//	prompt_tokens, completion_tokens          signed varints
+//	latency_ms                                8 bytes, IEEE 754, little-endian
+//	attempts                                  signed varint
+//	endpoint, cache_key                       strings
+//	logprobs, prompt_logprobs                 raw JSON
+//	refusal                                   string
+//	tool_calls                                raw JSON
+//	request_sha256                            string
+//	flags                                     1 byte (leanCached ...)
+//	identity: id, root, revision              strings, when leanIdentity
+//	extracted                                 raw JSON, when leanExtracted
+//
+// A string is its length and bytes; raw JSON is its length plus one and
+// bytes, 0 standing for none (nil).
+func appendLean(b []byte, r *engine.Record) ([]byte, error) {
+	s := func(v string) {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	rawj := func(v []byte) {
+		if v == nil {
+			b = append(b, 0)
+			return
+		}
+		b = binary.AppendUvarint(b, uint64(len(v))+1)
+		b = append(b, v...)
+	}
+	k := &r.Fields
+	for _, v := range [...]string{r.Key, k.Experiment, k.Model, k.Item, k.Language, k.Form, k.Strategy, k.Condition, k.Role.String(),
+		string(r.Kind), r.ServedModel, r.Status, r.Error, r.Response, r.Reasoning, r.FinishReason} {
+		s(v)
+	}
+	b = binary.AppendVarint(b, int64(r.PromptTokens))
+	b = binary.AppendVarint(b, int64(r.CompletionTokens))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.LatencyMS))
+	b = binary.AppendVarint(b, int64(r.Attempts))
+	s(r.Endpoint)
+	s(r.CacheKey)
+	rawj(r.Logprobs)
+	rawj(r.PromptLogprobs)
+	s(r.Refusal)
+	rawj(r.ToolCalls)
+	s(r.RequestSHA256)
+	var flags byte
+	if r.Cached {
+		flags |= leanCached
+	}
+	if r.EmptyResponse {
+		flags |= leanEmptyResponse
+	}
+	if r.Simulated {
+		flags |= leanSimulated
+	}
+	if r.Identity != nil {
+		flags |= leanIdentity
+	}
+	var ex []byte
+	if r.Extracted != nil {
+		flags |= leanExtracted
+		var err error
+		if ex, err = json.Marshal(r.Extracted); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, flags)
+	if r.Identity != nil {
+		s(r.Identity.ID)
+		s(r.Identity.Root)
+		s(r.Identity.Revision)
+	}
+	if ex != nil {
+		rawj(ex)
+	}
+	return b, nil
+}
+
+var errLean = errors.New("malformed lean record")
+
+// leanReader reads lean records from b.
+type leanReader struct {
+	b   []byte
+	err error
+	in  *interner
+}
+
+func (l *leanReader) uvarint() uint64 {
+	v, n := binary.Uvarint(l.b)
+	if n <= 0 {
+		l.fail()
+		return 0
+	}
+	l.b = l.b[n:]
+	return v
+}
+
+func (l *leanReader) varint() int {
+	v, n := binary.Varint(l.b)
+	if n <= 0 {
+		l.fail()
+		return 0
+	}
+	l.b = l.b[n:]
+	return int(v)
+}
+
+func (l *leanReader) fail() {
+	if l.err == nil {
+		l.err = errLean
+	}
+	l.b = nil
+}
+
+func (l *leanReader) bytes(n uint64) []byte {
+	if n > uint64(len(l.b)) {
+		l.fail()
+		return nil
+	}
+	v := l.b[:n]
+	l.b = l.b[n:]
+	return v
+}
+
+// str is a string; shared (interned) when share.
+func (l *leanReader) str(share bool) string {
+	v := l.bytes(l.uvarint())
+	if len(v) == 0 {
+		return ""
+	}
+	if share {
+		return l.in.of(v)
+	}
+	return string(v)
+}
+
+func (l *leanReader) raw() json.RawMessage {
+	n := l.uvarint()
+	if n == 0 {
+		return nil
+	}
+	return raw(l.bytes(n - 1))
+}
+
+// record decodes the next record into r (reset first); the extracted
+// result only when withExtracted.
+func (l *leanReader) record(withExtracted bool, r *engine.Record) error {
+	*r = engine.Record{}
+	r.Key = l.str(false)
+	k := &r.Fields
+	k.Experiment, k.Model, k.Item = l.str(true), l.str(true), l.str(false)
+	k.Language, k.Form, k.Strategy, k.Condition = l.str(true), l.str(true), l.str(true), l.str(true)
+	if role := l.str(true); role != "" {
+		if err := k.Role.UnmarshalText([]byte(role)); err != nil {
+			l.fail()
+		}
+	}
+	r.Kind = engine.Kind(l.str(true))
+	r.ServedModel, r.Status, r.Error = l.str(true), l.str(true), l.str(false)
+	r.Response, r.Reasoning, r.FinishReason = l.str(false), l.str(false), l.str(true)
+	r.PromptTokens, r.CompletionTokens = l.varint(), l.varint()
+	if lat := l.bytes(8); lat != nil {
+		r.LatencyMS = math.Float64frombits(binary.LittleEndian.Uint64(lat))
+	}
+	r.Attempts = l.varint()
+	r.Endpoint, r.CacheKey = l.str(true), l.str(false)
+	r.Logprobs, r.PromptLogprobs = l.raw(), l.raw()
+	r.Refusal = l.str(false)
+	r.ToolCalls = l.raw()
+	r.RequestSHA256 = l.str(false)
+	var flags byte
+	if f := l.bytes(1); f != nil {
+		flags = f[0]
+	}
+	r.Cached, r.EmptyResponse, r.Simulated = flags&leanCached != 0, flags&leanEmptyResponse != 0, flags&leanSimulated != 0
+	if flags&leanIdentity != 0 {
+		r.Identity = &engine.Identity{ID: l.str(true), Root: l.str(true), Revision: l.str(true)}
+	}
+	if flags&leanExtracted != 0 {
+		n := l.uvarint()
+		if n == 0 {
+			l.fail()
+		}
+		ex := l.bytes(n - 1)
+		if withExtracted && l.err == nil {
+			if err := json.Unmarshal(ex, &r.Extracted); err != nil {
+				l.fail()
+			}
+		}
+	}
+	return l.err
+}
+
+// leanBuilder makes a segment's lean copy from the segment's lines as
+// they are written through it (replaceFile). It gives up, making none,
+// at a line that does not decode.
+type leanBuilder struct {
+	partial []byte
+	frame   []byte // encoded records of the frame being filled
+	count   int    // records in frame
+	total   int
+	out     []byte // the frames so far, each with its count and length
+	enc     *zstd.Encoder
+	in      *interner
+	r       engine.Record
+	scratch []byte
+	failed  bool
+}
+
+func newLeanBuilder() (*leanBuilder, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
+	if err != nil {
+		return nil, err
+	}
+	return &leanBuilder{enc: enc, in: new(interner)}, nil
+}
+
+func (lb *leanBuilder) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 && !lb.failed {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			lb.partial = append(lb.partial, p...)
+			break
+		}
+		line := p[:i]
+		if len(lb.partial) > 0 {
+			lb.partial = append(lb.partial, line...)
+			line = lb.partial
+		}
+		lb.add(bytes.TrimSuffix(line, []byte("\r")))
+		lb.partial = lb.partial[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// add decodes one line as a reader of a sealed segment does (decodeLine)
+// and appends its record.
+func (lb *leanBuilder) add(line []byte) {
+	var err error
+	if lb.scratch, err = decodeLine(line, sealOK, false, false, true, lb.in, lb.scratch, &lb.r); err != nil {
+		lb.failed = true
+		return
+	}
+	if lb.frame, err = appendLean(lb.frame, &lb.r); err != nil {
+		lb.failed = true
+		return
+	}
+	lb.count++
+	if len(lb.frame) >= leanFrameBytes {
+		lb.flush()
+	}
+}
+
+func (lb *leanBuilder) flush() {
+	if lb.count == 0 {
+		return
+	}
+	comp := lb.enc.EncodeAll(lb.frame, nil)
+	lb.out = binary.AppendUvarint(lb.out, uint64(lb.count))
+	lb.out = binary.AppendUvarint(lb.out, uint64(len(comp)))
+	lb.out = append(lb.out, comp...)
+	lb.total += lb.count
+	lb.frame, lb.count = lb.frame[:0], 0
+}
+
+// file is the lean copy of the segment whose seal holds digest (raw
+// SHA-256); false when it gave up, or the last line is not whole.
+func (lb *leanBuilder) file(digest []byte) ([]byte, bool) {
+	if lb.failed || len(lb.partial) > 0 {
+		return nil, false
+	}
+	lb.flush()
+	if lb.total == 0 {
+		return nil, false
+	}
+	b := make([]byte, 0, len(leanMagic)+65+len(lb.out)+24+sha256.Size)
+	b = append(b, leanMagic...)
+	b = hex.AppendEncode(b, digest)
+	b = append(b, '\n')
+	b = append(b, lb.out...)
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(lb.total))
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...), true
+}
+
+func (lb *leanBuilder) close() { lb.enc.Close() }
+
+// MakeLean makes the lean copy of each sealed segment of dir that has no
+// lean copy to read (an older run's, or one whose making was cut short),
+// and returns how many it made. lk must be dir's exclusive lock. A
+// segment whose seal does not hold, or any of whose lines does not
+// decode, is left without one; the records are not changed.
+func MakeLean(ctx context.Context, lk *Lock, dir string) (int, error) {
+	if err := lk.holds(dir); err != nil {
+		return 0, err
+	}
+	d, err := listFiles(dir)
+	if err != nil {
+		return 0, err
+	}
+	made := 0
+	for _, f := range d.files {
+		if !f.zst {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return made, err
+		}
+		if leanHolds(f.path) {
+			continue // whole, and naming its segment's seal: the reader checks that seal
+		}
+		seg, err := os.ReadFile(f.path)
+		if err != nil {
+			return made, fmt.Errorf("making the lean copy of %s: %w", f.path, err)
+		}
+		if !sealedBytes(seg) || loadLean(f.path, seg) != nil {
+			continue
+		}
+		want, _ := sealDigest(seg[len(seg)-segSealFrame:])
+		digest, err := hex.DecodeString(string(want))
+		if err != nil {
+			continue
+		}
+		lb, err := newLeanBuilder()
+		if err != nil {
+			return made, err
+		}
+		zr, err := newDecoder(bytes.NewReader(seg))
+		if err != nil {
+			lb.close()
+			return made, fmt.Errorf("making the lean copy of %s: %w", f.path, err)
+		}
+		_, err = io.Copy(lb, zr)
+		zr.Close()
+		data, ok := lb.file(digest)
+		lb.close()
+		if err != nil {
+			return made, fmt.Errorf("making the lean copy of %s: decompressing it: %w", f.path, err)
+		}
+		if !ok {
+			continue
+		}
+		if err := writeLean(f.path, data); err != nil {
+			return made, fmt.Errorf("making the lean copy of %s: %w", f.path, err)
+		}
+		made++
+	}
+	return made, nil
+}
+
+// leanHolds reports whether segment segPath has a whole lean copy (its
+// own digest holds) naming the digest its seal holds, reading the
+// segment's seal alone.
+func leanHolds(segPath string) bool {
+	tail, err := readAt(segPath, -int64(segSealFrame), segSealFrame)
+	if err != nil {
+		return false
+	}
+	want, ok := sealDigest(tail)
+	if !ok {
+		return false
+	}
+	b, err := os.ReadFile(leanName(segPath))
+	return err == nil && parseLean(b, want) != nil
+}
+
+// readAt reads n bytes of the file at path from off (from its end when
+// negative).
+func readAt(path string, off int64, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if off < 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if off += st.Size(); off < 0 {
+			return nil, io.ErrUnexpectedEOF
+		}
+	}
+	b := make([]byte, n)
+	_, err = f.ReadAt(b, off)
+	return b, err
+}
+
+// writeLean writes the lean copy data of the segment at segPath, through
+// a synced temporary file and a rename.
+func writeLean(segPath string, data []byte) error {
+	path := leanName(segPath)
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// leanFrame is one frame of a lean copy: its record count and compressed
+// bytes.
+type leanFrame struct {
+	records int
+	data    []byte
+}
+
+// loadLean reads the lean copy of the segment at segPath, whose bytes
+// (read whole, its seal verified by the caller) are seg; nil when there
+// is none, or it is not one to read (see Lean copies).
+func loadLean(segPath string, seg []byte) []leanFrame {
+	if len(seg) < segSealFrame {
+		return nil
+	}
+	want, ok := sealDigest(seg[len(seg)-segSealFrame:])
+	if !ok {
+		return nil
+	}
+	b, err := os.ReadFile(leanName(segPath))
+	if err != nil {
+		return nil
+	}
+	return parseLean(b, want)
+}
+
+// parseLean reads the frames of lean copy b, which must name the segment
+// digest want (hex); nil when it is not whole or names another.
+func parseLean(b, want []byte) []leanFrame {
+	head := len(leanMagic) + 65
+	if len(b) < head+sha256.Size || string(b[:len(leanMagic)]) != leanMagic || b[head-1] != '\n' ||
+		!bytes.Equal(b[len(leanMagic):head-1], want) {
+		return nil
+	}
+	body := b[:len(b)-sha256.Size]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+		return nil
+	}
+	l := leanReader{b: body[head:]}
+	var frames []leanFrame
+	total := 0
+	for {
+		n := l.uvarint()
+		if l.err != nil {
+			return nil
+		}
+		if n == 0 {
+			break
+		}
+		data := l.bytes(l.uvarint())
+		if l.err != nil || n > math.MaxInt32 || len(data) == 0 {
+			return nil
+		}
+		frames = append(frames, leanFrame{records: int(n), data: data})
+		total += int(n)
+	}
+	if l.uvarint() != uint64(total) || l.err != nil || len(l.b) != 0 || total == 0 {
+		return nil
+	}
+	return frames
+}
+
+// decodeLean decodes a lean frame's content (count records) into out,
+// running work on each record as decodeBatch does on lines.
+func decodeLean[T any](seed maphash.Seed, f *recordFile, first, local int, content []byte, count int, out []lineResult[T], o StreamOptions, in *interner, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+	out = growResults(out, count)
+	l := leanReader{b: content, in: in}
+	var r engine.Record
+	for i := range count {
+		if err := l.record(!o.SkipExtracted, &r); err != nil {
+			return nil, fmt.Errorf("%s line %d: reading its lean copy %s: %w", f.path, local+i, filepath.Base(leanName(f.path)), err)
+		}
+		if err := processed(seed, &out[i], f, first+i, local+i, sealOK, &r, work); err != nil {
+			return nil, err
+		}
+	}
+	if len(l.b) != 0 {
+		return nil, fmt.Errorf("%s: its lean copy %s has bytes after its records", f.path, filepath.Base(leanName(f.path)))
+	}
+	return out, nil
+}
+
+// leanInflater decompresses lean frames for one goroutine, into a buffer
+// it reuses (decodeLean copies what it keeps).
+type leanInflater struct {
+	dec *zstd.Decoder
+	buf []byte
+	in  interner
+}
+
+func (li *leanInflater) inflate(frame []byte) ([]byte, error) {
+	if li.dec == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return nil, err
+		}
+		li.dec = d
+	}
+	var err error
+	li.buf, err = li.dec.DecodeAll(frame, li.buf[:0])
+	return li.buf, err
+}
+
+func (li *leanInflater) close() {
+	if li.dec != nil {
+		li.dec.Close()
+	}
+}
