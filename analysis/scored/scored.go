@@ -360,7 +360,9 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	}
 	// fill encodes rows (one row group's) into rg a column at a time, a
 	// chunk of rows at a time: each column's values are made by one
-	// loop over the rows, with no row of values between.
+	// loop over the rows, with no row of values between. Every column is
+	// required and not repeated: its values need no levels (a column
+	// writer of a leaf reads only the values).
 	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
 		const chunk = 4096
 		cws := rg.ColumnWriters()
@@ -371,7 +373,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 				c, at := &cols[j], at[j]
 				vals = vals[:0]
 				for i := range part {
-					vals = append(vals, value(c, &part[i]).Level(0, 0, at))
+					vals = append(vals, value(c, &part[i]))
 				}
 				if _, err := cws[at].WriteRowValues(vals); err != nil {
 					return err
@@ -391,7 +393,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 					default:
 						v = parquet.ByteArrayValue(view(fd.Text(r)))
 					}
-					vals = append(vals, v.Level(0, 0, at))
+					vals = append(vals, v)
 				}
 				if _, err := cws[at].WriteRowValues(vals); err != nil {
 					return err

@@ -168,6 +168,9 @@ type leanReader struct {
 	b   []byte
 	err error
 	in  *interner
+	// skipDigests leaves cache_key and request_sha256 empty
+	// (StreamOptions.SkipDigests).
+	skipDigests bool
 }
 
 func (l *leanReader) uvarint() uint64 {
@@ -219,6 +222,15 @@ func (l *leanReader) str(share bool) string {
 	return string(v)
 }
 
+// digest is a string, or "" read past with skipDigests.
+func (l *leanReader) digest() string {
+	if l.skipDigests {
+		l.bytes(l.uvarint())
+		return ""
+	}
+	return l.str(false)
+}
+
 func (l *leanReader) raw() json.RawMessage {
 	n := l.uvarint()
 	if n == 0 {
@@ -248,11 +260,11 @@ func (l *leanReader) record(withExtracted bool, r *engine.Record) error {
 		r.LatencyMS = math.Float64frombits(binary.LittleEndian.Uint64(lat))
 	}
 	r.Attempts = l.varint()
-	r.Endpoint, r.CacheKey = l.str(true), l.str(false)
+	r.Endpoint, r.CacheKey = l.str(true), l.digest()
 	r.Logprobs, r.PromptLogprobs = l.raw(), l.raw()
 	r.Refusal = l.str(false)
 	r.ToolCalls = l.raw()
-	r.RequestSHA256 = l.str(false)
+	r.RequestSHA256 = l.digest()
 	var flags byte
 	if f := l.bytes(1); f != nil {
 		flags = f[0]
@@ -570,7 +582,7 @@ func parseLean(b, want []byte) []leanFrame {
 // running work on each record as decodeBatch does on lines.
 func decodeLean[T any](seed maphash.Seed, f *recordFile, first, local int, content []byte, count int, out []lineResult[T], o StreamOptions, in *interner, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	out = growResults(out, count)
-	l := leanReader{b: content, in: in}
+	l := leanReader{b: content, in: in, skipDigests: o.SkipDigests}
 	var r engine.Record
 	for i := range count {
 		if err := l.record(!o.SkipExtracted, &r); err != nil {

@@ -32,6 +32,9 @@ type StreamOptions struct {
 	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
 	// that extracts every record again).
 	SkipExtracted bool
+	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty
+	// (a caller that reads neither: each is 64 bytes a record).
+	SkipDigests bool
 	// Records, when known (the manifest's count), sizes what is held for
 	// one value per key at once, instead of growing it as keys come.
 	Records int
@@ -61,7 +64,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
 		u.slots = make([]slot, 0, o.Records)
-		u.at = make(map[[2]uint64]int32, o.Records)
+		u.at = make(map[uint64]int32, o.Records)
 	}
 	files, starts, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		u.add(r)
@@ -378,6 +381,9 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		if buf, err = decodeLine(raw, st, o.WithRequests, o.RequestView, !o.SkipExtracted, in, buf, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
 		}
+		if o.SkipDigests {
+			r.CacheKey, r.RequestSHA256 = "", ""
+		}
 		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
 			return nil, err
 		}
@@ -518,12 +524,17 @@ type uniq[T any] struct {
 	sealed     int
 	seed1      maphash.Seed
 	seed2      maphash.Seed
-	at         map[[2]uint64]int32 // key -> slot
-	slots      []slot
-	vals       []T
-	dropped    int
-	conflict   map[[2]uint64]int // key -> index in d.Conflicts
-	pending    []pendingConflict
+	// at finds a key's slot by the first of its two hashes, the slot
+	// holding the second; a key whose first hash another key's slot
+	// holds (about once in 10^12 pairs) is found in more, by both.
+	at       map[uint64]int32
+	more     map[[2]uint64]int32
+	hash     func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
+	slots    []slot
+	vals     []T
+	dropped  int
+	conflict map[[2]uint64]int // key -> index in d.Conflicts
+	pending  []pendingConflict
 }
 
 type slot struct {
@@ -531,6 +542,7 @@ type slot struct {
 	ok       bool
 	dropped  bool // a conflict
 	response uint64
+	h2       uint64 // the key's second hash
 }
 
 // pendingConflict is a disagreeing line whose first line's response is
@@ -541,10 +553,13 @@ type pendingConflict struct {
 
 func newUniq[T any](experiment string) *uniq[T] {
 	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(),
-		at: map[[2]uint64]int32{}, conflict: map[[2]uint64]int{}}
+		at: map[uint64]int32{}, more: map[[2]uint64]int32{}, conflict: map[[2]uint64]int{}}
 }
 
 func (u *uniq[T]) h(k string) [2]uint64 {
+	if u.hash != nil {
+		return u.hash(k)
+	}
 	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
 }
 
@@ -567,10 +582,18 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		return
 	}
 	h := u.h(r.key)
-	i, seen := u.at[h]
+	i, seen := u.at[h[0]]
+	inMore := seen && u.slots[i].h2 != h[1]
+	if inMore {
+		i, seen = u.more[h]
+	}
 	if !seen {
-		u.at[h] = int32(len(u.slots))
-		u.slots = append(u.slots, slot{line: int32(r.line), ok: r.ok, response: r.response})
+		if inMore {
+			u.more[h] = int32(len(u.slots))
+		} else {
+			u.at[h[0]] = int32(len(u.slots))
+		}
+		u.slots = append(u.slots, slot{line: int32(r.line), ok: r.ok, response: r.response, h2: h[1]})
 		u.vals = append(u.vals, r.v)
 		return
 	}
@@ -638,7 +661,7 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 	}
 	clear(out[n:])
 	out = out[:n]
-	u.vals, u.slots, u.at = nil, nil, nil
+	u.vals, u.slots, u.at, u.more = nil, nil, nil, nil
 	return out, lines, u.d, nil
 }
 

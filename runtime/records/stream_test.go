@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -178,5 +179,41 @@ func TestMemberSpan(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.line, got, tc.want)
 		}
+	}
+}
+
+// uniq finds a key by its two hashes: keys whose first hashes collide
+// (every key here, with a colliding hash) are told apart by the second,
+// and give what the seeded hashes give.
+func TestUniqFirstHashCollisions(t *testing.T) {
+	f := &recordFile{path: "records.jsonl", name: "records.jsonl"}
+	var lines []lineResult[int]
+	for i := range 500 {
+		k := fmt.Sprintf("e|m|%d", i%170) // a key met up to three times
+		ok := i%170 != 3 || i > 340       // key 3: failed twice, then ok
+		lines = append(lines, lineResult[int]{line: i + 1, file: f, local: i + 1, key: k, ok: ok, seal: sealOK, exp: "e", response: 7, v: i})
+	}
+	lines = append(lines, lineResult[int]{line: 501, file: f, local: 501, key: "x|m|1", ok: true, seal: sealOK, exp: "x", v: 501})
+	run := func(hash func(string) [2]uint64) ([]int, []int32, Findings) {
+		u := newUniq[int]("e")
+		u.hash = hash
+		for i := range lines {
+			r := lines[i]
+			u.add(&r)
+		}
+		out, kept, d, err := u.finish([]recordFile{*f}, []int{0}, len(lines))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, kept, d
+	}
+	wo, wk, wd := run(nil)
+	seed := maphash.MakeSeed()
+	go_, gk, gd := run(func(k string) [2]uint64 { return [2]uint64{42, maphash.String(seed, k)} })
+	if !reflect.DeepEqual(go_, wo) || !reflect.DeepEqual(gk, wk) || !reflect.DeepEqual(gd, wd) {
+		t.Fatalf("colliding first hashes:\n got %v %v %+v\nwant %v %v %+v", go_, gk, gd, wo, wk, wd)
+	}
+	if len(wo) != 170 || wo[3] != 343 || wd.Records != 330 {
+		t.Fatalf("%d kept, key 3's value %d, %d duplicates: want 170, 343, 330", len(wo), wo[3], wd.Records)
 	}
 }

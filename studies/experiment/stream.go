@@ -31,6 +31,8 @@ type RecordScorer interface {
 	// is called from several goroutines at once, on every record read,
 	// including records the reading then leaves out (a failed record a
 	// later ok one replaces); the record is not used after Record returns.
+	// Its CacheKey and RequestSHA256 are empty: no row reads them, and
+	// the pass does not read them (records.StreamOptions.SkipDigests).
 	// The rows are appended to rows (a buffer the caller reuses once it
 	// has copied them) and returned.
 	Record(r *engine.Record, rows []score.Row) (_ []score.Row, keep bool, err error)
@@ -262,6 +264,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	self, _ := sc.(SelfExtracting)
 	extracts := self != nil && self.Extracts()
 	so.SkipExtracted = extracts
+	so.SkipDigests = true // a scorer reads neither a record's cache key nor its request's digest
 	p := newPass()
 	// scratch is a goroutine's: a record's rows (copied by put) and its packer.
 	type scratch struct {

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"iter"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,10 +76,10 @@ type Protocol struct {
 	// json.loads rule (extract.Authors); it never changes the requests.
 	LenientJSON bool
 
-	once    sync.Once
-	byID    map[string]*item.Item
-	byForm  map[variantKey]*item.Variant // each item's variants by (id, language, form)
-	headers map[string]string            // template texts read so far
+	once     sync.Once
+	byID     map[string]*itemAt
+	variants []*item.Variant   // every item's variants, numbered (variantAt.n)
+	headers  map[string]string // template texts read so far
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
@@ -529,31 +530,83 @@ func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, p
 // item finds an item by id (an index built on first use).
 func (p *Protocol) item(id string) *item.Item {
 	p.index()
-	return p.byID[id]
+	if at := p.byID[id]; at != nil {
+		return at.it
+	}
+	return nil
 }
 
-// variantKey names an item's variant.
-type variantKey struct{ id, lang, form string }
+// itemAt is an item in the index: its variants by language and form
+// (Item.Variant's: the first of each), and its English variant's number
+// (-1: none).
+type itemAt struct {
+	it *item.Item
+	vs []variantAt
+	en int32
+}
+
+// variantAt is a variant in the index: its language, form and number.
+type variantAt struct {
+	lang, form string
+	n          int32
+}
 
 // variant finds item id and its variant in lang and form (Item.Variant,
-// through an index built on first use: a scoring pass asks twice a
-// record, and an item has up to 30 variants to walk); v is nil when the
-// item has none there, it when there is no such item.
+// through an index built on first use: a scoring pass asks for every
+// record); v is nil when the item has none there, it when there is no
+// such item.
 func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
+	it, n, _ := p.locate(id, lang, form)
+	if n >= 0 {
+		v = p.variants[n]
+	}
+	return it, v
+}
+
+// locate is variant by number: n is the variant's number (-1: none),
+// en the item's English variant's (-1: none).
+func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
 	p.index()
-	return p.byID[id], p.byForm[variantKey{id, lang, form}]
+	at := p.byID[id]
+	if at == nil {
+		return nil, -1, -1
+	}
+	for i := range at.vs {
+		if at.vs[i].lang == lang && at.vs[i].form == form {
+			return at.it, at.vs[i].n, at.en
+		}
+	}
+	return at.it, -1, at.en
+}
+
+// allVariants is every variant, by number (variantAt.n).
+func (p *Protocol) allVariants() []*item.Variant {
+	p.index()
+	return p.variants
 }
 
 func (p *Protocol) index() {
 	p.once.Do(func() {
-		p.byID = make(map[string]*item.Item, len(p.Set.Items))
-		p.byForm = map[variantKey]*item.Variant{}
+		p.byID = make(map[string]*itemAt, len(p.Set.Items))
 		for _, it := range p.Set.Items {
-			p.byID[it.ID] = it
+			// An id met again (Set.Get's rule): the later item is the
+			// item, and its English variant the one; a variant is the
+			// first of its language and form across them.
+			at := p.byID[it.ID]
+			if at == nil {
+				at = &itemAt{}
+				p.byID[it.ID] = at
+			}
+			at.it, at.en = it, -1
 			for i := range it.Variants {
-				k := variantKey{it.ID, it.Variants[i].Language, string(it.Variants[i].Form)}
-				if _, dup := p.byForm[k]; !dup { // Item.Variant's: the first
-					p.byForm[k] = &it.Variants[i]
+				v := &it.Variants[i]
+				n := int32(len(p.variants))
+				p.variants = append(p.variants, v)
+				if at.en < 0 && v.Language == "eng" && v.Form == item.English {
+					at.en = n
+				}
+				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
+					at.vs = append(at.vs, variantAt{lang: v.Language, form: string(v.Form), n: n})
 				}
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -426,17 +427,12 @@ type scorer struct {
 	translit *memo.Memo[[2]string, bool]      // (prediction, gold) → match.Translit
 	keys     *memo.Memo[string, translit.Key] // text → match.TranslitKey
 	parsed   *memo.Memo[parsing, extract.Result]
-	prepared *memo.Memo[goldOf, *match.Candidates] // an item variant's gold and candidates, prepared
-	norms    *memo.Memo[string, string]            // prediction → normalize.Authors.String
-}
-
-// goldOf is what a verdict compares a prediction with: the gold and the
-// candidates shown (the item variant's, by the address of its list,
-// stable for a pass), or none for the prefix rule.
-type goldOf struct {
-	gold  string
-	cands *string
-	n     int
+	// prepared holds each item variant's gold and candidates prepared
+	// (match.Candidates), at 2n+1 for variant n's candidates, at 2n for
+	// its gold alone (the prefix rule); made by the first verdict that
+	// needs it (two made at once: the same, one kept).
+	prepared []atomic.Pointer[match.Candidates]
+	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
 }
 
 func (p *plan) newScorer() (*scorer, error) {
@@ -446,7 +442,7 @@ func (p *plan) newScorer() (*scorer, error) {
 	}
 	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
 		keys:   memo.New[string, translit.Key](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: memo.New[goldOf, *match.Candidates](1 << 18),
+		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*len(p.allVariants())),
 		norms: memo.New[string, string](1 << 20)}, nil
 }
 
@@ -483,20 +479,20 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	if r.Fields.Role.Kind != engine.RoleAnswer {
 		return rows, false, nil
 	}
-	it, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
-	if v == nil {
+	it, n, en := p.locate(r.Fields.Item, r.Fields.Language, r.Fields.Form)
+	if n < 0 {
 		return rows, false, nil
 	}
+	v := p.variants[n]
 	if r.Status == engine.StatusOK {
 		r.Extracted = s.extract(r, v, p.LenientJSON)
 	}
 	row := s.c.Row(r)
 	row.Domain = it.Relation
-	gold, cands := v.Answer, v.StoredCandidates
-	if st == ContextEN {
-		if en, ok := it.Variant("eng", item.English); ok {
-			gold, cands = en.Answer, en.StoredCandidates
-		}
+	gold, cands, from := v.Answer, v.StoredCandidates, n // from: the variant gold and candidates are of
+	if st == ContextEN && en >= 0 {
+		from = en
+		gold, cands = p.variants[en].Answer, p.variants[en].StoredCandidates
 	}
 	row.Gold = gold
 	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
@@ -511,10 +507,10 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	}
 	pred := scored(r.Extracted)
 	row.Prediction = pred
-	row.Correct = s.verdict(st, pred, gold, cands)
+	row.Correct = s.verdict(st, pred, from, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() && !extract.RulesAgree(r.Response, "answer") {
-		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), gold, cands)
+		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), from, gold, cands)
 	}
 	authors, lenient := row.Correct, other
 	if p.LenientJSON {
@@ -529,17 +525,23 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 // maxMemoText is the longest text a scoring pass remembers results for.
 const maxMemoText = 256
 
-// verdict is verdict through the pass's memos: the item variant's gold
-// and candidates are prepared once (match.Candidates), the prediction
-// once per text, and each answer only compares them.
-func (s *scorer) verdict(st Strategy, pred, gold string, cands []string) bool {
-	k := goldOf{gold: gold}
+// verdict is verdict through the pass's memos: the gold and candidates
+// of item variant n are prepared once (match.Candidates), the
+// prediction once per text, and each answer only compares them.
+func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands []string) bool {
+	at := 2 * int(n)
 	if st != Baseline && len(cands) > 0 {
-		k.cands, k.n = &cands[0], len(cands)
+		at++
 	} else {
 		cands = nil // the prefix rule: Match with no candidates is Prefix
 	}
-	c := s.prepared.Get(k, func(k goldOf) *match.Candidates { return match.PrepareCandidates(cands, k.gold, normalize.Authors) })
+	c := s.prepared[at].Load()
+	if c == nil {
+		c = match.PrepareCandidates(cands, gold, normalize.Authors)
+		if !s.prepared[at].CompareAndSwap(nil, c) {
+			c = s.prepared[at].Load()
+		}
+	}
 	a := ""
 	if len(pred) > maxMemoText {
 		a = normalize.Authors.String(pred)
