@@ -11,7 +11,9 @@
 //     experiment, model, item, language, form, strategy, condition, role
 //     (engine.Role's text form: "", translation, judge:<model>,
 //     choice:<n>), domain, gold, prediction, method, verdict, script
-//     (UTF-8 strings, dictionary-encoded); prompt_tokens, offline_tokens
+//     (UTF-8 strings, dictionary-encoded but for the free texts gold and
+//     prediction, which are plain, their pages without min and max
+//     bounds, as detail's); prompt_tokens, offline_tokens
 //     (int64); latency_ms (double); correct, abstain, switched, failed,
 //     withheld, cached, empty_response (boolean); marks (int64: bit i is
 //     the study's mark i, score.Marks); detail (string: the JSON of
@@ -109,6 +111,18 @@ type column struct {
 	setNum  func(*score.Row, int64)
 	setDbl  func(*score.Row, float64)
 	setFlag func(*score.Row, bool)
+
+	// free: a free-text column (an answer, a gold, a detail), of
+	// thousands of distinct texts a row group: stored plain, not through
+	// a dictionary, and its pages carry no min and max (a query selects
+	// rows by their keys and flags, not by where an answer sorts). The
+	// dictionary and the bounds of such a column were a third of the
+	// writing, and saved a fifth of the store's bytes.
+	free bool
+
+	// at is 1 + the offset in a Row of the field a text or flag column
+	// holds as it is (0: read through str or flag).
+	at uintptr
 }
 
 type kind uint8
@@ -122,12 +136,29 @@ const (
 
 func textCol(name string, get func(*score.Row) *string) column {
 	return column{name: name, kind: kindString, str: func(r *score.Row) string { return *get(r) },
-		setStr: func(r *score.Row, s string) error { *get(r) = s; return nil }}
+		setStr: func(r *score.Row, s string) error { *get(r) = s; return nil }, at: offset(get)}
 }
 
 func flagCol(name string, get func(*score.Row) *bool) column {
 	return column{name: name, kind: kindBool, flag: func(r *score.Row) bool { return *get(r) },
-		setFlag: func(r *score.Row, b bool) { *get(r) = b }}
+		setFlag: func(r *score.Row, b bool) { *get(r) = b }, at: offset(get)}
+}
+
+// freeText is c, a free-text column.
+func freeText(c column) column {
+	c.free = true
+	return c
+}
+
+// offset is 1 + the offset in a Row of the field get gives the address
+// of, which must be in the Row.
+func offset[F any](get func(*score.Row) *F) uintptr {
+	var r score.Row
+	off := uintptr(unsafe.Pointer(get(&r))) - uintptr(unsafe.Pointer(&r))
+	if off >= unsafe.Sizeof(r) {
+		panic("scored: a column's field is not in the Row")
+	}
+	return 1 + off
 }
 
 // rowColumns are the columns that hold a Row, every field of it.
@@ -147,8 +178,8 @@ func rowColumns() []column {
 				return err
 			}},
 		textCol("domain", func(r *score.Row) *string { return &r.Domain }),
-		textCol("gold", func(r *score.Row) *string { return &r.Gold }),
-		textCol("prediction", func(r *score.Row) *string { return &r.Prediction }),
+		freeText(textCol("gold", func(r *score.Row) *string { return &r.Gold })),
+		freeText(textCol("prediction", func(r *score.Row) *string { return &r.Prediction })),
 		{name: "method", kind: kindString, str: func(r *score.Row) string { return string(r.Method) },
 			setStr: func(r *score.Row, s string) error { r.Method = extract.Method(s); return nil }},
 		textCol("verdict", func(r *score.Row) *string { return &r.Verdict }),
@@ -168,7 +199,7 @@ func rowColumns() []column {
 		flagCol("empty_response", func(r *score.Row) *bool { return &r.EmptyResponse }),
 		{name: "marks", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.Marks) },
 			setNum: func(r *score.Row, n int64) { r.Marks = score.Marks(n) }},
-		{name: "detail", kind: kindString, str: detailText, setStr: setDetail},
+		{name: "detail", kind: kindString, str: detailText, setStr: setDetail, free: true},
 	}
 }
 
@@ -310,8 +341,13 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	cols := rowColumns()
 	taken := map[string]bool{}
 	g := parquet.Group{}
+	var options []parquet.WriterOption
 	for _, c := range cols {
 		g[c.name] = leaf(c.kind)
+		if c.free {
+			g[c.name] = parquet.Compressed(parquet.Required(parquet.String()), &parquet.Snappy)
+			options = append(options, parquet.SkipPageBounds(c.name))
+		}
 		taken[c.name] = true
 	}
 	extra := studyColumns(schema, taken)
@@ -343,13 +379,13 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	defer f.Abort()
-	w := parquet.NewWriter(f, sch,
+	w := parquet.NewWriter(f, append(options, sch,
 		parquet.KeyValueMetadata("bhasha.scored", Version),
 		parquet.KeyValueMetadata("bhasha.key", string(key)),
 		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
 		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
-		parquet.MaxRowsPerRowGroup(groupRows))
+		parquet.MaxRowsPerRowGroup(groupRows))...)
 	at := make([]int, len(cols)) // each column's index in the schema
 	for i, c := range cols {
 		at[i] = index[c.name]
@@ -372,8 +408,19 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 			for j := range cols {
 				c, at := &cols[j], at[j]
 				vals = vals[:0]
-				for i := range part {
-					vals = append(vals, value(c, &part[i]))
+				switch {
+				case c.at != 0 && c.kind == kindString: // the field itself, read in place
+					for i := range part {
+						vals = append(vals, parquet.ByteArrayValue(view(*(*string)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1)))))
+					}
+				case c.at != 0 && c.kind == kindBool:
+					for i := range part {
+						vals = append(vals, parquet.BooleanValue(*(*bool)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1))))
+					}
+				default:
+					for i := range part {
+						vals = append(vals, value(c, &part[i]))
+					}
 				}
 				if _, err := cws[at].WriteRowValues(vals); err != nil {
 					return err
