@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -60,7 +61,10 @@ type recordFile struct {
 	// verified: the segment's seal holds, so every line is as sealed
 	// (set by open).
 	verified bool
-	dec      *segDecoder // walk's decoder and buffer, reused by open (nil: open makes its own)
+	// leanOK: open gives a segment with a lean copy to read (lean.go)
+	// as that (framedSegment.lean), its seal taken as the lean copy's.
+	leanOK bool
+	dec    *segDecoder // walk's decoder and buffer, reused by open (nil: open makes its own)
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -200,6 +204,12 @@ func lineAt(f recordFile, n int) string {
 // segments made meanwhile come first). Segment numbers only grow while a
 // writer holds the lock, so none is skipped.
 func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
+	return walkLean(dir, false, fn)
+}
+
+// walkLean is walk, giving a segment with a lean copy to read as that
+// when lean (recordFile.leanOK).
+func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {
 		return false, err
@@ -222,6 +232,7 @@ func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 		f := d.files[i]
 		if f.zst {
 			f.dec = &dec
+			f.leanOK = lean
 		}
 		r, err := f.open()
 		f.dec = nil
@@ -282,6 +293,12 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		comp := f.dec.comp[:st.Size()]
 		if _, err := io.ReadFull(fh, comp); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		if f.leanOK {
+			if lean := loadLean(f.path, comp); lean != nil {
+				f.verified = true
+				return &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp, lean: lean}, nil
+			}
 		}
 		f.verified = sealedBytes(comp)
 		seg := &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp}
@@ -377,10 +394,10 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	// A segment's compressed bytes are hashed on their way to the file,
 	// and its lines' seals checked on their way into the encoder: the
 	// segment seal (segseal.go) is appended when every line was sealed.
-	sum := sha256.New()
+	sum, xx := sha256.New(), xxhash.New() // the seal's digest, and the lean copy's
 	var out io.Writer = tmp
 	if zst {
-		out = io.MultiWriter(tmp, sum)
+		out = io.MultiWriter(tmp, sum, xx)
 	}
 	bw := bufio.NewWriterSize(out, 1<<20)
 	var w io.Writer = bw
@@ -443,7 +460,7 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if lean != nil {
 		// The lean copy is a reader's shortcut: one that cannot be
 		// written (a full disk) is left out, the segment read instead.
-		if data, ok := lean.file(sum.Sum(nil)); ok && sealed {
+		if data, ok := lean.file(sum.Sum(nil), xx.Sum64()); ok && sealed {
 			_ = writeLean(path, data)
 		}
 	}

@@ -252,6 +252,7 @@ func (d *segDecoder) streamer(r io.Reader) (*zstd.Decoder, error) {
 // the next open with d.
 type framedSegment struct {
 	frames []frame
+	lean   []leanFrame // its lean copy's frames, read instead (walkLean)
 	path   string
 	size   int64 // bytes on disk
 	d      *segDecoder

@@ -1,17 +1,22 @@
 package records
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Every field of engine.Record but the request body survives the lean
@@ -262,7 +267,7 @@ func alterLean(t *testing.T, segPath string, seg []byte, edit func(*engine.Recor
 	if _, err := fmt.Sscanf(string(want), "%x", &digest); err != nil {
 		t.Fatal(err)
 	}
-	data, ok := lb.file(digest)
+	data, ok := lb.file(digest, xxhash.Sum64(seg[:len(seg)-segSealFrame]))
 	if !ok {
 		t.Fatal("no lean copy made")
 	}
@@ -287,5 +292,41 @@ func copyDir(t *testing.T, src, dst string, keep func(string) bool) {
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), must2(os.ReadFile(filepath.Join(src, e.Name()))), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A segment edited after its lean copy was made (a line changed, the old
+// seal kept at its end) is read as a segment, its edit named: the lean
+// copy no longer names its bytes.
+func TestLeanCopyOfEditedSegmentPassedOver(t *testing.T) {
+	dir := leanDir(t, false)
+	seg2 := filepath.Join(dir, SegmentName(2))
+	comp := must2(os.ReadFile(seg2))
+	dec, err := newDecoder(bytes.NewReader(comp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := must2(io.ReadAll(dec))
+	dec.Close()
+	at := bytes.Index(plain, []byte(`"response":"`))
+	if at < 0 {
+		t.Fatal("no response in segment 2")
+	}
+	edited := slices.Concat(plain[:at+12], []byte("EDITED "), plain[at+12:])
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Concat(enc.EncodeAll(edited, nil), comp[len(comp)-segSealFrame:]) // the old seal kept
+	enc.Close()
+	if err := os.WriteFile(seg2, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if loadLean(seg2, out) != nil {
+		t.Fatal("the lean copy of the edited segment is read")
+	}
+	got := runUnique(t, dir, StreamOptions{})
+	if len(got.d.Edited) != 1 {
+		t.Fatalf("edited lines %+v, want the one edited", got.d.Edited)
 	}
 }

@@ -174,7 +174,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			return true
 		}
-		found, err := walk(dir, func(f recordFile, r io.Reader) error {
+		found, err := walkLean(dir, !o.WithRequests, func(f recordFile, r io.Reader) error {
 			fp := &f
 			files = append(files, f)
 			starts = append(starts, n)
@@ -188,25 +188,25 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return b
 			}
 			local := 0 // lines of this file cut so far
-			if seg, ok := r.(*framedSegment); ok && f.verified && !o.WithRequests {
-				if frames := loadLean(f.path, seg.comp); frames != nil {
-					var all, at int64 // the frames' bytes, and those sent: Progress reads a share of the segment's
-					for _, fr := range frames {
-						all += int64(len(fr.data))
-					}
-					for _, fr := range frames {
-						at += int64(len(fr.data))
-						b := &batch{first: n + 1, file: fp, local: local + 1, lean: fr.data, count: fr.records,
-							read: done + at*seg.size/all, done: make(chan struct{})}
-						n += fr.records
-						local += fr.records
-						if !send(b) {
-							return ctx.Err()
-						}
-					}
-					done += seg.size
-					return nil
+			if seg, ok := r.(*framedSegment); ok && seg.lean != nil {
+				// Its lean copy: every record without its request body
+				// (lean.go), a batch a frame.
+				var all, at int64 // the frames' bytes, and those sent: Progress reads a share of the segment's
+				for _, fr := range seg.lean {
+					all += int64(len(fr.data))
 				}
+				for _, fr := range seg.lean {
+					at += int64(len(fr.data))
+					b := &batch{first: n + 1, file: fp, local: local + 1, lean: fr.data, count: fr.records,
+						read: done + at*seg.size/all, done: make(chan struct{})}
+					n += fr.records
+					local += fr.records
+					if !send(b) {
+						return ctx.Err()
+					}
+				}
+				done += seg.size
+				return nil
 			}
 			if seg, ok := r.(*framedSegment); ok && seg.frames != nil {
 				if infl == nil {

@@ -112,6 +112,14 @@ type packer struct {
 		n  int
 		id uint32
 	}
+	// The goroutine's own blocks of its pass (pass.put), filled without
+	// the pass's lock: rows is block rowsAt, n of its rows filled, and
+	// kept likewise.
+	pass          *pass
+	rows          []packed
+	rowsAt, rowsN int
+	kept          []Kept
+	keptAt, keptN int
 }
 
 func (pk *packer) text(t *texts, f int, s string) uint32 {

@@ -98,12 +98,10 @@ type made struct{ row, kept int32 }
 // rare record that gives several, by line.
 type pass struct {
 	mu      sync.Mutex
-	blocks  [][]packed
-	n       int
+	blocks  [][]packed // each filled by one goroutine (its packer), in the order they were begun
 	texts   *texts
 	details []*score.Detail
 	kept    [][]Kept // in blocks of rowBlock too: never copied as they grow
-	nkept   int
 	more    map[int32][]score.Row
 }
 
@@ -114,43 +112,55 @@ const rowBlock = 4096
 
 // put holds a copy of rs (their first row packed by pk, the rest by
 // line) and k (when not nil), and says where. pk is the calling
-// goroutine's own.
+// goroutine's own: the row goes into pk's block of rows (k into its
+// block of kept records), the pass's lock taken only to begin a block,
+// or for a Detail or further rows.
 func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 	m := made{row: -1, kept: -1}
 	if len(rs) == 0 && k == nil {
 		return m
 	}
-	var row packed
-	if len(rs) > 0 {
-		row = pk.pack(p.texts, &rs[0], -1)
+	if pk.pass != p { // a packer of another pass: its blocks are not this one's
+		pk.pass, pk.rows, pk.kept = p, nil, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if len(rs) > 0 {
-		if rs[0].Detail != nil {
-			row.detail = int32(len(p.details))
-			p.details = append(p.details, rs[0].Detail)
-		}
-		if p.n%rowBlock == 0 {
-			p.blocks = append(p.blocks, make([]packed, rowBlock))
-		}
-		p.blocks[p.n/rowBlock][p.n%rowBlock] = row
-		m.row = int32(p.n)
-		p.n++
-		if len(rs) > 1 {
-			if p.more == nil {
-				p.more = map[int32][]score.Row{}
+		row := pk.pack(p.texts, &rs[0], -1)
+		if rs[0].Detail != nil || len(rs) > 1 {
+			p.mu.Lock()
+			if rs[0].Detail != nil {
+				row.detail = int32(len(p.details))
+				p.details = append(p.details, rs[0].Detail)
 			}
-			p.more[int32(line)] = slices.Clone(rs[1:])
+			if len(rs) > 1 {
+				if p.more == nil {
+					p.more = map[int32][]score.Row{}
+				}
+				p.more[int32(line)] = slices.Clone(rs[1:])
+			}
+			p.mu.Unlock()
 		}
+		if pk.rowsN == len(pk.rows) {
+			pk.rows, pk.rowsN = make([]packed, rowBlock), 0
+			p.mu.Lock()
+			pk.rowsAt = len(p.blocks)
+			p.blocks = append(p.blocks, pk.rows)
+			p.mu.Unlock()
+		}
+		pk.rows[pk.rowsN] = row
+		m.row = int32(pk.rowsAt*rowBlock + pk.rowsN)
+		pk.rowsN++
 	}
 	if k != nil {
-		if p.nkept%rowBlock == 0 {
-			p.kept = append(p.kept, make([]Kept, rowBlock))
+		if pk.keptN == len(pk.kept) {
+			pk.kept, pk.keptN = make([]Kept, rowBlock), 0
+			p.mu.Lock()
+			pk.keptAt = len(p.kept)
+			p.kept = append(p.kept, pk.kept)
+			p.mu.Unlock()
 		}
-		p.kept[p.nkept/rowBlock][p.nkept%rowBlock] = *k
-		m.kept = int32(p.nkept)
-		p.nkept++
+		pk.kept[pk.keptN] = *k
+		m.kept = int32(pk.keptAt*rowBlock + pk.keptN)
+		pk.keptN++
 	}
 	return m
 }
