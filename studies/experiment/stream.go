@@ -167,7 +167,7 @@ func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 
 // ordered are the rows of ms (Unique's records, in its order; lines[i]
 // is ms[i]'s line), each record's first then its further ones, and what
-// was kept of them, in the same order. The rows are copied on parts
+// was kept of them, in the same order. The rows are counted, then copied, on parts
 // goroutines (0: GOMAXPROCS, one per 16,384 records at most), each a contiguous run of ms into its
 // own part of the result; each block of rows is let go once its last row
 // is copied: the records come nearly in the order they were put, so at
@@ -180,40 +180,49 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 	left := make([]atomic.Int32, len(p.blocks)) // rows of each block still to copy
 	from := make([]int, parts+1)                // part k is ms[from[k]:from[k+1]]
 	at := make([]int, parts+1)                  // and rows[at[k]:at[k+1]]
-	nkept := 0
+	kat := make([]int, parts+1)                 // and kept[kat[k]:kat[k+1]]
 	for k := range parts {
 		from[k+1] = len(ms) * (k + 1) / parts
-		n := 0
-		for i := from[k]; i < from[k+1]; i++ {
-			m := ms[i]
-			if m.row >= 0 {
-				left[m.row/rowBlock].Add(1)
-				n++
-				if p.more != nil {
-					n += len(p.more[lines[i]])
-				}
-			}
-			if m.kept >= 0 {
-				nkept++
-			}
-		}
-		at[k+1] = at[k] + n
 	}
-	kept := make([]Kept, 0, nkept)
-	for _, m := range ms {
-		if m.kept >= 0 {
-			kept = append(kept, p.kept[m.kept/rowBlock][m.kept%rowBlock])
-		}
-	}
-	p.kept = nil
-	rows := make([]score.Row, at[parts])
-	all := p.texts.all
+	// Each part counts its rows and kept records, then (once every part
+	// has, and the results are made) copies them, each on its goroutine.
 	var wg sync.WaitGroup
 	for k := range parts {
 		wg.Go(func() {
-			j := at[k]
+			n, nk := 0, 0
 			for i := from[k]; i < from[k+1]; i++ {
 				m := ms[i]
+				if m.row >= 0 {
+					left[m.row/rowBlock].Add(1)
+					n++
+					if p.more != nil {
+						n += len(p.more[lines[i]])
+					}
+				}
+				if m.kept >= 0 {
+					nk++
+				}
+			}
+			at[k+1], kat[k+1] = n, nk
+		})
+	}
+	wg.Wait()
+	for k := range parts {
+		at[k+1] += at[k]
+		kat[k+1] += kat[k]
+	}
+	kept := make([]Kept, kat[parts])
+	rows := make([]score.Row, at[parts])
+	all := p.texts.all
+	for k := range parts {
+		wg.Go(func() {
+			j, jk := at[k], kat[k]
+			for i := from[k]; i < from[k+1]; i++ {
+				m := ms[i]
+				if m.kept >= 0 {
+					kept[jk] = p.kept[m.kept/rowBlock][m.kept%rowBlock]
+					jk++
+				}
 				if m.row < 0 {
 					continue
 				}
@@ -232,7 +241,7 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 		})
 	}
 	wg.Wait()
-	p.blocks, p.more, p.details, p.texts = nil, nil, nil, nil
+	p.blocks, p.more, p.details, p.texts, p.kept = nil, nil, nil, nil, nil
 	return rows, kept
 }
 
