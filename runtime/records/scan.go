@@ -393,7 +393,24 @@ func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
 // responsesIn reads the response of the given logical lines of files
 // (starts as atIn's; lines the logical lines in all).
 func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]string, error) {
-	out := map[int]string{}
+	back, err := linesIn(files, starts, lines, want)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(back))
+	for n, b := range back {
+		out[n] = b.Response
+	}
+	return out, nil
+}
+
+// lineBack is what linesIn reads back of a line.
+type lineBack struct{ Key, Response string }
+
+// linesIn reads back the key and response of the wanted lines (logical
+// numbers) of files, whose logical lines before each are starts.
+func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]lineBack, error) {
+	out := map[int]lineBack{}
 	for i, f := range files {
 		last := lines
 		if i+1 < len(starts) {
@@ -409,6 +426,7 @@ func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool)
 		if !need {
 			continue
 		}
+		f.leanOK = false // the lines themselves
 		r, err := f.open()
 		if err != nil {
 			return nil, err
@@ -417,14 +435,15 @@ func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool)
 		for n := starts[i] + 1; n <= last; n++ {
 			line, err := br.ReadBytes('\n')
 			if want[n] {
-				var rec struct {
-					Response string `json:"response"`
-				}
-				if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				var rec lineBack
+				if jerr := json.Unmarshal(line, &struct {
+					Key      *string `json:"key"`
+					Response *string `json:"response"`
+				}{&rec.Key, &rec.Response}); jerr != nil {
 					r.Close()
 					return nil, fmt.Errorf("%s line %d: %w", f.path, n-starts[i], jerr)
 				}
-				out[n] = rec.Response
+				out[n] = rec
 			}
 			if err != nil {
 				break

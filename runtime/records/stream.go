@@ -1,6 +1,7 @@
 package records
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,8 +64,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	u := newUniq[T](o.Experiment)
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
-		u.slots = make([]slot, 0, o.Records)
-		u.at = make(map[uint64]int32, o.Records)
+		u.ents = make([]uniqLine, 0, o.Records)
 	}
 	files, starts, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		u.add(r)
@@ -515,45 +515,37 @@ func memberSpan(line []byte, name string) (from, to int, ok bool) {
 	}
 }
 
-// uniq applies ReadUnique's rules to lines in file order. vals[i] is the
-// value of the key whose state is slots[i] (kept apart, so that the
-// values are returned without a copy).
+// uniq applies ReadUnique's rules to lines in file order. It does so in
+// two steps, so that no line waits on a look-up in a table of every key
+// (a cache miss or two a line, on the one goroutine that orders the
+// lines): add keeps each line's hashes and state, in order, and finish
+// sorts them by hash, so that a key's lines lie together, in order, and
+// applies the rules to each key's lines, as they would have been applied
+// line by line. What the rules name by key (Findings.Keys, a conflict's
+// key and responses) is read back from the few lines concerned.
 type uniq[T any] struct {
 	experiment string
 	d          Findings
 	sealed     int
 	seed1      maphash.Seed
 	seed2      maphash.Seed
-	// at finds a key's slot by the first of its two hashes, the slot
-	// holding the second; a key whose first hash another key's slot
-	// holds (about once in 10^12 pairs) is found in more, by both.
-	at       map[uint64]int32
-	more     map[[2]uint64]int32
-	hash     func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
-	slots    []slot
-	vals     []T
-	dropped  int
-	conflict map[[2]uint64]int // key -> index in d.Conflicts
-	pending  []pendingConflict
+	hash       func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
+	ents       []uniqLine             // the lines the rules apply to, in order
+	vals       []T                    // what work made of each, same order
 }
 
-type slot struct {
+// uniqLine is a line the rules apply to: its key's hashes (two keys with
+// both equal are taken for one: about once in 10^38 pairs), its line
+// and state.
+type uniqLine struct {
+	h        [2]uint64
 	line     int32
 	ok       bool
-	dropped  bool // a conflict
-	response uint64
-	h2       uint64 // the key's second hash
-}
-
-// pendingConflict is a disagreeing line whose first line's response is
-// read back at the end.
-type pendingConflict struct {
-	ci, first int
+	response uint64 // a hash, to tell disagreeing records
 }
 
 func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(),
-		at: map[uint64]int32{}, more: map[[2]uint64]int32{}, conflict: map[[2]uint64]int{}}
+	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
 }
 
 func (u *uniq[T]) h(k string) [2]uint64 {
@@ -563,7 +555,8 @@ func (u *uniq[T]) h(k string) [2]uint64 {
 	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
 }
 
-// add is ReadUnique's loop body for one line.
+// add is ReadUnique's loop body for one line: the checks of the line on
+// its own now, its key's rules at finish.
 func (u *uniq[T]) add(r *lineResult[T]) {
 	switch r.seal {
 	case sealOK:
@@ -581,87 +574,196 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
 		return
 	}
-	h := u.h(r.key)
-	i, seen := u.at[h[0]]
-	inMore := seen && u.slots[i].h2 != h[1]
-	if inMore {
-		i, seen = u.more[h]
-	}
-	if !seen {
-		if inMore {
-			u.more[h] = int32(len(u.slots))
-		} else {
-			u.at[h[0]] = int32(len(u.slots))
-		}
-		u.slots = append(u.slots, slot{line: int32(r.line), ok: r.ok, response: r.response, h2: h[1]})
-		u.vals = append(u.vals, r.v)
-		return
-	}
-	first := &u.slots[i]
-	switch {
-	case first.ok && r.ok && first.response != r.response:
-		ci, ok := u.conflict[h]
-		if !ok {
-			ci = len(u.d.Conflicts)
-			u.conflict[h] = ci
-			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{int(first.line)}, Responses: []string{""}})
-			u.pending = append(u.pending, pendingConflict{ci: ci, first: int(first.line)})
-			first.dropped = true
-			u.dropped++
-			var zero T
-			u.vals[i] = zero
-		}
-		u.d.Conflicts[ci].Lines = append(u.d.Conflicts[ci].Lines, r.line)
-		u.d.Conflicts[ci].Responses = append(u.d.Conflicts[ci].Responses, "")
-		u.pending = append(u.pending, pendingConflict{ci: ci, first: r.line})
-		return
-	case !first.ok && r.ok:
-		first.line, first.ok, first.response = int32(r.line), true, r.response
-		if !first.dropped {
-			u.vals[i] = r.v
-		}
-	}
-	u.d.Records++
-	if len(u.d.Keys) < 5 && !slices.Contains(u.d.Keys, r.key) {
-		u.d.Keys = append(u.d.Keys, r.key)
-	}
+	u.ents = append(u.ents, uniqLine{h: u.h(r.key), line: int32(r.line), ok: r.ok, response: r.response})
+	u.vals = append(u.vals, r.v)
 }
 
-// finish reads back the responses of conflicting lines and returns the
-// kept values in order (the values of dropped keys removed in place).
+// byHash is the order of ents that puts the lines of a key together, in
+// their order: by the first hash, then by place (a run of equal first
+// hashes, of one key or of keys that share it, is split by the second
+// when the rules apply). It partitions by the first hash's top 16 bits,
+// keeping the lines' order, and sorts each part (a hundred lines or so)
+// on GOMAXPROCS goroutines.
+func byHash(ents []uniqLine) []uniqAt {
+	const bits = 16
+	var count [1<<bits + 1]int32
+	for i := range ents {
+		count[ents[i].h[0]>>(64-bits)+1]++
+	}
+	for b := 1; b <= 1<<bits; b++ {
+		count[b] += count[b-1]
+	}
+	starts := count // each part's start, kept for the sorts
+	order := make([]uniqAt, len(ents))
+	for i := range ents {
+		b := ents[i].h[0] >> (64 - bits)
+		order[count[b]] = uniqAt{h0: ents[i].h[0], at: int32(i)}
+		count[b]++
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(ents)>>16))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for b := w; b < 1<<bits; b += workers {
+				part := order[starts[b]:starts[b+1]]
+				if len(part) > 1 {
+					slices.SortFunc(part, func(x, y uniqAt) int {
+						if c := cmp.Compare(x.h0, y.h0); c != 0 {
+							return c
+						}
+						return cmp.Compare(x.at, y.at)
+					})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return order
+}
+
+// uniqAt is a line's first hash and place in ents.
+type uniqAt struct {
+	h0 uint64
+	at int32
+}
+
+// uniqConflict is a key's conflict, as finish finds it: where its rules
+// met the first disagreement (its order among the conflicts), and its
+// lines.
+type uniqConflict struct {
+	at    int32
+	lines []int
+}
+
+// finish applies each key's rules, reads back the keys and responses the
+// findings name, and returns the kept values in order (in place of
+// vals), each with its line.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	if len(u.pending) > 0 {
-		want := map[int]bool{}
-		for _, p := range u.pending {
-			want[p.first] = true
+	ents := u.ents
+	// pick[i] is the value kept for the key whose first line is ents[i]
+	// (an index in vals), -1 when none is (a conflict), -2 when ents[i]
+	// is not a key's first line.
+	pick := make([]int32, len(ents))
+	for i := range pick {
+		pick[i] = int32(i)
+	}
+	var conflicts []uniqConflict
+	type dupKey struct{ at, line int32 } // a key's first duplicate, and a line of it
+	var dups []dupKey
+	order := byHash(ents)
+	var key []int32 // the lines of one key, in order
+	for from := 0; from < len(order); {
+		to := from + 1
+		for to < len(order) && order[to].h0 == order[from].h0 {
+			to++
 		}
-		resp, err := responsesIn(files, starts, nlines, want)
+		if to-from == 1 {
+			from = to
+			continue // one line: its key's first and only
+		}
+		// Lines sharing a first hash: each key's (by the second hash),
+		// in order, taken out of the run as it is met.
+		run := make([]int32, 0, to-from)
+		for _, o := range order[from:to] {
+			run = append(run, o.at)
+		}
+		from = to
+		for len(run) > 0 {
+			h := ents[run[0]].h
+			key, rest := key[:0], run[:0]
+			for _, at := range run {
+				if ents[at].h == h {
+					key = append(key, at)
+				} else {
+					rest = append(rest, at)
+				}
+			}
+			run = rest
+			// The rules, line by line, as add applied them before.
+			first := key[0]
+			slot := ents[first]
+			val, dropped := first, false
+			var c *uniqConflict
+			dupAt := int32(-1)
+			for _, at := range key[1:] {
+				e := ents[at]
+				pick[at] = -2
+				switch {
+				case slot.ok && e.ok && slot.response != e.response:
+					if c == nil {
+						conflicts = append(conflicts, uniqConflict{at: at, lines: []int{int(slot.line)}})
+						c = &conflicts[len(conflicts)-1]
+						dropped = true
+					}
+					c.lines = append(c.lines, int(e.line))
+					continue
+				case !slot.ok && e.ok:
+					slot.line, slot.ok, slot.response = e.line, true, e.response
+					if !dropped {
+						val = at
+					}
+				}
+				u.d.Records++
+				if dupAt < 0 {
+					dupAt = at
+				}
+			}
+			ents[first].line = slot.line
+			pick[first] = val
+			if dropped {
+				pick[first] = -1
+			}
+			if dupAt >= 0 {
+				dups = append(dups, dupKey{at: dupAt, line: ents[first].line})
+			}
+		}
+	}
+	// The findings in the order add met them: the first five keys with a
+	// duplicate, the conflicts by their first disagreement.
+	slices.SortFunc(dups, func(x, y dupKey) int { return cmp.Compare(x.at, y.at) })
+	dups = dups[:min(len(dups), 5)]
+	slices.SortFunc(conflicts, func(x, y uniqConflict) int { return cmp.Compare(x.at, y.at) })
+	if len(dups) > 0 || len(conflicts) > 0 {
+		want := map[int]bool{}
+		for _, d := range dups {
+			want[int(d.line)] = true
+		}
+		for _, c := range conflicts {
+			for _, l := range c.lines {
+				want[l] = true
+			}
+		}
+		back, err := linesIn(files, starts, nlines, want)
 		if err != nil {
 			return nil, nil, u.d, err
 		}
-		// Fill the responses in the order the lines were added to each conflict.
-		next := map[int]int{}
-		for _, p := range u.pending {
-			c := &u.d.Conflicts[p.ci]
-			j := next[p.ci]
-			next[p.ci] = j + 1
-			c.Responses[j] = resp[p.first]
-			c.At = append(c.At, atIn(files, starts, p.first))
+		for _, d := range dups {
+			u.d.Keys = append(u.d.Keys, back[int(d.line)].Key)
+		}
+		for _, c := range conflicts {
+			cf := Conflict{Key: back[c.lines[0]].Key, Lines: c.lines}
+			for _, l := range c.lines {
+				cf.Responses = append(cf.Responses, back[l].Response)
+				cf.At = append(cf.At, atIn(files, starts, l))
+			}
+			u.d.Conflicts = append(u.d.Conflicts, cf)
 		}
 	}
+	// The kept values, in place: the value kept for a key is its first
+	// line's or a later one's, never an earlier place than it goes to.
 	out := u.vals
-	lines := make([]int32, 0, len(u.slots))
+	lines := make([]int32, 0, len(ents)-int(u.d.Records))
 	n := 0
-	for i := range out {
-		if !u.slots[i].dropped {
-			out[n] = out[i]
-			lines = append(lines, u.slots[i].line)
+	for i, p := range pick {
+		if p >= 0 {
+			out[n] = out[p]
+			lines = append(lines, ents[i].line)
 			n++
 		}
 	}
 	clear(out[n:])
 	out = out[:n]
-	u.vals, u.slots, u.at, u.more = nil, nil, nil, nil
+	u.vals, u.ents = nil, nil
 	return out, lines, u.d, nil
 }
 

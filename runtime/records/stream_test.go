@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -182,18 +183,29 @@ func TestMemberSpan(t *testing.T) {
 	}
 }
 
-// uniq finds a key by its two hashes: keys whose first hashes collide
-// (every key here, with a colliding hash) are told apart by the second,
-// and give what the seeded hashes give.
+// uniq tells keys apart by their two hashes: keys whose first hashes
+// collide (every key here, with a colliding hash) are told apart by the
+// second, and give what the seeded hashes give: duplicates, a failed
+// record answered later, a conflict, another experiment's record.
 func TestUniqFirstHashCollisions(t *testing.T) {
-	f := &recordFile{path: "records.jsonl", name: "records.jsonl"}
+	f := &recordFile{path: filepath.Join(t.TempDir(), FileName), name: FileName}
 	var lines []lineResult[int]
+	var file strings.Builder
 	for i := range 500 {
 		k := fmt.Sprintf("e|m|%d", i%170) // a key met up to three times
 		ok := i%170 != 3 || i > 340       // key 3: failed twice, then ok
-		lines = append(lines, lineResult[int]{line: i + 1, file: f, local: i + 1, key: k, ok: ok, seal: sealOK, exp: "e", response: 7, v: i})
+		resp := uint64(7)
+		if i == 180 || i == 350 { // key 10: its ok records disagree
+			resp = uint64(i)
+		}
+		lines = append(lines, lineResult[int]{line: i + 1, file: f, local: i + 1, key: k, ok: ok, seal: sealOK, exp: "e", response: resp, v: i})
+		fmt.Fprintf(&file, `{"key":%q,"response":"r%d"}`+"\n", k, resp)
 	}
 	lines = append(lines, lineResult[int]{line: 501, file: f, local: 501, key: "x|m|1", ok: true, seal: sealOK, exp: "x", v: 501})
+	file.WriteString(`{"key":"x|m|1"}` + "\n")
+	if err := os.WriteFile(f.path, []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run := func(hash func(string) [2]uint64) ([]int, []int32, Findings) {
 		u := newUniq[int]("e")
 		u.hash = hash
@@ -213,7 +225,53 @@ func TestUniqFirstHashCollisions(t *testing.T) {
 	if !reflect.DeepEqual(go_, wo) || !reflect.DeepEqual(gk, wk) || !reflect.DeepEqual(gd, wd) {
 		t.Fatalf("colliding first hashes:\n got %v %v %+v\nwant %v %v %+v", go_, gk, gd, wo, wk, wd)
 	}
-	if len(wo) != 170 || wo[3] != 343 || wd.Records != 330 {
-		t.Fatalf("%d kept, key 3's value %d, %d duplicates: want 170, 343, 330", len(wo), wo[3], wd.Records)
+	if len(wo) != 169 || wo[3] != 343 || wd.Records != 328 || len(wd.Conflicts) != 1 || !reflect.DeepEqual(wd.Conflicts[0].Lines, []int{11, 181, 351}) ||
+		!reflect.DeepEqual(wd.Conflicts[0].Responses, []string{"r7", "r180", "r350"}) || len(wd.Foreign) != 1 ||
+		!reflect.DeepEqual(wd.Keys, []string{"e|m|0", "e|m|1", "e|m|2", "e|m|3", "e|m|4"}) {
+		t.Fatalf("%d kept, key 3's value %d, %d duplicates, conflicts %+v, foreign %v, keys %v", len(wo), wo[3], wd.Records, wd.Conflicts, wd.Foreign, wd.Keys)
+	}
+}
+
+// Unique keeps what ReadUnique keeps on a run of random duplicates:
+// failed records answered later, ok records that agree and that
+// disagree, across segments and the live file, with and without lean
+// copies.
+func TestUniqueRandomDuplicates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 20))
+	var rs []*engine.Record
+	for range 3000 {
+		k := rng.IntN(700)
+		r := segRec(k, engine.StatusOK)
+		if rng.IntN(4) == 0 {
+			r.Status, r.Response, r.Error = engine.StatusFailed, "", "boom"
+		} else if rng.IntN(40) == 0 {
+			r.Response = "another answer"
+		}
+		rs = append(rs, r)
+	}
+	dir := t.TempDir()
+	writeRecs(t, dir, 150<<10, 1<<30, rs) // segments, and a live file left
+	for _, lean := range []bool{true, false} {
+		if !lean {
+			for _, p := range must2(filepath.Glob(filepath.Join(dir, "*"+leanSuffix))) {
+				os.Remove(p)
+			}
+		}
+		want, wd, err := ReadUnique(dir, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runUnique(t, dir, StreamOptions{Workers: 2})
+		if len(wd.Conflicts) == 0 || wd.Records == 0 {
+			t.Fatalf("the run has %d conflicts, %d duplicates: want some of each", len(wd.Conflicts), wd.Records)
+		}
+		if !reflect.DeepEqual(got.d, wd) || len(got.recs) != len(want) {
+			t.Fatalf("lean %v: %d records, findings %+v\nReadUnique: %d, %+v", lean, len(got.recs), got.d, len(want), wd)
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got.recs[i], *want[i]) {
+				t.Fatalf("lean %v, record %d:\n got %+v\nwant %+v", lean, i, got.recs[i], *want[i])
+			}
+		}
 	}
 }
