@@ -174,7 +174,7 @@ func lenient(trimmed, field string) Result {
 // outputs both read by the same shortcut (onlyField); false says
 // nothing.
 func RulesAgree(raw, field string) bool {
-	_, ok := onlyField(strings.TrimSpace(raw), field)
+	_, ok := onlyValue(strings.TrimSpace(raw), field)
 	return ok
 }
 
@@ -184,25 +184,35 @@ func RulesAgree(raw, field string) bool {
 // encoding/json; ok is false for any other text, which they read with
 // it (TestOnlyField checks both ways agree).
 func onlyField(trimmed, field string) (_ Result, ok bool) {
-	i := jsonSpace(trimmed, 0)
-	if i >= len(trimmed) || trimmed[i] != '{' {
-		return Result{}, false
-	}
-	key, i, ok := plainString(trimmed, jsonSpace(trimmed, i+1))
-	if !ok || key != field {
-		return Result{}, false
-	}
-	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != ':' {
-		return Result{}, false
-	}
-	val, i, ok := plainString(trimmed, jsonSpace(trimmed, i+1))
+	val, ok := onlyValue(trimmed, field)
 	if !ok {
 		return Result{}, false
 	}
-	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != '}' || jsonSpace(trimmed, i+1) != len(trimmed) {
-		return Result{}, false
+	return Result{Value: strings.TrimSpace(val), Method: MethodJSON, Fields: map[string]string{field: val}, Fallback: trimmed}, true
+}
+
+// onlyValue is the value of field in the answer onlyField reads (ok false
+// for any other text), without making its Result.
+func onlyValue(trimmed, field string) (val string, ok bool) {
+	i := jsonSpace(trimmed, 0)
+	if i >= len(trimmed) || trimmed[i] != '{' {
+		return "", false
 	}
-	return Result{Value: strings.TrimSpace(val), Method: MethodJSON, Fields: map[string]string{key: val}, Fallback: trimmed}, true
+	key, i, ok := plainString(trimmed, jsonSpace(trimmed, i+1))
+	if !ok || key != field {
+		return "", false
+	}
+	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != ':' {
+		return "", false
+	}
+	val, i, ok = plainString(trimmed, jsonSpace(trimmed, i+1))
+	if !ok {
+		return "", false
+	}
+	if i = jsonSpace(trimmed, i); i >= len(trimmed) || trimmed[i] != '}' || jsonSpace(trimmed, i+1) != len(trimmed) {
+		return "", false
+	}
+	return val, true
 }
 
 // jsonSpace is the index of the first byte at or after i that is not
