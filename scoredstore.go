@@ -30,12 +30,15 @@ type ScoringProgress struct {
 }
 
 // scoringShare is the share of the live heap a scoring pass may allocate
-// beyond it before a collection (memlimit.Hold): a half, where the run
-// and the report take a quarter. Measured on the 6.4M-record grid's first
-// open: 81–83 s and 4.6 GB peak against 98–108 s and 4.0–4.2 GB at a
-// quarter (the collector marks the rows held so far on every cycle); on
-// the 460,500-record run's first cell, 375–398 MB peak against 345–354.
-const scoringShare = 2
+// beyond it before a collection (memlimit.Hold): all of it (Go's own
+// pacing, above the floor), where the run and the report take a quarter.
+// Most of what the pass holds is pointer-free (its packed rows, the keys'
+// hashes), but the rows it then makes and stores are not, and every
+// collection after the pass marks them all. Measured on the 6.4M-record
+// grid's first open, alternating: 27.5, 28.7 and 26.4 s against 29.3,
+// 29.2 and 30.1 s at a half, at 3.2–3.3 GB peak against 2.9–3.6; on the
+// 460,500-record run's first cell, 332–345 MB against 330–331.
+const scoringShare = 1
 
 // tableShare is scoringShare for reading the scored answers a run keeps
 // and building tables from them (Results.Table, WriteTables): an eighth

@@ -3,7 +3,6 @@ package records
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -44,7 +43,7 @@ import (
 //	                       whose content is that many records (leanRecord)
 //	0                      the end of the frames
 //	records                the total, the sum of the frames'
-//	32 bytes               SHA-256 of every byte before them
+//	8 bytes                XXH64 of every byte before them, little-endian
 //
 // A lean copy is read only when its own digest holds and it names the
 // segment beside it: the digest its seal holds, and the XXH64 of its bytes
@@ -378,7 +377,7 @@ func (lb *leanBuilder) file(digest []byte, xx uint64) ([]byte, bool) {
 	if lb.total == 0 {
 		return nil, false
 	}
-	b := make([]byte, 0, leanHead+len(lb.out)+24+sha256.Size)
+	b := make([]byte, 0, leanHead+len(lb.out)+24+8)
 	b = append(b, leanMagic...)
 	b = hex.AppendEncode(b, digest)
 	b = append(b, '\n')
@@ -386,8 +385,7 @@ func (lb *leanBuilder) file(digest []byte, xx uint64) ([]byte, bool) {
 	b = append(b, lb.out...)
 	b = append(b, 0)
 	b = binary.AppendUvarint(b, uint64(lb.total))
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), true
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b)), true
 }
 
 func (lb *leanBuilder) close() { lb.enc.Close() }
@@ -529,12 +527,12 @@ func loadLean(segPath string, seg []byte) []leanFrame {
 // parseLean reads the frames of lean copy b, which must name the segment
 // digest want (hex); nil when it is not whole or names another.
 func parseLean(b, want []byte) []leanFrame {
-	if len(b) < leanHead+sha256.Size || string(b[:len(leanMagic)]) != leanMagic || b[len(leanMagic)+64] != '\n' ||
+	if len(b) < leanHead+8 || string(b[:len(leanMagic)]) != leanMagic || b[len(leanMagic)+64] != '\n' ||
 		b[leanHead-1] != '\n' || !bytes.Equal(b[len(leanMagic):len(leanMagic)+64], want) {
 		return nil
 	}
-	body := b[:len(b)-sha256.Size]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+	body := b[:len(b)-8]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(body):]) {
 		return nil
 	}
 	l := leanReader{b: body[leanHead:]}
