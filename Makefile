@@ -52,7 +52,7 @@ deps:
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
-## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 3 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
+## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
 bench: duckscan
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -75,11 +76,30 @@ func TestResumeAfterSealing(t *testing.T) {
 		t.Errorf("files %v", files)
 	}
 	sealNow(t, out)
-	if msg, err := cli(args...).CombinedOutput(); err != nil {
+	// Each segment got its lean copy as it was sealed; a run directory
+	// without them (an older Bhasha's) gets them at the next run, which
+	// says so.
+	leans, _ := filepath.Glob(filepath.Join(out, "*.lean"))
+	if len(leans) != 2 {
+		t.Fatalf("lean copies after two seals: %v", leans)
+	}
+	for _, l := range leans {
+		os.Remove(l)
+	}
+	msg, err := cli(args...).CombinedOutput()
+	if err != nil {
 		t.Fatalf("third run: %v\n%s", err, msg)
 	}
 	if sent := len(log.take()); sent != 0 {
 		t.Errorf("re-running a finished, sealed experiment sent %d requests", sent)
+	}
+	if !strings.Contains(string(msg), "made the lean copies of 2 sealed segment(s)") {
+		t.Errorf("the third run did not say it made the lean copies:\n%s", msg)
+	}
+	for _, l := range leans {
+		if _, err := os.Stat(l); err != nil {
+			t.Errorf("after the third run: %v", err)
+		}
 	}
 	keys := map[string]bool{}
 	if err := records.Read(out, func(r *engine.Record) error {
