@@ -281,12 +281,14 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashind
 	// The records are decoded, matched to their answer and their prompt
 	// text made on every core (want is only read there); the order of
 	// the lines, and so which record of a key is kept, is decided here.
+	// Only the key, request, response, error and status are read: the
+	// extracted answer and the digests are left undecoded.
 	type text struct {
 		i int32 // the answer's index, -1 for a record no answer reads
 		t sampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want.Find(hash(rec.Key))
 		if !ok {
 			return text{i: -1}, nil

@@ -55,7 +55,7 @@ func (p *pflate) Write(b []byte) (int, error) {
 		p.cur = append(p.cur, b[:k]...)
 		b = b[k:]
 		if len(p.cur) == p.size {
-			if err := p.submit(false); err != nil {
+			if err := p.submit(false, false); err != nil {
 				return n - len(b), err
 			}
 		}
@@ -63,9 +63,10 @@ func (p *pflate) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// submit starts compressing the current chunk, then writes out the
-// chunks already done, in order (all of them when final).
-func (p *pflate) submit(final bool) error {
+// submit starts compressing the current chunk (ending it in the final
+// block when final), then writes out the chunks already done, in order:
+// all of them when final or all.
+func (p *pflate) submit(final, all bool) error {
 	data, dict := p.cur, p.prev
 	next := make([]byte, 0, pflateWindow) // the next chunk's dictionary
 	if len(data) >= pflateWindow {
@@ -94,7 +95,7 @@ func (p *pflate) submit(final bool) error {
 	}()
 	for len(p.pending) > 0 {
 		h := p.pending[0]
-		if !final && len(p.pending) <= 2*cap(p.slots) {
+		if !all && len(p.pending) <= 2*cap(p.slots) {
 			select {
 			case <-h.done:
 			default:
@@ -124,7 +125,21 @@ func (p *pflate) Close() error {
 	if p.err != nil {
 		return p.err
 	}
-	err := p.submit(true)
+	err := p.submit(true, true)
+	p.cur, p.prev = nil, nil
+	return err
+}
+
+// Flush compresses what is held as a chunk ending in a sync flush, not
+// the final block, and writes every chunk out: what was written is then
+// a deflate stream that another (not referring back into it) may follow,
+// the last of them ending in the final block. Nothing may be written
+// after it.
+func (p *pflate) Flush() error {
+	if p.err != nil {
+		return p.err
+	}
+	err := p.submit(false, true)
 	p.cur, p.prev = nil, nil
 	return err
 }

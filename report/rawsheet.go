@@ -1,6 +1,7 @@
 package report
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
@@ -18,9 +19,9 @@ import (
 
 // A streamed sheet's rows are written by Bhasha, not by excelize: the
 // sheet is made with excelize (its views, page setup, comments and
-// defined names), and when the workbook is written its part's
-// <sheetData> is replaced by the rows, written straight into the zip
-// entry. Each cell is written as excelize's StreamWriter writes it
+// defined names), its rows are written and deflated once (deflateSheet,
+// part.go), and when the workbook is written its part's <sheetData> is
+// replaced by them. Each cell is written as excelize's StreamWriter writes it
 // (numbers in 'f' format, strings inline and escaped, booleans t="b", a
 // style where the column has one); this is several times faster than
 // the StreamWriter, whose per-cell escaping was most of a long
@@ -30,8 +31,42 @@ import (
 type rawSheet struct {
 	path    string // the sheet's part: xl/worksheets/sheetN.xml
 	lastRef string // the last cell, for the sheet's dimension
-	rows    func(w *sheetWriter) error
+	body    *deflatedRows
 }
+
+// deflateSheet writes the rows of the sheet whose part is path (its last
+// cell lastRef) now, through rows, as its <sheetData> element, deflated
+// for the workbook writer. The rawSheet holds a temporary file until the
+// workbook is written (or close).
+func deflateSheet(path, lastRef string, rows func(w *sheetWriter) error) (rawSheet, error) {
+	d, err := newRowsDeflater()
+	if err != nil {
+		return rawSheet{}, err
+	}
+	sw := newSheetWriter(d)
+	_, err = sw.w.WriteString("<sheetData>")
+	if err == nil {
+		err = rows(sw)
+	}
+	if err == nil {
+		_, err = sw.w.WriteString("</sheetData>")
+	}
+	if err == nil {
+		err = sw.flush()
+	}
+	body, ferr := d.finish()
+	if err != nil {
+		body.close()
+		return rawSheet{}, err
+	}
+	if ferr != nil {
+		return rawSheet{}, ferr
+	}
+	return rawSheet{path: path, lastRef: lastRef, body: body}, nil
+}
+
+// close lets the sheet's rows go, if they were not written.
+func (r rawSheet) close() { r.body.close() }
 
 // sheetPath is the part excelize writes sheet into.
 func sheetPath(f *excelize.File, sheet string) (string, error) {
@@ -169,7 +204,7 @@ func (s *sheetWriter) flush() error { return s.w.Flush() }
 // rows), then written with its <sheetData> replaced by the sheet's rows.
 type rawZip struct {
 	ctx     context.Context
-	zw      excelize.ZipWriter
+	zw      *zip.Writer
 	raws    map[string]*rawSheet
 	pending *rawSheet
 	part    bytes.Buffer
@@ -203,7 +238,7 @@ func (z *rawZip) Close() error {
 }
 
 // finish writes the held part, if any: up to its <sheetData>, the rows,
-// then what follows it, the dimension set to the rows written.
+// then what follows it, the dimension set to the rows'.
 func (z *rawZip) finish() error {
 	r := z.pending
 	if r == nil {
@@ -216,28 +251,8 @@ func (z *rawZip) finish() error {
 		return fmt.Errorf("writing the workbook: %s has no <sheetData>", r.path)
 	}
 	head = setDimension(head, "A1:"+r.lastRef)
-	w, err := z.zw.Create(r.path)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(head); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, "<sheetData>"); err != nil {
-		return err
-	}
-	sw := newSheetWriter(w)
-	if err := r.rows(sw); err != nil {
-		return err
-	}
-	if err := sw.flush(); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, "</sheetData>"); err != nil {
-		return err
-	}
-	if _, err := w.Write(tail); err != nil {
-		return err
+	if err := r.body.writePart(z.zw, r.path, head, tail); err != nil {
+		return fmt.Errorf("writing the workbook: %s: %w", r.path, err)
 	}
 	z.done[r.path] = true
 	return z.ctx.Err()

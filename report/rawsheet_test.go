@@ -34,7 +34,7 @@ func TestRawSheetReadsAsStreamWriter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := rawSheet{path: path, lastRef: "F5", rows: func(w *sheetWriter) error {
+			rs, err := deflateSheet(path, "F5", func(w *sheetWriter) error {
 				for i, r := range rows {
 					ss := append([]int(nil), styles...)
 					ss[2] = st
@@ -43,7 +43,10 @@ func TestRawSheetReadsAsStreamWriter(t *testing.T) {
 					}
 				}
 				return nil
-			}}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
 				t.Fatal(err)
 			}

@@ -115,8 +115,9 @@ const zipLevel = 5
 
 // writeWorkbook writes f's parts straight into w through one zip writer
 // (excelize's WriteTo assembles the whole file in a bytes.Buffer first),
-// the rows of the streamed sheets raws written into their parts
-// (rawsheet.go), each part deflated in chunks on every core (pflate). A
+// each part deflated in chunks on every core (pflate), the streamed
+// sheets raws' rows, deflated already, joined into their parts
+// (rawsheet.go, part.go). A
 // part over 4 GiB would need excelize's ZIP64 header fix, which writes
 // into that buffer: no sheet is that large within SheetRows.
 func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []rawSheet) error {

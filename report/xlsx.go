@@ -86,6 +86,11 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	}
 	used := map[string]bool{readme: true}
 	var raws []rawSheet // the streamed sheets, written with the workbook
+	defer func() {
+		for _, r := range raws {
+			r.close() // their files, if the workbook was not written
+		}
+	}()
 	var cuts []string   // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
 		if t.Name == "answers" && samples != nil {
@@ -584,14 +589,13 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
-// writeStream makes the sheet of a long table (the samples, the answers),
-// reading its rows now to find the cells that must change to fit, and
-// returns how many rows it leaves out and the rawSheet that writes its
-// rows when the workbook is written (reading them again, holding none): a
-// frozen header, strings as string cells (never a formula) fitted and
-// marked as setText marks them, floats with three decimals, at most limit
-// rows, and a last row saying how many of total were left out and where
-// they are (rest).
+// writeStream makes the sheet of a long table (the samples, the answers)
+// and its rows, reading them once (holding none: they are deflated as
+// they are made, deflateSheet), and returns how many rows it leaves out
+// and the rawSheet the workbook writer puts them in: a frozen header,
+// strings as string cells (never a formula) fitted and marked as setText
+// marks them, floats with three decimals, at most limit rows, and a last
+// row saying how many of total were left out and where they are (rest).
 func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, rawSheet, error) {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return 0, rawSheet{}, err
@@ -599,40 +603,14 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 	if err := pageSetup(f, sheet); err != nil {
 		return 0, rawSheet{}, err
 	}
+	path, err := sheetPath(f, sheet)
+	if err != nil {
+		return 0, rawSheet{}, err
+	}
 	n := min(t.Len, limit)
 	full := make([]string, len(t.Header))
 	for c := range full {
 		full[c] = fullTextIn(t.Name, t.Header, c)
-	}
-	// The cells whose text must change to fit, found first: their
-	// comments must be on the sheet before the stream writer reads it.
-	fits := map[[2]int]fitted{}
-	r := 0
-	err := t.Each(ctx, func(row []any) error {
-		if r >= n {
-			return errEnough
-		}
-		for c, v := range row {
-			if x, ok := v.(string); ok && c < len(t.Header) {
-				if fit := fitCell(x, full[c]); fit.changed() {
-					fits[[2]int{r, c}] = fit
-					st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
-				}
-			}
-		}
-		r++
-		return nil
-	})
-	if err != nil && err != errEnough {
-		return 0, rawSheet{}, err
-	}
-	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
-	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return 0, rawSheet{}, err
-	}
-	path, err := sheetPath(f, sheet)
-	if err != nil {
-		return 0, rawSheet{}, err
 	}
 	lastRow := n + 1
 	left := 0
@@ -640,7 +618,7 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		left = total - n
 		lastRow++
 	}
-	raw := rawSheet{path: path, lastRef: cellName(max(1, len(t.Header)), lastRow), rows: func(sw *sheetWriter) error {
+	raw, err := deflateSheet(path, cellName(max(1, len(t.Header)), lastRow), func(sw *sheetWriter) error {
 		header := make([]any, len(t.Header))
 		hs := make([]int, len(t.Header))
 		for i, h := range t.Header {
@@ -667,7 +645,8 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 				case float64:
 					vals[c], styles[c] = x, st.float
 				case string:
-					if fit, ok := fits[[2]int{r, c}]; ok { // changed to fit: marked
+					if fit := fitCell(x, full[c]); fit.changed() { // changed to fit: marked
+						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
 						vals[c], styles[c] = fit.text, st.changed
 						continue
 					}
@@ -696,8 +675,20 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 			return sw.row(n+2, []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}, []int{0})
 		}
 		return nil
-	}}
-	return left, raw, printRange(f, sheet, len(t.Header), lastRow, 1)
+	})
+	if err != nil {
+		return 0, rawSheet{}, err
+	}
+	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		raw.close()
+		return 0, rawSheet{}, err
+	}
+	if err := printRange(f, sheet, len(t.Header), lastRow, 1); err != nil {
+		raw.close()
+		return 0, rawSheet{}, err
+	}
+	return left, raw, nil
 }
 
 // errEnough stops a stream once a sheet has its rows.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/internal/memo"
 )
 
 // FieldType is the type of an answer field's values.
@@ -300,8 +301,12 @@ func (s *Schema) ValueOf(v Values, i int) any {
 }
 
 // Head are the fields every answer starts with: what was asked (the key)
-// and what came back, read the same way in every study.
+// and what came back, read the same way in every study. The normalised
+// prediction is remembered per prediction text (at most normMemo of
+// them), for the fields' life: a run's answers repeat, and every writer
+// of the answers (their CSV, the workbook's samples) reads it again.
 func Head() []Field {
+	norm := memo.New[string, string](normMemo)
 	return []Field{
 		Text("model", "the model asked", func(r *Row) string { return r.Key.Model }),
 		Repeated("item", "the item's id in its dataset", func(r *Row) string { return r.Key.Item }),
@@ -312,10 +317,13 @@ func Head() []Field {
 		Text("role", "what the request asked: empty (the answer), translation, judge:<model>, choice:<n>", func(r *Row) string { return r.Key.Role.String() }),
 		Repeated("gold", "the gold answer", func(r *Row) string { return r.Gold }),
 		FreeText("prediction", "the answer as extracted (the text scored when extraction failed)", func(r *Row) string { return r.Prediction }),
-		FreeText("prediction_norm", "the prediction normalised (normalize.Default; scoring lists the steps)", func(r *Row) string { return normalize.Default.String(r.Prediction) }),
+		FreeText("prediction_norm", "the prediction normalised (normalize.Default; scoring lists the steps)", func(r *Row) string { return norm.Get(r.Prediction, normalize.Default.String) }),
 		Text("method", "how the answer was extracted", func(r *Row) string { return string(r.Method) }),
 	}
 }
+
+// normMemo bounds the normalised predictions Head's fields remember.
+const normMemo = 1 << 16
 
 // Tail are the fields every answer ends with: abstention, script and
 // switch, and whether the answer is missing.

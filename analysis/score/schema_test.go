@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -113,4 +114,32 @@ func TestSchemaPanics(t *testing.T) {
 		}()
 		Mark("c", "", MaxMarks)
 	}()
+}
+
+// Head's normalised prediction is normalize.Default's, whether the
+// prediction was seen before (remembered), is new, or comes after the
+// memo is full; two Heads remember apart.
+func TestPredictionNorm(t *testing.T) {
+	field := func(h []Field) Field {
+		for _, f := range h {
+			if f.Name == "prediction_norm" {
+				return f
+			}
+		}
+		t.Fatal("no prediction_norm in Head")
+		return Field{}
+	}
+	a, b := field(Head()), field(Head())
+	texts := []string{"", "  Paris!! ", "नई दिल्ली।", "क़िला", "১২৩ ঢাকা", "PARIS", "Pa\u200dris", "  Paris!! "}
+	for i := range normMemo + 100 { // past the memo's bound
+		texts = append(texts, fmt.Sprintf("Ans %d!", i))
+	}
+	texts = append(texts, "नई दिल्ली।", "PARIS", "Ans 7!")
+	for _, f := range []Field{a, b, a} {
+		for _, s := range texts {
+			if got, want := f.Text(&Row{Prediction: s}), normalize.Default.String(s); got != want {
+				t.Fatalf("prediction_norm(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
 }
