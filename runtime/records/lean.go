@@ -296,7 +296,7 @@ func (l *leanReader) record(withExtracted bool, r *engine.Record) error {
 // they are written through it (replaceFile). It gives up, making none,
 // at a line that does not decode.
 type leanBuilder struct {
-	partial []byte
+	cut     lineCutter
 	frame   []byte // encoded records of the frame being filled
 	count   int    // records in frame
 	total   int
@@ -317,23 +317,14 @@ func newLeanBuilder() (*leanBuilder, error) {
 }
 
 func (lb *leanBuilder) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 && !lb.failed {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			lb.partial = append(lb.partial, p...)
-			break
-		}
-		line := p[:i]
-		if len(lb.partial) > 0 {
-			lb.partial = append(lb.partial, line...)
-			line = lb.partial
-		}
-		lb.add(bytes.TrimSuffix(line, []byte("\r")))
-		lb.partial = lb.partial[:0]
-		p = p[i+1:]
+	if !lb.failed {
+		lb.cut.each(p, func(line []byte) {
+			if !lb.failed {
+				lb.add(bytes.TrimSuffix(line, []byte("\r")))
+			}
+		})
 	}
-	return n, nil
+	return len(p), nil
 }
 
 // add decodes one line as a reader of a sealed segment does (decodeLine)
@@ -370,7 +361,7 @@ func (lb *leanBuilder) flush() {
 // SHA-256) and whose bytes before the seal have XXH64 xx; false when it
 // gave up, or the last line is not whole.
 func (lb *leanBuilder) file(digest []byte, xx uint64) ([]byte, bool) {
-	if lb.failed || len(lb.partial) > 0 {
+	if lb.failed || !lb.cut.whole() {
 		return nil, false
 	}
 	lb.flush()

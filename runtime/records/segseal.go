@@ -92,7 +92,7 @@ func sealDigest(tail []byte) ([]byte, bool) {
 // uncompressed bytes of a segment being made): allSealed is whether every
 // line so far ended in a valid record_sha256.
 type lineSeals struct {
-	partial   []byte
+	cut       lineCutter
 	lines     int
 	allSealed bool
 }
@@ -100,31 +100,45 @@ type lineSeals struct {
 func newLineSeals() *lineSeals { return &lineSeals{allSealed: true} }
 
 func (s *lineSeals) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.partial = append(s.partial, p...)
-			break
-		}
-		line := p[:i]
-		if len(s.partial) > 0 {
-			s.partial = append(s.partial, line...)
-			line = s.partial
-		}
+	s.cut.each(p, func(line []byte) {
 		s.lines++
 		if s.allSealed && checkSeal(line) != sealOK {
 			s.allSealed = false
 		}
-		s.partial = s.partial[:0]
-		p = p[i+1:]
-	}
-	return n, nil
+	})
+	return len(p), nil
 }
 
 // sealed is whether the segment may carry a seal: every line sealed, the
 // last one whole.
-func (s *lineSeals) sealed() bool { return s.allSealed && len(s.partial) == 0 }
+func (s *lineSeals) sealed() bool { return s.allSealed && s.cut.whole() }
+
+// lineCutter cuts the bytes written through a writer into lines (without
+// their '\n'), holding a line cut across two writes until its end.
+type lineCutter struct{ partial []byte }
+
+// each calls fn with every line p ends, in order (the line is valid only
+// until fn returns).
+func (c *lineCutter) each(p []byte, fn func(line []byte)) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.partial = append(c.partial, p...)
+			return
+		}
+		line := p[:i]
+		if len(c.partial) > 0 {
+			c.partial = append(c.partial, line...)
+			line = c.partial
+		}
+		fn(line)
+		c.partial = c.partial[:0]
+		p = p[i+1:]
+	}
+}
+
+// whole is whether the last line written through it was ended.
+func (c *lineCutter) whole() bool { return len(c.partial) == 0 }
 
 // sealOf is the seal state of a line: sealOK in a verified segment, else
 // its own seal's.
