@@ -91,7 +91,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 			r.close() // their files, if the workbook was not written
 		}
 	}()
-	var cuts []string   // the README's lines on sheets cut at o.SheetRows
+	var cuts []string // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
 		if t.Name == "answers" && samples != nil {
 			continue // the samples sheet holds every answer's columns, with its prompt and response
