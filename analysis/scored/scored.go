@@ -115,9 +115,9 @@ type column struct {
 	// free: a free-text column (an answer, a gold, a detail), of
 	// thousands of distinct texts a row group: stored plain, not through
 	// a dictionary, and its pages carry no min and max (a query selects
-	// rows by their keys and flags, not by where an answer sorts). The
-	// dictionary and the bounds of such a column were a third of the
-	// writing, and saved a fifth of the store's bytes.
+	// rows by their keys and flags, not by where an answer sorts), which
+	// spares the writer both; the 6.4M-answer store is 98.5 MB plain
+	// against 75 MB with them.
 	free bool
 
 	// at is 1 + the offset in a Row of the field a text or flag column

@@ -35,11 +35,14 @@ func (in *interner) of(b []byte) string {
 
 // decodeSealed decodes a sealed record line (as Bhasha's Writer wrote it:
 // valid JSON, valid UTF-8) into r, reading the top-level members directly
-// and leaving the request body out unless withRequest (a copy; with view,
-// the line's own bytes). It gives what
-// json.Unmarshal gives for every field of engine.Record; a member it does
-// not expect to see in that shape is errShape.
-func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *interner, r *engine.Record) error {
+// and leaving out what o does not ask for: the request body unless
+// o.WithRequests (a copy; with o.RequestView, the line's own bytes), the
+// extracted result with o.SkipExtracted, the cache key and request digest
+// with o.SkipDigests. It gives what json.Unmarshal gives for every field
+// of engine.Record it reads; a member it does not expect to see in that
+// shape is errShape.
+func decodeSealed(line []byte, o StreamOptions, in *interner, r *engine.Record) error {
+	withRequest, view := o.WithRequests, o.RequestView
 	// The Writer writes the members in engine.Record's order, leaving the
 	// request out, then splices the request body in, then the seal. A
 	// request met after members in that order, one of them ordered after
@@ -109,7 +112,9 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 		case "cached":
 			r.Cached, err = boolean(v)
 		case "cache_key":
-			r.CacheKey, err = str(v, nil)
+			if !o.SkipDigests {
+				r.CacheKey, err = str(v, nil)
+			}
 		case "logprobs":
 			r.Logprobs = raw(v)
 		case "prompt_logprobs":
@@ -128,7 +133,9 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 				r.Request = raw(v)
 			}
 		case "request_sha256":
-			r.RequestSHA256, err = str(v, nil)
+			if !o.SkipDigests {
+				r.RequestSHA256, err = str(v, nil)
+			}
 		case "simulated":
 			r.Simulated, err = boolean(v)
 		case "identity":
@@ -137,7 +144,7 @@ func decodeSealed(line []byte, withRequest, view, withExtracted bool, in *intern
 				err = decodeIdentity(v, in, r.Identity)
 			}
 		case "extracted":
-			if withExtracted && string(v) != "null" {
+			if !o.SkipExtracted && string(v) != "null" {
 				err = json.Unmarshal(v, &r.Extracted)
 			}
 		default: // record_sha256, and members of newer writers: not in Record

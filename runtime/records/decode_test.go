@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -35,7 +36,8 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 	recs := []engine.Record{
 		{Key: "e|m|1|hin|native|baseline||", Fields: engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin", Form: "native", Strategy: "baseline"},
 			Kind: engine.Completion, Status: engine.StatusOK, Response: "{\"answer\":\"पेरिस\"}\n", PromptTokens: 12, LatencyMS: 3.25, Cached: true,
-			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", CacheKey: "ck", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true},
+			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", CacheKey: "ck", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true,
+			Extracted: &extract.Result{Value: "पेरिस", Method: extract.MethodJSON}},
 		{Key: "e|m|2|||||", Status: "failed", Error: "HTTP 500: \"boom\"", Attempts: 3, Logprobs: json.RawMessage(`[{"t":"a"}]`), EmptyResponse: true},
 	}
 	for _, want := range recs {
@@ -65,17 +67,25 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 			if err := json.Unmarshal(raw, &ref); err != nil {
 				t.Fatal(err)
 			}
-			for _, withReq := range []bool{false, true} {
+			// What the options leave out is left empty, the rest as
+			// encoding/json gives it.
+			for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipDigests: true}, {WithRequests: true, SkipExtracted: true}} {
 				var got engine.Record
-				if err := decodeSealed(raw, withReq, false, true, new(interner), &got); err != nil {
+				if err := decodeSealed(raw, o, new(interner), &got); err != nil {
 					t.Fatalf("%s: %v", want.Key, err)
 				}
 				exp := ref
-				if !withReq {
+				if !o.WithRequests {
 					exp.Request = nil
 				}
+				if o.SkipDigests {
+					exp.CacheKey, exp.RequestSHA256 = "", ""
+				}
+				if o.SkipExtracted {
+					exp.Extracted = nil
+				}
 				if !reflect.DeepEqual(got, exp) {
-					t.Errorf("%s (requests %v):\n got %+v\nwant %+v", want.Key, withReq, got, exp)
+					t.Errorf("%s (%+v):\n got %+v\nwant %+v", want.Key, o, got, exp)
 				}
 			}
 		}

@@ -378,11 +378,8 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		raw := data[sp.from:sp.to]
 		st := sealOf(f.verified, raw)
 		var err error
-		if buf, err = decodeLine(raw, st, o.WithRequests, o.RequestView, !o.SkipExtracted, in, buf, &r); err != nil {
+		if buf, err = decodeLine(raw, st, o, in, buf, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
-		}
-		if o.SkipDigests {
-			r.CacheKey, r.RequestSHA256 = "", ""
 		}
 		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
 			return nil, err
@@ -398,16 +395,17 @@ func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
 
 // decodeLine decodes the record line raw, whose seal state is st, into r
 // (reset first): a sealed line read directly (decodeSealed), falling back
-// to encoding/json; the request body only when withRequests (the line's
-// own bytes with view), the extracted result only when withExtracted.
-// buf is scratch space, returned for reuse.
-func decodeLine(raw []byte, st sealState, withRequests, view, withExtracted bool, in *interner, buf []byte, r *engine.Record) ([]byte, error) {
+// to encoding/json; what o leaves out (the request body unless
+// o.WithRequests, the extracted result, the digests) is left empty. buf
+// is scratch space, returned for reuse.
+func decodeLine(raw []byte, st sealState, o StreamOptions, in *interner, buf []byte, r *engine.Record) ([]byte, error) {
 	*r = engine.Record{}
 	var err error
+	withRequests := o.WithRequests
 	if st == sealOK {
 		// A sealed line is as Bhasha wrote it (valid JSON): read its
 		// members directly, without the request body unless asked.
-		if err = decodeSealed(raw, withRequests, view, withExtracted, in, r); err != nil {
+		if err = decodeSealed(raw, o, in, r); err != nil {
 			*r = engine.Record{}
 			if withRequests {
 				err = json.Unmarshal(raw, r)
@@ -421,8 +419,11 @@ func decodeLine(raw []byte, st sealState, withRequests, view, withExtracted bool
 			r.Request = nil
 		}
 	}
-	if err == nil && !withExtracted {
+	if err == nil && o.SkipExtracted {
 		r.Extracted = nil
+	}
+	if err == nil && o.SkipDigests {
+		r.CacheKey, r.RequestSHA256 = "", ""
 	}
 	return buf, err
 }
@@ -635,6 +636,52 @@ type uniqConflict struct {
 	lines []int
 }
 
+// rules applies ReadUnique's rules to the lines of one key (indices in
+// ents, in order), line by line as they were read: a later ok record
+// replaces a failed first one (the key's first line taking its line),
+// an ok record whose response differs from the kept one's makes the key
+// a conflict (appended to conflicts, its value dropped: pick -1), any
+// other is a duplicate counted in Findings.Records. pick gets the value
+// kept at the key's first line and -2 at its others; dupAt is the first
+// duplicate's index (-1: none).
+func (u *uniq[T]) rules(key, pick []int32, conflicts *[]uniqConflict) (dupAt int32) {
+	ents := u.ents
+	first := key[0]
+	slot := ents[first]
+	val, dropped := first, false
+	var c *uniqConflict
+	dupAt = -1
+	for _, at := range key[1:] {
+		e := ents[at]
+		pick[at] = -2
+		switch {
+		case slot.ok && e.ok && slot.response != e.response:
+			if c == nil {
+				*conflicts = append(*conflicts, uniqConflict{at: at, lines: []int{int(slot.line)}})
+				c = &(*conflicts)[len(*conflicts)-1]
+				dropped = true
+			}
+			c.lines = append(c.lines, int(e.line))
+			continue
+		case !slot.ok && e.ok:
+			slot.line, slot.ok, slot.response = e.line, true, e.response
+			if !dropped {
+				val = at
+			}
+		}
+		u.d.Records++
+		if dupAt < 0 {
+			dupAt = at
+		}
+	}
+	ents[first].line = slot.line
+	pick[first] = val
+	if dropped {
+		pick[first] = -1
+	}
+	return dupAt
+}
+
 // finish applies each key's rules, reads back the keys and responses the
 // findings name, and returns the kept values in order (in place of
 // vals), each with its line.
@@ -670,7 +717,8 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 		from = to
 		for len(run) > 0 {
 			h := ents[run[0]].h
-			key, rest := key[:0], run[:0]
+			rest := run[:0] // filtered in place
+			key = key[:0]
 			for _, at := range run {
 				if ents[at].h == h {
 					key = append(key, at)
@@ -679,42 +727,8 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 				}
 			}
 			run = rest
-			// The rules, line by line, as add applied them before.
-			first := key[0]
-			slot := ents[first]
-			val, dropped := first, false
-			var c *uniqConflict
-			dupAt := int32(-1)
-			for _, at := range key[1:] {
-				e := ents[at]
-				pick[at] = -2
-				switch {
-				case slot.ok && e.ok && slot.response != e.response:
-					if c == nil {
-						conflicts = append(conflicts, uniqConflict{at: at, lines: []int{int(slot.line)}})
-						c = &conflicts[len(conflicts)-1]
-						dropped = true
-					}
-					c.lines = append(c.lines, int(e.line))
-					continue
-				case !slot.ok && e.ok:
-					slot.line, slot.ok, slot.response = e.line, true, e.response
-					if !dropped {
-						val = at
-					}
-				}
-				u.d.Records++
-				if dupAt < 0 {
-					dupAt = at
-				}
-			}
-			ents[first].line = slot.line
-			pick[first] = val
-			if dropped {
-				pick[first] = -1
-			}
-			if dupAt >= 0 {
-				dups = append(dups, dupKey{at: dupAt, line: ents[first].line})
+			if dupAt := u.rules(key, pick, &conflicts); dupAt >= 0 {
+				dups = append(dups, dupKey{at: dupAt, line: ents[key[0]].line})
 			}
 		}
 	}
