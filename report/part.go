@@ -97,49 +97,78 @@ func (d *deflatedRows) close() {
 // writePart writes the zip entry name holding head, the rows and tail,
 // as one deflate stream, into zw; the rows' file is closed.
 func (d *deflatedRows) writePart(zw *zip.Writer, name string, head, tail []byte) error {
-	defer d.close()
-	if d.f == nil {
-		return errors.New("the rows were already written")
+	return writeJoined(zw, name, []piece{{raw: head}, {rows: d}, {raw: tail}})
+}
+
+// piece is a piece of a zip entry: bytes (raw), or bytes deflated ahead
+// (rows).
+type piece struct {
+	raw  []byte
+	rows *deflatedRows
+}
+
+// writeJoined writes the zip entry name holding its pieces in order, as
+// one deflate stream, into zw: each raw piece deflated on its own (in a
+// sync flush; the last in the final block), each deflated piece copied
+// from its file, which is closed.
+func writeJoined(zw *zip.Writer, name string, pieces []piece) error {
+	defer func() {
+		for _, p := range pieces {
+			p.rows.close()
+		}
+	}()
+	if len(pieces) == 0 || pieces[len(pieces)-1].rows != nil {
+		pieces = append(pieces, piece{}) // the final block
 	}
-	deflate := func(b []byte, final bool) ([]byte, error) {
+	var crc uint32
+	var size, raw uint64
+	zs := make([][]byte, len(pieces))
+	for i, p := range pieces {
+		if p.rows != nil {
+			if p.rows.f == nil {
+				return errors.New("the rows were already written")
+			}
+			crc = crc32Combine(crc, p.rows.crc, p.rows.raw)
+			size, raw = size+uint64(p.rows.size), raw+uint64(p.rows.raw)
+			continue
+		}
 		var out bytes.Buffer
 		fw, err := flate.NewWriter(&out, zipLevel)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if _, err := fw.Write(b); err != nil {
-			return nil, err
+		if _, err := fw.Write(p.raw); err != nil {
+			return err
 		}
-		if final {
+		if i == len(pieces)-1 {
 			err = fw.Close()
 		} else {
 			err = fw.Flush()
 		}
-		return out.Bytes(), err
+		if err != nil {
+			return err
+		}
+		zs[i] = out.Bytes()
+		crc = crc32Combine(crc, crc32.ChecksumIEEE(p.raw), int64(len(p.raw)))
+		size, raw = size+uint64(len(zs[i])), raw+uint64(len(p.raw))
 	}
-	zh, err := deflate(head, false)
-	if err != nil {
-		return err
-	}
-	zt, err := deflate(tail, true)
-	if err != nil {
-		return err
-	}
-	crc := crc32Combine(crc32Combine(crc32.ChecksumIEEE(head), d.crc, d.raw), crc32.ChecksumIEEE(tail), int64(len(tail)))
 	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc,
-		CompressedSize64:   uint64(len(zh)) + uint64(d.size) + uint64(len(zt)),
-		UncompressedSize64: uint64(len(head)) + uint64(d.raw) + uint64(len(tail))})
+		CompressedSize64: size, UncompressedSize64: raw})
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(zh); err != nil {
-		return err
+	for i, p := range pieces {
+		if p.rows == nil {
+			if _, err := w.Write(zs[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := io.Copy(w, io.NewSectionReader(p.rows.f, 0, p.rows.size)); err != nil {
+			return fmt.Errorf("copying a sheet's rows: %w", err)
+		}
 	}
-	if _, err := io.Copy(w, io.NewSectionReader(d.f, 0, d.size)); err != nil {
-		return fmt.Errorf("copying a sheet's rows: %w", err)
-	}
-	_, err = w.Write(zt)
-	return err
+	return nil
 }
 
 // crc32Combine is the CRC-32 (IEEE) of A followed by B, given crc1 =

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/xuri/excelize/v2"
@@ -124,7 +125,11 @@ func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []ra
 	z := &rawZip{ctx: ctx, raws: map[string]*rawSheet{}, done: map[string]bool{}}
 	for i := range raws {
 		z.raws[raws[i].path] = &raws[i]
+		if b := raws[i].shared; b != nil && b.n > 0 {
+			z.shared = append(z.shared, b)
+		}
 	}
+	slices.SortFunc(z.shared, func(a, b *sharedStrings) int { return a.base - b.base })
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
 		zw := zip.NewWriter(w)
 		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {

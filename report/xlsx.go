@@ -618,6 +618,10 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		left = total - n
 		lastRow++
 	}
+	shared, err := newSharedStrings(f, sheet)
+	if err != nil {
+		return 0, rawSheet{}, err
+	}
 	raw, err := deflateSheet(path, cellName(max(1, len(t.Header)), lastRow), func(sw *sheetWriter) error {
 		header := make([]any, len(t.Header))
 		hs := make([]int, len(t.Header))
@@ -630,6 +634,15 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		step := o.step("sheet "+sheet, n)
 		vals := make([]any, len(t.Header))
 		styles := make([]int, len(t.Header))
+		// Each column's last text and its cell: a column often holds the
+		// same text row after row (a model, a language), found here
+		// without hashing it.
+		type lastText struct {
+			text string
+			cell any
+			fit  fitted
+		}
+		last := make([]lastText, len(t.Header))
 		r := 0
 		err := t.Each(ctx, func(row []any) error {
 			if r >= n {
@@ -644,13 +657,21 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 				switch x := v.(type) {
 				case float64:
 					vals[c], styles[c] = x, st.float
-				case string:
-					if fit := fitCell(x, full[c]); fit.changed() { // changed to fit: marked
-						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
-						vals[c], styles[c] = fit.text, st.changed
-						continue
+				case string: // a string cell: never a formula
+					l := &last[c]
+					if l.cell == nil || l.text != x {
+						cell, fit, err := shared.cell(x, full[c])
+						if err != nil {
+							return err
+						}
+						*l = lastText{x, cell, fit}
 					}
-					vals[c] = x // a string cell: never a formula
+					cell, fit := l.cell, l.fit
+					if fit.changed() { // changed to fit: marked
+						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
+						styles[c] = st.changed
+					}
+					vals[c] = cell
 				default:
 					vals[c] = v
 				}
@@ -676,7 +697,13 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		}
 		return nil
 	})
+	if err == nil {
+		raw.shared = shared
+		err = shared.reserve(f)
+	}
 	if err != nil {
+		shared.close()
+		raw.close()
 		return 0, rawSheet{}, err
 	}
 	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style

@@ -617,54 +617,51 @@ func Read(path string) ([]score.Row, Meta, error) {
 	}
 	defer rd.Close()
 	m, cols := rd.meta, rd.cols
+	if n := rd.starts[len(rd.starts)-1]; n != m.Rows {
+		return nil, m, fmt.Errorf("%s: %w: %d rows in the row groups, %d in the footer", path, ErrFormat, n, m.Rows)
+	}
 	rows := make([]score.Row, m.Rows)
-	// Columns are read concurrently: each fills its own field of every row.
+	// Row groups are read concurrently, each whole by one reader: every
+	// column of its rows in turn, so that its rows (a few MB) stay in the
+	// cache while they are filled, and no two readers write into the
+	// same rows.
+	groups := rd.pf.RowGroups()
 	var wg sync.WaitGroup
-	errs := make([]error, len(cols))
+	errs := make([]error, len(groups))
 	next := make(chan int)
 	go func() {
-		for i := range cols {
-			next <- i
+		defer close(next)
+		for g := range groups {
+			next <- g
 		}
-		close(next)
 	}()
-	for range 2 {
+	for range min(runtime.GOMAXPROCS(0), max(1, len(groups))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				errs[i] = readColumn(rd.pf, rd.at[i], cols[i], rows)
+			intern := make([]map[string]string, len(cols))
+			for i := range intern {
+				intern[i] = map[string]string{}
+			}
+			buf := make([]parquet.Value, 4096)
+			for g := range next {
+				part := rows[rd.starts[g]:rd.starts[g+1]]
+				for i, c := range cols {
+					if err := readChunk(groups[g].ColumnChunks()[rd.at[i]], c, part, intern[i], buf); err != nil {
+						errs[g] = fmt.Errorf("%s: %w: column %s, row group %d: %v", path, ErrFormat, c.name, g, err)
+						break
+					}
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
+	for _, err := range errs {
 		if err != nil {
-			return nil, m, fmt.Errorf("%s: %w: column %s: %v", path, ErrFormat, cols[i].name, err)
+			return nil, m, err
 		}
 	}
 	return rows, m, nil
-}
-
-// readColumn fills column c of every row from the file's column ci.
-func readColumn(pf *parquet.File, ci int, c column, rows []score.Row) error {
-	at := 0
-	intern := map[string]string{}
-	buf := make([]parquet.Value, 4096)
-	for _, rg := range pf.RowGroups() {
-		n := int(rg.NumRows())
-		if at+n > len(rows) {
-			return fmt.Errorf("more values than the %d rows", len(rows))
-		}
-		if err := readChunk(rg.ColumnChunks()[ci], c, rows[at:at+n], intern, buf); err != nil {
-			return err
-		}
-		at += n
-	}
-	if at != len(rows) {
-		return fmt.Errorf("%d values for %d rows", at, len(rows))
-	}
-	return nil
 }
 
 // readChunk fills column c of rows from one row group's column chunk

@@ -1,0 +1,182 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"slices"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// A streamed sheet's texts are written as Excel writes them: each
+// distinct text once, as an item of the workbook's shared strings table
+// (the part xl/sharedStrings.xml, ECMA-376 Part 1 §18.4), each cell
+// holding its item's index (t="s"). A run's samples repeat most of their
+// texts (the models of a run are sent the same prompts; a model, a
+// language, a strategy fill a column), so each is fitted, escaped and
+// deflated once, and the sheet is a fraction of what inline strings make
+// of it.
+//
+// excelize owns the table: the texts of the sheets it writes are items
+// of it. A streamed sheet's items are a block of the table: the block
+// starts at the table's length when the sheet's rows are written (base);
+// once they are written, as many empty items are put in excelize's table
+// (reserve), so that the texts excelize gets later are numbered after
+// the block. When the workbook is written, the block's empty items in
+// excelize's part are replaced by the sheet's items, deflated ahead with
+// its rows (rawZip.finishShared).
+
+// maxSharedItems bounds a sheet's block, and so the index of its items
+// by hash (about 40 bytes an item): past it, a text not in the block is
+// written inline in its cell.
+const maxSharedItems = 1 << 21
+
+// sharedIndex is a cell holding the shared string item at this index.
+type sharedIndex int
+
+// sharedStrings is a streamed sheet's block of the shared strings table.
+type sharedStrings struct {
+	base    int                 // the index of the block's first item in the table
+	n       int                 // items in the block
+	items   map[[2]uint64]int32 // an item's place in the block, by its text's hash
+	changed map[int32]fitted    // the items whose text fitCell changed, and how
+	seed    [2]maphash.Seed
+	d       *rowsDeflater
+	w       *bufio.Writer
+	buf     []byte
+	body    *deflatedRows // the items, deflated, once finished
+}
+
+// newSharedStrings starts the block of sheet's texts, at the end of f's
+// table (which it makes, if f has none yet, by giving the sheet's first
+// cell an empty text: the streamed rows replace the cells excelize
+// holds).
+func newSharedStrings(f *excelize.File, sheet string) (*sharedStrings, error) {
+	if f.SharedStrings == nil {
+		if err := f.SetCellStr(sheet, "A1", ""); err != nil {
+			return nil, err
+		}
+	}
+	if f.SharedStrings == nil {
+		return nil, fmt.Errorf("sheet %s: excelize made no shared strings table", sheet)
+	}
+	d, err := newRowsDeflater()
+	if err != nil {
+		return nil, err
+	}
+	return &sharedStrings{base: len(f.SharedStrings.SI), items: map[[2]uint64]int32{}, changed: map[int32]fitted{},
+		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, d: d, w: bufio.NewWriterSize(d, 256<<10)}, nil
+}
+
+// cell is the cell holding text s (full: the file its exact text is in):
+// its item's index, and how fitCell changed s (fitted{} when it did
+// not). A text met before is found by its 128-bit hash (two maphash
+// seeds), and neither fitted nor written again. Past maxSharedItems
+// items, a text not in the block is its fitted text, written inline.
+func (t *sharedStrings) cell(s, full string) (any, fitted, error) {
+	h := [2]uint64{maphash.String(t.seed[0], s), maphash.String(t.seed[1], s)}
+	if i, ok := t.items[h]; ok {
+		return sharedIndex(t.base + int(i)), t.changed[i], nil
+	}
+	fit := fitCell(s, full)
+	if t.n >= maxSharedItems {
+		return fit.text, fit, nil
+	}
+	i := int32(t.n)
+	t.n++
+	t.items[h] = i
+	if fit.changed() {
+		t.changed[i] = fit
+	}
+	b := append(t.buf[:0], "<si><t"...)
+	if x := fit.text; x != "" && (isSpaceByte(x[0]) || isSpaceByte(x[len(x)-1])) {
+		b = append(b, ` xml:space="preserve"`...)
+	}
+	b = append(b, '>')
+	b = appendEscapedValid(b, fit.text) // fitted: UTF-8
+	b = append(b, "</t></si>"...)
+	t.buf = b
+	if _, err := t.w.Write(b); err != nil {
+		return nil, fitted{}, fmt.Errorf("writing a shared text: %w", err)
+	}
+	return sharedIndex(t.base + int(i)), fit, nil
+}
+
+// reserve ends the block: its items are deflated, and as many empty
+// items put at the end of f's table, which must not have grown since
+// the block began.
+func (t *sharedStrings) reserve(f *excelize.File) error {
+	err := t.w.Flush()
+	body, ferr := t.d.finish()
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		body.close()
+		return fmt.Errorf("writing the shared texts: %w", err)
+	}
+	t.body, t.items, t.changed = body, nil, nil
+	sst := f.SharedStrings
+	if sst == nil || len(sst.SI) != t.base {
+		return fmt.Errorf("writing the shared texts: excelize's table changed while a sheet's rows were written")
+	}
+	si := slices.Grow(sst.SI, t.n)
+	si = si[:len(si)+t.n]
+	clear(si[t.base:])
+	sst.SI, sst.Count, sst.UniqueCount = si, len(si), len(si)
+	return nil
+}
+
+// close lets the block's file go, if the workbook was not written.
+func (t *sharedStrings) close() {
+	if t != nil {
+		t.d.d.close() // the block's body, deflated or not
+	}
+}
+
+// emptyItem is an empty item as excelize writes it: what reserve puts in
+// the table.
+const emptyItem = "<si></si>"
+
+// cutShared cuts excelize's shared strings part around the empty items
+// of each block (in the order of their bases, none empty): the pieces
+// before, between and after them, one more than the blocks.
+func cutShared(xml []byte, blocks []*sharedStrings) ([][]byte, error) {
+	var pieces [][]byte
+	at, item := 0, 0 // a byte of xml, the index of the item there
+	for _, b := range blocks {
+		for ; item < b.base; item++ {
+			j := bytes.Index(xml[at:], []byte("<si"))
+			if j < 0 {
+				return nil, fmt.Errorf("shared strings: no item %d (the table ends at %d)", b.base, item)
+			}
+			k := bytes.Index(xml[at+j:], []byte("</si>"))
+			if bytes.HasPrefix(xml[at+j:], []byte("<si/>")) {
+				k = len("<si/>") - len("</si>")
+			} else if k < 0 {
+				return nil, fmt.Errorf("shared strings: item %d has no end", item)
+			}
+			at += j + k + len("</si>")
+		}
+		j := bytes.Index(xml[at:], []byte("<si"))
+		if j < 0 {
+			return nil, fmt.Errorf("shared strings: no item %d for a sheet's texts", b.base)
+		}
+		start := at + j
+		end := start + b.n*len(emptyItem)
+		if end > len(xml) {
+			return nil, fmt.Errorf("shared strings: %d items for a sheet's texts at %d, past the end", b.n, b.base)
+		}
+		for p := start; p < end; p += len(emptyItem) {
+			if string(xml[p:p+len(emptyItem)]) != emptyItem {
+				return nil, fmt.Errorf("shared strings: item %d is not the empty item a sheet's text takes the place of", b.base+(p-start)/len(emptyItem))
+			}
+		}
+		pieces = append(pieces, xml[:start:start])
+		xml, at = xml[end:], 0
+		item = b.base + b.n
+	}
+	return append(pieces, xml), nil
+}
