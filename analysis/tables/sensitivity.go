@@ -2,6 +2,8 @@ package tables
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
@@ -105,7 +107,8 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 // Claim is one of a paper's conclusions, as an effect that is positive
 // when the conclusion holds (e.g. TinT-CM's accuracy minus Baseline's),
 // computed from the rows with a verdict on Measure ("correct" when empty)
-// given by v.
+// given by v. Its functions only read what they are given: Conclusions
+// calls those of several claims at once.
 type Claim struct {
 	Name    string
 	Measure string
@@ -236,34 +239,24 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 				rs = append(rs, rows[i])
 			}
 		}
-		for ci, c := range claims {
-			if c.Models != nil && !c.Models(m) {
-				continue
-			}
-			for _, a := range ons[ci] {
-				of := a.Of
-				if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
-					of = func(r score.Row) bool {
-						if a.Applies(r.Key.Strategy) {
-							return a.Of(r)
-						}
-						return a.base(r)
-					}
+		// The claims are evaluated at once, each on one goroutine of
+		// GOMAXPROCS, all reading rs.
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(claims)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ci := range next {
+					out[ci] = append(out[ci], conclude(claims[ci], ons[ci], m, rs)...)
 				}
-				x, xa := c.Eval(rs, a.base), c.Eval(rs, of)
-				if math.IsNaN(x.Effect) || math.IsNaN(xa.Effect) {
-					continue
-				}
-				n := 0
-				for _, r := range rs {
-					if c.On == nil || c.On(r) {
-						n++
-					}
-				}
-				out[ci] = append(out[ci], []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
-					xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P)})
-			}
+			}()
 		}
+		for ci := range claims {
+			next <- ci
+		}
+		close(next)
+		wg.Wait()
 	}
 	for _, cells := range out {
 		for _, row := range cells {
@@ -271,6 +264,39 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		}
 	}
 	return t
+}
+
+// conclude is claim c's rows of the conclusions table for model m (rs: its
+// answers), one per alternative in ons.
+func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
+	var out [][]any
+	if c.Models != nil && !c.Models(m) {
+		return nil
+	}
+	for _, a := range ons {
+		of := a.Of
+		if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
+			of = func(r score.Row) bool {
+				if a.Applies(r.Key.Strategy) {
+					return a.Of(r)
+				}
+				return a.base(r)
+			}
+		}
+		x, xa := c.Eval(rs, a.base), c.Eval(rs, of)
+		if math.IsNaN(x.Effect) || math.IsNaN(xa.Effect) {
+			continue
+		}
+		n := 0
+		for _, r := range rs {
+			if c.On == nil || c.On(r) {
+				n++
+			}
+		}
+		out = append(out, []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
+			xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P)})
+	}
+	return out
 }
 
 // PairedClaim is the claim "the rate of the verdict where a selects
