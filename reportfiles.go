@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -230,21 +231,52 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
 	}
+	// The HTML page is written beside the workbook, when there is one:
+	// all it shows is read first (PrepareHTML), and it reads nothing
+	// more. It is kept (htmlDone) once written, whatever the workbook
+	// does, as when it was written first.
+	var page chan error
+	if hw != nil && xw != nil {
+		var mu sync.Mutex // the two tell o.Progress of their steps in turn
+		if fn := o.Progress; fn != nil {
+			o.Progress = func(s report.Step) {
+				mu.Lock()
+				defer mu.Unlock()
+				fn(s)
+			}
+		}
+	}
 	if hw != nil {
 		hp := p
 		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
-		if err := report.WriteHTMLContext(ctx, hw, hp, o); err != nil {
+		write, err := report.PrepareHTML(ctx, hp, o)
+		if err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
 		if err := check(); err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
-		if err := htmlDone(); err != nil {
-			return err
+		page = make(chan error, 1)
+		if xw == nil {
+			page <- write(hw)
+		} else {
+			go func() { page <- write(hw) }()
 		}
 	}
+	pageDone := func() error {
+		if page == nil {
+			return nil
+		}
+		err := <-page
+		page = nil
+		if err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
+		return htmlDone()
+	}
+	defer pageDone() // on the workbook's error: the page is still kept
 	if xw != nil {
 		xp := p
 		xp.SampleRows = r.sampleRows(answers, sp)
@@ -254,11 +286,14 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		if err := check(); err != nil {
 			return fmt.Errorf("workbook of %s: %w", r.dir, err)
 		}
+		if err := pageDone(); err != nil {
+			return err
+		}
 		if err := xlsxDone(); err != nil {
 			return err
 		}
 	}
-	return nil
+	return pageDone()
 }
 
 // sampleText is what a sample has from its record: the prompt as sent,

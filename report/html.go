@@ -69,11 +69,23 @@ func WriteHTML(w io.Writer, p Page) error {
 // anything) and telling o.Progress when it starts and ends. The page is
 // written into w as the template runs, never held whole.
 func WriteHTMLContext(ctx context.Context, w io.Writer, p Page, o Options) error {
-	if err := ctx.Err(); err != nil {
+	write, err := PrepareHTML(ctx, p, o)
+	if err != nil {
 		return err
 	}
+	return write(w)
+}
+
+// PrepareHTML reads all that the HTML report shows of p (each table's
+// rows, the figures, the explorer) and returns the function that writes
+// the page into w from them, reading p no more: it may run beside
+// another reader of p's tables. It tells o.Progress when the step
+// starts, and write when it ends.
+func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer) error, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	step := o.step("HTML report", 0)
-	defer step.at(0, true)
 	var tvs []tableView
 	for i, t := range p.Tables {
 		info := t.Info()
@@ -86,15 +98,19 @@ func WriteHTMLContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	for i, f := range p.Figures {
 		fv, err := figViewOf(f, fmt.Sprintf("fig-%d", i))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fvs = append(fvs, fv)
 	}
 	ex := explorerViewOf(p.Samples, p.SamplesTotal, p.SamplesEvery, p.SamplesHow, "ex")
-	return page.Execute(w, map[string]any{
+	view := map[string]any{
 		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
 		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": ex,
-	})
+	}
+	return func(w io.Writer) error {
+		defer step.at(0, true)
+		return page.Execute(w, view)
+	}, nil
 }
 
 type cellView struct {
