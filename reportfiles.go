@@ -528,19 +528,74 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 		header[i] = c.Name
 	}
 	return &report.Rows{Name: "samples", Header: header, Len: answers.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
-		row := make([]any, 0, len(cols))
-		for i := range answers.Len() {
-			if i%1024 == 0 && ctx.Err() != nil {
-				return ctx.Err()
+		// The rows are made (each answer's row and its texts read back)
+		// on a goroutine of their own, a batch at a time, while fn
+		// writes the batch before.
+		const batch = 512
+		type rowBatch struct {
+			cells []any // n rows of len(cols) cells
+			n     int
+			err   error // after the n rows: why the rest was not made
+		}
+		width, total := len(cols), answers.Len()
+		made, free := make(chan *rowBatch, 2), make(chan *rowBatch, 3)
+		for range cap(free) {
+			free <- &rowBatch{cells: make([]any, batch*width)}
+		}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(made)
+			row := make([]any, 0, width)
+			for first := 0; first < total; first += batch {
+				var b *rowBatch
+				select {
+				case b = <-free:
+				case <-stop:
+					return
+				}
+				b.n, b.err = 0, nil
+				for i := first; i < min(total, first+batch); i++ {
+					t, err := sp.get(i)
+					if err != nil {
+						b.err = fmt.Errorf("samples of %s: %w", r.dir, err)
+						break
+					}
+					row = append(answers.Row(i, row), extra(t)...)
+					cells := b.cells[b.n*width : (b.n+1)*width]
+					clear(cells)
+					copy(cells, row)
+					b.n++
+				}
+				select {
+				case made <- b:
+				case <-stop:
+					return
+				}
+				if b.err != nil {
+					return
+				}
 			}
-			t, err := sp.get(i)
-			if err != nil {
-				return fmt.Errorf("samples of %s: %w", r.dir, err)
-			}
-			row = append(answers.Row(i, row), extra(t)...)
-			if err := fn(row); err != nil {
+		}()
+		defer func() {
+			close(stop)
+			wg.Wait()
+		}()
+		for b := range made {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
+			for k := range b.n {
+				if err := fn(b.cells[k*width : (k+1)*width]); err != nil {
+					return err
+				}
+			}
+			if b.err != nil {
+				return b.err
+			}
+			free <- b
 		}
 		return nil
 	}}
