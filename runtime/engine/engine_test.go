@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -147,16 +146,6 @@ func TestFaultsDoNotChangeRecords(t *testing.T) {
 	if st.Failed != 0 {
 		t.Errorf("%d failed", st.Failed)
 	}
-}
-
-func deadURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + "/v1"
 }
 
 func TestDeadEndpoint(t *testing.T) {
