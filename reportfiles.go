@@ -41,7 +41,26 @@ type reportConfig struct {
 	progress  func(ReportStep)
 	sheetRows int
 	release   bool
+	tables    func([]*Table)
 }
+
+// ReportTables has WriteReport write every table as CSV under DIR/tables
+// too, as WriteTables does, and call fn with them once written (before
+// the HTML and the workbook). When WriteReport builds the tables itself
+// (none built before) for a workbook, and the run has at most earlyRows
+// scored answers, the records' prompts and responses are read meanwhile,
+// on goroutines of their own: the two need nothing of each other, and
+// holding the rows and that pass's buffers at once fits such a run. A
+// larger run does one after the other, as without this option. For a
+// program that writes the tables and the report, as bhasha report does.
+func ReportTables(fn func([]*Table)) ReportOption {
+	return func(c *reportConfig) { c.tables = fn }
+}
+
+// earlyRows is the most scored answers a report reads the records' texts
+// for beside building its tables (ReportTables): their rows are about 300
+// bytes each, so at most about 300 MB held beside that pass.
+const earlyRows = 1 << 20
 
 // ReportProgress has fn told of each step of writing the reports: at its
 // start, every 20,000 rows and at its end (the command line prints a
@@ -155,15 +174,79 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...Re
 // (either nil for none), calling htmlDone once the HTML is written and
 // xlsxDone once the workbook is.
 func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Writer, htmlDone, xlsxDone func() error) error {
-	p, err := r.page()
-	if err != nil {
+	o := report.Options{Progress: c.progress, SheetRows: c.sheetRows}
+	if fn := o.Progress; fn != nil {
+		// The steps that run at once (the records' texts beside the
+		// tables, the HTML beside the workbook) tell of themselves in turn.
+		var mu sync.Mutex
+		o.Progress = func(s report.Step) {
+			mu.Lock()
+			defer mu.Unlock()
+			fn(s)
+		}
+	}
+	// The records' texts read beside the tables (ReportTables): every
+	// answer's, for the workbook, into sp; early ends with the pass.
+	var sp *textSpill
+	var early chan error
+	if c.tables != nil && xw != nil && r.tables == nil {
+		if err := r.score(); err != nil {
+			return err
+		}
+		if n := len(r.rows); n <= earlyRows {
+			hash := newKeyHash()
+			want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+			var err error
+			if sp, err = newTextSpill(n); err != nil {
+				return fmt.Errorf("report of %s: %w", r.dir, err)
+			}
+			defer sp.Close()
+			pass, stop := context.WithCancel(ctx)
+			early = make(chan error, 1)
+			go func() {
+				err := r.readTexts(pass, o, want, hash, n, sp.put)
+				if err == nil {
+					if err = sp.flush(); err != nil {
+						err = fmt.Errorf("report of %s: %w", r.dir, err)
+					}
+				}
+				early <- err
+			}()
+			defer func() {
+				if early != nil { // the report ended before the pass did
+					stop()
+					<-early
+				}
+				stop()
+			}()
+		}
+	}
+	waitEarly := func() error {
+		err := <-early
+		early = nil
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err // readTexts says what it was reading
+	}
+	var p report.Page
+	var err error
+	if c.tables != nil {
+		step := stepOf(o, "tables", 0)
+		ts, werr := r.WriteTables()
+		if werr != nil {
+			return werr
+		}
+		step.done(0)
+		c.tables(ts)
+	}
+	if p, err = r.page(); err != nil {
 		return err
 	}
 	answers, ok := r.set.Table("answers") // made row by row: the report holds none of them
 	if !ok {
 		return fmt.Errorf("report of %s: the run has no answers table", r.dir)
 	}
-	o := report.Options{Progress: c.progress, SheetRows: c.sheetRows}
 	var picks []int
 	var how string
 	if hw != nil {
@@ -188,47 +271,54 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 					}
 				}
 				r.forget()
-				if want, err = st.index(ctx, hash, stepOf(o, "reading the scored answers' keys back", n)); err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
+				if early == nil { // else the texts are being read already
+					if want, err = st.index(ctx, hash, stepOf(o, "reading the scored answers' keys back", n)); err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						return fmt.Errorf("report of %s: %w", r.dir, err)
 					}
-					return fmt.Errorf("report of %s: %w", r.dir, err)
 				}
 			} else if ctx.Err() != nil {
 				return ctx.Err()
 			}
 		}
 	}
-	if want == nil {
-		want = hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
-	}
-	// The texts go to a spill on disk: every answer's for the workbook,
-	// else only the explorer's picks'; the explorer reads back those it
-	// keeps (a few thousand of its 20,000 picks fit its bytes), none held
-	// in memory meanwhile.
-	var sp *textSpill
-	if hw != nil || xw != nil {
-		if sp, err = newTextSpill(n); err != nil {
-			return fmt.Errorf("report of %s: %w", r.dir, err)
+	if early != nil {
+		if err := waitEarly(); err != nil {
+			return err
 		}
-		defer sp.Close()
-	}
-	picked := make(map[int]bool, len(picks))
-	for _, i := range picks {
-		picked[i] = true
-	}
-	if err := r.readTexts(ctx, o, want, hash, n, func(i int, t sampleText) error {
-		if xw != nil || picked[i] {
-			return sp.put(i, t)
+	} else {
+		if want == nil {
+			want = hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	want = nil
-	if sp != nil {
-		if err := sp.flush(); err != nil {
-			return fmt.Errorf("report of %s: %w", r.dir, err)
+		// The texts go to a spill on disk: every answer's for the
+		// workbook, else only the explorer's picks'; the explorer reads
+		// back those it keeps (a few thousand of its 20,000 picks fit its
+		// bytes), none held in memory meanwhile.
+		if hw != nil || xw != nil {
+			if sp, err = newTextSpill(n); err != nil {
+				return fmt.Errorf("report of %s: %w", r.dir, err)
+			}
+			defer sp.Close()
+		}
+		picked := make(map[int]bool, len(picks))
+		for _, i := range picks {
+			picked[i] = true
+		}
+		if err := r.readTexts(ctx, o, want, hash, n, func(i int, t sampleText) error {
+			if xw != nil || picked[i] {
+				return sp.put(i, t)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		want = nil
+		if sp != nil {
+			if err := sp.flush(); err != nil {
+				return fmt.Errorf("report of %s: %w", r.dir, err)
+			}
 		}
 	}
 	// The HTML page is written beside the workbook, when there is one:
@@ -236,16 +326,6 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	// more. It is kept (htmlDone) once written, whatever the workbook
 	// does, as when it was written first.
 	var page chan error
-	if hw != nil && xw != nil {
-		var mu sync.Mutex // the two tell o.Progress of their steps in turn
-		if fn := o.Progress; fn != nil {
-			o.Progress = func(s report.Step) {
-				mu.Lock()
-				defer mu.Unlock()
-				fn(s)
-			}
-		}
-	}
 	if hw != nil {
 		hp := p
 		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {

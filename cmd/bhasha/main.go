@@ -727,39 +727,48 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("report: %w", err)
 	}
 	steps.line(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
-	start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
-	steps.line(bhasha.ReportStep{What: "tables"})
-	ts, err := r.WriteTables()
-	if err != nil {
-		return err
-	}
-	steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
-	for _, n := range r.Notes() {
-		fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
-	}
-	scored, _ := r.Scored()
-	m := r.Manifest()
-	out := filepath.Join(*dir, "tables")
-	label := ""
-	if m.Simulated {
-		label = " [SIMULATED models]"
-	}
-	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
-
-	for _, t := range ts {
-		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
-	}
-	// The exports first: the report lets go of the scored answers
-	// (bhasha.ReleaseRows), which the exports' tables would read again.
-	drawn := false
-	if *figures != "" {
-		if drawn, err = r.WriteExports(ctx, *figures); err != nil {
-			return err
+	list := func(ts []*bhasha.Table) {
+		for _, n := range r.Notes() {
+			fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
+		}
+		scored, _ := r.Scored()
+		label := ""
+		if r.Manifest().Simulated {
+			label = " [SIMULATED models]"
+		}
+		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
+		out := filepath.Join(*dir, "tables")
+		for _, t := range ts {
+			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 		}
 	}
-	if *html != "" || *xlsx != "" {
-		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows()); err != nil {
+	drawn := false
+	if *figures == "" && (*html != "" || *xlsx != "") {
+		// The report writes the tables too, reading the records' prompts
+		// and responses meanwhile (bhasha.ReportTables).
+		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows(), bhasha.ReportTables(list)); err != nil {
 			return fmt.Errorf("report: %w", err)
+		}
+	} else {
+		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
+		steps.line(bhasha.ReportStep{What: "tables"})
+		ts, err := r.WriteTables()
+		if err != nil {
+			return err
+		}
+		steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
+		list(ts)
+		// The exports first: the report lets go of the scored answers
+		// (bhasha.ReleaseRows), which the exports' tables would read again.
+		if *figures != "" {
+			if drawn, err = r.WriteExports(ctx, *figures); err != nil {
+				return err
+			}
+		}
+		if *html != "" || *xlsx != "" {
+			if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows()); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
 		}
 	}
 	if *html != "" {
