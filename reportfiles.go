@@ -204,7 +204,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			pass, stop := context.WithCancel(ctx)
 			early = make(chan error, 1)
 			go func() {
-				err := r.readTexts(pass, o, want, hash, n, sp.put)
+				err := r.readTexts(pass, o, want, hash, n, sp.seen, sp.put)
 				if err == nil {
 					if err = sp.flush(); err != nil {
 						err = fmt.Errorf("report of %s: %w", r.dir, err)
@@ -306,7 +306,11 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		for _, i := range picks {
 			picked[i] = true
 		}
-		if err := r.readTexts(ctx, o, want, hash, n, func(i int, t sampleText) error {
+		var seen *promptSet
+		if sp != nil {
+			seen = sp.seen
+		}
+		if err := r.readTexts(ctx, o, want, hash, n, seen, func(i int, t sampleText) error {
 			if xw != nil || picked[i] {
 				return sp.put(i, t)
 			}
@@ -378,7 +382,81 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 
 // sampleText is what a sample has from its record: the prompt as sent,
 // the raw response, why the request failed.
-type sampleText struct{ prompt, response, err string }
+type sampleText struct {
+	prompt, response, err string
+	// key is the prompt's key in a promptSet (zero without one); known:
+	// the set held it when the record was read, so prompt was not made.
+	key   [2]uint64
+	known bool
+}
+
+// promptSet is the keys of the prompts a spill holds, asked by the
+// records' pass's decoders (on every core) while its consumer adds to
+// it: a prompt already spilled is not made again from its request (on
+// a run of several models, most of them). A prompt's key is a 128-bit
+// hash (two maphash seeds) of its request's prompt source
+// (engine.PromptSource), else of its text, under seeds of their own.
+type promptSet struct {
+	raw, text [2]maphash.Seed
+	shards    [64]struct {
+		mu sync.RWMutex
+		m  map[[2]uint64]struct{}
+	}
+}
+
+func newPromptSet() *promptSet {
+	p := &promptSet{raw: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, text: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
+	for i := range p.shards {
+		p.shards[i].m = map[[2]uint64]struct{}{}
+	}
+	return p
+}
+
+func (p *promptSet) rawKey(b []byte) [2]uint64 {
+	return [2]uint64{maphash.Bytes(p.raw[0], b), maphash.Bytes(p.raw[1], b)}
+}
+
+func (p *promptSet) textKey(s string) [2]uint64 {
+	return [2]uint64{maphash.String(p.text[0], s), maphash.String(p.text[1], s)}
+}
+
+func (p *promptSet) has(k [2]uint64) bool {
+	sh := &p.shards[k[0]%uint64(len(p.shards))]
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	_, ok := sh.m[k]
+	return ok
+}
+
+func (p *promptSet) add(k [2]uint64) {
+	sh := &p.shards[k[0]%uint64(len(p.shards))]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.m[k] = struct{}{}
+}
+
+// recordText is a record's text as the records' pass's decoders make it, with
+// its prompt's key in seen (nil: no key), the prompt left unmade when
+// seen holds it.
+func recordText(rec *engine.Record, seen *promptSet) sampleText {
+	t := sampleText{response: rec.Response, err: rec.Error}
+	if seen == nil {
+		t.prompt = PromptText(rec.Request)
+		return t
+	}
+	src, ok := engine.PromptSource(rec.Request)
+	if ok {
+		if t.key = seen.rawKey(src); seen.has(t.key) {
+			t.known = true
+			return t
+		}
+	}
+	t.prompt = PromptText(rec.Request)
+	if !ok {
+		t.key = seen.textKey(t.prompt)
+	}
+	return t
+}
 
 // readTexts reads the records once and calls fn with the text of each of
 // the n answers' records (answer i: the one want finds at i by its key's
@@ -387,7 +465,7 @@ type sampleText struct{ prompt, response, err string }
 // earlier call for the same i with a failed one, which the later call
 // replaces. An answer without a record of its own (a multiple-choice
 // item's, a withheld second stage) gets no call.
-func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashindex.Index, hash func(string) [2]uint64, n int, fn func(i int, t sampleText) error) error {
+func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashindex.Index, hash func(string) [2]uint64, n int, seen *promptSet, fn func(i int, t sampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	state := make([]byte, n)
 	total := r.manifest.Counts.Records
@@ -408,7 +486,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashind
 		if !ok {
 			return text{i: -1}, nil
 		}
-		return text{i: i, t: sampleText{PromptText(rec.Request), rec.Response, rec.Error}}, nil
+		return text{i: i, t: recordText(rec, seen)}, nil
 	}, func(_ int, _ string, ok bool, v text) error {
 		lines++
 		st.at(lines)
@@ -693,9 +771,9 @@ type textSpill struct {
 	f       *os.File
 	w       *bufio.Writer
 	size    int64
-	at      []int64 // answer i's entry at at[i]-1; 0: none
-	prompts map[[2]uint64]span
-	seed    [2]maphash.Seed
+	at      []int64            // answer i's entry at at[i]-1; 0: none
+	prompts map[[2]uint64]span // by key (promptSet)
+	seen    *promptSet
 	buf     []byte
 	hdr     [4 * binary.MaxVarintLen64]byte
 	blocks  []spillCached // the blocks last read back
@@ -714,7 +792,7 @@ func newTextSpill(n int) (*textSpill, error) {
 	}
 	os.Remove(f.Name()) // unlinked: gone with the process, whatever happens
 	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]int64, n), prompts: map[[2]uint64]span{},
-		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}, nil
+		seen: newPromptSet()}, nil
 }
 
 func (s *textSpill) write(v string) error {
@@ -723,16 +801,24 @@ func (s *textSpill) write(v string) error {
 	return err
 }
 
-// put spills answer i's text (replacing what an earlier put gave it).
+// put spills answer i's text (replacing what an earlier put gave it), its
+// prompt under t.key (the key of its text when zero), or, when t.known,
+// the prompt already spilled under t.key.
 func (s *textSpill) put(i int, t sampleText) error {
-	h := [2]uint64{maphash.String(s.seed[0], t.prompt), maphash.String(s.seed[1], t.prompt)}
-	p, ok := s.prompts[h]
+	if t.key == ([2]uint64{}) && !t.known { // a text read without a promptSet: keyed by its prompt
+		t.key = s.seen.textKey(t.prompt)
+	}
+	p, ok := s.prompts[t.key]
 	if !ok {
+		if t.known {
+			return fmt.Errorf("the samples' spill: a prompt said to be held is not")
+		}
 		p = span{off: s.size, n: int32(len(t.prompt))}
 		if err := s.write(t.prompt); err != nil {
 			return err
 		}
-		s.prompts[h] = p
+		s.prompts[t.key] = p
+		s.seen.add(t.key)
 	}
 	at := s.size
 	hdr := binary.AppendUvarint(s.hdr[:0], uint64(p.off))

@@ -238,6 +238,42 @@ func PromptOf(body []byte) (prompt string, messages []Message, err error) {
 	return promptOfJSON(body)
 }
 
+// PromptSource is the part of a request body its prompt is read from
+// (PromptOf): the raw JSON value of its "prompt" member (the last, when
+// repeated), else of its "messages" member. Two bodies with the same
+// source have the same prompt. False when PromptOf would read the body
+// through encoding/json (not the shape Bhasha writes: a key in another
+// case or escaped, a prompt that is not a string), or it has neither.
+func PromptSource(body []byte) ([]byte, bool) {
+	var prompt, msgs []byte
+	other := false
+	err := jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "prompt":
+			if len(v) == 0 || v[0] != '"' {
+				return jsonscan.ErrShape
+			}
+			prompt = v
+		case "messages":
+			msgs = v
+		default:
+			if strings.EqualFold(string(key), "prompt") || strings.EqualFold(string(key), "messages") || bytes.IndexByte(key, '\\') >= 0 {
+				other = true
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil || other:
+		return nil, false
+	case prompt != nil:
+		return prompt, true
+	case msgs != nil:
+		return msgs, true
+	}
+	return nil, false
+}
+
 // promptOfJSON is PromptOf through encoding/json.
 func promptOfJSON(body []byte) (prompt string, messages []Message, err error) {
 	var b struct {

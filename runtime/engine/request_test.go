@@ -178,10 +178,8 @@ func TestKeyRoundTrip(t *testing.T) {
 	}
 }
 
-// PromptOf gives what encoding/json gives, for the bodies Body writes and
-// for others the fast reading leaves to encoding/json.
-func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
-	bodies := []string{
+// promptBodies are request bodies of every shape PromptOf reads.
+var promptBodies = []string{
 		`{"model":"m","prompt":"Q: \u0905\"x\"?\nA:","max_tokens":60,"structured_outputs":{"json":{"properties":{"prompt":{"type":"string"}}}}}`,
 		`{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Q: \"a\"?"}],"temperature":0}`,
 		`{"prompt":null,"messages":[{"role":"user","content":"x"}]}`,
@@ -190,8 +188,12 @@ func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
 		`{"prompt":"a","prompt":"last wins"}`,
 		`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`,
 		`{}`, `null`, `{"prompt":12}`, `{"prompt":"x"`, `[1]`,
-	}
-	for _, b := range bodies {
+}
+
+// PromptOf gives what encoding/json gives, for the bodies Body writes and
+// for others the fast reading leaves to encoding/json.
+func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
+	for _, b := range promptBodies {
 		wp, wm, werr := promptOfJSON([]byte(b))
 		gp, gm, gerr := PromptOf([]byte(b))
 		if gp != wp || !reflect.DeepEqual(gm, wm) || (gerr == nil) != (werr == nil) {
@@ -206,5 +208,50 @@ func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
 	}
 	if p, _, err := PromptOf(body); err != nil || p != r.Prompt {
 		t.Errorf("PromptOf(Body) = %q, %v", p, err)
+	}
+}
+
+// Two bodies with the same prompt source have the same prompt: each body
+// above, with another model and other members around its source; a body
+// PromptOf reads through encoding/json, or without a prompt, has none.
+func TestPromptSource(t *testing.T) {
+	for _, b := range promptBodies {
+		src, ok := PromptSource([]byte(b))
+		wp, wm, werr := PromptOf([]byte(b))
+		if !ok {
+			continue
+		}
+		if werr != nil {
+			t.Errorf("PromptSource(%s) = %s, but PromptOf fails: %v", b, src, werr)
+			continue
+		}
+		// The same source in another body: the same prompt.
+		other := `{"model":"another","messages":` + string(src) + `,"n":2}`
+		if src[0] == '"' {
+			other = `{"model":"another","temperature":0.7,"prompt":` + string(src) + `}`
+		}
+		gp, gm, gerr := PromptOf([]byte(other))
+		if gerr != nil || gp != wp || !reflect.DeepEqual(gm, wm) {
+			t.Errorf("source %s: %q, %v (%v) in %s; %q, %v in %s", src, gp, gm, gerr, other, wp, wm, b)
+		}
+	}
+	for _, tc := range []struct {
+		body string
+		want string // "" for none
+	}{
+		{`{"model":"m","prompt":"Q?","max_tokens":5}`, `"Q?"`},
+		{`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`, `"both"`},
+		{`{"prompt":"a","prompt":"last wins"}`, `"last wins"`},
+		{`{"messages":[{"role":"user","content":"x"}]}`, `[{"role":"user","content":"x"}]`},
+		{`{"Prompt":"upper case key"}`, ""},
+		{`{"pr\u006fmpt":"escaped key"}`, ""},
+		{`{"prompt":12}`, ""},
+		{`{"prompt":"x"`, ""},
+		{`{"model":"m"}`, ""},
+	} {
+		src, ok := PromptSource([]byte(tc.body))
+		if got := string(src); ok != (tc.want != "") || got != tc.want {
+			t.Errorf("PromptSource(%s) = %q, %v; want %q", tc.body, got, ok, tc.want)
+		}
 	}
 }
