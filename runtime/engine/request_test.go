@@ -180,14 +180,14 @@ func TestKeyRoundTrip(t *testing.T) {
 
 // promptBodies are request bodies of every shape PromptOf reads.
 var promptBodies = []string{
-		`{"model":"m","prompt":"Q: \u0905\"x\"?\nA:","max_tokens":60,"structured_outputs":{"json":{"properties":{"prompt":{"type":"string"}}}}}`,
-		`{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Q: \"a\"?"}],"temperature":0}`,
-		`{"prompt":null,"messages":[{"role":"user","content":"x"}]}`,
-		`{"Prompt":"upper case key"}`,
-		`{"pr\u006fmpt":"escaped key"}`,
-		`{"prompt":"a","prompt":"last wins"}`,
-		`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`,
-		`{}`, `null`, `{"prompt":12}`, `{"prompt":"x"`, `[1]`,
+	`{"model":"m","prompt":"Q: \u0905\"x\"?\nA:","max_tokens":60,"structured_outputs":{"json":{"properties":{"prompt":{"type":"string"}}}}}`,
+	`{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Q: \"a\"?"}],"temperature":0}`,
+	`{"prompt":null,"messages":[{"role":"user","content":"x"}]}`,
+	`{"Prompt":"upper case key"}`,
+	`{"pr\u006fmpt":"escaped key"}`,
+	`{"prompt":"a","prompt":"last wins"}`,
+	`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`,
+	`{}`, `null`, `{"prompt":12}`, `{"prompt":"x"`, `[1]`,
 }
 
 // PromptOf gives what encoding/json gives, for the bodies Body writes and
