@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -109,7 +110,11 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 	}
 	return func(w io.Writer) error {
 		defer step.at(0, true)
-		return page.Execute(w, view)
+		bw := bufio.NewWriterSize(w, 1<<20) // the template writes a few bytes at a time
+		if err := page.Execute(bw, view); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}, nil
 }
 
