@@ -42,6 +42,7 @@ type reportConfig struct {
 	sheetRows int
 	release   bool
 	tables    func([]*Table)
+	early     bool // the records' texts read beside the tables (ReportTables)
 }
 
 // ReportTables has WriteReport write every table as CSV under DIR/tables
@@ -50,9 +51,11 @@ type reportConfig struct {
 // (none built before) for a workbook, and the run has at most earlyRows
 // scored answers, the records' prompts and responses are read meanwhile,
 // on goroutines of their own: the two need nothing of each other, and
-// holding the rows and that pass's buffers at once fits such a run. A
-// larger run does one after the other, as without this option. For a
-// program that writes the tables and the report, as bhasha report does.
+// holding the rows and that pass's buffers at once fits such a run.
+// Otherwise the tables are written first, paced as WriteTables paces
+// them, and the report follows, as when WriteTables is called before
+// WriteReport. For a program that writes the tables and the report, as
+// bhasha report does.
 func ReportTables(fn func([]*Table)) ReportOption {
 	return func(c *reportConfig) { c.tables = fn }
 }
@@ -119,11 +122,33 @@ const ExplorerSeed = 20
 // memlimit.Floor), unless GOMEMLIMIT is set; the limit there was is given
 // back at the end.
 func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
-	defer memlimit.Hold(memlimit.Floor, reportHeadroom, 4)()
 	var c reportConfig
 	for _, o := range opts {
 		o(&c)
 	}
+	if c.tables != nil {
+		// The records' texts are read beside the tables only for a
+		// workbook of a run small enough (earlyRows); else the tables are
+		// written first, paced as WriteTables paces them.
+		if c.early = xlsx != "" && r.tables == nil; c.early {
+			n, err := r.Scored() // counted from the store when it is current
+			if err != nil {
+				return err
+			}
+			c.early = n <= earlyRows
+		}
+		if !c.early {
+			st := stepOf(report.Options{Progress: c.progress}, "tables", 0)
+			ts, err := r.WriteTables()
+			if err != nil {
+				return err
+			}
+			st.done(0)
+			c.tables(ts)
+			c.tables = nil
+		}
+	}
+	defer memlimit.Hold(memlimit.Floor, reportHeadroom, 4)()
 	open := func(path string) (*atomicfile.File, error) {
 		if path == "" {
 			return nil, nil
@@ -189,7 +214,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	// answer's, for the workbook, into sp; early ends with the pass.
 	var sp *textSpill
 	var early chan error
-	if c.tables != nil && xw != nil && r.tables == nil {
+	if c.early && xw != nil {
 		if err := r.score(); err != nil {
 			return err
 		}
