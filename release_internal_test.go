@@ -36,6 +36,23 @@ func workbookCells(t *testing.T, path string) map[string][][]string {
 	return out
 }
 
+// sameReport fails t unless the HTML (its time of writing taken out) and
+// every sheet of the workbook are those of the report named than.
+func sameReport(t *testing.T, than, html, wantHTML string, book, wantBook map[string][][]string) {
+	t.Helper()
+	if html != wantHTML {
+		t.Errorf("the HTML differs from %s", than)
+	}
+	for s, rows := range wantBook {
+		if !slices.EqualFunc(rows, book[s], slices.Equal) {
+			t.Errorf("sheet %s differs from %s", s, than)
+		}
+	}
+	if len(book) != len(wantBook) {
+		t.Errorf("%d sheets, want %d (%s)", len(book), len(wantBook), than)
+	}
+}
+
 // A report that lets go of the rows (ReleaseRows) writes the same HTML
 // and workbook as one that keeps them, with the samples sheet whole or
 // cut; the Results then holds no rows, and reads them back, with the
@@ -86,17 +103,7 @@ func TestReleaseRows(t *testing.T) {
 				}
 			}
 			goneHTML, goneBook := write("released", append(opts, ReleaseRows())...)
-			if goneHTML != keptHTML {
-				t.Error("the HTML differs from the report that kept the rows")
-			}
-			for s, rows := range keptBook {
-				if !slices.EqualFunc(rows, goneBook[s], slices.Equal) {
-					t.Errorf("sheet %s differs from the report that kept the rows", s)
-				}
-			}
-			if len(goneBook) != len(keptBook) {
-				t.Errorf("%d sheets, want %d", len(goneBook), len(keptBook))
-			}
+			sameReport(t, "the report that kept the rows", goneHTML, keptHTML, goneBook, keptBook)
 			if held := r.rows != nil; held != c.noStore {
 				t.Errorf("rows held after the report: %v, want %v", held, c.noStore)
 			}

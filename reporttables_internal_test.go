@@ -81,17 +81,7 @@ func TestReportTables(t *testing.T) {
 			events = append(events, "start "+s.What)
 		}
 	}))
-	if gotHTML != wantHTML {
-		t.Error("the HTML differs from the one written after WriteTables")
-	}
-	for s, rows := range wantBook {
-		if !slices.EqualFunc(rows, gotBook[s], slices.Equal) {
-			t.Errorf("sheet %s differs from the one written after WriteTables", s)
-		}
-	}
-	if len(gotBook) != len(wantBook) {
-		t.Errorf("%d sheets, want %d", len(gotBook), len(wantBook))
-	}
+	sameReport(t, "the report written after WriteTables", gotHTML, wantHTML, gotBook, wantBook)
 	for name, body := range csvs() {
 		if body != wantCSV[name] {
 			t.Errorf("tables/%s differs from WriteTables'", name)
