@@ -252,3 +252,26 @@ func TestScoringCancelledLeavesNoStore(t *testing.T) {
 		t.Errorf("temporary files left: %v", matches)
 	}
 }
+
+// A run made in Go (no experiment file) keys its stored answers as the
+// run directory's copy of its experiment (its portable YAML) keys them
+// when the directory is opened: they are read back, with no note that
+// they were recomputed.
+func TestScoredStoreOfARunMadeInGo(t *testing.T) {
+	run, _ := boundedRun(t) // scored and stored
+	if _, err := os.Stat(filepath.Join(run.Dir(), scored.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), run.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Table("accuracy"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range r.Notes() {
+		if strings.Contains(n, "recomputed") {
+			t.Errorf("note %q", n)
+		}
+	}
+}

@@ -15,18 +15,29 @@ func notScoring(key string) bool { return key == "engine" || key == "human_label
 
 // ScoringInputs names what the experiment's scored answers depend on,
 // besides the records, each with a hash: every top-level key of the
-// experiment file but engine and human_labels ("experiment.yaml <key>":
+// experiment's portable YAML (Portable) but engine and human_labels
+// ("experiment.yaml <key>":
 // the study's own options such as scoring: and prompt:, the models, the
 // dataset, abstain:), each input file the experiment reads ("input
 // <path>": the dataset, a requests file), each prompt template
 // ("template <name>") and each tokenizer.json named for offline token
-// counts ("tokenizer <model>"). An experiment built in Go, without a
-// file, is named by its portable YAML as a whole.
+// counts ("tokenizer <model>"). The portable YAML, not the file the
+// experiment came from, so that the run directory's copy (that YAML)
+// names the experiment as the run did: the same dataset written as a
+// relative path, or the same options in another layout, are the same.
 func (e *Experiment) ScoringInputs() (map[string]string, error) {
 	out := map[string]string{}
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
-	if e.src != nil && len(e.src.Content) > 0 && e.src.Content[0].Kind == yaml.MappingNode {
-		m := e.src.Content[0]
+	b, err := e.Portable()
+	if err != nil {
+		return nil, err
+	}
+	src := &yaml.Node{}
+	if err := yaml.Unmarshal(b, src); err != nil {
+		return nil, fmt.Errorf("experiment %s: its portable YAML: %w", e.Name, err)
+	}
+	if len(src.Content) > 0 && src.Content[0].Kind == yaml.MappingNode {
+		m := src.Content[0]
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k := m.Content[i].Value
 			if notScoring(k) {
@@ -41,10 +52,6 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 			out["experiment.yaml "+k] = sum(b)
 		}
 	} else {
-		b, err := e.Portable()
-		if err != nil {
-			return nil, err
-		}
 		out["experiment"] = sum(b)
 	}
 	inputs, err := e.InputHashes()
