@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
@@ -98,29 +100,53 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *table
 		keys = append(keys, x)
 	}
 	tables.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
-	for _, x := range keys {
-		g := gains[x]
-		sort.Float64s(g) // a fixed order: the bootstrap draws from it
-		pos := 0
-		for _, v := range g {
-			if v > 0 {
-				pos++
+	// Each row's tests draw from streams of their own (the same seeds for
+	// every row), so the rows are made at once, one goroutine each of
+	// GOMAXPROCS, and added in order.
+	rows := make([][]any, len(keys))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keys)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rows[i] = languageTest(keys[i], gains[keys[i]], ref)
 			}
-		}
-		mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
-		_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
-		med := tables.QuantileSorted(g, 0.5)
-		res := stats.Wilcoxon(g, stats.WilcoxonAuto)
-		method := "exact"
-		if len(g) > 50 || hasZero(g) {
-			method = "normal"
-		}
-		if res.N == 0 { // T and P are NaN; the cell says why
-			method = "wilcoxon: every difference is zero"
-		}
-		t.Add(x.model, x.strategy, ref, x.measure, len(g), pos, mean, lo, hi, pp, med, res.T, res.P, method)
+		}()
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range rows {
+		t.Add(r...)
 	}
 	return t
+}
+
+// languageTest is the language_tests row of x's gains g (sorted here).
+func languageTest(x gainKey, g []float64, ref string) []any {
+	sort.Float64s(g) // a fixed order: the bootstrap draws from it
+	pos := 0
+	for _, v := range g {
+		if v > 0 {
+			pos++
+		}
+	}
+	mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
+	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
+	med := tables.QuantileSorted(g, 0.5)
+	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
+	method := "exact"
+	if len(g) > 50 || hasZero(g) {
+		method = "normal"
+	}
+	if res.N == 0 { // T and P are NaN; the cell says why
+		method = "wilcoxon: every difference is zero"
+	}
+	return []any{x.model, x.strategy, ref, x.measure, len(g), pos, mean, lo, hi, pp, med, res.T, res.P, method}
 }
 
 func hasZero(x []float64) bool {
