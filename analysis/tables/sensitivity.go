@@ -2,11 +2,10 @@ package tables
 
 import (
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/internal/parallel"
 )
 
 // Alternative is a named option's verdict on a scored row, compared by
@@ -239,24 +238,10 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 				rs = append(rs, rows[i])
 			}
 		}
-		// The claims are evaluated at once, each on one goroutine of
-		// GOMAXPROCS, all reading rs.
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(claims)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for ci := range next {
-					out[ci] = append(out[ci], conclude(claims[ci], ons[ci], m, rs)...)
-				}
-			}()
-		}
-		for ci := range claims {
-			next <- ci
-		}
-		close(next)
-		wg.Wait()
+		// The claims are evaluated at once, all reading rs.
+		parallel.For(len(claims), func(ci int) {
+			out[ci] = append(out[ci], conclude(claims[ci], ons[ci], m, rs)...)
+		})
 	}
 	for _, cells := range out {
 		for _, row := range cells {

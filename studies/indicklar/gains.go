@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/parallel"
 )
 
 // LanguageTests tests each strategy's gain over the reference across
@@ -101,25 +100,9 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *table
 	}
 	tables.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
-	// every row), so the rows are made at once, one goroutine each of
-	// GOMAXPROCS, and added in order.
+	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(keys)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rows[i] = languageTest(keys[i], gains[keys[i]], ref)
-			}
-		}()
-	}
-	for i := range keys {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(keys), func(i int) { rows[i] = languageTest(keys[i], gains[keys[i]], ref) })
 	for _, r := range rows {
 		t.Add(r...)
 	}
