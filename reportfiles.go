@@ -138,14 +138,9 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...Re
 			c.early = n <= earlyRows
 		}
 		if !c.early {
-			st := stepOf(report.Options{Progress: c.progress}, "tables", 0)
-			ts, err := r.WriteTables()
-			if err != nil {
+			if err := r.reportTables(&c, report.Options{Progress: c.progress}); err != nil {
 				return err
 			}
-			st.done(0)
-			c.tables(ts)
-			c.tables = nil
 		}
 	}
 	defer memlimit.Hold(memlimit.Floor, reportHeadroom, 4)()
@@ -195,6 +190,20 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...Re
 	})
 }
 
+// reportTables writes the tables' files (ReportTables: WriteTables), as
+// the step "tables" of o.Progress, and tells c.tables of them, once.
+func (r *Results) reportTables(c *reportConfig, o report.Options) error {
+	st := stepOf(o, "tables", 0)
+	ts, err := r.WriteTables()
+	if err != nil {
+		return err
+	}
+	st.done(0)
+	c.tables(ts)
+	c.tables = nil
+	return nil
+}
+
 // writeReports writes the HTML report into hw and the workbook into xw
 // (either nil for none), calling htmlDone once the HTML is written and
 // xlsxDone once the workbook is.
@@ -214,37 +223,35 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	// answer's, for the workbook, into sp; early ends with the pass.
 	var sp *textSpill
 	var early chan error
-	if c.early && xw != nil {
+	if c.early { // a workbook of at most earlyRows answers (WriteReport)
 		if err := r.score(); err != nil {
 			return err
 		}
-		if n := len(r.rows); n <= earlyRows {
-			hash := newKeyHash()
-			want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
-			var err error
-			if sp, err = newTextSpill(n); err != nil {
-				return fmt.Errorf("report of %s: %w", r.dir, err)
-			}
-			defer sp.Close()
-			pass, stop := context.WithCancel(ctx)
-			early = make(chan error, 1)
-			go func() {
-				err := r.readTexts(pass, o, want, hash, n, sp.seen, sp.put)
-				if err == nil {
-					if err = sp.flush(); err != nil {
-						err = fmt.Errorf("report of %s: %w", r.dir, err)
-					}
-				}
-				early <- err
-			}()
-			defer func() {
-				if early != nil { // the report ended before the pass did
-					stop()
-					<-early
-				}
-				stop()
-			}()
+		n := len(r.rows)
+		hash := newKeyHash()
+		want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+		var err error
+		if sp, err = newTextSpill(n); err != nil {
+			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
+		defer sp.Close()
+		pass, stop := context.WithCancel(ctx)
+		early = make(chan error, 1)
+		go func() {
+			err := r.readTexts(pass, o, want, hash, n, sp.seen, sp.put)
+			if err == nil {
+				if err = sp.flush(); err != nil {
+					err = fmt.Errorf("report of %s: %w", r.dir, err)
+				}
+			}
+			early <- err
+		}()
+		defer func() {
+			stop()
+			if early != nil { // the report ended before the pass was waited for
+				<-early
+			}
+		}()
 	}
 	waitEarly := func() error {
 		err := <-early
@@ -254,18 +261,13 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		}
 		return err // readTexts says what it was reading
 	}
-	var p report.Page
-	var err error
 	if c.tables != nil {
-		step := stepOf(o, "tables", 0)
-		ts, werr := r.WriteTables()
-		if werr != nil {
-			return werr
+		if err := r.reportTables(&c, o); err != nil {
+			return err
 		}
-		step.done(0)
-		c.tables(ts)
 	}
-	if p, err = r.page(); err != nil {
+	p, err := r.page()
+	if err != nil {
 		return err
 	}
 	answers, ok := r.set.Table("answers") // made row by row: the report holds none of them
@@ -313,7 +315,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		if err := waitEarly(); err != nil {
 			return err
 		}
-	} else {
+	} else if hw != nil || xw != nil {
 		if want == nil {
 			want = hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
 		}
@@ -321,21 +323,15 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		// workbook, else only the explorer's picks'; the explorer reads
 		// back those it keeps (a few thousand of its 20,000 picks fit its
 		// bytes), none held in memory meanwhile.
-		if hw != nil || xw != nil {
-			if sp, err = newTextSpill(n); err != nil {
-				return fmt.Errorf("report of %s: %w", r.dir, err)
-			}
-			defer sp.Close()
+		if sp, err = newTextSpill(n); err != nil {
+			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
+		defer sp.Close()
 		picked := make(map[int]bool, len(picks))
 		for _, i := range picks {
 			picked[i] = true
 		}
-		var seen *promptSet
-		if sp != nil {
-			seen = sp.seen
-		}
-		if err := r.readTexts(ctx, o, want, hash, n, seen, func(i int, t sampleText) error {
+		if err := r.readTexts(ctx, o, want, hash, n, sp.seen, func(i int, t sampleText) error {
 			if xw != nil || picked[i] {
 				return sp.put(i, t)
 			}
@@ -344,10 +340,8 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			return err
 		}
 		want = nil
-		if sp != nil {
-			if err := sp.flush(); err != nil {
-				return fmt.Errorf("report of %s: %w", r.dir, err)
-			}
+		if err := sp.flush(); err != nil {
+			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
 	}
 	// The HTML page is written beside the workbook, when there is one:
@@ -409,8 +403,8 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 // the raw response, why the request failed.
 type sampleText struct {
 	prompt, response, err string
-	// key is the prompt's key in a promptSet (zero without one); known:
-	// the set held it when the record was read, so prompt was not made.
+	// key is the prompt's key in a promptSet; known: the set held it
+	// when the record was read, so prompt was not made.
 	key   [2]uint64
 	known bool
 }
@@ -422,15 +416,16 @@ type sampleText struct {
 // hash (two maphash seeds) of its request's prompt source
 // (engine.PromptSource), else of its text, under seeds of their own.
 type promptSet struct {
-	raw, text [2]maphash.Seed
-	shards    [64]struct {
+	raw     [2]maphash.Seed
+	textKey func(string) [2]uint64 // a prompt's key by its text (newKeyHash)
+	shards  [64]struct {
 		mu sync.RWMutex
 		m  map[[2]uint64]struct{}
 	}
 }
 
 func newPromptSet() *promptSet {
-	p := &promptSet{raw: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, text: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
+	p := &promptSet{raw: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, textKey: newKeyHash()}
 	for i := range p.shards {
 		p.shards[i].m = map[[2]uint64]struct{}{}
 	}
@@ -439,10 +434,6 @@ func newPromptSet() *promptSet {
 
 func (p *promptSet) rawKey(b []byte) [2]uint64 {
 	return [2]uint64{maphash.Bytes(p.raw[0], b), maphash.Bytes(p.raw[1], b)}
-}
-
-func (p *promptSet) textKey(s string) [2]uint64 {
-	return [2]uint64{maphash.String(p.text[0], s), maphash.String(p.text[1], s)}
 }
 
 func (p *promptSet) has(k [2]uint64) bool {
@@ -460,15 +451,11 @@ func (p *promptSet) add(k [2]uint64) {
 	sh.m[k] = struct{}{}
 }
 
-// recordText is a record's text as the records' pass's decoders make it, with
-// its prompt's key in seen (nil: no key), the prompt left unmade when
-// seen holds it.
+// recordText is a record's text as the records' pass's decoders make it,
+// with its prompt's key in seen, the prompt left unmade when seen holds
+// it.
 func recordText(rec *engine.Record, seen *promptSet) sampleText {
 	t := sampleText{response: rec.Response, err: rec.Error}
-	if seen == nil {
-		t.prompt = PromptText(rec.Request)
-		return t
-	}
 	src, ok := engine.PromptSource(rec.Request)
 	if ok {
 		if t.key = seen.rawKey(src); seen.has(t.key) {
@@ -489,7 +476,8 @@ func recordText(rec *engine.Record, seen *promptSet) sampleText {
 // key, else its first (as records.ReadUnique chooses), possibly after an
 // earlier call for the same i with a failed one, which the later call
 // replaces. An answer without a record of its own (a multiple-choice
-// item's, a withheld second stage) gets no call.
+// item's, a withheld second stage) gets no call. Each text's prompt is
+// keyed in seen, and left unmade when seen holds it (recordText).
 func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashindex.Index, hash func(string) [2]uint64, n int, seen *promptSet, fn func(i int, t sampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	state := make([]byte, n)
@@ -827,12 +815,9 @@ func (s *textSpill) write(v string) error {
 }
 
 // put spills answer i's text (replacing what an earlier put gave it), its
-// prompt under t.key (the key of its text when zero), or, when t.known,
-// the prompt already spilled under t.key.
+// prompt under t.key, or, when t.known, the prompt already spilled under
+// t.key.
 func (s *textSpill) put(i int, t sampleText) error {
-	if t.key == ([2]uint64{}) && !t.known { // a text read without a promptSet: keyed by its prompt
-		t.key = s.seen.textKey(t.prompt)
-	}
 	p, ok := s.prompts[t.key]
 	if !ok {
 		if t.known {

@@ -55,7 +55,7 @@ func TestExplorerPicks(t *testing.T) {
 	texts := make([]sampleText, n)
 	hash := newKeyHash()
 	want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
-	if err := r.readTexts(context.Background(), report.Options{}, want, hash, n, nil, func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
+	if err := r.readTexts(context.Background(), report.Options{}, want, hash, n, newPromptSet(), func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{5, 8, n} {

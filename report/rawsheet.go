@@ -299,7 +299,7 @@ func (z *rawZip) finishShared() error {
 	}
 	pieces := []piece{{raw: cut[0]}}
 	for i, b := range z.shared {
-		pieces = append(pieces, piece{rows: b.body}, piece{raw: cut[i+1]})
+		pieces = append(pieces, piece{rows: b.d.d}, piece{raw: cut[i+1]})
 	}
 	if err := writeJoined(z.zw, sharedPart, pieces); err != nil {
 		return fmt.Errorf("writing the workbook: %s: %w", sharedPart, err)

@@ -29,7 +29,8 @@ import (
 // its rows (rawZip.finishShared).
 
 // maxSharedItems bounds a sheet's block, and so the index of its items
-// by hash (about 40 bytes an item): past it, a text not in the block is
+// by hash (a 16-byte key and a 4-byte place in a Go map: an estimated 40
+// bytes an item, not measured): past it, a text not in the block is
 // written inline in its cell.
 const maxSharedItems = 1 << 21
 
@@ -43,10 +44,9 @@ type sharedStrings struct {
 	items   map[[2]uint64]int32 // an item's place in the block, by its text's hash
 	changed map[int32]fitted    // the items whose text fitCell changed, and how
 	seed    [2]maphash.Seed
-	d       *rowsDeflater
+	d       *rowsDeflater // the items, deflated (d.d once reserve ends the block)
 	w       *bufio.Writer
 	buf     []byte
-	body    *deflatedRows // the items, deflated, once finished
 }
 
 // newSharedStrings starts the block of sheet's texts, at the end of f's
@@ -109,15 +109,13 @@ func (t *sharedStrings) cell(s, full string) (any, fitted, error) {
 // the block began.
 func (t *sharedStrings) reserve(f *excelize.File) error {
 	err := t.w.Flush()
-	body, ferr := t.d.finish()
-	if err == nil {
+	if _, ferr := t.d.finish(); err == nil {
 		err = ferr
 	}
 	if err != nil {
-		body.close()
 		return fmt.Errorf("writing the shared texts: %w", err)
 	}
-	t.body, t.items, t.changed = body, nil, nil
+	t.items, t.changed = nil, nil
 	sst := f.SharedStrings
 	if sst == nil || len(sst.SI) != t.base {
 		return fmt.Errorf("writing the shared texts: excelize's table changed while a sheet's rows were written")

@@ -19,7 +19,7 @@ import (
 // text of a sheet written there once; repeated texts (a prompt every
 // model is sent), spaces at the ends, markup, Indic scripts, an empty
 // text; a text fitCell changes is changed and marked in every cell that
-// holds it; a text past maxSharedItems is written inline.
+// holds it.
 func TestSharedStringsBlocks(t *testing.T) {
 	prompt := "Q: राजधानी <b>&</b>\nA:"
 	control := "bell\x07 here"

@@ -698,7 +698,6 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		return nil
 	})
 	if err == nil {
-		raw.shared = shared
 		err = shared.reserve(f)
 	}
 	if err != nil {
@@ -706,6 +705,7 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		raw.close()
 		return 0, rawSheet{}, err
 	}
+	raw.shared = shared
 	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		raw.close()

@@ -203,58 +203,55 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 // (internal/jsonscan: its prompt is most of its bytes); any other is
 // decoded by encoding/json, whose errors it returns.
 func PromptOf(body []byte) (prompt string, messages []Message, err error) {
-	var (
-		p     string
-		has   bool
-		msgs  []Message
-		other bool // a member the fast reading leaves to encoding/json
-	)
-	err = jsonscan.Members(body, func(key, v []byte) error {
-		switch string(key) {
-		case "prompt":
-			s, ok := jsonscan.String(v)
-			if !ok {
-				return jsonscan.ErrShape
+	if p, m, ok := promptMembers(body); ok {
+		var msgs []Message
+		if m == nil || json.Unmarshal(m, &msgs) == nil {
+			if p == nil {
+				return "", msgs, nil
 			}
-			p, has = s, true
-		case "messages":
-			msgs = nil
-			if err := json.Unmarshal(v, &msgs); err != nil {
-				return err
-			}
-		default:
-			if strings.EqualFold(string(key), "prompt") || strings.EqualFold(string(key), "messages") || bytes.IndexByte(key, '\\') >= 0 {
-				other = true // encoding/json matches keys without regard to case or escapes
+			if s, ok := jsonscan.String(p); ok {
+				return s, nil, nil
 			}
 		}
-		return nil
-	})
-	if err == nil && !other {
-		if has {
-			return p, nil, nil
-		}
-		return "", msgs, nil
 	}
 	return promptOfJSON(body)
 }
 
 // PromptSource is the part of a request body its prompt is read from
-// (PromptOf): the raw JSON value of its "prompt" member (the last, when
-// repeated), else of its "messages" member. Two bodies with the same
-// source have the same prompt. False when PromptOf would read the body
-// through encoding/json (not the shape Bhasha writes: a key in another
-// case or escaped, a prompt that is not a string), or it has neither.
+// (PromptOf): the raw JSON value of its "prompt" member, or of its
+// "messages" member. Two bodies with the same source have the same
+// prompt. False when the body has both or neither, or when PromptOf reads
+// it through encoding/json (promptMembers).
 func PromptSource(body []byte) ([]byte, bool) {
-	var prompt, msgs []byte
+	p, m, ok := promptMembers(body)
+	switch {
+	case !ok || (p == nil) == (m == nil):
+		return nil, false
+	case p != nil:
+		return p, true
+	}
+	return m, true
+}
+
+// promptMembers finds what PromptOf reads of a body: the raw JSON values
+// of its "prompt" and "messages" members (nil when absent). ok is false
+// when the body is read through encoding/json instead: not a JSON object,
+// a prompt that is not a string, either member repeated, or a key that
+// encoding/json would take for either (it matches keys without regard to
+// case or escapes).
+func promptMembers(body []byte) (prompt, msgs []byte, ok bool) {
 	other := false
 	err := jsonscan.Members(body, func(key, v []byte) error {
 		switch string(key) {
 		case "prompt":
-			if len(v) == 0 || v[0] != '"' {
+			if prompt != nil || len(v) == 0 || v[0] != '"' {
 				return jsonscan.ErrShape
 			}
 			prompt = v
 		case "messages":
+			if msgs != nil {
+				return jsonscan.ErrShape
+			}
 			msgs = v
 		default:
 			if strings.EqualFold(string(key), "prompt") || strings.EqualFold(string(key), "messages") || bytes.IndexByte(key, '\\') >= 0 {
@@ -263,15 +260,7 @@ func PromptSource(body []byte) ([]byte, bool) {
 		}
 		return nil
 	})
-	switch {
-	case err != nil || other:
-		return nil, false
-	case prompt != nil:
-		return prompt, true
-	case msgs != nil:
-		return msgs, true
-	}
-	return nil, false
+	return prompt, msgs, err == nil && !other
 }
 
 // promptOfJSON is PromptOf through encoding/json.

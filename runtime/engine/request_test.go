@@ -213,7 +213,8 @@ func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
 
 // Two bodies with the same prompt source have the same prompt: each body
 // above, with another model and other members around its source; a body
-// PromptOf reads through encoding/json, or without a prompt, has none.
+// PromptOf reads through encoding/json (a repeated member among them),
+// or with both a prompt and messages, or neither, has none.
 func TestPromptSource(t *testing.T) {
 	for _, b := range promptBodies {
 		src, ok := PromptSource([]byte(b))
@@ -240,8 +241,8 @@ func TestPromptSource(t *testing.T) {
 		want string // "" for none
 	}{
 		{`{"model":"m","prompt":"Q?","max_tokens":5}`, `"Q?"`},
-		{`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`, `"both"`},
-		{`{"prompt":"a","prompt":"last wins"}`, `"last wins"`},
+		{`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`, ""},
+		{`{"prompt":"a","prompt":"last wins"}`, ""},
 		{`{"messages":[{"role":"user","content":"x"}]}`, `[{"role":"user","content":"x"}]`},
 		{`{"Prompt":"upper case key"}`, ""},
 		{`{"pr\u006fmpt":"escaped key"}`, ""},

@@ -36,23 +36,22 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 	if err := yaml.Unmarshal(b, src); err != nil {
 		return nil, fmt.Errorf("experiment %s: its portable YAML: %w", e.Name, err)
 	}
-	if len(src.Content) > 0 && src.Content[0].Kind == yaml.MappingNode {
-		m := src.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			k := m.Content[i].Value
-			if notScoring(k) {
-				continue
-			}
-			v := *m.Content[i+1]
-			v.HeadComment, v.LineComment, v.FootComment = "", "", ""
-			b, err := yaml.Marshal(&v)
-			if err != nil {
-				return nil, fmt.Errorf("experiment %s: key %s: %w", e.Name, k, err)
-			}
-			out["experiment.yaml "+k] = sum(b)
+	if len(src.Content) == 0 || src.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("experiment %s: its portable YAML is not a mapping", e.Name)
+	}
+	m := src.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if notScoring(k) {
+			continue
 		}
-	} else {
-		out["experiment"] = sum(b)
+		v := *m.Content[i+1]
+		v.HeadComment, v.LineComment, v.FootComment = "", "", ""
+		b, err := yaml.Marshal(&v)
+		if err != nil {
+			return nil, fmt.Errorf("experiment %s: key %s: %w", e.Name, k, err)
+		}
+		out["experiment.yaml "+k] = sum(b)
 	}
 	inputs, err := e.InputHashes()
 	if err != nil {
