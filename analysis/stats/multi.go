@@ -75,17 +75,7 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 	null := newNull(mean)
 	count := null.add
 	if n <= exactMax {
-		for mask := 0; mask < 1<<n; mask++ {
-			s := 0.0
-			for i, v := range d {
-				if mask&(1<<i) != 0 {
-					s -= v
-				} else {
-					s += v
-				}
-			}
-			count(s / float64(n))
-		}
+		signFlips(d, func(s float64) { count(s / float64(n)) })
 		return mean, null.exactP()
 	}
 	for range resamples {
@@ -100,6 +90,24 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 		count(s / float64(n))
 	}
 	return mean, null.randomP()
+}
+
+// signFlips calls visit with each of the 2ⁿ signed sums of d, each
+// summed left to right from 0 (((0 ± d₀) ± d₁) ± …), the same float as
+// a loop over d would give. The sums share their prefixes: the walk
+// goes down the tree of prefixes, one addition per node, 2ⁿ⁺¹ − 2 in
+// all, where summing each anew takes n·2ⁿ.
+func signFlips(d []float64, visit func(s float64)) {
+	var walk func(s float64, i int)
+	walk = func(s float64, i int) {
+		if i == len(d) {
+			visit(s)
+			return
+		}
+		walk(s+d[i], i+1)
+		walk(s-d[i], i+1)
+	}
+	walk(0, 0)
 }
 
 // checkResampling panics when the exact limit or the resample count of a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -185,5 +186,55 @@ func TestDiffCIs(t *testing.T) {
 	want = 1.959963984540054 * math.Sqrt(0.7*0.3/20+0.3*0.7/20)
 	if math.Abs(d-0.4) > 1e-12 || math.Abs(hi-d-want) > 1e-12 {
 		t.Errorf("unpaired %v %v %v", d, lo, hi)
+	}
+}
+
+// TestSignFlipsSumsInOrder: the prefix walk gives each signed sum as
+// the left-to-right loop does, bit for bit (the exact test's ties hang
+// on the last bit), on data with many ties and on data with none.
+func TestSignFlipsSumsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	cases := []struct {
+		name string
+		d    []float64
+	}{
+		{"one", []float64{0.25}},
+		{"sevenths", func() []float64 {
+			d := make([]float64, 13)
+			for i := range d {
+				d[i] = float64(rng.IntN(15)-7) / 7
+			}
+			return d
+		}()},
+		{"uniform", func() []float64 {
+			d := make([]float64, 12)
+			for i := range d {
+				d[i] = rng.Float64()*2 - 1
+			}
+			return d
+		}()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want []uint64
+			for mask := 0; mask < 1<<len(c.d); mask++ {
+				s := 0.0
+				for i, v := range c.d {
+					if mask&(1<<i) != 0 {
+						s -= v
+					} else {
+						s += v
+					}
+				}
+				want = append(want, math.Float64bits(s))
+			}
+			var got []uint64
+			signFlips(c.d, func(s float64) { got = append(got, math.Float64bits(s)) })
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("the walk's %d sums differ from the loop's %d", len(got), len(want))
+			}
+		})
 	}
 }
