@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -67,15 +68,23 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f.SetColWidth(idx, "A", "A", 28)
 	f.SetColWidth(idx, "F", "G", 40)
 	f.SetPanes(idx, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	var raws []rawSheet // the tables' sheets, written with the workbook
+	defer func() {
+		for _, r := range raws {
+			r.close() // their files, if the workbook was not written
+		}
+	}()
 	for _, e := range entries {
 		for _, t := range e.Tables {
 			name := sheetName(e.Name+" "+strings.TrimSuffix(t.Name, "_wide"), used)
 			if _, err := f.NewSheet(name); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
-			if err := writeTable(f, name, t, st); err != nil {
+			raw, err := writeTable(context.Background(), f, name, t.Held(), st)
+			if err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
+			raws = append(raws, raw)
 		}
 	}
 	for i, l := range st.log.lines() {
@@ -83,6 +92,5 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			return err
 		}
 	}
-	_, err = f.WriteTo(w)
-	return err
+	return writeWorkbook(context.Background(), f, w, raws)
 }

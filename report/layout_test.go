@@ -48,6 +48,20 @@ func TestGroupedHeaders(t *testing.T) {
 			t.Errorf("acc_clc_wide %s = %q, want %q", cell, got, v)
 		}
 	}
+	// Every header cell is in the header's style, those merged away too;
+	// an empty value (NaN) is an empty cell in its column's format.
+	head, _ := f.GetCellStyle("acc_clc_wide", "A1")
+	for _, cell := range []string{"A2", "B2", "D1", "F2"} {
+		if s, _ := f.GetCellStyle("acc_clc_wide", cell); s != head || head == 0 {
+			t.Errorf("acc_clc_wide %s style %d, want the header's %d", cell, s, head)
+		}
+	}
+	if got, want := styleOf(t, f, "acc_clc_wide", "F3"), styleOf(t, f, "acc_clc_wide", "F4"); got != want || want == 0 {
+		t.Errorf("acc_clc_wide F3 (NaN) style %d, want its column's %d", got, want)
+	}
+	if d, _ := f.GetSheetDimension("acc_clc_wide"); d != "A1:F4" {
+		t.Errorf("acc_clc_wide dimension %q, want A1:F4", d)
+	}
 	if panes, err := f.GetPanes("acc_clc_wide"); err != nil || !panes.Freeze || panes.YSplit != 2 || panes.TopLeftCell != "A3" {
 		t.Errorf("panes %+v %v: want the two header rows frozen", panes, err)
 	}
@@ -100,4 +114,14 @@ func TestEmptyTableSheetSaysWhy(t *testing.T) {
 			t.Errorf("A2 = %q, want %q", got, c.want)
 		}
 	}
+}
+
+// styleOf is the style of a cell of sheet.
+func styleOf(t *testing.T, f *excelize.File, sheet, cell string) int {
+	t.Helper()
+	s, err := f.GetCellStyle(sheet, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -94,15 +94,27 @@ func newSheetWriter(w io.Writer) *sheetWriter {
 	return &sheetWriter{w: bufio.NewWriterSize(w, 256<<10)}
 }
 
-// row writes row r (1-based) of cells, each with its style (0: none); a
-// nil cell, or a NaN or infinite number, is left empty.
+// row writes row r (1-based) of cells, each with its style (0: none),
+// at the default height; a nil cell, or a NaN or infinite number, is
+// empty: absent without a style, an empty cell with its style.
 func (s *sheetWriter) row(r int, cells []any, styles []int) error {
+	return s.rowHeight(r, 0, cells, styles)
+}
+
+// rowHeight is row with the row's height in points (0: the default), as
+// excelize's SetRowHeight sets it (ht, customHeight).
+func (s *sheetWriter) rowHeight(r int, ht float64, cells []any, styles []int) error {
 	b := s.buf[:0]
 	b = append(b, `<row r="`...)
 	b = strconv.AppendInt(b, int64(r), 10)
+	if ht > 0 {
+		b = append(b, `" ht="`...)
+		b = strconv.AppendFloat(b, ht, 'f', -1, 64)
+		b = append(b, `" customHeight="1`...)
+	}
 	b = append(b, `">`...)
 	for c, v := range cells {
-		if v == nil {
+		if v == nil && styles[c] == 0 {
 			continue
 		}
 		for len(s.cols) <= c {
@@ -117,6 +129,14 @@ func (s *sheetWriter) row(r int, cells []any, styles []int) error {
 			b = append(b, ` s="`...)
 			b = strconv.AppendInt(b, int64(st), 10)
 			b = append(b, '"')
+		}
+		if f, ok := v.(float64); v == nil || ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			if styles[c] == 0 {
+				b = b[:start]
+			} else {
+				b = append(b, `/>`...)
+			}
+			continue
 		}
 		switch x := v.(type) {
 		case sharedIndex:
@@ -140,10 +160,6 @@ func (s *sheetWriter) row(r int, cells []any, styles []int) error {
 			}
 			b = append(b, `</v></c>`...)
 		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				b = b[:start]
-				continue
-			}
 			b = append(b, `><v>`...)
 			b = strconv.AppendFloat(b, x, 'f', -1, 64)
 			b = append(b, `</v></c>`...)

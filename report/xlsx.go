@@ -117,9 +117,11 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		if err := pageSetup(f, name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		if err := writeTable(f, name, t, styles); err != nil {
+		raw, err := writeTable(ctx, f, name, t, styles)
+		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
+		raws = append(raws, raw)
 	}
 	if _, err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
 		return err
@@ -300,22 +302,37 @@ func newStyles(f *excelize.File) (styleSet, error) {
 // header, an autofilter and a colour scale on every rate column. A layout
 // table with column groups (tables.ColumnGroups) gets the papers' two
 // header rows: each group's label merged over its sub-columns (ACC, CLC),
-// the key columns' names merged down both rows.
-func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) error {
+// the key columns' names merged down both rows. The sheet's settings are
+// excelize's; its cells are written as a streamed sheet's are
+// (deflateSheet, its texts shared strings): every cell of a column in
+// its column's number format, a text fitCell changed in the changed
+// fill (its comment added by the log), an empty value an empty cell
+// with its column's format. The workbook writer puts the returned
+// rawSheet's rows in the sheet's part.
+func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet) (rawSheet, error) {
+	if err := ctx.Err(); err != nil {
+		return rawSheet{}, err
+	}
+	path, err := sheetPath(f, sheet)
+	if err != nil {
+		return rawSheet{}, err
+	}
 	cols := t.Columns()
 	groups := t.ColumnGroups()
 	hdr := 1
 	if groups != nil {
 		hdr = 2
 	}
+	// The header: each row's labels, every cell in the header style.
+	labels := [2][]any{make([]any, len(cols)), make([]any, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	for c, col := range cols {
-		cell := cellName(c+1, hdr)
+		at := hdr - 1
 		label := col.Name
 		if groups != nil && c < groups[0].First {
-			cell = cellName(c+1, 1)
-			if err := f.MergeCell(sheet, cell, cellName(c+1, 2)); err != nil {
-				return err
+			at = 0
+			if err := f.MergeCell(sheet, cellName(c+1, 1), cellName(c+1, 2)); err != nil {
+				return rawSheet{}, err
 			}
 		}
 		for _, g := range groups {
@@ -323,11 +340,9 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 				label = tables.SubLabel(g.Subs[c-g.First])
 			}
 		}
-		if err := f.SetCellStr(sheet, cell, label); err != nil {
-			return err
-		}
+		labels[at][c] = label
 		if col.Description != "" {
-			f.AddComment(sheet, excelize.Comment{Cell: cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
+			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
 		width := math.Max(10, math.Min(40, math.Max(float64(len(label)+4), textWidth(t, c)+2)))
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
@@ -336,72 +351,149 @@ func writeTable(f *excelize.File, sheet string, t *tables.Table, st styleSet) er
 		}
 	}
 	for _, g := range groups {
-		if err := f.SetCellStr(sheet, cellName(g.First+1, 1), g.Label); err != nil {
-			return err
-		}
+		labels[0][g.First] = g.Label
 		if err := f.MergeCell(sheet, cellName(g.First+1, 1), cellName(g.Last+1, 1)); err != nil {
-			return err
+			return rawSheet{}, err
 		}
 	}
-	f.SetCellStyle(sheet, "A1", cellName(len(cols), hdr), st.header)
-	for r := range hdr {
-		f.SetRowHeight(sheet, r+1, heights[r])
-	}
-	for r, row := range t.Rows {
-		for c, v := range row {
-			if c >= len(cols) {
-				break
-			}
-			cell := cellName(c+1, r+hdr+1)
-			if err := setCell(f, sheet, cell, v, fullTextAt(t, c), st); err != nil {
-				return err
-			}
+	styles := make([]int, len(cols)) // each column's format
+	for c, col := range cols {
+		switch {
+		case col.Kind == tables.KindPValue:
+			styles[c] = st.pvalue
+		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			styles[c] = st.rate
+		case col.Type == tables.Float:
+			styles[c] = st.float
+		case col.Type == tables.Int:
+			styles[c] = st.count
 		}
 	}
 	last := len(t.Rows) + hdr
 	if len(t.Rows) == 0 {
-		// An empty table says why, as the HTML report does.
-		why := "No rows."
-		if t.Note != "" {
-			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
+		last = hdr + 1 // a row saying why
+	}
+	shared, err := newSharedStrings(f, sheet)
+	if err != nil {
+		return rawSheet{}, err
+	}
+	raw, err := deflateSheet(path, cellName(max(1, len(cols)), last), func(sw *sheetWriter) error {
+		vals := make([]any, len(cols))
+		ss := make([]int, len(cols))
+		// text puts s (its full text in full) in cell c of row r.
+		text := func(r, c int, s, full string) error {
+			cell, fit, err := shared.cell(s, full)
+			if err != nil {
+				return err
+			}
+			if fit.changed() { // changed to fit: marked
+				st.log.add(sheet, cellName(c+1, r), fit, full)
+				ss[c] = st.changed
+			}
+			vals[c] = cell
+			return nil
 		}
-		if err := f.SetCellStr(sheet, cellName(1, hdr+1), why); err != nil {
-			return err
+		for r := range hdr {
+			for c := range cols {
+				vals[c], ss[c] = nil, st.header
+				if s, ok := labels[r][c].(string); ok {
+					if err := text(r+1, c, s, fullTextAt(t, c)); err != nil {
+						return err
+					}
+				}
+			}
+			if err := sw.rowHeight(r+1, heights[r], vals, ss); err != nil {
+				return err
+			}
 		}
-		last = hdr + 1
+		if len(t.Rows) == 0 {
+			// An empty table says why, as the HTML report does.
+			why := "No rows."
+			if t.Note != "" {
+				why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
+			}
+			clear(vals)
+			copy(ss, styles)
+			if len(cols) > 0 {
+				if err := text(hdr+1, 0, why, fullTextAt(t, 0)); err != nil {
+					return err
+				}
+			} else {
+				vals, ss = []any{why}, []int{0}
+				cell, _, err := shared.cell(why, fullTextAt(t, 0))
+				if err != nil {
+					return err
+				}
+				vals[0] = cell
+			}
+			return sw.row(hdr+1, vals, ss)
+		}
+		for i, row := range t.Rows {
+			r := i + hdr + 1
+			clear(vals)
+			copy(ss, styles)
+			for c, v := range row {
+				if c >= len(cols) {
+					break
+				}
+				switch x := v.(type) {
+				case nil, int, float64, bool:
+					vals[c] = x
+				case string: // a string cell: never a formula
+					if err := text(r, c, x, fullTextAt(t, c)); err != nil {
+						return err
+					}
+				default:
+					if err := text(r, c, fmt.Sprint(v), fullTextAt(t, c)); err != nil {
+						return err
+					}
+				}
+			}
+			if err := sw.row(r, vals, ss); err != nil {
+				return err
+			}
+			if r%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = shared.reserve(f)
+	}
+	if err != nil {
+		shared.close()
+		raw.close()
+		return rawSheet{}, err
+	}
+	raw.shared = shared
+	fail := func(err error) (rawSheet, error) {
+		raw.close()
+		return rawSheet{}, err
 	}
 	for c, col := range cols {
-		style := 0
-		switch {
-		case col.Kind == tables.KindPValue:
-			style = st.pvalue
-		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
-			style = st.rate
-		case col.Type == tables.Float:
-			style = st.float
-		case col.Type == tables.Int:
-			style = st.count
-		}
-		if style != 0 && last > hdr {
-			f.SetCellStyle(sheet, cellName(c+1, hdr+1), cellName(c+1, last), style)
-		}
 		if col.Kind == tables.KindRate && last > hdr {
 			f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{rateScale(col)})
 		}
 	}
-	st.log.apply(f, sheet, st.changed)
+	st.log.apply(f, sheet, 0) // the fill is each changed cell's style
 	if len(cols) > 0 {
 		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
 		if err := fitToPage(f, sheet); err != nil {
-			return err
+			return fail(err)
 		}
 	}
 	lastCol, lastRow, err := addChart(f, sheet, t, len(cols), hdr, last)
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	return printRange(f, sheet, max(len(cols), lastCol), max(last, lastRow), hdr)
+	if err := printRange(f, sheet, max(len(cols), lastCol), max(last, lastRow), hdr); err != nil {
+		return fail(err)
+	}
+	return raw, nil
 }
 
 // The colour scales. A rate is coloured by the direction its column
