@@ -373,11 +373,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if len(t.Rows) == 0 {
 		last = hdr + 1 // a row saying why
 	}
-	shared, err := newSharedStrings(f, sheet)
-	if err != nil {
-		return rawSheet{}, err
-	}
-	raw, err := deflateSheet(path, cellName(max(1, len(cols)), last), func(sw *sheetWriter) error {
+	raw, err := deflateShared(f, sheet, path, cellName(max(1, len(cols)), last), func(sw *sheetWriter, shared *sharedStrings) error {
 		vals := make([]any, len(cols))
 		ss := make([]int, len(cols))
 		// text puts s (its full text in full) in cell c of row r.
@@ -460,15 +456,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 		return nil
 	})
-	if err == nil {
-		err = shared.reserve(f)
-	}
 	if err != nil {
-		shared.close()
-		raw.close()
 		return rawSheet{}, err
 	}
-	raw.shared = shared
 	fail := func(err error) (rawSheet, error) {
 		raw.close()
 		return rawSheet{}, err
@@ -710,11 +700,7 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		left = total - n
 		lastRow++
 	}
-	shared, err := newSharedStrings(f, sheet)
-	if err != nil {
-		return 0, rawSheet{}, err
-	}
-	raw, err := deflateSheet(path, cellName(max(1, len(t.Header)), lastRow), func(sw *sheetWriter) error {
+	raw, err := deflateShared(f, sheet, path, cellName(max(1, len(t.Header)), lastRow), func(sw *sheetWriter, shared *sharedStrings) error {
 		header := make([]any, len(t.Header))
 		hs := make([]int, len(t.Header))
 		for i, h := range t.Header {
@@ -789,15 +775,9 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		}
 		return nil
 	})
-	if err == nil {
-		err = shared.reserve(f)
-	}
 	if err != nil {
-		shared.close()
-		raw.close()
 		return 0, rawSheet{}, err
 	}
-	raw.shared = shared
 	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		raw.close()
