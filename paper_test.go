@@ -15,13 +15,14 @@ import (
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
-// Every paper setup under experiments/paper validates as written (models,
+// Every paper setup under experiments/paper, and the benchmark's run under
+// experiments/bench, validates as written (models,
 // languages, strategies, conditions, judge) and runs against the
 // simulator on a small sample of the bundled data, with its paper model
 // names simulated and every table labelled SIMULATED.
 func TestPaperExperiments(t *testing.T) {
-	files, err := filepath.Glob("experiments/paper/*.yaml")
-	if err != nil || len(files) < 12 {
+	files, err := filepath.Glob("experiments/*/*.yaml")
+	if err != nil || len(files) < 15 {
 		t.Fatalf("paper experiments: %v %v", files, err)
 	}
 	for _, f := range files {

@@ -317,7 +317,7 @@ func step(b *testing.B, name string, c *exec.Cmd, stderr io.Writer) stepRun {
 	}
 	// Each figure as soon as it is measured: the whole benchmark takes an
 	// hour at the full grid, and its metrics print only at its end.
-	fmt.Fprintf(os.Stderr, "BenchmarkPapersGrid: %s: %.1f s, peak RSS %.0f MB\n", name, wall.Seconds(), r.rssMB)
+	fmt.Fprintf(os.Stderr, "%s: %s: %.1f s, peak RSS %.0f MB\n", b.Name(), name, wall.Seconds(), r.rssMB)
 	return r
 }
 

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha/internal/gridrun"
+	"github.com/bhashalab/bhasha/runtime/run"
+)
+
+// BenchmarkRunDir measures a run directory of the user's own
+// (BHASHA_BENCH_RUN=DIR; it skips without one) as issue 20 measured its
+// 460,500-record BMLAMA-53 run (experiments/bench/bmlama-460k.yaml says
+// how to write it): BHASHA_BENCH_ROUNDS rounds (default 3), each on a
+// fresh copy of the directory's run files (experiment.yaml,
+// manifest.json, the records files and lean copies, archive/: nothing a
+// step derives, so DIR itself is never written), each step in a fresh
+// process as BenchmarkPapersGrid runs them:
+//
+//	duck    node tools/duckscan/scan.mjs COPY: DuckDB's scan of the records
+//	open1   bhasha.Open + r.Table("accuracy"), the first time (scoring)
+//	open2   the same again (what a later notebook cell pays)
+//	report  bhasha report --run COPY --html F --xlsx F (the command, in full)
+//
+// Each round's figures are logged as they are measured; the metrics are
+// the means over the rounds (wall seconds, peak resident MB) and the
+// ratios issue 20 sets targets on, of those means: open1/duck,
+// open2/duck, report/open1. The machine's speed drifts between rounds,
+// so only figures of the same rounds compare.
+func BenchmarkRunDir(b *testing.B) {
+	src := os.Getenv("BHASHA_BENCH_RUN")
+	if src == "" {
+		b.Skip("BenchmarkRunDir measures a run directory of your own: BHASHA_BENCH_RUN=DIR (experiments/bench/bmlama-460k.yaml writes issue 20's)")
+	}
+	rounds := 3
+	if s := os.Getenv("BHASHA_BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("BHASHA_BENCH_ROUNDS=%q: want a positive number of rounds", s)
+		}
+		rounds = n
+	}
+	m, err := run.ReadManifest(src)
+	if err != nil {
+		b.Fatalf("BHASHA_BENCH_RUN=%s: %v", src, err)
+	}
+	if m.Status != "complete" {
+		b.Fatalf("BHASHA_BENCH_RUN=%s: the run is %s, not complete", src, m.Status)
+	}
+	scan := duckScanner(b)
+	for range b.N {
+		steps := []string{"duck", "open1", "open2", "report"}
+		sum := map[string]*[2]float64{} // wall seconds, peak MB, summed over the rounds
+		for _, s := range steps {
+			sum[s] = &[2]float64{}
+		}
+		add := func(name string, r stepRun) {
+			sum[name][0] += r.wall.Seconds()
+			sum[name][1] += r.rssMB
+		}
+		var disk int64
+		for i := range rounds {
+			l := gridrun.Layout{Root: b.TempDir()}
+			if err := copyRunFiles(src, l.Run()); err != nil {
+				b.Fatalf("copying %s: %v", src, err)
+			}
+			disk = dirBytes(b, l.Run())
+			warm(b, l.Run())
+			line := make([]string, 0, len(steps))
+			for _, s := range steps {
+				var r stepRun
+				switch s {
+				case "duck":
+					r = step(b, s, scan(l.Run()), nil)
+				case "open1", "open2":
+					r = step(b, s, gridChild("open", l, gridrun.Spec{}), nil)
+				case "report":
+					r = step(b, s, cli("report", "--run", l.Run(), "--html", filepath.Join(l.Root, "report.html"), "--xlsx", filepath.Join(l.Root, "report.xlsx")), nil)
+				}
+				add(s, r)
+				line = append(line, fmt.Sprintf("%s %.2f s %.0f MB", s, r.wall.Seconds(), r.rssMB))
+			}
+			b.Logf("round %d: %s", i+1, strings.Join(line, ", "))
+		}
+		mean := func(s string, k int) float64 { return sum[s][k] / float64(rounds) }
+		for _, s := range steps {
+			b.ReportMetric(mean(s, 0), s+"-s")
+			b.ReportMetric(mean(s, 1), s+"-MB")
+		}
+		b.ReportMetric(float64(m.Counts.Records), "records")
+		b.ReportMetric(float64(disk)/float64(max(1, m.Counts.Records)), "disk-B/record")
+		b.ReportMetric(mean("open1", 0)/mean("duck", 0), "open1/duck")
+		b.ReportMetric(mean("open2", 0)/mean("duck", 0), "open2/duck")
+		b.ReportMetric(mean("report", 0)/mean("open1", 0), "report/open1")
+		b.Logf("%d records, %d rounds, means: DuckDB %.2f s; open1 %.2f s (%.2f× DuckDB); open2 %.2f s; report %.2f s (%.2f× open1)",
+			m.Counts.Records, rounds, mean("duck", 0), mean("open1", 0), mean("open1", 0)/mean("duck", 0),
+			mean("open2", 0), mean("report", 0), mean("report", 0)/mean("open1", 0))
+	}
+}
+
+// copyRunFiles copies the files a run wrote into dir (new): the
+// experiment's copy, the manifest, every records file (segments, their
+// lean copies, records.jsonl) and archive/, and nothing a later step
+// derives from them (scored.parquet, tables/, reports).
+func copyRunFiles(src, dir string) error {
+	es, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, e := range es {
+		name := e.Name()
+		if name != run.ExperimentFile && name != run.ManifestFile && name != "archive" && !strings.HasPrefix(name, "records") {
+			continue
+		}
+		if err := copyTree(filepath.Join(src, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyTree copies a file, or a directory and everything in it.
+func copyTree(from, to string) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			return err
+		}
+		es, err := os.ReadDir(from)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			if err := copyTree(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
