@@ -57,16 +57,19 @@ func sameReport(t *testing.T, than, html, wantHTML string, book, wantBook map[st
 // and workbook as one that keeps them, with the samples sheet whole or
 // cut; the Results then holds no rows, and reads them back, with the
 // same tables and notes, when asked again. Without a store to read them
-// back from it keeps them and writes the same files.
+// back from it keeps them and writes the same files. ReleaseRows itself
+// keeps the rows of a run of at most earlyRows answers.
 func TestReleaseRows(t *testing.T) {
 	cases := []struct {
 		name      string
 		sheetRows int
 		noStore   bool // the store removed before the report
+		small     bool // ReleaseRows, which keeps a small run's rows
 	}{
-		{"whole", 0, false},
-		{"cut", 5, false},
-		{"no store", 0, true},
+		{"whole", 0, false, false},
+		{"cut", 5, false, false},
+		{"no store", 0, true, false},
+		{"small run kept", 0, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,10 +105,14 @@ func TestReleaseRows(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			goneHTML, goneBook := write("released", append(opts, ReleaseRows())...)
+			release := releaseAbove(0)
+			if c.small {
+				release = ReleaseRows()
+			}
+			goneHTML, goneBook := write("released", append(opts, release)...)
 			sameReport(t, "the report that kept the rows", goneHTML, keptHTML, goneBook, keptBook)
-			if held := r.rows != nil; held != c.noStore {
-				t.Errorf("rows held after the report: %v, want %v", held, c.noStore)
+			if held, want := r.rows != nil, c.noStore || c.small; held != want {
+				t.Errorf("rows held after the report: %v, want %v", held, want)
 			}
 			if m, err := r.Scored(); err != nil || m != n {
 				t.Errorf("scored again: %d (%v), want %d", m, err, n)
@@ -156,7 +163,7 @@ func TestReleaseRowsFails(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := false
-			err := r.WriteReport(ctx, html, xlsx, ReleaseRows(), ReportProgress(func(s ReportStep) {
+			err := r.WriteReport(ctx, html, xlsx, releaseAbove(0), ReportProgress(func(s ReportStep) {
 				if strings.Contains(s.What, c.step) && !s.Final && !done {
 					done = true
 					c.do(t, r, cancel)

@@ -47,7 +47,7 @@ func TestReportTables(t *testing.T) {
 	out := t.TempDir()
 	report := func(name string, r *Results, opts ...ReportOption) (string, map[string][][]string) {
 		html, xlsx := filepath.Join(out, name+".html"), filepath.Join(out, name+".xlsx")
-		if err := r.WriteReport(context.Background(), html, xlsx, append(opts, ReleaseRows())...); err != nil {
+		if err := r.WriteReport(context.Background(), html, xlsx, append(opts, releaseAbove(0))...); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(html)
@@ -111,7 +111,7 @@ func TestReportTables(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		html, xlsx := filepath.Join(out, "cancelled.html"), filepath.Join(out, "cancelled.xlsx")
-		err := c.WriteReport(ctx, html, xlsx, ReleaseRows(), ReportTables(func([]*Table) {}), ReportProgress(func(s ReportStep) {
+		err := c.WriteReport(ctx, html, xlsx, releaseAbove(0), ReportTables(func([]*Table) {}), ReportProgress(func(s ReportStep) {
 			if strings.Contains(s.What, "prompts and responses") && !s.Final {
 				cancel()
 			}
