@@ -102,16 +102,32 @@ func chartXML(f *excelize.File) []string {
 	return out
 }
 
-// An empty table's sheet says why it is empty, as the HTML report does.
+// An empty table's sheet says why it is empty, as the HTML report does:
+// in a cell merged across the table's columns, wrapped, its row as tall
+// as its lines (a text running past the table is cut off in print).
 func TestEmptyTableSheetSaysWhy(t *testing.T) {
-	for _, c := range []struct{ note, want string }{
-		{"one language: CLC needs a pair of languages", "No rows: one language: CLC needs a pair of languages."},
-		{"", "No rows."},
+	for _, c := range []struct {
+		note, want string
+		lines      float64
+	}{
+		{"one language: CLC needs a pair of languages, and this run asked one language of every model it named", "No rows: one language: CLC needs a pair of languages, and this run asked one language of every model it named.", 3},
+		{"", "No rows.", 1},
 	} {
 		empty := &tables.Table{Name: "clc_mean", Header: []string{"model", "language", "mean_jaccard"}, Note: c.note}
 		f := readBack(t, Page{Title: "empty", Tables: []*tables.Table{empty}})
 		if got, _ := f.GetCellValue("clc_mean", "A2"); got != c.want {
 			t.Errorf("A2 = %q, want %q", got, c.want)
+		}
+		merged, err := f.GetMergeCells("clc_mean")
+		if err != nil || len(merged) != 1 || merged[0].GetStartAxis() != "A2" || merged[0].GetEndAxis() != "C2" {
+			t.Errorf("merged cells %v %v, want A2:C2", merged, err)
+		}
+		st, err := f.GetStyle(styleOf(t, f, "clc_mean", "A2"))
+		if err != nil || st.Alignment == nil || !st.Alignment.WrapText {
+			t.Errorf("A2's style %+v %v: want its text wrapped", st, err)
+		}
+		if h, _ := f.GetRowHeight("clc_mean", 2); h != c.lines*lineHeight {
+			t.Errorf("row 2 is %.1f points tall, want %.0f lines of %.1f", h, c.lines, lineHeight)
 		}
 	}
 }

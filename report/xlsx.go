@@ -326,6 +326,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	// The header: each row's labels, every cell in the header style.
 	labels := [2][]any{make([]any, len(cols)), make([]any, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
+	tableWidth := 0.0                            // its columns', in characters
 	for c, col := range cols {
 		at := hdr - 1
 		label := col.Name
@@ -346,6 +347,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 		width := math.Max(10, math.Min(40, math.Max(float64(len(label)+4), textWidth(t, c)+2)))
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
+		tableWidth += width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
 			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
 		}
@@ -403,26 +405,27 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			}
 		}
 		if len(t.Rows) == 0 {
-			// An empty table says why, as the HTML report does.
+			// An empty table says why, as the HTML report does, wrapped
+			// in a cell merged across the table (a text running past its
+			// last column is cut off in print).
 			why := "No rows."
 			if t.Note != "" {
 				why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
 			}
-			clear(vals)
-			copy(ss, styles)
-			if len(cols) > 0 {
-				if err := text(hdr+1, 0, why, fullTextAt(t, 0)); err != nil {
-					return err
-				}
-			} else {
-				vals, ss = []any{why}, []int{0}
+			if len(cols) == 0 {
 				cell, _, err := shared.cell(why, fullTextAt(t, 0))
 				if err != nil {
 					return err
 				}
-				vals[0] = cell
+				return sw.row(hdr+1, []any{cell}, []int{0})
 			}
-			return sw.row(hdr+1, vals, ss)
+			clear(vals)
+			copy(ss, styles)
+			ss[0] = st.wrap
+			if err := text(hdr+1, 0, why, fullTextAt(t, 0)); err != nil {
+				return err
+			}
+			return sw.rowHeight(hdr+1, textHeight(why, tableWidth), vals, ss)
 		}
 		for i, row := range t.Rows {
 			r := i + hdr + 1
@@ -462,6 +465,11 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	fail := func(err error) (rawSheet, error) {
 		raw.close()
 		return rawSheet{}, err
+	}
+	if len(t.Rows) == 0 && len(cols) > 1 { // the row saying why, across the table
+		if err := f.MergeCell(sheet, cellName(1, hdr+1), cellName(len(cols), hdr+1)); err != nil {
+			return fail(err)
+		}
 	}
 	for c, col := range cols {
 		if col.Kind == tables.KindRate && last > hdr {
