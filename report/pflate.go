@@ -24,12 +24,20 @@ type pflate struct {
 	pending []*pchunk
 	slots   chan struct{} // bounds the chunks being compressed
 	err     error
+	// What a chunk is done with, for the next ones: its compressor
+	// (ResetDict gives it the next chunk's dictionary), the buffer its
+	// bytes were in and the one its output was in. A stream of hundreds of
+	// chunks otherwise makes a compressor (about a megabyte of tables) and
+	// two buffers for each: a third of what a report allocates.
+	writers chan *flate.Writer
+	buffers chan []byte
+	outs    chan *bytes.Buffer
 }
 
 // pchunk is one chunk being compressed.
 type pchunk struct {
 	done chan struct{}
-	out  bytes.Buffer
+	out  *bytes.Buffer
 	err  error
 }
 
@@ -42,7 +50,64 @@ func newPflate(out io.Writer, level, size int) *pflate {
 	if size <= 0 {
 		size = 1 << 20
 	}
-	return &pflate{out: out, level: level, size: size, cur: make([]byte, 0, size), slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	n := runtime.GOMAXPROCS(0)
+	return &pflate{out: out, level: level, size: size, cur: make([]byte, 0, size), slots: make(chan struct{}, n),
+		writers: make(chan *flate.Writer, n), buffers: make(chan []byte, n+1), outs: make(chan *bytes.Buffer, 2*n+2)}
+}
+
+// buffer is an empty chunk buffer, one a chunk is done with if any.
+func (p *pflate) buffer() []byte {
+	select {
+	case b := <-p.buffers:
+		return b[:0]
+	default:
+		return make([]byte, 0, p.size)
+	}
+}
+
+// outBuffer is an empty output buffer, one written out before if any.
+func (p *pflate) outBuffer() *bytes.Buffer {
+	select {
+	case b := <-p.outs:
+		b.Reset()
+		return b
+	default:
+		return new(bytes.Buffer)
+	}
+}
+
+// compress deflates data into out with dict as its dictionary, ending in
+// the final block when final, else in a sync flush, with a compressor a
+// chunk is done with if any; data's buffer and the compressor are then
+// kept for the next chunks.
+func (p *pflate) compress(out *bytes.Buffer, data, dict []byte, final bool) error {
+	var fw *flate.Writer
+	var err error
+	select {
+	case fw = <-p.writers:
+		fw.ResetDict(out, dict)
+	default:
+		fw, err = flate.NewWriterDict(out, p.level, dict)
+	}
+	if err == nil {
+		_, err = fw.Write(data)
+	}
+	if err == nil && final {
+		err = fw.Close()
+	} else if err == nil {
+		err = fw.Flush()
+	}
+	select {
+	case p.buffers <- data:
+	default:
+	}
+	if err == nil {
+		select {
+		case p.writers <- fw:
+		default:
+		}
+	}
+	return err
 }
 
 func (p *pflate) Write(b []byte) (int, error) {
@@ -76,22 +141,13 @@ func (p *pflate) submit(final, all bool) error {
 		next = append(append(next, dict[len(dict)-keep:]...), data...)
 	}
 	p.prev = next
-	p.cur = make([]byte, 0, p.size)
-	c := &pchunk{done: make(chan struct{})}
+	p.cur = p.buffer()
+	c := &pchunk{done: make(chan struct{}), out: p.outBuffer()}
 	p.pending = append(p.pending, c)
 	p.slots <- struct{}{}
 	go func() {
 		defer func() { <-p.slots; close(c.done) }()
-		fw, err := flate.NewWriterDict(&c.out, p.level, dict)
-		if err == nil {
-			_, err = fw.Write(data)
-		}
-		if err == nil && final {
-			err = fw.Close()
-		} else if err == nil {
-			err = fw.Flush()
-		}
-		c.err = err
+		c.err = p.compress(c.out, data, dict, final)
 	}()
 	for len(p.pending) > 0 {
 		h := p.pending[0]
@@ -105,6 +161,10 @@ func (p *pflate) submit(final, all bool) error {
 		<-h.done
 		if h.err == nil {
 			_, h.err = p.out.Write(h.out.Bytes())
+			select {
+			case p.outs <- h.out:
+			default:
+			}
 		}
 		if h.err != nil {
 			p.err = h.err
