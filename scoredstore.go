@@ -29,19 +29,18 @@ type ScoringProgress struct {
 	Final       bool
 }
 
-// scoringShare is the share of the live heap a scoring pass may allocate
-// beyond it before a collection (memlimit.Hold): all of it (Go's own
-// pacing, above the floor), where the run and the report take a quarter.
-// Most of what the pass holds is pointer-free (its packed rows, the keys'
-// hashes), but the rows it then makes and stores are not, and every
-// collection after the pass marks them all. Measured on the 6.4M-record
-// grid's first open, alternating: 27.5, 28.7 and 26.4 s against 29.3,
-// 29.2 and 30.1 s at a half, at 3.2–3.3 GB peak against 2.9–3.6; on the
-// 460,500-record run's first cell, 332–345 MB against 330–331.
-const scoringShare = 1
+// A scoring pass takes Go's own pacing, with no memory limit of
+// internal/memlimit: a limit at twice the live heap (the pass's share)
+// paced its collections as GOGC=100 does, and the runtime's scavenger,
+// keeping the heap under it, gave back memory the pass then faulted in
+// again. On the 6.4M-record grid's first open, alternating: 8.4–10.3 s of
+// kernel time and 27.9–33.2 s against 3.3–3.7 s and 23.7–29.1 s without,
+// at the same peak (3.8–4.0 GB); on the 460,500-record run's first cell
+// 1.45–1.50 s against 1.29–1.36 s, 327–349 MB against 337–348 MB.
 
-// tableShare is scoringShare for reading the scored answers a run keeps
-// and building tables from them (Results.Table, WriteTables): an eighth
+// tableShare is the share of the live heap reading the scored answers a
+// run keeps and building tables from them (Results.Table, WriteTables)
+// may allocate beyond it before a collection (memlimit.Hold): an eighth
 // of the live heap, which is mostly the rows, so that building every
 // table of the 6.4M grid stays near the rows' size (under Go's own
 // pacing it doubled them: 3.2 GB for 1.4 GB of rows). A report
@@ -125,9 +124,8 @@ func toolVersion() string {
 // records and options, else scored from the records (saying why, when a
 // store was there) and stored for the next open. A store that cannot be
 // read is scored again, with a note; a directory that cannot be written
-// is scored in memory, with a note. While it scores, Go's soft memory
-// limit follows the live heap (internal/memlimit), unless GOMEMLIMIT is
-// set.
+// is scored in memory, with a note. It scores under Go's own pacing
+// (no memory limit: the note above tableShare says why).
 func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes []string
@@ -160,7 +158,6 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			}
 		}
 	}
-	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom, scoringShare)()
 	done := r.progress("scoring", 0, 0)
 	start := time.Now()
 	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {
