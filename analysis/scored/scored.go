@@ -669,6 +669,9 @@ func Read(path string) ([]score.Row, Meta, error) {
 // most 1<<16 of them) and read through buf.
 func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
 	at := 0
+	// A column's value is often the one before it (a model, a language, a
+	// strategy row after row): found by comparing with it, not hashing.
+	last, held := "", false
 	pages := cc.Pages()
 	defer pages.Close()
 	for {
@@ -692,12 +695,16 @@ func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[st
 				switch c.kind {
 				case kindString:
 					b := v.ByteArray()
-					s, ok := intern[string(b)]
-					if !ok {
-						s = string(b)
-						if len(intern) < 1<<16 {
-							intern[s] = s
+					s := last
+					if !held || string(b) != last {
+						var ok bool
+						if s, ok = intern[string(b)]; !ok {
+							s = string(b)
+							if len(intern) < 1<<16 {
+								intern[s] = s
+							}
 						}
+						last, held = s, true
 					}
 					if err := c.setStr(r, s); err != nil {
 						parquet.Release(p)
