@@ -70,13 +70,14 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 	for _, h := range labels {
 		human[key{h.Model, h.Item, h.Language, h.Condition}] = h.Correct
 	}
-	keyOf := func(r score.Row) key { return key{r.Key.Model, r.Key.Item, r.Key.Language, r.Key.Condition} }
+	keyOf := func(r *score.Row) key { return key{r.Key.Model, r.Key.Item, r.Key.Language, r.Key.Condition} }
 	type cell struct{ model, lang, cond string }
 	by := map[cell][]score.Row{}
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		if _, ok := human[keyOf(r)]; ok && !r.Failed {
 			c := cell{r.Key.Model, r.Key.Language, r.Key.Condition}
-			by[c] = append(by[c], r)
+			by[c] = append(by[c], *r)
 		}
 	}
 	cells := make([]cell, 0, len(by))
@@ -87,7 +88,8 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
-			for _, r := range by[c] {
+			for ri := range by[c] {
+				r := &by[c][ri]
 				if m.AppliesTo(r.Key.Strategy) {
 					x = append(x, Label(m.Of(r)))
 					y = append(y, Label(human[keyOf(r)]))

@@ -19,8 +19,8 @@ type Alternative struct {
 	// Measure is what it changes ("correct" when empty); Base is the rule
 	// in force on that measure (Row.Correct when nil); Of is the option's.
 	Measure string
-	Base    func(score.Row) bool
-	Of      func(score.Row) bool
+	Base    func(*score.Row) bool
+	Of      func(*score.Row) bool
 	// Applies, when not nil, limits it to the strategies it accepts.
 	Applies func(strategy string) bool
 }
@@ -35,7 +35,7 @@ func (a Alternative) measure() string {
 	return a.Measure
 }
 
-func (a Alternative) base(r score.Row) bool {
+func (a Alternative) base(r *score.Row) bool {
 	if a.Base == nil {
 		return r.Correct
 	}
@@ -62,7 +62,8 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 	}
 	type counts struct{ n, k, kAlt, gained, lost int }
 	by := map[cell]*counts{}
-	for _, r := range rows { // failed answers count under both rules alike
+	for ri := range rows { // failed answers count under both rules alike
+		r := &rows[ri]
 		for i, a := range alts {
 			if a.Applies != nil && !a.Applies(r.Key.Strategy) {
 				continue
@@ -115,10 +116,10 @@ type Claim struct {
 	// the run lacks what the claim compares), the effect's 95% interval
 	// and its test's two-sided p-value, each NaN where the claim has none
 	// (Effect gives an outcome with the effect alone).
-	Eval func(rows []score.Row, v func(score.Row) bool) Outcome
+	Eval func(rows []score.Row, v func(*score.Row) bool) Outcome
 	// On selects the answers the effect compares (their count is the
 	// table's n; nil: every answer of the model).
-	On func(score.Row) bool
+	On func(*score.Row) bool
 	// TestName says which test gives Eval's p, on which pairs ("": none).
 	TestName string
 	// Significant: the paper asserts the effect is statistically
@@ -131,7 +132,7 @@ type Claim struct {
 	Models func(model string) bool
 	// Verdict is the rule in force on Measure when no alternative
 	// changes that measure (nil: Row.Correct).
-	Verdict func(score.Row) bool
+	Verdict func(*score.Row) bool
 }
 
 // Outcome is a claim evaluated: the effect, its 95% interval [Lo, Hi]
@@ -205,7 +206,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		if len(ons[ci]) == 0 {
 			v := c.Verdict
 			if v == nil {
-				v = func(r score.Row) bool { return r.Correct }
+				v = func(r *score.Row) bool { return r.Correct }
 			}
 			ons[ci] = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
 		}
@@ -261,7 +262,7 @@ func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
 	for _, a := range ons {
 		of := a.Of
 		if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
-			of = func(r score.Row) bool {
+			of = func(r *score.Row) bool {
 				if a.Applies(r.Key.Strategy) {
 					return a.Of(r)
 				}
@@ -273,7 +274,8 @@ func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
 			continue
 		}
 		n := 0
-		for _, r := range rs {
+		for ri := range rs {
+			r := &rs[ri]
 			if c.On == nil || c.On(r) {
 				n++
 			}
@@ -298,10 +300,11 @@ func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
 // significant says whether the paper asserts the difference is
 // significant (Claim.Significant); pairs names the pairing in the test's
 // description.
-func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score.Row) string, pairs string, significant bool) Claim {
-	count := func(rows []score.Row, v func(score.Row) bool) (n, onlyA, onlyB int) {
+func PairedClaim(name, measure string, a, b func(*score.Row) bool, key func(*score.Row) string, pairs string, significant bool) Claim {
+	count := func(rows []score.Row, v func(*score.Row) bool) (n, onlyA, onlyB int) {
 		va, vb := map[string]bool{}, map[string]bool{}
-		for _, r := range rows {
+		for ri := range rows {
+			r := &rows[ri]
 			if a(r) {
 				va[key(r)] = v(r)
 			}
@@ -313,8 +316,8 @@ func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score
 		return n, onlyA, onlyB
 	}
 	return Claim{Name: name, Measure: measure, Significant: significant,
-		On: func(r score.Row) bool { return a(r) || b(r) },
-		Eval: func(rows []score.Row, v func(score.Row) bool) Outcome {
+		On: func(r *score.Row) bool { return a(r) || b(r) },
+		Eval: func(rows []score.Row, v func(*score.Row) bool) Outcome {
 			n, onlyA, onlyB := count(rows, v)
 			if n == 0 {
 				return Effect(math.NaN())
@@ -327,9 +330,10 @@ func PairedClaim(name, measure string, a, b func(score.Row) bool, key func(score
 
 // Rate is the share of the rows selected by sel that v accepts (NaN when
 // sel selects none).
-func Rate(rows []score.Row, v, sel func(score.Row) bool) float64 {
+func Rate(rows []score.Row, v, sel func(*score.Row) bool) float64 {
 	k, n := 0, 0
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		if sel(r) {
 			n++
 			if v(r) {
@@ -345,7 +349,7 @@ func Rate(rows []score.Row, v, sel func(score.Row) bool) float64 {
 
 // RateDiff is the effect "rate where a − rate where b" of a verdict over
 // two selections of rows (NaN when either selects none).
-func RateDiff(rows []score.Row, v func(score.Row) bool, a, b func(score.Row) bool) float64 {
+func RateDiff(rows []score.Row, v func(*score.Row) bool, a, b func(*score.Row) bool) float64 {
 	return Rate(rows, v, a) - Rate(rows, v, b)
 }
 

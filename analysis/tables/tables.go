@@ -453,7 +453,7 @@ func (t *Table) DataFrame() dataframe.DataFrame {
 
 type group struct{ model, language, form, strategy, condition string }
 
-func groupOf(r score.Row) group {
+func groupOf(r *score.Row) group {
 	return group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}
 }
 
@@ -472,7 +472,7 @@ func sortBy[T any](s []T, key func(T) []string) { SortBy(s, key) }
 // compared across conditions by ConditionTests.
 type Metric struct {
 	Name string
-	Of   func(score.Row) bool
+	Of   func(*score.Row) bool
 	// Applies, when not nil, limits the metric to the strategies it
 	// accepts (a text criterion does not apply to log-likelihood choices).
 	Applies func(strategy string) bool
@@ -484,7 +484,7 @@ func (m Metric) AppliesTo(strategy string) bool { return m.Applies == nil || m.A
 
 // Correct is the study's strict criterion, the first metric of every study.
 func Correct() Metric {
-	return Metric{Name: "correct", Of: func(r score.Row) bool { return r.Correct }}
+	return Metric{Name: "correct", Of: func(r *score.Row) bool { return r.Correct }}
 }
 
 // Accuracy is the rate of every metric per model × language × form ×
@@ -502,7 +502,8 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 		k         []int
 	}
 	byGroup := map[group]*counter{}
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		g := groupOf(r)
 		c := byGroup[g]
 		if c == nil {

@@ -72,7 +72,7 @@ func TestScalingAndHumanAgreement(t *testing.T) {
 	for i := range 10 {
 		labels = append(labels, HumanLabel{Model: "m", Item: strconv.Itoa(i), Language: "hin", Correct: i < 5})
 	}
-	ha := HumanAgreement(rows, labels, []Metric{{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }}})
+	ha := HumanAgreement(rows, labels, []Metric{{Name: "exact_match", Of: func(r *score.Row) bool { return r.Correct }}})
 	if cell(t, ha, map[string]string{"criterion": "exact_match"}, "n") != "10" || num(t, cell(t, ha, map[string]string{"criterion": "exact_match"}, "kappa")) != 1 {
 		t.Errorf("human agreement %v", ha.Rows)
 	}
@@ -214,11 +214,11 @@ func TestConclusions(t *testing.T) {
 		rows = append(rows, r)
 	}
 	alt := Alternative{Name: "multilingual_abstain", Measure: "hallucination",
-		Base: func(r score.Row) bool { return !r.Correct && !r.Marks.Has(english) }, Of: func(r score.Row) bool { return !r.Correct && !r.Marks.Has(multilingual) }}
-	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Eval: func(rows []score.Row, v func(score.Row) bool) Outcome {
-		return Effect(RateDiff(rows, v, func(r score.Row) bool { return r.Key.Condition == "hi" }, func(r score.Row) bool { return r.Key.Condition == "clean" }))
+		Base: func(r *score.Row) bool { return !r.Correct && !r.Marks.Has(english) }, Of: func(r *score.Row) bool { return !r.Correct && !r.Marks.Has(multilingual) }}
+	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Eval: func(rows []score.Row, v func(*score.Row) bool) Outcome {
+		return Effect(RateDiff(rows, v, func(r *score.Row) bool { return r.Key.Condition == "hi" }, func(r *score.Row) bool { return r.Key.Condition == "clean" }))
 	}}
-	other := Claim{Name: "another measure", Eval: func([]score.Row, func(score.Row) bool) Outcome { return Effect(1) }}
+	other := Claim{Name: "another measure", Eval: func([]score.Row, func(*score.Row) bool) Outcome { return Effect(1) }}
 	c := Conclusions([]Claim{claim, other}, []Alternative{alt}, rows)
 	// The claim on a measure no alternative changes has one row, (none).
 	if len(c.Rows) != 2 || c.Str(c.Rows[1], "alternative") != NoAlternative || c.Num(c.Rows[1], "effect_alt") != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
@@ -234,7 +234,7 @@ func TestConclusionsOrder(t *testing.T) {
 	for i, m := range []string{"z", "a", "m", "z", "a", "z"} { // z: 3 answers, a: 2, m: 1
 		rows = append(rows, row(m, "eng", "english", "qa", "", strconv.Itoa(i), true))
 	}
-	count := func(rs []score.Row, _ func(score.Row) bool) Outcome { return Effect(float64(len(rs))) }
+	count := func(rs []score.Row, _ func(*score.Row) bool) Outcome { return Effect(float64(len(rs))) }
 	claims := []Claim{{Name: "first", Eval: count}, {Name: "second", Eval: count, Models: func(m string) bool { return m != "m" }}}
 	c := Conclusions(claims, nil, rows)
 	want := []string{"first a 2", "first m 1", "first z 3", "second a 2", "second z 3"}
@@ -252,9 +252,9 @@ func TestConclusionsOrder(t *testing.T) {
 // discordant pairs all one way is 2·(1/2)^k (k = 1: p = 1; k = 5:
 // 0.0625; k = 6: 0.03125; k = 9: 0.00390625).
 func TestConclusionsSignificance(t *testing.T) {
-	a := func(r score.Row) bool { return r.Key.Strategy == "tint" }
-	b := func(r score.Row) bool { return r.Key.Strategy == "base" }
-	item := func(r score.Row) string { return r.Key.Language + "/" + r.Key.Item }
+	a := func(r *score.Row) bool { return r.Key.Strategy == "tint" }
+	b := func(r *score.Row) bool { return r.Key.Strategy == "base" }
+	item := func(r *score.Row) string { return r.Key.Language + "/" + r.Key.Item }
 	build := func(onlyA, onlyB, both int) []score.Row {
 		var rows []score.Row
 		for i := range 10 {
@@ -301,7 +301,7 @@ func TestConclusionsSignificance(t *testing.T) {
 	// A claim of significance without a test never holds; Models limits
 	// the claim to the models it names.
 	rows := append(build(9, 0, 0), row("other", "hin", "native", "tint", "", "0", true))
-	bare := Claim{Name: "x", Significant: true, Eval: func([]score.Row, func(score.Row) bool) Outcome { return Effect(1) }, Models: func(m string) bool { return m == "m" }}
+	bare := Claim{Name: "x", Significant: true, Eval: func([]score.Row, func(*score.Row) bool) Outcome { return Effect(1) }, Models: func(m string) bool { return m == "m" }}
 	tb := Conclusions([]Claim{bare}, nil, rows)
 	if len(tb.Rows) != 1 || tb.Str(tb.Rows[0], "model") != "m" || tb.Rows[0][tb.Col("holds")] != false || !math.IsNaN(tb.Num(tb.Rows[0], "p")) {
 		t.Errorf("untested claim of significance %v", tb.Rows)

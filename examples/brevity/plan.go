@@ -132,7 +132,7 @@ func (p *plan) AnswerSchema() *score.Schema {
 // Tables: accuracy (correct and brief per model) and scoring, then
 // answer_lengths.
 func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r score.Row) bool { return r.Marks.Has(markBrief) }}}
+	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r *score.Row) bool { return r.Marks.Has(markBrief) }}}
 	crit := []tables.Criterion{
 		{Name: "correct", Rule: exactRule, Normalization: "triviaqa-normalize"},
 		{Name: "brief", Rule: p.briefRule(), Normalization: "none (words split at spaces)"},

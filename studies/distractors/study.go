@@ -94,12 +94,12 @@ func generated(strategy string) bool { return strategy != StrategyMC1 }
 // hallucination proxy and the script switch.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "lenient", Of: func(r score.Row) bool { return r.Marks.Has(MarkLenient) }},
-		{Name: "squad_em", Of: func(r score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
-		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
-		{Name: "abstain", Of: func(r score.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
-		{Name: "hallucination", Of: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
-		{Name: "distractor_switch", Of: func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
+		{Name: "lenient", Of: func(r *score.Row) bool { return r.Marks.Has(MarkLenient) }},
+		{Name: "squad_em", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+		{Name: "abstain", Of: func(r *score.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
+		{Name: "hallucination", Of: func(r *score.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
+		{Name: "distractor_switch", Of: func(r *score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
 // The abstention rules: the default English list, the 17 languages'
@@ -189,15 +189,15 @@ func (p *plan) Alternatives() []tables.Alternative {
 		if a.rule == p.o.Scoring.abstainInForce() {
 			continue
 		}
-		other := func(r score.Row) bool { return r.Marks.Has(a.mark) }
+		other := func(r *score.Row) bool { return r.Marks.Has(a.mark) }
 		out = append(out,
 			tables.Alternative{Name: a.name, Option: a.option, Rule: "abstention: " + a.doc, Measure: "abstain", Applies: generated,
-				Base: func(r score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && other(r) }},
+				Base: func(r *score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r *score.Row) bool { return !r.Correct && other(r) }},
 			tables.Alternative{Name: a.name, Option: a.option, Rule: "hallucination proxy with abstention: " + a.doc, Measure: "hallucination", Applies: generated,
-				Base: func(r score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r score.Row) bool { return !r.Correct && !other(r) }})
+				Base: func(r *score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r *score.Row) bool { return !r.Correct && !other(r) }})
 	}
 	return append(out, tables.Alternative{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
-		Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }})
+		Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }})
 }
 
 // The paper's five models, by the served names its text implies (a run's
@@ -253,18 +253,18 @@ const SwitchBound = 0.0125
 // that no single-sentence drop is significant (which contradicts the
 // one above) is not checked. The TriviaQA claims read strategy qa.
 func Claims(paper func(model string) string) []tables.Claim {
-	cond := func(c Condition, qa bool) func(score.Row) bool {
-		return func(r score.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
+	cond := func(c Condition, qa bool) func(*score.Row) bool {
+		return func(r *score.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
 	}
-	key := func(r score.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
+	key := func(r *score.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
 	const pairs = "strategy and item"
 	is := func(ms ...string) func(string) bool {
 		return func(model string) bool { return slices.Contains(ms, paper(model)) }
 	}
-	switched := func(r score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
-	verdicts := map[string]func(score.Row) bool{ // the rules in force (Metrics)
-		"abstain":           func(r score.Row) bool { return !r.Correct && r.Abstain },
-		"hallucination":     func(r score.Row) bool { return !r.Correct && !r.Abstain },
+	switched := func(r *score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
+	verdicts := map[string]func(*score.Row) bool{ // the rules in force (Metrics)
+		"abstain":           func(r *score.Row) bool { return !r.Correct && r.Abstain },
+		"hallucination":     func(r *score.Row) bool { return !r.Correct && !r.Abstain },
 		"distractor_switch": switched,
 	}
 	llama8 := is(PaperLlama31_8B)
@@ -279,9 +279,10 @@ func Claims(paper func(model string) string) []tables.Claim {
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
-			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
 				k, n := 0, 0
-				for _, r := range rows {
+				for ri := range rows {
+					r := &rows[ri]
 					if cond(Hindi, true)(r) {
 						n++
 						if v(r) {
@@ -369,10 +370,10 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	ts = append(ts, wide)
 	if len(opt.Human) > 0 {
 		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
-			{Name: "exact_match", Of: func(r score.Row) bool { return r.Correct }, Applies: generated},
-			{Name: "squad_em", Of: func(r score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
-			{Name: "semantic_judge", Of: func(r score.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
+			{Name: "exact_match", Of: func(r *score.Row) bool { return r.Correct }, Applies: generated},
+			{Name: "squad_em", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+			{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+			{Name: "semantic_judge", Of: func(r *score.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
 	}
 	return ts
 }

@@ -37,7 +37,8 @@ func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables
 	// outcome[cell][metric][item]; a failed answer meets no metric but
 	// hallucination, as the authors count it.
 	outcome := map[cell][]map[string]bool{}
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
 		if outcome[c] == nil {
 			outcome[c] = make([]map[string]bool, len(ms))

@@ -23,7 +23,7 @@ func BenchmarkAnalyses6M(b *testing.B) {
 	rows := benchdata.KLARRows(2619, 30, 9, 9)
 	b.ResetTimer()
 	for range b.N {
-		ms := []tables.Metric{tables.Correct(), {Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}, {Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
+		ms := []tables.Metric{tables.Correct(), {Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}, {Name: "switched", Of: func(r *score.Row) bool { return r.Switched }}}
 		ts := append([]*tables.Table{tables.Accuracy("indicklar", ms, rows)}, KLAR(rows, "", func(string) string { return "" })...)
 		if len(ts) != 17 || len(ts[0].Rows) == 0 {
 			b.Fatalf("%d tables", len(ts))

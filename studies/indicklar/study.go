@@ -154,18 +154,18 @@ func (p *plan) Items() *item.Set { return p.Set }
 // the sensitivity table.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-		{Name: "switched", Of: func(r score.Row) bool { return r.Switched }}}
+		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
+		{Name: "switched", Of: func(r *score.Row) bool { return r.Switched }}}
 }
 
 // otherJSON is the JSON rule not in force, as an alternative verdict.
 func (p *plan) otherJSON() tables.Alternative {
 	if p.LenientJSON {
 		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
-			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r score.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *score.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
 	}
 	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
-		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r score.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *score.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
@@ -191,11 +191,11 @@ func (p *plan) otherJSON() tables.Alternative {
 // variants).
 func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 	ref = Reference(ref, rows)
-	sel := func(s string, f item.Form) func(score.Row) bool {
-		return func(r score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(f) }
+	sel := func(s string, f item.Form) func(*score.Row) bool {
+		return func(r *score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(f) }
 	}
-	native := func(s string) func(score.Row) bool { return sel(s, item.Native) }
-	key := func(r score.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
+	native := func(s string) func(*score.Row) bool { return sel(s, item.Native) }
+	key := func(r *score.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
 	ran := map[Strategy]bool{}
 	for _, s := range p.Strategies {
 		ran[s] = true
@@ -217,10 +217,10 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 			continue
 		}
 		cs = append(cs, tables.Claim{Name: fmt.Sprintf("the best %s variant run beats %s (native; §5.2)", fam, ref),
-			On: func(r score.Row) bool {
+			On: func(r *score.Row) bool {
 				return native(ref)(r) || (r.Key.Form == string(item.Native) && slices.Contains(vs, r.Key.Strategy))
 			},
-			Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+			Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
 				best := math.NaN()
 				for _, s := range vs {
 					if d := tables.RateDiff(rows, v, native(s), native(ref)); !math.IsNaN(d) && (math.IsNaN(best) || d > best) {
@@ -233,7 +233,7 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 	cs = append(cs, tables.PairedClaim(fmt.Sprintf("code-mixed beats native questions (%s; §5.1)", ref), "", sel(ref, item.CodeMixed), native(ref), key, "language and item", false))
 	english := sel(ref, item.English)
 	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s; §5.1)", ref),
-		On: func(r score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+		On: func(r *score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
 			return tables.Effect(tables.RateDiff(rows, v, english, native(ref)))
 		}})
 	return cs
@@ -242,7 +242,7 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 // Alternatives are the named options the sensitivity table re-scores with.
 func (p *plan) Alternatives() []tables.Alternative {
 	return []tables.Alternative{p.otherJSON(),
-		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}}
+		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
 // Criteria documents the criteria (scoring.csv), the candidate order and

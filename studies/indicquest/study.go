@@ -93,10 +93,10 @@ func (p *plan) Items() *item.Set { return p.Set }
 // transliteration-aware match and the unparsed verdicts.
 func Metrics() []tables.Metric {
 	return []tables.Metric{tables.Correct(),
-		{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
-		{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-		{Name: "judge_unparsed", Of: func(r score.Row) bool { return !r.Failed && (r.Verdict == score.VerdictUnparsed || r.Verdict == "") }}}
+		{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
+		{Name: "judge_unparsed", Of: func(r *score.Row) bool { return !r.Failed && (r.Verdict == score.VerdictUnparsed || r.Verdict == "") }}}
 }
 
 // paperLexical is the paper's preparation for the lexical criteria:
@@ -138,15 +138,16 @@ func Criteria() []tables.Criterion {
 // McNemar's exact two-sided p on the answers the two verdicts split (the
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
-	judge := func(r score.Row) bool { return r.Correct }
+	judge := func(r *score.Row) bool { return r.Correct }
 	// The judge's accuracy minus the criterion's on the same answers, its
 	// paired interval, and McNemar's p on the answers they disagree on.
-	shortfall := func(rows []score.Row, v func(score.Row) bool) tables.Outcome {
+	shortfall := func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
 		}
 		judgeOnly, lexOnly := 0, 0
-		for _, r := range rows {
+		for ri := range rows {
+			r := &rows[ri]
 			switch j, l := judge(r), v(r); {
 			case j && !l:
 				judgeOnly++
@@ -160,9 +161,9 @@ func Claims() []tables.Claim {
 	const test = "McNemar exact, two-sided, the judge against the criterion on the same answers"
 	return []tables.Claim{
 		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Eval: shortfall, TestName: test,
-			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+			Verdict: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
 		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Eval: shortfall, TestName: test,
-			Verdict: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+			Verdict: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -176,11 +177,11 @@ func (p *plan) Alternatives() []tables.Alternative {
 	}
 	return []tables.Alternative{
 		{Name: name, Option: opt, Rule: "exact substring under the other normalisation", Measure: "substring",
-			Base: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }, Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstringAlt) }},
+			Base: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }, Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstringAlt) }},
 		{Name: name, Option: opt, Rule: "word overlap under the other normalisation", Measure: "overlap",
-			Base: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }, Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlapAlt) }},
+			Base: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }, Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlapAlt) }},
 		{Name: "translit", Option: "(beside)", Rule: "the answer matches the gold within translit.Match's tolerance, against the judge",
-			Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }},
+			Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
@@ -207,10 +208,10 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	}
 	if len(opt.Human) > 0 {
 		h := tables.HumanAgreement(rows, opt.Human, []tables.Metric{
-			{Name: "llm_judge", Of: func(r score.Row) bool { return r.Correct }},
-			{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-			{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
-			{Name: "translit", Of: func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}})
+			{Name: "llm_judge", Of: func(r *score.Row) bool { return r.Correct }},
+			{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+			{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+			{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}})
 		h.Mirrors = "IndicQuest §5 (judge validation)"
 		ts = append(ts, h)
 	}

@@ -14,9 +14,9 @@ import (
 // then the lexical ones.
 func protocolList() []tables.Metric {
 	return []tables.Metric{
-		{Name: "judge", Of: func(r score.Row) bool { return r.Correct }},
-		{Name: "substring", Of: func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "overlap", Of: func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "judge", Of: func(r *score.Row) bool { return r.Correct }},
+		{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -55,7 +55,8 @@ func Domains(rows []score.Row) *tables.Table {
 	for _, k := range keys {
 		for _, p := range protocols {
 			c, failed := 0, 0
-			for _, r := range by[k] {
+			for ri := range by[k] {
+				r := &by[k][ri]
 				switch {
 				case r.Failed:
 					failed++
@@ -86,7 +87,8 @@ func Rankings(rows []score.Row) *tables.Table {
 	t.Mirrors = "IndicQuest §5"
 	type key struct{ model, lang string }
 	acc := map[key][3][2]int{}
-	for _, r := range rows { // failed answers count as wrong
+	for ri := range rows { // failed answers count as wrong
+		r := &rows[ri]
 		k := key{r.Key.Model, r.Key.Language}
 		v := acc[k]
 		for i, p := range protocols {
@@ -154,7 +156,8 @@ func ModelGaps(rows []score.Row) *tables.Table {
 		out[i] = map[key]map[string]bool{}
 	}
 	models, langs := map[string]bool{}, map[string]bool{}
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		k := key{r.Key.Model, r.Key.Language}
 		models[r.Key.Model], langs[r.Key.Language] = true, true
 		for i, p := range protocols {
@@ -272,11 +275,12 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 		rs := byCell[c]
 		for _, crit := range []struct {
 			name string
-			of   func(score.Row) bool
-		}{{"substring", func(r score.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r score.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r score.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
+			of   func(*score.Row) bool
+		}{{"substring", func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
 			var a, l []string
 			jk, ck := 0, 0
-			for _, r := range rs {
+			for ri := range rs {
+				r := &rs[ri]
 				a, l = append(a, tables.Label(r.Correct)), append(l, tables.Label(crit.of(r)))
 				if r.Correct {
 					jk++
