@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -537,7 +538,11 @@ func hashFile(p string) (string, error) {
 }
 
 // hashTree is the SHA-256 of a file, or of a directory's files (each
-// relative path, a NUL, its SHA-256, in path order).
+// relative path, a NUL, its SHA-256, in path order). Symbolic links are
+// followed, the root's too (a dataset linked into place, data/X -> the
+// download): a linked file is hashed as the file, a linked directory's
+// files under the link's path; a link back into a directory being walked
+// is an error, not a loop.
 func hashTree(root string) (string, error) {
 	hashFile := func(p string) ([]byte, error) {
 		f, err := os.Open(p)
@@ -563,20 +568,54 @@ func hashTree(root string) (string, error) {
 		return hex.EncodeToString(b), nil
 	}
 	h := sha256.New()
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	// walk hashes the files under dir (its real path real), named by
+	// their path under rel; open holds the real paths being walked.
+	open := map[string]bool{}
+	var walk func(dir, real, rel string) error
+	walk = func(dir, real, rel string) error {
+		if open[real] {
+			return fmt.Errorf("%s links back into %s", dir, real)
 		}
-		rel, _ := filepath.Rel(root, p)
-		b, err := hashFile(p)
+		open[real] = true
+		defer delete(open, real)
+		es, err := os.ReadDir(dir)
 		if err != nil {
 			return err
 		}
-		h.Write([]byte(rel))
-		h.Write([]byte{0})
-		h.Write(b)
+		for _, e := range es { // ReadDir's order: by name
+			p, name := filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name())
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				st, err := os.Stat(p)
+				if err != nil {
+					return err
+				}
+				isDir = st.IsDir()
+			}
+			if isDir {
+				target, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return err
+				}
+				if err := walk(p, target, name); err != nil {
+					return err
+				}
+				continue
+			}
+			b, err := hashFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write([]byte(name))
+			h.Write([]byte{0})
+			h.Write(b)
+		}
 		return nil
-	})
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err == nil {
+		err = walk(root, real, "")
+	}
 	if err != nil {
 		return "", fmt.Errorf("hashing %s: %w", root, err)
 	}
