@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkRunDir measures a run directory of the user's own
-// (BHASHA_BENCH_RUN=DIR; it skips without one) as issue 20 measured its
+// (BHASHA_BENCH_RUN=DIR, an absolute path; it skips without one) as issue 20 measured its
 // 460,500-record BMLAMA-53 run (experiments/bench/bmlama-460k.yaml says
 // how to write it): BHASHA_BENCH_ROUNDS rounds (default 3), each on a
 // fresh copy of the directory's run files (experiment.yaml,
@@ -44,6 +44,9 @@ func BenchmarkRunDir(b *testing.B) {
 			b.Fatalf("BHASHA_BENCH_ROUNDS=%q: want a positive number of rounds", s)
 		}
 		rounds = n
+	}
+	if !filepath.IsAbs(src) {
+		b.Fatalf("BHASHA_BENCH_RUN=%s: give an absolute path (BHASHA_BENCH_RUN=$PWD/%s): go test runs the benchmark in its package's directory", src, src)
 	}
 	m, err := run.ReadManifest(src)
 	if err != nil {
