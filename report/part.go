@@ -59,7 +59,7 @@ func newRowsDeflater() (*rowsDeflater, error) {
 		return nil, fmt.Errorf("writing a sheet's rows: %w", err)
 	}
 	os.Remove(f.Name()) // unlinked: gone with the process, whatever happens
-	w := &rowsDeflater{d: &deflatedRows{f: f}, file: bufio.NewWriterSize(f, 1<<20)}
+	w := &rowsDeflater{d: &deflatedRows{f: f}, file: bufio.NewWriterSize(f, 64<<10)}
 	w.out.w = w.file
 	w.z = newPflate(&w.out, zipLevel, 0)
 	return w, nil

@@ -51,7 +51,10 @@ func newPflate(out io.Writer, level, size int) *pflate {
 		size = 1 << 20
 	}
 	n := runtime.GOMAXPROCS(0)
-	return &pflate{out: out, level: level, size: size, cur: make([]byte, 0, size), slots: make(chan struct{}, n),
+	// The first chunk's buffer grows as it fills (most of a workbook's
+	// streams, a table's sheet, are a few kilobytes); the next ones are
+	// the chunk's size.
+	return &pflate{out: out, level: level, size: size, cur: make([]byte, 0, min(size, 64<<10)), slots: make(chan struct{}, n),
 		writers: make(chan *flate.Writer, n), buffers: make(chan []byte, n+1), outs: make(chan *bytes.Buffer, 2*n+2)}
 }
 

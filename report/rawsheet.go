@@ -118,7 +118,7 @@ type sheetWriter struct {
 }
 
 func newSheetWriter(w io.Writer) *sheetWriter {
-	return &sheetWriter{w: bufio.NewWriterSize(w, 256<<10)}
+	return &sheetWriter{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
 // row writes row r (1-based) of cells, each with its style (0: none),

@@ -67,7 +67,7 @@ func newSharedStrings(f *excelize.File, sheet string) (*sharedStrings, error) {
 		return nil, err
 	}
 	return &sharedStrings{base: len(f.SharedStrings.SI), items: map[[2]uint64]int32{}, changed: map[int32]fitted{},
-		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, d: d, w: bufio.NewWriterSize(d, 256<<10)}, nil
+		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, d: d, w: bufio.NewWriterSize(d, 64<<10)}, nil
 }
 
 // cell is the cell holding text s (full: the file its exact text is in):
