@@ -240,7 +240,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		}
 		n := len(r.rows)
 		hash := newKeyHash()
-		want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+		want := r.rowIndex(hash)
 		var err error
 		if sp, err = newTextSpill(n); err != nil {
 			return fmt.Errorf("report of %s: %w", r.dir, err)
@@ -328,7 +328,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		}
 	} else if hw != nil || xw != nil {
 		if want == nil {
-			want = hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+			want = r.rowIndex(hash)
 		}
 		// The texts go to a spill on disk: every answer's for the
 		// workbook, else only the explorer's picks'; the explorer reads
@@ -420,7 +420,7 @@ type sampleText struct {
 	known bool
 }
 
-// promptSet is the keys of the prompts a spill holds, asked by the
+// promptSet is where a spill holds each prompt, by key, asked by the
 // records' pass's decoders (on every core) while its consumer adds to
 // it: a prompt already spilled is not made again from its request (on
 // a run of several models, most of them). A prompt's key is a 128-bit
@@ -431,14 +431,14 @@ type promptSet struct {
 	textKey func(string) [2]uint64 // a prompt's key by its text (newKeyHash)
 	shards  [64]struct {
 		mu sync.RWMutex
-		m  map[[2]uint64]struct{}
+		m  map[[2]uint64]span
 	}
 }
 
 func newPromptSet() *promptSet {
 	p := &promptSet{raw: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, textKey: newKeyHash()}
 	for i := range p.shards {
-		p.shards[i].m = map[[2]uint64]struct{}{}
+		p.shards[i].m = map[[2]uint64]span{}
 	}
 	return p
 }
@@ -447,19 +447,25 @@ func (p *promptSet) rawKey(b []byte) [2]uint64 {
 	return [2]uint64{maphash.Bytes(p.raw[0], b), maphash.Bytes(p.raw[1], b)}
 }
 
-func (p *promptSet) has(k [2]uint64) bool {
+// get is where the spill holds the prompt of key k, if it does.
+func (p *promptSet) get(k [2]uint64) (span, bool) {
 	sh := &p.shards[k[0]%uint64(len(p.shards))]
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
-	_, ok := sh.m[k]
+	at, ok := sh.m[k]
+	return at, ok
+}
+
+func (p *promptSet) has(k [2]uint64) bool {
+	_, ok := p.get(k)
 	return ok
 }
 
-func (p *promptSet) add(k [2]uint64) {
+func (p *promptSet) add(k [2]uint64, at span) {
 	sh := &p.shards[k[0]%uint64(len(p.shards))]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	sh.m[k] = struct{}{}
+	sh.m[k] = at
 }
 
 // recordText is a record's text as the records' pass's decoders make it,
@@ -532,6 +538,12 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashind
 	}
 	st.done(lines)
 	return nil
+}
+
+// rowIndex is the index of the answers in memory by their key's hash
+// under hash (newKeyHash).
+func (r *Results) rowIndex(hash func(string) [2]uint64) *hashindex.Index {
+	return hashindex.New(len(r.rows), func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
 }
 
 // newKeyHash is a 128-bit hash of record keys, for an index of the
@@ -792,16 +804,15 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 // memory, per answer, only where its entry lies (eight bytes: 39 MB at
 // 4.9 million answers, where three spans a text took 235 MB).
 type textSpill struct {
-	f       *os.File
-	w       *bufio.Writer
-	size    int64
-	at      []int64            // answer i's entry at at[i]-1; 0: none
-	prompts map[[2]uint64]span // by key (promptSet)
-	seen    *promptSet
-	buf     []byte
-	hdr     [4 * binary.MaxVarintLen64]byte
-	blocks  []spillCached // the blocks last read back
-	clock   uint64
+	f      *os.File
+	w      *bufio.Writer
+	size   int64
+	at     []int64    // answer i's entry at at[i]-1; 0: none
+	seen   *promptSet // where each prompt is, by key
+	buf    []byte
+	hdr    [4 * binary.MaxVarintLen64]byte
+	blocks []spillCached // the blocks last read back
+	clock  uint64
 }
 
 type span struct {
@@ -815,8 +826,7 @@ func newTextSpill(n int) (*textSpill, error) {
 		return nil, err
 	}
 	os.Remove(f.Name()) // unlinked: gone with the process, whatever happens
-	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]int64, n), prompts: map[[2]uint64]span{},
-		seen: newPromptSet()}, nil
+	return &textSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), at: make([]int64, n), seen: newPromptSet()}, nil
 }
 
 func (s *textSpill) write(v string) error {
@@ -829,7 +839,7 @@ func (s *textSpill) write(v string) error {
 // prompt under t.key, or, when t.known, the prompt already spilled under
 // t.key.
 func (s *textSpill) put(i int, t sampleText) error {
-	p, ok := s.prompts[t.key]
+	p, ok := s.seen.get(t.key)
 	if !ok {
 		if t.known {
 			return fmt.Errorf("the samples' spill: a prompt said to be held is not")
@@ -838,8 +848,7 @@ func (s *textSpill) put(i int, t sampleText) error {
 		if err := s.write(t.prompt); err != nil {
 			return err
 		}
-		s.prompts[t.key] = p
-		s.seen.add(t.key)
+		s.seen.add(t.key, p)
 	}
 	at := s.size
 	hdr := binary.AppendUvarint(s.hdr[:0], uint64(p.off))
@@ -862,7 +871,7 @@ func (s *textSpill) put(i int, t sampleText) error {
 }
 
 func (s *textSpill) flush() error {
-	s.prompts = nil // no more puts
+	s.seen = nil // no more puts
 	return s.w.Flush()
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/internal/hashindex"
 	"github.com/bhashalab/bhasha/report"
 )
 
@@ -54,7 +53,7 @@ func TestExplorerPicks(t *testing.T) {
 	}
 	texts := make([]sampleText, n)
 	hash := newKeyHash()
-	want := hashindex.New(n, func(i int) [2]uint64 { return hash(r.rows[i].Key.String()) })
+	want := r.rowIndex(hash)
 	if err := r.readTexts(context.Background(), report.Options{}, want, hash, n, newPromptSet(), func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -324,7 +324,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		hdr = 2
 	}
 	// The header: each row's labels, every cell in the header style.
-	labels := [2][]any{make([]any, len(cols)), make([]any, len(cols))}
+	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
 	for c, col := range cols {
@@ -394,7 +394,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		for r := range hdr {
 			for c := range cols {
 				vals[c], ss[c] = nil, st.header
-				if s, ok := labels[r][c].(string); ok {
+				if s := labels[r][c]; s != "" {
 					if err := text(r+1, c, s, fullTextAt(t, c)); err != nil {
 						return err
 					}

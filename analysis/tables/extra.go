@@ -88,8 +88,9 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
-			for ri := range by[c] {
-				r := &by[c][ri]
+			rs := by[c]
+			for ri := range rs {
+				r := &rs[ri]
 				if m.AppliesTo(r.Key.Strategy) {
 					x = append(x, Label(m.Of(r)))
 					y = append(y, Label(human[keyOf(r)]))

@@ -123,34 +123,21 @@ func copyRunFiles(src, dir string) error {
 		if name != run.ExperimentFile && name != run.ManifestFile && name != "archive" && !strings.HasPrefix(name, "records") {
 			continue
 		}
-		if err := copyTree(filepath.Join(src, name), filepath.Join(dir, name)); err != nil {
+		from, to := filepath.Join(src, name), filepath.Join(dir, name)
+		if e.IsDir() {
+			err = os.CopyFS(to, os.DirFS(from))
+		} else {
+			err = copyFile(from, to)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// copyTree copies a file, or a directory and everything in it.
-func copyTree(from, to string) error {
-	fi, err := os.Stat(from)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		if err := os.MkdirAll(to, 0o755); err != nil {
-			return err
-		}
-		es, err := os.ReadDir(from)
-		if err != nil {
-			return err
-		}
-		for _, e := range es {
-			if err := copyTree(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+// copyFile copies the file from to the new file to.
+func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err

@@ -44,6 +44,9 @@ func TestScoringInputsOfTheCopy(t *testing.T) {
 				}
 				t.Errorf("the copy's inputs differ: %v", slices.Sorted(slices.Values(differ)))
 			}
+			if _, ok := want["experiment.yaml seed"]; !ok {
+				t.Fatalf("no key for the seed among %v", slices.Sorted(maps.Keys(want)))
+			}
 			seed := c.SeedOrDefault() + 1
 			c.Seed = &seed
 			seeded, err := c.ScoringInputs()

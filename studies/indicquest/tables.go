@@ -55,8 +55,9 @@ func Domains(rows []score.Row) *tables.Table {
 	for _, k := range keys {
 		for _, p := range protocols {
 			c, failed := 0, 0
-			for ri := range by[k] {
-				r := &by[k][ri]
+			rs := by[k]
+			for ri := range rs {
+				r := &rs[ri]
 				switch {
 				case r.Failed:
 					failed++
