@@ -418,6 +418,10 @@ type sampleText struct {
 	// when the record was read, so prompt was not made.
 	key   [2]uint64
 	known bool
+	// promptRef, read back from a spill by getRef, is where the spill
+	// holds the prompt, plus one (textSpill.promptAt); prompt is then not
+	// made. 0: prompt holds the text.
+	promptRef int64
 }
 
 // promptSet is where a spill holds each prompt, by key, asked by the
@@ -431,14 +435,14 @@ type promptSet struct {
 	textKey func(string) [2]uint64 // a prompt's key by its text (newKeyHash)
 	shards  [64]struct {
 		mu sync.RWMutex
-		m  map[[2]uint64]span
+		m  map[[2]uint64]int64 // the prompt's place in the spill
 	}
 }
 
 func newPromptSet() *promptSet {
 	p := &promptSet{raw: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, textKey: newKeyHash()}
 	for i := range p.shards {
-		p.shards[i].m = map[[2]uint64]span{}
+		p.shards[i].m = map[[2]uint64]int64{}
 	}
 	return p
 }
@@ -448,7 +452,7 @@ func (p *promptSet) rawKey(b []byte) [2]uint64 {
 }
 
 // get is where the spill holds the prompt of key k, if it does.
-func (p *promptSet) get(k [2]uint64) (span, bool) {
+func (p *promptSet) get(k [2]uint64) (int64, bool) {
 	sh := &p.shards[k[0]%uint64(len(p.shards))]
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
@@ -461,7 +465,7 @@ func (p *promptSet) has(k [2]uint64) bool {
 	return ok
 }
 
-func (p *promptSet) add(k [2]uint64, at span) {
+func (p *promptSet) add(k [2]uint64, at int64) {
 	sh := &p.shards[k[0]%uint64(len(p.shards))]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -714,14 +718,23 @@ func (r *Results) sampleColumns(answers *Table) ([]tables.Column, func(sampleTex
 }
 
 // sampleRows streams the samples sheet: each answers row with its
-// record's text, read back from the spill.
+// record's text, read back from the spill, its prompt by reference
+// (report.TextRef: the sheet reads each distinct prompt once).
 func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 	cols, extra := r.sampleColumns(answers)
+	extraRef := func(t sampleText) []any {
+		x := extra(t)
+		if t.promptRef != 0 {
+			x[0] = report.TextRef(t.promptRef)
+		}
+		return x
+	}
 	header := make([]string, len(cols))
 	for i, c := range cols {
 		header[i] = c.Name
 	}
-	return &report.Rows{Name: "samples", Header: header, Len: answers.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
+	text := func(ref report.TextRef) (string, error) { return sp.promptAt(int64(ref)) }
+	return &report.Rows{Name: "samples", Header: header, Len: answers.Len(), Text: text, Each: func(ctx context.Context, fn func([]any) error) error {
 		// The rows are made (each answer's row and its texts read back)
 		// on a goroutine of their own, a batch at a time, while fn
 		// writes the batch before.
@@ -752,12 +765,12 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 				}
 				b.n, b.err = 0, nil
 				for i := first; i < min(total, first+batch); i++ {
-					t, err := sp.get(i)
+					t, err := sp.getRef(i)
 					if err != nil {
 						b.err = fmt.Errorf("samples of %s: %w", r.dir, err)
 						break
 					}
-					row = append(answers.Row(i, row), extra(t)...)
+					row = append(answers.Row(i, row), extraRef(t)...)
 					cells := b.cells[b.n*width : (b.n+1)*width]
 					clear(cells)
 					copy(cells, row)
@@ -798,11 +811,12 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 // textSpill holds every answer's record text on disk, in an unlinked
 // temporary file, so that the samples sheet can stream them in table
 // order while the records are read in file order: each distinct prompt
-// once (the models of a run share them), then per answer an entry, four
-// uvarints (its prompt's offset and length in the spill, its response's
-// and its error's lengths) followed by the response and the error; in
-// memory, per answer, only where its entry lies (eight bytes: 39 MB at
-// 4.9 million answers, where three spans a text took 235 MB).
+// once (the models of a run share them), its length (a uvarint) then its
+// bytes, and per answer an entry, three uvarints (where its prompt lies
+// in the spill, its response's and its error's lengths) followed by the
+// response and the error; in memory, per answer, only where its entry
+// lies (eight bytes: 39 MB at 4.9 million answers, where three spans a
+// text took 235 MB), and per prompt where it lies.
 type textSpill struct {
 	f      *os.File
 	w      *bufio.Writer
@@ -810,6 +824,7 @@ type textSpill struct {
 	at     []int64    // answer i's entry at at[i]-1; 0: none
 	seen   *promptSet // where each prompt is, by key
 	buf    []byte
+	refBuf []byte // promptAt's
 	hdr    [4 * binary.MaxVarintLen64]byte
 	blocks []spillCached // the blocks last read back
 	clock  uint64
@@ -844,15 +859,19 @@ func (s *textSpill) put(i int, t sampleText) error {
 		if t.known {
 			return fmt.Errorf("the samples' spill: a prompt said to be held is not")
 		}
-		p = span{off: s.size, n: int32(len(t.prompt))}
+		p = s.size
+		n, err := s.w.Write(binary.AppendUvarint(s.hdr[:0], uint64(len(t.prompt))))
+		s.size += int64(n)
+		if err != nil {
+			return err
+		}
 		if err := s.write(t.prompt); err != nil {
 			return err
 		}
 		s.seen.add(t.key, p)
 	}
 	at := s.size
-	hdr := binary.AppendUvarint(s.hdr[:0], uint64(p.off))
-	hdr = binary.AppendUvarint(hdr, uint64(p.n))
+	hdr := binary.AppendUvarint(s.hdr[:0], uint64(p))
 	hdr = binary.AppendUvarint(hdr, uint64(len(t.response)))
 	hdr = binary.AppendUvarint(hdr, uint64(len(t.err)))
 	n, err := s.w.Write(hdr)
@@ -879,12 +898,50 @@ func (s *textSpill) flush() error {
 // cache of recent blocks: for reading the answers nearly in the order
 // they were spilled.
 func (s *textSpill) get(i int) (sampleText, error) {
-	return s.entry(i, s.bytes)
+	return s.entry(i, s.bytes, false)
+}
+
+// getRef is get with the prompt left where it is: its place in
+// t.promptRef, for promptAt (the samples sheet reads each distinct
+// prompt once, not once an answer).
+func (s *textSpill) getRef(i int) (sampleText, error) {
+	return s.entry(i, s.bytes, true)
 }
 
 // getAt is get for a read anywhere in the spill: the bytes themselves
 // are read, not the blocks around them.
-func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct) }
+func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct, false) }
+
+// promptAt reads back the prompt a getRef found at ref, from the file
+// itself: it may be called beside get, getRef and getAt (on another
+// goroutine), never beside itself.
+func (s *textSpill) promptAt(ref int64) (string, error) {
+	var hdr [binary.MaxVarintLen64]byte
+	t, b, err := s.prompt(ref-1, s.direct, hdr[:0], s.refBuf[:0])
+	s.refBuf = b
+	return t, err
+}
+
+// prompt reads the prompt at off with read, through the buffers hdr and
+// buf (returned, grown).
+func (s *textSpill) prompt(off int64, read func(dst []byte, sp span) ([]byte, error), hdr, buf []byte) (string, []byte, error) {
+	if off < 0 || off >= s.size {
+		return "", buf, fmt.Errorf("the samples' spill: no prompt at byte %d", off)
+	}
+	hdr, err := read(hdr, span{off: off, n: int32(min(binary.MaxVarintLen64, s.size-off))})
+	if err != nil {
+		return "", buf, err
+	}
+	n, k := binary.Uvarint(hdr)
+	if k <= 0 || n > uint64(s.size-off-int64(k)) {
+		return "", buf, fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
+	}
+	if n == 0 {
+		return "", buf, nil
+	}
+	buf, err = read(buf, span{off: off + int64(k), n: int32(n)})
+	return string(buf), buf, err
+}
 
 // direct appends the spill's bytes at sp to dst, read from the file.
 func (s *textSpill) direct(dst []byte, sp span) ([]byte, error) {
@@ -895,8 +952,9 @@ func (s *textSpill) direct(dst []byte, sp span) ([]byte, error) {
 }
 
 // entry reads answer i's entry with read (which appends the bytes at sp
-// to dst).
-func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error)) (sampleText, error) {
+// to dst); its prompt too, unless ref (then only where it lies:
+// t.promptRef).
+func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error), ref bool) (sampleText, error) {
 	var t sampleText
 	if s.at[i] == 0 {
 		return t, nil
@@ -906,7 +964,7 @@ func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error))
 	if err != nil {
 		return t, err
 	}
-	var v [4]uint64
+	var v [3]uint64
 	k := 0
 	for j := range v {
 		x, m := binary.Uvarint(hdr[k:])
@@ -924,13 +982,15 @@ func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error))
 		s.buf = b
 		return string(b), err
 	}
-	if t.prompt, err = text(span{off: int64(v[0]), n: int32(v[1])}); err != nil {
+	if ref {
+		t.promptRef = int64(v[0]) + 1
+	} else if t.prompt, s.buf, err = s.prompt(int64(v[0]), read, s.hdr[:0], s.buf[:0]); err != nil {
 		return t, err
 	}
-	if t.response, err = text(span{off: off, n: int32(v[2])}); err != nil {
+	if t.response, err = text(span{off: off, n: int32(v[1])}); err != nil {
 		return t, err
 	}
-	t.err, err = text(span{off: off + int64(v[2]), n: int32(v[3])})
+	t.err, err = text(span{off: off + int64(v[1]), n: int32(v[2])})
 	return t, err
 }
 

@@ -321,7 +321,21 @@ func TestTextSpillReadsBack(t *testing.T) {
 	for _, get := range []struct {
 		name string
 		fn   func(int) (sampleText, error)
-	}{{"get", sp.get}, {"getAt", sp.getAt}} {
+	}{{"get", sp.get}, {"getAt", sp.getAt}, {"getRef", func(i int) (sampleText, error) {
+		got, err := sp.getRef(i)
+		if err != nil || got.promptRef == 0 {
+			if want[i] != (sampleText{}) {
+				t.Errorf("getRef answer %d: no prompt's place (%v)", i, err)
+			}
+			return got, err
+		}
+		if got.prompt != "" {
+			t.Errorf("getRef answer %d: the prompt read (%d bytes), not its place", i, len(got.prompt))
+		}
+		got.prompt, err = sp.promptAt(got.promptRef)
+		got.promptRef = 0
+		return got, err
+	}}} {
 		for _, order := range [][]int{rng.Perm(n), rng.Perm(n)} {
 			for _, i := range order {
 				got, err := get.fn(i)

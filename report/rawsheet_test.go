@@ -109,3 +109,40 @@ func TestRawSheetReadsAsStreamWriter(t *testing.T) {
 		t.Errorf("dimension %q", d)
 	}
 }
+
+// A cell right after its row's previous one carries no reference; the
+// first after a gap (an absent cell), or after a column skipped, does.
+func TestRowReferencesOnlyAfterGaps(t *testing.T) {
+	cases := []struct {
+		name   string
+		cells  []any
+		styles []int
+		want   string
+	}{
+		{"contiguous", []any{"a", 1.5, true}, []int{0, 0, 0},
+			`<row r="7"><c t="inlineStr"><is><t>a</t></is></c><c><v>1.5</v></c><c t="b"><v>1</v></c></row>`},
+		{"first absent", []any{nil, 2.0}, []int{0, 0},
+			`<row r="7"><c r="B7"><v>2</v></c></row>`},
+		{"gap", []any{1.0, nil, nil, 4.0, 5.0}, []int{0, 0, 0, 0, 0},
+			`<row r="7"><c><v>1</v></c><c r="D7"><v>4</v></c><c><v>5</v></c></row>`},
+		{"empty styled cell is a cell", []any{1.0, math.NaN(), 3.0}, []int{0, 9, 0},
+			`<row r="7"><c><v>1</v></c><c s="9"/><c><v>3</v></c></row>`},
+		{"empty unstyled cell is a gap", []any{1.0, math.NaN(), 3.0}, []int{0, 0, 0},
+			`<row r="7"><c><v>1</v></c><c r="C7"><v>3</v></c></row>`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w := newSheetWriter(&b)
+			if err := w.row(7, c.cells, c.styles); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != c.want {
+				t.Errorf("got  %s\nwant %s", b.String(), c.want)
+			}
+		})
+	}
+}

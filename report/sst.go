@@ -42,6 +42,7 @@ type sharedStrings struct {
 	base    int                 // the index of the block's first item in the table
 	n       int                 // items in the block
 	items   map[[2]uint64]int32 // an item's place in the block, by its text's hash
+	refs    map[TextRef]int32   // an item's place in the block, by a reference to its text
 	changed map[int32]fitted    // the items whose text fitCell changed, and how
 	seed    [2]maphash.Seed
 	d       *rowsDeflater // the items, deflated (d.d once reserve ends the block)
@@ -66,7 +67,7 @@ func newSharedStrings(f *excelize.File, sheet string) (*sharedStrings, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedStrings{base: len(f.SharedStrings.SI), items: map[[2]uint64]int32{}, changed: map[int32]fitted{},
+	return &sharedStrings{base: len(f.SharedStrings.SI), items: map[[2]uint64]int32{}, refs: map[TextRef]int32{}, changed: map[int32]fitted{},
 		seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, d: d, w: bufio.NewWriterSize(d, 64<<10)}, nil
 }
 
@@ -80,13 +81,41 @@ func (t *sharedStrings) cell(s, full string) (any, fitted, error) {
 	if i, ok := t.items[h]; ok {
 		return sharedIndex(t.base + int(i)), t.changed[i], nil
 	}
+	c, fit, i, err := t.add(s, full)
+	if i >= 0 {
+		t.items[h] = i
+	}
+	return c, fit, err
+}
+
+// cellRef is cell for the text ref stands for, read (through text) only
+// when ref is met first. The item is found by ref, not by the text: a
+// text met both by reference and as itself is two items of the same
+// text.
+func (t *sharedStrings) cellRef(ref TextRef, text func(TextRef) (string, error), full string) (any, fitted, error) {
+	if i, ok := t.refs[ref]; ok {
+		return sharedIndex(t.base + int(i)), t.changed[i], nil
+	}
+	s, err := text(ref)
+	if err != nil {
+		return nil, fitted{}, fmt.Errorf("reading a text by reference: %w", err)
+	}
+	c, fit, i, err := t.add(s, full)
+	if i >= 0 {
+		t.refs[ref] = i
+	}
+	return c, fit, err
+}
+
+// add writes s, fitted, as the block's next item (its place i), or, past
+// maxSharedItems, returns it fitted as an inline cell (i = -1).
+func (t *sharedStrings) add(s, full string) (any, fitted, int32, error) {
 	fit := fitCell(s, full)
 	if t.n >= maxSharedItems {
-		return fit.text, fit, nil
+		return fit.text, fit, -1, nil
 	}
 	i := int32(t.n)
 	t.n++
-	t.items[h] = i
 	if fit.changed() {
 		t.changed[i] = fit
 	}
@@ -99,9 +128,9 @@ func (t *sharedStrings) cell(s, full string) (any, fitted, error) {
 	b = append(b, "</t></si>"...)
 	t.buf = b
 	if _, err := t.w.Write(b); err != nil {
-		return nil, fitted{}, fmt.Errorf("writing a shared text: %w", err)
+		return nil, fitted{}, -1, fmt.Errorf("writing a shared text: %w", err)
 	}
-	return sharedIndex(t.base + int(i)), fit, nil
+	return sharedIndex(t.base + int(i)), fit, i, nil
 }
 
 // reserve ends the block: its items are deflated, and as many empty
@@ -115,7 +144,7 @@ func (t *sharedStrings) reserve(f *excelize.File) error {
 	if err != nil {
 		return fmt.Errorf("writing the shared texts: %w", err)
 	}
-	t.items, t.changed = nil, nil
+	t.items, t.refs, t.changed = nil, nil, nil
 	sst := f.SharedStrings
 	if sst == nil || len(sst.SI) != t.base {
 		return fmt.Errorf("writing the shared texts: excelize's table changed while a sheet's rows were written")

@@ -189,3 +189,83 @@ func TestCutShared(t *testing.T) {
 		})
 	}
 }
+
+// A text by reference (TextRef) is read through Rows.Text once, however
+// many cells hold it, and reads back as itself, fitted and marked as a
+// text given as itself is; rows with a reference and no Text are
+// refused.
+func TestSharedStringsByReference(t *testing.T) {
+	texts := map[TextRef]string{1: "Q: राजधानी <b>&</b>\nA:", 2: "second", 3: "bell\x07 here"}
+	rows := [][]any{
+		{"m1", TextRef(1)},
+		{"m2", TextRef(1)},
+		{"m1", TextRef(2)},
+		{"m2", TextRef(3)},
+		{"m3", TextRef(3)},
+		{"m3", TextRef(1)},
+	}
+	reads := map[TextRef]int{}
+	each := func(ctx context.Context, fn func([]any) error) error {
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f := excelize.NewFile()
+	st, err := newStyles(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &Rows{Name: "refs", Header: []string{"model", "prompt"}, Len: len(rows), Each: each,
+		Text: func(ref TextRef) (string, error) { reads[ref]++; return texts[ref], nil }}
+	_, raw, err := writeStream(context.Background(), f, "refs", rs, 0, 100, "x.csv", st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{raw}); err != nil {
+		t.Fatal(err)
+	}
+	for ref, n := range reads {
+		if n != 1 {
+			t.Errorf("ref %d read %d times, want once", ref, n)
+		}
+	}
+	if len(reads) != 3 {
+		t.Errorf("%d refs read, want 3", len(reads))
+	}
+	g, err := excelize.OpenReader(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, row := range rows {
+		cell := cellName(2, r+2)
+		ref := row[1].(TextRef)
+		want := texts[ref]
+		if ref == 3 {
+			want = "bell␇ here"
+		}
+		if got, _ := g.GetCellValue("refs", cell); got != want {
+			t.Errorf("%s: %q, want %q", cell, got, want)
+		}
+		if typ, _ := g.GetCellType("refs", cell); typ != excelize.CellTypeSharedString {
+			t.Errorf("%s: type %v, want a shared string", cell, typ)
+		}
+		if style, _ := g.GetCellStyle("refs", cell); (ref == 3) != (style == st.changed) {
+			t.Errorf("%s: style %d; the changed text's is %d", cell, style, st.changed)
+		}
+	}
+
+	rs.Text = nil
+	g2 := excelize.NewFile()
+	st2, err := newStyles(g2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, raw, err := writeStream(context.Background(), g2, "refs", rs, 0, 100, "x.csv", st2, Options{}); err == nil {
+		raw.close()
+		t.Error("rows with a text by reference and no Text: written")
+	}
+}

@@ -27,7 +27,17 @@ type Rows struct {
 	// Each calls fn with every row in order (row is reused between calls:
 	// fn must not keep it) and stops at fn's first error, or at ctx's.
 	Each func(ctx context.Context, fn func(row []any) error) error
+	// Text, when set, reads the text a TextRef cell of the rows stands
+	// for. It is called on the writer's goroutine, beside Each's, at most
+	// once a ref: cells with equal refs hold equal texts.
+	Text func(ref TextRef) (string, error)
 }
+
+// TextRef is a text cell of Rows known by reference, read through
+// Rows.Text: a long text that many rows share (a run's prompt, sent to
+// each of its models), which the writer then reads, fits and hashes once,
+// not once a row.
+type TextRef int64
 
 // TableRows reads a table as Rows: its held rows, or those its Source
 // makes.

@@ -758,6 +758,19 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 						styles[c] = st.changed
 					}
 					vals[c] = cell
+				case TextRef:
+					if t.Text == nil {
+						return fmt.Errorf("sheet %s: a text by reference, and no Text to read it", sheet)
+					}
+					cell, fit, err := shared.cellRef(x, t.Text, full[c])
+					if err != nil {
+						return fmt.Errorf("sheet %s, cell %s: %w", sheet, cellName(c+1, r+2), err)
+					}
+					if fit.changed() {
+						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
+						styles[c] = st.changed
+					}
+					vals[c] = cell
 				default:
 					vals[c] = v
 				}

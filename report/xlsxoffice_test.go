@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 )
@@ -245,4 +247,56 @@ func pageWith(t *testing.T, pdf, s string) int {
 	}
 	t.Fatalf("no page of %s holds %q", pdf, s)
 	return 0
+}
+
+// LibreOffice reads a streamed sheet's cells where they were written: a
+// cell without a reference is the next of its row, one after a gap is
+// where its reference says (sheetWriter.row).
+func TestRawSheetReadsInLibreOffice(t *testing.T) {
+	officeTools(t)
+	rows := [][]any{
+		{"a", "b", "c", "d"},
+		{"x", nil, nil, 4.0},
+		{nil, "y", 2.5, nil},
+		{1.0, 2.0, nil, "z"},
+	}
+	f := excelize.NewFile()
+	var b bytes.Buffer
+	path, err := sheetPath(f, "Sheet1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := deflateSheet(path, "D4", func(w *sheetWriter) error {
+		for i, r := range rows {
+			if err := w.row(i+1, r, make([]int, len(r))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
+		t.Fatal(err)
+	}
+	dir := officeDir(t, "rawsheet")
+	xlsx := filepath.Join(dir, "raw.xlsx")
+	if err := os.WriteFile(xlsx, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "soffice", "-env:UserInstallation=file://"+t.TempDir(), "--headless", "--convert-to", "csv", "--outdir", dir, xlsx).CombinedOutput()
+	if err != nil {
+		t.Fatalf("soffice: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "raw.csv"))
+	if err != nil {
+		t.Fatalf("%v (soffice said: %s)", err, out)
+	}
+	want := "a,b,c,d\nx,,,4\n,y,2.5,\n1,2,,z\n"
+	if string(got) != want {
+		t.Errorf("LibreOffice reads\n%s\nwant\n%s", got, want)
+	}
 }
