@@ -916,11 +916,31 @@ func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direc
 // itself: it may be called beside get, getRef and getAt (on another
 // goroutine), never beside itself.
 func (s *textSpill) promptAt(ref int64) (string, error) {
-	var hdr [binary.MaxVarintLen64]byte
-	t, b, err := s.prompt(ref-1, s.direct, hdr[:0], s.refBuf[:0])
+	// One read of the prompt's length and, most often, all of it.
+	off := ref - 1
+	if off < 0 || off >= s.size {
+		return "", fmt.Errorf("the samples' spill: no prompt at byte %d", off)
+	}
+	b, err := s.direct(s.refBuf[:0], span{off: off, n: int32(min(promptRead, s.size-off))})
 	s.refBuf = b
-	return t, err
+	if err != nil {
+		return "", err
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(s.size-off-int64(k)) {
+		return "", fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
+	}
+	if end := uint64(k) + n; end <= uint64(len(b)) {
+		return string(b[k:end]), nil
+	}
+	b, err = s.direct(b[:0], span{off: off + int64(k), n: int32(n)})
+	s.refBuf = b
+	return string(b), err
 }
+
+// promptRead is how many bytes promptAt reads first: the length and the
+// text of most prompts.
+const promptRead = 8 << 10
 
 // prompt reads the prompt at off with read, through the buffers hdr and
 // buf (returned, grown).

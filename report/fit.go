@@ -183,3 +183,68 @@ func (l *changeLog) lines() []string {
 	}
 	return out
 }
+
+// appendFitEscaped appends s as XML text (appendEscapedValid) when
+// fitCell leaves it as it is: valid UTF-8, no character XML cannot hold,
+// at most MaxCellChars bytes (so at most as many UTF-16 units). It reads
+// s once, where fitCell then appendEscapedValid read it three times
+// (validating, looking for what XML cannot hold, escaping); ok false, and
+// b as it was, when s is not such a text (fitCell must see it).
+func appendFitEscaped(b []byte, s string) (_ []byte, ok bool) {
+	if len(s) > MaxCellChars {
+		return b, false
+	}
+	start, last := len(b), 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c > '>' { // no markup, no control
+				continue
+			}
+			var esc string
+			switch c {
+			case '&':
+				esc = "&amp;"
+			case '<':
+				esc = "&lt;"
+			case '>':
+				esc = "&gt;"
+			case '\r':
+				esc = "&#xD;"
+			case '\t', '\n':
+				continue
+			default:
+				if c < 0x20 { // a C0 control XML cannot hold
+					return b[:start], false
+				}
+				continue
+			}
+			b = append(b, s[last:i-1]...)
+			b = append(b, esc...)
+			last = i
+			continue
+		}
+		if c >= 0xe0 && c < 0xf0 && i+2 < len(s) { // three bytes: most Indic scripts
+			lo, hi := byte(0x80), byte(0xbf)
+			switch c {
+			case 0xe0:
+				lo = 0xa0 // not overlong
+			case 0xed:
+				hi = 0x9f // not a surrogate
+			}
+			c1, c2 := s[i+1], s[i+2]
+			if c1 < lo || c1 > hi || c2&0xc0 != 0x80 || c == 0xef && c1 == 0xbf && c2 >= 0xbe { // not UTF-8, or U+FFFE, U+FFFF
+				return b[:start], false
+			}
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return b[:start], false
+		}
+		i += size
+	}
+	return append(b, s[last:]...), true
+}

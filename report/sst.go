@@ -110,27 +110,42 @@ func (t *sharedStrings) cellRef(ref TextRef, text func(TextRef) (string, error),
 // add writes s, fitted, as the block's next item (its place i), or, past
 // maxSharedItems, returns it fitted as an inline cell (i = -1).
 func (t *sharedStrings) add(s, full string) (any, fitted, int32, error) {
-	fit := fitCell(s, full)
 	if t.n >= maxSharedItems {
+		fit := fitCell(s, full)
 		return fit.text, fit, -1, nil
+	}
+	fit := fitted{text: s}
+	b, ok := appendItem(t.buf[:0], s, true)
+	if !ok {
+		fit = fitCell(s, full)
+		b, _ = appendItem(b[:0], fit.text, false)
 	}
 	i := int32(t.n)
 	t.n++
 	if fit.changed() {
 		t.changed[i] = fit
 	}
-	b := append(t.buf[:0], "<si><t"...)
-	if x := fit.text; x != "" && (isSpaceByte(x[0]) || isSpaceByte(x[len(x)-1])) {
-		b = append(b, ` xml:space="preserve"`...)
-	}
-	b = append(b, '>')
-	b = appendEscapedValid(b, fit.text) // fitted: UTF-8
-	b = append(b, "</t></si>"...)
 	t.buf = b
 	if _, err := t.w.Write(b); err != nil {
 		return nil, fitted{}, -1, fmt.Errorf("writing a shared text: %w", err)
 	}
 	return sharedIndex(t.base + int(i)), fit, i, nil
+}
+
+// appendItem appends an item of text x: fitted already, or when fit,
+// only if fitCell leaves it as it is (ok false otherwise).
+func appendItem(b []byte, x string, fit bool) (_ []byte, ok bool) {
+	b = append(b, "<si><t"...)
+	if x != "" && (isSpaceByte(x[0]) || isSpaceByte(x[len(x)-1])) {
+		b = append(b, ` xml:space="preserve"`...)
+	}
+	b = append(b, '>')
+	if !fit {
+		b = appendEscapedValid(b, x) // fitted: UTF-8
+	} else if b, ok = appendFitEscaped(b, x); !ok {
+		return b, false
+	}
+	return append(b, "</t></si>"...), true
 }
 
 // reserve ends the block: its items are deflated, and as many empty
