@@ -894,22 +894,17 @@ func (s *textSpill) flush() error {
 	return s.w.Flush()
 }
 
-// get reads answer i's text back (empty when it had none), through the
-// cache of recent blocks: for reading the answers nearly in the order
-// they were spilled.
-func (s *textSpill) get(i int) (sampleText, error) {
-	return s.entry(i, s.bytes, false)
-}
-
-// getRef is get with the prompt left where it is: its place in
-// t.promptRef, for promptAt (the samples sheet reads each distinct
-// prompt once, not once an answer).
+// getRef reads answer i's text back (empty when it had none) but its
+// prompt, left where it is: its place in t.promptRef, for promptAt (the
+// samples sheet reads each distinct prompt once, not once an answer).
+// It reads through the cache of recent blocks: for reading the answers
+// nearly in the order they were spilled.
 func (s *textSpill) getRef(i int) (sampleText, error) {
 	return s.entry(i, s.bytes, true)
 }
 
-// getAt is get for a read anywhere in the spill: the bytes themselves
-// are read, not the blocks around them.
+// getAt reads answer i's text back, its prompt too, from anywhere in the
+// spill: the bytes themselves are read, not the blocks around them.
 func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct, false) }
 
 // promptAt reads back the prompt a getRef found at ref, from the file

@@ -321,7 +321,7 @@ func TestTextSpillReadsBack(t *testing.T) {
 	for _, get := range []struct {
 		name string
 		fn   func(int) (sampleText, error)
-	}{{"get", sp.get}, {"getAt", sp.getAt}, {"getRef", func(i int) (sampleText, error) {
+	}{{"getAt", sp.getAt}, {"getRef", func(i int) (sampleText, error) {
 		got, err := sp.getRef(i)
 		if err != nil || got.promptRef == 0 {
 			if want[i] != (sampleText{}) {

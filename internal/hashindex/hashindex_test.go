@@ -36,6 +36,11 @@ func TestFind(t *testing.T) {
 				want[hs[i]] = int32(i)
 			}
 			x := New(c.n, func(i int) [2]uint64 { return hs[i] })
+			for i := 1; i < len(x.e); i++ {
+				if cmp2(x.e[i-1].h, x.e[i].h) >= 0 {
+					t.Fatalf("entries %d and %d out of order: %x, %x", i-1, i, x.e[i-1].h, x.e[i].h)
+				}
+			}
 			if x.Len() != len(want) {
 				t.Errorf("Len %d, want %d", x.Len(), len(want))
 			}
@@ -62,5 +67,18 @@ func TestFind(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNew indexes 350,000 random hashes (a 460,500-record run's
+// answers).
+func BenchmarkNew(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	hs := make([][2]uint64, 350_000)
+	for i := range hs {
+		hs[i] = [2]uint64{rng.Uint64(), rng.Uint64()}
+	}
+	for b.Loop() {
+		New(len(hs), func(i int) [2]uint64 { return hs[i] })
 	}
 }

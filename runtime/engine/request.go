@@ -57,10 +57,28 @@ var keyUnescaper = strings.NewReplacer("%7C", "|", "%25", "%")
 // field are percent-escaped, so the string parses back unambiguously.
 func (k Key) String() string {
 	f := k.fields()
-	for i := range f {
-		f[i] = keyEscaper.Replace(f[i])
+	n := len(f) - 1
+	for _, s := range f {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '%' || c == '|' {
+				for i := range f {
+					f[i] = keyEscaper.Replace(f[i])
+				}
+				return strings.Join(f[:], "|")
+			}
+		}
+		n += len(s)
 	}
-	return strings.Join(f[:], "|")
+	// No field to escape (nearly every key): joined in one allocation.
+	var b strings.Builder
+	b.Grow(n)
+	for i, s := range f {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 func (k Key) fields() [8]string {

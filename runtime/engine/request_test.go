@@ -155,6 +155,13 @@ func TestKeyRoundTrip(t *testing.T) {
 		{Experiment: "e", Model: "judge", Item: "1", Strategy: "qa", Role: Judge("m|x:y")},
 		{Experiment: "e", Model: "m", Item: "1", Strategy: "mc1", Role: Choice(12)},
 	} {
+		f := k.fields()
+		for i := range f {
+			f[i] = keyEscaper.Replace(f[i])
+		}
+		if want := strings.Join(f[:], "|"); k.String() != want {
+			t.Errorf("%+v -> %q, want %q", k, k.String(), want)
+		}
 		got, err := ParseKey(k.String())
 		if err != nil || got != k {
 			t.Errorf("%+v -> %q -> %+v %v", k, k.String(), got, err)
