@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -908,8 +909,10 @@ func (s *textSpill) getRef(i int) (sampleText, error) {
 func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct, false) }
 
 // promptAt reads back the prompt a getRef found at ref, from the file
-// itself: it may be called beside get, getRef and getAt (on another
-// goroutine), never beside itself.
+// itself: it may be called beside getRef and getAt (on another
+// goroutine), never beside itself. The text is valid until the next
+// call: it is the spill's buffer (report.Rows.Text's contract), not a
+// copy (a copy a prompt was a tenth of a report's allocations).
 func (s *textSpill) promptAt(ref int64) (string, error) {
 	// One read of the prompt's length and, most often, all of it.
 	off := ref - 1
@@ -926,11 +929,14 @@ func (s *textSpill) promptAt(ref int64) (string, error) {
 		return "", fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
 	}
 	if end := uint64(k) + n; end <= uint64(len(b)) {
-		return string(b[k:end]), nil
+		return unsafe.String(unsafe.SliceData(b[k:end]), n), nil
 	}
 	b, err = s.direct(b[:0], span{off: off + int64(k), n: int32(n)})
 	s.refBuf = b
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // promptRead is how many bytes promptAt reads first: the length and the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -103,6 +104,9 @@ func (t *sharedStrings) cellRef(ref TextRef, text func(TextRef) (string, error),
 	c, fit, i, err := t.add(s, full)
 	if i >= 0 {
 		t.refs[ref] = i
+	} else if err == nil && !fit.changed() { // an inline cell: s itself, which text may reuse
+		fit.text = strings.Clone(fit.text)
+		c = fit.text
 	}
 	return c, fit, err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/xuri/excelize/v2"
 
@@ -139,6 +140,14 @@ func TestSharedStringsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.n = maxSharedItems
+	// Past the limit a text by reference is an inline cell of its own,
+	// not the buffer Text reads it into.
+	buf := []byte("by reference")
+	ref, _, err := s.cellRef(7, func(TextRef) (string, error) { return unsafe.String(unsafe.SliceData(buf), len(buf)), nil }, "x.csv")
+	copy(buf, "overwritten!")
+	if err != nil || ref != "by reference" {
+		t.Errorf("cellRef past the limit: %v (%v), want the text inline", ref, err)
+	}
 	for _, tc := range []struct {
 		text string
 		want any
@@ -218,8 +227,13 @@ func TestSharedStringsByReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var buf []byte // Text's text holds only until the next call: the buffer is reused
 	rs := &Rows{Name: "refs", Header: []string{"model", "prompt"}, Len: len(rows), Each: each,
-		Text: func(ref TextRef) (string, error) { reads[ref]++; return texts[ref], nil }}
+		Text: func(ref TextRef) (string, error) {
+			reads[ref]++
+			buf = append(buf[:0], texts[ref]...)
+			return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+		}}
 	_, raw, err := writeStream(context.Background(), f, "refs", rs, 0, 100, "x.csv", st, Options{})
 	if err != nil {
 		t.Fatal(err)

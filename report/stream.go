@@ -29,7 +29,9 @@ type Rows struct {
 	Each func(ctx context.Context, fn func(row []any) error) error
 	// Text, when set, reads the text a TextRef cell of the rows stands
 	// for. It is called on the writer's goroutine, beside Each's, at most
-	// once a ref: cells with equal refs hold equal texts.
+	// once a ref: cells with equal refs hold equal texts. The text need
+	// hold only until Text is called again: the writer copies what it
+	// keeps.
 	Text func(ref TextRef) (string, error)
 }
 
