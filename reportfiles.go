@@ -356,28 +356,34 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			return fmt.Errorf("report of %s: %w", r.dir, err)
 		}
 	}
-	// The HTML page is written beside the workbook, when there is one:
-	// all it shows is read first (PrepareHTML), and it reads nothing
-	// more. It is kept (htmlDone) once written, whatever the workbook
-	// does, as when it was written first.
+	// The HTML page is made and written beside the workbook, when there
+	// is one, on a goroutine of its own: its explorer's samples read back
+	// from the spill (getAt) beside the workbook's (getRef), the page's
+	// figures and tables read beside the workbook's. It is kept
+	// (htmlDone) once written, whatever the workbook does, as when it was
+	// written first; the workbook is kept only once the page is written.
 	var page chan error
 	if hw != nil {
-		hp := p
-		if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
-		}
-		write, err := report.PrepareHTML(ctx, hp, o)
-		if err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
-		}
-		if err := check(); err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		prepare := func() error {
+			hp := p
+			var err error
+			if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {
+				return err
+			}
+			write, err := report.PrepareHTML(ctx, hp, o)
+			if err != nil {
+				return err
+			}
+			if err := check(); err != nil {
+				return err
+			}
+			return write(hw)
 		}
 		page = make(chan error, 1)
 		if xw == nil {
-			page <- write(hw)
+			page <- prepare()
 		} else {
-			go func() { page <- write(hw) }()
+			go func() { page <- prepare() }()
 		}
 	}
 	pageDone := func() error {
@@ -509,14 +515,14 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, want *hashind
 	// The records are decoded, matched to their answer and their prompt
 	// text made on every core (want is only read there); the order of
 	// the lines, and so which record of a key is kept, is decided here.
-	// Only the key, request, response, error and status are read: the
-	// extracted answer and the digests are left undecoded.
+	// Only the key, request, response, error and status are read
+	// (TextsOnly): the rest of each record is left undecoded.
 	type text struct {
 		i int32 // the answer's index, -1 for a record no answer reads
 		t sampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
 		i, ok := want.Find(hash(rec.Key))
 		if !ok {
 			return text{i: -1}, nil
@@ -819,16 +825,24 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 // lies (eight bytes: 39 MB at 4.9 million answers, where three spans a
 // text took 235 MB), and per prompt where it lies.
 type textSpill struct {
-	f      *os.File
-	w      *bufio.Writer
-	size   int64
-	at     []int64    // answer i's entry at at[i]-1; 0: none
-	seen   *promptSet // where each prompt is, by key
-	buf    []byte
-	refBuf []byte // promptAt's
-	hdr    [4 * binary.MaxVarintLen64]byte
-	blocks []spillCached // the blocks last read back
-	clock  uint64
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	at   []int64                         // answer i's entry at at[i]-1; 0: none
+	seen *promptSet                      // where each prompt is, by key
+	hdr  [4 * binary.MaxVarintLen64]byte // put's
+	// Each reader's buffers (getRef's, getAt's, promptAt's): a reader may
+	// run beside the others, each on its own goroutine.
+	refs, ats spillScratch
+	refBuf    []byte
+	blocks    []spillCached // the blocks last read back (getRef's)
+	clock     uint64
+}
+
+// spillScratch is one reader's buffers.
+type spillScratch struct {
+	hdr [4 * binary.MaxVarintLen64]byte
+	buf []byte
 }
 
 type span struct {
@@ -901,12 +915,14 @@ func (s *textSpill) flush() error {
 // It reads through the cache of recent blocks: for reading the answers
 // nearly in the order they were spilled.
 func (s *textSpill) getRef(i int) (sampleText, error) {
-	return s.entry(i, s.bytes, true)
+	return s.entry(i, s.bytes, true, &s.refs)
 }
 
 // getAt reads answer i's text back, its prompt too, from anywhere in the
-// spill: the bytes themselves are read, not the blocks around them.
-func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct, false) }
+// spill: the bytes themselves are read, not the blocks around them. It
+// may run beside getRef and promptAt (the HTML explorer's samples are
+// read beside the workbook's), never beside itself.
+func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direct, false, &s.ats) }
 
 // promptAt reads back the prompt a getRef found at ref, from the file
 // itself: it may be called beside getRef and getAt (on another
@@ -973,15 +989,15 @@ func (s *textSpill) direct(dst []byte, sp span) ([]byte, error) {
 }
 
 // entry reads answer i's entry with read (which appends the bytes at sp
-// to dst); its prompt too, unless ref (then only where it lies:
-// t.promptRef).
-func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error), ref bool) (sampleText, error) {
+// to dst) through the buffers sc; its prompt too, unless ref (then only
+// where it lies: t.promptRef).
+func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error), ref bool, sc *spillScratch) (sampleText, error) {
 	var t sampleText
 	if s.at[i] == 0 {
 		return t, nil
 	}
 	off := s.at[i] - 1
-	hdr, err := read(s.hdr[:0], span{off: off, n: int32(min(int64(len(s.hdr)), s.size-off))})
+	hdr, err := read(sc.hdr[:0], span{off: off, n: int32(min(int64(len(sc.hdr)), s.size-off))})
 	if err != nil {
 		return t, err
 	}
@@ -999,13 +1015,13 @@ func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error),
 		if sp.n == 0 {
 			return "", nil
 		}
-		b, err := read(s.buf[:0], sp)
-		s.buf = b
+		b, err := read(sc.buf[:0], sp)
+		sc.buf = b
 		return string(b), err
 	}
 	if ref {
 		t.promptRef = int64(v[0]) + 1
-	} else if t.prompt, s.buf, err = s.prompt(int64(v[0]), read, s.hdr[:0], s.buf[:0]); err != nil {
+	} else if t.prompt, sc.buf, err = s.prompt(int64(v[0]), read, sc.hdr[:0], sc.buf[:0]); err != nil {
 		return t, err
 	}
 	if t.response, err = text(span{off: off, n: int32(v[1])}); err != nil {

@@ -38,7 +38,8 @@ func (in *interner) of(b []byte) string {
 // and leaving out what o does not ask for: the request body unless
 // o.WithRequests (a copy; with o.RequestView, the line's own bytes), the
 // extracted result with o.SkipExtracted, the cache key and request digest
-// with o.SkipDigests. It gives what json.Unmarshal gives for every field
+// with o.SkipDigests, every member but the key, status, error, response
+// and request with o.TextsOnly. It gives what json.Unmarshal gives for every field
 // of engine.Record it reads; a member it does not expect to see in that
 // shape is errShape.
 func decodeSealed(line []byte, o StreamOptions, in *interner, r *engine.Record) error {
@@ -77,6 +78,13 @@ func decodeSealed(line []byte, o StreamOptions, in *interner, r *engine.Record) 
 			ordered = pos > last
 			last = pos
 			after = after || pos >= afterRequest
+		}
+		if o.TextsOnly {
+			switch string(key) {
+			case "key", "status", "error", "response", "request":
+			default:
+				return nil
+			}
 		}
 		switch string(key) {
 		case "key":

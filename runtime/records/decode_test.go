@@ -69,7 +69,7 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 			}
 			// What the options leave out is left empty, the rest as
 			// encoding/json gives it.
-			for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipDigests: true}, {WithRequests: true, SkipExtracted: true}} {
+			for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipDigests: true}, {WithRequests: true, SkipExtracted: true}, {TextsOnly: true}, {WithRequests: true, TextsOnly: true}} {
 				var got engine.Record
 				if err := decodeSealed(raw, o, new(interner), &got); err != nil {
 					t.Fatalf("%s: %v", want.Key, err)
@@ -84,6 +84,9 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 				if o.SkipExtracted {
 					exp.Extracted = nil
 				}
+				if o.TextsOnly {
+					exp = engine.Record{Key: exp.Key, Status: exp.Status, Error: exp.Error, Response: exp.Response, Request: exp.Request}
+				}
 				if !reflect.DeepEqual(got, exp) {
 					t.Errorf("%s (%+v):\n got %+v\nwant %+v", want.Key, o, got, exp)
 				}
@@ -95,3 +98,18 @@ func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
 type closingBuffer struct{ bytes.Buffer }
 
 func (*closingBuffer) Close() error { return nil }
+
+// A line without a seal (written by hand, or by an older writer) is read
+// through encoding/json; TextsOnly leaves empty what it leaves empty on a
+// sealed line.
+func TestDecodeLineTextsOnlyUnsealed(t *testing.T) {
+	raw := []byte(`{"key":"e|m|1|||||","fields":{"experiment":"e","model":"m","item":"1"},"status":"ok","response":"रोम","error":"","served_model":"s","latency_ms":4,"request":{"prompt":"Q"}}`)
+	var got engine.Record
+	if _, err := decodeLine(raw, unsealed, StreamOptions{WithRequests: true, TextsOnly: true}, new(interner), nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := engine.Record{Key: "e|m|1|||||", Status: "ok", Response: "रोम", Request: json.RawMessage(`{"prompt":"Q"}`)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}

@@ -36,6 +36,11 @@ type StreamOptions struct {
 	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty
 	// (a caller that reads neither: each is 64 bytes a record).
 	SkipDigests bool
+	// TextsOnly decodes only what a record's texts need: its key, status,
+	// error, response and (with WithRequests) request; every other field
+	// of the Record is left empty, its member undecoded (a report's pass
+	// over the prompts and responses).
+	TextsOnly bool
 	// Records, when known (the manifest's count), sizes what is held for
 	// one value per key at once, instead of growing it as keys come.
 	Records int
@@ -424,6 +429,9 @@ func decodeLine(raw []byte, st sealState, o StreamOptions, in *interner, buf []b
 	}
 	if err == nil && o.SkipDigests {
 		r.CacheKey, r.RequestSHA256 = "", ""
+	}
+	if err == nil && o.TextsOnly {
+		*r = engine.Record{Key: r.Key, Status: r.Status, Error: r.Error, Response: r.Response, Request: r.Request}
 	}
 	return buf, err
 }
