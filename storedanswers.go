@@ -53,12 +53,14 @@ func (s *storedAnswers) fill(i int, row []any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
+		clear(row)
 		return
 	}
 	if g := s.rd.GroupOf(i); g != s.g {
 		first, rows, err := s.rd.Group(g)
 		if err != nil {
 			s.err, s.g, s.group = err, -1, nil
+			clear(row)
 			return
 		}
 		s.g, s.first, s.group = g, first, tables.AnswerRows(rows, s.schema)

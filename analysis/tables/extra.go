@@ -271,7 +271,8 @@ func answersTable(s *score.Schema) *Table {
 }
 
 // answerFill fills an answers row from rows[i], boxing repeating strings
-// and ints through in (nil: each cell boxed on its own).
+// and ints through in (nil: each cell boxed on its own, but for one equal
+// to the cell row holds already, the row before's: Source).
 func answerFill(rows []score.Row, fields []score.Field, in *Interner) func(i int, row []any) {
 	return func(i int, row []any) {
 		r := &rows[i]
@@ -282,14 +283,24 @@ func answerFill(rows []score.Row, fields []score.Field, in *Interner) func(i int
 			case f.Type == score.IntField && in != nil:
 				row[c] = in.Int(f.Int(r))
 			case f.Type == score.IntField:
-				row[c] = f.Int(r)
+				if n := f.Int(r); !held(row[c], n) {
+					row[c] = n
+				}
 			case f.Repeats && in != nil:
 				row[c] = in.String(f.Text(r))
 			default:
-				row[c] = f.Text(r)
+				if s := f.Text(r); !held(row[c], s) {
+					row[c] = s
+				}
 			}
 		}
 	}
+}
+
+// held says whether cell holds v (a T equal to it).
+func held[T comparable](cell any, v T) bool {
+	old, ok := cell.(T)
+	return ok && old == v
 }
 
 // Criterion documents one scoring criterion: its rule and the

@@ -5,7 +5,11 @@ package tables
 // answer) costs nothing until it is written, and a writer of its CSV or
 // of a report's sheet reads it row by row. N is the number of rows; Fill
 // writes row i's cells (len(Header) of them) into row, which the caller
-// owns; Fill(i, ·) gives the same cells every time it is called.
+// owns; Fill(i, ·) gives the same cells every time it is called. row
+// holds what the caller's buffer held (the row before, when a reader
+// reuses it; nils in a new one): Fill sets every cell, and may leave one
+// that already holds its value (a string of the row before, not boxed
+// again).
 type Source struct {
 	N    int
 	Fill func(i int, row []any)
@@ -33,8 +37,7 @@ func (t *Table) Row(i int, buf []any) []any {
 		buf = make([]any, len(t.Header))
 	}
 	buf = buf[:len(t.Header)]
-	clear(buf)
-	t.Source.Fill(i, buf)
+	t.Source.Fill(i, buf) // over the buffer's cells: Source says why
 	return buf
 }
 

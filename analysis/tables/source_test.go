@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -56,6 +57,23 @@ func TestSourceAgreesWithHeldRows(t *testing.T) {
 		for _, v := range views {
 			if a, b := v.of(src), v.of(held); !reflect.DeepEqual(a, b) {
 				t.Errorf("n=%d: %s differs:\n%v\nheld:\n%v", n, v.name, a, b)
+			}
+		}
+		// A reader's buffer holding another row, or cells of other types,
+		// gives the same row; refilling it with the row it holds boxes
+		// nothing again.
+		for i := range min(n, 50) {
+			for _, junk := range [][]any{src.Row(n-1-i, nil), slices.Repeat([]any{3.5, nil, true}, len(src.Header))} {
+				got := src.Row(i, slices.Clone(junk))
+				if !reflect.DeepEqual(got, held.Rows[i]) {
+					t.Fatalf("n=%d: row %d over %v is %v, held %v", n, i, junk, got, held.Rows[i])
+				}
+			}
+		}
+		if n > 0 {
+			row := src.Row(n-1, nil)
+			if a := testing.AllocsPerRun(100, func() { row = src.Row(n-1, row) }); a != 0 {
+				t.Errorf("n=%d: refilling a row with itself made %.0f allocations, want 0", n, a)
 			}
 		}
 		if n > 0 {

@@ -19,7 +19,6 @@ package tables
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -28,6 +27,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -249,16 +250,19 @@ func FormatCell(v any) string {
 // zeros (never "-0.000000"), six decimals from 10⁻⁴ up, and scientific
 // notation with six significant digits below, so that a small p-value
 // (1.86e-09) is never rounded to zero.
-func formatFloat(v float64) string {
+func formatFloat(v float64) string { return string(appendFloat(nil, v)) }
+
+// appendFloat appends v as formatFloat writes it.
+func appendFloat(b []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
-		return ""
+		return b
 	case v == 0:
-		return "0"
+		return append(b, '0')
 	case math.Abs(v) < 1e-4:
-		return strconv.FormatFloat(v, 'g', 6, 64)
+		return strconv.AppendFloat(b, v, 'g', 6, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 6, 64)
+	return strconv.AppendFloat(b, v, 'f', 6, 64)
 }
 
 // Markdown renders the table as a GitHub-flavoured Markdown table, numbers
@@ -385,25 +389,76 @@ func writeCSV(p string, t *Table) error {
 // that text as string cells; CSVNote, written beside them, says so.
 func (t *Table) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	cw := csv.NewWriter(bw)
-	cw.Write(append([]string{"simulated"}, t.Header...))
-	rec := make([]string, len(t.Header)+1)
+	line := appendCSVField(nil, "simulated")
+	for _, h := range t.Header {
+		line = appendCSVField(append(line, ','), h)
+	}
+	if _, err := bw.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	sim := strconv.FormatBool(t.Simulated)
 	var buf []any
 	for i := range t.Len() {
 		r := t.Row(i, buf)
 		buf = r
-		rec = rec[:1+len(r)]
-		rec[0] = strconv.FormatBool(t.Simulated)
-		for c := range r {
-			rec[1+c] = FormatCell(r[c])
+		line = append(line[:0], sim...)
+		for _, v := range r {
+			line = appendCSVCell(append(line, ','), v)
 		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
+		if _, err := bw.Write(append(line, '\n')); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
+}
+
+// appendCSVCell appends cell v as FormatCell writes it, as a CSV field.
+func appendCSVCell(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return appendCSVField(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case float64:
+		return appendFloat(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case nil:
+		return b
+	}
+	return appendCSVField(b, FormatCell(v))
+}
+
+// appendCSVField appends s as encoding/csv's Writer writes a field (comma
+// ',', lines ending in '\n'): in quotes, each quote doubled, when it
+// holds a comma, a quote, a carriage return or a line feed, begins with
+// a space (unicode.IsSpace) or is \. (a PostgreSQL end-of-data mark);
+// else as it is.
+func appendCSVField(b []byte, s string) []byte {
+	quote := s == `\.`
+	for i := 0; i < len(s) && !quote; i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			quote = true
+		}
+	}
+	if !quote && s != "" {
+		r, _ := utf8.DecodeRuneInString(s)
+		quote = unicode.IsSpace(r)
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		b = append(append(b, s[:i+1]...), '"')
+		s = s[i+1:]
+	}
+	return append(append(b, s...), '"')
 }
 
 // DataFrame hands the table to notebook users as a gota DataFrame: a

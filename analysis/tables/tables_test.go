@@ -1,8 +1,11 @@
 package tables
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -343,5 +346,47 @@ func TestLaTeX(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("LaTeX lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// WriteCSV writes what encoding/csv's Writer writes for the cells as
+// FormatCell gives them: fields needing quotes (commas, quotes, line
+// breaks, a leading space of any script, \.), numbers of every kind,
+// booleans, empty cells; on random rows drawn from them.
+func TestWriteCSVAsEncodingCSV(t *testing.T) {
+	cells := []any{"", "plain", "a,b", `say "hi"`, "line\nbreak", "cr\rhere", " lead", "\u00a0nbsp", "\u3000ideo", `\.`, `\.x`, "रोम",
+		"trail ", "=SUM(A1)", 0, -7, 12345678901, 0.0, math.Copysign(0, -1), 1.5, 1e-9, -3.25e-5, 123456.789, math.NaN(), math.Inf(1), true, false, nil, int64(3), float32(2.5)}
+	rng := rand.New(rand.NewPCG(7, 8))
+	tb := &Table{Name: "t", Header: []string{"a", "b,c", " d", "e"}, Simulated: true}
+	for range 2000 {
+		row := make([]any, 4)
+		for c := range row {
+			row[c] = cells[rng.IntN(len(cells))]
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	var got bytes.Buffer
+	if err := tb.WriteCSV(&got); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	cw := csv.NewWriter(&want)
+	cw.Write(append([]string{"simulated"}, tb.Header...))
+	for _, r := range tb.Rows {
+		rec := []string{"true"}
+		for _, v := range r {
+			rec = append(rec, FormatCell(v))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	if got.String() != want.String() {
+		g, w := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+		for i := range min(len(g), len(w)) {
+			if g[i] != w[i] {
+				t.Fatalf("line %d: %q, encoding/csv's %q", i+1, g[i], w[i])
+			}
+		}
+		t.Fatalf("%d lines, encoding/csv's %d", len(g), len(w))
 	}
 }
