@@ -23,6 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/internal/hashindex"
+	"github.com/bhashalab/bhasha/internal/jsonscan"
 	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -489,6 +490,14 @@ func recordText(rec *engine.Record, seen *promptSet) sampleText {
 		if t.key = seen.rawKey(src); seen.has(t.key) {
 			t.known = true
 			return t
+		}
+		// A completion's prompt is its source's string, as PromptText
+		// reads it (engine.PromptOf), without reading the body again.
+		if len(src) > 0 && src[0] == '"' {
+			if p, ok := jsonscan.String(src); ok {
+				t.prompt = p
+				return t
+			}
 		}
 	}
 	t.prompt = PromptText(rec.Request)

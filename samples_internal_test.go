@@ -3,6 +3,7 @@ package bhasha
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // boundedRun is a small run of Distractors on TriviaQA (12 or more
@@ -343,6 +345,32 @@ func TestTextSpillReadsBack(t *testing.T) {
 					t.Fatalf("%s answer %d: %d/%d/%d bytes back (%v), want %d/%d/%d", get.name, i, len(got.prompt), len(got.response), len(got.err), err, len(want[i].prompt), len(want[i].response), len(want[i].err))
 				}
 			}
+		}
+	}
+}
+
+// A record's text has the prompt PromptText reads from its request,
+// whatever the request's shape: a completion's prompt (escapes, Indic
+// text), a chat's messages, both or neither, keys encoding/json would
+// match, a prompt that is not a string.
+func TestRecordTextPrompt(t *testing.T) {
+	for _, body := range []string{
+		`{"model":"m","prompt":"Q: \u0930\u094b\u092e \"x\"\n\\A:","max_tokens":10}`,
+		`{"model":"m","prompt":"plain"}`,
+		`{"model":"m","prompt":""}`,
+		`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u\n"}]}`,
+		`{"model":"m","prompt":"p","messages":[{"role":"user","content":"u"}]}`,
+		`{"model":"m"}`,
+		`{"model":"m","Prompt":"upper"}`,
+		`{"model":"m","pr\u006fmpt":"escaped key"}`,
+		`{"model":"m","prompt":["a","b"]}`,
+		`{"model":"m","prompt":"bad \x escape"}`,
+		`not json`,
+	} {
+		rec := engine.Record{Request: json.RawMessage(body)}
+		got := recordText(&rec, newPromptSet())
+		if want := PromptText(json.RawMessage(body)); got.prompt != want || got.known {
+			t.Errorf("%s: prompt %q (known %v), PromptText's %q", body, got.prompt, got.known, want)
 		}
 	}
 }
