@@ -202,20 +202,9 @@ func appendFitEscaped(b []byte, s string) (_ []byte, ok bool) {
 			if c > '>' { // no markup, no control
 				continue
 			}
-			var esc string
-			switch c {
-			case '&':
-				esc = "&amp;"
-			case '<':
-				esc = "&lt;"
-			case '>':
-				esc = "&gt;"
-			case '\r':
-				esc = "&#xD;"
-			case '\t', '\n':
-				continue
-			default:
-				if c < 0x20 { // a C0 control XML cannot hold
+			esc := xmlEntity(c)
+			if esc == "" {
+				if c < 0x20 && c != '\t' && c != '\n' { // a C0 control XML cannot hold
 					return b[:start], false
 				}
 				continue

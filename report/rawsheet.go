@@ -248,17 +248,8 @@ func appendEscaped(b []byte, s string) []byte {
 func appendEscapedValid(b []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case '\r':
-			esc = "&#xD;"
-		default:
+		esc := xmlEntity(s[i])
+		if esc == "" {
 			continue
 		}
 		b = append(b, s[last:i]...)
@@ -266,6 +257,23 @@ func appendEscapedValid(b []byte, s string) []byte {
 		last = i + 1
 	}
 	return append(b, s[last:]...)
+}
+
+// xmlEntity is what byte c is written as in XML text when it is not
+// itself: &, < and > as entities, a carriage return as &#xD; (kept
+// through XML's line-end rule); "" for any other byte.
+func xmlEntity(c byte) string {
+	switch c {
+	case '&':
+		return "&amp;"
+	case '<':
+		return "&lt;"
+	case '>':
+		return "&gt;"
+	case '\r':
+		return "&#xD;"
+	}
+	return ""
 }
 
 func (s *sheetWriter) flush() error { return s.w.Flush() }

@@ -31,26 +31,9 @@ func TestRawSheetReadsAsStreamWriter(t *testing.T) {
 		f.NewSheet("s")
 		var b bytes.Buffer
 		if raw {
-			path, err := sheetPath(f, "s")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs, err := deflateSheet(path, "F5", func(w *sheetWriter) error {
-				for i, r := range rows {
-					ss := append([]int(nil), styles...)
-					ss[2] = st
-					if err := w.row(i+1, r, ss); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
-				t.Fatal(err)
-			}
+			ss := append([]int(nil), styles...)
+			ss[2] = st
+			b.Write(rawWorkbook(t, f, "s", "F5", rows, ss))
 		} else {
 			sw, err := f.NewStreamWriter("s")
 			if err != nil {
@@ -145,4 +128,30 @@ func TestRowReferencesOnlyAfterGaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawWorkbook is f's workbook with sheet's rows (its last cell lastRef)
+// written by the sheet writer, each row's cells in styles.
+func rawWorkbook(t *testing.T, f *excelize.File, sheet, lastRef string, rows [][]any, styles []int) []byte {
+	t.Helper()
+	path, err := sheetPath(f, sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := deflateSheet(path, lastRef, func(w *sheetWriter) error {
+		for i, r := range rows {
+			if err := w.row(i+1, r, styles); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -260,29 +260,10 @@ func TestRawSheetReadsInLibreOffice(t *testing.T) {
 		{nil, "y", 2.5, nil},
 		{1.0, 2.0, nil, "z"},
 	}
-	f := excelize.NewFile()
-	var b bytes.Buffer
-	path, err := sheetPath(f, "Sheet1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := deflateSheet(path, "D4", func(w *sheetWriter) error {
-		for i, r := range rows {
-			if err := w.row(i+1, r, make([]int, len(r))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{rs}); err != nil {
-		t.Fatal(err)
-	}
+	b := rawWorkbook(t, excelize.NewFile(), "Sheet1", "D4", rows, make([]int, 4))
 	dir := officeDir(t, "rawsheet")
 	xlsx := filepath.Join(dir, "raw.xlsx")
-	if err := os.WriteFile(xlsx, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(xlsx, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
