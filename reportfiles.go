@@ -730,7 +730,13 @@ func (r *Results) sampleColumns(answers *Table) ([]tables.Column, func(sampleTex
 		cols = append(cols, x.col)
 	}
 	sim := r.manifest.Simulated
-	return cols, func(t sampleText) []any { return []any{t.prompt, t.response, t.err, sim} }
+	return cols, func(t sampleText) []any {
+		var prompt any = t.prompt
+		if t.promptRef != 0 { // left in the spill: the sheet reads it once (report.TextRef)
+			prompt = report.TextRef(t.promptRef)
+		}
+		return []any{prompt, t.response, t.err, sim}
+	}
 }
 
 // sampleRows streams the samples sheet: each answers row with its
@@ -738,13 +744,6 @@ func (r *Results) sampleColumns(answers *Table) ([]tables.Column, func(sampleTex
 // (report.TextRef: the sheet reads each distinct prompt once).
 func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 	cols, extra := r.sampleColumns(answers)
-	extraRef := func(t sampleText) []any {
-		x := extra(t)
-		if t.promptRef != 0 {
-			x[0] = report.TextRef(t.promptRef)
-		}
-		return x
-	}
 	header := make([]string, len(cols))
 	for i, c := range cols {
 		header[i] = c.Name
@@ -786,7 +785,7 @@ func (r *Results) sampleRows(answers *Table, sp *textSpill) *report.Rows {
 						b.err = fmt.Errorf("samples of %s: %w", r.dir, err)
 						break
 					}
-					row = append(answers.Row(i, row), extraRef(t)...)
+					row = append(answers.Row(i, row), extra(t)...)
 					cells := b.cells[b.n*width : (b.n+1)*width]
 					clear(cells)
 					copy(cells, row)
@@ -939,54 +938,34 @@ func (s *textSpill) getAt(i int) (sampleText, error) { return s.entry(i, s.direc
 // call: it is the spill's buffer (report.Rows.Text's contract), not a
 // copy (a copy a prompt was a tenth of a report's allocations).
 func (s *textSpill) promptAt(ref int64) (string, error) {
-	// One read of the prompt's length and, most often, all of it.
-	off := ref - 1
-	if off < 0 || off >= s.size {
-		return "", fmt.Errorf("the samples' spill: no prompt at byte %d", off)
-	}
-	b, err := s.direct(s.refBuf[:0], span{off: off, n: int32(min(promptRead, s.size-off))})
-	s.refBuf = b
-	if err != nil {
-		return "", err
-	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(s.size-off-int64(k)) {
-		return "", fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
-	}
-	if end := uint64(k) + n; end <= uint64(len(b)) {
-		return unsafe.String(unsafe.SliceData(b[k:end]), n), nil
-	}
-	b, err = s.direct(b[:0], span{off: off + int64(k), n: int32(n)})
-	s.refBuf = b
-	if err != nil {
-		return "", err
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	b, buf, err := s.prompt(ref-1, s.refBuf)
+	s.refBuf = buf
+	return unsafe.String(unsafe.SliceData(b), len(b)), err
 }
 
-// promptRead is how many bytes promptAt reads first: the length and the
+// promptRead is how many bytes prompt reads first: the length and the
 // text of most prompts.
 const promptRead = 8 << 10
 
-// prompt reads the prompt at off with read, through the buffers hdr and
-// buf (returned, grown).
-func (s *textSpill) prompt(off int64, read func(dst []byte, sp span) ([]byte, error), hdr, buf []byte) (string, []byte, error) {
+// prompt reads the prompt at off (its length, then its bytes) from the
+// file through buf (returned, grown): one read of its length and, most
+// often, all of it. The text is b, within buf.
+func (s *textSpill) prompt(off int64, buf []byte) (b, _ []byte, err error) {
 	if off < 0 || off >= s.size {
-		return "", buf, fmt.Errorf("the samples' spill: no prompt at byte %d", off)
+		return nil, buf, fmt.Errorf("the samples' spill: no prompt at byte %d", off)
 	}
-	hdr, err := read(hdr, span{off: off, n: int32(min(binary.MaxVarintLen64, s.size-off))})
-	if err != nil {
-		return "", buf, err
+	if buf, err = s.direct(buf[:0], span{off: off, n: int32(min(promptRead, s.size-off))}); err != nil {
+		return nil, buf, err
 	}
-	n, k := binary.Uvarint(hdr)
+	n, k := binary.Uvarint(buf)
 	if k <= 0 || n > uint64(s.size-off-int64(k)) {
-		return "", buf, fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
+		return nil, buf, fmt.Errorf("the samples' spill: a damaged prompt at byte %d", off)
 	}
-	if n == 0 {
-		return "", buf, nil
+	if end := uint64(k) + n; end <= uint64(len(buf)) {
+		return buf[k:end], buf, nil
 	}
-	buf, err = read(buf, span{off: off + int64(k), n: int32(n)})
-	return string(buf), buf, err
+	buf, err = s.direct(buf[:0], span{off: off + int64(k), n: int32(n)})
+	return buf, buf, err
 }
 
 // direct appends the spill's bytes at sp to dst, read from the file.
@@ -1030,8 +1009,12 @@ func (s *textSpill) entry(i int, read func(dst []byte, sp span) ([]byte, error),
 	}
 	if ref {
 		t.promptRef = int64(v[0]) + 1
-	} else if t.prompt, sc.buf, err = s.prompt(int64(v[0]), read, sc.hdr[:0], sc.buf[:0]); err != nil {
-		return t, err
+	} else {
+		var b []byte
+		if b, sc.buf, err = s.prompt(int64(v[0]), sc.buf); err != nil {
+			return t, err
+		}
+		t.prompt = string(b)
 	}
 	if t.response, err = text(span{off: off, n: int32(v[1])}); err != nil {
 		return t, err

@@ -740,9 +740,12 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 				if c >= len(vals) {
 					break
 				}
+				var cell any
+				var fit fitted
 				switch x := v.(type) {
 				case float64:
 					vals[c], styles[c] = x, st.float
+					continue
 				case string: // a string cell: never a formula
 					l := &last[c]
 					if l.cell == nil || l.text != x {
@@ -752,28 +755,24 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 						}
 						*l = lastText{x, cell, fit}
 					}
-					cell, fit := l.cell, l.fit
-					if fit.changed() { // changed to fit: marked
-						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
-						styles[c] = st.changed
-					}
-					vals[c] = cell
+					cell, fit = l.cell, l.fit
 				case TextRef:
 					if t.Text == nil {
 						return fmt.Errorf("sheet %s: a text by reference, and no Text to read it", sheet)
 					}
-					cell, fit, err := shared.cellRef(x, t.Text, full[c])
-					if err != nil {
+					var err error
+					if cell, fit, err = shared.cellRef(x, t.Text, full[c]); err != nil {
 						return fmt.Errorf("sheet %s, cell %s: %w", sheet, cellName(c+1, r+2), err)
 					}
-					if fit.changed() {
-						st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
-						styles[c] = st.changed
-					}
-					vals[c] = cell
 				default:
 					vals[c] = v
+					continue
 				}
+				if fit.changed() { // a text changed to fit: marked
+					st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
+					styles[c] = st.changed
+				}
+				vals[c] = cell
 			}
 			if err := sw.row(r+2, vals, styles); err != nil {
 				return err
