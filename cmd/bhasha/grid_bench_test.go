@@ -59,14 +59,7 @@ import (
 // removed at the end. It skips, saying so, without node or DuckDB's
 // package (make duckscan).
 func BenchmarkPapersGrid(b *testing.B) {
-	n := 6364170
-	if s := os.Getenv("BHASHA_BENCH_RECORDS"); s != "" {
-		v, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
-		if err != nil || v < 1 {
-			b.Fatalf("BHASHA_BENCH_RECORDS=%q: want a positive number of records", s)
-		}
-		n = v
-	}
+	n := envCount(b, "BHASHA_BENCH_RECORDS", 6364170)
 	scan := duckScanner(b)
 	const models = 9
 	spec := gridrun.Spec{Facts: gridrun.FactsFor(n, models), Models: models}
@@ -329,6 +322,20 @@ func step(b *testing.B, name string, c *exec.Cmd, stderr io.Writer) stepRun {
 	// hour at the full grid, and its metrics print only at its end.
 	fmt.Fprintf(os.Stderr, "%s: %s: %.1f s, peak RSS %.0f MB\n", b.Name(), name, wall.Seconds(), r.rssMB)
 	return r
+}
+
+// envCount is the positive number in the environment variable name
+// (underscores allowed: 6_364_170), or def when it is unset.
+func envCount(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+	if err != nil || v < 1 {
+		b.Fatalf("%s=%q: want a positive number", name, s)
+	}
+	return v
 }
 
 func tail(b []byte, n int) []byte {

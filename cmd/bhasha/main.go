@@ -456,11 +456,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	opts = append(opts, pp.option())
-	// A run's live heap is small and flat but for two indexes that grow
-	// with what it holds: the keys already answered (records.KeySet, about
-	// 40 bytes a key) and the response cache's index (about 25 bytes an
-	// entry of the whole cache directory); with a 6.4-million-entry cache
-	// the default pacing peaks at 440 MB where 220 MB are live.
+	// A run's live heap is small and flat but for the keys already
+	// answered (records.KeySet, about 40 bytes a key of the records a
+	// resumed run finds) and the response cache's index in memory (at
+	// most a million entries, about 33 MB; the rest is on disk); the
+	// default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
