@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/jsonscan"
@@ -124,6 +126,30 @@ type Decoding struct {
 	PromptLogprobs     *int           `json:"prompt_logprobs,omitempty" yaml:"prompt_logprobs"`
 	StructuredOutputs  map[string]any `json:"structured_outputs,omitempty" yaml:"structured_outputs"`
 	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty" yaml:"chat_template_kwargs"`
+}
+
+// Equal reports whether d and o decode alike: reflect.DeepEqual's answer
+// (pointers compared by what they point to, a nil map unequal to an empty
+// one), without its cost for the scalar fields that differ or agree most
+// often.
+func (d Decoding) Equal(o Decoding) bool {
+	return d.MaxTokens == o.MaxTokens && d.Echo == o.Echo &&
+		eqPtr(d.Temperature, o.Temperature) && eqPtr(d.TopP, o.TopP) && eqPtr(d.TopK, o.TopK) &&
+		eqPtr(d.Seed, o.Seed) && eqPtr(d.MinTokens, o.MinTokens) && eqPtr(d.Logprobs, o.Logprobs) &&
+		eqPtr(d.PromptLogprobs, o.PromptLogprobs) &&
+		(d.Stop == nil) == (o.Stop == nil) && slices.Equal(d.Stop, o.Stop) &&
+		eqMap(d.StructuredOutputs, o.StructuredOutputs) && eqMap(d.ChatTemplateKwargs, o.ChatTemplateKwargs)
+}
+
+func eqPtr[T comparable](a, b *T) bool { return a == b || a != nil && b != nil && *a == *b }
+
+// eqMap is reflect.DeepEqual of two maps, answered at once for one map
+// object (as the requests of one strategy share theirs).
+func eqMap(a, b map[string]any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() || reflect.DeepEqual(a, b)
 }
 
 // Request is one model call. Exactly one of Messages (Chat) or Prompt

@@ -263,3 +263,48 @@ func TestPromptSource(t *testing.T) {
 		}
 	}
 }
+
+// Decoding.Equal agrees with reflect.DeepEqual when any one field (each
+// field of the struct, found by reflection, so that a new field is
+// covered) differs, is nil on one side, or points to an equal value.
+func TestDecodingEqualAgreesWithDeepEqual(t *testing.T) {
+	f, g := 0.5, 0.5
+	variants := func(typ reflect.Type) []reflect.Value {
+		switch typ.Kind() {
+		case reflect.Int:
+			return []reflect.Value{reflect.ValueOf(0), reflect.ValueOf(7)}
+		case reflect.Bool:
+			return []reflect.Value{reflect.ValueOf(false), reflect.ValueOf(true)}
+		case reflect.Pointer:
+			vs := []reflect.Value{reflect.Zero(typ)}
+			for _, x := range []float64{f, g, 2} {
+				p := reflect.New(typ.Elem())
+				p.Elem().Set(reflect.ValueOf(x).Convert(typ.Elem()))
+				vs = append(vs, p)
+			}
+			return vs
+		case reflect.Slice:
+			return []reflect.Value{reflect.ValueOf([]string(nil)), reflect.ValueOf([]string{}), reflect.ValueOf([]string{"\n"}), reflect.ValueOf([]string{"\n", "Q:"})}
+		case reflect.Map:
+			return []reflect.Value{reflect.ValueOf(map[string]any(nil)), reflect.ValueOf(map[string]any{}),
+				reflect.ValueOf(map[string]any{"a": []any{1.0}}), reflect.ValueOf(map[string]any{"a": []any{2.0}})}
+		}
+		t.Fatalf("Decoding has a field of kind %s: teach this test and Decoding.Equal", typ.Kind())
+		return nil
+	}
+	typ := reflect.TypeFor[Decoding]()
+	for i := range typ.NumField() {
+		vs := variants(typ.Field(i).Type)
+		for _, a := range vs {
+			for _, b := range vs {
+				var x, y Decoding
+				x.MaxTokens, y.MaxTokens = 16, 16
+				reflect.ValueOf(&x).Elem().Field(i).Set(a)
+				reflect.ValueOf(&y).Elem().Field(i).Set(b)
+				if got, want := x.Equal(y), reflect.DeepEqual(x, y); got != want {
+					t.Errorf("%s: %v against %v: Equal %v, DeepEqual %v", typ.Field(i).Name, a, b, got, want)
+				}
+			}
+		}
+	}
+}

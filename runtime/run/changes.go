@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -34,8 +33,12 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 			return p, err
 		}
 		group := DecodingGroup(r.Key)
-		if !slices.ContainsFunc(p.decodings[group], func(d engine.Decoding) bool { return reflect.DeepEqual(d, r.Decoding) }) {
+		if i := slices.IndexFunc(p.decodings[group], r.Decoding.Equal); i < 0 {
 			p.decodings[group] = append(p.decodings[group], r.Decoding)
+		} else {
+			// Keep the latest of equal decodings: the requests that follow
+			// most often share its maps, which Equal compares at once.
+			p.decodings[group][i] = r.Decoding
 		}
 		key := r.Key.String()
 		if !done.Has(key) {

@@ -78,8 +78,17 @@ type Protocol struct {
 
 	once     sync.Once
 	byID     map[string]*itemAt
-	variants []*item.Variant   // every item's variants, numbered (variantAt.n)
-	headers  map[string]string // template texts read so far
+	variants []*item.Variant      // every item's variants, numbered (variantAt.n)
+	headers  map[headerKey]string // the headers made so far, placeholders filled
+}
+
+// headerKey names a prompt header: its template, and the strategy,
+// language and options that fill its placeholders (placeholders).
+type headerKey struct {
+	template                   string
+	strategy                   Strategy
+	lang                       string // ISO 639-3
+	scriptNames, readmeCMNames bool
 }
 
 // Stages is 2 when a two-step strategy is asked, else 1.
@@ -206,6 +215,12 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 			if stage > s.Stages() {
 				continue
 			}
+			// One decoding for the strategy's requests: they share its
+			// schema's map (engine.Decoding.Equal then compares them at once).
+			d := decoding(s, stage)
+			if p.MaxTokens > 0 {
+				d.MaxTokens = p.MaxTokens
+			}
 			for _, sl := range p.slots(s) {
 				for _, it := range p.Set.Items {
 					v, ok := it.Variant(sl.lang.ISO3, sl.form)
@@ -232,10 +247,6 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 							}
 						}
 						continue
-					}
-					d := decoding(s, stage)
-					if p.MaxTokens > 0 {
-						d.MaxTokens = p.MaxTokens
 					}
 					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
 					if s.Target() != "" {
@@ -361,13 +372,6 @@ func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int)
 	return out
 }
 
-func joinCands(v *item.Variant) string {
-	if len(v.Candidates) == 0 {
-		return v.Answer
-	}
-	return strings.Join(v.Candidates, ", ")
-}
-
 // placeholders fills SOURCE_LANG, SOURCE_SCRIPT and TARGET_LANG.
 func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	script := l.Name
@@ -390,54 +394,67 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 }
 
 func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
-	var sb strings.Builder
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
 	}
+	var sb promptBuilder
 	switch s {
 	case Baseline, BaselineCands:
+		sb.Grow(128 * (len(demos) + 1))
 		for _, d := range demos {
-			sb.WriteString(d.v.Question + " " + d.v.Answer + "\n")
+			sb.add(d.v.Question, " ", d.v.Answer, "\n")
 		}
-		sb.WriteString(v.Question)
+		sb.add(v.Question)
 		if s == BaselineCands && len(v.Candidates) > 0 {
-			sb.WriteString("\nCandidates: " + strings.Join(v.Candidates, ", ") + "\nAnswer:")
+			sb.add("\nCandidates: ")
+			sb.list(v.Candidates)
+			sb.add("\nAnswer:")
 		}
 		return sb.String(), nil
 	}
 	name := p.templateFile(s, stage)
-	header, ok := p.headers[name]
+	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
+	header, ok := p.headers[hk]
 	if !ok {
-		var err error
-		if header, _, err = protocol.Template(name); err != nil {
+		text, _, err := protocol.Template(name)
+		if err != nil {
 			return "", err
 		}
+		header = p.placeholders(s, l).Replace(text)
 		if p.headers == nil {
-			p.headers = map[string]string{}
+			p.headers = map[headerKey]string{}
 		}
-		p.headers[name] = header
+		p.headers[hk] = header
 	}
-	sb.WriteString(p.placeholders(s, l).Replace(header))
+	sb.Grow(len(header) + 256*(len(demos)+1))
+	sb.add(header)
 	switch {
 	case s.Stages() == 2 && stage == 1:
 		if s != TwoStepEN && !p.PaperWording {
-			sb.WriteString("\n") // the empty dictionary hint's newline
+			sb.add("\n") // the empty dictionary hint's newline
 		}
-		sb.WriteString("Q: " + v.Question + "\nOutput:")
+		sb.add("Q: ", v.Question, "\nOutput:")
 		return sb.String(), nil
 	case s == CoT || s == CoTCands:
 		for _, d := range demos {
-			sb.WriteString("Q: " + d.v.Question + "\nOutput: {\"reasoning\": \"...\", \"answer\": \"" + d.v.Answer + "\"}\n\n")
+			sb.add("Q: ", d.v.Question, "\nOutput: {\"reasoning\": \"...\", \"answer\": \"", d.v.Answer, "\"}\n\n")
 		}
-		sb.WriteString("Q: " + v.Question)
+		sb.add("Q: ", v.Question)
 		if s == CoTCands && len(v.Candidates) > 0 {
-			sb.WriteString("\nCandidates: " + strings.Join(v.Candidates, ", "))
+			sb.add("\nCandidates: ")
+			sb.list(v.Candidates)
 		}
-		sb.WriteString("\nOutput:")
+		sb.add("\nOutput:")
 		return sb.String(), nil
 	}
 	for _, d := range demos {
-		sb.WriteString("Q: " + d.v.Question + "\nCandidates: " + joinCands(d.v) + "\nOutput: {\"answer\": \"" + d.v.Answer + "\"}\n\n")
+		sb.add("Q: ", d.v.Question, "\nCandidates: ")
+		if len(d.v.Candidates) == 0 { // a demonstration without candidates shows its answer
+			sb.add(d.v.Answer)
+		} else {
+			sb.list(d.v.Candidates)
+		}
+		sb.add("\nOutput: {\"answer\": \"", d.v.Answer, "\"}\n\n")
 	}
 	q := v.Question
 	if s.Stages() == 2 {
@@ -449,8 +466,29 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 		}
 		q = Stage1Question(rec.Response)
 	}
-	sb.WriteString("Q: " + q + "\nCandidates: " + strings.Join(v.Candidates, ", ") + "\nOutput:")
+	sb.add("Q: ", q, "\nCandidates: ")
+	sb.list(v.Candidates)
+	sb.add("\nOutput:")
 	return sb.String(), nil
+}
+
+// promptBuilder writes a prompt's parts without joining them first.
+type promptBuilder struct{ strings.Builder }
+
+func (b *promptBuilder) add(parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+}
+
+// list writes items joined by ", " (strings.Join's text).
+func (b *promptBuilder) list(items []string) {
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(it)
+	}
 }
 
 // Stage1Question is the question a two-step strategy's second stage asks,
