@@ -2,13 +2,16 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
@@ -26,11 +29,22 @@ type stagePlan struct {
 // planStage walks one stage's requests: which are pending, and which are
 // recorded with a request body other than the one the experiment now
 // builds (records.KeySet.Changed; records without a digest never differ).
-func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool) (stagePlan, error) {
+// Every planEvery requests it stops if ctx is done, and calls note (when
+// not nil) with the number walked so far.
+func planStage(ctx context.Context, j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool, note func(walked int)) (stagePlan, error) {
 	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
+	walked := 0
 	for r, err := range j.Requests(stage, lookup, &p.withheld) {
 		if err != nil {
 			return p, err
+		}
+		if walked++; walked%planEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return p, err
+			}
+			if note != nil {
+				note(walked)
+			}
 		}
 		group := DecodingGroup(r.Key)
 		if i := slices.IndexFunc(p.decodings[group], r.Decoding.Equal); i < 0 {
@@ -60,6 +74,24 @@ func planStage(j *Job, stage int, lookup Lookup, done *records.KeySet, served ma
 		}
 	}
 	return p, nil
+}
+
+// planEvery is how many requests planStage walks between two looks at
+// its context and its progress.
+const planEvery = 1 << 16
+
+// planProgress returns planStage's note for stage of stages: a line on
+// logf every progress.DefaultEvery once the plan has taken that long
+// (a grid of millions of requests takes a minute), none before.
+func planProgress(logf func(string, ...any), name string, stage, stages int) func(int) {
+	start := time.Now()
+	last := start
+	return func(walked int) {
+		if now := time.Now(); now.Sub(last) >= progress.DefaultEvery {
+			last = now
+			logf("%s: planning stage %d of %d: %d requests built, %.0f s", name, stage, stages, walked, now.Sub(start).Seconds())
+		}
+	}
 }
 
 // DecodingGroup names the manifest entry of a request's decoding

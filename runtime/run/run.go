@@ -337,7 +337,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			}
 			planned[stage] = prior
 		}
-		plan, err := planStage(j, stage, prior.Lookup, scan.Done, served, o.Send)
+		plan, err := planStage(ctx, j, stage, prior.Lookup, scan.Done, served, o.Send, planProgress(logf, j.Name, stage, j.Stages))
 		if err == nil {
 			err = prior.Err()
 		}
@@ -502,7 +502,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		lookup := prior.Lookup
 		plan := first
 		if stage > 1 || archivedAny {
-			if plan, err = planStage(j, stage, lookup, done, served, o.Send); err == nil {
+			if plan, err = planStage(ctx, j, stage, lookup, done, served, o.Send, planProgress(logf, j.Name, stage, j.Stages)); err == nil {
 				err = prior.Err()
 			}
 			if err != nil {
