@@ -57,14 +57,15 @@ type bucket struct {
 	lens  []int
 }
 
-// NewKnowledge indexes facts. Cues shorter than two characters are ignored.
+// NewKnowledge indexes facts by their cues (trimCue). Cues shorter than
+// two characters are ignored.
 func NewKnowledge(facts []Fact) *Knowledge {
 	k := &Knowledge{facts: facts, byStart: map[string]*bucket{}, byID: map[string][]int{}}
 	seq := 0
 	for i, f := range facts {
 		k.byID[f.ID] = append(k.byID[f.ID], i)
 		for _, c := range f.Cues {
-			c = strings.TrimSpace(c)
+			c = trimCue(c)
 			if utf8.RuneCountInString(c) < 2 {
 				continue
 			}
@@ -88,6 +89,15 @@ func NewKnowledge(facts []Fact) *Knowledge {
 	}
 	return k
 }
+
+// trimCue is a cue as it is looked for: from its first character that is
+// neither space nor punctuation (Lookup finds cues at word starts, so a
+// question in quotes is found by its first word), to its last non-space.
+func trimCue(c string) string {
+	return strings.TrimRightFunc(strings.TrimLeftFunc(c, isSep), unicode.IsSpace)
+}
+
+func isSep(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }
 
 // ReadFacts reads JSON Lines of Fact; name is used in error messages.
 func ReadFacts(r io.Reader, name string) ([]Fact, error) {
@@ -149,7 +159,7 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 	prevSep := true
 	bestSeq := 0
 	for i, r := range lower {
-		sep := unicode.IsSpace(r) || unicode.IsPunct(r)
+		sep := isSep(r)
 		if prevSep && !sep && i+1 < len(lower) {
 			// The keys a cue starting here can have: rest's first 2, 3
 			// and keyRunes runes (lower is lowered already), each bucket

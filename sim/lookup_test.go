@@ -22,7 +22,7 @@ func scanLookup(facts []Fact, text string) (int, int, bool) {
 			rest := lower[i:]
 			for fi, f := range facts {
 				for _, c := range f.Cues {
-					c = strings.TrimSpace(c)
+					c = strings.TrimRightFunc(strings.TrimLeftFunc(c, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }), unicode.IsSpace)
 					if utf8.RuneCountInString(c) < 2 || len(c) > len(rest) || !strings.EqualFold(rest[:len(c)], c) {
 						continue
 					}
@@ -40,7 +40,7 @@ func scanLookup(facts []Fact, text string) (int, int, bool) {
 // Lookup finds what a scan of every cue finds, on cues that share their
 // first runes (pseudo-words from few syllables, Latin and Devanagari,
 // short and multi-word cues, cues that are prefixes of others, half of
-// them behind one template, as a relation's questions are).
+// them behind one template, as a relation's questions are, some quoted).
 func TestLookupAgreesWithScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	syll := []string{"ka", "ki", "ma", "Ra", "क", "कि", "म", "रा", "ज़"}
@@ -59,6 +59,9 @@ func TestLookupAgreesWithScan(t *testing.T) {
 		}
 		if rng.IntN(2) == 0 { // a question's template shared by many cues
 			cue = "Kaki mara " + cue
+		}
+		if rng.IntN(8) == 0 { // a quoted question
+			cue = `"` + cue + `?"`
 		}
 		facts = append(facts, Fact{ID: fmt.Sprint(i), Language: "hi", Cues: []string{cue, " " + word() + " "}, Answer: "a"})
 	}

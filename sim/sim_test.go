@@ -55,11 +55,14 @@ func TestLookupPrefersLastCue(t *testing.T) {
 		{ID: "1", Language: "en", Cues: []string{"Bourvil"}, Answer: "France"},
 		{ID: "2", Language: "en", Cues: []string{"Kurt Lewin"}, Answer: "psychology"},
 		{ID: "3", Language: "en", Cues: []string{"Kurt"}, Answer: "wrong"},
+		{ID: "4", Language: "en", Cues: []string{`"How many animal shapes are in the ""Animal Crackers"" zoo?"`}, Answer: "18"},
 	})
 	cases := []struct{ text, want string }{
 		{"Which country is Bourvil a citizen of? France\nWhat field does Kurt Lewin work in?", "2"},
 		{"What field does Kurt Lewin work in? psychology\nWhich country is bourvil a citizen of?", "1"},
 		{"Nothing here", ""},
+		// A question in quotes (TriviaQA's doubled quotes) is found by its first word.
+		{"Ignore this note.\n\n\"How many animal shapes are in the \"\"Animal Crackers\"\" zoo?\"", "4"},
 	}
 	for _, c := range cases {
 		f, _, ok := kb.Lookup(c.text)
