@@ -55,11 +55,12 @@ func TestExplorerSelection(t *testing.T) {
 }
 
 // A long table goes through the streaming writer: capped rows, a note
-// with what was left out, formula-like text stored as text.
+// with what was left out, formula-like text stored as text, and columns
+// as wide as their first rows' texts (from 10 to 40 characters).
 func TestStreamedSheet(t *testing.T) {
-	tb := &tables.Table{Name: "answers", Header: []string{"item", "prediction", "rate"}}
+	tb := &tables.Table{Name: "answers", Header: []string{"item", "prediction", "rate", "script", "response"}}
 	for i := range 5 {
-		tb.Rows = append(tb.Rows, []any{i, "=HYPERLINK(\"http://x\")", 0.25})
+		tb.Rows = append(tb.Rows, []any{i, "=HYPERLINK(\"http://x\")", 0.25, "Devanagari", strings.Repeat("long ", 20)})
 	}
 	f := excelize.NewFile()
 	st, err := newStyles(f)
@@ -84,6 +85,11 @@ func TestStreamedSheet(t *testing.T) {
 	}
 	if formula, _ := g.GetCellFormula("answers", "B2"); formula != "" {
 		t.Errorf("B2 holds the formula %q", formula)
+	}
+	for col, want := range map[string]float64{"A": 10, "B": 24, "C": 10, "D": 12, "E": 40} {
+		if w, err := g.GetColWidth("answers", col); err != nil || w != want {
+			t.Errorf("column %s: width %v (%v), want %v", col, w, err, want)
+		}
 	}
 }
 

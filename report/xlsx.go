@@ -252,6 +252,43 @@ func textWidth(t *tables.Table, c int) float64 {
 	return float64(w)
 }
 
+// colWidth is the width of a column headed label whose widest text is
+// text characters: room for both, from 10 to 40 characters.
+func colWidth(label string, text float64) float64 {
+	return math.Max(10, math.Min(40, math.Max(float64(len(label)+4), text+2)))
+}
+
+// streamWidths are the widths (colWidth) of the columns of t's first
+// rows rows, read ahead of the sheet: a text by reference (a prompt)
+// counts as the widest.
+func streamWidths(ctx context.Context, t *Rows, rows int) ([]float64, error) {
+	text := make([]float64, len(t.Header))
+	r := 0
+	err := t.Each(ctx, func(row []any) error {
+		if r >= rows {
+			return errEnough
+		}
+		r++
+		for c, v := range row[:min(len(row), len(text))] {
+			switch x := v.(type) {
+			case string:
+				text[c] = max(text[c], float64(utf8.RuneCountInString(x)))
+			case TextRef:
+				text[c] = 40
+			}
+		}
+		return nil
+	})
+	if err != nil && err != errEnough {
+		return nil, err
+	}
+	w := make([]float64, len(t.Header))
+	for c, h := range t.Header {
+		w[c] = colWidth(h, text[c])
+	}
+	return w, nil
+}
+
 // textLines is how many lines s takes wrapped in a column width
 // characters wide (at most a character per width unit, so it errs
 // tall).
@@ -345,7 +382,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		if col.Description != "" {
 			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
-		width := math.Max(10, math.Min(40, math.Max(float64(len(label)+4), textWidth(t, c)+2)))
+		width := colWidth(label, textWidth(t, c))
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		tableWidth += width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
@@ -698,6 +735,15 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		return 0, rawSheet{}, err
 	}
 	n := min(t.Len, limit)
+	widths, err := streamWidths(ctx, t, min(n, widthRows))
+	if err != nil {
+		return 0, rawSheet{}, fmt.Errorf("sheet %s: %w", sheet, err)
+	}
+	for c, w := range widths {
+		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), w); err != nil {
+			return 0, rawSheet{}, err
+		}
+	}
 	full := make([]string, len(t.Header))
 	for c := range full {
 		full[c] = fullTextIn(t.Name, t.Header, c)
