@@ -459,7 +459,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	// A run's live heap is small and flat but for the keys already
 	// answered (records.KeySet, about 40 bytes a key of the records a
 	// resumed run finds) and the response cache's index in memory (at
-	// most a million entries, about 33 MB; the rest is on disk); the
+	// most 2²⁰ entries, 32 MiB; the rest is on disk); the
 	// default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)

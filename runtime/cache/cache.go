@@ -14,9 +14,9 @@
 // DIR/responses.idx indexes the log up to an offset it records (its
 // grammar: disk.go), a sorted table of 24 bytes a key read one 1.5 KB
 // block a lookup; memory holds 16 bytes every 64 keys of it, and the
-// entries of the lines past that offset (memIndex, 27 to 33 bytes each),
-// at most a million (about 33 MB) before they are merged into a new
-// table. Open reads the log from the recorded offset only. The index is
+// entries of the lines past that offset (memIndex, 29 to 35 bytes each),
+// at most 2²⁰ of them (32 MiB: 24 of entries, 8 of slots) before they
+// are merged into a new table. Open reads the log from the recorded offset only. The index is
 // derived: killed at any point, a process leaves the previous index or the
 // new one, and one that does not check out against the log is rebuilt from
 // it (OpenReport.Index says so). A line is re-validated (key and CRC) on

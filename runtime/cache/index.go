@@ -54,7 +54,7 @@ func (p place) loc() loc { return loc{off: int64(p >> lenBits), n: int32(p & lon
 // place) in insertion order in fixed chunks, found through an
 // open-addressed table of uint32 entry numbers (linear probing on the
 // frag's high word, a uniform hash since keys are SHA-256 digests, at
-// most 3/4 full): 27 to 33 bytes an entry in all.
+// most 3/4 full, doubled when it is): 29 to 35 bytes an entry in all.
 type memIndex struct {
 	chunks []*memChunk
 	n      int
