@@ -56,11 +56,12 @@ func TestExplorerSelection(t *testing.T) {
 
 // A long table goes through the streaming writer: capped rows, a note
 // with what was left out, formula-like text stored as text, and columns
-// as wide as their first rows' texts (from 10 to 40 characters).
+// as wide as their first rows' texts (from 10 to 40 characters), and no
+// cell for an empty text (a long text beside it shows over it).
 func TestStreamedSheet(t *testing.T) {
-	tb := &tables.Table{Name: "answers", Header: []string{"item", "prediction", "rate", "script", "response"}}
+	tb := &tables.Table{Name: "answers", Header: []string{"item", "prediction", "rate", "script", "response", "error"}}
 	for i := range 5 {
-		tb.Rows = append(tb.Rows, []any{i, "=HYPERLINK(\"http://x\")", 0.25, "Devanagari", strings.Repeat("long ", 20)})
+		tb.Rows = append(tb.Rows, []any{i, "=HYPERLINK(\"http://x\")", 0.25, "Devanagari", strings.Repeat("long ", 20), ""})
 	}
 	f := excelize.NewFile()
 	st, err := newStyles(f)
@@ -85,6 +86,9 @@ func TestStreamedSheet(t *testing.T) {
 	}
 	if formula, _ := g.GetCellFormula("answers", "B2"); formula != "" {
 		t.Errorf("B2 holds the formula %q", formula)
+	}
+	if typ, err := g.GetCellType("answers", "F2"); err != nil || typ != excelize.CellTypeUnset {
+		t.Errorf("an empty text is a cell of type %v (%v)", typ, err)
 	}
 	for col, want := range map[string]float64{"A": 10, "B": 24, "C": 10, "D": 12, "E": 40} {
 		if w, err := g.GetColWidth("answers", col); err != nil || w != want {

@@ -793,6 +793,11 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 					vals[c], styles[c] = x, st.float
 					continue
 				case string: // a string cell: never a formula
+					if x == "" {
+						// No cell: a long text beside it shows over it, as
+						// it does over any empty cell.
+						continue
+					}
 					l := &last[c]
 					if l.cell == nil || l.text != x {
 						cell, fit, err := shared.cell(x, full[c])

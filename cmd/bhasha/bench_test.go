@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -194,12 +193,9 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 // not a study's prompts; BenchmarkPapersGrid writes the IndicKLAR grid's
 // records (2-3 kB each, two stages) and measures them from disk.
 func BenchmarkPeakMemory1M(b *testing.B) {
-	n := 1000000
-	if s := os.Getenv("BHASHA_BENCH_N"); s != "" {
-		fmt.Sscan(s, &n)
-	}
+	n := envCount(b, "BHASHA_BENCH_N", 1000000)
 	url := simChild(b)
-	for i := range b.N {
+	for range b.N {
 		dir := b.TempDir()
 		synthExperiment(b, dir, n, 128)
 		c := cli("run", "--config", filepath.Join(dir, "exp.yaml"), "--out", filepath.Join(dir, "run"), "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url)
@@ -211,20 +207,16 @@ func BenchmarkPeakMemory1M(b *testing.B) {
 		}
 		el := time.Since(start)
 		ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-		lines := 0
-		f, _ := os.Open(filepath.Join(dir, "run", "records.jsonl"))
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
-			lines++
+		m, err := run.ReadManifest(filepath.Join(dir, "run"))
+		if err != nil {
+			b.Fatal(err)
 		}
-		f.Close()
-		if lines != n || !strings.Contains(stderr.String(), "complete") {
-			b.Fatalf("%d records: %s", lines, stderr.String())
+		if m.Counts.Records != n || m.Counts.OK != n || !strings.Contains(stderr.String(), "complete") {
+			b.Fatalf("counts %+v for %d requests: %s", m.Counts, n, stderr.String())
 		}
-		_ = i
-		st, _ := os.Stat(filepath.Join(dir, "run", "records.jsonl"))
-		b.ReportMetric(float64(st.Size())/float64(n), "record-bytes")
+		// The run directory's bytes (its compressed segments and their
+		// indexes, the live records file, the manifest) per record.
+		b.ReportMetric(float64(dirBytes(b, filepath.Join(dir, "run")))/float64(n), "record-bytes")
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB")
 		b.ReportMetric(float64(n)/el.Seconds(), "req/s")
 	}
