@@ -115,8 +115,9 @@ type Claim struct {
 	// Eval is the claim on rows under the verdict v: its effect (NaN when
 	// the run lacks what the claim compares), the effect's 95% interval
 	// and its test's two-sided p-value, each NaN where the claim has none
-	// (Effect gives an outcome with the effect alone).
-	Eval func(rows []score.Row, v func(*score.Row) bool) Outcome
+	// (Effect gives an outcome with the effect alone). rows point into the
+	// caller's answers.
+	Eval func(rows []*score.Row, v func(*score.Row) bool) Outcome
 	// On selects the answers the effect compares (their count is the
 	// table's n; nil: every answer of the model).
 	On func(*score.Row) bool
@@ -221,22 +222,21 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 		count[m]++
 	}
 	SortBy(models, func(m string) []string { return []string{m} })
-	// One model's rows are copied at a time (a claim's Eval reads a
-	// []score.Row), into one buffer the size of the largest model's, so
-	// that a run of millions of answers holds one model's twice, not all
-	// of them, and no buffer outgrown on the way. Each claim's rows come
-	// out in the models' order, the claims in theirs.
+	// One model's rows at a time, as pointers into rows (8 bytes an answer,
+	// where copies took a row's 270), in one buffer the size of the
+	// largest model's, never outgrown. Each claim's rows come out in the
+	// models' order, the claims in theirs.
 	out := make([][][]any, len(claims))
 	most := 0
 	for _, c := range count {
 		most = max(most, c)
 	}
-	rs := make([]score.Row, 0, most)
+	rs := make([]*score.Row, 0, most)
 	for _, m := range models {
 		rs = rs[:0]
 		for i := range rows {
 			if rows[i].Key.Model == m {
-				rs = append(rs, rows[i])
+				rs = append(rs, &rows[i])
 			}
 		}
 		// The claims are evaluated at once, all reading rs.
@@ -254,7 +254,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 
 // conclude is claim c's rows of the conclusions table for model m (rs: its
 // answers), one per alternative in ons.
-func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
+func conclude(c Claim, ons []Alternative, m string, rs []*score.Row) [][]any {
 	var out [][]any
 	if c.Models != nil && !c.Models(m) {
 		return nil
@@ -274,8 +274,7 @@ func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
 			continue
 		}
 		n := 0
-		for ri := range rs {
-			r := &rs[ri]
+		for _, r := range rs {
 			if c.On == nil || c.On(r) {
 				n++
 			}
@@ -301,10 +300,9 @@ func conclude(c Claim, ons []Alternative, m string, rs []score.Row) [][]any {
 // significant (Claim.Significant); pairs names the pairing in the test's
 // description.
 func PairedClaim(name, measure string, a, b func(*score.Row) bool, key func(*score.Row) string, pairs string, significant bool) Claim {
-	count := func(rows []score.Row, v func(*score.Row) bool) (n, onlyA, onlyB int) {
+	count := func(rows []*score.Row, v func(*score.Row) bool) (n, onlyA, onlyB int) {
 		va, vb := map[string]bool{}, map[string]bool{}
-		for ri := range rows {
-			r := &rows[ri]
+		for _, r := range rows {
 			if a(r) {
 				va[key(r)] = v(r)
 			}
@@ -317,7 +315,7 @@ func PairedClaim(name, measure string, a, b func(*score.Row) bool, key func(*sco
 	}
 	return Claim{Name: name, Measure: measure, Significant: significant,
 		On: func(r *score.Row) bool { return a(r) || b(r) },
-		Eval: func(rows []score.Row, v func(*score.Row) bool) Outcome {
+		Eval: func(rows []*score.Row, v func(*score.Row) bool) Outcome {
 			n, onlyA, onlyB := count(rows, v)
 			if n == 0 {
 				return Effect(math.NaN())
@@ -330,10 +328,9 @@ func PairedClaim(name, measure string, a, b func(*score.Row) bool, key func(*sco
 
 // Rate is the share of the rows selected by sel that v accepts (NaN when
 // sel selects none).
-func Rate(rows []score.Row, v, sel func(*score.Row) bool) float64 {
+func Rate(rows []*score.Row, v, sel func(*score.Row) bool) float64 {
 	k, n := 0, 0
-	for ri := range rows {
-		r := &rows[ri]
+	for _, r := range rows {
 		if sel(r) {
 			n++
 			if v(r) {
@@ -349,7 +346,7 @@ func Rate(rows []score.Row, v, sel func(*score.Row) bool) float64 {
 
 // RateDiff is the effect "rate where a − rate where b" of a verdict over
 // two selections of rows (NaN when either selects none).
-func RateDiff(rows []score.Row, v func(*score.Row) bool, a, b func(*score.Row) bool) float64 {
+func RateDiff(rows []*score.Row, v func(*score.Row) bool, a, b func(*score.Row) bool) float64 {
 	return Rate(rows, v, a) - Rate(rows, v, b)
 }
 

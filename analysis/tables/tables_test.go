@@ -218,10 +218,10 @@ func TestConclusions(t *testing.T) {
 	}
 	alt := Alternative{Name: "multilingual_abstain", Measure: "hallucination",
 		Base: func(r *score.Row) bool { return !r.Correct && !r.Marks.Has(english) }, Of: func(r *score.Row) bool { return !r.Correct && !r.Marks.Has(multilingual) }}
-	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Eval: func(rows []score.Row, v func(*score.Row) bool) Outcome {
+	claim := Claim{Name: "hi raises hallucination", Measure: "hallucination", Eval: func(rows []*score.Row, v func(*score.Row) bool) Outcome {
 		return Effect(RateDiff(rows, v, func(r *score.Row) bool { return r.Key.Condition == "hi" }, func(r *score.Row) bool { return r.Key.Condition == "clean" }))
 	}}
-	other := Claim{Name: "another measure", Eval: func([]score.Row, func(*score.Row) bool) Outcome { return Effect(1) }}
+	other := Claim{Name: "another measure", Eval: func([]*score.Row, func(*score.Row) bool) Outcome { return Effect(1) }}
 	c := Conclusions([]Claim{claim, other}, []Alternative{alt}, rows)
 	// The claim on a measure no alternative changes has one row, (none).
 	if len(c.Rows) != 2 || c.Str(c.Rows[1], "alternative") != NoAlternative || c.Num(c.Rows[1], "effect_alt") != 1 || c.Num(c.Rows[0], "n") != 8 || c.Num(c.Rows[0], "effect") != 0.5 || c.Num(c.Rows[0], "effect_alt") != 0.25 || c.Rows[0][c.Col("holds")] != true || c.Rows[0][c.Col("holds_alt")] != true {
@@ -237,7 +237,7 @@ func TestConclusionsOrder(t *testing.T) {
 	for i, m := range []string{"z", "a", "m", "z", "a", "z"} { // z: 3 answers, a: 2, m: 1
 		rows = append(rows, row(m, "eng", "english", "qa", "", strconv.Itoa(i), true))
 	}
-	count := func(rs []score.Row, _ func(*score.Row) bool) Outcome { return Effect(float64(len(rs))) }
+	count := func(rs []*score.Row, _ func(*score.Row) bool) Outcome { return Effect(float64(len(rs))) }
 	claims := []Claim{{Name: "first", Eval: count}, {Name: "second", Eval: count, Models: func(m string) bool { return m != "m" }}}
 	c := Conclusions(claims, nil, rows)
 	want := []string{"first a 2", "first m 1", "first z 3", "second a 2", "second z 3"}
@@ -304,7 +304,7 @@ func TestConclusionsSignificance(t *testing.T) {
 	// A claim of significance without a test never holds; Models limits
 	// the claim to the models it names.
 	rows := append(build(9, 0, 0), row("other", "hin", "native", "tint", "", "0", true))
-	bare := Claim{Name: "x", Significant: true, Eval: func([]score.Row, func(*score.Row) bool) Outcome { return Effect(1) }, Models: func(m string) bool { return m == "m" }}
+	bare := Claim{Name: "x", Significant: true, Eval: func([]*score.Row, func(*score.Row) bool) Outcome { return Effect(1) }, Models: func(m string) bool { return m == "m" }}
 	tb := Conclusions([]Claim{bare}, nil, rows)
 	if len(tb.Rows) != 1 || tb.Str(tb.Rows[0], "model") != "m" || tb.Rows[0][tb.Col("holds")] != false || !math.IsNaN(tb.Num(tb.Rows[0], "p")) {
 		t.Errorf("untested claim of significance %v", tb.Rows)

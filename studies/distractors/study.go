@@ -279,10 +279,9 @@ func Claims(paper func(model string) string) []tables.Claim {
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
-			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
+			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
 				k, n := 0, 0
-				for ri := range rows {
-					r := &rows[ri]
+				for _, r := range rows {
 					if cond(Hindi, true)(r) {
 						n++
 						if v(r) {

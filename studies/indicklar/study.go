@@ -220,7 +220,7 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 			On: func(r *score.Row) bool {
 				return native(ref)(r) || (r.Key.Form == string(item.Native) && slices.Contains(vs, r.Key.Strategy))
 			},
-			Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
+			Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
 				best := math.NaN()
 				for _, s := range vs {
 					if d := tables.RateDiff(rows, v, native(s), native(ref)); !math.IsNaN(d) && (math.IsNaN(best) || d > best) {
@@ -233,7 +233,7 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 	cs = append(cs, tables.PairedClaim(fmt.Sprintf("code-mixed beats native questions (%s; §5.1)", ref), "", sel(ref, item.CodeMixed), native(ref), key, "language and item", false))
 	english := sel(ref, item.English)
 	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s; §5.1)", ref),
-		On: func(r *score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
+		On: func(r *score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
 			return tables.Effect(tables.RateDiff(rows, v, english, native(ref)))
 		}})
 	return cs

@@ -141,13 +141,12 @@ func Claims() []tables.Claim {
 	judge := func(r *score.Row) bool { return r.Correct }
 	// The judge's accuracy minus the criterion's on the same answers, its
 	// paired interval, and McNemar's p on the answers they disagree on.
-	shortfall := func(rows []score.Row, v func(*score.Row) bool) tables.Outcome {
+	shortfall := func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
 		}
 		judgeOnly, lexOnly := 0, 0
-		for ri := range rows {
-			r := &rows[ri]
+		for _, r := range rows {
 			switch j, l := judge(r), v(r); {
 			case j && !l:
 				judgeOnly++
