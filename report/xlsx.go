@@ -231,26 +231,10 @@ const (
 // provWidths are the provenance sheet's two columns, in characters.
 var provWidths = [2]float64{28, 100}
 
-// widthRows bounds the rows textWidth reads (a column's width is set
+// widthRows bounds the rows textWidths reads (a column's width is set
 // from its first rows; a long table's later cells wrap or are cut as a
 // spreadsheet shows them).
 const widthRows = 2000
-
-// textWidth is the widest text cell of column c among the table's first
-// widthRows rows, in characters (runes): a column of model names or
-// languages is as wide as its names, not its header. Numbers are
-// formatted by the column's style and do not count.
-func textWidth(t *tables.Table, c int) float64 {
-	w := 0
-	for _, row := range t.Rows[:min(len(t.Rows), widthRows)] {
-		if c < len(row) {
-			if s, ok := row[c].(string); ok {
-				w = max(w, utf8.RuneCountInString(s))
-			}
-		}
-	}
-	return float64(w)
-}
 
 // colWidth is the width of a column headed label whose widest text is
 // text characters: room for both, from 10 to 40 characters.
@@ -258,33 +242,31 @@ func colWidth(label string, text float64) float64 {
 	return math.Max(10, math.Min(40, math.Max(float64(len(label)+4), text+2)))
 }
 
-// streamWidths are the widths (colWidth) of the columns of t's first
-// rows rows, read ahead of the sheet: a text by reference (a prompt)
-// counts as the widest.
-func streamWidths(ctx context.Context, t *Rows, rows int) ([]float64, error) {
-	text := make([]float64, len(t.Header))
+// textWidths is the widest text cell of each column among t's first
+// rows rows, in characters (runes): a column of model names or languages
+// is as wide as its names, not its header. Numbers are formatted by the
+// column's style and do not count; a text by reference (a prompt) counts
+// as the widest a column is made (colWidth).
+func textWidths(ctx context.Context, t *Rows, rows int) ([]float64, error) {
+	w := make([]float64, len(t.Header))
 	r := 0
 	err := t.Each(ctx, func(row []any) error {
 		if r >= rows {
 			return errEnough
 		}
 		r++
-		for c, v := range row[:min(len(row), len(text))] {
+		for c, v := range row[:min(len(row), len(w))] {
 			switch x := v.(type) {
 			case string:
-				text[c] = max(text[c], float64(utf8.RuneCountInString(x)))
+				w[c] = max(w[c], float64(utf8.RuneCountInString(x)))
 			case TextRef:
-				text[c] = 40
+				w[c] = 40
 			}
 		}
 		return nil
 	})
 	if err != nil && err != errEnough {
 		return nil, err
-	}
-	w := make([]float64, len(t.Header))
-	for c, h := range t.Header {
-		w[c] = colWidth(h, text[c])
 	}
 	return w, nil
 }
@@ -364,6 +346,10 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
+	texts, err := textWidths(ctx, TableRows(t), widthRows)
+	if err != nil {
+		return rawSheet{}, err
+	}
 	for c, col := range cols {
 		at := hdr - 1
 		label := col.Name
@@ -382,7 +368,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		if col.Description != "" {
 			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
-		width := colWidth(label, textWidth(t, c))
+		width := colWidth(label, texts[c])
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		tableWidth += width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
@@ -735,12 +721,12 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 		return 0, rawSheet{}, err
 	}
 	n := min(t.Len, limit)
-	widths, err := streamWidths(ctx, t, min(n, widthRows))
+	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
 		return 0, rawSheet{}, fmt.Errorf("sheet %s: %w", sheet, err)
 	}
-	for c, w := range widths {
-		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), w); err != nil {
+	for c, h := range t.Header {
+		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), colWidth(h, texts[c])); err != nil {
 			return 0, rawSheet{}, err
 		}
 	}

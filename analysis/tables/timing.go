@@ -73,10 +73,9 @@ type timing struct {
 	mean, median, p90 float64
 }
 
-// summarize is lat's timing, the mean summed in ascending order; it
-// sorts lat.
-func summarize(lat []float64) timing {
-	s := lat
+// summarize is the timing of latencies s, the mean summed in ascending
+// order; it sorts s.
+func summarize(s []float64) timing {
 	sort.Float64s(s)
 	mean := math.NaN()
 	if len(s) > 0 {

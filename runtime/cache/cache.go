@@ -42,6 +42,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // FileName is the name of the log inside the cache directory.
@@ -145,8 +147,8 @@ func openWith(dir string, memMax int) (*Store, OpenReport, error) {
 		f.Close()
 		return nil, rep, err
 	}
-	if exclusive {
-		removeStrayTemps(dir)
+	if exclusive { // no other process can be merging
+		atomicfile.RemoveStray(s.idxPath)
 	}
 	st, err := f.Stat()
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
 // IndexName is the name of the log's index on disk, beside it.
@@ -33,9 +33,9 @@ const IndexName = "responses.idx"
 //	n entries (24 bytes each), in increasing order of frag, no frag twice:
 //	  frag.hi, frag.lo, place
 //
-// The index is derived from the log and only ever replaced whole (a
-// temporary file renamed over it), never synced: one that does not
-// validate (magic, CRCs, order, size) or does not match the log (shorter
+// The index is derived from the log and only ever replaced whole
+// (internal/atomicfile: a temporary file, synced, renamed over it): one
+// that does not validate (magic, CRCs, order, size) or does not match the log (shorter
 // than covered, or the line before covered not the one recorded) is
 // rebuilt from the log, which stays the only record of the answers.
 // Entries may also point past covered (a process's own lines while
@@ -233,36 +233,59 @@ func (d *diskIndex) close() error {
 }
 
 // merge writes the union of d and mem (mem's entry where both hold a
-// frag) under h's covered, corrupt and last line as a new table at path,
-// through a temporary file renamed over it, and returns it opened. On
-// an error nothing at path changes and d stays usable.
+// frag) under h's covered, corrupt and last line as a new table at path
+// (internal/atomicfile: synced, then renamed over it), and returns it
+// opened. On an error nothing at path changes and d stays usable.
 func (d *diskIndex) merge(path string, mem *memIndex, h idxHeader) (*diskIndex, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	out, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("writing cache index: %w", err)
 	}
-	fail := func(err error) (*diskIndex, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	defer out.Abort()
+	// The table is read through a descriptor of its own, opened before the
+	// rename: a process that renames its table over this one meanwhile
+	// changes the name, not what this one reads.
+	rf, err := os.Open(out.Name())
+	if err != nil {
 		return nil, fmt.Errorf("writing cache index %s: %w", path, err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
+	nd := &diskIndex{f: rf}
+	if err := d.write(out, mem, &h, nd); err != nil {
+		rf.Close()
+		return nil, fmt.Errorf("writing cache index %s: %w", path, err)
 	}
-	nd := &diskIndex{f: tmp}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if _, err := w.Write(make([]byte, idxHeaderLen)); err != nil {
-		return fail(err)
+	if err := out.Commit(); err != nil {
+		rf.Close()
+		return nil, err
+	}
+	nd.h = h
+	d.close()
+	return nd, nil
+}
+
+// write writes the merged table to w (its header last, at 0), counting
+// and summing its entries in h and noting each block's first in nd.
+func (d *diskIndex) write(w *atomicfile.File, mem *memIndex, h *idxHeader, nd *diskIndex) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if _, err := bw.Write(make([]byte, idxHeaderLen)); err != nil {
+		return err
 	}
 	var buf [idxBlock * idxEntryLen]byte
 	fill := 0
+	flush := func() error {
+		h.sum = crc32.Update(h.sum, crc32.IEEETable, buf[:fill*idxEntryLen])
+		_, err := bw.Write(buf[:fill*idxEntryLen])
+		fill = 0
+		return err
+	}
 	emit := func(f frag, p place) error {
 		if fill == 0 {
 			nd.firsts = append(nd.firsts, f)
 		}
 		putEntry(buf[fill*idxEntryLen:], f, p)
+		h.n++
 		if fill++; fill == idxBlock {
-			return flush(w, buf[:], &h.sum, &fill)
+			return flush()
 		}
 		return nil
 	}
@@ -270,8 +293,8 @@ func (d *diskIndex) merge(path string, mem *memIndex, h idxHeader) (*diskIndex, 
 	k := 0
 	h.n, h.sum = 0, 0
 	var werr error
-	err = d.each(func(f frag, p place) bool {
-		for ; k < len(order); k++ {
+	err := d.each(func(f frag, p place) bool {
+		for ; k < len(order) && werr == nil; k++ {
 			mf, mp := mem.entry(int(order[k]))
 			if c := mf.cmp(f); c > 0 {
 				break
@@ -280,58 +303,27 @@ func (d *diskIndex) merge(path string, mem *memIndex, h idxHeader) (*diskIndex, 
 				k++
 				break
 			}
-			if werr = emit(mf, mp); werr != nil {
-				return false
-			}
-			h.n++
+			werr = emit(mf, mp)
 		}
-		if werr = emit(f, p); werr != nil {
-			return false
+		if werr == nil {
+			werr = emit(f, p)
 		}
-		h.n++
-		return true
+		return werr == nil
 	})
+	for ; err == nil && werr == nil && k < len(order); k++ {
+		werr = emit(mem.entry(int(order[k])))
+	}
 	if err == nil {
 		err = werr
 	}
-	for ; err == nil && k < len(order); k++ {
-		err = emit(mem.entry(int(order[k])))
-		h.n++
-	}
 	if err == nil && fill > 0 {
-		err = flush(w, buf[:fill*idxEntryLen], &h.sum, &fill)
+		err = flush()
 	}
 	if err == nil {
-		err = w.Flush()
+		err = bw.Flush()
 	}
 	if err == nil {
-		_, err = tmp.WriteAt(h.encode(), 0)
+		_, err = w.WriteAt(h.encode(), 0)
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	nd.h = h
-	d.close()
-	return nd, nil
-}
-
-func flush(w *bufio.Writer, b []byte, sum *uint32, fill *int) error {
-	*sum = crc32.Update(*sum, crc32.IEEETable, b)
-	*fill = 0
-	_, err := w.Write(b)
 	return err
-}
-
-// removeStrayTemps removes the temporary files of merges a killed process
-// left in dir.
-func removeStrayTemps(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if n := e.Name(); strings.HasPrefix(n, "."+IndexName+"-") && strings.HasSuffix(n, ".tmp") {
-			os.Remove(filepath.Join(dir, n))
-		}
-	}
 }
