@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/internal/codeid"
 	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -74,8 +74,12 @@ func (r *Results) progress(step string, done, total int64) func() {
 
 // scoringKey names what the run's scored answers are made from: the
 // records (records.Fingerprint), the experiment's scoring inputs
-// (Experiment.ScoringInputs, hashed once a Results), the store's format and rules (scored.Version)
-// and the tool's version.
+// (Experiment.ScoringInputs, hashed once a Results), the store's format
+// and rules (scored.Version), the tool's version (run.ToolVersion) and the
+// program's code (codeid.Program: for a build from a checkout, a
+// workspace or a replaced module, a digest of those modules' sources), so
+// that scored answers and tables kept by a program built from other code
+// are scored again, never served. It fails when the code cannot be named.
 func (r *Results) scoringKey() (scored.Key, error) {
 	k := scored.Key{}
 	r.inputsOnce.Do(func() { r.inputs, r.inputsErr = r.exp.ScoringInputs() })
@@ -86,37 +90,18 @@ func (r *Results) scoringKey() (scored.Key, error) {
 		k[c] = h
 	}
 	k["scored format"] = scored.Version
-	k["tool"] = toolVersion()
+	k["tool"] = run.ToolVersion
+	code, err := codeid.Program()
+	if err != nil {
+		return nil, err
+	}
+	k["code"] = code.Digest
 	fp, err := records.Fingerprint(r.dir)
 	if err != nil {
 		return nil, err
 	}
 	k["records"] = fp
 	return k, nil
-}
-
-// toolVersion is run.ToolVersion and the version of the Bhasha module the
-// program was built with: the main module's (the bhasha command) or, when
-// Bhasha is a dependency (a notebook, a program), the dependency's. A
-// released command and a notebook on the same release agree; a build
-// from a checkout carries its own (devel) version, so that scored
-// answers stored by another build are scored again, never served stale.
-func toolVersion() string {
-	const module = "github.com/bhashalab/bhasha"
-	v := run.ToolVersion
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if bi.Main.Path == module && bi.Main.Version != "" {
-		return v + " " + bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == module {
-			v += " " + d.Version
-		}
-	}
-	return v
 }
 
 // scoredRows returns the run's scored answers and the notes scoring made:
@@ -198,7 +183,9 @@ func (r *Results) staleNote(changed []string, m scored.Meta) string {
 		case strings.HasPrefix(c, "input "):
 			// Open's notes already say which inputs changed since the run.
 		case c == "tool":
-			opts = append(opts, fmt.Sprintf("another Bhasha scored them (%s; this is %s)", m.Key["tool"], toolVersion()))
+			opts = append(opts, fmt.Sprintf("another Bhasha scored them (%s; this is %s)", m.Key["tool"], run.ToolVersion))
+		case c == "code":
+			opts = append(opts, codeChangedNote(m.Key["code"]))
 		default:
 			opts = append(opts, c)
 		}
@@ -215,6 +202,22 @@ func (r *Results) staleNote(changed []string, m scored.Meta) string {
 		s += "; the records changed too"
 	}
 	return s
+}
+
+// codeChangedNote says that the program's code is not the code that
+// stored a key whose "code" was stored.
+func codeChangedNote(stored string) string {
+	id, err := codeid.Program()
+	if err != nil {
+		return "the program's code could not be named (" + err.Error() + ")"
+	}
+	if len(stored) > 12 {
+		stored = stored[:12]
+	}
+	if stored == "" {
+		stored = "none"
+	}
+	return fmt.Sprintf("the program's code is not the code that scored them (this is %s; they were scored by %s)", id, stored)
 }
 
 // store writes the scored answers under the directory's shared lock, when

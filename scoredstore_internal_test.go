@@ -15,6 +15,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
 )
 
 // storeRun runs a small IndicKLAR experiment with a two-step strategy
@@ -165,7 +166,25 @@ func TestScoredStoreStaleness(t *testing.T) {
 			if err := scored.Write(p, rows, r.Experiment().AnswerSchema(), m); err != nil {
 				t.Fatal(err)
 			}
-		}, "another Bhasha scored them (bhasha 0.0.9; this is " + toolVersion() + ")"},
+		}, "another Bhasha scored them (bhasha 0.0.9; this is " + run.ToolVersion + ")"},
+		{"other code", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, scored.FileName)
+			rows, m, err := scored.Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Key["code"] == "" {
+				t.Fatalf("the store's key names no code: %v", m.Key)
+			}
+			m.Key["code"] = "0123456789abcdef"
+			r, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := scored.Write(p, rows, r.Experiment().AnswerSchema(), m); err != nil {
+				t.Fatal(err)
+			}
+		}, "the program's code is not the code that scored them (this is "},
 		{"a truncated store", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, scored.FileName)
 			st, err := os.Stat(p)

@@ -1,0 +1,394 @@
+// Package codeid names the code a program was built from, so that what a
+// program derives from a run and keeps (scored answers, tables) is reused
+// only by a program built from the same code.
+//
+// A program whose every module has a released version (a command
+// installed with "go install …@v1.2.3", a notebook on released modules) is
+// named by its Go version and its modules' paths, versions and checksums,
+// as runtime/debug.ReadBuildInfo gives them. A program built from a
+// checkout, a go.work workspace or a module replaced by a local directory
+// carries the version "(devel)" for those modules whatever their code is,
+// so each such module is named by its contents instead: every non-test
+// .go file, go.mod and go.sum of its tree, and every file its go:embed
+// directives name. The modules are found from the source file names the
+// executable's line table records (debug/gosym), so a study of one's own
+// in its own module counts as Bhasha's own code does.
+package codeid
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"debug/gosym"
+	"debug/macho"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ID names a program's code.
+type ID struct {
+	// Digest is a SHA-256 over what names the code, in hex; two programs
+	// with equal digests were built from the same code.
+	Digest string
+	// How says what the digest covers, for a note: "released modules",
+	// "sources of N local module(s)" or "the executable's own bytes" (a
+	// development build whose sources could not be read: trimmed paths,
+	// moved sources, an executable format without a Go line table that
+	// this package reads); such a digest changes with every build.
+	How string
+}
+
+// Short is the digest's first twelve hex digits.
+func (id ID) Short() string {
+	if len(id.Digest) < 12 {
+		return id.Digest
+	}
+	return id.Digest[:12]
+}
+
+// String is "<short digest> (<how>)".
+func (id ID) String() string { return id.Short() + " (" + id.How + ")" }
+
+// GoNBTmpDirEnv is the environment variable GoNB sets, in a notebook
+// cell's process, to the directory where it compiles the cell's code:
+// that code (every declaration the notebook holds, rewritten at each
+// cell) is left out of the running program's ID, so that later cells
+// reuse what the first one stored.
+const GoNBTmpDirEnv = "GONB_TMP_DIR"
+
+// program memoizes Program: the running executable does not change while
+// it runs.
+var program = sync.OnceValues(func() (ID, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return ID{}, fmt.Errorf("naming the program's code: %w", err)
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ofBytes(exe, "no build information")
+	}
+	var skip []string
+	if d := os.Getenv(GoNBTmpDirEnv); d != "" {
+		skip = append(skip, d)
+	}
+	return Of(exe, bi, skip)
+})
+
+// Program is the ID of the running program (Of on its executable and
+// build information, leaving out the directory GoNBTmpDirEnv names). It is
+// computed once a process: for a development build, one read of the
+// executable's line table and of the local modules' sources (a few
+// hundred milliseconds for Bhasha's own tree).
+func Program() (ID, error) { return program() }
+
+// Of is the ID of the executable at exe built as bi says, leaving out the
+// source files under the directories in skip. It returns an error only
+// when neither the sources nor the executable can be read.
+func Of(exe string, bi *debug.BuildInfo, skip []string) (ID, error) {
+	if released(bi) {
+		h := sha256.New()
+		fmt.Fprintf(h, "go %s\n", bi.GoVersion)
+		writeModule(h, &bi.Main)
+		for _, d := range bi.Deps {
+			writeModule(h, d)
+		}
+		return ID{Digest: hex.EncodeToString(h.Sum(nil)), How: "released modules"}, nil
+	}
+	files, err := sourceFiles(exe)
+	if err != nil {
+		return ofBytes(exe, err.Error())
+	}
+	id, err := OfSources(bi.GoVersion, files, skip)
+	if err != nil {
+		return ofBytes(exe, err.Error())
+	}
+	return id, nil
+}
+
+// released reports whether every module of bi has a version of its own:
+// none is "(devel)" and none is replaced by a directory.
+func released(bi *debug.BuildInfo) bool {
+	devel := func(m *debug.Module) bool {
+		if m.Replace != nil {
+			return m.Replace.Version == ""
+		}
+		return m.Version == "" || m.Version == "(devel)"
+	}
+	if devel(&bi.Main) {
+		return false
+	}
+	return !slices.ContainsFunc(bi.Deps, devel)
+}
+
+func writeModule(w io.Writer, m *debug.Module) {
+	fmt.Fprintf(w, "mod %s %s %s\n", m.Path, m.Version, m.Sum)
+	if m.Replace != nil {
+		fmt.Fprintf(w, "=> %s %s %s\n", m.Replace.Path, m.Replace.Version, m.Replace.Sum)
+	}
+}
+
+// ofBytes names the executable by its bytes (one SHA-256 pass over it),
+// saying why its sources were not used.
+func ofBytes(exe, why string) (ID, error) {
+	f, err := os.Open(exe)
+	if err != nil {
+		return ID{}, fmt.Errorf("naming the program's code (%s): %w", why, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ID{}, fmt.Errorf("naming the program's code (%s): reading %s: %w", why, exe, err)
+	}
+	return ID{Digest: hex.EncodeToString(h.Sum(nil)), How: "the executable's own bytes: " + why}, nil
+}
+
+// sourceFiles lists the source file names exe's Go line table records
+// (ELF and Mach-O executables).
+func sourceFiles(exe string) ([]string, error) {
+	var pcln []byte
+	var text uint64
+	if f, err := elf.Open(exe); err == nil {
+		defer f.Close()
+		s, t := f.Section(".gopclntab"), f.Section(".text")
+		if s == nil || t == nil {
+			return nil, fmt.Errorf("%s has no Go line table", exe)
+		}
+		if pcln, err = s.Data(); err != nil {
+			return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
+		}
+		text = t.Addr
+	} else if f, err := macho.Open(exe); err == nil {
+		defer f.Close()
+		s, t := f.Section("__gopclntab"), f.Section("__text")
+		if s == nil || t == nil {
+			return nil, fmt.Errorf("%s has no Go line table", exe)
+		}
+		if pcln, err = s.Data(); err != nil {
+			return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
+		}
+		text = t.Addr
+	} else {
+		return nil, fmt.Errorf("%s is neither an ELF nor a Mach-O executable", exe)
+	}
+	tab, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, text))
+	if err != nil {
+		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
+	}
+	files := make([]string, 0, len(tab.Files))
+	for name := range tab.Files {
+		files = append(files, name)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// OfSources is the ID of a development build of Go version goVersion from
+// the source files named (as an executable's line table names them),
+// leaving out those under the directories in skip. The standard library
+// (the files beside the one ending in /src/runtime/proc.go), the module
+// cache (a directory named path@version) and generated names ("<…>") are
+// named by the modules' versions elsewhere and left out, as are names
+// with no directory (a test's generated _testmain.go). Every other file
+// must be an absolute path on this machine: the tree of the module
+// holding it (its nearest go.mod upwards) is hashed. It fails when a file
+// is named by a relative path (a -trimpath build) or its module cannot be
+// read.
+func OfSources(goVersion string, files, skip []string) (ID, error) {
+	skip = slices.Clone(skip)
+	for i, d := range skip {
+		skip[i] = filepath.Clean(d)
+	}
+	goroot := ""
+	for _, f := range files {
+		if strings.HasSuffix(filepath.ToSlash(f), "/src/runtime/proc.go") {
+			goroot = filepath.Dir(filepath.Dir(f))
+			break
+		}
+	}
+	under := func(f, dir string) bool {
+		rel, err := filepath.Rel(dir, f)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	roots := map[string]bool{}
+	rootOf := map[string]string{} // directory → its module root ("" none)
+	for _, f := range files {
+		switch {
+		case strings.HasPrefix(f, "<") || !strings.ContainsAny(f, `/\`):
+			continue // generated: <autogenerated>, a test's _testmain.go
+		case goroot != "" && under(f, goroot):
+			continue
+		case strings.Contains(filepath.ToSlash(f), "@"):
+			continue // the module cache: path@version
+		case slices.ContainsFunc(skip, func(d string) bool { return under(f, d) }):
+			continue
+		case !filepath.IsAbs(f):
+			return ID{}, fmt.Errorf("source file %s is named by a relative path (a -trimpath build)", f)
+		}
+		root, err := moduleRoot(filepath.Dir(f), rootOf)
+		if err != nil {
+			return ID{}, err
+		}
+		if root == "" {
+			return ID{}, fmt.Errorf("source file %s is in no module (no go.mod above it)", f)
+		}
+		roots[root] = true
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "go %s\n", goVersion)
+	sorted := slices.Sorted(func(yield func(string) bool) {
+		for r := range roots {
+			if !yield(r) {
+				return
+			}
+		}
+	})
+	for _, root := range sorted {
+		if err := hashModule(h, root, skip); err != nil {
+			return ID{}, err
+		}
+	}
+	return ID{Digest: hex.EncodeToString(h.Sum(nil)), How: fmt.Sprintf("sources of %d local module(s)", len(sorted))}, nil
+}
+
+// moduleRoot is the nearest directory at or above dir holding a go.mod,
+// or "" when there is none; memo keeps the answers per directory.
+func moduleRoot(dir string, memo map[string]string) (string, error) {
+	var seen []string
+	root := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if r, ok := memo[d]; ok {
+			root = r
+			break
+		}
+		seen = append(seen, d)
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			root = d
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("looking for the module of %s: %w", dir, err)
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range seen {
+		memo[d] = root
+	}
+	return root, nil
+}
+
+// hashModule writes to h the module root's go.mod's place and the
+// relative name and SHA-256 of each file that makes its code: non-test .go
+// files, go.mod, go.sum and what the .go files embed. Directories that Go
+// leaves out of packages (names starting with "." or "_", testdata) and
+// nested modules and the directories in skip are not walked; embedded
+// files are hashed wherever they are.
+func hashModule(h io.Writer, root string, skip []string) error {
+	fmt.Fprintf(h, "module %s\n", root)
+	var names []string
+	embeds := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p == root {
+				return nil
+			}
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules" || slices.Contains(skip, p) {
+				return fs.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		switch {
+		case name == "go.mod" || name == "go.sum":
+		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+			if err := embedded(p, embeds); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+		names = append(names, p)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("hashing the module at %s: %w", root, err)
+	}
+	for p := range embeds {
+		if !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	slices.Sort(names)
+	for _, p := range names {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("hashing the module at %s: %w", root, err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s %x\n", filepath.ToSlash(rel), sha256.Sum256(b))
+	}
+	return nil
+}
+
+// embedded adds to out the files that the go:embed directives of the Go
+// file at path name: each pattern globbed in the file's directory, a
+// directory taken with every file below it.
+func embedded(path string, out map[string]bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(b, []byte("//go:embed")) {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, pat := range strings.Fields(rest) {
+			pat = strings.TrimPrefix(strings.Trim(pat, "\"`"), "all:")
+			matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
+			if err != nil {
+				return fmt.Errorf("%s: go:embed pattern %q: %w", path, pat, err)
+			}
+			for _, m := range matches {
+				err := filepath.WalkDir(m, func(p string, d fs.DirEntry, err error) error {
+					if err != nil {
+						return err
+					}
+					if d.Type().IsRegular() {
+						out[p] = true
+					}
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("%s: go:embed %s: %w", path, pat, err)
+				}
+			}
+		}
+	}
+	return nil
+}
