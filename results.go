@@ -49,7 +49,7 @@ type Results struct {
 	// several goroutines.
 	keptMu    sync.Mutex
 	keptNotes []string
-	openNotes int      // len(notes) before scoring added its own
+	openNotes int // len(notes) before scoring added its own
 	// The experiment's scoring inputs (Experiment.ScoringInputs: the
 	// dataset and templates hashed), read once: each key of the scored
 	// answers or kept tables would hash them again.
