@@ -347,7 +347,9 @@ func fieldKind(t score.FieldType) kind {
 
 // Write stores rows, made as m says, at path (atomically; see the
 // package comment). schema is the study's answer schema (its study
-// fields become columns; nil for none).
+// fields become columns; nil for none). It hashes the file as it writes
+// it (XXH64), then reads its footer back once to write the digests in
+// place, before the file takes its name.
 func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	cols := rowColumns()
 	taken := map[string]bool{}

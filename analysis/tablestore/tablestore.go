@@ -101,6 +101,7 @@ func path(dir, name string) string {
 // Write keeps t, made from key, in run directory dir, replacing what was
 // kept of it. A table made row by row, or with a cell that is not nil, a
 // string, an int, a float64 or a bool, is an error (nothing written).
+// The file's header holds the SHA-256 of its payload (one pass over it).
 func Write(dir string, key scored.Key, t *tables.Table) error {
 	if t.Source != nil {
 		return fmt.Errorf("keeping table %s: it is made row by row", t.Name)
