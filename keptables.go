@@ -3,6 +3,7 @@ package bhasha
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -65,18 +66,34 @@ func (r *Results) readKey() scored.Key {
 }
 
 // keptTable is table name as kept in the run directory, when it was made
-// from what this Results reads (readKey).
+// from what this Results reads (readKey). A kept file that cannot be read
+// (damaged: its digest does not hold) is passed over, none of it served,
+// with a note (Notes) that the table is built again; the caller builds it
+// and keep writes it anew.
 func (r *Results) keptTable(name string) (*Table, bool) {
 	k := r.readKey()
 	if k == nil {
 		return nil, false
 	}
 	t, ok, err := tablestore.Read(r.dir, name, k)
-	if err != nil || !ok {
+	if err != nil {
+		r.keptNote(fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err))
+		return nil, false
+	}
+	if !ok {
 		return nil, false
 	}
 	t.Simulated = r.manifest.Simulated
 	return t, true
+}
+
+// keptNote adds note to the kept tables' notes, once.
+func (r *Results) keptNote(note string) {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	if !slices.Contains(r.keptNotes, note) {
+		r.keptNotes = append(r.keptNotes, note)
+	}
 }
 
 // keep keeps tables built from the rows in memory, when they are the

@@ -1,10 +1,12 @@
 package bhasha
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +130,78 @@ func TestBuiltTableServedAgain(t *testing.T) {
 	}
 	if _, err := os.Stat(kept); !os.IsNotExist(err) {
 		t.Errorf("the second call wrote the kept tables again (%v)", err)
+	}
+}
+
+// A kept table with a byte flipped (its header, its key, its cells) is
+// never served: the table is built again from the scored answers, equal to
+// the one first built, kept anew, and a note names the file and says it
+// was damaged and rebuilt.
+func TestDamagedKeptTableRebuilt(t *testing.T) {
+	r, _ := boundedRun(t)
+	dir := r.Dir()
+	first, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := first.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, tablestore.DirName, "accuracy.gob")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl := bytes.IndexByte(orig, '\n')
+	if nl < 0 {
+		t.Fatal("no header line")
+	}
+	cases := []struct {
+		name string
+		at   int // -1: no byte flipped
+	}{
+		{"as written", -1},
+		{"header's magic", 3},
+		{"header's digest", nl - 5},
+		{"header's newline", nl},
+		{"payload's first byte", nl + 1},
+		{"a quarter in", len(orig) / 4},
+		{"half way", len(orig) / 2},
+		{"three quarters in", 3 * len(orig) / 4},
+		{"last byte", len(orig) - 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := bytes.Clone(orig)
+			if c.at >= 0 {
+				b[c.at] ^= 0x04
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := res.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(got.Rows, want.Rows, slices.Equal) || !slices.Equal(got.Header, want.Header) {
+				t.Fatalf("table:\n%v\nwant\n%v", got.Rows, want.Rows)
+			}
+			built := res.scored.Load() // before Notes, which scores
+			notes := res.Notes()
+			noted := slices.ContainsFunc(notes, func(n string) bool {
+				return strings.Contains(n, "table accuracy rebuilt") && strings.Contains(n, p) && strings.Contains(n, "damaged")
+			})
+			if damaged := c.at >= 0; built != damaged || noted != damaged {
+				t.Fatalf("built again: %v, noted: %v (notes %q); want both %v", built, noted, notes, damaged)
+			}
+			if _, ok, err := tablestore.Read(dir, "accuracy", res.readKey()); !ok || err != nil {
+				t.Fatalf("the table is not kept anew: ok %v, %v", ok, err)
+			}
+		})
 	}
 }

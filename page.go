@@ -70,7 +70,7 @@ func (r *Results) buildPage() (report.Page, error) {
 		ts = append(lead, ts...)
 		infos = append(leadInfos, infos...)
 	}
-	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.notes,
+	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.allNotes(),
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
 }
 

@@ -44,7 +44,12 @@ type Results struct {
 	// when they are not (no store, or it could not be written).
 	storeKey  scored.Key
 	keptNames sync.Map // the tables kept from these rows, by name: each written once
-	openNotes int      // len(notes) before scoring added its own
+	// keptNotes say which kept tables could not be read (damaged) and
+	// were built again; guarded by keptMu, as Table may be called from
+	// several goroutines.
+	keptMu    sync.Mutex
+	keptNotes []string
+	openNotes int // len(notes) before scoring added its own
 	// The experiment's scoring inputs (Experiment.ScoringInputs: the
 	// dataset and templates hashed), read once: each key of the scored
 	// answers or kept tables would hash them again.
@@ -330,10 +335,19 @@ func (r *Results) served(t *Table) *Table {
 }
 
 // Notes are what opening and scoring noticed: inputs changed since the
-// run, duplicate records ignored.
+// run, duplicate records ignored, kept files that could not be read and
+// were made again.
 func (r *Results) Notes() []string {
 	r.score()
-	return slices.Clone(r.notes)
+	return r.allNotes()
+}
+
+// allNotes is a copy of the notes: opening's and scoring's, then the
+// kept tables'.
+func (r *Results) allNotes() []string {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	return slices.Concat(r.notes, r.keptNotes)
 }
 
 // Scored is the number of scored answers: read from the run's store of

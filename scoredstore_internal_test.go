@@ -1,7 +1,9 @@
 package bhasha
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -292,5 +294,58 @@ func TestScoredStoreOfARunMadeInGo(t *testing.T) {
 		if strings.Contains(n, "recomputed") {
 			t.Errorf("note %q", n)
 		}
+	}
+}
+
+// A store with a byte flipped (its pages, its footer, its metadata, its
+// tail) is never served: the records are scored again, to the same rows,
+// the store is written anew, and a note names the file and says it could
+// not be read and was rewritten from the records.
+func TestDamagedScoredStoreRescored(t *testing.T) {
+	dir := storeRun(t)
+	first, tab, _ := opened(t, dir)
+	p := filepath.Join(dir, scored.FileName)
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(orig)
+	footer := n - 8 - int(binary.LittleEndian.Uint32(orig[n-8:]))
+	notes := bytes.LastIndex(orig, []byte("bhasha.notes"))
+	cases := []struct {
+		name string
+		at   int
+	}{
+		{"magic", 2},
+		{"a page", footer / 3},
+		{"another page", 2 * footer / 3},
+		{"the footer's schema", footer + 20},
+		{"the metadata's notes", notes + len("bhasha.notes") + 4},
+		{"the footer's end", n - 9},
+		{"the tail", n - 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := bytes.Clone(orig)
+			b[c.at] ^= 0x08
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			again, got, steps := opened(t, dir)
+			if !slices.Contains(steps, "scoring") {
+				t.Fatalf("not scored again: %v", steps)
+			}
+			if !slices.ContainsFunc(again.Notes(), func(n string) bool {
+				return strings.Contains(n, p+" could not be read") && strings.Contains(n, "rewritten from the records")
+			}) {
+				t.Errorf("notes %q lack one on the damaged store", again.Notes())
+			}
+			if !reflect.DeepEqual(first.rows, again.rows) || !reflect.DeepEqual(got.Rows, tab.Rows) {
+				t.Errorf("rows changed")
+			}
+			if _, _, err := scored.Read(p); err != nil {
+				t.Errorf("the store is not written anew: %v", err)
+			}
+		})
 	}
 }

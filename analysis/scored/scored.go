@@ -29,7 +29,17 @@
 //     "bhasha.notes" a JSON array of the notes scoring made (duplicates,
 //     conflicts, edited records); "bhasha.lines" the number of record
 //     lines read; "bhasha.schema" a JSON array of the study's fields
-//     (name, type, description).
+//     (name, type, description); "bhasha.footer.xxh64" and
+//     "bhasha.xxh64", the XXH64 (16 hex digits) of the footer, taken
+//     with its own value written as 16 zeros, and of the whole file,
+//     taken with both values written so (digest.go).
+//
+// Checks. A reader trusts no byte it has not checked: ReadMeta checks the
+// footer's digest (one XXH64 pass over the footer) before it parses the
+// footer; Read and Open check it, then the whole file's (one XXH64 pass
+// over the file, read sequentially before any row is decoded). A file
+// with a byte changed anywhere, or without the digests, is an error
+// wrapping ErrFormat, and nothing of it is returned.
 //
 // Write replaces the file atomically (a temporary file in the same
 // directory, synced, renamed): a reader sees the previous file or the
@@ -49,6 +59,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -63,7 +74,7 @@ const FileName = "scored.parquet"
 // Version is the file format's version, and the scoring rules': bump it
 // when a rule changes the rows the same records and options give (a
 // store of another version is scored again).
-const Version = "1"
+const Version = "2"
 
 // Key names what a store's rows were made from: component → value (a
 // hash, a version). Two keys that differ in any component make the rows
@@ -336,7 +347,9 @@ func fieldKind(t score.FieldType) kind {
 
 // Write stores rows, made as m says, at path (atomically; see the
 // package comment). schema is the study's answer schema (its study
-// fields become columns; nil for none).
+// fields become columns; nil for none). It hashes the file as it writes
+// it (XXH64), then reads its footer back once to write the digests in
+// place, before the file takes its name.
 func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	cols := rowColumns()
 	taken := map[string]bool{}
@@ -379,13 +392,18 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	defer f.Abort()
-	w := parquet.NewWriter(f, append(options, sch,
+	sw := &sumWriter{w: f, h: xxhash.New()}
+	w := parquet.NewWriter(sw, append(options, sch,
 		parquet.KeyValueMetadata("bhasha.scored", Version),
 		parquet.KeyValueMetadata("bhasha.key", string(key)),
 		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
 		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
 		parquet.MaxRowsPerRowGroup(groupRows))...)
+	// The digests' places, last of the metadata, filled in once the file
+	// is written (seal).
+	w.SetKeyValueMetadata(footerSumKey, sumZero)
+	w.SetKeyValueMetadata(fileSumKey, sumZero)
 	at := make([]int, len(cols)) // each column's index in the schema
 	for i, c := range cols {
 		at[i] = index[c.name]
@@ -454,6 +472,9 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("storing scored answers in %s: %w", path, err)
+	}
+	if err := seal(f.File, sw); err != nil {
+		return fmt.Errorf("storing scored answers in %s: writing its digests: %w", path, err)
 	}
 	return f.Commit()
 }
@@ -552,11 +573,13 @@ func typeName(t score.FieldType) string {
 }
 
 // ErrFormat wraps every error of a file that is not a store Bhasha can
-// read (truncated, corrupt, another version): the caller scores again.
+// read (truncated, damaged: a digest does not hold, another version): the
+// caller scores again.
 var ErrFormat = errors.New("not a readable store of scored answers")
 
-// open opens the store at path and reads its metadata.
-func open(path string) (*os.File, *parquet.File, Meta, error) {
+// open opens the store at path and reads its metadata, its footer's
+// digest checked first, and the whole file's too when whole is true.
+func open(path string, whole bool) (*os.File, *parquet.File, Meta, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, Meta{}, err
@@ -565,6 +588,17 @@ func open(path string) (*os.File, *parquet.File, Meta, error) {
 	if err != nil {
 		f.Close()
 		return nil, nil, Meta{}, err
+	}
+	ft, err := readFooter(f, st.Size())
+	if err == nil {
+		err = ft.check()
+	}
+	if err == nil && whole {
+		err = ft.checkFile(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, Meta{}, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -597,9 +631,12 @@ func open(path string) (*os.File, *parquet.File, Meta, error) {
 	return f, pf, m, nil
 }
 
-// ReadMeta reads only the store's metadata (its footer).
+// ReadMeta reads only the store's metadata (its footer), once its
+// digest holds: it reads the footer twice (once hashed, once parsed),
+// none of the rows. Errors are as Read's, but a damaged byte outside the
+// footer is found by Read and Open, not here.
 func ReadMeta(path string) (Meta, error) {
-	f, _, m, err := open(path)
+	f, _, m, err := open(path, false)
 	if err != nil {
 		return m, err
 	}
@@ -608,8 +645,10 @@ func ReadMeta(path string) (Meta, error) {
 }
 
 // Read reads the store's rows and metadata. A file that is not a store
-// of this Version (truncated, corrupt, written by another version) is an
-// error wrapping ErrFormat; a missing file is os.ErrNotExist.
+// of this Version (truncated, damaged, written by another version) is an
+// error wrapping ErrFormat, and no row of it is returned; a missing file
+// is os.ErrNotExist. It checks the file's digests first (see Checks in
+// the package comment: one XXH64 pass over the file), then decodes it.
 func Read(path string) ([]score.Row, Meta, error) {
 	rd, err := Open(path)
 	if err != nil {
@@ -777,10 +816,11 @@ func (rd *Reader) Only(names ...string) error {
 	return nil
 }
 
-// Open opens the store at path for reading by group. Errors are as
-// Read's.
+// Open opens the store at path for reading by group, once its digests
+// hold (one XXH64 pass over the file: Group then reads only what it
+// decodes). Errors are as Read's.
 func Open(path string) (*Reader, error) {
-	f, pf, m, err := open(path)
+	f, pf, m, err := open(path, true)
 	if err != nil {
 		return nil, err
 	}

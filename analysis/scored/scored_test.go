@@ -1,12 +1,16 @@
 package scored
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -225,5 +229,81 @@ func TestReaderGroups(t *testing.T) {
 	}
 	if _, _, err := rd.Group(3); err == nil {
 		t.Error("Group(3) of 3 groups read something")
+	}
+}
+
+// A store with any one byte flipped (its magic, its pages, its page
+// headers and indexes, its footer and its metadata, its tail) is not
+// read: Read and Open return an ErrFormat error and no rows; ReadMeta
+// either returns the metadata as written (the byte is outside the
+// footer, which it alone reads) or an ErrFormat error, always the latter
+// for a byte of the footer or the tail.
+func TestFlippedByteIsErrFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	m := Meta{Key: Key{"records": "sha256:r"}, Notes: []string{"a note"}, Lines: 2*groupRows + 100}
+	if err := Write(path, rowsForTest(2*groupRows+100), nil, m); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadMeta(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(orig)
+	footerStart := n - 8 - int(binary.LittleEndian.Uint32(orig[n-8:]))
+	type flip struct {
+		name string
+		at   int
+	}
+	cases := []flip{{"magic", 0}, {"magic", 3}, {"first page", 4}, {"footer's length", n - 8}, {"tail magic", n - 1}}
+	for _, key := range []string{"bhasha.key", "bhasha.notes", "bhasha.lines", "bhasha.footer.xxh64", "bhasha.xxh64"} {
+		i := bytes.LastIndex(orig, []byte(key))
+		if i < footerStart {
+			t.Fatalf("no metadata %s in the footer", key)
+		}
+		cases = append(cases, flip{key + "'s name", i + 1}, flip{key + "'s value", i + len(key) + 4})
+	}
+	for at := 0; at < footerStart; at += footerStart / 97 { // pages, page headers, page indexes
+		cases = append(cases, flip{"body", at})
+	}
+	for at := footerStart; at < n; at += 13 { // the footer: schema, row groups, metadata
+		cases = append(cases, flip{"footer", at})
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s %d", c.name, c.at), func(t *testing.T) {
+			b := bytes.Clone(orig)
+			b[c.at] ^= 0x10
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if rows, _, err := Read(path); !errors.Is(err, ErrFormat) || rows != nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("Read: %d rows, %v; want an ErrFormat error naming the file", len(rows), err)
+			}
+			if rd, err := Open(path); !errors.Is(err, ErrFormat) {
+				if rd != nil {
+					rd.Close()
+				}
+				t.Errorf("Open: %v, want ErrFormat", err)
+			}
+			got, err := ReadMeta(path)
+			switch {
+			case err == nil && c.at >= footerStart:
+				t.Errorf("ReadMeta read a footer with byte %d flipped: %+v", c.at, got)
+			case err == nil && !reflect.DeepEqual(got, want):
+				t.Errorf("ReadMeta: %+v, want %+v", got, want)
+			case err != nil && !errors.Is(err, ErrFormat):
+				t.Errorf("ReadMeta: %v, want ErrFormat", err)
+			}
+		})
+	}
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _, err := Read(path); err != nil || len(rows) != 2*groupRows+100 {
+		t.Fatalf("the store as written: %d rows, %v", len(rows), err)
 	}
 }

@@ -7,20 +7,30 @@
 // its.
 //
 // File grammar: DIR/DirName/<tables.FileName(name)>.gob, one file per
-// table, each one gob value of type file: Version; Key, what the table
-// was made from (component → value: the scored answers' key and the
-// experiment's hash); and the table: its name, header, declared columns,
-// description, column docs, note, mirrors, headline mark, chart, and its
-// rows, each cell one of nil, string, int, float64 or bool (a kind and a
-// value). A table made row by row (tables.Source: the answers) is not
-// kept; a cell of another type makes Write refuse the table. Write
-// replaces a file atomically (package atomicfile): a reader sees the
-// previous file or the new one.
+// table, each
+//
+//	"bhasha kept table sha256:" 64 hex digits "\n"   the header: the
+//	                          SHA-256 of every byte after it
+//	one gob value of type file
+//
+// where the gob value holds Version; Key, what the table was made from
+// (component → value: the scored answers' key and the experiment's
+// hash); and the table: its name, header, declared columns, description,
+// column docs, note, mirrors, headline mark, chart, and its rows, each
+// cell one of nil, string, int, float64 or bool (a kind and a value). A
+// table made row by row (tables.Source: the answers) is not kept; a cell
+// of another type makes Write refuse the table. Write replaces a file
+// atomically (package atomicfile): a reader sees the previous file or
+// the new one. Read decodes a file only when its header's digest holds:
+// one whose digest does not (a flipped byte anywhere, header or payload),
+// or without a header, is an error wrapping ErrFormat, never a table.
 package tablestore
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,7 +47,14 @@ const DirName = "scored-tables"
 
 // Version is the file format's version and the table builders': bump it
 // when a table built from the same scored answers changes.
-const Version = "1"
+const Version = "2"
+
+// header starts every kept table's file; the SHA-256 of the rest of the
+// file follows it, in hex, then a newline.
+const header = "bhasha kept table sha256:"
+
+// headerLen is the length of a file's header, its newline included.
+const headerLen = len(header) + 2*sha256.Size + 1
 
 // file is one kept table.
 type file struct {
@@ -84,6 +101,7 @@ func path(dir, name string) string {
 // Write keeps t, made from key, in run directory dir, replacing what was
 // kept of it. A table made row by row, or with a cell that is not nil, a
 // string, an int, a float64 or a bool, is an error (nothing written).
+// The file's header holds the SHA-256 of its payload (one pass over it).
 func Write(dir string, key scored.Key, t *tables.Table) error {
 	if t.Source != nil {
 		return fmt.Errorf("keeping table %s: it is made row by row", t.Name)
@@ -113,13 +131,39 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 		w.Rows[i] = cs
 	}
 	var b bytes.Buffer
+	b.Write(make([]byte, headerLen)) // the header, once the payload's digest is known
 	if err := gob.NewEncoder(&b).Encode(file{Version: Version, Key: key, Table: w}); err != nil {
 		return fmt.Errorf("keeping table %s: %w", t.Name, err)
 	}
+	out := b.Bytes()
+	sum := sha256.Sum256(out[headerLen:])
+	copy(out, header)
+	hex.Encode(out[len(header):], sum[:])
+	out[headerLen-1] = '\n'
 	if err := os.MkdirAll(filepath.Join(dir, DirName), 0o755); err != nil {
 		return fmt.Errorf("keeping table %s: %w", t.Name, err)
 	}
-	return atomicfile.WriteFile(path(dir, t.Name), b.Bytes())
+	if err := atomicfile.WriteFile(path(dir, t.Name), out); err != nil {
+		return fmt.Errorf("keeping table %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+// payload is the payload of kept table file b, read from p, when its
+// header's digest holds; else an error wrapping ErrFormat that names p
+// and what does not hold.
+func payload(p string, b []byte) ([]byte, error) {
+	if len(b) < headerLen || string(b[:len(header)]) != header || b[headerLen-1] != '\n' {
+		return nil, fmt.Errorf("%s: %w: no header %q (damaged, or kept by an older Bhasha)", p, ErrFormat, header+"…")
+	}
+	var want [sha256.Size]byte
+	if _, err := hex.Decode(want[:], b[len(header):headerLen-1]); err != nil {
+		return nil, fmt.Errorf("%s: %w: damaged: its header's digest: %v", p, ErrFormat, err)
+	}
+	if got := sha256.Sum256(b[headerLen:]); got != want {
+		return nil, fmt.Errorf("%s: %w: damaged: its header says sha256:%x, its contents are sha256:%x", p, ErrFormat, want, got)
+	}
+	return b[headerLen:], nil
 }
 
 // ErrFormat wraps the error of a file that is not a kept table this
@@ -129,8 +173,10 @@ var ErrFormat = errors.New("not a readable kept table")
 
 // Read returns table name as kept in run directory dir when it was made
 // from key: ok is false, with no error, when none is kept or the one kept
-// was made from another key; a file that cannot be read is an error
-// wrapping ErrFormat.
+// was made from another key; a file that cannot be read, or whose
+// header's digest does not hold (it is damaged), is an error wrapping
+// ErrFormat, and none of its content is returned. It reads the file once
+// and makes one SHA-256 pass over it before decoding it.
 func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error) {
 	p := path(dir, name)
 	b, err := os.ReadFile(p)
@@ -139,6 +185,9 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("reading kept table %s: %w", p, err)
+	}
+	if b, err = payload(p, b); err != nil {
+		return nil, false, err
 	}
 	var f file
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {

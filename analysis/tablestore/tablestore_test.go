@@ -1,11 +1,14 @@
 package tablestore
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -108,5 +111,55 @@ func TestKeepRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, DirName, "acc_wide.gob")); !os.IsNotExist(err) {
 		t.Errorf("a refused table left a file: %v", err)
+	}
+}
+
+// A kept table with any one byte flipped (its header, its key, its cells)
+// is not read: Read returns no table and an ErrFormat error saying why.
+func TestKeptTableFlippedByte(t *testing.T) {
+	dir := t.TempDir()
+	key := scored.Key{"records": "sha256:a", "experiment": "e1"}
+	if err := Write(dir, key, table()); err != nil {
+		t.Fatal(err)
+	}
+	p := path(dir, "acc_wide")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type flip struct {
+		name string
+		at   int
+		mask byte
+	}
+	cases := []flip{
+		{"magic", 0, 0x20},
+		{"digest", len(header) + 3, 0x01},
+		{"header's newline", headerLen - 1, 0x01},
+		{"payload's first byte", headerLen, 0x01},
+		{"last byte", len(orig) - 1, 0x80},
+	}
+	const every = 7 // every 7th byte, header and payload, each with two masks
+	for at := 0; at < len(orig); at += every {
+		cases = append(cases, flip{"byte", at, 0x01}, flip{"byte", at, 0x40})
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s %d^%#x", c.name, c.at, c.mask), func(t *testing.T) {
+			b := bytes.Clone(orig)
+			b[c.at] ^= c.mask
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := Read(dir, "acc_wide", key)
+			if ok || got != nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("read a table with byte %d flipped: ok %v, table %v, err %v", c.at, ok, got != nil, err)
+			}
+		})
+	}
+	if err := os.WriteFile(p, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := Read(dir, "acc_wide", key); !ok || err != nil {
+		t.Fatalf("the file as written: ok %v, %v", ok, err)
 	}
 }

@@ -330,3 +330,39 @@ func TestLeanCopyOfEditedSegmentPassedOver(t *testing.T) {
 		t.Fatalf("edited lines %+v, want the one edited", got.d.Edited)
 	}
 }
+
+// A lean copy with any one byte flipped (its magic, the digests that name
+// its segment, its frames, its count, its own XXH64) is passed over, and
+// Unique gives what it gives without it.
+func TestLeanCopyFlippedByte(t *testing.T) {
+	dir := leanDir(t, false)
+	seg2 := filepath.Join(dir, SegmentName(2))
+	seg := must2(os.ReadFile(seg2))
+	lean := leanName(seg2)
+	orig := must2(os.ReadFile(lean))
+	if loadLean(seg2, seg) == nil {
+		t.Fatal("the lean copy as written is passed over")
+	}
+	want := runUnique(t, dir, StreamOptions{Workers: 2})
+	cases := []int{0, len(leanMagic) - 1, len(leanMagic) + 10, len(leanMagic) + 64, len(leanMagic) + 70, leanHead - 1, leanHead, len(orig) - 9, len(orig) - 1}
+	for at := 0; at < len(orig); at += len(orig) / 101 {
+		cases = append(cases, at)
+	}
+	for i, at := range cases {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			b := slices.Clone(orig)
+			b[at] ^= 0x02
+			if err := os.WriteFile(lean, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if loadLean(seg2, seg) != nil {
+				t.Fatalf("a lean copy with byte %d of %d flipped is read", at, len(orig))
+			}
+			if i%10 == 0 {
+				if got := runUnique(t, dir, StreamOptions{Workers: 2}); !reflect.DeepEqual(got, want) {
+					t.Fatalf("Unique with byte %d of the lean copy flipped: %d records, want %d", at, len(got.recs), len(want.recs))
+				}
+			}
+		})
+	}
+}
