@@ -45,10 +45,12 @@
 // What survives a crash. A process killed at any point loses at most the
 // records it had not yet flushed (they are re-served from the response
 // cache on resume, never re-sent); never a sealed or flushed one:
-//   - a kill mid-write leaves a torn last line in records.jsonl, which
-//     ScanDir reports and Commit (Prepare) cuts; only records.jsonl can
-//     have one: a segment's lines are whole, and a damaged segment is an
-//     error naming it;
+//   - a kill mid-write (or a full disk) leaves a torn last line in
+//     records.jsonl (TornTail), which every reader leaves out, ScanDir
+//     reports and Commit (Prepare) cuts; only records.jsonl can have
+//     one: a segment's lines are whole. A segment damaged on disk gives
+//     the records that can still be read, and names what was lost
+//     (Damage, damage.go);
 //   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
 //     or records-N.jsonl beside a complete records-N.jsonl.zst (the plain
 //     one is the redundant copy: every reader skips it), or a hidden

@@ -63,8 +63,10 @@ type StreamOptions struct {
 // number, and kept[i] is the line out[i] was made from. The record
 // passed to work is valid only until work returns (the next line is
 // decoded into it): work copies what it keeps. nlines is the number of
-// lines read. A cancelled ctx stops it with ctx's error; a malformed line
-// is an error naming the file and line. It never writes.
+// lines read. A torn last line of records.jsonl is not read (Findings.Torn
+// names it), and a damaged segment gives what can be read of it
+// (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
+// malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
 	u := newUniq[T](o.Experiment)
 	if o.Records > 0 && o.Records < 1<<28 {
