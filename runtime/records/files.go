@@ -2,6 +2,7 @@ package records
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -65,6 +66,9 @@ type recordFile struct {
 	// as that (framedSegment.lean), its seal taken as the lean copy's.
 	leanOK bool
 	dec    *segDecoder // walk's decoder and buffer, reused by open (nil: open makes its own)
+	// damage: open found the segment damaged, and gives what can be
+	// read of it (damage.go).
+	damage *Damage
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -271,7 +275,10 @@ func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (
 // sets f.verified when the segment's seal holds (segseal.go). With
 // f.dec, a segment of at most wholeMaxCompressed bytes is read whole into
 // f.dec's buffer: a *framedSegment when it is to be read frame by frame
-// (frames.go), else streamed from memory.
+// (frames.go), else streamed from memory. A segment of at most
+// wholeMaxCompressed bytes whose seal does not hold and that is damaged
+// gives what can be read of it, and sets f.damage (damage.go): its lines,
+// or with f.leanOK its intact lean copy's records.
 func (f *recordFile) open() (io.ReadCloser, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -301,6 +308,11 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 			}
 		}
 		f.verified = sealedBytes(comp)
+		if !f.verified {
+			if r, ok, err := f.salvaged(comp, st.Size()); ok || err != nil {
+				return r, err
+			}
+		}
 		seg := &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp}
 		if fs, ok, err := framesOf(comp); err == nil && ok {
 			seg.frames = fs
@@ -310,6 +322,17 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 	if f.verified, err = segmentSealed(fh, st.Size()); err != nil {
 		fh.Close()
 		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+	}
+	if !f.verified && st.Size() <= wholeMaxCompressed {
+		comp := make([]byte, st.Size())
+		if _, err := fh.ReadAt(comp, 0); err != nil {
+			fh.Close()
+			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		if r, ok, err := f.salvaged(comp, st.Size()); ok || err != nil {
+			fh.Close()
+			return r, err
+		}
 	}
 	if f.dec != nil { // a decoder reused from segment to segment
 		zr, err := f.dec.streamer(bufio.NewReaderSize(fh, 1<<20))
@@ -325,6 +348,25 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("reading %s: %w", f.path, err)
 	}
 	return &zstdFile{zr: zr, f: fh, path: f.path}, nil
+}
+
+// salvaged is what open gives of the segment f, read whole into comp
+// (size bytes), whose seal does not hold: ok false when it is not damaged
+// (it is then read as it is), else what can be read of it (f.damage set).
+func (f *recordFile) salvaged(comp []byte, size int64) (io.ReadCloser, bool, error) {
+	lines, dm, err := salvage(f.path, comp)
+	if err != nil || dm == nil {
+		return nil, false, err
+	}
+	f.damage = dm
+	if f.leanOK && dm.leanData != nil {
+		dm.Lean = filepath.Base(leanName(f.path))
+		f.verified = true // the lean copy's records are as sealed
+		seg := &framedSegment{path: f.path, size: size, d: f.dec, lean: dm.leanData}
+		dm.leanData = nil
+		return seg, true, nil
+	}
+	return io.NopCloser(bytes.NewReader(lines)), true, nil
 }
 
 // newDecoder is a segment's zstd decoder.

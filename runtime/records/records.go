@@ -45,10 +45,12 @@
 // What survives a crash. A process killed at any point loses at most the
 // records it had not yet flushed (they are re-served from the response
 // cache on resume, never re-sent); never a sealed or flushed one:
-//   - a kill mid-write leaves a torn last line in records.jsonl, which
-//     ScanDir reports and Commit (Prepare) cuts; only records.jsonl can
-//     have one: a segment's lines are whole, and a damaged segment is an
-//     error naming it;
+//   - a kill mid-write (or a full disk) leaves a torn last line in
+//     records.jsonl (TornTail), which every reader leaves out, ScanDir
+//     reports and Commit (Prepare) cuts; only records.jsonl can have
+//     one: a segment's lines are whole. A segment damaged on disk gives
+//     the records that can still be read, and names what was lost
+//     (Damage, damage.go);
 //   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
 //     or records-N.jsonl beside a complete records-N.jsonl.zst (the plain
 //     one is the redundant copy: every reader skips it), or a hidden
@@ -97,6 +99,12 @@ type PrepareReport struct {
 	TornTailBytes  int64
 	RewroteFile    bool
 	CorruptAtLines []int
+	// Damaged lists the damaged segments and what could not be read of
+	// them (their lost records have no key in the scan's Done: a run asks
+	// them again); KeptDamaged, once Commit replaced them, where each
+	// damaged file is kept.
+	Damaged     []Damage
+	KeptDamaged []string
 }
 
 // Messages returns human-readable lines about repairs, if any.
@@ -110,6 +118,13 @@ func (r PrepareReport) Messages() []string {
 	}
 	if r.DroppedDup > 0 {
 		out = append(out, fmt.Sprintf("%s: removed %d duplicate record(s)", r.Path, r.DroppedDup))
+	}
+	for i, d := range r.Damaged {
+		s := fmt.Sprintf("%s: %s", filepath.Dir(r.Path), d.String())
+		if i < len(r.KeptDamaged) {
+			s += fmt.Sprintf(" (kept at %s; the segment now holds the %d record(s) read from it)", r.KeptDamaged[i], d.Kept)
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -509,8 +524,11 @@ func (w *Writer) Close() error {
 
 // Read streams every record of dir (its segments, then records.jsonl:
 // Files) to fn, stopping at the first error; a malformed line is reported
-// with its file and line number. A directory without records is an error
-// that errors.Is(err, os.ErrNotExist).
+// with its file and line number. A torn last line of records.jsonl (no
+// newline: a run interrupted mid-write, see TornTail) is not a record and
+// is left out, as a resume cuts it; a damaged segment gives the records
+// that can still be read (see Damage). A directory without records is an
+// error that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
 	found, err := walk(dir, func(f recordFile, r io.Reader) error { return readFile(f, r, fn) })
 	if err == nil && !found {
@@ -519,19 +537,17 @@ func Read(dir string, fn func(*engine.Record) error) error {
 	return err
 }
 
-// readFile streams the records of one file to fn.
+// readFile streams the records of one file to fn, leaving out a torn
+// last line of records.jsonl (eachLine).
 func readFile(f recordFile, r io.Reader, fn func(*engine.Record) error) error {
-	sc := lines.New(r, f.path, 0)
-	for sc.Scan() {
+	_, err := eachLine(f, r, func(line []byte, n int) error {
 		var rec engine.Record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("%s line %d: %w", f.path, n, err)
 		}
-		if err := fn(&rec); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+		return fn(&rec)
+	})
+	return err
 }
 
 // OK holds the ok records of a run directory by key: the earlier stages a
@@ -568,6 +584,8 @@ type Findings struct {
 	Conflicts []Conflict // keys whose ok records disagree: none of their records is returned
 	Edited    []Flag     // records not as they were written (seal broken or removed): not returned
 	Foreign   []Flag     // records of another experiment: not returned
+	Torn      *TornTail  // a torn last line of records.jsonl: not read
+	Damaged   []Damage   // damaged segments: what of them could not be read
 }
 
 // String is the duplicates' line ("" when there were none).
@@ -603,6 +621,12 @@ func (d Findings) Notes() []string {
 	if n := len(d.Foreign); n > 0 {
 		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, FlagList(d.Foreign, 5)))
 	}
+	for _, dm := range d.Damaged {
+		out = append(out, dm.String())
+	}
+	if d.Torn != nil {
+		out = append(out, d.Torn.String())
+	}
 	return out
 }
 
@@ -623,30 +647,31 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 	sealed := 0
 	n := 0 // logical line
 	found, err := walk(dir, func(f recordFile, r io.Reader) error {
-		sc := lines.New(r, f.path, 0)
-		for sc.Scan() {
-			raw := sc.Bytes()
+		if f.damage != nil {
+			d.Damaged = append(d.Damaged, *f.damage)
+		}
+		torn, err := eachLine(f, r, func(raw []byte, local int) error {
 			n++
-			where := lineAt(f, sc.Line())
+			where := lineAt(f, local)
 			var rec engine.Record
 			if err := json.Unmarshal(raw, &rec); err != nil {
-				return fmt.Errorf("%s line %d: %w", f.path, sc.Line(), err)
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
 			switch sealOf(f.verified, raw) {
 			case sealOK:
 				sealed++
 			case sealBroken:
 				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
-				continue
+				return nil
 			default:
 				if sealed+len(d.Edited) > 0 {
 					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: unsealedWhy})
-					continue
+					return nil
 				}
 			}
 			if experiment != "" && keyField(rec.Key, 0) != experiment {
 				d.Foreign = append(d.Foreign, Flag{Line: n, At: where, Key: rec.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(rec.Key, 0), experiment)})
-				continue
+				return nil
 			}
 			if !withRequests {
 				rec.Request = nil
@@ -658,7 +683,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 				lineOf[rec.Key] = n
 				whereOf[rec.Key] = where
 				out = append(out, rp)
-				continue
+				return nil
 			}
 			first := out[i]
 			switch {
@@ -672,7 +697,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 				d.Conflicts[ci].Lines = append(d.Conflicts[ci].Lines, n)
 				d.Conflicts[ci].At = append(d.Conflicts[ci].At, where)
 				d.Conflicts[ci].Responses = append(d.Conflicts[ci].Responses, rec.Response)
-				continue
+				return nil
 			case first.Status != engine.StatusOK && rec.Status == engine.StatusOK:
 				out[i] = rp
 				lineOf[rec.Key] = n
@@ -682,8 +707,12 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if len(d.Keys) < 5 && !slices.Contains(d.Keys, rec.Key) {
 				d.Keys = append(d.Keys, rec.Key)
 			}
+			return nil
+		})
+		if torn != nil {
+			d.Torn = torn
 		}
-		return sc.Err()
+		return err
 	})
 	if err == nil && !found {
 		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})

@@ -206,6 +206,9 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	var dups []dupLine
 	lineNo := 0
 	_, err := walk(dir, func(f recordFile, r io.Reader) error {
+		if f.damage != nil {
+			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
+		}
 		s.files = append(s.files, f)
 		s.starts = append(s.starts, lineNo)
 		var err error
@@ -494,7 +497,7 @@ type Pick func(line int, key string, id *engine.Identity) bool
 // Once it has rewritten the files, a later Commit without archiving does
 // nothing (the repairs are made). The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted
+	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || len(s.Report.Damaged) > 0
 	if s.committed {
 		// The repairs are made and the line numbers are the old file's:
 		// a second pass would take a kept record for a duplicate.
@@ -519,6 +522,9 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 		if len(d.files) != len(s.files) {
 			return "", 0, fmt.Errorf("records: %s changed since it was scanned (scan again)", dir)
+		}
+		for i := range d.files {
+			d.files[i].damage = s.files[i].damage
 		}
 		s.files = d.files
 		s.interrupted = false
@@ -606,8 +612,17 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	}
 	for i, f := range s.files {
 		cut := f.seg == 0 && s.torn
-		if len(drops[i]) == 0 && !cut {
+		if len(drops[i]) == 0 && !cut && f.damage == nil {
 			continue
+		}
+		if f.damage != nil {
+			// The damaged file is kept as it is; the segment becomes
+			// the records that could be read.
+			kept, err := keepDamaged(f)
+			if err != nil {
+				return "", 0, err
+			}
+			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
 		if err := rewriteFile(f, drops[i], cut); err != nil {
 			return "", 0, err

@@ -63,15 +63,17 @@ type StreamOptions struct {
 // number, and kept[i] is the line out[i] was made from. The record
 // passed to work is valid only until work returns (the next line is
 // decoded into it): work copies what it keeps. nlines is the number of
-// lines read. A cancelled ctx stops it with ctx's error; a malformed line
-// is an error naming the file and line. It never writes.
+// lines read. A torn last line of records.jsonl is not read (Findings.Torn
+// names it), and a damaged segment gives what can be read of it
+// (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
+// malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
 	u := newUniq[T](o.Experiment)
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
 		u.ents = make([]uniqLine, 0, o.Records)
 	}
-	files, starts, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+	files, starts, torn, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		u.add(r)
 		return nil
 	})
@@ -79,6 +81,12 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		return nil, nil, d, nlines, err
 	}
 	out, kept, d, err = u.finish(files, starts, nlines)
+	d.Torn = torn
+	for _, f := range files {
+		if f.damage != nil {
+			d.Damaged = append(d.Damaged, *f.damage)
+		}
+	}
 	return out, kept, d, nlines, err
 }
 
@@ -94,7 +102,7 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 // line is an error naming the file and line. nlines is the number of
 // lines read. It never writes, and holds only the batches in flight.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
-	_, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
 			return nil
 		}
@@ -106,11 +114,12 @@ func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(lin
 // stream is Unique's and Each's reading: every line of dir's records
 // files decoded and given to work on o.Workers goroutines, then to
 // consume on the caller's, in logical order. It returns the files read
-// and the logical line before each one's first.
-func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, nlines int, err error) {
+// (with what a damaged segment lost), the logical line before each one's
+// first, and the torn last line of records.jsonl, left out (nil: none).
+func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, _ *TornTail, nlines int, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	var total int64 // bytes on disk of the records files, for Progress
 	for _, f := range listed.files {
@@ -153,6 +162,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	// The reader's own: read here only once it is done (batches closed).
 	var files []recordFile // the files read, in logical order
 	var starts []int       // the logical line before each file's first
+	var torn *TornTail     // records.jsonl's torn last line, left out
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -259,6 +269,15 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			if err != nil {
 				return err
 			}
+			if f.seg == 0 && len(last) > 0 && last[len(last)-1] != '\n' && len(b.spans) > 0 {
+				// records.jsonl ends without a newline: its last line is
+				// torn (TornTail), not a record.
+				sp := b.spans[len(b.spans)-1]
+				b.spans = b.spans[:len(b.spans)-1]
+				torn = &TornTail{At: lineAt(f, local), Bytes: int(sp.to - sp.from)}
+				n--
+				local--
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -323,16 +342,16 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return nil, nil, nlines, ctx.Err()
+			return nil, nil, nil, nlines, ctx.Err()
 		}
 		if b.err != nil {
 			cancel()
-			return nil, nil, nlines, b.err
+			return nil, nil, nil, nlines, b.err
 		}
 		for i := range b.res {
 			if err := consume(&b.res[i]); err != nil {
 				cancel()
-				return nil, nil, nlines, err
+				return nil, nil, nil, nlines, err
 			}
 		}
 		clear(b.res) // what work made is the consumer's now: the slice holds no part of it
@@ -346,16 +365,16 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			o.Progress(b.read, total)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, nlines, err
+			return nil, nil, nil, nlines, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, nlines, err
+		return nil, nil, nil, nlines, err
 	}
 	if readErr != nil {
-		return nil, nil, nlines, readErr
+		return nil, nil, nil, nlines, readErr
 	}
-	return files, starts, nlines, nil
+	return files, starts, torn, nlines, nil
 }
 
 // lineResult is one line decoded and processed.

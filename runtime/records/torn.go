@@ -1,0 +1,77 @@
+package records
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bhashalab/bhasha/internal/lines"
+)
+
+// TornTail is the last line of records.jsonl when it has no newline: a
+// run killed, or a disk filled, mid-write. Every reader leaves it out
+// (it is not a record: the Writer ends each one with a newline), and
+// names it; a resume (Prepare, Scan.Commit) cuts it, and the request it
+// answered is asked again.
+type TornTail struct {
+	At    string // where it is: "line N" of records.jsonl
+	Bytes int    // its length
+}
+
+// String says what was left out.
+func (t TornTail) String() string {
+	return fmt.Sprintf("%s %s is an incomplete record (%d bytes, without its newline: the run was interrupted mid-write): it was not read, and the tables cover the whole records before it; running the experiment into the directory again cuts it and asks its request again",
+		FileName, t.At, t.Bytes)
+}
+
+// lastByteReader remembers the last byte read through it.
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
+}
+
+// eachLine calls fn with each line of f (read from r), in order, with its
+// 1-based number in f: a line of records.jsonl is handed over once the
+// next is read, so that a torn last line (no newline) is left out and
+// returned instead. A segment's lines are all handed over (they are whole:
+// a damaged segment is read as open gives it).
+func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*TornTail, error) {
+	if f.seg != 0 {
+		sc := lines.New(r, f.path, 0)
+		for sc.Scan() {
+			if err := fn(sc.Bytes(), sc.Line()); err != nil {
+				return nil, err
+			}
+		}
+		return nil, sc.Err()
+	}
+	lr := &lastByteReader{r: r}
+	sc := lines.New(lr, f.path, 0)
+	var held []byte
+	heldAt := 0
+	for sc.Scan() {
+		if heldAt > 0 {
+			if err := fn(held, heldAt); err != nil {
+				return nil, err
+			}
+		}
+		held, heldAt = append(held[:0], sc.Bytes()...), sc.Line()
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if heldAt == 0 {
+		return nil, nil
+	}
+	if lr.last != '\n' {
+		return &TornTail{At: lineAt(f, heldAt), Bytes: len(held)}, nil
+	}
+	return nil, fn(held, heldAt)
+}
