@@ -350,8 +350,9 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 		}
 		if ok {
 			rec.Status, rec.Cached, rec.duplicate = StatusOK, true, by == e.runID
-			// An entry stored before redaction, or by a run with another
-			// key, may hold this key.
+			// The cache is shared with runs of other keys, and with
+			// versions that stored answers unredacted: an entry may hold
+			// this key.
 			rec.SetResult(e.models[r.Key.Model].key.result(res))
 			return rec
 		}
