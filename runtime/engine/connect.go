@@ -21,10 +21,15 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	if len(mc.Endpoints) == 0 {
 		return nil, fmt.Errorf("model %q: no endpoints (name them in the experiment or with --endpoint; from Go, a run without endpoints uses the simulator)", mc.Name)
 	}
+	if live {
+		if err := checkKeyLen(mc.APIKey, keyName(mc)); err != nil {
+			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
+		}
+	}
 	if mc.MaxConcurrency <= 0 {
 		mc.MaxConcurrency = 64
 	}
-	ms := &modelState{cfg: mc, info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
+	ms := &modelState{cfg: mc, key: newSecret(mc.APIKey), info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
 	var reps []*replica
 	for _, ep := range mc.Endpoints {
 		if err := CheckEndpoint(ep); err != nil {
@@ -45,7 +50,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		if mc.APIKey != "" {
 			copts = append(copts, option.WithAPIKey(mc.APIKey))
 		} else {
-			copts = append(copts, option.WithAPIKey("EMPTY"))
+			copts = append(copts, option.WithAPIKey(noAPIKey))
 		}
 		r.client = openai.NewClient(copts...)
 		reps = append(reps, r)
@@ -131,13 +136,18 @@ func statusOf(err error) int {
 
 // keyRefused says which key the server refused, naming its variable.
 func keyRefused(mc ModelConfig) string {
-	switch {
-	case mc.APIKey == "":
+	if mc.APIKey == "" {
 		return "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
-	case mc.APIKeyEnv != "":
-		return fmt.Sprintf("the API key from $%s was refused", mc.APIKeyEnv)
 	}
-	return "the API key was refused"
+	return keyName(mc) + " was refused"
+}
+
+// keyName names mc's API key by its variable, never by its value.
+func keyName(mc ModelConfig) string {
+	if mc.APIKeyEnv != "" {
+		return fmt.Sprintf("the API key from $%s", mc.APIKeyEnv)
+	}
+	return "the API key"
 }
 
 // bases lists the sanitized base URLs of reps.
@@ -182,15 +192,20 @@ func serverVersion(ctx context.Context, r *replica) string {
 }
 
 // ListServed asks the server at base (…/v1) which models it serves
-// (GET /v1/models), with apiKey as the bearer token when not "". It is
+// (GET /v1/models), with apiKey as the bearer token when not "" (a key
+// shorter than MinAPIKeyLen is an error; one the server echoes is
+// replaced by Redacted). It is
 // how a notebook pointed at a server by one variable learns what to ask
 // (bhasha.EndpointFromEnv).
 func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error) {
 	if err := CheckEndpoint(base); err != nil {
 		return nil, err
 	}
+	if err := checkKeyLen(apiKey, "the API key"); err != nil {
+		return nil, err
+	}
 	if apiKey == "" {
-		apiKey = "EMPTY"
+		apiKey = noAPIKey
 	}
 	b := strings.TrimRight(sanitizeURL(base), "/")
 	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey),

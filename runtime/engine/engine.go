@@ -23,7 +23,9 @@ type ModelConfig struct {
 	ServedName string
 	// Endpoints are base URLs ending in /v1: several replicas, or one gateway.
 	Endpoints []string
-	// APIKey is sent as a bearer token; it never appears in any output.
+	// APIKey is sent as a bearer token; it never appears in any output:
+	// a server that echoes it has it replaced by Redacted. A key shorter
+	// than MinAPIKeyLen is refused by New.
 	APIKey string
 	// APIKeyEnv names the variable APIKey came from, for messages (a
 	// refused key is named by its variable, never by its value).
@@ -125,7 +127,8 @@ type ModelInfo struct {
 type modelState struct {
 	cfg       ModelConfig
 	identity  Identity
-	simulated bool // the server's entry for the served name says it is a simulator
+	simulated bool    // the server's entry for the served name says it is a simulator
+	key       *secret // cfg.APIKey, redacted from cached answers (nil: none)
 	pool      *pool
 	info      ModelInfo
 }
@@ -156,6 +159,8 @@ func (e *Engine) UnknownItems() int64 { return e.unknown.Load() }
 // records the provenance. An unreachable replica is a warning while another
 // replica of the model answers; no reachable replica, or a served name that
 // no replica serves, is an error naming the URLs and the served models.
+// An API key shorter than MinAPIKeyLen is an error before anything is
+// sent.
 //
 // The requests in flight, over all models and replicas, are bounded by
 // the process's open-file limit less a reserve (clampToFileLimit); when
@@ -345,7 +350,10 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 		}
 		if ok {
 			rec.Status, rec.Cached, rec.duplicate = StatusOK, true, by == e.runID
-			rec.SetResult(res)
+			// The cache is shared with runs of other keys, and with
+			// versions that stored answers unredacted: an entry may hold
+			// this key.
+			rec.SetResult(e.models[r.Key.Model].key.result(res))
 			return rec
 		}
 	}

@@ -189,8 +189,9 @@ func (e *redirectError) Error() string {
 func (e *redirectError) Unwrap() error { return errPermanent }
 
 // guardClient is c (http.DefaultClient when nil) with a transport that
-// refuses response encodings that were not asked for and bounds every
-// response body (boundOf the request's context), and a redirect policy
+// refuses response encodings that were not asked for, bounds every
+// response body (boundOf the request's context) and redacts from it the
+// bearer token the request carried (redactBody), and a redirect policy
 // that follows none: a POST redirected elsewhere is a misconfigured
 // endpoint, and a redirect to another origin would carry the API key away.
 func guardClient(c *http.Client, unknown *atomic.Int64) *http.Client {
@@ -228,7 +229,10 @@ const (
 
 // RoundTrip refuses a Content-Encoding the request did not ask for (the
 // engine's transport asks for none; a transport that asks for gzip itself
-// decodes it and removes the header) and bounds the body.
+// decodes it and removes the header), bounds the body, and replaces the
+// request's bearer token in it by Redacted. Every byte of a server's
+// answer the engine keeps or prints passes here, so no answer, error,
+// cache entry, manifest or log line holds the key.
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
@@ -247,6 +251,9 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &tooLargeError{b: b, declared: resp.ContentLength}
 	}
 	resp.Body = &guardBody{rc: resp.Body, b: b}
+	if s := bearerSecret(req); s != nil {
+		resp.Body = &redactBody{rc: resp.Body, s: s, b: b}
+	}
 	return resp, nil
 }
 

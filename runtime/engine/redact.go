@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/bhashalab/bhasha/internal/jsonscan"
+)
+
+// Redacted is what replaces an API key wherever a server echoed it: in
+// response bodies, and so in answers, errors, records, the cache, the
+// manifest and log lines.
+const Redacted = "[REDACTED]"
+
+// MinAPIKeyLen is the shortest API key the engine sends. Every server
+// byte is searched for the key and the key replaced by Redacted; a
+// shorter key would be found in ordinary text (a one-byte key in every
+// answer that holds that byte), so it is refused instead.
+const MinAPIKeyLen = 4
+
+// noAPIKey is the bearer token sent when a model has no key (OpenAI
+// clients always send one; vLLM without --api-key ignores it). It is no
+// secret, and never redacted.
+const noAPIKey = "EMPTY"
+
+// secret is an API key in the spellings a server may echo it in.
+type secret struct {
+	forms [][]byte // as sent, then URL-encoded (query and path escaping) when that differs
+}
+
+// newSecret is the secret of key; nil when key is "", noAPIKey or
+// shorter than MinAPIKeyLen (connect and ListServed refuse such a key
+// before anything is sent).
+func newSecret(key string) *secret {
+	if key == noAPIKey || len(key) < MinAPIKeyLen {
+		return nil
+	}
+	s := &secret{}
+	for _, f := range []string{key, url.QueryEscape(key), url.PathEscape(key)} {
+		if !s.has([]byte(f)) {
+			s.forms = append(s.forms, []byte(f))
+		}
+	}
+	return s
+}
+
+// bearerSecret is the secret of the bearer token that req carries in its
+// Authorization header, nil when it carries none (or noAPIKey).
+func bearerSecret(req *http.Request) *secret {
+	scheme, token, ok := strings.Cut(req.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
+	}
+	return newSecret(strings.TrimSpace(token))
+}
+
+// has reports whether b holds one of the key's forms as it is.
+func (s *secret) has(b []byte) bool {
+	for _, f := range s.forms {
+		if bytes.Contains(b, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// text is t with every form of the key replaced by Redacted.
+func (s *secret) text(t string) string {
+	if s == nil || !s.has([]byte(t)) {
+		return t
+	}
+	for _, f := range s.forms {
+		t = strings.ReplaceAll(t, string(f), Redacted)
+	}
+	return t
+}
+
+// body is b with every form of the key replaced by Redacted, b itself
+// when it holds none. b is a server's body, JSON or not:
+//
+//   - in each JSON string literal the decoded text is searched, so that
+//     an escaped spelling ("\u0073k-…", "a\/b") is found too; a literal
+//     that holds the key is written again (encoding/json's escaping, HTML
+//     characters as they are) with Redacted in its place, and every other
+//     byte of b is kept;
+//   - any form then left as it is in b (a body that is not JSON, a string
+//     cut short, a key made only of characters JSON writes outside
+//     strings, such as digits) is replaced where it stands, even where
+//     that leaves JSON that no longer parses: the key is never kept.
+//
+// The cost is one pass over b, and a decoding of each string literal that
+// has an escape.
+func (s *secret) body(b []byte) []byte {
+	if s == nil || (!s.has(b) && bytes.IndexByte(b, '\\') < 0) {
+		return b
+	}
+	var out []byte // nil until something is replaced
+	last := 0      // b[:last] is in out
+	for i := 0; i < len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			break
+		}
+		start := i + q
+		end := jsonscan.SkipString(b, start)
+		if end < 0 {
+			break
+		}
+		i = end
+		lit := b[start:end]
+		if bytes.IndexByte(lit, '\\') < 0 && !s.has(lit) {
+			continue
+		}
+		text, ok := jsonscan.String(lit)
+		if !ok || !s.has([]byte(text)) {
+			continue
+		}
+		out = append(out, b[last:start]...)
+		out = appendString(out, s.text(text))
+		last = end
+	}
+	if out != nil {
+		b = append(out, b[last:]...)
+	}
+	for _, f := range s.forms {
+		if bytes.Contains(b, f) {
+			b = bytes.ReplaceAll(b, f, []byte(Redacted))
+		}
+	}
+	return b
+}
+
+// appendString appends t as a JSON string literal, without escaping
+// HTML characters.
+func appendString(b []byte, t string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(t) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// result is r with every form of the key replaced by Redacted in its
+// texts and in its JSON fields (tool calls, logprobs).
+func (s *secret) result(r Result) Result {
+	if s == nil {
+		return r
+	}
+	r.Text, r.Reasoning, r.Refusal = s.text(r.Text), s.text(r.Reasoning), s.text(r.Refusal)
+	raw := func(m json.RawMessage) json.RawMessage {
+		if m == nil {
+			return nil
+		}
+		return json.RawMessage(s.body(m))
+	}
+	r.ToolCalls, r.Logprobs, r.PromptLogprobs = raw(r.ToolCalls), raw(r.Logprobs), raw(r.PromptLogprobs)
+	return r
+}
+
+// checkKeyLen refuses an API key shorter than MinAPIKeyLen, naming it by
+// its variable (what, as keyRefused names it), never by its value.
+func checkKeyLen(key, what string) error {
+	if key == "" || key == noAPIKey || len(key) >= MinAPIKeyLen {
+		return nil
+	}
+	return fmt.Errorf("%s is %d byte(s) long, under the %d Bhasha needs to redact it from what servers answer; use a longer key", what, len(key), MinAPIKeyLen)
+}
+
+// redactBody is a response body read whole on the first Read, with the
+// key of the request it answers replaced by Redacted (secret.body). The
+// bound of the body (guardBody, beneath it) also bounds what redaction
+// makes of it.
+type redactBody struct {
+	rc  io.ReadCloser
+	s   *secret
+	b   bound
+	r   *bytes.Reader // nil until the first Read
+	err error         // sticky
+}
+
+func (r *redactBody) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.r == nil {
+		raw, err := io.ReadAll(r.rc)
+		if err != nil {
+			r.err = err
+			return 0, err
+		}
+		raw = r.s.body(raw)
+		if int64(len(raw)) > r.b.limit {
+			r.err = &tooLargeError{b: r.b}
+			return 0, r.err
+		}
+		r.r = bytes.NewReader(raw)
+	}
+	return r.r.Read(p)
+}
+
+func (r *redactBody) Close() error { return r.rc.Close() }
