@@ -106,7 +106,7 @@ func (l *Lock) Unlock() error {
 // and a linked segment would be rewritten in another run's directory. The
 // directory itself may be reached through one.
 func CheckFiles(dir string) error {
-	for _, name := range []string{LockFile, FileName, ArchiveDir, "manifest.json", "experiment.yaml", "tables"} {
+	for _, name := range []string{LockFile, FileName, ArchiveDir, manifestFile, "experiment.yaml", "tables"} {
 		if err := noLink(filepath.Join(dir, name)); err != nil {
 			return err
 		}
