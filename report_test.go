@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -32,6 +34,20 @@ var payloads = []string{
 // self-contained (no external URL), SIMULATED banner, every payload shown
 // as text; and, with headless Chromium, every chart drawn and no payload
 // run.
+// resealed is the record rec as a line sealed again (record_sha256: the
+// SHA-256 of the line before it, closed), as a model whose answers are
+// planted would have written it.
+func resealed(t *testing.T, rec map[string]any) string {
+	t.Helper()
+	delete(rec, "record_sha256")
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return string(b[:len(b)-1]) + `,"record_sha256":"` + hex.EncodeToString(sum[:]) + `"}`
+}
+
 func TestHTMLReportSafe(t *testing.T) {
 	dir := t.TempDir()
 	exp := bhasha.Distractors("testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(6))
@@ -50,8 +66,7 @@ func TestHTMLReportSafe(t *testing.T) {
 		var rec map[string]any
 		json.Unmarshal([]byte(lines[i]), &rec)
 		rec["response"] = payloads[i]
-		out, _ := json.Marshal(rec)
-		lines[i] = string(out)
+		lines[i] = resealed(t, rec)
 	}
 	os.WriteFile(recs, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	r, err = bhasha.Open(context.Background(), r.Dir())
@@ -149,8 +164,7 @@ func TestXLSXWorkbook(t *testing.T) {
 		var rec map[string]any
 		json.Unmarshal([]byte(lines[i]), &rec)
 		rec["response"] = f
-		out, _ := json.Marshal(rec)
-		lines[i] = string(out)
+		lines[i] = resealed(t, rec)
 	}
 	os.WriteFile(recs, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	if r, err = bhasha.Open(context.Background(), r.Dir()); err != nil {

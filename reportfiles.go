@@ -50,7 +50,9 @@ type reportConfig struct {
 
 // ReportTables has WriteReport write every table as CSV under DIR/tables
 // too, as WriteTables does, and call fn with them once written (before
-// the HTML and the workbook). When WriteReport builds the tables itself
+// the HTML and the workbook). A run directory that cannot be written
+// (records.IsReadOnly) gets no table files: fn is called with none, and
+// Notes says so. When WriteReport builds the tables itself
 // (none built before) for a workbook, and the run has at most earlyRows
 // scored answers, the records' prompts and responses are read meanwhile,
 // on goroutines of their own: the two need nothing of each other, and
@@ -208,6 +210,11 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...Re
 func (r *Results) reportTables(c *reportConfig, o report.Options) error {
 	st := stepOf(o, "tables", 0)
 	ts, err := r.WriteTables()
+	if records.IsReadOnly(err) {
+		// Nothing can be written there: the report holds the tables.
+		r.notes = append(r.notes, fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
+		ts, err = nil, nil
+	}
 	if err != nil {
 		return err
 	}

@@ -227,6 +227,9 @@ func codeChangedNote(stored string) string {
 func (r *Results) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
+		if errors.Is(err, records.ErrReadOnly) {
+			return fmt.Sprintf("the run directory %s is read-only: its scored answers were not stored (they are kept in memory only, and scored again at the next open)", r.dir)
+		}
 		if errors.Is(err, os.ErrPermission) {
 			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
 		}

@@ -753,7 +753,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
 		steps.line(bhasha.ReportStep{What: "tables"})
 		ts, err := r.WriteTables()
-		if err != nil {
+		switch {
+		case records.IsReadOnly(err) && *figures != "":
+			fmt.Fprintf(stderr, "report: note: %s is read-only: its tables were not written under %s (the exports hold them)\n", *dir, filepath.Join(*dir, "tables"))
+			ts = nil
+		case records.IsReadOnly(err):
+			return fmt.Errorf("report: %s is read-only, so its tables cannot be written under it: write the report elsewhere (--html FILE, --xlsx FILE or --figures DIR), or copy the run directory to a place that can be written: %w", *dir, err)
+		case err != nil:
 			return err
 		}
 		steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})

@@ -534,23 +534,15 @@ func TestReportCompletesJudgeStage(t *testing.T) {
 		t.Fatalf("%v\n%s", err, se.String())
 	}
 	// Remove the judge's records, as if the judge had not been run.
-	var keep []string
-	records.Read(out, func(r *engine.Record) error {
-		if r.Fields.Role.Kind != engine.RoleJudge {
-			line, _ := json.Marshal(r)
-			keep = append(keep, string(line))
-		}
-		return nil
-	})
-	os.WriteFile(filepath.Join(out, records.FileName), []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+	_, answers := dropJudgeRecords(t, out)
 	log.take()
 	so.Reset()
 	if err := dispatch(context.Background(), []string{"report", "--run", out, "--cache-dir", t.TempDir(), "--endpoint", url}, &so, &se); err != nil {
 		t.Fatalf("report: %v\n%s", err, se.String())
 	}
 	sent := log.take()
-	if len(sent) != len(keep) {
-		t.Errorf("report sent %d requests for %d answers", len(sent), len(keep))
+	if len(sent) != answers {
+		t.Errorf("report sent %d requests for %d answers", len(sent), answers)
 	}
 	for _, body := range sent {
 		if !bytes.Contains(body, []byte("is_correct")) {
@@ -564,6 +556,37 @@ func TestReportCompletesJudgeStage(t *testing.T) {
 	if n := len(log.take()); n != 0 {
 		t.Errorf("second report sent %d requests", n)
 	}
+}
+
+// dropJudgeRecords removes the judge's records from out/records.jsonl,
+// as if the judge had not been run, keeping the other lines as written
+// (sealed), and returns how many it removed and kept.
+func dropJudgeRecords(t *testing.T, out string) (dropped, kept int) {
+	t.Helper()
+	p := filepath.Join(out, records.FileName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		var r engine.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Fields.Role.Kind == engine.RoleJudge {
+			dropped++
+			continue
+		}
+		keep = append(keep, line)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(keep, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dropped, len(keep)
 }
 
 func mustAbs(t *testing.T, p string) string {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
@@ -174,22 +172,9 @@ func TestPlainProgressOfReport(t *testing.T) {
 		t.Fatalf("%v\n%s", err, se.String())
 	}
 	// Remove the judge's records, as if the judge had not been run.
-	var keep []string
-	verdicts := 0
-	err = records.Read(out, func(r *engine.Record) error {
-		if r.Fields.Role.Kind == engine.RoleJudge {
-			verdicts++
-			return nil
-		}
-		line, err := json.Marshal(r)
-		keep = append(keep, string(line))
-		return err
-	})
-	if err != nil || verdicts == 0 {
-		t.Fatalf("%d verdicts: %v", verdicts, err)
-	}
-	if err := os.WriteFile(filepath.Join(out, records.FileName), []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
+	verdicts, _ := dropJudgeRecords(t, out)
+	if verdicts == 0 {
+		t.Fatal("no verdicts")
 	}
 	args := []string{"report", "--run", out, "--cache-dir", t.TempDir(), "--endpoint", url}
 	code, lines, stderr := progressLines(t, args, exp.Name+" stage 2")

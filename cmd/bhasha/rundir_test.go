@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,6 +123,30 @@ func reseal(line string) string {
 	body := sealRE.ReplaceAllString(line, "}")
 	sum := sha256.Sum256([]byte(body))
 	return strings.TrimSuffix(body, "}") + `,"record_sha256":"` + hex.EncodeToString(sum[:]) + "\"}\n"
+}
+
+// pythonJSON re-serialises a record line with Python's json module (as
+// a pandas or jq round trip does), its response replaced unless response
+// is "".
+func pythonJSON(t *testing.T, line, response string) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("no /usr/bin/python3 to re-serialise the records with")
+	}
+	c := exec.Command("/usr/bin/python3", "-c", `import json, sys
+r = json.loads(sys.stdin.read())
+if sys.argv[1]:
+    r["response"] = sys.argv[1]
+print(json.dumps(r))`, response)
+	c.Stdin = strings.NewReader(line)
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("python: %v", err)
+	}
+	if string(out) == line {
+		t.Fatal("the round trip changed nothing")
+	}
+	return string(out)
 }
 
 // unseal strips a line's seal (a record written before records were sealed).
@@ -303,17 +328,28 @@ func TestForeignAndEditedRecords(t *testing.T) {
 		run     []string // what the refusal says
 		notes   []string // what a reader's notes say ("" when nothing)
 		leftOut int      // records the reader leaves out
+		older   bool     // the manifest made an older Bhasha's: without records_sealed
 	}{
 		{"another experiment's record appended", func(t *testing.T, ls []string) []string { return append(ls, foreign) },
-			[]string{"1 record(s) belong to another experiment", `experiment "other"`, "line 7"}, []string{"belong to another experiment", "line 7"}, 0},
+			[]string{"1 record(s) belong to another experiment", `experiment "other"`, "line 7"}, []string{"belong to another experiment", "line 7"}, 0, false},
 		{"an answer edited", func(t *testing.T, ls []string) []string {
 			ls[2] = editJSON(t, ls[2], "response", "the gold answer")
 			return ls
-		}, []string{"not as Bhasha wrote them", "line 3", "record_sha256 does not match"}, []string{"not as Bhasha wrote them", "line 3"}, 1},
+		}, []string{"not as Bhasha wrote them", "line 3", "record_sha256 does not match"}, []string{"not as Bhasha wrote them", "line 3"}, 1, false},
 		{"a record's seal removed", func(t *testing.T, ls []string) []string {
 			ls[4] = unseal(editJSON(t, ls[4], "response", "the gold answer"))
 			return ls
-		}, []string{"line 5", "has no record_sha256"}, []string{"line 5"}, 1},
+		}, []string{"line 5", "has no record_sha256"}, []string{"line 5"}, 1, false},
+		{"the first line re-serialised by Python, its answer edited", func(t *testing.T, ls []string) []string {
+			ls[0] = pythonJSON(t, ls[0], "the gold answer")
+			return ls
+		}, []string{"not as Bhasha wrote them", "line 1", "record_sha256 does not match"}, []string{"not as Bhasha wrote them", "line 1"}, 1, false},
+		{"every line re-serialised by Python, the first answer edited", func(t *testing.T, ls []string) []string {
+			for i := range ls {
+				ls[i] = pythonJSON(t, ls[i], map[bool]string{true: "the gold answer"}[i == 0])
+			}
+			return ls
+		}, []string{"not as Bhasha wrote them", "line 1", "record_sha256 does not match"}, []string{"not as Bhasha wrote them", "line 1"}, 1, false},
 		{"an old-format request changed and its digest removed", func(t *testing.T, ls []string) []string {
 			for i := range ls {
 				ls[i] = unseal(ls[i])
@@ -325,18 +361,28 @@ func TestForeignAndEditedRecords(t *testing.T) {
 			req["max_tokens"] = 99
 			ls[1] = editJSON(t, editJSON(t, ls[1], "request", req), "request_sha256", nil)
 			return ls
-		}, []string{"1 of the 6 recorded request(s) of stage 1 are now asked differently", "decoding.max_tokens 99 → 8"}, nil, 0},
+		}, []string{"1 of the 6 recorded request(s) of stage 1 are now asked differently", "decoding.max_tokens 99 → 8"}, nil, 0, true},
 		{"a request the experiment does not ask", func(t *testing.T, ls []string) []string {
 			var rec map[string]any
 			json.Unmarshal([]byte(ls[0]), &rec)
 			k, _ := engine.ParseKey(rec["key"].(string))
 			k.Item = "not-an-item"
 			return append(ls, reseal(editJSON(t, editJSON(t, ls[0], "key", k.String()), "fields", k)))
-		}, []string{"1 record(s) answer requests this experiment does not ask (lines 7)"}, nil, -1}, // a reader scores what a sealed file holds
+		}, []string{"1 record(s) answer requests this experiment does not ask (lines 7)"}, nil, -1, false}, // a reader scores what a sealed file holds
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, out, args := finishedRun(t, dir, fmt.Sprintf("edits%d", i), 6, url)
+			m, err := run.ReadManifest(out)
+			if err != nil || !m.RecordsSealed {
+				t.Fatalf("the run's manifest does not say its records were sealed: %v %+v", err, m)
+			}
+			if c.older {
+				m.RecordsSealed = false
+				if err := run.WriteManifest(out, m); err != nil {
+					t.Fatal(err)
+				}
+			}
 			writeLines(t, out, c.edit(t, recordLines(t, out)))
 			before := snapshot(t, out)
 			code, msg := runCLI(t, cli(args...))

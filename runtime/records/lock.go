@@ -3,6 +3,7 @@ package records
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,11 +49,28 @@ const (
 	Shared
 )
 
+// ErrReadOnly is the error LockDir wraps when the run directory cannot be
+// written: its lock file cannot be opened for writing (EROFS: a read-only
+// file system; EACCES or EPERM: no write permission). Nothing can be
+// stored in such a directory, and nobody without that permission can
+// write records into it either: a reader goes on without the lock, and
+// without storing anything there.
+var ErrReadOnly = errors.New("the run directory is read-only")
+
+// IsReadOnly reports whether err says a run directory cannot be written:
+// ErrReadOnly, or the system's error for a write refused (fs.ErrPermission,
+// EROFS).
+func IsReadOnly(err error) bool {
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
 // LockDir takes DIR/.lock with flock(2) without waiting. When another
 // process holds it, the error names the directory and that process's PID
-// (written into the file by each holder). The lock is released by
-// Unlock, or by the kernel when the process dies, so a killed run never
-// leaves a stale lock behind.
+// (written into the file by each holder). A directory whose lock file
+// cannot be created or opened for writing is an error wrapping
+// ErrReadOnly and the system's error (fs.ErrPermission, or EROFS). The
+// lock is released by Unlock, or by the kernel when the process dies, so
+// a killed run never leaves a stale lock behind.
 func LockDir(dir string, mode Mode) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
@@ -63,6 +81,9 @@ func LockDir(dir string, mode Mode) (*Lock, error) {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		if IsReadOnly(err) {
+			return nil, fmt.Errorf("locking run directory %s: %w (%w)", dir, ErrReadOnly, err)
+		}
 		return nil, fmt.Errorf("locking run directory %s: %w", dir, err)
 	}
 	how := syscall.LOCK_EX
@@ -106,7 +127,7 @@ func (l *Lock) Unlock() error {
 // and a linked segment would be rewritten in another run's directory. The
 // directory itself may be reached through one.
 func CheckFiles(dir string) error {
-	for _, name := range []string{LockFile, FileName, ArchiveDir, "manifest.json", "experiment.yaml", "tables"} {
+	for _, name := range []string{LockFile, FileName, ArchiveDir, manifestFile, "experiment.yaml", "tables"} {
 		if err := noLink(filepath.Join(dir, name)); err != nil {
 			return err
 		}

@@ -632,7 +632,7 @@ func (d Findings) Notes() []string {
 
 // ReadUnique reads every record of dir and keeps one per key: the first ok
 // record of the key, or its first record when none is ok. Records whose
-// seal is broken or missing (see Scan), records of an experiment other
+// seal is broken or missing (see Scan and runSealed), records of an experiment other
 // than experiment (when it is not ""), and every record of a key whose ok
 // records disagree are not returned; Findings names them with their lines.
 // The request bodies are kept only when withRequests (they are most of a
@@ -646,6 +646,10 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 	whereOf := map[string]string{}
 	sealed := 0
 	n := 0 // logical line
+	sealedRun, err := runSealed(dir)
+	if err != nil {
+		return nil, d, err
+	}
 	found, err := walk(dir, func(f recordFile, r io.Reader) error {
 		if f.damage != nil {
 			d.Damaged = append(d.Damaged, *f.damage)
@@ -664,8 +668,8 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 				return nil
 			default:
-				if sealed+len(d.Edited) > 0 {
-					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: unsealedWhy})
+				if why := unsealedFlag(sealedRun, sealed+len(d.Edited)); why != "" {
+					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
 					return nil
 				}
 			}

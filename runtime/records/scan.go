@@ -27,15 +27,63 @@ import (
 //
 // where the digest is the SHA-256 of the line up to that member followed by
 // "}" (the record as it would read without it). A line edited by hand, and
-// not resealed, no longer matches: ScanDir and ReadUnique name it. Lines
-// at the start of a file without such a member were written before records
-// were sealed (a run resumed by a newer Bhasha) and are accepted; an
-// unsealed line after a sealed one is flagged (its seal was removed, or it
-// was added by hand).
+// not resealed, no longer matches: ScanDir and ReadUnique name it. A line
+// whose seal is in another formatting (re-serialised by another tool) is
+// checked over its canonical form (canon.go). Lines at the start of a file
+// without such a member were written before records were sealed (a run
+// resumed by a newer Bhasha) and are accepted, unless the run's manifest
+// says its records were sealed (runSealed); an unsealed line after a
+// sealed one is flagged (its seal was removed, or it was added by hand).
 const sealMember = `,"record_sha256":"`
 
 // unsealedWhy explains the flag on an unsealed line among sealed ones.
 const unsealedWhy = "has no record_sha256 while the records before it do (its seal was removed, or it was added by hand)"
+
+// unsealedSealedRunWhy explains the flag on an unsealed line of a run
+// whose manifest says its records were sealed.
+const unsealedSealedRunWhy = "has no record_sha256 while the run's manifest says its records were sealed (its seal was removed, or it was added or rewritten by another tool)"
+
+// unsealedFlag is why an unsealed line is flagged, "" when it is not: in
+// a run whose records were sealed (sealedRun) every one is; in another,
+// one after before > 0 sealed or flagged lines.
+func unsealedFlag(sealedRun bool, before int) string {
+	switch {
+	case sealedRun:
+		return unsealedSealedRunWhy
+	case before > 0:
+		return unsealedWhy
+	}
+	return ""
+}
+
+// manifestFile is the run's manifest inside a run directory (written by
+// runtime/run).
+const manifestFile = "manifest.json"
+
+// runSealed reports whether dir's manifest says every record of the run
+// was sealed when written (its member "records_sealed" is true): then an
+// unsealed line is flagged wherever it is, not only after a sealed one.
+// A directory without a manifest, or whose manifest has no such member
+// (a run of an older Bhasha, or one resumed from before records were
+// sealed), is false. A manifest that cannot be read or is not a JSON
+// object with a boolean records_sealed is an error naming it.
+func runSealed(dir string) (bool, error) {
+	path := filepath.Join(dir, manifestFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var m struct {
+		RecordsSealed bool `json:"records_sealed"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return m.RecordsSealed, nil
+}
 
 // sealLen is the length of the seal member with its digest and the closing
 // `"}` of the record.
@@ -67,16 +115,18 @@ const (
 	sealBroken
 )
 
-// checkSeal verifies one line (without its newline).
+// checkSeal verifies one line (without its newline): its seal as the
+// Writer writes it, else a seal in any other formatting
+// (checkReformatted).
 func checkSeal(line []byte) sealState {
 	line = bytes.TrimRight(line, "\r")
 	n := len(line)
 	if n < sealLen+1 || !bytes.HasSuffix(line, []byte(`"}`)) {
-		return unsealed
+		return checkReformatted(line)
 	}
 	at := n - sealLen
 	if !bytes.Equal(line[at:at+len(sealMember)], []byte(sealMember)) {
-		return unsealed
+		return checkReformatted(line)
 	}
 	want := line[at+len(sealMember) : n-2]
 	h := sha256.New()
@@ -173,6 +223,7 @@ type Scan struct {
 	files        []recordFile // the files scanned, in logical order
 	starts       []int        // the logical line before each file's first
 	interrupted  bool         // a seal was interrupted: Commit finishes it
+	sealedRun    bool         // the manifest says every record was sealed (runSealed)
 }
 
 // At names where logical line n is: "line N" in records.jsonl,
@@ -205,7 +256,11 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictKeys: map[[2]uint64]bool{}}
 	var dups []dupLine
 	lineNo := 0
-	_, err := walk(dir, func(f recordFile, r io.Reader) error {
+	var err error
+	if s.sealedRun, err = runSealed(dir); err != nil {
+		return nil, err
+	}
+	_, err = walk(dir, func(f recordFile, r io.Reader) error {
 		if f.damage != nil {
 			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
 		}
@@ -289,8 +344,8 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 		case sealBroken:
 			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 		default:
-			if s.Sealed+len(s.Edited) > 0 {
-				s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: unsealedWhy})
+			if why := unsealedFlag(s.sealedRun, s.Sealed+len(s.Edited)); why != "" {
+				s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
 			} else {
 				s.Unsealed++ // written before records were sealed
 			}
@@ -315,7 +370,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			// The body is there and says what was asked: a removed digest
 			// does not hide a changed request.
 			digest = engine.RequestDigest(rec.Request)
-		} else if digest != "" && len(rec.Request) > 0 && engine.RequestDigest(rec.Request) != digest {
+		} else if digest != "" && len(rec.Request) > 0 && !requestMatches(rec.Request, digest) {
 			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
 		}
 		model := keyField(key, 1)

@@ -69,6 +69,9 @@ type StreamOptions struct {
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
 	u := newUniq[T](o.Experiment)
+	if u.sealedRun, err = runSealed(dir); err != nil {
+		return nil, nil, d, 0, err
+	}
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
 		u.ents = make([]uniqLine, 0, o.Records)
@@ -555,6 +558,7 @@ type uniq[T any] struct {
 	experiment string
 	d          Findings
 	sealed     int
+	sealedRun  bool // the manifest says every record was sealed (runSealed)
 	seed1      maphash.Seed
 	seed2      maphash.Seed
 	hash       func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
@@ -593,8 +597,8 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 		return
 	default:
-		if u.sealed+len(u.d.Edited) > 0 {
-			u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: unsealedWhy})
+		if why := unsealedFlag(u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
+			u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
 			return
 		}
 	}

@@ -172,6 +172,11 @@ type Manifest struct {
 	Repairs      []string     `json:"repairs,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"` // what the run noticed about its answers (a simulator that did not know the items)
 	Error        string       `json:"error,omitempty"`
+	// RecordsSealed says every record of the run was sealed when written
+	// (its record_sha256): a reader then flags an unsealed line wherever
+	// it is (records.ScanDir). False for a run that kept records written
+	// before records were sealed, and in a manifest from before the field.
+	RecordsSealed bool `json:"records_sealed,omitempty"`
 }
 
 // Execute runs the job j into o.Out and returns the final manifest.
@@ -251,6 +256,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
 		CopyHash: sha256hex(portable), Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	// The Writer seals every record; the kept ones are all sealed unless
+	// some were written before records were (and are accepted as such).
+	m.RecordsSealed = scan.Unsealed == 0
 	if prev != nil && bytes.Equal(dirState.copy, portable) {
 		// Run again from its own copy (bhasha report completing a stage):
 		// the manifest keeps naming the file the run was made from.
