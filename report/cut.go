@@ -8,35 +8,50 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The HTML report shows every text of a run cut to a bounded length (CutText),
-// so that its size does not grow with the answers' or the prompts' length:
+// The HTML report shows every text cut to a bounded length (CutText), so
+// that its size does not grow with the length of a run's answers,
+// prompts or dataset texts, and stays under 25 MB:
 //
-//   - a table's cell holds at most MaxTableText characters: the answers
-//     table, the only one holding model output and dataset text, shows at
-//     most 500 rows (the report's MaxRows) of three such texts (gold,
-//     prediction, prediction_norm): 500 × 3 × 500 characters × at most 5
-//     bytes a character as the page writes it (UTF-8 takes at most 4, an
-//     escaped quote "&#34;" 5) = 3.75 MB;
+//   - the answers table (the only table holding model output and dataset
+//     text, MaxRows 500 as the report shows it) holds at most
+//     MaxAnswerText characters a cell: 500 rows × 3 such texts (gold,
+//     prediction, prediction_norm) × 200 characters × at most 5 bytes a
+//     character as the page writes it (UTF-8 takes at most 4, an escaped
+//     quote "&#34;" 5) = 1.5 MB;
 //   - the explorer holds at most MaxExplorerBytes (15 MB) of samples, each
 //     of its texts at most MaxSampleText characters, so that it shows at
-//     least 15 MB / (3 texts × 4,000 characters × 6 bytes, "\u003c" in
-//     JSON) = 208 samples however long their texts, and all of a run's
-//     when they fit;
+//     least 15 MB / (6 texts: prompt, response, error, gold, prediction,
+//     prediction_norm × 4,000 characters × 6 bytes, "\u003c" in JSON) =
+//     109 samples however long their texts, and all of a run's when they
+//     fit;
 //   - ECharts takes 1.04 MB;
 //
-// 19.8 MB in all, leaving 5.2 MB of the 25 MB the page stays under for the
-// other tables (labels and numbers, 500 rows each), the figures, the notes
-// and the provenance. The full texts are in the run directory's files that
-// each cut text names.
+// 17.6 MB in all, leaving 7.4 MB for the other tables (labels and
+// numbers, their cells at most MaxTableText characters), the figures, the
+// notes and the provenance. Each cut text names the run directory's file
+// that holds it in full.
 const (
 	// MaxTableText bounds, in characters (the cut note included), the
-	// text of one cell of a table on the HTML page.
-	MaxTableText = 500
+	// text of one cell of a table on the HTML page but the answers table.
+	MaxTableText = 1000
+	// MaxAnswerText bounds, in characters (the cut note included), the
+	// text of one cell of the answers table on the HTML page (the
+	// explorer shows more of each answer).
+	MaxAnswerText = 200
 	// MaxSampleText bounds, in characters (the cut note included), each
 	// text of a sample in the HTML explorer (its prompt, response, error,
 	// prediction, gold).
 	MaxSampleText = 4000
 )
+
+// cellTextLimit is the most characters a cell of the table named name
+// shows on the HTML page.
+func cellTextLimit(name string) int {
+	if name == "answers" {
+		return MaxAnswerText
+	}
+	return MaxTableText
+}
 
 // CutText returns s when it has at most limit characters (runes); otherwise
 // its first characters followed by the note "… [cut at N of M characters;

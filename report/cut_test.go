@@ -118,26 +118,35 @@ func TestHTMLCutsLongTexts(t *testing.T) {
 		answers.Rows = append(answers.Rows, []any{"m", long})
 		samples.Rows = append(samples.Rows, []any{"m", long, long, long, long})
 	}
+	// another table's text is cut at MaxTableText: a rule's description
+	// of 600 characters is shown whole
+	rule, label := strings.Repeat("r", 600), strings.Repeat("ल", 5000)
+	scoring := tables.New("scoring", "", tables.Text("rule", ""))
+	scoring.Rows = [][]any{{rule}, {label}}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, Page{Title: "long", Tables: []*tables.Table{answers}, Samples: samples}); err != nil {
+	if err := WriteHTML(&b, Page{Title: "long", Tables: []*tables.Table{answers, scoring}, Samples: samples}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
 	if !utf8.ValidString(page) {
 		t.Error("the page is not UTF-8")
 	}
-	// 48 rows of one cell of MaxTableText characters, 48 samples of four
+	// 48 rows of one cell of MaxAnswerText characters, 48 samples of four
 	// texts of MaxSampleText, each character at most 6 bytes, beside
 	// ECharts.
-	if bound := len(echartsJS) + 6*48*(MaxTableText+4*MaxSampleText) + 64<<10; len(page) > bound {
+	if bound := len(echartsJS) + 6*48*(MaxAnswerText+4*MaxSampleText) + 64<<10; len(page) > bound {
 		t.Errorf("page of %d bytes, want at most %d", len(page), bound)
 	}
-	cell := "[cut at 4"
+	cell := "[cut at 1"
 	if n := strings.Count(page, cell); n != 48 {
 		t.Errorf("%d table cells say %q, want 48", n, cell)
 	}
 	if !strings.Contains(page, "of 1040000 characters; the full text is in tables/answers.csv]") {
 		t.Error("no table cell says where its full text is")
+	}
+	if !strings.Contains(page, "<td>"+rule+"</td>") || !strings.Contains(page, "<td>"+label[:3*(MaxTableText-80)]) ||
+		!strings.Contains(page, " … [cut at 925 of 5000 characters; the full text is in tables/scoring.csv]</td>") {
+		t.Error("the scoring table's texts are not shown whole within MaxTableText, and cut past it")
 	}
 	i := strings.Index(page, `id="ex-data">`)
 	j := strings.Index(page[i:], "</script>")

@@ -149,7 +149,8 @@ type tableView struct {
 
 // tableViewOf lays a table out for the page: the papers' two-row header
 // under column groups, at most maxRows rows (0: all), numbers formatted
-// by their column's kind (displayCell).
+// by their column's kind (displayCell), long texts cut (CutText at
+// cellTextLimit).
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: t.Len(), Simulated: t.Simulated}
 	if t.Len() == 0 {
@@ -192,6 +193,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		n = maxRows
 	}
 	var row []any
+	limit := cellTextLimit(t.Name)
 	for r := range n {
 		row = t.Row(r, row)
 		cells := make([]cellView, len(t.Header))
@@ -201,7 +203,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 				v = row[c]
 			}
 			cells[c] = displayCell(tv.Columns[c], v)
-			cells[c].Text = CutText(cells[c].Text, MaxTableText, fullTextAt(t, c))
+			cells[c].Text = CutText(cells[c].Text, limit, fullTextAt(t, c))
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}
