@@ -81,7 +81,9 @@ func (r *Results) buildPage() (report.Page, error) {
 // answer's prompt, response and verdicts; a bounded, stratified draw of
 // a large run's answers, explorerPicks, and it says how many of how
 // many) and the run's provenance. Model output and dataset text are
-// escaped everywhere. WriteReport writes it to a file with a context and
+// escaped everywhere, and each long text is cut with a note naming the
+// file that holds it whole (report.CutText), so that the page stays
+// under 25 MB however long the answers and prompts are. WriteReport writes it to a file with a context and
 // progress.
 func (r *Results) HTML(w io.Writer) error {
 	return r.writeReports(context.Background(), reportConfig{}, w, nil, noop, noop)

@@ -295,9 +295,11 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		return fmt.Errorf("report of %s: the run has no answers table", r.dir)
 	}
 	var picks []int
+	var pickKeys []string // the record key of each pick (the rows may be let go below)
 	var how string
 	if hw != nil {
 		picks, how = r.explorerPicks(ExplorerSamples)
+		pickKeys = r.rowKeys(picks)
 	}
 	n := len(r.rows)
 	rowAt := answers.Row                 // the explorer's rows
@@ -375,7 +377,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		prepare := func() error {
 			hp := p
 			var err error
-			if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, sp, how); err != nil {
+			if hp.Samples, hp.SamplesTotal, hp.SamplesHow, err = r.explorerTable(answers, rowAt, n, picks, pickKeys, sp, how); err != nil {
 				return err
 			}
 			write, err := report.PrepareHTML(ctx, hp, o)
@@ -691,22 +693,33 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		ExplorerSeed, len(members), strings.Join(flags, ", "))
 }
 
+// rowKeys are the record keys of r.rows[i] for each i in sel, in order.
+func (r *Results) rowKeys(sel []int) []string {
+	keys := make([]string, len(sel))
+	for j, i := range sel {
+		keys[j] = r.rows[i].Key.String()
+	}
+	return keys
+}
+
 // explorerTable is the explorer's samples table: the answers table's
 // rows of picks (in table order) with their texts (read back from sp,
-// each once), cut to the longest prefix of picks (their rank) that fits
+// each once; each long text cut as the page shows it,
+// report.CutSampleTexts, its note naming the record's key, keys[j] for
+// picks[j]), kept to the longest prefix of picks (their rank) that fits
 // in report.MaxExplorerBytes; and the run's total and how they were drawn
 // ("" and 0 when they are all).
-func (r *Results) explorerTable(answers *Table, rowAt func(i int, buf []any) []any, n int, picks []int, sp *textSpill, how string) (*Table, int, string, error) {
+func (r *Results) explorerTable(answers *Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, sp *textSpill, how string) (*Table, int, string, error) {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var rows [][]any // of the picks kept, in rank order
 	size := 0
-	for _, i := range picks {
+	for j, i := range picks {
 		txt, err := sp.getAt(i)
 		if err != nil {
 			return nil, 0, "", err
 		}
-		row := append(rowAt(i, make([]any, 0, len(cols))), extra(txt)...)
+		row := report.CutSampleTexts(t.Header, append(rowAt(i, make([]any, 0, len(cols))), extra(txt)...), keys[j])
 		b, _ := json.Marshal(row)
 		if size += len(b) + 1; size > report.MaxExplorerBytes {
 			break

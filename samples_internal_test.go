@@ -105,7 +105,7 @@ func TestExplorerPicks(t *testing.T) {
 		if err := sp.flush(); err != nil {
 			t.Fatal(err)
 		}
-		tb, total, note, err := r.explorerTable(answers, answers.Row, n, picks, sp, how)
+		tb, total, note, err := r.explorerTable(answers, answers.Row, n, picks, r.rowKeys(picks), sp, how)
 		if err != nil {
 			t.Fatal(err)
 		}

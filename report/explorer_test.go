@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,14 +18,30 @@ import (
 
 // The explorer keeps what fits in MaxExplorerBytes, spread over the
 // samples given, and says how many of the run's answers it shows and how
-// they were chosen.
+// they were chosen; it cuts each long text first (CutSampleTexts), so
+// that long texts alone do not leave samples out.
 func TestExplorerSelection(t *testing.T) {
+	// rowsOf is n rows of about size bytes of text each, in columns of at
+	// most MaxSampleText characters (none cut).
 	rowsOf := func(n, size int) *tables.Table {
-		tb := &tables.Table{Name: "samples", Header: []string{"model", "response"}}
+		cols := (size + MaxSampleText - 1) / MaxSampleText
+		tb := &tables.Table{Name: "samples", Header: []string{"model"}}
+		for c := range cols {
+			tb.Header = append(tb.Header, fmt.Sprintf("text%d", c))
+		}
+		text := strings.Repeat("x", size/cols)
 		for i := range n {
-			tb.Rows = append(tb.Rows, []any{"m" + string(rune('a'+i%3)), strings.Repeat("x", size)})
+			row := []any{"m" + string(rune('a'+i%3))}
+			for range cols {
+				row = append(row, text)
+			}
+			tb.Rows = append(tb.Rows, row)
 		}
 		return tb
+	}
+	longTexts := &tables.Table{Name: "samples", Header: []string{"model", "response"}}
+	for i := range 40 {
+		longTexts.Rows = append(longTexts.Rows, []any{"m" + string(rune('a'+i%3)), strings.Repeat("x", 1<<20)})
 	}
 	for _, tc := range []struct {
 		name         string
@@ -40,6 +57,7 @@ func TestExplorerSelection(t *testing.T) {
 		{"too big after a spread", rowsOf(40, 1<<20), 400, 10, 14, "14 of 400 scored answers, every 30th (in table order)"},
 		{"the first rows, then too big", rowsOf(40, 1<<20), 4000, 1, 14, "14 of 4000 scored answers, every 3rd of the first 40"},
 		{"the first rows", rowsOf(10, 100), 4000, 1, 10, "10 of 4000 scored answers, the first"},
+		{"long texts cut: all fit", longTexts, 0, 0, 40, "All 40 scored answers"},
 	} {
 		e, note := explorerData(tc.t, tc.total, tc.every, "")
 		if len(e.Rows) != tc.kept || !strings.Contains(note, tc.note) {

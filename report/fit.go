@@ -41,7 +41,7 @@ func (f fitted) changed() bool { return f.controls > 0 || f.cut > 0 }
 // ␀ for NUL, ␛ for ESC) rather than U+FFFD, and a text longer than
 // MaxCellChars is cut to end in "… [cut: N characters, full text in
 // FULL]" (N the text's length in characters), the whole within the
-// limit.
+// limit, the cut never inside a grapheme (graphemeStart).
 func fitCell(s, full string) fitted {
 	v, n := tables.VisibleXML(s)
 	f := fitted{text: v, controls: n}
@@ -53,7 +53,7 @@ func fitCell(s, full string) fitted {
 	room, units := MaxCellChars-utf16Len(mark), 0
 	for i, r := range v {
 		if units += utf16.RuneLen(r); units > room {
-			f.text = v[:i] + mark
+			f.text = v[:graphemeStart(v, i)] + mark
 			break
 		}
 	}
@@ -69,17 +69,21 @@ func utf16Len(s string) int {
 	return n
 }
 
+// recordsFile is the run directory's file of records, as fullTextIn
+// names it.
+const recordsFile = "records.jsonl"
+
 // fullTextAt names the run directory's file that holds the exact text of
-// a cell of column c of t: records.jsonl for a sample's prompt and
-// response, tables/answers.csv for a sample's other text, else the
+// a cell of column c of t: records.jsonl for a sample's prompt, response
+// and error, tables/answers.csv for a sample's other text, else the
 // table's own CSV file.
 func fullTextAt(t *tables.Table, c int) string { return fullTextIn(t.Name, t.Header, c) }
 
 // fullTextIn is fullTextAt for a table named name with header header.
 func fullTextIn(name string, header []string, c int) string {
 	if name == "samples" {
-		if c < len(header) && (header[c] == "prompt" || header[c] == "response") {
-			return "records.jsonl"
+		if c < len(header) && (header[c] == "prompt" || header[c] == "response" || header[c] == "error") {
+			return recordsFile
 		}
 		return "tables/answers.csv"
 	}

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -148,7 +149,8 @@ type tableView struct {
 
 // tableViewOf lays a table out for the page: the papers' two-row header
 // under column groups, at most maxRows rows (0: all), numbers formatted
-// by their column's kind (displayCell).
+// by their column's kind (displayCell), long texts cut (CutText at
+// cellTextLimit).
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: t.Len(), Simulated: t.Simulated}
 	if t.Len() == 0 {
@@ -191,6 +193,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		n = maxRows
 	}
 	var row []any
+	limit := cellTextLimit(t.Name)
 	for r := range n {
 		row = t.Row(r, row)
 		cells := make([]cellView, len(t.Header))
@@ -200,6 +203,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 				v = row[c]
 			}
 			cells[c] = displayCell(tv.Columns[c], v)
+			cells[c].Text = CutText(cells[c].Text, limit, fullTextAt(t, c))
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}
@@ -345,9 +349,10 @@ func explorerFields(t *tables.Table, rows [][]any) []explorerField {
 	return out
 }
 
-// explorerData keeps the samples that fit in MaxExplorerBytes, spread
-// evenly over those given (every k-th when they do not all fit, so every
-// model, language and strategy still appears), and says how many it kept
+// explorerData keeps the samples that fit in MaxExplorerBytes, their
+// long texts cut (CutSampleTexts), spread evenly over those given (every
+// k-th when they do not all fit, so every model, language and strategy
+// still appears), and says how many it kept
 // of the run's total and how they were chosen (how, when the samples
 // given are a selection drawn as it says; else every-th or the first).
 func explorerData(t *tables.Table, total, every int, how string) (*explorer, string) {
@@ -358,9 +363,11 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 		total, every = len(t.Rows), 1
 	}
 	sizes := make([]int, len(t.Rows))
+	rows := make([][]any, len(t.Rows)) // t's rows, their long texts cut
 	sum := 0
 	for i, r := range t.Rows {
-		b, _ := json.Marshal(r)
+		rows[i] = CutSampleTexts(t.Header, r, "")
+		b, _ := json.Marshal(rows[i])
 		sizes[i] = len(b) + 1
 		sum += sizes[i]
 	}
@@ -375,7 +382,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 			break
 		}
 		size += sizes[i]
-		e.Rows = append(e.Rows, t.Rows[i])
+		e.Rows = append(e.Rows, rows[i])
 	}
 	e.Fields = explorerFields(t, e.Rows)
 	kept := len(e.Rows)
@@ -396,6 +403,48 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 		how = fmt.Sprintf("every %s of the first %d", ordinal(step), len(t.Rows))
 	}
 	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (the workbook's samples sheet and records.jsonl hold them all): filter them, search their text, click one for its details.", kept, total, how)
+}
+
+// CutSampleTexts returns row, a row of a samples table with columns
+// header, with each text over MaxSampleText characters cut (CutText),
+// its note naming where the full text is (sampleFullText; key is the
+// record's key, or "" when not known). It returns row itself when it
+// cuts nothing, else a copy. The explorer cuts the rows it is given so;
+// a caller that bounds the explorer's samples by their size cuts them
+// first, as the page will.
+func CutSampleTexts(header []string, row []any, key string) []any {
+	out := row
+	for c, v := range row {
+		s, ok := v.(string)
+		if !ok || len(s) <= MaxSampleText {
+			continue
+		}
+		cut := CutText(s, MaxSampleText, sampleFullText(header, c, key))
+		if cut == s {
+			continue
+		}
+		if len(out) > 0 && &out[0] == &row[0] {
+			out = slices.Clone(row)
+		}
+		out[c] = cut
+	}
+	return out
+}
+
+// sampleFullText is where the run directory holds the full text of
+// column c of a samples table with columns header (fullTextIn), as a cut
+// text's note names it: the records, with the record's key when known,
+// for the prompt, the response and the error.
+func sampleFullText(header []string, c int, key string) string {
+	where := fullTextIn("samples", header, c)
+	if where != recordsFile {
+		return where
+	}
+	where = "the run's records (records.jsonl, or a sealed records-N.jsonl.zst)"
+	if key != "" {
+		where += ", record key " + key
+	}
+	return where
 }
 
 // ordinal writes k as "2nd", "3rd", "11th", "21st".

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// The HTML report shows every text cut to a bounded length (CutText), so
+// that its size does not grow with the length of a run's answers,
+// prompts or dataset texts, and stays under 25 MB:
+//
+//   - the answers table (the only table holding model output and dataset
+//     text, MaxRows 500 as the report shows it) holds at most
+//     MaxAnswerText characters a cell: 500 rows × 3 such texts (gold,
+//     prediction, prediction_norm) × 200 characters × at most 5 bytes a
+//     character as the page writes it (UTF-8 takes at most 4, an escaped
+//     quote "&#34;" 5) = 1.5 MB;
+//   - the explorer holds at most MaxExplorerBytes (15 MB) of samples, each
+//     of its texts at most MaxSampleText characters, so that it shows at
+//     least 15 MB / (6 texts: prompt, response, error, gold, prediction,
+//     prediction_norm × 4,000 characters × 6 bytes, "\u003c" in JSON) =
+//     109 samples however long their texts, and all of a run's when they
+//     fit;
+//   - ECharts takes 1.04 MB;
+//
+// 17.6 MB in all, leaving 7.4 MB for the other tables (labels and
+// numbers, their cells at most MaxTableText characters), the figures, the
+// notes and the provenance. Each cut text names the run directory's file
+// that holds it in full.
+const (
+	// MaxTableText bounds, in characters (the cut note included), the
+	// text of one cell of a table on the HTML page but the answers table.
+	MaxTableText = 1000
+	// MaxAnswerText bounds, in characters (the cut note included), the
+	// text of one cell of the answers table on the HTML page (the
+	// explorer shows more of each answer).
+	MaxAnswerText = 200
+	// MaxSampleText bounds, in characters (the cut note included), each
+	// text of a sample in the HTML explorer (its prompt, response, error,
+	// prediction, gold).
+	MaxSampleText = 4000
+)
+
+// cellTextLimit is the most characters a cell of the table named name
+// shows on the HTML page.
+func cellTextLimit(name string) int {
+	if name == "answers" {
+		return MaxAnswerText
+	}
+	return MaxTableText
+}
+
+// CutText returns s when it has at most limit characters (runes); otherwise
+// its first characters followed by the note "… [cut at N of M characters;
+// the full text is in WHERE]", at most limit characters in all, so that
+// a text CutText returned is returned as it is by another call with the
+// same limit. The cut falls on a character boundary and never inside a
+// grapheme of an Indic script (cutPoint: a vowel sign, a virama and the
+// consonant it joins stay with their letter); N counts the characters
+// kept, M those of s. A note too long for limit (a long where) is dropped
+// for one without where. It reads s once; cost O(len(s)).
+func CutText(s string, limit int, where string) string {
+	if len(s) <= limit { // a character takes at least a byte
+		return s
+	}
+	m := utf8.RuneCountInString(s)
+	if m <= limit {
+		return s
+	}
+	note := func(n int) string {
+		return fmt.Sprintf(" … [cut at %d of %d characters; the full text is in %s]", n, m, where)
+	}
+	room := limit - utf8.RuneCountInString(note(limit))
+	if room < limit/2 {
+		note = func(n int) string { return fmt.Sprintf(" … [cut at %d of %d characters]", n, m) }
+		room = limit - utf8.RuneCountInString(note(limit))
+	}
+	i := cutPoint(s, max(room, 0))
+	return s[:i] + note(utf8.RuneCountInString(s[:i]))
+}
+
+// maxCluster bounds how many characters cutPoint moves back to keep a
+// grapheme whole: a longer run of combining marks is cut where it is.
+const maxCluster = 16
+
+// cutPoint is the byte offset in s after its first n characters, or
+// before the grapheme they would split (graphemeStart).
+func cutPoint(s string, n int) int {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return graphemeStart(s, i)
+}
+
+// graphemeStart is i, a character boundary of s, moved back (by at most
+// maxCluster characters) to the start of the grapheme a cut at i would
+// split: a cut never falls before a combining mark (a vowel sign, an
+// anusvara, a nukta, a virama, a variation selector), an emoji modifier,
+// a zero-width joiner or non-joiner, a line feed after a carriage return,
+// nor before a letter after a virama or a joiner (a conjunct). It is 0
+// when that grapheme starts s, and i when no start is near (a run of
+// marks longer than maxCluster).
+func graphemeStart(s string, i int) int {
+	for at, back := i, 0; back <= maxCluster; back++ {
+		if at == 0 || at >= len(s) {
+			return at
+		}
+		prev, size := utf8.DecodeLastRuneInString(s[:at])
+		next, _ := utf8.DecodeRuneInString(s[at:])
+		if !joined(prev, next) {
+			return at
+		}
+		at -= size
+	}
+	return i
+}
+
+// joined reports whether a grapheme goes on from prev to next: the text
+// may not be cut between them.
+func joined(prev, next rune) bool {
+	const zwnj, zwj = '\u200c', '\u200d'
+	switch {
+	case prev == '\r' && next == '\n':
+		return true
+	case unicode.In(next, unicode.Mn, unicode.Mc, unicode.Me), next == zwnj, next == zwj,
+		next >= 0x1f3fb && next <= 0x1f3ff: // emoji modifiers
+		return true
+	case prev == zwj:
+		return true
+	case isVirama(prev) && unicode.IsLetter(next):
+		return true
+	}
+	return false
+}
+
+// isVirama reports whether r kills the inherent vowel of the consonant
+// before it and joins the next one (canonical combining class 9: the
+// virama of every Indic script).
+func isVirama(r rune) bool {
+	if r < 0x900 {
+		return false
+	}
+	var b [utf8.UTFMax]byte
+	return norm.NFC.Properties(b[:utf8.EncodeRune(b[:], r)]).CCC() == 9
+}
