@@ -183,7 +183,7 @@ func (r *Results) Partial() string {
 			return nil
 		})
 	}
-	return fmt.Sprintf("the run is partial (status %s): %d%s requests have answers, and the tables cover only those; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have whole records, and the tables cover only the answers the run holds; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
 		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
 }
 

@@ -531,7 +531,7 @@ func TestReportOnPartialRun(t *testing.T) {
 			if exp.Judge != nil && len(sent) != answers {
 				t.Errorf("report asked the judge %d times for %d answers", len(sent), answers)
 			}
-			want := fmt.Sprintf("requests have answers, and the tables cover only those")
+			want := fmt.Sprintf("requests have whole records, and the tables cover only the answers the run holds")
 			if !strings.Contains(msg, "the run is partial") || !strings.Contains(msg, fmt.Sprintf(" of %d requests", total)) || !strings.Contains(msg, want) || !strings.Contains(msg, "--out "+out) {
 				t.Errorf("report does not say the run is partial, of %d requests: %s", total, msg)
 			}

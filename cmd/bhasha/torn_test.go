@@ -232,3 +232,51 @@ func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 		})
 	}
 }
+
+// A report of a run whose sealed segment is damaged sends nothing and
+// changes no record file: the damaged segment and its lean copy stay as
+// they are (nothing is archived), the tables score every answer the
+// intact lean copy holds, and the note names the damage.
+func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
+	ref := smokeRun(t, "smoke-mdi.yaml")
+	want := answersOf(t, ref)
+	out := copyRun(t, ref)
+	seg := filepath.Join(out, sealNow(t, out))
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x5a
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lean := strings.TrimSuffix(seg, ".jsonl.zst") + ".lean"
+	before := map[string][]byte{}
+	for _, p := range []string{seg, lean} {
+		if before[p], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"report", "--run", out, "--html", filepath.Join(t.TempDir(), "r.html")}, &so, &se); err != nil {
+		t.Fatalf("report: %v\n%s", err, se.String())
+	}
+	for p, was := range before {
+		if now, err := os.ReadFile(p); err != nil || !bytes.Equal(now, was) {
+			t.Errorf("the report changed %s (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, records.ArchiveDir)); !os.IsNotExist(err) {
+		t.Errorf("the report archived something: %v", err)
+	}
+	if !strings.Contains(se.String(), filepath.Base(seg)+" is damaged") {
+		t.Errorf("no note names the damaged segment:\n%s", se.String())
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "tables", "answers.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := bytes.Count(csv, []byte("\n")) - 1; rows != len(want) {
+		t.Errorf("answers.csv has %d answers, want the lean copy's %d", rows, len(want))
+	}
+}

@@ -220,6 +220,7 @@ type Scan struct {
 	conflictKeys map[[2]uint64]bool
 	torn         bool
 	committed    bool         // Commit rewrote the file: the line numbers above are of the file before
+	leaveDamaged bool         // Commit leaves damaged segments as they are (LeaveDamaged)
 	files        []recordFile // the files scanned, in logical order
 	starts       []int        // the logical line before each file's first
 	interrupted  bool         // a seal was interrupted: Commit finishes it
@@ -538,6 +539,12 @@ func (s *Scan) IsConflict(key string) bool { return s.conflictKeys[s.Done.h(key)
 // not say).
 type Pick func(line int, key string, id *engine.Identity) bool
 
+// LeaveDamaged makes Commit leave every damaged segment (Report.Damaged)
+// as it is, archiving and rewriting none of them: for a pass that sends
+// no request (a report), whose readers read what the segment still holds
+// and name what it lost. Call it before Commit.
+func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
+
 // Commit rewrites the records files as a resume needs it: without a torn
 // tail, failed records and identical duplicates (the first record of a
 // key stays), and with the lines pick chooses moved to
@@ -552,7 +559,7 @@ type Pick func(line int, key string, id *engine.Identity) bool
 // Once it has rewritten the files, a later Commit without archiving does
 // nothing (the repairs are made). The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || len(s.Report.Damaged) > 0
+	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
 	if s.committed {
 		// The repairs are made and the line numbers are the old file's:
 		// a second pass would take a kept record for a duplicate.
@@ -591,6 +598,9 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	for i, f := range s.files {
 		drop := map[int]bool{}
 		drops[i] = drop
+		if f.damage != nil && s.leaveDamaged {
+			continue
+		}
 		r, err := f.open()
 		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
 			continue
@@ -667,6 +677,9 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	}
 	for i, f := range s.files {
 		cut := f.seg == 0 && s.torn
+		if f.damage != nil && s.leaveDamaged {
+			continue
+		}
 		if len(drops[i]) == 0 && !cut && f.damage == nil {
 			continue
 		}

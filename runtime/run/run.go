@@ -434,6 +434,11 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
 		return nil, err
 	}
+	if !willSend {
+		// Nothing is asked again: a damaged segment stays as it is, read
+		// for what it holds, for the run that asks its lost records.
+		scan.LeaveDamaged()
+	}
 	if _, _, err := scan.Commit(nil, ""); err != nil {
 		return nil, err
 	}
