@@ -155,30 +155,27 @@ func ofBytes(exe, why string) (ID, error) {
 // sourceFiles lists the source file names exe's Go line table records
 // (ELF and Mach-O executables).
 func sourceFiles(exe string) ([]string, error) {
-	var pcln []byte
+	var tabData func() ([]byte, error)
 	var text uint64
 	if f, err := elf.Open(exe); err == nil {
 		defer f.Close()
-		s, t := f.Section(".gopclntab"), f.Section(".text")
-		if s == nil || t == nil {
-			return nil, fmt.Errorf("%s has no Go line table", exe)
+		if s, t := f.Section(".gopclntab"), f.Section(".text"); s != nil && t != nil {
+			tabData, text = s.Data, t.Addr
 		}
-		if pcln, err = s.Data(); err != nil {
-			return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
-		}
-		text = t.Addr
 	} else if f, err := macho.Open(exe); err == nil {
 		defer f.Close()
-		s, t := f.Section("__gopclntab"), f.Section("__text")
-		if s == nil || t == nil {
-			return nil, fmt.Errorf("%s has no Go line table", exe)
+		if s, t := f.Section("__gopclntab"), f.Section("__text"); s != nil && t != nil {
+			tabData, text = s.Data, t.Addr
 		}
-		if pcln, err = s.Data(); err != nil {
-			return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
-		}
-		text = t.Addr
 	} else {
 		return nil, fmt.Errorf("%s is neither an ELF nor a Mach-O executable", exe)
+	}
+	if tabData == nil {
+		return nil, fmt.Errorf("%s has no Go line table", exe)
+	}
+	pcln, err := tabData()
+	if err != nil {
+		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
 	}
 	tab, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, text))
 	if err != nil {
