@@ -138,13 +138,14 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, files []strin
 	return nil
 }
 
-// FigurePNGs draws each figure as a PNG image, at the size FigureHTML
-// gives it (1000 CSS pixels wide, its height) and twice the pixel
-// density, with ECharts' canvas renderer in headless Chromium (browser,
-// the path of its executable), every text shown as the exports show it
-// (chart.VisibleOption). All the figures are drawn in one page load (one
-// start of the browser, a second or more). The images are in the order
-// of figs. A figure that does not draw is an error naming it.
+// FigurePNGs draws each figure as a PNG image, FigureImageWidth CSS
+// pixels wide and as high as FigureHTML makes its container, at twice the
+// pixel density, with ECharts' canvas renderer in headless Chromium
+// (browser, the path of its executable), every text shown as the exports
+// show it (chart.VisibleOption). All the figures are drawn in one page
+// load (one start of the browser, a second or more); cancelling ctx stops
+// it. The images are in the order of figs. A figure that does not draw is
+// an error naming it.
 func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, error) {
 	vis := make([]Figure, len(figs))
 	sizes := make([][2]int, len(figs))
@@ -187,8 +188,8 @@ func drawPNGs(ctx context.Context, browser string, figs []Figure, sizes [][2]int
 	return pngs, nil
 }
 
-// drawFigurePage draws the figures, figure i at sizes[i] (width, height in CSS
-// pixels) in a container whose id is fig-i, with ECharts' renderer
+// drawFigurePage draws the figures, figure i at sizes[i] (width, height
+// in CSS pixels) in a container whose id is fig-i, with ECharts' renderer
 // ("svg" or "canvas") on one page in headless Chromium, and returns the
 // page's DOM once drawn.
 func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure, sizes [][2]int) ([]byte, error) {
