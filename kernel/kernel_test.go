@@ -1,12 +1,20 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/internal/browsertest"
@@ -203,5 +211,133 @@ func TestScoringHTML(t *testing.T) {
 				t.Errorf("%+v: %s lacks %q", tc.p, got, w)
 			}
 		}
+	}
+}
+
+// aPNG is a small PNG image.
+func aPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	img.Set(1, 1, color.RGBA{R: 0xD5, G: 0x5E, A: 0xFF})
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// What a cell shows of a figure: the interactive chart with its caption,
+// and, given the figure drawn, the image inside the chart's container (for
+// a page whose scripts do not run) and as image/png beside it (for a
+// reader that shows images), the caption as text.
+func TestFigureData(t *testing.T) {
+	f := report.Figure{Name: "form_accuracy_m", Caption: `Accuracy by form <b>"n = 20"</b>`,
+		Option: json.RawMessage(`{"xAxis":{"type":"category","data":["a","b"]},"yAxis":{},"series":[{"type":"bar","data":[1,2]}]}`)}
+	img := aPNG(t)
+	for _, tc := range []struct {
+		name string
+		png  []byte
+	}{
+		{"without an image", nil},
+		{"with an image", img},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := figureData(f, tc.png)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, _ := d.Data[protocol.MIMETextHTML].(string)
+			if !strings.Contains(h, `<div class="chart" id="bh-fig-`) || !strings.Contains(h, "echarts.init(") {
+				t.Errorf("no interactive chart in %.300s", h)
+			}
+			if got := d.Data[protocol.MIMETextPlain]; got != f.Caption {
+				t.Errorf("text/plain %q, want the caption %q", got, f.Caption)
+			}
+			if strings.Contains(h, `<b>"n`) {
+				t.Errorf("the caption is not escaped: %.500s", h)
+			}
+			got, hasPNG := d.Data[protocol.MIMEImagePNG].([]byte)
+			inHTML := strings.Contains(h, `<img src="data:image/png;base64,`+base64.StdEncoding.EncodeToString(img)+`"`)
+			if tc.png == nil {
+				if hasPNG || strings.Contains(h, "<img") {
+					t.Errorf("an image without one given: %v, %.300s", d.Data, h)
+				}
+				return
+			}
+			if !hasPNG || !bytes.Equal(got, tc.png) {
+				t.Errorf("image/png is %d bytes, want the %d given", len(got), len(tc.png))
+			}
+			if !inHTML {
+				t.Errorf("the HTML does not hold the image: %.500s", h)
+			}
+			if m, _ := d.Metadata[string(protocol.MIMEImagePNG)].(map[string]int); m["width"] != report.FigureImageWidth {
+				t.Errorf("image/png metadata %v, want width %d", d.Metadata, report.FigureImageWidth)
+			}
+		})
+	}
+}
+
+// The static image a cell shows: drawn by headless Chromium at the
+// figure's size (twice the pixel density); on a page with ECharts the
+// chart replaces it, on one without (a notebook whose scripts ran but
+// whose ECharts was not sent again) it stays, with no note over it.
+func TestFigureStaticImage(t *testing.T) {
+	browser := browsertest.Chromium(t)
+	f := report.Figure{Name: "bars", Caption: "two bars",
+		Option: json.RawMessage(`{"xAxis":{"type":"category","data":["a","b"]},"yAxis":{},"series":[{"type":"bar","data":[1,2]}]}`)}
+	pngs, err := report.FigurePNGs(context.Background(), browser, []report.Figure{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pngs) != 1 {
+		t.Fatalf("%d images for one figure", len(pngs))
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(pngs[0]))
+	if err != nil {
+		t.Fatalf("the image is not a PNG: %v", err)
+	}
+	if cfg.Width != 2*report.FigureImageWidth || cfg.Height != 2*460 {
+		t.Errorf("the image is %d×%d, want %d×%d", cfg.Width, cfg.Height, 2*report.FigureImageWidth, 2*460)
+	}
+	d, err := figureData(f, pngs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := d.Data[protocol.MIMETextHTML].(string)
+	for _, tc := range []struct {
+		name    string
+		echarts string
+		want    []string
+		dont    []string
+	}{
+		{"with ECharts", report.EChartsScript(), []string{"<canvas"}, []string{"<img", "not loaded"}},
+		{"without ECharts", "", []string{`<img src="data:image/png;base64,`}, []string{"<canvas", "not loaded"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "cell.html")
+			page := `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>` + tc.echarts + fig + `</body></html>`
+			if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom, console := browsertest.DumpDOM(t, browser, file, 3*time.Second)
+			if len(console) > 0 {
+				t.Errorf("the figure wrote to the console: %q", console)
+			}
+			i, j := strings.Index(dom, `<div class="chart"`), strings.Index(dom, `<p class="caption">`)
+			if i < 0 || j < i {
+				t.Fatalf("no chart container in the page")
+			}
+			chart := dom[i:j]
+			for _, w := range tc.want {
+				if !strings.Contains(chart, w) {
+					t.Errorf("the chart's container lacks %q: %.300s", w, chart)
+				}
+			}
+			for _, w := range tc.dont {
+				if strings.Contains(chart, w) {
+					t.Errorf("the chart's container has %q: %.300s", w, chart)
+				}
+			}
+		})
 	}
 }

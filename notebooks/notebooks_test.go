@@ -3,7 +3,10 @@
 package notebooks
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,7 +50,8 @@ func text(v any) string {
 // TestExecutedNotebooks reads the notebooks `make notebooks` executed
 // (BHASHA_NOTEBOOKS names their folder; skipped without it): every
 // notebook of this folder was executed, no output is an error or a panic,
-// each holds its expected tables and figures; and the executed quickstart,
+// each holds its expected tables and figures, each figure with its static
+// image (image/png, and in its HTML); and the executed quickstart,
 // opened in headless Chromium, shows its figure drawn (a screenshot is
 // written beside it).
 func TestExecutedNotebooks(t *testing.T) {
@@ -103,7 +107,23 @@ func TestExecutedNotebooks(t *testing.T) {
 				for _, m := range tableRe.FindAllStringSubmatch(html, -1) {
 					tablesSeen[m[1]] = true
 				}
-				figures += strings.Count(html, `<div class="chart" id="bh-fig-`)
+				n := strings.Count(html, `<div class="chart" id="bh-fig-`)
+				figures += n
+				// A saved notebook shows its figures where scripts do not
+				// run: each figure's output holds it drawn, as image/png
+				// and inside its HTML.
+				if n > 0 {
+					img, _ := o.Data["image/png"].(string)
+					b, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(img, "\n", ""))
+					if err == nil {
+						_, err = png.DecodeConfig(bytes.NewReader(b))
+					}
+					if img == "" || err != nil || n != 1 {
+						t.Errorf("%s cell %d: a figure's output (of %d figures) holds no static image: image/png of %d characters (%v)", name, i, n, len(img), err)
+					} else if !strings.Contains(html, `<img src="data:image/png;base64,`) {
+						t.Errorf("%s cell %d: a figure's HTML holds no static image", name, i)
+					}
+				}
 				explorers += strings.Count(html, `-explorer">`)
 			}
 		}

@@ -89,59 +89,31 @@ var (
 	pngRe = regexp.MustCompile(`<div class="fig" id="(fig-\d+)"[^>]*data-png="data:image/png;base64,([A-Za-z0-9+/=]+)"`)
 )
 
+// exportWidth and exportHeight are the size, in CSS pixels, at which the
+// exports draw every figure.
+const exportWidth, exportHeight = 1000, 560
+
 // renderFigures draws the figures with Chromium in two page loads: one
 // with ECharts' SVG renderer (the SVG elements are read from the DOM),
-// one with its canvas renderer, each chart exporting itself as a PNG data
-// URL (getDataURL, twice the pixel density) into an attribute the DOM
-// dump carries. Figure i is written as files[i].svg and files[i].png;
-// an SVG that is not well-formed XML is an error, never a file.
+// one with its canvas renderer (drawPNGs). Figure i is written as
+// files[i].svg and files[i].png; an SVG that is not well-formed XML is an
+// error, never a file.
 func renderFigures(ctx context.Context, dir string, figs []Figure, files []string, browser string) error {
-	tmp, err := os.MkdirTemp("", "bhasha-figures-")
+	sizes := make([][2]int, len(figs))
+	for i := range sizes {
+		sizes[i] = [2]int{exportWidth, exportHeight}
+	}
+	svgDOM, err := drawFigurePage(ctx, browser, "svg", figs, sizes)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	dump := func(renderer string) ([]byte, error) {
-		type fv struct {
-			ID     string
-			Option any
-		}
-		var vs []fv
-		for i, f := range figs {
-			var o any
-			json.Unmarshal(f.Option, &o)
-			vs = append(vs, fv{fmt.Sprintf("fig-%d", i), o})
-		}
-		var b bytes.Buffer
-		if err := figPage.Execute(&b, map[string]any{"ECharts": template.JS(echartsJS), "Figures": vs, "Renderer": renderer}); err != nil {
-			return nil, err
-		}
-		page := filepath.Join(tmp, renderer+".html")
-		if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		out, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--no-first-run", "--user-data-dir="+filepath.Join(tmp, "profile-"+renderer), "--virtual-time-budget=5000",
-			"--dump-dom", "file://"+page).Output()
-		if err != nil {
-			return nil, fmt.Errorf("rendering figures with %s: %w", browser, err)
-		}
-		return out, nil
-	}
-	svgDOM, err := dump("svg")
+	pngs, err := drawPNGs(ctx, browser, figs, sizes)
 	if err != nil {
 		return err
 	}
-	pngDOM, err := dump("canvas")
-	if err != nil {
-		return err
-	}
-	svgs, pngs := map[string]string{}, map[string]string{}
+	svgs := map[string]string{}
 	for _, m := range svgRe.FindAllSubmatch(svgDOM, -1) {
 		svgs[string(m[1])] = string(m[2])
-	}
-	for _, m := range pngRe.FindAllSubmatch(pngDOM, -1) {
-		pngs[string(m[1])] = string(m[2])
 	}
 	for i, f := range figs {
 		id := fmt.Sprintf("fig-%d", i)
@@ -159,21 +131,107 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, files []strin
 		if err := atomicfile.WriteFile(filepath.Join(dir, files[i]+".svg"), []byte(svg)); err != nil {
 			return err
 		}
-		png, err := base64.StdEncoding.DecodeString(pngs[id])
-		if err != nil || len(png) == 0 {
-			return fmt.Errorf("rendering figure %q: no PNG drawn", f.Name)
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, files[i]+".png"), png); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, files[i]+".png"), pngs[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// FigurePNGs draws each figure as a PNG image, FigureImageWidth CSS
+// pixels wide and as high as FigureHTML makes its container, at twice the
+// pixel density, with ECharts' canvas renderer in headless Chromium
+// (browser, the path of its executable), every text shown as the exports
+// show it (chart.VisibleOption). All the figures are drawn in one page
+// load (one start of the browser, a second or more); cancelling ctx stops
+// it. The images are in the order of figs. A figure that does not draw is
+// an error naming it.
+func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, error) {
+	vis := make([]Figure, len(figs))
+	sizes := make([][2]int, len(figs))
+	for i, f := range figs {
+		fv, err := figViewOf(f, "")
+		if err != nil {
+			return nil, err
+		}
+		o, err := chart.VisibleOption(f.Option)
+		if err != nil {
+			return nil, fmt.Errorf("figure %q: %w", f.Name, err)
+		}
+		vis[i], sizes[i] = f, [2]int{FigureImageWidth, fv.Height}
+		vis[i].Option = o
+	}
+	return drawPNGs(ctx, browser, vis, sizes)
+}
+
+// drawPNGs draws the figures with ECharts' canvas renderer in one page
+// load, each chart exporting itself as a PNG data URL (getDataURL, twice
+// the pixel density) into an attribute the DOM dump carries, and returns
+// the images in the order of figs.
+func drawPNGs(ctx context.Context, browser string, figs []Figure, sizes [][2]int) ([][]byte, error) {
+	dom, err := drawFigurePage(ctx, browser, "canvas", figs, sizes)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]string{}
+	for _, m := range pngRe.FindAllSubmatch(dom, -1) {
+		found[string(m[1])] = string(m[2])
+	}
+	pngs := make([][]byte, len(figs))
+	for i, f := range figs {
+		png, err := base64.StdEncoding.DecodeString(found[fmt.Sprintf("fig-%d", i)])
+		if err != nil || len(png) == 0 {
+			return nil, fmt.Errorf("rendering figure %q: no PNG drawn", f.Name)
+		}
+		pngs[i] = png
+	}
+	return pngs, nil
+}
+
+// drawFigurePage draws the figures, figure i at sizes[i] (width, height
+// in CSS pixels) in a container whose id is fig-i, with ECharts' renderer
+// ("svg" or "canvas") on one page in headless Chromium, and returns the
+// page's DOM once drawn.
+func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure, sizes [][2]int) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "bhasha-figures-")
+	if err != nil {
+		return nil, fmt.Errorf("rendering figures: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	type fv struct {
+		ID            string
+		Width, Height int
+		Option        any
+	}
+	var vs []fv
+	for i, f := range figs {
+		var o any
+		if err := json.Unmarshal(f.Option, &o); err != nil {
+			return nil, fmt.Errorf("rendering figure %q: %w", f.Name, err)
+		}
+		vs = append(vs, fv{fmt.Sprintf("fig-%d", i), sizes[i][0], sizes[i][1], o})
+	}
+	var b bytes.Buffer
+	if err := figPage.Execute(&b, map[string]any{"ECharts": template.JS(echartsJS), "Figures": vs, "Renderer": renderer}); err != nil {
+		return nil, fmt.Errorf("rendering figures: %w", err)
+	}
+	page := filepath.Join(tmp, renderer+".html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		return nil, fmt.Errorf("rendering figures: %w", err)
+	}
+	out, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--no-first-run", "--user-data-dir="+filepath.Join(tmp, "profile"), "--virtual-time-budget=5000",
+		"--dump-dom", "file://"+page).Output()
+	if err != nil {
+		return nil, fmt.Errorf("rendering figures with %s: %w", browser, err)
+	}
+	return out, nil
+}
+
 var figPage = template.Must(template.New("fig").Parse(`<!DOCTYPE html><html><head><meta charset="utf-8">
-<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif;background:#fff}.fig{width:1000px;height:560px}</style>
+<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif;background:#fff}</style>
 <script>{{.ECharts}}</script></head><body>
-{{range .Figures}}<div class="fig" id="{{.ID}}"></div>
+{{range .Figures}}<div class="fig" id="{{.ID}}" style="width:{{.Width}}px;height:{{.Height}}px"></div>
 <script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:{{$.Renderer}}});c.setOption({{.Option}});
 if({{$.Renderer}}==="canvas"){el.setAttribute("data-png",c.getDataURL({type:"png",pixelRatio:2,backgroundColor:"#fff"}));}})();</script>
 {{end}}</body></html>`))

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"html/template"
@@ -64,9 +65,29 @@ func TableHTML(t *tables.Table, maxRows int) (string, error) {
 // the script that draws it with the ECharts already on the page
 // (EChartsScript); without it, the container says so.
 func FigureHTML(f Figure) (string, error) {
+	return FigureImageHTML(f, nil)
+}
+
+// FigureImageWidth is the width, in CSS pixels, at which FigurePNGs
+// draws a figure and FigureImageHTML shows it (at most).
+const FigureImageWidth = 1000
+
+// FigureImageHTML is FigureHTML with png (the figure drawn, as FigurePNGs
+// draws it; nil for none) as an image inside the figure's container: a
+// page whose scripts do not run (a notebook Jupyter does not trust, one
+// shown by GitHub or nbviewer, an HTML export opened without JavaScript)
+// shows the image; where the script runs, the interactive chart replaces
+// it, and without ECharts on the page the image stays.
+func FigureImageHTML(f Figure, png []byte) (string, error) {
 	fv, err := figViewOf(f, fragmentID("bh-fig"))
 	if err != nil {
 		return "", err
+	}
+	if len(png) > 0 {
+		// A data URL of the image's own bytes, base64: nothing of the
+		// figure's text is in it.
+		fv.Image = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
+		fv.ImageWidth = FigureImageWidth
 	}
 	return execFragment("figure", fv)
 }

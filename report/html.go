@@ -255,6 +255,11 @@ type figView struct {
 	Mirrors string
 	Option  any
 	Height  int // pixels: a figure with nothing to draw (no series) is a short one
+	// Image is the figure drawn (a data URL), shown in its container
+	// until the script draws the chart; ImageWidth is its width in CSS
+	// pixels. Empty for none.
+	Image      template.URL
+	ImageWidth int
 }
 
 func figViewOf(f Figure, id string) (figView, error) {
@@ -480,10 +485,10 @@ order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.
   return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
 {{define "tablecard"}}<div class="bh-fragment" data-table="{{.Info.Name}}" style="max-height:28em;overflow:auto"><p><b>{{.Info.Name}}</b>{{if .Simulated}} <span style="color:#D55E00;font-weight:bold">SIMULATED</span>{{end}}{{if .Info.Description}}: {{.Info.Description}}{{end}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}} — {{.Total}} rows{{if lt .Shown .Total}}, the first {{.Shown}} shown{{end}}</p>
 {{if .Note}}<p class="note" style="background:#fff8e1;padding:.4em .8em">{{.Note}}</p>{{end}}{{template "table" .}}</div>{{end}}
-{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:{{.Height}}px"></div>
+{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:{{.Height}}px">{{if .Image}}<img src="{{.Image}}" alt="{{.Caption}}" style="width:100%;max-width:{{.ImageWidth}}px;height:auto">{{end}}</div>
 <p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
-<script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
-var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>{{end}}
+<script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){if(!el.firstChild)el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
+el.textContent="";var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>{{end}}
 {{/* the explorer aligns its cells itself (inline styles: text left, numbers right, as the report's tables), so that a notebook's style, which right-aligns every cell, does not */}}
 {{define "explorer"}}<p>{{.Note}}</p>
 <div id="{{.ID}}-explorer">
