@@ -12,23 +12,30 @@ import (
 	"testing"
 )
 
-// commandMain is a study author's whole command: the bhasha command with
-// the brevity study registered (docs/own-study.md shows it).
-const commandMain = `package main
+// goBlocks are the ```go blocks of the Markdown file path, in order.
+func goBlocks(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, part := range strings.Split(string(b), "```go\n")[1:] {
+		code, _, ok := strings.Cut(part, "```")
+		if !ok {
+			t.Fatalf("%s: a go block is not closed", path)
+		}
+		out = append(out, code)
+	}
+	return out
+}
 
-import (
-	"github.com/bhashalab/bhasha/cli"
-	"github.com/bhashalab/bhasha/examples/brevity"
-)
-
-func main() { cli.Main(brevity.Study{}) }
-`
-
-// A study author's five-line main, built in a go.work workspace beside
-// this checkout, is the bhasha command knowing the study: it runs the
-// study's experiment file on the simulator and reports on the run, with
-// the study's own table and criterion; the plain bhasha command refuses
-// both and says how to write that main.
+// The code of docs/own-study.md, run. A study author's five-line main,
+// built in a go.work workspace beside this checkout, is the bhasha
+// command knowing the study: it runs the study's experiment file on the
+// simulator and reports on the run, with the study's own table and
+// criterion; the page's notebook cells, as one program, reopen that run;
+// the plain bhasha command refuses both and says how to write that main.
 func TestOwnStudyCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
@@ -41,15 +48,22 @@ func TestOwnStudyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	blocks := goBlocks(t, filepath.Join(repo, "docs", "own-study.md"))
+	if len(blocks) != 3 || !strings.HasPrefix(blocks[0], "package main\n") || !strings.HasPrefix(blocks[1], "import (") || !strings.HasPrefix(blocks[2], "%%\n") {
+		t.Fatalf("docs/own-study.md: want three go blocks (the main, a notebook's declarations and a %%%% cell), got %q", blocks)
+	}
+	commandMain := blocks[0]
+	cellsMain := "package main\n\n" + blocks[1] + "\nfunc main() {\n" + strings.TrimPrefix(blocks[2], "%%\n") + "}\n"
 	work := t.TempDir()
 	mod := filepath.Join(work, "mystudy")
-	if err := os.MkdirAll(mod, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(mod, "cells"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		filepath.Join(mod, "go.mod"):   "module example.com/mystudy\n\ngo 1.26.8\n",
-		filepath.Join(mod, "main.go"):  commandMain,
-		filepath.Join(work, "go.work"): "go 1.26.8\n\nuse (\n\t./mystudy\n\t" + repo + "\n)\n",
+		filepath.Join(mod, "go.mod"):           "module example.com/mystudy\n\ngo 1.26.8\n",
+		filepath.Join(mod, "main.go"):          commandMain,
+		filepath.Join(mod, "cells", "main.go"): cellsMain,
+		filepath.Join(work, "go.work"):         "go 1.26.8\n\nuse (\n\t./mystudy\n\t" + repo + "\n)\n",
 	} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -66,7 +80,7 @@ func TestOwnStudyCommand(t *testing.T) {
 		}
 		return exe
 	}
-	mine, plain := build("mystudy-command", "."), build("bhasha", "github.com/bhashalab/bhasha/cmd/bhasha")
+	mine, cells, plain := build("mystudy-command", "."), build("cells", "./cells"), build("bhasha", "github.com/bhashalab/bhasha/cmd/bhasha")
 	// run runs a command in work, returning its exit status and output.
 	run := func(exe string, args ...string) (int, string, string) {
 		t.Helper()
@@ -87,7 +101,7 @@ func TestOwnStudyCommand(t *testing.T) {
 		return 0, "", ""
 	}
 	config, _ := filepath.Abs(filepath.FromSlash("testdata/brevity.yaml"))
-	runDir, cache := filepath.Join(work, "run"), filepath.Join(work, "cache")
+	runDir, cache := filepath.Join(work, "runs", "brevity"), filepath.Join(work, "cache") // the cells' out, from work
 
 	if code, stdout, stderr := run(mine, "run", "--config", config, "--out", runDir, "--cache-dir", cache); code != 0 || !strings.Contains(stderr, "complete [SIMULATED models]: 24 records (24 ok, 0 failed)") {
 		t.Fatalf("run: exit status %d\n%s%s", code, stdout, stderr)
@@ -108,6 +122,12 @@ func TestOwnStudyCommand(t *testing.T) {
 	metric := slices.Index(rows[0], "metric")
 	if metric < 0 || !slices.ContainsFunc(rows[1:], func(r []string) bool { return r[metric] == "brief" }) {
 		t.Errorf("accuracy.csv has no row of the study's own criterion, brief:\n%q", rows)
+	}
+
+	// The notebook's cells reopen the run (outside a notebook they show
+	// nothing, and a failure panics).
+	if code, stdout, stderr := run(cells); code != 0 {
+		t.Errorf("the notebook's cells: exit status %d\n%s%s", code, stdout, stderr)
 	}
 
 	// The plain command knows no brevity study: both refusals say how to
