@@ -141,11 +141,9 @@ func Main(studies ...bhasha.Study) {
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "bhasha:", err)
 	}
+	code := ExitCode(ctx, err)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(exitFailed)
-	}
-	os.Exit(exitCode(ctx, err))
+	os.Exit(code)
 }
 
 // Run runs one command line of the bhasha command (args without the
