@@ -85,7 +85,9 @@ Commands:
   demo          run the built-in default experiment against the in-process simulator
   version       print the version
 
-Run 'bhasha COMMAND --help' for a command's flags.
+Run 'bhasha COMMAND --help' for a command's flags. A study of your own gets
+this command from a main of your own: func main() { cli.Main(mystudy.Study{}) }
+(package github.com/bhashalab/bhasha/cli; docs/own-study.md).
 `
 
 // Exit statuses.
