@@ -48,6 +48,8 @@ func layers() []layer {
 			from: []string{"report/..."}, forbid: []string{"studies/...", "runtime/...", "kernel/...", "sim/...", "."}},
 		{why: "the notebook kernel knows no study",
 			from: []string{"kernel/..."}, forbid: studyPackages, allow: []string{"studies/protocol"}},
+		{why: "the command line knows the studies it is handed (cli.Main), the built-in ones through the root package",
+			from: []string{"cli/..."}, forbid: studyPackages, allow: []string{"studies/experiment"}},
 		{why: "the analysis leaves import nothing of the module above them",
 			from: analysisLeaves, forbid: []string{"..."}, allow: append(slices.Clone(analysisLeaves), "datasets/lang", "internal/textdist"), transitive: true},
 	}
@@ -186,6 +188,8 @@ func TestLayeringFailsOnBackEdge(t *testing.T) {
 		{"a report package imports the runtime", listedPackage{ImportPath: mod + "/report/xlsx", Imports: []string{mod + "/runtime/engine"}}, true},
 		{"report imports the studies registry", listedPackage{ImportPath: mod + "/report", Imports: []string{mod + "/studies"}}, true},
 		{"the kernel imports a study", listedPackage{ImportPath: mod + "/kernel", Imports: []string{mod + "/studies/distractors"}}, true},
+		{"the command line imports a study", listedPackage{ImportPath: mod + "/cli", Imports: []string{mod + "/studies/indicklar"}}, true},
+		{"the command line imports the study interfaces", listedPackage{ImportPath: mod + "/cli", Imports: []string{mod + "/studies/experiment", mod}}, false},
 		{"a leaf imports tables", listedPackage{ImportPath: mod + "/analysis/match", Deps: []string{mod + "/analysis/tables"}}, true},
 		{"a leaf imports a leaf and the languages", listedPackage{ImportPath: mod + "/analysis/abstain", Deps: []string{mod + "/analysis/normalize", mod + "/datasets/lang", "strings"}}, false},
 	}

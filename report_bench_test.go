@@ -60,7 +60,7 @@ func reportFiles(b *testing.B, htmlTime time.Duration, htmlBytes int64, xlsxTime
 // Synthetic and in one process: the synthetic study's run is written and
 // reopened in the benchmark's own process, not in a fresh one as a
 // notebook cell or `bhasha report` opens it. BenchmarkPapersGrid
-// (cmd/bhasha) measures the user's path at the papers' scale.
+// (cli) measures the user's path at the papers' scale.
 func BenchmarkReport100k(b *testing.B) {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "exp.yaml")
@@ -116,7 +116,7 @@ func BenchmarkReport100k(b *testing.B) {
 // In memory and synthetic: the rows and samples are built in this process
 // (benchdata.KLARRows), with no run directory, no records read and no
 // scoring; it measures the report writers alone and does not stand for
-// the user's path. BenchmarkPapersGrid (cmd/bhasha) writes the papers'
+// the user's path. BenchmarkPapersGrid (cli) writes the papers'
 // grid to disk and runs `bhasha report --html --xlsx` on it.
 func BenchmarkReport6M(b *testing.B) {
 	rows := benchdata.KLARRows(2619, 30, 9, 9)

@@ -80,3 +80,25 @@ func TestCellHelpersStopOnFailure(t *testing.T) {
 		t.Errorf("Check(nil) stopped: %v", err)
 	}
 }
+
+// The red box of a failure lists the cause first: an experiment naming a
+// study the program did not register shows the unknown study before the
+// study's own options, which follow from it as unknown keys.
+func TestErrorHTMLListsTheCauseFirst(t *testing.T) {
+	for _, c := range []struct{ name, yaml string }{
+		{"options before the study", "name: x\nanswer_tokens: 12\nbrief_words: 1\nstudy: brevity\nmodels: [{name: m, served_name: M}]\n"},
+		{"options after the study", "name: x\nstudy: brevity\nbrief_words: 1\nmodels: [{name: m, served_name: M}]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := bhasha.Parse(context.Background(), []byte(c.yaml))
+			if err == nil {
+				t.Fatal("an unregistered study loaded")
+			}
+			h := ErrorHTML("loading the experiment", err)
+			study, key := strings.Index(h, "unknown study &#34;brevity&#34;"), strings.Index(h, "unknown key &#34;brief_words&#34;")
+			if study < 0 || key < 0 || study > key {
+				t.Errorf("the unknown study (at %d) is not listed before the unknown key it causes (at %d):\n%s", study, key, h)
+			}
+		})
+	}
+}

@@ -39,16 +39,26 @@ func ParseForm(s string) (Form, error) {
 
 // Variant is an item in one language and form.
 type Variant struct {
-	Language   string   `json:"language"` // registry code (ISO 639-3)
-	Form       Form     `json:"form"`
-	Question   string   `json:"question"`           // the question or filled prompt as asked
-	Template   string   `json:"template,omitempty"` // template with <subject> and <mask>, if the source has one
-	Subject    string   `json:"subject,omitempty"`
-	Answer     string   `json:"answer"`            // the gold answer
-	Aliases    []string `json:"aliases,omitempty"` // other accepted answers
+	Language string `json:"language"` // registry code (ISO 639-3)
+	Form     Form   `json:"form"`
+	// Question is the question or filled prompt as the source gives it;
+	// for a cloze source (BMLAMA) it is the text before Template's <mask>,
+	// which in some languages is the bare subject (package bmlama).
+	Question string   `json:"question"`
+	Template string   `json:"template,omitempty"` // template with <subject> and <mask>, if the source has one
+	Subject  string   `json:"subject,omitempty"`
+	Answer   string   `json:"answer"`            // the gold answer
+	Aliases  []string `json:"aliases,omitempty"` // other accepted answers
+	// Candidates are the answer options: the source's order, or with
+	// Options.ShuffleCandidates an order of the seed, item and language
+	// (and form), so that one fact's candidates differ in order from one
+	// language to another.
 	Candidates []string `json:"candidates,omitempty"`
 	// StoredCandidates keeps the source's candidate order when Candidates
 	// was shuffled (the IndicKLAR authors' matcher walks the stored order).
+	// In BMLAMA and KLAR that order is the same in every language, gold
+	// last, so StoredCandidates[i] is the same candidate in each of an
+	// item's variants: it lines the languages' candidates up.
 	StoredCandidates []string `json:"stored_candidates,omitempty"`
 	Source           string   `json:"source"` // file and line or record it came from
 }

@@ -195,6 +195,7 @@ func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(errs) > 0 {
+		causesFirst(errs)
 		return nil, fmt.Errorf("%s: %w", name, errs)
 	}
 	return &exp, nil

@@ -21,7 +21,16 @@ import (
 type Problem struct {
 	Line int
 	Msg  string
+	// Err, when set, says what kind of problem it is, for errors.Is on
+	// the Problems holding it (ErrUnknownStudy).
+	Err error
 }
+
+// ErrUnknownStudy is the kind of the problem an experiment naming a study
+// its registry does not hold has (errors.Is on the Problems that Load,
+// Parse and Validate return). Load and Parse list it first: it is the
+// cause of others (the study's own options read as unknown keys).
+var ErrUnknownStudy = errors.New("unknown study")
 
 func (p Problem) String() string {
 	if p.Line > 0 {
@@ -40,6 +49,32 @@ func (ps Problems) Error() string {
 		lines[i] = p.String()
 	}
 	return fmt.Sprintf("%d problem(s):\n  %s", len(ps), strings.Join(lines, "\n  "))
+}
+
+// Unwrap is the kinds of the problems that have one (Problem.Err).
+func (ps Problems) Unwrap() []error {
+	var out []error
+	for _, p := range ps {
+		if p.Err != nil {
+			out = append(out, p.Err)
+		}
+	}
+	return out
+}
+
+// causesFirst moves the problems that cause others (ErrUnknownStudy) to
+// the front, keeping the order within each group.
+func causesFirst(ps Problems) {
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy)
+		switch {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return 0
+	})
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)

@@ -203,6 +203,7 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	s, ok := e.Studies.Lookup(e.Study)
 	if !ok {
 		c.Add([]string{"study"}, "unknown study %q (want one of %s; a program's own study is added to the registry: bhasha.Register, bhasha.WithStudies)", e.Study, strings.Join(e.Studies.Names(), ", "))
+		c.errs[len(c.errs)-1].Err = ErrUnknownStudy
 		return c.errs
 	}
 	e.placeOptions(s, root, c)

@@ -18,7 +18,7 @@ import (
 // In memory and synthetic: the rows are benchdata.KLARRows, built in this
 // process, with no run directory, no records read and no scoring; it
 // measures the table code alone and does not stand for the user's path.
-// BenchmarkPapersGrid (cmd/bhasha) measures that path from disk.
+// BenchmarkPapersGrid (cli) measures that path from disk.
 func BenchmarkAnalyses6M(b *testing.B) {
 	rows := benchdata.KLARRows(2619, 30, 9, 9)
 	b.ResetTimer()

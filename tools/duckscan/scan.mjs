@@ -1,5 +1,5 @@
 // DuckDB's full scan of a Bhasha run directory: the side-by-side anchor of
-// the papers'-scale benchmark (cmd/bhasha BenchmarkPapersGrid) and a
+// the papers'-scale benchmark (cli BenchmarkPapersGrid) and a
 // comparison anyone can rerun:
 //
 //   make duckscan                       # npm ci here: @duckdb/node-api, pinned

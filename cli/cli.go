@@ -1,6 +1,18 @@
-// Command bhasha runs cross-lingual knowledge-consistency evaluations
-// against vLLM (OpenAI-compatible) endpoints, and serves a simulated
-// vLLM-compatible server for users without a GPU.
+// Package cli is the bhasha command: it runs cross-lingual
+// knowledge-consistency evaluations against vLLM (OpenAI-compatible)
+// endpoints, and serves a simulated vLLM-compatible server for users
+// without a GPU. The bhasha command (cmd/bhasha) is Main with the
+// built-in studies; a study of one's own gets the whole command, every
+// subcommand below, from a main package of a few lines:
+//
+//	package main
+//
+//	import (
+//		"github.com/bhashalab/bhasha/cli"
+//		"example.com/mystudy"
+//	)
+//
+//	func main() { cli.Main(mystudy.Study{}) }
 //
 // Usage:
 //
@@ -26,7 +38,7 @@
 // (--dataset); asked about items it does not know, it says so on stderr
 // (once, then a count every 1000) and in each such response's header
 // X-Bhasha-Sim: unknown-item, and answers "I don't know".
-package main
+package cli
 
 import (
 	"bytes"
@@ -73,7 +85,9 @@ Commands:
   demo          run the built-in default experiment against the in-process simulator
   version       print the version
 
-Run 'bhasha COMMAND --help' for a command's flags.
+Run 'bhasha COMMAND --help' for a command's flags. A study of your own gets
+this command from a main of your own: func main() { cli.Main(mystudy.Study{}) }
+(package github.com/bhashalab/bhasha/cli; docs/own-study.md).
 `
 
 // Exit statuses.
@@ -107,44 +121,81 @@ func exitCode(ctx context.Context, err error) int {
 	return exitFailed
 }
 
-func main() {
+// Main runs the command line os.Args[1:] (Run) with the built-in studies
+// and studies, stopping it on SIGINT and SIGTERM, prints its error on
+// stderr and exits: status 0 when it succeeded, 1 when `datasets check`
+// found invalid records, 3 when a run finished with failed requests, 130
+// when it was interrupted, and 2 otherwise (a study whose name is taken
+// included). It does not return.
+func Main(studies ...bhasha.Study) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	reg := bhasha.BuiltinStudies()
+	var err error
+	for _, s := range studies {
+		if err = reg.Add(s); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = Run(ctx, os.Args[1:], os.Stdout, os.Stderr, reg)
+	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "bhasha:", err)
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(exitFailed)
-	}
-	os.Exit(exitCode(ctx, err))
+	code := ExitCode(ctx, err)
+	stop()
+	os.Exit(code)
 }
 
-func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs one command line of the bhasha command (args without the
+// program's name: "run", "--config", "x.yaml", ...), reading experiment
+// files and runs with the studies of reg (nil: the built-in studies);
+// output goes to stdout and stderr, and cancelling ctx interrupts it
+// (a run then resumes when run again). Its error is what Main prints;
+// ExitCode maps it to an exit status.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhasha.Registry) error {
+	if reg == nil {
+		reg = bhasha.BuiltinStudies()
+	}
+	return command(ctx, args, stdout, stderr, reg)
+}
+
+// ExitCode is the exit status Main exits with after Run returned err
+// under ctx.
+func ExitCode(ctx context.Context, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitFailed
+	}
+	return exitCode(ctx, err)
+}
+
+// command runs one command line with the studies of reg.
+func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhasha.Registry) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	switch args[0] {
 	case "sim":
-		return cmdSim(ctx, args[1:], stderr)
+		return cmdSim(ctx, reg, args[1:], stderr)
 	case "run":
-		return cmdRun(ctx, args[1:], stderr)
+		return cmdRun(ctx, reg, args[1:], stderr)
 	case "batch":
 		if len(args) < 2 {
 			return fmt.Errorf("batch needs export or import\n%s", usage)
 		}
 		switch args[1] {
 		case "export":
-			return cmdBatchExport(ctx, args[2:], stdout, stderr)
+			return cmdBatchExport(ctx, reg, args[2:], stdout, stderr)
 		case "import":
-			return cmdBatchImport(ctx, args[2:], stdout, stderr)
+			return cmdBatchImport(ctx, reg, args[2:], stdout, stderr)
 		}
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
-		return cmdReport(ctx, args[1:], stdout, stderr)
+		return cmdReport(ctx, reg, args[1:], stdout, stderr)
 	case "compare":
-		return cmdCompare(ctx, args[1:], stdout, stderr)
+		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
 	case "datasets":
 		if len(args) < 2 || args[1] != "check" {
 			return fmt.Errorf("datasets: want 'datasets check PATH'")
@@ -220,7 +271,7 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
 	fs := newFlags("sim", "sim --addr HOST:PORT [flags]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8000", "listen address (keep it on loopback)")
 	latency := fs.Duration("latency", 0, "time to first token of every request")
@@ -255,9 +306,9 @@ func cmdSim(ctx context.Context, args []string, stderr io.Writer) error {
 	case *config != "" && (*dataset != "" || *facts != ""):
 		return errors.New("sim: --config knows the experiment's items: give it without --dataset and --facts")
 	case *config != "":
-		exp, err := bhasha.Load(ctx, *config)
+		exp, err := bhasha.Load(ctx, *config, bhasha.WithStudies(reg))
 		if err != nil {
-			return fmt.Errorf("sim: loading the experiment to know its items: %w", err)
+			return ownStudy(fmt.Errorf("sim: loading the experiment to know its items: %w", err))
 		}
 		if set := exp.Items(); set != nil {
 			cfg.Facts = sim.FactsOf(set)
@@ -420,7 +471,7 @@ func (pp *plainProgress) option() bhasha.RunOption {
 	})
 }
 
-func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
@@ -434,7 +485,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, fs, "run", *cfg, *out, *skip)
+	exp, err := loadExperiment(ctx, reg, fs, "run", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}
@@ -494,13 +545,39 @@ func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) err
 	return nil
 }
 
-// loadExperiment checks the two required flags and loads the experiment.
-func loadExperiment(ctx context.Context, fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
+// loadExperiment checks the two required flags and loads the experiment
+// with the studies of reg.
+func loadExperiment(ctx context.Context, reg *bhasha.Registry, fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
 	if cfg == "" || out == "" {
 		fs.Usage()
 		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
 	}
-	return experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: bhasha.BuiltinStudies()})
+	exp, err := experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: reg})
+	return exp, ownStudy(err)
+}
+
+// ownStudyHow is how a study of one's own gets the command.
+const ownStudyHow = `a study of your own runs under a command of your own: a main package that registers it and runs every subcommand of this one (run, report, batch, sim, compare, datasets):
+
+	package main
+
+	import (
+		"github.com/bhashalab/bhasha/cli"
+		"example.com/mystudy" // your study's package
+	)
+
+	func main() { cli.Main(mystudy.Study{}) }
+
+then "go run . run --config FILE --out DIR" and "go run . report --run DIR" in its folder (docs/own-study.md)`
+
+// ownStudy adds to err, when it is an experiment naming a study the
+// command does not know (experiment.ErrUnknownStudy), how to run one's
+// own study; other errors pass through.
+func ownStudy(err error) error {
+	if !errors.Is(err, experiment.ErrUnknownStudy) {
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, ownStudyHow)
 }
 
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
@@ -517,7 +594,7 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed)
 }
 
-func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("batch export", "batch export --config FILE --out DIR [--live]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory")
@@ -527,7 +604,7 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, fs, "batch export", *cfg, *out, *skip)
+	exp, err := loadExperiment(ctx, reg, fs, "batch export", *cfg, *out, *skip)
 	if err != nil {
 		return err
 	}
@@ -544,7 +621,7 @@ func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
-func cmdBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("batch import", "batch import --out DIR --file OUTPUT.jsonl [--config FILE]", stderr)
 	out := fs.String("out", "", "run directory the batch was exported from")
 	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
@@ -561,7 +638,7 @@ func cmdBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if err := noteImport(ctx, *out, *cfg, rep); err != nil {
+	if err := noteImport(ctx, reg, *out, *cfg, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
@@ -671,7 +748,7 @@ func formatNames() string {
 	return strings.Join(names, ", ")
 }
 
-func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
@@ -688,11 +765,14 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
-	oo := []bhasha.ReadOption{scoringProgress(stderr)}
+	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))
 	}
 	r, err := bhasha.Open(ctx, *dir, oo...)
+	if errors.Is(err, experiment.ErrUnknownStudy) {
+		return ownStudy(fmt.Errorf("report: %w", err))
+	}
 	if err != nil {
 		return fmt.Errorf("report: %w (use --config if the experiment moved)", err)
 	}
@@ -795,7 +875,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // cmdCompare sets two runs of the same items side by side: the
 // comparison table as Markdown on stdout, and as CSV with --out.
-func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("compare", "compare --a DIR --b DIR [--out FILE.csv]", stderr)
 	a := fs.String("a", "", "the first run directory (e.g. the authors' defaults)")
 	b := fs.String("b", "", "the second run directory (the option changed)")
@@ -807,13 +887,13 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.Usage()
 		return errors.New("compare: --a and --b are required")
 	}
-	ra, err := bhasha.Open(ctx, *a)
+	ra, err := bhasha.Open(ctx, *a, bhasha.WithStudies(reg))
 	if err != nil {
-		return fmt.Errorf("compare: %w", err)
+		return ownStudy(fmt.Errorf("compare: %w", err))
 	}
-	rb, err := bhasha.Open(ctx, *b)
+	rb, err := bhasha.Open(ctx, *b, bhasha.WithStudies(reg))
 	if err != nil {
-		return fmt.Errorf("compare: %w", err)
+		return ownStudy(fmt.Errorf("compare: %w", err))
 	}
 	t, err := bhasha.Compare(ra, rb)
 	if err != nil {
@@ -834,16 +914,17 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // noteImport records a batch import in the run's manifest (creating it
 // when the run has none): the experiment, counts, and whether the answers
-// came from a simulator.
-func noteImport(ctx context.Context, dir, cfg string, rep batch.ImportReport) error {
+// came from a simulator. The experiment file is read with the studies of
+// reg.
+func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep batch.ImportReport) error {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
 		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
 	}
 	if cfg != "" {
-		exp, err := bhasha.Load(ctx, cfg)
+		exp, err := bhasha.Load(ctx, cfg, bhasha.WithStudies(reg))
 		if err != nil {
-			return err
+			return ownStudy(err)
 		}
 		abs, _ := filepath.Abs(cfg)
 		m.Experiment, m.ExperimentFile = exp.Name, abs

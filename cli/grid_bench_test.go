@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -207,7 +207,7 @@ func prepareGridDir(b *testing.B, l gridrun.Layout) {
 			}
 		}
 	}
-	if err := os.WriteFile(filepath.Join(l.Root, gridMark), []byte("written by BenchmarkPapersGrid (cmd/bhasha)\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(l.Root, gridMark), []byte("written by BenchmarkPapersGrid (cli)\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -358,7 +358,7 @@ func duckScanner(b *testing.B) func(dir string) *exec.Cmd {
 	if err != nil {
 		b.Skip("BenchmarkPapersGrid sets DuckDB's scan of the same run directory beside Bhasha's and needs Node.js (node) on the PATH, then `make duckscan`")
 	}
-	tool, err := filepath.Abs(filepath.Join("..", "..", "tools", "duckscan"))
+	tool, err := filepath.Abs(filepath.Join("..", "tools", "duckscan"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -491,7 +491,7 @@ func TestReportKeepsConflictingRecords(t *testing.T) {
 func TestReportOnPartialRun(t *testing.T) {
 	for _, file := range []string{"smoke-indicklar.yaml", "smoke-indicquest.yaml"} {
 		t.Run(file, func(t *testing.T) {
-			path := filepath.Join("../../testdata/experiments", file)
+			path := filepath.Join("../testdata/experiments", file)
 			exp, err := bhasha.Load(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
