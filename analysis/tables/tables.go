@@ -75,6 +75,10 @@ type Table struct {
 	Mirrors  string
 	Headline bool
 	Chart    *Chart
+	// Brief, when set, names the columns a report's page shows of a table
+	// too wide to read there whole (those of them that hold a value in
+	// some row shown); the CSV files and the workbook hold every column.
+	Brief []string
 }
 
 // Type is the type of a column's cells.
