@@ -656,8 +656,11 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 // Entry is one run of an index page (and of the index workbook).
 type Entry struct {
 	Name, Status, Report, Workbook string
-	Records, Failed                int
-	Simulated                      bool
+	// About is one line on what the run is (its experiment's description
+	// or its study's, and its dataset), shown beside its name.
+	About           string
+	Records, Failed int
+	Simulated       bool
 	// Tables are the run's headline tables the index workbook copies
 	// (WriteIndexXLSX); the HTML index links the run's report instead.
 	Tables []*tables.Table
@@ -679,11 +682,11 @@ var index = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>{{.Title}}</title>
 <style>body{font-family:"Noto Sans",sans-serif;margin:2em}.banner{background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}</style></head><body>
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}td.about{max-width:36em}</style></head><body>
 {{if .Simulated}}<div class="banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
 <h1>{{.Title}}</h1>
-<table><thead><tr><th>experiment</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
-{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
+<table><thead><tr><th>experiment</th><th>what it is</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
+{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td class="about">{{.About}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
 <td><a href="{{.Report}}">{{.Report}}</a></td><td><a href="{{.Workbook}}">{{.Workbook}}</a></td></tr>
 {{end}}</tbody></table><p>written {{.Written}}</p></body></html>
 `))
