@@ -281,8 +281,8 @@ func blank(v any) bool {
 }
 
 // displayCell writes a cell for a reader: rates and interval bounds with
-// three decimals, p-values with three significant digits (scientific
-// below 0.001, never rounded to zero), milliseconds with one decimal,
+// three decimals, p-values as tables.FormatP writes them (scientific
+// below 0.001, never zero), milliseconds with one decimal,
 // other numbers and statistics with three decimals unless they are whole
 // (a count in a column of mixed numbers: 2619, never 2619.000), counts
 // as integers, NaN as empty; the exact value stays in Sort for sorting.
@@ -298,14 +298,10 @@ func displayCell(col tables.Column, v any) cellView {
 	switch {
 	case math.IsNaN(x):
 		cv.Text, cv.Sort = "", ""
+	case col.Kind == tables.KindPValue:
+		cv.Text = tables.FormatP(x)
 	case x == 0:
 		cv.Text = "0"
-	case col.Kind == tables.KindPValue:
-		if math.Abs(x) < 1e-3 {
-			cv.Text = strconv.FormatFloat(x, 'e', 2, 64)
-		} else {
-			cv.Text = strconv.FormatFloat(x, 'g', 3, 64)
-		}
 	case col.Kind == tables.KindMillis:
 		cv.Text = strconv.FormatFloat(x, 'f', 1, 64)
 	case (col.Kind == tables.KindCount || col.Kind == tables.KindNone || col.Kind == tables.KindStatistic) && whole(x):

@@ -317,7 +317,7 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	if s.float, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
 		return s, err
 	}
-	pv := "0.00E+00"
+	pv := `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
 	if s.pvalue, err = f.NewStyle(&excelize.Style{CustomNumFmt: &pv}); err != nil {
 		return s, err
 	}
