@@ -80,7 +80,7 @@ func writeIndex(out string, res []*Results) {
 	for _, r := range res {
 		m := r.Manifest()
 		rel, _ := filepath.Rel(out, r.Dir())
-		e := report.Entry{Name: m.Experiment, Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
+		e := report.Entry{Name: m.Experiment, About: r.about(), Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
 			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))}
 		if p, err := r.page(); err == nil {
 			e.Tables = headlineTables(p.Tables)
@@ -95,6 +95,26 @@ func writeIndex(out string, res []*Results) {
 	if report.WriteIndexXLSX(&b, "Bhasha demo", es) == nil {
 		atomicfile.WriteFile(filepath.Join(out, "report.xlsx"), b.Bytes())
 	}
+}
+
+// about is one line on what the run is, for an index of runs: its
+// experiment's description, else its study's (Study.About), with the
+// study's name and the dataset the run read.
+func (r *Results) about() string {
+	what := r.exp.Description
+	if what == "" {
+		if s, ok := r.exp.Studies.Lookup(r.exp.Study); ok {
+			what = s.About()
+		}
+	}
+	out := "study " + r.exp.Study
+	if what != "" {
+		out += ": " + what
+	}
+	if d := r.manifest.Dataset; d != nil && d.Name != "" {
+		out += fmt.Sprintf(" (dataset %s, %d items)", d.Name, d.Items)
+	}
+	return out
 }
 
 // headlineTables are the tables a reader of several runs compares first,

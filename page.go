@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func (r *Results) buildPage() (report.Page, error) {
 		infos[i] = t.Info()
 	}
 	m := r.manifest
-	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", m.ExperimentFile},
+	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", shownPath(r.dir, m.ExperimentFile)},
 		{"experiment SHA-256", m.ExperimentHash}, {"tool", m.Tool}, {"status", m.Status},
 		{"started", m.Started.UTC().Format(time.RFC3339)}, {"records", fmt.Sprintf("%d (%d ok, %d failed)", m.Counts.Records, m.Counts.OK, m.Counts.Failed)}}
 	if m.Ended != nil {
@@ -51,7 +52,7 @@ func (r *Results) buildPage() (report.Page, error) {
 		prov = append(prov, [2]string{"decoding " + g, string(b)})
 	}
 	for _, k := range sortedKeys(m.Inputs) {
-		prov = append(prov, [2]string{"input " + k, m.Inputs[k]})
+		prov = append(prov, [2]string{"input " + shownPath(r.dir, k), m.Inputs[k]})
 	}
 	for _, k := range sortedKeys(m.Templates) {
 		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
@@ -70,7 +71,7 @@ func (r *Results) buildPage() (report.Page, error) {
 		ts = append(lead, ts...)
 		infos = append(leadInfos, infos...)
 	}
-	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.allNotes(),
+	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.runNotes(), MethodNotes: slices.Clone(r.planNotes),
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
 }
 
@@ -113,6 +114,27 @@ func noop() error { return nil }
 func (r *Results) Figures() ([]report.Figure, error) {
 	p, err := r.page()
 	return p.Figures, err
+}
+
+// shownPath is the input file p (an absolute path, as the manifest keeps
+// it) as the report shows it: relative to the run directory runDir when p
+// lies under the folder that holds the run ("../inputs/klar" for inputs
+// beside the run), else its file name alone. The report never shows this
+// machine's absolute paths; the SHA-256 beside each path identifies the
+// file, and manifest.json keeps the full path.
+func shownPath(runDir, p string) string {
+	if p == "" {
+		return ""
+	}
+	if dir, err := filepath.Abs(runDir); err == nil && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(dir, p); err == nil && filepath.IsLocal(rel) {
+			return filepath.ToSlash(rel)
+		}
+		if rel, err := filepath.Rel(filepath.Dir(dir), p); err == nil && filepath.IsLocal(rel) {
+			return "../" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(p)
 }
 
 func revision(r string) string {

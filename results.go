@@ -50,6 +50,9 @@ type Results struct {
 	keptMu    sync.Mutex
 	keptNotes []string
 	openNotes int // len(notes) before scoring added its own
+	// planNotes say how the study's plan made its numbers
+	// (experiment.Noter): the report's method notes, set by scoring.
+	planNotes []string
 	// The experiment's scoring inputs (Experiment.ScoringInputs: the
 	// dataset and templates hashed), read once: each key of the scored
 	// answers or kept tables would hash them again.
@@ -217,7 +220,7 @@ func (r *Results) score() error {
 		}
 		r.openNotes = len(r.notes)
 		r.notes = append(r.notes, notes...)
-		r.notes = append(r.notes, r.exp.PlanNotes()...)
+		r.planNotes = r.exp.PlanNotes()
 		r.rows, r.schema = rows, r.exp.AnswerSchema()
 		answers := experiment.TableGroup{Names: []string{"answers"}, Build: func(func(string) *tables.Table) []*tables.Table {
 			return []*tables.Table{tables.AnswerRows(rows, r.schema)} // made row by row as a report writes it
@@ -238,6 +241,7 @@ func (r *Results) forget() {
 	r.scored.Store(false)
 	r.pg, r.pageErr = report.Page{}, nil
 	r.notes = r.notes[:r.openNotes:r.openNotes]
+	r.planNotes = nil
 	r.once, r.allOnce, r.pageOnce = sync.Once{}, sync.Once{}, sync.Once{}
 }
 
@@ -342,9 +346,18 @@ func (r *Results) Notes() []string {
 	return r.allNotes()
 }
 
-// allNotes is a copy of the notes: opening's and scoring's, then the
-// kept tables'.
+// allNotes is a copy of the notes: opening's and scoring's, the plan's
+// method notes, then the kept tables'.
 func (r *Results) allNotes() []string {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	return slices.Concat(r.notes, r.planNotes, r.keptNotes)
+}
+
+// runNotes is a copy of the notes a reader needs before any number:
+// opening's and scoring's, then the kept tables' (allNotes without the
+// plan's method notes).
+func (r *Results) runNotes() []string {
 	r.keptMu.Lock()
 	defer r.keptMu.Unlock()
 	return slices.Concat(r.notes, r.keptNotes)

@@ -2,11 +2,14 @@ package bhasha_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +19,14 @@ import (
 )
 
 // The smoke IndicKLAR experiment's workbook prints, in LibreOffice, each
-// sheet one page wide (96 pages before its print setup, 39 after): a
-// sheet of a page's rows on one page, every page's footer naming its
-// sheet, and the whole at most 45 pages. Skipped without soffice and
-// pdfinfo/pdftotext (poppler-utils), unless BHASHA_REQUIRE_OFFICE is
-// set; BHASHA_OFFICE_OUT keeps the workbook and its PDF.
+// sheet as many pages wide as its page layout says (one, or for a table
+// too wide to be read on one page, such as versus_paper, the fewest that
+// keep it legible): a sheet of a page's rows on those pages, every
+// page's footer naming its sheet, every table's words at least
+// minWordHeight tall, and the whole at most 60 pages. Skipped without
+// soffice and pdfinfo/pdftotext (poppler-utils), unless
+// BHASHA_REQUIRE_OFFICE is set; BHASHA_OFFICE_OUT keeps the workbook and
+// its PDF.
 func TestXLSXPrintsOnePageWide(t *testing.T) {
 	for _, tool := range []string{"soffice", "pdfinfo", "pdftotext"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -54,10 +60,22 @@ func TestXLSXPrintsOnePageWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	rows := map[string]int{}
+	rows, wide, tall := map[string]int{}, map[string]int{}, map[string]bool{}
 	for _, s := range x.GetSheetList() {
 		all, _ := x.GetRows(s)
 		rows[s] = len(all)
+		for r := range all {
+			if h, _ := x.GetRowHeight(s, r+1); h > 15 {
+				tall[s] = true // a row of wrapped text
+			}
+		}
+		wide[s] = 1
+		if lay, err := x.GetPageLayout(s); err == nil && lay.FitToWidth != nil && *lay.FitToWidth > 0 {
+			wide[s] = *lay.FitToWidth
+		}
+	}
+	if wide["versus_paper"] < 2 {
+		t.Errorf("versus_paper prints %d page wide, want more (24 columns)", wide["versus_paper"])
 	}
 	cctx, cancel := context.WithTimeout(ctx, 180*time.Second)
 	defer cancel()
@@ -73,6 +91,7 @@ func TestXLSXPrintsOnePageWide(t *testing.T) {
 	pages, _ := strconv.Atoi(string(m[1]))
 	footer := regexp.MustCompile(`(?m)^\s*(\S+)\s+(\d+)\s*/\s*(\d+)\s*$`)
 	printed := map[string]int{}
+	sheetText := map[string]string{} // each sheet's printed words, one space apart
 	for i := 1; i <= pages; i++ {
 		text, err := exec.Command("pdftotext", "-layout", "-f", strconv.Itoa(i), "-l", strconv.Itoa(i), pdf, "-").Output()
 		if err != nil {
@@ -83,15 +102,58 @@ func TestXLSXPrintsOnePageWide(t *testing.T) {
 			t.Errorf("page %d of %d has no footer naming its sheet", i, pages)
 			continue
 		}
-		printed[string(f[len(f)-1][1])]++
-	}
-	for s, n := range rows {
-		if n <= 25 && s != "figures" && printed[s] != 1 {
-			t.Errorf("sheet %s (%d rows) prints on %d pages, want 1", s, n, printed[s])
+		sheet := string(f[len(f)-1][1])
+		printed[sheet]++
+		sheetText[sheet] += " " + strings.Join(strings.Fields(string(text)), " ")
+		if h := wordHeight(t, pdf, i); sheet != "figures" && h < minWordHeight {
+			t.Errorf("page %d (sheet %s) prints words %.1f pt tall, want at least %.1f", i, sheet, h, minWordHeight)
 		}
 	}
-	if pages > 45 {
-		t.Errorf("the workbook prints on %d pages, want at most 45: %v", pages, printed)
+	// Every note of versus_paper prints whole (wrapped in its column,
+	// never cut at the page's edge).
+	notes, _ := x.GetRows("versus_paper")
+	for r, row := range notes[1:] {
+		if len(row) < len(notes[0]) || notes[0][len(row)-1] != "note" {
+			continue
+		}
+		words := strings.Fields(row[len(row)-1])
+		if len(words) > 0 && !strings.Contains(sheetText["versus_paper"], words[len(words)-1]) {
+			t.Errorf("versus_paper row %d: the note %q is cut in print", r+2, row[len(row)-1])
+		}
+	}
+	for s, n := range rows {
+		if s != "figures" && (printed[s]%wide[s] != 0 || n <= 25 && !tall[s] && printed[s] != wide[s]) {
+			t.Errorf("sheet %s (%d rows) prints on %d pages, want %d (its width) or, with rows of wrapped text, a multiple", s, n, printed[s], wide[s])
+		}
+	}
+	if pages > 60 {
+		t.Errorf("the workbook prints on %d pages, want at most 60: %v", pages, printed)
 	}
 	t.Logf("%d pages: %v", pages, printed)
+}
+
+// minWordHeight is the least median height of a printed page's words, in
+// points: Calibri 11 printed at 65% (7 pt type) sets words about 8.6 pt
+// tall; at 42% (the 24-column versus_paper on one page), 5.5.
+const minWordHeight = 7.5
+
+// wordHeight is the median height, in points, of the words on page of
+// pdf (pdftotext -bbox).
+func wordHeight(t *testing.T, pdf string, page int) float64 {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-bbox", "-f", strconv.Itoa(page), "-l", strconv.Itoa(page), pdf, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs []float64
+	for _, m := range regexp.MustCompile(`<word xMin="[^"]*" yMin="([^"]*)" xMax="[^"]*" yMax="([^"]*)"`).FindAllSubmatch(out, -1) {
+		lo, _ := strconv.ParseFloat(string(m[1]), 64)
+		hi, _ := strconv.ParseFloat(string(m[2]), 64)
+		hs = append(hs, hi-lo)
+	}
+	if len(hs) == 0 {
+		return math.Inf(1) // a page without words (a chart)
+	}
+	slices.Sort(hs)
+	return hs[len(hs)/2]
 }

@@ -24,10 +24,18 @@ var echartsJS string
 type Page struct {
 	Title     string
 	Simulated bool // a banner on the page says SIMULATED
-	Notes     []string
-	Tables    []*tables.Table
-	Infos     []tables.Info // one per table, same order (description, what it mirrors)
-	Figures   []Figure
+	// Notes are what a reader must know before reading any number (the
+	// experiment or its inputs changed since the run, records ignored):
+	// the HTML report shows them above the results.
+	Notes []string
+	// MethodNotes say how the numbers were made (the study's protocol
+	// choices, options in force): the HTML report shows them after the
+	// results in a "Method notes" section its table of contents links;
+	// the workbook's README sheet lists them after Notes.
+	MethodNotes []string
+	Tables      []*tables.Table
+	Infos       []tables.Info // one per table, same order (description, what it mirrors)
+	Figures     []Figure
 	// Provenance is shown as name/value pairs (models, servers, decoding,
 	// inputs and their hashes, tool version, dates, options in force).
 	Provenance [][2]string
@@ -106,7 +114,7 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 	}
 	ex := explorerViewOf(p.Samples, p.SamplesTotal, p.SamplesEvery, p.SamplesHow, "ex")
 	view := map[string]any{
-		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
+		"Title": p.Title, "Simulated": p.Simulated, "Notes": p.Notes, "MethodNotes": p.MethodNotes, "Tables": tvs, "Figures": fvs, "Provenance": p.Provenance,
 		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": ex,
 	}
 	return func(w io.Writer) error {
@@ -145,14 +153,31 @@ type tableView struct {
 	// Note says why the table has no rows (the table's Note, or that it
 	// has none); "" when it has rows.
 	Note string
+	// Omitted says which columns the page leaves out of a table too wide
+	// for it (tables.Table.Brief) and where they are; "" when it shows
+	// every column.
+	Omitted string
 }
 
 // tableViewOf lays a table out for the page: the papers' two-row header
-// under column groups, at most maxRows rows (0: all), numbers formatted
+// under column groups, at most maxRows rows (0: all), only the brief
+// columns of a table that names them (shownColumns), numbers formatted
 // by their column's kind (displayCell), long texts cut (CutText at
 // cellTextLimit).
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
-	tv := tableView{ID: id, Info: info, Columns: t.Columns(), Total: t.Len(), Simulated: t.Simulated}
+	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
+	n := t.Len()
+	if maxRows > 0 && n > maxRows {
+		n = maxRows
+	}
+	all := t.Columns()
+	show := shownColumns(t, all, n)
+	for _, c := range show {
+		tv.Columns = append(tv.Columns, all[c])
+	}
+	if len(show) < len(all) {
+		tv.Omitted = fmt.Sprintf("%d of its %d columns shown; the CSV file and the workbook hold every column", len(show), len(all))
+	}
 	if t.Len() == 0 {
 		tv.Note = "No rows"
 		if t.Note != "" {
@@ -161,6 +186,9 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		tv.Note += "."
 	}
 	groups := t.ColumnGroups()
+	if len(show) < len(all) {
+		groups = nil // a brief table shows one header row
+	}
 	top := make([]headCell, 0, len(tv.Columns))
 	var sub []headCell
 	for c, col := range tv.Columns {
@@ -188,22 +216,18 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	if sub != nil {
 		tv.Head = append(tv.Head, sub)
 	}
-	n := t.Len()
-	if maxRows > 0 && n > maxRows {
-		n = maxRows
-	}
 	var row []any
 	limit := cellTextLimit(t.Name)
 	for r := range n {
 		row = t.Row(r, row)
-		cells := make([]cellView, len(t.Header))
-		for c := range t.Header {
+		cells := make([]cellView, len(show))
+		for i, c := range show {
 			var v any
 			if c < len(row) {
 				v = row[c]
 			}
-			cells[c] = displayCell(tv.Columns[c], v)
-			cells[c].Text = CutText(cells[c].Text, limit, fullTextAt(t, c))
+			cells[i] = displayCell(tv.Columns[i], v)
+			cells[i].Text = CutText(cells[i].Text, limit, fullTextAt(t, c))
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}
@@ -211,11 +235,57 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	return tv
 }
 
+// shownColumns are the indexes of the columns (all, t's) the page shows
+// of t's first n rows: every column, or for a table naming its brief
+// columns (tables.Table.Brief) those of them that hold a value (neither
+// empty text, nil nor NaN) in some row shown; every brief column when
+// none holds one. Cost: one pass over the n rows for a brief table.
+func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
+	var show []int
+	for c, col := range all {
+		if t.Brief == nil || slices.Contains(t.Brief, col.Name) {
+			show = append(show, c)
+		}
+	}
+	if t.Brief == nil {
+		return show
+	}
+	held := make([]bool, len(all))
+	var row []any
+	for r := range n {
+		row = t.Row(r, row)
+		for _, c := range show {
+			if c < len(row) && !blank(row[c]) {
+				held[c] = true
+			}
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(show), func(c int) bool { return !held[c] })
+	if len(kept) == 0 {
+		return show
+	}
+	return kept
+}
+
+// blank reports whether a cell holds no value: nil, empty text or NaN.
+func blank(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case float64:
+		return math.IsNaN(x)
+	}
+	return false
+}
+
 // displayCell writes a cell for a reader: rates and interval bounds with
-// three decimals, p-values with three significant digits (scientific
-// below 0.001, never rounded to zero), milliseconds with one decimal,
-// statistics with three decimals, counts as integers, NaN as empty; the
-// exact value stays in Sort for sorting.
+// three decimals, p-values as tables.FormatP writes them (scientific
+// below 0.001, never zero), milliseconds with one decimal,
+// other numbers and statistics with three decimals unless they are whole
+// (a count in a column of mixed numbers: 2619, never 2619.000), counts
+// as integers, NaN as empty; the exact value stays in Sort for sorting.
 func displayCell(col tables.Column, v any) cellView {
 	x, ok := v.(float64)
 	if !ok {
@@ -228,17 +298,13 @@ func displayCell(col tables.Column, v any) cellView {
 	switch {
 	case math.IsNaN(x):
 		cv.Text, cv.Sort = "", ""
+	case col.Kind == tables.KindPValue:
+		cv.Text = tables.FormatP(x)
 	case x == 0:
 		cv.Text = "0"
-	case col.Kind == tables.KindPValue:
-		if math.Abs(x) < 1e-3 {
-			cv.Text = strconv.FormatFloat(x, 'e', 2, 64)
-		} else {
-			cv.Text = strconv.FormatFloat(x, 'g', 3, 64)
-		}
 	case col.Kind == tables.KindMillis:
 		cv.Text = strconv.FormatFloat(x, 'f', 1, 64)
-	case col.Kind == tables.KindCount && x == math.Trunc(x):
+	case (col.Kind == tables.KindCount || col.Kind == tables.KindNone || col.Kind == tables.KindStatistic) && whole(x):
 		cv.Text = strconv.FormatFloat(x, 'f', 0, 64)
 	case math.Abs(x) < 1e-3:
 		cv.Text = strconv.FormatFloat(x, 'e', 2, 64)
@@ -246,6 +312,12 @@ func displayCell(col tables.Column, v any) cellView {
 		cv.Text = strconv.FormatFloat(x, 'f', 3, 64)
 	}
 	return cv
+}
+
+// whole reports whether x is an integer a float64 holds exactly (|x| <
+// 2⁵³), so that writing it without decimals loses nothing.
+func whole(x float64) bool {
+	return x == math.Trunc(x) && math.Abs(x) < 1<<53
 }
 
 // figView is one figure as the page draws it.
@@ -484,7 +556,7 @@ order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.
   var vx=x.getAttribute("data-v"),vy=y.getAttribute("data-v");var d=(vx!==null&&vy!==null)?(parseFloat(vx)-parseFloat(vy)):x.textContent.localeCompare(y.textContent);
   return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
 {{define "tablecard"}}<div class="bh-fragment" data-table="{{.Info.Name}}" style="max-height:28em;overflow:auto"><p><b>{{.Info.Name}}</b>{{if .Simulated}} <span style="color:#D55E00;font-weight:bold">SIMULATED</span>{{end}}{{if .Info.Description}}: {{.Info.Description}}{{end}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}} — {{.Total}} rows{{if lt .Shown .Total}}, the first {{.Shown}} shown{{end}}</p>
-{{if .Note}}<p class="note" style="background:#fff8e1;padding:.4em .8em">{{.Note}}</p>{{end}}{{template "table" .}}</div>{{end}}
+{{if .Note}}<p class="note" style="background:#fff8e1;padding:.4em .8em">{{.Note}}</p>{{end}}{{if .Omitted}}<p>{{.Omitted}}.</p>{{end}}{{template "table" .}}</div>{{end}}
 {{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:{{.Height}}px">{{if .Image}}<img src="{{.Image}}" alt="{{.Caption}}" style="width:100%;max-width:{{.ImageWidth}}px;height:auto">{{end}}</div>
 <p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
 <script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){if(!el.firstChild)el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
@@ -562,18 +634,21 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 {{if .Simulated}}<div class="banner" id="simulated-banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
 <h1>{{.Title}}</h1>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
-<nav class="toc"><a href="#figures">Figures</a> ({{len .Figures}}) · Tables: {{range $i, $t := .Tables}}{{if $i}}, {{end}}<a href="#table-{{$t.Info.Name}}">{{$t.Info.Name}}</a>{{end}}{{if .Explorer}} · <a href="#samples">Samples</a>{{end}} · <a href="#provenance">Provenance</a></nav>
+<nav class="toc"><a href="#figures">Figures</a> ({{len .Figures}}) · Tables: {{range $i, $t := .Tables}}{{if $i}}, {{end}}<a href="#table-{{$t.Info.Name}}">{{$t.Info.Name}}</a>{{end}}{{if .Explorer}} · <a href="#samples">Samples</a>{{end}}{{if .MethodNotes}} · <a href="#method-notes">Method notes</a> ({{len .MethodNotes}}: how these numbers were made){{end}} · <a href="#provenance">Provenance</a></nav>
 <h2 id="figures">Figures</h2>
 {{range .Figures}}{{template "figure" .}}
 {{else}}<p>No figure for this study yet.</p>{{end}}
 <h2 id="tables">Tables</h2>
 {{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
 <p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-{{if .Note}}<p class="note table-note">{{.Note}}</p>{{end}}{{template "table" .}}
+{{if .Note}}<p class="note table-note">{{.Note}}</p>{{end}}{{if .Omitted}}<p class="table-omitted">{{.Omitted}}.</p>{{end}}{{template "table" .}}
 {{end}}
 {{if .Explorer}}<h2 id="samples">Samples</h2>
 {{template "explorer" .Explorer}}
 {{end}}
+{{if .MethodNotes}}<h2 id="method-notes">Method notes</h2>
+{{range .MethodNotes}}<p class="note method-note">{{.}}</p>
+{{end}}{{end}}
 <h2 id="provenance">Provenance</h2>
 <dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>
 </body></html>
@@ -582,8 +657,11 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weig
 // Entry is one run of an index page (and of the index workbook).
 type Entry struct {
 	Name, Status, Report, Workbook string
-	Records, Failed                int
-	Simulated                      bool
+	// About is one line on what the run is (its experiment's description
+	// or its study's, and its dataset), shown beside its name.
+	About           string
+	Records, Failed int
+	Simulated       bool
 	// Tables are the run's headline tables the index workbook copies
 	// (WriteIndexXLSX); the HTML index links the run's report instead.
 	Tables []*tables.Table
@@ -605,11 +683,11 @@ var index = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>{{.Title}}</title>
 <style>body{font-family:"Noto Sans",sans-serif;margin:2em}.banner{background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}</style></head><body>
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}td.about{max-width:36em}</style></head><body>
 {{if .Simulated}}<div class="banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
 <h1>{{.Title}}</h1>
-<table><thead><tr><th>experiment</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
-{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
+<table><thead><tr><th>experiment</th><th>what it is</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
+{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td class="about">{{.About}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
 <td><a href="{{.Report}}">{{.Report}}</a></td><td><a href="{{.Workbook}}">{{.Workbook}}</a></td></tr>
 {{end}}</tbody></table><p>written {{.Written}}</p></body></html>
 `))

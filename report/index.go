@@ -11,8 +11,9 @@ import (
 
 // WriteIndexXLSX writes the workbook of a set of runs (make demo's
 // out/demo/report.xlsx): a README (SIMULATED when any run was), an
-// "experiments" sheet with each run's status and counts and links to its
-// report and workbook (relative hyperlinks, so the folder can move), then
+// "experiments" sheet with each run's status and counts, links to its
+// report and workbook (relative hyperlinks, so the folder can move) and
+// what it is (Entry.About), then
 // each run's Entry.Tables as sheets named "<run> <table>" in the same
 // layout as a run's own workbook.
 func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
@@ -42,7 +43,7 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if _, err := f.NewSheet(idx); err != nil {
 		return err
 	}
-	head := []string{"experiment", "simulated", "status", "records", "failed", "report", "workbook"}
+	head := []string{"experiment", "simulated", "status", "records", "failed", "report", "workbook", "what it is"}
 	for c, h := range head {
 		f.SetCellStr(idx, cellName(c+1, 1), h)
 	}
@@ -63,10 +64,14 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 				return fmt.Errorf("link to %s: %w", link, err)
 			}
 		}
+		if err := setText(f, idx, cellName(8, r), e.About, "manifest.json", st); err != nil {
+			return err
+		}
 	}
 	st.log.apply(f, idx, st.changed)
 	f.SetColWidth(idx, "A", "A", 28)
 	f.SetColWidth(idx, "F", "G", 40)
+	f.SetColWidth(idx, "H", "H", 80)
 	f.SetPanes(idx, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
 	var raws []rawSheet // the tables' sheets, written with the workbook
 	defer func() {

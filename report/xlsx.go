@@ -69,6 +69,10 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, p.Notes...)
+	if len(p.MethodNotes) > 0 {
+		lines = append(lines, "Method notes (how these numbers were made):")
+		lines = append(lines, p.MethodNotes...)
+	}
 	samples := p.SampleRows
 	if samples == nil && p.Samples != nil {
 		samples = TableRows(p.Samples)
@@ -207,6 +211,7 @@ func cutNote(sheet string, left, total int, rest string) string {
 type styleSet struct {
 	header, rate, float, pvalue, count int
 	wrap                               int // long text (README, provenance): wrapped, top-aligned
+	wrapCell                           int // a table's long text: wrapped, bottom-aligned as the numbers beside it
 	changed                            int // a cell whose text fitCell changed
 	log                                *changeLog
 }
@@ -302,6 +307,9 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	if s.wrap, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Family: fontName, Size: fontSize}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
 		return s, err
 	}
+	if s.wrapCell, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Family: fontName, Size: fontSize}, Alignment: &excelize.Alignment{WrapText: true}}); err != nil {
+		return s, err
+	}
 	f3 := "0.000"
 	if s.rate, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
 		return s, err
@@ -309,7 +317,7 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	if s.float, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
 		return s, err
 	}
-	pv := "0.00E+00"
+	pv := `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
 	if s.pvalue, err = f.NewStyle(&excelize.Style{CustomNumFmt: &pv}); err != nil {
 		return s, err
 	}
@@ -350,6 +358,12 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if err != nil {
 		return rawSheet{}, err
 	}
+	// widths are the columns' widths; wraps marks the text columns whose
+	// texts are wider than their column: their cells wrap, and each row
+	// is as tall as its wrapped lines, so that a long note prints whole
+	// instead of running past the page's edge.
+	widths := make([]float64, len(cols))
+	wraps := make([]bool, len(cols))
 	for c, col := range cols {
 		at := hdr - 1
 		label := col.Name
@@ -371,6 +385,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		width := colWidth(label, texts[c])
 		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		tableWidth += width
+		widths[c], wraps[c] = width, col.Type == tables.String && texts[c]+2 > width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
 			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
 		}
@@ -382,7 +397,12 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 	}
 	styles := make([]int, len(cols)) // each column's format
+	// wholeAsInt marks the float columns whose whole numbers are written
+	// without decimals, as the HTML report shows them (displayCell): all
+	// but rates, interval bounds, p-values and milliseconds.
+	wholeAsInt := make([]bool, len(cols))
 	for c, col := range cols {
+		wholeAsInt[c] = col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
 		switch {
 		case col.Kind == tables.KindPValue:
 			styles[c] = st.pvalue
@@ -454,12 +474,24 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			r := i + hdr + 1
 			clear(vals)
 			copy(ss, styles)
+			height := lineHeight
+			for c, v := range row {
+				if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
+					ss[c] = st.wrapCell
+					height = max(height, textHeight(s, widths[c]))
+				}
+			}
 			for c, v := range row {
 				if c >= len(cols) {
 					break
 				}
 				switch x := v.(type) {
-				case nil, int, float64, bool:
+				case float64:
+					vals[c] = x
+					if wholeAsInt[c] && whole(x) {
+						ss[c] = st.count // a whole number in a column of numbers: 2619, never 2619.000
+					}
+				case nil, int, bool:
 					vals[c] = x
 				case string: // a string cell: never a formula
 					if err := text(r, c, x, fullTextAt(t, c)); err != nil {
@@ -471,7 +503,11 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 					}
 				}
 			}
-			if err := sw.row(r, vals, ss); err != nil {
+			write := sw.row
+			if height > lineHeight {
+				write = func(r int, vals []any, ss []int) error { return sw.rowHeight(r, height, vals, ss) }
+			}
+			if err := write(r, vals, ss); err != nil {
 				return err
 			}
 			if r%checkEvery == 0 {
@@ -504,6 +540,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
 		if err := fitToPage(f, sheet); err != nil {
+			return fail(err)
+		}
+		if err := printWidth(f, sheet, tableWidth); err != nil {
 			return fail(err)
 		}
 	}
@@ -585,6 +624,32 @@ func pageSetup(f *excelize.File, sheet string) error {
 		return err
 	}
 	return f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&R&P / &N"})
+}
+
+// The print scale of a table's sheet: pageChars is the width, in
+// characters of column width, that one landscape page holds at 100%
+// (Letter or A4, the margins pageSetup sets); minPrintScale is the
+// smallest scale a table is printed at (Calibri 11 at about 7 pt).
+const (
+	pageChars     = 135.0
+	minPrintScale = 0.65
+)
+
+// pagesWide is how many pages wide a table whose columns are width
+// characters wide prints: one, unless fitting it on one page would shrink
+// it below minPrintScale; then the fewest pages that keep it at or above.
+func pagesWide(width float64) int {
+	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
+}
+
+// printWidth makes a sheet set up by pageSetup, whose columns are width
+// characters wide, print pagesWide(width) pages wide.
+func printWidth(f *excelize.File, sheet string, width float64) error {
+	wide := pagesWide(width)
+	if wide == 1 {
+		return nil // pageSetup's
+	}
+	return f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &wide})
 }
 
 // fitToPage makes the sheet's page layout's fit-to settings apply; again
@@ -725,10 +790,16 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, t
 	if err != nil {
 		return 0, rawSheet{}, fmt.Errorf("sheet %s: %w", sheet, err)
 	}
+	width := 0.0
 	for c, h := range t.Header {
-		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), colWidth(h, texts[c])); err != nil {
+		w := colWidth(h, texts[c])
+		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), w); err != nil {
 			return 0, rawSheet{}, err
 		}
+		width += w
+	}
+	if err := printWidth(f, sheet, width); err != nil {
+		return 0, rawSheet{}, err
 	}
 	full := make([]string, len(t.Header))
 	for c := range full {

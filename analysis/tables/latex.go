@@ -57,6 +57,10 @@ func (t *Table) LaTeX() string {
 			if c >= len(r) {
 				continue
 			}
+			if x, ok := r[c].(float64); ok && cols[c].Kind == KindPValue {
+				cells[c] = latexEscape(FormatP(x))
+				continue
+			}
 			cells[c] = latexEscape(latexCell(r[c], t.Text(i, c)))
 		}
 		sb.WriteString(strings.Join(cells, " & ") + " \\\\\n")

@@ -75,6 +75,10 @@ type Table struct {
 	Mirrors  string
 	Headline bool
 	Chart    *Chart
+	// Brief, when set, names the columns a report's page shows of a table
+	// too wide to read there whole (those of them that hold a value in
+	// some row shown); the CSV files and the workbook hold every column.
+	Brief []string
 }
 
 // Type is the type of a column's cells.
@@ -244,6 +248,28 @@ func FormatCell(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
+}
+
+// PBelow is the least p-value a reader is shown as a number: the
+// float64 machine epsilon, as R's format.pval. A p-value below it (a t
+// approximation's 0 at |ρ| = 1, an underflow) is written "< 2.2e-16".
+const PBelow = 0x1p-52
+
+// FormatP writes a p-value for a reader (the HTML report, notebooks,
+// LaTeX): three significant digits, in scientific notation below 0.001,
+// "< 2.2e-16" below PBelow (never zero: a p-value of 0 is an
+// approximation's limit, not a probability), "" for NaN. The data files
+// (CSV, Parquet, the workbook's cells) keep the computed value.
+func FormatP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return ""
+	case p < PBelow:
+		return "< 2.2e-16"
+	case p < 1e-3:
+		return strconv.FormatFloat(p, 'e', 2, 64)
+	}
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // formatFloat writes a number for a CSV cell: "" for NaN, "0" for both

@@ -71,6 +71,7 @@ type wire struct {
 	ColumnDocs                       map[string]string
 	Headline                         bool
 	Chart                            *tables.Chart
+	Brief                            []string
 	Rows                             [][]cell
 }
 
@@ -107,7 +108,7 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 		return fmt.Errorf("keeping table %s: it is made row by row", t.Name)
 	}
 	w := wire{Name: t.Name, Description: t.Description, Note: t.Note, Mirrors: t.Mirrors, Header: t.Header,
-		Cols: t.Cols, ColumnDocs: t.ColumnDocs, Headline: t.Headline, Chart: t.Chart, Rows: make([][]cell, len(t.Rows))}
+		Cols: t.Cols, ColumnDocs: t.ColumnDocs, Headline: t.Headline, Chart: t.Chart, Brief: t.Brief, Rows: make([][]cell, len(t.Rows))}
 	for i, row := range t.Rows {
 		cs := make([]cell, len(row))
 		for j, v := range row {
@@ -201,7 +202,7 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 		return nil, false, fmt.Errorf("%s: %w: it holds table %q", p, ErrFormat, w.Name)
 	}
 	t = &tables.Table{Name: w.Name, Description: w.Description, Note: w.Note, Mirrors: w.Mirrors, Header: w.Header,
-		Cols: w.Cols, ColumnDocs: w.ColumnDocs, Headline: w.Headline, Chart: w.Chart, Rows: make([][]any, len(w.Rows))}
+		Cols: w.Cols, ColumnDocs: w.ColumnDocs, Headline: w.Headline, Chart: w.Chart, Brief: w.Brief, Rows: make([][]any, len(w.Rows))}
 	for i, cs := range w.Rows {
 		row := make([]any, len(cs))
 		for j, c := range cs {

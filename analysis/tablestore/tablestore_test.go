@@ -24,6 +24,7 @@ func table() *tables.Table {
 	t.Add("", -7, math.Inf(-1), nil)
 	t.Rows = append(t.Rows, []any{nil, 1, math.Inf(1), true})
 	t.Note, t.Mirrors, t.Headline = "why", "Table 2", true
+	t.Brief = []string{"model", "rate"}
 	t.Chart = &tables.Chart{Keys: 1, Title: "rate per model"}
 	t.ColumnDocs = map[string]string{"n": "answers"}
 	return t

@@ -203,9 +203,17 @@ func (e *Experiment) checkFileOptions(s Study, root *yaml.Node, c *Checker, refu
 	}
 }
 
+// Effective is implemented by a block of a study's options whose unset
+// (zero) fields stand for defaults the study applies: Effective returns
+// the block with those defaults filled in, the values a run used.
+type Effective interface {
+	Effective() any
+}
+
 // OptionProvenance lists the blocks of the study's options (prompt
 // options, scoring options …) as provenance entries: "<block> options"
-// and the block as JSON, in the options' field order. A study without
+// and the block as JSON, in the options' field order, with the values in
+// force (Effective) where the block fills in defaults. A study without
 // blocks has none.
 func (e *Experiment) OptionProvenance() [][2]string {
 	rv := reflect.ValueOf(e.Options)
@@ -225,7 +233,11 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		if name == "" || f.Type.Kind() != reflect.Struct {
 			continue
 		}
-		b, err := json.Marshal(rv.Field(i).Interface())
+		v := rv.Field(i).Interface()
+		if d, ok := v.(Effective); ok {
+			v = d.Effective()
+		}
+		b, err := json.Marshal(v)
 		if err != nil {
 			b = []byte(err.Error())
 		}

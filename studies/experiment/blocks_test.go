@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -149,12 +150,24 @@ func TestOptionBlocksInGo(t *testing.T) {
 	}
 }
 
-// The report's provenance shows the study's blocks, each as JSON.
+// The report's provenance shows the study's blocks, each as JSON with
+// the values in force: an unset shots is the study's default, never 0.
 func TestOptionProvenance(t *testing.T) {
-	e := &experiment.Experiment{Options: &indicklar.Options{Scoring: indicklar.ScoringOptions{LenientJSON: true}, Prompt: indicklar.PromptOptions{Shots: 5}}}
-	got := e.OptionProvenance()
-	if len(got) != 2 || got[0] != [2]string{"scoring options", `{"LenientJSON":true}`} || got[1][0] != "prompt options" || !strings.Contains(got[1][1], `"Shots":5`) {
-		t.Errorf("provenance %q", got)
+	for _, c := range []struct {
+		name  string
+		shots int
+		want  string
+	}{
+		{"set", 5, `"Shots":5`},
+		{"unset is the default", 0, fmt.Sprintf(`"Shots":%d`, indicklar.DefaultShots)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := &experiment.Experiment{Options: &indicklar.Options{Scoring: indicklar.ScoringOptions{LenientJSON: true}, Prompt: indicklar.PromptOptions{Shots: c.shots}}}
+			got := e.OptionProvenance()
+			if len(got) != 2 || got[0] != [2]string{"scoring options", `{"LenientJSON":true}`} || got[1][0] != "prompt options" || !strings.Contains(got[1][1], c.want) {
+				t.Errorf("provenance %q, want %s", got, c.want)
+			}
+		})
 	}
 	if got := (&experiment.Experiment{Options: &distractors.Options{}}).OptionProvenance(); len(got) != 1 || got[0][0] != "scoring options" {
 		t.Errorf("mdi's provenance %q", got)

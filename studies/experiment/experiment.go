@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -42,6 +43,10 @@ import (
 // as a Go value.
 type Experiment struct {
 	Name string `yaml:"name"`
+	// Description is one line on what the experiment is for (at most
+	// MaxDescription characters, no line break), shown beside its name in
+	// an index of runs; optional. It changes no request and no score.
+	Description string `yaml:"description"`
 	// Study names a registered study: indicklar, indicquest, mdi,
 	// requests (the default with a requests file), synthetic (the default
 	// with synthetic:), or one a program registers (see Studies).
@@ -88,6 +93,9 @@ type Experiment struct {
 	// Hash is the SHA-256 of the experiment file's bytes.
 	Hash string `yaml:"-"`
 }
+
+// MaxDescription bounds an experiment's description, in characters.
+const MaxDescription = 200
 
 // Model is one model entry.
 type Model struct {
@@ -305,6 +313,11 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 		add(lineOf(root, "name"), "name is required")
 	} else if strings.ContainsAny(e.Name, "|/\\") {
 		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
+	}
+	if strings.ContainsAny(e.Description, "\r\n") {
+		add(lineOf(root, "description"), "description must be one line (it holds a line break)")
+	} else if n := utf8.RuneCountInString(e.Description); n > MaxDescription {
+		add(lineOf(root, "description"), "description must be at most %d characters (it has %d)", MaxDescription, n)
 	}
 	if e.Study == "" {
 		e.Study = e.impliedStudy(root)

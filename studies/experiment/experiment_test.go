@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +271,40 @@ func TestWithheldCountedOverModels(t *testing.T) {
 	// 8 items × 2 models × 3 two-step strategies, none answered in stage 1.
 	if n != 48 || sent != 0 {
 		t.Errorf("withheld %d, yielded %d; want 48 and 0", n, sent)
+	}
+}
+
+// An experiment's description is one line of at most MaxDescription
+// characters, checked with its line; it changes no scoring input.
+func TestDescription(t *testing.T) {
+	head := "name: x\nsynthetic: {count: 3}\nmodels:\n  - {name: a, served_name: b, endpoints: [http://h/v1]}\n"
+	long := strings.Repeat("é", experiment.MaxDescription+1)
+	cases := []struct{ name, description, want string }{
+		{"one line", `"synthetic prompts to time the engine"`, ""},
+		{"line break", `"two\nlines"`, "line 5: description must be one line"},
+		{"too long", long, "line 5: description must be at most 200 characters (it has 201)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := experiment.Parse(context.Background(), []byte(head+"description: "+c.description+"\n"), "e.yaml", experiment.LoadOptions{Studies: studies.Builtin()})
+			if c.want == "" {
+				if err != nil || e.Description != "synthetic prompts to time the engine" {
+					t.Fatalf("%v, description %q", err, e.Description)
+				}
+				plain, err := experiment.Parse(context.Background(), []byte(head), "e.yaml", experiment.LoadOptions{Studies: studies.Builtin()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, errA := e.ScoringInputs()
+				b, errB := plain.ScoringInputs()
+				if errA != nil || errB != nil || !maps.Equal(a, b) {
+					t.Errorf("the description changes the scoring inputs: %v %v\n%v\n%v", errA, errB, a, b)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want %q", err, c.want)
+			}
+		})
 	}
 }

@@ -13,7 +13,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"langauges: [hi]\n", `line 3: unknown key "langauges": did you mean "languages"?`},
 		{"models: [{name: a, served_nam: b}]\n", `line 3: unknown key "served_nam": did you mean "served_name"?`},
 		{"decoding: {max_token: 3}\n", `line 3: unknown key "max_token": did you mean "max_tokens"?`},
-		{"zzzzzz: 1\n", `line 3: unknown key "zzzzzz" (the experiment takes name, study,`},
+		{"zzzzzz: 1\n", `line 3: unknown key "zzzzzz" (the experiment takes name, description, study,`},
 	} {
 		_, err := Parse(context.Background(), []byte("name: x\nstudy: indicklar\n"+c.yaml), "x.yaml", LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "type experiment.") {

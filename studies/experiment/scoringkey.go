@@ -9,14 +9,16 @@ import (
 )
 
 // notScoring reports the experiment's top-level keys that change no
-// scored answer: engine limits (how requests were sent) and the human
-// labels (read by the tables, not by scoring).
-func notScoring(key string) bool { return key == "engine" || key == "human_labels" }
+// scored answer: engine limits (how requests were sent), the human
+// labels (read by the tables, not by scoring) and the description.
+func notScoring(key string) bool {
+	return key == "engine" || key == "human_labels" || key == "description"
+}
 
 // ScoringInputs names what the experiment's scored answers depend on,
 // besides the records, each with a hash: every top-level key of the
-// experiment's portable YAML (Portable) but engine and human_labels
-// ("experiment.yaml <key>":
+// experiment's portable YAML (Portable) but engine, human_labels and
+// description ("experiment.yaml <key>":
 // the study's own options such as scoring: and prompt:, the models, the
 // dataset, abstain:), each input file the experiment reads ("input
 // <path>": the dataset, a requests file), each prompt template

@@ -282,6 +282,7 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 		tables.Text("others_check", "CLC: same, MISMATCH (the run averaged another number of languages than the paper: not comparable as it is), or the paper's not stated"),
 		tables.Text("note", "how the published row was read and matched"))
 	t.Headline = true
+	t.Brief = versusBrief
 	byName := map[string]*tables.Table{}
 	for _, x := range ts {
 		if x != nil {
@@ -346,6 +347,13 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 	}
 	return t
 }
+
+// versusBrief are the columns of versus_paper a report's page shows
+// (tables.Table.Brief): what was compared, both values, their difference
+// and agreement, and the note; the n, the intervals and the CLC checks
+// are in the CSV file and the workbook.
+var versusBrief = []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "reading",
+	"published", "run", "diff", "agreement", "note"}
 
 // othersFor is the others_check cell of a CLC row (empty for others).
 func othersFor(p PublishedValue, m *runMatch) string {

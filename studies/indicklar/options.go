@@ -31,7 +31,7 @@ type PromptOptions struct {
 	ScriptNames       bool `yaml:"script_names"`       // SOURCE_SCRIPT = script name
 	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
 	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
-	Shots             int  `yaml:"shots"`              // demonstrations (default 3)
+	Shots             int  `yaml:"shots"`              // demonstrations (0: DefaultShots)
 	// DemosExcludeItem leaves the test item out of the 2Step strategies'
 	// second-stage demonstrations (Bhasha's fix; default: the authors'
 	// pool, which can hold the item itself, gold included).
@@ -41,6 +41,14 @@ type PromptOptions struct {
 	// language, Appendix F.1 and the authors' code).
 	DemosFromEnglish bool `yaml:"demos_from_english"`
 	MaxTokens        int  `yaml:"max_tokens"` // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
+}
+
+// Effective is p with the values in force where a field is left at its
+// default: Shots is DefaultShots when not set. The report's provenance
+// prints the block as Effective returns it (experiment.Effective).
+func (p PromptOptions) Effective() any {
+	p.Shots = shotsOrDefault(p.Shots)
+	return p
 }
 
 // ScoringOptions are IndicKLAR's named alternatives to the authors'

@@ -36,7 +36,7 @@ type Protocol struct {
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
-	// Shots is the number of demonstrations (default 3).
+	// Shots is the number of demonstrations (0: DefaultShots).
 	Shots int
 	// Chat sends each prompt as one user message through the model's chat
 	// template (the paper's §4.3 wording) instead of a raw completion (the
@@ -203,12 +203,22 @@ func (p *Protocol) slots(s Strategy) []slot {
 	return out
 }
 
+// DefaultShots is the number of demonstrations a prompt shows when none
+// is set (the authors' code).
+const DefaultShots = 3
+
+// shotsOrDefault is the number of demonstrations in force for the
+// option's value n: n, or DefaultShots when n is not set (0).
+func shotsOrDefault(n int) int {
+	if n <= 0 {
+		return DefaultShots
+	}
+	return n
+}
+
 // Requests yields one model's requests of one stage.
 func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
-	shots := p.Shots
-	if shots <= 0 {
-		shots = 3
-	}
+	shots := shotsOrDefault(p.Shots)
 	return func(yield func(engine.Request, error) bool) {
 		pools := p.pools()
 		for _, s := range p.Strategies {

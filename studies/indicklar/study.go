@@ -256,10 +256,7 @@ func (p *plan) Criteria() []tables.Criterion {
 // they were drawn, and whether a 2Step second stage could show the test
 // item itself.
 func (p *plan) demonstrations() string {
-	shots := p.Shots
-	if shots <= 0 {
-		shots = 3
-	}
+	shots := shotsOrDefault(p.Shots)
 	var b strings.Builder
 	if p.DemosFromEnglish {
 		fmt.Fprintf(&b, "%d per item from the English split of its relation (prompt.demos_from_english, the paper's §4.3; the authors' code and Appendix F.1: the same relation and language; the ablations keep their own)", shots)
