@@ -154,6 +154,15 @@ func (c *null) randomP() float64 {
 	return math.Min(1, 2*math.Min((c.le+1)/(c.values+1), (c.ge+1)/(c.values+1)))
 }
 
+// absMean is the mean of the absolute values of x.
+func absMean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += math.Abs(v)
+	}
+	return s / float64(len(x))
+}
+
 // TwoSamplePermutation is the two-sided permutation test of the
 // difference of means mean(a) − mean(b) of two independent samples: the
 // null distribution over every reassignment of the pooled values to
@@ -165,7 +174,9 @@ func (c *null) randomP() float64 {
 //
 // It panics when exactMax or resamples is negative or, beyond the exact
 // limit (C(n, |a|) > exactMax), when resamples < 1 or rng is nil. An
-// empty a or b gives NaN for the difference and p.
+// empty a or b gives NaN for the difference and p. The difference
+// returned is 0 when it is within its rounding error (RoundoffZero); the
+// test compares the difference as computed.
 func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Rand) (diff, p float64) {
 	checkResampling("TwoSamplePermutation", exactMax, resamples)
 	na, nb := len(a), len(b)
@@ -188,6 +199,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	}
 	diff = meanDiff(sa)
 	null := newNull(diff)
+	defer func() { diff = RoundoffZero(diff, absMean(a)+absMean(b), na+nb) }()
 	tally := null.add
 	n := na + nb
 	if exact {

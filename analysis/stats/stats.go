@@ -312,3 +312,17 @@ func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
 	se := math.Sqrt(p1*(1-p1)/float64(n1) + p2*(1-p2)/float64(n2))
 	return d, math.Max(-1, d-z*se), math.Min(1, d+z*se)
 }
+
+// RoundoffZero is x, the computed sum (or a mean or difference of sums)
+// of n terms whose absolute values sum to abs, or exactly 0 when |x| is
+// within the rounding error that summation may make: n·ε·abs (Higham's
+// bound γ_n for recursive summation, ε = 2⁻⁵³), so that terms that cancel
+// mathematically (0.1 + 0.2 − 0.3) give 0, not a residue such as
+// 5.55e-17. A true sum that small cannot be told from rounding: it is 0
+// too. For a mean, pass the mean of the absolute values as abs.
+func RoundoffZero(x, abs float64, n int) float64 {
+	if math.Abs(x) <= float64(max(n, 1))*0x1p-53*abs {
+		return 0
+	}
+	return x
+}

@@ -90,11 +90,13 @@ func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s := 0.0
+	s, abs := 0.0, 0.0
 	for _, v := range x {
 		s += v
+		abs += math.Abs(v)
 	}
-	return s / float64(len(x))
+	n := float64(len(x))
+	return stats.RoundoffZero(s/n, abs/n, len(x))
 }
 
 // QuantileSorted is the q-quantile of the ascending s by linear
