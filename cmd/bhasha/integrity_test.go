@@ -110,11 +110,13 @@ func TestReportIgnoresDuplicateRecords(t *testing.T) {
 		t.Errorf("accuracy changed with duplicated records:\n%s\nwas\n%s", got, want)
 	}
 	// The notes say the scored answers were stored before the records
-	// doubled, and that the duplicates are ignored.
+	// doubled, and that the duplicates are ignored (after the run's own
+	// warning: the simulator did not know the items).
 	n := bytes.Count(b, []byte("\n"))
 	notes := r.Notes()
-	if len(notes) != 2 || !strings.Contains(notes[0], fmt.Sprintf("scored answers recomputed: %d new record(s)", n)) ||
-		!strings.Contains(notes[1], fmt.Sprintf("%d duplicate record(s) ignored", n)) {
+	if len(notes) != 3 || !strings.Contains(notes[0], "without it knowing their item") ||
+		!strings.Contains(notes[1], fmt.Sprintf("scored answers recomputed: %d new record(s)", n)) ||
+		!strings.Contains(notes[2], fmt.Sprintf("%d duplicate record(s) ignored", n)) {
 		t.Errorf("report did not say it ignored duplicates: %q", notes)
 	}
 }

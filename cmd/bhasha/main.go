@@ -503,6 +503,8 @@ func loadExperiment(ctx context.Context, fs *flag.FlagSet, cmd, cfg, out string,
 	return experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: bhasha.BuiltinStudies()})
 }
 
+// printCounts writes a run's summary line: its status, its counts and
+// what the manifest warns of.
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
 	label := ""
 	if m.Simulated {
@@ -513,8 +515,12 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 	if c.DuplicatesThisRun > 0 {
 		dups = fmt.Sprintf(", %d duplicate request(s) answered once", c.DuplicatesThisRun)
 	}
-	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d\n",
-		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed)
+	warn := ""
+	for _, msg := range m.Warnings {
+		warn += "; warning: " + msg
+	}
+	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d%s\n",
+		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
 }
 
 func cmdBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
