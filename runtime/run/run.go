@@ -418,7 +418,14 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			eo.Cache = store
 			eo.ReadCache = !o.NoCache
 		}
-		conn, err := engine.New(ctx, models, eo)
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if !willSend {
+			// Only a check: servers that do not answer do not hold up a
+			// run that has nothing to send.
+			cctx, cancel = context.WithTimeout(ctx, 20*time.Second)
+		}
+		conn, err := engine.New(cctx, models, eo)
+		cancel()
 		switch {
 		case err != nil && willSend:
 			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
