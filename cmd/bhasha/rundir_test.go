@@ -601,12 +601,14 @@ func TestReportOnPartialRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := &bodyLog{}
-			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: log.add, TTFT: 400 * time.Millisecond})
+			hold, release := holdAfter(t, 12, log.add) // the run is killed before it can finish
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: hold, TTFT: 400 * time.Millisecond})
 			out := t.TempDir()
 			args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url, "--concurrency", "2"}
 			c, _ := startRun(t, args, out, 4)
 			c.Process.Kill()
 			c.Wait()
+			release()
 			m, _ := run.ReadManifest(out)
 			total := m.Requests
 			if total == 0 {
