@@ -407,6 +407,42 @@ func TestCompleteRunAgainstChangedIdentity(t *testing.T) {
 	}
 }
 
+// A report of a run with a judge, having every verdict, sends nothing and
+// asks no server who it is: the identity warning of the run before it
+// stays in the manifest and in the report's notes.
+func TestReportKeepsIdentityWarning(t *testing.T) {
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
+	exp, err := bhasha.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factsA := sim.FactsOf(exp.Items())
+	factsB := factsA[1:]
+	urlA := simtest.Start(t, sim.Config{Facts: factsA})
+	log := &bodyLog{}
+	urlB := simtest.Start(t, sim.Config{Facts: factsB, OnRequest: log.add})
+	out := t.TempDir()
+	args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", urlA}
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, msg)
+	}
+	args[len(args)-1] = urlB
+	if code, msg := runCLI(t, cli(args...)); code != 0 || !strings.Contains(msg, "another model identity") {
+		t.Fatalf("run against other weights: exit %d: %s", code, msg)
+	}
+	served := func(facts []sim.Fact) string { return sim.Root(exp.Models[0].ServedName, facts) }
+	code, msg := runCLI(t, cli("report", "--run", out, "--endpoint", urlB))
+	if code != 0 || !strings.Contains(msg, "note: "+out+": records answered by another model identity") {
+		t.Errorf("report: exit %d: %s", code, msg)
+	}
+	if n := len(log.take()); n != 0 {
+		t.Errorf("the runs and the report sent %d model requests to the new identity", n)
+	}
+	if m, err := run.ReadManifest(out); err != nil || !identityWarned(m.Warnings, served(factsA), served(factsB)) {
+		t.Errorf("manifest after the report: %v %q", err, m.Warnings)
+	}
+}
+
 // identityWarned reports whether a manifest warning says records of root
 // a were answered by another identity than root b, now served.
 func identityWarned(warnings []string, a, b string) bool {
