@@ -103,7 +103,8 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 
 // Open opens a run directory: its manifest and its experiment (the copy
 // the run keeps, experiment.yaml, else the file the manifest names). When
-// a dataset or template changed since the run, Notes says so.
+// a dataset or template changed since the run, or the run warned of its
+// answers (the manifest's warnings), Notes says so.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
 	m, err := run.ReadManifest(dir)
 	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
@@ -135,6 +136,7 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if p := r.Partial(); p != "" {
 		r.notes = append(r.notes, p)
 	}
+	r.notes = append(r.notes, m.Warnings...) // what the run noticed about its answers
 	if copied && m.CopyHash != "" && exp.Hash != m.CopyHash {
 		r.notes = append(r.notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
 			path, m.CopyHash, exp.Hash))

@@ -580,6 +580,8 @@ func ownStudy(err error) error {
 	return fmt.Errorf("%w\n%s", err, ownStudyHow)
 }
 
+// printCounts writes a run's summary line: its status, its counts and
+// what the manifest warns of.
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
 	label := ""
 	if m.Simulated {
@@ -590,8 +592,12 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 	if c.DuplicatesThisRun > 0 {
 		dups = fmt.Sprintf(", %d duplicate request(s) answered once", c.DuplicatesThisRun)
 	}
-	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d\n",
-		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed)
+	warn := ""
+	for _, msg := range m.Warnings {
+		warn += "; warning: " + msg
+	}
+	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d%s\n",
+		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
 }
 
 func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {

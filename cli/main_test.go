@@ -85,6 +85,31 @@ decoding: {max_tokens: 8}
 	return p
 }
 
+// holdAfter is a simulator's OnRequest that sees each request with also
+// (when not nil) and holds every request past the first n until release
+// (at the latest when the test ends): a run of more than n requests
+// cannot finish before release, however fast or slow the machine.
+func holdAfter(t *testing.T, n int, also func(string, []byte)) (onRequest func(string, []byte), release func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	var mu sync.Mutex
+	asked := 0
+	return func(path string, body []byte) {
+		if also != nil {
+			also(path, body)
+		}
+		mu.Lock()
+		asked++
+		held := asked > n
+		mu.Unlock()
+		if held {
+			<-gate
+		}
+	}, release
+}
+
 // startRun starts `bhasha args...` as a child process and returns once
 // out/records.jsonl holds at least min records (20 s at most), with the
 // child's stderr.
@@ -118,7 +143,8 @@ func countLines(p string) int {
 func TestKillAndResume(t *testing.T) {
 	const n = 300
 	log := &bodyLog{}
-	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: log.add})
+	hold, release := holdAfter(t, n-10, log.add) // the run is killed before it can finish
+	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: hold})
 	dir := t.TempDir()
 	cfg := writeExperiment(t, dir, n)
 	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
@@ -129,6 +155,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
+	release()
 	firstBodies := len(log.take())
 	if got := countLines(filepath.Join(out, records.FileName)); got >= n {
 		t.Fatalf("the run finished (%d records) before it was killed", got)

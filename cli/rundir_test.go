@@ -314,6 +314,146 @@ func TestChangedIdentityRefused(t *testing.T) {
 	}
 }
 
+// A complete run resumed against the same served name asks the servers
+// who they are (no model request): records answered by another identity
+// than the one now served are a warning naming both, in the log, the
+// summary line, the manifest and a reader's notes; the records stay as
+// they are. Servers that cannot be asked are said not to be checked.
+func TestCompleteRunAgainstChangedIdentity(t *testing.T) {
+	factsB := []sim.Fact{{ID: "f1", Language: "en", Cues: []string{"capital of France"}, Answer: "Paris"}}
+	rootA, rootB := sim.Root("sim-tiny-1b", nil), sim.Root("sim-tiny-1b", factsB)
+	if rootA == rootB {
+		t.Fatalf("both simulators serve root %s", rootA)
+	}
+	cases := []struct {
+		name     string
+		facts    []sim.Fact
+		down     bool     // the endpoint answers nothing
+		say, not []string // what the run's output says, and does not
+		warn     bool     // the manifest and a reader's notes warn of another identity
+	}{
+		{name: "same identity", say: []string{"nothing to do", "complete"}, not: []string{"another model identity", "not checked"}},
+		{name: "another root", facts: factsB, warn: true,
+			say: []string{"nothing to do", "warning: records answered by another model identity than the one now served",
+				"root " + rootA, "root " + rootB, "--archive-changed"}},
+		{name: "server down", down: true, say: []string{"nothing to do", "was not checked"}, not: []string{"another model identity"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, out, args := finishedRun(t, dir, "complete", 4, simtest.Start(t, sim.Config{}))
+			log := &bodyLog{}
+			url := "http://127.0.0.1:1/v1"
+			if !c.down {
+				url = simtest.Start(t, sim.Config{Facts: c.facts, OnRequest: log.add})
+			}
+			args[len(args)-1] = url
+			before, _ := os.ReadFile(filepath.Join(out, records.FileName))
+			code, msg := runCLI(t, cli(args...))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, msg)
+			}
+			for _, w := range c.say {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the output does not say %q:\n%s", w, msg)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(msg, w) {
+					t.Errorf("the output says %q:\n%s", w, msg)
+				}
+			}
+			var summary string
+			for _, l := range strings.Split(msg, "\n") {
+				if strings.HasPrefix(l, out+": complete") {
+					summary = l
+				}
+			}
+			if got := strings.Contains(summary, "root "+rootB) && strings.Contains(summary, "root "+rootA); got != c.warn {
+				t.Errorf("the summary line names both identities: %t, want %t: %q", got, c.warn, summary)
+			}
+			if n := len(log.take()); n != 0 {
+				t.Errorf("the complete run sent %d model requests", n)
+			}
+			if after, _ := os.ReadFile(filepath.Join(out, records.FileName)); !bytes.Equal(before, after) {
+				t.Error("the records changed")
+			}
+			m, err := run.ReadManifest(out)
+			if err != nil || m.Status != "complete" || len(m.Models) != 1 || m.Models[0].Identity.Root != rootA {
+				t.Fatalf("manifest: %v %+v", err, m)
+			}
+			if got := identityWarned(m.Warnings, rootA, rootB); got != c.warn {
+				t.Errorf("manifest warnings %q, want a warning naming both roots: %t", m.Warnings, c.warn)
+			}
+			code, msg = runCLI(t, cli("report", "--run", out))
+			if got := strings.Contains(msg, "note: "+out+": records answered by another model identity"); code != 0 || got != c.warn {
+				t.Errorf("report (exit %d) notes the identity: %t, want %t:\n%s", code, got, c.warn, msg)
+			}
+			if !c.warn {
+				return
+			}
+			// Asked again of the identity now served, the warning is gone.
+			code, msg = runCLI(t, cli(append(args, "--archive-changed")...))
+			if code != 0 || !strings.Contains(msg, "answered by another model identity)") {
+				t.Fatalf("--archive-changed: exit %d: %s", code, msg)
+			}
+			if n := len(log.take()); n != 4 {
+				t.Errorf("--archive-changed sent %d requests, want 4", n)
+			}
+			if m, err := run.ReadManifest(out); err != nil || identityWarned(m.Warnings, rootA, rootB) || m.Models[0].Identity.Root != rootB || m.Counts.OK != 4 {
+				t.Errorf("after --archive-changed: %v %q %+v", err, m.Warnings, m.Counts)
+			}
+		})
+	}
+}
+
+// A report of a run with a judge, having every verdict, sends nothing and
+// asks no server who it is: the identity warning of the run before it
+// stays in the manifest and in the report's notes.
+func TestReportKeepsIdentityWarning(t *testing.T) {
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
+	exp, err := bhasha.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factsA := sim.FactsOf(exp.Items())
+	factsB := factsA[1:]
+	urlA := simtest.Start(t, sim.Config{Facts: factsA})
+	log := &bodyLog{}
+	urlB := simtest.Start(t, sim.Config{Facts: factsB, OnRequest: log.add})
+	out := t.TempDir()
+	args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", urlA}
+	if code, msg := runCLI(t, cli(args...)); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, msg)
+	}
+	args[len(args)-1] = urlB
+	if code, msg := runCLI(t, cli(args...)); code != 0 || !strings.Contains(msg, "another model identity") {
+		t.Fatalf("run against other weights: exit %d: %s", code, msg)
+	}
+	served := func(facts []sim.Fact) string { return sim.Root(exp.Models[0].ServedName, facts) }
+	code, msg := runCLI(t, cli("report", "--run", out, "--endpoint", urlB))
+	if code != 0 || !strings.Contains(msg, "note: "+out+": records answered by another model identity") {
+		t.Errorf("report: exit %d: %s", code, msg)
+	}
+	if n := len(log.take()); n != 0 {
+		t.Errorf("the runs and the report sent %d model requests to the new identity", n)
+	}
+	if m, err := run.ReadManifest(out); err != nil || !identityWarned(m.Warnings, served(factsA), served(factsB)) {
+		t.Errorf("manifest after the report: %v %q", err, m.Warnings)
+	}
+}
+
+// identityWarned reports whether a manifest warning says records of root
+// a were answered by another identity than root b, now served.
+func identityWarned(warnings []string, a, b string) bool {
+	for _, w := range warnings {
+		if strings.Contains(w, "another model identity") && strings.Contains(w, a) && strings.Contains(w, b) {
+			return true
+		}
+	}
+	return false
+}
+
 // Foreign, planted and edited records are named with their lines: a run
 // refuses them (nothing sent, nothing changed), a reader leaves them out
 // of every table and says so; an edited copy of the experiment is named.
@@ -497,12 +637,14 @@ func TestReportOnPartialRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := &bodyLog{}
-			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: log.add, TTFT: 400 * time.Millisecond})
+			hold, release := holdAfter(t, 12, log.add) // the run is killed before it can finish
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), OnRequest: hold, TTFT: 400 * time.Millisecond})
 			out := t.TempDir()
 			args := []string{"run", "--config", path, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url, "--concurrency", "2"}
 			c, _ := startRun(t, args, out, 4)
 			c.Process.Kill()
 			c.Wait()
+			release()
 			m, _ := run.ReadManifest(out)
 			total := m.Requests
 			if total == 0 {

@@ -39,7 +39,8 @@ func sealNow(t *testing.T, out string) string {
 func TestResumeAfterSealing(t *testing.T) {
 	const n = 300
 	log := &bodyLog{}
-	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: log.add})
+	hold, release := holdAfter(t, n-10, log.add) // the run is killed before it can finish
+	url := simtest.Start(t, sim.Config{TTFT: 15 * time.Millisecond, OnRequest: hold})
 	dir := t.TempDir()
 	cfg := writeExperiment(t, dir, n)
 	out, cdir := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
@@ -50,6 +51,7 @@ func TestResumeAfterSealing(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
+	release()
 	log.take()
 	// The killed run may have left a torn last line: the resume repairs
 	// it, so seal after a scan has cut it.

@@ -41,13 +41,19 @@ func TestAIMD(t *testing.T) {
 		o         outcome
 		after     time.Duration
 		wantLimit float64
+		// recentCut puts the last cut ahead of the clock: less than 100 ms
+		// have passed since it, however slowly the test runs.
+		recentCut bool
 	}{
-		{outThrottled, 0, 8},
-		{outThrottled, 0, 8}, // a second 429 within 100 ms does not cut again
-		{outOK, 0, 8 + 1.0/8},
-		{outRequest, 0, 8 + 1.0/8},
+		{outThrottled, 0, 8, false},
+		{outThrottled, 0, 8, true}, // a second 429 within 100 ms does not cut again
+		{outOK, 0, 8 + 1.0/8, false},
+		{outRequest, 0, 8 + 1.0/8, false},
 	}
 	for i, c := range cases {
+		if c.recentCut {
+			r.lastCut = time.Now().Add(time.Hour)
+		}
 		r.inflight++
 		p.release(r, c.o, c.after, nil)
 		if r.limit != c.wantLimit {
@@ -64,8 +70,9 @@ func TestAIMD(t *testing.T) {
 	// Retry-After pauses the replica.
 	r.inflight++
 	r.lastCut = time.Time{}
+	before := time.Now()
 	p.release(r, outThrottled, time.Second, nil)
-	if time.Until(r.backoffUntil) < 900*time.Millisecond {
+	if r.backoffUntil.Before(before.Add(time.Second)) {
 		t.Error("Retry-After not honoured")
 	}
 	// Limit 1 after repeated 429s, never 0.
@@ -83,9 +90,10 @@ func TestReplicaBackoffAfterThreeFaults(t *testing.T) {
 	p := testPool(1, 4)
 	r := p.replicas[0]
 	for i := 1; i <= 3; i++ {
+		before := time.Now() // the back-off runs from the release on, however late this test looks
 		r.inflight++
 		p.release(r, outReplica, 0, nil)
-		backedOff := time.Now().Before(r.backoffUntil)
+		backedOff := r.backoffUntil.After(before)
 		if backedOff != (i == 3) {
 			t.Errorf("after %d faults: backed off %v", i, backedOff)
 		}
@@ -110,7 +118,7 @@ func TestAcquireWaitsForSlot(t *testing.T) {
 	p.release(r, outOK, 0, nil)
 	select {
 	case <-got:
-	case <-time.After(time.Second):
+	case <-time.After(time.Minute): // a bound for a test that would hang, not a speed
 		t.Fatal("waiter not woken by release")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

@@ -133,9 +133,10 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 // identityChanges compares the identity each model is served as now with
 // the identities that answered its records (a record that does not name
 // one was answered by the identity the earlier manifest names). It returns
-// a pick of the records answered by another identity, and an error naming
-// the old and new identities, or nil, nil when nothing changed.
-func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo, dir string, hint Hints) (func(key string, id *engine.Identity) bool, error) {
+// one line per model and identity that differ, each naming the old and new
+// identities, and a pick of the records answered by another identity; both
+// are nil when nothing changed.
+func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo) (func(key string, id *engine.Identity) bool, []string) {
 	before := map[string]engine.Identity{}
 	if prev != nil {
 		for _, mi := range prev.Models {
@@ -178,8 +179,26 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo,
 		}
 		return was != (engine.Identity{}) && was != cur
 	}
-	return pick, fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
+	return pick, msgs
+}
+
+// identityRefusal is the error of a run that would add answers of another
+// identity to records of the identities msgs (identityChanges) name.
+func identityRefusal(dir string, msgs []string, hint Hints) error {
+	return fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
 		dir, strings.Join(msgs, "; "), capitalize(hint.newOut()), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir))
+}
+
+// identityWarningLead begins the manifest warning of a run whose records
+// were answered by another identity than the one its servers now serve
+// (identityWarning): a later run that asks the servers again replaces it.
+const identityWarningLead = "records answered by another model identity than the one now served: "
+
+// identityWarning is the warning of a run that sends nothing while its
+// records were answered by the identities msgs (identityChanges) name.
+func identityWarning(dir string, msgs []string, hint Hints) string {
+	return fmt.Sprintf("%s%s; the records and tables stay those of the identities that answered them (%s to ask them again of the identity now served, their records moved to %s; or %s)",
+		identityWarningLead, strings.Join(msgs, "; "), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir), hint.newOut())
 }
 
 // archiveWhy says why records are moved aside.

@@ -195,6 +195,14 @@ type Manifest struct {
 // refusal leaves every file as it was (a directory that did not exist is
 // removed again).
 //
+// A run with nothing left to send (Send nil) still asks the servers who
+// they are: records answered by another identity than the one now served
+// are then a warning (logged and in the manifest's Warnings), not a
+// refusal, since no answer of the new identity joins them; servers that
+// cannot be asked are logged, and the run completes without them. A pass
+// that sends only some roles (Send set) and has nothing to send contacts
+// no server, and keeps the earlier manifest's warnings.
+//
 // A run directory whose manifest is lost is resumed with the provenance
 // its records carry (each names the identity that answered it and whether
 // a simulator did); records too old to say are refused.
@@ -379,9 +387,12 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			strings.Join(problems, ". "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
-	// Connect (this asks the servers who they are, never a model request)
-	// when something is to be sent, and compare the identities that answer
-	// now with those that answered the records.
+	// Connect (this asks the servers who they are: /v1/models and
+	// /version, never a model request) when something is to be sent, and
+	// compare the identities that answer now with those that answered the
+	// records. A run with nothing to send (not a pass that sends only some
+	// roles, such as a report's) asks them too, so that a complete run
+	// resumed against other weights says so; it still sends nothing.
 	eo := j.Engine
 	eo.Logf = logf
 	if o.Engine != nil {
@@ -391,50 +402,85 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	willSend := pendingAll > 0 || (o.Send == nil && (nChanged > 0 || len(archive) > 0))
 	var eng *engine.Engine
 	var store *cache.Store
-	if willSend {
+	checked := false   // the servers said which identities they serve
+	identityWarn := "" // the records were answered by other identities, and stay
+	if willSend || o.Send == nil {
 		var crep cache.OpenReport
-		if store, crep, err = cache.Open(o.CacheDir); err != nil {
-			return refuse(err)
-		}
-		defer store.Close()
-		if s := crep.String(); s != "" {
-			logf("%s", s)
-			m.Repairs = append(m.Repairs, s)
-		}
-		m.Cache = crep.Path
-		eo.Cache = store
-		eo.ReadCache = !o.NoCache
-		if eng, err = engine.New(ctx, models, eo); err != nil {
-			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
-		}
-		moved, err := identityChanges(scan, prev, eng.Models(), o.Out, o.Hint)
-		if err != nil && !o.ArchiveChanged {
-			return refuse(err)
-		}
-		pickModel := moved
-		if err == nil {
-			pickModel = nil
-		}
-		if len(archive) > 0 || nChanged > 0 || pickModel != nil {
-			// Everything checked: move aside what will be asked again.
-			name := "changed-" + time.Now().UTC().Format("20060102T150405Z")
-			apath, n, err := scan.Commit(func(line int, key string, id *engine.Identity) bool {
-				return archive[line] != "" || changed(key) || (pickModel != nil && pickModel(key, id))
-			}, name)
-			if err != nil {
-				return nil, err
+		if willSend || o.ArchiveChanged { // asking again what another identity answered sends
+			if store, crep, err = cache.Open(o.CacheDir); err != nil {
+				return refuse(err)
 			}
-			archivedAny = true
-			msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, nChanged, pickModel != nil))
-			logf("%s: %s", o.Out, msg)
-			m.Archived = append(m.Archived, msg)
+			defer store.Close()
+			if s := crep.String(); s != "" {
+				logf("%s", s)
+				m.Repairs = append(m.Repairs, s)
+			}
+			eo.Cache = store
+			eo.ReadCache = !o.NoCache
 		}
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if !willSend {
+			// Only a check: servers that do not answer do not hold up a
+			// run that has nothing to send.
+			cctx, cancel = context.WithTimeout(ctx, 20*time.Second)
+		}
+		conn, err := engine.New(cctx, models, eo)
+		cancel()
+		switch {
+		case err != nil && willSend:
+			return refuse(fmt.Errorf("connecting to the experiment's endpoints: %w", err))
+		case err != nil:
+			logf("%s: the servers could not be asked which model identities they serve, so whether the records' identities are still served was not checked (nothing was to be sent): %v", o.Out, err)
+		default:
+			checked = true
+			pick, msgs := identityChanges(scan, prev, conn.Models())
+			var pickModel func(key string, id *engine.Identity) bool
+			switch {
+			case msgs == nil:
+			case o.ArchiveChanged:
+				pickModel = pick
+			case willSend:
+				return refuse(identityRefusal(o.Out, msgs, o.Hint))
+			default:
+				identityWarn = identityWarning(o.Out, msgs, o.Hint)
+				logf("%s: warning: %s", o.Out, identityWarn)
+			}
+			if len(archive) > 0 || nChanged > 0 || pickModel != nil {
+				// Everything checked: move aside what will be asked again.
+				name := "changed-" + time.Now().UTC().Format("20060102T150405Z")
+				apath, n, err := scan.Commit(func(line int, key string, id *engine.Identity) bool {
+					return archive[line] != "" || changed(key) || (pickModel != nil && pickModel(key, id))
+				}, name)
+				if err != nil {
+					return nil, err
+				}
+				archivedAny = true
+				msg := fmt.Sprintf("%d record(s) moved to %s (%s)", n, apath, archiveWhy(archive, nChanged, pickModel != nil))
+				logf("%s: %s", o.Out, msg)
+				m.Archived = append(m.Archived, msg)
+			}
+			if willSend || archivedAny {
+				eng, m.Cache = conn, crep.Path
+			}
+		}
+	}
+	if eng == nil && prev != nil {
+		// Nothing is asked: the records stay those earlier runs noticed
+		// something about, but for the identities when they were asked again.
+		for _, w := range prev.Warnings {
+			if !checked || !strings.HasPrefix(w, identityWarningLead) {
+				m.Warnings = append(m.Warnings, w)
+			}
+		}
+	}
+	if identityWarn != "" {
+		m.Warnings = append(m.Warnings, identityWarn)
 	}
 	// The checks passed: from here the directory is this run's.
 	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
 		return nil, err
 	}
-	if !willSend {
+	if eng == nil {
 		// Nothing is asked again: a damaged segment stays as it is, read
 		// for what it holds, for the run that asks its lost records.
 		scan.LeaveDamaged()
