@@ -411,7 +411,7 @@ func TestCompleteRunAgainstChangedIdentity(t *testing.T) {
 // asks no server who it is: the identity warning of the run before it
 // stays in the manifest and in the report's notes.
 func TestReportKeepsIdentityWarning(t *testing.T) {
-	path := "../../testdata/experiments/smoke-indicquest.yaml"
+	path := "../testdata/experiments/smoke-indicquest.yaml"
 	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
