@@ -176,7 +176,8 @@ func (t *Table) Columns() []Column {
 // Col returns the index of the named column, or -1.
 func (t *Table) Col(name string) int { return slices.Index(t.Header, name) }
 
-// Text is cell (row i, column c) as the CSV shows it.
+// Text is cell (row i, column c) as the text views (Markdown, HTML)
+// show it: FormatCell.
 func (t *Table) Text(i, c int) string {
 	if t.Source != nil {
 		return FormatCell(t.Row(i, nil)[c])
@@ -227,9 +228,10 @@ func (t *Table) add(cells ...any) {
 	t.Rows = append(t.Rows, row)
 }
 
-// FormatCell writes a cell as the CSV and Markdown renderers show it:
+// FormatCell writes a cell as the Markdown and HTML views show it:
 // strings as they are, ints in decimal, bools as true/false, floats by
-// formatFloat.
+// formatFloat (rounded to six decimals; the CSV holds them exactly:
+// WriteCSV).
 func FormatCell(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -246,7 +248,7 @@ func FormatCell(v any) string {
 	return fmt.Sprint(v)
 }
 
-// formatFloat writes a number for a CSV cell: "" for NaN, "0" for both
+// formatFloat writes a number for a text view: "" for NaN, "0" for both
 // zeros (never "-0.000000"), six decimals from 10⁻⁴ up, and scientific
 // notation with six significant digits below, so that a small p-value
 // (1.86e-09) is never rounded to zero.
@@ -377,7 +379,10 @@ func writeCSV(p string, t *Table) error {
 
 // WriteCSV writes the table as CSV: a header row, then one row per table
 // row, each preceded by the column "simulated" (t.Simulated: true when
-// the answers came from simulated models); cells formatted by FormatCell.
+// the answers came from simulated models); cells formatted by FormatCell,
+// but numbers, which are exact: a float64 is written in the fewest digits
+// that read back to the same float64 (appendExactFloat), an empty cell
+// for NaN.
 //
 // The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
 // exactly: text that a spreadsheet would run as a formula (a model's
@@ -412,7 +417,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	return bw.Flush()
 }
 
-// appendCSVCell appends cell v as FormatCell writes it, as a CSV field.
+// appendCSVCell appends cell v as a CSV field: a number exactly
+// (appendExactFloat), any other cell as FormatCell writes it.
 func appendCSVCell(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case string:
@@ -420,13 +426,34 @@ func appendCSVCell(b []byte, v any) []byte {
 	case int:
 		return strconv.AppendInt(b, int64(x), 10)
 	case float64:
-		return appendFloat(b, x)
+		return appendExactFloat(b, x)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case nil:
 		return b
 	}
 	return appendCSVField(b, FormatCell(v))
+}
+
+// appendExactFloat appends v in the fewest digits that read back
+// (strconv.ParseFloat, pandas, DuckDB, R) to the same float64: nothing
+// for NaN (a missing number), "0" for both zeros, "inf" and "-inf" for
+// the infinities, scientific notation below 10⁻⁴ (1.86e-09), decimals
+// from there up (0.38658150076225317).
+func appendExactFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return b
+	case v == 0:
+		return append(b, '0')
+	case math.IsInf(v, 1):
+		return append(b, "inf"...)
+	case math.IsInf(v, -1):
+		return append(b, "-inf"...)
+	case math.Abs(v) < 1e-4:
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 // appendCSVField appends s as encoding/csv's Writer writes a field (comma
