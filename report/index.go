@@ -4,17 +4,21 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // WriteIndexXLSX writes the workbook of a set of runs (make demo's
 // out/demo/report.xlsx): a README (SIMULATED when any run was), an
 // "experiments" sheet with each run's status and counts and links to its
 // report and workbook (relative hyperlinks, so the folder can move), then
-// each run's Entry.Tables as sheets named "<run> <table>" in the same
-// layout as a run's own workbook.
+// each run's Entry.Tables as sheets named "<run> <table>" (the table's
+// own name, that of its CSV file) in the same layout as a run's own
+// workbook. A name over Excel's 31 characters is shortened (runSheet) and
+// the README lists it with its run and table.
 func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -74,9 +78,13 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			r.close() // their files, if the workbook was not written
 		}
 	}()
+	var renamed []string // the README's lines on the shortened names
 	for _, e := range entries {
 		for _, t := range e.Tables {
-			name := sheetName(e.Name+" "+strings.TrimSuffix(t.Name, "_wide"), used)
+			name := runSheet(e.Name, t.Name, used)
+			if name != e.Name+" "+t.Name {
+				renamed = append(renamed, fmt.Sprintf("'%s' is run %s's table %s (its tables/%s.csv).", name, e.Name, t.Name, tables.FileName(t.Name)))
+			}
 			if _, err := f.NewSheet(name); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
@@ -87,10 +95,28 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			raws = append(raws, raw)
 		}
 	}
-	for i, l := range st.log.lines() {
+	if len(renamed) > 0 {
+		renamed = append([]string{"Sheet names are at most 31 characters (Excel's limit); these are shortened:"}, renamed...)
+	}
+	for i, l := range append(renamed, st.log.lines()...) {
 		if err := f.SetCellStr("README", cellName(1, len(lines)+2+i), l); err != nil {
 			return err
 		}
 	}
 	return writeWorkbook(context.Background(), f, w, raws)
+}
+
+// runSheet is an unused sheet name (sheetName) for run's table: "<run>
+// <table>" when it fits in Excel's 31 characters, else the run's name cut
+// (ending in "…") before the whole table name, or, for a table name too
+// long for that, both cut.
+func runSheet(run, table string, used map[string]bool) string {
+	full := run + " " + table
+	if utf8.RuneCountInString(full) <= 31 {
+		return sheetName(full, used)
+	}
+	if room := 31 - 1 - utf8.RuneCountInString(table); room >= 5 {
+		return sheetName(string([]rune(run)[:room-1])+"… "+table, used)
+	}
+	return sheetName(string([]rune(full)[:30])+"…", used)
 }
