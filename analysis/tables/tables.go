@@ -321,7 +321,13 @@ const CSVNoteFile = "README.txt"
 // not files to open by double-click in a spreadsheet.
 const CSVNote = `These CSV files are Bhasha's tables as exact data (UTF-8, RFC 4180,
 a header row, first column "simulated"), for pandas, DuckDB, polars, R
-and the like: every cell is written as the run produced it.
+and the like: every cell is written as the run produced it, every number
+in the digits that read back to the same double.
+
+A missing value is an empty cell, whatever the column: a number the
+table has none for, and an empty text (a study without strategies or
+conditions) alike. The run's scored.parquet holds NULL for an empty
+text and the workbook an empty cell, so that all three agree.
 
 Do NOT open them by double-click in Excel, LibreOffice or Google Sheets.
 Cells hold text from datasets and model answers, and some of it begins
@@ -338,9 +344,17 @@ cells, never as formulas, and marks every cell whose text Excel's limits
 forced it to change.
 
 Read them in code, for example:
-  pandas:  pd.read_csv("accuracy.csv", keep_default_na=False)
+  pandas:  pd.read_csv("accuracy.csv", keep_default_na=False, na_values=[""], dtype=TEXT)
+           with TEXT = {c: str for c in ("model", "item", "language", "form",
+           "strategy", "condition", "role", "domain")}: numbers as numbers, an
+           empty cell NaN, a text such as "NA", "None" or "null" (a model's
+           answer) kept as text, and key columns as text even when empty or
+           all digits (item ids), as scored.parquet has them.
   DuckDB:  SELECT * FROM 'accuracy.csv';
-  Go:      encoding/csv
+           An empty cell is NULL, and "=" never matches NULL: join on a
+           column that may be empty with IS NOT DISTINCT FROM, e.g.
+           ON a.condition IS NOT DISTINCT FROM b.condition.
+  Go:      encoding/csv (an empty field: missing)
 `
 
 // Write writes each table as DIR/<name>.csv (the name through
