@@ -234,16 +234,14 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 	})
 
 	t.Run("request digests", func(t *testing.T) {
-		n := 0
-		for _, f := range []string{"records.jsonl"} {
-			b, err := os.ReadFile(filepath.Join(run, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n += strings.Count(string(b), "\n")
+		b, err := os.ReadFile(filepath.Join(run, "records.jsonl")) // the run's only records file: it is too small to seal
+		if err != nil {
+			t.Fatal(err)
 		}
+		n := strings.Count(string(b), "\n")
 		python(t, "json")
-		script := strings.ReplaceAll(docBlock(t, docs, "python", "request_sha256"), `"run/`, strconv.Quote(run+"/")[:len(strconv.Quote(run+"/"))-1])
+		dir := strconv.Quote(run + "/")
+		script := strings.ReplaceAll(docBlock(t, docs, "python", "request_sha256"), `"run/`, dir[:len(dir)-1])
 		if got, want := strings.TrimSpace(string(runPython(t, script))), fmt.Sprintf("%d bodies checked, 0 differ", n); got != want {
 			t.Errorf("the documented Python check prints %q, want %q", got, want)
 		}
