@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -31,6 +32,9 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 		sim = sim || e.Simulated
 	}
 	f.SetSheetName("Sheet1", "README")
+	if err := pageSetup(f, "README"); err != nil {
+		return err
+	}
 	lines := []string{title}
 	if sim {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
@@ -98,10 +102,21 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if len(renamed) > 0 {
 		renamed = append([]string{"Sheet names are at most 31 characters (Excel's limit); these are shortened:"}, renamed...)
 	}
-	for i, l := range append(renamed, st.log.lines()...) {
+	notes := append(renamed, st.log.lines()...)
+	for i, l := range notes {
 		if err := f.SetCellStr("README", cellName(1, len(lines)+2+i), l); err != nil {
 			return err
 		}
+	}
+	// The README's lines wrapped within its column, as a run's README.
+	all := append(append(slices.Clone(lines), ""), notes...)
+	for i, l := range all {
+		f.SetRowHeight("README", i+1, textHeight(l, readmeWidth))
+	}
+	f.SetColWidth("README", "A", "A", readmeWidth)
+	f.SetCellStyle("README", "A1", cellName(1, len(all)), st.wrap)
+	if err := printRange(f, "README", 1, len(all), 0); err != nil {
+		return err
 	}
 	return writeWorkbook(context.Background(), f, w, raws)
 }
