@@ -15,8 +15,9 @@ TOKCACHE   := testdata/tokenizers/cache
 # deps`, as root): Jupyter for the notebooks, headless Chromium and the Noto
 # fonts to check that HTML reports draw (Indic labels included), and
 # LibreOffice Calc to open the workbooks as a reviewer would, poppler-utils
-# to count and draw the pages it prints.
-DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui poppler-utils
+# to count and draw the pages it prints, pandas and openpyxl to read the
+# tables and workbooks as their users do.
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui poppler-utils python3-pandas python3-openpyxl
 
 all: build
 
@@ -31,7 +32,7 @@ demo: build
 ## test: vet, every unit, integration and end-to-end test under the race detector, and every notebook executed headless
 test: gotest notebooks
 
-gotest: tokenizers deps
+gotest: tokenizers deps duckscan
 	$(GO) vet $(PKGS)
 	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
@@ -47,7 +48,7 @@ tokenizers:
 
 ## deps: install the Debian packages for the notebook and report tests if missing (needs root)
 deps:
-	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! command -v pdftoppm >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert' 2>/dev/null; then \
+	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! command -v pdftoppm >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert, pandas, openpyxl' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi

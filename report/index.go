@@ -4,18 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // WriteIndexXLSX writes the workbook of a set of runs (make demo's
 // out/demo/report.xlsx): a README (SIMULATED when any run was), an
 // "experiments" sheet with each run's status and counts, links to its
 // report and workbook (relative hyperlinks, so the folder can move) and
-// what it is (Entry.About), then
-// each run's Entry.Tables as sheets named "<run> <table>" in the same
-// layout as a run's own workbook.
+// what it is (Entry.About), then each run's Entry.Tables as sheets named
+// "<run> <table>" (the table's own name, that of its CSV file) in the same
+// layout as a run's own workbook. A name over Excel's 31 characters is
+// shortened (runSheet) and the README lists it with its run and table.
 func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -28,6 +32,9 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 		sim = sim || e.Simulated
 	}
 	f.SetSheetName("Sheet1", "README")
+	if err := pageSetup(f, "README"); err != nil {
+		return err
+	}
 	lines := []string{title}
 	if sim {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
@@ -79,9 +86,13 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			r.close() // their files, if the workbook was not written
 		}
 	}()
+	var renamed []string // the README's lines on the shortened names
 	for _, e := range entries {
 		for _, t := range e.Tables {
-			name := sheetName(e.Name+" "+strings.TrimSuffix(t.Name, "_wide"), used)
+			name := runSheet(e.Name, t.Name, used)
+			if name != e.Name+" "+t.Name {
+				renamed = append(renamed, fmt.Sprintf("'%s' is run %s's table %s (its tables/%s.csv).", name, e.Name, t.Name, tables.FileName(t.Name)))
+			}
 			if _, err := f.NewSheet(name); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
@@ -92,10 +103,39 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			raws = append(raws, raw)
 		}
 	}
-	for i, l := range st.log.lines() {
+	if len(renamed) > 0 {
+		renamed = append([]string{"Sheet names are at most 31 characters (Excel's limit); these are shortened:"}, renamed...)
+	}
+	notes := append(renamed, st.log.lines()...)
+	for i, l := range notes {
 		if err := f.SetCellStr("README", cellName(1, len(lines)+2+i), l); err != nil {
 			return err
 		}
 	}
+	// The README's lines wrapped within its column, as a run's README.
+	all := append(append(slices.Clone(lines), ""), notes...)
+	for i, l := range all {
+		f.SetRowHeight("README", i+1, textHeight(l, readmeWidth))
+	}
+	f.SetColWidth("README", "A", "A", readmeWidth)
+	f.SetCellStyle("README", "A1", cellName(1, len(all)), st.wrap)
+	if err := printRange(f, "README", 1, len(all), 0); err != nil {
+		return err
+	}
 	return writeWorkbook(context.Background(), f, w, raws)
+}
+
+// runSheet is an unused sheet name (sheetName) for run's table: "<run>
+// <table>" when it fits in Excel's 31 characters, else the run's name cut
+// (ending in "…") before the whole table name, or, for a table name too
+// long for that, both cut.
+func runSheet(run, table string, used map[string]bool) string {
+	full := run + " " + table
+	if utf8.RuneCountInString(full) <= 31 {
+		return sheetName(full, used)
+	}
+	if room := 31 - 1 - utf8.RuneCountInString(table); room >= 5 {
+		return sheetName(string([]rune(run)[:room-1])+"… "+table, used)
+	}
+	return sheetName(string([]rune(full)[:30])+"…", used)
 }

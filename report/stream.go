@@ -3,6 +3,7 @@ package report
 import (
 	"archive/zip"
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -142,6 +143,9 @@ func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []ra
 		}
 	}
 	slices.SortFunc(z.shared, func(a, b *sharedStrings) int { return a.base - b.base })
+	if err := setUsedRanges(f, z.raws); err != nil {
+		return err
+	}
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
 		zw := zip.NewWriter(w)
 		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
@@ -152,4 +156,40 @@ func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []ra
 	})
 	_, err := f.WriteTo(io.Discard)
 	return err
+}
+
+// setUsedRanges declares, as its <dimension>, the range of cells each
+// sheet of f holds but the streamed ones (raws, by part: theirs is set as
+// their rows are joined in, rawZip.finish). excelize declares "A1" for a
+// sheet whose cells it sets, and a reader that sizes a sheet by its
+// dimension (openpyxl's read-only mode) then reads its first row only.
+// It reads each such sheet's cells once (GetRows): the sheets excelize
+// writes are the short ones (README, figures, provenance).
+func setUsedRanges(f *excelize.File, raws map[string]*rawSheet) error {
+	for _, sheet := range f.GetSheetList() {
+		path, err := sheetPath(f, sheet)
+		if err != nil {
+			return err
+		}
+		if raws[path] != nil {
+			continue
+		}
+		rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
+		if err != nil {
+			return fmt.Errorf("sheet %s: reading its cells for its dimension: %w", sheet, err)
+		}
+		last, cols := 0, 0
+		for i, r := range rows {
+			if len(r) > 0 {
+				last, cols = i+1, max(cols, len(r))
+			}
+		}
+		if last == 0 {
+			continue // no cell: "A1", as an empty sheet declares
+		}
+		if err := f.SetSheetDimension(sheet, "A1:"+cellName(cols, last)); err != nil {
+			return fmt.Errorf("sheet %s: %w", sheet, err)
+		}
+	}
+	return nil
 }

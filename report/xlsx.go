@@ -333,8 +333,8 @@ func newStyles(f *excelize.File) (styleSet, error) {
 // excelize's; its cells are written as a streamed sheet's are
 // (deflateSheet, its texts shared strings): every cell of a column in
 // its column's number format, a text fitCell changed in the changed
-// fill (its comment added by the log), an empty value an empty cell
-// with its column's format. The workbook writer puts the returned
+// fill (its comment added by the log), an empty value (nil, NaN, "") an
+// empty cell with its column's format. The workbook writer puts the returned
 // rawSheet's rows in the sheet's part.
 func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet) (rawSheet, error) {
 	if err := ctx.Err(); err != nil {
@@ -494,6 +494,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				case nil, int, bool:
 					vals[c] = x
 				case string: // a string cell: never a formula
+					if x == "" {
+						break // a missing text: an empty cell, as in the CSV
+					}
 					if err := text(r, c, x, fullTextAt(t, c)); err != nil {
 						return err
 					}

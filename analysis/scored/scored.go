@@ -5,7 +5,12 @@
 // made from is never read as theirs (Key).
 //
 // File grammar: one Parquet file (FileName in the run directory), one row
-// per scored answer in scoring order, every column required (no nulls):
+// per scored answer in scoring order, every number and flag column
+// required, every text column optional: NULL where the text is empty (a
+// missing strategy, condition, domain, verdict, detail, an empty answer),
+// as an empty cell is in the CSV tables and the workbook, so that a
+// reader joining them on a key column meets one kind of missing value.
+// Bhasha reads a NULL text back as "".
 //
 //   - the row columns, named as the answer schema's common fields:
 //     experiment, model, item, language, form, strategy, condition, role
@@ -74,7 +79,7 @@ const FileName = "scored.parquet"
 // Version is the file format's version, and the scoring rules': bump it
 // when a rule changes the rows the same records and options give (a
 // store of another version is scored again).
-const Version = "2"
+const Version = "3"
 
 // Key names what a store's rows were made from: component → value (a
 // hash, a version). Two keys that differ in any component make the rows
@@ -332,7 +337,20 @@ func leaf(k kind) parquet.Node {
 	default:
 		n = parquet.Leaf(parquet.BooleanType)
 	}
+	if k == kindString {
+		return parquet.Compressed(parquet.Optional(n), &parquet.Snappy)
+	}
 	return parquet.Compressed(parquet.Required(n), &parquet.Snappy)
+}
+
+// textValue is a text column's value in column col: NULL for "", the
+// text's bytes (not copied: view) otherwise, with the definition level
+// its optional column needs.
+func textValue(s string, col int) parquet.Value {
+	if s == "" {
+		return parquet.NullValue().Level(0, 0, col)
+	}
+	return parquet.ByteArrayValue(view(s)).Level(0, 1, col)
 }
 
 func fieldKind(t score.FieldType) kind {
@@ -358,7 +376,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	for _, c := range cols {
 		g[c.name] = leaf(c.kind)
 		if c.free {
-			g[c.name] = parquet.Compressed(parquet.Required(parquet.String()), &parquet.Snappy)
+			g[c.name] = parquet.Compressed(parquet.Optional(parquet.String()), &parquet.Snappy)
 			options = append(options, parquet.SkipPageBounds(c.name))
 		}
 		taken[c.name] = true
@@ -414,9 +432,9 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	}
 	// fill encodes rows (one row group's) into rg a column at a time, a
 	// chunk of rows at a time: each column's values are made by one
-	// loop over the rows, with no row of values between. Every column is
-	// required and not repeated: its values need no levels (a column
-	// writer of a leaf reads only the values).
+	// loop over the rows, with no row of values between. No column is
+	// repeated: a required one's values need no levels, an optional
+	// (text) one's only their definition level (textValue).
 	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
 		const chunk = 4096
 		cws := rg.ColumnWriters()
@@ -429,7 +447,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 				switch {
 				case c.at != 0 && c.kind == kindString: // the field itself, read in place
 					for i := range part {
-						vals = append(vals, parquet.ByteArrayValue(view(*(*string)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1)))))
+						vals = append(vals, textValue(*(*string)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1)), at))
 					}
 				case c.at != 0 && c.kind == kindBool:
 					for i := range part {
@@ -437,7 +455,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 					}
 				default:
 					for i := range part {
-						vals = append(vals, value(c, &part[i]))
+						vals = append(vals, value(c, &part[i], at))
 					}
 				}
 				if _, err := cws[at].WriteRowValues(vals); err != nil {
@@ -456,7 +474,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 					case score.IntField:
 						v = parquet.Int64Value(int64(fd.Int(r)))
 					default:
-						v = parquet.ByteArrayValue(view(fd.Text(r)))
+						v = textValue(fd.Text(r), at)
 					}
 					vals = append(vals, v)
 				}
@@ -546,10 +564,11 @@ func writeGroups(w *parquet.Writer, rows []score.Row, fill func(*parquet.Concurr
 	return err
 }
 
-func value(c *column, r *score.Row) parquet.Value {
+// value is c's value of row r, in column col.
+func value(c *column, r *score.Row, col int) parquet.Value {
 	switch c.kind {
 	case kindString:
-		return parquet.ByteArrayValue(view(c.str(r)))
+		return textValue(c.str(r), col)
 	case kindInt:
 		return parquet.Int64Value(c.num(r))
 	case kindDouble:
@@ -733,7 +752,7 @@ func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[st
 				at++
 				switch c.kind {
 				case kindString:
-					b := v.ByteArray()
+					b := v.ByteArray() // nil for a NULL: ""
 					s := last
 					if !held || string(b) != last {
 						var ok bool

@@ -307,3 +307,78 @@ func TestFlippedByteIsErrFormat(t *testing.T) {
 		t.Fatalf("the store as written: %d rows, %v", len(rows), err)
 	}
 }
+
+// An empty text is NULL in the file, as an empty cell is in the CSV
+// tables and the workbook (a missing strategy, condition, domain, detail,
+// an empty answer, a study's text), and reads back as ""; the numbers and
+// flags stay required.
+func TestEmptyTextIsNull(t *testing.T) {
+	rows := rowsForTest(4)
+	rows[1].Key.Strategy, rows[1].Domain, rows[1].Prediction, rows[1].Verdict = "", "", "", ""
+	rows[2].Key.Condition = "c"
+	path := filepath.Join(t.TempDir(), FileName)
+	schema := score.NewSchema(score.Text("verdict_copy", "a study text", func(r *score.Row) string { return r.Verdict }))
+	if err := Write(path, rows, schema, Meta{Key: Key{"records": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Read(path)
+	if err != nil || !reflect.DeepEqual(got, rows) {
+		t.Fatalf("read back %+v %v\nwant %+v", got, err, rows)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pf.Schema().Fields() {
+		text := c.Type().Kind() == parquet.ByteArray
+		if c.Optional() != text || c.Required() == text {
+			t.Errorf("column %s: optional %v, required %v; want optional only for texts", c.Name(), c.Optional(), c.Required())
+		}
+	}
+	type texts struct {
+		Strategy   *string `parquet:"strategy,optional"`
+		Condition  *string `parquet:"condition,optional"`
+		Domain     *string `parquet:"domain,optional"`
+		Prediction *string `parquet:"prediction,optional"`
+		Detail     *string `parquet:"detail,optional"`
+		Study      *string `parquet:"verdict_copy,optional"`
+	}
+	read := make([]texts, len(rows))
+	if n, err := parquet.NewGenericReader[texts](pf).Read(read); n != len(rows) {
+		t.Fatal(n, err)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "NULL"
+		}
+		return strconv.Quote(*p)
+	}
+	for i, r := range rows {
+		for _, tc := range []struct {
+			col  string
+			got  *string
+			want string
+		}{
+			{"strategy", read[i].Strategy, r.Key.Strategy},
+			{"condition", read[i].Condition, r.Key.Condition},
+			{"domain", read[i].Domain, r.Domain},
+			{"prediction", read[i].Prediction, r.Prediction},
+			{"detail", read[i].Detail, detailText(&rows[i])},
+			{"verdict_copy", read[i].Study, r.Verdict},
+		} {
+			want := "NULL"
+			if tc.want != "" {
+				want = strconv.Quote(tc.want)
+			}
+			if str(tc.got) != want {
+				t.Errorf("row %d column %s: %s, want %s", i, tc.col, str(tc.got), want)
+			}
+		}
+	}
+}

@@ -173,7 +173,7 @@ func TestCSVExact(t *testing.T) {
 		t.Fatalf("%d records", len(recs))
 	}
 	for i, h := range hostile {
-		if r := recs[i+1]; r[1] != "m\x1b" || r[2] != h || r[3] != "-0.500000" {
+		if r := recs[i+1]; r[1] != "m\x1b" || r[2] != h || r[3] != "-0.5" {
 			t.Errorf("row %d reads back %q, want %q", i, recs[i+1], h)
 		}
 	}

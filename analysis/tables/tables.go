@@ -180,7 +180,8 @@ func (t *Table) Columns() []Column {
 // Col returns the index of the named column, or -1.
 func (t *Table) Col(name string) int { return slices.Index(t.Header, name) }
 
-// Text is cell (row i, column c) as the CSV shows it.
+// Text is cell (row i, column c) as the text views (Markdown, HTML)
+// show it: FormatCell.
 func (t *Table) Text(i, c int) string {
 	if t.Source != nil {
 		return FormatCell(t.Row(i, nil)[c])
@@ -231,9 +232,10 @@ func (t *Table) add(cells ...any) {
 	t.Rows = append(t.Rows, row)
 }
 
-// FormatCell writes a cell as the CSV and Markdown renderers show it:
+// FormatCell writes a cell as the Markdown and HTML views show it:
 // strings as they are, ints in decimal, bools as true/false, floats by
-// formatFloat.
+// formatFloat (rounded to six decimals; the CSV holds them exactly:
+// WriteCSV).
 func FormatCell(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -272,7 +274,7 @@ func FormatP(p float64) string {
 	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
-// formatFloat writes a number for a CSV cell: "" for NaN, "0" for both
+// formatFloat writes a number for a text view: "" for NaN, "0" for both
 // zeros (never "-0.000000"), six decimals from 10⁻⁴ up, and scientific
 // notation with six significant digits below, so that a small p-value
 // (1.86e-09) is never rounded to zero.
@@ -345,7 +347,13 @@ const CSVNoteFile = "README.txt"
 // not files to open by double-click in a spreadsheet.
 const CSVNote = `These CSV files are Bhasha's tables as exact data (UTF-8, RFC 4180,
 a header row, first column "simulated"), for pandas, DuckDB, polars, R
-and the like: every cell is written as the run produced it.
+and the like: every cell is written as the run produced it, every number
+in the digits that read back to the same double.
+
+A missing value is an empty cell, whatever the column: a number the
+table has none for, and an empty text (a study without strategies or
+conditions) alike. The run's scored.parquet holds NULL for an empty
+text and the workbook an empty cell, so that all three agree.
 
 Do NOT open them by double-click in Excel, LibreOffice or Google Sheets.
 Cells hold text from datasets and model answers, and some of it begins
@@ -362,9 +370,17 @@ cells, never as formulas, and marks every cell whose text Excel's limits
 forced it to change.
 
 Read them in code, for example:
-  pandas:  pd.read_csv("accuracy.csv", keep_default_na=False)
+  pandas:  pd.read_csv("accuracy.csv", keep_default_na=False, na_values=[""], dtype=TEXT)
+           with TEXT = {c: str for c in ("model", "item", "language", "form",
+           "strategy", "condition", "role", "domain")}: numbers as numbers, an
+           empty cell NaN, a text such as "NA", "None" or "null" (a model's
+           answer) kept as text, and key columns as text even when empty or
+           all digits (item ids), as scored.parquet has them.
   DuckDB:  SELECT * FROM 'accuracy.csv';
-  Go:      encoding/csv
+           An empty cell is NULL, and "=" never matches NULL: join on a
+           column that may be empty with IS NOT DISTINCT FROM, e.g.
+           ON a.condition IS NOT DISTINCT FROM b.condition.
+  Go:      encoding/csv (an empty field: missing)
 `
 
 // Write writes each table as DIR/<name>.csv (the name through
@@ -403,7 +419,10 @@ func writeCSV(p string, t *Table) error {
 
 // WriteCSV writes the table as CSV: a header row, then one row per table
 // row, each preceded by the column "simulated" (t.Simulated: true when
-// the answers came from simulated models); cells formatted by FormatCell.
+// the answers came from simulated models); cells formatted by FormatCell,
+// but numbers, which are exact: a float64 is written in the fewest digits
+// that read back to the same float64 (appendExactFloat), an empty cell
+// for NaN.
 //
 // The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
 // exactly: text that a spreadsheet would run as a formula (a model's
@@ -438,7 +457,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	return bw.Flush()
 }
 
-// appendCSVCell appends cell v as FormatCell writes it, as a CSV field.
+// appendCSVCell appends cell v as a CSV field: a number exactly
+// (appendExactFloat), any other cell as FormatCell writes it.
 func appendCSVCell(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case string:
@@ -446,13 +466,34 @@ func appendCSVCell(b []byte, v any) []byte {
 	case int:
 		return strconv.AppendInt(b, int64(x), 10)
 	case float64:
-		return appendFloat(b, x)
+		return appendExactFloat(b, x)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case nil:
 		return b
 	}
 	return appendCSVField(b, FormatCell(v))
+}
+
+// appendExactFloat appends v in the fewest digits that read back
+// (strconv.ParseFloat, pandas, DuckDB, R) to the same float64: nothing
+// for NaN (a missing number), "0" for both zeros, "inf" and "-inf" for
+// the infinities, scientific notation below 10⁻⁴ (1.86e-09), decimals
+// from there up (0.38658150076225317).
+func appendExactFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return b
+	case v == 0:
+		return append(b, '0')
+	case math.IsInf(v, 1):
+		return append(b, "inf"...)
+	case math.IsInf(v, -1):
+		return append(b, "-inf"...)
+	case math.Abs(v) < 1e-4:
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 // appendCSVField appends s as encoding/csv's Writer writes a field (comma

@@ -350,7 +350,7 @@ func TestLaTeX(t *testing.T) {
 }
 
 // WriteCSV writes what encoding/csv's Writer writes for the cells as
-// FormatCell gives them: fields needing quotes (commas, quotes, line
+// FormatCell gives them (numbers exact: appendExactFloat): fields needing quotes (commas, quotes, line
 // breaks, a leading space of any script, \.), numbers of every kind,
 // booleans, empty cells; on random rows drawn from them.
 func TestWriteCSVAsEncodingCSV(t *testing.T) {
@@ -375,7 +375,11 @@ func TestWriteCSVAsEncodingCSV(t *testing.T) {
 	for _, r := range tb.Rows {
 		rec := []string{"true"}
 		for _, v := range r {
-			rec = append(rec, FormatCell(v))
+			if x, ok := v.(float64); ok {
+				rec = append(rec, string(appendExactFloat(nil, x)))
+			} else {
+				rec = append(rec, FormatCell(v))
+			}
 		}
 		cw.Write(rec)
 	}
@@ -388,5 +392,58 @@ func TestWriteCSVAsEncodingCSV(t *testing.T) {
 			}
 		}
 		t.Fatalf("%d lines, encoding/csv's %d", len(g), len(w))
+	}
+}
+
+// The CSV holds every number exactly: each numeric cell parses back to
+// the float64 the table holds, where the Markdown and LaTeX views keep
+// their rounding.
+func TestCSVNumbersAreExact(t *testing.T) {
+	for _, tc := range []struct {
+		v        float64
+		markdown string // the Markdown view's text
+	}{
+		{0.38658150076225317, "0.386582"},
+		{1.0 / 3, "0.333333"},
+		{2619, "2619.000000"},
+		{-0.1, "-0.100000"},
+		{1.86e-9, "1.86e-09"},
+		{3.4694469519536142e-18, "3.46945e-18"},
+		{1e-4, "0.000100"},
+		{123456789.123456789, "123456789.123457"},
+		{1e22, "10000000000000000000000.000000"},
+		{math.MaxFloat64, strconv.FormatFloat(math.MaxFloat64, 'f', 6, 64)},
+		{math.SmallestNonzeroFloat64, "4.94066e-324"},
+		{math.Inf(1), "+Inf"},
+		{math.Inf(-1), "-Inf"},
+		{math.Copysign(0, -1), "0"},
+	} {
+		tb := New("exact", "", Key("rate"))
+		tb.Add(tc.v)
+		var b strings.Builder
+		if err := tb.WriteCSV(&b); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("%g: %v %q", tc.v, err, b.String())
+		}
+		cell := recs[1][1]
+		got, err := strconv.ParseFloat(cell, 64)
+		if err != nil || got != tc.v || math.Signbit(got) != math.Signbit(tc.v) && tc.v != 0 {
+			t.Errorf("%v: CSV cell %q reads back as %v (%v)", tc.v, cell, got, err)
+		}
+		if md := tb.Markdown(); !strings.Contains(md, "| "+tc.markdown+" |") {
+			t.Errorf("%v: Markdown lost its rounding (%q):\n%s", tc.v, tc.markdown, md)
+		}
+		if want := latexCell(tc.v, FormatCell(tc.v)); !strings.Contains(tb.LaTeX(), want+` \\`) {
+			t.Errorf("%v: LaTeX lost its rounding (%q):\n%s", tc.v, want, tb.LaTeX())
+		}
+	}
+	tb := New("missing", "", Key("rate"))
+	tb.Add(math.NaN())
+	var b strings.Builder
+	if err := tb.WriteCSV(&b); err != nil || b.String() != "simulated,rate\nfalse,\n" {
+		t.Errorf("NaN: %q %v, want an empty cell", b.String(), err)
 	}
 }
