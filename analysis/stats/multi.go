@@ -249,6 +249,8 @@ func combinations(n, k int) float64 {
 // difference: `resamples` resamples of the n pairs with replacement drawn
 // from rng, the interval between the (1−conf)/2 and (1+conf)/2 quantiles
 // of the resampled means (linear interpolation between order statistics).
+// The mean and each resampled mean are 0 when within their rounding
+// error (RoundoffZero).
 //
 // It panics when conf is outside (0, 1), resamples < 2 or rng is nil. No
 // pairs give NaN for the mean, lo and hi.
@@ -261,17 +263,21 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
+	abs := 0.0
 	for _, v := range d {
 		mean += v
+		abs += math.Abs(v)
 	}
-	mean /= float64(n)
+	mean = RoundoffZero(mean/float64(n), abs/float64(n), n)
 	means := make([]float64, resamples)
 	for b := range means {
-		s := 0.0
+		s, abs := 0.0, 0.0
 		for range n {
-			s += d[rng.IntN(n)]
+			v := d[rng.IntN(n)]
+			s += v
+			abs += math.Abs(v)
 		}
-		means[b] = s / float64(n)
+		means[b] = RoundoffZero(s/float64(n), abs/float64(n), n)
 	}
 	sort.Float64s(means)
 	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2)

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -51,5 +52,22 @@ func TestTwoSamplePermutationDiffOfEqualMeans(t *testing.T) {
 				t.Errorf("p %g", p)
 			}
 		})
+	}
+}
+
+// Differences that cancel give a mean and bounds of exactly 0 where every
+// resample cancels, not a residue.
+func TestPairedBootstrapOfCancellingDifferences(t *testing.T) {
+	mean, lo, hi := PairedBootstrap([]float64{0.1, 0.2, -0.3}, 0.95, 2000, rand.New(rand.NewPCG(3, 4)))
+	if mean != 0 {
+		t.Errorf("mean %g, want 0", mean)
+	}
+	if lo > 0 || hi < 0 {
+		t.Errorf("interval [%g, %g] does not hold 0", lo, hi)
+	}
+	for _, v := range []float64{lo, hi} {
+		if v != 0 && math.Abs(v) < 1e-15 {
+			t.Errorf("bound %g is a residue", v)
+		}
 	}
 }
