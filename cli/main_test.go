@@ -678,7 +678,7 @@ models:
 			sum, n = sum+c, n+1
 		}
 	}
-	want := strconv.FormatFloat(float64(sum)/float64(n), 'f', 6, 64)
+	want := strconv.FormatFloat(float64(sum)/float64(n), 'g', -1, 64) // the CSV's exact form
 	if !strings.Contains(string(b), "true,m,jpn,5,"+want+",tokenizer.json,") {
 		t.Errorf("want a jpn row with mean %s:\n%s", want, b)
 	}
