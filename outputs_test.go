@@ -231,6 +231,11 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 		if len(rows) == 0 {
 			t.Fatalf("the documented join matches no rows (accuracy.csv has %d)", len(acc)-1)
 		}
+		for _, r := range rows { // model, language, form, strategy, condition, answers, n, rate_of_answers, rate
+			if len(r) != 9 || fmt.Sprint(r[5]) != fmt.Sprint(r[6]) || fmt.Sprint(r[7]) != fmt.Sprint(r[8]) {
+				t.Errorf("the documented join pairs a cell's answers with another row of accuracy.csv: %v", r)
+			}
+		}
 	})
 
 	t.Run("request digests", func(t *testing.T) {
