@@ -42,7 +42,9 @@ func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
 			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
 			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
 		sc.AddSeries("languages", pts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
+		fitNote := "; no least-squares fit (it needs two languages of different prompt lengths)"
 		if fit, ok := chart.LeastSquares(xs, ys); ok {
+			fitNote = ", the dashed line the least-squares fit"
 			fitted := charts.NewLine()
 			fitted.AddSeries(fmt.Sprintf("least-squares fit (slope %s per token)", chart.Num(fit.B)),
 				[]opts.LineData{{Value: []any{chart.Round(fit.X0), chart.Round(fit.A + fit.B*fit.X0)}}, {Value: []any{chart.Round(fit.X1), chart.Round(fit.A + fit.B*fit.X1)}}},
@@ -58,7 +60,7 @@ func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
 		}
 		stated := "n = " + chart.Counted(answers, "answer")
 		out = append(out, chart.Of(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
-			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it), the dashed line the least-squares fit; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, chart.Counted(langs, "language"), chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
+			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, chart.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
 	}
 	return out, nil
 }

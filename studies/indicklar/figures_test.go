@@ -377,6 +377,9 @@ func TestManySeriesToldApart(t *testing.T) {
 	if c := tok[0].Caption; !strings.Contains(c, "m: 1 language,") || !strings.Contains(c, "n = 8 answers") {
 		t.Errorf("tokenization caption %q", c)
 	}
+	if c := tok[0].Caption; strings.Contains(c, "dashed line") || !strings.Contains(c, "no least-squares fit") {
+		t.Errorf("one language: the caption %q speaks of a fit the figure does not draw", c)
+	}
 }
 
 // finished is figures as a run's report has them (chart.Finish).
