@@ -67,19 +67,7 @@ func main() {
 // builds of a module in a go.work workspace, as in a notebook); the
 // note says why, and the next open of the new build reuses what it kept.
 func TestChangedStudyCodeScoresAgain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a program twice")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go on PATH")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	mod := filepath.Join(work, "mystudy")
+	work, mod, build := studyWorkspace(t)
 	write := func(name, text string) {
 		t.Helper()
 		p := filepath.Join(mod, filepath.FromSlash(name))
@@ -90,7 +78,6 @@ func TestChangedStudyCodeScoresAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("go.mod", "module example.com/mystudy\n\ngo 1.26.8\n")
 	write("main.go", codeChangeMain)
 	for _, name := range []string{"brevity.go", "figures.go", "lengths.go", "plan.go", "testdata/brevity.yaml", "testdata/trivia.jsonl"} {
 		b, err := os.ReadFile(filepath.FromSlash(name))
@@ -98,20 +85,6 @@ func TestChangedStudyCodeScoresAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		write("brevity/"+name, string(b))
-	}
-	if err := os.WriteFile(filepath.Join(work, "go.work"), []byte("go 1.26.8\n\nuse (\n\t./mystudy\n\t"+repo+"\n)\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := func(out string) string {
-		t.Helper()
-		exe := filepath.Join(work, out)
-		cmd := exec.Command(goBin, "build", "-o", exe, ".")
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(work, "go.work"), "GOFLAGS=-buildvcs=false")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, msg)
-		}
-		return exe
 	}
 	runDir, cache := filepath.Join(work, "run"), filepath.Join(work, "cache")
 	open := func(exe string, args ...string) (brief string, notes string) {
@@ -126,7 +99,7 @@ func TestChangedStudyCodeScoresAgain(t *testing.T) {
 		return first, rest
 	}
 
-	old := build("old")
+	old := build("old", ".")
 	before, _ := open(old, filepath.Join(mod, "brevity", "testdata", "brevity.yaml"), cache)
 	if before == "brief 24 of 24" || !strings.HasSuffix(before, " of 24") {
 		t.Fatalf("the study as written: %q (want some of 24 answers brief, not all)", before)
@@ -145,7 +118,7 @@ func TestChangedStudyCodeScoresAgain(t *testing.T) {
 		t.Fatal("plan.go no longer sets markBrief as this test expects")
 	}
 	write("brevity/plan.go", changed)
-	now := build("new")
+	now := build("new", ".")
 	after, notes := open(now)
 	if after != "brief 24 of 24" {
 		t.Errorf("the changed study's table: %q, want brief 24 of 24 (the old build's %q served?)\nnotes:\n%s", after, before, notes)

@@ -37,13 +37,7 @@ func goBlocks(t *testing.T, path string) []string {
 // criterion; the page's notebook cells, as one program, reopen that run;
 // the plain bhasha command refuses both and says how to write that main.
 func TestOwnStudyCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two programs")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go on PATH")
-	}
+	work, mod, build := studyWorkspace(t)
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -54,31 +48,16 @@ func TestOwnStudyCommand(t *testing.T) {
 	}
 	commandMain := blocks[0]
 	cellsMain := "package main\n\n" + blocks[1] + "\nfunc main() {\n" + strings.TrimPrefix(blocks[2], "%%\n") + "}\n"
-	work := t.TempDir()
-	mod := filepath.Join(work, "mystudy")
 	if err := os.MkdirAll(filepath.Join(mod, "cells"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		filepath.Join(mod, "go.mod"):           "module example.com/mystudy\n\ngo 1.26.8\n",
 		filepath.Join(mod, "main.go"):          commandMain,
 		filepath.Join(mod, "cells", "main.go"): cellsMain,
-		filepath.Join(work, "go.work"):         "go 1.26.8\n\nuse (\n\t./mystudy\n\t" + repo + "\n)\n",
 	} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	build := func(out, pkg string) string {
-		t.Helper()
-		exe := filepath.Join(work, out)
-		cmd := exec.Command(goBin, "build", "-o", exe, pkg)
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(work, "go.work"), "GOFLAGS=-buildvcs=false")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
-		}
-		return exe
 	}
 	mine, cells, plain := build("mystudy-command", "."), build("cells", "./cells"), build("bhasha", "github.com/bhashalab/bhasha/cmd/bhasha")
 	// run runs a command in work, returning its exit status and output.
