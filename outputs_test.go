@@ -60,11 +60,6 @@ func TestOutputsReadAsDocumented(t *testing.T) {
 	for _, tb := range ts {
 		csvOf[tb] = filepath.Join(run, "tables", names.Name(tb.Name)+".csv")
 	}
-	docs, err := os.ReadFile("docs/outputs.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	t.Run("csv numbers are exact", func(t *testing.T) {
 		cells := 0
 		for _, tb := range ts {
@@ -98,8 +93,15 @@ func TestOutputsReadAsDocumented(t *testing.T) {
 	})
 
 	t.Run("pandas reads types", func(t *testing.T) {
-		python(t, "pandas")
 		line := pandasLine(t)
+		// The page's pandas lines are README.txt's.
+		block := strings.Join(strings.Fields(docBlock(t, "docs/outputs.md", "python", "read_csv")), " ")
+		for l := range strings.Lines(strings.Replace(line, "read_csv(p", `read_csv("run/tables/accuracy.csv"`, 1)) {
+			if l = strings.Join(strings.Fields(l), " "); !strings.Contains(block, l) {
+				t.Errorf("docs/outputs.md's pandas block lacks tables/README.txt's\n%s\nin\n%s", l, block)
+			}
+		}
+		python(t, "pandas")
 		type want struct {
 			File    string   `json:"file"`
 			Numeric []string `json:"numeric"`
@@ -225,7 +227,7 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 	})
 
 	t.Run("duckdb joins scored.parquet and the csv", func(t *testing.T) {
-		q := strings.ReplaceAll(docBlock(t, docs, "sql", "IS NOT DISTINCT FROM"), "'run/", "'"+run+"/")
+		q := strings.ReplaceAll(docBlock(t, "docs/outputs.md", "sql", "IS NOT DISTINCT FROM"), "'run/", "'"+run+"/")
 		rows := duck(t, q)
 		acc := readCSV(t, filepath.Join(run, "tables", "accuracy.csv"))
 		if len(rows) == 0 {
@@ -238,6 +240,20 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 		}
 	})
 
+	t.Run("records with pandas", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join(run, "records.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		python(t, "pandas")
+		dir := strconv.Quote(run + "/")
+		script := strings.ReplaceAll(docBlock(t, "docs/run-directory.md", "python", "pd.read_json"), `"run/`, dir[:len(dir)-1])
+		got := strings.TrimSpace(string(runPython(t, script+"print(len(df), df.key.is_unique, df.request.map(type).eq(dict).all())\n")))
+		if want := fmt.Sprintf("%d True True", strings.Count(string(b), "\n")); got != want {
+			t.Errorf("docs/run-directory.md's pandas lines read (records, unique keys, request as a dict) %q, want %q", got, want)
+		}
+	})
+
 	t.Run("request digests", func(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(run, "records.jsonl")) // the run's only records file: it is too small to seal
 		if err != nil {
@@ -246,11 +262,11 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 		n := strings.Count(string(b), "\n")
 		python(t, "json")
 		dir := strconv.Quote(run + "/")
-		script := strings.ReplaceAll(docBlock(t, docs, "python", "request_sha256"), `"run/`, dir[:len(dir)-1])
+		script := strings.ReplaceAll(docBlock(t, "docs/outputs.md", "python", "request_sha256"), `"run/`, dir[:len(dir)-1])
 		if got, want := strings.TrimSpace(string(runPython(t, script))), fmt.Sprintf("%d bodies checked, 0 differ", n); got != want {
 			t.Errorf("the documented Python check prints %q, want %q", got, want)
 		}
-		rows := duck(t, strings.ReplaceAll(docBlock(t, docs, "sql", "request_sha256"), "'run/", "'"+run+"/"))
+		rows := duck(t, strings.ReplaceAll(docBlock(t, "docs/outputs.md", "sql", "request_sha256"), "'run/", "'"+run+"/"))
 		if len(rows) != 1 || fmt.Sprint(rows[0]) != fmt.Sprint([]any{float64(n), float64(0)}) {
 			t.Errorf("the documented DuckDB check gives %v, want [%d 0]", rows, n)
 		}
@@ -308,15 +324,20 @@ func pandasLine(t *testing.T) string {
 
 func indent(s, by string) string { return by + strings.ReplaceAll(s, "\n", "\n"+by) }
 
-// docBlock is the fenced block of language lang in doc that holds want.
-func docBlock(t *testing.T, doc []byte, lang, want string) string {
+// docBlock is the fenced block of language lang in the page that holds
+// want.
+func docBlock(t *testing.T, page, lang, want string) string {
 	t.Helper()
+	doc, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
 		if strings.Contains(m[1], want) {
 			return m[1]
 		}
 	}
-	t.Fatalf("docs/outputs.md has no %s block with %q", lang, want)
+	t.Fatalf("%s has no %s block with %q", page, lang, want)
 	return ""
 }
 

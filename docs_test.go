@@ -1,0 +1,640 @@
+package bhasha_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/cli"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// A fenced block of README.md or docs/*.md is checked by its info string:
+//
+//   - go: compiled (go vet) against this checkout. A block that starts
+//     with a package clause is a file of its own; any other block is
+//     declarations or, when it does not parse as declarations, the body
+//     of a function with ctx (a context.Context) in scope. Such a block
+//     may start with import declarations; it gets the imports of every
+//     go block of its page whose names it uses.
+//   - sh, bash, console (its "$ " lines): every bhasha command line is
+//     parsed against the command's own flags (and a program the block
+//     builds with "go build -o NAME" is such a command), every make
+//     target exists in the Makefile, every go test -bench names a
+//     benchmark of its packages, and every path under one of the
+//     repository's folders exists (a <placeholder> stands for any name).
+//   - yaml: parsed and validated as an experiment file (bhasha.Parse),
+//     its datasets and request files excepted: they are the reader's.
+//   - sql: checked by its page's own test.
+//
+// The HTML comment on the line before a fence replaces these checks:
+// "<!-- checked by FILE TestName -->" (FILE holds TestName and names the
+// page), "<!-- excerpt of FILE -->" (every line of the block, less a
+// trailing // comment, is a line of FILE), or "<!-- not checked: why -->". A block of any other info
+// string, or none, needs one of them.
+func TestDocsCodeBlocks(t *testing.T) {
+	blocks := mdBlocks(t)
+	var compile []mdBlock
+	for _, b := range blocks {
+		t.Run(fmt.Sprintf("%s:%d", b.page, b.line), func(t *testing.T) {
+			switch {
+			case b.marker != "":
+				checkMarker(t, b)
+			case b.info == "go":
+				compile = append(compile, b)
+			case b.info == "sh" || b.info == "bash" || b.info == "console":
+				checkShell(t, b)
+			case b.info == "yaml":
+				checkExperimentYAML(t, b)
+			case b.info == "sql":
+			default:
+				t.Errorf("%s:%d: a ```%s block is checked by nothing: mark it <!-- checked by FILE TestName -->, <!-- excerpt of FILE --> or <!-- not checked: why --> on the line before", b.page, b.line, b.info)
+			}
+		})
+	}
+	t.Run("go", func(t *testing.T) { compileGoBlocks(t, blocks, compile) })
+}
+
+// mdBlock is one fenced code block of a Markdown page.
+type mdBlock struct {
+	page   string // the page's path in the repository, slash-separated
+	line   int    // the line of the opening fence
+	end    int    // the line of the closing fence
+	info   string // the fence's info string
+	text   string // the lines between the fences
+	marker string // the HTML comment on the line before the fence, trimmed
+}
+
+// docPages are README.md and docs/*.md.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs/*.md: %v (%d pages)", err, len(pages))
+	}
+	return append([]string{"README.md"}, pages...)
+}
+
+// mdBlocks are the fenced blocks of every page, in order.
+func mdBlocks(t *testing.T) []mdBlock {
+	t.Helper()
+	var out []mdBlock
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i++ {
+			fence, ok := strings.CutPrefix(lines[i], "```")
+			if !ok {
+				continue
+			}
+			blk := mdBlock{page: filepath.ToSlash(page), line: i + 1, info: strings.TrimSpace(fence)}
+			if i > 0 {
+				if c, ok := strings.CutPrefix(strings.TrimSpace(lines[i-1]), "<!--"); ok {
+					blk.marker = strings.TrimSpace(strings.TrimSuffix(c, "-->"))
+				}
+			}
+			j := i + 1
+			for j < len(lines) && !strings.HasPrefix(lines[j], "```") {
+				j++
+			}
+			if j == len(lines) {
+				t.Fatalf("%s:%d: the block is not closed", page, i+1)
+			}
+			blk.end = j + 1
+			blk.text = strings.Join(lines[i+1:j], "\n") + "\n"
+			out = append(out, blk)
+			i = j
+		}
+	}
+	return out
+}
+
+// checkMarker checks what the comment before b says of it.
+func checkMarker(t *testing.T, b mdBlock) {
+	if why, ok := strings.CutPrefix(b.marker, "not checked:"); ok {
+		if strings.TrimSpace(why) == "" {
+			t.Errorf("%s:%d: <!-- not checked: --> says not why", b.page, b.line)
+		}
+		return
+	}
+	if file, ok := strings.CutPrefix(b.marker, "excerpt of "); ok {
+		src, err := os.ReadFile(strings.TrimSpace(file))
+		if err != nil {
+			t.Fatalf("%s:%d: %v", b.page, b.line, err)
+		}
+		have := map[string]bool{}
+		for l := range strings.Lines(string(src)) {
+			have[strings.TrimSpace(l)] = true
+		}
+		comment := regexp.MustCompile(`\s+// .*$`) // the page's note on a line
+		for i, l := range strings.Split(strings.TrimSuffix(b.text, "\n"), "\n") {
+			if l = strings.TrimSpace(comment.ReplaceAllString(l, "")); l != "" && !have[l] {
+				t.Errorf("%s:%d: %q is not a line of %s", b.page, b.line+1+i, l, file)
+			}
+		}
+		return
+	}
+	if rest, ok := strings.CutPrefix(b.marker, "checked by "); ok {
+		f := strings.Fields(rest)
+		if len(f) != 2 || !strings.HasPrefix(f[1], "Test") {
+			t.Fatalf("%s:%d: want <!-- checked by FILE TestName -->, got <!-- %s -->", b.page, b.line, b.marker)
+		}
+		src, err := os.ReadFile(f[0])
+		if err != nil {
+			t.Fatalf("%s:%d: %v", b.page, b.line, err)
+		}
+		if !bytes.Contains(src, []byte("func "+f[1]+"(t *testing.T)")) {
+			t.Errorf("%s:%d: %s has no %s", b.page, b.line, f[0], f[1])
+		}
+		if !bytes.Contains(src, []byte(b.page)) && !bytes.Contains(src, []byte(`"`+filepath.Base(b.page)+`"`)) {
+			t.Errorf("%s:%d: %s does not read %s", b.page, b.line, f[0], b.page)
+		}
+		return
+	}
+	t.Errorf("%s:%d: unknown marker <!-- %s -->", b.page, b.line, b.marker)
+}
+
+// checkExperimentYAML parses and validates b as an experiment file. The
+// only problems allowed are files that the block names and this machine
+// lacks (a dataset under /data, a request file): the reader supplies them,
+// as they do the variables that api_key_env names.
+func checkExperimentYAML(t *testing.T, b mdBlock) {
+	for _, m := range regexp.MustCompile(`api_key_env: *([A-Za-z_][A-Za-z0-9_]*)`).FindAllStringSubmatch(b.text, -1) {
+		t.Setenv(m[1], "docs-example-key") // the reader's key
+	}
+	_, err := bhasha.Parse(context.Background(), []byte(b.text))
+	if err == nil {
+		return
+	}
+	var ps experiment.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("%s:%d: %v", b.page, b.line, err)
+	}
+	for _, p := range ps {
+		if !missingFile(p.Msg, b.text) {
+			t.Errorf("%s:%d: %s", b.page, b.line+p.Line, p.Msg)
+		}
+	}
+}
+
+// missingFile reports whether msg says that a file the YAML text names
+// does not exist.
+func missingFile(msg, text string) bool {
+	if !strings.Contains(msg, "no such file") && !strings.Contains(msg, "does not exist") {
+		return false
+	}
+	for _, m := range regexp.MustCompile(`(?:path|requests|tokenizer): *([^\s,}]+)`).FindAllStringSubmatch(text, -1) {
+		if _, err := os.Stat(m[1]); err != nil && strings.Contains(msg, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkShell checks the command lines of a sh, bash or console block.
+func checkShell(t *testing.T, b mdBlock) {
+	built := map[string]bool{} // programs the block builds: bhasha commands
+	for n, line := range shellLines(b) {
+		for _, cmd := range shellCommands(t, b, n, line) {
+			for len(cmd) > 0 && regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`).MatchString(cmd[0]) {
+				cmd = cmd[1:]
+			}
+			if len(cmd) == 0 {
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", b.page, n)
+			checkPaths(t, where, cmd[1:])
+			prog := cmd[0]
+			switch {
+			case prog == "bhasha" || strings.TrimPrefix(prog, "./") == "bin/bhasha" || built[strings.TrimPrefix(prog, "./")]:
+				checkBhashaArgs(t, where, cmd[1:])
+			case prog == "make":
+				checkMakeTargets(t, where, cmd[1:])
+			case prog == "go" && len(cmd) > 1 && cmd[1] == "build":
+				if i := slices.Index(cmd, "-o"); i > 0 && i+1 < len(cmd) {
+					built[cmd[i+1]] = true
+				}
+			case prog == "go" && len(cmd) > 1 && cmd[1] == "test":
+				checkBenchmarks(t, where, cmd[2:])
+			}
+		}
+	}
+}
+
+// shellLines are b's command lines by line number, continuations joined;
+// a console block's are its "$ " lines.
+func shellLines(b mdBlock) map[int]string {
+	out := map[int]string{}
+	lines := strings.Split(strings.TrimSuffix(b.text, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		n, l := b.line+1+i, lines[i]
+		if b.info == "console" {
+			var ok bool
+			if l, ok = strings.CutPrefix(l, "$ "); !ok {
+				continue
+			}
+		}
+		for strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+			i++
+			l = strings.TrimSuffix(l, `\`) + " " + lines[i]
+		}
+		out[n] = l
+	}
+	return out
+}
+
+// shellCommands splits a command line into its commands' words, quotes
+// removed, at ;, &&, ||, | and &, up to a comment.
+func shellCommands(t *testing.T, b mdBlock, n int, line string) [][]string {
+	var cmds [][]string
+	var cmd []string
+	var word strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			cmd = append(cmd, word.String())
+			word.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(line[i+1:], c)
+			if j < 0 {
+				t.Errorf("%s:%d: unclosed quote", b.page, n)
+				return cmds
+			}
+			word.WriteString(line[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == ' ' || c == '\t':
+			end()
+		case c == '#' && !inWord:
+			end()
+			return append(cmds, cmd)
+		case c == ';' || c == '|' || c == '&':
+			end()
+			if len(cmd) > 0 {
+				cmds = append(cmds, cmd)
+			}
+			cmd = nil
+			if i+1 < len(line) && (line[i+1] == c) {
+				i++
+			}
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	end()
+	if len(cmd) > 0 {
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+// checkPaths checks that each argument naming a path under one of the
+// repository's folders (or under /path/to/bhasha/, the checkout) exists;
+// a <placeholder> and a {a,b} list are expanded as a shell would.
+func checkPaths(t *testing.T, where string, args []string) {
+	ignored := gitIgnoredTop(t)
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		if strings.Contains(a, "$") || strings.Contains(a, "://") || strings.HasPrefix(a, "-") {
+			continue
+		}
+		p, checkout := strings.CutPrefix(a, "/path/to/bhasha")
+		if checkout {
+			p = "." + p
+		} else if first, _, ok := strings.Cut(strings.TrimPrefix(a, "./"), "/"); !ok || ignored[first] || first == "." || first == ".." {
+			continue
+		} else if st, err := os.Stat(first); err != nil || !st.IsDir() {
+			continue
+		}
+		pattern := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(p, "*")
+		for _, alt := range braces(pattern) {
+			if m, err := filepath.Glob(filepath.FromSlash(alt)); err != nil || len(m) == 0 {
+				t.Errorf("%s: %s does not exist in the repository", where, alt)
+			}
+		}
+	}
+}
+
+// braces expands one {a,b,...} list in p.
+func braces(p string) []string {
+	i, j := strings.IndexByte(p, '{'), strings.IndexByte(p, '}')
+	if i < 0 || j < i {
+		return []string{p}
+	}
+	var out []string
+	for _, alt := range strings.Split(p[i+1:j], ",") {
+		out = append(out, p[:i]+alt+p[j+1:])
+	}
+	return out
+}
+
+// gitIgnoredTop are the top-level folders .gitignore names (/out/, /bin/):
+// what the build writes, not part of the repository.
+func gitIgnoredTop(t *testing.T) map[string]bool {
+	b, err := os.ReadFile(".gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for l := range strings.Lines(string(b)) {
+		if m := regexp.MustCompile(`^/([^/*]+)/?\s*$`).FindStringSubmatch(l); m != nil {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// checkMakeTargets checks that every target among make's args is one of
+// the Makefile's.
+func checkMakeTargets(t *testing.T, where string, args []string) {
+	b, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+):`).FindAllStringSubmatch(string(b), -1) {
+		targets[m[1]] = true
+	}
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !targets[a] {
+			t.Errorf("%s: make %s: the Makefile has no such target", where, a)
+		}
+	}
+}
+
+// checkBenchmarks checks that go test's -bench pattern (other than .)
+// matches a benchmark of the packages it names.
+func checkBenchmarks(t *testing.T, where string, args []string) {
+	i := slices.Index(args, "-bench")
+	if i < 0 || i+1 >= len(args) || args[i+1] == "." {
+		return
+	}
+	re, err := regexp.Compile(args[i+1])
+	if err != nil {
+		t.Fatalf("%s: -bench %s: %v", where, args[i+1], err)
+	}
+	for _, pkg := range args {
+		if !strings.HasPrefix(pkg, "./") || strings.Contains(pkg, "...") {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(pkg, "*_test.go"))
+		found := false
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range regexp.MustCompile(`(?m)^func Benchmark(\w*)\(`).FindAllStringSubmatch(string(src), -1) {
+				found = found || re.MatchString(m[1])
+			}
+		}
+		if !found {
+			t.Errorf("%s: go test -bench %s: %s has no such benchmark", where, args[i+1], pkg)
+		}
+	}
+}
+
+// checkBhashaArgs parses a bhasha command line's arguments against the
+// command's flags, as Go's flag package would: every flag is the
+// command's, every flag that takes a value has one, and no flag follows
+// an argument (the flag package would not read it).
+func checkBhashaArgs(t *testing.T, where string, args []string) {
+	sub := 1
+	if len(args) > 0 && (args[0] == "batch" || args[0] == "datasets") {
+		sub = 2
+	}
+	if len(args) < sub {
+		t.Errorf("%s: bhasha %s: no command", where, strings.Join(args, " "))
+		return
+	}
+	flags, err := bhashaFlags(args[:sub])
+	if err != nil {
+		t.Errorf("%s: bhasha %s: %v", where, strings.Join(args[:sub], " "), err)
+		return
+	}
+	positional := false
+	for i := sub; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return
+		}
+		if !strings.HasPrefix(a, "-") || len(a) == 1 {
+			positional = true
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takesValue, ok := flags[name]
+		switch {
+		case positional:
+			t.Errorf("%s: bhasha %s: %s comes after an argument, where it is not read as a flag", where, args[0], a)
+		case !ok:
+			t.Errorf("%s: bhasha %s has no flag %s", where, strings.Join(args[:sub], " "), a)
+		case takesValue && !hasValue:
+			if i+1 >= len(args) {
+				t.Errorf("%s: bhasha %s: %s needs a value", where, args[0], a)
+			}
+			i++
+		}
+	}
+}
+
+// bhashaFlags are a bhasha command's flags, each saying whether it takes
+// a value, as its --help lists them.
+func bhashaFlags(cmd []string) (map[string]bool, error) {
+	var stdout, stderr bytes.Buffer
+	err := cli.Run(context.Background(), append(slices.Clone(cmd), "--help"), &stdout, &stderr, nil)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, err
+	}
+	flags := map[string]bool{}
+	sc := bufio.NewScanner(&stderr)
+	for sc.Scan() {
+		l, ok := strings.CutPrefix(sc.Text(), "  -")
+		if !ok {
+			continue
+		}
+		l, _, _ = strings.Cut(l, "\t")
+		f := strings.Fields(l)
+		flags[f[0]] = len(f) > 1
+	}
+	if len(flags) == 0 && cmd[0] != "version" {
+		return nil, fmt.Errorf("--help lists no flags:\n%s%s", stdout.String(), stderr.String())
+	}
+	return flags, nil
+}
+
+// compileGoBlocks compiles the go blocks (go vet) in a workspace that uses
+// this checkout; each block is a package of its own whose positions are
+// the page's.
+func compileGoBlocks(t *testing.T, all, blocks []mdBlock) {
+	if testing.Short() {
+		t.Skip("builds programs")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	repo, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go [0-9.]+$`).Find(gomod)
+	work := t.TempDir()
+	mod := filepath.Join(work, "docs")
+	files := map[string]string{
+		filepath.Join(mod, "go.mod"):   "module example.com/docs\n\n" + string(goLine) + "\n",
+		filepath.Join(work, "go.work"): string(goLine) + "\n\nuse (\n\t./docs\n\t" + repo + "\n)\n",
+	}
+	for i, b := range blocks {
+		src, err := goBlockFile(b, pageImports(t, all, b.page), filepath.Join(repo, filepath.FromSlash(b.page)))
+		if err != nil {
+			t.Errorf("%s:%d: %v", b.page, b.line, err)
+			continue
+		}
+		files[filepath.Join(mod, fmt.Sprintf("b%d", i), "block.go")] = src
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(goBin, "vet", "./...")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(work, "go.work"), "GOFLAGS=-buildvcs=false")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go vet of the go blocks: %v\n%s", err, strings.ReplaceAll(string(msg), repo+string(filepath.Separator), ""))
+	}
+}
+
+// goImport is one import declaration of a page's go blocks.
+type goImport struct{ name, path string }
+
+// pageImports are the imports that page's go blocks declare.
+func pageImports(t *testing.T, all []mdBlock, page string) []goImport {
+	var out []goImport
+	for _, b := range all {
+		if b.page != page || b.info != "go" || strings.HasPrefix(b.text, "package ") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+b.text, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, s := range f.Imports {
+			p, _ := strconv.Unquote(s.Path.Value)
+			name := filepath.Base(p)
+			if s.Name != nil {
+				name = s.Name.Name
+			}
+			out = append(out, goImport{name, p})
+		}
+	}
+	return out
+}
+
+// goBlockFile is the Go file that compiles b, whose page is at path:
+// b itself when it starts with a package clause; otherwise b's
+// declarations, or its statements in a function with ctx in scope, with
+// the imports of its page that it uses and its variables used.
+func goBlockFile(b mdBlock, imports []goImport, path string) (string, error) {
+	if strings.HasPrefix(b.text, "package ") {
+		return fmt.Sprintf("//line %s:%d\n%s", path, b.line+1, b.text), nil
+	}
+	// Its own imports are its page's; what follows them is the code.
+	code, line := b.text, b.line+1
+	fset := token.NewFileSet()
+	if f, err := parser.ParseFile(fset, "", "package p\n"+b.text, parser.ImportsOnly); err == nil && len(f.Decls) > 0 {
+		end := fset.Position(f.Decls[len(f.Decls)-1].End()).Offset - len("package p\n")
+		line += strings.Count(b.text[:end], "\n")
+		code = b.text[end:]
+	}
+	decls := true
+	if _, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+code, 0); err != nil {
+		decls = false
+	}
+	body := code
+	if !decls {
+		f, err := parser.ParseFile(fset, "", "package p\nfunc _() {\n"+code+"\n}\n", 0)
+		if err != nil {
+			return "", fmt.Errorf("neither declarations nor statements: %v", err)
+		}
+		var used []string
+		for _, s := range f.Decls[0].(*ast.FuncDecl).Body.List {
+			if a, ok := s.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
+				for _, l := range a.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+						used = append(used, "_ = "+id.Name)
+					}
+				}
+			}
+		}
+		body = code + "\n" + strings.Join(used, "\n") + "\n"
+	}
+	wrapped := "package p\nfunc _() {\n" + code + "\n}\n"
+	if decls {
+		wrapped = "package p\n" + code
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", wrapped, 0)
+	if err != nil {
+		return "", err
+	}
+	uses := map[string]bool{} // the names of the packages it uses
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := s.X.(*ast.Ident); ok {
+				uses[id.Name] = true
+			}
+		}
+		return true
+	})
+	var src strings.Builder
+	src.WriteString("package block\n\nimport (\n\tdocsctx \"context\"\n")
+	seen := map[string]bool{}
+	for _, im := range imports {
+		if uses[im.name] && !seen[im.name] {
+			seen[im.name] = true
+			fmt.Fprintf(&src, "\t%s %q\n", im.name, im.path)
+		}
+	}
+	src.WriteString(")\n\nvar _ docsctx.Context\n\n")
+	if decls {
+		fmt.Fprintf(&src, "//line %s:%d\n%s", path, line, body)
+		return src.String(), nil
+	}
+	fmt.Fprintf(&src, "func _(ctx docsctx.Context) {\n//line %s:%d\n%s}\n", path, line, body)
+	return src.String(), nil
+}
