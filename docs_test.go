@@ -52,23 +52,43 @@ func TestDocsCodeBlocks(t *testing.T) {
 	var compile []mdBlock
 	for _, b := range blocks {
 		t.Run(fmt.Sprintf("%s:%d", b.page, b.line), func(t *testing.T) {
-			switch {
-			case b.marker != "":
-				checkMarker(t, b)
-			case b.info == "go":
+			if b.info == "go" && b.marker == "" {
 				compile = append(compile, b)
-			case b.info == "sh" || b.info == "bash" || b.info == "console":
-				checkShell(t, b)
-			case b.info == "yaml":
-				checkExperimentYAML(t, b)
-			case b.info == "sql":
-			default:
-				t.Errorf("%s:%d: a ```%s block is checked by nothing: mark it <!-- checked by FILE TestName -->, <!-- excerpt of FILE --> or <!-- not checked: why --> on the line before", b.page, b.line, b.info)
+				return
+			}
+			for _, msg := range checkBlock(t, b) {
+				t.Error(msg)
 			}
 		})
 	}
-	t.Run("go", func(t *testing.T) { compileGoBlocks(t, blocks, compile) })
+	t.Run("go", func(t *testing.T) {
+		for _, msg := range compileGoBlocks(t, blocks, compile) {
+			t.Error(msg)
+		}
+	})
 }
+
+// checkBlock is what is wrong with b, a block that is not compiled.
+func checkBlock(t *testing.T, b mdBlock) problems {
+	var p problems
+	switch {
+	case b.marker != "":
+		checkMarker(&p, b)
+	case b.info == "sh" || b.info == "bash" || b.info == "console":
+		checkShell(&p, b)
+	case b.info == "yaml":
+		checkExperimentYAML(t, &p, b)
+	case b.info == "sql":
+	default:
+		p.add("%s:%d: a ```%s block is checked by nothing: mark it <!-- checked by FILE TestName -->, <!-- excerpt of FILE --> or <!-- not checked: why --> on the line before", b.page, b.line, b.info)
+	}
+	return p
+}
+
+// problems are what the checks find wrong, each naming page and line.
+type problems []string
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
 
 // mdBlock is one fenced code block of a Markdown page.
 type mdBlock struct {
@@ -128,17 +148,18 @@ func mdBlocks(t *testing.T) []mdBlock {
 }
 
 // checkMarker checks what the comment before b says of it.
-func checkMarker(t *testing.T, b mdBlock) {
+func checkMarker(p *problems, b mdBlock) {
 	if why, ok := strings.CutPrefix(b.marker, "not checked:"); ok {
 		if strings.TrimSpace(why) == "" {
-			t.Errorf("%s:%d: <!-- not checked: --> says not why", b.page, b.line)
+			p.add("%s:%d: <!-- not checked: --> says not why", b.page, b.line)
 		}
 		return
 	}
 	if file, ok := strings.CutPrefix(b.marker, "excerpt of "); ok {
 		src, err := os.ReadFile(strings.TrimSpace(file))
 		if err != nil {
-			t.Fatalf("%s:%d: %v", b.page, b.line, err)
+			p.add("%s:%d: %v", b.page, b.line, err)
+			return
 		}
 		have := map[string]bool{}
 		for l := range strings.Lines(string(src)) {
@@ -147,7 +168,7 @@ func checkMarker(t *testing.T, b mdBlock) {
 		comment := regexp.MustCompile(`\s+// .*$`) // the page's note on a line
 		for i, l := range strings.Split(strings.TrimSuffix(b.text, "\n"), "\n") {
 			if l = strings.TrimSpace(comment.ReplaceAllString(l, "")); l != "" && !have[l] {
-				t.Errorf("%s:%d: %q is not a line of %s", b.page, b.line+1+i, l, file)
+				p.add("%s:%d: %q is not a line of %s", b.page, b.line+1+i, l, file)
 			}
 		}
 		return
@@ -155,28 +176,30 @@ func checkMarker(t *testing.T, b mdBlock) {
 	if rest, ok := strings.CutPrefix(b.marker, "checked by "); ok {
 		f := strings.Fields(rest)
 		if len(f) != 2 || !strings.HasPrefix(f[1], "Test") {
-			t.Fatalf("%s:%d: want <!-- checked by FILE TestName -->, got <!-- %s -->", b.page, b.line, b.marker)
+			p.add("%s:%d: want <!-- checked by FILE TestName -->, got <!-- %s -->", b.page, b.line, b.marker)
+			return
 		}
 		src, err := os.ReadFile(f[0])
 		if err != nil {
-			t.Fatalf("%s:%d: %v", b.page, b.line, err)
+			p.add("%s:%d: %v", b.page, b.line, err)
+			return
 		}
 		if !bytes.Contains(src, []byte("func "+f[1]+"(t *testing.T)")) {
-			t.Errorf("%s:%d: %s has no %s", b.page, b.line, f[0], f[1])
+			p.add("%s:%d: %s has no %s", b.page, b.line, f[0], f[1])
 		}
 		if !bytes.Contains(src, []byte(b.page)) && !bytes.Contains(src, []byte(`"`+filepath.Base(b.page)+`"`)) {
-			t.Errorf("%s:%d: %s does not read %s", b.page, b.line, f[0], b.page)
+			p.add("%s:%d: %s does not read %s", b.page, b.line, f[0], b.page)
 		}
 		return
 	}
-	t.Errorf("%s:%d: unknown marker <!-- %s -->", b.page, b.line, b.marker)
+	p.add("%s:%d: unknown marker <!-- %s -->", b.page, b.line, b.marker)
 }
 
 // checkExperimentYAML parses and validates b as an experiment file. The
 // only problems allowed are files that the block names and this machine
 // lacks (a dataset under /data, a request file): the reader supplies them,
 // as they do the variables that api_key_env names.
-func checkExperimentYAML(t *testing.T, b mdBlock) {
+func checkExperimentYAML(t *testing.T, p *problems, b mdBlock) {
 	for _, m := range regexp.MustCompile(`api_key_env: *([A-Za-z_][A-Za-z0-9_]*)`).FindAllStringSubmatch(b.text, -1) {
 		t.Setenv(m[1], "docs-example-key") // the reader's key
 	}
@@ -186,11 +209,12 @@ func checkExperimentYAML(t *testing.T, b mdBlock) {
 	}
 	var ps experiment.Problems
 	if !errors.As(err, &ps) {
-		t.Fatalf("%s:%d: %v", b.page, b.line, err)
+		p.add("%s:%d: %v", b.page, b.line, err)
+		return
 	}
-	for _, p := range ps {
-		if !missingFile(p.Msg, b.text) {
-			t.Errorf("%s:%d: %s", b.page, b.line+p.Line, p.Msg)
+	for _, pr := range ps {
+		if !missingFile(pr.Msg, b.text) {
+			p.add("%s:%d: %s", b.page, b.line+pr.Line, pr.Msg)
 		}
 	}
 }
@@ -210,10 +234,10 @@ func missingFile(msg, text string) bool {
 }
 
 // checkShell checks the command lines of a sh, bash or console block.
-func checkShell(t *testing.T, b mdBlock) {
+func checkShell(p *problems, b mdBlock) {
 	built := map[string]bool{} // programs the block builds: bhasha commands
 	for n, line := range shellLines(b) {
-		for _, cmd := range shellCommands(t, b, n, line) {
+		for _, cmd := range shellCommands(p, b, n, line) {
 			for len(cmd) > 0 && regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`).MatchString(cmd[0]) {
 				cmd = cmd[1:]
 			}
@@ -221,19 +245,19 @@ func checkShell(t *testing.T, b mdBlock) {
 				continue
 			}
 			where := fmt.Sprintf("%s:%d", b.page, n)
-			checkPaths(t, where, cmd[1:])
+			checkPaths(p, where, cmd[1:])
 			prog := cmd[0]
 			switch {
 			case prog == "bhasha" || strings.TrimPrefix(prog, "./") == "bin/bhasha" || built[strings.TrimPrefix(prog, "./")]:
-				checkBhashaArgs(t, where, cmd[1:])
+				checkBhashaArgs(p, where, cmd[1:])
 			case prog == "make":
-				checkMakeTargets(t, where, cmd[1:])
+				checkMakeTargets(p, where, cmd[1:])
 			case prog == "go" && len(cmd) > 1 && cmd[1] == "build":
 				if i := slices.Index(cmd, "-o"); i > 0 && i+1 < len(cmd) {
 					built[cmd[i+1]] = true
 				}
 			case prog == "go" && len(cmd) > 1 && cmd[1] == "test":
-				checkBenchmarks(t, where, cmd[2:])
+				checkBenchmarks(p, where, cmd[2:])
 			}
 		}
 	}
@@ -263,7 +287,7 @@ func shellLines(b mdBlock) map[int]string {
 
 // shellCommands splits a command line into its commands' words, quotes
 // removed, at ;, &&, ||, | and &, up to a comment.
-func shellCommands(t *testing.T, b mdBlock, n int, line string) [][]string {
+func shellCommands(p *problems, b mdBlock, n int, line string) [][]string {
 	var cmds [][]string
 	var cmd []string
 	var word strings.Builder
@@ -281,7 +305,7 @@ func shellCommands(t *testing.T, b mdBlock, n int, line string) [][]string {
 		case c == '\'' || c == '"':
 			j := strings.IndexByte(line[i+1:], c)
 			if j < 0 {
-				t.Errorf("%s:%d: unclosed quote", b.page, n)
+				p.add("%s:%d: unclosed quote", b.page, n)
 				return cmds
 			}
 			word.WriteString(line[i+1 : i+1+j])
@@ -316,8 +340,12 @@ func shellCommands(t *testing.T, b mdBlock, n int, line string) [][]string {
 // checkPaths checks that each argument naming a path under one of the
 // repository's folders (or under /path/to/bhasha/, the checkout) exists;
 // a <placeholder> and a {a,b} list are expanded as a shell would.
-func checkPaths(t *testing.T, where string, args []string) {
-	ignored := gitIgnoredTop(t)
+func checkPaths(p *problems, where string, args []string) {
+	ignored, err := gitIgnoredTop()
+	if err != nil {
+		p.add("%v", err)
+		return
+	}
 	for _, a := range args {
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
 			a = v
@@ -325,18 +353,18 @@ func checkPaths(t *testing.T, where string, args []string) {
 		if strings.Contains(a, "$") || strings.Contains(a, "://") || strings.HasPrefix(a, "-") {
 			continue
 		}
-		p, checkout := strings.CutPrefix(a, "/path/to/bhasha")
+		path, checkout := strings.CutPrefix(a, "/path/to/bhasha")
 		if checkout {
-			p = "." + p
-		} else if first, _, ok := strings.Cut(strings.TrimPrefix(a, "./"), "/"); !ok || ignored[first] || first == "." || first == ".." {
+			path = "." + path
+		} else if first, _, _ := strings.Cut(strings.TrimPrefix(a, "./"), "/"); !strings.Contains(a, "/") || ignored[first] || first == "." || first == ".." {
 			continue
 		} else if st, err := os.Stat(first); err != nil || !st.IsDir() {
 			continue
 		}
-		pattern := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(p, "*")
+		pattern := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(path, "*")
 		for _, alt := range braces(pattern) {
 			if m, err := filepath.Glob(filepath.FromSlash(alt)); err != nil || len(m) == 0 {
-				t.Errorf("%s: %s does not exist in the repository", where, alt)
+				p.add("%s: %s does not exist in the repository", where, alt)
 			}
 		}
 	}
@@ -357,10 +385,10 @@ func braces(p string) []string {
 
 // gitIgnoredTop are the top-level folders .gitignore names (/out/, /bin/):
 // what the build writes, not part of the repository.
-func gitIgnoredTop(t *testing.T) map[string]bool {
+func gitIgnoredTop() (map[string]bool, error) {
 	b, err := os.ReadFile(".gitignore")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out := map[string]bool{}
 	for l := range strings.Lines(string(b)) {
@@ -368,15 +396,16 @@ func gitIgnoredTop(t *testing.T) map[string]bool {
 			out[m[1]] = true
 		}
 	}
-	return out
+	return out, nil
 }
 
 // checkMakeTargets checks that every target among make's args is one of
 // the Makefile's.
-func checkMakeTargets(t *testing.T, where string, args []string) {
+func checkMakeTargets(p *problems, where string, args []string) {
 	b, err := os.ReadFile("Makefile")
 	if err != nil {
-		t.Fatal(err)
+		p.add("%v", err)
+		return
 	}
 	targets := map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+):`).FindAllStringSubmatch(string(b), -1) {
@@ -384,21 +413,22 @@ func checkMakeTargets(t *testing.T, where string, args []string) {
 	}
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !targets[a] {
-			t.Errorf("%s: make %s: the Makefile has no such target", where, a)
+			p.add("%s: make %s: the Makefile has no such target", where, a)
 		}
 	}
 }
 
 // checkBenchmarks checks that go test's -bench pattern (other than .)
 // matches a benchmark of the packages it names.
-func checkBenchmarks(t *testing.T, where string, args []string) {
+func checkBenchmarks(p *problems, where string, args []string) {
 	i := slices.Index(args, "-bench")
 	if i < 0 || i+1 >= len(args) || args[i+1] == "." {
 		return
 	}
 	re, err := regexp.Compile(args[i+1])
 	if err != nil {
-		t.Fatalf("%s: -bench %s: %v", where, args[i+1], err)
+		p.add("%s: -bench %s: %v", where, args[i+1], err)
+		return
 	}
 	for _, pkg := range args {
 		if !strings.HasPrefix(pkg, "./") || strings.Contains(pkg, "...") {
@@ -409,14 +439,15 @@ func checkBenchmarks(t *testing.T, where string, args []string) {
 		for _, f := range files {
 			src, err := os.ReadFile(f)
 			if err != nil {
-				t.Fatal(err)
+				p.add("%v", err)
+				return
 			}
 			for _, m := range regexp.MustCompile(`(?m)^func Benchmark(\w*)\(`).FindAllStringSubmatch(string(src), -1) {
 				found = found || re.MatchString(m[1])
 			}
 		}
 		if !found {
-			t.Errorf("%s: go test -bench %s: %s has no such benchmark", where, args[i+1], pkg)
+			p.add("%s: go test -bench %s: %s has no such benchmark", where, args[i+1], pkg)
 		}
 	}
 }
@@ -425,18 +456,18 @@ func checkBenchmarks(t *testing.T, where string, args []string) {
 // command's flags, as Go's flag package would: every flag is the
 // command's, every flag that takes a value has one, and no flag follows
 // an argument (the flag package would not read it).
-func checkBhashaArgs(t *testing.T, where string, args []string) {
+func checkBhashaArgs(p *problems, where string, args []string) {
 	sub := 1
 	if len(args) > 0 && (args[0] == "batch" || args[0] == "datasets") {
 		sub = 2
 	}
 	if len(args) < sub {
-		t.Errorf("%s: bhasha %s: no command", where, strings.Join(args, " "))
+		p.add("%s: bhasha %s: no command", where, strings.Join(args, " "))
 		return
 	}
 	flags, err := bhashaFlags(args[:sub])
 	if err != nil {
-		t.Errorf("%s: bhasha %s: %v", where, strings.Join(args[:sub], " "), err)
+		p.add("%s: bhasha %s: %v", where, strings.Join(args[:sub], " "), err)
 		return
 	}
 	positional := false
@@ -453,12 +484,12 @@ func checkBhashaArgs(t *testing.T, where string, args []string) {
 		takesValue, ok := flags[name]
 		switch {
 		case positional:
-			t.Errorf("%s: bhasha %s: %s comes after an argument, where it is not read as a flag", where, args[0], a)
+			p.add("%s: bhasha %s: %s comes after an argument, where it is not read as a flag", where, args[0], a)
 		case !ok:
-			t.Errorf("%s: bhasha %s has no flag %s", where, strings.Join(args[:sub], " "), a)
+			p.add("%s: bhasha %s has no flag %s", where, strings.Join(args[:sub], " "), a)
 		case takesValue && !hasValue:
 			if i+1 >= len(args) {
-				t.Errorf("%s: bhasha %s: %s needs a value", where, args[0], a)
+				p.add("%s: bhasha %s: %s needs a value", where, args[0], a)
 			}
 			i++
 		}
@@ -490,10 +521,10 @@ func bhashaFlags(cmd []string) (map[string]bool, error) {
 	return flags, nil
 }
 
-// compileGoBlocks compiles the go blocks (go vet) in a workspace that uses
-// this checkout; each block is a package of its own whose positions are
-// the page's.
-func compileGoBlocks(t *testing.T, all, blocks []mdBlock) {
+// compileGoBlocks compiles blocks, go blocks of all, in a workspace that
+// uses this checkout (go vet) and says what is wrong with them; each block
+// is a package of its own whose positions are the page's.
+func compileGoBlocks(t *testing.T, all, blocks []mdBlock) problems {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
@@ -516,10 +547,11 @@ func compileGoBlocks(t *testing.T, all, blocks []mdBlock) {
 		filepath.Join(mod, "go.mod"):   "module example.com/docs\n\n" + string(goLine) + "\n",
 		filepath.Join(work, "go.work"): string(goLine) + "\n\nuse (\n\t./docs\n\t" + repo + "\n)\n",
 	}
+	var p problems
 	for i, b := range blocks {
 		src, err := goBlockFile(b, pageImports(t, all, b.page), filepath.Join(repo, filepath.FromSlash(b.page)))
 		if err != nil {
-			t.Errorf("%s:%d: %v", b.page, b.line, err)
+			p.add("%s:%d: %v", b.page, b.line, err)
 			continue
 		}
 		files[filepath.Join(mod, fmt.Sprintf("b%d", i), "block.go")] = src
@@ -536,8 +568,9 @@ func compileGoBlocks(t *testing.T, all, blocks []mdBlock) {
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(work, "go.work"), "GOFLAGS=-buildvcs=false")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("go vet of the go blocks: %v\n%s", err, strings.ReplaceAll(string(msg), repo+string(filepath.Separator), ""))
+		p.add("go vet of the go blocks: %v\n%s", err, strings.ReplaceAll(string(msg), repo+string(filepath.Separator), ""))
 	}
+	return p
 }
 
 // goImport is one import declaration of a page's go blocks.
@@ -637,4 +670,61 @@ func goBlockFile(b mdBlock, imports []goImport, path string) (string, error) {
 	}
 	fmt.Fprintf(&src, "func _(ctx docsctx.Context) {\n//line %s:%d\n%s}\n", path, line, body)
 	return src.String(), nil
+}
+
+// The checks find what is wrong in a block, naming its line, and nothing
+// in a right one.
+func TestDocsChecksFindMistakes(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		block mdBlock
+		want  string // in a problem; "" for none
+	}{
+		{"right command", mdBlock{info: "sh", text: "bhasha run --config experiments/paper/indicklar-main.yaml --out runs/x   # a comment\n"}, ""},
+		{"unknown flag", mdBlock{info: "sh", text: "bhasha run --confg x.yaml --out runs/x\n"}, "bhasha run has no flag --confg"},
+		{"flag without its value", mdBlock{info: "sh", text: "bhasha report --run runs/x --html\n"}, "--html needs a value"},
+		{"flag after an argument", mdBlock{info: "sh", text: "bhasha run runs/x --out y\n"}, "--out comes after an argument"},
+		{"unknown command", mdBlock{info: "console", text: "$ bhasha bogus --out x\noutput line\n"}, `unknown command "bogus"`},
+		{"continued line", mdBlock{info: "bash", text: "bhasha report --run runs/x \\\n  --xlsx r.xlsx --bogus\n"}, "no flag --bogus"},
+		{"a built command is bhasha", mdBlock{info: "sh", text: "go build -o mystudy . && ./mystudy run --config b.yaml --bogus\n"}, "no flag --bogus"},
+		{"make target", mdBlock{info: "sh", text: "make demo nosuchtarget KERNEL=x\n"}, "make nosuchtarget: the Makefile has no such target"},
+		{"missing path", mdBlock{info: "sh", text: "bhasha run --config=experiments/paper/nosuch.yaml --out runs/x\n"}, "experiments/paper/nosuch.yaml does not exist"},
+		{"placeholder path", mdBlock{info: "sh", text: "bhasha run --config experiments/paper/<file>.yaml --out runs/<file>\n"}, ""},
+		{"checkout path", mdBlock{info: "sh", text: "cp /path/to/bhasha/examples/brevity/testdata/{brevity.yaml,nosuch.jsonl} .\n"}, "./examples/brevity/testdata/nosuch.jsonl does not exist"},
+		{"benchmark", mdBlock{info: "sh", text: "go test -run '^$' -bench NoSuchBench -benchtime 1x ./cli\n"}, "./cli has no such benchmark"},
+		{"experiment", mdBlock{info: "yaml", text: "name: x\nstudy: indicklar\ndataset: {path: /data/IndicKLAR, format: klar}\nlanguages: [hin]\nstrategy: [baseline]\nmodels: [{name: m, served_name: m, api_key_env: DOCS_TEST_KEY}]\n"}, `docs/outputs.md:15: unknown key "strategy"`},
+		{"experiment with the reader's files", mdBlock{info: "yaml", text: "name: x\nstudy: indicklar\ndataset: {path: /data/IndicKLAR, format: klar}\nlanguages: [hin]\nmodels: [{name: m, served_name: m, endpoints: [http://gpu1:8000/v1], api_key_env: DOCS_TEST_KEY}]\n"}, ""},
+		{"unmarked block", mdBlock{info: "text", text: "output\n"}, "checked by nothing"},
+		{"excerpt", mdBlock{info: "text", marker: "excerpt of examples/brevity/example_test.go", text: "figs, _ := r.Figures()   // a note\nfigs := nothing()\n"}, `"figs := nothing()" is not a line of`},
+		{"checked by a test that is not there", mdBlock{info: "python", marker: "checked by outputs_test.go TestNoSuch", text: "x\n"}, "outputs_test.go has no TestNoSuch"},
+		{"checked by a test that does not read the page", mdBlock{page: "docs/cli.md", info: "python", marker: "checked by outputs_test.go TestOutputsReadAsDocumented", text: "x\n"}, "does not read docs/cli.md"},
+		{"not checked, and not why", mdBlock{info: "text", marker: "not checked:", text: "x\n"}, "says not why"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.block.line = 10
+			if c.block.page == "" {
+				c.block.page = "docs/outputs.md"
+			}
+			got := checkBlock(t, c.block)
+			if c.want == "" && len(got) > 0 || c.want != "" && !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
+				t.Errorf("problems %q, want one with %q", got, c.want)
+			}
+		})
+	}
+	t.Run("go", func(t *testing.T) {
+		all := []mdBlock{
+			{page: "docs/from-go.md", line: 1, info: "go", text: "import \"github.com/bhashalab/bhasha\"\n\nexp := bhasha.Distractors(\"x\")\nr, err := bhasha.Run(ctx, exp)\n"},
+			{page: "docs/from-go.md", line: 20, info: "go", text: "exp := bhasha.Distractors(\"x\")\nr := bhasha.NoSuchFunc(exp)\n"},
+			{page: "docs/from-go.md", line: 30, info: "go", text: "package main\n\nfunc main() { undefinedThing() }\n"},
+		}
+		got := strings.Join(compileGoBlocks(t, all, all), "\n")
+		for _, want := range []string{"docs/from-go.md:22: undefined: bhasha.NoSuchFunc", "docs/from-go.md:33: undefined: undefinedThing"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("go vet says\n%s\nwant %q", got, want)
+			}
+		}
+		if strings.Contains(got, "from-go.md:4") || strings.Contains(got, "from-go.md:5") {
+			t.Errorf("the right block (its variables unused) failed:\n%s", got)
+		}
+	})
 }
