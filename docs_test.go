@@ -728,3 +728,68 @@ func TestDocsChecksFindMistakes(t *testing.T) {
 		}
 	})
 }
+
+// README.md stays a short front page, and no page refers to commits or
+// issues: the pages describe the code as it is.
+func TestDocsPages(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(readme), "\n"); n > 300 {
+		t.Errorf("README.md has %d lines, more than 300: move reference material to a docs/ page", n)
+	}
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			for _, ref := range historyRefs(l) {
+				t.Errorf("%s:%d: %q refers to a commit or an issue", page, i+1, ref)
+			}
+		}
+	}
+}
+
+var (
+	// commitHash is 7 to 40 hexadecimal digits, not part of a longer word.
+	commitHash = regexp.MustCompile(`(?:^|[^0-9A-Za-z_])([0-9a-f]{7,40})(?:[^0-9A-Za-z_]|$)`)
+	// issueRef is "issue 12", "issues #3" or "#12" (not an HTML entity).
+	issueRef = regexp.MustCompile(`(?i)\bissues?\s+#?[0-9]+\b|(?:^|[^&0-9A-Za-z_/])#[0-9]+\b`)
+)
+
+// historyRefs are the commit hashes (with a letter and a digit) and issue
+// references in line.
+func historyRefs(line string) []string {
+	var out []string
+	for _, m := range commitHash.FindAllStringSubmatch(line, -1) {
+		if strings.ContainsAny(m[1], "abcdef") && strings.ContainsAny(m[1], "0123456789") {
+			out = append(out, m[1])
+		}
+	}
+	return append(out, issueRef.FindAllString(line, -1)...)
+}
+
+func TestHistoryRefs(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"fixed in 3168f5d, see there", 1},
+		{"commit 8b0ec0f0a1b2c3d4e5f60718293a4b5c6d7e8f90.", 1},
+		{"as issue 12 says", 1},
+		{"see issue #7 and #42", 2},
+		{"(#12)", 1},
+		{"the digest deadbeef has no digit", 0},
+		{"6364170 records: digits alone", 0},
+		{"a SHA-256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", 0},
+		{"[make targets](cli.md#make-targets)", 0},
+		{"the quote &#34; is an entity", 0},
+		{"a longer word: x0123abcd, abc1234_x", 0},
+	} {
+		if got := historyRefs(c.line); len(got) != c.want {
+			t.Errorf("historyRefs(%q) = %q, want %d", c.line, got, c.want)
+		}
+	}
+}
