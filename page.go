@@ -60,7 +60,7 @@ func (r *Results) buildPage() (report.Page, error) {
 	prov = append(prov, r.exp.OptionProvenance()...) // the study's option blocks: scoring options, prompt options
 	ts := r.tables
 	// The papers' published numbers beside the run's, first, when the run
-	// measured any of them.
+	// has any of them.
 	if v, err := r.exp.VersusPaper(r.tables); err != nil {
 		return report.Page{}, err
 	} else if v != nil && len(v.Rows) > 0 {

@@ -68,7 +68,7 @@ func RemedyNames(newOut, archiveChanged string) RunOption {
 
 // Simulator answers every model from the in-process simulator, whatever
 // endpoints the experiment names (the demo's smoke experiments, a notebook
-// tried before the GPUs are up). Everything it answers says SIMULATED.
+// run before the GPUs are up). Everything it answers says SIMULATED.
 func Simulator() RunOption { return func(c *RunConfig) { c.Simulate = true } }
 
 // Out sets the run directory (default runs/<experiment name>).

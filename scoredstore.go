@@ -30,21 +30,17 @@ type ScoringProgress struct {
 }
 
 // A scoring pass takes Go's own pacing, with no memory limit of
-// internal/memlimit: a limit at twice the live heap (the pass's share)
-// paced its collections as GOGC=100 does, and the runtime's scavenger,
-// keeping the heap under it, gave back memory the pass then faulted in
-// again. On the 6.4M-record grid's first open, alternating: 8.4–10.3 s of
-// kernel time and 27.9–33.2 s against 3.3–3.7 s and 23.7–29.1 s without,
-// at the same peak (3.8–4.0 GB); on the 460,500-record run's first cell
-// 1.45–1.50 s against 1.29–1.36 s, 327–349 MB against 337–348 MB.
+// internal/memlimit: a limit at twice the live heap paces collections as
+// GOGC=100 does, and the scavenger, keeping the heap under it, would give
+// back memory the pass then faults in again, costing time for no lower
+// peak.
 
 // tableShare is the share of the live heap reading the scored answers a
 // run keeps and building tables from them (Results.Table, WriteTables)
 // may allocate beyond it before a collection (memlimit.Hold): an eighth
 // of the live heap, which is mostly the rows, so that building every
-// table of the 6.4M grid stays near the rows' size (under Go's own
-// pacing it doubled them: 3.2 GB for 1.4 GB of rows). A report
-// (WriteReport) paces itself.
+// table stays near the rows' size (Go's own pacing lets the heap grow to
+// twice the live heap). A report (WriteReport) paces itself.
 const tableShare = 8
 
 // OnScoring makes Open report its long steps (scoring the records,

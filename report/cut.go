@@ -24,7 +24,7 @@ import (
 //     prediction_norm × 4,000 characters × 6 bytes, "\u003c" in JSON) =
 //     109 samples however long their texts, and all of a run's when they
 //     fit;
-//   - ECharts takes 1.04 MB;
+//   - the inlined ECharts script is 1.04 MB;
 //
 // 17.6 MB in all, leaving 7.4 MB for the other tables (labels and
 // numbers, their cells at most MaxTableText characters), the figures, the

@@ -132,8 +132,7 @@ type column struct {
 	// thousands of distinct texts a row group: stored plain, not through
 	// a dictionary, and its pages carry no min and max (a query selects
 	// rows by their keys and flags, not by where an answer sorts), which
-	// spares the writer both; the 6.4M-answer store is 98.5 MB plain
-	// against 75 MB with them.
+	// spares the writer both for a somewhat larger file.
 	free bool
 
 	// at is 1 + the offset in a Row of the field a text or flag column

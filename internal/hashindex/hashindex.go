@@ -1,6 +1,8 @@
 // Package hashindex finds a position by a 128-bit hash of its key, in
-// about 25 bytes a key where a Go map of the same (map[[2]uint64]int32)
-// takes about 45, and without pointers for the collector to scan.
+// about 25 bytes a key (a 24-byte entry and a quarter of a 4-byte
+// directory slot), about half what a Go map of the same
+// (map[[2]uint64]int32) holds, and without pointers for the collector to
+// scan.
 //
 // The entries are held sorted by hash, with a directory of where each
 // bucket of the hashes' top bits begins (one int32 per bucket, about a
@@ -105,8 +107,8 @@ func (x *Index) Len() int { return len(x.e) }
 // sortEntries sorts e by hash, then position: first by the top bits of
 // the hash's first half into about n/4 buckets, in place (the hashes
 // being uniform, a bucket holds a few entries), then each bucket on its
-// own. Indexing 350,000 entries took 167 ms with a comparison sort, 46
-// ms with this (BenchmarkNew).
+// own: O(n) expected for uniform hashes, where a comparison sort
+// (slices.SortFunc) is O(n log n) and several times slower (BenchmarkNew).
 func sortEntries(e []entry) {
 	b := bits.Len(uint(len(e) / 4))
 	if b == 0 {
