@@ -39,14 +39,15 @@ import (
 //     benchmark of its packages, and every path under one of the
 //     repository's folders exists (a <placeholder> stands for any name).
 //   - yaml: parsed and validated as an experiment file (bhasha.Parse),
-//     its datasets and request files excepted: they are the reader's.
-//   - sql: checked by its page's own test.
+//     its datasets, request files and API keys excepted: they are the
+//     reader's.
+//   - sql: left to its page's own test, which runs it with DuckDB.
 //
 // The HTML comment on the line before a fence replaces these checks:
 // "<!-- checked by FILE TestName -->" (FILE holds TestName and names the
 // page), "<!-- excerpt of FILE -->" (every line of the block, less a
-// trailing // comment, is a line of FILE), or "<!-- not checked: why -->". A block of any other info
-// string, or none, needs one of them.
+// trailing // comment, is a line of FILE), or "<!-- not checked: why -->".
+// A block of any other info string, or none, needs one of them.
 func TestDocsCodeBlocks(t *testing.T) {
 	blocks := mdBlocks(t)
 	var compile []mdBlock
@@ -94,7 +95,6 @@ func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(fo
 type mdBlock struct {
 	page   string // the page's path in the repository, slash-separated
 	line   int    // the line of the opening fence
-	end    int    // the line of the closing fence
 	info   string // the fence's info string
 	text   string // the lines between the fences
 	marker string // the HTML comment on the line before the fence, trimmed
@@ -138,7 +138,6 @@ func mdBlocks(t *testing.T) []mdBlock {
 			if j == len(lines) {
 				t.Fatalf("%s:%d: the block is not closed", page, i+1)
 			}
-			blk.end = j + 1
 			blk.text = strings.Join(lines[i+1:j], "\n") + "\n"
 			out = append(out, blk)
 			i = j
@@ -236,15 +235,22 @@ func missingFile(msg, text string) bool {
 // checkShell checks the command lines of a sh, bash or console block.
 func checkShell(p *problems, b mdBlock) {
 	built := map[string]bool{} // programs the block builds: bhasha commands
-	for n, line := range shellLines(b) {
-		for _, cmd := range shellCommands(p, b, n, line) {
+	for _, l := range shellLines(b) {
+		for _, cmd := range shellCommands(p, b, l.n, l.text) {
+			// What runs the command: variables set for it, time, nohup.
 			for len(cmd) > 0 && regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`).MatchString(cmd[0]) {
 				cmd = cmd[1:]
+			}
+			if len(cmd) > 0 && (cmd[0] == "time" || cmd[0] == "/usr/bin/time" || cmd[0] == "nohup") {
+				cmd = cmd[1:]
+				for len(cmd) > 0 && strings.HasPrefix(cmd[0], "-") {
+					cmd = cmd[1:]
+				}
 			}
 			if len(cmd) == 0 {
 				continue
 			}
-			where := fmt.Sprintf("%s:%d", b.page, n)
+			where := fmt.Sprintf("%s:%d", b.page, l.n)
 			checkPaths(p, where, cmd[1:])
 			prog := cmd[0]
 			switch {
@@ -263,10 +269,16 @@ func checkShell(p *problems, b mdBlock) {
 	}
 }
 
-// shellLines are b's command lines by line number, continuations joined;
-// a console block's are its "$ " lines.
-func shellLines(b mdBlock) map[int]string {
-	out := map[int]string{}
+// shellLine is a command line of a block and its line on the page.
+type shellLine struct {
+	n    int
+	text string
+}
+
+// shellLines are b's command lines in order, continuations joined; a
+// console block's are its "$ " lines.
+func shellLines(b mdBlock) []shellLine {
+	var out []shellLine
 	lines := strings.Split(strings.TrimSuffix(b.text, "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		n, l := b.line+1+i, lines[i]
@@ -280,7 +292,7 @@ func shellLines(b mdBlock) map[int]string {
 			i++
 			l = strings.TrimSuffix(l, `\`) + " " + lines[i]
 		}
-		out[n] = l
+		out = append(out, shellLine{n, l})
 	}
 	return out
 }
@@ -686,7 +698,8 @@ func TestDocsChecksFindMistakes(t *testing.T) {
 		{"flag after an argument", mdBlock{info: "sh", text: "bhasha run runs/x --out y\n"}, "--out comes after an argument"},
 		{"unknown command", mdBlock{info: "console", text: "$ bhasha bogus --out x\noutput line\n"}, `unknown command "bogus"`},
 		{"continued line", mdBlock{info: "bash", text: "bhasha report --run runs/x \\\n  --xlsx r.xlsx --bogus\n"}, "no flag --bogus"},
-		{"a built command is bhasha", mdBlock{info: "sh", text: "go build -o mystudy . && ./mystudy run --config b.yaml --bogus\n"}, "no flag --bogus"},
+		{"a built command is bhasha", mdBlock{info: "sh", text: "go build -o mystudy .\ncp x y\nls\n./mystudy run --config b.yaml --bogus\n"}, "no flag --bogus"},
+		{"timed command", mdBlock{info: "sh", text: "/usr/bin/time -v bhasha report --bogus\n"}, "no flag --bogus"},
 		{"make target", mdBlock{info: "sh", text: "make demo nosuchtarget KERNEL=x\n"}, "make nosuchtarget: the Makefile has no such target"},
 		{"missing path", mdBlock{info: "sh", text: "bhasha run --config=experiments/paper/nosuch.yaml --out runs/x\n"}, "experiments/paper/nosuch.yaml does not exist"},
 		{"placeholder path", mdBlock{info: "sh", text: "bhasha run --config experiments/paper/<file>.yaml --out runs/<file>\n"}, ""},
