@@ -806,3 +806,69 @@ func TestHistoryRefs(t *testing.T) {
 		}
 	}
 }
+
+// Every flag that an inline `bhasha COMMAND …` of a page names is one of
+// the command's own (the command tables of docs/cli.md included).
+func TestDocsInlineCommands(t *testing.T) {
+	span := regexp.MustCompile("`bhasha ([^`]*)`")
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			for _, m := range span.FindAllStringSubmatch(l, -1) {
+				var p problems
+				checkInlineCommand(&p, fmt.Sprintf("%s:%d", page, i+1), m[1])
+				for _, msg := range p {
+					t.Error(msg)
+				}
+			}
+		}
+	}
+}
+
+// checkInlineCommand checks that the flags that cmd, a bhasha command
+// line as a page writes it inline ("run --config FILE [--no-cache]"),
+// names are the command's; a span that names no flag is not checked.
+func checkInlineCommand(p *problems, where, cmd string) {
+	named := regexp.MustCompile(`(?:^|[\s\[|])--([a-z][a-z0-9-]*)`).FindAllStringSubmatch(cmd, -1)
+	if len(named) == 0 {
+		return
+	}
+	words := strings.Fields(cmd)
+	sub := 1
+	if words[0] == "batch" || words[0] == "datasets" {
+		sub = min(2, len(words))
+	}
+	flags, err := bhashaFlags(words[:sub])
+	if err != nil {
+		p.add("%s: bhasha %s: %v", where, strings.Join(words[:sub], " "), err)
+		return
+	}
+	for _, m := range named {
+		if _, ok := flags[m[1]]; !ok {
+			p.add("%s: bhasha %s has no flag --%s", where, strings.Join(words[:sub], " "), m[1])
+		}
+	}
+}
+
+func TestCheckInlineCommand(t *testing.T) {
+	for _, c := range []struct {
+		cmd, want string // want: in a problem; "" for none
+	}{
+		{"run --config FILE --out DIR [--endpoint URL ...] [--no-cache]", ""},
+		{"sim --addr 127.0.0.1:8000 [--config EXP.yaml \\| --dataset PATH]", ""},
+		{"segment seal v1 sha256:…", ""},
+		{"datasets check PATH [--format F] [--lang CODES] [--json]", ""},
+		{"report --run DIR [--pdf FILE]", "bhasha report has no flag --pdf"},
+		{"batch import --out DIR --file F [--bogus]", "bhasha batch import has no flag --bogus"},
+		{"frobnicate --out DIR", `unknown command "frobnicate"`},
+	} {
+		var p problems
+		checkInlineCommand(&p, "docs/cli.md:1", c.cmd)
+		if c.want == "" && len(p) > 0 || c.want != "" && !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, c.want) }) {
+			t.Errorf("checkInlineCommand(%q) = %q, want a problem with %q", c.cmd, p, c.want)
+		}
+	}
+}
