@@ -8,7 +8,7 @@
 //	package main
 //
 //	import (
-//		"github.com/bhashalab/bhasha/cli"
+//		"github.com/bhashalab/bhasha/cmd/cli"
 //		"example.com/mystudy"
 //	)
 //
@@ -87,7 +87,7 @@ Commands:
 
 Run 'bhasha COMMAND --help' for a command's flags. A study of your own gets
 this command from a main of your own: func main() { cli.Main(mystudy.Study{}) }
-(package github.com/bhashalab/bhasha/cli; docs/own-study.md).
+(package github.com/bhashalab/bhasha/cmd/cli; docs/own-study.md).
 `
 
 // Exit statuses.
@@ -562,7 +562,7 @@ const ownStudyHow = `a study of your own runs under a command of your own: a mai
 	package main
 
 	import (
-		"github.com/bhashalab/bhasha/cli"
+		"github.com/bhashalab/bhasha/cmd/cli"
 		"example.com/mystudy" // your study's package
 	)
 
