@@ -11,16 +11,16 @@
 //     YAML line ([Checker]). Optional methods add its own options (a
 //     struct of its own, read with [OptionsOf]; a program sets them with
 //     setters built on [Set]) and the shared fields it reads.
-//  2. Build: reads its dataset ([Experiment.LoadItems] gives [Items]) and
+//  2. Build: reads its dataset (Experiment.LoadItems gives [Items]) and
 //     returns its [Plan], which holds everything the run needs.
 //  3. The plan's Stages and Requests: what to ask, stage by stage, each a
 //     [Request] with its typed [Key], [Kind] ([Chat] or [Completion]),
-//     [Message]s and [Decoding]; a later stage finds earlier answers
+//     its [Message] list and [Decoding]; a later stage finds earlier answers
 //     through its [Lookup].
 //  4. Extract: the answer read from a response, an [ExtractResult]
 //     ([ExtractField], [ExtractFirstLine], or the whole text with
 //     [MethodText]).
-//  5. Score: one [Row] per answer, started by [Common.Row]
+//  5. Score: one [Row] per answer, started by Common.Row
 //     ([NewCommon]); its criteria decided with the matching helpers
 //     ([ExactMatch], [Substring], [WordOverlap], [TranslitMatch],
 //     [Normalize]); a study's own criteria are its marks (bits of
@@ -117,4 +117,3 @@ func ReadPublished(fsys fs.FS, pattern string) ([]PublishedValue, error) {
 // Template is [protocol.Template]: the prompt text of the built-in
 // template name (after its citation header) and the file's SHA-256.
 func Template(name string) (text, hash string, err error) { return protocol.Template(name) }
-
