@@ -39,7 +39,7 @@ var studyPackages = []string{"studies/...", "study"}
 var analysisLeaves = []string{"analysis/normalize", "analysis/match", "analysis/extract", "analysis/script",
 	"analysis/abstain", "analysis/translit", "analysis/stats", "analysis/bpe"}
 
-// layers is the layering issue 19 asks for.
+// layers is the module's layering.
 func layers() []layer {
 	return []layer{
 		{why: "the runtime knows no experiment, no study, no report and no simulator",
@@ -164,7 +164,8 @@ func goList(t *testing.T) []listedPackage {
 // of non-test files): the runtime knows no study, report, kernel,
 // simulator or the root package; the simulator, reports and the kernel
 // know no study; reports know no runtime; the analysis leaves import
-// nothing above them.
+// nothing above them; examples/brevity, tests included, imports only the
+// root package and the study package.
 func TestLayering(t *testing.T) {
 	pkgs := goList(t)
 	mod := ""
