@@ -18,18 +18,20 @@ import (
 // paths relative to the module root, "." for the root package, "p/..."
 // for p and everything below it) import none of Forbid, except Allow. With
 // Deps the rule holds for every package they depend on (Deps); otherwise
-// for their own imports (Imports). Test files are not part of either.
+// for their own imports (Imports), and with tests for those of their test
+// files too (TestImports, XTestImports).
 type layer struct {
 	why        string
 	from       []string
 	forbid     []string
 	allow      []string
 	transitive bool
+	tests      bool
 }
 
-// studyPackages are the study packages and the experiment code that knows
-// studies: every package of studies/ except the protocol helpers.
-var studyPackages = []string{"studies/..."}
+// studyPackages are the study packages, the experiment code that knows
+// studies and the study author's package.
+var studyPackages = []string{"studies/...", "study"}
 
 // analysisLeaves are the leaf algorithms of analysis/: they import only
 // one another, the language registry and internal/textdist (edit
@@ -37,7 +39,7 @@ var studyPackages = []string{"studies/..."}
 var analysisLeaves = []string{"analysis/normalize", "analysis/match", "analysis/extract", "analysis/script",
 	"analysis/abstain", "analysis/translit", "analysis/stats", "analysis/bpe"}
 
-// layers is the layering issue 19 asks for.
+// layers is the module's layering.
 func layers() []layer {
 	return []layer{
 		{why: "the runtime knows no experiment, no study, no report and no simulator",
@@ -49,7 +51,9 @@ func layers() []layer {
 		{why: "the notebook kernel knows no study",
 			from: []string{"kernel/..."}, forbid: studyPackages, allow: []string{"studies/protocol"}},
 		{why: "the command line knows the studies it is handed (cli.Main), the built-in ones through the root package",
-			from: []string{"cli/..."}, forbid: studyPackages, allow: []string{"studies/experiment"}},
+			from: []string{"cmd/cli/..."}, forbid: studyPackages, allow: []string{"studies/experiment"}},
+		{why: "a study of one's own is written against the study author's package and run through the root package",
+			from: []string{"examples/brevity"}, forbid: []string{"..."}, allow: []string{".", "study", "examples/brevity"}, tests: true},
 		{why: "the analysis leaves import nothing of the module above them",
 			from: analysisLeaves, forbid: []string{"..."}, allow: append(slices.Clone(analysisLeaves), "datasets/lang", "internal/textdist"), transitive: true},
 	}
@@ -57,10 +61,14 @@ func layers() []layer {
 
 // listedPackage is what the layering reads of `go list -json`.
 type listedPackage struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
-	Module     *struct{ Path string }
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Deps         []string
+	GoFiles      []string
+	Dir          string
+	Module       *struct{ Path string }
 }
 
 // matches reports whether path (a full import path) is one of the
@@ -106,6 +114,9 @@ func violations(mod string, pkgs []listedPackage, rules []layer) []string {
 			imports := p.Imports
 			if r.transitive {
 				imports = p.Deps
+			}
+			if r.tests {
+				imports = slices.Concat(imports, p.TestImports, p.XTestImports)
 			}
 			for _, imp := range imports {
 				if matches(mod, imp, r.forbid) && !matches(mod, imp, r.allow) {
@@ -153,7 +164,8 @@ func goList(t *testing.T) []listedPackage {
 // of non-test files): the runtime knows no study, report, kernel,
 // simulator or the root package; the simulator, reports and the kernel
 // know no study; reports know no runtime; the analysis leaves import
-// nothing above them.
+// nothing above them; examples/brevity, tests included, imports only the
+// root package and the study package.
 func TestLayering(t *testing.T) {
 	pkgs := goList(t)
 	mod := ""
@@ -188,8 +200,11 @@ func TestLayeringFailsOnBackEdge(t *testing.T) {
 		{"a report package imports the runtime", listedPackage{ImportPath: mod + "/report/xlsx", Imports: []string{mod + "/runtime/engine"}}, true},
 		{"report imports the studies registry", listedPackage{ImportPath: mod + "/report", Imports: []string{mod + "/studies"}}, true},
 		{"the kernel imports a study", listedPackage{ImportPath: mod + "/kernel", Imports: []string{mod + "/studies/distractors"}}, true},
-		{"the command line imports a study", listedPackage{ImportPath: mod + "/cli", Imports: []string{mod + "/studies/indicklar"}}, true},
-		{"the command line imports the study interfaces", listedPackage{ImportPath: mod + "/cli", Imports: []string{mod + "/studies/experiment", mod}}, false},
+		{"the command line imports a study", listedPackage{ImportPath: mod + "/cmd/cli", Imports: []string{mod + "/studies/indicklar"}}, true},
+		{"the command line imports the study interfaces", listedPackage{ImportPath: mod + "/cmd/cli", Imports: []string{mod + "/studies/experiment", mod}}, false},
+		{"the own study imports the study package and the root", listedPackage{ImportPath: mod + "/examples/brevity", Imports: []string{mod + "/study", "fmt"}, XTestImports: []string{mod, mod + "/examples/brevity"}}, false},
+		{"the own study imports tables", listedPackage{ImportPath: mod + "/examples/brevity", Imports: []string{mod + "/study", mod + "/analysis/tables"}}, true},
+		{"the own study's test imports a study package", listedPackage{ImportPath: mod + "/examples/brevity", Imports: []string{mod + "/study"}, XTestImports: []string{mod + "/studies/experiment"}}, true},
 		{"a leaf imports tables", listedPackage{ImportPath: mod + "/analysis/match", Deps: []string{mod + "/analysis/tables"}}, true},
 		{"a leaf imports a leaf and the languages", listedPackage{ImportPath: mod + "/analysis/abstain", Deps: []string{mod + "/analysis/normalize", mod + "/datasets/lang", "strings"}}, false},
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
@@ -261,7 +260,6 @@ func (r *Results) allTables() ([]*Table, error) {
 		return nil, err
 	}
 	r.allOnce.Do(func() {
-		defer memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)()
 		done := r.progress("tables", 0, 0)
 		r.tables = r.set.All()
 		for _, t := range r.tables {
@@ -308,9 +306,7 @@ func (r *Results) Table(name string) (*Table, error) {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
 	done := r.progress("table "+name, 0, 0)
-	release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 	t, ok := r.set.Table(name)
-	release()
 	done()
 	if ok {
 		r.keep(t)
@@ -328,13 +324,11 @@ func (r *Results) Table(name string) (*Table, error) {
 }
 
 // served is a table of the set as a caller gets it: held when it is made
-// row by row (the answers: every row made, under the tables' pacing of
-// the heap), marked simulated when the run is.
+// row by row (the answers: every row made), marked simulated when the run
+// is.
 func (r *Results) served(t *Table) *Table {
 	if t.Source != nil {
-		release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 		t = t.Held()
-		release()
 	}
 	t.Simulated = r.manifest.Simulated
 	return t
@@ -383,7 +377,6 @@ func (r *Results) Scored() (int, error) {
 // atomically, first column "simulated") and returns them. It holds the
 // directory's shared lock: it refuses a directory a run is writing.
 func (r *Results) WriteTables() ([]*Table, error) {
-	defer memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)()
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/internal/codeid"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/experiment"
@@ -28,20 +27,6 @@ type ScoringProgress struct {
 	Elapsed     time.Duration
 	Final       bool
 }
-
-// A scoring pass takes Go's own pacing, with no memory limit of
-// internal/memlimit: a limit at twice the live heap paces collections as
-// GOGC=100 does, and the scavenger, keeping the heap under it, would give
-// back memory the pass then faults in again, costing time for no lower
-// peak.
-
-// tableShare is the share of the live heap reading the scored answers a
-// run keeps and building tables from them (Results.Table, WriteTables)
-// may allocate beyond it before a collection (memlimit.Hold): an eighth
-// of the live heap, which is mostly the rows, so that building every
-// table stays near the rows' size (Go's own pacing lets the heap grow to
-// twice the live heap). A report (WriteReport) paces itself.
-const tableShare = 8
 
 // OnScoring makes Open report its long steps (scoring the records,
 // reading the scored answers the run keeps, building tables) to fn, from
@@ -105,8 +90,7 @@ func (r *Results) scoringKey() (scored.Key, error) {
 // records and options, else scored from the records (saying why, when a
 // store was there) and stored for the next open. A store that cannot be
 // read is scored again, with a note; a directory that cannot be written
-// is scored in memory, with a note. It scores under Go's own pacing
-// (no memory limit: the note above tableShare says why).
+// is scored in memory, with a note.
 func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes []string
@@ -125,9 +109,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			changed := key.Changed(m.Key)
 			if len(changed) == 0 {
 				done := r.progress("reading scored answers", 0, 0)
-				release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 				rows, m, err := scored.Read(path)
-				release()
 				done()
 				if err == nil {
 					r.storeKey = key

@@ -2,9 +2,9 @@
 // ones are and small enough to read in one sitting: do models answer a
 // plain factual question correctly, and do they answer it briefly? It is
 // the README's "your own study", run end to end in its test, and it
-// imports only Bhasha's public packages.
+// imports one package of Bhasha's, study, the study author's package.
 //
-// A study is one value that satisfies experiment.Study, registered by
+// A study is one value that satisfies study.Study, registered by
 // name in a Registry (one line: bhasha.Register(brevity.Study{}) on an
 // experiment, or reg.Add(brevity.Study{}) on bhasha.BuiltinStudies() for
 // YAML files). Its parts, in the order a run meets them:
@@ -14,7 +14,7 @@
 //   - Options: its own YAML options, decoded from the experiment file's
 //     top level into its own struct (answer_tokens, brief_words); a
 //     program sets them with AnswerTokens and BriefWords, and reads them
-//     with experiment.OptionsOf.
+//     with study.OptionsOf.
 //   - Check: its problems, each at its YAML line, before anything is
 //     read or sent.
 //   - Build: reads the dataset and returns the Plan, which holds
@@ -24,20 +24,20 @@
 // Stages and Requests (one stage here: every English question as a
 // plain chat message; a request's Cues would tell the simulator what it
 // asks beyond its words, and plain questions need none), Extract (the
-// whole trimmed answer), Score (one score.Row per answer: exact match
+// whole trimmed answer), Score (one study.Row per answer: exact match
 // against the golds is correct), AnswerSchema (its criteria, declared
 // once: correct and its own, brief — the answer within brief_words
 // words; answers.csv, the workbook's samples sheet and the HTML
 // explorer carry both), Tables (accuracy and scoring from
-// tables.Standard, and answer_lengths, a table of its own with declared
+// study.Standard, and answer_lengths, a table of its own with declared
 // columns: lengths.go) and Figures (figures.go: brief_by_model, drawn
-// from answer_lengths with the report/chart kit).
+// from answer_lengths with the study package's figure helpers).
 package brevity
 
 import (
 	"context"
 
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Default option values.
@@ -78,19 +78,19 @@ type Options struct {
 func (Study) Options() any { return new(Options) }
 
 // AnswerTokens sets the answers' token limit (YAML answer_tokens).
-func AnswerTokens(n int) experiment.Option {
-	return experiment.Set(func(o *Options) { o.AnswerTokens = n })
+func AnswerTokens(n int) study.Option {
+	return study.Set(func(o *Options) { o.AnswerTokens = n })
 }
 
 // BriefWords sets the most words of a brief answer (YAML brief_words).
-func BriefWords(n int) experiment.Option {
-	return experiment.Set(func(o *Options) { o.BriefWords = n })
+func BriefWords(n int) study.Option {
+	return study.Set(func(o *Options) { o.BriefWords = n })
 }
 
 // Check requires the dataset, an answer_tokens in 1..4096 and a
 // brief_words in 1..100 when set, each problem at its YAML line.
-func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
-	o := experiment.OptionsOf[Options](e)
+func (Study) Check(e *study.Experiment, c *study.Checker) {
+	o := study.OptionsOf[Options](e)
 	if n := o.AnswerTokens; n < 0 || n > 4096 {
 		c.Add([]string{"answer_tokens"}, "answer_tokens %d: want 1 to 4096 (or absent for %d)", n, DefaultAnswerTokens)
 	}
@@ -102,12 +102,12 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 
 // Build reads the dataset and returns the plan, the options' defaults
 // filled in.
-func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
 	set, err := e.LoadItems(ctx)
 	if err != nil {
 		return nil, err
 	}
-	o := experiment.OptionsOf[Options](e)
+	o := study.OptionsOf[Options](e)
 	p := &plan{set: set, abstain: e.Abstain, study: e.Study, tokens: o.AnswerTokens, words: o.BriefWords}
 	if p.tokens == 0 {
 		p.tokens = DefaultAnswerTokens

@@ -15,8 +15,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/examples/brevity"
-	"github.com/bhashalab/bhasha/report"
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // registry is the built-in studies and the brevity study, as a program
@@ -44,7 +43,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := experiment.OptionsOf[brevity.Options](exp); o.AnswerTokens != 12 || o.BriefWords != 1 {
+	if o := study.OptionsOf[brevity.Options](exp); o.AnswerTokens != 12 || o.BriefWords != 1 {
 		t.Fatalf("options read from the file: %+v", o)
 	}
 	ran, err := bhasha.Run(ctx, exp, bhasha.Simulator(), bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
@@ -180,7 +179,7 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := slices.IndexFunc(figs, func(f report.Figure) bool { return f.Name == brevity.FigureName })
+		i := slices.IndexFunc(figs, func(f study.Figure) bool { return f.Name == brevity.FigureName })
 		if i < 0 {
 			t.Fatalf("no figure %s among %d", brevity.FigureName, len(figs))
 		}

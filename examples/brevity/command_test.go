@@ -127,7 +127,7 @@ func TestOwnStudyCommand(t *testing.T) {
 			if code != 2 {
 				t.Errorf("exit status %d, want 2\n%s%s", code, stdout, stderr)
 			}
-			for _, want := range []string{`unknown study "brevity"`, "func main() { cli.Main(mystudy.Study{}) }", `"github.com/bhashalab/bhasha/cli"`, "docs/own-study.md"} {
+			for _, want := range []string{`unknown study "brevity"`, "func main() { cli.Main(mystudy.Study{}) }", `"github.com/bhashalab/bhasha/cmd/cli"`, "docs/own-study.md"} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr)
 				}

@@ -3,8 +3,7 @@ package brevity
 import (
 	"fmt"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/report/chart"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // FigureName is the name of the study's figure.
@@ -15,8 +14,8 @@ const FigureName = "brief_by_model"
 // intervals, its n (the answers counted) and SIMULATED carried as the
 // figure's fields; a figure saying why when the table has no rows, and
 // none when the run has no answer_lengths.
-func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) {
-	var t *tables.Table
+func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) {
+	var t *study.Table
 	for _, x := range ts {
 		if x.Name == LengthsTable {
 			t = x
@@ -27,23 +26,23 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) {
 	}
 	title := fmt.Sprintf("answers within %s, per model", wordsOf(p.words))
 	if len(t.Rows) == 0 {
-		f, err := chart.Empty(t, FigureName, "", title, "", "answer")
-		return []chart.Figure{f}, err
+		f, err := study.EmptyFigure(t, FigureName, "", title, "", "answer")
+		return []study.Figure{f}, err
 	}
 	var models []string
-	estimates := make([]chart.Estimate, 0, len(t.Rows))
+	estimates := make([]study.Estimate, 0, len(t.Rows))
 	total := 0
 	for _, r := range t.Rows {
-		e := chart.EstimateOf(t, r)
+		e := study.EstimateOf(t, r)
 		models = append(models, t.Str(r, "model"))
 		estimates = append(estimates, e)
 		total += e.N
 	}
-	o, err := chart.IntervalBars(title, "share brief", models, []string{"brief"}, [][]chart.Estimate{estimates})
+	o, err := study.IntervalBars(title, "share brief", models, []string{"brief"}, [][]study.Estimate{estimates})
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", FigureName, err)
 	}
-	n := "n = " + chart.Counted(total, "answer")
-	return []chart.Figure{chart.Of(t, FigureName, "",
+	n := "n = " + study.Counted(total, "answer")
+	return []study.Figure{study.FigureOf(t, FigureName, "",
 		fmt.Sprintf("share of the answers within %s (brief), per model, with 95%% Wilson intervals (%s)", wordsOf(p.words), n), n, o)}, nil
 }

@@ -3,9 +3,7 @@ package brevity
 import (
 	"slices"
 
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // LengthsTable is the name of the study's own table.
@@ -16,15 +14,15 @@ const LengthsTable = "answer_lengths"
 // the answers that came back (failed requests left out), their mean
 // length in words, and how many are brief with the share's 95% Wilson
 // interval. Its columns are declared here, with what each holds.
-func (p *plan) lengths(rows []score.Row) *tables.Table {
-	t := tables.New(LengthsTable, "per model, the answers' mean length in words and the share that is brief (at most brief_words words), with a 95% Wilson interval; failed requests left out",
-		tables.Category("model", "the model asked"),
-		tables.Count("n", "answers that came back"),
-		tables.Number("mean_words", "mean length of the answers in words"),
-		tables.Count("k", "brief answers"),
-		tables.Proportion("rate", "share of the answers that are brief"),
-		tables.Lower("ci_lo", "lower bound of the share's 95% Wilson interval"),
-		tables.Upper("ci_hi", "upper bound of the share's 95% Wilson interval"))
+func (p *plan) lengths(rows []study.Row) *study.Table {
+	t := study.NewTable(LengthsTable, "per model, the answers' mean length in words and the share that is brief (at most brief_words words), with a 95% Wilson interval; failed requests left out",
+		study.CategoryColumn("model", "the model asked"),
+		study.CountColumn("n", "answers that came back"),
+		study.NumberColumn("mean_words", "mean length of the answers in words"),
+		study.CountColumn("k", "brief answers"),
+		study.ProportionColumn("rate", "share of the answers that are brief"),
+		study.LowerColumn("ci_lo", "lower bound of the share's 95% Wilson interval"),
+		study.UpperColumn("ci_hi", "upper bound of the share's 95% Wilson interval"))
 	type count struct{ n, words, brief int }
 	by := map[string]*count{}
 	var models []string
@@ -48,7 +46,7 @@ func (p *plan) lengths(rows []score.Row) *tables.Table {
 	slices.Sort(models)
 	for _, m := range models {
 		c := by[m]
-		lo, hi := stats.Wilson(c.brief, c.n, 0.95)
+		lo, hi := study.Wilson(c.brief, c.n, 0.95)
 		t.Add(m, c.n, float64(c.words)/float64(c.n), c.brief, float64(c.brief)/float64(c.n), lo, hi)
 	}
 	return t

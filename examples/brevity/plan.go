@@ -5,26 +5,18 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
-	"github.com/bhashalab/bhasha/analysis/match"
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
-	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/experiment"
-	"github.com/bhashalab/bhasha/studies/protocol"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // The plan declares its answer schema and draws its figures.
 var (
-	_ experiment.AnswerSchemer = (*plan)(nil)
-	_ experiment.Figurer       = (*plan)(nil)
+	_ study.AnswerSchemer = (*plan)(nil)
+	_ study.Figurer       = (*plan)(nil)
 )
 
 // plan is a built brevity study: its items and its options in force.
 type plan struct {
-	set     *item.Set
+	set     *study.Items
 	abstain map[string][]string
 	study   string
 	tokens  int // the answers' token limit
@@ -33,24 +25,24 @@ type plan struct {
 
 func (p *plan) Stages() int                  { return 1 }
 func (p *plan) Templates() map[string]string { return nil }
-func (p *plan) Items() *item.Set             { return p.set }
+func (p *plan) Items() *study.Items          { return p.set }
 
 // Requests asks every English question as one chat message, greedy, at
 // most answer_tokens tokens.
-func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Seq2[engine.Request, error] {
-	return func(yield func(engine.Request, error) bool) {
+func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[study.Request, error] {
+	return func(yield func(study.Request, error) bool) {
 		if stage != 1 {
 			return
 		}
 		zero := 0.0
 		for _, it := range p.set.Items {
-			v, ok := it.Variant("eng", item.English)
+			v, ok := it.Variant("eng", study.English)
 			if !ok {
 				continue
 			}
-			r := engine.Request{Key: engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English)},
-				Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: v.Question}},
-				Decoding: engine.Decoding{MaxTokens: p.tokens, Temperature: &zero}}
+			r := study.Request{Key: study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English)},
+				Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: v.Question}},
+				Decoding: study.Decoding{MaxTokens: p.tokens, Temperature: &zero}}
 			if !yield(r, nil) {
 				return
 			}
@@ -59,26 +51,26 @@ func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Se
 }
 
 // Extract takes the whole answer, trimmed.
-func (p *plan) Extract(r *engine.Record) *extract.Result {
-	return &extract.Result{Value: strings.TrimSpace(r.Response), Method: extract.MethodText}
+func (p *plan) Extract(r *study.Record) *study.ExtractResult {
+	return &study.ExtractResult{Value: strings.TrimSpace(r.Response), Method: study.MethodText}
 }
 
 // Score scores every answer: correct is exact match of the answer
 // against the golds; brief is its own mark (markBrief), set from the prediction.
-func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.abstain)
+func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
+	c := study.NewCommon(p.abstain)
 	byID := p.set.Index()
-	var out []score.Row
+	var out []study.Row
 	for _, r := range recs {
 		it := byID[r.Fields.Item]
 		if it == nil {
 			continue
 		}
-		v, _ := it.Variant("eng", item.English)
+		v, _ := it.Variant("eng", study.English)
 		row := c.Row(r)
 		row.Gold = v.Answer
 		if !row.Failed {
-			row.Correct = match.ExactMatch(row.Prediction, v.Golds())
+			row.Correct = study.ExactMatch(row.Prediction, v.Golds())
 		}
 		row.Marks.Set(markBrief, p.brief(&row))
 		out = append(out, row)
@@ -98,20 +90,20 @@ func wordsOf(n int) string {
 	if n == 1 {
 		return "one word"
 	}
-	return chart.Counted(n, "word")
+	return study.Counted(n, "word")
 }
 
 // markBrief is the bit of Row.Marks that holds the study's own
 // criterion, brief: a study stores its criteria as its marks (bits 0 to
-// score.MaxMarks−1, named by constants such as this one), set in Score
-// and declared in its answer schema with score.Mark, so that a scored
+// study.MaxMarks−1, named by constants such as this one), set in Score
+// and declared in its answer schema with study.Mark, so that a scored
 // Row needs no field of its own for them.
 const markBrief = 0
 
 // brief is the study's own criterion: an answer that came back with at
 // least one word and at most p.words (an empty answer is not brief, it
 // is missing). Score stores it as the mark markBrief.
-func (p *plan) brief(r *score.Row) bool {
+func (p *plan) brief(r *study.Row) bool {
 	w := Words(r.Prediction)
 	return !r.Failed && w > 0 && w <= p.words
 }
@@ -123,19 +115,19 @@ func (p *plan) briefRule() string {
 
 // AnswerSchema: correct (exact match) and the study's own brief, in
 // that order, in answers.csv, the samples sheet and the explorer.
-func (p *plan) AnswerSchema() *score.Schema {
-	return score.NewSchema(
-		score.CorrectField(exactRule),
-		score.Mark("brief", p.briefRule(), markBrief))
+func (p *plan) AnswerSchema() *study.Schema {
+	return study.NewSchema(
+		study.CorrectField(exactRule),
+		study.Mark("brief", p.briefRule(), markBrief))
 }
 
 // Tables: accuracy (correct and brief per model) and scoring, then
 // answer_lengths.
-func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	metrics := []tables.Metric{tables.Correct(), {Name: "brief", Of: func(r *score.Row) bool { return r.Marks.Has(markBrief) }}}
-	crit := []tables.Criterion{
+func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	metrics := []study.Metric{study.Correct(), {Name: "brief", Of: func(r *study.Row) bool { return r.Marks.Has(markBrief) }}}
+	crit := []study.Criterion{
 		{Name: "correct", Rule: exactRule, Normalization: "triviaqa-normalize"},
 		{Name: "brief", Rule: p.briefRule(), Normalization: "none (words split at spaces)"},
 	}
-	return append(tables.Standard(p.study, metrics, crit, rows, opt), p.lengths(rows))
+	return append(study.Standard(p.study, metrics, crit, rows, opt), p.lengths(rows))
 }

@@ -100,16 +100,3 @@ func release1() {
 	<-state.done
 	debug.SetMemoryLimit(state.before)
 }
-
-// Unpaced runs f with no collection started by the heap's growth
-// (debug.SetGCPercent(-1)), then gives back the percent there was. A
-// memory limit, held or the user's GOMEMLIMIT, still starts one when the
-// heap reaches it. For a step whose allocations stay live while what they
-// replace is let go (rows copied into one result as their sources are
-// released): a collection during it marks the new memory, behind write
-// barriers, to free little.
-func Unpaced(f func()) {
-	old := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(old)
-	f()
-}

@@ -57,31 +57,3 @@ func TestHoldShare(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
-
-// Unpaced turns the GC percent off for f alone and gives back whatever
-// percent there was, f panicking or not.
-func TestUnpaced(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, c := range []struct {
-		before int
-		panics bool
-	}{{100, false}, {37, false}, {-1, false}, {250, true}} {
-		debug.SetGCPercent(c.before)
-		during := 0
-		func() {
-			defer func() { recover() }()
-			Unpaced(func() {
-				during = debug.SetGCPercent(-1)
-				if c.panics {
-					panic("f")
-				}
-			})
-		}()
-		if during != -1 {
-			t.Errorf("from %d: %d during f, want -1", c.before, during)
-		}
-		if after := debug.SetGCPercent(c.before); after != c.before {
-			t.Errorf("from %d: %d after f", c.before, after)
-		}
-	}
-}

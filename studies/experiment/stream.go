@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
@@ -316,12 +315,7 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
-	// The rows are put in order unpaced: the result stays live while the
-	// packed blocks it replaces are let go, so a collection then would
-	// mark the new rows to free little.
-	var rows []score.Row
-	var kept []Kept
-	memlimit.Unpaced(func() { rows, kept = p.ordered(ms, lines, 0) })
+	rows, kept := p.ordered(ms, lines, 0)
 	ms, lines = nil, nil
 	if rows, err = sc.Finish(rows, kept); err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)

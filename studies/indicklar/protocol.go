@@ -12,11 +12,10 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/translit"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
@@ -30,9 +29,9 @@ import (
 // every form asked (native, code-mixed, English); the other strategies,
 // like the authors' scripts, on native questions only.
 type Protocol struct {
-	Set        *item.Set
+	Set        *study.Items
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
-	Forms      []item.Form
+	Forms      []study.Form
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
@@ -71,14 +70,14 @@ type Protocol struct {
 	// questions has none to show (the study refuses a dataset without
 	// any English question).
 	DemosFromEnglish bool
-	// LenientJSON scores JSON answers read by extract.Field (fenced,
+	// LenientJSON scores JSON answers read by study.ExtractField (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.
 	LenientJSON bool
 
 	once     sync.Once
 	byID     map[string]*itemAt
-	variants []*item.Variant      // every item's variants, numbered (variantAt.n)
+	variants []*study.Variant     // every item's variants, numbered (variantAt.n)
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
@@ -135,7 +134,7 @@ func (p *Protocol) Templates() map[string]string {
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
 			if f := p.templateFile(s, st); f != "" {
-				if _, h, err := protocol.Template(f); err == nil {
+				if _, h, err := study.Template(f); err == nil {
 					out[f] = h
 				}
 			}
@@ -146,8 +145,8 @@ func (p *Protocol) Templates() map[string]string {
 
 // decoding is the authors' SamplingParams per strategy and stage (§1.7);
 // the ablations decode as Obj-Baseline.
-func decoding(s Strategy, stage int) engine.Decoding {
-	d := engine.Decoding{Temperature: ptr(0.0)}
+func decoding(s Strategy, stage int) study.Decoding {
+	d := study.Decoding{Temperature: ptr(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
@@ -173,7 +172,7 @@ func decoding(s Strategy, stage int) engine.Decoding {
 
 type slot struct {
 	lang lang.Language
-	form item.Form
+	form study.Form
 }
 
 // slots lists the (language, form) pairs a strategy asks.
@@ -181,7 +180,7 @@ func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
 	english := false
 	for _, f := range p.Forms {
-		if f == item.English {
+		if f == study.English {
 			english = true
 		}
 	}
@@ -191,14 +190,14 @@ func (p *Protocol) slots(s Strategy) []slot {
 			continue
 		}
 		for _, f := range p.Forms {
-			if f == item.English || (s != Baseline && s != BaselineCands && f != item.Native) {
+			if f == study.English || (s != Baseline && s != BaselineCands && f != study.Native) {
 				continue
 			}
 			out = append(out, slot{l, f})
 		}
 	}
 	if english && (s == Baseline || s == BaselineCands) {
-		out = append(out, slot{lang.New().MustLookup("eng"), item.English})
+		out = append(out, slot{lang.New().MustLookup("eng"), study.English})
 	}
 	return out
 }
@@ -217,16 +216,16 @@ func shotsOrDefault(n int) int {
 }
 
 // Requests yields one model's requests of one stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
 	shots := shotsOrDefault(p.Shots)
-	return func(yield func(engine.Request, error) bool) {
+	return func(yield func(study.Request, error) bool) {
 		pools := p.pools()
 		for _, s := range p.Strategies {
 			if stage > s.Stages() {
 				continue
 			}
 			// One decoding for the strategy's requests: they share its
-			// schema's map (engine.Decoding.Equal then compares them at once).
+			// schema's map (study.Decoding.Equal then compares them at once).
 			d := decoding(s, stage)
 			if p.MaxTokens > 0 {
 				d.MaxTokens = p.MaxTokens
@@ -237,34 +236,34 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 					if !ok || v.Question == "" {
 						continue
 					}
-					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
+					key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
 					if s.Stages() == 2 && stage == 1 {
-						key.Role = engine.Translation()
+						key.Role = study.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
 					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
-						if !yield(engine.Request{}, err) {
+						if !yield(study.Request{}, err) {
 							return
 						}
 						continue
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							if !yield(engine.Request{Key: key}, protocol.ErrWithheld) {
+							if !yield(study.Request{Key: key}, protocol.ErrWithheld) {
 								return
 							}
 						}
 						continue
 					}
-					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
+					r := study.Request{Key: key, Kind: study.Completion, Prompt: prompt, Decoding: d}
 					if s.Target() != "" {
-						r.Cues = []string{engine.CueTranslateFirst}
+						r.Cues = []string{study.CueTranslateFirst}
 					}
 					if p.Chat {
-						r.Kind, r.Prompt = engine.Chat, ""
-						r.Messages = []engine.Message{{Role: "user", Content: prompt}}
+						r.Kind, r.Prompt = study.Chat, ""
+						r.Messages = []study.Message{{Role: "user", Content: prompt}}
 					}
 					if !yield(r, nil) {
 						return
@@ -277,12 +276,12 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 
 type poolKey struct {
 	relation, lang string
-	form           item.Form
+	form           study.Form
 }
 
 type demo struct {
 	id string
-	v  *item.Variant
+	v  *study.Variant
 }
 
 func (p *Protocol) pools() map[poolKey][]demo {
@@ -306,7 +305,7 @@ func (p *Protocol) pools() map[poolKey][]demo {
 // ablation).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
-		return poolKey{relation, "eng", item.English}
+		return poolKey{relation, "eng", study.English}
 	}
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
@@ -403,7 +402,7 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
 }
 
-func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
+func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Variant, demos []demo, key study.Key, prior study.Lookup) (string, error) {
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
 	}
@@ -426,7 +425,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
 	header, ok := p.headers[hk]
 	if !ok {
-		text, _, err := protocol.Template(name)
+		text, _, err := study.Template(name)
 		if err != nil {
 			return "", err
 		}
@@ -469,9 +468,9 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 	q := v.Question
 	if s.Stages() == 2 {
 		k1 := key
-		k1.Role = engine.Translation()
+		k1.Role = study.Translation()
 		rec, ok := prior(k1)
-		if !ok || rec.Status != engine.StatusOK {
+		if !ok || rec.Status != study.StatusOK {
 			return "", nil
 		}
 		q = Stage1Question(rec.Response)
@@ -516,14 +515,14 @@ func Stage1Question(response string) string {
 // Extract reads a response as the authors' code does: the first line for
 // the baselines, the "translation" field for a first stage, the "answer"
 // field otherwise, both by their json.loads rule (extract.Authors; with
-// LenientJSON, extract.Field); answers are checked against the item's
+// LenientJSON, study.ExtractField); answers are checked against the item's
 // candidates.
-func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	return p.extract(r, p.LenientJSON)
 }
 
 // extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
+func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
 	return p.extractVia(r, v, lenient, parse, extract.Listed)
 }
@@ -532,19 +531,19 @@ func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
 // the first line, or a JSON field by one of the two rules.
 type parsing struct {
 	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
-	lenient  bool  // extract.Field, else extract.Authors
+	lenient  bool  // study.ExtractField, else extract.Authors
 	response string
 }
 
 // parse reads a response as k says (a function of k alone).
-func parse(k parsing) extract.Result {
+func parse(k parsing) study.ExtractResult {
 	field := extract.Authors
 	if k.lenient {
-		field = extract.Field
+		field = study.ExtractField
 	}
 	switch k.how {
 	case 0:
-		return extract.FirstLine(k.response)
+		return study.ExtractFirstLine(k.response)
 	case 2:
 		return field(k.response, "translation")
 	}
@@ -554,16 +553,16 @@ func parse(k parsing) extract.Result {
 // extractVia is extract reading the response with parse and checking its
 // candidates, those of v (the record's item variant, nil: none), with
 // listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
+func (p *Protocol) extractVia(r *study.Record, v *study.Variant, lenient bool, parse func(parsing) study.ExtractResult, listed func(string, []string) bool) *study.ExtractResult {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	var res extract.Result
+	var res study.ExtractResult
 	switch {
 	case !s.JSON():
 		res = parse(parsing{how: 0, response: r.Response})
-	case r.Fields.Role.Kind == engine.RoleTranslation:
+	case r.Fields.Role.Kind == study.RoleTranslation:
 		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
 		return &res
 	default:
@@ -576,7 +575,7 @@ func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, p
 }
 
 // item finds an item by id (an index built on first use).
-func (p *Protocol) item(id string) *item.Item {
+func (p *Protocol) item(id string) *study.Item {
 	p.index()
 	if at := p.byID[id]; at != nil {
 		return at.it
@@ -588,7 +587,7 @@ func (p *Protocol) item(id string) *item.Item {
 // (Item.Variant's: the first of each), and its English variant's number
 // (-1: none).
 type itemAt struct {
-	it *item.Item
+	it *study.Item
 	vs []variantAt
 	en int32
 }
@@ -603,7 +602,7 @@ type variantAt struct {
 // through an index built on first use: a scoring pass asks for every
 // record); v is nil when the item has none there, it when there is no
 // such item.
-func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
+func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
 	it, n, _ := p.locate(id, lang, form)
 	if n >= 0 {
 		v = p.variants[n]
@@ -613,7 +612,7 @@ func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Varian
 
 // locate is variant by number: n is the variant's number (-1: none),
 // en the item's English variant's (-1: none).
-func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
+func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 	p.index()
 	at := p.byID[id]
 	if at == nil {
@@ -628,7 +627,7 @@ func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
 }
 
 // allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*item.Variant {
+func (p *Protocol) allVariants() []*study.Variant {
 	p.index()
 	return p.variants
 }
@@ -650,7 +649,7 @@ func (p *Protocol) index() {
 				v := &it.Variants[i]
 				n := int32(len(p.variants))
 				p.variants = append(p.variants, v)
-				if at.en < 0 && v.Language == "eng" && v.Form == item.English {
+				if at.en < 0 && v.Language == "eng" && v.Form == study.English {
 					at.en = n
 				}
 				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
@@ -665,12 +664,12 @@ func (p *Protocol) index() {
 // native variant v of item id, its gold and its candidates; ok is false
 // when the item lacks what the ablation needs (an English variant with a
 // subject and template, or a native template).
-func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
+func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {
 		return "", "", nil, false
 	}
-	en, hasEN := it.Variant("eng", item.English)
+	en, hasEN := it.Variant("eng", study.English)
 	switch s {
 	case EntityEN: // native template, English subject; native gold
 		if !hasEN || en.Subject == "" || v.Template == "" {
@@ -690,7 +689,7 @@ func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold stri
 
 // ablationPrompt is the Obj-Baseline format over ablated questions, the
 // demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
+func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos []demo) string {
 	q, _, cands, ok := p.ablated(s, id, v)
 	if !ok {
 		return ""

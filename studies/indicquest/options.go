@@ -1,6 +1,8 @@
 package indicquest
 
-import "github.com/bhashalab/bhasha/studies/experiment"
+import (
+	"github.com/bhashalab/bhasha/study"
+)
 
 // Options are IndicQuest's own options (top-level keys of the experiment
 // file); languages, the dataset and human_labels are shared fields of the
@@ -28,11 +30,11 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithJudgePrompt sets the judge's prompt, v1 or v2 (YAML judge_prompt:).
-func WithJudgePrompt(version string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.JudgePrompt = version })
+func WithJudgePrompt(version string) study.Option {
+	return study.Set(func(o *Options) { o.JudgePrompt = version })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
 }

@@ -74,7 +74,7 @@ func smokeRun(t *testing.T, file string) string {
 	t.Helper()
 	url := simtest.Start(t, sim.Config{Facts: nil})
 	out := t.TempDir()
-	args := []string{"run", "--config", filepath.Join("../testdata/experiments", file), "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
+	args := []string{"run", "--config", filepath.Join("../../testdata/experiments", file), "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
 	var so, se bytes.Buffer
 	if err := dispatch(context.Background(), args, &so, &se); err != nil {
 		t.Fatalf("%v\n%s", err, se.String())
@@ -523,10 +523,10 @@ func TestResumeAfterChange(t *testing.T) {
 // and report says when a dataset changed since the run.
 func TestManifestDecodingsAndChangedInputs(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../testdata/triviaqa")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/triviaqa")); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile("../testdata/experiments/smoke-mdi.yaml")
+	b, _ := os.ReadFile("../../testdata/experiments/smoke-mdi.yaml")
 	cfg := filepath.Join(dir, "mdi.yaml")
 	os.WriteFile(cfg, bytes.Replace(b, []byte("../triviaqa/"), nil, 1), 0o644)
 	exp, err := bhasha.Load(context.Background(), cfg)

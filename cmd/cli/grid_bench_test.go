@@ -358,7 +358,7 @@ func duckScanner(b *testing.B) func(dir string) *exec.Cmd {
 	if err != nil {
 		b.Skip("BenchmarkPapersGrid sets DuckDB's scan of the same run directory beside Bhasha's and needs Node.js (node) on the PATH, then `make duckscan`")
 	}
-	tool, err := filepath.Abs(filepath.Join("..", "tools", "duckscan"))
+	tool, err := filepath.Abs(filepath.Join("..", "..", "tools", "duckscan"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func TestPlainProgressOfRun(t *testing.T) {
 // bhasha report asking a judge for a run's verdicts prints plain progress
 // lines of that stage when its stderr is a file.
 func TestPlainProgressOfReport(t *testing.T) {
-	path := "../testdata/experiments/smoke-indicquest.yaml"
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
 	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestPlainProgressOfReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(out, "experiment.yaml")
-	y := strings.Replace(string(b), "dataset: {path: ../indicquest-v1}", "dataset: {path: "+filepath.Join(mustAbs(t, "../testdata"), "indicquest-v1")+"}", 1)
+	y := strings.Replace(string(b), "dataset: {path: ../indicquest-v1}", "dataset: {path: "+filepath.Join(mustAbs(t, "../../testdata"), "indicquest-v1")+"}", 1)
 	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ sample: 6
 models:
   - {name: base-8b, served_name: sim-base-8b, endpoints: [http://127.0.0.1:8000/v1]}
   - {name: custom-7b, served_name: acme/Custom-7B-Instruct, endpoints: [http://127.0.0.1:8000/v1], size_b: 70}
-`, filepath.Join(mustAbs(t, "../testdata"), "klar"))
+`, filepath.Join(mustAbs(t, "../../testdata"), "klar"))
 	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ models:
 	}{
 		{"with --config", []string{"--config", cfg}, cfg, []string{"base-8b", "custom-7b"}, true},
 		// The simulator's own models only: acme/Custom-7B-Instruct is not served.
-		{"without", nil, "../testdata/experiments/smoke-klar.yaml", []string{"base-8b"}, false},
+		{"without", nil, "../../testdata/experiments/smoke-klar.yaml", []string{"base-8b"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

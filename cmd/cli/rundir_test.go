@@ -411,7 +411,7 @@ func TestCompleteRunAgainstChangedIdentity(t *testing.T) {
 // asks no server who it is: the identity warning of the run before it
 // stays in the manifest and in the report's notes.
 func TestReportKeepsIdentityWarning(t *testing.T) {
-	path := "../testdata/experiments/smoke-indicquest.yaml"
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
 	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -631,7 +631,7 @@ func TestReportKeepsConflictingRecords(t *testing.T) {
 func TestReportOnPartialRun(t *testing.T) {
 	for _, file := range []string{"smoke-indicklar.yaml", "smoke-indicquest.yaml"} {
 		t.Run(file, func(t *testing.T) {
-			path := filepath.Join("../testdata/experiments", file)
+			path := filepath.Join("../../testdata/experiments", file)
 			exp, err := bhasha.Load(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)

@@ -343,7 +343,7 @@ decoding: {max_tokens: 8}
 
 func TestDatasetsCheck(t *testing.T) {
 	var so, se bytes.Buffer
-	if err := dispatch(context.Background(), []string{"datasets", "check", "../testdata/indicklar/project_page_demo_hin_excerpt.json"}, &so, &se); err != nil {
+	if err := dispatch(context.Background(), []string{"datasets", "check", "../../testdata/indicklar/project_page_demo_hin_excerpt.json"}, &so, &se); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"format indicklar-page", "24 items", "hin/code-mixed", "hin/native", "eng/english"} {
@@ -408,7 +408,7 @@ func TestSmokeExperiments(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			path := filepath.Join("../testdata/experiments", c.file)
+			path := filepath.Join("../../testdata/experiments", c.file)
 			exp, err := bhasha.Load(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
@@ -547,7 +547,7 @@ judge: {name: j, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:1/v1"]}
 // A run finished without its judge gets the verdicts from report, which
 // sends only the judge's requests.
 func TestReportCompletesJudgeStage(t *testing.T) {
-	path := "../testdata/experiments/smoke-indicquest.yaml"
+	path := "../../testdata/experiments/smoke-indicquest.yaml"
 	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -558,7 +558,7 @@ func TestReportCompletesJudgeStage(t *testing.T) {
 	// A copy of the experiment next to the run (the manifest names it).
 	b, _ := os.ReadFile(path)
 	cfg := filepath.Join(out, "experiment.yaml")
-	os.WriteFile(cfg, []byte(strings.Replace(string(b), "dataset: {path: ../indicquest-v1}", "dataset: {path: "+filepath.Join(mustAbs(t, "../testdata"), "indicquest-v1")+"}", 1)), 0o644)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "dataset: {path: ../indicquest-v1}", "dataset: {path: "+filepath.Join(mustAbs(t, "../../testdata"), "indicquest-v1")+"}", 1)), 0o644)
 	var so, se bytes.Buffer
 	args := []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(out, "cache"), "--endpoint", url}
 	if err := dispatch(context.Background(), args, &so, &se); err != nil {
@@ -631,7 +631,7 @@ func mustAbs(t *testing.T, p string) string {
 // With a tokenizer.json named in the experiment, the tokenization table
 // counts the baseline prompts offline.
 func TestOfflineTokenization(t *testing.T) {
-	tokPath := mustAbs(t, "../testdata/tokenizers/cache/llama3_1/tokenizer.json")
+	tokPath := mustAbs(t, "../../testdata/tokenizers/cache/llama3_1/tokenizer.json")
 	if _, err := os.Stat(tokPath); err != nil {
 		if os.Getenv("BHASHA_REQUIRE_TOKENIZERS") != "" {
 			t.Fatalf("%s missing: run make tokenizers", tokPath)
@@ -642,7 +642,7 @@ func TestOfflineTokenization(t *testing.T) {
 	cfg := filepath.Join(out, "e.yaml")
 	os.WriteFile(cfg, []byte(`name: tok
 study: indicklar
-dataset: {path: `+mustAbs(t, "../testdata/klar")+`, format: klar}
+dataset: {path: `+mustAbs(t, "../../testdata/klar")+`, format: klar}
 languages: [ja, en]
 forms: [native, english]
 strategies: [baseline-cands]
@@ -724,7 +724,7 @@ func playBatch(t *testing.T, input, url string, fail int) string {
 // A two-stage study goes through the batch path stage by stage, and the
 // imported answers are scored with the study's extraction.
 func TestBatchTwoStageStudy(t *testing.T) {
-	path := mustAbs(t, "../testdata/experiments/smoke-klar.yaml")
+	path := mustAbs(t, "../../testdata/experiments/smoke-klar.yaml")
 	exp, err := bhasha.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -774,7 +774,7 @@ func TestBatchTwoStageStudy(t *testing.T) {
 func TestCompareCommand(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "exp.yaml") // no endpoint: the in-process simulator
-	os.WriteFile(path, []byte("name: cmp\nstudy: indicklar\ndataset: {path: "+mustAbs(t, "../testdata/klar")+", format: klar}\nlanguages: [ja]\n"+
+	os.WriteFile(path, []byte("name: cmp\nstudy: indicklar\ndataset: {path: "+mustAbs(t, "../../testdata/klar")+", format: klar}\nlanguages: [ja]\n"+
 		"strategies: [baseline, tint-en]\nsample: 4\nmodels: [{name: base-8b, served_name: sim-base-8b}]\n"), 0o644)
 	var so, se bytes.Buffer
 	for _, out := range []string{"a", "b"} {

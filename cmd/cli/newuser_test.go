@@ -19,7 +19,7 @@ import (
 // lines, naming what the dataset has; decoding.max_tokens, which IndicKLAR
 // would ignore, is refused naming each strategy's limit. Nothing is sent.
 func TestAskedWhatTheDatasetLacks(t *testing.T) {
-	bmlama, _ := filepath.Abs("../testdata/bmlama/BMLAMA53")
+	bmlama, _ := filepath.Abs("../../testdata/bmlama/BMLAMA53")
 	cases := []struct {
 		name, yaml string
 		want       []string
@@ -57,7 +57,7 @@ func TestAskedWhatTheDatasetLacks(t *testing.T) {
 // The asked (language, form) pairs a dataset has no items for by design
 // are listed in the log, the manifest and the report, and the run goes on.
 func TestDatasetGapsListed(t *testing.T) {
-	b, err := os.ReadFile("../testdata/indicklar/project_page_demo_hin_excerpt.json")
+	b, err := os.ReadFile("../../testdata/indicklar/project_page_demo_hin_excerpt.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func cliIn(dir string, args ...string) *exec.Cmd {
 // requests, and says nothing untrue about the records kept: its template
 // is new, and made none of them.
 func TestAddedStrategyIsNotAChange(t *testing.T) {
-	bmlama, _ := filepath.Abs("../testdata/bmlama/BMLAMA53")
+	bmlama, _ := filepath.Abs("../../testdata/bmlama/BMLAMA53")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "exp.yaml")
 	head := "name: grow\nstudy: indicklar\ndataset: {path: " + bmlama + ", format: bmlama}\nmodels: [{name: tiny, served_name: sim-tiny-1b}]\nlanguages: [hi, en]\nforms: [native, english]\nsample: 4\n"

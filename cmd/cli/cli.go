@@ -8,7 +8,7 @@
 //	package main
 //
 //	import (
-//		"github.com/bhashalab/bhasha/cli"
+//		"github.com/bhashalab/bhasha/cmd/cli"
 //		"example.com/mystudy"
 //	)
 //
@@ -87,7 +87,7 @@ Commands:
 
 Run 'bhasha COMMAND --help' for a command's flags. A study of your own gets
 this command from a main of your own: func main() { cli.Main(mystudy.Study{}) }
-(package github.com/bhashalab/bhasha/cli; docs/own-study.md).
+(package github.com/bhashalab/bhasha/cmd/cli; docs/own-study.md).
 `
 
 // Exit statuses.
@@ -562,7 +562,7 @@ const ownStudyHow = `a study of your own runs under a command of your own: a mai
 	package main
 
 	import (
-		"github.com/bhashalab/bhasha/cli"
+		"github.com/bhashalab/bhasha/cmd/cli"
 		"example.com/mystudy" // your study's package
 	)
 
@@ -838,7 +838,9 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	} else {
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
 		steps.line(bhasha.ReportStep{What: "tables"})
+		release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 		ts, err := r.WriteTables()
+		release()
 		switch {
 		case records.IsReadOnly(err) && *figures != "":
 			fmt.Fprintf(stderr, "report: note: %s is read-only: its tables were not written under %s (the exports hold them)\n", *dir, filepath.Join(*dir, "tables"))
@@ -939,6 +941,12 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
 	return run.WriteManifest(dir, m)
 }
+
+// tableShare is the share of the live heap, mostly the scored rows, that
+// building a run's tables (`bhasha report`) may allocate beyond it before
+// a collection (memlimit.Hold), so that the heap stays near the rows'
+// size rather than doubling them.
+const tableShare = 8
 
 // runHeapHeadroom is what `bhasha run` lets the heap grow beyond its live
 // heap above memlimit.Floor (internal/memlimit): a collection at least

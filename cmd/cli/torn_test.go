@@ -88,7 +88,7 @@ func TestTornTailResumesMultiStage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := filepath.Join("../testdata/experiments", file)
+			cfg := filepath.Join("../../testdata/experiments", file)
 			cache := filepath.Join(ref, "cache") // every answer, so that a resume asks the same
 			url := simtest.Start(t, sim.Config{})
 			variants := []struct {
@@ -178,7 +178,7 @@ func TestTornTailResumesMultiStage(t *testing.T) {
 func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 	ref := smokeRun(t, "smoke-mdi.yaml")
 	want := answersOf(t, ref)
-	cfg := filepath.Join("../testdata/experiments", "smoke-mdi.yaml")
+	cfg := filepath.Join("../../testdata/experiments", "smoke-mdi.yaml")
 	cache := filepath.Join(ref, "cache")
 	url := simtest.Start(t, sim.Config{})
 	for _, c := range []struct {
