@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/cli"
+	"github.com/bhashalab/bhasha/cmd/cli"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
