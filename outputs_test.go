@@ -20,6 +20,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/ducktest"
 )
 
 // The demo's outputs read by pandas, openpyxl and DuckDB as
@@ -29,7 +30,7 @@ import (
 // and openpyxl (Debian's python3-pandas, python3-openpyxl): skipped
 // without them unless BHASHA_REQUIRE_OFFICE is set. The DuckDB checks
 // need node and DuckDB's node client (make duckscan): skipped without
-// them.
+// them unless BHASHA_REQUIRE_DUCKDB is set.
 func TestOutputsReadAsDocumented(t *testing.T) {
 	ctx := context.Background()
 	work := t.TempDir()
@@ -347,37 +348,9 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 	return out
 }
 
-// duck runs query with DuckDB's node client (tools/duckscan) and returns
-// its rows, numbers as float64; the test is skipped without node or the
-// client (make duckscan).
+// duck runs query with DuckDB's node client (internal/ducktest) and
+// returns its rows, numbers as float64.
 func duck(t *testing.T, query string) [][]any {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("tools", "duckscan"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node for DuckDB's checks")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json")); err != nil {
-		t.Skip("DuckDB's node client is not installed: run `make duckscan`")
-	}
-	const script = `import { DuckDBInstance } from '@duckdb/node-api';
-const db = await DuckDBInstance.create(':memory:');
-const c = await db.connect();
-const r = await c.runAndReadAll(process.argv[1]);
-console.log(JSON.stringify(r.getRows(), (k, v) => typeof v === 'bigint' ? Number(v) : v));`
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "--input-type=module", "-e", script, query)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("DuckDB: %v\n%s\n%s", err, out, query)
-	}
-	var rows [][]any
-	if err := json.Unmarshal(out, &rows); err != nil {
-		t.Fatalf("DuckDB: %v\n%s", err, out)
-	}
-	return rows
+	return ducktest.Query(t, "", query)[0].Rows
 }
