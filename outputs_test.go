@@ -352,5 +352,5 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 // returns its rows, numbers as float64.
 func duck(t *testing.T, query string) [][]any {
 	t.Helper()
-	return ducktest.Query(t, "", query)[0].Rows
+	return ducktest.Query(t, ".", query)[0].Rows
 }
