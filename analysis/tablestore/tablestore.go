@@ -10,9 +10,9 @@
 // file per table, which any Parquet reader reads (DuckDB's read_parquet,
 // pandas' read_parquet), each
 //
-//   - one row group of the table's rows, in order, and one column per
-//     table column (Table.Columns: as declared, else as its cells say), in
-//     the table's order, under its name, optional: a string (UTF-8), an
+//   - the table's rows, in order, and one column per table column
+//     (Table.Columns: as declared, else as its cells say), in the
+//     table's order, under its name, optional: a string (UTF-8), an
 //     int64, a double or a boolean as the column's type is String, Int,
 //     Float or Bool. A nil cell is NULL; a float is stored bit for bit
 //     (NaN, ±Inf and -0 included).
@@ -84,7 +84,7 @@ type meta struct {
 	Headline                         bool
 	Chart                            *tables.Chart
 	Brief                            []string
-	Ints                             map[string][]int `json:",omitempty"` // column name → rows
+	Ints                             map[string][]int `json:"ints,omitempty"` // column name → rows
 }
 
 // Path is the file of table name in run directory dir.
