@@ -57,7 +57,7 @@ deps:
 bench: duckscan kerneltools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 
-## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR)
+## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR) and the tests' queries (node tools/duckscan/query.mjs RUNDIR SQL...)
 duckscan:
 	@if [ ! -s tools/duckscan/node_modules/@duckdb/node-api/package.json ]; then \
 	  command -v npm >/dev/null || { echo "make duckscan: no npm: install Node.js for DuckDB's scan (BenchmarkPapersGrid skips without it)" >&2; exit 0; }; \

@@ -20,7 +20,6 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/internal/ducktest"
 )
 
 // The demo's outputs read by pandas, openpyxl and DuckDB as
@@ -348,9 +347,56 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 	return out
 }
 
-// duck runs query with DuckDB's node client (internal/ducktest) and
-// returns its rows, numbers as float64.
+// duck runs query with DuckDB (duckQueries) and returns its rows.
 func duck(t *testing.T, query string) [][]any {
 	t.Helper()
-	return ducktest.Query(t, ".", query)[0].Rows
+	return duckQueries(t, ".", query)[0].Rows
+}
+
+// A duckResult is a query's column names and rows, as
+// tools/duckscan/query.mjs gives them: a number is a float64 (an integer
+// past 2^53 a string), a NaN or infinite double the string "NaN",
+// "Infinity" or "-Infinity", a NULL nil.
+type duckResult struct {
+	Columns []string
+	Rows    [][]any
+}
+
+// duckQueries runs queries in turn with DuckDB's node client
+// (tools/duckscan/query.mjs), every "RUN/" in them standing for run
+// directory dir, and returns their results. It skips the test without
+// node or the client (make duckscan), and fails it instead when
+// BHASHA_REQUIRE_DUCKDB is set (make gotest sets it).
+func duckQueries(t *testing.T, dir string, queries ...string) []duckResult {
+	t.Helper()
+	tool, err := filepath.Abs(filepath.Join("tools", "duckscan"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(tool, "node_modules", "@duckdb", "node-api", "package.json"))
+	}
+	if err == nil {
+		_, err = exec.LookPath("node")
+	}
+	if err != nil {
+		if os.Getenv("BHASHA_REQUIRE_DUCKDB") != "" {
+			t.Fatalf("DuckDB's node client is required (BHASHA_REQUIRE_DUCKDB): %v (install Node.js, then make duckscan)", err)
+		}
+		t.Skipf("no DuckDB for this check: %v (install Node.js, then make duckscan)", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(tool, "query.mjs"), dir}, queries...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	res := make([]duckResult, len(queries))
+	for i := range res {
+		if err := dec.Decode(&res[i]); err != nil {
+			t.Fatalf("DuckDB's rows: %v\n%s", err, out)
+		}
+	}
+	return res
 }

@@ -1,6 +1,6 @@
 // DuckDB queries over a Bhasha run directory, their rows as JSON: what
-// docs/run-directory.md's queries are checked with (cli's
-// TestDuckDBReadsRunDirectory) and a way anyone can run them:
+// the tests read Bhasha's files with (TestDuckDBReadsRunDirectory runs
+// docs/run-directory.md's queries) and a way anyone can run them:
 //
 //   make duckscan                                   # npm ci here, once
 //   node tools/duckscan/query.mjs RUNDIR "SELECT count(*) FROM read_parquet('RUN/scored.parquet')" [SQL ...]

@@ -1,4 +1,4 @@
-package cli
+package bhasha_test
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
-	"github.com/bhashalab/bhasha/internal/ducktest"
+	"github.com/bhashalab/bhasha/cli"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
@@ -54,7 +54,7 @@ var noData = map[string]string{
 // the same rows and cells as the table Bhasha builds), the records.
 func TestDuckDBReadsRunDirectory(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join("../testdata/experiments", "smoke-indicklar.yaml")
+	path := filepath.Join("testdata", "experiments", "smoke-indicklar.yaml")
 	exp, err := bhasha.Load(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +63,10 @@ func TestDuckDBReadsRunDirectory(t *testing.T) {
 	work := t.TempDir()
 	out, cacheDir := filepath.Join(work, "run"), filepath.Join(work, "cache")
 	var so, se bytes.Buffer
-	if err := dispatch(ctx, []string{"run", "--config", path, "--out", out, "--cache-dir", cacheDir, "--endpoint", url}, &so, &se); err != nil {
+	if err := cli.Run(ctx, []string{"run", "--config", path, "--out", out, "--cache-dir", cacheDir, "--endpoint", url}, &so, &se, nil); err != nil {
 		t.Fatalf("run: %v\n%s", err, se.String())
 	}
-	if err := dispatch(ctx, []string{"report", "--run", out}, &so, &se); err != nil {
+	if err := cli.Run(ctx, []string{"report", "--run", out}, &so, &se, nil); err != nil {
 		t.Fatalf("report: %v\n%s", err, se.String())
 	}
 
@@ -98,7 +98,7 @@ func TestDuckDBReadsRunDirectory(t *testing.T) {
 	if err != nil || answers == 0 {
 		t.Fatalf("scored answers: %d, %v", answers, err)
 	}
-	doc, err := os.ReadFile("../docs/run-directory.md")
+	doc, err := os.ReadFile("docs/run-directory.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +122,12 @@ func TestDuckDBReadsRunDirectory(t *testing.T) {
 		for _, q := range queries {
 			qs = append(qs, q[1])
 		}
-		ducktest.Query(t, out, qs...)
+		duckQueries(t, out, qs...)
 	})
 
 	t.Run("every scored answer", func(t *testing.T) {
 		q := find(t, "every scored answer", "RUN/"+scored.FileName)
-		if rows := ducktest.Query(t, out, q)[0].Rows; len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] != float64(answers) {
+		if rows := duckQueries(t, out, q)[0].Rows; len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] != float64(answers) {
 			t.Errorf("%s\ngave %v, the run has %d scored answers", q, rows, answers)
 		}
 	})
@@ -160,7 +160,7 @@ func TestDuckDBReadsRunDirectory(t *testing.T) {
 			built = append(built, tb)
 			qs = append(qs, strings.ReplaceAll(q, "accuracy.parquet", filepath.Base(p)))
 		}
-		res := ducktest.Query(t, out, qs...)
+		res := duckQueries(t, out, qs...)
 		for k, tb := range built {
 			cols, rows := res[k].Columns, res[k].Rows
 			if fmt.Sprint(cols) != fmt.Sprint(tb.Header) || len(rows) != len(tb.Rows) {
@@ -184,7 +184,7 @@ func TestDuckDBReadsRunDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := find(t, "the records", "RUN/records*.jsonl*")
-		if rows := ducktest.Query(t, out, q)[0].Rows; len(rows) != m.Counts.Records {
+		if rows := duckQueries(t, out, q)[0].Rows; len(rows) != m.Counts.Records {
 			t.Errorf("%s\ngave %d rows, the run has %d records", q, len(rows), m.Counts.Records)
 		}
 	})
@@ -246,7 +246,7 @@ func standard(p string) error {
 	return nil
 }
 
-// asJSON is a table's cell as ducktest.Query gives DuckDB's value of it.
+// asJSON is a table's cell as duckQueries gives DuckDB's value of it.
 func asJSON(v any) any {
 	switch x := v.(type) {
 	case int:
