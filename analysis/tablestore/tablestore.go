@@ -19,9 +19,10 @@
 //   - key-value metadata: "bhasha.tables" the format version (Version);
 //     "bhasha.key" a JSON object, what the table was made from (component
 //     → value: the scored answers' key and the experiment's hash);
-//     "bhasha.table" a JSON object holding the rest of the table (name,
-//     header, declared columns, description, column docs, note, mirrors,
-//     headline mark, chart, brief) and, under "ints", for each Float
+//     "bhasha.table" a JSON object holding the rest of the table (its
+//     fields but Rows: name, header, declared columns, description,
+//     column docs, note, mirrors, headline mark, chart, brief, ...) and,
+//     under "ints", for each Float
 //     column that holds ints (a count Pivot lays out beside a missing
 //     cell, NaN), the rows whose cell is an int; and the digests of
 //     package parquetseal (the footer's and the whole file's XXH64).
@@ -74,17 +75,11 @@ const (
 	tableKey   = "bhasha.table"
 )
 
-// meta is a tables.Table without its rows, its Source or Simulated, as
-// "bhasha.table" holds it, with the int cells of its Float columns.
+// meta is what "bhasha.table" holds: the table without its rows (nor a
+// Source: it is not kept), and the int cells of its Float columns.
 type meta struct {
-	Name, Description, Note, Mirrors string
-	Header                           []string
-	Cols                             []tables.Column
-	ColumnDocs                       map[string]string
-	Headline                         bool
-	Chart                            *tables.Chart
-	Brief                            []string
-	Ints                             map[string][]int `json:"ints,omitempty"` // column name → rows
+	*tables.Table
+	Ints map[string][]int `json:"ints,omitempty"` // column name → rows
 }
 
 // Path is the file of table name in run directory dir.
@@ -171,8 +166,9 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 	}
 	refuse := func(err error) error { return fmt.Errorf("keeping table %s: %w", t.Name, err) }
 	cols := t.Columns()
-	m := meta{Name: t.Name, Description: t.Description, Note: t.Note, Mirrors: t.Mirrors, Header: t.Header,
-		Cols: t.Cols, ColumnDocs: t.ColumnDocs, Headline: t.Headline, Chart: t.Chart, Brief: t.Brief}
+	bare := *t
+	bare.Rows = nil
+	m := meta{Table: &bare}
 	g := ordered{Group: parquet.Group{}, at: map[string]int{}}
 	for j, c := range cols {
 		if _, dup := g.at[c.Name]; dup {
@@ -212,7 +208,7 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 	if err != nil {
 		return refuse(err)
 	}
-	var back meta
+	back := meta{Table: &tables.Table{}}
 	if err := json.Unmarshal(mj, &back); err != nil || !reflect.DeepEqual(back, m) {
 		return refuse(errors.New("its name, header, columns or notes do not read back from JSON as they are (text that is not UTF-8)"))
 	}
@@ -296,86 +292,27 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	if !maps.Equal(k, key) {
 		return nil, false, nil
 	}
-	var m meta
-	if s, _ := pf.Lookup(tableKey); json.Unmarshal([]byte(s), &m) != nil {
+	m := meta{Table: &tables.Table{}}
+	if s, _ := pf.Lookup(tableKey); json.Unmarshal([]byte(s), &m) != nil || m.Source != nil {
 		return bad("metadata %s is not a table's", tableKey)
 	}
 	if m.Name != name {
 		return bad("it holds table %q", m.Name)
 	}
-	fileCols := pf.Schema().Columns()
-	if len(fileCols) != len(m.Header) {
-		return bad("%d columns for a header of %d", len(fileCols), len(m.Header))
-	}
-	for j, c := range fileCols {
-		if len(c) != 1 || c[0] != m.Header[j] {
-			return bad("column %d is %q, the header's is %q", j, c, m.Header[j])
-		}
-	}
 	ints := make([][]int, len(m.Header)) // each column's int rows, ascending
-	for name, rs := range m.Ints {
-		j := slices.Index(m.Header, name)
+	for col, rs := range m.Ints {
+		j := slices.Index(m.Header, col)
 		if j < 0 || !slices.IsSorted(rs) {
-			return bad("metadata %s: ints of column %q", tableKey, name)
+			return bad("metadata %s: ints of column %q", tableKey, col)
 		}
 		ints[j] = rs
 	}
-	t = &tables.Table{Name: m.Name, Description: m.Description, Note: m.Note, Mirrors: m.Mirrors, Header: m.Header,
-		Cols: m.Cols, ColumnDocs: m.ColumnDocs, Headline: m.Headline, Chart: m.Chart, Brief: m.Brief,
-		Rows: make([][]any, 0, pf.NumRows())}
-	buf := make([]parquet.Row, 256)
+	t = m.Table
+	t.Rows = make([][]any, 0, pf.NumRows())
 	for _, rg := range pf.RowGroups() {
-		rr := rg.Rows()
-		for {
-			n, err := rr.ReadRows(buf)
-			for _, r := range buf[:n] {
-				i := len(t.Rows)
-				if len(r) != len(m.Header) {
-					rr.Close()
-					return bad("row %d: %d values for %d columns", i, len(r), len(m.Header))
-				}
-				row := make([]any, len(r))
-				for _, v := range r {
-					j := v.Column()
-					if j < 0 || j >= len(row) {
-						rr.Close()
-						return bad("row %d: a value of column %d", i, j)
-					}
-					switch {
-					case v.IsNull():
-					case v.Kind() == parquet.ByteArray:
-						row[j] = string(v.ByteArray())
-					case v.Kind() == parquet.Int64:
-						row[j] = int(v.Int64())
-					case v.Kind() == parquet.Boolean:
-						row[j] = v.Boolean()
-					case v.Kind() == parquet.Double:
-						x := v.Double()
-						row[j] = x
-						if len(ints[j]) > 0 && ints[j][0] == i {
-							ints[j] = ints[j][1:]
-							if x != math.Trunc(x) || math.Abs(x) > maxExact {
-								rr.Close()
-								return bad("row %d, column %s: %v is not an int", i, m.Header[j], x)
-							}
-							row[j] = int(x)
-						}
-					default:
-						rr.Close()
-						return bad("row %d, column %s: a value of kind %v", i, m.Header[j], v.Kind())
-					}
-				}
-				t.Rows = append(t.Rows, row)
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				rr.Close()
-				return bad("row %d: %v", len(t.Rows), err)
-			}
+		if t.Rows, err = readRows(rg, t.Rows, m.Header, ints); err != nil {
+			return bad("row %d: %v", len(t.Rows), err)
 		}
-		rr.Close()
 	}
 	if len(t.Rows) != int(pf.NumRows()) {
 		return bad("%d rows for %d in its footer", len(t.Rows), pf.NumRows())
@@ -386,4 +323,57 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 		}
 	}
 	return t, true, nil
+}
+
+// readRows appends the rows of row group rg to rows, each of the cells of
+// header's columns, the doubles of ints (each column's rows, ascending;
+// consumed) as ints.
+func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) ([][]any, error) {
+	rr := rg.Rows()
+	defer rr.Close()
+	buf := make([]parquet.Row, 256)
+	for {
+		n, err := rr.ReadRows(buf)
+		for _, r := range buf[:n] {
+			i := len(rows)
+			if len(r) != len(header) {
+				return rows, fmt.Errorf("%d values for %d columns", len(r), len(header))
+			}
+			row := make([]any, len(r))
+			for _, v := range r {
+				j := v.Column()
+				if j < 0 || j >= len(row) {
+					return rows, fmt.Errorf("a value of column %d", j)
+				}
+				switch {
+				case v.IsNull():
+				case v.Kind() == parquet.ByteArray:
+					row[j] = string(v.ByteArray())
+				case v.Kind() == parquet.Int64:
+					row[j] = int(v.Int64())
+				case v.Kind() == parquet.Boolean:
+					row[j] = v.Boolean()
+				case v.Kind() == parquet.Double:
+					x := v.Double()
+					row[j] = x
+					if len(ints[j]) > 0 && ints[j][0] == i {
+						ints[j] = ints[j][1:]
+						if x != math.Trunc(x) || math.Abs(x) > maxExact {
+							return rows, fmt.Errorf("column %s: %v is not an int", header[j], x)
+						}
+						row[j] = int(x)
+					}
+				default:
+					return rows, fmt.Errorf("column %s: a value of kind %v", header[j], v.Kind())
+				}
+			}
+			rows = append(rows, row)
+		}
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+	}
 }
