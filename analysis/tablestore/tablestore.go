@@ -6,40 +6,59 @@
 // (other records, scoring options, experiment or tool) is never read as
 // its.
 //
-// File grammar: DIR/DirName/<tables.FileName(name)>.gob, one file per
-// table, each
+// File grammar: DIR/DirName/<tables.FileName(name)>.parquet, one Parquet
+// file per table, which any Parquet reader reads (DuckDB's read_parquet,
+// pandas' read_parquet), each
 //
-//	"bhasha kept table sha256:" 64 hex digits "\n"   the header: the
-//	                          SHA-256 of every byte after it
-//	one gob value of type file
+//   - the table's rows, in order, and one column per table column
+//     (Table.Columns: as declared, else as its cells say), in the
+//     table's order, under its name, optional: a string (UTF-8), an
+//     int64, a double or a boolean as the column's type is String, Int,
+//     Float or Bool. A nil cell is NULL; a float is stored bit for bit
+//     (NaN, ±Inf and -0 included).
+//   - key-value metadata: "bhasha.tables" the format version (Version);
+//     "bhasha.key" a JSON object, what the table was made from (component
+//     → value: the scored answers' key and the experiment's hash);
+//     "bhasha.table" a JSON object holding the rest of the table (its
+//     fields but Rows: name, header, declared columns, description,
+//     column docs, note, mirrors, headline mark, chart, brief, ...) and,
+//     under "ints", for each Float
+//     column that holds ints (a count Pivot lays out beside a missing
+//     cell, NaN), the rows whose cell is an int; and the digests of
+//     package parquetseal (the footer's and the whole file's XXH64).
 //
-// where the gob value holds Version; Key, what the table was made from
-// (component → value: the scored answers' key and the experiment's
-// hash); and the table: its name, header, declared columns, description,
-// column docs, note, mirrors, headline mark, chart, and its rows, each
-// cell one of nil, string, int, float64 or bool (a kind and a value). A
-// table made row by row (tables.Source: the answers) is not kept; a cell
-// of another type makes Write refuse the table. Write replaces a file
-// atomically (package atomicfile): a reader sees the previous file or
-// the new one. Read decodes a file only when its header's digest holds:
-// one whose digest does not (a flipped byte anywhere, header or payload),
-// or without a header, is an error wrapping ErrFormat, never a table.
+// A table made row by row (tables.Source: the answers) is not kept, nor
+// one with a cell that is neither nil nor of its column's type (but an
+// int of at most 2^53 in magnitude in a Float column), a row of another
+// length than the header, two columns of one name, or metadata that JSON
+// does not hold exactly (text that is not UTF-8): Write refuses it. Write
+// replaces a file atomically (package atomicfile): a reader sees the
+// previous file or the new one, never a part. A table's file kept by an
+// older Bhasha (<name>.gob) is never read; Write removes it once the
+// Parquet file is in place. Read checks both digests before it decodes
+// anything: a file whose digests do not hold (a flipped byte anywhere)
+// or that is not such a file is an error wrapping ErrFormat, never a
+// table.
 package tablestore
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/gob"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/parquetseal"
 )
 
 // DirName is the directory inside a run directory.
@@ -47,180 +66,314 @@ const DirName = "scored-tables"
 
 // Version is the file format's version and the table builders': bump it
 // when a table built from the same scored answers changes.
-const Version = "2"
+const Version = "3"
 
-// header starts every kept table's file; the SHA-256 of the rest of the
-// file follows it, in hex, then a newline.
-const header = "bhasha kept table sha256:"
-
-// headerLen is the length of a file's header, its newline included.
-const headerLen = len(header) + 2*sha256.Size + 1
-
-// file is one kept table.
-type file struct {
-	Version string
-	Key     scored.Key // what the table was made from: component → value
-	Table   wire
-}
-
-// wire is a tables.Table without its Source, its cells typed.
-type wire struct {
-	Name, Description, Note, Mirrors string
-	Header                           []string
-	Cols                             []tables.Column
-	ColumnDocs                       map[string]string
-	Headline                         bool
-	Chart                            *tables.Chart
-	Brief                            []string
-	Rows                             [][]cell
-}
-
-// cell is one cell: its kind and value.
-type cell struct {
-	K kind
-	S string
-	I int64
-	F float64
-}
-
-type kind uint8
-
+// The key-value metadata a kept table's file holds besides the digests.
 const (
-	kindNil kind = iota
-	kindString
-	kindInt
-	kindFloat
-	kindFalse
-	kindTrue
+	versionKey = "bhasha.tables"
+	keyKey     = "bhasha.key"
+	tableKey   = "bhasha.table"
 )
 
-// path is the file of table name in run directory dir.
-func path(dir, name string) string {
-	return filepath.Join(dir, DirName, tables.FileName(name)+".gob")
+// meta is what "bhasha.table" holds: the table without its rows (nor a
+// Source: it is not kept), and the int cells of its Float columns.
+type meta struct {
+	*tables.Table
+	Ints map[string][]int `json:"ints,omitempty"` // column name → rows
+}
+
+// Path is the file of table name in run directory dir.
+func Path(dir, name string) string {
+	return filepath.Join(dir, DirName, tables.FileName(name)+".parquet")
+}
+
+// maxExact is the largest magnitude of an int a double holds exactly.
+const maxExact = 1 << 53
+
+// leaf is the Parquet column of a table column of type typ.
+func leaf(typ tables.Type) (parquet.Node, error) {
+	var n parquet.Node
+	switch typ {
+	case tables.String:
+		n = parquet.String()
+	case tables.Int:
+		n = parquet.Int(64)
+	case tables.Float:
+		n = parquet.Leaf(parquet.DoubleType)
+	case tables.Bool:
+		n = parquet.Leaf(parquet.BooleanType)
+	default:
+		return nil, fmt.Errorf("a column of type %q", typ)
+	}
+	return parquet.Compressed(parquet.Optional(n), &parquet.Snappy), nil
+}
+
+// ordered is a Parquet group whose fields are in the table's column order
+// (a parquet.Group's are in the order of their names).
+type ordered struct {
+	parquet.Group
+	at map[string]int // name → place
+}
+
+func (g ordered) Fields() []parquet.Field {
+	out := make([]parquet.Field, len(g.at))
+	for _, f := range g.Group.Fields() {
+		out[g.at[f.Name()]] = f
+	}
+	return out
+}
+
+// cell is cell (i, j) of column col, as a Parquet value of column j: an
+// int in a Float column is the double it is (isInt true).
+func cell(v any, col tables.Column, j int) (pv parquet.Value, isInt bool, err error) {
+	switch x := v.(type) {
+	case nil:
+		return parquet.NullValue().Level(0, 0, j), false, nil
+	case string:
+		if col.Type == tables.String {
+			pv = parquet.ByteArrayValue([]byte(x))
+		}
+	case int:
+		switch {
+		case col.Type == tables.Int:
+			pv = parquet.Int64Value(int64(x))
+		case col.Type == tables.Float && x >= -maxExact && x <= maxExact:
+			pv, isInt = parquet.DoubleValue(float64(x)), true
+		}
+	case float64:
+		if col.Type == tables.Float {
+			pv = parquet.DoubleValue(x)
+		}
+	case bool:
+		if col.Type == tables.Bool {
+			pv = parquet.BooleanValue(x)
+		}
+	}
+	if pv.IsNull() {
+		return pv, false, fmt.Errorf("a cell of type %T in column %s of type %s", v, col.Name, col.Type)
+	}
+	return pv.Level(0, 1, j), isInt, nil
 }
 
 // Write keeps t, made from key, in run directory dir, replacing what was
-// kept of it. A table made row by row, or with a cell that is not nil, a
-// string, an int, a float64 or a bool, is an error (nothing written).
-// The file's header holds the SHA-256 of its payload (one pass over it).
+// kept of it, and removes its file of an older Bhasha (.gob), if any. A
+// table the package comment says is not kept is an error, and nothing is
+// written. It hashes the file as it writes it and reads its footer back
+// once (package parquetseal).
 func Write(dir string, key scored.Key, t *tables.Table) error {
 	if t.Source != nil {
 		return fmt.Errorf("keeping table %s: it is made row by row", t.Name)
 	}
-	w := wire{Name: t.Name, Description: t.Description, Note: t.Note, Mirrors: t.Mirrors, Header: t.Header,
-		Cols: t.Cols, ColumnDocs: t.ColumnDocs, Headline: t.Headline, Chart: t.Chart, Brief: t.Brief, Rows: make([][]cell, len(t.Rows))}
-	for i, row := range t.Rows {
-		cs := make([]cell, len(row))
-		for j, v := range row {
-			switch x := v.(type) {
-			case nil:
-			case string:
-				cs[j] = cell{K: kindString, S: x}
-			case int:
-				cs[j] = cell{K: kindInt, I: int64(x)}
-			case float64:
-				cs[j] = cell{K: kindFloat, F: x}
-			case bool:
-				cs[j] = cell{K: kindFalse}
-				if x {
-					cs[j].K = kindTrue
-				}
-			default:
-				return fmt.Errorf("keeping table %s: row %d, column %d: a cell of type %T", t.Name, i, j, v)
-			}
+	refuse := func(err error) error { return fmt.Errorf("keeping table %s: %w", t.Name, err) }
+	cols := t.Columns()
+	bare := *t
+	bare.Rows = nil
+	m := meta{Table: &bare}
+	g := ordered{Group: parquet.Group{}, at: map[string]int{}}
+	for j, c := range cols {
+		if _, dup := g.at[c.Name]; dup {
+			return refuse(fmt.Errorf("two columns named %q", c.Name))
 		}
-		w.Rows[i] = cs
+		n, err := leaf(c.Type)
+		if err != nil {
+			return refuse(fmt.Errorf("column %s: %w", c.Name, err))
+		}
+		g.Group[c.Name], g.at[c.Name] = n, j
 	}
-	var b bytes.Buffer
-	b.Write(make([]byte, headerLen)) // the header, once the payload's digest is known
-	if err := gob.NewEncoder(&b).Encode(file{Version: Version, Key: key, Table: w}); err != nil {
-		return fmt.Errorf("keeping table %s: %w", t.Name, err)
+	if len(cols) == 0 {
+		return refuse(errors.New("no columns"))
 	}
-	out := b.Bytes()
-	sum := sha256.Sum256(out[headerLen:])
-	copy(out, header)
-	hex.Encode(out[len(header):], sum[:])
-	out[headerLen-1] = '\n'
-	if err := os.MkdirAll(filepath.Join(dir, DirName), 0o755); err != nil {
-		return fmt.Errorf("keeping table %s: %w", t.Name, err)
+	rows := make([]parquet.Row, len(t.Rows))
+	for i, row := range t.Rows {
+		if len(row) != len(cols) {
+			return refuse(fmt.Errorf("row %d: %d cells for %d columns", i, len(row), len(cols)))
+		}
+		r := make(parquet.Row, len(row))
+		for j, v := range row {
+			pv, isInt, err := cell(v, cols[j], j)
+			if err != nil {
+				return refuse(fmt.Errorf("row %d: %w", i, err))
+			}
+			if isInt {
+				if m.Ints == nil {
+					m.Ints = map[string][]int{}
+				}
+				m.Ints[cols[j].Name] = append(m.Ints[cols[j].Name], i)
+			}
+			r[j] = pv
+		}
+		rows[i] = r
 	}
-	if err := atomicfile.WriteFile(path(dir, t.Name), out); err != nil {
-		return fmt.Errorf("keeping table %s: %w", t.Name, err)
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return refuse(err)
 	}
+	back := meta{Table: &tables.Table{}}
+	if err := json.Unmarshal(mj, &back); err != nil || !reflect.DeepEqual(back, m) {
+		return refuse(errors.New("its name, header, columns or notes do not read back from JSON as they are (text that is not UTF-8)"))
+	}
+	kj, err := json.Marshal(key)
+	if err != nil {
+		return refuse(err)
+	}
+	p := Path(dir, t.Name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return refuse(err)
+	}
+	f, err := atomicfile.Create(p)
+	if err != nil {
+		return refuse(err)
+	}
+	defer f.Abort()
+	h := parquetseal.NewHasher(f)
+	w := parquet.NewWriter(h, parquet.NewSchema("table", g),
+		parquet.KeyValueMetadata(versionKey, Version),
+		parquet.KeyValueMetadata(keyKey, string(kj)),
+		parquet.KeyValueMetadata(tableKey, string(mj)))
+	parquetseal.Reserve(w)
+	if _, err := w.WriteRows(rows); err != nil {
+		return refuse(fmt.Errorf("writing %s: %w", p, err))
+	}
+	if err := w.Close(); err != nil {
+		return refuse(fmt.Errorf("writing %s: %w", p, err))
+	}
+	if err := parquetseal.Seal(f.File, h); err != nil {
+		return refuse(fmt.Errorf("writing %s: its digests: %w", p, err))
+	}
+	if err := f.Commit(); err != nil {
+		return refuse(err)
+	}
+	os.Remove(filepath.Join(dir, DirName, tables.FileName(t.Name)+".gob")) // never read: nothing is lost if it stays
 	return nil
 }
 
-// payload is the payload of kept table file b, read from p, when its
-// header's digest holds; else an error wrapping ErrFormat that names p
-// and what does not hold.
-func payload(p string, b []byte) ([]byte, error) {
-	if len(b) < headerLen || string(b[:len(header)]) != header || b[headerLen-1] != '\n' {
-		return nil, fmt.Errorf("%s: %w: no header %q (damaged, or kept by an older Bhasha)", p, ErrFormat, header+"…")
-	}
-	var want [sha256.Size]byte
-	if _, err := hex.Decode(want[:], b[len(header):headerLen-1]); err != nil {
-		return nil, fmt.Errorf("%s: %w: damaged: its header's digest: %v", p, ErrFormat, err)
-	}
-	if got := sha256.Sum256(b[headerLen:]); got != want {
-		return nil, fmt.Errorf("%s: %w: damaged: its header says sha256:%x, its contents are sha256:%x", p, ErrFormat, want, got)
-	}
-	return b[headerLen:], nil
-}
-
 // ErrFormat wraps the error of a file that is not a kept table this
-// version reads (truncated, corrupt, another version): the caller builds
-// the table again.
+// version reads (truncated, damaged, not Parquet): the caller builds the
+// table again.
 var ErrFormat = errors.New("not a readable kept table")
 
 // Read returns table name as kept in run directory dir when it was made
 // from key: ok is false, with no error, when none is kept or the one kept
-// was made from another key; a file that cannot be read, or whose
-// header's digest does not hold (it is damaged), is an error wrapping
-// ErrFormat, and none of its content is returned. It reads the file once
-// and makes one SHA-256 pass over it before decoding it.
+// was made from another key or by another Version; a file that cannot be
+// read, or whose digests do not hold (it is damaged), is an error wrapping
+// ErrFormat that names the file, and none of its content is returned. It
+// reads the file once to check its digests, then decodes it.
 func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error) {
-	p := path(dir, name)
-	b, err := os.ReadFile(p)
+	p := Path(dir, name)
+	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("reading kept table %s: %w", p, err)
 	}
-	if b, err = payload(p, b); err != nil {
-		return nil, false, err
+	defer f.Close()
+	bad := func(format string, args ...any) (*tables.Table, bool, error) {
+		return nil, false, fmt.Errorf("%s: %w: %s", p, ErrFormat, fmt.Sprintf(format, args...))
 	}
-	var f file
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
-		return nil, false, fmt.Errorf("%s: %w: %v", p, ErrFormat, err)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("reading kept table %s: %w", p, err)
 	}
-	if f.Version != Version || !maps.Equal(f.Key, key) {
+	if err := parquetseal.Check(f, st.Size(), true); err != nil {
+		return bad("%v", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return bad("%v", err)
+	}
+	if v, _ := pf.Lookup(versionKey); v != Version {
 		return nil, false, nil
 	}
-	w := f.Table
-	if w.Name != name {
-		return nil, false, fmt.Errorf("%s: %w: it holds table %q", p, ErrFormat, w.Name)
+	var k scored.Key
+	if s, _ := pf.Lookup(keyKey); json.Unmarshal([]byte(s), &k) != nil {
+		return bad("metadata %s is not a JSON object of texts", keyKey)
 	}
-	t = &tables.Table{Name: w.Name, Description: w.Description, Note: w.Note, Mirrors: w.Mirrors, Header: w.Header,
-		Cols: w.Cols, ColumnDocs: w.ColumnDocs, Headline: w.Headline, Chart: w.Chart, Brief: w.Brief, Rows: make([][]any, len(w.Rows))}
-	for i, cs := range w.Rows {
-		row := make([]any, len(cs))
-		for j, c := range cs {
-			switch c.K {
-			case kindNil:
-			case kindString:
-				row[j] = c.S
-			case kindInt:
-				row[j] = int(c.I)
-			case kindFloat:
-				row[j] = c.F
-			case kindFalse, kindTrue:
-				row[j] = c.K == kindTrue
-			default:
-				return nil, false, fmt.Errorf("%s: %w: row %d, column %d: cell kind %d", p, ErrFormat, i, j, c.K)
-			}
+	if !maps.Equal(k, key) {
+		return nil, false, nil
+	}
+	m := meta{Table: &tables.Table{}}
+	if s, _ := pf.Lookup(tableKey); json.Unmarshal([]byte(s), &m) != nil || m.Source != nil {
+		return bad("metadata %s is not a table's", tableKey)
+	}
+	if m.Name != name {
+		return bad("it holds table %q", m.Name)
+	}
+	ints := make([][]int, len(m.Header)) // each column's int rows, ascending
+	for col, rs := range m.Ints {
+		j := slices.Index(m.Header, col)
+		if j < 0 || !slices.IsSorted(rs) {
+			return bad("metadata %s: ints of column %q", tableKey, col)
 		}
-		t.Rows[i] = row
+		ints[j] = rs
+	}
+	t = m.Table
+	t.Rows = make([][]any, 0, pf.NumRows())
+	for _, rg := range pf.RowGroups() {
+		if t.Rows, err = readRows(rg, t.Rows, m.Header, ints); err != nil {
+			return bad("row %d: %v", len(t.Rows), err)
+		}
+	}
+	if len(t.Rows) != int(pf.NumRows()) {
+		return bad("%d rows for %d in its footer", len(t.Rows), pf.NumRows())
+	}
+	for j, rs := range ints {
+		if len(rs) > 0 {
+			return bad("metadata %s: row %d of column %s is not a double", tableKey, rs[0], m.Header[j])
+		}
 	}
 	return t, true, nil
+}
+
+// readRows appends the rows of row group rg to rows, each of the cells of
+// header's columns, the doubles of ints (each column's rows, ascending;
+// consumed) as ints.
+func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) ([][]any, error) {
+	rr := rg.Rows()
+	defer rr.Close()
+	buf := make([]parquet.Row, 256)
+	for {
+		n, err := rr.ReadRows(buf)
+		for _, r := range buf[:n] {
+			i := len(rows)
+			if len(r) != len(header) {
+				return rows, fmt.Errorf("%d values for %d columns", len(r), len(header))
+			}
+			row := make([]any, len(r))
+			for _, v := range r {
+				j := v.Column()
+				if j < 0 || j >= len(row) {
+					return rows, fmt.Errorf("a value of column %d", j)
+				}
+				switch {
+				case v.IsNull():
+				case v.Kind() == parquet.ByteArray:
+					row[j] = string(v.ByteArray())
+				case v.Kind() == parquet.Int64:
+					row[j] = int(v.Int64())
+				case v.Kind() == parquet.Boolean:
+					row[j] = v.Boolean()
+				case v.Kind() == parquet.Double:
+					x := v.Double()
+					row[j] = x
+					if len(ints[j]) > 0 && ints[j][0] == i {
+						ints[j] = ints[j][1:]
+						if x != math.Trunc(x) || math.Abs(x) > maxExact {
+							return rows, fmt.Errorf("column %s: %v is not an int", header[j], x)
+						}
+						row[j] = int(x)
+					}
+				default:
+					return rows, fmt.Errorf("column %s: a value of kind %v", header[j], v.Kind())
+				}
+			}
+			rows = append(rows, row)
+		}
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+	}
 }

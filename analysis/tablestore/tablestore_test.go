@@ -8,11 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/parquetseal"
 )
 
 // table has a cell of every kind (NaN and infinities among the floats),
@@ -21,7 +25,7 @@ func table() *tables.Table {
 	t := tables.New("acc_wide", "a table", tables.Key("model"), tables.Count("n", "answers"), tables.Proportion("rate", "a rate"), tables.Flag("ok", "a flag"))
 	t.Add("m1", 3, 0.5, true)
 	t.Add("m|2", 0, math.NaN(), false)
-	t.Add("", -7, math.Inf(-1), nil)
+	t.Rows = append(t.Rows, []any{"", -7, math.Inf(-1), nil})
 	t.Rows = append(t.Rows, []any{nil, 1, math.Inf(1), true})
 	t.Note, t.Mirrors, t.Headline = "why", "Table 2", true
 	t.Brief = []string{"model", "rate"}
@@ -65,7 +69,7 @@ func TestKeptTable(t *testing.T) {
 		{"other records", scored.Key{"records": "sha256:b", "experiment": "e1"}, nil, false, false},
 		{"a component more", scored.Key{"records": "sha256:a", "experiment": "e1", "tool": "v2"}, nil, false, false},
 		{"cut short", key, func(t *testing.T, dir string) {
-			p := path(dir, "acc_wide")
+			p := Path(dir, "acc_wide")
 			st, err := os.Stat(p)
 			if err != nil {
 				t.Fatal(err)
@@ -75,6 +79,22 @@ func TestKeptTable(t *testing.T) {
 			}
 		}, false, true},
 		{"none kept", key, func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, DirName)) }, false, false},
+		{"another version", key, func(t *testing.T, dir string) {
+			p := Path(dir, "acc_wide")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The same bytes but the version's, sealed anew: a file of
+			// another version whose digests hold.
+			rewriteMeta(t, p, b, versionKey, "2")
+		}, false, false},
+		{"a .gob of an older Bhasha", key, func(t *testing.T, dir string) {
+			os.Remove(Path(dir, "acc_wide"))
+			if err := os.WriteFile(filepath.Join(dir, DirName, "acc_wide.gob"), []byte("bhasha kept table sha256:"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,33 +117,51 @@ func TestKeptTable(t *testing.T) {
 	}
 }
 
-// A table made row by row, or with a cell of another type, is refused
+// A table the package comment says is not kept is refused, saying why,
 // and nothing is written.
 func TestKeepRefuses(t *testing.T) {
-	dir := t.TempDir()
-	src := table()
-	src.Source = &tables.Source{N: 1, Fill: func(int, []any) {}}
-	odd := table()
-	odd.Rows[0][1] = int64(3)
-	for _, tb := range []*tables.Table{src, odd} {
-		if err := Write(dir, scored.Key{"k": "v"}, tb); err == nil {
-			t.Errorf("%v: kept", tb.Rows[0])
-		}
+	cases := []struct {
+		name string
+		edit func(tb *tables.Table)
+		why  string
+	}{
+		{"made row by row", func(tb *tables.Table) { tb.Source = &tables.Source{N: 1, Fill: func(int, []any) {}} }, "row by row"},
+		{"an int64 cell", func(tb *tables.Table) { tb.Rows[0][1] = int64(3) }, "type int64"},
+		{"a float in an int column", func(tb *tables.Table) { tb.Rows[0][1] = 3.0 }, "type float64 in column n"},
+		{"an int in a text column", func(tb *tables.Table) { tb.Rows[0][0] = 3 }, "type int in column model"},
+		{"an int too large for a double", func(tb *tables.Table) { tb.Rows[0][2] = 1<<53 + 1 }, "type int in column rate"},
+		{"a text in a flag column", func(tb *tables.Table) { tb.Rows[0][3] = "yes" }, "type string in column ok"},
+		{"a row too short", func(tb *tables.Table) { tb.Rows[1] = tb.Rows[1][:2] }, "row 1: 2 cells"},
+		{"two columns of one name", func(tb *tables.Table) { tb.Header[1], tb.Cols[1].Name = "model", "model" }, `two columns named "model"`},
+		{"a note that is not UTF-8", func(tb *tables.Table) { tb.Note = "\xff" }, "not UTF-8"},
+		{"a column of no type", func(tb *tables.Table) { tb.Cols[3].Type = "" }, `type ""`},
 	}
-	if _, err := os.Stat(filepath.Join(dir, DirName, "acc_wide.gob")); !os.IsNotExist(err) {
-		t.Errorf("a refused table left a file: %v", err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tb := table()
+			c.edit(tb)
+			err := Write(dir, scored.Key{"k": "v"}, tb)
+			if err == nil || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), "acc_wide") {
+				t.Errorf("err %v, want one naming the table and saying %q", err, c.why)
+			}
+			if _, err := os.Stat(filepath.Join(dir, DirName)); !os.IsNotExist(err) {
+				t.Errorf("a refused table left a file: %v", err)
+			}
+		})
 	}
 }
 
-// A kept table with any one byte flipped (its header, its key, its cells)
-// is not read: Read returns no table and an ErrFormat error saying why.
+// A kept table with any one byte flipped (its magic, its cells, its
+// footer, its metadata, its digests) is not read: Read returns no table
+// and an ErrFormat error naming the file.
 func TestKeptTableFlippedByte(t *testing.T) {
 	dir := t.TempDir()
 	key := scored.Key{"records": "sha256:a", "experiment": "e1"}
 	if err := Write(dir, key, table()); err != nil {
 		t.Fatal(err)
 	}
-	p := path(dir, "acc_wide")
+	p := Path(dir, "acc_wide")
 	orig, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -133,14 +171,17 @@ func TestKeptTableFlippedByte(t *testing.T) {
 		at   int
 		mask byte
 	}
+	meta := bytes.Index(orig, []byte(tableKey))
+	sum := bytes.Index(orig, []byte(parquetseal.FileKey))
 	cases := []flip{
-		{"magic", 0, 0x20},
-		{"digest", len(header) + 3, 0x01},
-		{"header's newline", headerLen - 1, 0x01},
-		{"payload's first byte", headerLen, 0x01},
-		{"last byte", len(orig) - 1, 0x80},
+		{"leading magic", 0, 0x20},
+		{"first page", 4, 0x01},
+		{"table metadata", meta + len(tableKey) + 8, 0x01},
+		{"file digest's value", sum + len(parquetseal.FileKey) + 3, 0x01},
+		{"footer's length", len(orig) - 8, 0x01},
+		{"trailing magic", len(orig) - 1, 0x80},
 	}
-	const every = 7 // every 7th byte, header and payload, each with two masks
+	const every = 7 // every 7th byte, each with two masks
 	for at := 0; at < len(orig); at += every {
 		cases = append(cases, flip{"byte", at, 0x01}, flip{"byte", at, 0x40})
 	}
@@ -162,5 +203,198 @@ func TestKeptTableFlippedByte(t *testing.T) {
 	}
 	if _, ok, err := Read(dir, "acc_wide", key); !ok || err != nil {
 		t.Fatalf("the file as written: ok %v, %v", ok, err)
+	}
+}
+
+// rewriteMeta writes kept table b to p with the value of its metadata
+// key replaced by val (of the same length), sealed anew: a file whose
+// digests hold.
+func rewriteMeta(t *testing.T, p string, b []byte, key, val string) {
+	t.Helper()
+	b = bytes.Clone(b)
+	i := bytes.LastIndex(b, append([]byte(key), 0x18, byte(len(val))))
+	if i < 0 {
+		t.Fatalf("no metadata %s of %d bytes", key, len(val))
+	}
+	copy(b[i+len(key)+2:], val)
+	for _, k := range []string{parquetseal.FooterKey, parquetseal.FileKey} {
+		copy(b[bytes.LastIndex(b, []byte(k))+len(k)+2:], "0000000000000000")
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := parquetseal.NewHasher(f)
+	if _, err := h.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := parquetseal.Seal(f, h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every cell comes back as it was kept, of its type: each column type
+// with its edge values, NULL (nil) beside empty text and NaN, every float
+// bit for bit, ints in a Float column as ints, and a table without
+// declared columns as it was.
+func TestKeptTableRoundTrip(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	cases := []struct {
+		name  string
+		table func() *tables.Table
+	}{
+		{"text", func() *tables.Table {
+			tb := tables.New("t", "", tables.Text("s", ""))
+			for _, v := range []any{"", nil, "a", "हिन्दी", "x\x00y", "=1+1", "\u00a0"} {
+				tb.Rows = append(tb.Rows, []any{v})
+			}
+			return tb
+		}},
+		{"int", func() *tables.Table {
+			tb := tables.New("t", "", tables.Count("n", ""))
+			for _, v := range []any{0, nil, 1, -1, math.MaxInt64, math.MinInt64} {
+				tb.Rows = append(tb.Rows, []any{v})
+			}
+			return tb
+		}},
+		{"float", func() *tables.Table {
+			tb := tables.New("t", "", tables.Proportion("x", ""))
+			for _, v := range []any{0.0, negZero, nil, math.NaN(), math.Inf(1), math.Inf(-1), 0.1 + 0.2, 1.0 / 3,
+				math.MaxFloat64, math.SmallestNonzeroFloat64, -math.MaxFloat64, 1e-300, 2.0 / 3} {
+				tb.Rows = append(tb.Rows, []any{v})
+			}
+			return tb
+		}},
+		{"bool", func() *tables.Table {
+			tb := tables.New("t", "", tables.Flag("b", ""))
+			for _, v := range []any{true, false, nil} {
+				tb.Rows = append(tb.Rows, []any{v})
+			}
+			return tb
+		}},
+		{"ints in a float column", func() *tables.Table {
+			tb := tables.New("t", "", tables.Key("model"), tables.Number("hin", ""), tables.Number("tam", ""))
+			tb.Rows = append(tb.Rows, []any{"m1", 3, math.NaN()}, []any{"m2", math.NaN(), 1 << 53},
+				[]any{"m3", 2.5, -(1 << 53)}, []any{"m4", 0, 0.0})
+			return tb
+		}},
+		{"no declared columns", func() *tables.Table {
+			return &tables.Table{Name: "t", Header: []string{"model", "n", "x", "ok"},
+				ColumnDocs: map[string]string{"x": "a number"},
+				Rows:       [][]any{{"m", 1, 2, true}, {"", 2, math.NaN(), false}, {nil, 3, 0.5, true}}}
+		}},
+		{"no rows", func() *tables.Table {
+			tb := tables.New("t", "", tables.Key("model"), tables.Key("rate"))
+			tb.Note = "one language: no pairs"
+			return tb
+		}},
+		{"every kind at once", table},
+	}
+	key := scored.Key{"records": "r"}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			want := c.table()
+			if err := Write(dir, key, want); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := Read(dir, want.Name, key)
+			if !ok || err != nil {
+				t.Fatalf("ok %v, %v", ok, err)
+			}
+			if !same(got, want) {
+				t.Fatalf("read back:\n%#v\nwant\n%#v", got.Rows, want.Rows)
+			}
+			for i := range want.Rows {
+				for j, w := range want.Rows[i] {
+					g := got.Rows[i][j]
+					if reflect.TypeOf(g) != reflect.TypeOf(w) {
+						t.Errorf("row %d, column %d: %T, want %T", i, j, g, w)
+					}
+					if wf, ok := w.(float64); ok && math.Float64bits(g.(float64)) != math.Float64bits(wf) {
+						t.Errorf("row %d, column %d: bits %#x, want %#x", i, j, math.Float64bits(g.(float64)), math.Float64bits(wf))
+					}
+				}
+			}
+		})
+	}
+}
+
+// A kept table is a Parquet file any reader reads: one column per table
+// column, in order, under its name, of its type, NULL for a nil cell, the
+// key in its metadata.
+func TestKeptTableIsParquet(t *testing.T) {
+	dir := t.TempDir()
+	key := scored.Key{"records": "sha256:a"}
+	if err := Write(dir, key, table()); err != nil {
+		t.Fatal(err)
+	}
+	p := Path(dir, "acc_wide")
+	if filepath.Base(p) != "acc_wide.parquet" {
+		t.Fatalf("kept as %s", p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols := []struct {
+		name string
+		kind parquet.Kind
+	}{{"model", parquet.ByteArray}, {"n", parquet.Int64}, {"rate", parquet.Double}, {"ok", parquet.Boolean}}
+	fields := pf.Schema().Fields()
+	if len(fields) != len(wantCols) {
+		t.Fatalf("%d columns, want %d", len(fields), len(wantCols))
+	}
+	for i, w := range wantCols {
+		if fields[i].Name() != w.name || fields[i].Type().Kind() != w.kind || !fields[i].Optional() {
+			t.Errorf("column %d: %s %v optional %v, want %s %v optional", i, fields[i].Name(), fields[i].Type().Kind(), fields[i].Optional(), w.name, w.kind)
+		}
+	}
+	if k, _ := pf.Lookup(keyKey); k != `{"records":"sha256:a"}` {
+		t.Errorf("key %q", k)
+	}
+	rows := make([]parquet.Row, 8)
+	n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
+	if n != 4 || !rows[2][3].IsNull() || !rows[3][0].IsNull() || rows[2][0].IsNull() {
+		t.Errorf("%d rows; row 3's flag and row 4's model should be NULL, row 3's model \"\": %v", n, rows[:n])
+	}
+}
+
+// Writing a table removes its file of an older Bhasha (.gob), and only
+// its; a table refused leaves it.
+func TestKeepRemovesGob(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, DirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"acc_wide.gob", "other.gob"} {
+		if err := os.WriteFile(filepath.Join(dir, DirName, n), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	odd := table()
+	odd.Rows[0][1] = "x"
+	if err := Write(dir, scored.Key{"k": "v"}, odd); err == nil {
+		t.Fatal("kept a table with a text in its int column")
+	}
+	if _, err := os.Stat(filepath.Join(dir, DirName, "acc_wide.gob")); err != nil {
+		t.Fatalf("a refused table removed the .gob: %v", err)
+	}
+	if err := Write(dir, scored.Key{"k": "v"}, table()); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, DirName, "*"))
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	if want := []string{"acc_wide.parquet", "other.gob"}; !slices.Equal(names, want) {
+		t.Errorf("files %v, want %v", names, want)
 	}
 }

@@ -1,4 +1,17 @@
-package scored
+// Package parquetseal seals a Parquet file with two digests in its
+// key-value metadata, each an XXH64 in 16 hex digits: FooterKey's, of the
+// footer (the Thrift FileMetaData: the schema, the row groups' places and
+// counts, the key-value metadata, the file's digest among them) taken
+// with its own value written as 16 zeros, which every reader checks
+// (Check); FileKey's, of the whole file taken with both values written
+// so, which a reader of rows checks before it decodes any (Check, whole).
+// A byte changed anywhere in the file makes one or both fail. Any Parquet
+// reader (DuckDB, pandas) reads a sealed file as it reads any other.
+//
+// A writer reserves the digests' places (Reserve), writes the file
+// through a Hasher, closes its parquet.Writer, and seals it (Seal): it
+// reads the footer back once and writes the 32 bytes in place.
+package parquetseal
 
 import (
 	"bytes"
@@ -9,27 +22,22 @@ import (
 	"os"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/parquet-go/parquet-go"
 )
 
-// The store's digests, two values of its key-value metadata, each an
-// XXH64 in 16 hex digits: fileSumKey's, of the whole file taken with both
-// values written as sumZero, which the readers of rows (Read, Open) check
-// before decoding any; footerSumKey's, of the footer (the Thrift
-// FileMetaData: the schema, the row groups' places and counts, the
-// key-value metadata, the file's digest among them) taken with its own
-// value written as sumZero, which every reader checks. A byte changed
-// anywhere in the file makes one or both fail.
+// The digests' metadata keys, and the placeholder each holds until the
+// file is sealed.
 const (
-	footerSumKey = "bhasha.footer.xxh64"
-	fileSumKey   = "bhasha.xxh64"
-	sumZero      = "0000000000000000"
+	FooterKey = "bhasha.footer.xxh64"
+	FileKey   = "bhasha.xxh64"
+	sumZero   = "0000000000000000"
 )
 
 // tailLen is the length of a Parquet file's tail: its footer's length (4
 // bytes, little-endian) and the magic "PAR1".
 const tailLen = 8
 
-// footer is a store's footer as its file holds it.
+// footer is a sealed file's footer as the file holds it.
 type footer struct {
 	start            int64 // the file offset of its first byte
 	b                []byte
@@ -59,10 +67,10 @@ func readFooter(f io.ReaderAt, n int64) (*footer, error) {
 		return nil, fmt.Errorf("reading its footer: %w", err)
 	}
 	var err error
-	if ft.atFooter, err = sumAt(ft.b, footerSumKey); err != nil {
+	if ft.atFooter, err = sumAt(ft.b, FooterKey); err != nil {
 		return nil, err
 	}
-	if ft.atFile, err = sumAt(ft.b, fileSumKey); err != nil {
+	if ft.atFile, err = sumAt(ft.b, FileKey); err != nil {
 		return nil, err
 	}
 	return ft, nil
@@ -74,7 +82,7 @@ func readFooter(f io.ReaderAt, n int64) (*footer, error) {
 func sumAt(b []byte, key string) (int, error) {
 	i := bytes.LastIndex(b, append([]byte(key), 0x18, byte(len(sumZero))))
 	if i < 0 || i+len(key)+2+len(sumZero) > len(b) {
-		return 0, fmt.Errorf("no metadata %s of %d bytes in its footer (damaged, or written by an older Bhasha)", key, len(sumZero))
+		return 0, fmt.Errorf("no metadata %s of %d bytes in its footer (or written by an older Bhasha)", key, len(sumZero))
 	}
 	return i + len(key) + 2, nil
 }
@@ -95,10 +103,30 @@ func (ft *footer) zeroed(file bool) []byte {
 
 func sumText(x uint64) string { return fmt.Sprintf("%016x", x) }
 
+// Check checks the digests of the sealed Parquet file f, of n bytes: its
+// footer's (one XXH64 pass over the footer, read once), then, when whole
+// is true, the whole file's (one XXH64 pass over the file, read from its
+// start a MiB at a time). A file that is not a sealed Parquet file, or
+// whose digests do not hold (a byte changed anywhere), is an error saying
+// what does not hold.
+func Check(f io.ReaderAt, n int64, whole bool) error {
+	ft, err := readFooter(f, n)
+	if err != nil {
+		return fmt.Errorf("damaged: %w", err)
+	}
+	if err := ft.check(); err != nil {
+		return err
+	}
+	if whole {
+		return ft.checkFile(f)
+	}
+	return nil
+}
+
 // check checks the footer's digest: one XXH64 pass over the footer.
 func (ft *footer) check() error {
 	if got, want := sumText(xxhash.Sum64(ft.zeroed(false))), ft.value(ft.atFooter); got != want {
-		return fmt.Errorf("damaged: its footer hashes to xxh64:%s, its %s says %q", got, footerSumKey, want)
+		return fmt.Errorf("damaged: its footer hashes to xxh64:%s, its %s says %q", got, FooterKey, want)
 	}
 	return nil
 }
@@ -113,30 +141,42 @@ func (ft *footer) checkFile(f io.ReaderAt) error {
 	h.Write(ft.zeroed(true))
 	h.Write(ft.tail[:])
 	if got, want := sumText(h.Sum64()), ft.value(ft.atFile); got != want {
-		return fmt.Errorf("damaged: its bytes hash to xxh64:%s, its %s says %q", got, fileSumKey, want)
+		return fmt.Errorf("damaged: its bytes hash to xxh64:%s, its %s says %q", got, FileKey, want)
 	}
 	return nil
 }
 
-// sumWriter passes what is written to w and hashes it.
-type sumWriter struct {
+// Reserve writes the digests' placeholders into w's key-value metadata,
+// last of it; Seal fills them in once w is closed.
+func Reserve(w *parquet.Writer) {
+	w.SetKeyValueMetadata(FooterKey, sumZero)
+	w.SetKeyValueMetadata(FileKey, sumZero)
+}
+
+// A Hasher passes what is written to it on to its writer and hashes it:
+// the writer a parquet.Writer of a file to Seal writes to.
+type Hasher struct {
 	w io.Writer
 	h *xxhash.Digest
 	n int64
 }
 
-func (s *sumWriter) Write(p []byte) (int, error) {
+// NewHasher is a Hasher writing to w.
+func NewHasher(w io.Writer) *Hasher { return &Hasher{w: w, h: xxhash.New()} }
+
+func (s *Hasher) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
 	s.h.Write(p[:n])
 	s.n += int64(n)
 	return n, err
 }
 
-// seal writes the digests into the store just written to f through s,
-// whose footer holds both digests' values as sumZero: the file's (s has
-// hashed every byte), then the footer's, over the footer that holds it.
-// It reads the footer back and writes 32 bytes.
-func seal(f *os.File, s *sumWriter) error {
+// Seal writes the digests into the Parquet file just written to f
+// through s, from its start, whose metadata holds their placeholders
+// (Reserve): the file's (s has hashed every byte), then the footer's,
+// over the footer that holds it. It reads the footer back and writes 32
+// bytes; a file without the placeholders is an error.
+func Seal(f *os.File, s *Hasher) error {
 	ft, err := readFooter(f, s.n)
 	if err != nil {
 		return err
