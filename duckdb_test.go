@@ -19,7 +19,7 @@ import (
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
-	"github.com/bhashalab/bhasha/cli"
+	"github.com/bhashalab/bhasha/cmd/cli"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
