@@ -86,12 +86,11 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, raw, err := writeStream(context.Background(), f, "answers", TableRows(tb), 7, 3, "tables/answers.csv", st, Options{})
-	if err != nil {
+	if _, err := writeStream(context.Background(), f, "answers", tb, 7, 3, "tables/answers.csv", st, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{raw}); err != nil {
+	if err := writeWorkbook(f, &b, map[string]bool{"answers": true}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := excelize.OpenReader(&b)

@@ -56,10 +56,6 @@ type Page struct {
 	// SamplesHow, when set, says how the selection in Samples was drawn
 	// (the explorer's note: "N of M scored answers, SamplesHow").
 	SamplesHow string
-	// SampleRows, when set, are every scored answer as the workbook's
-	// samples sheet streams them (the HTML explorer shows Samples, a
-	// bounded selection).
-	SampleRows *Rows
 }
 
 // MaxExplorerBytes bounds the samples embedded in the HTML explorer (the
