@@ -479,7 +479,9 @@ func (s *progressStep) done(done int) {
 // every model × language × strategy in turn, one from each group per
 // round, each group's in a random order (ExplorerSeed), until limit. The
 // explorer thus shows the same number from each group (all of a group
-// smaller than that), and how says so.
+// smaller than that), and how says so. The order does not depend on limit: a draw
+// of k is the first k of any larger draw (the explorer's are the first of
+// the workbook's samples sheet's).
 func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 	n := len(r.rows)
 	type group struct{ model, language, strategy string }
