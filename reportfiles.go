@@ -401,6 +401,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string
 		want[k] = j
 	}
 	state := make([]byte, len(keys))
+	prompts := map[string]string{} // each distinct prompt once: a run's models share them
 	st := stepOf(report.Options{Progress: o.Progress}, "reading the records' prompts and responses", r.manifest.Counts.Records)
 	// The records are decoded, matched to their key and their prompt
 	// text made on every core (want is only read there); the order of
@@ -428,6 +429,11 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string
 		state[j] = seenFailed
 		if ok {
 			state[j] = seenOK
+		}
+		if p, held := prompts[v.t.prompt]; held {
+			v.t.prompt = p
+		} else {
+			prompts[v.t.prompt] = v.t.prompt
 		}
 		return fn(j, v.t)
 	})

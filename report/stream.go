@@ -1,10 +1,12 @@
 package report
 
 import (
+	"archive/zip"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -65,6 +67,11 @@ func (s *stepper) at(done int, final bool) {
 	}
 }
 
+// zipLevel is the workbook's deflate level, with klauspost's flate: it
+// deflates a workbook several times faster than compress/flate at the
+// same level, for a file a few percent larger.
+const zipLevel = 6
+
 // writeWorkbook writes f into w, once every sheet's rows are set:
 // streamed names the sheets written with excelize's StreamWriter (each
 // declared its range before its rows, streamSheet), the others get the
@@ -74,6 +81,11 @@ func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) erro
 	if err := setUsedRanges(f, streamed); err != nil {
 		return err
 	}
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
+		zw := zip.NewWriter(w)
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, zipLevel) })
+		return zw
+	})
 	return f.Write(w)
 }
 
