@@ -285,3 +285,24 @@ func TestSampleReaders(t *testing.T) {
 		t.Errorf("row %v", tb.Rows[0])
 	}
 }
+
+// The samples sheet holds at most report.MaxSampleRows answers, fewer
+// when SheetRows asks for fewer.
+func TestSampleRowsBound(t *testing.T) {
+	for _, c := range []struct{ sheetRows, want int }{
+		{0, report.MaxSampleRows},
+		{5, 5},
+		{report.MaxSampleRows, report.MaxSampleRows},
+		{report.MaxSampleRows + 1, report.MaxSampleRows},
+		{1_000_000, report.MaxSampleRows},
+	} {
+		var cfg reportConfig
+		SheetRows(c.sheetRows)(&cfg)
+		if got := cfg.sampleRows(); got != c.want {
+			t.Errorf("SheetRows(%d): %d rows, want %d", c.sheetRows, got, c.want)
+		}
+	}
+	if report.MaxSampleRows != 50_000 {
+		t.Errorf("report.MaxSampleRows is %d, want 50,000", report.MaxSampleRows)
+	}
+}
