@@ -373,7 +373,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
 		width := colWidth(label, texts[c])
-		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		tableWidth += width
 		widths[c], wraps[c] = width, col.Type == tables.String && texts[c]+2 > width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
@@ -383,6 +382,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	for _, g := range groups {
 		labels[0][g.First] = g.Label
 		merges = append(merges, [2]string{cellName(g.First+1, 1), cellName(g.Last+1, 1)})
+	}
+	if err := setColWidths(f, sheet, widths); err != nil {
+		return err
 	}
 	styles := make([]int, len(cols)) // each column's format
 	// wholeAsInt marks the float columns whose whole numbers are written
@@ -770,12 +772,13 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *tables.
 		return 0, err
 	}
 	width := 0.0
+	widths := make([]float64, len(t.Header))
 	for c, h := range t.Header {
-		w := colWidth(h, texts[c])
-		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), w); err != nil {
-			return 0, err
-		}
-		width += w
+		widths[c] = colWidth(h, texts[c])
+		width += widths[c]
+	}
+	if err := setColWidths(f, sheet, widths); err != nil {
+		return 0, err
 	}
 	if err := printWidth(f, sheet, width); err != nil {
 		return 0, err
@@ -860,6 +863,20 @@ func streamSheet(f *excelize.File, sheet, lastRef string) (*excelize.StreamWrite
 		return nil, err
 	}
 	return f.NewStreamWriter(sheet)
+}
+
+// setColWidths sets the width of each column of a sheet about to be
+// streamed (streamSheet), widths[c] column c+1's. excelize puts each
+// width before those set already, and its StreamWriter writes them in
+// that order: set from the last column to the first, they are declared
+// in ascending order, as Excel requires.
+func setColWidths(f *excelize.File, sheet string, widths []float64) error {
+	for c := len(widths); c >= 1; c-- {
+		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // textCell is the cell of text s in column c (0-based) of row r as
