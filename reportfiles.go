@@ -315,7 +315,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			}
 			return err // readTexts says what it was reading
 		}
-	} else if picks != nil {
+	} else if hw != nil || xw != nil {
 		if err := r.readTexts(ctx, o, keys, keep); err != nil {
 			return err
 		}
