@@ -98,10 +98,10 @@ const ExplorerSamples = 20_000
 
 // XLSX writes the run's workbook: a README sheet, one sheet per table
 // (frozen header, autofilter, number formats, colour scales, column
-// descriptions), the figures with native charts, the provenance and the
-// samples (every one, or the first report.MaxSampleRows with a note;
-// report.WriteXLSX; SheetRows). The workbook is written into w as it is
-// built; WriteReport writes it to a file with a context and progress.
+// descriptions), the figures with native charts, the provenance and a
+// sample of the answers (the explorer's draw, at most
+// report.MaxSampleRows: WriteReport; SheetRows). WriteReport writes it
+// to a file with a context and progress.
 func (r *Results) XLSX(w io.Writer) error {
 	return r.writeReports(context.Background(), reportConfig{}, nil, w, noop, noop)
 }

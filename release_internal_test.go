@@ -134,7 +134,7 @@ func TestReleaseRows(t *testing.T) {
 // A report that lets go of the rows fails, and leaves no file, when its
 // store cannot be read back afterwards (cut short once the rows are let
 // go), and stops with the context's error when cancelled while it reads
-// the answers' keys back (the step told of its start).
+// the records' texts (the step told of its start).
 func TestReleaseRowsFails(t *testing.T) {
 	cases := []struct {
 		name string
@@ -149,7 +149,7 @@ func TestReleaseRowsFails(t *testing.T) {
 		}, func(err error) bool {
 			return err != nil && strings.Contains(err.Error(), "reading the scored answers back")
 		}},
-		{"cancelled", "keys back", func(_ *testing.T, _ *Results, cancel func()) { cancel() },
+		{"cancelled", "prompts and responses", func(_ *testing.T, _ *Results, cancel func()) { cancel() },
 			func(err error) bool { return errors.Is(err, context.Canceled) }},
 	}
 	for _, c := range cases {

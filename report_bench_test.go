@@ -53,7 +53,7 @@ func reportFiles(b *testing.B, htmlTime time.Duration, htmlBytes int64, xlsxTime
 // BenchmarkReport100k: a run of 100,000 requests (the synthetic study,
 // answered by the in-process simulator, not timed) reopened from disk,
 // then its tables (scoring included), its HTML report and its workbook
-// (every sample), as `bhasha report --html --xlsx` writes them. Reports
+// (a sample of the answers), as `bhasha report --html --xlsx` writes them. Reports
 // each step's seconds, the files' sizes and the peak resident memory (of
 // the process: it runs before BenchmarkReport6M for that reason).
 //

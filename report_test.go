@@ -147,7 +147,7 @@ func TestHTMLReportSafe(t *testing.T) {
 }
 
 // The workbook reads back: a sheet per table with a frozen header, number
-// formats, the provenance, and every sample; text that looks like a
+// formats, the provenance, and the samples; text that looks like a
 // formula stays text; LibreOffice (where installed) converts it to PDF.
 func TestXLSXWorkbook(t *testing.T) {
 	dir := t.TempDir()

@@ -172,9 +172,8 @@ func sampleExtras() []sampleExtra {
 
 // Samples returns one Sample per scored answer, in the tables' order
 // (read once; later calls return the same samples). A run of millions of
-// answers holds them all in memory: the reports do not call it (the
-// explorer draws a bounded selection, ExplorerSamples, and the workbook
-// streams its samples sheet from a temporary file: WriteReport).
+// answers holds them all in memory: the reports do not call it (they
+// show a bounded, drawn selection: WriteReport).
 func (r *Results) Samples() ([]Sample, error) {
 	r.samplesOnce.Do(func() {
 		if r.samplesErr = r.score(); r.samplesErr != nil {

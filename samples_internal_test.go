@@ -3,10 +3,8 @@ package bhasha
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/report"
-	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
 // boundedRun is a small run of Distractors on TriviaQA (12 or more
@@ -54,9 +51,11 @@ func TestExplorerPicks(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := make([]sampleText, n)
-	hash := newKeyHash()
-	want := r.rowIndex(hash)
-	if err := r.readTexts(context.Background(), report.Options{}, want, hash, n, newPromptSet(), func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
+	every := make([]int, n)
+	for i := range every {
+		every[i] = i
+	}
+	if err := r.readTexts(context.Background(), report.Options{}, r.rowKeys(every), func(i int, tx sampleText) error { texts[i] = tx; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{5, 8, n} {
@@ -92,23 +91,11 @@ func TestExplorerPicks(t *testing.T) {
 				t.Errorf("limit %d: flag %s is not shown both ways", limit, f.Name)
 			}
 		}
-		sp, err := newTextSpill(len(r.rows))
-		if err != nil {
-			t.Fatal(err)
+		picked := make([]sampleText, len(picks))
+		for j, i := range picks {
+			picked[j] = texts[i]
 		}
-		defer sp.Close()
-		for _, i := range picks {
-			if err := sp.put(i, texts[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := sp.flush(); err != nil {
-			t.Fatal(err)
-		}
-		tb, total, note, err := r.explorerTable(answers, answers.Row, n, picks, r.rowKeys(picks), sp, how)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb, total, note := r.explorerTable(answers, answers.Row, n, picks, r.rowKeys(picks), picked, how)
 		if limit < n && (total != n || !strings.Contains(note, "model × language × strategy")) || limit >= n && total != 0 {
 			t.Errorf("limit %d: total %d, how %q", limit, total, note)
 		}
@@ -148,20 +135,22 @@ func b2i(b bool) int {
 	return 0
 }
 
-// The workbook's samples sheet streams every answer from the spill, in
-// table order, with its record's text; a run with more answers than
-// SheetRows keeps the first of them, and the sheet's last row and the
-// README say how many were left out and where they all are.
-func TestSamplesSheetLimit(t *testing.T) {
+// The workbook's samples sheet holds the sample the HTML explorer draws
+// (explorerPicks: one seeded, stratified draw), at most SheetRows of it,
+// in table order, each answer with its own record's text; the explorer
+// shows the first of the same draw; the README says how many of how many
+// answers the sheet holds and where all of them are.
+func TestSamplesSheet(t *testing.T) {
 	r, all := boundedRun(t)
 	n := len(all)
 	for _, limit := range []int{0, 5} {
-		path := filepath.Join(t.TempDir(), "report.xlsx")
+		dir := t.TempDir()
+		html, path := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
 		var opts []ReportOption
 		if limit > 0 {
 			opts = append(opts, SheetRows(limit))
 		}
-		if err := r.WriteReport(context.Background(), "", path, opts...); err != nil {
+		if err := r.WriteReport(context.Background(), html, path, opts...); err != nil {
 			t.Fatal(err)
 		}
 		f, err := excelize.OpenFile(path)
@@ -178,20 +167,43 @@ func TestSamplesSheetLimit(t *testing.T) {
 		if limit > 0 {
 			kept = limit
 		}
+		// The draw's first kept answers, in table order.
+		picks, _ := r.explorerPicks(kept)
+		if full, _ := r.explorerPicks(ExplorerSamples); !slices.Equal(picks, full[:len(picks)]) {
+			t.Errorf("limit %d: the sheet's draw %v is not the explorer's first %v", limit, picks, full[:len(picks)])
+		}
+		slices.Sort(picks)
+		if len(rows) != kept+1 {
+			t.Fatalf("limit %d: %d rows for a sample of %d: %q", limit, len(rows), kept, rows)
+		}
 		header := rows[0]
 		col := func(name string) int { return slices.Index(header, name) }
-		for j := range kept {
-			if rows[j+1][col("item")] != all[j].Item || rows[j+1][col("prompt")] != all[j].Prompt || rows[j+1][col("response")] != all[j].Response {
-				t.Errorf("limit %d: row %d is not sample %d: %v", limit, j+1, j, rows[j+1])
+		sheet := map[string]bool{} // the sheet's answers, by model, item, condition and role
+		for j, i := range picks {
+			got, want := rows[j+1], all[i]
+			if got[col("model")] != want.Model || got[col("item")] != want.Item || got[col("condition")] != want.Condition ||
+				got[col("prompt")] != want.Prompt || got[col("response")] != want.Response {
+				t.Errorf("limit %d: row %d is not sample %d: %v", limit, j+1, i, got)
 			}
+			sheet[got[col("model")]+"|"+got[col("item")]+"|"+got[col("condition")]+"|"+got[col("role")]] = true
 		}
-		cut := fmt.Sprintf("%d more rows are in", n-kept)
-		said := strings.Contains(fmt.Sprint(readme), fmt.Sprintf("keeps the first %d of %d rows", kept, n))
-		switch {
-		case limit == 0 && (len(rows) != n+1 || said):
-			t.Errorf("no limit: %d rows for %d samples, README %q", len(rows), n, readme)
-		case limit > 0 && (len(rows) != kept+2 || !strings.Contains(rows[kept+1][0], cut) || !said):
-			t.Errorf("limit %d: %d rows, last %q, README %q", limit, len(rows), rows[len(rows)-1], readme)
+		note := fmt.Sprintf("holds a sample of %d of the %d scored answers", kept, n)
+		if kept == n {
+			note = fmt.Sprintf("holds all %d scored answers", n)
+		}
+		if text := fmt.Sprint(readme); !strings.Contains(text, note) || !strings.Contains(text, "tables/answers.csv and scored.parquet") {
+			t.Errorf("limit %d: the README does not say %q and where every answer is: %q", limit, note, readme)
+		}
+		// The explorer's samples (all of this run's, ExplorerSamples and
+		// its bytes allowing) are the sheet's when it holds every answer.
+		if limit == 0 {
+			b, err := os.ReadFile(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), fmt.Sprintf("All %d scored answers", n)) || len(sheet) != n {
+				t.Errorf("the explorer and the sheet do not both hold all %d answers (sheet: %d)", n, len(sheet))
+			}
 		}
 	}
 }
@@ -274,103 +286,23 @@ func TestSampleReaders(t *testing.T) {
 	}
 }
 
-// The spill gives back every answer's texts exactly, read in any order:
-// texts shorter than a block, across two blocks, longer than one, empty,
-// prompts shared between answers (some put by their key alone, as the
-// records' pass puts a prompt the spill holds), an answer put twice (the
-// later text) and one never put (empty).
-func TestTextSpillReadsBack(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const n = 3000
-	sp, err := newTextSpill(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
-	text := func(size int) string {
-		b := make([]byte, size)
-		for i := range b {
-			b[i] = byte('a' + rng.IntN(26))
-		}
-		return string(b)
-	}
-	prompts := []string{text(700), text(spillBlock + 123), "", text(5)}
-	want := make([]sampleText, n)
-	for i := range want {
-		if i%7 == 3 { // an answer without a record of its own: never put
-			continue
-		}
-		for range 1 + i%5/4 { // every fifth answer put twice: the later text stands
-			size := []int{0, 40, 3000, 300 << 10}[rng.IntN(4)]
-			p := prompts[rng.IntN(len(prompts))]
-			want[i] = sampleText{prompt: p, response: text(size), err: []string{"", "HTTP 500"}[rng.IntN(2)]}
-			put := want[i]
-			put.key = sp.seen.textKey(p)
-			if i%3 == 0 && sp.seen.has(put.key) { // a prompt the spill holds comes without its text
-				put.prompt, put.known = "", true
-			}
-			if err := sp.put(i, put); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := sp.flush(); err != nil {
-		t.Fatal(err)
-	}
-	if sp.size < 4*spillBlock {
-		t.Fatalf("spill of %d bytes: too small to test its blocks", sp.size)
-	}
-	for _, get := range []struct {
-		name string
-		fn   func(int) (sampleText, error)
-	}{{"getAt", sp.getAt}, {"getRef", func(i int) (sampleText, error) {
-		got, err := sp.getRef(i)
-		if err != nil || got.promptRef == 0 {
-			if want[i] != (sampleText{}) {
-				t.Errorf("getRef answer %d: no prompt's place (%v)", i, err)
-			}
-			return got, err
-		}
-		if got.prompt != "" {
-			t.Errorf("getRef answer %d: the prompt read (%d bytes), not its place", i, len(got.prompt))
-		}
-		got.prompt, err = sp.promptAt(got.promptRef)
-		got.promptRef = 0
-		return got, err
-	}}} {
-		for _, order := range [][]int{rng.Perm(n), rng.Perm(n)} {
-			for _, i := range order {
-				got, err := get.fn(i)
-				if err != nil || got != want[i] {
-					t.Fatalf("%s answer %d: %d/%d/%d bytes back (%v), want %d/%d/%d", get.name, i, len(got.prompt), len(got.response), len(got.err), err, len(want[i].prompt), len(want[i].response), len(want[i].err))
-				}
-			}
-		}
-	}
-}
-
-// A record's text has the prompt PromptText reads from its request,
-// whatever the request's shape: a completion's prompt (escapes, Indic
-// text), a chat's messages, both or neither, keys encoding/json would
-// match, a prompt that is not a string.
-func TestRecordTextPrompt(t *testing.T) {
-	for _, body := range []string{
-		`{"model":"m","prompt":"Q: \u0930\u094b\u092e \"x\"\n\\A:","max_tokens":10}`,
-		`{"model":"m","prompt":"plain"}`,
-		`{"model":"m","prompt":""}`,
-		`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u\n"}]}`,
-		`{"model":"m","prompt":"p","messages":[{"role":"user","content":"u"}]}`,
-		`{"model":"m"}`,
-		`{"model":"m","Prompt":"upper"}`,
-		`{"model":"m","pr\u006fmpt":"escaped key"}`,
-		`{"model":"m","prompt":["a","b"]}`,
-		`{"model":"m","prompt":"bad \x escape"}`,
-		`not json`,
+// The samples sheet holds at most report.MaxSampleRows answers, fewer
+// when SheetRows asks for fewer.
+func TestSampleRowsBound(t *testing.T) {
+	for _, c := range []struct{ sheetRows, want int }{
+		{0, report.MaxSampleRows},
+		{5, 5},
+		{report.MaxSampleRows, report.MaxSampleRows},
+		{report.MaxSampleRows + 1, report.MaxSampleRows},
+		{1_000_000, report.MaxSampleRows},
 	} {
-		rec := engine.Record{Request: json.RawMessage(body)}
-		got := recordText(&rec, newPromptSet())
-		if want := PromptText(json.RawMessage(body)); got.prompt != want || got.known {
-			t.Errorf("%s: prompt %q (known %v), PromptText's %q", body, got.prompt, got.known, want)
+		var cfg reportConfig
+		SheetRows(c.sheetRows)(&cfg)
+		if got := cfg.sampleRows(); got != c.want {
+			t.Errorf("SheetRows(%d): %d rows, want %d", c.sheetRows, got, c.want)
 		}
+	}
+	if report.MaxSampleRows != 50_000 {
+		t.Errorf("report.MaxSampleRows is %d, want 50,000", report.MaxSampleRows)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/internal/hashindex"
 )
 
 // storedAnswers is the answers table of a report that let go of the rows
@@ -96,37 +95,7 @@ func (s *storedAnswers) picked(ctx context.Context, picks []int) (*pickedRows, e
 	return p, nil
 }
 
-// index is the store's answers by their key's hash (keys read alone, a
-// group at a time), for readTexts; step is told of the rows read. It
-// stops between groups when ctx is done.
-func (s *storedAnswers) index(ctx context.Context, hash func(string) [2]uint64, step *progressStep) (*hashindex.Index, error) {
-	if err := s.rd.Only(scored.KeyColumns()...); err != nil {
-		return nil, err
-	}
-	defer s.rd.Only()
-	s.g = -1 // the group buffer is reused
-	hs := make([][2]uint64, s.table.Len())
-	for g := range s.rd.Groups() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		first, rows, err := s.rd.Group(g)
-		if err != nil {
-			return nil, fmt.Errorf("reading the scored answers back: %w", err)
-		}
-		if first+len(rows) > len(hs) {
-			return nil, fmt.Errorf("reading the scored answers back: more than the %d rows", len(hs))
-		}
-		for j := range rows {
-			hs[first+j] = hash(rows[j].Key.String())
-			step.at(first + j + 1)
-		}
-	}
-	step.done(len(hs))
-	return hashindex.New(len(hs), func(i int) [2]uint64 { return hs[i] }), nil
-}
-
-// pickedRows are the explorer's picks' answers rows, by answer index.
+// pickedRows are the samples' answers rows, by answer index.
 type pickedRows struct {
 	pos   map[int]int
 	table *tables.Table

@@ -1,11 +1,16 @@
 package report
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,12 +91,11 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, raw, err := writeStream(context.Background(), f, "answers", TableRows(tb), 7, 3, "tables/answers.csv", st, Options{})
-	if err != nil {
+	if _, err := writeStream(context.Background(), f, "answers", tb, 7, 3, "tables/answers.csv", st, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := writeWorkbook(context.Background(), f, &b, []rawSheet{raw}); err != nil {
+	if err := writeWorkbook(f, &b, map[string]bool{"answers": true}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := excelize.OpenReader(&b)
@@ -192,6 +196,59 @@ var p=document.createElement("pre");p.id="probe";p.textContent=out.join("\n");do
 		"criteria=,+correct,-correct,+translit,-translit", "m2=2 of 3 samples", "m2+translit=1 of 3 samples"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("explorer probe lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// A streamed sheet declares its columns' widths in ascending order
+// (Excel repairs a sheet whose <col> elements are not), a table's and a
+// long table's alike.
+func TestStreamedColumnsInOrder(t *testing.T) {
+	short := &tables.Table{Name: "accuracy", Header: []string{"model", "language", "rate", "note"}, Rows: [][]any{{"m", "hin", 0.5, "a longer note than its header"}}}
+	long := &tables.Table{Name: "answers", Header: []string{"item", "prediction", "rate"}, Rows: [][]any{{1, "x", 0.5}}}
+	for _, c := range []struct {
+		name  string
+		write func(f *excelize.File, st styleSet) error
+	}{
+		{"table", func(f *excelize.File, st styleSet) error {
+			if _, err := f.NewSheet(short.Name); err != nil {
+				return err
+			}
+			return writeTable(context.Background(), f, short.Name, short, st)
+		}},
+		{"long table", func(f *excelize.File, st styleSet) error {
+			_, err := writeStream(context.Background(), f, long.Name, long, 1, 10, "x.csv", st, Options{})
+			return err
+		}},
+	} {
+		f := excelize.NewFile()
+		st, err := newStyles(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.write(f, st); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := writeWorkbook(f, &b, map[string]bool{short.Name: true, long.Name: true}); err != nil {
+			t.Fatal(err)
+		}
+		z, err := zip.NewReader(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := z.Open("xl/worksheets/sheet2.xml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		xml, _ := io.ReadAll(r)
+		var mins []int
+		for _, m := range regexp.MustCompile(`<col min="(\d+)"`).FindAllSubmatch(xml, -1) {
+			n, _ := strconv.Atoi(string(m[1]))
+			mins = append(mins, n)
+		}
+		if len(mins) < 2 || !slices.IsSorted(mins) {
+			t.Errorf("%s: columns declared in the order %v", c.name, mins)
 		}
 	}
 }

@@ -43,7 +43,8 @@ type Page struct {
 	// all); 0 shows every row.
 	MaxRows int
 	// Samples, when set, feeds the HTML sample explorer and the
-	// workbook's samples sheet (one row per scored answer). Its declared
+	// workbook's samples sheet (one row per scored answer of the
+	// selection, at most MaxSampleRows of them in the sheet). Its declared
 	// columns drive the explorer: a filter per category column
 	// (tables.KindCategory), a criterion select over its bool columns,
 	// a search over its other text.
@@ -56,14 +57,11 @@ type Page struct {
 	// SamplesHow, when set, says how the selection in Samples was drawn
 	// (the explorer's note: "N of M scored answers, SamplesHow").
 	SamplesHow string
-	// SampleRows, when set, are every scored answer as the workbook's
-	// samples sheet streams them (the HTML explorer shows Samples, a
-	// bounded selection).
-	SampleRows *Rows
 }
 
 // MaxExplorerBytes bounds the samples embedded in the HTML explorer (the
-// workbook holds them all): the report stays under 25 MB.
+// run directory's tables/answers.csv and scored.parquet hold them all):
+// the report stays under 25 MB.
 const MaxExplorerBytes = 15 << 20
 
 // WriteHTML writes one self-contained HTML file: ECharts inlined once,
@@ -470,7 +468,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 		if step > 1 {
 			how += fmt.Sprintf(", then every %s of those", ordinal(step))
 		}
-		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and the workbook's samples sheet, with records.jsonl holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
+		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and scored.parquet, with records.jsonl holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
 	}
 	how = "the first"
 	switch k := max(every, 1) * step; {
@@ -479,7 +477,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 	case step > 1:
 		how = fmt.Sprintf("every %s of the first %d", ordinal(step), len(t.Rows))
 	}
-	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (the workbook's samples sheet and records.jsonl hold them all): filter them, search their text, click one for its details.", kept, total, how)
+	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (tables/answers.csv, scored.parquet and records.jsonl hold them all): filter them, search their text, click one for its details.", kept, total, how)
 }
 
 // CutSampleTexts returns row, a row of a samples table with columns

@@ -80,13 +80,8 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f.SetColWidth(idx, "F", "G", 40)
 	f.SetColWidth(idx, "H", "H", 80)
 	f.SetPanes(idx, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
-	var raws []rawSheet // the tables' sheets, written with the workbook
-	defer func() {
-		for _, r := range raws {
-			r.close() // their files, if the workbook was not written
-		}
-	}()
-	var renamed []string // the README's lines on the shortened names
+	streamed := map[string]bool{} // the tables' sheets, written with excelize's StreamWriter
+	var renamed []string          // the README's lines on the shortened names
 	for _, e := range entries {
 		for _, t := range e.Tables {
 			name := runSheet(e.Name, t.Name, used)
@@ -96,11 +91,10 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			if _, err := f.NewSheet(name); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
-			raw, err := writeTable(context.Background(), f, name, t.Held(), st)
-			if err != nil {
+			streamed[name] = true
+			if err := writeTable(context.Background(), f, name, t.Held(), st); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
-			raws = append(raws, raw)
 		}
 	}
 	if len(renamed) > 0 {
@@ -122,7 +116,7 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if err := printRange(f, "README", 1, len(all), 0); err != nil {
 		return err
 	}
-	return writeWorkbook(context.Background(), f, w, raws)
+	return writeWorkbook(f, w, streamed)
 }
 
 // runSheet is an unused sheet name (sheetName) for run's table: "<run>

@@ -2,69 +2,13 @@ package report
 
 import (
 	"archive/zip"
-	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
-
-	"github.com/bhashalab/bhasha/analysis/tables"
 )
-
-// Rows is a long table read row by row, in order, as often as a writer
-// needs (the workbook reads a streamed sheet twice: once for the cells
-// whose text must change to fit, once to write them), so that no writer
-// holds every row: the workbook's samples sheet of a run of millions of
-// answers streams its rows from the run directory through it.
-type Rows struct {
-	// Name is the table's name (the file holding a cell's full text is
-	// named after it: fullTextAt).
-	Name   string
-	Header []string
-	// Len is the number of rows Each yields.
-	Len int
-	// Each calls fn with every row in order (row is reused between calls:
-	// fn must not keep it) and stops at fn's first error, or at ctx's.
-	Each func(ctx context.Context, fn func(row []any) error) error
-	// Text, when set, reads the text a TextRef cell of the rows stands
-	// for. It is called on the writer's goroutine, beside Each's, at most
-	// once a ref: cells with equal refs hold equal texts. The text need
-	// hold only until Text is called again: the writer copies what it
-	// keeps.
-	Text func(ref TextRef) (string, error)
-}
-
-// TextRef is a text cell of Rows known by reference, read through
-// Rows.Text: a long text that many rows share (a run's prompt, sent to
-// each of its models), which the writer then reads, fits and hashes once,
-// not once a row.
-type TextRef int64
-
-// TableRows reads a table as Rows: its held rows, or those its Source
-// makes.
-func TableRows(t *tables.Table) *Rows {
-	return &Rows{Name: t.Name, Header: t.Header, Len: t.Len(), Each: func(ctx context.Context, fn func([]any) error) error {
-		var made []any // a Source's row, reused
-		for i := range t.Len() {
-			if i%checkEvery == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			var r []any
-			if t.Source != nil {
-				made = t.Row(i, made)
-				r = made
-			} else {
-				r = t.Rows[i] // held: no copy
-			}
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
-}
 
 // checkEvery is how many rows a writer streams between two looks at its
 // context.
@@ -85,10 +29,11 @@ type Options struct {
 	// Progress, when set, is told of each step: at its start, about every
 	// progressEvery rows, and at its end.
 	Progress func(Step)
-	// SheetRows bounds a streamed sheet's rows (0: MaxSampleRows, within
-	// Excel's 1,048,576 rows a sheet): the rows past it are left out of
-	// the workbook, and the sheet's last row and the README say how many
-	// and which file of the run directory holds them all.
+	// SheetRows bounds a long table's sheet (0: MaxSheetRows, within
+	// Excel's 1,048,576 rows a sheet), and the samples sheet (at most
+	// MaxSampleRows): the rows past it are left out of the workbook, and
+	// the sheet's last row and the README say how many and which file of
+	// the run directory holds them all.
 	SheetRows int
 }
 
@@ -96,7 +41,7 @@ func (o Options) sheetRows() int {
 	if o.SheetRows > 0 {
 		return o.SheetRows
 	}
-	return MaxSampleRows
+	return MaxSheetRows
 }
 
 // progressEvery is how many rows a step reports between two states.
@@ -122,56 +67,37 @@ func (s *stepper) at(done int, final bool) {
 	}
 }
 
-// zipLevel is the workbook's deflate level: klauspost's level 5 writes a
-// large workbook several times faster than archive/zip's default level 6,
-// for a file about an eighth larger (measured on a samples sheet).
-const zipLevel = 5
+// zipLevel is the workbook's deflate level, with klauspost's flate: it
+// deflates a workbook several times faster than compress/flate at the
+// same level, for a file a few percent larger.
+const zipLevel = 6
 
-// writeWorkbook writes f's parts straight into w through one zip writer
-// (excelize's WriteTo assembles the whole file in a bytes.Buffer first),
-// each part deflated in chunks on every core (pflate), the streamed
-// sheets raws' rows, deflated already, joined into their parts
-// (rawsheet.go, part.go). A
-// part over 4 GiB would need excelize's ZIP64 header fix, which writes
-// into that buffer: no sheet is that large within SheetRows.
-func writeWorkbook(ctx context.Context, f *excelize.File, w io.Writer, raws []rawSheet) error {
-	z := &rawZip{ctx: ctx, raws: map[string]*rawSheet{}, done: map[string]bool{}}
-	for i := range raws {
-		z.raws[raws[i].path] = &raws[i]
-		if b := raws[i].shared; b != nil && b.n > 0 {
-			z.shared = append(z.shared, b)
-		}
-	}
-	slices.SortFunc(z.shared, func(a, b *sharedStrings) int { return a.base - b.base })
-	if err := setUsedRanges(f, z.raws); err != nil {
+// writeWorkbook writes f into w, once every sheet's rows are set:
+// streamed names the sheets written with excelize's StreamWriter (each
+// declared its range before its rows, streamSheet), the others get the
+// range their cells fill (setUsedRanges). The file is assembled in
+// memory by excelize before it is written.
+func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) error {
+	if err := setUsedRanges(f, streamed); err != nil {
 		return err
 	}
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
 		zw := zip.NewWriter(w)
-		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-			return newPflate(out, zipLevel, 0), nil
-		})
-		z.zw = zw
-		return z
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, zipLevel) })
+		return zw
 	})
-	_, err := f.WriteTo(io.Discard)
-	return err
+	return f.Write(w)
 }
 
 // setUsedRanges declares, as its <dimension>, the range of cells each
-// sheet of f holds but the streamed ones (raws, by part: theirs is set as
-// their rows are joined in, rawZip.finish). excelize declares "A1" for a
+// sheet of f holds but the streamed ones. excelize declares "A1" for a
 // sheet whose cells it sets, and a reader that sizes a sheet by its
 // dimension (openpyxl's read-only mode) then reads its first row only.
 // It reads each such sheet's cells once (GetRows): the sheets excelize
-// writes are the short ones (README, figures, provenance).
-func setUsedRanges(f *excelize.File, raws map[string]*rawSheet) error {
+// writes cell by cell are the short ones (README, figures, provenance).
+func setUsedRanges(f *excelize.File, streamed map[string]bool) error {
 	for _, sheet := range f.GetSheetList() {
-		path, err := sheetPath(f, sheet)
-		if err != nil {
-			return err
-		}
-		if raws[path] != nil {
+		if streamed[sheet] {
 			continue
 		}
 		rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,8 +14,13 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// MaxSampleRows bounds the samples sheet (Excel's limit is 1,048,576 rows).
-const MaxSampleRows = 1_000_000
+// MaxSampleRows bounds the samples sheet: a reviewer's sample, the rest
+// of the answers being in the run directory's files.
+const MaxSampleRows = 50_000
+
+// MaxSheetRows bounds a long table's sheet (Excel's limit is 1,048,576
+// rows).
+const MaxSheetRows = 1_000_000
 
 // WriteXLSX writes the workbook: a README sheet (title, SIMULATED when it
 // is, the notes), one sheet per table (frozen header, autofilter, number
@@ -24,8 +28,10 @@ const MaxSampleRows = 1_000_000
 // columns declare (rateScale), column descriptions as header comments), a
 // figures sheet (each figure's data beside the native chart of the same
 // kind, writeFigures), a provenance sheet, and, when given, a samples
-// sheet (Page.Samples, written with the streaming writer, at most
-// MaxSampleRows rows and a note when cut). Text from models and datasets
+// sheet (Page.Samples, at most MaxSampleRows rows, the README saying
+// that it holds n of the run's Page.SamplesTotal answers and where all
+// of them are). Every table's sheet is written with excelize's
+// StreamWriter; the README, figures and provenance cell by cell. Text from models and datasets
 // is always a string cell, never a formula, whatever it starts with (=,
 // +, -, @, tab, CR). The font is named and sized (Calibri 11), rows of
 // wrapped text are as high as their lines, and every sheet prints
@@ -46,9 +52,7 @@ func WriteXLSX(w io.Writer, p Page) error {
 
 // WriteXLSXContext is WriteXLSX stopping at ctx's end and telling
 // o.Progress of each long sheet, with the long sheets cut at
-// o.SheetRows. The samples come from p.SampleRows when set (streamed:
-// no writer holds them all), else from p.Samples. The workbook is
-// written straight into w, part by part.
+// o.SheetRows. The workbook is assembled in memory, then written into w.
 func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -73,12 +77,9 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		lines = append(lines, "Method notes (how these numbers were made):")
 		lines = append(lines, p.MethodNotes...)
 	}
-	samples := p.SampleRows
-	if samples == nil && p.Samples != nil {
-		samples = TableRows(p.Samples)
-	}
+	samples := p.Samples
 	if samples != nil {
-		lines = append(lines, "One sheet per table (the answers table's rows are in 'samples'); 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds the scored answers with their prompts and responses.")
+		lines = append(lines, "One sheet per table but the answers (every scored answer is in the run directory's tables/answers.csv and scored.parquet); 'figures' holds each figure's data beside its native chart; 'provenance' says what was run; 'samples' holds scored answers with their prompts and responses.")
 	} else {
 		lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run.")
 	}
@@ -89,25 +90,20 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
 	}
 	used := map[string]bool{readme: true}
-	var raws []rawSheet // the streamed sheets, written with the workbook
-	defer func() {
-		for _, r := range raws {
-			r.close() // their files, if the workbook was not written
-		}
-	}()
-	var cuts []string // the README's lines on sheets cut at o.SheetRows
+	streamed := map[string]bool{} // the sheets written with excelize's StreamWriter
+	var cuts []string             // the README's lines on sheets cut at o.SheetRows
 	for _, t := range p.Tables {
 		if t.Name == "answers" && samples != nil {
-			continue // the samples sheet holds every answer's columns, with its prompt and response
+			continue // the run's files hold every answer; the samples sheet holds the sample's, with their prompts and responses
 		}
 		name := sheetName(t.Name, used)
+		streamed[name] = true
 		if t.Len() > StreamRows {
 			rest := "the run directory's tables/" + tables.FileName(t.Name) + ".csv"
-			left, raw, err := writeStream(ctx, f, name, TableRows(t), t.Len(), o.sheetRows(), rest, styles, o)
+			left, err := writeStream(ctx, f, name, t, t.Len(), o.sheetRows(), rest, styles, o)
 			if err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
-			raws = append(raws, raw)
 			cuts = append(cuts, cutNote(name, left, t.Len(), rest))
 			continue
 		}
@@ -121,11 +117,9 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		if err := pageSetup(f, name); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		raw, err := writeTable(ctx, f, name, t, styles)
-		if err != nil {
+		if err := writeTable(ctx, f, name, t, styles); err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		raws = append(raws, raw)
 	}
 	if _, err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
 		return err
@@ -158,18 +152,14 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		return err
 	}
 	if samples != nil {
-		total := p.SamplesTotal
-		if total == 0 || p.SampleRows != nil {
-			total = samples.Len
-		}
 		name := sheetName("samples", used)
-		rest := "the run directory's records.jsonl (every request and response) and tables/answers.csv"
-		left, raw, err := writeStream(ctx, f, name, samples, total, o.sheetRows(), rest, styles, o)
+		streamed[name] = true
+		rest := "the run directory's tables/answers.csv and scored.parquet (their prompts and responses in records.jsonl)"
+		left, err := writeStream(ctx, f, name, samples, samples.Len(), min(o.sheetRows(), MaxSampleRows), rest, styles, o)
 		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		raws = append(raws, raw)
-		cuts = append(cuts, cutNote(name, left, total, rest))
+		cuts = append(cuts, sampleNote(name, samples.Len()-left, max(p.SamplesTotal, samples.Len()), p.SamplesHow), cutNote(name, left, samples.Len(), rest))
 	}
 	notes := append(slices.DeleteFunc(cuts, func(s string) bool { return s == "" }), styles.log.lines()...)
 	for i, l := range notes {
@@ -193,7 +183,20 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	}
 	step := o.step("workbook file", 0)
 	defer step.at(0, true)
-	return writeWorkbook(ctx, f, w, raws)
+	return writeWorkbook(f, w, streamed)
+}
+
+// sampleNote is the README's line on the samples sheet, which holds n of
+// the run's total scored answers, drawn as how says ("": the first, in
+// table order).
+func sampleNote(sheet string, n, total int, how string) string {
+	if n >= total {
+		return fmt.Sprintf("Sheet '%s' holds all %d scored answers with their prompts and responses (as do the run directory's tables/answers.csv, scored.parquet and records.jsonl).", sheet, total)
+	}
+	if how == "" {
+		how = "the first in table order"
+	}
+	return fmt.Sprintf("Sheet '%s' holds a sample of %d of the %d scored answers (%s), with their prompts and responses: every answer is in the run directory's tables/answers.csv and scored.parquet, its prompt and response in records.jsonl.", sheet, n, total, how)
 }
 
 // cutNote is the README's line on a sheet that keeps the first rows of
@@ -250,28 +253,22 @@ func colWidth(label string, text float64) float64 {
 // textWidths is the widest text cell of each column among t's first
 // rows rows, in characters (runes): a column of model names or languages
 // is as wide as its names, not its header. Numbers are formatted by the
-// column's style and do not count; a text by reference (a prompt) counts
-// as the widest a column is made (colWidth).
-func textWidths(ctx context.Context, t *Rows, rows int) ([]float64, error) {
+// column's style and do not count.
+func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, error) {
 	w := make([]float64, len(t.Header))
-	r := 0
-	err := t.Each(ctx, func(row []any) error {
-		if r >= rows {
-			return errEnough
-		}
-		r++
-		for c, v := range row[:min(len(row), len(w))] {
-			switch x := v.(type) {
-			case string:
-				w[c] = max(w[c], float64(utf8.RuneCountInString(x)))
-			case TextRef:
-				w[c] = 40
+	var row []any
+	for r := range min(rows, t.Len()) {
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
-		return nil
-	})
-	if err != nil && err != errEnough {
-		return nil, err
+		row = t.Row(r, row)
+		for c, v := range row[:min(len(row), len(w))] {
+			if x, ok := v.(string); ok {
+				w[c] = max(w[c], float64(utf8.RuneCountInString(x)))
+			}
+		}
 	}
 	return w, nil
 }
@@ -326,23 +323,17 @@ func newStyles(f *excelize.File) (styleSet, error) {
 }
 
 // writeTable writes one typed table with its header, formats, a frozen
-// header, an autofilter and a colour scale on every rate column. A layout
-// table with column groups (tables.ColumnGroups) gets the papers' two
-// header rows: each group's label merged over its sub-columns (ACC, CLC),
-// the key columns' names merged down both rows. The sheet's settings are
-// excelize's; its cells are written as a streamed sheet's are
-// (deflateSheet, its texts shared strings): every cell of a column in
-// its column's number format, a text fitCell changed in the changed
-// fill (its comment added by the log), an empty value (nil, NaN, "") an
-// empty cell with its column's format. The workbook writer puts the returned
-// rawSheet's rows in the sheet's part.
-func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet) (rawSheet, error) {
+// header, an autofilter and a colour scale on every rate column, with
+// excelize's StreamWriter. A layout table with column groups
+// (tables.ColumnGroups) gets the papers' two header rows: each group's
+// label merged over its sub-columns (ACC, CLC), the key columns' names
+// merged down both rows. Every cell of a column is in its column's
+// number format, a text fitCell changed in the changed fill (its comment
+// added by the log), an empty value (nil, NaN, "") an empty cell with
+// its column's format.
+func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet) error {
 	if err := ctx.Err(); err != nil {
-		return rawSheet{}, err
-	}
-	path, err := sheetPath(f, sheet)
-	if err != nil {
-		return rawSheet{}, err
+		return err
 	}
 	cols := t.Columns()
 	groups := t.ColumnGroups()
@@ -354,9 +345,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
-	texts, err := textWidths(ctx, TableRows(t), widthRows)
+	texts, err := textWidths(ctx, t, widthRows)
 	if err != nil {
-		return rawSheet{}, err
+		return err
 	}
 	// widths are the columns' widths; wraps marks the text columns whose
 	// texts are wider than their column: their cells wrap, and each row
@@ -364,14 +355,13 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	// instead of running past the page's edge.
 	widths := make([]float64, len(cols))
 	wraps := make([]bool, len(cols))
+	var merges [][2]string
 	for c, col := range cols {
 		at := hdr - 1
 		label := col.Name
 		if groups != nil && c < groups[0].First {
 			at = 0
-			if err := f.MergeCell(sheet, cellName(c+1, 1), cellName(c+1, 2)); err != nil {
-				return rawSheet{}, err
-			}
+			merges = append(merges, [2]string{cellName(c+1, 1), cellName(c+1, 2)})
 		}
 		for _, g := range groups {
 			if c >= g.First && c <= g.Last {
@@ -383,7 +373,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
 		width := colWidth(label, texts[c])
-		f.SetColWidth(sheet, colName(c+1), colName(c+1), width)
 		tableWidth += width
 		widths[c], wraps[c] = width, col.Type == tables.String && texts[c]+2 > width
 		if groups == nil || c >= groups[0].First { // not merged down both rows
@@ -392,9 +381,10 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	}
 	for _, g := range groups {
 		labels[0][g.First] = g.Label
-		if err := f.MergeCell(sheet, cellName(g.First+1, 1), cellName(g.Last+1, 1)); err != nil {
-			return rawSheet{}, err
-		}
+		merges = append(merges, [2]string{cellName(g.First+1, 1), cellName(g.Last+1, 1)})
+	}
+	if err := setColWidths(f, sheet, widths); err != nil {
+		return err
 	}
 	styles := make([]int, len(cols)) // each column's format
 	// wholeAsInt marks the float columns whose whole numbers are written
@@ -418,119 +408,116 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if len(t.Rows) == 0 {
 		last = hdr + 1 // a row saying why
 	}
-	raw, err := deflateShared(f, sheet, path, cellName(max(1, len(cols)), last), func(sw *sheetWriter, shared *sharedStrings) error {
-		vals := make([]any, len(cols))
-		ss := make([]int, len(cols))
-		// text puts s (its full text in full) in cell c of row r.
-		text := func(r, c int, s, full string) error {
-			cell, fit, err := shared.cell(s, full)
-			if err != nil {
-				return err
-			}
-			if fit.changed() { // changed to fit: marked
-				st.log.add(sheet, cellName(c+1, r), fit, full)
-				ss[c] = st.changed
-			}
-			vals[c] = cell
+	sw, err := streamSheet(f, sheet, cellName(max(1, len(cols)), last))
+	if err != nil {
+		return err
+	}
+	if len(cols) > 0 {
+		if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"}); err != nil {
+			return err
+		}
+	}
+	for _, m := range merges {
+		if err := sw.MergeCell(m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	vals := make([]any, len(cols))
+	// empty is column c's empty cell: its format, else none.
+	empty := func(c int) any {
+		if styles[c] == 0 {
 			return nil
 		}
-		for r := range hdr {
-			for c := range cols {
-				vals[c], ss[c] = nil, st.header
-				if s := labels[r][c]; s != "" {
-					if err := text(r+1, c, s, fullTextAt(t, c)); err != nil {
-						return err
-					}
-				}
-			}
-			if err := sw.rowHeight(r+1, heights[r], vals, ss); err != nil {
-				return err
+		return excelize.Cell{StyleID: styles[c]}
+	}
+	for r := range hdr {
+		for c := range cols {
+			vals[c] = excelize.Cell{StyleID: st.header}
+			if s := labels[r][c]; s != "" {
+				vals[c] = textCell(sheet, r+1, c, s, fullTextAt(t, c), st.header, st)
 			}
 		}
-		if len(t.Rows) == 0 {
-			// An empty table says why, as the HTML report does, wrapped
-			// in a cell merged across the table (a text running past its
-			// last column is cut off in print).
-			why := "No rows."
-			if t.Note != "" {
-				why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
+		if err := sw.SetRow(cellName(1, r+1), vals, excelize.RowOpts{Height: heights[r]}); err != nil {
+			return err
+		}
+	}
+	if len(t.Rows) == 0 {
+		// An empty table says why, as the HTML report does, wrapped in a
+		// cell merged across the table (a text running past its last
+		// column is cut off in print).
+		why := "No rows."
+		if t.Note != "" {
+			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
+		}
+		if len(cols) == 0 {
+			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), 0, st)}); err != nil {
+				return err
 			}
-			if len(cols) == 0 {
-				cell, _, err := shared.cell(why, fullTextAt(t, 0))
-				if err != nil {
+		} else {
+			for c := range cols {
+				vals[c] = empty(c)
+			}
+			vals[0] = textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), st.wrap, st)
+			if err := sw.SetRow(cellName(1, hdr+1), vals, excelize.RowOpts{Height: textHeight(why, tableWidth)}); err != nil {
+				return err
+			}
+			if len(cols) > 1 {
+				if err := sw.MergeCell(cellName(1, hdr+1), cellName(len(cols), hdr+1)); err != nil {
 					return err
 				}
-				return sw.row(hdr+1, []any{cell}, []int{0})
 			}
-			clear(vals)
-			copy(ss, styles)
-			ss[0] = st.wrap
-			if err := text(hdr+1, 0, why, fullTextAt(t, 0)); err != nil {
-				return err
-			}
-			return sw.rowHeight(hdr+1, textHeight(why, tableWidth), vals, ss)
 		}
-		for i, row := range t.Rows {
-			r := i + hdr + 1
-			clear(vals)
-			copy(ss, styles)
-			height := lineHeight
-			for c, v := range row {
-				if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
-					ss[c] = st.wrapCell
-					height = max(height, textHeight(s, widths[c]))
-				}
+	}
+	for i, row := range t.Rows {
+		r := i + hdr + 1
+		height := lineHeight
+		for c, v := range row {
+			if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
+				height = max(height, textHeight(s, widths[c]))
 			}
-			for c, v := range row {
-				if c >= len(cols) {
+		}
+		for c := range cols {
+			vals[c] = empty(c)
+			if c >= len(row) {
+				continue
+			}
+			style := styles[c]
+			if _, ok := row[c].(string); ok && wraps[c] {
+				style = st.wrapCell
+			}
+			switch x := row[c].(type) {
+			case float64:
+				if math.IsNaN(x) || math.IsInf(x, 0) {
 					break
 				}
-				switch x := v.(type) {
-				case float64:
-					vals[c] = x
-					if wholeAsInt[c] && whole(x) {
-						ss[c] = st.count // a whole number in a column of numbers: 2619, never 2619.000
-					}
-				case nil, int, bool:
-					vals[c] = x
-				case string: // a string cell: never a formula
-					if x == "" {
-						break // a missing text: an empty cell, as in the CSV
-					}
-					if err := text(r, c, x, fullTextAt(t, c)); err != nil {
-						return err
-					}
-				default:
-					if err := text(r, c, fmt.Sprint(v), fullTextAt(t, c)); err != nil {
-						return err
-					}
+				if wholeAsInt[c] && whole(x) {
+					style = st.count // a whole number in a column of numbers: 2619, never 2619.000
 				}
-			}
-			write := sw.row
-			if height > lineHeight {
-				write = func(r int, vals []any, ss []int) error { return sw.rowHeight(r, height, vals, ss) }
-			}
-			if err := write(r, vals, ss); err != nil {
-				return err
-			}
-			if r%checkEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
+				vals[c] = excelize.Cell{StyleID: style, Value: x}
+			case nil:
+			case int, bool:
+				vals[c] = excelize.Cell{StyleID: style, Value: x}
+			case string: // a string cell: never a formula
+				if x == "" {
+					vals[c] = excelize.Cell{StyleID: style} // a missing text: an empty cell, as in the CSV
+					break
 				}
+				vals[c] = textCell(sheet, r, c, x, fullTextAt(t, c), style, st)
+			default:
+				vals[c] = textCell(sheet, r, c, fmt.Sprint(x), fullTextAt(t, c), style, st)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return rawSheet{}, err
-	}
-	fail := func(err error) (rawSheet, error) {
-		raw.close()
-		return rawSheet{}, err
-	}
-	if len(t.Rows) == 0 && len(cols) > 1 { // the row saying why, across the table
-		if err := f.MergeCell(sheet, cellName(1, hdr+1), cellName(len(cols), hdr+1)); err != nil {
-			return fail(err)
+		var opts []excelize.RowOpts
+		if height > lineHeight {
+			opts = append(opts, excelize.RowOpts{Height: height})
+		}
+		if err := sw.SetRow(cellName(1, r), vals, opts...); err != nil {
+			return err
+		}
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 	}
 	for c, col := range cols {
@@ -540,23 +527,19 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	}
 	st.log.apply(f, sheet, 0) // the fill is each changed cell's style
 	if len(cols) > 0 {
-		f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"})
 		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
-		if err := fitToPage(f, sheet); err != nil {
-			return fail(err)
-		}
 		if err := printWidth(f, sheet, tableWidth); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	lastCol, lastRow, err := addChart(f, sheet, t, len(cols), hdr, last)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if err := printRange(f, sheet, max(len(cols), lastCol), max(last, lastRow), hdr); err != nil {
-		return fail(err)
+		return err
 	}
-	return raw, nil
+	return sw.Flush()
 }
 
 // The colour scales. A rate is coloured by the direction its column
@@ -765,164 +748,149 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 }
 
 // StreamRows is the row count above which a table's sheet is written
-// with excelize's streaming writer (plain header and number formats, no
+// without its table's dressing (plain header and number formats, no
 // autofilter, colour scale or comments; the long tables are the answers,
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
-// writeStream makes the sheet of a long table (the samples, the answers)
-// and its rows, reading them once (holding none: they are deflated as
-// they are made, deflateSheet), and returns how many rows it leaves out
-// and the rawSheet the workbook writer puts them in: a frozen header,
-// strings as string cells (never a formula) fitted and marked as setText
-// marks them, floats with three decimals, at most limit rows, and a last
-// row saying how many of total were left out and where they are (rest).
-func writeStream(ctx context.Context, f *excelize.File, sheet string, t *Rows, total, limit int, rest string, st styleSet, o Options) (int, rawSheet, error) {
+// writeStream makes the sheet of a long table (the samples, a long
+// table) with excelize's StreamWriter, and returns how many rows it
+// leaves out: a frozen header, strings as string cells (never a formula)
+// fitted and marked as setText marks them, floats with three decimals,
+// at most limit of t's rows, and a last row saying how many of total
+// were left out and where they are (rest).
+func writeStream(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, total, limit int, rest string, st styleSet, o Options) (int, error) {
 	if _, err := f.NewSheet(sheet); err != nil {
-		return 0, rawSheet{}, err
+		return 0, err
 	}
 	if err := pageSetup(f, sheet); err != nil {
-		return 0, rawSheet{}, err
+		return 0, err
 	}
-	path, err := sheetPath(f, sheet)
-	if err != nil {
-		return 0, rawSheet{}, err
-	}
-	n := min(t.Len, limit)
+	n := min(t.Len(), limit)
 	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
-		return 0, rawSheet{}, fmt.Errorf("sheet %s: %w", sheet, err)
+		return 0, err
 	}
 	width := 0.0
+	widths := make([]float64, len(t.Header))
 	for c, h := range t.Header {
-		w := colWidth(h, texts[c])
-		if err := f.SetColWidth(sheet, colName(c+1), colName(c+1), w); err != nil {
-			return 0, rawSheet{}, err
-		}
-		width += w
+		widths[c] = colWidth(h, texts[c])
+		width += widths[c]
+	}
+	if err := setColWidths(f, sheet, widths); err != nil {
+		return 0, err
 	}
 	if err := printWidth(f, sheet, width); err != nil {
-		return 0, rawSheet{}, err
+		return 0, err
 	}
 	full := make([]string, len(t.Header))
 	for c := range full {
-		full[c] = fullTextIn(t.Name, t.Header, c)
+		full[c] = fullTextAt(t, c)
 	}
 	lastRow := n + 1
 	left := 0
-	if total = max(total, t.Len); total > n {
+	if total = max(total, t.Len()); total > n {
 		left = total - n
 		lastRow++
 	}
-	raw, err := deflateShared(f, sheet, path, cellName(max(1, len(t.Header)), lastRow), func(sw *sheetWriter, shared *sharedStrings) error {
-		header := make([]any, len(t.Header))
-		hs := make([]int, len(t.Header))
-		for i, h := range t.Header {
-			header[i], hs[i] = h, st.header
-		}
-		if err := sw.row(1, header, hs); err != nil {
-			return err
-		}
-		step := o.step("sheet "+sheet, n)
-		vals := make([]any, len(t.Header))
-		styles := make([]int, len(t.Header))
-		// Each column's last text and its cell: a column often holds the
-		// same text row after row (a model, a language), found here
-		// without hashing it.
-		type lastText struct {
-			text string
-			cell any
-			fit  fitted
-		}
-		last := make([]lastText, len(t.Header))
-		r := 0
-		err := t.Each(ctx, func(row []any) error {
-			if r >= n {
-				return errEnough
-			}
-			clear(vals)
-			clear(styles)
-			for c, v := range row {
-				if c >= len(vals) {
-					break
-				}
-				var cell any
-				var fit fitted
-				switch x := v.(type) {
-				case float64:
-					vals[c], styles[c] = x, st.float
-					continue
-				case string: // a string cell: never a formula
-					if x == "" {
-						// No cell: a long text beside it shows over it, as
-						// it does over any empty cell.
-						continue
-					}
-					l := &last[c]
-					if l.cell == nil || l.text != x {
-						cell, fit, err := shared.cell(x, full[c])
-						if err != nil {
-							return err
-						}
-						*l = lastText{x, cell, fit}
-					}
-					cell, fit = l.cell, l.fit
-				case TextRef:
-					if t.Text == nil {
-						return fmt.Errorf("sheet %s: a text by reference, and no Text to read it", sheet)
-					}
-					var err error
-					if cell, fit, err = shared.cellRef(x, t.Text, full[c]); err != nil {
-						return fmt.Errorf("sheet %s, cell %s: %w", sheet, cellName(c+1, r+2), err)
-					}
-				default:
-					vals[c] = v
-					continue
-				}
-				if fit.changed() { // a text changed to fit: marked
-					st.log.add(sheet, cellName(c+1, r+2), fit, full[c])
-					styles[c] = st.changed
-				}
-				vals[c] = cell
-			}
-			if err := sw.row(r+2, vals, styles); err != nil {
-				return err
-			}
-			r++
-			if r%checkEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			step.at(r, false)
-			return nil
-		})
-		if err != nil && err != errEnough {
-			return err
-		}
-		step.at(r, true)
-		if left > 0 {
-			return sw.row(n+2, []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}, []int{0})
-		}
-		return nil
-	})
+	sw, err := streamSheet(f, sheet, cellName(max(1, len(t.Header)), lastRow))
 	if err != nil {
-		return 0, rawSheet{}, err
+		return 0, err
 	}
-	st.log.apply(f, sheet, 0) // the fill is each streamed cell's style
-	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		raw.close()
-		return 0, rawSheet{}, err
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return 0, err
 	}
+	header := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		header[i] = excelize.Cell{StyleID: st.header, Value: h}
+	}
+	if err := sw.SetRow("A1", header); err != nil {
+		return 0, err
+	}
+	step := o.step("sheet "+sheet, n)
+	vals := make([]any, len(t.Header))
+	var row []any
+	for r := range n {
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		row = t.Row(r, row)
+		clear(vals)
+		for c, v := range row[:min(len(row), len(vals))] {
+			switch x := v.(type) {
+			case float64:
+				if !math.IsNaN(x) && !math.IsInf(x, 0) {
+					vals[c] = excelize.Cell{StyleID: st.float, Value: x}
+				}
+			case string: // a string cell: never a formula
+				if x != "" { // else no cell: a long text beside it shows over it, as over any empty cell
+					vals[c] = textCell(sheet, r+2, c, x, full[c], 0, st)
+				}
+			default:
+				vals[c] = v
+			}
+		}
+		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
+			return 0, err
+		}
+		step.at(r+1, false)
+	}
+	step.at(n, true)
+	if left > 0 {
+		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}); err != nil {
+			return 0, err
+		}
+	}
+	st.log.apply(f, sheet, 0) // the fill is each changed cell's style
 	if err := printRange(f, sheet, len(t.Header), lastRow, 1); err != nil {
-		raw.close()
-		return 0, rawSheet{}, err
+		return 0, err
 	}
-	return left, raw, nil
+	return left, sw.Flush()
 }
 
-// errEnough stops a stream once a sheet has its rows.
-var errEnough = errors.New("enough rows")
+// streamSheet starts excelize's StreamWriter on sheet, whose cells will
+// fill A1 to lastRef: its range and its sheet properties (pageSetup's
+// fit to page) are set first, as the StreamWriter writes them as it
+// starts. Its panes and column widths are set before its first row, its
+// comments, conditional formats, autofilter and charts before Flush.
+func streamSheet(f *excelize.File, sheet, lastRef string) (*excelize.StreamWriter, error) {
+	if err := f.SetSheetDimension(sheet, "A1:"+lastRef); err != nil {
+		return nil, err
+	}
+	if err := fitToPage(f, sheet); err != nil {
+		return nil, err
+	}
+	return f.NewStreamWriter(sheet)
+}
+
+// setColWidths sets the width of each column of a sheet about to be
+// streamed (streamSheet), widths[c] column c+1's. excelize puts each
+// width before those set already, and its StreamWriter writes them in
+// that order: set from the last column to the first, they are declared
+// in ascending order, as Excel requires.
+func setColWidths(f *excelize.File, sheet string, widths []float64) error {
+	for c := len(widths); c >= 1; c-- {
+		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textCell is the cell of text s in column c (0-based) of row r as
+// fitCell fits it, in style (0: none), or in the changed fill when its
+// text had to change, the change logged (its comment added by
+// changeLog.apply).
+func textCell(sheet string, r, c int, s, full string, style int, st styleSet) excelize.Cell {
+	fit := fitCell(s, full)
+	if fit.changed() {
+		st.log.add(sheet, cellName(c+1, r), fit, full)
+		style = st.changed
+	}
+	return excelize.Cell{StyleID: style, Value: fit.text}
+}
 
 func cellName(col, row int) string {
 	s, _ := excelize.CoordinatesToCellName(col, row)

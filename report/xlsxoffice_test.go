@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 )
@@ -259,37 +257,4 @@ func pageWith(t *testing.T, pdf, s string) int {
 	}
 	t.Fatalf("no page of %s holds %q", pdf, s)
 	return 0
-}
-
-// LibreOffice reads a streamed sheet's cells where they were written: a
-// cell without a reference is the next of its row, one after a gap is
-// where its reference says (sheetWriter.row).
-func TestRawSheetReadsInLibreOffice(t *testing.T) {
-	officeTools(t)
-	rows := [][]any{
-		{"a", "b", "c", "d"},
-		{"x", nil, nil, 4.0},
-		{nil, "y", 2.5, nil},
-		{1.0, 2.0, nil, "z"},
-	}
-	b := rawWorkbook(t, excelize.NewFile(), "Sheet1", "D4", rows, make([]int, 4))
-	dir := officeDir(t, "rawsheet")
-	xlsx := filepath.Join(dir, "raw.xlsx")
-	if err := os.WriteFile(xlsx, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "soffice", "-env:UserInstallation=file://"+t.TempDir(), "--headless", "--convert-to", "csv", "--outdir", dir, xlsx).CombinedOutput()
-	if err != nil {
-		t.Fatalf("soffice: %v\n%s", err, out)
-	}
-	got, err := os.ReadFile(filepath.Join(dir, "raw.csv"))
-	if err != nil {
-		t.Fatalf("%v (soffice said: %s)", err, out)
-	}
-	want := "a,b,c,d\nx,,,4\n,y,2.5,\n1,2,,z\n"
-	if string(got) != want {
-		t.Errorf("LibreOffice reads\n%s\nwant\n%s", got, want)
-	}
 }

@@ -762,7 +762,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	fs.Var(&endpoint, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
-	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, every sample)")
+	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, a sample of the answers)")
 	figures := fs.String("figures", "", "also write paper-ready exports to this directory: tables as CSV and LaTeX, figures as ECharts JSON and (with chromium installed) SVG and PNG")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -827,6 +827,9 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		for _, t := range ts {
 			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 		}
+	}
+	if *html != "" || *xlsx != "" {
+		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
 	}
 	drawn := false
 	if *figures == "" && (*html != "" || *xlsx != "") {
@@ -947,6 +950,13 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 // a collection (memlimit.Hold), so that the heap stays near the rows'
 // size rather than doubling them.
 const tableShare = 8
+
+// reportHeapHeadroom is what `bhasha report --html/--xlsx` lets the heap
+// grow beyond its live heap above memlimit.Floor: more than a run's,
+// since writing the reports and decoding the records allocate several
+// times the live heap, and a tighter limit spends the time on
+// collections.
+const reportHeapHeadroom = 256 << 20
 
 // runHeapHeadroom is what `bhasha run` lets the heap grow beyond its live
 // heap above memlimit.Floor (internal/memlimit): a collection at least
