@@ -298,11 +298,9 @@ func processSettings(fset *token.FileSet, name string, f *ast.File) []string {
 // TestLibraryLeavesProcessAlone: no non-test Go file outside cmd/ and
 // kernel/ (the commands and the notebook kernel, which own their
 // processes) sets the memory limit or the GC percent or handles signals.
-// internal/memlimit, which does, may be imported only from cmd/ and by
-// reportfiles.go, the one library file that still holds a limit while it
-// writes a report.
+// The package that does (cmd/internal/memlimit) is importable only from
+// cmd/, which Go's internal rule enforces.
 func TestLibraryLeavesProcessAlone(t *testing.T) {
-	memlimitImporters := []string{"reportfiles.go"}
 	fset := token.NewFileSet()
 	var found []string
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
@@ -311,7 +309,7 @@ func TestLibraryLeavesProcessAlone(t *testing.T) {
 		}
 		if d.IsDir() {
 			switch base := d.Name(); {
-			case p == "cmd" || p == "kernel" || p == filepath.Join("internal", "memlimit"),
+			case p == "cmd" || p == "kernel",
 				p != "." && (strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")),
 				base == "testdata" || base == "node_modules":
 				return filepath.SkipDir
@@ -331,11 +329,6 @@ func TestLibraryLeavesProcessAlone(t *testing.T) {
 		}
 		rel := filepath.ToSlash(p)
 		found = append(found, processSettings(fset, rel, f)...)
-		for _, im := range f.Imports {
-			if strings.HasSuffix(im.Path.Value, "/internal/memlimit\"") && !slices.Contains(memlimitImporters, rel) {
-				found = append(found, fmt.Sprintf("%s:%d: imports internal/memlimit, which sets the process's memory limit", rel, fset.Position(im.Pos()).Line))
-			}
-		}
 		return nil
 	})
 	if err != nil {

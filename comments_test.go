@@ -32,17 +32,8 @@ var measurement = regexp.MustCompile(strings.Join([]string{
 // change that is rewriting them, each with the reason; remove an entry
 // once that change has landed.
 var commentsElsewhere = map[string]string{
-	"reportfiles.go":      "the report's files are being rewritten",
-	"report/rawsheet.go":  "the workbook's sheets are being rewritten",
-	"report/sst.go":       "the workbook's sheets are being rewritten",
-	"report/part.go":      "the workbook's sheets are being rewritten",
-	"report/pflate.go":    "the workbook's sheets are being rewritten",
-	"report/stream.go":    "the workbook's sheets are being rewritten",
-	"report/xlsx.go":      "the workbook's sheets are being rewritten",
-	"runtime/records":     "the records package is being rewritten",
-	"runtime/cache":       "the response cache is being rewritten",
-	"analysis/tablestore": "the table store is being rewritten",
-	"internal/memlimit":   "the memory pacing is being rewritten",
+	"runtime/records": "the records package is being rewritten",
+	"runtime/cache":   "the response cache is being rewritten",
 }
 
 // No comment of the code (test files aside) holds a measurement or history.

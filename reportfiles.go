@@ -93,18 +93,13 @@ func (c reportConfig) sampleRows() int {
 // report's tables are built, when the run has more than earlyRows of
 // them, and read the answers it lists (the explorer's, the samples
 // sheet's) back from the run's store of scored answers
-// (DIR/scored.parquet, package scored) a row group at a time: at the
-// papers' 4.9 million answers the rows are 1.3 GB that the rest of the
-// report (reading every record's text, writing the workbook) need not
-// hold. A smaller run's rows (at most about 300 MB) are kept: reading
-// them back took longer than holding them (on the 460,500-record run,
-// 0.2–0.8 s of a 6–8 s report, for 30 MB more at its peak). Afterwards
-// the Results is as Open left it: a later call that needs the answers
-// reads them back from the store and builds its tables again (seconds at
-// that scale). For a program that writes one report, as bhasha report
-// does; not while another goroutine uses the Results. Without a current
-// store (NoScoredStore, a run directory that cannot be written) it
-// changes nothing: the report reads the rows in memory.
+// (DIR/scored.parquet) a row group at a time, so that the rest of the
+// report holds O(sample) rows rather than O(answers). Afterwards the
+// Results is as Open left it: a later call that needs the answers reads
+// them back from the store and builds its tables again. For a program
+// that writes one report, as bhasha report does; not while another
+// goroutine uses the Results. Without a current store (NoScoredStore, a
+// run directory that cannot be written) it changes nothing.
 func ReleaseRows() ReportOption { return releaseAbove(earlyRows) }
 
 // releaseAbove is ReleaseRows for a run of more than n scored answers

@@ -57,11 +57,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bhashalab/bhasha/cmd/internal/memlimit"
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
-	"github.com/bhashalab/bhasha/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/batch"
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
