@@ -16,6 +16,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
+	"github.com/parquet-go/parquet-go"
 )
 
 // answersOf is the response of each record of dir, by key; a key recorded
@@ -234,25 +235,42 @@ func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 }
 
 // A report of a run whose sealed segment is damaged sends nothing and
-// changes no record file: the damaged segment and its lean copy stay as
-// they are (nothing is archived), the tables score every answer the
-// intact lean copy holds, and the note names the damage.
+// changes no record file: the damaged segment stays as it is (nothing is
+// archived), the tables score every answer that can still be read (the
+// live file's), and the note names the damage and the lost records.
 func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
 	ref := smokeRun(t, "smoke-mdi.yaml")
 	want := answersOf(t, ref)
 	out := copyRun(t, ref)
+	// The first half of the records sealed, the rest left live.
+	live := filepath.Join(out, records.FileName)
+	all, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(all, []byte("\n"))
+	half := len(lines) / 2
+	os.WriteFile(live, bytes.Join(lines[:half], nil), 0o644)
 	seg := filepath.Join(out, sealNow(t, out))
+	os.WriteFile(live, bytes.Join(lines[half:], nil), 0o644)
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[len(b)/2] ^= 0x5a
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pf.Metadata().RowGroups[0].Columns {
+		if c.MetaData.PathInSchema[0] == "response" { // a bad sector
+			clear(b[c.MetaData.DataPageOffset : c.MetaData.DataPageOffset+c.MetaData.TotalCompressedSize])
+		}
+	}
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lean := strings.TrimSuffix(seg, ".jsonl.zst") + ".lean"
 	before := map[string][]byte{}
-	for _, p := range []string{seg, lean} {
+	for _, p := range []string{seg, live} {
 		if before[p], err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +294,10 @@ func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows := bytes.Count(csv, []byte("\n")) - 1; rows != len(want) {
-		t.Errorf("answers.csv has %d answers, want the lean copy's %d", rows, len(want))
+	if rows := bytes.Count(csv, []byte("\n")) - 1; rows != len(want)-half {
+		t.Errorf("answers.csv has %d answers, want the live file's %d", rows, len(want)-half)
+	}
+	if !strings.Contains(se.String(), fmt.Sprintf("%d record(s) are lost: line 1 (key ", half)) {
+		t.Errorf("the note does not name the lost records:\n%s", se.String())
 	}
 }

@@ -216,6 +216,9 @@ type Options struct {
 	// SealBytes and CloseSealBytes set the Writer's fields of those
 	// names; 0 is DefaultSealBytes and DefaultCloseSealBytes.
 	SealBytes, CloseSealBytes int64
+	// Log, when set, is told of each older segment converted to Parquet
+	// (or left as it was, its conversion having failed).
+	Log func(string)
 }
 
 // Create opens dir/records.jsonl for appending. The Writer never seals
@@ -233,7 +236,7 @@ func CreateWith(dir string, o Options) (*Writer, error) {
 		if err := o.Lock.holds(dir); err != nil {
 			return nil, err
 		}
-		if _, err := finishSeals(dir); err != nil {
+		if _, err := finishSeals(dir, o.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -296,14 +299,14 @@ func (w *Writer) sealNow(closing bool) {
 	case err != nil:
 		w.sealErr = err
 	case plain != nil && closing:
-		if err := compressPlain(*plain); err != nil {
+		if err := toParquet(*plain); err != nil {
 			w.sealErr = err
 		} else {
 			w.sealed = append(w.sealed, SegmentName(plain.seg))
 		}
 	case plain != nil:
 		ch := make(chan error, 1)
-		go func(p recordFile) { ch <- compressPlain(p) }(*plain)
+		go func(p recordFile) { ch <- toParquet(p) }(*plain)
 		w.compressing, w.pending = ch, SegmentName(plain.seg)
 	}
 	if closing {
@@ -408,18 +411,8 @@ func (w *Writer) encode(r *engine.Record) (int, error) {
 	// The request body is JSON the engine marshalled itself (Request.Body):
 	// it is spliced in as the last field rather than re-validated and
 	// compacted by the encoder (it is the largest field of most records).
-	req := r.Request
-	r.Request = nil
-	err := w.enc.Encode(r) // Encode writes nothing on error
-	r.Request = req
-	if err != nil {
+	if err := appendRecord(&w.buf, w.enc, r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
-	}
-	if len(req) > 0 {
-		w.buf.Truncate(w.buf.Len() - 2) // "}\n"
-		w.buf.WriteString(`,"request":`)
-		w.buf.Write(req)
-		w.buf.WriteString("}\n")
 	}
 	w.seal()
 	return w.buf.Len() - start, nil

@@ -106,6 +106,15 @@ func seal(buf *bytes.Buffer, start int) {
 	buf.WriteString("\"}\n")
 }
 
+// sealOf is the seal state of a line: sealOK in a verified segment, else
+// its own seal's.
+func sealOf(verified bool, line []byte) sealState {
+	if verified {
+		return sealOK
+	}
+	return checkSeal(line)
+}
+
 // sealState says whether a line carries a seal and whether it matches.
 type sealState int
 
@@ -485,7 +494,6 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if !need {
 			continue
 		}
-		f.leanOK = false // the lines themselves
 		r, err := f.open()
 		if err != nil {
 			return nil, err
@@ -575,7 +583,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.interrupted {
 		// Compressing a plain segment or removing its copy keeps every
 		// line where it was: the scan's line numbers still hold.
-		if _, err := finishSeals(dir); err != nil {
+		if _, err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
 		d, err := listFiles(dir)
@@ -743,7 +751,7 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replaceFile(f.path, false, write)
+		return replacePlain(f.path, write)
 	}
 	// A segment left with no record goes.
 	kept, err := copyKept(io.Discard)
@@ -751,15 +759,37 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		return err
 	}
 	if kept == 0 {
-		if err := os.Remove(leanName(f.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing the lean copy of %s, left with no record: %w", f.path, err)
-		}
 		if err := os.Remove(f.path); err != nil {
 			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
 		}
 		return syncDir(filepath.Dir(f.path))
 	}
-	return replaceFile(f.path, f.zst, write)
+	// The segment becomes a Parquet one (an older Bhasha's is replaced).
+	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
+	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
+		_, err := copyKept(lineWriter{add: add})
+		return err
+	}); err != nil {
+		return err
+	}
+	if dst != f.path {
+		if err := os.Remove(f.path); err != nil {
+			return fmt.Errorf("replacing %s by %s: %w", f.path, dst, err)
+		}
+		return syncDir(filepath.Dir(f.path))
+	}
+	return nil
+}
+
+// lineWriter hands each write (one whole line, its newline included) to
+// add without its newline.
+type lineWriter struct{ add func([]byte) error }
+
+func (l lineWriter) Write(p []byte) (int, error) {
+	if err := l.add(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // keyField is the i-th '|'-separated field of a key string, unescaped.
