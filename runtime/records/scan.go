@@ -155,7 +155,7 @@ func checkSeal(line []byte) sealState {
 type Tally struct {
 	N       int    // records
 	First   int    // 1-based line of the first, in the run's logical order (see Flag.Line)
-	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.jsonl.zst line N" in a segment
+	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
 }
 
 // Conflict is a key answered by more than one ok record that disagree: a
@@ -187,7 +187,7 @@ type Flag struct {
 	// records.jsonl when the run has no segment), as Pick is given it.
 	Line int
 	// At names the file and line: "line N" in records.jsonl,
-	// "records-000001.jsonl.zst line N" in a segment.
+	// "records-000001.parquet line N" in a segment.
 	At  string
 	Key string
 	Why string
@@ -237,7 +237,7 @@ type Scan struct {
 }
 
 // At names where logical line n is: "line N" in records.jsonl,
-// "records-000001.jsonl.zst line N" in a segment (see Flag).
+// "records-000001.parquet line N" in a segment (see Flag).
 func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
 
 // atIn names logical line n of files, whose logical line before each
@@ -559,7 +559,7 @@ func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 // dir/archive/<name>.jsonl first (the archive holds them before the records
 // files lose them: a crash in between leaves them in both, never in
 // neither). Each file that loses a line is replaced whole (a sealed
-// segment by a new compressed one, through a temporary file and a
+// segment by a new Parquet one, through a temporary file and a
 // rename; a segment left with no line is removed); the others are not
 // touched. It first finishes a seal a crash interrupted (see the package
 // doc). The keys of archived lines leave s.Done. It returns the archive's
@@ -715,7 +715,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 
 // rewriteFile replaces f by its lines but those drop names (1-based in
 // f) and, when cut, its last line if it has no newline: a segment by a
-// new compressed one (removed when no line is left), records.jsonl by a
+// new Parquet one (removed when no line is left), records.jsonl by a
 // plain file, each through a temporary file, synced and renamed.
 func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 	// copyKept writes f's kept lines to w and returns how many.

@@ -266,7 +266,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					}
 					if f.damage != nil {
 						f.damage.Kept = local
-						*fp = f
 						files[at] = f
 					}
 					done += seg.size
