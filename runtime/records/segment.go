@@ -911,8 +911,9 @@ func setter(name string, in *interner, o StreamOptions, lineOf *map[int][]byte) 
 			return decodeIdentity(v.ByteArray(), in, r.Identity)
 		}
 	case "extracted":
-		return func(r *engine.Record, _ int, v parquet.Value) error {
-			return json.Unmarshal(v.ByteArray(), &r.Extracted)
+		return func(r *engine.Record, _ int, v parquet.Value) (err error) {
+			r.Extracted, err = decodeExtracted(v.ByteArray(), in)
+			return err
 		}
 	case "line":
 		return func(_ *engine.Record, i int, v parquet.Value) error {
@@ -926,14 +927,8 @@ func setter(name string, in *interner, o StreamOptions, lineOf *map[int][]byte) 
 	return func(*engine.Record, int, parquet.Value) error { return nil }
 }
 
-// zstdLines reads an old segment, records-N.jsonl.zst: zstd frames of
-// whole lines, read with the standard decoder.
-func zstdLines(fh *os.File) (io.Reader, error) {
-	return newZstdReader(bufio.NewReaderSize(fh, 1<<20))
-}
-
-// eachSegmentLine calls fn with each line read from r (a plain or old
-// segment), without its newline, and its number.
+// eachSegmentLine calls fn with each line read from r (a plain or older
+// segment), without its newline.
 func eachSegmentLine(r io.Reader, path string, fn func(line []byte) error) error {
 	sc := lines.New(r, path, 0)
 	for sc.Scan() {
