@@ -135,3 +135,24 @@ func TestDecodeExtractedAgreesWithUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+// decodeExtracted beside encoding/json, on an answer's typical result.
+func BenchmarkDecodeExtracted(b *testing.B) {
+	v := []byte(`{"value":"What is the instrument of Putenucup Roculi? The answer is:","method":"json","fields":{"translation":"What is the instrument of Putenucup Roculi? The answer is:"},"fallback":"{\"translation\":\"What is the instrument of Putenucup Roculi? The answer is:\"}"}`)
+	b.Run("decodeExtracted", func(b *testing.B) {
+		in := new(interner)
+		for range b.N {
+			if _, err := decodeExtracted(v, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for range b.N {
+			var x *extract.Result
+			if err := json.Unmarshal(v, &x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
