@@ -229,7 +229,7 @@ engine: {max_attempts: 3, retry_base: 1ms, retry_max: 1ms}
 		t.Errorf("records of %d replies, want %d: %v", len(seen), len(echoReplies), seen)
 	}
 
-	// Seal the records into a segment (with its lean copy), as a long run
+	// Seal the records into a Parquet segment, as a long run
 	// does, and report on the run: every file it makes is searched too.
 	sealNow(t, out)
 	rep := filepath.Join(dir, "report")

@@ -3,12 +3,14 @@ package records
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 )
 
 // damagedDir is a directory with one sealed segment of n records in row
@@ -90,6 +92,20 @@ func TestDamagedSegmentReadsWhatCanBeRead(t *testing.T) {
 			clear(seg[off : off+size])
 		}, n - group, true, "record(s) are lost: line 2001, line 2002"},
 		{"the footer", func(seg []byte, _ func(int, string) (int64, int64)) { seg[len(seg)-1] ^= 0xff }, 0, true, "an unknown number of records are lost"},
+		{"the last row group left out of the footer", func(seg []byte, _ func(int, string) (int64, int64)) {
+			md, _, err := footer(bytes.NewReader(seg), int64(len(seg)))
+			if err != nil {
+				panic(err)
+			}
+			md.NumRows -= md.RowGroups[3].NumRows
+			md.RowGroups = md.RowGroups[:3]
+			b, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+			if err != nil {
+				panic(err)
+			}
+			copy(seg[len(seg)-8-len(b):], b) // the new footer ends where the old one did
+			binary.LittleEndian.PutUint32(seg[len(seg)-8:], uint32(len(b)))
+		}, 3 * group, true, "its footer counts 3000 rows in 3 row group(s), its digest 3500 in 4"},
 		// The rows decode: every line is there, each verified by its seal.
 		{"a byte of the responses of the second row group, the values unchanged", func(seg []byte, chunk func(int, string) (int64, int64)) {
 			off, size := chunk(1, "response")

@@ -297,7 +297,7 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 	case kindPq:
 		s, err := openSegment(f.path)
 		if errors.Is(err, errNoFooter) {
-			f.damage = &Damage{File: f.name, path: f.path, Gaps: []string{err.Error()}}
+			f.damage = &Damage{File: f.name, path: f.path, Gaps: []string{strings.TrimPrefix(err.Error(), "reading "+f.path+": ")}}
 			return io.NopCloser(bytes.NewReader(nil)), nil
 		}
 		if err != nil {

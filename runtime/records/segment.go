@@ -683,10 +683,31 @@ func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
 			verified = false
 		}
 	}
+	dm = s.footerLoss(dm)
 	if dm != nil {
 		dm.Kept = bytes.Count(data, []byte{'\n'})
 	}
 	return data, verified, dm
+}
+
+// footerLoss adds to dm (made when nil) the rows the digest counts and
+// the footer does not (a footer damaged into fewer rows or row groups),
+// and returns it; nil when there are none.
+func (s *pqSegment) footerLoss(dm *Damage) *Damage {
+	var want int64
+	for _, g := range s.digest.Groups {
+		want += g.Rows
+	}
+	have := s.starts[len(s.starts)-1]
+	if want <= have {
+		return dm
+	}
+	if dm == nil {
+		dm = &Damage{File: s.name, path: s.path}
+	}
+	dm.LostKnown = false
+	dm.Gaps = append(dm.Gaps, fmt.Sprintf("its footer counts %d rows in %d row group(s), its digest %d in %d", have, len(s.md.RowGroups), want, len(s.digest.Groups)))
+	return dm
 }
 
 // lost adds row group g, which could not be read (err), to dm: its rows

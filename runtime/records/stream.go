@@ -264,7 +264,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 							return ctx.Err()
 						}
 					}
-					if f.damage != nil {
+					if f.damage = seg.footerLoss(f.damage); f.damage != nil {
 						f.damage.Kept = local
 						files[at] = f
 					}
