@@ -214,13 +214,14 @@ func lineAt(f recordFile, n int) string {
 // when, once it is open, no segment above the last one read has appeared
 // (else it may be a new live file begun after a seal, and the segments
 // made meanwhile come first). Segment numbers only grow while a writer
-// holds the lock, so none is skipped. With pq, a Parquet segment is
-// handed to fn unread (a *pqSegment, which fn reads and closes) instead
-// of as lines.
+// holds the lock, so none is skipped.
 func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
 	return walkSegments(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error { return fn(f, r) })
 }
 
+// walkSegments is walk; with pq, a Parquet segment whose footer reads is
+// handed to fn opened, not read (r nil, s the segment, which fn closes),
+// instead of as lines.
 func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {

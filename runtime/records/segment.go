@@ -539,28 +539,21 @@ type pqSegment struct {
 // openSegment opens the Parquet segment at path and reads its footer and
 // digest. A file whose footer cannot be read is an error wrapping
 // errNoFooter.
-func openSegment(path string) (*pqSegment, error) {
+func openSegment(path string) (s *pqSegment, err error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading records: %w", err)
 	}
-	s, err := openSegmentFile(fh, path)
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// errNoFooter is a segment whose footer (its index) cannot be read.
-var errNoFooter = errors.New("its footer cannot be read")
-
-func openSegmentFile(fh *os.File, path string) (*pqSegment, error) {
+	defer func() {
+		if err != nil {
+			fh.Close()
+		}
+	}()
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	s := &pqSegment{path: path, name: filepath.Base(path), fh: fh, size: st.Size(), col: map[string]int{}}
+	s = &pqSegment{path: path, name: filepath.Base(path), fh: fh, size: st.Size(), col: map[string]int{}}
 	if s.md, _, err = footer(fh, st.Size()); err != nil {
 		return nil, fmt.Errorf("reading %s: %w: %v", path, errNoFooter, err)
 	}
@@ -587,6 +580,9 @@ func openSegmentFile(fh *os.File, path string) (*pqSegment, error) {
 	s.starts = append(s.starts, at)
 	return s, nil
 }
+
+// errNoFooter is a segment whose footer (its index) cannot be read.
+var errNoFooter = errors.New("its footer cannot be read")
 
 func (s *pqSegment) close() error { return s.fh.Close() }
 
