@@ -274,25 +274,9 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 	if row.Line != "" {
 		return []byte(row.Line), nil
 	}
-	r := engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
-		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
-		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
-		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
-		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
-		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
-	if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
-		return nil, fmt.Errorf("column fields: %w", err)
-	}
-	if len(row.Identity) > 0 {
-		r.Identity = new(engine.Identity)
-		if err := json.Unmarshal(row.Identity, r.Identity); err != nil {
-			return nil, fmt.Errorf("column identity: %w", err)
-		}
-	}
-	if len(row.Extracted) > 0 {
-		if err := json.Unmarshal(row.Extracted, &r.Extracted); err != nil {
-			return nil, fmt.Errorf("column extracted: %w", err)
-		}
+	var r engine.Record
+	if err := recordOf(row, nil, &r); err != nil {
+		return nil, err
 	}
 	return e.line(&r, row.RecordSHA256)
 }
@@ -811,137 +795,80 @@ func segColumns(o StreamOptions) []string {
 }
 
 // decodeGroup reads the columns o needs of row group g, whose chunks hold
-// by the digest (the lines' seals hold), into recs (reused), and gives
-// each record to each with its 0-based row in the group.
-func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, recs []engine.Record, each func(i int, r *engine.Record) error) ([]engine.Record, error) {
+// by the digest (the lines' seals hold), into rows and recs (reused), and
+// gives each record to each with its 0-based row in the group.
+func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
 	rg := s.pf.RowGroups()[g]
 	n := int(rg.NumRows())
-	recs = slices.Grow(recs[:0], n)[:n]
-	clear(recs)
-	var lineOf map[int][]byte // rows kept whole in the line column
+	rows, recs = slices.Grow(rows[:0], n)[:n], slices.Grow(recs[:0], n)[:n]
+	clear(rows)
 	chunks := rg.ColumnChunks()
-	for _, name := range segColumns(o) {
-		ci, ok := s.col[name]
-		if !ok {
-			continue // a column of a later version
+	want := segColumns(o)
+	for _, c := range segCols() {
+		ci, ok := s.col[c.name]
+		if !ok || !slices.Contains(want, c.name) {
+			continue
 		}
-		set := setter(name, in, o, &lineOf)
 		if err := readColumn(chunks[ci], n, func(i int, v parquet.Value) error {
-			if v.IsNull() {
-				return nil
+			if !v.IsNull() {
+				c.set(&rows[i], v)
 			}
-			return set(&recs[i], i, v)
+			return nil
 		}); err != nil {
-			return recs, fmt.Errorf("reading %s, row group %d, column %s: %w", s.path, g+1, name, err)
+			return rows, recs, fmt.Errorf("reading %s, row group %d, column %s: %w", s.path, g+1, c.name, err)
 		}
 	}
 	var buf []byte
-	for i := range recs {
-		if l, ok := lineOf[i]; ok {
-			var err error
-			if buf, err = decodeLine(l, sealOK, o, in, buf, &recs[i]); err != nil {
-				return recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
-			}
+	for i := range rows {
+		var err error
+		if rows[i].Line != "" {
+			buf, err = decodeLine([]byte(rows[i].Line), sealOK, o, in, buf, &recs[i])
+		} else {
+			err = recordOf(&rows[i], in, &recs[i])
+		}
+		if err != nil {
+			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
 		}
 		if err := each(i, &recs[i]); err != nil {
-			return recs, err
+			return rows, recs, err
 		}
 	}
-	return recs, nil
+	return rows, recs, nil
 }
 
-// setter is what decodeGroup does with a value of column name.
-func setter(name string, in *interner, o StreamOptions, lineOf *map[int][]byte) func(r *engine.Record, i int, v parquet.Value) error {
-	str := func(f func(*engine.Record) *string) func(*engine.Record, int, parquet.Value) error {
-		return func(r *engine.Record, _ int, v parquet.Value) error { *f(r) = string(v.ByteArray()); return nil }
-	}
-	shared := func(f func(*engine.Record) *string) func(*engine.Record, int, parquet.Value) error {
-		return func(r *engine.Record, _ int, v parquet.Value) error { *f(r) = in.of(v.ByteArray()); return nil }
-	}
-	integer := func(f func(*engine.Record) *int) func(*engine.Record, int, parquet.Value) error {
-		return func(r *engine.Record, _ int, v parquet.Value) error { *f(r) = int(v.Int64()); return nil }
-	}
-	flag := func(f func(*engine.Record) *bool) func(*engine.Record, int, parquet.Value) error {
-		return func(r *engine.Record, _ int, v parquet.Value) error { *f(r) = v.Boolean(); return nil }
-	}
-	rawJSON := func(f func(*engine.Record) *json.RawMessage) func(*engine.Record, int, parquet.Value) error {
-		return func(r *engine.Record, _ int, v parquet.Value) error {
-			*f(r) = json.RawMessage(bytes.Clone(v.ByteArray()))
-			return nil
-		}
-	}
-	switch name {
-	case "key":
-		return str(func(r *engine.Record) *string { return &r.Key })
-	case "status":
-		return shared(func(r *engine.Record) *string { return &r.Status })
-	case "error":
-		return shared(func(r *engine.Record) *string { return &r.Error })
-	case "response":
-		return str(func(r *engine.Record) *string { return &r.Response })
-	case "reasoning":
-		return str(func(r *engine.Record) *string { return &r.Reasoning })
-	case "refusal":
-		return str(func(r *engine.Record) *string { return &r.Refusal })
-	case "served_model":
-		return shared(func(r *engine.Record) *string { return &r.ServedModel })
-	case "finish_reason":
-		return shared(func(r *engine.Record) *string { return &r.FinishReason })
-	case "endpoint":
-		return shared(func(r *engine.Record) *string { return &r.Endpoint })
-	case "cache_key":
-		return str(func(r *engine.Record) *string { return &r.CacheKey })
-	case "request_sha256":
-		return str(func(r *engine.Record) *string { return &r.RequestSHA256 })
-	case "kind":
-		return func(r *engine.Record, _ int, v parquet.Value) error {
-			r.Kind = engine.Kind(in.of(v.ByteArray()))
-			return nil
-		}
-	case "prompt_tokens":
-		return integer(func(r *engine.Record) *int { return &r.PromptTokens })
-	case "completion_tokens":
-		return integer(func(r *engine.Record) *int { return &r.CompletionTokens })
-	case "attempts":
-		return integer(func(r *engine.Record) *int { return &r.Attempts })
-	case "latency_ms":
-		return func(r *engine.Record, _ int, v parquet.Value) error { r.LatencyMS = v.Double(); return nil }
-	case "cached":
-		return flag(func(r *engine.Record) *bool { return &r.Cached })
-	case "empty_response":
-		return flag(func(r *engine.Record) *bool { return &r.EmptyResponse })
-	case "simulated":
-		return flag(func(r *engine.Record) *bool { return &r.Simulated })
-	case "logprobs":
-		return rawJSON(func(r *engine.Record) *json.RawMessage { return &r.Logprobs })
-	case "prompt_logprobs":
-		return rawJSON(func(r *engine.Record) *json.RawMessage { return &r.PromptLogprobs })
-	case "tool_calls":
-		return rawJSON(func(r *engine.Record) *json.RawMessage { return &r.ToolCalls })
-	case "request":
-		return rawJSON(func(r *engine.Record) *json.RawMessage { return &r.Request })
-	case "fields":
-		return func(r *engine.Record, _ int, v parquet.Value) error { return decodeKey(v.ByteArray(), in, &r.Fields) }
-	case "identity":
-		return func(r *engine.Record, _ int, v parquet.Value) error {
-			r.Identity = new(engine.Identity)
-			return decodeIdentity(v.ByteArray(), in, r.Identity)
-		}
-	case "extracted":
-		return func(r *engine.Record, _ int, v parquet.Value) (err error) {
-			r.Extracted, err = decodeExtracted(v.ByteArray(), in)
-			return err
-		}
-	case "line":
-		return func(_ *engine.Record, i int, v parquet.Value) error {
-			if *lineOf == nil {
-				*lineOf = map[int][]byte{}
+// recordOf fills r with the record row holds (its columns; not the line
+// column).
+func recordOf(row *segRow, in *interner, r *engine.Record) error {
+	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
+		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
+		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
+		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
+		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
+		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
+	if len(row.Fields) > 0 {
+		if err := decodeKey(row.Fields, in, &r.Fields); err != nil {
+			r.Fields = engine.Key{}
+			if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
+				return fmt.Errorf("column fields: %w", err)
 			}
-			(*lineOf)[i] = bytes.Clone(v.ByteArray())
-			return nil
 		}
 	}
-	return func(*engine.Record, int, parquet.Value) error { return nil }
+	if len(row.Identity) > 0 {
+		r.Identity = new(engine.Identity)
+		if err := decodeIdentity(row.Identity, in, r.Identity); err != nil {
+			*r.Identity = engine.Identity{}
+			if err := json.Unmarshal(row.Identity, r.Identity); err != nil {
+				return fmt.Errorf("column identity: %w", err)
+			}
+		}
+	}
+	if len(row.Extracted) > 0 {
+		var err error
+		if r.Extracted, err = decodeExtracted(row.Extracted, in); err != nil {
+			return fmt.Errorf("column extracted: %w", err)
+		}
+	}
+	return nil
 }
 
 // eachSegmentLine calls fn with each line read from r (a plain or older

@@ -98,7 +98,7 @@ func TestSegmentRowsGiveBackTheirLines(t *testing.T) {
 	for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipExtracted: true, SkipDigests: true}, {TextsOnly: true, WithRequests: true}} {
 		var got []engine.Record
 		for g := range s.md.RowGroups {
-			if _, err := s.decodeGroup(g, o, new(interner), nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
+			if _, _, err := s.decodeGroup(g, o, new(interner), nil, nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -333,6 +333,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		go func() {
 			defer wg.Done()
 			var in interner
+			var rows []segRow
 			var recs []engine.Record
 			for b := range todo {
 				var res []lineResult[T]
@@ -342,9 +343,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				if b.pq != nil {
 					res = growResults(res, b.count)
-					recs, b.err = b.pq.decodeGroup(b.group, o, &in, recs, func(i int, r *engine.Record) error {
+					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &in, rows, recs, func(i int, r *engine.Record) error {
 						return processed(seed, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
 					})
+					clear(rows)
 					clear(recs)
 					b.res = res
 					b.pq = nil
