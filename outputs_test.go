@@ -266,7 +266,7 @@ print(json.dumps(sorted({repr(r[i]) for r in rows[1:]})))`, filepath.Join(run, "
 		if got, want := strings.TrimSpace(string(runPython(t, script))), fmt.Sprintf("%d bodies checked, 0 differ", n); got != want {
 			t.Errorf("the documented Python check prints %q, want %q", got, want)
 		}
-		rows := duck(t, strings.ReplaceAll(docBlock(t, "docs/outputs.md", "sql", "request_sha256"), "'run/", "'"+run+"/"))
+		rows := duck(t, strings.ReplaceAll(docBlock(t, "docs/outputs.md", "sql", "regexp_extract"), "'run/", "'"+run+"/"))
 		if len(rows) != 1 || fmt.Sprint(rows[0]) != fmt.Sprint([]any{float64(n), float64(0)}) {
 			t.Errorf("the documented DuckDB check gives %v, want [%d 0]", rows, n)
 		}

@@ -157,7 +157,7 @@ func TestHTMLCutsLongTexts(t *testing.T) {
 	if len(ex.Rows) != 48 {
 		t.Errorf("the explorer shows %d of 48 samples", len(ex.Rows))
 	}
-	for c, want := range map[int]string{1: "tables/answers.csv]", 2: "sealed records-N.jsonl.zst)]", 3: "sealed records-N.jsonl.zst)]", 4: "sealed records-N.jsonl.zst)]"} {
+	for c, want := range map[int]string{1: "tables/answers.csv]", 2: "sealed records-N.parquet)]", 3: "sealed records-N.parquet)]", 4: "sealed records-N.parquet)]"} {
 		s, _ := ex.Rows[0][c].(string)
 		if utf8.RuneCountInString(s) > MaxSampleText || !strings.HasSuffix(s, want) {
 			t.Errorf("the explorer's %s: %d characters ending %q, want at most %d ending %q", ex.Columns[c], utf8.RuneCountInString(s), s[max(0, len(s)-120):], MaxSampleText, want)

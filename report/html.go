@@ -515,7 +515,7 @@ func sampleFullText(header []string, c int, key string) string {
 	if where != recordsFile {
 		return where
 	}
-	where = "the run's records (records.jsonl, or a sealed records-N.jsonl.zst)"
+	where = "the run's records (records.jsonl, or a sealed records-N.parquet)"
 	if key != "" {
 		where += ", record key " + key
 	}

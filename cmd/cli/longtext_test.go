@@ -132,7 +132,7 @@ func TestReportOfLongAnswers(t *testing.T) {
 	for _, row := range ex.Rows {
 		key := fmt.Sprintf("record key long|%s|%s|hin||||]", row[col("model")], row[col("item")])
 		resp, _ := row[col("response")].(string)
-		if !strings.HasSuffix(resp, "of "+fmt.Sprint(utf8.RuneCountInString(long))+" characters; the full text is in the run's records (records.jsonl, or a sealed records-N.jsonl.zst), "+key) {
+		if !strings.HasSuffix(resp, "of "+fmt.Sprint(utf8.RuneCountInString(long))+" characters; the full text is in the run's records (records.jsonl, or a sealed records-N.parquet), "+key) {
 			t.Errorf("the explorer's response ends %q, want the note naming %s", resp[max(0, len(resp)-200):], key)
 		}
 		kept("response", resp, long)

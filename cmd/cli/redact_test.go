@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -121,6 +122,15 @@ func readable(t *testing.T, p string) [][]byte {
 	}
 	out := [][]byte{b}
 	switch {
+	case strings.HasPrefix(filepath.Base(p), "records-") && strings.HasSuffix(p, ".parquet"):
+		// A sealed segment: its records, as the run's readers read them.
+		if err := records.Read(filepath.Dir(p), func(r *engine.Record) error {
+			line, err := json.Marshal(r)
+			out = append(out, line)
+			return err
+		}); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
 	case bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		d, err := zstd.NewReader(bytes.NewReader(b))
 		if err != nil {
@@ -219,7 +229,7 @@ engine: {max_attempts: 3, retry_base: 1ms, retry_max: 1ms}
 		t.Errorf("records of %d replies, want %d: %v", len(seen), len(echoReplies), seen)
 	}
 
-	// Seal the records into a segment (with its lean copy), as a long run
+	// Seal the records into a Parquet segment, as a long run
 	// does, and report on the run: every file it makes is searched too.
 	sealNow(t, out)
 	rep := filepath.Join(dir, "report")
@@ -266,7 +276,7 @@ engine: {max_attempts: 3, retry_base: 1ms, retry_max: 1ms}
 	if m, _ := os.ReadFile(filepath.Join(out, "manifest.json")); !bytes.Contains(m, []byte("key "+engine.Redacted)) {
 		t.Errorf("the manifest does not show the echoed owned_by redacted:\n%s", m)
 	}
-	if segs, _ := filepath.Glob(filepath.Join(out, "records-*.jsonl.zst")); len(segs) == 0 {
+	if segs, _ := filepath.Glob(filepath.Join(out, "records-*.parquet")); len(segs) == 0 {
 		t.Errorf("no sealed segment was searched")
 	}
 	if _, err := os.Stat(filepath.Join(cdir, "responses.log")); err != nil {

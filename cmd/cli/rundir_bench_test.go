@@ -18,7 +18,7 @@ import (
 // 460,500-record BMLAMA-53 run (experiments/bench/bmlama-460k.yaml says
 // how to write it): BHASHA_BENCH_ROUNDS rounds (default 3), each on a
 // fresh copy of the directory's run files (experiment.yaml,
-// manifest.json, the records files and lean copies, archive/: nothing a
+// manifest.json, the records files, archive/: nothing a
 // step derives, so DIR itself is never written), each step in a fresh
 // process as BenchmarkPapersGrid runs them:
 //
@@ -107,8 +107,8 @@ func BenchmarkRunDir(b *testing.B) {
 }
 
 // copyRunFiles copies the files a run wrote into dir (new): the
-// experiment's copy, the manifest, every records file (segments, their
-// lean copies, records.jsonl) and archive/, and nothing a later step
+// experiment's copy, the manifest, every records file (segments,
+// records.jsonl) and archive/, and nothing a later step
 // derives from them (scored.parquet, tables/, reports).
 func copyRunFiles(src, dir string) error {
 	es, err := os.ReadDir(src)

@@ -16,6 +16,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/sim/simtest"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // answersOf is the response of each record of dir, by key; a key recorded
@@ -170,11 +172,11 @@ func TestTornTailResumesMultiStage(t *testing.T) {
 	}
 }
 
-// One flipped byte in a sealed segment does not lose the run: Open
-// scores every record (its lean copy is intact) and names the damaged
-// file; a run into the directory keeps the damaged file in the archive,
-// asks again only the records lost from the segment, and ends with the
-// answers of the uninterrupted run, one record per key.
+// A damaged sealed segment does not lose the run: Open scores every
+// record that can be read and names the damaged file; a run into the
+// directory keeps the damaged file in the archive, asks again only the
+// records lost from the segment, and ends with the answers of the
+// uninterrupted run, one record per key.
 func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 	ref := smokeRun(t, "smoke-mdi.yaml")
 	want := answersOf(t, ref)
@@ -182,21 +184,16 @@ func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 	cache := filepath.Join(ref, "cache")
 	url := simtest.Start(t, sim.Config{})
 	for _, c := range []struct {
-		name string
-		at   func(seg []byte) int
+		name   string
+		damage func(b []byte, md *format.FileMetaData)
+		note   string
 	}{
-		{"inside the compressed data", func(seg []byte) int { return len(seg) / 2 }},
-		{"in the frame header (its magic number)", func([]byte) int { return 1 }},
+		{"a bad sector in the responses", clearResponses, "record(s) are lost: line 1 (key "},
+		{"its footer", func(b []byte, _ *format.FileMetaData) { b[len(b)-1] ^= 0x5a }, "an unknown number of records are lost"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := copyRun(t, ref)
-			seg := filepath.Join(out, sealNow(t, out))
-			b, err := os.ReadFile(seg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[c.at(b)] ^= 0x5a
-			os.WriteFile(seg, b, 0o644)
+			seg, _ := damageSegment(t, out, c.damage)
 			kept := 0
 			if err := records.Read(out, func(*engine.Record) error { kept++; return nil }); err != nil {
 				t.Fatalf("reading the damaged run: %v", err)
@@ -211,7 +208,7 @@ func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 			if _, err := r.Scored(); err != nil {
 				t.Fatalf("scoring the damaged run: %v", err)
 			}
-			if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, filepath.Base(seg)+" is damaged") || !strings.Contains(notes, "lean copy") {
+			if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, filepath.Base(seg)+" is damaged") || !strings.Contains(notes, c.note) {
 				t.Errorf("notes: %s", notes)
 			}
 			var so, se bytes.Buffer
@@ -233,26 +230,60 @@ func TestDamagedSegmentRunAsksOnlyTheLost(t *testing.T) {
 	}
 }
 
-// A report of a run whose sealed segment is damaged sends nothing and
-// changes no record file: the damaged segment and its lean copy stay as
-// they are (nothing is archived), the tables score every answer the
-// intact lean copy holds, and the note names the damage.
-func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
-	ref := smokeRun(t, "smoke-mdi.yaml")
-	want := answersOf(t, ref)
-	out := copyRun(t, ref)
+// damageSegment seals the first half of out's records into a segment,
+// leaves the rest live, and damages the segment with damage (given its
+// bytes and their Parquet metadata); it returns the segment's path and
+// how many records it holds.
+func damageSegment(t *testing.T, out string, damage func(b []byte, md *format.FileMetaData)) (string, int) {
+	t.Helper()
+	live := filepath.Join(out, records.FileName)
+	all, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(all, []byte("\n"))
+	half := len(lines) / 2
+	os.WriteFile(live, bytes.Join(lines[:half], nil), 0o644)
 	seg := filepath.Join(out, sealNow(t, out))
+	os.WriteFile(live, bytes.Join(lines[half:], nil), 0o644)
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[len(b)/2] ^= 0x5a
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage(b, pf.Metadata())
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lean := strings.TrimSuffix(seg, ".jsonl.zst") + ".lean"
+	return seg, half
+}
+
+// clearResponses zeroes the response column of the first row group (a
+// bad sector).
+func clearResponses(b []byte, md *format.FileMetaData) {
+	for _, c := range md.RowGroups[0].Columns {
+		if c.MetaData.PathInSchema[0] == "response" {
+			clear(b[c.MetaData.DataPageOffset : c.MetaData.DataPageOffset+c.MetaData.TotalCompressedSize])
+		}
+	}
+}
+
+// A report of a run whose sealed segment is damaged sends nothing and
+// changes no record file: the damaged segment stays as it is (nothing is
+// archived), the tables score every answer that can still be read (the
+// live file's), and the note names the damage and the lost records.
+func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
+	ref := smokeRun(t, "smoke-mdi.yaml")
+	want := answersOf(t, ref)
+	out := copyRun(t, ref)
+	seg, half := damageSegment(t, out, clearResponses)
+	live := filepath.Join(out, records.FileName)
+	var err error
 	before := map[string][]byte{}
-	for _, p := range []string{seg, lean} {
+	for _, p := range []string{seg, live} {
 		if before[p], err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +307,10 @@ func TestReportOfDamagedRunLeavesItsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows := bytes.Count(csv, []byte("\n")) - 1; rows != len(want) {
-		t.Errorf("answers.csv has %d answers, want the lean copy's %d", rows, len(want))
+	if rows := bytes.Count(csv, []byte("\n")) - 1; rows != len(want)-half {
+		t.Errorf("answers.csv has %d answers, want the live file's %d", rows, len(want)-half)
+	}
+	if !strings.Contains(se.String(), fmt.Sprintf("%d record(s) are lost: line 1 (key ", half)) {
+		t.Errorf("the note does not name the lost records:\n%s", se.String())
 	}
 }

@@ -113,3 +113,46 @@ func TestDecodeLineTextsOnlyUnsealed(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
+
+// decodeExtracted gives what encoding/json gives of every shape of an
+// extracted result.
+func TestDecodeExtractedAgreesWithUnmarshal(t *testing.T) {
+	for _, v := range []string{
+		`{"value":"v","method":"json"}`,
+		`{"value":"v\u00e9\n","method":"json","fields":{"translation":"t \"q\"","b":""},"fallback":"{\"t\":1}"}`,
+		`{"value":"","method":"unparsed","null":true,"note":"n","numbers":{"score":0.25,"n":-3e2},"in_candidates":false}`,
+		`{"value":"v","method":"json","fields":null,"numbers":null,"in_candidates":null}`,
+		`{"value":"v","method":"json","fields":{"a\u0062":"x"}}`,
+		`{"value":"v","method":"json","fields":{"a":"x","a":"y"}}`,
+		`{"value":"v","method":"json","other":[1,2]}`,
+		`{"value":"v","method":"json","fields":{"a":1}}`,
+	} {
+		var want *extract.Result
+		werr := json.Unmarshal([]byte(v), &want)
+		got, err := decodeExtracted([]byte(v), new(interner))
+		if (err != nil) != (werr != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v (%v)\nwant %+v (%v)", v, got, err, want, werr)
+		}
+	}
+}
+
+// decodeExtracted beside encoding/json, on an answer's typical result.
+func BenchmarkDecodeExtracted(b *testing.B) {
+	v := []byte(`{"value":"What is the instrument of Putenucup Roculi? The answer is:","method":"json","fields":{"translation":"What is the instrument of Putenucup Roculi? The answer is:"},"fallback":"{\"translation\":\"What is the instrument of Putenucup Roculi? The answer is:\"}"}`)
+	b.Run("decodeExtracted", func(b *testing.B) {
+		in := new(interner)
+		for range b.N {
+			if _, err := decodeExtracted(v, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for range b.N {
+			var x *extract.Result
+			if err := json.Unmarshal(v, &x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -3,17 +3,16 @@ package records
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -22,50 +21,57 @@ import (
 // A run's records are the sealed segments in number order, then the live
 // file:
 //
-//	records-000001.jsonl.zst  records-000002.jsonl.zst  ...  records.jsonl
+//	records-000001.parquet  records-000002.parquet  ...  records.jsonl
 //
-// A segment is zstd frames (RFC 8878; frames.go) of whole record lines, in
-// the grammar of records.jsonl, read as one stream; it is never appended to. sealLive makes one
-// from the live file in three steps, each of which leaves a state every
-// reader reads as the same records in the same order:
+// A segment is a Parquet file of whole record lines (segment.go); it is
+// never appended to. sealLive makes one from the live file in three
+// steps, each of which leaves a state every reader reads as the same
+// records in the same order:
 //
 //  1. rename records.jsonl to records-N.jsonl (N one above the highest
 //     segment number) and fsync the directory: a plain segment, read
 //     like a sealed one; the writer starts a new records.jsonl.
-//  2. compress it into .records-N.jsonl.zst-*.tmp, fsync it, rename it to
-//     records-N.jsonl.zst and fsync the directory.
+//  2. write it as .records-N.parquet-*.tmp, fsync it, rename it to
+//     records-N.parquet and fsync the directory.
 //  3. remove records-N.jsonl.
 //
-// The rule a crash leaves to the next open: a records-N.jsonl.zst is
+// The rule a crash leaves to the next open: a records-N.parquet is
 // complete whenever it exists (it gets its name only once written and
-// synced), so a records-N.jsonl beside it is the redundant copy of step 3
-// and is skipped by every reader; a records-N.jsonl alone is the segment.
-// Hidden .records-*.tmp files are never read. The next writer under the
-// exclusive lock (CreateWith, Seal, Commit) finishes what a crash left:
-// it compresses a plain segment, removes a redundant copy and stale
-// temporary files.
+// synced), so a records-N.jsonl (or records-N.jsonl.zst, records-N.lean)
+// beside it is a redundant copy and is skipped by every reader; a
+// records-N.jsonl alone is the segment. Hidden .records-*.tmp files are
+// never read. The next writer under the exclusive lock (CreateWith, Seal,
+// Commit) finishes what a crash left: it writes a plain segment as
+// Parquet, removes redundant copies and stale temporary files.
+//
+// A segment of an older Bhasha, records-N.jsonl.zst (zstd frames of whole
+// lines, beside which a records-N.lean may lie), is read with the
+// standard zstd decoder, each line checked by its own seal; the next
+// writer under the lock converts it to records-N.parquet (steps 2 and 3).
 const (
 	segPrefix = "records-"
 	segPlain  = ".jsonl"
 	segZst    = ".jsonl.zst"
+	segLean   = ".lean"
 )
 
-// SegmentName is the file name of segment n, compressed.
-func SegmentName(n int) string { return fmt.Sprintf("%s%06d%s", segPrefix, n, segZst) }
+// File kinds of a records file.
+const (
+	kindLive  = iota // records.jsonl
+	kindPlain        // records-N.jsonl: a seal in progress
+	kindZst          // records-N.jsonl.zst: an older Bhasha's segment
+	kindPq           // records-N.parquet
+	kindLean         // records-N.lean: an older Bhasha's lean copy, never read
+)
 
 // recordFile is one file of a run's records.
 type recordFile struct {
 	path string
 	name string // base name, as messages show it
 	seg  int    // segment number; 0 for the live file
-	zst  bool
-	// verified: the segment's seal holds, so every line is as sealed
-	// (set by open).
+	kind int
+	// verified: every line is as sealed (set by open).
 	verified bool
-	// leanOK: open gives a segment with a lean copy to read (lean.go)
-	// as that (framedSegment.lean), its seal taken as the lean copy's.
-	leanOK bool
-	dec    *segDecoder // walk's decoder and buffer, reused by open (nil: open makes its own)
 	// damage: open found the segment damaged, and gives what can be
 	// read of it (damage.go).
 	damage *Damage
@@ -74,36 +80,38 @@ type recordFile struct {
 // dirFiles is what a run directory holds of records files.
 type dirFiles struct {
 	files     []recordFile // in logical order
-	redundant []string     // plain segments beside their compressed one (step 3 not done)
+	redundant []string     // copies of a segment beside its Parquet file (step 3 not done)
 	plain     []recordFile // plain segments alone (step 2 not done)
+	old       []recordFile // an older Bhasha's segments, to convert
 	temps     []string     // hidden temporary files of an interrupted seal or rewrite
 	maxSeg    int
 }
 
-// parseSegment reads a segment file name: its number and whether it is
-// compressed (ok false when name is not one).
-func parseSegment(name string) (n int, zst, ok bool) {
+// parseSegment reads a segment file name: its number and kind (ok false
+// when name is not one).
+func parseSegment(name string) (n, kind int, ok bool) {
 	rest, found := strings.CutPrefix(name, segPrefix)
 	if !found {
-		return 0, false, false
+		return 0, 0, false
 	}
 	var num string
-	switch {
-	case strings.HasSuffix(rest, segZst):
-		num, zst = strings.TrimSuffix(rest, segZst), true
-	case strings.HasSuffix(rest, segPlain):
-		num = strings.TrimSuffix(rest, segPlain)
-	default:
-		return 0, false, false
+	for _, k := range []struct {
+		ext  string
+		kind int
+	}{{segExt, kindPq}, {segZst, kindZst}, {segPlain, kindPlain}, {segLean, kindLean}} {
+		if s, ok := strings.CutSuffix(rest, k.ext); ok {
+			num, kind = s, k.kind
+			break
+		}
 	}
 	if len(num) < 6 || strings.Trim(num, "0123456789") != "" {
-		return 0, false, false
+		return 0, 0, false
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n <= 0 {
-		return 0, false, false
+		return 0, 0, false
 	}
-	return n, zst, true
+	return n, kind, true
 }
 
 // listFiles reads dir's records files.
@@ -116,8 +124,7 @@ func listFiles(dir string) (dirFiles, error) {
 	if err != nil {
 		return d, fmt.Errorf("listing records: %w", err)
 	}
-	type seg struct{ plain, zst bool }
-	segs := map[int]*seg{}
+	segs := map[int]map[int]string{} // number -> kind -> name
 	live := false
 	for _, e := range es {
 		name := e.Name()
@@ -129,42 +136,43 @@ func listFiles(dir string) (dirFiles, error) {
 			d.temps = append(d.temps, filepath.Join(dir, name))
 			continue
 		}
-		n, zst, ok := parseSegment(name)
+		n, kind, ok := parseSegment(name)
 		if !ok {
 			continue
 		}
-		s := segs[n]
-		if s == nil {
-			s = &seg{}
-			segs[n] = s
+		if segs[n] == nil {
+			segs[n] = map[int]string{}
 		}
-		if zst {
-			s.zst = true
-		} else {
-			s.plain = true
-		}
+		segs[n][kind] = name
 	}
-	for _, n := range slices.Sorted(func(yield func(int) bool) {
-		for n := range segs {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, n := range slices.Sorted(maps.Keys(segs)) {
 		s := segs[n]
 		d.maxSeg = n
-		plain := fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)
-		if s.zst {
-			name := SegmentName(n)
-			d.files = append(d.files, recordFile{path: filepath.Join(dir, name), name: name, seg: n, zst: true})
-			if s.plain {
-				d.redundant = append(d.redundant, filepath.Join(dir, plain))
+		var f *recordFile
+		for _, kind := range []int{kindPq, kindZst, kindPlain} {
+			name, ok := s[kind]
+			if !ok {
+				continue
 			}
+			if f != nil {
+				d.redundant = append(d.redundant, filepath.Join(dir, name))
+				continue
+			}
+			f = &recordFile{path: filepath.Join(dir, name), name: name, seg: n, kind: kind}
+		}
+		if lean, ok := s[kindLean]; ok && (f == nil || f.kind == kindPq) {
+			d.redundant = append(d.redundant, filepath.Join(dir, lean))
+		}
+		if f == nil {
 			continue
 		}
-		f := recordFile{path: filepath.Join(dir, plain), name: plain, seg: n}
-		d.files = append(d.files, f)
-		d.plain = append(d.plain, f)
+		d.files = append(d.files, *f)
+		switch f.kind {
+		case kindPlain:
+			d.plain = append(d.plain, *f)
+		case kindZst:
+			d.old = append(d.old, *f)
+		}
 	}
 	if live {
 		d.files = append(d.files, recordFile{path: filepath.Join(dir, FileName), name: FileName})
@@ -174,8 +182,8 @@ func listFiles(dir string) (dirFiles, error) {
 
 // Files lists the files that hold dir's records, in their logical order:
 // the sealed segments by number, then records.jsonl (see the package
-// doc). A plain segment left beside its compressed copy by an interrupted
-// seal is not listed. A directory without records gives none.
+// doc). A copy of a segment left beside its Parquet file by an
+// interrupted seal is not listed. A directory without records gives none.
 func Files(dir string) ([]string, error) {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -189,7 +197,7 @@ func Files(dir string) ([]string, error) {
 }
 
 // lineAt names line n of f as messages do: "line N" in records.jsonl,
-// "records-000001.jsonl.zst line N" in a segment.
+// "records-000001.parquet line N" in a segment (its row N).
 func lineAt(f recordFile, n int) string {
 	if f.seg == 0 {
 		return fmt.Sprintf("line %d", n)
@@ -202,25 +210,24 @@ func lineAt(f recordFile, n int) string {
 // (a reader without the shared lock, while a run writes) never makes it
 // miss or repeat a record: what it reads is the records at some moment,
 // a prefix of what they are later. A segment it was told of but that was
-// compressed meanwhile is read in its compressed form; records.jsonl is
-// read only when, once it is open, no segment above the last one read has
-// appeared (else it may be a new live file begun after a seal, and the
-// segments made meanwhile come first). Segment numbers only grow while a
-// writer holds the lock, so none is skipped.
+// sealed meanwhile is read in its sealed form; records.jsonl is read only
+// when, once it is open, no segment above the last one read has appeared
+// (else it may be a new live file begun after a seal, and the segments
+// made meanwhile come first). Segment numbers only grow while a writer
+// holds the lock, so none is skipped.
 func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
-	return walkLean(dir, false, fn)
+	return walkSegments(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error { return fn(f, r) })
 }
 
-// walkLean is walk, giving a segment with a lean copy to read as that
-// when lean (recordFile.leanOK).
-func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (bool, error) {
+// walkSegments is walk; with pq, a Parquet segment whose footer reads is
+// handed to fn opened, not read (r nil, s the segment, which fn closes),
+// instead of as lines.
+func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {
 		return false, err
 	}
 	any, last, retries := false, 0, 0
-	var dec segDecoder // one for every segment
-	defer dec.close()
 	again := func() error {
 		if retries++; retries > 1000 {
 			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
@@ -234,14 +241,19 @@ func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (
 			return any, nil
 		}
 		f := d.files[i]
-		if f.zst {
-			f.dec = &dec
-			f.leanOK = lean
+		var r io.ReadCloser
+		var s *pqSegment
+		if pq && f.kind == kindPq {
+			s, err = openSegment(f.path)
+			if errors.Is(err, errNoFooter) {
+				s, err = nil, nil // read as lines: open names the damage
+				r, err = f.open()
+			}
+		} else {
+			r, err = f.open()
 		}
-		r, err := f.open()
-		f.dec = nil
 		if errors.Is(err, os.ErrNotExist) {
-			// A plain segment compressed, or records.jsonl sealed: look again.
+			// A plain segment sealed, or records.jsonl sealed: look again.
 			if err := again(); err != nil {
 				return any, err
 			}
@@ -250,20 +262,25 @@ func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (
 		if err != nil {
 			return any, err
 		}
+		closeIt := func() {
+			if r != nil {
+				r.Close()
+			}
+		}
 		if f.seg == 0 {
 			if err := again(); err != nil {
-				r.Close()
+				closeIt()
 				return any, err
 			}
 			if d.maxSeg > last {
-				r.Close()
+				closeIt()
 				continue
 			}
 			retries-- // not a retry
 		}
 		any = true
-		err = fn(f, r)
-		r.Close()
+		err = fn(f, r, s)
+		closeIt()
 		if err != nil || f.seg == 0 {
 			return any, err
 		}
@@ -271,115 +288,55 @@ func walkLean(dir string, lean bool, fn func(f recordFile, r io.Reader) error) (
 	}
 }
 
-// open opens a records file for reading, decompressing a segment, and
-// sets f.verified when the segment's seal holds (segseal.go). With
-// f.dec, a segment of at most wholeMaxCompressed bytes is read whole into
-// f.dec's buffer: a *framedSegment when it is to be read frame by frame
-// (frames.go), else streamed from memory. A segment of at most
-// wholeMaxCompressed bytes whose seal does not hold and that is damaged
-// gives what can be read of it, and sets f.damage (damage.go): its lines,
-// or with f.leanOK its intact lean copy's records.
+// open opens a records file for reading as lines: a plain file as it is,
+// an older segment decompressed, a Parquet segment's rows as their lines
+// (segment.go). It sets f.verified when every line of a segment is as
+// sealed, and f.damage when a Parquet segment is damaged (what can be
+// read of it is given).
 func (f *recordFile) open() (io.ReadCloser, error) {
-	fh, err := os.Open(f.path)
-	if err != nil {
-		return nil, fmt.Errorf("reading records: %w", err)
-	}
-	if !f.zst {
-		return fh, nil
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("reading %s: %w", f.path, err)
-	}
-	if f.dec != nil && st.Size() <= wholeMaxCompressed {
-		defer fh.Close()
-		if int64(cap(f.dec.comp)) < st.Size() {
-			f.dec.comp = make([]byte, st.Size())
+	switch f.kind {
+	case kindPq:
+		s, err := openSegment(f.path)
+		if errors.Is(err, errNoFooter) {
+			f.damage = &Damage{File: f.name, path: f.path, Gaps: []string{strings.TrimPrefix(err.Error(), "reading "+f.path+": ")}}
+			return io.NopCloser(bytes.NewReader(nil)), nil
 		}
-		comp := f.dec.comp[:st.Size()]
-		if _, err := io.ReadFull(fh, comp); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		if err != nil {
+			return nil, err
 		}
-		if f.leanOK {
-			if lean := loadLean(f.path, comp); lean != nil {
-				f.verified = true
-				return &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp, lean: lean}, nil
-			}
+		defer s.close()
+		data, verified, dm := s.lines()
+		f.verified, f.damage = verified, dm
+		return io.NopCloser(bytes.NewReader(data)), nil
+	case kindZst:
+		fh, err := os.Open(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading records: %w", err)
 		}
-		f.verified = sealedBytes(comp)
-		if !f.verified {
-			if r, ok, err := f.salvaged(comp, st.Size()); ok || err != nil {
-				return r, err
-			}
-		}
-		seg := &framedSegment{path: f.path, size: st.Size(), d: f.dec, comp: comp}
-		if fs, ok, err := framesOf(comp); err == nil && ok {
-			seg.frames = fs
-		}
-		return seg, nil
-	}
-	if f.verified, err = segmentSealed(fh, st.Size()); err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("reading %s: %w", f.path, err)
-	}
-	if !f.verified && st.Size() <= wholeMaxCompressed {
-		comp := make([]byte, st.Size())
-		if _, err := fh.ReadAt(comp, 0); err != nil {
-			fh.Close()
-			return nil, fmt.Errorf("reading %s: %w", f.path, err)
-		}
-		if r, ok, err := f.salvaged(comp, st.Size()); ok || err != nil {
-			fh.Close()
-			return r, err
-		}
-	}
-	if f.dec != nil { // a decoder reused from segment to segment
-		zr, err := f.dec.streamer(bufio.NewReaderSize(fh, 1<<20))
+		zr, err := newZstdReader(bufio.NewReaderSize(fh, 1<<20))
 		if err != nil {
 			fh.Close()
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
 		}
-		return &zstdFile{zr: zr, f: fh, path: f.path, shared: true}, nil
+		return &zstdFile{zr: zr, f: fh, path: f.path}, nil
 	}
-	zr, err := newDecoder(bufio.NewReaderSize(fh, 1<<20))
+	fh, err := os.Open(f.path)
 	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		return nil, fmt.Errorf("reading records: %w", err)
 	}
-	return &zstdFile{zr: zr, f: fh, path: f.path}, nil
+	return fh, nil
 }
 
-// salvaged is what open gives of the segment f, read whole into comp
-// (size bytes), whose seal does not hold: ok false when it is not damaged
-// (it is then read as it is), else what can be read of it (f.damage set).
-func (f *recordFile) salvaged(comp []byte, size int64) (io.ReadCloser, bool, error) {
-	lines, dm, err := salvage(f.path, comp)
-	if err != nil || dm == nil {
-		return nil, false, err
-	}
-	f.damage = dm
-	if f.leanOK && dm.leanData != nil {
-		dm.Lean = filepath.Base(leanName(f.path))
-		f.verified = true // the lean copy's records are as sealed
-		seg := &framedSegment{path: f.path, size: size, d: f.dec, lean: dm.leanData}
-		dm.leanData = nil
-		return seg, true, nil
-	}
-	return io.NopCloser(bytes.NewReader(lines)), true, nil
-}
-
-// newDecoder is a segment's zstd decoder.
-func newDecoder(r io.Reader) (*zstd.Decoder, error) {
+// newZstdReader is an older segment's decoder.
+func newZstdReader(r io.Reader) (*zstd.Decoder, error) {
 	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
 }
 
-// zstdFile reads a compressed segment; errors name it.
+// zstdFile reads an older compressed segment; errors name it.
 type zstdFile struct {
-	zr     *zstd.Decoder
-	f      *os.File
-	path   string
-	shared bool // zr is walk's, left open by Close
+	zr   *zstd.Decoder
+	f    *os.File
+	path string
 }
 
 func (z *zstdFile) Read(p []byte) (int, error) {
@@ -391,9 +348,7 @@ func (z *zstdFile) Read(p []byte) (int, error) {
 }
 
 func (z *zstdFile) Close() error {
-	if !z.shared {
-		z.zr.Close()
-	}
+	z.zr.Close()
 	return z.f.Close()
 }
 
@@ -410,16 +365,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// compressTo writes what write writes as the compressed segment dst: into
-// a temporary file, synced, then renamed, and the directory synced.
-func compressTo(dst string, write func(io.Writer) error) error {
-	return replaceFile(dst, true, write)
-}
-
-// replaceFile writes what write writes (compressed when zst) into a
-// temporary file beside path, syncs it, renames it to path and syncs the
-// directory: path holds either its old content or all of the new.
-func replaceFile(path string, zst bool, write func(io.Writer) error) error {
+// replacePlain writes what write writes into a temporary file beside
+// path, syncs it, renames it to path and syncs the directory: path holds
+// either its old content or all of the new.
+func replacePlain(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
@@ -433,53 +382,12 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
 		return fail(err)
 	}
-	// A segment's compressed bytes are hashed on their way to the file,
-	// and its lines' seals checked on their way into the encoder: the
-	// segment seal (segseal.go) is appended when every line was sealed.
-	sum, xx := sha256.New(), xxhash.New() // the seal's digest, and the lean copy's
-	var out io.Writer = tmp
-	if zst {
-		out = io.MultiWriter(tmp, sum, xx)
-	}
-	bw := bufio.NewWriterSize(out, 1<<20)
-	var w io.Writer = bw
-	var zw *frameWriter
-	var seals *lineSeals
-	var lean *leanBuilder // a segment's lean copy (lean.go)
-	if zst {
-		if zw, err = newFrameWriter(bw); err != nil {
-			return fail(err)
-		}
-		seals = newLineSeals()
-		w = io.MultiWriter(zw, seals)
-		if _, _, ok := parseSegment(filepath.Base(path)); ok {
-			if lean, err = newLeanBuilder(); err != nil {
-				zw.Close()
-				return fail(err)
-			}
-			defer lean.close()
-			w = io.MultiWriter(zw, seals, lean)
-		}
-	}
-	if err := write(w); err != nil {
-		if zw != nil {
-			zw.Close()
-		}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err := write(bw); err != nil {
 		return fail(err)
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return fail(err)
-		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fail(err)
-	}
-	sealed := seals != nil && seals.sealed() && seals.lines > 0
-	if sealed {
-		if _, err := tmp.Write(segSealOf(sum.Sum(nil))); err != nil {
-			return fail(fmt.Errorf("sealing the segment: %w", err))
-		}
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
@@ -487,47 +395,49 @@ func replaceFile(path string, zst bool, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if lean != nil {
-		// A segment rewritten loses its old lean copy before it changes.
-		if err := os.Remove(leanName(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("writing %s: removing its old lean copy: %w", path, err)
-		}
-	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if lean != nil {
-		// The lean copy is a reader's shortcut: one that cannot be
-		// written (a full disk) is left out, the segment read instead.
-		if data, ok := lean.file(sum.Sum(nil), xx.Sum64()); ok && sealed {
-			_ = writeLean(path, data)
-		}
-	}
-	return nil
+	return syncDir(dir)
 }
 
-// compressPlain is steps 2 and 3 of a seal: the plain segment f becomes
-// its compressed one.
-func compressPlain(f recordFile) error {
+// toParquet is steps 2 and 3 of a seal: the plain segment f, or an older
+// Bhasha's compressed one, becomes its Parquet segment, and f (with an
+// older segment's lean copy) is removed.
+func toParquet(f recordFile) error {
 	src, err := os.Open(f.path)
 	if err != nil {
 		return fmt.Errorf("sealing %s: %w", f.path, err)
 	}
 	defer src.Close()
-	if err := endsInNewline(src, f.path); err != nil {
+	var r io.Reader = bufio.NewReaderSize(src, 1<<20)
+	if f.kind == kindZst {
+		zr, err := newZstdReader(r)
+		if err != nil {
+			return fmt.Errorf("converting %s: %w", f.path, err)
+		}
+		defer zr.Close()
+		r = &zstdFile{zr: zr, path: f.path}
+	} else if err := endsInNewline(src, f.path); err != nil {
 		return err
 	}
-	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
-	if err := compressTo(dst, func(w io.Writer) error { _, err := io.Copy(w, bufio.NewReaderSize(src, 1<<20)); return err }); err != nil {
+	dir := filepath.Dir(f.path)
+	dst := filepath.Join(dir, SegmentName(f.seg))
+	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
+		return eachSegmentLine(r, f.path, add)
+	}); err != nil {
 		return err
 	}
-	if err := os.Remove(f.path); err != nil {
-		return fmt.Errorf("sealing %s: %w", dst, err)
+	remove := []string{f.path}
+	if f.kind == kindZst {
+		remove = append(remove, filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, f.seg, segLean)))
 	}
-	return syncDir(filepath.Dir(f.path))
+	for _, p := range remove {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("sealing %s: %w", dst, err)
+		}
+	}
+	return syncDir(dir)
 }
 
 // endsInNewline refuses to seal a file whose last line is torn (a segment
@@ -551,9 +461,12 @@ func endsInNewline(f *os.File, path string) error {
 }
 
 // finishSeals completes what an interrupted seal left in dir: a plain
-// segment alone is compressed, a plain copy beside its compressed segment
-// and temporary files are removed. It must run under the exclusive lock.
-func finishSeals(dir string) (bool, error) {
+// segment alone is written as Parquet, copies beside a Parquet segment and
+// temporary files are removed; and converts an older Bhasha's segments to
+// Parquet, saying so to log (when not nil) for each. A conversion that
+// fails leaves the older segment as it is (it is read as it is) and is
+// said to log, not returned. It must run under the exclusive lock.
+func finishSeals(dir string, log func(string)) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {
 		return false, err
@@ -577,10 +490,21 @@ func finishSeals(dir string) (bool, error) {
 		}
 	}
 	for _, f := range d.plain {
-		if err := compressPlain(f); err != nil {
+		if err := toParquet(f); err != nil {
 			return did, err
 		}
 		did = true
+	}
+	for _, f := range d.old {
+		err := toParquet(f)
+		if log != nil {
+			if err != nil {
+				log(fmt.Sprintf("warning: %s stays as it is, still read: converting it to Parquet: %v", f.name, err))
+			} else {
+				log(fmt.Sprintf("%s converted to %s (Parquet; the older segment and its lean copy removed)", f.name, SegmentName(f.seg)))
+			}
+		}
+		did = did || err == nil
 	}
 	return did, nil
 }
@@ -592,7 +516,7 @@ func sealLive(dir string) (string, error) {
 	if err != nil || plain == nil {
 		return "", err
 	}
-	if err := compressPlain(*plain); err != nil {
+	if err := toParquet(*plain); err != nil {
 		return "", err
 	}
 	return SegmentName(plain.seg), nil
@@ -634,15 +558,16 @@ func renameLive(dir string) (*recordFile, error) {
 	return &plain, nil
 }
 
-// Seal seals dir's records.jsonl into the next compressed segment when it
-// holds more than min bytes, after finishing what an interrupted seal
-// left (see the package doc). lk must be dir's exclusive lock. It returns
-// the new segment's name, or "" when it sealed nothing.
-func Seal(lk *Lock, dir string, min int64) (string, error) {
+// Seal seals dir's records.jsonl into the next segment when it holds more
+// than min bytes, after finishing what an interrupted seal left and
+// converting an older Bhasha's segments (see the package doc), each
+// conversion said to log when it is not nil. lk must be dir's exclusive
+// lock. It returns the new segment's name, or "" when it sealed nothing.
+func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err := lk.holds(dir); err != nil {
 		return "", err
 	}
-	if _, err := finishSeals(dir); err != nil {
+	if _, err := finishSeals(dir, log); err != nil {
 		return "", err
 	}
 	fi, err := os.Stat(filepath.Join(dir, FileName))

@@ -14,19 +14,22 @@ import (
 const TailBytes = 4096
 
 // Fingerprint identifies the records of dir as they are now, cheaply: over
-// every regular file at the top of dir whose name matches records*.jsonl*
-// (records.jsonl and any sealed segments beside it, such as
-// records-000001.jsonl.zst), in name order, its name, size, modification
+// every regular records file at the top of dir (records.jsonl and the
+// segments beside it, such as records-000001.parquet), in name order, its name, size, modification
 // time (nanoseconds) and the SHA-256 of its last TailBytes bytes. The
 // result is "sha256:<64 hex digits>"; a directory without records files
 // gives the fingerprint of the empty list. An appended record changes the
 // size and the tail; a record rewritten in place (a repair, a hand edit)
 // changes the modification time. It reads at most TailBytes per file.
 func Fingerprint(dir string) (string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "records*.jsonl*"))
+	files, err := filepath.Glob(filepath.Join(dir, "records*"))
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting records of %s: %w", dir, err)
 	}
+	files = slices.DeleteFunc(files, func(p string) bool {
+		_, _, seg := parseSegment(filepath.Base(p))
+		return !seg && filepath.Base(p) != FileName
+	})
 	slices.Sort(files)
 	h := sha256.New()
 	for _, p := range files {

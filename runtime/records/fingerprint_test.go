@@ -41,7 +41,9 @@ func TestFingerprint(t *testing.T) {
 			os.WriteFile(p, b, 0o644)
 			os.Chtimes(p, time.Now(), time.Now().Add(time.Hour))
 		}, false},
-		{"a sealed segment", func() { os.WriteFile(filepath.Join(dir, "records-000001.jsonl.zst"), []byte("z"), 0o644) }, false},
+		{"an older sealed segment", func() { os.WriteFile(filepath.Join(dir, "records-000001.jsonl.zst"), []byte("z"), 0o644) }, false},
+		{"a Parquet segment", func() { os.WriteFile(filepath.Join(dir, "records-000002.parquet"), []byte("PAR1"), 0o644) }, false},
+		{"a file that holds no records", func() { os.WriteFile(filepath.Join(dir, "records-notes.txt"), []byte("x"), 0o644) }, true},
 	}
 	prev := one
 	for _, s := range steps {

@@ -299,7 +299,7 @@ func TestReformattedRecords(t *testing.T) {
 		{name: "every seal removed, one edited, older manifest", which: "all", edit: 2, unseal: true, manifest: `{"tool":"bhasha"}`,
 			wantKept: n, wantFirst: "the gold answer"},
 		{name: "segment rewritten, one edited", segment: true, which: "all", edit: 1, manifest: `{"records_sealed": true}`,
-			want: []string{"records-000001.jsonl.zst line 2: " + edited}},
+			want: []string{SegmentName(1) + " line 2: " + edited}},
 		{name: "segment rewritten, none edited", segment: true, which: "all", edit: -1, manifest: `{"records_sealed": true}`},
 	}
 	for _, c := range cases {

@@ -121,7 +121,7 @@ func (l *Lock) Unlock() error {
 }
 
 // CheckFiles refuses a run directory in which a run file (.lock,
-// records.jsonl, a records segment records-NNNNNN.jsonl[.zst], archive/,
+// records.jsonl, a records segment records-NNNNNN.parquet (or .jsonl, .jsonl.zst, .lean), archive/,
 // manifest.json, experiment.yaml, tables/) is a symbolic link: a linked
 // records file would append into another run's file past that run's lock,
 // and a linked segment would be rewritten in another run's directory. The

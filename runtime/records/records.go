@@ -4,32 +4,36 @@
 //
 // Files. A run directory's records are, in this logical order,
 //
-//	records-000001.jsonl.zst   sealed segments: zstd frames of whole lines
-//	records-000002.jsonl.zst   (frames.go), never appended to, numbered
-//	...                        from 1 (six digits or more)
-//	records.jsonl              the live file, plain JSON Lines
+//	records-000001.parquet   sealed segments: one row per record, one
+//	records-000002.parquet   column per member (segment.go), never
+//	...                      appended to, numbered from 1 (six digits or more)
+//	records.jsonl            the live file, plain JSON Lines
 //
-// and beside each sealed segment its lean copy, records-000001.lean
-// (lean.go): its records without their request bodies, which Unique and
-// Each read instead of the segment when they are not asked for request
-// bodies. It is derived, never the record: a lean copy missing, damaged
-// or stale is passed over and the segment read.
+// Every line of the live file has the grammar of records.jsonl: one
+// record, ending in its seal (record_sha256, see Line seals) and a
+// newline; every row of a segment gives back such a line byte for byte
+// (the request body is stored exactly as it was sent, and the seal as its
+// own column, so either can still be checked). Files lists them; every
+// reader here (Read, LoadOK, ReadUnique, ScanDir, Commit) reads them all in
+// that order, and names a record by its file and line, a segment's line
+// being its row ("records-000002.parquet line 7"; "line 7" for
+// records.jsonl). Unique and Each read of a segment only the columns they
+// need. A segment's footer holds a digest of each of its column chunks
+// (and whether every line's seal held when it was written): a reader that
+// finds the chunks it reads intact trusts every line's seal without
+// checking each, and one that finds them changed checks each line by its
+// own seal. A directory with only records.jsonl (every run before
+// segments, and any run under DefaultCloseSealBytes) is read as it always
+// was. The field's tools read the same files: DuckDB's
+// read_parquet('DIR/records-*.parquet') union read_json over records.jsonl,
+// pandas (pyarrow) and polars.
 //
-// and every line, in a segment or the live file, has the grammar of
-// records.jsonl: one record, ending in its seal (record_sha256, see Line
-// seals) and a newline. Files lists them; every reader here (Read,
-// LoadOK, ReadUnique, ScanDir, Commit) reads them all in that order, and
-// names a record by its file and line ("records-000002.jsonl.zst line 7";
-// "line 7" for records.jsonl). A directory with only records.jsonl (every
-// run before segments, and any run under DefaultCloseSealBytes) is read
-// as it always was. The request body is stored exactly as it was sent, in
-// either kind of file: decompressing a segment gives the bytes the Writer
-// wrote. A segment whose lines were all sealed when it was made ends in a
-// zstd skippable frame, its segment seal (segseal.go): a reader that finds
-// it intact trusts every line's seal without checking each. The field's
-// tools read the same files (every zstd decoder skips the frame): DuckDB's
-// read_json over records*.jsonl*, zstdcat -f | jq, pandas and polars per
-// file.
+// A segment of an older Bhasha, records-N.jsonl.zst (zstd frames of whole
+// lines, with or without its lean copy records-N.lean), is read as it is,
+// each line checked by its own seal; the next writer under the lock
+// (CreateWith, Seal) converts it to records-N.parquet through a temporary
+// file and a rename, removes the older files and says so (Options.Log);
+// a conversion that fails leaves them as they were.
 //
 // Sealing. A Writer holding the directory's exclusive lock (CreateWith)
 // seals the live file into the next segment when a flush leaves it at
@@ -37,10 +41,11 @@
 // CloseSealBytes (default 4 MiB); Seal does the same for a directory
 // (bhasha run calls it at the end, so an older run's records.jsonl is
 // sealed once). A seal renames records.jsonl to records-N.jsonl, then
-// compresses that into records-N.jsonl.zst through a synced temporary file
-// and a rename, then removes records-N.jsonl (see Segment files). The
-// Writer appends to a new records.jsonl while it compresses (in the
-// background, one segment at a time; Close waits for it).
+// writes that as records-N.parquet through a synced temporary file and a
+// rename, checking every line's seal on the way, then removes
+// records-N.jsonl (see Segment files). The Writer appends to a new
+// records.jsonl while the segment is written (in the background, one
+// segment at a time; Close waits for it).
 //
 // What survives a crash. A process killed at any point loses at most the
 // records it had not yet flushed (they are re-served from the response
@@ -48,15 +53,17 @@
 //   - a kill mid-write (or a full disk) leaves a torn last line in
 //     records.jsonl (TornTail), which every reader leaves out, ScanDir
 //     reports and Commit (Prepare) cuts; only records.jsonl can have
-//     one: a segment's lines are whole. A segment damaged on disk gives
-//     the records that can still be read, and names what was lost
+//     one: a segment's rows are whole lines. A segment damaged on disk
+//     gives the records that can still be read, and names what was lost
 //     (Damage, damage.go);
 //   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
-//     or records-N.jsonl beside a complete records-N.jsonl.zst (the plain
+//     or records-N.jsonl beside a complete records-N.parquet (the plain
 //     one is the redundant copy: every reader skips it), or a hidden
 //     .records-*.tmp (never read). The next writer under the lock
 //     (CreateWith, Seal, Commit) finishes the seal; a reader meanwhile
-//     reads each record exactly once.
+//     reads each record exactly once. A kill mid-conversion of an older
+//     segment leaves it as it was, or beside its complete Parquet copy
+//     (which is read; the older files are removed next).
 //
 // Resume contract: Prepare reads the records, cuts a torn last line, drops
 // "failed" records (they will be retried) and duplicate keys, rewrites
@@ -156,7 +163,7 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 // re-sent.
 //
 // A Writer made with the directory's exclusive lock (CreateWith) seals the
-// live file into the next compressed segment (see the package doc) once a
+// live file into the next segment (see the package doc) once a
 // flush leaves it at SealBytes or more, and at Close when it holds more
 // than CloseSealBytes; the records it counts as written are in the run
 // either way.
@@ -216,6 +223,9 @@ type Options struct {
 	// SealBytes and CloseSealBytes set the Writer's fields of those
 	// names; 0 is DefaultSealBytes and DefaultCloseSealBytes.
 	SealBytes, CloseSealBytes int64
+	// Log, when set, is told of each older segment converted to Parquet
+	// (or left as it was, its conversion having failed).
+	Log func(string)
 }
 
 // Create opens dir/records.jsonl for appending. The Writer never seals
@@ -233,7 +243,7 @@ func CreateWith(dir string, o Options) (*Writer, error) {
 		if err := o.Lock.holds(dir); err != nil {
 			return nil, err
 		}
-		if _, err := finishSeals(dir); err != nil {
+		if _, err := finishSeals(dir, o.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -296,14 +306,14 @@ func (w *Writer) sealNow(closing bool) {
 	case err != nil:
 		w.sealErr = err
 	case plain != nil && closing:
-		if err := compressPlain(*plain); err != nil {
+		if err := toParquet(*plain); err != nil {
 			w.sealErr = err
 		} else {
 			w.sealed = append(w.sealed, SegmentName(plain.seg))
 		}
 	case plain != nil:
 		ch := make(chan error, 1)
-		go func(p recordFile) { ch <- compressPlain(p) }(*plain)
+		go func(p recordFile) { ch <- toParquet(p) }(*plain)
 		w.compressing, w.pending = ch, SegmentName(plain.seg)
 	}
 	if closing {
@@ -408,18 +418,8 @@ func (w *Writer) encode(r *engine.Record) (int, error) {
 	// The request body is JSON the engine marshalled itself (Request.Body):
 	// it is spliced in as the last field rather than re-validated and
 	// compacted by the encoder (it is the largest field of most records).
-	req := r.Request
-	r.Request = nil
-	err := w.enc.Encode(r) // Encode writes nothing on error
-	r.Request = req
-	if err != nil {
+	if err := appendRecord(&w.buf, w.enc, r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
-	}
-	if len(req) > 0 {
-		w.buf.Truncate(w.buf.Len() - 2) // "}\n"
-		w.buf.WriteString(`,"request":`)
-		w.buf.Write(req)
-		w.buf.WriteString("}\n")
 	}
 	w.seal()
 	return w.buf.Len() - start, nil

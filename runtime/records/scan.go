@@ -106,6 +106,15 @@ func seal(buf *bytes.Buffer, start int) {
 	buf.WriteString("\"}\n")
 }
 
+// sealOf is the seal state of a line: sealOK in a verified segment, else
+// its own seal's.
+func sealOf(verified bool, line []byte) sealState {
+	if verified {
+		return sealOK
+	}
+	return checkSeal(line)
+}
+
 // sealState says whether a line carries a seal and whether it matches.
 type sealState int
 
@@ -146,7 +155,7 @@ func checkSeal(line []byte) sealState {
 type Tally struct {
 	N       int    // records
 	First   int    // 1-based line of the first, in the run's logical order (see Flag.Line)
-	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.jsonl.zst line N" in a segment
+	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
 }
 
 // Conflict is a key answered by more than one ok record that disagree: a
@@ -178,7 +187,7 @@ type Flag struct {
 	// records.jsonl when the run has no segment), as Pick is given it.
 	Line int
 	// At names the file and line: "line N" in records.jsonl,
-	// "records-000001.jsonl.zst line N" in a segment.
+	// "records-000001.parquet line N" in a segment.
 	At  string
 	Key string
 	Why string
@@ -228,7 +237,7 @@ type Scan struct {
 }
 
 // At names where logical line n is: "line N" in records.jsonl,
-// "records-000001.jsonl.zst line N" in a segment (see Flag).
+// "records-000001.parquet line N" in a segment (see Flag).
 func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
 
 // atIn names logical line n of files, whose logical line before each
@@ -485,7 +494,6 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if !need {
 			continue
 		}
-		f.leanOK = false // the lines themselves
 		r, err := f.open()
 		if err != nil {
 			return nil, err
@@ -551,7 +559,7 @@ func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 // dir/archive/<name>.jsonl first (the archive holds them before the records
 // files lose them: a crash in between leaves them in both, never in
 // neither). Each file that loses a line is replaced whole (a sealed
-// segment by a new compressed one, through a temporary file and a
+// segment by a new Parquet one, through a temporary file and a
 // rename; a segment left with no line is removed); the others are not
 // touched. It first finishes a seal a crash interrupted (see the package
 // doc). The keys of archived lines leave s.Done. It returns the archive's
@@ -575,7 +583,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.interrupted {
 		// Compressing a plain segment or removing its copy keeps every
 		// line where it was: the scan's line numbers still hold.
-		if _, err := finishSeals(dir); err != nil {
+		if _, err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
 		d, err := listFiles(dir)
@@ -707,7 +715,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 
 // rewriteFile replaces f by its lines but those drop names (1-based in
 // f) and, when cut, its last line if it has no newline: a segment by a
-// new compressed one (removed when no line is left), records.jsonl by a
+// new Parquet one (removed when no line is left), records.jsonl by a
 // plain file, each through a temporary file, synced and renamed.
 func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 	// copyKept writes f's kept lines to w and returns how many.
@@ -743,7 +751,7 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replaceFile(f.path, false, write)
+		return replacePlain(f.path, write)
 	}
 	// A segment left with no record goes.
 	kept, err := copyKept(io.Discard)
@@ -751,15 +759,37 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		return err
 	}
 	if kept == 0 {
-		if err := os.Remove(leanName(f.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing the lean copy of %s, left with no record: %w", f.path, err)
-		}
 		if err := os.Remove(f.path); err != nil {
 			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
 		}
 		return syncDir(filepath.Dir(f.path))
 	}
-	return replaceFile(f.path, f.zst, write)
+	// The segment becomes a Parquet one (an older Bhasha's is replaced).
+	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
+	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
+		_, err := copyKept(lineWriter{add: add})
+		return err
+	}); err != nil {
+		return err
+	}
+	if dst != f.path {
+		if err := os.Remove(f.path); err != nil {
+			return fmt.Errorf("replacing %s by %s: %w", f.path, dst, err)
+		}
+		return syncDir(filepath.Dir(f.path))
+	}
+	return nil
+}
+
+// lineWriter hands each write (one whole line, its newline included) to
+// add without its newline.
+type lineWriter struct{ add func([]byte) error }
+
+func (l lineWriter) Write(p []byte) (int, error) {
+	if err := l.add(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // keyField is the i-th '|'-separated field of a key string, unescaped.

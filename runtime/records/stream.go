@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -145,8 +146,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		file  *recordFile
 		local int // the first line's number in its file
 		data  []byte
-		spans []span // each line's bytes in data, without its newline
-		lean  []byte // or a lean copy's frame (lean.go), of count records
+		spans []span     // each line's bytes in data, without its newline
+		pq    *pqSegment // or row group group of a Parquet segment, of count records
+		group int
 		count int
 		read  int64
 		res   []lineResult[T]
@@ -163,22 +165,19 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	freeRes := make(chan []lineResult[T], workers*2+2) // and of their results
 	var readErr error
 	// The reader's own: read here only once it is done (batches closed).
-	var files []recordFile // the files read, in logical order
-	var starts []int       // the logical line before each file's first
-	var torn *TornTail     // records.jsonl's torn last line, left out
+	var files []recordFile  // the files read, in logical order
+	var starts []int        // the logical line before each file's first
+	var torn *TornTail      // records.jsonl's torn last line, left out
+	var opened []*pqSegment // Parquet segments being read: closed at the end
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		defer close(batches)
 		defer close(todo)
-		var done int64     // bytes on disk of the files read to their end
-		n := 0             // logical lines read
-		var infl *inflater // decompresses framed segments' frames (frames.go)
-		defer func() {
-			if infl != nil {
-				infl.close()
-			}
-		}()
+		var done int64 // bytes on disk of the files read to their end
+		n := 0         // logical lines read
+		var hashBuf []byte
+		enc := newLineEncoder()
 		send := func(b *batch) bool {
 			select {
 			case batches <- b:
@@ -192,10 +191,11 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			return true
 		}
-		found, err := walkLean(dir, !o.WithRequests, func(f recordFile, r io.Reader) error {
+		found, err := walkSegments(dir, true, func(f recordFile, r io.Reader, seg *pqSegment) error {
 			fp := &f
 			files = append(files, f)
 			starts = append(starts, n)
+			at := len(files) - 1
 			newBatch := func(local int) *batch {
 				b := &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
 				select { // a buffer a decoded batch gave back, else a new one
@@ -206,45 +206,71 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return b
 			}
 			local := 0 // lines of this file cut so far
-			if seg, ok := r.(*framedSegment); ok && seg.lean != nil {
-				// Its lean copy: every record without its request body
-				// (lean.go), a batch a frame.
-				var all, at int64 // the frames' bytes, and those sent: Progress reads a share of the segment's
-				for _, fr := range seg.lean {
-					all += int64(len(fr.data))
-				}
-				for _, fr := range seg.lean {
-					at += int64(len(fr.data))
-					b := &batch{first: n + 1, file: fp, local: local + 1, lean: fr.data, count: fr.records,
-						read: done + at*seg.size/all, done: make(chan struct{})}
-					n += fr.records
-					local += fr.records
-					if !send(b) {
-						return ctx.Err()
+			if seg != nil {
+				opened = append(opened, seg) // closed once the workers are done
+				if !seg.digest.Sealed {
+					// Lines not all sealed when written: each is checked
+					// by its own seal, read as lines.
+					data, verified, dm := seg.lines()
+					f.verified, f.damage = verified, dm
+					files[at] = f
+					r = bytes.NewReader(data)
+				} else {
+					// Row group by row group, each decoded by a worker
+					// from the columns o needs, once they hold by the
+					// digest; one that does not is read as lines, each
+					// checked by its own seal, or lost.
+					cols := segColumns(o)
+					total := seg.starts[len(seg.starts)-1]
+					for g := range seg.md.RowGroups {
+						var holds bool
+						holds, hashBuf = seg.groupHolds(g, cols, hashBuf)
+						rows := int(seg.md.RowGroups[g].NumRows)
+						read := done
+						if total > 0 {
+							read += seg.starts[g+1] * seg.size / total
+						}
+						if holds {
+							f.verified = true
+							b := &batch{first: n + 1, file: fp, local: local + 1, pq: seg, group: g, count: rows, read: read, done: make(chan struct{})}
+							n += rows
+							local += rows
+							if !send(b) {
+								return ctx.Err()
+							}
+							continue
+						}
+						data, _, buf, err := seg.groupLines(g, enc, nil, hashBuf)
+						hashBuf = buf
+						if err != nil {
+							if f.damage == nil {
+								f.damage = &Damage{File: f.name, path: f.path, LostKnown: true}
+							}
+							seg.lost(f.damage, g, err)
+							files[at] = f
+							continue
+						}
+						lf := f // these lines are checked by their own seals
+						lf.verified = false
+						b := &batch{first: n + 1, file: &lf, local: local + 1, data: data, read: read, done: make(chan struct{})}
+						for from := 0; from < len(data); {
+							i := bytes.IndexByte(data[from:], '\n')
+							b.spans = append(b.spans, span{int32(from), int32(from + i)})
+							from += i + 1
+						}
+						n += len(b.spans)
+						local += len(b.spans)
+						if !send(b) {
+							return ctx.Err()
+						}
 					}
-				}
-				done += seg.size
-				return nil
-			}
-			if seg, ok := r.(*framedSegment); ok && seg.frames != nil {
-				if infl == nil {
-					in, err := newInflater(workers, free)
-					if err != nil {
-						return fmt.Errorf("reading %s: %w", f.path, err)
+					if f.damage = seg.footerLoss(f.damage); f.damage != nil {
+						f.damage.Kept = local
+						files[at] = f
 					}
-					infl = in
-				}
-				err := infl.lines(ctx, seg, workers*2, func(data []byte, spans []span, at int64) error {
-					b := &batch{first: n + 1, file: fp, local: local + 1, data: data, spans: spans, read: done + at, done: make(chan struct{})}
-					n += len(spans)
-					local += len(spans)
-					if !send(b) {
-						return ctx.Err()
-					}
+					done += seg.size
 					return nil
-				})
-				done += seg.size
-				return err
+				}
 			}
 			b := newBatch(1)
 			last, err := cutLines(r, f.path, b.data, func(from, to int) {
@@ -306,22 +332,24 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lean leanInflater // this worker's, for lean copies' frames
-			defer lean.close()
+			var in interner
+			var rows []segRow
+			var recs []engine.Record
 			for b := range todo {
 				var res []lineResult[T]
 				select { // a result slice a consumed batch gave back
 				case res = <-freeRes:
 				default:
 				}
-				if b.lean != nil {
-					var content []byte
-					if content, b.err = lean.inflate(b.lean); b.err == nil {
-						b.res, b.err = decodeLean(seed, b.file, b.first, b.local, content, b.count, res, o, &lean.in, work)
-					} else {
-						b.err = fmt.Errorf("reading %s, the lean copy of %s: %w", filepath.Base(leanName(b.file.path)), b.file.path, b.err)
-					}
-					b.lean = nil
+				if b.pq != nil {
+					res = growResults(res, b.count)
+					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &in, rows, recs, func(i int, r *engine.Record) error {
+						return processed(seed, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
+					})
+					clear(rows)
+					clear(recs)
+					b.res = res
+					b.pq = nil
 					close(b.done)
 					continue
 				}
@@ -339,6 +367,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		cancel()
 		wg.Wait()
 		<-readDone
+		for _, seg := range opened {
+			seg.close()
+		}
 	}()
 
 	for b := range batches {
@@ -363,7 +394,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		default:
 		}
 		b.res = nil
-		nlines = b.first + len(b.spans) + b.count - 1 // a batch has lines or a lean frame's records
+		nlines = b.first + len(b.spans) + b.count - 1 // a batch has lines or a row group's records
 		if o.Progress != nil {
 			o.Progress(b.read, total)
 		}
@@ -821,8 +852,6 @@ func position(r io.Reader) int64 {
 		f = r
 	case *zstdFile:
 		f = r.f
-	case *framedSegment:
-		return r.position()
 	default:
 		return 0
 	}

@@ -221,7 +221,7 @@ func archiveWhy(lines map[int]string, changed int, identity bool) string {
 }
 
 // lineList shows at most 10 lines of scan's records: the numbers of
-// records.jsonl's, "records-000001.jsonl.zst line 3" for a segment's.
+// records.jsonl's, "records-000001.parquet line 3" for a segment's.
 func lineList(scan *records.Scan, ls []int) string {
 	var parts []string
 	for i, l := range ls {
@@ -235,7 +235,7 @@ func lineList(scan *records.Scan, ls []int) string {
 }
 
 // placeOf names logical line n of scan's records with its file: "line 5
-// of DIR/records.jsonl", "records-000001.jsonl.zst line 5 in DIR".
+// of DIR/records.jsonl", "records-000001.parquet line 5 in DIR".
 func placeOf(scan *records.Scan, n int) string {
 	at := scan.At(n)
 	if strings.HasPrefix(at, "line ") {

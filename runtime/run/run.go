@@ -650,18 +650,12 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if runErr == nil {
 		// A live file the writer left over the seal size (an older run's
 		// records.jsonl, resumed with nothing to send) is sealed now.
-		if seg, err := records.Seal(lk, o.Out, records.DefaultCloseSealBytes); err != nil {
+		// An older run's segments are converted to Parquet, each said.
+		said := func(s string) { logf("%s: %s", o.Out, s) }
+		if seg, err := records.Seal(lk, o.Out, records.DefaultCloseSealBytes, said); err != nil {
 			logf("%s: warning: %v (the records stay as they are, readable)", o.Out, err)
 		} else if seg != "" {
-			logf("%s: %s sealed into %s (compressed; every reader reads it)", o.Out, records.FileName, seg)
-		}
-		// An older run's sealed segments get the lean copies the scoring
-		// reads instead of their request bodies (made once; new segments
-		// get theirs as they are sealed).
-		if made, err := records.MakeLean(ctx, lk, o.Out); err != nil {
-			logf("%s: warning: %v (the records stay as they are; the scoring reads the segments)", o.Out, err)
-		} else if made > 0 {
-			logf("%s: made the lean copies of %d sealed segment(s) (records-N.lean: each record without its request body, which the scoring reads first)", o.Out, made)
+			logf("%s: %s sealed into %s (Parquet; every reader reads it)", o.Out, records.FileName, seg)
 		}
 	}
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
@@ -686,7 +680,7 @@ func setProvenance(m *Manifest, eng *engine.Engine) {
 // runStage sends one stage's pending requests and appends their records.
 func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup func(engine.Key) (*engine.Record, bool),
 	done *records.KeySet, pending int, o Options, logw io.Writer, lk *records.Lock) (engine.Stats, error) {
-	w, err := records.CreateWith(o.Out, records.Options{Lock: lk})
+	w, err := records.CreateWith(o.Out, records.Options{Lock: lk, Log: func(s string) { fmt.Fprintf(logw, "%s: %s\n", o.Out, s) }})
 	if err != nil {
 		return engine.Stats{}, err
 	}

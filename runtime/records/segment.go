@@ -1,0 +1,884 @@
+package records
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"unsafe"
+
+	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Parquet segments.
+//
+// A sealed segment, records-N.parquet, holds one row per record line, in
+// order, and one column per member of the record (segRow): the request
+// body is the exact bytes the Writer sent, the JSON members (fields,
+// identity, extracted, logprobs, tool calls) are JSON text, and the
+// line's own seal is the record_sha256 column. A row gives back its line
+// byte for byte (rowLine): the members encoded as the Writer encodes
+// them, the request spliced in, the seal appended; a line that does not
+// come back so (written by another tool, or edited) is also kept whole in
+// the line column, and read from there. Row groups hold segGroupRows
+// rows, compressed with zstd.
+//
+// The footer's key-value metadata holds, under segMetaKey, a segDigest:
+// the rows of each row group and the SHA-256 of each of its column
+// chunks' bytes on disk, and whether every line's seal held when the
+// segment was written. A reader hashes the chunks it reads: a row group
+// whose chunks match is as written (and, when sealed, every line's seal
+// holds without checking it); one that does not is read line by line,
+// each line checked by its own seal, and a row group that does not
+// decode is lost (Damage).
+
+// segExt is a Parquet segment's file name extension.
+const segExt = ".parquet"
+
+// segMetaKey is the footer's key-value metadata member holding the
+// segment's digest.
+const segMetaKey = "bhasha.records"
+
+// segGroupRows is the rows of a row group: several per segment, so that
+// readers decode a segment's groups in parallel and damage loses a
+// group, not the segment.
+const segGroupRows = 8192
+
+// segRow is one record line as a row of a segment (segCols).
+type segRow struct {
+	Key, Kind, ServedModel, Status, Error, Response, Reasoning, FinishReason  string
+	PromptTokens, CompletionTokens, Attempts                                  int64
+	LatencyMS                                                                 float64
+	Endpoint, CacheKey, Refusal, RequestSHA256, RecordSHA256                  string
+	Cached, EmptyResponse, Simulated                                          bool
+	Fields, Logprobs, PromptLogprobs, ToolCalls, Request, Identity, Extracted []byte
+	// Line is the line itself when the other columns do not give it back
+	// (empty otherwise).
+	Line string
+}
+
+// segCol is a column of a segment: its name, type, and the field of
+// segRow it holds. An optional column is null where the field is empty.
+type segCol struct {
+	name     string
+	node     parquet.Node
+	optional bool
+	get      func(*segRow) parquet.Value
+	set      func(*segRow, parquet.Value)
+}
+
+// segCols are a segment's columns, one per member of a record, and the
+// line column.
+func segCols() []segCol {
+	text := func(name string, dict, optional bool, f func(*segRow) *string) segCol {
+		var n parquet.Node = parquet.String()
+		if dict {
+			n = parquet.Encoded(n, &parquet.RLEDictionary)
+		}
+		return segCol{name, n, optional,
+			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(view(*f(r))) },
+			func(r *segRow, v parquet.Value) { *f(r) = string(v.ByteArray()) }}
+	}
+	js := func(name string, optional bool, f func(*segRow) *[]byte) segCol {
+		return segCol{name, parquet.JSON(), optional,
+			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(*f(r)) },
+			func(r *segRow, v parquet.Value) { *f(r) = bytes.Clone(v.ByteArray()) }}
+	}
+	num := func(name string, f func(*segRow) *int64) segCol {
+		return segCol{name, parquet.Int(64), false,
+			func(r *segRow) parquet.Value { return parquet.Int64Value(*f(r)) },
+			func(r *segRow, v parquet.Value) { *f(r) = v.Int64() }}
+	}
+	flag := func(name string, f func(*segRow) *bool) segCol {
+		return segCol{name, parquet.Leaf(parquet.BooleanType), false,
+			func(r *segRow) parquet.Value { return parquet.BooleanValue(*f(r)) },
+			func(r *segRow, v parquet.Value) { *f(r) = v.Boolean() }}
+	}
+	return []segCol{
+		text("key", false, false, func(r *segRow) *string { return &r.Key }),
+		js("fields", false, func(r *segRow) *[]byte { return &r.Fields }),
+		text("kind", true, false, func(r *segRow) *string { return &r.Kind }),
+		text("served_model", true, false, func(r *segRow) *string { return &r.ServedModel }),
+		text("status", true, false, func(r *segRow) *string { return &r.Status }),
+		text("error", false, false, func(r *segRow) *string { return &r.Error }),
+		text("response", false, false, func(r *segRow) *string { return &r.Response }),
+		text("reasoning", false, true, func(r *segRow) *string { return &r.Reasoning }),
+		text("finish_reason", true, false, func(r *segRow) *string { return &r.FinishReason }),
+		num("prompt_tokens", func(r *segRow) *int64 { return &r.PromptTokens }),
+		num("completion_tokens", func(r *segRow) *int64 { return &r.CompletionTokens }),
+		{"latency_ms", parquet.Leaf(parquet.DoubleType), false,
+			func(r *segRow) parquet.Value { return parquet.DoubleValue(r.LatencyMS) },
+			func(r *segRow, v parquet.Value) { r.LatencyMS = v.Double() }},
+		num("attempts", func(r *segRow) *int64 { return &r.Attempts }),
+		text("endpoint", true, false, func(r *segRow) *string { return &r.Endpoint }),
+		flag("cached", func(r *segRow) *bool { return &r.Cached }),
+		text("cache_key", false, false, func(r *segRow) *string { return &r.CacheKey }),
+		js("logprobs", true, func(r *segRow) *[]byte { return &r.Logprobs }),
+		js("prompt_logprobs", true, func(r *segRow) *[]byte { return &r.PromptLogprobs }),
+		text("refusal", false, true, func(r *segRow) *string { return &r.Refusal }),
+		js("tool_calls", true, func(r *segRow) *[]byte { return &r.ToolCalls }),
+		flag("empty_response", func(r *segRow) *bool { return &r.EmptyResponse }),
+		js("request", true, func(r *segRow) *[]byte { return &r.Request }),
+		text("request_sha256", false, true, func(r *segRow) *string { return &r.RequestSHA256 }),
+		js("identity", true, func(r *segRow) *[]byte { return &r.Identity }),
+		flag("simulated", func(r *segRow) *bool { return &r.Simulated }),
+		js("extracted", true, func(r *segRow) *[]byte { return &r.Extracted }),
+		text("record_sha256", false, true, func(r *segRow) *string { return &r.RecordSHA256 }),
+		text("line", false, true, func(r *segRow) *string { return &r.Line }),
+	}
+}
+
+// segSchema is a segment's Parquet schema, and its columns in the
+// schema's order.
+func segSchema() (*parquet.Schema, []segCol) {
+	cols := segCols()
+	g := parquet.Group{}
+	at := map[string]int{}
+	for i, c := range cols {
+		n := c.node
+		if c.optional {
+			n = parquet.Optional(n)
+		}
+		g[c.name] = n
+		at[c.name] = i
+	}
+	sch := parquet.NewSchema("records", g)
+	var order []segCol
+	for _, path := range sch.Columns() {
+		order = append(order, cols[at[path[0]]])
+	}
+	return sch, order
+}
+
+// view is s's bytes without a copy, for the writer, which copies what it
+// keeps and writes nothing into them.
+func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// segDigest is what the footer says of a segment's contents.
+type segDigest struct {
+	// Sealed: every line's record_sha256 held when the segment was written.
+	Sealed bool       `json:"sealed"`
+	Groups []segGroup `json:"row_groups"`
+}
+
+// segGroup is one row group's rows and its column chunks' SHA-256, by
+// column name.
+type segGroup struct {
+	Rows   int64             `json:"rows"`
+	SHA256 map[string]string `json:"sha256"`
+}
+
+// SegmentName is the file name of segment n.
+func SegmentName(n int) string { return fmt.Sprintf("%s%06d%s", segPrefix, n, segExt) }
+
+// lineEncoder encodes records as the Writer writes them.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newLineEncoder() *lineEncoder {
+	e := &lineEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// appendRecord appends r's line, without its seal, ending in "}\n": its
+// members in order, the request body (as it is) spliced in last.
+func appendRecord(buf *bytes.Buffer, enc *json.Encoder, r *engine.Record) error {
+	req := r.Request
+	r.Request = nil
+	err := enc.Encode(r) // Encode writes nothing on error
+	r.Request = req
+	if err != nil {
+		return err
+	}
+	if len(req) > 0 {
+		buf.Truncate(buf.Len() - 2) // "}\n"
+		buf.WriteString(`,"request":`)
+		buf.Write(req)
+		buf.WriteString("}\n")
+	}
+	return nil
+}
+
+// line is the line of r whose seal is seal ("" for none), without its
+// newline; valid until the next call.
+func (e *lineEncoder) line(r *engine.Record, seal string) ([]byte, error) {
+	e.buf.Reset()
+	if err := appendRecord(&e.buf, e.enc, r); err != nil {
+		return nil, err
+	}
+	if seal != "" {
+		e.buf.Truncate(e.buf.Len() - 2)
+		e.buf.WriteString(sealMember)
+		e.buf.WriteString(seal)
+		e.buf.WriteString("\"}\n")
+	}
+	return e.buf.Bytes()[:e.buf.Len()-1], nil
+}
+
+// rowOf is the row of a record line (without its newline).
+func (e *lineEncoder) rowOf(line []byte) (segRow, error) {
+	var rec struct {
+		engine.Record
+		Seal string `json:"record_sha256"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return segRow{}, err
+	}
+	r := &rec.Record
+	row := segRow{Key: r.Key, Kind: string(r.Kind), ServedModel: r.ServedModel, Status: r.Status,
+		Error: r.Error, Response: r.Response, Reasoning: r.Reasoning, FinishReason: r.FinishReason,
+		PromptTokens: int64(r.PromptTokens), CompletionTokens: int64(r.CompletionTokens), LatencyMS: r.LatencyMS,
+		Attempts: int64(r.Attempts), Endpoint: r.Endpoint, Cached: r.Cached, CacheKey: r.CacheKey,
+		Logprobs: r.Logprobs, PromptLogprobs: r.PromptLogprobs, Refusal: r.Refusal, ToolCalls: r.ToolCalls,
+		EmptyResponse: r.EmptyResponse, Request: r.Request, RequestSHA256: r.RequestSHA256,
+		Simulated: r.Simulated, RecordSHA256: rec.Seal}
+	var err error
+	if row.Fields, err = json.Marshal(r.Fields); err != nil {
+		return segRow{}, err
+	}
+	if r.Identity != nil {
+		if row.Identity, err = json.Marshal(r.Identity); err != nil {
+			return segRow{}, err
+		}
+	}
+	if r.Extracted != nil {
+		if row.Extracted, err = json.Marshal(r.Extracted); err != nil {
+			return segRow{}, err
+		}
+	}
+	if back, err := e.rowLine(&row); err != nil || !bytes.Equal(back, line) {
+		row.Line = string(line)
+	}
+	return row, nil
+}
+
+// rowLine is the line row holds, without its newline; valid until the
+// next call.
+func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
+	if row.Line != "" {
+		return []byte(row.Line), nil
+	}
+	var r engine.Record
+	if err := recordOf(row, nil, &r); err != nil {
+		return nil, err
+	}
+	return e.line(&r, row.RecordSHA256)
+}
+
+// writeSegment writes the record lines that write gives to add (each
+// without its newline) as the Parquet segment path, in row groups of
+// groupRows rows (segGroupRows but in tests): into a temporary
+// file beside it, synced, its digest added to its footer, then renamed
+// over path, and the directory synced. Every line's seal is checked on
+// the way (segDigest.Sealed). A line that is not a JSON record is an
+// error naming path's source (what) and the line.
+func writeSegment(path, what string, groupRows int64, write func(add func(line []byte) error) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	fail := func(err error) error {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
+		return fail(err)
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	sch, order := segSchema()
+	// Pages of 1 MiB compress well; the texts' bounds (their whole
+	// first and last values, in every page header) are left out.
+	options := []parquet.WriterOption{sch, parquet.Compression(&parquet.Zstd),
+		parquet.PageBufferSize(1 << 20), parquet.CreatedBy("bhasha", "", "")}
+	for _, c := range order {
+		if c.node.Type().Kind() == parquet.ByteArray && c.node.Encoding() == nil {
+			options = append(options, parquet.SkipPageBounds(c.name))
+		}
+	}
+	pw := parquet.NewWriter(bw, options...)
+	e := newLineEncoder()
+	sealed := true
+	n := 0
+	rows := make([]segRow, 0, 256)
+	prow := make([]parquet.Row, 0, 256)
+	inGroup := int64(0) // rows of the row group being written
+	flush := func() error {
+		prow = prow[:0]
+		for i := range rows {
+			pr := make(parquet.Row, 0, len(order))
+			for col := range order {
+				c := &order[col]
+				v := c.get(&rows[i])
+				switch {
+				case !c.optional:
+					v = v.Level(0, 0, col)
+				case v.IsNull() || (v.Kind() == parquet.ByteArray && len(v.ByteArray()) == 0):
+					v = parquet.NullValue().Level(0, 0, col)
+				default:
+					v = v.Level(0, 1, col)
+				}
+				pr = append(pr, v)
+			}
+			prow = append(prow, pr)
+		}
+		if _, err := pw.WriteRows(prow); err != nil {
+			return err
+		}
+		inGroup += int64(len(rows))
+		clear(rows)
+		rows = rows[:0]
+		if inGroup >= groupRows {
+			inGroup = 0
+			return pw.Flush() // the row group ends
+		}
+		return nil
+	}
+	err = write(func(line []byte) error {
+		n++
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if checkSeal(line) != sealOK {
+			sealed = false
+		}
+		row, err := e.rowOf(line)
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", what, n, err)
+		}
+		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(rows) > 0 {
+		err = flush()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := pw.Close(); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := addDigest(tmp, sealed && n > 0); err != nil {
+		return fail(fmt.Errorf("adding its digest: %w", err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// footer reads a Parquet file's footer: its metadata and where it begins.
+func footer(f io.ReaderAt, size int64) (format.FileMetaData, int64, error) {
+	var md format.FileMetaData
+	var tail [8]byte
+	if size < 12 {
+		return md, 0, errors.New("too short for a Parquet file")
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return md, 0, err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return md, 0, errors.New("no Parquet footer (the file does not end in PAR1)")
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	at := size - 8 - n
+	if n <= 0 || at < 4 {
+		return md, 0, fmt.Errorf("a footer length of %d bytes in a file of %d", n, size)
+	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, at); err != nil {
+		return md, 0, err
+	}
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b, &md); err != nil {
+		return md, 0, fmt.Errorf("its footer: %w", err)
+	}
+	return md, at, nil
+}
+
+// chunkRange is where a column chunk's bytes lie in the file.
+func chunkRange(c *format.ColumnChunk) (off, n int64) {
+	off = c.MetaData.DataPageOffset
+	if d := c.MetaData.DictionaryPageOffset; d > 0 && d < off {
+		off = d
+	}
+	return off, c.MetaData.TotalCompressedSize
+}
+
+// chunkSum is the hex SHA-256 of a column chunk's bytes, read through buf
+// (returned, grown).
+func chunkSum(f io.ReaderAt, c *format.ColumnChunk, buf []byte) (string, []byte, error) {
+	off, n := chunkRange(c)
+	if n < 0 || n > 1<<31 {
+		return "", buf, fmt.Errorf("a column chunk of %d bytes", n)
+	}
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	b := buf[:n]
+	if _, err := f.ReadAt(b, off); err != nil {
+		return "", buf, err
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:]), buf, nil
+}
+
+// addDigest adds the segment's digest to the footer of the Parquet file
+// f, written and flushed: it hashes each column chunk and writes the
+// footer again with the digest among its key-value metadata.
+func addDigest(f *os.File, sealed bool) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	md, at, err := footer(f, st.Size())
+	if err != nil {
+		return err
+	}
+	d := segDigest{Sealed: sealed}
+	var buf []byte
+	for _, g := range md.RowGroups {
+		sg := segGroup{Rows: g.NumRows, SHA256: map[string]string{}}
+		for i := range g.Columns {
+			c := &g.Columns[i]
+			var s string
+			if s, buf, err = chunkSum(f, c, buf); err != nil {
+				return err
+			}
+			sg.SHA256[columnName(c)] = s
+		}
+		d.Groups = append(d.Groups, sg)
+	}
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: segMetaKey, Value: string(doc)})
+	b, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		return err
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(b)))
+	b = append(b, "PAR1"...)
+	if err := f.Truncate(at); err != nil {
+		return err
+	}
+	_, err = f.WriteAt(b, at)
+	return err
+}
+
+// columnName is a column chunk's column (its path, dotted).
+func columnName(c *format.ColumnChunk) string {
+	name := ""
+	for i, p := range c.MetaData.PathInSchema {
+		if i > 0 {
+			name += "."
+		}
+		name += p
+	}
+	return name
+}
+
+// pqSegment is a Parquet segment opened for reading.
+type pqSegment struct {
+	path   string
+	name   string
+	fh     *os.File
+	size   int64
+	md     format.FileMetaData
+	pf     *parquet.File
+	digest segDigest
+	col    map[string]int // column index by name
+	starts []int64        // each row group's first row
+}
+
+// openSegment opens the Parquet segment at path and reads its footer and
+// digest. A file whose footer cannot be read is an error wrapping
+// errNoFooter.
+func openSegment(path string) (s *pqSegment, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading records: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			fh.Close()
+		}
+	}()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	s = &pqSegment{path: path, name: filepath.Base(path), fh: fh, size: st.Size(), col: map[string]int{}}
+	if s.md, _, err = footer(fh, st.Size()); err != nil {
+		return nil, fmt.Errorf("reading %s: %w: %v", path, errNoFooter, err)
+	}
+	if s.pf, err = parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20)); err != nil {
+		return nil, fmt.Errorf("reading %s: %w: %v", path, errNoFooter, err)
+	}
+	for i, c := range s.pf.Schema().Columns() {
+		s.col[c[0]] = i
+	}
+	for _, c := range []string{"key", "status", "response", "line"} {
+		if _, ok := s.col[c]; !ok {
+			return nil, fmt.Errorf("reading %s: it has no column %q (not a records segment)", path, c)
+		}
+	}
+	if doc, ok := s.pf.Lookup(segMetaKey); ok {
+		// A digest that does not parse holds for no row group.
+		_ = json.Unmarshal([]byte(doc), &s.digest)
+	}
+	var at int64
+	for _, g := range s.md.RowGroups {
+		s.starts = append(s.starts, at)
+		at += g.NumRows
+	}
+	s.starts = append(s.starts, at)
+	return s, nil
+}
+
+// errNoFooter is a segment whose footer (its index) cannot be read.
+var errNoFooter = errors.New("its footer cannot be read")
+
+func (s *pqSegment) close() error { return s.fh.Close() }
+
+// groupHolds reports whether row group g's chunks of the columns cols
+// (all, when nil) match the digest, reading them through buf (returned).
+func (s *pqSegment) groupHolds(g int, cols []string, buf []byte) (bool, []byte) {
+	if g >= len(s.digest.Groups) || len(s.digest.Groups) != len(s.md.RowGroups) || s.digest.Groups[g].Rows != s.md.RowGroups[g].NumRows {
+		return false, buf
+	}
+	want := s.digest.Groups[g].SHA256
+	chunks := s.md.RowGroups[g].Columns
+	if len(want) != len(chunks) {
+		return false, buf
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		name := columnName(c)
+		if cols != nil && !slices.Contains(cols, name) {
+			continue
+		}
+		sum, b, err := chunkSum(s.fh, c, buf)
+		buf = b
+		if err != nil || sum != want[name] {
+			return false, buf
+		}
+	}
+	return true, buf
+}
+
+// groupRows reads every row of row group g.
+func (s *pqSegment) groupRows(g int) ([]segRow, error) {
+	rg := s.pf.RowGroups()[g]
+	rows := make([]segRow, rg.NumRows())
+	chunks := rg.ColumnChunks()
+	for _, c := range segCols() {
+		ci, ok := s.col[c.name]
+		if !ok {
+			continue
+		}
+		if err := readColumn(chunks[ci], len(rows), func(i int, v parquet.Value) error {
+			if !v.IsNull() {
+				c.set(&rows[i], v)
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.name, err)
+		}
+	}
+	return rows, nil
+}
+
+// groupLines appends the lines of row group g (each ending in a newline)
+// to data, and reports whether its chunks hold by the digest. A row group
+// that cannot be read is an error (its rows are lost).
+func (s *pqSegment) groupLines(g int, e *lineEncoder, data []byte, buf []byte) ([]byte, bool, []byte, error) {
+	ok, buf := s.groupHolds(g, nil, buf)
+	rows, err := s.groupRows(g)
+	if err != nil {
+		return data, false, buf, err
+	}
+	for i := range rows {
+		l, err := e.rowLine(&rows[i])
+		if err != nil {
+			return data, false, buf, fmt.Errorf("row %d: %w", s.starts[g]+int64(i)+1, err)
+		}
+		data = append(append(data, l...), '\n')
+	}
+	return data, ok, buf, nil
+}
+
+// lines reads the segment as lines (open's reading of it): every row
+// group that can be read, and verified when every group's chunks hold by
+// the digest and every line's seal held when it was written. What could
+// not be read is the Damage (nil: none).
+func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
+	e := newLineEncoder()
+	verified = s.digest.Sealed
+	var buf []byte
+	for g := range s.md.RowGroups {
+		before := len(data)
+		var ok bool
+		var err error
+		data, ok, buf, err = s.groupLines(g, e, data, buf)
+		if err != nil {
+			data = data[:before]
+			if dm == nil {
+				dm = &Damage{File: s.name, path: s.path, LostKnown: true}
+			}
+			s.lost(dm, g, err)
+			verified = false
+			continue
+		}
+		if !ok {
+			verified = false
+		}
+	}
+	dm = s.footerLoss(dm)
+	if dm != nil {
+		dm.Kept = bytes.Count(data, []byte{'\n'})
+	}
+	return data, verified, dm
+}
+
+// footerLoss adds to dm (made when nil) the rows the digest counts and
+// the footer does not (a footer damaged into fewer rows or row groups),
+// and returns it; nil when there are none.
+func (s *pqSegment) footerLoss(dm *Damage) *Damage {
+	var want int64
+	for _, g := range s.digest.Groups {
+		want += g.Rows
+	}
+	have := s.starts[len(s.starts)-1]
+	if want <= have {
+		return dm
+	}
+	if dm == nil {
+		dm = &Damage{File: s.name, path: s.path}
+	}
+	dm.LostKnown = false
+	dm.Gaps = append(dm.Gaps, fmt.Sprintf("its footer counts %d rows in %d row group(s), its digest %d in %d", have, len(s.md.RowGroups), want, len(s.digest.Groups)))
+	return dm
+}
+
+// lost adds row group g, which could not be read (err), to dm: its rows
+// are counted and named by line and, when its key column still reads as
+// written, by key.
+func (s *pqSegment) lost(dm *Damage, g int, err error) {
+	from, to := s.starts[g]+1, s.starts[g+1]
+	dm.Lost += int(to - from + 1)
+	dm.Gaps = append(dm.Gaps, fmt.Sprintf("row group %d (lines %d–%d): %v", g+1, from, to, err))
+	keys, kerr := s.groupKeys(g)
+	for i := from; i <= to && len(dm.LostAt) < maxLostNamed; i++ {
+		if kerr == nil {
+			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from]))
+		} else {
+			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d", i))
+		}
+	}
+}
+
+// groupKeys reads the keys of row group g, when its key column's chunk
+// holds by the digest.
+func (s *pqSegment) groupKeys(g int) (keys []string, err error) {
+	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
+		return nil, errors.New("its keys are damaged too")
+	}
+	rg := s.pf.RowGroups()[g]
+	keys = make([]string, rg.NumRows())
+	err = readColumn(rg.ColumnChunks()[s.col["key"]], len(keys), func(i int, v parquet.Value) error {
+		keys[i] = string(v.ByteArray())
+		return nil
+	})
+	return keys, err
+}
+
+// readColumn calls fn with each of the n values of a column chunk, in
+// order. A chunk that does not decode, or that holds another number of
+// values, is an error.
+func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil { // parquet-go panics on some damage
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	pages := cc.Pages()
+	defer pages.Close()
+	buf := make([]parquet.Value, 1024)
+	at := 0
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		vr := p.Values()
+		for {
+			k, err := vr.ReadValues(buf)
+			if at+k > n {
+				parquet.Release(p)
+				return fmt.Errorf("more values than the %d rows", n)
+			}
+			for _, v := range buf[:k] {
+				if ferr := fn(at, v); ferr != nil {
+					parquet.Release(p)
+					return ferr
+				}
+				at++
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				parquet.Release(p)
+				return err
+			}
+		}
+		parquet.Release(p)
+	}
+	if at != n {
+		return fmt.Errorf("%d values for %d rows", at, n)
+	}
+	return nil
+}
+
+// segColumns are the columns decodeGroup reads for o.
+func segColumns(o StreamOptions) []string {
+	cols := []string{"key", "status", "error", "response", "line"}
+	if o.WithRequests {
+		cols = append(cols, "request")
+	}
+	if o.TextsOnly {
+		return cols
+	}
+	cols = append(cols, "fields", "kind", "served_model", "reasoning", "finish_reason", "prompt_tokens",
+		"completion_tokens", "latency_ms", "attempts", "endpoint", "cached", "logprobs", "prompt_logprobs",
+		"refusal", "tool_calls", "empty_response", "identity", "simulated")
+	if !o.SkipDigests {
+		cols = append(cols, "cache_key", "request_sha256")
+	}
+	if !o.SkipExtracted {
+		cols = append(cols, "extracted")
+	}
+	return cols
+}
+
+// decodeGroup reads the columns o needs of row group g, whose chunks hold
+// by the digest (the lines' seals hold), into rows and recs (reused), and
+// gives each record to each with its 0-based row in the group.
+func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
+	rg := s.pf.RowGroups()[g]
+	n := int(rg.NumRows())
+	rows, recs = slices.Grow(rows[:0], n)[:n], slices.Grow(recs[:0], n)[:n]
+	clear(rows)
+	chunks := rg.ColumnChunks()
+	want := segColumns(o)
+	for _, c := range segCols() {
+		ci, ok := s.col[c.name]
+		if !ok || !slices.Contains(want, c.name) {
+			continue
+		}
+		if err := readColumn(chunks[ci], n, func(i int, v parquet.Value) error {
+			if !v.IsNull() {
+				c.set(&rows[i], v)
+			}
+			return nil
+		}); err != nil {
+			return rows, recs, fmt.Errorf("reading %s, row group %d, column %s: %w", s.path, g+1, c.name, err)
+		}
+	}
+	var buf []byte
+	for i := range rows {
+		var err error
+		if rows[i].Line != "" {
+			buf, err = decodeLine([]byte(rows[i].Line), sealOK, o, in, buf, &recs[i])
+		} else {
+			err = recordOf(&rows[i], in, &recs[i])
+		}
+		if err != nil {
+			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
+		}
+		if err := each(i, &recs[i]); err != nil {
+			return rows, recs, err
+		}
+	}
+	return rows, recs, nil
+}
+
+// recordOf fills r with the record row holds (its columns; not the line
+// column).
+func recordOf(row *segRow, in *interner, r *engine.Record) error {
+	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
+		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
+		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
+		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
+		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
+		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
+	if len(row.Fields) > 0 {
+		if err := decodeKey(row.Fields, in, &r.Fields); err != nil {
+			r.Fields = engine.Key{}
+			if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
+				return fmt.Errorf("column fields: %w", err)
+			}
+		}
+	}
+	if len(row.Identity) > 0 {
+		r.Identity = new(engine.Identity)
+		if err := decodeIdentity(row.Identity, in, r.Identity); err != nil {
+			*r.Identity = engine.Identity{}
+			if err := json.Unmarshal(row.Identity, r.Identity); err != nil {
+				return fmt.Errorf("column identity: %w", err)
+			}
+		}
+	}
+	if len(row.Extracted) > 0 {
+		var err error
+		if r.Extracted, err = decodeExtracted(row.Extracted, in); err != nil {
+			return fmt.Errorf("column extracted: %w", err)
+		}
+	}
+	return nil
+}
+
+// eachSegmentLine calls fn with each line read from r (a plain or older
+// segment), without its newline.
+func eachSegmentLine(r io.Reader, path string, fn func(line []byte) error) error {
+	sc := lines.New(r, path, 0)
+	for sc.Scan() {
+		if err := fn(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
