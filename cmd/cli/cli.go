@@ -17,7 +17,7 @@
 // Usage:
 //
 //	bhasha sim   --addr 127.0.0.1:8000 [--config EXP.yaml | --dataset PATH | --facts FILE] [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage]
-//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid]
+//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid] [--shard K/N|auto|auto/N]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
 //	bhasha report --run DIR [--config FILE]
@@ -66,6 +66,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/runtime/shard"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/studies/experiment"
 
@@ -482,12 +483,21 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
+	shardSpec := fs.String("shard", "", "run only shard K of N (K/N, K from 0), into DIR/shard-KKK-of-NNN; auto reads both from BHASHA_SHARD or a Slurm array task, auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	exp, err := loadExperiment(ctx, reg, fs, "run", *cfg, *out, *skip)
 	if err != nil {
 		return err
+	}
+	dir := *out
+	var sh shard.Spec
+	if *shardSpec != "" {
+		if sh, err = shard.ParseSpec(*shardSpec, os.Getenv); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		dir = filepath.Join(*out, sh.Dir())
 	}
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
@@ -501,6 +511,9 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	}
 	if *archive {
 		opts = append(opts, bhasha.ArchiveChanged())
+	}
+	if sh.N > 0 {
+		opts = append(opts, bhasha.Shard(sh))
 	}
 	pp, err := newPlainProgress(exp.Name, stderr)
 	if err != nil {
@@ -517,12 +530,12 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	var m *run.Manifest
 	if r != nil {
 		m = r.Manifest()
-		printCounts(stderr, *out, m)
+		printCounts(stderr, dir, m)
 	}
 	if errors.Is(err, bhasha.ErrIncomplete) {
 		err = nil // runOutcome gives it its own exit status
 	}
-	return runOutcome(ctx, *out, m, err)
+	return runOutcome(ctx, dir, m, err)
 }
 
 // cliRemedies names the command line's flags in refusals.
