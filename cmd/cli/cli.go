@@ -784,6 +784,15 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
+	if _, err := os.Stat(filepath.Join(*dir, run.ManifestFile)); errors.Is(err, os.ErrNotExist) {
+		if ds, _ := shard.Dirs(*dir); len(ds) > 0 {
+			names := strings.Join(ds, ", ")
+			if len(ds) > 8 {
+				names = strings.Join(ds[:3], ", ") + ", …, " + ds[len(ds)-1]
+			}
+			return fmt.Errorf("report: %s is a grid of %d shard run directories (%s), not one run: report each (bhasha report --run %s)", *dir, len(ds), names, filepath.Join(*dir, ds[0]))
+		}
+	}
 	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))

@@ -122,6 +122,11 @@ func TestRunShards(t *testing.T) {
 		t.Errorf("the shards asked %d requests, the whole run %d: %v vs %v", len(all), len(want), all, want)
 	}
 
+	err := dispatch(context.Background(), []string{"report", "--run", grid}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "grid of 3 shard run directories (shard-000-of-003, shard-001-of-003, shard-002-of-003)") {
+		t.Errorf("report of the grid: %v, want a refusal naming its shards", err)
+	}
+
 	refusals := []struct {
 		name, out, spec, want string
 	}{

@@ -195,6 +195,22 @@ func Dir(grid string, s Spec) (string, error) {
 	return filepath.Join(grid, s.Dir()), nil
 }
 
+// Dirs lists the shard directories in grid (shard-KKK-of-NNN), sorted;
+// none when grid does not exist.
+func Dirs(grid string) ([]string, error) {
+	ents, err := os.ReadDir(grid)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reading grid directory %s: %w", grid, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && dirPattern.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
 // Unit is the work of one answering model on one item: its first-stage
 // requests (a later stage's follow them).
 type Unit struct {
