@@ -288,6 +288,15 @@ func TestDir(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			var shards []string
+			for _, d := range c.existing {
+				if strings.HasPrefix(d, "shard-") {
+					shards = append(shards, d)
+				}
+			}
+			if ds, err := Dirs(grid); err != nil || !slices.Equal(ds, shards) {
+				t.Errorf("Dirs = %v, %v; want %v", ds, err, shards)
+			}
 			got, err := Dir(grid, c.s)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
