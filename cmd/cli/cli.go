@@ -20,6 +20,7 @@
 //	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid] [--shard K/N|auto|auto/N]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
+//	bhasha plan  --config FILE [--shards N] [--rate R]
 //	bhasha report --run DIR [--config FILE]
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
@@ -77,7 +78,8 @@ const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM e
 
 Commands:
   sim           serve the simulated vLLM-compatible server (SIMULATED models)
-  run           run an experiment file into a run directory (resumable)
+  run           run an experiment file into a run directory (resumable; --shard K/N runs one shard)
+  plan          count an experiment's requests and tokens by model, stage and shard, and its GPU-hours (sends nothing)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
   report        score a finished run and write its tables as CSV under RUN/tables/
@@ -195,6 +197,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
 		return cmdReport(ctx, reg, args[1:], stdout, stderr)
+	case "plan":
+		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
 	case "datasets":

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -220,4 +222,160 @@ func startShard(t *testing.T, args []string, held <-chan struct{}, env ...string
 		t.Fatalf("no progress; stderr: %s", stderr.String())
 	}
 	return c, &stderr
+}
+
+// For every built-in smoke experiment, plan counts, by the model each
+// request goes to, what bhasha run then asks of the simulator, and its
+// shards together count the same; a stage whose requests depend on what
+// the answers say (the distractor study's judge) is named as not counted,
+// and its requests left out of the comparison.
+func TestPlanMatchesRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, bhasha.DefaultInputs()); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "experiments", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no smoke experiments: %v", err)
+	}
+	ctx := context.Background()
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			exp, err := bhasha.Load(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planOf(ctx, exp, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), Models: bhasha.SimulatedModelsOf(exp)})
+			out := filepath.Join(dir, "runs", filepath.Base(f))
+			var se bytes.Buffer
+			if err := dispatch(ctx, []string{"run", "--config", f, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &bytes.Buffer{}, &se); err != nil {
+				t.Fatalf("run: %v\n%s", err, se.String())
+			}
+			counted := map[string]bool{} // models the plan counts a request of
+			for c := range p.tally {
+				counted[c.Model] = true
+			}
+			sent, uncounted := map[string]int{}, 0
+			for _, key := range recordKeys(t, out) {
+				k, err := engine.ParseKey(key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !counted[k.Model] && len(p.unknownStages()) > 0 {
+					uncounted++
+					continue
+				}
+				sent[k.Model]++
+			}
+			if uncounted > 0 && exp.Judge == nil {
+				t.Errorf("%d records of a stage the plan did not count, and no judge", uncounted)
+			}
+			if got := p.byModel(); fmt.Sprint(got) != fmt.Sprint(sent) {
+				t.Errorf("plan counts %v, the run asked %v", got, sent)
+			}
+			n := len(exp.Models) + 1
+			sp, err := planOf(ctx, exp, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sp.byModel(); fmt.Sprint(got) != fmt.Sprint(sent) {
+				t.Errorf("%d shards count %v, the run asked %v", n, got, sent)
+			}
+			var text bytes.Buffer
+			if err := dispatch(ctx, []string{"plan", "--config", f, "--shards", fmt.Sprint(n), "--rate", "2"}, &text, &bytes.Buffer{}); err != nil {
+				t.Fatal(err)
+			}
+			wants := []string{fmt.Sprintf("%d request(s)", len(recordKeys(t, out))-uncounted), sp.layout.Shards[0].Model, shardDir(n), "GPU-hours at 2 requests a second"}
+			for _, s := range p.unknownStages() {
+				wants = append(wants, fmt.Sprintf("stage %d: not counted", s))
+			}
+			for _, want := range wants {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("plan printed no %q:\n%s", want, text.String())
+				}
+			}
+		})
+	}
+}
+
+// shardDir is the directory of the last of n shards.
+func shardDir(n int) string { return fmt.Sprintf("shard-%03d-of-%03d", n-1, n) }
+
+// plan counts the prompt tokens of a model that names a tokenizer, each
+// prompt's text as the tokenization tables count it, and says which
+// tokenizer; another model's are not counted.
+func TestPlanTokens(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, bhasha.DefaultInputs()); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := filepath.Abs("../../testdata/tokenizers/cache/qwen3/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "experiments", "smoke-indicklar.yaml")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(string(b), "served_name: sim-tiny-1b,", "served_name: sim-tiny-1b, tokenizer: "+tok+",", 1)
+	if y == string(b) {
+		t.Fatal("the smoke experiment's tiny-1b entry moved")
+	}
+	if err := os.WriteFile(f, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	exp, err := bhasha.Load(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planOf(ctx, exp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt, err := bpe.Load(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for r, err := range exp.StreamStage(1, nil, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := r.Prompt
+		for _, m := range r.Messages {
+			text += m.Content
+		}
+		n, err := bt.Count(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Key.Model == "tiny-1b" {
+			want[r.Key.Model] += n
+		}
+	}
+	got := map[string]int{}
+	for c, k := range p.tally {
+		if c.Stage == 1 {
+			got[c.Model] += k.PromptTokens
+			if c.Model == "tiny-1b" && k.Counted != k.Built || c.Model != "tiny-1b" && k.Counted != 0 {
+				t.Errorf("%+v: counted %d of %d built prompts", c, k.Counted, k.Built)
+			}
+		}
+	}
+	if want["tiny-1b"] == 0 || got["tiny-1b"] != want["tiny-1b"] || got["large-70b"] != 0 {
+		t.Errorf("prompt tokens %v, want %v", got, want)
+	}
+	var text bytes.Buffer
+	if err := dispatch(ctx, []string{"plan", "--config", f}, &text, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "tiny-1b: "+tok) || !strings.Contains(text.String(), fmt.Sprint(want["tiny-1b"])) {
+		t.Errorf("plan printed:\n%s", text.String())
+	}
 }

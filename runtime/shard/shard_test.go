@@ -310,3 +310,61 @@ func TestDir(t *testing.T) {
 		})
 	}
 }
+
+func TestTally(t *testing.T) {
+	cases := []struct {
+		name     string
+		models   []string
+		items, n int
+		withhold map[string]bool
+	}{
+		{"whole job", []string{"a", "b"}, 4, 0, map[string]bool{"q1": true}},
+		{"three shards", []string{"a", "b"}, 4, 3, map[string]bool{"q1": true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := fakeJob(c.models, c.items, c.withhold)
+			var l *Layout
+			if c.n > 0 {
+				var err error
+				if l, err = Plan(j, c.n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tally, err := Tally(j, l, func(r engine.Request) (int, bool, error) { return 7, r.Key.Model == "a", nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[Cell]Count{}
+			for stage := 1; stage <= 2; stage++ {
+				add := func(k engine.Key, built bool) {
+					s := 0
+					if l != nil {
+						s, _ = l.Of(k)
+					}
+					cnt := want[Cell{s, stage, k.Model}]
+					cnt.Requests++
+					if built {
+						cnt.Built++
+						if k.Model == "a" {
+							cnt.Counted++
+							cnt.PromptTokens += 7
+						}
+					}
+					want[Cell{s, stage, k.Model}] = cnt
+				}
+				for r := range j.Requests(stage, nil, func(k engine.Key) { add(k, false) }) {
+					add(r.Key, true)
+				}
+			}
+			if len(tally) != len(want) {
+				t.Errorf("%d cells, want %d", len(tally), len(want))
+			}
+			for _, cell := range Cells(tally) {
+				if *tally[cell] != want[cell] {
+					t.Errorf("%+v: %+v, want %+v", cell, *tally[cell], want[cell])
+				}
+			}
+		})
+	}
+}
