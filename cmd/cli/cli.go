@@ -21,6 +21,7 @@
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
 //	bhasha plan  --config FILE [--shards N] [--rate R]
+//	bhasha cluster slurm|k8s --config FILE --shards N --out GRID [--parallel P] [--server-cmd CMD | --endpoint URL] [--jobs DIR]
 //	bhasha report --run DIR [--config FILE]
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
@@ -79,6 +80,8 @@ const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM e
 Commands:
   sim           serve the simulated vLLM-compatible server (SIMULATED models)
   run           run an experiment file into a run directory (resumable; --shard K/N runs one shard)
+  cluster slurm write a Slurm job array running the shards of a grid, and its report job (sbatch scripts)
+  cluster k8s   write a Kubernetes Indexed Job running the shards of a grid, and its report Job
   plan          count an experiment's requests and tokens by model, stage and shard, and its GPU-hours (sends nothing)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
@@ -199,6 +202,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		return cmdReport(ctx, reg, args[1:], stdout, stderr)
 	case "plan":
 		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
+	case "cluster":
+		return cmdCluster(ctx, reg, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
 	case "datasets":
