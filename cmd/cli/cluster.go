@@ -25,9 +25,9 @@ import (
 // shard reaches its model.
 type jobSpec struct {
 	name, exp, hash, grid string
-	n, parallel          int
-	served               []string // by shard: the served name of its answering model
-	serverCmd, endpoint  string
+	n, parallel           int
+	served                []string // by shard: the served name of its answering model
+	serverCmd, endpoint   string
 }
 
 // loadJobSpec reads the flags every job file shares and divides the
