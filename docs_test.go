@@ -470,7 +470,7 @@ func checkBenchmarks(p *problems, where string, args []string) {
 // an argument (the flag package would not read it).
 func checkBhashaArgs(p *problems, where string, args []string) {
 	sub := 1
-	if len(args) > 0 && (args[0] == "batch" || args[0] == "datasets") {
+	if len(args) > 0 && (args[0] == "batch" || args[0] == "datasets" || args[0] == "cluster") {
 		sub = 2
 	}
 	if len(args) < sub {
