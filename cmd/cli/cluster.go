@@ -189,6 +189,7 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	image := fs.String("image", "bhasha:latest", "k8s: the image holding the bhasha command")
 	vllmImage := fs.String("vllm-image", "vllm/vllm-openai:latest", "k8s: the vLLM image run beside each shard")
 	gpus := fs.Int("gpus", 1, "k8s: GPUs for the server beside each shard")
+	podConfig := fs.String("pod-config", "", "k8s: the experiment file's path in the pods (default: --config, made absolute); --config is read here to divide it")
 	backoff := fs.Int("retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -196,9 +197,18 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if *wait < 1 || *gpus < 0 || *backoff < 0 {
 		return fmt.Errorf("cluster %s: --wait must be positive, --gpus and --retries not negative", kind)
 	}
+	if kind == "k8s" && *out != "" && !filepath.IsAbs(*out) {
+		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
+	}
+	if *podConfig != "" && !filepath.IsAbs(*podConfig) {
+		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
+	}
 	s, err := loadJobSpec(ctx, reg, "cluster "+kind, *cfg, *out, *n, *parallel, *serverCmd, *endpoint)
 	if err != nil {
 		return err
+	}
+	if *podConfig != "" {
+		s.exp = *podConfig
 	}
 	files := map[string]string{}
 	switch kind {

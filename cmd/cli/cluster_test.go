@@ -188,13 +188,27 @@ func TestClusterK8s(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := filepath.Join(dir, "refused")
-	for _, args := range [][]string{
-		{"cluster", "k8s", "--config", judged, "--shards", "3", "--out", grid, "--jobs", refused},
-		{"cluster", "slurm", "--config", cfg, "--shards", "1", "--out", grid, "--jobs", refused},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster", "k8s", "--config", judged, "--shards", "3", "--out", grid, "--jobs", refused}, "names a judge (judge)"},
+		{[]string{"cluster", "slurm", "--config", cfg, "--shards", "1", "--out", grid, "--jobs", refused}, "at least 2 shards"},
+		{[]string{"cluster", "k8s", "--config", cfg, "--shards", "3", "--out", "grid", "--jobs", refused}, "absolute path in the pods"},
+		{[]string{"cluster", "k8s", "--config", cfg, "--shards", "3", "--out", grid, "--pod-config", "exp.yaml", "--jobs", refused}, "absolute path in the pods"},
+		{[]string{"cluster", "slurm", "--config", cfg, "--shards", "3", "--out", grid, "--endpoint", url, "--server-cmd", "x", "--jobs", refused}, "not both"},
 	} {
-		if err := dispatch(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
-			t.Errorf("%v: no refusal", args)
+		err := dispatch(context.Background(), c.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a refusal saying %q", c.args, err, c.want)
 		}
+	}
+	podCfg := filepath.Join(dir, "pod")
+	if err := gen(podCfg, "--pod-config", "/data/exp.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if cmd := containerCmd(t, podSpec(t, filepath.Join(podCfg, "shards.yaml")), "containers", "bhasha"); !strings.Contains(cmd, "--config '/data/exp.yaml'") {
+		t.Errorf("--pod-config: the container runs %s", cmd)
 	}
 	if _, err := os.Stat(refused); !os.IsNotExist(err) {
 		t.Errorf("a refusal wrote %s", refused)
