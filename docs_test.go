@@ -468,9 +468,13 @@ func checkBenchmarks(p *problems, where string, args []string) {
 // command's flags, as Go's flag package would: every flag is the
 // command's, every flag that takes a value has one, and no flag follows
 // an argument (the flag package would not read it).
+// hasSubcommand reports whether the bhasha command cmd takes a
+// subcommand (batch export, datasets check, cluster slurm).
+func hasSubcommand(cmd string) bool { return cmd == "batch" || cmd == "datasets" || cmd == "cluster" }
+
 func checkBhashaArgs(p *problems, where string, args []string) {
 	sub := 1
-	if len(args) > 0 && (args[0] == "batch" || args[0] == "datasets") {
+	if len(args) > 0 && hasSubcommand(args[0]) {
 		sub = 2
 	}
 	if len(args) < sub {
@@ -838,7 +842,7 @@ func checkInlineCommand(p *problems, where, cmd string) {
 	}
 	words := strings.Fields(cmd)
 	sub := 1
-	if words[0] == "batch" || words[0] == "datasets" {
+	if hasSubcommand(words[0]) {
 		sub = min(2, len(words))
 	}
 	flags, err := bhashaFlags(words[:sub])

@@ -13,6 +13,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/runtime/shard"
 	"github.com/bhashalab/bhasha/sim"
 )
 
@@ -49,7 +50,17 @@ type RunConfig struct {
 	ServedModels bool
 	// Simulate answers every model from the in-process simulator.
 	Simulate bool
+	// Shard, when N > 0, runs only shard K of N of the experiment
+	// (package shard) into its own directory inside Out, the grid
+	// directory: Out/shard-KKK-of-NNN.
+	Shard shard.Spec
 }
+
+// Shard runs only shard s of the experiment (package shard: by answering
+// model and item, every stage of an item in the same shard) into its own
+// run directory inside the Out directory, the grid (s.Dir()). A grid that
+// holds shards of another count is refused, and nothing is written.
+func Shard(s shard.Spec) RunOption { return func(c *RunConfig) { c.Shard = s } }
 
 // JudgeOnly sends only judge requests, for the answers the run already
 // has; every other request stays unasked, and the run is "partial" while
@@ -205,6 +216,14 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if c.Out == "" {
 		c.Out = filepath.Join("runs", exp.Name)
 	}
+	grid := ""
+	if c.Shard.N > 0 {
+		dir, err := shard.Dir(c.Out, c.Shard)
+		if err != nil {
+			return nil, err
+		}
+		grid, c.Out = c.Out, dir
+	}
 	if c.ServedModels && len(c.Endpoints) > 0 && simulatedOnly(exp) {
 		if err := askServed(ctx, exp, &c); err != nil {
 			return nil, err
@@ -244,6 +263,24 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	job, err := exp.Job(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if grid != "" {
+		l, err := shard.Plan(job, c.Shard.N)
+		if err != nil {
+			return nil, err
+		}
+		if job, err = l.Job(job, c.Shard); err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(grid); errors.Is(err, os.ErrNotExist) {
+			// A refused shard leaves no grid behind (its own directory
+			// is removed by the run).
+			defer func() {
+				if m, _ := run.ReadManifest(ro.Out); m == nil {
+					os.Remove(grid) // only when empty
+				}
+			}()
+		}
 	}
 	m, err := run.Execute(ctx, job, ro)
 	if m == nil {

@@ -17,9 +17,11 @@
 // Usage:
 //
 //	bhasha sim   --addr 127.0.0.1:8000 [--config EXP.yaml | --dataset PATH | --facts FILE] [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage]
-//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid]
+//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid] [--shard K/N|auto|auto/N]
 //	bhasha batch export --config FILE --out DIR [--live]
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
+//	bhasha plan  --config FILE [--shards N] [--rate R]
+//	bhasha cluster slurm|k8s --config FILE --shards N --out GRID [--parallel P] [--server-cmd CMD | --endpoint URL] [--jobs DIR]
 //	bhasha report --run DIR [--config FILE]
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
@@ -66,6 +68,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/runtime/shard"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/studies/experiment"
 
@@ -76,7 +79,10 @@ const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM e
 
 Commands:
   sim           serve the simulated vLLM-compatible server (SIMULATED models)
-  run           run an experiment file into a run directory (resumable)
+  run           run an experiment file into a run directory (resumable; --shard K/N runs one shard)
+  cluster slurm write a Slurm job array running the shards of a grid, and its report job (sbatch scripts)
+  cluster k8s   write a Kubernetes Indexed Job running the shards of a grid, and its report Job
+  plan          count an experiment's requests and tokens by model, stage and shard, and its GPU-hours (sends nothing)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
   report        score a finished run and write its tables as CSV under RUN/tables/
@@ -194,6 +200,10 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
 	case "report":
 		return cmdReport(ctx, reg, args[1:], stdout, stderr)
+	case "plan":
+		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
+	case "cluster":
+		return cmdCluster(ctx, reg, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
 	case "datasets":
@@ -482,12 +492,21 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
+	shardSpec := fs.String("shard", "", "run only shard K of N (K/N, K from 0), into DIR/shard-KKK-of-NNN; auto reads both from BHASHA_SHARD or a Slurm array task, auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	exp, err := loadExperiment(ctx, reg, fs, "run", *cfg, *out, *skip)
 	if err != nil {
 		return err
+	}
+	dir := *out
+	var sh shard.Spec
+	if *shardSpec != "" {
+		if sh, err = shard.ParseSpec(*shardSpec, os.Getenv); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		dir = filepath.Join(*out, sh.Dir())
 	}
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
@@ -501,6 +520,9 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	}
 	if *archive {
 		opts = append(opts, bhasha.ArchiveChanged())
+	}
+	if sh.N > 0 {
+		opts = append(opts, bhasha.Shard(sh))
 	}
 	pp, err := newPlainProgress(exp.Name, stderr)
 	if err != nil {
@@ -517,12 +539,12 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	var m *run.Manifest
 	if r != nil {
 		m = r.Manifest()
-		printCounts(stderr, *out, m)
+		printCounts(stderr, dir, m)
 	}
 	if errors.Is(err, bhasha.ErrIncomplete) {
 		err = nil // runOutcome gives it its own exit status
 	}
-	return runOutcome(ctx, *out, m, err)
+	return runOutcome(ctx, dir, m, err)
 }
 
 // cliRemedies names the command line's flags in refusals.
@@ -770,6 +792,15 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if *dir == "" {
 		fs.Usage()
 		return errors.New("report: --run is required")
+	}
+	if _, err := os.Stat(filepath.Join(*dir, run.ManifestFile)); errors.Is(err, os.ErrNotExist) {
+		if ds, _ := shard.Dirs(*dir); len(ds) > 0 {
+			names := strings.Join(ds, ", ")
+			if len(ds) > 8 {
+				names = strings.Join(ds[:3], ", ") + ", …, " + ds[len(ds)-1]
+			}
+			return fmt.Errorf("report: %s is a grid of %d shard run directories (%s), not one run: report each (bhasha report --run %s)", *dir, len(ds), names, filepath.Join(*dir, ds[0]))
+		}
 	}
 	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {

@@ -257,7 +257,7 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 		}
 		withheld := 0
 		reqs := func(yield func(engine.Request, error) bool) {
-			for r, err := range job.Requests(stage, lookup, &withheld) {
+			for r, err := range job.Requests(stage, lookup, func(engine.Key) { withheld++ }) {
 				if err == nil {
 					g := run.DecodingGroup(r.Key)
 					if !slices.ContainsFunc(m.Decodings[g], func(d engine.Decoding) bool { return reflect.DeepEqual(d, r.Decoding) }) {

@@ -112,7 +112,7 @@ func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (E
 	}
 	all := func(yield func(engine.Request, error) bool) {
 		for stage := 1; stage <= j.Stages; stage++ {
-			for r, err := range j.Requests(stage, lookup, &rep.Blocked) {
+			for r, err := range j.Requests(stage, lookup, func(engine.Key) { rep.Blocked++ }) {
 				if !yield(r, err) {
 					return
 				}

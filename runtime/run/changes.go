@@ -34,7 +34,7 @@ type stagePlan struct {
 func planStage(ctx context.Context, j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool, note func(walked int)) (stagePlan, error) {
 	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
 	walked := 0
-	for r, err := range j.Requests(stage, lookup, &p.withheld) {
+	for r, err := range j.Requests(stage, lookup, func(engine.Key) { p.withheld++ }) {
 		if err != nil {
 			return p, err
 		}

@@ -13,7 +13,7 @@ import (
 
 // manyRequests is a job of one stage asking n requests.
 func manyRequests(n int) *Job {
-	return &Job{Name: "x", Stages: 1, Requests: func(int, Lookup, *int) iter.Seq2[engine.Request, error] {
+	return &Job{Name: "x", Stages: 1, Requests: func(int, Lookup, func(engine.Key)) iter.Seq2[engine.Request, error] {
 		return func(yield func(engine.Request, error) bool) {
 			for i := range n {
 				r := engine.Request{Key: engine.Key{Experiment: "x", Model: "m", Item: fmt.Sprint(i)}, Kind: engine.Completion, Prompt: "p"}

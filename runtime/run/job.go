@@ -45,15 +45,20 @@ type Job struct {
 	// Requests yields the requests of stage (1-based) for every model;
 	// prior finds the records of earlier stages. Requests that cannot be
 	// built yet (their first stage has no answer) are not yielded: when
-	// withheld is not nil it counts them as the stream is read. The
-	// stream is the same each time it is read with the same records.
-	Requests func(stage int, prior Lookup, withheld *int) iter.Seq2[engine.Request, error]
+	// withheld is not nil it is called with each one's key as the stream
+	// is read. The stream is the same each time it is read with the same
+	// records.
+	Requests func(stage int, prior Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error]
 	// Extract, when set, fills an ok record's Extracted the way the study
 	// scores it, before the record is written.
 	Extract func(rec *engine.Record)
 	// Dataset describes the study's data for the manifest (nil when the
 	// study reads no dataset).
 	Dataset *DatasetInfo
+	// Shard is "K/N" when the job is shard K of N of the experiment (its
+	// requests are that shard's: package shard), for the manifest; "" for
+	// the whole experiment.
+	Shard string
 }
 
 // check reports a job that cannot be run: one without a name, stages or

@@ -9,7 +9,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-func noRequests(int, Lookup, *int) iter.Seq2[engine.Request, error] {
+func noRequests(int, Lookup, func(engine.Key)) iter.Seq2[engine.Request, error] {
 	return func(func(engine.Request, error) bool) {}
 }
 

@@ -17,7 +17,7 @@ import (
 // twoStage is a job whose second stage looks up the first stage's answer
 // of every item, as the two-step strategies do.
 func twoStage(items ...string) *Job {
-	return &Job{Name: "e", Stages: 2, Requests: func(stage int, prior Lookup, withheld *int) iter.Seq2[engine.Request, error] {
+	return &Job{Name: "e", Stages: 2, Requests: func(stage int, prior Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 		return func(yield func(engine.Request, error) bool) {
 			for _, it := range items {
 				k := engine.Key{Experiment: "e", Model: "m", Item: it}
@@ -33,7 +33,7 @@ func twoStage(items ...string) *Job {
 				rec, ok := prior(k1)
 				if !ok || rec.Status != engine.StatusOK {
 					if withheld != nil {
-						*withheld++
+						withheld(k)
 					}
 					continue
 				}

@@ -137,6 +137,9 @@ type Manifest struct {
 	Experiment     string `json:"experiment"`
 	ExperimentFile string `json:"experiment_file,omitempty"`
 	ExperimentHash string `json:"experiment_sha256,omitempty"`
+	// Shard is "K/N" when the run holds shard K of N of the experiment
+	// (package shard), and "" when it holds the whole experiment.
+	Shard string `json:"shard,omitempty"`
 	// CopyHash is the SHA-256 of DIR/experiment.yaml as the run wrote it:
 	// a copy edited since is named when the run is opened.
 	CopyHash string            `json:"experiment_copy_sha256,omitempty"`
@@ -263,7 +266,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	scan := dirState.scan
 	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: sha256hex(portable), Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: sha256hex(portable), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	// The Writer seals every record; the kept ones are all sealed unless
 	// some were written before records were (and are accepted as such).
 	m.RecordsSealed = scan.Unsealed == 0

@@ -262,7 +262,7 @@ func TestWithheldCountedOverModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, sent := 0, 0
-	for _, err := range e.StreamStage(2, func(engine.Key) (*engine.Record, bool) { return nil, false }, &n) {
+	for _, err := range e.StreamStage(2, func(engine.Key) (*engine.Record, bool) { return nil, false }, func(engine.Key) { n++ }) {
 		if err != nil {
 			t.Fatal(err)
 		}

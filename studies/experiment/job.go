@@ -31,7 +31,7 @@ func (e *Experiment) Job(ctx context.Context) (*run.Job, error) {
 		Inputs: inputs, Templates: e.Templates(),
 		Models: e.ModelConfigs(), Engine: e.EngineOptions(),
 		Stages: e.Stages(),
-		Requests: func(stage int, prior run.Lookup, withheld *int) iter.Seq2[engine.Request, error] {
+		Requests: func(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 			return e.StreamStage(stage, prior, withheld)
 		},
 		Extract: e.Extract,

@@ -362,8 +362,9 @@ func (e *Experiment) Templates() map[string]string {
 // StreamStage yields the requests of one stage for every model; prior
 // finds the records of earlier stages. Requests that cannot be built yet
 // (their first stage has no answer) are not yielded; when withheld is not
-// nil it counts them, over every model, as the stream is read.
-func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld *int) iter.Seq2[engine.Request, error] {
+// nil it is called with each one's key, over every model, as the stream is
+// read.
+func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 	return func(yield func(engine.Request, error) bool) {
 		if e.plan == nil {
 			yield(engine.Request{}, fmt.Errorf("experiment %s is not built", e.Name))
@@ -373,7 +374,7 @@ func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld *int
 			for r, err := range e.plan.Requests(e.Name, m.Name, stage, prior) {
 				if errors.Is(err, protocol.ErrWithheld) {
 					if withheld != nil {
-						*withheld++
+						withheld(r.Key)
 					}
 					continue
 				}

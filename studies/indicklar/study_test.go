@@ -178,7 +178,7 @@ func TestFailedCountAsWrong(t *testing.T) {
 		i++
 	}
 	withheld := 0
-	for r, err := range e.StreamStage(2, func(k engine.Key) (*engine.Record, bool) { rec, ok := byKey[k]; return rec, ok }, &withheld) {
+	for r, err := range e.StreamStage(2, func(k engine.Key) (*engine.Record, bool) { rec, ok := byKey[k]; return rec, ok }, func(engine.Key) { withheld++ }) {
 		if err != nil {
 			t.Fatal(err)
 		}

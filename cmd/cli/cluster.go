@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/runtime/shard"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// jobSpec is what the job files of a grid need: the experiment, its
+// digest and shard layout (the served model of each shard), and how a
+// shard reaches its model.
+type jobSpec struct {
+	name, exp, hash, grid string
+	n, parallel           int
+	served                []string // by shard: the served name of its answering model
+	serverCmd, endpoint   string
+}
+
+// loadJobSpec reads the flags every job file shares and divides the
+// experiment as bhasha run --shard does. It writes nothing.
+func loadJobSpec(ctx context.Context, reg *bhasha.Registry, cmd, cfg, out string, n, parallel int, serverCmd, endpoint string) (*jobSpec, error) {
+	switch {
+	case cfg == "" || out == "" || n < 1:
+		return nil, fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
+	case parallel < 0:
+		return nil, fmt.Errorf("%s: --parallel must not be negative, not %d", cmd, parallel)
+	case serverCmd != "" && endpoint != "":
+		return nil, fmt.Errorf("%s: give --server-cmd (a server beside each shard) or --endpoint (a server every shard shares), not both", cmd)
+	}
+	exp, err := experiment.Load(ctx, cfg, experiment.LoadOptions{Studies: reg})
+	if err != nil {
+		return nil, ownStudy(fmt.Errorf("%s: %w", cmd, err))
+	}
+	if endpoint == "" && exp.Judge != nil {
+		return nil, fmt.Errorf("%s: experiment %s names a judge (%s), which the server beside a shard (serving the shard's one model) does not serve: give --endpoint, a gateway serving every model", cmd, exp.Name, exp.Judge.Name)
+	}
+	j, err := exp.Job(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := shard.Plan(j, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: n, parallel: parallel, serverCmd: serverCmd, endpoint: endpoint}
+	if s.parallel == 0 || s.parallel > n {
+		s.parallel = n
+	}
+	if s.serverCmd == "" {
+		s.serverCmd = "vllm serve {model} --port {port}"
+	}
+	if s.exp, err = filepath.Abs(cfg); err == nil {
+		s.grid, err = filepath.Abs(out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	for _, sh := range l.Shards {
+		i := slices.IndexFunc(exp.Models, func(m experiment.Model) bool { return m.Name == sh.Model })
+		if i < 0 {
+			return nil, fmt.Errorf("%s: shard model %s is not among the experiment's models", cmd, sh.Model)
+		}
+		s.served = append(s.served, exp.Models[i].ServedName)
+	}
+	return s, nil
+}
+
+// quote quotes s for a POSIX shell.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// modelCase is a shell case statement setting MODEL to the served model
+// of shard $K.
+func (s *jobSpec) modelCase(k string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case \"$%s\" in\n", k)
+	for i := 0; i < len(s.served); {
+		j := i
+		var ks []string
+		for ; j < len(s.served) && s.served[j] == s.served[i]; j++ {
+			ks = append(ks, strconv.Itoa(j))
+		}
+		fmt.Fprintf(&b, "  %s) MODEL=%s ;;\n", strings.Join(ks, "|"), quote(s.served[i]))
+		i = j
+	}
+	fmt.Fprintf(&b, "  *) echo \"shard $%s is not one of the %d this job was written for\" >&2; exit 2 ;;\nesac\n", k, s.n)
+	return b.String()
+}
+
+// checkDigest is shell that stops a task whose experiment file changed
+// since the job files were written (the shard layout follows it).
+func (s *jobSpec) checkDigest() string {
+	return fmt.Sprintf(`have=$(sha256sum %s | cut -d' ' -f1)
+if [ "$have" != %s ]; then
+  echo "%s changed since its job files were written (sha256 $have, not %s): the shard layout follows the experiment; write the job files again" >&2
+  exit 2
+fi
+`, quote(s.exp), quote(s.hash), s.exp, s.hash)
+}
+
+// reportLoop is shell that reports each shard's run directory.
+func (s *jobSpec) reportLoop() string {
+	_, count, _ := strings.Cut(shard.Spec{K: 0, N: s.n}.Dir(), "-of-")
+	pattern := "shard-*-of-" + count
+	return fmt.Sprintf(`for d in %s/%s; do
+  bhasha report --run "$d" --html "$d/report.html" --xlsx "$d/report.xlsx"
+done
+`, quote(s.grid), pattern)
+}
+
+// slurmShards is the job array's sbatch script.
+func (s *jobSpec) slurmShards(wait int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `#!/bin/bash
+# The %d shards of experiment %s (sha256 %s), one array task each: bhasha run --shard auto.
+#SBATCH --job-name=bhasha-%s
+#SBATCH --array=0-%d%%%d
+#SBATCH --requeue
+#SBATCH --signal=B:TERM@120
+#SBATCH --output=bhasha-%s-%%A_%%a.log
+set -u
+`, s.n, s.name, s.hash, s.name, s.n-1, s.parallel, s.name)
+	b.WriteString(s.checkDigest())
+	b.WriteString("K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))\n")
+	endpoint := quote(s.endpoint)
+	if s.endpoint == "" {
+		b.WriteString(s.modelCase("K"))
+		cmd := strings.NewReplacer("{model}", `"$MODEL"`, "{port}", `"$PORT"`).Replace(s.serverCmd)
+		fmt.Fprintf(&b, `PORT=
+for p in $(shuf -i 20000-60000 -n 64); do
+  if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then PORT=$p; break; fi
+done
+[ -n "$PORT" ] || { echo "no free port found" >&2; exit 1; }
+%s &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+for i in $(seq %d); do
+  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
+  kill -0 $server 2>/dev/null || { echo "the server stopped before it was healthy" >&2; exit 1; }
+  [ "$i" = %d ] && { echo "the server was not healthy after %d s" >&2; exit 1; }
+  sleep 1
+done
+`, cmd, wait, wait, wait)
+		endpoint = `"http://127.0.0.1:$PORT/v1"`
+	}
+	fmt.Fprintf(&b, `bhasha run --config %s --out %s --shard auto --endpoint %s &
+run=$!
+trap 'kill -TERM $run 2>/dev/null' TERM
+wait $run
+status=$?
+if [ $status -gt 128 ]; then wait $run; status=$?; fi
+if [ $status = 130 ] && [ -n "${SLURM_ARRAY_JOB_ID:-}" ]; then
+  scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"
+fi
+exit $status
+`, quote(s.exp), quote(s.grid), endpoint)
+	return b.String()
+}
+
+func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "slurm" && args[0] != "k8s") {
+		return errors.New("cluster: want 'cluster slurm' or 'cluster k8s'")
+	}
+	kind := args[0]
+	fs := newFlags("cluster "+kind, "cluster "+kind+" --config FILE --shards N --out GRID [flags]", stderr)
+	cfg := fs.String("config", "", "experiment file (YAML), as the tasks read it")
+	out := fs.String("out", "", "grid directory the shards run into, as the tasks see it")
+	n := fs.Int("shards", 0, "number of shards (bhasha plan --shards N shows the layout)")
+	parallel := fs.Int("parallel", 0, "shards running at once (default: all)")
+	serverCmd := fs.String("server-cmd", "", "command starting the server beside each shard; {model} is the shard's served model, {port} its port (default: vllm serve {model} --port {port})")
+	endpoint := fs.String("endpoint", "", "base URL (…/v1) of a server every shard shares (a gateway), instead of a server beside each")
+	jobs := fs.String("jobs", "jobs", "directory the job files are written to")
+	wait := fs.Int("wait", 1800, "seconds a server beside a shard has to become healthy")
+	pvc := fs.String("pvc", "bhasha-grid", "k8s: the PersistentVolumeClaim holding the experiment, its data and the grid")
+	mount := fs.String("mount", "/data", "k8s: where the volume is mounted in the pods")
+	image := fs.String("image", "bhasha:latest", "k8s: the image holding the bhasha command")
+	vllmImage := fs.String("vllm-image", "vllm/vllm-openai:latest", "k8s: the vLLM image run beside each shard")
+	gpus := fs.Int("gpus", 1, "k8s: GPUs for the server beside each shard")
+	podConfig := fs.String("pod-config", "", "k8s: the experiment file's path in the pods (default: --config, made absolute); --config is read here to divide it")
+	backoff := fs.Int("retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *wait < 1 || *gpus < 0 || *backoff < 0 {
+		return fmt.Errorf("cluster %s: --wait must be positive, --gpus and --retries not negative", kind)
+	}
+	if kind == "k8s" && *out != "" && !filepath.IsAbs(*out) {
+		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
+	}
+	if *podConfig != "" && !filepath.IsAbs(*podConfig) {
+		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
+	}
+	s, err := loadJobSpec(ctx, reg, "cluster "+kind, *cfg, *out, *n, *parallel, *serverCmd, *endpoint)
+	if err != nil {
+		return err
+	}
+	if *podConfig != "" {
+		s.exp = *podConfig
+	}
+	files := map[string]string{}
+	switch kind {
+	case "slurm":
+		files["shards.sbatch"] = s.slurmShards(*wait)
+		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of each shard of experiment %s, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
+		files["submit.sh"] = "#!/bin/sh\n# Submits the shards, then their report, which starts once every shard has succeeded.\nset -eu\ncd \"$(dirname \"$0\")\"\narray=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${array%%;*}\" report.sbatch\n"
+	case "k8s":
+		k := k8sSpec{jobSpec: s, pvc: *pvc, mount: *mount, image: *image, vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff, wait: *wait}
+		if files["shards.yaml"], err = k.shards(); err == nil {
+			files["report.yaml"], err = k.report()
+		}
+		if err != nil {
+			return fmt.Errorf("cluster k8s: %w", err)
+		}
+		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", k.jobName())
+	}
+	if err := os.MkdirAll(*jobs, 0o755); err != nil {
+		return fmt.Errorf("cluster %s: %w", kind, err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(*jobs, name)
+		if err := atomicfile.WriteFile(p, []byte(files[name])); err != nil {
+			return fmt.Errorf("cluster %s: %w", kind, err)
+		}
+		if strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".sbatch") {
+			if err := os.Chmod(p, 0o755); err != nil {
+				return fmt.Errorf("cluster %s: %w", kind, err)
+			}
+		}
+		fmt.Fprintln(stdout, p)
+	}
+	return nil
+}
+
+// k8sSpec is what the Kubernetes Jobs need beyond jobSpec.
+type k8sSpec struct {
+	*jobSpec
+	pvc, mount, image, vllmImage string
+	gpus, backoff, wait          int
+}
+
+// jobName is the shards' Job name: the experiment's name as a DNS label.
+func (k k8sSpec) jobName() string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(k.name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim("bhasha-"+b.String(), "-")
+	if len(name) > 50 {
+		name = strings.TrimRight(name[:50], "-")
+	}
+	return name
+}
+
+type kv = map[string]any
+
+func (k k8sSpec) volume() ([]any, []any) {
+	return []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}},
+		[]any{kv{"name": "grid", "mountPath": k.mount}}
+}
+
+// shards is the Indexed Job running every shard.
+func (k k8sSpec) shards() (string, error) {
+	vols, mounts := k.volume()
+	endpoint := quote(k.endpoint)
+	if k.endpoint == "" {
+		endpoint = "http://127.0.0.1:8000/v1"
+	}
+	run := fmt.Sprintf("exec bhasha run --config %s --out %s --shard auto/%d --endpoint %s", quote(k.exp), quote(k.grid), k.n, endpoint)
+	bhashaC := kv{"name": "bhasha", "image": k.image, "command": []any{"sh", "-c", run}, "volumeMounts": mounts}
+	pod := kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{bhashaC}}
+	if k.endpoint == "" {
+		cmd := strings.NewReplacer("{model}", `"$MODEL"`, "{port}", "8000").Replace(k.serverCmd)
+		serve := k.modelCase("JOB_COMPLETION_INDEX") + "exec " + cmd
+		pod["initContainers"] = []any{kv{
+			"name": "vllm", "image": k.vllmImage, "restartPolicy": "Always", // a sidecar: stopped when bhasha ends
+			"command":      []any{"sh", "-c", serve},
+			"ports":        []any{kv{"containerPort": 8000}},
+			"startupProbe": kv{"httpGet": kv{"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": max(1, k.wait/10)},
+			"resources":    kv{"limits": kv{"nvidia.com/gpu": k.gpus}},
+			"volumeMounts": mounts,
+		}}
+	}
+	job := kv{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": kv{"name": k.jobName(), "labels": kv{"app.kubernetes.io/name": "bhasha"},
+			"annotations": kv{"bhasha/experiment-sha256": k.hash}},
+		"spec": kv{
+			"completionMode":       "Indexed",
+			"completions":          k.n,
+			"parallelism":          k.parallel,
+			"backoffLimitPerIndex": k.backoff,
+			"podFailurePolicy": kv{"rules": []any{
+				// A pod evicted or preempted resumes its shard: not a failure.
+				kv{"action": "Ignore", "onPodConditions": []any{kv{"type": "DisruptionTarget"}}},
+			}},
+			"template": kv{"spec": pod},
+		},
+	}
+	b, err := yaml.Marshal(job)
+	return string(b), err
+}
+
+// report is the Job reporting each shard once the shards' Job completed.
+func (k k8sSpec) report() (string, error) {
+	vols, mounts := k.volume()
+	job := kv{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": kv{"name": k.jobName() + "-report", "labels": kv{"app.kubernetes.io/name": "bhasha"}},
+		"spec": kv{
+			"backoffLimit": k.backoff,
+			"template": kv{"spec": kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{
+				kv{"name": "report", "image": k.image, "command": []any{"sh", "-c", "set -eu\n" + k.reportLoop()}, "volumeMounts": mounts},
+			}}},
+		},
+	}
+	b, err := yaml.Marshal(job)
+	return string(b), err
+}
