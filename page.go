@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // page gathers what the HTML report and the workbook show, once.
@@ -75,43 +75,16 @@ func (r *Results) buildPage() (report.Page, error) {
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
 }
 
-// HTML writes the run's report as one self-contained HTML file (ECharts
-// inlined, no network): a SIMULATED banner when it applies, the notes,
-// the figures, every table (the first 500 rows of long ones; the CSV
-// files hold them all), a sample explorer (filters, search, each
-// answer's prompt, response and verdicts; a bounded, stratified draw of
-// a large run's answers, explorerPicks, and it says how many of how
-// many) and the run's provenance. Model output and dataset text are
-// escaped everywhere, and each long text is cut with a note naming the
-// file that holds it whole (report.CutText), so that the page stays
-// under 25 MB however long the answers and prompts are. WriteReport writes it to a file with a context and
-// progress.
-func (r *Results) HTML(w io.Writer) error {
-	return r.writeReports(context.Background(), reportConfig{}, w, nil, noop, noop)
-}
-
-// ExplorerSamples bounds the samples the HTML report's explorer draws
+// explorerSamples bounds the samples the HTML report's explorer draws
 // (explorerPicks: the same number from each model × language × strategy,
 // and each flag of the answer schema both ways); the explorer then keeps
 // the first of them that fit in report.MaxExplorerBytes.
-const ExplorerSamples = 20_000
-
-// XLSX writes the run's workbook: a README sheet, one sheet per table
-// (frozen header, autofilter, number formats, colour scales, column
-// descriptions), the figures with native charts, the provenance and a
-// sample of the answers (the explorer's draw, at most
-// report.MaxSampleRows: WriteReport; SheetRows). WriteReport writes it
-// to a file with a context and progress.
-func (r *Results) XLSX(w io.Writer) error {
-	return r.writeReports(context.Background(), reportConfig{}, nil, w, noop, noop)
-}
-
-func noop() error { return nil }
+const explorerSamples = 20_000
 
 // Figures are the run's figures, in report order (the study's plan
 // draws them from its tables, experiment.Figurer: the paper's figures its
 // tables allow, each with its caption, n, and SIMULATED when it is).
-func (r *Results) Figures() ([]report.Figure, error) {
+func (r *Results) Figures() ([]study.Figure, error) {
 	p, err := r.page()
 	return p.Figures, err
 }
@@ -152,13 +125,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
-
-// WriteHTML writes the HTML report to path atomically (a temporary file
-// renamed into place; WriteReport).
-func (r *Results) WriteHTML(path string) error { return r.WriteReport(context.Background(), path, "") }
-
-// WriteXLSX writes the workbook to path atomically (WriteReport).
-func (r *Results) WriteXLSX(path string) error { return r.WriteReport(context.Background(), "", path) }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and
 // as a LaTeX booktabs table, every figure's ECharts option and, when

@@ -87,13 +87,13 @@ func BenchmarkReport100k(b *testing.B) {
 		scoring := time.Since(start)
 		start = time.Now()
 		var html countingWriter
-		if err := r.HTML(&html); err != nil {
+		if err := r.writeReports(context.Background(), reportConfig{}, &html, nil, noop, noop); err != nil {
 			b.Fatal(err)
 		}
 		htmlTime := time.Since(start)
 		start = time.Now()
 		var xlsx countingWriter
-		if err := r.XLSX(&xlsx); err != nil {
+		if err := r.writeReports(context.Background(), reportConfig{}, nil, &xlsx, noop, noop); err != nil {
 			b.Fatal(err)
 		}
 		xlsxTime := time.Since(start)
@@ -147,9 +147,9 @@ func BenchmarkReport6M(b *testing.B) {
 		page := report.Page{Title: "Bhasha report: bench (6.4M rows)", Simulated: true, Tables: ts, Figures: figs, MaxRows: 500}
 
 		start = time.Now()
-		step := (len(rows) + ExplorerSamples - 1) / ExplorerSamples
+		step := (len(rows) + explorerSamples - 1) / explorerSamples
 		var ss []Sample
-		for i := 0; i < len(rows) && len(ss) < ExplorerSamples; i += step {
+		for i := 0; i < len(rows) && len(ss) < explorerSamples; i += step {
 			ss = append(ss, sample(i))
 		}
 		page.Samples, page.SamplesTotal, page.SamplesEvery = samplesTable(ss), len(rows), step
@@ -178,3 +178,5 @@ func BenchmarkReport6M(b *testing.B) {
 	}
 	b.ReportMetric(peakRSS(), "peak-RSS-MB")
 }
+
+func noop() error { return nil }

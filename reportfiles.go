@@ -27,58 +27,79 @@ import (
 // the records' prompts and responses, a sheet, the HTML file), rows done
 // of its total (0 of 0 for a step without rows), the time since it
 // started, and Final at its end.
-type ReportStep = report.Step
+type ReportStep struct {
+	What        string
+	Done, Total int
+	Elapsed     time.Duration
+	Final       bool
+}
 
-// ReportOption adjusts how WriteReport writes the reports.
-type ReportOption func(*reportConfig)
+// ReportOptions adjust how WriteReport writes the reports; the zero
+// value writes the HTML report and the workbook alone.
+type ReportOptions struct {
+	// Progress, when set, is told of each step of writing the reports: at
+	// its start, every 20,000 rows and at its end (the command line prints
+	// a line per step; a notebook cell shows it in place, kernel.Save).
+	Progress func(ReportStep)
 
+	// Tables, when set, has WriteReport write every table as CSV under
+	// DIR/tables too (each file atomically, first column "simulated"),
+	// and call it with them once written (before the HTML and the
+	// workbook). A run directory that cannot be written gets no table
+	// files: Tables is called with none, and Notes says so. When
+	// WriteReport builds the tables itself (none built before) for a
+	// workbook, and the run has at most earlyRows scored answers, the
+	// records' prompts and responses are read meanwhile, on goroutines of
+	// their own; otherwise the tables are written first and the report
+	// follows.
+	Tables func([]*Table)
+
+	// SheetRows bounds the rows of the workbook's long sheets: the
+	// samples sheet (default and at most 50,000 answers, drawn as the
+	// HTML explorer draws its) and a table over 50,000 rows (default
+	// 1,000,000, within Excel's 1,048,576 rows a sheet), which keeps its
+	// first n rows, its last row and the README sheet saying how many
+	// were left out and which file of the run directory holds them all.
+	SheetRows int
+
+	// ReleaseRows has WriteReport let go of the run's scored answers once
+	// the report's tables are built, when the run has more than earlyRows
+	// of them, and read the answers it lists back from the run's store of
+	// scored answers (DIR/scored.parquet) a row group at a time, so that
+	// the rest of the report holds O(sample) rows rather than O(answers).
+	// Afterwards the Results is as Open left it: a later call that needs
+	// the answers reads them back and builds its tables again. Not while
+	// another goroutine uses the Results; without a current store
+	// (NoScoredStore, a run directory that cannot be written) it changes
+	// nothing.
+	ReleaseRows bool
+}
+
+// reportConfig is how writeReports writes: the caller's options, the
+// threshold of ReleaseRows, and whether the records' texts are read
+// beside the tables.
 type reportConfig struct {
-	progress  func(ReportStep)
+	progress  func(report.Step)
 	sheetRows int
 	release   bool
 	keepUpTo  int // ReleaseRows keeps the rows of a run of at most this many answers
 	tables    func([]*Table)
-	early     bool // the records' texts read beside the tables (ReportTables)
+	early     bool // the records' texts read beside the tables (Tables)
 }
 
-// ReportTables has WriteReport write every table as CSV under DIR/tables
-// too, as WriteTables does, and call fn with them once written (before
-// the HTML and the workbook). A run directory that cannot be written
-// (records.IsReadOnly) gets no table files: fn is called with none, and
-// Notes says so. When WriteReport builds the tables itself
-// (none built before) for a workbook, and the run has at most earlyRows
-// scored answers, the records' prompts and responses are read meanwhile,
-// on goroutines of their own: the two need nothing of each other, and
-// holding the rows and that pass's buffers at once fits such a run.
-// Otherwise the tables are written first, paced as WriteTables paces
-// them, and the report follows, as when WriteTables is called before
-// WriteReport. For a program that writes the tables and the report, as
-// bhasha report does.
-func ReportTables(fn func([]*Table)) ReportOption {
-	return func(c *reportConfig) { c.tables = fn }
+// configOf is o as writeReports reads it.
+func configOf(o ReportOptions) reportConfig {
+	c := reportConfig{sheetRows: o.SheetRows, release: o.ReleaseRows, keepUpTo: earlyRows, tables: o.Tables}
+	if fn := o.Progress; fn != nil {
+		c.progress = func(s report.Step) { fn(ReportStep(s)) }
+	}
+	return c
 }
 
 // earlyRows is the most scored answers a report reads the records' texts
-// for beside building its tables (ReportTables): their rows are about 300
-// bytes each, so at most about 300 MB held beside that pass.
+// for beside building its tables (ReportOptions.Tables): their rows are
+// about 300 bytes each, so at most about 300 MB held beside that pass.
 const earlyRows = 1 << 20
-
-// ReportProgress has fn told of each step of writing the reports: at its
-// start, every 20,000 rows and at its end (the command line prints a
-// line per step; a notebook cell shows it in place, kernel.Save).
-func ReportProgress(fn func(ReportStep)) ReportOption {
-	return func(c *reportConfig) { c.progress = fn }
-}
-
-// SheetRows bounds the rows of the workbook's long sheets: the samples
-// sheet (default and at most report.MaxSampleRows answers, drawn as the
-// HTML explorer draws its: WriteReport) and a table over
-// report.StreamRows rows (default report.MaxSheetRows, within Excel's
-// 1,048,576 rows a sheet), which keeps its first n rows, its last row
-// and the README sheet saying how many were left out and which file of
-// the run directory holds them all: the workbook is not split into
-// continuation sheets, which no spreadsheet filters or sorts as one.
-func SheetRows(n int) ReportOption { return func(c *reportConfig) { c.sheetRows = n } }
 
 // sampleRows is how many answers the workbook's samples sheet holds at
 // most.
@@ -89,28 +110,9 @@ func (c reportConfig) sampleRows() int {
 	return report.MaxSampleRows
 }
 
-// ReleaseRows has WriteReport let go of the run's scored answers once the
-// report's tables are built, when the run has more than earlyRows of
-// them, and read the answers it lists (the explorer's, the samples
-// sheet's) back from the run's store of scored answers
-// (DIR/scored.parquet) a row group at a time, so that the rest of the
-// report holds O(sample) rows rather than O(answers). Afterwards the
-// Results is as Open left it: a later call that needs the answers reads
-// them back from the store and builds its tables again. For a program
-// that writes one report, as bhasha report does; not while another
-// goroutine uses the Results. Without a current store (NoScoredStore, a
-// run directory that cannot be written) it changes nothing.
-func ReleaseRows() ReportOption { return releaseAbove(earlyRows) }
-
-// releaseAbove is ReleaseRows for a run of more than n scored answers
-// (0: any run, as the tests ask).
-func releaseAbove(n int) ReportOption {
-	return func(c *reportConfig) { c.release, c.keepUpTo = true, n }
-}
-
-// ExplorerSeed seeds the random draw of the HTML explorer's samples
+// explorerSeed seeds the random draw of the HTML explorer's samples
 // (explorerPicks): the same run gives the same page.
-const ExplorerSeed = 20
+const explorerSeed = 20
 
 // WriteReport writes the run's HTML report to html and its workbook to
 // xlsx (either may be "", for none), reading the records' prompts and
@@ -121,17 +123,18 @@ const ExplorerSeed = 20
 //
 // The reports show a sample of the answers with their records' prompts
 // and responses: one seeded, stratified draw (explorerPicks), of which
-// the HTML explorer shows the first ExplorerSamples that fit its bytes
+// the HTML explorer shows the first explorerSamples that fit its bytes
 // and the workbook's samples sheet the first report.MaxSampleRows
-// (SheetRows), in table order, the README sheet saying that they are n
+// (ReportOptions.SheetRows), in table order, the README sheet saying that they are n
 // of the run's N answers, all of which are in tables/answers.csv and
 // scored.parquet. Only the sample's texts are held: every record is read
 // once, and only the sample's are decoded.
-func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
-	var c reportConfig
-	for _, o := range opts {
-		o(&c)
-	}
+func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ReportOptions) error {
+	return r.writeReport(ctx, html, xlsx, configOf(opts))
+}
+
+// writeReport is WriteReport with its options read.
+func (r *Results) writeReport(ctx context.Context, html, xlsx string, c reportConfig) error {
 	if c.tables != nil {
 		// The records' texts are read beside the tables only for a
 		// workbook of a run small enough (earlyRows); else the tables are
@@ -230,7 +233,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 		}
 	}
 	// The samples: one draw (explorerPicks), the explorer's its first
-	// ExplorerSamples, the workbook's its first sampleRows; texts[j] is
+	// explorerSamples, the workbook's its first sampleRows; texts[j] is
 	// picks[j]'s record text, keys[j] its record key.
 	var picks []int
 	var keys []string
@@ -242,7 +245,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			return err
 		}
 		if hw != nil {
-			explorerN = ExplorerSamples
+			explorerN = explorerSamples
 		}
 		if xw != nil {
 			bookN = c.sampleRows()
@@ -413,7 +416,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string
 		if !ok {
 			return text{j: -1}, nil
 		}
-		return text{j: j, t: sampleText{prompt: PromptText(rec.Request), response: rec.Response, err: rec.Error}}, nil
+		return text{j: j, t: sampleText{prompt: promptText(rec.Request), response: rec.Response, err: rec.Error}}, nil
 	}, func(_ int, _ string, ok bool, v text) error {
 		lines++
 		st.at(lines)
@@ -445,7 +448,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string
 // progressStep reports one step of the root package's own (the records'
 // pass) as report.Options does for the writers'.
 type progressStep struct {
-	fn    func(ReportStep)
+	fn    func(report.Step)
 	what  string
 	total int
 	start time.Time
@@ -454,20 +457,20 @@ type progressStep struct {
 func stepOf(o report.Options, what string, total int) *progressStep {
 	s := &progressStep{fn: o.Progress, what: what, total: total, start: time.Now()}
 	if s.fn != nil {
-		s.fn(ReportStep{What: what, Total: total})
+		s.fn(report.Step{What: what, Total: total})
 	}
 	return s
 }
 
 func (s *progressStep) at(done int) {
 	if s.fn != nil && done%20_000 == 0 {
-		s.fn(ReportStep{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
+		s.fn(report.Step{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
 	}
 }
 
 func (s *progressStep) done(done int) {
 	if s.fn != nil {
-		s.fn(ReportStep{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
+		s.fn(report.Step{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
 	}
 }
 
@@ -478,7 +481,7 @@ func (s *progressStep) done(done int) {
 // (the study's criteria, abstain, failed, …), one answer where it holds
 // and one where it does not, when the run has both; then the answers of
 // every model × language × strategy in turn, one from each group per
-// round, each group's in a random order (ExplorerSeed), until limit. The
+// round, each group's in a random order (explorerSeed), until limit. The
 // explorer thus shows the same number from each group (all of a group
 // smaller than that), and how says so. The order does not depend on limit: a draw
 // of k is the first k of any larger draw (the explorer's are the first of
@@ -499,7 +502,7 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		}
 		members[j] = append(members[j], int32(i))
 	}
-	rng := rand.New(rand.NewPCG(ExplorerSeed, uint64(n)))
+	rng := rand.New(rand.NewPCG(explorerSeed, uint64(n)))
 	for _, m := range members {
 		rng.Shuffle(len(m), func(a, b int) { m[a], m[b] = m[b], m[a] })
 	}
@@ -551,7 +554,7 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		take(int(i))
 	}
 	return picks, fmt.Sprintf("drawn at random (seed %d) in turn from each of the %d model × language × strategy groups, so that each group shows as many answers as the others (all of a smaller group), and for each of %s an answer where it holds and one where it does not",
-		ExplorerSeed, len(members), strings.Join(flags, ", "))
+		explorerSeed, len(members), strings.Join(flags, ", "))
 }
 
 // rowKeys are the record keys of r.rows[i] for each i in sel, in order.

@@ -12,6 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Sample is one scored answer: what was asked, what came back, how it was
@@ -57,7 +58,7 @@ type Sample struct {
 
 // Schema is the answer schema of the sample's study (nil for a Sample
 // built by hand).
-func (s Sample) Schema() *score.Schema { return s.schema }
+func (s Sample) Schema() *study.Schema { return s.schema }
 
 // Criterion reads one of the study's criteria (a flag of its answer
 // schema: correct, translit, squad_em, ...) by name; ok is false when the
@@ -222,7 +223,7 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 		if rec.Status == engine.StatusOK {
 			state[j] = seenOK
 		}
-		out[j].Prompt, out[j].Response, out[j].Error = PromptText(rec.Request), rec.Response, rec.Error
+		out[j].Prompt, out[j].Response, out[j].Error = promptText(rec.Request), rec.Response, rec.Error
 		return nil
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -231,9 +232,9 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	return out, nil
 }
 
-// PromptText shows a request body's prompt: a completion's prompt as it
+// promptText shows a request body's prompt: a completion's prompt as it
 // is, a chat's messages as "role: content" paragraphs.
-func PromptText(body json.RawMessage) string {
+func promptText(body json.RawMessage) string {
 	prompt, msgs, err := engine.PromptOf(body)
 	if err != nil || len(msgs) == 0 {
 		return prompt
@@ -245,11 +246,27 @@ func PromptText(body json.RawMessage) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// SamplesTable lays samples out as a typed table, one row per sample (the
-// workbook's samples sheet, the explorer's data): the columns of the
+// SamplesTable lays out the run's samples that keep accepts (every
+// sample when keep is nil; Samples) as a typed table, one row per sample
+// (the workbook's samples sheet, the explorer's data): the columns of the
 // study's answer schema, as answers.csv has them, then each sample's
 // prompt, response, error and whether it was simulated.
-func SamplesTable(ss []Sample) *Table { return samplesTable(ss) }
+func (r *Results) SamplesTable(keep func(Sample) bool) (*Table, error) {
+	ss, err := r.Samples()
+	if err != nil {
+		return nil, err
+	}
+	if keep != nil {
+		var sel []Sample
+		for _, s := range ss {
+			if keep(s) {
+				sel = append(sel, s)
+			}
+		}
+		ss = sel
+	}
+	return samplesTable(ss), nil
+}
 
 // samplesTable lays the samples out as a typed table, the cells of every
 // block of rows in one backing array and each repeated string (a

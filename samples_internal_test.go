@@ -146,11 +146,11 @@ func TestSamplesSheet(t *testing.T) {
 	for _, limit := range []int{0, 5} {
 		dir := t.TempDir()
 		html, path := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
-		var opts []ReportOption
+		var opts []testOption
 		if limit > 0 {
-			opts = append(opts, SheetRows(limit))
+			opts = append(opts, withSheetRows(limit))
 		}
-		if err := r.WriteReport(context.Background(), html, path, opts...); err != nil {
+		if err := r.writeReportWith(context.Background(), html, path, opts...); err != nil {
 			t.Fatal(err)
 		}
 		f, err := excelize.OpenFile(path)
@@ -169,7 +169,7 @@ func TestSamplesSheet(t *testing.T) {
 		}
 		// The draw's first kept answers, in table order.
 		picks, _ := r.explorerPicks(kept)
-		if full, _ := r.explorerPicks(ExplorerSamples); !slices.Equal(picks, full[:len(picks)]) {
+		if full, _ := r.explorerPicks(explorerSamples); !slices.Equal(picks, full[:len(picks)]) {
 			t.Errorf("limit %d: the sheet's draw %v is not the explorer's first %v", limit, picks, full[:len(picks)])
 		}
 		slices.Sort(picks)
@@ -194,7 +194,7 @@ func TestSamplesSheet(t *testing.T) {
 		if text := fmt.Sprint(readme); !strings.Contains(text, note) || !strings.Contains(text, "tables/answers.csv and scored.parquet") {
 			t.Errorf("limit %d: the README does not say %q and where every answer is: %q", limit, note, readme)
 		}
-		// The explorer's samples (all of this run's, ExplorerSamples and
+		// The explorer's samples (all of this run's, explorerSamples and
 		// its bytes allowing) are the sheet's when it holds every answer.
 		if limit == 0 {
 			b, err := os.ReadFile(html)
@@ -224,7 +224,7 @@ func TestReportCancelled(t *testing.T) {
 		if when == "before" {
 			cancel()
 		}
-		err := r.WriteReport(ctx, html, xlsx, ReportProgress(func(s ReportStep) {
+		err := r.writeReportWith(ctx, html, xlsx, withProgress(func(s ReportStep) {
 			if strings.Contains(s.What, when) {
 				cancel()
 			}
@@ -245,7 +245,7 @@ func TestReportCancelled(t *testing.T) {
 	}
 	// Not cancelled: both written, the progress told of each step's end.
 	var ended []string
-	if err := r.WriteReport(context.Background(), html, xlsx, ReportProgress(func(s ReportStep) {
+	if err := r.writeReportWith(context.Background(), html, xlsx, withProgress(func(s ReportStep) {
 		if s.Final {
 			ended = append(ended, s.What)
 		}
@@ -297,9 +297,9 @@ func TestSampleRowsBound(t *testing.T) {
 		{1_000_000, report.MaxSampleRows},
 	} {
 		var cfg reportConfig
-		SheetRows(c.sheetRows)(&cfg)
+		withSheetRows(c.sheetRows)(&cfg)
 		if got := cfg.sampleRows(); got != c.want {
-			t.Errorf("SheetRows(%d): %d rows, want %d", c.sheetRows, got, c.want)
+			t.Errorf("withSheetRows(%d): %d rows, want %d", c.sheetRows, got, c.want)
 		}
 	}
 	if report.MaxSampleRows != 50_000 {
