@@ -74,7 +74,7 @@ func writeIndex(out string, res []*Results) {
 		rel, _ := filepath.Rel(out, r.Dir())
 		e := report.Entry{Name: m.Experiment, About: r.about(), Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
 			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))}
-		if p, err := r.page(); err == nil {
+		if p, err := r.rep.Page(); err == nil {
 			e.Tables = headlineTables(p.Tables)
 		}
 		es = append(es, e)

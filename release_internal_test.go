@@ -111,7 +111,7 @@ func TestReleaseRows(t *testing.T) {
 			}
 			goneHTML, goneBook := write("released", append(opts, release)...)
 			sameReport(t, "the report that kept the rows", goneHTML, keptHTML, goneBook, keptBook)
-			if held, want := r.rows != nil, c.noStore || c.small; held != want {
+			if held, want := r.a.Rows() != nil, c.noStore || c.small; held != want {
 				t.Errorf("rows held after the report: %v, want %v", held, want)
 			}
 			if m, err := r.Scored(); err != nil || m != n {

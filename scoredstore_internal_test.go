@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -72,7 +71,7 @@ func TestScoredStoreServesTheSameRows(t *testing.T) {
 	if slices.Contains(steps, "scoring") || !slices.Contains(steps, "reading scored answers") {
 		t.Fatalf("second open scored again: %v", steps)
 	}
-	if !reflect.DeepEqual(first.rows, second.rows) {
+	if !reflect.DeepEqual(first.a.Rows(), second.a.Rows()) {
 		t.Errorf("stored rows differ from the scored ones")
 	}
 	if !reflect.DeepEqual(tab1.Rows, tab2.Rows) {
@@ -83,42 +82,11 @@ func TestScoredStoreServesTheSameRows(t *testing.T) {
 	}
 	// The store is a cache: without it, scoring in memory gives the same.
 	mem, _, _ := opened(t, dir, NoScoredStore())
-	if !reflect.DeepEqual(mem.rows, first.rows) {
+	if !reflect.DeepEqual(mem.a.Rows(), first.a.Rows()) {
 		t.Errorf("NoScoredStore rows differ")
 	}
 }
 
-func TestTableBuildsOnlyItsGroup(t *testing.T) {
-	dir := storeRun(t)
-	r, _, _ := opened(t, dir)
-	if r.set.Builds != 1 {
-		t.Errorf("Table(accuracy) built %d groups, want 1", r.set.Builds)
-	}
-	if _, err := r.Table("acc_clc_wide"); err != nil { // laid out from accuracy and clc_mean
-		t.Fatal(err)
-	}
-	if r.set.Builds != 3 {
-		t.Errorf("after acc_clc_wide: %d groups built, want 3 (standard, KLAR, layouts)", r.set.Builds)
-	}
-	all, err := r.Tables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The tables built one by one are those Experiment.Tables builds at once.
-	want, err := r.exp.Tables(r.rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != len(want)+1 { // and answers
-		t.Fatalf("%d tables, want %d", len(all), len(want)+1)
-	}
-	for i, w := range want {
-		got, err := r.Table(w.Name)
-		if err != nil || all[i].Name != w.Name || fmt.Sprint(got.Rows) != fmt.Sprint(w.Rows) { // NaN statistics print alike
-			t.Errorf("table %d %s: %v, listed as %s", i, w.Name, err, all[i].Name)
-		}
-	}
-}
 
 func TestScoredStoreStaleness(t *testing.T) {
 	tests := []struct {
@@ -215,7 +183,7 @@ func TestScoredStoreStaleness(t *testing.T) {
 			if !slices.ContainsFunc(again.Notes(), func(n string) bool { return strings.Contains(n, tc.note) }) {
 				t.Errorf("notes %q lack %q", again.Notes(), tc.note)
 			}
-			if tc.name != "a scoring option" && !reflect.DeepEqual(first.rows, again.rows) {
+			if tc.name != "a scoring option" && !reflect.DeepEqual(first.a.Rows(), again.a.Rows()) {
 				t.Errorf("rows changed")
 			}
 			// Scored again and stored: the next open reads the store.
@@ -342,7 +310,7 @@ func TestDamagedScoredStoreRescored(t *testing.T) {
 			}) {
 				t.Errorf("notes %q lack one on the damaged store", again.Notes())
 			}
-			if !reflect.DeepEqual(first.rows, again.rows) || !reflect.DeepEqual(got.Rows, tab.Rows) {
+			if !reflect.DeepEqual(first.a.Rows(), again.a.Rows()) || !reflect.DeepEqual(got.Rows, tab.Rows) {
 				t.Errorf("rows changed")
 			}
 			if _, _, err := scored.Read(p); err != nil {
