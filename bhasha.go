@@ -1,13 +1,15 @@
 // Package bhasha is the front door for notebooks and programs: build an
 // experiment (in Go or from YAML), run it against vLLM endpoints or the
-// built-in simulator, and read its typed result tables and per-answer
-// samples.
+// built-in simulator, and read its results: typed tables, figures,
+// per-answer samples, and the report (Results.WriteReport: the HTML
+// report and the workbook).
 //
 //	exp := bhasha.IndicKLAR("data/IndicKLAR", bhasha.Languages("hin", "ben"), bhasha.Strategies("baseline", "tint-en"))
 //	r, err := bhasha.Run(ctx, exp, bhasha.Endpoint("http://gpu1:8000/v1"))
 //	acc, err := r.Table("accuracy")
 //	fmt.Println(acc.Markdown())
 //	df := acc.DataFrame()
+//	err = r.WriteReport(ctx, "report.html", "report.xlsx", bhasha.ReportOptions{})
 //
 // With no endpoint a run answers from the in-process simulator, and says
 // so (SIMULATED) in its first line, its manifest and every table.

@@ -101,7 +101,7 @@ func BenchmarkReport100k(b *testing.B) {
 // BenchmarkReport6M: the reports of the IndicKLAR grid at the papers'
 // scale, 6,364,170 scored rows (benchdata.KLARRows): the tables (accuracy,
 // indicklar.KLAR, the answers), the figures, then the HTML report (every
-// 319th answer offered to the explorer, as Results.HTML selects) and the
+// 319th answer offered to the explorer, as Results.WriteReport selects) and the
 // workbook (the first 1,000,000 samples, the answers sheet streamed and
 // cut at the same bound). The samples carry a prompt of the IndicKLAR
 // baseline's size (three demonstrations and the candidates, 1.1 kB) and a

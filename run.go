@@ -256,6 +256,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 		return nil, err
 	}
 	r := &Results{dir: ro.Out, exp: exp, manifest: m}
+	r.answers(context.Background(), nil, readConfig{})
 	if err == nil && m.Counts.Failed > 0 {
 		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", ro.Out, m.Counts.Failed, ErrIncomplete)
 	}

@@ -1,3 +1,9 @@
+// Package reportfiles writes a run's report files from its scored
+// answers (runanswers) and its records: the HTML report with its sample
+// explorer, the workbook with its samples sheet, and the paper-ready
+// exports. It holds a bounded, drawn sample of the answers' texts, never
+// all of them, and can read the sample's rows back from the run's store
+// instead of holding every row.
 package reportfiles
 
 import (

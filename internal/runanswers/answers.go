@@ -127,7 +127,7 @@ func (r *Answers) AddNote(note string) {
 }
 
 // Score scores the run once (or reads the scored answers the run
-// directory keeps, when they are current: scoredstore.go) and prepares
+// directory keeps, when they are current: store.go) and prepares
 // its tables, built when asked for.
 func (r *Answers) Score() error {
 	r.once.Do(func() {
