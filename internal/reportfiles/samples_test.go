@@ -227,4 +227,3 @@ func TestSamplesSheet(t *testing.T) {
 		}
 	}
 }
-

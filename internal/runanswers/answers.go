@@ -300,4 +300,3 @@ func (r *Answers) WriteTables() ([]*tables.Table, error) {
 	}
 	return ts, tables.Write(filepath.Join(r.dir, "tables"), ts)
 }
-
