@@ -1,13 +1,15 @@
 // Package bhasha is the front door for notebooks and programs: build an
 // experiment (in Go or from YAML), run it against vLLM endpoints or the
-// built-in simulator, and read its typed result tables and per-answer
-// samples.
+// built-in simulator, and read its results: typed tables, figures,
+// per-answer samples, and the report (Results.WriteReport: the HTML
+// report and the workbook).
 //
 //	exp := bhasha.IndicKLAR("data/IndicKLAR", bhasha.Languages("hin", "ben"), bhasha.Strategies("baseline", "tint-en"))
 //	r, err := bhasha.Run(ctx, exp, bhasha.Endpoint("http://gpu1:8000/v1"))
 //	acc, err := r.Table("accuracy")
 //	fmt.Println(acc.Markdown())
 //	df := acc.DataFrame()
+//	err = r.WriteReport(ctx, "report.html", "report.xlsx", bhasha.ReportOptions{})
 //
 // With no endpoint a run answers from the in-process simulator, and says
 // so (SIMULATED) in its first line, its manifest and every table.
@@ -23,14 +25,13 @@ import (
 	"context"
 	"slices"
 
-	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/sim"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/distractors"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicklar"
-	"github.com/bhashalab/bhasha/studies/indicquest"
 	"github.com/bhashalab/bhasha/studies/requests"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Experiment is one experiment: a study (or a request file), its models,
@@ -44,36 +45,12 @@ type Model = experiment.Model
 // Dataset names a study's data (path, format, skip_invalid).
 type Dataset = experiment.Dataset
 
-// ScoringOptions switch a study's scoring from its authors' rules to
-// Bhasha's named alternatives (YAML scoring:). Each field is one study's
-// option: LenientJSON IndicKLAR's (indicklar.ScoringOptions),
-// MultilingualAbstain, RerunAbstain and UnpairedTests the distractor study's
-// (distractors.ScoringOptions), NormalizedLexical IndicQuest's
-// (indicquest.ScoringOptions). Scoring forwards them.
-type ScoringOptions struct {
-	LenientJSON         bool // IndicKLAR: lenient JSON extraction instead of the authors' json.loads rule
-	MultilingualAbstain bool // mdi: abstention phrases of 17 languages instead of the default English list
-	RerunAbstain        bool // mdi: the rerun's rule, exactly "i don't know" or "unknown" in the answer lower-cased
-	NormalizedLexical   bool // IndicQuest: lexical criteria after Bhasha's full normalisation
-	UnpairedTests       bool // mdi: two-proportion z and Fisher's exact tests beside McNemar
-}
-
 // Decoding holds the sampling parameters of a request-file experiment.
-type Decoding = engine.Decoding
-
-// PromptOptions switch IndicKLAR between its authors' code and the
-// paper's wording (YAML prompt:).
-type PromptOptions = indicklar.PromptOptions
-
-// Problems lists what is wrong with an experiment (Experiment.Validate).
-type Problems = experiment.Problems
+type Decoding = study.Decoding
 
 // Study is one study (its options, requests, extraction, scoring and
 // tables), registered by name; see package studies/experiment.
 type Study = experiment.Study
-
-// Plan is a built study.
-type Plan = experiment.Plan
 
 // Registry holds the studies an experiment can name.
 type Registry = experiment.Registry
@@ -144,7 +121,7 @@ func New(study, dataset string, opts ...Option) *Experiment {
 func judged(opts []Option) []Option {
 	return append(slices.Clone(opts), func(e *Experiment) {
 		if e.Judge == nil {
-			j := SimulatedJudge()
+			j := simulatedJudge()
 			e.Judge = &j
 		}
 	})
@@ -174,8 +151,8 @@ func SimulatedModels() []Model {
 	return out
 }
 
-// SimulatedJudge is the simulator's judge model.
-func SimulatedJudge() Model { return Model{Name: "sim-judge", ServedName: "sim-base-8b"} }
+// simulatedJudge is the simulator's judge model.
+func simulatedJudge() Model { return Model{Name: "sim-judge", ServedName: "sim-base-8b"} }
 
 // Name names the experiment (it goes into every record key).
 func Name(name string) Option { return func(e *Experiment) { e.Name = name } }
@@ -209,28 +186,3 @@ func Seed(seed int64) Option { return func(e *Experiment) { e.Seed = &seed } }
 // WithDecoding sets the decoding of request files and the distractor
 // study's answers.
 func WithDecoding(d Decoding) Option { return func(e *Experiment) { e.Decoding = d } }
-
-// Prompt sets IndicKLAR's prompt options (indicklar.WithPrompt).
-func Prompt(p PromptOptions) Option { return indicklar.WithPrompt(p) }
-
-// Scoring sets the scoring options that are set (true) with their
-// studies' setters (indicklar.WithScoring, distractors.WithScoring,
-// indicquest.WithScoring): an option of a study other than the
-// experiment's is refused by Validate, naming the study it applies to.
-func Scoring(o ScoringOptions) Option {
-	var set []Option
-	if o.LenientJSON {
-		set = append(set, indicklar.WithScoring(indicklar.ScoringOptions{LenientJSON: true}))
-	}
-	if o.MultilingualAbstain || o.RerunAbstain || o.UnpairedTests {
-		set = append(set, distractors.WithScoring(distractors.ScoringOptions{MultilingualAbstain: o.MultilingualAbstain, RerunAbstain: o.RerunAbstain, UnpairedTests: o.UnpairedTests}))
-	}
-	if o.NormalizedLexical {
-		set = append(set, indicquest.WithScoring(indicquest.ScoringOptions{NormalizedLexical: true}))
-	}
-	return func(e *Experiment) {
-		for _, s := range set {
-			s(e)
-		}
-	}
-}

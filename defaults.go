@@ -22,8 +22,3 @@ func DefaultInputs() fs.FS {
 	}
 	return sub
 }
-
-// DefaultBundle is the IndicKLAR project-page excerpt whose facts the
-// simulator knows when it is given no other facts (a path in
-// DefaultInputs).
-const DefaultBundle = "indicklar/project_page_demo_hin_excerpt.json"

@@ -14,30 +14,28 @@ import (
 	"github.com/bhashalab/bhasha/report"
 )
 
-// Demo runs every built-in smoke experiment (DefaultInputs: IndicKLAR
-// under all strategies, IndicQuest with a judge, the distractor study on
-// TriviaQA and TruthfulQA) against the in-process simulator into
-// out/<experiment>, writes each one's tables as CSV under
-// out/<experiment>/tables, its HTML report as out/<experiment>/report.html
-// and its workbook as out/<experiment>/report.xlsx, links them all from
-// out/report.html and out/report.xlsx (with each run's headline tables),
-// and returns the results in file order. The
-// inputs are written to out/inputs first, so the runs' manifests name
-// files that exist. opts adjust every run (CacheDir, Log, ...); Out and
-// Simulator are set by Demo.
-func Demo(ctx context.Context, out string, opts ...RunOption) ([]*Results, error) {
-	inputs := filepath.Join(out, "inputs")
-	if err := os.RemoveAll(inputs); err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
+// Demo runs the *.yaml experiments of dir ("": every built-in smoke
+// experiment of DefaultInputs: IndicKLAR under all strategies, IndicQuest
+// with a judge, the distractor study on TriviaQA and TruthfulQA) against
+// the in-process simulator into out/<experiment>, writes each one's
+// tables as CSV under out/<experiment>/tables, its HTML report as
+// out/<experiment>/report.html and its workbook as
+// out/<experiment>/report.xlsx, links them all from out/report.html and
+// out/report.xlsx (with each run's headline tables), and returns the
+// results in file order. The built-in inputs are written to out/inputs
+// first, so the runs' manifests name files that exist. opts adjust every
+// run (CacheDir, Log, ...); Out and Simulator are set by Demo.
+func Demo(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, error) {
+	if dir == "" {
+		inputs := filepath.Join(out, "inputs")
+		if err := os.RemoveAll(inputs); err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		if err := os.CopyFS(inputs, DefaultInputs()); err != nil {
+			return nil, fmt.Errorf("demo: writing the built-in experiments: %w", err)
+		}
+		dir = filepath.Join(inputs, "experiments")
 	}
-	if err := os.CopyFS(inputs, DefaultInputs()); err != nil {
-		return nil, fmt.Errorf("demo: writing the built-in experiments: %w", err)
-	}
-	return DemoFrom(ctx, filepath.Join(inputs, "experiments"), out, opts...)
-}
-
-// DemoFrom is Demo over the *.yaml experiments of dir.
-func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, error) {
 	files, err := fs.Glob(os.DirFS(dir), "*.yaml")
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("demo: no experiment files in %s", dir)
@@ -58,13 +56,7 @@ func DemoFrom(ctx context.Context, dir, out string, opts ...RunOption) ([]*Resul
 		if err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
-		if _, err := r.WriteTables(); err != nil {
-			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
-		}
-		if err := r.WriteHTML(filepath.Join(runDir, "report.html")); err != nil {
-			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
-		}
-		if err := r.WriteXLSX(filepath.Join(runDir, "report.xlsx")); err != nil {
+		if err := r.WriteReport(ctx, filepath.Join(runDir, "report.html"), filepath.Join(runDir, "report.xlsx"), ReportOptions{Tables: func([]*Table) {}}); err != nil {
 			return res, fmt.Errorf("demo %s: %w", exp.Name, err)
 		}
 	}
@@ -82,7 +74,7 @@ func writeIndex(out string, res []*Results) {
 		rel, _ := filepath.Rel(out, r.Dir())
 		e := report.Entry{Name: m.Experiment, About: r.about(), Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
 			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))}
-		if p, err := r.page(); err == nil {
+		if p, err := r.rep.Page(); err == nil {
 			e.Tables = headlineTables(p.Tables)
 		}
 		es = append(es, e)

@@ -45,7 +45,7 @@ func TestOutputsReadAsDocumented(t *testing.T) {
 		}
 	}
 	out := filepath.Join(work, "out")
-	res, err := bhasha.DemoFrom(ctx, exps, out, bhasha.CacheDir(filepath.Join(work, "cache")))
+	res, err := bhasha.Demo(ctx, exps, out, bhasha.CacheDir(filepath.Join(work, "cache")))
 	if err != nil || len(res) != 1 {
 		t.Fatalf("demo: %v (%d runs)", err, len(res))
 	}

@@ -256,7 +256,7 @@ func TestVersusPaper(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := r.HTML(&b); err != nil {
+	if err := writeHTML(r, &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -83,14 +83,14 @@ func TestReleaseRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			notes := r.Notes()
-			var opts []ReportOption
+			var opts []testOption
 			if c.sheetRows > 0 {
-				opts = append(opts, SheetRows(c.sheetRows))
+				opts = append(opts, withSheetRows(c.sheetRows))
 			}
 			dir := t.TempDir()
-			write := func(name string, opts ...ReportOption) (string, map[string][][]string) {
+			write := func(name string, opts ...testOption) (string, map[string][][]string) {
 				html, xlsx := filepath.Join(dir, name+".html"), filepath.Join(dir, name+".xlsx")
-				if err := r.WriteReport(context.Background(), html, xlsx, opts...); err != nil {
+				if err := r.writeReportWith(context.Background(), html, xlsx, opts...); err != nil {
 					t.Fatal(err)
 				}
 				b, err := os.ReadFile(html)
@@ -107,11 +107,11 @@ func TestReleaseRows(t *testing.T) {
 			}
 			release := releaseAbove(0)
 			if c.small {
-				release = ReleaseRows()
+				release = withRelease()
 			}
 			goneHTML, goneBook := write("released", append(opts, release)...)
 			sameReport(t, "the report that kept the rows", goneHTML, keptHTML, goneBook, keptBook)
-			if held, want := r.rows != nil, c.noStore || c.small; held != want {
+			if held, want := r.a.Rows() != nil, c.noStore || c.small; held != want {
 				t.Errorf("rows held after the report: %v, want %v", held, want)
 			}
 			if m, err := r.Scored(); err != nil || m != n {
@@ -163,7 +163,7 @@ func TestReleaseRowsFails(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := false
-			err := r.WriteReport(ctx, html, xlsx, releaseAbove(0), ReportProgress(func(s ReportStep) {
+			err := r.writeReportWith(ctx, html, xlsx, releaseAbove(0), withProgress(func(s ReportStep) {
 				if strings.Contains(s.What, c.step) && !s.Final && !done {
 					done = true
 					c.do(t, r, cancel)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/benchdata"
+	"github.com/bhashalab/bhasha/internal/reportfiles"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/studies/indicklar"
@@ -86,16 +87,10 @@ func BenchmarkReport100k(b *testing.B) {
 		}
 		scoring := time.Since(start)
 		start = time.Now()
-		var html countingWriter
-		if err := r.HTML(&html); err != nil {
-			b.Fatal(err)
-		}
+		html := reportSize(b, r, true)
 		htmlTime := time.Since(start)
 		start = time.Now()
-		var xlsx countingWriter
-		if err := r.XLSX(&xlsx); err != nil {
-			b.Fatal(err)
-		}
+		xlsx := reportSize(b, r, false)
 		xlsxTime := time.Since(start)
 		b.ReportMetric(scoring.Seconds(), "open+tables-s")
 		reportFiles(b, htmlTime, html.n, xlsxTime, xlsx.n)
@@ -106,7 +101,7 @@ func BenchmarkReport100k(b *testing.B) {
 // BenchmarkReport6M: the reports of the IndicKLAR grid at the papers'
 // scale, 6,364,170 scored rows (benchdata.KLARRows): the tables (accuracy,
 // indicklar.KLAR, the answers), the figures, then the HTML report (every
-// 319th answer offered to the explorer, as Results.HTML selects) and the
+// 319th answer offered to the explorer, as Results.WriteReport selects) and the
 // workbook (the first 1,000,000 samples, the answers sheet streamed and
 // cut at the same bound). The samples carry a prompt of the IndicKLAR
 // baseline's size (three demonstrations and the candidates, 1.1 kB) and a
@@ -147,9 +142,9 @@ func BenchmarkReport6M(b *testing.B) {
 		page := report.Page{Title: "Bhasha report: bench (6.4M rows)", Simulated: true, Tables: ts, Figures: figs, MaxRows: 500}
 
 		start = time.Now()
-		step := (len(rows) + ExplorerSamples - 1) / ExplorerSamples
+		step := (len(rows) + reportfiles.ExplorerSamples - 1) / reportfiles.ExplorerSamples
 		var ss []Sample
-		for i := 0; i < len(rows) && len(ss) < ExplorerSamples; i += step {
+		for i := 0; i < len(rows) && len(ss) < reportfiles.ExplorerSamples; i += step {
 			ss = append(ss, sample(i))
 		}
 		page.Samples, page.SamplesTotal, page.SamplesEvery = samplesTable(ss), len(rows), step
@@ -177,4 +172,22 @@ func BenchmarkReport6M(b *testing.B) {
 		reportFiles(b, htmlTime, html.n, xlsxTime, xlsx.n)
 	}
 	b.ReportMetric(peakRSS(), "peak-RSS-MB")
+}
+
+// reportSize writes r's HTML report (html) or its workbook to a file
+// (WriteReport) and returns its size.
+func reportSize(b *testing.B, r *Results, html bool) countingWriter {
+	path := filepath.Join(b.TempDir(), "report")
+	h, x := path, ""
+	if !html {
+		h, x = "", path
+	}
+	if err := r.WriteReport(context.Background(), h, x, ReportOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return countingWriter{n: fi.Size()}
 }

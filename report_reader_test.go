@@ -35,7 +35,7 @@ func TestReportForReviewers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if _, err := bhasha.DemoFrom(ctx, one, out, bhasha.CacheDir(filepath.Join(dir, "cache"))); err != nil {
+	if _, err := bhasha.Demo(ctx, one, out, bhasha.CacheDir(filepath.Join(dir, "cache"))); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "smoke-klar", "report.html"))

@@ -75,7 +75,7 @@ func TestHTMLReportSafe(t *testing.T) {
 	}
 	var html bytes.Buffer
 	start := time.Now()
-	if err := r.HTML(&html); err != nil {
+	if err := writeHTML(r, &html); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("HTML report: %d bytes in %s", html.Len(), time.Since(start))
@@ -171,7 +171,7 @@ func TestXLSXWorkbook(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "report.xlsx")
-	if err := r.WriteXLSX(file); err != nil {
+	if err := r.WriteReport(context.Background(), "", file, bhasha.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	x, err := excelize.OpenFile(file)
@@ -241,7 +241,7 @@ func TestXLSXChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "r.xlsx")
-	if err := r.WriteXLSX(file); err != nil {
+	if err := r.WriteReport(context.Background(), "", file, bhasha.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	z, err := zip.OpenReader(file)
@@ -264,4 +264,32 @@ func TestXLSXChart(t *testing.T) {
 	if !found {
 		t.Error("no chart over the conditions_wide sheet")
 	}
+}
+
+// writeHTML writes r's HTML report (Results.WriteReport) into w.
+func writeHTML(r *bhasha.Results, w io.Writer) error { return writeVia(r, w, true) }
+
+// writeXLSX writes r's workbook (Results.WriteReport) into w.
+func writeXLSX(r *bhasha.Results, w io.Writer) error { return writeVia(r, w, false) }
+
+func writeVia(r *bhasha.Results, w io.Writer, html bool) error {
+	dir, err := os.MkdirTemp("", "bhasha-report-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "report")
+	h, x := path, ""
+	if !html {
+		h, x = "", path
+	}
+	if err := r.WriteReport(context.Background(), h, x, bhasha.ReportOptions{}); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }

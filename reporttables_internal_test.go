@@ -45,9 +45,9 @@ func TestReportTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	report := func(name string, r *Results, opts ...ReportOption) (string, map[string][][]string) {
+	report := func(name string, r *Results, opts ...testOption) (string, map[string][][]string) {
 		html, xlsx := filepath.Join(out, name+".html"), filepath.Join(out, name+".xlsx")
-		if err := r.WriteReport(context.Background(), html, xlsx, append(opts, releaseAbove(0))...); err != nil {
+		if err := r.writeReportWith(context.Background(), html, xlsx, append(opts, releaseAbove(0))...); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(html)
@@ -72,7 +72,7 @@ func TestReportTables(t *testing.T) {
 	var got []*Table
 	var mu sync.Mutex
 	var events []string // each step's start and end, in order
-	gotHTML, gotBook := report("together", b, ReportTables(func(ts []*Table) { got = ts }), ReportProgress(func(s ReportStep) {
+	gotHTML, gotBook := report("together", b, withTables(func(ts []*Table) { got = ts }), withProgress(func(s ReportStep) {
 		mu.Lock()
 		defer mu.Unlock()
 		if s.Final {
@@ -111,7 +111,7 @@ func TestReportTables(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		html, xlsx := filepath.Join(out, "cancelled.html"), filepath.Join(out, "cancelled.xlsx")
-		err := c.WriteReport(ctx, html, xlsx, releaseAbove(0), ReportTables(func([]*Table) {}), ReportProgress(func(s ReportStep) {
+		err := c.writeReportWith(ctx, html, xlsx, releaseAbove(0), withTables(func([]*Table) {}), withProgress(func(s ReportStep) {
 			if strings.Contains(s.What, "prompts and responses") && !s.Final {
 				cancel()
 			}

@@ -6,69 +6,39 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/reportfiles"
+	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Results is a run directory, finished or partial, from Run or Open: its
-// manifest, tables and samples.
+// manifest, tables, figures, samples and report.
 type Results struct {
 	dir      string
 	exp      *Experiment
 	manifest *Manifest
+	a        *runanswers.Answers // the scored answers and their tables, kept in the run directory
+	rep      *reportfiles.Report // the report files made from them
 
-	ctx         context.Context // Open's: scoring and table building stop when it is cancelled
-	cfg         readConfig
-	once        sync.Once
-	scored      atomic.Bool // score has run (rows, set and scorErr are its)
-	rows        []score.Row
-	schema      *score.Schema // the study's answer schema
-	notes       []string
-	set         *experiment.TableSet // the tables, built on demand
-	scorErr     error
-	storedLines int // the record lines a stale store was made from
-	// storeKey is the key of the store on disk (DIR/scored.parquet)
-	// when rows are its rows (read from it, or written to it); nil
-	// when they are not (no store, or it could not be written).
-	storeKey  scored.Key
-	keptNames sync.Map // the tables kept from these rows, by name: each written once
-	// keptNotes say which kept tables could not be read (damaged) and
-	// were built again; guarded by keptMu, as Table may be called from
-	// several goroutines.
-	keptMu    sync.Mutex
-	keptNotes []string
-	openNotes int // len(notes) before scoring added its own
-	// planNotes say how the study's plan made its numbers
-	// (experiment.Noter): the report's method notes, set by scoring.
-	planNotes []string
-	// The experiment's scoring inputs (Experiment.ScoringInputs: the
-	// dataset and templates hashed), read once: each key of the scored
-	// answers or kept tables would hash them again.
-	inputsOnce sync.Once
-	inputs     map[string]string
-	inputsErr  error
-	allOnce    sync.Once
-	tables     []*Table // every table, in report order (allTables)
-
-	// The samples and the report page are built once (the HTML report and
-	// the workbook share them).
-	samplesOnce sync.Once
+	samplesOnce sync.Once // Samples reads them once
 	samples     []Sample
 	samplesErr  error
-	pageOnce    sync.Once
-	pg          report.Page
-	pageErr     error
+}
+
+// answers sets up r's scored answers and report, with notes (what
+// opening the run noticed) first among its notes.
+func (r *Results) answers(ctx context.Context, notes []string, cfg readConfig) {
+	r.a = runanswers.New(ctx, r.dir, r.exp, r.manifest, notes, cfg.answers)
+	r.rep = reportfiles.New(r.a, r.dir, r.exp, r.manifest)
 }
 
 // ReadOption adjusts Load, Parse and Open.
@@ -77,8 +47,7 @@ type ReadOption func(*readConfig)
 type readConfig struct {
 	experimentFile string
 	studies        *Registry
-	progress       func(ScoringProgress)
-	noStore        bool
+	answers        runanswers.Config
 }
 
 func readWith(opts []ReadOption) readConfig {
@@ -99,6 +68,30 @@ func ExperimentFile(path string) ReadOption { return func(c *readConfig) { c.exp
 // WithStudies reads experiments with these studies (a registry holding
 // one of a program's own; default BuiltinStudies).
 func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studies = r } }
+
+// ScoringProgress is how far opening a run has got, passed to
+// OnScoring: Step is "scoring" (Done and Total are bytes of the records
+// read), "reading scored answers", "tables" or "table <name>" (no
+// counts); Final is the step's last call.
+type ScoringProgress struct {
+	Step        string
+	Done, Total int64
+	Elapsed     time.Duration
+	Final       bool
+}
+
+// OnScoring makes Open report its long steps (scoring the records,
+// reading the scored answers the run keeps, building tables) to fn, from
+// the goroutine that asked for them.
+func OnScoring(fn func(ScoringProgress)) ReadOption {
+	return func(c *readConfig) {
+		c.answers.Progress = func(s runanswers.Step) { fn(ScoringProgress(s)) }
+	}
+}
+
+// NoScoredStore makes Open neither read nor write the scored answers a
+// run directory keeps (scored.parquet): the records are scored in memory.
+func NoScoredStore() ReadOption { return func(c *readConfig) { c.answers.NoStore = true } }
 
 // Open opens a run directory: its manifest and its experiment (the copy
 // the run keeps, experiment.yaml, else the file the manifest names). When
@@ -131,13 +124,14 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	r := &Results{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg}
+	r := &Results{dir: dir, exp: exp, manifest: m}
+	var notes []string
 	if p := r.Partial(); p != "" {
-		r.notes = append(r.notes, p)
+		notes = append(notes, p)
 	}
-	r.notes = append(r.notes, m.Warnings...) // what the run noticed about its answers
+	notes = append(notes, m.Warnings...) // what the run noticed about its answers
 	if copied && m.CopyHash != "" && exp.Hash != m.CopyHash {
-		r.notes = append(r.notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
+		notes = append(notes, fmt.Sprintf("%s was edited after the run wrote it (sha256 %.12s… → %.12s…): the tables score the run's records with the edited experiment, not the one that was run",
 			path, m.CopyHash, exp.Hash))
 	}
 	if exp.Name != m.Experiment && m.Experiment != "" {
@@ -148,8 +142,9 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	for _, c := range changes {
-		r.notes = append(r.notes, c+"; the tables score the run's answers against the inputs as they are now")
+		notes = append(notes, c+"; the tables score the run's answers against the inputs as they are now")
 	}
+	r.answers(ctx, notes, cfg)
 	return r, nil
 }
 
@@ -208,188 +203,123 @@ func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
 	return run.InputChanges(m, inputs, exp.Templates()), nil
 }
 
-// score scores the run once (or reads the scored answers the run
-// directory keeps, when they are current: scoredstore.go) and prepares
-// its tables, built when asked for.
-func (r *Results) score() error {
-	r.once.Do(func() {
-		r.scored.Store(true)
-		rows, notes, err := r.scoredRows(r.context())
-		if err != nil {
-			r.scorErr = err
-			return
-		}
-		r.openNotes = len(r.notes)
-		r.notes = append(r.notes, notes...)
-		r.planNotes = r.exp.PlanNotes()
-		r.rows, r.schema = rows, r.exp.AnswerSchema()
-		answers := experiment.TableGroup{Names: []string{"answers"}, Build: func(func(string) *tables.Table) []*tables.Table {
-			return []*tables.Table{tables.AnswerRows(rows, r.schema)} // made row by row as a report writes it
-		}}
-		r.set, r.scorErr = r.exp.TableSet(rows, answers)
-	})
-	return r.scorErr
-}
-
-// forget lets go of the scored rows and all that was built from them
-// (the tables, the report page): the Results is again as Open left it,
-// and the next call that needs them scores again, which reads them back
-// from the store. Only when rows are the store's (storeKey), and not
-// while another goroutine uses the Results.
-func (r *Results) forget() {
-	r.rows, r.set, r.tables, r.scorErr, r.storeKey = nil, nil, nil, nil, nil
-	r.keptNames.Clear()
-	r.scored.Store(false)
-	r.pg, r.pageErr = report.Page{}, nil
-	r.notes = r.notes[:r.openNotes:r.openNotes]
-	r.planNotes = nil
-	r.once, r.allOnce, r.pageOnce = sync.Once{}, sync.Once{}, sync.Once{}
-}
-
-// context is the context Open was given (Background for a run's results).
-func (r *Results) context() context.Context {
-	if r.ctx == nil {
-		return context.Background()
-	}
-	return r.ctx
-}
-
-// allTables scores the run and builds every table (once), in report order.
-func (r *Results) allTables() ([]*Table, error) {
-	if err := r.score(); err != nil {
-		return nil, err
-	}
-	r.allOnce.Do(func() {
-		done := r.progress("tables", 0, 0)
-		r.tables = r.set.All()
-		for _, t := range r.tables {
-			t.Simulated = r.manifest.Simulated
-		}
-		r.keep(r.tables...)
-		done()
-	})
-	return r.tables, nil
-}
-
 // Tables lists the run's tables, in report order. It builds every table
 // (on a large run, seconds: Table builds only the one asked for).
-func (r *Results) Tables() ([]TableInfo, error) {
-	ts, err := r.allTables()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TableInfo, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, t.Info())
-	}
-	return out, nil
-}
+func (r *Results) Tables() ([]TableInfo, error) { return r.a.Tables() }
 
 // Table returns one table by name (see Tables), building only it (and the
 // tables it is laid out from, or that share its work).
-func (r *Results) Table(name string) (*Table, error) {
-	// With the rows in memory, a table already built from them is the
-	// one: its kept file is not read.
-	if r.scored.Load() && r.score() == nil {
-		if t, ok := r.set.Built(name); ok {
-			r.keep(t) // built beside another: kept once
-			return r.served(t), nil
-		}
-	}
-	if t, ok := r.keptTable(name); ok {
-		return t, nil
-	}
-	if err := r.score(); err != nil {
-		return nil, err
-	}
-	if err := r.context().Err(); err != nil {
-		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
-	}
-	done := r.progress("table "+name, 0, 0)
-	t, ok := r.set.Table(name)
-	done()
-	if ok {
-		r.keep(t)
-		return r.served(t), nil
-	}
-	ts, err := r.allTables()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-	}
-	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
-}
-
-// served is a table of the set as a caller gets it: held when it is made
-// row by row (the answers: every row made), marked simulated when the run
-// is.
-func (r *Results) served(t *Table) *Table {
-	if t.Source != nil {
-		t = t.Held()
-	}
-	t.Simulated = r.manifest.Simulated
-	return t
-}
+func (r *Results) Table(name string) (*Table, error) { return r.a.Table(name) }
 
 // Notes are what opening and scoring noticed: inputs changed since the
 // run, duplicate records ignored, kept files that could not be read and
 // were made again.
-func (r *Results) Notes() []string {
-	r.score()
-	return r.allNotes()
-}
-
-// allNotes is a copy of the notes: opening's and scoring's, the plan's
-// method notes, then the kept tables'.
-func (r *Results) allNotes() []string {
-	r.keptMu.Lock()
-	defer r.keptMu.Unlock()
-	return slices.Concat(r.notes, r.planNotes, r.keptNotes)
-}
-
-// runNotes is a copy of the notes a reader needs before any number:
-// opening's and scoring's, then the kept tables' (allNotes without the
-// plan's method notes).
-func (r *Results) runNotes() []string {
-	r.keptMu.Lock()
-	defer r.keptMu.Unlock()
-	return slices.Concat(r.notes, r.keptNotes)
-}
+func (r *Results) Notes() []string { return r.a.Notes() }
 
 // Scored is the number of scored answers: read from the run's store of
 // them when it is current (no scoring, no rows read), else scored.
-func (r *Results) Scored() (int, error) {
-	if !r.scored.Load() {
-		if n, ok := r.storedCount(); ok {
-			return n, nil
-		}
-	}
-	if err := r.score(); err != nil {
-		return 0, err
-	}
-	return len(r.rows), nil
-}
+func (r *Results) Scored() (int, error) { return r.a.Scored() }
 
 // WriteTables writes every table as CSV under DIR/tables (each file
 // atomically, first column "simulated") and returns them. It holds the
 // directory's shared lock: it refuses a directory a run is writing.
-func (r *Results) WriteTables() ([]*Table, error) {
-	lk, err := records.LockDir(r.dir, records.Shared)
-	if err != nil {
-		return nil, err
+func (r *Results) WriteTables() ([]*Table, error) { return r.a.WriteTables() }
+
+// Figures are the run's figures, in report order (the study's plan
+// draws them from its tables, experiment.Figurer: the paper's figures its
+// tables allow, each with its caption, n, and SIMULATED when it is).
+func (r *Results) Figures() ([]study.Figure, error) {
+	p, err := r.rep.Page()
+	return p.Figures, err
+}
+
+// ReportStep is how far writing a report has come: the step (reading
+// the records' prompts and responses, a sheet, the HTML file), rows done
+// of its total (0 of 0 for a step without rows), the time since it
+// started, and Final at its end.
+type ReportStep struct {
+	What        string
+	Done, Total int
+	Elapsed     time.Duration
+	Final       bool
+}
+
+// ReportOptions adjust how WriteReport writes the reports; the zero
+// value writes the HTML report and the workbook alone.
+type ReportOptions struct {
+	// Progress, when set, is told of each step of writing the reports: at
+	// its start, every 20,000 rows and at its end (the command line prints
+	// a line per step; a notebook cell shows it in place, kernel.Save).
+	Progress func(ReportStep)
+
+	// Tables, when set, has WriteReport write every table as CSV under
+	// DIR/tables too (each file atomically, first column "simulated"),
+	// and call it with them once written (before the HTML and the
+	// workbook). A run directory that cannot be written gets no table
+	// files: Tables is called with none, and Notes says so. When
+	// WriteReport builds the tables itself (none built before) for a
+	// workbook, and the run has at most 2^20 scored answers, the
+	// records' prompts and responses are read meanwhile, on goroutines of
+	// their own; otherwise the tables are written first and the report
+	// follows.
+	Tables func([]*Table)
+
+	// SheetRows bounds the rows of the workbook's long sheets: the
+	// samples sheet (default and at most 50,000 answers, drawn as the
+	// HTML explorer draws its) and a table over 50,000 rows (default
+	// 1,000,000, within Excel's 1,048,576 rows a sheet), which keeps its
+	// first n rows, its last row and the README sheet saying how many
+	// were left out and which file of the run directory holds them all.
+	SheetRows int
+
+	// ReleaseRows has WriteReport let go of the run's scored answers once
+	// the report's tables are built, when the run has more than 2^20
+	// of them, and read the answers it lists back from the run's store of
+	// scored answers (DIR/scored.parquet) a row group at a time, so that
+	// the rest of the report holds O(sample) rows rather than O(answers).
+	// Afterwards the Results is as Open left it: a later call that needs
+	// the answers reads them back and builds its tables again. Not while
+	// another goroutine uses the Results; without a current store
+	// (NoScoredStore, a run directory that cannot be written) it changes
+	// nothing.
+	ReleaseRows bool
+}
+
+// WriteReport writes the run's HTML report to html and its workbook to
+// xlsx (either may be "", for none), reading the records' prompts and
+// responses once for both. Each file is written atomically (a temporary
+// file renamed into place when complete): when ctx ends, or anything
+// fails, the file being written is left as it was, and only a file
+// already complete has been replaced. The HTML report is written first.
+//
+// The reports show a sample of the answers with their records' prompts
+// and responses: one seeded, stratified draw (the same number from each
+// model × language × strategy, and each criterion of the answer schema
+// both ways), of which the HTML explorer shows the first 20,000 that fit
+// its bytes and the workbook's samples sheet the first 50,000
+// (ReportOptions.SheetRows), in table order, the README sheet saying
+// that they are n of the run's N answers, all of which are in tables/answers.csv and
+// scored.parquet. Only the sample's texts are held: every record is read
+// once, and only the sample's are decoded.
+func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ReportOptions) error {
+	return r.rep.Write(ctx, html, xlsx, reportOptions(opts))
+}
+
+// reportOptions is o as the report's writer reads it.
+func reportOptions(o ReportOptions) reportfiles.Options {
+	c := reportfiles.Options{SheetRows: o.SheetRows, Release: o.ReleaseRows, KeepUpTo: reportfiles.EarlyRows, Tables: o.Tables}
+	if fn := o.Progress; fn != nil {
+		c.Progress = func(s report.Step) { fn(ReportStep(s)) }
 	}
-	defer lk.Unlock()
-	ts, err := r.allTables()
-	if err != nil {
-		return nil, err
-	}
-	if ts == nil {
-		return nil, errors.New("no tables")
-	}
-	return ts, tables.Write(filepath.Join(r.dir, "tables"), ts)
+	return c
+}
+
+// WriteExports writes paper-ready files under dir: every table as CSV and
+// as a LaTeX booktabs table, every figure's ECharts option and, when
+// headless Chromium is installed, every figure as SVG and PNG. It returns
+// whether the figures were drawn.
+func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err error) {
+	return r.rep.WriteExports(ctx, dir)
 }
 
 // Compare sets two runs of the same items side by side: per model ×
@@ -399,13 +329,13 @@ func (r *Results) WriteTables() ([]*Table, error) {
 // that changes the requests (shuffled candidates, the paper's wording):
 // run the experiment twice, differing only in that option.
 func Compare(a, b *Results) (*Table, error) {
-	if err := a.score(); err != nil {
+	if err := a.a.Score(); err != nil {
 		return nil, err
 	}
-	if err := b.score(); err != nil {
+	if err := b.a.Score(); err != nil {
 		return nil, err
 	}
-	t := tables.Compare(a.rows, b.rows)
+	t := tables.Compare(a.a.Rows(), b.a.Rows())
 	t.Simulated = a.Simulated() || b.Simulated()
 	return t, nil
 }

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/runtime/shard"
-	"github.com/bhashalab/bhasha/sim"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Table is a typed result table: named columns of strings, ints, floats
@@ -27,73 +29,69 @@ type TableInfo = tables.Info
 
 // Manifest is a run's provenance: servers, model identities, inputs,
 // decoding, counts and whether the models were simulated.
-type Manifest = run.Manifest
+type Manifest = study.Manifest
 
-// Progress is a run's state, passed to OnProgress.
-type Progress = run.Progress
+// Progress is a run's state, passed to OnProgress: the stage (of
+// Stages), the records it has written of its Total (requests it sends or
+// answers from the cache), how many failed and how many came from the
+// cache, the records per second since the stage started, the time since
+// then, and Final at the stage's end.
+type Progress struct {
+	Stage, Stages int
+	Done, Total   int
+	Failed        int
+	Cached        int
+	Rate          float64
+	Elapsed       time.Duration
+	Final         bool
+}
 
 // RunOption adjusts a run's configuration: the options below, or a
 // program's own func(*RunConfig).
 type RunOption func(*RunConfig)
 
-// RunConfig is how Run runs an experiment: the runtime's options
-// (run.Options: Out, Endpoints, Concurrency, NoCache, CacheDir, Log,
-// Progress, ArchiveChanged, Send, Hint; Out defaults to runs/<experiment
-// name>, Log to nothing) and what Run itself does before it (APIKeyEnv,
-// ServedModels, Simulate). The RunOption functions set its fields.
+// RunConfig is how Run runs an experiment, set by the RunOption
+// functions; a program's own RunOption may set its exported fields.
 type RunConfig struct {
-	run.Options
-	// APIKeyEnv names the variable holding every model's API key.
-	APIKeyEnv string
-	// ServedModels asks the first endpoint which models it serves when the
-	// experiment still asks the simulated models (EndpointFromEnv).
-	ServedModels bool
-	// Simulate answers every model from the in-process simulator.
-	Simulate bool
-	// Shard, when N > 0, runs only shard K of N of the experiment
-	// (package shard) into its own directory inside Out, the grid
-	// directory: Out/shard-KKK-of-NNN.
-	Shard shard.Spec
-}
+	opts         run.Options // Out defaults to runs/<experiment name>, Log to nothing
+	apiKeyEnv    string      // names the variable holding every model's API key
+	servedModels bool        // ask the first endpoint which models it serves (EndpointFromEnv)
+	simulate     bool        // answer every model from the in-process simulator
 
-// Shard runs only shard s of the experiment (package shard: by answering
-// model and item, every stage of an item in the same shard) into its own
-// run directory inside the Out directory, the grid (s.Dir()). A grid that
-// holds shards of another count is refused, and nothing is written.
-func Shard(s shard.Spec) RunOption { return func(c *RunConfig) { c.Shard = s } }
-
-// JudgeOnly sends only judge requests, for the answers the run already
-// has; every other request stays unasked, and the run is "partial" while
-// any is left (bhasha report completes verdicts this way, never answers).
-func JudgeOnly() RunOption {
-	return func(c *RunConfig) { c.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge } }
-}
-
-// RemedyNames says how refusals name their remedies: a new run directory
-// and archiving changed records (the command line passes "run into a new
-// --out" and "run again with --archive-changed"; the default names
-// bhasha.Out and bhasha.ArchiveChanged).
-func RemedyNames(newOut, archiveChanged string) RunOption {
-	return func(c *RunConfig) { c.Hint = run.Hints{NewOut: newOut, ArchiveChanged: archiveChanged} }
+	// JudgeOnly sends only judge requests, for the answers the run
+	// already has; every other request stays unasked, and the run is
+	// "partial" while any is left (bhasha report completes verdicts this
+	// way, never answers).
+	JudgeOnly bool
+	// NewOutRemedy and ArchiveRemedy are how refusals name their
+	// remedies: running into a new run directory and archiving changed
+	// records (default: bhasha.Out and bhasha.ArchiveChanged).
+	NewOutRemedy, ArchiveRemedy string
+	// ShardK and ShardN, when ShardN > 0, run only shard ShardK of ShardN
+	// of the experiment (by answering model and item, every stage of an
+	// item in the same shard) into its own run directory inside Out, the
+	// grid directory: Out/shard-KKK-of-NNN. A grid that holds shards of
+	// another count is refused, and nothing is written.
+	ShardK, ShardN int
 }
 
 // Simulator answers every model from the in-process simulator, whatever
 // endpoints the experiment names (the demo's smoke experiments, a notebook
 // run before the GPUs are up). Everything it answers says SIMULATED.
-func Simulator() RunOption { return func(c *RunConfig) { c.Simulate = true } }
+func Simulator() RunOption { return func(c *RunConfig) { c.simulate = true } }
 
 // Out sets the run directory (default runs/<experiment name>).
-func Out(dir string) RunOption { return func(c *RunConfig) { c.Out = dir } }
+func Out(dir string) RunOption { return func(c *RunConfig) { c.opts.Out = dir } }
 
 // Endpoint sends every model's requests to these base URLs (…/v1),
 // replicas of one server or one gateway.
 func Endpoint(urls ...string) RunOption {
-	return func(c *RunConfig) { c.Endpoints = append(c.Endpoints, urls...) }
+	return func(c *RunConfig) { c.opts.Endpoints = append(c.opts.Endpoints, urls...) }
 }
 
 // APIKeyEnv names the environment variable that holds the endpoints' API
 // key (never the key itself).
-func APIKeyEnv(name string) RunOption { return func(c *RunConfig) { c.APIKeyEnv = name } }
+func APIKeyEnv(name string) RunOption { return func(c *RunConfig) { c.apiKeyEnv = name } }
 
 // EndpointFromEnv is what a notebook passes so that one environment
 // variable points it at real servers: $BHASHA_ENDPOINT (base URLs …/v1,
@@ -106,42 +104,44 @@ func APIKeyEnv(name string) RunOption { return func(c *RunConfig) { c.APIKeyEnv 
 // names none.
 func EndpointFromEnv() RunOption {
 	return func(c *RunConfig) {
-		c.ServedModels = true
+		c.servedModels = true
 		ep := strings.TrimSpace(os.Getenv("BHASHA_ENDPOINT"))
 		if ep == "" {
 			return
 		}
 		for _, u := range strings.Split(ep, ",") {
 			if u = strings.TrimSpace(u); u != "" {
-				c.Endpoints = append(c.Endpoints, u)
+				c.opts.Endpoints = append(c.opts.Endpoints, u)
 			}
 		}
 		if os.Getenv("VLLM_API_KEY") != "" {
-			c.APIKeyEnv = "VLLM_API_KEY"
+			c.apiKeyEnv = "VLLM_API_KEY"
 		}
 	}
 }
 
 // CacheDir sets the response cache directory (default $BHASHA_CACHE_DIR
 // or the user cache directory).
-func CacheDir(dir string) RunOption { return func(c *RunConfig) { c.CacheDir = dir } }
+func CacheDir(dir string) RunOption { return func(c *RunConfig) { c.opts.CacheDir = dir } }
 
 // Concurrency sets the requests in flight per replica.
-func Concurrency(n int) RunOption { return func(c *RunConfig) { c.Concurrency = n } }
+func Concurrency(n int) RunOption { return func(c *RunConfig) { c.opts.Concurrency = n } }
 
 // NoCache sends every request even when its answer is cached.
-func NoCache() RunOption { return func(c *RunConfig) { c.NoCache = true } }
+func NoCache() RunOption { return func(c *RunConfig) { c.opts.NoCache = true } }
 
 // ArchiveChanged moves aside the records of requests the experiment now
 // asks differently, and asks them again (instead of stopping).
-func ArchiveChanged() RunOption { return func(c *RunConfig) { c.ArchiveChanged = true } }
+func ArchiveChanged() RunOption { return func(c *RunConfig) { c.opts.ArchiveChanged = true } }
 
 // OnProgress receives the run's progress (done, total, rate, failures,
 // cached), at most every 100 ms and at the end of each stage.
-func OnProgress(fn func(Progress)) RunOption { return func(c *RunConfig) { c.Progress = fn } }
+func OnProgress(fn func(Progress)) RunOption {
+	return func(c *RunConfig) { c.opts.Progress = func(p run.Progress) { fn(Progress(p)) } }
+}
 
 // Log receives the run's messages (and a progress bar on a terminal).
-func Log(w io.Writer) RunOption { return func(c *RunConfig) { c.Log = w } }
+func Log(w io.Writer) RunOption { return func(c *RunConfig) { c.opts.Log = w } }
 
 // simulatedOnly reports whether exp asks only the simulator's models
 // (what the constructors ask without Models).
@@ -162,15 +162,15 @@ func simulatedOnly(exp *Experiment) bool {
 // the models the first endpoint serves.
 func askServed(ctx context.Context, exp *Experiment, c *RunConfig) error {
 	key := ""
-	if c.APIKeyEnv != "" {
-		key = os.Getenv(c.APIKeyEnv)
+	if c.apiKeyEnv != "" {
+		key = os.Getenv(c.apiKeyEnv)
 	}
-	served, err := engine.ListServed(ctx, c.Endpoints[0], key)
+	served, err := engine.ListServed(ctx, c.opts.Endpoints[0], key)
 	if err != nil {
-		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.Endpoints[0], err)
+		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.opts.Endpoints[0], err)
 	}
 	if len(served) == 0 {
-		return fmt.Errorf("%s serves no model (BHASHA_ENDPOINT)", c.Endpoints[0])
+		return fmt.Errorf("%s serves no model (BHASHA_ENDPOINT)", c.opts.Endpoints[0])
 	}
 	exp.Models = nil
 	var names []string
@@ -182,12 +182,12 @@ func askServed(ctx context.Context, exp *Experiment, c *RunConfig) error {
 		exp.Models = append(exp.Models, Model{Name: name, ServedName: m.ID})
 		names = append(names, m.ID)
 	}
-	if exp.Judge != nil && exp.Judge.ServedName == SimulatedJudge().ServedName && exp.Judge.Name == SimulatedJudge().Name {
+	if exp.Judge != nil && exp.Judge.ServedName == simulatedJudge().ServedName && exp.Judge.Name == simulatedJudge().Name {
 		j := exp.Models[0]
 		j.Name = "judge"
 		exp.Judge = &j
 	}
-	fmt.Fprintf(c.Log, "asking the models %s serves: %s\n", c.Endpoints[0], strings.Join(names, ", "))
+	fmt.Fprintf(c.opts.Log, "asking the models %s serves: %s\n", c.opts.Endpoints[0], strings.Join(names, ", "))
 	return nil
 }
 
@@ -203,73 +203,76 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if exp.Studies == nil {
 		exp.Studies = BuiltinStudies()
 	}
-	c := RunConfig{Options: run.Options{Log: io.Discard, Hint: run.Hints{NewOut: "run into another directory (bhasha.Out)", ArchiveChanged: "run again with bhasha.ArchiveChanged()"}}}
+	c := RunConfig{NewOutRemedy: "run into another directory (bhasha.Out)", ArchiveRemedy: "run again with bhasha.ArchiveChanged()"}
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.Log == nil {
-		c.Log = io.Discard
+	ro := c.opts
+	ro.Hint = run.Hints{NewOut: c.NewOutRemedy, ArchiveChanged: c.ArchiveRemedy}
+	if c.JudgeOnly {
+		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
-	if c.Endpoint != "" { // the runtime's single endpoint is the first of them
-		c.Endpoints, c.Endpoint = append([]string{c.Endpoint}, c.Endpoints...), ""
+	if ro.Log == nil {
+		ro.Log = io.Discard
 	}
-	if c.Out == "" {
-		c.Out = filepath.Join("runs", exp.Name)
+	c.opts.Log = ro.Log
+	if ro.Out == "" {
+		ro.Out = filepath.Join("runs", exp.Name)
 	}
 	grid := ""
-	if c.Shard.N > 0 {
-		dir, err := shard.Dir(c.Out, c.Shard)
+	sh := shard.Spec{K: c.ShardK, N: c.ShardN}
+	if sh.N > 0 {
+		dir, err := shard.Dir(ro.Out, sh)
 		if err != nil {
 			return nil, err
 		}
-		grid, c.Out = c.Out, dir
+		grid, ro.Out = ro.Out, dir
 	}
-	if c.ServedModels && len(c.Endpoints) > 0 && simulatedOnly(exp) {
+	if c.servedModels && len(ro.Endpoints) > 0 && simulatedOnly(exp) {
 		if err := askServed(ctx, exp, &c); err != nil {
 			return nil, err
 		}
 	}
-	if c.APIKeyEnv != "" {
+	if c.apiKeyEnv != "" {
 		for i := range exp.Models {
-			exp.Models[i].APIKeyEnv = c.APIKeyEnv
+			exp.Models[i].APIKeyEnv = c.apiKeyEnv
 		}
 		if exp.Judge != nil {
-			exp.Judge.APIKeyEnv = c.APIKeyEnv
+			exp.Judge.APIKeyEnv = c.apiKeyEnv
 		}
 	}
 	if probs := exp.Validate(); len(probs) > 0 {
 		return nil, fmt.Errorf("experiment %s: %w", exp.Name, probs)
 	}
-	eps := c.Endpoints
-	if c.Simulate || (len(eps) == 0 && needsEndpoints(exp)) {
+	eps := ro.Endpoints
+	if c.simulate || (len(eps) == 0 && needsEndpoints(exp)) {
 		// The simulator knows the experiment's items: build first.
 		if err := exp.Build(ctx); err != nil {
 			return nil, err
 		}
-		url, stop, err := startSimulator(ctx, exp)
+		url, stop, err := simulate.Start(ctx, exp)
 		if err != nil {
 			return nil, err
 		}
 		defer stop()
 		why := "no endpoint given"
-		if c.Simulate {
+		if c.simulate {
 			why = "as asked"
 		}
-		fmt.Fprintf(c.Log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
+		fmt.Fprintf(ro.Log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
 		eps = []string{url}
 	}
-	ro := c.Options
 	ro.Endpoints = eps
 	job, err := exp.Job(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if grid != "" {
-		l, err := shard.Plan(job, c.Shard.N)
+		l, err := shard.Plan(job, sh.N)
 		if err != nil {
 			return nil, err
 		}
-		if job, err = l.Job(job, c.Shard); err != nil {
+		if job, err = l.Job(job, sh); err != nil {
 			return nil, err
 		}
 		if _, err := os.Stat(grid); errors.Is(err, os.ErrNotExist) {
@@ -286,9 +289,10 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if m == nil {
 		return nil, err
 	}
-	r := &Results{dir: c.Out, exp: exp, manifest: m}
+	r := &Results{dir: ro.Out, exp: exp, manifest: m}
+	r.answers(context.Background(), nil, readConfig{})
 	if err == nil && m.Counts.Failed > 0 {
-		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", c.Out, m.Counts.Failed, ErrIncomplete)
+		err = fmt.Errorf("%s: %d request(s) failed (run again to retry them): %w", ro.Out, m.Counts.Failed, ErrIncomplete)
 	}
 	return r, err
 }
@@ -320,53 +324,4 @@ func needsEndpoints(exp *Experiment) bool {
 		}
 	}
 	return exp.Judge != nil && len(exp.Judge.Endpoints) == 0
-}
-
-// startSimulator serves the simulator, knowing the experiment's items, on
-// a loopback port until stop, and returns its base URL.
-func startSimulator(ctx context.Context, exp *Experiment) (string, func(), error) {
-	var facts []sim.Fact
-	if set := exp.Items(); set != nil {
-		facts = sim.FactsOf(set)
-	}
-	srv, err := sim.New(sim.Config{Facts: facts, Models: SimulatedModelsOf(exp)})
-	if err != nil {
-		return "", nil, err
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	url, err := srv.Start(sctx, "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		return "", nil, err
-	}
-	return url, cancel, nil
-}
-
-// SimulatedModelsOf are the simulator's own models plus one simulated
-// model per other served name of the experiment and its judge (a paper's
-// Hugging Face names), of its size_b (8 when unknown): any experiment runs
-// on the simulator, labelled SIMULATED, before it is pointed at real
-// servers (the in-process simulator of Run, and `bhasha sim --config`).
-func SimulatedModelsOf(exp *Experiment) []sim.ModelSpec {
-	out := sim.DefaultModels()
-	seen := map[string]bool{}
-	for _, m := range out {
-		seen[m.ID] = true
-	}
-	all := slices.Clone(exp.Models)
-	if exp.Judge != nil {
-		all = append(all, *exp.Judge)
-	}
-	for _, m := range all {
-		if seen[m.ServedName] {
-			continue
-		}
-		seen[m.ServedName] = true
-		size := m.SizeB
-		if size <= 0 {
-			size = 8
-		}
-		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: size, MaxModelLen: 8192})
-	}
-	return out
 }

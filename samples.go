@@ -1,17 +1,17 @@
 package bhasha
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/internal/reportfiles"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Sample is one scored answer: what was asked, what came back, how it was
@@ -57,7 +57,7 @@ type Sample struct {
 
 // Schema is the answer schema of the sample's study (nil for a Sample
 // built by hand).
-func (s Sample) Schema() *score.Schema { return s.schema }
+func (s Sample) Schema() *study.Schema { return s.schema }
 
 // Criterion reads one of the study's criteria (a flag of its answer
 // schema: correct, translit, squad_em, ...) by name; ok is false when the
@@ -153,21 +153,24 @@ func sampleReader(name string) (cellReader, bool) {
 	return cellReader{}, false
 }
 
+// sampleExtras are the samples table's columns after the schema's
+// (reportfiles.SampleColumns), with their readers.
+func sampleExtras() []sampleExtra {
+	cols := reportfiles.SampleColumns()
+	of := []cellReader{{text: func(s *Sample) string { return s.Prompt }}, {text: func(s *Sample) string { return s.Response }},
+		{text: func(s *Sample) string { return s.Error }}, {value: func(s *Sample) any { return s.Simulated }}}
+	out := make([]sampleExtra, len(cols))
+	for i, c := range cols {
+		out[i] = sampleExtra{col: c, of: of[i]}
+	}
+	return out
+}
+
 // sampleExtra is a column the samples table has beside the answer
 // schema's: what only a sample holds (its record's text).
 type sampleExtra struct {
 	col tables.Column
 	of  cellReader
-}
-
-// sampleExtras are the samples table's columns after the schema's.
-func sampleExtras() []sampleExtra {
-	return []sampleExtra{
-		{tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"), cellReader{text: func(s *Sample) string { return s.Prompt }}},
-		{tables.Text("response", "the raw model output"), cellReader{text: func(s *Sample) string { return s.Response }}},
-		{tables.Text("error", "why the request failed"), cellReader{text: func(s *Sample) string { return s.Error }}},
-		{tables.Flag("simulated", "the answer came from a simulated model"), cellReader{value: func(s *Sample) any { return s.Simulated }}},
-	}
 }
 
 // Samples returns one Sample per scored answer, in the tables' order
@@ -176,7 +179,7 @@ func sampleExtras() []sampleExtra {
 // show a bounded, drawn selection: WriteReport).
 func (r *Results) Samples() ([]Sample, error) {
 	r.samplesOnce.Do(func() {
-		if r.samplesErr = r.score(); r.samplesErr != nil {
+		if r.samplesErr = r.a.Score(); r.samplesErr != nil {
 			return
 		}
 		r.samples, r.samplesErr = r.samplesOf(nil)
@@ -189,8 +192,9 @@ func (r *Results) Samples() ([]Sample, error) {
 // the records asked for (the first ok record of a key, else its first, as
 // records.ReadUnique does).
 func (r *Results) samplesOf(sel []int) ([]Sample, error) {
+	rows, schema := r.a.Rows(), r.a.Schema()
 	if sel == nil {
-		sel = make([]int, len(r.rows))
+		sel = make([]int, len(rows))
 		for i := range sel {
 			sel[i] = i
 		}
@@ -198,13 +202,13 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	out := make([]Sample, len(sel))
 	want := make(map[string]int, len(sel))
 	for j, i := range sel {
-		row := &r.rows[i]
+		row := &rows[i]
 		k := row.Key
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
 			Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated,
-			schema: r.schema, values: r.schema.Values(row)}
+			schema: schema, values: schema.Values(row)}
 		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
 			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
@@ -222,7 +226,7 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 		if rec.Status == engine.StatusOK {
 			state[j] = seenOK
 		}
-		out[j].Prompt, out[j].Response, out[j].Error = PromptText(rec.Request), rec.Response, rec.Error
+		out[j].Prompt, out[j].Response, out[j].Error = reportfiles.PromptText(rec.Request), rec.Response, rec.Error
 		return nil
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -231,25 +235,27 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	return out, nil
 }
 
-// PromptText shows a request body's prompt: a completion's prompt as it
-// is, a chat's messages as "role: content" paragraphs.
-func PromptText(body json.RawMessage) string {
-	prompt, msgs, err := engine.PromptOf(body)
-	if err != nil || len(msgs) == 0 {
-		return prompt
-	}
-	parts := make([]string, len(msgs))
-	for i, m := range msgs {
-		parts[i] = m.Role + ": " + m.Content
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-// SamplesTable lays samples out as a typed table, one row per sample (the
-// workbook's samples sheet, the explorer's data): the columns of the
+// SamplesTable lays out the run's samples that keep accepts (every
+// sample when keep is nil; Samples) as a typed table, one row per sample
+// (the workbook's samples sheet, the explorer's data): the columns of the
 // study's answer schema, as answers.csv has them, then each sample's
 // prompt, response, error and whether it was simulated.
-func SamplesTable(ss []Sample) *Table { return samplesTable(ss) }
+func (r *Results) SamplesTable(keep func(Sample) bool) (*Table, error) {
+	ss, err := r.Samples()
+	if err != nil {
+		return nil, err
+	}
+	if keep != nil {
+		var sel []Sample
+		for _, s := range ss {
+			if keep(s) {
+				sel = append(sel, s)
+			}
+		}
+		ss = sel
+	}
+	return samplesTable(ss), nil
+}
 
 // samplesTable lays the samples out as a typed table, the cells of every
 // block of rows in one backing array and each repeated string (a

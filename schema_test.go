@@ -75,7 +75,7 @@ func TestAnswerSchemaViews(t *testing.T) {
 			}
 
 			var wb bytes.Buffer
-			if err := r.XLSX(&wb); err != nil {
+			if err := writeXLSX(r, &wb); err != nil {
 				t.Fatal(err)
 			}
 			f, err := excelize.OpenReader(&wb)
@@ -91,7 +91,7 @@ func TestAnswerSchemaViews(t *testing.T) {
 			}
 
 			var page bytes.Buffer
-			if err := r.HTML(&page); err != nil {
+			if err := writeHTML(r, &page); err != nil {
 				t.Fatal(err)
 			}
 			fields, err := explorerFields(page.String())

@@ -52,7 +52,7 @@ func TestXLSXPrintsOnePageWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "report.xlsx")
-	if err := r.WriteXLSX(file); err != nil {
+	if err := r.WriteReport(context.Background(), "", file, bhasha.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	x, err := excelize.OpenFile(file)

@@ -98,7 +98,7 @@ func Save(r *bhasha.Results, dir string) {
 	html, xlsx := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.xlsx")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	Check("writing the report", r.WriteReport(ctx, html, xlsx, ReportProgress()))
+	Check("writing the report", r.WriteReport(ctx, html, xlsx, bhasha.ReportOptions{Progress: ReportProgress()}))
 	Provenance(r)
 	show(fmt.Sprintf(`<p style="font-family:sans-serif">Written: <code>%s</code> and <code>%s</code></p>`, template.HTMLEscapeString(html), template.HTMLEscapeString(xlsx)))
 }

@@ -234,13 +234,13 @@ func inPlace(prefix string) func(final bool, html func() string) {
 	}
 }
 
-// ReportProgress is a bhasha.Results.WriteReport option that shows the
+// ReportProgress is a bhasha.ReportOptions.Progress that shows the
 // report's steps in the cell's output, one line updated in place
 // (ReportStepHTML): reading the records, each long sheet, the files; at
 // most every 250 ms, and always at a step's end.
-func ReportProgress() bhasha.ReportOption {
+func ReportProgress() func(bhasha.ReportStep) {
 	show := inPlace("bhasha-report-progress-")
-	return bhasha.ReportProgress(func(s bhasha.ReportStep) { show(s.Final, func() string { return ReportStepHTML(s) }) })
+	return func(s bhasha.ReportStep) { show(s.Final, func() string { return ReportStepHTML(s) }) }
 }
 
 // ReportStepHTML is one step of writing a report as a cell shows it: a
@@ -358,20 +358,14 @@ func ProvenanceHTML(r *bhasha.Results) string {
 // keep accepts (every answer when keep is nil) and returns how many it
 // was given.
 func Samples(r *bhasha.Results, keep func(bhasha.Sample) bool) (int, error) {
-	ss, err := r.Samples()
+	t, err := r.SamplesTable(keep)
 	if err != nil {
 		return 0, err
 	}
-	var sel []bhasha.Sample
-	for _, s := range ss {
-		if keep == nil || keep(s) {
-			sel = append(sel, s)
-		}
-	}
-	h, err := report.ExplorerHTML(bhasha.SamplesTable(sel))
+	h, err := report.ExplorerHTML(t)
 	if err != nil {
 		return 0, err
 	}
 	show(h)
-	return len(sel), nil
+	return t.Len(), nil
 }

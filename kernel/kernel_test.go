@@ -98,7 +98,11 @@ func TestFragmentsInANotebookPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ss[0].Response = `</script><script>document.body.setAttribute('data-pwned','2')</script>`
-	ex, err := report.ExplorerHTML(bhasha.SamplesTable(ss))
+	st, err := r.SamplesTable(nil) // the samples Samples returned, as edited
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := report.ExplorerHTML(st)
 	if err != nil {
 		t.Fatal(err)
 	}

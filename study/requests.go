@@ -3,6 +3,7 @@ package study
 import (
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/run"
 )
 
 // Requests, their keys and the records that answer them.
@@ -19,6 +20,9 @@ type (
 	Decoding = engine.Decoding
 	// Record is [engine.Record]: a request's answer as the run keeps it.
 	Record = engine.Record
+	// Manifest is [run.Manifest]: a run's provenance (servers, model
+	// identities, inputs, decoding, counts, whether it was simulated).
+	Manifest = run.Manifest
 	// Role is [engine.Role]: what a request is for (the answer, a
 	// translation, a judge's verdict, a choice's likelihood).
 	Role = engine.Role

@@ -64,6 +64,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/batch"
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
@@ -325,7 +326,7 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 		} else {
 			fmt.Fprintf(stderr, "sim: experiment %s reads no dataset: the simulator knows none of its items, and its models answer \"I don't know\"\n", exp.Name)
 		}
-		cfg.Models = bhasha.SimulatedModelsOf(exp)
+		cfg.Models = simulate.ModelsOf(exp)
 		of = " of experiment " + exp.Name
 	case *dataset != "":
 		set, _, err := catalog.Load(ctx, *dataset, "", lang.New(), nil, item.Options{})
@@ -352,9 +353,9 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 				return fmt.Errorf("sim: %w", err)
 			}
 			defer os.RemoveAll(dir)
-			b, err := iofs.ReadFile(bhasha.DefaultInputs(), bhasha.DefaultBundle)
+			b, err := iofs.ReadFile(bhasha.DefaultInputs(), defaultBundle)
 			if err == nil {
-				path = filepath.Join(dir, filepath.Base(bhasha.DefaultBundle))
+				path = filepath.Join(dir, filepath.Base(defaultBundle))
 				err = os.WriteFile(path, b, 0o644)
 			}
 			if err != nil {
@@ -522,7 +523,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 		opts = append(opts, bhasha.ArchiveChanged())
 	}
 	if sh.N > 0 {
-		opts = append(opts, bhasha.Shard(sh))
+		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
 	pp, err := newPlainProgress(exp.Name, stderr)
 	if err != nil {
@@ -547,8 +548,16 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	return runOutcome(ctx, dir, m, err)
 }
 
+// defaultBundle is the IndicKLAR project-page excerpt among the built-in
+// inputs (bhasha.DefaultInputs) whose facts the simulator knows when it
+// is given no other facts.
+const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
+
 // cliRemedies names the command line's flags in refusals.
-var cliRemedies = bhasha.RemedyNames("run into a new --out", "run again with --archive-changed")
+// cliRemedies names the command's flags in refusals.
+func cliRemedies(c *bhasha.RunConfig) {
+	c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
+}
 
 // runOutcome turns a run's end into the command's error: an interrupted
 // run and one with failed requests each get their own exit status and say
@@ -689,11 +698,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	opts := []bhasha.RunOption{bhasha.CacheDir(cd), bhasha.Log(stderr)}
 	var res []*bhasha.Results
 	var err error
-	if *dir == "" {
-		res, err = bhasha.Demo(ctx, *out, opts...)
-	} else {
-		res, err = bhasha.DemoFrom(ctx, *dir, *out, opts...)
-	}
+	res, err = bhasha.Demo(ctx, *dir, *out, opts...)
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
 		fmt.Fprintf(stdout, "  report: %s, %s\n", filepath.Join(r.Dir(), "report.html"), filepath.Join(r.Dir(), "report.xlsx"))
@@ -818,7 +823,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.JudgeOnly(), cliRemedies}
+		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
 		if len(endpoint) > 0 {
 			opts = append(opts, bhasha.Endpoint(endpoint...))
 		}
@@ -865,8 +870,8 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	drawn := false
 	if *figures == "" && (*html != "" || *xlsx != "") {
 		// The report writes the tables too, reading the records' prompts
-		// and responses meanwhile (bhasha.ReportTables).
-		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows(), bhasha.ReportTables(list)); err != nil {
+		// and responses meanwhile (bhasha.ReportOptions.Tables).
+		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true, Tables: list}); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	} else {
@@ -887,14 +892,14 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
 		list(ts)
 		// The exports first: the report lets go of the scored answers
-		// (bhasha.ReleaseRows), which the exports' tables would read again.
+		// (bhasha.ReportOptions.ReleaseRows), which the exports' tables would read again.
 		if *figures != "" {
 			if drawn, err = r.WriteExports(ctx, *figures); err != nil {
 				return err
 			}
 		}
 		if *html != "" || *xlsx != "" {
-			if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportProgress(steps.line), bhasha.ReleaseRows()); err != nil {
+			if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true}); err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
 		}

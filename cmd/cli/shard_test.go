@@ -18,6 +18,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/bpe"
+	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -249,7 +250,7 @@ func TestPlanMatchesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), Models: bhasha.SimulatedModelsOf(exp)})
+			url := simtest.Start(t, sim.Config{Facts: sim.FactsOf(exp.Items()), Models: simulate.ModelsOf(exp)})
 			out := filepath.Join(dir, "runs", filepath.Base(f))
 			var se bytes.Buffer
 			if err := dispatch(ctx, []string{"run", "--config", f, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &bytes.Buffer{}, &se); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"html"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -143,7 +145,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 
 		var wb bytes.Buffer
-		if err := r.XLSX(&wb); err != nil {
+		if err := writeReport(r, &wb, false); err != nil {
 			t.Fatal(err)
 		}
 		f, err := excelize.OpenReader(&wb)
@@ -162,7 +164,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 
 		var page bytes.Buffer
-		if err := r.HTML(&page); err != nil {
+		if err := writeReport(r, &page, true); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(page.String(), `id="table-`+brevity.LengthsTable+`"`) {
@@ -188,7 +190,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("figure: n %q, simulated %v, caption %q", fig.N, fig.Simulated, fig.Caption)
 		}
 		var page bytes.Buffer
-		if err := r.HTML(&page); err != nil {
+		if err := writeReport(r, &page, true); err != nil {
 			t.Fatal(err)
 		}
 		// The page draws it: its caption under the chart, its title and
@@ -276,4 +278,28 @@ func TestPublicImportsOnly(t *testing.T) {
 			t.Errorf("imports %s", imp)
 		}
 	}
+}
+
+// writeReport writes r's HTML report (html) or workbook into w
+// (Results.WriteReport).
+func writeReport(r *bhasha.Results, w io.Writer, html bool) error {
+	dir, err := os.MkdirTemp("", "brevity-report-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "report")
+	h, x := path, ""
+	if !html {
+		h, x = "", path
+	}
+	if err := r.WriteReport(context.Background(), h, x, bhasha.ReportOptions{}); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }

@@ -20,7 +20,7 @@
 // bodies and request_sha256 are what a real run writes); the real engine
 // sends them, over an in-process http.RoundTripper, to the real simulator
 // (sim.Server, configured as bhasha.Run configures it: the experiment's
-// facts, bhasha.SimulatedModelsOf); each ok record gets the study's
+// facts, simulate.ModelsOf); each ok record gets the study's
 // Extract and goes through records.CreateWith (holding the directory's
 // lock, so the live file is sealed into zstd segments as it grows, as
 // `bhasha run` seals it) / Write / Close (seals, flushes); the directory
@@ -53,6 +53,7 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -186,8 +187,8 @@ func Write(ctx context.Context, l Layout, s Spec, progress io.Writer) (Summary, 
 	if err != nil {
 		return sum, fmt.Errorf("writing the grid: %w", err)
 	}
-	// The simulator as bhasha.Run starts it (startSimulator), served in-process.
-	srv, err := sim.New(sim.Config{Facts: sim.FactsOf(exp.Items()), Models: bhasha.SimulatedModelsOf(exp)})
+	// The simulator as bhasha.Run starts it (simulate.Start), served in-process.
+	srv, err := sim.New(sim.Config{Facts: sim.FactsOf(exp.Items()), Models: simulate.ModelsOf(exp)})
 	if err != nil {
 		return sum, err
 	}

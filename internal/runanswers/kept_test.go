@@ -1,8 +1,7 @@
-package bhasha
+package runanswers_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +10,10 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tablestore"
+	"github.com/bhashalab/bhasha/internal/runanswers"
 )
 
-// A table built once is kept in the run directory: a later Open gets it,
+// A table built once is kept in the run directory: later Answers get it,
 // and the count of scored answers, without scoring or reading the scored
 // answers back; records changed since, or a store that is no more and
 // NoScoredStore, build it again from the records.
@@ -21,7 +21,7 @@ func TestKeptTables(t *testing.T) {
 	cases := []struct {
 		name string
 		edit func(t *testing.T, dir string) // between the two opens
-		opts []ReadOption
+		opts []runanswers.Config
 		kept bool // the second open's table is the kept one
 	}{
 		{"as it was", nil, nil, true},
@@ -40,13 +40,12 @@ func TestKeptTables(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, nil, false},
-		{"no store asked for", nil, []ReadOption{NoScoredStore()}, false},
+		{"no store asked for", nil, []runanswers.Config{{NoStore: true}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := boundedRun(t)
-			dir := r.Dir()
-			first, err := Open(context.Background(), dir)
+			dir := goRun(t)
+			first, err := openAnswers(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +60,7 @@ func TestKeptTables(t *testing.T) {
 			if c.edit != nil {
 				c.edit(t, dir)
 			}
-			second, err := Open(context.Background(), dir, c.opts...)
+			second, err := openAnswers(dir, c.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,13 +68,13 @@ func TestKeptTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if kept := !second.scored.Load(); kept != c.kept {
+			if kept := !(second.Rows() != nil); kept != c.kept {
 				t.Errorf("the table was kept: %v, want %v", kept, c.kept)
 			}
 			if m, err := second.Scored(); err != nil || m != n {
 				t.Errorf("scored: %d (%v), want %d", m, err, n)
 			}
-			if c.kept && second.scored.Load() {
+			if c.kept && (second.Rows() != nil) {
 				t.Error("counting the scored answers scored them")
 			}
 			if !slices.EqualFunc(got.Rows, want.Rows, slices.Equal) || got.Simulated != want.Simulated || !slices.Equal(got.Header, want.Header) {
@@ -88,28 +87,32 @@ func TestKeptTables(t *testing.T) {
 // The answers table, made row by row, is not kept, though a caller of
 // Table gets it held (its file would be the size of the run).
 func TestAnswersNotKept(t *testing.T) {
-	r, all := boundedRun(t)
+	dir := goRun(t)
+	r, err := openAnswers(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, err := r.Table("answers")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Source != nil || len(a.Rows) != len(all) {
-		t.Fatalf("answers: source %v, %d rows for %d samples", a.Source != nil, len(a.Rows), len(all))
+	if a.Source != nil || len(a.Rows) != len(r.Rows()) {
+		t.Fatalf("answers: source %v, %d rows for %d answers", a.Source != nil, len(a.Rows), len(r.Rows()))
 	}
 	if _, err := r.Table("accuracy"); err != nil {
 		t.Fatal(err)
 	}
-	kept, _ := filepath.Glob(filepath.Join(r.Dir(), tablestore.DirName, "*.parquet"))
+	kept, _ := filepath.Glob(filepath.Join(dir, tablestore.DirName, "*.parquet"))
 	if len(kept) == 0 || slices.ContainsFunc(kept, func(p string) bool { return filepath.Base(p) == "answers.parquet" }) {
 		t.Errorf("kept: %v (want accuracy's, not the answers')", kept)
 	}
 }
 
-// A table asked for again of the Results that built it is the one built:
+// A table asked for again of the Answers that built it is the one built:
 // its kept file is neither read (it was removed) nor written again.
 func TestBuiltTableServedAgain(t *testing.T) {
-	r, _ := boundedRun(t)
-	res, err := Open(context.Background(), r.Dir())
+	dir := goRun(t)
+	res, err := openAnswers(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +120,7 @@ func TestBuiltTableServedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := filepath.Join(r.Dir(), tablestore.DirName)
+	kept := filepath.Join(dir, tablestore.DirName)
 	if err := os.RemoveAll(kept); err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +141,8 @@ func TestBuiltTableServedAgain(t *testing.T) {
 // the one first built, kept anew, and a note names the file and says it
 // was damaged and rebuilt.
 func TestDamagedKeptTableRebuilt(t *testing.T) {
-	r, _ := boundedRun(t)
-	dir := r.Dir()
-	first, err := Open(context.Background(), dir)
+	dir := goRun(t)
+	first, err := openAnswers(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestDamagedKeptTableRebuilt(t *testing.T) {
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res, err := Open(context.Background(), dir)
+			res, err := openAnswers(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +193,7 @@ func TestDamagedKeptTableRebuilt(t *testing.T) {
 			if !slices.EqualFunc(got.Rows, want.Rows, slices.Equal) || !slices.Equal(got.Header, want.Header) {
 				t.Fatalf("table:\n%v\nwant\n%v", got.Rows, want.Rows)
 			}
-			built := res.scored.Load() // before Notes, which scores
+			built := (res.Rows() != nil) // before Notes, which scores
 			notes := res.Notes()
 			noted := slices.ContainsFunc(notes, func(n string) bool {
 				return strings.Contains(n, "table accuracy rebuilt") && strings.Contains(n, p) && strings.Contains(n, "damaged")
@@ -199,7 +201,7 @@ func TestDamagedKeptTableRebuilt(t *testing.T) {
 			if damaged := c.at >= 0; built != damaged || noted != damaged {
 				t.Fatalf("built again: %v, noted: %v (notes %q); want both %v", built, noted, notes, damaged)
 			}
-			if _, ok, err := tablestore.Read(dir, "accuracy", res.readKey()); !ok || err != nil {
+			if _, ok, err := tablestore.Read(dir, "accuracy", res.ReadKey()); !ok || err != nil {
 				t.Fatalf("the table is not kept anew: ok %v, %v", ok, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package bhasha
+package reportfiles
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package bhasha
+package runanswers
 
 import (
 	"context"
@@ -17,51 +17,29 @@ import (
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// ScoringProgress is how far opening a run has got, passed to
-// OnScoring: Step is "scoring" (Done and Total are bytes of the records
-// read), "reading scored answers", "tables" or "table <name>" (no
-// counts); Final is the step's last call.
-type ScoringProgress struct {
-	Step        string
-	Done, Total int64
-	Elapsed     time.Duration
-	Final       bool
-}
-
-// OnScoring makes Open report its long steps (scoring the records,
-// reading the scored answers the run keeps, building tables) to fn, from
-// the goroutine that asked for them.
-func OnScoring(fn func(ScoringProgress)) ReadOption {
-	return func(c *readConfig) { c.progress = fn }
-}
-
-// NoScoredStore makes Open neither read nor write the scored answers a
-// run directory keeps (scored.parquet): the records are scored in memory.
-func NoScoredStore() ReadOption { return func(c *readConfig) { c.noStore = true } }
-
 // progress reports the start of a step and returns the function that
 // reports its end.
-func (r *Results) progress(step string, done, total int64) func() {
-	fn := r.cfg.progress
+func (r *Answers) progress(step string, done, total int64) func() {
+	fn := r.cfg.Progress
 	if fn == nil {
 		return func() {}
 	}
 	start := time.Now()
-	fn(ScoringProgress{Step: step, Done: done, Total: total})
+	fn(Step{Step: step, Done: done, Total: total})
 	return func() {
-		fn(ScoringProgress{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true})
+		fn(Step{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true})
 	}
 }
 
 // scoringKey names what the run's scored answers are made from: the
 // records (records.Fingerprint), the experiment's scoring inputs
-// (Experiment.ScoringInputs, hashed once a Results), the store's format
+// (Experiment.ScoringInputs, hashed once an Answers), the store's format
 // and rules (scored.Version), the tool's version (run.ToolVersion) and the
 // program's code (codeid.Program: for a build from a checkout, a
 // workspace or a replaced module, a digest of those modules' sources), so
 // that scored answers and tables kept by a program built from other code
 // are scored again, never served. It fails when the code cannot be named.
-func (r *Results) scoringKey() (scored.Key, error) {
+func (r *Answers) scoringKey() (scored.Key, error) {
 	k := scored.Key{}
 	r.inputsOnce.Do(func() { r.inputs, r.inputsErr = r.exp.ScoringInputs() })
 	if r.inputsErr != nil {
@@ -91,11 +69,11 @@ func (r *Results) scoringKey() (scored.Key, error) {
 // store was there) and stored for the next open. A store that cannot be
 // read is scored again, with a note; a directory that cannot be written
 // is scored in memory, with a note.
-func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
+func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes []string
 	var key scored.Key
-	if !r.cfg.noStore {
+	if !r.cfg.NoStore {
 		var err error
 		if key, err = r.scoringKey(); err != nil {
 			return nil, nil, fmt.Errorf("scoring run %s: %w", r.dir, err)
@@ -124,8 +102,8 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	done := r.progress("scoring", 0, 0)
 	start := time.Now()
 	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {
-		if fn := r.cfg.progress; fn != nil {
-			fn(ScoringProgress{Step: "scoring", Done: read, Total: total, Elapsed: time.Since(start)})
+		if fn := r.cfg.Progress; fn != nil {
+			fn(Step{Step: "scoring", Done: read, Total: total, Elapsed: time.Since(start)})
 		}
 	}})
 	if err != nil {
@@ -138,7 +116,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			notes[0] = fmt.Sprintf("scored answers recomputed: %d new record(s) since they were stored", n)
 		}
 	}
-	if !r.cfg.noStore {
+	if !r.cfg.NoStore {
 		if note := r.store(path, key, sc, scoreNotes); note != "" {
 			notes = append(notes, note)
 		}
@@ -147,7 +125,7 @@ func (r *Results) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 }
 
 // staleNote says why a store's rows are not those of the run now.
-func (r *Results) staleNote(changed []string, m scored.Meta) string {
+func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 	if len(changed) == 1 && changed[0] == "records" {
 		r.storedLines = m.Lines
 		return "scored answers recomputed: new records since they were stored"
@@ -159,7 +137,7 @@ func (r *Results) staleNote(changed []string, m scored.Meta) string {
 		case c == "records":
 			recs = true
 		case strings.HasPrefix(c, "input "):
-			// Open's notes already say which inputs changed since the run.
+			// The run's notes already say which inputs changed since the run.
 		case c == "tool":
 			opts = append(opts, fmt.Sprintf("another Bhasha scored them (%s; this is %s)", m.Key["tool"], run.ToolVersion))
 		case c == "code":
@@ -202,7 +180,7 @@ func codeChangedNote(stored string) string {
 // the records are still those scored (a run appending meanwhile makes
 // them stale at once: nothing is stored). It returns a note when the
 // store could not be written.
-func (r *Results) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
+func (r *Answers) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
 		if errors.Is(err, records.ErrReadOnly) {

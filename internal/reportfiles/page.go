@@ -1,36 +1,41 @@
-package bhasha
+package reportfiles
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// page gathers what the HTML report and the workbook show, once.
-func (r *Results) page() (report.Page, error) {
+// Page gathers what the HTML report, the workbook and the exports show,
+// once: every table (built: runanswers.Answers.AllTables), the figures,
+// the notes and the run's provenance.
+func (r *Report) Page() (report.Page, error) {
 	r.pageOnce.Do(func() { r.pg, r.pageErr = r.buildPage() })
 	return r.pg, r.pageErr
 }
 
-func (r *Results) buildPage() (report.Page, error) {
-	if _, err := r.allTables(); err != nil {
-		return report.Page{}, err
-	}
-	figs, err := r.exp.Figures(r.tables)
+func (r *Report) buildPage() (report.Page, error) {
+	all, err := r.a.AllTables()
 	if err != nil {
 		return report.Page{}, err
 	}
-	infos := make([]TableInfo, len(r.tables))
-	for i, t := range r.tables {
+	figs, err := r.exp.Figures(all)
+	if err != nil {
+		return report.Page{}, err
+	}
+	infos := make([]tables.Info, len(all))
+	for i, t := range all {
 		infos[i] = t.Info()
 	}
 	m := r.manifest
@@ -58,36 +63,21 @@ func (r *Results) buildPage() (report.Page, error) {
 		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
 	}
 	prov = append(prov, r.exp.OptionProvenance()...) // the study's option blocks: scoring options, prompt options
-	ts := r.tables
+	ts := all
 	// The papers' published numbers beside the run's, first, when the run
 	// has any of them.
-	if v, err := r.exp.VersusPaper(r.tables); err != nil {
+	if v, err := r.exp.VersusPaper(all); err != nil {
 		return report.Page{}, err
 	} else if v != nil && len(v.Rows) > 0 {
-		lead, leadInfos := []*Table{v}, []TableInfo{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}
+		lead, leadInfos := []*tables.Table{v}, []tables.Info{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}
 		if rd := experiment.VersusReadings(v); rd != nil { // the ambiguous rows' readings, side by side
-			lead, leadInfos = append(lead, rd), append(leadInfos, TableInfo{Name: rd.Name, Description: rd.Description, Mirrors: "the papers' published numbers, read two ways"})
+			lead, leadInfos = append(lead, rd), append(leadInfos, tables.Info{Name: rd.Name, Description: rd.Description, Mirrors: "the papers' published numbers, read two ways"})
 		}
 		ts = append(lead, ts...)
 		infos = append(leadInfos, infos...)
 	}
-	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.runNotes(), MethodNotes: slices.Clone(r.planNotes),
+	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.a.RunNotes(), MethodNotes: r.a.PlanNotes(),
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil
-}
-
-// HTML writes the run's report as one self-contained HTML file (ECharts
-// inlined, no network): a SIMULATED banner when it applies, the notes,
-// the figures, every table (the first 500 rows of long ones; the CSV
-// files hold them all), a sample explorer (filters, search, each
-// answer's prompt, response and verdicts; a bounded, stratified draw of
-// a large run's answers, explorerPicks, and it says how many of how
-// many) and the run's provenance. Model output and dataset text are
-// escaped everywhere, and each long text is cut with a note naming the
-// file that holds it whole (report.CutText), so that the page stays
-// under 25 MB however long the answers and prompts are. WriteReport writes it to a file with a context and
-// progress.
-func (r *Results) HTML(w io.Writer) error {
-	return r.writeReports(context.Background(), reportConfig{}, w, nil, noop, noop)
 }
 
 // ExplorerSamples bounds the samples the HTML report's explorer draws
@@ -95,26 +85,6 @@ func (r *Results) HTML(w io.Writer) error {
 // and each flag of the answer schema both ways); the explorer then keeps
 // the first of them that fit in report.MaxExplorerBytes.
 const ExplorerSamples = 20_000
-
-// XLSX writes the run's workbook: a README sheet, one sheet per table
-// (frozen header, autofilter, number formats, colour scales, column
-// descriptions), the figures with native charts, the provenance and a
-// sample of the answers (the explorer's draw, at most
-// report.MaxSampleRows: WriteReport; SheetRows). WriteReport writes it
-// to a file with a context and progress.
-func (r *Results) XLSX(w io.Writer) error {
-	return r.writeReports(context.Background(), reportConfig{}, nil, w, noop, noop)
-}
-
-func noop() error { return nil }
-
-// Figures are the run's figures, in report order (the study's plan
-// draws them from its tables, experiment.Figurer: the paper's figures its
-// tables allow, each with its caption, n, and SIMULATED when it is).
-func (r *Results) Figures() ([]report.Figure, error) {
-	p, err := r.page()
-	return p.Figures, err
-}
 
 // shownPath is the input file p (an absolute path, as the manifest keeps
 // it) as the report shows it: relative to the run directory runDir when p
@@ -153,19 +123,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// WriteHTML writes the HTML report to path atomically (a temporary file
-// renamed into place; WriteReport).
-func (r *Results) WriteHTML(path string) error { return r.WriteReport(context.Background(), path, "") }
-
-// WriteXLSX writes the workbook to path atomically (WriteReport).
-func (r *Results) WriteXLSX(path string) error { return r.WriteReport(context.Background(), "", path) }
-
 // WriteExports writes paper-ready files under dir: every table as CSV and
 // as a LaTeX booktabs table, every figure's ECharts option and, when
 // headless Chromium is installed, every figure as SVG and PNG. It returns
 // whether the figures were drawn.
-func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err error) {
-	p, err := r.page()
+func (r *Report) WriteExports(ctx context.Context, dir string) (drawn bool, err error) {
+	p, err := r.Page()
 	if err != nil {
 		return false, err
 	}
@@ -174,4 +137,36 @@ func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err
 		return false, fmt.Errorf("exports of %s: %w", r.dir, err)
 	}
 	return browser != "", nil
+}
+
+// forget lets go of the run's scored answers and the page built from
+// them (runanswers.Answers.Forget).
+func (r *Report) forget() {
+	r.a.Forget()
+	r.pg, r.pageErr, r.pageOnce = report.Page{}, nil, sync.Once{}
+}
+
+// PromptText shows a request body's prompt: a completion's prompt as it
+// is, a chat's messages as "role: content" paragraphs.
+func PromptText(body json.RawMessage) string {
+	prompt, msgs, err := engine.PromptOf(body)
+	if err != nil || len(msgs) == 0 {
+		return prompt
+	}
+	parts := make([]string, len(msgs))
+	for i, m := range msgs {
+		parts[i] = m.Role + ": " + m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// SampleColumns are the columns a samples table has after the answer
+// schema's: what only a sample holds, its record's text.
+func SampleColumns() []tables.Column {
+	return []tables.Column{
+		tables.Text("prompt", "the prompt as sent (chat messages as role: content paragraphs)"),
+		tables.Text("response", "the raw model output"),
+		tables.Text("error", "why the request failed"),
+		tables.Flag("simulated", "the answer came from a simulated model"),
+	}
 }

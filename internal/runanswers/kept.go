@@ -1,4 +1,4 @@
-package bhasha
+package runanswers
 
 import (
 	"crypto/sha256"
@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 )
 
@@ -17,14 +18,14 @@ import (
 // by what they were made from: the scored answers' key (scoringKey: the
 // records, the scoring options, the tool) and the experiment as a whole
 // (every option, the tables' own too, and the human labels' file). A
-// later Results (a notebook cell in a fresh process) reads a table kept
+// later Answers (a notebook cell in a fresh process) reads a table kept
 // with the key it computes now, without reading the scored answers back;
 // one that has its rows in memory reads only tables made from those rows.
 // The kept tables are written only from rows that are the store's
 // (storeKey), never from rows scored in memory alone.
 
 // tableKey is the kept tables' key for the scored answers' key k.
-func (r *Results) tableKey(k scored.Key) (scored.Key, error) {
+func (r *Answers) tableKey(k scored.Key) (scored.Key, error) {
 	if k == nil {
 		return nil, nil
 	}
@@ -49,8 +50,8 @@ func (r *Results) tableKey(k scored.Key) (scored.Key, error) {
 // readKey is the key a kept table must have to be read now: the rows'
 // own when they are in memory (and none when they are not the store's),
 // else the key of the records and options as they are now.
-func (r *Results) readKey() scored.Key {
-	if r.cfg.noStore {
+func (r *Answers) readKey() scored.Key {
+	if r.cfg.NoStore {
 		return nil
 	}
 	if r.scored.Load() {
@@ -66,11 +67,11 @@ func (r *Results) readKey() scored.Key {
 }
 
 // keptTable is table name as kept in the run directory, when it was made
-// from what this Results reads (readKey). A kept file that cannot be read
+// from what these Answers read (readKey). A kept file that cannot be read
 // (damaged: its digest does not hold) is passed over, none of it served,
 // with a note (Notes) that the table is built again; the caller builds it
 // and keep writes it anew.
-func (r *Results) keptTable(name string) (*Table, bool) {
+func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	k := r.readKey()
 	if k == nil {
 		return nil, false
@@ -88,7 +89,7 @@ func (r *Results) keptTable(name string) (*Table, bool) {
 }
 
 // keptNote adds note to the kept tables' notes, once.
-func (r *Results) keptNote(note string) {
+func (r *Answers) keptNote(note string) {
 	r.keptMu.Lock()
 	defer r.keptMu.Unlock()
 	if !slices.Contains(r.keptNotes, note) {
@@ -100,11 +101,11 @@ func (r *Results) keptNote(note string) {
 // store's, each once; a table made row by row is not kept, and a
 // directory that cannot be written keeps none (the tables are built
 // again next time).
-func (r *Results) keep(ts ...*Table) {
-	if r.cfg.noStore || r.storeKey == nil {
+func (r *Answers) keep(ts ...*tables.Table) {
+	if r.cfg.NoStore || r.storeKey == nil {
 		return
 	}
-	ts = slices.DeleteFunc(slices.Clone(ts), func(t *Table) bool {
+	ts = slices.DeleteFunc(slices.Clone(ts), func(t *tables.Table) bool {
 		_, kept := r.keptNames.Load(t.Name)
 		return t.Source != nil || kept
 	})
@@ -126,8 +127,8 @@ func (r *Results) keep(ts ...*Table) {
 // storedCount is the number of scored answers in the run's store when it
 // was made from the records and options as they are now (ok false when
 // not, or when there is none).
-func (r *Results) storedCount() (n int, ok bool) {
-	if r.cfg.noStore {
+func (r *Answers) storedCount() (n int, ok bool) {
+	if r.cfg.NoStore {
 		return 0, false
 	}
 	k, err := r.scoringKey()

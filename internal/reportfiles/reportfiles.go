@@ -1,4 +1,10 @@
-package bhasha
+// Package reportfiles writes a run's report files from its scored
+// answers (runanswers) and its records: the HTML report with its sample
+// explorer, the workbook with its samples sheet, and the paper-ready
+// exports. It holds a bounded, drawn sample of the answers' texts, never
+// all of them, and can read the sample's rows back from the run's store
+// instead of holding every row.
+package reportfiles
 
 import (
 	"context"
@@ -18,101 +24,76 @@ import (
 	"github.com/bhashalab/bhasha/analysis/scored"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// ReportStep is how far writing a report has come: the step (reading
-// the records' prompts and responses, a sheet, the HTML file), rows done
-// of its total (0 of 0 for a step without rows), the time since it
-// started, and Final at its end.
-type ReportStep = report.Step
+// Report writes a run's report files: the HTML report and the workbook,
+// from its answers (runanswers) and the records' texts, and the paper's
+// exports.
+type Report struct {
+	a        *runanswers.Answers
+	dir      string
+	exp      *experiment.Experiment
+	manifest *run.Manifest
 
-// ReportOption adjusts how WriteReport writes the reports.
-type ReportOption func(*reportConfig)
-
-type reportConfig struct {
-	progress  func(ReportStep)
-	sheetRows int
-	release   bool
-	keepUpTo  int // ReleaseRows keeps the rows of a run of at most this many answers
-	tables    func([]*Table)
-	early     bool // the records' texts read beside the tables (ReportTables)
+	// The report page is built once (the HTML report, the workbook and
+	// the exports share it).
+	pageOnce sync.Once
+	pg       report.Page
+	pageErr  error
 }
 
-// ReportTables has WriteReport write every table as CSV under DIR/tables
-// too, as WriteTables does, and call fn with them once written (before
-// the HTML and the workbook). A run directory that cannot be written
-// (records.IsReadOnly) gets no table files: fn is called with none, and
-// Notes says so. When WriteReport builds the tables itself
-// (none built before) for a workbook, and the run has at most earlyRows
-// scored answers, the records' prompts and responses are read meanwhile,
-// on goroutines of their own: the two need nothing of each other, and
-// holding the rows and that pass's buffers at once fits such a run.
-// Otherwise the tables are written first, paced as WriteTables paces
-// them, and the report follows, as when WriteTables is called before
-// WriteReport. For a program that writes the tables and the report, as
-// bhasha report does.
-func ReportTables(fn func([]*Table)) ReportOption {
-	return func(c *reportConfig) { c.tables = fn }
+// New is the report of the run in dir, of experiment exp and manifest m,
+// made from its answers a.
+func New(a *runanswers.Answers, dir string, exp *experiment.Experiment, m *run.Manifest) *Report {
+	return &Report{a: a, dir: dir, exp: exp, manifest: m}
 }
 
-// earlyRows is the most scored answers a report reads the records' texts
-// for beside building its tables (ReportTables): their rows are about 300
-// bytes each, so at most about 300 MB held beside that pass.
-const earlyRows = 1 << 20
-
-// ReportProgress has fn told of each step of writing the reports: at its
-// start, every 20,000 rows and at its end (the command line prints a
-// line per step; a notebook cell shows it in place, kernel.Save).
-func ReportProgress(fn func(ReportStep)) ReportOption {
-	return func(c *reportConfig) { c.progress = fn }
+// Options are how Write writes the reports.
+type Options struct {
+	// Progress, when set, is told of each step: at its start, every
+	// 20,000 rows and at its end.
+	Progress func(report.Step)
+	// SheetRows bounds the rows of the workbook's long sheets
+	// (report.Options.SheetRows); the samples sheet holds at most
+	// report.MaxSampleRows answers.
+	SheetRows int
+	// Release lets go of the run's scored answers once the tables are
+	// built, when the run has more than KeepUpTo of them, and reads the
+	// answers the report lists back from the run's store.
+	Release  bool
+	KeepUpTo int
+	// Tables, when set, has Write write every table as CSV under
+	// DIR/tables too and call it with them once written.
+	Tables func([]*tables.Table)
+	early  bool // the records' texts read beside the tables (Tables)
 }
 
-// SheetRows bounds the rows of the workbook's long sheets: the samples
-// sheet (default and at most report.MaxSampleRows answers, drawn as the
-// HTML explorer draws its: WriteReport) and a table over
-// report.StreamRows rows (default report.MaxSheetRows, within Excel's
-// 1,048,576 rows a sheet), which keeps its first n rows, its last row
-// and the README sheet saying how many were left out and which file of
-// the run directory holds them all: the workbook is not split into
-// continuation sheets, which no spreadsheet filters or sorts as one.
-func SheetRows(n int) ReportOption { return func(c *reportConfig) { c.sheetRows = n } }
+// EarlyRows is the most scored answers a report reads the records' texts
+// for beside building its tables (Options.Tables), and the KeepUpTo of
+// a report that releases the rows of large runs: their rows are
+// about 300 bytes each, so at most about 300 MB held beside that pass.
+const EarlyRows = 1 << 20
 
 // sampleRows is how many answers the workbook's samples sheet holds at
 // most.
-func (c reportConfig) sampleRows() int {
-	if c.sheetRows > 0 {
-		return min(c.sheetRows, report.MaxSampleRows)
+func (c Options) sampleRows() int {
+	if c.SheetRows > 0 {
+		return min(c.SheetRows, report.MaxSampleRows)
 	}
 	return report.MaxSampleRows
 }
 
-// ReleaseRows has WriteReport let go of the run's scored answers once the
-// report's tables are built, when the run has more than earlyRows of
-// them, and read the answers it lists (the explorer's, the samples
-// sheet's) back from the run's store of scored answers
-// (DIR/scored.parquet) a row group at a time, so that the rest of the
-// report holds O(sample) rows rather than O(answers). Afterwards the
-// Results is as Open left it: a later call that needs the answers reads
-// them back from the store and builds its tables again. For a program
-// that writes one report, as bhasha report does; not while another
-// goroutine uses the Results. Without a current store (NoScoredStore, a
-// run directory that cannot be written) it changes nothing.
-func ReleaseRows() ReportOption { return releaseAbove(earlyRows) }
-
-// releaseAbove is ReleaseRows for a run of more than n scored answers
-// (0: any run, as the tests ask).
-func releaseAbove(n int) ReportOption {
-	return func(c *reportConfig) { c.release, c.keepUpTo = true, n }
-}
-
-// ExplorerSeed seeds the random draw of the HTML explorer's samples
+// explorerSeed seeds the random draw of the HTML explorer's samples
 // (explorerPicks): the same run gives the same page.
-const ExplorerSeed = 20
+const explorerSeed = 20
 
-// WriteReport writes the run's HTML report to html and its workbook to
+// Write writes the run's HTML report to html and its workbook to
 // xlsx (either may be "", for none), reading the records' prompts and
 // responses once for both. Each file is written atomically (a temporary
 // file renamed into place when complete): when ctx ends, or anything
@@ -123,28 +104,24 @@ const ExplorerSeed = 20
 // and responses: one seeded, stratified draw (explorerPicks), of which
 // the HTML explorer shows the first ExplorerSamples that fit its bytes
 // and the workbook's samples sheet the first report.MaxSampleRows
-// (SheetRows), in table order, the README sheet saying that they are n
+// (Options.SheetRows), in table order, the README sheet saying that they are n
 // of the run's N answers, all of which are in tables/answers.csv and
 // scored.parquet. Only the sample's texts are held: every record is read
 // once, and only the sample's are decoded.
-func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...ReportOption) error {
-	var c reportConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	if c.tables != nil {
+func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error {
+	if c.Tables != nil {
 		// The records' texts are read beside the tables only for a
-		// workbook of a run small enough (earlyRows); else the tables are
+		// workbook of a run small enough (EarlyRows); else the tables are
 		// written first, paced as WriteTables paces them.
-		if c.early = xlsx != "" && r.tables == nil; c.early {
-			n, err := r.Scored() // counted from the store when it is current
+		if c.early = xlsx != "" && !r.a.Built(); c.early {
+			n, err := r.a.Scored() // counted from the store when it is current
 			if err != nil {
 				return err
 			}
-			c.early = n <= earlyRows
+			c.early = n <= EarlyRows
 		}
 		if !c.early {
-			if err := r.reportTables(&c, report.Options{Progress: c.progress}); err != nil {
+			if err := r.reportTables(&c, report.Options{Progress: c.Progress}); err != nil {
 				return err
 			}
 		}
@@ -196,29 +173,29 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ...Re
 }
 
 // reportTables writes the tables' files (ReportTables: WriteTables), as
-// the step "tables" of o.Progress, and tells c.tables of them, once.
-func (r *Results) reportTables(c *reportConfig, o report.Options) error {
+// the step "tables" of o.Progress, and tells c.Tables of them, once.
+func (r *Report) reportTables(c *Options, o report.Options) error {
 	st := stepOf(o, "tables", 0)
-	ts, err := r.WriteTables()
+	ts, err := r.a.WriteTables()
 	if records.IsReadOnly(err) {
 		// Nothing can be written there: the report holds the tables.
-		r.notes = append(r.notes, fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
+		r.a.AddNote(fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
 		ts, err = nil, nil
 	}
 	if err != nil {
 		return err
 	}
 	st.done(0)
-	c.tables(ts)
-	c.tables = nil
+	c.Tables(ts)
+	c.Tables = nil
 	return nil
 }
 
 // writeReports writes the HTML report into hw and the workbook into xw
 // (either nil for none), calling htmlDone once the HTML is written and
 // xlsxDone once the workbook is.
-func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Writer, htmlDone, xlsxDone func() error) error {
-	o := report.Options{Progress: c.progress, SheetRows: c.sheetRows}
+func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, htmlDone, xlsxDone func() error) error {
+	o := report.Options{Progress: c.Progress, SheetRows: c.SheetRows}
 	if fn := o.Progress; fn != nil {
 		// The steps that run at once (the records' texts beside the
 		// tables, the HTML beside the workbook) tell of themselves in turn.
@@ -238,7 +215,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	var texts []sampleText
 	explorerN, bookN := 0, 0
 	if hw != nil || xw != nil {
-		if err := r.score(); err != nil {
+		if err := r.a.Score(); err != nil {
 			return err
 		}
 		if hw != nil {
@@ -255,7 +232,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 	// The records' texts read beside the tables (ReportTables); early
 	// ends with the pass.
 	var early chan error
-	if c.early { // a workbook of at most earlyRows answers (WriteReport)
+	if c.early { // a workbook of at most EarlyRows answers (WriteReport)
 		pass, stop := context.WithCancel(ctx)
 		early = make(chan error, 1)
 		go func() { early <- r.readTexts(pass, o, keys, keep) }()
@@ -266,26 +243,26 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			}
 		}()
 	}
-	if c.tables != nil {
+	if c.Tables != nil {
 		if err := r.reportTables(&c, o); err != nil {
 			return err
 		}
 	}
-	p, err := r.page()
+	p, err := r.Page()
 	if err != nil {
 		return err
 	}
-	answers, ok := r.set.Table("answers") // made row by row: the report holds none of them
+	answers, ok := r.a.AnswersTable() // made row by row: the report holds none of them
 	if !ok {
 		return fmt.Errorf("report of %s: the run has no answers table", r.dir)
 	}
-	n := len(r.rows)
+	n := len(r.a.Rows())
 	rowAt := answers.Row                 // the samples' rows
 	check := func() error { return nil } // whether the rows read back were read
-	if c.release && r.storeKey != nil && n > c.keepUpTo {
+	if c.Release && r.a.StoreKey() != nil && n > c.KeepUpTo {
 		// A store that cannot be read back now (replaced, removed) leaves
 		// the rows in memory: the report reads them there.
-		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.storeKey, n, r.schema); err == nil {
+		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.a.StoreKey(), n, r.a.Schema()); err == nil {
 			defer st.close()
 			if pr, err := st.picked(ctx, picks); err == nil {
 				rowAt, answers, check = pr.Row, st.table, st.check
@@ -315,7 +292,7 @@ func (r *Results) writeReports(ctx context.Context, c reportConfig, hw, xw io.Wr
 			return err
 		}
 	}
-	var book *Table // the workbook's samples
+	var book *tables.Table // the workbook's samples
 	if xw != nil {
 		book = r.sampleTable(answers, rowAt, picks[:min(len(picks), bookN)], texts)
 	}
@@ -389,7 +366,7 @@ type sampleText struct {
 // without a record of its own (a multiple-choice item's, a withheld
 // second stage) gets no call. Every record is read; only those of keys
 // are decoded further than their key.
-func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string, fn func(j int, t sampleText) error) error {
+func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string, fn func(j int, t sampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	want := make(map[string]int, len(keys))
 	for j, k := range keys {
@@ -445,7 +422,7 @@ func (r *Results) readTexts(ctx context.Context, o report.Options, keys []string
 // progressStep reports one step of the root package's own (the records'
 // pass) as report.Options does for the writers'.
 type progressStep struct {
-	fn    func(ReportStep)
+	fn    func(report.Step)
 	what  string
 	total int
 	start time.Time
@@ -454,20 +431,20 @@ type progressStep struct {
 func stepOf(o report.Options, what string, total int) *progressStep {
 	s := &progressStep{fn: o.Progress, what: what, total: total, start: time.Now()}
 	if s.fn != nil {
-		s.fn(ReportStep{What: what, Total: total})
+		s.fn(report.Step{What: what, Total: total})
 	}
 	return s
 }
 
 func (s *progressStep) at(done int) {
 	if s.fn != nil && done%20_000 == 0 {
-		s.fn(ReportStep{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
+		s.fn(report.Step{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
 	}
 }
 
 func (s *progressStep) done(done int) {
 	if s.fn != nil {
-		s.fn(ReportStep{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
+		s.fn(report.Step{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
 	}
 }
 
@@ -478,18 +455,18 @@ func (s *progressStep) done(done int) {
 // (the study's criteria, abstain, failed, …), one answer where it holds
 // and one where it does not, when the run has both; then the answers of
 // every model × language × strategy in turn, one from each group per
-// round, each group's in a random order (ExplorerSeed), until limit. The
+// round, each group's in a random order (explorerSeed), until limit. The
 // explorer thus shows the same number from each group (all of a group
 // smaller than that), and how says so. The order does not depend on limit: a draw
 // of k is the first k of any larger draw (the explorer's are the first of
 // the workbook's samples sheet's).
-func (r *Results) explorerPicks(limit int) (picks []int, how string) {
-	n := len(r.rows)
+func (r *Report) explorerPicks(limit int) (picks []int, how string) {
+	n := len(r.a.Rows())
 	type group struct{ model, language, strategy string }
 	index := map[group]int{}
 	var members [][]int32
-	for i := range r.rows {
-		k := r.rows[i].Key
+	for i := range r.a.Rows() {
+		k := r.a.Rows()[i].Key
 		g := group{k.Model, k.Language, k.Strategy}
 		j, ok := index[g]
 		if !ok {
@@ -499,7 +476,7 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		}
 		members[j] = append(members[j], int32(i))
 	}
-	rng := rand.New(rand.NewPCG(ExplorerSeed, uint64(n)))
+	rng := rand.New(rand.NewPCG(explorerSeed, uint64(n)))
 	for _, m := range members {
 		rng.Shuffle(len(m), func(a, b int) { m[a], m[b] = m[b], m[a] })
 	}
@@ -521,14 +498,14 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		}
 	}
 	var flags []string
-	for _, f := range r.schema.Fields() {
+	for _, f := range r.a.Schema().Fields() {
 		if f.Type != score.FlagField {
 			continue
 		}
 		found := [2]int{-1, -1}
 		for _, i := range order {
 			v := 0
-			if f.Flag(&r.rows[i]) {
+			if f.Flag(&r.a.Rows()[i]) {
 				v = 1
 			}
 			if found[v] < 0 {
@@ -551,14 +528,14 @@ func (r *Results) explorerPicks(limit int) (picks []int, how string) {
 		take(int(i))
 	}
 	return picks, fmt.Sprintf("drawn at random (seed %d) in turn from each of the %d model × language × strategy groups, so that each group shows as many answers as the others (all of a smaller group), and for each of %s an answer where it holds and one where it does not",
-		ExplorerSeed, len(members), strings.Join(flags, ", "))
+		explorerSeed, len(members), strings.Join(flags, ", "))
 }
 
-// rowKeys are the record keys of r.rows[i] for each i in sel, in order.
-func (r *Results) rowKeys(sel []int) []string {
+// rowKeys are the record keys of r.a.Rows()[i] for each i in sel, in order.
+func (r *Report) rowKeys(sel []int) []string {
 	keys := make([]string, len(sel))
 	for j, i := range sel {
-		keys[j] = r.rows[i].Key.String()
+		keys[j] = r.a.Rows()[i].Key.String()
 	}
 	return keys
 }
@@ -570,7 +547,7 @@ func (r *Results) rowKeys(sel []int) []string {
 // kept to the longest prefix of picks (their rank) that fits in
 // report.MaxExplorerBytes; and the run's total and how they were drawn
 // ("" and 0 when they are all).
-func (r *Results) explorerTable(answers *Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, texts []sampleText, how string) (*Table, int, string) {
+func (r *Report) explorerTable(answers *tables.Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, texts []sampleText, how string) (*tables.Table, int, string) {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var rows [][]any // of the picks kept, in rank order
@@ -593,7 +570,7 @@ func (r *Results) explorerTable(answers *Table, rowAt func(i int, buf []any) []a
 // sampleTable is the workbook's samples table: the answers table's rows
 // of picks, in table order, each with its record's whole text (texts[j]
 // for picks[j]).
-func (r *Results) sampleTable(answers *Table, rowAt func(i int, buf []any) []any, picks []int, texts []sampleText) *Table {
+func (r *Report) sampleTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []sampleText) *tables.Table {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "a sample of the scored answers with their prompts and responses: the study's answer schema", cols...)
 	rows := make([][]any, len(picks))
@@ -620,12 +597,10 @@ func inTableOrder(picks []int, rows [][]any) [][]any {
 }
 
 // sampleColumns are the samples table's columns, the answers table's then
-// sampleExtras', and the extras' cells of one sample's text.
-func (r *Results) sampleColumns(answers *Table) ([]tables.Column, func(sampleText) []any) {
+// SampleColumns', and the extras' cells of one sample's text.
+func (r *Report) sampleColumns(answers *tables.Table) ([]tables.Column, func(sampleText) []any) {
 	cols := slices.Clone(answers.Columns())
-	for _, x := range sampleExtras() {
-		cols = append(cols, x.col)
-	}
+	cols = append(cols, SampleColumns()...)
 	sim := r.manifest.Simulated
 	return cols, func(t sampleText) []any { return []any{t.prompt, t.response, t.err, sim} }
 }

@@ -1,11 +1,10 @@
-package bhasha
+package runanswers_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,11 +12,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
+	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // storeRun runs a small IndicKLAR experiment with a two-step strategy
@@ -25,33 +29,82 @@ import (
 func storeRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	exp := IndicKLAR("testdata/indicklar/project_page_demo_hin_excerpt.json", Languages("hin"), SampleItems(4),
-		Strategies("baseline", "2step-en", "tint-cm"), Models(SimulatedModels()[0]))
-	if _, err := Run(context.Background(), exp, Out(filepath.Join(dir, "run")), CacheDir(filepath.Join(dir, "cache"))); err != nil {
+	exp := bhasha.IndicKLAR("../../testdata/indicklar/project_page_demo_hin_excerpt.json", bhasha.Languages("hin"), bhasha.SampleItems(4),
+		bhasha.Strategies("baseline", "2step-en", "tint-cm"), bhasha.Models(bhasha.SimulatedModels()[0]))
+	if _, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache"))); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "run")
 }
 
+// goRun is a small run of Distractors on TriviaQA (two conditions), made
+// in Go, its answers scored and stored; it returns its directory.
+func goRun(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	exp := bhasha.Distractors("../../testdata/triviaqa/triviaqa_small.jsonl", bhasha.Conditions("clean", "hi"), bhasha.SampleItems(6))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Samples(); err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
+}
+
+// answersOf is the run in dir as Answers: its experiment the run's copy,
+// read with the built-in studies.
+func answersOf(ctx context.Context, t *testing.T, dir string, cfg runanswers.Config) *runanswers.Answers {
+	t.Helper()
+	a, err := openWith(ctx, dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// openAnswers is answersOf with cfg (the zero Config when none), and its
+// error.
+func openAnswers(dir string, cfg ...runanswers.Config) (*runanswers.Answers, error) {
+	var c runanswers.Config
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	return openWith(context.Background(), dir, c)
+}
+
+func openWith(ctx context.Context, dir string, cfg runanswers.Config) (*runanswers.Answers, error) {
+	m, err := run.ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := experiment.Load(ctx, filepath.Join(dir, run.ExperimentFile), experiment.LoadOptions{Studies: studies.Builtin()})
+	if err != nil {
+		return nil, err
+	}
+	return runanswers.New(ctx, dir, exp, m, nil, cfg), nil
+}
+
 // opened opens dir and builds the accuracy table, returning the steps
-// Open reported. The tables kept from an earlier open are removed first:
-// these tests are the store's (keptables_internal_test.go has the kept
-// tables').
-func opened(t *testing.T, dir string, opts ...ReadOption) (*Results, *Table, []string) {
+// reported. The tables kept from an earlier open are removed first:
+// these tests are the store's (kept_test.go has the kept tables').
+func opened(t *testing.T, dir string, cfg ...runanswers.Config) (*runanswers.Answers, *tables.Table, []string) {
 	t.Helper()
 	if err := os.RemoveAll(filepath.Join(dir, tablestore.DirName)); err != nil {
 		t.Fatal(err)
 	}
+	var c runanswers.Config
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
 	var steps []string
-	opts = append(opts, OnScoring(func(p ScoringProgress) {
+	c.Progress = func(p runanswers.Step) {
 		if p.Final {
 			steps = append(steps, p.Step)
 		}
-	}))
-	r, err := Open(context.Background(), dir, opts...)
-	if err != nil {
-		t.Fatal(err)
 	}
+	r := answersOf(context.Background(), t, dir, c)
 	tab, err := r.Table("accuracy")
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +125,7 @@ func TestScoredStoreServesTheSameRows(t *testing.T) {
 	if slices.Contains(steps, "scoring") || !slices.Contains(steps, "reading scored answers") {
 		t.Fatalf("second open scored again: %v", steps)
 	}
-	if !reflect.DeepEqual(first.rows, second.rows) {
+	if !reflect.DeepEqual(first.Rows(), second.Rows()) {
 		t.Errorf("stored rows differ from the scored ones")
 	}
 	if !reflect.DeepEqual(tab1.Rows, tab2.Rows) {
@@ -82,41 +135,9 @@ func TestScoredStoreServesTheSameRows(t *testing.T) {
 		t.Errorf("notes differ:\n%q\n%q", first.Notes(), second.Notes())
 	}
 	// The store is a cache: without it, scoring in memory gives the same.
-	mem, _, _ := opened(t, dir, NoScoredStore())
-	if !reflect.DeepEqual(mem.rows, first.rows) {
+	mem, _, _ := opened(t, dir, runanswers.Config{NoStore: true})
+	if !reflect.DeepEqual(mem.Rows(), first.Rows()) {
 		t.Errorf("NoScoredStore rows differ")
-	}
-}
-
-func TestTableBuildsOnlyItsGroup(t *testing.T) {
-	dir := storeRun(t)
-	r, _, _ := opened(t, dir)
-	if r.set.Builds != 1 {
-		t.Errorf("Table(accuracy) built %d groups, want 1", r.set.Builds)
-	}
-	if _, err := r.Table("acc_clc_wide"); err != nil { // laid out from accuracy and clc_mean
-		t.Fatal(err)
-	}
-	if r.set.Builds != 3 {
-		t.Errorf("after acc_clc_wide: %d groups built, want 3 (standard, KLAR, layouts)", r.set.Builds)
-	}
-	all, err := r.Tables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The tables built one by one are those Experiment.Tables builds at once.
-	want, err := r.exp.Tables(r.rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != len(want)+1 { // and answers
-		t.Fatalf("%d tables, want %d", len(all), len(want)+1)
-	}
-	for i, w := range want {
-		got, err := r.Table(w.Name)
-		if err != nil || all[i].Name != w.Name || fmt.Sprint(got.Rows) != fmt.Sprint(w.Rows) { // NaN statistics print alike
-			t.Errorf("table %d %s: %v, listed as %s", i, w.Name, err, all[i].Name)
-		}
 	}
 }
 
@@ -131,7 +152,7 @@ func TestScoredStoreStaleness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k := engine.Key{Experiment: "indicklar", Model: SimulatedModels()[0].Name, Item: "no-such-item", Language: "hin", Form: "native", Strategy: "baseline"}
+			k := engine.Key{Experiment: "indicklar", Model: bhasha.SimulatedModels()[0].Name, Item: "no-such-item", Language: "hin", Form: "native", Strategy: "baseline"}
 			rec := &engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: "x"}
 			if err := w.Write(rec); err != nil {
 				t.Fatal(err)
@@ -161,7 +182,7 @@ func TestScoredStoreStaleness(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.Key["tool"] = "bhasha 0.0.9"
-			r, err := Open(context.Background(), dir)
+			r, err := bhasha.Open(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +200,7 @@ func TestScoredStoreStaleness(t *testing.T) {
 				t.Fatalf("the store's key names no code: %v", m.Key)
 			}
 			m.Key["code"] = "0123456789abcdef"
-			r, err := Open(context.Background(), dir)
+			r, err := bhasha.Open(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +236,7 @@ func TestScoredStoreStaleness(t *testing.T) {
 			if !slices.ContainsFunc(again.Notes(), func(n string) bool { return strings.Contains(n, tc.note) }) {
 				t.Errorf("notes %q lack %q", again.Notes(), tc.note)
 			}
-			if tc.name != "a scoring option" && !reflect.DeepEqual(first.rows, again.rows) {
+			if tc.name != "a scoring option" && !reflect.DeepEqual(first.Rows(), again.Rows()) {
 				t.Errorf("rows changed")
 			}
 			// Scored again and stored: the next open reads the store.
@@ -256,14 +277,11 @@ func TestScoringCancelledLeavesNoStore(t *testing.T) {
 	dir := storeRun(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := Open(ctx, dir, OnScoring(func(p ScoringProgress) {
+	r := answersOf(ctx, t, dir, runanswers.Config{Progress: func(p runanswers.Step) {
 		if p.Step == "scoring" && p.Done > 0 {
 			cancel() // mid-scoring: after the first batch of records
 		}
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	}})
 	if _, err := r.Table("accuracy"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Table: %v, want context.Canceled", err)
 	}
@@ -281,11 +299,11 @@ func TestScoringCancelledLeavesNoStore(t *testing.T) {
 // when the directory is opened: they are read back, with no note that
 // they were recomputed.
 func TestScoredStoreOfARunMadeInGo(t *testing.T) {
-	run, _ := boundedRun(t) // scored and stored
-	if _, err := os.Stat(filepath.Join(run.Dir(), scored.FileName)); err != nil {
+	dir := goRun(t) // scored and stored
+	if _, err := os.Stat(filepath.Join(dir, scored.FileName)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(context.Background(), run.Dir())
+	r, err := bhasha.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +360,7 @@ func TestDamagedScoredStoreRescored(t *testing.T) {
 			}) {
 				t.Errorf("notes %q lack one on the damaged store", again.Notes())
 			}
-			if !reflect.DeepEqual(first.rows, again.rows) || !reflect.DeepEqual(got.Rows, tab.Rows) {
+			if !reflect.DeepEqual(first.Rows(), again.Rows()) || !reflect.DeepEqual(got.Rows, tab.Rows) {
 				t.Errorf("rows changed")
 			}
 			if _, _, err := scored.Read(p); err != nil {

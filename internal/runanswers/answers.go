@@ -1,0 +1,302 @@
+// Package runanswers holds a run directory's scored answers and the
+// tables built from them: scored once from the records, kept in the
+// directory (scored.parquet, scored-tables/) keyed by what they were made
+// from, read back while they are current and made again when not.
+package runanswers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/scored"
+	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies/experiment"
+)
+
+// Answers are a run's scored answers and tables, scored or read on
+// demand. Its methods may be called from several goroutines, except
+// Forget.
+type Answers struct {
+	dir      string
+	exp      *experiment.Experiment
+	manifest *run.Manifest
+
+	ctx         context.Context // scoring and table building stop when it is cancelled
+	cfg         Config
+	once        sync.Once
+	scored      atomic.Bool // score has run (rows, set and scorErr are its)
+	rows        []score.Row
+	schema      *score.Schema // the study's answer schema
+	notes       []string
+	set         *experiment.TableSet // the tables, built on demand
+	scorErr     error
+	storedLines int // the record lines a stale store was made from
+	// storeKey is the key of the store on disk (DIR/scored.parquet)
+	// when rows are its rows (read from it, or written to it); nil
+	// when they are not (no store, or it could not be written).
+	storeKey  scored.Key
+	keptNames sync.Map // the tables kept from these rows, by name: each written once
+	// keptNotes say which kept tables could not be read (damaged) and
+	// were built again; guarded by keptMu, as Table may be called from
+	// several goroutines.
+	keptMu    sync.Mutex
+	keptNotes []string
+	openNotes int // len(notes) before scoring added its own
+	// planNotes say how the study's plan made its numbers
+	// (experiment.Noter): the report's method notes, set by scoring.
+	planNotes []string
+	// The experiment's scoring inputs (Experiment.ScoringInputs: the
+	// dataset and templates hashed), read once: each key of the scored
+	// answers or kept tables would hash them again.
+	inputsOnce sync.Once
+	inputs     map[string]string
+	inputsErr  error
+	allOnce    sync.Once
+	tables     []*tables.Table // every table, in report order (allTables)
+}
+
+// Config is how Answers reads and keeps a run's answers.
+type Config struct {
+	// Progress, when set, is told of the long steps (scoring the
+	// records, reading the scored answers, building tables), from the
+	// goroutine that asked for them.
+	Progress func(Step)
+	// NoStore neither reads nor writes the scored answers and kept
+	// tables: the records are scored in memory.
+	NoStore bool
+}
+
+// Step is how far reading a run's answers has got: Step is "scoring"
+// (Done and Total are bytes of the records read), "reading scored
+// answers", "tables" or "table <name>" (no counts); Final is the step's
+// last call.
+type Step struct {
+	Step        string
+	Done, Total int64
+	Elapsed     time.Duration
+	Final       bool
+}
+
+// New is the answers of the run in dir, of experiment exp and manifest
+// m, with notes (what opening the run noticed) first among its notes. It
+// reads nothing until asked; ctx (nil: Background) stops scoring and
+// table building when it is cancelled.
+func New(ctx context.Context, dir string, exp *experiment.Experiment, m *run.Manifest, notes []string, cfg Config) *Answers {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes}
+}
+
+// Rows are the scored answers, in the tables' order (Score first; nil
+// after Forget).
+func (r *Answers) Rows() []score.Row { return r.rows }
+
+// Schema is the study's answer schema (Score first).
+func (r *Answers) Schema() *score.Schema { return r.schema }
+
+// StoreKey is the key of the store on disk when Rows are its rows, nil
+// when they are not (Score first).
+func (r *Answers) StoreKey() scored.Key { return r.storeKey }
+
+// Built reports whether every table has been built (AllTables).
+func (r *Answers) Built() bool { return r.tables != nil }
+
+// AnswersTable is the answers table, made row by row (Score first).
+func (r *Answers) AnswersTable() (*tables.Table, bool) { return r.set.Table("answers") }
+
+// PlanNotes are the study's method notes (experiment.Noter), set by
+// Score.
+func (r *Answers) PlanNotes() []string { return slices.Clone(r.planNotes) }
+
+// AddNote adds a note (Notes) that a writer of the run's files made.
+func (r *Answers) AddNote(note string) {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	r.notes = append(r.notes, note)
+}
+
+// Score scores the run once (or reads the scored answers the run
+// directory keeps, when they are current: store.go) and prepares
+// its tables, built when asked for.
+func (r *Answers) Score() error {
+	r.once.Do(func() {
+		r.scored.Store(true)
+		rows, notes, err := r.scoredRows(r.ctx)
+		if err != nil {
+			r.scorErr = err
+			return
+		}
+		r.openNotes = len(r.notes)
+		r.notes = append(r.notes, notes...)
+		r.planNotes = r.exp.PlanNotes()
+		r.rows, r.schema = rows, r.exp.AnswerSchema()
+		answers := experiment.TableGroup{Names: []string{"answers"}, Build: func(func(string) *tables.Table) []*tables.Table {
+			return []*tables.Table{tables.AnswerRows(rows, r.schema)} // made row by row as a report writes it
+		}}
+		r.set, r.scorErr = r.exp.TableSet(rows, answers)
+	})
+	return r.scorErr
+}
+
+// Forget lets go of the scored rows and all that was built from them
+// (the tables): the Answers are again as New left them,
+// and the next call that needs them scores again, which reads them back
+// from the store. Only when rows are the store's (storeKey), and not
+// while another goroutine uses the Answers.
+func (r *Answers) Forget() {
+	r.rows, r.set, r.tables, r.scorErr, r.storeKey = nil, nil, nil, nil, nil
+	r.keptNames.Clear()
+	r.scored.Store(false)
+	r.notes = r.notes[:r.openNotes:r.openNotes]
+	r.planNotes = nil
+	r.once, r.allOnce = sync.Once{}, sync.Once{}
+}
+
+// AllTables scores the run and builds every table (once), in report order.
+func (r *Answers) AllTables() ([]*tables.Table, error) {
+	if err := r.Score(); err != nil {
+		return nil, err
+	}
+	r.allOnce.Do(func() {
+		done := r.progress("tables", 0, 0)
+		r.tables = r.set.All()
+		for _, t := range r.tables {
+			t.Simulated = r.manifest.Simulated
+		}
+		r.keep(r.tables...)
+		done()
+	})
+	return r.tables, nil
+}
+
+// Tables lists the run's tables, in report order. It builds every table
+// (on a large run, seconds: Table builds only the one asked for).
+func (r *Answers) Tables() ([]tables.Info, error) {
+	ts, err := r.AllTables()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tables.Info, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.Info())
+	}
+	return out, nil
+}
+
+// Table returns one table by name (see Tables), building only it (and the
+// tables it is laid out from, or that share its work).
+func (r *Answers) Table(name string) (*tables.Table, error) {
+	// With the rows in memory, a table already built from them is the
+	// one: its kept file is not read.
+	if r.scored.Load() && r.Score() == nil {
+		if t, ok := r.set.Built(name); ok {
+			r.keep(t) // built beside another: kept once
+			return r.served(t), nil
+		}
+	}
+	if t, ok := r.keptTable(name); ok {
+		return t, nil
+	}
+	if err := r.Score(); err != nil {
+		return nil, err
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
+	}
+	done := r.progress("table "+name, 0, 0)
+	t, ok := r.set.Table(name)
+	done()
+	if ok {
+		r.keep(t)
+		return r.served(t), nil
+	}
+	ts, err := r.AllTables()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
+}
+
+// served is a table of the set as a caller gets it: held when it is made
+// row by row (the answers: every row made), marked simulated when the run
+// is.
+func (r *Answers) served(t *tables.Table) *tables.Table {
+	if t.Source != nil {
+		t = t.Held()
+	}
+	t.Simulated = r.manifest.Simulated
+	return t
+}
+
+// Notes are what opening and scoring noticed: inputs changed since the
+// run, duplicate records ignored, kept files that could not be read and
+// were made again.
+func (r *Answers) Notes() []string {
+	r.Score()
+	return r.allNotes()
+}
+
+// allNotes is a copy of the notes: opening's and scoring's, the plan's
+// method notes, then the kept tables'.
+func (r *Answers) allNotes() []string {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	return slices.Concat(r.notes, r.planNotes, r.keptNotes)
+}
+
+// RunNotes is a copy of the notes a reader needs before any number:
+// opening's and scoring's, then the kept tables' (allNotes without the
+// plan's method notes).
+func (r *Answers) RunNotes() []string {
+	r.keptMu.Lock()
+	defer r.keptMu.Unlock()
+	return slices.Concat(r.notes, r.keptNotes)
+}
+
+// Scored is the number of scored answers: read from the run's store of
+// them when it is current (no scoring, no rows read), else scored.
+func (r *Answers) Scored() (int, error) {
+	if !r.scored.Load() {
+		if n, ok := r.storedCount(); ok {
+			return n, nil
+		}
+	}
+	if err := r.Score(); err != nil {
+		return 0, err
+	}
+	return len(r.rows), nil
+}
+
+// WriteTables writes every table as CSV under DIR/tables (each file
+// atomically, first column "simulated") and returns them. It holds the
+// directory's shared lock: it refuses a directory a run is writing.
+func (r *Answers) WriteTables() ([]*tables.Table, error) {
+	lk, err := records.LockDir(r.dir, records.Shared)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	ts, err := r.AllTables()
+	if err != nil {
+		return nil, err
+	}
+	if ts == nil {
+		return nil, errors.New("no tables")
+	}
+	return ts, tables.Write(filepath.Join(r.dir, "tables"), ts)
+}
