@@ -60,35 +60,80 @@ const (
 	xxh64 INTEGER NOT NULL,
 	value BLOB NOT NULL
 ) WITHOUT ROWID`
-	getSQL = `SELECT xxh64, value FROM responses WHERE key = ?`
+	getSQL = `SELECT key, xxh64, value FROM responses WHERE key IN (SELECT value FROM json_each(?))`
 	putSQL = `INSERT OR REPLACE INTO responses (key, xxh64, value) VALUES (?, ?, ?)`
 
 	// busyTimeout is how long a write waits for another process's
 	// transaction, in milliseconds.
 	busyTimeout = 30000
-	// maxBatch is the most answers one transaction commits.
+	// maxBatch is the most keys one query reads or one transaction
+	// commits.
 	maxBatch = 4096
 )
 
 // Store is an open cache. Its methods are safe for concurrent use.
 type Store struct {
-	path     string
-	db       *sql.DB
-	get, put *sql.Stmt
-
-	mu   sync.Mutex // guards next
-	next *batch     // the batch a Put joins; nil when none is open
-
-	commit sync.Mutex // held while a batch commits
+	path          string
+	db            *sql.DB
+	get, put      *sql.Stmt
+	reads, writes group
 }
 
-// batch is answers committed in one transaction; done is closed once it
-// has, err then saying how that went.
+// group runs calls in batches: the calls that arrive while a batch runs
+// join the next one, which the first of them runs once that is done.
+type group struct {
+	mu   sync.Mutex // guards next
+	next *batch     // the batch a call joins; nil when none is open
+	run  sync.Mutex // held while a batch runs
+}
+
+// batch is the keys (hex) and values of the calls of one run; done is
+// closed once it has run, err then saying how that went. A batch of Gets
+// holds the rows found in found.
 type batch struct {
 	keys   []string
 	values [][]byte
+	found  map[string]row
 	done   chan struct{}
 	err    error
+}
+
+// row is a row of the table as read.
+type row struct {
+	sum   int64
+	value []byte
+}
+
+// do adds key and value to the open batch (opening one when there is
+// none, or it holds maxBatch) and returns it once it has run: the first
+// call of a batch waits for the batch before it, yields the processor
+// once so that the calls ready to run join, then runs the batch with fn.
+func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
+	g.mu.Lock()
+	b := g.next
+	if b == nil || len(b.keys) == maxBatch {
+		b = &batch{done: make(chan struct{})}
+		g.next = b
+	}
+	b.keys = append(b.keys, key)
+	b.values = append(b.values, value)
+	first := len(b.keys) == 1
+	g.mu.Unlock()
+	if !first {
+		<-b.done
+		return b
+	}
+	g.run.Lock()
+	runtime.Gosched() // the calls ready to run join b first
+	g.mu.Lock()
+	if g.next == b { // closed to later calls
+		g.next = nil
+	}
+	g.mu.Unlock()
+	b.err = fn(b)
+	g.run.Unlock()
+	close(b.done)
+	return b
 }
 
 // OpenReport says what Open found.
@@ -157,20 +202,53 @@ func openDB(path string) (*sql.DB, error) {
 
 // Get returns the value stored under key. A row whose value does not
 // match its checksum answers as a miss, with an error naming the file
-// and the key.
+// and the key. Gets that arrive while others read wait and read
+// together in the next query (at most maxBatch of them).
 func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
-	var sum int64
-	var v []byte
-	err := s.get.QueryRow(hex.EncodeToString(key[:])).Scan(&sum, &v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, false, nil
-	case err != nil:
-		return nil, false, fmt.Errorf("reading cache %s, key %x: %w", s.path, key, err)
-	case uint64(sum) != xxhash.Sum64(v):
-		return nil, false, fmt.Errorf("cache %s: the entry of key %x does not match its checksum (xxh64)", s.path, key)
+	hk := hex.EncodeToString(key[:])
+	b := s.reads.do(hk, nil, s.read)
+	if b.err != nil {
+		return nil, false, b.err
 	}
-	return v, true, nil
+	r, ok := b.found[hk]
+	switch {
+	case !ok:
+		return nil, false, nil
+	case uint64(r.sum) != xxhash.Sum64(r.value):
+		return nil, false, fmt.Errorf("cache %s: the entry of key %s does not match its checksum (xxh64)", s.path, hk)
+	}
+	return r.value, true, nil
+}
+
+// read looks b's keys up in one query.
+func (s *Store) read(b *batch) error {
+	list := make([]byte, 0, len(b.keys)*67+2)
+	list = append(list, '[')
+	for i, k := range b.keys {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = append(append(append(list, '"'), k...), '"')
+	}
+	list = append(list, ']')
+	rows, err := s.get.Query(string(list))
+	if err != nil {
+		return fmt.Errorf("reading cache %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	b.found = make(map[string]row, len(b.keys))
+	for rows.Next() {
+		var k string
+		var r row
+		if err := rows.Scan(&k, &r.sum, &r.value); err != nil {
+			return fmt.Errorf("reading cache %s: %w", s.path, err)
+		}
+		b.found[k] = r
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading cache %s: %w", s.path, err)
+	}
+	return nil
 }
 
 // Put stores value under key and returns once the transaction holding
@@ -178,30 +256,7 @@ func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
 // and commit together in the next one (at most maxBatch of them). value
 // must not change until Put returns.
 func (s *Store) Put(key [32]byte, value []byte) error {
-	s.mu.Lock()
-	b := s.next
-	if b == nil || len(b.keys) == maxBatch {
-		b = &batch{done: make(chan struct{})}
-		s.next = b
-	}
-	b.keys = append(b.keys, hex.EncodeToString(key[:]))
-	b.values = append(b.values, value)
-	leader := len(b.keys) == 1
-	s.mu.Unlock()
-	if !leader {
-		<-b.done
-		return b.err
-	}
-	s.commit.Lock()
-	s.mu.Lock()
-	if s.next == b { // closed to later Puts
-		s.next = nil
-	}
-	s.mu.Unlock()
-	b.err = s.write(b)
-	s.commit.Unlock()
-	close(b.done)
-	return b.err
+	return s.writes.do(hex.EncodeToString(key[:]), value, s.write).err
 }
 
 // write commits b's answers in one transaction.
@@ -259,11 +314,13 @@ func (s *Store) Keys() [][32]byte {
 	return out
 }
 
-// Close waits for the transaction being committed, if any, and closes
-// the database.
+// Close waits for the query and the transaction under way, if any, and
+// closes the database.
 func (s *Store) Close() error {
-	s.commit.Lock()
-	defer s.commit.Unlock()
+	s.reads.run.Lock()
+	defer s.reads.run.Unlock()
+	s.writes.run.Lock()
+	defer s.writes.run.Unlock()
 	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("closing cache %s: %w", s.path, err)
 	}
