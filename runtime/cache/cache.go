@@ -14,7 +14,8 @@
 // transaction survives the process being killed at any point; a power
 // failure may lose the transactions committed since the last checkpoint,
 // never the consistency of the rest. Puts made at the same time commit
-// together in one transaction. The last value put under a key wins.
+// together in one transaction, and Gets made at the same time are read
+// in one query. The last value put under a key wins.
 // Every process sees every committed answer, its own and the others'.
 //
 // Every read checks value against xxh64: a row that does not match
@@ -188,11 +189,11 @@ func openDB(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
-	// Connections kept open: each costs a page cache, and opening one
-	// runs the pragmas above.
-	conns := max(4, runtime.GOMAXPROCS(0))
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
+	// Reads and writes each run one batch at a time: a connection each,
+	// and two more for Len, Keys and a conversion. Each keeps its page
+	// cache while it stays open.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
