@@ -67,6 +67,11 @@ const (
 	// busyTimeout is how long a write waits for another process's
 	// transaction, in milliseconds.
 	busyTimeout = 30000
+	// mmapSize is how much of the database is read through a memory
+	// map, shared with the operating system's page cache (the rest is
+	// read with a system call a page); it bounds what the map adds to
+	// the process's resident memory.
+	mmapSize = 64 << 20
 	// maxBatch is the most keys one query reads or one transaction
 	// commits.
 	maxBatch = 4096
@@ -80,13 +85,16 @@ type Store struct {
 	reads, writes group
 }
 
-// group runs calls in batches: the calls that arrive while a batch runs
-// join the next one, which the first of them runs once that is done.
+// group runs calls in batches: the calls that arrive while every slot is
+// taken join the next batch, which the first of them runs once a slot
+// frees.
 type group struct {
-	mu   sync.Mutex // guards next
-	next *batch     // the batch a call joins; nil when none is open
-	run  sync.Mutex // held while a batch runs
+	mu    sync.Mutex    // guards next
+	next  *batch        // the batch a call joins; nil when none is open
+	slots chan struct{} // a token for each batch running
 }
+
+func newGroup(slots int) group { return group{slots: make(chan struct{}, slots)} }
 
 // batch is the keys (hex) and values of the calls of one run; done is
 // closed once it has run, err then saying how that went. A batch of Gets
@@ -107,8 +115,8 @@ type row struct {
 
 // do adds key and value to the open batch (opening one when there is
 // none, or it holds maxBatch) and returns it once it has run: the first
-// call of a batch waits for the batch before it, yields the processor
-// once so that the calls ready to run join, then runs the batch with fn.
+// call of a batch waits for a slot, yields the processor once so that
+// the calls ready to run join, then runs the batch with fn.
 func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
 	g.mu.Lock()
 	b := g.next
@@ -124,7 +132,7 @@ func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
 		<-b.done
 		return b
 	}
-	g.run.Lock()
+	g.slots <- struct{}{}
 	runtime.Gosched() // the calls ready to run join b first
 	g.mu.Lock()
 	if g.next == b { // closed to later calls
@@ -132,9 +140,17 @@ func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
 	}
 	g.mu.Unlock()
 	b.err = fn(b)
-	g.run.Unlock()
+	<-g.slots
 	close(b.done)
 	return b
+}
+
+// wait waits for the batches running to end, and keeps any other from
+// starting.
+func (g *group) wait() {
+	for range cap(g.slots) {
+		g.slots <- struct{}{}
+	}
 }
 
 // OpenReport says what Open found.
@@ -165,7 +181,13 @@ func Open(dir string) (*Store, OpenReport, error) {
 	if err != nil {
 		return nil, rep, err
 	}
-	s := &Store{path: rep.Path, db: db}
+	// Reads from the memory map are bound by the processor: as many
+	// batches of them at once as there are processors. SQLite writes one
+	// transaction at a time.
+	readers := runtime.GOMAXPROCS(0)
+	db.SetMaxOpenConns(readers + 2)
+	db.SetMaxIdleConns(readers + 2)
+	s := &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}
 	if s.get, err = db.Prepare(getSQL); err == nil {
 		s.put, err = db.Prepare(putSQL)
 	}
@@ -184,16 +206,15 @@ func openDB(path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
 	dsn := (&url.URL{Scheme: "file", Path: abs, RawQuery: fmt.Sprintf(
-		"_busy_timeout=%d&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", busyTimeout)}).String()
+		"_busy_timeout=%d&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=mmap_size(%d)", busyTimeout, mmapSize)}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
-	// Reads and writes each run one batch at a time: a connection each,
-	// and two more for Len, Keys and a conversion. Each keeps its page
-	// cache while it stays open.
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
+	// A connection for the writes and one for Len, Keys or a
+	// conversion; Open adds the readers'.
+	db.SetMaxOpenConns(2)
+	db.SetMaxIdleConns(2)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
@@ -203,8 +224,8 @@ func openDB(path string) (*sql.DB, error) {
 
 // Get returns the value stored under key. A row whose value does not
 // match its checksum answers as a miss, with an error naming the file
-// and the key. Gets that arrive while others read wait and read
-// together in the next query (at most maxBatch of them).
+// and the key. Gets that arrive while the readers are busy wait and
+// read together in the next query (at most maxBatch of them).
 func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
 	hk := hex.EncodeToString(key[:])
 	b := s.reads.do(hk, nil, s.read)
@@ -315,13 +336,11 @@ func (s *Store) Keys() [][32]byte {
 	return out
 }
 
-// Close waits for the query and the transaction under way, if any, and
-// closes the database.
+// Close waits for the queries and the transaction under way, if any,
+// and closes the database. The store is not to be used after.
 func (s *Store) Close() error {
-	s.reads.run.Lock()
-	defer s.reads.run.Unlock()
-	s.writes.run.Lock()
-	defer s.writes.run.Unlock()
+	s.reads.wait()
+	s.writes.wait()
 	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("closing cache %s: %w", s.path, err)
 	}
