@@ -145,11 +145,13 @@ func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
 	return b
 }
 
-// wait waits for the batches running to end, and keeps any other from
-// starting.
+// wait waits for the batches running to end.
 func (g *group) wait() {
 	for range cap(g.slots) {
 		g.slots <- struct{}{}
+	}
+	for range cap(g.slots) {
+		<-g.slots
 	}
 }
 
@@ -337,7 +339,8 @@ func (s *Store) Keys() [][32]byte {
 }
 
 // Close waits for the queries and the transaction under way, if any,
-// and closes the database. The store is not to be used after.
+// and closes the database. Calls after it fail; closing again does
+// nothing.
 func (s *Store) Close() error {
 	s.reads.wait()
 	s.writes.wait()

@@ -389,3 +389,37 @@ func writeFile(t *testing.T, dir, name, s string) {
 		t.Fatal(err)
 	}
 }
+
+// After Close, every call fails at once and closing again does nothing.
+func TestUseAfterClose(t *testing.T) {
+	s := open(t, t.TempDir())
+	if err := s.Put(key(1), val(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"Get", func() error {
+			if _, ok, err := s.Get(key(1)); ok || err == nil {
+				return fmt.Errorf("Get after Close: %v, %v", ok, err)
+			}
+			return nil
+		}},
+		{"Put", func() error {
+			if err := s.Put(key(2), val(2)); err == nil {
+				return errors.New("Put after Close succeeded")
+			}
+			return nil
+		}},
+		{"Close", s.Close},
+	}
+	for _, c := range cases {
+		if err := c.call(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
