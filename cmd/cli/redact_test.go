@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/bhashalab/bhasha/runtime/cache"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 )
@@ -279,7 +280,7 @@ engine: {max_attempts: 3, retry_base: 1ms, retry_max: 1ms}
 	if segs, _ := filepath.Glob(filepath.Join(out, "records-*.parquet")); len(segs) == 0 {
 		t.Errorf("no sealed segment was searched")
 	}
-	if _, err := os.Stat(filepath.Join(cdir, "responses.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(cdir, cache.FileName)); err != nil {
 		t.Errorf("no cache was searched: %v", err)
 	}
 	t.Logf("files searched: %s", files)

@@ -2,13 +2,15 @@ package cache
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // benchStore fills a store in a temporary directory with n entries of
-// about 250 bytes (a cached answer's size) and closes it.
+// about 250 bytes (a cached answer's size), from 64 goroutines as a run
+// puts them, and closes it.
 func benchStore(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
@@ -20,48 +22,79 @@ func benchStore(b *testing.B, n int) string {
 	for i := range pad {
 		pad[i] = 'a'
 	}
-	for i := range n {
-		if err := s.Put(key(i), []byte(fmt.Sprintf(`{"text":"answer %d %s","finish_reason":"stop"}`, i, pad))); err != nil {
-			b.Fatal(err)
-		}
-	}
+	parallel(n, func(i int) error {
+		return s.Put(key(i), []byte(fmt.Sprintf(`{"text":"answer %d %s","finish_reason":"stop"}`, i, pad)))
+	}, b)
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
 	return dir
 }
 
-// BenchmarkOpen: opening a store of 2,000,000 answers (about 560 MB of
-// log) and closing it, with its index on disk (indexed) and without, so
-// that Open rebuilds it from the log (rebuild: the first Open of a cache
-// written before the index was kept on disk).
-func BenchmarkOpen(b *testing.B) {
-	const n = 2000000
-	dir := benchStore(b, n)
-	for _, rebuild := range []bool{false, true} {
-		b.Run(map[bool]string{false: "indexed", true: "rebuild"}[rebuild], func(b *testing.B) {
-			for range b.N {
-				if rebuild {
-					b.StopTimer()
-					if err := os.Remove(filepath.Join(dir, IndexName)); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				s, rep, err := Open(dir)
-				if err != nil || rep.Entries != n {
-					b.Fatalf("%v: %+v", err, rep)
-				}
-				if err := s.Close(); err != nil {
-					b.Fatal(err)
+// parallel calls fn(i) for i in [0, n) from 64 goroutines.
+func parallel(n int, fn func(i int) error, b *testing.B) {
+	const conc = 64
+	var wg sync.WaitGroup
+	for g := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += conc {
+				if err := fn(i); err != nil {
+					b.Error(i, err)
+					return
 				}
 			}
-		})
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkReplay100k: opening a store of 100,000 answers of about 250
+// bytes, reading every one back from 64 goroutines, as a run whose
+// answers are all cached does, and closing it.
+func BenchmarkReplay100k(b *testing.B) {
+	const n = 100000
+	dir := benchStore(b, n)
+	b.ResetTimer()
+	for range b.N {
+		start, cpu0 := time.Now(), cpuTime()
+		s, _, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		parallel(n, func(i int) error {
+			if _, ok, err := s.Get(key(i)); !ok || err != nil {
+				return fmt.Errorf("%v %v", ok, err)
+			}
+			return nil
+		}, b)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "replay-s")
+		b.ReportMetric((cpuTime() - cpu0).Seconds(), "cpu-s")
 	}
 }
 
-// BenchmarkGet: one lookup and read of an answer in a store of 2,000,000,
-// all of them in the table on disk.
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPut: storing 100,000 answers of about 250 bytes from 64
+// goroutines, as a run's answers arrive.
+func BenchmarkPut(b *testing.B) {
+	for range b.N {
+		start := time.Now()
+		benchStore(b, 100000)
+		b.ReportMetric(time.Since(start).Seconds(), "put-100k-s")
+	}
+}
+
+// BenchmarkGet: one lookup and read of an answer in a store of 2,000,000.
 func BenchmarkGet(b *testing.B) {
 	const n = 2000000
 	s, _, err := Open(benchStore(b, n))

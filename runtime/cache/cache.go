@@ -1,53 +1,48 @@
-// Package cache is a content-addressed, append-only, crash-safe store of
-// response bodies on disk, whose memory does not grow with it.
+// Package cache stores response bodies on disk by request key, in one
+// SQLite database, DIR/cache.db, which several processes may share.
 //
-// Layout: DIR/responses.log holds the answers, one entry a line
+// The database holds one table:
 //
-//	<64 hex digits of the key> SP <8 hex digits of CRC-32 (IEEE) of VALUE> SP VALUE LF
+//	CREATE TABLE responses (
+//	  key   TEXT PRIMARY KEY,  -- the request key: 64 lowercase hex digits
+//	  xxh64 INTEGER NOT NULL,  -- XXH64 (seed 0) of value, as a signed 64-bit integer
+//	  value BLOB NOT NULL      -- the response body, byte for byte
+//	) WITHOUT ROWID
 //
-// where VALUE is a JSON document without raw newlines. An entry is written
-// with a single write(2) on a file opened O_APPEND, so a process killed at
-// any point leaves at most one incomplete line, at the end. Open detects
-// such a torn tail (no LF, bad CRC or bad key) and truncates it, reporting
-// how many entries were dropped. The last entry for a key wins.
+// It is in WAL mode with synchronous=NORMAL: a Put returns once the
+// transaction holding its answer has committed, and a committed
+// transaction survives the process being killed at any point; a power
+// failure may lose the transactions committed since the last checkpoint,
+// never the consistency of the rest. Puts made at the same time commit
+// together in one transaction, and Gets made at the same time are read
+// in one query. The last value put under a key wins.
+// Every process sees every committed answer, its own and the others'.
 //
-// DIR/responses.idx indexes the log up to an offset it records (its
-// grammar: disk.go), a sorted table of 24 bytes a key read one 1.5 KB
-// block a lookup; memory holds 16 bytes every 64 keys of it, and the
-// entries of the lines past that offset (memIndex, 29 to 35 bytes each),
-// at most 2²⁰ of them (32 MiB: 24 of entries, 8 of slots) before they
-// are merged into a new table. Open reads the log from the recorded offset only. The index is
-// derived: killed at any point, a process leaves the previous index or the
-// new one, and one that does not check out against the log is rebuilt from
-// it (OpenReport.Index says so). A line is re-validated (key and CRC) on
-// every read, so neither a stale index nor a line damaged after it was
-// indexed can serve a wrong answer: they answer as misses.
+// Every read checks value against xxh64: a row that does not match
+// answers as a miss, with an error naming the file and the key, so that
+// the request is sent again and its answer replaces the row.
 //
-// Several processes may share a directory: each holds a shared flock while
-// open, and the torn-tail repair happens only under an exclusive one (when
-// no other process has the store open). Each sees the log as it was when
-// it opened plus its own entries; the last to merge writes the index.
+// A directory in the earlier format (responses.log and its index
+// responses.idx) is converted on Open (convert.go).
 package cache
 
 import (
-	"bufio"
-	"bytes"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
 	"sync"
-	"syscall"
 
-	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/cespare/xxhash/v2"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// FileName is the name of the log inside the cache directory.
-const FileName = "responses.log"
+// FileName is the name of the database inside the cache directory.
+const FileName = "cache.db"
 
 // DefaultDir is $BHASHA_CACHE_DIR, else the user cache directory + /bhasha.
 func DefaultDir() string {
@@ -60,67 +55,119 @@ func DefaultDir() string {
 	return filepath.Join(os.TempDir(), "bhasha-cache")
 }
 
-type loc struct {
-	off int64 // offset of the line
-	n   int32 // length of the line, LF included (longLine: that long or longer)
-}
+const (
+	schema = `CREATE TABLE IF NOT EXISTS responses (
+	key   TEXT PRIMARY KEY,
+	xxh64 INTEGER NOT NULL,
+	value BLOB NOT NULL
+) WITHOUT ROWID`
+	getSQL = `SELECT key, xxh64, value FROM responses WHERE key IN (SELECT value FROM json_each(?))`
+	putSQL = `INSERT OR REPLACE INTO responses (key, xxh64, value) VALUES (?, ?, ?)`
 
-// defaultMemMax is how many entries the memory index takes before they are
-// merged into the table on disk.
-const defaultMemMax = 1 << 20
+	// busyTimeout is how long a write waits for another process's
+	// transaction, in milliseconds.
+	busyTimeout = 30000
+	// mmapSize is how much of the database is read through a memory
+	// map, shared with the operating system's page cache (the rest is
+	// read with a system call a page); it bounds what the map adds to
+	// the process's resident memory.
+	mmapSize = 64 << 20
+	// maxBatch is the most keys one query reads or one transaction
+	// commits.
+	maxBatch = 4096
+)
 
 // Store is an open cache. Its methods are safe for concurrent use.
 type Store struct {
-	path, idxPath string
-	f             *os.File
-	memMax        int
+	path          string
+	db            *sql.DB
+	get, put      *sql.Stmt
+	reads, writes group
+}
 
-	mu   sync.RWMutex
-	mem  memIndex   // entries of the lines past disk's cover, read first
-	disk *diskIndex // the table on disk
-	size int64
-	// The log is indexed (disk and mem) without a gap up to cover: the
-	// header of the next table.
-	cover    idxHeader
-	mergeErr error // the merge that failed; the memory index then grows
+// group runs calls in batches: the calls that arrive while every slot is
+// taken join the next batch, which the first of them runs once a slot
+// frees.
+type group struct {
+	mu    sync.Mutex    // guards next
+	next  *batch        // the batch a call joins; nil when none is open
+	slots chan struct{} // a token for each batch running
+}
+
+func newGroup(slots int) group { return group{slots: make(chan struct{}, slots)} }
+
+// batch is the keys (hex) and values of the calls of one run; done is
+// closed once it has run, err then saying how that went. A batch of Gets
+// holds the rows found in found.
+type batch struct {
+	keys   []string
+	values [][]byte
+	found  map[string]row
+	done   chan struct{}
+	err    error
+}
+
+// row is a row of the table as read.
+type row struct {
+	sum   int64
+	value []byte
+}
+
+// do adds key and value to the open batch (opening one when there is
+// none, or it holds maxBatch) and returns it once it has run: the first
+// call of a batch waits for a slot, yields the processor once so that
+// the calls ready to run join, then runs the batch with fn.
+func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
+	g.mu.Lock()
+	b := g.next
+	if b == nil || len(b.keys) == maxBatch {
+		b = &batch{done: make(chan struct{})}
+		g.next = b
+	}
+	b.keys = append(b.keys, key)
+	b.values = append(b.values, value)
+	first := len(b.keys) == 1
+	g.mu.Unlock()
+	if !first {
+		<-b.done
+		return b
+	}
+	g.slots <- struct{}{}
+	runtime.Gosched() // the calls ready to run join b first
+	g.mu.Lock()
+	if g.next == b { // closed to later calls
+		g.next = nil
+	}
+	g.mu.Unlock()
+	b.err = fn(b)
+	<-g.slots
+	close(b.done)
+	return b
+}
+
+// wait waits for the batches running to end.
+func (g *group) wait() {
+	for range cap(g.slots) {
+		g.slots <- struct{}{}
+	}
+	for range cap(g.slots) {
+		<-g.slots
+	}
 }
 
 // OpenReport says what Open found.
 type OpenReport struct {
-	Path         string
-	Entries      int    // distinct keys indexed
-	DroppedTail  int    // incomplete entries cut from the end
-	DroppedBytes int64  // bytes cut from the end
-	Corrupt      int    // unreadable lines in the middle, skipped (left in place)
-	Index        string // why the index on disk was rebuilt from the log, or ""
+	Path      string // the database
+	Converted string // what the conversion of an earlier-format cache did, or ""
 }
 
-// String describes the repair, or "" when nothing was repaired.
-func (r OpenReport) String() string {
-	var parts []string
-	if r.DroppedTail != 0 || r.Corrupt != 0 {
-		parts = append(parts, fmt.Sprintf("cache %s: repaired torn tail: dropped %d incomplete entr%s (%d bytes); skipped %d corrupt line(s); %d entries kept",
-			r.Path, r.DroppedTail, plural(r.DroppedTail), r.DroppedBytes, r.Corrupt, r.Entries))
-	}
-	if r.Index != "" {
-		parts = append(parts, r.Index)
-	}
-	return strings.Join(parts, "; ")
-}
+// String describes the conversion, or is "" when there was none.
+func (r OpenReport) String() string { return r.Converted }
 
-func plural(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
-}
-
-// Open opens (creating if needed) the store in dir ("" for DefaultDir):
-// it checks the index on disk against the log and indexes the log's lines
-// past it.
-func Open(dir string) (*Store, OpenReport, error) { return openWith(dir, defaultMemMax) }
-
-func openWith(dir string, memMax int) (*Store, OpenReport, error) {
+// Open opens (creating if needed) the store in dir ("" for DefaultDir),
+// first converting a cache in the earlier format found there (which
+// waits for processes of an earlier version to close it).
+func Open(dir string) (*Store, OpenReport, error) {
 	if dir == "" {
 		dir = DefaultDir()
 	}
@@ -128,341 +175,177 @@ func openWith(dir string, memMax int) (*Store, OpenReport, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, rep, fmt.Errorf("opening cache: %w", err)
 	}
-	f, err := os.OpenFile(rep.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, rep, fmt.Errorf("opening cache: %w", err)
-	}
-	exclusive := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
-	if !exclusive {
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-			f.Close()
-			return nil, rep, fmt.Errorf("locking cache %s: %w", rep.Path, err)
-		}
-	}
-	s := &Store{path: rep.Path, idxPath: filepath.Join(dir, IndexName), f: f, memMax: memMax}
-	fail := func(err error) (*Store, OpenReport, error) {
-		if s.disk != nil {
-			s.disk.close()
-		}
-		f.Close()
+	var err error
+	if rep.Converted, err = convertOld(dir, rep.Path); err != nil {
 		return nil, rep, err
 	}
-	if exclusive { // no other process can be merging
-		atomicfile.RemoveStray(s.idxPath)
-	}
-	st, err := f.Stat()
+	db, err := openDB(rep.Path)
 	if err != nil {
-		return fail(fmt.Errorf("reading cache %s: %w", rep.Path, err))
+		return nil, rep, err
 	}
-	if s.disk, rep.Index, err = openDisk(s.idxPath, st.Size(), s.readLine); err != nil {
-		return fail(err)
+	// Reads from the memory map are bound by the processor: as many
+	// batches of them at once as there are processors. SQLite writes one
+	// transaction at a time.
+	readers := runtime.GOMAXPROCS(0)
+	db.SetMaxOpenConns(readers + 2)
+	db.SetMaxIdleConns(readers + 2)
+	s := &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}
+	if s.get, err = db.Prepare(getSQL); err == nil {
+		s.put, err = db.Prepare(putSQL)
 	}
-	s.cover = s.disk.h
-	goodEnd, err := s.scan(&rep)
 	if err != nil {
-		return fail(err)
-	}
-	if goodEnd < s.size && exclusive {
-		rep.DroppedBytes = s.size - goodEnd
-		if err := f.Truncate(goodEnd); err != nil {
-			return fail(fmt.Errorf("repairing cache %s: %w", rep.Path, err))
-		}
-		s.size = goodEnd
-	}
-	if exclusive {
-		// Downgrade so that other processes can share the store.
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-			return fail(fmt.Errorf("locking cache %s: %w", rep.Path, err))
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.settle()
-	if rep.Entries, err = s.lenLocked(); err != nil {
-		return fail(err)
+		db.Close()
+		return nil, rep, fmt.Errorf("opening cache %s: %w", rep.Path, err)
 	}
 	return s, rep, nil
 }
 
-// scan indexes the log from the index's cover and returns the offset just
-// past the last good line.
-func (s *Store) scan(rep *OpenReport) (int64, error) {
-	start := s.cover.covered
-	if _, err := s.f.Seek(start, io.SeekStart); err != nil {
-		return 0, fmt.Errorf("reading cache %s: %w", s.path, err)
-	}
-	rep.Corrupt = int(s.cover.corrupt)
-	br := bufio.NewReaderSize(s.f, 1<<20)
-	off, goodEnd := start, start
-	badRun := 0 // bad lines since the last good one
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A line longer than the buffer: gather it.
-			buf := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				buf = append(buf, line...)
-			}
-			line = buf
-		}
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return 0, fmt.Errorf("reading cache %s: %w", s.path, err)
-		}
-		complete := err == nil
-		if key, _, _, ok := parseLine(line); ok && complete {
-			rep.Corrupt += badRun
-			s.cover.corrupt += int64(badRun)
-			badRun = 0
-			if err := s.indexLine(key, loc{off: off, n: int32(min(len(line), longLine))}, true); err != nil {
-				return 0, err
-			}
-			goodEnd = off + int64(len(line))
-		} else {
-			badRun++
-		}
-		off += int64(len(line))
-		if err == io.EOF {
-			break
-		}
-	}
-	rep.DroppedTail = badRun
-	s.size = off
-	return goodEnd, nil
-}
-
-// parseLine validates one line and returns the key and the VALUE's position.
-func parseLine(line []byte) (key [32]byte, valOff, valLen int, ok bool) {
-	const hdr = 64 + 1 + 8 + 1
-	if len(line) < hdr+1 || line[len(line)-1] != '\n' || line[64] != ' ' || line[73] != ' ' {
-		return key, 0, 0, false
-	}
-	if _, err := hex.Decode(key[:], line[:64]); err != nil {
-		return key, 0, 0, false
-	}
-	var sum [4]byte
-	if _, err := hex.Decode(sum[:], line[65:73]); err != nil {
-		return key, 0, 0, false
-	}
-	val := line[hdr : len(line)-1]
-	want := uint32(sum[0])<<24 | uint32(sum[1])<<16 | uint32(sum[2])<<8 | uint32(sum[3])
-	if crc32.ChecksumIEEE(val) != want {
-		return key, 0, 0, false
-	}
-	return key, hdr, len(val), true
-}
-
-// indexLine points key's entry at l (the last entry of a key wins),
-// with s.mu held or before s is shared; l extends the cover when it
-// starts where the cover ends (always so in scan). A memory index at
-// memMax is merged into the table on disk.
-func (s *Store) indexLine(key [32]byte, l loc, extends bool) error {
-	p, err := pack(l)
+// openDB opens the database at path in WAL mode, creating it and its
+// table if needed.
+func openDB(path string) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
-	s.mem.put(fragOf(key), p)
-	if extends {
-		s.cover.covered, s.cover.last, s.cover.lastKey = l.off+int64(l.n), l, key
-		if l.n == longLine { // the length field saturates: measure the line
-			line, err := s.readLine(l)
-			if err != nil {
-				return err
-			}
-			s.cover.covered, s.cover.last.n = l.off+int64(len(line)), int32(min(len(line), 1<<31-1))
-		}
-	}
-	if s.mem.n >= s.memMax && s.mergeErr == nil {
-		s.merge()
-	}
-	return nil
-}
-
-// merge writes the memory index into a new table on disk and empties it,
-// with s.mu held or before s is shared. When that fails the store goes on
-// with the memory index alone growing (Close reports the error).
-func (s *Store) merge() {
-	nd, err := s.disk.merge(s.idxPath, &s.mem, s.cover)
+	dsn := (&url.URL{Scheme: "file", Path: abs, RawQuery: fmt.Sprintf(
+		"_busy_timeout=%d&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=mmap_size(%d)", busyTimeout, mmapSize)}).String()
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		s.mergeErr = err
-		return
+		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
-	s.disk = nd
-	s.cover = nd.h
-	s.mem.reset()
+	// A connection for the writes and one for Len, Keys or a
+	// conversion; Open adds the readers'.
+	db.SetMaxOpenConns(2)
+	db.SetMaxIdleConns(2)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening cache %s: %w", path, err)
+	}
+	return db, nil
 }
 
-// settle merges a memory index of at least 1/32 of the table's entries,
-// so that the next Open reads little of the log, with s.mu held.
-func (s *Store) settle() {
-	if s.mergeErr == nil && s.mem.n > 0 && int64(s.mem.n)*32 >= s.disk.h.n {
-		s.merge()
-	}
-}
-
-// lookup returns the place key's entry names, with s.mu held for reading.
-func (s *Store) lookup(key [32]byte) (place, bool, error) {
-	f := fragOf(key)
-	if p, ok := s.mem.get(f); ok {
-		return p, true, nil
-	}
-	return s.disk.get(f)
-}
-
-// lenLocked counts the distinct keys indexed: the table's, and those of
-// the memory index it does not hold.
-func (s *Store) lenLocked() (int, error) {
-	n := int(s.disk.h.n)
-	for i := range s.mem.n {
-		f, _ := s.mem.entry(i)
-		_, ok, err := s.disk.get(f)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// keyAt reads the line at l and returns its key and value (ok false when
-// the line does not validate).
-func (s *Store) keyAt(l loc) (key [32]byte, value []byte, ok bool, err error) {
-	line, err := s.readLine(l)
-	if err != nil {
-		return key, nil, false, err
-	}
-	k, vo, vn, ok := parseLine(line)
-	if !ok {
-		return key, nil, false, nil
-	}
-	return k, line[vo : vo+vn], true, nil
-}
-
-// readLine reads the line at l, LF included.
-func (s *Store) readLine(l loc) ([]byte, error) {
-	if l.n < longLine {
-		buf := make([]byte, l.n)
-		if _, err := s.f.ReadAt(buf, l.off); err != nil {
-			return nil, fmt.Errorf("reading cache %s at %d: %w", s.path, l.off, err)
-		}
-		return buf, nil
-	}
-	buf := make([]byte, 0, 2*longLine)
-	for off := l.off; ; {
-		chunk := make([]byte, 1<<20)
-		n, err := s.f.ReadAt(chunk, off)
-		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
-			return append(buf, chunk[:i+1]...), nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading cache %s at %d: %w", s.path, l.off, err)
-		}
-		buf = append(buf, chunk[:n]...)
-		off += int64(n)
-	}
-}
-
-// Get returns the value stored under key. The line is re-validated (key and
-// CRC) on every read; a line that no longer validates counts as a miss.
+// Get returns the value stored under key. A row whose value does not
+// match its checksum answers as a miss, with an error naming the file
+// and the key. Gets that arrive while the readers are busy wait and
+// read together in the next query (at most maxBatch of them).
 func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
-	s.mu.RLock()
-	p, ok, err := s.lookup(key)
-	s.mu.RUnlock()
-	if err != nil || !ok {
-		return nil, false, err
+	hk := hex.EncodeToString(key[:])
+	b := s.reads.do(hk, nil, s.read)
+	if b.err != nil {
+		return nil, false, b.err
 	}
-	k, v, ok, err := s.keyAt(p.loc())
-	if err != nil || !ok || k != key {
-		return nil, false, err
+	r, ok := b.found[hk]
+	switch {
+	case !ok:
+		return nil, false, nil
+	case uint64(r.sum) != xxhash.Sum64(r.value):
+		return nil, false, fmt.Errorf("cache %s: the entry of key %s does not match its checksum (xxh64)", s.path, hk)
 	}
-	return v, true, nil
+	return r.value, true, nil
 }
 
-// Has reports whether key is stored.
-func (s *Store) Has(key [32]byte) bool {
-	_, ok, err := s.Get(key)
-	return ok && err == nil
+// read looks b's keys up in one query.
+func (s *Store) read(b *batch) error {
+	list := make([]byte, 0, len(b.keys)*67+2)
+	list = append(list, '[')
+	for i, k := range b.keys {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = append(append(append(list, '"'), k...), '"')
+	}
+	list = append(list, ']')
+	rows, err := s.get.Query(string(list))
+	if err != nil {
+		return fmt.Errorf("reading cache %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	b.found = make(map[string]row, len(b.keys))
+	for rows.Next() {
+		var k string
+		var r row
+		if err := rows.Scan(&k, &r.sum, &r.value); err != nil {
+			return fmt.Errorf("reading cache %s: %w", s.path, err)
+		}
+		b.found[k] = r
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading cache %s: %w", s.path, err)
+	}
+	return nil
 }
 
-// Put appends value under key with one write. value must not contain '\n'.
+// Put stores value under key and returns once the transaction holding
+// it has committed. Puts that arrive while a transaction commits wait
+// and commit together in the next one (at most maxBatch of them). value
+// must not change until Put returns.
 func (s *Store) Put(key [32]byte, value []byte) error {
-	if bytes.IndexByte(value, '\n') >= 0 {
-		return errors.New("cache: value contains a newline")
-	}
-	const hdr = 64 + 1 + 8 + 1
-	line := make([]byte, hdr+len(value)+1)
-	hex.Encode(line[:64], key[:])
-	line[64] = ' '
-	c := crc32.ChecksumIEEE(value)
-	hex.Encode(line[65:73], []byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)})
-	line[73] = ' '
-	copy(line[hdr:], value)
-	line[len(line)-1] = '\n'
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// With O_APPEND the kernel places the write at the end even if another
-	// process appended meanwhile; Stat tells us where it landed.
-	if _, err := s.f.Write(line); err != nil {
-		return fmt.Errorf("writing cache %s: %w", s.path, err)
-	}
-	st, err := s.f.Stat()
+	return s.writes.do(hex.EncodeToString(key[:]), value, s.write).err
+}
+
+// write commits b's answers in one transaction.
+func (s *Store) write(b *batch) error {
+	tx, err := s.db.Begin()
 	if err != nil {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
-	end := st.Size()
-	s.size = end
-	off := end - int64(len(line))
-	if err := s.indexLine(key, loc{off: off, n: int32(min(len(line), longLine))}, off == s.cover.covered); err != nil {
+	st := tx.Stmt(s.put)
+	for i, k := range b.keys {
+		if _, err := st.Exec(k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("writing cache %s, key %s: %w", s.path, k, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
 	return nil
 }
 
-// Len is the number of distinct keys indexed (0 when the index cannot be
-// read).
+// Len is the number of keys stored (0 when the database cannot be
+// read). It counts every row: its cost grows with the store.
 func (s *Store) Len() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	n, _ := s.lenLocked()
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM responses`).Scan(&n); err != nil {
+		return 0
+	}
 	return n
 }
 
-// Keys returns every indexed key whose line validates (for tests and
-// tools).
+// Keys returns every stored key whose value matches its checksum (for
+// tests and tools); it reads the whole store.
 func (s *Store) Keys() [][32]byte {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	rows, err := s.db.Query(`SELECT key, xxh64, value FROM responses`)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
 	var out [][32]byte
-	add := func(p place) {
-		if k, _, ok, _ := s.keyAt(p.loc()); ok {
-			out = append(out, k)
+	for rows.Next() {
+		var k string
+		var sum int64
+		var v []byte
+		var key [32]byte
+		if rows.Scan(&k, &sum, &v) != nil || uint64(sum) != xxhash.Sum64(v) {
+			continue
+		}
+		if len(k) == 2*len(key) {
+			if _, err := hex.Decode(key[:], []byte(k)); err == nil {
+				out = append(out, key)
+			}
 		}
 	}
-	for i := range s.mem.n {
-		_, p := s.mem.entry(i)
-		add(p)
-	}
-	s.disk.each(func(f frag, p place) bool {
-		if _, shadowed := s.mem.get(f); !shadowed {
-			add(p)
-		}
-		return true
-	})
 	return out
 }
 
-// Close writes the memory index into the table on disk when it has grown
-// to 1/32 of it, and releases the files and the lock. It reports a merge
-// that failed while the store was open (the answers are all in the log;
-// the next Open indexes them).
+// Close waits for the queries and the transaction under way, if any,
+// and closes the database. Calls after it fail; closing again does
+// nothing.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.settle()
-	return errors.Join(s.mergeErr, s.disk.close(), s.f.Close())
+	s.reads.wait()
+	s.writes.wait()
+	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
+		return fmt.Errorf("closing cache %s: %w", s.path, err)
+	}
+	return nil
 }

@@ -204,7 +204,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		t.Errorf("the failed requests were not sent again")
 	}
 	store.Close()
-	// Every entry this engine stored is without the key; the log also
+	// Every entry this engine stored is without the key; the database also
 	// holds the entry put above, as a store of an earlier version would.
 	b, err := os.ReadFile(filepath.Join(cdir, cache.FileName))
 	if err != nil {
