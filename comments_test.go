@@ -32,8 +32,6 @@ var measurement = regexp.MustCompile(strings.Join([]string{
 // change that is rewriting them, each with the reason; remove an entry
 // once that change has landed.
 var commentsElsewhere = map[string]string{
-	"runtime/records": "the records package is being rewritten",
-	"runtime/cache":   "the response cache is being rewritten",
 }
 
 // No comment of the code (test files aside) holds a measurement or history.

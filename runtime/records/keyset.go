@@ -14,15 +14,14 @@ import (
 // chunkSize, as columns (hash, digest, response hash, line and flags: 36
 // bytes an entry), found through an open-addressed table of uint32 entry
 // numbers (linear probing on the key hash, at most 3/4 full): 36 bytes
-// plus 5.3 to 10.7 bytes of table a key, about 45 MB a million keys
-// (Go's map of the same entries took 60 to 90). Growing copies only the
+// plus 5.3 to 10.7 bytes of table a key. Growing copies only the
 // table, never the entries. A removed key stays in its chunk, marked
 // removed (Add brings it back in place), so Len counts the live keys.
 // The response hashes serve only ScanDir, which tells identical duplicate
 // records from conflicting ones with them: it drops them once the file is
 // read (8 bytes a key less; a key added later has none).
 //
-// The line takes 30 bits (a record past line 2³⁰, a file of terabytes,
+// The line is 30 bits wide (a record past line 2³⁰, a file of terabytes,
 // would be listed under a wrong line by Unvisited and Commit).
 //
 // Two distinct keys share both 64-bit hashes (two independent maphash
