@@ -66,6 +66,9 @@ func TestCommentsStateContracts(t *testing.T) {
 			for _, m := range measurement.FindAllString(text, -1) {
 				t.Errorf("%s: %q: a comment states the contract (what, preconditions, errors, cost as O() or a bound); a figure goes to docs/performance.md with its command: %s", fset.Position(g.Pos()), m, text)
 			}
+			for _, m := range issueRef.FindAllString(text, -1) {
+				t.Errorf("%s: %q: history lives in git, not in comments: %s", fset.Position(g.Pos()), m, text)
+			}
 		}
 		return nil
 	})

@@ -25,7 +25,8 @@ import (
 //	recovered_in_halluc  of recovered_of_clean_correct, those counted in halluc (neither
 //	             exact-match correct nor abstaining): what the adjustment removes
 //	recovery_rate_in_halluc  recovered_in_halluc / sw_clean_correct, with its interval (the
-//	             recovery_rate of Bhasha before issue 21); the two are equal when every
+//	             share of the switched clean-correct answers the adjustment removes); equal to
+//	             recovery_rate when every
 //	             recovered answer is in halluc, as the paper's 0.710 − 120/500 = 0.470 assumes
 //	adj_halluc   the paper's adjusted rate: (halluc − recovered_in_halluc) / n, with its interval
 //	adj_accuracy (em + recovered_in_halluc) / n

@@ -56,7 +56,7 @@ type Protocol struct {
 	MaxTokens int
 	// DemosExcludeItem leaves the test item out of the 2Step strategies'
 	// second-stage demonstration pool (Bhasha's fix). By default the pool
-	// is the authors' (PROTOCOLS.md §1.5, §1.15 #11): their code drops
+	// is the authors' (PROTOCOLS.md §1.5, §1.15 item 11): their code drops
 	// the element whose position in the (relation, language) list equals
 	// the item's KLAR index, not the item, so an item can be its own
 	// demonstration, gold included. The other strategies always leave the
