@@ -31,8 +31,7 @@ var measurement = regexp.MustCompile(strings.Join([]string{
 // commentsElsewhere are files whose comments this test leaves to the
 // change that is rewriting them, each with the reason; remove an entry
 // once that change has landed.
-var commentsElsewhere = map[string]string{
-}
+var commentsElsewhere = map[string]string{}
 
 // No comment of the code (test files aside) holds a measurement or history.
 func TestCommentsStateContracts(t *testing.T) {
