@@ -82,7 +82,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 		study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
 		study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
 		study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
-		study.StatisticColumn("median_gain", "the strategy's accuracy minus the reference's on the same items"),
+		study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
 		study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
 		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 		study.TextColumn("method", "how the test or extraction was made"))
