@@ -14,6 +14,7 @@ import (
 	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/grid"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/experiment"
@@ -97,7 +98,21 @@ func NoScoredStore() ReadOption { return func(c *readConfig) { c.answers.NoStore
 // the run keeps, experiment.yaml, else the file the manifest names). When
 // a dataset or template changed since the run, or the run warned of its
 // answers (the manifest's warnings), Notes says so.
+//
+// A grid directory (the shard run directories of `bhasha run --shard`,
+// and no manifest of its own) is opened as one run: the merged run
+// grid.Open keeps under it, merged again when a shard changed; Dir is then
+// that directory. Shards of different experiments or model identities, or
+// holding the same request, are refused; missing and unfinished shards are
+// named in Notes.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
+	if grid.IsGrid(dir) {
+		merged, err := grid.Open(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("opening run %s: %w", dir, err)
+		}
+		dir = merged
+	}
 	m, err := run.ReadManifest(dir)
 	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
 		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
