@@ -68,6 +68,7 @@ import (
 	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/batch"
 	"github.com/bhashalab/bhasha/runtime/progress"
+	"github.com/bhashalab/bhasha/runtime/grid"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/runtime/shard"
@@ -806,6 +807,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))
 	}
+	isGrid := grid.IsGrid(*dir)
 	r, err := bhasha.Open(ctx, *dir, oo...)
 	if errors.Is(err, experiment.ErrUnknownStudy) {
 		return ownStudy(fmt.Errorf("report: %w", err))
@@ -815,7 +817,9 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	}
 	// A grid is opened as its merged run: the report is of that directory.
 	*dir = r.Dir()
-	if r.Experiment().HasJudge() {
+	// A grid's verdicts are its shards' own: running a shard again asks
+	// for those it lacks, so a grid's report asks for none.
+	if r.Experiment().HasJudge() && !isGrid {
 		// Judge verdicts not yet in the run are requested now, for the
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that

@@ -160,6 +160,17 @@ func TestGridEqualsSingleRun(t *testing.T) {
 				if m, err := run.ReadManifest(sd); err != nil || m.Status != "interrupted" {
 					t.Fatalf("manifest after SIGTERM: %+v, %v; want an interrupted shard", m, err)
 				}
+				// The grid opens as a partial run that names the stopped
+				// shard, without asking anything.
+				var se bytes.Buffer
+				if err := dispatch(ctx, []string{"report", "--run", g}, &bytes.Buffer{}, &se); err != nil {
+					t.Fatalf("report of the partial grid: %v\n%s", err, se.String())
+				}
+				for _, want := range []string{"the run is partial", "shards not finished: shard-001-of-004 (interrupted)"} {
+					if !strings.Contains(se.String(), want) {
+						t.Errorf("the partial grid's report says no %q:\n%s", want, se.String())
+					}
+				}
 				release()
 				if msg, err := cli(args...).CombinedOutput(); err != nil {
 					t.Fatalf("resumed shard %d: %v\n%s", k, err, msg)
