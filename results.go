@@ -1,6 +1,7 @@
 package bhasha
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -197,8 +198,13 @@ func (r *Results) Partial() string {
 			return nil
 		})
 	}
-	return fmt.Sprintf("the run is partial (status %s): %d%s requests have whole records, and the tables cover only the answers the run holds; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
-		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
+	resume := fmt.Sprintf("running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
+		filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
+	if g := grid.Of(r.dir); g != "" {
+		resume = fmt.Sprintf("running the grid's missing and unfinished shards again resumes it (bhasha run --config %s --out %s --shard K/N, see the notes)", cmp.Or(m.ExperimentFile, filepath.Join(r.dir, run.ExperimentFile)), g)
+	}
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have whole records, and the tables cover only the answers the run holds; %s",
+		m.Status, answered, of, resume)
 }
 
 // Simulated reports whether the run's answers came from simulated models.

@@ -166,7 +166,7 @@ func TestGridEqualsSingleRun(t *testing.T) {
 				if err := dispatch(ctx, []string{"report", "--run", g}, &bytes.Buffer{}, &se); err != nil {
 					t.Fatalf("report of the partial grid: %v\n%s", err, se.String())
 				}
-				for _, want := range []string{"the run is partial", "shards not finished: shard-001-of-004 (interrupted)"} {
+				for _, want := range []string{"the run is partial", "running the grid's missing and unfinished shards again resumes it", "shards not finished: shard-001-of-004 (interrupted)"} {
 					if !strings.Contains(se.String(), want) {
 						t.Errorf("the partial grid's report says no %q:\n%s", want, se.String())
 					}

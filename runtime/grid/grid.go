@@ -43,6 +43,15 @@ func IsGrid(dir string) bool {
 	return len(ds) > 0
 }
 
+// Of returns the grid directory whose merged run dir is (Open), or "" when
+// dir is not one.
+func Of(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, FingerprintFile)); err != nil || filepath.Base(filepath.Clean(dir)) != MergedDir {
+		return ""
+	}
+	return filepath.Dir(filepath.Clean(dir))
+}
+
 // Open returns the run directory holding the grid's merged run,
 // GRID/merged, after merging the shards into it (Merge) unless it was
 // merged from the shards as they are now (their records' fingerprints,
