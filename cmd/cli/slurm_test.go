@@ -145,8 +145,8 @@ func TestSlurmGrid(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	if info, _ := slurm(t, env, "scontrol", "show", "job", task); !strings.Contains(info, "Restarts=1") {
-		t.Errorf("task %s was not requeued once:\n%s", task, info)
+	if info, _ := slurm(t, env, "scontrol", "show", "job", task); !strings.Contains(info, "Restarts=") || strings.Contains(info, "Restarts=0 ") {
+		t.Errorf("task %s was not requeued:\n%s", task, info)
 	}
 	if _, err := os.Stat(filepath.Join(g, "report.html")); err != nil {
 		t.Fatalf("the report job wrote no report: %v\n%s", err, logs())
