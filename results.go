@@ -1,6 +1,7 @@
 package bhasha
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/grid"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/experiment"
@@ -97,7 +99,21 @@ func NoScoredStore() ReadOption { return func(c *readConfig) { c.answers.NoStore
 // the run keeps, experiment.yaml, else the file the manifest names). When
 // a dataset or template changed since the run, or the run warned of its
 // answers (the manifest's warnings), Notes says so.
+//
+// A grid directory (the shard run directories of `bhasha run --shard`,
+// and no manifest of its own) is opened as one run: the merged run
+// grid.Open keeps under it, merged again when a shard changed; Dir is then
+// that directory. Shards of different experiments or model identities, or
+// holding the same request, are refused; missing and unfinished shards are
+// named in Notes.
 func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error) {
+	if grid.IsGrid(dir) {
+		merged, err := grid.Open(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("opening run %s: %w", dir, err)
+		}
+		dir = merged
+	}
 	m, err := run.ReadManifest(dir)
 	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
 		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
@@ -182,8 +198,13 @@ func (r *Results) Partial() string {
 			return nil
 		})
 	}
-	return fmt.Sprintf("the run is partial (status %s): %d%s requests have whole records, and the tables cover only the answers the run holds; running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
-		m.Status, answered, of, filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
+	resume := fmt.Sprintf("running the experiment into this directory again resumes it (bhasha run --config %s --out %s; from Go, bhasha.Run with bhasha.Out(%q))",
+		filepath.Join(r.dir, run.ExperimentFile), r.dir, r.dir)
+	if g := grid.Of(r.dir); g != "" {
+		resume = fmt.Sprintf("running the grid's missing and unfinished shards again resumes it (bhasha run --config %s --out %s --shard K/N, see the notes)", cmp.Or(m.ExperimentFile, filepath.Join(r.dir, run.ExperimentFile)), g)
+	}
+	return fmt.Sprintf("the run is partial (status %s): %d%s requests have whole records, and the tables cover only the answers the run holds; %s",
+		m.Status, answered, of, resume)
 }
 
 // Simulated reports whether the run's answers came from simulated models.

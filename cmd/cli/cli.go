@@ -22,7 +22,8 @@
 //	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
 //	bhasha plan  --config FILE [--shards N] [--rate R]
 //	bhasha cluster slurm|k8s --config FILE --shards N --out GRID [--parallel P] [--server-cmd CMD | --endpoint URL] [--jobs DIR]
-//	bhasha report --run DIR [--config FILE]
+//	bhasha report --run DIR|GRID [--config FILE]
+//	bhasha merge --grid GRID --out DIR
 //	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
 //	bhasha demo  [--out out/demo]
 //	bhasha version
@@ -66,6 +67,7 @@ import (
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/internal/simulate"
 	"github.com/bhashalab/bhasha/runtime/batch"
+	"github.com/bhashalab/bhasha/runtime/grid"
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -83,6 +85,7 @@ Commands:
   run           run an experiment file into a run directory (resumable; --shard K/N runs one shard)
   cluster slurm write a Slurm job array running the shards of a grid, and its report job (sbatch scripts)
   cluster k8s   write a Kubernetes Indexed Job running the shards of a grid, and its report Job
+  merge         write a grid's shards as one run directory (report --run GRID opens them as one run by itself)
   plan          count an experiment's requests and tokens by model, stage and shard, and its GPU-hours (sends nothing)
   batch export  write an experiment's pending requests as an OpenAI Batch file
   batch import  read a Batch output file back into the run directory
@@ -203,6 +206,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		return cmdReport(ctx, reg, args[1:], stdout, stderr)
 	case "plan":
 		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(ctx, args[1:], stderr)
 	case "cluster":
 		return cmdCluster(ctx, reg, args[1:], stdout, stderr)
 	case "compare":
@@ -798,19 +803,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		fs.Usage()
 		return errors.New("report: --run is required")
 	}
-	if _, err := os.Stat(filepath.Join(*dir, run.ManifestFile)); errors.Is(err, os.ErrNotExist) {
-		if ds, _ := shard.Dirs(*dir); len(ds) > 0 {
-			names := strings.Join(ds, ", ")
-			if len(ds) > 8 {
-				names = strings.Join(ds[:3], ", ") + ", …, " + ds[len(ds)-1]
-			}
-			return fmt.Errorf("report: %s is a grid of %d shard run directories (%s), not one run: report each (bhasha report --run %s)", *dir, len(ds), names, filepath.Join(*dir, ds[0]))
-		}
-	}
 	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {
 		oo = append(oo, bhasha.ExperimentFile(*cfg))
 	}
+	isGrid := grid.IsGrid(*dir)
 	r, err := bhasha.Open(ctx, *dir, oo...)
 	if errors.Is(err, experiment.ErrUnknownStudy) {
 		return ownStudy(fmt.Errorf("report: %w", err))
@@ -818,7 +815,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if err != nil {
 		return fmt.Errorf("report: %w (use --config if the experiment moved)", err)
 	}
-	if r.Experiment().HasJudge() {
+	// A grid is opened as its merged run: the report is of that directory.
+	*dir = r.Dir()
+	// A grid's verdicts are its shards' own: running a shard again asks
+	// for those it lacks, so a grid's report asks for none.
+	if r.Experiment().HasJudge() && !isGrid {
 		// Judge verdicts not yet in the run are requested now, for the
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that

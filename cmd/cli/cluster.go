@@ -16,6 +16,8 @@ import (
 
 	"github.com/bhashalab/bhasha"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/runtime/grid"
+	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/runtime/shard"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -111,14 +113,11 @@ fi
 `, quote(s.exp), quote(s.hash), s.exp, s.hash)
 }
 
-// reportLoop is shell that reports each shard's run directory.
+// reportLoop is shell that reports the grid as one run (its merged run,
+// GRID/merged: bhasha.Open), the HTML and workbook beside the shards.
 func (s *jobSpec) reportLoop() string {
-	_, count, _ := strings.Cut(shard.Spec{K: 0, N: s.n}.Dir(), "-of-")
-	pattern := "shard-*-of-" + count
-	return fmt.Sprintf(`for d in %s/%s; do
-  bhasha report --run "$d" --html "$d/report.html" --xlsx "$d/report.xlsx"
-done
-`, quote(s.grid), pattern)
+	g := quote(s.grid)
+	return fmt.Sprintf("bhasha report --run %s --html %s/report.html --xlsx %s/report.xlsx\n", g, g, g)
 }
 
 // slurmShards is the job array's sbatch script.
@@ -214,7 +213,7 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	switch kind {
 	case "slurm":
 		files["shards.sbatch"] = s.slurmShards(*wait)
-		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of each shard of experiment %s, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
+		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of experiment %s, its shards opened as one run, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
 		files["submit.sh"] = "#!/bin/sh\n# Submits the shards, then their report, which starts once every shard has succeeded.\nset -eu\ncd \"$(dirname \"$0\")\"\narray=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${array%%;*}\" report.sbatch\n"
 	case "k8s":
 		k := k8sSpec{jobSpec: s, pvc: *pvc, mount: *mount, image: *image, vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff, wait: *wait}
@@ -318,7 +317,7 @@ func (k k8sSpec) shards() (string, error) {
 	return string(b), err
 }
 
-// report is the Job reporting each shard once the shards' Job completed.
+// report is the Job reporting the grid once the shards' Job completed.
 func (k k8sSpec) report() (string, error) {
 	vols, mounts := k.volume()
 	job := kv{
@@ -333,4 +332,30 @@ func (k k8sSpec) report() (string, error) {
 	}
 	b, err := yaml.Marshal(job)
 	return string(b), err
+}
+
+// cmdMerge writes the shards of a grid as one run directory (grid.Merge).
+func cmdMerge(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlags("merge", "merge --grid GRID --out DIR", stderr)
+	g := fs.String("grid", "", "grid directory (the shard run directories of bhasha run --shard K/N)")
+	out := fs.String("out", "", "the merged run directory to write (must not exist, or be empty)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *g == "" || *out == "" {
+		fs.Usage()
+		return errors.New("merge: --grid and --out are required")
+	}
+	if err := grid.Merge(ctx, *g, *out); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	m, err := run.ReadManifest(*out)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	fmt.Fprintf(stderr, "merge: %s: %d records of experiment %s, status %s\n", *out, m.Counts.Records, m.Experiment, m.Status)
+	for _, w := range m.Warnings {
+		fmt.Fprintf(stderr, "merge: note: %s\n", w)
+	}
+	return nil
 }

@@ -78,8 +78,9 @@ func listing(dir string) string {
 }
 
 // Each shard runs into its own directory of the grid, asks one model, and
-// the shards together ask every request of the experiment once; a grid of
-// another count, and a count the experiment cannot be divided into, are
+// the shards together ask every request of the experiment once, and
+// bhasha merge writes them as one run (into a new directory only); a grid
+// of another count, and a count the experiment cannot be divided into, are
 // refused and change nothing.
 func TestRunShards(t *testing.T) {
 	const n, shards = 10, 3
@@ -125,9 +126,20 @@ func TestRunShards(t *testing.T) {
 		t.Errorf("the shards asked %d requests, the whole run %d: %v vs %v", len(all), len(want), all, want)
 	}
 
-	err := dispatch(context.Background(), []string{"report", "--run", grid}, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "grid of 3 shard run directories (shard-000-of-003, shard-001-of-003, shard-002-of-003)") {
-		t.Errorf("report of the grid: %v, want a refusal naming its shards", err)
+	merged := filepath.Join(dir, "merged")
+	if err := dispatch(context.Background(), []string{"merge", "--grid", grid, "--out", merged}, &bytes.Buffer{}, &se); err != nil {
+		t.Fatalf("merge: %v\n%s", err, se.String())
+	}
+	if got := recordKeys(t, merged); !slices.Equal(got, all) {
+		t.Errorf("the merged run holds %d requests, the shards %d", len(got), len(all))
+	}
+	before := listing(merged)
+	err := dispatch(context.Background(), []string{"merge", "--grid", grid, "--out", merged}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "exists and is not empty") {
+		t.Errorf("merge into the merged run again: %v, want a refusal", err)
+	}
+	if after := listing(merged); after != before {
+		t.Errorf("the refused merge changed %s", merged)
 	}
 
 	refusals := []struct {
