@@ -114,7 +114,13 @@ func TestTornTailResumesMultiStage(t *testing.T) {
 				}},
 				{"file size limit (ulimit -f)", func(t *testing.T) string {
 					out := filepath.Join(t.TempDir(), "run")
-					blocks := len(whole) / 2 / 1024 // bash's ulimit -f counts KiB
+					// bash's ulimit -f counts KiB; the limit holds for the
+					// response cache's files too, whose SQLite shared-memory
+					// file is 32 KiB.
+					blocks := max(len(whole)/2, 40<<10) / 1024
+					if blocks*1024 >= len(whole) {
+						t.Skipf("records.jsonl is %d bytes: too small to tear under a limit above the cache's 32 KiB", len(whole))
+					}
 					c := exec.Command(bash, "-c", fmt.Sprintf(`trap '' XFSZ; ulimit -f %d || exit 3; exec "$0" "$@"`, blocks),
 						os.Args[0], "run", "--config", cfg, "--out", out, "--cache-dir", cache, "--endpoint", url)
 					c.Env = append(os.Environ(), "BHASHA_AS_CLI=1")
