@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -369,36 +370,22 @@ func syncDir(dir string) error {
 // path, syncs it, renames it to path and syncs the directory: path holds
 // either its old content or all of the new.
 func replacePlain(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
-	fail := func(err error) error {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
-		return fail(err)
-	}
+	defer tmp.Abort()
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	if err := write(bw); err != nil {
-		return fail(err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := tmp.Commit(); err != nil {
+		return err
 	}
-	return syncDir(dir)
+	return syncDir(filepath.Dir(path))
 }
 
 // toParquet is steps 2 and 3 of a seal: the plain segment f, or an older

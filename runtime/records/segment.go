@@ -15,6 +15,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/parquet-go/parquet-go"
@@ -289,19 +290,12 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 // the way (segDigest.Sealed). A line that is not a JSON record is an
 // error naming path's source (what) and the line.
 func writeSegment(path, what string, groupRows int64, write func(add func(line []byte) error) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
-	fail := func(err error) error {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil { // as records.jsonl is made
-		return fail(err)
-	}
+	defer tmp.Abort()
+	fail := func(err error) error { return fmt.Errorf("writing %s: %w", path, err) }
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	sch, order := segSchema()
 	// Pages of 1 MiB compress well; the texts' bounds (their whole
@@ -378,20 +372,14 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := addDigest(tmp, sealed && n > 0); err != nil {
+	if err := addDigest(tmp.File, sealed && n > 0); err != nil {
 		return fail(fmt.Errorf("adding its digest: %w", err))
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := tmp.Commit(); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }
