@@ -468,7 +468,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 		if step > 1 {
 			how += fmt.Sprintf(", then every %s of those", ordinal(step))
 		}
-		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and scored.parquet, with records.jsonl holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
+		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and scored.parquet, with the run's records, records-*.parquet and records.jsonl, holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
 	}
 	how = "the first"
 	switch k := max(every, 1) * step; {
@@ -477,7 +477,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 	case step > 1:
 		how = fmt.Sprintf("every %s of the first %d", ordinal(step), len(t.Rows))
 	}
-	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (tables/answers.csv, scored.parquet and records.jsonl hold them all): filter them, search their text, click one for its details.", kept, total, how)
+	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (tables/answers.csv, scored.parquet and the run's records hold them all): filter them, search their text, click one for its details.", kept, total, how)
 }
 
 // CutSampleTexts returns row, a row of a samples table with columns

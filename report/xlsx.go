@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -154,7 +156,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if samples != nil {
 		name := sheetName("samples", used)
 		streamed[name] = true
-		rest := "the run directory's tables/answers.csv and scored.parquet (their prompts and responses in records.jsonl)"
+		rest := "the run directory's tables/answers.csv and scored.parquet (their prompts and responses in its records, records-*.parquet and records.jsonl)"
 		left, err := writeStream(ctx, f, name, samples, samples.Len(), min(o.sheetRows(), MaxSampleRows), rest, styles, o)
 		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
@@ -191,12 +193,13 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 // table order).
 func sampleNote(sheet string, n, total int, how string) string {
 	if n >= total {
-		return fmt.Sprintf("Sheet '%s' holds all %d scored answers with their prompts and responses (as do the run directory's tables/answers.csv, scored.parquet and records.jsonl).", sheet, total)
+		return fmt.Sprintf("Sheet '%s' holds all %d scored answers with their prompts and responses (as do the run directory's tables/answers.csv, scored.parquet and its records).", sheet, total)
 	}
 	if how == "" {
 		how = "the first in table order"
 	}
-	return fmt.Sprintf("Sheet '%s' holds a sample of %d of the %d scored answers (%s), with their prompts and responses: every answer is in the run directory's tables/answers.csv and scored.parquet, its prompt and response in records.jsonl.", sheet, n, total, how)
+	englishNumbers := message.NewPrinter(language.English) // 50,000
+	return fmt.Sprintf("Sheet '%s' holds a sample of %s of the %s scored answers (%s), with their prompts and responses: every answer is in the run directory's tables/answers.csv and scored.parquet, its prompt and response in its records (records-*.parquet and records.jsonl).", sheet, englishNumbers.Sprint(n), englishNumbers.Sprint(total), how)
 }
 
 // cutNote is the README's line on a sheet that keeps the first rows of
