@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
@@ -194,8 +193,8 @@ func build(ctx context.Context, grid, dir string) error {
 	n := 0
 	var shards []member
 	for _, d := range ds {
-		_, count, _ := strings.Cut(d, "-of-") // shard.Dirs lists only shard-KKK-of-NNN
-		dn, _ := strconv.Atoi(count)
+		sp, _ := shard.ParseDir(d) // shard.Dirs lists only shard directories
+		dn := sp.N
 		if n != 0 && dn != n {
 			return fmt.Errorf("merging grid %s: it holds shards of %d (%s) and of %d (%s): a grid holds one division of one experiment", grid, n, shards[0].name, dn, d)
 		}

@@ -19,7 +19,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,8 +168,19 @@ func fromEnv(getenv func(string) string, index bool) (Spec, string, error) {
 	return s, EnvSlurmID, nil
 }
 
-// dirPattern matches a shard's directory name.
-var dirPattern = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)$`)
+// ParseDir is the shard whose run directory is named name
+// (shard-KKK-of-NNN, as Spec.Dir names it), and false for any other name.
+func ParseDir(name string) (Spec, bool) {
+	rest, ok := strings.CutPrefix(name, "shard-")
+	k, n, cut := strings.Cut(rest, "-of-")
+	digits := func(v string) bool { return v != "" && strings.Trim(v, "0123456789") == "" }
+	if !ok || !cut || !digits(k) || !digits(n) {
+		return Spec{}, false
+	}
+	kk, err1 := strconv.Atoi(k)
+	nn, err2 := strconv.Atoi(n)
+	return Spec{K: kk, N: nn}, err1 == nil && err2 == nil
+}
 
 // Dir returns the run directory of shard s inside grid, and refuses,
 // naming both counts, a grid that holds shards of another count. It
@@ -184,12 +194,8 @@ func Dir(grid string, s Spec) (string, error) {
 		return "", fmt.Errorf("reading grid directory %s: %w", grid, err)
 	}
 	for _, e := range ents {
-		m := dirPattern.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		if n, _ := strconv.Atoi(m[2]); n != s.N {
-			return "", fmt.Errorf("%s holds shards of %d (%s) and this is shard %s of %d: run into another --out, or with --shard K/%d", grid, n, e.Name(), s, s.N, n)
+		if o, ok := ParseDir(e.Name()); ok && o.N != s.N {
+			return "", fmt.Errorf("%s holds shards of %d (%s) and this is shard %s of %d: run into another --out, or with --shard K/%d", grid, o.N, e.Name(), s, s.N, o.N)
 		}
 	}
 	return filepath.Join(grid, s.Dir()), nil
@@ -204,7 +210,7 @@ func Dirs(grid string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() && dirPattern.MatchString(e.Name()) {
+		if _, ok := ParseDir(e.Name()); ok && e.IsDir() {
 			out = append(out, e.Name())
 		}
 	}

@@ -368,3 +368,26 @@ func TestTally(t *testing.T) {
 		})
 	}
 }
+
+func TestParseDir(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want Spec
+		ok   bool
+	}{
+		{"shard-003-of-008", Spec{K: 3, N: 8}, true},
+		{Spec{K: 12, N: 1000}.Dir(), Spec{K: 12, N: 1000}, true},
+		{"shard-3-of-8", Spec{K: 3, N: 8}, true},
+		{"shard--3-of-8", Spec{}, false},
+		{"shard-+3-of-8", Spec{}, false},
+		{"shard-003-of-", Spec{}, false},
+		{"shard-003-008", Spec{}, false},
+		{"merged", Spec{}, false},
+		{"xshard-003-of-008", Spec{}, false},
+	} {
+		got, ok := ParseDir(c.name)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ParseDir(%q) = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
