@@ -1,16 +1,14 @@
 package bhasha
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"os"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/reportfiles"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/runtime/records"
+	"github.com/bhashalab/bhasha/report"
 	"github.com/bhashalab/bhasha/study"
 )
 
@@ -188,9 +186,8 @@ func (r *Results) Samples() ([]Sample, error) {
 }
 
 // samplesOf builds the samples of r.rows[i] for each i in sel (ascending;
-// nil: every row) in one streaming pass over the records, keeping only
-// the records asked for (the first ok record of a key, else its first, as
-// records.ReadUnique does).
+// nil: every row), their texts read in one pass over the records
+// (reportfiles.Report.ReadTexts).
 func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	rows, schema := r.a.Rows(), r.a.Schema()
 	if sel == nil {
@@ -200,7 +197,6 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 		}
 	}
 	out := make([]Sample, len(sel))
-	want := make(map[string]int, len(sel))
 	for j, i := range sel {
 		row := &rows[i]
 		k := row.Key
@@ -213,24 +209,17 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
 		out[j] = s
-		want[k.String()] = j
 	}
-	const unseen, seenFailed, seenOK = 0, 1, 2
-	state := make([]byte, len(sel))
-	err := records.Read(r.dir, func(rec *engine.Record) error {
-		j, ok := want[rec.Key]
-		if !ok || state[j] == seenOK || (state[j] == seenFailed && rec.Status != engine.StatusOK) {
-			return nil
-		}
-		state[j] = seenFailed
-		if rec.Status == engine.StatusOK {
-			state[j] = seenOK
-		}
-		out[j].Prompt, out[j].Response, out[j].Error = reportfiles.PromptText(rec.Request), rec.Response, rec.Error
+	keys := make([]string, len(sel))
+	for j, i := range sel {
+		keys[j] = rows[i].Key.String()
+	}
+	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(j int, t reportfiles.SampleText) error {
+		out[j].Prompt, out[j].Response, out[j].Error = t.Prompt, t.Response, t.Error
 		return nil
 	})
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("samples of %s: %w", r.dir, err)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

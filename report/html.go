@@ -93,7 +93,7 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	step := o.step("HTML report", 0)
+	step := o.Step("HTML report", 0)
 	var tvs []tableView
 	for i, t := range p.Tables {
 		info := t.Info()
@@ -116,7 +116,7 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 		"ECharts": template.JS(echartsJS), "Written": time.Now().UTC().Format(time.RFC3339), "Explorer": ex,
 	}
 	return func(w io.Writer) error {
-		defer step.at(0, true)
+		defer step.At(0, true)
 		bw := bufio.NewWriterSize(w, 1<<20) // the template writes a few bytes at a time
 		if err := page.Execute(bw, view); err != nil {
 			return err

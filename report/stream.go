@@ -47,23 +47,31 @@ func (o Options) sheetRows() int {
 // progressEvery is how many rows a step reports between two states.
 const progressEvery = 20_000
 
-// stepper tells Options.Progress about one step.
-type stepper struct {
+// Stepper tells Options.Progress about one step.
+type Stepper struct {
 	o     Options
 	what  string
 	total int
 	start time.Time
 }
 
-func (o Options) step(what string, total int) *stepper {
-	s := &stepper{o: o, what: what, total: total, start: time.Now()}
-	s.at(0, false)
+// Step starts the step what of total rows (0 for a step without rows),
+// telling o.Progress of its start.
+func (o Options) Step(what string, total int) *Stepper {
+	s := &Stepper{o: o, what: what, total: total, start: time.Now()}
+	s.At(0, false)
 	return s
 }
 
-func (s *stepper) at(done int, final bool) {
+// At tells o.Progress that done rows are done, every progressEvery rows
+// and when final (the step's end, its total at least done).
+func (s *Stepper) At(done int, final bool) {
 	if s.o.Progress != nil && (final || done%progressEvery == 0) {
-		s.o.Progress(Step{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start), Final: final})
+		total := s.total
+		if final {
+			total = max(total, done)
+		}
+		s.o.Progress(Step{What: s.what, Done: done, Total: total, Elapsed: time.Since(s.start), Final: final})
 	}
 }
 

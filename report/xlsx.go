@@ -183,8 +183,8 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	step := o.step("workbook file", 0)
-	defer step.at(0, true)
+	step := o.Step("workbook file", 0)
+	defer step.At(0, true)
 	return writeWorkbook(f, w, streamed)
 }
 
@@ -810,7 +810,7 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *tables.
 	if err := sw.SetRow("A1", header); err != nil {
 		return 0, err
 	}
-	step := o.step("sheet "+sheet, n)
+	step := o.Step("sheet "+sheet, n)
 	vals := make([]any, len(t.Header))
 	var row []any
 	for r := range n {
@@ -838,9 +838,9 @@ func writeStream(ctx context.Context, f *excelize.File, sheet string, t *tables.
 		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
 			return 0, err
 		}
-		step.at(r+1, false)
+		step.At(r+1, false)
 	}
-	step.at(n, true)
+	step.At(n, true)
 	if left > 0 {
 		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}); err != nil {
 			return 0, err

@@ -11,14 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -126,56 +124,37 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 			}
 		}
 	}
-	open := func(path string) (*atomicfile.File, error) {
+	create := func(path, what string) (*atomicfile.File, error) {
 		if path == "" {
 			return nil, nil
 		}
-		return atomicfile.Create(path)
+		f, err := atomicfile.Create(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w", what, r.dir, err)
+		}
+		return f, nil
 	}
-	hf, err := open(html)
+	hf, err := create(html, "HTML report")
 	if err != nil {
-		return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		return err
 	}
 	if hf != nil {
 		defer hf.Abort()
 	}
-	xf, err := open(xlsx)
+	xf, err := create(xlsx, "workbook")
 	if err != nil {
-		return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		return err
 	}
 	if xf != nil {
 		defer xf.Abort()
 	}
-	var hw, xw io.Writer
-	if hf != nil {
-		hw = hf
-	}
-	if xf != nil {
-		xw = xf
-	}
-	return r.writeReports(ctx, c, hw, xw, func() error {
-		if hf == nil {
-			return nil
-		}
-		if err := hf.Commit(); err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
-		}
-		return nil
-	}, func() error {
-		if xf == nil {
-			return nil
-		}
-		if err := xf.Commit(); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
-		return nil
-	})
+	return r.writeReports(ctx, c, hf, xf)
 }
 
 // reportTables writes the tables' files (ReportTables: WriteTables), as
 // the step "tables" of o.Progress, and tells c.Tables of them, once.
 func (r *Report) reportTables(c *Options, o report.Options) error {
-	st := stepOf(o, "tables", 0)
+	st := o.Step("tables", 0)
 	ts, err := r.a.WriteTables()
 	if records.IsReadOnly(err) {
 		// Nothing can be written there: the report holds the tables.
@@ -185,16 +164,15 @@ func (r *Report) reportTables(c *Options, o report.Options) error {
 	if err != nil {
 		return err
 	}
-	st.done(0)
+	st.At(0, true)
 	c.Tables(ts)
 	c.Tables = nil
 	return nil
 }
 
 // writeReports writes the HTML report into hw and the workbook into xw
-// (either nil for none), calling htmlDone once the HTML is written and
-// xlsxDone once the workbook is.
-func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, htmlDone, xlsxDone func() error) error {
+// (either nil for none), committing each once it is written.
+func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile.File) error {
 	o := report.Options{Progress: c.Progress, SheetRows: c.SheetRows}
 	if fn := o.Progress; fn != nil {
 		// The steps that run at once (the records' texts beside the
@@ -212,7 +190,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 	var picks []int
 	var keys []string
 	var how string
-	var texts []sampleText
+	var texts []SampleText
 	explorerN, bookN := 0, 0
 	if hw != nil || xw != nil {
 		if err := r.a.Score(); err != nil {
@@ -226,16 +204,16 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 		}
 		picks, how = r.explorerPicks(max(explorerN, bookN))
 		keys = r.rowKeys(picks)
-		texts = make([]sampleText, len(picks))
+		texts = make([]SampleText, len(picks))
 	}
-	keep := func(j int, t sampleText) error { texts[j] = t; return nil }
+	keep := func(j int, t SampleText) error { texts[j] = t; return nil }
 	// The records' texts read beside the tables (ReportTables); early
 	// ends with the pass.
 	var early chan error
 	if c.early { // a workbook of at most EarlyRows answers (WriteReport)
 		pass, stop := context.WithCancel(ctx)
 		early = make(chan error, 1)
-		go func() { early <- r.readTexts(pass, o, keys, keep) }()
+		go func() { early <- r.ReadTexts(pass, o, keys, keep) }()
 		defer func() {
 			stop()
 			if early != nil { // the report ended before the pass was waited for
@@ -285,10 +263,10 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return err // readTexts says what it was reading
+			return err // ReadTexts says what it was reading
 		}
 	} else if hw != nil || xw != nil {
-		if err := r.readTexts(ctx, o, keys, keep); err != nil {
+		if err := r.ReadTexts(ctx, o, keys, keep); err != nil {
 			return err
 		}
 	}
@@ -297,7 +275,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 		book = r.sampleTable(answers, rowAt, picks[:min(len(picks), bookN)], texts)
 	}
 	// The HTML page is made and written beside the workbook, when there
-	// is one, on a goroutine of its own. It is kept (htmlDone) once
+	// is one, on a goroutine of its own. It is committed once
 	// written, whatever the workbook does, as when it was written first;
 	// the workbook is kept only once the page is written.
 	var page chan error
@@ -331,7 +309,10 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 		if err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
-		return htmlDone()
+		if err := hw.Commit(); err != nil {
+			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		}
+		return nil
 	}
 	defer pageDone() // on the workbook's error: the page is still kept
 	if xw != nil {
@@ -346,27 +327,27 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw io.Writer, 
 		if err := pageDone(); err != nil {
 			return err
 		}
-		if err := xlsxDone(); err != nil {
-			return err
+		if err := xw.Commit(); err != nil {
+			return fmt.Errorf("workbook of %s: %w", r.dir, err)
 		}
 	}
 	return pageDone()
 }
 
-// sampleText is what a sample has from its record: the prompt as sent,
-// the raw response, why the request failed.
-type sampleText struct {
-	prompt, response, err string
+// SampleText is what a sample has from its record: the prompt as sent
+// (PromptText), the raw response, why the request failed.
+type SampleText struct {
+	Prompt, Response, Error string
 }
 
-// readTexts reads the records once and calls fn with the text of the
+// ReadTexts reads the records once and calls fn with the text of the
 // record of keys[j] for each j: the first ok record of its key, else its
 // first (as records.ReadUnique chooses), possibly after an earlier call
 // for the same j with a failed one, which the later call replaces. A key
 // without a record of its own (a multiple-choice item's, a withheld
 // second stage) gets no call. Every record is read; only those of keys
 // are decoded further than their key.
-func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string, fn func(j int, t sampleText) error) error {
+func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string, fn func(j int, t SampleText) error) error {
 	const unseen, seenFailed, seenOK = 0, 1, 2
 	want := make(map[string]int, len(keys))
 	for j, k := range keys {
@@ -374,7 +355,7 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 	}
 	state := make([]byte, len(keys))
 	prompts := map[string]string{} // each distinct prompt once: a run's models share them
-	st := stepOf(report.Options{Progress: o.Progress}, "reading the records' prompts and responses", r.manifest.Counts.Records)
+	st := o.Step("reading the records' prompts and responses", r.manifest.Counts.Records)
 	// The records are decoded, matched to their key and their prompt
 	// text made on every core (want is only read there); the order of
 	// the lines, and so which record of a key is kept, is decided here.
@@ -382,7 +363,7 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 	// (TextsOnly): the rest of each record is left undecoded.
 	type text struct {
 		j int // the key's index, -1 for a record of no key asked for
-		t sampleText
+		t SampleText
 	}
 	lines := 0
 	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
@@ -390,10 +371,10 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 		if !ok {
 			return text{j: -1}, nil
 		}
-		return text{j: j, t: sampleText{prompt: PromptText(rec.Request), response: rec.Response, err: rec.Error}}, nil
+		return text{j: j, t: SampleText{Prompt: PromptText(rec.Request), Response: rec.Response, Error: rec.Error}}, nil
 	}, func(_ int, _ string, ok bool, v text) error {
 		lines++
-		st.at(lines)
+		st.At(lines, false)
 		j := v.j
 		if j < 0 || state[j] == seenOK || (state[j] == seenFailed && !ok) {
 			return nil
@@ -402,10 +383,10 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 		if ok {
 			state[j] = seenOK
 		}
-		if p, held := prompts[v.t.prompt]; held {
-			v.t.prompt = p
+		if p, held := prompts[v.t.Prompt]; held {
+			v.t.Prompt = p
 		} else {
-			prompts[v.t.prompt] = v.t.prompt
+			prompts[v.t.Prompt] = v.t.Prompt
 		}
 		return fn(j, v.t)
 	})
@@ -415,37 +396,8 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 		}
 		return fmt.Errorf("samples of %s: %w", r.dir, err)
 	}
-	st.done(lines)
+	st.At(lines, true)
 	return nil
-}
-
-// progressStep reports one step of the root package's own (the records'
-// pass) as report.Options does for the writers'.
-type progressStep struct {
-	fn    func(report.Step)
-	what  string
-	total int
-	start time.Time
-}
-
-func stepOf(o report.Options, what string, total int) *progressStep {
-	s := &progressStep{fn: o.Progress, what: what, total: total, start: time.Now()}
-	if s.fn != nil {
-		s.fn(report.Step{What: what, Total: total})
-	}
-	return s
-}
-
-func (s *progressStep) at(done int) {
-	if s.fn != nil && done%20_000 == 0 {
-		s.fn(report.Step{What: s.what, Done: done, Total: s.total, Elapsed: time.Since(s.start)})
-	}
-}
-
-func (s *progressStep) done(done int) {
-	if s.fn != nil {
-		s.fn(report.Step{What: s.what, Done: done, Total: max(s.total, done), Elapsed: time.Since(s.start), Final: true})
-	}
 }
 
 // explorerPicks draws the HTML explorer's samples, at most limit of
@@ -547,7 +499,7 @@ func (r *Report) rowKeys(sel []int) []string {
 // kept to the longest prefix of picks (their rank) that fits in
 // report.MaxExplorerBytes; and the run's total and how they were drawn
 // ("" and 0 when they are all).
-func (r *Report) explorerTable(answers *tables.Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, texts []sampleText, how string) (*tables.Table, int, string) {
+func (r *Report) explorerTable(answers *tables.Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, texts []SampleText, how string) (*tables.Table, int, string) {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var rows [][]any // of the picks kept, in rank order
@@ -570,7 +522,7 @@ func (r *Report) explorerTable(answers *tables.Table, rowAt func(i int, buf []an
 // sampleTable is the workbook's samples table: the answers table's rows
 // of picks, in table order, each with its record's whole text (texts[j]
 // for picks[j]).
-func (r *Report) sampleTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []sampleText) *tables.Table {
+func (r *Report) sampleTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []SampleText) *tables.Table {
 	cols, extra := r.sampleColumns(answers)
 	t := tables.New("samples", "a sample of the scored answers with their prompts and responses: the study's answer schema", cols...)
 	rows := make([][]any, len(picks))
@@ -598,9 +550,9 @@ func inTableOrder(picks []int, rows [][]any) [][]any {
 
 // sampleColumns are the samples table's columns, the answers table's then
 // SampleColumns', and the extras' cells of one sample's text.
-func (r *Report) sampleColumns(answers *tables.Table) ([]tables.Column, func(sampleText) []any) {
+func (r *Report) sampleColumns(answers *tables.Table) ([]tables.Column, func(SampleText) []any) {
 	cols := slices.Clone(answers.Columns())
 	cols = append(cols, SampleColumns()...)
 	sim := r.manifest.Simulated
-	return cols, func(t sampleText) []any { return []any{t.prompt, t.response, t.err, sim} }
+	return cols, func(t SampleText) []any { return []any{t.Prompt, t.Response, t.Error, sim} }
 }
