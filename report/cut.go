@@ -8,28 +8,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The HTML report shows every text cut to a bounded length (CutText), so
-// that its size does not grow with the length of a run's answers,
-// prompts or dataset texts, and stays under 25 MB:
-//
-//   - the answers table (the only table holding model output and dataset
-//     text, MaxRows 500 as the report shows it) holds at most
-//     MaxAnswerText characters a cell: 500 rows × 3 such texts (gold,
-//     prediction, prediction_norm) × 200 characters × at most 5 bytes a
-//     character as the page writes it (UTF-8 takes at most 4, an escaped
-//     quote "&#34;" 5) = 1.5 MB;
-//   - the explorer holds at most MaxExplorerBytes (15 MB) of samples, each
-//     of its texts at most MaxSampleText characters, so that it shows at
-//     least 15 MB / (6 texts: prompt, response, error, gold, prediction,
-//     prediction_norm × 4,000 characters × 6 bytes, "\u003c" in JSON) =
-//     109 samples however long their texts, and all of a run's when they
-//     fit;
-//   - the inlined ECharts script is 1.04 MB;
-//
-// 17.6 MB in all, leaving 7.4 MB for the other tables (labels and
-// numbers, their cells at most MaxTableText characters), the figures, the
-// notes and the provenance. Each cut text names the run directory's file
-// that holds it in full.
+// The HTML report shows every text cut to a bounded length (CutText),
+// each cut naming the run directory's file that holds the text in full,
+// so that the page stays under 25 MB whatever the run's answers hold:
+// the answers table's cells at most MaxAnswerText characters, the
+// explorer's MaxExplorerBytes of samples each text at most MaxSampleText,
+// every other table's cells at most MaxTableText.
 const (
 	// MaxTableText bounds, in characters (the cut note included), the
 	// text of one cell of a table on the HTML page but the answers table.

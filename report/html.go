@@ -68,16 +68,10 @@ const MaxExplorerBytes = 15 << 20
 // no external request of any kind, every text from the run escaped
 // (html/template: a response holding <script> or an onerror attribute
 // shows as text and runs nothing), chart options embedded as JSON in
-// script context with <, > and & escaped.
+// script context with <, > and & escaped. The page is written into w as
+// the template runs (PrepareHTML).
 func WriteHTML(w io.Writer, p Page) error {
-	return WriteHTMLContext(context.Background(), w, p, Options{})
-}
-
-// WriteHTMLContext is WriteHTML stopping at ctx's end (before it writes
-// anything) and telling o.Progress when it starts and ends. The page is
-// written into w as the template runs, never held whole.
-func WriteHTMLContext(ctx context.Context, w io.Writer, p Page, o Options) error {
-	write, err := PrepareHTML(ctx, p, o)
+	write, err := PrepareHTML(context.Background(), p, Options{})
 	if err != nil {
 		return err
 	}

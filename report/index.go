@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -31,21 +30,15 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	for _, e := range entries {
 		sim = sim || e.Simulated
 	}
-	f.SetSheetName("Sheet1", "README")
-	if err := pageSetup(f, "README"); err != nil {
-		return err
-	}
 	lines := []string{title}
 	if sim {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, "'experiments' lists every run with links to its HTML report and its own workbook (every table, the figures, the samples); the sheets after it are each run's headline tables.")
-	for i, l := range lines {
-		if err := f.SetCellStr("README", cellName(1, i+1), l); err != nil {
-			return err
-		}
+	if err := startReadme(f, st, lines); err != nil {
+		return err
 	}
-	used := map[string]bool{"README": true}
+	used := map[string]bool{readme: true}
 	idx := sheetName("experiments", used)
 	if _, err := f.NewSheet(idx); err != nil {
 		return err
@@ -100,20 +93,7 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if len(renamed) > 0 {
 		renamed = append([]string{"Sheet names are at most 31 characters (Excel's limit); these are shortened:"}, renamed...)
 	}
-	notes := append(renamed, st.log.lines()...)
-	for i, l := range notes {
-		if err := f.SetCellStr("README", cellName(1, len(lines)+2+i), l); err != nil {
-			return err
-		}
-	}
-	// The README's lines wrapped within its column, as a run's README.
-	all := append(append(slices.Clone(lines), ""), notes...)
-	for i, l := range all {
-		f.SetRowHeight("README", i+1, textHeight(l, readmeWidth))
-	}
-	f.SetColWidth("README", "A", "A", readmeWidth)
-	f.SetCellStyle("README", "A1", cellName(1, len(all)), st.wrap)
-	if err := printRange(f, "README", 1, len(all), 0); err != nil {
+	if err := endReadme(f, st, len(lines), renamed); err != nil {
 		return err
 	}
 	return writeWorkbook(f, w, streamed)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -65,11 +66,6 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if err != nil {
 		return err
 	}
-	readme := "README"
-	f.SetSheetName("Sheet1", readme)
-	if err := pageSetup(f, readme); err != nil {
-		return err
-	}
 	lines := []string{p.Title}
 	if p.Simulated {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
@@ -85,11 +81,8 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	} else {
 		lines = append(lines, "One sheet per table; 'figures' holds each figure's data beside its native chart; 'provenance' says what was run.")
 	}
-	for i, l := range lines {
-		if err := setText(f, readme, cellName(1, i+1), l, "manifest.json", styles); err != nil {
-			return err
-		}
-		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
+	if err := startReadme(f, styles, lines); err != nil {
+		return err
 	}
 	used := map[string]bool{readme: true}
 	streamed := map[string]bool{} // the sheets written with excelize's StreamWriter
@@ -163,21 +156,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		}
 		cuts = append(cuts, sampleNote(name, samples.Len()-left, max(p.SamplesTotal, samples.Len()), p.SamplesHow), cutNote(name, left, samples.Len(), rest))
 	}
-	notes := append(slices.DeleteFunc(cuts, func(s string) bool { return s == "" }), styles.log.lines()...)
-	for i, l := range notes {
-		if err := f.SetCellStr(readme, cellName(1, len(lines)+2+i), l); err != nil {
-			return err
-		}
-		f.SetRowHeight(readme, len(lines)+2+i, textHeight(l, readmeWidth))
-	}
-	last := len(lines)
-	if len(notes) > 0 {
-		last = len(lines) + 1 + len(notes)
-	}
-	f.SetColWidth(readme, "A", "A", readmeWidth)
-	f.SetCellStyle(readme, "A1", cellName(1, last), styles.wrap)
-	styles.log.apply(f, readme, styles.changed)
-	if err := printRange(f, readme, 1, last, 0); err != nil {
+	if err := endReadme(f, styles, len(lines), slices.DeleteFunc(cuts, func(s string) bool { return s == "" })); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -209,6 +188,45 @@ func cutNote(sheet string, left, total int, rest string) string {
 		return ""
 	}
 	return fmt.Sprintf("Sheet '%s' keeps the first %d of %d rows (a sheet holds at most the workbook's row limit; Excel's is 1,048,576): the other %d are in %s.", sheet, total-left, total, left, rest)
+}
+
+// readme is the name of a workbook's first sheet.
+const readme = "README"
+
+// startReadme names the workbook's first sheet README and writes lines
+// into it (as setText fits them), each wrapped in a row as high as its
+// text.
+func startReadme(f *excelize.File, st styleSet, lines []string) error {
+	f.SetSheetName("Sheet1", readme)
+	if err := pageSetup(f, readme); err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if err := setText(f, readme, cellName(1, i+1), l, "manifest.json", st); err != nil {
+			return err
+		}
+		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
+	}
+	return nil
+}
+
+// endReadme writes, after the README's first n lines (startReadme) and
+// an empty row, notes and the account of the cells changed to fit
+// (changeLog.lines), each wrapped in a row as high as its text, and sets
+// the sheet's print area over all of them.
+func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
+	last := n
+	for i, l := range append(notes, st.log.lines()...) {
+		last = n + 2 + i
+		if err := f.SetCellStr(readme, cellName(1, last), l); err != nil {
+			return err
+		}
+		f.SetRowHeight(readme, last, textHeight(l, readmeWidth))
+	}
+	f.SetColWidth(readme, "A", "A", readmeWidth)
+	f.SetCellStyle(readme, "A1", cellName(1, last), st.wrap)
+	st.log.apply(f, readme, st.changed)
+	return printRange(f, readme, 1, last, 0)
 }
 
 // styleSet is a workbook's cell styles, and the log of the cells whose
@@ -551,9 +569,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 // single-hue scale, white → blue (the HTML heatmaps' blues), that says
 // how large a rate is and not whether that is good.
 var (
-	higherBetter = [3]string{"#F8696B", "#FFEB84", "#63BE7B"}
-	lowerBetter  = [3]string{"#63BE7B", "#FFEB84", "#F8696B"}
-	neutralScale = [2]string{"#F7FBFF", "#6BAED6"}
+	higherBetter = []string{"#F8696B", "#FFEB84", "#63BE7B"}
+	lowerBetter  = []string{"#63BE7B", "#FFEB84", "#F8696B"}
+	neutralScale = []string{"#F7FBFF", "#6BAED6"}
 )
 
 // rateDirection is +1 where a rate column's declared description
@@ -584,16 +602,25 @@ func rateDirection(col tables.Column) int {
 // rateScale is the colour scale of a rate column over 0–1, by its
 // declared direction (rateDirection).
 func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
-	if dir := rateDirection(col); dir != 0 {
-		c := higherBetter
-		if dir < 0 {
-			c = lowerBetter
-		}
-		return excelize.ConditionalFormatOptions{Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MidType: "num", MidValue: "0.5", MaxType: "num", MaxValue: "1",
-			MinColor: c[0], MidColor: c[1], MaxColor: c[2]}
+	switch rateDirection(col) {
+	case 1:
+		return colourScale(higherBetter, 0, 1)
+	case -1:
+		return colourScale(lowerBetter, 0, 1)
 	}
-	return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MaxType: "num", MaxValue: "1",
-		MinColor: neutralScale[0], MaxColor: neutralScale[1]}
+	return colourScale(neutralScale, 0, 1)
+}
+
+// colourScale is the colour scale of colours (at least two, from low to
+// high; the middle one at the range's middle when more) over lo–hi.
+func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	o := excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: num(lo), MaxType: "num", MaxValue: num(hi),
+		MinColor: c[0], MaxColor: c[len(c)-1]}
+	if len(c) > 2 {
+		o.Type, o.MidType, o.MidValue, o.MidColor = "3_color_scale", "num", num((lo+hi)/2), c[len(c)/2]
+	}
+	return o
 }
 
 // pageSetup makes a sheet print legibly, before anything is written to

@@ -578,22 +578,13 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 }
 
 // heatScale is a heatmap's colour scale: the colours its figure's visual
-// map declares (those of the HTML page's heatmap), else the neutral
-// single-hue scale, over the declared range.
+// map declares (those of the HTML page's heatmap) over the declared
+// range, else the neutral single-hue scale over 0–1.
 func heatScale(b block) excelize.ConditionalFormatOptions {
-	lo, hi := strconv.FormatFloat(b.lo, 'g', -1, 64), strconv.FormatFloat(b.hi, 'g', -1, 64)
 	if len(b.colours) < 2 {
-		return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: "0", MaxType: "num", MaxValue: "1",
-			MinColor: neutralScale[0], MaxColor: neutralScale[1]}
+		return colourScale(neutralScale, 0, 1)
 	}
-	c := b.colours
-	if len(c) == 2 {
-		return excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: lo, MaxType: "num", MaxValue: hi,
-			MinColor: c[0], MaxColor: c[1]}
-	}
-	mid := strconv.FormatFloat((b.lo+b.hi)/2, 'g', -1, 64)
-	return excelize.ConditionalFormatOptions{Type: "3_color_scale", Criteria: "=", MinType: "num", MinValue: lo, MidType: "num", MidValue: mid, MaxType: "num", MaxValue: hi,
-		MinColor: c[0], MidColor: c[len(c)/2], MaxColor: c[len(c)-1]}
+	return colourScale(b.colours, b.lo, b.hi)
 }
 
 // addFigureChart draws a block's native chart beside its data (header

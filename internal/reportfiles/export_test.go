@@ -1,7 +1,6 @@
 package reportfiles
 
 import (
-
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
@@ -12,5 +11,9 @@ func (r *Report) ExplorerPicks(limit int) ([]int, string) { return r.explorerPic
 func (r *Report) RowKeys(sel []int) []string { return r.rowKeys(sel) }
 
 func (r *Report) ExplorerTable(answers *tables.Table, rowAt func(int, []any) []any, n int, picks []int, keys []string, texts []SampleText, how string) (*tables.Table, int, string) {
-	return r.explorerTable(answers, rowAt, n, picks, keys, texts, how)
+	t := r.samplesTable(answers, rowAt, picks, texts, keys)
+	if t.Len() == n {
+		return t, 0, ""
+	}
+	return t, n, how
 }

@@ -91,21 +91,13 @@ func (c Options) sampleRows() int {
 // (explorerPicks): the same run gives the same page.
 const explorerSeed = 20
 
-// Write writes the run's HTML report to html and its workbook to
-// xlsx (either may be "", for none), reading the records' prompts and
-// responses once for both. Each file is written atomically (a temporary
-// file renamed into place when complete): when ctx ends, or anything
-// fails, the file being written is left as it was, and only a file
-// already complete has been replaced. The HTML report is written first.
-//
-// The reports show a sample of the answers with their records' prompts
-// and responses: one seeded, stratified draw (explorerPicks), of which
-// the HTML explorer shows the first ExplorerSamples that fit its bytes
-// and the workbook's samples sheet the first report.MaxSampleRows
-// (Options.SheetRows), in table order, the README sheet saying that they are n
-// of the run's N answers, all of which are in tables/answers.csv and
-// scored.parquet. Only the sample's texts are held: every record is read
-// once, and only the sample's are decoded.
+// Write writes the run's HTML report to html and its workbook to xlsx
+// (either may be "", for none), each atomically (atomicfile): when ctx
+// ends or anything fails, a file not yet complete is left as it was. Both
+// show one seeded, stratified draw of the answers (explorerPicks) with
+// their records' texts, read in one pass over the records (ReadTexts):
+// the explorer its first ExplorerSamples that fit its bytes, the
+// samples sheet its first Options.sampleRows, in table order.
 func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error {
 	if c.Tables != nil {
 		// The records' texts are read beside the tables only for a
@@ -272,7 +264,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	}
 	var book *tables.Table // the workbook's samples
 	if xw != nil {
-		book = r.sampleTable(answers, rowAt, picks[:min(len(picks), bookN)], texts)
+		book = r.samplesTable(answers, rowAt, picks[:min(len(picks), bookN)], texts, nil)
 	}
 	// The HTML page is made and written beside the workbook, when there
 	// is one, on a goroutine of its own. It is committed once
@@ -283,7 +275,10 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		prepare := func() error {
 			hp := p
 			k := min(len(picks), explorerN)
-			hp.Samples, hp.SamplesTotal, hp.SamplesHow = r.explorerTable(answers, rowAt, n, picks[:k], keys[:k], texts, how)
+			hp.Samples = r.samplesTable(answers, rowAt, picks[:k], texts, keys[:k])
+			if hp.Samples.Len() < n {
+				hp.SamplesTotal, hp.SamplesHow = n, how
+			}
 			write, err := report.PrepareHTML(ctx, hp, o)
 			if err != nil {
 				return err
@@ -492,42 +487,32 @@ func (r *Report) rowKeys(sel []int) []string {
 	return keys
 }
 
-// explorerTable is the explorer's samples table: the answers table's
-// rows of picks (in table order) with their texts (texts[j] for
-// picks[j], each long text cut as the page shows it,
-// report.CutSampleTexts, its note naming the record's key, keys[j]),
-// kept to the longest prefix of picks (their rank) that fits in
-// report.MaxExplorerBytes; and the run's total and how they were drawn
-// ("" and 0 when they are all).
-func (r *Report) explorerTable(answers *tables.Table, rowAt func(i int, buf []any) []any, n int, picks []int, keys []string, texts []SampleText, how string) (*tables.Table, int, string) {
-	cols, extra := r.sampleColumns(answers)
-	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
+// samplesTable is a samples table: the answers table's rows of picks,
+// in table order, each with its record's text (texts[j] for picks[j]).
+// For the explorer (keys set, keys[j] the record key of picks[j]) each
+// long text is cut as the page shows it (report.CutSampleTexts, its note
+// naming the key), and only the longest prefix of picks (their rank)
+// that fits in report.MaxExplorerBytes is kept.
+func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []SampleText, keys []string) *tables.Table {
+	cols := append(slices.Clone(answers.Columns()), SampleColumns()...)
+	desc := "a sample of the scored answers with their prompts and responses: the study's answer schema"
+	if keys != nil {
+		desc = "one row per scored answer with its prompt and response: the study's answer schema"
+	}
+	t := tables.New("samples", desc, cols...)
 	var rows [][]any // of the picks kept, in rank order
 	size := 0
 	for j, i := range picks {
-		row := report.CutSampleTexts(t.Header, append(rowAt(i, make([]any, 0, len(cols))), extra(texts[j])...), keys[j])
-		b, _ := json.Marshal(row)
-		if size += len(b) + 1; size > report.MaxExplorerBytes {
-			break
+		tx := texts[j]
+		row := append(rowAt(i, make([]any, 0, len(cols))), tx.Prompt, tx.Response, tx.Error, r.manifest.Simulated)
+		if keys != nil {
+			row = report.CutSampleTexts(t.Header, row, keys[j])
+			b, _ := json.Marshal(row)
+			if size += len(b) + 1; size > report.MaxExplorerBytes {
+				break
+			}
 		}
 		rows = append(rows, row)
-	}
-	t.Rows = inTableOrder(picks, rows)
-	if len(t.Rows) == n {
-		return t, 0, ""
-	}
-	return t, n, how
-}
-
-// sampleTable is the workbook's samples table: the answers table's rows
-// of picks, in table order, each with its record's whole text (texts[j]
-// for picks[j]).
-func (r *Report) sampleTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []SampleText) *tables.Table {
-	cols, extra := r.sampleColumns(answers)
-	t := tables.New("samples", "a sample of the scored answers with their prompts and responses: the study's answer schema", cols...)
-	rows := make([][]any, len(picks))
-	for j, i := range picks {
-		rows[j] = append(rowAt(i, make([]any, 0, len(cols))), extra(texts[j])...)
 	}
 	t.Rows = inTableOrder(picks, rows)
 	return t
@@ -546,13 +531,4 @@ func inTableOrder(picks []int, rows [][]any) [][]any {
 		out[j] = rows[k]
 	}
 	return out
-}
-
-// sampleColumns are the samples table's columns, the answers table's then
-// SampleColumns', and the extras' cells of one sample's text.
-func (r *Report) sampleColumns(answers *tables.Table) ([]tables.Column, func(SampleText) []any) {
-	cols := slices.Clone(answers.Columns())
-	cols = append(cols, SampleColumns()...)
-	sim := r.manifest.Simulated
-	return cols, func(t SampleText) []any { return []any{t.Prompt, t.Response, t.Error, sim} }
 }
