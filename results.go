@@ -73,8 +73,8 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 
 // ScoringProgress is how far opening a run has got, passed to
 // OnScoring: Step is "scoring" (Done and Total are bytes of the records
-// read), "reading scored answers", "tables" or "table <name>" (no
-// counts); Final is the step's last call.
+// read), "reading scored answers", "tables" or "table <name>"; Final is
+// the step's last call.
 type ScoringProgress struct {
 	Step        string
 	Done, Total int64
@@ -274,15 +274,10 @@ type ReportOptions struct {
 	Progress func(ReportStep)
 
 	// Tables, when set, has WriteReport write every table as CSV under
-	// DIR/tables too (each file atomically, first column "simulated"),
-	// and call it with them once written (before the HTML and the
-	// workbook). A run directory that cannot be written gets no table
-	// files: Tables is called with none, and Notes says so. When
-	// WriteReport builds the tables itself (none built before) for a
-	// workbook, and the run has at most 2^20 scored answers, the
-	// records' prompts and responses are read meanwhile, on goroutines of
-	// their own; otherwise the tables are written first and the report
-	// follows.
+	// DIR/tables too (as WriteTables does) and call it with them once
+	// written, before the HTML and the workbook. A run directory that
+	// cannot be written gets no table files: Tables is called with none,
+	// and Notes says so.
 	Tables func([]*Table)
 
 	// SheetRows bounds the rows of the workbook's long sheets: the
@@ -295,33 +290,26 @@ type ReportOptions struct {
 
 	// ReleaseRows has WriteReport let go of the run's scored answers once
 	// the report's tables are built, when the run has more than 2^20
-	// of them, and read the answers it lists back from the run's store of
-	// scored answers (DIR/scored.parquet) a row group at a time, so that
-	// the rest of the report holds O(sample) rows rather than O(answers).
-	// Afterwards the Results is as Open left it: a later call that needs
-	// the answers reads them back and builds its tables again. Not while
-	// another goroutine uses the Results; without a current store
-	// (NoScoredStore, a run directory that cannot be written) it changes
-	// nothing.
+	// of them, and read the answers it lists back from DIR/scored.parquet
+	// a row group at a time: the rest of the report holds O(sample) rows.
+	// Afterwards the Results is as Open left it (a later call reads the
+	// answers back). Not while another goroutine uses the Results; without
+	// a current store (NoScoredStore, a read-only run directory) it
+	// changes nothing.
 	ReleaseRows bool
 }
 
 // WriteReport writes the run's HTML report to html and its workbook to
-// xlsx (either may be "", for none), reading the records' prompts and
-// responses once for both. Each file is written atomically (a temporary
-// file renamed into place when complete): when ctx ends, or anything
-// fails, the file being written is left as it was, and only a file
-// already complete has been replaced. The HTML report is written first.
+// xlsx (either may be "", for none), each atomically: when ctx ends or
+// anything fails, a file not yet complete is left as it was.
 //
-// The reports show a sample of the answers with their records' prompts
-// and responses: one seeded, stratified draw (the same number from each
-// model × language × strategy, and each criterion of the answer schema
-// both ways), of which the HTML explorer shows the first 20,000 that fit
-// its bytes and the workbook's samples sheet the first 50,000
-// (ReportOptions.SheetRows), in table order, the README sheet saying
-// that they are n of the run's N answers, all of which are in tables/answers.csv and
-// scored.parquet. Only the sample's texts are held: every record is read
-// once, and only the sample's are decoded.
+// Both show one seeded, stratified draw of the answers (the same number
+// from each model × language × strategy, and each criterion of the
+// answer schema both ways) with their records' prompts and responses:
+// the HTML explorer its first 20,000 that fit its bytes, the workbook's
+// samples sheet its first 50,000 (ReportOptions.SheetRows), in table
+// order, the README sheet saying they are n of the run's N answers.
+// Every record is read once; only the sample's texts are held.
 func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts ReportOptions) error {
 	return r.rep.Write(ctx, html, xlsx, reportOptions(opts))
 }

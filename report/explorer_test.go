@@ -91,7 +91,7 @@ func TestStreamedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeStream(context.Background(), f, "answers", tb, 7, 3, "tables/answers.csv", st, Options{}); err != nil {
+	if _, err := writeTable(context.Background(), f, "answers", tb, st, &longRows{total: 7, limit: 3, rest: "tables/answers.csv"}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -211,13 +211,11 @@ func TestStreamedColumnsInOrder(t *testing.T) {
 		write func(f *excelize.File, st styleSet) error
 	}{
 		{"table", func(f *excelize.File, st styleSet) error {
-			if _, err := f.NewSheet(short.Name); err != nil {
-				return err
-			}
-			return writeTable(context.Background(), f, short.Name, short, st)
+			_, err := writeTable(context.Background(), f, short.Name, short, st, nil)
+			return err
 		}},
 		{"long table", func(f *excelize.File, st styleSet) error {
-			_, err := writeStream(context.Background(), f, long.Name, long, 1, 10, "x.csv", st, Options{})
+			_, err := writeTable(context.Background(), f, long.Name, long, st, &longRows{total: 1, limit: 10, rest: "x.csv"})
 			return err
 		}},
 	} {

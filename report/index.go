@@ -81,11 +81,8 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 			if name != e.Name+" "+t.Name {
 				renamed = append(renamed, fmt.Sprintf("'%s' is run %s's table %s (its tables/%s.csv).", name, e.Name, t.Name, tables.FileName(t.Name)))
 			}
-			if _, err := f.NewSheet(name); err != nil {
-				return fmt.Errorf("sheet %s: %w", name, err)
-			}
 			streamed[name] = true
-			if err := writeTable(context.Background(), f, name, t.Held(), st); err != nil {
+			if _, err := writeTable(context.Background(), f, name, t.Held(), st, nil); err != nil {
 				return fmt.Errorf("sheet %s: %w", name, err)
 			}
 		}

@@ -93,27 +93,18 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 		}
 		name := sheetName(t.Name, used)
 		streamed[name] = true
+		var long *longRows
 		if t.Len() > StreamRows {
-			rest := "the run directory's tables/" + tables.FileName(t.Name) + ".csv"
-			left, err := writeStream(ctx, f, name, t, t.Len(), o.sheetRows(), rest, styles, o)
-			if err != nil {
-				return fmt.Errorf("sheet %s: %w", name, err)
-			}
-			cuts = append(cuts, cutNote(name, left, t.Len(), rest))
-			continue
+			long = &longRows{total: t.Len(), limit: o.sheetRows(), rest: "the run directory's tables/" + tables.FileName(t.Name) + ".csv", o: o}
+		} else {
+			t = t.Held() // a short table made row by row
 		}
-		t = t.Held() // a short table made row by row
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if _, err := f.NewSheet(name); err != nil {
+		left, err := writeTable(ctx, f, name, t, styles, long)
+		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		if err := pageSetup(f, name); err != nil {
-			return fmt.Errorf("sheet %s: %w", name, err)
-		}
-		if err := writeTable(ctx, f, name, t, styles); err != nil {
-			return fmt.Errorf("sheet %s: %w", name, err)
+		if long != nil {
+			cuts = append(cuts, cutNote(name, left, t.Len(), long.rest))
 		}
 	}
 	if _, err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
@@ -149,12 +140,13 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if samples != nil {
 		name := sheetName("samples", used)
 		streamed[name] = true
-		rest := "the run directory's tables/answers.csv and scored.parquet (their prompts and responses in its records, records-*.parquet and records.jsonl)"
-		left, err := writeStream(ctx, f, name, samples, samples.Len(), min(o.sheetRows(), MaxSampleRows), rest, styles, o)
+		long := &longRows{total: samples.Len(), limit: min(o.sheetRows(), MaxSampleRows), o: o,
+			rest: "the run directory's tables/answers.csv and scored.parquet (their prompts and responses in its records, records-*.parquet and records.jsonl)"}
+		left, err := writeTable(ctx, f, name, samples, styles, long)
 		if err != nil {
 			return fmt.Errorf("sheet %s: %w", name, err)
 		}
-		cuts = append(cuts, sampleNote(name, samples.Len()-left, max(p.SamplesTotal, samples.Len()), p.SamplesHow), cutNote(name, left, samples.Len(), rest))
+		cuts = append(cuts, sampleNote(name, samples.Len()-left, max(p.SamplesTotal, samples.Len()), p.SamplesHow), cutNote(name, left, samples.Len(), long.rest))
 	}
 	if err := endReadme(f, styles, len(lines), slices.DeleteFunc(cuts, func(s string) bool { return s == "" })); err != nil {
 		return err
@@ -343,21 +335,54 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	return s, err
 }
 
-// writeTable writes one typed table with its header, formats, a frozen
-// header, an autofilter and a colour scale on every rate column, with
-// excelize's StreamWriter. A layout table with column groups
-// (tables.ColumnGroups) gets the papers' two header rows: each group's
-// label merged over its sub-columns (ACC, CLC), the key columns' names
-// merged down both rows. Every cell of a column is in its column's
-// number format, a text fitCell changed in the changed fill (its comment
-// added by the log), an empty value (nil, NaN, "") an empty cell with
-// its column's format.
-func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet) error {
+// longRows is how a long table's sheet is written (writeTable): plain,
+// its first limit of total rows, the others in the file rest, its rows
+// counted to o.Progress.
+type longRows struct {
+	total, limit int
+	rest         string
+	o            Options
+}
+
+// writeTable makes sheet and writes table t into it with excelize's
+// StreamWriter, and returns how many of its rows it leaves out: a frozen
+// header, each column as wide as its header and its first rows' texts
+// (colWidth), strings as string cells (never a formula) fitted and marked
+// as setText marks them (their fill the changed style, their comment
+// added by the log).
+//
+// A table's sheet (long nil) is dressed: every cell of a column in its
+// column's number format (an empty value, nil, NaN or "", an empty cell
+// in it; a whole number of a count or statistic column without
+// decimals), texts wider than their column wrapped in rows as high as
+// their lines, the columns' descriptions as header comments, an
+// autofilter, a colour scale on every rate column (rateScale), its chart
+// (addChart), a row saying why when it has none, and under column groups
+// (tables.ColumnGroups) the papers' two header rows: each group's label
+// merged over its sub-columns (ACC, CLC), the key columns' names merged
+// down both rows. A long table's sheet (long set) is plain: one header
+// row, floats with three decimals, no cell for an empty value, at most
+// long.limit rows, and a last row saying how many of long.total were
+// left out and where they are (long.rest).
+func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet, long *longRows) (int, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
+	}
+	if _, err := f.NewSheet(sheet); err != nil {
+		return 0, err
+	}
+	if err := pageSetup(f, sheet); err != nil {
+		return 0, err
 	}
 	cols := t.Columns()
-	groups := t.ColumnGroups()
+	n, left, o := t.Len(), 0, Options{}
+	var groups []tables.ColumnGroup
+	if long == nil {
+		groups = t.ColumnGroups()
+	} else {
+		n, o = min(n, long.limit), long.o
+		left = max(long.total, t.Len()) - n
+	}
 	hdr := 1
 	if groups != nil {
 		hdr = 2
@@ -366,18 +391,19 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
-	texts, err := textWidths(ctx, t, widthRows)
+	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	// widths are the columns' widths; wraps marks the text columns whose
-	// texts are wider than their column: their cells wrap, and each row
-	// is as tall as its wrapped lines, so that a long note prints whole
-	// instead of running past the page's edge.
+	// widths are the columns' widths; wraps marks the text columns of a
+	// dressed table whose texts are wider than their column.
 	widths := make([]float64, len(cols))
 	wraps := make([]bool, len(cols))
+	wrapping := false
+	full := make([]string, len(cols)) // the file holding each column's full texts
 	var merges [][2]string
 	for c, col := range cols {
+		full[c] = fullTextAt(t, c)
 		at := hdr - 1
 		label := col.Name
 		if groups != nil && c < groups[0].First {
@@ -390,12 +416,13 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			}
 		}
 		labels[at][c] = label
-		if col.Description != "" {
+		if col.Description != "" && long == nil {
 			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
 		}
 		width := colWidth(label, texts[c])
 		tableWidth += width
-		widths[c], wraps[c] = width, col.Type == tables.String && texts[c]+2 > width
+		widths[c], wraps[c] = width, long == nil && col.Type == tables.String && texts[c]+2 > width
+		wrapping = wrapping || wraps[c]
 		if groups == nil || c >= groups[0].First { // not merged down both rows
 			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
 		}
@@ -405,7 +432,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		merges = append(merges, [2]string{cellName(g.First+1, 1), cellName(g.Last+1, 1)})
 	}
 	if err := setColWidths(f, sheet, widths); err != nil {
-		return err
+		return 0, err
 	}
 	styles := make([]int, len(cols)) // each column's format
 	// wholeAsInt marks the float columns whose whole numbers are written
@@ -413,8 +440,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	// but rates, interval bounds, p-values and milliseconds.
 	wholeAsInt := make([]bool, len(cols))
 	for c, col := range cols {
-		wholeAsInt[c] = col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
+		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
 		switch {
+		case long != nil:
 		case col.Kind == tables.KindPValue:
 			styles[c] = st.pvalue
 		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
@@ -425,22 +453,26 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			styles[c] = st.count
 		}
 	}
-	last := len(t.Rows) + hdr
-	if len(t.Rows) == 0 {
-		last = hdr + 1 // a row saying why
+	last := n + hdr // the last row of data, or of the row saying why there is none
+	if n == 0 && long == nil {
+		last++
 	}
-	sw, err := streamSheet(f, sheet, cellName(max(1, len(cols)), last))
+	end := last // the sheet's last row
+	if left > 0 {
+		end++
+	}
+	sw, err := streamSheet(f, sheet, cellName(max(1, len(cols)), end))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(cols) > 0 {
 		if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: hdr, TopLeftCell: cellName(1, hdr+1), ActivePane: "bottomLeft"}); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	for _, m := range merges {
 		if err := sw.MergeCell(m[0], m[1]); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	vals := make([]any, len(cols))
@@ -455,14 +487,18 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		for c := range cols {
 			vals[c] = excelize.Cell{StyleID: st.header}
 			if s := labels[r][c]; s != "" {
-				vals[c] = textCell(sheet, r+1, c, s, fullTextAt(t, c), st.header, st)
+				vals[c] = textCell(sheet, r+1, c, s, full[c], st.header, st)
 			}
 		}
-		if err := sw.SetRow(cellName(1, r+1), vals, excelize.RowOpts{Height: heights[r]}); err != nil {
-			return err
+		var opts []excelize.RowOpts
+		if long == nil {
+			opts = append(opts, excelize.RowOpts{Height: heights[r]})
+		}
+		if err := sw.SetRow(cellName(1, r+1), vals, opts...); err != nil {
+			return 0, err
 		}
 	}
-	if len(t.Rows) == 0 {
+	if n == 0 && long == nil {
 		// An empty table says why, as the HTML report does, wrapped in a
 		// cell merged across the table (a text running past its last
 		// column is cut off in print).
@@ -472,29 +508,39 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 		if len(cols) == 0 {
 			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), 0, st)}); err != nil {
-				return err
+				return 0, err
 			}
 		} else {
 			for c := range cols {
 				vals[c] = empty(c)
 			}
-			vals[0] = textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), st.wrap, st)
+			vals[0] = textCell(sheet, hdr+1, 0, why, full[0], st.wrap, st)
 			if err := sw.SetRow(cellName(1, hdr+1), vals, excelize.RowOpts{Height: textHeight(why, tableWidth)}); err != nil {
-				return err
+				return 0, err
 			}
 			if len(cols) > 1 {
 				if err := sw.MergeCell(cellName(1, hdr+1), cellName(len(cols), hdr+1)); err != nil {
-					return err
+					return 0, err
 				}
 			}
 		}
 	}
-	for i, row := range t.Rows {
+	step := o.Step("sheet "+sheet, n)
+	var row []any
+	for i := range n {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		row = t.Row(i, row)
 		r := i + hdr + 1
 		height := lineHeight
-		for c, v := range row {
-			if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
-				height = max(height, textHeight(s, widths[c]))
+		if wrapping {
+			for c, v := range row {
+				if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
+					height = max(height, textHeight(s, widths[c]))
+				}
 			}
 		}
 		for c := range cols {
@@ -513,19 +559,26 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				}
 				if wholeAsInt[c] && whole(x) {
 					style = st.count // a whole number in a column of numbers: 2619, never 2619.000
+				} else if long != nil {
+					style = st.float
 				}
 				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case nil:
 			case int, bool:
-				vals[c] = excelize.Cell{StyleID: style, Value: x}
+				vals[c] = x
+				if style != 0 {
+					vals[c] = excelize.Cell{StyleID: style, Value: x}
+				}
 			case string: // a string cell: never a formula
 				if x == "" {
-					vals[c] = excelize.Cell{StyleID: style} // a missing text: an empty cell, as in the CSV
+					if long == nil {
+						vals[c] = excelize.Cell{StyleID: style} // a missing text: an empty cell, as in the CSV
+					} // else no cell: a long text beside it shows over it, as over any empty cell
 					break
 				}
-				vals[c] = textCell(sheet, r, c, x, fullTextAt(t, c), style, st)
+				vals[c] = textCell(sheet, r, c, x, full[c], style, st)
 			default:
-				vals[c] = textCell(sheet, r, c, fmt.Sprint(x), fullTextAt(t, c), style, st)
+				vals[c] = textCell(sheet, r, c, fmt.Sprint(x), full[c], style, st)
 			}
 		}
 		var opts []excelize.RowOpts
@@ -533,34 +586,40 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			opts = append(opts, excelize.RowOpts{Height: height})
 		}
 		if err := sw.SetRow(cellName(1, r), vals, opts...); err != nil {
-			return err
+			return 0, err
 		}
-		if r%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+		step.At(i+1, false)
 	}
-	for c, col := range cols {
-		if col.Kind == tables.KindRate && last > hdr {
-			f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{rateScale(col)})
+	step.At(n, true)
+	if left > 0 {
+		if err := sw.SetRow(cellName(1, end), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, long.rest, n, n+left)}); err != nil {
+			return 0, err
 		}
 	}
 	st.log.apply(f, sheet, 0) // the fill is each changed cell's style
-	if len(cols) > 0 {
-		f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
-		if err := printWidth(f, sheet, tableWidth); err != nil {
-			return err
+	lastCol, lastRow := 0, 0
+	if long == nil {
+		for c, col := range cols {
+			if col.Kind == tables.KindRate && last > hdr {
+				f.SetConditionalFormat(sheet, cellName(c+1, hdr+1)+":"+cellName(c+1, last), []excelize.ConditionalFormatOptions{rateScale(col)})
+			}
+		}
+		if len(cols) > 0 {
+			f.AutoFilter(sheet, cellName(1, hdr)+":"+cellName(len(cols), last), nil)
+		}
+		if lastCol, lastRow, err = addChart(f, sheet, t, len(cols), hdr, last); err != nil {
+			return 0, err
 		}
 	}
-	lastCol, lastRow, err := addChart(f, sheet, t, len(cols), hdr, last)
-	if err != nil {
-		return err
+	if len(cols) > 0 {
+		if err := printWidth(f, sheet, tableWidth); err != nil {
+			return 0, err
+		}
 	}
-	if err := printRange(f, sheet, max(len(cols), lastCol), max(last, lastRow), hdr); err != nil {
-		return err
+	if err := printRange(f, sheet, max(len(cols), lastCol), max(end, lastRow), hdr); err != nil {
+		return 0, err
 	}
-	return sw.Flush()
+	return left, sw.Flush()
 }
 
 // The colour scales. A rate is coloured by the direction its column
@@ -782,103 +841,6 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // autofilter, colour scale or comments; the long tables are the answers,
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
-
-// writeStream makes the sheet of a long table (the samples, a long
-// table) with excelize's StreamWriter, and returns how many rows it
-// leaves out: a frozen header, strings as string cells (never a formula)
-// fitted and marked as setText marks them, floats with three decimals,
-// at most limit of t's rows, and a last row saying how many of total
-// were left out and where they are (rest).
-func writeStream(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, total, limit int, rest string, st styleSet, o Options) (int, error) {
-	if _, err := f.NewSheet(sheet); err != nil {
-		return 0, err
-	}
-	if err := pageSetup(f, sheet); err != nil {
-		return 0, err
-	}
-	n := min(t.Len(), limit)
-	texts, err := textWidths(ctx, t, min(n, widthRows))
-	if err != nil {
-		return 0, err
-	}
-	width := 0.0
-	widths := make([]float64, len(t.Header))
-	for c, h := range t.Header {
-		widths[c] = colWidth(h, texts[c])
-		width += widths[c]
-	}
-	if err := setColWidths(f, sheet, widths); err != nil {
-		return 0, err
-	}
-	if err := printWidth(f, sheet, width); err != nil {
-		return 0, err
-	}
-	full := make([]string, len(t.Header))
-	for c := range full {
-		full[c] = fullTextAt(t, c)
-	}
-	lastRow := n + 1
-	left := 0
-	if total = max(total, t.Len()); total > n {
-		left = total - n
-		lastRow++
-	}
-	sw, err := streamSheet(f, sheet, cellName(max(1, len(t.Header)), lastRow))
-	if err != nil {
-		return 0, err
-	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return 0, err
-	}
-	header := make([]any, len(t.Header))
-	for i, h := range t.Header {
-		header[i] = excelize.Cell{StyleID: st.header, Value: h}
-	}
-	if err := sw.SetRow("A1", header); err != nil {
-		return 0, err
-	}
-	step := o.Step("sheet "+sheet, n)
-	vals := make([]any, len(t.Header))
-	var row []any
-	for r := range n {
-		if r%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		row = t.Row(r, row)
-		clear(vals)
-		for c, v := range row[:min(len(row), len(vals))] {
-			switch x := v.(type) {
-			case float64:
-				if !math.IsNaN(x) && !math.IsInf(x, 0) {
-					vals[c] = excelize.Cell{StyleID: st.float, Value: x}
-				}
-			case string: // a string cell: never a formula
-				if x != "" { // else no cell: a long text beside it shows over it, as over any empty cell
-					vals[c] = textCell(sheet, r+2, c, x, full[c], 0, st)
-				}
-			default:
-				vals[c] = v
-			}
-		}
-		if err := sw.SetRow(cellName(1, r+2), vals); err != nil {
-			return 0, err
-		}
-		step.At(r+1, false)
-	}
-	step.At(n, true)
-	if left > 0 {
-		if err := sw.SetRow(cellName(1, n+2), []any{fmt.Sprintf("… %d more rows are in %s; the sheet keeps the first %d of %d", left, rest, n, total)}); err != nil {
-			return 0, err
-		}
-	}
-	st.log.apply(f, sheet, 0) // the fill is each changed cell's style
-	if err := printRange(f, sheet, len(t.Header), lastRow, 1); err != nil {
-		return 0, err
-	}
-	return left, sw.Flush()
-}
 
 // streamSheet starts excelize's StreamWriter on sheet, whose cells will
 // fill A1 to lastRef: its range and its sheet properties (pageSetup's
