@@ -26,21 +26,15 @@ const MaxSampleRows = 50_000
 const MaxSheetRows = 1_000_000
 
 // WriteXLSX writes the workbook: a README sheet (title, SIMULATED when it
-// is, the notes), one sheet per table (frozen header, autofilter, number
-// formats by column kind, a colour scale on rates by the direction their
-// columns declare (rateScale), column descriptions as header comments), a
-// figures sheet (each figure's data beside the native chart of the same
-// kind, writeFigures), a provenance sheet, and, when given, a samples
-// sheet (Page.Samples, at most MaxSampleRows rows, the README saying
-// that it holds n of the run's Page.SamplesTotal answers and where all
-// of them are). Every table's sheet is written with excelize's
-// StreamWriter; the README, figures and provenance cell by cell. Text from models and datasets
-// is always a string cell, never a formula, whatever it starts with (=,
-// +, -, @, tab, CR). The font is named and sized (Calibri 11), rows of
-// wrapped text are as high as their lines, and every sheet prints
-// landscape, one page wide, within its print area (charts included), a
-// table's header rows repeated on each page, its name and page number in
-// the footer (pageSetup, printRange).
+// is, the notes), one sheet per table (writeTable), a figures sheet (each
+// figure's data beside the native chart of the same kind, writeFigures),
+// a provenance sheet, and, when given, a samples sheet (Page.Samples, at
+// most MaxSampleRows rows, the README saying that it holds n of the run's
+// Page.SamplesTotal answers and where all of them are). Text from models
+// and datasets is always a string cell, never a formula, whatever it
+// starts with. Every sheet prints landscape, one page wide, within its
+// print area, a table's header rows repeated on each page (pageSetup,
+// printRange).
 //
 // Where Excel's limits force a cell's text to change (fitCell: over
 // MaxCellChars characters, or characters XML cannot hold), the cell says
@@ -48,7 +42,7 @@ const MaxSheetRows = 1_000_000
 // shows the characters as their control pictures (␀, ␛), it has an
 // orange fill and a comment saying what changed (the first
 // MaxNoteComments of a sheet), and the README sheet counts the changed
-// cells of every sheet. Nothing is changed silently.
+// cells of every sheet.
 func WriteXLSX(w io.Writer, p Page) error {
 	return WriteXLSXContext(context.Background(), w, p, Options{})
 }
@@ -232,15 +226,10 @@ type styleSet struct {
 	log                                *changeLog
 }
 
-// The workbook's font: Calibri 11, Excel's default, set as the
-// workbook's default font and named by the header style too (a font
-// without a name and size is a serif of LibreOffice's own size there,
-// overlapping the row under it). LibreOffice shows Calibri as Carlito
-// (metric-compatible) where installed, else as fontconfig's match (Noto
-// Sans here); scripts it lacks (Devanagari, Tamil) fall back per glyph.
-// lineHeight is the height, in points, of one line of it: rows holding
-// wrapped text get lines × lineHeight (textHeight), as neither Excel nor
-// LibreOffice refits a row on opening.
+// The workbook's font, Calibri 11 (Excel's default), named by every
+// style that sets a font; lineHeight is the height, in points, of one
+// line of it: rows holding wrapped text get lines × lineHeight
+// (textHeight), as neither Excel nor LibreOffice refits a row on opening.
 const (
 	fontName     = "Calibri"
 	fontSize     = 11.0
@@ -264,9 +253,7 @@ func colWidth(label string, text float64) float64 {
 }
 
 // textWidths is the widest text cell of each column among t's first
-// rows rows, in characters (runes): a column of model names or languages
-// is as wide as its names, not its header. Numbers are formatted by the
-// column's style and do not count.
+// rows rows, in characters (runes); numbers do not count.
 func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, error) {
 	w := make([]float64, len(t.Header))
 	var row []any
@@ -622,26 +609,21 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	return left, sw.Flush()
 }
 
-// The colour scales. A rate is coloured by the direction its column
-// declares (rateDirection): red → yellow → green where higher is better,
-// green → yellow → red where lower is better, and otherwise a neutral
-// single-hue scale, white → blue (the HTML heatmaps' blues), that says
-// how large a rate is and not whether that is good.
+// The colour scales of rates, by the direction their column declares
+// (rateDirection): red → yellow → green where higher is better, green →
+// yellow → red where lower is better, and otherwise white → blue (the
+// HTML heatmaps' blues).
 var (
 	higherBetter = []string{"#F8696B", "#FFEB84", "#63BE7B"}
 	lowerBetter  = []string{"#63BE7B", "#FFEB84", "#F8696B"}
 	neutralScale = []string{"#F7FBFF", "#6BAED6"}
 )
 
-// rateDirection is +1 where a rate column's declared description
-// (tables.Column.Description, as the table declares it where it is
-// built) says higher is better (an accuracy, a
-// cross-lingual consistency), -1 where it says lower is better (a share
-// of hallucinations, abstentions, switched, failed or error answers), and
-// 0 where it says neither or both. tables.Column declares no direction of
-// its own, and the name is not read: a long table's rate (k / n) is of
-// whichever metric its row names (correct, abstain, hallucination), so
-// its column is neutral.
+// rateDirection is +1 where a rate column's description says higher is
+// better (an accuracy, a cross-lingual consistency), -1 where it says
+// lower is better (a share of hallucinations, abstentions, switched,
+// failed or error answers), and 0 where it says neither or both (a long
+// table's rate, of whichever metric its row names).
 func rateDirection(col tables.Column) int {
 	d := strings.ToLower(col.Description)
 	up := strings.Contains(d, "accuracy") || strings.Contains(d, "cross-lingual consistency") || strings.Contains(d, "clc(l)")
@@ -843,10 +825,10 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 const StreamRows = 50_000
 
 // streamSheet starts excelize's StreamWriter on sheet, whose cells will
-// fill A1 to lastRef: its range and its sheet properties (pageSetup's
-// fit to page) are set first, as the StreamWriter writes them as it
-// starts. Its panes and column widths are set before its first row, its
-// comments, conditional formats, autofilter and charts before Flush.
+// fill A1 to lastRef, its range and fit to page set first (the
+// StreamWriter writes them as it starts). Its panes and column widths
+// are to be set before its first row, its comments, conditional formats,
+// autofilter and charts before Flush.
 func streamSheet(f *excelize.File, sheet, lastRef string) (*excelize.StreamWriter, error) {
 	if err := f.SetSheetDimension(sheet, "A1:"+lastRef); err != nil {
 		return nil, err
@@ -858,10 +840,9 @@ func streamSheet(f *excelize.File, sheet, lastRef string) (*excelize.StreamWrite
 }
 
 // setColWidths sets the width of each column of a sheet about to be
-// streamed (streamSheet), widths[c] column c+1's. excelize puts each
-// width before those set already, and its StreamWriter writes them in
-// that order: set from the last column to the first, they are declared
-// in ascending order, as Excel requires.
+// streamed (streamSheet), widths[c] column c+1's, from the last to the
+// first: excelize puts each before those set already, and Excel requires
+// them in ascending order.
 func setColWidths(f *excelize.File, sheet string, widths []float64) error {
 	for c := len(widths); c >= 1; c-- {
 		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
