@@ -108,67 +108,28 @@ type cellReader struct {
 // score.Tail) from a Sample, by the field's name; ok is false for
 // another name.
 func sampleReader(name string) (cellReader, bool) {
-	text := func(of func(*Sample) string) (cellReader, bool) { return cellReader{text: of}, true }
-	flag := func(of func(*Sample) bool) (cellReader, bool) {
-		return cellReader{value: func(s *Sample) any { return of(s) }}, true
-	}
-	switch name {
-	case "model":
-		return text(func(s *Sample) string { return s.Model })
-	case "item":
-		return text(func(s *Sample) string { return s.Item })
-	case "language":
-		return text(func(s *Sample) string { return s.Language })
-	case "form":
-		return text(func(s *Sample) string { return s.Form })
-	case "strategy":
-		return text(func(s *Sample) string { return s.Strategy })
-	case "condition":
-		return text(func(s *Sample) string { return s.Condition })
-	case "role":
-		return text(func(s *Sample) string { return s.Role })
-	case "gold":
-		return text(func(s *Sample) string { return s.Gold })
-	case "prediction":
-		return text(func(s *Sample) string { return s.Answer })
-	case "prediction_norm":
-		return text(func(s *Sample) string { return s.Normalized })
-	case "method":
-		return text(func(s *Sample) string { return s.Method })
-	case "abstain":
-		return flag(func(s *Sample) bool { return s.Abstain })
-	case "script":
-		return text(func(s *Sample) string { return s.Script })
-	case "switched":
-		return flag(func(s *Sample) bool { return s.Switched })
-	case "failed":
-		return flag(func(s *Sample) bool { return s.Failed })
-	case "withheld":
-		return flag(func(s *Sample) bool { return s.Withheld })
-	case "empty_response":
-		return flag(func(s *Sample) bool { return s.EmptyResponse })
-	}
-	return cellReader{}, false
-}
-
-// sampleExtras are the samples table's columns after the schema's
-// (reportfiles.SampleColumns), with their readers.
-func sampleExtras() []sampleExtra {
-	cols := reportfiles.SampleColumns()
-	of := []cellReader{{text: func(s *Sample) string { return s.Prompt }}, {text: func(s *Sample) string { return s.Response }},
-		{text: func(s *Sample) string { return s.Error }}, {value: func(s *Sample) any { return s.Simulated }}}
-	out := make([]sampleExtra, len(cols))
-	for i, c := range cols {
-		out[i] = sampleExtra{col: c, of: of[i]}
-	}
-	return out
-}
-
-// sampleExtra is a column the samples table has beside the answer
-// schema's: what only a sample holds (its record's text).
-type sampleExtra struct {
-	col tables.Column
-	of  cellReader
+	text := func(of func(*Sample) string) cellReader { return cellReader{text: of} }
+	flag := func(of func(*Sample) bool) cellReader { return cellReader{value: func(s *Sample) any { return of(s) }} }
+	of, ok := map[string]cellReader{
+		"model":           text(func(s *Sample) string { return s.Model }),
+		"item":            text(func(s *Sample) string { return s.Item }),
+		"language":        text(func(s *Sample) string { return s.Language }),
+		"form":            text(func(s *Sample) string { return s.Form }),
+		"strategy":        text(func(s *Sample) string { return s.Strategy }),
+		"condition":       text(func(s *Sample) string { return s.Condition }),
+		"role":            text(func(s *Sample) string { return s.Role }),
+		"gold":            text(func(s *Sample) string { return s.Gold }),
+		"prediction":      text(func(s *Sample) string { return s.Answer }),
+		"prediction_norm": text(func(s *Sample) string { return s.Normalized }),
+		"method":          text(func(s *Sample) string { return s.Method }),
+		"abstain":         flag(func(s *Sample) bool { return s.Abstain }),
+		"script":          text(func(s *Sample) string { return s.Script }),
+		"switched":        flag(func(s *Sample) bool { return s.Switched }),
+		"failed":          flag(func(s *Sample) bool { return s.Failed }),
+		"withheld":        flag(func(s *Sample) bool { return s.Withheld }),
+		"empty_response":  flag(func(s *Sample) bool { return s.EmptyResponse }),
+	}[name]
+	return of, ok
 }
 
 // Samples returns one Sample per scored answer, in the tables' order
@@ -257,10 +218,10 @@ func samplesTable(ss []Sample) *Table {
 			break
 		}
 	}
-	fields, extra := schema.Fields(), sampleExtras()
+	fields, extra := schema.Fields(), reportfiles.SampleColumns()
 	cols := make([]tables.Column, 0, len(fields)+len(extra))
 	read := make([]cellReader, 0, len(fields)+len(extra))
-	repeats := make([]bool, 0, len(fields)+len(extra))
+	repeats := make([]bool, len(fields)+len(extra))
 	first := len(score.Head()) // the study's own fields start here
 	for c, f := range fields {
 		of, ok := sampleReader(f.Name)
@@ -270,11 +231,12 @@ func samplesTable(ss []Sample) *Table {
 		if !ok {
 			panic(fmt.Sprintf("bhasha: the samples table has no reader for the common field %q", f.Name))
 		}
-		cols, read, repeats = append(cols, tables.AnswerColumn(f)), append(read, of), append(repeats, f.Repeats)
+		cols, read, repeats[c] = append(cols, tables.AnswerColumn(f)), append(read, of), f.Repeats
 	}
-	for _, x := range extra {
-		cols, read, repeats = append(cols, x.col), append(read, x.of), append(repeats, false)
-	}
+	// The extras: what only a sample holds, its record's text.
+	cols = append(cols, extra...)
+	read = append(read, cellReader{text: func(s *Sample) string { return s.Prompt }}, cellReader{text: func(s *Sample) string { return s.Response }},
+		cellReader{text: func(s *Sample) string { return s.Error }}, cellReader{value: func(s *Sample) any { return s.Simulated }})
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var in tables.Interner
 	t.Fill(len(ss), func(i int, row []any) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/internal/reportfiles"
 )
 
 // boundedRun is a small run of Distractors on TriviaQA (12 or more
@@ -96,7 +97,7 @@ func TestSampleReaders(t *testing.T) {
 		}
 	}
 	tb := samplesTable([]Sample{{Model: "m", Item: "1", Answer: "a", Normalized: "a", Chosen: -1, Prompt: "p", Response: "r", Simulated: true}})
-	want := len(score.Head()) + len(score.Tail()) + len(sampleExtras())
+	want := len(score.Head()) + len(score.Tail()) + len(reportfiles.SampleColumns())
 	if len(tb.Header) != want || len(tb.Rows) != 1 {
 		t.Fatalf("header %q, %d rows", tb.Header, len(tb.Rows))
 	}

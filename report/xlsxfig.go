@@ -492,18 +492,11 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		}
 		last := head + len(b.rows)
 		lastRow = max(lastRow, last)
-		if b.scale && len(b.rows) > 0 {
-			f.SetCellStyle(sheet, cellName(2, head+1), cellName(len(b.header), last), st.rate)
-		}
-		for _, c := range b.series {
-			if len(b.rows) > 0 {
-				f.SetCellStyle(sheet, cellName(c+1, head+1), cellName(c+1, last), st.rate)
+		if first := 2; len(b.rows) > 0 { // the values (and whiskers) after the categories, or a scatter's x
+			if b.kind == excelize.Scatter {
+				first = 3
 			}
-		}
-		for _, wc := range b.whiskerCols {
-			if wc[0] > 0 && len(b.rows) > 0 {
-				f.SetCellStyle(sheet, cellName(wc[0]+1, head+1), cellName(wc[1]+1, last), st.rate)
-			}
+			f.SetCellStyle(sheet, cellName(first, head+1), cellName(len(b.header), last), st.rate)
 		}
 		blockRows := len(b.rows) + 2
 		if b.scale && len(b.rows) > 0 {
