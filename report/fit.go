@@ -34,14 +34,12 @@ type fitted struct {
 
 func (f fitted) changed() bool { return f.controls > 0 || f.cut > 0 }
 
-// fitCell is s as an Excel cell can hold it, which excelize would
-// otherwise change without a word: the characters XML cannot hold (C0
-// controls but tab, line feed and carriage return; U+FFFE, U+FFFF; bytes
-// that are not UTF-8) become their control pictures (tables.VisibleXML:
-// ␀ for NUL, ␛ for ESC) rather than U+FFFD, and a text longer than
-// MaxCellChars is cut to end in "… [cut: N characters, full text in
-// FULL]" (N the text's length in characters), the whole within the
-// limit, the cut never inside a grapheme (graphemeStart).
+// fitCell is s as an Excel cell can hold it: the characters XML cannot
+// hold become their control pictures (tables.VisibleXML: ␀ for NUL),
+// and a text longer than MaxCellChars is cut to end in "… [cut: N
+// characters, full text in FULL]" (N its length in characters), the
+// whole within the limit, the cut never inside a grapheme
+// (graphemeStart).
 func fitCell(s, full string) fitted {
 	v, n := tables.VisibleXML(s)
 	f := fitted{text: v, controls: n}
@@ -75,8 +73,8 @@ const recordsFile = "records.jsonl"
 
 // fullTextAt names the run directory's file that holds the exact text of
 // a cell of column c of t: records.jsonl for a sample's prompt, response
-// and error, tables/answers.csv for a sample's other text, else the
-// table's own CSV file.
+// and error, tables/answers.csv for its other text, else the table's CSV
+// file.
 func fullTextAt(t *tables.Table, c int) string { return fullTextIn(t.Name, t.Header, c) }
 
 // fullTextIn is fullTextAt for a table named name with header header.
@@ -91,8 +89,8 @@ func fullTextIn(name string, header []string, c int) string {
 }
 
 // changeLog is a workbook's record of the cells whose text fitCell
-// changed: the cells of each sheet still to be marked (apply), and the
-// counts per sheet for the README sheet (lines).
+// changed: each sheet's cells still to be marked (apply) and counts
+// (lines).
 type changeLog struct {
 	sheets  []string
 	counts  map[string]*sheetChanges
@@ -108,9 +106,8 @@ type changedCell struct {
 	cell, note string
 }
 
-// add logs that cell of sheet holds fit, its exact text in full (a
-// file of the run directory: records.jsonl, tables/NAME.csv,
-// manifest.json).
+// add logs that cell of sheet holds fit, its exact text in the run
+// directory's file full.
 func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
 	if l.counts == nil {
 		l.counts, l.pending = map[string]*sheetChanges{}, map[string][]changedCell{}
@@ -149,9 +146,8 @@ func pictures(s string) string {
 }
 
 // apply marks the logged cells of sheet not yet marked: the fill style
-// (none when 0: a streamed sheet styles its cells as it writes them) and
-// a comment saying what changed, for the first MaxNoteComments of the
-// sheet.
+// (none when 0: a streamed sheet's cells have it) and, for the first
+// MaxNoteComments of the sheet, a comment saying what changed.
 func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
 	for _, c := range l.pending[sheet] {
 		if style != 0 {
@@ -166,9 +162,8 @@ func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
 	delete(l.pending, sheet)
 }
 
-// lines are the README sheet's account of the changed cells: one line
-// per sheet with any, after a line saying how they are marked; none when
-// no text changed.
+// lines are the README sheet's account of the changed cells: how they
+// are marked, then a line per sheet with any; none when none changed.
 func (l *changeLog) lines() []string {
 	if len(l.sheets) == 0 {
 		return nil

@@ -273,11 +273,9 @@ func blank(v any) bool {
 }
 
 // displayCell writes a cell for a reader: rates and interval bounds with
-// three decimals, p-values as tables.FormatP writes them (scientific
-// below 0.001, never zero), milliseconds with one decimal,
-// other numbers and statistics with three decimals unless they are whole
-// (a count in a column of mixed numbers: 2619, never 2619.000), counts
-// as integers, NaN as empty; the exact value stays in Sort for sorting.
+// three decimals, p-values as tables.FormatP writes them, milliseconds
+// with one decimal, other numbers with three decimals unless whole
+// (2619, never 2619.000), NaN as empty; the exact value stays in Sort.
 func displayCell(col tables.Column, v any) cellView {
 	x, ok := v.(float64)
 	if !ok {
@@ -355,10 +353,9 @@ func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorer
 }
 
 // explorer is the samples the page embeds: column names, how the
-// explorer shows each column (fields, from the table's declared columns:
-// the page's script builds its filters, list and search from them and
-// names no column itself) and rows of plain values (the page's script
-// shows them with textContent only).
+// explorer shows each column (fields: the page's script builds its
+// filters, list and search from them) and rows of plain values (shown
+// with textContent only).
 type explorer struct {
 	Columns []string        `json:"columns"`
 	Fields  []explorerField `json:"fields"`
@@ -420,10 +417,8 @@ func explorerFields(t *tables.Table, rows [][]any) []explorerField {
 
 // explorerData keeps the samples that fit in MaxExplorerBytes, their
 // long texts cut (CutSampleTexts), spread evenly over those given (every
-// k-th when they do not all fit, so every model, language and strategy
-// still appears), and says how many it kept
-// of the run's total and how they were chosen (how, when the samples
-// given are a selection drawn as it says; else every-th or the first).
+// k-th when they do not all fit), and says how many it kept of the run's
+// total and how they were chosen (how, else every-th or the first).
 func explorerData(t *tables.Table, total, every int, how string) (*explorer, string) {
 	if t == nil || len(t.Rows) == 0 {
 		return nil, ""
@@ -477,10 +472,8 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 // CutSampleTexts returns row, a row of a samples table with columns
 // header, with each text over MaxSampleText characters cut (CutText),
 // its note naming where the full text is (sampleFullText; key is the
-// record's key, or "" when not known). It returns row itself when it
-// cuts nothing, else a copy. The explorer cuts the rows it is given so;
-// a caller that bounds the explorer's samples by their size cuts them
-// first, as the page will.
+// record's key, or "" when not known): row itself when it cuts nothing,
+// else a copy. The explorer cuts the rows it is given so.
 func CutSampleTexts(header []string, row []any, key string) []any {
 	out := row
 	for c, v := range row {

@@ -24,7 +24,7 @@ type Step struct {
 	Final       bool
 }
 
-// Options are how the writers report progress and where they stop.
+// Options are how the writers report progress and bound long sheets.
 type Options struct {
 	// Progress, when set, is told of each step: at its start, about every
 	// progressEvery rows, and at its end.
@@ -75,16 +75,14 @@ func (s *Stepper) At(done int, final bool) {
 	}
 }
 
-// zipLevel is the workbook's deflate level, with klauspost's flate: it
-// deflates a workbook several times faster than compress/flate at the
-// same level, for a file a few percent larger.
+// zipLevel is the workbook's deflate level, with klauspost's flate
+// (several times faster than compress/flate).
 const zipLevel = 6
 
 // writeWorkbook writes f into w, once every sheet's rows are set:
 // streamed names the sheets written with excelize's StreamWriter (each
-// declared its range before its rows, streamSheet), the others get the
-// range their cells fill (setUsedRanges). The file is assembled in
-// memory by excelize before it is written.
+// declared its range, streamSheet), the others get the range their cells
+// fill (setUsedRanges).
 func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) error {
 	if err := setUsedRanges(f, streamed); err != nil {
 		return err
@@ -98,11 +96,9 @@ func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) erro
 }
 
 // setUsedRanges declares, as its <dimension>, the range of cells each
-// sheet of f holds but the streamed ones. excelize declares "A1" for a
-// sheet whose cells it sets, and a reader that sizes a sheet by its
-// dimension (openpyxl's read-only mode) then reads its first row only.
-// It reads each such sheet's cells once (GetRows): the sheets excelize
-// writes cell by cell are the short ones (README, figures, provenance).
+// sheet of f but the streamed ones holds (excelize declares "A1", and
+// openpyxl's read-only mode then reads the first row only). It reads
+// each such sheet's cells once.
 func setUsedRanges(f *excelize.File, streamed map[string]bool) error {
 	for _, sheet := range f.GetSheetList() {
 		if streamed[sheet] {

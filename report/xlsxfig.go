@@ -320,10 +320,9 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 }
 
 // addWhiskers reads the bars' whiskers from an interval bar option
-// (intervalBars): a line series on the second, hidden x axis named as
-// its bars, whose vertical segments, two points at the same x, run from
-// a category's lower bound to its upper one (x is the category's index
-// plus the bar's offset within its band, less than half a band). Each
+// (chart.IntervalBars: a line series on the second x axis named as its
+// bars, whose vertical segments run from a category's lower bound to its
+// upper one, at the category's index plus less than half a band). Each
 // bar series with whiskers gets lo and hi columns after the values.
 func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) error {
 	b.whiskers = make([][]interval, len(b.series))
@@ -405,13 +404,11 @@ var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 
 // writeFigures writes the "figures" sheet: per figure its caption, its
 // data and, beside the data, the native Excel chart of the same kind
-// (titled with the figure's title, and SIMULATED when it is; category
-// labels under the plot area, not at the axis inside negative bars). A
-// scatter's series each chart their own rows, x and y numeric cells; an
-// interval bar chart's columns carry the whiskers as error bars. The
-// sheet prints one page wide, its data and charts; the error bars'
-// distances (errorBars) are right of what prints. It returns how many
-// figures it wrote.
+// (titled with the figure's title, and SIMULATED when it is), an
+// interval bar chart's whiskers as error bars. The sheet prints one page
+// wide, a figure not split over pages; the error bars' distances
+// (errorBars) are right of what prints. It returns how many figures it
+// wrote.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) (int, error) {
 	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
 	type drawn struct {
@@ -658,11 +655,10 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 	return rows, err
 }
 
-// errorBars writes the distances of charted series j's error bars, from
-// its bars to its whiskers' bounds (the lo and hi columns beside the
-// data), in two columns from errCol on: custom error bars take
-// distances, and LibreOffice draws them only from cell references. It
-// returns the minus and plus columns' references.
+// errorBars writes the distances from charted series j's bars to their
+// whiskers' bounds in two columns from errCol on (LibreOffice draws
+// custom error bars only from cell references), and returns the minus
+// and plus columns' references.
 func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
 	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
 	name := b.header[b.series[j]]
@@ -737,10 +733,8 @@ func numericXValues(x string) (string, error) {
 }
 
 // withErrorBars gives each column series of a chart whose whiskers are
-// known custom error bars (excelize has no error bar option): below a
-// bar by the minus reference's distances, above it by the plus one's.
-// The error bars go where the schema puts them in a bar series, after
-// its data labels and before its categories.
+// known custom error bars (excelize has no error bar option), before its
+// categories as the schema orders them.
 func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (string, error) {
 	parts := strings.Split(x, "<ser>")
 	if len(parts)-1 != len(series) {
