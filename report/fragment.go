@@ -23,18 +23,10 @@ func fragmentID(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b[:])
 }
 
-// fragmentTemplates are the report's fragments, parsed on their own.
-func fragmentTemplates() (*template.Template, error) {
-	return template.New("fragments").Parse(fragments)
-}
-
+// execFragment runs the report's fragment name (fragments) on data.
 func execFragment(name string, data any) (string, error) {
-	t, err := fragmentTemplates()
-	if err != nil {
-		return "", err
-	}
 	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, name, data); err != nil {
+	if err := page.ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("%s fragment: %w", name, err)
 	}
 	return b.String(), nil
