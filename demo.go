@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func Demo(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, 
 
 // writeIndex writes out/report.html, linking every run's report and
 // workbook, and out/report.xlsx, the same list with each run's headline
-// tables (headlineTables) — best effort: the runs' own files are what
+// tables (Table.Headline) — best effort: the runs' own files are what
 // matters.
 func writeIndex(out string, res []*Results) {
 	var es []report.Entry
@@ -75,7 +76,8 @@ func writeIndex(out string, res []*Results) {
 		e := report.Entry{Name: m.Experiment, About: r.about(), Status: m.Status, Records: m.Counts.Records, Failed: m.Counts.Failed, Simulated: m.Simulated,
 			Report: filepath.ToSlash(filepath.Join(rel, "report.html")), Workbook: filepath.ToSlash(filepath.Join(rel, "report.xlsx"))}
 		if p, err := r.rep.Page(); err == nil {
-			e.Tables = headlineTables(p.Tables)
+			// the tables a reader of several runs compares first, as each marks itself (Table.Headline)
+			e.Tables = slices.DeleteFunc(slices.Clone(p.Tables), func(t *Table) bool { return !t.Headline })
 		}
 		es = append(es, e)
 	}
@@ -105,19 +107,6 @@ func (r *Results) about() string {
 	}
 	if d := r.manifest.Dataset; d != nil && d.Name != "" {
 		out += fmt.Sprintf(" (dataset %s, %d items)", d.Name, d.Items)
-	}
-	return out
-}
-
-// headlineTables are the tables a reader of several runs compares first,
-// as each marks itself where it is built (Table.Headline): the published
-// numbers beside the run's, the papers' layouts and the conclusions.
-func headlineTables(ts []*Table) []*Table {
-	var out []*Table
-	for _, t := range ts {
-		if t.Headline {
-			out = append(out, t)
-		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -52,14 +53,14 @@ func (r *Report) buildPage() (report.Page, error) {
 		}
 		prov = append(prov, [2]string{"model " + mi.Name, fmt.Sprintf("%s (root %s%s) at %s", mi.ServedName, mi.Identity.Root, revision(mi.Identity.Revision), strings.Join(servers, ", "))})
 	}
-	for _, g := range sortedKeys(m.Decodings) {
+	for _, g := range slices.Sorted(maps.Keys(m.Decodings)) {
 		b, _ := json.Marshal(m.Decodings[g])
 		prov = append(prov, [2]string{"decoding " + g, string(b)})
 	}
-	for _, k := range sortedKeys(m.Inputs) {
+	for _, k := range slices.Sorted(maps.Keys(m.Inputs)) {
 		prov = append(prov, [2]string{"input " + shownPath(r.dir, k), m.Inputs[k]})
 	}
-	for _, k := range sortedKeys(m.Templates) {
+	for _, k := range slices.Sorted(maps.Keys(m.Templates)) {
 		prov = append(prov, [2]string{"template " + k, m.Templates[k]})
 	}
 	prov = append(prov, r.exp.OptionProvenance()...) // the study's option blocks: scoring options, prompt options
@@ -112,15 +113,6 @@ func revision(r string) string {
 		return ""
 	}
 	return ", revision " + r
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and

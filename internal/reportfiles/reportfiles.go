@@ -234,8 +234,8 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		// the rows in memory: the report reads them there.
 		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.a.StoreKey(), n, r.a.Schema()); err == nil {
 			defer st.close()
-			if pr, err := st.picked(ctx, picks); err == nil {
-				rowAt, answers, check = pr.Row, st.table, st.check
+			if picked, err := st.picked(ctx, picks); err == nil {
+				rowAt, answers, check = picked, st.table, st.check
 				p.Tables = slices.Clone(p.Tables)
 				for i, t := range p.Tables {
 					if t.Name == "answers" && t.Source != nil {

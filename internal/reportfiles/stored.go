@@ -68,11 +68,11 @@ func (s *storedAnswers) fill(i int, row []any) {
 }
 
 // picked reads the rows of picks (answer indices, any order), each group
-// once, and returns a table whose Row(i, ·) is answer i's row for each i
-// in picks. It stops between groups when ctx is done.
-func (s *storedAnswers) picked(ctx context.Context, picks []int) (*pickedRows, error) {
+// once, and returns the function that writes answer i's row into buf for
+// each i in picks. It stops between groups when ctx is done.
+func (s *storedAnswers) picked(ctx context.Context, picks []int) (func(i int, buf []any) []any, error) {
 	sorted := slices.Sorted(slices.Values(picks))
-	p := &pickedRows{pos: make(map[int]int, len(picks))}
+	pos := make(map[int]int, len(picks)) // each pick's row in rows
 	var rows []score.Row
 	for k := 0; k < len(sorted); {
 		if err := ctx.Err(); err != nil {
@@ -84,25 +84,16 @@ func (s *storedAnswers) picked(ctx context.Context, picks []int) (*pickedRows, e
 			return nil, fmt.Errorf("reading the scored answers back: %w", err)
 		}
 		for ; k < len(sorted) && sorted[k] < first+len(group); k++ {
-			if _, ok := p.pos[sorted[k]]; !ok {
-				p.pos[sorted[k]] = len(rows)
+			if _, ok := pos[sorted[k]]; !ok {
+				pos[sorted[k]] = len(rows)
 				rows = append(rows, group[sorted[k]-first])
 			}
 		}
 	}
 	s.g = -1 // the group buffer was reused
-	p.table = tables.AnswerRows(rows, s.schema)
-	return p, nil
+	t := tables.AnswerRows(rows, s.schema)
+	return func(i int, buf []any) []any { return t.Row(pos[i], buf) }, nil
 }
-
-// pickedRows are the samples' answers rows, by answer index.
-type pickedRows struct {
-	pos   map[int]int
-	table *tables.Table
-}
-
-// Row is answer i's row (i one of the picks) in buf.
-func (p *pickedRows) Row(i int, buf []any) []any { return p.table.Row(p.pos[i], buf) }
 
 // check is the first error reading the rows back met.
 func (s *storedAnswers) check() error {
