@@ -101,7 +101,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 			cuts = append(cuts, cutNote(name, left, t.Len(), long.rest))
 		}
 	}
-	if _, err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
+	if err := writeFigures(f, sheetName("figures", used), p.Figures, p.Simulated, styles); err != nil {
 		return err
 	}
 	prov := sheetName("provenance", used)

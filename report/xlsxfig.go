@@ -407,9 +407,8 @@ var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 // (titled with the figure's title, and SIMULATED when it is), an
 // interval bar chart's whiskers as error bars. The sheet prints one page
 // wide, a figure not split over pages; the error bars' distances
-// (errorBars) are right of what prints. It returns how many figures it
-// wrote.
-func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) (int, error) {
+// (errorBars) are right of what prints.
+func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
 	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
 	type drawn struct {
 		fig Figure
@@ -421,7 +420,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 	for _, fig := range figs {
 		b, ok, err := figureBlock(fig)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if !ok {
 			continue
@@ -437,37 +436,36 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		}
 	}
 	if len(todo) == 0 {
-		return 0, nil
+		return nil
 	}
 	if _, err := f.NewSheet(sheet); err != nil {
-		return 0, err
+		return err
 	}
 	if err := pageSetup(f, sheet); err != nil {
-		return 0, err
+		return err
 	}
 	// Rows of Excel's default height in LibreOffice too (which otherwise
 	// fits them to its substitute font): the charts' anchors and the page
 	// breaks count on it.
 	rowHeight, custom := lineHeight, true
 	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{DefaultRowHeight: &rowHeight, CustomHeight: &custom}); err != nil {
-		return 0, err
+		return err
 	}
 	for c, w := range widths {
 		f.SetColWidth(sheet, colName(c), colName(c), w)
 	}
 	page := pagePixels(widths, lastCol)
 	errCol := lastCol + 2
-	row, written, used := 1, 0, 0.0 // used: of the printed page, in pixels
+	row, used := 1, 0.0 // used: of the printed page, in pixels
 	lastRow := 1
 	for _, d := range todo {
 		fig, b := d.fig, d.b
-		written++
 		caption := fig.Caption
 		if fig.Mirrors != "" {
 			caption += " (mirrors " + fig.Mirrors + ")"
 		}
 		if err := f.SetCellStr(sheet, cellName(1, row), caption); err != nil {
-			return written, err
+			return err
 		}
 		head := row + 1
 		height := lineHeight
@@ -483,7 +481,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 					continue
 				}
 				if err := setCell(f, sheet, cellName(c+1, head+1+r), v, "tables/*.csv", st); err != nil {
-					return written, err
+					return err
 				}
 			}
 		}
@@ -503,7 +501,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		if !b.scale && len(b.rows) > 0 {
 			rows, err := addFigureChart(f, sheet, q, b, head, last, errCol, simulated)
 			if err != nil {
-				return written, fmt.Errorf("chart of %s: %w", fig.Name, err)
+				return fmt.Errorf("chart of %s: %w", fig.Name, err)
 			}
 			lastRow = max(lastRow, rows)
 			blockRows = max(blockRows, 18)
@@ -515,7 +513,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		need += rowPixels + height*4/3
 		if used > 0 && used+need > page {
 			if err := f.InsertPageBreak(sheet, cellName(1, row)); err != nil {
-				return written, err
+				return err
 			}
 			used = 0
 		}
@@ -524,7 +522,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		row = head + blockRows + 2
 	}
 	st.log.apply(f, sheet, st.changed)
-	return written, printRange(f, sheet, lastCol, lastRow, 0)
+	return printRange(f, sheet, lastCol, lastRow, 0)
 }
 
 // The figures sheet's first column, in characters (captions and
