@@ -44,28 +44,18 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 		return err
 	}
 	head := []string{"experiment", "simulated", "status", "records", "failed", "report", "workbook", "what it is"}
-	for c, h := range head {
-		f.SetCellStr(idx, cellName(c+1, 1), h)
-	}
+	f.SetSheetRow(idx, "A1", &head)
 	f.SetCellStyle(idx, "A1", cellName(len(head), 1), st.header)
 	for i, e := range entries {
-		r := i + 2
-		if err := setText(f, idx, cellName(1, r), e.Name, "manifest.json", st); err != nil {
-			return err
-		}
-		f.SetCellBool(idx, cellName(2, r), e.Simulated)
-		f.SetCellStr(idx, cellName(3, r), e.Status)
-		f.SetCellInt(idx, cellName(4, r), int64(e.Records))
-		f.SetCellInt(idx, cellName(5, r), int64(e.Failed))
-		for c, link := range []string{e.Report, e.Workbook} {
-			cell := cellName(6+c, r)
-			f.SetCellStr(idx, cell, link)
-			if err := f.SetCellHyperLink(idx, cell, link, "External"); err != nil {
-				return fmt.Errorf("link to %s: %w", link, err)
+		for c, v := range []any{e.Name, e.Simulated, e.Status, e.Records, e.Failed, e.Report, e.Workbook, e.About} {
+			if err := setCell(f, idx, cellName(c+1, i+2), v, "manifest.json", st); err != nil {
+				return err
 			}
 		}
-		if err := setText(f, idx, cellName(8, r), e.About, "manifest.json", st); err != nil {
-			return err
+		for c, link := range []string{e.Report, e.Workbook} {
+			if err := f.SetCellHyperLink(idx, cellName(6+c, i+2), link, "External"); err != nil {
+				return fmt.Errorf("link to %s: %w", link, err)
+			}
 		}
 	}
 	st.log.apply(f, idx, st.changed)
