@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"regexp"
 	"slices"
@@ -372,5 +373,47 @@ func TestWorkbookRateColours(t *testing.T) {
 	}
 	if len(cf) != 1 {
 		t.Errorf("%d colour scales on the figures sheet, want the heatmap's", len(cf))
+	}
+}
+
+// The index workbook's table sheets print as a run's table sheets do:
+// landscape, one page wide (any number tall), their header rows repeated
+// on each page.
+func TestIndexTablesPrintSetup(t *testing.T) {
+	wide := &tables.Table{Name: "acc_clc_wide", Simulated: true, Header: []string{"model", "strategy", "hin_acc", "hin_clc"},
+		Rows: [][]any{{"m", "baseline", 0.25, 0.5}}}
+	for _, c := range []struct {
+		table  *tables.Table
+		sheet  string
+		titles string
+	}{
+		{table("accuracy", []string{"model", "language", "rate"}, []any{"m", "hin", 0.5}), "run accuracy", "$1:$1"},
+		{wide, "run acc_clc_wide", "$1:$2"},
+	} {
+		var b bytes.Buffer
+		if err := WriteIndexXLSX(&b, "index", []Entry{{Name: "run", Tables: []*tables.Table{c.table}}}); err != nil {
+			t.Fatal(err)
+		}
+		f, err := excelize.OpenReader(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lay, err := f.GetPageLayout(c.sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lay.Orientation == nil || *lay.Orientation != "landscape" || lay.FitToWidth == nil || *lay.FitToWidth != 1 || lay.FitToHeight == nil || *lay.FitToHeight != 0 {
+			t.Errorf("%s: page layout %s: want landscape, one page wide, any number tall", c.sheet, layout(lay))
+		}
+		titles := ""
+		for _, d := range f.GetDefinedName() {
+			if d.Scope == c.sheet && d.Name == "_xlnm.Print_Titles" {
+				titles = d.RefersTo
+			}
+		}
+		if want := "'" + c.sheet + "'!" + c.titles; titles != want {
+			t.Errorf("%s: print titles %q, want %q", c.sheet, titles, want)
+		}
+		f.Close()
 	}
 }
