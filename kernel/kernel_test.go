@@ -89,7 +89,7 @@ func TestFragmentsInANotebookPage(t *testing.T) {
 	if err != nil || len(figs) == 0 {
 		t.Fatalf("%d figures, %v", len(figs), err)
 	}
-	fig, err := report.FigureHTML(figs[0])
+	fig, err := report.FigureImageHTML(figs[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, files []strin
 }
 
 // FigurePNGs draws each figure as a PNG image, FigureImageWidth CSS
-// pixels wide and as high as FigureHTML makes its container, at twice the
+// pixels wide and as high as FigureImageHTML makes its container, at twice the
 // pixel density, with ECharts' canvas renderer in headless Chromium
 // (browser, the path of its executable), every text shown as the exports
 // show it (chart.VisibleOption). All the figures are drawn in one page

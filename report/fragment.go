@@ -53,23 +53,15 @@ func TableHTML(t *tables.Table, maxRows int) (string, error) {
 	return fragmentStyle + card, nil
 }
 
-// FigureHTML is one figure: its container, its caption (n, SIMULATED) and
-// the script that draws it with the ECharts already on the page
-// (EChartsScript); without it, the container says so.
-func FigureHTML(f Figure) (string, error) {
-	return FigureImageHTML(f, nil)
-}
-
 // FigureImageWidth is the width, in CSS pixels, at which FigurePNGs
 // draws a figure and FigureImageHTML shows it (at most).
 const FigureImageWidth = 1000
 
-// FigureImageHTML is FigureHTML with png (the figure drawn, as FigurePNGs
-// draws it; nil for none) as an image inside the figure's container: a
-// page whose scripts do not run (a notebook Jupyter does not trust, one
-// shown by GitHub or nbviewer, an HTML export opened without JavaScript)
-// shows the image; where the script runs, the interactive chart replaces
-// it, and without ECharts on the page the image stays.
+// FigureImageHTML is one figure: its container, its caption (n,
+// SIMULATED) and the script that draws it with the ECharts already on
+// the page (EChartsScript; without it, the container says so), and png
+// (the figure drawn, as FigurePNGs draws it; nil for none) as an image
+// inside the container, shown where the script does not run.
 func FigureImageHTML(f Figure, png []byte) (string, error) {
 	fv, err := figViewOf(f, fragmentID("bh-fig"))
 	if err != nil {
