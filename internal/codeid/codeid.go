@@ -20,8 +20,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
-	"debug/gosym"
 	"debug/macho"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -153,40 +153,65 @@ func ofBytes(exe, why string) (ID, error) {
 }
 
 // sourceFiles lists the source file names exe's Go line table records
-// (ELF and Mach-O executables).
+// (ELF and Mach-O executables of Go 1.18 or later, little-endian): its
+// file table, read without decoding its functions.
 func sourceFiles(exe string) ([]string, error) {
-	var tabData func() ([]byte, error)
-	var text uint64
+	var section interface{ Data() ([]byte, error) }
 	if f, err := elf.Open(exe); err == nil {
 		defer f.Close()
-		if s, t := f.Section(".gopclntab"), f.Section(".text"); s != nil && t != nil {
-			tabData, text = s.Data, t.Addr
+		if s := f.Section(".gopclntab"); s != nil {
+			section = s
 		}
 	} else if f, err := macho.Open(exe); err == nil {
 		defer f.Close()
-		if s, t := f.Section("__gopclntab"), f.Section("__text"); s != nil && t != nil {
-			tabData, text = s.Data, t.Addr
+		if s := f.Section("__gopclntab"); s != nil {
+			section = s
 		}
 	} else {
 		return nil, fmt.Errorf("%s is neither an ELF nor a Mach-O executable", exe)
 	}
-	if tabData == nil {
+	if section == nil {
 		return nil, fmt.Errorf("%s has no Go line table", exe)
 	}
-	pcln, err := tabData()
+	tab, err := section.Data()
 	if err != nil {
 		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
 	}
-	tab, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, text))
+	files, err := fileTable(tab)
 	if err != nil {
-		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
+		return nil, fmt.Errorf("%s: %w", exe, err)
 	}
-	files := make([]string, 0, len(tab.Files))
-	for name := range tab.Files {
-		files = append(files, name)
+	return files, nil
+}
+
+// fileTable lists the file names of Go line table tab, sorted, each once.
+func fileTable(tab []byte) ([]string, error) {
+	// The header (runtime.pcHeader): magic, two zero bytes, the
+	// instruction size, the pointer size, then pointer-sized words, the
+	// file table's offset the sixth and its end (the pc table's) the
+	// seventh.
+	if len(tab) < 8 || binary.LittleEndian.Uint32(tab)&^1 != 0xfffffff0 || tab[4]|tab[5] != 0 || (tab[7] != 4 && tab[7] != 8) || len(tab) < 8+7*int(tab[7]) {
+		return nil, errors.New("a Go line table of an unknown version")
+	}
+	word := func(i int) uint64 {
+		b := tab[8+i*int(tab[7]):]
+		if tab[7] == 4 {
+			return uint64(binary.LittleEndian.Uint32(b))
+		}
+		return binary.LittleEndian.Uint64(b)
+	}
+	from, to := word(5), word(6)
+	if from > to || to > uint64(len(tab)) {
+		return nil, errors.New("its line table's file table is out of bounds")
+	}
+	var files []string
+	for _, f := range bytes.Split(tab[from:to], []byte{0}) {
+		if len(f) > 0 {
+			files = append(files, string(f))
+		}
 	}
 	slices.Sort(files)
-	return files, nil
+	return slices.Compact(files), nil
 }
 
 // OfSources is the ID of a development build of Go version goVersion from
