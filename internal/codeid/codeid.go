@@ -153,10 +153,9 @@ func ofBytes(exe, why string) (ID, error) {
 }
 
 // sourceFiles lists the source file names exe's Go line table records
-// (ELF and Mach-O executables of Go 1.18 or later, little-endian): its
-// file table, read without decoding its functions.
+// (ELF and Mach-O executables): its file table, read without the rest.
 func sourceFiles(exe string) ([]string, error) {
-	var section interface{ Data() ([]byte, error) }
+	var section io.ReaderAt
 	if f, err := elf.Open(exe); err == nil {
 		defer f.Close()
 		if s := f.Section(".gopclntab"); s != nil {
@@ -173,39 +172,43 @@ func sourceFiles(exe string) ([]string, error) {
 	if section == nil {
 		return nil, fmt.Errorf("%s has no Go line table", exe)
 	}
-	tab, err := section.Data()
+	files, err := fileTable(section)
 	if err != nil {
 		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
-	}
-	files, err := fileTable(tab)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", exe, err)
 	}
 	return files, nil
 }
 
-// fileTable lists the file names of Go line table tab, sorted, each once.
-func fileTable(tab []byte) ([]string, error) {
+// fileTable lists the file names of the Go line table (of Go 1.18 or
+// later, little-endian) tab, sorted, each once. It reads its header and
+// its file table.
+func fileTable(tab io.ReaderAt) ([]string, error) {
 	// The header (runtime.pcHeader): magic, two zero bytes, the
 	// instruction size, the pointer size, then pointer-sized words, the
 	// file table's offset the sixth and its end (the pc table's) the
 	// seventh.
-	if len(tab) < 8 || binary.LittleEndian.Uint32(tab)&^1 != 0xfffffff0 || tab[4]|tab[5] != 0 || (tab[7] != 4 && tab[7] != 8) || len(tab) < 8+7*int(tab[7]) {
+	h := make([]byte, 8+7*8)
+	n, _ := tab.ReadAt(h, 0)
+	if n < 8 || binary.LittleEndian.Uint32(h)&^1 != 0xfffffff0 || h[4]|h[5] != 0 || (h[7] != 4 && h[7] != 8) || n < 8+7*int(h[7]) {
 		return nil, errors.New("a Go line table of an unknown version")
 	}
 	word := func(i int) uint64 {
-		b := tab[8+i*int(tab[7]):]
-		if tab[7] == 4 {
+		b := h[8+i*int(h[7]):]
+		if h[7] == 4 {
 			return uint64(binary.LittleEndian.Uint32(b))
 		}
 		return binary.LittleEndian.Uint64(b)
 	}
 	from, to := word(5), word(6)
-	if from > to || to > uint64(len(tab)) {
-		return nil, errors.New("its line table's file table is out of bounds")
+	if from > to || to-from > 1<<30 {
+		return nil, errors.New("its file table is out of bounds")
+	}
+	b := make([]byte, to-from)
+	if _, err := tab.ReadAt(b, int64(from)); err != nil {
+		return nil, fmt.Errorf("its file table: %w", err)
 	}
 	var files []string
-	for _, f := range bytes.Split(tab[from:to], []byte{0}) {
+	for _, f := range bytes.Split(b, []byte{0}) {
 		if len(f) > 0 {
 			files = append(files, string(f))
 		}

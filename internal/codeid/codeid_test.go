@@ -1,6 +1,7 @@
 package codeid
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -200,11 +201,12 @@ func TestFileTable(t *testing.T) {
 		{"go1.16", table(0xfffffffa, 8, 64, 64+uint64(len(files)), files), nil, "unknown version"},
 		{"pointer size 2", table(0xfffffff1, 2, 22, 22, files), nil, "unknown version"},
 		{"truncated header", table(0xfffffff1, 8, 64, 64, "")[:40], nil, "unknown version"},
-		{"out of bounds", table(0xfffffff1, 8, 64, 1<<20, files), nil, "out of bounds"},
+		{"past its end", table(0xfffffff1, 8, 64, 1<<20, files), nil, "file table"},
+		{"reversed", table(0xfffffff1, 8, 70, 64, files), nil, "out of bounds"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := fileTable(c.tab)
+			got, err := fileTable(bytes.NewReader(c.tab))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one saying %q", err, c.err)
