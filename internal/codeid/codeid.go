@@ -2,17 +2,15 @@
 // program derives from a run and keeps (scored answers, tables) is reused
 // only by a program built from the same code.
 //
-// A program whose every module has a released version (a command
-// installed with "go install …@v1.2.3", a notebook on released modules) is
-// named by its Go version and its modules' paths, versions and checksums,
-// as runtime/debug.ReadBuildInfo gives them. A program built from a
-// checkout, a go.work workspace or a module replaced by a local directory
-// carries the version "(devel)" for those modules whatever their code is,
-// so each such module is named by its contents instead: every non-test
-// .go file, go.mod and go.sum of its tree, and every file its go:embed
-// directives name. The modules are found from the source file names the
-// executable's line table records (debug/gosym), so a study of one's own
-// in its own module counts as Bhasha's own code does.
+// A program whose every module has a released version is named by its Go
+// version and its modules' paths, versions and checksums
+// (runtime/debug.ReadBuildInfo). A module built from a local directory (a
+// checkout, a go.work workspace, a replace) has the version "(devel)"
+// whatever its code, so it is named by its contents: every non-test .go
+// file, go.mod and go.sum of its tree, and every file its go:embed
+// directives name. Those modules are found from the source file names in
+// the executable's line table, so a study in a module of its own counts
+// as Bhasha's own code does.
 package codeid
 
 import (
@@ -27,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -66,8 +65,7 @@ func (id ID) String() string { return id.Short() + " (" + id.How + ")" }
 // reuse what the first one stored.
 const GoNBTmpDirEnv = "GONB_TMP_DIR"
 
-// program memoizes Program: the running executable does not change while
-// it runs.
+// program memoizes Program.
 var program = sync.OnceValues(func() (ID, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -85,10 +83,9 @@ var program = sync.OnceValues(func() (ID, error) {
 })
 
 // Program is the ID of the running program (Of on its executable and
-// build information, leaving out the directory GoNBTmpDirEnv names). It is
+// build information, leaving out the directory GoNBTmpDirEnv names),
 // computed once a process: for a development build, one read of the
-// executable's line table and of the local modules' sources (a few
-// hundred milliseconds for Bhasha's own tree).
+// executable's file table and of the local modules' sources.
 func Program() (ID, error) { return program() }
 
 // Of is the ID of the executable at exe built as bi says, leaving out the
@@ -124,10 +121,7 @@ func released(bi *debug.BuildInfo) bool {
 		}
 		return m.Version == "" || m.Version == "(devel)"
 	}
-	if devel(&bi.Main) {
-		return false
-	}
-	return !slices.ContainsFunc(bi.Deps, devel)
+	return !devel(&bi.Main) && !slices.ContainsFunc(bi.Deps, devel)
 }
 
 func writeModule(w io.Writer, m *debug.Module) {
@@ -270,13 +264,7 @@ func OfSources(goVersion string, files, skip []string) (ID, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "go %s\n", goVersion)
-	sorted := slices.Sorted(func(yield func(string) bool) {
-		for r := range roots {
-			if !yield(r) {
-				return
-			}
-		}
-	})
+	sorted := slices.Sorted(maps.Keys(roots))
 	for _, root := range sorted {
 		if err := hashModule(h, root, skip); err != nil {
 			return ID{}, err
@@ -288,27 +276,20 @@ func OfSources(goVersion string, files, skip []string) (ID, error) {
 // moduleRoot is the nearest directory at or above dir holding a go.mod,
 // or "" when there is none; memo keeps the answers per directory.
 func moduleRoot(dir string, memo map[string]string) (string, error) {
-	var seen []string
+	if r, ok := memo[dir]; ok {
+		return r, nil
+	}
 	root := ""
-	for d := dir; ; d = filepath.Dir(d) {
-		if r, ok := memo[d]; ok {
-			root = r
-			break
-		}
-		seen = append(seen, d)
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			root = d
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("looking for the module of %s: %w", dir, err)
-		}
-		if filepath.Dir(d) == d {
-			break
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		root = dir
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("looking for the module of %s: %w", dir, err)
+	} else if up := filepath.Dir(dir); up != dir {
+		if root, err = moduleRoot(up, memo); err != nil {
+			return "", err
 		}
 	}
-	for _, d := range seen {
-		memo[d] = root
-	}
+	memo[dir] = root
 	return root, nil
 }
 
