@@ -1,44 +1,34 @@
 // Package tablestore keeps a run's built tables on disk beside its scored
-// answers (package scored), so that a later reader, a notebook cell in a
-// fresh process, gets a table without reading the scored answers back and
-// building it again. It is a cache: deleting the directory loses nothing
-// (the tables are built again), and a file whose key is not the reader's
-// (other records, scoring options, experiment or tool) is never read as
-// its.
+// answers (package scored), so that a later reader (a notebook cell in a
+// fresh process) gets a table without reading the scored answers back. It
+// is a cache: deleting the directory loses nothing, and a file whose key
+// is not the reader's is never read as its.
 //
 // File grammar: DIR/DirName/<tables.FileName(name)>.parquet, one Parquet
-// file per table, which any Parquet reader reads (DuckDB's read_parquet,
-// pandas' read_parquet), each
+// file per table:
 //
-//   - the table's rows, in order, and one column per table column
-//     (Table.Columns: as declared, else as its cells say), in the
-//     table's order, under its name, optional: a string (UTF-8), an
-//     int64, a double or a boolean as the column's type is String, Int,
-//     Float or Bool. A nil cell is NULL; a float is stored bit for bit
-//     (NaN, ±Inf and -0 included).
+//   - the table's rows, in order, and one optional column per table
+//     column (Table.Columns), in the table's order, under its name: a
+//     string (UTF-8), an int64, a double or a boolean as the column's type
+//     is String, Int, Float or Bool. A nil cell is NULL; a float is stored
+//     bit for bit (NaN, ±Inf and -0 included).
 //   - key-value metadata: "bhasha.tables" the format version (Version);
-//     "bhasha.key" a JSON object, what the table was made from (component
-//     → value: the scored answers' key and the experiment's hash);
-//     "bhasha.table" a JSON object holding the rest of the table (its
-//     fields but Rows: name, header, declared columns, description,
-//     column docs, note, mirrors, headline mark, chart, brief, ...) and,
-//     under "ints", for each Float
-//     column that holds ints (a count Pivot lays out beside a missing
-//     cell, NaN), the rows whose cell is an int; and the digests of
-//     package parquetseal (the footer's and the whole file's XXH64).
+//     "bhasha.key" a JSON object, what the table was made from;
+//     "bhasha.table" a JSON object holding the table but its rows (name,
+//     header, declared columns, description, notes, chart, ...) and, under
+//     "ints", for each Float column that holds ints (a count beside a
+//     missing cell, NaN), the rows whose cell is an int; and the digests
+//     of package parquetseal.
 //
-// A table made row by row (tables.Source: the answers) is not kept, nor
-// one with a cell that is neither nil nor of its column's type (but an
-// int of at most 2^53 in magnitude in a Float column), a row of another
-// length than the header, two columns of one name, or metadata that JSON
-// does not hold exactly (text that is not UTF-8): Write refuses it. Write
-// replaces a file atomically (package atomicfile): a reader sees the
-// previous file or the new one, never a part. A table's file kept by an
-// older Bhasha (<name>.gob) is never read; Write removes it once the
-// Parquet file is in place. Read checks both digests before it decodes
-// anything: a file whose digests do not hold (a flipped byte anywhere)
-// or that is not such a file is an error wrapping ErrFormat, never a
-// table.
+// Write refuses (and writes nothing for) a table made row by row
+// (tables.Source), one with a cell that is neither nil nor of its
+// column's type (but an int of at most 2^53 in magnitude in a Float
+// column), a row of another length than the header, two columns of one
+// name, or metadata that JSON does not hold exactly (text that is not
+// UTF-8). It replaces a file atomically (package atomicfile), and removes
+// the table's file of an older Bhasha (<name>.gob), which is never read.
+// Read checks both digests before it decodes anything: a damaged file is
+// an error wrapping ErrFormat, never a table.
 package tablestore
 
 import (
