@@ -60,7 +60,7 @@ type Answers struct {
 	// once.
 	inputs  func() (map[string]string, error)
 	allOnce sync.Once
-	tables     []*tables.Table // every table, in report order (allTables)
+	tables  []*tables.Table // every table, in report order (allTables)
 }
 
 // Config is how Answers reads and keeps a run's answers.
