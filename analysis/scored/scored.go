@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -104,86 +105,48 @@ type Meta struct {
 	Rows    int
 }
 
-// A column is one column of the file: its Parquet node, how a Row gives
-// its value and, for a row column, how it takes it back (s is a text
-// column's value, interned).
+// A column is one row column as Read takes it back into a Row (s is a
+// text column's value, interned).
 type column struct {
 	name string
-	node parquet.Node
-	free bool // free text: no dictionary, no page bounds
-	get  func(*score.Row) parquet.Value
 	set  func(r *score.Row, v parquet.Value, s string) error
 }
 
-func leaf(n parquet.Node, optional bool) parquet.Node {
-	if optional {
-		return parquet.Compressed(parquet.Optional(n), &parquet.Snappy)
-	}
-	return parquet.Compressed(parquet.Required(n), &parquet.Snappy)
-}
-
-// textValue is s as an optional column's value: NULL for "", else its
-// bytes, not copied (the writer copies what it keeps).
-func textValue(s string) parquet.Value {
-	if s == "" {
-		return parquet.NullValue()
-	}
-	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-func textCol(name string, free bool, f func(*score.Row) *string) column {
-	n := parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
-	if free {
-		n = parquet.String()
-	}
-	return column{name: name, node: leaf(n, true), free: free,
-		get: func(r *score.Row) parquet.Value { return textValue(*f(r)) },
-		set: func(r *score.Row, _ parquet.Value, s string) error { *f(r) = s; return nil }}
+func textCol(name string, f func(*score.Row) *string) column {
+	return column{name, func(r *score.Row, _ parquet.Value, s string) error { *f(r) = s; return nil }}
 }
 
 func flagCol(name string, f func(*score.Row) *bool) column {
-	return column{name: name, node: leaf(parquet.Leaf(parquet.BooleanType), false),
-		get: func(r *score.Row) parquet.Value { return parquet.BooleanValue(*f(r)) },
-		set: func(r *score.Row, v parquet.Value, _ string) error { *f(r) = v.Boolean(); return nil }}
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = v.Boolean(); return nil }}
 }
 
 func intCol(name string, f func(*score.Row) *int) column {
-	return column{name: name, node: leaf(parquet.Int(64), false),
-		get: func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(*f(r))) },
-		set: func(r *score.Row, v parquet.Value, _ string) error { *f(r) = int(v.Int64()); return nil }}
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = int(v.Int64()); return nil }}
 }
 
 // rowColumns are the columns that hold a Row, every field of it.
 func rowColumns() []column {
-	role := textCol("role", false, nil)
-	role.get = func(r *score.Row) parquet.Value { return textValue(r.Key.Role.String()) }
-	role.set = func(r *score.Row, _ parquet.Value, s string) (err error) { r.Key.Role, err = engine.ParseRole(s); return err }
-	method := textCol("method", false, nil)
-	method.get = func(r *score.Row) parquet.Value { return textValue(string(r.Method)) }
-	method.set = func(r *score.Row, _ parquet.Value, s string) error { r.Method = extract.Method(s); return nil }
-	detail := textCol("detail", true, nil)
-	detail.get = func(r *score.Row) parquet.Value { return textValue(detailText(r.Detail)) }
-	detail.set = func(r *score.Row, _ parquet.Value, s string) (err error) { r.Detail, err = parseDetail(s); return err }
 	return []column{
-		textCol("experiment", false, func(r *score.Row) *string { return &r.Key.Experiment }),
-		textCol("model", false, func(r *score.Row) *string { return &r.Key.Model }),
-		textCol("item", false, func(r *score.Row) *string { return &r.Key.Item }),
-		textCol("language", false, func(r *score.Row) *string { return &r.Key.Language }),
-		textCol("form", false, func(r *score.Row) *string { return &r.Key.Form }),
-		textCol("strategy", false, func(r *score.Row) *string { return &r.Key.Strategy }),
-		textCol("condition", false, func(r *score.Row) *string { return &r.Key.Condition }),
-		role,
-		textCol("domain", false, func(r *score.Row) *string { return &r.Domain }),
-		textCol("gold", true, func(r *score.Row) *string { return &r.Gold }),
-		textCol("prediction", true, func(r *score.Row) *string { return &r.Prediction }),
-		method,
-		textCol("verdict", false, func(r *score.Row) *string { return &r.Verdict }),
-		textCol("script", false, func(r *score.Row) *string { return &r.Script }),
+		textCol("experiment", func(r *score.Row) *string { return &r.Key.Experiment }),
+		textCol("model", func(r *score.Row) *string { return &r.Key.Model }),
+		textCol("item", func(r *score.Row) *string { return &r.Key.Item }),
+		textCol("language", func(r *score.Row) *string { return &r.Key.Language }),
+		textCol("form", func(r *score.Row) *string { return &r.Key.Form }),
+		textCol("strategy", func(r *score.Row) *string { return &r.Key.Strategy }),
+		textCol("condition", func(r *score.Row) *string { return &r.Key.Condition }),
+		{"role", func(r *score.Row, _ parquet.Value, s string) (err error) {
+			r.Key.Role, err = engine.ParseRole(s)
+			return err
+		}},
+		textCol("domain", func(r *score.Row) *string { return &r.Domain }),
+		textCol("gold", func(r *score.Row) *string { return &r.Gold }),
+		textCol("prediction", func(r *score.Row) *string { return &r.Prediction }),
+		{"method", func(r *score.Row, _ parquet.Value, s string) error { r.Method = extract.Method(s); return nil }},
+		textCol("verdict", func(r *score.Row) *string { return &r.Verdict }),
+		textCol("script", func(r *score.Row) *string { return &r.Script }),
 		intCol("prompt_tokens", func(r *score.Row) *int { return &r.PromptTokens }),
 		intCol("offline_tokens", func(r *score.Row) *int { return &r.OfflineTokens }),
-		{name: "latency_ms", node: leaf(parquet.Leaf(parquet.DoubleType), false),
-			get: func(r *score.Row) parquet.Value { return parquet.DoubleValue(r.LatencyMS) },
-			set: func(r *score.Row, v parquet.Value, _ string) error { r.LatencyMS = v.Double(); return nil }},
+		{"latency_ms", func(r *score.Row, v parquet.Value, _ string) error { r.LatencyMS = v.Double(); return nil }},
 		flagCol("correct", func(r *score.Row) *bool { return &r.Correct }),
 		flagCol("abstain", func(r *score.Row) *bool { return &r.Abstain }),
 		flagCol("switched", func(r *score.Row) *bool { return &r.Switched }),
@@ -191,33 +154,111 @@ func rowColumns() []column {
 		flagCol("withheld", func(r *score.Row) *bool { return &r.Withheld }),
 		flagCol("cached", func(r *score.Row) *bool { return &r.Cached }),
 		flagCol("empty_response", func(r *score.Row) *bool { return &r.EmptyResponse }),
-		{name: "marks", node: leaf(parquet.Int(64), false),
-			get: func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(r.Marks)) },
-			set: func(r *score.Row, v parquet.Value, _ string) error { r.Marks = score.Marks(v.Int64()); return nil }},
-		detail,
+		{"marks", func(r *score.Row, v parquet.Value, _ string) error { r.Marks = score.Marks(v.Int64()); return nil }},
+		{"detail", func(r *score.Row, _ parquet.Value, s string) (err error) { r.Detail, err = parseDetail(s); return err }},
 	}
 }
 
-// studyColumns are the columns of the schema's study fields that are not
-// row columns, written only.
-func studyColumns(study []score.Field, rowCols []column) []column {
-	var out []column
+// answer is a Row as Write writes it: the row columns, then slots for the
+// study's columns, each named after a study field or left out (slots).
+type answer struct {
+	Experiment    string  `parquet:"experiment,optional,dict,snappy"`
+	Model         string  `parquet:"model,optional,dict,snappy"`
+	Item          string  `parquet:"item,optional,dict,snappy"`
+	Language      string  `parquet:"language,optional,dict,snappy"`
+	Form          string  `parquet:"form,optional,dict,snappy"`
+	Strategy      string  `parquet:"strategy,optional,dict,snappy"`
+	Condition     string  `parquet:"condition,optional,dict,snappy"`
+	Role          string  `parquet:"role,optional,dict,snappy"`
+	Domain        string  `parquet:"domain,optional,dict,snappy"`
+	Gold          string  `parquet:"gold,optional,snappy"`
+	Prediction    string  `parquet:"prediction,optional,snappy"`
+	Method        string  `parquet:"method,optional,dict,snappy"`
+	Verdict       string  `parquet:"verdict,optional,dict,snappy"`
+	Script        string  `parquet:"script,optional,dict,snappy"`
+	PromptTokens  int64   `parquet:"prompt_tokens,snappy"`
+	OfflineTokens int64   `parquet:"offline_tokens,snappy"`
+	LatencyMS     float64 `parquet:"latency_ms,snappy"`
+	Correct       bool    `parquet:"correct,snappy"`
+	Abstain       bool    `parquet:"abstain,snappy"`
+	Switched      bool    `parquet:"switched,snappy"`
+	Failed        bool    `parquet:"failed,snappy"`
+	Withheld      bool    `parquet:"withheld,snappy"`
+	Cached        bool    `parquet:"cached,snappy"`
+	EmptyResponse bool    `parquet:"empty_response,snappy"`
+	Marks         int64   `parquet:"marks,snappy"`
+	Detail        string  `parquet:"detail,optional,snappy"`
+
+	F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19           bool   `parquet:"-"`
+	F20, F21, F22, F23, F24, F25, F26, F27, F28, F29, F30, F31, F32, F33, F34, F35, F36, F37, F38, F39 bool   `parquet:"-"`
+	F40, F41, F42, F43, F44, F45, F46, F47, F48, F49, F50, F51, F52, F53, F54, F55, F56, F57, F58, F59 bool   `parquet:"-"`
+	F60, F61, F62, F63, F64, F65, F66, F67, F68, F69, F70, F71                                         bool   `parquet:"-"`
+	T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15                               string `parquet:"-"`
+	I0, I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14, I15                               int64  `parquet:"-"`
+}
+
+// slotCount is the study slots of an answer of each type: as many as a
+// schema's flags (score.MaxFlags), 16 texts, 16 ints; a study of more
+// texts or ints is not stored.
+var slotCount = map[score.FieldType]int{score.FlagField: score.MaxFlags, score.TextField: 16, score.IntField: 16}
+
+// A slot is where an answer holds a study column: its offset in answer.
+type slot struct {
+	field score.Field
+	off   uintptr
+}
+
+// slots places the study's fields that are not row columns in answer's
+// slots, in order, and returns the writer options that name each slot's
+// column and leave the others out.
+func slots(study []score.Field) ([]slot, []parquet.WriterOption, error) {
+	taken := map[string]bool{}
+	for _, c := range rowColumns() {
+		taken[c.name] = true
+	}
+	t := reflect.TypeFor[answer]()
+	var out []slot
+	var opts []parquet.WriterOption
+	used := map[score.FieldType]int{}
 	for _, f := range study {
-		if slices.ContainsFunc(rowCols, func(c column) bool { return c.name == f.Name }) {
+		if taken[f.Name] {
 			continue
 		}
-		c := column{name: f.Name}
-		switch f.Type {
-		case score.FlagField:
-			c.node, c.get = leaf(parquet.Leaf(parquet.BooleanType), false), func(r *score.Row) parquet.Value { return parquet.BooleanValue(f.Flag(r)) }
-		case score.IntField:
-			c.node, c.get = leaf(parquet.Int(64), false), func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(f.Int(r))) }
-		default:
-			c.node, c.get = leaf(parquet.Encoded(parquet.String(), &parquet.RLEDictionary), true), func(r *score.Row) parquet.Value { return textValue(f.Text(r)) }
+		if used[f.Type] == slotCount[f.Type] {
+			return nil, nil, fmt.Errorf("the study has more than %d %s fields", slotCount[f.Type], typeName(f.Type))
 		}
-		out = append(out, c)
+		name := fmt.Sprintf("%c%d", "FTI"[slices.Index([]score.FieldType{score.FlagField, score.TextField, score.IntField}, f.Type)], used[f.Type])
+		used[f.Type]++
+		sf, _ := t.FieldByName(name)
+		tag := f.Name + ",snappy"
+		if f.Type == score.TextField {
+			tag = f.Name + ",optional,dict,snappy"
+		}
+		out = append(out, slot{f, sf.Offset})
+		opts = append(opts, parquet.StructTag(reflect.StructTag(`parquet:"`+tag+`"`), name))
 	}
-	return out
+	return out, opts, nil
+}
+
+// set writes r, with the study's fields in slots, into a.
+func (a *answer) set(r *score.Row, slots []slot) {
+	*a = answer{Experiment: r.Key.Experiment, Model: r.Key.Model, Item: r.Key.Item, Language: r.Key.Language, Form: r.Key.Form,
+		Strategy: r.Key.Strategy, Condition: r.Key.Condition, Role: r.Key.Role.String(), Domain: r.Domain, Gold: r.Gold,
+		Prediction: r.Prediction, Method: string(r.Method), Verdict: r.Verdict, Script: r.Script,
+		PromptTokens: int64(r.PromptTokens), OfflineTokens: int64(r.OfflineTokens), LatencyMS: r.LatencyMS,
+		Correct: r.Correct, Abstain: r.Abstain, Switched: r.Switched, Failed: r.Failed, Withheld: r.Withheld,
+		Cached: r.Cached, EmptyResponse: r.EmptyResponse, Marks: int64(r.Marks), Detail: detailText(r.Detail)}
+	for _, s := range slots {
+		p := unsafe.Add(unsafe.Pointer(a), s.off)
+		switch s.field.Type {
+		case score.FlagField:
+			*(*bool)(p) = s.field.Flag(r)
+		case score.IntField:
+			*(*int64)(p) = int64(s.field.Int(r))
+		default:
+			*(*string)(p) = s.field.Text(r)
+		}
+	}
 }
 
 // number is a Detail's float in JSON: a number, or a string where JSON
@@ -299,23 +340,18 @@ const groupRows = 1 << 14
 
 // Write stores rows, made as m says, at path (atomically; see the
 // package comment). schema is the study's answer schema (its study
-// fields become columns; nil for none). It encodes GOMAXPROCS row groups
-// at a time, hashes the file as it writes it, then reads its footer back
-// once to write the digests in place, before the file takes its name.
+// fields become columns; nil for none; a study of more than 16 text or
+// 16 int fields is an error). It hashes the file as it writes it,
+// then reads its footer back once to write the digests in place, before
+// the file takes its name.
 func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	var study []score.Field
 	if schema != nil {
 		study = schema.Study()
 	}
-	cols := rowColumns()
-	cols = append(cols, studyColumns(study, cols)...)
-	g := parquet.Group{}
-	options := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(groupRows)}
-	for _, c := range cols {
-		g[c.name] = c.node
-		if c.free {
-			options = append(options, parquet.SkipPageBounds(c.name))
-		}
+	slots, options, err := slots(study)
+	if err != nil {
+		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	fields := []map[string]string{}
 	for _, f := range study {
@@ -324,7 +360,8 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if m.Notes == nil {
 		m.Notes = []string{}
 	}
-	options = append(options, parquet.KeyValueMetadata("bhasha.scored", Version))
+	options = append(options, parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
+		parquet.SkipPageBounds("prediction"), parquet.SkipPageBounds("detail"), parquet.KeyValueMetadata("bhasha.scored", Version))
 	for _, kv := range []struct {
 		k string
 		v any
@@ -332,43 +369,21 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		b, _ := json.Marshal(kv.v)
 		options = append(options, parquet.KeyValueMetadata(kv.k, string(b)))
 	}
-	sch := parquet.NewSchema("scored", g)
-	at := make([]int, len(cols)) // each column's index in the file
-	for i, c := range cols {
-		at[i] = slices.IndexFunc(sch.Columns(), func(p []string) bool { return p[0] == c.name })
-	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	defer f.Abort()
 	sw := parquetseal.NewHasher(f)
-	w := parquet.NewWriter(sw, append(options, sch)...)
+	w := parquet.NewGenericWriter[answer](sw, options...)
 	parquetseal.Reserve(w)
-	// fill encodes one row group's rows, a column at a time.
-	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
-		vals := make([]parquet.Value, len(rows))
-		for j, c := range cols {
-			def := 0
-			if c.node.Optional() {
-				def = 1
-			}
-			for i := range rows {
-				v := c.get(&rows[i])
-				if v.IsNull() {
-					vals[i] = v.Level(0, 0, at[j])
-				} else {
-					vals[i] = v.Level(0, def, at[j])
-				}
-			}
-			if _, err := rg.ColumnWriters()[at[j]].WriteRowValues(vals); err != nil {
-				return err
-			}
+	buf := make([]answer, 4096)
+	for from := 0; from < len(rows) && err == nil; from += len(buf) {
+		part := rows[from:min(len(rows), from+len(buf))]
+		for i := range part {
+			buf[i].set(&part[i], slots)
 		}
-		return rg.Flush()
-	}
-	for from := 0; from < len(rows) && err == nil; from += runtime.GOMAXPROCS(0) * groupRows {
-		err = writeGroups(w, rows[from:min(len(rows), from+runtime.GOMAXPROCS(0)*groupRows)], fill)
+		_, err = w.Write(buf[:len(part)])
 	}
 	if err == nil {
 		err = w.Close()
@@ -380,29 +395,6 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 		return fmt.Errorf("storing scored answers in %s: writing its digests: %w", path, err)
 	}
 	return f.Commit()
-}
-
-// writeGroups writes rows into w as row groups of groupRows rows, each
-// encoded by fill on a goroutine of its own, committed in order.
-func writeGroups(w *parquet.Writer, rows []score.Row, fill func(*parquet.ConcurrentRowGroupWriter, []score.Row) error) error {
-	var groups []*parquet.ConcurrentRowGroupWriter
-	errs := make([]error, (len(rows)+groupRows-1)/groupRows)
-	var wg sync.WaitGroup
-	for i := range errs {
-		rg := w.BeginRowGroup()
-		groups = append(groups, rg)
-		wg.Go(func() { errs[i] = fill(rg, rows[i*groupRows:min(len(rows), (i+1)*groupRows)]) })
-	}
-	wg.Wait()
-	for i, rg := range groups {
-		if errs[i] != nil {
-			return errs[i]
-		}
-		if _, err := rg.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func typeName(t score.FieldType) string {
@@ -509,8 +501,9 @@ type Reader struct {
 	pf     *parquet.File
 	meta   Meta
 	cols   []column
-	at     []int // the file's column of each of cols
-	starts []int // the first row of each group, then the rows
+	at     []int  // the file's column of each of cols
+	text   []bool // whether each of cols is a text column
+	starts []int  // the first row of each group, then the rows
 	st     readState
 	rows   []score.Row
 }
@@ -541,12 +534,13 @@ func Open(path string) (*Reader, error) {
 	rd := &Reader{path: path, f: f, pf: pf, meta: m, cols: rowColumns()}
 	rd.st = newReadState(len(rd.cols))
 	for _, c := range rd.cols {
-		i := slices.IndexFunc(pf.Schema().Columns(), func(p []string) bool { return p[0] == c.name })
-		if i < 0 {
+		leaf, ok := pf.Schema().Lookup(c.name)
+		if !ok {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w: no column %s", path, ErrFormat, c.name)
 		}
-		rd.at = append(rd.at, i)
+		rd.at = append(rd.at, leaf.ColumnIndex)
+		rd.text = append(rd.text, leaf.Node.Type().Kind() == parquet.ByteArray)
 	}
 	n := 0
 	for _, rg := range pf.RowGroups() {
@@ -585,7 +579,7 @@ func (rd *Reader) Group(g int) (first int, rows []score.Row, err error) {
 func (rd *Reader) read(g int, rows []score.Row, st readState) error {
 	rg := rd.pf.RowGroups()[g]
 	for i, c := range rd.cols {
-		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rows, st.intern[i], st.buf); err != nil {
+		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rd.text[i], rows, st.intern[i], st.buf); err != nil {
 			return fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, c.name, g, err)
 		}
 	}
@@ -593,11 +587,12 @@ func (rd *Reader) read(g int, rows []score.Row, st readState) error {
 }
 
 // readChunk sets column c of rows from a column chunk of exactly
-// len(rows) values, its texts interned through intern, read through buf.
-func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
+// len(rows) values, its texts (text: a text column) interned through
+// intern, read through buf.
+func readChunk(cc parquet.ColumnChunk, c column, text bool, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
 	vr := parquet.NewColumnChunkValueReader(cc)
 	defer vr.Close()
-	at, text := 0, c.node.Type().Kind() == parquet.ByteArray
+	at := 0
 	last := "" // a text is often the one before it: found without hashing
 	for {
 		k, err := vr.ReadValues(buf)

@@ -385,3 +385,80 @@ func BenchmarkWriteRead(b *testing.B) {
 		}
 	})
 }
+
+// A study with as many fields of a type as the store has slots for (as
+// many flags as a schema may have) is stored, its fields as columns; one
+// more text or int is refused, and the store already there is left as it
+// was.
+func TestStudySlots(t *testing.T) {
+	fields := func(typ score.FieldType, n int) []score.Field {
+		var out []score.Field
+		for i := range n {
+			name := fmt.Sprintf("%s_%d", typeName(typ), i)
+			switch typ {
+			case score.FlagField:
+				out = append(out, score.Flag(name, "", func(r *score.Row) bool { return r.PromptTokens%(i+2) == 0 }))
+			case score.IntField:
+				out = append(out, score.Int(name, "", func(r *score.Row) int { return r.PromptTokens * i }))
+			default:
+				out = append(out, score.Text(name, "", func(r *score.Row) string { return fmt.Sprint(r.PromptTokens % (i + 2)) }))
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		typ   score.FieldType
+		slots int
+	}{{score.FlagField, score.MaxFlags}, {score.TextField, 16}, {score.IntField, 16}} {
+		t.Run(typeName(c.typ), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName)
+			rows := rowsForTest(50)
+			if err := Write(path, rows, score.NewSchema(fields(c.typ, c.slots)...), Meta{Key: Key{"records": "x"}}); err != nil {
+				t.Fatal(err)
+			}
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			pf, err := parquet.OpenFile(f, int64(len(orig)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, fd := range fields(c.typ, c.slots) {
+				leaf, ok := pf.Schema().Lookup(fd.Name)
+				if !ok {
+					t.Fatalf("no column %s", fd.Name)
+				}
+				vals := make([]parquet.Value, len(rows))
+				n, _ := parquet.NewColumnChunkValueReader(pf.RowGroups()[0].ColumnChunks()[leaf.ColumnIndex]).ReadValues(vals)
+				for j, v := range vals[:n] {
+					var want any = fd.Flag(&rows[j])
+					got := any(v.Boolean())
+					if c.typ == score.IntField {
+						want, got = int64(fd.Int(&rows[j])), v.Int64()
+					} else if c.typ == score.TextField {
+						want, got = fd.Text(&rows[j]), string(v.ByteArray())
+					}
+					if n != len(rows) || got != want {
+						t.Fatalf("column %d (%s) row %d: %v of %d values, want %v", i, fd.Name, j, got, n, want)
+					}
+				}
+			}
+			if c.typ == score.FlagField {
+				return // score.NewSchema refuses more
+			}
+			err = Write(path, rows, score.NewSchema(fields(c.typ, c.slots+1)...), Meta{Key: Key{"records": "y"}})
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d", c.slots)) {
+				t.Errorf("%d fields: %v, want an error", c.slots+1, err)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
+				t.Error("the refused write changed the store")
+			}
+		})
+	}
+}

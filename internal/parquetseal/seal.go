@@ -22,7 +22,6 @@ import (
 	"os"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/parquet-go/parquet-go"
 )
 
 // The digests' metadata keys, and the placeholder each holds until the
@@ -134,7 +133,7 @@ func Check(f io.ReaderAt, n int64, whole bool) error {
 
 // Reserve writes the digests' placeholders into w's key-value metadata,
 // last of it; Seal fills them in once w is closed.
-func Reserve(w *parquet.Writer) {
+func Reserve(w interface{ SetKeyValueMetadata(key, value string) }) {
 	w.SetKeyValueMetadata(FooterKey, sumZero)
 	w.SetKeyValueMetadata(FileKey, sumZero)
 }
