@@ -289,43 +289,41 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	if m.Name != name {
 		return bad("it holds table %q", m.Name)
 	}
-	ints := make([][]int, len(m.Header)) // each column's int rows, ascending
-	for col, rs := range m.Ints {
-		j := slices.Index(m.Header, col)
-		if j < 0 || !slices.IsSorted(rs) {
-			return bad("metadata %s: ints of column %q", tableKey, col)
-		}
-		ints[j] = rs
-	}
 	t = m.Table
 	t.Rows = make([][]any, 0, pf.NumRows())
 	for _, rg := range pf.RowGroups() {
-		if t.Rows, err = readRows(rg, t.Rows, m.Header, ints); err != nil {
+		if t.Rows, err = readRows(rg, t.Rows, m.Header); err != nil {
 			return bad("row %d: %v", len(t.Rows), err)
 		}
 	}
 	if len(t.Rows) != int(pf.NumRows()) {
 		return bad("%d rows for %d in its footer", len(t.Rows), pf.NumRows())
 	}
-	for j, rs := range ints {
-		if len(rs) > 0 {
-			return bad("metadata %s: row %d of column %s is not a double", tableKey, rs[0], m.Header[j])
+	for col, rs := range m.Ints {
+		j := slices.Index(m.Header, col)
+		for _, i := range rs {
+			x, isFloat := 0.0, false
+			if j >= 0 && i >= 0 && i < len(t.Rows) {
+				x, isFloat = t.Rows[i][j].(float64)
+			}
+			if !isFloat || x != math.Trunc(x) || math.Abs(x) > maxExact {
+				return bad("metadata %s: row %d of column %q is not an int", tableKey, i, col)
+			}
+			t.Rows[i][j] = int(x)
 		}
 	}
 	return t, true, nil
 }
 
 // readRows appends the rows of row group rg to rows, each of the cells of
-// header's columns, the doubles of ints (each column's rows, ascending;
-// consumed) as ints.
-func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) ([][]any, error) {
+// header's columns.
+func readRows(rg parquet.RowGroup, rows [][]any, header []string) ([][]any, error) {
 	rr := rg.Rows()
 	defer rr.Close()
 	buf := make([]parquet.Row, 256)
 	for {
 		n, err := rr.ReadRows(buf)
 		for _, r := range buf[:n] {
-			i := len(rows)
 			if len(r) != len(header) {
 				return rows, fmt.Errorf("%d values for %d columns", len(r), len(header))
 			}
@@ -344,15 +342,7 @@ func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) 
 				case v.Kind() == parquet.Boolean:
 					row[j] = v.Boolean()
 				case v.Kind() == parquet.Double:
-					x := v.Double()
-					row[j] = x
-					if len(ints[j]) > 0 && ints[j][0] == i {
-						ints[j] = ints[j][1:]
-						if x != math.Trunc(x) || math.Abs(x) > maxExact {
-							return rows, fmt.Errorf("column %s: %v is not an int", header[j], x)
-						}
-						row[j] = int(x)
-					}
+					row[j] = v.Double()
 				default:
 					return rows, fmt.Errorf("column %s: a value of kind %v", header[j], v.Kind())
 				}
