@@ -5,12 +5,12 @@
 // made from is never read as theirs (Key).
 //
 // File grammar: one Parquet file (FileName in the run directory), one row
-// per scored answer in scoring order, in row groups of 16,384 rows, every
-// column Snappy-compressed, every number and flag column required, every
-// text column optional: NULL where the text is empty (a missing strategy,
-// condition, domain, verdict, detail, an empty answer), as an empty cell
-// is in the CSV tables and the workbook. Bhasha reads a NULL text back as
-// "".
+// per scored answer in scoring order, in row groups of 16,384 rows, the
+// columns in the order below, every column Snappy-compressed, every
+// number and flag column required, every text column optional: NULL where
+// the text is empty (a missing strategy, condition, domain, verdict,
+// detail, an empty answer), as an empty cell is in the CSV tables and the
+// workbook. Bhasha reads a NULL text back as "".
 //
 //   - the row columns, named as the answer schema's common fields:
 //     experiment, model, item, language, form, strategy, condition, role
@@ -25,8 +25,10 @@
 //     infinity as the string strconv.FormatFloat gives; "" without one).
 //   - the study's columns: each field of the study's answer schema
 //     (score.Schema.Study) whose name is not a row column, under its name,
-//     as boolean, string or int64, for other readers (DuckDB, pandas);
-//     Bhasha reads the row columns.
+//     as boolean, string (optional, dictionary-encoded) or int64, the
+//     flags first, then the texts, then the ints, each in the schema's
+//     order, for other readers (DuckDB, pandas); Bhasha reads the row
+//     columns. At most 16 text and 16 int fields are stored.
 //   - key-value metadata: "bhasha.scored" the format version (Version);
 //     "bhasha.key" a JSON object naming what the rows were made from
 //     (Key); "bhasha.notes" a JSON array of the notes scoring made;
