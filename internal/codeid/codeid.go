@@ -147,7 +147,8 @@ func ofBytes(exe, why string) (ID, error) {
 }
 
 // sourceFiles lists the source file names exe's Go line table records
-// (ELF and Mach-O executables): its file table, read without the rest.
+// (ELF and Mach-O executables): its file table, read without the rest,
+// where debug/gosym decodes every function first (BenchmarkSourceFiles).
 func sourceFiles(exe string) ([]string, error) {
 	var section io.ReaderAt
 	if f, err := elf.Open(exe); err == nil {

@@ -2,7 +2,10 @@ package codeid
 
 import (
 	"bytes"
+	"debug/elf"
+	"debug/gosym"
 	"encoding/binary"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -218,4 +221,45 @@ func TestFileTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkSourceFiles lists this test binary's source files from its
+// line table's file table (sourceFiles) and, beside it, through
+// debug/gosym's table of every function, which gives the same list.
+func BenchmarkSourceFiles(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	want, err := sourceFiles(exe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("file table", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sourceFiles(exe); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("debug/gosym", func(b *testing.B) {
+		for b.Loop() {
+			f, err := elf.Open(exe)
+			if err != nil {
+				b.Skip("not an ELF executable")
+			}
+			data, err := f.Section(".gopclntab").Data()
+			if err != nil {
+				b.Fatal(err)
+			}
+			tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, f.Section(".text").Addr))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := slices.Sorted(maps.Keys(tab.Files)); !slices.Equal(got, want) {
+				b.Fatalf("debug/gosym lists %d files, sourceFiles %d", len(got), len(want))
+			}
+			f.Close()
+		}
+	})
 }
