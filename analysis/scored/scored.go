@@ -194,15 +194,18 @@ type answer struct {
 	F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19           bool   `parquet:"-"`
 	F20, F21, F22, F23, F24, F25, F26, F27, F28, F29, F30, F31, F32, F33, F34, F35, F36, F37, F38, F39 bool   `parquet:"-"`
 	F40, F41, F42, F43, F44, F45, F46, F47, F48, F49, F50, F51, F52, F53, F54, F55, F56, F57, F58, F59 bool   `parquet:"-"`
-	F60, F61, F62, F63, F64, F65, F66, F67, F68, F69, F70, F71                                         bool   `parquet:"-"`
+	F60, F61, F62, F63                                                                                 bool   `parquet:"-"`
 	T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15                               string `parquet:"-"`
 	I0, I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14, I15                               int64  `parquet:"-"`
 }
 
-// slotCount is the study slots of an answer of each type: as many as a
-// schema's flags (score.MaxFlags), 16 texts, 16 ints; a study of more
-// texts or ints is not stored.
-var slotCount = map[score.FieldType]int{score.FlagField: score.MaxFlags, score.TextField: 16, score.IntField: 16}
+// slotsOf names an answer's study slots of each type (their names' prefix,
+// their count): as many flags as a schema may have (score.MaxFlags), 16
+// texts, 16 ints; a study of more texts or ints is not stored.
+var slotsOf = map[score.FieldType]struct {
+	prefix string
+	n      int
+}{score.FlagField: {"F", score.MaxFlags}, score.TextField: {"T", 16}, score.IntField: {"I", 16}}
 
 // A slot is where an answer holds a study column: its offset in answer.
 type slot struct {
@@ -226,10 +229,11 @@ func slots(study []score.Field) ([]slot, []parquet.WriterOption, error) {
 		if taken[f.Name] {
 			continue
 		}
-		if used[f.Type] == slotCount[f.Type] {
-			return nil, nil, fmt.Errorf("the study has more than %d %s fields", slotCount[f.Type], typeName(f.Type))
+		of := slotsOf[f.Type]
+		if used[f.Type] == of.n {
+			return nil, nil, fmt.Errorf("the study has more than %d %s fields", of.n, typeName(f.Type))
 		}
-		name := fmt.Sprintf("%c%d", "FTI"[slices.Index([]score.FieldType{score.FlagField, score.TextField, score.IntField}, f.Type)], used[f.Type])
+		name := fmt.Sprintf("%s%d", of.prefix, used[f.Type])
 		used[f.Type]++
 		sf, _ := t.FieldByName(name)
 		tag := f.Name + ",snappy"
