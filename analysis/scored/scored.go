@@ -355,7 +355,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if schema != nil {
 		study = schema.Study()
 	}
-	slots, options, err := slots(study)
+	placed, options, err := slots(study)
 	if err != nil {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
@@ -387,7 +387,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	for from := 0; from < len(rows) && err == nil; from += len(buf) {
 		part := rows[from:min(len(rows), from+len(buf))]
 		for i := range part {
-			buf[i].set(&part[i], slots)
+			buf[i].set(&part[i], placed)
 		}
 		_, err = w.Write(buf[:len(part)])
 	}
