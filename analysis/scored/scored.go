@@ -5,50 +5,43 @@
 // made from is never read as theirs (Key).
 //
 // File grammar: one Parquet file (FileName in the run directory), one row
-// per scored answer in scoring order, every number and flag column
-// required, every text column optional: NULL where the text is empty (a
-// missing strategy, condition, domain, verdict, detail, an empty answer),
-// as an empty cell is in the CSV tables and the workbook, so that a
-// reader joining them on a key column meets one kind of missing value.
-// Bhasha reads a NULL text back as "".
+// per scored answer in scoring order, in row groups of 16,384 rows, the
+// columns in the order below, every column Snappy-compressed, every
+// number and flag column required, every text column optional: NULL where
+// the text is empty (a missing strategy, condition, domain, verdict,
+// detail, an empty answer), as an empty cell is in the CSV tables and the
+// workbook. Bhasha reads a NULL text back as "".
 //
 //   - the row columns, named as the answer schema's common fields:
 //     experiment, model, item, language, form, strategy, condition, role
 //     (engine.Role's text form: "", translation, judge:<model>,
 //     choice:<n>), domain, gold, prediction, method, verdict, script
-//     (UTF-8 strings, dictionary-encoded but for the free texts gold and
-//     prediction, which are plain, their pages without min and max
-//     bounds, as detail's); prompt_tokens, offline_tokens
-//     (int64); latency_ms (double); correct, abstain, switched, failed,
-//     withheld, cached, empty_response (boolean); marks (int64: bit i is
-//     the study's mark i, score.Marks); detail (string: the JSON of
-//     score.Detail, the multiple-choice log-likelihoods and a graded
-//     judge's scores, "" for a row without one).
+//     (UTF-8 strings, dictionary-encoded but for the free texts gold,
+//     prediction and detail, which are plain, their pages without min
+//     and max bounds); prompt_tokens, offline_tokens (int64); latency_ms
+//     (double); correct, abstain, switched, failed, withheld, cached,
+//     empty_response (boolean); marks (int64: bit i is the study's mark
+//     i, score.Marks); detail (the JSON of score.Detail, a NaN or an
+//     infinity as the string strconv.FormatFloat gives; "" without one).
 //   - the study's columns: each field of the study's answer schema
 //     (score.Schema.Study) whose name is not a row column, under its name,
-//     as boolean, string or int64: for other readers (DuckDB, pandas);
-//     Bhasha reads the row columns.
+//     as boolean, string (optional, dictionary-encoded) or int64, the
+//     flags first, then the texts, then the ints, each in the schema's
+//     order, for other readers (DuckDB, pandas); Bhasha reads the row
+//     columns. At most 16 text and 16 int fields are stored.
 //   - key-value metadata: "bhasha.scored" the format version (Version);
 //     "bhasha.key" a JSON object naming what the rows were made from
-//     (Key: the records' fingerprint, the scoring options' hashes);
-//     "bhasha.notes" a JSON array of the notes scoring made (duplicates,
-//     conflicts, edited records); "bhasha.lines" the number of record
-//     lines read; "bhasha.schema" a JSON array of the study's fields
-//     (name, type, description); "bhasha.footer.xxh64" and
-//     "bhasha.xxh64", the XXH64 (16 hex digits) of the footer, taken
-//     with its own value written as 16 zeros, and of the whole file,
-//     taken with both values written so (internal/parquetseal).
+//     (Key); "bhasha.notes" a JSON array of the notes scoring made;
+//     "bhasha.lines" the number of record lines read; "bhasha.schema" a
+//     JSON array of the study's fields (name, type, description); and the
+//     footer's and the whole file's XXH64 (package parquetseal).
 //
-// Checks. A reader trusts no byte it has not checked: ReadMeta checks the
-// footer's digest (one XXH64 pass over the footer) before it parses the
+// Checks: ReadMeta checks the footer's digest before it parses the
 // footer; Read and Open check it, then the whole file's (one XXH64 pass
-// over the file, read sequentially before any row is decoded). A file
-// with a byte changed anywhere, or without the digests, is an error
-// wrapping ErrFormat, and nothing of it is returned.
-//
-// Write replaces the file atomically (a temporary file in the same
-// directory, synced, renamed): a reader sees the previous file or the
-// new one, never a part; a crash leaves at worst a ".scored.parquet-*.tmp".
+// over the file) before any row is decoded. A file with a byte changed
+// anywhere, or without the digests, is an error wrapping ErrFormat, and
+// nothing of it is returned. Write replaces the file atomically (package
+// atomicfile).
 package scored
 
 import (
@@ -56,12 +49,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -113,67 +107,23 @@ type Meta struct {
 	Rows    int
 }
 
-// column is one row column: its name, its Parquet node and how it is read
-// from and written to a Row.
+// A column is one row column as Read takes it back into a Row (s is a
+// text column's value, interned).
 type column struct {
 	name string
-	kind kind
-	str  func(*score.Row) string
-	num  func(*score.Row) int64
-	dbl  func(*score.Row) float64
-	flag func(*score.Row) bool
-
-	setStr  func(*score.Row, string) error
-	setNum  func(*score.Row, int64)
-	setDbl  func(*score.Row, float64)
-	setFlag func(*score.Row, bool)
-
-	// free: a free-text column (an answer, a gold, a detail), of
-	// thousands of distinct texts a row group: stored plain, not through
-	// a dictionary, and its pages carry no min and max (a query selects
-	// rows by their keys and flags, not by where an answer sorts), which
-	// spares the writer both for a somewhat larger file.
-	free bool
-
-	// at is 1 + the offset in a Row of the field a text or flag column
-	// holds as it is (0: read through str or flag).
-	at uintptr
+	set  func(r *score.Row, v parquet.Value, s string) error
 }
 
-type kind uint8
-
-const (
-	kindString kind = iota
-	kindInt
-	kindDouble
-	kindBool
-)
-
-func textCol(name string, get func(*score.Row) *string) column {
-	return column{name: name, kind: kindString, str: func(r *score.Row) string { return *get(r) },
-		setStr: func(r *score.Row, s string) error { *get(r) = s; return nil }, at: offset(get)}
+func textCol(name string, f func(*score.Row) *string) column {
+	return column{name, func(r *score.Row, _ parquet.Value, s string) error { *f(r) = s; return nil }}
 }
 
-func flagCol(name string, get func(*score.Row) *bool) column {
-	return column{name: name, kind: kindBool, flag: func(r *score.Row) bool { return *get(r) },
-		setFlag: func(r *score.Row, b bool) { *get(r) = b }, at: offset(get)}
+func flagCol(name string, f func(*score.Row) *bool) column {
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = v.Boolean(); return nil }}
 }
 
-// freeText is c, a free-text column.
-func freeText(c column) column {
-	c.free = true
-	return c
-}
-
-// offset is 1 + the offset in a Row of the field get gives the address
-// of, which must be in the Row.
-func offset[F any](get func(*score.Row) *F) uintptr {
-	var r score.Row
-	off := uintptr(unsafe.Pointer(get(&r))) - uintptr(unsafe.Pointer(&r))
-	if off >= unsafe.Sizeof(r) {
-		panic("scored: a column's field is not in the Row")
-	}
-	return 1 + off
+func intCol(name string, f func(*score.Row) *int) column {
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = int(v.Int64()); return nil }}
 }
 
 // rowColumns are the columns that hold a Row, every field of it.
@@ -186,25 +136,19 @@ func rowColumns() []column {
 		textCol("form", func(r *score.Row) *string { return &r.Key.Form }),
 		textCol("strategy", func(r *score.Row) *string { return &r.Key.Strategy }),
 		textCol("condition", func(r *score.Row) *string { return &r.Key.Condition }),
-		{name: "role", kind: kindString, str: func(r *score.Row) string { return r.Key.Role.String() },
-			setStr: func(r *score.Row, s string) error {
-				role, err := engine.ParseRole(s)
-				r.Key.Role = role
-				return err
-			}},
+		{"role", func(r *score.Row, _ parquet.Value, s string) (err error) {
+			r.Key.Role, err = engine.ParseRole(s)
+			return err
+		}},
 		textCol("domain", func(r *score.Row) *string { return &r.Domain }),
-		freeText(textCol("gold", func(r *score.Row) *string { return &r.Gold })),
-		freeText(textCol("prediction", func(r *score.Row) *string { return &r.Prediction })),
-		{name: "method", kind: kindString, str: func(r *score.Row) string { return string(r.Method) },
-			setStr: func(r *score.Row, s string) error { r.Method = extract.Method(s); return nil }},
+		textCol("gold", func(r *score.Row) *string { return &r.Gold }),
+		textCol("prediction", func(r *score.Row) *string { return &r.Prediction }),
+		{"method", func(r *score.Row, _ parquet.Value, s string) error { r.Method = extract.Method(s); return nil }},
 		textCol("verdict", func(r *score.Row) *string { return &r.Verdict }),
 		textCol("script", func(r *score.Row) *string { return &r.Script }),
-		{name: "prompt_tokens", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.PromptTokens) },
-			setNum: func(r *score.Row, n int64) { r.PromptTokens = int(n) }},
-		{name: "offline_tokens", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.OfflineTokens) },
-			setNum: func(r *score.Row, n int64) { r.OfflineTokens = int(n) }},
-		{name: "latency_ms", kind: kindDouble, dbl: func(r *score.Row) float64 { return r.LatencyMS },
-			setDbl: func(r *score.Row, x float64) { r.LatencyMS = x }},
+		intCol("prompt_tokens", func(r *score.Row) *int { return &r.PromptTokens }),
+		intCol("offline_tokens", func(r *score.Row) *int { return &r.OfflineTokens }),
+		{"latency_ms", func(r *score.Row, v parquet.Value, _ string) error { r.LatencyMS = v.Double(); return nil }},
 		flagCol("correct", func(r *score.Row) *bool { return &r.Correct }),
 		flagCol("abstain", func(r *score.Row) *bool { return &r.Abstain }),
 		flagCol("switched", func(r *score.Row) *bool { return &r.Switched }),
@@ -212,281 +156,245 @@ func rowColumns() []column {
 		flagCol("withheld", func(r *score.Row) *bool { return &r.Withheld }),
 		flagCol("cached", func(r *score.Row) *bool { return &r.Cached }),
 		flagCol("empty_response", func(r *score.Row) *bool { return &r.EmptyResponse }),
-		{name: "marks", kind: kindInt, num: func(r *score.Row) int64 { return int64(r.Marks) },
-			setNum: func(r *score.Row, n int64) { r.Marks = score.Marks(n) }},
-		{name: "detail", kind: kindString, str: detailText, setStr: setDetail, free: true},
+		{"marks", func(r *score.Row, v parquet.Value, _ string) error { r.Marks = score.Marks(v.Int64()); return nil }},
+		{"detail", func(r *score.Row, _ parquet.Value, s string) (err error) { r.Detail, err = parseDetail(s); return err }},
 	}
 }
 
-// detailText is the JSON of a row's Detail ("" without one).
-func detailText(r *score.Row) string {
-	if r.Detail == nil {
+// answer is a Row as Write writes it: the row columns, then slots for the
+// study's columns, each named after a study field or left out (slots).
+type answer struct {
+	Experiment    string  `parquet:"experiment,optional,dict,snappy"`
+	Model         string  `parquet:"model,optional,dict,snappy"`
+	Item          string  `parquet:"item,optional,dict,snappy"`
+	Language      string  `parquet:"language,optional,dict,snappy"`
+	Form          string  `parquet:"form,optional,dict,snappy"`
+	Strategy      string  `parquet:"strategy,optional,dict,snappy"`
+	Condition     string  `parquet:"condition,optional,dict,snappy"`
+	Role          string  `parquet:"role,optional,dict,snappy"`
+	Domain        string  `parquet:"domain,optional,dict,snappy"`
+	Gold          string  `parquet:"gold,optional,snappy"`
+	Prediction    string  `parquet:"prediction,optional,snappy"`
+	Method        string  `parquet:"method,optional,dict,snappy"`
+	Verdict       string  `parquet:"verdict,optional,dict,snappy"`
+	Script        string  `parquet:"script,optional,dict,snappy"`
+	PromptTokens  int64   `parquet:"prompt_tokens,snappy"`
+	OfflineTokens int64   `parquet:"offline_tokens,snappy"`
+	LatencyMS     float64 `parquet:"latency_ms,snappy"`
+	Correct       bool    `parquet:"correct,snappy"`
+	Abstain       bool    `parquet:"abstain,snappy"`
+	Switched      bool    `parquet:"switched,snappy"`
+	Failed        bool    `parquet:"failed,snappy"`
+	Withheld      bool    `parquet:"withheld,snappy"`
+	Cached        bool    `parquet:"cached,snappy"`
+	EmptyResponse bool    `parquet:"empty_response,snappy"`
+	Marks         int64   `parquet:"marks,snappy"`
+	Detail        string  `parquet:"detail,optional,snappy"`
+
+	F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19           bool   `parquet:"-"`
+	F20, F21, F22, F23, F24, F25, F26, F27, F28, F29, F30, F31, F32, F33, F34, F35, F36, F37, F38, F39 bool   `parquet:"-"`
+	F40, F41, F42, F43, F44, F45, F46, F47, F48, F49, F50, F51, F52, F53, F54, F55, F56, F57, F58, F59 bool   `parquet:"-"`
+	F60, F61, F62, F63                                                                                 bool   `parquet:"-"`
+	T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15                               string `parquet:"-"`
+	I0, I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14, I15                               int64  `parquet:"-"`
+}
+
+// slotsOf names an answer's study slots of each type (their names' prefix,
+// their count): as many flags as a schema may have (score.MaxFlags), 16
+// texts, 16 ints; a study of more texts or ints is not stored.
+var slotsOf = map[score.FieldType]struct {
+	prefix string
+	n      int
+}{score.FlagField: {"F", score.MaxFlags}, score.TextField: {"T", 16}, score.IntField: {"I", 16}}
+
+// A slot is where an answer holds a study column: its offset in answer.
+type slot struct {
+	field score.Field
+	off   uintptr
+}
+
+// slots places the study's fields that are not row columns in answer's
+// slots, in order, and returns the writer options that name each slot's
+// column and leave the others out.
+func slots(study []score.Field) ([]slot, []parquet.WriterOption, error) {
+	taken := map[string]bool{}
+	for _, c := range rowColumns() {
+		taken[c.name] = true
+	}
+	t := reflect.TypeFor[answer]()
+	var out []slot
+	var opts []parquet.WriterOption
+	used := map[score.FieldType]int{}
+	for _, f := range study {
+		if taken[f.Name] {
+			continue
+		}
+		of := slotsOf[f.Type]
+		if used[f.Type] == of.n {
+			return nil, nil, fmt.Errorf("the study has more than %d %s fields", of.n, typeName(f.Type))
+		}
+		name := fmt.Sprintf("%s%d", of.prefix, used[f.Type])
+		used[f.Type]++
+		sf, _ := t.FieldByName(name)
+		tag := f.Name + ",snappy"
+		if f.Type == score.TextField {
+			tag = f.Name + ",optional,dict,snappy"
+		}
+		out = append(out, slot{f, sf.Offset})
+		opts = append(opts, parquet.StructTag(reflect.StructTag(`parquet:"`+tag+`"`), name))
+	}
+	return out, opts, nil
+}
+
+// set writes r, with the study's fields in slots, into a.
+func (a *answer) set(r *score.Row, slots []slot) {
+	*a = answer{Experiment: r.Key.Experiment, Model: r.Key.Model, Item: r.Key.Item, Language: r.Key.Language, Form: r.Key.Form,
+		Strategy: r.Key.Strategy, Condition: r.Key.Condition, Role: r.Key.Role.String(), Domain: r.Domain, Gold: r.Gold,
+		Prediction: r.Prediction, Method: string(r.Method), Verdict: r.Verdict, Script: r.Script,
+		PromptTokens: int64(r.PromptTokens), OfflineTokens: int64(r.OfflineTokens), LatencyMS: r.LatencyMS,
+		Correct: r.Correct, Abstain: r.Abstain, Switched: r.Switched, Failed: r.Failed, Withheld: r.Withheld,
+		Cached: r.Cached, EmptyResponse: r.EmptyResponse, Marks: int64(r.Marks), Detail: detailText(r.Detail)}
+	for _, s := range slots {
+		p := unsafe.Add(unsafe.Pointer(a), s.off)
+		switch s.field.Type {
+		case score.FlagField:
+			*(*bool)(p) = s.field.Flag(r)
+		case score.IntField:
+			*(*int64)(p) = int64(s.field.Int(r))
+		default:
+			*(*string)(p) = s.field.Text(r)
+		}
+	}
+}
+
+// number is a Detail's float in JSON: a number, or a string where JSON
+// has none (NaN, ±Inf: a choice the model cannot produce).
+type number float64
+
+func (x number) MarshalJSON() ([]byte, error) {
+	if b, err := json.Marshal(float64(x)); err == nil {
+		return b, nil
+	}
+	return json.Marshal(strconv.FormatFloat(float64(x), 'g', -1, 64))
+}
+
+func (x *number) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*float64)(x)); err == nil {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%s is not a number", b)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	*x = number(f)
+	return err
+}
+
+// detailJSON is score.Detail as the detail column holds it.
+type detailJSON struct {
+	ChoiceLogprobs []number
+	Chosen         int
+	JudgeScores    map[string]number
+}
+
+// detailText is the JSON of d ("" for nil).
+func detailText(d *score.Detail) string {
+	if d == nil {
 		return ""
 	}
-	b, err := json.Marshal(r.Detail)
-	if err != nil { // a NaN or an infinite log-likelihood
-		b, _ = json.Marshal(detailJSON(r.Detail))
-	}
+	b, _ := json.Marshal(detailJSON{ChoiceLogprobs: convert[number](d.ChoiceLogprobs), Chosen: d.Chosen, JudgeScores: convertMap[number](d.JudgeScores)})
 	return string(b)
 }
 
-// detailJSON writes a Detail's floats as strings where JSON has no number
-// for them (NaN, ±Inf: a choice the model cannot produce).
-func detailJSON(d *score.Detail) map[string]any {
-	f := func(x float64) any {
-		b, err := json.Marshal(x)
-		if err != nil {
-			return strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return json.RawMessage(b)
+// parseDetail reads a detail column's text back.
+func parseDetail(s string) (*score.Detail, error) {
+	if s == "" {
+		return nil, nil
 	}
-	lp := make([]any, len(d.ChoiceLogprobs))
-	for i, x := range d.ChoiceLogprobs {
-		lp[i] = f(x)
+	var d detailJSON
+	if err := json.Unmarshal([]byte(s), &d); err != nil {
+		return nil, fmt.Errorf("column detail: %w", err)
 	}
-	js := map[string]any{}
-	for k, x := range d.JudgeScores {
-		js[k] = f(x)
+	return &score.Detail{ChoiceLogprobs: convert[float64](d.ChoiceLogprobs), Chosen: d.Chosen, JudgeScores: convertMap[float64](d.JudgeScores)}, nil
+}
+
+func convert[T, F ~float64](xs []F) []T {
+	if xs == nil {
+		return nil
 	}
-	out := map[string]any{"ChoiceLogprobs": lp, "Chosen": d.Chosen}
-	if d.ChoiceLogprobs == nil {
-		out["ChoiceLogprobs"] = nil
-	}
-	if d.JudgeScores != nil {
-		out["JudgeScores"] = js
-	} else {
-		out["JudgeScores"] = nil
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = T(x)
 	}
 	return out
 }
 
-// setDetail reads a detail column's text back.
-func setDetail(r *score.Row, s string) error {
-	if s == "" {
-		r.Detail = nil
+func convertMap[T, F ~float64](m map[string]F) map[string]T {
+	if m == nil {
 		return nil
 	}
-	var raw struct {
-		ChoiceLogprobs []json.RawMessage
-		Chosen         int
-		JudgeScores    map[string]json.RawMessage
-	}
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return fmt.Errorf("column detail: %w", err)
-	}
-	num := func(m json.RawMessage) (float64, error) {
-		var x float64
-		if err := json.Unmarshal(m, &x); err == nil {
-			return x, nil
-		}
-		var t string
-		if err := json.Unmarshal(m, &t); err != nil {
-			return 0, fmt.Errorf("column detail: %s is not a number", m)
-		}
-		return strconv.ParseFloat(t, 64)
-	}
-	d := &score.Detail{Chosen: raw.Chosen}
-	if raw.ChoiceLogprobs != nil {
-		d.ChoiceLogprobs = make([]float64, len(raw.ChoiceLogprobs))
-		for i, m := range raw.ChoiceLogprobs {
-			x, err := num(m)
-			if err != nil {
-				return err
-			}
-			d.ChoiceLogprobs[i] = x
-		}
-	}
-	if raw.JudgeScores != nil {
-		d.JudgeScores = make(map[string]float64, len(raw.JudgeScores))
-		for k, m := range raw.JudgeScores {
-			x, err := num(m)
-			if err != nil {
-				return err
-			}
-			d.JudgeScores[k] = x
-		}
-	}
-	r.Detail = d
-	return nil
-}
-
-// studyColumns are the schema's study fields that are not row columns.
-func studyColumns(s *score.Schema, taken map[string]bool) []score.Field {
-	var out []score.Field
-	if s == nil {
-		return nil
-	}
-	for _, f := range s.Study() {
-		if !taken[f.Name] {
-			out = append(out, f)
-		}
+	out := make(map[string]T, len(m))
+	for k, x := range m {
+		out[k] = T(x)
 	}
 	return out
 }
 
-func leaf(k kind) parquet.Node {
-	var n parquet.Node
-	switch k {
-	case kindString:
-		n = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
-	case kindInt:
-		n = parquet.Int(64)
-	case kindDouble:
-		n = parquet.Leaf(parquet.DoubleType)
-	default:
-		n = parquet.Leaf(parquet.BooleanType)
-	}
-	if k == kindString {
-		return parquet.Compressed(parquet.Optional(n), &parquet.Snappy)
-	}
-	return parquet.Compressed(parquet.Required(n), &parquet.Snappy)
-}
-
-// textValue is a text column's value in column col: NULL for "", the
-// text's bytes (not copied: view) otherwise, with the definition level
-// its optional column needs.
-func textValue(s string, col int) parquet.Value {
-	if s == "" {
-		return parquet.NullValue().Level(0, 0, col)
-	}
-	return parquet.ByteArrayValue(view(s)).Level(0, 1, col)
-}
-
-func fieldKind(t score.FieldType) kind {
-	switch t {
-	case score.FlagField:
-		return kindBool
-	case score.IntField:
-		return kindInt
-	}
-	return kindString
-}
+// groupRows is the rows of one row group.
+const groupRows = 1 << 14
 
 // Write stores rows, made as m says, at path (atomically; see the
 // package comment). schema is the study's answer schema (its study
-// fields become columns; nil for none). It hashes the file as it writes
-// it (XXH64), then reads its footer back once to write the digests in
-// place, before the file takes its name.
+// fields become columns; nil for none; a study of more than 16 text or
+// 16 int fields is an error). It hashes the file as it writes it,
+// then reads its footer back once to write the digests in place, before
+// the file takes its name.
 func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
-	cols := rowColumns()
-	taken := map[string]bool{}
-	g := parquet.Group{}
-	var options []parquet.WriterOption
-	for _, c := range cols {
-		g[c.name] = leaf(c.kind)
-		if c.free {
-			g[c.name] = parquet.Compressed(parquet.Optional(parquet.String()), &parquet.Snappy)
-			options = append(options, parquet.SkipPageBounds(c.name))
-		}
-		taken[c.name] = true
-	}
-	extra := studyColumns(schema, taken)
-	var fields []map[string]string
-	for _, f := range extra {
-		g[f.Name] = leaf(fieldKind(f.Type))
-	}
+	var study []score.Field
 	if schema != nil {
-		for _, f := range schema.Study() {
-			fields = append(fields, map[string]string{"name": f.Name, "type": typeName(f.Type), "description": f.Description})
-		}
+		study = schema.Study()
 	}
-	sch := parquet.NewSchema("scored", g)
-	index := map[string]int{}
-	for i, p := range sch.Columns() {
-		index[p[0]] = i
+	placed, options, err := slots(study)
+	if err != nil {
+		return fmt.Errorf("storing scored answers: %w", err)
 	}
-	key, _ := json.Marshal(m.Key)
+	fields := []map[string]string{}
+	for _, f := range study {
+		fields = append(fields, map[string]string{"name": f.Name, "type": typeName(f.Type), "description": f.Description})
+	}
 	if m.Notes == nil {
 		m.Notes = []string{}
 	}
-	if fields == nil {
-		fields = []map[string]string{}
+	options = append(options, parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
+		parquet.SkipPageBounds("prediction"), parquet.SkipPageBounds("detail"), parquet.KeyValueMetadata("bhasha.scored", Version))
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"bhasha.key", m.Key}, {"bhasha.notes", m.Notes}, {"bhasha.lines", m.Lines}, {"bhasha.schema", fields}} {
+		b, _ := json.Marshal(kv.v)
+		options = append(options, parquet.KeyValueMetadata(kv.k, string(b)))
 	}
-	notes, _ := json.Marshal(m.Notes)
-	fj, _ := json.Marshal(fields)
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
 	defer f.Abort()
 	sw := parquetseal.NewHasher(f)
-	w := parquet.NewWriter(sw, append(options, sch,
-		parquet.KeyValueMetadata("bhasha.scored", Version),
-		parquet.KeyValueMetadata("bhasha.key", string(key)),
-		parquet.KeyValueMetadata("bhasha.notes", string(notes)),
-		parquet.KeyValueMetadata("bhasha.lines", strconv.Itoa(m.Lines)),
-		parquet.KeyValueMetadata("bhasha.schema", string(fj)),
-		parquet.MaxRowsPerRowGroup(groupRows))...)
-	// The digests' places, last of the metadata, filled in once the file
-	// is written (Seal).
+	w := parquet.NewGenericWriter[answer](sw, options...)
 	parquetseal.Reserve(w)
-	at := make([]int, len(cols)) // each column's index in the schema
-	for i, c := range cols {
-		at[i] = index[c.name]
-	}
-	extraAt := make([]int, len(extra))
-	for i, fd := range extra {
-		extraAt[i] = index[fd.Name]
-	}
-	// fill encodes rows (one row group's) into rg a column at a time, a
-	// chunk of rows at a time: each column's values are made by one
-	// loop over the rows, with no row of values between. No column is
-	// repeated: a required one's values need no levels, an optional
-	// (text) one's only their definition level (textValue).
-	fill := func(rg *parquet.ConcurrentRowGroupWriter, rows []score.Row) error {
-		const chunk = 4096
-		cws := rg.ColumnWriters()
-		vals := make([]parquet.Value, 0, chunk)
-		for from := 0; from < len(rows); from += chunk {
-			part := rows[from:min(len(rows), from+chunk)]
-			for j := range cols {
-				c, at := &cols[j], at[j]
-				vals = vals[:0]
-				switch {
-				case c.at != 0 && c.kind == kindString: // the field itself, read in place
-					for i := range part {
-						vals = append(vals, textValue(*(*string)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1)), at))
-					}
-				case c.at != 0 && c.kind == kindBool:
-					for i := range part {
-						vals = append(vals, parquet.BooleanValue(*(*bool)(unsafe.Add(unsafe.Pointer(&part[i]), c.at-1))))
-					}
-				default:
-					for i := range part {
-						vals = append(vals, value(c, &part[i], at))
-					}
-				}
-				if _, err := cws[at].WriteRowValues(vals); err != nil {
-					return err
-				}
-			}
-			for j, fd := range extra {
-				at := extraAt[j]
-				vals = vals[:0]
-				for i := range part {
-					r := &part[i]
-					var v parquet.Value
-					switch fd.Type {
-					case score.FlagField:
-						v = parquet.BooleanValue(fd.Flag(r))
-					case score.IntField:
-						v = parquet.Int64Value(int64(fd.Int(r)))
-					default:
-						v = textValue(fd.Text(r), at)
-					}
-					vals = append(vals, v)
-				}
-				if _, err := cws[at].WriteRowValues(vals); err != nil {
-					return err
-				}
-			}
+	buf := make([]answer, 4096)
+	for from := 0; from < len(rows) && err == nil; from += len(buf) {
+		part := rows[from:min(len(rows), from+len(buf))]
+		for i := range part {
+			buf[i].set(&part[i], placed)
 		}
-		return rg.Flush()
+		_, err = w.Write(buf[:len(part)])
 	}
-	if err := writeGroups(w, rows, fill); err != nil {
-		return fmt.Errorf("storing scored answers in %s: %w", path, err)
+	if err == nil {
+		err = w.Close()
 	}
-	if err := w.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("storing scored answers in %s: %w", path, err)
 	}
 	if err := parquetseal.Seal(f.File, sw); err != nil {
@@ -494,90 +402,6 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	}
 	return f.Commit()
 }
-
-// groupRows is the rows of one row group.
-const groupRows = 1 << 14
-
-// writeGroups writes rows into w as row groups of groupRows, each encoded
-// by fill on one of GOMAXPROCS goroutines and committed in order; at most
-// two groups per goroutine are held encoded at once. The first error
-// stops it.
-func writeGroups(w *parquet.Writer, rows []score.Row, fill func(*parquet.ConcurrentRowGroupWriter, []score.Row) error) error {
-	ngroups := (len(rows) + groupRows - 1) / groupRows
-	workers := min(runtime.GOMAXPROCS(0), ngroups)
-	type group struct {
-		rg   *parquet.ConcurrentRowGroupWriter
-		err  error
-		done chan struct{}
-	}
-	groups := make(chan *group, workers)    // in order, for the committer
-	todo := make(chan int, 2*workers)       // group numbers, for the workers
-	slots := make(chan struct{}, 2*workers) // groups encoded, not yet committed
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	work := make([]*group, ngroups)
-	for i := range work {
-		work[i] = &group{done: make(chan struct{})}
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range todo {
-				g := work[i]
-				g.rg = w.BeginRowGroup()
-				g.err = fill(g.rg, rows[i*groupRows:min(len(rows), (i+1)*groupRows)])
-				close(g.done)
-			}
-		}()
-	}
-	go func() { // hand out groups in order, as slots free
-		defer close(todo)
-		defer close(groups)
-		for i := range ngroups {
-			select {
-			case slots <- struct{}{}:
-			case <-stop:
-				return
-			}
-			todo <- i
-			groups <- work[i]
-		}
-	}()
-	var err error
-	for g := range groups {
-		<-g.done
-		if err == nil {
-			if err = g.err; err == nil {
-				_, err = g.rg.Commit()
-			}
-			if err != nil {
-				close(stop)
-			}
-		}
-		g.rg = nil // committed: its pages are written
-		<-slots
-	}
-	wg.Wait()
-	return err
-}
-
-// value is c's value of row r, in column col.
-func value(c *column, r *score.Row, col int) parquet.Value {
-	switch c.kind {
-	case kindString:
-		return textValue(c.str(r), col)
-	case kindInt:
-		return parquet.Int64Value(c.num(r))
-	case kindDouble:
-		return parquet.DoubleValue(c.dbl(r))
-	}
-	return parquet.BooleanValue(c.flag(r))
-}
-
-// view is s's bytes without a copy, for the writer, which copies what it
-// keeps and writes nothing into them.
-func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func typeName(t score.FieldType) string {
 	switch t {
@@ -597,45 +421,34 @@ var ErrFormat = errors.New("not a readable store of scored answers")
 // open opens the store at path and reads its metadata, its footer's
 // digest checked first, and the whole file's too when whole is true.
 func open(path string, whole bool) (*os.File, *parquet.File, Meta, error) {
+	var m Meta
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, Meta{}, err
+		return nil, nil, m, err
+	}
+	fail := func(err error) (*os.File, *parquet.File, Meta, error) {
+		f.Close()
+		return nil, nil, m, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, Meta{}, err
+		return nil, nil, m, err
 	}
 	if err := parquetseal.Check(f, st.Size(), whole); err != nil {
-		f.Close()
-		return nil, nil, Meta{}, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
+		return fail(err)
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		f.Close()
-		return nil, nil, Meta{}, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
+		return fail(err)
 	}
-	var m Meta
-	m.Version, _ = pf.Lookup("bhasha.scored")
-	if m.Version != Version {
-		f.Close()
-		return nil, nil, m, fmt.Errorf("%s: %w: format version %q, not %q", path, ErrFormat, m.Version, Version)
+	if m.Version, _ = pf.Lookup("bhasha.scored"); m.Version != Version {
+		return fail(fmt.Errorf("format version %q, not %q", m.Version, Version))
 	}
-	bad := func(what string, err error) (*os.File, *parquet.File, Meta, error) {
-		f.Close()
-		return nil, nil, m, fmt.Errorf("%s: %w: metadata %s: %v", path, ErrFormat, what, err)
-	}
-	k, _ := pf.Lookup("bhasha.key")
-	if err := json.Unmarshal([]byte(k), &m.Key); err != nil {
-		return bad("bhasha.key", err)
-	}
-	n, _ := pf.Lookup("bhasha.notes")
-	if err := json.Unmarshal([]byte(n), &m.Notes); err != nil {
-		return bad("bhasha.notes", err)
-	}
-	l, _ := pf.Lookup("bhasha.lines")
-	if m.Lines, err = strconv.Atoi(l); err != nil {
-		return bad("bhasha.lines", err)
+	for k, into := range map[string]any{"bhasha.key": &m.Key, "bhasha.notes": &m.Notes, "bhasha.lines": &m.Lines} {
+		if s, _ := pf.Lookup(k); json.Unmarshal([]byte(s), into) != nil {
+			return fail(fmt.Errorf("metadata %s: %q is not a JSON %T", k, s, into))
+		}
 	}
 	m.Rows = int(pf.NumRows())
 	return f, pf, m, nil
@@ -657,130 +470,33 @@ func ReadMeta(path string) (Meta, error) {
 // Read reads the store's rows and metadata. A file that is not a store
 // of this Version (truncated, damaged, written by another version) is an
 // error wrapping ErrFormat, and no row of it is returned; a missing file
-// is os.ErrNotExist. It checks the file's digests first (see Checks in
-// the package comment: one XXH64 pass over the file), then decodes it.
+// is os.ErrNotExist. It checks the file's digests first (one XXH64 pass
+// over the file), then decodes its row groups on GOMAXPROCS goroutines,
+// each column chunk by readChunk, which interns the texts, where
+// parquet-go's GenericReader allocates each anew (BenchmarkWriteRead).
 func Read(path string) ([]score.Row, Meta, error) {
 	rd, err := Open(path)
 	if err != nil {
 		return nil, Meta{}, err
 	}
 	defer rd.Close()
-	m, cols := rd.meta, rd.cols
-	if n := rd.starts[len(rd.starts)-1]; n != m.Rows {
-		return nil, m, fmt.Errorf("%s: %w: %d rows in the row groups, %d in the footer", path, ErrFormat, n, m.Rows)
-	}
-	rows := make([]score.Row, m.Rows)
-	// Row groups are read concurrently, each whole by one reader: every
-	// column of its rows in turn, so that its rows (a few MB) stay in the
-	// cache while they are filled, and no two readers write into the
-	// same rows.
-	groups := rd.pf.RowGroups()
+	rows := make([]score.Row, rd.meta.Rows)
+	errs := make([]error, rd.Groups())
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make([]error, len(groups))
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for g := range groups {
-			next <- g
-		}
-	}()
-	for range min(runtime.GOMAXPROCS(0), max(1, len(groups))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			intern := make([]map[string]string, len(cols))
-			for i := range intern {
-				intern[i] = map[string]string{}
+	for range min(runtime.GOMAXPROCS(0), rd.Groups()) {
+		wg.Go(func() {
+			st := newReadState(len(rd.cols))
+			for g := int(next.Add(1) - 1); g < rd.Groups(); g = int(next.Add(1) - 1) {
+				errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], st)
 			}
-			buf := make([]parquet.Value, 4096)
-			for g := range next {
-				part := rows[rd.starts[g]:rd.starts[g+1]]
-				for i, c := range cols {
-					if err := readChunk(groups[g].ColumnChunks()[rd.at[i]], c, part, intern[i], buf); err != nil {
-						errs[g] = fmt.Errorf("%s: %w: column %s, row group %d: %v", path, ErrFormat, c.name, g, err)
-						break
-					}
-				}
-			}
-		}()
+		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, m, err
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, rd.meta, err
 	}
-	return rows, m, nil
-}
-
-// readChunk fills column c of rows from one row group's column chunk
-// (exactly len(rows) values), its strings interned through intern (at
-// most 1<<16 of them) and read through buf.
-func readChunk(cc parquet.ColumnChunk, c column, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
-	at := 0
-	// A column's value is often the one before it (a model, a language, a
-	// strategy row after row): found by comparing with it, not hashing.
-	last, held := "", false
-	pages := cc.Pages()
-	defer pages.Close()
-	for {
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		vr := p.Values()
-		for {
-			k, err := vr.ReadValues(buf)
-			if at+k > len(rows) {
-				parquet.Release(p)
-				return fmt.Errorf("more values than the %d rows", len(rows))
-			}
-			for _, v := range buf[:k] {
-				r := &rows[at]
-				at++
-				switch c.kind {
-				case kindString:
-					b := v.ByteArray() // nil for a NULL: ""
-					s := last
-					if !held || string(b) != last {
-						var ok bool
-						if s, ok = intern[string(b)]; !ok {
-							s = string(b)
-							if len(intern) < 1<<16 {
-								intern[s] = s
-							}
-						}
-						last, held = s, true
-					}
-					if err := c.setStr(r, s); err != nil {
-						parquet.Release(p)
-						return err
-					}
-				case kindInt:
-					c.setNum(r, v.Int64())
-				case kindDouble:
-					c.setDbl(r, v.Double())
-				default:
-					c.setFlag(r, v.Boolean())
-				}
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				parquet.Release(p)
-				return err
-			}
-		}
-		parquet.Release(p)
-	}
-	if at != len(rows) {
-		return fmt.Errorf("%d values for %d rows", at, len(rows))
-	}
-	return nil
+	return rows, rd.meta, nil
 }
 
 // A Reader reads a store's rows a row group at a time (groupRows rows
@@ -793,37 +509,26 @@ type Reader struct {
 	pf     *parquet.File
 	meta   Meta
 	cols   []column
-	at     []int // the file's column of each of cols
-	starts []int // the first row of each group, then the rows
+	at     []int  // the file's column of each of cols
+	text   []bool // whether each of cols is a text column
+	starts []int  // the first row of each group, then the rows
+	st     readState
+	rows   []score.Row
+}
+
+// readState is what one goroutine reading row groups reuses: each
+// column's interned texts (at most 1<<16 a column) and a value buffer.
+type readState struct {
 	intern []map[string]string
 	buf    []parquet.Value
-	rows   []score.Row
-	only   []int // the indices in cols that Group reads (nil: all)
 }
 
-// KeyColumns are the columns that hold a row's Key.
-func KeyColumns() []string {
-	return []string{"experiment", "model", "item", "language", "form", "strategy", "condition", "role"}
-}
-
-// Only has Group read only the named row columns, the others' fields left
-// zero (none named: every column again). A name that is not a row column
-// is an error.
-func (rd *Reader) Only(names ...string) error {
-	if len(names) == 0 {
-		rd.only = nil
-		return nil
+func newReadState(cols int) readState {
+	st := readState{intern: make([]map[string]string, cols), buf: make([]parquet.Value, 4096)}
+	for i := range st.intern {
+		st.intern[i] = map[string]string{}
 	}
-	only := make([]int, 0, len(names))
-	for _, n := range names {
-		i := slices.IndexFunc(rd.cols, func(c column) bool { return c.name == n })
-		if i < 0 {
-			return fmt.Errorf("%s: no row column %s", rd.path, n)
-		}
-		only = append(only, i)
-	}
-	rd.only = only
-	return nil
+	return st
 }
 
 // Open opens the store at path for reading by group, once its digests
@@ -834,26 +539,26 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader{path: path, f: f, pf: pf, meta: m, cols: rowColumns(), buf: make([]parquet.Value, 4096)}
-	byName := map[string]int{}
-	for i, p := range pf.Schema().Columns() {
-		byName[p[0]] = i
-	}
+	rd := &Reader{path: path, f: f, pf: pf, meta: m, cols: rowColumns()}
+	rd.st = newReadState(len(rd.cols))
 	for _, c := range rd.cols {
-		i, ok := byName[c.name]
+		leaf, ok := pf.Schema().Lookup(c.name)
 		if !ok {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w: no column %s", path, ErrFormat, c.name)
 		}
-		rd.at = append(rd.at, i)
-		rd.intern = append(rd.intern, map[string]string{})
+		rd.at = append(rd.at, leaf.ColumnIndex)
+		rd.text = append(rd.text, leaf.Node.Type().Kind() == parquet.ByteArray)
 	}
 	n := 0
 	for _, rg := range pf.RowGroups() {
 		rd.starts = append(rd.starts, n)
 		n += int(rg.NumRows())
 	}
-	rd.starts = append(rd.starts, n)
+	if rd.starts = append(rd.starts, n); n != m.Rows {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: %d rows in the row groups, %d in the footer", path, ErrFormat, n, m.Rows)
+	}
 	return rd, nil
 }
 
@@ -869,22 +574,69 @@ func (rd *Reader) Group(g int) (first int, rows []score.Row, err error) {
 	if g < 0 || g >= rd.Groups() {
 		return 0, nil, fmt.Errorf("%s: no row group %d of %d", rd.path, g, rd.Groups())
 	}
-	first, n := rd.starts[g], rd.starts[g+1]-rd.starts[g]
+	n := rd.starts[g+1] - rd.starts[g]
 	if cap(rd.rows) < n {
 		rd.rows = make([]score.Row, n)
 	}
 	rows = rd.rows[:n]
 	clear(rows)
+	return rd.starts[g], rows, rd.read(g, rows, rd.st)
+}
+
+// read fills rows, those of group g, from its column chunks.
+func (rd *Reader) read(g int, rows []score.Row, st readState) error {
 	rg := rd.pf.RowGroups()[g]
 	for i, c := range rd.cols {
-		if rd.only != nil && !slices.Contains(rd.only, i) {
-			continue
-		}
-		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rows, rd.intern[i], rd.buf); err != nil {
-			return 0, nil, fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, c.name, g, err)
+		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rd.text[i], rows, st.intern[i], st.buf); err != nil {
+			return fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, c.name, g, err)
 		}
 	}
-	return first, rows, nil
+	return nil
+}
+
+// readChunk sets column c of rows from a column chunk of exactly
+// len(rows) values, its texts (text: a text column) interned through
+// intern, read through buf.
+func readChunk(cc parquet.ColumnChunk, c column, text bool, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
+	vr := parquet.NewColumnChunkValueReader(cc)
+	defer vr.Close()
+	at := 0
+	last := "" // a text is often the one before it: found without hashing
+	for {
+		k, err := vr.ReadValues(buf)
+		if at+k > len(rows) {
+			return fmt.Errorf("more values than the %d rows", len(rows))
+		}
+		for _, v := range buf[:k] {
+			s := ""
+			if text {
+				if b := v.ByteArray(); string(b) != last {
+					var ok bool
+					if last, ok = intern[string(b)]; !ok && len(intern) < 1<<16 {
+						last = string(b)
+						intern[last] = last
+					} else if !ok {
+						last = string(b)
+					}
+				}
+				s = last
+			}
+			if err := c.set(&rows[at], v, s); err != nil {
+				return err
+			}
+			at++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if at != len(rows) {
+		return fmt.Errorf("%d values for %d rows", at, len(rows))
+	}
+	return nil
 }
 
 // GroupOf is the group holding row i (i in [0, Meta().Rows)).
@@ -898,6 +650,3 @@ func (rd *Reader) GroupOf(i int) int {
 
 // Close closes the file.
 func (rd *Reader) Close() error { return rd.f.Close() }
-
-// Keys lists a Key's components in order, for messages.
-func (k Key) Keys() []string { return slices.Sorted(maps.Keys(k)) }

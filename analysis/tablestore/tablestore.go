@@ -1,44 +1,34 @@
 // Package tablestore keeps a run's built tables on disk beside its scored
-// answers (package scored), so that a later reader, a notebook cell in a
-// fresh process, gets a table without reading the scored answers back and
-// building it again. It is a cache: deleting the directory loses nothing
-// (the tables are built again), and a file whose key is not the reader's
-// (other records, scoring options, experiment or tool) is never read as
-// its.
+// answers (package scored), so that a later reader (a notebook cell in a
+// fresh process) gets a table without reading the scored answers back. It
+// is a cache: deleting the directory loses nothing, and a file whose key
+// is not the reader's is never read as its.
 //
 // File grammar: DIR/DirName/<tables.FileName(name)>.parquet, one Parquet
-// file per table, which any Parquet reader reads (DuckDB's read_parquet,
-// pandas' read_parquet), each
+// file per table:
 //
-//   - the table's rows, in order, and one column per table column
-//     (Table.Columns: as declared, else as its cells say), in the
-//     table's order, under its name, optional: a string (UTF-8), an
-//     int64, a double or a boolean as the column's type is String, Int,
-//     Float or Bool. A nil cell is NULL; a float is stored bit for bit
-//     (NaN, ±Inf and -0 included).
+//   - the table's rows, in order, and one optional column per table
+//     column (Table.Columns), in the table's order, under its name: a
+//     string (UTF-8), an int64, a double or a boolean as the column's type
+//     is String, Int, Float or Bool. A nil cell is NULL; a float is stored
+//     bit for bit (NaN, ±Inf and -0 included).
 //   - key-value metadata: "bhasha.tables" the format version (Version);
-//     "bhasha.key" a JSON object, what the table was made from (component
-//     → value: the scored answers' key and the experiment's hash);
-//     "bhasha.table" a JSON object holding the rest of the table (its
-//     fields but Rows: name, header, declared columns, description,
-//     column docs, note, mirrors, headline mark, chart, brief, ...) and,
-//     under "ints", for each Float
-//     column that holds ints (a count Pivot lays out beside a missing
-//     cell, NaN), the rows whose cell is an int; and the digests of
-//     package parquetseal (the footer's and the whole file's XXH64).
+//     "bhasha.key" a JSON object, what the table was made from;
+//     "bhasha.table" a JSON object holding the table but its rows (name,
+//     header, declared columns, description, notes, chart, ...) and, under
+//     "ints", for each Float column that holds ints (a count beside a
+//     missing cell, NaN), the rows whose cell is an int; and the digests
+//     of package parquetseal.
 //
-// A table made row by row (tables.Source: the answers) is not kept, nor
-// one with a cell that is neither nil nor of its column's type (but an
-// int of at most 2^53 in magnitude in a Float column), a row of another
-// length than the header, two columns of one name, or metadata that JSON
-// does not hold exactly (text that is not UTF-8): Write refuses it. Write
-// replaces a file atomically (package atomicfile): a reader sees the
-// previous file or the new one, never a part. A table's file kept by an
-// older Bhasha (<name>.gob) is never read; Write removes it once the
-// Parquet file is in place. Read checks both digests before it decodes
-// anything: a file whose digests do not hold (a flipped byte anywhere)
-// or that is not such a file is an error wrapping ErrFormat, never a
-// table.
+// Write refuses (and writes nothing for) a table made row by row
+// (tables.Source), one with a cell that is neither nil nor of its
+// column's type (but an int of at most 2^53 in magnitude in a Float
+// column), a row of another length than the header, two columns of one
+// name, or metadata that JSON does not hold exactly (text that is not
+// UTF-8). It replaces a file atomically (package atomicfile), and removes
+// the table's file of an older Bhasha (<name>.gob), which is never read.
+// Read checks both digests before it decodes anything: a damaged file is
+// an error wrapping ErrFormat, never a table.
 package tablestore
 
 import (
@@ -299,43 +289,41 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	if m.Name != name {
 		return bad("it holds table %q", m.Name)
 	}
-	ints := make([][]int, len(m.Header)) // each column's int rows, ascending
-	for col, rs := range m.Ints {
-		j := slices.Index(m.Header, col)
-		if j < 0 || !slices.IsSorted(rs) {
-			return bad("metadata %s: ints of column %q", tableKey, col)
-		}
-		ints[j] = rs
-	}
 	t = m.Table
 	t.Rows = make([][]any, 0, pf.NumRows())
 	for _, rg := range pf.RowGroups() {
-		if t.Rows, err = readRows(rg, t.Rows, m.Header, ints); err != nil {
+		if t.Rows, err = readRows(rg, t.Rows, m.Header); err != nil {
 			return bad("row %d: %v", len(t.Rows), err)
 		}
 	}
 	if len(t.Rows) != int(pf.NumRows()) {
 		return bad("%d rows for %d in its footer", len(t.Rows), pf.NumRows())
 	}
-	for j, rs := range ints {
-		if len(rs) > 0 {
-			return bad("metadata %s: row %d of column %s is not a double", tableKey, rs[0], m.Header[j])
+	for col, rs := range m.Ints {
+		j := slices.Index(m.Header, col)
+		for _, i := range rs {
+			x, isFloat := 0.0, false
+			if j >= 0 && i >= 0 && i < len(t.Rows) {
+				x, isFloat = t.Rows[i][j].(float64)
+			}
+			if !isFloat || x != math.Trunc(x) || math.Abs(x) > maxExact {
+				return bad("metadata %s: row %d of column %q is not an int", tableKey, i, col)
+			}
+			t.Rows[i][j] = int(x)
 		}
 	}
 	return t, true, nil
 }
 
 // readRows appends the rows of row group rg to rows, each of the cells of
-// header's columns, the doubles of ints (each column's rows, ascending;
-// consumed) as ints.
-func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) ([][]any, error) {
+// header's columns.
+func readRows(rg parquet.RowGroup, rows [][]any, header []string) ([][]any, error) {
 	rr := rg.Rows()
 	defer rr.Close()
 	buf := make([]parquet.Row, 256)
 	for {
 		n, err := rr.ReadRows(buf)
 		for _, r := range buf[:n] {
-			i := len(rows)
 			if len(r) != len(header) {
 				return rows, fmt.Errorf("%d values for %d columns", len(r), len(header))
 			}
@@ -354,15 +342,7 @@ func readRows(rg parquet.RowGroup, rows [][]any, header []string, ints [][]int) 
 				case v.Kind() == parquet.Boolean:
 					row[j] = v.Boolean()
 				case v.Kind() == parquet.Double:
-					x := v.Double()
-					row[j] = x
-					if len(ints[j]) > 0 && ints[j][0] == i {
-						ints[j] = ints[j][1:]
-						if x != math.Trunc(x) || math.Abs(x) > maxExact {
-							return rows, fmt.Errorf("column %s: %v is not an int", header[j], x)
-						}
-						row[j] = int(x)
-					}
+					row[j] = v.Double()
 				default:
 					return rows, fmt.Errorf("column %s: a value of kind %v", header[j], v.Kind())
 				}

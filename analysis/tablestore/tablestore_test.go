@@ -217,6 +217,14 @@ func rewriteMeta(t *testing.T, p string, b []byte, key, val string) {
 		t.Fatalf("no metadata %s of %d bytes", key, len(val))
 	}
 	copy(b[i+len(key)+2:], val)
+	reseal(t, p, b)
+}
+
+// reseal writes kept table b to p, sealed anew: a file whose digests
+// hold.
+func reseal(t *testing.T, p string, b []byte) {
+	t.Helper()
+	b = bytes.Clone(b)
 	for _, k := range []string{parquetseal.FooterKey, parquetseal.FileKey} {
 		copy(b[bytes.LastIndex(b, []byte(k))+len(k)+2:], "0000000000000000")
 	}
@@ -396,5 +404,44 @@ func TestKeepRemovesGob(t *testing.T) {
 	}
 	if want := []string{"acc_wide.parquet", "other.gob"}; !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
+	}
+}
+
+// A kept table whose metadata lists as an int a cell that is not an
+// integral double of its rows (a row past its end, a fraction, a column it
+// lacks, a row twice) is an ErrFormat error, and no table, even when its
+// digests hold.
+func TestKeptTableBadInts(t *testing.T) {
+	dir := t.TempDir()
+	key := scored.Key{"records": "r"}
+	tb := tables.New("t", "", tables.Key("model"), tables.Number("hin", ""), tables.Number("tam", ""))
+	tb.Rows = append(tb.Rows, []any{"m1", 3, math.NaN()}, []any{"m2", math.NaN(), 1 << 53},
+		[]any{"m3", 2.5, -(1 << 53)}, []any{"m4", 0, 0.0})
+	if err := Write(dir, key, tb); err != nil {
+		t.Fatal(err)
+	}
+	p := Path(dir, "t")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ints = `"ints":{"hin":[0,3],"tam":[1,2]}`
+	if !bytes.Contains(orig, []byte(ints)) {
+		t.Fatalf("no %s in the file", ints)
+	}
+	for _, c := range []struct{ name, ints string }{
+		{"row past the end", `"ints":{"hin":[0,9],"tam":[1,2]}`},
+		{"a fraction", `"ints":{"hin":[0,2],"tam":[1,2]}`},
+		{"no such column", `"ints":{"hix":[0,3],"tam":[1,2]}`},
+		{"a row twice", `"ints":{"hin":[0,0],"tam":[1,2]}`},
+		{"a NaN", `"ints":{"hin":[0,1],"tam":[1,2]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reseal(t, p, bytes.Replace(orig, []byte(ints), []byte(c.ints), 1))
+			got, ok, err := Read(dir, "t", key)
+			if ok || got != nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not an int") {
+				t.Errorf("ok %v, table %v, err %v; want an ErrFormat error saying a cell is not an int", ok, got != nil, err)
+			}
+		})
 	}
 }

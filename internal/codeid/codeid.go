@@ -2,17 +2,15 @@
 // program derives from a run and keeps (scored answers, tables) is reused
 // only by a program built from the same code.
 //
-// A program whose every module has a released version (a command
-// installed with "go install …@v1.2.3", a notebook on released modules) is
-// named by its Go version and its modules' paths, versions and checksums,
-// as runtime/debug.ReadBuildInfo gives them. A program built from a
-// checkout, a go.work workspace or a module replaced by a local directory
-// carries the version "(devel)" for those modules whatever their code is,
-// so each such module is named by its contents instead: every non-test
-// .go file, go.mod and go.sum of its tree, and every file its go:embed
-// directives name. The modules are found from the source file names the
-// executable's line table records (debug/gosym), so a study of one's own
-// in its own module counts as Bhasha's own code does.
+// A program whose every module has a released version is named by its Go
+// version and its modules' paths, versions and checksums
+// (runtime/debug.ReadBuildInfo). A module built from a local directory (a
+// checkout, a go.work workspace, a replace) has the version "(devel)"
+// whatever its code, so it is named by its contents: every non-test .go
+// file, go.mod and go.sum of its tree, and every file its go:embed
+// directives name. Those modules are found from the source file names in
+// the executable's line table, so a study in a module of its own counts
+// as Bhasha's own code does.
 package codeid
 
 import (
@@ -20,13 +18,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
-	"debug/gosym"
 	"debug/macho"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -66,8 +65,7 @@ func (id ID) String() string { return id.Short() + " (" + id.How + ")" }
 // reuse what the first one stored.
 const GoNBTmpDirEnv = "GONB_TMP_DIR"
 
-// program memoizes Program: the running executable does not change while
-// it runs.
+// program memoizes Program.
 var program = sync.OnceValues(func() (ID, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -85,10 +83,9 @@ var program = sync.OnceValues(func() (ID, error) {
 })
 
 // Program is the ID of the running program (Of on its executable and
-// build information, leaving out the directory GoNBTmpDirEnv names). It is
+// build information, leaving out the directory GoNBTmpDirEnv names),
 // computed once a process: for a development build, one read of the
-// executable's line table and of the local modules' sources (a few
-// hundred milliseconds for Bhasha's own tree).
+// executable's file table and of the local modules' sources.
 func Program() (ID, error) { return program() }
 
 // Of is the ID of the executable at exe built as bi says, leaving out the
@@ -124,10 +121,7 @@ func released(bi *debug.BuildInfo) bool {
 		}
 		return m.Version == "" || m.Version == "(devel)"
 	}
-	if devel(&bi.Main) {
-		return false
-	}
-	return !slices.ContainsFunc(bi.Deps, devel)
+	return !devel(&bi.Main) && !slices.ContainsFunc(bi.Deps, devel)
 }
 
 func writeModule(w io.Writer, m *debug.Module) {
@@ -153,40 +147,69 @@ func ofBytes(exe, why string) (ID, error) {
 }
 
 // sourceFiles lists the source file names exe's Go line table records
-// (ELF and Mach-O executables).
+// (ELF and Mach-O executables): its file table, read without the rest,
+// where debug/gosym decodes every function first (BenchmarkSourceFiles).
 func sourceFiles(exe string) ([]string, error) {
-	var tabData func() ([]byte, error)
-	var text uint64
+	var section io.ReaderAt
 	if f, err := elf.Open(exe); err == nil {
 		defer f.Close()
-		if s, t := f.Section(".gopclntab"), f.Section(".text"); s != nil && t != nil {
-			tabData, text = s.Data, t.Addr
+		if s := f.Section(".gopclntab"); s != nil {
+			section = s
 		}
 	} else if f, err := macho.Open(exe); err == nil {
 		defer f.Close()
-		if s, t := f.Section("__gopclntab"), f.Section("__text"); s != nil && t != nil {
-			tabData, text = s.Data, t.Addr
+		if s := f.Section("__gopclntab"); s != nil {
+			section = s
 		}
 	} else {
 		return nil, fmt.Errorf("%s is neither an ELF nor a Mach-O executable", exe)
 	}
-	if tabData == nil {
+	if section == nil {
 		return nil, fmt.Errorf("%s has no Go line table", exe)
 	}
-	pcln, err := tabData()
+	files, err := fileTable(section)
 	if err != nil {
 		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
 	}
-	tab, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, text))
-	if err != nil {
-		return nil, fmt.Errorf("reading the line table of %s: %w", exe, err)
+	return files, nil
+}
+
+// fileTable lists the file names of the Go line table (of Go 1.18 or
+// later, little-endian) tab, sorted, each once. It reads its header and
+// its file table.
+func fileTable(tab io.ReaderAt) ([]string, error) {
+	// The header (runtime.pcHeader): magic, two zero bytes, the
+	// instruction size, the pointer size, then pointer-sized words, the
+	// file table's offset the sixth and its end (the pc table's) the
+	// seventh.
+	h := make([]byte, 8+7*8)
+	n, _ := tab.ReadAt(h, 0)
+	if n < 8 || binary.LittleEndian.Uint32(h)&^1 != 0xfffffff0 || h[4]|h[5] != 0 || (h[7] != 4 && h[7] != 8) || n < 8+7*int(h[7]) {
+		return nil, errors.New("a Go line table of an unknown version")
 	}
-	files := make([]string, 0, len(tab.Files))
-	for name := range tab.Files {
-		files = append(files, name)
+	word := func(i int) uint64 {
+		b := h[8+i*int(h[7]):]
+		if h[7] == 4 {
+			return uint64(binary.LittleEndian.Uint32(b))
+		}
+		return binary.LittleEndian.Uint64(b)
+	}
+	from, to := word(5), word(6)
+	if from > to || to-from > 1<<30 {
+		return nil, errors.New("its file table is out of bounds")
+	}
+	b := make([]byte, to-from)
+	if _, err := tab.ReadAt(b, int64(from)); err != nil {
+		return nil, fmt.Errorf("its file table: %w", err)
+	}
+	var files []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			files = append(files, string(f))
+		}
 	}
 	slices.Sort(files)
-	return files, nil
+	return slices.Compact(files), nil
 }
 
 // OfSources is the ID of a development build of Go version goVersion from
@@ -242,13 +265,7 @@ func OfSources(goVersion string, files, skip []string) (ID, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "go %s\n", goVersion)
-	sorted := slices.Sorted(func(yield func(string) bool) {
-		for r := range roots {
-			if !yield(r) {
-				return
-			}
-		}
-	})
+	sorted := slices.Sorted(maps.Keys(roots))
 	for _, root := range sorted {
 		if err := hashModule(h, root, skip); err != nil {
 			return ID{}, err
@@ -260,27 +277,20 @@ func OfSources(goVersion string, files, skip []string) (ID, error) {
 // moduleRoot is the nearest directory at or above dir holding a go.mod,
 // or "" when there is none; memo keeps the answers per directory.
 func moduleRoot(dir string, memo map[string]string) (string, error) {
-	var seen []string
+	if r, ok := memo[dir]; ok {
+		return r, nil
+	}
 	root := ""
-	for d := dir; ; d = filepath.Dir(d) {
-		if r, ok := memo[d]; ok {
-			root = r
-			break
-		}
-		seen = append(seen, d)
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			root = d
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("looking for the module of %s: %w", dir, err)
-		}
-		if filepath.Dir(d) == d {
-			break
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		root = dir
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("looking for the module of %s: %w", dir, err)
+	} else if up := filepath.Dir(dir); up != dir {
+		if root, err = moduleRoot(up, memo); err != nil {
+			return "", err
 		}
 	}
-	for _, d := range seen {
-		memo[d] = root
-	}
+	memo[dir] = root
 	return root, nil
 }
 

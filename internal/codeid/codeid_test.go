@@ -1,9 +1,15 @@
 package codeid
 
 import (
+	"bytes"
+	"debug/elf"
+	"debug/gosym"
+	"encoding/binary"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -161,4 +167,99 @@ func TestOf(t *testing.T) {
 	if err != nil || p.Digest != got.Digest {
 		t.Errorf("Program() = %+v, %v; want %+v", p, err, got)
 	}
+}
+
+// fileTable reads the file table of a Go 1.18 or 1.20 line table of
+// either pointer size, and refuses another version or a file table out of
+// bounds.
+func TestFileTable(t *testing.T) {
+	table := func(magic uint32, ptr int, from, to uint64, files string) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, magic)
+		b = append(b, 0, 0, 1, byte(ptr))
+		for i := range 7 {
+			w := uint64(i)
+			switch i {
+			case 5:
+				w = from
+			case 6:
+				w = to
+			}
+			if ptr == 4 {
+				b = binary.LittleEndian.AppendUint32(b, uint32(w))
+			} else {
+				b = binary.LittleEndian.AppendUint64(b, w)
+			}
+		}
+		return append(b, files...)
+	}
+	files := "/src/b.go\x00/src/a.go\x00/src/b.go\x00"
+	cases := []struct {
+		name string
+		tab  []byte
+		want []string
+		err  string
+	}{
+		{"go1.20, 64-bit", table(0xfffffff1, 8, 64, 64+uint64(len(files)), files), []string{"/src/a.go", "/src/b.go"}, ""},
+		{"go1.18, 32-bit", table(0xfffffff0, 4, 36, 36+uint64(len(files)), files), []string{"/src/a.go", "/src/b.go"}, ""},
+		{"go1.16", table(0xfffffffa, 8, 64, 64+uint64(len(files)), files), nil, "unknown version"},
+		{"pointer size 2", table(0xfffffff1, 2, 22, 22, files), nil, "unknown version"},
+		{"truncated header", table(0xfffffff1, 8, 64, 64, "")[:40], nil, "unknown version"},
+		{"past its end", table(0xfffffff1, 8, 64, 1<<20, files), nil, "file table"},
+		{"reversed", table(0xfffffff1, 8, 70, 64, files), nil, "out of bounds"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := fileTable(bytes.NewReader(c.tab))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one saying %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, c.want) {
+				t.Fatalf("%q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+// BenchmarkSourceFiles lists this test binary's source files from its
+// line table's file table (sourceFiles) and, beside it, through
+// debug/gosym's table of every function, which gives the same list.
+func BenchmarkSourceFiles(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	want, err := sourceFiles(exe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("file table", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sourceFiles(exe); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("debug/gosym", func(b *testing.B) {
+		for b.Loop() {
+			f, err := elf.Open(exe)
+			if err != nil {
+				b.Skip("not an ELF executable")
+			}
+			data, err := f.Section(".gopclntab").Data()
+			if err != nil {
+				b.Fatal(err)
+			}
+			tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, f.Section(".text").Addr))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := slices.Sorted(maps.Keys(tab.Files)); !slices.Equal(got, want) {
+				b.Fatalf("debug/gosym lists %d files, sourceFiles %d", len(got), len(want))
+			}
+			f.Close()
+		}
+	})
 }

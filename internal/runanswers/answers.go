@@ -55,14 +55,12 @@ type Answers struct {
 	// planNotes say how the study's plan made its numbers
 	// (experiment.Noter): the report's method notes, set by scoring.
 	planNotes []string
-	// The experiment's scoring inputs (Experiment.ScoringInputs: the
-	// dataset and templates hashed), read once: each key of the scored
-	// answers or kept tables would hash them again.
-	inputsOnce sync.Once
-	inputs     map[string]string
-	inputsErr  error
-	allOnce    sync.Once
-	tables     []*tables.Table // every table, in report order (allTables)
+	// inputs are the experiment's scoring inputs
+	// (Experiment.ScoringInputs: the dataset and templates hashed), hashed
+	// once.
+	inputs  func() (map[string]string, error)
+	allOnce sync.Once
+	tables  []*tables.Table // every table, in report order (allTables)
 }
 
 // Config is how Answers reads and keeps a run's answers.
@@ -95,7 +93,7 @@ func New(ctx context.Context, dir string, exp *experiment.Experiment, m *run.Man
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes}
+	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes, inputs: sync.OnceValues(exp.ScoringInputs)}
 }
 
 // Rows are the scored answers, in the tables' order (Score first; nil

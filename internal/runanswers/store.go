@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,14 +41,11 @@ func (r *Answers) progress(step string, done, total int64) func() {
 // that scored answers and tables kept by a program built from other code
 // are scored again, never served. It fails when the code cannot be named.
 func (r *Answers) scoringKey() (scored.Key, error) {
-	k := scored.Key{}
-	r.inputsOnce.Do(func() { r.inputs, r.inputsErr = r.exp.ScoringInputs() })
-	if r.inputsErr != nil {
-		return nil, r.inputsErr
+	inputs, err := r.inputs()
+	if err != nil {
+		return nil, err
 	}
-	for c, h := range r.inputs {
-		k[c] = h
-	}
+	k := scored.Key(maps.Clone(inputs))
 	k["scored format"] = scored.Version
 	k["tool"] = run.ToolVersion
 	code, err := codeid.Program()
@@ -124,12 +122,9 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	return sc.Rows, append(notes, scoreNotes...), nil
 }
 
-// staleNote says why a store's rows are not those of the run now.
+// staleNote says why a store's rows are not those of the run now ("" when
+// only the inputs changed: the run's notes say which).
 func (r *Answers) staleNote(changed []string, m scored.Meta) string {
-	if len(changed) == 1 && changed[0] == "records" {
-		r.storedLines = m.Lines
-		return "scored answers recomputed: new records since they were stored"
-	}
 	var opts []string
 	recs := false
 	for _, c := range changed {
@@ -137,7 +132,6 @@ func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 		case c == "records":
 			recs = true
 		case strings.HasPrefix(c, "input "):
-			// The run's notes already say which inputs changed since the run.
 		case c == "tool":
 			opts = append(opts, fmt.Sprintf("another Bhasha scored them (%s; this is %s)", m.Key["tool"], run.ToolVersion))
 		case c == "code":
@@ -146,18 +140,16 @@ func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 			opts = append(opts, c)
 		}
 	}
-	if len(opts) == 0 {
-		if recs {
-			r.storedLines = m.Lines
-			return "scored answers recomputed: new records since they were stored"
-		}
-		return ""
+	switch {
+	case len(opts) > 0 && recs:
+		return fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s; the records changed too", strings.Join(opts, ", "))
+	case len(opts) > 0:
+		return fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s", strings.Join(opts, ", "))
+	case recs:
+		r.storedLines = m.Lines
+		return "scored answers recomputed: new records since they were stored"
 	}
-	s := fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s", strings.Join(opts, ", "))
-	if recs {
-		s += "; the records changed too"
-	}
-	return s
+	return ""
 }
 
 // codeChangedNote says that the program's code is not the code that
@@ -181,27 +173,25 @@ func codeChangedNote(stored string) string {
 // them stale at once: nothing is stored). It returns a note when the
 // store could not be written.
 func (r *Answers) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
+	notStored := func(err error) string {
+		switch {
+		case errors.Is(err, records.ErrReadOnly):
+			return fmt.Sprintf("the run directory %s is read-only: its scored answers were not stored (they are kept in memory only, and scored again at the next open)", r.dir)
+		case errors.Is(err, os.ErrPermission):
+			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
+		}
+		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
+	}
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
-		if errors.Is(err, records.ErrReadOnly) {
-			return fmt.Sprintf("the run directory %s is read-only: its scored answers were not stored (they are kept in memory only, and scored again at the next open)", r.dir)
-		}
-		if errors.Is(err, os.ErrPermission) {
-			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
-		}
-		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
+		return notStored(err)
 	}
 	defer lk.Unlock()
-	fp, err := records.Fingerprint(r.dir)
-	if err != nil || fp != key["records"] {
+	if fp, err := records.Fingerprint(r.dir); err != nil || fp != key["records"] {
 		return "" // records added while scoring: the next open scores them
 	}
-	m := scored.Meta{Key: key, Notes: notes, Lines: sc.Lines}
-	if err := scored.Write(path, sc.Rows, r.exp.AnswerSchema(), m); err != nil {
-		if errors.Is(err, os.ErrPermission) {
-			return fmt.Sprintf("the run directory %s cannot be written: the scored answers are kept in memory only, and scored again at the next open", r.dir)
-		}
-		return fmt.Sprintf("scored answers not stored (%v): they are scored again at the next open", err)
+	if err := scored.Write(path, sc.Rows, r.exp.AnswerSchema(), scored.Meta{Key: key, Notes: notes, Lines: sc.Lines}); err != nil {
+		return notStored(err)
 	}
 	r.storeKey = key
 	return ""
