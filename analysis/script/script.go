@@ -66,16 +66,6 @@ func Detect(s string) Profile {
 	return p
 }
 
-// Has reports whether any letter of s is in one of the scripts.
-func (p Profile) Has(scripts ...string) bool {
-	for _, s := range scripts {
-		if p.Counts[s] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Switched reports whether the text uses letters outside the scripts of
 // the language asked for. Japanese expects Han, Hiragana and Katakana;
 // a text without letters (a number) never switches.

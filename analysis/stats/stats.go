@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -61,10 +60,6 @@ func NewProportion(k, n int) Proportion {
 		p = float64(k) / float64(n)
 	}
 	return Proportion{K: k, N: n, P: p, Lo: lo, Hi: hi}
-}
-
-func (p Proportion) String() string {
-	return fmt.Sprintf("%.3f [%.3f, %.3f] (%d/%d)", p.P, p.Lo, p.Hi, p.K, p.N)
 }
 
 // BinomTwoSided is the exact two-sided binomial test of k successes in n

@@ -588,8 +588,6 @@ func sortedGroups[V any](m map[group]V) []group {
 	return out
 }
 
-func sortBy[T any](s []T, key func(T) []string) { SortBy(s, key) }
-
 // Metric is a named 0/1 measure of a scored row, counted by Accuracy and
 // compared across conditions by ConditionTests.
 type Metric struct {

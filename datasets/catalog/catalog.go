@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/datasets/bmlama"
@@ -163,20 +162,4 @@ func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs 
 		return nil, f, err
 	}
 	return s, f, nil
-}
-
-// Languages lists the language codes of a set, sorted.
-func Languages(s *item.Set) []string {
-	seen := map[string]bool{}
-	for _, it := range s.Items {
-		for _, v := range it.Variants {
-			seen[v.Language] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for l := range seen {
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
 }

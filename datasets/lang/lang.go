@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/bhashalab/bhasha/internal/textdist"
 )
@@ -207,10 +206,4 @@ func (r *Registry) Scheduled() []Language {
 		}
 	}
 	return out
-}
-
-// UnicodeTable returns the Unicode range table of a script ("" when the
-// script is a combination, as Japanese).
-func UnicodeTable(s Script) *unicode.RangeTable {
-	return unicode.Scripts[string(s)]
 }
