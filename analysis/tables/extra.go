@@ -2,7 +2,9 @@ package tables
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -80,11 +82,7 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 			by[c] = append(by[c], *r)
 		}
 	}
-	cells := make([]cell, 0, len(by))
-	for c := range by {
-		cells = append(cells, c)
-	}
-	SortBy(cells, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
+	cells := sortedKeys(by, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
@@ -132,16 +130,9 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 			k[c][r.Key.Model]++
 		}
 	}
-	cells := make([]cell, 0, len(n))
-	for c := range n {
-		cells = append(cells, c)
-	}
-	SortBy(cells, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
+	cells := sortedKeys(n, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
 	for _, c := range cells {
-		models := make([]string, 0, len(n[c]))
-		for m := range n[c] {
-			models = append(models, m)
-		}
+		models := slices.Collect(maps.Keys(n[c]))
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
 		sz, ac := "", ""
@@ -176,11 +167,7 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 			continue
 		}
 		x := key{f, r.Key.Model, r.Key.Strategy, r.Key.Form}
-		c := by[x]
-		if c == nil {
-			c = &cnt{}
-			by[x] = c
-		}
+		c := entry(by, x)
 		c.n++
 		switch {
 		case r.Failed:
@@ -189,10 +176,7 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 			c.k++
 		}
 	}
-	keys := make([]key, 0, len(by))
-	for x := range by {
-		keys = append(keys, x)
-	}
+	keys := slices.Collect(maps.Keys(by))
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if a.family != b.family {

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -121,13 +122,23 @@ func SortBy[T any](s []T, key func(T) []string) {
 }
 
 // SortedKeys is the keys of m in ascending order.
-func SortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// entry is m[k], a new zero V stored there first when m has none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
 	}
-	sort.Strings(out)
-	return out
+	return v
+}
+
+// sortedKeys is the keys of m ordered by key (SortBy).
+func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
+	keys := slices.Collect(maps.Keys(m))
+	SortBy(keys, key)
+	return keys
 }
 
 // Label writes a 0/1 verdict as a category for Cohen's κ ("1", "0").

@@ -69,11 +69,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 				continue
 			}
 			c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}
-			x := by[c]
-			if x == nil {
-				x = &counts{}
-				by[c] = x
-			}
+			x := entry(by, c)
 			b, o := a.base(r), a.Of(r)
 			x.n++
 			if b {
@@ -90,11 +86,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 			}
 		}
 	}
-	keys := make([]cell, 0, len(by))
-	for c := range by {
-		keys = append(keys, c)
-	}
-	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
+	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
 	for _, c := range keys {
 		x, a := by[c], alts[c.alt]
 		d, lo, hi := stats.PairedDiffCI(x.lost, x.gained, x.n, 0.95)

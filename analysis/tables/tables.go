@@ -580,12 +580,7 @@ func groupOf(r *score.Row) group {
 }
 
 func sortedGroups[V any](m map[group]V) []group {
-	out := make([]group, 0, len(m))
-	for g := range m {
-		out = append(out, g)
-	}
-	SortBy(out, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
-	return out
+	return sortedKeys(m, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
 }
 
 // Metric is a named 0/1 measure of a scored row, counted by Accuracy and
