@@ -38,6 +38,8 @@ func BenjaminiHochberg(p []float64) []float64 {
 	return out
 }
 
+// order is the indexes of p in ascending order of their values, ties in
+// index order.
 func order(p []float64) []int {
 	idx := make([]int, len(p))
 	for i := range idx {
@@ -241,9 +243,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 }
 
 // combinations is C(n, k) as a float (it may be large).
-func combinations(n, k int) float64 {
-	return math.Round(math.Exp(lchoose(n, k)))
-}
+func combinations(n, k int) float64 { return math.Round(math.Exp(lchoose(n, k))) }
 
 // PairedBootstrap is the percentile bootstrap interval of the mean paired
 // difference: `resamples` resamples of the n pairs with replacement drawn
@@ -280,11 +280,16 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 		means[b] = RoundoffZero(s/float64(n), abs/float64(n), n)
 	}
 	sort.Float64s(means)
-	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2)
+	return mean, QuantileSorted(means, (1-conf)/2), QuantileSorted(means, (1+conf)/2)
 }
 
-// quantile is the q-quantile of sorted s by linear interpolation (NumPy's default).
-func quantile(s []float64, q float64) float64 {
+// QuantileSorted is the q-quantile of the ascending s by linear
+// interpolation between order statistics (h = q·(n−1), R's type 7 and
+// NumPy's default), NaN when s is empty.
+func QuantileSorted(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
 	h := q * float64(len(s)-1)
 	i := int(math.Floor(h))
 	if i+1 >= len(s) {

@@ -212,19 +212,8 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 	if method == WilcoxonNormal {
 		mn := fn * (fn + 1) / 4
 		se := fn * (fn + 1) * (2*fn + 1)
-		sorted := append([]float64(nil), r...)
-		sort.Float64s(sorted)
-		for i := 0; i < n; {
-			j := i
-			for j+1 < n && sorted[j+1] == sorted[i] {
-				j++
-			}
-			if t := float64(j - i + 1); t > 1 {
-				se -= 0.5 * t * (t*t - 1)
-			}
-			i = j + 1
-		}
-		se = math.Sqrt(se / 24)
+		t2, t3, _ := tieSums(r) // Σ t(t²−1) = Σ t(t−1)(t−2) + 6·Σ t(t−1)/2
+		se = math.Sqrt((se - 0.5*(t3+6*t2)) / 24)
 		res.Z = (res.T - mn) / se
 		res.P = 2 * stdNormal.Survival(math.Abs(res.Z))
 		return res

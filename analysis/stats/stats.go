@@ -2,8 +2,8 @@ package stats
 
 import (
 	"math"
-	"sort"
 
+	"gonum.org/v1/gonum/stat/combin"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -175,21 +175,12 @@ func FisherExact(a, b, c, d int) (oddsRatio, p float64) {
 	return oddsRatio, math.Min(1, p)
 }
 
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
-}
+func lchoose(n, k int) float64 { return combin.LogGeneralizedBinomial(float64(n), float64(k)) }
 
 // Ranks returns the 1-based ranks of x, ties given their average rank
 // (an empty x gives an empty slice). No input panics.
 func Ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	idx := order(x)
 	r := make([]float64, len(x))
 	for i := 0; i < len(idx); {
 		j := i

@@ -100,21 +100,6 @@ func Mean(x []float64) float64 {
 	return stats.RoundoffZero(s/n, abs/n, len(x))
 }
 
-// QuantileSorted is the q-quantile of the ascending s by linear
-// interpolation between order statistics (h = q·(n−1), R's type 7 and
-// NumPy's default), NaN when s is empty.
-func QuantileSorted(s []float64, q float64) float64 {
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
-}
-
 // SortBy sorts s stably by the string tuple key(x), lexicographically:
 // the tables' fixed row order.
 func SortBy[T any](s []T, key func(T) []string) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
 )
 
 // Latency is the end-to-end time per answer of each strategy, per model
@@ -69,7 +70,7 @@ func summarize(s []float64) timing {
 		}
 		mean /= float64(len(s))
 	}
-	return timing{len(s), mean, QuantileSorted(s, 0.5), QuantileSorted(s, 0.9)}
+	return timing{len(s), mean, stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
 }
 
 // Requests summarises a run without gold answers per model × strategy ×

@@ -120,7 +120,7 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 	}
 	mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
 	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
-	med := tables.QuantileSorted(g, 0.5)
+	med := stats.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
 	method := "exact"
 	if len(g) > 50 || hasZero(g) {
