@@ -74,7 +74,7 @@ func Detect(path string) (Format, error) {
 	case ".jsonl":
 		return TriviaQA, nil
 	case ".parquet":
-		b, err := parquetColumns(path)
+		b, err := pqlist.Columns(path)
 		if err != nil {
 			return "", err
 		}
@@ -92,8 +92,6 @@ func Detect(path string) (Format, error) {
 	}
 	return "", fmt.Errorf("%s: unknown dataset file type", path)
 }
-
-func parquetColumns(path string) (string, error) { return pqlist.Columns(path) }
 
 func detectJSON(path string) (Format, error) {
 	f, err := os.Open(path)
@@ -158,8 +156,5 @@ func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs 
 	default:
 		return nil, f, fmt.Errorf("unknown dataset format %q", f)
 	}
-	if err != nil {
-		return nil, f, err
-	}
-	return s, f, nil
+	return s, f, err
 }

@@ -5,6 +5,8 @@ package item
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,12 +258,7 @@ func (s *Set) Check() Report {
 func (r Report) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s: %d items\n", r.Dataset, r.Items)
-	keys := make([]string, 0, len(r.PerLF))
-	for k := range r.PerLF {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.PerLF)) {
 		fmt.Fprintf(&sb, "  %-24s %6d items", k, r.PerLF[k])
 		if m := r.Missing[k]; len(m) > 0 {
 			show := m
