@@ -196,14 +196,3 @@ func (r *Registry) near(s string, n int) []string {
 
 // All returns every language, scheduled ones first, in registry order.
 func (r *Registry) All() []Language { return slices.Clone(r.langs) }
-
-// Scheduled returns the 22 languages of the Eighth Schedule.
-func (r *Registry) Scheduled() []Language {
-	var out []Language
-	for _, l := range r.langs {
-		if l.Scheduled {
-			out = append(out, l)
-		}
-	}
-	return out
-}
