@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/combin"
 )
 
 // Holm adjusts p-values for m tests by Holm–Bonferroni: with p sorted
@@ -205,27 +207,13 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	tally := null.add
 	n := na + nb
 	if exact {
-		idx := make([]int, na) // every na-subset of the pool, in lexicographic order
-		for i := range idx {
-			idx[i] = i
-		}
-		for {
+		gen, idx := combin.NewCombinationGenerator(n, na), make([]int, na)
+		for gen.Next() { // every na-subset of the pool
 			s := 0.0
-			for _, i := range idx {
+			for _, i := range gen.Combination(idx) {
 				s += pool[i]
 			}
 			tally(meanDiff(s))
-			i := na - 1
-			for i >= 0 && idx[i] == n-na+i {
-				i--
-			}
-			if i < 0 {
-				break
-			}
-			idx[i]++
-			for j := i + 1; j < na; j++ {
-				idx[j] = idx[j-1] + 1
-			}
 		}
 		return diff, null.exactP()
 	}
