@@ -16,9 +16,7 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 //	half   = z / (n + z²) · sqrt(k(n−k)/n + z²/4)
 //
 // with z = Φ⁻¹(1 − (1−conf)/2). n = 0 gives (0, 1). The bounds at the
-// ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1 (centre − half
-// is 0 there in exact arithmetic; in floating point it would print as
-// 2.8e-17).
+// ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1.
 //
 // It panics when n < 0, k is outside [0, n] or conf is outside (0, 1).
 // Nothing gives NaN: no trials leave the whole range (0, 1) possible.
@@ -135,12 +133,9 @@ func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64) {
 // FisherExact is Fisher's exact test of the 2×2 table [[a, b], [c, d]]:
 // the sample odds ratio ad/(bc) and the two-sided p, the sum of the
 // hypergeometric probabilities of every table with the same margins whose
-// probability is at most (1 + 10⁻⁷) times the observed one. SciPy's rule is
-// 1 + 10⁻¹⁴ on exactly computed probabilities; ours come from sums of
-// Lgamma values whose rounding error is far above 10⁻¹⁴, so that tolerance
-// would drop tables that tie the observed one (equal margins) and halve
-// p. 10⁻⁷ is R's fisher.test tolerance; it gives SciPy's values on every
-// golden case, ties included.
+// probability is at most (1 + 10⁻⁷) times the observed one (R's
+// fisher.test tolerance: the probabilities come from Lgamma sums, too
+// inexact for SciPy's 10⁻¹⁴ to keep tables that tie the observed one).
 //
 // It panics when a cell is negative. The odds ratio is NaN when it is
 // undefined (bc = ad = 0) and +Inf when only bc = 0; p is 1 when a margin

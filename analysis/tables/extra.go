@@ -225,11 +225,7 @@ func AnswerColumn(f score.Field) Column {
 // run). Its rows are held; AnswerRows makes them as they are read.
 func Answers(rows []score.Row, s *score.Schema) *Table {
 	t := answersTable(s)
-	// A run's answers repeat their keys, golds and verdicts: each distinct
-	// string of a field whose values repeat (Field.Repeats) is boxed once
-	// and shared, ints too (Interner), and the rows are block-allocated
-	// (Fill), so that a table of millions of answers costs its cells and
-	// not an allocation per cell.
+	// Repeating strings (Field.Repeats) and ints are boxed once (Interner).
 	var in Interner
 	t.Fill(len(rows), answerFill(rows, s.Fields(), &in))
 	return t

@@ -419,16 +419,8 @@ func writeCSV(p string, t *Table) error {
 // the answers came from simulated models); cells formatted by FormatCell,
 // but numbers, which are exact: a float64 is written in the fewest digits
 // that read back to the same float64 (appendExactFloat), an empty cell
-// for NaN.
-//
-// The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
-// exactly: text that a spreadsheet would run as a formula (a model's
-// answer "=cmd|' /C calc'!A0", or one beginning with +, -, @, tab or CR)
-// and control characters are written as they are, never prefixed with an
-// apostrophe (OWASP's CSV-injection advice would turn the number -0.5
-// into the text '-0.5 and change the data). Such files are not to be
-// opened by double-click in a spreadsheet: the workbook (--xlsx) stores
-// that text as string cells; CSVNote, written beside them, says so.
+// for NaN. Every cell is written exactly, text a spreadsheet would run as
+// a formula and control characters included (CSVNote says why).
 func (t *Table) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	line := appendCSVField(nil, "simulated")
@@ -607,7 +599,6 @@ func Correct() Metric {
 // met; the distractor study's hallucination proxy, 1 − correct − abstain,
 // takes it), as the authors' scorers count a missing answer; failed says
 // how many.
-// One pass over the rows, counts only.
 func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := New("accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests",
 		Keys("study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)
