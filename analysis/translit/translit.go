@@ -55,7 +55,6 @@ var table = func() [0x80]entry {
 	set(vowel, 0x04, "ạ", "a", "ā", "i", "ī", "u", "ū", "r̥", "l̥", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")
 	set(consonant, 0x15, "k", "kh", "g", "gh", "ṅ", "c", "ch", "j", "jh", "ñ", "ṭ", "ṭh", "ḍ", "ḍh", "ṇ",
 		"t", "th", "d", "dh", "n", "ṉ", "p", "ph", "b", "bh", "m", "y", "r", "ṟ", "l", "ḷ", "ḻ", "v", "ś", "ṣ", "s", "h")
-	set(nukta, 0x3C, "")
 	t[0x3C] = entry{nukta, ""}
 	set(mark, 0x3D, "'")
 	set(sign, 0x3E, "ā", "i", "ī", "u", "ū", "r̥", "r̥̄", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")

@@ -34,9 +34,6 @@ type Table struct {
 	Problems []*item.Problem
 }
 
-// Problem returns the problem of row i, or nil.
-func (t *Table) Problem(i int) *item.Problem { return t.Problems[i] }
-
 // rowProblem checks one record: rec's fields must be valid UTF-8 and no
 // more than the header's (a delimiter in an unquoted field shifts every
 // later cell, so the row is rejected rather than read shifted).
