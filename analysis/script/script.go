@@ -4,7 +4,9 @@
 package script
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -53,12 +55,7 @@ func Detect(s string) Profile {
 		p.Shares[k] = float64(v) / float64(p.Letters)
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if p.Counts[names[i]] != p.Counts[names[j]] {
-			return p.Counts[names[i]] > p.Counts[names[j]]
-		}
-		return names[i] < names[j]
-	})
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(p.Counts[b]-p.Counts[a], strings.Compare(a, b)) })
 	if len(names) > 0 {
 		p.Main = names[0]
 	}

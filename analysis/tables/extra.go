@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -177,18 +178,9 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 		}
 	}
 	keys := slices.Collect(maps.Keys(by))
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.family != b.family {
-			return a.family < b.family
-		}
-		if a.strategy != b.strategy || a.form != b.form {
-			return a.strategy+"|"+a.form < b.strategy+"|"+b.form
-		}
-		if sizes[a.model] != sizes[b.model] {
-			return sizes[a.model] < sizes[b.model]
-		}
-		return a.model < b.model
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.family, b.family), cmp.Compare(a.strategy+"|"+a.form, b.strategy+"|"+b.form),
+			cmp.Compare(sizes[a.model], sizes[b.model]), cmp.Compare(a.model, b.model))
 	})
 	for _, x := range keys {
 		c := by[x]

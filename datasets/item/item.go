@@ -4,6 +4,7 @@
 package item
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -170,12 +171,8 @@ func (s *Set) Index() map[string]*Item {
 func (s *Set) Sort() {
 	sort.SliceStable(s.Items, func(i, j int) bool { return lessID(s.Items[i].ID, s.Items[j].ID) })
 	for _, it := range s.Items {
-		sort.SliceStable(it.Variants, func(i, j int) bool {
-			a, b := it.Variants[i], it.Variants[j]
-			if a.Language != b.Language {
-				return a.Language < b.Language
-			}
-			return a.Form < b.Form
+		slices.SortStableFunc(it.Variants, func(a, b Variant) int {
+			return cmp.Or(cmp.Compare(a.Language, b.Language), cmp.Compare(a.Form, b.Form))
 		})
 	}
 }

@@ -10,9 +10,9 @@
 package lang
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/textdist"
@@ -178,17 +178,9 @@ func (r *Registry) near(s string, n int) []string {
 		l := r.langs[i]
 		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, l.Name), textdist.Levenshtein(q, k)})
 	}
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].d != cs[b].d {
-			return cs[a].d < cs[b].d
-		}
-		return cs[a].k < cs[b].k
-	})
-	var out []string
-	for _, c := range cs {
-		if len(out) == n {
-			break
-		}
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(a.d-b.d, strings.Compare(a.k, b.k)) })
+	out := make([]string, 0, n)
+	for _, c := range cs[:min(n, len(cs))] {
 		out = append(out, c.k)
 	}
 	return out
