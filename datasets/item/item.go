@@ -117,6 +117,18 @@ func (p Problem) Error() string {
 	return sb.String()
 }
 
+// Place is where p is, as a Variant's Source writes it: "file:line", or
+// "file record" for a format without lines.
+func (p Problem) Place() string {
+	switch {
+	case p.Line > 0:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	case p.Record != "":
+		return p.File + " " + p.Record
+	}
+	return p.File
+}
+
 // Options are shared by the loaders.
 type Options struct {
 	// SkipInvalid skips malformed records (counted in Set.Skipped) instead
@@ -325,7 +337,7 @@ func controlWarnings(it *Item) []Problem {
 	return out
 }
 
-// problemAt reads a variant's Source ("file:line", or "file record")
+// problemAt reads a variant's Source (Problem.Place)
 // into a Problem's place.
 func problemAt(src string) Problem {
 	if i := strings.LastIndexByte(src, ':'); i > 0 {

@@ -180,7 +180,7 @@ func addSample(s *item.Set, sm sample, src item.Problem, relation, template stri
 	}
 	v := item.Variant{
 		Language: l.ISO3, Form: form, Template: template, Subject: *sm.Subject, Answer: *sm.Object,
-		Question: Fill(template, *sm.Subject), Source: fmt.Sprintf("%s:%d", src.File, src.Line),
+		Question: Fill(template, *sm.Subject), Source: src.Place(),
 	}
 	if len(cands) > 0 {
 		v.StoredCandidates = cands

@@ -72,14 +72,8 @@ func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, 
 		src.Field, src.Msg = "question_id", fmt.Sprintf("%q appears twice", id)
 		return s.Fail(opts, src)
 	}
-	where := src.File
-	if src.Line > 0 {
-		where += ":" + strconv.Itoa(src.Line)
-	} else if src.Record != "" {
-		where += " " + src.Record
-	}
 	it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: strings.TrimSpace(q),
-		Answer: strings.TrimSpace(value), Aliases: al, Source: where})
+		Answer: strings.TrimSpace(value), Aliases: al, Source: src.Place()})
 	return nil
 }
 

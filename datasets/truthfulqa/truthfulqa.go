@@ -72,13 +72,7 @@ func add(s *item.Set, opts item.Options, src item.Problem, q string, choices []s
 			return s.Fail(opts, src)
 		}
 		it.Choices, it.Correct = choices, correct
-		where := src.File
-		if src.Line > 0 {
-			where = fmt.Sprintf("%s:%d", src.File, src.Line)
-		} else if src.Record != "" {
-			where += " " + src.Record
-		}
-		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: where})
+		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: src.Place()})
 		return nil
 	}
 	return s.Fail(opts, src)
