@@ -337,8 +337,7 @@ func controlWarnings(it *Item) []Problem {
 	return out
 }
 
-// problemAt reads a variant's Source (Problem.Place)
-// into a Problem's place.
+// problemAt reads a variant's Source (Problem.Place) back into a Problem.
 func problemAt(src string) Problem {
 	if i := strings.LastIndexByte(src, ':'); i > 0 {
 		if n, err := strconv.Atoi(src[i+1:]); err == nil && n > 0 {
