@@ -169,10 +169,10 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 	if method != WilcoxonAuto && method != WilcoxonExact && method != WilcoxonNormal {
 		panic(violation("Wilcoxon", "unknown method %d", method))
 	}
-	zeros := 0
+	var nz []float64
 	for _, v := range d {
-		if v == 0 {
-			zeros++
+		if v != 0 {
+			nz = append(nz, v)
 		}
 	}
 	if method == WilcoxonAuto {
@@ -181,14 +181,8 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 			method = WilcoxonNormal
 		}
 	}
-	if zeros > 0 && method == WilcoxonExact {
+	if len(nz) < len(d) { // zero differences: the exact distribution does not apply
 		method = WilcoxonNormal
-	}
-	var nz []float64
-	for _, v := range d {
-		if v != 0 {
-			nz = append(nz, v)
-		}
 	}
 	n := len(nz)
 	if n == 0 {
