@@ -52,7 +52,7 @@ func Flag(name, description string, of func(*Row) bool) Field {
 // i outside [0, MaxMarks) panics, and so does NewSchema given two fields
 // of one mark.
 func Mark(name, description string, i int) Field {
-	checkMark(i)
+	bit(i) // panics outside [0, MaxMarks)
 	f := Flag(name, description, func(r *Row) bool { return r.Marks.Has(i) })
 	f.mark = i + 1
 	return f
