@@ -217,21 +217,6 @@ func (t *Table) cell(row []any, name string) any {
 	return nil
 }
 
-func (t *Table) add(cells ...any) {
-	row := make([]any, len(cells))
-	for i, c := range cells {
-		switch v := c.(type) {
-		case string, int, float64, bool:
-			row[i] = v
-		case fmt.Stringer:
-			row[i] = v.String()
-		default:
-			row[i] = fmt.Sprint(v)
-		}
-	}
-	t.Rows = append(t.Rows, row)
-}
-
 // FormatCell writes a cell as the Markdown and HTML views show it:
 // strings as they are, ints in decimal, bools as true/false, floats by
 // formatFloat (rounded to six decimals; the CSV holds them exactly:
