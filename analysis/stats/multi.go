@@ -251,12 +251,7 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	abs := 0.0
-	for _, v := range d {
-		mean += v
-		abs += math.Abs(v)
-	}
-	mean = RoundoffZero(mean/float64(n), abs/float64(n), n)
+	mean = Mean(d)
 	means := make([]float64, resamples)
 	for b := range means {
 		s, abs := 0.0, 0.0
@@ -269,6 +264,21 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 	}
 	sort.Float64s(means)
 	return mean, QuantileSorted(means, (1-conf)/2), QuantileSorted(means, (1+conf)/2)
+}
+
+// Mean is the arithmetic mean of x, 0 when within its rounding error
+// (RoundoffZero), NaN when x is empty.
+func Mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s, abs := 0.0, 0.0
+	for _, v := range x {
+		s += v
+		abs += math.Abs(v)
+	}
+	n := float64(len(x))
+	return RoundoffZero(s/n, abs/n, len(x))
 }
 
 // QuantileSorted is the q-quantile of the ascending s by linear

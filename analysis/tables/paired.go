@@ -86,20 +86,6 @@ func Frac(k, n int) float64 {
 	return float64(k) / float64(n)
 }
 
-// Mean is the arithmetic mean of x, NaN when x is empty.
-func Mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s, abs := 0.0, 0.0
-	for _, v := range x {
-		s += v
-		abs += math.Abs(v)
-	}
-	n := float64(len(x))
-	return stats.RoundoffZero(s/n, abs/n, len(x))
-}
-
 // SortBy sorts s stably by the string tuple key(x), lexicographically:
 // the tables' fixed row order.
 func SortBy[T any](s []T, key func(T) []string) {

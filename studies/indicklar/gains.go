@@ -208,7 +208,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		// of equal gains must tie exactly for the pick to be the same in
 		// every report of the run.
 		sort.Float64s(v)
-		x := variant{family(s), s, tables.Mean(v)}
+		x := variant{family(s), s, stats.Mean(v)}
 		vs = append(vs, x)
 		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
 			best[x.family] = x
@@ -219,7 +219,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		am, alo, ahi := boot(acc[v.strategy], 4)
 		cm, clo, chi := boot(clc[v.strategy], 5)
 		t.Add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
-			len(clc[v.strategy]), cm, clo, chi, tables.Mean(lat[v.strategy]), tables.Mean(lat[ref]))
+			len(clc[v.strategy]), cm, clo, chi, stats.Mean(lat[v.strategy]), stats.Mean(lat[ref]))
 	}
 	return t
 }
