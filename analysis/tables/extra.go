@@ -31,7 +31,7 @@ type HumanLabel struct {
 // (correct/incorrect, true/false or 1/0) and, for the distractor study,
 // condition; a bad label names file, line and field.
 func ReadHumanLabels(path string) ([]HumanLabel, error) {
-	t, err := csvread.Read(path, ',', false)
+	t, err := csvread.Read(path, ',')
 	if err != nil {
 		return nil, err
 	}

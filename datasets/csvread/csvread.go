@@ -62,9 +62,9 @@ func (t *Table) name(j int) string {
 	return fmt.Sprintf("column %d", j+1)
 }
 
-// Read reads path with the given delimiter (',' or '\t'). lazyQuotes
-// allows stray quotes (TSV files that never quote).
-func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
+// Read reads path with the given delimiter (',' or '\t'; a TSV file may
+// hold stray quotes: files of that kind never quote).
+func Read(path string, comma rune) (*Table, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -75,11 +75,8 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma = comma
-	r.LazyQuotes = lazyQuotes
+	r.LazyQuotes = comma == '\t'
 	r.FieldsPerRecord = -1
-	if comma == '\t' {
-		r.LazyQuotes = true
-	}
 	t := &Table{Path: path}
 	for {
 		rec, err := r.Read()
@@ -167,7 +164,7 @@ func ReadLanguageFiles(ctx context.Context, dir, ext string, comma rune, reg *la
 		if l.ISO3 == "eng" {
 			form = item.English
 		}
-		t, err := Read(f, comma, comma == '\t')
+		t, err := Read(f, comma)
 		if err != nil {
 			return nil, nil, err
 		}
