@@ -89,10 +89,5 @@ func (p Profile) Switched(expected lang.Language) bool {
 // Ideographs block (U+4E00–U+9FFF; the extension blocks are not part of
 // it). It is the one rule for both who is judged and what is counted.
 func DistractorSwitch(text string) bool {
-	for _, r := range text {
-		if (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) {
-			return true
-		}
-	}
-	return false
+	return strings.ContainsFunc(text, func(r rune) bool { return (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) })
 }

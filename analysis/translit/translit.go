@@ -302,14 +302,7 @@ func isConsonantLetter(r rune) bool {
 }
 
 // IsBrahmicWord reports whether s contains a Brahmic letter.
-func IsBrahmicWord(s string) bool {
-	for _, r := range s {
-		if IsBrahmic(r) {
-			return true
-		}
-	}
-	return false
-}
+func IsBrahmicWord(s string) bool { return strings.ContainsFunc(s, IsBrahmic) }
 
 // The replacements Loose and phonetic apply, built once (a Replacer is
 // safe for concurrent use and costly to build per word).
