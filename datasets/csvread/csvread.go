@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -116,10 +117,8 @@ func Read(path string, comma rune) (*Table, error) {
 // (compared case-insensitively), or an error listing the header.
 func (t *Table) Col(names ...string) (int, error) {
 	for _, n := range names {
-		for i, h := range t.Header {
-			if h == strings.ToLower(n) {
-				return i, nil
-			}
+		if i := slices.Index(t.Header, strings.ToLower(n)); i >= 0 {
+			return i, nil
 		}
 	}
 	return -1, fmt.Errorf("%s: no column %q (header: %s)", t.Path, names[0], strings.Join(t.Header, ", "))
