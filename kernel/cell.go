@@ -13,12 +13,6 @@ import (
 	"github.com/bhashalab/bhasha"
 )
 
-// The cell helpers below are what a notebook cell calls instead of
-// checking errors itself: each shows a failure in the cell (ErrorHTML)
-// and ends the cell's program (Stop), so that a notebook needs no helper
-// functions of its own and a failing cell still fails under
-// `jupyter nbconvert --execute`.
-
 // ErrorHTML is err as a cell shows it: a red-bordered box with what was
 // being done and the error's text, escaped.
 func ErrorHTML(doing string, err error) string {

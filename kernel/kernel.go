@@ -177,34 +177,32 @@ func matches(name string, patterns []string) bool {
 // a notebook page without restarting its kernel).
 func ECharts() {
 	show(report.EChartsScript())
-	markECharts()
+	echartsSent()
 }
 
 // echartsOnce is the library's script the first time in a kernel session,
 // "" after.
 func echartsOnce() string {
-	marker := echartsMarker()
-	if marker != "" {
-		if _, err := os.Stat(marker); err == nil {
-			return ""
-		}
+	if echartsSent() {
+		return ""
 	}
-	markECharts()
 	return report.EChartsScript()
 }
 
-func echartsMarker() string {
+// echartsSent marks the library as sent in this kernel session (a marker
+// file in $GONB_TMP_DIR) and says whether it was marked already (false
+// outside GoNB).
+func echartsSent() bool {
 	dir := os.Getenv("GONB_TMP_DIR")
 	if dir == "" {
-		return ""
+		return false
 	}
-	return filepath.Join(dir, ".bhasha-echarts-sent")
-}
-
-func markECharts() {
-	if m := echartsMarker(); m != "" {
-		os.WriteFile(m, nil, 0o644)
+	marker := filepath.Join(dir, ".bhasha-echarts-sent")
+	if _, err := os.Stat(marker); err == nil {
+		return true
 	}
+	os.WriteFile(marker, nil, 0o644)
+	return false
 }
 
 // Progress is a bhasha.Run option that shows the run's progress in the
@@ -247,12 +245,21 @@ func ReportProgress() func(bhasha.ReportStep) {
 // bar (for a step with rows) and the step's line (progress.StepLine:
 // done of total, rate, time left or taken).
 func ReportStepHTML(s bhasha.ReportStep) string {
-	bar := ""
+	pct := -1.0
 	if s.Total > 0 {
-		bar = fmt.Sprintf(`<progress max="100" value="%.1f" style="width:24em"></progress> `, 100*float64(s.Done)/float64(s.Total))
+		pct = 100 * float64(s.Done) / float64(s.Total)
 	}
-	return `<div class="bhasha-progress" style="font-family:sans-serif">` + bar +
-		template.HTMLEscapeString(progress.StepLine("report: "+s.What, s.Done, s.Total, s.Elapsed, s.Final)) + `</div>`
+	return progressHTML(pct, template.HTMLEscapeString(progress.StepLine("report: "+s.What, s.Done, s.Total, s.Elapsed, s.Final)))
+}
+
+// progressHTML is a progress line as a cell shows it: a bar at pct
+// percent (none when pct < 0), then text (HTML).
+func progressHTML(pct float64, text string) string {
+	bar := ""
+	if pct >= 0 {
+		bar = fmt.Sprintf(`<progress max="100" value="%.1f" style="width:24em"></progress> `, pct)
+	}
+	return `<div class="bhasha-progress" style="font-family:sans-serif">` + bar + text + `</div>`
 }
 
 // ScoringProgress is a bhasha.Open option that shows, in the cell's
@@ -277,20 +284,17 @@ func ScoringProgress() bhasha.ReadOption {
 func ScoringHTML(p bhasha.ScoringProgress) string {
 	const mb = 1 << 20
 	if p.Final {
-		return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">%s: done in %s</div>`,
-			html.EscapeString(p.Step), p.Elapsed.Round(100*time.Millisecond))
+		return progressHTML(-1, html.EscapeString(p.Step)+": done in "+p.Elapsed.Round(100*time.Millisecond).String())
 	}
 	if p.Total <= 0 {
-		return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">%s…</div>`, html.EscapeString(p.Step))
+		return progressHTML(-1, html.EscapeString(p.Step)+"…")
 	}
 	pct := 100 * float64(p.Done) / float64(p.Total)
 	eta := "—"
 	if p.Done > 0 && p.Elapsed > 0 {
 		eta = time.Duration(float64(p.Elapsed)*float64(p.Total-p.Done)/float64(p.Done)).Round(time.Second).String() + " left"
 	}
-	return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">`+
-		`<progress max="100" value="%.1f" style="width:24em"></progress> %s the records: %d of %d MB (%.0f%%), %s</div>`,
-		pct, html.EscapeString(p.Step), p.Done/mb, p.Total/mb, pct, eta)
+	return progressHTML(pct, fmt.Sprintf("%s the records: %d of %d MB (%.0f%%), %s", html.EscapeString(p.Step), p.Done/mb, p.Total/mb, pct, eta))
 }
 
 // ProgressHTML is one progress line: a bar, "stage s of S: done of total
@@ -315,9 +319,8 @@ func ProgressHTML(p bhasha.Progress) string {
 	if p.Failed > 0 {
 		fail = ` style="color:#D55E00;font-weight:bold"`
 	}
-	return fmt.Sprintf(`<div class="bhasha-progress" style="font-family:sans-serif">`+
-		`<progress max="100" value="%.1f" style="width:24em"></progress> %s%d of %d (%.0f%%), %.0f/s, <span%s>%d failed</span>, %d cached, %s</div>`,
-		pct, stage, p.Done, p.Total, pct, p.Rate, fail, p.Failed, p.Cached, eta)
+	return progressHTML(pct, fmt.Sprintf("%s%d of %d (%.0f%%), %.0f/s, <span%s>%d failed</span>, %d cached, %s",
+		stage, p.Done, p.Total, pct, p.Rate, fail, p.Failed, p.Cached, eta))
 }
 
 // Provenance shows ProvenanceHTML(r).

@@ -47,15 +47,14 @@ type rawPattern struct {
 }
 
 type rawStep struct {
-	Type          string          `json:"type"`
-	Pattern       rawPattern      `json:"pattern"`
-	Content       string          `json:"content"`
-	Behavior      string          `json:"behavior"`
-	Pretokenizers []rawStep       `json:"pretokenizers"`
-	Normalizers   []rawStep       `json:"normalizers"`
-	UseRegex      bool            `json:"use_regex"`
-	AddPrefix     bool            `json:"add_prefix_space"`
-	Extra         json.RawMessage `json:"-"`
+	Type          string     `json:"type"`
+	Pattern       rawPattern `json:"pattern"`
+	Content       string     `json:"content"`
+	Behavior      string     `json:"behavior"`
+	Pretokenizers []rawStep  `json:"pretokenizers"`
+	Normalizers   []rawStep  `json:"normalizers"`
+	UseRegex      bool       `json:"use_regex"`
+	AddPrefix     bool       `json:"add_prefix_space"`
 }
 
 type rawFile struct {

@@ -5,6 +5,7 @@ package match
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
@@ -115,12 +116,7 @@ func ExactMatchSQuAD(pred string, golds []string) bool {
 
 func exactUnder(norm func(string) string, pred string, golds []string) bool {
 	a := norm(pred)
-	for _, g := range golds {
-		if norm(g) == a {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(golds, func(g string) bool { return norm(g) == a })
 }
 
 // Substring is IndicQuest's exact-substring criterion: after p, the gold
@@ -178,12 +174,7 @@ func isEdgePunct(r rune) bool { return strings.ContainsRune(EdgePunctuation, r) 
 // matching, never in its place.
 func Translit(pred string, golds []string) bool {
 	a := TranslitKey(pred)
-	for _, g := range golds {
-		if a.Matches(TranslitKey(g)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(golds, func(g string) bool { return a.Matches(TranslitKey(g)) })
 }
 
 // TranslitKey is what Translit compares of one text (normalized, then

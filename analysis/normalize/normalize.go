@@ -34,24 +34,13 @@ type Pipeline []string
 // Default is every step, in the order above.
 var Default = Pipeline{NFC, JoinerDrop, Nukta, Digits, Punctuation, CaseFold, Whitespace}
 
-// Result is a normalised string with its provenance.
-type Result struct {
-	Raw   string   `json:"raw"`
-	Norm  string   `json:"norm"`
-	Steps []string `json:"steps"`
-}
-
-// Apply runs the pipeline over s.
-func (p Pipeline) Apply(s string) Result {
-	out := s
+// String runs the pipeline's steps over s, in order.
+func (p Pipeline) String(s string) string {
 	for _, st := range p {
-		out = step(st, out)
+		s = step(st, s)
 	}
-	return Result{Raw: s, Norm: out, Steps: append([]string(nil), p...)}
+	return s
 }
-
-// String is Apply(s).Norm.
-func (p Pipeline) String(s string) string { return p.Apply(s).Norm }
 
 func step(name, s string) string {
 	switch name {

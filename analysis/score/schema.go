@@ -52,7 +52,7 @@ func Flag(name, description string, of func(*Row) bool) Field {
 // i outside [0, MaxMarks) panics, and so does NewSchema given two fields
 // of one mark.
 func Mark(name, description string, i int) Field {
-	checkMark(i)
+	bit(i) // panics outside [0, MaxMarks)
 	f := Flag(name, description, func(r *Row) bool { return r.Marks.Has(i) })
 	f.mark = i + 1
 	return f
@@ -204,7 +204,7 @@ func (s *Schema) Field(name string) (Field, bool) {
 
 // Values are one answer's study fields, compactly: the flags as bits of
 // one word, the texts and ints in the schema's order (no map per
-// answer). Read them with Schema.FlagOf, TextOf, IntOf or ValueOf.
+// answer). Read them with Schema.FlagOf, TextOf, Lookup or ValueOf.
 type Values struct {
 	flags uint64
 	texts []string
@@ -263,16 +263,6 @@ func (s *Schema) TextOf(v Values, name string) (string, bool) {
 		return "", false
 	}
 	return v.texts[s.textAt[i]], true
-}
-
-// IntOf reads the study int field name from v; ok is false when the
-// schema has no such int field.
-func (s *Schema) IntOf(v Values, name string) (int, bool) {
-	i, ok := s.studyAt(name)
-	if !ok || s.intAt[i] < 0 || s.intAt[i] >= len(v.ints) {
-		return 0, false
-	}
-	return v.ints[s.intAt[i]], true
 }
 
 // Lookup reads the study field name from v as a bool, string or int; ok

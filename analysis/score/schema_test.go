@@ -48,7 +48,7 @@ func TestSchemaValues(t *testing.T) {
 		{"translit", func() (any, bool) { return s.FlagOf(v, "translit") }, false, true},
 		{"judge", func() (any, bool) { return s.TextOf(v, "judge") }, "correct", true},
 		{"relation", func() (any, bool) { return s.TextOf(v, "relation") }, "capital", true},
-		{"chosen", func() (any, bool) { return s.IntOf(v, "chosen") }, 3, true},
+		{"chosen", func() (any, bool) { return s.Lookup(v, "chosen") }, 3, true},
 		{"a common field is not the study's", func() (any, bool) { return s.FlagOf(v, "failed") }, false, false},
 		{"a text is not a flag", func() (any, bool) { return s.FlagOf(v, "judge") }, false, false},
 		{"unknown", func() (any, bool) { return s.TextOf(v, "nothing") }, "", false},

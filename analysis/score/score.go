@@ -109,9 +109,6 @@ func bit(i int) Marks {
 //go:noinline
 func markError(i int) string { return fmt.Sprintf("score: mark %d outside [0, %d)", i, MaxMarks) }
 
-// checkMark panics on a bit outside [0, MaxMarks).
-func checkMark(i int) { bit(i) }
-
 // Detail is what only some rows carry.
 type Detail struct {
 	// ChoiceLogprobs are a multiple-choice item's log-likelihood per

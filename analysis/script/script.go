@@ -4,7 +4,9 @@
 package script
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/bhashalab/bhasha/datasets/lang"
@@ -53,27 +55,12 @@ func Detect(s string) Profile {
 		p.Shares[k] = float64(v) / float64(p.Letters)
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if p.Counts[names[i]] != p.Counts[names[j]] {
-			return p.Counts[names[i]] > p.Counts[names[j]]
-		}
-		return names[i] < names[j]
-	})
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(p.Counts[b]-p.Counts[a], strings.Compare(a, b)) })
 	if len(names) > 0 {
 		p.Main = names[0]
 	}
 	p.Mixed = len(names) > 1
 	return p
-}
-
-// Has reports whether any letter of s is in one of the scripts.
-func (p Profile) Has(scripts ...string) bool {
-	for _, s := range scripts {
-		if p.Counts[s] > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Switched reports whether the text uses letters outside the scripts of
@@ -102,10 +89,5 @@ func (p Profile) Switched(expected lang.Language) bool {
 // Ideographs block (U+4E00–U+9FFF; the extension blocks are not part of
 // it). It is the one rule for both who is judged and what is counted.
 func DistractorSwitch(text string) bool {
-	for _, r := range text {
-		if (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) {
-			return true
-		}
-	}
-	return false
+	return strings.ContainsFunc(text, func(r rune) bool { return (r >= 0x0900 && r <= 0x097F) || (r >= 0x4E00 && r <= 0x9FFF) })
 }

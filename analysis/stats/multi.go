@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/combin"
 )
 
 // Holm adjusts p-values for m tests by Holm–Bonferroni: with p sorted
@@ -38,6 +40,8 @@ func BenjaminiHochberg(p []float64) []float64 {
 	return out
 }
 
+// order is the indexes of p in ascending order of their values, ties in
+// index order.
 func order(p []float64) []int {
 	idx := make([]int, len(p))
 	for i := range idx {
@@ -203,27 +207,13 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	tally := null.add
 	n := na + nb
 	if exact {
-		idx := make([]int, na) // every na-subset of the pool, in lexicographic order
-		for i := range idx {
-			idx[i] = i
-		}
-		for {
+		gen, idx := combin.NewCombinationGenerator(n, na), make([]int, na)
+		for gen.Next() { // every na-subset of the pool
 			s := 0.0
-			for _, i := range idx {
+			for _, i := range gen.Combination(idx) {
 				s += pool[i]
 			}
 			tally(meanDiff(s))
-			i := na - 1
-			for i >= 0 && idx[i] == n-na+i {
-				i--
-			}
-			if i < 0 {
-				break
-			}
-			idx[i]++
-			for j := i + 1; j < na; j++ {
-				idx[j] = idx[j-1] + 1
-			}
 		}
 		return diff, null.exactP()
 	}
@@ -241,9 +231,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 }
 
 // combinations is C(n, k) as a float (it may be large).
-func combinations(n, k int) float64 {
-	return math.Round(math.Exp(lchoose(n, k)))
-}
+func combinations(n, k int) float64 { return math.Round(math.Exp(lchoose(n, k))) }
 
 // PairedBootstrap is the percentile bootstrap interval of the mean paired
 // difference: `resamples` resamples of the n pairs with replacement drawn
@@ -263,12 +251,7 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	abs := 0.0
-	for _, v := range d {
-		mean += v
-		abs += math.Abs(v)
-	}
-	mean = RoundoffZero(mean/float64(n), abs/float64(n), n)
+	mean = Mean(d)
 	means := make([]float64, resamples)
 	for b := range means {
 		s, abs := 0.0, 0.0
@@ -280,11 +263,31 @@ func PairedBootstrap(d []float64, conf float64, resamples int, rng *rand.Rand) (
 		means[b] = RoundoffZero(s/float64(n), abs/float64(n), n)
 	}
 	sort.Float64s(means)
-	return mean, quantile(means, (1-conf)/2), quantile(means, (1+conf)/2)
+	return mean, QuantileSorted(means, (1-conf)/2), QuantileSorted(means, (1+conf)/2)
 }
 
-// quantile is the q-quantile of sorted s by linear interpolation (NumPy's default).
-func quantile(s []float64, q float64) float64 {
+// Mean is the arithmetic mean of x, 0 when within its rounding error
+// (RoundoffZero), NaN when x is empty.
+func Mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s, abs := 0.0, 0.0
+	for _, v := range x {
+		s += v
+		abs += math.Abs(v)
+	}
+	n := float64(len(x))
+	return RoundoffZero(s/n, abs/n, len(x))
+}
+
+// QuantileSorted is the q-quantile of the ascending s by linear
+// interpolation between order statistics (h = q·(n−1), R's type 7 and
+// NumPy's default), NaN when s is empty.
+func QuantileSorted(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
 	h := q * float64(len(s)-1)
 	i := int(math.Floor(h))
 	if i+1 >= len(s) {

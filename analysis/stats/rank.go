@@ -169,10 +169,10 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 	if method != WilcoxonAuto && method != WilcoxonExact && method != WilcoxonNormal {
 		panic(violation("Wilcoxon", "unknown method %d", method))
 	}
-	zeros := 0
+	var nz []float64
 	for _, v := range d {
-		if v == 0 {
-			zeros++
+		if v != 0 {
+			nz = append(nz, v)
 		}
 	}
 	if method == WilcoxonAuto {
@@ -181,14 +181,8 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 			method = WilcoxonNormal
 		}
 	}
-	if zeros > 0 && method == WilcoxonExact {
+	if len(nz) < len(d) { // zero differences: the exact distribution does not apply
 		method = WilcoxonNormal
-	}
-	var nz []float64
-	for _, v := range d {
-		if v != 0 {
-			nz = append(nz, v)
-		}
 	}
 	n := len(nz)
 	if n == 0 {
@@ -212,19 +206,8 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 	if method == WilcoxonNormal {
 		mn := fn * (fn + 1) / 4
 		se := fn * (fn + 1) * (2*fn + 1)
-		sorted := append([]float64(nil), r...)
-		sort.Float64s(sorted)
-		for i := 0; i < n; {
-			j := i
-			for j+1 < n && sorted[j+1] == sorted[i] {
-				j++
-			}
-			if t := float64(j - i + 1); t > 1 {
-				se -= 0.5 * t * (t*t - 1)
-			}
-			i = j + 1
-		}
-		se = math.Sqrt(se / 24)
+		t2, t3, _ := tieSums(r) // Σ t(t²−1) = Σ t(t−1)(t−2) + 6·Σ t(t−1)/2
+		se = math.Sqrt((se - 0.5*(t3+6*t2)) / 24)
 		res.Z = (res.T - mn) / se
 		res.P = 2 * stdNormal.Survival(math.Abs(res.Z))
 		return res

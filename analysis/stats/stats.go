@@ -1,10 +1,9 @@
 package stats
 
 import (
-	"fmt"
 	"math"
-	"sort"
 
+	"gonum.org/v1/gonum/stat/combin"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -17,9 +16,7 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 //	half   = z / (n + z²) · sqrt(k(n−k)/n + z²/4)
 //
 // with z = Φ⁻¹(1 − (1−conf)/2). n = 0 gives (0, 1). The bounds at the
-// ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1 (centre − half
-// is 0 there in exact arithmetic; in floating point it would print as
-// 2.8e-17).
+// ends are exact: k = 0 gives lo = 0 and k = n gives hi = 1.
 //
 // It panics when n < 0, k is outside [0, n] or conf is outside (0, 1).
 // Nothing gives NaN: no trials leave the whole range (0, 1) possible.
@@ -61,10 +58,6 @@ func NewProportion(k, n int) Proportion {
 		p = float64(k) / float64(n)
 	}
 	return Proportion{K: k, N: n, P: p, Lo: lo, Hi: hi}
-}
-
-func (p Proportion) String() string {
-	return fmt.Sprintf("%.3f [%.3f, %.3f] (%d/%d)", p.P, p.Lo, p.Hi, p.K, p.N)
 }
 
 // BinomTwoSided is the exact two-sided binomial test of k successes in n
@@ -140,12 +133,9 @@ func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64) {
 // FisherExact is Fisher's exact test of the 2×2 table [[a, b], [c, d]]:
 // the sample odds ratio ad/(bc) and the two-sided p, the sum of the
 // hypergeometric probabilities of every table with the same margins whose
-// probability is at most (1 + 10⁻⁷) times the observed one. SciPy's rule is
-// 1 + 10⁻¹⁴ on exactly computed probabilities; ours come from sums of
-// Lgamma values whose rounding error is far above 10⁻¹⁴, so that tolerance
-// would drop tables that tie the observed one (equal margins) and halve
-// p. 10⁻⁷ is R's fisher.test tolerance; it gives SciPy's values on every
-// golden case, ties included.
+// probability is at most (1 + 10⁻⁷) times the observed one (R's
+// fisher.test tolerance: the probabilities come from Lgamma sums, too
+// inexact for SciPy's 10⁻¹⁴ to keep tables that tie the observed one).
 //
 // It panics when a cell is negative. The odds ratio is NaN when it is
 // undefined (bc = ad = 0) and +Inf when only bc = 0; p is 1 when a margin
@@ -180,21 +170,12 @@ func FisherExact(a, b, c, d int) (oddsRatio, p float64) {
 	return oddsRatio, math.Min(1, p)
 }
 
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
-}
+func lchoose(n, k int) float64 { return combin.LogGeneralizedBinomial(float64(n), float64(k)) }
 
 // Ranks returns the 1-based ranks of x, ties given their average rank
 // (an empty x gives an empty slice). No input panics.
 func Ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	idx := order(x)
 	r := make([]float64, len(x))
 	for i := 0; i < len(idx); {
 		j := i

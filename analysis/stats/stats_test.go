@@ -166,8 +166,8 @@ func TestEdgeCases(t *testing.T) {
 			t.Errorf("Wilson(%d, %d) upper bound %g, want 1", n, n, hi)
 		}
 	}
-	if s := NewProportion(355, 500).String(); s != "0.710 [0.669, 0.748] (355/500)" {
-		t.Errorf("String %q", s)
+	if p := NewProportion(355, 500); p.K != 355 || p.N != 500 || p.P != 0.71 || math.Abs(p.Lo-0.669) > 5e-4 || math.Abs(p.Hi-0.748) > 5e-4 {
+		t.Errorf("NewProportion(355, 500) = %+v", p)
 	}
 	r := Ranks([]float64{10, 20, 20, 5})
 	if r[0] != 2 || r[1] != 3.5 || r[2] != 3.5 || r[3] != 1 {

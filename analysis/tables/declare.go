@@ -21,7 +21,18 @@ func (t *Table) Add(cells ...any) {
 	if len(t.Cols) > 0 && len(cells) != len(t.Cols) {
 		panic(fmt.Sprintf("tables: table %s: a row of %d cells for %d columns", t.Name, len(cells), len(t.Cols)))
 	}
-	t.add(cells...)
+	row := make([]any, len(cells))
+	for i, c := range cells {
+		switch v := c.(type) {
+		case string, int, float64, bool:
+			row[i] = v
+		case fmt.Stringer:
+			row[i] = v.String()
+		default:
+			row[i] = fmt.Sprint(v)
+		}
+	}
+	t.Rows = append(t.Rows, row)
 }
 
 // Chart is a table's natural spreadsheet chart: the first Keys columns

@@ -1,8 +1,11 @@
 package tables
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -28,7 +31,7 @@ type HumanLabel struct {
 // (correct/incorrect, true/false or 1/0) and, for the distractor study,
 // condition; a bad label names file, line and field.
 func ReadHumanLabels(path string) ([]HumanLabel, error) {
-	t, err := csvread.Read(path, ',', false)
+	t, err := csvread.Read(path, ',')
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +83,7 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 			by[c] = append(by[c], *r)
 		}
 	}
-	cells := make([]cell, 0, len(by))
-	for c := range by {
-		cells = append(cells, c)
-	}
-	SortBy(cells, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
+	cells := sortedKeys(by, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
@@ -132,16 +131,9 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 			k[c][r.Key.Model]++
 		}
 	}
-	cells := make([]cell, 0, len(n))
-	for c := range n {
-		cells = append(cells, c)
-	}
-	SortBy(cells, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
+	cells := sortedKeys(n, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
 	for _, c := range cells {
-		models := make([]string, 0, len(n[c]))
-		for m := range n[c] {
-			models = append(models, m)
-		}
+		models := slices.Collect(maps.Keys(n[c]))
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
 		sz, ac := "", ""
@@ -176,11 +168,7 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 			continue
 		}
 		x := key{f, r.Key.Model, r.Key.Strategy, r.Key.Form}
-		c := by[x]
-		if c == nil {
-			c = &cnt{}
-			by[x] = c
-		}
+		c := entry(by, x)
 		c.n++
 		switch {
 		case r.Failed:
@@ -189,22 +177,10 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 			c.k++
 		}
 	}
-	keys := make([]key, 0, len(by))
-	for x := range by {
-		keys = append(keys, x)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.family != b.family {
-			return a.family < b.family
-		}
-		if a.strategy != b.strategy || a.form != b.form {
-			return a.strategy+"|"+a.form < b.strategy+"|"+b.form
-		}
-		if sizes[a.model] != sizes[b.model] {
-			return sizes[a.model] < sizes[b.model]
-		}
-		return a.model < b.model
+	keys := slices.Collect(maps.Keys(by))
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.family, b.family), cmp.Compare(a.strategy+"|"+a.form, b.strategy+"|"+b.form),
+			cmp.Compare(sizes[a.model], sizes[b.model]), cmp.Compare(a.model, b.model))
 	})
 	for _, x := range keys {
 		c := by[x]
@@ -241,11 +217,7 @@ func AnswerColumn(f score.Field) Column {
 // run). Its rows are held; AnswerRows makes them as they are read.
 func Answers(rows []score.Row, s *score.Schema) *Table {
 	t := answersTable(s)
-	// A run's answers repeat their keys, golds and verdicts: each distinct
-	// string of a field whose values repeat (Field.Repeats) is boxed once
-	// and shared, ints too (Interner), and the rows are block-allocated
-	// (Fill), so that a table of millions of answers costs its cells and
-	// not an allocation per cell.
+	// Repeating strings (Field.Repeats) and ints are boxed once (Interner).
 	var in Interner
 	t.Fill(len(rows), answerFill(rows, s.Fields(), &in))
 	return t

@@ -20,11 +20,7 @@ func JudgeByScript(rows []score.Row) *Table {
 		}
 		counts[k{r.Key.Model, s, v}]++
 	}
-	keys := make([]k, 0, len(counts))
-	for x := range counts {
-		keys = append(keys, x)
-	}
-	SortBy(keys, func(x k) []string { return []string{x.model, x.script, x.verdict} })
+	keys := sortedKeys(counts, func(x k) []string { return []string{x.model, x.script, x.verdict} })
 	for _, x := range keys {
 		t.Add(x.model, x.script, x.verdict, counts[x])
 	}

@@ -19,64 +19,38 @@ func Key(name string) Column {
 
 // shared is the declaration of a shared column (Key), and whether name is one.
 func shared(name string) (Column, bool) {
-	c := sharedColumn(name)
-	return c, c.Name != ""
-}
-
-func sharedColumn(name string) Column {
-	switch name {
-	case "model":
-		return Text(name, "the model's name in the experiment")
-	case "study":
-		return Text(name, "the study, as registered")
-	case "language":
-		return Text(name, "ISO 639-3 code of the language asked (* pools languages)")
-	case "form":
-		return Text(name, "question form (the study's), or empty")
-	case "strategy":
-		return Text(name, "prompting strategy or answer format (the study's), or empty")
-	case "condition":
-		return Text(name, "the study's condition of the prompt, or empty")
-	case "metric":
-		return Text(name, "the criterion counted (scoring lists each rule)")
-	case "k":
-		return Count(name, "answers meeting the metric")
-	case "n":
-		return Count(name, "answers asked: failed requests count as wrong answers, as the authors' scorers count a missing one")
-	case "rate":
-		return Proportion(name, "k / n")
-	case "ci_lo":
-		return Lower(name, "lower bound of the 95% interval of rate")
-	case "ci_hi":
-		return Upper(name, "upper bound of the 95% interval of rate")
-	case "failed":
-		return Count(name, "of n, requests that failed or second stages withheld after a failed first: counted as wrong")
-	case "pairs":
-		return Count(name, "items answered under both (paired)")
-	case "mcnemar_p":
-		return PValue(name, "McNemar's exact two-sided p-value")
-	case "p_holm":
-		return PValue(name, "p-value adjusted by Holm over the tests of its family (the table's tests of the model, unless a family column says)")
-	case "p_bh":
-		return PValue(name, "p-value adjusted by Benjamini–Hochberg over the tests of its family")
-	case "z":
-		return Statistic(name, "two-proportion z statistic")
-	case "p_twoprop":
-		return PValue(name, "two-sided p-value of the two-proportion z test")
-	case "p_fisher":
-		return PValue(name, "two-sided p-value of Fisher's exact test")
-	case "diff":
-		return Statistic(name, "difference of the two rates")
-	case "diff_lo":
-		return Lower(name, "lower bound of the 95% interval of diff")
-	case "diff_hi":
-		return Upper(name, "upper bound of the 95% interval of diff")
-	case "agree":
-		return Proportion(name, "share of answers on which the two verdicts agree")
-	case "kappa":
-		return Statistic(name, "Cohen's κ between the two verdicts")
+	for _, c := range []Column{
+		Text("model", "the model's name in the experiment"),
+		Text("study", "the study, as registered"),
+		Text("language", "ISO 639-3 code of the language asked (* pools languages)"),
+		Text("form", "question form (the study's), or empty"),
+		Text("strategy", "prompting strategy or answer format (the study's), or empty"),
+		Text("condition", "the study's condition of the prompt, or empty"),
+		Text("metric", "the criterion counted (scoring lists each rule)"),
+		Count("k", "answers meeting the metric"),
+		Count("n", "answers asked: failed requests count as wrong answers, as the authors' scorers count a missing one"),
+		Proportion("rate", "k / n"),
+		Lower("ci_lo", "lower bound of the 95% interval of rate"),
+		Upper("ci_hi", "upper bound of the 95% interval of rate"),
+		Count("failed", "of n, requests that failed or second stages withheld after a failed first: counted as wrong"),
+		Count("pairs", "items answered under both (paired)"),
+		PValue("mcnemar_p", "McNemar's exact two-sided p-value"),
+		PValue("p_holm", "p-value adjusted by Holm over the tests of its family (the table's tests of the model, unless a family column says)"),
+		PValue("p_bh", "p-value adjusted by Benjamini–Hochberg over the tests of its family"),
+		Statistic("z", "two-proportion z statistic"),
+		PValue("p_twoprop", "two-sided p-value of the two-proportion z test"),
+		PValue("p_fisher", "two-sided p-value of Fisher's exact test"),
+		Statistic("diff", "difference of the two rates"),
+		Lower("diff_lo", "lower bound of the 95% interval of diff"),
+		Upper("diff_hi", "upper bound of the 95% interval of diff"),
+		Proportion("agree", "share of answers on which the two verdicts agree"),
+		Statistic("kappa", "Cohen's κ between the two verdicts"),
+	} {
+		if c.Name == name {
+			return c, true
+		}
 	}
-	return Column{}
+	return Column{}, false
 }
 
 // Keys declares the shared columns named (Key).

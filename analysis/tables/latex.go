@@ -69,17 +69,12 @@ func (t *Table) LaTeX() string {
 	if t.Simulated {
 		label = ", SIMULATED models"
 	}
-	desc := t.Description
-	fmt.Fprintf(&sb, "\\bottomrule\n\\end{tabular}\n\\caption{%s (%d rows%s)%s}\n\\label{tab:%s}\n\\end{table}\n",
-		latexEscape(t.Name), len(t.Rows), label, captionTail(desc), strings.ReplaceAll(t.Name, "_", "-"))
-	return sb.String()
-}
-
-func captionTail(desc string) string {
-	if desc == "" {
-		return ""
+	caption := fmt.Sprintf("%s (%d rows%s)", latexEscape(t.Name), len(t.Rows), label)
+	if t.Description != "" {
+		caption += ": " + latexEscape(t.Description)
 	}
-	return ": " + latexEscape(desc)
+	fmt.Fprintf(&sb, "\\bottomrule\n\\end{tabular}\n\\caption{%s}\n\\label{tab:%s}\n\\end{table}\n", caption, strings.ReplaceAll(t.Name, "_", "-"))
+	return sb.String()
 }
 
 // latexCell writes floats with three decimals (scientific notation below

@@ -70,19 +70,12 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 		return Text(name, "")
 	}
-	missing := map[string]bool{} // columns with a missing cell
-	for _, rk := range rows {
-		for _, c := range cols {
-			if _, ok := cells[cell{rk, c}]; !ok {
-				missing[c] = true
-			}
-		}
-	}
 	var out []Column
 	for _, k := range rowKeys {
 		out = append(out, decl(k))
 	}
 	for _, c := range cols {
+		missing := slices.ContainsFunc(rows, func(rk string) bool { _, ok := cells[cell{rk, c}]; return !ok })
 		for _, v := range values {
 			h := c + "_" + v
 			if len(values) == 1 {
@@ -95,7 +88,7 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 				doc += " (" + col.Description + ")"
 			}
 			col.Description = doc
-			if col.Type == Int && missing[c] {
+			if col.Type == Int && missing {
 				col.Type = Float // a missing cell is NaN
 			}
 			out = append(out, col)

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -85,35 +86,6 @@ func Frac(k, n int) float64 {
 	return float64(k) / float64(n)
 }
 
-// Mean is the arithmetic mean of x, NaN when x is empty.
-func Mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s, abs := 0.0, 0.0
-	for _, v := range x {
-		s += v
-		abs += math.Abs(v)
-	}
-	n := float64(len(x))
-	return stats.RoundoffZero(s/n, abs/n, len(x))
-}
-
-// QuantileSorted is the q-quantile of the ascending s by linear
-// interpolation between order statistics (h = q·(n−1), R's type 7 and
-// NumPy's default), NaN when s is empty.
-func QuantileSorted(s []float64, q float64) float64 {
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
-}
-
 // SortBy sorts s stably by the string tuple key(x), lexicographically:
 // the tables' fixed row order.
 func SortBy[T any](s []T, key func(T) []string) {
@@ -121,13 +93,23 @@ func SortBy[T any](s []T, key func(T) []string) {
 }
 
 // SortedKeys is the keys of m in ascending order.
-func SortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// entry is m[k], a new zero V stored there first when m has none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
 	}
-	sort.Strings(out)
-	return out
+	return v
+}
+
+// sortedKeys is the keys of m ordered by key (SortBy).
+func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
+	keys := slices.Collect(maps.Keys(m))
+	SortBy(keys, key)
+	return keys
 }
 
 // Label writes a 0/1 verdict as a category for Cohen's κ ("1", "0").

@@ -69,11 +69,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 				continue
 			}
 			c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}
-			x := by[c]
-			if x == nil {
-				x = &counts{}
-				by[c] = x
-			}
+			x := entry(by, c)
 			b, o := a.base(r), a.Of(r)
 			x.n++
 			if b {
@@ -90,11 +86,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 			}
 		}
 	}
-	keys := make([]cell, 0, len(by))
-	for c := range by {
-		keys = append(keys, c)
-	}
-	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
+	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
 	for _, c := range keys {
 		x, a := by[c], alts[c.alt]
 		d, lo, hi := stats.PairedDiffCI(x.lost, x.gained, x.n, 0.95)
@@ -212,33 +204,14 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 			ons[ci] = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
 		}
 	}
-	count := map[string]int{}
-	var models []string
+	byModel := map[string][]*score.Row{}
 	for i := range rows {
-		m := rows[i].Key.Model
-		if _, ok := count[m]; !ok {
-			models = append(models, m)
-		}
-		count[m]++
+		byModel[rows[i].Key.Model] = append(byModel[rows[i].Key.Model], &rows[i])
 	}
-	SortBy(models, func(m string) []string { return []string{m} })
-	// One model's rows at a time, as pointers into rows (8 bytes an answer,
-	// where copies took a row's 270), in one buffer the size of the
-	// largest model's, never outgrown. Each claim's rows come out in the
-	// models' order, the claims in theirs.
+	// Each claim's rows come out in the models' order, the claims in theirs.
 	out := make([][][]any, len(claims))
-	most := 0
-	for _, c := range count {
-		most = max(most, c)
-	}
-	rs := make([]*score.Row, 0, most)
-	for _, m := range models {
-		rs = rs[:0]
-		for i := range rows {
-			if rows[i].Key.Model == m {
-				rs = append(rs, &rows[i])
-			}
-		}
+	for _, m := range SortedKeys(byModel) {
+		rs := byModel[m]
 		// The claims are evaluated at once, all reading rs.
 		parallel.For(len(claims), func(ci int) {
 			out[ci] = append(out[ci], conclude(claims[ci], ons[ci], m, rs)...)

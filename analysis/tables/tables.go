@@ -217,21 +217,6 @@ func (t *Table) cell(row []any, name string) any {
 	return nil
 }
 
-func (t *Table) add(cells ...any) {
-	row := make([]any, len(cells))
-	for i, c := range cells {
-		switch v := c.(type) {
-		case string, int, float64, bool:
-			row[i] = v
-		case fmt.Stringer:
-			row[i] = v.String()
-		default:
-			row[i] = fmt.Sprint(v)
-		}
-	}
-	t.Rows = append(t.Rows, row)
-}
-
 // FormatCell writes a cell as the Markdown and HTML views show it:
 // strings as they are, ints in decimal, bools as true/false, floats by
 // formatFloat (rounded to six decimals; the CSV holds them exactly:
@@ -278,19 +263,16 @@ func FormatP(p float64) string {
 // zeros (never "-0.000000"), six decimals from 10⁻⁴ up, and scientific
 // notation with six significant digits below, so that a small p-value
 // (1.86e-09) is never rounded to zero.
-func formatFloat(v float64) string { return string(appendFloat(nil, v)) }
-
-// appendFloat appends v as formatFloat writes it.
-func appendFloat(b []byte, v float64) []byte {
+func formatFloat(v float64) string {
 	switch {
 	case math.IsNaN(v):
-		return b
+		return ""
 	case v == 0:
-		return append(b, '0')
+		return "0"
 	case math.Abs(v) < 1e-4:
-		return strconv.AppendFloat(b, v, 'g', 6, 64)
+		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
-	return strconv.AppendFloat(b, v, 'f', 6, 64)
+	return strconv.FormatFloat(v, 'f', 6, 64)
 }
 
 // Markdown renders the table as a GitHub-flavoured Markdown table, numbers
@@ -422,16 +404,8 @@ func writeCSV(p string, t *Table) error {
 // the answers came from simulated models); cells formatted by FormatCell,
 // but numbers, which are exact: a float64 is written in the fewest digits
 // that read back to the same float64 (appendExactFloat), an empty cell
-// for NaN.
-//
-// The CSV is data, for pandas, DuckDB, polars and R, and holds every cell
-// exactly: text that a spreadsheet would run as a formula (a model's
-// answer "=cmd|' /C calc'!A0", or one beginning with +, -, @, tab or CR)
-// and control characters are written as they are, never prefixed with an
-// apostrophe (OWASP's CSV-injection advice would turn the number -0.5
-// into the text '-0.5 and change the data). Such files are not to be
-// opened by double-click in a spreadsheet: the workbook (--xlsx) stores
-// that text as string cells; CSVNote, written beside them, says so.
+// for NaN. Every cell is written exactly, text a spreadsheet would run as
+// a formula and control characters included (CSVNote says why).
 func (t *Table) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	line := appendCSVField(nil, "simulated")
@@ -500,7 +474,9 @@ func appendExactFloat(b []byte, v float64) []byte {
 // ',', lines ending in '\n'): in quotes, each quote doubled, when it
 // holds a comma, a quote, a carriage return or a line feed, begins with
 // a space (unicode.IsSpace) or is \. (a PostgreSQL end-of-data mark);
-// else as it is.
+// else as it is. It stays beside encoding/csv because the Writer, which
+// takes each row as strings, writes a run's answers slower
+// (BenchmarkWriteCSV).
 func appendCSVField(b []byte, s string) []byte {
 	quote := s == `\.`
 	for i := 0; i < len(s) && !quote; i++ {
@@ -580,15 +556,8 @@ func groupOf(r *score.Row) group {
 }
 
 func sortedGroups[V any](m map[group]V) []group {
-	out := make([]group, 0, len(m))
-	for g := range m {
-		out = append(out, g)
-	}
-	SortBy(out, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
-	return out
+	return sortedKeys(m, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
 }
-
-func sortBy[T any](s []T, key func(T) []string) { SortBy(s, key) }
 
 // Metric is a named 0/1 measure of a scored row, counted by Accuracy and
 // compared across conditions by ConditionTests.
@@ -615,7 +584,6 @@ func Correct() Metric {
 // met; the distractor study's hallucination proxy, 1 − correct − abstain,
 // takes it), as the authors' scorers count a missing answer; failed says
 // how many.
-// One pass over the rows, counts only.
 func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := New("accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests",
 		Keys("study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)

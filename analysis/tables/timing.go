@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
 )
 
 // Latency is the end-to-end time per answer of each strategy, per model
@@ -21,47 +22,31 @@ func Latency(rows []score.Row) *Table {
 		Millis("p90_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
 		Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed"))
 	type ms struct{ model, strategy string }
-	timed := func(r *score.Row) bool { return !r.Failed && !r.Cached && r.LatencyMS > 0 }
-	// The latencies are counted first and each group's cut from one
-	// array of exactly that size: one int64 per timed answer, without
-	// the spare capacity of slices grown by append.
-	counts := map[ms]int{}
-	total := 0
-	for i := range rows {
-		if timed(&rows[i]) {
-			counts[ms{rows[i].Key.Model, rows[i].Key.Strategy}]++
-			total++
-		}
+	type acc struct {
+		k, n, failed int
+		lat          []float64
 	}
-	lat := make(map[ms][]float64, len(counts))
-	all := make([]float64, 0, total)
-	for x, c := range counts {
-		lat[x], all = all[:0:c], all[c:c]
-	}
-	k, n, failed := map[ms]int{}, map[ms]int{}, map[ms]int{}
+	by := map[ms]*acc{}
 	for i := range rows {
 		r := &rows[i]
 		x := ms{r.Key.Model, r.Key.Strategy}
-		n[x]++
-		if r.Failed {
-			failed[x]++
+		a := entry(by, x)
+		a.n++
+		switch {
+		case r.Failed:
+			a.failed++
 			continue
+		case r.Correct:
+			a.k++
 		}
-		if r.Correct {
-			k[x]++
-		}
-		if timed(r) {
-			lat[x] = append(lat[x], r.LatencyMS)
+		if !r.Cached && r.LatencyMS > 0 {
+			a.lat = append(a.lat, r.LatencyMS)
 		}
 	}
-	keys := make([]ms, 0, len(n))
-	for x := range n {
-		keys = append(keys, x)
-	}
-	SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
-	for _, x := range keys {
-		l := summarize(lat[x])
-		t.Add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, k[x], n[x], Frac(k[x], n[x]), failed[x])
+	for _, x := range sortedKeys(by, func(x ms) []string { return []string{x.model, x.strategy} }) {
+		a := by[x]
+		l := summarize(a.lat)
+		t.Add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, a.k, a.n, Frac(a.k, a.n), a.failed)
 	}
 	return t
 }
@@ -85,7 +70,7 @@ func summarize(s []float64) timing {
 		}
 		mean /= float64(len(s))
 	}
-	return timing{len(s), mean, QuantileSorted(s, 0.5), QuantileSorted(s, 0.9)}
+	return timing{len(s), mean, stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
 }
 
 // Requests summarises a run without gold answers per model × strategy ×
@@ -109,11 +94,7 @@ func Requests(rows []score.Row) *Table {
 	by := map[cell]*acc{}
 	for _, r := range rows {
 		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
-		a := by[c]
-		if a == nil {
-			a = &acc{}
-			by[c] = a
-		}
+		a := entry(by, c)
 		if r.Failed {
 			a.failed++
 			continue
@@ -132,11 +113,7 @@ func Requests(rows []score.Row) *Table {
 			a.tokN++
 		}
 	}
-	keys := make([]cell, 0, len(by))
-	for c := range by {
-		keys = append(keys, c)
-	}
-	SortBy(keys, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
+	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
 	for _, c := range keys {
 		a := by[c]
 		l := summarize(a.lat)

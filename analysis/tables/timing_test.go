@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -47,7 +48,7 @@ func TestLatency(t *testing.T) {
 			}
 		}
 		slices.Sort(lat)
-		mean, median, p90 := math.NaN(), QuantileSorted(lat, 0.5), QuantileSorted(lat, 0.9)
+		mean, median, p90 := math.NaN(), stats.QuantileSorted(lat, 0.5), stats.QuantileSorted(lat, 0.9)
 		if len(lat) > 0 {
 			mean = 0
 			for _, v := range lat {

@@ -55,7 +55,6 @@ var table = func() [0x80]entry {
 	set(vowel, 0x04, "ạ", "a", "ā", "i", "ī", "u", "ū", "r̥", "l̥", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")
 	set(consonant, 0x15, "k", "kh", "g", "gh", "ṅ", "c", "ch", "j", "jh", "ñ", "ṭ", "ṭh", "ḍ", "ḍh", "ṇ",
 		"t", "th", "d", "dh", "n", "ṉ", "p", "ph", "b", "bh", "m", "y", "r", "ṟ", "l", "ḷ", "ḻ", "v", "ś", "ṣ", "s", "h")
-	set(nukta, 0x3C, "")
 	t[0x3C] = entry{nukta, ""}
 	set(mark, 0x3D, "'")
 	set(sign, 0x3E, "ā", "i", "ī", "u", "ū", "r̥", "r̥̄", "ê", "e", "ē", "ai", "ô", "o", "ō", "au")
@@ -149,20 +148,17 @@ func ISO15919(s string) string {
 	return sb.String()
 }
 
-// Same reports whether a and b, each in a Brahmic script or in Latin
-// letters, name the same thing within the tolerance of transliteration.
-// Brahmic words are romanized phonetically (ISO 15919 with the palatals
-// written as English writes them: च ch, छ chh, श and ष sh); Latin words get
-// English spelling folds ("ck"→k, c before e/i/y→s, other c→k, "qu"→kv);
-// then Match compares them.
-func Same(a, b string) bool { return KeyOf(a).Matches(KeyOf(b)) }
-
-// Key is what Same compares of one text: the Loose form of its phonetic
-// romanization and that form's consonant skeleton, so that a text met
-// many times is romanized once: Same(a, b) == KeyOf(a).Matches(KeyOf(b)).
+// Key is what Matches compares of one text: the Loose form of its
+// phonetic romanization and that form's consonant skeleton, so that a
+// text met many times is romanized once.
 type Key struct{ loose, skeleton string }
 
-// KeyOf is s's Key (Brahmic or Latin text, as Same reads it).
+// KeyOf is s's Key. s may be in a Brahmic script or in Latin letters:
+// Brahmic words are romanized phonetically (ISO 15919 with the palatals
+// written as English writes them: च ch, छ chh, श and ष sh); Latin words
+// get English spelling folds ("ck"→k, c before e/i/y→s, other c→k,
+// "qu"→kv). KeyOf(a).Matches(KeyOf(b)) says whether a and b name the same
+// thing within the tolerance of transliteration (Match).
 func KeyOf(s string) Key { return romanKey(phonetic(s)) }
 
 // romanKey is the Key of text already romanized (Match's input).
@@ -306,42 +302,7 @@ func isConsonantLetter(r rune) bool {
 }
 
 // IsBrahmicWord reports whether s contains a Brahmic letter.
-func IsBrahmicWord(s string) bool {
-	for _, r := range s {
-		if IsBrahmic(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// scriptBlocks maps the Brahmic script names (Unicode's) to their blocks.
-var scriptBlocks = map[string]rune{"Devanagari": 0x0900, "Bengali": 0x0980, "Gurmukhi": 0x0A00, "Gujarati": 0x0A80,
-	"Oriya": 0x0B00, "Tamil": 0x0B80, "Telugu": 0x0C00, "Kannada": 0x0C80, "Malayalam": 0x0D00}
-
-// Convert rewrites Brahmic text in another Brahmic script by the shared
-// layout: each letter moves to the same offset in the target block when
-// the target script has a letter there, and stays as it is otherwise
-// (Tamil, for one, has no aspirated stops). Non-Brahmic text and unknown
-// targets pass through.
-func Convert(s, target string) string {
-	base, ok := scriptBlocks[target]
-	if !ok {
-		return s
-	}
-	tab := unicode.Scripts[target]
-	return strings.Map(func(r rune) rune {
-		for _, b := range blocks {
-			if r >= b && r < b+0x80 {
-				if t := base + (r - b); unicode.Is(tab, t) {
-					return t
-				}
-				return r
-			}
-		}
-		return r
-	}, norm.NFC.String(s))
-}
+func IsBrahmicWord(s string) bool { return strings.ContainsFunc(s, IsBrahmic) }
 
 // The replacements Loose and phonetic apply, built once (a Replacer is
 // safe for concurrent use and costly to build per word).

@@ -52,7 +52,7 @@ func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options
 		for i := range t.Rows {
 			line := t.Lines[i]
 			prompt, ans, cand, subj := t.Cell(i, cols[0]), t.Cell(i, cols[1]), t.Cell(i, cols[2]), t.Cell(i, cols[3])
-			p := t.Problem(i)
+			p := t.Problems[i]
 			switch {
 			case p != nil:
 			case len(t.Rows[i]) < 4:

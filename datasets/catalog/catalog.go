@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/datasets/bmlama"
@@ -75,7 +74,7 @@ func Detect(path string) (Format, error) {
 	case ".jsonl":
 		return TriviaQA, nil
 	case ".parquet":
-		b, err := parquetColumns(path)
+		b, err := pqlist.Columns(path)
 		if err != nil {
 			return "", err
 		}
@@ -93,8 +92,6 @@ func Detect(path string) (Format, error) {
 	}
 	return "", fmt.Errorf("%s: unknown dataset file type", path)
 }
-
-func parquetColumns(path string) (string, error) { return pqlist.Columns(path) }
 
 func detectJSON(path string) (Format, error) {
 	f, err := os.Open(path)
@@ -159,24 +156,5 @@ func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs 
 	default:
 		return nil, f, fmt.Errorf("unknown dataset format %q", f)
 	}
-	if err != nil {
-		return nil, f, err
-	}
-	return s, f, nil
-}
-
-// Languages lists the language codes of a set, sorted.
-func Languages(s *item.Set) []string {
-	seen := map[string]bool{}
-	for _, it := range s.Items {
-		for _, v := range it.Variants {
-			seen[v.Language] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for l := range seen {
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
+	return s, f, err
 }

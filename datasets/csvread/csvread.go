@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -33,9 +34,6 @@ type Table struct {
 	// valid UTF-8. Loaders report it (item.Set.Fail) before reading cells.
 	Problems []*item.Problem
 }
-
-// Problem returns the problem of row i, or nil.
-func (t *Table) Problem(i int) *item.Problem { return t.Problems[i] }
 
 // rowProblem checks one record: rec's fields must be valid UTF-8 and no
 // more than the header's (a delimiter in an unquoted field shifts every
@@ -65,9 +63,9 @@ func (t *Table) name(j int) string {
 	return fmt.Sprintf("column %d", j+1)
 }
 
-// Read reads path with the given delimiter (',' or '\t'). lazyQuotes
-// allows stray quotes (TSV files that never quote).
-func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
+// Read reads path with the given delimiter (',' or '\t'; a TSV file may
+// hold stray quotes: files of that kind never quote).
+func Read(path string, comma rune) (*Table, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -78,11 +76,8 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma = comma
-	r.LazyQuotes = lazyQuotes
+	r.LazyQuotes = comma == '\t'
 	r.FieldsPerRecord = -1
-	if comma == '\t' {
-		r.LazyQuotes = true
-	}
 	t := &Table{Path: path}
 	for {
 		rec, err := r.Read()
@@ -122,10 +117,8 @@ func Read(path string, comma rune, lazyQuotes bool) (*Table, error) {
 // (compared case-insensitively), or an error listing the header.
 func (t *Table) Col(names ...string) (int, error) {
 	for _, n := range names {
-		for i, h := range t.Header {
-			if h == strings.ToLower(n) {
-				return i, nil
-			}
+		if i := slices.Index(t.Header, strings.ToLower(n)); i >= 0 {
+			return i, nil
 		}
 	}
 	return -1, fmt.Errorf("%s: no column %q (header: %s)", t.Path, names[0], strings.Join(t.Header, ", "))
@@ -170,7 +163,7 @@ func ReadLanguageFiles(ctx context.Context, dir, ext string, comma rune, reg *la
 		if l.ISO3 == "eng" {
 			form = item.English
 		}
-		t, err := Read(f, comma, comma == '\t')
+		t, err := Read(f, comma)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,7 +39,7 @@ func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options
 		ic, _ := t.Col("id", "question_id", "qid")
 		for i := range t.Rows {
 			q, a := t.Cell(i, qc), t.Cell(i, ac)
-			p := t.Problem(i)
+			p := t.Problems[i]
 			switch {
 			case p != nil:
 			case q == "":

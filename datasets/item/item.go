@@ -4,7 +4,10 @@
 package item
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,6 +117,18 @@ func (p Problem) Error() string {
 	return sb.String()
 }
 
+// Place is where p is, as a Variant's Source writes it: "file:line", or
+// "file record" for a format without lines.
+func (p Problem) Place() string {
+	switch {
+	case p.Line > 0:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	case p.Record != "":
+		return p.File + " " + p.Record
+	}
+	return p.File
+}
+
 // Options are shared by the loaders.
 type Options struct {
 	// SkipInvalid skips malformed records (counted in Set.Skipped) instead
@@ -168,12 +183,8 @@ func (s *Set) Index() map[string]*Item {
 func (s *Set) Sort() {
 	sort.SliceStable(s.Items, func(i, j int) bool { return lessID(s.Items[i].ID, s.Items[j].ID) })
 	for _, it := range s.Items {
-		sort.SliceStable(it.Variants, func(i, j int) bool {
-			a, b := it.Variants[i], it.Variants[j]
-			if a.Language != b.Language {
-				return a.Language < b.Language
-			}
-			return a.Form < b.Form
+		slices.SortStableFunc(it.Variants, func(a, b Variant) int {
+			return cmp.Or(cmp.Compare(a.Language, b.Language), cmp.Compare(a.Form, b.Form))
 		})
 	}
 }
@@ -256,12 +267,7 @@ func (s *Set) Check() Report {
 func (r Report) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s: %d items\n", r.Dataset, r.Items)
-	keys := make([]string, 0, len(r.PerLF))
-	for k := range r.PerLF {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.PerLF)) {
 		fmt.Fprintf(&sb, "  %-24s %6d items", k, r.PerLF[k])
 		if m := r.Missing[k]; len(m) > 0 {
 			show := m
@@ -331,8 +337,7 @@ func controlWarnings(it *Item) []Problem {
 	return out
 }
 
-// problemAt reads a variant's Source ("file:line", or "file record")
-// into a Problem's place.
+// problemAt reads a variant's Source (Problem.Place) back into a Problem.
 func problemAt(src string) Problem {
 	if i := strings.LastIndexByte(src, ':'); i > 0 {
 		if n, err := strconv.Atoi(src[i+1:]); err == nil && n > 0 {

@@ -7,8 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -46,13 +47,8 @@ func LoadPageDemo(ctx context.Context, path string, reg *lang.Registry, opts ite
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	codes := make([]string, 0, len(d.Langs))
-	for c := range d.Langs {
-		codes = append(codes, c)
-	}
-	sort.Strings(codes)
 	s := &item.Set{Dataset: "indicklar-page-demo"}
-	for _, code := range codes {
+	for _, code := range slices.Sorted(maps.Keys(d.Langs)) {
 		l, err := reg.Lookup(code)
 		if err != nil {
 			return nil, fmt.Errorf("%s: langs.%s: %w", path, code, err)
@@ -124,21 +120,11 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	ids := make([]string, 0, len(d.Facts))
-	for id := range d.Facts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	s := &item.Set{Dataset: "indicklar-samples", Notes: []string{path + ": no question templates in this bundle; variants have subject, object and candidates only"}}
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(d.Facts)) {
 		f := d.Facts[id]
-		codes := make([]string, 0, len(f))
-		for c := range f {
-			codes = append(codes, c)
-		}
-		sort.Strings(codes)
 		it := s.Get(id)
-		for _, code := range codes {
+		for _, code := range slices.Sorted(maps.Keys(f)) {
 			rec := fmt.Sprintf("facts.%s.%s", id, code)
 			if code == "r" {
 				if err := json.Unmarshal(f[code], &it.Relation); err != nil {

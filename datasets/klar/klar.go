@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bhashalab/bhasha/datasets/internal/jsonlist"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
@@ -92,7 +93,7 @@ func Load(ctx context.Context, root string, reg *lang.Registry, langs []string, 
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", root, err)
 		}
-		if err := loadFile(s, f, l, form, opts); err != nil {
+		if err := loadFile(ctx, s, f, l, form, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +101,7 @@ func Load(ctx context.Context, root string, reg *lang.Registry, langs []string, 
 	return s, nil
 }
 
-func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts item.Options) error {
+func loadFile(ctx context.Context, s *item.Set, path string, l lang.Language, form item.Form, opts item.Options) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
@@ -108,9 +109,6 @@ func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts it
 	lines := jsonpos.New(b)
 	relation := strings.TrimSuffix(filepath.Base(path), ".json")
 	dec := json.NewDecoder(bytes.NewReader(b))
-	fail := func(line int, rec, field, msg string) error {
-		return s.Fail(opts, item.Problem{File: path, Line: line, Record: rec, Field: field, Msg: msg})
-	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return item.Problem{File: path, Line: 1, Msg: "not a JSON object"}
 	}
@@ -142,33 +140,13 @@ func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts it
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 				return item.Problem{File: path, Field: "samples", Msg: "want a list"}
 			}
-			for n := 0; dec.More(); n++ {
-				rec := fmt.Sprintf("samples[%d]", n)
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Record: rec, Msg: err.Error()}
-				}
-				start := dec.InputOffset() - int64(len(raw))
-				line := lines.Line(start)
-				if p, bad := jsonpos.InvalidUTF8(item.Problem{File: path, Record: rec}, raw, start, lines.Line); bad {
-					if ferr := s.Fail(opts, p); ferr != nil {
-						return ferr
-					}
-					continue
-				}
-				var sm sample
-				if err := json.Unmarshal(raw, &sm); err != nil {
-					if ferr := fail(line, rec, "", err.Error()); ferr != nil {
-						return ferr
-					}
-					continue
-				}
-				if err := addSample(s, sm, path, line, rec, relation, template, l, form, opts, fail); err != nil {
-					return err
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return item.Problem{File: path, Msg: err.Error()}
+			err := jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("samples[%d]", i) },
+				func(p item.Problem) error { return s.Fail(opts, p) },
+				func(sm *sample, src item.Problem) error {
+					return addSample(s, *sm, src, relation, template, l, form, opts)
+				})
+			if err != nil {
+				return err
 			}
 		default:
 			var skip json.RawMessage
@@ -180,25 +158,29 @@ func loadFile(s *item.Set, path string, l lang.Language, form item.Form, opts it
 	return nil
 }
 
-func addSample(s *item.Set, sm sample, path string, line int, rec, relation, template string, l lang.Language, form item.Form, opts item.Options,
-	fail func(int, string, string, string) error) error {
+// addSample adds sample sm of a relation's file, at src, to s.
+func addSample(s *item.Set, sm sample, src item.Problem, relation, template string, l lang.Language, form item.Form, opts item.Options) error {
+	fail := func(field, msg string) error {
+		src.Field, src.Msg = field, msg
+		return s.Fail(opts, src)
+	}
 	id, err := parseIndex(sm.Index)
 	if err != nil {
-		return fail(line, rec, "index", err.Error())
+		return fail("index", err.Error())
 	}
 	if sm.Subject == nil || strings.TrimSpace(*sm.Subject) == "" {
-		return fail(line, rec, "subject", "missing or empty")
+		return fail("subject", "missing or empty")
 	}
 	if sm.Object == nil || strings.TrimSpace(*sm.Object) == "" {
-		return fail(line, rec, "object", "missing or empty")
+		return fail("object", "missing or empty")
 	}
 	cands, err := parseCandidates(sm.Candidates)
 	if err != nil {
-		return fail(line, rec, "object_candidates", err.Error())
+		return fail("object_candidates", err.Error())
 	}
 	v := item.Variant{
 		Language: l.ISO3, Form: form, Template: template, Subject: *sm.Subject, Answer: *sm.Object,
-		Question: Fill(template, *sm.Subject), Source: fmt.Sprintf("%s:%d", path, line),
+		Question: Fill(template, *sm.Subject), Source: src.Place(),
 	}
 	if len(cands) > 0 {
 		v.StoredCandidates = cands
@@ -212,7 +194,7 @@ func addSample(s *item.Set, sm sample, path string, line int, rec, relation, tem
 		it.Relation = relation
 	}
 	if _, dup := it.Variant(v.Language, v.Form); dup {
-		return fail(line, rec, "index", fmt.Sprintf("fact %s appears twice for %s/%s", id, v.Language, v.Form))
+		return fail("index", fmt.Sprintf("fact %s appears twice for %s/%s", id, v.Language, v.Form))
 	}
 	it.Variants = append(it.Variants, v)
 	return nil

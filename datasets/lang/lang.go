@@ -10,11 +10,10 @@
 package lang
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/bhashalab/bhasha/internal/textdist"
 )
@@ -179,17 +178,9 @@ func (r *Registry) near(s string, n int) []string {
 		l := r.langs[i]
 		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, l.Name), textdist.Levenshtein(q, k)})
 	}
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].d != cs[b].d {
-			return cs[a].d < cs[b].d
-		}
-		return cs[a].k < cs[b].k
-	})
-	var out []string
-	for _, c := range cs {
-		if len(out) == n {
-			break
-		}
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(a.d-b.d, strings.Compare(a.k, b.k)) })
+	out := make([]string, 0, n)
+	for _, c := range cs[:min(n, len(cs))] {
 		out = append(out, c.k)
 	}
 	return out
@@ -197,20 +188,3 @@ func (r *Registry) near(s string, n int) []string {
 
 // All returns every language, scheduled ones first, in registry order.
 func (r *Registry) All() []Language { return slices.Clone(r.langs) }
-
-// Scheduled returns the 22 languages of the Eighth Schedule.
-func (r *Registry) Scheduled() []Language {
-	var out []Language
-	for _, l := range r.langs {
-		if l.Scheduled {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// UnicodeTable returns the Unicode range table of a script ("" when the
-// script is a combination, as Japanese).
-func UnicodeTable(s Script) *unicode.RangeTable {
-	return unicode.Scripts[string(s)]
-}

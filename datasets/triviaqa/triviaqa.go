@@ -23,6 +23,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/bhashalab/bhasha/datasets/internal/jsonlist"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
@@ -71,14 +72,8 @@ func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, 
 		src.Field, src.Msg = "question_id", fmt.Sprintf("%q appears twice", id)
 		return s.Fail(opts, src)
 	}
-	where := src.File
-	if src.Line > 0 {
-		where += ":" + strconv.Itoa(src.Line)
-	} else if src.Record != "" {
-		where += " " + src.Record
-	}
 	it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: strings.TrimSpace(q),
-		Answer: strings.TrimSpace(value), Aliases: al, Source: where})
+		Answer: strings.TrimSpace(value), Aliases: al, Source: src.Place()})
 	return nil
 }
 
@@ -182,6 +177,17 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 	return s, nil
 }
 
+// originalRecord is one question of the original release.
+type originalRecord struct {
+	Question   string `json:"Question"`
+	QuestionID string `json:"QuestionId"`
+	Answer     struct {
+		Aliases           []string `json:"Aliases"`
+		NormalizedAliases []string `json:"NormalizedAliases"`
+		Value             string   `json:"Value"`
+	} `json:"Answer"`
+}
+
 // loadOriginal streams {"Data": [...], ...}: each record is decoded and
 // checked on its own, its line counted as the decoder passes it.
 func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
@@ -216,44 +222,13 @@ func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Se
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			return nil, bad(`field "Data": want a list`)
 		}
-		for i := 0; dec.More(); i++ {
-			if i%1024 == 0 && ctx.Err() != nil {
-				return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
-			}
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, bad(err.Error())
-			}
-			start := dec.InputOffset() - int64(len(raw))
-			src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("Data[%d]", i)}
-			if p, bad := jsonpos.InvalidUTF8(src, raw, start, lines.Line); bad {
-				if err := s.Fail(opts, p); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			var r struct {
-				Question   string `json:"Question"`
-				QuestionID string `json:"QuestionId"`
-				Answer     struct {
-					Aliases           []string `json:"Aliases"`
-					NormalizedAliases []string `json:"NormalizedAliases"`
-					Value             string   `json:"Value"`
-				} `json:"Answer"`
-			}
-			if err := json.Unmarshal(raw, &r); err != nil {
-				src.Msg = err.Error()
-				if err := s.Fail(opts, src); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if err := add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, bad(err.Error())
+		err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("Data[%d]", i) },
+			func(p item.Problem) error { return s.Fail(opts, p) },
+			func(r *originalRecord, src item.Problem) error {
+				return add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases)
+			})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if !sawData {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/bhashalab/bhasha/datasets/internal/jsonlist"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
@@ -71,13 +72,7 @@ func add(s *item.Set, opts item.Options, src item.Problem, q string, choices []s
 			return s.Fail(opts, src)
 		}
 		it.Choices, it.Correct = choices, correct
-		where := src.File
-		if src.Line > 0 {
-			where = fmt.Sprintf("%s:%d", src.File, src.Line)
-		} else if src.Record != "" {
-			where += " " + src.Record
-		}
-		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: where})
+		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: src.Place()})
 		return nil
 	}
 	return s.Fail(opts, src)
@@ -116,44 +111,22 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 		return nil, item.Problem{File: path, Line: 1, Msg: "want a JSON list of questions"}
 	}
 	s := &item.Set{Dataset: "truthfulqa"}
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, item.Problem{File: path, Line: lines.Line(dec.InputOffset()), Msg: err.Error()}
-		}
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
-		}
-		start := dec.InputOffset() - int64(len(raw))
-		src := item.Problem{File: path, Line: lines.Line(start), Record: fmt.Sprintf("[%d]", i)}
-		if p, bad := jsonpos.InvalidUTF8(src, raw, start, lines.Line); bad {
-			if err := s.Fail(opts, p); err != nil {
-				return nil, err
+	type record struct {
+		Question string          `json:"question"`
+		MC1      json.RawMessage `json:"mc1_targets"`
+	}
+	fail := func(p item.Problem) error { return s.Fail(opts, p) }
+	err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("[%d]", i) }, fail,
+		func(r *record, src item.Problem) error {
+			choices, labels, err := orderedTargets(r.MC1)
+			if err != nil {
+				src.Field, src.Msg = "mc1_targets", err.Error()
+				return fail(src)
 			}
-			continue
-		}
-		var r struct {
-			Question string          `json:"question"`
-			MC1      json.RawMessage `json:"mc1_targets"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			src.Msg = err.Error()
-			if err := s.Fail(opts, src); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		choices, labels, err := orderedTargets(r.MC1)
-		if err != nil {
-			src.Field, src.Msg = "mc1_targets", err.Error()
-			if err := s.Fail(opts, src); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := add(s, opts, src, r.Question, choices, labels); err != nil {
-			return nil, err
-		}
+			return add(s, opts, src, r.Question, choices, labels)
+		})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }

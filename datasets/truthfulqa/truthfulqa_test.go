@@ -60,3 +60,22 @@ func TestBad(t *testing.T) {
 		t.Fatalf("%v %+v", err, s)
 	}
 }
+
+// A list cut off before its closing bracket is refused, naming the file
+// and line, even with SkipInvalid: the questions after the cut are lost.
+func TestTruncatedList(t *testing.T) {
+	q := `{"question": "Q1", "mc1_targets": {"a": 1, "b": 0}}`
+	for _, c := range []struct{ name, text, want string }{
+		{"after a record", "[\n " + q, "mc_task.json line 2"},
+		{"after a comma", "[\n " + q + ",\n", "mc_task.json line 2 [1]"},
+	} {
+		p := filepath.Join(t.TempDir(), "mc_task.json")
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(context.Background(), p, item.Options{SkipInvalid: true})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error at %q", c.name, err, c.want)
+		}
+	}
+}

@@ -200,7 +200,7 @@ func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *stud
 		sort.Float64s(ia)
 		sort.Float64s(dr)
 		diff, p := stats.TwoSamplePermutation(ia, dr, 200000, 10000, rand.New(rand.NewPCG(12345, 2)))
-		t.Add(k.model, k.strategy, ref, k.measure, len(ia), tables.Mean(ia), len(dr), tables.Mean(dr), diff, p, tables.QuantileSorted(ia, 0.5), tables.QuantileSorted(dr, 0.5))
+		t.Add(k.model, k.strategy, ref, k.measure, len(ia), stats.Mean(ia), len(dr), stats.Mean(dr), diff, p, stats.QuantileSorted(ia, 0.5), stats.QuantileSorted(dr, 0.5))
 	}
 	noteFamilyGainTests(t, gains, ref)
 	return t

@@ -120,7 +120,7 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 	}
 	mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
 	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
-	med := tables.QuantileSorted(g, 0.5)
+	med := stats.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
 	method := "exact"
 	if len(g) > 50 || hasZero(g) {
@@ -208,7 +208,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		// of equal gains must tie exactly for the pick to be the same in
 		// every report of the run.
 		sort.Float64s(v)
-		x := variant{family(s), s, tables.Mean(v)}
+		x := variant{family(s), s, stats.Mean(v)}
 		vs = append(vs, x)
 		if b, ok := best[x.family]; !ok || x.acc > b.acc || (x.acc == b.acc && x.strategy < b.strategy) {
 			best[x.family] = x
@@ -219,7 +219,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		am, alo, ahi := boot(acc[v.strategy], 4)
 		cm, clo, chi := boot(clc[v.strategy], 5)
 		t.Add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
-			len(clc[v.strategy]), cm, clo, chi, tables.Mean(lat[v.strategy]), tables.Mean(lat[ref]))
+			len(clc[v.strategy]), cm, clo, chi, stats.Mean(lat[v.strategy]), stats.Mean(lat[ref]))
 	}
 	return t
 }

@@ -1,0 +1,57 @@
+// Package jsonlist reads the records of a JSON list one at a time, each
+// with its place (file, line, record) for the loaders' problems.
+package jsonlist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/internal/jsonpos"
+)
+
+// Each reads the records of the JSON list whose '[' dec has just read, up
+// to and including its ']'. Each record is decoded into a new T and given
+// to add with src, its place: path, its first line and name(i). A record
+// that is not valid UTF-8 (the line and key of its first bad byte) or
+// does not decode into T is given to fail instead, with its place and the
+// reason; fail returns nil to go on (item.Set.Fail). A list that cannot
+// be read is an item.Problem at the line the decoder reached. lines maps
+// a byte offset, never less than the one before, to its line. ctx is
+// checked every 1,024 records.
+func Each[T any](ctx context.Context, dec *json.Decoder, path string, lines func(int64) int, name func(i int) string,
+	fail func(item.Problem) error, add func(r *T, src item.Problem) error) error {
+	for i := 0; dec.More(); i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("reading %s: %w", path, ctx.Err())
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return item.Problem{File: path, Line: lines(dec.InputOffset()), Record: name(i), Msg: err.Error()}
+		}
+		start := dec.InputOffset() - int64(len(raw))
+		src := item.Problem{File: path, Line: lines(start), Record: name(i)}
+		p, bad := jsonpos.InvalidUTF8(src, raw, start, lines)
+		var r T
+		if !bad {
+			if err := json.Unmarshal(raw, &r); err != nil {
+				p, bad = src, true
+				p.Msg = err.Error()
+			}
+		}
+		err := error(nil)
+		if bad {
+			err = fail(p)
+		} else {
+			err = add(&r, src)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return item.Problem{File: path, Line: lines(dec.InputOffset()), Msg: err.Error()}
+	}
+	return nil
+}
