@@ -14,21 +14,20 @@
 //  2. Build: reads its dataset (Experiment.LoadItems gives [Items]) and
 //     returns its [Plan], which holds everything the run needs.
 //  3. The plan's Stages and Requests: what to ask, stage by stage, each a
-//     [Request] with its typed [Key], [Kind] ([Chat] or [Completion]),
+//     [Request] with its typed [Key], its kind ([Chat] or completion),
 //     its [Message] list and [Decoding]; a later stage finds earlier answers
 //     through its [Lookup].
 //  4. Extract: the answer read from a response, an [ExtractResult]
-//     ([ExtractField], [ExtractFirstLine], or the whole text with
-//     [MethodText]).
+//     (package analysis/extract, or the whole text with [MethodText]).
 //  5. Score: one [Row] per answer, started by Common.Row
 //     ([NewCommon]); its criteria decided with the matching helpers
-//     ([ExactMatch], [Substring], [WordOverlap], [TranslitMatch],
-//     [Normalize]); a study's own criteria are its marks (bits of
-//     Row.Marks below [MaxMarks], named by its constants).
+//     ([ExactMatch], [Substring], [WordOverlap]); a study's own criteria
+//     are its marks (bits of Row.Marks below [MaxMarks], named by its
+//     constants).
 //  6. AnswerSchema ([AnswerSchemer]): its criteria declared once
-//     ([NewSchema] with [CorrectField], [Mark], [TextField], [IntField]);
-//     answers.csv, the workbook's samples sheet and the HTML explorer are
-//     generated from it.
+//     ([NewSchema] with [CorrectField] and [Mark]); answers.csv, the
+//     workbook's samples sheet and the HTML explorer are generated
+//     from it.
 //  7. Tables: [Standard] (accuracy per criterion, and scoring) and its
 //     own, each a [NewTable] of declared columns ([KeyColumn],
 //     [CountColumn], [ProportionColumn], [LowerColumn], [UpperColumn],
@@ -49,8 +48,6 @@
 package study
 
 import (
-	"io/fs"
-
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
@@ -68,9 +65,6 @@ type (
 	// Figurer is [experiment.Figurer]: a plan that draws figures from
 	// its tables.
 	Figurer = experiment.Figurer
-	// Publisher is [experiment.Publisher]: a plan whose paper printed
-	// numbers a run is set beside.
-	Publisher = experiment.Publisher
 )
 
 // What Check and Build are handed.
@@ -84,9 +78,6 @@ type (
 	// Option is [experiment.Option]: one setting of an experiment built
 	// in Go.
 	Option = experiment.Option
-	// PublishedValue is [experiment.PublishedValue]: one number a paper
-	// printed.
-	PublishedValue = experiment.PublishedValue
 	// Lookup is [protocol.Lookup]: finds a model's record of an earlier
 	// stage by its key.
 	Lookup = protocol.Lookup
@@ -100,20 +91,3 @@ func OptionsOf[T any](e *Experiment) *T { return experiment.OptionsOf[T](e) }
 // Set is [experiment.Set]: an Option that edits the study's own options
 // (a *T), for the study's setters.
 func Set[T any](set func(*T)) Option { return experiment.Set(set) }
-
-// List is [experiment.List]: parses each value of a list field, adding
-// a bad one to c at its own line, and returns those that parse.
-func List[T any](c *Checker, field string, vals []string, parse func(string) (T, error)) []T {
-	return experiment.List(c, field, vals, parse)
-}
-
-// ReadPublished is [experiment.ReadPublished]: the published numbers of
-// the CSV files of fsys matching pattern; an error names the file, its
-// line and field.
-func ReadPublished(fsys fs.FS, pattern string) ([]PublishedValue, error) {
-	return experiment.ReadPublished(fsys, pattern)
-}
-
-// Template is [protocol.Template]: the prompt text of the built-in
-// template name (after its citation header) and the file's SHA-256.
-func Template(name string) (text, hash string, err error) { return protocol.Template(name) }

@@ -1,7 +1,7 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Options are IndicKLAR's own options (top-level keys of the experiment
@@ -67,26 +67,26 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithForms sets the question forms (YAML forms:).
-func WithForms(forms ...string) study.Option {
-	return study.Set(func(o *Options) { o.Forms = forms })
+func WithForms(forms ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Forms = forms })
 }
 
 // WithStrategies sets the prompting strategies (YAML strategies:).
-func WithStrategies(names ...string) study.Option {
-	return study.Set(func(o *Options) { o.Strategies = names })
+func WithStrategies(names ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Strategies = names })
 }
 
 // WithReference sets the strategy the others are tested against (YAML reference:).
-func WithReference(name string) study.Option {
-	return study.Set(func(o *Options) { o.Reference = name })
+func WithReference(name string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Reference = name })
 }
 
 // WithPrompt sets the prompt options (YAML prompt:).
-func WithPrompt(p PromptOptions) study.Option {
-	return study.Set(func(o *Options) { o.Prompt = p })
+func WithPrompt(p PromptOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Prompt = p })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) study.Option {
-	return study.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

@@ -12,10 +12,11 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/translit"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
@@ -29,9 +30,9 @@ import (
 // every form asked (native, code-mixed, English); the other strategies,
 // like the authors' scripts, on native questions only.
 type Protocol struct {
-	Set        *study.Items
+	Set        *item.Set
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
-	Forms      []study.Form
+	Forms      []item.Form
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
@@ -70,14 +71,14 @@ type Protocol struct {
 	// questions has none to show (the study refuses a dataset without
 	// any English question).
 	DemosFromEnglish bool
-	// LenientJSON scores JSON answers read by study.ExtractField (fenced,
+	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.
 	LenientJSON bool
 
 	once     sync.Once
 	byID     map[string]*itemAt
-	variants []*study.Variant     // every item's variants, numbered (variantAt.n)
+	variants []*item.Variant      // every item's variants, numbered (variantAt.n)
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
@@ -134,7 +135,7 @@ func (p *Protocol) Templates() map[string]string {
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
 			if f := p.templateFile(s, st); f != "" {
-				if _, h, err := study.Template(f); err == nil {
+				if _, h, err := protocol.Template(f); err == nil {
 					out[f] = h
 				}
 			}
@@ -145,8 +146,8 @@ func (p *Protocol) Templates() map[string]string {
 
 // decoding is the authors' SamplingParams per strategy and stage (§1.7);
 // the ablations decode as Obj-Baseline.
-func decoding(s Strategy, stage int) study.Decoding {
-	d := study.Decoding{Temperature: ptr(0.0)}
+func decoding(s Strategy, stage int) engine.Decoding {
+	d := engine.Decoding{Temperature: ptr(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
@@ -172,7 +173,7 @@ func decoding(s Strategy, stage int) study.Decoding {
 
 type slot struct {
 	lang lang.Language
-	form study.Form
+	form item.Form
 }
 
 // slots lists the (language, form) pairs a strategy asks.
@@ -180,7 +181,7 @@ func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
 	english := false
 	for _, f := range p.Forms {
-		if f == study.English {
+		if f == item.English {
 			english = true
 		}
 	}
@@ -190,14 +191,14 @@ func (p *Protocol) slots(s Strategy) []slot {
 			continue
 		}
 		for _, f := range p.Forms {
-			if f == study.English || (s != Baseline && s != BaselineCands && f != study.Native) {
+			if f == item.English || (s != Baseline && s != BaselineCands && f != item.Native) {
 				continue
 			}
 			out = append(out, slot{l, f})
 		}
 	}
 	if english && (s == Baseline || s == BaselineCands) {
-		out = append(out, slot{lang.New().MustLookup("eng"), study.English})
+		out = append(out, slot{lang.New().MustLookup("eng"), item.English})
 	}
 	return out
 }
@@ -216,16 +217,16 @@ func shotsOrDefault(n int) int {
 }
 
 // Requests yields one model's requests of one stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	shots := shotsOrDefault(p.Shots)
-	return func(yield func(study.Request, error) bool) {
+	return func(yield func(engine.Request, error) bool) {
 		pools := p.pools()
 		for _, s := range p.Strategies {
 			if stage > s.Stages() {
 				continue
 			}
 			// One decoding for the strategy's requests: they share its
-			// schema's map (study.Decoding.Equal then compares them at once).
+			// schema's map (engine.Decoding.Equal then compares them at once).
 			d := decoding(s, stage)
 			if p.MaxTokens > 0 {
 				d.MaxTokens = p.MaxTokens
@@ -236,34 +237,34 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 					if !ok || v.Question == "" {
 						continue
 					}
-					key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
+					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
 					if s.Stages() == 2 && stage == 1 {
-						key.Role = study.Translation()
+						key.Role = engine.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
 					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
-						if !yield(study.Request{}, err) {
+						if !yield(engine.Request{}, err) {
 							return
 						}
 						continue
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							if !yield(study.Request{Key: key}, protocol.ErrWithheld) {
+							if !yield(engine.Request{Key: key}, protocol.ErrWithheld) {
 								return
 							}
 						}
 						continue
 					}
-					r := study.Request{Key: key, Kind: study.Completion, Prompt: prompt, Decoding: d}
+					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
 					if s.Target() != "" {
-						r.Cues = []string{study.CueTranslateFirst}
+						r.Cues = []string{engine.CueTranslateFirst}
 					}
 					if p.Chat {
-						r.Kind, r.Prompt = study.Chat, ""
-						r.Messages = []study.Message{{Role: "user", Content: prompt}}
+						r.Kind, r.Prompt = engine.Chat, ""
+						r.Messages = []engine.Message{{Role: "user", Content: prompt}}
 					}
 					if !yield(r, nil) {
 						return
@@ -276,12 +277,12 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 
 type poolKey struct {
 	relation, lang string
-	form           study.Form
+	form           item.Form
 }
 
 type demo struct {
 	id string
-	v  *study.Variant
+	v  *item.Variant
 }
 
 func (p *Protocol) pools() map[poolKey][]demo {
@@ -305,7 +306,7 @@ func (p *Protocol) pools() map[poolKey][]demo {
 // ablation).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
-		return poolKey{relation, "eng", study.English}
+		return poolKey{relation, "eng", item.English}
 	}
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
@@ -402,7 +403,7 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
 }
 
-func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Variant, demos []demo, key study.Key, prior study.Lookup) (string, error) {
+func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
 	}
@@ -425,7 +426,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
 	header, ok := p.headers[hk]
 	if !ok {
-		text, _, err := study.Template(name)
+		text, _, err := protocol.Template(name)
 		if err != nil {
 			return "", err
 		}
@@ -468,9 +469,9 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 	q := v.Question
 	if s.Stages() == 2 {
 		k1 := key
-		k1.Role = study.Translation()
+		k1.Role = engine.Translation()
 		rec, ok := prior(k1)
-		if !ok || rec.Status != study.StatusOK {
+		if !ok || rec.Status != engine.StatusOK {
 			return "", nil
 		}
 		q = Stage1Question(rec.Response)
@@ -515,14 +516,14 @@ func Stage1Question(response string) string {
 // Extract reads a response as the authors' code does: the first line for
 // the baselines, the "translation" field for a first stage, the "answer"
 // field otherwise, both by their json.loads rule (extract.Authors; with
-// LenientJSON, study.ExtractField); answers are checked against the item's
+// LenientJSON, extract.Field); answers are checked against the item's
 // candidates.
-func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	return p.extract(r, p.LenientJSON)
 }
 
 // extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
+func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
 	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
 	return p.extractVia(r, v, lenient, parse, extract.Listed)
 }
@@ -531,19 +532,19 @@ func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 // the first line, or a JSON field by one of the two rules.
 type parsing struct {
 	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
-	lenient  bool  // study.ExtractField, else extract.Authors
+	lenient  bool  // extract.Field, else extract.Authors
 	response string
 }
 
 // parse reads a response as k says (a function of k alone).
-func parse(k parsing) study.ExtractResult {
+func parse(k parsing) extract.Result {
 	field := extract.Authors
 	if k.lenient {
-		field = study.ExtractField
+		field = extract.Field
 	}
 	switch k.how {
 	case 0:
-		return study.ExtractFirstLine(k.response)
+		return extract.FirstLine(k.response)
 	case 2:
 		return field(k.response, "translation")
 	}
@@ -553,16 +554,16 @@ func parse(k parsing) study.ExtractResult {
 // extractVia is extract reading the response with parse and checking its
 // candidates, those of v (the record's item variant, nil: none), with
 // listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *study.Record, v *study.Variant, lenient bool, parse func(parsing) study.ExtractResult, listed func(string, []string) bool) *study.ExtractResult {
+func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	var res study.ExtractResult
+	var res extract.Result
 	switch {
 	case !s.JSON():
 		res = parse(parsing{how: 0, response: r.Response})
-	case r.Fields.Role.Kind == study.RoleTranslation:
+	case r.Fields.Role.Kind == engine.RoleTranslation:
 		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
 		return &res
 	default:
@@ -575,7 +576,7 @@ func (p *Protocol) extractVia(r *study.Record, v *study.Variant, lenient bool, p
 }
 
 // item finds an item by id (an index built on first use).
-func (p *Protocol) item(id string) *study.Item {
+func (p *Protocol) item(id string) *item.Item {
 	p.index()
 	if at := p.byID[id]; at != nil {
 		return at.it
@@ -587,7 +588,7 @@ func (p *Protocol) item(id string) *study.Item {
 // (Item.Variant's: the first of each), and its English variant's number
 // (-1: none).
 type itemAt struct {
-	it *study.Item
+	it *item.Item
 	vs []variantAt
 	en int32
 }
@@ -602,7 +603,7 @@ type variantAt struct {
 // through an index built on first use: a scoring pass asks for every
 // record); v is nil when the item has none there, it when there is no
 // such item.
-func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
+func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
 	it, n, _ := p.locate(id, lang, form)
 	if n >= 0 {
 		v = p.variants[n]
@@ -612,7 +613,7 @@ func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Vari
 
 // locate is variant by number: n is the variant's number (-1: none),
 // en the item's English variant's (-1: none).
-func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
+func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
 	p.index()
 	at := p.byID[id]
 	if at == nil {
@@ -627,7 +628,7 @@ func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 }
 
 // allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*study.Variant {
+func (p *Protocol) allVariants() []*item.Variant {
 	p.index()
 	return p.variants
 }
@@ -649,7 +650,7 @@ func (p *Protocol) index() {
 				v := &it.Variants[i]
 				n := int32(len(p.variants))
 				p.variants = append(p.variants, v)
-				if at.en < 0 && v.Language == "eng" && v.Form == study.English {
+				if at.en < 0 && v.Language == "eng" && v.Form == item.English {
 					at.en = n
 				}
 				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
@@ -664,12 +665,12 @@ func (p *Protocol) index() {
 // native variant v of item id, its gold and its candidates; ok is false
 // when the item lacks what the ablation needs (an English variant with a
 // subject and template, or a native template).
-func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
+func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {
 		return "", "", nil, false
 	}
-	en, hasEN := it.Variant("eng", study.English)
+	en, hasEN := it.Variant("eng", item.English)
 	switch s {
 	case EntityEN: // native template, English subject; native gold
 		if !hasEN || en.Subject == "" || v.Template == "" {
@@ -689,7 +690,7 @@ func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold str
 
 // ablationPrompt is the Obj-Baseline format over ablated questions, the
 // demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos []demo) string {
+func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
 	q, _, cands, ok := p.ablated(s, id, v)
 	if !ok {
 		return ""
