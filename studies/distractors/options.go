@@ -48,16 +48,6 @@ func WithConditions(names ...string) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Conditions = names })
 }
 
-// WithNotes overrides the distractor notes by language: es, hi, zh (YAML notes:).
-func WithNotes(notes map[string]string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Notes = notes })
-}
-
-// WithParagraph overrides the unrelated paragraph (YAML paragraph:).
-func WithParagraph(text string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Paragraph = text })
-}
-
 // WithScoring sets the scoring options (YAML scoring:).
 func WithScoring(s ScoringOptions) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Scoring = s })

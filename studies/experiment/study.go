@@ -251,13 +251,6 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	return c.errs
 }
 
-func (e *Experiment) datasetPath() string {
-	if e.Dataset == nil {
-		return ""
-	}
-	return e.Dataset.Path
-}
-
 // CheckDataset reports a missing dataset.path and a bad dataset.format
 // (for studies that read a dataset).
 func (e *Experiment) CheckDataset(c *Checker) {

@@ -5,12 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// CLC is cross-lingual consistency, per model and strategy. clc lists
+// clcFrom is cross-lingual consistency, per model and strategy. clc lists
 // every pair of language/form units: the Jaccard index |Cₐ ∩ C_b| /
 // |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
 // empty), over the items both units asked, with the pair's scope (the form
@@ -24,8 +23,6 @@ import (
 // overall CLC), per model × strategy × form: forms are never mixed (a
 // baseline run on three forms and TinT on the native one are compared on
 // the native one).
-func CLC(rows []score.Row) (pairs, means, overall *tables.Table) { return clcFrom(tables.Index(rows)) }
-
 func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 	pairs = tables.New("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
 		tables.Key("model"),
@@ -118,19 +115,13 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 	return pairs, means, overall
 }
 
-// StrategyTests compares each strategy with the reference (Reference) on
+// strategyTestsFrom compares each strategy with the reference (Reference) on
 // the same items, per model × language × form (with both CLC(L) and the
 // CLC gain beside the accuracy gain):
 // the discordant counts b (reference right, strategy wrong) and c
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
-func StrategyTests(rows []score.Row, ref string) *tables.Table {
-	o := tables.Index(rows)
-	_, means, _ := clcFrom(o)
-	return strategyTestsFrom(o, reference(ref, o), means)
-}
-
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *tables.Table {
 	t := tables.New("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
 		tables.Key("model"),

@@ -146,19 +146,12 @@ func FamilyTests(fam *tables.Table) *tables.Table {
 	return t
 }
 
-// FamilyGainTests compares the gains of Indo-Aryan and Dravidian languages
+// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian languages
 // (IndicKLAR §5.4 is about gains, not levels), per model × strategy ×
 // measure (acc, clc): each family's languages and mean gain (as the paper
 // states them) with the difference and the exact two-sample permutation
 // p (stats.TwoSamplePermutation), and each family's median gain (the
 // robust variant).
-func FamilyGainTests(rows []score.Row, ref string) *tables.Table {
-	o := tables.Index(rows)
-	_, means, _ := clcFrom(o)
-	ref = reference(ref, o)
-	return familyGainTestsFrom(languageGains(o, ref, means), ref)
-}
-
 func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *tables.Table {
 	t := tables.New("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
 		tables.Key("model"),

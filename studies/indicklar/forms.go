@@ -4,17 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// FormGaps compares, per model × baseline strategy × language, the native,
+// formGapsFrom compares, per model × baseline strategy × language, the native,
 // code-mixed and English forms of the same facts: accuracy over the items
 // both forms answered, the gap with its paired Wald interval, and
 // McNemar's exact p.
-func FormGaps(rows []score.Row) *tables.Table { return formGapsFrom(tables.Index(rows)) }
-
 func formGapsFrom(o tables.Outcomes) *tables.Table {
 	t := tables.New("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
 		tables.Key("model"),
@@ -106,7 +103,7 @@ func sortKeys(keys [][4]string) {
 	tables.SortBy(keys, func(k [4]string) []string { return k[:] })
 }
 
-// FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
+// flipPointsFrom counts the transitions from wrong to right (IndicKLAR §5.7),
 // per model × language over the native items, from the reference
 // baseline (ref, the experiment's reference:, when it is a baseline; else
 // Baseline when it ran, else Obj-Baseline: baselineReference; "" chooses
@@ -123,11 +120,6 @@ func sortKeys(keys [][4]string) {
 // right under TinT-EN, the shares are 0.40 and 0.10. share_of_from
 // (Bhasha's, beside) divides by the items still wrong at the step's start
 // instead (0.40 and 10/60 ≈ 0.167). Each carries its Wilson interval.
-func FlipPoints(rows []score.Row, ref string) *tables.Table {
-	o := tables.Index(rows)
-	return flipPointsFrom(o, reference(ref, o))
-}
-
 func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 	t := tables.New("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
 		tables.Key("model"),

@@ -12,7 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/internal/parallel"
 )
 
-// LanguageTests tests each strategy's gain over the reference across
+// languageGains tests each strategy's gain over the reference across
 // languages, per model and measure: acc (the per-language accuracy
 // difference on the same native items) and clc (the difference of the
 // native CLC(L)). As the paper's A.3/A.4 state them: the mean gain with its
@@ -20,13 +20,6 @@ import (
 // exact sign-flip permutation p; the robust variant beside: the median
 // gain and Wilcoxon's signed-rank test (SciPy's auto method); and the
 // languages with a positive gain (A.4).
-func LanguageTests(rows []score.Row, ref string) *tables.Table {
-	o := tables.Index(rows)
-	_, means, _ := clcFrom(o)
-	ref = reference(ref, o)
-	return languageTestsFrom(languageGains(o, ref, means), ref)
-}
-
 // gainKey names one set of per-language gains.
 type gainKey struct{ model, strategy, measure string }
 
@@ -141,7 +134,7 @@ func hasZero(x []float64) bool {
 	return false
 }
 
-// StrategyFamilies sets each strategy family's variants side by side
+// strategyFamiliesFrom sets each strategy family's variants side by side
 // (IndicKLAR A.3: 1Step, 2Step, TinT): per variant, the mean gain over
 // the reference across language × model cells in accuracy and in native
 // CLC(L), each with a percentile bootstrap 95% interval (10,000
@@ -150,13 +143,6 @@ func hasZero(x []float64) bool {
 // mean accuracy gain over the cells (Bhasha's pick; the paper's A.3
 // selects per cell, separately for accuracy and CLC: FamilySelection).
 // family names a strategy's family ("" for none).
-func StrategyFamilies(rows []score.Row, ref string, family func(strategy string) string) *tables.Table {
-	o := tables.Index(rows)
-	ref = reference(ref, o)
-	_, means, _ := clcFrom(o)
-	return strategyFamiliesFrom(rows, languageGains(o, ref, means), ref, family)
-}
-
 func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *tables.Table {
 	t := tables.New("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
 		tables.Text("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
@@ -224,7 +210,7 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 	return t
 }
 
-// FamilySelection is IndicKLAR A.3's "best-performing variants" as the
+// familySelectionFrom is IndicKLAR A.3's "best-performing variants" as the
 // paper selects them: in each language × model cell, separately for
 // accuracy (acc) and for native CLC(L) (clc), the family's variant with
 // the largest gain over the reference in that cell is selected (a tie
@@ -238,13 +224,6 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 // selected"). strategy_families' best (the highest mean gain over the
 // cells) is Bhasha's other rule. family names a strategy's family (""
 // for none).
-func FamilySelection(rows []score.Row, ref string, family func(strategy string) string) *tables.Table {
-	o := tables.Index(rows)
-	ref = reference(ref, o)
-	_, means, _ := clcFrom(o)
-	return familySelectionFrom(languageGains(o, ref, means), ref, family)
-}
-
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *tables.Table {
 	t := tables.New("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
 		tables.Text("family", "the strategy family (1Step, 2Step, TinT, CoT)"),

@@ -76,11 +76,6 @@ func WithStrategies(names ...string) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Strategies = names })
 }
 
-// WithReference sets the strategy the others are tested against (YAML reference:).
-func WithReference(name string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Reference = name })
-}
-
 // WithPrompt sets the prompt options (YAML prompt:).
 func WithPrompt(p PromptOptions) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Prompt = p })

@@ -14,12 +14,9 @@ package indicklar
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/bhashalab/bhasha/analysis/bpe"
@@ -609,86 +606,48 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 }
 
 // stages finds a two-step answer's first stage among the kept records
-// by the answer's key (the stage's key with the answer's role). It holds
-// a 64-bit hash of each key and the stage's index, a tenth of a map keyed
-// by engine.Key; a hit is confirmed by comparing the keys, and keys whose
-// hashes collide go to a map of their own, so a collision never joins the
-// wrong stage. A later stage of the same key replaces an earlier one.
+// by the answer's key (the stage's key with the answer's role); a later
+// stage of the same key replaces an earlier one.
 type stages struct {
-	hash  func(engine.Key) uint64
-	kept  []experiment.Kept
-	at    map[uint64]int32
-	clash map[engine.Key]int32
+	kept []experiment.Kept
+	at   map[engine.Key]int32
 }
 
-// newStages indexes kept by maphash.
 func newStages(kept []experiment.Kept) *stages {
-	seed := maphash.MakeSeed()
-	return newStagesHashed(kept, func(k engine.Key) uint64 { return maphash.Comparable(seed, k) })
-}
-
-// newStagesHashed indexes kept by hash (a test's hash makes keys collide).
-func newStagesHashed(kept []experiment.Kept, hash func(engine.Key) uint64) *stages {
-	s := &stages{hash: hash, kept: kept, at: make(map[uint64]int32, len(kept))}
+	s := &stages{kept: kept, at: make(map[engine.Key]int32, len(kept))}
 	for i := range kept {
-		k := answerKey(kept[i].Fields)
-		h := hash(k)
-		if j, ok := s.at[h]; ok && answerKey(kept[j].Fields) != k {
-			if s.clash == nil {
-				s.clash = map[engine.Key]int32{}
-			}
-			s.clash[k] = int32(i)
-			continue
-		}
-		s.at[h] = int32(i)
+		s.at[answerKey(kept[i].Fields)] = int32(i)
 	}
 	return s
 }
 
 // join adds to each row its first stage's latency and cache (end to end:
-// every stage's time), on GOMAXPROCS goroutines, each a contiguous run of
-// rows. Only rows whose strategy some kept stage has are looked up: a
-// stage's key is its answer's but for the role.
+// every stage's time). Only rows whose strategy some kept stage has are
+// looked up: a stage's key is its answer's but for the role.
 func (s *stages) join(rows []score.Row) {
-	if len(s.kept) == 0 {
-		return
-	}
 	strategies := map[string]bool{}
 	for i := range s.kept {
 		strategies[s.kept[i].Fields.Strategy] = true
 	}
-	parts := max(1, min(runtime.GOMAXPROCS(0), len(rows)/(1<<14)))
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Go(func() {
-			last, has := "", false // rows come by strategy: one map read per run of them
-			for i := len(rows) * k / parts; i < len(rows)*(k+1)/parts; i++ {
-				row := &rows[i]
-				if st := row.Key.Strategy; st != last || i == len(rows)*k/parts {
-					last, has = st, strategies[st]
-				}
-				if !has {
-					continue
-				}
-				if f := s.of(row.Key); f != nil {
-					row.LatencyMS += f.LatencyMS
-					row.Cached = row.Cached || f.Cached
-				}
-			}
-		})
+	last, has := "", false // rows come by strategy: one map read per run of them
+	for i := range rows {
+		row := &rows[i]
+		if st := row.Key.Strategy; st != last || i == 0 {
+			last, has = st, strategies[st]
+		}
+		if !has {
+			continue
+		}
+		if f := s.of(row.Key); f != nil {
+			row.LatencyMS += f.LatencyMS
+			row.Cached = row.Cached || f.Cached
+		}
 	}
-	wg.Wait()
 }
 
 // of is the first stage of the answer keyed k, nil when none was kept.
 func (s *stages) of(k engine.Key) *experiment.Kept {
-	if len(s.kept) == 0 {
-		return nil
-	}
-	if j, ok := s.at[s.hash(k)]; ok && answerKey(s.kept[j].Fields) == k {
-		return &s.kept[j]
-	}
-	if j, ok := s.clash[k]; ok {
+	if j, ok := s.at[k]; ok {
 		return &s.kept[j]
 	}
 	return nil
@@ -721,18 +680,6 @@ func scored(x *extract.Result) string {
 		return x.Fallback
 	}
 	return x.Value
-}
-
-// verdict is the authors' criterion: the baselines' prefix match, the
-// candidate matcher (stored order) for every strategy showing candidates.
-// A scoring pass gives the same through its memos (scorer.verdict,
-// checked against this in TestPassVerdictIsVerdict).
-func verdict(st Strategy, pred, gold string, cands []string) bool {
-	if st == Baseline || len(cands) == 0 {
-		return match.Prefix(pred, gold, normalize.Authors)
-	}
-	_, ok := match.Candidate(pred, cands, gold, normalize.Authors)
-	return ok
 }
 
 // tokenizers loads the tokenizer.json of every model that names one.

@@ -29,11 +29,6 @@ type ScoringOptions struct {
 // Options is a new zero Options: the study's YAML keys.
 func (Study) Options() any { return new(Options) }
 
-// WithJudgePrompt sets the judge's prompt, v1 or v2 (YAML judge_prompt:).
-func WithJudgePrompt(version string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.JudgePrompt = version })
-}
-
 // WithScoring sets the scoring options (YAML scoring:).
 func WithScoring(s ScoringOptions) experiment.Option {
 	return experiment.Set(func(o *Options) { o.Scoring = s })

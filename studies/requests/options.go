@@ -46,8 +46,3 @@ func (Synthetic) Options() any { return new(SyntheticOptions) }
 // ImpliedBy: an experiment without study: that sets synthetic: is this
 // study.
 func (Synthetic) ImpliedBy() string { return "synthetic" }
-
-// WithCount asks for n generated requests (YAML synthetic: {count: n}).
-func WithCount(n int) experiment.Option {
-	return experiment.Set(func(o *SyntheticOptions) { o.Synthetic = &Generated{Count: n} })
-}
