@@ -1,7 +1,9 @@
 package distractors
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -121,10 +123,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 			clean[r.Key.Model][r.Key.Item] = o
 		}
 	}
-	cells := make([]cell, 0, len(by))
-	for c := range by {
-		cells = append(cells, c)
-	}
+	cells := slices.Collect(maps.Keys(by))
 	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int

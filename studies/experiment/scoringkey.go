@@ -69,9 +69,9 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 		if p := e.TokenizerPath(*m); p != "" {
 			h, err := hashFile(p)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("hashing %s: %w", p, err)
 			}
-			out["tokenizer "+m.Name] = h
+			out["tokenizer "+m.Name] = hex.EncodeToString(h)
 		}
 	}
 	return out, nil

@@ -1,7 +1,9 @@
 package indicklar
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,10 +59,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 	for k := range o {
 		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
 	}
-	keys := make([]ms, 0, len(units))
-	for k := range units {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(units))
 	tables.SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {

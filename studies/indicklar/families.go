@@ -1,7 +1,9 @@
 package indicklar
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -49,10 +51,7 @@ func Families(rows []score.Row) *tables.Table {
 		}
 		langs[x][l.ISO3] = true
 	}
-	keys := make([]key, 0, len(n))
-	for x := range n {
-		keys = append(keys, x)
-	}
+	keys := slices.Collect(maps.Keys(n))
 	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
@@ -89,10 +88,7 @@ func Relations(rows []score.Row) *tables.Table {
 			k[x]++
 		}
 	}
-	keys := make([]key, 0, len(n))
-	for x := range n {
-		keys = append(keys, x)
-	}
+	keys := slices.Collect(maps.Keys(n))
 	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
 	for _, x := range keys {
 		p := stats.NewProportion(k[x], n[x])
@@ -168,10 +164,7 @@ func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *tabl
 		tables.Statistic("median_gain_dravidian", "median gain of the family: dravidian"))
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
-	keys := make([]gainKey, 0, len(gains))
-	for k := range gains {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(gains))
 	tables.SortBy(keys, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
 	for _, k := range keys {
 		var ia, dr []float64

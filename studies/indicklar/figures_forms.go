@@ -2,6 +2,7 @@ package indicklar
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -34,10 +35,7 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 		rates[k][f][acc.Str(r, "language")] = chart.EstimateOf(acc, r)
 		ns[k] += int(acc.Num(r, "n"))
 	}
-	var keys []key
-	for k := range rates {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(rates))
 	sort.Slice(keys, func(i, j int) bool { return keys[i].model+keys[i].strategy < keys[j].model+keys[j].strategy })
 	var out []chart.Figure
 	for _, k := range keys {

@@ -1,8 +1,10 @@
 package indicklar
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -86,10 +88,7 @@ func FormGapSummary(gaps *tables.Table) *tables.Table {
 			vals[k] = append(vals[k], g)
 		}
 	}
-	keys := make([]key, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(vals))
 	tables.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
 	for _, k := range keys {
 		v := vals[k]

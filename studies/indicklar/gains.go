@@ -2,8 +2,10 @@ package indicklar
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -87,10 +89,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *table
 			gains[k] = append(gains[k], v)
 		}
 	}
-	keys := make([]msm, 0, len(gains))
-	for x := range gains {
-		keys = append(keys, x)
-	}
+	keys := slices.Collect(maps.Keys(gains))
 	tables.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
@@ -116,22 +115,13 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 	med := tables.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
 	method := "exact"
-	if len(g) > 50 || hasZero(g) {
+	if len(g) > 50 || slices.Contains(g, 0) {
 		method = "normal"
 	}
 	if res.N == 0 { // T and P are NaN; the cell says why
 		method = "wilcoxon: every difference is zero"
 	}
 	return []any{x.model, x.strategy, ref, x.measure, len(g), pos, mean, lo, hi, pp, med, res.T, res.P, method}
-}
-
-func hasZero(x []float64) bool {
-	for _, v := range x {
-		if v == 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // strategyFamiliesFrom sets each strategy family's variants side by side
@@ -264,17 +254,11 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			}
 		}
 	}
-	keys := make([]fm, 0, len(best))
-	for x := range best {
-		keys = append(keys, x)
-	}
+	keys := slices.Collect(maps.Keys(best))
 	tables.SortBy(keys, func(x fm) []string { return []string{x.family, x.measure} })
 	nan := math.NaN()
 	for _, x := range keys {
-		cells := make([]cell, 0, len(best[x]))
-		for c := range best[x] {
-			cells = append(cells, c)
-		}
+		cells := slices.Collect(maps.Keys(best[x]))
 		tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 		selected := map[string]int{}
 		var g []float64
@@ -286,11 +270,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		sort.Float64s(g) // a fixed order: the bootstrap draws from it
 		m, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 6)))
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
-		names := make([]string, 0, len(variants[x]))
-		for s := range variants[x] {
-			names = append(names, s)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(variants[x]))
 		for _, s := range names {
 			pr := stats.NewProportion(selected[s], len(cells))
 			t.Add(x.family, x.measure, s, ref, len(cells), selected[s], pr.P, pr.Lo, pr.Hi, nan, nan, nan)

@@ -2,7 +2,8 @@ package indicklar
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -15,11 +16,7 @@ import (
 
 // formLanguages lists each form's languages, "native: ben, hin; english: eng".
 func formLanguages(forms map[string]map[string]bool) string {
-	names := make([]string, 0, len(forms))
-	for f := range forms {
-		names = append(names, f)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(forms))
 	parts := make([]string, len(names))
 	for i, f := range names {
 		parts[i] = f + ": " + strings.Join(tables.SortedKeys(forms[f]), ", ")
@@ -148,18 +145,10 @@ func familiesOf(codes map[string]bool) string {
 		fams[f][c] = true
 	}
 	var parts []string
-	for _, f := range tables.SortedKeys(keysOf(fams)) {
+	for _, f := range tables.SortedKeys(fams) {
 		parts = append(parts, f+" ("+strings.Join(tables.SortedKeys(fams[f]), ", ")+")")
 	}
 	return strings.Join(parts, ", ")
-}
-
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // noteFamilyTests sets family_tests' note when it is empty.

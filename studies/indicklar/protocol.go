@@ -147,7 +147,7 @@ func (p *Protocol) Templates() map[string]string {
 // decoding is the authors' SamplingParams per strategy and stage (§1.7);
 // the ablations decode as Obj-Baseline.
 func decoding(s Strategy, stage int) engine.Decoding {
-	d := engine.Decoding{Temperature: ptr(0.0)}
+	d := engine.Decoding{Temperature: new(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
@@ -707,5 +707,3 @@ func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos 
 	}
 	return sb.String()
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -1,7 +1,9 @@
 package indicklar
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,11 +71,7 @@ func Tokenization(rows []score.Row, ref string) *tables.Table {
 	for x := range n {
 		models[x.model] = append(models[x.model], x.lang)
 	}
-	names := make([]string, 0, len(models))
-	for m := range models {
-		names = append(names, m)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(models))
 	for _, m := range names {
 		src := "server"
 		if offline[m] {
@@ -136,10 +134,7 @@ func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Tab
 			}
 		}
 	}
-	keys := make([]cell, 0, len(by))
-	for c := range by {
-		keys = append(keys, c)
-	}
+	keys := slices.Collect(maps.Keys(by))
 	tables.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
 	for _, c := range keys {
 		x := by[c]

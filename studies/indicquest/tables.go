@@ -2,7 +2,9 @@ package indicquest
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -47,10 +49,7 @@ func Domains(rows []score.Row) *tables.Table {
 			by[k] = append(by[k], r)
 		}
 	}
-	keys := make([]key, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(by))
 	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
 	for _, k := range keys {
 		for _, p := range protocols {
@@ -100,10 +99,7 @@ func Rankings(rows []score.Row) *tables.Table {
 		}
 		acc[k] = v
 	}
-	keys := make([]key, 0, len(acc))
-	for k := range acc {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(acc))
 	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
 	// Pooled over model × language cells (language "*"), then each
 	// language's ranking of the models.
@@ -213,10 +209,7 @@ func JudgeGrades(rows []score.Row) *tables.Table {
 			vals[c] = append(vals[c], v)
 		}
 	}
-	keys := make([]cell, 0, len(vals))
-	for c := range vals {
-		keys = append(keys, c)
-	}
+	keys := slices.Collect(maps.Keys(vals))
 	tables.SortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
 	for _, c := range keys {
 		v := vals[c]
@@ -267,10 +260,7 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 		}
 		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
 	}
-	cells := make([]cell, 0, len(byCell))
-	for c := range byCell {
-		cells = append(cells, c)
-	}
+	cells := slices.Collect(maps.Keys(byCell))
 	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
 		rs := byCell[c]
