@@ -13,38 +13,14 @@ import (
 
 // Decomposition splits each condition's hallucination proxy into script
 // and real error (the distractor study's §5.3), per model × condition over
-// the TriviaQA answers, by the paper's definition in the headline columns
-// and by Bhasha's broader one beside:
-//
-//	n            answers asked (a failed request counts as a wrong answer, in halluc)
-//	em           exact-match correct; abstain: abstention phrase, not correct
-//	halluc       raw hallucination proxy = n − em − abstain (halluc_rate, interval)
-//	switched     answers with a Devanagari or CJK character
-//	sw_clean_*   switched answers split by the same item's clean outcome (correct, abstain, wrong, none)
-//	judged_*     the semantic judge's verdicts on the switched answers (CORRECT, WRONG, ABSTAIN, unparsed)
-//	recovered_of_clean_correct  switched answers to items right on the clean prompt that the
-//	             judge calls CORRECT, whatever their bucket (the paper's 120 of 148)
-//	recovery_rate  recovered_of_clean_correct / sw_clean_correct, with its interval: the paper's
-//	             81.1% = 120 / 148, judged correct out of all switched clean-correct answers
-//	recovered_in_halluc  of recovered_of_clean_correct, those counted in halluc (neither
-//	             exact-match correct nor abstaining): what the adjustment removes
-//	recovery_rate_in_halluc  recovered_in_halluc / sw_clean_correct, with its interval (the
-//	             share of the switched clean-correct answers the adjustment removes); equal to
-//	             recovery_rate when every
-//	             recovered answer is in halluc, as the paper's 0.710 − 120/500 = 0.470 assumes
-//	adj_halluc   the paper's adjusted rate: (halluc − recovered_in_halluc) / n, with its interval
-//	adj_accuracy (em + recovered_in_halluc) / n
-//	inflation    halluc / (halluc − recovered_in_halluc)
-//	rise, real_rise  raw and adjusted hallucination rates minus the clean ones (the clean
-//	             adjusted by the same rule)
-//	script_share (rise − real_rise) / rise: the share of the rise due to script
-//	broad_*      Bhasha's broader rule: every switched answer counted in halluc that the judge
-//	             calls CORRECT is recovered (broad_recovered), and those it calls ABSTAIN are
-//	             abstentions the phrase list missed (broad_script_abstain):
-//	             broad_adj_halluc = (halluc − broad_recovered − broad_script_abstain) / n, and
-//	             broad_adj_accuracy, broad_inflation, broad_real_rise, broad_script_share alike.
-//
-// Rates carry 95% Wilson intervals (_lo, _hi).
+// the TriviaQA answers (a failed request counts as a wrong answer): by the
+// paper's rule in the headline columns (a switched answer to an item right
+// on the clean prompt that the semantic judge calls CORRECT is recovered:
+// the paper's 120 of 148), and by Bhasha's broader rule beside (broad_*:
+// every switched answer counted in halluc that the judge calls CORRECT is
+// recovered, and those it calls ABSTAIN are abstentions). Each column's
+// description says how it is computed; rates carry 95% Wilson intervals
+// (_lo, _hi).
 func Decomposition(rows []score.Row) *tables.Table {
 	t := tables.New("script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)",
 		tables.Key("model"),

@@ -146,16 +146,12 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Experiment, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading experiment: %w", err)
 	}
-	return parse(ctx, b, path, o)
+	return Parse(ctx, b, path, o)
 }
 
 // Parse parses and validates experiment YAML; name is used in messages and
 // to resolve relative paths.
 func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
-	return parse(ctx, b, name, o)
-}
-
-func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
 	if off, _, msg, bad := jsonpos.BadUTF8(b); bad {
 		return nil, fmt.Errorf("%s: line %d: %s", name, bytes.Count(b[:off], []byte("\n"))+1, msg)
 	}
