@@ -36,41 +36,10 @@ type Protocol struct {
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
-	// Shots is the number of demonstrations (0: DefaultShots).
-	Shots int
-	// Chat sends each prompt as one user message through the model's chat
-	// template (the paper's §4.3 wording) instead of a raw completion (the
-	// authors' code, the default).
-	Chat bool
-	// ReadmeCMNames uses the README's code-mixed names (Dogrish, Konglish,
-	// Urlish) instead of the automation script's (Dogrilish, Konklish, Urglish).
-	ReadmeCMNames bool
-	// ScriptNames fills SOURCE_SCRIPT with the script's name (Devanagari);
-	// the authors' automation passes the language name (Hindi) there.
-	ScriptNames bool
-	// PaperWording uses the prompt texts printed in the paper's Appendix F
-	// instead of the (longer) texts of the authors' code.
-	PaperWording bool
-	// MaxTokens, when positive, replaces every strategy's token limit (the
-	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
-	// the baselines and 60-160 for the JSON strategies).
-	MaxTokens int
-	// DemosExcludeItem leaves the test item out of the 2Step strategies'
-	// second-stage demonstration pool (Bhasha's fix). By default the pool
-	// is the authors' (PROTOCOLS.md §1.5, §1.15 item 11): their code drops
-	// the element whose position in the (relation, language) list equals
-	// the item's KLAR index, not the item, so an item can be its own
-	// demonstration, gold included. The other strategies always leave the
-	// item out, as the authors' code does.
-	DemosExcludeItem bool
-	// DemosFromEnglish draws the demonstrations from the English split of
-	// the test item's relation (the paper's §4.3 wording) instead of the
-	// same relation and language (Appendix F.1 and the authors' code, the
-	// default). The ablations keep their native demonstrations, which
-	// they ablate as they ablate the question; a relation without English
-	// questions has none to show (the study refuses a dataset without
-	// any English question).
-	DemosFromEnglish bool
+	// PromptOptions switch the prompts between the authors' code (the
+	// defaults) and the paper's wording; ShuffleCandidates is applied
+	// when the dataset is read, not here.
+	PromptOptions
 	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.

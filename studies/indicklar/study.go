@@ -97,12 +97,10 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	c := &experiment.Checker{}
 	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
-		Languages:  experiment.List(c, "languages", e.Languages, reg.Lookup),
-		Forms:      experiment.List(c, "forms", o.Forms, item.ParseForm),
-		Strategies: experiment.List(c, "strategies", o.Strategies, ParseStrategy),
-		Shots:      o.Prompt.Shots, Chat: o.Prompt.Chat, ReadmeCMNames: o.Prompt.ReadmeCMNames, ScriptNames: o.Prompt.ScriptNames,
-		PaperWording: o.Prompt.PaperWording, MaxTokens: o.Prompt.MaxTokens,
-		DemosExcludeItem: o.Prompt.DemosExcludeItem, DemosFromEnglish: o.Prompt.DemosFromEnglish}
+		Languages:     experiment.List(c, "languages", e.Languages, reg.Lookup),
+		Forms:         experiment.List(c, "forms", o.Forms, item.ParseForm),
+		Strategies:    experiment.List(c, "strategies", o.Strategies, ParseStrategy),
+		PromptOptions: o.Prompt}
 	if len(p.Forms) == 0 {
 		p.Forms = []item.Form{item.Native}
 	}
