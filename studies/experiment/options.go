@@ -371,11 +371,8 @@ func mergeOptions(doc *yaml.Node, opts any) error {
 	if err := on.Encode(opts); err != nil {
 		return fmt.Errorf("writing the study's options: %w", err)
 	}
-	m := doc
-	if m.Kind == yaml.DocumentNode && len(m.Content) > 0 {
-		m = m.Content[0]
-	}
-	if on.Kind != yaml.MappingNode || m.Kind != yaml.MappingNode {
+	m := topMapping(doc)
+	if on.Kind != yaml.MappingNode || m == nil {
 		return fmt.Errorf("writing the study's options: %T is not a mapping", opts)
 	}
 	m.Content = append(m.Content, on.Content...)
