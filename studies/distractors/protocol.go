@@ -202,7 +202,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 						k := key
 						k.Role = engine.Choice(i)
 						r := engine.Request{Key: k, Kind: engine.Completion, Prompt: ctx + " " + ch,
-							Decoding: engine.Decoding{MaxTokens: 0, Temperature: ptr(0.0), Echo: true, Logprobs: ptr(0)}}
+							Decoding: engine.Decoding{MaxTokens: 0, Temperature: new(0.0), Echo: true, Logprobs: new(0)}}
 						if !yield(r, nil) {
 							return
 						}
@@ -216,7 +216,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				}
 				r := engine.Request{Key: key, Kind: engine.Chat,
 					Messages: []engine.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
-					Decoding: engine.Decoding{MaxTokens: maxTok, Temperature: ptr(0.0)}}
+					Decoding: engine.Decoding{MaxTokens: maxTok, Temperature: new(0.0)}}
 				if !yield(r, nil) {
 					return
 				}
@@ -268,7 +268,7 @@ func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.
 			yield(engine.Request{}, err)
 			return
 		}
-		d := engine.Decoding{MaxTokens: 8, Temperature: ptr(0.0)}
+		d := engine.Decoding{MaxTokens: 8, Temperature: new(0.0)}
 		if p.JudgeDecoding != nil {
 			d = *p.JudgeDecoding
 		}
@@ -293,5 +293,3 @@ func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.
 		}
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -2,6 +2,7 @@ package indicquest
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
@@ -25,8 +26,6 @@ type Protocol struct {
 	Judge     string          // the judge's model name in the experiment
 	// JudgeV1 uses the v1 graded (1-5) judge prompt instead of v2's binary one.
 	JudgeV1 bool
-	// AnswerTokens and JudgeTokens bound the outputs (defaults 64 and 256).
-	AnswerTokens, JudgeTokens int
 	// JudgeDecoding, when set, replaces the judge's decoding entirely.
 	JudgeDecoding *engine.Decoding
 }
@@ -61,15 +60,7 @@ func (p *Protocol) Templates() map[string]string {
 }
 
 func (p *Protocol) wanted(code string) bool {
-	if len(p.Languages) == 0 {
-		return true
-	}
-	for _, l := range p.Languages {
-		if l.ISO3 == code {
-			return true
-		}
-	}
-	return false
+	return len(p.Languages) == 0 || slices.ContainsFunc(p.Languages, func(l lang.Language) bool { return l.ISO3 == code })
 }
 
 // JudgeKey is the key of a judge's verdict on an answer: the answer's key
@@ -109,7 +100,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				if stage == 1 {
 					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
 					r := engine.Request{Key: key, Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
-						Decoding: engine.Decoding{MaxTokens: def(p.AnswerTokens, 64), Temperature: ptr(0.0)}}
+						Decoding: engine.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
 					if !yield(r, nil) {
 						return
 					}
@@ -132,7 +123,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
 					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-				d := engine.Decoding{MaxTokens: def(p.JudgeTokens, 256), Temperature: ptr(0.0)}
+				d := engine.Decoding{MaxTokens: 256, Temperature: new(0.0)}
 				if p.JudgeDecoding != nil {
 					d = *p.JudgeDecoding
 				}
@@ -143,13 +134,6 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 			}
 		}
 	}
-}
-
-func def(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
 }
 
 // Extract reads an answer's "answer" field, or a verdict's "is_correct"
@@ -165,5 +149,3 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	res := extract.Field(r.Response, field)
 	return &res
 }
-
-func ptr[T any](v T) *T { return &v }
