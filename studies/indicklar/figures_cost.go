@@ -51,10 +51,7 @@ func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
 				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}), charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#555"}))
 			sc.Overlap(fitted)
 		}
-		o, err := chart.OptionOf(sc)
-		if err == nil {
-			o, err = chart.EditOption(o, chart.PlaceLabels)
-		}
+		o, err := chart.OptionWith(sc, chart.PlaceLabels)
 		if err != nil {
 			return nil, err
 		}
@@ -85,10 +82,7 @@ func LatencyScatter(lat *tables.Table) ([]chart.Figure, error) {
 				charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
 			n += int(lat.Num(r, "n"))
 		}
-		o, err := chart.OptionOf(sc)
-		if err == nil {
-			o, err = chart.EditOption(o, chart.PlaceLabels)
-		}
+		o, err := chart.OptionWith(sc, chart.PlaceLabels)
 		if err != nil {
 			return nil, err
 		}

@@ -93,18 +93,15 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 			}
 			bar.AddSeries(s, data)
 		}
-		o, err := chart.OptionOf(bar)
-		if err == nil {
-			o, err = chart.EditOption(o, func(o map[string]any) {
-				for _, s := range chart.SeriesMaps(o) {
-					s["barMinHeight"] = 2 // a gain of 0 is a sliver, not nothing
-				}
-				if zeros == len(gain) { // a plot of slivers says what they are
-					o["graphic"] = []any{map[string]any{"type": "text", "left": "center", "top": "middle",
-						"style": map[string]any{"text": fmt.Sprintf("every gain is 0: each strategy as accurate as %s", ref), "fontSize": 16, "fill": "#444"}}}
-				}
-			})
-		}
+		o, err := chart.OptionWith(bar, func(o map[string]any) {
+			for _, s := range chart.SeriesMaps(o) {
+				s["barMinHeight"] = 2 // a gain of 0 is a sliver, not nothing
+			}
+			if zeros == len(gain) { // a plot of slivers says what they are
+				o["graphic"] = []any{map[string]any{"type": "text", "left": "center", "top": "middle",
+					"style": map[string]any{"text": fmt.Sprintf("every gain is 0: each strategy as accurate as %s", ref), "fontSize": 16, "fill": "#444"}}}
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
