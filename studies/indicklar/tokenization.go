@@ -109,17 +109,9 @@ func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Tab
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
 	by := map[cell]*acc{}
-	wantL := map[string]bool{}
-	for _, l := range languages {
-		wantL[l] = true
-	}
-	wantF := map[string]bool{}
-	for _, f := range forms {
-		wantF[f] = true
-	}
 	for _, it := range set.Items {
 		for _, v := range it.Variants {
-			if (len(wantL) > 0 && !wantL[v.Language]) || (len(wantF) > 0 && !wantF[string(v.Form)]) || v.Question == "" {
+			if (len(languages) > 0 && !slices.Contains(languages, v.Language)) || (len(forms) > 0 && !slices.Contains(forms, string(v.Form))) || v.Question == "" {
 				continue
 			}
 			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
