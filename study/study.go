@@ -1,6 +1,6 @@
 // Package study is what a study author imports: the interfaces a study
 // implements ([Study], [Plan], [AnswerSchemer], [Figurer]) and the
-// helpers it calls to build requests, score answers into [Row]s, and
+// helpers it calls to build requests, score answers into rows ([Row]), and
 // declare its tables and figures, so that a study of your own is written
 // against this package and the root package bhasha (which registers and
 // runs it) alone. docs/own-study.md walks through writing one, in the
