@@ -1,18 +1,18 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // key declares a key column of the distractor study's tables: strategy
 // and condition with what they hold in this study, the others as
-// study.KeyColumn.
-func key(name string) study.Column {
+// tables.Key.
+func key(name string) tables.Column {
 	switch name {
 	case "strategy":
-		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+		return tables.Text(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
 	case "condition":
-		return study.TextColumn(name, "distractor condition (clean, es, hi, zh, *_long, paragraph), or empty")
+		return tables.Text(name, "distractor condition (clean, es, hi, zh, *_long, paragraph), or empty")
 	}
-	return study.KeyColumn(name)
+	return tables.Key(name)
 }

@@ -1,7 +1,7 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Options are the distractor study's own options (top-level keys of the
@@ -44,21 +44,11 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithConditions sets the distractor conditions (YAML conditions:).
-func WithConditions(names ...string) study.Option {
-	return study.Set(func(o *Options) { o.Conditions = names })
-}
-
-// WithNotes overrides the distractor notes by language: es, hi, zh (YAML notes:).
-func WithNotes(notes map[string]string) study.Option {
-	return study.Set(func(o *Options) { o.Notes = notes })
-}
-
-// WithParagraph overrides the unrelated paragraph (YAML paragraph:).
-func WithParagraph(text string) study.Option {
-	return study.Set(func(o *Options) { o.Paragraph = text })
+func WithConditions(names ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Conditions = names })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) study.Option {
-	return study.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

@@ -5,8 +5,11 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/script"
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Condition is a distractor condition of the multilingual distractor
@@ -28,7 +31,7 @@ const (
 // The distractor study's two answer formats, recorded as the key's
 // strategy: a generated TriviaQA answer, and TruthfulQA's MC1 scored from
 // the log-likelihood of each choice (one request per choice, role
-// study.Choice(i)).
+// engine.Choice(i)).
 const (
 	StrategyQA  = "qa"
 	StrategyMC1 = "mc1"
@@ -60,7 +63,7 @@ func ParseCondition(s string) (Condition, error) {
 // distractor and a blank line (unless clean), "Q: {question}\nA:" and the
 // choice after a space.
 type Protocol struct {
-	Set        *study.Items
+	Set        *item.Set
 	Conditions []Condition
 	// Notes override the distractor sentences by language ("es", "hi", "zh");
 	// Paragraph overrides the paragraph.
@@ -73,7 +76,7 @@ type Protocol struct {
 	// condition and whatever the clean outcome.
 	Judge string
 	// JudgeDecoding replaces the judge's decoding (default temperature 0, 8 tokens).
-	JudgeDecoding *study.Decoding
+	JudgeDecoding *engine.Decoding
 }
 
 // Stages is 2 with a semantic judge, else 1.
@@ -103,7 +106,7 @@ func (p *Protocol) Templates() map[string]string {
 		names = append(names, "mdi/semantic-judge.txt")
 	}
 	for _, n := range names {
-		if _, h, err := study.Template(n); err == nil {
+		if _, h, err := protocol.Template(n); err == nil {
 			out[n] = h
 		}
 	}
@@ -111,7 +114,7 @@ func (p *Protocol) Templates() map[string]string {
 }
 
 func text(name string) (string, error) {
-	t, _, err := study.Template(name)
+	t, _, err := protocol.Template(name)
 	return strings.TrimSuffix(t, "\n"), err
 }
 
@@ -159,17 +162,17 @@ func (p *Protocol) MCContext(question string, c Condition) (string, error) {
 }
 
 // Requests yields one model's requests.
-func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	if stage == 2 {
 		return p.judgeRequests(exp, model, prior)
 	}
-	return func(yield func(study.Request, error) bool) {
+	return func(yield func(engine.Request, error) bool) {
 		if stage != 1 {
 			return
 		}
 		system, err := text("mdi/system.txt")
 		if err != nil {
-			yield(study.Request{}, err)
+			yield(engine.Request{}, err)
 			return
 		}
 		maxTok := p.MaxTokens
@@ -179,27 +182,27 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 		for _, c := range p.Conditions {
 			d, err := p.Distractor(c)
 			if err != nil {
-				yield(study.Request{}, err)
+				yield(engine.Request{}, err)
 				return
 			}
 			for _, it := range p.Set.Items {
-				v, ok := it.Variant("eng", study.English)
+				v, ok := it.Variant("eng", item.English)
 				if !ok {
 					continue
 				}
-				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Condition: string(c)}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Condition: string(c)}
 				if len(it.Choices) > 0 {
 					key.Strategy = StrategyMC1
 					ctx, err := p.MCContext(v.Question, c)
 					if err != nil {
-						yield(study.Request{}, err)
+						yield(engine.Request{}, err)
 						return
 					}
 					for i, ch := range it.Choices {
 						k := key
-						k.Role = study.Choice(i)
-						r := study.Request{Key: k, Kind: study.Completion, Prompt: ctx + " " + ch,
-							Decoding: study.Decoding{MaxTokens: 0, Temperature: ptr(0.0), Echo: true, Logprobs: ptr(0)}}
+						k.Role = engine.Choice(i)
+						r := engine.Request{Key: k, Kind: engine.Completion, Prompt: ctx + " " + ch,
+							Decoding: engine.Decoding{MaxTokens: 0, Temperature: new(0.0), Echo: true, Logprobs: new(0)}}
 						if !yield(r, nil) {
 							return
 						}
@@ -211,9 +214,9 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 				if d != "" {
 					user = d + "\n\n" + v.Question
 				}
-				r := study.Request{Key: key, Kind: study.Chat,
-					Messages: []study.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
-					Decoding: study.Decoding{MaxTokens: maxTok, Temperature: ptr(0.0)}}
+				r := engine.Request{Key: key, Kind: engine.Chat,
+					Messages: []engine.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
+					Decoding: engine.Decoding{MaxTokens: maxTok, Temperature: new(0.0)}}
 				if !yield(r, nil) {
 					return
 				}
@@ -231,58 +234,58 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 // method is recorded as first-line), else unparsed with the trimmed
 // response as the fallback; an mc1 choice record holds
 // log-probabilities and gives nil.
-func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	switch r.Fields.Role.Kind {
-	case study.RoleChoice:
+	case engine.RoleChoice:
 		return nil
-	case study.RoleJudge:
+	case engine.RoleJudge:
 		w := strings.ToUpper(strings.Trim(strings.TrimSpace(r.Response), ".*`\"' \n"))
 		if f := strings.Fields(w); len(f) > 0 {
 			w = strings.Trim(f[0], ".,:;*`\"'")
 		}
 		switch w {
 		case SemanticCorrect, SemanticWrong, SemanticAbstain:
-			return &study.ExtractResult{Value: w, Method: study.MethodFirstLine}
+			return &extract.Result{Value: w, Method: extract.MethodFirstLine}
 		}
-		return &study.ExtractResult{Method: study.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
+		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
 	}
-	return &study.ExtractResult{Value: Answer(r.Response), Method: study.MethodText}
+	return &extract.Result{Value: Answer(r.Response), Method: extract.MethodText}
 }
 
 // SemanticJudgeKey is the key of the judge's verdict on a QA answer: the
-// answer's key with the judge as model and the role study.Judge(answer's
+// answer's key with the judge as model and the role engine.Judge(answer's
 // model).
-func SemanticJudgeKey(answer study.Key, judge string) study.Key {
+func SemanticJudgeKey(answer engine.Key, judge string) engine.Key {
 	k := answer
-	k.Model, k.Role = judge, study.Judge(answer.Model)
+	k.Model, k.Role = judge, engine.Judge(answer.Model)
 	return k
 }
 
-func (p *Protocol) judgeRequests(exp, model string, prior study.Lookup) iter.Seq2[study.Request, error] {
-	return func(yield func(study.Request, error) bool) {
+func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+	return func(yield func(engine.Request, error) bool) {
 		t, err := text("mdi/semantic-judge.txt")
 		if err != nil {
-			yield(study.Request{}, err)
+			yield(engine.Request{}, err)
 			return
 		}
-		d := study.Decoding{MaxTokens: 8, Temperature: ptr(0.0)}
+		d := engine.Decoding{MaxTokens: 8, Temperature: new(0.0)}
 		if p.JudgeDecoding != nil {
 			d = *p.JudgeDecoding
 		}
 		for _, c := range p.Conditions {
 			for _, it := range p.Set.Items {
-				v, ok := it.Variant("eng", study.English)
+				v, ok := it.Variant("eng", item.English)
 				if !ok || len(it.Choices) > 0 {
 					continue
 				}
-				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Strategy: StrategyQA, Condition: string(c)}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Strategy: StrategyQA, Condition: string(c)}
 				rec, ok := prior(key)
-				if !ok || rec.Status != study.StatusOK || !NeedsJudge(rec.Response) {
+				if !ok || rec.Status != engine.StatusOK || !NeedsJudge(rec.Response) {
 					continue
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
-				r := study.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
-					Cues: []string{study.CueOneWordVerdict}}
+				r := engine.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d,
+					Cues: []string{engine.CueOneWordVerdict}}
 				if !yield(r, nil) {
 					return
 				}
@@ -290,5 +293,3 @@ func (p *Protocol) judgeRequests(exp, model string, prior study.Lookup) iter.Seq
 		}
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

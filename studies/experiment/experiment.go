@@ -146,16 +146,12 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Experiment, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading experiment: %w", err)
 	}
-	return parse(ctx, b, path, o)
+	return Parse(ctx, b, path, o)
 }
 
 // Parse parses and validates experiment YAML; name is used in messages and
 // to resolve relative paths.
 func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
-	return parse(ctx, b, name, o)
-}
-
-func parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experiment, error) {
 	if off, _, msg, bad := jsonpos.BadUTF8(b); bad {
 		return nil, fmt.Errorf("%s: line %d: %s", name, bytes.Count(b[:off], []byte("\n"))+1, msg)
 	}
@@ -512,8 +508,8 @@ func absPath(p string) string {
 }
 
 // InputHashes returns the SHA-256 of each input file the experiment reads
-// (dataset, the options' Inputs such as a requests file), keyed by absolute path, for the manifest; the
-// experiment file's own hash is Hash.
+// (dataset, the options' Inputs such as a requests file), keyed by
+// absolute path, for the manifest; the experiment file's own hash is Hash.
 func (e *Experiment) InputHashes() (map[string]string, error) {
 	out := map[string]string{}
 	if e.Dataset != nil && e.Dataset.Path != "" {
@@ -530,25 +526,25 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 		p := e.Resolve(*in.Path)
 		h, err := hashFile(p)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("hashing %s: %w", p, err)
 		}
-		out[absPath(p)] = h
+		out[absPath(p)] = hex.EncodeToString(h)
 	}
 	return out, nil
 }
 
-// hashFile is the SHA-256 of one file, in hex.
-func hashFile(p string) (string, error) {
+// hashFile is the SHA-256 of one file.
+func hashFile(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return "", fmt.Errorf("hashing inputs: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hashing %s: %w", p, err)
+		return nil, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return h.Sum(nil), nil
 }
 
 // hashTree is the SHA-256 of a file, or of a directory's files (each
@@ -558,18 +554,6 @@ func hashFile(p string) (string, error) {
 // files under the link's path; a link back into a directory being walked
 // is an error, not a loop.
 func hashTree(root string) (string, error) {
-	hashFile := func(p string) ([]byte, error) {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return nil, err
-		}
-		return h.Sum(nil), nil
-	}
 	st, err := os.Stat(root)
 	if err != nil {
 		return "", fmt.Errorf("hashing inputs: %w", err)

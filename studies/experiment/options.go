@@ -10,18 +10,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// A study's own options live in its own package, not on Experiment. A
-// study that has any implements Optioner: Options returns a new pointer to
-// its options struct, whose yaml tags name top-level keys of the
-// experiment file (strategies:, conditions: …, beside the shared ones).
-// Load and Parse decode the file's keys into that value for the file's
-// study and keep it in Experiment.Options; a Go program sets it directly
-// (Options: &indicklar.Options{…}) or with the study's setters (Set). A
-// key of a registered study set for another study is a problem naming the
-// studies it applies to; a key no study and no shared field knows is an
-// unknown key, with the nearest known one. An option may be a block of
-// options that several studies declare, each with its own keys (prompt:,
-// scoring:; see blocks.go).
+// A study's own options are a struct of its own package (Optioner),
+// decoded from the experiment file's top-level keys into
+// Experiment.Options, or set in Go (Set). A key that only another
+// registered study reads is a problem naming the studies it applies to; a
+// key nobody reads is an unknown key, with the nearest known one. Blocks
+// of options that several studies declare (prompt:, scoring:) are checked
+// key by key (blocks.go).
 
 // Option sets something on an experiment built in Go (a field, or a
 // study's option: Set).
@@ -371,11 +366,8 @@ func mergeOptions(doc *yaml.Node, opts any) error {
 	if err := on.Encode(opts); err != nil {
 		return fmt.Errorf("writing the study's options: %w", err)
 	}
-	m := doc
-	if m.Kind == yaml.DocumentNode && len(m.Content) > 0 {
-		m = m.Content[0]
-	}
-	if on.Kind != yaml.MappingNode || m.Kind != yaml.MappingNode {
+	m := topMapping(doc)
+	if on.Kind != yaml.MappingNode || m == nil {
 		return fmt.Errorf("writing the study's options: %T is not a mapping", opts)
 	}
 	m.Content = append(m.Content, on.Content...)

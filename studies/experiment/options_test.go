@@ -94,7 +94,7 @@ func TestStudyOptionsInGo(t *testing.T) {
 		want  string // "" when valid
 	}{
 		{"own", "brevity", []experiment.Option{brevity.AnswerTokens(5)}, ""},
-		{"own, twice", "mdi", []experiment.Option{distractors.WithConditions("hi"), distractors.WithParagraph("p")}, ""},
+		{"own, twice", "mdi", []experiment.Option{distractors.WithConditions("hi"), experiment.Set(func(o *distractors.Options) { o.Paragraph = "p" })}, ""},
 		{"another study's first", "mdi", []experiment.Option{brevity.AnswerTokens(5), distractors.WithConditions("hi")}, "answer_tokens does not apply to study mdi (it applies to brevity)"},
 		{"another study's after", "brevity", []experiment.Option{brevity.AnswerTokens(5), indicklar.WithStrategies("tint-en")}, "strategies does not apply to study brevity (it applies to indicklar)"},
 		{"bad value", "brevity", []experiment.Option{brevity.AnswerTokens(5000)}, "answer_tokens 5000: want 1 to 4096 (or absent for 16)"},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -171,4 +173,78 @@ func TestPackedKeepsEveryField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkPass sets a streamed pass's rows, packed in blocks (put, then
+// ordered), beside the plain alternative: each record's rows cloned and
+// the clones concatenated in order. Both run from GOMAXPROCS goroutines
+// over 2^17 records of one row each, texts repeating as a run's do (a
+// few models, languages and strategies; an item and prediction per
+// record); the heap still held after the rows are put (MB-held) is what
+// the pass holds across the reading of a run's records.
+func BenchmarkPass(b *testing.B) {
+	const n = 1 << 17
+	rowOf := func(i int) score.Row {
+		return score.Row{Key: engine.Key{Experiment: "e", Model: []string{"m1", "m2", "m3"}[i%3], Item: fmt.Sprint(i / 3),
+			Language: []string{"hin", "ben", "tam", "tel"}[i%4], Form: "native", Strategy: []string{"baseline", "tint-en"}[i%2]},
+			Gold: "gold", Prediction: fmt.Sprint("answer ", i%1000), Method: "text", LatencyMS: float64(i), Correct: i%2 == 0}
+	}
+	rows := make([]score.Row, n)
+	for i := range rows {
+		rows[i] = rowOf(i)
+	}
+	held := func(b *testing.B, keep func()) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		keep()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
+	}
+	workers := runtime.GOMAXPROCS(0)
+	b.Run("packed", func(b *testing.B) {
+		for b.Loop() {
+			p := newPass()
+			ms, lines := make([]made, n), make([]int32, n)
+			var wg sync.WaitGroup
+			held(b, func() {
+				for w := range workers {
+					wg.Go(func() {
+						var pk packer
+						for i := w; i < n; i += workers {
+							ms[i], lines[i] = p.put(i+1, rows[i:i+1], nil, &pk), int32(i+1)
+						}
+					})
+				}
+				wg.Wait()
+			})
+			if out, _ := p.ordered(ms, lines, 0); len(out) != n {
+				b.Fatalf("%d rows", len(out))
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			ms := make([][]score.Row, n)
+			var wg sync.WaitGroup
+			held(b, func() {
+				for w := range workers {
+					wg.Go(func() {
+						for i := w; i < n; i += workers {
+							ms[i] = slices.Clone(rows[i : i+1])
+						}
+					})
+				}
+				wg.Wait()
+			})
+			out := make([]score.Row, 0, n)
+			for _, m := range ms {
+				out = append(out, m...)
+			}
+			if len(out) != n {
+				b.Fatalf("%d rows", len(out))
+			}
+		}
+	})
 }

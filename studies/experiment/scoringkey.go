@@ -8,13 +8,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// notScoring reports the experiment's top-level keys that change no
-// scored answer: engine limits (how requests were sent), the human
-// labels (read by the tables, not by scoring) and the description.
-func notScoring(key string) bool {
-	return key == "engine" || key == "human_labels" || key == "description"
-}
-
 // ScoringInputs names what the experiment's scored answers depend on,
 // besides the records, each with a hash: every top-level key of the
 // experiment's portable YAML (Portable) but engine, human_labels and
@@ -38,13 +31,13 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 	if err := yaml.Unmarshal(b, src); err != nil {
 		return nil, fmt.Errorf("experiment %s: its portable YAML: %w", e.Name, err)
 	}
-	if len(src.Content) == 0 || src.Content[0].Kind != yaml.MappingNode {
+	m := topMapping(src)
+	if m == nil {
 		return nil, fmt.Errorf("experiment %s: its portable YAML is not a mapping", e.Name)
 	}
-	m := src.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i].Value
-		if notScoring(k) {
+		if k == "engine" || k == "human_labels" || k == "description" { // how requests were sent, read by the tables, prose
 			continue
 		}
 		v := *m.Content[i+1]
@@ -69,9 +62,9 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 		if p := e.TokenizerPath(*m); p != "" {
 			h, err := hashFile(p)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("hashing %s: %w", p, err)
 			}
-			out["tokenizer "+m.Name] = h
+			out["tokenizer "+m.Name] = hex.EncodeToString(h)
 		}
 	}
 	return out, nil

@@ -37,7 +37,7 @@ type RecordScorer interface {
 	// has copied them) and returned.
 	Record(r *engine.Record, rows []score.Row) (_ []score.Row, keep bool, err error)
 	// Finish is called once with the rows of the records, in the order
-	// Score would have met them, and what was kept of the records Record
+	// the plan's Score would have met them, and what was kept of the records Record
 	// asked to keep (same order): it joins what spans records and returns
 	// the final rows.
 	Finish(rows []score.Row, kept []Kept) ([]score.Row, error)
@@ -245,15 +245,21 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 	return rows, kept
 }
 
-// ScoreContext is Score with a context (cancelling it stops the reading
-// between batches of records, with ctx's error) and progress. Records are
+// ScoreContext reads dir's records and scores every answer with the
+// study's rules, one per key: when a key was recorded more than once (a
+// directory two runs wrote into at once), records.Unique keeps one;
+// records of another experiment, edited records and keys whose answers
+// disagree are left out, and the Findings say which, with their lines.
+// Records imported from a batch, or written before a rule changed, are
+// extracted again with the study's rule first. Cancelling ctx stops the
+// reading between batches of records, with ctx's error. Records are
 // decoded and scored as they are read, on every core: a plan that is a
 // Streamer holds only its rows, packed (104 bytes and no pointer each,
 // packed.go), and what spans records (pass: eight bytes per record beside
 // the rows, which are unpacked once, in order, into the result as their
 // blocks are let go); another plan's records are held
 // (without their request bodies unless it reads them) and scored at the
-// end, as Score does.
+// end by the plan's Score.
 func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOptions) (*Scored, error) {
 	if e.plan == nil {
 		return nil, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)

@@ -21,7 +21,6 @@ import (
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/runtime/records"
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
@@ -75,7 +74,7 @@ type Plan interface {
 }
 
 // RequestReader is implemented by a plan whose scoring reads the request
-// bodies the records keep (Record.Request); Score drops them otherwise,
+// bodies the records keep (Record.Request); ScoreContext drops them otherwise,
 // to keep a large run's scoring small.
 type RequestReader interface {
 	ReadsRequests() bool
@@ -251,13 +250,6 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	return c.errs
 }
 
-func (e *Experiment) datasetPath() string {
-	if e.Dataset == nil {
-		return ""
-	}
-	return e.Dataset.Path
-}
-
 // CheckDataset reports a missing dataset.path and a bad dataset.format
 // (for studies that read a dataset).
 func (e *Experiment) CheckDataset(c *Checker) {
@@ -391,21 +383,6 @@ func (e *Experiment) Extract(rec *engine.Record) {
 	if e.plan != nil && rec.Status == engine.StatusOK {
 		rec.Extracted = e.plan.Extract(rec)
 	}
-}
-
-// Score reads dir/records.jsonl and scores every answer with the study's
-// rules, one per key: when a key was recorded more than once (a directory
-// two runs wrote into at once), records.ReadUnique keeps one; records of
-// another experiment, edited records and keys whose answers disagree are
-// left out. The returned Findings say what was left out, with the lines.
-// Records imported from a batch, or written before a rule changed, are
-// extracted again with the study's rule first.
-func (e *Experiment) Score(dir string) ([]score.Row, records.Findings, error) {
-	sc, err := e.ScoreContext(context.Background(), dir, ScoreOptions{})
-	if err != nil {
-		return nil, records.Findings{}, err
-	}
-	return sc.Rows, sc.Findings, nil
 }
 
 // Tables computes the study's tables from its scored rows, with the model

@@ -441,9 +441,9 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 			want = append(want, [2]string{kv[0], v})
 		}
 		c := x.Col(p.Metric)
-		lo, hi := -1, -1
+		lo, hi := "", "" // the interval's columns
 		if cols := x.Columns(); c+2 < len(cols) && cols[c+1].Kind == tables.KindLower && cols[c+2].Kind == tables.KindUpper {
-			lo, hi = c+1, c+2
+			lo, hi = cols[c+1].Name, cols[c+2].Name
 		}
 		scale := 1.0
 		if p.Kind == "seconds" && strings.HasSuffix(p.Metric, "_ms") {
@@ -463,8 +463,8 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 			if math.IsNaN(m.v) {
 				continue
 			}
-			if lo >= 0 {
-				m.lo, m.hi = num(r[lo])/scale, num(r[hi])/scale
+			if lo != "" {
+				m.lo, m.hi = x.Num(r, lo)/scale, x.Num(r, hi)/scale
 			}
 			if (p.Metric == "rate" || p.Kind == "correlation") && x.Col("n") >= 0 { // answers scored; a correlation's languages
 				m.n = int(x.Num(r, "n"))
@@ -476,17 +476,6 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 		}
 	}
 	return out, computed
-}
-
-// num is an int or float64 cell's value, NaN otherwise.
-func num(v any) float64 {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return math.NaN()
 }
 
 // VersusReadings summarises versus_paper (v, Versus's table) per paper,

@@ -95,7 +95,7 @@ func TestDemoPoolExclusion(t *testing.T) {
 			self, indexed := 0, 0
 			for seed := range int64(30) {
 				p := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{item.Native},
-					Strategies: []Strategy{c.strategy}, Seed: seed, DemosExcludeItem: c.excludeItem}
+					Strategies: []Strategy{c.strategy}, Seed: seed, PromptOptions: PromptOptions{DemosExcludeItem: c.excludeItem}}
 				for _, r := range collect(t, p, c.strategy.Stages(), translated) {
 					id := r.Key.Item
 					head, _, _ := strings.Cut(r.Prompt, "Q: What is the capital?") // the demonstrations (2Step), or all
@@ -141,7 +141,7 @@ func TestDemosFromEnglish(t *testing.T) {
 		{true, Romanized, item.Native, "ki rajadhani", "What is the capital of"},
 	} {
 		p := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hin")}, Forms: []item.Form{c.form},
-			Strategies: []Strategy{c.strategy}, Seed: 12345, DemosFromEnglish: c.english}
+			Strategies: []Strategy{c.strategy}, Seed: 12345, PromptOptions: PromptOptions{DemosFromEnglish: c.english}}
 		rs := collect(t, p, 1, none)
 		if len(rs) == 0 {
 			t.Fatalf("%s %s: no requests", c.strategy, c.form)

@@ -7,17 +7,17 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // TokenizationScatter is IndicKLAR's Table 10 as a scatter per model:
 // mean prompt tokens against accuracy per language, the least-squares
 // line through them, and r, ρ and their p-values (the tokenization
 // table's language "*" row) in the caption.
-func TokenizationScatter(tok *study.Table) ([]study.Figure, error) {
+func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
 	models, by := chart.GroupRows(tok, "model")
-	var out []study.Figure
+	var out []chart.Figure
 	for _, m := range models {
 		var pts []opts.ScatterData
 		var r, rho, pr, prho float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -51,25 +51,22 @@ func TokenizationScatter(tok *study.Table) ([]study.Figure, error) {
 				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}), charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#555"}))
 			sc.Overlap(fitted)
 		}
-		o, err := chart.OptionOf(sc)
-		if err == nil {
-			o, err = chart.EditOption(o, chart.PlaceLabels)
-		}
+		o, err := chart.OptionWith(sc, chart.PlaceLabels)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(answers, "answer")
-		out = append(out, study.FigureOf(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
-			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, study.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
+		stated := "n = " + chart.Counted(answers, "answer")
+		out = append(out, chart.Of(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
+			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, chart.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
 	}
 	return out, nil
 }
 
 // LatencyScatter is IndicKLAR's Table 6 as a trade-off per model: each
 // strategy's mean end-to-end latency against its accuracy, from latency.
-func LatencyScatter(lat *study.Table) ([]study.Figure, error) {
+func LatencyScatter(lat *tables.Table) ([]chart.Figure, error) {
 	models, by := chart.GroupRows(lat, "model")
-	var out []study.Figure
+	var out []chart.Figure
 	for _, m := range models {
 		sc := charts.NewScatter()
 		sc.SetGlobalOptions(append(chart.Globals(m+" — accuracy against latency"),
@@ -85,15 +82,12 @@ func LatencyScatter(lat *study.Table) ([]study.Figure, error) {
 				charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
 			n += int(lat.Num(r, "n"))
 		}
-		o, err := chart.OptionOf(sc)
-		if err == nil {
-			o, err = chart.EditOption(o, chart.PlaceLabels)
-		}
+		o, err := chart.OptionWith(sc, chart.PlaceLabels)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(n, "answer")
-		out = append(out, study.FigureOf(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
+		stated := "n = " + chart.Counted(n, "answer")
+		out = append(out, chart.Of(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
 			fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it) (%s)", m, stated), stated, o))
 	}
 	return out, nil

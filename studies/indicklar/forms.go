@@ -1,38 +1,37 @@
 package indicklar
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/study"
 )
 
-// FormGaps compares, per model × baseline strategy × language, the native,
+// formGapsFrom compares, per model × baseline strategy × language, the native,
 // code-mixed and English forms of the same facts: accuracy over the items
 // both forms answered, the gap with its paired Wald interval, and
 // McNemar's exact p.
-func FormGaps(rows []study.Row) *study.Table { return formGapsFrom(tables.Index(rows)) }
-
-func formGapsFrom(o tables.Outcomes) *study.Table {
-	t := study.NewTable("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
-		study.KeyColumn("model"),
+func formGapsFrom(o tables.Outcomes) *tables.Table {
+	t := tables.New("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
+		tables.Key("model"),
 		key("strategy"),
-		study.KeyColumn("language"),
-		study.TextColumn("a", "the first unit (language/form) of the pair"),
-		study.TextColumn("b", "the second unit (language/form) of the pair"),
-		study.KeyColumn("pairs"),
-		study.CountColumn("k_a", "answers right, of a"),
-		study.CountColumn("k_b", "answers right, of b"),
-		study.ProportionColumn("acc_a", "accuracy of a"),
-		study.ProportionColumn("acc_b", "accuracy of b"),
-		study.StatisticColumn("gap", "accuracy of a minus accuracy of b on the same items"),
-		study.LowerColumn("gap_lo", "lower bound of the 95% interval of gap"),
-		study.UpperColumn("gap_hi", "upper bound of the 95% interval of gap"),
-		study.CountColumn("b_only_a", "items right only under a"),
-		study.CountColumn("b_only_b", "items right only under b"),
-		study.KeyColumn("mcnemar_p"))
+		tables.Key("language"),
+		tables.Text("a", "the first unit (language/form) of the pair"),
+		tables.Text("b", "the second unit (language/form) of the pair"),
+		tables.Key("pairs"),
+		tables.Count("k_a", "answers right, of a"),
+		tables.Count("k_b", "answers right, of b"),
+		tables.Proportion("acc_a", "accuracy of a"),
+		tables.Proportion("acc_b", "accuracy of b"),
+		tables.Statistic("gap", "accuracy of a minus accuracy of b on the same items"),
+		tables.Lower("gap_lo", "lower bound of the 95% interval of gap"),
+		tables.Upper("gap_hi", "upper bound of the 95% interval of gap"),
+		tables.Count("b_only_a", "items right only under a"),
+		tables.Count("b_only_b", "items right only under b"),
+		tables.Key("mcnemar_p"))
 	t.Mirrors = "IndicKLAR Fig. 2 / §5.1"
 	var keys [][4]string
 	for k := range o {
@@ -53,8 +52,8 @@ func formGapsFrom(o tables.Outcomes) *study.Table {
 				continue
 			}
 			n, ka, kb, da, db := tables.Paired(cmp.x, cmp.y)
-			gap, lo, hi := study.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
-			t.Add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, tables.Frac(ka, n), tables.Frac(kb, n), gap, lo, hi, da, db, study.McNemarExact(da, db))
+			gap, lo, hi := stats.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
+			t.Add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, tables.Frac(ka, n), tables.Frac(kb, n), gap, lo, hi, da, db, stats.McNemarExact(da, db))
 		}
 	}
 	return t
@@ -66,16 +65,16 @@ func formGapsFrom(o tables.Outcomes) *study.Table {
 // English–native and code-mixed–English gaps), with a percentile
 // bootstrap 95% interval over the language (× model) cells (10,000
 // resamples, seed 12345).
-func FormGapSummary(gaps *study.Table) *study.Table {
-	t := study.NewTable("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
-		study.KeyColumn("model"),
+func FormGapSummary(gaps *tables.Table) *tables.Table {
+	t := tables.New("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
+		tables.Key("model"),
 		key("strategy"),
-		study.TextColumn("a", "the forms compared (gap = accuracy of a − accuracy of b)"),
-		study.TextColumn("b", "the forms compared (gap = accuracy of a − accuracy of b)"),
-		study.CountColumn("cells", "language (× model) cells averaged"),
-		study.StatisticColumn("mean_gap", "mean of the per-language gaps"),
-		study.LowerColumn("mean_gap_lo", "lower bound of the 95% interval of mean_gap"),
-		study.UpperColumn("mean_gap_hi", "upper bound of the 95% interval of mean_gap"))
+		tables.Text("a", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		tables.Text("b", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		tables.Count("cells", "language (× model) cells averaged"),
+		tables.Statistic("mean_gap", "mean of the per-language gaps"),
+		tables.Lower("mean_gap_lo", "lower bound of the 95% interval of mean_gap"),
+		tables.Upper("mean_gap_hi", "upper bound of the 95% interval of mean_gap"))
 	t.Mirrors = "IndicKLAR §5.1 / Fig. 2"
 	type key struct{ model, strategy, a, b string }
 	vals := map[key][]float64{}
@@ -89,11 +88,8 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 			vals[k] = append(vals[k], g)
 		}
 	}
-	keys := make([]key, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
-	study.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
+	keys := slices.Collect(maps.Keys(vals))
+	tables.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
 	for _, k := range keys {
 		v := vals[k]
 		m, lo, hi := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, 3))) // v is never empty (empty: NaN, as the plain mean it fell back to)
@@ -103,10 +99,10 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 }
 
 func sortKeys(keys [][4]string) {
-	study.SortBy(keys, func(k [4]string) []string { return k[:] })
+	tables.SortBy(keys, func(k [4]string) []string { return k[:] })
 }
 
-// FlipPoints counts the transitions from wrong to right (IndicKLAR §5.7),
+// flipPointsFrom counts the transitions from wrong to right (IndicKLAR §5.7),
 // per model × language over the native items, from the reference
 // baseline (ref, the experiment's reference:, when it is a baseline; else
 // Baseline when it ran, else Obj-Baseline: baselineReference; "" chooses
@@ -123,27 +119,22 @@ func sortKeys(keys [][4]string) {
 // right under TinT-EN, the shares are 0.40 and 0.10. share_of_from
 // (Bhasha's, beside) divides by the items still wrong at the step's start
 // instead (0.40 and 10/60 ≈ 0.167). Each carries its Wilson interval.
-func FlipPoints(rows []study.Row, ref string) *study.Table {
-	o := tables.Index(rows)
-	return flipPointsFrom(o, reference(ref, o))
-}
-
-func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
-	t := study.NewTable("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		study.TextColumn("path", "the sequence of strategies or forms followed"),
-		study.TextColumn("step", "the step along the path"),
-		study.CountColumn("from", "answers wrong at the step's start"),
-		study.CountColumn("flipped", "answers that turn from wrong to right at the step"),
-		study.CountColumn("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
-		study.ProportionColumn("share", "flipped / base_wrong: the share of the baseline-incorrect instances recovered at the step (the project page's)"),
-		study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
-		study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
-		study.ProportionColumn("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
-		study.LowerColumn("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
-		study.UpperColumn("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
-		study.TextColumn("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
+func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
+	t := tables.New("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Text("path", "the sequence of strategies or forms followed"),
+		tables.Text("step", "the step along the path"),
+		tables.Count("from", "answers wrong at the step's start"),
+		tables.Count("flipped", "answers that turn from wrong to right at the step"),
+		tables.Count("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
+		tables.Proportion("share", "flipped / base_wrong: the share of the baseline-incorrect instances recovered at the step (the project page's)"),
+		tables.Lower("share_lo", "lower bound of the 95% interval of share"),
+		tables.Upper("share_hi", "upper bound of the 95% interval of share"),
+		tables.Proportion("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
+		tables.Lower("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
+		tables.Upper("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
+		tables.Text("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
 	ref = baselineReference(ref, func(s string) bool {
 		for k := range o {
@@ -199,7 +190,7 @@ func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 				if base < 0 {
 					base = from
 				}
-				sh, of := study.NewProportion(flipped, base), study.NewProportion(flipped, from)
+				sh, of := stats.NewProportion(flipped, base), stats.NewProportion(flipped, from)
 				t.Add(model, l, p.name, p.steps[i], from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi, ref)
 				wrong = still
 			}

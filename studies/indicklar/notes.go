@@ -2,12 +2,12 @@ package indicklar
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // The notes below say why a table has no rows (Table.Note), from what
@@ -16,14 +16,10 @@ import (
 
 // formLanguages lists each form's languages, "native: ben, hin; english: eng".
 func formLanguages(forms map[string]map[string]bool) string {
-	names := make([]string, 0, len(forms))
-	for f := range forms {
-		names = append(names, f)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(forms))
 	parts := make([]string, len(names))
 	for i, f := range names {
-		parts[i] = f + ": " + strings.Join(study.SortedKeys(forms[f]), ", ")
+		parts[i] = f + ": " + strings.Join(tables.SortedKeys(forms[f]), ", ")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -37,13 +33,13 @@ func oneLanguageNote(forms map[string]map[string]bool) string {
 		}
 	}
 	if len(langs) == 1 {
-		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", study.SortedKeys(langs)[0])
+		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", tables.SortedKeys(langs)[0])
 	}
 	return "no language pairs: CLC compares two languages of the same form, and each form was asked in one language only (" + formLanguages(forms) + ")"
 }
 
 // noteCLC sets the CLC tables' notes when they are empty.
-func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
+func noteCLC(o tables.Outcomes, pairs, means, overall *tables.Table) {
 	forms := map[string]map[string]bool{}
 	for k := range o {
 		if forms[k[3]] == nil {
@@ -60,7 +56,7 @@ func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
 			}
 		}
 	}
-	for _, t := range []*study.Table{pairs, means, overall} {
+	for _, t := range []*tables.Table{pairs, means, overall} {
 		if len(t.Rows) == 0 {
 			t.Note = note
 		}
@@ -69,7 +65,7 @@ func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
 
 // noteCLCMatrix sets clc_matrix's note when it is empty, from the pairs
 // it was built from and the reference strategy.
-func noteCLCMatrix(t, pairs *study.Table, ref string) {
+func noteCLCMatrix(t, pairs *tables.Table, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -102,7 +98,7 @@ func noteCLCMatrix(t, pairs *study.Table, ref string) {
 }
 
 // noteStrategyTests sets strategy_tests' note when it is empty.
-func noteStrategyTests(t *study.Table, o tables.Outcomes, ref string) {
+func noteStrategyTests(t *tables.Table, o tables.Outcomes, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -116,12 +112,12 @@ func noteStrategyTests(t *study.Table, o tables.Outcomes, ref string) {
 		t.Note = fmt.Sprintf("no gains: the run has no strategy but the reference (%s)", ref)
 		return
 	}
-	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(study.SortedKeys(others), ", "), ref)
+	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(tables.SortedKeys(others), ", "), ref)
 }
 
 // noteFlipPoints sets flip_points' note when it is empty: keys are the
 // reference's native answers outside English the table starts from.
-func noteFlipPoints(t *study.Table, keys int, ref string) {
+func noteFlipPoints(t *tables.Table, keys int, ref string) {
 	switch {
 	case len(t.Rows) > 0:
 	case ref == "":
@@ -149,22 +145,14 @@ func familiesOf(codes map[string]bool) string {
 		fams[f][c] = true
 	}
 	var parts []string
-	for _, f := range study.SortedKeys(keysOf(fams)) {
-		parts = append(parts, f+" ("+strings.Join(study.SortedKeys(fams[f]), ", ")+")")
+	for _, f := range tables.SortedKeys(fams) {
+		parts = append(parts, f+" ("+strings.Join(tables.SortedKeys(fams[f]), ", ")+")")
 	}
 	return strings.Join(parts, ", ")
 }
 
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
-}
-
 // noteFamilyTests sets family_tests' note when it is empty.
-func noteFamilyTests(t, fam *study.Table) {
+func noteFamilyTests(t, fam *tables.Table) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -176,11 +164,11 @@ func noteFamilyTests(t, fam *study.Table) {
 		t.Note = "no test: no answer in a language of a known family"
 		return
 	}
-	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(study.SortedKeys(fs), ", ")
+	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(tables.SortedKeys(fs), ", ")
 }
 
 // noteFamilyGainTests sets family_gain_tests' note when it is empty.
-func noteFamilyGainTests(t *study.Table, gains map[gainKey]map[string]float64, ref string) {
+func noteFamilyGainTests(t *tables.Table, gains map[gainKey]map[string]float64, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}

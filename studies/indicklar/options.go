@@ -1,7 +1,7 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Options are IndicKLAR's own options (top-level keys of the experiment
@@ -28,21 +28,44 @@ type Options struct {
 // PromptOptions switch the study between its authors' code (the defaults)
 // and the paper's wording.
 type PromptOptions struct {
-	Chat              bool `yaml:"chat"`               // chat template instead of raw completion
-	ReadmeCMNames     bool `yaml:"readme_cm_names"`    // Dogrish/Konglish/Urlish
-	ScriptNames       bool `yaml:"script_names"`       // SOURCE_SCRIPT = script name
-	PaperWording      bool `yaml:"paper_wording"`      // Appendix F prompt texts instead of the code's
-	ShuffleCandidates bool `yaml:"shuffle_candidates"` // shuffle candidates with the seed (default: the authors' stored order, gold last)
-	Shots             int  `yaml:"shots"`              // demonstrations (0: DefaultShots)
+	// Chat sends each prompt as one user message through the model's chat
+	// template (the paper's §4.3 wording) instead of a raw completion.
+	Chat bool `yaml:"chat"`
+	// ReadmeCMNames uses the README's code-mixed names (Dogrish, Konglish,
+	// Urlish) instead of the automation script's (Dogrilish, Konklish,
+	// Urglish).
+	ReadmeCMNames bool `yaml:"readme_cm_names"`
+	// ScriptNames fills SOURCE_SCRIPT with the script's name (Devanagari);
+	// the authors' automation passes the language name (Hindi) there.
+	ScriptNames bool `yaml:"script_names"`
+	// PaperWording uses the prompt texts printed in the paper's Appendix F
+	// instead of the (longer) texts of the authors' code.
+	PaperWording bool `yaml:"paper_wording"`
+	// ShuffleCandidates shuffles the candidates with the seed (default:
+	// the authors' stored order, gold last).
+	ShuffleCandidates bool `yaml:"shuffle_candidates"`
+	// Shots is the number of demonstrations (0: DefaultShots).
+	Shots int `yaml:"shots"`
 	// DemosExcludeItem leaves the test item out of the 2Step strategies'
-	// second-stage demonstrations (Bhasha's fix; default: the authors'
-	// pool, which can hold the item itself, gold included).
+	// second-stage demonstration pool (Bhasha's fix). By default the pool
+	// is the authors' (PROTOCOLS.md §1.5, §1.15 item 11): their code drops
+	// the element whose position in the (relation, language) list equals
+	// the item's KLAR index, not the item, so an item can be its own
+	// demonstration, gold included. The other strategies always leave the
+	// item out, as the authors' code does.
 	DemosExcludeItem bool `yaml:"demos_exclude_item"`
-	// DemosFromEnglish draws the demonstrations from the relation's
-	// English split (the paper's §4.3; default: the same relation and
-	// language, Appendix F.1 and the authors' code).
+	// DemosFromEnglish draws the demonstrations from the English split of
+	// the test item's relation (the paper's §4.3) instead of the same
+	// relation and language (Appendix F.1 and the authors' code, the
+	// default). The ablations keep their native demonstrations, which
+	// they ablate as they ablate the question; a relation without English
+	// questions has none to show (the study refuses a dataset without
+	// any English question).
 	DemosFromEnglish bool `yaml:"demos_from_english"`
-	MaxTokens        int  `yaml:"max_tokens"` // one token limit for every strategy (the paper's §4.3: 10); 0 keeps the code's per-strategy limits
+	// MaxTokens, when positive, replaces every strategy's token limit (the
+	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
+	// the baselines and 60-160 for the JSON strategies).
+	MaxTokens int `yaml:"max_tokens"`
 }
 
 // Effective is p with the values in force where a field is left at its
@@ -67,26 +90,21 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithForms sets the question forms (YAML forms:).
-func WithForms(forms ...string) study.Option {
-	return study.Set(func(o *Options) { o.Forms = forms })
+func WithForms(forms ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Forms = forms })
 }
 
 // WithStrategies sets the prompting strategies (YAML strategies:).
-func WithStrategies(names ...string) study.Option {
-	return study.Set(func(o *Options) { o.Strategies = names })
-}
-
-// WithReference sets the strategy the others are tested against (YAML reference:).
-func WithReference(name string) study.Option {
-	return study.Set(func(o *Options) { o.Reference = name })
+func WithStrategies(names ...string) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Strategies = names })
 }
 
 // WithPrompt sets the prompt options (YAML prompt:).
-func WithPrompt(p PromptOptions) study.Option {
-	return study.Set(func(o *Options) { o.Prompt = p })
+func WithPrompt(p PromptOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Prompt = p })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) study.Option {
-	return study.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

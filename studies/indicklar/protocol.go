@@ -12,10 +12,11 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/translit"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
@@ -29,55 +30,24 @@ import (
 // every form asked (native, code-mixed, English); the other strategies,
 // like the authors' scripts, on native questions only.
 type Protocol struct {
-	Set        *study.Items
+	Set        *item.Set
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
-	Forms      []study.Form
+	Forms      []item.Form
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
-	// Shots is the number of demonstrations (0: DefaultShots).
-	Shots int
-	// Chat sends each prompt as one user message through the model's chat
-	// template (the paper's §4.3 wording) instead of a raw completion (the
-	// authors' code, the default).
-	Chat bool
-	// ReadmeCMNames uses the README's code-mixed names (Dogrish, Konglish,
-	// Urlish) instead of the automation script's (Dogrilish, Konklish, Urglish).
-	ReadmeCMNames bool
-	// ScriptNames fills SOURCE_SCRIPT with the script's name (Devanagari);
-	// the authors' automation passes the language name (Hindi) there.
-	ScriptNames bool
-	// PaperWording uses the prompt texts printed in the paper's Appendix F
-	// instead of the (longer) texts of the authors' code.
-	PaperWording bool
-	// MaxTokens, when positive, replaces every strategy's token limit (the
-	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
-	// the baselines and 60-160 for the JSON strategies).
-	MaxTokens int
-	// DemosExcludeItem leaves the test item out of the 2Step strategies'
-	// second-stage demonstration pool (Bhasha's fix). By default the pool
-	// is the authors' (PROTOCOLS.md §1.5, §1.15 item 11): their code drops
-	// the element whose position in the (relation, language) list equals
-	// the item's KLAR index, not the item, so an item can be its own
-	// demonstration, gold included. The other strategies always leave the
-	// item out, as the authors' code does.
-	DemosExcludeItem bool
-	// DemosFromEnglish draws the demonstrations from the English split of
-	// the test item's relation (the paper's §4.3 wording) instead of the
-	// same relation and language (Appendix F.1 and the authors' code, the
-	// default). The ablations keep their native demonstrations, which
-	// they ablate as they ablate the question; a relation without English
-	// questions has none to show (the study refuses a dataset without
-	// any English question).
-	DemosFromEnglish bool
-	// LenientJSON scores JSON answers read by study.ExtractField (fenced,
+	// PromptOptions switch the prompts between the authors' code (the
+	// defaults) and the paper's wording; ShuffleCandidates is applied
+	// when the dataset is read, not here.
+	PromptOptions
+	// LenientJSON scores JSON answers read by extract.Field (fenced,
 	// embedded, single-quoted, truncated JSON) instead of the authors'
 	// json.loads rule (extract.Authors); it never changes the requests.
 	LenientJSON bool
 
 	once     sync.Once
 	byID     map[string]*itemAt
-	variants []*study.Variant     // every item's variants, numbered (variantAt.n)
+	variants []*item.Variant      // every item's variants, numbered (variantAt.n)
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
@@ -134,7 +104,7 @@ func (p *Protocol) Templates() map[string]string {
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
 			if f := p.templateFile(s, st); f != "" {
-				if _, h, err := study.Template(f); err == nil {
+				if _, h, err := protocol.Template(f); err == nil {
 					out[f] = h
 				}
 			}
@@ -145,8 +115,8 @@ func (p *Protocol) Templates() map[string]string {
 
 // decoding is the authors' SamplingParams per strategy and stage (§1.7);
 // the ablations decode as Obj-Baseline.
-func decoding(s Strategy, stage int) study.Decoding {
-	d := study.Decoding{Temperature: ptr(0.0)}
+func decoding(s Strategy, stage int) engine.Decoding {
+	d := engine.Decoding{Temperature: new(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
@@ -172,7 +142,7 @@ func decoding(s Strategy, stage int) study.Decoding {
 
 type slot struct {
 	lang lang.Language
-	form study.Form
+	form item.Form
 }
 
 // slots lists the (language, form) pairs a strategy asks.
@@ -180,7 +150,7 @@ func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
 	english := false
 	for _, f := range p.Forms {
-		if f == study.English {
+		if f == item.English {
 			english = true
 		}
 	}
@@ -190,14 +160,14 @@ func (p *Protocol) slots(s Strategy) []slot {
 			continue
 		}
 		for _, f := range p.Forms {
-			if f == study.English || (s != Baseline && s != BaselineCands && f != study.Native) {
+			if f == item.English || (s != Baseline && s != BaselineCands && f != item.Native) {
 				continue
 			}
 			out = append(out, slot{l, f})
 		}
 	}
 	if english && (s == Baseline || s == BaselineCands) {
-		out = append(out, slot{lang.New().MustLookup("eng"), study.English})
+		out = append(out, slot{lang.New().MustLookup("eng"), item.English})
 	}
 	return out
 }
@@ -216,16 +186,16 @@ func shotsOrDefault(n int) int {
 }
 
 // Requests yields one model's requests of one stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	shots := shotsOrDefault(p.Shots)
-	return func(yield func(study.Request, error) bool) {
+	return func(yield func(engine.Request, error) bool) {
 		pools := p.pools()
 		for _, s := range p.Strategies {
 			if stage > s.Stages() {
 				continue
 			}
 			// One decoding for the strategy's requests: they share its
-			// schema's map (study.Decoding.Equal then compares them at once).
+			// schema's map (engine.Decoding.Equal then compares them at once).
 			d := decoding(s, stage)
 			if p.MaxTokens > 0 {
 				d.MaxTokens = p.MaxTokens
@@ -236,34 +206,34 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 					if !ok || v.Question == "" {
 						continue
 					}
-					key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
+					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
 					if s.Stages() == 2 && stage == 1 {
-						key.Role = study.Translation()
+						key.Role = engine.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
 					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
-						if !yield(study.Request{}, err) {
+						if !yield(engine.Request{}, err) {
 							return
 						}
 						continue
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							if !yield(study.Request{Key: key}, protocol.ErrWithheld) {
+							if !yield(engine.Request{Key: key}, protocol.ErrWithheld) {
 								return
 							}
 						}
 						continue
 					}
-					r := study.Request{Key: key, Kind: study.Completion, Prompt: prompt, Decoding: d}
+					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
 					if s.Target() != "" {
-						r.Cues = []string{study.CueTranslateFirst}
+						r.Cues = []string{engine.CueTranslateFirst}
 					}
 					if p.Chat {
-						r.Kind, r.Prompt = study.Chat, ""
-						r.Messages = []study.Message{{Role: "user", Content: prompt}}
+						r.Kind, r.Prompt = engine.Chat, ""
+						r.Messages = []engine.Message{{Role: "user", Content: prompt}}
 					}
 					if !yield(r, nil) {
 						return
@@ -276,12 +246,12 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 
 type poolKey struct {
 	relation, lang string
-	form           study.Form
+	form           item.Form
 }
 
 type demo struct {
 	id string
-	v  *study.Variant
+	v  *item.Variant
 }
 
 func (p *Protocol) pools() map[poolKey][]demo {
@@ -305,7 +275,7 @@ func (p *Protocol) pools() map[poolKey][]demo {
 // ablation).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
-		return poolKey{relation, "eng", study.English}
+		return poolKey{relation, "eng", item.English}
 	}
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
@@ -402,7 +372,7 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
 }
 
-func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Variant, demos []demo, key study.Key, prior study.Lookup) (string, error) {
+func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
 	}
@@ -425,7 +395,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
 	header, ok := p.headers[hk]
 	if !ok {
-		text, _, err := study.Template(name)
+		text, _, err := protocol.Template(name)
 		if err != nil {
 			return "", err
 		}
@@ -468,9 +438,9 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 	q := v.Question
 	if s.Stages() == 2 {
 		k1 := key
-		k1.Role = study.Translation()
+		k1.Role = engine.Translation()
 		rec, ok := prior(k1)
-		if !ok || rec.Status != study.StatusOK {
+		if !ok || rec.Status != engine.StatusOK {
 			return "", nil
 		}
 		q = Stage1Question(rec.Response)
@@ -515,14 +485,14 @@ func Stage1Question(response string) string {
 // Extract reads a response as the authors' code does: the first line for
 // the baselines, the "translation" field for a first stage, the "answer"
 // field otherwise, both by their json.loads rule (extract.Authors; with
-// LenientJSON, study.ExtractField); answers are checked against the item's
+// LenientJSON, extract.Field); answers are checked against the item's
 // candidates.
-func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	return p.extract(r, p.LenientJSON)
 }
 
 // extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
+func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
 	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
 	return p.extractVia(r, v, lenient, parse, extract.Listed)
 }
@@ -531,19 +501,19 @@ func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 // the first line, or a JSON field by one of the two rules.
 type parsing struct {
 	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
-	lenient  bool  // study.ExtractField, else extract.Authors
+	lenient  bool  // extract.Field, else extract.Authors
 	response string
 }
 
 // parse reads a response as k says (a function of k alone).
-func parse(k parsing) study.ExtractResult {
+func parse(k parsing) extract.Result {
 	field := extract.Authors
 	if k.lenient {
-		field = study.ExtractField
+		field = extract.Field
 	}
 	switch k.how {
 	case 0:
-		return study.ExtractFirstLine(k.response)
+		return extract.FirstLine(k.response)
 	case 2:
 		return field(k.response, "translation")
 	}
@@ -553,16 +523,16 @@ func parse(k parsing) study.ExtractResult {
 // extractVia is extract reading the response with parse and checking its
 // candidates, those of v (the record's item variant, nil: none), with
 // listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *study.Record, v *study.Variant, lenient bool, parse func(parsing) study.ExtractResult, listed func(string, []string) bool) *study.ExtractResult {
+func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	var res study.ExtractResult
+	var res extract.Result
 	switch {
 	case !s.JSON():
 		res = parse(parsing{how: 0, response: r.Response})
-	case r.Fields.Role.Kind == study.RoleTranslation:
+	case r.Fields.Role.Kind == engine.RoleTranslation:
 		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
 		return &res
 	default:
@@ -575,7 +545,7 @@ func (p *Protocol) extractVia(r *study.Record, v *study.Variant, lenient bool, p
 }
 
 // item finds an item by id (an index built on first use).
-func (p *Protocol) item(id string) *study.Item {
+func (p *Protocol) item(id string) *item.Item {
 	p.index()
 	if at := p.byID[id]; at != nil {
 		return at.it
@@ -587,7 +557,7 @@ func (p *Protocol) item(id string) *study.Item {
 // (Item.Variant's: the first of each), and its English variant's number
 // (-1: none).
 type itemAt struct {
-	it *study.Item
+	it *item.Item
 	vs []variantAt
 	en int32
 }
@@ -602,7 +572,7 @@ type variantAt struct {
 // through an index built on first use: a scoring pass asks for every
 // record); v is nil when the item has none there, it when there is no
 // such item.
-func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
+func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
 	it, n, _ := p.locate(id, lang, form)
 	if n >= 0 {
 		v = p.variants[n]
@@ -612,7 +582,7 @@ func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Vari
 
 // locate is variant by number: n is the variant's number (-1: none),
 // en the item's English variant's (-1: none).
-func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
+func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
 	p.index()
 	at := p.byID[id]
 	if at == nil {
@@ -627,7 +597,7 @@ func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 }
 
 // allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*study.Variant {
+func (p *Protocol) allVariants() []*item.Variant {
 	p.index()
 	return p.variants
 }
@@ -649,7 +619,7 @@ func (p *Protocol) index() {
 				v := &it.Variants[i]
 				n := int32(len(p.variants))
 				p.variants = append(p.variants, v)
-				if at.en < 0 && v.Language == "eng" && v.Form == study.English {
+				if at.en < 0 && v.Language == "eng" && v.Form == item.English {
 					at.en = n
 				}
 				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
@@ -664,12 +634,12 @@ func (p *Protocol) index() {
 // native variant v of item id, its gold and its candidates; ok is false
 // when the item lacks what the ablation needs (an English variant with a
 // subject and template, or a native template).
-func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
+func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {
 		return "", "", nil, false
 	}
-	en, hasEN := it.Variant("eng", study.English)
+	en, hasEN := it.Variant("eng", item.English)
 	switch s {
 	case EntityEN: // native template, English subject; native gold
 		if !hasEN || en.Subject == "" || v.Template == "" {
@@ -689,7 +659,7 @@ func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold str
 
 // ablationPrompt is the Obj-Baseline format over ablated questions, the
 // demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos []demo) string {
+func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
 	q, _, cands, ok := p.ablated(s, id, v)
 	if !ok {
 		return ""
@@ -706,5 +676,3 @@ func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos
 	}
 	return sb.String()
 }
-
-func ptr[T any](v T) *T { return &v }

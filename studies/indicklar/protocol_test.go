@@ -238,7 +238,7 @@ func TestAblations(t *testing.T) {
 func TestPaperWording(t *testing.T) {
 	all := []Strategy{TinTCM, TinTEN, OneStepCM, OneStepEN, TwoStepCM, TwoStepEN, TwoStepTranslit}
 	code := &Protocol{Set: tinySet(), Languages: []lang.Language{reg.MustLookup("hi")}, Forms: []item.Form{item.Native}, Strategies: all, Seed: 1}
-	paper := &Protocol{Set: code.Set, Languages: code.Languages, Forms: code.Forms, Strategies: all, Seed: 1, PaperWording: true}
+	paper := &Protocol{Set: code.Set, Languages: code.Languages, Forms: code.Forms, Strategies: all, Seed: 1, PromptOptions: PromptOptions{PaperWording: true}}
 	c, pp := collect(t, code, 1, none), collect(t, paper, 1, none)
 	if len(c) != len(pp) || len(c) != 35 {
 		t.Fatalf("%d and %d requests", len(c), len(pp))

@@ -9,10 +9,8 @@ import (
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// TestStagesFindTheirAnswer joins first stages to answers by key under
-// the real hash and under hashes that make keys collide: a collision
-// never joins the wrong stage, and a later stage of a key replaces an
-// earlier one.
+// TestStagesFindTheirAnswer joins first stages to answers by key: never
+// the wrong stage, and a later stage of a key replaces an earlier one.
 func TestStagesFindTheirAnswer(t *testing.T) {
 	key := func(item, lang string) engine.Key {
 		return engine.Key{Experiment: "e", Model: "m", Item: item, Language: lang, Form: "native", Strategy: "2step-en"}
@@ -23,42 +21,26 @@ func TestStagesFindTheirAnswer(t *testing.T) {
 	}
 	a, b, c := key("1", "hin"), key("2", "hin"), key("1", "ben")
 	kept := []experiment.Kept{stage(a, 1), stage(b, 2), stage(a, 3), stage(c, 4)}
-	hashes := []struct {
-		name string
-		hash func(engine.Key) uint64
-	}{
-		{"maphash", nil},
-		{"every key collides", func(engine.Key) uint64 { return 7 }},
-		{"a and b collide", func(k engine.Key) uint64 { return uint64(len(k.Language)) }},
-	}
 	want := []struct {
 		k  engine.Key
 		ms float64 // 0: none
 	}{{a, 3}, {b, 2}, {c, 4}, {key("3", "hin"), 0}, {stage(a, 0).Fields, 0}}
-	for _, h := range hashes {
-		t.Run(h.name, func(t *testing.T) {
-			s := newStages(kept)
-			if h.hash != nil {
-				s = newStagesHashed(kept, h.hash)
-			}
-			for _, w := range want {
-				got := s.of(w.k)
-				switch {
-				case w.ms == 0 && got != nil:
-					t.Errorf("%v: found stage %v, want none", w.k, got.Fields)
-				case w.ms != 0 && (got == nil || got.LatencyMS != w.ms):
-					t.Errorf("%v: got %+v, want the stage of latency %v", w.k, got, w.ms)
-				}
-			}
-		})
+	s := newStages(kept)
+	for _, w := range want {
+		got := s.of(w.k)
+		switch {
+		case w.ms == 0 && got != nil:
+			t.Errorf("%v: found stage %v, want none", w.k, got.Fields)
+		case w.ms != 0 && (got == nil || got.LatencyMS != w.ms):
+			t.Errorf("%v: got %+v, want the stage of latency %v", w.k, got, w.ms)
+		}
 	}
 	if newStages(nil).of(a) != nil {
 		t.Error("no stages kept, one found")
 	}
 }
 
-// TestStagesJoin adds each answer's first stage to it across the
-// goroutines' runs of rows: only answers whose stage was kept, whatever
+// TestStagesJoin adds each answer's first stage to it: only answers whose stage was kept, whatever
 // their strategy's place among the rows, and never a one-step answer that
 // shares a stage's other fields.
 func TestStagesJoin(t *testing.T) {

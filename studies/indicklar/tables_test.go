@@ -394,3 +394,48 @@ func TestFamilySelection(t *testing.T) {
 		t.Errorf("strategy families %v", sf.Rows)
 	}
 }
+
+// The tables of rows, each on its own (KLAR builds them together).
+
+func CLC(rows []score.Row) (pairs, means, overall *tables.Table) { return clcFrom(tables.Index(rows)) }
+
+func StrategyTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	return strategyTestsFrom(o, reference(ref, o), means)
+}
+
+func FormGaps(rows []score.Row) *tables.Table { return formGapsFrom(tables.Index(rows)) }
+
+func FlipPoints(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	return flipPointsFrom(o, reference(ref, o))
+}
+
+func LanguageTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	ref = reference(ref, o)
+	return languageTestsFrom(languageGains(o, ref, means), ref)
+}
+
+func StrategyFamilies(rows []score.Row, ref string, family func(strategy string) string) *tables.Table {
+	o := tables.Index(rows)
+	ref = reference(ref, o)
+	_, means, _ := clcFrom(o)
+	return strategyFamiliesFrom(rows, languageGains(o, ref, means), ref, family)
+}
+
+func FamilySelection(rows []score.Row, ref string, family func(strategy string) string) *tables.Table {
+	o := tables.Index(rows)
+	ref = reference(ref, o)
+	_, means, _ := clcFrom(o)
+	return familySelectionFrom(languageGains(o, ref, means), ref, family)
+}
+
+func FamilyGainTests(rows []score.Row, ref string) *tables.Table {
+	o := tables.Index(rows)
+	_, means, _ := clcFrom(o)
+	ref = reference(ref, o)
+	return familyGainTestsFrom(languageGains(o, ref, means), ref)
+}

@@ -1,13 +1,16 @@
 package indicklar
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // Tokenization relates prompt length to accuracy across languages (IndicKLAR
@@ -19,19 +22,19 @@ import (
 // else as the server counted them (source "server") — and that baseline's
 // accuracy; then Pearson and Spearman correlations with two-sided p over
 // the languages (rows with language "*").
-func Tokenization(rows []study.Row, ref string) *study.Table {
-	t := study.NewTable("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		study.KeyColumn("n"),
-		study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
-		study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
-		study.ProportionColumn("accuracy", "k / n"),
-		study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
-		study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
+func Tokenization(rows []score.Row, ref string) *tables.Table {
+	t := tables.New("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
+		tables.Key("model"),
+		tables.Key("language"),
+		tables.Key("n"),
+		tables.Number("mean_prompt_tokens", "mean prompt length in tokens"),
+		tables.Text("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
+		tables.Proportion("accuracy", "k / n"),
+		tables.Statistic("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		tables.PValue("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		tables.Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
+		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+		tables.Text("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 10"
 	has := map[string]bool{}
 	for _, r := range rows {
@@ -68,11 +71,7 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 	for x := range n {
 		models[x.model] = append(models[x.model], x.lang)
 	}
-	names := make([]string, 0, len(models))
-	for m := range models {
-		names = append(names, m)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(models))
 	for _, m := range names {
 		src := "server"
 		if offline[m] {
@@ -99,28 +98,20 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 // the instances, and the average question and answer length in words
 // (white-space separated, as the paper's "query" and "answer length"
 // presumably count; the paper does not say).
-func DatasetStats(set *study.Items, languages []string, forms []string) *study.Table {
-	t := study.NewTable("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
+func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Table {
+	t := tables.New("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
 		key("form"),
-		study.KeyColumn("language"),
-		study.CountColumn("instances", "items asked in this form and language"),
-		study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
-		study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
+		tables.Key("language"),
+		tables.Count("instances", "items asked in this form and language"),
+		tables.Number("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
+		tables.Number("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
 	by := map[cell]*acc{}
-	wantL := map[string]bool{}
-	for _, l := range languages {
-		wantL[l] = true
-	}
-	wantF := map[string]bool{}
-	for _, f := range forms {
-		wantF[f] = true
-	}
 	for _, it := range set.Items {
 		for _, v := range it.Variants {
-			if (len(wantL) > 0 && !wantL[v.Language]) || (len(wantF) > 0 && !wantF[string(v.Form)]) || v.Question == "" {
+			if (len(languages) > 0 && !slices.Contains(languages, v.Language)) || (len(forms) > 0 && !slices.Contains(forms, string(v.Form))) || v.Question == "" {
 				continue
 			}
 			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
@@ -135,11 +126,8 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 			}
 		}
 	}
-	keys := make([]cell, 0, len(by))
-	for c := range by {
-		keys = append(keys, c)
-	}
-	study.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
+	keys := slices.Collect(maps.Keys(by))
+	tables.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
 	for _, c := range keys {
 		x := by[c]
 		t.Add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))

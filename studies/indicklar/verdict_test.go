@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/memo"
 )
@@ -105,4 +106,15 @@ func TestVariantIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// verdict is the authors' criterion: the baselines' prefix match, the
+// candidate matcher (stored order) for every strategy showing candidates.
+// The oracle a scoring pass's memos (scorer.verdict) are checked against.
+func verdict(st Strategy, pred, gold string, cands []string) bool {
+	if st == Baseline || len(cands) == 0 {
+		return match.Prefix(pred, gold, normalize.Authors)
+	}
+	_, ok := match.Candidate(pred, cands, gold, normalize.Authors)
+	return ok
 }

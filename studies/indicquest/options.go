@@ -1,7 +1,7 @@
 package indicquest
 
 import (
-	"github.com/bhashalab/bhasha/study"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Options are IndicQuest's own options (top-level keys of the experiment
@@ -29,12 +29,7 @@ type ScoringOptions struct {
 // Options is a new zero Options: the study's YAML keys.
 func (Study) Options() any { return new(Options) }
 
-// WithJudgePrompt sets the judge's prompt, v1 or v2 (YAML judge_prompt:).
-func WithJudgePrompt(version string) study.Option {
-	return study.Set(func(o *Options) { o.JudgePrompt = version })
-}
-
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) study.Option {
-	return study.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) experiment.Option {
+	return experiment.Set(func(o *Options) { o.Scoring = s })
 }

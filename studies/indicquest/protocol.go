@@ -2,11 +2,14 @@ package indicquest
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // Protocol builds L3Cube-IndicQuest requests as v2 describes them (Jain et
@@ -14,19 +17,17 @@ import (
 // asks each model every question in its own language (chat, greedy, one
 // short JSON answer); stage 2 sends each answer to the judge model with
 // the judge prompt (temperature 0). Judge requests are routed to the
-// judge (Key.Model) with the role study.Judge(<judged model>); see
+// judge (Key.Model) with the role engine.Judge(<judged model>); see
 // JudgeKey. A stage-1 answer that is null or unreadable is still
 // judged (the judge sees the raw text), so every answer gets a verdict.
 type Protocol struct {
-	Set       *study.Items
+	Set       *item.Set
 	Languages []lang.Language // empty: every language of the set
 	Judge     string          // the judge's model name in the experiment
 	// JudgeV1 uses the v1 graded (1-5) judge prompt instead of v2's binary one.
 	JudgeV1 bool
-	// AnswerTokens and JudgeTokens bound the outputs (defaults 64 and 256).
-	AnswerTokens, JudgeTokens int
 	// JudgeDecoding, when set, replaces the judge's decoding entirely.
-	JudgeDecoding *study.Decoding
+	JudgeDecoding *engine.Decoding
 }
 
 func (p *Protocol) Stages() int {
@@ -51,7 +52,7 @@ func (p *Protocol) Templates() map[string]string {
 		names = append(names, p.judgeTemplate())
 	}
 	for _, n := range names {
-		if _, h, err := study.Template(n); err == nil {
+		if _, h, err := protocol.Template(n); err == nil {
 			out[n] = h
 		}
 	}
@@ -59,36 +60,28 @@ func (p *Protocol) Templates() map[string]string {
 }
 
 func (p *Protocol) wanted(code string) bool {
-	if len(p.Languages) == 0 {
-		return true
-	}
-	for _, l := range p.Languages {
-		if l.ISO3 == code {
-			return true
-		}
-	}
-	return false
+	return len(p.Languages) == 0 || slices.ContainsFunc(p.Languages, func(l lang.Language) bool { return l.ISO3 == code })
 }
 
 // JudgeKey is the key of a judge's verdict on an answer: the answer's key
-// with the judge as model and the role study.Judge(answer's model).
-func JudgeKey(answer study.Key, judge string) study.Key {
+// with the judge as model and the role engine.Judge(answer's model).
+func JudgeKey(answer engine.Key, judge string) engine.Key {
 	k := answer
-	k.Model, k.Role = judge, study.Judge(answer.Model)
+	k.Model, k.Role = judge, engine.Judge(answer.Model)
 	return k
 }
 
 // Requests yields one model's requests of a stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
 	reg := lang.New()
-	return func(yield func(study.Request, error) bool) {
+	return func(yield func(engine.Request, error) bool) {
 		tmpl := "indicquest/answer.txt"
 		if stage == 2 {
 			tmpl = p.judgeTemplate()
 		}
-		t, _, err := study.Template(tmpl)
+		t, _, err := protocol.Template(tmpl)
 		if err != nil {
-			yield(study.Request{}, err)
+			yield(engine.Request{}, err)
 			return
 		}
 		t = strings.TrimSuffix(t, "\n")
@@ -100,27 +93,27 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 				}
 				l, err := reg.Lookup(v.Language)
 				if err != nil {
-					yield(study.Request{}, err)
+					yield(engine.Request{}, err)
 					return
 				}
-				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
+				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
 				if stage == 1 {
 					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
-					r := study.Request{Key: key, Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}},
-						Decoding: study.Decoding{MaxTokens: def(p.AnswerTokens, 64), Temperature: ptr(0.0)}}
+					r := engine.Request{Key: key, Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
+						Decoding: engine.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
 					if !yield(r, nil) {
 						return
 					}
 					continue
 				}
 				rec, ok := prior(key)
-				if !ok || rec.Status != study.StatusOK {
-					if !yield(study.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
+				if !ok || rec.Status != engine.StatusOK {
+					if !yield(engine.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
 						return
 					}
 					continue
 				}
-				ans := study.ExtractField(rec.Response, "answer")
+				ans := extract.Field(rec.Response, "answer")
 				given := ans.Value
 				switch {
 				case ans.Null:
@@ -130,11 +123,11 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
 					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-				d := study.Decoding{MaxTokens: def(p.JudgeTokens, 256), Temperature: ptr(0.0)}
+				d := engine.Decoding{MaxTokens: 256, Temperature: new(0.0)}
 				if p.JudgeDecoding != nil {
 					d = *p.JudgeDecoding
 				}
-				r := study.Request{Key: JudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d}
+				r := engine.Request{Key: JudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d}
 				if !yield(r, nil) {
 					return
 				}
@@ -143,25 +136,16 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 	}
 }
 
-func def(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
-}
-
 // Extract reads an answer's "answer" field, or a verdict's "is_correct"
 // (v2) or "Overall" (v1) field.
-func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
+func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 	field := "answer"
-	if r.Fields.Role.Kind == study.RoleJudge {
+	if r.Fields.Role.Kind == engine.RoleJudge {
 		field = "is_correct"
 		if p.JudgeV1 {
 			field = "Overall"
 		}
 	}
-	res := study.ExtractField(r.Response, field)
+	res := extract.Field(r.Response, field)
 	return &res
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -12,8 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -38,19 +36,6 @@ func Template(name string) (text, hash string, err error) {
 		s = s[i+len(scissors):]
 	}
 	return s, hex.EncodeToString(sum[:]), nil
-}
-
-// TemplateNames lists every embedded template, sorted.
-func TemplateNames() []string {
-	var out []string
-	fs.WalkDir(templateFS, "templates", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".txt") {
-			out = append(out, strings.TrimPrefix(p, "templates/"))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
 }
 
 // ErrWithheld marks a request that cannot be built yet: its first stage

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"io/fs"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -20,4 +22,17 @@ func TestTemplates(t *testing.T) {
 	if !strings.HasSuffix(one, "script>\"\n}\n\n\n") || !strings.Contains(one, "STEP 1 \u2014 CODE-MIXED") {
 		t.Errorf("1Step-CM template ends %q", one[len(one)-20:])
 	}
+}
+
+// TemplateNames lists every embedded template, sorted.
+func TemplateNames() []string {
+	var out []string
+	fs.WalkDir(templateFS, "templates", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".txt") {
+			out = append(out, strings.TrimPrefix(p, "templates/"))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
 }

@@ -2,7 +2,6 @@ package requests
 
 import (
 	"github.com/bhashalab/bhasha/studies/experiment"
-	"github.com/bhashalab/bhasha/study"
 )
 
 // FileOptions are the requests study's options: YAML requests: names the
@@ -26,8 +25,8 @@ func (File) Options() any { return new(FileOptions) }
 func (File) ImpliedBy() string { return "requests" }
 
 // WithFile sets the requests file (YAML requests:).
-func WithFile(path string) study.Option {
-	return study.Set(func(o *FileOptions) { o.Requests = path })
+func WithFile(path string) experiment.Option {
+	return experiment.Set(func(o *FileOptions) { o.Requests = path })
 }
 
 // SyntheticOptions are the synthetic study's options: YAML synthetic:
@@ -47,8 +46,3 @@ func (Synthetic) Options() any { return new(SyntheticOptions) }
 // ImpliedBy: an experiment without study: that sets synthetic: is this
 // study.
 func (Synthetic) ImpliedBy() string { return "synthetic" }
-
-// WithCount asks for n generated requests (YAML synthetic: {count: n}).
-func WithCount(n int) study.Option {
-	return study.Set(func(o *SyntheticOptions) { o.Synthetic = &Generated{Count: n} })
-}
