@@ -3,7 +3,7 @@
 // endpoints, and serves a simulated vLLM-compatible server for users
 // without a GPU. The bhasha command (cmd/bhasha) is Main with the
 // built-in studies; a study of one's own gets the whole command, every
-// subcommand below, from a main package of a few lines:
+// subcommand, from a main package of a few lines:
 //
 //	package main
 //
@@ -14,33 +14,9 @@
 //
 //	func main() { cli.Main(mystudy.Study{}) }
 //
-// Usage:
-//
-//	bhasha sim   --addr 127.0.0.1:8000 [--config EXP.yaml | --dataset PATH | --facts FILE] [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage]
-//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid] [--shard K/N|auto|auto/N]
-//	bhasha batch export --config FILE --out DIR [--live]
-//	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
-//	bhasha plan  --config FILE [--shards N] [--rate R]
-//	bhasha cluster slurm|k8s --config FILE --shards N --out GRID [--parallel P] [--server-cmd CMD | --endpoint URL] [--jobs DIR]
-//	bhasha report --run DIR|GRID [--config FILE]
-//	bhasha merge --grid GRID --out DIR
-//	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
-//	bhasha demo  [--out out/demo]
-//	bhasha version
-//
-// When stderr is not a terminal (a file or a pipe: nohup, a batch job,
-// CI), run and report print a plain progress line instead of the bar,
-// "EXP: 1200/8800 (13.6 %), 4 failed, 310 cached, 412.3/s, about 18 s
-// left", every 5 s while a stage runs and once at its end; the environment
-// variable BHASHA_PROGRESS_EVERY sets the interval (a Go duration such as
-// 30s; 0 prints none).
-//
-// A standalone `bhasha sim` knows the bundled IndicKLAR demo facts unless
-// told the experiment's (--config EXP.yaml: its items and served model
-// names, as the in-process simulator of bhasha run) or a dataset's
-// (--dataset); asked about items it does not know, it says so on stderr
-// (once, then a count every 1000) and in each such response's header
-// X-Bhasha-Sim: unknown-item, and answers "I don't know".
+// The commands, their flags, exit statuses and environment variables are
+// described in docs/cli.md; `bhasha COMMAND --help` lists a command's
+// flags.
 package cli
 
 import (
@@ -117,8 +93,9 @@ type statusError struct {
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
 
-// exitCode maps a command's error to the process's exit status.
-func exitCode(ctx context.Context, err error) int {
+// ExitCode is the exit status Main exits with after Run returned err
+// under ctx.
+func ExitCode(ctx context.Context, err error) int {
 	var ee *statusError
 	switch {
 	case err == nil:
@@ -168,20 +145,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhas
 	if reg == nil {
 		reg = bhasha.BuiltinStudies()
 	}
-	return command(ctx, args, stdout, stderr, reg)
-}
-
-// ExitCode is the exit status Main exits with after Run returned err
-// under ctx.
-func ExitCode(ctx context.Context, err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitFailed
-	}
-	return exitCode(ctx, err)
-}
-
-// command runs one command line with the studies of reg.
-func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhasha.Registry) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -399,17 +362,6 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // plain progress lines are printed (a Go duration; 0 prints none).
 const progressEveryEnv = "BHASHA_PROGRESS_EVERY"
 
-// plainProgress prints a run's progress as plain lines on the command's
-// stderr when that is not a terminal (a file, a pipe: nohup, a batch job,
-// CI; a terminal gets the run's bar instead): every BHASHA_PROGRESS_EVERY
-// (default progress.DefaultEvery) while a stage's records arrive, and once
-// at the end of each stage. Labels are the experiment's name, with the
-// stage when it has several.
-type plainProgress struct {
-	name string
-	p    *progress.Plain
-}
-
 // progressEvery reads BHASHA_PROGRESS_EVERY: a duration (0: no progress
 // lines), progress.DefaultEvery when unset; anything else is an error.
 func progressEvery() (time.Duration, error) {
@@ -427,9 +379,13 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// newPlainProgress reads BHASHA_PROGRESS_EVERY; a value that is not a
-// duration is an error.
-func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
+// plainProgress is the run option that prints a run's progress as plain
+// lines on stderr when that is not a terminal (a terminal gets the run's
+// bar): every BHASHA_PROGRESS_EVERY (default progress.DefaultEvery) while
+// a stage's records arrive, and once at each stage's end, labelled with
+// the experiment's name (and the stage when it has several). A
+// BHASHA_PROGRESS_EVERY that is not a duration is an error.
+func plainProgress(name string, stderr io.Writer) (bhasha.RunOption, error) {
 	every, err := progressEvery()
 	if err != nil {
 		return nil, err
@@ -437,7 +393,14 @@ func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
 	if progress.IsTerminal(stderr) {
 		every = 0
 	}
-	return &plainProgress{name: name, p: progress.NewPlain(stderr, every)}, nil
+	pl := progress.NewPlain(stderr, every)
+	return bhasha.OnProgress(func(p bhasha.Progress) {
+		label := name
+		if p.Stages > 1 {
+			label = fmt.Sprintf("%s stage %d", name, p.Stage)
+		}
+		pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
+	}), nil
 }
 
 // stepLines prints a report's steps on stderr (progress.StepLine): each
@@ -474,17 +437,6 @@ func (s *stepLines) line(st bhasha.ReportStep) {
 		delete(s.next, st.What)
 	}
 	fmt.Fprintln(s.w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
-}
-
-// option is the run option that feeds the lines.
-func (pp *plainProgress) option() bhasha.RunOption {
-	return bhasha.OnProgress(func(p bhasha.Progress) {
-		label := pp.name
-		if p.Stages > 1 {
-			label = fmt.Sprintf("%s stage %d", pp.name, p.Stage)
-		}
-		pp.p.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
-	})
 }
 
 func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
@@ -530,11 +482,11 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if sh.N > 0 {
 		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
-	pp, err := newPlainProgress(exp.Name, stderr)
+	pp, err := plainProgress(exp.Name, stderr)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	opts = append(opts, pp.option())
+	opts = append(opts, pp)
 	// A run's live heap is small and flat but for the keys already
 	// answered (records.KeySet, about 40 bytes a key of the records a
 	// resumed run finds) and the response cache's index in memory (at
@@ -558,7 +510,6 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // is given no other facts.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
-// cliRemedies names the command line's flags in refusals.
 // cliRemedies names the command's flags in refusals.
 func cliRemedies(c *bhasha.RunConfig) {
 	c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
@@ -828,11 +779,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		if len(endpoint) > 0 {
 			opts = append(opts, bhasha.Endpoint(endpoint...))
 		}
-		pp, err := newPlainProgress(r.Experiment().Name, stderr)
+		pp, err := plainProgress(r.Experiment().Name, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		opts = append(opts, pp.option())
+		opts = append(opts, pp)
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)
 		}

@@ -261,22 +261,6 @@ func PromptOf(body []byte) (prompt string, messages []Message, err error) {
 	return promptOfJSON(body)
 }
 
-// PromptSource is the part of a request body its prompt is read from
-// (PromptOf): the raw JSON value of its "prompt" member, or of its
-// "messages" member. Two bodies with the same source have the same
-// prompt. False when the body has both or neither, or when PromptOf reads
-// it through encoding/json (promptMembers).
-func PromptSource(body []byte) ([]byte, bool) {
-	p, m, ok := promptMembers(body)
-	switch {
-	case !ok || (p == nil) == (m == nil):
-		return nil, false
-	case p != nil:
-		return p, true
-	}
-	return m, true
-}
-
 // promptMembers finds what PromptOf reads of a body: the raw JSON values
 // of its "prompt" and "messages" members (nil when absent). ok is false
 // when the body is read through encoding/json instead: not a JSON object,
