@@ -392,6 +392,7 @@ func TestPlanTokens(t *testing.T) {
 		t.Errorf("plan printed:\n%s", text.String())
 	}
 }
+
 // byModel sums the plan's requests by the model they are sent to.
 func (p *plan) byModel() map[string]int {
 	out := map[string]int{}
@@ -400,4 +401,3 @@ func (p *plan) byModel() map[string]int {
 	}
 	return out
 }
-
