@@ -166,21 +166,9 @@ func (e *Engine) UnknownItems() int64 { return e.unknown.Load() }
 // the process's open-file limit less a reserve (clampToFileLimit); when
 // the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
-	opts.defaults()
-	unknown := new(atomic.Int64)
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
-	var errs []error
-	for _, mc := range models {
-		ms, err := e.connect(ctx, mc, true)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		e.models[mc.Name] = ms
-		e.order = append(e.order, mc.Name)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	e, err := newEngine(ctx, models, opts, true)
+	if err != nil {
+		return nil, err
 	}
 	e.clampToFileLimit()
 	return e, nil
@@ -190,16 +178,27 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 // comes from ModelConfig.Root (or the served name). Used to export and
 // import batch files and to compute cache keys.
 func NewOffline(models []ModelConfig, opts Options) (*Engine, error) {
+	return newEngine(context.Background(), models, opts, false)
+}
+
+// newEngine connects every model (live: to its servers); its error joins
+// every model's.
+func newEngine(ctx context.Context, models []ModelConfig, opts Options, live bool) (*Engine, error) {
 	opts.defaults()
 	unknown := new(atomic.Int64)
 	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
+	var errs []error
 	for _, mc := range models {
-		ms, err := e.connect(context.Background(), mc, false)
+		ms, err := e.connect(ctx, mc, live)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		e.models[mc.Name] = ms
 		e.order = append(e.order, mc.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return e, nil
 }

@@ -16,6 +16,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,18 +79,10 @@ type Hints struct {
 	ArchiveChanged string // default "run again with --archive-changed"
 }
 
-func (h Hints) newOut() string {
-	if h.NewOut == "" {
-		return "run into a new --out"
-	}
-	return h.NewOut
-}
+func (h Hints) newOut() string { return cmp.Or(h.NewOut, "run into a new --out") }
 
 func (h Hints) archiveChanged() string {
-	if h.ArchiveChanged == "" {
-		return "run again with --archive-changed"
-	}
-	return h.ArchiveChanged
+	return cmp.Or(h.ArchiveChanged, "run again with --archive-changed")
 }
 
 // Progress is a run's state during one stage.
@@ -542,7 +535,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		setProvenance(m, eng)
 		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
 	}
-	if err := writeManifest(o.Out, m); err != nil {
+	if err := WriteManifest(o.Out, m); err != nil {
 		return nil, err
 	}
 	var total engine.Stats
@@ -765,7 +758,7 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	default:
 		m.Status = "complete"
 	}
-	if err := writeManifest(dir, m); err != nil {
+	if err := WriteManifest(dir, m); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return runErr
@@ -808,9 +801,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 }
 
 // WriteManifest writes DIR/manifest.json atomically.
-func WriteManifest(dir string, m *Manifest) error { return writeManifest(dir, m) }
-
-func writeManifest(dir string, m *Manifest) error {
+func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
