@@ -21,6 +21,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -647,14 +648,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cd := *cacheDir
-	if cd == "" {
-		cd = filepath.Join(*out, "cache")
-	}
-	opts := []bhasha.RunOption{bhasha.CacheDir(cd), bhasha.Log(stderr)}
-	var res []*bhasha.Results
-	var err error
-	res, err = bhasha.Demo(ctx, *dir, *out, opts...)
+	cd := cmp.Or(*cacheDir, filepath.Join(*out, "cache"))
+	res, err := bhasha.Demo(ctx, *dir, *out, bhasha.CacheDir(cd), bhasha.Log(stderr))
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
 		fmt.Fprintf(stdout, "  report: %s, %s\n", filepath.Join(r.Dir(), "report.html"), filepath.Join(r.Dir(), "report.xlsx"))
