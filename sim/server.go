@@ -27,8 +27,9 @@
 // was loaded with (an item it does not know: a user's own data on a server
 // started without it) is answered as now, "I don't know." (" unknown" for
 // a completion), and its response carries the header "X-Bhasha-Sim:
-// unknown-item" (HeaderSim, UnknownItem); Config.Log is told so once, then
-// with a count every Config.UnknownLogEvery such requests.
+// unknown-item" (engine.SimHeader, engine.SimUnknownItem); Config.Log is
+// told so once, then with a count every Config.UnknownLogEvery such
+// requests.
 package sim
 
 import (
@@ -82,14 +83,6 @@ func rootOf(id, digest string) string {
 	return fmt.Sprintf("simulated/%s@%s/facts-%s", id, Behaviour, digest)
 }
 
-// HeaderSim is the response header in which the simulator says what it
-// noticed about a request; UnknownItem, its value when the prompt matched
-// none of the server's facts (the answer is the one of an unknown item).
-const (
-	HeaderSim   = "X-Bhasha-Sim"
-	UnknownItem = "unknown-item"
-)
-
 // DefaultUnknownLogEvery is how many requests for unknown items go by
 // between two counts on Config.Log, unless told otherwise.
 const DefaultUnknownLogEvery = 1000
@@ -131,7 +124,7 @@ type Config struct {
 	// (default 5 s, vLLM's keep-alive timeout).
 	ReadTimeout, IdleTimeout time.Duration
 	// Log, if set, is told when the server is asked about items it does
-	// not know (see HeaderSim): once, with what to do about it, and then
+	// not know (see engine.SimHeader): once, with what to do about it, and then
 	// with a count every UnknownLogEvery such requests (default
 	// DefaultUnknownLogEvery). Each message is one Write of one line.
 	Log             io.Writer
@@ -504,7 +497,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if unknown {
-		w.Header().Set(HeaderSim, UnknownItem)
+		w.Header().Set(engine.SimHeader, engine.SimUnknownItem)
 	}
 	if d := s.cfg.TTFT + time.Duration(genToks)*s.cfg.PerToken; d > 0 {
 		t := time.NewTimer(d)
@@ -609,7 +602,7 @@ func (s *Server) noteAsked(unknown bool) {
 	case s.cfg.Log == nil:
 	case n == 1:
 		fmt.Fprintf(s.cfg.Log, "bhasha sim: the simulator does not know this item: its prompts match none of its %d facts; start it with --config EXP (or --dataset) to know the experiment's items (its answer stays \"I don't know\"; responses say %s: %s)\n",
-			len(s.cfg.Facts), HeaderSim, UnknownItem)
+			len(s.cfg.Facts), engine.SimHeader, engine.SimUnknownItem)
 	case n%int64(s.cfg.UnknownLogEvery) == 0:
 		fmt.Fprintf(s.cfg.Log, "bhasha sim: %d of %d requests so far asked about items the simulator does not know (none of its %d facts)\n", n, asked, len(s.cfg.Facts))
 	}
