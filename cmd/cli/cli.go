@@ -488,11 +488,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 		return fmt.Errorf("run: %w", err)
 	}
 	opts = append(opts, pp)
-	// A run's live heap is small and flat but for the keys already
-	// answered (records.KeySet, about 40 bytes a key of the records a
-	// resumed run finds) and the response cache's index in memory (at
-	// most 2²⁰ entries, 32 MiB; the rest is on disk); the
-	// default pacing would let the heap reach twice what is live.
+	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
@@ -928,20 +924,12 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	return run.WriteManifest(dir, m)
 }
 
-// tableShare is the share of the live heap, mostly the scored rows, that
-// building a run's tables (`bhasha report`) may allocate beyond it before
-// a collection (memlimit.Hold), so that the heap stays near the rows'
-// size rather than doubling them.
-const tableShare = 8
-
-// reportHeapHeadroom is what `bhasha report --html/--xlsx` lets the heap
-// grow beyond its live heap above memlimit.Floor: more than a run's,
-// since writing the reports and decoding the records allocate several
-// times the live heap, and a tighter limit spends the time on
-// collections.
-const reportHeapHeadroom = 256 << 20
-
-// runHeapHeadroom is what `bhasha run` lets the heap grow beyond its live
-// heap above memlimit.Floor (internal/memlimit): a collection at least
-// every 64 MiB allocated.
-const runHeapHeadroom = 64 << 20
+// The pacing of the long commands' heap (memlimit.Hold): what a run and a
+// report's HTML and workbook may allocate beyond the live heap above
+// memlimit.Floor before a collection, and the share of the live heap
+// (mostly the scored rows) that building the tables may.
+const (
+	runHeapHeadroom    = 64 << 20
+	reportHeapHeadroom = 256 << 20
+	tableShare         = 8
+)
