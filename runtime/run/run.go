@@ -22,12 +22,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -207,10 +207,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	// The engine logs from its workers (replica back-offs): one message
-	// at a time. (The bar draws only on a terminal, an *os.File.)
-	locked := &lockedWriter{w: logw}
-	logf := func(format string, a ...any) { fmt.Fprintf(locked, format+"\n", a...) }
+	// The engine logs from its workers: a log.Logger writes one message
+	// at a time.
+	logf := log.New(logw, "", 0).Printf
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
 	}
@@ -820,18 +819,6 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // capitalize upper-cases the first letter of a sentence.
