@@ -2,34 +2,26 @@
 // simulated: deterministic functions of the request that know the facts
 // they are loaded with, answer them with an accuracy that depends on model
 // size, language, script, prompt strategy and distractors, and say
-// "simulated" wherever they name themselves. It also injects faults (429
-// with Retry-After, 500, hangs, connection resets, garbage bodies), models
+// "simulated" wherever they name themselves. It injects faults (429 with
+// Retry-After, 500, hangs, connection resets, garbage bodies), models
 // latency and a bounded number of running requests with a waiting queue,
-// and exposes vLLM's Prometheus metric names. It is the front door's
-// default endpoint and the test double of every study.
+// and exposes vLLM's Prometheus metric names.
 //
 // What a request is for comes from outside its wording, so that editing a
-// template never changes the simulator silently: the role (answer,
-// translation, judge, choice) from the X-Bhasha-Role header and the
-// study-neutral cues its protocol put on the request (translate first, a
-// one-word verdict: engine.Request.Cues) from the X-Bhasha-Cue header,
-// both sent by the engine (vLLM ignores them), the JSON shape of an
-// answer from the request's structured_outputs schema. It knows no
-// study, strategy or condition by name.
-// Within a prompt it reads only the slots every study fills: the question
-// (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
-// last "A: " and a judge prompt's labelled gold and answer lines. A
-// request without headers (a batch file replayed by hand) is answered as
-// a plain question. The headers are not part of the response cache's key
-// (the body is): the studies never send one body under two roles.
+// template never changes the simulator silently: the role from the
+// X-Bhasha-Role header, the cues of its protocol (engine.Request.Cues)
+// from X-Bhasha-Cue, the JSON shape of an answer from its
+// structured_outputs schema; it knows no study, strategy or condition by
+// name. Within a prompt it reads only the slots every study fills: the
+// question (a known fact's cue), a "Candidates:" line, a multiple-choice
+// prompt's last "A: " and a judge prompt's gold and answer lines. A
+// request without headers is answered as a plain question.
 //
-// A generation request whose prompt matches none of the facts the server
-// was loaded with (an item it does not know: a user's own data on a server
-// started without it) is answered as now, "I don't know." (" unknown" for
-// a completion), and its response carries the header "X-Bhasha-Sim:
-// unknown-item" (engine.SimHeader, engine.SimUnknownItem); Config.Log is
-// told so once, then with a count every Config.UnknownLogEvery such
-// requests.
+// A prompt that matches none of the loaded facts is answered "I don't
+// know." (" unknown" for a completion) with the response header
+// X-Bhasha-Sim: unknown-item (engine.SimHeader, engine.SimUnknownItem);
+// Config.Log is told so once, then with a count every
+// Config.UnknownLogEvery such requests.
 package sim
 
 import (
