@@ -203,14 +203,9 @@ func diffBodies(oldBody, newBody []byte) []string {
 
 // unionKeys lists the keys of a and b, sorted, each once.
 func unionKeys[V any](a, b map[string]V) []string {
-	keys := slices.Collect(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
 	slices.Sort(keys)
-	return keys
+	return slices.Compact(keys)
 }
 
 // short shows a JSON value in at most 40 characters ("unset" when absent).
