@@ -25,6 +25,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -156,24 +157,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FailRate < 0 || cfg.FailRate > 1 {
 		return nil, fmt.Errorf("fail rate %g is outside [0, 1]", cfg.FailRate)
 	}
-	if cfg.RetryAfter <= 0 {
-		cfg.RetryAfter = time.Second
-	}
-	if cfg.HangMax <= 0 {
-		cfg.HangMax = 10 * time.Minute
-	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 8 << 20
-	}
-	if cfg.ReadTimeout <= 0 {
-		cfg.ReadTimeout = 10 * time.Second
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 5 * time.Second
-	}
-	if cfg.UnknownLogEvery <= 0 {
-		cfg.UnknownLogEvery = DefaultUnknownLogEvery
-	}
+	cfg.RetryAfter = cmp.Or(max(cfg.RetryAfter, 0), time.Second)
+	cfg.HangMax = cmp.Or(max(cfg.HangMax, 0), 10*time.Minute)
+	cfg.MaxBodyBytes = cmp.Or(max(cfg.MaxBodyBytes, 0), 8<<20)
+	cfg.ReadTimeout = cmp.Or(max(cfg.ReadTimeout, 0), 10*time.Second)
+	cfg.IdleTimeout = cmp.Or(max(cfg.IdleTimeout, 0), 5*time.Second)
+	cfg.UnknownLogEvery = cmp.Or(max(cfg.UnknownLogEvery, 0), DefaultUnknownLogEvery)
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}, digest: factsDigest(cfg.Facts)}
 	for _, m := range cfg.Models {
 		if m.MaxModelLen == 0 {

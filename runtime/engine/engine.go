@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,20 +65,13 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.AttemptTimeout, 120*time.Second)
-	def(&o.RequestDeadline, 15*time.Minute)
-	def(&o.RetryBase, 250*time.Millisecond)
-	def(&o.RetryMax, 20*time.Second)
-	def(&o.ReplicaBackoff, time.Second)
-	def(&o.ReplicaBackoffMax, 60*time.Second)
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 8
-	}
+	o.AttemptTimeout = cmp.Or(max(o.AttemptTimeout, 0), 120*time.Second)
+	o.RequestDeadline = cmp.Or(max(o.RequestDeadline, 0), 15*time.Minute)
+	o.RetryBase = cmp.Or(max(o.RetryBase, 0), 250*time.Millisecond)
+	o.RetryMax = cmp.Or(max(o.RetryMax, 0), 20*time.Second)
+	o.ReplicaBackoff = cmp.Or(max(o.ReplicaBackoff, 0), time.Second)
+	o.ReplicaBackoffMax = cmp.Or(max(o.ReplicaBackoffMax, 0), 60*time.Second)
+	o.MaxAttempts = cmp.Or(max(o.MaxAttempts, 0), 8)
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	} else {
