@@ -27,9 +27,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
 		}
 	}
-	if mc.MaxConcurrency <= 0 {
-		mc.MaxConcurrency = 64
-	}
+	mc.MaxConcurrency = cmp.Or(max(mc.MaxConcurrency, 0), 64)
 	ms := &modelState{cfg: mc, key: newSecret(mc.APIKey), info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
 	var reps []*replica
 	for _, ep := range mc.Endpoints {
@@ -87,9 +85,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			e.opts.Logf("warning: model %q: endpoint unreachable, the other replicas carry on: %s", mc.Name, u)
 		}
 	}
-	if root == "" {
-		root = mc.ServedName
-	}
+	root = cmp.Or(root, mc.ServedName)
 	// A replica that listed no entry for the served name (unreachable at
 	// start) answers under any name another replica listed for it.
 	all := map[string]bool{mc.ServedName: true, root: true}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,10 +100,7 @@ func planProgress(logf func(string, ...any), name string, stage, stages int) fun
 // translation", "qa judge"; the role alone when the key has neither:
 // "answer", "judge").
 func DecodingGroup(k engine.Key) string {
-	g := k.Strategy
-	if g == "" {
-		g = k.Condition
-	}
+	g := cmp.Or(k.Strategy, k.Condition)
 	switch {
 	case g == "":
 		g = k.Role.Name()
