@@ -470,10 +470,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), cliRemedies}
-	if len(endpoint) > 0 {
-		opts = append(opts, bhasha.Endpoint(endpoint...))
-	}
+	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), cliRemedies}
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
 	}
@@ -766,10 +763,8 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
-		if len(endpoint) > 0 {
-			opts = append(opts, bhasha.Endpoint(endpoint...))
-		}
+		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
+			func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
 		pp, err := plainProgress(r.Experiment().Name, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
