@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"hash/maphash"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
