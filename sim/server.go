@@ -2,36 +2,30 @@
 // simulated: deterministic functions of the request that know the facts
 // they are loaded with, answer them with an accuracy that depends on model
 // size, language, script, prompt strategy and distractors, and say
-// "simulated" wherever they name themselves. It also injects faults (429
-// with Retry-After, 500, hangs, connection resets, garbage bodies), models
+// "simulated" wherever they name themselves. It injects faults (429 with
+// Retry-After, 500, hangs, connection resets, garbage bodies), models
 // latency and a bounded number of running requests with a waiting queue,
-// and exposes vLLM's Prometheus metric names. It is the front door's
-// default endpoint and the test double of every study.
+// and exposes vLLM's Prometheus metric names.
 //
 // What a request is for comes from outside its wording, so that editing a
-// template never changes the simulator silently: the role (answer,
-// translation, judge, choice) from the X-Bhasha-Role header and the
-// study-neutral cues its protocol put on the request (translate first, a
-// one-word verdict: engine.Request.Cues) from the X-Bhasha-Cue header,
-// both sent by the engine (vLLM ignores them), the JSON shape of an
-// answer from the request's structured_outputs schema. It knows no
-// study, strategy or condition by name.
-// Within a prompt it reads only the slots every study fills: the question
-// (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
-// last "A: " and a judge prompt's labelled gold and answer lines. A
-// request without headers (a batch file replayed by hand) is answered as
-// a plain question. The headers are not part of the response cache's key
-// (the body is): the studies never send one body under two roles.
+// template never changes the simulator silently: the role from the
+// X-Bhasha-Role header, the cues of its protocol (engine.Request.Cues)
+// from X-Bhasha-Cue, the JSON shape of an answer from its
+// structured_outputs schema; it knows no study, strategy or condition by
+// name. Within a prompt it reads only the slots every study fills: the
+// question (a known fact's cue), a "Candidates:" line, a multiple-choice
+// prompt's last "A: " and a judge prompt's gold and answer lines. A
+// request without headers is answered as a plain question.
 //
-// A generation request whose prompt matches none of the facts the server
-// was loaded with (an item it does not know: a user's own data on a server
-// started without it) is answered as now, "I don't know." (" unknown" for
-// a completion), and its response carries the header "X-Bhasha-Sim:
-// unknown-item" (HeaderSim, UnknownItem); Config.Log is told so once, then
-// with a count every Config.UnknownLogEvery such requests.
+// A prompt that matches none of the loaded facts is answered "I don't
+// know." (" unknown" for a completion) with the response header
+// X-Bhasha-Sim: unknown-item (engine.SimHeader, engine.SimUnknownItem);
+// Config.Log is told so once, then with a count every
+// Config.UnknownLogEvery such requests.
 package sim
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -82,14 +76,6 @@ func rootOf(id, digest string) string {
 	return fmt.Sprintf("simulated/%s@%s/facts-%s", id, Behaviour, digest)
 }
 
-// HeaderSim is the response header in which the simulator says what it
-// noticed about a request; UnknownItem, its value when the prompt matched
-// none of the server's facts (the answer is the one of an unknown item).
-const (
-	HeaderSim   = "X-Bhasha-Sim"
-	UnknownItem = "unknown-item"
-)
-
 // DefaultUnknownLogEvery is how many requests for unknown items go by
 // between two counts on Config.Log, unless told otherwise.
 const DefaultUnknownLogEvery = 1000
@@ -131,7 +117,7 @@ type Config struct {
 	// (default 5 s, vLLM's keep-alive timeout).
 	ReadTimeout, IdleTimeout time.Duration
 	// Log, if set, is told when the server is asked about items it does
-	// not know (see HeaderSim): once, with what to do about it, and then
+	// not know (see engine.SimHeader): once, with what to do about it, and then
 	// with a count every UnknownLogEvery such requests (default
 	// DefaultUnknownLogEvery). Each message is one Write of one line.
 	Log             io.Writer
@@ -171,24 +157,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FailRate < 0 || cfg.FailRate > 1 {
 		return nil, fmt.Errorf("fail rate %g is outside [0, 1]", cfg.FailRate)
 	}
-	if cfg.RetryAfter <= 0 {
-		cfg.RetryAfter = time.Second
-	}
-	if cfg.HangMax <= 0 {
-		cfg.HangMax = 10 * time.Minute
-	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 8 << 20
-	}
-	if cfg.ReadTimeout <= 0 {
-		cfg.ReadTimeout = 10 * time.Second
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 5 * time.Second
-	}
-	if cfg.UnknownLogEvery <= 0 {
-		cfg.UnknownLogEvery = DefaultUnknownLogEvery
-	}
+	cfg.RetryAfter = cmp.Or(max(cfg.RetryAfter, 0), time.Second)
+	cfg.HangMax = cmp.Or(max(cfg.HangMax, 0), 10*time.Minute)
+	cfg.MaxBodyBytes = cmp.Or(max(cfg.MaxBodyBytes, 0), 8<<20)
+	cfg.ReadTimeout = cmp.Or(max(cfg.ReadTimeout, 0), 10*time.Second)
+	cfg.IdleTimeout = cmp.Or(max(cfg.IdleTimeout, 0), 5*time.Second)
+	cfg.UnknownLogEvery = cmp.Or(max(cfg.UnknownLogEvery, 0), DefaultUnknownLogEvery)
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}, digest: factsDigest(cfg.Facts)}
 	for _, m := range cfg.Models {
 		if m.MaxModelLen == 0 {
@@ -504,7 +478,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if unknown {
-		w.Header().Set(HeaderSim, UnknownItem)
+		w.Header().Set(engine.SimHeader, engine.SimUnknownItem)
 	}
 	if d := s.cfg.TTFT + time.Duration(genToks)*s.cfg.PerToken; d > 0 {
 		t := time.NewTimer(d)
@@ -609,7 +583,7 @@ func (s *Server) noteAsked(unknown bool) {
 	case s.cfg.Log == nil:
 	case n == 1:
 		fmt.Fprintf(s.cfg.Log, "bhasha sim: the simulator does not know this item: its prompts match none of its %d facts; start it with --config EXP (or --dataset) to know the experiment's items (its answer stays \"I don't know\"; responses say %s: %s)\n",
-			len(s.cfg.Facts), HeaderSim, UnknownItem)
+			len(s.cfg.Facts), engine.SimHeader, engine.SimUnknownItem)
 	case n%int64(s.cfg.UnknownLogEvery) == 0:
 		fmt.Fprintf(s.cfg.Log, "bhasha sim: %d of %d requests so far asked about items the simulator does not know (none of its %d facts)\n", n, asked, len(s.cfg.Facts))
 	}

@@ -59,8 +59,8 @@ func TestUnknownItems(t *testing.T) {
 			if code != http.StatusOK || !strings.Contains(string(b), c.answer) {
 				t.Fatalf("%d %s", code, b)
 			}
-			if got := h.Get(HeaderSim) == UnknownItem; got != c.unknown {
-				t.Errorf("%s: %q, want unknown %v", HeaderSim, h.Get(HeaderSim), c.unknown)
+			if got := h.Get(engine.SimHeader) == engine.SimUnknownItem; got != c.unknown {
+				t.Errorf("%s: %q, want unknown %v", engine.SimHeader, h.Get(engine.SimHeader), c.unknown)
 			}
 			said := strings.Contains(log.text(), "the simulator does not know this item: its prompts match none of its 2 facts; start it with --config EXP (or --dataset)")
 			if said != c.unknown {

@@ -3,7 +3,7 @@
 // endpoints, and serves a simulated vLLM-compatible server for users
 // without a GPU. The bhasha command (cmd/bhasha) is Main with the
 // built-in studies; a study of one's own gets the whole command, every
-// subcommand below, from a main package of a few lines:
+// subcommand, from a main package of a few lines:
 //
 //	package main
 //
@@ -14,37 +14,14 @@
 //
 //	func main() { cli.Main(mystudy.Study{}) }
 //
-// Usage:
-//
-//	bhasha sim   --addr 127.0.0.1:8000 [--config EXP.yaml | --dataset PATH | --facts FILE] [--latency D] [--per-token D] [--max-concurrency N] [--fail-rate F] [--fail-types 429,500,timeout,reset,garbage]
-//	bhasha run   --config FILE --out DIR [--endpoint URL] [--concurrency N] [--no-cache] [--cache-dir DIR] [--skip-invalid] [--shard K/N|auto|auto/N]
-//	bhasha batch export --config FILE --out DIR [--live]
-//	bhasha batch import --config FILE --out DIR --file OUTPUT.jsonl
-//	bhasha plan  --config FILE [--shards N] [--rate R]
-//	bhasha cluster slurm|k8s --config FILE --shards N --out GRID [--parallel P] [--server-cmd CMD | --endpoint URL] [--jobs DIR]
-//	bhasha report --run DIR|GRID [--config FILE]
-//	bhasha merge --grid GRID --out DIR
-//	bhasha datasets check PATH [--format F] [--lang CODES] [--json]
-//	bhasha demo  [--out out/demo]
-//	bhasha version
-//
-// When stderr is not a terminal (a file or a pipe: nohup, a batch job,
-// CI), run and report print a plain progress line instead of the bar,
-// "EXP: 1200/8800 (13.6 %), 4 failed, 310 cached, 412.3/s, about 18 s
-// left", every 5 s while a stage runs and once at its end; the environment
-// variable BHASHA_PROGRESS_EVERY sets the interval (a Go duration such as
-// 30s; 0 prints none).
-//
-// A standalone `bhasha sim` knows the bundled IndicKLAR demo facts unless
-// told the experiment's (--config EXP.yaml: its items and served model
-// names, as the in-process simulator of bhasha run) or a dataset's
-// (--dataset); asked about items it does not know, it says so on stderr
-// (once, then a count every 1000) and in each such response's header
-// X-Bhasha-Sim: unknown-item, and answers "I don't know".
+// The commands, their flags, exit statuses and environment variables are
+// described in docs/cli.md; `bhasha COMMAND --help` lists a command's
+// flags.
 package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,8 +94,9 @@ type statusError struct {
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
 
-// exitCode maps a command's error to the process's exit status.
-func exitCode(ctx context.Context, err error) int {
+// ExitCode is the exit status Main exits with after Run returned err
+// under ctx.
+func ExitCode(ctx context.Context, err error) int {
 	var ee *statusError
 	switch {
 	case err == nil:
@@ -168,20 +146,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhas
 	if reg == nil {
 		reg = bhasha.BuiltinStudies()
 	}
-	return command(ctx, args, stdout, stderr, reg)
-}
-
-// ExitCode is the exit status Main exits with after Run returned err
-// under ctx.
-func ExitCode(ctx context.Context, err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitFailed
-	}
-	return exitCode(ctx, err)
-}
-
-// command runs one command line with the studies of reg.
-func command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhasha.Registry) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -399,17 +363,6 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // plain progress lines are printed (a Go duration; 0 prints none).
 const progressEveryEnv = "BHASHA_PROGRESS_EVERY"
 
-// plainProgress prints a run's progress as plain lines on the command's
-// stderr when that is not a terminal (a file, a pipe: nohup, a batch job,
-// CI; a terminal gets the run's bar instead): every BHASHA_PROGRESS_EVERY
-// (default progress.DefaultEvery) while a stage's records arrive, and once
-// at the end of each stage. Labels are the experiment's name, with the
-// stage when it has several.
-type plainProgress struct {
-	name string
-	p    *progress.Plain
-}
-
 // progressEvery reads BHASHA_PROGRESS_EVERY: a duration (0: no progress
 // lines), progress.DefaultEvery when unset; anything else is an error.
 func progressEvery() (time.Duration, error) {
@@ -427,9 +380,13 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// newPlainProgress reads BHASHA_PROGRESS_EVERY; a value that is not a
-// duration is an error.
-func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
+// plainProgress is the run option that prints a run's progress as plain
+// lines on stderr when that is not a terminal (a terminal gets the run's
+// bar): every BHASHA_PROGRESS_EVERY (default progress.DefaultEvery) while
+// a stage's records arrive, and once at each stage's end, labelled with
+// the experiment's name (and the stage when it has several). A
+// BHASHA_PROGRESS_EVERY that is not a duration is an error.
+func plainProgress(name string, stderr io.Writer) (bhasha.RunOption, error) {
 	every, err := progressEvery()
 	if err != nil {
 		return nil, err
@@ -437,7 +394,14 @@ func newPlainProgress(name string, stderr io.Writer) (*plainProgress, error) {
 	if progress.IsTerminal(stderr) {
 		every = 0
 	}
-	return &plainProgress{name: name, p: progress.NewPlain(stderr, every)}, nil
+	pl := progress.NewPlain(stderr, every)
+	return bhasha.OnProgress(func(p bhasha.Progress) {
+		label := name
+		if p.Stages > 1 {
+			label = fmt.Sprintf("%s stage %d", name, p.Stage)
+		}
+		pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
+	}), nil
 }
 
 // stepLines prints a report's steps on stderr (progress.StepLine): each
@@ -476,17 +440,6 @@ func (s *stepLines) line(st bhasha.ReportStep) {
 	fmt.Fprintln(s.w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
 }
 
-// option is the run option that feeds the lines.
-func (pp *plainProgress) option() bhasha.RunOption {
-	return bhasha.OnProgress(func(p bhasha.Progress) {
-		label := pp.name
-		if p.Stages > 1 {
-			label = fmt.Sprintf("%s stage %d", pp.name, p.Stage)
-		}
-		pp.p.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
-	})
-}
-
 func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
@@ -517,10 +470,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), cliRemedies}
-	if len(endpoint) > 0 {
-		opts = append(opts, bhasha.Endpoint(endpoint...))
-	}
+	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), cliRemedies}
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
 	}
@@ -530,16 +480,12 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if sh.N > 0 {
 		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
-	pp, err := newPlainProgress(exp.Name, stderr)
+	pp, err := plainProgress(exp.Name, stderr)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	opts = append(opts, pp.option())
-	// A run's live heap is small and flat but for the keys already
-	// answered (records.KeySet, about 40 bytes a key of the records a
-	// resumed run finds) and the response cache's index in memory (at
-	// most 2²⁰ entries, 32 MiB; the rest is on disk); the
-	// default pacing would let the heap reach twice what is live.
+	opts = append(opts, pp)
+	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
@@ -558,7 +504,6 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // is given no other facts.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
-// cliRemedies names the command line's flags in refusals.
 // cliRemedies names the command's flags in refusals.
 func cliRemedies(c *bhasha.RunConfig) {
 	c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
@@ -696,14 +641,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cd := *cacheDir
-	if cd == "" {
-		cd = filepath.Join(*out, "cache")
-	}
-	opts := []bhasha.RunOption{bhasha.CacheDir(cd), bhasha.Log(stderr)}
-	var res []*bhasha.Results
-	var err error
-	res, err = bhasha.Demo(ctx, *dir, *out, opts...)
+	cd := cmp.Or(*cacheDir, filepath.Join(*out, "cache"))
+	res, err := bhasha.Demo(ctx, *dir, *out, bhasha.CacheDir(cd), bhasha.Log(stderr))
 	for _, r := range res {
 		printCounts(stdout, r.Dir(), r.Manifest())
 		fmt.Fprintf(stdout, "  report: %s, %s\n", filepath.Join(r.Dir(), "report.html"), filepath.Join(r.Dir(), "report.xlsx"))
@@ -824,15 +763,13 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
-		if len(endpoint) > 0 {
-			opts = append(opts, bhasha.Endpoint(endpoint...))
-		}
-		pp, err := newPlainProgress(r.Experiment().Name, stderr)
+		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
+			func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
+		pp, err := plainProgress(r.Experiment().Name, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		opts = append(opts, pp.option())
+		opts = append(opts, pp)
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)
 		}
@@ -982,20 +919,12 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	return run.WriteManifest(dir, m)
 }
 
-// tableShare is the share of the live heap, mostly the scored rows, that
-// building a run's tables (`bhasha report`) may allocate beyond it before
-// a collection (memlimit.Hold), so that the heap stays near the rows'
-// size rather than doubling them.
-const tableShare = 8
-
-// reportHeapHeadroom is what `bhasha report --html/--xlsx` lets the heap
-// grow beyond its live heap above memlimit.Floor: more than a run's,
-// since writing the reports and decoding the records allocate several
-// times the live heap, and a tighter limit spends the time on
-// collections.
-const reportHeapHeadroom = 256 << 20
-
-// runHeapHeadroom is what `bhasha run` lets the heap grow beyond its live
-// heap above memlimit.Floor (internal/memlimit): a collection at least
-// every 64 MiB allocated.
-const runHeapHeadroom = 64 << 20
+// The pacing of the long commands' heap (memlimit.Hold): what a run and a
+// report's HTML and workbook may allocate beyond the live heap above
+// memlimit.Floor before a collection, and the share of the live heap
+// (mostly the scored rows) that building the tables may.
+const (
+	runHeapHeadroom    = 64 << 20
+	reportHeapHeadroom = 256 << 20
+	tableShare         = 8
+)

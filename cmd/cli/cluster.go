@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,12 +59,10 @@ func loadJobSpec(ctx context.Context, reg *bhasha.Registry, cmd, cfg, out string
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: n, parallel: parallel, serverCmd: serverCmd, endpoint: endpoint}
+	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: n, parallel: parallel, endpoint: endpoint,
+		serverCmd: cmp.Or(serverCmd, "vllm serve {model} --port {port}")}
 	if s.parallel == 0 || s.parallel > n {
 		s.parallel = n
-	}
-	if s.serverCmd == "" {
-		s.serverCmd = "vllm serve {model} --port {port}"
 	}
 	if s.exp, err = filepath.Abs(cfg); err == nil {
 		s.grid, err = filepath.Abs(out)

@@ -19,19 +19,18 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/internal/gridrun"
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
 // The papers' grid from disk (issue 20): BenchmarkPapersGrid writes an
 // IndicKLAR run directory of BHASHA_BENCH_RECORDS requests (default
 // 6,364,170, the size of the papers' 2,619 facts × 30 language forms × 9
-// strategies × 9 models) with internal/gridrun (the experiment's requests,
+// strategies × 9 models) with gridWrite (the experiment's requests,
 // the real engine and records writer, the simulator in-process), then
 // measures what a user does with it, each step in a fresh process as a
 // GoNB cell or a command runs:
 //
-//	write    gridrun.Write: the dataset, the experiment and the run directory
+//	write    gridWrite: the dataset, the experiment and the run directory
 //	open1    bhasha.Open + r.Table("accuracy"), the first time (scoring)
 //	open2    the same again, in a new process (what a second notebook cell pays)
 //	tables   bhasha.Open + every table of r.Tables(), each built with r.Table
@@ -47,8 +46,8 @@ import (
 // after the steps (with whatever they keep in it). Every file of the run
 // directory is read once before the steps (warm), so that all of them,
 // DuckDB's scan included, read the records from the page cache. The grid asks 240
-// requests per fact and model (gridrun.PerFact: 186 answers, 54
-// translations), so N records are gridrun.FactsFor(N, 9) facts.
+// requests per fact and model (gridPerFact: 186 answers, 54
+// translations), so N records are gridFactsFor(N, 9) facts.
 //
 // BHASHA_BENCH_DIR keeps the grid (ROOT/dataset, ROOT/experiment.yaml,
 // ROOT/run, ROOT/grid.json) for the next run of the benchmark: a complete
@@ -62,19 +61,19 @@ func BenchmarkPapersGrid(b *testing.B) {
 	n := envCount(b, "BHASHA_BENCH_RECORDS", 6364170)
 	scan := duckScanner(b)
 	const models = 9
-	spec := gridrun.Spec{Facts: gridrun.FactsFor(n, models), Models: models}
+	spec := gridSpec{Facts: gridFactsFor(n, models), Models: models}
 	root := os.Getenv("BHASHA_BENCH_DIR")
 	if root == "" {
 		root = b.TempDir()
 	}
-	l := gridrun.Layout{Root: root}
+	l := gridLayout{Root: root}
 	for range b.N {
 		g, reused := readGrid(b, l, spec)
 		if !reused {
 			prepareGridDir(b, l)
-			b.Logf("writing a %d-fact grid (%d records) to %s", spec.Facts, spec.Facts*models*gridrun.PerFact, root)
+			b.Logf("writing a %d-fact grid (%d records) to %s", spec.Facts, spec.Facts*models*gridPerFact, root)
 			st := step(b, "write", gridChild("write", l, spec), os.Stderr)
-			if err := json.Unmarshal(lastLine(st.out), &g.Summary); err != nil {
+			if err := json.Unmarshal(lastLine(st.out), &g.gridSummary); err != nil {
 				b.Fatalf("write: %v (%s)", err, st.out)
 			}
 			g.Entries = entries(b, l.Run())
@@ -145,7 +144,7 @@ func BenchmarkPapersGrid(b *testing.B) {
 		b.ReportMetric(opens[1].wall.Seconds()/duck, "open2/duck")
 		b.ReportMetric(rp.wall.Seconds()/opens[0].wall.Seconds(), "report/open1")
 		b.Logf("%d records (%d facts × %d models × %d requests): write %s; open1 %.1f s %.0f MB, open2 %.1f s %.0f MB, tables %.1f s %.0f MB, report %.1f s %.0f MB; DuckDB %.2f s %.0f MB before open1, %.2f s after the report",
-			g.Records, g.Facts, models, gridrun.PerFact, map[bool]string{true: "reused", false: "measured"}[reused],
+			g.Records, g.Facts, models, gridPerFact, map[bool]string{true: "reused", false: "measured"}[reused],
 			opens[0].wall.Seconds(), opens[0].rssMB, opens[1].wall.Seconds(), opens[1].rssMB, tb.wall.Seconds(), tb.rssMB,
 			rp.wall.Seconds(), rp.rssMB, duck, dk.rssMB, dk2.wall.Seconds())
 	}
@@ -156,14 +155,14 @@ func BenchmarkPapersGrid(b *testing.B) {
 const gridFile = "grid.json"
 
 type gridState struct {
-	gridrun.Summary
+	gridSummary
 	DiskBytes int64    `json:"disk_bytes"`
 	Entries   []string `json:"entries"`
 }
 
 // readGrid reads ROOT/grid.json and reports whether it describes a
 // complete grid of spec's size whose run directory says so too.
-func readGrid(b *testing.B, l gridrun.Layout, spec gridrun.Spec) (gridState, bool) {
+func readGrid(b *testing.B, l gridLayout, spec gridSpec) (gridState, bool) {
 	var g gridState
 	raw, err := os.ReadFile(filepath.Join(l.Root, gridFile))
 	if err != nil || json.Unmarshal(raw, &g) != nil || g.Facts != spec.Facts || g.Models != spec.Models {
@@ -176,7 +175,7 @@ func readGrid(b *testing.B, l gridrun.Layout, spec gridrun.Spec) (gridState, boo
 	return g, true
 }
 
-func writeGrid(b *testing.B, l gridrun.Layout, g gridState) {
+func writeGrid(b *testing.B, l gridLayout, g gridState) {
 	raw, _ := json.MarshalIndent(g, "", "  ")
 	if err := os.WriteFile(filepath.Join(l.Root, gridFile), append(raw, '\n'), 0o644); err != nil {
 		b.Fatal(err)
@@ -189,7 +188,7 @@ const gridMark = ".bhasha-bench-grid"
 
 // prepareGridDir empties ROOT for a new grid: a new or empty directory, or
 // one the benchmark wrote before (gridMark); anything else is refused.
-func prepareGridDir(b *testing.B, l gridrun.Layout) {
+func prepareGridDir(b *testing.B, l gridLayout) {
 	if err := os.MkdirAll(l.Root, 0o755); err != nil {
 		b.Fatal(err)
 	}
@@ -216,7 +215,7 @@ func prepareGridDir(b *testing.B, l gridrun.Layout) {
 // after the write (tables/, a scored store: entries not in g.Entries),
 // never a records file, the manifest, the experiment's copy, the lock or
 // the archive; and the reports beside it.
-func resetRun(b *testing.B, l gridrun.Layout, g gridState) {
+func resetRun(b *testing.B, l gridLayout, g gridState) {
 	for _, name := range entries(b, l.Run()) {
 		if slices.Contains(g.Entries, name) || strings.HasPrefix(name, "records") ||
 			name == run.ManifestFile || name == run.ExperimentFile || name == ".lock" || name == "archive" {
@@ -370,7 +369,7 @@ func duckScanner(b *testing.B) func(dir string) *exec.Cmd {
 
 // gridChild is the test binary run again as one step of the benchmark
 // (gridStep, from TestMain).
-func gridChild(name string, l gridrun.Layout, spec gridrun.Spec) *exec.Cmd {
+func gridChild(name string, l gridLayout, spec gridSpec) *exec.Cmd {
 	c := exec.Command(os.Args[0])
 	c.Env = append(os.Environ(), "BHASHA_GRID_STEP="+name, "BHASHA_GRID_ROOT="+l.Root,
 		"BHASHA_GRID_FACTS="+strconv.Itoa(spec.Facts), "BHASHA_GRID_MODELS="+strconv.Itoa(spec.Models))
@@ -379,19 +378,19 @@ func gridChild(name string, l gridrun.Layout, spec gridrun.Spec) *exec.Cmd {
 
 // gridStep runs one step of BenchmarkPapersGrid in this process (the test
 // binary started by gridChild) and prints its result as one JSON line:
-// write (gridrun.Write's Summary), open (bhasha.Open and the accuracy
+// write (gridWrite's Summary), open (bhasha.Open and the accuracy
 // table: scored answers and rows) or tables (bhasha.Open and every table:
 // how many, and their rows). It returns the exit status.
 func gridStep(name string) int {
 	ctx := context.Background()
-	l := gridrun.Layout{Root: os.Getenv("BHASHA_GRID_ROOT")}
+	l := gridLayout{Root: os.Getenv("BHASHA_GRID_ROOT")}
 	facts, _ := strconv.Atoi(os.Getenv("BHASHA_GRID_FACTS"))
 	models, _ := strconv.Atoi(os.Getenv("BHASHA_GRID_MODELS"))
 	var out any
 	var err error
 	switch name {
 	case "write":
-		out, err = gridrun.Write(ctx, l, gridrun.Spec{Facts: facts, Models: models}, os.Stderr)
+		out, err = gridWrite(ctx, l, gridSpec{Facts: facts, Models: models}, os.Stderr)
 	case "open":
 		var r *bhasha.Results
 		if r, err = bhasha.Open(ctx, l.Run()); err == nil {

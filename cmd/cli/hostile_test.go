@@ -70,7 +70,7 @@ judge: {name: judge-8b, served_name: sim-base-8b, endpoints: ["http://127.0.0.1:
 	// The judge cannot read the 40,006-character answer (the simulated
 	// context is 8,192 tokens): that one verdict fails, the rest is scored.
 	err = dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url}, &so, &se)
-	if code := exitCode(context.Background(), err); code != 0 && code != exitIncomplete {
+	if code := ExitCode(context.Background(), err); code != 0 && code != exitIncomplete {
 		t.Fatalf("run: %v\n%s", err, se.String())
 	}
 	return out, data, url

@@ -89,15 +89,6 @@ func (p *plan) unknownStages() []int {
 	return out
 }
 
-// byModel sums the plan's requests by the model they are sent to.
-func (p *plan) byModel() map[string]int {
-	out := map[string]int{}
-	for c, n := range p.tally {
-		out[c.Model] += n.Requests
-	}
-	return out
-}
-
 func cmdPlan(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plan", "plan --config FILE [--shards N] [--rate R]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")

@@ -356,8 +356,8 @@ models:
 					t.Fatal(err)
 				}
 				resp.Body.Close()
-				if got := resp.Header.Get(sim.HeaderSim) == sim.UnknownItem; resp.StatusCode != 200 || got == c.knows {
-					t.Errorf("%d, %s: %q (knows the items: %v)", resp.StatusCode, sim.HeaderSim, resp.Header.Get(sim.HeaderSim), c.knows)
+				if got := resp.Header.Get(engine.SimHeader) == engine.SimUnknownItem; resp.StatusCode != 200 || got == c.knows {
+					t.Errorf("%d, %s: %q (knows the items: %v)", resp.StatusCode, engine.SimHeader, resp.Header.Get(engine.SimHeader), c.knows)
 				}
 				break
 			}

@@ -197,7 +197,7 @@ engine: {max_attempts: 3, retry_base: 1ms, retry_max: 1ms}
 	var so, se bytes.Buffer
 	var errs []string
 	runErr := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", out, "--cache-dir", cdir, "--endpoint", ep}, &so, &se)
-	if code := exitCode(context.Background(), runErr); code != exitIncomplete {
+	if code := ExitCode(context.Background(), runErr); code != exitIncomplete {
 		t.Fatalf("run: exit %d (%v), want %d (some requests failed)\n%s", code, runErr, exitIncomplete, se.String())
 	}
 	errs = append(errs, runErr.Error())

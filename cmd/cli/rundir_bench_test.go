@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bhashalab/bhasha/internal/gridrun"
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
@@ -68,7 +67,7 @@ func BenchmarkRunDir(b *testing.B) {
 		}
 		var disk int64
 		for i := range rounds {
-			l := gridrun.Layout{Root: b.TempDir()}
+			l := gridLayout{Root: b.TempDir()}
 			if err := copyRunFiles(src, l.Run()); err != nil {
 				b.Fatalf("copying %s: %v", src, err)
 			}
@@ -81,7 +80,7 @@ func BenchmarkRunDir(b *testing.B) {
 				case "duck":
 					r = step(b, s, scan(l.Run()), nil)
 				case "open1", "open2":
-					r = step(b, s, gridChild("open", l, gridrun.Spec{}), nil)
+					r = step(b, s, gridChild("open", l, gridSpec{}), nil)
 				case "report":
 					r = step(b, s, cli("report", "--run", l.Run(), "--html", filepath.Join(l.Root, "report.html"), "--xlsx", filepath.Join(l.Root, "report.xlsx")), nil)
 				}

@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bhashalab/bhasha/internal/gridrun"
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
 // BenchmarkRunGrid measures `bhasha run` of the papers' grid as a user
 // runs it (issue 20: peak RSS at most 400 MB at 6.4 M requests, not
-// growing with the run): the grid's experiment (gridrun.Experiment: the
+// growing with the run): the grid's experiment (gridExperiment: the
 // IndicKLAR main evaluation's nine strategies over the paper's languages
 // and forms, nine simulated models at max_concurrency 16 each) on its
 // generated dataset, against `bhasha sim --config` of it in another
@@ -23,7 +22,7 @@ import (
 // so that every answer is new to the cache and joins its index.
 //
 // BHASHA_BENCH_RUN_RECORDS sets the requests (default 6,364,170, the
-// papers' grid; gridrun.FactsFor). The run takes about 30 minutes at the
+// papers' grid; gridFactsFor). The run takes about 30 minutes at the
 // default on a 2-core machine and about 4.5 GB under $TMPDIR (the run
 // directory, the cache and its index).
 //
@@ -34,14 +33,14 @@ import (
 func BenchmarkRunGrid(b *testing.B) {
 	n := envCount(b, "BHASHA_BENCH_RUN_RECORDS", 6364170)
 	const models = 9
-	spec := gridrun.Spec{Facts: gridrun.FactsFor(n, models), Models: models, Concurrency: 16}
+	spec := gridSpec{Facts: gridFactsFor(n, models), Models: models, Concurrency: 16}
 	root := b.TempDir()
 	data := filepath.Join(root, "dataset")
-	if err := gridrun.WriteDataset(data, spec.Facts, len(gridrun.Relations), gridrun.PaperLanguages); err != nil {
+	if err := gridWriteDataset(data, spec.Facts, len(gridRelations), gridPaperLanguages); err != nil {
 		b.Fatal(err)
 	}
 	exp := filepath.Join(root, "experiment.yaml")
-	if err := os.WriteFile(exp, gridrun.Experiment("indicklar-grid", data, spec), 0o644); err != nil {
+	if err := os.WriteFile(exp, gridExperiment("indicklar-grid", data, spec), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	url := simChild(b, "--config", exp)

@@ -392,3 +392,12 @@ func TestPlanTokens(t *testing.T) {
 		t.Errorf("plan printed:\n%s", text.String())
 	}
 }
+
+// byModel sums the plan's requests by the model they are sent to.
+func (p *plan) byModel() map[string]int {
+	out := map[string]int{}
+	for c, n := range p.tally {
+		out[c.Model] += n.Requests
+	}
+	return out
+}

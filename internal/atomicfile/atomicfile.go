@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // File is an output being written; nothing appears under its final name
@@ -20,20 +19,13 @@ type File struct {
 	done bool
 }
 
-// tempPattern is the os.CreateTemp pattern of path's temporary files, in
-// dir.
-func tempPattern(path string) (dir, pattern string) {
+// Create starts writing path (mode 0644 on Commit).
+func Create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	return dir, "." + base + "-*.tmp"
-}
-
-// Create starts writing path (mode 0644 on Commit).
-func Create(path string) (*File, error) {
-	dir, pattern := tempPattern(path)
-	f, err := os.CreateTemp(dir, pattern)
+	f, err := os.CreateTemp(dir, "."+base+"-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -87,22 +79,4 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Commit()
-}
-
-// RemoveStray removes the temporary files that writes of path killed
-// before Commit or Abort left beside it. Call it only when no write of
-// path can be under way (its writers hold a lock the caller holds
-// exclusively).
-func RemoveStray(path string) error {
-	dir, pattern := tempPattern(path)
-	prefix, suffix, _ := strings.Cut(pattern, "*")
-	ents, err := os.ReadDir(dir)
-	for _, e := range ents {
-		if n := e.Name(); len(n) > len(prefix)+len(suffix) && strings.HasPrefix(n, prefix) && strings.HasSuffix(n, suffix) {
-			if rerr := os.Remove(filepath.Join(dir, n)); rerr != nil && err == nil {
-				err = rerr
-			}
-		}
-	}
-	return err
 }

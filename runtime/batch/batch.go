@@ -268,31 +268,36 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 	if err != nil {
 		return rep, err
 	}
+	err = importLines(ctx, output, ipath, index, done, store, w, &rep)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return rep, err
+}
+
+// importLines reads the batch output file into w and the cache (Import).
+func importLines(ctx context.Context, output, ipath string, index map[string]indexLine, done *records.KeySet, store *cache.Store, w *records.Writer, rep *ImportReport) error {
 	of, err := os.Open(output)
 	if err != nil {
-		w.Close()
-		return rep, fmt.Errorf("batch import: %w", err)
+		return fmt.Errorf("batch import: %w", err)
 	}
 	defer of.Close()
 	osc := lines.New(of, output, 0)
 	for osc.Scan() {
 		n := osc.Line()
 		if err := ctx.Err(); err != nil {
-			w.Close()
-			return rep, fmt.Errorf("batch import: %w", err)
+			return fmt.Errorf("batch import: %w", err)
 		}
 		if len(osc.Bytes()) == 0 {
 			continue
 		}
 		var ol outputLine
 		if err := json.Unmarshal(osc.Bytes(), &ol); err != nil {
-			w.Close()
-			return rep, fmt.Errorf("%s line %d: %w", output, n, err)
+			return fmt.Errorf("%s line %d: %w", output, n, err)
 		}
 		il, ok := index[ol.CustomID]
 		if !ok {
-			w.Close()
-			return rep, fmt.Errorf("%s line %d: field \"custom_id\": %q was not exported to %s", output, n, ol.CustomID, ipath)
+			return fmt.Errorf("%s line %d: field \"custom_id\": %q was not exported to %s", output, n, ol.CustomID, ipath)
 		}
 		if done.Has(il.Key) {
 			rep.Skipped++
@@ -300,8 +305,7 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 		}
 		fields, err := engine.ParseKey(il.Key)
 		if err != nil {
-			w.Close()
-			return rep, fmt.Errorf("%s: %w", ipath, err)
+			return fmt.Errorf("%s: %w", ipath, err)
 		}
 		rec := &engine.Record{Key: il.Key, Fields: fields, Kind: il.Kind, ServedModel: il.ServedModel,
 			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1, Identity: il.Identity}
@@ -341,8 +345,7 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 				copy(key[:], b)
 				v, _ := json.Marshal(res)
 				if err := store.Put(key, v); err != nil {
-					w.Close()
-					return rep, err
+					return err
 				}
 			}
 			rep.OK++
@@ -351,14 +354,10 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 		}
 		done.Add(il.Key)
 		if err := w.Write(rec); err != nil {
-			return rep, err
+			return err
 		}
 	}
-	if err := osc.Err(); err != nil {
-		w.Close()
-		return rep, err
-	}
-	return rep, w.Close()
+	return osc.Err()
 }
 
 // answeredAs reports whether a batch response's model names the model the

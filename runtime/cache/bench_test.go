@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,17 +20,16 @@ func benchStore(b *testing.B, n int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pad := make([]byte, 200)
-	for i := range pad {
-		pad[i] = 'a'
-	}
-	parallel(n, func(i int) error {
-		return s.Put(key(i), []byte(fmt.Sprintf(`{"text":"answer %d %s","finish_reason":"stop"}`, i, pad)))
-	}, b)
+	parallel(n, func(i int) error { return s.Put(key(i), benchValue(i)) }, b)
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// benchValue is the i-th answer of about 250 bytes.
+func benchValue(i int) []byte {
+	return fmt.Appendf(nil, `{"text":"answer %d %s","finish_reason":"stop"}`, i, strings.Repeat("a", 200))
 }
 
 // parallel calls fn(i) for i in [0, n) from 64 goroutines.
@@ -107,5 +108,45 @@ func BenchmarkGet(b *testing.B) {
 		if _, ok, err := s.Get(key(i * 7919 % n)); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// BenchmarkReplay100kOneQueryEach is BenchmarkReplay100k with each Get
+// its own query, and BenchmarkPut with each Put its own transaction,
+// side by side with the batches of Store (group): database/sql's pool
+// alone, the same statements.
+func BenchmarkReplay100kOneQueryEach(b *testing.B) {
+	const n = 100000
+	dir := benchStore(b, n)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		s, _, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		parallel(n, func(i int) error {
+			k := key(i)
+			bt := &batch{keys: []string{hex.EncodeToString(k[:])}}
+			if err := s.read(bt); err != nil || len(bt.found) != 1 {
+				return fmt.Errorf("%v %v", bt.found, err)
+			}
+			return nil
+		}, b)
+		s.Close()
+		b.ReportMetric(time.Since(start).Seconds(), "replay-s")
+		start = time.Now()
+		if s, _, err = Open(b.TempDir()); err != nil {
+			b.Fatal(err)
+		}
+		var mu sync.Mutex // SQLite writes one transaction at a time
+		parallel(n, func(i int) error {
+			k := key(i)
+			mu.Lock()
+			defer mu.Unlock()
+			return s.write(&batch{keys: []string{hex.EncodeToString(k[:])}, values: [][]byte{benchValue(i)}})
+		}, b)
+		s.Close()
+		b.ReportMetric(time.Since(start).Seconds(), "put-100k-s")
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,34 +27,14 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
 		}
 	}
-	if mc.MaxConcurrency <= 0 {
-		mc.MaxConcurrency = 64
-	}
+	mc.MaxConcurrency = cmp.Or(max(mc.MaxConcurrency, 0), 64)
 	ms := &modelState{cfg: mc, key: newSecret(mc.APIKey), info: ModelInfo{Name: mc.Name, ServedName: mc.ServedName, MaxConcurrency: mc.MaxConcurrency}}
 	var reps []*replica
 	for _, ep := range mc.Endpoints {
 		if err := CheckEndpoint(ep); err != nil {
 			return nil, fmt.Errorf("model %q: %w", mc.Name, err)
 		}
-		base := strings.TrimRight(sanitizeURL(ep), "/")
-		r := &replica{
-			base:     base,
-			root:     strings.TrimSuffix(base, "/v1"),
-			limit:    float64(mc.MaxConcurrency),
-			maxLimit: float64(mc.MaxConcurrency),
-		}
-		copts := []option.RequestOption{
-			option.WithBaseURL(base + "/"),
-			option.WithMaxRetries(0), // the engine retries itself
-			option.WithHTTPClient(e.client),
-		}
-		if mc.APIKey != "" {
-			copts = append(copts, option.WithAPIKey(mc.APIKey))
-		} else {
-			copts = append(copts, option.WithAPIKey(noAPIKey))
-		}
-		r.client = openai.NewClient(copts...)
-		reps = append(reps, r)
+		reps = append(reps, newReplica(ep, mc.APIKey, e.client, mc.MaxConcurrency))
 	}
 	ms.pool = newPool(reps, &e.opts)
 	ms.pool.model = mc.Name
@@ -104,9 +85,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			e.opts.Logf("warning: model %q: endpoint unreachable, the other replicas carry on: %s", mc.Name, u)
 		}
 	}
-	if root == "" {
-		root = mc.ServedName
-	}
+	root = cmp.Or(root, mc.ServedName)
 	// A replica that listed no entry for the served name (unreachable at
 	// start) answers under any name another replica listed for it.
 	all := map[string]bool{mc.ServedName: true, root: true}
@@ -204,15 +183,20 @@ func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error)
 	if err := checkKeyLen(apiKey, "the API key"); err != nil {
 		return nil, err
 	}
-	if apiKey == "" {
-		apiKey = noAPIKey
-	}
-	b := strings.TrimRight(sanitizeURL(base), "/")
-	r := &replica{base: b, client: openai.NewClient(option.WithBaseURL(b+"/"), option.WithMaxRetries(0), option.WithAPIKey(apiKey),
-		option.WithHTTPClient(guardClient(nil, nil)))}
+	r := newReplica(base, apiKey, guardClient(nil, nil), 0)
 	ms, err := listModels(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b, err)
+		return nil, fmt.Errorf("%s: %w", r.base, err)
 	}
 	return ms, nil
+}
+
+// newReplica is the replica at endpoint ep (credentials stripped from its
+// name) sending key as its bearer token (noAPIKey when "") through client,
+// at most limit requests at once.
+func newReplica(ep, key string, client *http.Client, limit int) *replica {
+	base := strings.TrimRight(sanitizeURL(ep), "/")
+	return &replica{base: base, root: strings.TrimSuffix(base, "/v1"), limit: float64(limit), maxLimit: float64(limit),
+		client: openai.NewClient(option.WithBaseURL(base+"/"), option.WithMaxRetries(0), // the engine retries itself
+			option.WithHTTPClient(client), option.WithAPIKey(cmp.Or(key, noAPIKey)))}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,20 +65,13 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.AttemptTimeout, 120*time.Second)
-	def(&o.RequestDeadline, 15*time.Minute)
-	def(&o.RetryBase, 250*time.Millisecond)
-	def(&o.RetryMax, 20*time.Second)
-	def(&o.ReplicaBackoff, time.Second)
-	def(&o.ReplicaBackoffMax, 60*time.Second)
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 8
-	}
+	o.AttemptTimeout = cmp.Or(max(o.AttemptTimeout, 0), 120*time.Second)
+	o.RequestDeadline = cmp.Or(max(o.RequestDeadline, 0), 15*time.Minute)
+	o.RetryBase = cmp.Or(max(o.RetryBase, 0), 250*time.Millisecond)
+	o.RetryMax = cmp.Or(max(o.RetryMax, 0), 20*time.Second)
+	o.ReplicaBackoff = cmp.Or(max(o.ReplicaBackoff, 0), time.Second)
+	o.ReplicaBackoffMax = cmp.Or(max(o.ReplicaBackoffMax, 0), 60*time.Second)
+	o.MaxAttempts = cmp.Or(max(o.MaxAttempts, 0), 8)
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	} else {
@@ -166,21 +160,9 @@ func (e *Engine) UnknownItems() int64 { return e.unknown.Load() }
 // the process's open-file limit less a reserve (clampToFileLimit); when
 // the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
-	opts.defaults()
-	unknown := new(atomic.Int64)
-	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
-	var errs []error
-	for _, mc := range models {
-		ms, err := e.connect(ctx, mc, true)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		e.models[mc.Name] = ms
-		e.order = append(e.order, mc.Name)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	e, err := newEngine(ctx, models, opts, true)
+	if err != nil {
+		return nil, err
 	}
 	e.clampToFileLimit()
 	return e, nil
@@ -190,16 +172,27 @@ func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, erro
 // comes from ModelConfig.Root (or the served name). Used to export and
 // import batch files and to compute cache keys.
 func NewOffline(models []ModelConfig, opts Options) (*Engine, error) {
+	return newEngine(context.Background(), models, opts, false)
+}
+
+// newEngine connects every model (live: to its servers); its error joins
+// every model's.
+func newEngine(ctx context.Context, models []ModelConfig, opts Options, live bool) (*Engine, error) {
 	opts.defaults()
 	unknown := new(atomic.Int64)
 	e := &Engine{opts: opts, models: make(map[string]*modelState), client: guardClient(opts.HTTPClient, unknown), runID: rand.Uint64() | 1, unknown: unknown}
+	var errs []error
 	for _, mc := range models {
-		ms, err := e.connect(context.Background(), mc, false)
+		ms, err := e.connect(ctx, mc, live)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		e.models[mc.Name] = ms
 		e.order = append(e.order, mc.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return e, nil
 }

@@ -59,28 +59,15 @@ var keyUnescaper = strings.NewReplacer("%7C", "|", "%25", "%")
 // field are percent-escaped, so the string parses back unambiguously.
 func (k Key) String() string {
 	f := k.fields()
-	n := len(f) - 1
 	for _, s := range f {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c == '%' || c == '|' {
-				for i := range f {
-					f[i] = keyEscaper.Replace(f[i])
-				}
-				return strings.Join(f[:], "|")
+		if strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '|') >= 0 {
+			for i := range f {
+				f[i] = keyEscaper.Replace(f[i])
 			}
+			break
 		}
-		n += len(s)
 	}
-	// No field to escape (nearly every key): joined in one allocation.
-	var b strings.Builder
-	b.Grow(n)
-	for i, s := range f {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
+	return strings.Join(f[:], "|")
 }
 
 func (k Key) fields() [8]string {
@@ -259,22 +246,6 @@ func PromptOf(body []byte) (prompt string, messages []Message, err error) {
 		}
 	}
 	return promptOfJSON(body)
-}
-
-// PromptSource is the part of a request body its prompt is read from
-// (PromptOf): the raw JSON value of its "prompt" member, or of its
-// "messages" member. Two bodies with the same source have the same
-// prompt. False when the body has both or neither, or when PromptOf reads
-// it through encoding/json (promptMembers).
-func PromptSource(body []byte) ([]byte, bool) {
-	p, m, ok := promptMembers(body)
-	switch {
-	case !ok || (p == nil) == (m == nil):
-		return nil, false
-	case p != nil:
-		return p, true
-	}
-	return m, true
 }
 
 // promptMembers finds what PromptOf reads of a body: the raw JSON values

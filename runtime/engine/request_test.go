@@ -218,52 +218,6 @@ func TestPromptOfAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
-// Two bodies with the same prompt source have the same prompt: each body
-// above, with another model and other members around its source; a body
-// PromptOf reads through encoding/json (a repeated member among them),
-// or with both a prompt and messages, or neither, has none.
-func TestPromptSource(t *testing.T) {
-	for _, b := range promptBodies {
-		src, ok := PromptSource([]byte(b))
-		wp, wm, werr := PromptOf([]byte(b))
-		if !ok {
-			continue
-		}
-		if werr != nil {
-			t.Errorf("PromptSource(%s) = %s, but PromptOf fails: %v", b, src, werr)
-			continue
-		}
-		// The same source in another body: the same prompt.
-		other := `{"model":"another","messages":` + string(src) + `,"n":2}`
-		if src[0] == '"' {
-			other = `{"model":"another","temperature":0.7,"prompt":` + string(src) + `}`
-		}
-		gp, gm, gerr := PromptOf([]byte(other))
-		if gerr != nil || gp != wp || !reflect.DeepEqual(gm, wm) {
-			t.Errorf("source %s: %q, %v (%v) in %s; %q, %v in %s", src, gp, gm, gerr, other, wp, wm, b)
-		}
-	}
-	for _, tc := range []struct {
-		body string
-		want string // "" for none
-	}{
-		{`{"model":"m","prompt":"Q?","max_tokens":5}`, `"Q?"`},
-		{`{"messages":[{"role":"user","content":"x"}],"prompt":"both"}`, ""},
-		{`{"prompt":"a","prompt":"last wins"}`, ""},
-		{`{"messages":[{"role":"user","content":"x"}]}`, `[{"role":"user","content":"x"}]`},
-		{`{"Prompt":"upper case key"}`, ""},
-		{`{"pr\u006fmpt":"escaped key"}`, ""},
-		{`{"prompt":12}`, ""},
-		{`{"prompt":"x"`, ""},
-		{`{"model":"m"}`, ""},
-	} {
-		src, ok := PromptSource([]byte(tc.body))
-		if got := string(src); ok != (tc.want != "") || got != tc.want {
-			t.Errorf("PromptSource(%s) = %q, %v; want %q", tc.body, got, ok, tc.want)
-		}
-	}
-}
-
 // Decoding.Equal agrees with reflect.DeepEqual when any one field (each
 // field of the struct, found by reflection, so that a new field is
 // covered) differs, is nil on one side, or points to an equal value.

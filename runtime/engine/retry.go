@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -20,13 +19,26 @@ type attemptInfo struct {
 	latency  time.Duration
 }
 
-// do sends body with retries: jittered exponential backoff on 408, 409,
-// 429, 5xx, timeouts, connection errors, unparseable bodies and answers
-// from another model than the one asked (wrongModelError: on another
-// replica when one is healthy), honouring Retry-After; other 4xx,
-// redirects, unrequested encodings and bodies over their bound fail at
-// once (classify).
+// do sends body with retries (retry) and parses the answer (attempt).
 func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
+	var res Result
+	info, err := ms.retry(ctx, o, func(ctx context.Context, rep *replica) (err error) {
+		res, err = attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
+		return err
+	})
+	return res, info, err
+}
+
+// retry calls send with the request's context and a replica of the pool
+// until it succeeds, at most o.MaxAttempts times within
+// o.RequestDeadline: jittered exponential
+// backoff on 408, 409, 429, 5xx, timeouts, connection errors, unparseable
+// bodies and answers from another model than the one asked
+// (wrongModelError: on another replica when one is healthy), honouring
+// Retry-After; other 4xx, redirects, unrequested encodings and bodies over
+// their bound fail at once (classify). Its error names the last three
+// attempts' errors.
+func (ms *modelState) retry(ctx context.Context, o *Options, send func(context.Context, *replica) error) (attemptInfo, error) {
 	var info attemptInfo
 	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
 	defer cancel()
@@ -34,32 +46,28 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 	for {
 		rep, err := ms.pool.acquire(ctx)
 		if err != nil {
-			return Result{}, info, deadlineErr(err, info, errs)
+			return info, deadlineErr(err, info, errs)
 		}
 		info.n++
 		info.endpoint = rep.base
 		start := time.Now()
-		res, err := attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
+		err = send(ctx, rep)
 		if err == nil {
 			info.latency = time.Since(start)
 			ms.pool.release(rep, outOK, 0, nil)
-			return res, info, nil
+			return info, nil
 		}
 		retry, oc, after := classify(err)
 		ms.pool.release(rep, oc, after, err)
 		if ctx.Err() != nil {
-			return Result{}, info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
+			return info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
 		}
 		errs = append(errs, err.Error())
 		if !retry || info.n >= o.MaxAttempts {
-			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
+			return info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
 		}
-		d := backoff(info.n, o.RetryBase, o.RetryMax)
-		if after > d {
-			d = after
-		}
-		if err := sleepCtx(ctx, d); err != nil {
-			return Result{}, info, deadlineErr(err, info, errs)
+		if err := sleepCtx(ctx, max(after, backoff(info.n, o.RetryBase, o.RetryMax))); err != nil {
+			return info, deadlineErr(err, info, errs)
 		}
 	}
 }
@@ -139,14 +147,8 @@ func classify(err error) (retry bool, o outcome, after time.Duration) {
 			return false, outRequest, 0
 		}
 	}
-	if errors.Is(err, errBadBody) {
-		return true, outReplica, 0
-	}
-	var nerr net.Error
-	if errors.As(err, &nerr) || strings.Contains(err.Error(), "timed out") {
-		return true, outReplica, 0
-	}
-	// Connection resets, refused connections, EOFs: the replica's fault.
+	// Unparseable bodies, timeouts, connection resets, refused
+	// connections, EOFs: the replica's fault.
 	return true, outReplica, 0
 }
 

@@ -80,36 +80,22 @@ func (e *Engine) TokenCounts(ctx context.Context, model string, texts []string, 
 }
 
 func (ms *modelState) tokenize(ctx context.Context, body []byte, o *Options) (int, error) {
-	var lastErr error
-	for n := 1; n <= o.MaxAttempts; n++ {
-		rep, err := ms.pool.acquire(ctx)
-		if err != nil {
-			return 0, err
-		}
+	var n int
+	_, err := ms.retry(ctx, o, func(ctx context.Context, rep *replica) error {
 		actx, cancel := context.WithTimeout(ctx, o.AttemptTimeout)
+		defer cancel()
 		var raw []byte
-		err = rep.client.Post(actx, "tokenize", body, &raw, option.WithBaseURL(rep.root+"/"))
-		cancel()
-		if err == nil {
-			var r struct {
-				Count *int `json:"count"`
-			}
-			if jerr := json.Unmarshal(raw, &r); jerr != nil || r.Count == nil {
-				err = fmt.Errorf("%s/tokenize: %w: no count (body starts %q)", rep.base, errBadBody, prefix(raw, 60))
-			} else {
-				ms.pool.release(rep, outOK, 0, nil)
-				return *r.Count, nil
-			}
+		if err := rep.client.Post(actx, "tokenize", body, &raw, option.WithBaseURL(rep.root+"/")); err != nil {
+			return err
 		}
-		retry, oc, after := classify(err)
-		ms.pool.release(rep, oc, after, err)
-		lastErr = err
-		if !retry || ctx.Err() != nil {
-			break
+		var r struct {
+			Count *int `json:"count"`
 		}
-		if err := sleepCtx(ctx, max(after, backoff(n, o.RetryBase, o.RetryMax))); err != nil {
-			return 0, err
+		if json.Unmarshal(raw, &r) != nil || r.Count == nil {
+			return fmt.Errorf("%s/tokenize: %w: no count (body starts %q)", rep.base, errBadBody, prefix(raw, 60))
 		}
-	}
-	return 0, lastErr
+		n = *r.Count
+		return nil
+	})
+	return n, err
 }

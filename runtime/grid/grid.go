@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -316,7 +315,7 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 				mm.Decodings = map[string][]engine.Decoding{}
 			}
 			for _, d := range ds {
-				if !slices.ContainsFunc(mm.Decodings[k], func(e engine.Decoding) bool { return reflect.DeepEqual(e, d) }) {
+				if !slices.ContainsFunc(mm.Decodings[k], d.Equal) {
 					mm.Decodings[k] = append(mm.Decodings[k], d)
 				}
 			}

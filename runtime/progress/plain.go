@@ -39,19 +39,7 @@ func PlainLine(s State) string {
 	if s.Total > 0 {
 		pct = 100 * float64(s.Done) / float64(s.Total)
 	}
-	rate := 0.0
-	if sec := s.Elapsed.Seconds(); sec > 0 {
-		rate = float64(s.Done) / sec
-	}
-	var when string
-	switch {
-	case s.Final:
-		when = "done in " + humanDuration(s.Elapsed)
-	case rate > 0 && s.Total >= s.Done:
-		when = "about " + humanDuration(time.Duration(float64(s.Total-s.Done)/rate*float64(time.Second))) + " left"
-	default:
-		when = "time left unknown"
-	}
+	rate, when := pace(s.Done, s.Total, s.Elapsed, s.Final)
 	return fmt.Sprintf("%s: %d/%d (%.1f %%), %d failed, %d cached, %.1f/s, %s", s.Label, s.Done, s.Total, pct, s.Failed, s.Cached, rate, when)
 }
 

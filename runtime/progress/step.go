@@ -16,17 +16,7 @@ import (
 // per second of elapsed, and the time left is unknown while nothing is
 // done.
 func StepLine(label string, done, total int, elapsed time.Duration, final bool) string {
-	when := "time left unknown"
-	rate := 0.0
-	if sec := elapsed.Seconds(); sec > 0 {
-		rate = float64(done) / sec
-	}
-	switch {
-	case final:
-		when = "done in " + humanDuration(elapsed)
-	case rate > 0 && total >= done:
-		when = "about " + humanDuration(time.Duration(float64(total-done)/rate*float64(time.Second))) + " left"
-	}
+	rate, when := pace(done, total, elapsed, final)
 	if total <= 0 {
 		if !final {
 			return label + ": started"
@@ -34,4 +24,19 @@ func StepLine(label string, done, total int, elapsed time.Duration, final bool) 
 		return label + ": " + when
 	}
 	return fmt.Sprintf("%s: %d/%d (%.1f %%), %.1f/s, %s", label, done, total, 100*float64(done)/float64(total), rate, when)
+}
+
+// pace is done per second of elapsed, and when: "done in …" when final,
+// "about … left" at that rate, or "time left unknown" while nothing is done.
+func pace(done, total int, elapsed time.Duration, final bool) (rate float64, when string) {
+	if sec := elapsed.Seconds(); sec > 0 {
+		rate = float64(done) / sec
+	}
+	switch {
+	case final:
+		return rate, "done in " + humanDuration(elapsed)
+	case rate > 0 && total >= done:
+		return rate, "about " + humanDuration(time.Duration(float64(total-done)/rate*float64(time.Second))) + " left"
+	}
+	return rate, "time left unknown"
 }

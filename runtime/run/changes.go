@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,10 +100,7 @@ func planProgress(logf func(string, ...any), name string, stage, stages int) fun
 // translation", "qa judge"; the role alone when the key has neither:
 // "answer", "judge").
 func DecodingGroup(k engine.Key) string {
-	g := k.Strategy
-	if g == "" {
-		g = k.Condition
-	}
+	g := cmp.Or(k.Strategy, k.Condition)
 	switch {
 	case g == "":
 		g = k.Role.Name()
@@ -203,14 +201,9 @@ func diffBodies(oldBody, newBody []byte) []string {
 
 // unionKeys lists the keys of a and b, sorted, each once.
 func unionKeys[V any](a, b map[string]V) []string {
-	keys := slices.Collect(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
 	slices.Sort(keys)
-	return keys
+	return slices.Compact(keys)
 }
 
 // short shows a JSON value in at most 40 characters ("unset" when absent).

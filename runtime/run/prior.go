@@ -108,18 +108,15 @@ func (p *priorIndex) Close() {
 	}
 }
 
-// scratch is a write-once store of values by key string, on disk: a
-// scratch file in the run directory (the temporary directory when the run
-// directory cannot take one), unlinked as soon as it is made, so that a
-// crash leaves nothing behind. Each entry is
-//
-//	uvarint(len(key)) uvarint(len(value)) key value
-//
-// In memory stay a 64-bit hash of each key and its entry's offset (16
-// bytes an entry), sorted once every entry is added (seal); get reads the
-// entry back and compares the whole key, so a hash collision costs a
-// read, never a wrong value. Of several entries of one key, get returns
-// the last added.
+// scratch is a write-once store of values by key string in a scratch
+// file of the run directory (of the temporary directory when the run
+// directory cannot take one), unlinked as soon as it is made. Each entry
+// is uvarint(len(key)) uvarint(len(value)) key value; in memory stay a
+// 64-bit hash of each key and its entry's offset (16 bytes an entry),
+// sorted by seal. get compares the whole key it reads back, so a hash
+// collision costs a read, never a wrong value; of several entries of one
+// key it returns the last added. It is home-made because a temporary
+// SQLite table doing the same is slower (BenchmarkPriorIndex).
 type scratch struct {
 	what    string // what it is for, in errors
 	seed    maphash.Seed

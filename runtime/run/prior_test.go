@@ -2,16 +2,20 @@ package run
 
 import (
 	"cmp"
+	"database/sql"
+	"fmt"
 	"hash/maphash"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
+	_ "modernc.org/sqlite"
 )
 
 // twoStage is a job whose second stage looks up the first stage's answer
@@ -125,4 +129,100 @@ func TestPriorIndex(t *testing.T) {
 		t.Errorf("lookup on a closed scratch file: found %v, error %v", ok, p.Err())
 	}
 	os.Remove(p.s.path)
+}
+
+// BenchmarkPriorIndex indexes the first stage of a two-stage run of
+// BHASHA_BENCH_PRIOR records (default 100,000, a 460,000-record grid's
+// translations) and looks each up once, as the second stage does: with
+// priorIndex's scratch file, and side by side with a temporary SQLite
+// table (modernc.org/sqlite, as the response cache uses) in its place.
+func BenchmarkPriorIndex(b *testing.B) {
+	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("BHASHA_BENCH_PRIOR")); err == nil && v > 0 {
+		n = v
+	}
+	dir := b.TempDir()
+	w, err := records.Create(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf("item-%07d", i)
+		k := engine.Key{Experiment: "e", Model: "m", Item: items[i], Role: engine.Translation()}
+		r := engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: strings.Repeat("translated question ", 5) + items[i]}
+		if err := w.Write(&r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	j := twoStage(items...)
+	second := func(b *testing.B, lookup Lookup) {
+		got := 0
+		for _, err := range j.Requests(2, lookup, nil) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+		if got != n {
+			b.Fatalf("%d second-stage requests, want %d", got, n)
+		}
+	}
+	b.Run("scratch", func(b *testing.B) {
+		for range b.N {
+			p, err := buildPrior(dir, j, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			second(b, p.Lookup)
+			if err := p.Err(); err != nil {
+				b.Fatal(err)
+			}
+			p.Close()
+		}
+	})
+	b.Run("sqlite", func(b *testing.B) {
+		for range b.N {
+			db, err := sql.Open("sqlite", "") // a private temporary database, removed on close
+			if err != nil {
+				b.Fatal(err)
+			}
+			db.SetMaxOpenConns(1)
+			tx, err := db.Begin()
+			if err == nil {
+				_, err = tx.Exec(`CREATE TABLE prior (key TEXT PRIMARY KEY, response TEXT NOT NULL) WITHOUT ROWID`)
+			}
+			var ins *sql.Stmt
+			if err == nil {
+				ins, err = tx.Prepare(`INSERT OR REPLACE INTO prior VALUES (?, ?)`)
+			}
+			if err == nil {
+				err = records.Read(dir, func(r *engine.Record) error {
+					if r.Status != engine.StatusOK {
+						return nil
+					}
+					_, err := ins.Exec(r.Key, r.Response)
+					return err
+				})
+			}
+			if err == nil {
+				err = tx.Commit()
+			}
+			get, perr := db.Prepare(`SELECT response FROM prior WHERE key = ?`)
+			if err = cmp.Or(err, perr); err != nil {
+				b.Fatal(err)
+			}
+			second(b, func(k engine.Key) (*engine.Record, bool) {
+				var resp string
+				if err := get.QueryRow(k.String()).Scan(&resp); err != nil {
+					return nil, false
+				}
+				return &engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: resp}, true
+			})
+			db.Close()
+		}
+	})
 }

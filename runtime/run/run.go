@@ -16,17 +16,18 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -78,18 +79,10 @@ type Hints struct {
 	ArchiveChanged string // default "run again with --archive-changed"
 }
 
-func (h Hints) newOut() string {
-	if h.NewOut == "" {
-		return "run into a new --out"
-	}
-	return h.NewOut
-}
+func (h Hints) newOut() string { return cmp.Or(h.NewOut, "run into a new --out") }
 
 func (h Hints) archiveChanged() string {
-	if h.ArchiveChanged == "" {
-		return "run again with --archive-changed"
-	}
-	return h.ArchiveChanged
+	return cmp.Or(h.ArchiveChanged, "run again with --archive-changed")
 }
 
 // Progress is a run's state during one stage.
@@ -214,10 +207,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	// The engine logs from its workers (replica back-offs): one message
-	// at a time. (The bar draws only on a terminal, an *os.File.)
-	locked := &lockedWriter{w: logw}
-	logf := func(format string, a ...any) { fmt.Fprintf(locked, format+"\n", a...) }
+	// The engine logs from its workers: a log.Logger writes one message
+	// at a time.
+	logf := log.New(logw, "", 0).Printf
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
 	}
@@ -542,7 +534,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		setProvenance(m, eng)
 		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
 	}
-	if err := writeManifest(o.Out, m); err != nil {
+	if err := WriteManifest(o.Out, m); err != nil {
 		return nil, err
 	}
 	var total engine.Stats
@@ -765,7 +757,7 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	default:
 		m.Status = "complete"
 	}
-	if err := writeManifest(dir, m); err != nil {
+	if err := WriteManifest(dir, m); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return runErr
@@ -808,9 +800,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 }
 
 // WriteManifest writes DIR/manifest.json atomically.
-func WriteManifest(dir string, m *Manifest) error { return writeManifest(dir, m) }
-
-func writeManifest(dir string, m *Manifest) error {
+func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
@@ -829,18 +819,6 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // capitalize upper-cases the first letter of a sentence.

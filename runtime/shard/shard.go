@@ -189,13 +189,13 @@ func Dir(grid string, s Spec) (string, error) {
 	if err := s.check(); err != nil {
 		return "", err
 	}
-	ents, err := os.ReadDir(grid)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("reading grid directory %s: %w", grid, err)
+	ds, err := Dirs(grid)
+	if err != nil {
+		return "", err
 	}
-	for _, e := range ents {
-		if o, ok := ParseDir(e.Name()); ok && o.N != s.N {
-			return "", fmt.Errorf("%s holds shards of %d (%s) and this is shard %s of %d: run into another --out, or with --shard K/%d", grid, o.N, e.Name(), s, s.N, o.N)
+	for _, d := range ds {
+		if o, _ := ParseDir(d); o.N != s.N {
+			return "", fmt.Errorf("%s holds shards of %d (%s) and this is shard %s of %d: run into another --out, or with --shard K/%d", grid, o.N, d, s, s.N, o.N)
 		}
 	}
 	return filepath.Join(grid, s.Dir()), nil
