@@ -293,7 +293,6 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			return nil, err
 		}
 	}
-	s.Done.dropResponses()
 	return s, nil
 }
 

@@ -2,7 +2,6 @@ package records
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,7 +74,8 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	}
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
-		u.ents = make([]uniqLine, 0, o.Records)
+		u.slots = make([]uniqSlot, 0, o.Records)
+		u.at = make(map[[2]uint64]int32, o.Records)
 	}
 	files, starts, torn, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		u.add(r)
@@ -577,14 +577,12 @@ func memberSpan(line []byte, name string) (from, to int, ok bool) {
 	}
 }
 
-// uniq applies ReadUnique's rules to lines in file order. It does so in
-// two steps, so that no line waits on a look-up in a table of every key
-// (a cache miss or two a line, on the one goroutine that orders the
-// lines): add keeps each line's hashes and state, in order, and finish
-// sorts them by hash, so that a key's lines lie together, in order, and
-// applies the rules to each key's lines, as they would have been applied
-// line by line. What the rules name by key (Findings.Keys, a conflict's
-// key and responses) is read back from the few lines concerned.
+// uniq applies ReadUnique's rules to lines in file order: one record
+// kept per key (an ok record before a failed one, else the first), the
+// keys whose ok records disagree dropped (Findings.Conflicts), the lines
+// it leaves out named. It tells keys apart by two 64-bit hashes (two
+// keys with both equal are taken for one: about once in 10^38 pairs), so
+// that it holds no key's text.
 type uniq[T any] struct {
 	experiment string
 	d          Findings
@@ -593,22 +591,21 @@ type uniq[T any] struct {
 	seed1      maphash.Seed
 	seed2      maphash.Seed
 	hash       func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
-	ents       []uniqLine             // the lines the rules apply to, in order
+	at         map[[2]uint64]int32    // a key's place in slots and vals
+	slots      []uniqSlot             // the record kept for each key, in the order of their first lines
 	vals       []T                    // what work made of each, same order
 }
 
-// uniqLine is a line the rules apply to: its key's hashes (two keys with
-// both equal are taken for one: about once in 10^38 pairs), its line
-// and state.
-type uniqLine struct {
-	h        [2]uint64
+// uniqSlot is the record kept for a key.
+type uniqSlot struct {
 	line     int32
 	ok       bool
 	response uint64 // a hash, to tell disagreeing records
+	conflict int32  // index in Findings.Conflicts, -1: none
 }
 
 func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
+	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), at: map[[2]uint64]int32{}}
 }
 
 func (u *uniq[T]) h(k string) [2]uint64 {
@@ -618,8 +615,7 @@ func (u *uniq[T]) h(k string) [2]uint64 {
 	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
 }
 
-// add is ReadUnique's loop body for one line: the checks of the line on
-// its own now, its key's rules at finish.
+// add is ReadUnique's loop body for one line.
 func (u *uniq[T]) add(r *lineResult[T]) {
 	switch r.seal {
 	case sealOK:
@@ -637,175 +633,41 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
 		return
 	}
-	u.ents = append(u.ents, uniqLine{h: u.h(r.key), line: int32(r.line), ok: r.ok, response: r.response})
-	u.vals = append(u.vals, r.v)
-}
-
-// byHash is the order of ents that puts the lines of a key together, in
-// their order: by the first hash, then by place (a run of equal first
-// hashes, of one key or of keys that share it, is split by the second
-// when the rules apply). It partitions by the first hash's top 16 bits,
-// keeping the lines' order, and sorts each part (a hundred lines or so)
-// on GOMAXPROCS goroutines.
-func byHash(ents []uniqLine) []uniqAt {
-	const bits = 16
-	var count [1<<bits + 1]int32
-	for i := range ents {
-		count[ents[i].h[0]>>(64-bits)+1]++
+	h := u.h(r.key)
+	i, seen := u.at[h]
+	if !seen {
+		u.at[h] = int32(len(u.slots))
+		u.slots = append(u.slots, uniqSlot{line: int32(r.line), ok: r.ok, response: r.response, conflict: -1})
+		u.vals = append(u.vals, r.v)
+		return
 	}
-	for b := 1; b <= 1<<bits; b++ {
-		count[b] += count[b-1]
-	}
-	starts := count // each part's start, kept for the sorts
-	order := make([]uniqAt, len(ents))
-	for i := range ents {
-		b := ents[i].h[0] >> (64 - bits)
-		order[count[b]] = uniqAt{h0: ents[i].h[0], at: int32(i)}
-		count[b]++
-	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(ents)>>16))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for b := w; b < 1<<bits; b += workers {
-				part := order[starts[b]:starts[b+1]]
-				if len(part) > 1 {
-					slices.SortFunc(part, func(x, y uniqAt) int {
-						if c := cmp.Compare(x.h0, y.h0); c != 0 {
-							return c
-						}
-						return cmp.Compare(x.at, y.at)
-					})
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return order
-}
-
-// uniqAt is a line's first hash and place in ents.
-type uniqAt struct {
-	h0 uint64
-	at int32
-}
-
-// uniqConflict is a key's conflict, as finish finds it: where its rules
-// met the first disagreement (its order among the conflicts), and its
-// lines.
-type uniqConflict struct {
-	at    int32
-	lines []int
-}
-
-// rules applies ReadUnique's rules to the lines of one key (indices in
-// ents, in order), line by line as they were read: a later ok record
-// replaces a failed first one (the key's first line taking its line),
-// an ok record whose response differs from the kept one's makes the key
-// a conflict (appended to conflicts, its value dropped: pick -1), any
-// other is a duplicate counted in Findings.Records. pick gets the value
-// kept at the key's first line and -2 at its others; dupAt is the first
-// duplicate's index (-1: none).
-func (u *uniq[T]) rules(key, pick []int32, conflicts *[]uniqConflict) (dupAt int32) {
-	ents := u.ents
-	first := key[0]
-	slot := ents[first]
-	val, dropped := first, false
-	var c *uniqConflict
-	dupAt = -1
-	for _, at := range key[1:] {
-		e := ents[at]
-		pick[at] = -2
-		switch {
-		case slot.ok && e.ok && slot.response != e.response:
-			if c == nil {
-				*conflicts = append(*conflicts, uniqConflict{at: at, lines: []int{int(slot.line)}})
-				c = &(*conflicts)[len(*conflicts)-1]
-				dropped = true
-			}
-			c.lines = append(c.lines, int(e.line))
-			continue
-		case !slot.ok && e.ok:
-			slot.line, slot.ok, slot.response = e.line, true, e.response
-			if !dropped {
-				val = at
-			}
+	s := &u.slots[i]
+	switch {
+	case s.ok && r.ok && s.response != r.response:
+		if s.conflict < 0 {
+			s.conflict = int32(len(u.d.Conflicts))
+			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{int(s.line)}})
 		}
-		u.d.Records++
-		if dupAt < 0 {
-			dupAt = at
-		}
+		c := &u.d.Conflicts[s.conflict]
+		c.Lines = append(c.Lines, r.line)
+		return
+	case !s.ok && r.ok:
+		s.line, s.ok, s.response = int32(r.line), true, r.response
+		u.vals[i] = r.v
 	}
-	ents[first].line = slot.line
-	pick[first] = val
-	if dropped {
-		pick[first] = -1
+	u.d.Records++
+	if len(u.d.Keys) < 5 && !slices.Contains(u.d.Keys, r.key) {
+		u.d.Keys = append(u.d.Keys, r.key)
 	}
-	return dupAt
 }
 
-// finish applies each key's rules, reads back the keys and responses the
-// findings name, and returns the kept values in order (in place of
-// vals), each with its line.
+// finish reads back the responses of the conflicting lines and returns
+// the values kept, in order, each with its line.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	ents := u.ents
-	// pick[i] is the value kept for the key whose first line is ents[i]
-	// (an index in vals), -1 when none is (a conflict), -2 when ents[i]
-	// is not a key's first line.
-	pick := make([]int32, len(ents))
-	for i := range pick {
-		pick[i] = int32(i)
-	}
-	var conflicts []uniqConflict
-	type dupKey struct{ at, line int32 } // a key's first duplicate, and a line of it
-	var dups []dupKey
-	order := byHash(ents)
-	var key []int32 // the lines of one key, in order
-	for from := 0; from < len(order); {
-		to := from + 1
-		for to < len(order) && order[to].h0 == order[from].h0 {
-			to++
-		}
-		if to-from == 1 {
-			from = to
-			continue // one line: its key's first and only
-		}
-		// Lines sharing a first hash: each key's (by the second hash),
-		// in order, taken out of the run as it is met.
-		run := make([]int32, 0, to-from)
-		for _, o := range order[from:to] {
-			run = append(run, o.at)
-		}
-		from = to
-		for len(run) > 0 {
-			h := ents[run[0]].h
-			rest := run[:0] // filtered in place
-			key = key[:0]
-			for _, at := range run {
-				if ents[at].h == h {
-					key = append(key, at)
-				} else {
-					rest = append(rest, at)
-				}
-			}
-			run = rest
-			if dupAt := u.rules(key, pick, &conflicts); dupAt >= 0 {
-				dups = append(dups, dupKey{at: dupAt, line: ents[key[0]].line})
-			}
-		}
-	}
-	// The findings in the order add met them: the first five keys with a
-	// duplicate, the conflicts by their first disagreement.
-	slices.SortFunc(dups, func(x, y dupKey) int { return cmp.Compare(x.at, y.at) })
-	dups = dups[:min(len(dups), 5)]
-	slices.SortFunc(conflicts, func(x, y uniqConflict) int { return cmp.Compare(x.at, y.at) })
-	if len(dups) > 0 || len(conflicts) > 0 {
+	if len(u.d.Conflicts) > 0 {
 		want := map[int]bool{}
-		for _, d := range dups {
-			want[int(d.line)] = true
-		}
-		for _, c := range conflicts {
-			for _, l := range c.lines {
+		for _, c := range u.d.Conflicts {
+			for _, l := range c.Lines {
 				want[l] = true
 			}
 		}
@@ -813,33 +675,24 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 		if err != nil {
 			return nil, nil, u.d, err
 		}
-		for _, d := range dups {
-			u.d.Keys = append(u.d.Keys, back[int(d.line)].Key)
-		}
-		for _, c := range conflicts {
-			cf := Conflict{Key: back[c.lines[0]].Key, Lines: c.lines}
-			for _, l := range c.lines {
-				cf.Responses = append(cf.Responses, back[l].Response)
-				cf.At = append(cf.At, atIn(files, starts, l))
+		for i := range u.d.Conflicts {
+			c := &u.d.Conflicts[i]
+			for _, l := range c.Lines {
+				c.Responses = append(c.Responses, back[l].Response)
+				c.At = append(c.At, atIn(files, starts, l))
 			}
-			u.d.Conflicts = append(u.d.Conflicts, cf)
 		}
 	}
-	// The kept values, in place: the value kept for a key is its first
-	// line's or a later one's, never an earlier place than it goes to.
-	out := u.vals
-	lines := make([]int32, 0, len(ents)-int(u.d.Records))
-	n := 0
-	for i, p := range pick {
-		if p >= 0 {
-			out[n] = out[p]
-			lines = append(lines, ents[i].line)
-			n++
+	out := u.vals[:0]
+	lines := make([]int32, 0, len(u.slots)-len(u.d.Conflicts))
+	for i, s := range u.slots {
+		if s.conflict < 0 {
+			out = append(out, u.vals[i])
+			lines = append(lines, s.line)
 		}
 	}
-	clear(out[n:])
-	out = out[:n]
-	u.vals, u.ents = nil, nil
+	clear(u.vals[len(out):])
+	u.vals, u.slots, u.at = nil, nil, nil
 	return out, lines, u.d, nil
 }
 
