@@ -71,73 +71,77 @@ type segRow struct {
 }
 
 // segCol is a column of a segment: its name, type, and the field of
-// segRow it holds. An optional column is null where the field is empty.
+// segRow it holds (a *string, *[]byte, *int64, *float64 or *bool). An
+// optional column is null where the field is empty.
 type segCol struct {
 	name     string
 	node     parquet.Node
 	optional bool
-	get      func(*segRow) parquet.Value
-	set      func(*segRow, parquet.Value)
+	field    func(*segRow) any
+}
+
+// value is the column's value in r.
+func (c *segCol) value(r *segRow) parquet.Value {
+	switch f := c.field(r).(type) {
+	case *string:
+		return parquet.ByteArrayValue(view(*f))
+	case *[]byte:
+		return parquet.ByteArrayValue(*f)
+	case *int64:
+		return parquet.Int64Value(*f)
+	case *float64:
+		return parquet.DoubleValue(*f)
+	default:
+		return parquet.BooleanValue(*f.(*bool))
+	}
 }
 
 // segCols are a segment's columns, one per member of a record, and the
 // line column.
 func segCols() []segCol {
-	text := func(name string, dict, optional bool, f func(*segRow) *string) segCol {
+	text := func(name string, dict, optional bool, f func(*segRow) any) segCol {
 		var n parquet.Node = parquet.String()
 		if dict {
 			n = parquet.Encoded(n, &parquet.RLEDictionary)
 		}
-		return segCol{name, n, optional,
-			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(view(*f(r))) },
-			func(r *segRow, v parquet.Value) { *f(r) = string(v.ByteArray()) }}
+		return segCol{name, n, optional, f}
 	}
-	js := func(name string, optional bool, f func(*segRow) *[]byte) segCol {
-		return segCol{name, parquet.JSON(), optional,
-			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = bytes.Clone(v.ByteArray()) }}
+	js := func(name string, optional bool, f func(*segRow) any) segCol {
+		return segCol{name, parquet.JSON(), optional, f}
 	}
-	num := func(name string, f func(*segRow) *int64) segCol {
-		return segCol{name, parquet.Int(64), false,
-			func(r *segRow) parquet.Value { return parquet.Int64Value(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = v.Int64() }}
-	}
-	flag := func(name string, f func(*segRow) *bool) segCol {
-		return segCol{name, parquet.Leaf(parquet.BooleanType), false,
-			func(r *segRow) parquet.Value { return parquet.BooleanValue(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = v.Boolean() }}
+	num := func(name string, f func(*segRow) any) segCol { return segCol{name, parquet.Int(64), false, f} }
+	flag := func(name string, f func(*segRow) any) segCol {
+		return segCol{name, parquet.Leaf(parquet.BooleanType), false, f}
 	}
 	return []segCol{
-		text("key", false, false, func(r *segRow) *string { return &r.Key }),
-		js("fields", false, func(r *segRow) *[]byte { return &r.Fields }),
-		text("kind", true, false, func(r *segRow) *string { return &r.Kind }),
-		text("served_model", true, false, func(r *segRow) *string { return &r.ServedModel }),
-		text("status", true, false, func(r *segRow) *string { return &r.Status }),
-		text("error", false, false, func(r *segRow) *string { return &r.Error }),
-		text("response", false, false, func(r *segRow) *string { return &r.Response }),
-		text("reasoning", false, true, func(r *segRow) *string { return &r.Reasoning }),
-		text("finish_reason", true, false, func(r *segRow) *string { return &r.FinishReason }),
-		num("prompt_tokens", func(r *segRow) *int64 { return &r.PromptTokens }),
-		num("completion_tokens", func(r *segRow) *int64 { return &r.CompletionTokens }),
-		{"latency_ms", parquet.Leaf(parquet.DoubleType), false,
-			func(r *segRow) parquet.Value { return parquet.DoubleValue(r.LatencyMS) },
-			func(r *segRow, v parquet.Value) { r.LatencyMS = v.Double() }},
-		num("attempts", func(r *segRow) *int64 { return &r.Attempts }),
-		text("endpoint", true, false, func(r *segRow) *string { return &r.Endpoint }),
-		flag("cached", func(r *segRow) *bool { return &r.Cached }),
-		text("cache_key", false, false, func(r *segRow) *string { return &r.CacheKey }),
-		js("logprobs", true, func(r *segRow) *[]byte { return &r.Logprobs }),
-		js("prompt_logprobs", true, func(r *segRow) *[]byte { return &r.PromptLogprobs }),
-		text("refusal", false, true, func(r *segRow) *string { return &r.Refusal }),
-		js("tool_calls", true, func(r *segRow) *[]byte { return &r.ToolCalls }),
-		flag("empty_response", func(r *segRow) *bool { return &r.EmptyResponse }),
-		js("request", true, func(r *segRow) *[]byte { return &r.Request }),
-		text("request_sha256", false, true, func(r *segRow) *string { return &r.RequestSHA256 }),
-		js("identity", true, func(r *segRow) *[]byte { return &r.Identity }),
-		flag("simulated", func(r *segRow) *bool { return &r.Simulated }),
-		js("extracted", true, func(r *segRow) *[]byte { return &r.Extracted }),
-		text("record_sha256", false, true, func(r *segRow) *string { return &r.RecordSHA256 }),
-		text("line", false, true, func(r *segRow) *string { return &r.Line }),
+		text("key", false, false, func(r *segRow) any { return &r.Key }),
+		js("fields", false, func(r *segRow) any { return &r.Fields }),
+		text("kind", true, false, func(r *segRow) any { return &r.Kind }),
+		text("served_model", true, false, func(r *segRow) any { return &r.ServedModel }),
+		text("status", true, false, func(r *segRow) any { return &r.Status }),
+		text("error", false, false, func(r *segRow) any { return &r.Error }),
+		text("response", false, false, func(r *segRow) any { return &r.Response }),
+		text("reasoning", false, true, func(r *segRow) any { return &r.Reasoning }),
+		text("finish_reason", true, false, func(r *segRow) any { return &r.FinishReason }),
+		num("prompt_tokens", func(r *segRow) any { return &r.PromptTokens }),
+		num("completion_tokens", func(r *segRow) any { return &r.CompletionTokens }),
+		{"latency_ms", parquet.Leaf(parquet.DoubleType), false, func(r *segRow) any { return &r.LatencyMS }},
+		num("attempts", func(r *segRow) any { return &r.Attempts }),
+		text("endpoint", true, false, func(r *segRow) any { return &r.Endpoint }),
+		flag("cached", func(r *segRow) any { return &r.Cached }),
+		text("cache_key", false, false, func(r *segRow) any { return &r.CacheKey }),
+		js("logprobs", true, func(r *segRow) any { return &r.Logprobs }),
+		js("prompt_logprobs", true, func(r *segRow) any { return &r.PromptLogprobs }),
+		text("refusal", false, true, func(r *segRow) any { return &r.Refusal }),
+		js("tool_calls", true, func(r *segRow) any { return &r.ToolCalls }),
+		flag("empty_response", func(r *segRow) any { return &r.EmptyResponse }),
+		js("request", true, func(r *segRow) any { return &r.Request }),
+		text("request_sha256", false, true, func(r *segRow) any { return &r.RequestSHA256 }),
+		js("identity", true, func(r *segRow) any { return &r.Identity }),
+		flag("simulated", func(r *segRow) any { return &r.Simulated }),
+		js("extracted", true, func(r *segRow) any { return &r.Extracted }),
+		text("record_sha256", false, true, func(r *segRow) any { return &r.RecordSHA256 }),
+		text("line", false, true, func(r *segRow) any { return &r.Line }),
 	}
 }
 
@@ -188,6 +192,7 @@ func SegmentName(n int) string { return fmt.Sprintf("%s%06d%s", segPrefix, n, se
 type lineEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	dc  decoder
 }
 
 func newLineEncoder() *lineEncoder {
@@ -276,7 +281,7 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 		return []byte(row.Line), nil
 	}
 	var r engine.Record
-	if err := recordOf(row, nil, &r); err != nil {
+	if err := e.dc.recordOf(row, &r); err != nil {
 		return nil, err
 	}
 	return e.line(&r, row.RecordSHA256)
@@ -320,7 +325,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 			pr := make(parquet.Row, 0, len(order))
 			for col := range order {
 				c := &order[col]
-				v := c.get(&rows[i])
+				v := c.value(&rows[i])
 				switch {
 				case !c.optional:
 					v = v.Level(0, 0, col)
@@ -584,23 +589,21 @@ func (s *pqSegment) groupHolds(g int, cols []string, buf []byte) (bool, []byte) 
 	return true, buf
 }
 
-// groupRows reads every row of row group g.
-func (s *pqSegment) groupRows(g int) ([]segRow, error) {
+// groupRows reads the columns cols (all, when nil) of every row of row
+// group g into rows (reused).
+func (s *pqSegment) groupRows(g int, cols []string, rows []segRow) ([]segRow, error) {
 	rg := s.pf.RowGroups()[g]
-	rows := make([]segRow, rg.NumRows())
+	n := int(rg.NumRows())
+	rows = slices.Grow(rows[:0], n)[:n]
+	clear(rows)
 	chunks := rg.ColumnChunks()
 	for _, c := range segCols() {
 		ci, ok := s.col[c.name]
-		if !ok {
+		if !ok || (cols != nil && !slices.Contains(cols, c.name)) {
 			continue
 		}
-		if err := readColumn(chunks[ci], len(rows), func(i int, v parquet.Value) error {
-			if !v.IsNull() {
-				c.set(&rows[i], v)
-			}
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.name, err)
+		if err := readColumn(chunks[ci], rows, &c); err != nil {
+			return rows, fmt.Errorf("column %s: %w", c.name, err)
 		}
 	}
 	return rows, nil
@@ -611,7 +614,7 @@ func (s *pqSegment) groupRows(g int) ([]segRow, error) {
 // that cannot be read is an error (its rows are lost).
 func (s *pqSegment) groupLines(g int, e *lineEncoder, data []byte, buf []byte) ([]byte, bool, []byte, error) {
 	ok, buf := s.groupHolds(g, nil, buf)
-	rows, err := s.groupRows(g)
+	rows, err := s.groupRows(g, nil, nil)
 	if err != nil {
 		return data, false, buf, err
 	}
@@ -701,19 +704,22 @@ func (s *pqSegment) groupKeys(g int) (keys []string, err error) {
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
 		return nil, errors.New("its keys are damaged too")
 	}
-	rg := s.pf.RowGroups()[g]
-	keys = make([]string, rg.NumRows())
-	err = readColumn(rg.ColumnChunks()[s.col["key"]], len(keys), func(i int, v parquet.Value) error {
-		keys[i] = string(v.ByteArray())
-		return nil
-	})
-	return keys, err
+	rows, err := s.groupRows(g, []string{"key"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		keys = append(keys, r.Key)
+	}
+	return keys, nil
 }
 
-// readColumn calls fn with each of the n values of a column chunk, in
-// order. A chunk that does not decode, or that holds another number of
-// values, is an error.
-func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) error) (err error) {
+// readColumn reads the values of a column chunk into c's field of rows,
+// in order, page by page: a text column's values from the page's bytes
+// (a dictionary column's from its dictionary, each made a string once).
+// A chunk that does not decode, or that holds another number of values
+// than rows, is an error.
+func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // parquet-go panics on some damage
 			err = fmt.Errorf("%v", p)
@@ -721,7 +727,8 @@ func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) e
 	}()
 	pages := cc.Pages()
 	defer pages.Close()
-	buf := make([]parquet.Value, 1024)
+	var dict []string // the strings of the chunk's dictionary
+	var buf []parquet.Value
 	at := 0
 	for {
 		p, err := pages.ReadPage()
@@ -731,32 +738,73 @@ func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) e
 		if err != nil {
 			return err
 		}
-		vr := p.Values()
-		for {
-			k, err := vr.ReadValues(buf)
-			if at+k > n {
+		n := int(p.NumValues())
+		if at+n > len(rows) {
+			parquet.Release(p)
+			return fmt.Errorf("more values than the %d rows", len(rows))
+		}
+		def := p.DefinitionLevels()
+		if p.Type().Kind() != parquet.ByteArray {
+			buf = slices.Grow(buf[:0], n)[:n]
+			k, err := p.Values().ReadValues(buf)
+			if err != nil && err != io.EOF || k != n {
 				parquet.Release(p)
-				return fmt.Errorf("more values than the %d rows", n)
+				return fmt.Errorf("%d of a page's %d values: %v", k, n, err)
 			}
-			for _, v := range buf[:k] {
-				if ferr := fn(at, v); ferr != nil {
-					parquet.Release(p)
-					return ferr
+			for i, v := range buf {
+				switch f := c.field(&rows[at+i]).(type) {
+				case *int64:
+					*f = v.Int64()
+				case *float64:
+					*f = v.Double()
+				case *bool:
+					*f = v.Boolean()
 				}
-				at++
 			}
-			if err == io.EOF {
-				break
+		} else {
+			data := p.Data()
+			var idx []int32
+			var vals []byte
+			var offs []uint32
+			if d := p.Dictionary(); d != nil {
+				if dict == nil {
+					dd := d.Page().Data()
+					dv, do := dd.ByteArray()
+					for j := range d.Len() {
+						dict = append(dict, string(dv[do[j]:do[j+1]]))
+					}
+				}
+				idx = data.Int32()
+			} else {
+				vals, offs = data.ByteArray()
 			}
-			if err != nil {
-				parquet.Release(p)
-				return err
+			j := 0 // the page's non-null values read
+			for i := range n {
+				if def != nil && def[i] == 0 {
+					continue
+				}
+				switch f := c.field(&rows[at+i]).(type) {
+				case *string:
+					if idx != nil {
+						*f = dict[idx[j]]
+					} else {
+						*f = string(vals[offs[j]:offs[j+1]])
+					}
+				case *[]byte:
+					if idx != nil {
+						*f = []byte(dict[idx[j]])
+					} else {
+						*f = bytes.Clone(vals[offs[j]:offs[j+1]])
+					}
+				}
+				j++
 			}
 		}
 		parquet.Release(p)
+		at += n
 	}
-	if at != n {
-		return fmt.Errorf("%d values for %d rows", at, n)
+	if at != len(rows) {
+		return fmt.Errorf("%d values for %d rows", at, len(rows))
 	}
 	return nil
 }
@@ -785,34 +833,18 @@ func segColumns(o StreamOptions) []string {
 // decodeGroup reads the columns o needs of row group g, whose chunks hold
 // by the digest (the lines' seals hold), into rows and recs (reused), and
 // gives each record to each with its 0-based row in the group.
-func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
-	rg := s.pf.RowGroups()[g]
-	n := int(rg.NumRows())
-	rows, recs = slices.Grow(rows[:0], n)[:n], slices.Grow(recs[:0], n)[:n]
-	clear(rows)
-	chunks := rg.ColumnChunks()
-	want := segColumns(o)
-	for _, c := range segCols() {
-		ci, ok := s.col[c.name]
-		if !ok || !slices.Contains(want, c.name) {
-			continue
-		}
-		if err := readColumn(chunks[ci], n, func(i int, v parquet.Value) error {
-			if !v.IsNull() {
-				c.set(&rows[i], v)
-			}
-			return nil
-		}); err != nil {
-			return rows, recs, fmt.Errorf("reading %s, row group %d, column %s: %w", s.path, g+1, c.name, err)
-		}
+func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
+	rows, err := s.groupRows(g, segColumns(o), rows)
+	if err != nil {
+		return rows, recs, fmt.Errorf("reading %s, row group %d, %w", s.path, g+1, err)
 	}
-	var buf []byte
+	recs = slices.Grow(recs[:0], len(rows))[:len(rows)]
 	for i := range rows {
 		var err error
 		if rows[i].Line != "" {
-			buf, err = decodeLine([]byte(rows[i].Line), sealOK, o, in, buf, &recs[i])
-		} else {
-			err = recordOf(&rows[i], in, &recs[i])
+			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
+		} else if err = dc.recordOf(&rows[i], &recs[i]); err == nil {
+			trim(&recs[i], o)
 		}
 		if err != nil {
 			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
@@ -822,41 +854,6 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []seg
 		}
 	}
 	return rows, recs, nil
-}
-
-// recordOf fills r with the record row holds (its columns; not the line
-// column).
-func recordOf(row *segRow, in *interner, r *engine.Record) error {
-	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
-		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
-		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
-		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
-		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
-		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
-	if len(row.Fields) > 0 {
-		if err := decodeKey(row.Fields, in, &r.Fields); err != nil {
-			r.Fields = engine.Key{}
-			if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
-				return fmt.Errorf("column fields: %w", err)
-			}
-		}
-	}
-	if len(row.Identity) > 0 {
-		r.Identity = new(engine.Identity)
-		if err := decodeIdentity(row.Identity, in, r.Identity); err != nil {
-			*r.Identity = engine.Identity{}
-			if err := json.Unmarshal(row.Identity, r.Identity); err != nil {
-				return fmt.Errorf("column identity: %w", err)
-			}
-		}
-	}
-	if len(row.Extracted) > 0 {
-		var err error
-		if r.Extracted, err = decodeExtracted(row.Extracted, in); err != nil {
-			return fmt.Errorf("column extracted: %w", err)
-		}
-	}
-	return nil
 }
 
 // eachSegmentLine calls fn with each line read from r (a plain or older

@@ -3,7 +3,6 @@ package records
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/bhashalab/bhasha/internal/jsonscan"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -332,7 +330,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var in interner
+			var dc decoder
 			var rows []segRow
 			var recs []engine.Record
 			for b := range todo {
@@ -343,7 +341,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				if b.pq != nil {
 					res = growResults(res, b.count)
-					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &in, rows, recs, func(i int, r *engine.Record) error {
+					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &dc, rows, recs, func(i int, r *engine.Record) error {
 						return processed(seed, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
 					})
 					clear(rows)
@@ -429,14 +427,11 @@ type lineResult[T any] struct {
 // each: work keeps no pointer to it (Unique's and Each's contract).
 func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	out = growResults(out, len(spans))
-	var buf []byte
-	in := new(interner)
 	var r engine.Record
 	for i, sp := range spans {
 		raw := data[sp.from:sp.to]
 		st := sealOf(f.verified, raw)
-		var err error
-		if buf, err = decodeLine(raw, st, o, in, buf, &r); err != nil {
+		if err := decodeLine(raw, o, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
 		}
 		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
@@ -449,44 +444,6 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 // growResults is out (reused, cleared) with room for n results.
 func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
 	return slices.Grow(out[:0], n)[:n]
-}
-
-// decodeLine decodes the record line raw, whose seal state is st, into r
-// (reset first): a sealed line read directly (decodeSealed), falling back
-// to encoding/json; what o leaves out (the request body unless
-// o.WithRequests, the extracted result, the digests) is left empty. buf
-// is scratch space, returned for reuse.
-func decodeLine(raw []byte, st sealState, o StreamOptions, in *interner, buf []byte, r *engine.Record) ([]byte, error) {
-	*r = engine.Record{}
-	var err error
-	withRequests := o.WithRequests
-	if st == sealOK {
-		// A sealed line is as Bhasha wrote it (valid JSON): read its
-		// members directly, without the request body unless asked.
-		if err = decodeSealed(raw, o, in, r); err != nil {
-			*r = engine.Record{}
-			if withRequests {
-				err = json.Unmarshal(raw, r)
-			} else {
-				buf, err = decodeWithout(raw, buf, r)
-			}
-		}
-	} else {
-		err = json.Unmarshal(raw, r)
-		if !withRequests {
-			r.Request = nil
-		}
-	}
-	if err == nil && o.SkipExtracted {
-		r.Extracted = nil
-	}
-	if err == nil && o.SkipDigests {
-		r.CacheKey, r.RequestSHA256 = "", ""
-	}
-	if err == nil && o.TextsOnly {
-		*r = engine.Record{Key: r.Key, Status: r.Status, Error: r.Error, Response: r.Response, Request: r.Request}
-	}
-	return buf, err
 }
 
 // processed fills res for the record r, logical line n (local in file
@@ -506,75 +463,6 @@ func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, l
 	}
 	res.v = v
 	return nil
-}
-
-// decodeWithout decodes the record line into r, skipping the top-level
-// "request" member; buf is scratch space, returned for reuse.
-func decodeWithout(line, buf []byte, r *engine.Record) ([]byte, error) {
-	from, to, ok := memberSpan(line, "request")
-	if !ok {
-		return buf, json.Unmarshal(line, r)
-	}
-	buf = append(append(buf[:0], line[:from]...), line[to:]...)
-	return buf, json.Unmarshal(buf, r)
-}
-
-// memberSpan finds the top-level member name of a JSON object line: the
-// span [from, to) to cut so that the object stays valid (the member with
-// the comma before it, or after it when it is the first). It reads only
-// the structure (strings are skipped whole, escapes honoured); false when
-// the member is absent or the line is not an object.
-func memberSpan(line []byte, name string) (from, to int, ok bool) {
-	i := jsonscan.SkipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return 0, 0, false
-	}
-	i++
-	first := true
-	for {
-		i = jsonscan.SkipSpace(line, i)
-		if i >= len(line) {
-			return 0, 0, false
-		}
-		if line[i] == '}' {
-			return 0, 0, false
-		}
-		memberStart := i // at the key's quote (after the comma, if any)
-		if !first {
-			if line[i] != ',' {
-				return 0, 0, false
-			}
-			i = jsonscan.SkipSpace(line, i+1)
-		}
-		if i >= len(line) || line[i] != '"' {
-			return 0, 0, false
-		}
-		keyEnd := jsonscan.SkipString(line, i)
-		if keyEnd < 0 {
-			return 0, 0, false
-		}
-		key := line[i+1 : keyEnd-1]
-		i = jsonscan.SkipSpace(line, keyEnd)
-		if i >= len(line) || line[i] != ':' {
-			return 0, 0, false
-		}
-		valEnd := jsonscan.SkipValue(line, jsonscan.SkipSpace(line, i+1))
-		if valEnd < 0 {
-			return 0, 0, false
-		}
-		if string(key) == name {
-			if first { // cut the member and the comma after it
-				j := jsonscan.SkipSpace(line, valEnd)
-				if j < len(line) && line[j] == ',' {
-					return memberStart, j + 1, true
-				}
-				return memberStart, valEnd, true
-			}
-			return memberStart, valEnd, true
-		}
-		i = valEnd
-		first = false
-	}
 }
 
 // uniq applies ReadUnique's rules to lines in file order: one record

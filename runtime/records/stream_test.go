@@ -163,27 +163,6 @@ func TestUniqueNamesABadLine(t *testing.T) {
 	}
 }
 
-func TestMemberSpan(t *testing.T) {
-	tests := []struct {
-		line, want string
-	}{
-		{`{"a":1,"request":{"x":"}"},"b":2}`, `{"a":1,"b":2}`},
-		{`{"request":[1,2],"b":"\"request\":"}`, `{"b":"\"request\":"}`},
-		{`{"a":"x\\","request":{}}`, `{"a":"x\\"}`},
-		{`{"a":{"request":1},"b":2}`, `{"a":{"request":1},"b":2}`},
-	}
-	for _, tc := range tests {
-		from, to, ok := memberSpan([]byte(tc.line), "request")
-		got := tc.line
-		if ok {
-			got = tc.line[:from] + tc.line[to:]
-		}
-		if got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.line, got, tc.want)
-		}
-	}
-}
-
 // uniq tells keys apart by their two hashes: keys whose first hashes
 // collide (every key here, with a colliding hash) are told apart by the
 // second, and give what the seeded hashes give: duplicates, a failed
