@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -271,32 +272,26 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 			}
 			b := newBatch(1)
-			last, err := cutLines(r, f.path, b.data, func(from, to int) {
+			lr := &lastByteReader{r: r}
+			sc := lines.New(lr, f.path, 0)
+			for sc.Scan() {
+				if len(b.data) >= batchBytes {
+					b.read = done + position(r)
+					if !send(b) {
+						return ctx.Err()
+					}
+					b = newBatch(local + 1)
+				}
+				from := len(b.data)
+				b.data = append(b.data, sc.Bytes()...)
+				b.spans = append(b.spans, span{int32(from), int32(len(b.data))})
 				n++
 				local++
-				b.spans = append(b.spans, span{int32(from), int32(to)})
-			}, func(data []byte, next int) ([]byte, bool) {
-				// A full batch (or one whose buffer has too little room
-				// left for another read) keeps data[:next]; the partial
-				// line after it moves to the next batch.
-				if len(b.spans) == 0 || (next < batchBytes && cap(data)-len(data) >= cutReadBytes) {
-					return nil, false
-				}
-				b.read = done + position(r)
-				nb := newBatch(local + 1)
-				nb.data = append(nb.data, data[next:]...)
-				b.data = data[:next]
-				if !send(b) {
-					return nil, true
-				}
-				b = nb
-				return b.data, false
-			})
-			b.data = last
-			if err != nil {
+			}
+			if err := sc.Err(); err != nil {
 				return err
 			}
-			if f.seg == 0 && len(last) > 0 && last[len(last)-1] != '\n' && len(b.spans) > 0 {
+			if f.seg == 0 && lr.last != '\n' && len(b.spans) > 0 {
 				// records.jsonl ends without a newline: its last line is
 				// torn (TornTail), not a record.
 				sp := b.spans[len(b.spans)-1]
@@ -408,6 +403,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	}
 	return files, starts, torn, nlines, nil
 }
+
+// span is one line's bytes in a batch's buffer: data[from:to], without its
+// newline.
+type span struct{ from, to int32 }
 
 // lineResult is one line decoded and processed.
 type lineResult[T any] struct {
