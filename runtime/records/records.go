@@ -1,76 +1,42 @@
 // Package records reads and writes a run's records: one JSON object per
-// request (see engine.Record for the fields), appended as answers come,
-// whole records per write(2), by one process at a time (LockDir).
+// request (engine.Record), appended whole by one writer at a time
+// (LockDir). docs/run-directory.md describes the files.
 //
-// Files. A run directory's records are, in this logical order,
+// A run's records are, in logical order, its sealed segments
+// records-000001.parquet, records-000002.parquet, ... (one row per
+// record, one column per member, never appended to) and then the live
+// file records.jsonl (JSON Lines). Every line ends in its seal, the
+// member record_sha256 (see Line seals); every row of a segment gives
+// back its line byte for byte. Every reader here (Read, LoadOK, ScanDir,
+// Unique, Each, Commit) reads the files in that order and names a record
+// by file and line, a segment's line being its row
+// ("records-000002.parquet line 7"; "line 7" for records.jsonl).
 //
-//	records-000001.parquet   sealed segments: one row per record, one
-//	records-000002.parquet   column per member (segment.go), never
-//	...                      appended to, numbered from 1 (six digits or more)
-//	records.jsonl            the live file, plain JSON Lines
+// A segment's footer holds a digest of each column chunk: a reader that
+// finds the chunks it reads intact trusts their lines' seals, and checks
+// each line by its own seal otherwise. An older Bhasha's segment,
+// records-N.jsonl.zst, is read as it is, each line checked by its seal,
+// and converted to Parquet by the next writer under the lock (CreateWith,
+// Seal).
 //
-// Every line of the live file has the grammar of records.jsonl: one
-// record, ending in its seal (record_sha256, see Line seals) and a
-// newline; every row of a segment gives back such a line byte for byte
-// (the request body is stored exactly as it was sent, and the seal as its
-// own column, so either can still be checked). Files lists them; every
-// reader here (Read, LoadOK, ReadUnique, ScanDir, Commit) reads them all in
-// that order, and names a record by its file and line, a segment's line
-// being its row ("records-000002.parquet line 7"; "line 7" for
-// records.jsonl). Unique and Each read of a segment only the columns they
-// need. A segment's footer holds a digest of each of its column chunks
-// (and whether every line's seal held when it was written): a reader that
-// finds the chunks it reads intact trusts every line's seal without
-// checking each, and one that finds them changed checks each line by its
-// own seal. A directory with only records.jsonl (every run before
-// segments, and any run under DefaultCloseSealBytes) is read as it always
-// was. The field's tools read the same files: DuckDB's
-// read_parquet('DIR/records-*.parquet') union read_json over records.jsonl,
-// pandas (pyarrow) and polars.
+// Sealing. A Writer holding the exclusive lock seals the live file into
+// the next segment when a flush leaves it at SealBytes or more, and at
+// Close when it is over CloseSealBytes; Seal does the same for a
+// directory (see Segment files for the steps).
 //
-// A segment of an older Bhasha, records-N.jsonl.zst (zstd frames of whole
-// lines, with or without its lean copy records-N.lean), is read as it is,
-// each line checked by its own seal; the next writer under the lock
-// (CreateWith, Seal) converts it to records-N.parquet through a temporary
-// file and a rename, removes the older files and says so (Options.Log);
-// a conversion that fails leaves them as they were.
+// Crashes. A process killed at any point loses at most the records it had
+// not flushed (the response cache serves them again on resume): a torn
+// last line of records.jsonl (TornTail) is left out by every reader and
+// cut by Commit; an interrupted seal leaves files every reader reads as
+// the same records, finished by the next writer under the lock; a segment
+// damaged on disk gives the records that can still be read and names what
+// was lost (Damage).
 //
-// Sealing. A Writer holding the directory's exclusive lock (CreateWith)
-// seals the live file into the next segment when a flush leaves it at
-// SealBytes or more (default 64 MiB), and at Close when it is over
-// CloseSealBytes (default 4 MiB); Seal does the same for a directory
-// (bhasha run calls it at the end, so an older run's records.jsonl is
-// sealed once). A seal renames records.jsonl to records-N.jsonl, then
-// writes that as records-N.parquet through a synced temporary file and a
-// rename, checking every line's seal on the way, then removes
-// records-N.jsonl (see Segment files). The Writer appends to a new
-// records.jsonl while the segment is written (in the background, one
-// segment at a time; Close waits for it).
-//
-// What survives a crash. A process killed at any point loses at most the
-// records it had not yet flushed (they are re-served from the response
-// cache on resume, never re-sent); never a sealed or flushed one:
-//   - a kill mid-write (or a full disk) leaves a torn last line in
-//     records.jsonl (TornTail), which every reader leaves out, ScanDir
-//     reports and Commit (Prepare) cuts; only records.jsonl can have
-//     one: a segment's rows are whole lines. A segment damaged on disk
-//     gives the records that can still be read, and names what was lost
-//     (Damage, damage.go);
-//   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
-//     or records-N.jsonl beside a complete records-N.parquet (the plain
-//     one is the redundant copy: every reader skips it), or a hidden
-//     .records-*.tmp (never read). The next writer under the lock
-//     (CreateWith, Seal, Commit) finishes the seal; a reader meanwhile
-//     reads each record exactly once. A kill mid-conversion of an older
-//     segment leaves it as it was, or beside its complete Parquet copy
-//     (which is read; the older files are removed next).
-//
-// Resume contract: Prepare reads the records, cuts a torn last line, drops
-// "failed" records (they will be retried) and duplicate keys, rewrites
-// each file it dropped anything from (a segment as a whole new segment,
-// through a temporary file and a rename; the others are not touched), and
-// returns the set of keys already answered. A run that then writes only
-// keys outside that set ends with exactly one record per key.
+// Resume. Prepare reads the records, cuts a torn last line, drops failed
+// records (they are retried) and duplicate keys, rewrites each file it
+// dropped anything from (through a temporary file and a rename), and
+// returns the keys already answered. A run that then writes only keys
+// outside that set ends with exactly one record per key.
 package records
 
 import (

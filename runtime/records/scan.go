@@ -1,7 +1,6 @@
 package records
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -299,19 +298,10 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 // scanFile reads one file of the run, whose first line is logical line
 // lineNo+1, and returns the logical number of its last line.
 func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
 	start := lineNo
-	for {
-		line, rerr := br.ReadBytes('\n')
-		if len(line) == 0 && rerr == io.EOF {
-			break
-		}
-		if rerr != nil && rerr != io.EOF {
-			return lineNo, dups, fmt.Errorf("reading %s: %w", f.path, rerr)
-		}
-		lineNo++
-		where := lineAt(f, lineNo-start)
-		complete := rerr == nil
+	torn, err := eachLine(f, r, func(line []byte, local int) error {
+		lineNo = start + local
+		where := lineAt(f, local)
 		var rec struct {
 			Key       *string          `json:"key"`
 			Status    *string          `json:"status"`
@@ -321,33 +311,22 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			Identity  *engine.Identity `json:"identity"`
 			Simulated bool             `json:"simulated"`
 		}
-		perr := json.Unmarshal(line, &rec)
-		if perr == nil {
-			switch {
-			case rec.Key == nil:
-				perr = errors.New(`field "key" is missing`)
-			case rec.Status == nil:
-				perr = errors.New(`field "status" is missing`)
-			case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
-				perr = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
-			}
+		err := json.Unmarshal(line, &rec)
+		switch {
+		case err != nil:
+		case rec.Key == nil:
+			err = errors.New(`field "key" is missing`)
+		case rec.Status == nil:
+			err = errors.New(`field "status" is missing`)
+		case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
+			err = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
 		}
-		if !complete || perr != nil {
-			if rerr == io.EOF && f.seg == 0 { // the last line: a torn tail from a killed run
-				s.torn = true
-				s.Report.TornTail = true
-				s.Report.TornTailBytes = int64(len(line))
-				lineNo--
-				break
-			}
-			if perr == nil {
-				perr = errors.New("the line is incomplete (a sealed segment holds whole lines: the segment is damaged)")
-			}
-			return lineNo, dups, fmt.Errorf("%s line %d: %v", f.path, lineNo-start, perr)
+		if err != nil {
+			return fmt.Errorf("%s line %d: %v", f.path, local, err)
 		}
 		s.Lines = lineNo
 		key := *rec.Key
-		switch sealOf(f.verified, bytes.TrimSuffix(line, []byte("\n"))) {
+		switch sealOf(f.verified, line) {
 		case sealOK:
 			s.Sealed++
 		case sealBroken:
@@ -368,11 +347,11 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 		s.Experiments[exp] = t
 		if experiment != "" && exp != experiment {
 			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
-			continue
+			return nil
 		}
 		if *rec.Status != engine.StatusOK {
 			s.Report.DroppedFailed++
-			continue
+			return nil
 		}
 		digest := rec.Digest
 		if digest == "" && len(rec.Request) > 0 {
@@ -409,14 +388,15 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 				s.conflictKeys[s.Done.h(key)] = true
 				dups = append(dups, dupLine{key: key, first: int(first.line), line: lineNo, response: rec.Response})
 			}
-			continue
+			return nil
 		}
 		s.Report.Kept++
-		if rerr == io.EOF {
-			break
-		}
+		return nil
+	})
+	if torn != nil {
+		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(torn.Bytes)
 	}
-	return lineNo, dups, nil
+	return lineNo, dups, err
 }
 
 // dupLine is an ok record whose key was answered before, differently.
@@ -433,7 +413,7 @@ func (s *Scan) collectConflicts(dups []dupLine) error {
 	for _, d := range dups {
 		want[d.first] = true
 	}
-	firsts, err := s.responsesAt(want)
+	firsts, err := linesIn(s.files, s.starts, s.Lines, want)
 	if err != nil {
 		return err
 	}
@@ -443,32 +423,13 @@ func (s *Scan) collectConflicts(dups []dupLine) error {
 		if !ok {
 			i = len(s.Conflicts)
 			at[d.key] = i
-			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first]}})
+			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first].Response}})
 		}
 		s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, d.line)
 		s.Conflicts[i].At = append(s.Conflicts[i].At, s.At(d.line))
 		s.Conflicts[i].Responses = append(s.Conflicts[i].Responses, d.response)
 	}
 	return nil
-}
-
-// responsesAt reads the response of the given logical lines.
-func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
-	return responsesIn(s.files, s.starts, s.Lines, want)
-}
-
-// responsesIn reads the response of the given logical lines of files
-// (starts as atIn's; lines the logical lines in all).
-func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]string, error) {
-	back, err := linesIn(files, starts, lines, want)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int]string, len(back))
-	for n, b := range back {
-		out[n] = b.Response
-	}
-	return out, nil
 }
 
 // lineBack is what linesIn reads back of a line.
@@ -497,25 +458,25 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if err != nil {
 			return nil, err
 		}
-		br := bufio.NewReaderSize(r, 1<<20)
-		for n := starts[i] + 1; n <= last; n++ {
-			line, err := br.ReadBytes('\n')
-			if want[n] {
-				var rec lineBack
-				if jerr := json.Unmarshal(line, &struct {
-					Key      *string `json:"key"`
-					Response *string `json:"response"`
-				}{&rec.Key, &rec.Response}); jerr != nil {
-					r.Close()
-					return nil, fmt.Errorf("%s line %d: %w", f.path, n-starts[i], jerr)
-				}
-				out[n] = rec
+		_, err = eachLine(f, r, func(line []byte, local int) error {
+			n := starts[i] + local
+			if !want[n] {
+				return nil
 			}
-			if err != nil {
-				break
+			var rec lineBack
+			if err := json.Unmarshal(line, &struct {
+				Key      *string `json:"key"`
+				Response *string `json:"response"`
+			}{&rec.Key, &rec.Response}); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-		}
+			out[n] = rec
+			return nil
+		})
 		r.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -615,33 +576,21 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		br := bufio.NewReaderSize(r, 1<<20)
-		for local := 1; ; local++ {
+		_, err = eachLine(f, r, func(line []byte, local int) error {
 			n := s.starts[i] + local
-			line, rerr := br.ReadBytes('\n')
-			if len(line) == 0 || (rerr == io.EOF && f.seg == 0 && s.torn) {
-				break
-			}
-			if rerr != nil && rerr != io.EOF {
-				r.Close()
-				return "", 0, fmt.Errorf("reading %s: %w", f.path, rerr)
-			}
 			var rec struct {
 				Key      string           `json:"key"`
 				Status   string           `json:"status"`
 				Identity *engine.Identity `json:"identity"`
 			}
 			if err := json.Unmarshal(line, &rec); err != nil {
-				r.Close()
-				return "", 0, fmt.Errorf("%s line %d: %w", f.path, local, err)
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
 			switch {
 			case pick != nil && pick(n, rec.Key, rec.Identity):
 				moved++
 				archived.Write(line)
-				if line[len(line)-1] != '\n' {
-					archived.WriteByte('\n')
-				}
+				archived.WriteByte('\n')
 				archivedKeys = append(archivedKeys, rec.Key)
 				drop[local] = true
 			case rec.Status != engine.StatusOK:
@@ -651,11 +600,12 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
 				drop[local] = true // an identical duplicate: the first stays
 			}
-			if rerr == io.EOF {
-				break
-			}
-		}
+			return nil
+		})
 		r.Close()
+		if err != nil {
+			return "", 0, err
+		}
 	}
 	apath := ""
 	if moved > 0 {
@@ -717,43 +667,38 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 // new Parquet one (removed when no line is left), records.jsonl by a
 // plain file, each through a temporary file, synced and renamed.
 func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
-	// copyKept writes f's kept lines to w and returns how many.
-	copyKept := func(w io.Writer) (int, error) {
+	// eachKept calls add with each of f's kept lines and returns how many.
+	eachKept := func(add func([]byte) error) (int, error) {
 		r, err := f.open()
 		if err != nil {
 			return 0, err
 		}
 		defer r.Close()
-		br := bufio.NewReaderSize(r, 1<<20)
 		kept := 0
-		for n := 1; ; n++ {
-			line, err := br.ReadBytes('\n')
-			if err != nil && err != io.EOF {
-				return kept, fmt.Errorf("reading %s: %w", f.path, err)
+		_, err = eachLine(f, r, func(line []byte, n int) error {
+			if drop[n] {
+				return nil
 			}
-			if len(line) == 0 || (err == io.EOF && cut) {
-				return kept, nil
-			}
-			if !drop[n] {
-				kept++
-				if _, werr := w.Write(line); werr != nil {
-					return kept, werr
-				}
-			}
-			if err == io.EOF {
-				return kept, nil
-			}
-		}
+			kept++
+			return add(line)
+		})
+		return kept, err
 	}
-	write := func(w io.Writer) error { _, err := copyKept(w); return err }
 	if f.seg == 0 {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replacePlain(f.path, write)
+		return replacePlain(f.path, func(w io.Writer) error {
+			_, err := eachKept(func(line []byte) error {
+				w.Write(line)
+				_, err := w.Write([]byte{'\n'})
+				return err
+			})
+			return err
+		})
 	}
 	// A segment left with no record goes.
-	kept, err := copyKept(io.Discard)
+	kept, err := eachKept(func([]byte) error { return nil })
 	if err != nil {
 		return err
 	}
@@ -766,7 +711,7 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 	// The segment becomes a Parquet one (an older Bhasha's is replaced).
 	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := copyKept(lineWriter{add: add})
+		_, err := eachKept(add)
 		return err
 	}); err != nil {
 		return err
@@ -778,17 +723,6 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		return syncDir(filepath.Dir(f.path))
 	}
 	return nil
-}
-
-// lineWriter hands each write (one whole line, its newline included) to
-// add without its newline.
-type lineWriter struct{ add func([]byte) error }
-
-func (l lineWriter) Write(p []byte) (int, error) {
-	if err := l.add(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // keyField is the i-th '|'-separated field of a key string, unescaped.
