@@ -385,7 +385,7 @@ func (r *Report) readTexts(ctx context.Context, o report.Options, keys []string,
 		t sampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
 		j, ok := want[rec.Key]
 		if !ok {
 			return text{j: -1}, nil

@@ -17,53 +17,44 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// StreamOptions adjust Unique.
+// StreamOptions adjust Unique and Each.
 type StreamOptions struct {
 	// Experiment: records of another experiment are left out (Findings.Foreign); "" keeps all.
 	Experiment string
 	// WithRequests keeps the request bodies (Record.Request); without it
-	// they are not decoded at all (they are most of a record's bytes).
+	// a segment's request column is not read.
 	WithRequests bool
-	// RequestView, with WithRequests, makes Record.Request the line's own
-	// bytes instead of a copy: valid only until work returns (work reads
-	// it there, as a prompt's text is made from it, and keeps no part of
-	// it).
-	RequestView bool
-	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
-	// that extracts every record again).
+	// SkipExtracted leaves Record.Extracted nil.
 	SkipExtracted bool
-	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty
-	// (a caller that reads neither: each is 64 bytes a record).
+	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty.
 	SkipDigests bool
-	// TextsOnly decodes only what a record's texts need: its key, status,
-	// error, response and (with WithRequests) request; every other field
-	// of the Record is left empty, its member undecoded (a report's pass
-	// over the prompts and responses).
+	// TextsOnly leaves every field empty but the key, status, error,
+	// response and (with WithRequests) request.
 	TextsOnly bool
-	// Records, when known (the manifest's count), sizes what is held for
-	// one value per key at once, instead of growing it as keys come.
+	// Records, when known (the manifest's count), sizes what Unique holds
+	// per key up front.
 	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called from one goroutine after each batch of
-	// lines with the bytes read so far and the records files' total size.
+	// Progress, when set, is called from one goroutine after each batch
+	// with the bytes read so far and the records files' total size.
 	Progress func(read, total int64)
 }
 
-// Unique reads every record of dir, as ReadUnique does, and hands each one
-// to work as soon as it is decoded (from several goroutines at once: work
-// must be safe for concurrent use), instead of holding the records: it
-// returns what work made of the record ReadUnique would keep for each key,
-// in the order ReadUnique returns its records (a key's first line; a
-// failed record later replaced by an ok one keeps its place), and the
-// same Findings. work may run on records that are not kept (a failed one
-// a later ok record replaces, a key that turns out to have disagreeing
-// records); their results are dropped. work is given the record's line
-// number, and kept[i] is the line out[i] was made from. The record
-// passed to work is valid only until work returns (the next line is
-// decoded into it): work copies what it keeps. nlines is the number of
-// lines read. A torn last line of records.jsonl is not read (Findings.Torn
-// names it), and a damaged segment gives what can be read of it
+// Unique reads every record of dir and keeps one per key: the first ok
+// record of the key, or its first record when none is ok. Records whose
+// seal is broken or missing (see Line seals), records of another
+// experiment than o.Experiment, and every record of a key whose ok
+// records disagree are left out; Findings names them with their lines.
+//
+// Each record is handed to work as soon as it is decoded, from several
+// goroutines at once (work must be safe for concurrent use); the record
+// is valid only until work returns. Unique returns what work made of the
+// kept record of each key, in the order of the keys' first lines, with
+// kept[i] the line out[i] was made from; work may also run on records
+// that are not kept, whose results are dropped. nlines is the number of
+// lines read. A torn last line of records.jsonl is not read
+// (Findings.Torn), and a damaged segment gives what can be read of it
 // (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
@@ -93,17 +84,14 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return out, kept, d, nlines, err
 }
 
-// Each reads every line of dir's records files in order, as Unique does
-// (decoded on several goroutines at once, with work run on each record
-// as it is decoded: work must be safe for concurrent use), and calls each
-// from one goroutine, in the lines' logical order, with the line number,
-// the record's key, whether its status is ok, and what work made of it.
-// Unlike Unique it applies none of ReadUnique's rules but one: a line
-// edited after it was written (its record_sha256 does not match) gets no
-// work and no call, as Unique leaves it out. An error from work or each
-// stops it with that error; a cancelled ctx with ctx's error; a malformed
-// line is an error naming the file and line. nlines is the number of
-// lines read. It never writes, and holds only the batches in flight.
+// Each reads every line of dir's records files as Unique does, work run
+// on each record as it is decoded (concurrently), and calls each from one
+// goroutine in the lines' logical order with the line number, the key,
+// whether its status is ok, and what work made of it. A line whose
+// record_sha256 does not match gets no work and no call; no other line
+// is left out. An error from work or each stops it with that error; a
+// cancelled ctx with ctx's error; a malformed line is an error naming the
+// file and line. It never writes, and holds only the batches in flight.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
 	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
@@ -207,69 +195,62 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			local := 0 // lines of this file cut so far
 			if seg != nil {
 				opened = append(opened, seg) // closed once the workers are done
-				if !seg.digest.Sealed {
-					// Lines not all sealed when written: each is checked
-					// by its own seal, read as lines.
-					data, verified, dm := seg.lines()
-					f.verified, f.damage = verified, dm
-					files[at] = f
-					r = bytes.NewReader(data)
-				} else {
-					// Row group by row group, each decoded by a worker
-					// from the columns o needs, once they hold by the
-					// digest; one that does not is read as lines, each
-					// checked by its own seal, or lost.
-					cols := segColumns(o)
-					total := seg.starts[len(seg.starts)-1]
-					for g := range seg.md.RowGroups {
-						var holds bool
+				// Row group by row group, each decoded by a worker from
+				// the columns o needs when the segment's lines were all
+				// sealed and the chunks hold by the digest; else read as
+				// lines, each checked by its own seal, or lost.
+				cols := segColumns(o)
+				total := seg.starts[len(seg.starts)-1]
+				for g := range seg.md.RowGroups {
+					var holds bool
+					if seg.digest.Sealed {
 						holds, hashBuf = seg.groupHolds(g, cols, hashBuf)
-						rows := int(seg.md.RowGroups[g].NumRows)
-						read := done
-						if total > 0 {
-							read += seg.starts[g+1] * seg.size / total
-						}
-						if holds {
-							f.verified = true
-							b := &batch{first: n + 1, file: fp, local: local + 1, pq: seg, group: g, count: rows, read: read, done: make(chan struct{})}
-							n += rows
-							local += rows
-							if !send(b) {
-								return ctx.Err()
-							}
-							continue
-						}
-						data, _, buf, err := seg.groupLines(g, enc, nil, hashBuf)
-						hashBuf = buf
-						if err != nil {
-							if f.damage == nil {
-								f.damage = &Damage{File: f.name, path: f.path, LostKnown: true}
-							}
-							seg.lost(f.damage, g, err)
-							files[at] = f
-							continue
-						}
-						lf := f // these lines are checked by their own seals
-						lf.verified = false
-						b := &batch{first: n + 1, file: &lf, local: local + 1, data: data, read: read, done: make(chan struct{})}
-						for from := 0; from < len(data); {
-							i := bytes.IndexByte(data[from:], '\n')
-							b.spans = append(b.spans, span{int32(from), int32(from + i)})
-							from += i + 1
-						}
-						n += len(b.spans)
-						local += len(b.spans)
+					}
+					rows := int(seg.md.RowGroups[g].NumRows)
+					read := done
+					if total > 0 {
+						read += seg.starts[g+1] * seg.size / total
+					}
+					if holds {
+						f.verified = true
+						b := &batch{first: n + 1, file: fp, local: local + 1, pq: seg, group: g, count: rows, read: read, done: make(chan struct{})}
+						n += rows
+						local += rows
 						if !send(b) {
 							return ctx.Err()
 						}
+						continue
 					}
-					if f.damage = seg.footerLoss(f.damage); f.damage != nil {
-						f.damage.Kept = local
+					data, _, buf, err := seg.groupLines(g, enc, nil, hashBuf)
+					hashBuf = buf
+					if err != nil {
+						if f.damage == nil {
+							f.damage = &Damage{File: f.name, path: f.path, LostKnown: true}
+						}
+						seg.lost(f.damage, g, err)
 						files[at] = f
+						continue
 					}
-					done += seg.size
-					return nil
+					lf := f // these lines are checked by their own seals
+					lf.verified = false
+					b := &batch{first: n + 1, file: &lf, local: local + 1, data: data, read: read, done: make(chan struct{})}
+					for from := 0; from < len(data); {
+						i := bytes.IndexByte(data[from:], '\n')
+						b.spans = append(b.spans, span{int32(from), int32(from + i)})
+						from += i + 1
+					}
+					n += len(b.spans)
+					local += len(b.spans)
+					if !send(b) {
+						return ctx.Err()
+					}
 				}
+				if f.damage = seg.footerLoss(f.damage); f.damage != nil {
+					f.damage.Kept = local
+					files[at] = f
+				}
+				done += seg.size
+				return nil
 			}
 			b := newBatch(1)
 			lr := &lastByteReader{r: r}
