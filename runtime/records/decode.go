@@ -49,16 +49,21 @@ type decoder struct {
 }
 
 // recordOf fills r with the record row holds (its columns; not the line
-// column). A fields column that is the Writer's encoding of the key's
-// fields (nearly every row) is read from the key; another is decoded.
-func (dc *decoder) recordOf(row *segRow, r *engine.Record) error {
+// column). Its fields are the key's when keyed (the segment's
+// KeyFields), else read from the key when the fields column is the
+// Writer's encoding of them, else decoded from that column.
+func (dc *decoder) recordOf(row *segRow, keyed bool, r *engine.Record) error {
 	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
 		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
 		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
 		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
 		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
 		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
-	if len(row.Fields) > 0 && !dc.keyOf(row.Key, row.Fields, &r.Fields) {
+	if keyed {
+		if !dc.keyOf(row.Key, nil, &r.Fields) {
+			return fmt.Errorf("key %q: not the key of a fields column", row.Key)
+		}
+	} else if len(row.Fields) > 0 && !dc.keyOf(row.Key, row.Fields, &r.Fields) {
 		if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
 			return fmt.Errorf("column fields: %w", err)
 		}
@@ -88,8 +93,9 @@ var keyFields = [...]string{"experiment", "model", "item", "language", "form", "
 
 // keyOf sets k to the fields of key (engine.ParseKey) and reports true
 // when fields is exactly the Writer's encoding of them, so that k is what
-// json.Unmarshal would make of fields; false (k untouched) otherwise.
-// It allocates nothing: k's strings are key's.
+// json.Unmarshal would make of fields (fields nil: when key is such a
+// key); false (k untouched) otherwise. It allocates nothing: k's strings
+// are key's.
 func (dc *decoder) keyOf(key string, fields []byte, k *engine.Key) bool {
 	var p [8]string
 	rest := key
@@ -103,6 +109,10 @@ func (dc *decoder) keyOf(key string, fields []byte, k *engine.Key) bool {
 	role, err := engine.ParseRole(p[7])
 	if err != nil {
 		return false
+	}
+	if fields == nil {
+		*k = engine.Key{Experiment: p[0], Model: p[1], Item: p[2], Language: p[3], Form: p[4], Strategy: p[5], Condition: p[6], Role: role}
+		return true
 	}
 	b := append(dc.buf[:0], '{')
 	for i, v := range p {

@@ -3,7 +3,9 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -43,8 +45,75 @@ func TestKeyOf(t *testing.T) {
 				t.Errorf("keyOf = %v, %+v; want %v, %+v", got, k, c.fast, want)
 			}
 			var r engine.Record
-			if err := dc.recordOf(&segRow{Key: c.key, Fields: []byte(c.fields)}, &r); err != nil || r.Fields != want {
+			if err := dc.recordOf(&segRow{Key: c.key, Fields: []byte(c.fields)}, false, &r); err != nil || r.Fields != want {
 				t.Errorf("recordOf: %+v, %v; want %+v", r.Fields, err, want)
+			}
+		})
+	}
+}
+
+// A segment whose every fields column is the Writer's encoding of the
+// key's fields says so (KeyFields), and is read without that column;
+// either way a row group gives what encoding/json gives of its lines.
+func TestSegmentKeyFields(t *testing.T) {
+	rec := func(k engine.Key) engine.Record {
+		return engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: "r"}
+	}
+	a := engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin"}
+	b := engine.Key{Experiment: "e", Model: "m", Item: "2", Role: engine.Judge("big")}
+	odd := rec(a)
+	odd.Fields.Item = "other"
+	for _, c := range []struct {
+		name  string
+		recs  []engine.Record
+		keyed bool
+	}{
+		{"fields of the keys", []engine.Record{rec(a), rec(b), rec(a)}, true},
+		{"a fields column that disagrees", []engine.Record{rec(a), odd, rec(b)}, false},
+		{"an escaped key", []engine.Record{rec(a), rec(engine.Key{Experiment: "e", Model: "m", Item: "x|y"})}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var lines [][]byte
+			for _, r := range c.recs {
+				w := newWriter(nopCloser{}, "x")
+				if _, err := w.encode(&r); err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, bytes.TrimSuffix(w.buf.Bytes(), []byte("\n")))
+			}
+			p := filepath.Join(t.TempDir(), SegmentName(1))
+			if err := writeSegment(p, "test", 2, func(add func([]byte) error) error {
+				for _, l := range lines {
+					if err := add(l); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := openSegment(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			if s.digest.KeyFields != c.keyed || slices.Contains(s.columns(StreamOptions{}), "fields") == c.keyed {
+				t.Fatalf("KeyFields %v, columns %v; want keyed %v", s.digest.KeyFields, s.columns(StreamOptions{}), c.keyed)
+			}
+			var got []engine.Record
+			for g := range s.md.RowGroups {
+				if _, _, err := s.decodeGroup(g, StreamOptions{}, new(decoder), nil, nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, l := range lines {
+				var want engine.Record
+				if err := decodeLine(l, StreamOptions{}, &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got[i], want) {
+					t.Errorf("line %d:\n got %+v\nwant %+v", i+1, got[i], want)
+				}
 			}
 		})
 	}

@@ -174,8 +174,12 @@ func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 // segDigest is what the footer says of a segment's contents.
 type segDigest struct {
 	// Sealed: every line's record_sha256 held when the segment was written.
-	Sealed bool       `json:"sealed"`
-	Groups []segGroup `json:"row_groups"`
+	Sealed bool `json:"sealed"`
+	// KeyFields: every row's fields column (but a row kept whole in the
+	// line column) is the Writer's encoding of its key's fields, which a
+	// reader then takes from the key column.
+	KeyFields bool       `json:"fields_from_key,omitempty"`
+	Groups    []segGroup `json:"row_groups"`
 }
 
 // segGroup is one row group's rows and its column chunks' SHA-256, by
@@ -281,7 +285,7 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 		return []byte(row.Line), nil
 	}
 	var r engine.Record
-	if err := e.dc.recordOf(row, &r); err != nil {
+	if err := e.dc.recordOf(row, false, &r); err != nil {
 		return nil, err
 	}
 	return e.line(&r, row.RecordSHA256)
@@ -314,7 +318,8 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	}
 	pw := parquet.NewWriter(bw, options...)
 	e := newLineEncoder()
-	sealed := true
+	sealed, keyed := true, true
+	var k engine.Key
 	n := 0
 	rows := make([]segRow, 0, 256)
 	prow := make([]parquet.Row, 0, 256)
@@ -360,6 +365,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 		if err != nil {
 			return fmt.Errorf("%s line %d: %w", what, n, err)
 		}
+		keyed = keyed && (row.Line != "" || e.dc.keyOf(row.Key, row.Fields, &k))
 		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
 			return flush()
 		}
@@ -377,7 +383,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := addDigest(tmp.File, sealed && n > 0); err != nil {
+	if err := addDigest(tmp.File, segDigest{Sealed: sealed && n > 0, KeyFields: keyed && n > 0}); err != nil {
 		return fail(fmt.Errorf("adding its digest: %w", err))
 	}
 	if err := tmp.Commit(); err != nil {
@@ -447,7 +453,7 @@ func chunkSum(f io.ReaderAt, c *format.ColumnChunk, buf []byte) (string, []byte,
 // addDigest adds the segment's digest to the footer of the Parquet file
 // f, written and flushed: it hashes each column chunk and writes the
 // footer again with the digest among its key-value metadata.
-func addDigest(f *os.File, sealed bool) error {
+func addDigest(f *os.File, d segDigest) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -456,7 +462,6 @@ func addDigest(f *os.File, sealed bool) error {
 	if err != nil {
 		return err
 	}
-	d := segDigest{Sealed: sealed}
 	var buf []byte
 	for _, g := range md.RowGroups {
 		sg := segGroup{Rows: g.NumRows, SHA256: map[string]string{}}
@@ -809,8 +814,8 @@ func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 	return nil
 }
 
-// segColumns are the columns decodeGroup reads for o.
-func segColumns(o StreamOptions) []string {
+// columns are the columns decodeGroup reads for o.
+func (s *pqSegment) columns(o StreamOptions) []string {
 	cols := []string{"key", "status", "error", "response", "line"}
 	if o.WithRequests {
 		cols = append(cols, "request")
@@ -818,7 +823,10 @@ func segColumns(o StreamOptions) []string {
 	if o.TextsOnly {
 		return cols
 	}
-	cols = append(cols, "fields", "kind", "served_model", "reasoning", "finish_reason", "prompt_tokens",
+	if !s.digest.KeyFields {
+		cols = append(cols, "fields")
+	}
+	cols = append(cols, "kind", "served_model", "reasoning", "finish_reason", "prompt_tokens",
 		"completion_tokens", "latency_ms", "attempts", "endpoint", "cached", "logprobs", "prompt_logprobs",
 		"refusal", "tool_calls", "empty_response", "identity", "simulated")
 	if !o.SkipDigests {
@@ -834,7 +842,7 @@ func segColumns(o StreamOptions) []string {
 // by the digest (the lines' seals hold), into rows and recs (reused), and
 // gives each record to each with its 0-based row in the group.
 func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
-	rows, err := s.groupRows(g, segColumns(o), rows)
+	rows, err := s.groupRows(g, s.columns(o), rows)
 	if err != nil {
 		return rows, recs, fmt.Errorf("reading %s, row group %d, %w", s.path, g+1, err)
 	}
@@ -843,7 +851,7 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segR
 		var err error
 		if rows[i].Line != "" {
 			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
-		} else if err = dc.recordOf(&rows[i], &recs[i]); err == nil {
+		} else if err = dc.recordOf(&rows[i], s.digest.KeyFields, &recs[i]); err == nil {
 			trim(&recs[i], o)
 		}
 		if err != nil {

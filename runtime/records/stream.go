@@ -199,7 +199,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				// the columns o needs when the segment's lines were all
 				// sealed and the chunks hold by the digest; else read as
 				// lines, each checked by its own seal, or lost.
-				cols := segColumns(o)
+				cols := seg.columns(o)
 				total := seg.starts[len(seg.starts)-1]
 				for g := range seg.md.RowGroups {
 					var holds bool
