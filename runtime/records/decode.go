@@ -53,35 +53,30 @@ type decoder struct {
 // KeyFields), else read from the key when the fields column is the
 // Writer's encoding of them, else decoded from that column.
 func (dc *decoder) recordOf(row *segRow, keyed bool, r *engine.Record) error {
-	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
-		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
-		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
-		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
-		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
-		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
+	*r = row.Record
 	if keyed {
 		if !dc.keyOf(row.Key, nil, &r.Fields) {
 			return fmt.Errorf("key %q: not the key of a fields column", row.Key)
 		}
-	} else if len(row.Fields) > 0 && !dc.keyOf(row.Key, row.Fields, &r.Fields) {
-		if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
+	} else if len(row.FieldsJSON) > 0 && !dc.keyOf(row.Key, row.FieldsJSON, &r.Fields) {
+		if err := json.Unmarshal(row.FieldsJSON, &r.Fields); err != nil {
 			return fmt.Errorf("column fields: %w", err)
 		}
 	}
-	if len(row.Identity) > 0 && string(row.Identity) != "null" {
-		if !bytes.Equal(row.Identity, dc.identity) {
+	if len(row.IdentityJSON) > 0 && string(row.IdentityJSON) != "null" {
+		if !bytes.Equal(row.IdentityJSON, dc.identity) {
 			dc.id = engine.Identity{}
-			if err := json.Unmarshal(row.Identity, &dc.id); err != nil {
+			if err := json.Unmarshal(row.IdentityJSON, &dc.id); err != nil {
 				dc.identity = nil
 				return fmt.Errorf("column identity: %w", err)
 			}
-			dc.identity = append(dc.identity[:0], row.Identity...)
+			dc.identity = append(dc.identity[:0], row.IdentityJSON...)
 		}
 		id := dc.id
 		r.Identity = &id
 	}
-	if len(row.Extracted) > 0 {
-		if err := json.Unmarshal(row.Extracted, &r.Extracted); err != nil {
+	if len(row.ExtractedJSON) > 0 {
+		if err := json.Unmarshal(row.ExtractedJSON, &r.Extracted); err != nil {
 			return fmt.Errorf("column extracted: %w", err)
 		}
 	}

@@ -45,7 +45,7 @@ func TestKeyOf(t *testing.T) {
 				t.Errorf("keyOf = %v, %+v; want %v, %+v", got, k, c.fast, want)
 			}
 			var r engine.Record
-			if err := dc.recordOf(&segRow{Key: c.key, Fields: []byte(c.fields)}, false, &r); err != nil || r.Fields != want {
+			if err := dc.recordOf(&segRow{Record: engine.Record{Key: c.key}, FieldsJSON: []byte(c.fields)}, false, &r); err != nil || r.Fields != want {
 				t.Errorf("recordOf: %+v, %v; want %+v", r.Fields, err, want)
 			}
 		})

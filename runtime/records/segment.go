@@ -57,21 +57,19 @@ const segMetaKey = "bhasha.records"
 // group, not the segment.
 const segGroupRows = 8192
 
-// segRow is one record line as a row of a segment (segCols).
+// segRow is one record line as a row of a segment (segCols): the record
+// but its Fields, Identity and Extracted, which are JSON text.
 type segRow struct {
-	Key, Kind, ServedModel, Status, Error, Response, Reasoning, FinishReason  string
-	PromptTokens, CompletionTokens, Attempts                                  int64
-	LatencyMS                                                                 float64
-	Endpoint, CacheKey, Refusal, RequestSHA256, RecordSHA256                  string
-	Cached, EmptyResponse, Simulated                                          bool
-	Fields, Logprobs, PromptLogprobs, ToolCalls, Request, Identity, Extracted []byte
+	engine.Record
+	FieldsJSON, IdentityJSON, ExtractedJSON []byte
+	RecordSHA256                            string
 	// Line is the line itself when the other columns do not give it back
 	// (empty otherwise).
 	Line string
 }
 
 // segCol is a column of a segment: its name, type, and the field of
-// segRow it holds (a *string, *[]byte, *int64, *float64 or *bool). An
+// segRow it holds (a *string, *[]byte, *int, *float64 or *bool). An
 // optional column is null where the field is empty.
 type segCol struct {
 	name     string
@@ -87,8 +85,8 @@ func (c *segCol) value(r *segRow) parquet.Value {
 		return parquet.ByteArrayValue(view(*f))
 	case *[]byte:
 		return parquet.ByteArrayValue(*f)
-	case *int64:
-		return parquet.Int64Value(*f)
+	case *int:
+		return parquet.Int64Value(int64(*f))
 	case *float64:
 		return parquet.DoubleValue(*f)
 	default:
@@ -115,8 +113,8 @@ func segCols() []segCol {
 	}
 	return []segCol{
 		text("key", false, false, func(r *segRow) any { return &r.Key }),
-		js("fields", false, func(r *segRow) any { return &r.Fields }),
-		text("kind", true, false, func(r *segRow) any { return &r.Kind }),
+		js("fields", false, func(r *segRow) any { return &r.FieldsJSON }),
+		text("kind", true, false, func(r *segRow) any { return (*string)(&r.Kind) }),
 		text("served_model", true, false, func(r *segRow) any { return &r.ServedModel }),
 		text("status", true, false, func(r *segRow) any { return &r.Status }),
 		text("error", false, false, func(r *segRow) any { return &r.Error }),
@@ -130,16 +128,16 @@ func segCols() []segCol {
 		text("endpoint", true, false, func(r *segRow) any { return &r.Endpoint }),
 		flag("cached", func(r *segRow) any { return &r.Cached }),
 		text("cache_key", false, false, func(r *segRow) any { return &r.CacheKey }),
-		js("logprobs", true, func(r *segRow) any { return &r.Logprobs }),
-		js("prompt_logprobs", true, func(r *segRow) any { return &r.PromptLogprobs }),
+		js("logprobs", true, func(r *segRow) any { return (*[]byte)(&r.Logprobs) }),
+		js("prompt_logprobs", true, func(r *segRow) any { return (*[]byte)(&r.PromptLogprobs) }),
 		text("refusal", false, true, func(r *segRow) any { return &r.Refusal }),
-		js("tool_calls", true, func(r *segRow) any { return &r.ToolCalls }),
+		js("tool_calls", true, func(r *segRow) any { return (*[]byte)(&r.ToolCalls) }),
 		flag("empty_response", func(r *segRow) any { return &r.EmptyResponse }),
-		js("request", true, func(r *segRow) any { return &r.Request }),
+		js("request", true, func(r *segRow) any { return (*[]byte)(&r.Request) }),
 		text("request_sha256", false, true, func(r *segRow) any { return &r.RequestSHA256 }),
-		js("identity", true, func(r *segRow) any { return &r.Identity }),
+		js("identity", true, func(r *segRow) any { return &r.IdentityJSON }),
 		flag("simulated", func(r *segRow) any { return &r.Simulated }),
-		js("extracted", true, func(r *segRow) any { return &r.Extracted }),
+		js("extracted", true, func(r *segRow) any { return &r.ExtractedJSON }),
 		text("record_sha256", false, true, func(r *segRow) any { return &r.RecordSHA256 }),
 		text("line", false, true, func(r *segRow) any { return &r.Line }),
 	}
@@ -250,25 +248,19 @@ func (e *lineEncoder) rowOf(line []byte) (segRow, error) {
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return segRow{}, err
 	}
-	r := &rec.Record
-	row := segRow{Key: r.Key, Kind: string(r.Kind), ServedModel: r.ServedModel, Status: r.Status,
-		Error: r.Error, Response: r.Response, Reasoning: r.Reasoning, FinishReason: r.FinishReason,
-		PromptTokens: int64(r.PromptTokens), CompletionTokens: int64(r.CompletionTokens), LatencyMS: r.LatencyMS,
-		Attempts: int64(r.Attempts), Endpoint: r.Endpoint, Cached: r.Cached, CacheKey: r.CacheKey,
-		Logprobs: r.Logprobs, PromptLogprobs: r.PromptLogprobs, Refusal: r.Refusal, ToolCalls: r.ToolCalls,
-		EmptyResponse: r.EmptyResponse, Request: r.Request, RequestSHA256: r.RequestSHA256,
-		Simulated: r.Simulated, RecordSHA256: rec.Seal}
+	row := segRow{Record: rec.Record, RecordSHA256: rec.Seal}
+	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
 	var err error
-	if row.Fields, err = json.Marshal(r.Fields); err != nil {
+	if row.FieldsJSON, err = json.Marshal(rec.Fields); err != nil {
 		return segRow{}, err
 	}
-	if r.Identity != nil {
-		if row.Identity, err = json.Marshal(r.Identity); err != nil {
+	if rec.Identity != nil {
+		if row.IdentityJSON, err = json.Marshal(rec.Identity); err != nil {
 			return segRow{}, err
 		}
 	}
-	if r.Extracted != nil {
-		if row.Extracted, err = json.Marshal(r.Extracted); err != nil {
+	if rec.Extracted != nil {
+		if row.ExtractedJSON, err = json.Marshal(rec.Extracted); err != nil {
 			return segRow{}, err
 		}
 	}
@@ -365,7 +357,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 		if err != nil {
 			return fmt.Errorf("%s line %d: %w", what, n, err)
 		}
-		keyed = keyed && (row.Line != "" || e.dc.keyOf(row.Key, row.Fields, &k))
+		keyed = keyed && (row.Line != "" || e.dc.keyOf(row.Key, row.FieldsJSON, &k))
 		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
 			return flush()
 		}
@@ -758,8 +750,8 @@ func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 			}
 			for i, v := range buf {
 				switch f := c.field(&rows[at+i]).(type) {
-				case *int64:
-					*f = v.Int64()
+				case *int:
+					*f = int(v.Int64())
 				case *float64:
 					*f = v.Double()
 				case *bool:
