@@ -42,17 +42,13 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-			switch sealOf(f.verified, raw) {
-			case sealOK:
-				sealed++
-			case sealBroken:
-				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+			st := sealOf(f.verified, raw)
+			if why := editedWhy(st, sealedRun, sealed+len(d.Edited)); why != "" {
+				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
 				return nil
-			default:
-				if why := unsealedFlag(sealedRun, sealed+len(d.Edited)); why != "" {
-					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
-					return nil
-				}
+			}
+			if st == sealOK {
+				sealed++
 			}
 			if experiment != "" && keyField(rec.Key, 0) != experiment {
 				d.Foreign = append(d.Foreign, Flag{Line: n, At: where, Key: rec.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(rec.Key, 0), experiment)})

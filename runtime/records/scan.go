@@ -35,22 +35,18 @@ import (
 // sealed one is flagged (its seal was removed, or it was added by hand).
 const sealMember = `,"record_sha256":"`
 
-// unsealedWhy explains the flag on an unsealed line among sealed ones.
-const unsealedWhy = "has no record_sha256 while the records before it do (its seal was removed, or it was added by hand)"
-
-// unsealedSealedRunWhy explains the flag on an unsealed line of a run
-// whose manifest says its records were sealed.
-const unsealedSealedRunWhy = "has no record_sha256 while the run's manifest says its records were sealed (its seal was removed, or it was added or rewritten by another tool)"
-
-// unsealedFlag is why an unsealed line is flagged, "" when it is not: in
-// a run whose records were sealed (sealedRun) every one is; in another,
-// one after before > 0 sealed or flagged lines.
-func unsealedFlag(sealedRun bool, before int) string {
+// editedWhy is why a line whose seal state is st is flagged as not as
+// Bhasha wrote it, "" when it is not: its seal does not match; or it has
+// none, in a run whose manifest says its records were sealed (sealedRun)
+// or after before > 0 sealed or flagged lines.
+func editedWhy(st sealState, sealedRun bool, before int) string {
 	switch {
-	case sealedRun:
-		return unsealedSealedRunWhy
-	case before > 0:
-		return unsealedWhy
+	case st == sealBroken:
+		return "edited after it was written (its record_sha256 does not match the line)"
+	case st == unsealed && sealedRun:
+		return "has no record_sha256 while the run's manifest says its records were sealed (its seal was removed, or it was added or rewritten by another tool)"
+	case st == unsealed && before > 0:
+		return "has no record_sha256 while the records before it do (its seal was removed, or it was added by hand)"
 	}
 	return ""
 }
@@ -326,17 +322,14 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 		}
 		s.Lines = lineNo
 		key := *rec.Key
-		switch sealOf(f.verified, line) {
-		case sealOK:
+		st := sealOf(f.verified, line)
+		switch why := editedWhy(st, s.sealedRun, s.Sealed+len(s.Edited)); {
+		case why != "":
+			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
+		case st == sealOK:
 			s.Sealed++
-		case sealBroken:
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 		default:
-			if why := unsealedFlag(s.sealedRun, s.Sealed+len(s.Edited)); why != "" {
-				s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
-			} else {
-				s.Unsealed++ // written before records were sealed
-			}
+			s.Unsealed++ // written before records were sealed
 		}
 		exp := keyField(key, 0)
 		t := s.Experiments[exp]

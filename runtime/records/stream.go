@@ -145,11 +145,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
-	// free holds the line buffers of decoded batches for the reader to
-	// reuse (decoding copies what it keeps), so reading allocates a few
-	// buffers, not one a megabyte.
-	free := make(chan []byte, workers*2+2)
-	freeRes := make(chan []lineResult[T], workers*2+2) // and of their results
+	freeRes := make(chan []lineResult[T], workers*2+2) // the result slices of consumed batches, for reuse
 	var readErr error
 	// The reader's own: read here only once it is done (batches closed).
 	var files []recordFile  // the files read, in logical order
@@ -184,13 +180,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			starts = append(starts, n)
 			at := len(files) - 1
 			newBatch := func(local int) *batch {
-				b := &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
-				select { // a buffer a decoded batch gave back, else a new one
-				case b.data = <-free:
-				default:
-					b.data = make([]byte, 0, batchBytes+64<<10)
-				}
-				return b
+				return &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
 			}
 			local := 0 // lines of this file cut so far
 			if seg != nil {
@@ -253,11 +243,15 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return nil
 			}
 			b := newBatch(1)
+			var read, size int64 // bytes of the file's lines read, and its size on disk
+			if st, err := os.Stat(f.path); err == nil {
+				size = st.Size()
+			}
 			lr := &lastByteReader{r: r}
 			sc := lines.New(lr, f.path, 0)
 			for sc.Scan() {
 				if len(b.data) >= batchBytes {
-					b.read = done + position(r)
+					b.read = done + min(read, size)
 					if !send(b) {
 						return ctx.Err()
 					}
@@ -265,6 +259,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				from := len(b.data)
 				b.data = append(b.data, sc.Bytes()...)
+				read += int64(len(sc.Bytes()) + 1)
 				b.spans = append(b.spans, span{int32(from), int32(len(b.data))})
 				n++
 				local++
@@ -284,9 +279,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if st, err := os.Stat(f.path); err == nil {
-				done += st.Size()
-			}
+			done += size
 			if len(b.spans) > 0 {
 				b.read = done
 				if !send(b) {
@@ -328,10 +321,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					continue
 				}
 				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, res, o, work)
-				select {
-				case free <- b.data[:0]:
-				default:
-				}
 				b.data = nil
 				close(b.done)
 			}
@@ -485,17 +474,12 @@ func (u *uniq[T]) h(k string) [2]uint64 {
 
 // add is ReadUnique's loop body for one line.
 func (u *uniq[T]) add(r *lineResult[T]) {
-	switch r.seal {
-	case sealOK:
-		u.sealed++
-	case sealBroken:
-		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+	if why := editedWhy(r.seal, u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
+		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
 		return
-	default:
-		if why := unsealedFlag(u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
-			u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
-			return
-		}
+	}
+	if r.seal == sealOK {
+		u.sealed++
 	}
 	if u.experiment != "" && r.exp != u.experiment {
 		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
@@ -562,23 +546,4 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 	clear(u.vals[len(out):])
 	u.vals, u.slots, u.at = nil, nil, nil
 	return out, lines, u.d, nil
-}
-
-// position is how far r has read its file on disk (0 when unknown): a
-// plain file's offset, a segment's compressed offset.
-func position(r io.Reader) int64 {
-	var f *os.File
-	switch r := r.(type) {
-	case *os.File:
-		f = r
-	case *zstdFile:
-		f = r.f
-	default:
-		return 0
-	}
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0
-	}
-	return off
 }
