@@ -571,21 +571,13 @@ func (d Findings) Notes() []string {
 		out = append(out, s)
 	}
 	if n := len(d.Conflicts); n > 0 {
-		var parts []string
-		for i, c := range d.Conflicts {
-			if i == 5 {
-				parts = append(parts, fmt.Sprintf("and %d more", n-5))
-				break
-			}
-			parts = append(parts, c.String())
-		}
-		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, strings.Join(parts, "; ")))
+		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, firstOf(d.Conflicts, 5, "")))
 	}
 	if n := len(d.Edited); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, FlagList(d.Edited, 5)))
+		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, firstOf(d.Edited, 5, "")))
 	}
 	if n := len(d.Foreign); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, FlagList(d.Foreign, 5)))
+		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, firstOf(d.Foreign, 5, "")))
 	}
 	for _, dm := range d.Damaged {
 		out = append(out, dm.String())

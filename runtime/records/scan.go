@@ -87,18 +87,22 @@ const sealLen = len(sealMember) + 64 + 2
 // seal appends the seal member to the record at the end of buf, which starts
 // at offset start and ends in "}\n".
 func seal(buf *bytes.Buffer, start int) {
-	b := buf.Bytes()[start:]
-	h := sha256.New()
-	h.Write(b[:len(b)-2]) // without "}\n"
-	h.Write([]byte{'}'})
-	var sum [32]byte
-	h.Sum(sum[:0])
+	sum := sealSum(buf.Bytes()[start : buf.Len()-2]) // without "}\n"
 	buf.Truncate(buf.Len() - 2)
 	buf.WriteString(sealMember)
-	var hx [64]byte
-	hex.Encode(hx[:], sum[:])
-	buf.Write(hx[:])
+	buf.Write(sum[:])
 	buf.WriteString("\"}\n")
+}
+
+// sealSum is the seal of a record whose line, without its seal member and
+// closing brace, is body: the hex SHA-256 of body followed by "}".
+func sealSum(body []byte) (hx [64]byte) {
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte{'}'})
+	var sum [32]byte
+	hex.Encode(hx[:], h.Sum(sum[:0]))
+	return hx
 }
 
 // sealOf is the seal state of a line: sealOK in a verified segment, else
@@ -132,15 +136,7 @@ func checkSeal(line []byte) sealState {
 	if !bytes.Equal(line[at:at+len(sealMember)], []byte(sealMember)) {
 		return checkReformatted(line)
 	}
-	want := line[at+len(sealMember) : n-2]
-	h := sha256.New()
-	h.Write(line[:at])
-	h.Write([]byte{'}'})
-	var sum [32]byte
-	h.Sum(sum[:0])
-	var hx [64]byte
-	hex.Encode(hx[:], sum[:])
-	if bytes.Equal(hx[:], want) {
+	if hx := sealSum(line[:at]); bytes.Equal(hx[:], line[at+len(sealMember):n-2]) {
 		return sealOK
 	}
 	return sealBroken
@@ -749,15 +745,7 @@ func (s *Scan) ConflictError() error {
 	if len(s.Conflicts) == 0 {
 		return nil
 	}
-	var parts []string
-	for i, c := range s.Conflicts {
-		if i == 5 {
-			parts = append(parts, fmt.Sprintf("and %d more key(s)", len(s.Conflicts)-5))
-			break
-		}
-		parts = append(parts, c.String())
-	}
-	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), strings.Join(parts, "; "))
+	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), firstOf(s.Conflicts, 5, " key(s)"))
 }
 
 // EditedError names the lines that are not as they were written, or is nil.
@@ -765,18 +753,19 @@ func (s *Scan) EditedError() error {
 	if len(s.Edited) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), FlagList(s.Edited, 5))
+	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), firstOf(s.Edited, 5, ""))
 }
 
-// FlagList joins the first n flags and says how many more there are.
-func FlagList(fs []Flag, n int) string {
+// firstOf joins the first n items with "; " and says how many more
+// there are ("and N more", then unit).
+func firstOf[T fmt.Stringer](items []T, n int, unit string) string {
 	var parts []string
-	for i, f := range fs {
+	for i, it := range items {
 		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-n))
+			parts = append(parts, fmt.Sprintf("and %d more%s", len(items)-n, unit))
 			break
 		}
-		parts = append(parts, f.String())
+		parts = append(parts, it.String())
 	}
 	return strings.Join(parts, "; ")
 }
