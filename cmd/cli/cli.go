@@ -536,7 +536,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	}
 	opts = append(opts, pp.option())
 	// A run's live heap is small and flat but for the keys already
-	// answered (records.KeySet, about 40 bytes a key of the records a
+	// answered (records.KeySet, about 80 bytes a key of the records a
 	// resumed run finds) and the response cache's index in memory (at
 	// most 2²⁰ entries, 32 MiB; the rest is on disk); the
 	// default pacing would let the heap reach twice what is live.
