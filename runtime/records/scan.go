@@ -24,15 +24,12 @@ import (
 //
 //	,"record_sha256":"<64 hex digits>"}
 //
-// where the digest is the SHA-256 of the line up to that member followed by
-// "}" (the record as it would read without it). A line edited by hand, and
-// not resealed, no longer matches: ScanDir and ReadUnique name it. A line
-// whose seal is in another formatting (re-serialised by another tool) is
-// checked over its canonical form (canon.go). Lines at the start of a file
-// without such a member were written before records were sealed (a run
-// resumed by a newer Bhasha) and are accepted, unless the run's manifest
-// says its records were sealed (runSealed); an unsealed line after a
-// sealed one is flagged (its seal was removed, or it was added by hand).
+// the SHA-256 of the line up to that member followed by "}". A line
+// edited and not resealed no longer matches; one reformatted by another
+// tool is checked over its canonical form (canon.go). Lines without a
+// seal at the start of a run (written before records were sealed) are
+// accepted unless the manifest says the run's records were sealed
+// (runSealed); an unsealed line after a sealed one is flagged (editedWhy).
 const sealMember = `,"record_sha256":"`
 
 // editedWhy is why a line whose seal state is st is flagged as not as

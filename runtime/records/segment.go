@@ -25,25 +25,16 @@ import (
 
 // Parquet segments.
 //
-// A sealed segment, records-N.parquet, holds one row per record line, in
-// order, and one column per member of the record (segRow): the request
-// body is the exact bytes the Writer sent, the JSON members (fields,
-// identity, extracted, logprobs, tool calls) are JSON text, and the
-// line's own seal is the record_sha256 column. A row gives back its line
-// byte for byte (rowLine): the members encoded as the Writer encodes
-// them, the request spliced in, the seal appended; a line that does not
-// come back so (written by another tool, or edited) is also kept whole in
-// the line column, and read from there. Row groups hold segGroupRows
-// rows, compressed with zstd.
-//
-// The footer's key-value metadata holds, under segMetaKey, a segDigest:
-// the rows of each row group and the SHA-256 of each of its column
-// chunks' bytes on disk, and whether every line's seal held when the
-// segment was written. A reader hashes the chunks it reads: a row group
-// whose chunks match is as written (and, when sealed, every line's seal
-// holds without checking it); one that does not is read line by line,
-// each line checked by its own seal, and a row group that does not
-// decode is lost (Damage).
+// A segment, records-N.parquet, holds one row per record line, in order,
+// one column per member (segRow; the JSON members as JSON text, the
+// request as the bytes sent), the line's seal as the record_sha256
+// column, and the line itself in the line column when the other columns
+// do not give it back byte for byte (rowLine). Its footer's key-value
+// metadata holds, under segMetaKey, a segDigest: each row group's rows
+// and the SHA-256 of each of its column chunks. A row group whose chunks
+// match is as written; one whose chunks do not is read line by line, each
+// line checked by its own seal; one that does not decode is lost
+// (Damage).
 
 // segExt is a Parquet segment's file name extension.
 const segExt = ".parquet"
