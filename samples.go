@@ -190,7 +190,7 @@ func (r *Results) Samples() ([]Sample, error) {
 // samplesOf builds the samples of r.rows[i] for each i in sel (ascending;
 // nil: every row) in one streaming pass over the records, keeping only
 // the records asked for (the first ok record of a key, else its first, as
-// records.ReadUnique does).
+// records.Unique does).
 func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 	rows, schema := r.a.Rows(), r.a.Schema()
 	if sel == nil {

@@ -361,7 +361,7 @@ type sampleText struct {
 
 // readTexts reads the records once and calls fn with the text of the
 // record of keys[j] for each j: the first ok record of its key, else its
-// first (as records.ReadUnique chooses), possibly after an earlier call
+// first (as records.Unique chooses), possibly after an earlier call
 // for the same j with a failed one, which the later call replaces. A key
 // without a record of its own (a multiple-choice item's, a withheld
 // second stage) gets no call. Every record is read; only those of keys

@@ -11,7 +11,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// ReadUnique reads every record of dir and keeps one per key: the first ok
+// ReadUnique, the tests' reference model of Unique, reads every record
+// of dir line by line and keeps one per key: the first ok
 // record of the key, or its first record when none is ok. Records whose
 // seal is broken or missing (see Scan and runSealed), records of an experiment other
 // than experiment (when it is not ""), and every record of a key whose ok

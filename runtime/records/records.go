@@ -325,7 +325,7 @@ func newWriter(f io.WriteCloser, path string) *Writer {
 }
 
 // MaxRecordBytes is the longest record line, its newline included, that
-// the records readers accept (Read, ReadUnique: the line limit of
+// the records readers accept (Read, Unique: the line limit of
 // internal/lines). Writer.Write never writes a longer one.
 const MaxRecordBytes = lines.DefaultMax
 
@@ -542,7 +542,7 @@ func (o OK) Lookup(k engine.Key) (*engine.Record, bool) {
 	return r, found
 }
 
-// Findings says what ReadUnique left out of what it returned, and why:
+// Findings says what Unique left out of what it returned, and why:
 // nothing is dropped without a word.
 type Findings struct {
 	Records   int        // duplicate records dropped (an ok record kept over a failed one, or an identical one)

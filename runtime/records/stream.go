@@ -126,7 +126,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	defer cancel()
 
 	// The reader cuts the file into batches of whole lines; workers decode
-	// and process each batch; this goroutine applies ReadUnique's rules
+	// and process each batch; this goroutine applies Unique's rules
 	// to the batches in file order.
 	type batch struct {
 		first int // logical line number of the first line
@@ -434,7 +434,7 @@ func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, l
 	return nil
 }
 
-// uniq applies ReadUnique's rules to lines in file order: one record
+// uniq applies Unique's rules to lines in file order: one record
 // kept per key (an ok record before a failed one, else the first), the
 // keys whose ok records disagree dropped (Findings.Conflicts), the lines
 // it leaves out named. It tells keys apart by two 64-bit hashes (two
@@ -472,7 +472,7 @@ func (u *uniq[T]) h(k string) [2]uint64 {
 	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
 }
 
-// add is ReadUnique's loop body for one line.
+// add applies the rules to one line.
 func (u *uniq[T]) add(r *lineResult[T]) {
 	if why := editedWhy(r.seal, u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
 		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})

@@ -395,7 +395,7 @@ func (e *Experiment) Extract(rec *engine.Record) {
 
 // Score reads dir/records.jsonl and scores every answer with the study's
 // rules, one per key: when a key was recorded more than once (a directory
-// two runs wrote into at once), records.ReadUnique keeps one; records of
+// two runs wrote into at once), records.Unique keeps one; records of
 // another experiment, edited records and keys whose answers disagree are
 // left out. The returned Findings say what was left out, with the lines.
 // Records imported from a batch, or written before a rule changed, are
