@@ -293,7 +293,8 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		}
 		readErr = err
 	}()
-	seed := maphash.MakeSeed() // hashes the responses, to tell disagreeing duplicates
+	// Hash the responses (to tell disagreeing duplicates) and, twice, the keys.
+	seeds := [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -311,7 +312,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				if b.pq != nil {
 					res = growResults(res, b.count)
 					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &dc, rows, recs, func(i int, r *engine.Record) error {
-						return processed(seed, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
+						return processed(seeds, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
 					})
 					clear(rows)
 					clear(recs)
@@ -320,7 +321,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					close(b.done)
 					continue
 				}
-				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, res, o, work)
+				b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, res, o, work)
 				b.data = nil
 				close(b.done)
 			}
@@ -386,15 +387,16 @@ type lineResult[T any] struct {
 	key      string
 	ok       bool // status ok
 	seal     sealState
-	exp      string // the key's experiment
-	response uint64 // hash of the response, to tell disagreeing duplicates
+	exp      string    // the key's experiment
+	response uint64    // hash of the response, to tell disagreeing duplicates
+	h        [2]uint64 // two hashes of the key
 	v        T
 }
 
 // decodeBatch decodes the lines of one batch and runs work on each, into
 // out (reused, cleared). The lines are decoded into one Record, reset for
 // each: work keeps no pointer to it (Unique's and Each's contract).
-func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	out = growResults(out, len(spans))
 	var r engine.Record
 	for i, sp := range spans {
@@ -403,7 +405,7 @@ func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data
 		if err := decodeLine(raw, o, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
 		}
-		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
+		if err := processed(seeds, &out[i], f, first+i, local+i, st, &r, work); err != nil {
 			return nil, err
 		}
 	}
@@ -418,11 +420,12 @@ func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
 // processed fills res for the record r, logical line n (local in file
 // f), whose seal state is st, and runs work on it unless its seal is
 // broken.
-func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
+func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
 	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
 	res.file, res.local = f, local
 	res.exp = keyField(r.Key, 0)
-	res.response = maphash.String(seed, r.Response)
+	res.response = maphash.String(seeds[0], r.Response)
+	res.h = [2]uint64{maphash.String(seeds[1], r.Key), maphash.String(seeds[2], r.Key)}
 	if st == sealBroken {
 		return nil // left out: no work on it
 	}
@@ -444,13 +447,10 @@ type uniq[T any] struct {
 	experiment string
 	d          Findings
 	sealed     int
-	sealedRun  bool // the manifest says every record was sealed (runSealed)
-	seed1      maphash.Seed
-	seed2      maphash.Seed
-	hash       func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
-	at         map[[2]uint64]int32    // a key's place in slots and vals
-	slots      []uniqSlot             // the record kept for each key, in the order of their first lines
-	vals       []T                    // what work made of each, same order
+	sealedRun  bool                // the manifest says every record was sealed (runSealed)
+	at         map[[2]uint64]int32 // a key's place in slots and vals, by its hashes
+	slots      []uniqSlot          // the record kept for each key, in the order of their first lines
+	vals       []T                 // what work made of each, same order
 }
 
 // uniqSlot is the record kept for a key.
@@ -462,14 +462,7 @@ type uniqSlot struct {
 }
 
 func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), at: map[[2]uint64]int32{}}
-}
-
-func (u *uniq[T]) h(k string) [2]uint64 {
-	if u.hash != nil {
-		return u.hash(k)
-	}
-	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
+	return &uniq[T]{experiment: experiment, at: map[[2]uint64]int32{}}
 }
 
 // add applies the rules to one line.
@@ -485,10 +478,9 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
 		return
 	}
-	h := u.h(r.key)
-	i, seen := u.at[h]
+	i, seen := u.at[r.h]
 	if !seen {
-		u.at[h] = int32(len(u.slots))
+		u.at[r.h] = int32(len(u.slots))
 		u.slots = append(u.slots, uniqSlot{line: int32(r.line), ok: r.ok, response: r.response, conflict: -1})
 		u.vals = append(u.vals, r.v)
 		return
