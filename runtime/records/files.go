@@ -19,7 +19,7 @@ import (
 
 // Segment files.
 //
-// sealLive makes a segment from the live file in three steps, each
+// A seal makes a segment from the live file in three steps, each
 // leaving a state every reader reads as the same records in the same
 // order:
 //
@@ -394,7 +394,8 @@ func toParquet(f recordFile) error {
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		return eachSegmentLine(r, f.path, add)
+		_, err := eachLine(f, r, func(line []byte, _ int) error { return add(line) })
+		return err
 	}); err != nil {
 		return err
 	}
@@ -479,19 +480,6 @@ func finishSeals(dir string, log func(string)) (bool, error) {
 	return did, nil
 }
 
-// sealLive seals dir's live file into the next segment (steps 1 to 3) and
-// returns the segment's name ("" when the live file is missing or empty).
-func sealLive(dir string) (string, error) {
-	plain, err := renameLive(dir)
-	if err != nil || plain == nil {
-		return "", err
-	}
-	if err := toParquet(*plain); err != nil {
-		return "", err
-	}
-	return SegmentName(plain.seg), nil
-}
-
 // renameLive is step 1 of a seal: dir's live file becomes the plain
 // segment it returns (nil when the live file is missing or empty).
 func renameLive(dir string) (*recordFile, error) {
@@ -547,5 +535,12 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sealing records: %w", err)
 	}
-	return sealLive(dir)
+	plain, err := renameLive(dir)
+	if err != nil || plain == nil {
+		return "", err
+	}
+	if err := toParquet(*plain); err != nil {
+		return "", err
+	}
+	return SegmentName(plain.seg), nil
 }

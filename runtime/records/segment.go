@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
-	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -845,16 +844,4 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segR
 		}
 	}
 	return rows, recs, nil
-}
-
-// eachSegmentLine calls fn with each line read from r (a plain or older
-// segment), without its newline.
-func eachSegmentLine(r io.Reader, path string, fn func(line []byte) error) error {
-	sc := lines.New(r, path, 0)
-	for sc.Scan() {
-		if err := fn(sc.Bytes()); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
 }
