@@ -387,7 +387,7 @@ func (w *Writer) encode(r *engine.Record) (int, error) {
 	if err := appendRecord(&w.buf, w.enc, r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
-	w.seal()
+	seal(&w.buf, start)
 	return w.buf.Len() - start, nil
 }
 
@@ -418,15 +418,6 @@ func prefixString(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// seal appends the record_sha256 member to the record just encoded.
-func (w *Writer) seal() {
-	start := 0
-	if n := len(w.ends); n > 0 {
-		start = w.ends[n-1]
-	}
-	seal(&w.buf, start)
 }
 
 // flush writes the buffered records with one write(2) and counts those

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
@@ -476,16 +477,7 @@ func addDigest(f *os.File, d segDigest) error {
 }
 
 // columnName is a column chunk's column (its path, dotted).
-func columnName(c *format.ColumnChunk) string {
-	name := ""
-	for i, p := range c.MetaData.PathInSchema {
-		if i > 0 {
-			name += "."
-		}
-		name += p
-	}
-	return name
-}
+func columnName(c *format.ColumnChunk) string { return strings.Join(c.MetaData.PathInSchema, ".") }
 
 // pqSegment is a Parquet segment opened for reading.
 type pqSegment struct {
