@@ -588,56 +588,74 @@ func (s *pqSegment) groupRows(g int, cols []string, rows []segRow) ([]segRow, er
 	return rows, nil
 }
 
-// groupLines appends the lines of row group g (each ending in a newline)
-// to data, and reports whether its chunks hold by the digest. A row group
-// that cannot be read is an error (its rows are lost).
-func (s *pqSegment) groupLines(g int, e *lineEncoder, data []byte, buf []byte) ([]byte, bool, []byte, error) {
-	ok, buf := s.groupHolds(g, nil, buf)
+// groupLines is the lines of row group g, each ending in a newline. A
+// row group that cannot be read is an error (its rows are lost).
+func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
 	rows, err := s.groupRows(g, nil, nil)
 	if err != nil {
-		return data, false, buf, err
+		return nil, err
 	}
+	var data []byte
 	for i := range rows {
 		l, err := e.rowLine(&rows[i])
 		if err != nil {
-			return data, false, buf, fmt.Errorf("row %d: %w", s.starts[g]+int64(i)+1, err)
+			return nil, fmt.Errorf("row %d: %w", s.starts[g]+int64(i)+1, err)
 		}
 		data = append(append(data, l...), '\n')
 	}
-	return data, ok, buf, nil
+	return data, nil
+}
+
+// eachGroup calls fn with each row group g of the segment that can be
+// read, in order, and holds true when every line's seal held when the
+// segment was written and the group's chunks of cols (all, when nil) hold
+// by the digest. fn is given the group's lines (each ending in a newline)
+// when asLines or when it does not hold; else nil, and reads the group by
+// its columns. A group that cannot be read is lost: the Damage returned
+// (nil: none) names it, and counts the rows kept.
+func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds bool, lines []byte) error) (*Damage, error) {
+	e := newLineEncoder()
+	var dm *Damage
+	var buf []byte
+	kept := 0
+	for g := range s.md.RowGroups {
+		holds := false
+		if s.digest.Sealed {
+			holds, buf = s.groupHolds(g, cols, buf)
+		}
+		var data []byte
+		if asLines || !holds {
+			var err error
+			if data, err = s.groupLines(g, e); err != nil {
+				if dm == nil {
+					dm = &Damage{File: s.name, path: s.path, LostKnown: true}
+				}
+				s.lost(dm, g, err)
+				continue
+			}
+		}
+		kept += int(s.md.RowGroups[g].NumRows)
+		if err := fn(g, holds, data); err != nil {
+			return dm, err
+		}
+	}
+	if dm = s.footerLoss(dm); dm != nil {
+		dm.Kept = kept
+	}
+	return dm, nil
 }
 
 // lines reads the segment as lines (open's reading of it): every row
-// group that can be read, and verified when every group's chunks hold by
-// the digest and every line's seal held when it was written. What could
-// not be read is the Damage (nil: none).
+// group that can be read, and verified when every group holds
+// (eachGroup). What could not be read is the Damage (nil: none).
 func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
-	e := newLineEncoder()
 	verified = s.digest.Sealed
-	var buf []byte
-	for g := range s.md.RowGroups {
-		before := len(data)
-		var ok bool
-		var err error
-		data, ok, buf, err = s.groupLines(g, e, data, buf)
-		if err != nil {
-			data = data[:before]
-			if dm == nil {
-				dm = &Damage{File: s.name, path: s.path, LostKnown: true}
-			}
-			s.lost(dm, g, err)
-			verified = false
-			continue
-		}
-		if !ok {
-			verified = false
-		}
-	}
-	dm = s.footerLoss(dm)
-	if dm != nil {
-		dm.Kept = bytes.Count(data, []byte{'\n'})
-	}
-	return data, verified, dm
+	dm, _ = s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
+		verified = verified && holds
+		data = append(data, lines...)
+		return nil
+	})
+	return data, verified && dm == nil, dm
 }
 
 // footerLoss adds to dm (made when nil) the rows the digest counts and

@@ -159,8 +159,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		defer close(todo)
 		var done int64 // bytes on disk of the files read to their end
 		n := 0         // logical lines read
-		var hashBuf []byte
-		enc := newLineEncoder()
 		send := func(b *batch) bool {
 			select {
 			case batches <- b:
@@ -185,58 +183,37 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			local := 0 // lines of this file cut so far
 			if seg != nil {
 				opened = append(opened, seg) // closed once the workers are done
-				// Row group by row group, each decoded by a worker from
-				// the columns o needs when the segment's lines were all
-				// sealed and the chunks hold by the digest; else read as
-				// lines, each checked by its own seal, or lost.
-				cols := seg.columns(o)
+				// Row group by row group: one that holds is decoded by a
+				// worker from the columns o needs; another is read as
+				// lines, each checked by its own seal.
 				total := seg.starts[len(seg.starts)-1]
-				for g := range seg.md.RowGroups {
-					var holds bool
-					if seg.digest.Sealed {
-						holds, hashBuf = seg.groupHolds(g, cols, hashBuf)
-					}
-					rows := int(seg.md.RowGroups[g].NumRows)
-					read := done
-					if total > 0 {
-						read += seg.starts[g+1] * seg.size / total
-					}
+				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
+					b := &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
 					if holds {
 						f.verified = true
-						b := &batch{first: n + 1, file: fp, local: local + 1, pq: seg, group: g, count: rows, read: read, done: make(chan struct{})}
-						n += rows
-						local += rows
-						if !send(b) {
-							return ctx.Err()
+						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
+					} else {
+						lf := f // these lines are checked by their own seals
+						lf.verified = false
+						b.file, b.data = &lf, data
+						for from := 0; from < len(data); {
+							i := bytes.IndexByte(data[from:], '\n')
+							b.spans = append(b.spans, span{int32(from), int32(from + i)})
+							from += i + 1
 						}
-						continue
 					}
-					data, _, buf, err := seg.groupLines(g, enc, nil, hashBuf)
-					hashBuf = buf
-					if err != nil {
-						if f.damage == nil {
-							f.damage = &Damage{File: f.name, path: f.path, LostKnown: true}
-						}
-						seg.lost(f.damage, g, err)
-						files[at] = f
-						continue
-					}
-					lf := f // these lines are checked by their own seals
-					lf.verified = false
-					b := &batch{first: n + 1, file: &lf, local: local + 1, data: data, read: read, done: make(chan struct{})}
-					for from := 0; from < len(data); {
-						i := bytes.IndexByte(data[from:], '\n')
-						b.spans = append(b.spans, span{int32(from), int32(from + i)})
-						from += i + 1
-					}
-					n += len(b.spans)
-					local += len(b.spans)
+					n += b.count + len(b.spans)
+					local += b.count + len(b.spans)
 					if !send(b) {
 						return ctx.Err()
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
-				if f.damage = seg.footerLoss(f.damage); f.damage != nil {
-					f.damage.Kept = local
+				if f.damage = dm; dm != nil {
 					files[at] = f
 				}
 				done += seg.size
