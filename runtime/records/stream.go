@@ -294,12 +294,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					clear(rows)
 					clear(recs)
 					b.res = res
-					b.pq = nil
-					close(b.done)
-					continue
+				} else {
+					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, res, o, work)
 				}
-				b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, res, o, work)
-				b.data = nil
+				b.pq, b.data = nil, nil
 				close(b.done)
 			}
 		}()
