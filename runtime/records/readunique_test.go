@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"slices"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -97,7 +95,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 		return err
 	})
 	if err == nil && !found {
-		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+		err = noRecords(dir)
 	}
 	if err != nil {
 		return nil, d, err

@@ -487,24 +487,25 @@ func (w *Writer) Close() error {
 // that can still be read (see Damage). A directory without records is an
 // error that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
-	found, err := walk(dir, func(f recordFile, r io.Reader) error { return readFile(f, r, fn) })
+	found, err := walk(dir, func(f recordFile, r io.Reader) error {
+		_, err := eachLine(f, r, func(line []byte, n int) error {
+			var rec engine.Record
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, n, err)
+			}
+			return fn(&rec)
+		})
+		return err
+	})
 	if err == nil && !found {
-		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+		err = noRecords(dir)
 	}
 	return err
 }
 
-// readFile streams the records of one file to fn, leaving out a torn
-// last line of records.jsonl (eachLine).
-func readFile(f recordFile, r io.Reader, fn func(*engine.Record) error) error {
-	_, err := eachLine(f, r, func(line []byte, n int) error {
-		var rec engine.Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("%s line %d: %w", f.path, n, err)
-		}
-		return fn(&rec)
-	})
-	return err
+// noRecords is the error of a directory without records.
+func noRecords(dir string) error {
+	return fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
 }
 
 // OK holds the ok records of a run directory by key: the earlier stages a

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -266,7 +264,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			return nil
 		})
 		if err == nil && !found {
-			err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+			err = noRecords(dir)
 		}
 		readErr = err
 	}()
