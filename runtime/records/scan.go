@@ -603,19 +603,16 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			return "", 0, err
 		}
 		af, err := os.OpenFile(apath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err == nil {
+			if _, err = af.Write(archived.Bytes()); err == nil {
+				err = af.Sync()
+			}
+			if cerr := af.Close(); err == nil {
+				err = cerr
+			}
+		}
 		if err != nil {
-			return "", 0, fmt.Errorf("archiving records: %w", err)
-		}
-		if _, err := af.Write(archived.Bytes()); err != nil {
-			af.Close()
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
-		}
-		if err := af.Sync(); err != nil {
-			af.Close()
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
-		}
-		if err := af.Close(); err != nil {
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+			return "", 0, fmt.Errorf("archiving records into %s: %w", apath, err)
 		}
 	}
 	for i, f := range s.files {
@@ -635,7 +632,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, drops[i], cut); err != nil {
+		if err := rewriteFile(f, drops[i]); err != nil {
 			return "", 0, err
 		}
 	}
@@ -649,10 +646,10 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 }
 
 // rewriteFile replaces f by its lines but those drop names (1-based in
-// f) and, when cut, its last line if it has no newline: a segment by a
-// new Parquet one (removed when no line is left), records.jsonl by a
-// plain file, each through a temporary file, synced and renamed.
-func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
+// f) and a torn last line: a segment by a new Parquet one (removed when
+// no line is left), records.jsonl by a plain file, each through a
+// temporary file, synced and renamed.
+func rewriteFile(f recordFile, drop map[int]bool) error {
 	// eachKept calls add with each of f's kept lines and returns how many.
 	eachKept := func(add func([]byte) error) (int, error) {
 		r, err := f.open()
