@@ -43,7 +43,6 @@ func trim(r *engine.Record, o StreamOptions) {
 // decoder decodes the JSON columns of a segment's rows (recordOf); one
 // goroutine's.
 type decoder struct {
-	buf      []byte          // the fields column expected of a key
 	identity []byte          // the identity column last decoded
 	id       engine.Identity // and what it decoded to
 }
@@ -55,10 +54,10 @@ type decoder struct {
 func (dc *decoder) recordOf(row *segRow, keyed bool, r *engine.Record) error {
 	*r = row.Record
 	if keyed {
-		if !dc.keyOf(row.Key, nil, &r.Fields) {
+		if !keyOf(row.Key, nil, &r.Fields) {
 			return fmt.Errorf("key %q: not the key of a fields column", row.Key)
 		}
-	} else if len(row.FieldsJSON) > 0 && !dc.keyOf(row.Key, row.FieldsJSON, &r.Fields) {
+	} else if len(row.FieldsJSON) > 0 && !keyOf(row.Key, row.FieldsJSON, &r.Fields) {
 		if err := json.Unmarshal(row.FieldsJSON, &r.Fields); err != nil {
 			return fmt.Errorf("column fields: %w", err)
 		}
@@ -91,7 +90,7 @@ var keyFields = [...]string{"experiment", "model", "item", "language", "form", "
 // json.Unmarshal would make of fields (fields nil: when key is such a
 // key); false (k untouched) otherwise. It allocates nothing: k's strings
 // are key's.
-func (dc *decoder) keyOf(key string, fields []byte, k *engine.Key) bool {
+func keyOf(key string, fields []byte, k *engine.Key) bool {
 	var p [8]string
 	rest := key
 	for i := range p {
@@ -105,28 +104,46 @@ func (dc *decoder) keyOf(key string, fields []byte, k *engine.Key) bool {
 	if err != nil {
 		return false
 	}
-	if fields == nil {
-		*k = engine.Key{Experiment: p[0], Model: p[1], Item: p[2], Language: p[3], Form: p[4], Strategy: p[5], Condition: p[6], Role: role}
-		return true
-	}
-	b := append(dc.buf[:0], '{')
-	for i, v := range p {
-		if (i >= 3 && i < 7 && v == "") || (i == 7 && role == engine.Role{}) {
-			continue
+	if fields != nil {
+		f := fields
+		eat := func(s string) bool {
+			ok := len(f) >= len(s) && string(f[:len(s)]) == s
+			if ok {
+				f = f[len(s):]
+			}
+			return ok
 		}
-		if !utf8.ValidString(v) || strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c == '"' || c == '\\' || c == '\u2028' || c == '\u2029' }) {
+		if !eat("{") {
 			return false
 		}
-		if i > 0 {
-			b = append(b, ',')
+		for i, v := range p {
+			if (i >= 3 && i < 7 && v == "") || (i == 7 && role == engine.Role{}) {
+				continue
+			}
+			if !plainJSON(v) || (i > 0 && !eat(",")) || !eat(`"`) || !eat(keyFields[i]) || !eat(`":"`) || !eat(v) || !eat(`"`) {
+				return false
+			}
 		}
-		b = append(append(append(append(append(b, '"'), keyFields[i]...), `":"`...), v...), '"')
-	}
-	b = append(b, '}')
-	dc.buf = b
-	if !bytes.Equal(b, fields) {
-		return false
+		if !eat("}") || len(f) > 0 {
+			return false
+		}
 	}
 	*k = engine.Key{Experiment: p[0], Model: p[1], Item: p[2], Language: p[3], Form: p[4], Strategy: p[5], Condition: p[6], Role: role}
 	return true
+}
+
+// plainJSON reports whether encoding/json writes s between quotes as it
+// is: valid UTF-8 without a quote, backslash, control character, U+2028
+// or U+2029.
+func plainJSON(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c == '"' || c == '\\':
+			return false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return ascii || (utf8.ValidString(s) && !strings.ContainsAny(s, "\u2028\u2029"))
 }

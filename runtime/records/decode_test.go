@@ -41,7 +41,7 @@ func TestKeyOf(t *testing.T) {
 			}
 			var dc decoder
 			var k engine.Key
-			if got := dc.keyOf(c.key, []byte(c.fields), &k); got != c.fast || (got && k != want) {
+			if got := keyOf(c.key, []byte(c.fields), &k); got != c.fast || (got && k != want) {
 				t.Errorf("keyOf = %v, %+v; want %v, %+v", got, k, c.fast, want)
 			}
 			var r engine.Record

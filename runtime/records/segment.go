@@ -348,7 +348,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 		if err != nil {
 			return fmt.Errorf("%s line %d: %w", what, n, err)
 		}
-		keyed = keyed && (row.Line != "" || e.dc.keyOf(row.Key, row.FieldsJSON, &k))
+		keyed = keyed && (row.Line != "" || keyOf(row.Key, row.FieldsJSON, &k))
 		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
 			return flush()
 		}
