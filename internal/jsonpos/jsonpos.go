@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -30,16 +31,11 @@ func New(b []byte) *Lines {
 
 // Line returns the 1-based line of byte offset n.
 func (l *Lines) Line(n int64) int {
-	lo, hi := 0, len(l.starts)
-	for lo+1 < hi {
-		m := (lo + hi) / 2
-		if int64(l.starts[m]) <= n {
-			lo = m
-		} else {
-			hi = m
-		}
+	i, found := slices.BinarySearch(l.starts, int(n))
+	if found {
+		return i + 1
 	}
-	return lo + 1
+	return i
 }
 
 // BadUTF8 finds the first byte of b that is not valid UTF-8. It returns

@@ -25,3 +25,20 @@ func TestBadUTF8(t *testing.T) {
 		}
 	}
 }
+
+// Line maps each offset to its 1-based line: a newline belongs to the
+// line it ends, an offset past the end to the last line.
+func TestLinesLine(t *testing.T) {
+	l := New([]byte("a\nbc\n\nd"))
+	for _, c := range []struct {
+		off  int64
+		line int
+	}{{0, 1}, {1, 1}, {2, 2}, {4, 2}, {5, 3}, {6, 4}, {100, 4}} {
+		if got := l.Line(c.off); got != c.line {
+			t.Errorf("Line(%d) = %d, want %d", c.off, got, c.line)
+		}
+	}
+	if got := New(nil).Line(0); got != 1 {
+		t.Errorf("empty document: line %d", got)
+	}
+}

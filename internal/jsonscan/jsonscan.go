@@ -9,9 +9,8 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // ErrShape is JSON text in a shape the scanner does not read.
@@ -138,89 +137,6 @@ func SkipValue(b []byte, i int) int {
 	return i
 }
 
-// Unescape decodes the body of a JSON string (between its quotes) whose
-// first backslash is at i, as encoding/json does: the two-character
-// escapes, \uXXXX, a surrogate pair as one rune, a lone surrogate as
-// U+FFFD. The body is a sealed line's (valid UTF-8); an escape JSON does not allow is ErrShape.
-func Unescape(body []byte, i int) (string, error) {
-	out := make([]byte, 0, len(body))
-	out = append(out, body[:i]...)
-	for i < len(body) {
-		c := body[i]
-		if c != '\\' {
-			j := bytes.IndexByte(body[i:], '\\')
-			if j < 0 {
-				out = append(out, body[i:]...)
-				break
-			}
-			out = append(out, body[i:i+j]...)
-			i += j
-			continue
-		}
-		if i+1 >= len(body) {
-			return "", ErrShape
-		}
-		switch body[i+1] {
-		case '"', '\\', '/':
-			out = append(out, body[i+1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(body, i+2)
-			if !ok {
-				return "", ErrShape
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(body, i+2); ok && i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						out = utf8.AppendRune(out, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default:
-			return "", ErrShape
-		}
-		i += 2
-	}
-	return string(out), nil
-}
-
-// hex4 reads the four hex digits at b[i:i+4].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
-	}
-	return r, true
-}
-
 // String reads the JSON string v (with its quotes) as encoding/json
 // does; ok is false for anything but a string.
 func String(v []byte) (s string, ok bool) {
@@ -228,9 +144,8 @@ func String(v []byte) (s string, ok bool) {
 		return "", false
 	}
 	body := v[1 : len(v)-1]
-	if i := bytes.IndexByte(body, '\\'); i >= 0 {
-		s, err := Unescape(body, i)
-		return s, err == nil
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return s, json.Unmarshal(v, &s) == nil
 	}
 	return string(body), true
 }

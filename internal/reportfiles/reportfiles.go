@@ -337,7 +337,7 @@ type SampleText struct {
 
 // ReadTexts reads the records once and calls fn with the text of the
 // record of keys[j] for each j: the first ok record of its key, else its
-// first (as records.ReadUnique chooses), possibly after an earlier call
+// first (as records.Unique chooses), possibly after an earlier call
 // for the same j with a failed one, which the later call replaces. A key
 // without a record of its own (a multiple-choice item's, a withheld
 // second stage) gets no call. Every record is read; only those of keys
@@ -361,7 +361,7 @@ func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string,
 		t SampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, RequestView: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
 		j, ok := want[rec.Key]
 		if !ok {
 			return text{j: -1}, nil

@@ -16,20 +16,14 @@ import (
 
 // Reformatted lines.
 //
-// A line re-serialised by another tool (Python's json.dumps, as a pandas
-// or jq round trip does: a space after each colon and comma, non-ASCII
-// text as \u escapes) keeps its record_sha256 member, but not in the
-// bytes the Writer sealed, which checkSeal reads. Such a line is checked
-// over its canonical form: its members in their order, the seal left
-// out, each value re-encoded as the Writer encodes it (encoding/json,
-// without HTML escaping; the request body as the engine marshals it, with
-// HTML escaping; the members holding a server's own JSON, logprobs,
-// prompt_logprobs and tool_calls, keep their numbers as written). When
-// the seal matches that form the line says what Bhasha wrote, reformatted
-// only; when it does not, the line was edited, or reformatted in a way
-// that cannot be undone (a request body not in the engine's encoding, a
-// server's escapes): either way its seal cannot vouch for it, and it is
-// read as a line whose seal is broken.
+// A line re-serialised by another tool (Python's json.dumps: spaces after
+// colons and commas, \u escapes) keeps its record_sha256 member but not
+// the bytes the Writer sealed. It is checked over its canonical form: its
+// members in order, the seal left out, each value re-encoded as the
+// Writer encodes it (no HTML escaping; the request body with it, as the
+// engine marshals it; logprobs, prompt_logprobs and tool_calls keep their
+// numbers as written). A line whose seal does not match that form is read
+// as one whose seal is broken.
 
 // sealKey is the seal member's name.
 const sealKey = "record_sha256"

@@ -13,22 +13,14 @@ import (
 // Damaged segments.
 //
 // A Parquet segment some of whose row groups do not decode (a flipped
-// byte on disk, a bad sector) is damaged. It is not refused: open gives
-// what can be read of it, and what was lost is named (Damage), so that a
-// report scores the rest and a run asks again only the lost requests.
-//
-// What can be read: every row group that decodes gives its lines; one
-// whose column chunks do not hold by the segment's digest (segment.go)
-// gives its lines each checked by its own record_sha256 (a line that
-// does not verify is flagged as edited, never read as an answer); one
-// that does not decode is lost, its rows counted from the footer and
-// named by line and, when its key column still holds, by key. A segment
-// whose footer cannot be read gives no record, and an unknown number are
-// lost.
-//
-// A run (Scan.Commit, under the exclusive lock) keeps the damaged file in
-// DIR/archive/ and replaces the segment by one of the records that could
-// be read: the lost ones are then asked again.
+// byte, a bad sector) is read, not refused: every row group that decodes
+// gives its lines (checked by their own seals when its chunks do not
+// hold by the digest); one that does not is lost, its rows counted from
+// the footer and named by line and, when its key column holds, by key; a
+// segment whose footer cannot be read gives no record, and an unknown
+// number are lost. Commit keeps the damaged file in DIR/archive/ and
+// replaces the segment by the records that could be read; the lost ones
+// are asked again.
 
 // Damage is what could not be read of a damaged segment.
 type Damage struct {

@@ -3,95 +3,119 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// str reads a record's string members as encoding/json does (escapes:
-// internal/jsonscan's tests), interned or not, null as "".
-func TestStr(t *testing.T) {
-	in := new(interner)
-	for _, c := range []struct{ v, want string }{
-		{`"hin"`, "hin"}, {`"hin"`, "hin"}, {`"{\"a\":\"\u0905\"}"`, `{"a":"अ"}`}, {`null`, ""}, {`""`, ""},
+// keyOf reads a row's fields from its key exactly when the fields column
+// is the Writer's encoding of them; recordOf's fields are json.Unmarshal's
+// of the column either way.
+func TestKeyOf(t *testing.T) {
+	for _, c := range []struct {
+		name, key, fields string
+		fast              bool
+	}{
+		{"every field", "e|m|1|hin|native|baseline|c|answer", `{"experiment":"e","model":"m","item":"1","language":"hin","form":"native","strategy":"baseline","condition":"c"}`, true},
+		{"empty fields left out", "e|m|1|||||", `{"experiment":"e","model":"m","item":"1"}`, true},
+		{"empty item kept", "e|m||||||", `{"experiment":"e","model":"m","item":""}`, true},
+		{"judge role", "e|m|1|hin||||judge:big", `{"experiment":"e","model":"m","item":"1","language":"hin","role":"judge:big"}`, true},
+		{"choice role", "e|m|1|||||choice:2", `{"experiment":"e","model":"m","item":"1","role":"choice:2"}`, true},
+		{"non-ASCII", "e|m|अ|hin||||", `{"experiment":"e","model":"m","item":"अ","language":"hin"}`, true},
+		{"escaped key", "e|m|a%7Cb|||||", `{"experiment":"e","model":"m","item":"a|b"}`, false},
+		{"quote", `e|m|a"b|||||`, `{"experiment":"e","model":"m","item":"a\"b"}`, false},
+		{"fields disagree", "e|m|1|||||", `{"experiment":"e","model":"m","item":"2"}`, false},
+		{"other order", "e|m|1|||||", `{"model":"m","experiment":"e","item":"1"}`, false},
+		{"white space", "e|m|1|||||", `{"experiment": "e","model":"m","item":"1"}`, false},
+		{"role spelled otherwise", "e|m|1|||||choice:02", `{"experiment":"e","model":"m","item":"1","role":"choice:2"}`, false},
+		{"too few parts", "e|m|1", `{"experiment":"e","model":"m","item":"1"}`, false},
+		{"line separator", "e|m|a\u2028|||||", `{"experiment":"e","model":"m","item":"a\u2028"}`, false},
 	} {
-		for _, in := range []*interner{nil, in} {
-			if got, err := str([]byte(c.v), in); err != nil || got != c.want {
-				t.Errorf("str(%s) = %q, %v; want %q", c.v, got, err, c.want)
+		t.Run(c.name, func(t *testing.T) {
+			var want engine.Key
+			if err := json.Unmarshal([]byte(c.fields), &want); err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	for _, bad := range []string{`"\x"`, `12`, `"a`} {
-		if _, err := str([]byte(bad), nil); err == nil {
-			t.Errorf("str(%s): no error", bad)
-		}
+			var dc decoder
+			var k engine.Key
+			if got := keyOf(c.key, []byte(c.fields), &k); got != c.fast || (got && k != want) {
+				t.Errorf("keyOf = %v, %+v; want %v, %+v", got, k, c.fast, want)
+			}
+			var r engine.Record
+			if err := dc.recordOf(&segRow{Record: engine.Record{Key: c.key}, FieldsJSON: []byte(c.fields)}, false, &r); err != nil || r.Fields != want {
+				t.Errorf("recordOf: %+v, %v; want %+v", r.Fields, err, want)
+			}
+		})
 	}
 }
 
-// TestDecodeSealedAgreesWithUnmarshal: the fast decoder gives every field
-// encoding/json gives, for records as the Writer writes them.
-func TestDecodeSealedAgreesWithUnmarshal(t *testing.T) {
-	recs := []engine.Record{
-		{Key: "e|m|1|hin|native|baseline||", Fields: engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin", Form: "native", Strategy: "baseline"},
-			Kind: engine.Completion, Status: engine.StatusOK, Response: "{\"answer\":\"पेरिस\"}\n", PromptTokens: 12, LatencyMS: 3.25, Cached: true,
-			Request: json.RawMessage(`{"prompt":"Q: \u0905?\nA:"}`), RequestSHA256: "ab", CacheKey: "ck", Identity: &engine.Identity{ID: "m", Root: "r"}, Simulated: true,
-			Extracted: &extract.Result{Value: "पेरिस", Method: extract.MethodJSON}},
-		{Key: "e|m|2|||||", Status: "failed", Error: "HTTP 500: \"boom\"", Attempts: 3, Logprobs: json.RawMessage(`[{"t":"a"}]`), EmptyResponse: true},
+// A segment whose every fields column is the Writer's encoding of the
+// key's fields says so (KeyFields), and is read without that column;
+// either way a row group gives what encoding/json gives of its lines.
+func TestSegmentKeyFields(t *testing.T) {
+	rec := func(k engine.Key) engine.Record {
+		return engine.Record{Key: k.String(), Fields: k, Status: engine.StatusOK, Response: "r"}
 	}
-	for _, want := range recs {
-		var out closingBuffer
-		w := newWriter(&out, "records.jsonl")
-		if err := w.Write(&want); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		written := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
-		// The same record rewritten by another tool (members in
-		// alphabetical order, the request among them) and sealed again.
-		var m map[string]any
-		json.Unmarshal(written, &m)
-		delete(m, "record_sha256")
-		var other bytes.Buffer
-		b, _ := json.Marshal(m)
-		other.Write(append(b, '\n'))
-		seal(&other, 0)
-		for _, raw := range [][]byte{written, bytes.TrimSuffix(other.Bytes(), []byte("\n"))} {
-			if checkSeal(raw) != sealOK {
-				t.Fatalf("%s: not sealed", want.Key)
+	a := engine.Key{Experiment: "e", Model: "m", Item: "1", Language: "hin"}
+	b := engine.Key{Experiment: "e", Model: "m", Item: "2", Role: engine.Judge("big")}
+	odd := rec(a)
+	odd.Fields.Item = "other"
+	for _, c := range []struct {
+		name  string
+		recs  []engine.Record
+		keyed bool
+	}{
+		{"fields of the keys", []engine.Record{rec(a), rec(b), rec(a)}, true},
+		{"a fields column that disagrees", []engine.Record{rec(a), odd, rec(b)}, false},
+		{"an escaped key", []engine.Record{rec(a), rec(engine.Key{Experiment: "e", Model: "m", Item: "x|y"})}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var lines [][]byte
+			for _, r := range c.recs {
+				w := newWriter(nopCloser{}, "x")
+				if _, err := w.encode(&r); err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, bytes.TrimSuffix(w.buf.Bytes(), []byte("\n")))
 			}
-			var ref engine.Record
-			if err := json.Unmarshal(raw, &ref); err != nil {
+			p := filepath.Join(t.TempDir(), SegmentName(1))
+			if err := writeSegment(p, "test", 2, func(add func([]byte) error) error {
+				for _, l := range lines {
+					if err := add(l); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
-			// What the options leave out is left empty, the rest as
-			// encoding/json gives it.
-			for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipDigests: true}, {WithRequests: true, SkipExtracted: true}, {TextsOnly: true}, {WithRequests: true, TextsOnly: true}} {
-				var got engine.Record
-				if err := decodeSealed(raw, o, new(interner), &got); err != nil {
-					t.Fatalf("%s: %v", want.Key, err)
-				}
-				exp := ref
-				if !o.WithRequests {
-					exp.Request = nil
-				}
-				if o.SkipDigests {
-					exp.CacheKey, exp.RequestSHA256 = "", ""
-				}
-				if o.SkipExtracted {
-					exp.Extracted = nil
-				}
-				if o.TextsOnly {
-					exp = engine.Record{Key: exp.Key, Status: exp.Status, Error: exp.Error, Response: exp.Response, Request: exp.Request}
-				}
-				if !reflect.DeepEqual(got, exp) {
-					t.Errorf("%s (%+v):\n got %+v\nwant %+v", want.Key, o, got, exp)
+			s, err := openSegment(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			if s.digest.KeyFields != c.keyed || slices.Contains(s.columns(StreamOptions{}), "fields") == c.keyed {
+				t.Fatalf("KeyFields %v, columns %v; want keyed %v", s.digest.KeyFields, s.columns(StreamOptions{}), c.keyed)
+			}
+			var got []engine.Record
+			for g := range s.md.RowGroups {
+				if _, _, err := s.decodeGroup(g, StreamOptions{}, new(decoder), nil, nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
+					t.Fatal(err)
 				}
 			}
-		}
+			for i, l := range lines {
+				var want engine.Record
+				if err := decodeLine(l, StreamOptions{}, &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got[i], want) {
+					t.Errorf("line %d:\n got %+v\nwant %+v", i+1, got[i], want)
+				}
+			}
+		})
 	}
 }
 
@@ -105,54 +129,11 @@ func (*closingBuffer) Close() error { return nil }
 func TestDecodeLineTextsOnlyUnsealed(t *testing.T) {
 	raw := []byte(`{"key":"e|m|1|||||","fields":{"experiment":"e","model":"m","item":"1"},"status":"ok","response":"रोम","error":"","served_model":"s","latency_ms":4,"request":{"prompt":"Q"}}`)
 	var got engine.Record
-	if _, err := decodeLine(raw, unsealed, StreamOptions{WithRequests: true, TextsOnly: true}, new(interner), nil, &got); err != nil {
+	if err := decodeLine(raw, StreamOptions{WithRequests: true, TextsOnly: true}, &got); err != nil {
 		t.Fatal(err)
 	}
 	want := engine.Record{Key: "e|m|1|||||", Status: "ok", Response: "रोम", Request: json.RawMessage(`{"prompt":"Q"}`)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
-}
-
-// decodeExtracted gives what encoding/json gives of every shape of an
-// extracted result.
-func TestDecodeExtractedAgreesWithUnmarshal(t *testing.T) {
-	for _, v := range []string{
-		`{"value":"v","method":"json"}`,
-		`{"value":"v\u00e9\n","method":"json","fields":{"translation":"t \"q\"","b":""},"fallback":"{\"t\":1}"}`,
-		`{"value":"","method":"unparsed","null":true,"note":"n","numbers":{"score":0.25,"n":-3e2},"in_candidates":false}`,
-		`{"value":"v","method":"json","fields":null,"numbers":null,"in_candidates":null}`,
-		`{"value":"v","method":"json","fields":{"a\u0062":"x"}}`,
-		`{"value":"v","method":"json","fields":{"a":"x","a":"y"}}`,
-		`{"value":"v","method":"json","other":[1,2]}`,
-		`{"value":"v","method":"json","fields":{"a":1}}`,
-	} {
-		var want *extract.Result
-		werr := json.Unmarshal([]byte(v), &want)
-		got, err := decodeExtracted([]byte(v), new(interner))
-		if (err != nil) != (werr != nil) || !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v (%v)\nwant %+v (%v)", v, got, err, want, werr)
-		}
-	}
-}
-
-// decodeExtracted beside encoding/json, on an answer's typical result.
-func BenchmarkDecodeExtracted(b *testing.B) {
-	v := []byte(`{"value":"What is the instrument of Putenucup Roculi? The answer is:","method":"json","fields":{"translation":"What is the instrument of Putenucup Roculi? The answer is:"},"fallback":"{\"translation\":\"What is the instrument of Putenucup Roculi? The answer is:\"}"}`)
-	b.Run("decodeExtracted", func(b *testing.B) {
-		in := new(interner)
-		for range b.N {
-			if _, err := decodeExtracted(v, in); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoding/json", func(b *testing.B) {
-		for range b.N {
-			var x *extract.Result
-			if err := json.Unmarshal(v, &x); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

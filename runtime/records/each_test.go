@@ -57,23 +57,21 @@ func TestEach(t *testing.T) {
 			}
 		})
 	}
-	// With RequestView, work reads each request body as it was written.
+	// work reads each request body as it was written.
 	bodies := map[string]string{}
 	for _, r := range recs {
 		bodies[r.Key] = string(r.Request)
 	}
-	for _, view := range []bool{false, true} {
-		_, err := Each(context.Background(), dir, StreamOptions{WithRequests: true, RequestView: view}, func(_ int, r *engine.Record) (string, error) {
-			return string(r.Request), nil
-		}, func(line int, key string, _ bool, body string) error {
-			if body != bodies[key] {
-				t.Errorf("view %v, line %d: request %q, written %q", view, line, body, bodies[key])
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	_, err = Each(context.Background(), dir, StreamOptions{WithRequests: true}, func(_ int, r *engine.Record) (string, error) {
+		return string(r.Request), nil
+	}, func(line int, key string, _ bool, body string) error {
+		if body != bodies[key] {
+			t.Errorf("line %d: request %q, written %q", line, body, bodies[key])
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	stop := errors.New("stop")
 	calls := 0

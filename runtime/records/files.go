@@ -19,36 +19,22 @@ import (
 
 // Segment files.
 //
-// A run's records are the sealed segments in number order, then the live
-// file:
-//
-//	records-000001.parquet  records-000002.parquet  ...  records.jsonl
-//
-// A segment is a Parquet file of whole record lines (segment.go); it is
-// never appended to. sealLive makes one from the live file in three
-// steps, each of which leaves a state every reader reads as the same
-// records in the same order:
+// A seal makes a segment from the live file in three steps, each
+// leaving a state every reader reads as the same records in the same
+// order:
 //
 //  1. rename records.jsonl to records-N.jsonl (N one above the highest
-//     segment number) and fsync the directory: a plain segment, read
-//     like a sealed one; the writer starts a new records.jsonl.
-//  2. write it as .records-N.parquet-*.tmp, fsync it, rename it to
-//     records-N.parquet and fsync the directory.
+//     segment number) and sync the directory: a plain segment, read like
+//     a sealed one;
+//  2. write it as records-N.parquet through a synced temporary file and a
+//     rename;
 //  3. remove records-N.jsonl.
 //
-// The rule a crash leaves to the next open: a records-N.parquet is
-// complete whenever it exists (it gets its name only once written and
-// synced), so a records-N.jsonl (or records-N.jsonl.zst, records-N.lean)
-// beside it is a redundant copy and is skipped by every reader; a
-// records-N.jsonl alone is the segment. Hidden .records-*.tmp files are
-// never read. The next writer under the exclusive lock (CreateWith, Seal,
-// Commit) finishes what a crash left: it writes a plain segment as
-// Parquet, removes redundant copies and stale temporary files.
-//
-// A segment of an older Bhasha, records-N.jsonl.zst (zstd frames of whole
-// lines, beside which a records-N.lean may lie), is read with the
-// standard zstd decoder, each line checked by its own seal; the next
-// writer under the lock converts it to records-N.parquet (steps 2 and 3).
+// A records-N.parquet is complete whenever it exists, so another file of
+// segment N beside it (records-N.jsonl, an older records-N.jsonl.zst or
+// records-N.lean) is a redundant copy every reader skips; hidden
+// .records-*.tmp files are never read. The next writer under the
+// exclusive lock finishes what a crash left (finishSeals).
 const (
 	segPrefix = "records-"
 	segPlain  = ".jsonl"
@@ -67,15 +53,12 @@ const (
 
 // recordFile is one file of a run's records.
 type recordFile struct {
-	path string
-	name string // base name, as messages show it
-	seg  int    // segment number; 0 for the live file
-	kind int
-	// verified: every line is as sealed (set by open).
-	verified bool
-	// damage: open found the segment damaged, and gives what can be
-	// read of it (damage.go).
-	damage *Damage
+	path     string
+	name     string // base name, as messages show it
+	seg      int    // segment number; 0 for the live file
+	kind     int
+	verified bool    // every line is as sealed (set by open)
+	damage   *Damage // what open could not read of a damaged segment
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -411,7 +394,8 @@ func toParquet(f recordFile) error {
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		return eachSegmentLine(r, f.path, add)
+		_, err := eachLine(f, r, func(line []byte, _ int) error { return add(line) })
+		return err
 	}); err != nil {
 		return err
 	}
@@ -496,19 +480,6 @@ func finishSeals(dir string, log func(string)) (bool, error) {
 	return did, nil
 }
 
-// sealLive seals dir's live file into the next segment (steps 1 to 3) and
-// returns the segment's name ("" when the live file is missing or empty).
-func sealLive(dir string) (string, error) {
-	plain, err := renameLive(dir)
-	if err != nil || plain == nil {
-		return "", err
-	}
-	if err := toParquet(*plain); err != nil {
-		return "", err
-	}
-	return SegmentName(plain.seg), nil
-}
-
 // renameLive is step 1 of a seal: dir's live file becomes the plain
 // segment it returns (nil when the live file is missing or empty).
 func renameLive(dir string) (*recordFile, error) {
@@ -564,5 +535,12 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sealing records: %w", err)
 	}
-	return sealLive(dir)
+	plain, err := renameLive(dir)
+	if err != nil || plain == nil {
+		return "", err
+	}
+	if err := toParquet(*plain); err != nil {
+		return "", err
+	}
+	return SegmentName(plain.seg), nil
 }

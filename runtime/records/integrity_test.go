@@ -292,7 +292,7 @@ func TestReformattedRecords(t *testing.T) {
 			want: func() []string {
 				var out []string
 				for i := range n {
-					out = append(out, fmt.Sprintf("line %d: %s", i+1, unsealedSealedRunWhy))
+					out = append(out, fmt.Sprintf("line %d: %s", i+1, editedWhy(unsealed, true, 0)))
 				}
 				return out
 			}(), wantKept: 0},

@@ -120,7 +120,7 @@ func TestKeySet(t *testing.T) {
 }
 
 // TestKeySetMatchesMap runs random operations on a KeySet and on a map
-// through several growths of the table and chunks.
+// of the keys' text.
 func TestKeySetMatchesMap(t *testing.T) {
 	type ref struct {
 		digest  string
@@ -178,28 +178,5 @@ func TestKeySetMatchesMap(t *testing.T) {
 		if s.Has(k) != (m[k] != nil) {
 			t.Fatalf("Has(%q) = %v", k, s.Has(k))
 		}
-	}
-}
-
-// Once ScanDir drops the response hashes the set keeps every other
-// property, for the keys it held and for keys added later (past the chunk
-// the drop happened in).
-func TestKeySetDropResponses(t *testing.T) {
-	s := NewKeySet()
-	for i := range 10 {
-		s.addLine(fmt.Sprint(i), digestA, uint64(i+1), i+1)
-	}
-	if first, isNew := s.addLine("3", "", 99, 50); isNew || first.resp != 4 || first.line != 4 {
-		t.Fatalf("before the drop: %+v %v", first, isNew)
-	}
-	s.dropResponses()
-	for i := 10; i < chunkSize+10; i++ {
-		s.addLine(fmt.Sprint(i), digestB, uint64(i+1), i+1)
-	}
-	if first, isNew := s.addLine("3", "", 99, 50); isNew || first.resp != 0 || first.line != 4 || first.digest != digestPrefix(digestA) {
-		t.Fatalf("after the drop: %+v %v", first, isNew)
-	}
-	if s.Len() != chunkSize+10 || !s.Has(fmt.Sprint(chunkSize+9)) || s.lineOf(fmt.Sprint(chunkSize+9)) != chunkSize+10 || !s.Changed("12", digestA) {
-		t.Fatalf("after the drop: len %d", s.Len())
 	}
 }

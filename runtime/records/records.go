@@ -1,76 +1,42 @@
 // Package records reads and writes a run's records: one JSON object per
-// request (see engine.Record for the fields), appended as answers come,
-// whole records per write(2), by one process at a time (LockDir).
+// request (engine.Record), appended whole by one writer at a time
+// (LockDir). docs/run-directory.md describes the files.
 //
-// Files. A run directory's records are, in this logical order,
+// A run's records are, in logical order, its sealed segments
+// records-000001.parquet, records-000002.parquet, ... (one row per
+// record, one column per member, never appended to) and then the live
+// file records.jsonl (JSON Lines). Every line ends in its seal, the
+// member record_sha256 (see Line seals); every row of a segment gives
+// back its line byte for byte. Every reader here (Read, LoadOK, ScanDir,
+// Unique, Each, Commit) reads the files in that order and names a record
+// by file and line, a segment's line being its row
+// ("records-000002.parquet line 7"; "line 7" for records.jsonl).
 //
-//	records-000001.parquet   sealed segments: one row per record, one
-//	records-000002.parquet   column per member (segment.go), never
-//	...                      appended to, numbered from 1 (six digits or more)
-//	records.jsonl            the live file, plain JSON Lines
+// A segment's footer holds a digest of each column chunk: a reader that
+// finds the chunks it reads intact trusts their lines' seals, and checks
+// each line by its own seal otherwise. An older Bhasha's segment,
+// records-N.jsonl.zst, is read as it is, each line checked by its seal,
+// and converted to Parquet by the next writer under the lock (CreateWith,
+// Seal).
 //
-// Every line of the live file has the grammar of records.jsonl: one
-// record, ending in its seal (record_sha256, see Line seals) and a
-// newline; every row of a segment gives back such a line byte for byte
-// (the request body is stored exactly as it was sent, and the seal as its
-// own column, so either can still be checked). Files lists them; every
-// reader here (Read, LoadOK, ReadUnique, ScanDir, Commit) reads them all in
-// that order, and names a record by its file and line, a segment's line
-// being its row ("records-000002.parquet line 7"; "line 7" for
-// records.jsonl). Unique and Each read of a segment only the columns they
-// need. A segment's footer holds a digest of each of its column chunks
-// (and whether every line's seal held when it was written): a reader that
-// finds the chunks it reads intact trusts every line's seal without
-// checking each, and one that finds them changed checks each line by its
-// own seal. A directory with only records.jsonl (every run before
-// segments, and any run under DefaultCloseSealBytes) is read as it always
-// was. The field's tools read the same files: DuckDB's
-// read_parquet('DIR/records-*.parquet') union read_json over records.jsonl,
-// pandas (pyarrow) and polars.
+// Sealing. A Writer holding the exclusive lock seals the live file into
+// the next segment when a flush leaves it at SealBytes or more, and at
+// Close when it is over CloseSealBytes; Seal does the same for a
+// directory (see Segment files for the steps).
 //
-// A segment of an older Bhasha, records-N.jsonl.zst (zstd frames of whole
-// lines, with or without its lean copy records-N.lean), is read as it is,
-// each line checked by its own seal; the next writer under the lock
-// (CreateWith, Seal) converts it to records-N.parquet through a temporary
-// file and a rename, removes the older files and says so (Options.Log);
-// a conversion that fails leaves them as they were.
+// Crashes. A process killed at any point loses at most the records it had
+// not flushed (the response cache serves them again on resume): a torn
+// last line of records.jsonl (TornTail) is left out by every reader and
+// cut by Commit; an interrupted seal leaves files every reader reads as
+// the same records, finished by the next writer under the lock; a segment
+// damaged on disk gives the records that can still be read and names what
+// was lost (Damage).
 //
-// Sealing. A Writer holding the directory's exclusive lock (CreateWith)
-// seals the live file into the next segment when a flush leaves it at
-// SealBytes or more (default 64 MiB), and at Close when it is over
-// CloseSealBytes (default 4 MiB); Seal does the same for a directory
-// (bhasha run calls it at the end, so an older run's records.jsonl is
-// sealed once). A seal renames records.jsonl to records-N.jsonl, then
-// writes that as records-N.parquet through a synced temporary file and a
-// rename, checking every line's seal on the way, then removes
-// records-N.jsonl (see Segment files). The Writer appends to a new
-// records.jsonl while the segment is written (in the background, one
-// segment at a time; Close waits for it).
-//
-// What survives a crash. A process killed at any point loses at most the
-// records it had not yet flushed (they are re-served from the response
-// cache on resume, never re-sent); never a sealed or flushed one:
-//   - a kill mid-write (or a full disk) leaves a torn last line in
-//     records.jsonl (TornTail), which every reader leaves out, ScanDir
-//     reports and Commit (Prepare) cuts; only records.jsonl can have
-//     one: a segment's rows are whole lines. A segment damaged on disk
-//     gives the records that can still be read, and names what was lost
-//     (Damage, damage.go);
-//   - a kill mid-seal leaves a plain records-N.jsonl (read as segment N),
-//     or records-N.jsonl beside a complete records-N.parquet (the plain
-//     one is the redundant copy: every reader skips it), or a hidden
-//     .records-*.tmp (never read). The next writer under the lock
-//     (CreateWith, Seal, Commit) finishes the seal; a reader meanwhile
-//     reads each record exactly once. A kill mid-conversion of an older
-//     segment leaves it as it was, or beside its complete Parquet copy
-//     (which is read; the older files are removed next).
-//
-// Resume contract: Prepare reads the records, cuts a torn last line, drops
-// "failed" records (they will be retried) and duplicate keys, rewrites
-// each file it dropped anything from (a segment as a whole new segment,
-// through a temporary file and a rename; the others are not touched), and
-// returns the set of keys already answered. A run that then writes only
-// keys outside that set ends with exactly one record per key.
+// Resume. Prepare reads the records, cuts a torn last line, drops failed
+// records (they are retried) and duplicate keys, rewrites each file it
+// dropped anything from (through a temporary file and a rename), and
+// returns the keys already answered. A run that then writes only keys
+// outside that set ends with exactly one record per key.
 package records
 
 import (
@@ -359,7 +325,7 @@ func newWriter(f io.WriteCloser, path string) *Writer {
 }
 
 // MaxRecordBytes is the longest record line, its newline included, that
-// the records readers accept (Read, ReadUnique: the line limit of
+// the records readers accept (Read, Unique: the line limit of
 // internal/lines). Writer.Write never writes a longer one.
 const MaxRecordBytes = lines.DefaultMax
 
@@ -421,7 +387,7 @@ func (w *Writer) encode(r *engine.Record) (int, error) {
 	if err := appendRecord(&w.buf, w.enc, r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
-	w.seal()
+	seal(&w.buf, start)
 	return w.buf.Len() - start, nil
 }
 
@@ -452,15 +418,6 @@ func prefixString(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// seal appends the record_sha256 member to the record just encoded.
-func (w *Writer) seal() {
-	start := 0
-	if n := len(w.ends); n > 0 {
-		start = w.ends[n-1]
-	}
-	seal(&w.buf, start)
 }
 
 // flush writes the buffered records with one write(2) and counts those
@@ -530,24 +487,25 @@ func (w *Writer) Close() error {
 // that can still be read (see Damage). A directory without records is an
 // error that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
-	found, err := walk(dir, func(f recordFile, r io.Reader) error { return readFile(f, r, fn) })
+	found, err := walk(dir, func(f recordFile, r io.Reader) error {
+		_, err := eachLine(f, r, func(line []byte, n int) error {
+			var rec engine.Record
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, n, err)
+			}
+			return fn(&rec)
+		})
+		return err
+	})
 	if err == nil && !found {
-		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+		err = noRecords(dir)
 	}
 	return err
 }
 
-// readFile streams the records of one file to fn, leaving out a torn
-// last line of records.jsonl (eachLine).
-func readFile(f recordFile, r io.Reader, fn func(*engine.Record) error) error {
-	_, err := eachLine(f, r, func(line []byte, n int) error {
-		var rec engine.Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("%s line %d: %w", f.path, n, err)
-		}
-		return fn(&rec)
-	})
-	return err
+// noRecords is the error of a directory without records.
+func noRecords(dir string) error {
+	return fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
 }
 
 // OK holds the ok records of a run directory by key: the earlier stages a
@@ -576,7 +534,7 @@ func (o OK) Lookup(k engine.Key) (*engine.Record, bool) {
 	return r, found
 }
 
-// Findings says what ReadUnique left out of what it returned, and why:
+// Findings says what Unique left out of what it returned, and why:
 // nothing is dropped without a word.
 type Findings struct {
 	Records   int        // duplicate records dropped (an ok record kept over a failed one, or an identical one)
@@ -605,21 +563,13 @@ func (d Findings) Notes() []string {
 		out = append(out, s)
 	}
 	if n := len(d.Conflicts); n > 0 {
-		var parts []string
-		for i, c := range d.Conflicts {
-			if i == 5 {
-				parts = append(parts, fmt.Sprintf("and %d more", n-5))
-				break
-			}
-			parts = append(parts, c.String())
-		}
-		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, strings.Join(parts, "; ")))
+		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, firstOf(d.Conflicts, 5, "")))
 	}
 	if n := len(d.Edited); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, FlagList(d.Edited, 5)))
+		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, firstOf(d.Edited, 5, "")))
 	}
 	if n := len(d.Foreign); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, FlagList(d.Foreign, 5)))
+		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, firstOf(d.Foreign, 5, "")))
 	}
 	for _, dm := range d.Damaged {
 		out = append(out, dm.String())
@@ -628,110 +578,6 @@ func (d Findings) Notes() []string {
 		out = append(out, d.Torn.String())
 	}
 	return out
-}
-
-// ReadUnique reads every record of dir and keeps one per key: the first ok
-// record of the key, or its first record when none is ok. Records whose
-// seal is broken or missing (see Scan and runSealed), records of an experiment other
-// than experiment (when it is not ""), and every record of a key whose ok
-// records disagree are not returned; Findings names them with their lines.
-// The request bodies are kept only when withRequests (they are most of a
-// record's size, and scoring does not read them). It never writes.
-func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Findings, error) {
-	var out []*engine.Record
-	var d Findings
-	at := map[string]int{}
-	conflict := map[string]int{} // key -> index in d.Conflicts
-	lineOf := map[string]int{}
-	whereOf := map[string]string{}
-	sealed := 0
-	n := 0 // logical line
-	sealedRun, err := runSealed(dir)
-	if err != nil {
-		return nil, d, err
-	}
-	found, err := walk(dir, func(f recordFile, r io.Reader) error {
-		if f.damage != nil {
-			d.Damaged = append(d.Damaged, *f.damage)
-		}
-		torn, err := eachLine(f, r, func(raw []byte, local int) error {
-			n++
-			where := lineAt(f, local)
-			var rec engine.Record
-			if err := json.Unmarshal(raw, &rec); err != nil {
-				return fmt.Errorf("%s line %d: %w", f.path, local, err)
-			}
-			switch sealOf(f.verified, raw) {
-			case sealOK:
-				sealed++
-			case sealBroken:
-				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: "edited after it was written (its record_sha256 does not match the line)"})
-				return nil
-			default:
-				if why := unsealedFlag(sealedRun, sealed+len(d.Edited)); why != "" {
-					d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
-					return nil
-				}
-			}
-			if experiment != "" && keyField(rec.Key, 0) != experiment {
-				d.Foreign = append(d.Foreign, Flag{Line: n, At: where, Key: rec.Key, Why: fmt.Sprintf("a record of experiment %q, not %q", keyField(rec.Key, 0), experiment)})
-				return nil
-			}
-			if !withRequests {
-				rec.Request = nil
-			}
-			rp := &rec
-			i, seen := at[rec.Key]
-			if !seen {
-				at[rec.Key] = len(out)
-				lineOf[rec.Key] = n
-				whereOf[rec.Key] = where
-				out = append(out, rp)
-				return nil
-			}
-			first := out[i]
-			switch {
-			case first.Status == engine.StatusOK && rec.Status == engine.StatusOK && first.Response != rec.Response:
-				ci, ok := conflict[rec.Key]
-				if !ok {
-					ci = len(d.Conflicts)
-					conflict[rec.Key] = ci
-					d.Conflicts = append(d.Conflicts, Conflict{Key: rec.Key, Lines: []int{lineOf[rec.Key]}, At: []string{whereOf[rec.Key]}, Responses: []string{first.Response}})
-				}
-				d.Conflicts[ci].Lines = append(d.Conflicts[ci].Lines, n)
-				d.Conflicts[ci].At = append(d.Conflicts[ci].At, where)
-				d.Conflicts[ci].Responses = append(d.Conflicts[ci].Responses, rec.Response)
-				return nil
-			case first.Status != engine.StatusOK && rec.Status == engine.StatusOK:
-				out[i] = rp
-				lineOf[rec.Key] = n
-				whereOf[rec.Key] = where
-			}
-			d.Records++
-			if len(d.Keys) < 5 && !slices.Contains(d.Keys, rec.Key) {
-				d.Keys = append(d.Keys, rec.Key)
-			}
-			return nil
-		})
-		if torn != nil {
-			d.Torn = torn
-		}
-		return err
-	})
-	if err == nil && !found {
-		err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
-	}
-	if err != nil {
-		return nil, d, err
-	}
-	drop := map[string]bool{}
-	for _, c := range d.Conflicts {
-		drop[c.Key] = true
-	}
-	if len(drop) > 0 {
-		out = slices.DeleteFunc(out, func(r *engine.Record) bool { return drop[r.Key] })
-	}
-	return out, d, nil
 }
 
 // ArchiveDir is where Scan.Commit moves records, inside a run directory.

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,33 +24,26 @@ import (
 //
 //	,"record_sha256":"<64 hex digits>"}
 //
-// where the digest is the SHA-256 of the line up to that member followed by
-// "}" (the record as it would read without it). A line edited by hand, and
-// not resealed, no longer matches: ScanDir and ReadUnique name it. A line
-// whose seal is in another formatting (re-serialised by another tool) is
-// checked over its canonical form (canon.go). Lines at the start of a file
-// without such a member were written before records were sealed (a run
-// resumed by a newer Bhasha) and are accepted, unless the run's manifest
-// says its records were sealed (runSealed); an unsealed line after a
-// sealed one is flagged (its seal was removed, or it was added by hand).
+// the SHA-256 of the line up to that member followed by "}". A line
+// edited and not resealed no longer matches; one reformatted by another
+// tool is checked over its canonical form (canon.go). Lines without a
+// seal at the start of a run (written before records were sealed) are
+// accepted unless the manifest says the run's records were sealed
+// (runSealed); an unsealed line after a sealed one is flagged (editedWhy).
 const sealMember = `,"record_sha256":"`
 
-// unsealedWhy explains the flag on an unsealed line among sealed ones.
-const unsealedWhy = "has no record_sha256 while the records before it do (its seal was removed, or it was added by hand)"
-
-// unsealedSealedRunWhy explains the flag on an unsealed line of a run
-// whose manifest says its records were sealed.
-const unsealedSealedRunWhy = "has no record_sha256 while the run's manifest says its records were sealed (its seal was removed, or it was added or rewritten by another tool)"
-
-// unsealedFlag is why an unsealed line is flagged, "" when it is not: in
-// a run whose records were sealed (sealedRun) every one is; in another,
-// one after before > 0 sealed or flagged lines.
-func unsealedFlag(sealedRun bool, before int) string {
+// editedWhy is why a line whose seal state is st is flagged as not as
+// Bhasha wrote it, "" when it is not: its seal does not match; or it has
+// none, in a run whose manifest says its records were sealed (sealedRun)
+// or after before > 0 sealed or flagged lines.
+func editedWhy(st sealState, sealedRun bool, before int) string {
 	switch {
-	case sealedRun:
-		return unsealedSealedRunWhy
-	case before > 0:
-		return unsealedWhy
+	case st == sealBroken:
+		return "edited after it was written (its record_sha256 does not match the line)"
+	case st == unsealed && sealedRun:
+		return "has no record_sha256 while the run's manifest says its records were sealed (its seal was removed, or it was added or rewritten by another tool)"
+	case st == unsealed && before > 0:
+		return "has no record_sha256 while the records before it do (its seal was removed, or it was added by hand)"
 	}
 	return ""
 }
@@ -92,18 +84,22 @@ const sealLen = len(sealMember) + 64 + 2
 // seal appends the seal member to the record at the end of buf, which starts
 // at offset start and ends in "}\n".
 func seal(buf *bytes.Buffer, start int) {
-	b := buf.Bytes()[start:]
-	h := sha256.New()
-	h.Write(b[:len(b)-2]) // without "}\n"
-	h.Write([]byte{'}'})
-	var sum [32]byte
-	h.Sum(sum[:0])
+	sum := sealSum(buf.Bytes()[start : buf.Len()-2]) // without "}\n"
 	buf.Truncate(buf.Len() - 2)
 	buf.WriteString(sealMember)
-	var hx [64]byte
-	hex.Encode(hx[:], sum[:])
-	buf.Write(hx[:])
+	buf.Write(sum[:])
 	buf.WriteString("\"}\n")
+}
+
+// sealSum is the seal of a record whose line, without its seal member and
+// closing brace, is body: the hex SHA-256 of body followed by "}".
+func sealSum(body []byte) (hx [64]byte) {
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte{'}'})
+	var sum [32]byte
+	hex.Encode(hx[:], h.Sum(sum[:0]))
+	return hx
 }
 
 // sealOf is the seal state of a line: sealOK in a verified segment, else
@@ -137,15 +133,7 @@ func checkSeal(line []byte) sealState {
 	if !bytes.Equal(line[at:at+len(sealMember)], []byte(sealMember)) {
 		return checkReformatted(line)
 	}
-	want := line[at+len(sealMember) : n-2]
-	h := sha256.New()
-	h.Write(line[:at])
-	h.Write([]byte{'}'})
-	var sum [32]byte
-	h.Sum(sum[:0])
-	var hx [64]byte
-	hex.Encode(hx[:], sum[:])
-	if bytes.Equal(hx[:], want) {
+	if hx := sealSum(line[:at]); bytes.Equal(hx[:], line[at+len(sealMember):n-2]) {
 		return sealOK
 	}
 	return sealBroken
@@ -293,26 +281,16 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 			return nil, err
 		}
 	}
-	s.Done.dropResponses()
 	return s, nil
 }
 
 // scanFile reads one file of the run, whose first line is logical line
 // lineNo+1, and returns the logical number of its last line.
 func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
 	start := lineNo
-	for {
-		line, rerr := br.ReadBytes('\n')
-		if len(line) == 0 && rerr == io.EOF {
-			break
-		}
-		if rerr != nil && rerr != io.EOF {
-			return lineNo, dups, fmt.Errorf("reading %s: %w", f.path, rerr)
-		}
-		lineNo++
-		where := lineAt(f, lineNo-start)
-		complete := rerr == nil
+	torn, err := eachLine(f, r, func(line []byte, local int) error {
+		lineNo = start + local
+		where := lineAt(f, local)
 		var rec struct {
 			Key       *string          `json:"key"`
 			Status    *string          `json:"status"`
@@ -322,43 +300,29 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			Identity  *engine.Identity `json:"identity"`
 			Simulated bool             `json:"simulated"`
 		}
-		perr := json.Unmarshal(line, &rec)
-		if perr == nil {
-			switch {
-			case rec.Key == nil:
-				perr = errors.New(`field "key" is missing`)
-			case rec.Status == nil:
-				perr = errors.New(`field "status" is missing`)
-			case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
-				perr = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
-			}
+		err := json.Unmarshal(line, &rec)
+		switch {
+		case err != nil:
+		case rec.Key == nil:
+			err = errors.New(`field "key" is missing`)
+		case rec.Status == nil:
+			err = errors.New(`field "status" is missing`)
+		case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
+			err = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
 		}
-		if !complete || perr != nil {
-			if rerr == io.EOF && f.seg == 0 { // the last line: a torn tail from a killed run
-				s.torn = true
-				s.Report.TornTail = true
-				s.Report.TornTailBytes = int64(len(line))
-				lineNo--
-				break
-			}
-			if perr == nil {
-				perr = errors.New("the line is incomplete (a sealed segment holds whole lines: the segment is damaged)")
-			}
-			return lineNo, dups, fmt.Errorf("%s line %d: %v", f.path, lineNo-start, perr)
+		if err != nil {
+			return fmt.Errorf("%s line %d: %v", f.path, local, err)
 		}
 		s.Lines = lineNo
 		key := *rec.Key
-		switch sealOf(f.verified, bytes.TrimSuffix(line, []byte("\n"))) {
-		case sealOK:
+		st := sealOf(f.verified, line)
+		switch why := editedWhy(st, s.sealedRun, s.Sealed+len(s.Edited)); {
+		case why != "":
+			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
+		case st == sealOK:
 			s.Sealed++
-		case sealBroken:
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "edited after it was written (its record_sha256 does not match the line)"})
 		default:
-			if why := unsealedFlag(s.sealedRun, s.Sealed+len(s.Edited)); why != "" {
-				s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
-			} else {
-				s.Unsealed++ // written before records were sealed
-			}
+			s.Unsealed++ // written before records were sealed
 		}
 		exp := keyField(key, 0)
 		t := s.Experiments[exp]
@@ -369,11 +333,11 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 		s.Experiments[exp] = t
 		if experiment != "" && exp != experiment {
 			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
-			continue
+			return nil
 		}
 		if *rec.Status != engine.StatusOK {
 			s.Report.DroppedFailed++
-			continue
+			return nil
 		}
 		digest := rec.Digest
 		if digest == "" && len(rec.Request) > 0 {
@@ -410,14 +374,15 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 				s.conflictKeys[s.Done.h(key)] = true
 				dups = append(dups, dupLine{key: key, first: int(first.line), line: lineNo, response: rec.Response})
 			}
-			continue
+			return nil
 		}
 		s.Report.Kept++
-		if rerr == io.EOF {
-			break
-		}
+		return nil
+	})
+	if torn != nil {
+		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(torn.Bytes)
 	}
-	return lineNo, dups, nil
+	return lineNo, dups, err
 }
 
 // dupLine is an ok record whose key was answered before, differently.
@@ -434,7 +399,7 @@ func (s *Scan) collectConflicts(dups []dupLine) error {
 	for _, d := range dups {
 		want[d.first] = true
 	}
-	firsts, err := s.responsesAt(want)
+	firsts, err := linesIn(s.files, s.starts, s.Lines, want)
 	if err != nil {
 		return err
 	}
@@ -444,32 +409,13 @@ func (s *Scan) collectConflicts(dups []dupLine) error {
 		if !ok {
 			i = len(s.Conflicts)
 			at[d.key] = i
-			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first]}})
+			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first].Response}})
 		}
 		s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, d.line)
 		s.Conflicts[i].At = append(s.Conflicts[i].At, s.At(d.line))
 		s.Conflicts[i].Responses = append(s.Conflicts[i].Responses, d.response)
 	}
 	return nil
-}
-
-// responsesAt reads the response of the given logical lines.
-func (s *Scan) responsesAt(want map[int]bool) (map[int]string, error) {
-	return responsesIn(s.files, s.starts, s.Lines, want)
-}
-
-// responsesIn reads the response of the given logical lines of files
-// (starts as atIn's; lines the logical lines in all).
-func responsesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]string, error) {
-	back, err := linesIn(files, starts, lines, want)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int]string, len(back))
-	for n, b := range back {
-		out[n] = b.Response
-	}
-	return out, nil
 }
 
 // lineBack is what linesIn reads back of a line.
@@ -498,25 +444,25 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if err != nil {
 			return nil, err
 		}
-		br := bufio.NewReaderSize(r, 1<<20)
-		for n := starts[i] + 1; n <= last; n++ {
-			line, err := br.ReadBytes('\n')
-			if want[n] {
-				var rec lineBack
-				if jerr := json.Unmarshal(line, &struct {
-					Key      *string `json:"key"`
-					Response *string `json:"response"`
-				}{&rec.Key, &rec.Response}); jerr != nil {
-					r.Close()
-					return nil, fmt.Errorf("%s line %d: %w", f.path, n-starts[i], jerr)
-				}
-				out[n] = rec
+		_, err = eachLine(f, r, func(line []byte, local int) error {
+			n := starts[i] + local
+			if !want[n] {
+				return nil
 			}
-			if err != nil {
-				break
+			var rec lineBack
+			if err := json.Unmarshal(line, &struct {
+				Key      *string `json:"key"`
+				Response *string `json:"response"`
+			}{&rec.Key, &rec.Response}); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-		}
+			out[n] = rec
+			return nil
+		})
 		r.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -616,33 +562,21 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		br := bufio.NewReaderSize(r, 1<<20)
-		for local := 1; ; local++ {
+		_, err = eachLine(f, r, func(line []byte, local int) error {
 			n := s.starts[i] + local
-			line, rerr := br.ReadBytes('\n')
-			if len(line) == 0 || (rerr == io.EOF && f.seg == 0 && s.torn) {
-				break
-			}
-			if rerr != nil && rerr != io.EOF {
-				r.Close()
-				return "", 0, fmt.Errorf("reading %s: %w", f.path, rerr)
-			}
 			var rec struct {
 				Key      string           `json:"key"`
 				Status   string           `json:"status"`
 				Identity *engine.Identity `json:"identity"`
 			}
 			if err := json.Unmarshal(line, &rec); err != nil {
-				r.Close()
-				return "", 0, fmt.Errorf("%s line %d: %w", f.path, local, err)
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
 			switch {
 			case pick != nil && pick(n, rec.Key, rec.Identity):
 				moved++
 				archived.Write(line)
-				if line[len(line)-1] != '\n' {
-					archived.WriteByte('\n')
-				}
+				archived.WriteByte('\n')
 				archivedKeys = append(archivedKeys, rec.Key)
 				drop[local] = true
 			case rec.Status != engine.StatusOK:
@@ -652,11 +586,12 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
 				drop[local] = true // an identical duplicate: the first stays
 			}
-			if rerr == io.EOF {
-				break
-			}
-		}
+			return nil
+		})
 		r.Close()
+		if err != nil {
+			return "", 0, err
+		}
 	}
 	apath := ""
 	if moved > 0 {
@@ -668,19 +603,16 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			return "", 0, err
 		}
 		af, err := os.OpenFile(apath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err == nil {
+			if _, err = af.Write(archived.Bytes()); err == nil {
+				err = af.Sync()
+			}
+			if cerr := af.Close(); err == nil {
+				err = cerr
+			}
+		}
 		if err != nil {
-			return "", 0, fmt.Errorf("archiving records: %w", err)
-		}
-		if _, err := af.Write(archived.Bytes()); err != nil {
-			af.Close()
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
-		}
-		if err := af.Sync(); err != nil {
-			af.Close()
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
-		}
-		if err := af.Close(); err != nil {
-			return "", 0, fmt.Errorf("writing %s: %w", apath, err)
+			return "", 0, fmt.Errorf("archiving records into %s: %w", apath, err)
 		}
 	}
 	for i, f := range s.files {
@@ -700,7 +632,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, drops[i], cut); err != nil {
+		if err := rewriteFile(f, drops[i]); err != nil {
 			return "", 0, err
 		}
 	}
@@ -714,47 +646,42 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 }
 
 // rewriteFile replaces f by its lines but those drop names (1-based in
-// f) and, when cut, its last line if it has no newline: a segment by a
-// new Parquet one (removed when no line is left), records.jsonl by a
-// plain file, each through a temporary file, synced and renamed.
-func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
-	// copyKept writes f's kept lines to w and returns how many.
-	copyKept := func(w io.Writer) (int, error) {
+// f) and a torn last line: a segment by a new Parquet one (removed when
+// no line is left), records.jsonl by a plain file, each through a
+// temporary file, synced and renamed.
+func rewriteFile(f recordFile, drop map[int]bool) error {
+	// eachKept calls add with each of f's kept lines and returns how many.
+	eachKept := func(add func([]byte) error) (int, error) {
 		r, err := f.open()
 		if err != nil {
 			return 0, err
 		}
 		defer r.Close()
-		br := bufio.NewReaderSize(r, 1<<20)
 		kept := 0
-		for n := 1; ; n++ {
-			line, err := br.ReadBytes('\n')
-			if err != nil && err != io.EOF {
-				return kept, fmt.Errorf("reading %s: %w", f.path, err)
+		_, err = eachLine(f, r, func(line []byte, n int) error {
+			if drop[n] {
+				return nil
 			}
-			if len(line) == 0 || (err == io.EOF && cut) {
-				return kept, nil
-			}
-			if !drop[n] {
-				kept++
-				if _, werr := w.Write(line); werr != nil {
-					return kept, werr
-				}
-			}
-			if err == io.EOF {
-				return kept, nil
-			}
-		}
+			kept++
+			return add(line)
+		})
+		return kept, err
 	}
-	write := func(w io.Writer) error { _, err := copyKept(w); return err }
 	if f.seg == 0 {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replacePlain(f.path, write)
+		return replacePlain(f.path, func(w io.Writer) error {
+			_, err := eachKept(func(line []byte) error {
+				w.Write(line)
+				_, err := w.Write([]byte{'\n'})
+				return err
+			})
+			return err
+		})
 	}
 	// A segment left with no record goes.
-	kept, err := copyKept(io.Discard)
+	kept, err := eachKept(func([]byte) error { return nil })
 	if err != nil {
 		return err
 	}
@@ -767,7 +694,7 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 	// The segment becomes a Parquet one (an older Bhasha's is replaced).
 	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := copyKept(lineWriter{add: add})
+		_, err := eachKept(add)
 		return err
 	}); err != nil {
 		return err
@@ -779,17 +706,6 @@ func rewriteFile(f recordFile, drop map[int]bool, cut bool) error {
 		return syncDir(filepath.Dir(f.path))
 	}
 	return nil
-}
-
-// lineWriter hands each write (one whole line, its newline included) to
-// add without its newline.
-type lineWriter struct{ add func([]byte) error }
-
-func (l lineWriter) Write(p []byte) (int, error) {
-	if err := l.add(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // keyField is the i-th '|'-separated field of a key string, unescaped.
@@ -823,15 +739,7 @@ func (s *Scan) ConflictError() error {
 	if len(s.Conflicts) == 0 {
 		return nil
 	}
-	var parts []string
-	for i, c := range s.Conflicts {
-		if i == 5 {
-			parts = append(parts, fmt.Sprintf("and %d more key(s)", len(s.Conflicts)-5))
-			break
-		}
-		parts = append(parts, c.String())
-	}
-	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), strings.Join(parts, "; "))
+	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), firstOf(s.Conflicts, 5, " key(s)"))
 }
 
 // EditedError names the lines that are not as they were written, or is nil.
@@ -839,18 +747,19 @@ func (s *Scan) EditedError() error {
 	if len(s.Edited) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), FlagList(s.Edited, 5))
+	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), firstOf(s.Edited, 5, ""))
 }
 
-// FlagList joins the first n flags and says how many more there are.
-func FlagList(fs []Flag, n int) string {
+// firstOf joins the first n items with "; " and says how many more
+// there are ("and N more", then unit).
+func firstOf[T fmt.Stringer](items []T, n int, unit string) string {
 	var parts []string
-	for i, f := range fs {
+	for i, it := range items {
 		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-n))
+			parts = append(parts, fmt.Sprintf("and %d more%s", len(items)-n, unit))
 			break
 		}
-		parts = append(parts, f.String())
+		parts = append(parts, it.String())
 	}
 	return strings.Join(parts, "; ")
 }

@@ -13,10 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
-	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -25,25 +25,16 @@ import (
 
 // Parquet segments.
 //
-// A sealed segment, records-N.parquet, holds one row per record line, in
-// order, and one column per member of the record (segRow): the request
-// body is the exact bytes the Writer sent, the JSON members (fields,
-// identity, extracted, logprobs, tool calls) are JSON text, and the
-// line's own seal is the record_sha256 column. A row gives back its line
-// byte for byte (rowLine): the members encoded as the Writer encodes
-// them, the request spliced in, the seal appended; a line that does not
-// come back so (written by another tool, or edited) is also kept whole in
-// the line column, and read from there. Row groups hold segGroupRows
-// rows, compressed with zstd.
-//
-// The footer's key-value metadata holds, under segMetaKey, a segDigest:
-// the rows of each row group and the SHA-256 of each of its column
-// chunks' bytes on disk, and whether every line's seal held when the
-// segment was written. A reader hashes the chunks it reads: a row group
-// whose chunks match is as written (and, when sealed, every line's seal
-// holds without checking it); one that does not is read line by line,
-// each line checked by its own seal, and a row group that does not
-// decode is lost (Damage).
+// A segment, records-N.parquet, holds one row per record line, in order,
+// one column per member (segRow; the JSON members as JSON text, the
+// request as the bytes sent), the line's seal as the record_sha256
+// column, and the line itself in the line column when the other columns
+// do not give it back byte for byte (rowLine). Its footer's key-value
+// metadata holds, under segMetaKey, a segDigest: each row group's rows
+// and the SHA-256 of each of its column chunks. A row group whose chunks
+// match is as written; one whose chunks do not is read line by line, each
+// line checked by its own seal; one that does not decode is lost
+// (Damage).
 
 // segExt is a Parquet segment's file name extension.
 const segExt = ".parquet"
@@ -57,87 +48,89 @@ const segMetaKey = "bhasha.records"
 // group, not the segment.
 const segGroupRows = 8192
 
-// segRow is one record line as a row of a segment (segCols).
+// segRow is one record line as a row of a segment (segCols): the record
+// but its Fields, Identity and Extracted, which are JSON text.
 type segRow struct {
-	Key, Kind, ServedModel, Status, Error, Response, Reasoning, FinishReason  string
-	PromptTokens, CompletionTokens, Attempts                                  int64
-	LatencyMS                                                                 float64
-	Endpoint, CacheKey, Refusal, RequestSHA256, RecordSHA256                  string
-	Cached, EmptyResponse, Simulated                                          bool
-	Fields, Logprobs, PromptLogprobs, ToolCalls, Request, Identity, Extracted []byte
+	engine.Record
+	FieldsJSON, IdentityJSON, ExtractedJSON []byte
+	RecordSHA256                            string
 	// Line is the line itself when the other columns do not give it back
 	// (empty otherwise).
 	Line string
 }
 
 // segCol is a column of a segment: its name, type, and the field of
-// segRow it holds. An optional column is null where the field is empty.
+// segRow it holds (a *string, *[]byte, *int, *float64 or *bool). An
+// optional column is null where the field is empty.
 type segCol struct {
 	name     string
 	node     parquet.Node
 	optional bool
-	get      func(*segRow) parquet.Value
-	set      func(*segRow, parquet.Value)
+	field    func(*segRow) any
+}
+
+// value is the column's value in r.
+func (c *segCol) value(r *segRow) parquet.Value {
+	switch f := c.field(r).(type) {
+	case *string:
+		return parquet.ByteArrayValue(view(*f))
+	case *[]byte:
+		return parquet.ByteArrayValue(*f)
+	case *int:
+		return parquet.Int64Value(int64(*f))
+	case *float64:
+		return parquet.DoubleValue(*f)
+	default:
+		return parquet.BooleanValue(*f.(*bool))
+	}
 }
 
 // segCols are a segment's columns, one per member of a record, and the
 // line column.
 func segCols() []segCol {
-	text := func(name string, dict, optional bool, f func(*segRow) *string) segCol {
+	text := func(name string, dict, optional bool, f func(*segRow) any) segCol {
 		var n parquet.Node = parquet.String()
 		if dict {
 			n = parquet.Encoded(n, &parquet.RLEDictionary)
 		}
-		return segCol{name, n, optional,
-			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(view(*f(r))) },
-			func(r *segRow, v parquet.Value) { *f(r) = string(v.ByteArray()) }}
+		return segCol{name, n, optional, f}
 	}
-	js := func(name string, optional bool, f func(*segRow) *[]byte) segCol {
-		return segCol{name, parquet.JSON(), optional,
-			func(r *segRow) parquet.Value { return parquet.ByteArrayValue(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = bytes.Clone(v.ByteArray()) }}
+	js := func(name string, optional bool, f func(*segRow) any) segCol {
+		return segCol{name, parquet.JSON(), optional, f}
 	}
-	num := func(name string, f func(*segRow) *int64) segCol {
-		return segCol{name, parquet.Int(64), false,
-			func(r *segRow) parquet.Value { return parquet.Int64Value(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = v.Int64() }}
-	}
-	flag := func(name string, f func(*segRow) *bool) segCol {
-		return segCol{name, parquet.Leaf(parquet.BooleanType), false,
-			func(r *segRow) parquet.Value { return parquet.BooleanValue(*f(r)) },
-			func(r *segRow, v parquet.Value) { *f(r) = v.Boolean() }}
+	num := func(name string, f func(*segRow) any) segCol { return segCol{name, parquet.Int(64), false, f} }
+	flag := func(name string, f func(*segRow) any) segCol {
+		return segCol{name, parquet.Leaf(parquet.BooleanType), false, f}
 	}
 	return []segCol{
-		text("key", false, false, func(r *segRow) *string { return &r.Key }),
-		js("fields", false, func(r *segRow) *[]byte { return &r.Fields }),
-		text("kind", true, false, func(r *segRow) *string { return &r.Kind }),
-		text("served_model", true, false, func(r *segRow) *string { return &r.ServedModel }),
-		text("status", true, false, func(r *segRow) *string { return &r.Status }),
-		text("error", false, false, func(r *segRow) *string { return &r.Error }),
-		text("response", false, false, func(r *segRow) *string { return &r.Response }),
-		text("reasoning", false, true, func(r *segRow) *string { return &r.Reasoning }),
-		text("finish_reason", true, false, func(r *segRow) *string { return &r.FinishReason }),
-		num("prompt_tokens", func(r *segRow) *int64 { return &r.PromptTokens }),
-		num("completion_tokens", func(r *segRow) *int64 { return &r.CompletionTokens }),
-		{"latency_ms", parquet.Leaf(parquet.DoubleType), false,
-			func(r *segRow) parquet.Value { return parquet.DoubleValue(r.LatencyMS) },
-			func(r *segRow, v parquet.Value) { r.LatencyMS = v.Double() }},
-		num("attempts", func(r *segRow) *int64 { return &r.Attempts }),
-		text("endpoint", true, false, func(r *segRow) *string { return &r.Endpoint }),
-		flag("cached", func(r *segRow) *bool { return &r.Cached }),
-		text("cache_key", false, false, func(r *segRow) *string { return &r.CacheKey }),
-		js("logprobs", true, func(r *segRow) *[]byte { return &r.Logprobs }),
-		js("prompt_logprobs", true, func(r *segRow) *[]byte { return &r.PromptLogprobs }),
-		text("refusal", false, true, func(r *segRow) *string { return &r.Refusal }),
-		js("tool_calls", true, func(r *segRow) *[]byte { return &r.ToolCalls }),
-		flag("empty_response", func(r *segRow) *bool { return &r.EmptyResponse }),
-		js("request", true, func(r *segRow) *[]byte { return &r.Request }),
-		text("request_sha256", false, true, func(r *segRow) *string { return &r.RequestSHA256 }),
-		js("identity", true, func(r *segRow) *[]byte { return &r.Identity }),
-		flag("simulated", func(r *segRow) *bool { return &r.Simulated }),
-		js("extracted", true, func(r *segRow) *[]byte { return &r.Extracted }),
-		text("record_sha256", false, true, func(r *segRow) *string { return &r.RecordSHA256 }),
-		text("line", false, true, func(r *segRow) *string { return &r.Line }),
+		text("key", false, false, func(r *segRow) any { return &r.Key }),
+		js("fields", false, func(r *segRow) any { return &r.FieldsJSON }),
+		text("kind", true, false, func(r *segRow) any { return (*string)(&r.Kind) }),
+		text("served_model", true, false, func(r *segRow) any { return &r.ServedModel }),
+		text("status", true, false, func(r *segRow) any { return &r.Status }),
+		text("error", false, false, func(r *segRow) any { return &r.Error }),
+		text("response", false, false, func(r *segRow) any { return &r.Response }),
+		text("reasoning", false, true, func(r *segRow) any { return &r.Reasoning }),
+		text("finish_reason", true, false, func(r *segRow) any { return &r.FinishReason }),
+		num("prompt_tokens", func(r *segRow) any { return &r.PromptTokens }),
+		num("completion_tokens", func(r *segRow) any { return &r.CompletionTokens }),
+		{"latency_ms", parquet.Leaf(parquet.DoubleType), false, func(r *segRow) any { return &r.LatencyMS }},
+		num("attempts", func(r *segRow) any { return &r.Attempts }),
+		text("endpoint", true, false, func(r *segRow) any { return &r.Endpoint }),
+		flag("cached", func(r *segRow) any { return &r.Cached }),
+		text("cache_key", false, false, func(r *segRow) any { return &r.CacheKey }),
+		js("logprobs", true, func(r *segRow) any { return (*[]byte)(&r.Logprobs) }),
+		js("prompt_logprobs", true, func(r *segRow) any { return (*[]byte)(&r.PromptLogprobs) }),
+		text("refusal", false, true, func(r *segRow) any { return &r.Refusal }),
+		js("tool_calls", true, func(r *segRow) any { return (*[]byte)(&r.ToolCalls) }),
+		flag("empty_response", func(r *segRow) any { return &r.EmptyResponse }),
+		js("request", true, func(r *segRow) any { return (*[]byte)(&r.Request) }),
+		text("request_sha256", false, true, func(r *segRow) any { return &r.RequestSHA256 }),
+		js("identity", true, func(r *segRow) any { return &r.IdentityJSON }),
+		flag("simulated", func(r *segRow) any { return &r.Simulated }),
+		js("extracted", true, func(r *segRow) any { return &r.ExtractedJSON }),
+		text("record_sha256", false, true, func(r *segRow) any { return &r.RecordSHA256 }),
+		text("line", false, true, func(r *segRow) any { return &r.Line }),
 	}
 }
 
@@ -170,8 +163,12 @@ func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 // segDigest is what the footer says of a segment's contents.
 type segDigest struct {
 	// Sealed: every line's record_sha256 held when the segment was written.
-	Sealed bool       `json:"sealed"`
-	Groups []segGroup `json:"row_groups"`
+	Sealed bool `json:"sealed"`
+	// KeyFields: every row's fields column (but a row kept whole in the
+	// line column) is the Writer's encoding of its key's fields, which a
+	// reader then takes from the key column.
+	KeyFields bool       `json:"fields_from_key,omitempty"`
+	Groups    []segGroup `json:"row_groups"`
 }
 
 // segGroup is one row group's rows and its column chunks' SHA-256, by
@@ -188,6 +185,7 @@ func SegmentName(n int) string { return fmt.Sprintf("%s%06d%s", segPrefix, n, se
 type lineEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	dc  decoder
 }
 
 func newLineEncoder() *lineEncoder {
@@ -241,25 +239,19 @@ func (e *lineEncoder) rowOf(line []byte) (segRow, error) {
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return segRow{}, err
 	}
-	r := &rec.Record
-	row := segRow{Key: r.Key, Kind: string(r.Kind), ServedModel: r.ServedModel, Status: r.Status,
-		Error: r.Error, Response: r.Response, Reasoning: r.Reasoning, FinishReason: r.FinishReason,
-		PromptTokens: int64(r.PromptTokens), CompletionTokens: int64(r.CompletionTokens), LatencyMS: r.LatencyMS,
-		Attempts: int64(r.Attempts), Endpoint: r.Endpoint, Cached: r.Cached, CacheKey: r.CacheKey,
-		Logprobs: r.Logprobs, PromptLogprobs: r.PromptLogprobs, Refusal: r.Refusal, ToolCalls: r.ToolCalls,
-		EmptyResponse: r.EmptyResponse, Request: r.Request, RequestSHA256: r.RequestSHA256,
-		Simulated: r.Simulated, RecordSHA256: rec.Seal}
+	row := segRow{Record: rec.Record, RecordSHA256: rec.Seal}
+	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
 	var err error
-	if row.Fields, err = json.Marshal(r.Fields); err != nil {
+	if row.FieldsJSON, err = json.Marshal(rec.Fields); err != nil {
 		return segRow{}, err
 	}
-	if r.Identity != nil {
-		if row.Identity, err = json.Marshal(r.Identity); err != nil {
+	if rec.Identity != nil {
+		if row.IdentityJSON, err = json.Marshal(rec.Identity); err != nil {
 			return segRow{}, err
 		}
 	}
-	if r.Extracted != nil {
-		if row.Extracted, err = json.Marshal(r.Extracted); err != nil {
+	if rec.Extracted != nil {
+		if row.ExtractedJSON, err = json.Marshal(rec.Extracted); err != nil {
 			return segRow{}, err
 		}
 	}
@@ -276,7 +268,7 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 		return []byte(row.Line), nil
 	}
 	var r engine.Record
-	if err := recordOf(row, nil, &r); err != nil {
+	if err := e.dc.recordOf(row, false, &r); err != nil {
 		return nil, err
 	}
 	return e.line(&r, row.RecordSHA256)
@@ -309,7 +301,8 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	}
 	pw := parquet.NewWriter(bw, options...)
 	e := newLineEncoder()
-	sealed := true
+	sealed, keyed := true, true
+	var k engine.Key
 	n := 0
 	rows := make([]segRow, 0, 256)
 	prow := make([]parquet.Row, 0, 256)
@@ -320,7 +313,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 			pr := make(parquet.Row, 0, len(order))
 			for col := range order {
 				c := &order[col]
-				v := c.get(&rows[i])
+				v := c.value(&rows[i])
 				switch {
 				case !c.optional:
 					v = v.Level(0, 0, col)
@@ -355,6 +348,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 		if err != nil {
 			return fmt.Errorf("%s line %d: %w", what, n, err)
 		}
+		keyed = keyed && (row.Line != "" || keyOf(row.Key, row.FieldsJSON, &k))
 		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
 			return flush()
 		}
@@ -372,7 +366,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := addDigest(tmp.File, sealed && n > 0); err != nil {
+	if err := addDigest(tmp.File, segDigest{Sealed: sealed && n > 0, KeyFields: keyed && n > 0}); err != nil {
 		return fail(fmt.Errorf("adding its digest: %w", err))
 	}
 	if err := tmp.Commit(); err != nil {
@@ -442,7 +436,7 @@ func chunkSum(f io.ReaderAt, c *format.ColumnChunk, buf []byte) (string, []byte,
 // addDigest adds the segment's digest to the footer of the Parquet file
 // f, written and flushed: it hashes each column chunk and writes the
 // footer again with the digest among its key-value metadata.
-func addDigest(f *os.File, sealed bool) error {
+func addDigest(f *os.File, d segDigest) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -451,7 +445,6 @@ func addDigest(f *os.File, sealed bool) error {
 	if err != nil {
 		return err
 	}
-	d := segDigest{Sealed: sealed}
 	var buf []byte
 	for _, g := range md.RowGroups {
 		sg := segGroup{Rows: g.NumRows, SHA256: map[string]string{}}
@@ -484,16 +477,7 @@ func addDigest(f *os.File, sealed bool) error {
 }
 
 // columnName is a column chunk's column (its path, dotted).
-func columnName(c *format.ColumnChunk) string {
-	name := ""
-	for i, p := range c.MetaData.PathInSchema {
-		if i > 0 {
-			name += "."
-		}
-		name += p
-	}
-	return name
-}
+func columnName(c *format.ColumnChunk) string { return strings.Join(c.MetaData.PathInSchema, ".") }
 
 // pqSegment is a Parquet segment opened for reading.
 type pqSegment struct {
@@ -584,78 +568,94 @@ func (s *pqSegment) groupHolds(g int, cols []string, buf []byte) (bool, []byte) 
 	return true, buf
 }
 
-// groupRows reads every row of row group g.
-func (s *pqSegment) groupRows(g int) ([]segRow, error) {
+// groupRows reads the columns cols (all, when nil) of every row of row
+// group g into rows (reused).
+func (s *pqSegment) groupRows(g int, cols []string, rows []segRow) ([]segRow, error) {
 	rg := s.pf.RowGroups()[g]
-	rows := make([]segRow, rg.NumRows())
+	n := int(rg.NumRows())
+	rows = slices.Grow(rows[:0], n)[:n]
+	clear(rows)
 	chunks := rg.ColumnChunks()
 	for _, c := range segCols() {
 		ci, ok := s.col[c.name]
-		if !ok {
+		if !ok || (cols != nil && !slices.Contains(cols, c.name)) {
 			continue
 		}
-		if err := readColumn(chunks[ci], len(rows), func(i int, v parquet.Value) error {
-			if !v.IsNull() {
-				c.set(&rows[i], v)
-			}
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.name, err)
+		if err := readColumn(chunks[ci], rows, &c); err != nil {
+			return rows, fmt.Errorf("column %s: %w", c.name, err)
 		}
 	}
 	return rows, nil
 }
 
-// groupLines appends the lines of row group g (each ending in a newline)
-// to data, and reports whether its chunks hold by the digest. A row group
-// that cannot be read is an error (its rows are lost).
-func (s *pqSegment) groupLines(g int, e *lineEncoder, data []byte, buf []byte) ([]byte, bool, []byte, error) {
-	ok, buf := s.groupHolds(g, nil, buf)
-	rows, err := s.groupRows(g)
+// groupLines is the lines of row group g, each ending in a newline. A
+// row group that cannot be read is an error (its rows are lost).
+func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
+	rows, err := s.groupRows(g, nil, nil)
 	if err != nil {
-		return data, false, buf, err
+		return nil, err
 	}
+	var data []byte
 	for i := range rows {
 		l, err := e.rowLine(&rows[i])
 		if err != nil {
-			return data, false, buf, fmt.Errorf("row %d: %w", s.starts[g]+int64(i)+1, err)
+			return nil, fmt.Errorf("row %d: %w", s.starts[g]+int64(i)+1, err)
 		}
 		data = append(append(data, l...), '\n')
 	}
-	return data, ok, buf, nil
+	return data, nil
+}
+
+// eachGroup calls fn with each row group g of the segment that can be
+// read, in order, and holds true when every line's seal held when the
+// segment was written and the group's chunks of cols (all, when nil) hold
+// by the digest. fn is given the group's lines (each ending in a newline)
+// when asLines or when it does not hold; else nil, and reads the group by
+// its columns. A group that cannot be read is lost: the Damage returned
+// (nil: none) names it, and counts the rows kept.
+func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds bool, lines []byte) error) (*Damage, error) {
+	e := newLineEncoder()
+	var dm *Damage
+	var buf []byte
+	kept := 0
+	for g := range s.md.RowGroups {
+		holds := false
+		if s.digest.Sealed {
+			holds, buf = s.groupHolds(g, cols, buf)
+		}
+		var data []byte
+		if asLines || !holds {
+			var err error
+			if data, err = s.groupLines(g, e); err != nil {
+				if dm == nil {
+					dm = &Damage{File: s.name, path: s.path, LostKnown: true}
+				}
+				s.lost(dm, g, err)
+				continue
+			}
+		}
+		kept += int(s.md.RowGroups[g].NumRows)
+		if err := fn(g, holds, data); err != nil {
+			return dm, err
+		}
+	}
+	if dm = s.footerLoss(dm); dm != nil {
+		dm.Kept = kept
+	}
+	return dm, nil
 }
 
 // lines reads the segment as lines (open's reading of it): every row
-// group that can be read, and verified when every group's chunks hold by
-// the digest and every line's seal held when it was written. What could
-// not be read is the Damage (nil: none).
+// group that can be read, and verified when every group holds
+// (eachGroup). What could not be read is the Damage (nil: none).
 func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
-	e := newLineEncoder()
 	verified = s.digest.Sealed
-	var buf []byte
-	for g := range s.md.RowGroups {
-		before := len(data)
-		var ok bool
-		var err error
-		data, ok, buf, err = s.groupLines(g, e, data, buf)
-		if err != nil {
-			data = data[:before]
-			if dm == nil {
-				dm = &Damage{File: s.name, path: s.path, LostKnown: true}
-			}
-			s.lost(dm, g, err)
-			verified = false
-			continue
-		}
-		if !ok {
-			verified = false
-		}
-	}
-	dm = s.footerLoss(dm)
-	if dm != nil {
-		dm.Kept = bytes.Count(data, []byte{'\n'})
-	}
-	return data, verified, dm
+	dm, _ = s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
+		verified = verified && holds
+		data = append(data, lines...)
+		return nil
+	})
+	return data, verified && dm == nil, dm
 }
 
 // footerLoss adds to dm (made when nil) the rows the digest counts and
@@ -701,19 +701,22 @@ func (s *pqSegment) groupKeys(g int) (keys []string, err error) {
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
 		return nil, errors.New("its keys are damaged too")
 	}
-	rg := s.pf.RowGroups()[g]
-	keys = make([]string, rg.NumRows())
-	err = readColumn(rg.ColumnChunks()[s.col["key"]], len(keys), func(i int, v parquet.Value) error {
-		keys[i] = string(v.ByteArray())
-		return nil
-	})
-	return keys, err
+	rows, err := s.groupRows(g, []string{"key"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		keys = append(keys, r.Key)
+	}
+	return keys, nil
 }
 
-// readColumn calls fn with each of the n values of a column chunk, in
-// order. A chunk that does not decode, or that holds another number of
-// values, is an error.
-func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) error) (err error) {
+// readColumn reads the values of a column chunk into c's field of rows,
+// in order, page by page: a text column's values from the page's bytes
+// (a dictionary column's from its dictionary, each made a string once).
+// A chunk that does not decode, or that holds another number of values
+// than rows, is an error.
+func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // parquet-go panics on some damage
 			err = fmt.Errorf("%v", p)
@@ -721,7 +724,8 @@ func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) e
 	}()
 	pages := cc.Pages()
 	defer pages.Close()
-	buf := make([]parquet.Value, 1024)
+	var dict []string // the strings of the chunk's dictionary
+	var buf []parquet.Value
 	at := 0
 	for {
 		p, err := pages.ReadPage()
@@ -731,38 +735,79 @@ func readColumn(cc parquet.ColumnChunk, n int, fn func(i int, v parquet.Value) e
 		if err != nil {
 			return err
 		}
-		vr := p.Values()
-		for {
-			k, err := vr.ReadValues(buf)
-			if at+k > n {
+		n := int(p.NumValues())
+		if at+n > len(rows) {
+			parquet.Release(p)
+			return fmt.Errorf("more values than the %d rows", len(rows))
+		}
+		def := p.DefinitionLevels()
+		if p.Type().Kind() != parquet.ByteArray {
+			buf = slices.Grow(buf[:0], n)[:n]
+			k, err := p.Values().ReadValues(buf)
+			if err != nil && err != io.EOF || k != n {
 				parquet.Release(p)
-				return fmt.Errorf("more values than the %d rows", n)
+				return fmt.Errorf("%d of a page's %d values: %v", k, n, err)
 			}
-			for _, v := range buf[:k] {
-				if ferr := fn(at, v); ferr != nil {
-					parquet.Release(p)
-					return ferr
+			for i, v := range buf {
+				switch f := c.field(&rows[at+i]).(type) {
+				case *int:
+					*f = int(v.Int64())
+				case *float64:
+					*f = v.Double()
+				case *bool:
+					*f = v.Boolean()
 				}
-				at++
 			}
-			if err == io.EOF {
-				break
+		} else {
+			data := p.Data()
+			var idx []int32
+			var vals []byte
+			var offs []uint32
+			if d := p.Dictionary(); d != nil {
+				if dict == nil {
+					dd := d.Page().Data()
+					dv, do := dd.ByteArray()
+					for j := range d.Len() {
+						dict = append(dict, string(dv[do[j]:do[j+1]]))
+					}
+				}
+				idx = data.Int32()
+			} else {
+				vals, offs = data.ByteArray()
 			}
-			if err != nil {
-				parquet.Release(p)
-				return err
+			j := 0 // the page's non-null values read
+			for i := range n {
+				if def != nil && def[i] == 0 {
+					continue
+				}
+				switch f := c.field(&rows[at+i]).(type) {
+				case *string:
+					if idx != nil {
+						*f = dict[idx[j]]
+					} else {
+						*f = string(vals[offs[j]:offs[j+1]])
+					}
+				case *[]byte:
+					if idx != nil {
+						*f = []byte(dict[idx[j]])
+					} else {
+						*f = bytes.Clone(vals[offs[j]:offs[j+1]])
+					}
+				}
+				j++
 			}
 		}
 		parquet.Release(p)
+		at += n
 	}
-	if at != n {
-		return fmt.Errorf("%d values for %d rows", at, n)
+	if at != len(rows) {
+		return fmt.Errorf("%d values for %d rows", at, len(rows))
 	}
 	return nil
 }
 
-// segColumns are the columns decodeGroup reads for o.
-func segColumns(o StreamOptions) []string {
+// columns are the columns decodeGroup reads for o.
+func (s *pqSegment) columns(o StreamOptions) []string {
 	cols := []string{"key", "status", "error", "response", "line"}
 	if o.WithRequests {
 		cols = append(cols, "request")
@@ -770,7 +815,10 @@ func segColumns(o StreamOptions) []string {
 	if o.TextsOnly {
 		return cols
 	}
-	cols = append(cols, "fields", "kind", "served_model", "reasoning", "finish_reason", "prompt_tokens",
+	if !s.digest.KeyFields {
+		cols = append(cols, "fields")
+	}
+	cols = append(cols, "kind", "served_model", "reasoning", "finish_reason", "prompt_tokens",
 		"completion_tokens", "latency_ms", "attempts", "endpoint", "cached", "logprobs", "prompt_logprobs",
 		"refusal", "tool_calls", "empty_response", "identity", "simulated")
 	if !o.SkipDigests {
@@ -785,34 +833,18 @@ func segColumns(o StreamOptions) []string {
 // decodeGroup reads the columns o needs of row group g, whose chunks hold
 // by the digest (the lines' seals hold), into rows and recs (reused), and
 // gives each record to each with its 0-based row in the group.
-func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
-	rg := s.pf.RowGroups()[g]
-	n := int(rg.NumRows())
-	rows, recs = slices.Grow(rows[:0], n)[:n], slices.Grow(recs[:0], n)[:n]
-	clear(rows)
-	chunks := rg.ColumnChunks()
-	want := segColumns(o)
-	for _, c := range segCols() {
-		ci, ok := s.col[c.name]
-		if !ok || !slices.Contains(want, c.name) {
-			continue
-		}
-		if err := readColumn(chunks[ci], n, func(i int, v parquet.Value) error {
-			if !v.IsNull() {
-				c.set(&rows[i], v)
-			}
-			return nil
-		}); err != nil {
-			return rows, recs, fmt.Errorf("reading %s, row group %d, column %s: %w", s.path, g+1, c.name, err)
-		}
+func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
+	rows, err := s.groupRows(g, s.columns(o), rows)
+	if err != nil {
+		return rows, recs, fmt.Errorf("reading %s, row group %d, %w", s.path, g+1, err)
 	}
-	var buf []byte
+	recs = slices.Grow(recs[:0], len(rows))[:len(rows)]
 	for i := range rows {
 		var err error
 		if rows[i].Line != "" {
-			buf, err = decodeLine([]byte(rows[i].Line), sealOK, o, in, buf, &recs[i])
-		} else {
-			err = recordOf(&rows[i], in, &recs[i])
+			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
+		} else if err = dc.recordOf(&rows[i], s.digest.KeyFields, &recs[i]); err == nil {
+			trim(&recs[i], o)
 		}
 		if err != nil {
 			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
@@ -822,51 +854,4 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, in *interner, rows []seg
 		}
 	}
 	return rows, recs, nil
-}
-
-// recordOf fills r with the record row holds (its columns; not the line
-// column).
-func recordOf(row *segRow, in *interner, r *engine.Record) error {
-	*r = engine.Record{Key: row.Key, Kind: engine.Kind(row.Kind), ServedModel: row.ServedModel, Status: row.Status,
-		Error: row.Error, Response: row.Response, Reasoning: row.Reasoning, FinishReason: row.FinishReason,
-		PromptTokens: int(row.PromptTokens), CompletionTokens: int(row.CompletionTokens), LatencyMS: row.LatencyMS,
-		Attempts: int(row.Attempts), Endpoint: row.Endpoint, Cached: row.Cached, CacheKey: row.CacheKey,
-		Logprobs: row.Logprobs, PromptLogprobs: row.PromptLogprobs, Refusal: row.Refusal, ToolCalls: row.ToolCalls,
-		EmptyResponse: row.EmptyResponse, Request: row.Request, RequestSHA256: row.RequestSHA256, Simulated: row.Simulated}
-	if len(row.Fields) > 0 {
-		if err := decodeKey(row.Fields, in, &r.Fields); err != nil {
-			r.Fields = engine.Key{}
-			if err := json.Unmarshal(row.Fields, &r.Fields); err != nil {
-				return fmt.Errorf("column fields: %w", err)
-			}
-		}
-	}
-	if len(row.Identity) > 0 {
-		r.Identity = new(engine.Identity)
-		if err := decodeIdentity(row.Identity, in, r.Identity); err != nil {
-			*r.Identity = engine.Identity{}
-			if err := json.Unmarshal(row.Identity, r.Identity); err != nil {
-				return fmt.Errorf("column identity: %w", err)
-			}
-		}
-	}
-	if len(row.Extracted) > 0 {
-		var err error
-		if r.Extracted, err = decodeExtracted(row.Extracted, in); err != nil {
-			return fmt.Errorf("column extracted: %w", err)
-		}
-	}
-	return nil
-}
-
-// eachSegmentLine calls fn with each line read from r (a plain or older
-// segment), without its newline.
-func eachSegmentLine(r io.Reader, path string, fn func(line []byte) error) error {
-	sc := lines.New(r, path, 0)
-	for sc.Scan() {
-		if err := fn(sc.Bytes()); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
 }

@@ -98,13 +98,13 @@ func TestSegmentRowsGiveBackTheirLines(t *testing.T) {
 	for _, o := range []StreamOptions{{}, {WithRequests: true}, {SkipExtracted: true, SkipDigests: true}, {TextsOnly: true, WithRequests: true}} {
 		var got []engine.Record
 		for g := range s.md.RowGroups {
-			if _, _, err := s.decodeGroup(g, o, new(interner), nil, nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
+			if _, _, err := s.decodeGroup(g, o, new(decoder), nil, nil, func(_ int, r *engine.Record) error { got = append(got, *r); return nil }); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i, c := range cases {
 			var want engine.Record
-			if _, err := decodeLine([]byte(c.line), unsealed, o, nil, nil, &want); err != nil {
+			if err := decodeLine([]byte(c.line), o, &want); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got[i], want) {

@@ -2,70 +2,57 @@ package records
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 
-	"github.com/bhashalab/bhasha/internal/jsonscan"
+	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// StreamOptions adjust Unique.
+// StreamOptions adjust Unique and Each.
 type StreamOptions struct {
 	// Experiment: records of another experiment are left out (Findings.Foreign); "" keeps all.
 	Experiment string
 	// WithRequests keeps the request bodies (Record.Request); without it
-	// they are not decoded at all (they are most of a record's bytes).
+	// a segment's request column is not read.
 	WithRequests bool
-	// RequestView, with WithRequests, makes Record.Request the line's own
-	// bytes instead of a copy: valid only until work returns (work reads
-	// it there, as a prompt's text is made from it, and keeps no part of
-	// it).
-	RequestView bool
-	// SkipExtracted leaves Record.Extracted nil, undecoded (a caller
-	// that extracts every record again).
+	// SkipExtracted leaves Record.Extracted nil.
 	SkipExtracted bool
-	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty
-	// (a caller that reads neither: each is 64 bytes a record).
+	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty.
 	SkipDigests bool
-	// TextsOnly decodes only what a record's texts need: its key, status,
-	// error, response and (with WithRequests) request; every other field
-	// of the Record is left empty, its member undecoded (a report's pass
-	// over the prompts and responses).
+	// TextsOnly leaves every field empty but the key, status, error,
+	// response and (with WithRequests) request.
 	TextsOnly bool
-	// Records, when known (the manifest's count), sizes what is held for
-	// one value per key at once, instead of growing it as keys come.
+	// Records, when known (the manifest's count), sizes what Unique holds
+	// per key up front.
 	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called from one goroutine after each batch of
-	// lines with the bytes read so far and the records files' total size.
+	// Progress, when set, is called from one goroutine after each batch
+	// with the bytes read so far and the records files' total size.
 	Progress func(read, total int64)
 }
 
-// Unique reads every record of dir, as ReadUnique does, and hands each one
-// to work as soon as it is decoded (from several goroutines at once: work
-// must be safe for concurrent use), instead of holding the records: it
-// returns what work made of the record ReadUnique would keep for each key,
-// in the order ReadUnique returns its records (a key's first line; a
-// failed record later replaced by an ok one keeps its place), and the
-// same Findings. work may run on records that are not kept (a failed one
-// a later ok record replaces, a key that turns out to have disagreeing
-// records); their results are dropped. work is given the record's line
-// number, and kept[i] is the line out[i] was made from. The record
-// passed to work is valid only until work returns (the next line is
-// decoded into it): work copies what it keeps. nlines is the number of
-// lines read. A torn last line of records.jsonl is not read (Findings.Torn
-// names it), and a damaged segment gives what can be read of it
+// Unique reads every record of dir and keeps one per key: the first ok
+// record of the key, or its first record when none is ok. Records whose
+// seal is broken or missing (see Line seals), records of another
+// experiment than o.Experiment, and every record of a key whose ok
+// records disagree are left out; Findings names them with their lines.
+//
+// Each record is handed to work as soon as it is decoded, from several
+// goroutines at once (work must be safe for concurrent use); the record
+// is valid only until work returns. Unique returns what work made of the
+// kept record of each key, in the order of the keys' first lines, with
+// kept[i] the line out[i] was made from; work may also run on records
+// that are not kept, whose results are dropped. nlines is the number of
+// lines read. A torn last line of records.jsonl is not read
+// (Findings.Torn), and a damaged segment gives what can be read of it
 // (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
@@ -75,7 +62,8 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	}
 	if o.Records > 0 && o.Records < 1<<28 {
 		u.vals = make([]T, 0, o.Records)
-		u.ents = make([]uniqLine, 0, o.Records)
+		u.slots = make([]uniqSlot, 0, o.Records)
+		u.at = make(map[[2]uint64]int32, o.Records)
 	}
 	files, starts, torn, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		u.add(r)
@@ -94,17 +82,14 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return out, kept, d, nlines, err
 }
 
-// Each reads every line of dir's records files in order, as Unique does
-// (decoded on several goroutines at once, with work run on each record
-// as it is decoded: work must be safe for concurrent use), and calls each
-// from one goroutine, in the lines' logical order, with the line number,
-// the record's key, whether its status is ok, and what work made of it.
-// Unlike Unique it applies none of ReadUnique's rules but one: a line
-// edited after it was written (its record_sha256 does not match) gets no
-// work and no call, as Unique leaves it out. An error from work or each
-// stops it with that error; a cancelled ctx with ctx's error; a malformed
-// line is an error naming the file and line. nlines is the number of
-// lines read. It never writes, and holds only the batches in flight.
+// Each reads every line of dir's records files as Unique does, work run
+// on each record as it is decoded (concurrently), and calls each from one
+// goroutine in the lines' logical order with the line number, the key,
+// whether its status is ok, and what work made of it. A line whose
+// record_sha256 does not match gets no work and no call; no other line
+// is left out. An error from work or each stops it with that error; a
+// cancelled ctx with ctx's error; a malformed line is an error naming the
+// file and line. It never writes, and holds only the batches in flight.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
 	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
@@ -139,7 +124,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	defer cancel()
 
 	// The reader cuts the file into batches of whole lines; workers decode
-	// and process each batch; this goroutine applies ReadUnique's rules
+	// and process each batch; this goroutine applies Unique's rules
 	// to the batches in file order.
 	type batch struct {
 		first int // logical line number of the first line
@@ -158,11 +143,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
-	// free holds the line buffers of decoded batches for the reader to
-	// reuse (decoding copies what it keeps), so reading allocates a few
-	// buffers, not one a megabyte.
-	free := make(chan []byte, workers*2+2)
-	freeRes := make(chan []lineResult[T], workers*2+2) // and of their results
+	freeRes := make(chan []lineResult[T], workers*2+2) // the result slices of consumed batches, for reuse
 	var readErr error
 	// The reader's own: read here only once it is done (batches closed).
 	var files []recordFile  // the files read, in logical order
@@ -176,8 +157,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		defer close(todo)
 		var done int64 // bytes on disk of the files read to their end
 		n := 0         // logical lines read
-		var hashBuf []byte
-		enc := newLineEncoder()
 		send := func(b *batch) bool {
 			select {
 			case batches <- b:
@@ -197,108 +176,73 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			starts = append(starts, n)
 			at := len(files) - 1
 			newBatch := func(local int) *batch {
-				b := &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
-				select { // a buffer a decoded batch gave back, else a new one
-				case b.data = <-free:
-				default:
-					b.data = make([]byte, 0, batchBytes+64<<10)
-				}
-				return b
+				return &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
 			}
 			local := 0 // lines of this file cut so far
 			if seg != nil {
 				opened = append(opened, seg) // closed once the workers are done
-				if !seg.digest.Sealed {
-					// Lines not all sealed when written: each is checked
-					// by its own seal, read as lines.
-					data, verified, dm := seg.lines()
-					f.verified, f.damage = verified, dm
-					files[at] = f
-					r = bytes.NewReader(data)
-				} else {
-					// Row group by row group, each decoded by a worker
-					// from the columns o needs, once they hold by the
-					// digest; one that does not is read as lines, each
-					// checked by its own seal, or lost.
-					cols := segColumns(o)
-					total := seg.starts[len(seg.starts)-1]
-					for g := range seg.md.RowGroups {
-						var holds bool
-						holds, hashBuf = seg.groupHolds(g, cols, hashBuf)
-						rows := int(seg.md.RowGroups[g].NumRows)
-						read := done
-						if total > 0 {
-							read += seg.starts[g+1] * seg.size / total
-						}
-						if holds {
-							f.verified = true
-							b := &batch{first: n + 1, file: fp, local: local + 1, pq: seg, group: g, count: rows, read: read, done: make(chan struct{})}
-							n += rows
-							local += rows
-							if !send(b) {
-								return ctx.Err()
-							}
-							continue
-						}
-						data, _, buf, err := seg.groupLines(g, enc, nil, hashBuf)
-						hashBuf = buf
-						if err != nil {
-							if f.damage == nil {
-								f.damage = &Damage{File: f.name, path: f.path, LostKnown: true}
-							}
-							seg.lost(f.damage, g, err)
-							files[at] = f
-							continue
-						}
+				// Row group by row group: one that holds is decoded by a
+				// worker from the columns o needs; another is read as
+				// lines, each checked by its own seal.
+				total := seg.starts[len(seg.starts)-1]
+				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
+					b := &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
+					if holds {
+						f.verified = true
+						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
+					} else {
 						lf := f // these lines are checked by their own seals
 						lf.verified = false
-						b := &batch{first: n + 1, file: &lf, local: local + 1, data: data, read: read, done: make(chan struct{})}
+						b.file, b.data = &lf, data
 						for from := 0; from < len(data); {
 							i := bytes.IndexByte(data[from:], '\n')
 							b.spans = append(b.spans, span{int32(from), int32(from + i)})
 							from += i + 1
 						}
-						n += len(b.spans)
-						local += len(b.spans)
-						if !send(b) {
-							return ctx.Err()
-						}
 					}
-					if f.damage = seg.footerLoss(f.damage); f.damage != nil {
-						f.damage.Kept = local
-						files[at] = f
+					n += b.count + len(b.spans)
+					local += b.count + len(b.spans)
+					if !send(b) {
+						return ctx.Err()
 					}
-					done += seg.size
 					return nil
+				})
+				if err != nil {
+					return err
 				}
+				if f.damage = dm; dm != nil {
+					files[at] = f
+				}
+				done += seg.size
+				return nil
 			}
 			b := newBatch(1)
-			last, err := cutLines(r, f.path, b.data, func(from, to int) {
+			var read, size int64 // bytes of the file's lines read, and its size on disk
+			if st, err := os.Stat(f.path); err == nil {
+				size = st.Size()
+			}
+			lr := &lastByteReader{r: r}
+			sc := lines.New(lr, f.path, 0)
+			for sc.Scan() {
+				if len(b.data) >= batchBytes {
+					b.read = done + min(read, size)
+					if !send(b) {
+						return ctx.Err()
+					}
+					b = newBatch(local + 1)
+				}
+				from := len(b.data)
+				b.data = append(b.data, sc.Bytes()...)
+				read += int64(len(sc.Bytes()) + 1)
+				b.spans = append(b.spans, span{int32(from), int32(len(b.data))})
 				n++
 				local++
-				b.spans = append(b.spans, span{int32(from), int32(to)})
-			}, func(data []byte, next int) ([]byte, bool) {
-				// A full batch (or one whose buffer has too little room
-				// left for another read) keeps data[:next]; the partial
-				// line after it moves to the next batch.
-				if len(b.spans) == 0 || (next < batchBytes && cap(data)-len(data) >= cutReadBytes) {
-					return nil, false
-				}
-				b.read = done + position(r)
-				nb := newBatch(local + 1)
-				nb.data = append(nb.data, data[next:]...)
-				b.data = data[:next]
-				if !send(b) {
-					return nil, true
-				}
-				b = nb
-				return b.data, false
-			})
-			b.data = last
-			if err != nil {
+			}
+			if err := sc.Err(); err != nil {
 				return err
 			}
-			if f.seg == 0 && len(last) > 0 && last[len(last)-1] != '\n' && len(b.spans) > 0 {
+			if f.seg == 0 && lr.last != '\n' && len(b.spans) > 0 {
 				// records.jsonl ends without a newline: its last line is
 				// torn (TornTail), not a record.
 				sp := b.spans[len(b.spans)-1]
@@ -310,9 +254,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if st, err := os.Stat(f.path); err == nil {
-				done += st.Size()
-			}
+			done += size
 			if len(b.spans) > 0 {
 				b.read = done
 				if !send(b) {
@@ -322,17 +264,18 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			return nil
 		})
 		if err == nil && !found {
-			err = fmt.Errorf("reading records: %w", &fs.PathError{Op: "open", Path: filepath.Join(dir, FileName), Err: fs.ErrNotExist})
+			err = noRecords(dir)
 		}
 		readErr = err
 	}()
-	seed := maphash.MakeSeed() // hashes the responses, to tell disagreeing duplicates
+	// Hash the responses (to tell disagreeing duplicates) and, twice, the keys.
+	seeds := [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var in interner
+			var dc decoder
 			var rows []segRow
 			var recs []engine.Record
 			for b := range todo {
@@ -343,22 +286,16 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				if b.pq != nil {
 					res = growResults(res, b.count)
-					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &in, rows, recs, func(i int, r *engine.Record) error {
-						return processed(seed, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
+					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &dc, rows, recs, func(i int, r *engine.Record) error {
+						return processed(seeds, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
 					})
 					clear(rows)
 					clear(recs)
 					b.res = res
-					b.pq = nil
-					close(b.done)
-					continue
+				} else {
+					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, res, o, work)
 				}
-				b.res, b.err = decodeBatch(seed, b.file, b.first, b.local, b.data, b.spans, res, o, work)
-				select {
-				case free <- b.data[:0]:
-				default:
-				}
-				b.data = nil
+				b.pq, b.data = nil, nil
 				close(b.done)
 			}
 		}()
@@ -411,6 +348,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return files, starts, torn, nlines, nil
 }
 
+// span is one line's bytes in a batch's buffer: data[from:to], without its
+// newline.
+type span struct{ from, to int32 }
+
 // lineResult is one line decoded and processed.
 type lineResult[T any] struct {
 	line     int         // logical line
@@ -419,27 +360,25 @@ type lineResult[T any] struct {
 	key      string
 	ok       bool // status ok
 	seal     sealState
-	exp      string // the key's experiment
-	response uint64 // hash of the response, to tell disagreeing duplicates
+	exp      string    // the key's experiment
+	response uint64    // hash of the response, to tell disagreeing duplicates
+	h        [2]uint64 // two hashes of the key
 	v        T
 }
 
 // decodeBatch decodes the lines of one batch and runs work on each, into
 // out (reused, cleared). The lines are decoded into one Record, reset for
 // each: work keeps no pointer to it (Unique's and Each's contract).
-func decodeBatch[T any](seed maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	out = growResults(out, len(spans))
-	var buf []byte
-	in := new(interner)
 	var r engine.Record
 	for i, sp := range spans {
 		raw := data[sp.from:sp.to]
 		st := sealOf(f.verified, raw)
-		var err error
-		if buf, err = decodeLine(raw, st, o, in, buf, &r); err != nil {
+		if err := decodeLine(raw, o, &r); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
 		}
-		if err := processed(seed, &out[i], f, first+i, local+i, st, &r, work); err != nil {
+		if err := processed(seeds, &out[i], f, first+i, local+i, st, &r, work); err != nil {
 			return nil, err
 		}
 	}
@@ -451,52 +390,15 @@ func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
 	return slices.Grow(out[:0], n)[:n]
 }
 
-// decodeLine decodes the record line raw, whose seal state is st, into r
-// (reset first): a sealed line read directly (decodeSealed), falling back
-// to encoding/json; what o leaves out (the request body unless
-// o.WithRequests, the extracted result, the digests) is left empty. buf
-// is scratch space, returned for reuse.
-func decodeLine(raw []byte, st sealState, o StreamOptions, in *interner, buf []byte, r *engine.Record) ([]byte, error) {
-	*r = engine.Record{}
-	var err error
-	withRequests := o.WithRequests
-	if st == sealOK {
-		// A sealed line is as Bhasha wrote it (valid JSON): read its
-		// members directly, without the request body unless asked.
-		if err = decodeSealed(raw, o, in, r); err != nil {
-			*r = engine.Record{}
-			if withRequests {
-				err = json.Unmarshal(raw, r)
-			} else {
-				buf, err = decodeWithout(raw, buf, r)
-			}
-		}
-	} else {
-		err = json.Unmarshal(raw, r)
-		if !withRequests {
-			r.Request = nil
-		}
-	}
-	if err == nil && o.SkipExtracted {
-		r.Extracted = nil
-	}
-	if err == nil && o.SkipDigests {
-		r.CacheKey, r.RequestSHA256 = "", ""
-	}
-	if err == nil && o.TextsOnly {
-		*r = engine.Record{Key: r.Key, Status: r.Status, Error: r.Error, Response: r.Response, Request: r.Request}
-	}
-	return buf, err
-}
-
 // processed fills res for the record r, logical line n (local in file
 // f), whose seal state is st, and runs work on it unless its seal is
 // broken.
-func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
+func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
 	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
 	res.file, res.local = f, local
 	res.exp = keyField(r.Key, 0)
-	res.response = maphash.String(seed, r.Response)
+	res.response = maphash.String(seeds[0], r.Response)
+	res.h = [2]uint64{maphash.String(seeds[1], r.Key), maphash.String(seeds[2], r.Key)}
 	if st == sealBroken {
 		return nil // left out: no work on it
 	}
@@ -508,304 +410,81 @@ func processed[T any](seed maphash.Seed, res *lineResult[T], f *recordFile, n, l
 	return nil
 }
 
-// decodeWithout decodes the record line into r, skipping the top-level
-// "request" member; buf is scratch space, returned for reuse.
-func decodeWithout(line, buf []byte, r *engine.Record) ([]byte, error) {
-	from, to, ok := memberSpan(line, "request")
-	if !ok {
-		return buf, json.Unmarshal(line, r)
-	}
-	buf = append(append(buf[:0], line[:from]...), line[to:]...)
-	return buf, json.Unmarshal(buf, r)
-}
-
-// memberSpan finds the top-level member name of a JSON object line: the
-// span [from, to) to cut so that the object stays valid (the member with
-// the comma before it, or after it when it is the first). It reads only
-// the structure (strings are skipped whole, escapes honoured); false when
-// the member is absent or the line is not an object.
-func memberSpan(line []byte, name string) (from, to int, ok bool) {
-	i := jsonscan.SkipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return 0, 0, false
-	}
-	i++
-	first := true
-	for {
-		i = jsonscan.SkipSpace(line, i)
-		if i >= len(line) {
-			return 0, 0, false
-		}
-		if line[i] == '}' {
-			return 0, 0, false
-		}
-		memberStart := i // at the key's quote (after the comma, if any)
-		if !first {
-			if line[i] != ',' {
-				return 0, 0, false
-			}
-			i = jsonscan.SkipSpace(line, i+1)
-		}
-		if i >= len(line) || line[i] != '"' {
-			return 0, 0, false
-		}
-		keyEnd := jsonscan.SkipString(line, i)
-		if keyEnd < 0 {
-			return 0, 0, false
-		}
-		key := line[i+1 : keyEnd-1]
-		i = jsonscan.SkipSpace(line, keyEnd)
-		if i >= len(line) || line[i] != ':' {
-			return 0, 0, false
-		}
-		valEnd := jsonscan.SkipValue(line, jsonscan.SkipSpace(line, i+1))
-		if valEnd < 0 {
-			return 0, 0, false
-		}
-		if string(key) == name {
-			if first { // cut the member and the comma after it
-				j := jsonscan.SkipSpace(line, valEnd)
-				if j < len(line) && line[j] == ',' {
-					return memberStart, j + 1, true
-				}
-				return memberStart, valEnd, true
-			}
-			return memberStart, valEnd, true
-		}
-		i = valEnd
-		first = false
-	}
-}
-
-// uniq applies ReadUnique's rules to lines in file order. It does so in
-// two steps, so that no line waits on a look-up in a table of every key
-// (a cache miss or two a line, on the one goroutine that orders the
-// lines): add keeps each line's hashes and state, in order, and finish
-// sorts them by hash, so that a key's lines lie together, in order, and
-// applies the rules to each key's lines, as they would have been applied
-// line by line. What the rules name by key (Findings.Keys, a conflict's
-// key and responses) is read back from the few lines concerned.
+// uniq applies Unique's rules to lines in file order: one record
+// kept per key (an ok record before a failed one, else the first), the
+// keys whose ok records disagree dropped (Findings.Conflicts), the lines
+// it leaves out named. It tells keys apart by two 64-bit hashes (two
+// keys with both equal are taken for one: about once in 10^38 pairs), so
+// that it holds no key's text.
 type uniq[T any] struct {
 	experiment string
 	d          Findings
 	sealed     int
-	sealedRun  bool // the manifest says every record was sealed (runSealed)
-	seed1      maphash.Seed
-	seed2      maphash.Seed
-	hash       func(string) [2]uint64 // nil: maphash with seed1 and seed2 (tests give colliding ones)
-	ents       []uniqLine             // the lines the rules apply to, in order
-	vals       []T                    // what work made of each, same order
+	sealedRun  bool                // the manifest says every record was sealed (runSealed)
+	at         map[[2]uint64]int32 // a key's place in slots and vals, by its hashes
+	slots      []uniqSlot          // the record kept for each key, in the order of their first lines
+	vals       []T                 // what work made of each, same order
 }
 
-// uniqLine is a line the rules apply to: its key's hashes (two keys with
-// both equal are taken for one: about once in 10^38 pairs), its line
-// and state.
-type uniqLine struct {
-	h        [2]uint64
+// uniqSlot is the record kept for a key.
+type uniqSlot struct {
 	line     int32
 	ok       bool
 	response uint64 // a hash, to tell disagreeing records
+	conflict int32  // index in Findings.Conflicts, -1: none
 }
 
 func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
+	return &uniq[T]{experiment: experiment, at: map[[2]uint64]int32{}}
 }
 
-func (u *uniq[T]) h(k string) [2]uint64 {
-	if u.hash != nil {
-		return u.hash(k)
-	}
-	return [2]uint64{maphash.String(u.seed1, k), maphash.String(u.seed2, k)}
-}
-
-// add is ReadUnique's loop body for one line: the checks of the line on
-// its own now, its key's rules at finish.
+// add applies the rules to one line.
 func (u *uniq[T]) add(r *lineResult[T]) {
-	switch r.seal {
-	case sealOK:
-		u.sealed++
-	case sealBroken:
-		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: "edited after it was written (its record_sha256 does not match the line)"})
+	if why := editedWhy(r.seal, u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
+		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
 		return
-	default:
-		if why := unsealedFlag(u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
-			u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
-			return
-		}
+	}
+	if r.seal == sealOK {
+		u.sealed++
 	}
 	if u.experiment != "" && r.exp != u.experiment {
 		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
 		return
 	}
-	u.ents = append(u.ents, uniqLine{h: u.h(r.key), line: int32(r.line), ok: r.ok, response: r.response})
-	u.vals = append(u.vals, r.v)
-}
-
-// byHash is the order of ents that puts the lines of a key together, in
-// their order: by the first hash, then by place (a run of equal first
-// hashes, of one key or of keys that share it, is split by the second
-// when the rules apply). It partitions by the first hash's top 16 bits,
-// keeping the lines' order, and sorts each part (a hundred lines or so)
-// on GOMAXPROCS goroutines.
-func byHash(ents []uniqLine) []uniqAt {
-	const bits = 16
-	var count [1<<bits + 1]int32
-	for i := range ents {
-		count[ents[i].h[0]>>(64-bits)+1]++
+	i, seen := u.at[r.h]
+	if !seen {
+		u.at[r.h] = int32(len(u.slots))
+		u.slots = append(u.slots, uniqSlot{line: int32(r.line), ok: r.ok, response: r.response, conflict: -1})
+		u.vals = append(u.vals, r.v)
+		return
 	}
-	for b := 1; b <= 1<<bits; b++ {
-		count[b] += count[b-1]
-	}
-	starts := count // each part's start, kept for the sorts
-	order := make([]uniqAt, len(ents))
-	for i := range ents {
-		b := ents[i].h[0] >> (64 - bits)
-		order[count[b]] = uniqAt{h0: ents[i].h[0], at: int32(i)}
-		count[b]++
-	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(ents)>>16))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for b := w; b < 1<<bits; b += workers {
-				part := order[starts[b]:starts[b+1]]
-				if len(part) > 1 {
-					slices.SortFunc(part, func(x, y uniqAt) int {
-						if c := cmp.Compare(x.h0, y.h0); c != 0 {
-							return c
-						}
-						return cmp.Compare(x.at, y.at)
-					})
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return order
-}
-
-// uniqAt is a line's first hash and place in ents.
-type uniqAt struct {
-	h0 uint64
-	at int32
-}
-
-// uniqConflict is a key's conflict, as finish finds it: where its rules
-// met the first disagreement (its order among the conflicts), and its
-// lines.
-type uniqConflict struct {
-	at    int32
-	lines []int
-}
-
-// rules applies ReadUnique's rules to the lines of one key (indices in
-// ents, in order), line by line as they were read: a later ok record
-// replaces a failed first one (the key's first line taking its line),
-// an ok record whose response differs from the kept one's makes the key
-// a conflict (appended to conflicts, its value dropped: pick -1), any
-// other is a duplicate counted in Findings.Records. pick gets the value
-// kept at the key's first line and -2 at its others; dupAt is the first
-// duplicate's index (-1: none).
-func (u *uniq[T]) rules(key, pick []int32, conflicts *[]uniqConflict) (dupAt int32) {
-	ents := u.ents
-	first := key[0]
-	slot := ents[first]
-	val, dropped := first, false
-	var c *uniqConflict
-	dupAt = -1
-	for _, at := range key[1:] {
-		e := ents[at]
-		pick[at] = -2
-		switch {
-		case slot.ok && e.ok && slot.response != e.response:
-			if c == nil {
-				*conflicts = append(*conflicts, uniqConflict{at: at, lines: []int{int(slot.line)}})
-				c = &(*conflicts)[len(*conflicts)-1]
-				dropped = true
-			}
-			c.lines = append(c.lines, int(e.line))
-			continue
-		case !slot.ok && e.ok:
-			slot.line, slot.ok, slot.response = e.line, true, e.response
-			if !dropped {
-				val = at
-			}
+	s := &u.slots[i]
+	switch {
+	case s.ok && r.ok && s.response != r.response:
+		if s.conflict < 0 {
+			s.conflict = int32(len(u.d.Conflicts))
+			u.d.Conflicts = append(u.d.Conflicts, Conflict{Key: r.key, Lines: []int{int(s.line)}})
 		}
-		u.d.Records++
-		if dupAt < 0 {
-			dupAt = at
-		}
+		c := &u.d.Conflicts[s.conflict]
+		c.Lines = append(c.Lines, r.line)
+		return
+	case !s.ok && r.ok:
+		s.line, s.ok, s.response = int32(r.line), true, r.response
+		u.vals[i] = r.v
 	}
-	ents[first].line = slot.line
-	pick[first] = val
-	if dropped {
-		pick[first] = -1
+	u.d.Records++
+	if len(u.d.Keys) < 5 && !slices.Contains(u.d.Keys, r.key) {
+		u.d.Keys = append(u.d.Keys, r.key)
 	}
-	return dupAt
 }
 
-// finish applies each key's rules, reads back the keys and responses the
-// findings name, and returns the kept values in order (in place of
-// vals), each with its line.
+// finish reads back the responses of the conflicting lines and returns
+// the values kept, in order, each with its line.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	ents := u.ents
-	// pick[i] is the value kept for the key whose first line is ents[i]
-	// (an index in vals), -1 when none is (a conflict), -2 when ents[i]
-	// is not a key's first line.
-	pick := make([]int32, len(ents))
-	for i := range pick {
-		pick[i] = int32(i)
-	}
-	var conflicts []uniqConflict
-	type dupKey struct{ at, line int32 } // a key's first duplicate, and a line of it
-	var dups []dupKey
-	order := byHash(ents)
-	var key []int32 // the lines of one key, in order
-	for from := 0; from < len(order); {
-		to := from + 1
-		for to < len(order) && order[to].h0 == order[from].h0 {
-			to++
-		}
-		if to-from == 1 {
-			from = to
-			continue // one line: its key's first and only
-		}
-		// Lines sharing a first hash: each key's (by the second hash),
-		// in order, taken out of the run as it is met.
-		run := make([]int32, 0, to-from)
-		for _, o := range order[from:to] {
-			run = append(run, o.at)
-		}
-		from = to
-		for len(run) > 0 {
-			h := ents[run[0]].h
-			rest := run[:0] // filtered in place
-			key = key[:0]
-			for _, at := range run {
-				if ents[at].h == h {
-					key = append(key, at)
-				} else {
-					rest = append(rest, at)
-				}
-			}
-			run = rest
-			if dupAt := u.rules(key, pick, &conflicts); dupAt >= 0 {
-				dups = append(dups, dupKey{at: dupAt, line: ents[key[0]].line})
-			}
-		}
-	}
-	// The findings in the order add met them: the first five keys with a
-	// duplicate, the conflicts by their first disagreement.
-	slices.SortFunc(dups, func(x, y dupKey) int { return cmp.Compare(x.at, y.at) })
-	dups = dups[:min(len(dups), 5)]
-	slices.SortFunc(conflicts, func(x, y uniqConflict) int { return cmp.Compare(x.at, y.at) })
-	if len(dups) > 0 || len(conflicts) > 0 {
+	if len(u.d.Conflicts) > 0 {
 		want := map[int]bool{}
-		for _, d := range dups {
-			want[int(d.line)] = true
-		}
-		for _, c := range conflicts {
-			for _, l := range c.lines {
+		for _, c := range u.d.Conflicts {
+			for _, l := range c.Lines {
 				want[l] = true
 			}
 		}
@@ -813,51 +492,23 @@ func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []i
 		if err != nil {
 			return nil, nil, u.d, err
 		}
-		for _, d := range dups {
-			u.d.Keys = append(u.d.Keys, back[int(d.line)].Key)
-		}
-		for _, c := range conflicts {
-			cf := Conflict{Key: back[c.lines[0]].Key, Lines: c.lines}
-			for _, l := range c.lines {
-				cf.Responses = append(cf.Responses, back[l].Response)
-				cf.At = append(cf.At, atIn(files, starts, l))
+		for i := range u.d.Conflicts {
+			c := &u.d.Conflicts[i]
+			for _, l := range c.Lines {
+				c.Responses = append(c.Responses, back[l].Response)
+				c.At = append(c.At, atIn(files, starts, l))
 			}
-			u.d.Conflicts = append(u.d.Conflicts, cf)
 		}
 	}
-	// The kept values, in place: the value kept for a key is its first
-	// line's or a later one's, never an earlier place than it goes to.
-	out := u.vals
-	lines := make([]int32, 0, len(ents)-int(u.d.Records))
-	n := 0
-	for i, p := range pick {
-		if p >= 0 {
-			out[n] = out[p]
-			lines = append(lines, ents[i].line)
-			n++
+	out := u.vals[:0]
+	lines := make([]int32, 0, len(u.slots)-len(u.d.Conflicts))
+	for i, s := range u.slots {
+		if s.conflict < 0 {
+			out = append(out, u.vals[i])
+			lines = append(lines, s.line)
 		}
 	}
-	clear(out[n:])
-	out = out[:n]
-	u.vals, u.ents = nil, nil
+	clear(u.vals[len(out):])
+	u.vals, u.slots, u.at = nil, nil, nil
 	return out, lines, u.d, nil
-}
-
-// position is how far r has read its file on disk (0 when unknown): a
-// plain file's offset, a segment's compressed offset.
-func position(r io.Reader) int64 {
-	var f *os.File
-	switch r := r.(type) {
-	case *os.File:
-		f = r
-	case *zstdFile:
-		f = r.f
-	default:
-		return 0
-	}
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0
-	}
-	return off
 }

@@ -38,23 +38,13 @@ func (l *lastByteReader) Read(p []byte) (int, error) {
 }
 
 // eachLine calls fn with each line of f (read from r), in order, with its
-// 1-based number in f: a line of records.jsonl is handed over once the
-// next is read, so that a torn last line (no newline) is left out and
-// returned instead. A segment's lines are all handed over (they are whole:
-// a damaged segment is read as open gives it).
+// 1-based number in f. A last line of records.jsonl without a newline is
+// torn: not handed over, but returned. A segment's lines are all handed
+// over (they are whole: a damaged segment is read as open gives it).
 func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*TornTail, error) {
-	if f.seg != 0 {
-		sc := lines.New(r, f.path, 0)
-		for sc.Scan() {
-			if err := fn(sc.Bytes(), sc.Line()); err != nil {
-				return nil, err
-			}
-		}
-		return nil, sc.Err()
-	}
 	lr := &lastByteReader{r: r}
 	sc := lines.New(lr, f.path, 0)
-	var held []byte
+	var held []byte // the line read last, handed over once the next is read
 	heldAt := 0
 	for sc.Scan() {
 		if heldAt > 0 {
@@ -64,13 +54,10 @@ func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*To
 		}
 		held, heldAt = append(held[:0], sc.Bytes()...), sc.Line()
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); err != nil || heldAt == 0 {
 		return nil, err
 	}
-	if heldAt == 0 {
-		return nil, nil
-	}
-	if lr.last != '\n' {
+	if f.seg == 0 && lr.last != '\n' {
 		return &TornTail{At: lineAt(f, heldAt), Bytes: len(held)}, nil
 	}
 	return nil, fn(held, heldAt)
