@@ -136,7 +136,9 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 			copied = true
 		}
 	}
-	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies})
+	// Lazy: a kept table is read without the dataset's items (only its
+	// hash); scoring, and Experiment, read the dataset.
+	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies, Lazy: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
@@ -153,13 +155,14 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if exp.Name != m.Experiment && m.Experiment != "" {
 		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
 	}
-	changes, err := inputChanges(m, exp)
+	inputs, err := exp.InputHashes()
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	for _, c := range changes {
+	for _, c := range run.InputChanges(m, inputs, exp.Templates()) {
 		notes = append(notes, c+"; the tables score the run's answers against the inputs as they are now")
 	}
+	cfg.answers.Inputs = inputs // hashed once, for the scoring key too
 	r.answers(ctx, notes, cfg)
 	return r, nil
 }
@@ -167,8 +170,13 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 // Dir is the run directory.
 func (r *Results) Dir() string { return r.dir }
 
-// Experiment is the run's experiment.
-func (r *Results) Experiment() *Experiment { return r.exp }
+// Experiment is the run's experiment, built (its dataset read). A
+// dataset that no longer reads leaves it unbuilt (no plan, no items):
+// the tables report why.
+func (r *Results) Experiment() *Experiment {
+	exp, _ := r.a.Experiment()
+	return exp
+}
 
 // Manifest is the run's manifest.
 func (r *Results) Manifest() *Manifest { return r.manifest }

@@ -295,8 +295,8 @@ func TestDescription(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a, errA := e.ScoringInputs()
-				b, errB := plain.ScoringInputs()
+				a, errA := e.ScoringInputs(nil)
+				b, errB := plain.ScoringInputs(nil)
 				if errA != nil || errB != nil || !maps.Equal(a, b) {
 					t.Errorf("the description changes the scoring inputs: %v %v\n%v\n%v", errA, errB, a, b)
 				}

@@ -19,7 +19,7 @@ func TestScoringInputsOfTheCopy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := e.ScoringInputs()
+			want, err := e.ScoringInputs(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,7 +31,7 @@ func TestScoringInputsOfTheCopy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.ScoringInputs()
+			got, err := c.ScoringInputs(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestScoringInputsOfTheCopy(t *testing.T) {
 			}
 			seed := c.SeedOrDefault() + 1
 			c.Seed = &seed
-			seeded, err := c.ScoringInputs()
+			seeded, err := c.ScoringInputs(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
