@@ -34,7 +34,7 @@ type Answers struct {
 	ctx         context.Context // scoring and table building stop when it is cancelled
 	cfg         Config
 	once        sync.Once
-	buildMu     sync.Mutex // guards building exp (Experiment)
+	buildMu     sync.Mutex  // guards building exp (Experiment)
 	scored      atomic.Bool // score has run (rows, set and scorErr are its)
 	rows        []score.Row
 	schema      *score.Schema // the study's answer schema
