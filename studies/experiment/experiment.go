@@ -534,7 +534,7 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 			continue
 		}
 		p := e.Resolve(*in.Path)
-		h, err := hashFile(p)
+		h, err := hashFile(p, nil)
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", p, err)
 		}
@@ -543,15 +543,18 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 	return out, nil
 }
 
-// hashFile is the SHA-256 of one file.
-func hashFile(p string) ([]byte, error) {
+// hashFile is the SHA-256 of one file, streamed through buf (nil: a
+// buffer of its own): a tree's files share one buffer.
+func hashFile(p string, buf []byte) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	// The file hidden behind io.Reader: os.File's WriteTo would take a
+	// buffer of its own for each file.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return nil, err
 	}
 	return h.Sum(nil), nil
@@ -569,13 +572,14 @@ func hashTree(root string) (string, error) {
 		return "", fmt.Errorf("hashing inputs: %w", err)
 	}
 	if !st.IsDir() {
-		b, err := hashFile(root)
+		b, err := hashFile(root, nil)
 		if err != nil {
 			return "", fmt.Errorf("hashing %s: %w", root, err)
 		}
 		return hex.EncodeToString(b), nil
 	}
 	h := sha256.New()
+	buf := make([]byte, 64<<10)
 	// walk hashes the files under dir (its real path real), named by
 	// their path under rel; open holds the real paths being walked.
 	open := map[string]bool{}
@@ -610,7 +614,7 @@ func hashTree(root string) (string, error) {
 				}
 				continue
 			}
-			b, err := hashFile(p)
+			b, err := hashFile(p, buf)
 			if err != nil {
 				return err
 			}

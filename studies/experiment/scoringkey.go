@@ -63,7 +63,7 @@ func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string,
 	}
 	for _, m := range e.allModels() {
 		if p := e.TokenizerPath(*m); p != "" {
-			h, err := hashFile(p)
+			h, err := hashFile(p, nil)
 			if err != nil {
 				return nil, fmt.Errorf("hashing %s: %w", p, err)
 			}
