@@ -220,16 +220,12 @@ func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
 // InputChanges says which inputs (dataset files, templates) changed since
 // the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) { return inputChanges(r.manifest, r.exp) }
-
-// inputChanges compares the inputs m recorded with exp's as they are now
-// (run.InputChanges).
-func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
-	inputs, err := exp.InputHashes()
+func (r *Results) InputChanges() ([]string, error) {
+	inputs, err := r.exp.InputHashes()
 	if err != nil {
 		return nil, err
 	}
-	return run.InputChanges(m, inputs, exp.Templates()), nil
+	return run.InputChanges(r.manifest, inputs, r.exp.Templates()), nil
 }
 
 // Tables lists the run's tables, in report order. It builds every table
