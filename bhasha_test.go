@@ -257,3 +257,63 @@ func tqaCopy(t *testing.T, dir string) (string, []byte) {
 	}
 	return data, b
 }
+
+// A later open of a run whose table is kept serves it without reading the
+// dataset: a dataset that no longer parses opens (with the note that it
+// changed) and fails only what needs its items, naming it; restored, the
+// experiment is built on demand.
+func TestOpenReadsTheDatasetOnlyToScore(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/indicklar/project_page_demo_hin_excerpt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "page.json")
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp := bhasha.IndicKLAR(data, bhasha.Languages("hin"), bhasha.SampleItems(3), bhasha.Models(bhasha.SimulatedModels()[0]))
+	r, err := bhasha.Run(context.Background(), exp, bhasha.Out(filepath.Join(dir, "run")), bhasha.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := r.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		dataset []byte
+		err     string // the error of a table that needs the items ("" none)
+	}{
+		{name: "unchanged", dataset: b},
+		{name: "no longer parses", dataset: []byte(`{"langs": {"hin": {"facts": [`), err: "page.json"},
+		{name: "restored", dataset: b},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(data, c.dataset, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			again, err := bhasha.Open(context.Background(), r.Dir())
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			got, err := again.Table("accuracy")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || again.Experiment().Items() != nil {
+					t.Fatalf("Table: %v, want an error naming %s", err, c.err)
+				}
+				if notes := again.Notes(); len(notes) == 0 || !strings.Contains(notes[0], "page.json changed since the run") {
+					t.Errorf("notes: %v", notes)
+				}
+				return
+			}
+			if err != nil || got.Markdown() != want.Markdown() {
+				t.Fatalf("Table: %v\n%s\nwant\n%s", err, got.Markdown(), want.Markdown())
+			}
+			if set := again.Experiment().Items(); set == nil || len(set.Items) != 3 {
+				t.Errorf("the experiment's items after a kept table: %v", set)
+			}
+		})
+	}
+}

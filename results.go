@@ -136,7 +136,9 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 			copied = true
 		}
 	}
-	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies})
+	// Lazy: a kept table is read without the dataset's items (only its
+	// hash); scoring, and Experiment, read the dataset.
+	exp, err := experiment.Load(ctx, path, experiment.LoadOptions{Studies: cfg.studies, Lazy: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
@@ -153,13 +155,14 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 	if exp.Name != m.Experiment && m.Experiment != "" {
 		return nil, fmt.Errorf("opening run %s: the manifest names experiment %q and %s names %q: a run directory holds one experiment", dir, m.Experiment, path, exp.Name)
 	}
-	changes, err := inputChanges(m, exp)
+	inputs, err := exp.InputHashes()
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	for _, c := range changes {
+	for _, c := range run.InputChanges(m, inputs, exp.Templates()) {
 		notes = append(notes, c+"; the tables score the run's answers against the inputs as they are now")
 	}
+	cfg.answers.Inputs = inputs // hashed once, for the scoring key too
 	r.answers(ctx, notes, cfg)
 	return r, nil
 }
@@ -167,8 +170,13 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 // Dir is the run directory.
 func (r *Results) Dir() string { return r.dir }
 
-// Experiment is the run's experiment.
-func (r *Results) Experiment() *Experiment { return r.exp }
+// Experiment is the run's experiment, built (its dataset read). A
+// dataset that no longer reads leaves it unbuilt (no plan, no items):
+// the tables report why.
+func (r *Results) Experiment() *Experiment {
+	exp, _ := r.a.Experiment()
+	return exp
+}
 
 // Manifest is the run's manifest.
 func (r *Results) Manifest() *Manifest { return r.manifest }
@@ -212,16 +220,12 @@ func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
 // InputChanges says which inputs (dataset files, templates) changed since
 // the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) { return inputChanges(r.manifest, r.exp) }
-
-// inputChanges compares the inputs m recorded with exp's as they are now
-// (run.InputChanges).
-func inputChanges(m *Manifest, exp *Experiment) ([]string, error) {
-	inputs, err := exp.InputHashes()
+func (r *Results) InputChanges() ([]string, error) {
+	inputs, err := r.exp.InputHashes()
 	if err != nil {
 		return nil, err
 	}
-	return run.InputChanges(m, inputs, exp.Templates()), nil
+	return run.InputChanges(r.manifest, inputs, r.exp.Templates()), nil
 }
 
 // Tables lists the run's tables, in report order. It builds every table

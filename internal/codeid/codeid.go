@@ -302,7 +302,7 @@ func moduleRoot(dir string, memo map[string]string) (string, error) {
 // files are hashed wherever they are.
 func hashModule(h io.Writer, root string, skip []string) error {
 	fmt.Fprintf(h, "module %s\n", root)
-	var names []string
+	sums := map[string][sha256.Size]byte{} // each file read once
 	embeds := map[string]bool{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -321,49 +321,44 @@ func hashModule(h io.Writer, root string, skip []string) error {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		goFile := strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
+		if !d.Type().IsRegular() || !goFile && name != "go.mod" && name != "go.sum" {
 			return nil
 		}
-		switch {
-		case name == "go.mod" || name == "go.sum":
-		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
-			if err := embedded(p, embeds); err != nil {
-				return err
-			}
-		default:
-			return nil
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
 		}
-		names = append(names, p)
+		sums[p] = sha256.Sum256(b)
+		if goFile {
+			return embedded(p, b, embeds)
+		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("hashing the module at %s: %w", root, err)
 	}
 	for p := range embeds {
-		if !slices.Contains(names, p) {
-			names = append(names, p)
+		if _, ok := sums[p]; ok {
+			continue
 		}
-	}
-	slices.Sort(names)
-	for _, p := range names {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("hashing the module at %s: %w", root, err)
 		}
+		sums[p] = sha256.Sum256(b)
+	}
+	for _, p := range slices.Sorted(maps.Keys(sums)) {
 		rel, _ := filepath.Rel(root, p)
-		fmt.Fprintf(h, "%s %x\n", filepath.ToSlash(rel), sha256.Sum256(b))
+		fmt.Fprintf(h, "%s %x\n", filepath.ToSlash(rel), sums[p])
 	}
 	return nil
 }
 
 // embedded adds to out the files that the go:embed directives of the Go
-// file at path name: each pattern globbed in the file's directory, a
-// directory taken with every file below it.
-func embedded(path string, out map[string]bool) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+// file at path, whose bytes are b, name: each pattern globbed in the
+// file's directory, a directory taken with every file below it.
+func embedded(path string, b []byte, out map[string]bool) error {
 	if !bytes.Contains(b, []byte("//go:embed")) {
 		return nil
 	}

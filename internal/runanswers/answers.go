@@ -34,6 +34,7 @@ type Answers struct {
 	ctx         context.Context // scoring and table building stop when it is cancelled
 	cfg         Config
 	once        sync.Once
+	buildMu     sync.Mutex  // guards building exp (Experiment)
 	scored      atomic.Bool // score has run (rows, set and scorErr are its)
 	rows        []score.Row
 	schema      *score.Schema // the study's answer schema
@@ -72,6 +73,10 @@ type Config struct {
 	// NoStore neither reads nor writes the scored answers and kept
 	// tables: the records are scored in memory.
 	NoStore bool
+	// Inputs are the experiment's input hashes (Experiment.InputHashes)
+	// when the caller has just made them; nil hashes the files when the
+	// scoring key is first needed.
+	Inputs map[string]string
 }
 
 // Step is how far reading a run's answers has got: Step is "scoring"
@@ -93,7 +98,17 @@ func New(ctx context.Context, dir string, exp *experiment.Experiment, m *run.Man
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes, inputs: sync.OnceValues(exp.ScoringInputs)}
+	inputs := sync.OnceValues(func() (map[string]string, error) { return exp.ScoringInputs(cfg.Inputs) })
+	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes, inputs: inputs}
+}
+
+// Experiment is the run's experiment, built (its plan made, its dataset
+// read: Experiment.Build) when it was loaded lazily. Safe for concurrent
+// use with the Answers' other methods.
+func (r *Answers) Experiment() (*experiment.Experiment, error) {
+	r.buildMu.Lock()
+	defer r.buildMu.Unlock()
+	return r.exp, r.exp.Build(r.ctx)
 }
 
 // Rows are the scored answers, in the tables' order (Score first; nil
@@ -130,6 +145,10 @@ func (r *Answers) AddNote(note string) {
 func (r *Answers) Score() error {
 	r.once.Do(func() {
 		r.scored.Store(true)
+		if _, err := r.Experiment(); err != nil {
+			r.scorErr = fmt.Errorf("scoring run %s: %w", r.dir, err)
+			return
+		}
 		rows, notes, err := r.scoredRows(r.ctx)
 		if err != nil {
 			r.scorErr = err

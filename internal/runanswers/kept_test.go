@@ -2,6 +2,7 @@ package runanswers_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 	"github.com/bhashalab/bhasha/internal/runanswers"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"github.com/bhashalab/bhasha/studies"
+	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // A table built once is kept in the run directory: later Answers get it,
@@ -203,6 +207,66 @@ func TestDamagedKeptTableRebuilt(t *testing.T) {
 			}
 			if _, ok, err := tablestore.Read(dir, "accuracy", res.ReadKey()); !ok || err != nil {
 				t.Fatalf("the table is not kept anew: ok %v, %v", ok, err)
+			}
+		})
+	}
+}
+
+// Answers of an experiment loaded lazily serve a kept table without
+// building it (its dataset unread), and build it to score; the input
+// hashes handed in (Config.Inputs) are those of the scoring key: hashes
+// other than the run's make the kept table stale.
+func TestKeptTableOfALazyExperiment(t *testing.T) {
+	dir := storeRun(t)
+	first, err := openAnswers(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := first.Table("accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		inputs func(map[string]string) map[string]string // Config.Inputs from the files' hashes
+		kept   bool
+	}{
+		{"inputs hashed here", func(map[string]string) map[string]string { return nil }, true},
+		{"inputs handed in", func(in map[string]string) map[string]string { return in }, true},
+		{"other inputs handed in", func(in map[string]string) map[string]string {
+			out := map[string]string{}
+			for p := range in {
+				out[p] = strings.Repeat("0", 64)
+			}
+			return out
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := run.ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp, err := experiment.Load(context.Background(), filepath.Join(dir, run.ExperimentFile), experiment.LoadOptions{Studies: studies.Builtin(), Lazy: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := exp.InputHashes()
+			if err != nil || len(in) == 0 {
+				t.Fatalf("input hashes: %v %v", in, err)
+			}
+			a := runanswers.New(context.Background(), dir, exp, m, nil, runanswers.Config{Inputs: c.inputs(in)})
+			got, err := a.Table("accuracy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := a.Rows() == nil; kept != c.kept || kept != (exp.Plan() == nil) {
+				t.Fatalf("kept: %v, want %v; plan built: %v", kept, c.kept, exp.Plan() != nil)
+			}
+			if !slices.EqualFunc(got.Rows, want.Rows, slices.Equal) {
+				t.Errorf("table:\n%v\nwant\n%v", got.Rows, want.Rows)
+			}
+			if err := a.Score(); err != nil || exp.Plan() == nil || len(a.Rows()) == 0 {
+				t.Errorf("Score: %v, plan built %v, %d rows", err, exp.Plan() != nil, len(a.Rows()))
 			}
 		})
 	}

@@ -87,6 +87,7 @@ type Experiment struct {
 	stray []any      // options Set made for another study than the one named (reported by Validate)
 	src   *yaml.Node // the parsed file, for line numbers (nil when built in Go)
 	built bool       // Build succeeded
+	lazy  bool       // Build is left until the plan is needed (LoadOptions.Lazy)
 
 	// Path is the file the experiment was read from ("" when built in code).
 	Path string `yaml:"-"`
@@ -136,6 +137,12 @@ type LoadOptions struct {
 	// Studies are the studies the file's study: may name (required for
 	// any study; package studies has the built-in ones).
 	Studies *Registry
+	// Lazy leaves reading the dataset and building the plan to Build when
+	// the study names its templates without them (Templater): Load then
+	// makes every check but the dataset's parse, and Plan, Items and the
+	// requests are nil until Build. For reading a run whose answers are
+	// kept scored.
+	Lazy bool
 }
 
 // Load reads, parses and validates an experiment file, reading a study's
@@ -172,6 +179,7 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	errs = append(errs, ps...)
 	exp.src = &root
 	exp.Studies = o.Studies
+	exp.lazy = o.Lazy
 	// The study's own options, from the same top-level mapping.
 	study := exp.Study
 	if study == "" {
@@ -288,6 +296,7 @@ func (e *Experiment) Build(ctx context.Context) error {
 	if e.built {
 		return nil
 	}
+	e.lazy = false
 	if errs := e.validate(ctx, e.src, true); len(errs) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -298,13 +307,14 @@ func (e *Experiment) Build(ctx context.Context) error {
 }
 
 // validate makes every check; with disk it also checks files and reads
-// the dataset, and marks the experiment built when nothing was wrong.
+// the dataset (unless lazy), and marks the experiment built when nothing
+// was wrong and the plan was built.
 func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) Problems {
 	var errs Problems
 	add := func(line int, format string, a ...any) {
 		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
 	}
-	defer func() { e.built = disk && len(errs) == 0 && ctx.Err() == nil }()
+	defer func() { e.built = disk && !e.lazy && len(errs) == 0 && ctx.Err() == nil }()
 	if strings.TrimSpace(e.Name) == "" {
 		add(lineOf(root, "name"), "name is required")
 	} else if strings.ContainsAny(e.Name, "|/\\") {
@@ -524,7 +534,7 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 			continue
 		}
 		p := e.Resolve(*in.Path)
-		h, err := hashFile(p)
+		h, err := hashFile(p, nil)
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", p, err)
 		}
@@ -533,15 +543,18 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 	return out, nil
 }
 
-// hashFile is the SHA-256 of one file.
-func hashFile(p string) ([]byte, error) {
+// hashFile is the SHA-256 of one file, streamed through buf (nil: a
+// buffer of its own): a tree's files share one buffer.
+func hashFile(p string, buf []byte) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	// The file hidden behind io.Reader: os.File's WriteTo would take a
+	// buffer of its own for each file.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return nil, err
 	}
 	return h.Sum(nil), nil
@@ -559,13 +572,14 @@ func hashTree(root string) (string, error) {
 		return "", fmt.Errorf("hashing inputs: %w", err)
 	}
 	if !st.IsDir() {
-		b, err := hashFile(root)
+		b, err := hashFile(root, nil)
 		if err != nil {
 			return "", fmt.Errorf("hashing %s: %w", root, err)
 		}
 		return hex.EncodeToString(b), nil
 	}
 	h := sha256.New()
+	buf := make([]byte, 64<<10)
 	// walk hashes the files under dir (its real path real), named by
 	// their path under rel; open holds the real paths being walked.
 	open := map[string]bool{}
@@ -600,7 +614,7 @@ func hashTree(root string) (string, error) {
 				}
 				continue
 			}
-			b, err := hashFile(p)
+			b, err := hashFile(p, buf)
 			if err != nil {
 				return err
 			}

@@ -295,8 +295,8 @@ func TestDescription(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a, errA := e.ScoringInputs()
-				b, errB := plain.ScoringInputs()
+				a, errA := e.ScoringInputs(nil)
+				b, errB := plain.ScoringInputs(nil)
 				if errA != nil || errB != nil || !maps.Equal(a, b) {
 					t.Errorf("the description changes the scoring inputs: %v %v\n%v\n%v", errA, errB, a, b)
 				}
@@ -304,6 +304,75 @@ func TestDescription(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// An experiment loaded lazily makes every check but the dataset's parse
+// (a missing file is still reported), names its templates before its
+// plan is built when its study can (Templater), and reads the dataset at
+// Build; a study that cannot is built at once.
+func TestLazyLoad(t *testing.T) {
+	dir := t.TempDir()
+	good, err := filepath.Abs("../../testdata/indicklar/project_page_demo_hin_excerpt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tqa, err := filepath.Abs("../../testdata/triviaqa/triviaqa_small.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := write(t, dir, "bad.json", `{"langs": {"hin": {"facts": [`)
+	klar := func(data string) string {
+		return "name: k\nstudy: indicklar\ndataset: {path: " + data + ", format: indicklar-page}\nlanguages: [hin]\nstrategies: [baseline, tint-cm, 2step-cm]\n" +
+			"models: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n"
+	}
+	eager, err := load(write(t, dir, "eager.yaml", klar(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, yaml string
+		loadErr    string // Load's error ("" none)
+		unbuilt    bool   // Load leaves the plan to Build
+		buildErr   string // Build's error ("" none)
+	}{
+		{name: "indicklar", yaml: klar(good), unbuilt: true},
+		{name: "indicklar, a dataset that does not parse", yaml: klar(bad), unbuilt: true, buildErr: "bad.json"},
+		{name: "indicklar, a missing dataset", yaml: klar(filepath.Join(dir, "none.json")), loadErr: "line 3: dataset: stat"},
+		{name: "mdi: no Templater", yaml: "name: d\nstudy: mdi\ndataset: {path: " + tqa + "}\nmodels: [{name: m, served_name: M, endpoints: [http://h/v1]}]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, dir, "e.yaml", c.yaml)
+			e, err := experiment.Load(context.Background(), p, experiment.LoadOptions{Studies: studies.Builtin(), Lazy: true})
+			if c.loadErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.loadErr) {
+					t.Fatalf("Load: %v, want %q", err, c.loadErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Plan() == nil; got != c.unbuilt {
+				t.Fatalf("plan unbuilt after Load: %v, want %v", got, c.unbuilt)
+			}
+			if c.unbuilt && !maps.Equal(e.Templates(), eager.Templates()) {
+				t.Errorf("templates before Build: %v, want %v", e.Templates(), eager.Templates())
+			}
+			err = e.Build(context.Background())
+			if c.buildErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.buildErr) || e.Plan() != nil {
+					t.Fatalf("Build: %v, want %q", err, c.buildErr)
+				}
+				return
+			}
+			if err != nil || e.Plan() == nil || e.Items() == nil {
+				t.Fatalf("Build: %v", err)
+			}
+			if c.unbuilt && !maps.Equal(e.Templates(), eager.Templates()) {
+				t.Errorf("templates after Build: %v, want %v", e.Templates(), eager.Templates())
 			}
 		})
 	}

@@ -3,9 +3,11 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -99,6 +101,41 @@ func TestHashTreeFollowsLinks(t *testing.T) {
 			}
 			if err != nil || got != want {
 				t.Fatalf("%q, %v: want %q, the tree's own files' hash", got, err, want)
+			}
+		})
+	}
+}
+
+// hashTree streams a tree's files through one buffer: what it allocates
+// grows with the files' count by far less than a copy buffer each
+// (32 KiB), and its hash is that of the files' own hashes.
+func TestHashTreeSharesItsBuffer(t *testing.T) {
+	for _, c := range []struct {
+		files, size int
+	}{{64, 100}, {256, 5 << 10}, {32, 200 << 10}} {
+		t.Run(fmt.Sprintf("%d files of %d bytes", c.files, c.size), func(t *testing.T) {
+			dir := t.TempDir()
+			want := sha256.New()
+			for i := range c.files {
+				name := fmt.Sprintf("f%04d.json", i)
+				body := []byte(strings.Repeat(string(rune('a'+i%26)), c.size))
+				if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(body)
+				want.Write([]byte(name))
+				want.Write([]byte{0})
+				want.Write(sum[:])
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got, err := hashTree(dir)
+			runtime.ReadMemStats(&after)
+			if err != nil || got != hex.EncodeToString(want.Sum(nil)) {
+				t.Fatalf("hashTree: %s %v", got, err)
+			}
+			if per := (after.TotalAlloc - before.TotalAlloc) / uint64(c.files); per > 8<<10 {
+				t.Errorf("%d bytes allocated a file, want under 8 KiB", per)
 			}
 		})
 	}

@@ -20,7 +20,9 @@ import (
 // experiment came from, so that the run directory's copy (that YAML)
 // names the experiment as the run did: the same dataset written as a
 // relative path, or the same options in another layout, are the same.
-func (e *Experiment) ScoringInputs() (map[string]string, error) {
+// inputs are the input files' hashes when the caller has just made them
+// (InputHashes); nil hashes the files here.
+func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string, error) {
 	out := map[string]string{}
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 	b, err := e.Portable()
@@ -48,9 +50,10 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 		}
 		out["experiment.yaml "+k] = sum(b)
 	}
-	inputs, err := e.InputHashes()
-	if err != nil {
-		return nil, err
+	if inputs == nil {
+		if inputs, err = e.InputHashes(); err != nil {
+			return nil, err
+		}
 	}
 	for p, h := range inputs {
 		out["input "+p] = h
@@ -60,7 +63,7 @@ func (e *Experiment) ScoringInputs() (map[string]string, error) {
 	}
 	for _, m := range e.allModels() {
 		if p := e.TokenizerPath(*m); p != "" {
-			h, err := hashFile(p)
+			h, err := hashFile(p, nil)
 			if err != nil {
 				return nil, fmt.Errorf("hashing %s: %w", p, err)
 			}

@@ -47,6 +47,14 @@ type Study interface {
 	Build(ctx context.Context, e *Experiment) (Plan, error)
 }
 
+// Templater is implemented by a study that names its plan's prompt
+// templates (Plan.Templates) from the experiment's options alone, without
+// its dataset: an experiment loaded with LoadOptions.Lazy reads its
+// dataset only when its plan is needed.
+type Templater interface {
+	Templates(e *Experiment) map[string]string
+}
+
 // Plan is a built study: its requests stage by stage, and how its answers
 // are read, scored and tabulated.
 type Plan interface {
@@ -234,7 +242,10 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 		c.Add([]string{"sample"}, "sample must not be negative")
 	}
 	s.Check(e, c)
-	if !disk || len(c.errs) > 0 {
+	if _, ok := s.(Templater); !ok {
+		e.lazy = false // its templates need the plan
+	}
+	if !disk || len(c.errs) > 0 || e.lazy {
 		return c.errs
 	}
 	plan, err := s.Build(ctx, e)
@@ -343,10 +354,16 @@ func (e *Experiment) Stages() int {
 	return 1
 }
 
-// Templates names the prompt templates used, with their SHA-256.
+// Templates names the prompt templates used, with their SHA-256 (none
+// before Build, unless the study is a Templater).
 func (e *Experiment) Templates() map[string]string {
 	if e.plan != nil {
 		return e.plan.Templates()
+	}
+	if s, ok := e.Studies.Lookup(e.Study); ok {
+		if t, ok := s.(Templater); ok {
+			return t.Templates(e)
+		}
 	}
 	return nil
 }

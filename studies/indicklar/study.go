@@ -99,13 +99,10 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
 		Languages:     experiment.List(c, "languages", e.Languages, reg.Lookup),
 		Forms:         experiment.List(c, "forms", o.Forms, item.ParseForm),
-		Strategies:    experiment.List(c, "strategies", o.Strategies, ParseStrategy),
+		Strategies:    strategies(o),
 		PromptOptions: o.Prompt}
 	if len(p.Forms) == 0 {
 		p.Forms = []item.Form{item.Native}
-	}
-	if len(p.Strategies) == 0 {
-		p.Strategies = []Strategy{Baseline}
 	}
 	var asked []item.LangForm
 	for _, s := range p.Strategies {
@@ -121,6 +118,24 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 		return nil, err
 	}
 	return &plan{Protocol: p, e: e, o: o, gaps: gaps}, nil
+}
+
+// Templates names the templates of the strategies asked
+// (Protocol.Templates), read from the options alone: an experiment loaded
+// lazily reads its dataset only when its plan is built.
+func (Study) Templates(e *experiment.Experiment) map[string]string {
+	o := experiment.OptionsOf[Options](e)
+	return (&Protocol{Strategies: strategies(o), PromptOptions: o.Prompt}).Templates()
+}
+
+// strategies are the strategies o asks for (Baseline when none), the
+// ones Check refused left out.
+func strategies(o *Options) []Strategy {
+	s := experiment.List(&experiment.Checker{}, "strategies", o.Strategies, ParseStrategy)
+	if len(s) == 0 {
+		return []Strategy{Baseline}
+	}
+	return s
 }
 
 // hasEnglish reports whether any item of set has an English question.
