@@ -494,7 +494,11 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
 	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
-	return p.extractVia(r, v, lenient, parse, extract.Listed)
+	res, ok := p.extractVia(r, v, lenient, parse)
+	if !ok {
+		return nil
+	}
+	return &res
 }
 
 // parsing is how a response is read before its candidates are checked:
@@ -520,28 +524,27 @@ func parse(k parsing) extract.Result {
 	return field(k.response, "answer")
 }
 
-// extractVia is extract reading the response with parse and checking its
-// candidates, those of v (the record's item variant, nil: none), with
-// listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
+// extractVia is extract reading the response with parse (a memo of it
+// while scoring) and checking its candidates, those of v (the record's
+// item variant, nil: none); ok is false, and nothing read, when the
+// record's strategy is unknown.
+func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result) (res extract.Result, ok bool) {
 	s, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
-		return nil
+		return res, false
 	}
-	var res extract.Result
 	switch {
 	case !s.JSON():
 		res = parse(parsing{how: 0, response: r.Response})
 	case r.Fields.Role.Kind == engine.RoleTranslation:
-		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
-		return &res
+		return parse(parsing{how: 2, lenient: lenient, response: r.Response}), true
 	default:
 		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
 	}
 	if v != nil && s != Baseline {
-		res = extract.CandidatesBy(res, v.Candidates, listed)
+		res = extract.Candidates(res, v.Candidates)
 	}
-	return &res
+	return res, true
 }
 
 // item finds an item by id (an index built on first use).

@@ -442,17 +442,19 @@ func (p *plan) newScorer() (*scorer, error) {
 // as Extract does, remembering how each response text read.
 func (s *scorer) Extracts() bool { return true }
 
-// extract is Protocol.extract through the pass's memo of responses read;
-// v is the record's item variant.
-func (s *scorer) extract(r *engine.Record, v *item.Variant, lenient bool) *extract.Result {
-	return s.p.extractVia(r, v, lenient, func(k parsing) extract.Result {
+// extract is Protocol.extract through the pass's memo of responses read,
+// without checking the candidates (Result.InCandidates: no row reads it);
+// r's strategy is one ParseStrategy reads.
+func (s *scorer) extract(r *engine.Record, lenient bool) extract.Result {
+	res, _ := s.p.extractVia(r, nil, lenient, func(k parsing) extract.Result {
 		// A long answer seldom repeats: not worth holding; a first line
 		// is cut sooner than it is looked up.
 		if len(k.response) > maxMemoText || k.how == 0 {
 			return parse(k)
 		}
 		return s.parsed.Get(k, parse)
-	}, extract.Listed) // caseless text is compared byte for byte: sooner than looked up
+	})
+	return res
 }
 
 // Record scores an answer on its own (its row appended to rows); a
@@ -476,10 +478,16 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 		return rows, false, nil
 	}
 	v := p.variants[n]
+	// x is what the answer is read from: the extraction of an ok answer,
+	// made here and not stored in r (an allocation per answer), else the
+	// record's own.
+	x := r.Extracted
+	var res extract.Result
 	if r.Status == engine.StatusOK {
-		r.Extracted = s.extract(r, v, p.LenientJSON)
+		res = s.extract(r, p.LenientJSON)
+		x = &res
 	}
-	row := s.c.Row(r)
+	row := s.c.RowExtracted(r, x)
 	row.Domain = it.Relation
 	gold, cands, from := v.Answer, v.StoredCandidates, n // from: the variant gold and candidates are of
 	if st == ContextEN && en >= 0 {
@@ -497,12 +505,13 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	if row.Failed {
 		return append(rows, row), false, nil
 	}
-	pred := scored(r.Extracted)
+	pred := scored(x)
 	row.Prediction = pred
 	row.Correct = s.verdict(st, pred, from, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() && !extract.RulesAgree(r.Response, "answer") {
-		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), from, gold, cands)
+		o := s.extract(r, !p.LenientJSON)
+		other = s.verdict(st, scored(&o), from, gold, cands)
 	}
 	authors, lenient := row.Correct, other
 	if p.LenientJSON {
