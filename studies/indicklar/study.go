@@ -413,17 +413,18 @@ func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() 
 
 // scorer is one scoring pass.
 type scorer struct {
-	p        *plan
-	c        *score.Common
-	toks     map[string]*bpe.Tokenizer
-	translit *memo.Memo[[2]string, bool]      // (prediction, gold) → match.Translit
-	keys     *memo.Memo[string, translit.Key] // text → match.TranslitKey
-	parsed   *memo.Memo[parsing, extract.Result]
+	p      *plan
+	c      *score.Common
+	toks   map[string]*bpe.Tokenizer
+	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
+	parsed *memo.Memo[parsing, extract.Result]
 	// prepared holds each item variant's gold and candidates prepared
 	// (match.Candidates), at 2n+1 for variant n's candidates, at 2n for
 	// its gold alone (the prefix rule); made by the first verdict that
-	// needs it (two made at once: the same, one kept).
+	// needs it (two made at once: the same, one kept). golds holds
+	// variant n's gold's match.TranslitKey at n, made likewise.
 	prepared []atomic.Pointer[match.Candidates]
+	golds    []atomic.Pointer[translit.Key]
 	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
 }
 
@@ -432,10 +433,10 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
-		keys:   memo.New[string, translit.Key](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*len(p.allVariants())),
-		norms: memo.New[string, string](1 << 20)}, nil
+	n := len(p.allVariants())
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
+		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
+		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
@@ -519,7 +520,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, from, gold))
 	return append(rows, row), false, nil
 }
 
@@ -553,22 +554,20 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 	return ok
 }
 
-// translitOf is match.Translit of pred against gold, through the pass's
-// memos: of the pairs, and of each text's key (a prediction or a gold met
-// in many pairs is romanized once).
-func (s *scorer) translitOf(pred, gold string) bool {
+// translitOf is match.Translit of pred against gold, the gold of item
+// variant n, through the pass's memos: each gold is romanized once, each
+// prediction once per text.
+func (s *scorer) translitOf(pred string, n int32, gold string) bool {
+	g := s.golds[n].Load()
+	if g == nil {
+		k := match.TranslitKey(gold)
+		s.golds[n].CompareAndSwap(nil, &k)
+		g = s.golds[n].Load()
+	}
 	if len(pred) > maxMemoText {
-		return match.Translit(pred, []string{gold})
+		return match.TranslitKey(pred).Matches(*g)
 	}
-	return s.translit.Get([2]string{pred, gold}, func(k [2]string) bool { return s.keyOf(k[0]).Matches(s.keyOf(k[1])) })
-}
-
-// keyOf is match.TranslitKey of t, through the pass's memo.
-func (s *scorer) keyOf(t string) translit.Key {
-	if len(t) > maxMemoText {
-		return match.TranslitKey(t)
-	}
-	return s.keys.Get(t, match.TranslitKey)
+	return s.keys.Get(pred, match.TranslitKey).Matches(*g)
 }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
@@ -576,8 +575,8 @@ func (s *scorer) keyOf(t string) translit.Key {
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                    // a two-step answer's first stage, by the answer's key
+	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                                 // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
