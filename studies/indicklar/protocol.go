@@ -493,10 +493,14 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
-	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
-	res, ok := p.extractVia(r, v, lenient, parse)
-	if !ok {
+	st, err := ParseStrategy(r.Fields.Strategy)
+	if err != nil {
 		return nil
+	}
+	k := parsingOf(st, r, lenient)
+	res := parse(k)
+	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
+		res = extract.Candidates(res, v.Candidates)
 	}
 	return &res
 }
@@ -507,6 +511,19 @@ type parsing struct {
 	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
 	lenient  bool  // extract.Field, else extract.Authors
 	response string
+}
+
+// parsingOf is how r, of strategy st, is read under one JSON rule: the
+// first line for a cloze strategy, else the JSON "translation" field of a
+// first stage, the "answer" field of an answer.
+func parsingOf(st Strategy, r *engine.Record, lenient bool) parsing {
+	switch {
+	case !st.JSON():
+		return parsing{how: 0, response: r.Response}
+	case r.Fields.Role.Kind == engine.RoleTranslation:
+		return parsing{how: 2, lenient: lenient, response: r.Response}
+	}
+	return parsing{how: 1, lenient: lenient, response: r.Response}
 }
 
 // parse reads a response as k says (a function of k alone).
@@ -522,29 +539,6 @@ func parse(k parsing) extract.Result {
 		return field(k.response, "translation")
 	}
 	return field(k.response, "answer")
-}
-
-// extractVia is extract reading the response with parse (a memo of it
-// while scoring) and checking its candidates, those of v (the record's
-// item variant, nil: none); ok is false, and nothing read, when the
-// record's strategy is unknown.
-func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result) (res extract.Result, ok bool) {
-	s, err := ParseStrategy(r.Fields.Strategy)
-	if err != nil {
-		return res, false
-	}
-	switch {
-	case !s.JSON():
-		res = parse(parsing{how: 0, response: r.Response})
-	case r.Fields.Role.Kind == engine.RoleTranslation:
-		return parse(parsing{how: 2, lenient: lenient, response: r.Response}), true
-	default:
-		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
-	}
-	if v != nil && s != Baseline {
-		res = extract.Candidates(res, v.Candidates)
-	}
-	return res, true
 }
 
 // item finds an item by id (an index built on first use).

@@ -443,19 +443,17 @@ func (p *plan) newScorer() (*scorer, error) {
 // as Extract does, remembering how each response text read.
 func (s *scorer) Extracts() bool { return true }
 
-// extract is Protocol.extract through the pass's memo of responses read,
-// without checking the candidates (Result.InCandidates: no row reads it);
-// r's strategy is one ParseStrategy reads.
-func (s *scorer) extract(r *engine.Record, lenient bool) extract.Result {
-	res, _ := s.p.extractVia(r, nil, lenient, func(k parsing) extract.Result {
-		// A long answer seldom repeats: not worth holding; a first line
-		// is cut sooner than it is looked up.
-		if len(k.response) > maxMemoText || k.how == 0 {
-			return parse(k)
-		}
-		return s.parsed.Get(k, parse)
-	})
-	return res
+// extract is Protocol.extract of r, of strategy st, through the pass's
+// memo of responses read, without checking the candidates
+// (Result.InCandidates: no row reads it).
+func (s *scorer) extract(r *engine.Record, st Strategy, lenient bool) extract.Result {
+	k := parsingOf(st, r, lenient)
+	// A long answer seldom repeats: not worth holding; a first line is
+	// cut sooner than it is looked up.
+	if len(k.response) > maxMemoText || k.how == 0 {
+		return parse(k)
+	}
+	return s.parsed.Get(k, parse)
 }
 
 // Record scores an answer on its own (its row appended to rows); a
@@ -485,7 +483,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	x := r.Extracted
 	var res extract.Result
 	if r.Status == engine.StatusOK {
-		res = s.extract(r, p.LenientJSON)
+		res = s.extract(r, st, p.LenientJSON)
 		x = &res
 	}
 	row := s.c.RowExtracted(r, x)
@@ -511,7 +509,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	row.Correct = s.verdict(st, pred, from, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() && !extract.RulesAgree(r.Response, "answer") {
-		o := s.extract(r, !p.LenientJSON)
+		o := s.extract(r, st, !p.LenientJSON)
 		other = s.verdict(st, scored(&o), from, gold, cands)
 	}
 	authors, lenient := row.Correct, other
