@@ -52,7 +52,7 @@ type Result struct {
 	Fallback string `json:"fallback,omitempty"`
 	// Note explains an Unparsed result.
 	Note string `json:"note,omitempty"`
-	// InCandidates is set by CandidatesBy: nil when not checked.
+	// InCandidates is set by Candidates: nil when not checked.
 	InCandidates *bool `json:"in_candidates,omitempty"`
 }
 
@@ -307,15 +307,14 @@ func truncated(s, field string) (string, bool) {
 	return v, v != ""
 }
 
-// CandidatesBy records in r.InCandidates whether the extracted value is
-// one of cands as listed decides (Listed, or a memo of it giving Listed's
-// answer); an answer outside the list is flagged, not changed. An
-// unparsed result or empty cands leave r as it is.
-func CandidatesBy(r Result, cands []string, listed func(value string, cands []string) bool) Result {
+// Candidates records in r.InCandidates whether the extracted value is
+// one of cands (Listed); an answer outside the list is flagged, not
+// changed. An unparsed result or empty cands leave r as it is.
+func Candidates(r Result, cands []string) Result {
 	if !r.OK() || len(cands) == 0 {
 		return r
 	}
-	in := listed(r.Value, cands)
+	in := Listed(r.Value, cands)
 	r.InCandidates = &in
 	return r
 }

@@ -68,12 +68,12 @@ func TestCandidates(t *testing.T) {
 		v  string
 		in bool
 	}{{"paris", true}, {"Rome", true}, {"Lyon", false}} {
-		r := CandidatesBy(Result{Value: c.v, Method: MethodJSON}, cands, Listed)
+		r := Candidates(Result{Value: c.v, Method: MethodJSON}, cands)
 		if r.InCandidates == nil || *r.InCandidates != c.in {
 			t.Errorf("%s: %+v", c.v, r)
 		}
 	}
-	if r := CandidatesBy(Result{Method: MethodUnparsed}, cands, Listed); r.InCandidates != nil {
+	if r := Candidates(Result{Method: MethodUnparsed}, cands); r.InCandidates != nil {
 		t.Error("checked an unparsed result")
 	}
 }

@@ -146,16 +146,21 @@ func NewCommon(extra map[string][]string) *Common {
 }
 
 // Row is the part of r's row that does not depend on the study.
-func (c *Common) Row(r *engine.Record) Row {
+func (c *Common) Row(r *engine.Record) Row { return c.RowExtracted(r, r.Extracted) }
+
+// RowExtracted is Row of r read as if r.Extracted were x (nil: no
+// extraction): a scorer extracting each answer itself passes its result
+// without storing it in the record. It keeps no reference to x.
+func (c *Common) RowExtracted(r *engine.Record, x *extract.Result) Row {
 	row := Row{Key: r.Fields, Failed: r.Status != engine.StatusOK, PromptTokens: r.PromptTokens, LatencyMS: r.LatencyMS, Cached: r.Cached,
 		EmptyResponse: r.EmptyResponse}
-	if r.Extracted != nil {
-		row.Method = r.Extracted.Method
-		row.Prediction = r.Extracted.Value
+	if x != nil {
+		row.Method = x.Method
+		row.Prediction = x.Value
 	}
 	// Script, switch and abstention describe the answer, not the JSON or
 	// reasoning around it.
-	k := [2]string{AnswerText(r), r.Fields.Language}
+	k := [2]string{answerText(r.Response, x), r.Fields.Language}
 	var t textRead
 	if len(k[0]) > 256 { // a long answer seldom repeats: not worth holding
 		t = c.readText(k)
@@ -182,14 +187,17 @@ func (c *Common) readText(k [2]string) textRead {
 // value, or what the scorer falls back to when extraction failed (the
 // trimmed output, as the IndicKLAR authors score it), or the raw response
 // for records without an extraction.
-func AnswerText(r *engine.Record) string {
+func AnswerText(r *engine.Record) string { return answerText(r.Response, r.Extracted) }
+
+// answerText is AnswerText of a record with response and extraction x.
+func answerText(response string, x *extract.Result) string {
 	switch {
-	case r.Extracted == nil:
-		return r.Response
-	case r.Extracted.OK():
-		return r.Extracted.Value
+	case x == nil:
+		return response
+	case x.OK():
+		return x.Value
 	}
-	return r.Extracted.Fallback
+	return x.Fallback
 }
 
 // MC1 scores one multiple-choice item from the choices' log-likelihoods:

@@ -78,7 +78,8 @@ func TestMarks(t *testing.T) {
 
 // Script, switch and abstention are read from the answer, not the JSON
 // around it: a native Hindi answer in a JSON object has not switched.
-// Common.Row sets no study's mark or verdict.
+// Common.Row sets no study's mark or verdict, and RowExtracted with an
+// extraction gives Row's row of the record holding it.
 func TestScriptOfTheAnswer(t *testing.T) {
 	s := NewCommon(nil)
 	cases := []struct {
@@ -103,6 +104,11 @@ func TestScriptOfTheAnswer(t *testing.T) {
 		}
 		if row.Marks != 0 || row.Verdict != "" {
 			t.Errorf("%s: Common.Row set a study's marks %b or verdict %q", c.name, row.Marks, row.Verdict)
+		}
+		bare := *r
+		bare.Extracted = nil
+		if got := s.RowExtracted(&bare, c.extracted); got != row {
+			t.Errorf("%s: RowExtracted gave %+v, Row %+v", c.name, got, row)
 		}
 	}
 }

@@ -493,8 +493,16 @@ func (p *Protocol) Extract(r *engine.Record) *extract.Result {
 
 // extract reads a response under one JSON rule.
 func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
-	_, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form)
-	return p.extractVia(r, v, lenient, parse, extract.Listed)
+	st, err := ParseStrategy(r.Fields.Strategy)
+	if err != nil {
+		return nil
+	}
+	k := parsingOf(st, r, lenient)
+	res := parse(k)
+	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
+		res = extract.Candidates(res, v.Candidates)
+	}
+	return &res
 }
 
 // parsing is how a response is read before its candidates are checked:
@@ -503,6 +511,19 @@ type parsing struct {
 	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
 	lenient  bool  // extract.Field, else extract.Authors
 	response string
+}
+
+// parsingOf is how r, of strategy st, is read under one JSON rule: the
+// first line for a cloze strategy, else the JSON "translation" field of a
+// first stage, the "answer" field of an answer.
+func parsingOf(st Strategy, r *engine.Record, lenient bool) parsing {
+	switch {
+	case !st.JSON():
+		return parsing{how: 0, response: r.Response}
+	case r.Fields.Role.Kind == engine.RoleTranslation:
+		return parsing{how: 2, lenient: lenient, response: r.Response}
+	}
+	return parsing{how: 1, lenient: lenient, response: r.Response}
 }
 
 // parse reads a response as k says (a function of k alone).
@@ -518,30 +539,6 @@ func parse(k parsing) extract.Result {
 		return field(k.response, "translation")
 	}
 	return field(k.response, "answer")
-}
-
-// extractVia is extract reading the response with parse and checking its
-// candidates, those of v (the record's item variant, nil: none), with
-// listed (extract.Listed; memos of both while scoring).
-func (p *Protocol) extractVia(r *engine.Record, v *item.Variant, lenient bool, parse func(parsing) extract.Result, listed func(string, []string) bool) *extract.Result {
-	s, err := ParseStrategy(r.Fields.Strategy)
-	if err != nil {
-		return nil
-	}
-	var res extract.Result
-	switch {
-	case !s.JSON():
-		res = parse(parsing{how: 0, response: r.Response})
-	case r.Fields.Role.Kind == engine.RoleTranslation:
-		res = parse(parsing{how: 2, lenient: lenient, response: r.Response})
-		return &res
-	default:
-		res = parse(parsing{how: 1, lenient: lenient, response: r.Response})
-	}
-	if v != nil && s != Baseline {
-		res = extract.CandidatesBy(res, v.Candidates, listed)
-	}
-	return &res
 }
 
 // item finds an item by id (an index built on first use).

@@ -428,17 +428,18 @@ func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() 
 
 // scorer is one scoring pass.
 type scorer struct {
-	p        *plan
-	c        *score.Common
-	toks     map[string]*bpe.Tokenizer
-	translit *memo.Memo[[2]string, bool]      // (prediction, gold) → match.Translit
-	keys     *memo.Memo[string, translit.Key] // text → match.TranslitKey
-	parsed   *memo.Memo[parsing, extract.Result]
+	p      *plan
+	c      *score.Common
+	toks   map[string]*bpe.Tokenizer
+	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
+	parsed *memo.Memo[parsing, extract.Result]
 	// prepared holds each item variant's gold and candidates prepared
 	// (match.Candidates), at 2n+1 for variant n's candidates, at 2n for
 	// its gold alone (the prefix rule); made by the first verdict that
-	// needs it (two made at once: the same, one kept).
+	// needs it (two made at once: the same, one kept). golds holds
+	// variant n's gold's match.TranslitKey at n, made likewise.
 	prepared []atomic.Pointer[match.Candidates]
+	golds    []atomic.Pointer[translit.Key]
 	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
 }
 
@@ -447,27 +448,27 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, translit: memo.New[[2]string, bool](1 << 18),
-		keys:   memo.New[string, translit.Key](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*len(p.allVariants())),
-		norms: memo.New[string, string](1 << 20)}, nil
+	n := len(p.allVariants())
+	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
+		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
+		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting),
 // as Extract does, remembering how each response text read.
 func (s *scorer) Extracts() bool { return true }
 
-// extract is Protocol.extract through the pass's memo of responses read;
-// v is the record's item variant.
-func (s *scorer) extract(r *engine.Record, v *item.Variant, lenient bool) *extract.Result {
-	return s.p.extractVia(r, v, lenient, func(k parsing) extract.Result {
-		// A long answer seldom repeats: not worth holding; a first line
-		// is cut sooner than it is looked up.
-		if len(k.response) > maxMemoText || k.how == 0 {
-			return parse(k)
-		}
-		return s.parsed.Get(k, parse)
-	}, extract.Listed) // caseless text is compared byte for byte: sooner than looked up
+// extract is Protocol.extract of r, of strategy st, through the pass's
+// memo of responses read, without checking the candidates
+// (Result.InCandidates: no row reads it).
+func (s *scorer) extract(r *engine.Record, st Strategy, lenient bool) extract.Result {
+	k := parsingOf(st, r, lenient)
+	// A long answer seldom repeats: not worth holding; a first line is
+	// cut sooner than it is looked up.
+	if len(k.response) > maxMemoText || k.how == 0 {
+		return parse(k)
+	}
+	return s.parsed.Get(k, parse)
 }
 
 // Record scores an answer on its own (its row appended to rows); a
@@ -491,10 +492,16 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 		return rows, false, nil
 	}
 	v := p.variants[n]
+	// x is what the answer is read from: the extraction of an ok answer,
+	// made here and not stored in r (an allocation per answer), else the
+	// record's own.
+	x := r.Extracted
+	var res extract.Result
 	if r.Status == engine.StatusOK {
-		r.Extracted = s.extract(r, v, p.LenientJSON)
+		res = s.extract(r, st, p.LenientJSON)
+		x = &res
 	}
-	row := s.c.Row(r)
+	row := s.c.RowExtracted(r, x)
 	row.Domain = it.Relation
 	gold, cands, from := v.Answer, v.StoredCandidates, n // from: the variant gold and candidates are of
 	if st == ContextEN && en >= 0 {
@@ -512,12 +519,13 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	if row.Failed {
 		return append(rows, row), false, nil
 	}
-	pred := scored(r.Extracted)
+	pred := scored(x)
 	row.Prediction = pred
 	row.Correct = s.verdict(st, pred, from, gold, cands)
 	other := row.Correct // the verdict under the JSON rule not in force
 	if st.JSON() && !extract.RulesAgree(r.Response, "answer") {
-		other = s.verdict(st, scored(s.extract(r, v, !p.LenientJSON)), from, gold, cands)
+		o := s.extract(r, st, !p.LenientJSON)
+		other = s.verdict(st, scored(&o), from, gold, cands)
 	}
 	authors, lenient := row.Correct, other
 	if p.LenientJSON {
@@ -525,7 +533,7 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, from, gold))
 	return append(rows, row), false, nil
 }
 
@@ -559,22 +567,20 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 	return ok
 }
 
-// translitOf is match.Translit of pred against gold, through the pass's
-// memos: of the pairs, and of each text's key (a prediction or a gold met
-// in many pairs is romanized once).
-func (s *scorer) translitOf(pred, gold string) bool {
+// translitOf is match.Translit of pred against gold, the gold of item
+// variant n, through the pass's memos: each gold is romanized once, each
+// prediction once per text.
+func (s *scorer) translitOf(pred string, n int32, gold string) bool {
+	g := s.golds[n].Load()
+	if g == nil {
+		k := match.TranslitKey(gold)
+		s.golds[n].CompareAndSwap(nil, &k)
+		g = s.golds[n].Load()
+	}
 	if len(pred) > maxMemoText {
-		return match.Translit(pred, []string{gold})
+		return match.TranslitKey(pred).Matches(*g)
 	}
-	return s.translit.Get([2]string{pred, gold}, func(k [2]string) bool { return s.keyOf(k[0]).Matches(s.keyOf(k[1])) })
-}
-
-// keyOf is match.TranslitKey of t, through the pass's memo.
-func (s *scorer) keyOf(t string) translit.Key {
-	if len(t) > maxMemoText {
-		return match.TranslitKey(t)
-	}
-	return s.keys.Get(t, match.TranslitKey)
+	return s.keys.Get(pred, match.TranslitKey).Matches(*g)
 }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
@@ -582,8 +588,8 @@ func (s *scorer) keyOf(t string) translit.Key {
 // stage failed.
 func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
 	p := s.p
-	s.translit, s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                    // a two-step answer's first stage, by the answer's key
+	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
+	first := newStages(kept)                                                 // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
+	"github.com/bhashalab/bhasha/analysis/translit"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/memo"
 )
@@ -117,4 +118,25 @@ func verdict(st Strategy, pred, gold string, cands []string) bool {
 	}
 	_, ok := match.Candidate(pred, cands, gold, normalize.Authors)
 	return ok
+}
+
+// The pass's transliteration mark (each variant's gold romanized once,
+// each prediction once per text) is match.Translit's for every
+// prediction and gold, asked twice (the second from the memos), with two
+// variants of one gold and a prediction too long to remember.
+func TestPassTranslitIsTranslit(t *testing.T) {
+	golds := []string{"भारत", "भारत", "Canada", ""}
+	s := &scorer{keys: memo.New[string, translit.Key](0), golds: make([]atomic.Pointer[translit.Key], len(golds))}
+	long := string(make([]byte, maxMemoText+1)) + "bharat"
+	preds := []string{"", "bharat", "Bharat", "भारत", "कनाडा", "kanada", "Mexico", long}
+	for round := range 2 {
+		for n, gold := range golds {
+			for _, pred := range preds {
+				want := match.Translit(pred, []string{gold})
+				if got := s.translitOf(pred, int32(n), gold); got != want {
+					t.Errorf("round %d, gold %q: translitOf(%.40q) = %v, want %v", round, gold, pred, got, want)
+				}
+			}
+		}
+	}
 }
