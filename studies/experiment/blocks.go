@@ -80,29 +80,15 @@ func hasOption(opts reflect.Type, path string) bool {
 // in registration order (nil when no study declares k as a block).
 func (r *Registry) blockKeys(k string) []string {
 	var out []string
-	for _, t := range r.optionRoots() {
-		for _, sk := range topKeys(blockType(t, k)) {
+	for _, n := range r.Names() {
+		s, _ := r.Lookup(n)
+		for _, sk := range topKeys(blockType(optionsType(s), k)) {
 			if !slices.Contains(out, sk) {
 				out = append(out, sk)
 			}
 		}
 	}
 	return out
-}
-
-// isBlockType reports whether t (as reflect.Type.String writes it) is
-// the type of a block of some registered study's options: the keys found
-// in it are checked by placeOptions, against every study, not by the
-// decoding of one study's options.
-func (sch schema) isBlockType(typ string) bool {
-	for _, r := range sch.options {
-		for _, k := range topKeys(r) {
-			if t := blockType(r, k); t != nil && t.String() == typ {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // fileOption is an option a parsed file sets: its path (a top-level key,

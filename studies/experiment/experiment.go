@@ -19,6 +19,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -162,32 +163,25 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty (an experiment needs at least name, models and a study or requests)", name)
 	}
-	var errs Problems
-	sch := newSchema(o.Studies)
 	var exp Experiment
-	ps, err := decodeStrict(b, (*sharedFields)(&exp), sch, false)
+	errs, err := decodeNode(&root, (*sharedFields)(&exp))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	errs = append(errs, ps...)
 	exp.src = &root
 	exp.Studies = o.Studies
 	// The study's own options, from the same top-level mapping.
-	study := exp.Study
-	if study == "" {
-		study = exp.impliedStudy(&root)
-	}
-	if s, ok := o.Studies.Lookup(study); ok {
-		if t := optionsType(s); t != nil {
-			opts := s.(Optioner).Options()
-			ps, err := decodeStrict(b, opts, sch, true)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			errs = append(errs, ps...)
-			exp.Options = opts
+	s, _ := o.Studies.Lookup(cmp.Or(exp.Study, exp.impliedStudy(&root)))
+	if t := optionsType(s); t != nil {
+		opts := s.(Optioner).Options()
+		ps, err := decodeNode(&root, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		errs = append(errs, ps...)
+		exp.Options = opts
 	}
+	errs = append(errs, checkKeys(&root, s, o.Studies)...)
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name

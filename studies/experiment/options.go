@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -130,18 +129,6 @@ func (r *Registry) studyKeys() []string {
 			if !slices.Contains(shared, k) && !slices.Contains(out, k) {
 				out = append(out, k)
 			}
-		}
-	}
-	return out
-}
-
-// optionRoots are the options types of the registered studies.
-func (r *Registry) optionRoots() []reflect.Type {
-	var out []reflect.Type
-	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		if t := optionsType(s); t != nil {
-			out = append(out, t)
 		}
 	}
 	return out
@@ -304,14 +291,12 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	t := optionsType(s)
 	if e.Options == nil && root != nil && t != nil { // read with yaml.v3 (UnmarshalYAML): decode them now
 		v := s.(Optioner).Options()
-		if err := root.Decode(v); err != nil {
-			var te *yaml.TypeError
-			if !errors.As(err, &te) {
-				c.Add(nil, "reading the options of study %s: %v", e.Study, err)
-				return
-			}
-			c.errs = append(c.errs, fromYAML(te.Errors, newSchema(e.Studies), true)...)
+		ps, err := decodeNode(root, v)
+		if err != nil {
+			c.Add(nil, "reading the options of study %s: %v", e.Study, err)
+			return
 		}
+		c.errs = append(c.errs, ps...)
 		e.Options = v
 	}
 	var mine any

@@ -1,10 +1,8 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"regexp"
 	"slices"
@@ -79,99 +77,90 @@ func causesFirst(ps Problems) {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// schema is what the keys of an experiment file are checked against: the
-// shared fields (Experiment) and every registered study's options.
-type schema struct {
-	roots   []reflect.Type // Experiment, then the studies' options types
-	options []reflect.Type // the studies' options types
-	keys    []string       // the top-level keys: Experiment's, then the studies' own
-}
-
-func newSchema(r *Registry) schema {
-	opts := r.optionRoots()
-	return schema{roots: append([]reflect.Type{reflect.TypeFor[Experiment](), reflect.TypeFor[sharedFields]()}, opts...),
-		options: opts, keys: append(topKeys(reflect.TypeFor[Experiment]()), r.studyKeys()...)}
-}
-
-// top reports whether typ (as reflect.Type.String writes it) is the
-// top-level mapping: Experiment or a study's options.
-func (sch schema) top(typ string) bool {
-	for _, t := range sch.roots {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.String() == typ {
-			return true
-		}
-	}
-	return false
-}
-
-// decodeStrict decodes the experiment file into v (Experiment, or a
-// study's options) with unknown keys refused, and returns the problems:
-// type errors at their lines, and unknown keys with the nearest known one.
-// A top-level key that the shared fields or some registered study know is
-// not unknown; options (a study's options struct) leave every top-level
-// key to the Experiment's decoding, which reports them once.
-func decodeStrict(b []byte, v any, sch schema, options bool) (Problems, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	err := dec.Decode(v)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil, nil
-	}
+// decodeNode decodes n into v without refusing unknown keys (checkKeys
+// does), yaml.v3's type errors becoming problems at their lines; any
+// other error is returned.
+func decodeNode(n *yaml.Node, v any) (Problems, error) {
+	err := n.Decode(v)
 	var te *yaml.TypeError
-	if !errors.As(err, &te) {
+	if err == nil || !errors.As(err, &te) {
 		return nil, err
 	}
-	return fromYAML(te.Errors, sch, options), nil
+	var out Problems
+	for _, m := range te.Errors {
+		p := Problem{Msg: m}
+		if g := yamlLine.FindStringSubmatch(m); g != nil {
+			p.Line, _ = strconv.Atoi(g[1])
+			p.Msg = g[2]
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
-// fromYAML turns yaml.v3's type errors ("line N: ...") into problems,
-// leaving out the top-level keys sch knows (all top-level keys, for a
-// study's options).
-func fromYAML(msgs []string, sch schema, options bool) Problems {
+// checkKeys reports, at their lines, the top-level keys of a parsed file
+// that neither the shared fields nor a study of r declare (with the
+// nearest known one), and the keys below them that the shared fields'
+// types and study s's options types do not declare. The keys of a block
+// are checkFileOptions's to check, against every study.
+func checkKeys(root *yaml.Node, s Study, r *Registry) Problems {
+	m := topMapping(root)
+	if m == nil {
+		return nil
+	}
+	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
+	known := append(topKeys(shared), r.studyKeys()...)
 	var out Problems
-	for _, m := range msgs {
-		if g := yamlLine.FindStringSubmatch(m); g != nil {
-			n, _ := strconv.Atoi(g[1])
-			msg, keep := unknownField(g[2], sch, options)
-			if keep {
-				out = append(out, Problem{Line: n, Msg: msg})
-			}
-			continue
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		st, ot := fieldType(shared, k.Value), fieldType(own, k.Value)
+		switch {
+		case st != nil:
+			out = append(out, nestedKeys(v, st)...)
+		case ot != nil && ot.Kind() != reflect.Struct: // a struct is a block
+			out = append(out, nestedKeys(v, ot)...)
+		case ot == nil && !slices.Contains(known, k.Value):
+			out = append(out, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
 		}
-		out = append(out, Problem{Msg: m})
 	}
 	return out
 }
 
-// unknownField rewrites yaml.v3's "field X not found in type T" as the
-// user's words: the unknown key and the nearest valid key of that mapping
-// (other messages are returned as they are). keep is false for a
-// top-level key that is not unknown (see fromYAML), and for a key in a
-// block of options, which checkFileOptions checks against every study.
-func unknownField(msg string, sch schema, options bool) (_ string, keep bool) {
-	var field, typ string
-	if _, err := fmt.Sscanf(msg, "field %s not found in type %s", &field, &typ); err != nil {
-		return msg, true
+// nestedKeys reports the keys of the mappings in n that type t (through
+// pointers, lists and maps) does not declare, each at its line with the
+// keys of its mapping. A type that decodes itself (yaml.Unmarshaler) is
+// not looked into.
+func nestedKeys(n *yaml.Node, t reflect.Type) Problems {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
 	}
-	where, keys := "this section", []string(nil)
-	switch {
-	case sch.top(typ):
-		if options || slices.Contains(sch.keys, field) {
-			return "", false
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+		return nil
+	}
+	var out Problems
+	switch t.Kind() {
+	case reflect.Pointer:
+		return nestedKeys(n, t.Elem())
+	case reflect.Slice, reflect.Array:
+		if n.Kind == yaml.SequenceNode {
+			for _, v := range n.Content {
+				out = append(out, nestedKeys(v, t.Elem())...)
+			}
 		}
-		where, keys = "the experiment", sch.keys
-	case sch.isBlockType(typ): // checked against every study's block (checkFileOptions)
-		return "", false
-	default:
-		keys = yamlKeys(typ, sch.roots)
+	case reflect.Map, reflect.Struct:
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch {
+			case t.Kind() == reflect.Map:
+				out = append(out, nestedKeys(v, t.Elem())...)
+			case fieldType(t, k.Value) != nil:
+				out = append(out, nestedKeys(v, fieldType(t, k.Value))...)
+			default:
+				out = append(out, Problem{Line: k.Line, Msg: unknownKey(k.Value, "this section", topKeys(t))})
+			}
+		}
 	}
-	if len(keys) == 0 {
-		return msg, true
-	}
-	return unknownKey(field, where, keys), true
+	return out
 }
 
 // unknownKey says that field is not a key of where (a mapping, which
@@ -184,33 +173,3 @@ func unknownKey(field, where string, keys []string) string {
 	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", "))
 }
 
-// yamlKeys lists the YAML keys of the struct type named typ (as
-// reflect.Type.String writes it) among the roots and the types they hold.
-func yamlKeys(typ string, roots []reflect.Type) []string {
-	seen := map[reflect.Type]bool{}
-	var find func(t reflect.Type) []string
-	find = func(t reflect.Type) []string {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || seen[t] {
-			return nil
-		}
-		seen[t] = true
-		if t.String() == typ {
-			return topKeys(t)
-		}
-		for f := range t.Fields() {
-			if ks := find(f.Type); ks != nil {
-				return ks
-			}
-		}
-		return nil
-	}
-	for _, r := range roots {
-		if ks := find(r); ks != nil {
-			return ks
-		}
-	}
-	return nil
-}
