@@ -19,7 +19,6 @@ package experiment
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -168,20 +167,7 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	exp.src = &root
-	exp.Studies = o.Studies
-	// The study's own options, from the same top-level mapping.
-	s, _ := o.Studies.Lookup(cmp.Or(exp.Study, exp.impliedStudy(&root)))
-	if t := optionsType(s); t != nil {
-		opts := s.(Optioner).Options()
-		ps, err := decodeNode(&root, opts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		errs = append(errs, ps...)
-		exp.Options = opts
-	}
-	errs = append(errs, checkKeys(&root, s, o.Studies)...)
+	exp.src, exp.Studies = &root, o.Studies
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
@@ -350,9 +336,7 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	if e.Study != "" {
-		errs = append(errs, e.validateStudy(ctx, root, disk)...)
-	}
+	errs = append(errs, e.validateStudy(ctx, root, disk)...)
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" {
 			add(lineOf(root, "judge"), "judge needs name and served_name")

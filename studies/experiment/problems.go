@@ -77,7 +77,7 @@ func causesFirst(ps Problems) {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// decodeNode decodes n into v without refusing unknown keys (checkKeys
+// decodeNode decodes n into v without refusing unknown keys (checkFile
 // does), yaml.v3's type errors becoming problems at their lines; any
 // other error is returned.
 func decodeNode(n *yaml.Node, v any) (Problems, error) {
@@ -96,34 +96,6 @@ func decodeNode(n *yaml.Node, v any) (Problems, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// checkKeys reports, at their lines, the top-level keys of a parsed file
-// that neither the shared fields nor a study of r declare (with the
-// nearest known one), and the keys below them that the shared fields'
-// types and study s's options types do not declare. The keys of a block
-// are checkFileOptions's to check, against every study.
-func checkKeys(root *yaml.Node, s Study, r *Registry) Problems {
-	m := topMapping(root)
-	if m == nil {
-		return nil
-	}
-	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
-	known := append(topKeys(shared), r.studyKeys()...)
-	var out Problems
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		st, ot := fieldType(shared, k.Value), fieldType(own, k.Value)
-		switch {
-		case st != nil:
-			out = append(out, nestedKeys(v, st)...)
-		case ot != nil && ot.Kind() != reflect.Struct: // a struct is a block
-			out = append(out, nestedKeys(v, ot)...)
-		case ot == nil && !slices.Contains(known, k.Value):
-			out = append(out, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
-		}
-	}
-	return out
 }
 
 // nestedKeys reports the keys of the mappings in n that type t (through
@@ -172,4 +144,3 @@ func unknownKey(field, where string, keys []string) string {
 	}
 	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", "))
 }
-

@@ -191,18 +191,22 @@ func (r *Registry) Clone() *Registry {
 }
 
 // validateStudy finds the study, settles its options, refuses the
-// options and shared fields it does not read, lets it check the ones it
-// does and, with disk, builds its plan.
+// options and shared fields it does not read and the file's unknown keys,
+// lets it check the ones it does and, with disk, builds its plan.
 func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
 	c := &Checker{root: root}
-	if e.Studies == nil {
-		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
-		return c.errs
-	}
 	s, ok := e.Studies.Lookup(e.Study)
-	if !ok {
+	switch {
+	case ok:
+	case e.Study == "": // validate reports it
+	case e.Studies == nil:
+		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
+	default:
 		c.Add([]string{"study"}, "unknown study %q (want one of %s; a program's own study is added to the registry: bhasha.Register, bhasha.WithStudies)", e.Study, strings.Join(e.Studies.Names(), ", "))
 		c.errs[len(c.errs)-1].Err = ErrUnknownStudy
+	}
+	if !ok {
+		e.checkFile(nil, root, c, nil)
 		return c.errs
 	}
 	e.placeOptions(s, root, c)
