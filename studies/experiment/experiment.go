@@ -224,30 +224,22 @@ func lineOf(n *yaml.Node, path ...string) int {
 	}
 	line := n.Line
 	for _, p := range path {
-		switch n.Kind {
-		case yaml.MappingNode:
-			found := false
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == p {
-					line = n.Content[i].Line
-					n = n.Content[i+1]
-					found = true
-					break
+		var next *yaml.Node
+		switch i, err := strconv.Atoi(p); {
+		case n.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content) && next == nil; j += 2 {
+				if n.Content[j].Value == p {
+					line, next = n.Content[j].Line, n.Content[j+1]
 				}
 			}
-			if !found {
-				return line
-			}
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(p)
-			if err != nil || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-			line = n.Line
-		default:
+		case n.Kind == yaml.SequenceNode && err == nil && i >= 0 && i < len(n.Content):
+			next = n.Content[i]
+			line = next.Line
+		}
+		if next == nil {
 			return line
 		}
+		n = next
 	}
 	return line
 }

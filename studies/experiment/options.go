@@ -65,11 +65,7 @@ type Inputs interface {
 // reports each key they set as not applying to the study.
 func Set[T any](set func(*T)) Option {
 	return func(e *Experiment) {
-		if o, ok := e.Options.(*T); ok {
-			set(o)
-			return
-		}
-		for _, x := range e.stray {
+		for _, x := range append([]any{e.Options}, e.stray...) {
 			if o, ok := x.(*T); ok {
 				set(o)
 				return
@@ -353,18 +349,12 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 		c.errs = append(c.errs, ps...)
 		e.Options = v
 	}
+	others := slices.DeleteFunc(append([]any{e.Options}, e.stray...), func(v any) bool { return v == nil })
 	var mine any
-	var others []any
-	for _, v := range append([]any{e.Options}, e.stray...) {
-		switch {
-		case v == nil:
-		case t != nil && reflect.TypeOf(v) == t && mine == nil:
-			mine = v
-		default:
-			others = append(others, v)
-		}
-	}
-	if mine == nil && t != nil {
+	if i := slices.IndexFunc(others, func(v any) bool { return t != nil && reflect.TypeOf(v) == t }); i >= 0 {
+		mine = others[i]
+		others = slices.Delete(others, i, i+1)
+	} else if t != nil {
 		mine = s.(Optioner).Options()
 	}
 	e.Options, e.stray = mine, others // kept: Build refuses them as Validate did

@@ -64,11 +64,9 @@ func (ps Problems) Unwrap() []error {
 // the front, keeping the order within each group.
 func causesFirst(ps Problems) {
 	slices.SortStableFunc(ps, func(a, b Problem) int {
-		ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy)
-		switch {
-		case ca && !cb:
+		if ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy); ca != cb && ca {
 			return -1
-		case cb && !ca:
+		} else if ca != cb {
 			return 1
 		}
 		return 0
