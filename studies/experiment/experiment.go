@@ -272,81 +272,78 @@ func (e *Experiment) Build(ctx context.Context) error {
 // validate makes every check; with disk it also checks files and reads
 // the dataset, and marks the experiment built when nothing was wrong.
 func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) Problems {
-	var errs Problems
-	add := func(line int, format string, a ...any) {
-		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
-	}
-	defer func() { e.built = disk && len(errs) == 0 && ctx.Err() == nil }()
+	c := &Checker{root: root}
+	defer func() { e.built = disk && len(c.errs) == 0 && ctx.Err() == nil }()
 	if strings.TrimSpace(e.Name) == "" {
-		add(lineOf(root, "name"), "name is required")
+		c.Add([]string{"name"}, "name is required")
 	} else if strings.ContainsAny(e.Name, "|/\\") {
-		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
+		c.Add([]string{"name"}, "name %q must not contain '|', '/' or '\\'", e.Name)
 	}
 	if strings.ContainsAny(e.Description, "\r\n") {
-		add(lineOf(root, "description"), "description must be one line (it holds a line break)")
+		c.Add([]string{"description"}, "description must be one line (it holds a line break)")
 	} else if n := utf8.RuneCountInString(e.Description); n > MaxDescription {
-		add(lineOf(root, "description"), "description must be at most %d characters (it has %d)", MaxDescription, n)
+		c.Add([]string{"description"}, "description must be at most %d characters (it has %d)", MaxDescription, n)
 	}
 	if e.Study == "" {
 		e.Study = e.impliedStudy(root)
 	}
 	if e.Study == "" {
-		add(lineOf(root), "%s", e.Studies.studyRequired())
+		c.Add(nil, "%s", e.Studies.studyRequired())
 	}
 	if len(e.Models) == 0 {
-		add(lineOf(root, "models"), "at least one model is required")
+		c.Add([]string{"models"}, "at least one model is required")
 	}
 	seen := map[string]bool{}
 	for i, m := range e.Models {
-		at := func(f string) int { return lineOf(root, "models", strconv.Itoa(i), f) }
+		at := func(f ...string) []string { return append([]string{"models", strconv.Itoa(i)}, f...) }
 		switch {
 		case m.Name == "":
-			add(at("name"), "models[%d]: name is required", i)
+			c.Add(at("name"), "models[%d]: name is required", i)
 		case seen[m.Name]:
-			add(at("name"), "models[%d]: name %q is used twice", i, m.Name)
+			c.Add(at("name"), "models[%d]: name %q is used twice", i, m.Name)
 		case strings.Contains(m.Name, "|"):
-			add(at("name"), "models[%d]: name %q must not contain '|'", i, m.Name)
+			c.Add(at("name"), "models[%d]: name %q must not contain '|'", i, m.Name)
 		}
 		seen[m.Name] = true
 		if m.ServedName == "" {
-			add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
+			c.Add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
 		}
 		if m.Tokenizer != "" && disk {
 			if _, err := os.Stat(e.Resolve(m.Tokenizer)); err != nil {
-				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
+				c.Add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
 			}
 		}
 		for j, ep := range m.Endpoints {
 			if err := engine.CheckEndpoint(ep); err != nil {
-				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): %v", i, m.Name, err)
+				c.Add(at("endpoints", strconv.Itoa(j)), "models[%d] (%s): %v", i, m.Name, err)
 			}
 		}
 		if m.MaxConcurrency < 0 {
-			add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
+			c.Add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
 		}
 		if m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" {
-			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
+			c.Add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	errs = append(errs, e.validateStudy(ctx, root, disk)...)
+	e.validateStudy(ctx, c, disk)
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" {
-			add(lineOf(root, "judge"), "judge needs name and served_name")
+			c.Add([]string{"judge"}, "judge needs name and served_name")
 		}
 		for j, ep := range e.Judge.Endpoints {
 			if err := engine.CheckEndpoint(ep); err != nil {
-				add(lineOf(root, "judge", "endpoints", strconv.Itoa(j)), "judge: %v", err)
+				c.Add([]string{"judge", "endpoints", strconv.Itoa(j)}, "judge: %v", err)
 			}
 		}
 		if e.Judge.APIKeyEnv != "" && os.Getenv(e.Judge.APIKeyEnv) == "" {
-			add(lineOf(root, "judge", "api_key_env"), "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
+			c.Add([]string{"judge", "api_key_env"}, "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
 		}
 	}
 	if e.Decoding.MaxTokens < 0 {
-		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
+		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens must not be negative")
 	}
 	if e.Engine.MaxAttempts < 0 {
-		add(lineOf(root, "engine", "max_attempts"), "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
+		c.Add([]string{"engine", "max_attempts"}, "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
 	}
 	for _, d := range []struct {
 		name string
@@ -356,10 +353,10 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 		{"retry_base", e.Engine.RetryBase}, {"retry_max", e.Engine.RetryMax},
 	} {
 		if d.v < 0 {
-			add(lineOf(root, "engine", d.name), "engine.%s: %s is negative (0 or absent takes the default)", d.name, d.v)
+			c.Add([]string{"engine", d.name}, "engine.%s: %s is negative (0 or absent takes the default)", d.name, d.v)
 		}
 	}
-	return errs
+	return c.errs
 }
 
 // Resolve makes a path the experiment names relative to its file

@@ -193,8 +193,8 @@ func (r *Registry) Clone() *Registry {
 // validateStudy finds the study, settles its options, refuses the
 // options and shared fields it does not read and the file's unknown keys,
 // lets it check the ones it does and, with disk, builds its plan.
-func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
-	c := &Checker{root: root}
+func (e *Experiment) validateStudy(ctx context.Context, c *Checker, disk bool) {
+	root, before := c.root, len(c.errs)
 	s, ok := e.Studies.Lookup(e.Study)
 	switch {
 	case ok:
@@ -207,7 +207,7 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	}
 	if !ok {
 		e.checkFile(nil, root, c, nil)
-		return c.errs
+		return
 	}
 	e.placeOptions(s, root, c)
 	for code := range e.Abstain {
@@ -238,20 +238,19 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 		c.Add([]string{"sample"}, "sample must not be negative")
 	}
 	s.Check(e, c)
-	if !disk || len(c.errs) > 0 {
-		return c.errs
+	if !disk || len(c.errs) > before {
+		return
 	}
 	plan, err := s.Build(ctx, e)
-	if err != nil {
-		var ps Problems
-		if errors.As(err, &ps) {
-			return append(c.errs, ps...)
-		}
+	var ps Problems
+	switch {
+	case errors.As(err, &ps):
+		c.errs = append(c.errs, ps...)
+	case err != nil:
 		c.Add(nil, "building study %s: %v", e.Study, err)
-		return c.errs
+	default:
+		e.plan = plan
 	}
-	e.plan = plan
-	return c.errs
 }
 
 // CheckDataset reports a missing dataset.path and a bad dataset.format
