@@ -190,29 +190,24 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 // 1-based); scanner errors are already right. See parser.fail in yaml.v3's
 // decode.go.
 func yamlError(err error) error {
-	msg := err.Error()
-	rest, ok := strings.CutPrefix(msg, "yaml: line ")
+	rest, ok := strings.CutPrefix(err.Error(), "yaml: ")
+	n, problem := lineMsg(rest)
+	if !ok || n == 0 {
+		return err
+	}
+	hint, ok := map[string]string{
+		"did not find expected ',' or ']'":    " (the [ list that starts on this line is not closed, or lacks a comma)",
+		"did not find expected ',' or '}'":    " (the { mapping that starts on this line is not closed, or lacks a comma)",
+		"did not find expected '-' indicator": blockHint, "did not find expected key": blockHint,
+		"did not find expected node content": blockHint, "found undefined tag handle": blockHint,
+	}[problem]
 	if !ok {
-		return err
-	}
-	num, problem, ok := strings.Cut(rest, ": ")
-	n, aerr := strconv.Atoi(num)
-	if !ok || aerr != nil {
-		return err
-	}
-	hint := ""
-	switch problem {
-	case "did not find expected ',' or ']'":
-		hint = " (the [ list that starts on this line is not closed, or lacks a comma)"
-	case "did not find expected ',' or '}'":
-		hint = " (the { mapping that starts on this line is not closed, or lacks a comma)"
-	case "did not find expected '-' indicator", "did not find expected key", "did not find expected node content", "found undefined tag handle":
-		hint = " (in the block that starts on this line; check its indentation)"
-	default:
 		return fmt.Errorf("line %d: %s", n, problem)
 	}
 	return fmt.Errorf("line %d: %s%s", n+1, problem, hint)
 }
+
+const blockHint = " (in the block that starts on this line; check its indentation)"
 
 // lineOf finds the line of a path of mapping keys and sequence indexes.
 func lineOf(n *yaml.Node, path ...string) int {

@@ -86,14 +86,20 @@ func decodeNode(n *yaml.Node, v any) (Problems, error) {
 	}
 	var out Problems
 	for _, m := range te.Errors {
-		p := Problem{Msg: m}
-		if g := yamlLine.FindStringSubmatch(m); g != nil {
-			p.Line, _ = strconv.Atoi(g[1])
-			p.Msg = g[2]
-		}
-		out = append(out, p)
+		line, msg := lineMsg(m)
+		out = append(out, Problem{Line: line, Msg: msg})
 	}
 	return out, nil
+}
+
+// lineMsg splits yaml.v3's "line N: msg" into N and msg (0 and m itself
+// for another message).
+func lineMsg(m string) (int, string) {
+	if g := yamlLine.FindStringSubmatch(m); g != nil {
+		n, _ := strconv.Atoi(g[1])
+		return n, g[2]
+	}
+	return 0, m
 }
 
 // nestedKeys reports the keys of the mappings in n that type t (through
