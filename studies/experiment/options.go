@@ -160,15 +160,14 @@ func optionsType(s Study) reflect.Type {
 	return nil
 }
 
-// studyKeys lists the top-level keys the registered studies' options
-// declare, in registration order, without the shared ones.
-func (r *Registry) studyKeys() []string {
-	shared := topKeys(reflect.TypeFor[Experiment]())
+// optionKeys lists, once each in registration order, the keys that keys
+// gives for the registered studies' options types: the studies' own
+// top-level keys with topKeys (none of them a shared field's: Add).
+func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	var out []string
 	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		for _, k := range topKeys(optionsType(s)) {
-			if !slices.Contains(shared, k) && !slices.Contains(out, k) {
+		for _, k := range keys(optionsType(r.byName[n])) {
+			if !slices.Contains(out, k) {
 				out = append(out, k)
 			}
 		}
@@ -176,19 +175,10 @@ func (r *Registry) studyKeys() []string {
 	return out
 }
 
-// blockKeys are the keys of block k over the registered studies' options,
-// in registration order (nil when no study declares k as a block).
+// blockKeys are the keys of block k over the registered studies' options
+// (nil when no study declares k as a block).
 func (r *Registry) blockKeys(k string) []string {
-	var out []string
-	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		for _, sk := range topKeys(blockType(optionsType(s), k)) {
-			if !slices.Contains(out, sk) {
-				out = append(out, sk)
-			}
-		}
-	}
-	return out
+	return r.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k)) })
 }
 
 // declares reports whether study s reads option k: one of its own
@@ -397,7 +387,7 @@ func (e *Experiment) checkFile(s Study, root *yaml.Node, c *Checker, refuse func
 		return
 	}
 	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
-	known := append(topKeys(shared), e.Studies.studyKeys()...)
+	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		block := e.Studies.blockKeys(k.Value)
