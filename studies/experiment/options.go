@@ -10,15 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// A study's own options are a struct of its own package (Optioner),
-// decoded from the experiment file's top-level keys into
-// Experiment.Options, or set in Go (Set). A block of options (a struct
-// field such as prompt: or scoring:) may be declared by several studies,
-// each with the keys it reads: each key of a block is an option of its
-// own, named "block.key" in messages. An option that only another
-// registered study reads is a problem naming the studies it applies to;
-// a key nobody reads is an unknown key, with the nearest known one.
-
 // Option sets something on an experiment built in Go (a field, or a
 // study's option: Set).
 type Option func(*Experiment)

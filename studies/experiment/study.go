@@ -216,21 +216,17 @@ func (e *Experiment) validateStudy(ctx context.Context, c *Checker, disk bool) {
 		}
 	}
 	if disk { // the files the study reads exist, reported with every other problem
-		files := []Input{{Key: "human_labels", Path: &e.HumanLabels}}
-		files = append(files, e.inputs()...)
+		files := append([]Input{{Key: "human_labels", Path: &e.HumanLabels}}, e.inputs()...)
 		if e.Dataset != nil {
-			files = append(files, Input{Key: "dataset", Path: &e.Dataset.Path})
+			files = append(files, Input{Key: "dataset.path", Path: &e.Dataset.Path})
 		}
 		for _, f := range files {
-			if *f.Path == "" || !declares(s, f.Key) {
+			key, _, _ := strings.Cut(f.Key, ".")
+			if *f.Path == "" || !declares(s, key) {
 				continue
 			}
 			if _, err := os.Stat(e.Resolve(*f.Path)); err != nil {
-				at := []string{f.Key}
-				if f.Key == "dataset" {
-					at = append(at, "path")
-				}
-				c.Add(at, "%s: %v", strings.ReplaceAll(f.Key, "_", " "), err)
+				c.Add(strings.Split(f.Key, "."), "%s: %v", strings.ReplaceAll(key, "_", " "), err)
 			}
 		}
 	}
