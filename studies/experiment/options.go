@@ -156,8 +156,8 @@ func optionsType(s Study) reflect.Type {
 // top-level keys with topKeys (none of them a shared field's: Add).
 func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	var out []string
-	for _, n := range r.Names() {
-		for _, k := range keys(optionsType(r.byName[n])) {
+	for _, s := range r.all() {
+		for _, k := range keys(optionsType(s)) {
 			if !slices.Contains(out, k) {
 				out = append(out, k)
 			}
@@ -190,9 +190,9 @@ func declares(s Study, k string) bool {
 // usedBy names the registered studies that read option k.
 func (e *Experiment) usedBy(k string) string {
 	var names []string
-	for _, n := range e.Studies.Names() {
-		if s, _ := e.Studies.Lookup(n); declares(s, k) {
-			names = append(names, n)
+	for _, s := range e.Studies.all() {
+		if declares(s, k) {
+			names = append(names, s.Name())
 		}
 	}
 	if len(names) == 0 {
@@ -275,8 +275,7 @@ func topMapping(root *yaml.Node) *yaml.Node {
 // set; "" when none.
 func (e *Experiment) impliedStudy(root *yaml.Node) string {
 	m := topMapping(root)
-	for _, n := range e.Studies.Names() {
-		s, _ := e.Studies.Lookup(n)
+	for _, s := range e.Studies.all() {
 		im, ok := s.(Implied)
 		if !ok {
 			continue
@@ -284,12 +283,12 @@ func (e *Experiment) impliedStudy(root *yaml.Node) string {
 		k := im.ImpliedBy()
 		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
 			if m.Content[i].Value == k && !emptyNode(m.Content[i+1]) {
-				return n
+				return s.Name()
 			}
 		}
 		for _, v := range append([]any{e.Options}, e.stray...) {
 			if v != nil && reflect.TypeOf(v) == optionsType(s) && slices.Contains(setKeys(v, ""), k) {
-				return n
+				return s.Name()
 			}
 		}
 	}
@@ -301,8 +300,8 @@ func (e *Experiment) impliedStudy(root *yaml.Node) string {
 // studies.
 func (r *Registry) studyRequired() string {
 	keys := []string{"study"}
-	for _, n := range r.Names() {
-		if im, ok := r.byName[n].(Implied); ok {
+	for _, s := range r.all() {
+		if im, ok := s.(Implied); ok {
 			keys = append(keys, im.ImpliedBy())
 		}
 	}

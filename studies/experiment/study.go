@@ -125,13 +125,12 @@ func List[T any](c *Checker, field string, vals []string, parse func(string) (T,
 // a value (no package-level registry): bhasha's front door and the CLI
 // pass the built-in one (package studies), a program adds its own.
 type Registry struct {
-	byName map[string]Study
-	order  []string
+	studies []Study // in registration order
 }
 
 // NewRegistry registers studies in order; a name used twice is an error.
 func NewRegistry(studies ...Study) (*Registry, error) {
-	r := &Registry{byName: map[string]Study{}}
+	r := &Registry{}
 	for _, s := range studies {
 		if err := r.Add(s); err != nil {
 			return nil, err
@@ -147,7 +146,7 @@ func (r *Registry) Add(s Study) error {
 	if name == "" || strings.ContainsAny(name, " |/") {
 		return fmt.Errorf("registering study %q: a name is one word", name)
 	}
-	if _, dup := r.byName[name]; dup {
+	if _, dup := r.Lookup(name); dup {
 		return fmt.Errorf("registering study %q: the name is taken", name)
 	}
 	shared := topKeys(reflect.TypeFor[Experiment]())
@@ -156,38 +155,39 @@ func (r *Registry) Add(s Study) error {
 			return fmt.Errorf("registering study %q: its option %q is a shared field of the experiment (read it from Experiment)", name, k)
 		}
 	}
-	r.byName[name] = s
-	r.order = append(r.order, name)
+	r.studies = append(r.studies, s)
 	return nil
 }
 
-// Lookup finds a study by name.
-func (r *Registry) Lookup(name string) (Study, bool) {
+// all is the registered studies in registration order (none for nil).
+func (r *Registry) all() []Study {
 	if r == nil {
+		return nil
+	}
+	return r.studies
+}
+
+// Lookup finds a study by name (a scan of the registered studies).
+func (r *Registry) Lookup(name string) (Study, bool) {
+	i := slices.IndexFunc(r.all(), func(s Study) bool { return s.Name() == name })
+	if i < 0 {
 		return nil, false
 	}
-	s, ok := r.byName[name]
-	return s, ok
+	return r.studies[i], true
 }
 
 // Names lists the registered studies in registration order.
 func (r *Registry) Names() []string {
-	if r == nil {
-		return nil
+	var out []string
+	for _, s := range r.all() {
+		out = append(out, s.Name())
 	}
-	return slices.Clone(r.order)
+	return out
 }
 
 // Clone copies the registry (to add studies without changing the original).
 func (r *Registry) Clone() *Registry {
-	c := &Registry{byName: map[string]Study{}}
-	if r != nil {
-		for _, n := range r.order {
-			c.byName[n] = r.byName[n]
-		}
-		c.order = slices.Clone(r.order)
-	}
-	return c
+	return &Registry{studies: slices.Clone(r.all())}
 }
 
 // validateStudy finds the study, settles its options, refuses the
