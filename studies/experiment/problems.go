@@ -114,25 +114,23 @@ func nestedKeys(n *yaml.Node, t reflect.Type) Problems {
 		return nil
 	}
 	var out Problems
-	switch t.Kind() {
-	case reflect.Pointer:
+	switch k := t.Kind(); {
+	case k == reflect.Pointer:
 		return nestedKeys(n, t.Elem())
-	case reflect.Slice, reflect.Array:
-		if n.Kind == yaml.SequenceNode {
-			for _, v := range n.Content {
-				out = append(out, nestedKeys(v, t.Elem())...)
-			}
+	case n.Kind == yaml.SequenceNode && (k == reflect.Slice || k == reflect.Array):
+		for _, v := range n.Content {
+			out = append(out, nestedKeys(v, t.Elem())...)
 		}
-	case reflect.Map, reflect.Struct:
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			switch {
-			case t.Kind() == reflect.Map:
-				out = append(out, nestedKeys(v, t.Elem())...)
-			case fieldType(t, k.Value) != nil:
-				out = append(out, nestedKeys(v, fieldType(t, k.Value))...)
-			default:
-				out = append(out, Problem{Line: k.Line, Msg: unknownKey(k.Value, "this section", topKeys(t))})
+	case n.Kind == yaml.MappingNode && (k == reflect.Map || k == reflect.Struct):
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, ft := n.Content[i], fieldType(t, n.Content[i].Value)
+			if k == reflect.Map {
+				ft = t.Elem()
+			}
+			if ft == nil {
+				out = append(out, Problem{Line: key.Line, Msg: unknownKey(key.Value, "this section", topKeys(t))})
+			} else {
+				out = append(out, nestedKeys(n.Content[i+1], ft)...)
 			}
 		}
 	}
