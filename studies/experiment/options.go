@@ -211,10 +211,9 @@ func setKeys(v any, tag string) []string {
 		return nil
 	}
 	var out []string
-	for i := range rv.NumField() {
-		f, fv := rv.Type().Field(i), rv.Field(i)
-		name := yamlName(f)
-		if name == "" || (tag != "" && f.Tag.Get("study") != tag) || fv.IsZero() ||
+	for _, f := range fields(rv.Type()) {
+		fv, name := rv.FieldByIndex(f.Index), yamlName(f)
+		if (tag != "" && f.Tag.Get("study") != tag) || fv.IsZero() ||
 			((fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0) {
 			continue
 		}
@@ -482,12 +481,11 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		return nil
 	}
 	var out [][2]string
-	for i := range rv.NumField() {
-		f := rv.Type().Field(i)
-		if yamlName(f) == "" || f.Type.Kind() != reflect.Struct {
+	for _, f := range fields(rv.Type()) {
+		if f.Type.Kind() != reflect.Struct {
 			continue
 		}
-		v := rv.Field(i).Interface()
+		v := rv.FieldByIndex(f.Index).Interface()
 		if d, ok := v.(Effective); ok {
 			v = d.Effective()
 		}
