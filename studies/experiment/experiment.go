@@ -169,33 +169,12 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty (an experiment needs at least name, models and a study or requests)", name)
 	}
-	var errs Problems
-	sch := newSchema(o.Studies)
 	var exp Experiment
-	ps, err := decodeStrict(b, (*sharedFields)(&exp), sch, false)
+	errs, err := decodeNode(&root, (*sharedFields)(&exp))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	errs = append(errs, ps...)
-	exp.src = &root
-	exp.Studies = o.Studies
-	exp.lazy = o.Lazy
-	// The study's own options, from the same top-level mapping.
-	study := exp.Study
-	if study == "" {
-		study = exp.impliedStudy(&root)
-	}
-	if s, ok := o.Studies.Lookup(study); ok {
-		if t := optionsType(s); t != nil {
-			opts := s.(Optioner).Options()
-			ps, err := decodeStrict(b, opts, sch, true)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			errs = append(errs, ps...)
-			exp.Options = opts
-		}
-	}
+	exp.src, exp.Studies, exp.lazy = &root, o.Studies, o.Lazy
 	sum := sha256.Sum256(b)
 	exp.Hash = hex.EncodeToString(sum[:])
 	exp.Path = name
@@ -218,29 +197,24 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 // 1-based); scanner errors are already right. See parser.fail in yaml.v3's
 // decode.go.
 func yamlError(err error) error {
-	msg := err.Error()
-	rest, ok := strings.CutPrefix(msg, "yaml: line ")
+	rest, ok := strings.CutPrefix(err.Error(), "yaml: ")
+	n, problem := lineMsg(rest)
+	if !ok || n == 0 {
+		return err
+	}
+	hint, ok := map[string]string{
+		"did not find expected ',' or ']'":    " (the [ list that starts on this line is not closed, or lacks a comma)",
+		"did not find expected ',' or '}'":    " (the { mapping that starts on this line is not closed, or lacks a comma)",
+		"did not find expected '-' indicator": blockHint, "did not find expected key": blockHint,
+		"did not find expected node content": blockHint, "found undefined tag handle": blockHint,
+	}[problem]
 	if !ok {
-		return err
-	}
-	num, problem, ok := strings.Cut(rest, ": ")
-	n, aerr := strconv.Atoi(num)
-	if !ok || aerr != nil {
-		return err
-	}
-	hint := ""
-	switch problem {
-	case "did not find expected ',' or ']'":
-		hint = " (the [ list that starts on this line is not closed, or lacks a comma)"
-	case "did not find expected ',' or '}'":
-		hint = " (the { mapping that starts on this line is not closed, or lacks a comma)"
-	case "did not find expected '-' indicator", "did not find expected key", "did not find expected node content", "found undefined tag handle":
-		hint = " (in the block that starts on this line; check its indentation)"
-	default:
 		return fmt.Errorf("line %d: %s", n, problem)
 	}
 	return fmt.Errorf("line %d: %s%s", n+1, problem, hint)
 }
+
+const blockHint = " (in the block that starts on this line; check its indentation)"
 
 // lineOf finds the line of a path of mapping keys and sequence indexes.
 func lineOf(n *yaml.Node, path ...string) int {
@@ -252,30 +226,22 @@ func lineOf(n *yaml.Node, path ...string) int {
 	}
 	line := n.Line
 	for _, p := range path {
-		switch n.Kind {
-		case yaml.MappingNode:
-			found := false
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == p {
-					line = n.Content[i].Line
-					n = n.Content[i+1]
-					found = true
-					break
+		var next *yaml.Node
+		switch i, err := strconv.Atoi(p); {
+		case n.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content) && next == nil; j += 2 {
+				if n.Content[j].Value == p {
+					line, next = n.Content[j].Line, n.Content[j+1]
 				}
 			}
-			if !found {
-				return line
-			}
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(p)
-			if err != nil || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-			line = n.Line
-		default:
+		case n.Kind == yaml.SequenceNode && err == nil && i >= 0 && i < len(n.Content):
+			next = n.Content[i]
+			line = next.Line
+		}
+		if next == nil {
 			return line
 		}
+		n = next
 	}
 	return line
 }
@@ -310,83 +276,78 @@ func (e *Experiment) Build(ctx context.Context) error {
 // the dataset (unless lazy), and marks the experiment built when nothing
 // was wrong and the plan was built.
 func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) Problems {
-	var errs Problems
-	add := func(line int, format string, a ...any) {
-		errs = append(errs, Problem{Line: line, Msg: fmt.Sprintf(format, a...)})
-	}
-	defer func() { e.built = disk && !e.lazy && len(errs) == 0 && ctx.Err() == nil }()
+	c := &Checker{root: root}
+	defer func() { e.built = disk && !e.lazy && len(c.errs) == 0 && ctx.Err() == nil }()
 	if strings.TrimSpace(e.Name) == "" {
-		add(lineOf(root, "name"), "name is required")
+		c.Add([]string{"name"}, "name is required")
 	} else if strings.ContainsAny(e.Name, "|/\\") {
-		add(lineOf(root, "name"), "name %q must not contain '|', '/' or '\\'", e.Name)
+		c.Add([]string{"name"}, "name %q must not contain '|', '/' or '\\'", e.Name)
 	}
 	if strings.ContainsAny(e.Description, "\r\n") {
-		add(lineOf(root, "description"), "description must be one line (it holds a line break)")
+		c.Add([]string{"description"}, "description must be one line (it holds a line break)")
 	} else if n := utf8.RuneCountInString(e.Description); n > MaxDescription {
-		add(lineOf(root, "description"), "description must be at most %d characters (it has %d)", MaxDescription, n)
+		c.Add([]string{"description"}, "description must be at most %d characters (it has %d)", MaxDescription, n)
 	}
 	if e.Study == "" {
 		e.Study = e.impliedStudy(root)
 	}
 	if e.Study == "" {
-		add(lineOf(root), "%s", e.Studies.studyRequired())
+		c.Add(nil, "%s", e.Studies.studyRequired())
 	}
 	if len(e.Models) == 0 {
-		add(lineOf(root, "models"), "at least one model is required")
+		c.Add([]string{"models"}, "at least one model is required")
 	}
 	seen := map[string]bool{}
 	for i, m := range e.Models {
-		at := func(f string) int { return lineOf(root, "models", strconv.Itoa(i), f) }
+		at := func(f ...string) []string { return append([]string{"models", strconv.Itoa(i)}, f...) }
 		switch {
 		case m.Name == "":
-			add(at("name"), "models[%d]: name is required", i)
+			c.Add(at("name"), "models[%d]: name is required", i)
 		case seen[m.Name]:
-			add(at("name"), "models[%d]: name %q is used twice", i, m.Name)
+			c.Add(at("name"), "models[%d]: name %q is used twice", i, m.Name)
 		case strings.Contains(m.Name, "|"):
-			add(at("name"), "models[%d]: name %q must not contain '|'", i, m.Name)
+			c.Add(at("name"), "models[%d]: name %q must not contain '|'", i, m.Name)
 		}
 		seen[m.Name] = true
 		if m.ServedName == "" {
-			add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
+			c.Add(at("served_name"), "models[%d] (%s): served_name is required", i, m.Name)
 		}
 		if m.Tokenizer != "" && disk {
 			if _, err := os.Stat(e.Resolve(m.Tokenizer)); err != nil {
-				add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
+				c.Add(at("tokenizer"), "models[%d] (%s): tokenizer: %v", i, m.Name, err)
 			}
 		}
 		for j, ep := range m.Endpoints {
 			if err := engine.CheckEndpoint(ep); err != nil {
-				add(lineOf(root, "models", strconv.Itoa(i), "endpoints", strconv.Itoa(j)), "models[%d] (%s): %v", i, m.Name, err)
+				c.Add(at("endpoints", strconv.Itoa(j)), "models[%d] (%s): %v", i, m.Name, err)
 			}
 		}
 		if m.MaxConcurrency < 0 {
-			add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
+			c.Add(at("max_concurrency"), "models[%d] (%s): max_concurrency must not be negative", i, m.Name)
 		}
 		if m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" {
-			add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
+			c.Add(at("api_key_env"), "models[%d] (%s): environment variable %s is not set", i, m.Name, m.APIKeyEnv)
 		}
 	}
-	if e.Study != "" {
-		errs = append(errs, e.validateStudy(ctx, root, disk)...)
-	}
+	e.validateStudy(ctx, c, disk)
 	if e.Judge != nil {
 		if e.Judge.Name == "" || e.Judge.ServedName == "" {
-			add(lineOf(root, "judge"), "judge needs name and served_name")
+			c.Add([]string{"judge"}, "judge needs name and served_name")
 		}
 		for j, ep := range e.Judge.Endpoints {
 			if err := engine.CheckEndpoint(ep); err != nil {
-				add(lineOf(root, "judge", "endpoints", strconv.Itoa(j)), "judge: %v", err)
+				c.Add([]string{"judge", "endpoints", strconv.Itoa(j)}, "judge: %v", err)
 			}
 		}
 		if e.Judge.APIKeyEnv != "" && os.Getenv(e.Judge.APIKeyEnv) == "" {
-			add(lineOf(root, "judge", "api_key_env"), "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
+			c.Add([]string{"judge", "api_key_env"}, "judge: environment variable %s is not set", e.Judge.APIKeyEnv)
 		}
 	}
 	if e.Decoding.MaxTokens < 0 {
-		add(lineOf(root, "decoding", "max_tokens"), "decoding.max_tokens must not be negative")
+		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens must not be negative")
 	}
 	if e.Engine.MaxAttempts < 0 {
-		add(lineOf(root, "engine", "max_attempts"), "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
+		c.Add([]string{"engine", "max_attempts"}, "engine.max_attempts must be positive (or absent for the default 8), not %d", e.Engine.MaxAttempts)
 	}
 	for _, d := range []struct {
 		name string
@@ -396,10 +357,10 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 		{"retry_base", e.Engine.RetryBase}, {"retry_max", e.Engine.RetryMax},
 	} {
 		if d.v < 0 {
-			add(lineOf(root, "engine", d.name), "engine.%s: %s is negative (0 or absent takes the default)", d.name, d.v)
+			c.Add([]string{"engine", d.name}, "engine.%s: %s is negative (0 or absent takes the default)", d.name, d.v)
 		}
 	}
-	return errs
+	return c.errs
 }
 
 // Resolve makes a path the experiment names relative to its file

@@ -1,7 +1,7 @@
 package experiment
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,14 +9,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 )
-
-// A study's own options are a struct of its own package (Optioner),
-// decoded from the experiment file's top-level keys into
-// Experiment.Options, or set in Go (Set). A key that only another
-// registered study reads is a problem naming the studies it applies to; a
-// key nobody reads is an unknown key, with the nearest known one. Blocks
-// of options that several studies declare (prompt:, scoring:) are checked
-// key by key (blocks.go).
 
 // Option sets something on an experiment built in Go (a field, or a
 // study's option: Set).
@@ -64,11 +56,7 @@ type Inputs interface {
 // reports each key they set as not applying to the study.
 func Set[T any](set func(*T)) Option {
 	return func(e *Experiment) {
-		if o, ok := e.Options.(*T); ok {
-			set(o)
-			return
-		}
-		for _, x := range e.stray {
+		for _, x := range append([]any{e.Options}, e.stray...) {
 			if o, ok := x.(*T); ok {
 				set(o)
 				return
@@ -94,19 +82,63 @@ func OptionsOf[T any](e *Experiment) *T {
 	return new(T)
 }
 
-// topKeys lists the yaml keys of a struct type (through pointers), in
-// field order.
-func topKeys(t reflect.Type) []string {
-	if t = structOf(t); t == nil {
-		return nil
+// yamlName is the YAML key of a struct field ("" for a field YAML skips).
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
 	}
-	var keys []string
-	for f := range t.Fields() {
-		if name := yamlName(f); name != "" {
-			keys = append(keys, name)
+	if name == "" {
+		name = strings.ToLower(f.Name)
+	}
+	return name
+}
+
+// fields lists the fields with a YAML key of struct type t (through
+// pointers), in order; none for another type.
+func fields(t reflect.Type) []reflect.StructField {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []reflect.StructField
+	if t != nil && t.Kind() == reflect.Struct {
+		for f := range t.Fields() {
+			if yamlName(f) != "" {
+				out = append(out, f)
+			}
 		}
 	}
+	return out
+}
+
+// topKeys lists the YAML keys of struct type t (through pointers), in
+// field order.
+func topKeys(t reflect.Type) []string {
+	var keys []string
+	for _, f := range fields(t) {
+		keys = append(keys, yamlName(f))
+	}
 	return keys
+}
+
+// fieldType is the type of the field of struct type t (through pointers)
+// whose YAML key is key; nil when there is none.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	for _, f := range fields(t) {
+		if yamlName(f) == key {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+// blockType is the struct type of option key of the options type opts
+// when that option is a block; nil otherwise.
+func blockType(opts reflect.Type, key string) reflect.Type {
+	if t := fieldType(opts, key); t != nil && t.Kind() == reflect.Struct {
+		return t
+	}
+	return nil
 }
 
 // optionsType is the type a study's options decode into (nil without).
@@ -119,15 +151,14 @@ func optionsType(s Study) reflect.Type {
 	return nil
 }
 
-// studyKeys lists the top-level keys the registered studies' options
-// declare, in registration order, without the shared ones.
-func (r *Registry) studyKeys() []string {
-	shared := topKeys(reflect.TypeFor[Experiment]())
+// optionKeys lists, once each in registration order, the keys that keys
+// gives for the registered studies' options types: the studies' own
+// top-level keys with topKeys (none of them a shared field's: Add).
+func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	var out []string
-	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		for _, k := range topKeys(optionsType(s)) {
-			if !slices.Contains(shared, k) && !slices.Contains(out, k) {
+	for _, s := range r.all() {
+		for _, k := range keys(optionsType(s)) {
+			if !slices.Contains(out, k) {
 				out = append(out, k)
 			}
 		}
@@ -135,35 +166,33 @@ func (r *Registry) studyKeys() []string {
 	return out
 }
 
-// optionRoots are the options types of the registered studies.
-func (r *Registry) optionRoots() []reflect.Type {
-	var out []reflect.Type
-	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		if t := optionsType(s); t != nil {
-			out = append(out, t)
-		}
-	}
-	return out
+// blockKeys are the keys of block k over the registered studies' options
+// (nil when no study declares k as a block).
+func (r *Registry) blockKeys(k string) []string {
+	return r.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k)) })
 }
 
 // declares reports whether study s reads option k: one of its own
 // options (a top-level key, or "block.key" for a key of one of its
 // blocks), or a shared field it lists (FieldReader).
 func declares(s Study, k string) bool {
-	if hasOption(optionsType(s), k) {
+	t, key := optionsType(s), k
+	if top, sub, nested := strings.Cut(k, "."); nested {
+		t, key = blockType(t, top), sub
+	}
+	if slices.Contains(topKeys(t), key) {
 		return true
 	}
 	f, ok := s.(FieldReader)
 	return ok && slices.Contains(f.Fields(), k)
 }
 
-// usedBy names the registered studies that read key k.
+// usedBy names the registered studies that read option k.
 func (e *Experiment) usedBy(k string) string {
 	var names []string
-	for _, n := range e.Studies.Names() {
-		if s, _ := e.Studies.Lookup(n); declares(s, k) {
-			names = append(names, n)
+	for _, s := range e.Studies.all() {
+		if declares(s, k) {
+			names = append(names, s.Name())
 		}
 	}
 	if len(names) == 0 {
@@ -172,48 +201,34 @@ func (e *Experiment) usedBy(k string) string {
 	return " (it applies to " + strings.Join(names, ", ") + ")"
 }
 
-// setKeys lists the yaml keys of the fields of a struct value (through a
-// pointer) that are set (not unset), in field order, a block (a struct
-// field) as "block.key" for each of its keys set; tag keeps the fields
-// tagged study:"<tag>" only ("" keeps every field).
+// setKeys lists the YAML keys of the fields of a struct value (through a
+// pointer) that are set (not zero, empty list or empty mapping), in field
+// order, a block as "block.key" for each of its keys set; tag keeps the
+// fields tagged study:"<tag>" only ("" keeps every field).
 func setKeys(v any, tag string) []string {
-	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return nil
-		}
-		rv = rv.Elem()
-	}
+	rv := reflect.Indirect(reflect.ValueOf(v))
 	if rv.Kind() != reflect.Struct {
 		return nil
 	}
 	var out []string
-	for i := range rv.NumField() {
-		f := rv.Type().Field(i)
-		name := yamlName(f)
-		if name == "" || (tag != "" && f.Tag.Get("study") != tag) || unset(rv.Field(i)) {
+	for _, f := range fields(rv.Type()) {
+		fv, name := rv.FieldByIndex(f.Index), yamlName(f)
+		if (tag != "" && f.Tag.Get("study") != tag) || fv.IsZero() ||
+			((fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0) {
 			continue
 		}
+		var sub []string
 		if f.Type.Kind() == reflect.Struct {
-			if sub := setKeys(rv.Field(i).Interface(), ""); len(sub) > 0 {
-				for _, k := range sub {
-					out = append(out, name+"."+k)
-				}
-				continue
-			}
+			sub = setKeys(fv.Interface(), "")
 		}
-		out = append(out, name)
+		for _, k := range sub {
+			out = append(out, name+"."+k)
+		}
+		if len(sub) == 0 {
+			out = append(out, name)
+		}
 	}
 	return out
-}
-
-// unset reports whether an option's value is zero or an empty list or
-// mapping (an empty one is not set, as in YAML: emptyNode).
-func unset(v reflect.Value) bool {
-	if (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0 {
-		return true
-	}
-	return v.IsZero()
 }
 
 // emptyNode reports whether a YAML value is empty (null, "", [] or {}):
@@ -231,65 +246,64 @@ func emptyNode(n *yaml.Node) bool {
 	return false
 }
 
-// fileKeys are the top-level keys a parsed file sets to a value that is
-// not empty (nil when the experiment was built in Go).
-func fileKeys(root *yaml.Node) []string {
-	n := topMapping(root)
-	if n == nil {
+// zeroNode reports whether a YAML value is empty or a scalar that decodes
+// to its type's zero (false, 0, ""): an option left at its default, as
+// setKeys reads a Go value (the copies of older runs write every key of
+// prompt: and scoring:, all of them zero but the study's own).
+func zeroNode(n *yaml.Node) bool {
+	var v any
+	return emptyNode(n) || (n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && (v == nil || reflect.ValueOf(v).IsZero()))
+}
+
+// topMapping is the top-level mapping of a parsed file (nil when the
+// experiment was built in Go, or the file is not a mapping).
+func topMapping(root *yaml.Node) *yaml.Node {
+	n := root
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
-	var out []string
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if !emptyNode(n.Content[i+1]) {
-			out = append(out, n.Content[i].Value)
-		}
-	}
-	return out
+	return n
 }
 
 // impliedStudy names the study an experiment without study: implies: the
-// first registered study (Implied) whose key the file sets, or whose
-// options the Go value holds with that key set; "" when none.
+// first registered study (Implied) whose key the file sets to a value
+// that is not empty, or whose options the Go value holds with that key
+// set; "" when none.
 func (e *Experiment) impliedStudy(root *yaml.Node) string {
-	keys := fileKeys(root)
-	for _, n := range e.Studies.Names() {
-		s, _ := e.Studies.Lookup(n)
+	m := topMapping(root)
+	for _, s := range e.Studies.all() {
 		im, ok := s.(Implied)
 		if !ok {
 			continue
 		}
 		k := im.ImpliedBy()
-		if slices.Contains(keys, k) {
-			return n
+		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == k && !emptyNode(m.Content[i+1]) {
+				return s.Name()
+			}
 		}
-		if t := optionsType(s); t != nil {
-			for _, v := range append([]any{e.Options}, e.stray...) {
-				if v != nil && reflect.TypeOf(v) == t && slices.Contains(setKeys(v, ""), k) {
-					return n
-				}
+		for _, v := range append([]any{e.Options}, e.stray...) {
+			if v != nil && reflect.TypeOf(v) == optionsType(s) && slices.Contains(setKeys(v, ""), k) {
+				return s.Name()
 			}
 		}
 	}
 	return ""
 }
 
-// impliedKeys are the keys that imply a study (Implied), in registration order.
-func (r *Registry) impliedKeys() []string {
-	var out []string
-	for _, n := range r.Names() {
-		s, _ := r.Lookup(n)
-		if im, ok := s.(Implied); ok {
-			out = append(out, im.ImpliedBy())
-		}
-	}
-	return out
-}
-
 // studyRequired is the problem of an experiment that names no study:
 // "one of study, requests or synthetic is required" with the built-in
 // studies.
 func (r *Registry) studyRequired() string {
-	keys := append([]string{"study"}, r.impliedKeys()...)
+	keys := []string{"study"}
+	for _, s := range r.all() {
+		if im, ok := s.(Implied); ok {
+			keys = append(keys, im.ImpliedBy())
+		}
+	}
 	if len(keys) == 1 {
 		return "study is required"
 	}
@@ -297,61 +311,101 @@ func (r *Registry) studyRequired() string {
 }
 
 // placeOptions settles the experiment's options for study s: the value of
-// s's type (made when absent) becomes e.Options, and every option set for
-// another study (in the file, or kept aside by Set) and every shared field
-// tagged study:"reads" that s does not read is a problem at its line.
+// s's type (decoded from root when absent, else made zero) becomes
+// e.Options, and every option set for another study (in the file, or
+// kept aside by Set) and every shared field tagged study:"reads" that s
+// does not read is a problem at its line, as is every unknown key of the
+// file (checkFile).
 func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	t := optionsType(s)
-	if e.Options == nil && root != nil && t != nil { // read with yaml.v3 (UnmarshalYAML): decode them now
+	if e.Options == nil && root != nil && t != nil {
 		v := s.(Optioner).Options()
-		if err := root.Decode(v); err != nil {
-			var te *yaml.TypeError
-			if !errors.As(err, &te) {
-				c.Add(nil, "reading the options of study %s: %v", e.Study, err)
-				return
-			}
-			c.errs = append(c.errs, fromYAML(te.Errors, newSchema(e.Studies), true)...)
+		ps, err := decodeNode(root, v)
+		if err != nil {
+			c.Add(nil, "reading the options of study %s: %v", e.Study, err)
+			return
 		}
+		c.errs = append(c.errs, ps...)
 		e.Options = v
 	}
+	others := slices.DeleteFunc(append([]any{e.Options}, e.stray...), func(v any) bool { return v == nil })
 	var mine any
-	var others []any
-	for _, v := range append([]any{e.Options}, e.stray...) {
-		switch {
-		case v == nil:
-		case t != nil && reflect.TypeOf(v) == t && mine == nil:
-			mine = v
-		default:
-			others = append(others, v)
-		}
-	}
-	if mine == nil && t != nil {
+	if i := slices.IndexFunc(others, func(v any) bool { return t != nil && reflect.TypeOf(v) == t }); i >= 0 {
+		mine = others[i]
+		others = slices.Delete(others, i, i+1)
+	} else if t != nil {
 		mine = s.(Optioner).Options()
 	}
 	e.Options, e.stray = mine, others // kept: Build refuses them as Validate did
-	refuse := func(k string) {
-		c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
-	}
 	var refused []string
-	once := func(k string) {
+	refuse := func(k string) {
 		if !slices.Contains(refused, k) {
 			refused = append(refused, k)
-			refuse(k)
+			c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 		}
 	}
 	for _, k := range setKeys(e, "reads") {
 		if !declares(s, k) {
-			once(k)
+			refuse(k)
 		}
 	}
-	e.checkFileOptions(s, root, c, once)
+	e.checkFile(s, root, c, refuse)
 	for _, v := range others {
 		for _, k := range setKeys(v, "") {
 			if !declares(s, k) {
-				once(k)
+				refuse(k)
 			} else {
 				c.Add(strings.Split(k, "."), "%s: options of type %T set for study %s, which reads %T", k, v, e.Study, mine)
 			}
+		}
+	}
+}
+
+// checkFile checks the keys of a parsed file against study s (nil when
+// the experiment names no study its registry holds), each problem at its
+// line: a top-level key that neither the shared fields nor a registered
+// study declare, and a key below one that its type does not, are unknown
+// keys, with the keys of their mapping; another study's option, and a
+// key of a block that another study declares set to a value that is not
+// zero, are refused (refuse); a key of a block that no study declares is
+// unknown, with the keys the block takes (s's own when s declares the
+// block, else every study's).
+func (e *Experiment) checkFile(s Study, root *yaml.Node, c *Checker, refuse func(string)) {
+	m := topMapping(root)
+	if m == nil {
+		return
+	}
+	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
+	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		block := e.Studies.blockKeys(k.Value)
+		switch {
+		case fieldType(shared, k.Value) != nil:
+			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
+		case !slices.Contains(known, k.Value):
+			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
+		case s == nil || emptyNode(v):
+		case v.Kind == yaml.MappingNode && block != nil:
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
+				switch {
+				case declares(s, path):
+				case e.usedBy(path) != "":
+					if !zeroNode(v.Content[j+1]) {
+						refuse(path)
+					}
+				default:
+					if own := topKeys(blockType(own, k.Value)); own != nil {
+						block = own
+					}
+					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
+				}
+			}
+		case fieldType(own, k.Value) != nil:
+			c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
+		default:
+			refuse(k.Value)
 		}
 	}
 }
@@ -399,13 +453,47 @@ func (e *Experiment) inputs() []Input {
 type sharedFields Experiment
 
 // UnmarshalYAML decodes the shared fields and keeps the node: the study's
-// own options are decoded from it when the experiment is validated, so
-// that a program reading an experiment with yaml.v3 gets them too. Load
-// and Parse decode them at once, and refuse unknown keys.
+// own options are decoded from it, and its unknown keys reported, when
+// the experiment is validated (Validate, Build, and Load and Parse, which
+// validate).
 func (e *Experiment) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode((*sharedFields)(e)); err != nil {
 		return err
 	}
 	e.src = n
 	return nil
+}
+
+// Effective is implemented by a block of a study's options whose unset
+// (zero) fields stand for defaults the study applies: Effective returns
+// the block with those defaults filled in, the values a run used.
+type Effective interface {
+	Effective() any
+}
+
+// OptionProvenance lists the blocks of the study's options as provenance
+// entries: "<block> options" and the block as JSON (as Effective returns
+// it where the block fills in defaults), in field order. A study without
+// blocks has none.
+func (e *Experiment) OptionProvenance() [][2]string {
+	rv := reflect.Indirect(reflect.ValueOf(e.Options))
+	if rv.Kind() != reflect.Struct {
+		return nil
+	}
+	var out [][2]string
+	for _, f := range fields(rv.Type()) {
+		if f.Type.Kind() != reflect.Struct {
+			continue
+		}
+		v := rv.FieldByIndex(f.Index).Interface()
+		if d, ok := v.(Effective); ok {
+			v = d.Effective()
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		out = append(out, [2]string{yamlName(f) + " options", string(b)})
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/bhashalab/bhasha/examples/brevity"
 	"github.com/bhashalab/bhasha/studies"
 	"github.com/bhashalab/bhasha/studies/distractors"
@@ -218,5 +220,42 @@ func (sharedKeyStudy) Options() any {
 func TestOptionKeyClash(t *testing.T) {
 	if err := studies.Builtin().Add(sharedKeyStudy{}); err == nil || !strings.Contains(err.Error(), `its option "sample" is a shared field`) {
 		t.Errorf("registered: %v", err)
+	}
+}
+
+// An experiment read with yaml.v3 (UnmarshalYAML) gets its study's
+// options and, when validated, the problems Parse reports: unknown keys
+// (top level, nested, in a block) and other studies' options, at their
+// lines.
+func TestValidateAfterUnmarshal(t *testing.T) {
+	const head = "name: t\nstudy: brevity\ndataset: {path: d.jsonl}\nmodels: [{name: m, served_name: M}]\n"
+	for _, c := range []struct {
+		name, yaml string
+		want       []string // the problems
+	}{
+		{"valid", head + "answer_tokens: 4\n", nil},
+		{"unknown key", head + "answer_token: 4\n", []string{`line 5: unknown key "answer_token": did you mean "answer_tokens"?`}},
+		{"unknown nested key", head + "decoding: {max_token: 3}\n", []string{`line 5: unknown key "max_token": did you mean "max_tokens"?`}},
+		{"another study's option", head + "strategies: [tint-en]\n", []string{"line 5: strategies does not apply to study brevity (it applies to indicklar)"}},
+		{"a block key no study declares", head + "scoring:\n  zzz: true\n", []string{`line 6: unknown key "zzz" (scoring takes lenient_json, normalized_lexical,`}},
+	} {
+		var e experiment.Experiment
+		if err := yaml.Unmarshal([]byte(c.yaml), &e); err != nil {
+			t.Fatal(err)
+		}
+		e.Studies = withExample(t)
+		probs := e.Validate()
+		if len(probs) != len(c.want) {
+			t.Errorf("%s: %v, want %q", c.name, probs, c.want)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(probs[i].String(), w) {
+				t.Errorf("%s: %q, want %q", c.name, probs[i], w)
+			}
+		}
+		if c.want == nil && experiment.OptionsOf[brevity.Options](&e).AnswerTokens != 4 {
+			t.Errorf("%s: options %+v", c.name, e.Options)
+		}
 	}
 }

@@ -1,10 +1,8 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"regexp"
 	"slices"
@@ -66,11 +64,9 @@ func (ps Problems) Unwrap() []error {
 // the front, keeping the order within each group.
 func causesFirst(ps Problems) {
 	slices.SortStableFunc(ps, func(a, b Problem) int {
-		ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy)
-		switch {
-		case ca && !cb:
+		if ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy); ca != cb && ca {
 			return -1
-		case cb && !ca:
+		} else if ca != cb {
 			return 1
 		}
 		return 0
@@ -79,99 +75,66 @@ func causesFirst(ps Problems) {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// schema is what the keys of an experiment file are checked against: the
-// shared fields (Experiment) and every registered study's options.
-type schema struct {
-	roots   []reflect.Type // Experiment, then the studies' options types
-	options []reflect.Type // the studies' options types
-	keys    []string       // the top-level keys: Experiment's, then the studies' own
-}
-
-func newSchema(r *Registry) schema {
-	opts := r.optionRoots()
-	return schema{roots: append([]reflect.Type{reflect.TypeFor[Experiment](), reflect.TypeFor[sharedFields]()}, opts...),
-		options: opts, keys: append(topKeys(reflect.TypeFor[Experiment]()), r.studyKeys()...)}
-}
-
-// top reports whether typ (as reflect.Type.String writes it) is the
-// top-level mapping: Experiment or a study's options.
-func (sch schema) top(typ string) bool {
-	for _, t := range sch.roots {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.String() == typ {
-			return true
-		}
-	}
-	return false
-}
-
-// decodeStrict decodes the experiment file into v (Experiment, or a
-// study's options) with unknown keys refused, and returns the problems:
-// type errors at their lines, and unknown keys with the nearest known one.
-// A top-level key that the shared fields or some registered study know is
-// not unknown; options (a study's options struct) leave every top-level
-// key to the Experiment's decoding, which reports them once.
-func decodeStrict(b []byte, v any, sch schema, options bool) (Problems, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	err := dec.Decode(v)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil, nil
-	}
+// decodeNode decodes n into v without refusing unknown keys (checkFile
+// does), yaml.v3's type errors becoming problems at their lines; any
+// other error is returned.
+func decodeNode(n *yaml.Node, v any) (Problems, error) {
+	err := n.Decode(v)
 	var te *yaml.TypeError
-	if !errors.As(err, &te) {
+	if err == nil || !errors.As(err, &te) {
 		return nil, err
 	}
-	return fromYAML(te.Errors, sch, options), nil
+	var out Problems
+	for _, m := range te.Errors {
+		line, msg := lineMsg(m)
+		out = append(out, Problem{Line: line, Msg: msg})
+	}
+	return out, nil
 }
 
-// fromYAML turns yaml.v3's type errors ("line N: ...") into problems,
-// leaving out the top-level keys sch knows (all top-level keys, for a
-// study's options).
-func fromYAML(msgs []string, sch schema, options bool) Problems {
+// lineMsg splits yaml.v3's "line N: msg" into N and msg (0 and m itself
+// for another message).
+func lineMsg(m string) (int, string) {
+	if g := yamlLine.FindStringSubmatch(m); g != nil {
+		n, _ := strconv.Atoi(g[1])
+		return n, g[2]
+	}
+	return 0, m
+}
+
+// nestedKeys reports the keys of the mappings in n that type t (through
+// pointers, lists and maps) does not declare, each at its line with the
+// keys of its mapping. A type that decodes itself (yaml.Unmarshaler) is
+// not looked into.
+func nestedKeys(n *yaml.Node, t reflect.Type) Problems {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+		return nil
+	}
 	var out Problems
-	for _, m := range msgs {
-		if g := yamlLine.FindStringSubmatch(m); g != nil {
-			n, _ := strconv.Atoi(g[1])
-			msg, keep := unknownField(g[2], sch, options)
-			if keep {
-				out = append(out, Problem{Line: n, Msg: msg})
-			}
-			continue
+	switch k := t.Kind(); {
+	case k == reflect.Pointer:
+		return nestedKeys(n, t.Elem())
+	case n.Kind == yaml.SequenceNode && (k == reflect.Slice || k == reflect.Array):
+		for _, v := range n.Content {
+			out = append(out, nestedKeys(v, t.Elem())...)
 		}
-		out = append(out, Problem{Msg: m})
+	case n.Kind == yaml.MappingNode && (k == reflect.Map || k == reflect.Struct):
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, ft := n.Content[i], fieldType(t, n.Content[i].Value)
+			if k == reflect.Map {
+				ft = t.Elem()
+			}
+			if ft == nil {
+				out = append(out, Problem{Line: key.Line, Msg: unknownKey(key.Value, "this section", topKeys(t))})
+			} else {
+				out = append(out, nestedKeys(n.Content[i+1], ft)...)
+			}
+		}
 	}
 	return out
-}
-
-// unknownField rewrites yaml.v3's "field X not found in type T" as the
-// user's words: the unknown key and the nearest valid key of that mapping
-// (other messages are returned as they are). keep is false for a
-// top-level key that is not unknown (see fromYAML), and for a key in a
-// block of options, which checkFileOptions checks against every study.
-func unknownField(msg string, sch schema, options bool) (_ string, keep bool) {
-	var field, typ string
-	if _, err := fmt.Sscanf(msg, "field %s not found in type %s", &field, &typ); err != nil {
-		return msg, true
-	}
-	where, keys := "this section", []string(nil)
-	switch {
-	case sch.top(typ):
-		if options || slices.Contains(sch.keys, field) {
-			return "", false
-		}
-		where, keys = "the experiment", sch.keys
-	case sch.isBlockType(typ): // checked against every study's block (checkFileOptions)
-		return "", false
-	default:
-		keys = yamlKeys(typ, sch.roots)
-	}
-	if len(keys) == 0 {
-		return msg, true
-	}
-	return unknownKey(field, where, keys), true
 }
 
 // unknownKey says that field is not a key of where (a mapping, which
@@ -182,35 +145,4 @@ func unknownKey(field, where string, keys []string) string {
 		return fmt.Sprintf("unknown key %q: did you mean %q? (%s takes %s)", field, near, where, strings.Join(keys, ", "))
 	}
 	return fmt.Sprintf("unknown key %q (%s takes %s)", field, where, strings.Join(keys, ", "))
-}
-
-// yamlKeys lists the YAML keys of the struct type named typ (as
-// reflect.Type.String writes it) among the roots and the types they hold.
-func yamlKeys(typ string, roots []reflect.Type) []string {
-	seen := map[reflect.Type]bool{}
-	var find func(t reflect.Type) []string
-	find = func(t reflect.Type) []string {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || seen[t] {
-			return nil
-		}
-		seen[t] = true
-		if t.String() == typ {
-			return topKeys(t)
-		}
-		for f := range t.Fields() {
-			if ks := find(f.Type); ks != nil {
-				return ks
-			}
-		}
-		return nil
-	}
-	for _, r := range roots {
-		if ks := find(r); ks != nil {
-			return ks
-		}
-	}
-	return nil
 }

@@ -13,6 +13,9 @@ func TestUnknownKeys(t *testing.T) {
 		{"langauges: [hi]\n", `line 3: unknown key "langauges": did you mean "languages"?`},
 		{"models: [{name: a, served_nam: b}]\n", `line 3: unknown key "served_nam": did you mean "served_name"?`},
 		{"decoding: {max_token: 3}\n", `line 3: unknown key "max_token": did you mean "max_tokens"?`},
+		{"judge: {name: j, servd_name: J}\n", `line 3: unknown key "servd_name": did you mean "served_name"?`},
+		{"dataset:\n  path: d\n  formt: klar\n", `line 5: unknown key "formt": did you mean "format"?`},
+		{"models:\n  - name: a\n    endpoints: [{url: x}]\n", `line 5: cannot unmarshal !!map into string`},
 		{"zzzzzz: 1\n", `line 3: unknown key "zzzzzz" (the experiment takes name, description, study,`},
 	} {
 		_, err := Parse(context.Background(), []byte("name: x\nstudy: indicklar\n"+c.yaml), "x.yaml", LoadOptions{})

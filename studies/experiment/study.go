@@ -133,13 +133,12 @@ func List[T any](c *Checker, field string, vals []string, parse func(string) (T,
 // a value (no package-level registry): bhasha's front door and the CLI
 // pass the built-in one (package studies), a program adds its own.
 type Registry struct {
-	byName map[string]Study
-	order  []string
+	studies []Study // in registration order
 }
 
 // NewRegistry registers studies in order; a name used twice is an error.
 func NewRegistry(studies ...Study) (*Registry, error) {
-	r := &Registry{byName: map[string]Study{}}
+	r := &Registry{}
 	for _, s := range studies {
 		if err := r.Add(s); err != nil {
 			return nil, err
@@ -155,7 +154,7 @@ func (r *Registry) Add(s Study) error {
 	if name == "" || strings.ContainsAny(name, " |/") {
 		return fmt.Errorf("registering study %q: a name is one word", name)
 	}
-	if _, dup := r.byName[name]; dup {
+	if _, dup := r.Lookup(name); dup {
 		return fmt.Errorf("registering study %q: the name is taken", name)
 	}
 	shared := topKeys(reflect.TypeFor[Experiment]())
@@ -164,54 +163,59 @@ func (r *Registry) Add(s Study) error {
 			return fmt.Errorf("registering study %q: its option %q is a shared field of the experiment (read it from Experiment)", name, k)
 		}
 	}
-	r.byName[name] = s
-	r.order = append(r.order, name)
+	r.studies = append(r.studies, s)
 	return nil
 }
 
-// Lookup finds a study by name.
-func (r *Registry) Lookup(name string) (Study, bool) {
+// all is the registered studies in registration order (none for nil).
+func (r *Registry) all() []Study {
 	if r == nil {
+		return nil
+	}
+	return r.studies
+}
+
+// Lookup finds a study by name (a scan of the registered studies).
+func (r *Registry) Lookup(name string) (Study, bool) {
+	i := slices.IndexFunc(r.all(), func(s Study) bool { return s.Name() == name })
+	if i < 0 {
 		return nil, false
 	}
-	s, ok := r.byName[name]
-	return s, ok
+	return r.studies[i], true
 }
 
 // Names lists the registered studies in registration order.
 func (r *Registry) Names() []string {
-	if r == nil {
-		return nil
+	var out []string
+	for _, s := range r.all() {
+		out = append(out, s.Name())
 	}
-	return slices.Clone(r.order)
+	return out
 }
 
 // Clone copies the registry (to add studies without changing the original).
 func (r *Registry) Clone() *Registry {
-	c := &Registry{byName: map[string]Study{}}
-	if r != nil {
-		for _, n := range r.order {
-			c.byName[n] = r.byName[n]
-		}
-		c.order = slices.Clone(r.order)
-	}
-	return c
+	return &Registry{studies: slices.Clone(r.all())}
 }
 
 // validateStudy finds the study, settles its options, refuses the
-// options and shared fields it does not read, lets it check the ones it
-// does and, with disk, builds its plan.
-func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bool) Problems {
-	c := &Checker{root: root}
-	if e.Studies == nil {
-		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
-		return c.errs
-	}
+// options and shared fields it does not read and the file's unknown keys,
+// lets it check the ones it does and, with disk, builds its plan.
+func (e *Experiment) validateStudy(ctx context.Context, c *Checker, disk bool) {
+	root, before := c.root, len(c.errs)
 	s, ok := e.Studies.Lookup(e.Study)
-	if !ok {
+	switch {
+	case ok:
+	case e.Study == "": // validate reports it
+	case e.Studies == nil:
+		c.Add([]string{"study"}, "study %q: no study registry (bhasha.Load, bhasha.Parse and the constructors set the built-in studies; a Go value sets Experiment.Studies)", e.Study)
+	default:
 		c.Add([]string{"study"}, "unknown study %q (want one of %s; a program's own study is added to the registry: bhasha.Register, bhasha.WithStudies)", e.Study, strings.Join(e.Studies.Names(), ", "))
 		c.errs[len(c.errs)-1].Err = ErrUnknownStudy
-		return c.errs
+	}
+	if !ok {
+		e.checkFile(nil, root, c, nil)
+		return
 	}
 	e.placeOptions(s, root, c)
 	for code := range e.Abstain {
@@ -220,21 +224,17 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 		}
 	}
 	if disk { // the files the study reads exist, reported with every other problem
-		files := []Input{{Key: "human_labels", Path: &e.HumanLabels}}
-		files = append(files, e.inputs()...)
+		files := append([]Input{{Key: "human_labels", Path: &e.HumanLabels}}, e.inputs()...)
 		if e.Dataset != nil {
-			files = append(files, Input{Key: "dataset", Path: &e.Dataset.Path})
+			files = append(files, Input{Key: "dataset.path", Path: &e.Dataset.Path})
 		}
 		for _, f := range files {
-			if *f.Path == "" || !declares(s, f.Key) {
+			key, _, _ := strings.Cut(f.Key, ".")
+			if *f.Path == "" || !declares(s, key) {
 				continue
 			}
 			if _, err := os.Stat(e.Resolve(*f.Path)); err != nil {
-				at := []string{f.Key}
-				if f.Key == "dataset" {
-					at = append(at, "path")
-				}
-				c.Add(at, "%s: %v", strings.ReplaceAll(f.Key, "_", " "), err)
+				c.Add(strings.Split(f.Key, "."), "%s: %v", strings.ReplaceAll(key, "_", " "), err)
 			}
 		}
 	}
@@ -245,20 +245,19 @@ func (e *Experiment) validateStudy(ctx context.Context, root *yaml.Node, disk bo
 	if _, ok := s.(Templater); !ok {
 		e.lazy = false // its templates need the plan
 	}
-	if !disk || len(c.errs) > 0 || e.lazy {
-		return c.errs
+	if !disk || len(c.errs) > before || e.lazy {
+		return
 	}
 	plan, err := s.Build(ctx, e)
-	if err != nil {
-		var ps Problems
-		if errors.As(err, &ps) {
-			return append(c.errs, ps...)
-		}
+	var ps Problems
+	switch {
+	case errors.As(err, &ps):
+		c.errs = append(c.errs, ps...)
+	case err != nil:
 		c.Add(nil, "building study %s: %v", e.Study, err)
-		return c.errs
+	default:
+		e.plan = plan
 	}
-	e.plan = plan
-	return c.errs
 }
 
 // CheckDataset reports a missing dataset.path and a bad dataset.format
