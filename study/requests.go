@@ -12,6 +12,8 @@ type (
 	Request = engine.Request
 	// Key is [engine.Key]: what identifies a request and its record.
 	Key = engine.Key
+	// Kind is [engine.Kind]: the endpoint a request posts to.
+	Kind = engine.Kind
 	// Message is [engine.Message]: one chat message.
 	Message = engine.Message
 	// Decoding is [engine.Decoding]: a request's sampling settings.
@@ -30,12 +32,25 @@ type (
 const (
 	// Chat is [engine.Chat]: /v1/chat/completions.
 	Chat = engine.Chat
+	// Completion is [engine.Completion]: /v1/completions, a raw prompt.
+	Completion = engine.Completion
+	// RoleAnswer is [engine.RoleAnswer]: the scored request.
+	RoleAnswer = engine.RoleAnswer
+	// RoleTranslation is [engine.RoleTranslation]: a two-step
+	// strategy's first stage.
+	RoleTranslation = engine.RoleTranslation
+	// RoleJudge is [engine.RoleJudge]: a judge's verdict on an answer.
+	RoleJudge = engine.RoleJudge
+	// RoleChoice is [engine.RoleChoice]: one option's log-likelihood.
+	RoleChoice = engine.RoleChoice
 	// CueTranslateFirst is [engine.CueTranslateFirst], for the
 	// simulator: the prompt asks for a translation first.
 	CueTranslateFirst = engine.CueTranslateFirst
 	// CueOneWordVerdict is [engine.CueOneWordVerdict], for the
 	// simulator: a judge's verdict is one word.
 	CueOneWordVerdict = engine.CueOneWordVerdict
+	// StatusOK is [engine.StatusOK]: a record whose request was answered.
+	StatusOK = engine.StatusOK
 )
 
 // Translation is [engine.Translation]: the role of a two-step
@@ -57,4 +72,16 @@ type ExtractResult = extract.Result
 const (
 	// MethodText is [extract.MethodText]: the whole output, trimmed.
 	MethodText = extract.MethodText
+	// MethodFirstLine is [extract.MethodFirstLine]: its first line.
+	MethodFirstLine = extract.MethodFirstLine
+	// MethodUnparsed is [extract.MethodUnparsed]: nothing could be read.
+	MethodUnparsed = extract.MethodUnparsed
 )
+
+// ExtractField is [extract.Field]: the string field of the JSON object
+// in raw.
+func ExtractField(raw, field string) ExtractResult { return extract.Field(raw, field) }
+
+// ExtractFirstLine is [extract.FirstLine]: the first line of raw,
+// trimmed; empty output is unparsed.
+func ExtractFirstLine(raw string) ExtractResult { return extract.FirstLine(raw) }

@@ -15,6 +15,9 @@ type (
 	// Common is [score.Common]: reads the fields every study's row takes
 	// the same way from its record; one per scoring pass.
 	Common = score.Common
+	// Detail is [score.Detail]: what a row keeps beyond its criteria
+	// (a judge's verdict, a choice's log-likelihoods).
+	Detail = score.Detail
 	// Schema is [score.Schema]: a study's criteria and verdicts, in the
 	// order answers.csv and the explorer show them.
 	Schema = score.Schema
@@ -27,6 +30,15 @@ const (
 	// MaxMarks is [score.MaxMarks]: a study's own criteria are the bits
 	// 0 to MaxMarks−1 of Row.Marks.
 	MaxMarks = score.MaxMarks
+	// VerdictCorrect is [score.VerdictCorrect]: a judge found the answer
+	// correct.
+	VerdictCorrect = score.VerdictCorrect
+	// VerdictIncorrect is [score.VerdictIncorrect]: a judge found it
+	// wrong.
+	VerdictIncorrect = score.VerdictIncorrect
+	// VerdictUnparsed is [score.VerdictUnparsed]: the judge's verdict
+	// could not be read.
+	VerdictUnparsed = score.VerdictUnparsed
 )
 
 // NewCommon is [score.NewCommon]: a Common with the built-in abstention
@@ -44,6 +56,17 @@ func CorrectField(rule string) Field { return score.CorrectField(rule) }
 // Mark is [score.Mark]: a criterion read from the study's mark i of
 // Row.Marks; i outside [0, MaxMarks) panics.
 func Mark(name, description string, i int) Field { return score.Mark(name, description, i) }
+
+// TextField is [score.Text]: a text field naming a category (a verdict,
+// a domain), read by of.
+func TextField(name, description string, of func(*Row) string) Field {
+	return score.Text(name, description, of)
+}
+
+// IntField is [score.Int]: an int field read by of.
+func IntField(name, description string, of func(*Row) int) Field {
+	return score.Int(name, description, of)
+}
 
 // Tables and their declared columns.
 type (
@@ -86,6 +109,9 @@ func KeyColumn(name string) Column { return tables.Key(name) }
 // CategoryColumn is [tables.Category]: a column of category names.
 func CategoryColumn(name, description string) Column { return tables.Category(name, description) }
 
+// TextColumn is [tables.Text]: a column of free text.
+func TextColumn(name, description string) Column { return tables.Text(name, description) }
+
 // CountColumn is [tables.Count]: a column of counts.
 func CountColumn(name, description string) Column { return tables.Count(name, description) }
 
@@ -100,6 +126,20 @@ func LowerColumn(name, description string) Column { return tables.Lower(name, de
 
 // UpperColumn is [tables.Upper]: the upper bound of an interval.
 func UpperColumn(name, description string) Column { return tables.Upper(name, description) }
+
+// StatisticColumn is [tables.Statistic]: a column of test statistics
+// or effect sizes.
+func StatisticColumn(name, description string) Column { return tables.Statistic(name, description) }
+
+// PValueColumn is [tables.PValue]: a column of p values.
+func PValueColumn(name, description string) Column { return tables.PValue(name, description) }
+
+// SortBy is [tables.SortBy]: sorts s stably by the string tuple key(x),
+// lexicographically.
+func SortBy[T any](s []T, key func(T) []string) { tables.SortBy(s, key) }
+
+// SortedKeys is [tables.SortedKeys]: the keys of m, sorted.
+func SortedKeys[V any](m map[string]V) []string { return tables.SortedKeys(m) }
 
 // Figures drawn from a study's tables.
 type (

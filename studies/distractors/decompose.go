@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
@@ -21,54 +19,54 @@ import (
 // recovered, and those it calls ABSTAIN are abstentions). Each column's
 // description says how it is computed; rates carry 95% Wilson intervals
 // (_lo, _hi).
-func Decomposition(rows []score.Row) *tables.Table {
-	t := tables.New("script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)",
-		tables.Key("model"),
+func Decomposition(rows []study.Row) *study.Table {
+	t := study.NewTable("script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)",
+		study.KeyColumn("model"),
 		key("condition"),
-		tables.Key("n"),
-		tables.Count("em", "answers exact-match correct"),
-		tables.Count("abstain", "answers that abstain (not correct)"),
-		tables.Count("halluc", "hallucination proxy: n − em − abstain"),
-		tables.Proportion("halluc_rate", "halluc / n"),
-		tables.Lower("halluc_lo", "lower bound of the 95% interval of halluc"),
-		tables.Upper("halluc_hi", "upper bound of the 95% interval of halluc"),
-		tables.Count("switched", "answers with a Devanagari or CJK character"),
-		tables.Proportion("switch_rate", "switched / n"),
-		tables.Count("sw_clean_correct", "switched answers whose clean answer was: correct"),
-		tables.Count("sw_clean_abstain", "switched answers whose clean answer was: abstain"),
-		tables.Count("sw_clean_wrong", "switched answers whose clean answer was: wrong"),
-		tables.Count("sw_clean_none", "switched answers whose clean answer was: none"),
-		tables.Count("judged_correct", "switched answers the semantic judge called correct"),
-		tables.Count("judged_wrong", "switched answers the semantic judge called wrong"),
-		tables.Count("judged_abstain", "switched answers the semantic judge called abstain"),
-		tables.Count("judged_unparsed", "switched answers the semantic judge called unparsed"),
-		tables.Count("recovered_of_clean_correct", "switched answers to items right on the clean prompt that the judge calls CORRECT, in any bucket (the paper's 120 of 148)"),
-		tables.Proportion("recovery_rate", "recovered_of_clean_correct / sw_clean_correct (the paper's 81.1% = 120 / 148)"),
-		tables.Lower("recovery_lo", "95% Wilson interval of recovery_rate"),
-		tables.Upper("recovery_hi", "95% Wilson interval of recovery_rate"),
-		tables.Count("recovered_in_halluc", "of recovered_of_clean_correct, those counted in halluc (neither exact-match correct nor abstaining): what adj_halluc removes"),
-		tables.Proportion("recovery_rate_in_halluc", "recovered_in_halluc / sw_clean_correct (only the recovered answers counted in halluc)"),
-		tables.Lower("recovery_in_halluc_lo", "95% Wilson interval of recovery_rate_in_halluc"),
-		tables.Upper("recovery_in_halluc_hi", "95% Wilson interval of recovery_rate_in_halluc"),
-		tables.Proportion("adj_halluc", "(halluc − recovered_in_halluc) / n (the paper's rule)"),
-		tables.Lower("adj_halluc_lo", "lower bound of the 95% interval of adj_halluc"),
-		tables.Upper("adj_halluc_hi", "upper bound of the 95% interval of adj_halluc"),
-		tables.Proportion("adj_accuracy", "(em + recovered_in_halluc) / n (the paper's rule)"),
-		tables.Lower("adj_accuracy_lo", "lower bound of the 95% interval of adj_accuracy"),
-		tables.Upper("adj_accuracy_hi", "upper bound of the 95% interval of adj_accuracy"),
-		tables.Statistic("inflation", "halluc / (halluc − recovered_in_halluc)"),
-		tables.Statistic("rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
-		tables.Statistic("real_rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
-		tables.Proportion("script_share", "(rise − real_rise) / rise: the share of the rise due to script (the paper's rule)"),
-		tables.Count("broad_recovered", "switched answers counted in halluc that the judge calls CORRECT, whatever the clean outcome"),
-		tables.Count("broad_script_abstain", "switched answers counted in halluc that the judge calls ABSTAIN (abstentions the phrases missed)"),
-		tables.Proportion("broad_adj_halluc", "(halluc − broad_recovered − broad_script_abstain) / n (Bhasha's broader rule)"),
-		tables.Lower("broad_adj_halluc_lo", "lower bound of the 95% interval of broad_adj_halluc"),
-		tables.Upper("broad_adj_halluc_hi", "upper bound of the 95% interval of broad_adj_halluc"),
-		tables.Proportion("broad_adj_accuracy", "(em + broad_recovered) / n"),
-		tables.Statistic("broad_inflation", "halluc / (halluc − broad_recovered − broad_script_abstain)"),
-		tables.Statistic("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
-		tables.Proportion("broad_script_share", "(rise − broad_real_rise) / rise"))
+		study.KeyColumn("n"),
+		study.CountColumn("em", "answers exact-match correct"),
+		study.CountColumn("abstain", "answers that abstain (not correct)"),
+		study.CountColumn("halluc", "hallucination proxy: n − em − abstain"),
+		study.ProportionColumn("halluc_rate", "halluc / n"),
+		study.LowerColumn("halluc_lo", "lower bound of the 95% interval of halluc"),
+		study.UpperColumn("halluc_hi", "upper bound of the 95% interval of halluc"),
+		study.CountColumn("switched", "answers with a Devanagari or CJK character"),
+		study.ProportionColumn("switch_rate", "switched / n"),
+		study.CountColumn("sw_clean_correct", "switched answers whose clean answer was: correct"),
+		study.CountColumn("sw_clean_abstain", "switched answers whose clean answer was: abstain"),
+		study.CountColumn("sw_clean_wrong", "switched answers whose clean answer was: wrong"),
+		study.CountColumn("sw_clean_none", "switched answers whose clean answer was: none"),
+		study.CountColumn("judged_correct", "switched answers the semantic judge called correct"),
+		study.CountColumn("judged_wrong", "switched answers the semantic judge called wrong"),
+		study.CountColumn("judged_abstain", "switched answers the semantic judge called abstain"),
+		study.CountColumn("judged_unparsed", "switched answers the semantic judge called unparsed"),
+		study.CountColumn("recovered_of_clean_correct", "switched answers to items right on the clean prompt that the judge calls CORRECT, in any bucket (the paper's 120 of 148)"),
+		study.ProportionColumn("recovery_rate", "recovered_of_clean_correct / sw_clean_correct (the paper's 81.1% = 120 / 148)"),
+		study.LowerColumn("recovery_lo", "95% Wilson interval of recovery_rate"),
+		study.UpperColumn("recovery_hi", "95% Wilson interval of recovery_rate"),
+		study.CountColumn("recovered_in_halluc", "of recovered_of_clean_correct, those counted in halluc (neither exact-match correct nor abstaining): what adj_halluc removes"),
+		study.ProportionColumn("recovery_rate_in_halluc", "recovered_in_halluc / sw_clean_correct (only the recovered answers counted in halluc)"),
+		study.LowerColumn("recovery_in_halluc_lo", "95% Wilson interval of recovery_rate_in_halluc"),
+		study.UpperColumn("recovery_in_halluc_hi", "95% Wilson interval of recovery_rate_in_halluc"),
+		study.ProportionColumn("adj_halluc", "(halluc − recovered_in_halluc) / n (the paper's rule)"),
+		study.LowerColumn("adj_halluc_lo", "lower bound of the 95% interval of adj_halluc"),
+		study.UpperColumn("adj_halluc_hi", "upper bound of the 95% interval of adj_halluc"),
+		study.ProportionColumn("adj_accuracy", "(em + recovered_in_halluc) / n (the paper's rule)"),
+		study.LowerColumn("adj_accuracy_lo", "lower bound of the 95% interval of adj_accuracy"),
+		study.UpperColumn("adj_accuracy_hi", "upper bound of the 95% interval of adj_accuracy"),
+		study.StatisticColumn("inflation", "halluc / (halluc − recovered_in_halluc)"),
+		study.StatisticColumn("rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
+		study.StatisticColumn("real_rise", "raw (rise) and the paper's adjusted (real_rise) hallucination rate minus the clean one"),
+		study.ProportionColumn("script_share", "(rise − real_rise) / rise: the share of the rise due to script (the paper's rule)"),
+		study.CountColumn("broad_recovered", "switched answers counted in halluc that the judge calls CORRECT, whatever the clean outcome"),
+		study.CountColumn("broad_script_abstain", "switched answers counted in halluc that the judge calls ABSTAIN (abstentions the phrases missed)"),
+		study.ProportionColumn("broad_adj_halluc", "(halluc − broad_recovered − broad_script_abstain) / n (Bhasha's broader rule)"),
+		study.LowerColumn("broad_adj_halluc_lo", "lower bound of the 95% interval of broad_adj_halluc"),
+		study.UpperColumn("broad_adj_halluc_hi", "upper bound of the 95% interval of broad_adj_halluc"),
+		study.ProportionColumn("broad_adj_accuracy", "(em + broad_recovered) / n"),
+		study.StatisticColumn("broad_inflation", "halluc / (halluc − broad_recovered − broad_script_abstain)"),
+		study.StatisticColumn("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
+		study.ProportionColumn("broad_script_share", "(rise − broad_real_rise) / rise"))
 	t.Mirrors = "distractor study §5.3 (with Table 3's rates)"
 	type cell struct{ model, cond string }
 	type outcome int
@@ -77,7 +75,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 		oAbstain
 		oWrong
 	)
-	by := map[cell][]score.Row{}
+	by := map[cell][]study.Row{}
 	clean := map[string]map[string]outcome{}
 	for _, r := range rows {
 		if r.Key.Strategy != StrategyQA {
@@ -100,11 +98,11 @@ func Decomposition(rows []score.Row) *tables.Table {
 		}
 	}
 	cells := slices.Collect(maps.Keys(by))
-	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
+	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
-	count := func(rs []score.Row, model string) tally {
+	count := func(rs []study.Row, model string) tally {
 		var x tally
 		for _, r := range rs {
 			x.n++
@@ -174,15 +172,15 @@ func Decomposition(rows []score.Row) *tables.Table {
 	for _, c := range cells {
 		x := count(by[c], c.model)
 		base := count(by[cell{c.model, cleanCondition}], c.model)
-		hall := stats.NewProportion(x.hall, x.n)
+		hall := study.NewProportion(x.hall, x.n)
 		rise := hall.P - rate(base.hall, base.n)
-		recov, recovHall := stats.NewProportion(x.jcCC, x.swCC), stats.NewProportion(x.recCC, x.swCC)
+		recov, recovHall := study.NewProportion(x.jcCC, x.swCC), study.NewProportion(x.recCC, x.swCC)
 		// The paper's rule.
-		adjHall := stats.NewProportion(x.hall-x.recCC, x.n)
-		adjAcc := stats.NewProportion(x.em+x.recCC, x.n)
+		adjHall := study.NewProportion(x.hall-x.recCC, x.n)
+		adjAcc := study.NewProportion(x.em+x.recCC, x.n)
 		realRise := adjHall.P - rate(base.hall-base.recCC, base.n)
 		// The broader rule.
-		bHall := stats.NewProportion(x.hall-x.rec-x.sabst, x.n)
+		bHall := study.NewProportion(x.hall-x.rec-x.sabst, x.n)
 		bRealRise := bHall.P - rate(base.hall-base.rec-base.sabst, base.n)
 		t.Add(c.model, c.cond, x.n, x.em, x.abst, x.hall, hall.P, hall.Lo, hall.Hi,
 			x.sw, rate(x.sw, x.n), x.swCC, x.swCA, x.swCW, x.swCN,
@@ -197,7 +195,7 @@ func Decomposition(rows []score.Row) *tables.Table {
 }
 
 // noteDecomposition sets script_decomposition's note when it is empty.
-func noteDecomposition(t *tables.Table, rows []score.Row) {
+func noteDecomposition(t *study.Table, rows []study.Row) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -207,6 +205,6 @@ func noteDecomposition(t *tables.Table, rows []score.Row) {
 	}
 	t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
 	if len(strategies) > 0 {
-		t.Note += " (its strategies: " + strings.Join(tables.SortedKeys(strategies), ", ") + ")"
+		t.Note += " (its strategies: " + strings.Join(study.SortedKeys(strategies), ", ") + ")"
 	}
 }

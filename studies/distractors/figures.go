@@ -1,16 +1,15 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // The plan draws its figures (experiment.Figurer).
-var _ experiment.Figurer = (*plan)(nil)
+var _ study.Figurer = (*plan)(nil)
 
 // Figures draws the paper's figures from the plan's tables (Figures).
-func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every figure of the distractor study the tables ts allow,
 // in report order: the answers by condition (Tables 2–3) and the script
@@ -18,13 +17,13 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // decomposition (§5.3) from script_decomposition; the conditions in the
 // study's order (Conditions). A table absent from ts, or empty, draws
 // nothing. The figures are not finished (chart.Finish).
-func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+func Figures(ts []*study.Table) ([]study.Figure, error) {
 	order := make([]string, len(Conditions))
 	for i, c := range Conditions {
 		order[i] = string(c)
 	}
-	inOrder := func(f func(*tables.Table, []string) ([]chart.Figure, error)) func(*tables.Table) ([]chart.Figure, error) {
-		return func(t *tables.Table) ([]chart.Figure, error) { return f(t, order) }
+	inOrder := func(f func(*study.Table, []string) ([]study.Figure, error)) func(*study.Table) ([]study.Figure, error) {
+		return func(t *study.Table) ([]study.Figure, error) { return f(t, order) }
 	}
 	return chart.Draw(chart.ByName(ts), []chart.Maker{
 		{Table: "accuracy", Make: inOrder(ConditionBars)},

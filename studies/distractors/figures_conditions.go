@@ -6,17 +6,18 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // ConditionBars is the distractor study's Tables 2–3 as stacked bars: per
 // model, exact match, abstention and the hallucination proxy per condition
 // (TriviaQA answers), from the accuracy table.
-func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
+func ConditionBars(acc *study.Table, order []string) ([]study.Figure, error) {
 	type key struct{ model, cond string }
 	rate := map[key]map[string]float64{}
 	n := map[key]int{}
@@ -39,7 +40,7 @@ func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
 			models = append(models, k.model)
 		}
 	}
-	var out []chart.Figure
+	var out []study.Figure
 	for _, model := range models {
 		var conds []string
 		total := 0
@@ -63,8 +64,8 @@ func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := fmt.Sprintf("n = %s over %s", chart.Counted(total, "answer"), chart.Counted(len(conds), "condition"))
-		out = append(out, chart.Of(acc, "conditions_"+model, "distractor study Tables 2–3",
+		stated := fmt.Sprintf("n = %s over %s", study.Counted(total, "answer"), study.Counted(len(conds), "condition"))
+		out = append(out, study.FigureOf(acc, "conditions_"+model, "distractor study Tables 2–3",
 			fmt.Sprintf("%s: exact match, abstention and hallucination proxy per condition (%s)", model, stated), stated, o))
 	}
 	return out, nil
@@ -75,7 +76,7 @@ func ConditionBars(acc *tables.Table, order []string) ([]chart.Figure, error) {
 // names no table): the share of answers
 // with a Devanagari or CJK character per condition, one bar per model,
 // from the accuracy table.
-func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
+func SwitchRates(acc *study.Table, order []string) ([]study.Figure, error) {
 	rate := map[string]map[string]float64{}
 	var models []string
 	n := 0
@@ -114,8 +115,8 @@ func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	stated := "n = " + chart.Counted(n, "answer")
-	return []chart.Figure{chart.Of(acc, "switch_rates", "distractor study §5, §5.3",
+	stated := "n = " + study.Counted(n, "answer")
+	return []study.Figure{study.FigureOf(acc, "switch_rates", "distractor study §5, §5.3",
 		fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (%s)", stated), stated, o)}, nil
 }
 
@@ -125,9 +126,9 @@ func SwitchRates(acc *tables.Table, order []string) ([]chart.Figure, error) {
 // adjusted hallucination rate, then by the right-but-wrong-script answers
 // the semantic judge recovers to the raw proxy; the broader rule's
 // adjusted rate is a marker; from script_decomposition.
-func DecompositionWaterfall(dec *tables.Table, order []string) ([]chart.Figure, error) {
+func DecompositionWaterfall(dec *study.Table, order []string) ([]study.Figure, error) {
 	models, by := chart.GroupRows(dec, "model")
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		rows := by[m]
 		sort.SliceStable(rows, func(i, j int) bool {
@@ -173,8 +174,8 @@ func DecompositionWaterfall(dec *tables.Table, order []string) ([]chart.Figure, 
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(n, "answer")
-		out = append(out, chart.Of(dec, "decomposition_"+m, "distractor study §5.3 / Table 3",
+		stated := "n = " + study.Counted(n, "answer")
+		out = append(out, study.FigureOf(dec, "decomposition_"+m, "distractor study §5.3 / Table 3",
 			fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (%s)", m, stated), stated, o))
 	}
 	return out, nil

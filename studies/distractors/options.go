@@ -1,7 +1,7 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Options are the distractor study's own options (top-level keys of the
@@ -44,11 +44,11 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithConditions sets the distractor conditions (YAML conditions:).
-func WithConditions(names ...string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Conditions = names })
+func WithConditions(names ...string) study.Option {
+	return study.Set(func(o *Options) { o.Conditions = names })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
 }

@@ -5,11 +5,9 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/script"
-	"github.com/bhashalab/bhasha/datasets/item"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // Condition is a distractor condition of the multilingual distractor
@@ -63,7 +61,7 @@ func ParseCondition(s string) (Condition, error) {
 // distractor and a blank line (unless clean), "Q: {question}\nA:" and the
 // choice after a space.
 type Protocol struct {
-	Set        *item.Set
+	Set        *study.Items
 	Conditions []Condition
 	// Notes override the distractor sentences by language ("es", "hi", "zh");
 	// Paragraph overrides the paragraph.
@@ -76,7 +74,7 @@ type Protocol struct {
 	// condition and whatever the clean outcome.
 	Judge string
 	// JudgeDecoding replaces the judge's decoding (default temperature 0, 8 tokens).
-	JudgeDecoding *engine.Decoding
+	JudgeDecoding *study.Decoding
 }
 
 // Stages is 2 with a semantic judge, else 1.
@@ -106,7 +104,7 @@ func (p *Protocol) Templates() map[string]string {
 		names = append(names, "mdi/semantic-judge.txt")
 	}
 	for _, n := range names {
-		if _, h, err := protocol.Template(n); err == nil {
+		if _, h, err := study.Template(n); err == nil {
 			out[n] = h
 		}
 	}
@@ -114,7 +112,7 @@ func (p *Protocol) Templates() map[string]string {
 }
 
 func text(name string) (string, error) {
-	t, _, err := protocol.Template(name)
+	t, _, err := study.Template(name)
 	return strings.TrimSuffix(t, "\n"), err
 }
 
@@ -162,17 +160,17 @@ func (p *Protocol) MCContext(question string, c Condition) (string, error) {
 }
 
 // Requests yields one model's requests.
-func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
 	if stage == 2 {
 		return p.judgeRequests(exp, model, prior)
 	}
-	return func(yield func(engine.Request, error) bool) {
+	return func(yield func(study.Request, error) bool) {
 		if stage != 1 {
 			return
 		}
 		system, err := text("mdi/system.txt")
 		if err != nil {
-			yield(engine.Request{}, err)
+			yield(study.Request{}, err)
 			return
 		}
 		maxTok := p.MaxTokens
@@ -182,27 +180,27 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 		for _, c := range p.Conditions {
 			d, err := p.Distractor(c)
 			if err != nil {
-				yield(engine.Request{}, err)
+				yield(study.Request{}, err)
 				return
 			}
 			for _, it := range p.Set.Items {
-				v, ok := it.Variant("eng", item.English)
+				v, ok := it.Variant("eng", study.English)
 				if !ok {
 					continue
 				}
-				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Condition: string(c)}
+				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Condition: string(c)}
 				if len(it.Choices) > 0 {
 					key.Strategy = StrategyMC1
 					ctx, err := p.MCContext(v.Question, c)
 					if err != nil {
-						yield(engine.Request{}, err)
+						yield(study.Request{}, err)
 						return
 					}
 					for i, ch := range it.Choices {
 						k := key
-						k.Role = engine.Choice(i)
-						r := engine.Request{Key: k, Kind: engine.Completion, Prompt: ctx + " " + ch,
-							Decoding: engine.Decoding{MaxTokens: 0, Temperature: new(0.0), Echo: true, Logprobs: new(0)}}
+						k.Role = study.Choice(i)
+						r := study.Request{Key: k, Kind: study.Completion, Prompt: ctx + " " + ch,
+							Decoding: study.Decoding{MaxTokens: 0, Temperature: new(0.0), Echo: true, Logprobs: new(0)}}
 						if !yield(r, nil) {
 							return
 						}
@@ -214,9 +212,9 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				if d != "" {
 					user = d + "\n\n" + v.Question
 				}
-				r := engine.Request{Key: key, Kind: engine.Chat,
-					Messages: []engine.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
-					Decoding: engine.Decoding{MaxTokens: maxTok, Temperature: new(0.0)}}
+				r := study.Request{Key: key, Kind: study.Chat,
+					Messages: []study.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
+					Decoding: study.Decoding{MaxTokens: maxTok, Temperature: new(0.0)}}
 				if !yield(r, nil) {
 					return
 				}
@@ -234,58 +232,58 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 // method is recorded as first-line), else unparsed with the trimmed
 // response as the fallback; an mc1 choice record holds
 // log-probabilities and gives nil.
-func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	switch r.Fields.Role.Kind {
-	case engine.RoleChoice:
+	case study.RoleChoice:
 		return nil
-	case engine.RoleJudge:
+	case study.RoleJudge:
 		w := strings.ToUpper(strings.Trim(strings.TrimSpace(r.Response), ".*`\"' \n"))
 		if f := strings.Fields(w); len(f) > 0 {
 			w = strings.Trim(f[0], ".,:;*`\"'")
 		}
 		switch w {
 		case SemanticCorrect, SemanticWrong, SemanticAbstain:
-			return &extract.Result{Value: w, Method: extract.MethodFirstLine}
+			return &study.ExtractResult{Value: w, Method: study.MethodFirstLine}
 		}
-		return &extract.Result{Method: extract.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
+		return &study.ExtractResult{Method: study.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
 	}
-	return &extract.Result{Value: Answer(r.Response), Method: extract.MethodText}
+	return &study.ExtractResult{Value: Answer(r.Response), Method: study.MethodText}
 }
 
 // SemanticJudgeKey is the key of the judge's verdict on a QA answer: the
 // answer's key with the judge as model and the role engine.Judge(answer's
 // model).
-func SemanticJudgeKey(answer engine.Key, judge string) engine.Key {
+func SemanticJudgeKey(answer study.Key, judge string) study.Key {
 	k := answer
-	k.Model, k.Role = judge, engine.Judge(answer.Model)
+	k.Model, k.Role = judge, study.Judge(answer.Model)
 	return k
 }
 
-func (p *Protocol) judgeRequests(exp, model string, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
-	return func(yield func(engine.Request, error) bool) {
+func (p *Protocol) judgeRequests(exp, model string, prior study.Lookup) iter.Seq2[study.Request, error] {
+	return func(yield func(study.Request, error) bool) {
 		t, err := text("mdi/semantic-judge.txt")
 		if err != nil {
-			yield(engine.Request{}, err)
+			yield(study.Request{}, err)
 			return
 		}
-		d := engine.Decoding{MaxTokens: 8, Temperature: new(0.0)}
+		d := study.Decoding{MaxTokens: 8, Temperature: new(0.0)}
 		if p.JudgeDecoding != nil {
 			d = *p.JudgeDecoding
 		}
 		for _, c := range p.Conditions {
 			for _, it := range p.Set.Items {
-				v, ok := it.Variant("eng", item.English)
+				v, ok := it.Variant("eng", study.English)
 				if !ok || len(it.Choices) > 0 {
 					continue
 				}
-				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(item.English), Strategy: StrategyQA, Condition: string(c)}
+				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Strategy: StrategyQA, Condition: string(c)}
 				rec, ok := prior(key)
-				if !ok || rec.Status != engine.StatusOK || !NeedsJudge(rec.Response) {
+				if !ok || rec.Status != study.StatusOK || !NeedsJudge(rec.Response) {
 					continue
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
-				r := engine.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d,
-					Cues: []string{engine.CueOneWordVerdict}}
+				r := study.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
+					Cues: []string{study.CueOneWordVerdict}}
 				if !yield(r, nil) {
 					return
 				}

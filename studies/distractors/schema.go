@@ -1,11 +1,11 @@
 package distractors
 
 import (
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // AnswerSchema is the study's answer schema (AnswerSchema).
-func (p *plan) AnswerSchema() *score.Schema { return AnswerSchema() }
+func (p *plan) AnswerSchema() *study.Schema { return AnswerSchema() }
 
 // AnswerSchema declares what a distractor-study answer carries beside the
 // common fields: exact match (correct), MC1's argmax (lenient), SQuAD's
@@ -13,24 +13,24 @@ func (p *plan) AnswerSchema() *score.Schema { return AnswerSchema() }
 // verdict, both abstention rules (abstain is the one in force), the
 // distractor script switch and, for a multiple-choice item, the option
 // the model ranks first.
-func AnswerSchema() *score.Schema {
-	return score.NewSchema(
-		score.CorrectField("TriviaQA exact match against every alias; mc1: the correct choice strictly above every other"),
-		score.Mark("lenient", "the lenient criterion (mc1: argmax, ties to the first; equal to correct elsewhere)", MarkLenient),
-		score.Mark("squad_em", "exact match under SQuAD v1.1's normalisation", MarkSQuAD),
-		score.Mark("translit", "correct, or the answer matches an alias within translit.Match's tolerance", MarkTranslit),
-		score.Text("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *score.Row) string { return r.Verdict }),
-		score.Mark("abstain_english", "an English abstention phrase occurs (the default: the paper's \"I don't know\" and \"unknown\" and Bhasha's reading of its related phrases)", MarkAbstainEnglish),
-		score.Mark("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", MarkAbstainMultilingual),
-		score.Mark("abstain_rerun", "\"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's rule; scoring.rerun_abstain)", MarkAbstainRerun),
-		score.Mark("distractor_switch", "a Devanagari or CJK character in the answer", MarkDistractorSwitch),
-		score.Int("chosen", "mc1: the option the model ranks first (−1 when not multiple choice)", Chosen),
+func AnswerSchema() *study.Schema {
+	return study.NewSchema(
+		study.CorrectField("TriviaQA exact match against every alias; mc1: the correct choice strictly above every other"),
+		study.Mark("lenient", "the lenient criterion (mc1: argmax, ties to the first; equal to correct elsewhere)", MarkLenient),
+		study.Mark("squad_em", "exact match under SQuAD v1.1's normalisation", MarkSQuAD),
+		study.Mark("translit", "correct, or the answer matches an alias within translit.Match's tolerance", MarkTranslit),
+		study.TextField("semantic", "the semantic judge's verdict on a switched answer (CORRECT, WRONG, ABSTAIN, unparsed, or empty when not judged)", func(r *study.Row) string { return r.Verdict }),
+		study.Mark("abstain_english", "an English abstention phrase occurs (the default: the paper's \"I don't know\" and \"unknown\" and Bhasha's reading of its related phrases)", MarkAbstainEnglish),
+		study.Mark("abstain_multilingual", "an abstention phrase of any of 17 languages occurs (scoring.multilingual_abstain)", MarkAbstainMultilingual),
+		study.Mark("abstain_rerun", "\"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's rule; scoring.rerun_abstain)", MarkAbstainRerun),
+		study.Mark("distractor_switch", "a Devanagari or CJK character in the answer", MarkDistractorSwitch),
+		study.IntField("chosen", "mc1: the option the model ranks first (−1 when not multiple choice)", Chosen),
 	)
 }
 
 // Chosen is the multiple-choice option a row's model ranks first, −1
 // for an answer that is not multiple choice.
-func Chosen(r *score.Row) int {
+func Chosen(r *study.Row) int {
 	if d := r.Detail; d != nil && d.ChoiceLogprobs != nil {
 		return d.Chosen
 	}

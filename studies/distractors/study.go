@@ -16,16 +16,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/abstain"
-	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
-	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Study is the prompt-contamination study (multilingual distractor
@@ -46,9 +43,9 @@ func (Study) Fields() []string {
 }
 
 // Check parses the conditions (default: all eight) and the notes' languages.
-func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
-	o := experiment.OptionsOf[Options](e)
-	experiment.List(c, "conditions", o.Conditions, ParseCondition)
+func (Study) Check(e *study.Experiment, c *study.Checker) {
+	o := study.OptionsOf[Options](e)
+	study.List(c, "conditions", o.Conditions, ParseCondition)
 	if o.Scoring.MultilingualAbstain && o.Scoring.RerunAbstain {
 		c.Add([]string{"scoring", "rerun_abstain"}, "scoring: multilingual_abstain and rerun_abstain are two abstention rules: set one")
 	}
@@ -61,13 +58,13 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 }
 
 // Build reads the dataset and prepares the requests.
-func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
 	set, err := e.LoadItems(ctx)
 	if err != nil {
 		return nil, err
 	}
-	o := experiment.OptionsOf[Options](e)
-	conds := experiment.List(&experiment.Checker{}, "conditions", o.Conditions, ParseCondition)
+	o := study.OptionsOf[Options](e)
+	conds := study.List(&study.Checker{}, "conditions", o.Conditions, ParseCondition)
 	if len(conds) == 0 {
 		conds = Conditions
 	}
@@ -80,11 +77,11 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 
 type plan struct {
 	*Protocol
-	e *experiment.Experiment
+	e *study.Experiment
 	o *Options // the study's options
 }
 
-func (p *plan) Items() *item.Set { return p.Set }
+func (p *plan) Items() *study.Items { return p.Set }
 
 // generated limits a metric to generated answers (mc1 choices have no text).
 func generated(strategy string) bool { return strategy != StrategyMC1 }
@@ -92,14 +89,14 @@ func generated(strategy string) bool { return strategy != StrategyMC1 }
 // Metrics: exact match (correct), MC1's argmax beside it (lenient), SQuAD
 // exact match, the transliteration-aware match, abstention, the paper's
 // hallucination proxy and the script switch.
-func Metrics() []tables.Metric {
-	return []tables.Metric{tables.Correct(),
-		{Name: "lenient", Of: func(r *score.Row) bool { return r.Marks.Has(MarkLenient) }},
-		{Name: "squad_em", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
-		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
-		{Name: "abstain", Of: func(r *score.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
-		{Name: "hallucination", Of: func(r *score.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
-		{Name: "distractor_switch", Of: func(r *score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
+func Metrics() []study.Metric {
+	return []study.Metric{study.Correct(),
+		{Name: "lenient", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenient) }},
+		{Name: "squad_em", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+		{Name: "abstain", Of: func(r *study.Row) bool { return !r.Correct && r.Abstain }, Applies: generated},
+		{Name: "hallucination", Of: func(r *study.Row) bool { return !r.Correct && !r.Abstain }, Applies: generated},
+		{Name: "distractor_switch", Of: func(r *study.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
 // The abstention rules: the default English list, the 17 languages'
@@ -167,7 +164,7 @@ func RerunAbstains(answer string) bool {
 }
 
 // Criteria documents the criteria (scoring.csv).
-func (p *plan) Criteria() []tables.Criterion {
+func (p *plan) Criteria() []study.Criterion {
 	cs := Criteria()
 	for i := range cs {
 		if cs[i].Name == "abstain" {
@@ -189,15 +186,15 @@ func (p *plan) Alternatives() []tables.Alternative {
 		if a.rule == p.o.Scoring.abstainInForce() {
 			continue
 		}
-		other := func(r *score.Row) bool { return r.Marks.Has(a.mark) }
+		other := func(r *study.Row) bool { return r.Marks.Has(a.mark) }
 		out = append(out,
 			tables.Alternative{Name: a.name, Option: a.option, Rule: "abstention: " + a.doc, Measure: "abstain", Applies: generated,
-				Base: func(r *score.Row) bool { return !r.Correct && r.Abstain }, Of: func(r *score.Row) bool { return !r.Correct && other(r) }},
+				Base: func(r *study.Row) bool { return !r.Correct && r.Abstain }, Of: func(r *study.Row) bool { return !r.Correct && other(r) }},
 			tables.Alternative{Name: a.name, Option: a.option, Rule: "hallucination proxy with abstention: " + a.doc, Measure: "hallucination", Applies: generated,
-				Base: func(r *score.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r *score.Row) bool { return !r.Correct && !other(r) }})
+				Base: func(r *study.Row) bool { return !r.Correct && !r.Abstain }, Of: func(r *study.Row) bool { return !r.Correct && !other(r) }})
 	}
 	return append(out, tables.Alternative{Name: "translit", Option: "(beside)", Rule: "correct, or the answer matches an alias within translit.Match's tolerance", Applies: generated,
-		Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }})
+		Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }})
 }
 
 // The paper's five models, by the served names its text implies (a run's
@@ -240,18 +237,18 @@ const SwitchBound = 0.0125
 // significant (which contradicts them) is not checked. The TriviaQA claims
 // read strategy qa.
 func Claims(paper func(model string) string) []tables.Claim {
-	cond := func(c Condition, qa bool) func(*score.Row) bool {
-		return func(r *score.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
+	cond := func(c Condition, qa bool) func(*study.Row) bool {
+		return func(r *study.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
 	}
-	key := func(r *score.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
+	key := func(r *study.Row) string { return r.Key.Strategy + "\x00" + r.Key.Item }
 	const pairs = "strategy and item"
 	is := func(ms ...string) func(string) bool {
 		return func(model string) bool { return slices.Contains(ms, paper(model)) }
 	}
-	switched := func(r *score.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
-	verdicts := map[string]func(*score.Row) bool{ // the rules in force (Metrics)
-		"abstain":           func(r *score.Row) bool { return !r.Correct && r.Abstain },
-		"hallucination":     func(r *score.Row) bool { return !r.Correct && !r.Abstain },
+	switched := func(r *study.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
+	verdicts := map[string]func(*study.Row) bool{ // the rules in force (Metrics)
+		"abstain":           func(r *study.Row) bool { return !r.Correct && r.Abstain },
+		"hallucination":     func(r *study.Row) bool { return !r.Correct && !r.Abstain },
 		"distractor_switch": switched,
 	}
 	llama8 := is(PaperLlama31_8B)
@@ -266,7 +263,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
-			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
+			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 				k, n := 0, 0
 				for _, r := range rows {
 					if cond(Hindi, true)(r) {
@@ -279,7 +276,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 				if n == 0 {
 					return tables.Effect(math.NaN())
 				}
-				lo, hi := stats.Wilson(k, n, 0.95) // the bound minus the switch rate's interval
+				lo, hi := study.Wilson(k, n, 0.95) // the bound minus the switch rate's interval
 				return tables.Outcome{Effect: SwitchBound - float64(k)/float64(n), Lo: SwitchBound - hi, Hi: SwitchBound - lo, P: math.NaN()}
 			}},
 		with(tables.PairedClaim("the Hindi note raises abstention (the four other models; §5: Qwen2.5-3B 0.352 → 0.730)", "abstain", cond(Hindi, true), cond(Clean, true), key, pairs, false), four),
@@ -311,7 +308,7 @@ func (p *plan) paperModels() (func(model string) string, []string) {
 
 // conclusions is the conclusions table of the paper's claims, with a
 // note naming the models the paper did not run.
-func (p *plan) conclusions(rows []score.Row) *tables.Table {
+func (p *plan) conclusions(rows []study.Row) *study.Table {
 	paper, others := p.paperModels()
 	t := tables.Conclusions(Claims(paper), p.Alternatives(), rows)
 	if len(others) > 0 {
@@ -321,9 +318,9 @@ func (p *plan) conclusions(rows []score.Row) *tables.Table {
 }
 
 // Criteria documents the scoring criteria.
-func Criteria() []tables.Criterion {
+func Criteria() []study.Criterion {
 	def := strings.Join(normalize.Default, "+")
-	return []tables.Criterion{
+	return []study.Criterion{
 		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
 		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
 		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
@@ -336,8 +333,8 @@ func Criteria() []tables.Criterion {
 
 // Tables: accuracy, scoring (scaling with model sizes), each condition
 // against clean, the script decomposition and the verdicts by script.
-func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
+func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	ts := append(study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		ConditionTests(Metrics(), rows, p.o.Scoring.UnpairedTests), Decomposition(rows), tables.JudgeByScript(rows), tables.Sensitivity(p.Alternatives(), rows),
 		p.conclusions(rows))
 	acc := ts[0]
@@ -347,7 +344,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		order[i] = string(c)
 	}
 	wide := tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns", acc,
-		func(t *tables.Table, r []any) bool {
+		func(t *study.Table, r []any) bool {
 			m := t.Str(r, "metric")
 			return t.Str(r, "strategy") != StrategyMC1 && (m == "correct" || m == "abstain" || m == "hallucination" || m == "distractor_switch")
 		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order)
@@ -355,11 +352,11 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 	wide.Chart = &tables.Chart{Keys: 3, Title: "rate per condition (one series per model, strategy and metric)"}
 	ts = append(ts, wide)
 	if len(opt.Human) > 0 {
-		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []tables.Metric{
-			{Name: "exact_match", Of: func(r *score.Row) bool { return r.Correct }, Applies: generated},
-			{Name: "squad_em", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
-			{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
-			{Name: "semantic_judge", Of: func(r *score.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
+		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []study.Metric{
+			{Name: "exact_match", Of: func(r *study.Row) bool { return r.Correct }, Applies: generated},
+			{Name: "squad_em", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
+			{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+			{Name: "semantic_judge", Of: func(r *study.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
 	}
 	return ts
 }
@@ -368,19 +365,19 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 // joins the semantic judge's verdict on switched answers), and each
 // TruthfulQA item from its choices' log-likelihoods (MC1: strict and
 // argmax); an item with a failed choice is failed.
-func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.e.Abstain)
+func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
+	c := study.NewCommon(p.e.Abstain)
 	english := abstain.English(p.e.Abstain) // the paper's rule
 	byID := p.Set.Index()
-	var out []score.Row
+	var out []study.Row
 	type mcKey struct{ model, item, cond string }
 	mc := map[mcKey][]float64{}
 	mcFail := map[mcKey]bool{}
 	var mcOrder []mcKey
 	semantic := map[string]string{}
 	for _, r := range recs {
-		if r.Fields.Role.Kind == engine.RoleJudge && r.Status == engine.StatusOK {
-			v := score.VerdictUnparsed
+		if r.Fields.Role.Kind == study.RoleJudge && r.Status == study.StatusOK {
+			v := study.VerdictUnparsed
 			if r.Extracted != nil && r.Extracted.OK() {
 				v = r.Extracted.Value
 			}
@@ -388,15 +385,15 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		}
 	}
 	for _, r := range recs {
-		if r.Fields.Role.Kind == engine.RoleJudge {
+		if r.Fields.Role.Kind == study.RoleJudge {
 			continue
 		}
 		it := byID[r.Fields.Item]
 		if it == nil {
 			continue
 		}
-		v, _ := it.Variant("eng", item.English)
-		if r.Fields.Role.Kind == engine.RoleChoice {
+		v, _ := it.Variant("eng", study.English)
+		if r.Fields.Role.Kind == study.RoleChoice {
 			k := mcKey{r.Fields.Model, r.Fields.Item, r.Fields.Condition}
 			if _, seen := mc[k]; !seen {
 				mc[k] = make([]float64, len(it.Choices))
@@ -406,7 +403,7 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 			if i >= len(it.Choices) {
 				return nil, fmt.Errorf("record %s: choice %d of an item with %d", r.Key, i, len(it.Choices))
 			}
-			if r.Status != engine.StatusOK {
+			if r.Status != study.StatusOK {
 				mcFail[k] = true
 				continue
 			}
@@ -446,22 +443,22 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if !row.Failed {
 			ans := Answer(r.Response)
 			row.Prediction = ans
-			row.Correct = match.ExactMatch(ans, golds)
-			row.Marks.Set(MarkSQuAD, match.ExactMatchSQuAD(ans, golds))
+			row.Correct = study.ExactMatch(ans, golds)
+			row.Marks.Set(MarkSQuAD, study.ExactMatchSQuAD(ans, golds))
 			row.Marks.Set(MarkLenient, row.Correct)
-			row.Marks.Set(MarkTranslit, row.Correct || match.Translit(ans, golds))
+			row.Marks.Set(MarkTranslit, row.Correct || study.TranslitMatch(ans, golds))
 		}
 		out = append(out, row)
 	}
 	for _, k := range mcOrder {
 		it := byID[k.item]
-		row := score.Row{Key: engine.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(item.English), Strategy: StrategyMC1, Condition: k.cond},
+		row := study.Row{Key: study.Key{Experiment: p.e.Name, Model: k.model, Item: k.item, Language: "eng", Form: string(study.English), Strategy: StrategyMC1, Condition: k.cond},
 			Gold: it.Choices[it.Correct], Failed: mcFail[k]}
 		if !row.Failed {
 			strict, argmax := score.MC1(mc[k], it.Correct)
 			row.Correct = strict
 			row.Marks.Set(MarkLenient, argmax)
-			d := &score.Detail{ChoiceLogprobs: mc[k]}
+			d := &study.Detail{ChoiceLogprobs: mc[k]}
 			for i, lp := range mc[k] {
 				if lp > mc[k][d.Chosen] {
 					d.Chosen = i

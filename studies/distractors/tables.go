@@ -3,8 +3,8 @@ package distractors
 import (
 	"fmt"
 
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
@@ -18,20 +18,20 @@ import (
 // (family names it and its size). With unpaired, the two-proportion z
 // test and Fisher's exact test over all answers are added (the paper's
 // Table 2 does not say which test it used).
-func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables.Table {
-	cols := []tables.Column{tables.Key("model"), key("strategy"), key("condition"), tables.Key("metric"),
-		tables.Count("pairs", "items asked both clean and under the condition"), tables.Count("k_clean", "answers right, of clean"), tables.Key("k"),
-		tables.Statistic("diff", "the condition's rate minus the clean rate on the same items (paired)"), tables.Key("diff_lo"), tables.Key("diff_hi"),
-		tables.Count("b", "items meeting the metric clean only"), tables.Count("c", "items meeting the metric under the condition only"),
-		tables.Key("mcnemar_p"), tables.Key("p_holm"), tables.Key("p_bh"),
-		tables.Text("family", "the multiple-testing family the Holm and BH adjustments run over, and its size")}
+func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.Table {
+	cols := []study.Column{study.KeyColumn("model"), key("strategy"), key("condition"), study.KeyColumn("metric"),
+		study.CountColumn("pairs", "items asked both clean and under the condition"), study.CountColumn("k_clean", "answers right, of clean"), study.KeyColumn("k"),
+		study.StatisticColumn("diff", "the condition's rate minus the clean rate on the same items (paired)"), study.KeyColumn("diff_lo"), study.KeyColumn("diff_hi"),
+		study.CountColumn("b", "items meeting the metric clean only"), study.CountColumn("c", "items meeting the metric under the condition only"),
+		study.KeyColumn("mcnemar_p"), study.KeyColumn("p_holm"), study.KeyColumn("p_bh"),
+		study.TextColumn("family", "the multiple-testing family the Holm and BH adjustments run over, and its size")}
 	if unpaired {
-		cols = append(cols, tables.Count("n_clean", "answers scored, of clean"), tables.Key("n"),
-			tables.Count("k_clean_all", "answers meeting the metric over all answers (clean, condition), for the unpaired tests"),
-			tables.Count("k_all", "answers meeting the metric over all answers (clean, condition), for the unpaired tests"),
-			tables.Key("z"), tables.Key("p_twoprop"), tables.Key("p_fisher"))
+		cols = append(cols, study.CountColumn("n_clean", "answers scored, of clean"), study.KeyColumn("n"),
+			study.CountColumn("k_clean_all", "answers meeting the metric over all answers (clean, condition), for the unpaired tests"),
+			study.CountColumn("k_all", "answers meeting the metric over all answers (clean, condition), for the unpaired tests"),
+			study.KeyColumn("z"), study.KeyColumn("p_twoprop"), study.KeyColumn("p_fisher"))
 	}
-	t := tables.New("condition_tests", "each distractor condition against clean on the same items: paired difference interval, McNemar p, Holm and BH per model and metric (z and Fisher with scoring.unpaired_tests)", cols...)
+	t := study.NewTable("condition_tests", "each distractor condition against clean on the same items: paired difference interval, McNemar p, Holm and BH per model and metric (z and Fisher with scoring.unpaired_tests)", cols...)
 	t.Mirrors = "distractor study Table 2"
 	type cell struct{ model, strategy, cond string }
 	// outcome[cell][metric][item]; a failed answer meets no metric but
@@ -58,7 +58,7 @@ func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables
 			}
 		}
 	}
-	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })
+	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })
 	type line struct {
 		c                                    cell
 		metric                               string
@@ -76,7 +76,7 @@ func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables
 			clean, cond := outcome[cell{c.model, c.strategy, cleanCondition}][mi], outcome[c][mi]
 			l := line{c: c, metric: m.Name}
 			l.pairs, l.k0, l.k, l.b, l.cc = tables.Paired(clean, cond)
-			l.p = stats.McNemarExact(l.b, l.cc)
+			l.p = study.McNemarExact(l.b, l.cc)
 			l.n0, l.n = len(clean), len(cond)
 			for _, v := range clean {
 				if v {
@@ -95,22 +95,22 @@ func ConditionTests(ms []tables.Metric, rows []score.Row, unpaired bool) *tables
 			families[f] = append(families[f], l)
 		}
 	}
-	tables.SortBy(order, func(f fam) []string { return []string{f.model, f.metric} })
+	study.SortBy(order, func(f fam) []string { return []string{f.model, f.metric} })
 	for _, f := range order {
 		ls := families[f]
 		name := fmt.Sprintf("%s / %s: %d tests", f.model, f.metric, len(ls))
 		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
-			d, lo, hi := stats.PairedDiffCI(l.b, l.cc, l.pairs, 0.95)
+			d, lo, hi := study.PairedDiffCI(l.b, l.cc, l.pairs, 0.95)
 			cells := []any{l.c.model, l.c.strategy, l.c.cond, l.metric, l.pairs, l.k0, l.k, d, lo, hi, l.b, l.cc, l.p, holm, bh, name}
 			if unpaired {
-				z, pz := stats.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
-				_, pf := stats.FisherExact(l.kaN, l.n-l.kaN, l.ka0, l.n0-l.ka0)
+				z, pz := study.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
+				_, pf := study.FisherExact(l.kaN, l.n-l.kaN, l.ka0, l.n0-l.ka0)
 				cells = append(cells, l.n0, l.n, l.ka0, l.kaN, z, pz, pf)
 			}
 			t.Add(cells...)
 		})
 	}
-	tables.SortBy(t.Rows, func(r []any) []string {
+	study.SortBy(t.Rows, func(r []any) []string {
 		return []string{t.Str(r, "model"), t.Str(r, "strategy"), t.Str(r, "condition"), t.Str(r, "metric")}
 	})
 	return t

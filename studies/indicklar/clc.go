@@ -7,7 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/stats"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
@@ -25,34 +26,34 @@ import (
 // overall CLC), per model × strategy × form: forms are never mixed (a
 // baseline run on three forms and TinT on the native one are compared on
 // the native one).
-func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
-	pairs = tables.New("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
-		tables.Key("model"),
+func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
+	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Text("scope", "the form both units share, or cross-form"),
-		tables.Text("a", "the first unit (language/form) of the pair"),
-		tables.Text("b", "the second unit (language/form) of the pair"),
-		tables.Count("items", "items both units asked"),
-		tables.Count("correct_a", "items right under a"),
-		tables.Count("correct_b", "items right under b"),
-		tables.Count("intersection", "items right under both"),
-		tables.Count("union", "items right under either"),
-		tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)"))
+		study.TextColumn("scope", "the form both units share, or cross-form"),
+		study.TextColumn("a", "the first unit (language/form) of the pair"),
+		study.TextColumn("b", "the second unit (language/form) of the pair"),
+		study.CountColumn("items", "items both units asked"),
+		study.CountColumn("correct_a", "items right under a"),
+		study.CountColumn("correct_b", "items right under b"),
+		study.CountColumn("intersection", "items right under both"),
+		study.CountColumn("union", "items right under either"),
+		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
 	pairs.Mirrors = "IndicKLAR Fig. 4 (pairs)"
-	means = tables.New("clc_mean", "each language's mean Jaccard against the other languages of its form (CLC(L) as the paper's A.1 defines it, averaged within the form: Bhasha's aggregation)",
-		tables.Key("model"),
+	means = study.NewTable("clc_mean", "each language's mean Jaccard against the other languages of its form (CLC(L) as the paper's A.1 defines it, averaged within the form: Bhasha's aggregation)",
+		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
-		tables.Key("language"),
-		tables.Count("others", "other languages of the same form"),
-		tables.Proportion("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))
+		study.KeyColumn("language"),
+		study.CountColumn("others", "other languages of the same form"),
+		study.ProportionColumn("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))
 	means.Mirrors = "IndicKLAR Tables 2, 7–9 (CLC)"
-	overall = tables.New("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
-		tables.Key("model"),
+	overall = study.NewTable("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
+		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
-		tables.Count("languages", "languages pooled or tested"),
-		tables.Statistic("clc", "mean of CLC(L) over the form's languages"))
+		study.CountColumn("languages", "languages pooled or tested"),
+		study.StatisticColumn("clc", "mean of CLC(L) over the form's languages"))
 	overall.Mirrors = "IndicKLAR §5.5, A.1"
 	type ms struct{ model, strategy string }
 	units := map[ms][][4]string{}
@@ -60,7 +61,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
 	}
 	keys := slices.Collect(maps.Keys(units))
-	tables.SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
+	study.SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]
@@ -121,27 +122,27 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *tables.Table) {
 // (reference wrong, strategy right), the accuracy difference over the
 // paired items, McNemar's exact p, and Holm and BH adjustments over the
 // tests of each model.
-func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *tables.Table {
-	t := tables.New("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
-		tables.Key("model"),
-		tables.Key("language"),
+func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
+	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
+		study.KeyColumn("model"),
+		study.KeyColumn("language"),
 		key("form"),
 		key("strategy"),
-		tables.Text("reference", "the strategy compared against"),
-		tables.Key("pairs"),
-		tables.Count("ref_k", "items right under the reference"),
-		tables.Key("k"),
-		tables.Statistic("diff", "the strategy's accuracy minus the reference's on the same items"),
-		tables.Key("diff_lo"),
-		tables.Key("diff_hi"),
-		tables.Count("b", "discordant pairs: right under the reference, wrong under the strategy"),
-		tables.Count("c", "discordant pairs: wrong under the reference, right under the strategy"),
-		tables.Key("mcnemar_p"),
-		tables.Key("p_holm"),
-		tables.Key("p_bh"),
-		tables.Statistic("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		tables.Statistic("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		tables.Statistic("clc_gain", "clc − clc_ref"))
+		study.TextColumn("reference", "the strategy compared against"),
+		study.KeyColumn("pairs"),
+		study.CountColumn("ref_k", "items right under the reference"),
+		study.KeyColumn("k"),
+		study.StatisticColumn("diff", "the strategy's accuracy minus the reference's on the same items"),
+		study.KeyColumn("diff_lo"),
+		study.KeyColumn("diff_hi"),
+		study.CountColumn("b", "discordant pairs: right under the reference, wrong under the strategy"),
+		study.CountColumn("c", "discordant pairs: wrong under the reference, right under the strategy"),
+		study.KeyColumn("mcnemar_p"),
+		study.KeyColumn("p_holm"),
+		study.KeyColumn("p_bh"),
+		study.StatisticColumn("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+		study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+		study.StatisticColumn("clc_gain", "clc − clc_ref"))
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
 	clc := map[[4]string]float64{} // model, strategy, language, form → CLC(L)
 	for _, r := range clcMeans.Rows {
@@ -161,7 +162,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *t
 			}
 		}
 	}
-	tables.SortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })
+	study.SortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })
 	type line struct {
 		c                  [4]string
 		pairs, rk, k, b, d int
@@ -172,7 +173,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *t
 	for _, c := range cells {
 		l := line{c: c}
 		l.pairs, l.rk, l.k, l.b, l.d = tables.Paired(o[[4]string{c[0], ref, c[2], c[3]}], o[c])
-		l.p = stats.McNemarExact(l.b, l.d)
+		l.p = study.McNemarExact(l.b, l.d)
 		if byModel[c[0]] == nil {
 			order = append(order, c[0])
 		}
@@ -181,7 +182,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *t
 	for _, m := range order {
 		ls := byModel[m]
 		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
-			d, lo, hi := stats.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
+			d, lo, hi := study.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
 			cr, cs := clcOf([4]string{m, ref, l.c[2], l.c[3]}), clcOf(l.c)
 			t.Add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
 		})
@@ -195,15 +196,15 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *tables.Table) *t
 // (row, col) holds the reference's Jaccard index above the diagonal
 // (row < col) and the strategy's below it (row > col), over the languages
 // of that form both ran; the diagonal is 1.
-func CLCMatrix(pairs *tables.Table, ref string) *tables.Table {
-	t := tables.New("clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal",
-		tables.Key("model"),
+func CLCMatrix(pairs *study.Table, ref string) *study.Table {
+	t := study.NewTable("clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal",
+		study.KeyColumn("model"),
 		key("form"),
-		tables.Text("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
-		tables.Text("lower", "the strategy whose Jaccard indices fill the lower triangle"),
-		tables.Text("row", "a language of the matrix's form"),
-		tables.Text("col", "a language of the matrix's form"),
-		tables.Proportion("jaccard", "intersection / union (cross-lingual consistency)"))
+		study.TextColumn("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
+		study.TextColumn("lower", "the strategy whose Jaccard indices fill the lower triangle"),
+		study.TextColumn("row", "a language of the matrix's form"),
+		study.TextColumn("col", "a language of the matrix's form"),
+		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
 	t.Mirrors = "IndicKLAR Fig. 4"
 	type key struct{ model, strategy, a, b string }
 	j := map[key]float64{}
@@ -235,7 +236,7 @@ func CLCMatrix(pairs *tables.Table, ref string) *tables.Table {
 			ks = append(ks, k)
 		}
 	}
-	tables.SortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
+	study.SortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
 	for _, k := range ks {
 		var ls []string
 		for l := range langs[k] {
@@ -243,7 +244,7 @@ func CLCMatrix(pairs *tables.Table, ref string) *tables.Table {
 				ls = append(ls, l)
 			}
 		}
-		tables.SortBy(ls, func(u string) []string { return []string{u} })
+		study.SortBy(ls, func(u string) []string { return []string{u} })
 		for r, rl := range ls {
 			for c, cl := range ls {
 				a, b := rl+"/"+k.form, cl+"/"+k.form

@@ -1,17 +1,17 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // key declares a key column of IndicKLAR's tables: form and strategy
 // with what they hold in this study, the others as tables.Key.
-func key(name string) tables.Column {
+func key(name string) study.Column {
 	switch name {
 	case "form":
-		return tables.Text(name, "question form: native, code-mixed or english")
+		return study.TextColumn(name, "question form: native, code-mixed or english")
 	case "strategy":
-		return tables.Text(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
 	}
-	return tables.Key(name)
+	return study.KeyColumn(name)
 }

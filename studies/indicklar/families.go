@@ -6,28 +6,28 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/stats"
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
 // Families pools accuracy per model × strategy × form × language family
 // (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
 // come from the registry.
-func Families(rows []score.Row) *tables.Table {
-	t := tables.New("families", "accuracy pooled by language family",
-		tables.Key("model"),
+func Families(rows []study.Row) *study.Table {
+	t := study.NewTable("families", "accuracy pooled by language family",
+		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
-		tables.Text("family", "language family"),
-		tables.Count("languages", "languages pooled or tested"),
-		tables.Key("k"),
-		tables.Key("n"),
-		tables.Key("rate"),
-		tables.Key("ci_lo"),
-		tables.Key("ci_hi"),
-		tables.Key("failed"))
+		study.TextColumn("family", "language family"),
+		study.CountColumn("languages", "languages pooled or tested"),
+		study.KeyColumn("k"),
+		study.KeyColumn("n"),
+		study.KeyColumn("rate"),
+		study.KeyColumn("ci_lo"),
+		study.KeyColumn("ci_hi"),
+		study.KeyColumn("failed"))
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	type key struct{ model, strategy, form, family string }
@@ -52,9 +52,9 @@ func Families(rows []score.Row) *tables.Table {
 		langs[x][l.ISO3] = true
 	}
 	keys := slices.Collect(maps.Keys(n))
-	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
+	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
 	for _, x := range keys {
-		p := stats.NewProportion(k[x], n[x])
+		p := study.NewProportion(k[x], n[x])
 		t.Add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
@@ -62,19 +62,19 @@ func Families(rows []score.Row) *tables.Table {
 
 // Relations is accuracy per model × strategy × language × form × relation
 // (the data of the per-relation radar charts).
-func Relations(rows []score.Row) *tables.Table {
-	t := tables.New("relations", "accuracy per relation",
-		tables.Key("model"),
+func Relations(rows []study.Row) *study.Table {
+	t := study.NewTable("relations", "accuracy per relation",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Key("language"),
+		study.KeyColumn("language"),
 		key("form"),
-		tables.Text("relation", "the fact's relation (KLAR)"),
-		tables.Key("k"),
-		tables.Key("n"),
-		tables.Key("rate"),
-		tables.Key("ci_lo"),
-		tables.Key("ci_hi"),
-		tables.Key("failed"))
+		study.TextColumn("relation", "the fact's relation (KLAR)"),
+		study.KeyColumn("k"),
+		study.KeyColumn("n"),
+		study.KeyColumn("rate"),
+		study.KeyColumn("ci_lo"),
+		study.KeyColumn("ci_hi"),
+		study.KeyColumn("failed"))
 	t.Mirrors = "IndicKLAR Fig. 6 (radar)"
 	type key struct{ model, strategy, language, form, rel string }
 	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
@@ -89,9 +89,9 @@ func Relations(rows []score.Row) *tables.Table {
 		}
 	}
 	keys := slices.Collect(maps.Keys(n))
-	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
+	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
 	for _, x := range keys {
-		p := stats.NewProportion(k[x], n[x])
+		p := study.NewProportion(k[x], n[x])
 		t.Add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
@@ -100,21 +100,21 @@ func Relations(rows []score.Row) *tables.Table {
 // FamilyTests compares Indo-Aryan with Dravidian languages per model ×
 // strategy × form on the pooled answers: both rates, their difference
 // with its Wald interval, the two-proportion z test and Fisher's exact test.
-func FamilyTests(fam *tables.Table) *tables.Table {
-	t := tables.New("family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p",
-		tables.Key("model"),
+func FamilyTests(fam *study.Table) *study.Table {
+	t := study.NewTable("family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p",
+		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
-		tables.Count("k_indo_aryan", "answers right, of indo aryan"),
-		tables.Count("n_indo_aryan", "answers scored, of indo aryan"),
-		tables.Count("k_dravidian", "answers right, of dravidian"),
-		tables.Count("n_dravidian", "answers scored, of dravidian"),
-		tables.Statistic("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
-		tables.Key("diff_lo"),
-		tables.Key("diff_hi"),
-		tables.Key("z"),
-		tables.Key("p_twoprop"),
-		tables.Key("p_fisher"))
+		study.CountColumn("k_indo_aryan", "answers right, of indo aryan"),
+		study.CountColumn("n_indo_aryan", "answers scored, of indo aryan"),
+		study.CountColumn("k_dravidian", "answers right, of dravidian"),
+		study.CountColumn("n_dravidian", "answers scored, of dravidian"),
+		study.StatisticColumn("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
+		study.KeyColumn("diff_lo"),
+		study.KeyColumn("diff_hi"),
+		study.KeyColumn("z"),
+		study.KeyColumn("p_twoprop"),
+		study.KeyColumn("p_fisher"))
 	t.Mirrors = "IndicKLAR §5.4 (levels; the section's claim is about gains: family_gain_tests)"
 	type key struct{ model, strategy, form string }
 	counts := map[key]map[string][2]int{}
@@ -133,9 +133,9 @@ func FamilyTests(fam *tables.Table) *tables.Table {
 		if !okA || !okD {
 			continue
 		}
-		d, lo, hi := stats.DiffCI(ia[0], ia[1], dr[0], dr[1], 0.95)
-		z, p := stats.TwoProportionZ(ia[0], ia[1], dr[0], dr[1])
-		_, pf := stats.FisherExact(ia[0], ia[1]-ia[0], dr[0], dr[1]-dr[0])
+		d, lo, hi := study.DiffCI(ia[0], ia[1], dr[0], dr[1], 0.95)
+		z, p := study.TwoProportionZ(ia[0], ia[1], dr[0], dr[1])
+		_, pf := study.FisherExact(ia[0], ia[1]-ia[0], dr[0], dr[1]-dr[0])
 		t.Add(k.model, k.strategy, k.form, ia[0], ia[1], dr[0], dr[1], d, lo, hi, z, p, pf)
 	}
 	noteFamilyTests(t, fam)
@@ -148,24 +148,24 @@ func FamilyTests(fam *tables.Table) *tables.Table {
 // states them) with the difference and the exact two-sample permutation
 // p (stats.TwoSamplePermutation), and each family's median gain (the
 // robust variant).
-func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *tables.Table {
-	t := tables.New("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
-		tables.Key("model"),
+func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *study.Table {
+	t := study.NewTable("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Text("reference", "the strategy compared against"),
-		tables.Text("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		tables.Count("n_indo_aryan", "languages of the family with a gain"),
-		tables.Statistic("mean_gain_indo_aryan", "mean gain of the family: indo aryan"),
-		tables.Count("n_dravidian", "languages of the family with a gain"),
-		tables.Statistic("mean_gain_dravidian", "mean gain of the family: dravidian"),
-		tables.Statistic("diff", "Indo-Aryan mean gain minus Dravidian mean gain"),
-		tables.PValue("perm_p", "two-sided two-sample permutation p of diff (exact over every reassignment of the languages to the two families up to 200,000 of them, else 10,000 random ones)"),
-		tables.Statistic("median_gain_indo_aryan", "median gain of the family: indo aryan"),
-		tables.Statistic("median_gain_dravidian", "median gain of the family: dravidian"))
+		study.TextColumn("reference", "the strategy compared against"),
+		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+		study.CountColumn("n_indo_aryan", "languages of the family with a gain"),
+		study.StatisticColumn("mean_gain_indo_aryan", "mean gain of the family: indo aryan"),
+		study.CountColumn("n_dravidian", "languages of the family with a gain"),
+		study.StatisticColumn("mean_gain_dravidian", "mean gain of the family: dravidian"),
+		study.StatisticColumn("diff", "Indo-Aryan mean gain minus Dravidian mean gain"),
+		study.PValueColumn("perm_p", "two-sided two-sample permutation p of diff (exact over every reassignment of the languages to the two families up to 200,000 of them, else 10,000 random ones)"),
+		study.StatisticColumn("median_gain_indo_aryan", "median gain of the family: indo aryan"),
+		study.StatisticColumn("median_gain_dravidian", "median gain of the family: dravidian"))
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	keys := slices.Collect(maps.Keys(gains))
-	tables.SortBy(keys, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
+	study.SortBy(keys, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
 	for _, k := range keys {
 		var ia, dr []float64
 		for code, v := range gains[k] {

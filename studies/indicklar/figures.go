@@ -1,17 +1,15 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // The plan draws its figures (experiment.Figurer).
-var _ experiment.Figurer = (*plan)(nil)
+var _ study.Figurer = (*plan)(nil)
 
 // Figures draws the paper's figures from the plan's tables (Figures).
-func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every IndicKLAR figure the tables ts allow, in report
 // order: accuracy by form (Fig. 2) and the romanization ablation (Fig. 7)
@@ -24,7 +22,7 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // strategy_tests, drawn as a figure saying why (CLC of a one-language
 // run, flip points without TinT-CM, gains without a strategy but the
 // reference). The figures are not finished (chart.Finish).
-func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+func Figures(ts []*study.Table) ([]study.Figure, error) {
 	by := chart.ByName(ts)
 	return chart.Draw(by, []chart.Maker{
 		{Table: "accuracy", Make: FormAccuracy},
@@ -34,8 +32,8 @@ func Figures(ts []*tables.Table) ([]chart.Figure, error) {
 		{Table: "relations", Make: RelationsRadar},
 		{Table: "tokenization", Make: TokenizationScatter},
 		{Table: "latency", Make: LatencyScatter},
-		{Table: "model_families", Make: func(t *tables.Table) ([]chart.Figure, error) { // accuracy, then CLC, against size
-			acc, err := chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
+		{Table: "model_families", Make: func(t *study.Table) ([]study.Figure, error) { // accuracy, then CLC, against size
+			acc, err := chart.FamilyScaling(t, string(study.Native), "IndicKLAR Fig. 5")
 			if err != nil || by["clc_overall"] == nil {
 				return acc, err
 			}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
@@ -19,10 +19,10 @@ import (
 // cell labelled with its Jaccard index, the colour scale spanning the
 // off-diagonal cells and the diagonal (1) grey, off the scale. A matrix
 // with no rows is one figure saying why (the table's note).
-func CLCHeatmap(mx *tables.Table) ([]chart.Figure, error) {
+func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 	if len(mx.Rows) == 0 {
-		f, err := chart.Empty(mx, "clc", "IndicKLAR Fig. 4", "cross-lingual consistency (CLC) between languages", mx.Note, "language pair")
-		return []chart.Figure{f}, err
+		f, err := study.EmptyFigure(mx, "clc", "IndicKLAR Fig. 4", "cross-lingual consistency (CLC) between languages", mx.Note, "language pair")
+		return []study.Figure{f}, err
 	}
 	type key struct{ model, form, upper, lower string }
 	cells := map[key][]chart.Cell{}
@@ -43,7 +43,7 @@ func CLCHeatmap(mx *tables.Table) ([]chart.Figure, error) {
 		}
 		cells[k] = append(cells[k], c)
 	}
-	var out []chart.Figure
+	var out []study.Figure
 	for _, k := range keys {
 		var off []float64
 		for _, c := range cells[k] {
@@ -58,11 +58,11 @@ func CLCHeatmap(mx *tables.Table) ([]chart.Figure, error) {
 			return nil, err
 		}
 		n := len(langs[k])
-		stated := fmt.Sprintf("n = %s per triangle", chart.Counted(n*(n-1)/2, "language pair"))
-		out = append(out, chart.Of(mx, "clc_"+k.model+"_"+k.form+"_"+k.lower, "IndicKLAR Fig. 4",
+		stated := fmt.Sprintf("n = %s per triangle", study.Counted(n*(n-1)/2, "language pair"))
+		out = append(out, study.FigureOf(mx, "clc_"+k.model+"_"+k.form+"_"+k.lower, "IndicKLAR Fig. 4",
 			fmt.Sprintf("%s: pairwise cross-lingual consistency (the Jaccard index of the items answered right) over %s, %s above the diagonal, %s below; "+
 				"each cell labelled with its value, the colour scale spanning the off-diagonal values (%.2f to %.2f), the diagonal (a language against itself, 1) grey, off the scale (%s)",
-				k.model, chart.Counted(n, k.form+" language"), k.upper, k.lower, lo, hi, stated), stated, o))
+				k.model, study.Counted(n, k.form+" language"), k.upper, k.lower, lo, hi, stated), stated, o))
 	}
 	return out, nil
 }
@@ -72,7 +72,7 @@ func CLCHeatmap(mx *tables.Table) ([]chart.Figure, error) {
 // against model size, one line per family and strategy; sizes and
 // families come from model_families. Models without a size have no
 // point; n is the number of languages averaged.
-func FamilyCLC(mf, co *tables.Table) ([]chart.Figure, error) {
+func FamilyCLC(mf, co *study.Table) ([]study.Figure, error) {
 	type info struct {
 		family string
 		size   float64
@@ -94,7 +94,7 @@ func FamilyCLC(mf, co *tables.Table) ([]chart.Figure, error) {
 	langs := 0
 	for _, r := range co.Rows {
 		in, ok := models[co.Str(r, "model")]
-		if !ok || co.Str(r, "form") != string(item.Native) || math.IsNaN(co.Num(r, "clc")) {
+		if !ok || co.Str(r, "form") != string(study.Native) || math.IsNaN(co.Num(r, "clc")) {
 			continue
 		}
 		k := key{in.family, co.Str(r, "strategy")}
@@ -123,7 +123,7 @@ func FamilyCLC(mf, co *tables.Table) ([]chart.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	stated := "n = " + chart.Counted(models2, "model × strategy point")
-	return []chart.Figure{chart.Of(co, "family_clc", "IndicKLAR Fig. 5",
-		fmt.Sprintf("%s cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy (%s)", item.Native, chart.Counted(langs, "language"), stated), stated, o)}, nil
+	stated := "n = " + study.Counted(models2, "model × strategy point")
+	return []study.Figure{study.FigureOf(co, "family_clc", "IndicKLAR Fig. 5",
+		fmt.Sprintf("%s cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy (%s)", study.Native, study.Counted(langs, "language"), stated), stated, o)}, nil
 }

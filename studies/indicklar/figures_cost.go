@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
@@ -15,9 +16,9 @@ import (
 // mean prompt tokens against accuracy per language, the least-squares
 // line through them, and r, ρ and their p-values (the tokenization
 // table's language "*" row) in the caption.
-func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
+func TokenizationScatter(tok *study.Table) ([]study.Figure, error) {
 	models, by := chart.GroupRows(tok, "model")
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		var pts []opts.ScatterData
 		var r, rho, pr, prho float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -55,18 +56,18 @@ func TokenizationScatter(tok *tables.Table) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(answers, "answer")
-		out = append(out, chart.Of(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
-			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, chart.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
+		stated := "n = " + study.Counted(answers, "answer")
+		out = append(out, study.FigureOf(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
+			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, study.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
 	}
 	return out, nil
 }
 
 // LatencyScatter is IndicKLAR's Table 6 as a trade-off per model: each
 // strategy's mean end-to-end latency against its accuracy, from latency.
-func LatencyScatter(lat *tables.Table) ([]chart.Figure, error) {
+func LatencyScatter(lat *study.Table) ([]study.Figure, error) {
 	models, by := chart.GroupRows(lat, "model")
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		sc := charts.NewScatter()
 		sc.SetGlobalOptions(append(chart.Globals(m+" — accuracy against latency"),
@@ -86,8 +87,8 @@ func LatencyScatter(lat *tables.Table) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(n, "answer")
-		out = append(out, chart.Of(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
+		stated := "n = " + study.Counted(n, "answer")
+		out = append(out, study.FigureOf(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
 			fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it) (%s)", m, stated), stated, o))
 	}
 	return out, nil

@@ -7,17 +7,17 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // FormAccuracy is IndicKLAR's Fig. 2: per model, the baseline's accuracy
 // on English, native and code-mixed questions per language (bars with
 // 95% Wilson whiskers), from the accuracy table (metric correct).
-func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
+func FormAccuracy(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, strategy string }
-	rates := map[key]map[string]map[string]chart.Estimate{} // → form → language → rate
+	rates := map[key]map[string]map[string]study.Estimate{} // → form → language → rate
 	ns := map[key]int{}
 	for _, r := range acc.Rows {
 		s := acc.Str(r, "strategy")
@@ -26,22 +26,22 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 		}
 		k := key{acc.Str(r, "model"), s}
 		if rates[k] == nil {
-			rates[k] = map[string]map[string]chart.Estimate{}
+			rates[k] = map[string]map[string]study.Estimate{}
 		}
 		f := acc.Str(r, "form")
 		if rates[k][f] == nil {
-			rates[k][f] = map[string]chart.Estimate{}
+			rates[k][f] = map[string]study.Estimate{}
 		}
-		rates[k][f][acc.Str(r, "language")] = chart.EstimateOf(acc, r)
+		rates[k][f][acc.Str(r, "language")] = study.EstimateOf(acc, r)
 		ns[k] += int(acc.Num(r, "n"))
 	}
 	keys := slices.Collect(maps.Keys(rates))
 	sort.Slice(keys, func(i, j int) bool { return keys[i].model+keys[i].strategy < keys[j].model+keys[j].strategy })
-	var out []chart.Figure
+	var out []study.Figure
 	for _, k := range keys {
 		var langs []string
 		for f, m := range rates[k] {
-			if f == string(item.English) {
+			if f == string(study.English) {
 				continue
 			}
 			for l := range m {
@@ -52,27 +52,27 @@ func FormAccuracy(acc *tables.Table) ([]chart.Figure, error) {
 		}
 		sort.Strings(langs)
 		var names []string
-		var values [][]chart.Estimate
-		for _, f := range []string{string(item.English), string(item.Native), string(item.CodeMixed)} {
+		var values [][]study.Estimate
+		for _, f := range []string{string(study.English), string(study.Native), string(study.CodeMixed)} {
 			m, ok := rates[k][f]
 			if !ok {
 				continue
 			}
-			row := make([]chart.Estimate, len(langs))
+			row := make([]study.Estimate, len(langs))
 			for i, l := range langs {
-				if f == string(item.English) { // one English score, the same for every language
+				if f == string(study.English) { // one English score, the same for every language
 					l = "eng"
 				}
 				row[i] = chart.Lookup(m, l)
 			}
 			names, values = append(names, f), append(values, row)
 		}
-		o, err := chart.IntervalBars(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy), "accuracy", langs, names, values)
+		o, err := study.IntervalBars(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy), "accuracy", langs, names, values)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(ns[k], "answer")
-		out = append(out, chart.Of(acc, "form_accuracy_"+k.model+"_"+k.strategy, "IndicKLAR Fig. 2",
+		stated := "n = " + study.Counted(ns[k], "answer")
+		out = append(out, study.FigureOf(acc, "form_accuracy_"+k.model+"_"+k.strategy, "IndicKLAR Fig. 2",
 			fmt.Sprintf("%s, %s: accuracy on %s questions per language, whiskers the 95%% Wilson interval (%s)", k.model, k.strategy, formList(names), stated), stated, o))
 	}
 	return out, nil
@@ -84,7 +84,7 @@ func formList(forms []string) string {
 	words := make([]string, len(forms))
 	for i, f := range forms {
 		words[i] = f
-		if f == string(item.English) {
+		if f == string(study.English) {
 			words[i] = "English"
 		}
 	}

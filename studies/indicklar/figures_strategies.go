@@ -7,11 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
@@ -24,21 +25,21 @@ import (
 // questions). A gain of 0 is a sliver at 0 (barMinHeight), and the
 // caption counts them; a table with no rows, or a model with no native
 // comparison, is a figure saying why.
-func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
+func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 3"
 	if len(st.Rows) == 0 {
-		f, err := chart.Empty(st, "strategy_gains", mirrors, "accuracy gain over the reference", st.Note, "paired answer")
-		return []chart.Figure{f}, err
+		f, err := study.EmptyFigure(st, "strategy_gains", mirrors, "accuracy gain over the reference", st.Note, "paired answer")
+		return []study.Figure{f}, err
 	}
 	models, by := chart.GroupRows(st, "model")
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		var langs, strategies, forms []string
 		gain := map[[2]string]float64{}
 		holm := map[[2]string]float64{}
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
-			if f := st.Str(r, "form"); f != string(item.Native) {
+			if f := st.Str(r, "form"); f != string(study.Native) {
 				if !slices.Contains(forms, f) {
 					forms = append(forms, f)
 				}
@@ -63,7 +64,7 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 			ref = st.Str(r, "reference")
 		}
 		if len(langs) == 0 {
-			f, err := chart.Empty(st, "strategy_gains_"+m, mirrors, m+" — accuracy gain over the reference",
+			f, err := study.EmptyFigure(st, "strategy_gains_"+m, mirrors, m+" — accuracy gain over the reference",
 				"no gain on native questions: the strategies were compared with the reference on "+strings.Join(forms, " and ")+" questions only", "paired answer")
 			if err != nil {
 				return nil, err
@@ -112,9 +113,9 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 		case zeros > 0:
 			zero = fmt.Sprintf("; %d of the %d gains are 0, drawn as slivers at 0", zeros, total)
 		}
-		stated := "n = " + chart.Counted(n, "paired answer")
-		out = append(out, chart.Of(st, "strategy_gains_"+m, mirrors,
-			fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same %s items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001%s (McNemar, Holm-adjusted; %s)", m, ref, item.Native, sig, zero, stated), stated, o))
+		stated := "n = " + study.Counted(n, "paired answer")
+		out = append(out, study.FigureOf(st, "strategy_gains_"+m, mirrors,
+			fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same %s items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001%s (McNemar, Holm-adjusted; %s)", m, ref, study.Native, sig, zero, stated), stated, o))
 	}
 	return out, nil
 }
@@ -126,9 +127,9 @@ func StrategyGains(st *tables.Table) ([]chart.Figure, error) {
 // questions, and, where the run has it, romanized by the model first
 // (2step-translit); bars with 95% Wilson whiskers, from the accuracy
 // table. A model with neither romanized variant has no figure.
-func Romanization(acc *tables.Table) ([]chart.Figure, error) {
+func Romanization(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, strategy, form string }
-	est := map[key]map[string]chart.Estimate{}
+	est := map[key]map[string]study.Estimate{}
 	var models []string
 	for _, r := range acc.Rows {
 		if acc.Str(r, "metric") != "correct" {
@@ -136,17 +137,17 @@ func Romanization(acc *tables.Table) ([]chart.Figure, error) {
 		}
 		k := key{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}
 		if est[k] == nil {
-			est[k] = map[string]chart.Estimate{}
+			est[k] = map[string]study.Estimate{}
 		}
-		est[k][acc.Str(r, "language")] = chart.EstimateOf(acc, r)
+		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
 		if !slices.Contains(models, k.model) {
 			models = append(models, k.model)
 		}
 	}
 	sort.Strings(models)
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
-		native := string(item.Native)
+		native := string(study.Native)
 		rom, first := est[key{m, string(Romanized), native}], est[key{m, string(TwoStepTranslit), native}]
 		if rom == nil && first == nil {
 			continue
@@ -161,11 +162,11 @@ func Romanization(acc *tables.Table) ([]chart.Figure, error) {
 		}{
 			{"native (" + base + ")", key{m, base, native}},
 			{"romanized (ablation-romanized)", key{m, string(Romanized), native}},
-			{"code-mixed (" + base + ")", key{m, base, string(item.CodeMixed)}},
+			{"code-mixed (" + base + ")", key{m, base, string(study.CodeMixed)}},
 			{"romanized by the model first (2step-translit)", key{m, string(TwoStepTranslit), native}},
 		}
 		var langs []string
-		for _, e := range []map[string]chart.Estimate{rom, first} {
+		for _, e := range []map[string]study.Estimate{rom, first} {
 			for l := range e {
 				if !slices.Contains(langs, l) {
 					langs = append(langs, l)
@@ -174,26 +175,26 @@ func Romanization(acc *tables.Table) ([]chart.Figure, error) {
 		}
 		sort.Strings(langs)
 		var names []string
-		var values [][]chart.Estimate
+		var values [][]study.Estimate
 		n := 0
 		for _, b := range bars {
 			e := est[b.k]
 			if e == nil {
 				continue
 			}
-			row := make([]chart.Estimate, len(langs))
+			row := make([]study.Estimate, len(langs))
 			for i, l := range langs {
 				row[i] = chart.Lookup(e, l)
 				n += row[i].N
 			}
 			names, values = append(names, b.name), append(values, row)
 		}
-		o, err := chart.IntervalBars(m+" — native, romanized and code-mixed", "accuracy", langs, names, values)
+		o, err := study.IntervalBars(m+" — native, romanized and code-mixed", "accuracy", langs, names, values)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(n, "answer")
-		out = append(out, chart.Of(acc, "romanization_"+m, "IndicKLAR Fig. 7",
+		stated := "n = " + study.Counted(n, "answer")
+		out = append(out, study.FigureOf(acc, "romanization_"+m, "IndicKLAR Fig. 7",
 			fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (%s)", m, stated), stated, o))
 	}
 	return out, nil
@@ -201,7 +202,7 @@ func Romanization(acc *tables.Table) ([]chart.Figure, error) {
 
 // RelationsRadar is IndicKLAR's Fig. 6 per model: accuracy per relation
 // (pooled over languages and forms) for each strategy, from relations.
-func RelationsRadar(rel *tables.Table) ([]chart.Figure, error) {
+func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 	type key struct{ model, strategy, relation string }
 	k, n := map[key]int{}, map[key]int{}
 	models, rels := []string{}, []string{}
@@ -224,7 +225,7 @@ func RelationsRadar(rel *tables.Table) ([]chart.Figure, error) {
 	if len(rels) < 3 { // a radar needs three axes
 		return nil, nil
 	}
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		ind := make([]*opts.Indicator, len(rels))
 		for i, r := range rels {
@@ -247,8 +248,8 @@ func RelationsRadar(rel *tables.Table) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(total, "answer")
-		out = append(out, chart.Of(rel, "relations_"+m, "IndicKLAR Fig. 6",
+		stated := "n = " + study.Counted(total, "answer")
+		out = append(out, study.FigureOf(rel, "relations_"+m, "IndicKLAR Fig. 6",
 			fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (%s)", m, stated), stated, o))
 	}
 	return out, nil
@@ -261,7 +262,7 @@ func RelationsRadar(rel *tables.Table) ([]chart.Figure, error) {
 // would leave ECharts unable to place the flows after it), and every
 // node's label says its count. A table with no rows, or a model without
 // a baseline-wrong item, is a figure saying why.
-func FlipSankey(fp *tables.Table) ([]chart.Figure, error) {
+func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 8 / Table 15"
 	type acc struct{ from1, flip1, from2, flip2 int }
 	by := map[string]*acc{}
@@ -289,14 +290,14 @@ func FlipSankey(fp *tables.Table) ([]chart.Figure, error) {
 		if len(fp.Rows) > 0 {
 			why = "no TinT-CM answers: the flow follows the baseline's wrong items through TinT-CM, then TinT-EN (the input path, native → code-mixed → English, is in the table flip_points)"
 		}
-		f, err := chart.Empty(fp, "flip_points", mirrors, "flip points: baseline → TinT-CM → TinT-EN", why, "baseline-wrong item")
-		return []chart.Figure{f}, err
+		f, err := study.EmptyFigure(fp, "flip_points", mirrors, "flip points: baseline → TinT-CM → TinT-EN", why, "baseline-wrong item")
+		return []study.Figure{f}, err
 	}
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		a := by[m]
 		if a.from1 == 0 {
-			f, err := chart.Empty(fp, "flip_points_"+m, mirrors, m+" — flip points",
+			f, err := study.EmptyFigure(fp, "flip_points_"+m, mirrors, m+" — flip points",
 				"no baseline-wrong item: the baseline answered right every native item TinT-CM was asked, so no item can flip", "baseline-wrong item")
 			if err != nil {
 				return nil, err
@@ -344,12 +345,12 @@ func FlipSankey(fp *tables.Table) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		caption := fmt.Sprintf("%s: of %s wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN", m, chart.Counted(a.from1, "item"), a.flip1, a.from2, a.flip2)
+		caption := fmt.Sprintf("%s: of %s wrong at the baseline, %d right under TinT-CM; of the %d still wrong, %d right under TinT-EN", m, study.Counted(a.from1, "item"), a.flip1, a.from2, a.flip2)
 		if zero > 0 {
-			caption += fmt.Sprintf("; %s of 0 items drawn as a hairline, the count in the node's label", chart.Counted(zero, "flow"))
+			caption += fmt.Sprintf("; %s of 0 items drawn as a hairline, the count in the node's label", study.Counted(zero, "flow"))
 		}
-		stated := "n = " + chart.Counted(a.from1, "baseline-wrong item")
-		out = append(out, chart.Of(fp, "flip_points_"+m, mirrors, caption+" ("+stated+")", stated, o))
+		stated := "n = " + study.Counted(a.from1, "baseline-wrong item")
+		out = append(out, study.FigureOf(fp, "flip_points_"+m, mirrors, caption+" ("+stated+")", stated, o))
 	}
 	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -14,24 +16,24 @@ import (
 // code-mixed and English forms of the same facts: accuracy over the items
 // both forms answered, the gap with its paired Wald interval, and
 // McNemar's exact p.
-func formGapsFrom(o tables.Outcomes) *tables.Table {
-	t := tables.New("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
-		tables.Key("model"),
+func formGapsFrom(o tables.Outcomes) *study.Table {
+	t := study.NewTable("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Key("language"),
-		tables.Text("a", "the first unit (language/form) of the pair"),
-		tables.Text("b", "the second unit (language/form) of the pair"),
-		tables.Key("pairs"),
-		tables.Count("k_a", "answers right, of a"),
-		tables.Count("k_b", "answers right, of b"),
-		tables.Proportion("acc_a", "accuracy of a"),
-		tables.Proportion("acc_b", "accuracy of b"),
-		tables.Statistic("gap", "accuracy of a minus accuracy of b on the same items"),
-		tables.Lower("gap_lo", "lower bound of the 95% interval of gap"),
-		tables.Upper("gap_hi", "upper bound of the 95% interval of gap"),
-		tables.Count("b_only_a", "items right only under a"),
-		tables.Count("b_only_b", "items right only under b"),
-		tables.Key("mcnemar_p"))
+		study.KeyColumn("language"),
+		study.TextColumn("a", "the first unit (language/form) of the pair"),
+		study.TextColumn("b", "the second unit (language/form) of the pair"),
+		study.KeyColumn("pairs"),
+		study.CountColumn("k_a", "answers right, of a"),
+		study.CountColumn("k_b", "answers right, of b"),
+		study.ProportionColumn("acc_a", "accuracy of a"),
+		study.ProportionColumn("acc_b", "accuracy of b"),
+		study.StatisticColumn("gap", "accuracy of a minus accuracy of b on the same items"),
+		study.LowerColumn("gap_lo", "lower bound of the 95% interval of gap"),
+		study.UpperColumn("gap_hi", "upper bound of the 95% interval of gap"),
+		study.CountColumn("b_only_a", "items right only under a"),
+		study.CountColumn("b_only_b", "items right only under b"),
+		study.KeyColumn("mcnemar_p"))
 	t.Mirrors = "IndicKLAR Fig. 2 / §5.1"
 	var keys [][4]string
 	for k := range o {
@@ -52,8 +54,8 @@ func formGapsFrom(o tables.Outcomes) *tables.Table {
 				continue
 			}
 			n, ka, kb, da, db := tables.Paired(cmp.x, cmp.y)
-			gap, lo, hi := stats.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
-			t.Add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, tables.Frac(ka, n), tables.Frac(kb, n), gap, lo, hi, da, db, stats.McNemarExact(da, db))
+			gap, lo, hi := study.PairedDiffCI(db, da, n, 0.95) // (a right only − b right only)/n
+			t.Add(k[0], k[1], k[2], cmp.a, cmp.b, n, ka, kb, tables.Frac(ka, n), tables.Frac(kb, n), gap, lo, hi, da, db, study.McNemarExact(da, db))
 		}
 	}
 	return t
@@ -65,16 +67,16 @@ func formGapsFrom(o tables.Outcomes) *tables.Table {
 // English–native and code-mixed–English gaps), with a percentile
 // bootstrap 95% interval over the language (× model) cells (10,000
 // resamples, seed 12345).
-func FormGapSummary(gaps *tables.Table) *tables.Table {
-	t := tables.New("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
-		tables.Key("model"),
+func FormGapSummary(gaps *study.Table) *study.Table {
+	t := study.NewTable("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Text("a", "the forms compared (gap = accuracy of a − accuracy of b)"),
-		tables.Text("b", "the forms compared (gap = accuracy of a − accuracy of b)"),
-		tables.Count("cells", "language (× model) cells averaged"),
-		tables.Statistic("mean_gap", "mean of the per-language gaps"),
-		tables.Lower("mean_gap_lo", "lower bound of the 95% interval of mean_gap"),
-		tables.Upper("mean_gap_hi", "upper bound of the 95% interval of mean_gap"))
+		study.TextColumn("a", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		study.TextColumn("b", "the forms compared (gap = accuracy of a − accuracy of b)"),
+		study.CountColumn("cells", "language (× model) cells averaged"),
+		study.StatisticColumn("mean_gap", "mean of the per-language gaps"),
+		study.LowerColumn("mean_gap_lo", "lower bound of the 95% interval of mean_gap"),
+		study.UpperColumn("mean_gap_hi", "upper bound of the 95% interval of mean_gap"))
 	t.Mirrors = "IndicKLAR §5.1 / Fig. 2"
 	type key struct{ model, strategy, a, b string }
 	vals := map[key][]float64{}
@@ -89,7 +91,7 @@ func FormGapSummary(gaps *tables.Table) *tables.Table {
 		}
 	}
 	keys := slices.Collect(maps.Keys(vals))
-	tables.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
+	study.SortBy(keys, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
 	for _, k := range keys {
 		v := vals[k]
 		m, lo, hi := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, 3))) // v is never empty (empty: NaN, as the plain mean it fell back to)
@@ -99,7 +101,7 @@ func FormGapSummary(gaps *tables.Table) *tables.Table {
 }
 
 func sortKeys(keys [][4]string) {
-	tables.SortBy(keys, func(k [4]string) []string { return k[:] })
+	study.SortBy(keys, func(k [4]string) []string { return k[:] })
 }
 
 // flipPointsFrom counts the transitions from wrong to right (IndicKLAR §5.7),
@@ -119,22 +121,22 @@ func sortKeys(keys [][4]string) {
 // right under TinT-EN, the shares are 0.40 and 0.10. share_of_from
 // (Bhasha's, beside) divides by the items still wrong at the step's start
 // instead (0.40 and 10/60 ≈ 0.167). Each carries its Wilson interval.
-func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
-	t := tables.New("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
-		tables.Key("model"),
-		tables.Key("language"),
-		tables.Text("path", "the sequence of strategies or forms followed"),
-		tables.Text("step", "the step along the path"),
-		tables.Count("from", "answers wrong at the step's start"),
-		tables.Count("flipped", "answers that turn from wrong to right at the step"),
-		tables.Count("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
-		tables.Proportion("share", "flipped / base_wrong: the share of the baseline-incorrect instances recovered at the step (the project page's)"),
-		tables.Lower("share_lo", "lower bound of the 95% interval of share"),
-		tables.Upper("share_hi", "upper bound of the 95% interval of share"),
-		tables.Proportion("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
-		tables.Lower("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
-		tables.Upper("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
-		tables.Text("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
+func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
+	t := study.NewTable("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
+		study.KeyColumn("model"),
+		study.KeyColumn("language"),
+		study.TextColumn("path", "the sequence of strategies or forms followed"),
+		study.TextColumn("step", "the step along the path"),
+		study.CountColumn("from", "answers wrong at the step's start"),
+		study.CountColumn("flipped", "answers that turn from wrong to right at the step"),
+		study.CountColumn("base_wrong", "the baseline-incorrect items the path starts from (wrong at the baseline, answered at the first step)"),
+		study.ProportionColumn("share", "flipped / base_wrong: the share of the baseline-incorrect instances recovered at the step (the project page's)"),
+		study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
+		study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
+		study.ProportionColumn("share_of_from", "flipped / from: the share of the answers still wrong at the step's start (Bhasha's, beside)"),
+		study.LowerColumn("share_of_from_lo", "lower bound of the 95% interval of share_of_from"),
+		study.UpperColumn("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
+		study.TextColumn("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
 	ref = baselineReference(ref, func(s string) bool {
 		for k := range o {
@@ -190,7 +192,7 @@ func flipPointsFrom(o tables.Outcomes, ref string) *tables.Table {
 				if base < 0 {
 					base = from
 				}
-				sh, of := stats.NewProportion(flipped, base), stats.NewProportion(flipped, from)
+				sh, of := study.NewProportion(flipped, base), study.NewProportion(flipped, from)
 				t.Add(model, l, p.name, p.steps[i], from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi, ref)
 				wrong = still
 			}

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/parallel"
@@ -27,7 +28,7 @@ type gainKey struct{ model, strategy, measure string }
 
 // languageGains is each strategy's gain over the reference per model ×
 // measure × native language: acc on the same items, clc of CLC(L).
-func languageGains(o tables.Outcomes, ref string, clcMeans *tables.Table) map[gainKey]map[string]float64 {
+func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gainKey]map[string]float64 {
 	gains := map[gainKey]map[string]float64{}
 	put := func(k gainKey, lang string, v float64) {
 		if gains[k] == nil {
@@ -65,22 +66,22 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *tables.Table) map[ga
 	return gains
 }
 
-func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *tables.Table {
-	t := tables.New("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
-		tables.Key("model"),
+func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
+	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
+		study.KeyColumn("model"),
 		key("strategy"),
-		tables.Text("reference", "the strategy compared against"),
-		tables.Text("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		tables.Count("languages", "languages with a gain"),
-		tables.Count("positive", "languages with a positive gain"),
-		tables.Statistic("mean_gain", "mean per-language gain (as the paper states it)"),
-		tables.Lower("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
-		tables.Upper("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
-		tables.PValue("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
-		tables.Statistic("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
-		tables.Statistic("wilcoxon_T", "Wilcoxon signed-rank statistic"),
-		tables.PValue("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
-		tables.Text("method", "how the test or extraction was made"))
+		study.TextColumn("reference", "the strategy compared against"),
+		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+		study.CountColumn("languages", "languages with a gain"),
+		study.CountColumn("positive", "languages with a positive gain"),
+		study.StatisticColumn("mean_gain", "mean per-language gain (as the paper states it)"),
+		study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
+		study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
+		study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
+		study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
+		study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
+		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
+		study.TextColumn("method", "how the test or extraction was made"))
 	t.Mirrors = "IndicKLAR A.3/A.4"
 	type msm = gainKey
 	gains := map[msm][]float64{}
@@ -90,7 +91,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *table
 		}
 	}
 	keys := slices.Collect(maps.Keys(gains))
-	tables.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
+	study.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
@@ -133,20 +134,20 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 // mean accuracy gain over the cells (Bhasha's pick; the paper's A.3
 // selects per cell, separately for accuracy and CLC: FamilySelection).
 // family names a strategy's family ("" for none).
-func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *tables.Table {
-	t := tables.New("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
-		tables.Text("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
+func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
+	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
+		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
 		key("strategy"),
 		tables.Flag("best", "the family's variant with the highest mean accuracy gain over the cells (Bhasha's pick; the paper selects per cell: family_selection)"),
-		tables.Text("reference", "the strategy compared against"),
-		tables.Count("cells", "language × model cells with an accuracy gain"),
-		tables.Proportion("mean_acc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
-		tables.Lower("mean_acc_gain_lo", "lower bound of the 95% interval of mean_acc_gain"),
-		tables.Upper("mean_acc_gain_hi", "upper bound of the 95% interval of mean_acc_gain"),
-		tables.Count("clc_cells", "language × model cells with a CLC gain"),
-		tables.Statistic("mean_clc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
-		tables.Lower("mean_clc_gain_lo", "lower bound of the 95% interval of mean_clc_gain"),
-		tables.Upper("mean_clc_gain_hi", "upper bound of the 95% interval of mean_clc_gain"),
+		study.TextColumn("reference", "the strategy compared against"),
+		study.CountColumn("cells", "language × model cells with an accuracy gain"),
+		study.ProportionColumn("mean_acc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
+		study.LowerColumn("mean_acc_gain_lo", "lower bound of the 95% interval of mean_acc_gain"),
+		study.UpperColumn("mean_acc_gain_hi", "upper bound of the 95% interval of mean_acc_gain"),
+		study.CountColumn("clc_cells", "language × model cells with a CLC gain"),
+		study.StatisticColumn("mean_clc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
+		study.LowerColumn("mean_clc_gain_lo", "lower bound of the 95% interval of mean_clc_gain"),
+		study.UpperColumn("mean_clc_gain_hi", "upper bound of the 95% interval of mean_clc_gain"),
 		tables.Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
 		tables.Millis("ref_mean_ms", "the reference strategy's mean end-to-end latency (ms)"))
 	t.Mirrors = "IndicKLAR A.3"
@@ -190,7 +191,7 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 			best[x.family] = x
 		}
 	}
-	tables.SortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
+	study.SortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
 	for _, v := range vs {
 		am, alo, ahi := boot(acc[v.strategy], 4)
 		cm, clo, chi := boot(clc[v.strategy], 5)
@@ -214,20 +215,20 @@ func strategyFamiliesFrom(rows []score.Row, gains map[gainKey]map[string]float64
 // selected"). strategy_families' best (the highest mean gain over the
 // cells) is Bhasha's other rule. family names a strategy's family (""
 // for none).
-func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *tables.Table {
-	t := tables.New("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
-		tables.Text("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
-		tables.Text("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
+	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
+		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
+		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
 		key("strategy"),
-		tables.Text("reference", "the strategy compared against"),
-		tables.Count("cells", "language × model cells where a variant of the family has a gain"),
-		tables.Count("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
-		tables.Proportion("share", "selected / cells (strategy *: empty)"),
-		tables.Lower("share_lo", "lower bound of the 95% interval of share"),
-		tables.Upper("share_hi", "upper bound of the 95% interval of share"),
-		tables.Statistic("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
-		tables.Lower("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
-		tables.Upper("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))
+		study.TextColumn("reference", "the strategy compared against"),
+		study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
+		study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
+		study.ProportionColumn("share", "selected / cells (strategy *: empty)"),
+		study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
+		study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
+		study.StatisticColumn("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
+		study.LowerColumn("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
+		study.UpperColumn("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))
 	t.Mirrors = "IndicKLAR A.3"
 	type fm struct{ family, measure string }
 	type cell struct{ model, lang string }
@@ -255,11 +256,11 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		}
 	}
 	keys := slices.Collect(maps.Keys(best))
-	tables.SortBy(keys, func(x fm) []string { return []string{x.family, x.measure} })
+	study.SortBy(keys, func(x fm) []string { return []string{x.family, x.measure} })
 	nan := math.NaN()
 	for _, x := range keys {
 		cells := slices.Collect(maps.Keys(best[x]))
-		tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+		study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 		selected := map[string]int{}
 		var g []float64
 		for _, c := range cells {
@@ -272,7 +273,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
 		names := slices.Sorted(maps.Keys(variants[x]))
 		for _, s := range names {
-			pr := stats.NewProportion(selected[s], len(cells))
+			pr := study.NewProportion(selected[s], len(cells))
 			t.Add(x.family, x.measure, s, ref, len(cells), selected[s], pr.P, pr.Lo, pr.Hi, nan, nan, nan)
 		}
 	}

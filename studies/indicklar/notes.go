@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
@@ -19,7 +21,7 @@ func formLanguages(forms map[string]map[string]bool) string {
 	names := slices.Sorted(maps.Keys(forms))
 	parts := make([]string, len(names))
 	for i, f := range names {
-		parts[i] = f + ": " + strings.Join(tables.SortedKeys(forms[f]), ", ")
+		parts[i] = f + ": " + strings.Join(study.SortedKeys(forms[f]), ", ")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -33,13 +35,13 @@ func oneLanguageNote(forms map[string]map[string]bool) string {
 		}
 	}
 	if len(langs) == 1 {
-		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", tables.SortedKeys(langs)[0])
+		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", study.SortedKeys(langs)[0])
 	}
 	return "no language pairs: CLC compares two languages of the same form, and each form was asked in one language only (" + formLanguages(forms) + ")"
 }
 
 // noteCLC sets the CLC tables' notes when they are empty.
-func noteCLC(o tables.Outcomes, pairs, means, overall *tables.Table) {
+func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
 	forms := map[string]map[string]bool{}
 	for k := range o {
 		if forms[k[3]] == nil {
@@ -56,7 +58,7 @@ func noteCLC(o tables.Outcomes, pairs, means, overall *tables.Table) {
 			}
 		}
 	}
-	for _, t := range []*tables.Table{pairs, means, overall} {
+	for _, t := range []*study.Table{pairs, means, overall} {
 		if len(t.Rows) == 0 {
 			t.Note = note
 		}
@@ -65,7 +67,7 @@ func noteCLC(o tables.Outcomes, pairs, means, overall *tables.Table) {
 
 // noteCLCMatrix sets clc_matrix's note when it is empty, from the pairs
 // it was built from and the reference strategy.
-func noteCLCMatrix(t, pairs *tables.Table, ref string) {
+func noteCLCMatrix(t, pairs *study.Table, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -98,7 +100,7 @@ func noteCLCMatrix(t, pairs *tables.Table, ref string) {
 }
 
 // noteStrategyTests sets strategy_tests' note when it is empty.
-func noteStrategyTests(t *tables.Table, o tables.Outcomes, ref string) {
+func noteStrategyTests(t *study.Table, o tables.Outcomes, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -112,12 +114,12 @@ func noteStrategyTests(t *tables.Table, o tables.Outcomes, ref string) {
 		t.Note = fmt.Sprintf("no gains: the run has no strategy but the reference (%s)", ref)
 		return
 	}
-	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(tables.SortedKeys(others), ", "), ref)
+	t.Note = fmt.Sprintf("no gains: no strategy (%s) answered a model, language and form that the reference (%s) answered", strings.Join(study.SortedKeys(others), ", "), ref)
 }
 
 // noteFlipPoints sets flip_points' note when it is empty: keys are the
 // reference's native answers outside English the table starts from.
-func noteFlipPoints(t *tables.Table, keys int, ref string) {
+func noteFlipPoints(t *study.Table, keys int, ref string) {
 	switch {
 	case len(t.Rows) > 0:
 	case ref == "":
@@ -145,14 +147,14 @@ func familiesOf(codes map[string]bool) string {
 		fams[f][c] = true
 	}
 	var parts []string
-	for _, f := range tables.SortedKeys(fams) {
-		parts = append(parts, f+" ("+strings.Join(tables.SortedKeys(fams[f]), ", ")+")")
+	for _, f := range study.SortedKeys(fams) {
+		parts = append(parts, f+" ("+strings.Join(study.SortedKeys(fams[f]), ", ")+")")
 	}
 	return strings.Join(parts, ", ")
 }
 
 // noteFamilyTests sets family_tests' note when it is empty.
-func noteFamilyTests(t, fam *tables.Table) {
+func noteFamilyTests(t, fam *study.Table) {
 	if len(t.Rows) > 0 {
 		return
 	}
@@ -164,11 +166,11 @@ func noteFamilyTests(t, fam *tables.Table) {
 		t.Note = "no test: no answer in a language of a known family"
 		return
 	}
-	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(tables.SortedKeys(fs), ", ")
+	t.Note = "no test: Indo-Aryan against Dravidian needs answers in languages of both families; this run's are " + strings.Join(study.SortedKeys(fs), ", ")
 }
 
 // noteFamilyGainTests sets family_gain_tests' note when it is empty.
-func noteFamilyGainTests(t *tables.Table, gains map[gainKey]map[string]float64, ref string) {
+func noteFamilyGainTests(t *study.Table, gains map[gainKey]map[string]float64, ref string) {
 	if len(t.Rows) > 0 {
 		return
 	}

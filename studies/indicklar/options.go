@@ -1,7 +1,7 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Options are IndicKLAR's own options (top-level keys of the experiment
@@ -90,21 +90,21 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithForms sets the question forms (YAML forms:).
-func WithForms(forms ...string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Forms = forms })
+func WithForms(forms ...string) study.Option {
+	return study.Set(func(o *Options) { o.Forms = forms })
 }
 
 // WithStrategies sets the prompting strategies (YAML strategies:).
-func WithStrategies(names ...string) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Strategies = names })
+func WithStrategies(names ...string) study.Option {
+	return study.Set(func(o *Options) { o.Strategies = names })
 }
 
 // WithPrompt sets the prompt options (YAML prompt:).
-func WithPrompt(p PromptOptions) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Prompt = p })
+func WithPrompt(p PromptOptions) study.Option {
+	return study.Set(func(o *Options) { o.Prompt = p })
 }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
 }

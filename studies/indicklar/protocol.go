@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/translit"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
@@ -30,9 +30,9 @@ import (
 // every form asked (native, code-mixed, English); the other strategies,
 // like the authors' scripts, on native questions only.
 type Protocol struct {
-	Set        *item.Set
+	Set        *study.Items
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
-	Forms      []item.Form
+	Forms      []study.Form
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
@@ -47,7 +47,7 @@ type Protocol struct {
 
 	once     sync.Once
 	byID     map[string]*itemAt
-	variants []*item.Variant      // every item's variants, numbered (variantAt.n)
+	variants []*study.Variant     // every item's variants, numbered (variantAt.n)
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
@@ -104,7 +104,7 @@ func (p *Protocol) Templates() map[string]string {
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
 			if f := p.templateFile(s, st); f != "" {
-				if _, h, err := protocol.Template(f); err == nil {
+				if _, h, err := study.Template(f); err == nil {
 					out[f] = h
 				}
 			}
@@ -115,8 +115,8 @@ func (p *Protocol) Templates() map[string]string {
 
 // decoding is the authors' SamplingParams per strategy and stage (§1.7);
 // the ablations decode as Obj-Baseline.
-func decoding(s Strategy, stage int) engine.Decoding {
-	d := engine.Decoding{Temperature: new(0.0)}
+func decoding(s Strategy, stage int) study.Decoding {
+	d := study.Decoding{Temperature: new(0.0)}
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
@@ -142,7 +142,7 @@ func decoding(s Strategy, stage int) engine.Decoding {
 
 type slot struct {
 	lang lang.Language
-	form item.Form
+	form study.Form
 }
 
 // slots lists the (language, form) pairs a strategy asks.
@@ -150,7 +150,7 @@ func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
 	english := false
 	for _, f := range p.Forms {
-		if f == item.English {
+		if f == study.English {
 			english = true
 		}
 	}
@@ -160,14 +160,14 @@ func (p *Protocol) slots(s Strategy) []slot {
 			continue
 		}
 		for _, f := range p.Forms {
-			if f == item.English || (s != Baseline && s != BaselineCands && f != item.Native) {
+			if f == study.English || (s != Baseline && s != BaselineCands && f != study.Native) {
 				continue
 			}
 			out = append(out, slot{l, f})
 		}
 	}
 	if english && (s == Baseline || s == BaselineCands) {
-		out = append(out, slot{lang.New().MustLookup("eng"), item.English})
+		out = append(out, slot{lang.New().MustLookup("eng"), study.English})
 	}
 	return out
 }
@@ -186,9 +186,9 @@ func shotsOrDefault(n int) int {
 }
 
 // Requests yields one model's requests of one stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
 	shots := shotsOrDefault(p.Shots)
-	return func(yield func(engine.Request, error) bool) {
+	return func(yield func(study.Request, error) bool) {
 		pools := p.pools()
 		for _, s := range p.Strategies {
 			if stage > s.Stages() {
@@ -206,34 +206,34 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 					if !ok || v.Question == "" {
 						continue
 					}
-					key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
+					key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: sl.lang.ISO3, Form: string(sl.form), Strategy: string(s)}
 					if s.Stages() == 2 && stage == 1 {
-						key.Role = engine.Translation()
+						key.Role = study.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
 					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
-						if !yield(engine.Request{}, err) {
+						if !yield(study.Request{}, err) {
 							return
 						}
 						continue
 					}
 					if prompt == "" {
 						if !s.Ablation() { // stage 1 has no answer yet
-							if !yield(engine.Request{Key: key}, protocol.ErrWithheld) {
+							if !yield(study.Request{Key: key}, protocol.ErrWithheld) {
 								return
 							}
 						}
 						continue
 					}
-					r := engine.Request{Key: key, Kind: engine.Completion, Prompt: prompt, Decoding: d}
+					r := study.Request{Key: key, Kind: study.Completion, Prompt: prompt, Decoding: d}
 					if s.Target() != "" {
-						r.Cues = []string{engine.CueTranslateFirst}
+						r.Cues = []string{study.CueTranslateFirst}
 					}
 					if p.Chat {
-						r.Kind, r.Prompt = engine.Chat, ""
-						r.Messages = []engine.Message{{Role: "user", Content: prompt}}
+						r.Kind, r.Prompt = study.Chat, ""
+						r.Messages = []study.Message{{Role: "user", Content: prompt}}
 					}
 					if !yield(r, nil) {
 						return
@@ -246,12 +246,12 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 
 type poolKey struct {
 	relation, lang string
-	form           item.Form
+	form           study.Form
 }
 
 type demo struct {
 	id string
-	v  *item.Variant
+	v  *study.Variant
 }
 
 func (p *Protocol) pools() map[poolKey][]demo {
@@ -275,7 +275,7 @@ func (p *Protocol) pools() map[poolKey][]demo {
 // ablation).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
-		return poolKey{relation, "eng", item.English}
+		return poolKey{relation, "eng", study.English}
 	}
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
@@ -372,7 +372,7 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 	return strings.NewReplacer("{SOURCE_LANG}", l.Name, "{SOURCE_SCRIPT}", script, "{TARGET_LANG}", target)
 }
 
-func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Variant, demos []demo, key engine.Key, prior protocol.Lookup) (string, error) {
+func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Variant, demos []demo, key study.Key, prior study.Lookup) (string, error) {
 	if s.Ablation() {
 		return p.ablationPrompt(s, v, key.Item, demos), nil
 	}
@@ -395,7 +395,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
 	header, ok := p.headers[hk]
 	if !ok {
-		text, _, err := protocol.Template(name)
+		text, _, err := study.Template(name)
 		if err != nil {
 			return "", err
 		}
@@ -438,9 +438,9 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *item.Varian
 	q := v.Question
 	if s.Stages() == 2 {
 		k1 := key
-		k1.Role = engine.Translation()
+		k1.Role = study.Translation()
 		rec, ok := prior(k1)
-		if !ok || rec.Status != engine.StatusOK {
+		if !ok || rec.Status != study.StatusOK {
 			return "", nil
 		}
 		q = Stage1Question(rec.Response)
@@ -487,12 +487,12 @@ func Stage1Question(response string) string {
 // field otherwise, both by their json.loads rule (extract.Authors; with
 // LenientJSON, extract.Field); answers are checked against the item's
 // candidates.
-func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	return p.extract(r, p.LenientJSON)
 }
 
 // extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *engine.Record, lenient bool) *extract.Result {
+func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
@@ -516,25 +516,25 @@ type parsing struct {
 // parsingOf is how r, of strategy st, is read under one JSON rule: the
 // first line for a cloze strategy, else the JSON "translation" field of a
 // first stage, the "answer" field of an answer.
-func parsingOf(st Strategy, r *engine.Record, lenient bool) parsing {
+func parsingOf(st Strategy, r *study.Record, lenient bool) parsing {
 	switch {
 	case !st.JSON():
 		return parsing{how: 0, response: r.Response}
-	case r.Fields.Role.Kind == engine.RoleTranslation:
+	case r.Fields.Role.Kind == study.RoleTranslation:
 		return parsing{how: 2, lenient: lenient, response: r.Response}
 	}
 	return parsing{how: 1, lenient: lenient, response: r.Response}
 }
 
 // parse reads a response as k says (a function of k alone).
-func parse(k parsing) extract.Result {
+func parse(k parsing) study.ExtractResult {
 	field := extract.Authors
 	if k.lenient {
-		field = extract.Field
+		field = study.ExtractField
 	}
 	switch k.how {
 	case 0:
-		return extract.FirstLine(k.response)
+		return study.ExtractFirstLine(k.response)
 	case 2:
 		return field(k.response, "translation")
 	}
@@ -542,7 +542,7 @@ func parse(k parsing) extract.Result {
 }
 
 // item finds an item by id (an index built on first use).
-func (p *Protocol) item(id string) *item.Item {
+func (p *Protocol) item(id string) *study.Item {
 	p.index()
 	if at := p.byID[id]; at != nil {
 		return at.it
@@ -554,7 +554,7 @@ func (p *Protocol) item(id string) *item.Item {
 // (Item.Variant's: the first of each), and its English variant's number
 // (-1: none).
 type itemAt struct {
-	it *item.Item
+	it *study.Item
 	vs []variantAt
 	en int32
 }
@@ -569,7 +569,7 @@ type variantAt struct {
 // through an index built on first use: a scoring pass asks for every
 // record); v is nil when the item has none there, it when there is no
 // such item.
-func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Variant) {
+func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
 	it, n, _ := p.locate(id, lang, form)
 	if n >= 0 {
 		v = p.variants[n]
@@ -579,7 +579,7 @@ func (p *Protocol) variant(id, lang, form string) (it *item.Item, v *item.Varian
 
 // locate is variant by number: n is the variant's number (-1: none),
 // en the item's English variant's (-1: none).
-func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
+func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 	p.index()
 	at := p.byID[id]
 	if at == nil {
@@ -594,7 +594,7 @@ func (p *Protocol) locate(id, lang, form string) (it *item.Item, n, en int32) {
 }
 
 // allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*item.Variant {
+func (p *Protocol) allVariants() []*study.Variant {
 	p.index()
 	return p.variants
 }
@@ -616,7 +616,7 @@ func (p *Protocol) index() {
 				v := &it.Variants[i]
 				n := int32(len(p.variants))
 				p.variants = append(p.variants, v)
-				if at.en < 0 && v.Language == "eng" && v.Form == item.English {
+				if at.en < 0 && v.Language == "eng" && v.Form == study.English {
 					at.en = n
 				}
 				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
@@ -631,12 +631,12 @@ func (p *Protocol) index() {
 // native variant v of item id, its gold and its candidates; ok is false
 // when the item lacks what the ablation needs (an English variant with a
 // subject and template, or a native template).
-func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold string, cands []string, ok bool) {
+func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {
 		return "", "", nil, false
 	}
-	en, hasEN := it.Variant("eng", item.English)
+	en, hasEN := it.Variant("eng", study.English)
 	switch s {
 	case EntityEN: // native template, English subject; native gold
 		if !hasEN || en.Subject == "" || v.Template == "" {
@@ -656,7 +656,7 @@ func (p *Protocol) ablated(s Strategy, id string, v *item.Variant) (q, gold stri
 
 // ablationPrompt is the Obj-Baseline format over ablated questions, the
 // demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *Protocol) ablationPrompt(s Strategy, v *item.Variant, id string, demos []demo) string {
+func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos []demo) string {
 	q, _, cands, ok := p.ablated(s, id, v)
 	if !ok {
 		return ""

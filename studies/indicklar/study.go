@@ -19,14 +19,14 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/bpe"
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/match"
 	"github.com/bhashalab/bhasha/analysis/normalize"
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/analysis/translit"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/memo"
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -52,15 +52,15 @@ func (Study) Fields() []string {
 
 // Check requires languages and a dataset, and parses languages, forms and
 // strategies (defaults: native, baseline).
-func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
-	o := experiment.OptionsOf[Options](e)
+func (Study) Check(e *study.Experiment, c *study.Checker) {
+	o := study.OptionsOf[Options](e)
 	if len(e.Languages) == 0 {
 		c.Add([]string{"languages"}, "languages is required for study %s", e.Study)
 	}
 	reg := lang.New()
-	experiment.List(c, "languages", e.Languages, reg.Lookup)
-	experiment.List(c, "forms", o.Forms, item.ParseForm)
-	strategies := experiment.List(c, "strategies", o.Strategies, ParseStrategy)
+	study.List(c, "languages", e.Languages, reg.Lookup)
+	study.List(c, "forms", o.Forms, study.ParseForm)
+	strategies := study.List(c, "strategies", o.Strategies, ParseStrategy)
 	if len(o.Strategies) == 0 {
 		strategies = []Strategy{Baseline}
 	}
@@ -85,29 +85,29 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 }
 
 // Build reads the dataset and prepares the requests.
-func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	o := experiment.OptionsOf[Options](e)
-	set, err := e.LoadItemsWith(ctx, item.Options{ShuffleCandidates: o.Prompt.ShuffleCandidates})
+func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
+	o := study.OptionsOf[Options](e)
+	set, err := e.LoadItemsWith(ctx, study.ItemOptions{ShuffleCandidates: o.Prompt.ShuffleCandidates})
 	if err != nil {
 		return nil, err
 	}
 	if o.Prompt.DemosFromEnglish && !hasEnglish(set) {
 		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
 	}
-	c := &experiment.Checker{}
+	c := &study.Checker{}
 	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
-		Languages:     experiment.List(c, "languages", e.Languages, reg.Lookup),
-		Forms:         experiment.List(c, "forms", o.Forms, item.ParseForm),
+		Languages:     study.List(c, "languages", e.Languages, reg.Lookup),
+		Forms:         study.List(c, "forms", o.Forms, study.ParseForm),
 		Strategies:    strategies(o),
 		PromptOptions: o.Prompt}
 	if len(p.Forms) == 0 {
-		p.Forms = []item.Form{item.Native}
+		p.Forms = []study.Form{study.Native}
 	}
-	var asked []item.LangForm
+	var asked []study.LangForm
 	for _, s := range p.Strategies {
 		for _, sl := range p.slots(s) {
-			lf := item.LangForm{Language: sl.lang.ISO3, Form: sl.form}
+			lf := study.LangForm{Language: sl.lang.ISO3, Form: sl.form}
 			if !slices.Contains(asked, lf) {
 				asked = append(asked, lf)
 			}
@@ -123,15 +123,15 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 // Templates names the templates of the strategies asked
 // (Protocol.Templates), read from the options alone: an experiment loaded
 // lazily reads its dataset only when its plan is built.
-func (Study) Templates(e *experiment.Experiment) map[string]string {
-	o := experiment.OptionsOf[Options](e)
+func (Study) Templates(e *study.Experiment) map[string]string {
+	o := study.OptionsOf[Options](e)
 	return (&Protocol{Strategies: strategies(o), PromptOptions: o.Prompt}).Templates()
 }
 
 // strategies are the strategies o asks for (Baseline when none), the
 // ones Check refused left out.
 func strategies(o *Options) []Strategy {
-	s := experiment.List(&experiment.Checker{}, "strategies", o.Strategies, ParseStrategy)
+	s := study.List(&study.Checker{}, "strategies", o.Strategies, ParseStrategy)
 	if len(s) == 0 {
 		return []Strategy{Baseline}
 	}
@@ -139,9 +139,9 @@ func strategies(o *Options) []Strategy {
 }
 
 // hasEnglish reports whether any item of set has an English question.
-func hasEnglish(set *item.Set) bool {
+func hasEnglish(set *study.Items) bool {
 	for _, it := range set.Items {
-		if v, ok := it.Variant("eng", item.English); ok && v.Question != "" {
+		if v, ok := it.Variant("eng", study.English); ok && v.Question != "" {
 			return true
 		}
 	}
@@ -151,31 +151,31 @@ func hasEnglish(set *item.Set) bool {
 // plan is a built IndicKLAR study.
 type plan struct {
 	*Protocol
-	e    *experiment.Experiment
+	e    *study.Experiment
 	o    *Options // the study's options
 	gaps string   // the asked language/form pairs the dataset has no items for
 }
 
-func (p *plan) Items() *item.Set { return p.Set }
+func (p *plan) Items() *study.Items { return p.Set }
 
 // Metrics are counted per model × language × form × strategy: the
 // criterion in force, the transliteration-aware match beside it, and the
 // answers outside the asked language's scripts. The other JSON rule is in
 // the sensitivity table.
-func Metrics() []tables.Metric {
-	return []tables.Metric{tables.Correct(),
-		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-		{Name: "switched", Of: func(r *score.Row) bool { return r.Switched }}}
+func Metrics() []study.Metric {
+	return []study.Metric{study.Correct(),
+		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
+		{Name: "switched", Of: func(r *study.Row) bool { return r.Switched }}}
 }
 
 // otherJSON is the JSON rule not in force, as an alternative verdict.
 func (p *plan) otherJSON() tables.Alternative {
 	if p.LenientJSON {
 		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
-			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *score.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *study.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
 	}
 	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
-		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *score.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
@@ -199,13 +199,13 @@ func (p *plan) otherJSON() tables.Alternative {
 //
 // A strategy the run lacks gives no claim (a family: none of its
 // variants).
-func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
+func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	ref = Reference(ref, rows)
-	sel := func(s string, f item.Form) func(*score.Row) bool {
-		return func(r *score.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(f) }
+	sel := func(s string, f study.Form) func(*study.Row) bool {
+		return func(r *study.Row) bool { return r.Key.Strategy == s && r.Key.Form == string(f) }
 	}
-	native := func(s string) func(*score.Row) bool { return sel(s, item.Native) }
-	key := func(r *score.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
+	native := func(s string) func(*study.Row) bool { return sel(s, study.Native) }
+	key := func(r *study.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
 	ran := map[Strategy]bool{}
 	for _, s := range p.Strategies {
 		ran[s] = true
@@ -227,10 +227,10 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 			continue
 		}
 		cs = append(cs, tables.Claim{Name: fmt.Sprintf("the best %s variant run beats %s (native; §5.2)", fam, ref),
-			On: func(r *score.Row) bool {
-				return native(ref)(r) || (r.Key.Form == string(item.Native) && slices.Contains(vs, r.Key.Strategy))
+			On: func(r *study.Row) bool {
+				return native(ref)(r) || (r.Key.Form == string(study.Native) && slices.Contains(vs, r.Key.Strategy))
 			},
-			Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
+			Eval: func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 				best := math.NaN()
 				for _, s := range vs {
 					if d := tables.RateDiff(rows, v, native(s), native(ref)); !math.IsNaN(d) && (math.IsNaN(best) || d > best) {
@@ -240,10 +240,10 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 				return tables.Effect(best)
 			}})
 	}
-	cs = append(cs, tables.PairedClaim(fmt.Sprintf("code-mixed beats native questions (%s; §5.1)", ref), "", sel(ref, item.CodeMixed), native(ref), key, "language and item", false))
-	english := sel(ref, item.English)
+	cs = append(cs, tables.PairedClaim(fmt.Sprintf("code-mixed beats native questions (%s; §5.1)", ref), "", sel(ref, study.CodeMixed), native(ref), key, "language and item", false))
+	english := sel(ref, study.English)
 	cs = append(cs, tables.Claim{Name: fmt.Sprintf("English beats native questions (%s; §5.1)", ref),
-		On: func(r *score.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
+		On: func(r *study.Row) bool { return english(r) || native(ref)(r) }, Eval: func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 			return tables.Effect(tables.RateDiff(rows, v, english, native(ref)))
 		}})
 	return cs
@@ -252,14 +252,14 @@ func (p *plan) Claims(ref string, rows []score.Row) []tables.Claim {
 // Alternatives are the named options the sensitivity table re-scores with.
 func (p *plan) Alternatives() []tables.Alternative {
 	return []tables.Alternative{p.otherJSON(),
-		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}}
+		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
 // Criteria documents the criteria (scoring.csv), the candidate order and
 // the demonstrations.
-func (p *plan) Criteria() []tables.Criterion {
-	return append(Criteria(), tables.Criterion{Name: "candidate_order", Rule: p.candidateOrder()},
-		tables.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
+func (p *plan) Criteria() []study.Criterion {
+	return append(Criteria(), study.Criterion{Name: "candidate_order", Rule: p.candidateOrder()},
+		study.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
 }
 
 // demonstrations says where the prompts' demonstrations came from, how
@@ -314,9 +314,9 @@ func (p *plan) Notes() []string {
 }
 
 // Criteria documents the scoring criteria.
-func Criteria() []tables.Criterion {
+func Criteria() []study.Criterion {
 	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
-	return []tables.Criterion{
+	return []study.Criterion{
 		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; JSON answers read by the authors' json.loads rule (scoring.lenient_json: the lenient reader), unparsed JSON scored on the raw text", Normalization: authors},
 		{Name: "translit", Rule: "correct, or the romanized prediction matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
 	}
@@ -325,10 +325,10 @@ func Criteria() []tables.Criterion {
 // Tables: accuracy, scoring (and scaling with model sizes), then CLC, the
 // strategy tests, form gaps, flip points, families, relations, language
 // tests, tokenization and latency.
-func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	var ts []*tables.Table
+func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
-		ts = append(ts, g.Build(func(name string) *tables.Table {
+		ts = append(ts, g.Build(func(name string) *study.Table {
 			for _, t := range ts {
 				if t.Name == name {
 					return t
@@ -344,7 +344,7 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 // standard tables; KLAR's, which share one index of the outcomes; the
 // sensitivity and conclusions tables; the dataset's statistics; the
 // paper's wide layouts of the others.
-func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.TableGroup {
+func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experiment.TableGroup {
 	ref := ""
 	if p.o.Reference != "" {
 		r, _ := ParseStrategy(p.o.Reference)
@@ -357,20 +357,20 @@ func (p *plan) TableGroups(rows []score.Row, opt tables.Options) []experiment.Ta
 	for _, f := range p.Forms {
 		forms = append(forms, string(f))
 	}
-	one := func(t func() *tables.Table) func(func(string) *tables.Table) []*tables.Table {
-		return func(func(string) *tables.Table) []*tables.Table { return []*tables.Table{t()} }
+	one := func(t func() *study.Table) func(func(string) *study.Table) []*study.Table {
+		return func(func(string) *study.Table) []*study.Table { return []*study.Table{t()} }
 	}
 	return []experiment.TableGroup{
-		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *tables.Table) []*tables.Table {
+		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *study.Table) []*study.Table {
 			return standard(p.e.Study, p.Criteria(), rows, opt)
 		}},
-		{Names: klarTables(), Build: func(func(string) *tables.Table) []*tables.Table { return KLAR(rows, ref, FamilyOf) }},
-		{Names: []string{"sensitivity"}, Build: one(func() *tables.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
-		{Names: []string{"conclusions"}, Build: one(func() *tables.Table {
+		{Names: klarTables(), Build: func(func(string) *study.Table) []*study.Table { return KLAR(rows, ref, FamilyOf) }},
+		{Names: []string{"sensitivity"}, Build: one(func() *study.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
+		{Names: []string{"conclusions"}, Build: one(func() *study.Table {
 			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
 		})},
-		{Names: []string{"dataset_stats"}, Build: one(func() *tables.Table { return DatasetStats(p.Set, langs, forms) })},
-		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *tables.Table) []*tables.Table {
+		{Names: []string{"dataset_stats"}, Build: one(func() *study.Table { return DatasetStats(p.Set, langs, forms) })},
+		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *study.Table) []*study.Table {
 			return layouts(get)
 		}},
 	}
@@ -386,12 +386,12 @@ func klarTables() []string {
 // (accuracy and CLC per language, native questions), Table 10 (the
 // correlations with significance marks) and Table 15 (flip points per
 // model × language).
-func layouts(get func(name string) *tables.Table) []*tables.Table {
+func layouts(get func(name string) *study.Table) []*study.Table {
 	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", get("flip_points"),
-		func(t *tables.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
+		func(t *study.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
 		[]string{"from", "flipped", "share"}, []string{string(TinTCM), string(TinTEN)})
 	fp.Mirrors, fp.Headline = "IndicKLAR Table 15 (layout)", true
-	return []*tables.Table{AccCLCWide(get("accuracy"), get("clc_mean"), "native"), CorrelationMarks(get("tokenization")), fp}
+	return []*study.Table{AccCLCWide(get("accuracy"), get("clc_mean"), "native"), CorrelationMarks(get("tokenization")), fp}
 }
 
 // Score scores the answers (translations are kept, not scored): the
@@ -401,12 +401,12 @@ func layouts(get func(name string) *tables.Table) []*tables.Table {
 // counted offline (OfflineTokens). A two-step answer's time is every
 // stage's (its translation's latency added), and a second stage
 // withheld because its first failed is a failed answer.
-func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
+func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	sc, err := p.newScorer()
 	if err != nil {
 		return nil, err
 	}
-	var rows []score.Row
+	var rows []study.Row
 	var kept []experiment.Kept
 	for _, r := range recs {
 		var keep bool
@@ -429,10 +429,10 @@ func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() 
 // scorer is one scoring pass.
 type scorer struct {
 	p      *plan
-	c      *score.Common
+	c      *study.Common
 	toks   map[string]*bpe.Tokenizer
 	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
-	parsed *memo.Memo[parsing, extract.Result]
+	parsed *memo.Memo[parsing, study.ExtractResult]
 	// prepared holds each item variant's gold and candidates prepared
 	// (match.Candidates), at 2n+1 for variant n's candidates, at 2n for
 	// its gold alone (the prefix rule); made by the first verdict that
@@ -449,8 +449,8 @@ func (p *plan) newScorer() (*scorer, error) {
 		return nil, err
 	}
 	n := len(p.allVariants())
-	return &scorer{p: p, c: score.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
-		parsed: memo.New[parsing, extract.Result](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
+	return &scorer{p: p, c: study.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
+		parsed: memo.New[parsing, study.ExtractResult](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
 		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
 }
 
@@ -461,7 +461,7 @@ func (s *scorer) Extracts() bool { return true }
 // extract is Protocol.extract of r, of strategy st, through the pass's
 // memo of responses read, without checking the candidates
 // (Result.InCandidates: no row reads it).
-func (s *scorer) extract(r *engine.Record, st Strategy, lenient bool) extract.Result {
+func (s *scorer) extract(r *study.Record, st Strategy, lenient bool) study.ExtractResult {
 	k := parsingOf(st, r, lenient)
 	// A long answer seldom repeats: not worth holding; a first line is
 	// cut sooner than it is looked up.
@@ -473,7 +473,7 @@ func (s *scorer) extract(r *engine.Record, st Strategy, lenient bool) extract.Re
 
 // Record scores an answer on its own (its row appended to rows); a
 // translation is kept for Finish.
-func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, error) {
+func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, error) {
 	p := s.p
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
@@ -481,10 +481,10 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	}
 	// Only answers are read: a translation is kept as it is (its text
 	// was the second stage's prompt), and another role gives no row.
-	if r.Fields.Role.Kind == engine.RoleTranslation {
+	if r.Fields.Role.Kind == study.RoleTranslation {
 		return rows, true, nil
 	}
-	if r.Fields.Role.Kind != engine.RoleAnswer {
+	if r.Fields.Role.Kind != study.RoleAnswer {
 		return rows, false, nil
 	}
 	it, n, en := p.locate(r.Fields.Item, r.Fields.Language, r.Fields.Form)
@@ -496,8 +496,8 @@ func (s *scorer) Record(r *engine.Record, rows []score.Row) ([]score.Row, bool, 
 	// made here and not stored in r (an allocation per answer), else the
 	// record's own.
 	x := r.Extracted
-	var res extract.Result
-	if r.Status == engine.StatusOK {
+	var res study.ExtractResult
+	if r.Status == study.StatusOK {
 		res = s.extract(r, st, p.LenientJSON)
 		x = &res
 	}
@@ -586,7 +586,7 @@ func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 // Finish adds each two-step answer's first-stage time and cache, and a
 // failed, withheld row for each second stage never sent because its first
 // stage failed.
-func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, error) {
+func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
 	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
 	first := newStages(kept)                                                 // a two-step answer's first stage, by the answer's key
@@ -596,9 +596,9 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 			failedFirst = append(failedFirst, i)
 		}
 	}
-	var answered map[engine.Key]bool // the answers' keys, when a first stage failed
+	var answered map[study.Key]bool // the answers' keys, when a first stage failed
 	if len(failedFirst) > 0 {
-		answered = make(map[engine.Key]bool, len(rows))
+		answered = make(map[study.Key]bool, len(rows))
 	}
 	if answered != nil {
 		for i := range rows {
@@ -615,11 +615,11 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 		if it == nil {
 			continue
 		}
-		v, ok := it.Variant(k.Language, item.Form(k.Form))
+		v, ok := it.Variant(k.Language, study.Form(k.Form))
 		if !ok {
 			continue
 		}
-		rows = append(rows, score.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
+		rows = append(rows, study.Row{Key: k, Domain: it.Relation, Gold: v.Answer, Failed: true, Withheld: true})
 	}
 	return rows, nil
 }
@@ -629,11 +629,11 @@ func (s *scorer) Finish(rows []score.Row, kept []experiment.Kept) ([]score.Row, 
 // stage of the same key replaces an earlier one.
 type stages struct {
 	kept []experiment.Kept
-	at   map[engine.Key]int32
+	at   map[study.Key]int32
 }
 
 func newStages(kept []experiment.Kept) *stages {
-	s := &stages{kept: kept, at: make(map[engine.Key]int32, len(kept))}
+	s := &stages{kept: kept, at: make(map[study.Key]int32, len(kept))}
 	for i := range kept {
 		s.at[answerKey(kept[i].Fields)] = int32(i)
 	}
@@ -643,7 +643,7 @@ func newStages(kept []experiment.Kept) *stages {
 // join adds to each row its first stage's latency and cache (end to end:
 // every stage's time). Only rows whose strategy some kept stage has are
 // looked up: a stage's key is its answer's but for the role.
-func (s *stages) join(rows []score.Row) {
+func (s *stages) join(rows []study.Row) {
 	strategies := map[string]bool{}
 	for i := range s.kept {
 		strategies[s.kept[i].Fields.Strategy] = true
@@ -665,7 +665,7 @@ func (s *stages) join(rows []score.Row) {
 }
 
 // of is the first stage of the answer keyed k, nil when none was kept.
-func (s *stages) of(k engine.Key) *experiment.Kept {
+func (s *stages) of(k study.Key) *experiment.Kept {
 	if j, ok := s.at[k]; ok {
 		return &s.kept[j]
 	}
@@ -673,8 +673,8 @@ func (s *stages) of(k engine.Key) *experiment.Kept {
 }
 
 // answerKey is a first stage's key with the answer's role.
-func answerKey(k engine.Key) engine.Key {
-	k.Role = engine.Role{}
+func answerKey(k study.Key) study.Key {
+	k.Role = study.Role{}
 	return k
 }
 
@@ -691,7 +691,7 @@ func (p *plan) ReadsRequests() bool {
 
 // scored is the text an extraction is scored on: the value, or the raw
 // output trimmed when it could not be read (as the authors do).
-func scored(x *extract.Result) string {
+func scored(x *study.ExtractResult) string {
 	switch {
 	case x == nil:
 		return ""

@@ -1,8 +1,8 @@
 package indicklar
 
 import (
-	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
@@ -11,19 +11,19 @@ import (
 // families and A.3's per-cell selection of their variants (family names a
 // strategy's, "" for none), tokenization and latency; ref is the experiment's reference strategy ("" chooses, see
 // Reference).
-func KLAR(rows []score.Row, ref string, family func(string) string) []*tables.Table {
+func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
 	ref = reference(ref, o)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
 	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
-	return []*tables.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
+	return []*study.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
 		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), latency(rows)}
 }
 
 // latency is tables.Latency with the paper table it mirrors.
-func latency(rows []score.Row) *tables.Table {
+func latency(rows []study.Row) *study.Table {
 	t := tables.Latency(rows)
 	t.Mirrors = "IndicKLAR Table 6"
 	return t
@@ -31,8 +31,8 @@ func latency(rows []score.Row) *tables.Table {
 
 // standard is tables.Standard with the paper tables IndicKLAR's copies
 // of them mirror.
-func standard(name string, cs []tables.Criterion, rows []score.Row, opt tables.Options) []*tables.Table {
-	ts := tables.Standard(name, Metrics(), cs, rows, opt)
+func standard(name string, cs []study.Criterion, rows []study.Row, opt study.TableOptions) []*study.Table {
+	ts := study.Standard(name, Metrics(), cs, rows, opt)
 	for _, t := range ts {
 		switch t.Name {
 		case "accuracy":
@@ -48,7 +48,7 @@ func standard(name string, cs []tables.Criterion, rows []score.Row, opt tables.O
 // experiment's reference:) when given, else Baseline (the paper's Fig. 4
 // and A.5 compare with it) when it was run, else Obj-Baseline, else the
 // first strategy in name order.
-func Reference(want string, rows []score.Row) string {
+func Reference(want string, rows []study.Row) string {
 	has := map[string]bool{}
 	for _, r := range rows {
 		has[r.Key.Strategy] = true

@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // Tokenization relates prompt length to accuracy across languages (IndicKLAR
@@ -22,19 +22,19 @@ import (
 // else as the server counted them (source "server") — and that baseline's
 // accuracy; then Pearson and Spearman correlations with two-sided p over
 // the languages (rows with language "*").
-func Tokenization(rows []score.Row, ref string) *tables.Table {
-	t := tables.New("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
-		tables.Key("model"),
-		tables.Key("language"),
-		tables.Key("n"),
-		tables.Number("mean_prompt_tokens", "mean prompt length in tokens"),
-		tables.Text("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
-		tables.Proportion("accuracy", "k / n"),
-		tables.Statistic("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		tables.PValue("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		tables.Statistic("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		tables.PValue("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
-		tables.Text("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
+func Tokenization(rows []study.Row, ref string) *study.Table {
+	t := study.NewTable("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
+		study.KeyColumn("model"),
+		study.KeyColumn("language"),
+		study.KeyColumn("n"),
+		study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
+		study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
+		study.ProportionColumn("accuracy", "k / n"),
+		study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+		study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
+		study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+		study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 10"
 	has := map[string]bool{}
 	for _, r := range rows {
@@ -98,13 +98,13 @@ func Tokenization(rows []score.Row, ref string) *tables.Table {
 // the instances, and the average question and answer length in words
 // (white-space separated, as the paper's "query" and "answer length"
 // presumably count; the paper does not say).
-func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Table {
-	t := tables.New("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
+func DatasetStats(set *study.Items, languages []string, forms []string) *study.Table {
+	t := study.NewTable("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
 		key("form"),
-		tables.Key("language"),
-		tables.Count("instances", "items asked in this form and language"),
-		tables.Number("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
-		tables.Number("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
+		study.KeyColumn("language"),
+		study.CountColumn("instances", "items asked in this form and language"),
+		study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
+		study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
@@ -127,7 +127,7 @@ func DatasetStats(set *item.Set, languages []string, forms []string) *tables.Tab
 		}
 	}
 	keys := slices.Collect(maps.Keys(by))
-	tables.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
+	study.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
 	for _, c := range keys {
 		x := by[c]
 		t.Add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))

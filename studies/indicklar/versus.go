@@ -3,7 +3,7 @@ package indicklar
 import (
 	"embed"
 
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // publishedFS holds the numbers transcribed from the paper
@@ -13,14 +13,14 @@ import (
 var publishedFS embed.FS
 
 // The plan sets the run beside its paper (experiment.Publisher).
-var _ experiment.Publisher = (*plan)(nil)
+var _ study.Publisher = (*plan)(nil)
 
 // Published reads the numbers transcribed from the paper, for the
 // report's versus_paper table (experiment.Publisher).
-func (p *plan) Published() ([]experiment.PublishedValue, error) { return Published() }
+func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
 
 // Published reads the numbers transcribed from the paper
 // (published/indicklar.csv).
-func Published() ([]experiment.PublishedValue, error) {
-	return experiment.ReadPublished(publishedFS, "published/*.csv")
+func Published() ([]study.PublishedValue, error) {
+	return study.ReadPublished(publishedFS, "published/*.csv")
 }

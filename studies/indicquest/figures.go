@@ -1,17 +1,15 @@
 package indicquest
 
 import (
-	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/report/chart"
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // The plan draws its figures (experiment.Figurer).
-var _ experiment.Figurer = (*plan)(nil)
+var _ study.Figurer = (*plan)(nil)
 
 // Figures draws the paper's figures from the plan's tables (Figures).
-func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figures(ts) }
+func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every IndicQuest figure the tables ts allow, in report
 // order: accuracy by protocol from accuracy, the models' ranks by
@@ -20,13 +18,13 @@ func (p *plan) Figures(ts []*tables.Table) ([]chart.Figure, error) { return Figu
 // domain and language from domains. A table absent from ts draws
 // nothing, and so does an empty one but domains' ranks. The figures are
 // not finished (chart.Finish).
-func Figures(ts []*tables.Table) ([]chart.Figure, error) {
+func Figures(ts []*study.Table) ([]study.Figure, error) {
 	by := chart.ByName(ts)
 	return chart.Draw(by, []chart.Maker{
 		{Table: "accuracy", Empty: true, Make: ProtocolBars},
-		{Table: "domains", Empty: true, Make: func(t *tables.Table) ([]chart.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
-		{Table: "model_families", Make: func(t *tables.Table) ([]chart.Figure, error) {
-			return chart.FamilyScaling(t, string(item.Native), "IndicKLAR Fig. 5")
+		{Table: "domains", Empty: true, Make: func(t *study.Table) ([]study.Figure, error) { return ProtocolRanks(t, by["protocol_rankings"]) }},
+		{Table: "model_families", Make: func(t *study.Table) ([]study.Figure, error) {
+			return chart.FamilyScaling(t, string(study.Native), "IndicKLAR Fig. 5")
 		}},
 		{Table: "domains", Make: DomainHeatmap},
 	})

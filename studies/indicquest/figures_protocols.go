@@ -7,17 +7,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
 // ProtocolBars is IndicQuest's three protocols per model: the judge's,
 // exact substring's and word overlap's accuracy per language (bars), with
 // the lexical shortfall in the caption, from the accuracy table.
-func ProtocolBars(acc *tables.Table) ([]chart.Figure, error) {
+func ProtocolBars(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, lang string }
 	rate := map[key]map[string]float64{}
 	var models, langs []string
@@ -43,7 +44,7 @@ func ProtocolBars(acc *tables.Table) ([]chart.Figure, error) {
 		}
 	}
 	sort.Strings(langs)
-	var out []chart.Figure
+	var out []study.Figure
 	for _, m := range models {
 		bar := charts.NewBar()
 		bar.SetGlobalOptions(append(chart.Globals(m+" — accuracy by protocol"), charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
@@ -73,8 +74,8 @@ func ProtocolBars(acc *tables.Table) ([]chart.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(n[m], "answer")
-		out = append(out, chart.Of(acc, "protocols_"+m, "IndicQuest §5 (lexical shortfall)",
+		stated := "n = " + study.Counted(n[m], "answer")
+		out = append(out, study.FigureOf(acc, "protocols_"+m, "IndicQuest §5 (lexical shortfall)",
 			fmt.Sprintf("%s: the LLM judge's, exact substring's and word overlap's accuracy per language; mean shortfall of exact substring %s (%s)", m, chart.Num(mean), stated), stated, o))
 	}
 	return out, nil
@@ -87,7 +88,7 @@ func ProtocolBars(acc *tables.Table) ([]chart.Figure, error) {
 // accuracy and n in the tooltip; Kendall's τ between the protocols'
 // rankings over model × language cells (protocol_rankings, language "*")
 // in the caption when the run has it.
-func ProtocolRanks(dom, rankings *tables.Table) ([]chart.Figure, error) {
+func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 	type kn struct{ k, n int }
 	pooled := map[string]map[string]kn{} // model → protocol
 	var models []string
@@ -174,14 +175,14 @@ func ProtocolRanks(dom, rankings *tables.Table) ([]chart.Figure, error) {
 	if len(taus) > 0 {
 		tail = "; Kendall's " + strings.Join(taus, ", ")
 	}
-	stated := fmt.Sprintf("n = %s per protocol", chart.Counted(n, "answer"))
-	return []chart.Figure{chart.Of(dom, "protocol_ranks", "IndicQuest §5 (ranking agreement)",
+	stated := fmt.Sprintf("n = %s per protocol", study.Counted(n, "answer"))
+	return []study.Figure{study.FigureOf(dom, "protocol_ranks", "IndicQuest §5 (ranking agreement)",
 		fmt.Sprintf("each model's rank under the LLM judge, exact substring and word overlap, by accuracy pooled over languages%s (%s)", tail, stated), stated, o)}, nil
 }
 
 // DomainHeatmap is IndicQuest's domain × language accuracy per model and
 // protocol, from domains (the pooled rows left out).
-func DomainHeatmap(dom *tables.Table) ([]chart.Figure, error) {
+func DomainHeatmap(dom *study.Table) ([]study.Figure, error) {
 	type key struct{ model, protocol string }
 	cells := map[key][]chart.Cell{}
 	langs, domains := map[key][]string{}, map[key][]string{}
@@ -205,14 +206,14 @@ func DomainHeatmap(dom *tables.Table) ([]chart.Figure, error) {
 		cells[k] = append(cells[k], chart.Cell{X: l, Y: d, V: dom.Num(r, "rate")})
 		ns[k] += int(dom.Num(r, "n"))
 	}
-	var out []chart.Figure
+	var out []study.Figure
 	for _, k := range keys {
 		o, err := chart.Heatmap(fmt.Sprintf("%s — accuracy by domain and language (%s)", k.model, k.protocol), "accuracy", langs[k], domains[k], cells[k], 0, 1)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + chart.Counted(ns[k], "answer")
-		out = append(out, chart.Of(dom, "domains_"+k.model+"_"+k.protocol, "IndicQuest Tables 4 and 7",
+		stated := "n = " + study.Counted(ns[k], "answer")
+		out = append(out, study.FigureOf(dom, "domains_"+k.model+"_"+k.protocol, "IndicQuest Tables 4 and 7",
 			fmt.Sprintf("%s, %s: accuracy per domain and language, each cell labelled with its value, the colour scale from 0 to 1 (%s)", k.model, k.protocol, stated), stated, o))
 	}
 	return out, nil

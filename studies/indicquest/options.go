@@ -1,7 +1,7 @@
 package indicquest
 
 import (
-	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Options are IndicQuest's own options (top-level keys of the experiment
@@ -30,6 +30,6 @@ type ScoringOptions struct {
 func (Study) Options() any { return new(Options) }
 
 // WithScoring sets the scoring options (YAML scoring:).
-func WithScoring(s ScoringOptions) experiment.Option {
-	return experiment.Set(func(o *Options) { o.Scoring = s })
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
 }

@@ -5,10 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
-	"github.com/bhashalab/bhasha/datasets/item"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
@@ -21,13 +20,13 @@ import (
 // JudgeKey. A stage-1 answer that is null or unreadable is still
 // judged (the judge sees the raw text), so every answer gets a verdict.
 type Protocol struct {
-	Set       *item.Set
+	Set       *study.Items
 	Languages []lang.Language // empty: every language of the set
 	Judge     string          // the judge's model name in the experiment
 	// JudgeV1 uses the v1 graded (1-5) judge prompt instead of v2's binary one.
 	JudgeV1 bool
 	// JudgeDecoding, when set, replaces the judge's decoding entirely.
-	JudgeDecoding *engine.Decoding
+	JudgeDecoding *study.Decoding
 }
 
 func (p *Protocol) Stages() int {
@@ -52,7 +51,7 @@ func (p *Protocol) Templates() map[string]string {
 		names = append(names, p.judgeTemplate())
 	}
 	for _, n := range names {
-		if _, h, err := protocol.Template(n); err == nil {
+		if _, h, err := study.Template(n); err == nil {
 			out[n] = h
 		}
 	}
@@ -65,23 +64,23 @@ func (p *Protocol) wanted(code string) bool {
 
 // JudgeKey is the key of a judge's verdict on an answer: the answer's key
 // with the judge as model and the role engine.Judge(answer's model).
-func JudgeKey(answer engine.Key, judge string) engine.Key {
+func JudgeKey(answer study.Key, judge string) study.Key {
 	k := answer
-	k.Model, k.Role = judge, engine.Judge(answer.Model)
+	k.Model, k.Role = judge, study.Judge(answer.Model)
 	return k
 }
 
 // Requests yields one model's requests of a stage.
-func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup) iter.Seq2[engine.Request, error] {
+func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
 	reg := lang.New()
-	return func(yield func(engine.Request, error) bool) {
+	return func(yield func(study.Request, error) bool) {
 		tmpl := "indicquest/answer.txt"
 		if stage == 2 {
 			tmpl = p.judgeTemplate()
 		}
-		t, _, err := protocol.Template(tmpl)
+		t, _, err := study.Template(tmpl)
 		if err != nil {
-			yield(engine.Request{}, err)
+			yield(study.Request{}, err)
 			return
 		}
 		t = strings.TrimSuffix(t, "\n")
@@ -93,27 +92,27 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				}
 				l, err := reg.Lookup(v.Language)
 				if err != nil {
-					yield(engine.Request{}, err)
+					yield(study.Request{}, err)
 					return
 				}
-				key := engine.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
+				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
 				if stage == 1 {
 					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
-					r := engine.Request{Key: key, Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}},
-						Decoding: engine.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
+					r := study.Request{Key: key, Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}},
+						Decoding: study.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
 					if !yield(r, nil) {
 						return
 					}
 					continue
 				}
 				rec, ok := prior(key)
-				if !ok || rec.Status != engine.StatusOK {
-					if !yield(engine.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
+				if !ok || rec.Status != study.StatusOK {
+					if !yield(study.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
 						return
 					}
 					continue
 				}
-				ans := extract.Field(rec.Response, "answer")
+				ans := study.ExtractField(rec.Response, "answer")
 				given := ans.Value
 				switch {
 				case ans.Null:
@@ -123,11 +122,11 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 				}
 				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
 					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-				d := engine.Decoding{MaxTokens: 256, Temperature: new(0.0)}
+				d := study.Decoding{MaxTokens: 256, Temperature: new(0.0)}
 				if p.JudgeDecoding != nil {
 					d = *p.JudgeDecoding
 				}
-				r := engine.Request{Key: JudgeKey(key, p.Judge), Kind: engine.Chat, Messages: []engine.Message{{Role: "user", Content: prompt}}, Decoding: d}
+				r := study.Request{Key: JudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d}
 				if !yield(r, nil) {
 					return
 				}
@@ -138,14 +137,14 @@ func (p *Protocol) Requests(exp, model string, stage int, prior protocol.Lookup)
 
 // Extract reads an answer's "answer" field, or a verdict's "is_correct"
 // (v2) or "Overall" (v1) field.
-func (p *Protocol) Extract(r *engine.Record) *extract.Result {
+func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	field := "answer"
-	if r.Fields.Role.Kind == engine.RoleJudge {
+	if r.Fields.Role.Kind == study.RoleJudge {
 		field = "is_correct"
 		if p.JudgeV1 {
 			field = "Overall"
 		}
 	}
-	res := extract.Field(r.Response, field)
+	res := study.ExtractField(r.Response, field)
 	return &res
 }

@@ -17,15 +17,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/normalize"
-	"github.com/bhashalab/bhasha/analysis/score"
-	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
 // Study is the multilingual factual QA study (L3Cube-IndicQuest), scored
@@ -48,9 +44,9 @@ func (Study) Fields() []string {
 }
 
 // Check requires a judge and a dataset; judge_prompt is v1 or v2.
-func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
-	experiment.List(c, "languages", e.Languages, lang.New().Lookup)
-	o := experiment.OptionsOf[Options](e)
+func (Study) Check(e *study.Experiment, c *study.Checker) {
+	study.List(c, "languages", e.Languages, lang.New().Lookup)
+	o := study.OptionsOf[Options](e)
 	switch o.JudgePrompt {
 	case "", "v1", "v2":
 	default:
@@ -63,13 +59,13 @@ func (Study) Check(e *experiment.Experiment, c *experiment.Checker) {
 }
 
 // Build reads the dataset and prepares the requests.
-func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
+func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
 	set, err := e.LoadItems(ctx)
 	if err != nil {
 		return nil, err
 	}
-	o := experiment.OptionsOf[Options](e)
-	p := &Protocol{Set: set, Languages: experiment.List(&experiment.Checker{}, "languages", e.Languages, lang.New().Lookup),
+	o := study.OptionsOf[Options](e)
+	p := &Protocol{Set: set, Languages: study.List(&study.Checker{}, "languages", e.Languages, lang.New().Lookup),
 		Judge: e.Judge.Name, JudgeV1: o.JudgePrompt == "v1", JudgeDecoding: e.JudgeDecoding}
 	var asked []string
 	for _, l := range p.Languages {
@@ -83,29 +79,29 @@ func (Study) Build(ctx context.Context, e *experiment.Experiment) (experiment.Pl
 
 type plan struct {
 	*Protocol
-	e *experiment.Experiment
+	e *study.Experiment
 	o *Options // the study's options
 }
 
-func (p *plan) Items() *item.Set { return p.Set }
+func (p *plan) Items() *study.Items { return p.Set }
 
 // Metrics: the judge's verdict (correct), the lexical criteria, the
 // transliteration-aware match and the unparsed verdicts.
-func Metrics() []tables.Metric {
-	return []tables.Metric{tables.Correct(),
-		{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
-		{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
-		{Name: "judge_unparsed", Of: func(r *score.Row) bool { return !r.Failed && (r.Verdict == score.VerdictUnparsed || r.Verdict == "") }}}
+func Metrics() []study.Metric {
+	return []study.Metric{study.Correct(),
+		{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
+		{Name: "judge_unparsed", Of: func(r *study.Row) bool { return !r.Failed && (r.Verdict == study.VerdictUnparsed || r.Verdict == "") }}}
 }
 
 // paperLexical is the paper's preparation for the lexical criteria:
 // case-insensitive (lower case), the outer spaces trimmed.
-func paperLexical() normalize.Pipeline { return normalize.Pipeline{normalize.Lower, normalize.Trim} }
+func paperLexical() study.Pipeline { return study.Pipeline{normalize.Lower, normalize.Trim} }
 
 // Criteria documents the criteria (scoring.csv), with the lexical
 // normalisation in force.
-func (p *plan) Criteria() []tables.Criterion {
+func (p *plan) Criteria() []study.Criterion {
 	lex, note := strings.Join(paperLexical(), "+"), " (the paper's case-insensitive rule; scoring.normalized_lexical applies Bhasha's full normalisation)"
 	if p.o.Scoring.NormalizedLexical {
 		lex, note = strings.Join(normalize.Default, "+"), " (scoring.normalized_lexical; the paper compares case-insensitively only)"
@@ -121,12 +117,12 @@ func (p *plan) Criteria() []tables.Criterion {
 }
 
 // Criteria documents the scoring criteria.
-func Criteria() []tables.Criterion {
+func Criteria() []study.Criterion {
 	def := strings.Join(normalize.Default, "+")
-	return []tables.Criterion{
+	return []study.Criterion{
 		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1: Overall >= 3, Bhasha's threshold, since v1 publishes no rule from grades to a verdict; every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
 		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + match.EdgePunctuation + " (match.EdgePunctuation)", Normalization: strings.Join(paperLexical(), "+")},
+		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + study.EdgePunctuation + " (match.EdgePunctuation)", Normalization: strings.Join(paperLexical(), "+")},
 		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
 	}
 }
@@ -138,10 +134,10 @@ func Criteria() []tables.Criterion {
 // McNemar's exact two-sided p on the answers the two verdicts split (the
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
-	judge := func(r *score.Row) bool { return r.Correct }
+	judge := func(r *study.Row) bool { return r.Correct }
 	// The judge's accuracy minus the criterion's on the same answers, its
 	// paired interval, and McNemar's p on the answers they disagree on.
-	shortfall := func(rows []*score.Row, v func(*score.Row) bool) tables.Outcome {
+	shortfall := func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
 		}
@@ -154,15 +150,15 @@ func Claims() []tables.Claim {
 				lexOnly++
 			}
 		}
-		d, lo, hi := stats.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
-		return tables.Outcome{Effect: d, Lo: lo, Hi: hi, P: stats.McNemarExact(judgeOnly, lexOnly)}
+		d, lo, hi := study.PairedDiffCI(lexOnly, judgeOnly, len(rows), 0.95) // d = (judgeOnly − lexOnly)/n
+		return tables.Outcome{Effect: d, Lo: lo, Hi: hi, P: study.McNemarExact(judgeOnly, lexOnly)}
 	}
 	const test = "McNemar exact, two-sided, the judge against the criterion on the same answers"
 	return []tables.Claim{
 		{Name: "exact substring falls short of the judge (§5: 17–25 pp)", Measure: "substring", Eval: shortfall, TestName: test,
-			Verdict: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
+			Verdict: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
 		{Name: "word overlap falls short of the judge (§5: 17–25 pp)", Measure: "overlap", Eval: shortfall, TestName: test,
-			Verdict: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+			Verdict: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -176,19 +172,19 @@ func (p *plan) Alternatives() []tables.Alternative {
 	}
 	return []tables.Alternative{
 		{Name: name, Option: opt, Rule: "exact substring under the other normalisation", Measure: "substring",
-			Base: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }, Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstringAlt) }},
+			Base: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }, Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstringAlt) }},
 		{Name: name, Option: opt, Rule: "word overlap under the other normalisation", Measure: "overlap",
-			Base: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }, Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlapAlt) }},
+			Base: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }, Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlapAlt) }},
 		{Name: "translit", Option: "(beside)", Rule: "the answer matches the gold within translit.Match's tolerance, against the judge",
-			Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }},
+			Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
 // Tables: accuracy, scoring (scaling, human agreement when named), the
 // judge against the lexical criteria, verdicts by script, domains and the
 // protocols' ranking agreement.
-func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
-	ts := append(tables.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
+func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	ts := append(study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
 		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	ts[0].Mirrors = "IndicQuest Table 4 (its English subset) and §5 (per language)" // accuracy
@@ -206,11 +202,11 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 		ts = append(ts, JudgeGrades(rows))
 	}
 	if len(opt.Human) > 0 {
-		h := tables.HumanAgreement(rows, opt.Human, []tables.Metric{
-			{Name: "llm_judge", Of: func(r *score.Row) bool { return r.Correct }},
-			{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-			{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
-			{Name: "translit", Of: func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}})
+		h := tables.HumanAgreement(rows, opt.Human, []study.Metric{
+			{Name: "llm_judge", Of: func(r *study.Row) bool { return r.Correct }},
+			{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
+			{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
+			{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}})
 		h.Mirrors = "IndicQuest §5 (judge validation)"
 		ts = append(ts, h)
 	}
@@ -222,12 +218,12 @@ func (p *plan) Tables(rows []score.Row, opt tables.Options) []*tables.Table {
 // for grades and publishes no cut) and its lexical matches, which compare
 // the parsed answer (the JSON answer field the extraction read) or, when
 // extraction failed, the raw response.
-func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.e.Abstain)
+func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
+	c := study.NewCommon(p.e.Abstain)
 	verdicts := map[string]string{}
 	grades := map[string]map[string]float64{}
 	for _, r := range recs {
-		if r.Fields.Role.Kind != engine.RoleJudge || r.Status != engine.StatusOK {
+		if r.Fields.Role.Kind != study.RoleJudge || r.Status != study.StatusOK {
 			continue
 		}
 		verdicts[r.Key] = verdict(r)
@@ -239,17 +235,17 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 	if p.o.Scoring.NormalizedLexical {
 		inForce, other = other, inForce
 	}
-	var out []score.Row
+	var out []study.Row
 	byID := p.Set.Index()
 	for _, r := range recs {
-		if r.Fields.Role.Kind != engine.RoleAnswer {
+		if r.Fields.Role.Kind != study.RoleAnswer {
 			continue
 		}
 		it := byID[r.Fields.Item]
 		if it == nil {
 			continue
 		}
-		v, ok := it.Variant(r.Fields.Language, item.Form(r.Fields.Form))
+		v, ok := it.Variant(r.Fields.Language, study.Form(r.Fields.Form))
 		if !ok {
 			continue
 		}
@@ -263,17 +259,17 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 		if r.Extracted == nil || !r.Extracted.OK() {
 			resp = r.Response
 		}
-		row.Marks.Set(MarkSubstring, match.Substring(resp, v.Answer, inForce))
-		row.Marks.Set(MarkOverlap, match.WordOverlap(resp, v.Answer, inForce))
-		row.Marks.Set(MarkSubstringAlt, match.Substring(resp, v.Answer, other))
-		row.Marks.Set(MarkOverlapAlt, match.WordOverlap(resp, v.Answer, other))
+		row.Marks.Set(MarkSubstring, study.Substring(resp, v.Answer, inForce))
+		row.Marks.Set(MarkOverlap, study.WordOverlap(resp, v.Answer, inForce))
+		row.Marks.Set(MarkSubstringAlt, study.Substring(resp, v.Answer, other))
+		row.Marks.Set(MarkOverlapAlt, study.WordOverlap(resp, v.Answer, other))
 		jk := JudgeKey(r.Fields, p.Judge).String()
 		row.Verdict = verdicts[jk]
 		if g := grades[jk]; g != nil {
-			row.Detail = &score.Detail{JudgeScores: g}
+			row.Detail = &study.Detail{JudgeScores: g}
 		}
-		row.Correct = row.Verdict == score.VerdictCorrect
-		row.Marks.Set(MarkTranslit, match.Translit(resp, []string{v.Answer}))
+		row.Correct = row.Verdict == study.VerdictCorrect
+		row.Marks.Set(MarkTranslit, study.TranslitMatch(resp, []string{v.Answer}))
 		out = append(out, row)
 	}
 	return out, nil
@@ -283,21 +279,21 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 // Bhasha's threshold, the midpoint of the 1–5 scale, where the prompt
 // puts "partial alignment where approximately half of the facts are
 // correct").
-func verdict(r *engine.Record) string {
+func verdict(r *study.Record) string {
 	if r.Extracted == nil || !r.Extracted.OK() {
-		return score.VerdictUnparsed
+		return study.VerdictUnparsed
 	}
 	switch strings.ToLower(r.Extracted.Value) {
 	case "true":
-		return score.VerdictCorrect
+		return study.VerdictCorrect
 	case "false":
-		return score.VerdictIncorrect
+		return study.VerdictIncorrect
 	}
 	if f, err := strconv.ParseFloat(r.Extracted.Value, 64); err == nil {
 		if f >= 3 {
-			return score.VerdictCorrect
+			return study.VerdictCorrect
 		}
-		return score.VerdictIncorrect
+		return study.VerdictIncorrect
 	}
-	return score.VerdictUnparsed
+	return study.VerdictUnparsed
 }

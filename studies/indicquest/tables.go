@@ -7,18 +7,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/stats"
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // protocolList is IndicQuest's three scoring protocols: the judge first,
 // then the lexical ones.
-func protocolList() []tables.Metric {
-	return []tables.Metric{
-		{Name: "judge", Of: func(r *score.Row) bool { return r.Correct }},
-		{Name: "substring", Of: func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "overlap", Of: func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }},
+func protocolList() []study.Metric {
+	return []study.Metric{
+		{Name: "judge", Of: func(r *study.Row) bool { return r.Correct }},
+		{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
+		{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
 	}
 }
 
@@ -28,29 +29,29 @@ func protocolList() []tables.Metric {
 // Σ_d n_d·acc_d / Σ_d n_d (domain "*"), which equals the pooled rate; and
 // each domain pooled over models and languages (model and language "*",
 // the paper's "Commercial Studies ~70%, Sports ~41%").
-func Domains(rows []score.Row) *tables.Table {
+func Domains(rows []study.Row) *study.Table {
 	protocols := protocolList()
-	t := tables.New("domains", "accuracy per domain and protocol",
-		tables.Key("model"),
-		tables.Key("language"),
-		tables.Text("domain", "IndicQuest domain (* weighs domains by size)"),
-		tables.Text("protocol", "scoring protocol: judge, substring or overlap"),
-		tables.Key("k"),
-		tables.Key("n"),
-		tables.Key("rate"),
-		tables.Key("ci_lo"),
-		tables.Key("ci_hi"),
-		tables.Key("failed"))
+	t := study.NewTable("domains", "accuracy per domain and protocol",
+		study.KeyColumn("model"),
+		study.KeyColumn("language"),
+		study.TextColumn("domain", "IndicQuest domain (* weighs domains by size)"),
+		study.TextColumn("protocol", "scoring protocol: judge, substring or overlap"),
+		study.KeyColumn("k"),
+		study.KeyColumn("n"),
+		study.KeyColumn("rate"),
+		study.KeyColumn("ci_lo"),
+		study.KeyColumn("ci_hi"),
+		study.KeyColumn("failed"))
 	t.Mirrors = "IndicQuest Table 7"
 	type key struct{ model, lang, domain string }
-	by := map[key][]score.Row{}
+	by := map[key][]study.Row{}
 	for _, r := range rows { // failed answers count as wrong
 		for _, k := range []key{{r.Key.Model, r.Key.Language, r.Domain}, {r.Key.Model, r.Key.Language, "*"}, {"*", "*", r.Domain}} {
 			by[k] = append(by[k], r)
 		}
 	}
 	keys := slices.Collect(maps.Keys(by))
-	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
+	study.SortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
 	for _, k := range keys {
 		for _, p := range protocols {
 			c, failed := 0, 0
@@ -64,7 +65,7 @@ func Domains(rows []score.Row) *tables.Table {
 					c++
 				}
 			}
-			pr := stats.NewProportion(c, len(by[k]))
+			pr := study.NewProportion(c, len(by[k]))
 			t.Add(k.model, k.lang, k.domain, p.Name, c, len(by[k]), pr.P, pr.Lo, pr.Hi, failed)
 		}
 	}
@@ -75,15 +76,15 @@ func Domains(rows []score.Row) *tables.Table {
 // τ-b (and its p) between the judge's accuracies and each lexical
 // protocol's, over the model × language cells (language "*") and over
 // the models within each language (the paper's per-language rankings).
-func Rankings(rows []score.Row) *tables.Table {
+func Rankings(rows []study.Row) *study.Table {
 	protocols := protocolList()
-	t := tables.New("protocol_rankings", "agreement of the protocols' model rankings (Kendall τ), pooled and per language",
-		tables.Text("language", "the language whose models are ranked (* pools model × language cells)"),
-		tables.Text("a", "a scoring protocol (judge, substring, overlap)"),
-		tables.Text("b", "a scoring protocol (judge, substring, overlap)"),
-		tables.Count("cells", "model × language cells (or models) ranked"),
-		tables.Statistic("kendall_tau", "Kendall's τ between the two rankings"),
-		tables.PValue("p", "two-sided p-value of the rank correlation"))
+	t := study.NewTable("protocol_rankings", "agreement of the protocols' model rankings (Kendall τ), pooled and per language",
+		study.TextColumn("language", "the language whose models are ranked (* pools model × language cells)"),
+		study.TextColumn("a", "a scoring protocol (judge, substring, overlap)"),
+		study.TextColumn("b", "a scoring protocol (judge, substring, overlap)"),
+		study.CountColumn("cells", "model × language cells (or models) ranked"),
+		study.StatisticColumn("kendall_tau", "Kendall's τ between the two rankings"),
+		study.PValueColumn("p", "two-sided p-value of the rank correlation"))
 	t.Mirrors = "IndicQuest §5"
 	type key struct{ model, lang string }
 	acc := map[key][3][2]int{}
@@ -100,7 +101,7 @@ func Rankings(rows []score.Row) *tables.Table {
 		acc[k] = v
 	}
 	keys := slices.Collect(maps.Keys(acc))
-	tables.SortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
+	study.SortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
 	// Pooled over model × language cells (language "*"), then each
 	// language's ranking of the models.
 	groups := map[string][]key{"*": keys}
@@ -111,7 +112,7 @@ func Rankings(rows []score.Row) *tables.Table {
 		}
 		groups[k.lang] = append(groups[k.lang], k)
 	}
-	tables.SortBy(langs[1:], func(l string) []string { return []string{l} })
+	study.SortBy(langs[1:], func(l string) []string { return []string{l} })
 	for _, l := range langs {
 		series := make([][]float64, len(protocols))
 		for _, k := range groups[l] {
@@ -132,20 +133,20 @@ func Rankings(rows []score.Row) *tables.Table {
 // difference (a − b) with its 95% Wald interval and McNemar's exact p
 // (IndicQuest §5: e.g. Gemma4 31B against Sarvam 30B per language). A
 // failed answer is a wrong one.
-func ModelGaps(rows []score.Row) *tables.Table {
+func ModelGaps(rows []study.Row) *study.Table {
 	protocols := protocolList()
-	t := tables.New("model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p",
-		tables.Key("language"),
-		tables.Text("protocol", "scoring protocol: judge, substring or overlap"),
-		tables.Text("a", "the models compared (diff = accuracy of a − accuracy of b)"),
-		tables.Text("b", "the models compared (diff = accuracy of a − accuracy of b)"),
-		tables.Count("pairs", "questions both models were asked"),
-		tables.Proportion("acc_a", "accuracy of a"),
-		tables.Proportion("acc_b", "accuracy of b"),
-		tables.Statistic("diff", "acc_a − acc_b on the same questions (paired)"),
-		tables.Key("diff_lo"),
-		tables.Key("diff_hi"),
-		tables.Key("mcnemar_p"))
+	t := study.NewTable("model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p",
+		study.KeyColumn("language"),
+		study.TextColumn("protocol", "scoring protocol: judge, substring or overlap"),
+		study.TextColumn("a", "the models compared (diff = accuracy of a − accuracy of b)"),
+		study.TextColumn("b", "the models compared (diff = accuracy of a − accuracy of b)"),
+		study.CountColumn("pairs", "questions both models were asked"),
+		study.ProportionColumn("acc_a", "accuracy of a"),
+		study.ProportionColumn("acc_b", "accuracy of b"),
+		study.StatisticColumn("diff", "acc_a − acc_b on the same questions (paired)"),
+		study.KeyColumn("diff_lo"),
+		study.KeyColumn("diff_hi"),
+		study.KeyColumn("mcnemar_p"))
 	t.Mirrors = "IndicQuest §5 (model gaps)"
 	type key struct{ model, lang string }
 	out := make([]map[key]map[string]bool, len(protocols))
@@ -164,7 +165,7 @@ func ModelGaps(rows []score.Row) *tables.Table {
 			out[i][k][r.Key.Item] = !r.Failed && p.Of(r)
 		}
 	}
-	ms, ls := tables.SortedKeys(models), tables.SortedKeys(langs)
+	ms, ls := study.SortedKeys(models), study.SortedKeys(langs)
 	for _, l := range ls {
 		for i, p := range protocols {
 			for x, a := range ms {
@@ -174,8 +175,8 @@ func ModelGaps(rows []score.Row) *tables.Table {
 						continue
 					}
 					n, ka, kb, onlyA, onlyB := tables.Paired(oa, ob)
-					d, lo, hi := stats.PairedDiffCI(onlyB, onlyA, n, 0.95) // (a − b)
-					t.Add(l, p.Name, a, b, n, tables.Frac(ka, n), tables.Frac(kb, n), d, lo, hi, stats.McNemarExact(onlyA, onlyB))
+					d, lo, hi := study.PairedDiffCI(onlyB, onlyA, n, 0.95) // (a − b)
+					t.Add(l, p.Name, a, b, n, tables.Frac(ka, n), tables.Frac(kb, n), d, lo, hi, study.McNemarExact(onlyA, onlyB))
 				}
 			}
 		}
@@ -189,11 +190,11 @@ func ModelGaps(rows []score.Row) *tables.Table {
 // and Overall, each 1–5) per model × language × criterion: n graded
 // answers, the mean with its 95% normal interval (mean ± 1.96·s/√n), and
 // the share graded 3 or more.
-func JudgeGrades(rows []score.Row) *tables.Table {
-	t := tables.New("judge_grades", "a graded judge's scores per criterion (IndicQuest v1: five criteria and Overall): mean with interval, share graded 3 or more",
-		tables.Key("model"), tables.Key("language"), tables.Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
-		tables.Key("n"), tables.Number("mean", "mean grade (1–5)"), tables.Lower("mean_lo", "95% normal interval of the mean grade"),
-		tables.Upper("mean_hi", "95% normal interval of the mean grade"), tables.Proportion("share_ge3", "share of answers graded 3 or more"))
+func JudgeGrades(rows []study.Row) *study.Table {
+	t := study.NewTable("judge_grades", "a graded judge's scores per criterion (IndicQuest v1: five criteria and Overall): mean with interval, share graded 3 or more",
+		study.KeyColumn("model"), study.KeyColumn("language"), study.TextColumn("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		study.KeyColumn("n"), study.NumberColumn("mean", "mean grade (1–5)"), study.LowerColumn("mean_lo", "95% normal interval of the mean grade"),
+		study.UpperColumn("mean_hi", "95% normal interval of the mean grade"), study.ProportionColumn("share_ge3", "share of answers graded 3 or more"))
 	t.Mirrors = "IndicQuest v1 (eval_prompt.txt)"
 	type cell struct{ model, lang, crit string }
 	vals := map[cell][]float64{}
@@ -210,7 +211,7 @@ func JudgeGrades(rows []score.Row) *tables.Table {
 		}
 	}
 	keys := slices.Collect(maps.Keys(vals))
-	tables.SortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
+	study.SortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
 	for _, c := range keys {
 		v := vals[c]
 		n := float64(len(v))
@@ -240,34 +241,34 @@ func JudgeGrades(rows []score.Row) *tables.Table {
 // criterion per model × language: Cohen's κ and raw agreement over the
 // answers with a parsed verdict, both rates and the lexical shortfall
 // (judge rate − criterion rate).
-func JudgeAgreement(rows []score.Row) *tables.Table {
-	t := tables.New("judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall",
-		tables.Key("model"),
-		tables.Key("language"),
-		tables.Text("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
-		tables.Key("n"),
-		tables.Key("agree"),
-		tables.Key("kappa"),
-		tables.Proportion("judge_rate", "share judged correct"),
-		tables.Proportion("criterion_rate", "share correct under the lexical criterion"),
-		tables.Statistic("shortfall", "judge_rate − criterion_rate"))
+func JudgeAgreement(rows []study.Row) *study.Table {
+	t := study.NewTable("judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall",
+		study.KeyColumn("model"),
+		study.KeyColumn("language"),
+		study.TextColumn("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
+		study.KeyColumn("n"),
+		study.KeyColumn("agree"),
+		study.KeyColumn("kappa"),
+		study.ProportionColumn("judge_rate", "share judged correct"),
+		study.ProportionColumn("criterion_rate", "share correct under the lexical criterion"),
+		study.StatisticColumn("shortfall", "judge_rate − criterion_rate"))
 	t.Mirrors = "IndicQuest §5 (the 17–25 pp lexical shortfall)"
 	type cell struct{ model, lang string }
-	byCell := map[cell][]score.Row{}
+	byCell := map[cell][]study.Row{}
 	for _, r := range rows {
-		if r.Failed || (r.Verdict != score.VerdictCorrect && r.Verdict != score.VerdictIncorrect) {
+		if r.Failed || (r.Verdict != study.VerdictCorrect && r.Verdict != study.VerdictIncorrect) {
 			continue
 		}
 		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
 	}
 	cells := slices.Collect(maps.Keys(byCell))
-	tables.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
 		rs := byCell[c]
 		for _, crit := range []struct {
 			name string
-			of   func(*score.Row) bool
-		}{{"substring", func(r *score.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r *score.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r *score.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
+			of   func(*study.Row) bool
+		}{{"substring", func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
 			var a, l []string
 			jk, ck := 0, 0
 			for ri := range rs {
@@ -289,11 +290,11 @@ func JudgeAgreement(rows []score.Row) *tables.Table {
 }
 
 // noteModelGaps sets model_gaps' note when it is empty.
-func noteModelGaps(t *tables.Table, models map[string]bool) {
+func noteModelGaps(t *study.Table, models map[string]bool) {
 	switch {
 	case len(t.Rows) > 0:
 	case len(models) < 2:
-		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(tables.SortedKeys(models), ", "))
+		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(study.SortedKeys(models), ", "))
 	default:
 		t.Note = "no model gap: no two models answered the same language"
 	}

@@ -2,6 +2,7 @@ package requests
 
 import (
 	"github.com/bhashalab/bhasha/studies/experiment"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // FileOptions are the requests study's options: YAML requests: names the
@@ -25,8 +26,8 @@ func (File) Options() any { return new(FileOptions) }
 func (File) ImpliedBy() string { return "requests" }
 
 // WithFile sets the requests file (YAML requests:).
-func WithFile(path string) experiment.Option {
-	return experiment.Set(func(o *FileOptions) { o.Requests = path })
+func WithFile(path string) study.Option {
+	return study.Set(func(o *FileOptions) { o.Requests = path })
 }
 
 // SyntheticOptions are the synthetic study's options: YAML synthetic:

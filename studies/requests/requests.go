@@ -18,31 +18,27 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/extract"
-	"github.com/bhashalab/bhasha/analysis/score"
+	"github.com/bhashalab/bhasha/study"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
-	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/internal/lines"
-	"github.com/bhashalab/bhasha/runtime/engine"
-	"github.com/bhashalab/bhasha/studies/experiment"
-	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
 // RequestLine is one line of a requests file. Every line is sent to every
 // model of the experiment; its key takes the experiment and model names.
 type RequestLine struct {
-	Item      string           `json:"item"`
-	Language  string           `json:"language,omitempty"`
-	Form      string           `json:"form,omitempty"`
-	Strategy  string           `json:"strategy,omitempty"`
-	Condition string           `json:"condition,omitempty"`
-	Role      engine.Role      `json:"role,omitzero"` // "", "translation", "judge:<model>", "choice:<n>"
-	Kind      engine.Kind      `json:"kind"`
-	Messages  []engine.Message `json:"messages,omitempty"`
-	Prompt    string           `json:"prompt,omitempty"`
+	Item      string          `json:"item"`
+	Language  string          `json:"language,omitempty"`
+	Form      string          `json:"form,omitempty"`
+	Strategy  string          `json:"strategy,omitempty"`
+	Condition string          `json:"condition,omitempty"`
+	Role      study.Role      `json:"role,omitzero"` // "", "translation", "judge:<model>", "choice:<n>"
+	Kind      study.Kind      `json:"kind"`
+	Messages  []study.Message `json:"messages,omitempty"`
+	Prompt    string          `json:"prompt,omitempty"`
 	// Decoding, when present, replaces the experiment's decoding for this line.
-	Decoding *engine.Decoding `json:"decoding,omitempty"`
+	Decoding *study.Decoding `json:"decoding,omitempty"`
 	// Cues are sent with the request (engine.Request.Cues: "translate-first",
 	// "one-word-verdict"), for Bhasha's simulator; they are not part of the body.
 	Cues []string `json:"cues,omitempty"`
@@ -60,16 +56,16 @@ func (File) About() string {
 }
 
 // Check requires the file's name.
-func (File) Check(e *experiment.Experiment, c *experiment.Checker) {
-	if experiment.OptionsOf[FileOptions](e).Requests == "" {
+func (File) Check(e *study.Experiment, c *study.Checker) {
+	if study.OptionsOf[FileOptions](e).Requests == "" {
 		c.Add([]string{"requests"}, "study requests needs a requests file")
 	}
 }
 
 // Build reads nothing: the file's lines are read as they are sent (the
 // experiment checked that it exists).
-func (File) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	path := e.Resolve(experiment.OptionsOf[FileOptions](e).Requests)
+func (File) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
+	path := e.Resolve(study.OptionsOf[FileOptions](e).Requests)
 	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return fileLines(path) }}, nil
 }
 
@@ -85,45 +81,45 @@ func (Synthetic) About() string {
 }
 
 // Check requires a positive count.
-func (Synthetic) Check(e *experiment.Experiment, c *experiment.Checker) {
-	if g := experiment.OptionsOf[SyntheticOptions](e).Synthetic; g == nil || g.Count <= 0 {
+func (Synthetic) Check(e *study.Experiment, c *study.Checker) {
+	if g := study.OptionsOf[SyntheticOptions](e).Synthetic; g == nil || g.Count <= 0 {
 		c.Add([]string{"synthetic", "count"}, "synthetic.count must be positive")
 	}
 }
 
 // Build needs nothing from the disk.
-func (Synthetic) Build(ctx context.Context, e *experiment.Experiment) (experiment.Plan, error) {
-	n := experiment.OptionsOf[SyntheticOptions](e).Synthetic.Count
+func (Synthetic) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
+	n := study.OptionsOf[SyntheticOptions](e).Synthetic.Count
 	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return syntheticLines(n) }}, nil
 }
 
 // plan sends every line to every model in one stage.
 type plan struct {
-	e     *experiment.Experiment
+	e     *study.Experiment
 	lines func() iter.Seq2[RequestLine, error]
 }
 
 func (p *plan) Stages() int                  { return 1 }
 func (p *plan) Templates() map[string]string { return nil }
-func (p *plan) Items() *item.Set             { return nil }
+func (p *plan) Items() *study.Items          { return nil }
 
 // Requests yields every line for one model, in file order.
-func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Seq2[engine.Request, error] {
-	return func(yield func(engine.Request, error) bool) {
+func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[study.Request, error] {
+	return func(yield func(study.Request, error) bool) {
 		if stage != 1 {
 			return
 		}
 		for rl, err := range p.lines() {
 			if err != nil {
-				yield(engine.Request{}, err)
+				yield(study.Request{}, err)
 				return
 			}
 			d := p.e.Decoding
 			if rl.Decoding != nil {
 				d = *rl.Decoding
 			}
-			r := engine.Request{
-				Key: engine.Key{Experiment: exp, Model: model, Item: rl.Item, Language: rl.Language,
+			r := study.Request{
+				Key: study.Key{Experiment: exp, Model: model, Item: rl.Item, Language: rl.Language,
 					Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Role: rl.Role},
 				Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d, Cues: rl.Cues,
 			}
@@ -135,14 +131,14 @@ func (p *plan) Requests(exp, model string, stage int, _ protocol.Lookup) iter.Se
 }
 
 // Extract takes the whole response, trimmed.
-func (p *plan) Extract(r *engine.Record) *extract.Result {
-	return &extract.Result{Value: strings.TrimSpace(r.Response), Method: extract.MethodText}
+func (p *plan) Extract(r *study.Record) *study.ExtractResult {
+	return &study.ExtractResult{Value: strings.TrimSpace(r.Response), Method: study.MethodText}
 }
 
 // Score makes one row per record: no criterion, the answer as extracted.
-func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
-	c := score.NewCommon(p.e.Abstain)
-	out := make([]score.Row, 0, len(recs))
+func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
+	c := study.NewCommon(p.e.Abstain)
+	out := make([]study.Row, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, c.Row(r))
 	}
@@ -150,15 +146,15 @@ func (p *plan) Score(recs []*engine.Record) ([]score.Row, error) {
 }
 
 // Tables is the requests table.
-func (p *plan) Tables(rows []score.Row, _ tables.Options) []*tables.Table {
-	return []*tables.Table{tables.Requests(rows)}
+func (p *plan) Tables(rows []study.Row, _ study.TableOptions) []*study.Table {
+	return []*study.Table{tables.Requests(rows)}
 }
 
 func syntheticLines(n int) iter.Seq2[RequestLine, error] {
 	return func(yield func(RequestLine, error) bool) {
 		for i := range n {
-			rl := RequestLine{Item: "synthetic-" + strconv.Itoa(i), Condition: "synthetic", Kind: engine.Chat,
-				Messages: []engine.Message{{Role: "user", Content: "Synthetic benchmark question number " + strconv.Itoa(i) + ": what is the answer?"}}}
+			rl := RequestLine{Item: "synthetic-" + strconv.Itoa(i), Condition: "synthetic", Kind: study.Chat,
+				Messages: []study.Message{{Role: "user", Content: "Synthetic benchmark question number " + strconv.Itoa(i) + ": what is the answer?"}}}
 			if !yield(rl, nil) {
 				return
 			}
@@ -189,7 +185,7 @@ func fileLines(path string) iter.Seq2[RequestLine, error] {
 				yield(RequestLine{}, fmt.Errorf("%s line %d: %w", path, n, err))
 				return
 			}
-			id := engine.Key{Item: rl.Item, Language: rl.Language, Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Role: rl.Role}.String()
+			id := study.Key{Item: rl.Item, Language: rl.Language, Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Role: rl.Role}.String()
 			if prev, dup := items[id]; dup {
 				yield(RequestLine{}, fmt.Errorf("%s line %d: same key as line %d (item %q)", path, n, prev, rl.Item))
 				return
@@ -221,11 +217,11 @@ func parseLine(b []byte) (RequestLine, error) {
 	switch {
 	case rl.Item == "":
 		return rl, errors.New(`field "item" is required`)
-	case rl.Kind != engine.Chat && rl.Kind != engine.Completion:
+	case rl.Kind != study.Chat && rl.Kind != study.Completion:
 		return rl, fmt.Errorf(`field "kind": %q is neither "chat" nor "completion"`, rl.Kind)
-	case rl.Kind == engine.Chat && len(rl.Messages) == 0:
+	case rl.Kind == study.Chat && len(rl.Messages) == 0:
 		return rl, errors.New(`field "messages" is required for chat requests`)
-	case rl.Kind == engine.Completion && rl.Prompt == "":
+	case rl.Kind == study.Completion && rl.Prompt == "":
 		return rl, errors.New(`field "prompt" is required for completion requests`)
 	}
 	return rl, nil

@@ -10,9 +10,8 @@
 // user's GOMEMLIMIT is left as it is. Holds nest (the outermost sets the
 // process's one limit) and the last release restores the earlier limit.
 // It is home-made because no setting of Go's runtime follows the live heap
-// this way, and without it the peak of `bhasha run` on a 460,000-record
-// grid grows well past its 400 MB target (BenchmarkRunGrid with
-// GOMEMLIMIT=off).
+// this way, and without it the peak of `bhasha run` at the papers' scale
+// exceeds its memory target (BenchmarkRunGrid with GOMEMLIMIT=off).
 package memlimit
 
 import (
