@@ -139,13 +139,12 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, files []strin
 }
 
 // FigurePNGs draws each figure as a PNG image, FigureImageWidth CSS
-// pixels wide and as high as FigureImageHTML makes its container, at twice the
-// pixel density, with ECharts' canvas renderer in headless Chromium
-// (browser, the path of its executable), every text shown as the exports
-// show it (chart.VisibleOption). All the figures are drawn in one page
-// load (one start of the browser, a second or more); cancelling ctx stops
-// it. The images are in the order of figs. A figure that does not draw is
-// an error naming it.
+// pixels wide and as high as FigureImageHTML makes its container, at
+// twice the pixel density, with ECharts' canvas renderer in headless
+// Chromium (browser, the path of its executable), every text shown as
+// the exports show it (chart.VisibleOption). All the figures are drawn in
+// one page load; cancelling ctx stops it. The images are in the order of
+// figs. A figure that does not draw is an error naming it.
 func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, error) {
 	vis := make([]Figure, len(figs))
 	sizes := make([][2]int, len(figs))
@@ -164,10 +163,8 @@ func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, e
 	return drawPNGs(ctx, browser, vis, sizes)
 }
 
-// drawPNGs draws the figures with ECharts' canvas renderer in one page
-// load, each chart exporting itself as a PNG data URL (getDataURL, twice
-// the pixel density) into an attribute the DOM dump carries, and returns
-// the images in the order of figs.
+// drawPNGs draws figs with ECharts' canvas renderer in one page load and
+// returns their PNG images in the order of figs.
 func drawPNGs(ctx context.Context, browser string, figs []Figure, sizes [][2]int) ([][]byte, error) {
 	dom, err := drawFigurePage(ctx, browser, "canvas", figs, sizes)
 	if err != nil {

@@ -67,8 +67,6 @@ func utf16Len(s string) int {
 	return n
 }
 
-// recordsFile is the run directory's file of records, as fullTextIn
-// names it.
 const recordsFile = "records.jsonl"
 
 // fullTextAt names the run directory's file that holds the exact text of

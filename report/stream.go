@@ -75,8 +75,7 @@ func (s *Stepper) At(done int, final bool) {
 	}
 }
 
-// zipLevel is the workbook's deflate level, with klauspost's flate
-// (several times faster than compress/flate).
+// zipLevel is the workbook's deflate level (klauspost's flate).
 const zipLevel = 6
 
 // writeWorkbook writes f into w, once every sheet's rows are set:

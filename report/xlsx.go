@@ -331,26 +331,15 @@ type longRows struct {
 	o            Options
 }
 
-// writeTable makes sheet and writes table t into it with excelize's
-// StreamWriter, and returns how many of its rows it leaves out: a frozen
-// header, each column as wide as its header and its first rows' texts
-// (colWidth), strings as string cells (never a formula) fitted and marked
-// as setText marks them (their fill the changed style, their comment
-// added by the log).
-//
-// A table's sheet (long nil) is dressed: every cell of a column in its
-// column's number format (an empty value, nil, NaN or "", an empty cell
-// in it; a whole number of a count or statistic column without
-// decimals), texts wider than their column wrapped in rows as high as
-// their lines, the columns' descriptions as header comments, an
-// autofilter, a colour scale on every rate column (rateScale), its chart
-// (addChart), a row saying why when it has none, and under column groups
-// (tables.ColumnGroups) the papers' two header rows: each group's label
-// merged over its sub-columns (ACC, CLC), the key columns' names merged
-// down both rows. A long table's sheet (long set) is plain: one header
-// row, floats with three decimals, no cell for an empty value, at most
-// long.limit rows, and a last row saying how many of long.total were
-// left out and where they are (long.rest).
+// writeTable streams t into a new sheet and returns how many of its rows
+// it leaves out. Every sheet has a frozen header, columns sized by
+// colWidth and text written as setText writes it (never a formula). A
+// table's sheet (long nil) is dressed: number formats by column kind,
+// wrapped text, header comments, an autofilter, colour scales
+// (rateScale), its chart (addChart), a row saying why when empty, and the
+// papers' two header rows under column groups. A long table's sheet is
+// plain and holds at most long.limit rows, its last row saying how many
+// of long.total were left out and where they are (long.rest).
 func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet, long *longRows) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -664,10 +653,10 @@ func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 	return o
 }
 
-// pageSetup makes a sheet print legibly, before anything is written to
-// it (a streamed sheet takes these settings when its writer starts):
-// landscape, fitted to one page wide and as many tall as it takes,
-// narrow margins, and the sheet's name and page number in the footer.
+// pageSetup sets sheet to print landscape, one page wide, with narrow
+// margins and its name and page number in the footer. It must run before
+// anything is written to the sheet (a StreamWriter takes the settings as
+// it starts).
 func pageSetup(f *excelize.File, sheet string) error {
 	landscape, wide, tall := "landscape", 1, 0
 	if err := fitToPage(f, sheet); err != nil {
@@ -738,13 +727,10 @@ func chartEnd(col, row int, w, h uint) (int, int) {
 	return col + int((w+63)/64), row + int((h+19)/20)
 }
 
-// addChart adds a clustered column chart beside a layout table: one
-// series per row (at most 12), the value columns as categories (two
-// levels under grouped headers: the group, then its sub-column), their
-// labels under the plot area (not at the axis, inside negative bars). It
-// returns the last column and row the chart covers (0, 0 without one).
-// A table has a chart when it names one (t.Chart: its key columns and
-// title).
+// addChart adds a clustered column chart beside a table that names one
+// (t.Chart): one series per row (at most 12), the value columns as
+// categories. It returns the last column and row the chart covers (0, 0
+// without one).
 func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) (int, int, error) {
 	if t.Chart == nil || ncols <= t.Chart.Keys || last <= hdr {
 		return 0, 0, nil
