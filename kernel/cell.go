@@ -42,10 +42,9 @@ func Check(doing string, err error) {
 }
 
 // Open reopens a run directory, or a grid of shards as one run
-// (bhasha.Open): each cell is its own program, so a cell that reads a run
-// opens it. Scoring the records (the
-// first open, or after they changed) shows its progress in the cell
-// (ScoringProgress). A failure is shown in the cell and stops it.
+// (bhasha.Open), showing the progress of scoring the records when they
+// must be scored (ScoringProgress). A failure is shown in the cell and
+// stops it.
 func Open(dir string, opts ...bhasha.ReadOption) *bhasha.Results {
 	r, err := bhasha.Open(context.Background(), dir, append([]bhasha.ReadOption{ScoringProgress()}, opts...)...)
 	Check("opening the run "+dir, err)

@@ -85,11 +85,10 @@ func Figure(f report.Figure) error {
 // Each figure is one output of the cell: the interactive chart with its
 // caption (text/html), the figure drawn as a PNG image (image/png, also
 // inside the HTML, where it shows until the chart replaces it) and its
-// caption as text (text/plain). A notebook saved after the cell ran thus
-// shows its figures where scripts do not run: reopened and not trusted
-// by Jupyter, or shown by GitHub or nbviewer. The images are drawn by
-// headless Chromium ("chromium" on the kernel's PATH; report.FigurePNGs),
-// once for all the figures of the call (a second or more); without
+// caption as text (text/plain), so that a saved notebook shows its
+// figures where scripts do not run (untrusted, GitHub, nbviewer). The
+// images are drawn by headless Chromium ("chromium" on the kernel's PATH;
+// report.FigurePNGs), once for all the figures of the call; without
 // Chromium the figures are interactive only. Interrupting the kernel
 // stops the drawing.
 func Figures(r *bhasha.Results, patterns ...string) (int, error) {
@@ -109,8 +108,7 @@ func Figures(r *bhasha.Results, patterns ...string) (int, error) {
 	return len(sel), nil
 }
 
-// showFigures shows each figure as one output (figureData), with their
-// static images drawn when in a notebook and Chromium is installed.
+// showFigures shows each figure as one output (figureData).
 func showFigures(figs []report.Figure) error {
 	if len(figs) == 0 {
 		return nil
@@ -172,9 +170,9 @@ func matches(name string, patterns []string) bool {
 	return false
 }
 
-// ECharts sends the ECharts library to the notebook now (Figure does it
-// by itself the first time in a kernel session; call this after reloading
-// a notebook page without restarting its kernel).
+// ECharts sends the ECharts library to the notebook. Figure sends it
+// the first time in a kernel session; call ECharts after reloading a
+// notebook page without restarting its kernel.
 func ECharts() {
 	show(report.EChartsScript())
 	echartsSent()
@@ -214,9 +212,9 @@ func Progress() bhasha.RunOption {
 	return bhasha.OnProgress(func(p bhasha.Progress) { show(p.Final, func() string { return ProgressHTML(p) }) })
 }
 
-// inPlace returns what shows a progress line in the cell's output, one
-// HTML element updated in place: at most every 250 ms, and always a
-// final line (then the output is synced).
+// inPlace returns a function that shows a progress line in one HTML
+// element of the cell's output, at most every 250 ms; a final line is
+// always shown, and synced.
 func inPlace(prefix string) func(final bool, html func() string) {
 	id := prefix + gonbui.UniqueId()
 	var last time.Time
