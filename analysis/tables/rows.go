@@ -1,8 +1,7 @@
 package tables
 
-// Interner boxes each distinct string or int once: a table of millions of
-// answers repeats its keys, golds and verdicts, and a cell holding a
-// shared boxed value costs no allocation of its own. The zero value is
+// Interner boxes each distinct string or int once, so that cells that
+// repeat a value share one box and cost no allocation. The zero value is
 // ready to use.
 type Interner struct {
 	strs map[string]any
@@ -36,9 +35,8 @@ func (in *Interner) Int(n int) any {
 }
 
 // Fill sets t.Rows to n rows of len(t.Header) cells each, fill(i, row)
-// writing row i's cells. The rows are cut from one backing array per
-// block of 4,096, so that a table of millions of rows costs its cells
-// and not an allocation per row.
+// writing row i's cells. The rows share one backing array per block of
+// 4,096 rows.
 func (t *Table) Fill(n int, fill func(i int, row []any)) {
 	width := len(t.Header)
 	t.Rows = make([][]any, n)

@@ -44,11 +44,11 @@ func (a Alternative) base(r *score.Row) bool {
 
 // Sensitivity re-scores the same answers under each alternative, per
 // model × strategy × condition (languages and forms pooled; failed
-// requests count as wrong under both rules): n answers, k under the rule in force and k_alt under
-// the alternative, both rates, diff = rate_alt − rate with its paired 95%
-// Wald interval (stats.PairedDiffCI), gained (right only under the
-// alternative), lost (right only under the rule in force) and McNemar's
-// exact p on them. No new request is made.
+// requests count as wrong under both rules): n answers, k under the rule
+// in force and k_alt under the alternative, both rates, diff = rate_alt −
+// rate with its paired 95% Wald interval (stats.PairedDiffCI), gained
+// (right only under the alternative), lost (right only under the rule in
+// force) and McNemar's exact p on them. No new request is made.
 func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 	t := New("sensitivity", "the same answers re-scored under each named option (lenient JSON, multilingual abstention, full normalisation, transliteration): both rates, the paired difference with its interval, answers gained and lost, McNemar p",
 		Key("model"), Key("strategy"), Key("condition"), Text("measure", "what the alternative changes: correct, abstain, hallucination, ..."),

@@ -1,15 +1,10 @@
 package tables
 
-// Source makes a table's rows when they are read instead of holding
-// them: a table as long as the run (the answers: one row per scored
-// answer) costs nothing until it is written, and a writer of its CSV or
-// of a report's sheet reads it row by row. N is the number of rows; Fill
-// writes row i's cells (len(Header) of them) into row, which the caller
-// owns; Fill(i, ·) gives the same cells every time it is called. row
-// holds what the caller's buffer held (the row before, when a reader
-// reuses it; nils in a new one): Fill sets every cell, and may leave one
-// that already holds its value (a string of the row before, not boxed
-// again).
+// Source makes a table's rows as they are read, for a table as long as
+// the run. N is the number of rows. Fill writes row i's len(Header) cells
+// into row, which the caller owns and which holds what its buffer held
+// (the row before, or nils); Fill sets every cell, but may leave one that
+// already holds its value, and gives the same cells for i on every call.
 type Source struct {
 	N    int
 	Fill func(i int, row []any)

@@ -504,10 +504,10 @@ func appendCSVField(b []byte, s string) []byte {
 	return append(append(b, s...), '"')
 }
 
-// DataFrame hands the table to notebook users as a gota DataFrame: a
-// first column "simulated" (as in the CSV), then the table's columns, in order, each a series of the column's type (Columns)
-// built from the typed cells, never from their text, so an item id "007"
-// stays the string "007" and NaN stays NaN; rows in the table's order.
+// DataFrame returns the table as a gota DataFrame: a first column
+// "simulated" (as in the CSV), then the table's columns in order, each a
+// series of the column's type (Columns) built from the typed cells, never
+// from their text (an item id "007" stays "007", NaN stays NaN).
 func (t *Table) DataFrame() dataframe.DataFrame {
 	if t.Source != nil {
 		return t.Held().DataFrame()
