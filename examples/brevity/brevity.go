@@ -1,37 +1,17 @@
 // Package brevity is a study of your own, written the way the built-in
 // ones are and small enough to read in one sitting: do models answer a
 // plain factual question correctly, and do they answer it briefly? It is
-// the README's "your own study", run end to end in its test, and it
-// imports one package of Bhasha's, study, the study author's package.
+// the README's "your own study", run end to end in its test, and imports
+// only Bhasha's study package, whose doc lists a study's parts in the
+// order a run meets them.
 //
-// A study is one value that satisfies study.Study, registered by
-// name in a Registry (one line: bhasha.Register(brevity.Study{}) on an
-// experiment, or reg.Add(brevity.Study{}) on bhasha.BuiltinStudies() for
-// YAML files). Its parts, in the order a run meets them:
-//
-//   - Name and About: "brevity" is what a YAML file's study: names.
-//   - Fields: the shared experiment fields it reads (the dataset).
-//   - Options: its own YAML options, decoded from the experiment file's
-//     top level into its own struct (answer_tokens, brief_words); a
-//     program sets them with AnswerTokens and BriefWords, and reads them
-//     with study.OptionsOf.
-//   - Check: its problems, each at its YAML line, before anything is
-//     read or sent.
-//   - Build: reads the dataset and returns the Plan, which holds
-//     everything the run needs (a Study holds no state).
-//
-// The plan (plan.go) says what to ask and how to read the answers:
-// Stages and Requests (one stage here: every English question as a
-// plain chat message; a request's Cues would tell the simulator what it
-// asks beyond its words, and plain questions need none), Extract (the
-// whole trimmed answer), Score (one study.Row per answer: exact match
-// against the golds is correct), AnswerSchema (its criteria, declared
-// once: correct and its own, brief — the answer within brief_words
-// words; answers.csv, the workbook's samples sheet and the HTML
-// explorer carry both), Tables (accuracy and scoring from
-// study.Standard, and answer_lengths, a table of its own with declared
-// columns: lengths.go) and Figures (figures.go: brief_by_model, drawn
-// from answer_lengths with the study package's figure helpers).
+// Register it with bhasha.Register(brevity.Study{}) on an experiment, or
+// reg.Add(brevity.Study{}) on bhasha.BuiltinStudies() for YAML files. Its
+// own options are answer_tokens and brief_words (AnswerTokens,
+// BriefWords). The plan (plan.go) asks every English question as one chat
+// message, scores exact match as correct and its own criterion, brief (at
+// most brief_words words), as a mark; its table answer_lengths is in
+// lengths.go and its figure brief_by_model in figures.go.
 package brevity
 
 import (

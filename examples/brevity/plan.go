@@ -78,14 +78,12 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	return out, nil
 }
 
-// exactRule says what correct decides.
 const exactRule = "exact match of the whole trimmed answer against every gold"
 
 // Words counts an answer's words: its runs of characters between spaces.
 func Words(answer string) int { return len(strings.Fields(answer)) }
 
-// wordsOf writes a word count for a caption or a rule ("one word",
-// "3 words").
+// wordsOf writes "one word", "3 words".
 func wordsOf(n int) string {
 	if n == 1 {
 		return "one word"
@@ -93,11 +91,9 @@ func wordsOf(n int) string {
 	return study.Counted(n, "word")
 }
 
-// markBrief is the bit of Row.Marks that holds the study's own
-// criterion, brief: a study stores its criteria as its marks (bits 0 to
-// study.MaxMarks−1, named by constants such as this one), set in Score
-// and declared in its answer schema with study.Mark, so that a scored
-// Row needs no field of its own for them.
+// markBrief is the bit of Row.Marks (below study.MaxMarks) that holds the
+// study's own criterion, brief; the answer schema declares it with
+// study.Mark.
 const markBrief = 0
 
 // brief is the study's own criterion: an answer that came back with at

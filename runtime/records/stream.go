@@ -143,7 +143,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
-	freeRes := make(chan []lineResult[T], workers*2+2) // the result slices of consumed batches, for reuse
 	var readErr error
 	// The reader's own: read here only once it is done (batches closed).
 	var files []recordFile  // the files read, in logical order
@@ -175,10 +174,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			files = append(files, f)
 			starts = append(starts, n)
 			at := len(files) - 1
-			newBatch := func(local int) *batch {
-				return &batch{first: n + 1, file: fp, local: local, done: make(chan struct{})}
-			}
 			local := 0 // lines of this file cut so far
+			newBatch := func() *batch {
+				return &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+			}
 			if seg != nil {
 				opened = append(opened, seg) // closed once the workers are done
 				// Row group by row group: one that holds is decoded by a
@@ -186,7 +185,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				// lines, each checked by its own seal.
 				total := seg.starts[len(seg.starts)-1]
 				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
-					b := &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+					b := newBatch()
 					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
 					if holds {
 						f.verified = true
@@ -217,7 +216,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				done += seg.size
 				return nil
 			}
-			b := newBatch(1)
+			b := newBatch()
 			var read, size int64 // bytes of the file's lines read, and its size on disk
 			if st, err := os.Stat(f.path); err == nil {
 				size = st.Size()
@@ -230,7 +229,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					if !send(b) {
 						return ctx.Err()
 					}
-					b = newBatch(local + 1)
+					b = newBatch()
 				}
 				from := len(b.data)
 				b.data = append(b.data, sc.Bytes()...)
@@ -279,21 +278,15 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			var rows []segRow
 			var recs []engine.Record
 			for b := range todo {
-				var res []lineResult[T]
-				select { // a result slice a consumed batch gave back
-				case res = <-freeRes:
-				default:
-				}
 				if b.pq != nil {
-					res = growResults(res, b.count)
+					b.res = make([]lineResult[T], b.count)
 					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &dc, rows, recs, func(i int, r *engine.Record) error {
-						return processed(seeds, &res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
+						return processed(seeds, &b.res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
 					})
 					clear(rows)
 					clear(recs)
-					b.res = res
 				} else {
-					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, res, o, work)
+					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, o, work)
 				}
 				b.pq, b.data = nil, nil
 				close(b.done)
@@ -324,11 +317,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				cancel()
 				return nil, nil, nil, nlines, err
 			}
-		}
-		clear(b.res) // what work made is the consumer's now: the slice holds no part of it
-		select {
-		case freeRes <- b.res[:0]:
-		default:
 		}
 		b.res = nil
 		nlines = b.first + len(b.spans) + b.count - 1 // a batch has lines or a row group's records
@@ -366,11 +354,11 @@ type lineResult[T any] struct {
 	v        T
 }
 
-// decodeBatch decodes the lines of one batch and runs work on each, into
-// out (reused, cleared). The lines are decoded into one Record, reset for
-// each: work keeps no pointer to it (Unique's and Each's contract).
-func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, out []lineResult[T], o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
-	out = growResults(out, len(spans))
+// decodeBatch decodes the lines of one batch and runs work on each. The
+// lines are decoded into one Record, reset for each: work keeps no
+// pointer to it (Unique's and Each's contract).
+func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
+	out := make([]lineResult[T], len(spans))
 	var r engine.Record
 	for i, sp := range spans {
 		raw := data[sp.from:sp.to]
@@ -383,11 +371,6 @@ func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, 
 		}
 	}
 	return out, nil
-}
-
-// growResults is out (reused, cleared) with room for n results.
-func growResults[T any](out []lineResult[T], n int) []lineResult[T] {
-	return slices.Grow(out[:0], n)[:n]
 }
 
 // processed fills res for the record r, logical line n (local in file

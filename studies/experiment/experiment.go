@@ -5,16 +5,14 @@
 //
 // An experiment names its models (each with endpoints and served name),
 // the decoding parameters, engine limits, and a study: a Study registered
-// by name in a Registry (the built-in ones are in package studies:
-// indicklar, indicquest, mdi over a dataset; "requests", a JSON Lines file
-// of prompts; "synthetic", generated prompts for benchmarks). Experiment
-// holds the fields every study shares; a study's own options are its own
-// struct (Optioner), decoded from the same top-level keys of the file
-// into Experiment.Options (a block of options such as scoring: may be
+// by name in a Registry (the built-in ones are in package studies).
+// Experiment holds the fields every study shares; a study's own options
+// are its own struct (Optioner), decoded from the same top-level keys of
+// the file into Experiment.Options (a block such as scoring: may be
 // declared by several studies, each with its own keys). The study checks
 // what it reads and builds a Plan: its requests stage by stage, how its
-// answers are extracted and scored, and its tables. This package holds no study of its own, knows
-// no study's options and switches on no study's name.
+// answers are extracted and scored, and its tables. This package knows no
+// study's options and switches on no study's name.
 package experiment
 
 import (

@@ -16,12 +16,10 @@ import (
 // dataset, abstain:), each input file the experiment reads ("input
 // <path>": the dataset, a requests file), each prompt template
 // ("template <name>") and each tokenizer.json named for offline token
-// counts ("tokenizer <model>"). The portable YAML, not the file the
-// experiment came from, so that the run directory's copy (that YAML)
-// names the experiment as the run did: the same dataset written as a
-// relative path, or the same options in another layout, are the same.
-// inputs are the input files' hashes when the caller has just made them
-// (InputHashes); nil hashes the files here.
+// counts ("tokenizer <model>"). Hashing the portable YAML, not the file,
+// makes the same experiment in another layout or with relative paths the
+// same inputs. inputs are the input files' hashes when the caller has
+// just made them (InputHashes); nil hashes the files here.
 func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string, error) {
 	out := map[string]string{}
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }

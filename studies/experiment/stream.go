@@ -254,12 +254,9 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 // extracted again with the study's rule first. Cancelling ctx stops the
 // reading between batches of records, with ctx's error. Records are
 // decoded and scored as they are read, on every core: a plan that is a
-// Streamer holds only its rows, packed (104 bytes and no pointer each,
-// packed.go), and what spans records (pass: eight bytes per record beside
-// the rows, which are unpacked once, in order, into the result as their
-// blocks are let go); another plan's records are held
-// (without their request bodies unless it reads them) and scored at the
-// end by the plan's Score.
+// Streamer holds only its packed rows (packed.go) and what spans records;
+// another plan's records are held (without their request bodies unless it
+// reads them) and scored at the end by the plan's Score.
 func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOptions) (*Scored, error) {
 	if e.plan == nil {
 		return nil, fmt.Errorf("scoring %s: experiment %s is not built", dir, e.Name)
