@@ -50,12 +50,7 @@ func (e *Experiment) CheckCoverage(set *item.Set, asked []item.LangForm, forms [
 func (e *Experiment) CheckLanguages(set *item.Set, isos []string) error {
 	cov := set.Coverage(nil)
 	has := cov.HasLanguages()
-	var missing []string
-	for _, iso := range isos {
-		if !slices.Contains(has, iso) {
-			missing = append(missing, iso)
-		}
-	}
+	missing := slices.DeleteFunc(slices.Clone(isos), func(iso string) bool { return slices.Contains(has, iso) })
 	if ps := e.missingLanguages(set, cov, missing); len(ps) > 0 {
 		return ps
 	}

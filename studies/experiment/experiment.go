@@ -362,9 +362,9 @@ func (e *Experiment) validate(ctx context.Context, root *yaml.Node, disk bool) P
 }
 
 // Resolve makes a path the experiment names relative to its file
-// (unchanged when absolute or when the experiment was built in Go).
+// (unchanged when empty, absolute, or the experiment was built in Go).
 func (e *Experiment) Resolve(p string) string {
-	if filepath.IsAbs(p) || e.Path == "" {
+	if p == "" || filepath.IsAbs(p) || e.Path == "" {
 		return p
 	}
 	return filepath.Join(filepath.Dir(e.Path), p)
@@ -416,20 +416,10 @@ func (e *Experiment) Portable() ([]byte, error) {
 }
 
 // TokenizerPath resolves a model's tokenizer relative to the experiment file.
-func (e *Experiment) TokenizerPath(m Model) string {
-	if m.Tokenizer == "" {
-		return ""
-	}
-	return e.Resolve(m.Tokenizer)
-}
+func (e *Experiment) TokenizerPath(m Model) string { return e.Resolve(m.Tokenizer) }
 
 // HumanLabelsPath resolves human_labels relative to the experiment file.
-func (e *Experiment) HumanLabelsPath() string {
-	if e.HumanLabels == "" {
-		return ""
-	}
-	return e.Resolve(e.HumanLabels)
-}
+func (e *Experiment) HumanLabelsPath() string { return e.Resolve(e.HumanLabels) }
 
 // allModels is the models and the judge (when it is not one of them).
 func (e *Experiment) allModels() []*Model {
@@ -481,23 +471,21 @@ func absPath(p string) string {
 // absolute path, for the manifest; the experiment file's own hash is Hash.
 func (e *Experiment) InputHashes() (map[string]string, error) {
 	out := map[string]string{}
+	var err error
 	if e.Dataset != nil && e.Dataset.Path != "" {
-		h, err := hashTree(e.Resolve(e.Dataset.Path))
-		if err != nil {
+		p := e.Resolve(e.Dataset.Path)
+		if out[absPath(p)], err = hashTree(p); err != nil {
 			return nil, err
 		}
-		out[absPath(e.Resolve(e.Dataset.Path))] = h
 	}
 	for _, in := range e.inputs() {
 		if *in.Path == "" {
 			continue
 		}
 		p := e.Resolve(*in.Path)
-		h, err := hashFile(p, nil)
-		if err != nil {
-			return nil, fmt.Errorf("hashing %s: %w", p, err)
+		if out[absPath(p)], err = fileDigest(p); err != nil {
+			return nil, err
 		}
-		out[absPath(p)] = hex.EncodeToString(h)
 	}
 	return out, nil
 }
@@ -519,6 +507,15 @@ func hashFile(p string, buf []byte) ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
+// fileDigest is the SHA-256 of one file, in hex; its error names p.
+func fileDigest(p string) (string, error) {
+	b, err := hashFile(p, nil)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", p, err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // hashTree is the SHA-256 of a file, or of a directory's files (each
 // relative path, a NUL, its SHA-256, in path order). Symbolic links are
 // followed, the root's too (a dataset linked into place, data/X -> the
@@ -531,11 +528,7 @@ func hashTree(root string) (string, error) {
 		return "", fmt.Errorf("hashing inputs: %w", err)
 	}
 	if !st.IsDir() {
-		b, err := hashFile(root, nil)
-		if err != nil {
-			return "", fmt.Errorf("hashing %s: %w", root, err)
-		}
-		return hex.EncodeToString(b), nil
+		return fileDigest(root)
 	}
 	h := sha256.New()
 	buf := make([]byte, 64<<10)

@@ -15,9 +15,7 @@ import (
 // the flags as bits, a Detail as its index among the pass's details. It
 // holds no pointer, so the collector does not scan the pass's blocks
 // (a row has 14 pointers), and it is 104 bytes where a score.Row is 280.
-// unpack(pack(r)) == r for every field of a score.Row
-// (TestPackedKeepsEveryField). Packed rows stay because plain rows, cloned
-// per record, hold over twice the heap and take longer (BenchmarkPass).
+// unpack(pack(r)) == r for every field of a score.Row.
 type packed struct {
 	text          [nTexts]uint32
 	roleChoice    int32

@@ -63,14 +63,13 @@ func (ps Problems) Unwrap() []error {
 // causesFirst moves the problems that cause others (ErrUnknownStudy) to
 // the front, keeping the order within each group.
 func causesFirst(ps Problems) {
-	slices.SortStableFunc(ps, func(a, b Problem) int {
-		if ca, cb := errors.Is(a.Err, ErrUnknownStudy), errors.Is(b.Err, ErrUnknownStudy); ca != cb && ca {
-			return -1
-		} else if ca != cb {
-			return 1
+	rank := func(p Problem) int {
+		if errors.Is(p.Err, ErrUnknownStudy) {
+			return 0
 		}
-		return 0
-	})
+		return 1
+	}
+	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a) - rank(b) })
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)

@@ -22,7 +22,6 @@ import (
 // just made them (InputHashes); nil hashes the files here.
 func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string, error) {
 	out := map[string]string{}
-	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 	b, err := e.Portable()
 	if err != nil {
 		return nil, err
@@ -46,7 +45,8 @@ func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string,
 		if err != nil {
 			return nil, fmt.Errorf("experiment %s: key %s: %w", e.Name, k, err)
 		}
-		out["experiment.yaml "+k] = sum(b)
+		h := sha256.Sum256(b)
+		out["experiment.yaml "+k] = hex.EncodeToString(h[:])
 	}
 	if inputs == nil {
 		if inputs, err = e.InputHashes(); err != nil {
@@ -61,11 +61,9 @@ func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string,
 	}
 	for _, m := range e.allModels() {
 		if p := e.TokenizerPath(*m); p != "" {
-			h, err := hashFile(p, nil)
-			if err != nil {
-				return nil, fmt.Errorf("hashing %s: %w", p, err)
+			if out["tokenizer "+m.Name], err = fileDigest(p); err != nil {
+				return nil, err
 			}
-			out["tokenizer "+m.Name] = hex.EncodeToString(h)
 		}
 	}
 	return out, nil

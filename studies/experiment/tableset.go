@@ -107,10 +107,8 @@ func (s *TableSet) get(name string) (*tables.Table, bool) {
 }
 
 func (s *TableSet) find(ts []*tables.Table, name string) *tables.Table {
-	for _, t := range ts {
-		if t.Name == name {
-			return t
-		}
+	if i := slices.IndexFunc(ts, func(t *tables.Table) bool { return t.Name == name }); i >= 0 {
+		return ts[i]
 	}
 	return nil
 }

@@ -287,14 +287,7 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 	for _, x := range ts {
 		if x != nil {
 			byName[x.Name] = x
-		}
-	}
-	if acc := byName["accuracy"]; acc != nil {
-		t.Simulated = acc.Simulated
-	}
-	for _, x := range ts {
-		if x != nil && x.Simulated {
-			t.Simulated = true
+			t.Simulated = t.Simulated || x.Simulated
 		}
 	}
 	byServed := map[string][]string{}
