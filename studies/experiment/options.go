@@ -166,12 +166,6 @@ func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	return out
 }
 
-// blockKeys are the keys of block k over the registered studies' options
-// (nil when no study declares k as a block).
-func (r *Registry) blockKeys(k string) []string {
-	return r.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k)) })
-}
-
 // declares reports whether study s reads option k: one of its own
 // options (a top-level key, or "block.key" for a key of one of its
 // blocks), or a shared field it lists (FieldReader).
@@ -379,7 +373,7 @@ func (e *Experiment) checkFile(s Study, root *yaml.Node, c *Checker, refuse func
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		block := e.Studies.blockKeys(k.Value)
+		block := e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) }) // nil: not a block
 		switch {
 		case fieldType(shared, k.Value) != nil:
 			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)

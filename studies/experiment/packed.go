@@ -74,14 +74,6 @@ type texts struct {
 
 const textShards = 32
 
-func newTexts() *texts {
-	t := &texts{seed: maphash.MakeSeed(), all: []string{""}}
-	for i := range t.shard {
-		t.shard[i].ids = map[string]uint32{}
-	}
-	return t
-}
-
 // id is s's number, given now when s has none.
 func (t *texts) id(s string) uint32 {
 	if s == "" {

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"slices"
 	"sync"
@@ -105,7 +106,13 @@ type pass struct {
 	more    map[int32][]score.Row
 }
 
-func newPass() *pass { return &pass{texts: newTexts()} }
+func newPass() *pass {
+	t := &texts{seed: maphash.MakeSeed(), all: []string{""}}
+	for i := range t.shard {
+		t.shard[i].ids = map[string]uint32{}
+	}
+	return &pass{texts: t}
+}
 
 // rowBlock is the rows of one of pass's blocks.
 const rowBlock = 4096

@@ -20,6 +20,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/catalog"
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
@@ -101,6 +102,50 @@ func (e *Experiment) PlanNotes() []string {
 		return n.Notes()
 	}
 	return nil
+}
+
+// AnswerSchemer is implemented by a plan that declares its answer schema:
+// the criteria and verdicts its Score fills in each Row beside the common
+// fields. answers.csv, the workbook's samples sheet, the HTML explorer,
+// the column descriptions and bhasha.Sample are generated from it. A plan
+// without one gets score.DefaultSchema (its strict criterion, correct).
+type AnswerSchemer interface {
+	AnswerSchema() *score.Schema
+}
+
+// AnswerSchema is the plan's answer schema (AnswerSchemer), else
+// score.DefaultSchema; a plan not yet built has the default too.
+func (e *Experiment) AnswerSchema() *score.Schema {
+	if s, ok := e.plan.(AnswerSchemer); ok {
+		if schema := s.AnswerSchema(); schema != nil {
+			return schema
+		}
+	}
+	return score.DefaultSchema()
+}
+
+// Figurer is implemented by a plan that draws figures from its tables:
+// Figures returns them in report order, each with its caption, n and
+// SIMULATED as fields (chart.Figure), not yet stamped (chart.Finish does
+// that for the report). A table the plan did not make may be absent
+// from ts; a figure whose table is empty may be a figure saying why
+// (chart.Empty).
+type Figurer interface {
+	Figures(ts []*tables.Table) ([]chart.Figure, error)
+}
+
+// Figures are the plan's figures from its tables ts (Figurer), finished
+// for the report (chart.Finish): nil when the plan draws none.
+func (e *Experiment) Figures(ts []*tables.Table) ([]chart.Figure, error) {
+	f, ok := e.plan.(Figurer)
+	if !ok {
+		return nil, nil
+	}
+	figs, err := f.Figures(ts)
+	if err != nil {
+		return nil, err
+	}
+	return chart.Finish(figs)
 }
 
 // Checker collects a study's problems with their YAML lines.

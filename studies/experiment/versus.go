@@ -214,14 +214,11 @@ func (e *Experiment) VersusPaper(ts []*tables.Table) (*tables.Table, error) {
 
 // The agreement column's values.
 const (
-	AgreeOverlap     = "overlap"         // the paper's and the run's 95% intervals overlap
-	AgreeApart       = "apart"           // they do not
-	AgreeNoInterval  = "no interval"     // one side has none (a CLC, a gain, a rate without n)
-	AgreeNoRunValue  = "no run value"    // no table of the run computes such a number
-	AgreeNotRun      = "not in this run" // the table and its metric exist, but not for this model, language, strategy or condition
-	othersSame       = "same"
-	othersNotStated  = "paper's not stated"
-	othersMismatchFm = "MISMATCH: run %d, paper %d"
+	AgreeOverlap    = "overlap"         // the paper's and the run's 95% intervals overlap
+	AgreeApart      = "apart"           // they do not
+	AgreeNoInterval = "no interval"     // one side has none (a CLC, a gain, a rate without n)
+	AgreeNoRunValue = "no run value"    // no table of the run computes such a number
+	AgreeNotRun     = "not in this run" // the table and its metric exist, but not for this model, language, strategy or condition
 )
 
 // Versus sets the papers' published numbers beside the run's tables ts.
@@ -355,13 +352,13 @@ func othersFor(p PublishedValue, m *runMatch) string {
 	}
 	switch {
 	case p.Others == 0:
-		return othersNotStated
+		return "paper's not stated"
 	case m == nil:
 		return ""
 	case m.others == p.Others:
-		return othersSame
+		return "same"
 	}
-	return fmt.Sprintf(othersMismatchFm, m.others, p.Others)
+	return fmt.Sprintf("MISMATCH: run %d, paper %d", m.others, p.Others)
 }
 
 // runMatch is one run row set beside a published value.
