@@ -15,6 +15,7 @@
 package brevity
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/bhashalab/bhasha/study"
@@ -88,12 +89,6 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 		return nil, err
 	}
 	o := study.OptionsOf[Options](e)
-	p := &plan{set: set, abstain: e.Abstain, study: e.Study, tokens: o.AnswerTokens, words: o.BriefWords}
-	if p.tokens == 0 {
-		p.tokens = DefaultAnswerTokens
-	}
-	if p.words == 0 {
-		p.words = DefaultBriefWords
-	}
-	return p, nil
+	return &plan{set: set, abstain: e.Abstain, study: e.Study,
+		tokens: cmp.Or(o.AnswerTokens, DefaultAnswerTokens), words: cmp.Or(o.BriefWords, DefaultBriefWords)}, nil
 }

@@ -2,6 +2,7 @@ package brevity
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bhashalab/bhasha/study"
 )
@@ -15,15 +16,11 @@ const FigureName = "brief_by_model"
 // figure's fields; a figure saying why when the table has no rows, and
 // none when the run has no answer_lengths.
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) {
-	var t *study.Table
-	for _, x := range ts {
-		if x.Name == LengthsTable {
-			t = x
-		}
-	}
-	if t == nil {
+	i := slices.IndexFunc(ts, func(x *study.Table) bool { return x.Name == LengthsTable })
+	if i < 0 {
 		return nil, nil
 	}
+	t := ts[i]
 	title := fmt.Sprintf("answers within %s, per model", wordsOf(p.words))
 	if len(t.Rows) == 0 {
 		f, err := study.EmptyFigure(t, FigureName, "", title, "", "answer")

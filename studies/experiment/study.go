@@ -386,11 +386,11 @@ func (e *Experiment) Items() *item.Set {
 	return e.plan.Items()
 }
 
-// Stages is the number of request stages (2 for two-step strategies and judges).
 // HasJudge reports whether the experiment names a judge model (whose
 // verdicts bhasha report may still ask for).
 func (e *Experiment) HasJudge() bool { return e.Judge != nil }
 
+// Stages is the number of request stages (2 for two-step strategies and judges).
 func (e *Experiment) Stages() int {
 	if e.plan != nil {
 		return e.plan.Stages()

@@ -145,6 +145,10 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	return out, nil
 }
 
+// AnswerSchema: a request file's answers have no criterion, the common
+// fields only.
+func (p *plan) AnswerSchema() *study.Schema { return study.NewSchema() }
+
 // Tables is the requests table.
 func (p *plan) Tables(rows []study.Row, _ study.TableOptions) []*study.Table {
 	return []*study.Table{tables.Requests(rows)}
