@@ -360,13 +360,7 @@ func sample(s *item.Set, n int, seed int64) *item.Set {
 	if n <= 0 || n >= len(s.Items) {
 		return s
 	}
-	idx := make([]int, len(s.Items))
-	for i := range idx {
-		idx[i] = i
-	}
-	r := rand.New(rand.NewPCG(uint64(seed), 0x5a3c))
-	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-	keep := idx[:n]
+	keep := rand.New(rand.NewPCG(uint64(seed), 0x5a3c)).Perm(len(s.Items))[:n]
 	slices.Sort(keep)
 	out := &item.Set{Dataset: s.Dataset, Skipped: s.Skipped, Notes: append(s.Notes, fmt.Sprintf("sampled %d of %d items (seed %d)", n, len(s.Items), seed))}
 	for _, i := range keep {
