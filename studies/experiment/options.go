@@ -226,8 +226,7 @@ func setKeys(v any, tag string) []string {
 }
 
 // emptyNode reports whether a YAML value is empty (null, "", [] or {}):
-// an empty option is not set (the experiment.yaml copies of older runs
-// write every field, empty ones included).
+// an empty option is not set.
 func emptyNode(n *yaml.Node) bool {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -242,8 +241,7 @@ func emptyNode(n *yaml.Node) bool {
 
 // zeroNode reports whether a YAML value is empty or a scalar that decodes
 // to its type's zero (false, 0, ""): an option left at its default, as
-// setKeys reads a Go value (the copies of older runs write every key of
-// prompt: and scoring:, all of them zero but the study's own).
+// setKeys reads a Go value.
 func zeroNode(n *yaml.Node) bool {
 	var v any
 	return emptyNode(n) || (n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && (v == nil || reflect.ValueOf(v).IsZero()))
