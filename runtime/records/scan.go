@@ -440,11 +440,7 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if !need {
 			continue
 		}
-		r, err := f.open()
-		if err != nil {
-			return nil, err
-		}
-		_, err = eachLine(f, r, func(line []byte, local int) error {
+		err := f.eachLine(func(line []byte, local int) error {
 			n := starts[i] + local
 			if !want[n] {
 				return nil
@@ -459,7 +455,6 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 			out[n] = rec
 			return nil
 		})
-		r.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -555,14 +550,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		if f.damage != nil && s.leaveDamaged {
 			continue
 		}
-		r, err := f.open()
-		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
-			continue
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		_, err = eachLine(f, r, func(line []byte, local int) error {
+		err := f.eachLine(func(line []byte, local int) error {
 			n := s.starts[i] + local
 			var rec struct {
 				Key      string           `json:"key"`
@@ -588,7 +576,9 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			return nil
 		})
-		r.Close()
+		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
+			continue
+		}
 		if err != nil {
 			return "", 0, err
 		}
@@ -652,13 +642,8 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 func rewriteFile(f recordFile, drop map[int]bool) error {
 	// eachKept calls add with each of f's kept lines and returns how many.
 	eachKept := func(add func([]byte) error) (int, error) {
-		r, err := f.open()
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
 		kept := 0
-		_, err = eachLine(f, r, func(line []byte, n int) error {
+		err := f.eachLine(func(line []byte, n int) error {
 			if drop[n] {
 				return nil
 			}
