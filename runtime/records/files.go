@@ -289,8 +289,14 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 			return nil, err
 		}
 		defer s.close()
-		data, verified, dm := s.lines()
-		f.verified, f.damage = verified, dm
+		var data []byte
+		verified := s.digest.Sealed
+		dm, _ := s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
+			verified = verified && holds
+			data = append(data, lines...)
+			return nil
+		})
+		f.verified, f.damage = verified && dm == nil, dm
 		return io.NopCloser(bytes.NewReader(data)), nil
 	case kindZst:
 		fh, err := os.Open(f.path)
@@ -388,7 +394,7 @@ func toParquet(f recordFile) error {
 		}
 		defer zr.Close()
 		r = &zstdFile{zr: zr, path: f.path}
-	} else if err := endsInNewline(src, f.path); err != nil {
+	} else if _, err := endsInNewline(src, f.path); err != nil {
 		return err
 	}
 	dir := filepath.Dir(f.path)
@@ -412,23 +418,23 @@ func toParquet(f recordFile) error {
 }
 
 // endsInNewline refuses to seal a file whose last line is torn (a segment
-// holds whole lines only).
-func endsInNewline(f *os.File, path string) error {
+// holds whole lines only), and returns its size.
+func endsInNewline(f *os.File, path string) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("sealing %s: %w", path, err)
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
 	}
 	if fi.Size() == 0 {
-		return nil
+		return 0, nil
 	}
 	var b [1]byte
 	if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
-		return fmt.Errorf("sealing %s: %w", path, err)
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
 	}
 	if b[0] != '\n' {
-		return fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
+		return 0, fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
 	}
-	return nil
+	return fi.Size(), nil
 }
 
 // finishSeals completes what an interrupted seal left in dir: a plain
@@ -495,14 +501,10 @@ func renameLive(dir string) (*recordFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sealing %s: %w", live, err)
 	}
-	err = endsInNewline(f, live)
-	fi, serr := f.Stat()
+	size, err := endsInNewline(f, live)
 	f.Close()
-	if err != nil {
+	if err != nil || size == 0 {
 		return nil, err
-	}
-	if serr != nil || fi.Size() == 0 {
-		return nil, serr
 	}
 	n := d.maxSeg + 1
 	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}

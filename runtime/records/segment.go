@@ -645,19 +645,6 @@ func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds 
 	return dm, nil
 }
 
-// lines reads the segment as lines (open's reading of it): every row
-// group that can be read, and verified when every group holds
-// (eachGroup). What could not be read is the Damage (nil: none).
-func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
-	verified = s.digest.Sealed
-	dm, _ = s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
-		verified = verified && holds
-		data = append(data, lines...)
-		return nil
-	})
-	return data, verified && dm == nil, dm
-}
-
 // footerLoss adds to dm (made when nil) the rows the digest counts and
 // the footer does not (a footer damaged into fewer rows or row groups),
 // and returns it; nil when there are none.
