@@ -303,7 +303,7 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading records: %w", err)
 		}
-		zr, err := newZstdReader(bufio.NewReaderSize(fh, 1<<20))
+		zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
 		if err != nil {
 			fh.Close()
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
@@ -315,11 +315,6 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("reading records: %w", err)
 	}
 	return fh, nil
-}
-
-// newZstdReader is an older segment's decoder.
-func newZstdReader(r io.Reader) (*zstd.Decoder, error) {
-	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
 }
 
 // zstdFile reads an older compressed segment; errors name it.
@@ -381,27 +376,21 @@ func replacePlain(path string, write func(io.Writer) error) error {
 // Bhasha's compressed one, becomes its Parquet segment, and f (with an
 // older segment's lean copy) is removed.
 func toParquet(f recordFile) error {
-	src, err := os.Open(f.path)
-	if err != nil {
-		return fmt.Errorf("sealing %s: %w", f.path, err)
-	}
-	defer src.Close()
-	var r io.Reader = bufio.NewReaderSize(src, 1<<20)
-	if f.kind == kindZst {
-		zr, err := newZstdReader(r)
+	if f.kind == kindPlain {
+		src, err := os.Open(f.path)
 		if err != nil {
-			return fmt.Errorf("converting %s: %w", f.path, err)
+			return fmt.Errorf("sealing %s: %w", f.path, err)
 		}
-		defer zr.Close()
-		r = &zstdFile{zr: zr, path: f.path}
-	} else if _, err := endsInNewline(src, f.path); err != nil {
-		return err
+		_, err = endsInNewline(src, f.path)
+		src.Close()
+		if err != nil {
+			return err
+		}
 	}
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := eachLine(f, r, func(line []byte, _ int) error { return add(line) })
-		return err
+		return f.eachLine(func(line []byte, _ int) error { return add(line) })
 	}); err != nil {
 		return err
 	}
