@@ -229,12 +229,9 @@ func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqS
 		var s *pqSegment
 		if pq && f.kind == kindPq {
 			s, err = openSegment(f.path)
-			if errors.Is(err, errNoFooter) {
-				s, err = nil, nil // read as lines: open names the damage
-				r, err = f.open()
-			}
-		} else {
-			r, err = f.open()
+		}
+		if s == nil && (err == nil || errors.Is(err, errNoFooter)) {
+			r, err = f.open() // a footer that cannot be read: open names the damage
 		}
 		if errors.Is(err, os.ErrNotExist) {
 			// A plain segment sealed, or records.jsonl sealed: look again.
@@ -246,25 +243,21 @@ func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqS
 		if err != nil {
 			return any, err
 		}
-		closeIt := func() {
-			if r != nil {
-				r.Close()
-			}
-		}
 		if f.seg == 0 {
-			if err := again(); err != nil {
-				closeIt()
-				return any, err
-			}
-			if d.maxSeg > last {
-				closeIt()
+			if err := again(); err != nil || d.maxSeg > last {
+				r.Close()
+				if err != nil {
+					return any, err
+				}
 				continue
 			}
 			retries-- // not a retry
 		}
 		any = true
 		err = fn(f, r, s)
-		closeIt()
+		if r != nil {
+			r.Close()
+		}
 		if err != nil || f.seg == 0 {
 			return any, err
 		}

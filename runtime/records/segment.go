@@ -139,19 +139,16 @@ func segCols() []segCol {
 func segSchema() (*parquet.Schema, []segCol) {
 	cols := segCols()
 	g := parquet.Group{}
-	at := map[string]int{}
-	for i, c := range cols {
-		n := c.node
+	for _, c := range cols {
+		g[c.name] = c.node
 		if c.optional {
-			n = parquet.Optional(n)
+			g[c.name] = parquet.Optional(c.node)
 		}
-		g[c.name] = n
-		at[c.name] = i
 	}
 	sch := parquet.NewSchema("records", g)
 	var order []segCol
 	for _, path := range sch.Columns() {
-		order = append(order, cols[at[path[0]]])
+		order = append(order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
 	}
 	return sch, order
 }

@@ -451,27 +451,11 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 	}
 }
 
-// finish reads back the responses of the conflicting lines and returns
+// finish reads back the conflicting lines (readBack) and returns
 // the values kept, in order, each with its line.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	if len(u.d.Conflicts) > 0 {
-		want := map[int]bool{}
-		for _, c := range u.d.Conflicts {
-			for _, l := range c.Lines {
-				want[l] = true
-			}
-		}
-		back, err := linesIn(files, starts, nlines, want)
-		if err != nil {
-			return nil, nil, u.d, err
-		}
-		for i := range u.d.Conflicts {
-			c := &u.d.Conflicts[i]
-			for _, l := range c.Lines {
-				c.Responses = append(c.Responses, back[l].Response)
-				c.At = append(c.At, atIn(files, starts, l))
-			}
-		}
+	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
+		return nil, nil, u.d, err
 	}
 	out := u.vals[:0]
 	lines := make([]int32, 0, len(u.slots)-len(u.d.Conflicts))
