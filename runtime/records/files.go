@@ -425,47 +425,42 @@ func endsInNewline(f *os.File, path string) (int64, error) {
 // Parquet, saying so to log (when not nil) for each. A conversion that
 // fails leaves the older segment as it is (it is read as it is) and is
 // said to log, not returned. It must run under the exclusive lock.
-func finishSeals(dir string, log func(string)) (bool, error) {
+func finishSeals(dir string, log func(string)) error {
 	d, err := listFiles(dir)
 	if err != nil {
-		return false, err
+		return err
 	}
-	did := false
 	for _, p := range d.redundant {
 		if err := os.Remove(p); err != nil {
-			return did, fmt.Errorf("removing %s, a copy of a sealed segment: %w", p, err)
+			return fmt.Errorf("removing %s, a copy of a sealed segment: %w", p, err)
 		}
-		did = true
 	}
 	for _, t := range d.temps {
 		if err := os.Remove(t); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return did, fmt.Errorf("removing %s: %w", t, err)
+			return fmt.Errorf("removing %s: %w", t, err)
 		}
-		did = true
 	}
-	if did {
+	if len(d.redundant)+len(d.temps) > 0 {
 		if err := syncDir(dir); err != nil {
-			return did, err
+			return err
 		}
 	}
 	for _, f := range d.plain {
 		if err := toParquet(f); err != nil {
-			return did, err
+			return err
 		}
-		did = true
 	}
 	for _, f := range d.old {
 		err := toParquet(f)
-		if log != nil {
-			if err != nil {
-				log(fmt.Sprintf("warning: %s stays as it is, still read: converting it to Parquet: %v", f.name, err))
-			} else {
-				log(fmt.Sprintf("%s converted to %s (Parquet; the older segment and its lean copy removed)", f.name, SegmentName(f.seg)))
-			}
+		switch {
+		case log == nil:
+		case err != nil:
+			log(fmt.Sprintf("warning: %s stays as it is, still read: converting it to Parquet: %v", f.name, err))
+		default:
+			log(fmt.Sprintf("%s converted to %s (Parquet; the older segment and its lean copy removed)", f.name, SegmentName(f.seg)))
 		}
-		did = did || err == nil
 	}
-	return did, nil
+	return nil
 }
 
 // renameLive is step 1 of a seal: dir's live file becomes the plain
@@ -509,7 +504,7 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err := lk.holds(dir); err != nil {
 		return "", err
 	}
-	if _, err := finishSeals(dir, log); err != nil {
+	if err := finishSeals(dir, log); err != nil {
 		return "", err
 	}
 	fi, err := os.Stat(filepath.Join(dir, FileName))

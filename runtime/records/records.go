@@ -204,7 +204,7 @@ func CreateWith(dir string, o Options) (*Writer, error) {
 		if err := o.Lock.holds(dir); err != nil {
 			return nil, err
 		}
-		if _, err := finishSeals(dir, o.Log); err != nil {
+		if err := finishSeals(dir, o.Log); err != nil {
 			return nil, err
 		}
 	}

@@ -505,7 +505,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.interrupted {
 		// Compressing a plain segment or removing its copy keeps every
 		// line where it was: the scan's line numbers still hold.
-		if _, err := finishSeals(dir, nil); err != nil {
+		if err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
 		d, err := listFiles(dir)

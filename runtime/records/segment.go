@@ -672,27 +672,20 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	keys, kerr := s.groupKeys(g)
 	for i := from; i <= to && len(dm.LostAt) < maxLostNamed; i++ {
 		if kerr == nil {
-			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from]))
+			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from].Key))
 		} else {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d", i))
 		}
 	}
 }
 
-// groupKeys reads the keys of row group g, when its key column's chunk
-// holds by the digest.
-func (s *pqSegment) groupKeys(g int) (keys []string, err error) {
+// groupKeys reads the key column of row group g, when its chunk holds by
+// the digest.
+func (s *pqSegment) groupKeys(g int) ([]segRow, error) {
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
 		return nil, errors.New("its keys are damaged too")
 	}
-	rows, err := s.groupRows(g, []string{"key"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		keys = append(keys, r.Key)
-	}
-	return keys, nil
+	return s.groupRows(g, []string{"key"}, nil)
 }
 
 // readColumn reads the values of a column chunk into c's field of rows,
