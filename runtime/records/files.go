@@ -369,7 +369,7 @@ func replacePlain(path string, write func(io.Writer) error) error {
 // Bhasha's compressed one, becomes its Parquet segment, and f (with an
 // older segment's lean copy) is removed.
 func toParquet(f recordFile) error {
-	if f.kind == kindPlain {
+	if f.kind != kindZst {
 		src, err := os.Open(f.path)
 		if err != nil {
 			return fmt.Errorf("sealing %s: %w", f.path, err)
