@@ -92,7 +92,6 @@ func hasSealMember(line []byte) bool {
 // error when it is not a JSON object, the seal is not its last member or
 // not a string, or a value does not decode.
 func canonical(line []byte) (body []byte, seal string, err error) {
-	var e strEncoder
 	body = append(make([]byte, 0, len(line)), '{')
 	found, after := false, false
 	err = jsonscan.Members(line, func(key, v []byte) error {
@@ -117,10 +116,10 @@ func canonical(line []byte) (body []byte, seal string, err error) {
 		if len(body) > 1 {
 			body = append(body, ',')
 		}
-		body = e.appendString(body, k, false)
+		body = appendString(body, k, false)
 		body = append(body, ':')
 		var err error
-		body, err = e.appendValue(body, v, modeOf(k))
+		body, err = appendValue(body, v, modeOf(k))
 		return err
 	})
 	switch {
@@ -141,36 +140,24 @@ func requestMatches(body []byte, digest string) bool {
 	if engine.RequestDigest(body) == digest {
 		return true
 	}
-	var e strEncoder
-	c, err := e.appendValue(nil, body, modeOf("request"))
+	c, err := appendValue(nil, body, modeOf("request"))
 	return err == nil && engine.RequestDigest(c) == digest
 }
 
-// strEncoder encodes strings as encoding/json does, with or without HTML
-// escaping.
-type strEncoder struct {
-	buf   bytes.Buffer
-	plain *json.Encoder // without HTML escaping, as the Writer's
-}
-
-func (e *strEncoder) appendString(dst []byte, s string, html bool) []byte {
-	if html {
-		b, _ := json.Marshal(s) // a string always encodes
-		return append(dst, b...)
-	}
-	if e.plain == nil {
-		e.plain = json.NewEncoder(&e.buf)
-		e.plain.SetEscapeHTML(false)
-	}
-	e.buf.Reset()
-	_ = e.plain.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))...)
+// appendString appends s encoded as encoding/json does, with or without
+// HTML escaping.
+func appendString(dst []byte, s string, html bool) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	_ = enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
 // appendValue appends the JSON value v re-encoded in mode m: no white
 // space, every string as encoding/json writes it, numbers as m says,
 // members and elements in their order.
-func (e *strEncoder) appendValue(dst, v []byte, m canonMode) ([]byte, error) {
+func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()
 	type level struct {
@@ -206,7 +193,7 @@ func (e *strEncoder) appendValue(dst, v []byte, m canonMode) ([]byte, error) {
 			dst = append(dst, byte(t))
 			stack = append(stack, level{obj: t == '{'})
 		case string:
-			dst = e.appendString(dst, t, m.html)
+			dst = appendString(dst, t, m.html)
 		case json.Number:
 			s := string(t)
 			if m.goFloats && strings.ContainsAny(s, ".eE") {

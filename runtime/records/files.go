@@ -229,12 +229,9 @@ func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqS
 		var s *pqSegment
 		if pq && f.kind == kindPq {
 			s, err = openSegment(f.path)
-			if errors.Is(err, errNoFooter) {
-				s, err = nil, nil // read as lines: open names the damage
-				r, err = f.open()
-			}
-		} else {
-			r, err = f.open()
+		}
+		if s == nil && (err == nil || errors.Is(err, errNoFooter)) {
+			r, err = f.open() // a footer that cannot be read: open names the damage
 		}
 		if errors.Is(err, os.ErrNotExist) {
 			// A plain segment sealed, or records.jsonl sealed: look again.
@@ -246,25 +243,21 @@ func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqS
 		if err != nil {
 			return any, err
 		}
-		closeIt := func() {
-			if r != nil {
-				r.Close()
-			}
-		}
 		if f.seg == 0 {
-			if err := again(); err != nil {
-				closeIt()
-				return any, err
-			}
-			if d.maxSeg > last {
-				closeIt()
+			if err := again(); err != nil || d.maxSeg > last {
+				r.Close()
+				if err != nil {
+					return any, err
+				}
 				continue
 			}
 			retries-- // not a retry
 		}
 		any = true
 		err = fn(f, r, s)
-		closeIt()
+		if r != nil {
+			r.Close()
+		}
 		if err != nil || f.seg == 0 {
 			return any, err
 		}
@@ -289,15 +282,21 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 			return nil, err
 		}
 		defer s.close()
-		data, verified, dm := s.lines()
-		f.verified, f.damage = verified, dm
+		var data []byte
+		verified := s.digest.Sealed
+		dm, _ := s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
+			verified = verified && holds
+			data = append(data, lines...)
+			return nil
+		})
+		f.verified, f.damage = verified && dm == nil, dm
 		return io.NopCloser(bytes.NewReader(data)), nil
 	case kindZst:
 		fh, err := os.Open(f.path)
 		if err != nil {
 			return nil, fmt.Errorf("reading records: %w", err)
 		}
-		zr, err := newZstdReader(bufio.NewReaderSize(fh, 1<<20))
+		zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
 		if err != nil {
 			fh.Close()
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
@@ -309,11 +308,6 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("reading records: %w", err)
 	}
 	return fh, nil
-}
-
-// newZstdReader is an older segment's decoder.
-func newZstdReader(r io.Reader) (*zstd.Decoder, error) {
-	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
 }
 
 // zstdFile reads an older compressed segment; errors name it.
@@ -375,27 +369,21 @@ func replacePlain(path string, write func(io.Writer) error) error {
 // Bhasha's compressed one, becomes its Parquet segment, and f (with an
 // older segment's lean copy) is removed.
 func toParquet(f recordFile) error {
-	src, err := os.Open(f.path)
-	if err != nil {
-		return fmt.Errorf("sealing %s: %w", f.path, err)
-	}
-	defer src.Close()
-	var r io.Reader = bufio.NewReaderSize(src, 1<<20)
-	if f.kind == kindZst {
-		zr, err := newZstdReader(r)
+	if f.kind != kindZst {
+		src, err := os.Open(f.path)
 		if err != nil {
-			return fmt.Errorf("converting %s: %w", f.path, err)
+			return fmt.Errorf("sealing %s: %w", f.path, err)
 		}
-		defer zr.Close()
-		r = &zstdFile{zr: zr, path: f.path}
-	} else if err := endsInNewline(src, f.path); err != nil {
-		return err
+		_, err = endsInNewline(src, f.path)
+		src.Close()
+		if err != nil {
+			return err
+		}
 	}
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
 	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := eachLine(f, r, func(line []byte, _ int) error { return add(line) })
-		return err
+		return f.eachLine(func(line []byte, _ int) error { return add(line) })
 	}); err != nil {
 		return err
 	}
@@ -412,23 +400,23 @@ func toParquet(f recordFile) error {
 }
 
 // endsInNewline refuses to seal a file whose last line is torn (a segment
-// holds whole lines only).
-func endsInNewline(f *os.File, path string) error {
+// holds whole lines only), and returns its size.
+func endsInNewline(f *os.File, path string) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("sealing %s: %w", path, err)
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
 	}
 	if fi.Size() == 0 {
-		return nil
+		return 0, nil
 	}
 	var b [1]byte
 	if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
-		return fmt.Errorf("sealing %s: %w", path, err)
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
 	}
 	if b[0] != '\n' {
-		return fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
+		return 0, fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
 	}
-	return nil
+	return fi.Size(), nil
 }
 
 // finishSeals completes what an interrupted seal left in dir: a plain
@@ -437,47 +425,42 @@ func endsInNewline(f *os.File, path string) error {
 // Parquet, saying so to log (when not nil) for each. A conversion that
 // fails leaves the older segment as it is (it is read as it is) and is
 // said to log, not returned. It must run under the exclusive lock.
-func finishSeals(dir string, log func(string)) (bool, error) {
+func finishSeals(dir string, log func(string)) error {
 	d, err := listFiles(dir)
 	if err != nil {
-		return false, err
+		return err
 	}
-	did := false
 	for _, p := range d.redundant {
 		if err := os.Remove(p); err != nil {
-			return did, fmt.Errorf("removing %s, a copy of a sealed segment: %w", p, err)
+			return fmt.Errorf("removing %s, a copy of a sealed segment: %w", p, err)
 		}
-		did = true
 	}
 	for _, t := range d.temps {
 		if err := os.Remove(t); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return did, fmt.Errorf("removing %s: %w", t, err)
+			return fmt.Errorf("removing %s: %w", t, err)
 		}
-		did = true
 	}
-	if did {
+	if len(d.redundant)+len(d.temps) > 0 {
 		if err := syncDir(dir); err != nil {
-			return did, err
+			return err
 		}
 	}
 	for _, f := range d.plain {
 		if err := toParquet(f); err != nil {
-			return did, err
+			return err
 		}
-		did = true
 	}
 	for _, f := range d.old {
 		err := toParquet(f)
-		if log != nil {
-			if err != nil {
-				log(fmt.Sprintf("warning: %s stays as it is, still read: converting it to Parquet: %v", f.name, err))
-			} else {
-				log(fmt.Sprintf("%s converted to %s (Parquet; the older segment and its lean copy removed)", f.name, SegmentName(f.seg)))
-			}
+		switch {
+		case log == nil:
+		case err != nil:
+			log(fmt.Sprintf("warning: %s stays as it is, still read: converting it to Parquet: %v", f.name, err))
+		default:
+			log(fmt.Sprintf("%s converted to %s (Parquet; the older segment and its lean copy removed)", f.name, SegmentName(f.seg)))
 		}
-		did = did || err == nil
 	}
-	return did, nil
+	return nil
 }
 
 // renameLive is step 1 of a seal: dir's live file becomes the plain
@@ -495,14 +478,10 @@ func renameLive(dir string) (*recordFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sealing %s: %w", live, err)
 	}
-	err = endsInNewline(f, live)
-	fi, serr := f.Stat()
+	size, err := endsInNewline(f, live)
 	f.Close()
-	if err != nil {
+	if err != nil || size == 0 {
 		return nil, err
-	}
-	if serr != nil || fi.Size() == 0 {
-		return nil, serr
 	}
 	n := d.maxSeg + 1
 	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
@@ -525,7 +504,7 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err := lk.holds(dir); err != nil {
 		return "", err
 	}
-	if _, err := finishSeals(dir, log); err != nil {
+	if err := finishSeals(dir, log); err != nil {
 		return "", err
 	}
 	fi, err := os.Stat(filepath.Join(dir, FileName))

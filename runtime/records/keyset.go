@@ -35,13 +35,8 @@ func (s *KeySet) h(k string) [2]uint64 {
 }
 
 // Add inserts k and reports whether it was new.
-func (s *KeySet) Add(k string) bool { return s.AddRequest(k, "") }
-
-// AddRequest inserts k answered by the request whose digest (hex SHA-256,
-// engine.RequestDigest) is given ("" when the record does not say), and
-// reports whether k was new.
-func (s *KeySet) AddRequest(k, digest string) bool {
-	_, ok := s.addLine(k, digest, 0, 0)
+func (s *KeySet) Add(k string) bool {
+	_, ok := s.addLine(k, "", 0, 0)
 	return ok
 }
 

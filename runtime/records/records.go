@@ -64,14 +64,13 @@ const FileName = "records.jsonl"
 
 // PrepareReport says what Prepare found in an existing file.
 type PrepareReport struct {
-	Path           string
-	Kept           int // ok records kept
-	DroppedFailed  int // failed records removed so they are retried
-	DroppedDup     int // duplicate keys removed
-	TornTail       bool
-	TornTailBytes  int64
-	RewroteFile    bool
-	CorruptAtLines []int
+	Path          string
+	Kept          int // ok records kept
+	DroppedFailed int // failed records removed so they are retried
+	DroppedDup    int // duplicate keys removed
+	TornTail      bool
+	TornTailBytes int64
+	RewroteFile   bool
 	// Damaged lists the damaged segments and what could not be read of
 	// them (their lost records have no key in the scan's Done: a run asks
 	// them again); KeptDamaged, once Commit replaced them, where each
@@ -156,10 +155,6 @@ type Writer struct {
 	size    int64 // bytes in the live file
 	sealErr error // the first failed seal (the records stay in the live file or a plain segment)
 	sealed  []string
-	// compressing is the result of the segment being compressed in the
-	// background (nil when none), and pending its name.
-	compressing chan error
-	pending     string
 	// SealBytes seals the live file once a flush leaves it this large (≤ 0: never).
 	SealBytes int64
 	// CloseSealBytes seals the live file at Close when it is larger (< 0: never).
@@ -209,7 +204,7 @@ func CreateWith(dir string, o Options) (*Writer, error) {
 		if err := o.Lock.holds(dir); err != nil {
 			return nil, err
 		}
-		if _, err := finishSeals(dir, o.Log); err != nil {
+		if err := finishSeals(dir, o.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -248,17 +243,10 @@ func (w *Writer) Sealed() []string {
 	return slices.Clone(w.sealed)
 }
 
-// sealNow seals the live file (everything written is flushed): it
-// renames it to the next plain segment and, unless closing, opens a new
-// one and compresses the segment in the background (the run goes on
-// meanwhile; a reader reads the plain segment as the sealed one). The
-// previous segment's compression is waited for first.
+// sealNow seals the live file (everything written is flushed) into the
+// next segment and, unless closing, opens a new live file.
 func (w *Writer) sealNow(closing bool) {
-	if w.lock == nil {
-		return
-	}
-	w.waitCompress()
-	if w.sealErr != nil {
+	if w.lock == nil || w.sealErr != nil {
 		return
 	}
 	if !closing {
@@ -268,20 +256,12 @@ func (w *Writer) sealNow(closing bool) {
 		}
 	}
 	plain, err := renameLive(w.dir)
-	switch {
-	case err != nil:
-		w.sealErr = err
-	case plain != nil && closing:
-		if err := toParquet(*plain); err != nil {
-			w.sealErr = err
-		} else {
+	if err == nil && plain != nil {
+		if err = toParquet(*plain); err == nil {
 			w.sealed = append(w.sealed, SegmentName(plain.seg))
 		}
-	case plain != nil:
-		ch := make(chan error, 1)
-		go func(p recordFile) { ch <- toParquet(p) }(*plain)
-		w.compressing, w.pending = ch, SegmentName(plain.seg)
 	}
+	w.sealErr = err
 	if closing {
 		return
 	}
@@ -292,21 +272,6 @@ func (w *Writer) sealNow(closing bool) {
 		return
 	}
 	w.f, w.size = f, size
-}
-
-// waitCompress waits for the segment being compressed, if any.
-func (w *Writer) waitCompress() {
-	if w.compressing == nil {
-		return
-	}
-	if err := <-w.compressing; err != nil {
-		if w.sealErr == nil {
-			w.sealErr = err
-		}
-	} else {
-		w.sealed = append(w.sealed, w.pending)
-	}
-	w.compressing, w.pending = nil, ""
 }
 
 // nopCloser stands for a records file that could not be opened again
@@ -469,7 +434,6 @@ func (w *Writer) Close() error {
 	if cerr := w.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("closing %s: %w", w.path, cerr)
 	}
-	w.waitCompress()
 	if err == nil && w.CloseSealBytes >= 0 && w.size > w.CloseSealBytes {
 		w.sealNow(true)
 	}

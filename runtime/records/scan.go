@@ -146,6 +146,15 @@ type Tally struct {
 	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
 }
 
+// add is t with one more record, on logical line n (where is at).
+func (t Tally) add(n int, at string) Tally {
+	if t.N == 0 {
+		t.First, t.FirstAt = n, at
+	}
+	t.N++
+	return t
+}
+
 // Conflict is a key answered by more than one ok record that disagree: a
 // directory two runs wrote into, or a record planted by hand. Neither is
 // trusted.
@@ -214,7 +223,7 @@ type Scan struct {
 	Sealed    int        // lines with a matching seal
 	Unsealed  int        // lines without a seal before the first sealed one (older Bhasha)
 
-	conflictKeys map[[2]uint64]bool
+	conflictAt   map[[2]uint64]int // a conflicting key's index in Conflicts
 	torn         bool
 	committed    bool         // Commit rewrote the file: the line numbers above are of the file before
 	leaveDamaged bool         // Commit leaves damaged segments as they are (LeaveDamaged)
@@ -251,8 +260,7 @@ func atIn(files []recordFile, starts []int, n int) string {
 func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
-		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictKeys: map[[2]uint64]bool{}}
-	var dups []dupLine
+		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictAt: map[[2]uint64]int{}}
 	lineNo := 0
 	var err error
 	if s.sealedRun, err = runSealed(dir); err != nil {
@@ -265,7 +273,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		s.files = append(s.files, f)
 		s.starts = append(s.starts, lineNo)
 		var err error
-		lineNo, dups, err = s.scanFile(f, r, experiment, lineNo, dups)
+		lineNo, err = s.scanFile(f, r, experiment, lineNo)
 		return err
 	})
 	if err != nil {
@@ -276,17 +284,15 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 		return nil, err
 	}
 	s.interrupted = len(d.redundant) > 0 || len(d.plain) > 0
-	if len(dups) > 0 {
-		if err := s.collectConflicts(dups); err != nil {
-			return nil, err
-		}
+	if err := readBack(s.Conflicts, s.files, s.starts, s.Lines); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 // scanFile reads one file of the run, whose first line is logical line
 // lineNo+1, and returns the logical number of its last line.
-func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int, dups []dupLine) (int, []dupLine, error) {
+func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int) (int, error) {
 	start := lineNo
 	torn, err := eachLine(f, r, func(line []byte, local int) error {
 		lineNo = start + local
@@ -325,12 +331,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			s.Unsealed++ // written before records were sealed
 		}
 		exp := keyField(key, 0)
-		t := s.Experiments[exp]
-		if t.N == 0 {
-			t.First, t.FirstAt = lineNo, where
-		}
-		t.N++
-		s.Experiments[exp] = t
+		s.Experiments[exp] = s.Experiments[exp].add(lineNo, where)
 		if experiment != "" && exp != experiment {
 			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
 			return nil
@@ -357,12 +358,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			ids = map[engine.Identity]Tally{}
 			s.Identities[model] = ids
 		}
-		it := ids[id]
-		if it.N == 0 {
-			it.First, it.FirstAt = lineNo, where
-		}
-		it.N++
-		ids[id] = it
+		ids[id] = ids[id].add(lineNo, where)
 		if rec.Simulated {
 			s.Simulated++
 		}
@@ -371,8 +367,14 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			if first.resp == resp {
 				s.Report.DroppedDup++
 			} else {
-				s.conflictKeys[s.Done.h(key)] = true
-				dups = append(dups, dupLine{key: key, first: int(first.line), line: lineNo, response: rec.Response})
+				h := s.Done.h(key)
+				i, ok := s.conflictAt[h]
+				if !ok {
+					i = len(s.Conflicts)
+					s.conflictAt[h] = i
+					s.Conflicts = append(s.Conflicts, Conflict{Key: key, Lines: []int{int(first.line)}})
+				}
+				s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, lineNo)
 			}
 			return nil
 		}
@@ -382,49 +384,19 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 	if torn != nil {
 		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(torn.Bytes)
 	}
-	return lineNo, dups, err
+	return lineNo, err
 }
 
-// dupLine is an ok record whose key was answered before, differently.
-type dupLine struct {
-	key         string
-	first, line int // the key's first ok line, and this one
-	response    string
-}
-
-// collectConflicts groups disagreeing duplicates by key and reads the
-// responses of their first lines.
-func (s *Scan) collectConflicts(dups []dupLine) error {
-	want := map[int]bool{}
-	for _, d := range dups {
-		want[d.first] = true
-	}
-	firsts, err := linesIn(s.files, s.starts, s.Lines, want)
-	if err != nil {
-		return err
-	}
-	at := map[string]int{}
-	for _, d := range dups {
-		i, ok := at[d.key]
-		if !ok {
-			i = len(s.Conflicts)
-			at[d.key] = i
-			s.Conflicts = append(s.Conflicts, Conflict{Key: d.key, Lines: []int{d.first}, At: []string{s.At(d.first)}, Responses: []string{firsts[d.first].Response}})
+// readBack sets each conflict's At and Responses: where each of its
+// lines is in files, whose logical lines before each are starts, and
+// the response it reads back there.
+func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error {
+	want := map[int]string{}
+	for _, c := range cs {
+		for _, l := range c.Lines {
+			want[l] = ""
 		}
-		s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, d.line)
-		s.Conflicts[i].At = append(s.Conflicts[i].At, s.At(d.line))
-		s.Conflicts[i].Responses = append(s.Conflicts[i].Responses, d.response)
 	}
-	return nil
-}
-
-// lineBack is what linesIn reads back of a line.
-type lineBack struct{ Key, Response string }
-
-// linesIn reads back the key and response of the wanted lines (logical
-// numbers) of files, whose logical lines before each are starts.
-func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (map[int]lineBack, error) {
-	out := map[int]lineBack{}
 	for i, f := range files {
 		last := lines
 		if i+1 < len(starts) {
@@ -440,31 +412,32 @@ func linesIn(files []recordFile, starts []int, lines int, want map[int]bool) (ma
 		if !need {
 			continue
 		}
-		r, err := f.open()
-		if err != nil {
-			return nil, err
-		}
-		_, err = eachLine(f, r, func(line []byte, local int) error {
+		err := f.eachLine(func(line []byte, local int) error {
 			n := starts[i] + local
-			if !want[n] {
+			if _, ok := want[n]; !ok {
 				return nil
 			}
-			var rec lineBack
-			if err := json.Unmarshal(line, &struct {
-				Key      *string `json:"key"`
-				Response *string `json:"response"`
-			}{&rec.Key, &rec.Response}); err != nil {
+			var rec struct {
+				Response string `json:"response"`
+			}
+			if err := json.Unmarshal(line, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-			out[n] = rec
+			want[n] = rec.Response
 			return nil
 		})
-		r.Close()
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	for i := range cs {
+		c := &cs[i]
+		for _, l := range c.Lines {
+			c.Responses = append(c.Responses, want[l])
+			c.At = append(c.At, atIn(files, starts, l))
+		}
+	}
+	return nil
 }
 
 // Others says, for every experiment other than name that the keys name,
@@ -486,7 +459,10 @@ func (s *Scan) Others(name string) string {
 }
 
 // IsConflict reports whether key has disagreeing ok records.
-func (s *Scan) IsConflict(key string) bool { return s.conflictKeys[s.Done.h(key)] }
+func (s *Scan) IsConflict(key string) bool {
+	_, ok := s.conflictAt[s.Done.h(key)]
+	return ok
+}
 
 // Pick chooses lines to move to the archive at Commit: given a line's
 // number, key and the identity that answered it (nil when the record does
@@ -529,7 +505,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.interrupted {
 		// Compressing a plain segment or removing its copy keeps every
 		// line where it was: the scan's line numbers still hold.
-		if _, err := finishSeals(dir, nil); err != nil {
+		if err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
 		d, err := listFiles(dir)
@@ -555,14 +531,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		if f.damage != nil && s.leaveDamaged {
 			continue
 		}
-		r, err := f.open()
-		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
-			continue
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		_, err = eachLine(f, r, func(line []byte, local int) error {
+		err := f.eachLine(func(line []byte, local int) error {
 			n := s.starts[i] + local
 			var rec struct {
 				Key      string           `json:"key"`
@@ -588,7 +557,9 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			return nil
 		})
-		r.Close()
+		if errors.Is(err, os.ErrNotExist) && f.seg == 0 {
+			continue
+		}
 		if err != nil {
 			return "", 0, err
 		}
@@ -652,13 +623,8 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 func rewriteFile(f recordFile, drop map[int]bool) error {
 	// eachKept calls add with each of f's kept lines and returns how many.
 	eachKept := func(add func([]byte) error) (int, error) {
-		r, err := f.open()
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
 		kept := 0
-		_, err = eachLine(f, r, func(line []byte, n int) error {
+		err := f.eachLine(func(line []byte, n int) error {
 			if drop[n] {
 				return nil
 			}

@@ -139,19 +139,16 @@ func segCols() []segCol {
 func segSchema() (*parquet.Schema, []segCol) {
 	cols := segCols()
 	g := parquet.Group{}
-	at := map[string]int{}
-	for i, c := range cols {
-		n := c.node
+	for _, c := range cols {
+		g[c.name] = c.node
 		if c.optional {
-			n = parquet.Optional(n)
+			g[c.name] = parquet.Optional(c.node)
 		}
-		g[c.name] = n
-		at[c.name] = i
 	}
 	sch := parquet.NewSchema("records", g)
 	var order []segCol
 	for _, path := range sch.Columns() {
-		order = append(order, cols[at[path[0]]])
+		order = append(order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
 	}
 	return sch, order
 }
@@ -645,19 +642,6 @@ func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds 
 	return dm, nil
 }
 
-// lines reads the segment as lines (open's reading of it): every row
-// group that can be read, and verified when every group holds
-// (eachGroup). What could not be read is the Damage (nil: none).
-func (s *pqSegment) lines() (data []byte, verified bool, dm *Damage) {
-	verified = s.digest.Sealed
-	dm, _ = s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
-		verified = verified && holds
-		data = append(data, lines...)
-		return nil
-	})
-	return data, verified && dm == nil, dm
-}
-
 // footerLoss adds to dm (made when nil) the rows the digest counts and
 // the footer does not (a footer damaged into fewer rows or row groups),
 // and returns it; nil when there are none.
@@ -688,27 +672,20 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	keys, kerr := s.groupKeys(g)
 	for i := from; i <= to && len(dm.LostAt) < maxLostNamed; i++ {
 		if kerr == nil {
-			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from]))
+			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from].Key))
 		} else {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d", i))
 		}
 	}
 }
 
-// groupKeys reads the keys of row group g, when its key column's chunk
-// holds by the digest.
-func (s *pqSegment) groupKeys(g int) (keys []string, err error) {
+// groupKeys reads the key column of row group g, when its chunk holds by
+// the digest.
+func (s *pqSegment) groupKeys(g int) ([]segRow, error) {
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
 		return nil, errors.New("its keys are damaged too")
 	}
-	rows, err := s.groupRows(g, []string{"key"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		keys = append(keys, r.Key)
-	}
-	return keys, nil
+	return s.groupRows(g, []string{"key"}, nil)
 }
 
 // readColumn reads the values of a column chunk into c's field of rows,

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/bhashalab/bhasha/internal/lines"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -221,9 +220,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			if st, err := os.Stat(f.path); err == nil {
 				size = st.Size()
 			}
-			lr := &lastByteReader{r: r}
-			sc := lines.New(lr, f.path, 0)
-			for sc.Scan() {
+			t, err := eachLine(f, r, func(line []byte, _ int) error {
 				if len(b.data) >= batchBytes {
 					b.read = done + min(read, size)
 					if !send(b) {
@@ -232,24 +229,17 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					b = newBatch()
 				}
 				from := len(b.data)
-				b.data = append(b.data, sc.Bytes()...)
-				read += int64(len(sc.Bytes()) + 1)
+				b.data = append(b.data, line...)
+				read += int64(len(line) + 1)
 				b.spans = append(b.spans, span{int32(from), int32(len(b.data))})
 				n++
 				local++
-			}
-			if err := sc.Err(); err != nil {
+				return nil
+			})
+			if err != nil {
 				return err
 			}
-			if f.seg == 0 && lr.last != '\n' && len(b.spans) > 0 {
-				// records.jsonl ends without a newline: its last line is
-				// torn (TornTail), not a record.
-				sp := b.spans[len(b.spans)-1]
-				b.spans = b.spans[:len(b.spans)-1]
-				torn = &TornTail{At: lineAt(f, local), Bytes: int(sp.to - sp.from)}
-				n--
-				local--
-			}
+			torn = t
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -461,27 +451,11 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 	}
 }
 
-// finish reads back the responses of the conflicting lines and returns
+// finish reads back the conflicting lines (readBack) and returns
 // the values kept, in order, each with its line.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	if len(u.d.Conflicts) > 0 {
-		want := map[int]bool{}
-		for _, c := range u.d.Conflicts {
-			for _, l := range c.Lines {
-				want[l] = true
-			}
-		}
-		back, err := linesIn(files, starts, nlines, want)
-		if err != nil {
-			return nil, nil, u.d, err
-		}
-		for i := range u.d.Conflicts {
-			c := &u.d.Conflicts[i]
-			for _, l := range c.Lines {
-				c.Responses = append(c.Responses, back[l].Response)
-				c.At = append(c.At, atIn(files, starts, l))
-			}
-		}
+	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
+		return nil, nil, u.d, err
 	}
 	out := u.vals[:0]
 	lines := make([]int32, 0, len(u.slots)-len(u.d.Conflicts))

@@ -62,3 +62,15 @@ func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*To
 	}
 	return nil, fn(held, heldAt)
 }
+
+// eachLine opens f (open) and calls fn with each of its lines
+// (eachLine), a torn last line left out.
+func (f *recordFile) eachLine(fn func(line []byte, n int) error) error {
+	r, err := f.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = eachLine(*f, r, fn)
+	return err
+}
