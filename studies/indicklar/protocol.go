@@ -69,31 +69,26 @@ func (p *Protocol) Stages() int {
 	return n
 }
 
-// templateFile is the header template of a strategy and stage, in the
-// paper's wording when asked for and available.
+// templateFile is the header template of a strategy and stage ("" for
+// none): the authors' code's, or the paper's wording when asked for and
+// available (not for CoT).
 func (p *Protocol) templateFile(s Strategy, stage int) string {
-	f := templateFile(s, stage)
-	if p.PaperWording && f != "" && s != CoT && s != CoTCands {
-		return strings.Replace(f, "indicklar/", "indicklar/paper/", 1)
+	dir := "indicklar/"
+	if p.PaperWording {
+		dir = "indicklar/paper/"
 	}
-	return f
-}
-
-// templateFile maps a strategy and stage to its header template in the
-// authors' code.
-func templateFile(s Strategy, stage int) string {
 	switch s {
-	case TinTCM, TinTEN, OneStepCM, OneStepEN, CoT:
-		return "indicklar/" + string(s) + ".txt"
-	case CoTCands:
+	case TinTCM, TinTEN, OneStepCM, OneStepEN:
+		return dir + string(s) + ".txt"
+	case CoT, CoTCands:
 		return "indicklar/cot.txt"
 	case TwoStepCM, TwoStepEN:
-		return fmt.Sprintf("indicklar/%s-stage%d.txt", s, stage)
+		return fmt.Sprintf("%s%s-stage%d.txt", dir, s, stage)
 	case TwoStepTranslit:
 		if stage == 1 {
-			return "indicklar/2step-translit-stage1.txt"
+			return dir + "2step-translit-stage1.txt"
 		}
-		return "indicklar/2step-cm-stage2.txt"
+		return dir + "2step-cm-stage2.txt"
 	}
 	return ""
 }
@@ -148,12 +143,7 @@ type slot struct {
 // slots lists the (language, form) pairs a strategy asks.
 func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
-	english := false
-	for _, f := range p.Forms {
-		if f == study.English {
-			english = true
-		}
-	}
+	english := slices.Contains(p.Forms, study.English)
 	for _, l := range p.Languages {
 		if l.ISO3 == "eng" {
 			english = true
@@ -488,16 +478,11 @@ func Stage1Question(response string) string {
 // LenientJSON, extract.Field); answers are checked against the item's
 // candidates.
 func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
-	return p.extract(r, p.LenientJSON)
-}
-
-// extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	k := parsingOf(st, r, lenient)
+	k := parsingOf(st, r, p.LenientJSON)
 	res := parse(k)
 	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
 		res = extract.Candidates(res, v.Candidates)
@@ -591,12 +576,6 @@ func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 		}
 	}
 	return at.it, -1, at.en
-}
-
-// allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*study.Variant {
-	p.index()
-	return p.variants
 }
 
 func (p *Protocol) index() {

@@ -91,7 +91,10 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	if o.Prompt.DemosFromEnglish && !hasEnglish(set) {
+	if o.Prompt.DemosFromEnglish && !slices.ContainsFunc(set.Items, func(it *study.Item) bool {
+		v, ok := it.Variant("eng", study.English)
+		return ok && v.Question != ""
+	}) {
 		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
 	}
 	c := &study.Checker{}
@@ -136,16 +139,6 @@ func strategies(o *Options) []Strategy {
 		return []Strategy{Baseline}
 	}
 	return s
-}
-
-// hasEnglish reports whether any item of set has an English question.
-func hasEnglish(set *study.Items) bool {
-	for _, it := range set.Items {
-		if v, ok := it.Variant("eng", study.English); ok && v.Question != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // plan is a built IndicKLAR study.
@@ -206,13 +199,9 @@ func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	}
 	native := func(s string) func(*study.Row) bool { return sel(s, study.Native) }
 	key := func(r *study.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
-	ran := map[Strategy]bool{}
-	for _, s := range p.Strategies {
-		ran[s] = true
-	}
 	var cs []tables.Claim
 	for _, s := range []Strategy{TinTCM, TinTEN} {
-		if ran[s] && string(s) != ref {
+		if slices.Contains(p.Strategies, s) && string(s) != ref {
 			cs = append(cs, tables.PairedClaim(fmt.Sprintf("%s beats %s significantly (native; §5.2, A.5)", s, ref), "", native(string(s)), native(ref), key, "language and item", true))
 		}
 	}
@@ -298,17 +287,11 @@ func (p *plan) Notes() []string {
 	if p.gaps != "" {
 		out = append(out, p.gaps)
 	}
-	twoStep := false
-	for _, s := range p.Strategies {
-		twoStep = twoStep || s.Stages() == 2
-	}
-	if twoStep || p.DemosFromEnglish || p.DemosExcludeItem {
+	if p.Stages() == 2 || p.DemosFromEnglish || p.DemosExcludeItem {
 		out = append(out, "demonstrations: "+p.demonstrations())
 	}
-	for _, s := range p.Strategies {
-		if s != Baseline {
-			return append(out, "candidate order: "+p.candidateOrder())
-		}
+	if slices.ContainsFunc(p.Strategies, func(s Strategy) bool { return s != Baseline }) {
+		out = append(out, "candidate order: "+p.candidateOrder())
 	}
 	return out
 }
@@ -448,7 +431,8 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(p.allVariants())
+	p.index()
+	n := len(p.variants)
 	return &scorer{p: p, c: study.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, study.ExtractResult](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
 		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
@@ -599,8 +583,6 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 	var answered map[study.Key]bool // the answers' keys, when a first stage failed
 	if len(failedFirst) > 0 {
 		answered = make(map[study.Key]bool, len(rows))
-	}
-	if answered != nil {
 		for i := range rows {
 			answered[rows[i].Key] = true
 		}
@@ -681,12 +663,7 @@ func answerKey(k study.Key) study.Key {
 // ReadsRequests: the prompts of models that name a tokenizer are counted
 // offline from the request bodies.
 func (p *plan) ReadsRequests() bool {
-	for _, m := range p.e.Models {
-		if m.Tokenizer != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.e.Models, func(m experiment.Model) bool { return m.Tokenizer != "" })
 }
 
 // scored is the text an extraction is scored on: the value, or the raw

@@ -13,7 +13,7 @@ import (
 // Reference).
 func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
-	ref = reference(ref, o)
+	ref = Reference(ref, rows)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
@@ -49,25 +49,12 @@ func standard(name string, cs []study.Criterion, rows []study.Row, opt study.Tab
 // and A.5 compare with it) when it was run, else Obj-Baseline, else the
 // first strategy in name order.
 func Reference(want string, rows []study.Row) string {
+	if want != "" {
+		return want
+	}
 	has := map[string]bool{}
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
-	}
-	return pickReference(want, has)
-}
-
-// reference is Reference over an outcome index.
-func reference(want string, o tables.Outcomes) string {
-	has := map[string]bool{}
-	for k := range o {
-		has[k[1]] = true
-	}
-	return pickReference(want, has)
-}
-
-func pickReference(want string, has map[string]bool) string {
-	if want != "" {
-		return want
 	}
 	for _, s := range []string{"baseline", "baseline-cands"} {
 		if has[s] {
