@@ -115,6 +115,15 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	return pairs, means, overall
 }
 
+// clcByUnit is clc_mean's CLC(L) by model, strategy, language and form.
+func clcByUnit(means *study.Table) map[tables.Unit]float64 {
+	clc := map[tables.Unit]float64{}
+	for _, r := range means.Rows {
+		clc[tables.Unit{means.Str(r, "model"), means.Str(r, "strategy"), means.Str(r, "language"), means.Str(r, "form")}] = means.Num(r, "mean_jaccard")
+	}
+	return clc
+}
+
 // strategyTestsFrom compares each strategy with the reference (Reference) on
 // the same items, per model × language × form (with both CLC(L) and the
 // CLC gain beside the accuracy gain):
@@ -144,11 +153,8 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
 		study.StatisticColumn("clc_gain", "clc − clc_ref"))
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
-	clc := map[[4]string]float64{} // model, strategy, language, form → CLC(L)
-	for _, r := range clcMeans.Rows {
-		clc[[4]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language"), clcMeans.Str(r, "form")}] = clcMeans.Num(r, "mean_jaccard")
-	}
-	clcOf := func(k [4]string) float64 {
+	clc := clcByUnit(clcMeans)
+	clcOf := func(k tables.Unit) float64 {
 		if v, ok := clc[k]; ok {
 			return v
 		}

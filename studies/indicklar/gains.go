@@ -15,14 +15,6 @@ import (
 	"github.com/bhashalab/bhasha/internal/parallel"
 )
 
-// languageGains tests each strategy's gain over the reference across
-// languages, per model and measure: acc (the per-language accuracy
-// difference on the same native items) and clc (the difference of the
-// native CLC(L)). As the paper's A.3/A.4 state them: the mean gain with its
-// paired bootstrap 95% interval (10,000 resamples, seed 12345) and the
-// exact sign-flip permutation p; the robust variant beside: the median
-// gain and Wilcoxon's signed-rank test (SciPy's auto method); and the
-// languages with a positive gain (A.4).
 // gainKey names one set of per-language gains.
 type gainKey struct{ model, strategy, measure string }
 
@@ -49,23 +41,24 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
 		}
 	}
-	clc := map[[3]string]float64{} // model, strategy, language → native CLC(L)
-	for _, r := range clcMeans.Rows {
-		if clcMeans.Str(r, "form") == "native" {
-			clc[[3]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language")}] = clcMeans.Num(r, "mean_jaccard")
-		}
-	}
+	clc := clcByUnit(clcMeans)
 	for k, v := range clc {
-		if k[1] == ref {
+		if k[1] == ref || k[3] != "native" {
 			continue
 		}
-		if b, ok := clc[[3]string{k[0], ref, k[2]}]; ok {
+		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
 			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
 	return gains
 }
 
+// languageTestsFrom tests each strategy's gain over the reference across
+// languages, per model and measure, as the paper's A.3/A.4 state them:
+// the mean gain with its paired bootstrap 95% interval (10,000
+// resamples, seed 12345) and the exact sign-flip permutation p; beside
+// them the median gain, Wilcoxon's signed-rank test (SciPy's auto
+// method) and the languages with a positive gain (A.4).
 func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
 		study.KeyColumn("model"),
@@ -83,15 +76,14 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 		study.TextColumn("method", "how the test or extraction was made"))
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	type msm = gainKey
-	gains := map[msm][]float64{}
+	gains := map[gainKey][]float64{}
 	for k, m := range byLang {
 		for _, v := range m {
 			gains[k] = append(gains[k], v)
 		}
 	}
 	keys := slices.Collect(maps.Keys(gains))
-	study.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
+	study.SortBy(keys, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
