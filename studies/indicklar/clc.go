@@ -12,20 +12,13 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// clcFrom is cross-lingual consistency, per model and strategy. clc lists
-// every pair of language/form units: the Jaccard index |Cₐ ∩ C_b| /
-// |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
-// empty), over the items both units asked, with the pair's scope (the form
-// both share, or "cross-form"). clc_mean is, per form and language, the
-// mean over the other languages of the same form: CLC(L) as the paper's
-// A.1 defines it, averaged within one form (Bhasha's aggregation: the
-// authors' scripts average over the other languages of one run, at most
-// two, and the aggregation behind the paper's numbers is unpublished,
-// PROTOCOLS.md §1.10; the paper's tables are the native form's), and
-// clc_overall the mean of those over the form's languages (the paper's
-// overall CLC), per model × strategy × form: forms are never mixed (a
-// baseline run on three forms and TinT on the native one are compared on
-// the native one).
+// clcFrom is cross-lingual consistency per model and strategy: clc, the
+// Jaccard index of the sets of items answered right (0 for an empty
+// union) of every pair of language/form units, over the items both
+// asked, with the pair's scope (the shared form, or "cross-form");
+// clc_mean, CLC(L) (A.1) averaged over the other languages of the same
+// form (Bhasha's aggregation, PROTOCOLS.md §1.10); clc_overall, the mean
+// of CLC(L) over a form's languages. Forms are never mixed.
 func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
 		study.KeyColumn("model"),

@@ -142,12 +142,10 @@ func FamilyTests(fam *study.Table) *study.Table {
 	return t
 }
 
-// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian languages
-// (IndicKLAR §5.4 is about gains, not levels), per model × strategy ×
-// measure (acc, clc): each family's languages and mean gain (as the paper
-// states them) with the difference and the exact two-sample permutation
-// p (stats.TwoSamplePermutation), and each family's median gain (the
-// robust variant).
+// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian
+// languages (§5.4) per model × strategy × measure: each family's
+// languages, mean and median gain, and the difference of the means with
+// its exact two-sample permutation p (stats.TwoSamplePermutation).
 func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
 		study.KeyColumn("model"),

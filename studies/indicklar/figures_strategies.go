@@ -16,15 +16,11 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// StrategyGains is IndicKLAR's Fig. 3 per model: each strategy's
-// accuracy gain over the reference per language (bars), each bar marked
-// *, ** or *** by its Holm-adjusted McNemar p (tables.Stars: the
-// thresholds of the paper's Table 10, p < 0.05, 0.01, 0.001; the McNemar
-// test is the project page's, the Holm adjustment Bhasha's) and the
-// significant ones counted in the caption, from strategy_tests (native
-// questions). A gain of 0 is a sliver at 0 (barMinHeight), and the
-// caption counts them; a table with no rows, or a model with no native
-// comparison, is a figure saying why.
+// StrategyGains is IndicKLAR's Fig. 3 per model, from strategy_tests:
+// each strategy's accuracy gain over the reference per language on the
+// native questions, each bar marked by tables.Stars of its Holm-adjusted
+// McNemar p; a gain of 0 is a sliver at 0. A table with no rows, or a
+// model with no native comparison, is a figure saying why.
 func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 3"
 	if len(st.Rows) == 0 {
@@ -120,13 +116,11 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// Romanization is IndicKLAR's Fig. 7 (§5.6, the romanization ablation):
-// per model and language, accuracy on the native questions as they are
-// (the baseline with candidates, or without when the run has only that),
-// fully romanized (ablation-romanized) and on the dataset's code-mixed
-// questions, and, where the run has it, romanized by the model first
-// (2step-translit); bars with 95% Wilson whiskers, from the accuracy
-// table. A model with neither romanized variant has no figure.
+// Romanization is IndicKLAR's Fig. 7 per model, from accuracy: per
+// language, accuracy on the native questions as they are, fully
+// romanized (ablation-romanized), code-mixed and romanized by the model
+// first (2step-translit), with 95% Wilson whiskers. A model with neither
+// romanized variant has no figure.
 func Romanization(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, strategy, form string }
 	est := map[key]map[string]study.Estimate{}
@@ -255,13 +249,11 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// FlipSankey is IndicKLAR's Fig. 8 / Table 15 per model: of the items the
-// baseline gets wrong (pooled over languages), how many TinT-CM gets
-// right, and of the rest how many TinT-EN gets right, from flip_points.
-// Every flow carries its count, 0 included (a flow without a value
-// would leave ECharts unable to place the flows after it), and every
-// node's label says its count. A table with no rows, or a model without
-// a baseline-wrong item, is a figure saying why.
+// FlipSankey is IndicKLAR's Fig. 8 per model, from flip_points: of the
+// items the baseline gets wrong, how many TinT-CM gets right, and of the
+// rest how many TinT-EN gets right; every flow and node carries its
+// count, 0 included. A table with no rows, or a model without a
+// baseline-wrong item, is a figure saying why.
 func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 8 / Table 15"
 	type acc struct{ from1, flip1, from2, flip2 int }

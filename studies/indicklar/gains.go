@@ -118,14 +118,12 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 }
 
 // strategyFamiliesFrom sets each strategy family's variants side by side
-// (IndicKLAR A.3: 1Step, 2Step, TinT): per variant, the mean gain over
-// the reference across language × model cells in accuracy and in native
-// CLC(L), each with a percentile bootstrap 95% interval (10,000
-// resamples, seed 12345), and the mean end-to-end latency of the variant
-// and of the reference; best marks the family's variant with the highest
-// mean accuracy gain over the cells (Bhasha's pick; the paper's A.3
-// selects per cell, separately for accuracy and CLC: FamilySelection).
-// family names a strategy's family ("" for none).
+// (A.3): per variant, the mean gain over the reference across language ×
+// model cells in accuracy and native CLC(L), each with a percentile
+// bootstrap 95% interval (10,000 resamples, seed 12345), and the mean
+// latency of the variant and the reference; best marks the family's
+// variant of highest mean accuracy gain (Bhasha's pick; the paper's:
+// familySelectionFrom). family names a strategy's family ("" for none).
 func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
@@ -193,20 +191,14 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 	return t
 }
 
-// familySelectionFrom is IndicKLAR A.3's "best-performing variants" as the
-// paper selects them: in each language × model cell, separately for
-// accuracy (acc) and for native CLC(L) (clc), the family's variant with
-// the largest gain over the reference in that cell is selected (a tie
-// goes to the first variant by name; a cell counts when any variant of
-// the family has a gain there). Per family and measure, the row of
-// strategy "*" holds the mean over the cells of the selected variant's
-// gain (the paper's +0.1902 for 1Step's accuracy), with its percentile
-// bootstrap 95% interval (10,000 resamples, seed 12345); each variant's
-// row counts the cells it was selected in and its share of the cells with
-// a Wilson interval ("the English-guided variants ... most frequently
-// selected"). strategy_families' best (the highest mean gain over the
-// cells) is Bhasha's other rule. family names a strategy's family (""
-// for none).
+// familySelectionFrom is A.3's best variant per family as the paper
+// selects it: in each language × model cell, separately for acc and clc,
+// the variant of largest gain over the reference (a tie: the first by
+// name). Per family and measure, strategy "*" holds the mean of the
+// selected gains with a percentile bootstrap 95% interval (10,000
+// resamples, seed 12345); each variant's row, the cells it was selected
+// in and their share with a Wilson interval. family names a strategy's
+// family ("" for none).
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),

@@ -5,12 +5,9 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
-// KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
-// matrix), the strategy tests, form gaps and their summary, flip points,
-// families and their tests, relations, the language tests, the strategy
-// families and A.3's per-cell selection of their variants (family names a
-// strategy's, "" for none), tokenization and latency; ref is the experiment's reference strategy ("" chooses, see
-// Reference).
+// KLAR builds IndicKLAR's own tables (klarTables' names, in order); ref
+// is the reference strategy ("" chooses: Reference), family names a
+// strategy's family ("" for none).
 func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
 	ref = Reference(ref, rows)
