@@ -218,10 +218,8 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
 		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
 		k := msf{m, s, scope}
-		if langs[k] == nil {
-			langs[k] = map[string]bool{}
-		}
-		langs[k][la], langs[k][lb] = true, true
+		addTo(langs, k, la)
+		addTo(langs, k, lb)
 	}
 	jac := func(k key) float64 {
 		if x, ok := j[k]; ok {

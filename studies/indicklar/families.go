@@ -46,10 +46,7 @@ func Families(rows []study.Row) *study.Table {
 		if r.Correct {
 			k[x]++
 		}
-		if langs[x] == nil {
-			langs[x] = map[string]bool{}
-		}
-		langs[x][l.ISO3] = true
+		addTo(langs, x, l.ISO3)
 	}
 	keys := slices.Collect(maps.Keys(n))
 	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })

@@ -1,6 +1,8 @@
 package indicklar
 
 import (
+	"slices"
+
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/study"
 )
@@ -35,4 +37,12 @@ func Figures(ts []*study.Table) ([]study.Figure, error) {
 		}},
 		{Table: "strategy_tests", Empty: true, Make: StrategyGains},
 	})
+}
+
+// appendNew appends v to s unless s holds it.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

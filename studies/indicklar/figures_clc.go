@@ -3,7 +3,6 @@ package indicklar
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/study"
@@ -32,9 +31,7 @@ func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 			keys = append(keys, k)
 		}
 		row, col := mx.Str(r, "row"), mx.Str(r, "col")
-		if !slices.Contains(langs[k], row) {
-			langs[k] = append(langs[k], row)
-		}
+		langs[k] = appendNew(langs[k], row)
 		c := chart.Cell{X: col, Y: row, V: mx.Num(r, "jaccard")}
 		if row == col {
 			c.Neutral = "1"

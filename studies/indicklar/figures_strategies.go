@@ -3,7 +3,6 @@ package indicklar
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -36,21 +35,15 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
 			if f := st.Str(r, "form"); f != string(study.Native) {
-				if !slices.Contains(forms, f) {
-					forms = append(forms, f)
-				}
+				forms = appendNew(forms, f)
 				continue
 			}
 			if st.Num(r, "diff") == 0 {
 				zeros++
 			}
 			l, s := st.Str(r, "language"), st.Str(r, "strategy")
-			if !slices.Contains(langs, l) {
-				langs = append(langs, l)
-			}
-			if !slices.Contains(strategies, s) {
-				strategies = append(strategies, s)
-			}
+			langs = appendNew(langs, l)
+			strategies = appendNew(strategies, s)
 			gain[[2]string{s, l}] = st.Num(r, "diff")
 			holm[[2]string{s, l}] = st.Num(r, "p_holm")
 			if st.Num(r, "p_holm") < 0.05 {
@@ -134,9 +127,7 @@ func Romanization(acc *study.Table) ([]study.Figure, error) {
 			est[k] = map[string]study.Estimate{}
 		}
 		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
-		if !slices.Contains(models, k.model) {
-			models = append(models, k.model)
-		}
+		models = appendNew(models, k.model)
 	}
 	sort.Strings(models)
 	var out []study.Figure
@@ -162,9 +153,7 @@ func Romanization(acc *study.Table) ([]study.Figure, error) {
 		var langs []string
 		for _, e := range []map[string]study.Estimate{rom, first} {
 			for l := range e {
-				if !slices.Contains(langs, l) {
-					langs = append(langs, l)
-				}
+				langs = appendNew(langs, l)
 			}
 		}
 		sort.Strings(langs)
@@ -203,15 +192,9 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 	strategies := map[string][]string{}
 	for _, r := range rel.Rows {
 		x := key{rel.Str(r, "model"), rel.Str(r, "strategy"), rel.Str(r, "relation")}
-		if !slices.Contains(models, x.model) {
-			models = append(models, x.model)
-		}
-		if !slices.Contains(rels, x.relation) {
-			rels = append(rels, x.relation)
-		}
-		if !slices.Contains(strategies[x.model], x.strategy) {
-			strategies[x.model] = append(strategies[x.model], x.strategy)
-		}
+		models = appendNew(models, x.model)
+		rels = appendNew(rels, x.relation)
+		strategies[x.model] = appendNew(strategies[x.model], x.strategy)
 		k[x] += int(rel.Num(r, "k"))
 		n[x] += int(rel.Num(r, "n"))
 	}

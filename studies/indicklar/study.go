@@ -104,9 +104,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	for _, s := range p.Strategies {
 		for _, sl := range p.slots(s) {
 			lf := study.LangForm{Language: sl.lang.ISO3, Form: sl.form}
-			if !slices.Contains(asked, lf) {
-				asked = append(asked, lf)
-			}
+			asked = appendNew(asked, lf)
 		}
 	}
 	gaps, err := e.CheckCoverage(set, asked, o.Forms)
