@@ -80,11 +80,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 				pairs.Add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
 			}
 		}
-		type fs struct {
-			sum float64
-			n   int
-		}
-		byForm := map[string]*fs{}
+		formSum, formN := map[string]float64{}, map[string]int{}
 		var forms []string
 		for _, u := range us {
 			x := lf{u[2], u[3]}
@@ -93,15 +89,12 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 			}
 			m := sum[x] / float64(peers[x])
 			means.Add(k.model, k.strategy, u[3], u[2], peers[x], m)
-			if byForm[u[3]] == nil {
-				byForm[u[3]] = &fs{}
-				forms = append(forms, u[3])
-			}
-			byForm[u[3]].sum += m
-			byForm[u[3]].n++
+			forms = appendNew(forms, u[3])
+			formSum[u[3]] += m
+			formN[u[3]]++
 		}
 		for _, f := range forms {
-			overall.Add(k.model, k.strategy, f, byForm[f].n, byForm[f].sum/float64(byForm[f].n))
+			overall.Add(k.model, k.strategy, f, formN[f], formSum[f]/float64(formN[f]))
 		}
 	}
 	noteCLC(o, pairs, means, overall)

@@ -103,8 +103,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	var asked []study.LangForm
 	for _, s := range p.Strategies {
 		for _, sl := range p.slots(s) {
-			lf := study.LangForm{Language: sl.lang.ISO3, Form: sl.form}
-			asked = appendNew(asked, lf)
+			asked = appendNew(asked, study.LangForm{Language: sl.lang.ISO3, Form: sl.form})
 		}
 	}
 	gaps, err := e.CheckCoverage(set, asked, o.Forms)
@@ -299,11 +298,8 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 // conclusions tables, the dataset's statistics and the paper's wide
 // layouts (experiment.TableGrouper).
 func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experiment.TableGroup {
-	ref := ""
-	if p.o.Reference != "" {
-		r, _ := ParseStrategy(p.o.Reference)
-		ref = string(r)
-	}
+	r, _ := ParseStrategy(p.o.Reference) // "" when none (Check refused an unknown one)
+	ref := string(r)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
