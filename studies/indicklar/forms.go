@@ -41,7 +41,7 @@ func formGapsFrom(o tables.Outcomes) *study.Table {
 			keys = append(keys, k)
 		}
 	}
-	sortKeys(keys)
+	study.SortBy(keys, func(k [4]string) []string { return k[:] })
 	for _, k := range keys {
 		nat := o[k]
 		cm := o[[4]string{k[0], k[1], k[2], "code-mixed"}]
@@ -98,10 +98,6 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 	return t
 }
 
-func sortKeys(keys [][4]string) {
-	study.SortBy(keys, func(k [4]string) []string { return k[:] })
-}
-
 // flipPointsFrom counts the items that flip from wrong to right (§5.7),
 // per model × language over the native items, from the reference
 // baseline (baselineReference of ref): along the strategies (baseline →
@@ -127,21 +123,18 @@ func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 		study.UpperColumn("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
 		study.TextColumn("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
-	ref = baselineReference(ref, func(s string) bool {
-		for k := range o {
-			if k[1] == s {
-				return true
-			}
-		}
-		return false
-	})
+	has := map[string]bool{}
+	for k := range o {
+		has[k[1]] = true
+	}
+	ref = baselineReference(ref, has)
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
 			keys = append(keys, k)
 		}
 	}
-	sortKeys(keys)
+	study.SortBy(keys, func(k [4]string) []string { return k[:] })
 	for _, k := range keys {
 		model, l := k[0], k[2]
 		paths := []struct {

@@ -1,6 +1,7 @@
 package indicklar
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"iter"
@@ -160,12 +161,7 @@ const DefaultShots = 3
 
 // shotsOrDefault is the number of demonstrations in force for the
 // option's value n: n, or DefaultShots when n is not set (0).
-func shotsOrDefault(n int) int {
-	if n <= 0 {
-		return DefaultShots
-	}
-	return n
-}
+func shotsOrDefault(n int) int { return cmp.Or(max(n, 0), DefaultShots) }
 
 // Requests yields one model's requests of one stage.
 func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {

@@ -312,7 +312,16 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 	}
 	return []experiment.TableGroup{
 		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *study.Table) []*study.Table {
-			return standard(p.e.Study, p.Criteria(), rows, opt)
+			ts := study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt)
+			for _, t := range ts {
+				switch t.Name {
+				case "accuracy":
+					t.Mirrors = "IndicKLAR Tables 2, 7–9 (ACC)"
+				case "scaling", "model_families":
+					t.Mirrors = "IndicKLAR §5.3 / Fig. 5"
+				}
+			}
+			return ts
 		}},
 		{Names: klarTables(), Build: func(func(string) *study.Table) []*study.Table { return KLAR(rows, ref, FamilyOf) }},
 		{Names: []string{"sensitivity"}, Build: one(func() *study.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
@@ -320,9 +329,7 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
 		})},
 		{Names: []string{"dataset_stats"}, Build: one(func() *study.Table { return DatasetStats(p.Set, langs, forms) })},
-		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *study.Table) []*study.Table {
-			return layouts(get)
-		}},
+		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: layouts},
 	}
 }
 

@@ -15,30 +15,10 @@ func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Tab
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
 	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
+	lat := tables.Latency(rows)
+	lat.Mirrors = "IndicKLAR Table 6"
 	return []*study.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
-		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), latency(rows)}
-}
-
-// latency is tables.Latency with the paper table it mirrors.
-func latency(rows []study.Row) *study.Table {
-	t := tables.Latency(rows)
-	t.Mirrors = "IndicKLAR Table 6"
-	return t
-}
-
-// standard is tables.Standard with the paper tables IndicKLAR's copies
-// of them mirror.
-func standard(name string, cs []study.Criterion, rows []study.Row, opt study.TableOptions) []*study.Table {
-	ts := study.Standard(name, Metrics(), cs, rows, opt)
-	for _, t := range ts {
-		switch t.Name {
-		case "accuracy":
-			t.Mirrors = "IndicKLAR Tables 2, 7–9 (ACC)"
-		case "scaling", "model_families":
-			t.Mirrors = "IndicKLAR §5.3 / Fig. 5"
-		}
-	}
-	return ts
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), lat}
 }
 
 // Reference is the strategy the others are compared with: want (the
@@ -71,12 +51,12 @@ func Reference(want string, rows []study.Row) string {
 // tables start from: ref (the experiment's reference:, or the one
 // Reference chose) when it is a baseline (baseline or baseline-cands),
 // else Baseline when it ran, else Obj-Baseline ("" when neither ran).
-func baselineReference(ref string, has func(strategy string) bool) string {
+func baselineReference(ref string, has map[string]bool) string {
 	if ref == string(Baseline) || ref == string(BaselineCands) {
 		return ref
 	}
 	for _, s := range []string{string(Baseline), string(BaselineCands)} {
-		if has(s) {
+		if has[s] {
 			return s
 		}
 	}

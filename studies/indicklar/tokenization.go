@@ -37,7 +37,7 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
 	}
-	ref = baselineReference(Reference(ref, rows), func(s string) bool { return has[s] })
+	ref = baselineReference(Reference(ref, rows), has)
 	type ml struct{ model, lang string }
 	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
 	offline := map[string]bool{}
