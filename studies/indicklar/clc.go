@@ -110,13 +110,10 @@ func clcByUnit(means *study.Table) map[tables.Unit]float64 {
 	return clc
 }
 
-// strategyTestsFrom compares each strategy with the reference (Reference) on
-// the same items, per model × language × form (with both CLC(L) and the
-// CLC gain beside the accuracy gain):
-// the discordant counts b (reference right, strategy wrong) and c
-// (reference wrong, strategy right), the accuracy difference over the
-// paired items, McNemar's exact p, and Holm and BH adjustments over the
-// tests of each model.
+// strategyTestsFrom compares each strategy with the reference ref on the
+// same items, per model × language × form: the discordant counts b and
+// c, the paired accuracy difference, McNemar's exact p with Holm and BH
+// adjustments over each model's tests, and both CLC(L) and their gain.
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
 	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
 		study.KeyColumn("model"),

@@ -291,12 +291,8 @@ func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 		sk.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: m + " — flip points"}), charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 			charts.WithColorsOpts(opts.Colors(chart.Palette())), charts.WithAnimation(false))
 		sk.AddSeries("flip points", nil, nil)
-		o, err := chart.OptionOf(sk)
-		if err != nil {
-			return nil, err
-		}
 		zero := 0
-		o, err = chart.EditOption(o, func(o map[string]any) {
+		o, err := chart.OptionWith(sk, func(o map[string]any) {
 			o["legend"] = map[string]any{"show": false}
 			s := chart.SeriesMaps(o)[0]
 			var data, ls []any

@@ -146,12 +146,12 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		if family(k.strategy) == "" {
 			continue
 		}
+		to := clc
+		if k.measure == "acc" {
+			to = acc
+		}
 		for _, v := range byLang {
-			if k.measure == "acc" {
-				acc[k.strategy] = append(acc[k.strategy], v)
-			} else {
-				clc[k.strategy] = append(clc[k.strategy], v)
-			}
+			to[k.strategy] = append(to[k.strategy], v)
 		}
 	}
 	lat := map[string][]float64{}
