@@ -110,6 +110,14 @@ func clcByUnit(means *study.Table) map[tables.Unit]float64 {
 	return clc
 }
 
+// orNaN is m[k], or NaN when m has no k.
+func orNaN[K comparable](m map[K]float64, k K) float64 {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
 // strategyTestsFrom compares each strategy with the reference ref on the
 // same items, per model × language × form: the discordant counts b and
 // c, the paired accuracy difference, McNemar's exact p with Holm and BH
@@ -137,12 +145,6 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		study.StatisticColumn("clc_gain", "clc − clc_ref"))
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
 	clc := clcByUnit(clcMeans)
-	clcOf := func(k tables.Unit) float64 {
-		if v, ok := clc[k]; ok {
-			return v
-		}
-		return math.NaN()
-	}
 	var cells [][4]string
 	for k := range o {
 		if k[1] != ref {
@@ -172,7 +174,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		ls := byModel[m]
 		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			d, lo, hi := study.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
-			cr, cs := clcOf([4]string{m, ref, l.c[2], l.c[3]}), clcOf(l.c)
+			cr, cs := orNaN(clc, tables.Unit{m, ref, l.c[2], l.c[3]}), orNaN(clc, tables.Unit(l.c))
 			t.Add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
 		})
 	}
@@ -211,12 +213,6 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 		addTo(langs, k, la)
 		addTo(langs, k, lb)
 	}
-	jac := func(k key) float64 {
-		if x, ok := j[k]; ok {
-			return x
-		}
-		return math.NaN() // the pair was not computed
-	}
 	var ks []msf
 	for k := range langs {
 		if k.strategy != ref && langs[msf{k.model, ref, k.form}] != nil {
@@ -238,9 +234,9 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 				v := 1.0
 				switch {
 				case r < c:
-					v = jac(key{k.model, ref, a, b})
+					v = orNaN(j, key{k.model, ref, a, b})
 				case r > c:
-					v = jac(key{k.model, k.strategy, a, b})
+					v = orNaN(j, key{k.model, k.strategy, a, b})
 				}
 				t.Add(k.model, k.form, ref, k.strategy, rl, cl, v)
 			}

@@ -103,7 +103,7 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
-	by := map[cell]*acc{}
+	by := map[cell]acc{}
 	for _, it := range set.Items {
 		for _, v := range it.Variants {
 			if (len(languages) > 0 && !slices.Contains(languages, v.Language)) || (len(forms) > 0 && !slices.Contains(forms, string(v.Form))) || v.Question == "" {
@@ -111,13 +111,10 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 			}
 			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
 				x := by[c]
-				if x == nil {
-					x = &acc{}
-					by[c] = x
-				}
 				x.n++
 				x.q += len(strings.Fields(v.Question))
 				x.a += len(strings.Fields(v.Answer))
+				by[c] = x
 			}
 		}
 	}
