@@ -16,18 +16,12 @@ import (
 // (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
 // come from the registry.
 func Families(rows []study.Row) *study.Table {
-	t := study.NewTable("families", "accuracy pooled by language family",
+	t := study.NewTable("families", "accuracy pooled by language family", append([]study.Column{
 		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
 		study.TextColumn("family", "language family"),
-		study.CountColumn("languages", "languages pooled or tested"),
-		study.KeyColumn("k"),
-		study.KeyColumn("n"),
-		study.KeyColumn("rate"),
-		study.KeyColumn("ci_lo"),
-		study.KeyColumn("ci_hi"),
-		study.KeyColumn("failed"))
+		study.CountColumn("languages", "languages pooled or tested")}, rateColumns()...)...)
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	type key struct{ model, strategy, form, family string }
@@ -60,18 +54,12 @@ func Families(rows []study.Row) *study.Table {
 // Relations is accuracy per model × strategy × language × form × relation
 // (the data of the per-relation radar charts).
 func Relations(rows []study.Row) *study.Table {
-	t := study.NewTable("relations", "accuracy per relation",
+	t := study.NewTable("relations", "accuracy per relation", append([]study.Column{
 		study.KeyColumn("model"),
 		key("strategy"),
 		study.KeyColumn("language"),
 		key("form"),
-		study.TextColumn("relation", "the fact's relation (KLAR)"),
-		study.KeyColumn("k"),
-		study.KeyColumn("n"),
-		study.KeyColumn("rate"),
-		study.KeyColumn("ci_lo"),
-		study.KeyColumn("ci_hi"),
-		study.KeyColumn("failed"))
+		study.TextColumn("relation", "the fact's relation (KLAR)")}, rateColumns()...)...)
 	t.Mirrors = "IndicKLAR Fig. 6 (radar)"
 	type key struct{ model, strategy, language, form, rel string }
 	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
@@ -92,6 +80,12 @@ func Relations(rows []study.Row) *study.Table {
 		t.Add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
+}
+
+// rateColumns are a pooled rate's columns: k, n, rate, ci_lo, ci_hi and
+// failed.
+func rateColumns() []study.Column {
+	return []study.Column{study.KeyColumn("k"), study.KeyColumn("n"), study.KeyColumn("rate"), study.KeyColumn("ci_lo"), study.KeyColumn("ci_hi"), study.KeyColumn("failed")}
 }
 
 // FamilyTests compares Indo-Aryan with Dravidian languages per model ×
