@@ -255,8 +255,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		sort.Float64s(g) // a fixed order: the bootstrap draws from it
 		m, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 6)))
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
-		names := slices.Sorted(maps.Keys(variants[x]))
-		for _, s := range names {
+		for _, s := range slices.Sorted(maps.Keys(variants[x])) {
 			pr := study.NewProportion(selected[s], len(cells))
 			t.Add(x.family, x.measure, s, ref, len(cells), selected[s], pr.P, pr.Lo, pr.Hi, nan, nan, nan)
 		}

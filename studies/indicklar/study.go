@@ -529,7 +529,6 @@ func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
 	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                 // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
@@ -543,7 +542,7 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 			answered[rows[i].Key] = true
 		}
 	}
-	first.join(rows)
+	newStages(kept).join(rows)
 	for _, i := range failedFirst {
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
