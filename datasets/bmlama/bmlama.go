@@ -1,24 +1,13 @@
 // Package bmlama reads BMLAMA (Qi, Fernández and Bisazza, EMNLP 2023)
-// probes: a directory of <lang>.tsv files with the header
-// "Prompt, Ans, Candidate Ans, Subject" (tab-separated, CRLF), aligned by
-// row across languages (row i is the same fact everywhere; there is no id
-// column).
-//
-// Prompt holds a <mask> slot and is kept as Variant.Template.
-// Variant.Question is the text before the slot, trimmed: a cloze prefix,
-// not a question. In English it reads as the start of a sentence
-// ("Michelangelo died in"); in a language that puts the verb after its
-// object it is often the bare subject (Hindi "माइकल एंजेलो", the same as
-// Variant.Subject, in most Hindi rows of BMLAMA-53). A study that asks a
-// question builds it from Template, or from Subject and words of its own.
-//
-// "Candidate Ans" is ", "-separated with the gold last, in the same order
-// in every language: candidate i of a row is the same entity in each
-// language. Variant.StoredCandidates keeps that order. Variant.Candidates
-// is the same list unless item.Options.ShuffleCandidates is set; then it
-// is shuffled with the seed per item and per language (klar.Shuffle), so
-// the same fact's candidates come in a different order in each language,
-// and StoredCandidates is what lines them up across languages.
+// probes: a directory of <lang>.tsv files with the header "Prompt, Ans,
+// Candidate Ans, Subject" (tab-separated), aligned by row across
+// languages (row i is the same fact everywhere; there is no id column).
+// Prompt, with its <mask> slot, is Variant.Template; Variant.Question is
+// the text before the slot, trimmed: a cloze prefix, not a question (in
+// a verb-final language often the bare subject). "Candidate Ans" is
+// ", "-separated, gold last, in the same order in every language
+// (Variant.StoredCandidates); item.Options.ShuffleCandidates shuffles
+// Variant.Candidates per item and language (klar.Shuffle).
 package bmlama
 
 import (

@@ -1,8 +1,5 @@
 package klar
 
-// Readers for the two demo bundles the IndicKLAR authors publish with
-// their project page (the full release is the directory format of Load).
-
 import (
 	"context"
 	"encoding/json"
@@ -146,11 +143,8 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 				}
 				continue
 			}
-			cands := clean(strings.Split(triple[2], ","))
-			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], StoredCandidates: cands, Candidates: cands, Source: path + " " + rec}
-			if opts.ShuffleCandidates {
-				v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
-			}
+			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], Source: path + " " + rec}
+			setCandidates(&v, clean(strings.Split(triple[2], ",")), id, opts)
 			it.Variants = append(it.Variants, v)
 		}
 	}

@@ -1,19 +1,14 @@
 // Package klar reads KLAR (Wang et al., ACL 2025) and IndicKLAR (Mazumder
 // et al., EMNLP Findings 2026) fact data.
 //
-// The release layout is ROOT/<lang>/<relation>.json, one file per language
-// and relation: {"prompt_templates": [...], "samples": [{"index", "subject",
-// "object", "object_candidates", "subject_en"?, "object_en"?}]}. A directory
-// named <code>-en (or bn-en) holds the code-mixed form of <code>; "en" is
-// English. Only prompt_templates[0] is used (as the authors' code does):
-// the question is that template with the first <subject> replaced by the
-// subject and every <mask> removed, then trimmed. object_candidates is a
-// list or one comma-separated string whose gold is last; candidates keep
-// the stored order by default, as the authors' code does (the gold
-// shown last), and item.Options.ShuffleCandidates shuffles them
-// deterministically with the seed and the fact, language and form
-// (Shuffle); the stored order stays in Variant.StoredCandidates either
-// way. The KLAR index is the item ID that joins a fact across languages.
+// The release layout is ROOT/<lang>/<relation>.json: {"prompt_templates":
+// [...], "samples": [{"index", "subject", "object", "object_candidates",
+// "subject_en"?, "object_en"?}]}. A directory <code>-en holds the
+// code-mixed form of <code>; "en" is English. The question is
+// prompt_templates[0] filled (Fill). object_candidates is a list or one
+// comma-separated string, gold last, kept in Variant.StoredCandidates;
+// item.Options.ShuffleCandidates shuffles Variant.Candidates (Shuffle).
+// The KLAR index is the item ID that joins a fact across languages.
 package klar
 
 import (
@@ -182,13 +177,7 @@ func addSample(s *item.Set, sm sample, src item.Problem, relation, template stri
 		Language: l.ISO3, Form: form, Template: template, Subject: *sm.Subject, Answer: *sm.Object,
 		Question: Fill(template, *sm.Subject), Source: src.Place(),
 	}
-	if len(cands) > 0 {
-		v.StoredCandidates = cands
-		v.Candidates = cands
-		if opts.ShuffleCandidates {
-			v.Candidates = Shuffle(cands, opts.Seed, id+"/"+l.ISO3+"/"+string(form))
-		}
-	}
+	setCandidates(&v, cands, id, opts)
 	it := s.Get(id)
 	if it.Relation == "" {
 		it.Relation = relation
@@ -251,6 +240,15 @@ func clean(in []string) []string {
 		}
 	}
 	return out
+}
+
+// setCandidates sets v's stored candidates, and those it shows: shuffled
+// per fact id, language and form when opts asks.
+func setCandidates(v *item.Variant, cands []string, id string, opts item.Options) {
+	v.StoredCandidates, v.Candidates = cands, cands
+	if opts.ShuffleCandidates {
+		v.Candidates = Shuffle(cands, opts.Seed, id+"/"+v.Language+"/"+string(v.Form))
+	}
 }
 
 // Shuffle returns a permutation of cands that depends only on seed and

@@ -12,20 +12,13 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// clcFrom is cross-lingual consistency, per model and strategy. clc lists
-// every pair of language/form units: the Jaccard index |Cₐ ∩ C_b| /
-// |Cₐ ∪ C_b| of the sets of items answered correctly (0 when the union is
-// empty), over the items both units asked, with the pair's scope (the form
-// both share, or "cross-form"). clc_mean is, per form and language, the
-// mean over the other languages of the same form: CLC(L) as the paper's
-// A.1 defines it, averaged within one form (Bhasha's aggregation: the
-// authors' scripts average over the other languages of one run, at most
-// two, and the aggregation behind the paper's numbers is unpublished,
-// PROTOCOLS.md §1.10; the paper's tables are the native form's), and
-// clc_overall the mean of those over the form's languages (the paper's
-// overall CLC), per model × strategy × form: forms are never mixed (a
-// baseline run on three forms and TinT on the native one are compared on
-// the native one).
+// clcFrom is cross-lingual consistency per model and strategy: clc, the
+// Jaccard index of the sets of items answered right (0 for an empty
+// union) of every pair of language/form units, over the items both
+// asked, with the pair's scope (the shared form, or "cross-form");
+// clc_mean, CLC(L) (A.1) averaged over the other languages of the same
+// form (Bhasha's aggregation, PROTOCOLS.md §1.10); clc_overall, the mean
+// of CLC(L) over a form's languages. Forms are never mixed.
 func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
 		study.KeyColumn("model"),
@@ -87,11 +80,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 				pairs.Add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
 			}
 		}
-		type fs struct {
-			sum float64
-			n   int
-		}
-		byForm := map[string]*fs{}
+		formSum, formN := map[string]float64{}, map[string]int{}
 		var forms []string
 		for _, u := range us {
 			x := lf{u[2], u[3]}
@@ -100,28 +89,39 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 			}
 			m := sum[x] / float64(peers[x])
 			means.Add(k.model, k.strategy, u[3], u[2], peers[x], m)
-			if byForm[u[3]] == nil {
-				byForm[u[3]] = &fs{}
-				forms = append(forms, u[3])
-			}
-			byForm[u[3]].sum += m
-			byForm[u[3]].n++
+			forms = appendNew(forms, u[3])
+			formSum[u[3]] += m
+			formN[u[3]]++
 		}
 		for _, f := range forms {
-			overall.Add(k.model, k.strategy, f, byForm[f].n, byForm[f].sum/float64(byForm[f].n))
+			overall.Add(k.model, k.strategy, f, formN[f], formSum[f]/float64(formN[f]))
 		}
 	}
 	noteCLC(o, pairs, means, overall)
 	return pairs, means, overall
 }
 
-// strategyTestsFrom compares each strategy with the reference (Reference) on
-// the same items, per model × language × form (with both CLC(L) and the
-// CLC gain beside the accuracy gain):
-// the discordant counts b (reference right, strategy wrong) and c
-// (reference wrong, strategy right), the accuracy difference over the
-// paired items, McNemar's exact p, and Holm and BH adjustments over the
-// tests of each model.
+// clcByUnit is clc_mean's CLC(L) by model, strategy, language and form.
+func clcByUnit(means *study.Table) map[tables.Unit]float64 {
+	clc := map[tables.Unit]float64{}
+	for _, r := range means.Rows {
+		clc[tables.Unit{means.Str(r, "model"), means.Str(r, "strategy"), means.Str(r, "language"), means.Str(r, "form")}] = means.Num(r, "mean_jaccard")
+	}
+	return clc
+}
+
+// orNaN is m[k], or NaN when m has no k.
+func orNaN[K comparable](m map[K]float64, k K) float64 {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// strategyTestsFrom compares each strategy with the reference ref on the
+// same items, per model × language × form: the discordant counts b and
+// c, the paired accuracy difference, McNemar's exact p with Holm and BH
+// adjustments over each model's tests, and both CLC(L) and their gain.
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
 	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
 		study.KeyColumn("model"),
@@ -144,16 +144,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
 		study.StatisticColumn("clc_gain", "clc − clc_ref"))
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
-	clc := map[[4]string]float64{} // model, strategy, language, form → CLC(L)
-	for _, r := range clcMeans.Rows {
-		clc[[4]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language"), clcMeans.Str(r, "form")}] = clcMeans.Num(r, "mean_jaccard")
-	}
-	clcOf := func(k [4]string) float64 {
-		if v, ok := clc[k]; ok {
-			return v
-		}
-		return math.NaN()
-	}
+	clc := clcByUnit(clcMeans)
 	var cells [][4]string
 	for k := range o {
 		if k[1] != ref {
@@ -183,7 +174,7 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		ls := byModel[m]
 		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			d, lo, hi := study.PairedDiffCI(l.b, l.d, l.pairs, 0.95)
-			cr, cs := clcOf([4]string{m, ref, l.c[2], l.c[3]}), clcOf(l.c)
+			cr, cs := orNaN(clc, tables.Unit{m, ref, l.c[2], l.c[3]}), orNaN(clc, tables.Unit(l.c))
 			t.Add(m, l.c[2], l.c[3], l.c[1], ref, l.pairs, l.rk, l.k, d, lo, hi, l.b, l.d, l.p, holm, bh, cr, cs, cs-cr)
 		})
 	}
@@ -219,16 +210,8 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
 		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
 		k := msf{m, s, scope}
-		if langs[k] == nil {
-			langs[k] = map[string]bool{}
-		}
-		langs[k][la], langs[k][lb] = true, true
-	}
-	jac := func(k key) float64 {
-		if x, ok := j[k]; ok {
-			return x
-		}
-		return math.NaN() // the pair was not computed
+		addTo(langs, k, la)
+		addTo(langs, k, lb)
 	}
 	var ks []msf
 	for k := range langs {
@@ -251,9 +234,9 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 				v := 1.0
 				switch {
 				case r < c:
-					v = jac(key{k.model, ref, a, b})
+					v = orNaN(j, key{k.model, ref, a, b})
 				case r > c:
-					v = jac(key{k.model, k.strategy, a, b})
+					v = orNaN(j, key{k.model, k.strategy, a, b})
 				}
 				t.Add(k.model, k.form, ref, k.strategy, rl, cl, v)
 			}

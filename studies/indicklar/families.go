@@ -16,18 +16,12 @@ import (
 // (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
 // come from the registry.
 func Families(rows []study.Row) *study.Table {
-	t := study.NewTable("families", "accuracy pooled by language family",
+	t := study.NewTable("families", "accuracy pooled by language family", append([]study.Column{
 		study.KeyColumn("model"),
 		key("strategy"),
 		key("form"),
 		study.TextColumn("family", "language family"),
-		study.CountColumn("languages", "languages pooled or tested"),
-		study.KeyColumn("k"),
-		study.KeyColumn("n"),
-		study.KeyColumn("rate"),
-		study.KeyColumn("ci_lo"),
-		study.KeyColumn("ci_hi"),
-		study.KeyColumn("failed"))
+		study.CountColumn("languages", "languages pooled or tested")}, rateColumns()...)...)
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	type key struct{ model, strategy, form, family string }
@@ -46,10 +40,7 @@ func Families(rows []study.Row) *study.Table {
 		if r.Correct {
 			k[x]++
 		}
-		if langs[x] == nil {
-			langs[x] = map[string]bool{}
-		}
-		langs[x][l.ISO3] = true
+		addTo(langs, x, l.ISO3)
 	}
 	keys := slices.Collect(maps.Keys(n))
 	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
@@ -63,18 +54,12 @@ func Families(rows []study.Row) *study.Table {
 // Relations is accuracy per model × strategy × language × form × relation
 // (the data of the per-relation radar charts).
 func Relations(rows []study.Row) *study.Table {
-	t := study.NewTable("relations", "accuracy per relation",
+	t := study.NewTable("relations", "accuracy per relation", append([]study.Column{
 		study.KeyColumn("model"),
 		key("strategy"),
 		study.KeyColumn("language"),
 		key("form"),
-		study.TextColumn("relation", "the fact's relation (KLAR)"),
-		study.KeyColumn("k"),
-		study.KeyColumn("n"),
-		study.KeyColumn("rate"),
-		study.KeyColumn("ci_lo"),
-		study.KeyColumn("ci_hi"),
-		study.KeyColumn("failed"))
+		study.TextColumn("relation", "the fact's relation (KLAR)")}, rateColumns()...)...)
 	t.Mirrors = "IndicKLAR Fig. 6 (radar)"
 	type key struct{ model, strategy, language, form, rel string }
 	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
@@ -95,6 +80,12 @@ func Relations(rows []study.Row) *study.Table {
 		t.Add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
 	}
 	return t
+}
+
+// rateColumns are a pooled rate's columns: k, n, rate, ci_lo, ci_hi and
+// failed.
+func rateColumns() []study.Column {
+	return []study.Column{study.KeyColumn("k"), study.KeyColumn("n"), study.KeyColumn("rate"), study.KeyColumn("ci_lo"), study.KeyColumn("ci_hi"), study.KeyColumn("failed")}
 }
 
 // FamilyTests compares Indo-Aryan with Dravidian languages per model ×
@@ -142,12 +133,10 @@ func FamilyTests(fam *study.Table) *study.Table {
 	return t
 }
 
-// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian languages
-// (IndicKLAR §5.4 is about gains, not levels), per model × strategy ×
-// measure (acc, clc): each family's languages and mean gain (as the paper
-// states them) with the difference and the exact two-sample permutation
-// p (stats.TwoSamplePermutation), and each family's median gain (the
-// robust variant).
+// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian
+// languages (§5.4) per model × strategy × measure: each family's
+// languages, mean and median gain, and the difference of the means with
+// its exact two-sample permutation p (stats.TwoSamplePermutation).
 func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
 		study.KeyColumn("model"),

@@ -1,6 +1,8 @@
 package indicklar
 
 import (
+	"slices"
+
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/study"
 )
@@ -12,16 +14,9 @@ var _ study.Figurer = (*plan)(nil)
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every IndicKLAR figure the tables ts allow, in report
-// order: accuracy by form (Fig. 2) and the romanization ablation (Fig. 7)
-// from accuracy, the CLC heatmaps (Fig. 4) from clc_matrix, the flip
-// points (Fig. 8), accuracy per relation (Fig. 6), prompt length and
-// latency against accuracy (Tables 10 and 6), accuracy and CLC against
-// model size (Fig. 5, from model_families and clc_overall) and the
-// strategies' gains (Fig. 3). A table absent from ts draws nothing; an
-// empty one draws nothing too, except clc_matrix, flip_points and
-// strategy_tests, drawn as a figure saying why (CLC of a one-language
-// run, flip points without TinT-CM, gains without a strategy but the
-// reference). The figures are not finished (chart.Finish).
+// order. A table absent from ts, or empty, draws nothing, except an
+// empty clc_matrix, flip_points or strategy_tests, drawn as a figure
+// saying why. The figures are not finished (chart.Finish).
 func Figures(ts []*study.Table) ([]study.Figure, error) {
 	by := chart.ByName(ts)
 	return chart.Draw(by, []chart.Maker{
@@ -42,4 +37,12 @@ func Figures(ts []*study.Table) ([]study.Figure, error) {
 		}},
 		{Table: "strategy_tests", Empty: true, Make: StrategyGains},
 	})
+}
+
+// appendNew appends v to s unless s holds it.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

@@ -3,7 +3,6 @@ package indicklar
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/study"
@@ -13,12 +12,10 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// CLCHeatmap is IndicKLAR's Fig. 4: one heatmap per model, form and
-// strategy from clc_matrix, the reference above the diagonal (row <
-// col) and the strategy below it, the first language at the top; each
-// cell labelled with its Jaccard index, the colour scale spanning the
-// off-diagonal cells and the diagonal (1) grey, off the scale. A matrix
-// with no rows is one figure saying why (the table's note).
+// CLCHeatmap is IndicKLAR's Fig. 4, from clc_matrix: one heatmap per
+// model, form and strategy, the reference above the diagonal and the
+// strategy below, each cell labelled, the diagonal grey. A matrix with no
+// rows is one figure saying why (its note).
 func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 	if len(mx.Rows) == 0 {
 		f, err := study.EmptyFigure(mx, "clc", "IndicKLAR Fig. 4", "cross-lingual consistency (CLC) between languages", mx.Note, "language pair")
@@ -34,9 +31,7 @@ func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 			keys = append(keys, k)
 		}
 		row, col := mx.Str(r, "row"), mx.Str(r, "col")
-		if !slices.Contains(langs[k], row) {
-			langs[k] = append(langs[k], row)
-		}
+		langs[k] = appendNew(langs[k], row)
 		c := chart.Cell{X: col, Y: row, V: mx.Num(r, "jaccard")}
 		if row == col {
 			c.Neutral = "1"
@@ -67,11 +62,9 @@ func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// FamilyCLC is the other half of IndicKLAR's Fig. 5: cross-lingual
-// consistency (clc_overall, the mean CLC(L) over the native languages)
-// against model size, one line per family and strategy; sizes and
-// families come from model_families. Models without a size have no
-// point; n is the number of languages averaged.
+// FamilyCLC is the other half of IndicKLAR's Fig. 5: clc_overall's
+// native CLC against model size (from model_families), one line per
+// family and strategy; a model without a size has no point.
 func FamilyCLC(mf, co *study.Table) ([]study.Figure, error) {
 	type info struct {
 		family string

@@ -45,9 +45,7 @@ func FormAccuracy(acc *study.Table) ([]study.Figure, error) {
 				continue
 			}
 			for l := range m {
-				if !slices.Contains(langs, l) {
-					langs = append(langs, l)
-				}
+				langs = appendNew(langs, l)
 			}
 		}
 		sort.Strings(langs)

@@ -3,7 +3,6 @@ package indicklar
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -16,15 +15,11 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// StrategyGains is IndicKLAR's Fig. 3 per model: each strategy's
-// accuracy gain over the reference per language (bars), each bar marked
-// *, ** or *** by its Holm-adjusted McNemar p (tables.Stars: the
-// thresholds of the paper's Table 10, p < 0.05, 0.01, 0.001; the McNemar
-// test is the project page's, the Holm adjustment Bhasha's) and the
-// significant ones counted in the caption, from strategy_tests (native
-// questions). A gain of 0 is a sliver at 0 (barMinHeight), and the
-// caption counts them; a table with no rows, or a model with no native
-// comparison, is a figure saying why.
+// StrategyGains is IndicKLAR's Fig. 3 per model, from strategy_tests:
+// each strategy's accuracy gain over the reference per language on the
+// native questions, each bar marked by tables.Stars of its Holm-adjusted
+// McNemar p; a gain of 0 is a sliver at 0. A table with no rows, or a
+// model with no native comparison, is a figure saying why.
 func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 3"
 	if len(st.Rows) == 0 {
@@ -40,21 +35,15 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
 			if f := st.Str(r, "form"); f != string(study.Native) {
-				if !slices.Contains(forms, f) {
-					forms = append(forms, f)
-				}
+				forms = appendNew(forms, f)
 				continue
 			}
 			if st.Num(r, "diff") == 0 {
 				zeros++
 			}
 			l, s := st.Str(r, "language"), st.Str(r, "strategy")
-			if !slices.Contains(langs, l) {
-				langs = append(langs, l)
-			}
-			if !slices.Contains(strategies, s) {
-				strategies = append(strategies, s)
-			}
+			langs = appendNew(langs, l)
+			strategies = appendNew(strategies, s)
 			gain[[2]string{s, l}] = st.Num(r, "diff")
 			holm[[2]string{s, l}] = st.Num(r, "p_holm")
 			if st.Num(r, "p_holm") < 0.05 {
@@ -120,13 +109,11 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// Romanization is IndicKLAR's Fig. 7 (§5.6, the romanization ablation):
-// per model and language, accuracy on the native questions as they are
-// (the baseline with candidates, or without when the run has only that),
-// fully romanized (ablation-romanized) and on the dataset's code-mixed
-// questions, and, where the run has it, romanized by the model first
-// (2step-translit); bars with 95% Wilson whiskers, from the accuracy
-// table. A model with neither romanized variant has no figure.
+// Romanization is IndicKLAR's Fig. 7 per model, from accuracy: per
+// language, accuracy on the native questions as they are, fully
+// romanized (ablation-romanized), code-mixed and romanized by the model
+// first (2step-translit), with 95% Wilson whiskers. A model with neither
+// romanized variant has no figure.
 func Romanization(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, strategy, form string }
 	est := map[key]map[string]study.Estimate{}
@@ -140,9 +127,7 @@ func Romanization(acc *study.Table) ([]study.Figure, error) {
 			est[k] = map[string]study.Estimate{}
 		}
 		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
-		if !slices.Contains(models, k.model) {
-			models = append(models, k.model)
-		}
+		models = appendNew(models, k.model)
 	}
 	sort.Strings(models)
 	var out []study.Figure
@@ -168,9 +153,7 @@ func Romanization(acc *study.Table) ([]study.Figure, error) {
 		var langs []string
 		for _, e := range []map[string]study.Estimate{rom, first} {
 			for l := range e {
-				if !slices.Contains(langs, l) {
-					langs = append(langs, l)
-				}
+				langs = appendNew(langs, l)
 			}
 		}
 		sort.Strings(langs)
@@ -209,15 +192,9 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 	strategies := map[string][]string{}
 	for _, r := range rel.Rows {
 		x := key{rel.Str(r, "model"), rel.Str(r, "strategy"), rel.Str(r, "relation")}
-		if !slices.Contains(models, x.model) {
-			models = append(models, x.model)
-		}
-		if !slices.Contains(rels, x.relation) {
-			rels = append(rels, x.relation)
-		}
-		if !slices.Contains(strategies[x.model], x.strategy) {
-			strategies[x.model] = append(strategies[x.model], x.strategy)
-		}
+		models = appendNew(models, x.model)
+		rels = appendNew(rels, x.relation)
+		strategies[x.model] = appendNew(strategies[x.model], x.strategy)
 		k[x] += int(rel.Num(r, "k"))
 		n[x] += int(rel.Num(r, "n"))
 	}
@@ -255,13 +232,11 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// FlipSankey is IndicKLAR's Fig. 8 / Table 15 per model: of the items the
-// baseline gets wrong (pooled over languages), how many TinT-CM gets
-// right, and of the rest how many TinT-EN gets right, from flip_points.
-// Every flow carries its count, 0 included (a flow without a value
-// would leave ECharts unable to place the flows after it), and every
-// node's label says its count. A table with no rows, or a model without
-// a baseline-wrong item, is a figure saying why.
+// FlipSankey is IndicKLAR's Fig. 8 per model, from flip_points: of the
+// items the baseline gets wrong, how many TinT-CM gets right, and of the
+// rest how many TinT-EN gets right; every flow and node carries its
+// count, 0 included. A table with no rows, or a model without a
+// baseline-wrong item, is a figure saying why.
 func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 	const mirrors = "IndicKLAR Fig. 8 / Table 15"
 	type acc struct{ from1, flip1, from2, flip2 int }
@@ -316,12 +291,8 @@ func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 		sk.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: m + " — flip points"}), charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 			charts.WithColorsOpts(opts.Colors(chart.Palette())), charts.WithAnimation(false))
 		sk.AddSeries("flip points", nil, nil)
-		o, err := chart.OptionOf(sk)
-		if err != nil {
-			return nil, err
-		}
 		zero := 0
-		o, err = chart.EditOption(o, func(o map[string]any) {
+		o, err := chart.OptionWith(sk, func(o map[string]any) {
 			o["legend"] = map[string]any{"show": false}
 			s := chart.SeriesMaps(o)[0]
 			var data, ls []any

@@ -41,7 +41,7 @@ func formGapsFrom(o tables.Outcomes) *study.Table {
 			keys = append(keys, k)
 		}
 	}
-	sortKeys(keys)
+	study.SortBy(keys, func(k [4]string) []string { return k[:] })
 	for _, k := range keys {
 		nat := o[k]
 		cm := o[[4]string{k[0], k[1], k[2], "code-mixed"}]
@@ -61,11 +61,9 @@ func formGapsFrom(o tables.Outcomes) *study.Table {
 	return t
 }
 
-// FormGapSummary averages form_gaps' gaps (acc_a − acc_b on the same
-// items) over languages, per model and over languages × models (model
-// "*"), per baseline strategy and form pair (IndicKLAR §5.1: the
-// English–native and code-mixed–English gaps), with a percentile
-// bootstrap 95% interval over the language (× model) cells (10,000
+// FormGapSummary averages form_gaps' gaps over languages, per model and
+// over languages × models (model "*"), per baseline strategy and form
+// pair (§5.1), with a percentile bootstrap 95% interval (10,000
 // resamples, seed 12345).
 func FormGapSummary(gaps *study.Table) *study.Table {
 	t := study.NewTable("form_gap_summary", "the form gaps (English − native, English − code-mixed, code-mixed − native) averaged over languages, per model and over models, with bootstrap intervals",
@@ -100,27 +98,14 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 	return t
 }
 
-func sortKeys(keys [][4]string) {
-	study.SortBy(keys, func(k [4]string) []string { return k[:] })
-}
-
-// flipPointsFrom counts the transitions from wrong to right (IndicKLAR §5.7),
+// flipPointsFrom counts the items that flip from wrong to right (§5.7),
 // per model × language over the native items, from the reference
-// baseline (ref, the experiment's reference:, when it is a baseline; else
-// Baseline when it ran, else Obj-Baseline: baselineReference; "" chooses
-// as Reference does): along the strategies (of the items wrong at the
-// baseline, how many TinT-CM gets right; of those still wrong, how many
-// TinT-EN gets right) and along the inputs (of the items wrong in native
-// form, how many are right code-mixed; of the rest, how many in English).
-//
-// share is each step's flipped items over the baseline-incorrect items
-// the path starts from (base_wrong: the items wrong at the baseline that
-// the first step answered), as the project page reports the shares "of
-// baseline-incorrect instances recovered at each transition": with 100
-// wrong at the baseline, 40 right under TinT-CM and 10 of the other 60
-// right under TinT-EN, the shares are 0.40 and 0.10. share_of_from
-// (Bhasha's, beside) divides by the items still wrong at the step's start
-// instead (0.40 and 10/60 ≈ 0.167). Each carries its Wilson interval.
+// baseline (baselineReference of ref): along the strategies (baseline →
+// TinT-CM → TinT-EN) and along the inputs (native → code-mixed →
+// English), each step over the items still wrong. share divides the
+// flipped items by base_wrong, the baseline-wrong items the first step
+// answered (the project page's); share_of_from by the items still wrong
+// at the step's start (Bhasha's). Each carries its Wilson interval.
 func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 	t := study.NewTable("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
 		study.KeyColumn("model"),
@@ -138,21 +123,18 @@ func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 		study.UpperColumn("share_of_from_hi", "upper bound of the 95% interval of share_of_from"),
 		study.TextColumn("baseline", "the reference baseline the path starts from (the experiment's reference: when it is a baseline)"))
 	t.Mirrors = "IndicKLAR Table 15 / Fig. 8"
-	ref = baselineReference(ref, func(s string) bool {
-		for k := range o {
-			if k[1] == s {
-				return true
-			}
-		}
-		return false
-	})
+	has := map[string]bool{}
+	for k := range o {
+		has[k[1]] = true
+	}
+	ref = baselineReference(ref, has)
 	var keys [][4]string
 	for k := range o {
 		if k[1] == ref && k[3] == "native" && k[2] != "eng" {
 			keys = append(keys, k)
 		}
 	}
-	sortKeys(keys)
+	study.SortBy(keys, func(k [4]string) []string { return k[:] })
 	for _, k := range keys {
 		model, l := k[0], k[2]
 		paths := []struct {

@@ -15,14 +15,6 @@ import (
 	"github.com/bhashalab/bhasha/internal/parallel"
 )
 
-// languageGains tests each strategy's gain over the reference across
-// languages, per model and measure: acc (the per-language accuracy
-// difference on the same native items) and clc (the difference of the
-// native CLC(L)). As the paper's A.3/A.4 state them: the mean gain with its
-// paired bootstrap 95% interval (10,000 resamples, seed 12345) and the
-// exact sign-flip permutation p; the robust variant beside: the median
-// gain and Wilcoxon's signed-rank test (SciPy's auto method); and the
-// languages with a positive gain (A.4).
 // gainKey names one set of per-language gains.
 type gainKey struct{ model, strategy, measure string }
 
@@ -49,23 +41,24 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
 		}
 	}
-	clc := map[[3]string]float64{} // model, strategy, language → native CLC(L)
-	for _, r := range clcMeans.Rows {
-		if clcMeans.Str(r, "form") == "native" {
-			clc[[3]string{clcMeans.Str(r, "model"), clcMeans.Str(r, "strategy"), clcMeans.Str(r, "language")}] = clcMeans.Num(r, "mean_jaccard")
-		}
-	}
+	clc := clcByUnit(clcMeans)
 	for k, v := range clc {
-		if k[1] == ref {
+		if k[1] == ref || k[3] != "native" {
 			continue
 		}
-		if b, ok := clc[[3]string{k[0], ref, k[2]}]; ok {
+		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
 			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
 	return gains
 }
 
+// languageTestsFrom tests each strategy's gain over the reference across
+// languages, per model and measure, as the paper's A.3/A.4 state them:
+// the mean gain with its paired bootstrap 95% interval (10,000
+// resamples, seed 12345) and the exact sign-flip permutation p; beside
+// them the median gain, Wilcoxon's signed-rank test (SciPy's auto
+// method) and the languages with a positive gain (A.4).
 func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
 		study.KeyColumn("model"),
@@ -83,15 +76,14 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 		study.TextColumn("method", "how the test or extraction was made"))
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	type msm = gainKey
-	gains := map[msm][]float64{}
+	gains := map[gainKey][]float64{}
 	for k, m := range byLang {
 		for _, v := range m {
 			gains[k] = append(gains[k], v)
 		}
 	}
 	keys := slices.Collect(maps.Keys(gains))
-	study.SortBy(keys, func(x msm) []string { return []string{x.model, x.strategy, x.measure} })
+	study.SortBy(keys, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
@@ -126,14 +118,12 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 }
 
 // strategyFamiliesFrom sets each strategy family's variants side by side
-// (IndicKLAR A.3: 1Step, 2Step, TinT): per variant, the mean gain over
-// the reference across language × model cells in accuracy and in native
-// CLC(L), each with a percentile bootstrap 95% interval (10,000
-// resamples, seed 12345), and the mean end-to-end latency of the variant
-// and of the reference; best marks the family's variant with the highest
-// mean accuracy gain over the cells (Bhasha's pick; the paper's A.3
-// selects per cell, separately for accuracy and CLC: FamilySelection).
-// family names a strategy's family ("" for none).
+// (A.3): per variant, the mean gain over the reference across language ×
+// model cells in accuracy and native CLC(L), each with a percentile
+// bootstrap 95% interval (10,000 resamples, seed 12345), and the mean
+// latency of the variant and the reference; best marks the family's
+// variant of highest mean accuracy gain (Bhasha's pick; the paper's:
+// familySelectionFrom). family names a strategy's family ("" for none).
 func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
@@ -156,12 +146,12 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		if family(k.strategy) == "" {
 			continue
 		}
+		to := clc
+		if k.measure == "acc" {
+			to = acc
+		}
 		for _, v := range byLang {
-			if k.measure == "acc" {
-				acc[k.strategy] = append(acc[k.strategy], v)
-			} else {
-				clc[k.strategy] = append(clc[k.strategy], v)
-			}
+			to[k.strategy] = append(to[k.strategy], v)
 		}
 	}
 	lat := map[string][]float64{}
@@ -201,20 +191,14 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 	return t
 }
 
-// familySelectionFrom is IndicKLAR A.3's "best-performing variants" as the
-// paper selects them: in each language × model cell, separately for
-// accuracy (acc) and for native CLC(L) (clc), the family's variant with
-// the largest gain over the reference in that cell is selected (a tie
-// goes to the first variant by name; a cell counts when any variant of
-// the family has a gain there). Per family and measure, the row of
-// strategy "*" holds the mean over the cells of the selected variant's
-// gain (the paper's +0.1902 for 1Step's accuracy), with its percentile
-// bootstrap 95% interval (10,000 resamples, seed 12345); each variant's
-// row counts the cells it was selected in and its share of the cells with
-// a Wilson interval ("the English-guided variants ... most frequently
-// selected"). strategy_families' best (the highest mean gain over the
-// cells) is Bhasha's other rule. family names a strategy's family (""
-// for none).
+// familySelectionFrom is A.3's best variant per family as the paper
+// selects it: in each language × model cell, separately for acc and clc,
+// the variant of largest gain over the reference (a tie: the first by
+// name). Per family and measure, strategy "*" holds the mean of the
+// selected gains with a percentile bootstrap 95% interval (10,000
+// resamples, seed 12345); each variant's row, the cells it was selected
+// in and their share with a Wilson interval. family names a strategy's
+// family ("" for none).
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
@@ -271,8 +255,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		sort.Float64s(g) // a fixed order: the bootstrap draws from it
 		m, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 6)))
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
-		names := slices.Sorted(maps.Keys(variants[x]))
-		for _, s := range names {
+		for _, s := range slices.Sorted(maps.Keys(variants[x])) {
 			pr := study.NewProportion(selected[s], len(cells))
 			t.Add(x.family, x.measure, s, ref, len(cells), selected[s], pr.P, pr.Lo, pr.Hi, nan, nan, nan)
 		}

@@ -44,10 +44,7 @@ func oneLanguageNote(forms map[string]map[string]bool) string {
 func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
 	forms := map[string]map[string]bool{}
 	for k := range o {
-		if forms[k[3]] == nil {
-			forms[k[3]] = map[string]bool{}
-		}
-		forms[k[3]][k[2]] = true
+		addTo(forms, k[3], k[2])
 	}
 	note := "no answers"
 	if len(o) > 0 {
@@ -80,10 +77,7 @@ func noteCLCMatrix(t, pairs *study.Table, ref string) {
 	for _, r := range pairs.Rows {
 		for _, u := range []string{pairs.Str(r, "a"), pairs.Str(r, "b")} {
 			l, f, _ := strings.Cut(u, "/")
-			if forms[f] == nil {
-				forms[f] = map[string]bool{}
-			}
-			forms[f][l] = true
+			addTo(forms, f, l)
 		}
 		if pairs.Str(r, "scope") != "cross-form" {
 			paired[pairs.Str(r, "strategy")] = true
@@ -141,10 +135,7 @@ func familiesOf(codes map[string]bool) string {
 		if l, ok := reg.Find(c); ok && l.Family != "" {
 			f = string(l.Family)
 		}
-		if fams[f] == nil {
-			fams[f] = map[string]bool{}
-		}
-		fams[f][c] = true
+		addTo(fams, f, c)
 	}
 	var parts []string
 	for _, f := range study.SortedKeys(fams) {
@@ -185,4 +176,12 @@ func noteFamilyGainTests(t *study.Table, gains map[gainKey]map[string]float64, r
 		return
 	}
 	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + familiesOf(langs)
+}
+
+// addTo adds v to the set m[k], made when m has none.
+func addTo[K, V comparable](m map[K]map[V]bool, k K, v V) {
+	if m[k] == nil {
+		m[k] = map[V]bool{}
+	}
+	m[k][v] = true
 }

@@ -15,13 +15,9 @@ type Options struct {
 	// Reference is the strategy the others are tested against (default
 	// Baseline when run, else Obj-Baseline).
 	Reference string `yaml:"reference"`
-	// Scoring switches the scoring from the authors' rules (the
-	// defaults) to Bhasha's named alternatives; the tables show the other
-	// rule beside the one in force (YAML scoring:, a block other studies
-	// declare with keys of their own).
+	// Scoring switches from the authors' scoring rules to Bhasha's.
 	Scoring ScoringOptions `yaml:"scoring"`
-	// Prompt switches the prompts between the authors' code (the
-	// defaults) and the paper's wording (YAML prompt:).
+	// Prompt switches from the authors' prompts to the paper's wording.
 	Prompt PromptOptions `yaml:"prompt"`
 }
 
@@ -47,42 +43,30 @@ type PromptOptions struct {
 	// Shots is the number of demonstrations (0: DefaultShots).
 	Shots int `yaml:"shots"`
 	// DemosExcludeItem leaves the test item out of the 2Step strategies'
-	// second-stage demonstration pool (Bhasha's fix). By default the pool
-	// is the authors' (PROTOCOLS.md §1.5, §1.15 item 11): their code drops
-	// the element whose position in the (relation, language) list equals
-	// the item's KLAR index, not the item, so an item can be its own
-	// demonstration, gold included. The other strategies always leave the
-	// item out, as the authors' code does.
+	// second-stage demonstrations; by default, as the authors' code does,
+	// the pool element at the item's KLAR index is left out instead
+	// (PROTOCOLS.md §1.5).
 	DemosExcludeItem bool `yaml:"demos_exclude_item"`
-	// DemosFromEnglish draws the demonstrations from the English split of
-	// the test item's relation (the paper's §4.3) instead of the same
-	// relation and language (Appendix F.1 and the authors' code, the
-	// default). The ablations keep their native demonstrations, which
-	// they ablate as they ablate the question; a relation without English
-	// questions has none to show (the study refuses a dataset without
-	// any English question).
+	// DemosFromEnglish draws the demonstrations, but the ablations', from
+	// the English split of the item's relation (the paper's §4.3) instead
+	// of the same relation and language (the authors' code).
 	DemosFromEnglish bool `yaml:"demos_from_english"`
-	// MaxTokens, when positive, replaces every strategy's token limit (the
-	// paper's §4.3 states max_new_tokens=10 for all; the code uses 10 for
-	// the baselines and 60-160 for the JSON strategies).
+	// MaxTokens, when positive, replaces every strategy's token limit.
 	MaxTokens int `yaml:"max_tokens"`
 }
 
-// Effective is p with the values in force where a field is left at its
-// default: Shots is DefaultShots when not set. The report's provenance
-// prints the block as Effective returns it (experiment.Effective).
+// Effective is p with Shots in force (DefaultShots when not set), as the
+// report's provenance prints it (experiment.Effective).
 func (p PromptOptions) Effective() any {
 	p.Shots = shotsOrDefault(p.Shots)
 	return p
 }
 
 // ScoringOptions are IndicKLAR's named alternatives to the authors'
-// scoring rules. They change how recorded answers are read, never what
-// is asked.
+// scoring rules; they never change what is asked.
 type ScoringOptions struct {
-	// LenientJSON reads the JSON answers leniently (fenced, embedded,
-	// single-quoted, truncated JSON: extract.Field) instead of the
-	// authors' json.loads rule (extract.Authors).
+	// LenientJSON reads JSON answers by extract.Field instead of the
+	// authors' rule (extract.Authors).
 	LenientJSON bool `yaml:"lenient_json"`
 }
 

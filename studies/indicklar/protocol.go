@@ -1,6 +1,7 @@
 package indicklar
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"iter"
@@ -19,16 +20,12 @@ import (
 	"github.com/bhashalab/bhasha/studies/protocol"
 )
 
-// Protocol builds the IndicKLAR requests (Mazumder et al. 2026) the way
-// the authors' Evaluation_Scripts do (PROTOCOLS.md §1): raw completion
-// prompts (no chat template), 3 demonstrations drawn from the same
-// relation and the same language directory (the test item excluded,
-// except in the 2Step strategies' second stage, where the authors' code
-// leaves out the pool element at the position of the item's KLAR index,
-// not the item: DemosExcludeItem), greedy decoding with the per-strategy
-// token limits and JSON schemas of their vLLM calls. Baselines run on
-// every form asked (native, code-mixed, English); the other strategies,
-// like the authors' scripts, on native questions only.
+// Protocol builds the IndicKLAR requests the way the authors'
+// Evaluation_Scripts do (PROTOCOLS.md §1): raw completion prompts,
+// demonstrations from the same relation and language (excluded), greedy
+// decoding with each strategy's token limit and JSON schema (decoding).
+// Baselines run on every form asked; the other strategies on native
+// questions only.
 type Protocol struct {
 	Set        *study.Items
 	Languages  []lang.Language // Indic languages to ask (English is added when the english form is asked)
@@ -36,13 +33,11 @@ type Protocol struct {
 	Strategies []Strategy
 	// Seed drives demonstration sampling (authors: 12345).
 	Seed int64
-	// PromptOptions switch the prompts between the authors' code (the
-	// defaults) and the paper's wording; ShuffleCandidates is applied
-	// when the dataset is read, not here.
+	// PromptOptions, but ShuffleCandidates, which the dataset's reading
+	// applies.
 	PromptOptions
-	// LenientJSON scores JSON answers read by extract.Field (fenced,
-	// embedded, single-quoted, truncated JSON) instead of the authors'
-	// json.loads rule (extract.Authors); it never changes the requests.
+	// LenientJSON reads JSON answers by extract.Field instead of the
+	// authors' rule (extract.Authors); it never changes the requests.
 	LenientJSON bool
 
 	once     sync.Once
@@ -51,8 +46,8 @@ type Protocol struct {
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
-// headerKey names a prompt header: its template, and the strategy,
-// language and options that fill its placeholders (placeholders).
+// headerKey names a prompt header: its template and what fills its
+// placeholders.
 type headerKey struct {
 	template                   string
 	strategy                   Strategy
@@ -69,31 +64,26 @@ func (p *Protocol) Stages() int {
 	return n
 }
 
-// templateFile is the header template of a strategy and stage, in the
-// paper's wording when asked for and available.
+// templateFile is the header template of a strategy and stage ("" for
+// none): the authors' code's, or the paper's wording when asked for and
+// available (not for CoT).
 func (p *Protocol) templateFile(s Strategy, stage int) string {
-	f := templateFile(s, stage)
-	if p.PaperWording && f != "" && s != CoT && s != CoTCands {
-		return strings.Replace(f, "indicklar/", "indicklar/paper/", 1)
+	dir := "indicklar/"
+	if p.PaperWording {
+		dir = "indicklar/paper/"
 	}
-	return f
-}
-
-// templateFile maps a strategy and stage to its header template in the
-// authors' code.
-func templateFile(s Strategy, stage int) string {
 	switch s {
-	case TinTCM, TinTEN, OneStepCM, OneStepEN, CoT:
-		return "indicklar/" + string(s) + ".txt"
-	case CoTCands:
+	case TinTCM, TinTEN, OneStepCM, OneStepEN:
+		return dir + string(s) + ".txt"
+	case CoT, CoTCands:
 		return "indicklar/cot.txt"
 	case TwoStepCM, TwoStepEN:
-		return fmt.Sprintf("indicklar/%s-stage%d.txt", s, stage)
+		return fmt.Sprintf("%s%s-stage%d.txt", dir, s, stage)
 	case TwoStepTranslit:
 		if stage == 1 {
-			return "indicklar/2step-translit-stage1.txt"
+			return dir + "2step-translit-stage1.txt"
 		}
-		return "indicklar/2step-cm-stage2.txt"
+		return dir + "2step-cm-stage2.txt"
 	}
 	return ""
 }
@@ -113,8 +103,7 @@ func (p *Protocol) Templates() map[string]string {
 	return out
 }
 
-// decoding is the authors' SamplingParams per strategy and stage (§1.7);
-// the ablations decode as Obj-Baseline.
+// decoding is the authors' SamplingParams per strategy and stage (§1.7).
 func decoding(s Strategy, stage int) study.Decoding {
 	d := study.Decoding{Temperature: new(0.0)}
 	switch s {
@@ -134,7 +123,6 @@ func decoding(s Strategy, stage int) study.Decoding {
 			d.StructuredOutputs = protocol.Schema("answer")
 		}
 	case CoT, CoTCands:
-		// No published decoding; enough for 1-2 sentences and the answer.
 		d.MaxTokens, d.StructuredOutputs = 160, protocol.Schema("reasoning", "answer")
 	}
 	return d
@@ -148,12 +136,7 @@ type slot struct {
 // slots lists the (language, form) pairs a strategy asks.
 func (p *Protocol) slots(s Strategy) []slot {
 	var out []slot
-	english := false
-	for _, f := range p.Forms {
-		if f == study.English {
-			english = true
-		}
-	}
+	english := slices.Contains(p.Forms, study.English)
 	for _, l := range p.Languages {
 		if l.ISO3 == "eng" {
 			english = true
@@ -178,12 +161,7 @@ const DefaultShots = 3
 
 // shotsOrDefault is the number of demonstrations in force for the
 // option's value n: n, or DefaultShots when n is not set (0).
-func shotsOrDefault(n int) int {
-	if n <= 0 {
-		return DefaultShots
-	}
-	return n
-}
+func shotsOrDefault(n int) int { return cmp.Or(max(n, 0), DefaultShots) }
 
 // Requests yields one model's requests of one stage.
 func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
@@ -194,8 +172,6 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 			if stage > s.Stages() {
 				continue
 			}
-			// One decoding for the strategy's requests: they share its
-			// schema's map (engine.Decoding.Equal then compares them at once).
 			d := decoding(s, stage)
 			if p.MaxTokens > 0 {
 				d.MaxTokens = p.MaxTokens
@@ -270,9 +246,8 @@ func (p *Protocol) pools() map[poolKey][]demo {
 }
 
 // poolKey is the demonstration pool of strategy s for an item of relation
-// in slot sl: the same relation, language and form (the authors' code),
-// or the relation's English split (DemosFromEnglish, but never for an
-// ablation).
+// in slot sl: the same relation, language and form, or the relation's
+// English split (DemosFromEnglish, but never for an ablation).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
 		return poolKey{relation, "eng", study.English}
@@ -281,12 +256,10 @@ func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 }
 
 // excluded are the positions of pool (ascending) that strategy s leaves
-// out of the draw for the test item testID: the item's own positions; but
-// in a 2Step second stage without DemosExcludeItem, as the authors' code
-// does (PROTOCOLS.md §1.5), the position equal to the item's numeric KLAR
-// index when the pool has one, whatever item is there (none for a
-// non-numeric id). A pool is in item order (ascending KLAR index, the
-// release files' order).
+// out of the draw for the test item testID: the item's own; in a 2Step
+// strategy without DemosExcludeItem, as the authors' code does
+// (PROTOCOLS.md §1.5), the position equal to the item's numeric KLAR
+// index, whatever item is there.
 func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
 	if s.Stages() == 2 && !p.DemosExcludeItem {
 		if k, err := strconv.Atoi(testID); err == nil && k >= 0 && k < len(pool) {
@@ -304,17 +277,10 @@ func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
 }
 
 // demos draws n demonstrations from pool without the positions skip
-// (ascending), with a PCG stream seeded by the seed and (item, language,
-// form): for every strategy and model drawing from the same pool with
-// the same exclusion, the same demonstrations, whatever the order of
-// generation. (The authors draw with Python's random.sample from one
-// global stream seeded once, consumed in dataset order: their sets are
-// not these, nor reproducible bit for bit, PROTOCOLS.md §1.5.)
-//
-// The draw is a partial Fisher-Yates shuffle of the pool without skip
-// (a sample of n in draw order); it is made on the positions only, the
-// few it moves noted aside, so that a request costs n demonstrations and
-// not a copy of its pool.
+// (ascending) by a partial Fisher-Yates shuffle, with a PCG stream
+// seeded by the seed and (item, language, form): the same pool and
+// exclusion give the same demonstrations in any order of generation.
+// Cost: O(n·(n+len(skip))), no copy of the pool.
 func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int) []demo {
 	m := len(pool) - len(skip) // the candidates
 	// pos is the pool position of candidate k.
@@ -470,10 +436,9 @@ func (b *promptBuilder) list(items []string) {
 	}
 }
 
-// Stage1Question is the question a two-step strategy's second stage asks,
-// as the authors' code reads it (extract.Authors, whatever the scoring
-// options): the "translation" field of the first stage's JSON, or, when
-// that JSON does not parse, the whole output, trimmed.
+// Stage1Question is the question a two-step strategy's second stage asks:
+// the "translation" field of the first stage's JSON by the authors' rule
+// (extract.Authors), else the whole output, trimmed.
 func Stage1Question(response string) string {
 	r := extract.Authors(response, "translation")
 	if r.OK() && !r.Null {
@@ -483,21 +448,15 @@ func Stage1Question(response string) string {
 }
 
 // Extract reads a response as the authors' code does: the first line for
-// the baselines, the "translation" field for a first stage, the "answer"
-// field otherwise, both by their json.loads rule (extract.Authors; with
-// LenientJSON, extract.Field); answers are checked against the item's
-// candidates.
+// the baselines, else the JSON "translation" field of a first stage or
+// "answer" field of an answer (extract.Authors; with LenientJSON,
+// extract.Field), answers checked against the item's candidates.
 func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
-	return p.extract(r, p.LenientJSON)
-}
-
-// extract reads a response under one JSON rule.
-func (p *Protocol) extract(r *study.Record, lenient bool) *study.ExtractResult {
 	st, err := ParseStrategy(r.Fields.Strategy)
 	if err != nil {
 		return nil
 	}
-	k := parsingOf(st, r, lenient)
+	k := parsingOf(st, r, p.LenientJSON)
 	res := parse(k)
 	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
 		res = extract.Candidates(res, v.Candidates)
@@ -513,9 +472,7 @@ type parsing struct {
 	response string
 }
 
-// parsingOf is how r, of strategy st, is read under one JSON rule: the
-// first line for a cloze strategy, else the JSON "translation" field of a
-// first stage, the "answer" field of an answer.
+// parsingOf is how r, of strategy st, is read under one JSON rule.
 func parsingOf(st Strategy, r *study.Record, lenient bool) parsing {
 	switch {
 	case !st.JSON():
@@ -550,9 +507,8 @@ func (p *Protocol) item(id string) *study.Item {
 	return nil
 }
 
-// itemAt is an item in the index: its variants by language and form
-// (Item.Variant's: the first of each), and its English variant's number
-// (-1: none).
+// itemAt is an item in the index: its variants (the first of each
+// language and form), and its English variant's number (-1: none).
 type itemAt struct {
 	it *study.Item
 	vs []variantAt
@@ -566,9 +522,8 @@ type variantAt struct {
 }
 
 // variant finds item id and its variant in lang and form (Item.Variant,
-// through an index built on first use: a scoring pass asks for every
-// record); v is nil when the item has none there, it when there is no
-// such item.
+// through an index); v is nil when the item has none there, it when there
+// is no such item.
 func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
 	it, n, _ := p.locate(id, lang, form)
 	if n >= 0 {
@@ -593,19 +548,12 @@ func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 	return at.it, -1, at.en
 }
 
-// allVariants is every variant, by number (variantAt.n).
-func (p *Protocol) allVariants() []*study.Variant {
-	p.index()
-	return p.variants
-}
-
 func (p *Protocol) index() {
 	p.once.Do(func() {
 		p.byID = make(map[string]*itemAt, len(p.Set.Items))
 		for _, it := range p.Set.Items {
-			// An id met again (Set.Get's rule): the later item is the
-			// item, and its English variant the one; a variant is the
-			// first of its language and form across them.
+			// An id met again: the later item and its English variant;
+			// the first variant of each language and form.
 			at := p.byID[it.ID]
 			if at == nil {
 				at = &itemAt{}

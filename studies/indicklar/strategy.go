@@ -2,6 +2,7 @@ package indicklar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -45,10 +46,8 @@ var strategyAliases = map[string]Strategy{
 // ("TinT-CM", "1Step-EN+Ans", "Obj-Baseline", "2Step-Translit").
 func ParseStrategy(s string) (Strategy, error) {
 	k := strings.ToLower(strings.TrimSpace(s))
-	for _, st := range Strategies {
-		if string(st) == k {
-			return st, nil
-		}
+	if slices.Contains(Strategies, Strategy(k)) {
+		return Strategy(k), nil
 	}
 	if st, ok := strategyAliases[k]; ok {
 		return st, nil

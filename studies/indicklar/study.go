@@ -1,14 +1,9 @@
 // Package indicklar is the cross-lingual knowledge-consistency study
 // (IndicKLAR, Mazumder et al. 2026; KLAR's languages too): one fact asked
-// in English, the native script and code-mixed form under the prompting
-// strategies of the paper's Table 1 and appendix (Strategy), built as
-// the authors' Evaluation_Scripts build them (Protocol), extracted and
-// scored by their rules (the baselines' prefix match, the candidate
-// matcher of the others, unparsed JSON scored on the raw text), with the
-// transliteration-aware match and the script switch beside. Its tables:
-// accuracy, scoring, then KLAR (CLC pairs, means and matrix,
-// strategy tests, form gaps, flip points, families, relations, language
-// tests, tokenization, latency).
+// in English, the native script and code-mixed form under each prompting
+// strategy (Strategy), built as the authors' scripts build them
+// (Protocol) and scored by their rules, the transliteration-aware match
+// beside.
 package indicklar
 
 import (
@@ -50,8 +45,8 @@ func (Study) Fields() []string {
 	return []string{"dataset", "languages"}
 }
 
-// Check requires languages and a dataset, and parses languages, forms and
-// strategies (defaults: native, baseline).
+// Check requires languages and a dataset, parses languages, forms,
+// strategies and the reference, and refuses decoding.max_tokens.
 func (Study) Check(e *study.Experiment, c *study.Checker) {
 	o := study.OptionsOf[Options](e)
 	if len(e.Languages) == 0 {
@@ -65,8 +60,6 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 		strategies = []Strategy{Baseline}
 	}
 	if e.Decoding.MaxTokens != 0 {
-		// Each strategy fixes its own limit (the authors' code): a
-		// decoding.max_tokens would be ignored without a word.
 		var limits []string
 		for _, s := range strategies {
 			limits = append(limits, fmt.Sprintf("%s %d", s, decoding(s, s.Stages()).MaxTokens))
@@ -91,7 +84,10 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	if o.Prompt.DemosFromEnglish && !hasEnglish(set) {
+	if o.Prompt.DemosFromEnglish && !slices.ContainsFunc(set.Items, func(it *study.Item) bool {
+		v, ok := it.Variant("eng", study.English)
+		return ok && v.Question != ""
+	}) {
 		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
 	}
 	c := &study.Checker{}
@@ -107,10 +103,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	var asked []study.LangForm
 	for _, s := range p.Strategies {
 		for _, sl := range p.slots(s) {
-			lf := study.LangForm{Language: sl.lang.ISO3, Form: sl.form}
-			if !slices.Contains(asked, lf) {
-				asked = append(asked, lf)
-			}
+			asked = appendNew(asked, study.LangForm{Language: sl.lang.ISO3, Form: sl.form})
 		}
 	}
 	gaps, err := e.CheckCoverage(set, asked, o.Forms)
@@ -121,8 +114,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 }
 
 // Templates names the templates of the strategies asked
-// (Protocol.Templates), read from the options alone: an experiment loaded
-// lazily reads its dataset only when its plan is built.
+// (Protocol.Templates), from the options alone.
 func (Study) Templates(e *study.Experiment) map[string]string {
 	o := study.OptionsOf[Options](e)
 	return (&Protocol{Strategies: strategies(o), PromptOptions: o.Prompt}).Templates()
@@ -138,16 +130,6 @@ func strategies(o *Options) []Strategy {
 	return s
 }
 
-// hasEnglish reports whether any item of set has an English question.
-func hasEnglish(set *study.Items) bool {
-	for _, it := range set.Items {
-		if v, ok := it.Variant("eng", study.English); ok && v.Question != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // plan is a built IndicKLAR study.
 type plan struct {
 	*Protocol
@@ -159,9 +141,8 @@ type plan struct {
 func (p *plan) Items() *study.Items { return p.Set }
 
 // Metrics are counted per model × language × form × strategy: the
-// criterion in force, the transliteration-aware match beside it, and the
-// answers outside the asked language's scripts. The other JSON rule is in
-// the sensitivity table.
+// criterion in force, the transliteration-aware match and the answers
+// outside the asked language's scripts.
 func Metrics() []study.Metric {
 	return []study.Metric{study.Correct(),
 		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
@@ -178,27 +159,13 @@ func (p *plan) otherJSON() tables.Alternative {
 		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
 }
 
-// Claims are the paper's conclusions the conclusions table checks under
-// each alternative, per model, as the paper makes them:
-//
-//   - TinT-CM and TinT-EN each beat the reference on the native questions
-//     with statistical significance (§5.2, A.5; the project page names
-//     McNemar): a PairedClaim by language and item that holds only with
-//     McNemar's exact two-sided p < 0.05;
-//   - the best 2Step and the best 1Step variant run beat the reference on
-//     the native questions (§5.2: "selected translation-based and
-//     code-mixed strategies ... often yielding stronger performance"):
-//     the effect is the largest accuracy gain of the family's variants,
-//     no test (the paper asserts no significance, and a maximum's p
-//     would not be one);
-//   - code-mixed questions beat native ones under the reference (§5.1),
-//     paired by language and item, p beside (no significance asserted);
-//   - English beats native questions under the reference (§5.1), the
-//     rates' difference (one English answer stands for every language,
-//     so no paired test).
-//
-// A strategy the run lacks gives no claim (a family: none of its
-// variants).
+// Claims are the paper's conclusions the conclusions table checks, per
+// model, on the native questions against the reference ref: TinT-CM and
+// TinT-EN each beat it with McNemar's exact p < 0.05 (§5.2, A.5); the
+// best 2Step and 1Step variants beat it, by the largest accuracy gain,
+// untested (§5.2); code-mixed questions beat native ones, paired by
+// language and item, p beside (§5.1); English beats native questions,
+// the rates' difference (§5.1). A strategy the run lacks gives no claim.
 func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	ref = Reference(ref, rows)
 	sel := func(s string, f study.Form) func(*study.Row) bool {
@@ -206,13 +173,9 @@ func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	}
 	native := func(s string) func(*study.Row) bool { return sel(s, study.Native) }
 	key := func(r *study.Row) string { return r.Key.Language + "\x00" + r.Key.Item }
-	ran := map[Strategy]bool{}
-	for _, s := range p.Strategies {
-		ran[s] = true
-	}
 	var cs []tables.Claim
 	for _, s := range []Strategy{TinTCM, TinTEN} {
-		if ran[s] && string(s) != ref {
+		if slices.Contains(p.Strategies, s) && string(s) != ref {
 			cs = append(cs, tables.PairedClaim(fmt.Sprintf("%s beats %s significantly (native; §5.2, A.5)", s, ref), "", native(string(s)), native(ref), key, "language and item", true))
 		}
 	}
@@ -262,9 +225,8 @@ func (p *plan) Criteria() []study.Criterion {
 		study.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
 }
 
-// demonstrations says where the prompts' demonstrations came from, how
-// they were drawn, and whether a 2Step second stage could show the test
-// item itself.
+// demonstrations says where the prompts' demonstrations came from and
+// how they were drawn.
 func (p *plan) demonstrations() string {
 	shots := shotsOrDefault(p.Shots)
 	var b strings.Builder
@@ -290,25 +252,19 @@ func (p *plan) candidateOrder() string {
 	return "stored order, as the authors' code: the gold is always the last candidate shown, a position cue (prompt.shuffle_candidates shuffles them)"
 }
 
-// Notes lists the dataset's gaps among the asked pairs, states where the
-// demonstrations came from when an option moved them or a 2Step strategy
-// ran, and the candidate order when candidates were shown.
+// Notes lists the dataset's gaps among the asked pairs, the
+// demonstrations when an option moved them or a 2Step strategy ran, and
+// the candidate order when candidates were shown.
 func (p *plan) Notes() []string {
 	var out []string
 	if p.gaps != "" {
 		out = append(out, p.gaps)
 	}
-	twoStep := false
-	for _, s := range p.Strategies {
-		twoStep = twoStep || s.Stages() == 2
-	}
-	if twoStep || p.DemosFromEnglish || p.DemosExcludeItem {
+	if p.Stages() == 2 || p.DemosFromEnglish || p.DemosExcludeItem {
 		out = append(out, "demonstrations: "+p.demonstrations())
 	}
-	for _, s := range p.Strategies {
-		if s != Baseline {
-			return append(out, "candidate order: "+p.candidateOrder())
-		}
+	if slices.ContainsFunc(p.Strategies, func(s Strategy) bool { return s != Baseline }) {
+		out = append(out, "candidate order: "+p.candidateOrder())
 	}
 	return out
 }
@@ -322,9 +278,7 @@ func Criteria() []study.Criterion {
 	}
 }
 
-// Tables: accuracy, scoring (and scaling with model sizes), then CLC, the
-// strategy tests, form gaps, flip points, families, relations, language
-// tests, tokenization and latency.
+// Tables are TableGroups' tables, group by group.
 func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
@@ -340,16 +294,12 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	return ts
 }
 
-// TableGroups are Tables group by group (experiment.TableGrouper): the
-// standard tables; KLAR's, which share one index of the outcomes; the
-// sensitivity and conclusions tables; the dataset's statistics; the
-// paper's wide layouts of the others.
+// TableGroups are the standard tables, KLAR's, the sensitivity and
+// conclusions tables, the dataset's statistics and the paper's wide
+// layouts (experiment.TableGrouper).
 func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experiment.TableGroup {
-	ref := ""
-	if p.o.Reference != "" {
-		r, _ := ParseStrategy(p.o.Reference)
-		ref = string(r)
-	}
+	r, _ := ParseStrategy(p.o.Reference) // "" when none (Check refused an unknown one)
+	ref := string(r)
 	var langs, forms []string
 	for _, l := range p.Languages {
 		langs = append(langs, l.ISO3)
@@ -362,7 +312,16 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 	}
 	return []experiment.TableGroup{
 		{Names: []string{"accuracy", "scoring", "scaling", "model_families"}, Build: func(func(string) *study.Table) []*study.Table {
-			return standard(p.e.Study, p.Criteria(), rows, opt)
+			ts := study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt)
+			for _, t := range ts {
+				switch t.Name {
+				case "accuracy":
+					t.Mirrors = "IndicKLAR Tables 2, 7–9 (ACC)"
+				case "scaling", "model_families":
+					t.Mirrors = "IndicKLAR §5.3 / Fig. 5"
+				}
+			}
+			return ts
 		}},
 		{Names: klarTables(), Build: func(func(string) *study.Table) []*study.Table { return KLAR(rows, ref, FamilyOf) }},
 		{Names: []string{"sensitivity"}, Build: one(func() *study.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
@@ -370,9 +329,7 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
 		})},
 		{Names: []string{"dataset_stats"}, Build: one(func() *study.Table { return DatasetStats(p.Set, langs, forms) })},
-		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: func(get func(string) *study.Table) []*study.Table {
-			return layouts(get)
-		}},
+		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: layouts},
 	}
 }
 
@@ -382,10 +339,8 @@ func klarTables() []string {
 		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "family_selection", "tokenization", "latency"}
 }
 
-// layouts are the paper's wide tables, from the long ones: Tables 2, 8, 9
-// (accuracy and CLC per language, native questions), Table 10 (the
-// correlations with significance marks) and Table 15 (flip points per
-// model × language).
+// layouts are the paper's wide Tables 2, 8, 9, 10 and 15, from the long
+// tables get builds.
 func layouts(get func(name string) *study.Table) []*study.Table {
 	fp := tables.Pivot("flip_points_wide", "flip points per model × language, each step's flipped answers and share", get("flip_points"),
 		func(t *study.Table, r []any) bool { return t.Str(r, "path") == "strategy" }, []string{"model", "language"}, []string{"step"},
@@ -394,13 +349,11 @@ func layouts(get func(name string) *study.Table) []*study.Table {
 	return []*study.Table{AccCLCWide(get("accuracy"), get("clc_mean"), "native"), CorrelationMarks(get("tokenization")), fp}
 }
 
-// Score scores the answers (translations are kept, not scored): the
-// baselines by the authors' prefix rule, the other strategies by their
-// candidate matcher; unparsed JSON is scored on the raw text, as the
-// authors do. Baseline prompts of models that name a tokenizer.json are
-// counted offline (OfflineTokens). A two-step answer's time is every
-// stage's (its translation's latency added), and a second stage
-// withheld because its first failed is a failed answer.
+// Score scores the answers by the criteria (Criteria), translations
+// kept but not scored: a two-step answer's latency is every stage's, a
+// second stage withheld because its first failed is a failed answer, and
+// baseline prompts of models that name a tokenizer.json are counted
+// offline (OfflineTokens).
 func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	sc, err := p.newScorer()
 	if err != nil {
@@ -421,9 +374,8 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	return sc.Finish(rows, kept)
 }
 
-// Scorer streams Score (experiment.Streamer): each answer is scored as it
-// is read; only the translations (first stages) are kept, to add their
-// latency and to find the withheld second stages.
+// Scorer streams Score (experiment.Streamer), keeping only the
+// translations (first stages).
 func (p *plan) Scorer() (experiment.RecordScorer, error) { return p.newScorer() }
 
 // scorer is one scoring pass.
@@ -433,11 +385,9 @@ type scorer struct {
 	toks   map[string]*bpe.Tokenizer
 	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
 	parsed *memo.Memo[parsing, study.ExtractResult]
-	// prepared holds each item variant's gold and candidates prepared
-	// (match.Candidates), at 2n+1 for variant n's candidates, at 2n for
-	// its gold alone (the prefix rule); made by the first verdict that
-	// needs it (two made at once: the same, one kept). golds holds
-	// variant n's gold's match.TranslitKey at n, made likewise.
+	// prepared holds variant n's candidates prepared at 2n+1, its gold
+	// alone (the prefix rule) at 2n; golds its gold's TranslitKey at n.
+	// Each is made by the first verdict that needs it.
 	prepared []atomic.Pointer[match.Candidates]
 	golds    []atomic.Pointer[translit.Key]
 	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
@@ -448,23 +398,20 @@ func (p *plan) newScorer() (*scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(p.allVariants())
+	p.index()
+	n := len(p.variants)
 	return &scorer{p: p, c: study.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, study.ExtractResult](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
 		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
 }
 
-// Extracts: Record extracts each record itself (experiment.SelfExtracting),
-// as Extract does, remembering how each response text read.
+// Extracts: Record extracts each record itself (experiment.SelfExtracting).
 func (s *scorer) Extracts() bool { return true }
 
-// extract is Protocol.extract of r, of strategy st, through the pass's
-// memo of responses read, without checking the candidates
-// (Result.InCandidates: no row reads it).
+// extract is Protocol.Extract of r under one JSON rule, memoized, without
+// checking the candidates (no row reads Result.InCandidates).
 func (s *scorer) extract(r *study.Record, st Strategy, lenient bool) study.ExtractResult {
 	k := parsingOf(st, r, lenient)
-	// A long answer seldom repeats: not worth holding; a first line is
-	// cut sooner than it is looked up.
 	if len(k.response) > maxMemoText || k.how == 0 {
 		return parse(k)
 	}
@@ -479,8 +426,6 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	if err != nil {
 		return rows, false, nil
 	}
-	// Only answers are read: a translation is kept as it is (its text
-	// was the second stage's prompt), and another role gives no row.
 	if r.Fields.Role.Kind == study.RoleTranslation {
 		return rows, true, nil
 	}
@@ -492,10 +437,7 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 		return rows, false, nil
 	}
 	v := p.variants[n]
-	// x is what the answer is read from: the extraction of an ok answer,
-	// made here and not stored in r (an allocation per answer), else the
-	// record's own.
-	x := r.Extracted
+	x := r.Extracted // what the answer is read from
 	var res study.ExtractResult
 	if r.Status == study.StatusOK {
 		res = s.extract(r, st, p.LenientJSON)
@@ -540,9 +482,8 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 // maxMemoText is the longest text a scoring pass remembers results for.
 const maxMemoText = 256
 
-// verdict is verdict through the pass's memos: the gold and candidates
-// of item variant n are prepared once (match.Candidates), the
-// prediction once per text, and each answer only compares them.
+// verdict is whether pred matches gold (and cands) of item variant n
+// under strategy st's rule, through the pass's memos.
 func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands []string) bool {
 	at := 2 * int(n)
 	if st != Baseline && len(cands) > 0 {
@@ -568,8 +509,7 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 }
 
 // translitOf is match.Translit of pred against gold, the gold of item
-// variant n, through the pass's memos: each gold is romanized once, each
-// prediction once per text.
+// variant n, through the pass's memos.
 func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 	g := s.golds[n].Load()
 	if g == nil {
@@ -589,7 +529,6 @@ func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
 	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	first := newStages(kept)                                                 // a two-step answer's first stage, by the answer's key
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {
@@ -599,13 +538,11 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 	var answered map[study.Key]bool // the answers' keys, when a first stage failed
 	if len(failedFirst) > 0 {
 		answered = make(map[study.Key]bool, len(rows))
-	}
-	if answered != nil {
 		for i := range rows {
 			answered[rows[i].Key] = true
 		}
 	}
-	first.join(rows)
+	newStages(kept).join(rows)
 	for _, i := range failedFirst {
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
@@ -625,8 +562,7 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 }
 
 // stages finds a two-step answer's first stage among the kept records
-// by the answer's key (the stage's key with the answer's role); a later
-// stage of the same key replaces an earlier one.
+// by the answer's key; a later stage of a key replaces an earlier one.
 type stages struct {
 	kept []experiment.Kept
 	at   map[study.Key]int32
@@ -640,9 +576,7 @@ func newStages(kept []experiment.Kept) *stages {
 	return s
 }
 
-// join adds to each row its first stage's latency and cache (end to end:
-// every stage's time). Only rows whose strategy some kept stage has are
-// looked up: a stage's key is its answer's but for the role.
+// join adds to each row its first stage's latency and cache.
 func (s *stages) join(rows []study.Row) {
 	strategies := map[string]bool{}
 	for i := range s.kept {
@@ -678,15 +612,10 @@ func answerKey(k study.Key) study.Key {
 	return k
 }
 
-// ReadsRequests: the prompts of models that name a tokenizer are counted
-// offline from the request bodies.
+// ReadsRequests reports whether a model names a tokenizer (its prompts
+// are counted offline from the request bodies).
 func (p *plan) ReadsRequests() bool {
-	for _, m := range p.e.Models {
-		if m.Tokenizer != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.e.Models, func(m experiment.Model) bool { return m.Tokenizer != "" })
 }
 
 // scored is the text an extraction is scored on: the value, or the raw

@@ -5,43 +5,20 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
-// KLAR builds IndicKLAR's own tables: CLC (pairs, means, overall,
-// matrix), the strategy tests, form gaps and their summary, flip points,
-// families and their tests, relations, the language tests, the strategy
-// families and A.3's per-cell selection of their variants (family names a
-// strategy's, "" for none), tokenization and latency; ref is the experiment's reference strategy ("" chooses, see
-// Reference).
+// KLAR builds IndicKLAR's own tables (klarTables' names, in order); ref
+// is the reference strategy ("" chooses: Reference), family names a
+// strategy's family ("" for none).
 func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
 	o := tables.Index(rows) // built once, shared by the paired analyses
-	ref = reference(ref, o)
+	ref = Reference(ref, rows)
 	p, m, ov := clcFrom(o)
 	fam := Families(rows)
 	gaps := formGapsFrom(o)
 	g := languageGains(o, ref, m) // shared by the language, family and strategy-family tables
+	lat := tables.Latency(rows)
+	lat.Mirrors = "IndicKLAR Table 6"
 	return []*study.Table{p, m, ov, CLCMatrix(p, ref), strategyTestsFrom(o, ref, m), gaps, FormGapSummary(gaps), flipPointsFrom(o, ref), fam, FamilyTests(fam),
-		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), latency(rows)}
-}
-
-// latency is tables.Latency with the paper table it mirrors.
-func latency(rows []study.Row) *study.Table {
-	t := tables.Latency(rows)
-	t.Mirrors = "IndicKLAR Table 6"
-	return t
-}
-
-// standard is tables.Standard with the paper tables IndicKLAR's copies
-// of them mirror.
-func standard(name string, cs []study.Criterion, rows []study.Row, opt study.TableOptions) []*study.Table {
-	ts := study.Standard(name, Metrics(), cs, rows, opt)
-	for _, t := range ts {
-		switch t.Name {
-		case "accuracy":
-			t.Mirrors = "IndicKLAR Tables 2, 7–9 (ACC)"
-		case "scaling", "model_families":
-			t.Mirrors = "IndicKLAR §5.3 / Fig. 5"
-		}
-	}
-	return ts
+		familyGainTestsFrom(g, ref), Relations(rows), languageTestsFrom(g, ref), strategyFamiliesFrom(rows, g, ref, family), familySelectionFrom(g, ref, family), Tokenization(rows, ref), lat}
 }
 
 // Reference is the strategy the others are compared with: want (the
@@ -49,25 +26,12 @@ func standard(name string, cs []study.Criterion, rows []study.Row, opt study.Tab
 // and A.5 compare with it) when it was run, else Obj-Baseline, else the
 // first strategy in name order.
 func Reference(want string, rows []study.Row) string {
+	if want != "" {
+		return want
+	}
 	has := map[string]bool{}
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
-	}
-	return pickReference(want, has)
-}
-
-// reference is Reference over an outcome index.
-func reference(want string, o tables.Outcomes) string {
-	has := map[string]bool{}
-	for k := range o {
-		has[k[1]] = true
-	}
-	return pickReference(want, has)
-}
-
-func pickReference(want string, has map[string]bool) string {
-	if want != "" {
-		return want
 	}
 	for _, s := range []string{"baseline", "baseline-cands"} {
 		if has[s] {
@@ -87,12 +51,12 @@ func pickReference(want string, has map[string]bool) string {
 // tables start from: ref (the experiment's reference:, or the one
 // Reference chose) when it is a baseline (baseline or baseline-cands),
 // else Baseline when it ran, else Obj-Baseline ("" when neither ran).
-func baselineReference(ref string, has func(strategy string) bool) string {
+func baselineReference(ref string, has map[string]bool) string {
 	if ref == string(Baseline) || ref == string(BaselineCands) {
 		return ref
 	}
 	for _, s := range []string{string(Baseline), string(BaselineCands)} {
-		if has(s) {
+		if has[s] {
 			return s
 		}
 	}

@@ -439,3 +439,14 @@ func FamilyGainTests(rows []score.Row, ref string) *tables.Table {
 	ref = reference(ref, o)
 	return familyGainTestsFrom(languageGains(o, ref, means), ref)
 }
+
+// reference is Reference over an outcome index.
+func reference(want string, o tables.Outcomes) string {
+	var rows []score.Row
+	for k := range o {
+		r := score.Row{}
+		r.Key.Strategy = k[1]
+		rows = append(rows, r)
+	}
+	return Reference(want, rows)
+}

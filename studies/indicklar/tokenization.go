@@ -13,15 +13,12 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// Tokenization relates prompt length to accuracy across languages (IndicKLAR
-// A.9), per model: for each language, the mean prompt tokens of the
-// reference baseline's native prompts (ref, the experiment's reference:,
-// when it is a baseline; else Baseline when it ran, else Obj-Baseline:
-// baselineReference; "" chooses as Reference does) — counted offline with the model's
-// tokenizer.json when the experiment names one (source "tokenizer.json"),
-// else as the server counted them (source "server") — and that baseline's
-// accuracy; then Pearson and Spearman correlations with two-sided p over
-// the languages (rows with language "*").
+// Tokenization relates prompt length to accuracy across languages (A.9),
+// per model: each language's mean prompt tokens of the reference
+// baseline's native prompts (baselineReference of ref), offline from the
+// model's tokenizer.json when it names one, else as the server counted
+// them, beside that baseline's accuracy; then, language "*", Pearson's
+// and Spearman's correlations with two-sided p.
 func Tokenization(rows []study.Row, ref string) *study.Table {
 	t := study.NewTable("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
 		study.KeyColumn("model"),
@@ -40,7 +37,7 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
 	}
-	ref = baselineReference(pickReference(ref, has), func(s string) bool { return has[s] })
+	ref = baselineReference(Reference(ref, rows), has)
 	type ml struct{ model, lang string }
 	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
 	offline := map[string]bool{}
@@ -94,10 +91,8 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 }
 
 // DatasetStats describes the items a study asked (IndicKLAR Table 5), per
-// form and language and per form pooled over languages (language "*"):
-// the instances, and the average question and answer length in words
-// (white-space separated, as the paper's "query" and "answer length"
-// presumably count; the paper does not say).
+// form and language and per form (language "*"): the instances and the
+// mean question and answer length in white-space separated words.
 func DatasetStats(set *study.Items, languages []string, forms []string) *study.Table {
 	t := study.NewTable("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
 		key("form"),
@@ -108,7 +103,7 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
-	by := map[cell]*acc{}
+	by := map[cell]acc{}
 	for _, it := range set.Items {
 		for _, v := range it.Variants {
 			if (len(languages) > 0 && !slices.Contains(languages, v.Language)) || (len(forms) > 0 && !slices.Contains(forms, string(v.Form))) || v.Question == "" {
@@ -116,13 +111,10 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 			}
 			for _, c := range []cell{{string(v.Form), v.Language}, {string(v.Form), "*"}} {
 				x := by[c]
-				if x == nil {
-					x = &acc{}
-					by[c] = x
-				}
 				x.n++
 				x.q += len(strings.Fields(v.Question))
 				x.a += len(strings.Fields(v.Answer))
+				by[c] = x
 			}
 		}
 	}
