@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -57,12 +58,7 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 		return len(colOrder)
 	}
-	slices.SortStableFunc(cols, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortStableFunc(cols, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	srcCols := src.Columns()
 	decl := func(name string) Column {
 		if i := src.Col(name); i >= 0 && i < len(srcCols) {

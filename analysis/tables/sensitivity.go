@@ -311,10 +311,7 @@ func Rate(rows []*score.Row, v, sel func(*score.Row) bool) float64 {
 			}
 		}
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return float64(k) / float64(n)
+	return Frac(k, n)
 }
 
 // RateDiff is the effect "rate where a − rate where b" of a verdict over
