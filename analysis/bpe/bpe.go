@@ -376,19 +376,16 @@ func (t *Tokenizer) word(w string) []int {
 	for i := 0; i < n-1; i++ {
 		push(i)
 	}
-	alive := make([]bool, n)
-	for i := range alive {
-		alive[i] = true
-	}
+	dead := make([]bool, n)
 	for h.Len() > 0 {
 		it := heap.Pop(h).(pairItem)
 		i := it.pos
 		j := next[i]
-		if !alive[i] || j >= n || !alive[j] || sym[i] != it.left || sym[j] != it.right {
+		if dead[i] || j >= n || dead[j] || sym[i] != it.left || sym[j] != it.right {
 			continue // stale
 		}
 		sym[i] += sym[j]
-		alive[j] = false
+		dead[j] = true
 		next[i] = next[j]
 		if next[j] < n {
 			prev[next[j]] = i
@@ -399,10 +396,7 @@ func (t *Tokenizer) word(w string) []int {
 		push(i)
 	}
 	var ids []int
-	for i := 0; i < n; i = next[i] {
-		if !alive[i] {
-			continue
-		}
+	for i := 0; i < n; i = next[i] { // the symbols left: the first is never merged away
 		if id, ok := t.vocab[sym[i]]; ok {
 			ids = append(ids, id)
 			continue

@@ -148,15 +148,7 @@ func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 		have[w] = true
 	}
 	gw := words(gold)
-	if len(gw) == 0 {
-		return false
-	}
-	for _, w := range gw {
-		if !have[w] {
-			return false
-		}
-	}
-	return true
+	return len(gw) > 0 && !slices.ContainsFunc(gw, func(w string) bool { return !have[w] })
 }
 
 // EdgePunctuation is what WordOverlap strips from each word's edges: the

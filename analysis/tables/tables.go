@@ -513,40 +513,30 @@ func (t *Table) DataFrame() dataframe.DataFrame {
 		return t.Held().DataFrame()
 	}
 	cols := t.Columns()
-	sim := make([]bool, len(t.Rows))
-	for i := range sim {
-		sim[i] = t.Simulated
-	}
+	sim := cells(t, func(int) bool { return t.Simulated })
 	ss := make([]series.Series, len(cols))
 	for c, col := range cols {
 		switch col.Type {
 		case Int:
-			v := make([]int, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = int(number(r[c]))
-			}
-			ss[c] = series.New(v, series.Int, col.Name)
+			ss[c] = series.New(cells(t, func(i int) int { return int(number(t.Rows[i][c])) }), series.Int, col.Name)
 		case Float:
-			v := make([]float64, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = number(r[c])
-			}
-			ss[c] = series.New(v, series.Float, col.Name)
+			ss[c] = series.New(cells(t, func(i int) float64 { return number(t.Rows[i][c]) }), series.Float, col.Name)
 		case Bool:
-			v := make([]bool, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i], _ = r[c].(bool)
-			}
-			ss[c] = series.New(v, series.Bool, col.Name)
+			ss[c] = series.New(cells(t, func(i int) bool { b, _ := t.Rows[i][c].(bool); return b }), series.Bool, col.Name)
 		default:
-			v := make([]string, len(t.Rows))
-			for i := range t.Rows {
-				v[i] = t.Text(i, c)
-			}
-			ss[c] = series.New(v, series.String, col.Name)
+			ss[c] = series.New(cells(t, func(i int) string { return t.Text(i, c) }), series.String, col.Name)
 		}
 	}
 	return dataframe.New(append([]series.Series{series.New(sim, series.Bool, "simulated")}, ss...)...)
+}
+
+// cells is of(i) for each of t's held rows i.
+func cells[T any](t *Table, of func(i int) T) []T {
+	v := make([]T, len(t.Rows))
+	for i := range v {
+		v[i] = of(i)
+	}
+	return v
 }
 
 type group struct{ model, language, form, strategy, condition string }

@@ -285,15 +285,14 @@ func (r Report) String() string {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&sb, "  note: %s\n", n)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(&sb, "  %d warning(s):\n", len(r.Warnings))
-		for _, p := range r.Warnings {
-			fmt.Fprintf(&sb, "    %s\n", p.Error())
+	for _, ps := range []struct {
+		what string
+		list []Problem
+	}{{"warning(s):", r.Warnings}, {"invalid record(s) skipped:", r.Skipped}} {
+		if len(ps.list) > 0 {
+			fmt.Fprintf(&sb, "  %d %s\n", len(ps.list), ps.what)
 		}
-	}
-	if len(r.Skipped) > 0 {
-		fmt.Fprintf(&sb, "  %d invalid record(s) skipped:\n", len(r.Skipped))
-		for _, p := range r.Skipped {
+		for _, p := range ps.list {
 			fmt.Fprintf(&sb, "    %s\n", p.Error())
 		}
 	}
