@@ -153,15 +153,13 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 			Aliases []string `json:"aliases"`
 		}
 		src := item.Problem{File: path, Line: n}
-		if p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n }); bad {
-			if err := s.Fail(opts, p); err != nil {
-				return nil, err
-			}
-			continue
+		p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n })
+		if err := json.Unmarshal(sc.Bytes(), &r); !bad && err != nil {
+			p, bad = src, true
+			p.Msg = err.Error()
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			src.Msg = err.Error()
-			if err := s.Fail(opts, src); err != nil {
+		if bad {
+			if err := s.Fail(opts, p); err != nil {
 				return nil, err
 			}
 			continue
