@@ -20,6 +20,13 @@ import (
 // condition = hi (k / n)").
 func Pivot(name, description string, src *Table, keep func(t *Table, row []any) bool, rowKeys, colKeys, values, colOrder []string) *Table {
 	type cell struct{ row, col string }
+	cellsOf := func(row []any, keys []string) []any {
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = src.cell(row, k)
+		}
+		return out
+	}
 	join := func(row []any, keys []string) string {
 		parts := make([]string, len(keys))
 		for i, k := range keys {
@@ -37,20 +44,12 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		rk, ck := join(r, rowKeys), join(r, colKeys)
 		if _, ok := rowVals[rk]; !ok {
 			rows = append(rows, rk)
-			vals := make([]any, len(rowKeys))
-			for i, k := range rowKeys {
-				vals[i] = src.cell(r, k)
-			}
-			rowVals[rk] = vals
+			rowVals[rk] = cellsOf(r, rowKeys)
 		}
 		if !slices.Contains(cols, ck) {
 			cols = append(cols, ck)
 		}
-		vs := make([]any, len(values))
-		for i, v := range values {
-			vs[i] = src.cell(r, v)
-		}
-		cells[cell{rk, ck}] = vs
+		cells[cell{rk, ck}] = cellsOf(r, values)
 	}
 	rank := func(c string) int {
 		if i := slices.Index(colOrder, c); i >= 0 {

@@ -195,10 +195,8 @@ func lessID(a, b string) bool {
 	switch {
 	case errA == nil && errB == nil:
 		return x < y
-	case errA == nil:
-		return true
-	case errB == nil:
-		return false
+	case (errA == nil) != (errB == nil):
+		return errA == nil // an integer ID first
 	}
 	return a < b
 }
