@@ -282,11 +282,7 @@ func (t *Table) Markdown() string {
 		return t.Held().Markdown()
 	}
 	var sb strings.Builder
-	label := ""
-	if t.Simulated {
-		label = ", SIMULATED models"
-	}
-	fmt.Fprintf(&sb, "**%s** (%d rows%s)\n\n|", mdEscape(t.Name), len(t.Rows), label)
+	fmt.Fprintf(&sb, "**%s** %s\n\n|", mdEscape(t.Name), t.rowCount())
 	cols := t.Columns()
 	for _, h := range t.Header {
 		sb.WriteString(" " + mdEscape(h) + " |")
@@ -312,6 +308,15 @@ func (t *Table) Markdown() string {
 		sb.WriteString("\n")
 	}
 	return sb.String()
+}
+
+// rowCount is "(N rows)", with ", SIMULATED models" before the ")" when
+// the answers came from simulated models.
+func (t *Table) rowCount() string {
+	if t.Simulated {
+		return fmt.Sprintf("(%d rows, SIMULATED models)", len(t.Rows))
+	}
+	return fmt.Sprintf("(%d rows)", len(t.Rows))
 }
 
 // mdEscape keeps a cell inside its Markdown table cell (| escaped, line
