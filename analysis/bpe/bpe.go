@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -231,23 +232,18 @@ func (t *Tokenizer) splitAdded(s string) []segment {
 	var out []segment
 	start := 0
 	for i := 0; i < len(s); {
-		matched := false
-		for _, a := range t.added {
-			if a.content != "" && strings.HasPrefix(s[i:], a.content) {
-				if i > start {
-					out = append(out, segment{s[start:i], -1})
-				}
-				out = append(out, segment{"", a.id})
-				i += len(a.content)
-				start = i
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		k := slices.IndexFunc(t.added, func(a added) bool { return a.content != "" && strings.HasPrefix(s[i:], a.content) })
+		if k < 0 {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			i += n
+			continue
 		}
+		if i > start {
+			out = append(out, segment{s[start:i], -1})
+		}
+		out = append(out, segment{"", t.added[k].id})
+		i += len(t.added[k].content)
+		start = i
 	}
 	if start < len(s) {
 		out = append(out, segment{s[start:], -1})
