@@ -364,16 +364,11 @@ func controlsIn(s string) string {
 		if r == '\t' || r == '\n' || r == '\r' || !(r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
 			continue
 		}
-		var k *seen
-		for _, x := range kinds {
-			if x.r == r {
-				k = x
-			}
+		i := slices.IndexFunc(kinds, func(x *seen) bool { return x.r == r })
+		if i < 0 {
+			i, kinds = len(kinds), append(kinds, &seen{r: r})
 		}
-		if k == nil {
-			k = &seen{r: r}
-			kinds = append(kinds, k)
-		}
+		k := kinds[i]
 		if k.all++; len(k.at) < 5 {
 			k.at = append(k.at, pos)
 		}
