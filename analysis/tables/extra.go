@@ -42,13 +42,10 @@ func ReadHumanLabels(path string) ([]HumanLabel, error) {
 			return nil, err
 		}
 	}
-	cond, cerr := t.Col("condition")
+	cond, _ := t.Col("condition") // -1 when there is none: every Cell ""
 	var out []HumanLabel
 	for i := range t.Rows {
-		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2])}
-		if cerr == nil {
-			h.Condition = t.Cell(i, cond)
-		}
+		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2]), Condition: t.Cell(i, cond)}
 		switch t.Cell(i, cols[3]) {
 		case "correct", "true", "1", "CORRECT":
 			h.Correct = true
