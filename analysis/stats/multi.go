@@ -270,13 +270,11 @@ func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s, abs := 0.0, 0.0
+	s := 0.0
 	for _, v := range x {
 		s += v
-		abs += math.Abs(v)
 	}
-	n := float64(len(x))
-	return RoundoffZero(s/n, abs/n, len(x))
+	return RoundoffZero(s/float64(len(x)), absMean(x), len(x))
 }
 
 // QuantileSorted is the q-quantile of the ascending s by linear
