@@ -479,9 +479,7 @@ func appendExactFloat(b []byte, v float64) []byte {
 // ',', lines ending in '\n'): in quotes, each quote doubled, when it
 // holds a comma, a quote, a carriage return or a line feed, begins with
 // a space (unicode.IsSpace) or is \. (a PostgreSQL end-of-data mark);
-// else as it is. It stays beside encoding/csv because the Writer, which
-// takes each row as strings, writes a run's answers slower
-// (BenchmarkWriteCSV).
+// else as it is.
 func appendCSVField(b []byte, s string) []byte {
 	quote := s == `\.`
 	for i := 0; i < len(s) && !quote; i++ {

@@ -295,8 +295,7 @@ func isConsonantLetter(r rune) bool {
 // IsBrahmicWord reports whether s contains a Brahmic letter.
 func IsBrahmicWord(s string) bool { return strings.ContainsFunc(s, IsBrahmic) }
 
-// The replacements Loose and phonetic apply, built once (a Replacer is
-// safe for concurrent use and costly to build per word).
+// The replacements Loose and phonetic apply, built once.
 var (
 	looseBrahmic  = strings.NewReplacer("ch", "chh", "c", "ch", "ś", "sh", "ṣ", "sh")
 	looseLatin    = strings.NewReplacer("ck", "k", "qu", "kv", "ce", "se", "ci", "si", "cy", "sy", "ch", "\x00")
