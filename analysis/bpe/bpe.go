@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -231,23 +232,18 @@ func (t *Tokenizer) splitAdded(s string) []segment {
 	var out []segment
 	start := 0
 	for i := 0; i < len(s); {
-		matched := false
-		for _, a := range t.added {
-			if a.content != "" && strings.HasPrefix(s[i:], a.content) {
-				if i > start {
-					out = append(out, segment{s[start:i], -1})
-				}
-				out = append(out, segment{"", a.id})
-				i += len(a.content)
-				start = i
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		k := slices.IndexFunc(t.added, func(a added) bool { return a.content != "" && strings.HasPrefix(s[i:], a.content) })
+		if k < 0 {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			i += n
+			continue
 		}
+		if i > start {
+			out = append(out, segment{s[start:i], -1})
+		}
+		out = append(out, segment{"", t.added[k].id})
+		i += len(t.added[k].content)
+		start = i
 	}
 	if start < len(s) {
 		out = append(out, segment{s[start:], -1})
@@ -376,19 +372,16 @@ func (t *Tokenizer) word(w string) []int {
 	for i := 0; i < n-1; i++ {
 		push(i)
 	}
-	alive := make([]bool, n)
-	for i := range alive {
-		alive[i] = true
-	}
+	dead := make([]bool, n)
 	for h.Len() > 0 {
 		it := heap.Pop(h).(pairItem)
 		i := it.pos
 		j := next[i]
-		if !alive[i] || j >= n || !alive[j] || sym[i] != it.left || sym[j] != it.right {
+		if dead[i] || j >= n || dead[j] || sym[i] != it.left || sym[j] != it.right {
 			continue // stale
 		}
 		sym[i] += sym[j]
-		alive[j] = false
+		dead[j] = true
 		next[i] = next[j]
 		if next[j] < n {
 			prev[next[j]] = i
@@ -399,10 +392,7 @@ func (t *Tokenizer) word(w string) []int {
 		push(i)
 	}
 	var ids []int
-	for i := 0; i < n; i = next[i] {
-		if !alive[i] {
-			continue
-		}
+	for i := 0; i < n; i = next[i] { // the symbols left: the first is never merged away
 		if id, ok := t.vocab[sym[i]]; ok {
 			ids = append(ids, id)
 			continue

@@ -78,12 +78,15 @@ func FirstLine(raw string) Result {
 // output that is not one object (fenced, embedded, single-quoted, cut off
 // by the token limit): the result is Unparsed and Fallback, the whole
 // output trimmed, is what they score. Field is the lenient rule.
-func Authors(raw, field string) Result {
+func Authors(raw, field string) Result { return read(raw, field, authors) }
+
+// read is onlyField's result of raw trimmed, when it reads it, else slow's.
+func read(raw, field string, slow func(trimmed, field string) Result) Result {
 	trimmed := strings.TrimSpace(raw)
 	if r, ok := onlyField(trimmed, field); ok {
 		return r
 	}
-	return authors(trimmed, field)
+	return slow(trimmed, field)
 }
 
 // authors is Authors of trimmed output, by encoding/json.
@@ -122,13 +125,7 @@ func authors(trimmed, field string) Result {
 var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
 
 // Field extracts the string field of the JSON object in raw.
-func Field(raw, field string) Result {
-	trimmed := strings.TrimSpace(raw)
-	if r, ok := onlyField(trimmed, field); ok {
-		return r
-	}
-	return lenient(trimmed, field)
-}
+func Field(raw, field string) Result { return read(raw, field, lenient) }
 
 // lenient is Field of trimmed output, by encoding/json.
 func lenient(trimmed, field string) Result {

@@ -68,29 +68,25 @@ func (c *Candidates) Match(a string) (taken string, correct bool) {
 	return "", PrefixPrepared(a, c.gold)
 }
 
-var (
-	articles  = regexp.MustCompile(`\b(a|an|the)\b`)
-	triviaPct = func() map[rune]bool {
-		m := map[rune]bool{'\u2018': true, '\u2019': true, '\u00b4': true, '`': true}
-		for _, r := range "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" {
-			m[r] = true
-		}
-		return m
-	}()
-)
+var articles = regexp.MustCompile(`\b(a|an|the)\b`)
+
+// triviaPunct is what TriviaNormalize turns into spaces: ASCII punctuation and ‘ ’ ´.
+const triviaPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\u2018\u2019\u00b4"
+
+func isTriviaPunct(r rune) bool { return strings.ContainsRune(triviaPunct, r) }
 
 // TriviaNormalize is TriviaQA's official normalize_answer: underscores to
 // spaces, lower case, each ASCII punctuation mark and ‘ ’ ´ ` to a space,
 // the words a, an and the to a space, white space collapsed, trimmed.
 func TriviaNormalize(s string) string {
-	return qaNormalize(strings.ReplaceAll(s, "_", " "), func(r rune) bool { return triviaPct[r] }, ' ')
+	return qaNormalize(strings.ReplaceAll(s, "_", " "), isTriviaPunct, ' ')
 }
 
 // SQuADNormalize is SQuAD v1.1's normalize_answer: lower case, ASCII
 // punctuation deleted (not replaced by a space, unlike TriviaQA), the
 // words a, an, the removed, white space collapsed.
 func SQuADNormalize(s string) string {
-	return qaNormalize(s, func(r rune) bool { return r < 128 && triviaPct[r] }, -1)
+	return qaNormalize(s, func(r rune) bool { return r < 128 && isTriviaPunct(r) }, -1)
 }
 
 // qaNormalize lower-cases s, maps the punctuation marks to repl (-1
@@ -148,15 +144,7 @@ func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 		have[w] = true
 	}
 	gw := words(gold)
-	if len(gw) == 0 {
-		return false
-	}
-	for _, w := range gw {
-		if !have[w] {
-			return false
-		}
-	}
-	return true
+	return len(gw) > 0 && !slices.ContainsFunc(gw, func(w string) bool { return !have[w] })
 }
 
 // EdgePunctuation is what WordOverlap strips from each word's edges: the

@@ -47,21 +47,9 @@ func step(name, s string) string {
 	case NFC:
 		return norm.NFC.String(s)
 	case JoinerDrop:
-		return strings.Map(func(r rune) rune {
-			if r == '\u200c' || r == '\u200d' {
-				return -1
-			}
-			return r
-		}, s)
+		return drop(s, func(r rune) bool { return r == '\u200c' || r == '\u200d' })
 	case Nukta:
-		d := norm.NFD.String(s)
-		d = strings.Map(func(r rune) rune {
-			if isNukta(r) {
-				return -1
-			}
-			return r
-		}, d)
-		return norm.NFC.String(d)
+		return norm.NFC.String(drop(norm.NFD.String(s), isNukta))
 	case Digits:
 		return strings.Map(func(r rune) rune {
 			if d, ok := nativeDigit(r); ok {
@@ -90,6 +78,16 @@ func step(name, s string) string {
 
 // isNukta reports the nukta signs of the Brahmic blocks (offset 0x3C) and
 // of Gurmukhi, Bengali and Oriya, which share that offset.
+// drop is s without the runes del holds for.
+func drop(s string, del func(rune) bool) string {
+	return strings.Map(func(r rune) rune {
+		if del(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
 func isNukta(r rune) bool {
 	switch r {
 	case 0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C, 0x0CBC:

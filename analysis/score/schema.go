@@ -248,21 +248,17 @@ func (s *Schema) studyAt(name string) (int, bool) {
 // FlagOf reads the study flag name from v; ok is false when the schema
 // has no such flag.
 func (s *Schema) FlagOf(v Values, name string) (value, ok bool) {
-	i, ok := s.studyAt(name)
-	if !ok || s.flagBit[i] < 0 {
-		return false, false
-	}
-	return v.flags&(1<<s.flagBit[i]) != 0, true
+	x, _ := s.Lookup(v, name)
+	value, ok = x.(bool)
+	return value, ok
 }
 
 // TextOf reads the study text field name from v; ok is false when the
 // schema has no such text field.
 func (s *Schema) TextOf(v Values, name string) (string, bool) {
-	i, ok := s.studyAt(name)
-	if !ok || s.textAt[i] < 0 || s.textAt[i] >= len(v.texts) {
-		return "", false
-	}
-	return v.texts[s.textAt[i]], true
+	x, _ := s.Lookup(v, name)
+	text, ok := x.(string)
+	return text, ok
 }
 
 // Lookup reads the study field name from v as a bool, string or int; ok

@@ -472,8 +472,7 @@ func ReadMeta(path string) (Meta, error) {
 // error wrapping ErrFormat, and no row of it is returned; a missing file
 // is os.ErrNotExist. It checks the file's digests first (one XXH64 pass
 // over the file), then decodes its row groups on GOMAXPROCS goroutines,
-// each column chunk by readChunk, which interns the texts, where
-// parquet-go's GenericReader allocates each anew (BenchmarkWriteRead).
+// each column's texts interned.
 func Read(path string) ([]score.Row, Meta, error) {
 	rd, err := Open(path)
 	if err != nil {

@@ -77,9 +77,8 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 	}
 	mean /= float64(n)
 	null := newNull(mean)
-	count := null.add
 	if n <= exactMax {
-		signFlips(d, func(s float64) { count(s / float64(n)) })
+		signFlips(d, func(s float64) { null.add(s / float64(n)) })
 		return mean, null.exactP()
 	}
 	for range resamples {
@@ -91,7 +90,7 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 				s += v
 			}
 		}
-		count(s / float64(n))
+		null.add(s / float64(n))
 	}
 	return mean, null.randomP()
 }
@@ -204,7 +203,6 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	diff = meanDiff(sa)
 	null := newNull(diff)
 	defer func() { diff = RoundoffZero(diff, absMean(a)+absMean(b), na+nb) }()
-	tally := null.add
 	n := na + nb
 	if exact {
 		gen, idx := combin.NewCombinationGenerator(n, na), make([]int, na)
@@ -213,7 +211,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 			for _, i := range gen.Combination(idx) {
 				s += pool[i]
 			}
-			tally(meanDiff(s))
+			null.add(meanDiff(s))
 		}
 		return diff, null.exactP()
 	}
@@ -225,7 +223,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 		for _, v := range perm[:na] {
 			s += v
 		}
-		tally(meanDiff(s))
+		null.add(meanDiff(s))
 	}
 	return diff, null.randomP()
 }
@@ -272,13 +270,11 @@ func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s, abs := 0.0, 0.0
+	s := 0.0
 	for _, v := range x {
 		s += v
-		abs += math.Abs(v)
 	}
-	n := float64(len(x))
-	return RoundoffZero(s/n, abs/n, len(x))
+	return RoundoffZero(s/float64(len(x)), absMean(x), len(x))
 }
 
 // QuantileSorted is the q-quantile of the ascending s by linear

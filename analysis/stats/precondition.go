@@ -3,8 +3,7 @@ package stats
 import "fmt"
 
 // violation is the panic message of a broken precondition of the named
-// function: "stats.<fn>: <what>". Callers build it only on the failing
-// branch, so a satisfied check allocates nothing.
+// function: "stats.<fn>: <what>", built only on the failing branch.
 func violation(fn, format string, args ...any) string {
 	return "stats." + fn + ": " + fmt.Sprintf(format, args...)
 }

@@ -175,13 +175,8 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 			nz = append(nz, v)
 		}
 	}
-	if method == WilcoxonAuto {
-		method = WilcoxonExact
-		if len(d) > 50 {
-			method = WilcoxonNormal
-		}
-	}
-	if len(nz) < len(d) { // zero differences: the exact distribution does not apply
+	// Zero differences: the exact distribution does not apply.
+	if method == WilcoxonAuto && len(d) > 50 || len(nz) < len(d) {
 		method = WilcoxonNormal
 	}
 	n := len(nz)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/stats"
@@ -41,13 +42,10 @@ func ReadHumanLabels(path string) ([]HumanLabel, error) {
 			return nil, err
 		}
 	}
-	cond, cerr := t.Col("condition")
+	cond, _ := t.Col("condition") // -1 when there is none: every Cell ""
 	var out []HumanLabel
 	for i := range t.Rows {
-		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2])}
-		if cerr == nil {
-			h.Condition = t.Cell(i, cond)
-		}
+		h := HumanLabel{Model: t.Cell(i, cols[0]), Item: t.Cell(i, cols[1]), Language: t.Cell(i, cols[2]), Condition: t.Cell(i, cond)}
 		switch t.Cell(i, cols[3]) {
 		case "correct", "true", "1", "CORRECT":
 			h.Correct = true
@@ -136,17 +134,13 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 		models := slices.Collect(maps.Keys(n[c]))
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
-		sz, ac := "", ""
-		for i, m := range models {
+		var sz, ac []string
+		for _, m := range models {
 			xs, ys = append(xs, sizes[m]), append(ys, Frac(k[c][m], n[c][m]))
-			if i > 0 {
-				sz, ac = sz+" ", ac+" "
-			}
-			sz += fmt.Sprintf("%g", sizes[m])
-			ac += fmt.Sprintf("%.4f", ys[len(ys)-1])
+			sz, ac = append(sz, fmt.Sprintf("%g", sizes[m])), append(ac, fmt.Sprintf("%.4f", ys[len(ys)-1]))
 		}
 		rho, p := stats.Spearman(xs, ys) // NaN with fewer than 2 models
-		t.Add(c.strategy, c.lang, c.form, len(models), rho, p, sz, ac)
+		t.Add(c.strategy, c.lang, c.form, len(models), rho, p, strings.Join(sz, " "), strings.Join(ac, " "))
 	}
 	return t
 }

@@ -24,13 +24,8 @@ func JudgeByScript(rows []score.Row) *Table {
 	for _, x := range keys {
 		t.Add(x.model, x.script, x.verdict, counts[x])
 	}
-	noteJudgeByScript(t)
-	return t
-}
-
-// noteJudgeByScript sets judge_by_script's note when it is empty.
-func noteJudgeByScript(t *Table) {
 	if len(t.Rows) == 0 {
 		t.Note = "no verdict: no answer of this run was judged (no LLM judge, no semantic judge)"
 	}
+	return t
 }

@@ -65,11 +65,7 @@ func (t *Table) LaTeX() string {
 		}
 		sb.WriteString(strings.Join(cells, " & ") + " \\\\\n")
 	}
-	label := ""
-	if t.Simulated {
-		label = ", SIMULATED models"
-	}
-	caption := fmt.Sprintf("%s (%d rows%s)", latexEscape(t.Name), len(t.Rows), label)
+	caption := latexEscape(t.Name) + " " + t.rowCount()
 	if t.Description != "" {
 		caption += ": " + latexEscape(t.Description)
 	}

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -19,6 +20,13 @@ import (
 // condition = hi (k / n)").
 func Pivot(name, description string, src *Table, keep func(t *Table, row []any) bool, rowKeys, colKeys, values, colOrder []string) *Table {
 	type cell struct{ row, col string }
+	cellsOf := func(row []any, keys []string) []any {
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = src.cell(row, k)
+		}
+		return out
+	}
 	join := func(row []any, keys []string) string {
 		parts := make([]string, len(keys))
 		for i, k := range keys {
@@ -36,20 +44,12 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		rk, ck := join(r, rowKeys), join(r, colKeys)
 		if _, ok := rowVals[rk]; !ok {
 			rows = append(rows, rk)
-			vals := make([]any, len(rowKeys))
-			for i, k := range rowKeys {
-				vals[i] = src.cell(r, k)
-			}
-			rowVals[rk] = vals
+			rowVals[rk] = cellsOf(r, rowKeys)
 		}
 		if !slices.Contains(cols, ck) {
 			cols = append(cols, ck)
 		}
-		vs := make([]any, len(values))
-		for i, v := range values {
-			vs[i] = src.cell(r, v)
-		}
-		cells[cell{rk, ck}] = vs
+		cells[cell{rk, ck}] = cellsOf(r, values)
 	}
 	rank := func(c string) int {
 		if i := slices.Index(colOrder, c); i >= 0 {
@@ -57,12 +57,7 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 		return len(colOrder)
 	}
-	slices.SortStableFunc(cols, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortStableFunc(cols, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	srcCols := src.Columns()
 	decl := func(name string) Column {
 		if i := src.Col(name); i >= 0 && i < len(srcCols) {

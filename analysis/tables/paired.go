@@ -51,10 +51,10 @@ func Paired(a, b map[string]bool) (n, ka, kb, onlyA, onlyB int) {
 		if y {
 			kb++
 		}
-		if x && !y {
+		switch {
+		case x && !y:
 			onlyA++
-		}
-		if !x && y {
+		case y && !x:
 			onlyB++
 		}
 	}

@@ -9,28 +9,21 @@ type Interner struct {
 }
 
 // String is s boxed, the same box for every equal s.
-func (in *Interner) String(s string) any {
-	if v, ok := in.strs[s]; ok {
-		return v
-	}
-	if in.strs == nil {
-		in.strs = map[string]any{}
-	}
-	var v any = s
-	in.strs[s] = v
-	return v
-}
+func (in *Interner) String(s string) any { return intern(&in.strs, s) }
 
 // Int is n boxed, the same box for every equal n.
-func (in *Interner) Int(n int) any {
-	if v, ok := in.ints[n]; ok {
+func (in *Interner) Int(n int) any { return intern(&in.ints, n) }
+
+// intern is k boxed in *m, the box made and kept there at its first use.
+func intern[K comparable](m *map[K]any, k K) any {
+	if v, ok := (*m)[k]; ok {
 		return v
 	}
-	if in.ints == nil {
-		in.ints = map[int]any{}
+	if *m == nil {
+		*m = map[K]any{}
 	}
-	var v any = n
-	in.ints[n] = v
+	var v any = k
+	(*m)[k] = v
 	return v
 }
 

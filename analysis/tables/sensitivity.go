@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"cmp"
 	"math"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -28,12 +29,7 @@ type Alternative struct {
 // Metric is the alternative as an accuracy metric.
 func (a Alternative) Metric() Metric { return Metric{Name: a.Name, Of: a.Of, Applies: a.Applies} }
 
-func (a Alternative) measure() string {
-	if a.Measure == "" {
-		return "correct"
-	}
-	return a.Measure
-}
+func (a Alternative) measure() string { return cmp.Or(a.Measure, "correct") }
 
 func (a Alternative) base(r *score.Row) bool {
 	if a.Base == nil {
@@ -187,10 +183,7 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 	// on both sides, when none changes its measure).
 	ons := make([][]Alternative, len(claims))
 	for ci, c := range claims {
-		measure := c.Measure
-		if measure == "" {
-			measure = "correct"
-		}
+		measure := cmp.Or(c.Measure, "correct")
 		for _, a := range alts {
 			if a.measure() == measure {
 				ons[ci] = append(ons[ci], a)
@@ -311,10 +304,7 @@ func Rate(rows []*score.Row, v, sel func(*score.Row) bool) float64 {
 			}
 		}
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return float64(k) / float64(n)
+	return Frac(k, n)
 }
 
 // RateDiff is the effect "rate where a − rate where b" of a verdict over

@@ -282,11 +282,7 @@ func (t *Table) Markdown() string {
 		return t.Held().Markdown()
 	}
 	var sb strings.Builder
-	label := ""
-	if t.Simulated {
-		label = ", SIMULATED models"
-	}
-	fmt.Fprintf(&sb, "**%s** (%d rows%s)\n\n|", mdEscape(t.Name), len(t.Rows), label)
+	fmt.Fprintf(&sb, "**%s** %s\n\n|", mdEscape(t.Name), t.rowCount())
 	cols := t.Columns()
 	for _, h := range t.Header {
 		sb.WriteString(" " + mdEscape(h) + " |")
@@ -312,6 +308,15 @@ func (t *Table) Markdown() string {
 		sb.WriteString("\n")
 	}
 	return sb.String()
+}
+
+// rowCount is "(N rows)", with ", SIMULATED models" before the ")" when
+// the answers came from simulated models.
+func (t *Table) rowCount() string {
+	if t.Simulated {
+		return fmt.Sprintf("(%d rows, SIMULATED models)", len(t.Rows))
+	}
+	return fmt.Sprintf("(%d rows)", len(t.Rows))
 }
 
 // mdEscape keeps a cell inside its Markdown table cell (| escaped, line
@@ -474,9 +479,7 @@ func appendExactFloat(b []byte, v float64) []byte {
 // ',', lines ending in '\n'): in quotes, each quote doubled, when it
 // holds a comma, a quote, a carriage return or a line feed, begins with
 // a space (unicode.IsSpace) or is \. (a PostgreSQL end-of-data mark);
-// else as it is. It stays beside encoding/csv because the Writer, which
-// takes each row as strings, writes a run's answers slower
-// (BenchmarkWriteCSV).
+// else as it is.
 func appendCSVField(b []byte, s string) []byte {
 	quote := s == `\.`
 	for i := 0; i < len(s) && !quote; i++ {
@@ -513,40 +516,30 @@ func (t *Table) DataFrame() dataframe.DataFrame {
 		return t.Held().DataFrame()
 	}
 	cols := t.Columns()
-	sim := make([]bool, len(t.Rows))
-	for i := range sim {
-		sim[i] = t.Simulated
-	}
+	sim := cells(t, func(int) bool { return t.Simulated })
 	ss := make([]series.Series, len(cols))
 	for c, col := range cols {
 		switch col.Type {
 		case Int:
-			v := make([]int, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = int(number(r[c]))
-			}
-			ss[c] = series.New(v, series.Int, col.Name)
+			ss[c] = series.New(cells(t, func(i int) int { return int(number(t.Rows[i][c])) }), series.Int, col.Name)
 		case Float:
-			v := make([]float64, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i] = number(r[c])
-			}
-			ss[c] = series.New(v, series.Float, col.Name)
+			ss[c] = series.New(cells(t, func(i int) float64 { return number(t.Rows[i][c]) }), series.Float, col.Name)
 		case Bool:
-			v := make([]bool, len(t.Rows))
-			for i, r := range t.Rows {
-				v[i], _ = r[c].(bool)
-			}
-			ss[c] = series.New(v, series.Bool, col.Name)
+			ss[c] = series.New(cells(t, func(i int) bool { b, _ := t.Rows[i][c].(bool); return b }), series.Bool, col.Name)
 		default:
-			v := make([]string, len(t.Rows))
-			for i := range t.Rows {
-				v[i] = t.Text(i, c)
-			}
-			ss[c] = series.New(v, series.String, col.Name)
+			ss[c] = series.New(cells(t, func(i int) string { return t.Text(i, c) }), series.String, col.Name)
 		}
 	}
 	return dataframe.New(append([]series.Series{series.New(sim, series.Bool, "simulated")}, ss...)...)
+}
+
+// cells is of(i) for each of t's held rows i.
+func cells[T any](t *Table, of func(i int) T) []T {
+	v := make([]T, len(t.Rows))
+	for i := range v {
+		v[i] = of(i)
+	}
+	return v
 }
 
 type group struct{ model, language, form, strategy, condition string }

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -16,11 +17,7 @@ import (
 // run's concurrency and servers, not the paper's offline vLLM batch time.
 func Latency(rows []score.Row) *Table {
 	t := New("latency", "end-to-end client-observed latency per answer (every stage summed, under the run's concurrency; the paper timed offline vLLM batches): mean, median, p90, with accuracy",
-		Key("model"), Key("strategy"), Count("n_timed", "answers timed (cached answers excluded)"),
-		Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Millis("median_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Millis("p90_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed"))
+		slices.Concat([]Column{Key("model"), Key("strategy")}, timedColumns(), []Column{Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed")})...)
 	type ms struct{ model, strategy string }
 	type acc struct {
 		k, n, failed int
@@ -51,6 +48,12 @@ func Latency(rows []score.Row) *Table {
 	return t
 }
 
+// timedColumns are the columns of a timing: n_timed, mean_ms, median_ms, p90_ms.
+func timedColumns() []Column {
+	const doc = "client-observed latency in milliseconds (mean, median, 90th percentile)"
+	return []Column{Count("n_timed", "answers timed (cached answers excluded)"), Millis("mean_ms", doc), Millis("median_ms", doc), Millis("p90_ms", doc)}
+}
+
 // timing summarises latencies: count, mean, median and 90th percentile
 // (NaN when empty).
 type timing struct {
@@ -79,12 +82,8 @@ func summarize(s []float64) timing {
 // 90th percentile) and the mean prompt tokens the server counted.
 func Requests(rows []score.Row) *Table {
 	t := New("requests", "a run without gold answers per model × strategy × condition: answers, failures, empty and cached answers, latency, prompt tokens",
-		Key("model"), Key("strategy"), Key("condition"), Key("n"), Key("failed"), Count("empty", "answers with an empty text"),
-		Count("cached", "answers served from the response cache"), Count("n_timed", "answers timed (cached answers excluded)"),
-		Millis("mean_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Millis("median_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Millis("p90_ms", "client-observed latency in milliseconds (mean, median, 90th percentile)"),
-		Number("mean_prompt_tokens", "mean prompt length in tokens"))
+		slices.Concat([]Column{Key("model"), Key("strategy"), Key("condition"), Key("n"), Key("failed"), Count("empty", "answers with an empty text"),
+			Count("cached", "answers served from the response cache")}, timedColumns(), []Column{Number("mean_prompt_tokens", "mean prompt length in tokens")})...)
 	type cell struct{ model, strategy, condition string }
 	type acc struct {
 		n, failed, empty, cached, tokN int

@@ -57,25 +57,12 @@ func visible(s string, keep func(rune) bool) (string, int) {
 		return ControlPicture(r) != r && !keep(r)
 	}
 	first := -1
-	if utf8.ValidString(s) {
-		// Valid UTF-8: only a C0 control, DEL or the three bytes of U+FFFE
-		// or U+FFFF can change, found byte by byte.
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if (c < 0x20 || c == 0x7f) && !keep(rune(c)) || c == 0xef && i+2 < len(s) && s[i+1] == 0xbf && s[i+2]&0xfe == 0xbe {
-				first = i
-				break
-			}
+	for i := 0; i < len(s) && first < 0; {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if bad(r, size) {
+			first = i
 		}
-	} else {
-		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if bad(r, size) {
-				first = i
-				break
-			}
-			i += size
-		}
+		i += size
 	}
 	if first < 0 {
 		return s, 0

@@ -176,18 +176,35 @@ func (k Key) Matches(o Key) bool {
 }
 
 func phonetic(s string) string {
-	words := strings.Fields(norm.NFC.String(s))
-	for i, w := range words {
+	return eachWord(norm.NFC.String(s), func(w string) string {
 		if IsBrahmicWord(w) {
-			words[i] = looseBrahmic.Replace(ISO15919(w))
-			continue
+			return looseBrahmic.Replace(ISO15919(w))
 		}
-		l := strings.ToLower(w)
-		l = looseLatin.Replace(l)
-		l = strings.ReplaceAll(l, "c", "k")
-		words[i] = strings.ReplaceAll(l, "\x00", "ch")
+		l := strings.ReplaceAll(looseLatin.Replace(strings.ToLower(w)), "c", "k")
+		return strings.ReplaceAll(l, "\x00", "ch")
+	})
+}
+
+// eachWord is the words of s (strings.Fields), each through f, joined by
+// single spaces.
+func eachWord(s string, f func(string) string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		words[i] = f(w)
 	}
 	return strings.Join(words, " ")
+}
+
+// squeeze is w without its bytes skip holds for (k: the byte's index)
+// and with each run of one byte kept once.
+func squeeze(w string, skip func(k int) bool) []byte {
+	var o []byte
+	for k := 0; k < len(w); k++ {
+		if !skip(k) && (len(o) == 0 || o[len(o)-1] != w[k]) {
+			o = append(o, w[k])
+		}
+	}
+	return o
 }
 
 // Match reports whether a and b (Latin, or romanized with ISO15919) name
@@ -202,22 +219,9 @@ func Match(a, b string) bool { return romanKey(a).Matches(romanKey(b)) }
 
 // Skeleton is the consonant skeleton of a Loose form (see Match).
 func Skeleton(loose string) string {
-	words := strings.Fields(loose)
-	for i, w := range words {
-		var o []byte
-		for k := 0; k < len(w); k++ {
-			c := w[k]
-			if k > 0 && strings.IndexByte("aeiouyh", c) >= 0 {
-				continue
-			}
-			if len(o) > 0 && o[len(o)-1] == c {
-				continue
-			}
-			o = append(o, c)
-		}
-		words[i] = string(o)
-	}
-	return strings.Join(words, " ")
+	return eachWord(loose, func(w string) string {
+		return string(squeeze(w, func(k int) bool { return k > 0 && strings.IndexByte("aeiouyh", w[k]) >= 0 }))
+	})
 }
 
 // Loose folds romanized or Latin text for tolerant comparison: NFD with
@@ -241,26 +245,13 @@ func Loose(s string) string {
 			b.WriteByte(' ')
 		}
 	}
-	t := phoneticPairs.Replace(b.String())
-	words := strings.Fields(t)
-	for i, w := range words {
-		var o []byte
-		for k := 0; k < len(w); k++ {
-			c := w[k]
-			if c == 'h' && k > 0 && strings.IndexByte("kgcjtdpbsr", w[k-1]) >= 0 {
-				continue // aspiration
-			}
-			if len(o) > 0 && o[len(o)-1] == c {
-				continue // doubled
-			}
-			o = append(o, c)
-		}
+	return eachWord(phoneticPairs.Replace(b.String()), func(w string) string {
+		o := squeeze(w, func(k int) bool { return w[k] == 'h' && k > 0 && strings.IndexByte("kgcjtdpbsr", w[k-1]) >= 0 }) // aspiration
 		if n := len(o); n > 2 && o[n-1] == 'a' && strings.IndexByte("aeiou", o[n-2]) < 0 {
 			o = o[:n-1]
 		}
-		words[i] = string(o)
-	}
-	return strings.Join(words, " ")
+		return string(o)
+	})
 }
 
 // Roman writes s in plain Latin letters the way people type romanized
@@ -304,8 +295,7 @@ func isConsonantLetter(r rune) bool {
 // IsBrahmicWord reports whether s contains a Brahmic letter.
 func IsBrahmicWord(s string) bool { return strings.ContainsFunc(s, IsBrahmic) }
 
-// The replacements Loose and phonetic apply, built once (a Replacer is
-// safe for concurrent use and costly to build per word).
+// The replacements Loose and phonetic apply, built once.
 var (
 	looseBrahmic  = strings.NewReplacer("ch", "chh", "c", "ch", "ś", "sh", "ṣ", "sh")
 	looseLatin    = strings.NewReplacer("ck", "k", "qu", "kv", "ce", "se", "ci", "si", "cy", "sy", "ch", "\x00")

@@ -9,6 +9,7 @@
 package indicquest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -53,11 +54,7 @@ func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options
 				}
 				continue
 			}
-			id := strconv.Itoa(i + 1)
-			if ic >= 0 && t.Cell(i, ic) != "" {
-				id = t.Cell(i, ic)
-			}
-			it := s.Get(id)
+			it := s.Get(cmp.Or(t.Cell(i, ic), strconv.Itoa(i+1)))
 			if d := t.Cell(i, dc); d != "" && (it.Domain == "" || l.ISO3 == "eng") {
 				it.Domain = d
 			}

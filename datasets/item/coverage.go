@@ -37,30 +37,18 @@ func (s *Set) Coverage(asked []LangForm) Coverage {
 	}
 	slices.Sort(c.Has)
 	langOK, formOK := map[string]bool{}, map[Form]bool{}
-	var langs []string
-	var forms []Form
 	for _, lf := range asked {
-		if !slices.Contains(langs, lf.Language) {
-			langs = append(langs, lf.Language)
-		}
-		if !slices.Contains(forms, lf.Form) {
-			forms = append(forms, lf.Form)
-		}
 		if have[lf] > 0 {
 			langOK[lf.Language], formOK[lf.Form] = true, true
 		}
 	}
-	for _, l := range langs {
-		if !langOK[l] {
-			c.Languages = append(c.Languages, l)
-		}
-	}
-	for _, f := range forms {
-		if !formOK[f] {
-			c.Forms = append(c.Forms, f)
-		}
-	}
 	for _, lf := range asked {
+		if !langOK[lf.Language] && !slices.Contains(c.Languages, lf.Language) {
+			c.Languages = append(c.Languages, lf.Language)
+		}
+		if !formOK[lf.Form] && !slices.Contains(c.Forms, lf.Form) {
+			c.Forms = append(c.Forms, lf.Form)
+		}
 		if have[lf] == 0 && langOK[lf.Language] && formOK[lf.Form] {
 			c.Gaps = append(c.Gaps, lf)
 		}

@@ -195,10 +195,8 @@ func lessID(a, b string) bool {
 	switch {
 	case errA == nil && errB == nil:
 		return x < y
-	case errA == nil:
-		return true
-	case errB == nil:
-		return false
+	case (errA == nil) != (errB == nil):
+		return errA == nil // an integer ID first
 	}
 	return a < b
 }
@@ -285,15 +283,14 @@ func (r Report) String() string {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&sb, "  note: %s\n", n)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(&sb, "  %d warning(s):\n", len(r.Warnings))
-		for _, p := range r.Warnings {
-			fmt.Fprintf(&sb, "    %s\n", p.Error())
+	for _, ps := range []struct {
+		what string
+		list []Problem
+	}{{"warning(s):", r.Warnings}, {"invalid record(s) skipped:", r.Skipped}} {
+		if len(ps.list) > 0 {
+			fmt.Fprintf(&sb, "  %d %s\n", len(ps.list), ps.what)
 		}
-	}
-	if len(r.Skipped) > 0 {
-		fmt.Fprintf(&sb, "  %d invalid record(s) skipped:\n", len(r.Skipped))
-		for _, p := range r.Skipped {
+		for _, p := range ps.list {
 			fmt.Fprintf(&sb, "    %s\n", p.Error())
 		}
 	}
@@ -367,16 +364,11 @@ func controlsIn(s string) string {
 		if r == '\t' || r == '\n' || r == '\r' || !(r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
 			continue
 		}
-		var k *seen
-		for _, x := range kinds {
-			if x.r == r {
-				k = x
-			}
+		i := slices.IndexFunc(kinds, func(x *seen) bool { return x.r == r })
+		if i < 0 {
+			i, kinds = len(kinds), append(kinds, &seen{r: r})
 		}
-		if k == nil {
-			k = &seen{r: r}
-			kinds = append(kinds, k)
-		}
+		k := kinds[i]
 		if k.all++; len(k.at) < 5 {
 			k.at = append(k.at, pos)
 		}

@@ -98,13 +98,6 @@ func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set
 	return readParquet[pqlist.Item[string]](ctx, path, opts)
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 func readParquet[E pqlist.Elem[string]](ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	rows, err := parquet.ReadFile[hfRow[E]](path)
 	if err != nil {
@@ -123,7 +116,7 @@ func readParquet[E pqlist.Elem[string]](ctx context.Context, path string, opts i
 			}
 			continue
 		}
-		if err := add(s, opts, src, str(r.QuestionID), str(r.Question), str(r.Answer.Value),
+		if err := add(s, opts, src, pqlist.Deref(r.QuestionID), pqlist.Deref(r.Question), pqlist.Deref(r.Answer.Value),
 			pqlist.Values[string](r.Answer.Aliases), pqlist.Values[string](r.Answer.NormalizedAliases)); err != nil {
 			return nil, err
 		}
@@ -153,21 +146,19 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 			Aliases []string `json:"aliases"`
 		}
 		src := item.Problem{File: path, Line: n}
-		if p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n }); bad {
+		p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n })
+		if err := json.Unmarshal(sc.Bytes(), &r); !bad && err != nil {
+			p, bad = src, true
+			p.Msg = err.Error()
+		}
+		if bad {
 			if err := s.Fail(opts, p); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			src.Msg = err.Error()
-			if err := s.Fail(opts, src); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		q := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(str(r.Context)), "Question:"), "Answer:")
-		if err := add(s, opts, src, strconv.Itoa(n), q, str(r.Answer), r.Aliases); err != nil {
+		q := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(pqlist.Deref(r.Context)), "Question:"), "Answer:")
+		if err := add(s, opts, src, strconv.Itoa(n), q, pqlist.Deref(r.Answer), r.Aliases); err != nil {
 			return nil, err
 		}
 	}

@@ -147,16 +147,12 @@ func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](ctx context.Contex
 	s := &item.Set{Dataset: "truthfulqa"}
 	for i, r := range rows {
 		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
-		q := ""
-		if r.Question != nil {
-			q = *r.Question
-		}
 		var choices []string
 		var labels []int64
 		if r.MC1 != nil {
 			choices, labels = pqlist.Values[string](r.MC1.Choices), pqlist.Values[int64](r.MC1.Labels)
 		}
-		if err := add(s, opts, src, q, choices, labels); err != nil {
+		if err := add(s, opts, src, pqlist.Deref(r.Question), choices, labels); err != nil {
 			return nil, err
 		}
 	}

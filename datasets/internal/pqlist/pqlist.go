@@ -33,6 +33,12 @@ type Element[T any] struct {
 // Value returns the element and whether it is not null.
 func (e Element[T]) Value() (T, bool) { return deref(e.V) }
 
+// Deref is *p, or T's zero value when p is nil (a null optional field).
+func Deref[T any](p *T) T {
+	v, _ := deref(p)
+	return v
+}
+
 func deref[T any](p *T) (T, bool) {
 	if p == nil {
 		var z T
