@@ -28,7 +28,7 @@ import (
 // len(body)+4096 (a token is at least one byte of the body; 4096 covers a
 // chat template's own tokens), and the whole is at most MaxResponseBytes.
 // A request without max_tokens is bounded by MaxResponseBytes. Requests
-// that generate nothing (/v1/models, /version, /tokenize) are bounded by
+// that generate nothing (/v1/models, /version) are bounded by
 // MaxResponseBytes.
 const (
 	// ResponseFloor is the least bound: any error page, any short answer.

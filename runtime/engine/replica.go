@@ -15,7 +15,7 @@ import (
 // replica is one base URL serving a model.
 type replica struct {
 	base   string // e.g. http://host:8000/v1 (credentials stripped)
-	root   string // base without the /v1 suffix, for /tokenize and /version
+	root   string // base without the /v1 suffix, for /version
 	client openai.Client
 	// answersAs are the names this replica may answer the served name
 	// under (see checkModel); set once before the first request.
