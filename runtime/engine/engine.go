@@ -242,11 +242,7 @@ type Stats struct {
 func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink func(*Record) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers := 0
-	for _, ms := range e.models {
-		workers += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
-	}
-	workers = max(1, min(workers, 8192))
+	workers := max(1, min(e.concurrency(), 8192))
 	if e.maxInflight > 0 {
 		workers = min(workers, e.maxInflight)
 	}
@@ -318,6 +314,15 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		return st, genErr
 	}
 	return st, ctx.Err()
+}
+
+// concurrency is the models' MaxConcurrency per replica, summed.
+func (e *Engine) concurrency() int {
+	n := 0
+	for _, ms := range e.models {
+		n += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
+	}
+	return n
 }
 
 // process turns one request into its record; nil means the run was cancelled.

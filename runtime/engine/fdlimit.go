@@ -37,10 +37,7 @@ func (e *Engine) clampToFileLimit() {
 }
 
 func (e *Engine) clampTo(soft uint64) {
-	want := 0
-	for _, ms := range e.models {
-		want += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
-	}
+	want := e.concurrency()
 	allowed := inflightAllowed(soft)
 	e.maxInflight = allowed
 	if want > allowed {

@@ -61,8 +61,6 @@ type Options struct {
 	// most every 100 ms) and at the end of each stage: for a notebook
 	// display or any other view; the terminal bar on Log is separate.
 	Progress func(Progress)
-	// Engine, if set, adjusts engine options after the experiment's (tests).
-	Engine func(*engine.Options)
 	// Send, if set, limits what is sent to the requests whose role it
 	// accepts (bhasha report: judge verdicts on the answers the run has).
 	// The others stay pending: the manifest counts them (Pending) and the
@@ -390,9 +388,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	// resumed against other weights says so; it still sends nothing.
 	eo := j.Engine
 	eo.Logf = logf
-	if o.Engine != nil {
-		o.Engine(&eo)
-	}
 	archivedAny := false
 	willSend := pendingAll > 0 || (o.Send == nil && (nChanged > 0 || len(archive) > 0))
 	var eng *engine.Engine
