@@ -491,24 +491,15 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		// Inputs new since the run (a strategy added: its template) made
 		// none of the kept records: they join the manifest's inputs, and
 		// only what changed or is gone is a warning.
-		changes := InputChanges(prev, j.Inputs, j.Templates)
-		inputs, templates := maps.Clone(prev.Inputs), maps.Clone(prev.Templates)
-		for k, v := range m.Inputs {
-			if _, ok := inputs[k]; !ok && k != prev.ExperimentFile {
-				inputs[k] = v
-			}
+		delete(m.Inputs, prev.ExperimentFile)
+		maps.Copy(m.Inputs, prev.Inputs)
+		if m.Templates == nil {
+			m.Templates = maps.Clone(prev.Templates)
+		} else {
+			maps.Copy(m.Templates, prev.Templates)
 		}
-		for k, v := range m.Templates {
-			if _, ok := templates[k]; !ok {
-				if templates == nil {
-					templates = map[string]string{}
-				}
-				templates[k] = v
-			}
-		}
-		changes = slices.DeleteFunc(changes, func(c string) bool { return strings.HasSuffix(c, newSinceRun) })
-		m.Inputs, m.Templates, m.InputChanges = inputs, templates, changes
-		for _, c := range changes {
+		m.InputChanges = slices.DeleteFunc(InputChanges(prev, j.Inputs, j.Templates), func(c string) bool { return strings.HasSuffix(c, newSinceRun) })
+		for _, c := range m.InputChanges {
 			logf("%s: warning: %s; the records kept from earlier runs were made from the earlier inputs", o.Out, c)
 		}
 	}
@@ -740,11 +731,11 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	m.Counts.DuplicatesThisRun = st.Duplicates
 	m.Counts.SentThisRun = st.Sent
 	switch {
-	case runErr != nil && errors.Is(runErr, context.Canceled):
-		m.Status = "interrupted"
 	case runErr != nil:
 		m.Status = "interrupted"
-		m.Error = runErr.Error()
+		if !errors.Is(runErr, context.Canceled) {
+			m.Error = runErr.Error()
+		}
 	case st.Failed > 0:
 		m.Status = "incomplete"
 	case m.Pending > 0:
