@@ -105,53 +105,45 @@ func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (E
 	if err != nil {
 		return rep, err
 	}
-	lookup := prior.Lookup
 	identities := map[string]engine.Identity{}
 	for _, mi := range eng.Models() {
 		identities[mi.Name] = mi.Identity
 	}
-	all := func(yield func(engine.Request, error) bool) {
-		for stage := 1; stage <= j.Stages; stage++ {
-			for r, err := range j.Requests(stage, lookup, func(engine.Key) { rep.Blocked++ }) {
-				if !yield(r, err) {
-					return
-				}
+	for stage := 1; stage <= j.Stages; stage++ {
+		for r, err := range j.Requests(stage, prior.Lookup, func(engine.Key) { rep.Blocked++ }) {
+			if err != nil {
+				return rep, err
 			}
+			key := r.Key.String()
+			if done.Has(key) {
+				rep.AlreadyRecorded++
+				continue
+			}
+			p, err := eng.Prepare(r)
+			if err != nil {
+				return rep, err
+			}
+			if _, ok, _ := engine.Cached(store, p.CacheKey); ok {
+				rep.AlreadyCached++
+				continue
+			}
+			id := engine.HexKey(p.CacheKey)
+			if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
+				return rep, err
+			}
+			// The identity is recorded only when it is known (--live, or a
+			// root the experiment pins): without it the served name stands in
+			// for the weights, and a record claiming it would be refused by the
+			// live run that completes the batch.
+			var known *engine.Identity
+			if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
+				known = &ident
+			}
+			if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served, Identity: known}); err != nil {
+				return rep, err
+			}
+			rep.Pending++
 		}
-	}
-	for r, err := range all {
-		if err != nil {
-			return rep, err
-		}
-		key := r.Key.String()
-		if done.Has(key) {
-			rep.AlreadyRecorded++
-			continue
-		}
-		p, err := eng.Prepare(r)
-		if err != nil {
-			return rep, err
-		}
-		if _, ok, _ := engine.Cached(store, p.CacheKey); ok {
-			rep.AlreadyCached++
-			continue
-		}
-		id := engine.HexKey(p.CacheKey)
-		if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
-			return rep, err
-		}
-		// The identity is recorded only when it is known (--live, or a
-		// root the experiment pins): without it the served name stands in
-		// for the weights, and a record claiming it would be refused by the
-		// live run that completes the batch.
-		var known *engine.Identity
-		if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
-			known = &ident
-		}
-		if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served, Identity: known}); err != nil {
-			return rep, err
-		}
-		rep.Pending++
 	}
 	if err := in.close(); err != nil {
 		return rep, err
