@@ -171,10 +171,7 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason e
 	case outReplica:
 		r.consecFail++
 		if r.consecFail >= 3 {
-			d := p.opts.ReplicaBackoff << min(r.consecFail-3, 6)
-			if d > p.opts.ReplicaBackoffMax {
-				d = p.opts.ReplicaBackoffMax
-			}
+			d := min(p.opts.ReplicaBackoff<<min(r.consecFail-3, 6), p.opts.ReplicaBackoffMax)
 			r.backoffUntil = now.Add(d)
 			backedOff(d, fmt.Sprintf("%d consecutive faults", r.consecFail))
 		}

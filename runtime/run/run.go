@@ -526,7 +526,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	var total engine.Stats
 	var runErr error
 	wrote := archivedAny
-	stageHeld := map[int]int{}
 	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
 		// The planning pass's index stays the file's until a record is
 		// written or moved.
@@ -549,7 +548,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 				return nil, err
 			}
 		}
-		stageHeld[stage] = plan.held + plan.withheld
+		m.Pending += plan.held + plan.withheld
 		for g, ds := range plan.decodings {
 			if m.Decodings == nil {
 				m.Decodings = map[string][]engine.Decoding{}
@@ -598,7 +597,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			err = prior.Err() // a request that could not read its earlier stage was not sent
 		}
 		wrote = wrote || st.Done > 0
-		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
+		m.Pending += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
 		total.OK += st.OK
 		total.Failed += st.Failed
@@ -613,15 +612,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			logf("%s: warning: %s", o.Out, msg)
 			m.Warnings = append(m.Warnings, msg)
 		}
-	}
-	if eng == nil {
-		m.Pending = pendingAll + held
 	} else {
-		for _, n := range stageHeld {
-			m.Pending += n
-		}
-	}
-	if eng == nil && runErr == nil {
+		m.Pending = pendingAll + held
 		if m.Pending == 0 {
 			logf("%s: nothing to do, all %d requests have records", o.Out, asked)
 		} else {
