@@ -96,15 +96,10 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 // classify says whether an attempt error is worth retrying, what it says
 // about the replica, and how long the server asked us to wait.
 //
-// Permanent, not retried, and no fault of the replica's health (they fail
-// fast rather than back a replica off that every request would meet
-// again): a redirect (never followed), a Content-Encoding or gzip body
-// Bhasha did not ask for, a body over its bound (responseBound), and 4xx
-// other than 408, 409 and 429. An answer from another model than the one
-// asked (wrongModelError) is retried as a replica fault: a misrouting
-// gateway may route the next attempt right, and a replica serving the
-// wrong model is backed off so that the others carry the requests; the
-// answer is never cached nor recorded ok.
+// Permanent, not retried, and no fault of the replica's health: a
+// permanentError and 4xx other than 408, 409 and 429. An answer from
+// another model than the one asked (wrongModelError) is retried as a
+// replica fault; the answer is never cached nor recorded ok.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
 	if errors.As(err, new(permanentError)) {
 		return false, outRequest, 0
