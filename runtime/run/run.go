@@ -549,12 +549,10 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			}
 		}
 		m.Pending += plan.held + plan.withheld
-		for g, ds := range plan.decodings {
-			if m.Decodings == nil {
-				m.Decodings = map[string][]engine.Decoding{}
-			}
-			m.Decodings[g] = ds
+		if m.Decodings == nil && len(plan.decodings) > 0 {
+			m.Decodings = map[string][]engine.Decoding{}
 		}
+		maps.Copy(m.Decodings, plan.decodings)
 		pending := plan.pending
 		if n := plan.changed.Len(); n > 0 {
 			// Stage 1 was asked again (--archive-changed), so this stage's
@@ -662,15 +660,14 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		label = fmt.Sprintf("%s stage %d", j.Name, stage)
 	}
 	bar := progress.New(logw, label, pending)
-	doneSoFar, failedSoFar, cachedSoFar := 0, 0, 0
+	p := Progress{Stage: stage, Stages: j.Stages, Total: pending}
 	start, lastReport := time.Now(), time.Time{}
 	report := func(final bool) {
-		if o.Progress == nil {
-			return
+		if o.Progress != nil {
+			p.Elapsed, p.Final = time.Since(start), final
+			p.Rate = float64(p.Done) / max(p.Elapsed.Seconds(), 1e-9)
+			o.Progress(p)
 		}
-		el := time.Since(start)
-		o.Progress(Progress{Stage: stage, Stages: j.Stages, Done: doneSoFar, Total: pending, Failed: failedSoFar, Cached: cachedSoFar,
-			Rate: float64(doneSoFar) / max(el.Seconds(), 1e-9), Elapsed: el, Final: final})
 	}
 	reqs := func(yield func(engine.Request, error) bool) {
 		for r, err := range j.Requests(stage, lookup, nil) {
@@ -683,14 +680,14 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		}
 	}
 	st, runErr := eng.Run(ctx, reqs, func(rec *engine.Record) error {
-		doneSoFar++
+		p.Done++
 		if rec.Status == engine.StatusFailed {
-			failedSoFar++
+			p.Failed++
 		}
 		if rec.Cached {
-			cachedSoFar++
+			p.Cached++
 		}
-		bar.Update(doneSoFar, failedSoFar)
+		bar.Update(p.Done, p.Failed)
 		if now := time.Now(); now.Sub(lastReport) >= 100*time.Millisecond {
 			lastReport = now
 			report(false)
@@ -700,7 +697,7 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		}
 		return w.Write(rec)
 	})
-	bar.Finish(st.Done, failedSoFar)
+	bar.Finish(st.Done, p.Failed)
 	report(true)
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
