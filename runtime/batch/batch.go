@@ -95,12 +95,12 @@ func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (E
 	if err != nil {
 		return rep, err
 	}
-	defer in.abort()
+	defer in.f.Abort()
 	idx, err := newJSONL(rep.Index)
 	if err != nil {
 		return rep, err
 	}
-	defer idx.abort()
+	defer idx.f.Abort()
 	prior, err := records.LoadOK(dir)
 	if err != nil {
 		return rep, err
@@ -198,7 +198,7 @@ func (j *jsonl) put(v any) error {
 	return nil
 }
 
-// close commits the file; abort discards it (a no-op after close).
+// close commits the file (f.Abort after it does nothing).
 func (j *jsonl) close() error {
 	if err := j.w.Flush(); err != nil {
 		j.f.Abort()
@@ -206,8 +206,6 @@ func (j *jsonl) close() error {
 	}
 	return j.f.Commit()
 }
-
-func (j *jsonl) abort() { j.f.Abort() }
 
 // ImportReport counts what Import did.
 type ImportReport struct {
