@@ -95,63 +95,55 @@ func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (E
 	if err != nil {
 		return rep, err
 	}
-	defer in.abort()
+	defer in.f.Abort()
 	idx, err := newJSONL(rep.Index)
 	if err != nil {
 		return rep, err
 	}
-	defer idx.abort()
+	defer idx.f.Abort()
 	prior, err := records.LoadOK(dir)
 	if err != nil {
 		return rep, err
 	}
-	lookup := prior.Lookup
 	identities := map[string]engine.Identity{}
 	for _, mi := range eng.Models() {
 		identities[mi.Name] = mi.Identity
 	}
-	all := func(yield func(engine.Request, error) bool) {
-		for stage := 1; stage <= j.Stages; stage++ {
-			for r, err := range j.Requests(stage, lookup, func(engine.Key) { rep.Blocked++ }) {
-				if !yield(r, err) {
-					return
-				}
+	for stage := 1; stage <= j.Stages; stage++ {
+		for r, err := range j.Requests(stage, prior.Lookup, func(engine.Key) { rep.Blocked++ }) {
+			if err != nil {
+				return rep, err
 			}
+			key := r.Key.String()
+			if done.Has(key) {
+				rep.AlreadyRecorded++
+				continue
+			}
+			p, err := eng.Prepare(r)
+			if err != nil {
+				return rep, err
+			}
+			if _, ok, _ := engine.Cached(store, p.CacheKey); ok {
+				rep.AlreadyCached++
+				continue
+			}
+			id := engine.HexKey(p.CacheKey)
+			if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
+				return rep, err
+			}
+			// The identity is recorded only when it is known (--live, or a
+			// root the experiment pins): without it the served name stands in
+			// for the weights, and a record claiming it would be refused by the
+			// live run that completes the batch.
+			var known *engine.Identity
+			if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
+				known = &ident
+			}
+			if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served, Identity: known}); err != nil {
+				return rep, err
+			}
+			rep.Pending++
 		}
-	}
-	for r, err := range all {
-		if err != nil {
-			return rep, err
-		}
-		key := r.Key.String()
-		if done.Has(key) {
-			rep.AlreadyRecorded++
-			continue
-		}
-		p, err := eng.Prepare(r)
-		if err != nil {
-			return rep, err
-		}
-		if _, ok, _ := engine.Cached(store, p.CacheKey); ok {
-			rep.AlreadyCached++
-			continue
-		}
-		id := engine.HexKey(p.CacheKey)
-		if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
-			return rep, err
-		}
-		// The identity is recorded only when it is known (--live, or a
-		// root the experiment pins): without it the served name stands in
-		// for the weights, and a record claiming it would be refused by the
-		// live run that completes the batch.
-		var known *engine.Identity
-		if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
-			known = &ident
-		}
-		if err := idx.put(indexLine{CustomID: id, Key: key, Kind: r.Kind, ServedModel: p.Served, Identity: known}); err != nil {
-			return rep, err
-		}
-		rep.Pending++
 	}
 	if err := in.close(); err != nil {
 		return rep, err
@@ -206,7 +198,7 @@ func (j *jsonl) put(v any) error {
 	return nil
 }
 
-// close commits the file; abort discards it (a no-op after close).
+// close commits the file (f.Abort after it does nothing).
 func (j *jsonl) close() error {
 	if err := j.w.Flush(); err != nil {
 		j.f.Abort()
@@ -214,8 +206,6 @@ func (j *jsonl) close() error {
 	}
 	return j.f.Commit()
 }
-
-func (j *jsonl) abort() { j.f.Abort() }
 
 // ImportReport counts what Import did.
 type ImportReport struct {

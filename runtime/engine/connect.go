@@ -46,8 +46,13 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		for _, r := range reps {
 			si := ServerInfo{Endpoint: r.base}
 			models, err := listModels(ctx, r)
-			if code := statusOf(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
-				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, code, keyRefused(mc))
+			var apiErr *openai.Error
+			if errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden) {
+				why := keyName(mc) + " was refused"
+				if mc.APIKey == "" {
+					why = "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
+				}
+				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, apiErr.StatusCode, why)
 			}
 			if err != nil {
 				si.Error = err.Error()
@@ -76,10 +81,13 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			return nil, fmt.Errorf("model %q: no endpoint is reachable:\n  %s", mc.Name, strings.Join(unreachable, "\n  "))
 		}
 		if !found {
+			var bases []string
+			for _, r := range reps {
+				bases = append(bases, r.base)
+			}
 			slices.Sort(served)
-			served = slices.Compact(served)
 			return nil, fmt.Errorf("model %q: served name %q is not served at %s; served models: %s",
-				mc.Name, mc.ServedName, strings.Join(bases(reps), ", "), strings.Join(served, ", "))
+				mc.Name, mc.ServedName, strings.Join(bases, ", "), strings.Join(slices.Compact(served), ", "))
 		}
 		for _, u := range unreachable {
 			e.opts.Logf("warning: model %q: endpoint unreachable, the other replicas carry on: %s", mc.Name, u)
@@ -104,38 +112,12 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	return ms, nil
 }
 
-// statusOf is the HTTP status of an API error, 0 for any other error.
-func statusOf(err error) int {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode
-	}
-	return 0
-}
-
-// keyRefused says which key the server refused, naming its variable.
-func keyRefused(mc ModelConfig) string {
-	if mc.APIKey == "" {
-		return "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
-	}
-	return keyName(mc) + " was refused"
-}
-
 // keyName names mc's API key by its variable, never by its value.
 func keyName(mc ModelConfig) string {
 	if mc.APIKeyEnv != "" {
 		return fmt.Sprintf("the API key from $%s", mc.APIKeyEnv)
 	}
 	return "the API key"
-}
-
-// bases lists the sanitized base URLs of reps.
-func bases(reps []*replica) []string {
-	out := make([]string, len(reps))
-	for i, r := range reps {
-		out[i] = r.base
-	}
-	return out
 }
 
 func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {

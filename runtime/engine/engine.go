@@ -242,11 +242,7 @@ type Stats struct {
 func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink func(*Record) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers := 0
-	for _, ms := range e.models {
-		workers += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
-	}
-	workers = max(1, min(workers, 8192))
+	workers := max(1, min(e.concurrency(), 8192))
 	if e.maxInflight > 0 {
 		workers = min(workers, e.maxInflight)
 	}
@@ -295,17 +291,16 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 			continue
 		}
 		st.Done++
-		switch {
-		case rec.Status == StatusFailed:
+		if rec.Status == StatusFailed {
 			st.Failed++
-		case rec.Cached:
+		} else {
 			st.OK++
+		}
+		if rec.Cached { // only an ok record is cached
 			st.Cached++
-			if rec.duplicate {
-				st.Duplicates++
-			}
-		default:
-			st.OK++
+		}
+		if rec.duplicate {
+			st.Duplicates++
 		}
 		if rec.Attempts > 0 {
 			st.Sent++
@@ -320,6 +315,15 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 	return st, ctx.Err()
 }
 
+// concurrency is the models' MaxConcurrency per replica, summed.
+func (e *Engine) concurrency() int {
+	n := 0
+	for _, ms := range e.models {
+		n += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
+	}
+	return n
+}
+
 // process turns one request into its record; nil means the run was cancelled.
 func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
@@ -328,13 +332,12 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 		rec.Status, rec.Error = StatusFailed, err.Error()
 		return rec
 	}
+	ms := e.models[r.Key.Model]
+	id := ms.identity
 	rec.ServedModel = p.Served
 	rec.CacheKey = HexKey(p.CacheKey)
 	rec.Request, rec.RequestSHA256 = p.Body, RequestDigest(p.Body)
-	if ms := e.models[r.Key.Model]; ms != nil {
-		id := ms.identity
-		rec.Identity, rec.Simulated = &id, ms.simulated
-	}
+	rec.Identity, rec.Simulated = &id, ms.simulated
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
 		res, by, ok, err := cached(c, p.CacheKey)
@@ -346,11 +349,11 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 			// The cache is shared with runs of other keys, and with
 			// versions that stored answers unredacted: an entry may hold
 			// this key.
-			rec.SetResult(e.models[r.Key.Model].key.result(res))
+			rec.SetResult(ms.key.result(res))
 			return rec
 		}
 	}
-	res, att, err := e.models[r.Key.Model].do(ctx, r, p.Body, &e.opts)
+	res, att, err := ms.do(ctx, r, p.Body, &e.opts)
 	rec.Attempts = att.n
 	rec.Endpoint = att.endpoint
 	if err != nil {

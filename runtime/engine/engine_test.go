@@ -283,28 +283,6 @@ func TestCacheReplayAndModelSeparation(t *testing.T) {
 	}
 }
 
-func TestTokenCounts(t *testing.T) {
-	url := startSim(t, sim.Config{})
-	e, err := engine.New(context.Background(), modelConfigs(url), fastRetry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := []string{"What is the capital of France?", "फ्रांस की राजधानी क्या है?", ""}
-	got, err := e.TokenCounts(context.Background(), models[0], texts, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok sim.Tokenizer
-	for i, s := range texts {
-		if want := tok.Count(s); got[i] != want {
-			t.Errorf("%q: %d tokens, want %d", s, got[i], want)
-		}
-	}
-	if got[1] <= got[0] {
-		t.Errorf("Devanagari %d tokens, English %d: native script should tokenize longer", got[1], got[0])
-	}
-}
-
 // A server that never answers (each attempt hangs for a minute): each
 // attempt times out, and the request fails at its overall deadline with a
 // message that says so, long before the hang would have ended (the bound

@@ -1,12 +1,8 @@
 package engine
 
-// Each request in flight holds a socket, so a run whose concurrency is
-// past the process's open-file limit fails its dials with EMFILE ("too
-// many open files"), which read as replica faults: the replicas back off
-// exponentially and the run stalls. The engine therefore bounds the
-// requests in flight, over all models and replicas, by the open-file
-// limit less a reserve for the records, the cache, logs and the
-// connections the transport dials ahead.
+// Each request in flight holds a socket: the engine bounds the requests
+// in flight, over all models and replicas, by the open-file limit less a
+// reserve for the records, the cache, logs and connections dialled ahead.
 
 // fileReserve is the number of descriptors kept out of the requests'
 // share of a soft open-file limit: a quarter of it, at least 64, at most
@@ -37,10 +33,7 @@ func (e *Engine) clampToFileLimit() {
 }
 
 func (e *Engine) clampTo(soft uint64) {
-	want := 0
-	for _, ms := range e.models {
-		want += ms.cfg.MaxConcurrency * len(ms.pool.replicas)
-	}
+	want := e.concurrency()
 	allowed := inflightAllowed(soft)
 	e.maxInflight = allowed
 	if want > allowed {

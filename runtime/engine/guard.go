@@ -28,7 +28,7 @@ import (
 // len(body)+4096 (a token is at least one byte of the body; 4096 covers a
 // chat template's own tokens), and the whole is at most MaxResponseBytes.
 // A request without max_tokens is bounded by MaxResponseBytes. Requests
-// that generate nothing (/v1/models, /version, /tokenize) are bounded by
+// that generate nothing (/v1/models, /version) are bounded by
 // MaxResponseBytes.
 const (
 	// ResponseFloor is the least bound: any error page, any short answer.
@@ -118,26 +118,12 @@ func responseBound(body []byte) bound {
 	return bound{limit: min(limit, MaxResponseBytes), what: strings.Join(what, ", ")}
 }
 
-// errPermanent marks attempt errors that another attempt would meet again
-// (a redirect, an encoding Bhasha did not ask for, a body over its
-// bound): classify does not retry them.
-var errPermanent = errors.New("permanent")
-
-// permanentCause is the redirectError, encodingError or tooLargeError in
-// err's chain, or nil.
-func permanentCause(err error) error {
-	var rd *redirectError
-	var enc *encodingError
-	var tl *tooLargeError
-	switch {
-	case errors.As(err, &rd):
-		return rd
-	case errors.As(err, &enc):
-		return enc
-	case errors.As(err, &tl):
-		return tl
-	}
-	return nil
+// permanentError is an attempt error that another attempt would meet
+// again (a redirect, an encoding Bhasha did not ask for, a body over its
+// bound): classify does not retry it.
+type permanentError interface {
+	error
+	permanent()
 }
 
 // tooLargeError is a response body longer than its bound.
@@ -157,7 +143,7 @@ func (e *tooLargeError) Error() string {
 	return s + "; the answer is not kept (a server that ignores max_tokens?)"
 }
 
-func (e *tooLargeError) Unwrap() error { return errPermanent }
+func (*tooLargeError) permanent() {}
 
 // encodingError is a body in an encoding Bhasha did not ask for.
 type encodingError struct {
@@ -174,7 +160,7 @@ func (e *encodingError) Error() string {
 	return fmt.Sprintf("the body is encoded (Content-Encoding: %s), which Bhasha does not ask for", e.encoding)
 }
 
-func (e *encodingError) Unwrap() error { return errPermanent }
+func (*encodingError) permanent() {}
 
 // redirectError is a redirect, which the engine never follows.
 type redirectError struct {
@@ -186,7 +172,7 @@ func (e *redirectError) Error() string {
 	return fmt.Sprintf("the server redirected (HTTP %d) to %s; redirects are not followed: give the endpoint the server redirects to", e.status, e.to)
 }
 
-func (e *redirectError) Unwrap() error { return errPermanent }
+func (*redirectError) permanent() {}
 
 // guardClient is c (http.DefaultClient when nil) with a transport that
 // refuses response encodings that were not asked for, bounds every

@@ -15,7 +15,7 @@ import (
 // replica is one base URL serving a model.
 type replica struct {
 	base   string // e.g. http://host:8000/v1 (credentials stripped)
-	root   string // base without the /v1 suffix, for /tokenize and /version
+	root   string // base without the /v1 suffix, for /version
 	client openai.Client
 	// answersAs are the names this replica may answer the served name
 	// under (see checkModel); set once before the first request.
@@ -171,10 +171,7 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason e
 	case outReplica:
 		r.consecFail++
 		if r.consecFail >= 3 {
-			d := p.opts.ReplicaBackoff << min(r.consecFail-3, 6)
-			if d > p.opts.ReplicaBackoffMax {
-				d = p.opts.ReplicaBackoffMax
-			}
+			d := min(p.opts.ReplicaBackoff<<min(r.consecFail-3, 6), p.opts.ReplicaBackoffMax)
 			r.backoffUntil = now.Add(d)
 			backedOff(d, fmt.Sprintf("%d consecutive faults", r.consecFail))
 		}

@@ -19,17 +19,7 @@ type attemptInfo struct {
 	latency  time.Duration
 }
 
-// do sends body with retries (retry) and parses the answer (attempt).
-func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
-	var res Result
-	info, err := ms.retry(ctx, o, func(ctx context.Context, rep *replica) (err error) {
-		res, err = attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
-		return err
-	})
-	return res, info, err
-}
-
-// retry calls send with the request's context and a replica of the pool
+// do sends body to a replica of the pool and parses the answer (attempt)
 // until it succeeds, at most o.MaxAttempts times within
 // o.RequestDeadline: jittered exponential
 // backoff on 408, 409, 429, 5xx, timeouts, connection errors, unparseable
@@ -38,7 +28,7 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 // Retry-After; other 4xx, redirects, unrequested encodings and bodies over
 // their bound fail at once (classify). Its error names the last three
 // attempts' errors.
-func (ms *modelState) retry(ctx context.Context, o *Options, send func(context.Context, *replica) error) (attemptInfo, error) {
+func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
 	var info attemptInfo
 	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
 	defer cancel()
@@ -46,41 +36,33 @@ func (ms *modelState) retry(ctx context.Context, o *Options, send func(context.C
 	for {
 		rep, err := ms.pool.acquire(ctx)
 		if err != nil {
-			return info, deadlineErr(err, info, errs)
+			return Result{}, info, deadlineErr(err, info, errs)
 		}
 		info.n++
 		info.endpoint = rep.base
 		start := time.Now()
-		err = send(ctx, rep)
+		res, err := attempt(ctx, rep, ms.cfg.ServedName, r, body, o.AttemptTimeout)
 		if err == nil {
 			info.latency = time.Since(start)
 			ms.pool.release(rep, outOK, 0, nil)
-			return info, nil
+			return res, info, nil
 		}
 		retry, oc, after := classify(err)
 		ms.pool.release(rep, oc, after, err)
 		if ctx.Err() != nil {
-			return info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
+			return Result{}, info, deadlineErr(ctx.Err(), info, append(errs, err.Error()))
 		}
 		errs = append(errs, err.Error())
 		if !retry || info.n >= o.MaxAttempts {
-			return info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
+			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
 		}
-		if err := sleepCtx(ctx, max(after, backoff(info.n, o.RetryBase, o.RetryMax))); err != nil {
-			return info, deadlineErr(err, info, errs)
+		t := time.NewTimer(max(after, backoff(info.n, o.RetryBase, o.RetryMax)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Result{}, info, deadlineErr(ctx.Err(), info, errs)
+		case <-t.C:
 		}
-	}
-}
-
-// sleepCtx waits d or until ctx is done, whichever is first.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -114,17 +96,12 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 // classify says whether an attempt error is worth retrying, what it says
 // about the replica, and how long the server asked us to wait.
 //
-// Permanent, not retried, and no fault of the replica's health (they fail
-// fast rather than back a replica off that every request would meet
-// again): a redirect (never followed), a Content-Encoding or gzip body
-// Bhasha did not ask for, a body over its bound (responseBound), and 4xx
-// other than 408, 409 and 429. An answer from another model than the one
-// asked (wrongModelError) is retried as a replica fault: a misrouting
-// gateway may route the next attempt right, and a replica serving the
-// wrong model is backed off so that the others carry the requests; the
-// answer is never cached nor recorded ok.
+// Permanent, not retried, and no fault of the replica's health: a
+// permanentError and 4xx other than 408, 409 and 429. An answer from
+// another model than the one asked (wrongModelError) is retried as a
+// replica fault; the answer is never cached nor recorded ok.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
-	if errors.Is(err, errPermanent) {
+	if errors.As(err, new(permanentError)) {
 		return false, outRequest, 0
 	}
 	var wrong *wrongModelError

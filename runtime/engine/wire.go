@@ -173,7 +173,8 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 		if errors.As(err, &apiErr) {
 			return Result{}, &httpError{base: rep.base, api: apiErr, msg: apiMessage(apiErr)}
 		}
-		if p := permanentCause(err); p != nil {
+		var p permanentError
+		if errors.As(err, &p) {
 			// Without the client's wrapping ("Post URL: ...", which would
 			// also carry a redirect's query string).
 			return Result{}, fmt.Errorf("%s: %w", rep.base, p)

@@ -49,10 +49,7 @@ func Line(label string, done, failed, total int, elapsed time.Duration) string {
 	}
 	fill := int(frac * width)
 	bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(done) / s
-	}
+	rate, _ := pace(done, total, elapsed, false)
 	eta := "?"
 	if rate > 0 && total >= done {
 		eta = time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second).String()

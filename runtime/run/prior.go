@@ -19,14 +19,10 @@ import (
 // the ok records of the keys that stage looks up, found by key without
 // holding them.
 //
-// It is built in two passes (buildPrior): the stage's requests are
-// generated once with a Lookup that finds nothing and notes every key it
-// is asked (which keys a stage looks up does not depend on what it finds:
-// the studies build the earlier stage's key from the item), then the
-// records are streamed (records.Read) and the key and response of each ok
-// record of such a key go to a scratch store (see scratch: 16 bytes a
-// record in memory). Of several ok records of one key the last wins, as
-// it did when the records were held in a map.
+// buildPrior generates the stage's requests once with a Lookup that
+// notes every key it is asked, then streams the records and keeps the
+// response of each ok record of such a key in a scratch store (16 bytes a
+// record in memory). Of several ok records of one key the last wins.
 //
 // The record a lookup returns holds what the studies' request builders
 // read: Key, Fields, Status (ok) and Response.

@@ -61,8 +61,6 @@ type Options struct {
 	// most every 100 ms) and at the end of each stage: for a notebook
 	// display or any other view; the terminal bar on Log is separate.
 	Progress func(Progress)
-	// Engine, if set, adjusts engine options after the experiment's (tests).
-	Engine func(*engine.Options)
 	// Send, if set, limits what is sent to the requests whose role it
 	// accepts (bhasha report: judge verdicts on the answers the run has).
 	// The others stay pending: the manifest counts them (Pending) and the
@@ -390,9 +388,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	// resumed against other weights says so; it still sends nothing.
 	eo := j.Engine
 	eo.Logf = logf
-	if o.Engine != nil {
-		o.Engine(&eo)
-	}
 	archivedAny := false
 	willSend := pendingAll > 0 || (o.Send == nil && (nChanged > 0 || len(archive) > 0))
 	var eng *engine.Engine
@@ -496,24 +491,15 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		// Inputs new since the run (a strategy added: its template) made
 		// none of the kept records: they join the manifest's inputs, and
 		// only what changed or is gone is a warning.
-		changes := InputChanges(prev, j.Inputs, j.Templates)
-		inputs, templates := maps.Clone(prev.Inputs), maps.Clone(prev.Templates)
-		for k, v := range m.Inputs {
-			if _, ok := inputs[k]; !ok && k != prev.ExperimentFile {
-				inputs[k] = v
-			}
+		delete(m.Inputs, prev.ExperimentFile)
+		maps.Copy(m.Inputs, prev.Inputs)
+		if m.Templates == nil {
+			m.Templates = maps.Clone(prev.Templates)
+		} else {
+			maps.Copy(m.Templates, prev.Templates)
 		}
-		for k, v := range m.Templates {
-			if _, ok := templates[k]; !ok {
-				if templates == nil {
-					templates = map[string]string{}
-				}
-				templates[k] = v
-			}
-		}
-		changes = slices.DeleteFunc(changes, func(c string) bool { return strings.HasSuffix(c, newSinceRun) })
-		m.Inputs, m.Templates, m.InputChanges = inputs, templates, changes
-		for _, c := range changes {
+		m.InputChanges = slices.DeleteFunc(InputChanges(prev, j.Inputs, j.Templates), func(c string) bool { return strings.HasSuffix(c, newSinceRun) })
+		for _, c := range m.InputChanges {
 			logf("%s: warning: %s; the records kept from earlier runs were made from the earlier inputs", o.Out, c)
 		}
 	}
@@ -540,7 +526,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	var total engine.Stats
 	var runErr error
 	wrote := archivedAny
-	stageHeld := map[int]int{}
 	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
 		// The planning pass's index stays the file's until a record is
 		// written or moved.
@@ -563,13 +548,11 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 				return nil, err
 			}
 		}
-		stageHeld[stage] = plan.held + plan.withheld
-		for g, ds := range plan.decodings {
-			if m.Decodings == nil {
-				m.Decodings = map[string][]engine.Decoding{}
-			}
-			m.Decodings[g] = ds
+		m.Pending += plan.held + plan.withheld
+		if m.Decodings == nil && len(plan.decodings) > 0 {
+			m.Decodings = map[string][]engine.Decoding{}
 		}
+		maps.Copy(m.Decodings, plan.decodings)
 		pending := plan.pending
 		if n := plan.changed.Len(); n > 0 {
 			// Stage 1 was asked again (--archive-changed), so this stage's
@@ -612,7 +595,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			err = prior.Err() // a request that could not read its earlier stage was not sent
 		}
 		wrote = wrote || st.Done > 0
-		stageHeld[stage] += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
+		m.Pending += max(0, pending-st.OK) // asked and not answered (failed, or interrupted)
 		total.Done += st.Done
 		total.OK += st.OK
 		total.Failed += st.Failed
@@ -627,15 +610,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			logf("%s: warning: %s", o.Out, msg)
 			m.Warnings = append(m.Warnings, msg)
 		}
-	}
-	if eng == nil {
-		m.Pending = pendingAll + held
 	} else {
-		for _, n := range stageHeld {
-			m.Pending += n
-		}
-	}
-	if eng == nil && runErr == nil {
+		m.Pending = pendingAll + held
 		if m.Pending == 0 {
 			logf("%s: nothing to do, all %d requests have records", o.Out, asked)
 		} else {
@@ -684,15 +660,14 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		label = fmt.Sprintf("%s stage %d", j.Name, stage)
 	}
 	bar := progress.New(logw, label, pending)
-	doneSoFar, failedSoFar, cachedSoFar := 0, 0, 0
+	p := Progress{Stage: stage, Stages: j.Stages, Total: pending}
 	start, lastReport := time.Now(), time.Time{}
 	report := func(final bool) {
-		if o.Progress == nil {
-			return
+		if o.Progress != nil {
+			p.Elapsed, p.Final = time.Since(start), final
+			p.Rate = float64(p.Done) / max(p.Elapsed.Seconds(), 1e-9)
+			o.Progress(p)
 		}
-		el := time.Since(start)
-		o.Progress(Progress{Stage: stage, Stages: j.Stages, Done: doneSoFar, Total: pending, Failed: failedSoFar, Cached: cachedSoFar,
-			Rate: float64(doneSoFar) / max(el.Seconds(), 1e-9), Elapsed: el, Final: final})
 	}
 	reqs := func(yield func(engine.Request, error) bool) {
 		for r, err := range j.Requests(stage, lookup, nil) {
@@ -705,14 +680,14 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		}
 	}
 	st, runErr := eng.Run(ctx, reqs, func(rec *engine.Record) error {
-		doneSoFar++
+		p.Done++
 		if rec.Status == engine.StatusFailed {
-			failedSoFar++
+			p.Failed++
 		}
 		if rec.Cached {
-			cachedSoFar++
+			p.Cached++
 		}
-		bar.Update(doneSoFar, failedSoFar)
+		bar.Update(p.Done, p.Failed)
 		if now := time.Now(); now.Sub(lastReport) >= 100*time.Millisecond {
 			lastReport = now
 			report(false)
@@ -722,7 +697,7 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 		}
 		return w.Write(rec)
 	})
-	bar.Finish(st.Done, failedSoFar)
+	bar.Finish(st.Done, p.Failed)
 	report(true)
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
@@ -745,11 +720,11 @@ func finish(dir string, m *Manifest, kept int, st engine.Stats, runErr error) er
 	m.Counts.DuplicatesThisRun = st.Duplicates
 	m.Counts.SentThisRun = st.Sent
 	switch {
-	case runErr != nil && errors.Is(runErr, context.Canceled):
-		m.Status = "interrupted"
 	case runErr != nil:
 		m.Status = "interrupted"
-		m.Error = runErr.Error()
+		if !errors.Is(runErr, context.Canceled) {
+			m.Error = runErr.Error()
+		}
 	case st.Failed > 0:
 		m.Status = "incomplete"
 	case m.Pending > 0:
