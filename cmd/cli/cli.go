@@ -470,7 +470,11 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), cliRemedies}
+	opts, err := runOptions(exp.Name, *out, *cacheDir, endpoint, stderr)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	opts = append(opts, bhasha.Concurrency(*conc))
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
 	}
@@ -480,11 +484,6 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if sh.N > 0 {
 		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
-	pp, err := plainProgress(exp.Name, stderr)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	opts = append(opts, pp)
 	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
@@ -504,9 +503,18 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // is given no other facts.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
-// cliRemedies names the command's flags in refusals.
-func cliRemedies(c *bhasha.RunConfig) {
-	c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
+// runOptions are the options run and report share: the run directory,
+// cache, log, endpoints, plain progress lines (plainProgress) for
+// experiment name, and refusals naming the command's flags.
+func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer) ([]bhasha.RunOption, error) {
+	pp, err := plainProgress(name, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), pp,
+		func(c *bhasha.RunConfig) {
+			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
+		}}, nil
 }
 
 // runOutcome turns a run's end into the command's error: an interrupted
@@ -763,13 +771,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
-			func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
-		pp, err := plainProgress(r.Experiment().Name, stderr)
+		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, endpoint, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		opts = append(opts, pp)
+		opts = append(opts, func(c *bhasha.RunConfig) { c.JudgeOnly = true })
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
@@ -156,12 +158,7 @@ func Decomposition(rows []study.Row) *study.Table {
 		}
 		return x
 	}
-	rate := func(k, n int) float64 {
-		if n == 0 {
-			return math.NaN()
-		}
-		return float64(k) / float64(n)
-	}
+	rate := tables.Frac
 	// shareOf is the part of the rise that the adjustment removes.
 	shareOf := func(rise, realRise float64) float64 {
 		if rise == 0 {

@@ -18,10 +18,7 @@ func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figur
 // study's order (Conditions). A table absent from ts, or empty, draws
 // nothing. The figures are not finished (chart.Finish).
 func Figures(ts []*study.Table) ([]study.Figure, error) {
-	order := make([]string, len(Conditions))
-	for i, c := range Conditions {
-		order[i] = string(c)
-	}
+	order := conditionNames()
 	inOrder := func(f func(*study.Table, []string) ([]study.Figure, error)) func(*study.Table) ([]study.Figure, error) {
 		return func(t *study.Table) ([]study.Figure, error) { return f(t, order) }
 	}

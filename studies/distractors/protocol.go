@@ -45,11 +45,16 @@ func ParseCondition(s string) (Condition, error) {
 			return c, nil
 		}
 	}
+	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(conditionNames(), ", "))
+}
+
+// conditionNames are the names of Conditions, in their order.
+func conditionNames() []string {
 	names := make([]string, len(Conditions))
 	for i, c := range Conditions {
 		names[i] = string(c)
 	}
-	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(names, ", "))
+	return names
 }
 
 // Protocol builds the distractor-interference requests. TriviaQA items become

@@ -155,12 +155,7 @@ func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"}
 // not abstain).
 func RerunAbstains(answer string) bool {
 	a := strings.ToLower(answer)
-	for _, p := range RerunAbstainPhrases() {
-		if strings.Contains(a, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
 }
 
 // Criteria documents the criteria (scoring.csv).
@@ -339,15 +334,11 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 		p.conclusions(rows))
 	acc := ts[0]
 	acc.Mirrors = "distractor study Tables 2–3"
-	order := make([]string, len(Conditions))
-	for i, c := range Conditions {
-		order[i] = string(c)
-	}
 	wide := tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns", acc,
 		func(t *study.Table, r []any) bool {
 			m := t.Str(r, "metric")
 			return t.Str(r, "strategy") != StrategyMC1 && (m == "correct" || m == "abstain" || m == "hallucination" || m == "distractor_switch")
-		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order)
+		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, conditionNames())
 	wide.Mirrors, wide.Headline = "distractor study Tables 2–4 (layout)", true
 	wide.Chart = &tables.Chart{Keys: 3, Title: "rate per condition (one series per model, strategy and metric)"}
 	ts = append(ts, wide)

@@ -184,20 +184,16 @@ func (p *plan) Alternatives() []tables.Alternative {
 // judge against the lexical criteria, verdicts by script, domains and the
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	dom := Domains(rows)
 	ts := append(study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
+		JudgeAgreement(rows), tables.JudgeByScript(rows), dom, Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	ts[0].Mirrors = "IndicQuest Table 4 (its English subset) and §5 (per language)" // accuracy
-	for _, t := range ts {
-		if t.Name == "domains" {
-			wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", t, nil,
-				[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil)
-			wide.Mirrors, wide.Headline = "IndicQuest Tables 4 and 7 (layout)", true
-			wide.Chart = &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}
-			ts = append(ts, wide)
-			break
-		}
-	}
+	wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", dom, nil,
+		[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil)
+	wide.Mirrors, wide.Headline = "IndicQuest Tables 4 and 7 (layout)", true
+	wide.Chart = &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}
+	ts = append(ts, wide)
 	if p.JudgeV1 {
 		ts = append(ts, JudgeGrades(rows))
 	}
