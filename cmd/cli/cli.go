@@ -345,14 +345,13 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(cfg.Models))
-	for i, m := range cfg.Models {
-		names[i] = m.ID
+	models := cfg.Models
+	if len(models) == 0 {
+		models = sim.DefaultModels()
 	}
-	if len(names) == 0 {
-		for _, m := range sim.DefaultModels() {
-			names = append(names, m.ID)
-		}
+	var names []string
+	for _, m := range models {
+		names = append(names, m.ID)
 	}
 	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts%s; models %s); Ctrl-C stops\n", url, len(cfg.Facts), of, strings.Join(names, ", "))
 	<-ctx.Done()
