@@ -237,18 +237,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			continue
 		}
 		next := args[i+1]
-		if len(next) > 1 && strings.HasPrefix(next, "-") && !isNumber(next) {
+		if _, err := strconv.ParseFloat(next, 64); len(next) > 1 && strings.HasPrefix(next, "-") && err != nil { // a negative number is a value
 			return fmt.Errorf("%s %s: the value of %s looks like a flag; give %s a value (or write %s=%s if that is the value)", fs.Name(), a, a, a, a, next)
 		}
 		i++ // skip the value
 	}
 	return fs.Parse(args)
-}
-
-// isNumber reports whether s is a number (a negative value is not a flag).
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
 }
 
 func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {

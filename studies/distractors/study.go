@@ -135,16 +135,6 @@ func (s ScoringOptions) abstainInForce() string {
 	return abstainEnglish
 }
 
-// abstainRule says which abstention rule is in force.
-func (p *plan) abstainRule() string {
-	for _, r := range abstainRules() {
-		if r.rule == p.o.Scoring.abstainInForce() {
-			return "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
-		}
-	}
-	return ""
-}
-
 // RerunAbstainPhrases are the independent rerun's abstention phrases,
 // exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
 func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
@@ -158,16 +148,18 @@ func RerunAbstains(answer string) bool {
 	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
 }
 
-// Criteria documents the criteria (scoring.csv).
+// Criteria documents the criteria (scoring.csv), with the abstention
+// rule in force.
 func (p *plan) Criteria() []study.Criterion {
 	cs := Criteria()
-	for i := range cs {
-		if cs[i].Name == "abstain" {
-			cs[i].Rule = p.abstainRule()
-			if p.o.Scoring.abstainInForce() == abstainRerun {
-				cs[i].Normalization = "lower-case"
-			}
+	i := slices.IndexFunc(cs, func(c study.Criterion) bool { return c.Name == "abstain" })
+	for _, r := range abstainRules() {
+		if r.rule == p.o.Scoring.abstainInForce() {
+			cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
 		}
+	}
+	if p.o.Scoring.abstainInForce() == abstainRerun {
+		cs[i].Normalization = "lower-case"
 	}
 	return cs
 }
@@ -286,26 +278,20 @@ func Claims(paper func(model string) string) []tables.Claim {
 	return cs
 }
 
-// paperModels maps the run's model names to the paper's models (by
-// served name), and lists the run's models the paper did not run.
-func (p *plan) paperModels() (func(model string) string, []string) {
-	m := map[string]string{}
+// conclusions is the conclusions table of the paper's claims, the run's
+// models mapped to the paper's by served name (PaperModel), with a note
+// naming the models the paper did not run.
+func (p *plan) conclusions(rows []study.Row) *study.Table {
+	paper := map[string]string{}
 	var others []string
 	for _, x := range p.e.Models {
 		if pm := PaperModel(x.ServedName); pm != "" {
-			m[x.Name] = pm
+			paper[x.Name] = pm
 		} else {
 			others = append(others, x.Name)
 		}
 	}
-	return func(model string) string { return m[model] }, others
-}
-
-// conclusions is the conclusions table of the paper's claims, with a
-// note naming the models the paper did not run.
-func (p *plan) conclusions(rows []study.Row) *study.Table {
-	paper, others := p.paperModels()
-	t := tables.Conclusions(Claims(paper), p.Alternatives(), rows)
+	t := tables.Conclusions(Claims(func(model string) string { return paper[model] }), p.Alternatives(), rows)
 	if len(others) > 0 {
 		t.Note = "not the paper's models (served name none of its five): " + strings.Join(others, ", ") + "; only the claim of every model is checked for them"
 	}

@@ -181,7 +181,13 @@ func ModelGaps(rows []study.Row) *study.Table {
 			}
 		}
 	}
-	noteModelGaps(t, models)
+	switch {
+	case len(t.Rows) > 0:
+	case len(models) < 2:
+		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(study.SortedKeys(models), ", "))
+	default:
+		t.Note = "no model gap: no two models answered the same language"
+	}
 	return t
 }
 
@@ -282,15 +288,4 @@ func JudgeAgreement(rows []study.Row) *study.Table {
 		}
 	}
 	return t
-}
-
-// noteModelGaps sets model_gaps' note when it is empty.
-func noteModelGaps(t *study.Table, models map[string]bool) {
-	switch {
-	case len(t.Rows) > 0:
-	case len(models) < 2:
-		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(study.SortedKeys(models), ", "))
-	default:
-		t.Note = "no model gap: no two models answered the same language"
-	}
 }
