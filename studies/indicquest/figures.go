@@ -10,6 +10,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/study"
 )
@@ -139,33 +140,10 @@ func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "rank", Type: "value", Min: 1, Max: len(models), Inverse: opts.Bool(true), SplitNumber: max(1, len(models)-1)}))...)
 	line.SetXAxis(protocols)
-	ranks := map[string]map[string]int{}
+	rate := func(m, p string) float64 { return tables.Frac(pooled[m][p].k, pooled[m][p].n) }
 	n := 0
-	for _, p := range protocols {
-		rate := func(m string) float64 {
-			c := pooled[m][p]
-			if c.n == 0 {
-				return math.NaN()
-			}
-			return float64(c.k) / float64(c.n)
-		}
-		for _, m := range models {
-			if ranks[m] == nil {
-				ranks[m] = map[string]int{}
-			}
-			r := 1
-			for _, o := range models {
-				if rate(o) > rate(m) {
-					r++
-				}
-			}
-			ranks[m][p] = r
-			if p == "judge" {
-				n += pooled[m][p].n
-			}
-		}
-	}
 	for _, m := range models {
+		n += pooled[m]["judge"].n
 		data := make([]opts.LineData, len(protocols))
 		for i, p := range protocols {
 			c := pooled[m][p]
@@ -173,7 +151,13 @@ func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 				data[i] = opts.LineData{Value: "-"}
 				continue
 			}
-			data[i] = opts.LineData{Name: fmt.Sprintf("%s: %.3f of %d", p, float64(c.k)/float64(c.n), c.n), Value: ranks[m][p]}
+			rank := 1
+			for _, o := range models {
+				if rate(o, p) > rate(m, p) {
+					rank++
+				}
+			}
+			data[i] = opts.LineData{Name: fmt.Sprintf("%s: %.3f of %d", p, float64(c.k)/float64(c.n), c.n), Value: rank}
 		}
 		line.AddSeries(m, data)
 	}
