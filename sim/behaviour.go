@@ -227,21 +227,22 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	if v, ok := s.kb.Variant(fact.ID, "eng"); ok && len(v.Cues) > 0 {
 		tr = v.Cues[0]
 	}
+	var v any
 	switch f.wantJSON {
 	case "answer":
-		b, _ := json.Marshal(map[string]string{"answer": out})
-		return string(b), true
+		v = map[string]string{"answer": out}
 	case "translation":
-		b, _ := json.Marshal(map[string]string{"translation": tr})
-		return string(b), true
+		v = map[string]string{"translation": tr}
 	case "both":
-		b, _ := json.Marshal(struct {
+		v = struct {
 			Translation string `json:"translation"`
 			Answer      string `json:"answer"`
-		}{tr, out})
-		return string(b), true
+		}{tr, out}
+	default:
+		return out, true
 	}
-	return out, true
+	b, _ := json.Marshal(v)
+	return string(b), true
 }
 
 // candidatesAfter returns the comma-separated list on the first
