@@ -406,14 +406,6 @@ type stepLines struct {
 	next  map[string]time.Duration
 }
 
-func newStepLines(stderr io.Writer) (*stepLines, error) {
-	every, err := progressEvery()
-	if err != nil {
-		return nil, err
-	}
-	return &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}, nil
-}
-
 func (s *stepLines) line(st bhasha.ReportStep) {
 	if s.every <= 0 {
 		return
@@ -672,7 +664,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
-	format := fs.String("format", "", "dataset format (default: detected): "+formatNames())
+	var formats []string
+	for _, f := range catalog.Formats {
+		formats = append(formats, string(f))
+	}
+	format := fs.String("format", "", "dataset format (default: detected): "+strings.Join(formats, ", "))
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args); err != nil {
@@ -716,14 +712,6 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return &statusError{exitProblems, fmt.Errorf("%s: %d invalid record(s)", fs.Arg(0), len(rep.Skipped))}
 	}
 	return nil
-}
-
-func formatNames() string {
-	names := make([]string, len(catalog.Formats))
-	for i, f := range catalog.Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
 }
 
 func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
@@ -776,10 +764,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	steps, err := newStepLines(stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	steps := &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}
 	start := time.Now()
 	steps.line(bhasha.ReportStep{What: "scoring"})
 	if _, err := r.Scored(); err != nil {
