@@ -1,6 +1,7 @@
 package distractors
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"strings"
@@ -178,10 +179,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 			yield(study.Request{}, err)
 			return
 		}
-		maxTok := p.MaxTokens
-		if maxTok <= 0 {
-			maxTok = 32
-		}
+		maxTok := cmp.Or(max(p.MaxTokens, 0), 32)
 		for _, c := range p.Conditions {
 			d, err := p.Distractor(c)
 			if err != nil {
