@@ -342,11 +342,10 @@ func (r *Results) WriteExports(ctx context.Context, dir string) (drawn bool, err
 // that changes the requests (shuffled candidates, the paper's wording):
 // run the experiment twice, differing only in that option.
 func Compare(a, b *Results) (*Table, error) {
-	if err := a.a.Score(); err != nil {
-		return nil, err
-	}
-	if err := b.a.Score(); err != nil {
-		return nil, err
+	for _, r := range []*Results{a, b} {
+		if err := r.a.Score(); err != nil {
+			return nil, err
+		}
 	}
 	t := tables.Compare(a.a.Rows(), b.a.Rows())
 	t.Simulated = a.Simulated() || b.Simulated()

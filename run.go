@@ -318,10 +318,5 @@ func clone(e *Experiment) *Experiment {
 
 // needsEndpoints reports whether a model (or the judge) names no endpoint.
 func needsEndpoints(exp *Experiment) bool {
-	for _, m := range exp.Models {
-		if len(m.Endpoints) == 0 {
-			return true
-		}
-	}
-	return exp.Judge != nil && len(exp.Judge.Endpoints) == 0
+	return slices.ContainsFunc(exp.Models, func(m Model) bool { return len(m.Endpoints) == 0 }) || (exp.Judge != nil && len(exp.Judge.Endpoints) == 0)
 }

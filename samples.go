@@ -3,6 +3,7 @@ package bhasha
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -157,9 +158,10 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 			sel[i] = i
 		}
 	}
-	out := make([]Sample, len(sel))
+	out, keys := make([]Sample, len(sel)), make([]string, len(sel))
 	for j, i := range sel {
 		row := &rows[i]
+		keys[j] = row.Key.String()
 		k := row.Key
 		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
@@ -170,10 +172,6 @@ func (r *Results) samplesOf(sel []int) ([]Sample, error) {
 			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
 		out[j] = s
-	}
-	keys := make([]string, len(sel))
-	for j, i := range sel {
-		keys[j] = rows[i].Key.String()
 	}
 	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(j int, t reportfiles.SampleText) error {
 		out[j].Prompt, out[j].Response, out[j].Error = t.Prompt, t.Response, t.Error
@@ -196,13 +194,7 @@ func (r *Results) SamplesTable(keep func(Sample) bool) (*Table, error) {
 		return nil, err
 	}
 	if keep != nil {
-		var sel []Sample
-		for _, s := range ss {
-			if keep(s) {
-				sel = append(sel, s)
-			}
-		}
-		ss = sel
+		ss = slices.DeleteFunc(slices.Clone(ss), func(s Sample) bool { return !keep(s) })
 	}
 	return samplesTable(ss), nil
 }

@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,12 +97,7 @@ func Figures(r *bhasha.Results, patterns ...string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var sel []report.Figure
-	for _, f := range figs {
-		if len(patterns) == 0 || matches(f.Name, patterns) {
-			sel = append(sel, f)
-		}
-	}
+	sel := slices.DeleteFunc(slices.Clone(figs), func(f report.Figure) bool { return len(patterns) > 0 && !matches(f.Name, patterns) })
 	if err := showFigures(sel); err != nil {
 		return 0, err
 	}
@@ -159,15 +155,10 @@ func figureData(f report.Figure, png []byte) (*protocol.DisplayData, error) {
 }
 
 func matches(name string, patterns []string) bool {
-	for _, p := range patterns {
-		if !strings.Contains(p, "*") && strings.HasPrefix(name, p) {
-			return true
-		}
-		if ok, _ := path.Match(p, name); ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		ok, _ := path.Match(p, name)
+		return ok || (!strings.Contains(p, "*") && strings.HasPrefix(name, p))
+	})
 }
 
 // ECharts sends the ECharts library to the notebook. Figure sends it

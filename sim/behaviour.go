@@ -5,6 +5,7 @@ import (
 
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -186,9 +187,9 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	// Answer in the language of the candidates shown, when they are those
 	// of another variant of the fact (a translated question in a two-step
 	// strategy's second stage, with native candidates).
-	if cands := candidatesAfter(text, pos); len(cands) > 0 && !contains(cands, fact.Answer) {
+	if cands := candidatesAfter(text, pos); len(cands) > 0 && !slices.Contains(cands, fact.Answer) {
 		for _, v := range s.kb.Variants(fact.ID) {
-			if contains(cands, v.Answer) {
+			if slices.Contains(cands, v.Answer) {
 				fact = v
 				break
 			}
@@ -226,21 +227,22 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	if v, ok := s.kb.Variant(fact.ID, "eng"); ok && len(v.Cues) > 0 {
 		tr = v.Cues[0]
 	}
+	var v any
 	switch f.wantJSON {
 	case "answer":
-		b, _ := json.Marshal(map[string]string{"answer": out})
-		return string(b), true
+		v = map[string]string{"answer": out}
 	case "translation":
-		b, _ := json.Marshal(map[string]string{"translation": tr})
-		return string(b), true
+		v = map[string]string{"translation": tr}
 	case "both":
-		b, _ := json.Marshal(struct {
+		v = struct {
 			Translation string `json:"translation"`
 			Answer      string `json:"answer"`
-		}{tr, out})
-		return string(b), true
+		}{tr, out}
+	default:
+		return out, true
 	}
-	return out, true
+	b, _ := json.Marshal(v)
+	return string(b), true
 }
 
 // candidatesAfter returns the comma-separated list on the first
@@ -250,10 +252,7 @@ func candidatesAfter(text string, pos int) []string {
 	if i < 0 {
 		return nil
 	}
-	line := text[pos+i+len("Candidates:"):]
-	if j := strings.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
+	line, _, _ := strings.Cut(text[pos+i+len("Candidates:"):], "\n")
 	var out []string
 	for _, c := range strings.Split(line, ",") {
 		if c = strings.TrimSpace(c); c != "" {
@@ -261,15 +260,6 @@ func candidatesAfter(text string, pos int) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // choiceBonus is the extra log-probability a model puts on a

@@ -134,9 +134,6 @@ func ReadFacts(r io.Reader, name string) ([]Fact, error) {
 	return out, nil
 }
 
-// Len is the number of facts.
-func (k *Knowledge) Len() int { return len(k.facts) }
-
 // startKey is a cue's index key: its first keyRunes runes (all of a
 // shorter one), each lowered.
 func startKey(s string) string {

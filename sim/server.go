@@ -36,6 +36,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -150,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.FailTypes = AllFaults
 	}
 	for _, f := range cfg.FailTypes {
-		if faultIndex(f) < 0 {
+		if slices.Index(AllFaults, f) < 0 {
 			return nil, fmt.Errorf("unknown fault type %q (want one of %s)", f, strings.Join(AllFaults, ", "))
 		}
 	}
@@ -189,15 +190,6 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /metrics", s.metrics)
 	s.mux = mux
 	return s, nil
-}
-
-func faultIndex(f string) int {
-	for i, k := range AllFaults {
-		if k == f {
-			return i
-		}
-	}
-	return -1
 }
 
 // ServeHTTP implements http.Handler.
@@ -262,6 +254,30 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return body, true
+}
+
+// decodeBody reads a request body (readBody) and decodes its JSON into v,
+// answering 400 itself when it is not JSON.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// model is the served model named id, answering 404 itself when there is
+// none.
+func (s *Server) model(w http.ResponseWriter, id string) (ModelSpec, bool) {
+	m, ok := s.models[id]
+	if !ok {
+		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", id))
+	}
+	return m, ok
 }
 
 func writeErr(w http.ResponseWriter, code int, typ, msg string) {
@@ -382,7 +398,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 	}
 	kind := s.cfg.FailTypes[rand.IntN(len(s.cfg.FailTypes))]
 	s.faults.Add(1)
-	s.faultCounts[faultIndex(kind)].Add(1)
+	s.faultCounts[slices.Index(AllFaults, kind)].Add(1)
 	switch kind {
 	case Fault429:
 		ms := s.cfg.RetryAfter.Milliseconds()
@@ -455,10 +471,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.role, g.cues = r.Header.Get(engine.HeaderRole), engine.ParseCues(r.Header.Get(engine.HeaderCue))
-	m, ok := s.models[g.Model]
+	m, ok := s.model(w, g.Model)
 	if !ok {
 		s.failed.Add(1)
-		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", g.Model))
 		return
 	}
 	if chat && len(g.Messages) == 0 {
@@ -708,18 +723,12 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
-	if !ok {
-		return
-	}
 	var g genRequest
-	if err := json.Unmarshal(body, &g); err != nil {
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+	if !decodeBody(w, r, &g) {
 		return
 	}
-	m, ok := s.models[g.Model]
+	m, ok := s.model(w, g.Model)
 	if !ok {
-		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", g.Model))
 		return
 	}
 	ids := s.tok.Encode(g.templated())
@@ -737,16 +746,10 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
 		Model  string  `json:"model"`
 		Tokens []int64 `json:"tokens"`
 	}
-	body, ok := readBody(w, r)
-	if !ok {
+	if !decodeBody(w, r, &req) {
 		return
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
-		return
-	}
-	if _, ok := s.models[req.Model]; !ok {
-		writeErr(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", req.Model))
+	if _, ok := s.model(w, req.Model); !ok {
 		return
 	}
 	text, err := s.tok.Decode(req.Tokens)

@@ -18,32 +18,32 @@ type Tokenizer struct{}
 // Encode returns the token ids of s.
 func (Tokenizer) Encode(s string) []int64 {
 	ids := make([]int64, 0, len(s)/3+1)
-	b := []byte(s)
-	for i := 0; i < len(b); {
-		n := 1
-		for n < 4 && i+n < len(b) && b[i+n] != ' ' {
-			n++
-		}
+	for i := 0; i < len(s); {
+		j := tokenEnd(s, i)
 		var id int64
-		for _, c := range b[i : i+n] {
+		for _, c := range []byte(s[i:j]) {
 			id = id<<8 | int64(c)
 		}
-		ids = append(ids, int64(n)<<32|id)
-		i += n
+		ids = append(ids, int64(j-i)<<32|id)
+		i = j
 	}
 	return ids
+}
+
+// tokenEnd is the byte offset where the token starting at byte i of s ends.
+func tokenEnd(s string, i int) int {
+	n := 1
+	for n < 4 && i+n < len(s) && s[i+n] != ' ' {
+		n++
+	}
+	return i + n
 }
 
 // Count is len(Encode(s)) without allocating.
 func (Tokenizer) Count(s string) int {
 	c := 0
-	for i := 0; i < len(s); {
-		n := 1
-		for n < 4 && i+n < len(s) && s[i+n] != ' ' {
-			n++
-		}
+	for i := 0; i < len(s); i = tokenEnd(s, i) {
 		c++
-		i += n
 	}
 	return c
 }
@@ -71,20 +71,13 @@ func (t Tokenizer) Piece(id int64) string {
 
 // Truncate keeps the first n tokens of s and reports whether it cut.
 func (Tokenizer) Truncate(s string, n int) (string, bool) {
-	c := 0
-	for i := 0; i < len(s); {
+	for i, c := 0, 0; i < len(s); i, c = tokenEnd(s, i), c+1 {
 		if c == n {
 			for i > 0 && !utf8.RuneStart(s[i]) { // never split a character
 				i--
 			}
 			return s[:i], true
 		}
-		k := 1
-		for k < 4 && i+k < len(s) && s[i+k] != ' ' {
-			k++
-		}
-		c++
-		i += k
 	}
 	return s, false
 }

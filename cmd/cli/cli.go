@@ -237,18 +237,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			continue
 		}
 		next := args[i+1]
-		if len(next) > 1 && strings.HasPrefix(next, "-") && !isNumber(next) {
+		if _, err := strconv.ParseFloat(next, 64); len(next) > 1 && strings.HasPrefix(next, "-") && err != nil { // a negative number is a value
 			return fmt.Errorf("%s %s: the value of %s looks like a flag; give %s a value (or write %s=%s if that is the value)", fs.Name(), a, a, a, a, next)
 		}
 		i++ // skip the value
 	}
 	return fs.Parse(args)
-}
-
-// isNumber reports whether s is a number (a negative value is not a flag).
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
 }
 
 func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
@@ -345,14 +339,13 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(cfg.Models))
-	for i, m := range cfg.Models {
-		names[i] = m.ID
+	models := cfg.Models
+	if len(models) == 0 {
+		models = sim.DefaultModels()
 	}
-	if len(names) == 0 {
-		for _, m := range sim.DefaultModels() {
-			names = append(names, m.ID)
-		}
+	var names []string
+	for _, m := range models {
+		names = append(names, m.ID)
 	}
 	fmt.Fprintf(stderr, "bhasha sim: serving SIMULATED models at %s (%d facts%s; models %s); Ctrl-C stops\n", url, len(cfg.Facts), of, strings.Join(names, ", "))
 	<-ctx.Done()
@@ -413,14 +406,6 @@ type stepLines struct {
 	next  map[string]time.Duration
 }
 
-func newStepLines(stderr io.Writer) (*stepLines, error) {
-	every, err := progressEvery()
-	if err != nil {
-		return nil, err
-	}
-	return &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}, nil
-}
-
 func (s *stepLines) line(st bhasha.ReportStep) {
 	if s.every <= 0 {
 		return
@@ -470,7 +455,11 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts := []bhasha.RunOption{bhasha.Out(*out), bhasha.Concurrency(*conc), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), cliRemedies}
+	opts, err := runOptions(exp.Name, *out, *cacheDir, endpoint, stderr)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	opts = append(opts, bhasha.Concurrency(*conc))
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
 	}
@@ -480,11 +469,6 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if sh.N > 0 {
 		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
-	pp, err := plainProgress(exp.Name, stderr)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	opts = append(opts, pp)
 	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
@@ -504,9 +488,18 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // is given no other facts.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
-// cliRemedies names the command's flags in refusals.
-func cliRemedies(c *bhasha.RunConfig) {
-	c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
+// runOptions are the options run and report share: the run directory,
+// cache, log, endpoints, plain progress lines (plainProgress) for
+// experiment name, and refusals naming the command's flags.
+func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer) ([]bhasha.RunOption, error) {
+	pp, err := plainProgress(name, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), pp,
+		func(c *bhasha.RunConfig) {
+			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
+		}}, nil
 }
 
 // runOutcome turns a run's end into the command's error: an interrupted
@@ -671,7 +664,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
-	format := fs.String("format", "", "dataset format (default: detected): "+formatNames())
+	var formats []string
+	for _, f := range catalog.Formats {
+		formats = append(formats, string(f))
+	}
+	format := fs.String("format", "", "dataset format (default: detected): "+strings.Join(formats, ", "))
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args); err != nil {
@@ -717,14 +714,6 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	return nil
 }
 
-func formatNames() string {
-	names := make([]string, len(catalog.Formats))
-	for i, f := range catalog.Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
-
 func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
@@ -763,13 +752,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		// answers the run has and nothing else: a report never answers
 		// questions (a partial run stays partial, and says so). A run that
 		// has every verdict sends nothing and connects to nothing.
-		opts := []bhasha.RunOption{bhasha.Out(*dir), bhasha.CacheDir(*cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
-			func(c *bhasha.RunConfig) { c.JudgeOnly = true }, cliRemedies}
-		pp, err := plainProgress(r.Experiment().Name, stderr)
+		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, endpoint, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		opts = append(opts, pp)
+		opts = append(opts, func(c *bhasha.RunConfig) { c.JudgeOnly = true })
 		if _, err := bhasha.Run(ctx, r.Experiment(), opts...); err != nil && !errors.Is(err, bhasha.ErrIncomplete) {
 			return fmt.Errorf("report: asking the judge for the run's answers: %w", err)
 		}
@@ -777,10 +764,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	steps, err := newStepLines(stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	steps := &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}
 	start := time.Now()
 	steps.line(bhasha.ReportStep{What: "scoring"})
 	if _, err := r.Scored(); err != nil {

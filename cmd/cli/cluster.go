@@ -251,16 +251,13 @@ type k8sSpec struct {
 
 // jobName is the shards' Job name: the experiment's name as a DNS label.
 func (k k8sSpec) jobName() string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(k.name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
+	label := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
 		}
-	}
-	name := strings.Trim("bhasha-"+b.String(), "-")
+		return '-'
+	}, strings.ToLower(k.name))
+	name := strings.Trim("bhasha-"+label, "-")
 	if len(name) > 50 {
 		name = strings.TrimRight(name[:50], "-")
 	}

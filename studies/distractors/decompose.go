@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
@@ -156,12 +158,7 @@ func Decomposition(rows []study.Row) *study.Table {
 		}
 		return x
 	}
-	rate := func(k, n int) float64 {
-		if n == 0 {
-			return math.NaN()
-		}
-		return float64(k) / float64(n)
-	}
+	rate := tables.Frac
 	// shareOf is the part of the rise that the adjustment removes.
 	shareOf := func(rise, realRise float64) float64 {
 		if rise == 0 {
@@ -190,21 +187,15 @@ func Decomposition(rows []study.Row) *study.Table {
 			x.rec, x.sabst, bHall.P, bHall.Lo, bHall.Hi, rate(x.em+x.rec, x.n),
 			rate(x.hall, x.hall-x.rec-x.sabst), bRealRise, shareOf(rise, bRealRise))
 	}
-	noteDecomposition(t, rows)
+	if len(t.Rows) == 0 {
+		strategies := map[string]bool{}
+		for _, r := range rows {
+			strategies[r.Key.Strategy] = true
+		}
+		t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
+		if len(strategies) > 0 {
+			t.Note += " (its strategies: " + strings.Join(study.SortedKeys(strategies), ", ") + ")"
+		}
+	}
 	return t
-}
-
-// noteDecomposition sets script_decomposition's note when it is empty.
-func noteDecomposition(t *study.Table, rows []study.Row) {
-	if len(t.Rows) > 0 {
-		return
-	}
-	strategies := map[string]bool{}
-	for _, r := range rows {
-		strategies[r.Key.Strategy] = true
-	}
-	t.Note = "no decomposition: it splits the hallucination proxy of free-form TriviaQA answers (strategy qa), and this run has none"
-	if len(strategies) > 0 {
-		t.Note += " (its strategies: " + strings.Join(study.SortedKeys(strategies), ", ") + ")"
-	}
 }

@@ -1,6 +1,14 @@
 package distractors
 
 import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/study"
 )
@@ -18,10 +26,7 @@ func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figur
 // study's order (Conditions). A table absent from ts, or empty, draws
 // nothing. The figures are not finished (chart.Finish).
 func Figures(ts []*study.Table) ([]study.Figure, error) {
-	order := make([]string, len(Conditions))
-	for i, c := range Conditions {
-		order[i] = string(c)
-	}
+	order := conditionNames()
 	inOrder := func(f func(*study.Table, []string) ([]study.Figure, error)) func(*study.Table) ([]study.Figure, error) {
 		return func(t *study.Table) ([]study.Figure, error) { return f(t, order) }
 	}
@@ -30,4 +35,171 @@ func Figures(ts []*study.Table) ([]study.Figure, error) {
 		{Table: "accuracy", Make: inOrder(SwitchRates)},
 		{Table: "script_decomposition", Make: inOrder(DecompositionWaterfall)},
 	})
+}
+
+// ConditionBars is the distractor study's Tables 2–3 as stacked bars: per
+// model, exact match, abstention and the hallucination proxy per condition
+// (TriviaQA answers), from the accuracy table.
+func ConditionBars(acc *study.Table, order []string) ([]study.Figure, error) {
+	type key struct{ model, cond string }
+	rate := map[key]map[string]float64{}
+	n := map[key]int{}
+	var models []string
+	for _, r := range acc.Rows {
+		if acc.Str(r, "strategy") != StrategyQA {
+			continue
+		}
+		m := acc.Str(r, "metric")
+		if m != "correct" && m != "abstain" && m != "hallucination" {
+			continue
+		}
+		k := key{acc.Str(r, "model"), acc.Str(r, "condition")}
+		if rate[k] == nil {
+			rate[k] = map[string]float64{}
+		}
+		rate[k][m] = acc.Num(r, "rate")
+		n[k] = int(acc.Num(r, "n"))
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	var out []study.Figure
+	for _, model := range models {
+		var conds []string
+		total := 0
+		for _, c := range order {
+			if _, ok := rate[key{model, c}]; ok {
+				conds = append(conds, c)
+				total += n[key{model, c}]
+			}
+		}
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(chart.Globals(model+" — answers by condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
+		bar.SetXAxis(conds)
+		for _, m := range []struct{ metric, label string }{{"correct", "exact match"}, {"abstain", "abstention"}, {"hallucination", "hallucination proxy"}} {
+			data := make([]opts.BarData, len(conds))
+			for i, c := range conds {
+				data[i] = opts.BarData{Value: chart.Round(rate[key{model, c}][m.metric])}
+			}
+			bar.AddSeries(m.label, data, charts.WithBarChartOpts(opts.BarChart{Stack: "answers"}))
+		}
+		o, err := chart.OptionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		stated := fmt.Sprintf("n = %s over %s", study.Counted(total, "answer"), study.Counted(len(conds), "condition"))
+		out = append(out, study.FigureOf(acc, "conditions_"+model, "distractor study Tables 2–3",
+			fmt.Sprintf("%s: exact match, abstention and hallucination proxy per condition (%s)", model, stated), stated, o))
+	}
+	return out, nil
+}
+
+// SwitchRates is the distractor study's switch rates (§5, §5.3: 58.2 %
+// for Llama-3.1-8B under the Hindi note; the critique that quotes them
+// names no table): the share of answers
+// with a Devanagari or CJK character per condition, one bar per model,
+// from the accuracy table.
+func SwitchRates(acc *study.Table, order []string) ([]study.Figure, error) {
+	rate := map[string]map[string]float64{}
+	var models []string
+	n := 0
+	for _, r := range acc.Rows {
+		if acc.Str(r, "metric") != "distractor_switch" || acc.Str(r, "strategy") != StrategyQA {
+			continue
+		}
+		m := acc.Str(r, "model")
+		if rate[m] == nil {
+			rate[m] = map[string]float64{}
+			models = append(models, m)
+		}
+		rate[m][acc.Str(r, "condition")] = acc.Num(r, "rate")
+		n += int(acc.Num(r, "n"))
+	}
+	if len(models) == 0 {
+		return nil, nil
+	}
+	var conds []string
+	for _, c := range order {
+		if _, ok := rate[models[0]][c]; ok {
+			conds = append(conds, c)
+		}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(chart.Globals("answers in Devanagari or CJK script, per condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
+	bar.SetXAxis(conds)
+	for _, m := range models {
+		data := make([]opts.BarData, len(conds))
+		for i, c := range conds {
+			data[i] = opts.BarData{Value: chart.Round(rate[m][c])}
+		}
+		bar.AddSeries(m, data)
+	}
+	o, err := chart.OptionOf(bar)
+	if err != nil {
+		return nil, err
+	}
+	stated := "n = " + study.Counted(n, "answer")
+	return []study.Figure{study.FigureOf(acc, "switch_rates", "distractor study §5, §5.3",
+		fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (%s)", stated), stated, o)}, nil
+}
+
+// DecompositionWaterfall is the distractor study's §5.3 per model as a waterfall
+// over the conditions: each bar climbs from the clean rate (or the
+// adjusted rate, when lower) by the real-error rise to the paper's
+// adjusted hallucination rate, then by the right-but-wrong-script answers
+// the semantic judge recovers to the raw proxy; the broader rule's
+// adjusted rate is a marker; from script_decomposition.
+func DecompositionWaterfall(dec *study.Table, order []string) ([]study.Figure, error) {
+	models, by := chart.GroupRows(dec, "model")
+	var out []study.Figure
+	for _, m := range models {
+		rows := by[m]
+		sort.SliceStable(rows, func(i, j int) bool {
+			return slices.Index(order, dec.Str(rows[i], "condition")) < slices.Index(order, dec.Str(rows[j], "condition"))
+		})
+		clean := math.NaN()
+		for _, r := range rows {
+			if dec.Str(r, "condition") == string(Clean) {
+				clean = dec.Num(r, "halluc_rate")
+			}
+		}
+		var conds []string
+		var base, real, script []opts.BarData
+		var broad []opts.ScatterData
+		n := 0
+		for _, r := range rows {
+			raw, adj := dec.Num(r, "halluc_rate"), dec.Num(r, "adj_halluc")
+			c := clean
+			if math.IsNaN(c) || math.IsNaN(adj) {
+				c = adj
+			}
+			lo := math.Min(c, adj)
+			conds = append(conds, dec.Str(r, "condition"))
+			base = append(base, opts.BarData{Value: chart.Round(lo)})
+			real = append(real, opts.BarData{Value: chart.Round(adj - lo)})
+			script = append(script, opts.BarData{Value: chart.Round(math.Max(0, raw-adj))})
+			broad = append(broad, opts.ScatterData{Value: chart.Round(dec.Num(r, "broad_adj_halluc")), Symbol: "diamond", SymbolSize: 12})
+			n += int(dec.Num(r, "n"))
+		}
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(append(chart.Globals(m+" — hallucination proxy: clean → adjusted → raw"),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+			charts.WithYAxisOpts(opts.YAxis{Name: "rate", Min: 0, Max: 1}))...)
+		bar.SetXAxis(conds)
+		stack := charts.WithBarChartOpts(opts.BarChart{Stack: "waterfall"})
+		bar.AddSeries("clean rate (or adjusted, when lower)", base, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#BBBBBB"}))
+		bar.AddSeries("real-error rise (to the paper's adjusted rate)", real, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#D55E00"}))
+		bar.AddSeries("right answer, wrong script (recovered by the judge)", script, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#56B4E9"}))
+		sc := charts.NewScatter()
+		sc.AddSeries("adjusted, broader rule", broad, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+		bar.Overlap(sc)
+		o, err := chart.OptionOf(bar)
+		if err != nil {
+			return nil, err
+		}
+		stated := "n = " + study.Counted(n, "answer")
+		out = append(out, study.FigureOf(dec, "decomposition_"+m, "distractor study §5.3 / Table 3",
+			fmt.Sprintf("%s: per condition, the hallucination proxy from the clean rate up to the paper's adjusted rate (real errors) and on to the raw rate (right answers in the wrong script, recovered by the semantic judge); the diamond is Bhasha's broader rule (%s)", m, stated), stated, o))
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package distractors
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"strings"
@@ -45,11 +46,16 @@ func ParseCondition(s string) (Condition, error) {
 			return c, nil
 		}
 	}
+	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(conditionNames(), ", "))
+}
+
+// conditionNames are the names of Conditions, in their order.
+func conditionNames() []string {
 	names := make([]string, len(Conditions))
 	for i, c := range Conditions {
 		names[i] = string(c)
 	}
-	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(names, ", "))
+	return names
 }
 
 // Protocol builds the distractor-interference requests. TriviaQA items become
@@ -173,10 +179,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 			yield(study.Request{}, err)
 			return
 		}
-		maxTok := p.MaxTokens
-		if maxTok <= 0 {
-			maxTok = 32
-		}
+		maxTok := cmp.Or(max(p.MaxTokens, 0), 32)
 		for _, c := range p.Conditions {
 			d, err := p.Distractor(c)
 			if err != nil {

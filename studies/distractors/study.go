@@ -11,18 +11,18 @@ package distractors
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/bhashalab/bhasha/study"
 
 	"github.com/bhashalab/bhasha/analysis/abstain"
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Study is the prompt-contamination study (multilingual distractor
@@ -135,16 +135,6 @@ func (s ScoringOptions) abstainInForce() string {
 	return abstainEnglish
 }
 
-// abstainRule says which abstention rule is in force.
-func (p *plan) abstainRule() string {
-	for _, r := range abstainRules() {
-		if r.rule == p.o.Scoring.abstainInForce() {
-			return "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
-		}
-	}
-	return ""
-}
-
 // RerunAbstainPhrases are the independent rerun's abstention phrases,
 // exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
 func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
@@ -155,24 +145,21 @@ func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"}
 // not abstain).
 func RerunAbstains(answer string) bool {
 	a := strings.ToLower(answer)
-	for _, p := range RerunAbstainPhrases() {
-		if strings.Contains(a, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
 }
 
-// Criteria documents the criteria (scoring.csv).
+// Criteria documents the criteria (scoring.csv), with the abstention
+// rule in force.
 func (p *plan) Criteria() []study.Criterion {
 	cs := Criteria()
-	for i := range cs {
-		if cs[i].Name == "abstain" {
-			cs[i].Rule = p.abstainRule()
-			if p.o.Scoring.abstainInForce() == abstainRerun {
-				cs[i].Normalization = "lower-case"
-			}
+	i := slices.IndexFunc(cs, func(c study.Criterion) bool { return c.Name == "abstain" })
+	for _, r := range abstainRules() {
+		if r.rule == p.o.Scoring.abstainInForce() {
+			cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
 		}
+	}
+	if p.o.Scoring.abstainInForce() == abstainRerun {
+		cs[i].Normalization = "lower-case"
 	}
 	return cs
 }
@@ -291,26 +278,20 @@ func Claims(paper func(model string) string) []tables.Claim {
 	return cs
 }
 
-// paperModels maps the run's model names to the paper's models (by
-// served name), and lists the run's models the paper did not run.
-func (p *plan) paperModels() (func(model string) string, []string) {
-	m := map[string]string{}
+// conclusions is the conclusions table of the paper's claims, the run's
+// models mapped to the paper's by served name (PaperModel), with a note
+// naming the models the paper did not run.
+func (p *plan) conclusions(rows []study.Row) *study.Table {
+	paper := map[string]string{}
 	var others []string
 	for _, x := range p.e.Models {
 		if pm := PaperModel(x.ServedName); pm != "" {
-			m[x.Name] = pm
+			paper[x.Name] = pm
 		} else {
 			others = append(others, x.Name)
 		}
 	}
-	return func(model string) string { return m[model] }, others
-}
-
-// conclusions is the conclusions table of the paper's claims, with a
-// note naming the models the paper did not run.
-func (p *plan) conclusions(rows []study.Row) *study.Table {
-	paper, others := p.paperModels()
-	t := tables.Conclusions(Claims(paper), p.Alternatives(), rows)
+	t := tables.Conclusions(Claims(func(model string) string { return paper[model] }), p.Alternatives(), rows)
 	if len(others) > 0 {
 		t.Note = "not the paper's models (served name none of its five): " + strings.Join(others, ", ") + "; only the claim of every model is checked for them"
 	}
@@ -339,15 +320,11 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 		p.conclusions(rows))
 	acc := ts[0]
 	acc.Mirrors = "distractor study Tables 2–3"
-	order := make([]string, len(Conditions))
-	for i, c := range Conditions {
-		order[i] = string(c)
-	}
 	wide := tables.Pivot("conditions_wide", "accuracy, abstention, hallucination proxy and script switch per model, conditions as columns", acc,
 		func(t *study.Table, r []any) bool {
 			m := t.Str(r, "metric")
 			return t.Str(r, "strategy") != StrategyMC1 && (m == "correct" || m == "abstain" || m == "hallucination" || m == "distractor_switch")
-		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, order)
+		}, []string{"model", "strategy", "metric"}, []string{"condition"}, []string{"rate"}, conditionNames())
 	wide.Mirrors, wide.Headline = "distractor study Tables 2–4 (layout)", true
 	wide.Chart = &tables.Chart{Keys: 3, Title: "rate per condition (one series per model, strategy and metric)"}
 	ts = append(ts, wide)
@@ -469,4 +446,72 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// Options are the distractor study's own options (top-level keys of the
+// experiment file); the dataset and human_labels are shared fields of the
+// experiment.
+type Options struct {
+	// Conditions are the distractor conditions run (default: all eight).
+	Conditions []string `yaml:"conditions"`
+	// Notes override the distractor notes by language (es, hi, zh).
+	Notes map[string]string `yaml:"notes"`
+	// Paragraph overrides the unrelated paragraph.
+	Paragraph string `yaml:"paragraph"`
+	// Scoring switches the scoring from the paper's rules (the defaults)
+	// to Bhasha's named alternatives (YAML scoring:, a block other studies
+	// declare with keys of their own).
+	Scoring ScoringOptions `yaml:"scoring"`
+}
+
+// ScoringOptions are the distractor study's named alternatives to the
+// paper's scoring rules. They change how recorded answers are read and
+// tested, never what is asked.
+type ScoringOptions struct {
+	// MultilingualAbstain counts an abstention in any of the 17
+	// languages' phrases (abstain.Phrases), instead of the default
+	// English list (abstain.Phrases["eng"]: the paper's "I don't know"
+	// and "unknown" and Bhasha's reading of its unpublished "related
+	// phrases", 13 in all).
+	MultilingualAbstain bool `yaml:"multilingual_abstain"`
+	// RerunAbstain reads abstention as the independent rerun's scorer
+	// does: exactly "i don't know" or "unknown" occurring in the answer
+	// lower-cased (RerunAbstainPhrases; the experiment's abstain: phrases
+	// are not added). It excludes MultilingualAbstain.
+	RerunAbstain bool `yaml:"rerun_abstain"`
+	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
+	// the paired condition tests (McNemar).
+	UnpairedTests bool `yaml:"unpaired_tests"`
+}
+
+// Options is a new zero Options: the study's YAML keys.
+func (Study) Options() any { return new(Options) }
+
+// WithConditions sets the distractor conditions (YAML conditions:).
+func WithConditions(names ...string) study.Option {
+	return study.Set(func(o *Options) { o.Conditions = names })
+}
+
+// WithScoring sets the scoring options (YAML scoring:).
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
+}
+
+// publishedFS holds the numbers transcribed from the paper
+// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+//
+//go:embed published/*.csv
+var publishedFS embed.FS
+
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ study.Publisher = (*plan)(nil)
+
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
+func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
+
+// Published reads the numbers transcribed from the paper
+// (published/distractors.csv).
+func Published() ([]study.PublishedValue, error) {
+	return study.ReadPublished(publishedFS, "published/*.csv")
 }

@@ -3,9 +3,8 @@ package distractors
 import (
 	"fmt"
 
-	"github.com/bhashalab/bhasha/study"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // ConditionTests compares every distractor condition with the clean one
@@ -119,3 +118,16 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 // cleanCondition is the condition without a distractor, the one every
 // other is compared with.
 const cleanCondition = string(Clean)
+
+// key declares a key column of the distractor study's tables: strategy
+// and condition with what they hold in this study, the others as
+// tables.Key.
+func key(name string) study.Column {
+	switch name {
+	case "strategy":
+		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+	case "condition":
+		return study.TextColumn(name, "distractor condition (clean, es, hi, zh, *_long, paragraph), or empty")
+	}
+	return study.KeyColumn(name)
+}

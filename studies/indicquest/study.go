@@ -13,15 +13,15 @@ package indicquest
 
 import (
 	"context"
+	"embed"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/study"
-
 	"github.com/bhashalab/bhasha/analysis/normalize"
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/datasets/lang"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Study is the multilingual factual QA study (L3Cube-IndicQuest), scored
@@ -184,20 +184,16 @@ func (p *plan) Alternatives() []tables.Alternative {
 // judge against the lexical criteria, verdicts by script, domains and the
 // protocols' ranking agreement.
 func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
+	dom := Domains(rows)
 	ts := append(study.Standard(p.e.Study, Metrics(), p.Criteria(), rows, opt),
-		JudgeAgreement(rows), tables.JudgeByScript(rows), Domains(rows), Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
+		JudgeAgreement(rows), tables.JudgeByScript(rows), dom, Rankings(rows), ModelGaps(rows), tables.Sensitivity(p.Alternatives(), rows),
 		tables.Conclusions(Claims(), p.Alternatives(), rows))
 	ts[0].Mirrors = "IndicQuest Table 4 (its English subset) and §5 (per language)" // accuracy
-	for _, t := range ts {
-		if t.Name == "domains" {
-			wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", t, nil,
-				[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil)
-			wide.Mirrors, wide.Headline = "IndicQuest Tables 4 and 7 (layout)", true
-			wide.Chart = &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}
-			ts = append(ts, wide)
-			break
-		}
-	}
+	wide := tables.Pivot("domains_wide", "accuracy per language and domain, models × protocols as columns", dom, nil,
+		[]string{"language", "domain"}, []string{"model", "protocol"}, []string{"rate"}, nil)
+	wide.Mirrors, wide.Headline = "IndicQuest Tables 4 and 7 (layout)", true
+	wide.Chart = &tables.Chart{Keys: 2, Title: "accuracy per language and domain (one series per model and protocol column)"}
+	ts = append(ts, wide)
 	if p.JudgeV1 {
 		ts = append(ts, JudgeGrades(rows))
 	}
@@ -296,4 +292,53 @@ func verdict(r *study.Record) string {
 		return study.VerdictIncorrect
 	}
 	return study.VerdictUnparsed
+}
+
+// Options are IndicQuest's own options (top-level keys of the experiment
+// file); languages, the dataset and human_labels are shared fields of the
+// experiment.
+type Options struct {
+	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
+	JudgePrompt string `yaml:"judge_prompt"`
+	// Scoring switches the lexical criteria from the paper's rule (the
+	// default) to Bhasha's named alternative (YAML scoring:, a block
+	// other studies declare with keys of their own).
+	Scoring ScoringOptions `yaml:"scoring"`
+}
+
+// ScoringOptions are IndicQuest's named alternatives to the paper's
+// scoring rules. They change how recorded answers are read, never what
+// is asked.
+type ScoringOptions struct {
+	// NormalizedLexical compares the lexical criteria after Bhasha's full
+	// normalisation (NFC, joiners, nukta, digits, every punctuation mark,
+	// case folding) instead of the paper's case-insensitive comparison.
+	NormalizedLexical bool `yaml:"normalized_lexical"`
+}
+
+// Options is a new zero Options: the study's YAML keys.
+func (Study) Options() any { return new(Options) }
+
+// WithScoring sets the scoring options (YAML scoring:).
+func WithScoring(s ScoringOptions) study.Option {
+	return study.Set(func(o *Options) { o.Scoring = s })
+}
+
+// publishedFS holds the numbers transcribed from the paper
+// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+//
+//go:embed published/*.csv
+var publishedFS embed.FS
+
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ study.Publisher = (*plan)(nil)
+
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
+func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
+
+// Published reads the numbers transcribed from the paper
+// (published/indicquest.csv).
+func Published() ([]study.PublishedValue, error) {
+	return study.ReadPublished(publishedFS, "published/*.csv")
 }

@@ -181,7 +181,13 @@ func ModelGaps(rows []study.Row) *study.Table {
 			}
 		}
 	}
-	noteModelGaps(t, models)
+	switch {
+	case len(t.Rows) > 0:
+	case len(models) < 2:
+		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(study.SortedKeys(models), ", "))
+	default:
+		t.Note = "no model gap: no two models answered the same language"
+	}
 	return t
 }
 
@@ -199,10 +205,7 @@ func JudgeGrades(rows []study.Row) *study.Table {
 	type cell struct{ model, lang, crit string }
 	vals := map[cell][]float64{}
 	for _, r := range rows {
-		if r.Failed {
-			continue
-		}
-		if r.Detail == nil {
+		if r.Failed || r.Detail == nil {
 			continue
 		}
 		for crit, v := range r.Detail.JudgeScores {
@@ -263,39 +266,26 @@ func JudgeAgreement(rows []study.Row) *study.Table {
 	}
 	cells := slices.Collect(maps.Keys(byCell))
 	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+	crits := append(protocolList()[1:], study.Metric{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }})
 	for _, c := range cells {
 		rs := byCell[c]
-		for _, crit := range []struct {
-			name string
-			of   func(*study.Row) bool
-		}{{"substring", func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }}, {"overlap", func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }}, {"translit", func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}} {
+		for _, crit := range crits {
 			var a, l []string
 			jk, ck := 0, 0
 			for ri := range rs {
 				r := &rs[ri]
-				a, l = append(a, tables.Label(r.Correct)), append(l, tables.Label(crit.of(r)))
+				a, l = append(a, tables.Label(r.Correct)), append(l, tables.Label(crit.Of(r)))
 				if r.Correct {
 					jk++
 				}
-				if crit.of(r) {
+				if crit.Of(r) {
 					ck++
 				}
 			}
 			kappa, agree := stats.CohenKappa(a, l)
 			n := float64(len(rs))
-			t.Add(c.model, c.lang, crit.name, len(rs), agree, kappa, float64(jk)/n, float64(ck)/n, float64(jk-ck)/n)
+			t.Add(c.model, c.lang, crit.Name, len(rs), agree, kappa, float64(jk)/n, float64(ck)/n, float64(jk-ck)/n)
 		}
 	}
 	return t
-}
-
-// noteModelGaps sets model_gaps' note when it is empty.
-func noteModelGaps(t *study.Table, models map[string]bool) {
-	switch {
-	case len(t.Rows) > 0:
-	case len(models) < 2:
-		t.Note = fmt.Sprintf("no model gap: the run has %d model (%s), and model_gaps compares every two models on the same questions", len(models), strings.Join(study.SortedKeys(models), ", "))
-	default:
-		t.Note = "no model gap: no two models answered the same language"
-	}
 }
