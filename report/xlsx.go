@@ -219,11 +219,12 @@ func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
 // text had to change to fit Excel (fitCell), which every sheet writer
 // shares.
 type styleSet struct {
-	header, rate, float, pvalue, count int
-	wrap                               int // long text (README, provenance): wrapped, top-aligned
-	wrapCell                           int // a table's long text: wrapped, bottom-aligned as the numbers beside it
-	changed                            int // a cell whose text fitCell changed
-	log                                *changeLog
+	header, pvalue, count int
+	decimals              int // three decimals: rates, interval bounds, other numbers
+	wrap                  int // long text (README, provenance): wrapped, top-aligned
+	wrapCell              int // a table's long text: wrapped, bottom-aligned as the numbers beside it
+	changed               int // a cell whose text fitCell changed
+	log                   *changeLog
 }
 
 // The workbook's font, Calibri 11 (Excel's default), named by every
@@ -308,10 +309,7 @@ func newStyles(f *excelize.File) (styleSet, error) {
 		return s, err
 	}
 	f3 := "0.000"
-	if s.rate, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
-		return s, err
-	}
-	if s.float, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
+	if s.decimals, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
 		return s, err
 	}
 	pv := `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
@@ -421,10 +419,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		case long != nil:
 		case col.Kind == tables.KindPValue:
 			styles[c] = st.pvalue
-		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
-			styles[c] = st.rate
-		case col.Type == tables.Float:
-			styles[c] = st.float
+		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			styles[c] = st.decimals
 		case col.Type == tables.Int:
 			styles[c] = st.count
 		}
@@ -536,7 +532,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				if wholeAsInt[c] && whole(x) {
 					style = st.count // a whole number in a column of numbers: 2619, never 2619.000
 				} else if long != nil {
-					style = st.float
+					style = st.decimals
 				}
 				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case nil:

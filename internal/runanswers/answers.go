@@ -186,7 +186,7 @@ func (r *Answers) AllTables() ([]*tables.Table, error) {
 		return nil, err
 	}
 	r.allOnce.Do(func() {
-		done := r.progress("tables", 0, 0)
+		done := r.progress("tables")
 		r.tables = r.set.All()
 		for _, t := range r.tables {
 			t.Simulated = r.manifest.Simulated
@@ -231,7 +231,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
-	done := r.progress("table "+name, 0, 0)
+	done := r.progress("table "+name)
 	t, ok := r.set.Table(name)
 	done()
 	if ok {
@@ -265,19 +265,13 @@ func (r *Answers) served(t *tables.Table) *tables.Table {
 // were made again.
 func (r *Answers) Notes() []string {
 	r.Score()
-	return r.allNotes()
-}
-
-// allNotes is a copy of the notes: opening's and scoring's, the plan's
-// method notes, then the kept tables'.
-func (r *Answers) allNotes() []string {
 	r.keptMu.Lock()
 	defer r.keptMu.Unlock()
 	return slices.Concat(r.notes, r.planNotes, r.keptNotes)
 }
 
 // RunNotes is a copy of the notes a reader needs before any number:
-// opening's and scoring's, then the kept tables' (allNotes without the
+// opening's and scoring's, then the kept tables' (Notes without the
 // plan's method notes).
 func (r *Answers) RunNotes() []string {
 	r.keptMu.Lock()

@@ -54,13 +54,12 @@ func (r *Answers) readKey() scored.Key {
 	if r.cfg.NoStore {
 		return nil
 	}
-	if r.scored.Load() {
-		k, _ := r.tableKey(r.storeKey)
-		return k
-	}
-	sk, err := r.scoringKey()
-	if err != nil {
-		return nil
+	sk := r.storeKey
+	if !r.scored.Load() {
+		var err error
+		if sk, err = r.scoringKey(); err != nil {
+			return nil
+		}
 	}
 	k, _ := r.tableKey(sk)
 	return k
