@@ -41,27 +41,16 @@ type Answers struct {
 	notes       []string
 	set         *experiment.TableSet // the tables, built on demand
 	scorErr     error
-	storedLines int // the record lines a stale store was made from
-	// storeKey is the key of the store on disk (DIR/scored.parquet)
-	// when rows are its rows (read from it, or written to it); nil
-	// when they are not (no store, or it could not be written).
-	storeKey  scored.Key
-	keptNames sync.Map // the tables kept from these rows, by name: each written once
-	// keptNotes say which kept tables could not be read (damaged) and
-	// were built again; guarded by keptMu, as Table may be called from
-	// several goroutines.
-	keptMu    sync.Mutex
-	keptNotes []string
-	openNotes int // len(notes) before scoring added its own
-	// planNotes say how the study's plan made its numbers
-	// (experiment.Noter): the report's method notes, set by scoring.
-	planNotes []string
-	// inputs are the experiment's scoring inputs
-	// (Experiment.ScoringInputs: the dataset and templates hashed), hashed
-	// once.
-	inputs  func() (map[string]string, error)
-	allOnce sync.Once
-	tables  []*tables.Table // every table, in report order (allTables)
+	storedLines int                               // the record lines a stale store was made from
+	storeKey    scored.Key                        // the key of DIR/scored.parquet when rows are its rows, else nil
+	keptNames   sync.Map                          // the names of the tables kept from these rows
+	keptMu      sync.Mutex                        // guards notes and keptNotes
+	keptNotes   []string                          // the kept tables that could not be read and were built again
+	openNotes   int                               // len(notes) before scoring added its own
+	planNotes   []string                          // the study's method notes (experiment.Noter)
+	inputs      func() (map[string]string, error) // Experiment.ScoringInputs, hashed once
+	allOnce     sync.Once
+	tables      []*tables.Table // every table, in report order (allTables)
 }
 
 // Config is how Answers reads and keeps a run's answers.
@@ -231,7 +220,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
-	done := r.progress("table "+name)
+	done := r.progress("table " + name)
 	t, ok := r.set.Table(name)
 	done()
 	if ok {

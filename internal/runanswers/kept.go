@@ -14,17 +14,9 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 )
 
-// Built tables are kept in the run directory (analysis/tablestore), keyed
-// by what they were made from: the scored answers' key (scoringKey: the
-// records, the scoring options, the tool) and the experiment as a whole
-// (every option, the tables' own too, and the human labels' file). A
-// later Answers (a notebook cell in a fresh process) reads a table kept
-// with the key it computes now, without reading the scored answers back;
-// one that has its rows in memory reads only tables made from those rows.
-// The kept tables are written only from rows that are the store's
-// (storeKey), never from rows scored in memory alone.
-
-// tableKey is the kept tables' key for the scored answers' key k.
+// tableKey is the key of the tables kept in the run directory
+// (analysis/tablestore) from scored answers of key k: k, the experiment
+// as a whole and the human labels' file; nil for a nil k.
 func (r *Answers) tableKey(k scored.Key) (scored.Key, error) {
 	if k == nil {
 		return nil, nil
