@@ -209,7 +209,10 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		tv.Head = append(tv.Head, sub)
 	}
 	var row []any
-	limit := cellTextLimit(t.Name)
+	limit := MaxTableText
+	if t.Name == "answers" {
+		limit = MaxAnswerText
+	}
 	for r := range n {
 		row = t.Row(r, row)
 		cells := make([]cellView, len(show))

@@ -488,7 +488,13 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		}
 		blockRows := len(b.rows) + 2
 		if b.scale && len(b.rows) > 0 {
-			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{heatScale(b)})
+			// the colours the figure's visual map declares (the HTML
+			// heatmap's) over its range, else the neutral scale over 0–1
+			scale := colourScale(neutralScale, 0, 1)
+			if len(b.colours) >= 2 {
+				scale = colourScale(b.colours, b.lo, b.hi)
+			}
+			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{scale})
 		}
 		need := float64(len(b.rows)) * rowPixels // the data, under the caption and header
 		if !b.scale && len(b.rows) > 0 {
@@ -556,16 +562,6 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 	}
 	scale := min(1, printW/px)
 	return 0.95 * printH / scale
-}
-
-// heatScale is a heatmap's colour scale: the colours its figure's visual
-// map declares (those of the HTML page's heatmap) over the declared
-// range, else the neutral single-hue scale over 0–1.
-func heatScale(b block) excelize.ConditionalFormatOptions {
-	if len(b.colours) < 2 {
-		return colourScale(neutralScale, 0, 1)
-	}
-	return colourScale(b.colours, b.lo, b.hi)
 }
 
 // addFigureChart draws a block's native chart beside its data (header

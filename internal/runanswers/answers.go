@@ -271,9 +271,11 @@ func (r *Answers) RunNotes() []string {
 // Scored is the number of scored answers: read from the run's store of
 // them when it is current (no scoring, no rows read), else scored.
 func (r *Answers) Scored() (int, error) {
-	if !r.scored.Load() {
-		if n, ok := r.storedCount(); ok {
-			return n, nil
+	if !r.scored.Load() && !r.cfg.NoStore {
+		if k, err := r.scoringKey(); err == nil {
+			if m, err := scored.ReadMeta(filepath.Join(r.dir, scored.FileName)); err == nil && len(k.Changed(m.Key)) == 0 {
+				return m.Rows, nil
+			}
 		}
 	}
 	if err := r.Score(); err != nil {

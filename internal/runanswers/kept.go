@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -69,7 +68,12 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	}
 	t, ok, err := tablestore.Read(r.dir, name, k)
 	if err != nil {
-		r.keptNote(fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err))
+		note := fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err)
+		r.keptMu.Lock()
+		defer r.keptMu.Unlock()
+		if !slices.Contains(r.keptNotes, note) { // once
+			r.keptNotes = append(r.keptNotes, note)
+		}
 		return nil, false
 	}
 	if !ok {
@@ -77,15 +81,6 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	}
 	t.Simulated = r.manifest.Simulated
 	return t, true
-}
-
-// keptNote adds note to the kept tables' notes, once.
-func (r *Answers) keptNote(note string) {
-	r.keptMu.Lock()
-	defer r.keptMu.Unlock()
-	if !slices.Contains(r.keptNotes, note) {
-		r.keptNotes = append(r.keptNotes, note)
-	}
 }
 
 // keep keeps tables built from the rows in memory, when they are the
@@ -113,22 +108,4 @@ func (r *Answers) keep(ts ...*tables.Table) {
 		}
 		r.keptNames.Store(t.Name, true)
 	}
-}
-
-// storedCount is the number of scored answers in the run's store when it
-// was made from the records and options as they are now (ok false when
-// not, or when there is none).
-func (r *Answers) storedCount() (n int, ok bool) {
-	if r.cfg.NoStore {
-		return 0, false
-	}
-	k, err := r.scoringKey()
-	if err != nil {
-		return 0, false
-	}
-	m, err := scored.ReadMeta(filepath.Join(r.dir, scored.FileName))
-	if err != nil || len(k.Changed(m.Key)) > 0 {
-		return 0, false
-	}
-	return m.Rows, true
 }
