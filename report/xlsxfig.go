@@ -604,7 +604,7 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 				}
 			}
 			var err error
-			if refs, err = errorBars(f, sheet, b, j, head, errCol); err != nil {
+			if refs, err = errorBars(f, sheet, q, b, j, head, errCol); err != nil {
 				return 0, err
 			}
 			errCol += 2
@@ -645,9 +645,8 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 // errorBars writes the distances from charted series j's bars to their
 // whiskers' bounds in two columns from errCol on (LibreOffice draws
 // custom error bars only from cell references), and returns the minus
-// and plus columns' references.
-func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
-	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
+// and plus columns' references, prefixed by q (the sheet's).
+func errorBars(f *excelize.File, sheet, q string, b block, j, head, errCol int) ([2]string, error) {
 	name := b.header[b.series[j]]
 	if err := f.SetCellStr(sheet, cellName(errCol, head), name+" − (rate − lo)"); err != nil {
 		return [2]string{}, err

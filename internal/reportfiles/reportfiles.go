@@ -301,10 +301,10 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		}
 		err := <-page
 		page = nil
-		if err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		if err == nil {
+			err = hw.Commit()
 		}
-		if err := hw.Commit(); err != nil {
+		if err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
 		return nil
@@ -313,10 +313,11 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	if xw != nil {
 		xp := p
 		xp.Samples, xp.SamplesTotal, xp.SamplesHow = book, n, how
-		if err := report.WriteXLSXContext(ctx, xw, xp, o); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		err := report.WriteXLSXContext(ctx, xw, xp, o)
+		if err == nil {
+			err = check()
 		}
-		if err := check(); err != nil {
+		if err != nil {
 			return fmt.Errorf("workbook of %s: %w", r.dir, err)
 		}
 		if err := pageDone(); err != nil {

@@ -45,11 +45,10 @@ func labelRect(pos string, px, py, r float64, n int) rect {
 // PlaceLabels)).
 func PlaceLabels(o map[string]any) {
 	type pt struct {
-		item  map[string]any
-		x, y  float64
-		name  string
-		r     float64
-		order int
+		item map[string]any
+		x, y float64
+		name string
+		r    float64
 	}
 	var pts []*pt
 	for _, s := range SeriesMaps(o) {
@@ -78,7 +77,7 @@ func PlaceLabels(o map[string]any) {
 				rr = sz / 2
 			}
 			name, _ := item["name"].(string)
-			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr, order: len(pts)})
+			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr})
 		}
 	}
 	if len(pts) == 0 {
