@@ -28,15 +28,6 @@ const (
 	MaxSampleText = 4000
 )
 
-// cellTextLimit is the most characters a cell of the table named name
-// shows on the HTML page.
-func cellTextLimit(name string) int {
-	if name == "answers" {
-		return MaxAnswerText
-	}
-	return MaxTableText
-}
-
 // CutText returns s when it has at most limit characters (runes); otherwise
 // its first characters followed by the note "… [cut at N of M characters;
 // the full text is in WHERE]", at most limit characters in all, so that

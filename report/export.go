@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -62,18 +63,16 @@ func WriteExports(ctx context.Context, dir string, p Page, browser string) error
 			return err
 		}
 	}
+	figs, err := visible(p.Figures)
+	if err != nil {
+		return err
+	}
 	var fnames tables.FileNames
-	figs := make([]Figure, len(p.Figures))
-	files := make([]string, len(p.Figures))
-	for i, f := range p.Figures {
-		o, err := chart.VisibleOption(f.Option)
-		if err != nil {
-			return fmt.Errorf("figure %q: %w", f.Name, err)
-		}
-		figs[i], files[i] = f, fnames.Name(f.Name)
-		figs[i].Option = o
+	files := make([]string, len(figs))
+	for i, f := range figs {
+		files[i] = fnames.Name(f.Name)
 		var b bytes.Buffer
-		json.Indent(&b, o, "", " ")
+		json.Indent(&b, f.Option, "", " ")
 		if err := atomicfile.WriteFile(filepath.Join(fd, files[i]+".json"), b.Bytes()); err != nil {
 			return err
 		}
@@ -146,21 +145,33 @@ func renderFigures(ctx context.Context, dir string, figs []Figure, files []strin
 // one page load; cancelling ctx stops it. The images are in the order of
 // figs. A figure that does not draw is an error naming it.
 func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, error) {
-	vis := make([]Figure, len(figs))
 	sizes := make([][2]int, len(figs))
 	for i, f := range figs {
 		fv, err := figViewOf(f, "")
 		if err != nil {
 			return nil, err
 		}
+		sizes[i] = [2]int{FigureImageWidth, fv.Height}
+	}
+	vis, err := visible(figs)
+	if err != nil {
+		return nil, err
+	}
+	return drawPNGs(ctx, browser, vis, sizes)
+}
+
+// visible is a copy of figs with every text shown as the exports show it
+// (chart.VisibleOption).
+func visible(figs []Figure) ([]Figure, error) {
+	out := slices.Clone(figs)
+	for i, f := range out {
 		o, err := chart.VisibleOption(f.Option)
 		if err != nil {
 			return nil, fmt.Errorf("figure %q: %w", f.Name, err)
 		}
-		vis[i], sizes[i] = f, [2]int{FigureImageWidth, fv.Height}
-		vis[i].Option = o
+		out[i].Option = o
 	}
-	return drawPNGs(ctx, browser, vis, sizes)
+	return out, nil
 }
 
 // drawPNGs draws figs with ECharts' canvas renderer in one page load and

@@ -90,25 +90,21 @@ func fullTextIn(name string, header []string, c int) string {
 // changed: each sheet's cells still to be marked (apply) and counts
 // (lines).
 type changeLog struct {
-	sheets  []string
-	counts  map[string]*sheetChanges
-	pending map[string][]changedCell
+	sheets []string
+	counts map[string]*sheetChanges
 }
 
 type sheetChanges struct {
 	cut, controlCells, controls, comments int
-	where                                 []string // the files the full texts are in
-}
-
-type changedCell struct {
-	cell, note string
+	where                                 []string    // the files the full texts are in
+	pending                               [][2]string // the cells still to be marked, and their notes
 }
 
 // add logs that cell of sheet holds fit, its exact text in the run
 // directory's file full.
 func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
 	if l.counts == nil {
-		l.counts, l.pending = map[string]*sheetChanges{}, map[string][]changedCell{}
+		l.counts = map[string]*sheetChanges{}
 	}
 	c := l.counts[sheet]
 	if c == nil {
@@ -129,7 +125,7 @@ func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
 	if !slices.Contains(c.where, full) {
 		c.where = append(c.where, full)
 	}
-	l.pending[sheet] = append(l.pending[sheet], changedCell{cell, "Bhasha changed this cell's text to fit Excel: " + strings.Join(what, "; ") + ". The exact text is in the run directory's " + full + "."})
+	c.pending = append(c.pending, [2]string{cell, "Bhasha changed this cell's text to fit Excel: " + strings.Join(what, "; ") + ". The exact text is in the run directory's " + full + "."})
 }
 
 // pictures lists the distinct control pictures in s ("␀ ␁ ␛").
@@ -147,17 +143,21 @@ func pictures(s string) string {
 // (none when 0: a streamed sheet's cells have it) and, for the first
 // MaxNoteComments of the sheet, a comment saying what changed.
 func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
-	for _, c := range l.pending[sheet] {
+	n := l.counts[sheet]
+	if n == nil {
+		return
+	}
+	for _, c := range n.pending {
 		if style != 0 {
-			f.SetCellStyle(sheet, c.cell, c.cell, style)
+			f.SetCellStyle(sheet, c[0], c[0], style)
 		}
-		if n := l.counts[sheet]; n.comments < MaxNoteComments {
-			if f.AddComment(sheet, excelize.Comment{Cell: c.cell, Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: c.note}}}) == nil {
+		if n.comments < MaxNoteComments {
+			if f.AddComment(sheet, excelize.Comment{Cell: c[0], Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: c[1]}}}) == nil {
 				n.comments++
 			}
 		}
 	}
-	delete(l.pending, sheet)
+	n.pending = nil
 }
 
 // lines are the README sheet's account of the changed cells: how they

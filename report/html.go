@@ -209,7 +209,10 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		tv.Head = append(tv.Head, sub)
 	}
 	var row []any
-	limit := cellTextLimit(t.Name)
+	limit := MaxTableText
+	if t.Name == "answers" {
+		limit = MaxAnswerText
+	}
 	for r := range n {
 		row = t.Row(r, row)
 		cells := make([]cellView, len(show))
@@ -656,10 +659,7 @@ type Entry struct {
 // reports (make demo's out/demo/report.html), with a SIMULATED banner when
 // any run was simulated.
 func WriteIndex(w io.Writer, title string, entries []Entry) error {
-	sim := false
-	for _, e := range entries {
-		sim = sim || e.Simulated
-	}
+	sim := slices.ContainsFunc(entries, func(e Entry) bool { return e.Simulated })
 	return index.Execute(w, map[string]any{"Title": title, "Entries": entries, "Simulated": sim, "Written": time.Now().UTC().Format(time.RFC3339)})
 }
 

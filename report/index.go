@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -26,12 +27,8 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	sim := false
-	for _, e := range entries {
-		sim = sim || e.Simulated
-	}
 	lines := []string{title}
-	if sim {
+	if slices.ContainsFunc(entries, func(e Entry) bool { return e.Simulated }) {
 		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
 	}
 	lines = append(lines, "'experiments' lists every run with links to its HTML report and its own workbook (every table, the figures, the samples); the sheets after it are each run's headline tables.")

@@ -80,7 +80,7 @@ const zipLevel = 6
 
 // writeWorkbook writes f into w, once every sheet's rows are set:
 // streamed names the sheets written with excelize's StreamWriter (each
-// declared its range, streamSheet), the others get the range their cells
+// declared its range in writeTable), the others get the range their cells
 // fill (setUsedRanges).
 func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) error {
 	if err := setUsedRanges(f, streamed); err != nil {

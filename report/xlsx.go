@@ -219,11 +219,12 @@ func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
 // text had to change to fit Excel (fitCell), which every sheet writer
 // shares.
 type styleSet struct {
-	header, rate, float, pvalue, count int
-	wrap                               int // long text (README, provenance): wrapped, top-aligned
-	wrapCell                           int // a table's long text: wrapped, bottom-aligned as the numbers beside it
-	changed                            int // a cell whose text fitCell changed
-	log                                *changeLog
+	header, pvalue, count int
+	decimals              int // three decimals: rates, interval bounds, other numbers
+	wrap                  int // long text (README, provenance): wrapped, top-aligned
+	wrapCell              int // a table's long text: wrapped, bottom-aligned as the numbers beside it
+	changed               int // a cell whose text fitCell changed
+	log                   *changeLog
 }
 
 // The workbook's font, Calibri 11 (Excel's default), named by every
@@ -308,10 +309,7 @@ func newStyles(f *excelize.File) (styleSet, error) {
 		return s, err
 	}
 	f3 := "0.000"
-	if s.rate, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
-		return s, err
-	}
-	if s.float, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
+	if s.decimals, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
 		return s, err
 	}
 	pv := `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
@@ -407,8 +405,12 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		labels[0][g.First] = g.Label
 		merges = append(merges, [2]string{cellName(g.First+1, 1), cellName(g.Last+1, 1)})
 	}
-	if err := setColWidths(f, sheet, widths); err != nil {
-		return 0, err
+	// From the last column to the first: excelize puts each before those
+	// set already, and Excel requires them in ascending order.
+	for c := len(widths); c >= 1; c-- {
+		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
+			return 0, err
+		}
 	}
 	styles := make([]int, len(cols)) // each column's format
 	// wholeAsInt marks the float columns whose whole numbers are written
@@ -421,10 +423,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		case long != nil:
 		case col.Kind == tables.KindPValue:
 			styles[c] = st.pvalue
-		case col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
-			styles[c] = st.rate
-		case col.Type == tables.Float:
-			styles[c] = st.float
+		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			styles[c] = st.decimals
 		case col.Type == tables.Int:
 			styles[c] = st.count
 		}
@@ -437,7 +437,15 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if left > 0 {
 		end++
 	}
-	sw, err := streamSheet(f, sheet, cellName(max(1, len(cols)), end))
+	// The sheet's range and fit to page first: the StreamWriter writes
+	// them as it starts.
+	if err := f.SetSheetDimension(sheet, "A1:"+cellName(max(1, len(cols)), end)); err != nil {
+		return 0, err
+	}
+	if err := fitToPage(f, sheet); err != nil {
+		return 0, err
+	}
+	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return 0, err
 	}
@@ -536,7 +544,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				if wholeAsInt[c] && whole(x) {
 					style = st.count // a whole number in a column of numbers: 2619, never 2619.000
 				} else if long != nil {
-					style = st.float
+					style = st.decimals
 				}
 				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case nil:
@@ -587,8 +595,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			return 0, err
 		}
 	}
-	if len(cols) > 0 {
-		if err := printWidth(f, sheet, tableWidth); err != nil {
+	if wide := pagesWide(tableWidth); len(cols) > 0 && wide > 1 { // else pageSetup's one page
+		if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &wide}); err != nil {
 			return 0, err
 		}
 	}
@@ -598,45 +606,25 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	return left, sw.Flush()
 }
 
-// The colour scales of rates, by the direction their column declares
-// (rateDirection): red → yellow → green where higher is better, green →
-// yellow → red where lower is better, and otherwise white → blue (the
-// HTML heatmaps' blues).
-var (
-	higherBetter = []string{"#F8696B", "#FFEB84", "#63BE7B"}
-	lowerBetter  = []string{"#63BE7B", "#FFEB84", "#F8696B"}
-	neutralScale = []string{"#F7FBFF", "#6BAED6"}
-)
+// neutralScale is white → blue, the HTML heatmaps' blues.
+var neutralScale = []string{"#F7FBFF", "#6BAED6"}
 
-// rateDirection is +1 where a rate column's description says higher is
-// better (an accuracy, a cross-lingual consistency), -1 where it says
-// lower is better (a share of hallucinations, abstentions, switched,
-// failed or error answers), and 0 where it says neither or both (a long
-// table's rate, of whichever metric its row names).
-func rateDirection(col tables.Column) int {
+// rateScale is the colour scale of a rate column over 0–1, by the
+// direction its description declares: red → yellow → green where higher
+// is better (an accuracy, a cross-lingual consistency), green → yellow →
+// red where lower is better (a share of hallucinations, abstentions,
+// switched, failed or error answers), and neutralScale where it says
+// neither or both (a long table's rate, of whichever metric its row
+// names).
+func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
 	d := strings.ToLower(col.Description)
 	up := strings.Contains(d, "accuracy") || strings.Contains(d, "cross-lingual consistency") || strings.Contains(d, "clc(l)")
-	down := false
-	for _, w := range []string{"halluc", "abstain", "abstention", "switched", "failed", "error"} {
-		down = down || strings.Contains(d, w)
-	}
+	down := slices.ContainsFunc([]string{"halluc", "abstain", "abstention", "switched", "failed", "error"}, func(w string) bool { return strings.Contains(d, w) })
 	switch {
 	case up && !down:
-		return 1
+		return colourScale([]string{"#F8696B", "#FFEB84", "#63BE7B"}, 0, 1)
 	case down && !up:
-		return -1
-	}
-	return 0
-}
-
-// rateScale is the colour scale of a rate column over 0–1, by its
-// declared direction (rateDirection).
-func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
-	switch rateDirection(col) {
-	case 1:
-		return colourScale(higherBetter, 0, 1)
-	case -1:
-		return colourScale(lowerBetter, 0, 1)
+		return colourScale([]string{"#63BE7B", "#FFEB84", "#F8696B"}, 0, 1)
 	}
 	return colourScale(neutralScale, 0, 1)
 }
@@ -686,16 +674,6 @@ const (
 // it below minPrintScale; then the fewest pages that keep it at or above.
 func pagesWide(width float64) int {
 	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
-}
-
-// printWidth makes a sheet set up by pageSetup, whose columns are width
-// characters wide, print pagesWide(width) pages wide.
-func printWidth(f *excelize.File, sheet string, width float64) error {
-	wide := pagesWide(width)
-	if wide == 1 {
-		return nil // pageSetup's
-	}
-	return f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &wide})
 }
 
 // fitToPage makes the sheet's page layout's fit-to settings apply; again
@@ -809,34 +787,6 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // autofilter, colour scale or comments; the long tables are the answers,
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
-
-// streamSheet starts excelize's StreamWriter on sheet, whose cells will
-// fill A1 to lastRef, its range and fit to page set first (the
-// StreamWriter writes them as it starts). Its panes and column widths
-// are to be set before its first row, its comments, conditional formats,
-// autofilter and charts before Flush.
-func streamSheet(f *excelize.File, sheet, lastRef string) (*excelize.StreamWriter, error) {
-	if err := f.SetSheetDimension(sheet, "A1:"+lastRef); err != nil {
-		return nil, err
-	}
-	if err := fitToPage(f, sheet); err != nil {
-		return nil, err
-	}
-	return f.NewStreamWriter(sheet)
-}
-
-// setColWidths sets the width of each column of a sheet about to be
-// streamed (streamSheet), widths[c] column c+1's, from the last to the
-// first: excelize puts each before those set already, and Excel requires
-// them in ascending order.
-func setColWidths(f *excelize.File, sheet string, widths []float64) error {
-	for c := len(widths); c >= 1; c-- {
-		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // textCell is the cell of text s in column c (0-based) of row r as
 // fitCell fits it, in style (0: none), or in the changed fill when its

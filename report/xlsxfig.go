@@ -54,16 +54,9 @@ type datum struct {
 }
 
 func (d *datum) UnmarshalJSON(b []byte) error {
-	var obj struct {
-		Name  string `json:"name"`
-		Value any    `json:"value"`
-	}
 	if len(b) > 0 && b[0] == '{' {
-		if err := json.Unmarshal(b, &obj); err != nil {
-			return err
-		}
-		d.Name, d.Value = obj.Name, obj.Value
-		return nil
+		type object datum // its fields match "name" and "value"
+		return json.Unmarshal(b, (*object)(d))
 	}
 	return json.Unmarshal(b, &d.Value)
 }
@@ -80,18 +73,17 @@ type visualMap struct {
 
 // colourScale is the colour scale the option's (first) visual map
 // declares: its colours from low to high and its range (0–1 where
-// unsaid); ok false where it declares none.
-func (o echartsOption) colourScale() (colours []string, lo, hi float64, ok bool) {
+// unsaid); no colours where it declares none.
+func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	var maps []visualMap
 	if json.Unmarshal(o.VisualMap, &maps) != nil {
-		var one visualMap
-		if json.Unmarshal(o.VisualMap, &one) != nil {
-			return nil, 0, 0, false
+		maps = make([]visualMap, 1)
+		if json.Unmarshal(o.VisualMap, &maps[0]) != nil {
+			return nil, 0, 0
 		}
-		maps = []visualMap{one}
 	}
 	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
-		return nil, 0, 0, false
+		return nil, 0, 0
 	}
 	lo, hi = 0, 1
 	if maps[0].Min != nil {
@@ -100,7 +92,7 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64, ok bool)
 	if maps[0].Max != nil {
 		hi = *maps[0].Max
 	}
-	return maps[0].InRange.Color, lo, hi, true
+	return maps[0].InRange.Color, lo, hi
 }
 
 // block is a figure's data laid out as a sheet range: a header row, then
@@ -129,6 +121,15 @@ type block struct {
 	// the columns lo and hi of series s are whiskerCols[s].
 	whiskers    [][]interval
 	whiskerCols [][2]int
+}
+
+// addSeries adds a charted column named name, v(i) its value in row i.
+func (b *block) addSeries(name string, v func(i int) any) {
+	b.header = append(b.header, name)
+	b.series = append(b.series, len(b.header)-1)
+	for i := range b.rows {
+		b.rows[i] = append(b.rows[i], v(i))
+	}
 }
 
 // interval is a bar's value (rate) and its 95% interval, drawn as its
@@ -207,23 +208,18 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 				if name == "" {
 					name = o.Series[s].Name
 				}
-				b.header = append(b.header, name)
-				b.series = append(b.series, len(b.header)-1)
-				for i := range b.rows {
-					var v any
+				b.addSeries(name, func(i int) any {
 					if i < len(vals) {
-						v = value(vals[i])
+						return value(vals[i])
 					}
-					b.rows[i] = append(b.rows[i], v)
-				}
+					return nil
+				})
 			}
 		}
 		return b, true, nil
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
 		b := block{header: []string{""}, scale: true}
-		if colours, lo, hi, ok := o.colourScale(); ok {
-			b.colours, b.lo, b.hi = colours, lo, hi
-		}
+		b.colours, b.lo, b.hi = o.colourScale()
 		xs, ys := o.XAxis[0].Data, o.YAxis[0].Data
 		col, row := map[string]int{}, map[string]int{}
 		for i, x := range xs {
@@ -271,15 +267,12 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			if err != nil {
 				return b, false, err
 			}
-			b.header = append(b.header, se.Name)
-			b.series = append(b.series, len(b.header)-1)
-			for i := range b.rows {
-				var v any
+			b.addSeries(se.Name, func(i int) any {
 				if i < len(ds) {
-					v = value(ds[i].Value)
+					return value(ds[i].Value)
 				}
-				b.rows[i] = append(b.rows[i], v)
-			}
+				return nil
+			})
 		}
 		if typ == "bar" {
 			if err := b.addWhiskers(o, items); err != nil {
@@ -491,11 +484,17 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 			if b.kind == excelize.Scatter {
 				first = 3
 			}
-			f.SetCellStyle(sheet, cellName(first, head+1), cellName(len(b.header), last), st.rate)
+			f.SetCellStyle(sheet, cellName(first, head+1), cellName(len(b.header), last), st.decimals)
 		}
 		blockRows := len(b.rows) + 2
 		if b.scale && len(b.rows) > 0 {
-			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{heatScale(b)})
+			// the colours the figure's visual map declares (the HTML
+			// heatmap's) over its range, else the neutral scale over 0–1
+			scale := colourScale(neutralScale, 0, 1)
+			if len(b.colours) >= 2 {
+				scale = colourScale(b.colours, b.lo, b.hi)
+			}
+			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{scale})
 		}
 		need := float64(len(b.rows)) * rowPixels // the data, under the caption and header
 		if !b.scale && len(b.rows) > 0 {
@@ -565,16 +564,6 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 	return 0.95 * printH / scale
 }
 
-// heatScale is a heatmap's colour scale: the colours its figure's visual
-// map declares (those of the HTML page's heatmap) over the declared
-// range, else the neutral single-hue scale over 0–1.
-func heatScale(b block) excelize.ConditionalFormatOptions {
-	if len(b.colours) < 2 {
-		return colourScale(neutralScale, 0, 1)
-	}
-	return colourScale(b.colours, b.lo, b.hi)
-}
-
 // addFigureChart draws a block's native chart beside its data (header
 // row head, data to row last), its error bars' distances from column
 // errCol on, and returns the last row the chart covers.
@@ -615,7 +604,7 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 				}
 			}
 			var err error
-			if refs, err = errorBars(f, sheet, b, j, head, errCol); err != nil {
+			if refs, err = errorBars(f, sheet, q, b, j, head, errCol); err != nil {
 				return 0, err
 			}
 			errCol += 2
@@ -656,9 +645,8 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 // errorBars writes the distances from charted series j's bars to their
 // whiskers' bounds in two columns from errCol on (LibreOffice draws
 // custom error bars only from cell references), and returns the minus
-// and plus columns' references.
-func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
-	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
+// and plus columns' references, prefixed by q (the sheet's).
+func errorBars(f *excelize.File, sheet, q string, b block, j, head, errCol int) ([2]string, error) {
 	name := b.header[b.series[j]]
 	if err := f.SetCellStr(sheet, cellName(errCol, head), name+" − (rate − lo)"); err != nil {
 		return [2]string{}, err

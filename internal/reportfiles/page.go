@@ -51,7 +51,11 @@ func (r *Report) buildPage() (report.Page, error) {
 		for _, s := range mi.Servers {
 			servers = append(servers, s.Endpoint+" "+s.Version)
 		}
-		prov = append(prov, [2]string{"model " + mi.Name, fmt.Sprintf("%s (root %s%s) at %s", mi.ServedName, mi.Identity.Root, revision(mi.Identity.Revision), strings.Join(servers, ", "))})
+		root := mi.Identity.Root
+		if mi.Identity.Revision != "" {
+			root += ", revision " + mi.Identity.Revision
+		}
+		prov = append(prov, [2]string{"model " + mi.Name, fmt.Sprintf("%s (root %s) at %s", mi.ServedName, root, strings.Join(servers, ", "))})
 	}
 	for _, g := range slices.Sorted(maps.Keys(m.Decodings)) {
 		b, _ := json.Marshal(m.Decodings[g])
@@ -106,13 +110,6 @@ func shownPath(runDir, p string) string {
 		}
 	}
 	return filepath.Base(p)
-}
-
-func revision(r string) string {
-	if r == "" {
-		return ""
-	}
-	return ", revision " + r
 }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and

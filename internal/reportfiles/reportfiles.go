@@ -301,10 +301,10 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		}
 		err := <-page
 		page = nil
-		if err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+		if err == nil {
+			err = hw.Commit()
 		}
-		if err := hw.Commit(); err != nil {
+		if err != nil {
 			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
 		return nil
@@ -313,10 +313,11 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	if xw != nil {
 		xp := p
 		xp.Samples, xp.SamplesTotal, xp.SamplesHow = book, n, how
-		if err := report.WriteXLSXContext(ctx, xw, xp, o); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
+		err := report.WriteXLSXContext(ctx, xw, xp, o)
+		if err == nil {
+			err = check()
 		}
-		if err := check(); err != nil {
+		if err != nil {
 			return fmt.Errorf("workbook of %s: %w", r.dir, err)
 		}
 		if err := pageDone(); err != nil {
@@ -500,7 +501,11 @@ func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any
 		desc = "one row per scored answer with its prompt and response: the study's answer schema"
 	}
 	t := tables.New("samples", desc, cols...)
-	var rows [][]any // of the picks kept, in rank order
+	type ranked struct {
+		pick int
+		row  []any
+	}
+	var kept []ranked // in rank order
 	size := 0
 	for j, i := range picks {
 		tx := texts[j]
@@ -512,23 +517,12 @@ func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any
 				break
 			}
 		}
-		rows = append(rows, row)
+		kept = append(kept, ranked{i, row})
 	}
-	t.Rows = inTableOrder(picks, rows)
+	slices.SortFunc(kept, func(a, b ranked) int { return a.pick - b.pick })
+	t.Rows = make([][]any, len(kept))
+	for j, k := range kept {
+		t.Rows[j] = k.row
+	}
 	return t
-}
-
-// inTableOrder is rows (rows[j] answer picks[j]'s, for a prefix of
-// picks) in the order of their answers.
-func inTableOrder(picks []int, rows [][]any) [][]any {
-	order := make([]int, len(rows))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortFunc(order, func(a, b int) int { return picks[a] - picks[b] })
-	out := make([][]any, len(rows))
-	for j, k := range order {
-		out[j] = rows[k]
-	}
-	return out
 }

@@ -41,27 +41,16 @@ type Answers struct {
 	notes       []string
 	set         *experiment.TableSet // the tables, built on demand
 	scorErr     error
-	storedLines int // the record lines a stale store was made from
-	// storeKey is the key of the store on disk (DIR/scored.parquet)
-	// when rows are its rows (read from it, or written to it); nil
-	// when they are not (no store, or it could not be written).
-	storeKey  scored.Key
-	keptNames sync.Map // the tables kept from these rows, by name: each written once
-	// keptNotes say which kept tables could not be read (damaged) and
-	// were built again; guarded by keptMu, as Table may be called from
-	// several goroutines.
-	keptMu    sync.Mutex
-	keptNotes []string
-	openNotes int // len(notes) before scoring added its own
-	// planNotes say how the study's plan made its numbers
-	// (experiment.Noter): the report's method notes, set by scoring.
-	planNotes []string
-	// inputs are the experiment's scoring inputs
-	// (Experiment.ScoringInputs: the dataset and templates hashed), hashed
-	// once.
-	inputs  func() (map[string]string, error)
-	allOnce sync.Once
-	tables  []*tables.Table // every table, in report order (allTables)
+	storedLines int                               // the record lines a stale store was made from
+	storeKey    scored.Key                        // the key of DIR/scored.parquet when rows are its rows, else nil
+	keptNames   sync.Map                          // the names of the tables kept from these rows
+	keptMu      sync.Mutex                        // guards notes and keptNotes
+	keptNotes   []string                          // the kept tables that could not be read and were built again
+	openNotes   int                               // len(notes) before scoring added its own
+	planNotes   []string                          // the study's method notes (experiment.Noter)
+	inputs      func() (map[string]string, error) // Experiment.ScoringInputs, hashed once
+	allOnce     sync.Once
+	tables      []*tables.Table // every table, in report order (allTables)
 }
 
 // Config is how Answers reads and keeps a run's answers.
@@ -186,7 +175,7 @@ func (r *Answers) AllTables() ([]*tables.Table, error) {
 		return nil, err
 	}
 	r.allOnce.Do(func() {
-		done := r.progress("tables", 0, 0)
+		done := r.progress("tables")
 		r.tables = r.set.All()
 		for _, t := range r.tables {
 			t.Simulated = r.manifest.Simulated
@@ -231,7 +220,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("building table %s of run %s: %w", name, r.dir, err)
 	}
-	done := r.progress("table "+name, 0, 0)
+	done := r.progress("table " + name)
 	t, ok := r.set.Table(name)
 	done()
 	if ok {
@@ -265,19 +254,13 @@ func (r *Answers) served(t *tables.Table) *tables.Table {
 // were made again.
 func (r *Answers) Notes() []string {
 	r.Score()
-	return r.allNotes()
-}
-
-// allNotes is a copy of the notes: opening's and scoring's, the plan's
-// method notes, then the kept tables'.
-func (r *Answers) allNotes() []string {
 	r.keptMu.Lock()
 	defer r.keptMu.Unlock()
 	return slices.Concat(r.notes, r.planNotes, r.keptNotes)
 }
 
 // RunNotes is a copy of the notes a reader needs before any number:
-// opening's and scoring's, then the kept tables' (allNotes without the
+// opening's and scoring's, then the kept tables' (Notes without the
 // plan's method notes).
 func (r *Answers) RunNotes() []string {
 	r.keptMu.Lock()
@@ -288,9 +271,11 @@ func (r *Answers) RunNotes() []string {
 // Scored is the number of scored answers: read from the run's store of
 // them when it is current (no scoring, no rows read), else scored.
 func (r *Answers) Scored() (int, error) {
-	if !r.scored.Load() {
-		if n, ok := r.storedCount(); ok {
-			return n, nil
+	if !r.scored.Load() && !r.cfg.NoStore {
+		if k, err := r.scoringKey(); err == nil {
+			if m, err := scored.ReadMeta(filepath.Join(r.dir, scored.FileName)); err == nil && len(k.Changed(m.Key)) == 0 {
+				return m.Rows, nil
+			}
 		}
 	}
 	if err := r.Score(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/scored"
@@ -14,17 +13,9 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 )
 
-// Built tables are kept in the run directory (analysis/tablestore), keyed
-// by what they were made from: the scored answers' key (scoringKey: the
-// records, the scoring options, the tool) and the experiment as a whole
-// (every option, the tables' own too, and the human labels' file). A
-// later Answers (a notebook cell in a fresh process) reads a table kept
-// with the key it computes now, without reading the scored answers back;
-// one that has its rows in memory reads only tables made from those rows.
-// The kept tables are written only from rows that are the store's
-// (storeKey), never from rows scored in memory alone.
-
-// tableKey is the kept tables' key for the scored answers' key k.
+// tableKey is the key of the tables kept in the run directory
+// (analysis/tablestore) from scored answers of key k: k, the experiment
+// as a whole and the human labels' file; nil for a nil k.
 func (r *Answers) tableKey(k scored.Key) (scored.Key, error) {
 	if k == nil {
 		return nil, nil
@@ -54,13 +45,12 @@ func (r *Answers) readKey() scored.Key {
 	if r.cfg.NoStore {
 		return nil
 	}
-	if r.scored.Load() {
-		k, _ := r.tableKey(r.storeKey)
-		return k
-	}
-	sk, err := r.scoringKey()
-	if err != nil {
-		return nil
+	sk := r.storeKey
+	if !r.scored.Load() {
+		var err error
+		if sk, err = r.scoringKey(); err != nil {
+			return nil
+		}
 	}
 	k, _ := r.tableKey(sk)
 	return k
@@ -78,7 +68,12 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	}
 	t, ok, err := tablestore.Read(r.dir, name, k)
 	if err != nil {
-		r.keptNote(fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err))
+		note := fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err)
+		r.keptMu.Lock()
+		defer r.keptMu.Unlock()
+		if !slices.Contains(r.keptNotes, note) { // once
+			r.keptNotes = append(r.keptNotes, note)
+		}
 		return nil, false
 	}
 	if !ok {
@@ -86,15 +81,6 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	}
 	t.Simulated = r.manifest.Simulated
 	return t, true
-}
-
-// keptNote adds note to the kept tables' notes, once.
-func (r *Answers) keptNote(note string) {
-	r.keptMu.Lock()
-	defer r.keptMu.Unlock()
-	if !slices.Contains(r.keptNotes, note) {
-		r.keptNotes = append(r.keptNotes, note)
-	}
 }
 
 // keep keeps tables built from the rows in memory, when they are the
@@ -122,22 +108,4 @@ func (r *Answers) keep(ts ...*tables.Table) {
 		}
 		r.keptNames.Store(t.Name, true)
 	}
-}
-
-// storedCount is the number of scored answers in the run's store when it
-// was made from the records and options as they are now (ok false when
-// not, or when there is none).
-func (r *Answers) storedCount() (n int, ok bool) {
-	if r.cfg.NoStore {
-		return 0, false
-	}
-	k, err := r.scoringKey()
-	if err != nil {
-		return 0, false
-	}
-	m, err := scored.ReadMeta(filepath.Join(r.dir, scored.FileName))
-	if err != nil || len(k.Changed(m.Key)) > 0 {
-		return 0, false
-	}
-	return m.Rows, true
 }

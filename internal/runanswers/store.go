@@ -20,16 +20,14 @@ import (
 
 // progress reports the start of a step and returns the function that
 // reports its end.
-func (r *Answers) progress(step string, done, total int64) func() {
+func (r *Answers) progress(step string) func() {
 	fn := r.cfg.Progress
 	if fn == nil {
 		return func() {}
 	}
 	start := time.Now()
-	fn(Step{Step: step, Done: done, Total: total})
-	return func() {
-		fn(Step{Step: step, Done: total, Total: total, Elapsed: time.Since(start), Final: true})
-	}
+	fn(Step{Step: step})
+	return func() { fn(Step{Step: step, Elapsed: time.Since(start), Final: true}) }
 }
 
 // scoringKey names what the run's scored answers are made from: the
@@ -84,7 +82,7 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 		default:
 			changed := key.Changed(m.Key)
 			if len(changed) == 0 {
-				done := r.progress("reading scored answers", 0, 0)
+				done := r.progress("reading scored answers")
 				rows, m, err := scored.Read(path)
 				done()
 				if err == nil {
@@ -97,7 +95,7 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 			}
 		}
 	}
-	done := r.progress("scoring", 0, 0)
+	done := r.progress("scoring")
 	start := time.Now()
 	sc, err := r.exp.ScoreContext(ctx, r.dir, experiment.ScoreOptions{Records: r.manifest.Counts.Records, Progress: func(read, total int64) {
 		if fn := r.cfg.Progress; fn != nil {

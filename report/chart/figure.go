@@ -94,15 +94,11 @@ func Stamp(f Figure) (json.RawMessage, error) {
 	if len(parts) == 0 {
 		return f.Option, nil
 	}
-	title, _ := o["title"].(map[string]any)
-	if title == nil {
-		title = map[string]any{}
-	}
+	title := SubObject(o, "title")
 	title["subtext"] = strings.Join(parts, " · ")
 	if f.Simulated {
 		title["subtextStyle"] = map[string]any{"color": "#D55E00", "fontWeight": "bold"}
 	}
-	o["title"] = title
 	grid, _ := o["grid"].(map[string]any)
 	if grid == nil {
 		grid = map[string]any{}

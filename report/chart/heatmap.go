@@ -18,13 +18,11 @@ type Cell struct {
 	Neutral string
 }
 
-// Heatmap colours: a sequential blue scale, grey for cells outside it.
+// Heatmap colours: grey for cells outside the sequential blue scale.
 const (
 	heatNeutral = "#bdbdbd"
 	heatMissing = "#eeeeee"
 )
-
-func heatBlues() []any { return []any{"#f7fbff", "#6baed6", "#08306b"} }
 
 // Heatmap draws cells over xs × ys, the first of ys at the top (as a
 // table reads, and as a paper's matrix sets its upper triangle above the
@@ -71,7 +69,7 @@ func Heatmap(title, name string, xs, ys []string, cells []Cell, lo, hi float64) 
 		m["visualMap"] = []any{map[string]any{"type": "continuous", "seriesIndex": 0, "min": lo, "max": hi, "precision": 2,
 			// calculable: its handles write the ends (and drag them); the text names the scale
 			"calculable": true, "text": []any{name, ""}, "textGap": 14, "orient": "vertical", "right": 10, "top": "middle",
-			"itemHeight": 200, "inRange": map[string]any{"color": heatBlues()}}}
+			"itemHeight": 200, "inRange": map[string]any{"color": []any{"#f7fbff", "#6baed6", "#08306b"}}}}
 		label := map[string]any{"show": true, "fontSize": size}
 		series := []any{map[string]any{"type": "heatmap", "name": name, "data": onScale, "label": label,
 			"emphasis": map[string]any{"itemStyle": map[string]any{"borderColor": "#000", "borderWidth": 1}}}}

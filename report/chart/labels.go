@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -44,11 +45,10 @@ func labelRect(pos string, px, py, r float64, n int) rect {
 // PlaceLabels)).
 func PlaceLabels(o map[string]any) {
 	type pt struct {
-		item  map[string]any
-		x, y  float64
-		name  string
-		r     float64
-		order int
+		item map[string]any
+		x, y float64
+		name string
+		r    float64
 	}
 	var pts []*pt
 	for _, s := range SeriesMaps(o) {
@@ -77,7 +77,7 @@ func PlaceLabels(o map[string]any) {
 				rr = sz / 2
 			}
 			name, _ := item["name"].(string)
-			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr, order: len(pts)})
+			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr})
 		}
 	}
 	if len(pts) == 0 {
@@ -97,16 +97,9 @@ func PlaceLabels(o map[string]any) {
 	}
 	// the extremes first, then the rest from left to right
 	first := map[*pt]int{}
-	for rank, better := range []func(a, b *pt) bool{
-		func(a, b *pt) bool { return a.y > b.y }, func(a, b *pt) bool { return a.y < b.y },
-		func(a, b *pt) bool { return a.x < b.x }, func(a, b *pt) bool { return a.x > b.x },
-	} {
-		best := pts[0]
-		for _, p := range pts[1:] {
-			if better(p, best) {
-				best = p
-			}
-		}
+	byX := func(a, b *pt) int { return cmp.Compare(a.x, b.x) }
+	byY := func(a, b *pt) int { return cmp.Compare(a.y, b.y) }
+	for rank, best := range []*pt{slices.MaxFunc(pts, byY), slices.MinFunc(pts, byY), slices.MinFunc(pts, byX), slices.MaxFunc(pts, byX)} {
 		if _, ok := first[best]; !ok {
 			first[best] = rank
 		}
@@ -123,7 +116,7 @@ func PlaceLabels(o map[string]any) {
 		case okb:
 			return 1
 		}
-		return cmpFloat(a.x, b.x)
+		return byX(a, b)
 	})
 	var taken []rect
 	for _, p := range pts { // every point is an obstacle
@@ -136,13 +129,7 @@ func PlaceLabels(o map[string]any) {
 		placed := false
 		for _, pos := range []string{"right", "left", "top", "bottom"} {
 			lr := labelRect(pos, x, y, p.r, n)
-			free := lr.x >= -40 && lr.x+lr.w <= labelW+120 && lr.y >= -10 && lr.y+lr.h <= labelH+10
-			for _, t := range taken {
-				if free && lr.overlaps(t) {
-					free = false
-				}
-			}
-			if free {
+			if lr.x >= -40 && lr.x+lr.w <= labelW+120 && lr.y >= -10 && lr.y+lr.h <= labelH+10 && !slices.ContainsFunc(taken, lr.overlaps) {
 				SubObject(p.item, "label")["position"] = pos
 				taken = append(taken, lr)
 				placed = true
@@ -153,14 +140,4 @@ func PlaceLabels(o map[string]any) {
 			SubObject(p.item, "label")["show"] = false
 		}
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

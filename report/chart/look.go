@@ -85,12 +85,6 @@ func SubObject(m map[string]any, key string) map[string]any {
 	return s
 }
 
-// seriesSymbols are the marks told apart by shape, for the series past the
-// palette's colours (and a scatter's every series).
-func seriesSymbols() []string {
-	return []string{"circle", "triangle", "diamond", "rect", "pin", "roundRect", "arrow"}
-}
-
 // stripeDecal is the pattern on the bars of the series past the palette's
 // colours: white diagonal stripes over the series' colour (the legend
 // shows it too).
@@ -114,7 +108,7 @@ func Distinguish(o json.RawMessage) (json.RawMessage, error) {
 	if len(ss) <= n {
 		return o, nil
 	}
-	symbols := seriesSymbols()
+	symbols := []string{"circle", "triangle", "diamond", "rect", "pin", "roundRect", "arrow"} // told apart by shape
 	for i, s := range ss {
 		round := i / n
 		if round == 0 {
