@@ -266,7 +266,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	if s.sealedRun, err = runSealed(dir); err != nil {
 		return nil, err
 	}
-	_, err = walk(dir, func(f recordFile, r io.Reader) error {
+	_, err = walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
 		if f.damage != nil {
 			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
 		}
