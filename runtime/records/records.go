@@ -49,7 +49,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -234,13 +233,6 @@ func openLive(path string) (*os.File, int64, error) {
 		return nil, 0, fmt.Errorf("opening records: %w", err)
 	}
 	return f, fi.Size(), nil
-}
-
-// Sealed lists the segments this Writer sealed.
-func (w *Writer) Sealed() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.sealed)
 }
 
 // sealNow seals the live file (everything written is flushed) into the
