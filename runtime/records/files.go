@@ -190,23 +190,18 @@ func lineAt(f recordFile, n int) string {
 }
 
 // walk calls fn with each of dir's records files in logical order, opened
-// for reading, and reports whether there was any. A seal running beside it
-// (a reader without the shared lock, while a run writes) never makes it
-// miss or repeat a record: what it reads is the records at some moment,
-// a prefix of what they are later. A segment it was told of but that was
-// sealed meanwhile is read in its sealed form; records.jsonl is read only
-// when, once it is open, no segment above the last one read has appeared
-// (else it may be a new live file begun after a seal, and the segments
-// made meanwhile come first). Segment numbers only grow while a writer
-// holds the lock, so none is skipped.
-func walk(dir string, fn func(f recordFile, r io.Reader) error) (bool, error) {
-	return walkSegments(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error { return fn(f, r) })
-}
-
-// walkSegments is walk; with pq, a Parquet segment whose footer reads is
-// handed to fn opened, not read (r nil, s the segment, which fn closes),
-// instead of as lines.
-func walkSegments(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
+// for reading, and reports whether there was any; with pq, a Parquet
+// segment whose footer reads is handed to fn opened, not read (r nil, s
+// the segment, which fn closes), instead of as lines. A seal running
+// beside it (a reader without the shared lock, while a run writes) never
+// makes it miss or repeat a record: what it reads is the records at some
+// moment, a prefix of what they are later. A segment it was told of but
+// that was sealed meanwhile is read in its sealed form; records.jsonl is
+// read only when, once it is open, no segment above the last one read has
+// appeared (else it may be a new live file begun after a seal, and the
+// segments made meanwhile come first). Segment numbers only grow while a
+// writer holds the lock, so none is skipped.
+func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
 	d, err := listFiles(dir)
 	if err != nil {
 		return false, err
@@ -463,36 +458,40 @@ func finishSeals(dir string, log func(string)) error {
 	return nil
 }
 
-// renameLive is step 1 of a seal: dir's live file becomes the plain
-// segment it returns (nil when the live file is missing or empty).
-func renameLive(dir string) (*recordFile, error) {
+// sealLive seals dir's live file: it becomes the plain segment (step 1),
+// then its Parquet segment, whose name it returns ("" when the live file
+// is missing or empty).
+func sealLive(dir string) (string, error) {
 	d, err := listFiles(dir)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	live := filepath.Join(dir, FileName)
 	f, err := os.Open(live)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sealing %s: %w", live, err)
+		return "", fmt.Errorf("sealing %s: %w", live, err)
 	}
 	size, err := endsInNewline(f, live)
 	f.Close()
 	if err != nil || size == 0 {
-		return nil, err
+		return "", err
 	}
 	n := d.maxSeg + 1
 	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
 	plain.name = filepath.Base(plain.path)
 	if err := os.Rename(live, plain.path); err != nil {
-		return nil, fmt.Errorf("sealing %s: %w", live, err)
+		return "", fmt.Errorf("sealing %s: %w", live, err)
 	}
 	if err := syncDir(dir); err != nil {
-		return nil, fmt.Errorf("sealing %s: %w", live, err)
+		return "", fmt.Errorf("sealing %s: %w", live, err)
 	}
-	return &plain, nil
+	if err := toParquet(plain); err != nil {
+		return "", err
+	}
+	return SegmentName(n), nil
 }
 
 // Seal seals dir's records.jsonl into the next segment when it holds more
@@ -514,12 +513,5 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sealing records: %w", err)
 	}
-	plain, err := renameLive(dir)
-	if err != nil || plain == nil {
-		return "", err
-	}
-	if err := toParquet(*plain); err != nil {
-		return "", err
-	}
-	return SegmentName(plain.seg), nil
+	return sealLive(dir)
 }

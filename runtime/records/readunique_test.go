@@ -30,7 +30,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 	if err != nil {
 		return nil, d, err
 	}
-	found, err := walk(dir, func(f recordFile, r io.Reader) error {
+	found, err := walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
 		if f.damage != nil {
 			d.Damaged = append(d.Damaged, *f.damage)
 		}

@@ -49,7 +49,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -236,13 +235,6 @@ func openLive(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// Sealed lists the segments this Writer sealed.
-func (w *Writer) Sealed() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.sealed)
-}
-
 // sealNow seals the live file (everything written is flushed) into the
 // next segment and, unless closing, opens a new live file.
 func (w *Writer) sealNow(closing bool) {
@@ -255,11 +247,9 @@ func (w *Writer) sealNow(closing bool) {
 			return
 		}
 	}
-	plain, err := renameLive(w.dir)
-	if err == nil && plain != nil {
-		if err = toParquet(*plain); err == nil {
-			w.sealed = append(w.sealed, SegmentName(plain.seg))
-		}
+	name, err := sealLive(w.dir)
+	if name != "" {
+		w.sealed = append(w.sealed, name)
 	}
 	w.sealErr = err
 	if closing {
@@ -451,7 +441,7 @@ func (w *Writer) Close() error {
 // that can still be read (see Damage). A directory without records is an
 // error that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
-	found, err := walk(dir, func(f recordFile, r io.Reader) error {
+	found, err := walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
 		_, err := eachLine(f, r, func(line []byte, n int) error {
 			var rec engine.Record
 			if err := json.Unmarshal(line, &rec); err != nil {

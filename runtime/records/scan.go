@@ -266,7 +266,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	if s.sealedRun, err = runSealed(dir); err != nil {
 		return nil, err
 	}
-	_, err = walk(dir, func(f recordFile, r io.Reader) error {
+	_, err = walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
 		if f.damage != nil {
 			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
 		}
@@ -402,14 +402,7 @@ func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error 
 		if i+1 < len(starts) {
 			last = starts[i+1]
 		}
-		need := false
-		for n := range want {
-			if n > starts[i] && n <= last {
-				need = true
-				break
-			}
-		}
-		if !need {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= last }) {
 			continue
 		}
 		err := f.eachLine(func(line []byte, local int) error {

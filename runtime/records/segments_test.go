@@ -609,3 +609,10 @@ func must2[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Sealed lists the segments this Writer sealed.
+func (w *Writer) Sealed() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.sealed)
+}

@@ -168,7 +168,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			return true
 		}
-		found, err := walkSegments(dir, true, func(f recordFile, r io.Reader, seg *pqSegment) error {
+		found, err := walk(dir, true, func(f recordFile, r io.Reader, seg *pqSegment) error {
 			fp := &f
 			files = append(files, f)
 			starts = append(starts, n)
