@@ -374,9 +374,25 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	widths := make([]float64, len(cols))
 	wraps := make([]bool, len(cols))
 	full := make([]string, len(cols)) // the file holding each column's full texts
+	styles := make([]int, len(cols))  // each column's format
+	wholeAsInt := make([]bool, len(cols))
 	var merges [][2]string
 	for c, col := range cols {
 		full[c] = fullTextAt(t, c)
+		// wholeAsInt marks the float columns whose whole numbers are
+		// written without decimals, as the HTML report shows them
+		// (displayCell): all but rates, interval bounds, p-values and
+		// milliseconds.
+		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
+		switch {
+		case long != nil:
+		case col.Kind == tables.KindPValue:
+			styles[c] = st.pvalue
+		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			styles[c] = st.decimals
+		case col.Type == tables.Int:
+			styles[c] = st.count
+		}
 		at := hdr - 1
 		label := col.Name
 		if groups != nil && c < groups[0].First {
@@ -408,23 +424,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	for c := len(widths); c >= 1; c-- {
 		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
 			return 0, err
-		}
-	}
-	styles := make([]int, len(cols)) // each column's format
-	// wholeAsInt marks the float columns whose whole numbers are written
-	// without decimals, as the HTML report shows them (displayCell): all
-	// but rates, interval bounds, p-values and milliseconds.
-	wholeAsInt := make([]bool, len(cols))
-	for c, col := range cols {
-		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
-		switch {
-		case long != nil:
-		case col.Kind == tables.KindPValue:
-			styles[c] = st.pvalue
-		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
-			styles[c] = st.decimals
-		case col.Type == tables.Int:
-			styles[c] = st.count
 		}
 	}
 	last := n + hdr // the last row of data, or of the row saying why there is none
