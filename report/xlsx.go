@@ -373,11 +373,26 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	// dressed table whose texts are wider than their column.
 	widths := make([]float64, len(cols))
 	wraps := make([]bool, len(cols))
-	wrapping := false
 	full := make([]string, len(cols)) // the file holding each column's full texts
+	styles := make([]int, len(cols))  // each column's format
+	wholeAsInt := make([]bool, len(cols))
 	var merges [][2]string
 	for c, col := range cols {
 		full[c] = fullTextAt(t, c)
+		// wholeAsInt marks the float columns whose whole numbers are
+		// written without decimals, as the HTML report shows them
+		// (displayCell): all but rates, interval bounds, p-values and
+		// milliseconds.
+		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
+		switch {
+		case long != nil:
+		case col.Kind == tables.KindPValue:
+			styles[c] = st.pvalue
+		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
+			styles[c] = st.decimals
+		case col.Type == tables.Int:
+			styles[c] = st.count
+		}
 		at := hdr - 1
 		label := col.Name
 		if groups != nil && c < groups[0].First {
@@ -396,7 +411,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		width := colWidth(label, texts[c])
 		tableWidth += width
 		widths[c], wraps[c] = width, long == nil && col.Type == tables.String && texts[c]+2 > width
-		wrapping = wrapping || wraps[c]
 		if groups == nil || c >= groups[0].First { // not merged down both rows
 			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
 		}
@@ -410,23 +424,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	for c := len(widths); c >= 1; c-- {
 		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
 			return 0, err
-		}
-	}
-	styles := make([]int, len(cols)) // each column's format
-	// wholeAsInt marks the float columns whose whole numbers are written
-	// without decimals, as the HTML report shows them (displayCell): all
-	// but rates, interval bounds, p-values and milliseconds.
-	wholeAsInt := make([]bool, len(cols))
-	for c, col := range cols {
-		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
-		switch {
-		case long != nil:
-		case col.Kind == tables.KindPValue:
-			styles[c] = st.pvalue
-		case col.Type == tables.Float || col.Kind == tables.KindRate || col.Kind == tables.KindLower || col.Kind == tables.KindUpper:
-			styles[c] = st.decimals
-		case col.Type == tables.Int:
-			styles[c] = st.count
 		}
 	}
 	last := n + hdr // the last row of data, or of the row saying why there is none
@@ -519,22 +516,15 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 		row = t.Row(i, row)
 		r := i + hdr + 1
-		height := lineHeight
-		if wrapping {
-			for c, v := range row {
-				if s, ok := v.(string); ok && c < len(cols) && wraps[c] {
-					height = max(height, textHeight(s, widths[c]))
-				}
-			}
-		}
+		height := lineHeight // the row's wrapped texts' height
 		for c := range cols {
 			vals[c] = empty(c)
 			if c >= len(row) {
 				continue
 			}
 			style := styles[c]
-			if _, ok := row[c].(string); ok && wraps[c] {
-				style = st.wrapCell
+			if s, ok := row[c].(string); ok && wraps[c] {
+				style, height = st.wrapCell, max(height, textHeight(s, widths[c]))
 			}
 			switch x := row[c].(type) {
 			case float64:
@@ -688,14 +678,13 @@ func fitToPage(f *excelize.File, sheet string) error {
 // charts included), and, when titles > 0, repeats its first titles rows
 // (the header) at the top of every printed page.
 func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) error {
-	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
-	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: q + "$A$1:" + absolute(cellName(max(1, lastCol), max(1, lastRow))), Scope: sheet}); err != nil {
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: rangeRef(sheet, 1, 1, max(1, lastCol), max(1, lastRow)), Scope: sheet}); err != nil {
 		return err
 	}
 	if titles <= 0 {
 		return nil
 	}
-	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: fmt.Sprintf("%s$1:$%d", q, titles), Scope: sheet})
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: fmt.Sprintf("%s$1:$%d", sheetRef(sheet), titles), Scope: sheet})
 }
 
 // chartEnd is the last column and row a chart of w × h pixels anchored
@@ -713,36 +702,52 @@ func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last 
 	if t.Chart == nil || ncols <= t.Chart.Keys || last <= hdr {
 		return 0, 0, nil
 	}
-	keys, title := t.Chart.Keys, t.Chart.Title
-	q := func(cell string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + absolute(cell) }
+	keys := t.Chart.Keys
 	var series []excelize.ChartSeries
 	for r := hdr + 1; r <= min(last, hdr+12); r++ {
 		series = append(series, excelize.ChartSeries{
-			Name:       q(cellName(keys, r)),
-			Categories: q(cellName(keys+1, 1)) + ":" + absolute(cellName(ncols, hdr)),
-			Values:     q(cellName(keys+1, r)) + ":" + absolute(cellName(ncols, r)),
+			Name:       cellRef(sheet, keys, r),
+			Categories: rangeRef(sheet, keys+1, 1, ncols, hdr),
+			Values:     rangeRef(sheet, keys+1, r, ncols, r),
 		})
 	}
-	label := title
-	if t.Simulated {
-		label += " — SIMULATED"
-	}
-	dim := excelize.ChartDimension{Width: 720, Height: 400}
-	lastCol, lastRow := chartEnd(ncols+2, hdr+1, dim.Width, dim.Height)
-	return lastCol, lastRow, f.AddChart(sheet, cellName(ncols+2, hdr+1), &excelize.Chart{Type: excelize.Col, Series: series,
-		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: label}}},
-		XAxis: excelize.ChartAxis{TickLabelPosition: excelize.ChartTickLabelLow, Font: axisFont}, YAxis: excelize.ChartAxis{Font: axisFont},
-		Dimension: dim, Legend: excelize.ChartLegend{Position: "bottom"}})
+	ch := nativeChart(excelize.Col, series, t.Chart.Title, t.Simulated, excelize.ChartDimension{Width: 720, Height: 400})
+	lastCol, lastRow := chartEnd(ncols+2, hdr+1, ch.Dimension.Width, ch.Dimension.Height)
+	return lastCol, lastRow, f.AddChart(sheet, cellName(ncols+2, hdr+1), ch)
 }
 
-// absolute makes a cell reference absolute (B2 → $B$2).
-func absolute(cell string) string {
-	c, r, err := excelize.CellNameToCoordinates(cell)
-	if err != nil {
-		return cell
+// nativeChart is a chart of kind over series, titled title (and SIMULATED
+// when simulated), of dimension dim, its legend at the bottom, its axis
+// labels in axisFont and, but on a radar, its category labels below the
+// plot.
+func nativeChart(kind excelize.ChartType, series []excelize.ChartSeries, title string, simulated bool, dim excelize.ChartDimension) *excelize.Chart {
+	if simulated {
+		title += " — SIMULATED"
 	}
-	s, _ := excelize.CoordinatesToCellName(c, r, true)
-	return s
+	ch := &excelize.Chart{Type: kind, Series: series, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
+		Dimension: dim, Legend: excelize.ChartLegend{Position: "bottom"}}
+	ch.XAxis.Font, ch.YAxis.Font = axisFont, axisFont
+	if kind != excelize.Radar {
+		ch.XAxis.TickLabelPosition = excelize.ChartTickLabelLow
+	}
+	return ch
+}
+
+// sheetRef is sheet's name quoted as a reference's prefix ('my sheet'!).
+func sheetRef(sheet string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" }
+
+// cellRef is the absolute reference to cell (c, r) of sheet
+// ('my sheet'!$B$2).
+func cellRef(sheet string, c, r int) string {
+	abs, _ := excelize.CoordinatesToCellName(c, r, true)
+	return sheetRef(sheet) + abs
+}
+
+// rangeRef is the absolute reference to the range of sheet from (c1, r1)
+// to (c2, r2).
+func rangeRef(sheet string, c1, r1, c2, r2 int) string {
+	abs, _ := excelize.CoordinatesToCellName(c2, r2, true)
+	return cellRef(sheet, c1, r1) + ":" + abs
 }
 
 // setCell writes a typed cell: numbers as numbers (NaN as an empty

@@ -73,19 +73,19 @@ type visualMap struct {
 
 // colourScale is the colour scale the option's (first) visual map
 // declares: its colours from low to high and its range (0–1 where
-// unsaid); no colours where it declares none.
+// unsaid); neutralScale over 0–1 where it declares none.
 func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	var maps []visualMap
 	if json.Unmarshal(o.VisualMap, &maps) != nil {
 		maps = make([]visualMap, 1)
 		if json.Unmarshal(o.VisualMap, &maps[0]) != nil {
-			return nil, 0, 0
+			return neutralScale, 0, 1
 		}
 	}
-	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
-		return nil, 0, 0
-	}
 	lo, hi = 0, 1
+	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
+		return neutralScale, lo, hi
+	}
 	if maps[0].Min != nil {
 		lo = *maps[0].Min
 	}
@@ -104,8 +104,7 @@ type block struct {
 	kind   excelize.ChartType
 	series []int // the value columns charted (column indexes into header)
 	scale  bool  // a heatmap: no chart, a colour scale over the values
-	// colours and lo–hi are the heatmap's colour scale, as its option's
-	// visual map declares it (nil: the neutral scale over 0–1).
+	// colours and lo–hi are the heatmap's colour scale (colourScale).
 	colours []string
 	lo, hi  float64
 	// lines marks the charted series drawn as a line (a scatter's
@@ -402,7 +401,6 @@ var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 // wide, a figure not split over pages; the error bars' distances
 // (errorBars) are right of what prints.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
-	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
 	type drawn struct {
 		fig Figure
 		b   block
@@ -488,17 +486,11 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		}
 		blockRows := len(b.rows) + 2
 		if b.scale && len(b.rows) > 0 {
-			// the colours the figure's visual map declares (the HTML
-			// heatmap's) over its range, else the neutral scale over 0–1
-			scale := colourScale(neutralScale, 0, 1)
-			if len(b.colours) >= 2 {
-				scale = colourScale(b.colours, b.lo, b.hi)
-			}
-			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{scale})
+			f.SetConditionalFormat(sheet, cellName(2, head+1)+":"+cellName(len(b.header), last), []excelize.ConditionalFormatOptions{colourScale(b.colours, b.lo, b.hi)})
 		}
 		need := float64(len(b.rows)) * rowPixels // the data, under the caption and header
 		if !b.scale && len(b.rows) > 0 {
-			rows, err := addFigureChart(f, sheet, q, b, head, last, errCol, simulated)
+			rows, err := addFigureChart(f, sheet, b, head, last, errCol, simulated)
 			if err != nil {
 				return fmt.Errorf("chart of %s: %w", fig.Name, err)
 			}
@@ -567,24 +559,22 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 // addFigureChart draws a block's native chart beside its data (header
 // row head, data to row last), its error bars' distances from column
 // errCol on, and returns the last row the chart covers.
-func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errCol int, simulated bool) (int, error) {
+func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol int, simulated bool) (int, error) {
 	var series []excelize.ChartSeries
 	var errs [][2]string       // each series' error bars: the minus and plus references ("": none)
 	colours := chart.Palette() // the HTML figures' colours
 	first := errCol
 	for j, c := range b.series {
 		colour := colours[j%len(colours)]
-		s := excelize.ChartSeries{Name: q + absolute(cellName(c+1, head)),
-			Categories: q + absolute(cellName(1, head+1)) + ":" + absolute(cellName(1, last)),
-			Values:     q + absolute(cellName(c+1, head+1)) + ":" + absolute(cellName(c+1, last))}
+		s := excelize.ChartSeries{Name: cellRef(sheet, c+1, head),
+			Categories: rangeRef(sheet, 1, head+1, 1, last), Values: rangeRef(sheet, c+1, head+1, c+1, last)}
 		if b.kind == excelize.Scatter {
 			span := b.spans[j]
 			if span[1] < span[0] {
 				continue // no point
 			}
 			first, end := head+1+span[0], head+1+span[1]
-			s.Categories = q + absolute(cellName(2, first)) + ":" + absolute(cellName(2, end))
-			s.Values = q + absolute(cellName(c+1, first)) + ":" + absolute(cellName(c+1, end))
+			s.Categories, s.Values = rangeRef(sheet, 2, first, 2, end), rangeRef(sheet, c+1, first, c+1, end)
 			// A marker without a fill of its own is invisible in LibreOffice.
 			s.Marker = excelize.ChartMarker{Symbol: "circle", Size: 7, Fill: solid(colour),
 				Border: excelize.LineOptions{Type: excelize.LineSolid, Width: 0.75, Fill: solid(colour)}}
@@ -604,7 +594,7 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 				}
 			}
 			var err error
-			if refs, err = errorBars(f, sheet, q, b, j, head, errCol); err != nil {
+			if refs, err = errorBars(f, sheet, b, j, head, errCol); err != nil {
 				return 0, err
 			}
 			errCol += 2
@@ -614,16 +604,8 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 	if len(series) == 0 {
 		return 0, nil
 	}
-	title := b.title
-	if simulated {
-		title += " — SIMULATED"
-	}
-	ch := &excelize.Chart{Type: b.kind, Series: series,
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title}}},
-		Dimension: figureChart, Legend: excelize.ChartLegend{Position: "bottom"}}
-	ch.XAxis.Font, ch.YAxis.Font = axisFont, axisFont
+	ch := nativeChart(b.kind, series, b.title, simulated, figureChart)
 	if b.kind != excelize.Radar {
-		ch.XAxis.TickLabelPosition = excelize.ChartTickLabelLow
 		ch.XAxis.Minimum, ch.XAxis.Maximum = b.xRange[0], b.xRange[1]
 		ch.YAxis.Minimum, ch.YAxis.Maximum = b.yRange[0], b.yRange[1]
 	}
@@ -645,8 +627,8 @@ func addFigureChart(f *excelize.File, sheet, q string, b block, head, last, errC
 // errorBars writes the distances from charted series j's bars to their
 // whiskers' bounds in two columns from errCol on (LibreOffice draws
 // custom error bars only from cell references), and returns the minus
-// and plus columns' references, prefixed by q (the sheet's).
-func errorBars(f *excelize.File, sheet, q string, b block, j, head, errCol int) ([2]string, error) {
+// and plus columns' references.
+func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
 	name := b.header[b.series[j]]
 	if err := f.SetCellStr(sheet, cellName(errCol, head), name+" − (rate − lo)"); err != nil {
 		return [2]string{}, err
@@ -660,7 +642,7 @@ func errorBars(f *excelize.File, sheet, q string, b block, j, head, errCol int) 
 		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w.hi-w.rate), 6, 64)
 	}
 	last := head + len(b.rows)
-	ref := func(c int) string { return q + absolute(cellName(c, head+1)) + ":" + absolute(cellName(c, last)) }
+	ref := func(c int) string { return rangeRef(sheet, c, head+1, c, last) }
 	return [2]string{ref(errCol), ref(errCol + 1)}, nil
 }
 

@@ -116,29 +116,20 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 			}
 		}
 	}
-	create := func(path, what string) (*atomicfile.File, error) {
-		if path == "" {
-			return nil, nil
+	var hf, xf *atomicfile.File
+	for _, out := range []struct {
+		path, what string
+		f          **atomicfile.File
+	}{{html, "HTML report", &hf}, {xlsx, "workbook", &xf}} {
+		if out.path == "" {
+			continue
 		}
-		f, err := atomicfile.Create(path)
+		f, err := atomicfile.Create(out.path)
 		if err != nil {
-			return nil, fmt.Errorf("%s of %s: %w", what, r.dir, err)
+			return fmt.Errorf("%s of %s: %w", out.what, r.dir, err)
 		}
-		return f, nil
-	}
-	hf, err := create(html, "HTML report")
-	if err != nil {
-		return err
-	}
-	if hf != nil {
-		defer hf.Abort()
-	}
-	xf, err := create(xlsx, "workbook")
-	if err != nil {
-		return err
-	}
-	if xf != nil {
-		defer xf.Abort()
+		defer f.Abort()
+		*out.f = f
 	}
 	return r.writeReports(ctx, c, hf, xf)
 }
