@@ -283,10 +283,8 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
 		ts = append(ts, g.Build(func(name string) *study.Table {
-			for _, t := range ts {
-				if t.Name == name {
-					return t
-				}
+			if i := slices.IndexFunc(ts, func(t *study.Table) bool { return t.Name == name }); i >= 0 {
+				return ts[i]
 			}
 			return nil
 		})...)
