@@ -62,7 +62,8 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	if e.Decoding.MaxTokens != 0 {
 		var limits []string
 		for _, s := range strategies {
-			limits = append(limits, fmt.Sprintf("%s %d", s, decoding(s, s.Stages()).MaxTokens))
+			_, d := strategyOf(s, s.Stages(), false)
+			limits = append(limits, fmt.Sprintf("%s %d", s, d.MaxTokens))
 		}
 		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens (%d) does not apply to study %s: each strategy fixes its own token limit, as the authors' code does (%s); prompt.max_tokens sets one limit for every strategy (the paper's §4.3 says 10)",
 			e.Decoding.MaxTokens, e.Study, strings.Join(limits, ", "))
