@@ -52,8 +52,7 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	if len(e.Languages) == 0 {
 		c.Add([]string{"languages"}, "languages is required for study %s", e.Study)
 	}
-	reg := lang.New()
-	study.List(c, "languages", e.Languages, reg.Lookup)
+	study.List(c, "languages", e.Languages, lang.New().Lookup)
 	study.List(c, "forms", o.Forms, study.ParseForm)
 	strategies := study.List(c, "strategies", o.Strategies, ParseStrategy)
 	if len(o.Strategies) == 0 {
@@ -92,9 +91,8 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
 	}
 	c := &study.Checker{}
-	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
-		Languages:     study.List(c, "languages", e.Languages, reg.Lookup),
+		Languages:     study.List(c, "languages", e.Languages, lang.New().Lookup),
 		Forms:         study.List(c, "forms", o.Forms, study.ParseForm),
 		Strategies:    strategies(o),
 		PromptOptions: o.Prompt}
