@@ -539,7 +539,7 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 			answered[rows[i].Key] = true
 		}
 	}
-	newStages(kept).join(rows)
+	joinStages(rows, kept)
 	for _, i := range failedFirst {
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
@@ -558,26 +558,22 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 	return rows, nil
 }
 
-// stages finds a two-step answer's first stage among the kept records
-// by the answer's key; a later stage of a key replaces an earlier one.
-type stages struct {
-	kept []experiment.Kept
-	at   map[study.Key]int32
-}
-
-func newStages(kept []experiment.Kept) *stages {
-	s := &stages{kept: kept, at: make(map[study.Key]int32, len(kept))}
+// firstStages indexes the kept first stages by their answer's key; a
+// later stage of a key replaces an earlier one.
+func firstStages(kept []experiment.Kept) map[study.Key]int32 {
+	at := make(map[study.Key]int32, len(kept))
 	for i := range kept {
-		s.at[answerKey(kept[i].Fields)] = int32(i)
+		at[answerKey(kept[i].Fields)] = int32(i)
 	}
-	return s
+	return at
 }
 
-// join adds to each row its first stage's latency and cache.
-func (s *stages) join(rows []study.Row) {
+// joinStages adds to each row its first stage's latency and cache.
+func joinStages(rows []study.Row, kept []experiment.Kept) {
+	at := firstStages(kept)
 	strategies := map[string]bool{}
-	for i := range s.kept {
-		strategies[s.kept[i].Fields.Strategy] = true
+	for i := range kept {
+		strategies[kept[i].Fields.Strategy] = true
 	}
 	last, has := "", false // rows come by strategy: one map read per run of them
 	for i := range rows {
@@ -588,19 +584,11 @@ func (s *stages) join(rows []study.Row) {
 		if !has {
 			continue
 		}
-		if f := s.of(row.Key); f != nil {
-			row.LatencyMS += f.LatencyMS
-			row.Cached = row.Cached || f.Cached
+		if j, ok := at[row.Key]; ok {
+			row.LatencyMS += kept[j].LatencyMS
+			row.Cached = row.Cached || kept[j].Cached
 		}
 	}
-}
-
-// of is the first stage of the answer keyed k, nil when none was kept.
-func (s *stages) of(k study.Key) *experiment.Kept {
-	if j, ok := s.at[k]; ok {
-		return &s.kept[j]
-	}
-	return nil
 }
 
 // answerKey is a first stage's key with the answer's role.
