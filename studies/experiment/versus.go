@@ -482,8 +482,8 @@ func VersusReadings(v *tables.Table) *tables.Table {
 	}
 	type group struct{ paper, where, reading string }
 	type tally struct {
-		rows, compared, intervals, overlap, apart int
-		absDiff                                   float64
+		rows, compared, overlap, apart int
+		absDiff                        float64
 	}
 	by := map[group]*tally{}
 	var order []group
@@ -507,10 +507,8 @@ func VersusReadings(v *tables.Table) *tables.Table {
 		x.absDiff += math.Abs(d)
 		switch v.Str(r, "agreement") {
 		case AgreeOverlap:
-			x.intervals++
 			x.overlap++
 		case AgreeApart:
-			x.intervals++
 			x.apart++
 		}
 	}
@@ -534,7 +532,7 @@ func VersusReadings(v *tables.Table) *tables.Table {
 		if x.compared > 0 {
 			mean = x.absDiff / float64(x.compared)
 		}
-		t.Add(g.paper, g.where, g.reading, x.rows, x.compared, x.intervals, x.overlap, x.apart, mean)
+		t.Add(g.paper, g.where, g.reading, x.rows, x.compared, x.overlap+x.apart, x.overlap, x.apart, mean)
 	}
 	return t
 }

@@ -64,36 +64,12 @@ func (p *Protocol) Stages() int {
 	return n
 }
 
-// templateFile is the header template of a strategy and stage ("" for
-// none): the authors' code's, or the paper's wording when asked for and
-// available (not for CoT).
-func (p *Protocol) templateFile(s Strategy, stage int) string {
-	dir := "indicklar/"
-	if p.PaperWording {
-		dir = "indicklar/paper/"
-	}
-	switch s {
-	case TinTCM, TinTEN, OneStepCM, OneStepEN:
-		return dir + string(s) + ".txt"
-	case CoT, CoTCands:
-		return "indicklar/cot.txt"
-	case TwoStepCM, TwoStepEN:
-		return fmt.Sprintf("%s%s-stage%d.txt", dir, s, stage)
-	case TwoStepTranslit:
-		if stage == 1 {
-			return dir + "2step-translit-stage1.txt"
-		}
-		return dir + "2step-cm-stage2.txt"
-	}
-	return ""
-}
-
 // Templates names the templates the configured strategies use.
 func (p *Protocol) Templates() map[string]string {
 	out := map[string]string{}
 	for _, s := range p.Strategies {
 		for st := 1; st <= s.Stages(); st++ {
-			if f := p.templateFile(s, st); f != "" {
+			if f, _ := strategyOf(s, st, p.PaperWording); f != "" {
 				if _, h, err := study.Template(f); err == nil {
 					out[f] = h
 				}
@@ -103,29 +79,38 @@ func (p *Protocol) Templates() map[string]string {
 	return out
 }
 
-// decoding is the authors' SamplingParams per strategy and stage (§1.7).
-func decoding(s Strategy, stage int) study.Decoding {
-	d := study.Decoding{Temperature: new(0.0)}
+// strategyOf is the header template of a strategy and stage ("" for
+// none: the authors' code's, or the paper's wording when paper is set and
+// it has one, not for CoT) and the authors' SamplingParams for it
+// (decoding, §1.7).
+func strategyOf(s Strategy, stage int, paper bool) (template string, d study.Decoding) {
+	dir := "indicklar/"
+	if paper {
+		dir = "indicklar/paper/"
+	}
+	d.Temperature = new(0.0)
 	switch s {
 	case Baseline:
 		d.MaxTokens = 10
 	case BaselineCands, EntityEN, ContextEN, Romanized:
 		d.MaxTokens, d.Stop = 10, []string{"\n", "Answer"}
 	case TinTCM, TinTEN:
-		d.MaxTokens, d.StructuredOutputs = 80, protocol.Schema("answer")
+		template, d.MaxTokens, d.StructuredOutputs = dir+string(s)+".txt", 80, protocol.Schema("answer")
 	case OneStepCM, OneStepEN:
-		d.MaxTokens, d.StructuredOutputs = 120, protocol.Schema("translation", "answer")
+		template, d.MaxTokens, d.StructuredOutputs = dir+string(s)+".txt", 120, protocol.Schema("translation", "answer")
 	case TwoStepCM, TwoStepEN, TwoStepTranslit:
-		d.MaxTokens = 60
+		field := "answer"
 		if stage == 1 {
-			d.StructuredOutputs = protocol.Schema("translation")
-		} else {
-			d.StructuredOutputs = protocol.Schema("answer")
+			field = "translation"
+		}
+		template, d.MaxTokens, d.StructuredOutputs = fmt.Sprintf("%s%s-stage%d.txt", dir, s, stage), 60, protocol.Schema(field)
+		if s == TwoStepTranslit && stage != 1 {
+			template = dir + "2step-cm-stage2.txt"
 		}
 	case CoT, CoTCands:
-		d.MaxTokens, d.StructuredOutputs = 160, protocol.Schema("reasoning", "answer")
+		template, d.MaxTokens, d.StructuredOutputs = "indicklar/cot.txt", 160, protocol.Schema("reasoning", "answer")
 	}
-	return d
+	return template, d
 }
 
 type slot struct {
@@ -172,7 +157,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 			if stage > s.Stages() {
 				continue
 			}
-			d := decoding(s, stage)
+			_, d := strategyOf(s, stage, p.PaperWording)
 			if p.MaxTokens > 0 {
 				d.MaxTokens = p.MaxTokens
 			}
@@ -357,7 +342,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		}
 		return sb.String(), nil
 	}
-	name := p.templateFile(s, stage)
+	name, _ := strategyOf(s, stage, p.PaperWording)
 	hk := headerKey{name, s, l.ISO3, p.ScriptNames, p.ReadmeCMNames}
 	header, ok := p.headers[hk]
 	if !ok {

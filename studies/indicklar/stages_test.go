@@ -25,9 +25,12 @@ func TestStagesFindTheirAnswer(t *testing.T) {
 		k  engine.Key
 		ms float64 // 0: none
 	}{{a, 3}, {b, 2}, {c, 4}, {key("3", "hin"), 0}, {stage(a, 0).Fields, 0}}
-	s := newStages(kept)
+	s := firstStages(kept)
 	for _, w := range want {
-		got := s.of(w.k)
+		var got *experiment.Kept
+		if j, ok := s[w.k]; ok {
+			got = &kept[j]
+		}
 		switch {
 		case w.ms == 0 && got != nil:
 			t.Errorf("%v: found stage %v, want none", w.k, got.Fields)
@@ -35,7 +38,7 @@ func TestStagesFindTheirAnswer(t *testing.T) {
 			t.Errorf("%v: got %+v, want the stage of latency %v", w.k, got, w.ms)
 		}
 	}
-	if newStages(nil).of(a) != nil {
+	if _, ok := firstStages(nil)[a]; ok {
 		t.Error("no stages kept, one found")
 	}
 }
@@ -75,7 +78,7 @@ func TestStagesJoin(t *testing.T) {
 					kept = append(kept, experiment.Kept{Fields: k, LatencyMS: 10, OK: true, Cached: i%5 == 0})
 				}
 			}
-			newStages(kept).join(rows)
+			joinStages(rows, kept)
 			for i, r := range rows {
 				joined := c.strat(i) == "2step-en" && i%7 != 0
 				want, cached := 1.0, false

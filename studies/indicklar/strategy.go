@@ -61,8 +61,7 @@ func ParseStrategy(s string) (Strategy, error) {
 
 // Stages is 2 for the translate-then-answer strategies, else 1.
 func (s Strategy) Stages() int {
-	switch s {
-	case TwoStepCM, TwoStepEN, TwoStepTranslit:
+	if s.Family() == "2Step" {
 		return 2
 	}
 	return 1

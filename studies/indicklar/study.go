@@ -52,8 +52,7 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	if len(e.Languages) == 0 {
 		c.Add([]string{"languages"}, "languages is required for study %s", e.Study)
 	}
-	reg := lang.New()
-	study.List(c, "languages", e.Languages, reg.Lookup)
+	study.List(c, "languages", e.Languages, lang.New().Lookup)
 	study.List(c, "forms", o.Forms, study.ParseForm)
 	strategies := study.List(c, "strategies", o.Strategies, ParseStrategy)
 	if len(o.Strategies) == 0 {
@@ -62,7 +61,8 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	if e.Decoding.MaxTokens != 0 {
 		var limits []string
 		for _, s := range strategies {
-			limits = append(limits, fmt.Sprintf("%s %d", s, decoding(s, s.Stages()).MaxTokens))
+			_, d := strategyOf(s, s.Stages(), false)
+			limits = append(limits, fmt.Sprintf("%s %d", s, d.MaxTokens))
 		}
 		c.Add([]string{"decoding", "max_tokens"}, "decoding.max_tokens (%d) does not apply to study %s: each strategy fixes its own token limit, as the authors' code does (%s); prompt.max_tokens sets one limit for every strategy (the paper's §4.3 says 10)",
 			e.Decoding.MaxTokens, e.Study, strings.Join(limits, ", "))
@@ -91,9 +91,8 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 		return nil, fmt.Errorf("prompt.demos_from_english: dataset %s has no English questions to draw the demonstrations from", e.Dataset.Path)
 	}
 	c := &study.Checker{}
-	reg := lang.New()
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
-		Languages:     study.List(c, "languages", e.Languages, reg.Lookup),
+		Languages:     study.List(c, "languages", e.Languages, lang.New().Lookup),
 		Forms:         study.List(c, "forms", o.Forms, study.ParseForm),
 		Strategies:    strategies(o),
 		PromptOptions: o.Prompt}
@@ -283,10 +282,8 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
 		ts = append(ts, g.Build(func(name string) *study.Table {
-			for _, t := range ts {
-				if t.Name == name {
-					return t
-				}
+			if i := slices.IndexFunc(ts, func(t *study.Table) bool { return t.Name == name }); i >= 0 {
+				return ts[i]
 			}
 			return nil
 		})...)
@@ -542,7 +539,7 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 			answered[rows[i].Key] = true
 		}
 	}
-	newStages(kept).join(rows)
+	joinStages(rows, kept)
 	for _, i := range failedFirst {
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
@@ -561,26 +558,22 @@ func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, 
 	return rows, nil
 }
 
-// stages finds a two-step answer's first stage among the kept records
-// by the answer's key; a later stage of a key replaces an earlier one.
-type stages struct {
-	kept []experiment.Kept
-	at   map[study.Key]int32
-}
-
-func newStages(kept []experiment.Kept) *stages {
-	s := &stages{kept: kept, at: make(map[study.Key]int32, len(kept))}
+// firstStages indexes the kept first stages by their answer's key; a
+// later stage of a key replaces an earlier one.
+func firstStages(kept []experiment.Kept) map[study.Key]int32 {
+	at := make(map[study.Key]int32, len(kept))
 	for i := range kept {
-		s.at[answerKey(kept[i].Fields)] = int32(i)
+		at[answerKey(kept[i].Fields)] = int32(i)
 	}
-	return s
+	return at
 }
 
-// join adds to each row its first stage's latency and cache.
-func (s *stages) join(rows []study.Row) {
+// joinStages adds to each row its first stage's latency and cache.
+func joinStages(rows []study.Row, kept []experiment.Kept) {
+	at := firstStages(kept)
 	strategies := map[string]bool{}
-	for i := range s.kept {
-		strategies[s.kept[i].Fields.Strategy] = true
+	for i := range kept {
+		strategies[kept[i].Fields.Strategy] = true
 	}
 	last, has := "", false // rows come by strategy: one map read per run of them
 	for i := range rows {
@@ -591,19 +584,11 @@ func (s *stages) join(rows []study.Row) {
 		if !has {
 			continue
 		}
-		if f := s.of(row.Key); f != nil {
-			row.LatencyMS += f.LatencyMS
-			row.Cached = row.Cached || f.Cached
+		if j, ok := at[row.Key]; ok {
+			row.LatencyMS += kept[j].LatencyMS
+			row.Cached = row.Cached || kept[j].Cached
 		}
 	}
-}
-
-// of is the first stage of the answer keyed k, nil when none was kept.
-func (s *stages) of(k study.Key) *experiment.Kept {
-	if j, ok := s.at[k]; ok {
-		return &s.kept[j]
-	}
-	return nil
 }
 
 // answerKey is a first stage's key with the answer's role.
