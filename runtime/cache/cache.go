@@ -163,9 +163,6 @@ type OpenReport struct {
 	Converted string // what the conversion of an earlier-format cache did, or ""
 }
 
-// String describes the conversion, or is "" when there was none.
-func (r OpenReport) String() string { return r.Converted }
-
 // Open opens (creating if needed) the store in dir ("" for DefaultDir),
 // first converting a cache in the earlier format found there (which
 // waits for processes of an earlier version to close it).

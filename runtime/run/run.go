@@ -401,7 +401,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 				return refuse(err)
 			}
 			defer store.Close()
-			if s := crep.String(); s != "" {
+			if s := crep.Converted; s != "" {
 				logf("%s", s)
 				m.Repairs = append(m.Repairs, s)
 			}
