@@ -201,10 +201,7 @@ type Manifest struct {
 // its records carry (each names the identity that answered it and whether
 // a simulator did); records too old to say are refused.
 func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
-	logw := o.Log
-	if logw == nil {
-		logw = io.Discard
-	}
+	logw := cmp.Or(o.Log, io.Discard)
 	// The engine logs from its workers: a log.Logger writes one message
 	// at a time.
 	logf := log.New(logw, "", 0).Printf
