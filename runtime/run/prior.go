@@ -149,10 +149,7 @@ func (s *scratch) seal() error {
 		return fmt.Errorf("%s: %w", s.what, err)
 	}
 	slices.SortFunc(s.entries, func(a, b scratchEntry) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.off, b.off)
+		return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.off, b.off))
 	})
 	s.entries = slices.Clip(s.entries)
 	return nil
