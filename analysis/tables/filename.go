@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -44,10 +45,7 @@ func FileName(name string) string {
 		sb.WriteRune(r)
 		prev = r
 	}
-	s := sb.String()
-	if s == "" {
-		s = "_"
-	}
+	s := cmp.Or(sb.String(), "_")
 	if reservedName(s) {
 		s = "_" + s
 	}

@@ -19,6 +19,7 @@ package tables
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -158,9 +159,7 @@ func (t *Table) Columns() []Column {
 				typ = String
 			}
 		}
-		if typ == "" {
-			typ = String
-		}
+		typ = cmp.Or(typ, String)
 		kind := KindNone
 		if typ == Int {
 			kind = KindCount
@@ -168,9 +167,7 @@ func (t *Table) Columns() []Column {
 		col := Column{Name: name, Type: typ, Kind: kind, Description: t.ColumnDocs[name]}
 		if k, ok := shared(name); ok && (k.Type == typ || len(t.Rows) == 0) {
 			col.Type, col.Kind = k.Type, k.Kind
-			if col.Description == "" {
-				col.Description = k.Description
-			}
+			col.Description = cmp.Or(col.Description, k.Description)
 		}
 		out[c] = col
 	}

@@ -6,6 +6,7 @@
 package atomicfile
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,10 +23,7 @@ type File struct {
 // Create starts writing path (mode 0644 on Commit).
 func Create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+"-*.tmp")
+	f, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+"-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -48,12 +48,7 @@ type ID struct {
 }
 
 // Short is the digest's first twelve hex digits.
-func (id ID) Short() string {
-	if len(id.Digest) < 12 {
-		return id.Digest
-	}
-	return id.Digest[:12]
-}
+func (id ID) Short() string { return id.Digest[:min(12, len(id.Digest))] }
 
 // String is "<short digest> (<how>)".
 func (id ID) String() string { return id.Short() + " (" + id.How + ")" }

@@ -27,6 +27,7 @@
 package cache
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -163,16 +164,11 @@ type OpenReport struct {
 	Converted string // what the conversion of an earlier-format cache did, or ""
 }
 
-// String describes the conversion, or is "" when there was none.
-func (r OpenReport) String() string { return r.Converted }
-
 // Open opens (creating if needed) the store in dir ("" for DefaultDir),
 // first converting a cache in the earlier format found there (which
 // waits for processes of an earlier version to close it).
 func Open(dir string) (*Store, OpenReport, error) {
-	if dir == "" {
-		dir = DefaultDir()
-	}
+	dir = cmp.Or(dir, DefaultDir())
 	rep := OpenReport{Path: filepath.Join(dir, FileName)}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, rep, fmt.Errorf("opening cache: %w", err)

@@ -308,8 +308,8 @@ func TestConvertOldFormat(t *testing.T) {
 			}
 			msg := fmt.Sprintf("converted %d answers of responses.log into cache.db, skipping %d damaged or incomplete line(s); removed responses.log and responses.idx",
 				c.put, c.skipped)
-			if !strings.Contains(rep.String(), msg) || !strings.Contains(rep.String(), dir) {
-				t.Errorf("report %q, want %q", rep.String(), msg)
+			if !strings.Contains(rep.Converted, msg) || !strings.Contains(rep.Converted, dir) {
+				t.Errorf("report %q, want %q", rep.Converted, msg)
 			}
 			for _, name := range []string{oldLogName, oldIndexName} {
 				if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
@@ -319,8 +319,8 @@ func TestConvertOldFormat(t *testing.T) {
 			c.want.check(t, s, "converted")
 			s.Close()
 			s, rep, err = Open(dir)
-			if err != nil || rep.String() != "" {
-				t.Fatalf("reopened: %q, %v", rep.String(), err)
+			if err != nil || rep.Converted != "" {
+				t.Fatalf("reopened: %q, %v", rep.Converted, err)
 			}
 			defer s.Close()
 			c.want.check(t, s, "reopened")

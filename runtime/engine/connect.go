@@ -71,9 +71,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 				if m.ID == mc.ServedName {
 					found = true
 					ms.simulated = ms.simulated || m.IsSimulated()
-					if root == "" {
-						root = m.Root
-					}
+					root = cmp.Or(root, m.Root)
 				}
 			}
 		}

@@ -134,7 +134,7 @@ type Engine struct {
 	order  []string
 	client *http.Client // opts.HTTPClient behind guardClient
 	// maxInflight bounds the requests in flight over all models (0: no
-	// bound beyond the models' own); see clampToFileLimit.
+	// bound beyond the models' own); see clampTo.
 	maxInflight int
 	// runID marks the cache entries this engine stores (never 0).
 	runID uint64
@@ -157,14 +157,16 @@ func (e *Engine) UnknownItems() int64 { return e.unknown.Load() }
 // sent.
 //
 // The requests in flight, over all models and replicas, are bounded by
-// the process's open-file limit less a reserve (clampToFileLimit); when
+// the process's open-file limit less a reserve (clampTo); when
 // the models' concurrency is past it, Logf says so once.
 func New(ctx context.Context, models []ModelConfig, opts Options) (*Engine, error) {
 	e, err := newEngine(ctx, models, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	e.clampToFileLimit()
+	if soft, ok := openFileLimit(); ok {
+		e.clampTo(soft)
+	}
 	return e, nil
 }
 

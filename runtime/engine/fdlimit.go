@@ -20,18 +20,10 @@ func inflightAllowed(soft uint64) int {
 	return int(min(soft-fileReserve(soft), 1<<30))
 }
 
-// clampToFileLimit bounds e's requests in flight (e.maxInflight) by the
+// clampTo bounds e's requests in flight (e.maxInflight) by soft, the
 // process's soft RLIMIT_NOFILE (Go raises it to the hard limit at start,
-// so it is what ulimit -n allowed) and says so once through Logf when the
-// models' concurrency (MaxConcurrency per replica, summed) is past it.
-func (e *Engine) clampToFileLimit() {
-	soft, ok := openFileLimit()
-	if !ok {
-		return
-	}
-	e.clampTo(soft)
-}
-
+// so it is what ulimit -n allowed), and says so once through Logf when
+// the models' concurrency (MaxConcurrency per replica, summed) is past it.
 func (e *Engine) clampTo(soft uint64) {
 	want := e.concurrency()
 	allowed := inflightAllowed(soft)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,15 +182,8 @@ func (*redirectError) permanent() {}
 // that follows none: a POST redirected elsewhere is a misconfigured
 // endpoint, and a redirect to another origin would carry the API key away.
 func guardClient(c *http.Client, unknown *atomic.Int64) *http.Client {
-	if c == nil {
-		c = http.DefaultClient
-	}
-	cc := *c
-	next := cc.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	cc.Transport = guardTransport{next: next, unknown: unknown}
+	cc := *cmp.Or(c, http.DefaultClient)
+	cc.Transport = guardTransport{next: cmp.Or(cc.Transport, http.DefaultTransport), unknown: unknown}
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		status := 0
 		if req.Response != nil {

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -269,10 +267,4 @@ func absOf(path string) string {
 		return abs
 	}
 	return path
-}
-
-// sha256hex is the hex SHA-256 of b.
-func sha256hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }

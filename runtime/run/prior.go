@@ -15,9 +15,9 @@ import (
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
-// priorIndex is what a later stage's requests read of the earlier stages:
-// the ok records of the keys that stage looks up, found by key without
-// holding them.
+// A priorIndex is what a later stage's requests read of the earlier
+// stages: the ok records of the keys that stage looks up, found by key
+// without holding them, in a scratch store.
 //
 // buildPrior generates the stage's requests once with a Lookup that
 // notes every key it is asked, then streams the records and keeps the
@@ -26,9 +26,7 @@ import (
 //
 // The record a lookup returns holds what the studies' request builders
 // read: Key, Fields, Status (ok) and Response.
-type priorIndex struct {
-	s *scratch
-}
+type priorIndex = scratch
 
 // buildPrior indexes, from dir's records, the ok records stage's requests
 // look up. It returns nil (a Lookup that finds nothing) for stage 1, when
@@ -73,35 +71,17 @@ func buildPrior(dir string, j *Job, stage int) (*priorIndex, error) {
 		s.Close()
 		return nil, err
 	}
-	return &priorIndex{s}, nil
+	return s, nil
 }
 
-// Lookup finds the last ok record of k.
+// Lookup finds the last ok record of k (p nil: none).
 func (p *priorIndex) Lookup(k engine.Key) (*engine.Record, bool) {
-	if p == nil {
-		return nil, false
-	}
 	key := k.String()
-	resp, ok := p.s.get(key)
+	resp, ok := p.get(key)
 	if !ok {
 		return nil, false
 	}
 	return &engine.Record{Key: key, Fields: k, Status: engine.StatusOK, Response: resp}, true
-}
-
-// Err is the first error a lookup met (a lookup that failed found nothing).
-func (p *priorIndex) Err() error {
-	if p == nil {
-		return nil
-	}
-	return p.s.Err()
-}
-
-// Close releases the scratch file.
-func (p *priorIndex) Close() {
-	if p != nil {
-		p.s.Close()
-	}
 }
 
 // scratch is a write-once store of values by key string in a scratch
@@ -169,10 +149,7 @@ func (s *scratch) seal() error {
 		return fmt.Errorf("%s: %w", s.what, err)
 	}
 	slices.SortFunc(s.entries, func(a, b scratchEntry) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.off, b.off)
+		return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.off, b.off))
 	})
 	s.entries = slices.Clip(s.entries)
 	return nil

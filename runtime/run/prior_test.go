@@ -84,8 +84,8 @@ func TestPriorIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if len(p.s.entries) != 4 { // a twice, c, d; not the failed b nor the key stage 2 does not look up
-		t.Errorf("%d entries, want 4", len(p.s.entries))
+	if len(p.entries) != 4 { // a twice, c, d; not the failed b nor the key stage 2 does not look up
+		t.Errorf("%d entries, want 4", len(p.entries))
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".scratch-*")); len(left) > 0 {
 		t.Errorf("scratch file left in the run directory: %v", left)
@@ -100,11 +100,11 @@ func TestPriorIndex(t *testing.T) {
 	}
 	// Entries whose hashes collide are told apart by their keys: every
 	// entry given a's hash, a is still its last record, and c is not found.
-	ha := maphash.String(p.s.seed, key("a").String())
-	for i := range p.s.entries {
-		p.s.entries[i].h = ha
+	ha := maphash.String(p.seed, key("a").String())
+	for i := range p.entries {
+		p.entries[i].h = ha
 	}
-	slices.SortFunc(p.s.entries, func(x, y scratchEntry) int { return cmp.Compare(x.off, y.off) })
+	slices.SortFunc(p.entries, func(x, y scratchEntry) int { return cmp.Compare(x.off, y.off) })
 	if rec, ok := p.Lookup(key("a")); !ok || rec.Response != "last a" {
 		t.Errorf("colliding hashes: Lookup(a) = %+v, %v", rec, ok)
 	}
@@ -124,11 +124,11 @@ func TestPriorIndex(t *testing.T) {
 		t.Error("found a record in an empty run directory")
 	}
 	// A read error is kept and reported.
-	p.s.f.Close()
+	p.f.Close()
 	if _, ok := p.Lookup(engine.Key{Experiment: "e", Model: "m", Item: "a", Role: engine.Translation()}); ok || p.Err() == nil {
 		t.Errorf("lookup on a closed scratch file: found %v, error %v", ok, p.Err())
 	}
-	os.Remove(p.s.path)
+	os.Remove(p.path)
 }
 
 // BenchmarkPriorIndex indexes the first stage of a two-stage run of

@@ -201,10 +201,7 @@ type Manifest struct {
 // its records carry (each names the identity that answered it and whether
 // a simulator did); records too old to say are refused.
 func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
-	logw := o.Log
-	if logw == nil {
-		logw = io.Discard
-	}
+	logw := cmp.Or(o.Log, io.Discard)
 	// The engine logs from its workers: a log.Logger writes one message
 	// at a time.
 	logf := log.New(logw, "", 0).Printf
@@ -256,7 +253,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	scan := dirState.scan
 	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: sha256hex(portable), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: engine.RequestDigest(portable), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	// The Writer seals every record; the kept ones are all sealed unless
 	// some were written before records were (and are accepted as such).
 	m.RecordsSealed = scan.Unsealed == 0
@@ -401,7 +398,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 				return refuse(err)
 			}
 			defer store.Close()
-			if s := crep.String(); s != "" {
+			if s := crep.Converted; s != "" {
 				logf("%s", s)
 				m.Repairs = append(m.Repairs, s)
 			}
