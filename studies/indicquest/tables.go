@@ -16,10 +16,16 @@ import (
 // protocolList is IndicQuest's three scoring protocols: the judge first,
 // then the lexical ones.
 func protocolList() []study.Metric {
+	return append([]study.Metric{{Name: "judge", Of: func(r *study.Row) bool { return r.Correct }}}, lexicalMetrics()[:2]...)
+}
+
+// lexicalMetrics are the criteria the judge is set against: exact
+// substring, word overlap and the transliteration-aware match.
+func lexicalMetrics() []study.Metric {
 	return []study.Metric{
-		{Name: "judge", Of: func(r *study.Row) bool { return r.Correct }},
 		{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
 		{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
@@ -266,10 +272,9 @@ func JudgeAgreement(rows []study.Row) *study.Table {
 	}
 	cells := slices.Collect(maps.Keys(byCell))
 	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
-	crits := append(protocolList()[1:], study.Metric{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }})
 	for _, c := range cells {
 		rs := byCell[c]
-		for _, crit := range crits {
+		for _, crit := range lexicalMetrics() {
 			var a, l []string
 			jk, ck := 0, 0
 			for ri := range rs {
