@@ -508,7 +508,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	if chat && len(g.Messages) == 0 {
 		return nil, 0, 0, false, "messages: field required"
 	}
-	if msg := g.validate(chat); msg != "" {
+	if msg = g.validate(chat); msg != "" {
 		return nil, 0, 0, false, msg
 	}
 	text := g.text()
