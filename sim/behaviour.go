@@ -188,8 +188,8 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	// of another variant of the fact (a translated question in a two-step
 	// strategy's second stage, with native candidates).
 	if cands := candidatesAfter(text, pos); len(cands) > 0 && !slices.Contains(cands, fact.Answer) {
-		for _, v := range s.kb.Variants(fact.ID) {
-			if slices.Contains(cands, v.Answer) {
+		for _, i := range s.kb.byID[fact.ID] {
+			if v := &s.kb.facts[i]; slices.Contains(cands, v.Answer) {
 				fact = v
 				break
 			}

@@ -216,15 +216,6 @@ func (k *Knowledge) Variant(id, lang string) (*Fact, bool) {
 	return nil, false
 }
 
-// Variants returns every loaded variant of a fact.
-func (k *Knowledge) Variants(id string) []*Fact {
-	var out []*Fact
-	for _, i := range k.byID[id] {
-		out = append(out, &k.facts[i])
-	}
-	return out
-}
-
 // Peers returns up to n answers of other facts of the same relation and
 // language, as plausible wrong answers.
 func (k *Knowledge) Peers(f *Fact, n int, pick func(int) int) []string {

@@ -476,20 +476,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		s.failed.Add(1)
 		return
 	}
-	if chat && len(g.Messages) == 0 {
-		s.failed.Add(1)
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "messages: field required")
-		return
-	}
-	if msg := g.validate(chat); msg != "" {
+	resp, promptToks, genToks, unknown, msg := s.respond(m, &g, chat)
+	if msg != "" {
 		s.failed.Add(1)
 		writeErr(w, http.StatusBadRequest, "BadRequestError", msg)
-		return
-	}
-	resp, promptToks, genToks, unknown, err := s.respond(m, &g, chat)
-	if err != nil {
-		s.failed.Add(1)
-		writeErr(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return
 	}
 	if unknown {
@@ -511,8 +501,16 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 }
 
 // respond builds the response object; unknown reports that the prompt,
-// asked as an item (not a judge's), matched none of the server's facts.
-func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string]any, promptToks, genToks int, unknown bool, err error) {
+// asked as an item (not a judge's), matched none of the server's facts,
+// and msg, when not empty, why the request is refused with 400 (a chat
+// without messages, a bad sampling parameter, too long a request).
+func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string]any, promptToks, genToks int, unknown bool, msg string) {
+	if chat && len(g.Messages) == 0 {
+		return nil, 0, 0, false, "messages: field required"
+	}
+	if msg = g.validate(chat); msg != "" {
+		return nil, 0, 0, false, msg
+	}
 	text := g.text()
 	maxTok := 16
 	if g.MaxTokens != nil {
@@ -524,7 +522,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	}
 	promptToks = s.tok.Count(g.templated())
 	if promptToks+maxTok > m.MaxModelLen {
-		return nil, 0, 0, false, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
+		return nil, 0, 0, false, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion).", m.MaxModelLen, promptToks+maxTok, promptToks, maxTok)
 	}
 	var out string
 	var known bool
@@ -556,33 +554,28 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	now := time.Now().Unix()
 	idHash := strconv.FormatUint(uint64(unit(m.ID, text)*(1<<53)), 36)
 	usage := map[string]int{"prompt_tokens": promptToks, "completion_tokens": genToks, "total_tokens": promptToks + genToks}
-	resp = map[string]any{"created": now, "model": m.ID, "usage": usage, "system_fingerprint": "simulated"}
+	choice := map[string]any{"index": 0, "finish_reason": finish, "stop_reason": nil, "logprobs": nil}
+	resp = map[string]any{"created": now, "model": m.ID, "usage": usage, "system_fingerprint": "simulated", "choices": []any{choice}}
 	if chat {
-		resp["id"] = "chatcmpl-sim-" + idHash
-		resp["object"] = "chat.completion"
-		choice := map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": out},
-			"finish_reason": finish, "stop_reason": nil, "logprobs": nil}
+		resp["id"], resp["object"] = "chatcmpl-sim-"+idHash, "chat.completion"
+		choice["message"] = map[string]any{"role": "assistant", "content": out}
 		if b, ok := g.Logprobs.(bool); ok && b {
 			choice["logprobs"] = s.chatLogprobs(m, text, out)
 		}
-		resp["choices"] = []any{choice}
 	} else {
-		resp["id"] = "cmpl-sim-" + idHash
-		resp["object"] = "text_completion"
-		full := out
+		resp["id"], resp["object"] = "cmpl-sim-"+idHash, "text_completion"
+		choice["text"] = out
 		if g.Echo {
-			full = text + out
+			choice["text"] = text + out
 		}
-		choice := map[string]any{"index": 0, "text": full, "finish_reason": finish, "stop_reason": nil, "logprobs": nil}
 		if n, ok := g.Logprobs.(float64); ok && n >= 0 {
 			choice["logprobs"] = s.completionLogprobs(m, text, out, g.Echo)
 		}
-		resp["choices"] = []any{choice}
 	}
 	if g.PromptLogprobs != nil {
 		resp["prompt_logprobs"] = s.promptLogprobs(m, text)
 	}
-	return resp, promptToks, genToks, unknown, nil
+	return resp, promptToks, genToks, unknown, ""
 }
 
 // noteAsked counts a request asked as an item and, for one the server
@@ -654,13 +647,9 @@ func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) 
 	// vLLM's Python strings do.
 	toks := make([]string, len(ids))
 	offs := make([]int, len(ids))
-	full, b := out, 0
+	full, base, b := out, utf8.RuneCountInString(prompt), 0
 	if echo {
-		full = prompt + out
-	}
-	base := 0
-	if !echo {
-		base = utf8.RuneCountInString(prompt)
+		full, base = prompt+out, 0
 	}
 	for i, id := range ids {
 		toks[i] = s.tok.Piece(id)

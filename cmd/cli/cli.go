@@ -363,9 +363,6 @@ func progressEvery() (time.Duration, error) {
 	if v == "" {
 		return progress.DefaultEvery, nil
 	}
-	if v == "0" {
-		return 0, nil
-	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%s=%q: want a duration such as 5s, or 0 for no progress lines", progressEveryEnv, v)

@@ -99,40 +99,34 @@ func Metrics() []study.Metric {
 		{Name: "distractor_switch", Of: func(r *study.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }, Applies: generated}}
 }
 
-// The abstention rules: the default English list, the 17 languages'
-// (scoring.multilingual_abstain) and the rerun's two phrases
-// (scoring.rerun_abstain).
-const (
-	abstainEnglish      = "english"
-	abstainMultilingual = "multilingual"
-	abstainRerun        = "rerun"
-)
-
 // abstainRule is one abstention rule: its name as an alternative, the
 // option that puts it in force, what it decides, and its mark.
 type abstainRule struct {
-	rule, name, option, doc string
-	mark                    int
+	name, option, doc string
+	mark              int
 }
 
-// abstainRules are the three rules, the default first.
+// abstainRules are the three rules: the default English list, the 17
+// languages' (scoring.multilingual_abstain) and the rerun's two phrases
+// (scoring.rerun_abstain).
 func abstainRules() []abstainRule {
 	return []abstainRule{
-		{abstainEnglish, "english_abstain", "scoring.multilingual_abstain and scoring.rerun_abstain off", "an English abstention phrase occurs after normalize.Default (abstain.Phrases[\"eng\"], 13: the paper's \"I don't know\", \"unknown\" and Bhasha's reading of its unpublished \"related phrases\") + experiment abstain:", MarkAbstainEnglish},
-		{abstainMultilingual, "multilingual_abstain", "scoring.multilingual_abstain", "an abstention phrase of any of 17 languages occurs after normalize.Default (abstain.Phrases) + experiment abstain:", MarkAbstainMultilingual},
-		{abstainRerun, "rerun_abstain", "scoring.rerun_abstain", "exactly \"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's scorer; no experiment abstain:)", MarkAbstainRerun},
+		{"english_abstain", "scoring.multilingual_abstain and scoring.rerun_abstain off", "an English abstention phrase occurs after normalize.Default (abstain.Phrases[\"eng\"], 13: the paper's \"I don't know\", \"unknown\" and Bhasha's reading of its unpublished \"related phrases\") + experiment abstain:", MarkAbstainEnglish},
+		{"multilingual_abstain", "scoring.multilingual_abstain", "an abstention phrase of any of 17 languages occurs after normalize.Default (abstain.Phrases) + experiment abstain:", MarkAbstainMultilingual},
+		{"rerun_abstain", "scoring.rerun_abstain", "exactly \"i don't know\" or \"unknown\" occurs in the answer lower-cased (the rerun's scorer; no experiment abstain:)", MarkAbstainRerun},
 	}
 }
 
-// abstainInForce names the abstention rule in force.
-func (s ScoringOptions) abstainInForce() string {
+// abstainInForce is the abstention rule in force.
+func (s ScoringOptions) abstainInForce() abstainRule {
+	rs := abstainRules()
 	switch {
 	case s.MultilingualAbstain:
-		return abstainMultilingual
+		return rs[1]
 	case s.RerunAbstain:
-		return abstainRerun
+		return rs[2]
 	}
-	return abstainEnglish
+	return rs[0]
 }
 
 // RerunAbstainPhrases are the independent rerun's abstention phrases,
@@ -153,12 +147,9 @@ func RerunAbstains(answer string) bool {
 func (p *plan) Criteria() []study.Criterion {
 	cs := Criteria()
 	i := slices.IndexFunc(cs, func(c study.Criterion) bool { return c.Name == "abstain" })
-	for _, r := range abstainRules() {
-		if r.rule == p.o.Scoring.abstainInForce() {
-			cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
-		}
-	}
-	if p.o.Scoring.abstainInForce() == abstainRerun {
+	r := p.o.Scoring.abstainInForce()
+	cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
+	if r.mark == MarkAbstainRerun {
 		cs[i].Normalization = "lower-case"
 	}
 	return cs
@@ -170,7 +161,7 @@ func (p *plan) Criteria() []study.Criterion {
 func (p *plan) Alternatives() []tables.Alternative {
 	var out []tables.Alternative
 	for _, a := range abstainRules() {
-		if a.rule == p.o.Scoring.abstainInForce() {
+		if a.mark == p.o.Scoring.abstainInForce().mark {
 			continue
 		}
 		other := func(r *study.Row) bool { return r.Marks.Has(a.mark) }
@@ -345,6 +336,7 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	c := study.NewCommon(p.e.Abstain)
 	english := abstain.English(p.e.Abstain) // the paper's rule
+	inForce := p.o.Scoring.abstainInForce().mark
 	byID := p.Set.Index()
 	var out []study.Row
 	type mcKey struct{ model, item, cond string }
@@ -399,19 +391,12 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 		// Both abstention rules and the switch read the answer, as
 		// Common.Row's rule does; Common.Row's is the multilingual one.
 		ans := score.AnswerText(r)
-		multi := row.Abstain
 		eng, _ := english.Abstains(ans)
-		row.Marks.Set(MarkAbstainMultilingual, multi)
+		row.Marks.Set(MarkAbstainMultilingual, row.Abstain)
 		row.Marks.Set(MarkAbstainEnglish, eng)
-		rerun := RerunAbstains(ans)
-		row.Marks.Set(MarkAbstainRerun, rerun)
+		row.Marks.Set(MarkAbstainRerun, RerunAbstains(ans))
 		row.Marks.Set(MarkDistractorSwitch, script.DistractorSwitch(ans))
-		switch p.o.Scoring.abstainInForce() {
-		case abstainEnglish:
-			row.Abstain = eng
-		case abstainRerun:
-			row.Abstain = rerun
-		}
+		row.Abstain = row.Marks.Has(inForce)
 		golds := v.Golds()
 		row.Gold = v.Answer
 		if p.Judge != "" {

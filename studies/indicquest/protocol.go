@@ -96,38 +96,28 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 					return
 				}
 				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: v.Language, Form: string(v.Form)}
+				r := study.Request{Key: key, Kind: study.Chat, Decoding: study.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
 				if stage == 1 {
-					prompt := strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)
-					r := study.Request{Key: key, Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}},
-						Decoding: study.Decoding{MaxTokens: 64, Temperature: new(0.0)}}
-					if !yield(r, nil) {
-						return
+					r.Messages = []study.Message{{Role: "user", Content: strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)}}
+				} else if rec, ok := prior(key); !ok || rec.Status != study.StatusOK {
+					r, err = study.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld
+				} else {
+					ans := study.ExtractField(rec.Response, "answer")
+					given := ans.Value
+					switch {
+					case ans.Null:
+						given = "null"
+					case !ans.OK():
+						given = ans.Fallback
 					}
-					continue
-				}
-				rec, ok := prior(key)
-				if !ok || rec.Status != study.StatusOK {
-					if !yield(study.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld) {
-						return
+					prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
+						"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
+					r.Key, r.Messages, r.Decoding.MaxTokens = JudgeKey(key, p.Judge), []study.Message{{Role: "user", Content: prompt}}, 256
+					if p.JudgeDecoding != nil {
+						r.Decoding = *p.JudgeDecoding
 					}
-					continue
 				}
-				ans := study.ExtractField(rec.Response, "answer")
-				given := ans.Value
-				switch {
-				case ans.Null:
-					given = "null"
-				case !ans.OK():
-					given = ans.Fallback
-				}
-				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
-					"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-				d := study.Decoding{MaxTokens: 256, Temperature: new(0.0)}
-				if p.JudgeDecoding != nil {
-					d = *p.JudgeDecoding
-				}
-				r := study.Request{Key: JudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d}
-				if !yield(r, nil) {
+				if !yield(r, err) {
 					return
 				}
 			}

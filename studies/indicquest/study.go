@@ -88,11 +88,8 @@ func (p *plan) Items() *study.Items { return p.Set }
 // Metrics: the judge's verdict (correct), the lexical criteria, the
 // transliteration-aware match and the unparsed verdicts.
 func Metrics() []study.Metric {
-	return []study.Metric{study.Correct(),
-		{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
-		{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
-		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
-		{Name: "judge_unparsed", Of: func(r *study.Row) bool { return !r.Failed && (r.Verdict == study.VerdictUnparsed || r.Verdict == "") }}}
+	return append(append([]study.Metric{study.Correct()}, lexicalMetrics()...),
+		study.Metric{Name: "judge_unparsed", Of: func(r *study.Row) bool { return !r.Failed && (r.Verdict == study.VerdictUnparsed || r.Verdict == "") }})
 }
 
 // paperLexical is the paper's preparation for the lexical criteria:
@@ -198,11 +195,7 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 		ts = append(ts, JudgeGrades(rows))
 	}
 	if len(opt.Human) > 0 {
-		h := tables.HumanAgreement(rows, opt.Human, []study.Metric{
-			{Name: "llm_judge", Of: func(r *study.Row) bool { return r.Correct }},
-			{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
-			{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
-			{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}})
+		h := tables.HumanAgreement(rows, opt.Human, append([]study.Metric{{Name: "llm_judge", Of: func(r *study.Row) bool { return r.Correct }}}, lexicalMetrics()...))
 		h.Mirrors = "IndicQuest §5 (judge validation)"
 		ts = append(ts, h)
 	}

@@ -16,10 +16,16 @@ import (
 // protocolList is IndicQuest's three scoring protocols: the judge first,
 // then the lexical ones.
 func protocolList() []study.Metric {
+	return append([]study.Metric{{Name: "judge", Of: func(r *study.Row) bool { return r.Correct }}}, lexicalMetrics()[:2]...)
+}
+
+// lexicalMetrics are the criteria the judge is set against: exact
+// substring, word overlap and the transliteration-aware match.
+func lexicalMetrics() []study.Metric {
 	return []study.Metric{
-		{Name: "judge", Of: func(r *study.Row) bool { return r.Correct }},
 		{Name: "substring", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSubstring) }},
 		{Name: "overlap", Of: func(r *study.Row) bool { return r.Marks.Has(MarkOverlap) }},
+		{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }},
 	}
 }
 
@@ -148,21 +154,21 @@ func ModelGaps(rows []study.Row) *study.Table {
 		study.KeyColumn("diff_hi"),
 		study.KeyColumn("mcnemar_p"))
 	t.Mirrors = "IndicQuest §5 (model gaps)"
-	type key struct{ model, lang string }
-	out := make([]map[key]map[string]bool, len(protocols))
-	for i := range out {
-		out[i] = map[key]map[string]bool{}
+	type key struct {
+		protocol    int
+		model, lang string
 	}
+	out := map[key]map[string]bool{} // by protocol, model and language: each item's outcome
 	models, langs := map[string]bool{}, map[string]bool{}
 	for ri := range rows {
 		r := &rows[ri]
-		k := key{r.Key.Model, r.Key.Language}
 		models[r.Key.Model], langs[r.Key.Language] = true, true
 		for i, p := range protocols {
-			if out[i][k] == nil {
-				out[i][k] = map[string]bool{}
+			k := key{i, r.Key.Model, r.Key.Language}
+			if out[k] == nil {
+				out[k] = map[string]bool{}
 			}
-			out[i][k][r.Key.Item] = !r.Failed && p.Of(r)
+			out[k][r.Key.Item] = !r.Failed && p.Of(r)
 		}
 	}
 	ms, ls := study.SortedKeys(models), study.SortedKeys(langs)
@@ -170,7 +176,7 @@ func ModelGaps(rows []study.Row) *study.Table {
 		for i, p := range protocols {
 			for x, a := range ms {
 				for _, b := range ms[x+1:] {
-					oa, ob := out[i][key{a, l}], out[i][key{b, l}]
+					oa, ob := out[key{i, a, l}], out[key{i, b, l}]
 					if oa == nil || ob == nil {
 						continue
 					}
@@ -266,10 +272,9 @@ func JudgeAgreement(rows []study.Row) *study.Table {
 	}
 	cells := slices.Collect(maps.Keys(byCell))
 	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
-	crits := append(protocolList()[1:], study.Metric{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }})
 	for _, c := range cells {
 		rs := byCell[c]
-		for _, crit := range crits {
+		for _, crit := range lexicalMetrics() {
 			var a, l []string
 			jk, ck := 0, 0
 			for ri := range rs {
