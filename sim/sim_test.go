@@ -374,7 +374,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestQueueAndLatency(t *testing.T) {
-	s := newTestServer(t, Config{MaxConcurrency: 2, TTFT: 100 * time.Millisecond})
+	s := newTestServer(t, Config{MaxConcurrency: 2, TTFT: 500 * time.Millisecond})
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	start := time.Now()
@@ -390,15 +390,27 @@ func TestQueueAndLatency(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
-	m := string(get(t, s, "/metrics"))
-	if !strings.Contains(m, `vllm:num_requests_waiting{model_name="sim-tiny-1b"} 4`) || !strings.Contains(m, `vllm:num_requests_running{model_name="sim-tiny-1b"} 2`) {
-		t.Errorf("metrics while queued:\n%s", m)
+	// Once all six have arrived, two run and four wait until the first
+	// pair is done: poll for that state rather than sleep a fixed time,
+	// so that a busy machine's late arrivals are waited for.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	var m string
+	for seen := false; !seen; {
+		m = string(get(t, s, "/metrics"))
+		seen = strings.Contains(m, `vllm:num_requests_waiting{model_name="sim-tiny-1b"} 4`) && strings.Contains(m, `vllm:num_requests_running{model_name="sim-tiny-1b"} 2`)
+		select {
+		case <-done:
+			if !seen {
+				t.Fatalf("never saw 2 running and 4 waiting; metrics at the end:\n%s", m)
+			}
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
-	wg.Wait()
-	// 6 requests, 2 at a time, 100 ms each: at least 300 ms.
-	if el := time.Since(start); el < 300*time.Millisecond {
-		t.Errorf("6 requests finished in %s with 2 slots of 100 ms", el)
+	<-done
+	// 6 requests, 2 at a time, 500 ms each: at least 1.5 s.
+	if el := time.Since(start); el < 1500*time.Millisecond {
+		t.Errorf("6 requests finished in %s with 2 slots of 500 ms", el)
 	}
 	if st := s.Stats(); st.Success != 6 {
 		t.Errorf("stats %+v", st)
