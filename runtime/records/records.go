@@ -440,14 +440,39 @@ func (w *Writer) Close() error {
 // is left out, as a resume cuts it; a damaged segment gives the records
 // that can still be read (see Damage). A directory without records is an
 // error that errors.Is(err, os.ErrNotExist).
+//
+// A Parquet segment is read one row group at a time: a group whose
+// chunks hold by its digest is decoded from its columns, another from its
+// rows' lines.
 func Read(dir string, fn func(*engine.Record) error) error {
-	found, err := walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
-		_, err := eachLine(f, r, func(line []byte, n int) error {
+	all := StreamOptions{WithRequests: true}
+	var dc decoder
+	found, err := walk(dir, true, func(f recordFile, r io.Reader, s *pqSegment) error {
+		each := func(line []byte, n int) error {
 			var rec engine.Record
 			if err := json.Unmarshal(line, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, n, err)
 			}
 			return fn(&rec)
+		}
+		if s == nil {
+			_, err := eachLine(f, r, each)
+			return err
+		}
+		defer s.close()
+		_, err := s.eachGroup(s.columns(all), false, func(g int, holds bool, lines []byte) error {
+			if holds {
+				_, _, err := s.decodeGroup(g, all, &dc, nil, nil, func(_ int, r *engine.Record) error { return fn(r) })
+				return err
+			}
+			n := int(s.starts[g])
+			for line := range bytes.Lines(lines) {
+				n++
+				if err := each(bytes.TrimSuffix(line, []byte("\n")), n); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		return err
 	})

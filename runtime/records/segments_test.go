@@ -114,6 +114,14 @@ func TestSealing(t *testing.T) {
 	plain := t.TempDir()
 	writeRecs(t, plain, 0, 0, recs(3000))
 	want, _ := os.ReadFile(filepath.Join(plain, FileName))
+	var wantRecs []string // every record of the plain file, as Read gives it
+	if err := Read(plain, func(r *engine.Record) error {
+		b, err := json.Marshal(r)
+		wantRecs = append(wantRecs, string(b))
+		return err
+	}); err != nil || len(wantRecs) != 3000 {
+		t.Fatalf("reading the plain file: %d records, %v", len(wantRecs), err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -144,6 +152,9 @@ func TestSealing(t *testing.T) {
 			if err := Read(dir, func(r *engine.Record) error {
 				if r.Key != segRec(i, "").Key || string(r.Request) != string(segRec(i, "").Request) {
 					return fmt.Errorf("record %d: %s %s", i, r.Key, r.Request)
+				}
+				if b, _ := json.Marshal(r); string(b) != wantRecs[i] {
+					return fmt.Errorf("record %d reads as\n%s\nnot as from the plain file\n%s", i, b, wantRecs[i])
 				}
 				i++
 				return nil
