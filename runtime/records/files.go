@@ -459,39 +459,36 @@ func finishSeals(dir string, log func(string)) error {
 }
 
 // sealLive seals dir's live file: it becomes the plain segment (step 1),
-// then its Parquet segment, whose name it returns ("" when the live file
-// is missing or empty).
-func sealLive(dir string) (string, error) {
+// returned, for toParquet to convert (step 2); path "" when the live file
+// is missing or empty.
+func sealLive(dir string) (recordFile, error) {
 	d, err := listFiles(dir)
 	if err != nil {
-		return "", err
+		return recordFile{}, err
 	}
 	live := filepath.Join(dir, FileName)
 	f, err := os.Open(live)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return recordFile{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
 	}
 	size, err := endsInNewline(f, live)
 	f.Close()
 	if err != nil || size == 0 {
-		return "", err
+		return recordFile{}, err
 	}
 	n := d.maxSeg + 1
 	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
 	plain.name = filepath.Base(plain.path)
 	if err := os.Rename(live, plain.path); err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
 	}
 	if err := syncDir(dir); err != nil {
-		return "", fmt.Errorf("sealing %s: %w", live, err)
+		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
 	}
-	if err := toParquet(plain); err != nil {
-		return "", err
-	}
-	return SegmentName(n), nil
+	return plain, nil
 }
 
 // Seal seals dir's records.jsonl into the next segment when it holds more
@@ -513,5 +510,12 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sealing records: %w", err)
 	}
-	return sealLive(dir)
+	plain, err := sealLive(dir)
+	if err != nil || plain.path == "" {
+		return "", err
+	}
+	if err := toParquet(plain); err != nil {
+		return "", err
+	}
+	return SegmentName(plain.seg), nil
 }

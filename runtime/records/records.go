@@ -154,6 +154,11 @@ type Writer struct {
 	size    int64 // bytes in the live file
 	sealErr error // the first failed seal (the records stay in the live file or a plain segment)
 	sealed  []string
+	// converting is closed when the last seal's plain segment is
+	// converted (nil: none pending); convErr is its error.
+	converting chan struct{}
+	convErr    error
+	pending    string
 	// SealBytes seals the live file once a flush leaves it this large (≤ 0: never).
 	SealBytes int64
 	// CloseSealBytes seals the live file at Close when it is larger (< 0: never).
@@ -235,10 +240,15 @@ func openLive(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// sealNow seals the live file (everything written is flushed) into the
-// next segment and, unless closing, opens a new live file.
+// sealNow seals the live file (everything written is flushed): it is
+// renamed to the next plain segment, converted to Parquet in the
+// background (the next seal and Close wait for it) and, unless closing,
+// a new live file is opened.
 func (w *Writer) sealNow(closing bool) {
 	if w.lock == nil || w.sealErr != nil {
+		return
+	}
+	if w.waitConvert(); w.sealErr != nil {
 		return
 	}
 	if !closing {
@@ -247,12 +257,18 @@ func (w *Writer) sealNow(closing bool) {
 			return
 		}
 	}
-	name, err := sealLive(w.dir)
-	if name != "" {
-		w.sealed = append(w.sealed, name)
-	}
+	plain, err := sealLive(w.dir)
 	w.sealErr = err
+	if err == nil && plain.path != "" {
+		done := make(chan struct{})
+		w.converting, w.pending = done, SegmentName(plain.seg)
+		go func() {
+			defer close(done)
+			w.convErr = toParquet(plain)
+		}()
+	}
 	if closing {
+		w.waitConvert()
 		return
 	}
 	f, size, err := openLive(w.path)
@@ -262,6 +278,21 @@ func (w *Writer) sealNow(closing bool) {
 		return
 	}
 	w.f, w.size = f, size
+}
+
+// waitConvert waits for the pending conversion, if any, and notes its
+// segment as sealed or its error as the seal's.
+func (w *Writer) waitConvert() {
+	if w.converting == nil {
+		return
+	}
+	<-w.converting
+	w.converting = nil
+	if w.convErr != nil {
+		w.sealErr = cmp.Or(w.sealErr, w.convErr)
+		return
+	}
+	w.sealed = append(w.sealed, w.pending)
 }
 
 // nopCloser stands for a records file that could not be opened again
@@ -427,6 +458,7 @@ func (w *Writer) Close() error {
 	if err == nil && w.CloseSealBytes >= 0 && w.size > w.CloseSealBytes {
 		w.sealNow(true)
 	}
+	w.waitConvert()
 	if err == nil {
 		err = w.sealErr
 	}
