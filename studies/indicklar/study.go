@@ -148,16 +148,6 @@ func Metrics() []study.Metric {
 		{Name: "switched", Of: func(r *study.Row) bool { return r.Switched }}}
 }
 
-// otherJSON is the JSON rule not in force, as an alternative verdict.
-func (p *plan) otherJSON() tables.Alternative {
-	if p.LenientJSON {
-		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
-			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *study.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
-	}
-	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
-		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
-}
-
 // Claims are the paper's conclusions the conclusions table checks, per
 // model, on the native questions against the reference ref: TinT-CM and
 // TinT-EN each beat it with McNemar's exact p < 0.05 (§5.2, A.5); the
@@ -211,9 +201,16 @@ func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	return cs
 }
 
-// Alternatives are the named options the sensitivity table re-scores with.
+// Alternatives are the named options the sensitivity table re-scores with:
+// the JSON rule not in force and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
-	return []tables.Alternative{p.otherJSON(),
+	json := tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
+	if p.LenientJSON {
+		json = tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *study.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
+	}
+	return []tables.Alternative{json,
 		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
