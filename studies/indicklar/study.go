@@ -8,6 +8,7 @@ package indicklar
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"math"
 	"slices"
@@ -639,4 +640,23 @@ func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
 		prompt += m.Content
 	}
 	return t.Count(prompt)
+}
+
+// publishedFS holds the numbers transcribed from the paper
+// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+//
+//go:embed published/*.csv
+var publishedFS embed.FS
+
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ study.Publisher = (*plan)(nil)
+
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
+func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
+
+// Published reads the numbers transcribed from the paper
+// (published/indicklar.csv).
+func Published() ([]study.PublishedValue, error) {
+	return study.ReadPublished(publishedFS, "published/*.csv")
 }
