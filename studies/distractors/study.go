@@ -142,19 +142,6 @@ func RerunAbstains(answer string) bool {
 	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
 }
 
-// Criteria documents the criteria (scoring.csv), with the abstention
-// rule in force.
-func (p *plan) Criteria() []study.Criterion {
-	cs := Criteria()
-	i := slices.IndexFunc(cs, func(c study.Criterion) bool { return c.Name == "abstain" })
-	r := p.o.Scoring.abstainInForce()
-	cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
-	if r.mark == MarkAbstainRerun {
-		cs[i].Normalization = "lower-case"
-	}
-	return cs
-}
-
 // Alternatives are the named options the sensitivity table re-scores with:
 // each abstention rule not in force (abstention and hallucination move
 // together) and the transliteration-aware match.
@@ -289,14 +276,19 @@ func (p *plan) conclusions(rows []study.Row) *study.Table {
 	return t
 }
 
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
+// Criteria documents the scoring criteria (scoring.csv), with the
+// abstention rule in force.
+func (p *plan) Criteria() []study.Criterion {
 	def := strings.Join(normalize.Default, "+")
+	r, abstainNorm := p.o.Scoring.abstainInForce(), def
+	if r.mark == MarkAbstainRerun {
+		abstainNorm = "lower-case"
+	}
 	return []study.Criterion{
 		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
 		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
 		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
-		{Name: "abstain", Rule: "not correct and an English abstention phrase occurs (abstain.Phrases[\"eng\"] + experiment abstain:; scoring.multilingual_abstain: 17 languages; scoring.rerun_abstain: the rerun's two phrases)", Normalization: def},
+		{Name: "abstain", Rule: "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)", Normalization: abstainNorm},
 		{Name: "hallucination", Rule: "neither correct nor abstaining (the paper's proxy)"},
 		{Name: "distractor_switch", Rule: "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads"},
 		{Name: "translit", Rule: "correct, or the prediction matches an alias within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},

@@ -215,13 +215,6 @@ func (p *plan) Alternatives() []tables.Alternative {
 		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}}
 }
 
-// Criteria documents the criteria (scoring.csv), the candidate order and
-// the demonstrations.
-func (p *plan) Criteria() []study.Criterion {
-	return append(Criteria(), study.Criterion{Name: "candidate_order", Rule: p.candidateOrder()},
-		study.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
-}
-
 // demonstrations says where the prompts' demonstrations came from and
 // how they were drawn.
 func (p *plan) demonstrations() string {
@@ -266,12 +259,15 @@ func (p *plan) Notes() []string {
 	return out
 }
 
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
+// Criteria documents the scoring criteria (scoring.csv), the candidate
+// order and the demonstrations.
+func (p *plan) Criteria() []study.Criterion {
 	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
 	return []study.Criterion{
 		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; JSON answers read by the authors' json.loads rule (scoring.lenient_json: the lenient reader), unparsed JSON scored on the raw text", Normalization: authors},
 		{Name: "translit", Rule: "correct, or the romanized prediction matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+		{Name: "candidate_order", Rule: p.candidateOrder()},
+		{Name: "demonstrations", Rule: p.demonstrations()},
 	}
 }
 

@@ -96,31 +96,18 @@ func Metrics() []study.Metric {
 // case-insensitive (lower case), the outer spaces trimmed.
 func paperLexical() study.Pipeline { return study.Pipeline{normalize.Lower, normalize.Trim} }
 
-// Criteria documents the criteria (scoring.csv), with the lexical
-// normalisation in force.
+// Criteria documents the scoring criteria (scoring.csv), with the
+// lexical normalisation in force.
 func (p *plan) Criteria() []study.Criterion {
 	lex, note := strings.Join(paperLexical(), "+"), " (the paper's case-insensitive rule; scoring.normalized_lexical applies Bhasha's full normalisation)"
 	if p.o.Scoring.NormalizedLexical {
 		lex, note = strings.Join(normalize.Default, "+"), " (scoring.normalized_lexical; the paper compares case-insensitively only)"
 	}
-	cs := Criteria()
-	for i := range cs {
-		switch cs[i].Name {
-		case "substring", "overlap":
-			cs[i].Normalization, cs[i].Rule = lex, cs[i].Rule+note
-		}
-	}
-	return cs
-}
-
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
-	def := strings.Join(normalize.Default, "+")
 	return []study.Criterion{
 		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1: Overall >= 3, Bhasha's threshold, since v1 publishes no rule from grades to a verdict; every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
-		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + study.EdgePunctuation + " (match.EdgePunctuation)", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored" + note, Normalization: lex},
+		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + study.EdgePunctuation + " (match.EdgePunctuation)" + note, Normalization: lex},
+		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: strings.Join(normalize.Default, "+") + "+iso15919+loose"},
 	}
 }
 
