@@ -257,8 +257,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 }
 
 // conclusions is the conclusions table of the paper's claims, the run's
-// models mapped to the paper's by served name (PaperModel), with a note
-// naming the models the paper did not run.
+// models mapped to the paper's by served name (PaperModel).
 func (p *plan) conclusions(rows []study.Row) *study.Table {
 	paper := map[string]string{}
 	var others []string
@@ -474,8 +473,7 @@ func WithScoring(s ScoringOptions) study.Option {
 	return study.Set(func(o *Options) { o.Scoring = s })
 }
 
-// publishedFS holds the numbers transcribed from the paper
-// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+// publishedFS holds the numbers transcribed from the paper.
 //
 //go:embed published/*.csv
 var publishedFS embed.FS

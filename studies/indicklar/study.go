@@ -638,8 +638,7 @@ func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
 	return t.Count(prompt)
 }
 
-// publishedFS holds the numbers transcribed from the paper
-// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+// publishedFS holds the numbers transcribed from the paper.
 //
 //go:embed published/*.csv
 var publishedFS embed.FS

@@ -48,9 +48,7 @@ func Reference(want string, rows []study.Row) string {
 }
 
 // baselineReference is the baseline the tokenization and flip-point
-// tables start from: ref (the experiment's reference:, or the one
-// Reference chose) when it is a baseline (baseline or baseline-cands),
-// else Baseline when it ran, else Obj-Baseline ("" when neither ran).
+// tables start from: ref when a baseline, else the first baseline run ("" none).
 func baselineReference(ref string, has map[string]bool) string {
 	if ref == string(Baseline) || ref == string(BaselineCands) {
 		return ref

@@ -119,8 +119,6 @@ func (p *plan) Criteria() []study.Criterion {
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
 	judge := func(r *study.Row) bool { return r.Correct }
-	// The judge's accuracy minus the criterion's on the same answers, its
-	// paired interval, and McNemar's p on the answers they disagree on.
 	shortfall := func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
@@ -251,10 +249,8 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	return out, nil
 }
 
-// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1;
-// Bhasha's threshold, the midpoint of the 1–5 scale, where the prompt
-// puts "partial alignment where approximately half of the facts are
-// correct").
+// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1,
+// Bhasha's threshold: the 1–5 scale's midpoint).
 func verdict(r *study.Record) string {
 	if r.Extracted == nil || !r.Extracted.OK() {
 		return study.VerdictUnparsed
@@ -304,8 +300,7 @@ func WithScoring(s ScoringOptions) study.Option {
 	return study.Set(func(o *Options) { o.Scoring = s })
 }
 
-// publishedFS holds the numbers transcribed from the paper
-// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+// publishedFS holds the numbers transcribed from the paper.
 //
 //go:embed published/*.csv
 var publishedFS embed.FS
