@@ -129,17 +129,13 @@ func (s ScoringOptions) abstainInForce() abstainRule {
 	return rs[0]
 }
 
-// RerunAbstainPhrases are the independent rerun's abstention phrases,
-// exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
-func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
-
-// RerunAbstains is the rerun's abstention rule: a phrase of
-// RerunAbstainPhrases occurs in answer lower-cased (strings.ToLower; no
-// other normalisation, so "I don’t know" with a curly apostrophe does
+// RerunAbstains is the independent rerun's abstention rule (002_…txt):
+// "i don't know" or "unknown" occurs in answer lower-cased (strings.ToLower;
+// no other normalisation, so "I don’t know" with a curly apostrophe does
 // not abstain).
 func RerunAbstains(answer string) bool {
 	a := strings.ToLower(answer)
-	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
+	return strings.Contains(a, "i don't know") || strings.Contains(a, "unknown")
 }
 
 // Alternatives are the named options the sensitivity table re-scores with:
@@ -452,8 +448,8 @@ type ScoringOptions struct {
 	MultilingualAbstain bool `yaml:"multilingual_abstain"`
 	// RerunAbstain reads abstention as the independent rerun's scorer
 	// does: exactly "i don't know" or "unknown" occurring in the answer
-	// lower-cased (RerunAbstainPhrases; the experiment's abstain: phrases
-	// are not added). It excludes MultilingualAbstain.
+	// lower-cased (RerunAbstains; the experiment's abstain: phrases are
+	// not added). It excludes MultilingualAbstain.
 	RerunAbstain bool `yaml:"rerun_abstain"`
 	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
 	// the paired condition tests (McNemar).
