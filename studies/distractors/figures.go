@@ -26,21 +26,18 @@ func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figur
 // study's order (Conditions). A table absent from ts, or empty, draws
 // nothing. The figures are not finished (chart.Finish).
 func Figures(ts []*study.Table) ([]study.Figure, error) {
-	order := conditionNames()
-	inOrder := func(f func(*study.Table, []string) ([]study.Figure, error)) func(*study.Table) ([]study.Figure, error) {
-		return func(t *study.Table) ([]study.Figure, error) { return f(t, order) }
-	}
 	return chart.Draw(chart.ByName(ts), []chart.Maker{
-		{Table: "accuracy", Make: inOrder(ConditionBars)},
-		{Table: "accuracy", Make: inOrder(SwitchRates)},
-		{Table: "script_decomposition", Make: inOrder(DecompositionWaterfall)},
+		{Table: "accuracy", Make: ConditionBars},
+		{Table: "accuracy", Make: SwitchRates},
+		{Table: "script_decomposition", Make: DecompositionWaterfall},
 	})
 }
 
 // ConditionBars is the distractor study's Tables 2–3 as stacked bars: per
 // model, exact match, abstention and the hallucination proxy per condition
-// (TriviaQA answers), from the accuracy table.
-func ConditionBars(acc *study.Table, order []string) ([]study.Figure, error) {
+// (TriviaQA answers) in the study's order (Conditions), from the accuracy
+// table.
+func ConditionBars(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, cond string }
 	rate := map[key]map[string]float64{}
 	n := map[key]int{}
@@ -67,7 +64,7 @@ func ConditionBars(acc *study.Table, order []string) ([]study.Figure, error) {
 	for _, model := range models {
 		var conds []string
 		total := 0
-		for _, c := range order {
+		for _, c := range conditionNames() {
 			if _, ok := rate[key{model, c}]; ok {
 				conds = append(conds, c)
 				total += n[key{model, c}]
@@ -96,10 +93,10 @@ func ConditionBars(acc *study.Table, order []string) ([]study.Figure, error) {
 
 // SwitchRates is the distractor study's switch rates (§5, §5.3: 58.2 %
 // for Llama-3.1-8B under the Hindi note; the critique that quotes them
-// names no table): the share of answers
-// with a Devanagari or CJK character per condition, one bar per model,
-// from the accuracy table.
-func SwitchRates(acc *study.Table, order []string) ([]study.Figure, error) {
+// names no table): the share of answers with a Devanagari or CJK
+// character per condition (in the study's order), one bar per model, from
+// the accuracy table.
+func SwitchRates(acc *study.Table) ([]study.Figure, error) {
 	rate := map[string]map[string]float64{}
 	var models []string
 	n := 0
@@ -119,7 +116,7 @@ func SwitchRates(acc *study.Table, order []string) ([]study.Figure, error) {
 		return nil, nil
 	}
 	var conds []string
-	for _, c := range order {
+	for _, c := range conditionNames() {
 		if _, ok := rate[models[0]][c]; ok {
 			conds = append(conds, c)
 		}
@@ -148,9 +145,11 @@ func SwitchRates(acc *study.Table, order []string) ([]study.Figure, error) {
 // adjusted rate, when lower) by the real-error rise to the paper's
 // adjusted hallucination rate, then by the right-but-wrong-script answers
 // the semantic judge recovers to the raw proxy; the broader rule's
-// adjusted rate is a marker; from script_decomposition.
-func DecompositionWaterfall(dec *study.Table, order []string) ([]study.Figure, error) {
+// adjusted rate is a marker; the conditions in the study's order; from
+// script_decomposition.
+func DecompositionWaterfall(dec *study.Table) ([]study.Figure, error) {
 	models, by := chart.GroupRows(dec, "model")
+	order := conditionNames()
 	var out []study.Figure
 	for _, m := range models {
 		rows := by[m]

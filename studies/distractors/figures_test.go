@@ -36,9 +36,9 @@ func TestFigureGoldens(t *testing.T) {
 		name string
 		figs func() ([]chart.Figure, error)
 	}{
-		{"conditions", func() ([]chart.Figure, error) { return ConditionBars(mdi, []string{"clean", "hi"}) }},
-		{"decomposition", func() ([]chart.Figure, error) { return DecompositionWaterfall(dec, []string{"clean", "hi"}) }},
-		{"switch_rates", func() ([]chart.Figure, error) { return SwitchRates(mdiSwitch, []string{"clean", "hi"}) }},
+		{"conditions", func() ([]chart.Figure, error) { return ConditionBars(mdi) }},
+		{"decomposition", func() ([]chart.Figure, error) { return DecompositionWaterfall(dec) }},
+		{"switch_rates", func() ([]chart.Figure, error) { return SwitchRates(mdiSwitch) }},
 	}
 	for _, c := range cases {
 		figs, err := c.figs()

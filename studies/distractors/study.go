@@ -129,30 +129,13 @@ func (s ScoringOptions) abstainInForce() abstainRule {
 	return rs[0]
 }
 
-// RerunAbstainPhrases are the independent rerun's abstention phrases,
-// exactly (002_…txt: abstain if "i don't know" / "unknown" appears).
-func RerunAbstainPhrases() []string { return []string{"i don't know", "unknown"} }
-
-// RerunAbstains is the rerun's abstention rule: a phrase of
-// RerunAbstainPhrases occurs in answer lower-cased (strings.ToLower; no
-// other normalisation, so "I don’t know" with a curly apostrophe does
+// RerunAbstains is the independent rerun's abstention rule (002_…txt):
+// "i don't know" or "unknown" occurs in answer lower-cased (strings.ToLower;
+// no other normalisation, so "I don’t know" with a curly apostrophe does
 // not abstain).
 func RerunAbstains(answer string) bool {
 	a := strings.ToLower(answer)
-	return slices.ContainsFunc(RerunAbstainPhrases(), func(p string) bool { return strings.Contains(a, p) })
-}
-
-// Criteria documents the criteria (scoring.csv), with the abstention
-// rule in force.
-func (p *plan) Criteria() []study.Criterion {
-	cs := Criteria()
-	i := slices.IndexFunc(cs, func(c study.Criterion) bool { return c.Name == "abstain" })
-	r := p.o.Scoring.abstainInForce()
-	cs[i].Rule = "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)"
-	if r.mark == MarkAbstainRerun {
-		cs[i].Normalization = "lower-case"
-	}
-	return cs
+	return strings.Contains(a, "i don't know") || strings.Contains(a, "unknown")
 }
 
 // Alternatives are the named options the sensitivity table re-scores with:
@@ -270,8 +253,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 }
 
 // conclusions is the conclusions table of the paper's claims, the run's
-// models mapped to the paper's by served name (PaperModel), with a note
-// naming the models the paper did not run.
+// models mapped to the paper's by served name (PaperModel).
 func (p *plan) conclusions(rows []study.Row) *study.Table {
 	paper := map[string]string{}
 	var others []string
@@ -289,14 +271,19 @@ func (p *plan) conclusions(rows []study.Row) *study.Table {
 	return t
 }
 
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
+// Criteria documents the scoring criteria (scoring.csv), with the
+// abstention rule in force.
+func (p *plan) Criteria() []study.Criterion {
 	def := strings.Join(normalize.Default, "+")
+	r, abstainNorm := p.o.Scoring.abstainInForce(), def
+	if r.mark == MarkAbstainRerun {
+		abstainNorm = "lower-case"
+	}
 	return []study.Criterion{
 		{Name: "correct", Rule: "TriviaQA exact match of the whole response, trimmed (extraction method text), against value, aliases and normalized aliases (official normalize_answer); mc1: correct choice strictly above every other (TruthfulQA MC_calcs)", Normalization: "triviaqa-normalize"},
 		{Name: "lenient", Rule: "mc1: argmax with ties to the first (lm-evaluation-harness)"},
 		{Name: "squad_em", Rule: "exact match after SQuAD v1.1's normalize_answer (punctuation deleted)", Normalization: "squad-normalize"},
-		{Name: "abstain", Rule: "not correct and an English abstention phrase occurs (abstain.Phrases[\"eng\"] + experiment abstain:; scoring.multilingual_abstain: 17 languages; scoring.rerun_abstain: the rerun's two phrases)", Normalization: def},
+		{Name: "abstain", Rule: "not correct and " + r.doc + " (" + r.option + "; the others are in the sensitivity table)", Normalization: abstainNorm},
 		{Name: "hallucination", Rule: "neither correct nor abstaining (the paper's proxy)"},
 		{Name: "distractor_switch", Rule: "the answer has a character of the Devanagari block (U+0900-U+097F) or the CJK Unified Ideographs block (U+4E00-U+9FFF); the same rule picks the answers the semantic judge reads"},
 		{Name: "translit", Rule: "correct, or the prediction matches an alias within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
@@ -461,8 +448,8 @@ type ScoringOptions struct {
 	MultilingualAbstain bool `yaml:"multilingual_abstain"`
 	// RerunAbstain reads abstention as the independent rerun's scorer
 	// does: exactly "i don't know" or "unknown" occurring in the answer
-	// lower-cased (RerunAbstainPhrases; the experiment's abstain: phrases
-	// are not added). It excludes MultilingualAbstain.
+	// lower-cased (RerunAbstains; the experiment's abstain: phrases are
+	// not added). It excludes MultilingualAbstain.
 	RerunAbstain bool `yaml:"rerun_abstain"`
 	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
 	// the paired condition tests (McNemar).
@@ -482,8 +469,7 @@ func WithScoring(s ScoringOptions) study.Option {
 	return study.Set(func(o *Options) { o.Scoring = s })
 }
 
-// publishedFS holds the numbers transcribed from the paper
-// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+// publishedFS holds the numbers transcribed from the paper.
 //
 //go:embed published/*.csv
 var publishedFS embed.FS

@@ -13,12 +13,8 @@ import (
 )
 
 // clcFrom is cross-lingual consistency per model and strategy: clc, the
-// Jaccard index of the sets of items answered right (0 for an empty
-// union) of every pair of language/form units, over the items both
-// asked, with the pair's scope (the shared form, or "cross-form");
-// clc_mean, CLC(L) (A.1) averaged over the other languages of the same
-// form (Bhasha's aggregation, PROTOCOLS.md §1.10); clc_overall, the mean
-// of CLC(L) over a form's languages. Forms are never mixed.
+// Jaccard index (0 for an empty union) of every pair of language/form units;
+// clc_mean, CLC(L) within a form; clc_overall, its mean over a form's languages.
 func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
 		study.KeyColumn("model"),
@@ -119,9 +115,7 @@ func orNaN[K comparable](m map[K]float64, k K) float64 {
 }
 
 // strategyTestsFrom compares each strategy with the reference ref on the
-// same items, per model × language × form: the discordant counts b and
-// c, the paired accuracy difference, McNemar's exact p with Holm and BH
-// adjustments over each model's tests, and both CLC(L) and their gain.
+// same items per model × language × form (McNemar, Holm and BH per model).
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
 	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
 		study.KeyColumn("model"),

@@ -133,10 +133,8 @@ func FamilyTests(fam *study.Table) *study.Table {
 	return t
 }
 
-// familyGainTestsFrom compares the gains of Indo-Aryan and Dravidian
-// languages (§5.4) per model × strategy × measure: each family's
-// languages, mean and median gain, and the difference of the means with
-// its exact two-sample permutation p (stats.TwoSamplePermutation).
+// familyGainTestsFrom compares Indo-Aryan and Dravidian gains (§5.4) per
+// model × strategy × measure (permutation p of the means' difference).
 func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
 		study.KeyColumn("model"),

@@ -30,8 +30,7 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	var out []study.Figure
 	for _, m := range models {
 		var langs, strategies, forms []string
-		gain := map[[2]string]float64{}
-		holm := map[[2]string]float64{}
+		gain, holm := map[[2]string]float64{}, map[[2]string]float64{}
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
 			if f := st.Str(r, "form"); f != string(study.Native) {

@@ -12,10 +12,8 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// formGapsFrom compares, per model × baseline strategy × language, the native,
-// code-mixed and English forms of the same facts: accuracy over the items
-// both forms answered, the gap with its paired Wald interval, and
-// McNemar's exact p.
+// formGapsFrom compares the native, code-mixed and English forms of the
+// same facts per model × baseline strategy × language (paired gap, McNemar).
 func formGapsFrom(o tables.Outcomes) *study.Table {
 	t := study.NewTable("form_gaps", "native, code-mixed and English accuracy on the same items, gaps with intervals and McNemar p",
 		study.KeyColumn("model"),
@@ -98,14 +96,9 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 	return t
 }
 
-// flipPointsFrom counts the items that flip from wrong to right (§5.7),
-// per model × language over the native items, from the reference
-// baseline (baselineReference of ref): along the strategies (baseline →
-// TinT-CM → TinT-EN) and along the inputs (native → code-mixed →
-// English), each step over the items still wrong. share divides the
-// flipped items by base_wrong, the baseline-wrong items the first step
-// answered (the project page's); share_of_from by the items still wrong
-// at the step's start (Bhasha's). Each carries its Wilson interval.
+// flipPointsFrom counts the native items that flip from wrong to right
+// (§5.7) per model × language, from the reference baseline along the
+// strategies and along the inputs, each step over the items still wrong.
 func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 	t := study.NewTable("flip_points", "where answers flip from wrong to right along Baseline → TinT-CM → TinT-EN and native → code-mixed → English",
 		study.KeyColumn("model"),

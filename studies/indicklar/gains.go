@@ -54,11 +54,8 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 }
 
 // languageTestsFrom tests each strategy's gain over the reference across
-// languages, per model and measure, as the paper's A.3/A.4 state them:
-// the mean gain with its paired bootstrap 95% interval (10,000
-// resamples, seed 12345) and the exact sign-flip permutation p; beside
-// them the median gain, Wilcoxon's signed-rank test (SciPy's auto
-// method) and the languages with a positive gain (A.4).
+// languages per model and measure (A.3/A.4): mean with bootstrap interval
+// and permutation p, median and Wilcoxon beside.
 func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
 		study.KeyColumn("model"),
@@ -118,12 +115,8 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 }
 
 // strategyFamiliesFrom sets each strategy family's variants side by side
-// (A.3): per variant, the mean gain over the reference across language ×
-// model cells in accuracy and native CLC(L), each with a percentile
-// bootstrap 95% interval (10,000 resamples, seed 12345), and the mean
-// latency of the variant and the reference; best marks the family's
-// variant of highest mean accuracy gain (Bhasha's pick; the paper's:
-// familySelectionFrom). family names a strategy's family ("" for none).
+// (A.3): mean accuracy and CLC gains with bootstrap intervals, latency, and
+// the best variant; family names a strategy's family ("" for none).
 func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
@@ -191,14 +184,9 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 	return t
 }
 
-// familySelectionFrom is A.3's best variant per family as the paper
-// selects it: in each language × model cell, separately for acc and clc,
-// the variant of largest gain over the reference (a tie: the first by
-// name). Per family and measure, strategy "*" holds the mean of the
-// selected gains with a percentile bootstrap 95% interval (10,000
-// resamples, seed 12345); each variant's row, the cells it was selected
-// in and their share with a Wilson interval. family names a strategy's
-// family ("" for none).
+// familySelectionFrom is A.3's best variant per family and measure as the
+// paper selects it, per language × model cell (a tie: the first by name):
+// strategy "*" the mean selected gain, each variant how often it is picked.
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),

@@ -12,9 +12,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/lang"
 )
 
-// The notes below say why a table has no rows (Table.Note), from what
-// its builder had: they are set only on an empty table and change no
-// number.
+// The notes below say why a table has no rows (Table.Note).
 
 // formLanguages lists each form's languages, "native: ben, hin; english: eng".
 func formLanguages(forms map[string]map[string]bool) string {

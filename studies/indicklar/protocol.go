@@ -79,10 +79,8 @@ func (p *Protocol) Templates() map[string]string {
 	return out
 }
 
-// strategyOf is the header template of a strategy and stage ("" for
-// none: the authors' code's, or the paper's wording when paper is set and
-// it has one, not for CoT) and the authors' SamplingParams for it
-// (decoding, §1.7).
+// strategyOf is the header template of a strategy and stage ("" for none;
+// the paper's wording when paper is set) and the authors' decoding for it.
 func strategyOf(s Strategy, stage int, paper bool) (template string, d study.Decoding) {
 	dir := "indicklar/"
 	if paper {
@@ -230,9 +228,8 @@ func (p *Protocol) pools() map[poolKey][]demo {
 	return out
 }
 
-// poolKey is the demonstration pool of strategy s for an item of relation
-// in slot sl: the same relation, language and form, or the relation's
-// English split (DemosFromEnglish, but never for an ablation).
+// poolKey is strategy s's demonstration pool for an item of relation in
+// slot sl (DemosFromEnglish: the relation's English split, not for ablations).
 func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	if p.DemosFromEnglish && !s.Ablation() {
 		return poolKey{relation, "eng", study.English}
@@ -240,11 +237,9 @@ func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
 
-// excluded are the positions of pool (ascending) that strategy s leaves
-// out of the draw for the test item testID: the item's own; in a 2Step
-// strategy without DemosExcludeItem, as the authors' code does
-// (PROTOCOLS.md §1.5), the position equal to the item's numeric KLAR
-// index, whatever item is there.
+// excluded are the positions of pool (ascending) left out of the draw for
+// item testID: its own, or in a 2Step strategy without DemosExcludeItem the
+// position of its numeric KLAR index, as the authors' code does.
 func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
 	if s.Stages() == 2 && !p.DemosExcludeItem {
 		if k, err := strconv.Atoi(testID); err == nil && k >= 0 && k < len(pool) {
@@ -261,11 +256,9 @@ func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
 	return skip
 }
 
-// demos draws n demonstrations from pool without the positions skip
-// (ascending) by a partial Fisher-Yates shuffle, with a PCG stream
-// seeded by the seed and (item, language, form): the same pool and
-// exclusion give the same demonstrations in any order of generation.
-// Cost: O(n·(n+len(skip))), no copy of the pool.
+// demos draws n demonstrations from pool but the positions skip by a
+// partial Fisher-Yates shuffle seeded by the seed, item, language and form;
+// O(n·(n+len(skip))).
 func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int) []demo {
 	m := len(pool) - len(skip) // the candidates
 	// pos is the pool position of candidate k.
@@ -443,8 +436,8 @@ func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	}
 	k := parsingOf(st, r, p.LenientJSON)
 	res := parse(k)
-	if _, v := p.variant(r.Fields.Item, r.Fields.Language, r.Fields.Form); v != nil && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
-		res = extract.Candidates(res, v.Candidates)
+	if _, n, _ := p.locate(r.Fields.Item, r.Fields.Language, r.Fields.Form); n >= 0 && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
+		res = extract.Candidates(res, p.variants[n].Candidates)
 	}
 	return &res
 }
@@ -506,19 +499,9 @@ type variantAt struct {
 	n          int32
 }
 
-// variant finds item id and its variant in lang and form (Item.Variant,
-// through an index); v is nil when the item has none there, it when there
-// is no such item.
-func (p *Protocol) variant(id, lang, form string) (it *study.Item, v *study.Variant) {
-	it, n, _ := p.locate(id, lang, form)
-	if n >= 0 {
-		v = p.variants[n]
-	}
-	return it, v
-}
-
-// locate is variant by number: n is the variant's number (-1: none),
-// en the item's English variant's (-1: none).
+// locate finds item id (nil: none) and the number of its variant in lang
+// and form (Item.Variant, through an index; -1: none) and of its English
+// variant (-1: none).
 func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 	p.index()
 	at := p.byID[id]
@@ -560,10 +543,8 @@ func (p *Protocol) index() {
 	})
 }
 
-// ablated returns the question of an entity/romanization ablation for the
-// native variant v of item id, its gold and its candidates; ok is false
-// when the item lacks what the ablation needs (an English variant with a
-// subject and template, or a native template).
+// ablated is the question, gold and candidates of ablation s for the
+// native variant v of item id; ok is false when the item lacks what s needs.
 func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
 	it := p.item(id)
 	if it == nil {

@@ -8,6 +8,7 @@ package indicklar
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"math"
 	"slices"
@@ -148,16 +149,6 @@ func Metrics() []study.Metric {
 		{Name: "switched", Of: func(r *study.Row) bool { return r.Switched }}}
 }
 
-// otherJSON is the JSON rule not in force, as an alternative verdict.
-func (p *plan) otherJSON() tables.Alternative {
-	if p.LenientJSON {
-		return tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
-			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *study.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
-	}
-	return tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
-		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
-}
-
 // Claims are the paper's conclusions the conclusions table checks, per
 // model, on the native questions against the reference ref: TinT-CM and
 // TinT-EN each beat it with McNemar's exact p < 0.05 (§5.2, A.5); the
@@ -211,17 +202,17 @@ func (p *plan) Claims(ref string, rows []study.Row) []tables.Claim {
 	return cs
 }
 
-// Alternatives are the named options the sensitivity table re-scores with.
+// Alternatives are the named options the sensitivity table re-scores with:
+// the JSON rule not in force and the transliteration-aware match.
 func (p *plan) Alternatives() []tables.Alternative {
-	return []tables.Alternative{p.otherJSON(),
+	json := tables.Alternative{Name: "lenient_json", Option: "scoring.lenient_json",
+		Rule: "lenient JSON extraction (fenced, embedded, single-quoted, truncated JSON) before the candidate matcher", Of: func(r *study.Row) bool { return r.Marks.Has(MarkLenientJSON) }}
+	if p.LenientJSON {
+		json = tables.Alternative{Name: "authors_json", Option: "scoring.lenient_json off",
+			Rule: "the authors' json.loads rule: the whole output must be one JSON object, else the raw text is scored", Of: func(r *study.Row) bool { return r.Marks.Has(MarkAuthorsJSON) }}
+	}
+	return []tables.Alternative{json,
 		{Name: "translit", Option: "(beside)", Rule: "correct, or the romanized answer matches the gold (translit.Match)", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }}}
-}
-
-// Criteria documents the criteria (scoring.csv), the candidate order and
-// the demonstrations.
-func (p *plan) Criteria() []study.Criterion {
-	return append(Criteria(), study.Criterion{Name: "candidate_order", Rule: p.candidateOrder()},
-		study.Criterion{Name: "demonstrations", Rule: p.demonstrations()})
 }
 
 // demonstrations says where the prompts' demonstrations came from and
@@ -268,12 +259,15 @@ func (p *plan) Notes() []string {
 	return out
 }
 
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
+// Criteria documents the scoring criteria (scoring.csv), the candidate
+// order and the demonstrations.
+func (p *plan) Criteria() []study.Criterion {
 	authors, def := strings.Join(normalize.Authors, "+"), strings.Join(normalize.Default, "+")
 	return []study.Criterion{
 		{Name: "correct", Rule: "baseline: prefix either way (is_nontrivial_prefix); other strategies: first stored candidate hit (==, prefix either way, substring) must be the gold, else prefix fallback; JSON answers read by the authors' json.loads rule (scoring.lenient_json: the lenient reader), unparsed JSON scored on the raw text", Normalization: authors},
 		{Name: "translit", Rule: "correct, or the romanized prediction matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+		{Name: "candidate_order", Rule: p.candidateOrder()},
+		{Name: "demonstrations", Rule: p.demonstrations()},
 	}
 }
 
@@ -642,4 +636,22 @@ func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
 		prompt += m.Content
 	}
 	return t.Count(prompt)
+}
+
+// publishedFS holds the numbers transcribed from the paper.
+//
+//go:embed published/*.csv
+var publishedFS embed.FS
+
+// The plan sets the run beside its paper (experiment.Publisher).
+var _ study.Publisher = (*plan)(nil)
+
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
+func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
+
+// Published reads the numbers transcribed from the paper
+// (published/indicklar.csv).
+func Published() ([]study.PublishedValue, error) {
+	return study.ReadPublished(publishedFS, "published/*.csv")
 }

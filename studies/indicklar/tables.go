@@ -48,9 +48,7 @@ func Reference(want string, rows []study.Row) string {
 }
 
 // baselineReference is the baseline the tokenization and flip-point
-// tables start from: ref (the experiment's reference:, or the one
-// Reference chose) when it is a baseline (baseline or baseline-cands),
-// else Baseline when it ran, else Obj-Baseline ("" when neither ran).
+// tables start from: ref when a baseline, else the first baseline run ("" none).
 func baselineReference(ref string, has map[string]bool) string {
 	if ref == string(Baseline) || ref == string(BaselineCands) {
 		return ref
@@ -61,4 +59,16 @@ func baselineReference(ref string, has map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// key declares a key column of IndicKLAR's tables: form and strategy
+// with what they hold in this study, the others as tables.Key.
+func key(name string) study.Column {
+	switch name {
+	case "form":
+		return study.TextColumn(name, "question form: native, code-mixed or english")
+	case "strategy":
+		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+	}
+	return study.KeyColumn(name)
 }

@@ -85,7 +85,11 @@ func TestVariantIndex(t *testing.T) {
 			{"a", "hin", item.Native}, {"a", "hin", item.English}, {"a", "eng", item.English},
 			{"a", "ben", item.Native}, {"b", "ben", item.Native}, {"b", "hin", item.Native}, {"c", "hin", item.Native},
 		} {
-			it, v := p.variant(c.id, c.lang, string(c.form))
+			it, n, _ := p.locate(c.id, c.lang, string(c.form))
+			var v *item.Variant
+			if n >= 0 {
+				v = p.variants[n]
+			}
 			if want := last(c.id); it != want || p.item(c.id) != want {
 				t.Errorf("%d items, %v: item %p, want %p", len(items), c, it, want)
 			}

@@ -96,31 +96,18 @@ func Metrics() []study.Metric {
 // case-insensitive (lower case), the outer spaces trimmed.
 func paperLexical() study.Pipeline { return study.Pipeline{normalize.Lower, normalize.Trim} }
 
-// Criteria documents the criteria (scoring.csv), with the lexical
-// normalisation in force.
+// Criteria documents the scoring criteria (scoring.csv), with the
+// lexical normalisation in force.
 func (p *plan) Criteria() []study.Criterion {
 	lex, note := strings.Join(paperLexical(), "+"), " (the paper's case-insensitive rule; scoring.normalized_lexical applies Bhasha's full normalisation)"
 	if p.o.Scoring.NormalizedLexical {
 		lex, note = strings.Join(normalize.Default, "+"), " (scoring.normalized_lexical; the paper compares case-insensitively only)"
 	}
-	cs := Criteria()
-	for i := range cs {
-		switch cs[i].Name {
-		case "substring", "overlap":
-			cs[i].Normalization, cs[i].Rule = lex, cs[i].Rule+note
-		}
-	}
-	return cs
-}
-
-// Criteria documents the scoring criteria.
-func Criteria() []study.Criterion {
-	def := strings.Join(normalize.Default, "+")
 	return []study.Criterion{
 		{Name: "correct", Rule: "the judge's verdict (v2 is_correct; v1: Overall >= 3, Bhasha's threshold, since v1 publishes no rule from grades to a verdict; every criterion's grade in judge_grades); unparsed verdicts count as not correct and are listed"},
-		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + study.EdgePunctuation + " (match.EdgePunctuation)", Normalization: strings.Join(paperLexical(), "+")},
-		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: def + "+iso15919+loose"},
+		{Name: "substring", Rule: "gold occurs as a contiguous substring of the answer compared (the parsed JSON answer, else the raw response), word boundaries ignored" + note, Normalization: lex},
+		{Name: "overlap", Rule: "every gold word occurs among the words of the answer compared (the parsed JSON answer, else the raw response): words split at white space, each stripped at its edges of " + study.EdgePunctuation + " (match.EdgePunctuation)" + note, Normalization: lex},
+		{Name: "translit", Rule: "the answer matches the gold within translit.Match's tolerance", Normalization: strings.Join(normalize.Default, "+") + "+iso15919+loose"},
 	}
 }
 
@@ -132,8 +119,6 @@ func Criteria() []study.Criterion {
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
 	judge := func(r *study.Row) bool { return r.Correct }
-	// The judge's accuracy minus the criterion's on the same answers, its
-	// paired interval, and McNemar's p on the answers they disagree on.
 	shortfall := func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
@@ -264,10 +249,8 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	return out, nil
 }
 
-// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1;
-// Bhasha's threshold, the midpoint of the 1–5 scale, where the prompt
-// puts "partial alignment where approximately half of the facts are
-// correct").
+// verdict reads a judge record: true/false (v2), or a grade ≥ 3 (v1,
+// Bhasha's threshold: the 1–5 scale's midpoint).
 func verdict(r *study.Record) string {
 	if r.Extracted == nil || !r.Extracted.OK() {
 		return study.VerdictUnparsed
@@ -317,8 +300,7 @@ func WithScoring(s ScoringOptions) study.Option {
 	return study.Set(func(o *Options) { o.Scoring = s })
 }
 
-// publishedFS holds the numbers transcribed from the paper
-// (published/*.csv; see studies/indicklar/published/SOURCE.md).
+// publishedFS holds the numbers transcribed from the paper.
 //
 //go:embed published/*.csv
 var publishedFS embed.FS

@@ -37,17 +37,10 @@ func lexicalMetrics() []study.Metric {
 // the paper's "Commercial Studies ~70%, Sports ~41%").
 func Domains(rows []study.Row) *study.Table {
 	protocols := protocolList()
-	t := study.NewTable("domains", "accuracy per domain and protocol",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
+	t := study.NewTable("domains", "accuracy per domain and protocol", slices.Concat(tables.Keys("model", "language"), []study.Column{
 		study.TextColumn("domain", "IndicQuest domain (* weighs domains by size)"),
-		study.TextColumn("protocol", "scoring protocol: judge, substring or overlap"),
-		study.KeyColumn("k"),
-		study.KeyColumn("n"),
-		study.KeyColumn("rate"),
-		study.KeyColumn("ci_lo"),
-		study.KeyColumn("ci_hi"),
-		study.KeyColumn("failed"))
+		study.TextColumn("protocol", "scoring protocol: judge, substring or overlap")},
+		tables.Keys("k", "n", "rate", "ci_lo", "ci_hi", "failed"))...)
 	t.Mirrors = "IndicQuest Table 7"
 	type key struct{ model, lang, domain string }
 	by := map[key][]study.Row{}
@@ -141,18 +134,15 @@ func Rankings(rows []study.Row) *study.Table {
 // failed answer is a wrong one.
 func ModelGaps(rows []study.Row) *study.Table {
 	protocols := protocolList()
-	t := study.NewTable("model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p",
-		study.KeyColumn("language"),
+	t := study.NewTable("model_gaps", "every two models on the same questions per language and protocol: paired difference with interval, McNemar p", slices.Concat(tables.Keys("language"), []study.Column{
 		study.TextColumn("protocol", "scoring protocol: judge, substring or overlap"),
 		study.TextColumn("a", "the models compared (diff = accuracy of a − accuracy of b)"),
 		study.TextColumn("b", "the models compared (diff = accuracy of a − accuracy of b)"),
 		study.CountColumn("pairs", "questions both models were asked"),
 		study.ProportionColumn("acc_a", "accuracy of a"),
 		study.ProportionColumn("acc_b", "accuracy of b"),
-		study.StatisticColumn("diff", "acc_a − acc_b on the same questions (paired)"),
-		study.KeyColumn("diff_lo"),
-		study.KeyColumn("diff_hi"),
-		study.KeyColumn("mcnemar_p"))
+		study.StatisticColumn("diff", "acc_a − acc_b on the same questions (paired)")},
+		tables.Keys("diff_lo", "diff_hi", "mcnemar_p"))...)
 	t.Mirrors = "IndicQuest §5 (model gaps)"
 	type key struct {
 		protocol    int
@@ -251,16 +241,11 @@ func JudgeGrades(rows []study.Row) *study.Table {
 // answers with a parsed verdict, both rates and the lexical shortfall
 // (judge rate − criterion rate).
 func JudgeAgreement(rows []study.Row) *study.Table {
-	t := study.NewTable("judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		study.TextColumn("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)"),
-		study.KeyColumn("n"),
-		study.KeyColumn("agree"),
-		study.KeyColumn("kappa"),
-		study.ProportionColumn("judge_rate", "share judged correct"),
-		study.ProportionColumn("criterion_rate", "share correct under the lexical criterion"),
-		study.StatisticColumn("shortfall", "judge_rate − criterion_rate"))
+	t := study.NewTable("judge_agreement", "the judge against exact substring, word overlap and transliteration-aware match: κ, agreement, lexical shortfall", slices.Concat(
+		tables.Keys("model", "language"), []study.Column{study.TextColumn("criterion", "a scoring criterion (judge_grades: the graded judge's criterion)")},
+		tables.Keys("n", "agree", "kappa"), []study.Column{study.ProportionColumn("judge_rate", "share judged correct"),
+			study.ProportionColumn("criterion_rate", "share correct under the lexical criterion"),
+			study.StatisticColumn("shortfall", "judge_rate − criterion_rate")})...)
 	t.Mirrors = "IndicQuest §5 (the 17–25 pp lexical shortfall)"
 	type cell struct{ model, lang string }
 	byCell := map[cell][]study.Row{}
