@@ -61,19 +61,11 @@ type timing struct {
 	mean, median, p90 float64
 }
 
-// summarize is the timing of latencies s, the mean summed in ascending
-// order; it sorts s.
+// summarize is the timing of latencies s (all positive), the mean summed
+// in ascending order; it sorts s.
 func summarize(s []float64) timing {
 	sort.Float64s(s)
-	mean := math.NaN()
-	if len(s) > 0 {
-		mean = 0
-		for _, v := range s {
-			mean += v
-		}
-		mean /= float64(len(s))
-	}
-	return timing{len(s), mean, stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
+	return timing{len(s), stats.Mean(s), stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
 }
 
 // Requests summarises a run without gold answers per model × strategy ×
