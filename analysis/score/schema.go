@@ -101,17 +101,6 @@ func (f Field) Int(r *Row) int {
 	return f.num(r)
 }
 
-// Value reads the field of r as a bool, string or int, by its type.
-func (f Field) Value(r *Row) any {
-	switch f.Type {
-	case FlagField:
-		return f.Flag(r)
-	case IntField:
-		return f.Int(r)
-	}
-	return f.Text(r)
-}
-
 // MaxFlags bounds a schema's flag fields (Values keeps them in one word).
 const MaxFlags = 64
 
