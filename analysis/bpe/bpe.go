@@ -274,15 +274,7 @@ func (t *Tokenizer) pretokenize(s string) ([]string, error) {
 			pieces = append(pieces, string(runes[last:]))
 		}
 	case t.splitString != "":
-		for s != "" {
-			i := strings.Index(s, t.splitString)
-			if i < 0 {
-				pieces = append(pieces, s)
-				break
-			}
-			pieces = append(pieces, s[:i+len(t.splitString)])
-			s = s[i+len(t.splitString):]
-		}
+		pieces = strings.SplitAfter(s, t.splitString) // an empty last piece has no token
 	default:
 		pieces = []string{s}
 	}

@@ -317,16 +317,12 @@ func Candidates(r Result, cands []string) Result {
 }
 
 // Listed reports whether value is one of cands, each compared trimmed and
-// case-insensitively (strings.EqualFold). When value is caseless (valid
-// UTF-8, no U+FFFD, no rune with another case: most Indic text),
-// EqualFold with it is byte equality, and that is what is compared: rune
-// by rune, EqualFold matches a rune only with one of its case orbit, and
-// a caseless rune's orbit is itself.
+// case-insensitively (strings.EqualFold; byte equality when value is
+// caseless, which EqualFold then is).
 func Listed(value string, cands []string) bool {
 	if caseless(value) {
 		return slices.ContainsFunc(cands, func(c string) bool {
-			// Trimming never lengthens: a shorter candidate is not value,
-			// and one as long is value only when it is, untrimmed.
+			// trimming never lengthens a candidate
 			return len(c) >= len(value) && (len(c) > len(value) || c == value) && strings.TrimSpace(c) == value
 		})
 	}

@@ -133,7 +133,7 @@ func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 	words := func(s string) []string {
 		var out []string
 		for _, w := range strings.Fields(p.String(s)) {
-			if w = strings.TrimFunc(w, isEdgePunct); w != "" {
+			if w = strings.TrimFunc(w, func(r rune) bool { return strings.ContainsRune(EdgePunctuation, r) }); w != "" {
 				out = append(out, w)
 			}
 		}
@@ -153,8 +153,6 @@ func WordOverlap(response, gold string, p normalize.Pipeline) bool {
 // U+0965), the em dash — and the en dash –. Other punctuation (the
 // Urdu ۔ and ؟, the Chinese 。, …, /, *) stays part of the word.
 const EdgePunctuation = ".,;:!?\"'()[]{}«»“”‘’।॥-—–"
-
-func isEdgePunct(r rune) bool { return strings.ContainsRune(EdgePunctuation, r) }
 
 // Translit is the transliteration-aware match: pred and some gold name the
 // same thing after both are romanized (ISO 15919 for Brahmic text, Latin

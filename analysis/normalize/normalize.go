@@ -76,8 +76,6 @@ func step(name, s string) string {
 	return s
 }
 
-// isNukta reports the nukta signs of the Brahmic blocks (offset 0x3C) and
-// of Gurmukhi, Bengali and Oriya, which share that offset.
 // drop is s without the runes del holds for.
 func drop(s string, del func(rune) bool) string {
 	return strings.Map(func(r rune) rune {
@@ -88,6 +86,7 @@ func drop(s string, del func(rune) bool) string {
 	}, s)
 }
 
+// isNukta reports the nukta signs of the Brahmic blocks (offset 0x3C).
 func isNukta(r rune) bool {
 	switch r {
 	case 0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C, 0x0CBC:

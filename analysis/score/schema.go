@@ -101,17 +101,6 @@ func (f Field) Int(r *Row) int {
 	return f.num(r)
 }
 
-// Value reads the field of r as a bool, string or int, by its type.
-func (f Field) Value(r *Row) any {
-	switch f.Type {
-	case FlagField:
-		return f.Flag(r)
-	case IntField:
-		return f.Int(r)
-	}
-	return f.Text(r)
-}
-
 // MaxFlags bounds a schema's flag fields (Values keeps them in one word).
 const MaxFlags = 64
 
@@ -125,11 +114,11 @@ type Schema struct {
 	study []Field
 	all   []Field
 	index map[string]int // field name → position in all
-	// flagBit, textAt and intAt place each study field in Values: its
-	// bit, or its position among the texts or the ints (-1 otherwise).
-	flagBit, textAt, intAt []int
-	texts, ints            int
-	head                   int // len(Head())
+	// at places each study field in Values: its bit among the flags, or
+	// its position among the texts or the ints.
+	at          []int
+	texts, ints int
+	head        int // len(Head())
 }
 
 // NewSchema declares a study's answer schema: its own fields (criteria
@@ -148,7 +137,7 @@ func NewSchema(study ...Field) *Schema {
 		}
 		s.index[f.Name] = i
 	}
-	flags := 0
+	n := map[FieldType]int{}
 	var marks Marks
 	for _, f := range study {
 		if f.mark > 0 {
@@ -157,20 +146,13 @@ func NewSchema(study ...Field) *Schema {
 			}
 			marks.Set(f.mark-1, true)
 		}
-		bit, text, num := -1, -1, -1
-		switch f.Type {
-		case FlagField:
-			bit, flags = flags, flags+1
-		case TextField:
-			text, s.texts = s.texts, s.texts+1
-		case IntField:
-			num, s.ints = s.ints, s.ints+1
-		}
-		s.flagBit, s.textAt, s.intAt = append(s.flagBit, bit), append(s.textAt, text), append(s.intAt, num)
+		s.at = append(s.at, n[f.Type])
+		n[f.Type]++
 	}
-	if flags > MaxFlags {
-		panic(fmt.Sprintf("score: answer schema: %d flag fields, at most %d", flags, MaxFlags))
+	if n[FlagField] > MaxFlags {
+		panic(fmt.Sprintf("score: answer schema: %d flag fields, at most %d", n[FlagField], MaxFlags))
 	}
+	s.texts, s.ints = n[TextField], n[IntField]
 	return s
 }
 
@@ -221,15 +203,15 @@ func (s *Schema) Values(r *Row) Values {
 		v.ints = make([]int, s.ints)
 	}
 	for i, f := range s.study {
-		switch {
-		case s.flagBit[i] >= 0:
+		switch f.Type {
+		case FlagField:
 			if f.Flag(r) {
-				v.flags |= 1 << s.flagBit[i]
+				v.flags |= 1 << s.at[i]
 			}
-		case s.textAt[i] >= 0:
-			v.texts[s.textAt[i]] = f.Text(r)
-		case s.intAt[i] >= 0:
-			v.ints[s.intAt[i]] = f.Int(r)
+		case TextField:
+			v.texts[s.at[i]] = f.Text(r)
+		case IntField:
+			v.ints[s.at[i]] = f.Int(r)
 		}
 	}
 	return v
@@ -275,13 +257,13 @@ func (s *Schema) Lookup(v Values, name string) (any, bool) {
 // ValueOf reads the i-th study field (Study()[i]) from v as a bool,
 // string or int; nil for Values not read by this schema.
 func (s *Schema) ValueOf(v Values, i int) any {
-	switch {
-	case s.flagBit[i] >= 0:
-		return v.flags&(1<<s.flagBit[i]) != 0
-	case s.textAt[i] >= 0 && s.textAt[i] < len(v.texts):
-		return v.texts[s.textAt[i]]
-	case s.intAt[i] >= 0 && s.intAt[i] < len(v.ints):
-		return v.ints[s.intAt[i]]
+	switch a, t := s.at[i], s.study[i].Type; {
+	case t == FlagField:
+		return v.flags&(1<<a) != 0
+	case t == TextField && a < len(v.texts):
+		return v.texts[a]
+	case t == IntField && a < len(v.ints):
+		return v.ints[a]
 	}
 	return nil
 }

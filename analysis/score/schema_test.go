@@ -143,3 +143,14 @@ func TestPredictionNorm(t *testing.T) {
 		}
 	}
 }
+
+// Value reads the field of r as a bool, string or int, by its type.
+func (f Field) Value(r *Row) any {
+	switch f.Type {
+	case FlagField:
+		return f.Flag(r)
+	case IntField:
+		return f.Int(r)
+	}
+	return f.Text(r)
+}

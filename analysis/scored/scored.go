@@ -51,11 +51,8 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -63,6 +60,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/score"
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/parallel"
 	"github.com/bhashalab/bhasha/internal/parquetseal"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
@@ -472,7 +470,7 @@ func ReadMeta(path string) (Meta, error) {
 // error wrapping ErrFormat, and no row of it is returned; a missing file
 // is os.ErrNotExist. It checks the file's digests first (one XXH64 pass
 // over the file), then decodes its row groups on GOMAXPROCS goroutines,
-// each column's texts interned.
+// each column's texts interned within its row group.
 func Read(path string) ([]score.Row, Meta, error) {
 	rd, err := Open(path)
 	if err != nil {
@@ -481,17 +479,9 @@ func Read(path string) ([]score.Row, Meta, error) {
 	defer rd.Close()
 	rows := make([]score.Row, rd.meta.Rows)
 	errs := make([]error, rd.Groups())
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), rd.Groups()) {
-		wg.Go(func() {
-			st := newReadState(len(rd.cols))
-			for g := int(next.Add(1) - 1); g < rd.Groups(); g = int(next.Add(1) - 1) {
-				errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], st)
-			}
-		})
-	}
-	wg.Wait()
+	parallel.For(rd.Groups(), func(g int) {
+		errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], newReadState(len(rd.cols)))
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rd.meta, err
 	}
@@ -515,8 +505,8 @@ type Reader struct {
 	rows   []score.Row
 }
 
-// readState is what one goroutine reading row groups reuses: each
-// column's interned texts (at most 1<<16 a column) and a value buffer.
+// readState is what reading a row group uses: each column's interned
+// texts (at most 1<<16 a column) and a value buffer.
 type readState struct {
 	intern []map[string]string
 	buf    []parquet.Value

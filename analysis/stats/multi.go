@@ -95,11 +95,8 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 	return mean, null.randomP()
 }
 
-// signFlips calls visit with each of the 2ⁿ signed sums of d, each
-// summed left to right from 0 (((0 ± d₀) ± d₁) ± …), the same float as
-// a loop over d would give. The sums share their prefixes: the walk
-// goes down the tree of prefixes, one addition per node, 2ⁿ⁺¹ − 2 in
-// all, where summing each anew takes n·2ⁿ.
+// signFlips calls visit with each of the 2ⁿ signed sums of d, each summed
+// left to right from 0 (((0 ± d₀) ± d₁) ± …) down the tree of prefixes.
 func signFlips(d []float64, visit func(s float64)) {
 	var walk func(s float64, i int)
 	walk = func(s float64, i int) {
@@ -183,7 +180,7 @@ func absMean(x []float64) float64 {
 func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Rand) (diff, p float64) {
 	checkResampling("TwoSamplePermutation", exactMax, resamples)
 	na, nb := len(a), len(b)
-	exact := combinations(na+nb, na) <= float64(exactMax)
+	exact := math.Round(math.Exp(lchoose(na+nb, na))) <= float64(exactMax) // C(n, |a|)
 	if !exact {
 		checkRandom("TwoSamplePermutation", resamples, rng)
 	}
@@ -227,9 +224,6 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	}
 	return diff, null.randomP()
 }
-
-// combinations is C(n, k) as a float (it may be large).
-func combinations(n, k int) float64 { return math.Round(math.Exp(lchoose(n, k))) }
 
 // PairedBootstrap is the percentile bootstrap interval of the mean paired
 // difference: `resamples` resamples of the n pairs with replacement drawn

@@ -134,8 +134,7 @@ func TwoProportionZ(k1, n1, k2, n2 int) (z, p float64) {
 // the sample odds ratio ad/(bc) and the two-sided p, the sum of the
 // hypergeometric probabilities of every table with the same margins whose
 // probability is at most (1 + 10⁻⁷) times the observed one (R's
-// fisher.test tolerance: the probabilities come from Lgamma sums, too
-// inexact for SciPy's 10⁻¹⁴ to keep tables that tie the observed one).
+// fisher.test tolerance).
 //
 // It panics when a cell is negative. The odds ratio is NaN when it is
 // undefined (bc = ad = 0) and +Inf when only bc = 0; p is 1 when a margin
@@ -298,9 +297,8 @@ func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
 // of n terms whose absolute values sum to abs, or exactly 0 when |x| is
 // within the rounding error that summation may make: n·ε·abs (Higham's
 // bound γ_n for recursive summation, ε = 2⁻⁵³), so that terms that cancel
-// mathematically (0.1 + 0.2 − 0.3) give 0, not a residue such as
-// 5.55e-17. A true sum that small cannot be told from rounding: it is 0
-// too. For a mean, pass the mean of the absolute values as abs.
+// (0.1 + 0.2 − 0.3) give 0. For a mean, pass the mean of the absolute
+// values as abs.
 func RoundoffZero(x, abs float64, n int) float64 {
 	if math.Abs(x) <= float64(max(n, 1))*0x1p-53*abs {
 		return 0

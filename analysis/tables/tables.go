@@ -539,16 +539,6 @@ func cells[T any](t *Table, of func(i int) T) []T {
 	return v
 }
 
-type group struct{ model, language, form, strategy, condition string }
-
-func groupOf(r *score.Row) group {
-	return group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}
-}
-
-func sortedGroups[V any](m map[group]V) []group {
-	return sortedKeys(m, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} })
-}
-
 // Metric is a named 0/1 measure of a scored row, counted by Accuracy and
 // compared across conditions by ConditionTests.
 type Metric struct {
@@ -577,6 +567,7 @@ func Correct() Metric {
 func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := New("accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests",
 		Keys("study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)
+	type group struct{ model, language, form, strategy, condition string }
 	type counter struct {
 		failed, n int
 		k         []int
@@ -584,7 +575,7 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	byGroup := map[group]*counter{}
 	for ri := range rows {
 		r := &rows[ri]
-		g := groupOf(r)
+		g := group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}
 		c := byGroup[g]
 		if c == nil {
 			c = &counter{k: make([]int, len(ms))}
@@ -600,7 +591,7 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 			}
 		}
 	}
-	for _, g := range sortedGroups(byGroup) {
+	for _, g := range sortedKeys(byGroup, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} }) {
 		c := byGroup[g]
 		for i, m := range ms {
 			if !m.AppliesTo(g.strategy) {

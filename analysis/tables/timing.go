@@ -42,38 +42,23 @@ func Latency(rows []score.Row) *Table {
 	}
 	for _, x := range sortedKeys(by, func(x ms) []string { return []string{x.model, x.strategy} }) {
 		a := by[x]
-		l := summarize(a.lat)
-		t.Add(x.model, x.strategy, l.n, l.mean, l.median, l.p90, a.k, a.n, Frac(a.k, a.n), a.failed)
+		t.Add(slices.Concat([]any{x.model, x.strategy}, timed(a.lat), []any{a.k, a.n, Frac(a.k, a.n), a.failed})...)
 	}
 	return t
 }
 
-// timedColumns are the columns of a timing: n_timed, mean_ms, median_ms, p90_ms.
+// timedColumns are the columns of timed: n_timed, mean_ms, median_ms, p90_ms.
 func timedColumns() []Column {
 	const doc = "client-observed latency in milliseconds (mean, median, 90th percentile)"
 	return []Column{Count("n_timed", "answers timed (cached answers excluded)"), Millis("mean_ms", doc), Millis("median_ms", doc), Millis("p90_ms", doc)}
 }
 
-// timing summarises latencies: count, mean, median and 90th percentile
-// (NaN when empty).
-type timing struct {
-	n                 int
-	mean, median, p90 float64
-}
-
-// summarize is the timing of latencies s, the mean summed in ascending
-// order; it sorts s.
-func summarize(s []float64) timing {
+// timed is the cells of timedColumns for latencies s (all positive): count,
+// mean (summed in ascending order), median and 90th percentile, NaN when
+// empty; it sorts s.
+func timed(s []float64) []any {
 	sort.Float64s(s)
-	mean := math.NaN()
-	if len(s) > 0 {
-		mean = 0
-		for _, v := range s {
-			mean += v
-		}
-		mean /= float64(len(s))
-	}
-	return timing{len(s), mean, stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
+	return []any{len(s), stats.Mean(s), stats.QuantileSorted(s, 0.5), stats.QuantileSorted(s, 0.9)}
 }
 
 // Requests summarises a run without gold answers per model × strategy ×
@@ -115,12 +100,11 @@ func Requests(rows []score.Row) *Table {
 	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
 	for _, c := range keys {
 		a := by[c]
-		l := summarize(a.lat)
 		tok := math.NaN()
 		if a.tokN > 0 {
 			tok = a.tok / float64(a.tokN)
 		}
-		t.Add(c.model, c.strategy, c.condition, a.n, a.failed, a.empty, a.cached, l.n, l.mean, l.median, l.p90, tok)
+		t.Add(slices.Concat([]any{c.model, c.strategy, c.condition, a.n, a.failed, a.empty, a.cached}, timed(a.lat), []any{tok})...)
 	}
 	return t
 }

@@ -50,36 +50,27 @@ func ControlPicture(r rune) rune {
 // visible replaces every character ControlPicture changes, except those
 // keep holds, and counts them.
 func visible(s string, keep func(rune) bool) (string, int) {
-	bad := func(r rune, size int) bool {
-		if r == utf8.RuneError {
-			return size == 1 // a byte that is not UTF-8 (a real U+FFFD is 3 bytes)
-		}
-		return ControlPicture(r) != r && !keep(r)
-	}
-	first := -1
-	for i := 0; i < len(s) && first < 0; {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if bad(r, size) {
-			first = i
-		}
-		i += size
-	}
-	if first < 0 {
-		return s, 0
-	}
 	var sb strings.Builder
-	sb.Grow(len(s) + 8)
-	sb.WriteString(s[:first])
 	n := 0
-	for i := first; i < len(s); {
+	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if bad(r, size) {
+		// a byte that is not UTF-8 (a real U+FFFD is 3 bytes), or a character to show
+		bad := r == utf8.RuneError && size == 1 || r != utf8.RuneError && ControlPicture(r) != r && !keep(r)
+		switch {
+		case bad:
+			if n == 0 {
+				sb.Grow(len(s) + 8)
+				sb.WriteString(s[:i])
+			}
 			sb.WriteRune(ControlPicture(r))
 			n++
-			continue
+		case n > 0:
+			sb.WriteString(s[i : i+size])
 		}
-		sb.WriteRune(r)
+		i += size
+	}
+	if n == 0 {
+		return s, 0
 	}
 	return sb.String(), n
 }

@@ -233,19 +233,16 @@ func Skeleton(loose string) string {
 // digit turned into a single space. Two strings that agree after Loose are
 // taken to name the same thing when their scripts differ.
 func Loose(s string) string {
-	d := norm.NFD.String(strings.ToLower(s))
-	var b strings.Builder
-	for _, r := range d {
-		if unicode.Is(unicode.Mn, r) {
-			continue
+	d := strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			return -1
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return r
 		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	return eachWord(phoneticPairs.Replace(b.String()), func(w string) string {
+		return ' '
+	}, norm.NFD.String(strings.ToLower(s)))
+	return eachWord(phoneticPairs.Replace(d), func(w string) string {
 		o := squeeze(w, func(k int) bool { return w[k] == 'h' && k > 0 && strings.IndexByte("kgcjtdpbsr", w[k-1]) >= 0 }) // aspiration
 		if n := len(o); n > 2 && o[n-1] == 'a' && strings.IndexByte("aeiou", o[n-2]) < 0 {
 			o = o[:n-1]
@@ -275,14 +272,12 @@ func Roman(s string) string {
 		}
 		words[i] = string(rs)
 	}
-	d := norm.NFD.String(strings.Join(words, " "))
-	var b strings.Builder
-	for _, r := range d {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
 		}
-	}
-	return b.String()
+		return r
+	}, norm.NFD.String(strings.Join(words, " ")))
 }
 
 // isConsonantLetter reports whether r (possibly with diacritics) is a
