@@ -190,10 +190,8 @@ func Parse(ctx context.Context, b []byte, name string, o LoadOptions) (*Experime
 	return &exp, nil
 }
 
-// yamlError corrects the line yaml.v3 gives for parser errors: it names
-// the 0-based line of the construct being parsed (one above it, read as
-// 1-based); scanner errors are already right. See parser.fail in yaml.v3's
-// decode.go.
+// yamlError corrects the line of yaml.v3's parser errors (one above the
+// construct), adding a hint.
 func yamlError(err error) error {
 	rest, ok := strings.CutPrefix(err.Error(), "yaml: ")
 	n, problem := lineMsg(rest)
@@ -456,9 +454,7 @@ func (e *Experiment) EngineOptions() engine.Options {
 	}
 }
 
-// absPath is p made absolute (p itself when that fails): input hashes are
-// keyed by absolute path, so the same file read through another relative
-// path is the same input.
+// absPath is p made absolute (p itself when that fails).
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
 		return a
@@ -490,8 +486,7 @@ func (e *Experiment) InputHashes() (map[string]string, error) {
 	return out, nil
 }
 
-// hashFile is the SHA-256 of one file, streamed through buf (nil: a
-// buffer of its own): a tree's files share one buffer.
+// hashFile is the SHA-256 of one file, streamed through buf (nil: its own).
 func hashFile(p string, buf []byte) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -499,8 +494,7 @@ func hashFile(p string, buf []byte) ([]byte, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	// The file hidden behind io.Reader: os.File's WriteTo would take a
-	// buffer of its own for each file.
+	// hidden behind io.Reader, so that os.File's WriteTo does not take a buffer
 	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return nil, err
 	}
@@ -517,11 +511,8 @@ func fileDigest(p string) (string, error) {
 }
 
 // hashTree is the SHA-256 of a file, or of a directory's files (each
-// relative path, a NUL, its SHA-256, in path order). Symbolic links are
-// followed, the root's too (a dataset linked into place, data/X -> the
-// download): a linked file is hashed as the file, a linked directory's
-// files under the link's path; a link back into a directory being walked
-// is an error, not a loop.
+// relative path, a NUL, its SHA-256, in path order), following symbolic
+// links; a link back into a directory being walked is an error.
 func hashTree(root string) (string, error) {
 	st, err := os.Stat(root)
 	if err != nil {
@@ -532,8 +523,7 @@ func hashTree(root string) (string, error) {
 	}
 	h := sha256.New()
 	buf := make([]byte, 64<<10)
-	// walk hashes the files under dir (its real path real), named by
-	// their path under rel; open holds the real paths being walked.
+	// walk hashes the files under dir (real path real) as rel/name.
 	open := map[string]bool{}
 	var walk func(dir, real, rel string) error
 	walk = func(dir, real, rel string) error {

@@ -195,36 +195,6 @@ func (e *Experiment) usedBy(k string) string {
 	return " (it applies to " + strings.Join(names, ", ") + ")"
 }
 
-// setKeys lists the YAML keys of the fields of a struct value (through a
-// pointer) that are set (not zero, empty list or empty mapping), in field
-// order, a block as "block.key" for each of its keys set; tag keeps the
-// fields tagged study:"<tag>" only ("" keeps every field).
-func setKeys(v any, tag string) []string {
-	rv := reflect.Indirect(reflect.ValueOf(v))
-	if rv.Kind() != reflect.Struct {
-		return nil
-	}
-	var out []string
-	for _, f := range fields(rv.Type()) {
-		fv, name := rv.FieldByIndex(f.Index), yamlName(f)
-		if (tag != "" && f.Tag.Get("study") != tag) || fv.IsZero() ||
-			((fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0) {
-			continue
-		}
-		var sub []string
-		if f.Type.Kind() == reflect.Struct {
-			sub = setKeys(fv.Interface(), "")
-		}
-		for _, k := range sub {
-			out = append(out, name+"."+k)
-		}
-		if len(sub) == 0 {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // emptyNode reports whether a YAML value is empty (null, "", [] or {}):
 // an empty option is not set.
 func emptyNode(n *yaml.Node) bool {
@@ -240,8 +210,7 @@ func emptyNode(n *yaml.Node) bool {
 }
 
 // zeroNode reports whether a YAML value is empty or a scalar that decodes
-// to its type's zero (false, 0, ""): an option left at its default, as
-// setKeys reads a Go value.
+// to its type's zero (false, 0, ""): an option left at its default.
 func zeroNode(n *yaml.Node) bool {
 	var v any
 	return emptyNode(n) || (n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && (v == nil || reflect.ValueOf(v).IsZero()))
@@ -260,25 +229,40 @@ func topMapping(root *yaml.Node) *yaml.Node {
 	return n
 }
 
+// nodeOf is a Go value encoded as a YAML mapping (nil when it is not one).
+func nodeOf(v any) *yaml.Node {
+	var n yaml.Node
+	if n.Encode(v) != nil {
+		return nil
+	}
+	return topMapping(&n)
+}
+
+// sets reports whether mapping m sets key k to a value that is not unset.
+func sets(m *yaml.Node, k string, unset func(*yaml.Node) bool) bool {
+	for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k && !unset(m.Content[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
 // impliedStudy names the study an experiment without study: implies: the
 // first registered study (Implied) whose key the file sets to a value
 // that is not empty, or whose options the Go value holds with that key
 // set; "" when none.
 func (e *Experiment) impliedStudy(root *yaml.Node) string {
-	m := topMapping(root)
 	for _, s := range e.Studies.all() {
 		im, ok := s.(Implied)
 		if !ok {
 			continue
 		}
-		k := im.ImpliedBy()
-		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == k && !emptyNode(m.Content[i+1]) {
-				return s.Name()
-			}
+		if sets(topMapping(root), im.ImpliedBy(), emptyNode) {
+			return s.Name()
 		}
 		for _, v := range append([]any{e.Options}, e.stray...) {
-			if v != nil && reflect.TypeOf(v) == optionsType(s) && slices.Contains(setKeys(v, ""), k) {
+			if v != nil && reflect.TypeOf(v) == optionsType(s) && sets(nodeOf(v), im.ImpliedBy(), zeroNode) {
 				return s.Name()
 			}
 		}
@@ -304,10 +288,8 @@ func (r *Registry) studyRequired() string {
 
 // placeOptions settles the experiment's options for study s: the value of
 // s's type (decoded from root when absent, else made zero) becomes
-// e.Options, and every option set for another study (in the file, or
-// kept aside by Set) and every shared field tagged study:"reads" that s
-// does not read is a problem at its line, as is every unknown key of the
-// file (checkFile).
+// e.Options, and the keys set are checked (checkKeys): the shared fields,
+// the file's, then those of options Set kept aside for other studies.
 func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	t := optionsType(s)
 	if e.Options == nil && root != nil && t != nil {
@@ -336,66 +318,73 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 			c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 		}
 	}
-	for _, k := range setKeys(e, "reads") {
-		if !declares(s, k) {
-			refuse(k)
-		}
-	}
-	e.checkFile(s, root, c, refuse)
+	e.checkKeys(s, nodeOf(e), e, c, refuse)
+	e.checkKeys(s, topMapping(root), nil, c, refuse)
 	for _, v := range others {
-		for _, k := range setKeys(v, "") {
-			if !declares(s, k) {
-				refuse(k)
-			} else {
-				c.Add(strings.Split(k, "."), "%s: options of type %T set for study %s, which reads %T", k, v, e.Study, mine)
-			}
-		}
+		e.checkKeys(s, nodeOf(v), v, c, refuse)
 	}
 }
 
-// checkFile checks the keys of a parsed file against study s (nil when
-// the experiment names no study its registry holds), each problem at its
-// line: a top-level key that neither the shared fields nor a registered
-// study declare, and a key below one that its type does not, are unknown
-// keys, with the keys of their mapping; another study's option, and a
-// key of a block that another study declares set to a value that is not
-// zero, are refused (refuse); a key of a block that no study declares is
-// unknown, with the keys the block takes (s's own when s declares the
-// block, else every study's).
-func (e *Experiment) checkFile(s Study, root *yaml.Node, c *Checker, refuse func(string)) {
-	m := topMapping(root)
+// checkKeys checks the keys mapping m sets against study s (nil: the
+// experiment names no study its registry holds), each problem at its line.
+// m is the file's top level (from nil), or the Go value from encoded, a zero
+// value unset: the experiment (its fields tagged study:"reads") or options
+// Set kept aside. Keys of other studies are refused, s's own in options of
+// another type are problems, and the file's unknown keys name the keys
+// their mapping takes.
+func (e *Experiment) checkKeys(s Study, m *yaml.Node, from any, c *Checker, refuse func(string)) {
 	if m == nil {
 		return
 	}
 	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
+	var reads []string
+	for _, f := range fields(shared) {
+		if f.Tag.Get("study") == "reads" {
+			reads = append(reads, yamlName(f))
+		}
+	}
+	unset, file := zeroNode, from == nil
+	if file {
+		unset = emptyNode
+	}
+	mixed := func(k string) { // from is options of another type than s's
+		if !file && from != any(e) {
+			c.Add(strings.Split(k, "."), "%s: options of type %T set for study %s, which reads %T", k, from, e.Study, e.Options)
+		}
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		block := e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) }) // nil: not a block
+		if !file {
+			block = topKeys(blockType(reflect.TypeOf(from), k.Value))
+		}
 		switch {
-		case fieldType(shared, k.Value) != nil:
+		case file && fieldType(shared, k.Value) != nil:
 			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
-		case !slices.Contains(known, k.Value):
+		case file && !slices.Contains(known, k.Value):
 			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
-		case s == nil || emptyNode(v):
+		case s == nil || unset(v) || (from == any(e) && !slices.Contains(reads, k.Value)):
 		case v.Kind == yaml.MappingNode && block != nil:
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
+				sub, path, zero := v.Content[j], k.Value+"."+v.Content[j].Value, zeroNode(v.Content[j+1])
 				switch {
+				case !file && zero:
 				case declares(s, path):
-				case e.usedBy(path) != "":
-					if !zeroNode(v.Content[j+1]) {
-						refuse(path)
-					}
-				default:
+					mixed(path)
+				case file && e.usedBy(path) == "":
 					if own := topKeys(blockType(own, k.Value)); own != nil {
 						block = own
 					}
 					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
+				case !zero:
+					refuse(path)
 				}
 			}
-		case fieldType(own, k.Value) != nil:
+		case file && fieldType(own, k.Value) != nil:
 			c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
+		case !file && declares(s, k.Value):
+			mixed(k.Value)
 		default:
 			refuse(k.Value)
 		}

@@ -11,15 +11,12 @@ import (
 // ScoringInputs names what the experiment's scored answers depend on,
 // besides the records, each with a hash: every top-level key of the
 // experiment's portable YAML (Portable) but engine, human_labels and
-// description ("experiment.yaml <key>":
-// the study's own options such as scoring: and prompt:, the models, the
-// dataset, abstain:), each input file the experiment reads ("input
-// <path>": the dataset, a requests file), each prompt template
-// ("template <name>") and each tokenizer.json named for offline token
-// counts ("tokenizer <model>"). Hashing the portable YAML, not the file,
-// makes the same experiment in another layout or with relative paths the
-// same inputs. inputs are the input files' hashes when the caller has
-// just made them (InputHashes); nil hashes the files here.
+// description ("experiment.yaml <key>": the study's own options, the
+// models, the dataset, abstain:), each input file ("input <path>"), each
+// prompt template ("template <name>") and each tokenizer.json named for
+// offline token counts ("tokenizer <model>"). inputs are the input files'
+// hashes when the caller has just made them (InputHashes); nil hashes the
+// files here.
 func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string, error) {
 	out := map[string]string{}
 	b, err := e.Portable()

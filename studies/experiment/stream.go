@@ -84,24 +84,18 @@ type Scored struct {
 	Lines int
 }
 
-// made is what a record gave a streamed pass, as Unique holds it per
-// record (eight bytes without pointers, which the collector does not
-// scan): the index of its first row in the pass's rows (-1: none), and
-// of what Finish needs of it in the pass's kept (-1: nothing).
+// made is where a record's first row and kept fields are in a pass (-1: none).
 type made struct{ row, kept int32 }
 
 // pass holds what the records gave a streamed pass, from many goroutines:
-// the first row of each record, packed (packed.go), in blocks of
-// rowBlock (so that none is copied as they grow, and they are let go
-// block by block once in order), the texts and details the packed rows
-// refer to, what was kept (in blocks too), and the further rows of the
-// rare record that gives several, by line.
+// each record's first row packed, in blocks of rowBlock, what was kept
+// (in blocks too), and the further rows of a record, by line.
 type pass struct {
 	mu      sync.Mutex
-	blocks  [][]packed // each filled by one goroutine (its packer), in the order they were begun
+	blocks  [][]packed // each filled by one goroutine (its packer)
 	texts   *texts
 	details []*score.Detail
-	kept    [][]Kept // in blocks of rowBlock too: never copied as they grow
+	kept    [][]Kept
 	more    map[int32][]score.Row
 }
 
@@ -116,11 +110,8 @@ func newPass() *pass {
 // rowBlock is the rows of one of pass's blocks.
 const rowBlock = 4096
 
-// put holds a copy of rs (their first row packed by pk, the rest by
-// line) and k (when not nil), and says where. pk is the calling
-// goroutine's own: the row goes into pk's block of rows (k into its
-// block of kept records), the pass's lock taken only to begin a block,
-// or for a Detail or further rows.
+// put holds a copy of rs and k (when not nil) in the blocks of pk, the
+// calling goroutine's packer, and says where.
 func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 	m := made{row: -1, kept: -1}
 	if len(rs) == 0 && k == nil {
@@ -171,13 +162,9 @@ func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 	return m
 }
 
-// ordered are the rows of ms (Unique's records, in its order; lines[i]
-// is ms[i]'s line), each record's first then its further ones, and what
-// was kept of them, in the same order. The rows are counted, then copied, on parts
-// goroutines (0: GOMAXPROCS, one per 16,384 records at most), each a contiguous run of ms into its
-// own part of the result; each block of rows is let go once its last row
-// is copied: the records come nearly in the order they were put, so at
-// most a few blocks per goroutine are held beside the result.
+// ordered are the rows of ms (lines[i] is ms[i]'s line) and what was kept
+// of them, in ms's order, copied on parts goroutines (0: GOMAXPROCS, at
+// most one per 16,384 records); each block is let go once copied.
 func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept) {
 	if parts <= 0 {
 		parts = min(runtime.GOMAXPROCS(0), len(ms)/(1<<14)) // a part worth a goroutine
@@ -190,8 +177,6 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 	for k := range parts {
 		from[k+1] = len(ms) * (k + 1) / parts
 	}
-	// Each part counts its rows and kept records, then (once every part
-	// has, and the results are made) copies them, each on its goroutine.
 	var wg sync.WaitGroup
 	for k := range parts {
 		wg.Go(func() {
@@ -238,8 +223,6 @@ func (p *pass) ordered(ms []made, lines []int32, parts int) ([]score.Row, []Kept
 				if p.more != nil {
 					j += copy(rows[j:], p.more[lines[i]])
 				}
-				// The last part to copy from a block lets it go: every
-				// other part's reads of it came before its Add.
 				if left[b].Add(-1) == 0 {
 					p.blocks[b] = nil
 				}
@@ -294,7 +277,6 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	so.SkipExtracted = extracts
 	so.SkipDigests = true // a scorer reads neither a record's cache key nor its request's digest
 	p := newPass()
-	// scratch is a goroutine's: a record's rows (copied by put) and its packer.
 	type scratch struct {
 		rows []score.Row
 		pk   packer

@@ -78,35 +78,31 @@ func (s *TableSet) Table(name string) (*tables.Table, bool) {
 func (s *TableSet) Built(name string) (*tables.Table, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, ts := range s.built {
-		if s.done[i] {
-			if t := s.find(ts, name); t != nil {
-				return t, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// get is Table with s.mu held.
-func (s *TableSet) get(name string) (*tables.Table, bool) {
-	for i, g := range s.groups {
-		if g.Names == nil || slices.Contains(g.Names, name) {
-			if t := s.find(s.build(i), name); t != nil {
-				return t, true
-			}
-		}
-	}
-	// A group that did not declare its names holds name, or no group does.
-	for i := range s.groups {
-		if t := s.find(s.build(i), name); t != nil {
+	for _, ts := range s.built { // nil until built
+		if t := find(ts, name); t != nil {
 			return t, true
 		}
 	}
 	return nil, false
 }
 
-func (s *TableSet) find(ts []*tables.Table, name string) *tables.Table {
+// get is Table with s.mu held: the groups that may hold name first, then
+// every group (one may hold name without declaring it).
+func (s *TableSet) get(name string) (*tables.Table, bool) {
+	for _, all := range []bool{false, true} {
+		for i, g := range s.groups {
+			if all || g.Names == nil || slices.Contains(g.Names, name) {
+				if t := find(s.build(i), name); t != nil {
+					return t, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// find is the table of ts named name (nil when none).
+func find(ts []*tables.Table, name string) *tables.Table {
 	if i := slices.IndexFunc(ts, func(t *tables.Table) bool { return t.Name == name }); i >= 0 {
 		return ts[i]
 	}

@@ -183,8 +183,7 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 // PublishedInterval is the 95% Wilson interval of a published rate p out
 // of n: Wilson(k, n) with k = round(p·n), the count a rate printed to
 // three decimals most likely came from. ok is false when the number is
-// not a rate or the text gives no n. At n = 500 a rate of 0.5 carries
-// about ±0.044.
+// not a rate or the text gives no n.
 func PublishedInterval(p PublishedValue) (lo, hi float64, ok bool) {
 	if p.Kind != "rate" || p.N <= 0 || p.Value < 0 || p.Value > 1 {
 		return math.NaN(), math.NaN(), false
@@ -279,7 +278,8 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 		tables.Text("others_check", "CLC: same, MISMATCH (the run averaged another number of languages than the paper: not comparable as it is), or the paper's not stated"),
 		tables.Text("note", "how the published row was read and matched"))
 	t.Headline = true
-	t.Brief = versusBrief
+	t.Brief = []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "reading", // the page's columns
+		"published", "run", "diff", "agreement", "note"}
 	byName := map[string]*tables.Table{}
 	for _, x := range ts {
 		if x != nil {
@@ -309,18 +309,17 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 		plo, phi, pok := PublishedInterval(p)
 		for _, model := range models {
 			ms, computed := matchRun(p, model, byName, served)
-			if len(ms) == 0 {
-				why := AgreeNoRunValue
-				if computed {
-					why = AgreeNotRun
-				}
-				t.Add(p.Paper, p.Where, model, p.Language, p.Form, p.Strategy, p.Condition, p.Metric, p.Kind, p.Reading,
-					p.Value, orNaN(p.N), plo, phi, nan, nan, nan, nan, nan, why, nan, orNaN(p.Others), othersFor(p, nil), p.Note)
-				continue
+			if len(ms) == 0 { // a row without run values
+				ms = []runMatch{{model: model, v: nan, lo: nan, hi: nan, none: true}}
 			}
 			for _, m := range ms {
 				agree := AgreeNoInterval
-				if pok && !math.IsNaN(m.lo) && !math.IsNaN(m.hi) {
+				switch {
+				case m.none && computed:
+					agree = AgreeNotRun
+				case m.none:
+					agree = AgreeNoRunValue
+				case pok && !math.IsNaN(m.lo) && !math.IsNaN(m.hi):
 					agree = AgreeApart
 					if plo <= m.hi && m.lo <= phi {
 						agree = AgreeOverlap
@@ -331,29 +330,22 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 					strategy = m.strategy
 				}
 				t.Add(p.Paper, p.Where, m.model, p.Language, p.Form, strategy, p.Condition, p.Metric, p.Kind, p.Reading,
-					p.Value, orNaN(p.N), plo, phi, m.v, orNaN(m.n), m.lo, m.hi, m.v-p.Value, agree, orNaN(m.others), orNaN(p.Others), othersFor(p, &m), p.Note)
+					p.Value, orNaN(p.N), plo, phi, m.v, orNaN(m.n), m.lo, m.hi, m.v-p.Value, agree, orNaN(m.others), orNaN(p.Others), othersFor(p, m), p.Note)
 			}
 		}
 	}
 	return t
 }
 
-// versusBrief are the columns of versus_paper a report's page shows
-// (tables.Table.Brief): what was compared, both values, their difference
-// and agreement, and the note; the n, the intervals and the CLC checks
-// are in the CSV file and the workbook.
-var versusBrief = []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "reading",
-	"published", "run", "diff", "agreement", "note"}
-
 // othersFor is the others_check cell of a CLC row (empty for others).
-func othersFor(p PublishedValue, m *runMatch) string {
+func othersFor(p PublishedValue, m runMatch) string {
 	if p.Kind != "clc" || p.Metric != "clc" || p.Table != "" {
 		return ""
 	}
 	switch {
 	case p.Others == 0:
 		return "paper's not stated"
-	case m == nil:
+	case m.none:
 		return ""
 	case m.others == p.Others:
 		return "same"
@@ -366,13 +358,11 @@ type runMatch struct {
 	model, strategy string
 	v, lo, hi       float64
 	n, others       int
+	none            bool // no run value
 }
 
-// matchRun finds the run rows of published value p for the run's model
-// (empty: the paper pools models), by Versus's rules; computed reports
-// whether the run has the table and metric at all (so that no match
-// means the run did not cover p's model, language, strategy or
-// condition).
+// matchRun finds the run rows of p for model (empty: pooled), by Versus's
+// rules; computed reports whether the run has p's table and metric at all.
 func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, served map[string]string) (out []runMatch, computed bool) {
 	nan := math.NaN()
 	switch {
@@ -473,9 +463,8 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 // several readings (Table 9's Baseline as the plain baseline or with the
 // candidates): how many rows the run could be set beside, how many had
 // an interval on both sides, how many of those overlap and how many lie
-// apart, and the mean |run − published| over the rows with a run value.
-// The reading with more overlaps and a smaller mean |diff| is the one the
-// run's numbers support. nil when no published row has a reading.
+// apart, and the mean |run − published| over the rows with a run value;
+// nil when no published row has a reading.
 func VersusReadings(v *tables.Table) *tables.Table {
 	if v == nil {
 		return nil
