@@ -105,8 +105,8 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 	if err != nil {
 		return nil, fmt.Errorf("reading TruthfulQA: %w", err)
 	}
-	lines := jsonpos.New(b)
-	dec := json.NewDecoder(bytes.NewReader(b))
+	lines := jsonpos.NewCounter(bytes.NewReader(b))
+	dec := json.NewDecoder(lines)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, item.Problem{File: path, Line: 1, Msg: "want a JSON list of questions"}
 	}
