@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-
 	"hash/fnv"
 	"math"
 	"slices"
@@ -50,8 +49,8 @@ func unit(parts ...string) float64 {
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // scriptMix counts letters of the query line: Latin, Indic (Brahmic and
-// Perso-Arabic), Han and others.
-type scriptMix struct{ latin, indic, han, other int }
+// Perso-Arabic) and Han.
+type scriptMix struct{ latin, indic, han int }
 
 func mixOf(s string) scriptMix {
 	var m scriptMix
@@ -64,40 +63,22 @@ func mixOf(s string) scriptMix {
 			m.indic++
 		case unicode.Is(unicode.Han, r):
 			m.han++
-		default:
-			m.other++
 		}
 	}
 	return m
 }
 
-// cue is what a request says of itself outside its prompt text: whether
-// it asks to translate first and whether a judge's verdict is one word
-// (from its X-Bhasha-Cue header: engine.CueTranslateFirst,
-// engine.CueOneWordVerdict), and which JSON fields its structured_outputs
-// schema asks for. The simulator never reads the templates' wording nor a
-// strategy's name.
+// cue is what a request says of itself outside its prompt text: its
+// X-Bhasha-Cue header's cues and its structured_outputs schema's fields.
 type cue struct {
 	translate bool
 	oneWord   bool // a judge's verdict is one word, not a JSON object
-	fields    map[string]bool
+	fields    map[string]any
 }
 
-// cue reads the request's cue header and schema.
 func (g *genRequest) cue() cue {
-	c := cue{fields: map[string]bool{}}
-	for _, k := range g.cues {
-		switch k {
-		case engine.CueTranslateFirst:
-			c.translate = true
-		case engine.CueOneWordVerdict:
-			c.oneWord = true
-		}
-	}
-	for f := range g.StructuredOutputs.JSON.Properties {
-		c.fields[f] = true
-	}
-	return c
+	return cue{translate: slices.Contains(g.cues, engine.CueTranslateFirst), oneWord: slices.Contains(g.cues, engine.CueOneWordVerdict),
+		fields: g.StructuredOutputs.JSON.Properties}
 }
 
 // features are what the simulated model "notices" in a prompt.
@@ -137,7 +118,9 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
-	switch tr, an := c.fields["translation"], c.fields["answer"]; {
+	_, tr := c.fields["translation"]
+	_, an := c.fields["answer"]
+	switch {
 	case tr && an:
 		f.wantJSON = "both" // 1Step: translation and answer in one object
 	case tr:
