@@ -245,10 +245,8 @@ func candidatesAfter(text string, pos int) []string {
 	return out
 }
 
-// choiceBonus is the extra log-probability a model puts on a
-// multiple-choice continuation: +4 on the first token of the correct
-// choice when the model knows the item (probability pCorrect), +4 on a
-// deterministic wrong choice when it does not.
+// choiceBonus is 4 for the multiple-choice continuation a model picks
+// (the correct one with probability pCorrect), else 0.
 func (s *Server) choiceBonus(m ModelSpec, prompt string) float64 {
 	if s.kb == nil {
 		return 0
@@ -300,14 +298,11 @@ func boolStr(b bool) string {
 	return "0"
 }
 
-// judgeVerdict answers a judge request (role judge): the semantic judge's
-// one word when semantic, else IndicQuest's JSON {"is_correct", "reasoning"},
-// correct when, lower-cased, the gold and the answer contain one another.
-// It reads the prompt's labelled slots: "Ground Truth"/"Gold"/"Reference"
-// and "Answer"/"Response" lines.
-func judgeVerdict(text string, semantic bool) (string, bool) {
+// judgeVerdict answers a judge request: semanticVerdict, or IndicQuest's
+// JSON {"is_correct", "reasoning"} from the prompt's gold and answer lines.
+func judgeVerdict(text string, semantic bool) string {
 	if semantic {
-		return semanticVerdict(text), true
+		return semanticVerdict(text)
 	}
 	var gold, ans string
 	for _, line := range strings.Split(text, "\n") {
@@ -330,12 +325,11 @@ func judgeVerdict(text string, semantic bool) (string, bool) {
 		reason = "The given answer names the same entity as the ground truth."
 	}
 	b, _ := json.Marshal(map[string]any{"is_correct": ok, "reasoning": reason + " (simulated judge)"})
-	return string(b), true
+	return string(b)
 }
 
-// semanticVerdict answers the distractor study's semantic judge: ABSTAIN
-// for a declined answer, CORRECT when the answer names a gold entity in
-// any script (exact match or the transliteration-aware match), else WRONG.
+// semanticVerdict is ABSTAIN, CORRECT (exact or transliteration-aware
+// match of a gold) or WRONG.
 func semanticVerdict(text string) string {
 	var golds []string
 	var answer string

@@ -84,9 +84,8 @@ func NewKnowledge(facts []Fact) *Knowledge {
 	return k
 }
 
-// trimCue is a cue as it is looked for: from its first character that is
-// neither space nor punctuation (Lookup finds cues at word starts, so a
-// question in quotes is found by its first word), to its last non-space.
+// trimCue is c from its first character that is neither space nor
+// punctuation to its last non-space.
 func trimCue(c string) string {
 	return strings.TrimRightFunc(strings.TrimLeftFunc(c, isSep), unicode.IsSpace)
 }
@@ -151,9 +150,7 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 	for i, r := range lower {
 		sep := isSep(r)
 		if prevSep && !sep && i+1 < len(lower) {
-			// The keys a cue starting here can have: rest's first 2, 3
-			// and keyRunes runes (lower is lowered already), each bucket
-			// the cues of that many runes (keyRunes: or more).
+			// try rest's first 2 to keyRunes runes as keys
 			rest := lower[i:]
 			runes := 0
 			for end := range rest {
@@ -179,9 +176,8 @@ func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
 // hit is a cue found at byte pos of a text.
 type hit struct{ fact, pos, len, seq int }
 
-// match looks up the cues indexed under key at byte i of the text (rest
-// is the text from there) and keeps the best: the last position, then
-// the longest cue, then the first indexed.
+// match keeps in best the best cue under key at byte i (rest: the text
+// from there): the last position, then the longest, then the first indexed.
 func (k *Knowledge) match(rest, key string, i int, best *hit) {
 	b := k.byStart[key]
 	if b == nil {

@@ -512,7 +512,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	var out string
 	var known bool
 	if g.role == "judge" {
-		out, known = judgeVerdict(text, g.cue().oneWord)
+		out, known = judgeVerdict(text, g.cue().oneWord), true
 	} else {
 		out, known = s.answer(m, text, g.cue())
 		unknown = !known // answer knows an item exactly when a fact's cue is in the prompt
