@@ -184,25 +184,17 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	if u >= p {
 		out = s.wrongAnswer(m, fact)
 	}
-	// Distractor in another script: larger models drift into that script,
-	// and some of the drifted answers are wrong.
-	if f.devanagariBit || f.hanBit {
-		ps := 0.05 + 0.08*math.Log(math.Max(m.ParamsB, 1))
-		if f.hanBit {
-			ps /= 4
+	// A Devanagari distractor: larger models drift into Devanagari, and
+	// some of the drifted answers are wrong.
+	if f.devanagariBit && !f.hanBit && unit("switch", m.ID, fact.ID) < 0.05+0.08*math.Log(math.Max(m.ParamsB, 1)) {
+		switched := Devanagari(out)
+		if v, ok := s.kb.Variant(fact.ID, "hin"); ok && out == fact.Answer {
+			switched = v.Answer
 		}
-		if unit("switch", m.ID, fact.ID) < ps {
-			switched := ""
-			if v, ok := s.kb.Variant(fact.ID, "hin"); ok && !f.hanBit && out == fact.Answer {
-				switched = v.Answer
-			} else if !f.hanBit {
-				switched = Devanagari(out)
-			}
-			if switched != "" {
-				out = switched
-				if unit("switch-wrong", m.ID, fact.ID) < 0.3 {
-					out = Devanagari(s.wrongAnswer(m, fact))
-				}
+		if switched != "" {
+			out = switched
+			if unit("switch-wrong", m.ID, fact.ID) < 0.3 {
+				out = Devanagari(s.wrongAnswer(m, fact))
 			}
 		}
 	}
