@@ -238,9 +238,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.Encode(v)
 }
 
-// readBody reads a request body within Config.MaxBodyBytes, answering
-// 413 (too large) or 400 (unreadable) itself when it cannot.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// readBody reads a request body within Config.MaxBodyBytes and, unless v
+// is nil, decodes its JSON into v, answering 413 (too large) or 400
+// (unreadable, not JSON) itself when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -250,22 +251,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	case err != nil:
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "reading body: "+err.Error())
 		return nil, false
+	case v != nil:
+		if err := json.Unmarshal(body, v); err != nil {
+			writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+			return nil, false
+		}
 	}
 	return body, true
-}
-
-// decodeBody reads a request body (readBody) and decodes its JSON into v,
-// answering 400 itself when it is not JSON.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, ok := readBody(w, r)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
-		return false
-	}
-	return true
 }
 
 // model is the served model named id, answering 404 itself when there is none.
@@ -426,7 +418,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := readBody(w, r, nil)
 	if !ok {
 		return
 	}
@@ -694,7 +686,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	var g genRequest
-	if !decodeBody(w, r, &g) {
+	if _, ok := readBody(w, r, &g); !ok {
 		return
 	}
 	m, ok := s.model(w, g.Model)
@@ -715,7 +707,7 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
 		Model  string  `json:"model"`
 		Tokens []int64 `json:"tokens"`
 	}
-	if !decodeBody(w, r, &req) {
+	if _, ok := readBody(w, r, &req); !ok {
 		return
 	}
 	if _, ok := s.model(w, req.Model); !ok {

@@ -268,11 +268,7 @@ func (r Report) String() string {
 	for _, k := range slices.Sorted(maps.Keys(r.PerLF)) {
 		fmt.Fprintf(&sb, "  %-24s %6d items", k, r.PerLF[k])
 		if m := r.Missing[k]; len(m) > 0 {
-			show := m
-			if len(show) > 5 {
-				show = show[:5]
-			}
-			fmt.Fprintf(&sb, "  (missing %d: %s", len(m), strings.Join(show, ", "))
+			fmt.Fprintf(&sb, "  (missing %d: %s", len(m), strings.Join(m[:min(5, len(m))], ", "))
 			if len(m) > 5 {
 				sb.WriteString(", ...")
 			}
