@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -129,10 +130,7 @@ func (c *Counter) Read(p []byte) (int, error) {
 // Line returns the 1-based line of offset n; n must not be smaller than
 // the offset of the previous call.
 func (c *Counter) Line(n int64) int {
-	i := 0
-	for i < len(c.pending) && c.pending[i] < n {
-		i++
-	}
+	i, _ := slices.BinarySearch(c.pending, n)
 	c.line += i
 	c.pending = c.pending[:copy(c.pending, c.pending[i:])]
 	return c.line + 1
