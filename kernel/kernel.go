@@ -65,9 +65,7 @@ func Tables(r *bhasha.Results, names ...string) error {
 	return nil
 }
 
-// show displays html in the cell's output and waits until GoNB has it (a
-// cell's program may end right after: a large output, ECharts itself, is
-// otherwise lost).
+// show displays html in the cell's output and waits until GoNB has it.
 func show(html string) {
 	gonbui.DisplayHTML(html)
 	gonbui.Sync()
@@ -134,10 +132,8 @@ func showFigures(figs []report.Figure) error {
 	return nil
 }
 
-// figureData is what a cell shows of f: the interactive chart with its
-// caption, and png (when not nil) inside it (report.FigureImageHTML);
-// png as an image/png beside it, shown FigureImageHTML's width; the
-// caption as text/plain.
+// figureData is f as HTML (report.FigureImageHTML), png as image/png
+// when not empty, and the caption as text/plain.
 func figureData(f report.Figure, png []byte) (*protocol.DisplayData, error) {
 	h, err := report.FigureImageHTML(f, png)
 	if err != nil {
@@ -178,9 +174,8 @@ func echartsOnce() string {
 	return report.EChartsScript()
 }
 
-// echartsSent marks the library as sent in this kernel session (a marker
-// file in $GONB_TMP_DIR) and says whether it was marked already (false
-// outside GoNB).
+// echartsSent marks ECharts as sent in $GONB_TMP_DIR and says whether it
+// was marked already (false outside GoNB).
 func echartsSent() bool {
 	dir := os.Getenv("GONB_TMP_DIR")
 	if dir == "" {
@@ -203,9 +198,8 @@ func Progress() bhasha.RunOption {
 	return bhasha.OnProgress(func(p bhasha.Progress) { show(p.Final, func() string { return ProgressHTML(p) }) })
 }
 
-// inPlace returns a function that shows a progress line in one HTML
-// element of the cell's output, at most every 250 ms; a final line is
-// always shown, and synced.
+// inPlace returns a function that updates one progress line, at most
+// every 250 ms but always (and synced) when final.
 func inPlace(prefix string) func(final bool, html func() string) {
 	id := prefix + gonbui.UniqueId()
 	var last time.Time

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-
 	"hash/fnv"
 	"math"
 	"slices"
@@ -50,8 +49,8 @@ func unit(parts ...string) float64 {
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // scriptMix counts letters of the query line: Latin, Indic (Brahmic and
-// Perso-Arabic), Han and others.
-type scriptMix struct{ latin, indic, han, other int }
+// Perso-Arabic) and Han.
+type scriptMix struct{ latin, indic, han int }
 
 func mixOf(s string) scriptMix {
 	var m scriptMix
@@ -64,40 +63,22 @@ func mixOf(s string) scriptMix {
 			m.indic++
 		case unicode.Is(unicode.Han, r):
 			m.han++
-		default:
-			m.other++
 		}
 	}
 	return m
 }
 
-// cue is what a request says of itself outside its prompt text: whether
-// it asks to translate first and whether a judge's verdict is one word
-// (from its X-Bhasha-Cue header: engine.CueTranslateFirst,
-// engine.CueOneWordVerdict), and which JSON fields its structured_outputs
-// schema asks for. The simulator never reads the templates' wording nor a
-// strategy's name.
+// cue is what a request says of itself outside its prompt text: its
+// X-Bhasha-Cue header's cues and its structured_outputs schema's fields.
 type cue struct {
 	translate bool
 	oneWord   bool // a judge's verdict is one word, not a JSON object
-	fields    map[string]bool
+	fields    map[string]any
 }
 
-// cue reads the request's cue header and schema.
 func (g *genRequest) cue() cue {
-	c := cue{fields: map[string]bool{}}
-	for _, k := range g.cues {
-		switch k {
-		case engine.CueTranslateFirst:
-			c.translate = true
-		case engine.CueOneWordVerdict:
-			c.oneWord = true
-		}
-	}
-	for f := range g.StructuredOutputs.JSON.Properties {
-		c.fields[f] = true
-	}
-	return c
+	return cue{translate: slices.Contains(g.cues, engine.CueTranslateFirst), oneWord: slices.Contains(g.cues, engine.CueOneWordVerdict),
+		fields: g.StructuredOutputs.JSON.Properties}
 }
 
 // features are what the simulated model "notices" in a prompt.
@@ -137,7 +118,9 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
-	switch tr, an := c.fields["translation"], c.fields["answer"]; {
+	_, tr := c.fields["translation"]
+	_, an := c.fields["answer"]
+	switch {
 	case tr && an:
 		f.wantJSON = "both" // 1Step: translation and answer in one object
 	case tr:
@@ -201,25 +184,17 @@ func (s *Server) answer(m ModelSpec, text string, c cue) (string, bool) {
 	if u >= p {
 		out = s.wrongAnswer(m, fact)
 	}
-	// Distractor in another script: larger models drift into that script,
-	// and some of the drifted answers are wrong.
-	if f.devanagariBit || f.hanBit {
-		ps := 0.05 + 0.08*math.Log(math.Max(m.ParamsB, 1))
-		if f.hanBit {
-			ps /= 4
+	// A Devanagari distractor: larger models drift into Devanagari, and
+	// some of the drifted answers are wrong.
+	if f.devanagariBit && !f.hanBit && unit("switch", m.ID, fact.ID) < 0.05+0.08*math.Log(math.Max(m.ParamsB, 1)) {
+		switched := Devanagari(out)
+		if v, ok := s.kb.Variant(fact.ID, "hin"); ok && out == fact.Answer {
+			switched = v.Answer
 		}
-		if unit("switch", m.ID, fact.ID) < ps {
-			switched := ""
-			if v, ok := s.kb.Variant(fact.ID, "hin"); ok && !f.hanBit && out == fact.Answer {
-				switched = v.Answer
-			} else if !f.hanBit {
-				switched = Devanagari(out)
-			}
-			if switched != "" {
-				out = switched
-				if unit("switch-wrong", m.ID, fact.ID) < 0.3 {
-					out = Devanagari(s.wrongAnswer(m, fact))
-				}
+		if switched != "" {
+			out = switched
+			if unit("switch-wrong", m.ID, fact.ID) < 0.3 {
+				out = Devanagari(s.wrongAnswer(m, fact))
 			}
 		}
 	}
@@ -262,10 +237,8 @@ func candidatesAfter(text string, pos int) []string {
 	return out
 }
 
-// choiceBonus is the extra log-probability a model puts on a
-// multiple-choice continuation: +4 on the first token of the correct
-// choice when the model knows the item (probability pCorrect), +4 on a
-// deterministic wrong choice when it does not.
+// choiceBonus is 4 for the multiple-choice continuation a model picks
+// (the correct one with probability pCorrect), else 0.
 func (s *Server) choiceBonus(m ModelSpec, prompt string) float64 {
 	if s.kb == nil {
 		return 0
@@ -317,14 +290,11 @@ func boolStr(b bool) string {
 	return "0"
 }
 
-// judgeVerdict answers a judge request (role judge): the semantic judge's
-// one word when semantic, else IndicQuest's JSON {"is_correct", "reasoning"},
-// correct when, lower-cased, the gold and the answer contain one another.
-// It reads the prompt's labelled slots: "Ground Truth"/"Gold"/"Reference"
-// and "Answer"/"Response" lines.
-func judgeVerdict(text string, semantic bool) (string, bool) {
+// judgeVerdict answers a judge request: semanticVerdict, or IndicQuest's
+// JSON {"is_correct", "reasoning"} from the prompt's gold and answer lines.
+func judgeVerdict(text string, semantic bool) string {
 	if semantic {
-		return semanticVerdict(text), true
+		return semanticVerdict(text)
 	}
 	var gold, ans string
 	for _, line := range strings.Split(text, "\n") {
@@ -347,12 +317,11 @@ func judgeVerdict(text string, semantic bool) (string, bool) {
 		reason = "The given answer names the same entity as the ground truth."
 	}
 	b, _ := json.Marshal(map[string]any{"is_correct": ok, "reasoning": reason + " (simulated judge)"})
-	return string(b), true
+	return string(b)
 }
 
-// semanticVerdict answers the distractor study's semantic judge: ABSTAIN
-// for a declined answer, CORRECT when the answer names a gold entity in
-// any script (exact match or the transliteration-aware match), else WRONG.
+// semanticVerdict is ABSTAIN, CORRECT (exact or transliteration-aware
+// match of a gold) or WRONG.
 func semanticVerdict(text string) string {
 	var golds []string
 	var answer string

@@ -30,13 +30,9 @@ type Fact struct {
 
 // Knowledge indexes facts for lookup in prompts.
 type Knowledge struct {
-	facts []Fact
-	// byStart indexes each cue by its first keyRunes runes, lowered (the
-	// whole cue when shorter): a bucket holds the cues that begin alike,
-	// so a lookup's work does not grow with the facts.
-	byStart map[string]*bucket
-	// byID lists the positions of each fact id in facts
-	byID map[string][]int
+	facts   []Fact
+	byStart map[string]*bucket // cues by startKey
+	byID    map[string][]int   // the positions of each fact id in facts
 }
 
 type cueRef struct {
@@ -49,9 +45,7 @@ type cueRef struct {
 const keyRunes = 4
 
 // bucket holds the cues of one index key by their lowered text, and the
-// byte lengths those texts have (longest first): a lookup tries each
-// length once, not each cue (the cues of one relation's questions share
-// their template, so a bucket can hold thousands).
+// byte lengths those texts have, longest first.
 type bucket struct {
 	byCue map[string][]cueRef
 	lens  []int
@@ -90,9 +84,8 @@ func NewKnowledge(facts []Fact) *Knowledge {
 	return k
 }
 
-// trimCue is a cue as it is looked for: from its first character that is
-// neither space nor punctuation (Lookup finds cues at word starts, so a
-// question in quotes is found by its first word), to its last non-space.
+// trimCue is c from its first character that is neither space nor
+// punctuation to its last non-space.
 func trimCue(c string) string {
 	return strings.TrimRightFunc(strings.TrimLeftFunc(c, isSep), unicode.IsSpace)
 }
@@ -135,58 +128,57 @@ func ReadFacts(r io.Reader, name string) ([]Fact, error) {
 }
 
 // startKey is a cue's index key: its first keyRunes runes (all of a
-// shorter one), each lowered.
+// shorter one), lowered.
 func startKey(s string) string {
-	var b strings.Builder
-	for n, r := range s {
-		if utf8.RuneCountInString(s[:n]) == keyRunes {
-			break
+	n := 0
+	for i := range s {
+		if n == keyRunes {
+			return strings.ToLower(s[:i])
 		}
-		b.WriteRune(unicode.ToLower(r))
+		n++
 	}
-	return b.String()
+	return strings.ToLower(s)
 }
 
 // Lookup finds the fact whose cue occurs last in text (in few-shot prompts
 // the item asked comes after the demonstrations), preferring the longest
 // cue at the same position. It returns the fact and the cue's byte offset.
 func (k *Knowledge) Lookup(text string) (*Fact, int, bool) {
-	best, bestPos, bestLen := -1, -1, 0
+	best := hit{fact: -1, pos: -1}
 	lower := strings.ToLower(text)
 	prevSep := true
-	bestSeq := 0
 	for i, r := range lower {
 		sep := isSep(r)
 		if prevSep && !sep && i+1 < len(lower) {
-			// The keys a cue starting here can have: rest's first 2, 3
-			// and keyRunes runes (lower is lowered already), each bucket
-			// the cues of that many runes (keyRunes: or more).
+			// try rest's first 2 to keyRunes runes as keys
 			rest := lower[i:]
 			runes := 0
 			for end := range rest {
 				if runes >= 2 {
-					k.match(rest, rest[:end], i, &best, &bestPos, &bestLen, &bestSeq)
+					k.match(rest, rest[:end], i, &best)
 				}
 				if runes++; runes > keyRunes {
 					break
 				}
 			}
 			if runes >= 2 && runes <= keyRunes {
-				k.match(rest, rest, i, &best, &bestPos, &bestLen, &bestSeq)
+				k.match(rest, rest, i, &best)
 			}
 		}
 		prevSep = sep
 	}
-	if best < 0 {
+	if best.fact < 0 {
 		return nil, 0, false
 	}
-	return &k.facts[best], bestPos, true
+	return &k.facts[best.fact], best.pos, true
 }
 
-// match looks up the cues indexed under key at byte i of the text (rest
-// is the text from there) and keeps the best: the last position, then
-// the longest cue, then the first indexed.
-func (k *Knowledge) match(rest, key string, i int, best, bestPos, bestLen, bestSeq *int) {
+// hit is a cue found at byte pos of a text.
+type hit struct{ fact, pos, len, seq int }
+
+// match keeps in best the best cue under key at byte i (rest: the text
+// from there): the last position, then the longest, then the first indexed.
+func (k *Knowledge) match(rest, key string, i int, best *hit) {
 	b := k.byStart[key]
 	if b == nil {
 		return
@@ -199,8 +191,8 @@ func (k *Knowledge) match(rest, key string, i int, best, bestPos, bestLen, bestS
 			if len(c.cue) > len(rest) || !strings.EqualFold(rest[:len(c.cue)], c.cue) {
 				continue
 			}
-			if i > *bestPos || (i == *bestPos && (len(c.cue) > *bestLen || (len(c.cue) == *bestLen && c.seq < *bestSeq))) {
-				*best, *bestPos, *bestLen, *bestSeq = c.fact, i, len(c.cue), c.seq
+			if i > best.pos || (i == best.pos && (len(c.cue) > best.len || (len(c.cue) == best.len && c.seq < best.seq))) {
+				*best = hit{c.fact, i, len(c.cue), c.seq}
 			}
 		}
 	}

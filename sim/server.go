@@ -61,9 +61,7 @@ const Behaviour = "b3"
 // --facts) are never served as this one's.
 func Root(id string, facts []Fact) string { return rootOf(id, factsDigest(facts)) }
 
-// factsDigest is the part of Root that depends on the facts: the first
-// 6 bytes of the SHA-256 of their JSON Lines, in hex. A Server computes
-// it once, in New.
+// factsDigest is the first 6 bytes, in hex, of the SHA-256 of facts as JSON Lines.
 func factsDigest(facts []Fact) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
@@ -240,9 +238,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.Encode(v)
 }
 
-// readBody reads a request body within Config.MaxBodyBytes, answering
-// 413 (too large) or 400 (unreadable) itself when it cannot.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// readBody reads a request body within Config.MaxBodyBytes and, unless v
+// is nil, decodes its JSON into v, answering 413 (too large) or 400
+// (unreadable, not JSON) itself when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -252,26 +251,16 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	case err != nil:
 		writeErr(w, http.StatusBadRequest, "BadRequestError", "reading body: "+err.Error())
 		return nil, false
+	case v != nil:
+		if err := json.Unmarshal(body, v); err != nil {
+			writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+			return nil, false
+		}
 	}
 	return body, true
 }
 
-// decodeBody reads a request body (readBody) and decodes its JSON into v,
-// answering 400 itself when it is not JSON.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, ok := readBody(w, r)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		writeErr(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
-		return false
-	}
-	return true
-}
-
-// model is the served model named id, answering 404 itself when there is
-// none.
+// model is the served model named id, answering 404 itself when there is none.
 func (s *Server) model(w http.ResponseWriter, id string) (ModelSpec, bool) {
 	m, ok := s.models[id]
 	if !ok {
@@ -303,24 +292,18 @@ type genRequest struct {
 	Temperature    *float64 `json:"temperature"`
 	TopP           *float64 `json:"top_p"`
 	Seed           *int64   `json:"seed"`
-	// StructuredOutputs is vLLM's {"json": schema}: the simulated model
-	// answers with the schema's fields.
+	// StructuredOutputs is vLLM's {"json": schema}: the answer's fields.
 	StructuredOutputs struct {
 		JSON struct {
 			Properties map[string]any `json:"properties"`
 		} `json:"json"`
 	} `json:"structured_outputs"`
-
-	// role and cues come from the request's headers (engine.HeaderRole,
-	// engine.HeaderCue), not from the body.
-	role string
-	cues []string
+	role string   // from engine.HeaderRole
+	cues []string // from engine.HeaderCue
 }
 
-// validate checks the sampling parameters as vLLM's SamplingParams and
-// request models do, returning vLLM's message for the first bad one.
-// max_tokens 0 is valid only for a completion that echoes its prompt
-// (vLLM's echo without generation, used for log-likelihood scoring).
+// validate returns vLLM's message for the first bad sampling parameter;
+// max_tokens 0 is valid only for a completion that echoes its prompt.
 func (g *genRequest) validate(chat bool) string {
 	for _, mt := range []*int{g.MaxTokens, g.MaxCompletion} {
 		if mt != nil && (*mt < 0 || (*mt == 0 && (chat || !g.Echo))) {
@@ -354,11 +337,9 @@ func (g *genRequest) text() string {
 				sb.WriteString(c)
 			case []any: // content parts
 				for _, p := range c {
-					if pm, ok := p.(map[string]any); ok {
-						if t, ok := pm["text"].(string); ok {
-							sb.WriteString(t)
-						}
-					}
+					pm, _ := p.(map[string]any)
+					t, _ := pm["text"].(string)
+					sb.WriteString(t)
 				}
 			}
 			sb.WriteByte('\n')
@@ -370,9 +351,8 @@ func (g *genRequest) text() string {
 		return p
 	case []any:
 		if len(p) > 0 {
-			if s, ok := p[0].(string); ok {
-				return s
-			}
+			s, _ := p[0].(string)
+			return s
 		}
 	}
 	return ""
@@ -401,9 +381,8 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 	s.faultCounts[slices.Index(AllFaults, kind)].Add(1)
 	switch kind {
 	case Fault429:
-		ms := s.cfg.RetryAfter.Milliseconds()
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(s.cfg.RetryAfter.Seconds()))))
-		w.Header().Set("Retry-After-Ms", strconv.FormatInt(ms, 10))
+		w.Header().Set("Retry-After-Ms", strconv.FormatInt(s.cfg.RetryAfter.Milliseconds(), 10))
 		writeErr(w, http.StatusTooManyRequests, "RateLimitError", "simulated overload: too many requests")
 	case Fault500:
 		writeErr(w, http.StatusInternalServerError, "InternalServerError", "simulated internal error")
@@ -439,7 +418,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := readBody(w, r, nil)
 	if !ok {
 		return
 	}
@@ -500,10 +479,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// respond builds the response object; unknown reports that the prompt,
-// asked as an item (not a judge's), matched none of the server's facts,
-// and msg, when not empty, why the request is refused with 400 (a chat
-// without messages, a bad sampling parameter, too long a request).
+// respond builds the response object; unknown: an item's prompt matched no
+// fact; msg, when not empty: why the request is refused with 400.
 func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string]any, promptToks, genToks int, unknown bool, msg string) {
 	if chat && len(g.Messages) == 0 {
 		return nil, 0, 0, false, "messages: field required"
@@ -527,7 +504,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	var out string
 	var known bool
 	if g.role == "judge" {
-		out, known = judgeVerdict(text, g.cue().oneWord)
+		out, known = judgeVerdict(text, g.cue().oneWord), true
 	} else {
 		out, known = s.answer(m, text, g.cue())
 		unknown = !known // answer knows an item exactly when a fact's cue is in the prompt
@@ -578,9 +555,7 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	return resp, promptToks, genToks, unknown, ""
 }
 
-// noteAsked counts a request asked as an item and, for one the server
-// does not know, tells Config.Log: the first time with what to do about
-// it, then every UnknownLogEvery with a count.
+// noteAsked counts a request asked as an item and logs unknown ones (Config.Log).
 func (s *Server) noteAsked(unknown bool) {
 	asked := s.asked.Add(1)
 	if !unknown {
@@ -613,8 +588,7 @@ func stops(v any) []string {
 	return nil
 }
 
-// tokenLogprob is the simulated log-probability of token id after context
-// hash ctx: in (-3.1, -0.1], deterministic.
+// tokenLogprob is the log-probability, in (-3.1, -0.1], of token id after context hash ctx.
 func tokenLogprob(model string, ctx uint64, id int64) float64 {
 	return -0.1 - 3*unit(model, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
 }
@@ -643,8 +617,7 @@ func (s *Server) completionLogprobs(m ModelSpec, prompt, out string, echo bool) 
 	if echo {
 		s.biasChoice(m, prompt, lps)
 	}
-	// text_offset counts characters (code points) of the full text, as
-	// vLLM's Python strings do.
+	// text_offset counts code points of the full text, as vLLM does.
 	toks := make([]string, len(ids))
 	offs := make([]int, len(ids))
 	full, base, b := out, utf8.RuneCountInString(prompt), 0
@@ -713,7 +686,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	var g genRequest
-	if !decodeBody(w, r, &g) {
+	if _, ok := readBody(w, r, &g); !ok {
 		return
 	}
 	m, ok := s.model(w, g.Model)
@@ -721,8 +694,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := s.tok.Encode(g.templated())
-	// vLLM tokenizes any length here; the simulator bounds its answer by
-	// the model's context, as generation is bounded.
+	// unlike vLLM, bounded by the model's context, as generation is
 	if len(ids) > m.MaxModelLen {
 		writeErr(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens.", m.MaxModelLen, len(ids)))
 		return
@@ -735,7 +707,7 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
 		Model  string  `json:"model"`
 		Tokens []int64 `json:"tokens"`
 	}
-	if !decodeBody(w, r, &req) {
+	if _, ok := readBody(w, r, &req); !ok {
 		return
 	}
 	if _, ok := s.model(w, req.Model); !ok {

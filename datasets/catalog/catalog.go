@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/datasets/bmlama"
@@ -41,10 +42,8 @@ var Formats = []Format{KLAR, IndicKLARSamples, IndicKLARPage, BMLAMA, IndicQuest
 
 // ParseFormat validates a format name.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == strings.ToLower(strings.TrimSpace(s)) {
-			return f, nil
-		}
+	if f := Format(strings.ToLower(strings.TrimSpace(s))); slices.Contains(Formats, f) {
+		return f, nil
 	}
 	names := make([]string, len(Formats))
 	for i, f := range Formats {

@@ -35,9 +35,8 @@ type Table struct {
 	Problems []*item.Problem
 }
 
-// rowProblem checks one record: rec's fields must be valid UTF-8 and no
-// more than the header's (a delimiter in an unquoted field shifts every
-// later cell, so the row is rejected rather than read shifted).
+// rowProblem is rec's first field that is not UTF-8, or its fields past
+// the header's (a shifted row), or nil.
 func (t *Table) rowProblem(r *csv.Reader, rec []string, line int) *item.Problem {
 	for j, f := range rec {
 		if utf8.ValidString(f) {

@@ -268,11 +268,7 @@ func (r Report) String() string {
 	for _, k := range slices.Sorted(maps.Keys(r.PerLF)) {
 		fmt.Fprintf(&sb, "  %-24s %6d items", k, r.PerLF[k])
 		if m := r.Missing[k]; len(m) > 0 {
-			show := m
-			if len(show) > 5 {
-				show = show[:5]
-			}
-			fmt.Fprintf(&sb, "  (missing %d: %s", len(m), strings.Join(show, ", "))
+			fmt.Fprintf(&sb, "  (missing %d: %s", len(m), strings.Join(m[:min(5, len(m))], ", "))
 			if len(m) > 5 {
 				sb.WriteString(", ...")
 			}
@@ -297,9 +293,8 @@ func (r Report) String() string {
 	return sb.String()
 }
 
-// controlWarnings are the warnings for the fields of it holding control
-// characters: one per field, at the variant's source (the item's own
-// fields at its first variant's), naming each character and its place.
+// controlWarnings warns of each field of it holding control characters, at
+// its variant's source (the first variant's for the item's own fields).
 func controlWarnings(it *Item) []Problem {
 	var out []Problem
 	check := func(src, field, text string) {
@@ -347,10 +342,8 @@ func problemAt(src string) Problem {
 	return Problem{File: src}
 }
 
-// controlsIn describes the control characters in s (all but tab, line
-// feed and carriage return): each kind with its code point, name and the
-// characters' positions (1-based, in characters; the first five); "" when
-// there are none.
+// controlsIn describes the control characters in s but tab, LF and CR
+// ("" when none): code point, name, first five 1-based character positions.
 func controlsIn(s string) string {
 	type seen struct {
 		r   rune

@@ -1,6 +1,7 @@
 package klar
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -163,7 +164,7 @@ func readJSON(ctx context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading IndicKLAR bundle: %w", err)
 	}
 	if off, key, msg, bad := jsonpos.BadUTF8(b); bad {
-		return nil, item.Problem{File: path, Line: jsonpos.New(b).Line(int64(off)), Field: key, Msg: msg}
+		return nil, item.Problem{File: path, Line: bytes.Count(b[:off], []byte("\n")) + 1, Field: key, Msg: msg}
 	}
 	return b, nil
 }

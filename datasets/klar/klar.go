@@ -101,9 +101,9 @@ func loadFile(ctx context.Context, s *item.Set, path string, l lang.Language, fo
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	lines := jsonpos.New(b)
+	lines := jsonpos.NewCounter(bytes.NewReader(b))
 	relation := strings.TrimSuffix(filepath.Base(path), ".json")
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(lines)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return item.Problem{File: path, Line: 1, Msg: "not a JSON object"}
 	}

@@ -175,13 +175,12 @@ func (r *Registry) near(s string, n int) []string {
 	q := fold(s)
 	var cs []cand
 	for k, i := range r.index {
-		l := r.langs[i]
-		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, l.Name), textdist.Levenshtein(q, k)})
+		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, r.langs[i].Name), textdist.Levenshtein(q, k)})
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(a.d-b.d, strings.Compare(a.k, b.k)) })
-	out := make([]string, 0, n)
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.k)
+	out := make([]string, min(n, len(cs)))
+	for i := range out {
+		out[i] = cs[i].k
 	}
 	return out
 }

@@ -77,29 +77,21 @@ func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, 
 	return nil
 }
 
-type hfRow[E any] struct {
+type hfRow struct {
 	Question   *string `parquet:"question,optional"`
 	QuestionID *string `parquet:"question_id,optional"`
 	Answer     *struct {
-		Aliases           *pqlist.List[E] `parquet:"aliases,optional"`
-		NormalizedAliases *pqlist.List[E] `parquet:"normalized_aliases,optional"`
-		Value             *string         `parquet:"value,optional"`
+		Aliases           *pqlist.List[string] `parquet:"aliases,optional"`
+		NormalizedAliases *pqlist.List[string] `parquet:"normalized_aliases,optional"`
+		Value             *string              `parquet:"value,optional"`
 	} `parquet:"answer,optional"`
 }
 
 func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
-	name, err := pqlist.ElementName(path)
-	if err != nil {
+	if _, err := pqlist.Columns(path); err != nil {
 		return nil, err
 	}
-	if name == "element" {
-		return readParquet[pqlist.Element[string]](ctx, path, opts)
-	}
-	return readParquet[pqlist.Item[string]](ctx, path, opts)
-}
-
-func readParquet[E pqlist.Elem[string]](ctx context.Context, path string, opts item.Options) (*item.Set, error) {
-	rows, err := parquet.ReadFile[hfRow[E]](path)
+	rows, err := parquet.ReadFile[hfRow](path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading TriviaQA parquet (want question, question_id, answer{aliases, normalized_aliases, value}): %w", path, err)
 	}
@@ -117,7 +109,7 @@ func readParquet[E pqlist.Elem[string]](ctx context.Context, path string, opts i
 			continue
 		}
 		if err := add(s, opts, src, pqlist.Deref(r.QuestionID), pqlist.Deref(r.Question), pqlist.Deref(r.Answer.Value),
-			pqlist.Values[string](r.Answer.Aliases), pqlist.Values[string](r.Answer.NormalizedAliases)); err != nil {
+			pqlist.Values(r.Answer.Aliases), pqlist.Values(r.Answer.NormalizedAliases)); err != nil {
 			return nil, err
 		}
 	}

@@ -38,14 +38,7 @@ func Load(ctx context.Context, path string, opts item.Options) (*item.Set, error
 	case ".json":
 		return loadJSON(ctx, path, opts)
 	case ".parquet":
-		name, err := pqlist.ElementName(path)
-		if err != nil {
-			return nil, err
-		}
-		if name == "item" {
-			return readParquet[pqlist.Item[string], pqlist.Item[int64]](ctx, path, opts)
-		}
-		return readParquet[pqlist.Element[string], pqlist.Element[int64]](ctx, path, opts)
+		return loadParquet(path, opts)
 	}
 	return nil, fmt.Errorf("%s: want mc_task.json or a .parquet TruthfulQA file", path)
 }
@@ -105,8 +98,8 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 	if err != nil {
 		return nil, fmt.Errorf("reading TruthfulQA: %w", err)
 	}
-	lines := jsonpos.New(b)
-	dec := json.NewDecoder(bytes.NewReader(b))
+	lines := jsonpos.NewCounter(bytes.NewReader(b))
+	dec := json.NewDecoder(lines)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, item.Problem{File: path, Line: 1, Msg: "want a JSON list of questions"}
 	}
@@ -131,16 +124,19 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 	return s, nil
 }
 
-type hfRow[S, L any] struct {
+type hfRow struct {
 	Question *string `parquet:"question,optional"`
 	MC1      *struct {
-		Choices *pqlist.List[S] `parquet:"choices,optional"`
-		Labels  *pqlist.List[L] `parquet:"labels,optional"`
+		Choices *pqlist.List[string] `parquet:"choices,optional"`
+		Labels  *pqlist.List[int64]  `parquet:"labels,optional"`
 	} `parquet:"mc1_targets,optional"`
 }
 
-func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](ctx context.Context, path string, opts item.Options) (*item.Set, error) {
-	rows, err := parquet.ReadFile[hfRow[S, L]](path)
+func loadParquet(path string, opts item.Options) (*item.Set, error) {
+	if _, err := pqlist.Columns(path); err != nil {
+		return nil, err
+	}
+	rows, err := parquet.ReadFile[hfRow](path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading TruthfulQA parquet (want question, mc1_targets{choices, labels}): %w", path, err)
 	}
@@ -150,7 +146,7 @@ func readParquet[S pqlist.Elem[string], L pqlist.Elem[int64]](ctx context.Contex
 		var choices []string
 		var labels []int64
 		if r.MC1 != nil {
-			choices, labels = pqlist.Values[string](r.MC1.Choices), pqlist.Values[int64](r.MC1.Labels)
+			choices, labels = pqlist.Values(r.MC1.Choices), pqlist.Values(r.MC1.Labels)
 		}
 		if err := add(s, opts, src, pqlist.Deref(r.Question), choices, labels); err != nil {
 			return nil, err

@@ -9,11 +9,9 @@ import (
 // LengthsTable is the name of the study's own table.
 const LengthsTable = "answer_lengths"
 
-// lengths is answer_lengths: per model, in name order (the rows come in
-// the order their answers arrived, which differs from run to run),
-// the answers that came back (failed requests left out), their mean
-// length in words, and how many are brief with the share's 95% Wilson
-// interval. Its columns are declared here, with what each holds.
+// lengths is answer_lengths: per model, in name order, the answers that
+// came back, their mean length in words and the brief share with its
+// 95% Wilson interval.
 func (p *plan) lengths(rows []study.Row) *study.Table {
 	t := study.NewTable(LengthsTable, "per model, the answers' mean length in words and the share that is brief (at most brief_words words), with a 95% Wilson interval; failed requests left out",
 		study.CategoryColumn("model", "the model asked"),

@@ -141,9 +141,8 @@ func ofBytes(exe, why string) (ID, error) {
 	return ID{Digest: hex.EncodeToString(h.Sum(nil)), How: "the executable's own bytes: " + why}, nil
 }
 
-// sourceFiles lists the source file names exe's Go line table records
-// (ELF and Mach-O executables): its file table, read without the rest,
-// where debug/gosym decodes every function first (BenchmarkSourceFiles).
+// sourceFiles lists the source file names of the Go line table of the
+// ELF or Mach-O executable exe.
 func sourceFiles(exe string) ([]string, error) {
 	var section io.ReaderAt
 	if f, err := elf.Open(exe); err == nil {
@@ -173,10 +172,8 @@ func sourceFiles(exe string) ([]string, error) {
 // later, little-endian) tab, sorted, each once. It reads its header and
 // its file table.
 func fileTable(tab io.ReaderAt) ([]string, error) {
-	// The header (runtime.pcHeader): magic, two zero bytes, the
-	// instruction size, the pointer size, then pointer-sized words, the
-	// file table's offset the sixth and its end (the pc table's) the
-	// seventh.
+	// runtime.pcHeader: magic, 0, 0, instruction size, pointer size, then
+	// words: the file table's offset the sixth, its end the seventh.
 	h := make([]byte, 8+7*8)
 	n, _ := tab.ReadAt(h, 0)
 	if n < 8 || binary.LittleEndian.Uint32(h)&^1 != 0xfffffff0 || h[4]|h[5] != 0 || (h[7] != 4 && h[7] != 8) || n < 8+7*int(h[7]) {
@@ -289,12 +286,9 @@ func moduleRoot(dir string, memo map[string]string) (string, error) {
 	return root, nil
 }
 
-// hashModule writes to h the module root's go.mod's place and the
-// relative name and SHA-256 of each file that makes its code: non-test .go
-// files, go.mod, go.sum and what the .go files embed. Directories that Go
-// leaves out of packages (names starting with "." or "_", testdata) and
-// nested modules and the directories in skip are not walked; embedded
-// files are hashed wherever they are.
+// hashModule writes to h root and the relative name and SHA-256 of each
+// non-test .go file, go.mod, go.sum and embedded file of its module,
+// leaving out nested modules, skip and the directories Go ignores.
 func hashModule(h io.Writer, root string, skip []string) error {
 	fmt.Fprintf(h, "module %s\n", root)
 	sums := map[string][sha256.Size]byte{} // each file read once
@@ -350,9 +344,8 @@ func hashModule(h io.Writer, root string, skip []string) error {
 	return nil
 }
 
-// embedded adds to out the files that the go:embed directives of the Go
-// file at path, whose bytes are b, name: each pattern globbed in the
-// file's directory, a directory taken with every file below it.
+// embedded adds to out the files the go:embed directives of the Go file
+// at path (its bytes b) name, directories with every file below them.
 func embedded(path string, b []byte, out map[string]bool) error {
 	if !bytes.Contains(b, []byte("//go:embed")) {
 		return nil

@@ -13,31 +13,6 @@ import (
 	"github.com/bhashalab/bhasha/datasets/item"
 )
 
-// Lines answers "which line is offset n on" for one document.
-type Lines struct{ starts []int }
-
-// New indexes the line starts of b.
-func New(b []byte) *Lines {
-	l := &Lines{starts: []int{0}}
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return l
-		}
-		i += j + 1
-		l.starts = append(l.starts, i)
-	}
-}
-
-// Line returns the 1-based line of byte offset n.
-func (l *Lines) Line(n int64) int {
-	i, found := slices.BinarySearch(l.starts, int(n))
-	if found {
-		return i + 1
-	}
-	return i
-}
-
 // BadUTF8 finds the first byte of b that is not valid UTF-8. It returns
 // that byte's offset, the JSON object key whose name or value holds it
 // ("" when b is not JSON or the byte lies outside any object), and a
@@ -129,8 +104,8 @@ func keyAt(b []byte, off int) string {
 }
 
 // Counter wraps a reader and answers "which line is offset n on" for
-// offsets that only grow, in memory bounded by the reader's read-ahead:
-// the streaming counterpart of Lines, for files too large to hold.
+// offsets that only grow and that it has read, in memory bounded by the
+// reader's read-ahead.
 type Counter struct {
 	r       io.Reader
 	read    int64   // bytes read so far
@@ -155,10 +130,7 @@ func (c *Counter) Read(p []byte) (int, error) {
 // Line returns the 1-based line of offset n; n must not be smaller than
 // the offset of the previous call.
 func (c *Counter) Line(n int64) int {
-	i := 0
-	for i < len(c.pending) && c.pending[i] < n {
-		i++
-	}
+	i, _ := slices.BinarySearch(c.pending, n)
 	c.line += i
 	c.pending = c.pending[:copy(c.pending, c.pending[i:])]
 	return c.line + 1

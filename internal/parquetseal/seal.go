@@ -75,9 +75,8 @@ func readFooter(f io.ReaderAt, n int64) (*footer, error) {
 	return ft, nil
 }
 
-// sumAt is the offset in footer b of the value of metadata key: the 16
-// bytes after the key's last occurrence followed by the Thrift compact
-// header of a KeyValue's value (0x18: field 2, binary) and its length.
+// sumAt is the offset in footer b of metadata key's 16-byte value: after
+// the key's last occurrence and the Thrift header 0x18 and its length.
 func sumAt(b []byte, key string) (int, error) {
 	i := bytes.LastIndex(b, append([]byte(key), 0x18, byte(len(sumZero))))
 	if i < 0 || i+len(key)+2+len(sumZero) > len(b) {
