@@ -125,9 +125,43 @@ type cellView struct {
 	Num  bool
 }
 
+// headCell is a header cell: its text and title, its spans, and the
+// column it starts at (Group: a column group's label).
 type headCell struct {
 	Text, Title      string
 	Rowspan, Colspan int
+	Col              int
+	Group            bool
+}
+
+// headRows lays out cols' header: one row, or under groups the papers'
+// two, a group's label over its sub-columns and the key columns down both.
+func headRows(cols []tables.Column, groups []tables.ColumnGroup) [][]headCell {
+	var top, sub []headCell
+	for c, col := range cols {
+		h := headCell{Text: col.Name, Title: col.Description, Rowspan: 1, Colspan: 1, Col: c}
+		switch {
+		case groups == nil:
+			top = append(top, h)
+		case c < groups[0].First:
+			h.Rowspan = 2
+			top = append(top, h)
+		default:
+			for _, g := range groups {
+				if c == g.First {
+					top = append(top, headCell{Text: g.Label, Rowspan: 1, Colspan: g.Last - g.First + 1, Col: c, Group: true})
+				}
+				if c >= g.First && c <= g.Last {
+					h.Text, h.Title = tables.SubLabel(g.Subs[c-g.First]), col.Name+": "+col.Description
+				}
+			}
+			sub = append(sub, h)
+		}
+	}
+	if sub == nil {
+		return [][]headCell{top}
+	}
+	return [][]headCell{top, sub}
 }
 
 // tableView is one table as the page shows it.
@@ -181,33 +215,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	if len(show) < len(all) {
 		groups = nil // a brief table shows one header row
 	}
-	top := make([]headCell, 0, len(tv.Columns))
-	var sub []headCell
-	for c, col := range tv.Columns {
-		h := headCell{Text: col.Name, Title: col.Description, Rowspan: 1, Colspan: 1}
-		if groups == nil {
-			top = append(top, h)
-			continue
-		}
-		if c < groups[0].First {
-			h.Rowspan = 2
-			top = append(top, h)
-			continue
-		}
-		for _, g := range groups {
-			if c == g.First {
-				top = append(top, headCell{Text: g.Label, Rowspan: 1, Colspan: g.Last - g.First + 1})
-			}
-			if c >= g.First && c <= g.Last {
-				h.Text, h.Title = tables.SubLabel(g.Subs[c-g.First]), col.Name+": "+col.Description
-			}
-		}
-		sub = append(sub, h)
-	}
-	tv.Head = [][]headCell{top}
-	if sub != nil {
-		tv.Head = append(tv.Head, sub)
-	}
+	tv.Head = headRows(tv.Columns, groups)
 	var row []any
 	limit := MaxTableText
 	if t.Name == "answers" {
