@@ -166,30 +166,21 @@ func headRows(cols []tables.Column, groups []tables.ColumnGroup) [][]headCell {
 
 // tableView is one table as the page shows it.
 type tableView struct {
-	ID      string
-	Info    tables.Info
-	Columns []tables.Column
-	// Head is the header's rows: one, or two under column groups
-	// (the group spanning its sub-columns, key columns down both).
-	Head      [][]headCell
+	ID        string
+	Info      tables.Info
+	Columns   []tables.Column
+	Head      [][]headCell // headRows
 	Rows      [][]cellView
 	Shown     int
 	Total     int
 	Simulated bool
-	// Note says why the table has no rows (the table's Note, or that it
-	// has none); "" when it has rows.
-	Note string
-	// Omitted says which columns the page leaves out of a table too wide
-	// for it (tables.Table.Brief) and where they are; "" when it shows
-	// every column.
-	Omitted string
+	Note      string // why the table has no rows ("" when it has some)
+	Omitted   string // how many columns a brief table shows ("" when all)
 }
 
-// tableViewOf lays a table out for the page: the papers' two-row header
-// under column groups, at most maxRows rows (0: all), only the brief
-// columns of a table that names them (shownColumns), numbers formatted
-// by their column's kind (displayCell), long texts cut (CutText at
-// cellTextLimit).
+// tableViewOf lays a table out for the page: its header (headRows), at
+// most maxRows rows (0: all) of its shown columns, cells as displayCell
+// writes them, long texts cut.
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
 	n := t.Len()
@@ -238,11 +229,9 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	return tv
 }
 
-// shownColumns are the indexes of the columns (all, t's) the page shows
-// of t's first n rows: every column, or for a table naming its brief
-// columns (tables.Table.Brief) those of them that hold a value (neither
-// empty text, nil nor NaN) in some row shown; every brief column when
-// none holds one. Cost: one pass over the n rows for a brief table.
+// shownColumns are the indexes of the columns the page shows of t's
+// first n rows: all, or t's brief columns holding a value in some row
+// (every brief column when none does).
 func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 	var show []int
 	for c, col := range all {
@@ -283,10 +272,9 @@ func blank(v any) bool {
 	return false
 }
 
-// displayCell writes a cell for a reader: rates and interval bounds with
-// three decimals, p-values as tables.FormatP writes them, milliseconds
-// with one decimal, other numbers with three decimals unless whole
-// (2619, never 2619.000), NaN as empty; the exact value stays in Sort.
+// displayCell writes a cell for a reader: numbers by their column's kind
+// (rates with three decimals, p-values as tables.FormatP, whole counts
+// without decimals), NaN as empty; the exact value stays in Sort.
 func displayCell(col tables.Column, v any) cellView {
 	x, ok := v.(float64)
 	if !ok {
@@ -315,24 +303,20 @@ func displayCell(col tables.Column, v any) cellView {
 	return cv
 }
 
-// whole reports whether x is an integer a float64 holds exactly (|x| <
-// 2⁵³), so that writing it without decimals loses nothing.
+// whole reports whether x is an integer a float64 holds exactly.
 func whole(x float64) bool {
 	return x == math.Trunc(x) && math.Abs(x) < 1<<53
 }
 
 // figView is one figure as the page draws it.
 type figView struct {
-	ID      string
-	Caption string
-	Mirrors string
-	Option  any
-	Height  int // pixels: a figure with nothing to draw (no series) is a short one
-	// Image is the figure drawn (a data URL), shown in its container
-	// until the script draws the chart; ImageWidth is its width in CSS
-	// pixels. Empty for none.
-	Image      template.URL
-	ImageWidth int
+	ID         string
+	Caption    string
+	Mirrors    string
+	Option     any
+	Height     int          // pixels: a figure with nothing to draw (no series) is a short one
+	Image      template.URL // the figure drawn (a data URL) shown until the script draws it, or ""
+	ImageWidth int          // its width in CSS pixels
 }
 
 func figViewOf(f Figure, id string) (figView, error) {
@@ -347,26 +331,15 @@ func figViewOf(f Figure, id string) (figView, error) {
 	return figView{ID: id, Caption: f.Caption, Mirrors: f.Mirrors, Option: o, Height: h}, nil
 }
 
-// explorerView is the sample explorer: the samples it embeds, what it
-// says about them, and the prefix of its elements' ids.
+// explorerView is the sample explorer: its samples, its note and its ids' prefix.
 type explorerView struct {
 	ID   string
 	Data *explorer
 	Note string
 }
 
-func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorerView {
-	data, note := explorerData(t, total, every, how)
-	if data == nil {
-		return nil
-	}
-	return &explorerView{ID: id, Data: data, Note: note}
-}
-
-// explorer is the samples the page embeds: column names, how the
-// explorer shows each column (fields: the page's script builds its
-// filters, list and search from them) and rows of plain values (shown
-// with textContent only).
+// explorer is the samples the page embeds: column names, how each is
+// shown (fields), and rows of plain values.
 type explorer struct {
 	Columns []string        `json:"columns"`
 	Fields  []explorerField `json:"fields"`
@@ -378,24 +351,16 @@ type explorerField struct {
 	Name        string `json:"name"`
 	Type        string `json:"type"`
 	Description string `json:"description,omitempty"`
-	// Filter: a category column (tables.KindCategory): a select of its values.
-	Filter bool `json:"filter,omitempty"`
-	// Criterion: a bool column true for some kept rows and false for
-	// others: the criterion select offers it and its negation.
-	Criterion bool `json:"criterion,omitempty"`
-	// List: a column of the row list (every column but long text and
-	// those empty or false in every kept row; a click shows them all).
-	List bool `json:"list,omitempty"`
-	// Search: a text column the search box looks in.
-	Search bool `json:"search,omitempty"`
+	Filter      bool   `json:"filter,omitempty"`    // a category column: a select of its values
+	Criterion   bool   `json:"criterion,omitempty"` // a bool column both true and false: the criterion select offers it
+	List        bool   `json:"list,omitempty"`      // a column of the row list: not long text, not empty or false throughout
+	Search      bool   `json:"search,omitempty"`    // a text column the search box looks in
 }
 
-// explorerLongText is the length in characters above which a text
-// column's cells are shown only in a sample's details.
+// explorerLongText is the length above which a text shows only in details.
 const explorerLongText = 80
 
-// explorerFields says how the explorer shows each of t's columns, over
-// the rows it keeps.
+// explorerFields says how the explorer shows each of t's columns.
 func explorerFields(t *tables.Table, rows [][]any) []explorerField {
 	cols := t.Columns()
 	out := make([]explorerField, len(cols))
@@ -426,13 +391,12 @@ func explorerFields(t *tables.Table, rows [][]any) []explorerField {
 	return out
 }
 
-// explorerData keeps the samples that fit in MaxExplorerBytes, their
-// long texts cut (CutSampleTexts), spread evenly over those given (every
-// k-th when they do not all fit), and says how many it kept of the run's
-// total and how they were chosen (how, else every-th or the first).
-func explorerData(t *tables.Table, total, every int, how string) (*explorer, string) {
+// explorerViewOf keeps the samples that fit in MaxExplorerBytes (every
+// k-th when not all do), their long texts cut, and says how many it kept
+// of the run's total and how they were chosen; nil for no samples.
+func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorerView {
 	if t == nil || len(t.Rows) == 0 {
-		return nil, ""
+		return nil
 	}
 	if total == 0 {
 		total, every = len(t.Rows), 1
@@ -462,13 +426,13 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 	e.Fields = explorerFields(t, e.Rows)
 	kept := len(e.Rows)
 	if kept == total {
-		return e, fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", total)
+		return &explorerView{id, e, fmt.Sprintf("All %d scored answers: filter them, search their text, and click one for its prompt, raw response and verdicts.", total)}
 	}
 	if how != "" {
 		if step > 1 {
 			how += fmt.Sprintf(", then every %s of those", ordinal(step))
 		}
-		return e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and scored.parquet, with the run's records, records-*.parquet and records.jsonl, holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)
+		return &explorerView{id, e, fmt.Sprintf("Showing %d of %d scored answers: %s, so that the page stays under 25 MB (all %d are in tables/answers.csv and scored.parquet, with the run's records, records-*.parquet and records.jsonl, holding every request and response): filter them, search their text, click one for its details.", kept, total, how, total)}
 	}
 	how = "the first"
 	switch k := max(every, 1) * step; {
@@ -477,7 +441,7 @@ func explorerData(t *tables.Table, total, every int, how string) (*explorer, str
 	case step > 1:
 		how = fmt.Sprintf("every %s of the first %d", ordinal(step), len(t.Rows))
 	}
-	return e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (tables/answers.csv, scored.parquet and the run's records hold them all): filter them, search their text, click one for its details.", kept, total, how)
+	return &explorerView{id, e, fmt.Sprintf("%d of %d scored answers, %s, so that the page stays under 25 MB (tables/answers.csv, scored.parquet and the run's records hold them all): filter them, search their text, click one for its details.", kept, total, how)}
 }
 
 // CutSampleTexts returns row, a row of a samples table with columns
@@ -504,10 +468,9 @@ func CutSampleTexts(header []string, row []any, key string) []any {
 	return out
 }
 
-// sampleFullText is where the run directory holds the full text of
-// column c of a samples table with columns header (fullTextIn), as a cut
-// text's note names it: the records, with the record's key when known,
-// for the prompt, the response and the error.
+// sampleFullText is where a cut text of samples column c is in full: the
+// records (with the record's key when known) for the prompt, the response
+// and the error.
 func sampleFullText(header []string, c int, key string) string {
 	where := fullTextIn("samples", header, c)
 	if where != recordsFile {
@@ -537,8 +500,7 @@ func ordinal(k int) string {
 }
 
 // fragments are the parts a report page and a notebook cell share: a
-// table (sortable by a click on its header), a figure, the explorer.
-// Every id is prefixed by the view's ID, so several can live on a page.
+// sortable table, a figure, the explorer, each id prefixed by the view's.
 const fragments = `
 {{define "table"}}<div class="scroll"><table id="{{.ID}}" class="bh-table"><thead>{{range .Head}}<tr>{{range .}}<th title="{{.Title}}"{{if gt .Rowspan 1}} rowspan="{{.Rowspan}}"{{end}}{{if gt .Colspan 1}} colspan="{{.Colspan}}"{{end}}>{{.Text}}</th>{{end}}</tr>{{end}}</thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}{{if .Sort}} data-v="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}</tr>
