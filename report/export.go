@@ -229,13 +229,10 @@ func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure
 	return out, nil
 }
 
-var figPage = template.Must(template.New("fig").Parse(`<!DOCTYPE html><html><head><meta charset="utf-8">
-<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif;background:#fff}</style>
-<script>{{.ECharts}}</script></head><body>
-{{range .Figures}}<div class="fig" id="{{.ID}}" style="width:{{.Width}}px;height:{{.Height}}px"></div>
-<script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:{{$.Renderer}}});c.setOption({{.Option}});
-if({{$.Renderer}}==="canvas"){el.setAttribute("data-png",c.getDataURL({type:"png",pixelRatio:2,backgroundColor:"#fff"}));}})();</script>
-{{end}}</body></html>`))
+//go:embed templates/figures.html
+var figuresPage string
+
+var figPage = template.Must(template.New("fig").Parse(figuresPage))
 
 // wellFormed says whether doc is one well-formed XML document.
 func wellFormed(doc string) error {

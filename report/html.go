@@ -501,116 +501,15 @@ func ordinal(k int) string {
 
 // fragments are the parts a report page and a notebook cell share: a
 // sortable table, a figure, the explorer, each id prefixed by the view's.
-const fragments = `
-{{define "table"}}<div class="scroll"><table id="{{.ID}}" class="bh-table"><thead>{{range .Head}}<tr>{{range .}}<th title="{{.Title}}"{{if gt .Rowspan 1}} rowspan="{{.Rowspan}}"{{end}}{{if gt .Colspan 1}} colspan="{{.Colspan}}"{{end}}>{{.Text}}</th>{{end}}</tr>{{end}}</thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}{{if .Sort}} data-v="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
-<script>(function(){var t=document.getElementById({{.ID}});if(!t)return;var hs=t.tHead.rows,order=[],idx=0,j=0;
-for(var i=0;i<hs[0].cells.length;i++){var h=hs[0].cells[i];
- if(hs.length===1||h.rowSpan>1){order.push([h,idx++]);continue;}
- for(var s=0;s<h.colSpan;s++){order.push([hs[1].cells[j++],idx++]);}}
-order.forEach(function(p){var h=p[0],c=p[1],asc=true;h.style.cursor="pointer";h.addEventListener("click",function(){
- var rows=Array.prototype.slice.call(t.tBodies[0].rows);rows.sort(function(a,b){var x=a.cells[c],y=b.cells[c];
-  var vx=x.getAttribute("data-v"),vy=y.getAttribute("data-v");var d=(vx!==null&&vy!==null)?(parseFloat(vx)-parseFloat(vy)):x.textContent.localeCompare(y.textContent);
-  return asc?d:-d;});asc=!asc;rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});})();</script>{{end}}
-{{define "tablecard"}}<div class="bh-fragment" data-table="{{.Info.Name}}" style="max-height:28em;overflow:auto"><p><b>{{.Info.Name}}</b>{{if .Simulated}} <span style="color:#D55E00;font-weight:bold">SIMULATED</span>{{end}}{{if .Info.Description}}: {{.Info.Description}}{{end}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}} — {{.Total}} rows{{if lt .Shown .Total}}, the first {{.Shown}} shown{{end}}</p>
-{{if .Note}}<p class="note" style="background:#fff8e1;padding:.4em .8em">{{.Note}}</p>{{end}}{{if .Omitted}}<p>{{.Omitted}}.</p>{{end}}{{template "table" .}}</div>{{end}}
-{{define "figure"}}<div class="chart" id="{{.ID}}" style="width:100%;max-width:1100px;height:{{.Height}}px">{{if .Image}}<img src="{{.Image}}" alt="{{.Caption}}" style="width:100%;max-width:{{.ImageWidth}}px;height:auto">{{end}}</div>
-<p class="caption">{{.Caption}}{{if .Mirrors}} (mirrors {{.Mirrors}}){{end}}</p>
-<script>(function(){var el=document.getElementById({{.ID}});if(!window.echarts){if(!el.firstChild)el.textContent="ECharts is not loaded on this page: run the cell that loads it (kernel.ECharts()) again.";return;}
-el.textContent="";var c=echarts.init(el,null,{renderer:"canvas"});c.setOption({{.Option}});})();</script>{{end}}
-{{/* the explorer aligns its cells itself (inline styles: text left, numbers right, as the report's tables), so that a notebook's style, which right-aligns every cell, does not */}}
-{{define "explorer"}}<p>{{.Note}}</p>
-<div id="{{.ID}}-explorer">
-<span id="{{.ID}}-filters"></span>
-<label>search <input type="search" id="{{.ID}}-search"></label>
-<p id="{{.ID}}-count"></p>
-<div class="scroll"><table id="{{.ID}}-table"><thead><tr></tr></thead><tbody></tbody></table></div>
-<p><button id="{{.ID}}-prev">previous</button> <button id="{{.ID}}-next">next</button></p>
-<pre id="{{.ID}}-detail" style="white-space:pre-wrap;overflow-wrap:anywhere"></pre>
-</div>
-<script type="application/json" id="{{.ID}}-data">{{.Data}}</script>
-<script>(function(){var P={{.ID}};function $(s){return document.getElementById(P+"-"+s);}
-var data=JSON.parse($("data").textContent);
-var cols=data.columns,rows=data.rows,fields=data.fields||[],col={};cols.forEach(function(c,i){col[c]=i;});
-function val(r,c){var i=col[c];return i===undefined||r[i]===null||r[i]===undefined?"":String(r[i]);}
-function names(p){return fields.filter(p).map(function(f){return f.name;});}
-var listed=names(function(f){return f.list;}),searched=names(function(f){return f.search;}),criteria=fields.filter(function(f){return f.criterion;});
-function option(s,v,text){var o=document.createElement("option");o.value=v;o.textContent=text;s.appendChild(o);}
-function labelled(text,s){var l=document.createElement("label");l.textContent=text+" ";l.appendChild(s);$("filters").appendChild(l);$("filters").appendChild(document.createTextNode(" "));}
-var selects=[];
-fields.forEach(function(f){if(!f.filter)return;var seen={};rows.forEach(function(r){seen[val(r,f.name)]=1;});
- var s=document.createElement("select");s.setAttribute("data-field",f.name);s.title=f.description||"";option(s,"","all");
- Object.keys(seen).sort().forEach(function(v){option(s,v,v===""?"(none)":v);});selects.push(s);labelled(f.name,s);});
-var crit=null;
-if(criteria.length){crit=document.createElement("select");option(crit,"","all");
- criteria.forEach(function(f){option(crit,"+"+f.name,f.name);option(crit,"-"+f.name,"not "+f.name);});labelled("criterion",crit);}
-$("search").placeholder=searched.join(", ");
-var head=$("table").tHead.rows[0];
-listed.forEach(function(c,i){var th=document.createElement("th");th.textContent=c;th.style.textAlign="left";var f=fields.filter(function(f){return f.name===c;})[0];th.title=f.description||"";head.appendChild(th);});
-var page=0,per=100,shown=[];
-function matches(r){var ok=true;selects.forEach(function(s){var v=s.value;if(v&&val(r,s.getAttribute("data-field"))!==v)ok=false;});
- if(crit&&crit.value){var want=crit.value.charAt(0)==="+";if((val(r,crit.value.slice(1))==="true")!==want)ok=false;}
- var q=$("search").value.toLowerCase();
- if(q&&searched.every(function(c){return val(r,c).toLowerCase().indexOf(q)<0;}))ok=false;return ok;}
-function render(){shown=rows.filter(matches);var tb=$("table").tBodies[0];tb.textContent="";
- shown.slice(page*per,page*per+per).forEach(function(r){var tr=document.createElement("tr");
-  listed.forEach(function(c){var td=document.createElement("td");td.textContent=val(r,c);
-   var num=typeof r[col[c]]==="number";td.style.textAlign=num?"right":"left";if(num)td.style.fontVariantNumeric="tabular-nums";tr.appendChild(td);});
-  tr.addEventListener("click",function(){var d=cols.map(function(c){return c+": "+val(r,c);}).join("\n");$("detail").textContent=d;});
-  tb.appendChild(tr);});
- $("count").textContent=shown.length+" of "+rows.length+" samples; page "+(page+1)+" of "+Math.max(1,Math.ceil(shown.length/per))+" (click a row for every field: prompt, response, criteria and verdicts)";}
-selects.concat(crit?[crit]:[]).forEach(function(s){s.addEventListener("change",function(){page=0;render();});});
-$("search").addEventListener("input",function(){page=0;render();});
-$("prev").addEventListener("click",function(){if(page>0){page--;render();}});
-$("next").addEventListener("click",function(){if((page+1)*per<shown.length){page++;render();}});
-render();})();</script>{{end}}
-`
+//
+//go:embed templates/fragments.html
+var fragments string
+
+//go:embed templates/report.html
+var reportPage string
 
 // page is the report: the fragments inside one self-contained document.
-var page = template.Must(template.Must(template.New("report").Parse(fragments)).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>{{.Title}}{{if .Simulated}} (SIMULATED){{end}}</title>
-<style>
-body{font-family:"Noto Sans","Noto Sans Devanagari","Noto Sans Bengali","Noto Sans Tamil",sans-serif;margin:0 2em 2em;color:#222}
-.banner{position:sticky;top:0;background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold;z-index:10}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}
-th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
-th{background:#f2f2f2}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.scroll{overflow:auto;max-width:100%;max-height:80vh}
-.scroll thead{position:sticky;top:0;z-index:1}
-.chart{width:100%;max-width:1100px;height:460px}
-.caption{font-size:.9em;color:#444;margin-bottom:2em}
-.note{background:#fff8e1;padding:.4em .8em;margin:.3em 0}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:bold}dd{margin:0;overflow-wrap:anywhere}
-.toc{margin:.8em 0;line-height:1.6}
-</style>
-<script>{{.ECharts}}</script>
-</head><body>
-{{if .Simulated}}<div class="banner" id="simulated-banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
-<h1>{{.Title}}</h1>
-{{range .Notes}}<p class="note">{{.}}</p>{{end}}
-<nav class="toc"><a href="#figures">Figures</a> ({{len .Figures}}) · Tables: {{range $i, $t := .Tables}}{{if $i}}, {{end}}<a href="#table-{{$t.Info.Name}}">{{$t.Info.Name}}</a>{{end}}{{if .Explorer}} · <a href="#samples">Samples</a>{{end}}{{if .MethodNotes}} · <a href="#method-notes">Method notes</a> ({{len .MethodNotes}}: how these numbers were made){{end}} · <a href="#provenance">Provenance</a></nav>
-<h2 id="figures">Figures</h2>
-{{range .Figures}}{{template "figure" .}}
-{{else}}<p>No figure for this study yet.</p>{{end}}
-<h2 id="tables">Tables</h2>
-{{range .Tables}}<h3 id="table-{{.Info.Name}}">{{.Info.Name}}</h3>
-<p>{{.Info.Description}}{{if .Info.Mirrors}} (mirrors {{.Info.Mirrors}}){{end}}{{if lt .Shown .Total}} — the first {{.Shown}} of {{.Total}} rows; the CSV file holds them all{{end}}</p>
-{{if .Note}}<p class="note table-note">{{.Note}}</p>{{end}}{{if .Omitted}}<p class="table-omitted">{{.Omitted}}.</p>{{end}}{{template "table" .}}
-{{end}}
-{{if .Explorer}}<h2 id="samples">Samples</h2>
-{{template "explorer" .Explorer}}
-{{end}}
-{{if .MethodNotes}}<h2 id="method-notes">Method notes</h2>
-{{range .MethodNotes}}<p class="note method-note">{{.}}</p>
-{{end}}{{end}}
-<h2 id="provenance">Provenance</h2>
-<dl>{{range .Provenance}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}<dt>written</dt><dd>{{.Written}}</dd></dl>
-</body></html>
-`))
+var page = template.Must(template.Must(template.New("report").Parse(fragments)).Parse(reportPage))
 
 // Entry is one run of an index page (and of the index workbook).
 type Entry struct {
@@ -633,16 +532,7 @@ func WriteIndex(w io.Writer, title string, entries []Entry) error {
 	return index.Execute(w, map[string]any{"Title": title, "Entries": entries, "Simulated": sim, "Written": time.Now().UTC().Format(time.RFC3339)})
 }
 
-var index = template.Must(template.New("index").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>{{.Title}}</title>
-<style>body{font-family:"Noto Sans",sans-serif;margin:2em}.banner{background:#D55E00;color:#fff;padding:.6em 1em;font-weight:bold}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3em .6em}td.num{text-align:right}td.about{max-width:36em}</style></head><body>
-{{if .Simulated}}<div class="banner">SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.</div>{{end}}
-<h1>{{.Title}}</h1>
-<table><thead><tr><th>experiment</th><th>what it is</th><th>status</th><th>records</th><th>failed</th><th>report</th><th>workbook</th></tr></thead><tbody>
-{{range .Entries}}<tr><td>{{.Name}}{{if .Simulated}} (SIMULATED){{end}}</td><td class="about">{{.About}}</td><td>{{.Status}}</td><td class="num">{{.Records}}</td><td class="num">{{.Failed}}</td>
-<td><a href="{{.Report}}">{{.Report}}</a></td><td><a href="{{.Workbook}}">{{.Workbook}}</a></td></tr>
-{{end}}</tbody></table><p>written {{.Written}}</p></body></html>
-`))
+//go:embed templates/index.html
+var indexPage string
+
+var index = template.Must(template.New("index").Parse(indexPage))
