@@ -8,12 +8,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The HTML report shows every text cut to a bounded length (CutText),
-// each cut naming the run directory's file that holds the text in full,
-// so that the page stays under 25 MB whatever the run's answers hold:
-// the answers table's cells at most MaxAnswerText characters, the
-// explorer's MaxExplorerBytes of samples each text at most MaxSampleText,
-// every other table's cells at most MaxTableText.
+// The lengths the HTML report cuts its texts to (CutText), each cut
+// naming the file that holds the text in full.
 const (
 	// MaxTableText bounds, in characters (the cut note included), the
 	// text of one cell of a table on the HTML page but the answers table.

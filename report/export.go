@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"

@@ -65,12 +65,9 @@ func utf16Len(s string) int {
 
 const recordsFile = "records.jsonl"
 
-// fullTextAt names the run directory's file holding the exact text of
-// column c of t: records.jsonl for a sample's prompt, response and error,
-// tables/answers.csv for its other text, else the table's CSV file.
-func fullTextAt(t *tables.Table, c int) string { return fullTextIn(t.Name, t.Header, c) }
-
-// fullTextIn is fullTextAt for a table name with header.
+// fullTextIn names the run directory's file holding the exact text of
+// column c of table name: records.jsonl for a sample's prompt, response
+// and error, tables/answers.csv for its other text, else the table's CSV.
 func fullTextIn(name string, header []string, c int) string {
 	if name == "samples" {
 		if c < len(header) && (header[c] == "prompt" || header[c] == "response" || header[c] == "error") {

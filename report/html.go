@@ -221,7 +221,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 				v = row[c]
 			}
 			cells[i] = displayCell(tv.Columns[i], v)
-			cells[i].Text = CutText(cells[i].Text, limit, fullTextAt(t, c))
+			cells[i].Text = CutText(cells[i].Text, limit, fullTextIn(t.Name, t.Header, c))
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}

@@ -351,7 +351,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	styles := make([]int, len(cols))  // each column's format
 	wholeAsInt := make([]bool, len(cols))
 	for c, col := range cols {
-		full[c] = fullTextAt(t, c)
+		full[c] = fullTextIn(t.Name, t.Header, c)
 		// The float columns whose whole numbers show without decimals, as
 		// displayCell shows them: all but rates, bounds, p-values, times.
 		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
@@ -459,7 +459,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
 		}
 		if len(cols) == 0 {
-			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), 0, st)}); err != nil {
+			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextIn(t.Name, t.Header, 0), 0, st)}); err != nil {
 				return 0, err
 			}
 		} else {

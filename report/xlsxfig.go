@@ -587,15 +587,21 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 		ch.YAxis.Minimum, ch.YAxis.Maximum = b.yRange[0], b.yRange[1]
 	}
 	at := len(b.header) + 2
-	part := nextChartPart(f)
 	if err := f.AddChart(sheet, cellName(at, head), ch); err != nil {
 		return 0, err
 	}
 	var err error
 	if b.kind == excelize.Scatter {
-		err = patchChart(f, part, numericXValues)
+		err = patchChart(f, func(x string) (string, error) {
+			// LibreOffice draws nothing from excelize's string reference.
+			x = strXValues.ReplaceAllString(x, `<xVal><numRef><f>$1</f></numRef></xVal>`)
+			if strings.Contains(x, "<xVal><strRef>") {
+				return x, fmt.Errorf("a scatter series' x values are still text")
+			}
+			return x, nil
+		})
 	} else if b.whiskers != nil {
-		err = patchChart(f, part, func(x string) (string, error) { return withErrorBars(x, series, errs) })
+		err = patchChart(f, func(x string) (string, error) { return withErrorBars(x, series, errs) })
 	}
 	_, rows := chartEnd(at, head, ch.Dimension.Width, ch.Dimension.Height)
 	return rows, err
@@ -629,8 +635,9 @@ func solid(colour string) excelize.Fill {
 	return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{colour}}
 }
 
-// nextChartPart is the package part the next AddChart writes.
-func nextChartPart(f *excelize.File) string {
+// patchChart rewrites the XML of the chart AddChart added last (excelize
+// names it by the count of chart parts) where excelize has no option.
+func patchChart(f *excelize.File, fix func(string) (string, error)) error {
 	n := 0
 	f.Pkg.Range(func(k, _ any) bool {
 		if name, ok := k.(string); ok && strings.Contains(name, "xl/charts/chart") {
@@ -638,11 +645,7 @@ func nextChartPart(f *excelize.File) string {
 		}
 		return true
 	})
-	return "xl/charts/chart" + strconv.Itoa(n+1) + ".xml"
-}
-
-// patchChart rewrites a chart's XML where excelize has no option.
-func patchChart(f *excelize.File, part string, fix func(string) (string, error)) error {
+	part := "xl/charts/chart" + strconv.Itoa(n) + ".xml"
 	v, ok := f.Pkg.Load(part)
 	if !ok {
 		return fmt.Errorf("no chart part %s", part)
@@ -661,19 +664,14 @@ func patchChart(f *excelize.File, part string, fix func(string) (string, error))
 
 var strXValues = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVal>`)
 
-// numericXValues makes a scatter's x values a number reference
-// (LibreOffice draws nothing from excelize's string reference).
-func numericXValues(x string) (string, error) {
-	x = strXValues.ReplaceAllString(x, `<xVal><numRef><f>$1</f></numRef></xVal>`)
-	if strings.Contains(x, "<xVal><strRef>") {
-		return x, fmt.Errorf("a scatter series' x values are still text")
-	}
-	return x, nil
-}
-
-// withErrorBars gives each whiskered series custom error bars, before
-// its categories as the schema orders them.
+// withErrorBars gives each whiskered series custom error bars (drawn
+// from the ranges refs[j]: minus, plus), before its categories.
 func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (string, error) {
+	ref := func(r string) string {
+		var b strings.Builder
+		xml.EscapeText(&b, []byte(r))
+		return `<numRef><f>` + b.String() + `</f></numRef>`
+	}
 	parts := strings.Split(x, "<ser>")
 	if len(parts)-1 != len(series) {
 		return x, fmt.Errorf("%d series in the chart XML, want %d", len(parts)-1, len(series))
@@ -687,19 +685,10 @@ func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (s
 		if at < 0 {
 			return x, fmt.Errorf("series %d has no categories", j)
 		}
-		parts[j+1] = p[:at] + errBarsXML(refs[j][0], refs[j][1]) + p[at:]
+		bars := `<errBars><errBarType val="both"></errBarType><errValType val="cust"></errValType><noEndCap val="0"></noEndCap>` +
+			`<plus>` + ref(refs[j][1]) + `</plus><minus>` + ref(refs[j][0]) + `</minus>` +
+			`<spPr><a:ln w="9525"><a:solidFill><a:srgbClr val="222222"></a:srgbClr></a:solidFill></a:ln></spPr></errBars>`
+		parts[j+1] = p[:at] + bars + p[at:]
 	}
 	return strings.Join(parts, "<ser>"), nil
-}
-
-// errBarsXML is a series' custom error bars, read from minus and plus.
-func errBarsXML(minus, plus string) string {
-	ref := func(r string) string {
-		var b strings.Builder
-		xml.EscapeText(&b, []byte(r))
-		return `<numRef><f>` + b.String() + `</f></numRef>`
-	}
-	return `<errBars><errBarType val="both"></errBarType><errValType val="cust"></errValType><noEndCap val="0"></noEndCap>` +
-		`<plus>` + ref(plus) + `</plus><minus>` + ref(minus) + `</minus>` +
-		`<spPr><a:ln w="9525"><a:solidFill><a:srgbClr val="222222"></a:srgbClr></a:solidFill></a:ln></spPr></errBars>`
 }
