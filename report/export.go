@@ -95,10 +95,7 @@ const exportWidth, exportHeight = 1000, 560
 // renderFigures draws the figures with Chromium as files[i].svg (read
 // from the DOM, checked to be XML) and files[i].png.
 func renderFigures(ctx context.Context, dir string, figs []Figure, files []string, browser string) error {
-	sizes := make([][2]int, len(figs))
-	for i := range sizes {
-		sizes[i] = [2]int{exportWidth, exportHeight}
-	}
+	sizes := slices.Repeat([][2]int{{exportWidth, exportHeight}}, len(figs))
 	svgDOM, err := drawFigurePage(ctx, browser, "svg", figs, sizes)
 	if err != nil {
 		return err

@@ -113,14 +113,14 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	f.SetCellStyle(prov, "A1", "B1", styles.header)
 	f.SetRowHeight(prov, 1, lineHeight)
 	for i, kv := range p.Provenance {
-		lines := 1
+		height := lineHeight
 		for c, v := range kv {
 			if err := setCell(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
 				return err
 			}
-			lines = max(lines, textLines(v, provWidths[c]))
+			height = max(height, textHeight(v, provWidths[c]))
 		}
-		f.SetRowHeight(prov, i+2, min(maxRowHeight, float64(lines)*lineHeight))
+		f.SetRowHeight(prov, i+2, height)
 	}
 	if len(p.Provenance) > 0 {
 		f.SetCellStyle(prov, "A2", cellName(2, len(p.Provenance)+1), styles.wrap)
