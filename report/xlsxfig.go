@@ -96,6 +96,7 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 // block is a figure's data as a sheet range (a header row, a row per
 // category or x value) and the chart drawn from it.
 type block struct {
+	fig    Figure
 	title  string // the chart's title (the figure's own)
 	header []string
 	rows   [][]any
@@ -148,7 +149,7 @@ func figureBlock(f Figure) (block, bool, error) {
 	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
 		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
 	}
-	b.title = o.Title.Text
+	b.fig, b.title = f, o.Title.Text
 	if b.title == "" {
 		b.title = f.Name
 	}
@@ -385,11 +386,7 @@ var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 // data and beside it the native chart of the same kind (whiskers as error
 // bars), printed one page wide, a figure not split over pages.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
-	type drawn struct {
-		fig Figure
-		b   block
-	}
-	var todo []drawn
+	var todo []block
 	lastCol := 1                             // the last column printed
 	widths := map[int]float64{1: firstWidth} // the columns' widths, in characters
 	for _, fig := range figs {
@@ -400,7 +397,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		if !ok {
 			continue
 		}
-		todo = append(todo, drawn{fig, b})
+		todo = append(todo, b)
 		lastCol = max(lastCol, len(b.header))
 		if !b.scale {
 			end, _ := chartEnd(len(b.header)+2, 1, figureChart.Width, figureChart.Height)
@@ -432,8 +429,8 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 	errCol := lastCol + 2
 	row, used := 1, 0.0 // used: of the printed page, in pixels
 	lastRow := 1
-	for _, d := range todo {
-		fig, b := d.fig, d.b
+	for _, b := range todo {
+		fig := b.fig
 		caption := fig.Caption
 		if fig.Mirrors != "" {
 			caption += " (mirrors " + fig.Mirrors + ")"
