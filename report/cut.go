@@ -8,12 +8,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The HTML report shows every text cut to a bounded length (CutText),
-// each cut naming the run directory's file that holds the text in full,
-// so that the page stays under 25 MB whatever the run's answers hold:
-// the answers table's cells at most MaxAnswerText characters, the
-// explorer's MaxExplorerBytes of samples each text at most MaxSampleText,
-// every other table's cells at most MaxTableText.
+// The lengths the HTML report cuts its texts to (CutText), each cut
+// naming the file that holds the text in full.
 const (
 	// MaxTableText bounds, in characters (the cut note included), the
 	// text of one cell of a table on the HTML page but the answers table.
@@ -57,12 +53,11 @@ func CutText(s string, limit int, where string) string {
 	return s[:i] + note(utf8.RuneCountInString(s[:i]))
 }
 
-// maxCluster bounds how many characters cutPoint moves back to keep a
-// grapheme whole: a longer run of combining marks is cut where it is.
+// maxCluster bounds how far back cutPoint moves to keep a grapheme whole.
 const maxCluster = 16
 
-// cutPoint is the byte offset in s after its first n characters, or
-// before the grapheme they would split (graphemeStart).
+// cutPoint is the byte offset in s after its first n characters, moved
+// back to the start of a grapheme they would split.
 func cutPoint(s string, n int) int {
 	i := 0
 	for k := 0; k < n && i < len(s); k++ {
@@ -72,14 +67,9 @@ func cutPoint(s string, n int) int {
 	return graphemeStart(s, i)
 }
 
-// graphemeStart is i, a character boundary of s, moved back (by at most
-// maxCluster characters) to the start of the grapheme a cut at i would
-// split: a cut never falls before a combining mark (a vowel sign, an
-// anusvara, a nukta, a virama, a variation selector), an emoji modifier,
-// a zero-width joiner or non-joiner, a line feed after a carriage return,
-// nor before a letter after a virama or a joiner (a conjunct). It is 0
-// when that grapheme starts s, and i when no start is near (a run of
-// marks longer than maxCluster).
+// graphemeStart is i, a character boundary of s, moved back (at most
+// maxCluster characters) to the start of the grapheme a cut there would
+// split (joined); i when no start is near.
 func graphemeStart(s string, i int) int {
 	for at, back := i, 0; back <= maxCluster; back++ {
 		if at == 0 || at >= len(s) {
@@ -95,8 +85,8 @@ func graphemeStart(s string, i int) int {
 	return i
 }
 
-// joined reports whether a grapheme goes on from prev to next: the text
-// may not be cut between them.
+// joined reports whether a grapheme goes on from prev to next: a
+// combining mark, an emoji modifier, a joiner, CR LF, a conjunct.
 func joined(prev, next rune) bool {
 	const zwnj, zwj = '\u200c', '\u200d'
 	switch {
@@ -113,9 +103,7 @@ func joined(prev, next rune) bool {
 	return false
 }
 
-// isVirama reports whether r kills the inherent vowel of the consonant
-// before it and joins the next one (canonical combining class 9: the
-// virama of every Indic script).
+// isVirama reports whether r is an Indic virama (combining class 9).
 func isVirama(r rune) bool {
 	if r < 0x900 {
 		return false

@@ -64,7 +64,8 @@ func TestExplorerSelection(t *testing.T) {
 		{"the first rows", rowsOf(10, 100), 4000, 1, 10, "10 of 4000 scored answers, the first"},
 		{"long texts cut: all fit", longTexts, 0, 0, 40, "All 40 scored answers"},
 	} {
-		e, note := explorerData(tc.t, tc.total, tc.every, "")
+		ev := explorerViewOf(tc.t, tc.total, tc.every, "", "ex")
+		e, note := ev.Data, ev.Note
 		if len(e.Rows) != tc.kept || !strings.Contains(note, tc.note) {
 			t.Errorf("%s: kept %d (want %d), note %q (want %q)", tc.name, len(e.Rows), tc.kept, note, tc.note)
 		}

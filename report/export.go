@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -88,20 +89,13 @@ var (
 	pngRe = regexp.MustCompile(`<div class="fig" id="(fig-\d+)"[^>]*data-png="data:image/png;base64,([A-Za-z0-9+/=]+)"`)
 )
 
-// exportWidth and exportHeight are the size, in CSS pixels, at which the
-// exports draw every figure.
+// exportWidth and exportHeight are the exported figures' size, in CSS pixels.
 const exportWidth, exportHeight = 1000, 560
 
-// renderFigures draws the figures with Chromium in two page loads: one
-// with ECharts' SVG renderer (the SVG elements are read from the DOM),
-// one with its canvas renderer (drawPNGs). Figure i is written as
-// files[i].svg and files[i].png; an SVG that is not well-formed XML is an
-// error, never a file.
+// renderFigures draws the figures with Chromium as files[i].svg (read
+// from the DOM, checked to be XML) and files[i].png.
 func renderFigures(ctx context.Context, dir string, figs []Figure, files []string, browser string) error {
-	sizes := make([][2]int, len(figs))
-	for i := range sizes {
-		sizes[i] = [2]int{exportWidth, exportHeight}
-	}
+	sizes := slices.Repeat([][2]int{{exportWidth, exportHeight}}, len(figs))
 	svgDOM, err := drawFigurePage(ctx, browser, "svg", figs, sizes)
 	if err != nil {
 		return err
@@ -160,8 +154,7 @@ func FigurePNGs(ctx context.Context, browser string, figs []Figure) ([][]byte, e
 	return drawPNGs(ctx, browser, vis, sizes)
 }
 
-// visible is a copy of figs with every text shown as the exports show it
-// (chart.VisibleOption).
+// visible is a copy of figs with every text shown as chart.VisibleOption does.
 func visible(figs []Figure) ([]Figure, error) {
 	out := slices.Clone(figs)
 	for i, f := range out {
@@ -174,8 +167,7 @@ func visible(figs []Figure) ([]Figure, error) {
 	return out, nil
 }
 
-// drawPNGs draws figs with ECharts' canvas renderer in one page load and
-// returns their PNG images in the order of figs.
+// drawPNGs draws figs with the canvas renderer and returns their PNGs.
 func drawPNGs(ctx context.Context, browser string, figs []Figure, sizes [][2]int) ([][]byte, error) {
 	dom, err := drawFigurePage(ctx, browser, "canvas", figs, sizes)
 	if err != nil {
@@ -196,10 +188,9 @@ func drawPNGs(ctx context.Context, browser string, figs []Figure, sizes [][2]int
 	return pngs, nil
 }
 
-// drawFigurePage draws the figures, figure i at sizes[i] (width, height
-// in CSS pixels) in a container whose id is fig-i, with ECharts' renderer
-// ("svg" or "canvas") on one page in headless Chromium, and returns the
-// page's DOM once drawn.
+// drawFigurePage draws figure i at sizes[i] in container fig-i with
+// ECharts' renderer ("svg" or "canvas") in headless Chromium and returns
+// the page's DOM.
 func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure, sizes [][2]int) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "bhasha-figures-")
 	if err != nil {
@@ -236,13 +227,10 @@ func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure
 	return out, nil
 }
 
-var figPage = template.Must(template.New("fig").Parse(`<!DOCTYPE html><html><head><meta charset="utf-8">
-<style>body{margin:0;font-family:"Noto Sans","Noto Sans Devanagari",sans-serif;background:#fff}</style>
-<script>{{.ECharts}}</script></head><body>
-{{range .Figures}}<div class="fig" id="{{.ID}}" style="width:{{.Width}}px;height:{{.Height}}px"></div>
-<script>(function(){var el=document.getElementById({{.ID}});var c=echarts.init(el,null,{renderer:{{$.Renderer}}});c.setOption({{.Option}});
-if({{$.Renderer}}==="canvas"){el.setAttribute("data-png",c.getDataURL({type:"png",pixelRatio:2,backgroundColor:"#fff"}));}})();</script>
-{{end}}</body></html>`))
+//go:embed templates/figures.html
+var figuresPage string
+
+var figPage = template.Must(template.New("fig").Parse(figuresPage))
 
 // wellFormed says whether doc is one well-formed XML document.
 func wellFormed(doc string) error {

@@ -24,8 +24,7 @@ const MaxNoteComments = 1000
 // changedFill is the fill of a cell whose text had to change to fit.
 const changedFill = "#FCE4D6"
 
-// fitted is a text as an Excel cell can hold it (fitCell), and what had
-// to change.
+// fitted is a text as a cell can hold it (fitCell) and what changed.
 type fitted struct {
 	text     string
 	controls int // characters XML cannot hold, now their control pictures
@@ -34,12 +33,9 @@ type fitted struct {
 
 func (f fitted) changed() bool { return f.controls > 0 || f.cut > 0 }
 
-// fitCell is s as an Excel cell can hold it: the characters XML cannot
-// hold become their control pictures (tables.VisibleXML: ␀ for NUL),
-// and a text longer than MaxCellChars is cut to end in "… [cut: N
-// characters, full text in FULL]" (N its length in characters), the
-// whole within the limit, the cut never inside a grapheme
-// (graphemeStart).
+// fitCell is s as a cell can hold it: characters XML cannot hold as their
+// control pictures, a text over MaxCellChars cut (never inside a
+// grapheme) to end in "… [cut: N characters, full text in FULL]".
 func fitCell(s, full string) fitted {
 	v, n := tables.VisibleXML(s)
 	f := fitted{text: v, controls: n}
@@ -69,13 +65,9 @@ func utf16Len(s string) int {
 
 const recordsFile = "records.jsonl"
 
-// fullTextAt names the run directory's file that holds the exact text of
-// a cell of column c of t: records.jsonl for a sample's prompt, response
-// and error, tables/answers.csv for its other text, else the table's CSV
-// file.
-func fullTextAt(t *tables.Table, c int) string { return fullTextIn(t.Name, t.Header, c) }
-
-// fullTextIn is fullTextAt for a table named name with header header.
+// fullTextIn names the run directory's file holding the exact text of
+// column c of table name: records.jsonl for a sample's prompt, response
+// and error, tables/answers.csv for its other text, else the table's CSV.
 func fullTextIn(name string, header []string, c int) string {
 	if name == "samples" {
 		if c < len(header) && (header[c] == "prompt" || header[c] == "response" || header[c] == "error") {
@@ -86,9 +78,8 @@ func fullTextIn(name string, header []string, c int) string {
 	return "tables/" + tables.FileName(name) + ".csv"
 }
 
-// changeLog is a workbook's record of the cells whose text fitCell
-// changed: each sheet's cells still to be marked (apply) and counts
-// (lines).
+// changeLog records the cells whose text fitCell changed: each sheet's
+// cells still to mark (apply) and counts (lines).
 type changeLog struct {
 	sheets []string
 	counts map[string]*sheetChanges
@@ -100,8 +91,7 @@ type sheetChanges struct {
 	pending                               [][2]string // the cells still to be marked, and their notes
 }
 
-// add logs that cell of sheet holds fit, its exact text in the run
-// directory's file full.
+// add logs that cell of sheet holds fit, its exact text in file full.
 func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
 	if l.counts == nil {
 		l.counts = map[string]*sheetChanges{}
@@ -139,9 +129,8 @@ func pictures(s string) string {
 	return strings.Join(seen, " ")
 }
 
-// apply marks the logged cells of sheet not yet marked: the fill style
-// (none when 0: a streamed sheet's cells have it) and, for the first
-// MaxNoteComments of the sheet, a comment saying what changed.
+// apply marks sheet's logged cells not yet marked: the fill style (0:
+// none) and, for the first MaxNoteComments, a comment on what changed.
 func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
 	n := l.counts[sheet]
 	if n == nil {
@@ -160,8 +149,7 @@ func (l *changeLog) apply(f *excelize.File, sheet string, style int) {
 	n.pending = nil
 }
 
-// lines are the README sheet's account of the changed cells: how they
-// are marked, then a line per sheet with any; none when none changed.
+// lines are the README's account of the changed cells (none when none).
 func (l *changeLog) lines() []string {
 	if len(l.sheets) == 0 {
 		return nil

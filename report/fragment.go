@@ -11,11 +11,6 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// The fragments below are the report's parts for pages that are not the
-// report: a notebook cell's output (the kernel package). Each carries a
-// fresh id, so any number can share a page; all text is escaped as in
-// the report.
-
 // fragmentID is prefix and 12 random hex digits.
 func fragmentID(prefix string) string {
 	var b [6]byte
@@ -32,9 +27,8 @@ func execFragment(name string, data any) (string, error) {
 	return b.String(), nil
 }
 
-// fragmentStyle is the report's table style, scoped to fragments (a
-// notebook's own style right-aligns every cell, so these rules are more
-// specific than Jupyter's).
+// fragmentStyle is the report's table style, scoped to fragments (more
+// specific than a notebook's own style).
 const fragmentStyle = `<style>div.bh-fragment table.bh-table{border-collapse:collapse;font-size:.85em}` +
 	`div.bh-fragment table.bh-table th,div.bh-fragment table.bh-table td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}` +
 	`div.bh-fragment table.bh-table th{background:#f2f2f2;position:sticky;top:0}` +
@@ -68,8 +62,6 @@ func FigureImageHTML(f Figure, png []byte) (string, error) {
 		return "", err
 	}
 	if len(png) > 0 {
-		// A data URL of the image's own bytes, base64: nothing of the
-		// figure's text is in it.
 		fv.Image = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
 		fv.ImageWidth = FigureImageWidth
 	}

@@ -83,10 +83,8 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	return writeWorkbook(f, w, streamed)
 }
 
-// runSheet is an unused sheet name (sheetName) for run's table: "<run>
-// <table>" when it fits in Excel's 31 characters, else the run's name cut
-// (ending in "…") before the whole table name, or, for a table name too
-// long for that, both cut.
+// runSheet is an unused sheet name for run's table: "<run> <table>", the
+// run's name (or both) cut to fit Excel's 31 characters.
 func runSheet(run, table string, used map[string]bool) string {
 	full := run + " " + table
 	if utf8.RuneCountInString(full) <= 31 {

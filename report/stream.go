@@ -10,8 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// checkEvery is how many rows a writer streams between two looks at its
-// context.
+// checkEvery is how many rows a writer streams between looks at its ctx.
 const checkEvery = 1024
 
 // Step is how far a report writer has come: what it is writing (a
@@ -78,10 +77,8 @@ func (s *Stepper) At(done int, final bool) {
 // zipLevel is the workbook's deflate level (klauspost's flate).
 const zipLevel = 6
 
-// writeWorkbook writes f into w, once every sheet's rows are set:
-// streamed names the sheets written with excelize's StreamWriter (each
-// declared its range in writeTable), the others get the range their cells
-// fill (setUsedRanges).
+// writeWorkbook writes f into w, the sheets but the streamed ones (which
+// set their own) given the range their cells fill (setUsedRanges).
 func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) error {
 	if err := setUsedRanges(f, streamed); err != nil {
 		return err
@@ -94,10 +91,8 @@ func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) erro
 	return f.Write(w)
 }
 
-// setUsedRanges declares, as its <dimension>, the range of cells each
-// sheet of f but the streamed ones holds (excelize declares "A1", and
-// openpyxl's read-only mode then reads the first row only). It reads
-// each such sheet's cells once.
+// setUsedRanges declares each unstreamed sheet's used range as its
+// <dimension> (excelize says "A1", and openpyxl then reads one row).
 func setUsedRanges(f *excelize.File, streamed map[string]bool) error {
 	for _, sheet := range f.GetSheetList() {
 		if streamed[sheet] {

@@ -113,14 +113,14 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	f.SetCellStyle(prov, "A1", "B1", styles.header)
 	f.SetRowHeight(prov, 1, lineHeight)
 	for i, kv := range p.Provenance {
-		lines := 1
+		height := lineHeight
 		for c, v := range kv {
-			if err := setText(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
+			if err := setCell(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
 				return err
 			}
-			lines = max(lines, textLines(v, provWidths[c]))
+			height = max(height, textHeight(v, provWidths[c]))
 		}
-		f.SetRowHeight(prov, i+2, min(maxRowHeight, float64(lines)*lineHeight))
+		f.SetRowHeight(prov, i+2, height)
 	}
 	if len(p.Provenance) > 0 {
 		f.SetCellStyle(prov, "A2", cellName(2, len(p.Provenance)+1), styles.wrap)
@@ -153,9 +153,8 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	return writeWorkbook(f, w, streamed)
 }
 
-// sampleNote is the README's line on the samples sheet, which holds n of
-// the run's total scored answers, drawn as how says ("": the first, in
-// table order).
+// sampleNote is the README's line on the samples sheet: n of the run's
+// total answers, drawn as how says ("": the first).
 func sampleNote(sheet string, n, total int, how string) string {
 	if n >= total {
 		return fmt.Sprintf("Sheet '%s' holds all %d scored answers with their prompts and responses (as do the run directory's tables/answers.csv, scored.parquet and its records).", sheet, total)
@@ -179,16 +178,14 @@ func cutNote(sheet string, left, total int, rest string) string {
 // readme is the name of a workbook's first sheet.
 const readme = "README"
 
-// startReadme names the workbook's first sheet README and writes lines
-// into it (as setText fits them), each wrapped in a row as high as its
-// text.
+// startReadme names the first sheet README and writes lines into it.
 func startReadme(f *excelize.File, st styleSet, lines []string) error {
 	f.SetSheetName("Sheet1", readme)
 	if err := pageSetup(f, readme); err != nil {
 		return err
 	}
 	for i, l := range lines {
-		if err := setText(f, readme, cellName(1, i+1), l, "manifest.json", st); err != nil {
+		if err := setCell(f, readme, cellName(1, i+1), l, "manifest.json", st); err != nil {
 			return err
 		}
 		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
@@ -196,10 +193,8 @@ func startReadme(f *excelize.File, st styleSet, lines []string) error {
 	return nil
 }
 
-// endReadme writes, after the README's first n lines (startReadme) and
-// an empty row, notes and the account of the cells changed to fit
-// (changeLog.lines), each wrapped in a row as high as its text, and sets
-// the sheet's print area over all of them.
+// endReadme writes notes and the changed cells' account after the
+// README's first n lines and a blank row, and sets its print area.
 func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
 	last := n
 	for i, l := range append(notes, st.log.lines()...) {
@@ -215,9 +210,7 @@ func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
 	return printRange(f, readme, 1, last, 0)
 }
 
-// styleSet is a workbook's cell styles, and the log of the cells whose
-// text had to change to fit Excel (fitCell), which every sheet writer
-// shares.
+// styleSet is a workbook's cell styles and its log of changed cells.
 type styleSet struct {
 	header, pvalue, count int
 	decimals              int // three decimals: rates, interval bounds, other numbers
@@ -227,10 +220,8 @@ type styleSet struct {
 	log                   *changeLog
 }
 
-// The workbook's font, Calibri 11 (Excel's default), named by every
-// style that sets a font; lineHeight is the height, in points, of one
-// line of it: rows holding wrapped text get lines × lineHeight
-// (textHeight), as neither Excel nor LibreOffice refits a row on opening.
+// The workbook's font (Excel's default) and the height, in points, of a
+// line of it: rows of wrapped text get lines × lineHeight (textHeight).
 const (
 	fontName     = "Calibri"
 	fontSize     = 11.0
@@ -242,9 +233,7 @@ const (
 // provWidths are the provenance sheet's two columns, in characters.
 var provWidths = [2]float64{28, 100}
 
-// widthRows bounds the rows textWidths reads (a column's width is set
-// from its first rows; a long table's later cells wrap or are cut as a
-// spreadsheet shows them).
+// widthRows bounds the rows textWidths reads.
 const widthRows = 2000
 
 // colWidth is the width of a column headed label whose widest text is
@@ -275,8 +264,7 @@ func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, erro
 }
 
 // textLines is how many lines s takes wrapped in a column width
-// characters wide (at most a character per width unit, so it errs
-// tall).
+// characters wide (erring tall).
 func textLines(s string, width float64) int {
 	per := max(1, int(width)-1)
 	n := 0
@@ -294,35 +282,30 @@ func textHeight(s string, width float64) float64 {
 
 func newStyles(f *excelize.File) (styleSet, error) {
 	s := styleSet{log: &changeLog{}}
-	var err error
-	if s.changed, err = f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Color: []string{changedFill}, Pattern: 1}}); err != nil {
-		return s, err
+	font := &excelize.Font{Family: fontName, Size: fontSize}
+	f3, pv := "0.000", `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
+	for _, x := range []struct {
+		id    *int
+		style *excelize.Style
+	}{
+		{&s.changed, &excelize.Style{Fill: solid(changedFill)}},
+		{&s.header, &excelize.Style{Font: &excelize.Font{Bold: true, Family: fontName, Size: fontSize}, Fill: solid("#F2F2F2"), Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.wrap, &excelize.Style{Font: font, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.wrapCell, &excelize.Style{Font: font, Alignment: &excelize.Alignment{WrapText: true}}},
+		{&s.decimals, &excelize.Style{CustomNumFmt: &f3}},
+		{&s.pvalue, &excelize.Style{CustomNumFmt: &pv}},
+		{&s.count, &excelize.Style{NumFmt: 1}},
+	} {
+		var err error
+		if *x.id, err = f.NewStyle(x.style); err != nil {
+			return s, err
+		}
 	}
-	if s.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Family: fontName, Size: fontSize}, Fill: excelize.Fill{Type: "pattern", Color: []string{"#F2F2F2"}, Pattern: 1},
-		Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
-		return s, err
-	}
-	if s.wrap, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Family: fontName, Size: fontSize}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}); err != nil {
-		return s, err
-	}
-	if s.wrapCell, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Family: fontName, Size: fontSize}, Alignment: &excelize.Alignment{WrapText: true}}); err != nil {
-		return s, err
-	}
-	f3 := "0.000"
-	if s.decimals, err = f.NewStyle(&excelize.Style{CustomNumFmt: &f3}); err != nil {
-		return s, err
-	}
-	pv := `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
-	if s.pvalue, err = f.NewStyle(&excelize.Style{CustomNumFmt: &pv}); err != nil {
-		return s, err
-	}
-	s.count, err = f.NewStyle(&excelize.Style{NumFmt: 1})
-	return s, err
+	return s, nil
 }
 
-// longRows is how a long table's sheet is written (writeTable): plain,
-// its first limit of total rows, the others in the file rest, its rows
-// counted to o.Progress.
+// longRows is how writeTable writes a long table: plain, its first limit
+// of total rows, the others in the file rest.
 type longRows struct {
 	total, limit int
 	rest         string
@@ -330,14 +313,9 @@ type longRows struct {
 }
 
 // writeTable streams t into a new sheet and returns how many of its rows
-// it leaves out. Every sheet has a frozen header, columns sized by
-// colWidth and text written as setText writes it (never a formula). A
-// table's sheet (long nil) is dressed: number formats by column kind,
-// wrapped text, header comments, an autofilter, colour scales
-// (rateScale), its chart (addChart), a row saying why when empty, and the
-// papers' two header rows under column groups. A long table's sheet is
-// plain and holds at most long.limit rows, its last row saying how many
-// of long.total were left out and where they are (long.rest).
+// it leaves out. A table's sheet (long nil) is dressed: number formats,
+// wrapped text, header comments, an autofilter, colour scales, its chart,
+// the papers' two header rows; a long one is plain, cut at long.limit.
 func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.Table, st styleSet, long *longRows) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -361,10 +339,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if groups != nil {
 		hdr = 2
 	}
-	// The header: each row's labels, every cell in the header style.
-	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
-	heights := []float64{lineHeight, lineHeight} // the header rows'
-	tableWidth := 0.0                            // its columns', in characters
 	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
 		return 0, err
@@ -376,13 +350,10 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	full := make([]string, len(cols)) // the file holding each column's full texts
 	styles := make([]int, len(cols))  // each column's format
 	wholeAsInt := make([]bool, len(cols))
-	var merges [][2]string
 	for c, col := range cols {
-		full[c] = fullTextAt(t, c)
-		// wholeAsInt marks the float columns whose whole numbers are
-		// written without decimals, as the HTML report shows them
-		// (displayCell): all but rates, interval bounds, p-values and
-		// milliseconds.
+		full[c] = fullTextIn(t.Name, t.Header, c)
+		// The float columns whose whole numbers show without decimals, as
+		// displayCell shows them: all but rates, bounds, p-values, times.
 		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
 		switch {
 		case long != nil:
@@ -393,31 +364,31 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		case col.Type == tables.Int:
 			styles[c] = st.count
 		}
-		at := hdr - 1
-		label := col.Name
-		if groups != nil && c < groups[0].First {
-			at = 0
-			merges = append(merges, [2]string{cellName(c+1, 1), cellName(c+1, 2)})
-		}
-		for _, g := range groups {
-			if c >= g.First && c <= g.Last {
-				label = tables.SubLabel(g.Subs[c-g.First])
+	}
+	labels := [2][]string{make([]string, len(cols)), make([]string, len(cols))}
+	heights := []float64{lineHeight, lineHeight} // the header rows'
+	tableWidth := 0.0                            // its columns', in characters
+	var merges [][2]string
+	for r, row := range headRows(cols, groups) {
+		for _, h := range row {
+			c := h.Col
+			labels[r][c] = h.Text
+			if h.Rowspan > 1 || h.Colspan > 1 {
+				merges = append(merges, [2]string{cellName(c+1, r+1), cellName(c+h.Colspan, r+h.Rowspan)})
+			}
+			if h.Group {
+				continue
+			}
+			if col := cols[c]; col.Description != "" && long == nil {
+				f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, r+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
+			}
+			widths[c] = colWidth(h.Text, texts[c])
+			tableWidth += widths[c]
+			wraps[c] = long == nil && cols[c].Type == tables.String && texts[c]+2 > widths[c]
+			if h.Rowspan == 1 {
+				heights[hdr-1] = max(heights[hdr-1], textHeight(h.Text, widths[c]))
 			}
 		}
-		labels[at][c] = label
-		if col.Description != "" && long == nil {
-			f.AddComment(sheet, excelize.Comment{Cell: cellName(c+1, at+1), Author: "Bhasha", Paragraph: []excelize.RichTextRun{{Text: col.Name + ": " + col.Description}}})
-		}
-		width := colWidth(label, texts[c])
-		tableWidth += width
-		widths[c], wraps[c] = width, long == nil && col.Type == tables.String && texts[c]+2 > width
-		if groups == nil || c >= groups[0].First { // not merged down both rows
-			heights[hdr-1] = max(heights[hdr-1], textHeight(label, width))
-		}
-	}
-	for _, g := range groups {
-		labels[0][g.First] = g.Label
-		merges = append(merges, [2]string{cellName(g.First+1, 1), cellName(g.Last+1, 1)})
 	}
 	// From the last column to the first: excelize puts each before those
 	// set already, and Excel requires them in ascending order.
@@ -488,7 +459,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
 		}
 		if len(cols) == 0 {
-			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextAt(t, 0), 0, st)}); err != nil {
+			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextIn(t.Name, t.Header, 0), 0, st)}); err != nil {
 				return 0, err
 			}
 		} else {
@@ -599,13 +570,9 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 // neutralScale is white → blue, the HTML heatmaps' blues.
 var neutralScale = []string{"#F7FBFF", "#6BAED6"}
 
-// rateScale is the colour scale of a rate column over 0–1, by the
-// direction its description declares: red → yellow → green where higher
-// is better (an accuracy, a cross-lingual consistency), green → yellow →
-// red where lower is better (a share of hallucinations, abstentions,
-// switched, failed or error answers), and neutralScale where it says
-// neither or both (a long table's rate, of whichever metric its row
-// names).
+// rateScale is a rate column's colour scale over 0–1: red to green where
+// its description says higher is better, green to red where lower is,
+// neutralScale where it says neither or both.
 func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
 	d := strings.ToLower(col.Description)
 	up := strings.Contains(d, "accuracy") || strings.Contains(d, "cross-lingual consistency") || strings.Contains(d, "clc(l)")
@@ -619,8 +586,8 @@ func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
 	return colourScale(neutralScale, 0, 1)
 }
 
-// colourScale is the colour scale of colours (at least two, from low to
-// high; the middle one at the range's middle when more) over lo–hi.
+// colourScale is the scale of colours (low to high, a middle one at the
+// range's middle) over lo–hi.
 func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	o := excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: num(lo), MaxType: "num", MaxValue: num(hi),
@@ -631,10 +598,8 @@ func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 	return o
 }
 
-// pageSetup sets sheet to print landscape, one page wide, with narrow
-// margins and its name and page number in the footer. It must run before
-// anything is written to the sheet (a StreamWriter takes the settings as
-// it starts).
+// pageSetup sets sheet to print landscape, one page wide, narrow margins,
+// its name and page in the footer; before any cell is written.
 func pageSetup(f *excelize.File, sheet string) error {
 	landscape, wide, tall := "landscape", 1, 0
 	if err := fitToPage(f, sheet); err != nil {
@@ -650,33 +615,28 @@ func pageSetup(f *excelize.File, sheet string) error {
 	return f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&R&P / &N"})
 }
 
-// The print scale of a table's sheet: pageChars is the width, in
-// characters of column width, that one landscape page holds at 100%
-// (Letter or A4, the margins pageSetup sets); minPrintScale is the
-// smallest scale a table is printed at (Calibri 11 at about 7 pt).
+// pageChars is the column width, in characters, a landscape page holds
+// at 100%; minPrintScale the smallest scale a table prints at.
 const (
 	pageChars     = 135.0
 	minPrintScale = 0.65
 )
 
-// pagesWide is how many pages wide a table whose columns are width
-// characters wide prints: one, unless fitting it on one page would shrink
-// it below minPrintScale; then the fewest pages that keep it at or above.
+// pagesWide is how many pages wide a table width characters wide prints
+// so as not to shrink below minPrintScale.
 func pagesWide(width float64) int {
 	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
 }
 
-// fitToPage makes the sheet's page layout's fit-to settings apply; again
-// after an autofilter, which replaces the sheet's properties (excelize
-// v2.11).
+// fitToPage makes the sheet's fit-to settings apply (again after an
+// autofilter, which replaces the sheet's properties).
 func fitToPage(f *excelize.File, sheet string) error {
 	yes := true
 	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &yes})
 }
 
-// printRange sets a sheet's print area, A1 to (lastCol, lastRow) (its
-// charts included), and, when titles > 0, repeats its first titles rows
-// (the header) at the top of every printed page.
+// printRange sets a sheet's print area, A1 to (lastCol, lastRow), and
+// repeats its first titles rows on every printed page.
 func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) error {
 	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: rangeRef(sheet, 1, 1, max(1, lastCol), max(1, lastRow)), Scope: sheet}); err != nil {
 		return err
@@ -687,17 +647,14 @@ func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) er
 	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: fmt.Sprintf("%s$1:$%d", sheetRef(sheet), titles), Scope: sheet})
 }
 
-// chartEnd is the last column and row a chart of w × h pixels anchored
-// at (col, row) covers, on columns and rows of the default size (64 × 20
-// pixels).
+// chartEnd is the last column and row a w × h pixel chart anchored at
+// (col, row) covers.
 func chartEnd(col, row int, w, h uint) (int, int) {
 	return col + int((w+63)/64), row + int((h+19)/20)
 }
 
-// addChart adds a clustered column chart beside a table that names one
-// (t.Chart): one series per row (at most 12), the value columns as
-// categories. It returns the last column and row the chart covers (0, 0
-// without one).
+// addChart adds t.Chart's clustered columns beside the table (a series
+// per row, at most 12) and returns the last column and row it covers.
 func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) (int, int, error) {
 	if t.Chart == nil || ncols <= t.Chart.Keys || last <= hdr {
 		return 0, 0, nil
@@ -716,10 +673,8 @@ func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last 
 	return lastCol, lastRow, f.AddChart(sheet, cellName(ncols+2, hdr+1), ch)
 }
 
-// nativeChart is a chart of kind over series, titled title (and SIMULATED
-// when simulated), of dimension dim, its legend at the bottom, its axis
-// labels in axisFont and, but on a radar, its category labels below the
-// plot.
+// nativeChart is a chart of kind over series, titled (SIMULATED when
+// simulated), its legend at the bottom.
 func nativeChart(kind excelize.ChartType, series []excelize.ChartSeries, title string, simulated bool, dim excelize.ChartDimension) *excelize.Chart {
 	if simulated {
 		title += " — SIMULATED"
@@ -736,24 +691,20 @@ func nativeChart(kind excelize.ChartType, series []excelize.ChartSeries, title s
 // sheetRef is sheet's name quoted as a reference's prefix ('my sheet'!).
 func sheetRef(sheet string) string { return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" }
 
-// cellRef is the absolute reference to cell (c, r) of sheet
-// ('my sheet'!$B$2).
+// cellRef is the absolute reference to cell (c, r) of sheet.
 func cellRef(sheet string, c, r int) string {
 	abs, _ := excelize.CoordinatesToCellName(c, r, true)
 	return sheetRef(sheet) + abs
 }
 
-// rangeRef is the absolute reference to the range of sheet from (c1, r1)
-// to (c2, r2).
+// rangeRef is the absolute reference to sheet's range (c1, r1):(c2, r2).
 func rangeRef(sheet string, c1, r1, c2, r2 int) string {
 	abs, _ := excelize.CoordinatesToCellName(c2, r2, true)
 	return cellRef(sheet, c1, r1) + ":" + abs
 }
 
-// setCell writes a typed cell: numbers as numbers (NaN as an empty
-// cell), booleans as booleans, everything else as a string cell, so text
-// beginning with =, +, -, @ is never read as a formula; text as setText
-// writes it (full names the file holding the full text).
+// setCell writes a typed cell: numbers, booleans, and anything else as a
+// string cell (never a formula) as textCell fits it.
 func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleSet) error {
 	switch x := v.(type) {
 	case nil:
@@ -767,24 +718,12 @@ func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleS
 		return f.SetCellFloat(sheet, cell, x, -1, 64)
 	case bool:
 		return f.SetCellBool(sheet, cell, x)
-	case string:
-		return setText(f, sheet, cell, x, full, st)
 	}
-	return setText(f, sheet, cell, fmt.Sprint(v), full, st)
-}
-
-// setText writes s as a string cell as fitCell fits it; a cell it had
-// to change is logged, and gets its fill and comment when the sheet's
-// log is applied (changeLog.apply).
-func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
-	fit := fitCell(s, full)
-	if err := f.SetCellStr(sheet, cell, fit.text); err != nil {
+	c, r, err := excelize.CellNameToCoordinates(cell)
+	if err != nil {
 		return err
 	}
-	if fit.changed() {
-		st.log.add(sheet, cell, fit, full)
-	}
-	return nil
+	return f.SetCellStr(sheet, cell, textCell(sheet, r, c-1, fmt.Sprint(v), full, 0, st).Value.(string))
 }
 
 // StreamRows is the row count above which a table's sheet is written
@@ -793,10 +732,8 @@ func setText(f *excelize.File, sheet, cell, s, full string, st styleSet) error {
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
-// textCell is the cell of text s in column c (0-based) of row r as
-// fitCell fits it, in style (0: none), or in the changed fill when its
-// text had to change, the change logged (its comment added by
-// changeLog.apply).
+// textCell is the cell of text s at column c (0-based), row r, as fitCell
+// fits it, in style or, when changed, the changed fill (logged).
 func textCell(sheet string, r, c int, s, full string, style int, st styleSet) excelize.Cell {
 	fit := fitCell(s, full)
 	if fit.changed() {
@@ -816,8 +753,7 @@ func colName(col int) string {
 	return s
 }
 
-// sheetName makes a valid, unused sheet name (31 characters at most, no
-// control character).
+// sheetName makes a valid, unused sheet name (31 characters at most).
 func sheetName(name string, used map[string]bool) string {
 	n := strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {

@@ -15,7 +15,7 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// echartsOption is the part of an ECharts option a workbook chart needs.
+// echartsOption is the part of an ECharts option a workbook chart reads.
 type echartsOption struct {
 	Title struct {
 		Text string `json:"text"`
@@ -61,8 +61,7 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &d.Value)
 }
 
-// visualMap is the part of an ECharts visual map a heatmap's colour
-// scale needs.
+// visualMap is the part of a visual map a heatmap's colour scale reads.
 type visualMap struct {
 	Min     *float64 `json:"min"`
 	Max     *float64 `json:"max"`
@@ -71,9 +70,8 @@ type visualMap struct {
 	} `json:"inRange"`
 }
 
-// colourScale is the colour scale the option's (first) visual map
-// declares: its colours from low to high and its range (0–1 where
-// unsaid); neutralScale over 0–1 where it declares none.
+// colourScale is the first visual map's colours (low to high) and range
+// (0–1 where unsaid); neutralScale over 0–1 where there is none.
 func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	var maps []visualMap
 	if json.Unmarshal(o.VisualMap, &maps) != nil {
@@ -95,34 +93,31 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	return maps[0].InRange.Color, lo, hi
 }
 
-// block is a figure's data laid out as a sheet range: a header row, then
-// one row per category (or per x value), and the chart drawn from it.
+// block is a figure's data as a sheet range (a header row, a row per
+// category or x value) and the chart drawn from it.
 type block struct {
+	fig    Figure
 	title  string // the chart's title (the figure's own)
 	header []string
 	rows   [][]any
 	kind   excelize.ChartType
 	series []int // the value columns charted (column indexes into header)
 	scale  bool  // a heatmap: no chart, a colour scale over the values
-	// colours and lo–hi are the heatmap's colour scale (colourScale).
+	// the heatmap's colour scale (colourScale)
 	colours []string
 	lo, hi  float64
-	// lines marks the charted series drawn as a line (a scatter's
-	// least-squares fit); spans are a scatter's series' rows (first, last
-	// index into rows).
+	// a scatter's series drawn as lines, and each series' first and last row
 	lines []bool
 	spans [][2]int
-	// xRange and yRange are the value axes' bounds the figure sets (nil:
-	// automatic), as the chart's axes take them.
+	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// whiskers are the bars' 95% intervals, by charted series (nil: none
-	// for that series), one per row (NaN bounds: none for that category);
-	// the columns lo and hi of series s are whiskerCols[s].
+	// the bars' intervals by charted series and row (nil, NaN: none), and
+	// each series' lo and hi columns
 	whiskers    [][]interval
 	whiskerCols [][2]int
 }
 
-// addSeries adds a charted column named name, v(i) its value in row i.
+// addSeries adds a charted column name, v(i) its value in row i.
 func (b *block) addSeries(name string, v func(i int) any) {
 	b.header = append(b.header, name)
 	b.series = append(b.series, len(b.header)-1)
@@ -131,17 +126,14 @@ func (b *block) addSeries(name string, v func(i int) any) {
 	}
 }
 
-// interval is a bar's value (rate) and its 95% interval, drawn as its
-// whisker.
+// interval is a bar's rate and its 95% interval.
 type interval struct{ rate, lo, hi float64 }
 
-// figureBlock turns a figure's option into workbook data and the native
-// chart type that mirrors it: bars → clustered (or stacked) columns,
-// their whiskers (95% intervals) as lo and hi columns and the columns'
-// error bars; lines over categories → lines; value-axis lines and
-// scatters → XY scatter (a line series as a line, without markers);
-// radar → radar; heatmap → a grid with the colour scale its visual map
-// declares. A Sankey has no Excel counterpart (ok false).
+// figureBlock lays a figure's option out as workbook data and the native
+// chart mirroring it: bars as columns (whiskers as lo, hi columns and
+// error bars), category lines as lines, value-axis lines and scatters as
+// XY scatter, radar as radar, a heatmap as a colour-scaled grid. A
+// Sankey has no counterpart (ok false).
 func figureBlock(f Figure) (block, bool, error) {
 	var o echartsOption
 	if err := json.Unmarshal(f.Option, &o); err != nil {
@@ -157,15 +149,14 @@ func figureBlock(f Figure) (block, bool, error) {
 	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
 		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
 	}
-	b.title = o.Title.Text
+	b.fig, b.title = f, o.Title.Text
 	if b.title == "" {
 		b.title = f.Name
 	}
 	return b, ok, err
 }
 
-// bound is an axis bound the option sets as a number (nil for none, or
-// for ECharts' "dataMin" and functions).
+// bound is an axis bound set as a number (nil for none or "dataMin").
 func bound(v any) *float64 {
 	if x, ok := v.(float64); ok {
 		return &x
@@ -311,11 +302,9 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 	return block{}, false, nil
 }
 
-// addWhiskers reads the bars' whiskers from an interval bar option
-// (chart.IntervalBars: a line series on the second x axis named as its
-// bars, whose vertical segments run from a category's lower bound to its
-// upper one, at the category's index plus less than half a band). Each
-// bar series with whiskers gets lo and hi columns after the values.
+// addWhiskers reads the bars' whiskers (chart.IntervalBars: vertical
+// segments of a line series on the second x axis named as its bars) and
+// adds each whiskered series' lo and hi columns.
 func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) error {
 	b.whiskers = make([][]interval, len(b.series))
 	b.whiskerCols = make([][2]int, len(b.series))
@@ -390,22 +379,14 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 	return nil
 }
 
-// Each figure's chart is figureChart pixels, anchored a column right of
-// its data.
+// figureChart is each figure's chart size.
 var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 
 // writeFigures writes the "figures" sheet: per figure its caption, its
-// data and, beside the data, the native Excel chart of the same kind
-// (titled with the figure's title, and SIMULATED when it is), an
-// interval bar chart's whiskers as error bars. The sheet prints one page
-// wide, a figure not split over pages; the error bars' distances
-// (errorBars) are right of what prints.
+// data and beside it the native chart of the same kind (whiskers as error
+// bars), printed one page wide, a figure not split over pages.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
-	type drawn struct {
-		fig Figure
-		b   block
-	}
-	var todo []drawn
+	var todo []block
 	lastCol := 1                             // the last column printed
 	widths := map[int]float64{1: firstWidth} // the columns' widths, in characters
 	for _, fig := range figs {
@@ -416,7 +397,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 		if !ok {
 			continue
 		}
-		todo = append(todo, drawn{fig, b})
+		todo = append(todo, b)
 		lastCol = max(lastCol, len(b.header))
 		if !b.scale {
 			end, _ := chartEnd(len(b.header)+2, 1, figureChart.Width, figureChart.Height)
@@ -435,9 +416,8 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 	if err := pageSetup(f, sheet); err != nil {
 		return err
 	}
-	// Rows of Excel's default height in LibreOffice too (which otherwise
-	// fits them to its substitute font): the charts' anchors and the page
-	// breaks count on it.
+	// Rows of Excel's default height in LibreOffice too: the anchors and
+	// page breaks count on it.
 	rowHeight, custom := lineHeight, true
 	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{DefaultRowHeight: &rowHeight, CustomHeight: &custom}); err != nil {
 		return err
@@ -449,8 +429,8 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 	errCol := lastCol + 2
 	row, used := 1, 0.0 // used: of the printed page, in pixels
 	lastRow := 1
-	for _, d := range todo {
-		fig, b := d.fig, d.b
+	for _, b := range todo {
+		fig := b.fig
 		caption := fig.Caption
 		if fig.Mirrors != "" {
 			caption += " (mirrors " + fig.Mirrors + ")"
@@ -498,9 +478,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 			blockRows = max(blockRows, 18)
 			need = max(need, float64(figureChart.Height))
 		}
-		// A figure that would run over the page's foot starts the next one
-		// (a manual break: LibreOffice keeps it; Excel may ignore manual
-		// breaks on a sheet fitted to the page's width).
+		// A figure that would run over the page's foot starts the next one.
 		need += rowPixels + height*4/3
 		if used > 0 && used+need > page {
 			if err := f.InsertPageBreak(sheet, cellName(1, row)); err != nil {
@@ -516,16 +494,14 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 	return printRange(f, sheet, lastCol, lastRow, 0)
 }
 
-// The figures sheet's first column, in characters (captions and
-// categories), and the pixels of a row of the default height.
+// The figures sheet's first column, in characters, and a row's pixels.
 const (
 	firstWidth = 28.0
 	rowPixels  = 20.0
 )
 
-// width is the width, in characters, block column c wants: its header
-// on a line or two (a value column up to 16 characters, a whisker bound
-// up to 12).
+// width is the width, in characters, block column c wants (a value
+// column at most 16, a whisker bound 12).
 func (b block) width(c int) float64 {
 	most := 16.0
 	for _, wc := range b.whiskerCols {
@@ -536,11 +512,9 @@ func (b block) width(c int) float64 {
 	return math.Max(10, math.Min(most, float64(utf8.RuneCountInString(b.header[c])+2)))
 }
 
-// pagePixels is the height of a printed page of the figures sheet in the
-// sheet's pixels: the printable height of a landscape page (A4 or US
-// Letter, whichever is smaller each way, less pageSetup's margins), over
-// the scale that fits columns 1 to lastCol to the page's width, with a
-// twentieth to spare.
+// pagePixels is a printed page's height in the figures sheet's pixels:
+// A4 or Letter landscape less the margins, over the scale fitting
+// columns 1 to lastCol to the page's width, less a twentieth.
 func pagePixels(widths map[int]float64, lastCol int) float64 {
 	const dpi = 96.0
 	printW, printH := (11.0-2*0.4)*dpi, (8.27-2*0.6)*dpi
@@ -556,9 +530,9 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 	return 0.95 * printH / scale
 }
 
-// addFigureChart draws a block's native chart beside its data (header
-// row head, data to row last), its error bars' distances from column
-// errCol on, and returns the last row the chart covers.
+// addFigureChart draws b's chart beside its data (header row head, data
+// to row last), its error bars' distances from column errCol on, and
+// returns the last row the chart covers.
 func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol int, simulated bool) (int, error) {
 	var series []excelize.ChartSeries
 	var errs [][2]string       // each series' error bars: the minus and plus references ("": none)
@@ -610,24 +584,28 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 		ch.YAxis.Minimum, ch.YAxis.Maximum = b.yRange[0], b.yRange[1]
 	}
 	at := len(b.header) + 2
-	part := nextChartPart(f)
 	if err := f.AddChart(sheet, cellName(at, head), ch); err != nil {
 		return 0, err
 	}
 	var err error
 	if b.kind == excelize.Scatter {
-		err = patchChart(f, part, numericXValues)
+		err = patchChart(f, func(x string) (string, error) {
+			// LibreOffice draws nothing from excelize's string reference.
+			x = strXValues.ReplaceAllString(x, `<xVal><numRef><f>$1</f></numRef></xVal>`)
+			if strings.Contains(x, "<xVal><strRef>") {
+				return x, fmt.Errorf("a scatter series' x values are still text")
+			}
+			return x, nil
+		})
 	} else if b.whiskers != nil {
-		err = patchChart(f, part, func(x string) (string, error) { return withErrorBars(x, series, errs) })
+		err = patchChart(f, func(x string) (string, error) { return withErrorBars(x, series, errs) })
 	}
 	_, rows := chartEnd(at, head, ch.Dimension.Width, ch.Dimension.Height)
 	return rows, err
 }
 
-// errorBars writes the distances from charted series j's bars to their
-// whiskers' bounds in two columns from errCol on (LibreOffice draws
-// custom error bars only from cell references), and returns the minus
-// and plus columns' references.
+// errorBars writes the distances from series j's bars to their whiskers'
+// bounds in columns errCol, errCol+1 and returns their references.
 func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2]string, error) {
 	name := b.header[b.series[j]]
 	if err := f.SetCellStr(sheet, cellName(errCol, head), name+" − (rate − lo)"); err != nil {
@@ -646,8 +624,7 @@ func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2
 	return [2]string{ref(errCol), ref(errCol + 1)}, nil
 }
 
-// axisFont is the charts' axis labels: dark grey (excelize's default is
-// a grey too pale to print).
+// axisFont is the charts' axis labels: dark grey, to print.
 var axisFont = excelize.Font{Color: "#404040", Size: 9}
 
 // solid is a solid fill of one colour.
@@ -655,9 +632,9 @@ func solid(colour string) excelize.Fill {
 	return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{colour}}
 }
 
-// nextChartPart is the package part the next AddChart writes: excelize
-// names a chart by the count of chart parts before it.
-func nextChartPart(f *excelize.File) string {
+// patchChart rewrites the XML of the chart AddChart added last (excelize
+// names it by the count of chart parts) where excelize has no option.
+func patchChart(f *excelize.File, fix func(string) (string, error)) error {
 	n := 0
 	f.Pkg.Range(func(k, _ any) bool {
 		if name, ok := k.(string); ok && strings.Contains(name, "xl/charts/chart") {
@@ -665,12 +642,7 @@ func nextChartPart(f *excelize.File) string {
 		}
 		return true
 	})
-	return "xl/charts/chart" + strconv.Itoa(n+1) + ".xml"
-}
-
-// patchChart rewrites a chart's XML where excelize (v2.11) has no option
-// for what it needs.
-func patchChart(f *excelize.File, part string, fix func(string) (string, error)) error {
+	part := "xl/charts/chart" + strconv.Itoa(n) + ".xml"
 	v, ok := f.Pkg.Load(part)
 	if !ok {
 		return fmt.Errorf("no chart part %s", part)
@@ -689,21 +661,14 @@ func patchChart(f *excelize.File, part string, fix func(string) (string, error))
 
 var strXValues = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVal>`)
 
-// numericXValues makes a scatter chart's x values a number reference:
-// excelize writes them as a string reference (strRef), which LibreOffice
-// reads as text and draws nothing from.
-func numericXValues(x string) (string, error) {
-	x = strXValues.ReplaceAllString(x, `<xVal><numRef><f>$1</f></numRef></xVal>`)
-	if strings.Contains(x, "<xVal><strRef>") {
-		return x, fmt.Errorf("a scatter series' x values are still text")
-	}
-	return x, nil
-}
-
-// withErrorBars gives each column series of a chart whose whiskers are
-// known custom error bars (excelize has no error bar option), before its
-// categories as the schema orders them.
+// withErrorBars gives each whiskered series custom error bars (drawn
+// from the ranges refs[j]: minus, plus), before its categories.
 func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (string, error) {
+	ref := func(r string) string {
+		var b strings.Builder
+		xml.EscapeText(&b, []byte(r))
+		return `<numRef><f>` + b.String() + `</f></numRef>`
+	}
 	parts := strings.Split(x, "<ser>")
 	if len(parts)-1 != len(series) {
 		return x, fmt.Errorf("%d series in the chart XML, want %d", len(parts)-1, len(series))
@@ -717,21 +682,10 @@ func withErrorBars(x string, series []excelize.ChartSeries, refs [][2]string) (s
 		if at < 0 {
 			return x, fmt.Errorf("series %d has no categories", j)
 		}
-		parts[j+1] = p[:at] + errBarsXML(refs[j][0], refs[j][1]) + p[at:]
+		bars := `<errBars><errBarType val="both"></errBarType><errValType val="cust"></errValType><noEndCap val="0"></noEndCap>` +
+			`<plus>` + ref(refs[j][1]) + `</plus><minus>` + ref(refs[j][0]) + `</minus>` +
+			`<spPr><a:ln w="9525"><a:solidFill><a:srgbClr val="222222"></a:srgbClr></a:solidFill></a:ln></spPr></errBars>`
+		parts[j+1] = p[:at] + bars + p[at:]
 	}
 	return strings.Join(parts, "<ser>"), nil
-}
-
-// errBarsXML is a bar series' custom error bars (c:errBars), their
-// distances below and above each bar read from the ranges minus and
-// plus, drawn as thin dark whiskers with caps.
-func errBarsXML(minus, plus string) string {
-	ref := func(r string) string {
-		var b strings.Builder
-		xml.EscapeText(&b, []byte(r))
-		return `<numRef><f>` + b.String() + `</f></numRef>`
-	}
-	return `<errBars><errBarType val="both"></errBarType><errValType val="cust"></errValType><noEndCap val="0"></noEndCap>` +
-		`<plus>` + ref(plus) + `</plus><minus>` + ref(minus) + `</minus>` +
-		`<spPr><a:ln w="9525"><a:solidFill><a:srgbClr val="222222"></a:srgbClr></a:solidFill></a:ln></spPr></errBars>`
 }

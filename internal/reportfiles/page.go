@@ -91,12 +91,9 @@ func (r *Report) buildPage() (report.Page, error) {
 // the first of them that fit in report.MaxExplorerBytes.
 const ExplorerSamples = 20_000
 
-// shownPath is the input file p (an absolute path, as the manifest keeps
-// it) as the report shows it: relative to the run directory runDir when p
-// lies under the folder that holds the run ("../inputs/klar" for inputs
-// beside the run), else its file name alone. The report never shows this
-// machine's absolute paths; the SHA-256 beside each path identifies the
-// file, and manifest.json keeps the full path.
+// shownPath is input file p as the report shows it: relative to the run
+// directory, or to the folder holding it, when under it; else its base
+// name (the report shows no absolute path).
 func shownPath(runDir, p string) string {
 	if p == "" {
 		return ""
@@ -128,8 +125,7 @@ func (r *Report) WriteExports(ctx context.Context, dir string) (drawn bool, err 
 	return browser != "", nil
 }
 
-// forget lets go of the run's scored answers and the page built from
-// them (runanswers.Answers.Forget).
+// forget lets go of the scored answers and the page built from them.
 func (r *Report) forget() {
 	r.a.Forget()
 	r.pg, r.pageErr, r.pageOnce = report.Page{}, nil, sync.Once{}

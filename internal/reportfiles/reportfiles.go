@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -39,8 +40,7 @@ type Report struct {
 	exp      *experiment.Experiment
 	manifest *run.Manifest
 
-	// The report page is built once (the HTML report, the workbook and
-	// the exports share it).
+	// The page the HTML report, the workbook and the exports share.
 	pageOnce sync.Once
 	pg       report.Page
 	pageErr  error
@@ -78,8 +78,7 @@ type Options struct {
 // about 300 bytes each, so at most about 300 MB held beside that pass.
 const EarlyRows = 1 << 20
 
-// sampleRows is how many answers the workbook's samples sheet holds at
-// most.
+// sampleRows is the most answers the workbook's samples sheet holds.
 func (c Options) sampleRows() int {
 	if c.SheetRows > 0 {
 		return min(c.SheetRows, report.MaxSampleRows)
@@ -87,8 +86,7 @@ func (c Options) sampleRows() int {
 	return report.MaxSampleRows
 }
 
-// explorerSeed seeds the random draw of the HTML explorer's samples
-// (explorerPicks): the same run gives the same page.
+// explorerSeed seeds the draw of the explorer's samples (explorerPicks).
 const explorerSeed = 20
 
 // Write writes the run's HTML report to html and its workbook to xlsx
@@ -100,9 +98,8 @@ const explorerSeed = 20
 // samples sheet its first Options.sampleRows, in table order.
 func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error {
 	if c.Tables != nil {
-		// The records' texts are read beside the tables only for a
-		// workbook of a run small enough (EarlyRows); else the tables are
-		// written first, paced as WriteTables paces them.
+		// The texts are read beside the tables only for a workbook of at
+		// most EarlyRows answers; else the tables are written first.
 		if c.early = xlsx != "" && !r.a.Built(); c.early {
 			n, err := r.a.Scored() // counted from the store when it is current
 			if err != nil {
@@ -116,26 +113,23 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 			}
 		}
 	}
-	var hf, xf *atomicfile.File
-	for _, out := range []struct {
-		path, what string
-		f          **atomicfile.File
-	}{{html, "HTML report", &hf}, {xlsx, "workbook", &xf}} {
-		if out.path == "" {
+	var files [2]*atomicfile.File // the HTML report's, the workbook's
+	for i, path := range []string{html, xlsx} {
+		if path == "" {
 			continue
 		}
-		f, err := atomicfile.Create(out.path)
+		f, err := atomicfile.Create(path)
 		if err != nil {
-			return fmt.Errorf("%s of %s: %w", out.what, r.dir, err)
+			return fmt.Errorf("%s of %s: %w", [2]string{"HTML report", "workbook"}[i], r.dir, err)
 		}
 		defer f.Abort()
-		*out.f = f
+		files[i] = f
 	}
-	return r.writeReports(ctx, c, hf, xf)
+	return r.writeReports(ctx, c, files[0], files[1])
 }
 
-// reportTables writes the tables' files (ReportTables: WriteTables), as
-// the step "tables" of o.Progress, and tells c.Tables of them, once.
+// reportTables writes the tables' files as the step "tables" and tells
+// c.Tables of them, once.
 func (r *Report) reportTables(c *Options, o report.Options) error {
 	st := o.Step("tables", 0)
 	ts, err := r.a.WriteTables()
@@ -154,12 +148,11 @@ func (r *Report) reportTables(c *Options, o report.Options) error {
 }
 
 // writeReports writes the HTML report into hw and the workbook into xw
-// (either nil for none), committing each once it is written.
+// (either nil for none), committing each once written.
 func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile.File) error {
 	o := report.Options{Progress: c.Progress, SheetRows: c.SheetRows}
 	if fn := o.Progress; fn != nil {
-		// The steps that run at once (the records' texts beside the
-		// tables, the HTML beside the workbook) tell of themselves in turn.
+		// Steps running at once tell of themselves in turn.
 		var mu sync.Mutex
 		o.Progress = func(s report.Step) {
 			mu.Lock()
@@ -167,9 +160,8 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 			fn(s)
 		}
 	}
-	// The samples: one draw (explorerPicks), the explorer's its first
-	// ExplorerSamples, the workbook's its first sampleRows; texts[j] is
-	// picks[j]'s record text, keys[j] its record key.
+	// One draw: the explorer's its first ExplorerSamples, the workbook's
+	// its first sampleRows; texts[j] and keys[j] are picks[j]'s.
 	var picks []int
 	var keys []string
 	var how string
@@ -190,8 +182,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		texts = make([]SampleText, len(picks))
 	}
 	keep := func(j int, t SampleText) error { texts[j] = t; return nil }
-	// The records' texts read beside the tables (ReportTables); early
-	// ends with the pass.
+	// The records' texts read beside the tables; early ends with the pass.
 	var early chan error
 	if c.early { // a workbook of at most EarlyRows answers (WriteReport)
 		pass, stop := context.WithCancel(ctx)
@@ -221,8 +212,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	rowAt := answers.Row                 // the samples' rows
 	check := func() error { return nil } // whether the rows read back were read
 	if c.Release && r.a.StoreKey() != nil && n > c.KeepUpTo {
-		// A store that cannot be read back now (replaced, removed) leaves
-		// the rows in memory: the report reads them there.
+		// A store that cannot be read back leaves the rows in memory.
 		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.a.StoreKey(), n, r.a.Schema()); err == nil {
 			defer st.close()
 			if picked, err := st.picked(ctx, picks); err == nil {
@@ -257,10 +247,8 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	if xw != nil {
 		book = r.samplesTable(answers, rowAt, picks[:min(len(picks), bookN)], texts, nil)
 	}
-	// The HTML page is made and written beside the workbook, when there
-	// is one, on a goroutine of its own. It is committed once
-	// written, whatever the workbook does, as when it was written first;
-	// the workbook is kept only once the page is written.
+	// The page is written beside the workbook and committed whatever the
+	// workbook does; the workbook is kept only once the page is written.
 	var page chan error
 	if hw != nil {
 		prepare := func() error {
@@ -343,11 +331,8 @@ func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string,
 	state := make([]byte, len(keys))
 	prompts := map[string]string{} // each distinct prompt once: a run's models share them
 	st := o.Step("reading the records' prompts and responses", r.manifest.Counts.Records)
-	// The records are decoded, matched to their key and their prompt
-	// text made on every core (want is only read there); the order of
-	// the lines, and so which record of a key is kept, is decided here.
-	// Only the key, request, response, error and status are read
-	// (TextsOnly): the rest of each record is left undecoded.
+	// Records are decoded (their texts only) and matched on every core;
+	// which record of a key is kept is decided here, in line order.
 	type text struct {
 		j int // the key's index, -1 for a record of no key asked for
 		t SampleText
@@ -387,18 +372,10 @@ func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string,
 	return nil
 }
 
-// explorerPicks draws the HTML explorer's samples, at most limit of
-// them (all when the run has no more): ranked, so that the
-// explorer can keep the longest prefix that fits in its bytes
-// (report.MaxExplorerBytes). First, for each of the answer schema's flags
-// (the study's criteria, abstain, failed, …), one answer where it holds
-// and one where it does not, when the run has both; then the answers of
-// every model × language × strategy in turn, one from each group per
-// round, each group's in a random order (explorerSeed), until limit. The
-// explorer thus shows the same number from each group (all of a group
-// smaller than that), and how says so. The order does not depend on limit: a draw
-// of k is the first k of any larger draw (the explorer's are the first of
-// the workbook's samples sheet's).
+// explorerPicks draws at most limit answers, ranked: for each flag of the
+// answer schema one where it holds and one where not, then one from each
+// model × language × strategy group in turn (each shuffled, explorerSeed).
+// A draw of k is the first k of any larger draw; how says how it was drawn.
 func (r *Report) explorerPicks(limit int) (picks []int, how string) {
 	n := len(r.a.Rows())
 	type group struct{ model, language, strategy string }
@@ -419,8 +396,7 @@ func (r *Report) explorerPicks(limit int) (picks []int, how string) {
 	for _, m := range members {
 		rng.Shuffle(len(m), func(a, b int) { m[a], m[b] = m[b], m[a] })
 	}
-	// The round-robin order over the groups, all of it (flags rare in the
-	// run are looked for through it).
+	// The round-robin order over the groups, all of it.
 	order := make([]int32, 0, n)
 	for round := 0; len(order) < n; round++ {
 		for _, m := range members {
@@ -470,7 +446,7 @@ func (r *Report) explorerPicks(limit int) (picks []int, how string) {
 		explorerSeed, len(members), strings.Join(flags, ", "))
 }
 
-// rowKeys are the record keys of r.a.Rows()[i] for each i in sel, in order.
+// rowKeys are the record keys of the rows sel.
 func (r *Report) rowKeys(sel []int) []string {
 	keys := make([]string, len(sel))
 	for j, i := range sel {
@@ -479,11 +455,9 @@ func (r *Report) rowKeys(sel []int) []string {
 	return keys
 }
 
-// samplesTable is a samples table: the answers table's rows of picks,
-// in table order, each with its record's text (texts[j] for picks[j]).
-// For the explorer (keys set, keys[j] the record key of picks[j]) each
-// long text is cut as the page shows it (report.CutSampleTexts, its note
-// naming the key), and only the longest prefix of picks (their rank)
+// samplesTable is the answers' rows of picks, in table order, each with
+// its record's text (texts[j]). For the explorer (keys set) long texts
+// are cut (report.CutSampleTexts) and only the longest prefix of picks
 // that fits in report.MaxExplorerBytes is kept.
 func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any) []any, picks []int, texts []SampleText, keys []string) *tables.Table {
 	cols := append(slices.Clone(answers.Columns()), SampleColumns()...)
@@ -492,11 +466,7 @@ func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any
 		desc = "one row per scored answer with its prompt and response: the study's answer schema"
 	}
 	t := tables.New("samples", desc, cols...)
-	type ranked struct {
-		pick int
-		row  []any
-	}
-	var kept []ranked // in rank order
+	kept := map[int][]any{} // each pick's row
 	size := 0
 	for j, i := range picks {
 		tx := texts[j]
@@ -508,12 +478,11 @@ func (r *Report) samplesTable(answers *tables.Table, rowAt func(i int, buf []any
 				break
 			}
 		}
-		kept = append(kept, ranked{i, row})
+		kept[i] = row
 	}
-	slices.SortFunc(kept, func(a, b ranked) int { return a.pick - b.pick })
-	t.Rows = make([][]any, len(kept))
-	for j, k := range kept {
-		t.Rows[j] = k.row
+	t.Rows = make([][]any, 0, len(kept))
+	for _, i := range slices.Sorted(maps.Keys(kept)) {
+		t.Rows = append(t.Rows, kept[i])
 	}
 	return t
 }

@@ -11,12 +11,9 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// storedAnswers is the answers table of a report that let go of the rows
-// in memory (ReleaseRows): its rows read back from the run's store a row
-// group at a time, the group last read kept, so that reading the rows in
-// order reads each group once. The table's Fill cannot return an error:
-// the first is kept (the rows after it left empty), and the report checks
-// it (check) before it keeps a file.
+// storedAnswers is the answers table of a report that let go of its rows:
+// read back from the run's store a row group at a time (the last kept).
+// Its Fill keeps the first error (check), leaving later rows empty.
 type storedAnswers struct {
 	table  *tables.Table
 	mu     sync.Mutex
@@ -29,8 +26,7 @@ type storedAnswers struct {
 }
 
 // openStoredAnswers opens the store at path for the answers table of n
-// rows, refusing a store that is not the one the rows were (its key, its
-// row count): it was replaced since they were read or written.
+// rows, refusing one whose key or row count is not the rows'.
 func openStoredAnswers(path string, key scored.Key, n int, schema *score.Schema) (*storedAnswers, error) {
 	rd, err := scored.Open(path)
 	if err != nil {
@@ -67,9 +63,8 @@ func (s *storedAnswers) fill(i int, row []any) {
 	s.group.Source.Fill(i-s.first, row)
 }
 
-// picked reads the rows of picks (answer indices, any order), each group
-// once, and returns the function that writes answer i's row into buf for
-// each i in picks. It stops between groups when ctx is done.
+// picked reads the rows of picks, each group once, and returns the
+// function writing answer i's row into buf; it stops when ctx is done.
 func (s *storedAnswers) picked(ctx context.Context, picks []int) (func(i int, buf []any) []any, error) {
 	sorted := slices.Sorted(slices.Values(picks))
 	pos := make(map[int]int, len(picks)) // each pick's row in rows

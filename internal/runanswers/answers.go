@@ -238,9 +238,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
 }
 
-// served is a table of the set as a caller gets it: held when it is made
-// row by row (the answers: every row made), marked simulated when the run
-// is.
+// served is a table as a caller gets it: held, and simulated when the run is.
 func (r *Answers) served(t *tables.Table) *tables.Table {
 	if t.Source != nil {
 		t = t.Held()

@@ -13,9 +13,8 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 )
 
-// tableKey is the key of the tables kept in the run directory
-// (analysis/tablestore) from scored answers of key k: k, the experiment
-// as a whole and the human labels' file; nil for a nil k.
+// tableKey is the key of the tables kept from scored answers of key k:
+// k, the experiment and the human labels' file; nil for a nil k.
 func (r *Answers) tableKey(k scored.Key) (scored.Key, error) {
 	if k == nil {
 		return nil, nil
@@ -38,9 +37,7 @@ func (r *Answers) tableKey(k scored.Key) (scored.Key, error) {
 	return out, nil
 }
 
-// readKey is the key a kept table must have to be read now: the rows'
-// own when they are in memory (and none when they are not the store's),
-// else the key of the records and options as they are now.
+// readKey is the key a kept table must have to be read now (nil: none).
 func (r *Answers) readKey() scored.Key {
 	if r.cfg.NoStore {
 		return nil
@@ -56,11 +53,8 @@ func (r *Answers) readKey() scored.Key {
 	return k
 }
 
-// keptTable is table name as kept in the run directory, when it was made
-// from what these Answers read (readKey). A kept file that cannot be read
-// (damaged: its digest does not hold) is passed over, none of it served,
-// with a note (Notes) that the table is built again; the caller builds it
-// and keep writes it anew.
+// keptTable is table name as kept in the run directory under readKey; a
+// damaged one is passed over with a note, to be built and kept again.
 func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	k := r.readKey()
 	if k == nil {
@@ -83,10 +77,8 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	return t, true
 }
 
-// keep keeps tables built from the rows in memory, when they are the
-// store's, each once; a table made row by row is not kept, and a
-// directory that cannot be written keeps none (the tables are built
-// again next time).
+// keep writes the tables built from the store's rows, each once (not
+// those made row by row); a failure keeps none.
 func (r *Answers) keep(ts ...*tables.Table) {
 	if r.cfg.NoStore || r.storeKey == nil {
 		return

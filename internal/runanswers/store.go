@@ -18,8 +18,7 @@ import (
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// progress reports the start of a step and returns the function that
-// reports its end.
+// progress reports a step's start and returns what reports its end.
 func (r *Answers) progress(step string) func() {
 	fn := r.cfg.Progress
 	if fn == nil {
@@ -30,14 +29,9 @@ func (r *Answers) progress(step string) func() {
 	return func() { fn(Step{Step: step, Elapsed: time.Since(start), Final: true}) }
 }
 
-// scoringKey names what the run's scored answers are made from: the
-// records (records.Fingerprint), the experiment's scoring inputs
-// (Experiment.ScoringInputs, hashed once an Answers), the store's format
-// and rules (scored.Version), the tool's version (run.ToolVersion) and the
-// program's code (codeid.Program: for a build from a checkout, a
-// workspace or a replaced module, a digest of those modules' sources), so
-// that scored answers and tables kept by a program built from other code
-// are scored again, never served. It fails when the code cannot be named.
+// scoringKey names what the scored answers are made from: the records,
+// the scoring inputs, the store's format, the tool's version and the
+// program's code (codeid.Program); it fails when the code has no name.
 func (r *Answers) scoringKey() (scored.Key, error) {
 	inputs, err := r.inputs()
 	if err != nil {
@@ -59,12 +53,9 @@ func (r *Answers) scoringKey() (scored.Key, error) {
 	return k, nil
 }
 
-// scoredRows returns the run's scored answers and the notes scoring made:
-// read from the store (DIR/scored.parquet) when it was made from these
-// records and options, else scored from the records (saying why, when a
-// store was there) and stored for the next open. A store that cannot be
-// read is scored again, with a note; a directory that cannot be written
-// is scored in memory, with a note.
+// scoredRows returns the scored answers and scoring's notes: read from
+// the store when it is current, else scored from the records and stored
+// (with a note when a store was stale, unreadable or cannot be written).
 func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes []string
@@ -120,8 +111,8 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	return sc.Rows, append(notes, scoreNotes...), nil
 }
 
-// staleNote says why a store's rows are not those of the run now ("" when
-// only the inputs changed: the run's notes say which).
+// staleNote says why a store's rows are not the run's now ("" when only
+// the inputs changed).
 func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 	var opts []string
 	recs := false
@@ -150,8 +141,7 @@ func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 	return ""
 }
 
-// codeChangedNote says that the program's code is not the code that
-// stored a key whose "code" was stored.
+// codeChangedNote says that the code that stored the rows is not this.
 func codeChangedNote(stored string) string {
 	id, err := codeid.Program()
 	if err != nil {
@@ -166,10 +156,8 @@ func codeChangedNote(stored string) string {
 	return fmt.Sprintf("the program's code is not the code that scored them (this is %s; they were scored by %s)", id, stored)
 }
 
-// store writes the scored answers under the directory's shared lock, when
-// the records are still those scored (a run appending meanwhile makes
-// them stale at once: nothing is stored). It returns a note when the
-// store could not be written.
+// store writes the scored answers under the directory's shared lock when
+// the records are still those scored; it returns a note when it cannot.
 func (r *Answers) store(path string, key scored.Key, sc *experiment.Scored, notes []string) string {
 	notStored := func(err error) string {
 		switch {

@@ -30,16 +30,13 @@ func Lookup(m map[string]Estimate, k string) Estimate {
 	return Estimate{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 }
 
-// Bar geometry shared by the bars and their whiskers: ECharts lays a
-// category's m bars over (1 − barCategoryGap) of the band, each bar w
-// wide with barGap·w between bars, so m·w + (m−1)·gap·w = 0.8.
+// Bar geometry shared by the bars and their whiskers (ECharts' gaps).
 const (
 	barCategoryGap = 0.2
 	barGap         = 0.3
 )
 
-// barCentre is the x offset, in bands from the category's centre, of bar
-// j of m.
+// barCentre is bar j of m's x offset from its category's centre, in bands.
 func barCentre(j, m int) float64 {
 	used := 1 - barCategoryGap
 	w := used / (float64(m) + barGap*float64(m-1))

@@ -18,7 +18,7 @@ type Cell struct {
 	Neutral string
 }
 
-// Heatmap colours: grey for cells outside the sequential blue scale.
+// Grey for heatmap cells outside the colour scale.
 const (
 	heatNeutral = "#bdbdbd"
 	heatMissing = "#eeeeee"

@@ -6,14 +6,8 @@ import (
 	"slices"
 )
 
-// Point labels: a scatter's (or a line's) points are labelled with their
-// names, each label placed right, left, above or below its point where it
-// overlaps no label or point placed before it, the extremes (least and
-// greatest x and y) first; a label with no free place is left to the
-// tooltip. ECharts' own labelLayout does not move a scatter's labels
-// apart, so the places are chosen here, on a plot of labelW × labelH
-// pixels (smaller than the report's and the exports' plots, so that a
-// label that fits here fits there).
+// Point labels are placed (PlaceLabels) on a plot of labelW × labelH
+// pixels, smaller than the report's, so that a label fitting here fits there.
 const (
 	labelW, labelH = 780.0, 320.0
 	labelFont      = 12
@@ -25,7 +19,7 @@ func (a rect) overlaps(b rect) bool {
 	return a.x < b.x+b.w && b.x < a.x+a.w && a.y < b.y+b.h && b.y < a.y+a.h
 }
 
-// labelRect is where ECharts draws a label of n characters at pos of a
+// labelRect is where ECharts draws an n-character label at pos of a
 // point at (px, py) with a symbol of radius r.
 func labelRect(pos string, px, py, r float64, n int) rect {
 	w, h := float64(n)*0.62*labelFont+4, labelFont+4.0
@@ -40,9 +34,11 @@ func labelRect(pos string, px, py, r float64, n int) rect {
 	return rect{px - w/2, py + r + 5, w, h} // bottom
 }
 
-// PlaceLabels sets each labelled point's label position (or hides it)
-// in the series of o whose label shows (an option edit: EditOption(o,
-// PlaceLabels)).
+// PlaceLabels places the label of each point of the series of o whose
+// label shows right, left, above or below it, where it overlaps no point
+// nor label placed before it (the extremes of x and y first, then from
+// left to right), and hides a label with no free place (an option edit:
+// EditOption(o, PlaceLabels)).
 func PlaceLabels(o map[string]any) {
 	type pt struct {
 		item map[string]any
@@ -96,28 +92,16 @@ func PlaceLabels(o map[string]any) {
 		return (p.x - x0) / (x1 - x0) * labelW, labelH - (p.y-y0)/(y1-y0)*labelH
 	}
 	// the extremes first, then the rest from left to right
-	first := map[*pt]int{}
 	byX := func(a, b *pt) int { return cmp.Compare(a.x, b.x) }
 	byY := func(a, b *pt) int { return cmp.Compare(a.y, b.y) }
-	for rank, best := range []*pt{slices.MaxFunc(pts, byY), slices.MinFunc(pts, byY), slices.MinFunc(pts, byX), slices.MaxFunc(pts, byX)} {
-		if _, ok := first[best]; !ok {
-			first[best] = rank
+	var first []*pt
+	for _, best := range []*pt{slices.MaxFunc(pts, byY), slices.MinFunc(pts, byY), slices.MinFunc(pts, byX), slices.MaxFunc(pts, byX)} {
+		if !slices.Contains(first, best) {
+			first = append(first, best)
 		}
 	}
-	ordered := slices.Clone(pts)
-	slices.SortStableFunc(ordered, func(a, b *pt) int {
-		ra, oka := first[a]
-		rb, okb := first[b]
-		switch {
-		case oka && okb:
-			return ra - rb
-		case oka:
-			return -1
-		case okb:
-			return 1
-		}
-		return byX(a, b)
-	})
+	rest := slices.SortedStableFunc(slices.Values(pts), byX)
+	ordered := append(first, slices.DeleteFunc(rest, func(p *pt) bool { return slices.Contains(first, p) })...)
 	var taken []rect
 	for _, p := range pts { // every point is an obstacle
 		x, y := px(p)
