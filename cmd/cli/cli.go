@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -217,10 +218,10 @@ func (u *urlList) Set(v string) error {
 }
 
 // parseFlags parses args into fs, refusing a flag whose value, given as
-// the next argument, looks like a flag ("--html --xlsx" would otherwise
-// write an HTML file named --xlsx): give the value, or use --html=VALUE
-// for a value that starts with '-'.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// the next argument, looks like a flag (write --html=VALUE for a value
+// that starts with '-'); when any of required is empty after parsing it
+// prints the usage and returns missing as the error.
+func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*string) error {
 	for i := 0; i+1 < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -242,7 +243,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		}
 		i++ // skip the value
 	}
-	return fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(required, func(v *string) bool { return *v == "" }) {
+		fs.Usage()
+		return errors.New(missing)
+	}
+	return nil
 }
 
 func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
@@ -261,7 +269,7 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body in bytes (larger: 413)")
 	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time allowed to read a whole request")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	// Log: the server says when it is asked about items it does not know.
@@ -434,12 +442,12 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
 	shardSpec := fs.String("shard", "", "run only shard K of N (K/N, K from 0), into DIR/shard-KKK-of-NNN; auto reads both from BHASHA_SHARD or a Slurm array task, auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "run: --config and --out are required", cfg, out); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, reg, fs, "run", *cfg, *out, *skip)
+	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{SkipInvalid: *skip, Studies: reg})
 	if err != nil {
-		return err
+		return ownStudy(err)
 	}
 	dir := *out
 	var sh shard.Spec
@@ -516,17 +524,6 @@ func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) err
 	return nil
 }
 
-// loadExperiment checks the two required flags and loads the experiment
-// with the studies of reg.
-func loadExperiment(ctx context.Context, reg *bhasha.Registry, fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
-	if cfg == "" || out == "" {
-		fs.Usage()
-		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
-	}
-	exp, err := experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: reg})
-	return exp, ownStudy(err)
-}
-
 // ownStudyHow is how a study of one's own gets the command.
 const ownStudyHow = `a study of your own runs under a command of your own: a main package that registers it and runs every subcommand of this one (run, report, batch, sim, compare, datasets):
 
@@ -578,12 +575,12 @@ func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	live := fs.Bool("live", false, "read model identities from the endpoints (as a run would)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records instead of stopping")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "batch export: --config and --out are required", cfg, out); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, reg, fs, "batch export", *cfg, *out, *skip)
+	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{SkipInvalid: *skip, Studies: reg})
 	if err != nil {
-		return err
+		return ownStudy(err)
 	}
 	job, err := exp.Job(ctx)
 	if err != nil {
@@ -604,12 +601,8 @@ func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
 	file := fs.String("file", "", "batch output file (JSON Lines)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "batch import: --out and --file are required", out, file); err != nil {
 		return err
-	}
-	if *out == "" || *file == "" {
-		fs.Usage()
-		return errors.New("batch import: --out and --file are required")
 	}
 	rep, err := batch.Import(ctx, *out, *cacheDir, *file)
 	if err != nil {
@@ -628,7 +621,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
 	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/figures/<experiment> (SVG and PNG need chromium)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	cd := cmp.Or(*cacheDir, filepath.Join(*out, "cache"))
@@ -668,7 +661,7 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "", "dataset format (default: detected): "+strings.Join(formats, ", "))
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -721,12 +714,8 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, a sample of the answers)")
 	figures := fs.String("figures", "", "also write paper-ready exports to this directory: tables as CSV and LaTeX, figures as ECharts JSON and (with chromium installed) SVG and PNG")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "report: --run is required", dir); err != nil {
 		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return errors.New("report: --run is required")
 	}
 	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {
@@ -850,12 +839,8 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	a := fs.String("a", "", "the first run directory (e.g. the authors' defaults)")
 	b := fs.String("b", "", "the second run directory (the option changed)")
 	out := fs.String("out", "", "also write the comparison table as CSV to this file")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "compare: --a and --b are required", a, b); err != nil {
 		return err
-	}
-	if *a == "" || *b == "" {
-		fs.Usage()
-		return errors.New("compare: --a and --b are required")
 	}
 	ra, err := bhasha.Open(ctx, *a, bhasha.WithStudies(reg))
 	if err != nil {

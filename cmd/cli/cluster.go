@@ -189,7 +189,7 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	gpus := fs.Int("gpus", 1, "k8s: GPUs for the server beside each shard")
 	podConfig := fs.String("pod-config", "", "k8s: the experiment file's path in the pods (default: --config, made absolute); --config is read here to divide it")
 	backoff := fs.Int("retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], ""); err != nil {
 		return err
 	}
 	if *wait < 1 || *gpus < 0 || *backoff < 0 {
@@ -335,12 +335,8 @@ func cmdMerge(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("merge", "merge --grid GRID --out DIR", stderr)
 	g := fs.String("grid", "", "grid directory (the shard run directories of bhasha run --shard K/N)")
 	out := fs.String("out", "", "the merged run directory to write (must not exist, or be empty)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "merge: --grid and --out are required", g, out); err != nil {
 		return err
-	}
-	if *g == "" || *out == "" {
-		fs.Usage()
-		return errors.New("merge: --grid and --out are required")
 	}
 	if err := grid.Merge(ctx, *g, *out); err != nil {
 		return fmt.Errorf("merge: %w", err)
