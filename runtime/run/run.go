@@ -8,7 +8,7 @@
 //
 // Memory does not follow the records: each stage's requests are streamed
 // to the engine; what a later stage reads of an earlier one is looked up
-// in a scratch file (priorIndex: 16 bytes a record it reads); the keys
+// in a scratch file (buildPrior: 16 bytes a record it reads); the keys
 // already answered are a records.KeySet (about 80 bytes a key); the
 // response cache keeps its index on disk, with at most 2²⁰ entries
 // (32 MiB) in memory (cache.Store).
@@ -316,11 +316,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	for _, mc := range models {
 		served[mc.Name] = mc.ServedName
 	}
-	// Plan every stage against what is recorded: changed requests, and
-	// records of requests the experiment does not ask.
-	// A later stage's requests are built from the earlier stages' ok
-	// records: each stage looks up those it reads (priorIndex).
-	planned := map[int]*priorIndex{} // by stage, as the records stand before the run
+	// Plan every stage against the records: changed requests, and records
+	// of requests not asked; later stages look up earlier ones (buildPrior).
+	planned := map[int]*scratch{} // by stage, as the records stand before the run
 	defer func() {
 		for _, p := range planned {
 			p.Close()
@@ -336,7 +334,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= j.Stages; stage++ {
-		var prior *priorIndex
+		var prior *scratch
 		if scan.Report.Kept > 0 {
 			if prior, err = buildPrior(o.Out, j, stage); err != nil {
 				return refuse(err)
@@ -377,12 +375,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			strings.Join(problems, ". "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
-	// Connect (this asks the servers who they are: /v1/models and
-	// /version, never a model request) when something is to be sent, and
-	// compare the identities that answer now with those that answered the
-	// records. A run with nothing to send (not a pass that sends only some
-	// roles, such as a report's) asks them too, so that a complete run
-	// resumed against other weights says so; it still sends nothing.
+	// Connect (asking the servers who they are, never a model request) and
+	// compare the identities with the records'; a run with nothing to send
+	// (Send nil) asks too, so that a change of weights is said.
 	eo := j.Engine
 	eo.Logf = logf
 	archivedAny := false
@@ -452,8 +447,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if eng == nil && prev != nil {
-		// Nothing is asked: the records stay those earlier runs noticed
-		// something about, but for the identities when they were asked again.
+		// Nothing is asked: keep the earlier warnings, but for identities asked again.
 		for _, w := range prev.Warnings {
 			if !checked || !strings.HasPrefix(w, identityWarningLead) {
 				m.Warnings = append(m.Warnings, w)
@@ -468,8 +462,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	if eng == nil {
-		// Nothing is asked again: a damaged segment stays as it is, read
-		// for what it holds, for the run that asks its lost records.
+		// Nothing is asked again: a damaged segment stays, read for what it holds.
 		scan.LeaveDamaged()
 	}
 	if _, _, err := scan.Commit(nil, ""); err != nil {
@@ -482,12 +475,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	done := scan.Done
 	m.Counts.Resumed = done.Len()
 	if prev != nil && done.Len() > 0 && len(prev.Inputs) > 0 {
-		// The kept records were made from the earlier inputs: the manifest
-		// keeps naming those, and lists what differs now, so that a report
-		// still says so after a resume.
-		// Inputs new since the run (a strategy added: its template) made
-		// none of the kept records: they join the manifest's inputs, and
-		// only what changed or is gone is a warning.
+		// The manifest keeps the inputs the kept records were made from,
+		// adds the new ones, and lists what changed or is gone.
 		delete(m.Inputs, prev.ExperimentFile)
 		maps.Copy(m.Inputs, prev.Inputs)
 		if m.Templates == nil {
@@ -616,9 +605,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if runErr == nil {
-		// A live file the writer left over the seal size (an older run's
-		// records.jsonl, resumed with nothing to send) is sealed now.
-		// An older run's segments are converted to Parquet, each said.
+		// Seal a live file over the seal size; convert older segments.
 		said := func(s string) { logf("%s: %s", o.Out, s) }
 		if seg, err := records.Seal(lk, o.Out, records.DefaultCloseSealBytes, said); err != nil {
 			logf("%s: warning: %v (the records stay as they are, readable)", o.Out, err)
