@@ -378,56 +378,25 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// plainProgress is the run option that prints a run's progress as plain
-// lines on stderr when that is not a terminal (a terminal gets the run's
-// bar): every BHASHA_PROGRESS_EVERY (default progress.DefaultEvery) while
-// a stage's records arrive, and once at each stage's end, labelled with
-// the experiment's name (and the stage when it has several). A
-// BHASHA_PROGRESS_EVERY that is not a duration is an error.
-func plainProgress(name string, stderr io.Writer) (bhasha.RunOption, error) {
+// stepLines prints a report's steps on w (progress.StepLine): each step's
+// end, and while one runs a line every BHASHA_PROGRESS_EVERY.
+func stepLines(w io.Writer) (func(bhasha.ReportStep), error) {
 	every, err := progressEvery()
-	if err != nil {
-		return nil, err
+	if err != nil || every <= 0 {
+		return func(bhasha.ReportStep) {}, err
 	}
-	if progress.IsTerminal(stderr) {
-		every = 0
-	}
-	pl := progress.NewPlain(stderr, every)
-	return bhasha.OnProgress(func(p bhasha.Progress) {
-		label := name
-		if p.Stages > 1 {
-			label = fmt.Sprintf("%s stage %d", name, p.Stage)
-		}
-		pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
-	}), nil
-}
-
-// stepLines prints a report's steps on stderr (progress.StepLine): each
-// step's end, and while one runs a line every BHASHA_PROGRESS_EVERY (5 s
-// by default, terminal or not; 0 prints none at all).
-type stepLines struct {
-	w     io.Writer
-	every time.Duration
-	next  map[string]time.Duration
-}
-
-func (s *stepLines) line(st bhasha.ReportStep) {
-	if s.every <= 0 {
-		return
-	}
-	if !st.Final {
-		next, ok := s.next[st.What]
-		if !ok {
-			next = s.every
-		}
-		if st.Elapsed < next {
+	next := map[string]time.Duration{}
+	return func(st bhasha.ReportStep) {
+		switch {
+		case st.Final:
+			delete(next, st.What)
+		case st.Elapsed < cmp.Or(next[st.What], every):
 			return
+		default:
+			next[st.What] = st.Elapsed + every
 		}
-		s.next[st.What] = st.Elapsed + s.every
-	} else {
-		delete(s.next, st.What)
-	}
-	fmt.Fprintln(s.w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
+		fmt.Fprintln(w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
+	}, nil
 }
 
 func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
@@ -488,28 +457,37 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	return runOutcome(ctx, dir, m, err)
 }
 
-// defaultBundle is the IndicKLAR project-page excerpt among the built-in
-// inputs (bhasha.DefaultInputs) whose facts the simulator knows when it
-// is given no other facts.
+// defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
 // runOptions are the options run and report share: the run directory,
-// cache, log, endpoints, plain progress lines (plainProgress) for
-// experiment name, and refusals naming the command's flags.
+// cache, log, endpoints, refusals naming the command's flags, and the
+// run's progress as plain lines on stderr when it is not a terminal (every
+// BHASHA_PROGRESS_EVERY and at each stage's end, labelled with name).
 func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer) ([]bhasha.RunOption, error) {
-	pp, err := plainProgress(name, stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return nil, err
 	}
-	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), pp,
+	if progress.IsTerminal(stderr) {
+		every = 0
+	}
+	pl := progress.NewPlain(stderr, every)
+	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
+		bhasha.OnProgress(func(p bhasha.Progress) {
+			label := name
+			if p.Stages > 1 {
+				label = fmt.Sprintf("%s stage %d", name, p.Stage)
+			}
+			pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
+		}),
 		func(c *bhasha.RunConfig) {
 			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
 		}}, nil
 }
 
-// runOutcome turns a run's end into the command's error: an interrupted
-// run and one with failed requests each get their own exit status and say
-// how to resume.
+// runOutcome turns a run's end into the command's error, with the exit
+// status of an interrupted or incomplete run and how to resume it.
 func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) error {
 	again := "run the same command again to resume: answered requests are kept and never sent again"
 	switch {
@@ -538,9 +516,7 @@ const ownStudyHow = `a study of your own runs under a command of your own: a mai
 
 then "go run . run --config FILE --out DIR" and "go run . report --run DIR" in its folder (docs/own-study.md)`
 
-// ownStudy adds to err, when it is an experiment naming a study the
-// command does not know (experiment.ErrUnknownStudy), how to run one's
-// own study; other errors pass through.
+// ownStudy adds how to run one's own study to an experiment.ErrUnknownStudy.
 func ownStudy(err error) error {
 	if !errors.Is(err, experiment.ErrUnknownStudy) {
 		return err
@@ -548,13 +524,17 @@ func ownStudy(err error) error {
 	return fmt.Errorf("%w\n%s", err, ownStudyHow)
 }
 
+// simLabel marks a run a simulator answered.
+func simLabel(m *run.Manifest) string {
+	if m.Simulated {
+		return " [SIMULATED models]"
+	}
+	return ""
+}
+
 // printCounts writes a run's summary line: its status, its counts and
 // what the manifest warns of.
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
-	label := ""
-	if m.Simulated {
-		label = " [SIMULATED models]"
-	}
 	c := m.Counts
 	dups := ""
 	if c.DuplicatesThisRun > 0 {
@@ -565,7 +545,7 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 		warn += "; warning: " + msg
 	}
 	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d%s\n",
-		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
+		dir, m.Status, simLabel(m), c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
 }
 
 func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
@@ -731,13 +711,10 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	}
 	// A grid is opened as its merged run: the report is of that directory.
 	*dir = r.Dir()
-	// A grid's verdicts are its shards' own: running a shard again asks
-	// for those it lacks, so a grid's report asks for none.
+	// A grid's verdicts are its shards' own: its report asks for none.
 	if r.Experiment().HasJudge() && !isGrid {
-		// Judge verdicts not yet in the run are requested now, for the
-		// answers the run has and nothing else: a report never answers
-		// questions (a partial run stays partial, and says so). A run that
-		// has every verdict sends nothing and connects to nothing.
+		// Ask for the verdicts missing on the answers the run has (never
+		// for answers); a run with every verdict connects to nothing.
 		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, endpoint, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
@@ -750,27 +727,22 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	every, err := progressEvery()
+	step, err := stepLines(stderr)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	steps := &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}
 	start := time.Now()
-	steps.line(bhasha.ReportStep{What: "scoring"})
+	step(bhasha.ReportStep{What: "scoring"})
 	if _, err := r.Scored(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	steps.line(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
+	step(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
 	list := func(ts []*bhasha.Table) {
 		for _, n := range r.Notes() {
 			fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
 		}
 		scored, _ := r.Scored()
-		label := ""
-		if r.Manifest().Simulated {
-			label = " [SIMULATED models]"
-		}
-		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
+		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, simLabel(r.Manifest()))
 		out := filepath.Join(*dir, "tables")
 		for _, t := range ts {
 			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
@@ -779,16 +751,12 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if *html != "" || *xlsx != "" {
 		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
 	}
-	drawn := false
+	drawn, opts := false, bhasha.ReportOptions{Progress: step, ReleaseRows: true}
 	if *figures == "" && (*html != "" || *xlsx != "") {
-		// The report writes the tables too, reading the records' prompts
-		// and responses meanwhile (bhasha.ReportOptions.Tables).
-		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true, Tables: list}); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+		opts.Tables = list // the report writes the tables as it reads the records
 	} else {
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
-		steps.line(bhasha.ReportStep{What: "tables"})
+		step(bhasha.ReportStep{What: "tables"})
 		release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 		ts, err := r.WriteTables()
 		release()
@@ -801,19 +769,18 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		case err != nil:
 			return err
 		}
-		steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
+		step(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
 		list(ts)
-		// The exports first: the report lets go of the scored answers
-		// (bhasha.ReportOptions.ReleaseRows), which the exports' tables would read again.
+		// The exports first: the report lets go of the scored answers (ReleaseRows).
 		if *figures != "" {
 			if drawn, err = r.WriteExports(ctx, *figures); err != nil {
 				return err
 			}
 		}
-		if *html != "" || *xlsx != "" {
-			if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true}); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
+	}
+	if *html != "" || *xlsx != "" {
+		if err := r.WriteReport(ctx, *html, *xlsx, opts); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
 	if *html != "" {
@@ -867,10 +834,8 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	return nil
 }
 
-// noteImport records a batch import in the run's manifest (creating it
-// when the run has none): the experiment, counts, and whether the answers
-// came from a simulator. The experiment file is read with the studies of
-// reg.
+// noteImport records a batch import in the run's manifest (created when
+// missing): the experiment, counts, and whether a simulator answered.
 func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep batch.ImportReport) error {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
@@ -889,10 +854,8 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	return run.WriteManifest(dir, m)
 }
 
-// The pacing of the long commands' heap (memlimit.Hold): what a run and a
-// report's HTML and workbook may allocate beyond the live heap above
-// memlimit.Floor before a collection, and the share of the live heap
-// (mostly the scored rows) that building the tables may.
+// The pacing of the long commands' heap (memlimit.Hold): headroom of a
+// run and of a report's HTML and workbook, and the tables' share.
 const (
 	runHeapHeadroom    = 64 << 20
 	reportHeapHeadroom = 256 << 20
