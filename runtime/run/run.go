@@ -247,9 +247,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if err != nil {
 		return refuse(err)
 	}
-	if err := dirState.sameExperiment(); err != nil {
-		return refuse(err)
-	}
 	scan := dirState.scan
 	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
@@ -291,8 +288,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	// Records that cannot be trusted as they stand.
 	archive := map[int]string{} // line -> why, moved aside with --archive-changed
 	var problems []string
-	if f := dirState.foreign(); f != "" {
-		problems = append(problems, f)
+	if len(scan.Foreign) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: %d record(s) belong to another experiment than %q: %s", scan.Path, len(scan.Foreign), j.Name, scan.Others(j.Name)))
 		for _, fl := range scan.Foreign {
 			archive[fl.Line] = "another experiment's"
 		}
@@ -422,7 +419,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			case o.ArchiveChanged:
 				pickModel = pick
 			case willSend:
-				return refuse(identityRefusal(o.Out, msgs, o.Hint))
+				return refuse(fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
+					o.Out, strings.Join(msgs, "; "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 			default:
 				identityWarn = identityWarning(o.Out, msgs, o.Hint)
 				logf("%s: warning: %s", o.Out, identityWarn)
