@@ -500,9 +500,13 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	m.Requests = asked + pendingAll + held
-	if eng != nil {
-		setProvenance(m, eng)
-		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
+	if eng != nil { // the engine's models, and whether a simulator answers them or answered kept records
+		m.Models, m.Simulated = eng.Models(), scan.Simulated > 0
+		for _, mi := range m.Models {
+			for _, s := range mi.Servers {
+				m.Simulated = m.Simulated || slices.ContainsFunc(s.Models, func(sm engine.ServedModel) bool { return sm.ID == mi.ServedName && sm.IsSimulated() })
+			}
+		}
 	}
 	if err := WriteManifest(o.Out, m); err != nil {
 		return nil, err
@@ -614,22 +618,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
 }
 
-// setProvenance records the engine's models and whether a simulator
-// answers them.
-func setProvenance(m *Manifest, eng *engine.Engine) {
-	m.Models = eng.Models()
-	m.Simulated = false
-	for _, mi := range m.Models {
-		for _, s := range mi.Servers {
-			for _, sm := range s.Models {
-				if sm.ID == mi.ServedName && sm.IsSimulated() {
-					m.Simulated = true
-				}
-			}
-		}
-	}
-}
-
 // runStage sends one stage's pending requests and appends their records.
 func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup func(engine.Key) (*engine.Record, bool),
 	done *records.KeySet, pending int, o Options, logw io.Writer, lk *records.Lock) (engine.Stats, error) {
@@ -729,7 +717,6 @@ const newSinceRun = "is new since the run"
 // disappeared since the run: a report over such a run scores old answers
 // against new data or prompts.
 func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
-	now := inputs
 	var out []string
 	compare := func(what string, then, now map[string]string) {
 		for _, k := range unionKeys(then, now) {
@@ -751,7 +738,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 	// (DIR/experiment.yaml) is not a change.
 	then := maps.Clone(m.Inputs)
 	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
-	compare("input", then, now)
+	compare("input", then, inputs)
 	compare("template", m.Templates, templates)
 	return out
 }
