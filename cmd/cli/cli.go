@@ -201,20 +201,19 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// urlList is a repeatable flag of URLs; each value may list several,
-// separated by commas.
-type urlList []string
-
-func (u *urlList) String() string { return strings.Join(*u, ",") }
-
-// Set appends the value's URLs.
-func (u *urlList) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			*u = append(*u, p)
+// urlsFlag defines a repeatable flag of URLs on fs; each value may list
+// several, separated by commas.
+func urlsFlag(fs *flag.FlagSet, name, usage string) *[]string {
+	var urls []string
+	fs.Func(name, usage, func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				urls = append(urls, p)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
+	return &urls
 }
 
 // parseFlags parses args into fs, refusing a flag whose value, given as
@@ -403,8 +402,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
-	var endpoint urlList
-	fs.Var(&endpoint, "endpoint", "base URL (…/v1) that replaces every endpoint of the experiment; repeat it (or separate URLs by commas) for replicas of the same model, which share the load")
+	endpoint := urlsFlag(fs, "endpoint", "base URL (…/v1) that replaces every endpoint of the experiment; repeat it (or separate URLs by commas) for replicas of the same model, which share the load")
 	conc := fs.Int("concurrency", 0, "per-replica concurrency, overriding the experiment")
 	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
@@ -429,7 +427,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts, err := runOptions(exp.Name, *out, *cacheDir, endpoint, stderr)
+	opts, err := runOptions(exp.Name, *out, *cacheDir, *endpoint, stderr)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -688,8 +686,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
-	var endpoint urlList
-	fs.Var(&endpoint, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
+	endpoint := urlsFlag(fs, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, a sample of the answers)")
@@ -715,7 +712,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if r.Experiment().HasJudge() && !isGrid {
 		// Ask for the verdicts missing on the answers the run has (never
 		// for answers); a run with every verdict connects to nothing.
-		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, endpoint, stderr)
+		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, *endpoint, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
