@@ -288,6 +288,7 @@ func Partition(units []Unit, n int) (*Layout, error) {
 		items []string
 		reqs  int64
 		share int64
+		of    map[string]int // item → requests
 	}
 	var ms []*model
 	at := map[string]*model{}
@@ -295,11 +296,12 @@ func Partition(units []Unit, n int) (*Layout, error) {
 	for _, u := range units {
 		m := at[u.Model]
 		if m == nil {
-			m = &model{name: u.Model}
+			m = &model{name: u.Model, of: map[string]int{}}
 			at[u.Model] = m
 			ms = append(ms, m)
 		}
 		m.items = append(m.items, u.Item)
+		m.of[u.Item] += u.Requests
 		m.reqs += int64(u.Requests)
 		total += int64(u.Requests)
 	}
@@ -345,10 +347,6 @@ func Partition(units []Unit, n int) (*Layout, error) {
 		sum += d
 	}
 	l := &Layout{owner: map[string]map[string]int{}}
-	reqs := map[[2]string]int{}
-	for _, u := range units {
-		reqs[[2]string{u.Model, u.Item}] += u.Requests
-	}
 	for _, m := range ms {
 		first := len(l.Shards)
 		own := map[string]int{}
@@ -359,7 +357,7 @@ func Partition(units []Unit, n int) (*Layout, error) {
 			k := first + i%int(m.share)
 			own[it] = k
 			l.Shards[k].Items = append(l.Shards[k].Items, it)
-			l.Shards[k].Requests += reqs[[2]string{m.name, it}]
+			l.Shards[k].Requests += m.of[it]
 		}
 		l.owner[m.name] = own
 	}
