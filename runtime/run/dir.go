@@ -68,11 +68,8 @@ func readDir(dir, name string, hint Hints) (*dirState, error) {
 	return st, nil
 }
 
-// provenanceFromRecords rebuilds a lost manifest's provenance from the
-// records: the identity that answered each model's records and whether a
-// simulator did. Records that do not name their identity (written before
-// records did) cannot say, and the run is refused rather than labelled
-// real.
+// provenanceFromRecords rebuilds a lost manifest's models and Simulated
+// from the records, refusing records that do not name their identity.
 func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifest, error) {
 	m := &Manifest{}
 	unknown, first := 0, 0
@@ -113,12 +110,9 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 	return m, nil
 }
 
-// identityChanges compares the identity each model is served as now with
-// the identities that answered its records (a record that does not name
-// one was answered by the identity the earlier manifest names). It returns
-// one line per model and identity that differ, each naming the old and new
-// identities, and a pick of the records answered by another identity; both
-// are nil when nothing changed.
+// identityChanges returns a line per model whose records were answered by
+// another identity than the one served now (prev's, for records naming
+// none), and a pick of those records; both nil when nothing changed.
 func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo) (func(key string, id *engine.Identity) bool, []string) {
 	before := map[string]engine.Identity{}
 	if prev != nil {
