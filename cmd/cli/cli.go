@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -200,27 +201,26 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// urlList is a repeatable flag of URLs; each value may list several,
-// separated by commas.
-type urlList []string
-
-func (u *urlList) String() string { return strings.Join(*u, ",") }
-
-// Set appends the value's URLs.
-func (u *urlList) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			*u = append(*u, p)
+// urlsFlag defines a repeatable flag of URLs on fs; each value may list
+// several, separated by commas.
+func urlsFlag(fs *flag.FlagSet, name, usage string) *[]string {
+	var urls []string
+	fs.Func(name, usage, func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				urls = append(urls, p)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
+	return &urls
 }
 
 // parseFlags parses args into fs, refusing a flag whose value, given as
-// the next argument, looks like a flag ("--html --xlsx" would otherwise
-// write an HTML file named --xlsx): give the value, or use --html=VALUE
-// for a value that starts with '-'.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// the next argument, looks like a flag (write --html=VALUE for a value
+// that starts with '-'); when any of required is empty after parsing it
+// prints the usage and returns missing as the error.
+func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*string) error {
 	for i := 0; i+1 < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -242,7 +242,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		}
 		i++ // skip the value
 	}
-	return fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(required, func(v *string) bool { return *v == "" }) {
+		fs.Usage()
+		return errors.New(missing)
+	}
+	return nil
 }
 
 func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
@@ -261,7 +268,7 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	keyEnv := fs.String("api-key-env", "", "require the API key held in this environment variable (as vLLM --api-key)")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body in bytes (larger: 413)")
 	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time allowed to read a whole request")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	// Log: the server says when it is asked about items it does not know.
@@ -370,76 +377,44 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// plainProgress is the run option that prints a run's progress as plain
-// lines on stderr when that is not a terminal (a terminal gets the run's
-// bar): every BHASHA_PROGRESS_EVERY (default progress.DefaultEvery) while
-// a stage's records arrive, and once at each stage's end, labelled with
-// the experiment's name (and the stage when it has several). A
-// BHASHA_PROGRESS_EVERY that is not a duration is an error.
-func plainProgress(name string, stderr io.Writer) (bhasha.RunOption, error) {
+// stepLines prints a report's steps on w (progress.StepLine): each step's
+// end, and while one runs a line every BHASHA_PROGRESS_EVERY.
+func stepLines(w io.Writer) (func(bhasha.ReportStep), error) {
 	every, err := progressEvery()
-	if err != nil {
-		return nil, err
+	if err != nil || every <= 0 {
+		return func(bhasha.ReportStep) {}, err
 	}
-	if progress.IsTerminal(stderr) {
-		every = 0
-	}
-	pl := progress.NewPlain(stderr, every)
-	return bhasha.OnProgress(func(p bhasha.Progress) {
-		label := name
-		if p.Stages > 1 {
-			label = fmt.Sprintf("%s stage %d", name, p.Stage)
-		}
-		pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
-	}), nil
-}
-
-// stepLines prints a report's steps on stderr (progress.StepLine): each
-// step's end, and while one runs a line every BHASHA_PROGRESS_EVERY (5 s
-// by default, terminal or not; 0 prints none at all).
-type stepLines struct {
-	w     io.Writer
-	every time.Duration
-	next  map[string]time.Duration
-}
-
-func (s *stepLines) line(st bhasha.ReportStep) {
-	if s.every <= 0 {
-		return
-	}
-	if !st.Final {
-		next, ok := s.next[st.What]
-		if !ok {
-			next = s.every
-		}
-		if st.Elapsed < next {
+	next := map[string]time.Duration{}
+	return func(st bhasha.ReportStep) {
+		switch {
+		case st.Final:
+			delete(next, st.What)
+		case st.Elapsed < cmp.Or(next[st.What], every):
 			return
+		default:
+			next[st.What] = st.Elapsed + every
 		}
-		s.next[st.What] = st.Elapsed + s.every
-	} else {
-		delete(s.next, st.What)
-	}
-	fmt.Fprintln(s.w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
+		fmt.Fprintln(w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
+	}, nil
 }
 
 func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
-	var endpoint urlList
-	fs.Var(&endpoint, "endpoint", "base URL (…/v1) that replaces every endpoint of the experiment; repeat it (or separate URLs by commas) for replicas of the same model, which share the load")
+	endpoint := urlsFlag(fs, "endpoint", "base URL (…/v1) that replaces every endpoint of the experiment; repeat it (or separate URLs by commas) for replicas of the same model, which share the load")
 	conc := fs.Int("concurrency", 0, "per-replica concurrency, overriding the experiment")
 	noCache := fs.Bool("no-cache", false, "send every request even if its answer is cached (answers are still stored)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
 	shardSpec := fs.String("shard", "", "run only shard K of N (K/N, K from 0), into DIR/shard-KKK-of-NNN; auto reads both from BHASHA_SHARD or a Slurm array task, auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "run: --config and --out are required", cfg, out); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, reg, fs, "run", *cfg, *out, *skip)
+	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{SkipInvalid: *skip, Studies: reg})
 	if err != nil {
-		return err
+		return ownStudy(err)
 	}
 	dir := *out
 	var sh shard.Spec
@@ -452,7 +427,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if *conc < 0 {
 		return fmt.Errorf("run: --concurrency must be positive (or 0 for the experiment's), not %d", *conc)
 	}
-	opts, err := runOptions(exp.Name, *out, *cacheDir, endpoint, stderr)
+	opts, err := runOptions(exp.Name, *out, *cacheDir, *endpoint, stderr)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -480,28 +455,37 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	return runOutcome(ctx, dir, m, err)
 }
 
-// defaultBundle is the IndicKLAR project-page excerpt among the built-in
-// inputs (bhasha.DefaultInputs) whose facts the simulator knows when it
-// is given no other facts.
+// defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
 // runOptions are the options run and report share: the run directory,
-// cache, log, endpoints, plain progress lines (plainProgress) for
-// experiment name, and refusals naming the command's flags.
+// cache, log, endpoints, refusals naming the command's flags, and the
+// run's progress as plain lines on stderr when it is not a terminal (every
+// BHASHA_PROGRESS_EVERY and at each stage's end, labelled with name).
 func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer) ([]bhasha.RunOption, error) {
-	pp, err := plainProgress(name, stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return nil, err
 	}
-	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...), pp,
+	if progress.IsTerminal(stderr) {
+		every = 0
+	}
+	pl := progress.NewPlain(stderr, every)
+	return []bhasha.RunOption{bhasha.Out(out), bhasha.CacheDir(cacheDir), bhasha.Log(stderr), bhasha.Endpoint(endpoint...),
+		bhasha.OnProgress(func(p bhasha.Progress) {
+			label := name
+			if p.Stages > 1 {
+				label = fmt.Sprintf("%s stage %d", name, p.Stage)
+			}
+			pl.Update(progress.State{Label: label, Done: p.Done, Total: p.Total, Failed: p.Failed, Cached: p.Cached, Elapsed: p.Elapsed, Final: p.Final})
+		}),
 		func(c *bhasha.RunConfig) {
 			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
 		}}, nil
 }
 
-// runOutcome turns a run's end into the command's error: an interrupted
-// run and one with failed requests each get their own exit status and say
-// how to resume.
+// runOutcome turns a run's end into the command's error, with the exit
+// status of an interrupted or incomplete run and how to resume it.
 func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) error {
 	again := "run the same command again to resume: answered requests are kept and never sent again"
 	switch {
@@ -514,17 +498,6 @@ func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) err
 			out, m.Counts.Failed, filepath.Join(out, records.FileName), again)}
 	}
 	return nil
-}
-
-// loadExperiment checks the two required flags and loads the experiment
-// with the studies of reg.
-func loadExperiment(ctx context.Context, reg *bhasha.Registry, fs *flag.FlagSet, cmd, cfg, out string, skipInvalid bool) (*experiment.Experiment, error) {
-	if cfg == "" || out == "" {
-		fs.Usage()
-		return nil, fmt.Errorf("%s: --config and --out are required", cmd)
-	}
-	exp, err := experiment.Load(ctx, cfg, experiment.LoadOptions{SkipInvalid: skipInvalid, Studies: reg})
-	return exp, ownStudy(err)
 }
 
 // ownStudyHow is how a study of one's own gets the command.
@@ -541,9 +514,7 @@ const ownStudyHow = `a study of your own runs under a command of your own: a mai
 
 then "go run . run --config FILE --out DIR" and "go run . report --run DIR" in its folder (docs/own-study.md)`
 
-// ownStudy adds to err, when it is an experiment naming a study the
-// command does not know (experiment.ErrUnknownStudy), how to run one's
-// own study; other errors pass through.
+// ownStudy adds how to run one's own study to an experiment.ErrUnknownStudy.
 func ownStudy(err error) error {
 	if !errors.Is(err, experiment.ErrUnknownStudy) {
 		return err
@@ -551,13 +522,17 @@ func ownStudy(err error) error {
 	return fmt.Errorf("%w\n%s", err, ownStudyHow)
 }
 
+// simLabel marks a run a simulator answered.
+func simLabel(m *run.Manifest) string {
+	if m.Simulated {
+		return " [SIMULATED models]"
+	}
+	return ""
+}
+
 // printCounts writes a run's summary line: its status, its counts and
 // what the manifest warns of.
 func printCounts(w io.Writer, dir string, m *run.Manifest) {
-	label := ""
-	if m.Simulated {
-		label = " [SIMULATED models]"
-	}
 	c := m.Counts
 	dups := ""
 	if c.DuplicatesThisRun > 0 {
@@ -568,7 +543,7 @@ func printCounts(w io.Writer, dir string, m *run.Manifest) {
 		warn += "; warning: " + msg
 	}
 	fmt.Fprintf(w, "%s: %s%s: %d records (%d ok, %d failed); this run sent %d, answered %d from cache%s, resumed %d%s\n",
-		dir, m.Status, label, c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
+		dir, m.Status, simLabel(m), c.Records, c.OK, c.Failed, c.SentThisRun, c.CachedThisRun, dups, c.Resumed, warn)
 }
 
 func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
@@ -578,12 +553,12 @@ func cmdBatchExport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	live := fs.Bool("live", false, "read model identities from the endpoints (as a run would)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records instead of stopping")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "batch export: --config and --out are required", cfg, out); err != nil {
 		return err
 	}
-	exp, err := loadExperiment(ctx, reg, fs, "batch export", *cfg, *out, *skip)
+	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{SkipInvalid: *skip, Studies: reg})
 	if err != nil {
-		return err
+		return ownStudy(err)
 	}
 	job, err := exp.Job(ctx)
 	if err != nil {
@@ -604,12 +579,8 @@ func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	cfg := fs.String("config", "", "experiment file, recorded in the run's manifest for bhasha report")
 	file := fs.String("file", "", "batch output file (JSON Lines)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "batch import: --out and --file are required", out, file); err != nil {
 		return err
-	}
-	if *out == "" || *file == "" {
-		fs.Usage()
-		return errors.New("batch import: --out and --file are required")
 	}
 	rep, err := batch.Import(ctx, *out, *cacheDir, *file)
 	if err != nil {
@@ -628,7 +599,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default: OUT/cache)")
 	figures := fs.Bool("figures", true, "also write paper-ready exports under OUT/figures/<experiment> (SVG and PNG need chromium)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	cd := cmp.Or(*cacheDir, filepath.Join(*out, "cache"))
@@ -668,7 +639,7 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "", "dataset format (default: detected): "+strings.Join(formats, ", "))
 	langs := fs.String("lang", "", "comma-separated languages to read (KLAR layouts)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -715,18 +686,13 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
-	var endpoint urlList
-	fs.Var(&endpoint, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
+	endpoint := urlsFlag(fs, "endpoint", "where to send judge requests whose verdicts are not in the run yet (default: the experiment's endpoints); repeatable, or comma-separated, for replicas")
 	cacheDir := fs.String("cache-dir", "", "response cache directory")
 	html := fs.String("html", "", "also write the report as one self-contained HTML file (figures, tables, provenance; opens offline)")
 	xlsx := fs.String("xlsx", "", "also write the report as an XLSX workbook (a sheet per table, provenance, a sample of the answers)")
 	figures := fs.String("figures", "", "also write paper-ready exports to this directory: tables as CSV and LaTeX, figures as ECharts JSON and (with chromium installed) SVG and PNG")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "report: --run is required", dir); err != nil {
 		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return errors.New("report: --run is required")
 	}
 	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
 	if *cfg != "" {
@@ -742,14 +708,11 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	}
 	// A grid is opened as its merged run: the report is of that directory.
 	*dir = r.Dir()
-	// A grid's verdicts are its shards' own: running a shard again asks
-	// for those it lacks, so a grid's report asks for none.
+	// A grid's verdicts are its shards' own: its report asks for none.
 	if r.Experiment().HasJudge() && !isGrid {
-		// Judge verdicts not yet in the run are requested now, for the
-		// answers the run has and nothing else: a report never answers
-		// questions (a partial run stays partial, and says so). A run that
-		// has every verdict sends nothing and connects to nothing.
-		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, endpoint, stderr)
+		// Ask for the verdicts missing on the answers the run has (never
+		// for answers); a run with every verdict connects to nothing.
+		opts, err := runOptions(r.Experiment().Name, *dir, *cacheDir, *endpoint, stderr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -761,27 +724,22 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	every, err := progressEvery()
+	step, err := stepLines(stderr)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	steps := &stepLines{w: stderr, every: every, next: map[string]time.Duration{}}
 	start := time.Now()
-	steps.line(bhasha.ReportStep{What: "scoring"})
+	step(bhasha.ReportStep{What: "scoring"})
 	if _, err := r.Scored(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	steps.line(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
+	step(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
 	list := func(ts []*bhasha.Table) {
 		for _, n := range r.Notes() {
 			fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
 		}
 		scored, _ := r.Scored()
-		label := ""
-		if r.Manifest().Simulated {
-			label = " [SIMULATED models]"
-		}
-		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, label)
+		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, simLabel(r.Manifest()))
 		out := filepath.Join(*dir, "tables")
 		for _, t := range ts {
 			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
@@ -790,16 +748,12 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if *html != "" || *xlsx != "" {
 		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
 	}
-	drawn := false
+	drawn, opts := false, bhasha.ReportOptions{Progress: step, ReleaseRows: true}
 	if *figures == "" && (*html != "" || *xlsx != "") {
-		// The report writes the tables too, reading the records' prompts
-		// and responses meanwhile (bhasha.ReportOptions.Tables).
-		if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true, Tables: list}); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+		opts.Tables = list // the report writes the tables as it reads the records
 	} else {
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
-		steps.line(bhasha.ReportStep{What: "tables"})
+		step(bhasha.ReportStep{What: "tables"})
 		release := memlimit.Hold(memlimit.Floor, memlimit.Headroom, tableShare)
 		ts, err := r.WriteTables()
 		release()
@@ -812,19 +766,18 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		case err != nil:
 			return err
 		}
-		steps.line(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
+		step(bhasha.ReportStep{What: "tables", Elapsed: time.Since(start), Final: true})
 		list(ts)
-		// The exports first: the report lets go of the scored answers
-		// (bhasha.ReportOptions.ReleaseRows), which the exports' tables would read again.
+		// The exports first: the report lets go of the scored answers (ReleaseRows).
 		if *figures != "" {
 			if drawn, err = r.WriteExports(ctx, *figures); err != nil {
 				return err
 			}
 		}
-		if *html != "" || *xlsx != "" {
-			if err := r.WriteReport(ctx, *html, *xlsx, bhasha.ReportOptions{Progress: steps.line, ReleaseRows: true}); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
+	}
+	if *html != "" || *xlsx != "" {
+		if err := r.WriteReport(ctx, *html, *xlsx, opts); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
 	if *html != "" {
@@ -850,12 +803,8 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	a := fs.String("a", "", "the first run directory (e.g. the authors' defaults)")
 	b := fs.String("b", "", "the second run directory (the option changed)")
 	out := fs.String("out", "", "also write the comparison table as CSV to this file")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "compare: --a and --b are required", a, b); err != nil {
 		return err
-	}
-	if *a == "" || *b == "" {
-		fs.Usage()
-		return errors.New("compare: --a and --b are required")
 	}
 	ra, err := bhasha.Open(ctx, *a, bhasha.WithStudies(reg))
 	if err != nil {
@@ -882,10 +831,8 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	return nil
 }
 
-// noteImport records a batch import in the run's manifest (creating it
-// when the run has none): the experiment, counts, and whether the answers
-// came from a simulator. The experiment file is read with the studies of
-// reg.
+// noteImport records a batch import in the run's manifest (created when
+// missing): the experiment, counts, and whether a simulator answered.
 func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep batch.ImportReport) error {
 	m, err := run.ReadManifest(dir)
 	if err != nil {
@@ -904,10 +851,8 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	return run.WriteManifest(dir, m)
 }
 
-// The pacing of the long commands' heap (memlimit.Hold): what a run and a
-// report's HTML and workbook may allocate beyond the live heap above
-// memlimit.Floor before a collection, and the share of the live heap
-// (mostly the scored rows) that building the tables may.
+// The pacing of the long commands' heap (memlimit.Hold): headroom of a
+// run and of a report's HTML and workbook, and the tables' share.
 const (
 	runHeapHeadroom    = 64 << 20
 	reportHeapHeadroom = 256 << 20

@@ -33,53 +33,6 @@ type jobSpec struct {
 	serverCmd, endpoint   string
 }
 
-// loadJobSpec reads the flags every job file shares and divides the
-// experiment as bhasha run --shard does. It writes nothing.
-func loadJobSpec(ctx context.Context, reg *bhasha.Registry, cmd, cfg, out string, n, parallel int, serverCmd, endpoint string) (*jobSpec, error) {
-	switch {
-	case cfg == "" || out == "" || n < 1:
-		return nil, fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
-	case parallel < 0:
-		return nil, fmt.Errorf("%s: --parallel must not be negative, not %d", cmd, parallel)
-	case serverCmd != "" && endpoint != "":
-		return nil, fmt.Errorf("%s: give --server-cmd (a server beside each shard) or --endpoint (a server every shard shares), not both", cmd)
-	}
-	exp, err := experiment.Load(ctx, cfg, experiment.LoadOptions{Studies: reg})
-	if err != nil {
-		return nil, ownStudy(fmt.Errorf("%s: %w", cmd, err))
-	}
-	if endpoint == "" && exp.Judge != nil {
-		return nil, fmt.Errorf("%s: experiment %s names a judge (%s), which the server beside a shard (serving the shard's one model) does not serve: give --endpoint, a gateway serving every model", cmd, exp.Name, exp.Judge.Name)
-	}
-	j, err := exp.Job(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := shard.Plan(j, n)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd, err)
-	}
-	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: n, parallel: parallel, endpoint: endpoint,
-		serverCmd: cmp.Or(serverCmd, "vllm serve {model} --port {port}")}
-	if s.parallel == 0 || s.parallel > n {
-		s.parallel = n
-	}
-	if s.exp, err = filepath.Abs(cfg); err == nil {
-		s.grid, err = filepath.Abs(out)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd, err)
-	}
-	for _, sh := range l.Shards {
-		i := slices.IndexFunc(exp.Models, func(m experiment.Model) bool { return m.Name == sh.Model })
-		if i < 0 {
-			return nil, fmt.Errorf("%s: shard model %s is not among the experiment's models", cmd, sh.Model)
-		}
-		s.served = append(s.served, exp.Models[i].ServedName)
-	}
-	return s, nil
-}
-
 // quote quotes s for a POSIX shell.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -189,7 +142,7 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	gpus := fs.Int("gpus", 1, "k8s: GPUs for the server beside each shard")
 	podConfig := fs.String("pod-config", "", "k8s: the experiment file's path in the pods (default: --config, made absolute); --config is read here to divide it")
 	backoff := fs.Int("retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], ""); err != nil {
 		return err
 	}
 	if *wait < 1 || *gpus < 0 || *backoff < 0 {
@@ -201,9 +154,48 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if *podConfig != "" && !filepath.IsAbs(*podConfig) {
 		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
 	}
-	s, err := loadJobSpec(ctx, reg, "cluster "+kind, *cfg, *out, *n, *parallel, *serverCmd, *endpoint)
+	cmd := "cluster " + kind
+	switch {
+	case *cfg == "" || *out == "" || *n < 1:
+		return fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
+	case *parallel < 0:
+		return fmt.Errorf("%s: --parallel must not be negative, not %d", cmd, *parallel)
+	case *serverCmd != "" && *endpoint != "":
+		return fmt.Errorf("%s: give --server-cmd (a server beside each shard) or --endpoint (a server every shard shares), not both", cmd)
+	}
+	// Divide the experiment as bhasha run --shard does.
+	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{Studies: reg})
+	if err != nil {
+		return ownStudy(fmt.Errorf("%s: %w", cmd, err))
+	}
+	if *endpoint == "" && exp.Judge != nil {
+		return fmt.Errorf("%s: experiment %s names a judge (%s), which the server beside a shard (serving the shard's one model) does not serve: give --endpoint, a gateway serving every model", cmd, exp.Name, exp.Judge.Name)
+	}
+	j, err := exp.Job(ctx)
 	if err != nil {
 		return err
+	}
+	l, err := shard.Plan(j, *n)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: *parallel, endpoint: *endpoint,
+		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}")}
+	if s.parallel == 0 || s.parallel > *n {
+		s.parallel = *n
+	}
+	if s.exp, err = filepath.Abs(*cfg); err == nil {
+		s.grid, err = filepath.Abs(*out)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	for _, sh := range l.Shards {
+		i := slices.IndexFunc(exp.Models, func(m experiment.Model) bool { return m.Name == sh.Model })
+		if i < 0 {
+			return fmt.Errorf("%s: shard model %s is not among the experiment's models", cmd, sh.Model)
+		}
+		s.served = append(s.served, exp.Models[i].ServedName)
 	}
 	if *podConfig != "" {
 		s.exp = *podConfig
@@ -225,16 +217,16 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", k.jobName())
 	}
 	if err := os.MkdirAll(*jobs, 0o755); err != nil {
-		return fmt.Errorf("cluster %s: %w", kind, err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := filepath.Join(*jobs, name)
 		if err := atomicfile.WriteFile(p, []byte(files[name])); err != nil {
-			return fmt.Errorf("cluster %s: %w", kind, err)
+			return fmt.Errorf("%s: %w", cmd, err)
 		}
 		if strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".sbatch") {
 			if err := os.Chmod(p, 0o755); err != nil {
-				return fmt.Errorf("cluster %s: %w", kind, err)
+				return fmt.Errorf("%s: %w", cmd, err)
 			}
 		}
 		fmt.Fprintln(stdout, p)
@@ -335,12 +327,8 @@ func cmdMerge(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("merge", "merge --grid GRID --out DIR", stderr)
 	g := fs.String("grid", "", "grid directory (the shard run directories of bhasha run --shard K/N)")
 	out := fs.String("out", "", "the merged run directory to write (must not exist, or be empty)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "merge: --grid and --out are required", g, out); err != nil {
 		return err
-	}
-	if *g == "" || *out == "" {
-		fs.Usage()
-		return errors.New("merge: --grid and --out are required")
 	}
 	if err := grid.Merge(ctx, *g, *out); err != nil {
 		return fmt.Errorf("merge: %w", err)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -95,12 +94,8 @@ func cmdPlan(ctx context.Context, reg *bhasha.Registry, args []string, stdout, s
 	shards := fs.Int("shards", 0, "divide the experiment into N shards, as bhasha run --shard K/N does, and list them")
 	rate := fs.Float64("rate", 0, "requests a second one GPU server answers: print the GPU-hours")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records instead of stopping")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "plan: --config is required", cfg); err != nil {
 		return err
-	}
-	if *cfg == "" {
-		fs.Usage()
-		return errors.New("plan: --config is required")
 	}
 	if *shards < 0 || *rate < 0 {
 		return fmt.Errorf("plan: --shards and --rate must not be negative (%d, %g)", *shards, *rate)

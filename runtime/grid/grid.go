@@ -357,16 +357,13 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 		if m.Error != "" {
 			mm.Error = strings.TrimPrefix(mm.Error+"; "+s.name+": "+m.Error, "; ")
 		}
-		switch m.Status {
-		case "complete":
-		case "incomplete":
-			if mm.Status == "complete" {
+		if m.Status != "complete" {
+			unfinished = append(unfinished, s.name+" ("+m.Status+")")
+			if m.Status != "incomplete" {
+				mm.Status = "partial"
+			} else if mm.Status == "complete" {
 				mm.Status = "incomplete"
 			}
-			unfinished = append(unfinished, s.name+" ("+m.Status+")")
-		default:
-			mm.Status = "partial"
-			unfinished = append(unfinished, s.name+" ("+m.Status+")")
 		}
 	}
 	mm.Ended = ended

@@ -27,11 +27,9 @@ type stagePlan struct {
 	decodings map[string][]engine.Decoding
 }
 
-// planStage walks one stage's requests: which are pending, and which are
-// recorded with a request body other than the one the experiment now
-// builds (records.KeySet.Changed; records without a digest never differ).
-// Every planEvery requests it stops if ctx is done, and calls note (when
-// not nil) with the number walked so far.
+// planStage counts one stage's pending requests and collects the recorded
+// ones now built differently; every planEvery requests it checks ctx and
+// calls note (when not nil) with the number walked.
 func planStage(ctx context.Context, j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool, note func(walked int)) (stagePlan, error) {
 	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
 	walked := 0

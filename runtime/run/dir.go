@@ -16,20 +16,18 @@ import (
 
 // dirState is a run directory as Execute finds it, read without writing.
 type dirState struct {
-	dir      string
 	manifest *Manifest // nil when there is none
 	copy     []byte    // DIR/experiment.yaml, nil when there is none
-	copyName string    // the name that copy gives
 	scan     *records.Scan
-	name     string // the experiment being run
-	hint     Hints
 }
 
 // readDir reads dir's manifest, experiment copy and records for a run of
-// experiment name. A manifest or copy that cannot be read is an error (it
-// is not ours to guess about); a missing one is not.
+// experiment name. A manifest or copy that cannot be read is an error (a
+// missing one is not), and so is a directory whose manifest, copy or every
+// record names another experiment (records of another experiment among
+// this one's are left to Execute).
 func readDir(dir, name string, hint Hints) (*dirState, error) {
-	st := &dirState{dir: dir, name: name, hint: hint}
+	st := &dirState{}
 	m, err := ReadManifest(dir)
 	switch {
 	case err == nil:
@@ -38,60 +36,40 @@ func readDir(dir, name string, hint Hints) (*dirState, error) {
 		return nil, fmt.Errorf("%w (repair or remove it; nothing was sent and no file was changed)", err)
 	}
 	path := filepath.Join(dir, ExperimentFile)
+	var head struct {
+		Name string `yaml:"name"`
+	}
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
 		st.copy = b
-		var head struct {
-			Name string `yaml:"name"`
-		}
 		if err := yaml.Unmarshal(b, &head); err != nil {
 			return nil, fmt.Errorf("reading %s: %w (nothing was sent and no file was changed)", path, err)
 		}
-		st.copyName = head.Name
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if st.scan, err = records.ScanDir(dir, name); err != nil {
 		return nil, fmt.Errorf("%w (nothing was sent and no file was changed)", err)
 	}
+	other, where := "", ""
+	switch {
+	case m != nil && m.Experiment != "" && m.Experiment != name:
+		other, where = m.Experiment, ManifestFile
+	case head.Name != "" && head.Name != name:
+		other, where = head.Name, ExperimentFile
+	case len(st.scan.Foreign) > 0 && st.scan.Experiments[name].N == 0:
+		other, where = st.scan.Others(name), records.FileName
+	}
+	if other != "" {
+		return nil, fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
+			dir, other, where, name, hint.newOut())
+	}
 	return st, nil
 }
 
-// sameExperiment refuses a directory that holds another experiment's run:
-// its manifest, its copy of the experiment or all of its records name
-// another. Records of another experiment among this one's are not refused
-// here: they are listed by foreign, and --archive-changed moves them aside.
-func (st *dirState) sameExperiment() error {
-	other, where := "", ""
-	switch {
-	case st.manifest != nil && st.manifest.Experiment != "" && st.manifest.Experiment != st.name:
-		other, where = st.manifest.Experiment, ManifestFile
-	case st.copy != nil && st.copyName != "" && st.copyName != st.name:
-		other, where = st.copyName, ExperimentFile
-	case len(st.scan.Foreign) > 0 && st.scan.Experiments[st.name].N == 0:
-		other, where = st.scan.Others(st.name), records.FileName
-	}
-	if other == "" {
-		return nil
-	}
-	return fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
-		st.dir, other, where, st.name, st.hint.newOut())
-}
-
-// foreign describes records of other experiments among this one's.
-func (st *dirState) foreign() string {
-	if len(st.scan.Foreign) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s: %d record(s) belong to another experiment than %q: %s", st.scan.Path, len(st.scan.Foreign), st.name, st.scan.Others(st.name))
-}
-
-// provenanceFromRecords rebuilds a lost manifest's provenance from the
-// records: the identity that answered each model's records and whether a
-// simulator did. Records that do not name their identity (written before
-// records did) cannot say, and the run is refused rather than labelled
-// real.
+// provenanceFromRecords rebuilds a lost manifest's models and Simulated
+// from the records, refusing records that do not name their identity.
 func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifest, error) {
 	m := &Manifest{}
 	unknown, first := 0, 0
@@ -115,8 +93,12 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 		}
 	}
 	if unknown > 0 {
+		place := scan.At(first) + " of " + scan.Path // "line 5 of DIR/records.jsonl"
+		if !strings.HasPrefix(place, "line ") {
+			place = scan.At(first) + " in " + filepath.Dir(scan.Path) // "records-000001.parquet line 5 in DIR"
+		}
 		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
-			filepath.Join(dir, ManifestFile), unknown, placeOf(scan, first), hint.newOut())
+			filepath.Join(dir, ManifestFile), unknown, place, hint.newOut())
 	}
 	m.Simulated = scan.Simulated > 0
 	var names []string
@@ -128,12 +110,9 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 	return m, nil
 }
 
-// identityChanges compares the identity each model is served as now with
-// the identities that answered its records (a record that does not name
-// one was answered by the identity the earlier manifest names). It returns
-// one line per model and identity that differ, each naming the old and new
-// identities, and a pick of the records answered by another identity; both
-// are nil when nothing changed.
+// identityChanges returns a line per model whose records were answered by
+// another identity than the one served now (prev's, for records naming
+// none), and a pick of those records; both nil when nothing changed.
 func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo) (func(key string, id *engine.Identity) bool, []string) {
 	before := map[string]engine.Identity{}
 	if prev != nil {
@@ -178,13 +157,6 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo)
 		return was != (engine.Identity{}) && was != cur
 	}
 	return pick, msgs
-}
-
-// identityRefusal is the error of a run that would add answers of another
-// identity to records of the identities msgs (identityChanges) name.
-func identityRefusal(dir string, msgs []string, hint Hints) error {
-	return fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
-		dir, strings.Join(msgs, "; "), capitalize(hint.newOut()), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir))
 }
 
 // identityWarningLead begins the manifest warning of a run whose records
@@ -232,27 +204,12 @@ func lineList(scan *records.Scan, ls []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// placeOf names logical line n of scan's records with its file: "line 5
-// of DIR/records.jsonl", "records-000001.parquet line 5 in DIR".
-func placeOf(scan *records.Scan, n int) string {
-	at := scan.At(n)
-	if strings.HasPrefix(at, "line ") {
-		return at + " of " + scan.Path
-	}
-	return at + " in " + filepath.Dir(scan.Path)
-}
-
 // removeEmptyRun removes a run directory that a refused run created: it
 // holds nothing but its lock file.
 func removeEmptyRun(dir string) {
 	es, err := os.ReadDir(dir)
-	if err != nil {
+	if err != nil || slices.ContainsFunc(es, func(e os.DirEntry) bool { return e.Name() != records.LockFile }) {
 		return
-	}
-	for _, e := range es {
-		if e.Name() != records.LockFile {
-			return
-		}
 	}
 	os.Remove(filepath.Join(dir, records.LockFile))
 	os.Remove(dir)

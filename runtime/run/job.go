@@ -10,7 +10,7 @@ import (
 
 // Lookup finds the record of an earlier stage by its key (a run's ok
 // records). Execute's lookups return records holding Key, Fields, Status
-// and Response: what the studies' request builders read (see priorIndex).
+// and Response: what the studies' request builders read (see buildPrior).
 type Lookup = func(engine.Key) (*engine.Record, bool)
 
 // Job is what a run needs of an experiment, built once by its caller

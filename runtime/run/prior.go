@@ -15,23 +15,11 @@ import (
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
-// A priorIndex is what a later stage's requests read of the earlier
-// stages: the ok records of the keys that stage looks up, found by key
-// without holding them, in a scratch store.
-//
-// buildPrior generates the stage's requests once with a Lookup that
-// notes every key it is asked, then streams the records and keeps the
-// response of each ok record of such a key in a scratch store (16 bytes a
-// record in memory). Of several ok records of one key the last wins.
-//
-// The record a lookup returns holds what the studies' request builders
-// read: Key, Fields, Status (ok) and Response.
-type priorIndex = scratch
-
-// buildPrior indexes, from dir's records, the ok records stage's requests
-// look up. It returns nil (a Lookup that finds nothing) for stage 1, when
-// the stage looks nothing up or dir has no records.
-func buildPrior(dir string, j *Job, stage int) (*priorIndex, error) {
+// buildPrior indexes, in a scratch store, the responses of dir's ok
+// records that stage's requests look up (the last of one key wins). It
+// returns nil (a Lookup that finds nothing) for stage 1, when the stage
+// looks nothing up or dir has no records.
+func buildPrior(dir string, j *Job, stage int) (*scratch, error) {
 	if stage < 2 {
 		return nil, nil
 	}
@@ -74,8 +62,9 @@ func buildPrior(dir string, j *Job, stage int) (*priorIndex, error) {
 	return s, nil
 }
 
-// Lookup finds the last ok record of k (p nil: none).
-func (p *priorIndex) Lookup(k engine.Key) (*engine.Record, bool) {
+// Lookup finds the last ok record of k (p nil: none), holding Key,
+// Fields, Status and Response.
+func (p *scratch) Lookup(k engine.Key) (*engine.Record, bool) {
 	key := k.String()
 	resp, ok := p.get(key)
 	if !ok {
@@ -84,15 +73,9 @@ func (p *priorIndex) Lookup(k engine.Key) (*engine.Record, bool) {
 	return &engine.Record{Key: key, Fields: k, Status: engine.StatusOK, Response: resp}, true
 }
 
-// scratch is a write-once store of values by key string in a scratch
-// file of the run directory (of the temporary directory when the run
-// directory cannot take one), unlinked as soon as it is made. Each entry
-// is uvarint(len(key)) uvarint(len(value)) key value; in memory stay a
-// 64-bit hash of each key and its entry's offset (16 bytes an entry),
-// sorted by seal. get compares the whole key it reads back, so a hash
-// collision costs a read, never a wrong value; of several entries of one
-// key it returns the last added. It is home-made because a temporary
-// SQLite table doing the same is slower (BenchmarkPriorIndex).
+// scratch is a write-once store of values by key in an unlinked file
+// (entries uvarint(len(key)) uvarint(len(value)) key value), with each
+// key's hash and offset in memory (16 bytes an entry).
 type scratch struct {
 	what    string // what it is for, in errors
 	seed    maphash.Seed
@@ -198,11 +181,8 @@ func (s *scratch) read(off int64) ([]byte, []byte, error) {
 	}
 	b = b[:n]
 	kl, a := binary.Uvarint(b)
-	if a <= 0 {
-		return nil, nil, fmt.Errorf("entry at %d: bad header", off)
-	}
-	vl, c := binary.Uvarint(b[a:])
-	if c <= 0 {
+	vl, c := binary.Uvarint(b[max(a, 0):])
+	if a <= 0 || c <= 0 {
 		return nil, nil, fmt.Errorf("entry at %d: bad header", off)
 	}
 	hl := a + c

@@ -134,7 +134,7 @@ func TestPriorIndex(t *testing.T) {
 // BenchmarkPriorIndex indexes the first stage of a two-stage run of
 // BHASHA_BENCH_PRIOR records (default 100,000, a 460,000-record grid's
 // translations) and looks each up once, as the second stage does: with
-// priorIndex's scratch file, and side by side with a temporary SQLite
+// buildPrior's scratch file, and side by side with a temporary SQLite
 // table (modernc.org/sqlite, as the response cache uses) in its place.
 func BenchmarkPriorIndex(b *testing.B) {
 	n := 100000

@@ -8,7 +8,7 @@
 //
 // Memory does not follow the records: each stage's requests are streamed
 // to the engine; what a later stage reads of an earlier one is looked up
-// in a scratch file (priorIndex: 16 bytes a record it reads); the keys
+// in a scratch file (buildPrior: 16 bytes a record it reads); the keys
 // already answered are a records.KeySet (about 80 bytes a key); the
 // response cache keeps its index on disk, with at most 2²⁰ entries
 // (32 MiB) in memory (cache.Store).
@@ -247,9 +247,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	if err != nil {
 		return refuse(err)
 	}
-	if err := dirState.sameExperiment(); err != nil {
-		return refuse(err)
-	}
 	scan := dirState.scan
 	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
@@ -291,8 +288,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	// Records that cannot be trusted as they stand.
 	archive := map[int]string{} // line -> why, moved aside with --archive-changed
 	var problems []string
-	if f := dirState.foreign(); f != "" {
-		problems = append(problems, f)
+	if len(scan.Foreign) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: %d record(s) belong to another experiment than %q: %s", scan.Path, len(scan.Foreign), j.Name, scan.Others(j.Name)))
 		for _, fl := range scan.Foreign {
 			archive[fl.Line] = "another experiment's"
 		}
@@ -316,11 +313,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	for _, mc := range models {
 		served[mc.Name] = mc.ServedName
 	}
-	// Plan every stage against what is recorded: changed requests, and
-	// records of requests the experiment does not ask.
-	// A later stage's requests are built from the earlier stages' ok
-	// records: each stage looks up those it reads (priorIndex).
-	planned := map[int]*priorIndex{} // by stage, as the records stand before the run
+	// Plan every stage against the records: changed requests, and records
+	// of requests not asked; later stages look up earlier ones (buildPrior).
+	planned := map[int]*scratch{} // by stage, as the records stand before the run
 	defer func() {
 		for _, p := range planned {
 			p.Close()
@@ -336,7 +331,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= j.Stages; stage++ {
-		var prior *priorIndex
+		var prior *scratch
 		if scan.Report.Kept > 0 {
 			if prior, err = buildPrior(o.Out, j, stage); err != nil {
 				return refuse(err)
@@ -377,12 +372,9 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			strings.Join(problems, ". "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
-	// Connect (this asks the servers who they are: /v1/models and
-	// /version, never a model request) when something is to be sent, and
-	// compare the identities that answer now with those that answered the
-	// records. A run with nothing to send (not a pass that sends only some
-	// roles, such as a report's) asks them too, so that a complete run
-	// resumed against other weights says so; it still sends nothing.
+	// Connect (asking the servers who they are, never a model request) and
+	// compare the identities with the records'; a run with nothing to send
+	// (Send nil) asks too, so that a change of weights is said.
 	eo := j.Engine
 	eo.Logf = logf
 	archivedAny := false
@@ -427,7 +419,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			case o.ArchiveChanged:
 				pickModel = pick
 			case willSend:
-				return refuse(identityRefusal(o.Out, msgs, o.Hint))
+				return refuse(fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
+					o.Out, strings.Join(msgs, "; "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
 			default:
 				identityWarn = identityWarning(o.Out, msgs, o.Hint)
 				logf("%s: warning: %s", o.Out, identityWarn)
@@ -452,8 +445,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if eng == nil && prev != nil {
-		// Nothing is asked: the records stay those earlier runs noticed
-		// something about, but for the identities when they were asked again.
+		// Nothing is asked: keep the earlier warnings, but for identities asked again.
 		for _, w := range prev.Warnings {
 			if !checked || !strings.HasPrefix(w, identityWarningLead) {
 				m.Warnings = append(m.Warnings, w)
@@ -468,8 +460,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	if eng == nil {
-		// Nothing is asked again: a damaged segment stays as it is, read
-		// for what it holds, for the run that asks its lost records.
+		// Nothing is asked again: a damaged segment stays, read for what it holds.
 		scan.LeaveDamaged()
 	}
 	if _, _, err := scan.Commit(nil, ""); err != nil {
@@ -482,12 +473,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	done := scan.Done
 	m.Counts.Resumed = done.Len()
 	if prev != nil && done.Len() > 0 && len(prev.Inputs) > 0 {
-		// The kept records were made from the earlier inputs: the manifest
-		// keeps naming those, and lists what differs now, so that a report
-		// still says so after a resume.
-		// Inputs new since the run (a strategy added: its template) made
-		// none of the kept records: they join the manifest's inputs, and
-		// only what changed or is gone is a warning.
+		// The manifest keeps the inputs the kept records were made from,
+		// adds the new ones, and lists what changed or is gone.
 		delete(m.Inputs, prev.ExperimentFile)
 		maps.Copy(m.Inputs, prev.Inputs)
 		if m.Templates == nil {
@@ -513,9 +500,13 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	m.Requests = asked + pendingAll + held
-	if eng != nil {
-		setProvenance(m, eng)
-		m.Simulated = m.Simulated || scan.Simulated > 0 // kept records a simulator answered
+	if eng != nil { // the engine's models, and whether a simulator answers them or answered kept records
+		m.Models, m.Simulated = eng.Models(), scan.Simulated > 0
+		for _, mi := range m.Models {
+			for _, s := range mi.Servers {
+				m.Simulated = m.Simulated || slices.ContainsFunc(s.Models, func(sm engine.ServedModel) bool { return sm.ID == mi.ServedName && sm.IsSimulated() })
+			}
+		}
 	}
 	if err := WriteManifest(o.Out, m); err != nil {
 		return nil, err
@@ -616,9 +607,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if runErr == nil {
-		// A live file the writer left over the seal size (an older run's
-		// records.jsonl, resumed with nothing to send) is sealed now.
-		// An older run's segments are converted to Parquet, each said.
+		// Seal a live file over the seal size; convert older segments.
 		said := func(s string) { logf("%s: %s", o.Out, s) }
 		if seg, err := records.Seal(lk, o.Out, records.DefaultCloseSealBytes, said); err != nil {
 			logf("%s: warning: %v (the records stay as they are, readable)", o.Out, err)
@@ -627,22 +616,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	return m, finish(o.Out, m, m.Counts.Resumed, total, runErr)
-}
-
-// setProvenance records the engine's models and whether a simulator
-// answers them.
-func setProvenance(m *Manifest, eng *engine.Engine) {
-	m.Models = eng.Models()
-	m.Simulated = false
-	for _, mi := range m.Models {
-		for _, s := range mi.Servers {
-			for _, sm := range s.Models {
-				if sm.ID == mi.ServedName && sm.IsSimulated() {
-					m.Simulated = true
-				}
-			}
-		}
-	}
 }
 
 // runStage sends one stage's pending requests and appends their records.
@@ -744,7 +717,6 @@ const newSinceRun = "is new since the run"
 // disappeared since the run: a report over such a run scores old answers
 // against new data or prompts.
 func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
-	now := inputs
 	var out []string
 	compare := func(what string, then, now map[string]string) {
 		for _, k := range unionKeys(then, now) {
@@ -766,7 +738,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 	// (DIR/experiment.yaml) is not a change.
 	then := maps.Clone(m.Inputs)
 	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
-	compare("input", then, now)
+	compare("input", then, inputs)
 	compare("template", m.Templates, templates)
 	return out
 }

@@ -141,26 +141,16 @@ func fromEnv(getenv func(string) string, index bool) (Spec, string, error) {
 	if id == "" {
 		return Spec{}, "", nil
 	}
-	num := func(name string) (int, error) {
+	var num [3]int // the task's index, the array's first and its count
+	for i, name := range []string{EnvSlurmID, EnvSlurmMin, EnvSlurmCount} {
 		v := getenv(name)
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%s=%q (with %s=%q): want a whole number from 0", name, v, EnvSlurmID, id)
+			return Spec{}, "", fmt.Errorf("%s=%q (with %s=%q): want a whole number from 0", name, v, EnvSlurmID, id)
 		}
-		return n, nil
+		num[i] = n
 	}
-	k, err := num(EnvSlurmID)
-	if err != nil {
-		return Spec{}, "", err
-	}
-	lo, err := num(EnvSlurmMin)
-	if err != nil {
-		return Spec{}, "", err
-	}
-	n, err := num(EnvSlurmCount)
-	if err != nil {
-		return Spec{}, "", err
-	}
+	k, lo, n := num[0], num[1], num[2]
 	s := Spec{K: k - lo, N: n}
 	if err := s.check(); err != nil {
 		return Spec{}, "", fmt.Errorf("%s=%d less %s=%d of %s=%d: %w", EnvSlurmID, k, EnvSlurmMin, lo, EnvSlurmCount, n, err)
@@ -298,6 +288,7 @@ func Partition(units []Unit, n int) (*Layout, error) {
 		items []string
 		reqs  int64
 		share int64
+		of    map[string]int // item → requests
 	}
 	var ms []*model
 	at := map[string]*model{}
@@ -305,11 +296,12 @@ func Partition(units []Unit, n int) (*Layout, error) {
 	for _, u := range units {
 		m := at[u.Model]
 		if m == nil {
-			m = &model{name: u.Model}
+			m = &model{name: u.Model, of: map[string]int{}}
 			at[u.Model] = m
 			ms = append(ms, m)
 		}
 		m.items = append(m.items, u.Item)
+		m.of[u.Item] += u.Requests
 		m.reqs += int64(u.Requests)
 		total += int64(u.Requests)
 	}
@@ -336,31 +328,25 @@ func Partition(units []Unit, n int) (*Layout, error) {
 		m.share = min(max(1, N*m.reqs/max(total, 1)), int64(len(m.items)))
 		sum += m.share
 	}
-	for sum < N {
+	for sum != N { // give a share to the largest deficit, or take one from the smallest
+		d := int64(1)
+		if sum > N {
+			d = -1
+		}
 		var best *model
 		for _, m := range ms {
-			if m.share < int64(len(m.items)) && (best == nil || deficit(m) > deficit(best)) {
+			room := m.share < int64(len(m.items))
+			if d < 0 {
+				room = m.share > 1
+			}
+			if room && (best == nil || d*deficit(m) > d*deficit(best)) {
 				best = m
 			}
 		}
-		best.share++
-		sum++
-	}
-	for sum > N {
-		var best *model
-		for _, m := range ms {
-			if m.share > 1 && (best == nil || deficit(m) < deficit(best)) {
-				best = m
-			}
-		}
-		best.share--
-		sum--
+		best.share += d
+		sum += d
 	}
 	l := &Layout{owner: map[string]map[string]int{}}
-	reqs := map[[2]string]int{}
-	for _, u := range units {
-		reqs[[2]string{u.Model, u.Item}] += u.Requests
-	}
 	for _, m := range ms {
 		first := len(l.Shards)
 		own := map[string]int{}
@@ -371,7 +357,7 @@ func Partition(units []Unit, n int) (*Layout, error) {
 			k := first + i%int(m.share)
 			own[it] = k
 			l.Shards[k].Items = append(l.Shards[k].Items, it)
-			l.Shards[k].Requests += reqs[[2]string{m.name, it}]
+			l.Shards[k].Requests += m.of[it]
 		}
 		l.owner[m.name] = own
 	}

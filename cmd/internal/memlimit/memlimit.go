@@ -9,9 +9,6 @@
 // pacing is untouched, and the limit is never under the live heap. A
 // user's GOMEMLIMIT is left as it is. Holds nest (the outermost sets the
 // process's one limit) and the last release restores the earlier limit.
-// It is home-made because no setting of Go's runtime follows the live heap
-// this way, and without it the peak of `bhasha run` at the papers' scale
-// exceeds its memory target (BenchmarkRunGrid with GOMEMLIMIT=off).
 package memlimit
 
 import (
@@ -33,8 +30,7 @@ var state struct {
 	mu     sync.Mutex
 	depth  int
 	before int64
-	stop   chan struct{}
-	done   chan struct{}
+	stop   func() // stops the ticker that moves the limit, and waits for it
 }
 
 // Hold keeps the limit at max(floor, live + max(headroom, live/share))
@@ -61,12 +57,9 @@ func Hold(floor, headroom, share int64) (release func()) {
 			debug.SetMemoryLimit(limit)
 		}
 		set()
-		stop, done := make(chan struct{}), make(chan struct{})
-		state.stop, state.done = stop, done
-		go func() {
-			defer close(done)
-			t := time.NewTicker(250 * time.Millisecond)
-			defer t.Stop()
+		stop, t := make(chan struct{}), time.NewTicker(250*time.Millisecond)
+		var wg sync.WaitGroup
+		wg.Go(func() {
 			for {
 				select {
 				case <-stop:
@@ -75,10 +68,14 @@ func Hold(floor, headroom, share int64) (release func()) {
 					set()
 				}
 			}
-		}()
+		})
+		state.stop = func() {
+			close(stop)
+			wg.Wait()
+			t.Stop()
+		}
 	}
-	var once sync.Once
-	return func() { once.Do(release1) }
+	return sync.OnceFunc(release1)
 }
 
 func release1() {
@@ -88,7 +85,6 @@ func release1() {
 	if state.depth > 0 {
 		return
 	}
-	close(state.stop)
-	<-state.done
+	state.stop()
 	debug.SetMemoryLimit(state.before)
 }
