@@ -54,7 +54,7 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 		}
 		errs = append(errs, err.Error())
 		if !retry || info.n >= o.MaxAttempts {
-			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
+			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, lastErrs(errs))
 		}
 		t := time.NewTimer(max(after, backoff(info.n, o.RetryBase, o.RetryMax)))
 		select {
@@ -66,22 +66,22 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 	}
 }
 
+// deadlineErr is err when the run was cancelled, else the deadline's
+// error naming the last three attempts' errors.
 func deadlineErr(err error, info attemptInfo, errs []string) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
 	msg := fmt.Sprintf("request deadline exceeded after %d attempt(s)", info.n)
 	if len(errs) > 0 {
-		msg += ": " + strings.Join(lastN(errs, 3), "; ")
+		msg += ": " + lastErrs(errs)
 	}
 	return errors.New(msg)
 }
 
-func lastN(s []string, n int) []string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
+// lastErrs joins the last three of errs.
+func lastErrs(errs []string) string {
+	return strings.Join(errs[max(len(errs)-3, 0):], "; ")
 }
 
 // backoff is min(max, base·2^(n-1)) scaled by a uniform factor in [0.5, 1).
