@@ -16,8 +16,9 @@ TOKCACHE   := testdata/tokenizers/cache
 # fonts to check that HTML reports draw (Indic labels included), and
 # LibreOffice Calc to open the workbooks as a reviewer would, poppler-utils
 # to count and draw the pages it prints, pandas and openpyxl to read the
-# tables and workbooks as their users do.
-DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui poppler-utils python3-pandas python3-openpyxl
+# tables and workbooks as their users do, and wrk, the load generator
+# BenchmarkEngineThroughput sets the engine beside.
+DEB_PKGS := jupyter-nbconvert python3-nbclient jupyter-client chromium fonts-noto-core libreoffice-calc-nogui poppler-utils python3-pandas python3-openpyxl wrk
 
 all: build
 
@@ -49,12 +50,12 @@ tokenizers:
 
 ## deps: install the Debian packages for the notebook and report tests if missing (needs root)
 deps:
-	@if ! command -v jupyter >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! command -v pdftoppm >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert, pandas, openpyxl' 2>/dev/null; then \
+	@if ! command -v jupyter >/dev/null || ! command -v wrk >/dev/null || ! command -v chromium >/dev/null || ! command -v soffice >/dev/null || ! command -v pdftoppm >/dev/null || ! fc-list 2>/dev/null | grep -q NotoSansDevanagari || ! /usr/bin/python3 -c 'import nbclient, nbconvert, pandas, openpyxl' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
 	  else echo "the notebook and report tests need: sudo apt-get install $(DEB_PKGS)" >&2; exit 1; fi; \
 	fi
 
-## bench: Go benchmarks: engine throughput vs a raw load generator, cache replay, peak memory, a notebook's cells through the GoNB kernel (BenchmarkNotebookCells; needs Jupyter), and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
+## bench: Go benchmarks: engine throughput vs wrk (skipped without it; `make deps` installs it), cache replay, peak memory, a notebook's cells through the GoNB kernel (BenchmarkNotebookCells; needs Jupyter), and the papers' grid from disk beside DuckDB (BenchmarkPapersGrid: BHASHA_BENCH_RECORDS records, default 6,364,170, about 4 GB free under $$TMPDIR or BHASHA_BENCH_DIR)
 bench: duckscan kerneltools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./...
 

@@ -9,10 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -77,42 +77,57 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// rawLoad posts the bodies with conc workers over plain net/http and
-// returns requests per second.
-func rawLoad(url string, bodies [][]byte, conc int) float64 {
-	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true}
-	cl := &http.Client{Transport: tr}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if int(i) >= len(bodies) {
-					return
-				}
-				r, err := cl.Post(url+"/chat/completions", "application/json", bytes.NewReader(bodies[i]))
-				if err != nil {
-					continue
-				}
-				io.Copy(io.Discard, r.Body)
-				r.Body.Close()
-			}
-		}()
+// wrkLoad posts the bodies (cycling through them) to url's
+// chat/completions with wrk (conc connections, 2 threads) for d, from a Lua
+// script written to dir, and returns wrk's requests per second.
+func wrkLoad(b *testing.B, wrk, dir, url string, bodies [][]byte, conc int, d time.Duration) float64 {
+	b.Helper()
+	var lua strings.Builder
+	lua.WriteString("local bodies = {\n")
+	for _, body := range bodies {
+		eq := ""
+		for bytes.Contains(body, []byte("]"+eq+"]")) {
+			eq += "="
+		}
+		fmt.Fprintf(&lua, "[%s[%s]%s],\n", eq, body, eq)
 	}
-	wg.Wait()
-	return float64(len(bodies)) / time.Since(start).Seconds()
+	lua.WriteString("}\nlocal i = 0\nwrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n" +
+		"request = function()\n  i = i % #bodies + 1\n  return wrk.format(nil, nil, nil, bodies[i])\nend\n")
+	script := filepath.Join(dir, "post.lua")
+	if err := os.WriteFile(script, []byte(lua.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command(wrk, "-c", fmt.Sprint(conc), "-t", "2", "-d", fmt.Sprintf("%ds", int(d.Seconds())),
+		"-s", script, url+"/chat/completions").CombinedOutput()
+	if err != nil {
+		b.Fatalf("wrk: %v\n%s", err, out)
+	}
+	for line := range strings.Lines(string(out)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Requests/sec:"); ok {
+			rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				b.Fatalf("wrk's Requests/sec: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), "Non-2xx") {
+				b.Fatalf("wrk got error statuses:\n%s", out)
+			}
+			return rate
+		}
+	}
+	b.Fatalf("wrk printed no Requests/sec:\n%s", out)
+	return 0
 }
 
 // BenchmarkEngineThroughput: the engine against `bhasha sim --latency 50ms`
 // at 256 concurrency, as a fraction of the ideal 256/0.05 s = 5120 req/s and
-// of a raw net/http load generator on the same server; and the client's
-// CPU time per request.
+// of wrk (256 connections posting the same bodies) on the same server; and
+// the client's CPU time per request. Skipped when wrk is not on PATH.
 func BenchmarkEngineThroughput(b *testing.B) {
 	const n, conc = 20000, 256
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		b.Skip("wrk is not on PATH (Debian: apt-get install wrk; `make deps` installs it): it is the comparator of this benchmark")
+	}
 	url := simChild(b, "--latency", "50ms")
 	dir := b.TempDir()
 	exp := synthExperiment(b, dir, n, conc)
@@ -121,8 +136,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 		body, _ := r.Body("sim-tiny-1b")
 		bodies = append(bodies, body)
 	}
-	rawLoad(url, bodies[:2000], conc) // warm connections
-	raw := rawLoad(url, bodies, conc)
+	wrkRate := wrkLoad(b, wrk, dir, url, bodies, conc, 5*time.Second)
 	b.ResetTimer()
 	var engineRate float64
 	var cpuPerReq time.Duration
@@ -138,9 +152,9 @@ func BenchmarkEngineThroughput(b *testing.B) {
 		cpuPerReq = (cpuTime() - c0) / n
 	}
 	b.ReportMetric(engineRate, "engine-req/s")
-	b.ReportMetric(raw, "raw-req/s")
+	b.ReportMetric(wrkRate, "wrk-req/s")
 	b.ReportMetric(engineRate/(conc/0.05), "of-ideal")
-	b.ReportMetric(engineRate/raw, "of-raw")
+	b.ReportMetric(engineRate/wrkRate, "of-wrk")
 	b.ReportMetric(float64(cpuPerReq.Microseconds()), "client-cpu-µs/req")
 }
 

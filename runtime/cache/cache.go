@@ -30,6 +30,7 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -88,9 +89,7 @@ type Store struct {
 
 // group runs calls in batches: the calls that arrive while every slot is
 // taken join the next batch, which the first of them runs once a slot
-// frees. It is home-made because one query or transaction a call is
-// slower (BenchmarkReplay100kOneQueryEach beside BenchmarkReplay100k and
-// BenchmarkPut).
+// frees.
 type group struct {
 	mu    sync.Mutex    // guards next
 	next  *batch        // the batch a call joins; nil when none is open
@@ -99,9 +98,8 @@ type group struct {
 
 func newGroup(slots int) group { return group{slots: make(chan struct{}, slots)} }
 
-// batch is the keys (hex) and values of the calls of one run; done is
-// closed once it has run, err then saying how that went. A batch of Gets
-// holds the rows found in found.
+// batch is the keys (hex) and values of the calls of one run, the rows
+// found by a batch of Gets, and its error once done is closed.
 type batch struct {
 	keys   []string
 	values [][]byte
@@ -110,16 +108,13 @@ type batch struct {
 	err    error
 }
 
-// row is a row of the table as read.
 type row struct {
 	sum   int64
 	value []byte
 }
 
 // do adds key and value to the open batch (opening one when there is
-// none, or it holds maxBatch) and returns it once it has run: the first
-// call of a batch waits for a slot, yields the processor once so that
-// the calls ready to run join, then runs the batch with fn.
+// none, or it holds maxBatch) and returns it once fn has run it.
 func (g *group) do(key string, value []byte, fn func(*batch) error) *batch {
 	g.mu.Lock()
 	b := g.next
@@ -181,9 +176,7 @@ func Open(dir string) (*Store, OpenReport, error) {
 	if err != nil {
 		return nil, rep, err
 	}
-	// Reads from the memory map are bound by the processor: as many
-	// batches of them at once as there are processors. SQLite writes one
-	// transaction at a time.
+	// As many batches of reads at once as processors; one of writes.
 	readers := runtime.GOMAXPROCS(0)
 	db.SetMaxOpenConns(readers + 2)
 	db.SetMaxIdleConns(readers + 2)
@@ -211,8 +204,6 @@ func openDB(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
-	// A connection for the writes and one for Len, Keys or a
-	// conversion; Open adds the readers'.
 	db.SetMaxOpenConns(2)
 	db.SetMaxIdleConns(2)
 	if _, err := db.Exec(schema); err != nil {
@@ -244,15 +235,10 @@ func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
 
 // read looks b's keys up in one query.
 func (s *Store) read(b *batch) error {
-	list := make([]byte, 0, len(b.keys)*67+2)
-	list = append(list, '[')
-	for i, k := range b.keys {
-		if i > 0 {
-			list = append(list, ',')
-		}
-		list = append(append(append(list, '"'), k...), '"')
+	list, err := json.Marshal(b.keys)
+	if err != nil {
+		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
-	list = append(list, ']')
 	rows, err := s.get.Query(string(list))
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)

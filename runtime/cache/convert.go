@@ -27,14 +27,10 @@ const (
 	oldIndexName = "responses.idx"
 )
 
-// convertOld copies the answers of dir's earlier-format cache into the
-// database at dbPath in one transaction, then removes the old files, and
-// says what it did ("" when dir has no log). It holds an exclusive flock
-// on the log meanwhile, so it waits for processes of the earlier version
-// to close it, and for another Open converting it. Lines that do not
-// validate (a torn tail, a damaged line) are skipped and counted. On an
-// error the old files are as they were, and so is the database (removed
-// when the conversion created it).
+// convertOld copies dir's earlier-format cache into the database at
+// dbPath in one transaction under an exclusive flock of the log, removes
+// the old files and says what it did ("" when dir has no log). On an
+// error the old files and the database are as they were.
 func convertOld(dir, dbPath string) (string, error) {
 	logPath := filepath.Join(dir, oldLogName)
 	f, err := os.Open(logPath)

@@ -30,6 +30,11 @@ func cached(c *cache.Store, key [32]byte) (Result, uint64, bool, error) {
 	if err != nil || !ok {
 		return Result{}, 0, false, err
 	}
+	return decodeEntry(key, v)
+}
+
+// decodeEntry reads the cache entry v of key (cached).
+func decodeEntry(key [32]byte, v []byte) (Result, uint64, bool, error) {
 	var ce cacheEntry
 	if err := json.Unmarshal(v, &ce); err != nil {
 		return Result{}, 0, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)

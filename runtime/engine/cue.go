@@ -23,9 +23,6 @@ const (
 	CueOneWordVerdict = "one-word-verdict"
 )
 
-// CueHeader is the value of HeaderCue for cues ("" when there are none).
-func CueHeader(cues []string) string { return strings.Join(cues, ",") }
-
 // ParseCues reads a HeaderCue value: its comma-separated cues, trimmed,
 // empty ones dropped.
 func ParseCues(h string) []string {

@@ -141,6 +141,9 @@ type Engine struct {
 	// unknown counts the answers of a simulator that did not know their
 	// item (SimHeader).
 	unknown *atomic.Int64
+	// pending holds the cache entries (*[]byte) being put, by cache key,
+	// so that a request asked again meanwhile is answered from them.
+	pending sync.Map
 }
 
 // UnknownItems counts the answers Bhasha's simulator gave without knowing
@@ -266,17 +269,31 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 			}
 		}
 	}()
+	// A worker hands an answer to be cached to a goroutine of its own,
+	// which passes the record on once the answer is committed; the worker
+	// takes its next request meanwhile.
 	var wg sync.WaitGroup
+	puts := make(chan struct{}, maxPendingPuts)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range in {
-				rec := e.process(ctx, r)
-				if rec == nil { // run cancelled
-					continue
+				rec, key, entry := e.process(ctx, r)
+				switch {
+				case rec == nil: // run cancelled
+				case entry == nil:
+					out <- rec
+				default:
+					puts <- struct{}{}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						e.put(rec, key, entry)
+						<-puts
+						out <- rec
+					}()
 				}
-				out <- rec
 			}
 		}()
 	}
@@ -326,13 +343,18 @@ func (e *Engine) concurrency() int {
 	return n
 }
 
-// process turns one request into its record; nil means the run was cancelled.
-func (e *Engine) process(ctx context.Context, r Request) *Record {
+// maxPendingPuts bounds the answers of a Run being cached at once.
+const maxPendingPuts = 4096
+
+// process turns one request into its record and, for an answer to cache,
+// its key and cache entry (e.pending holds it until put has committed it);
+// a nil record means the run was cancelled.
+func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]byte) {
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
 	p, err := e.Prepare(r)
 	if err != nil {
 		rec.Status, rec.Error = StatusFailed, err.Error()
-		return rec
+		return rec, p.CacheKey, nil
 	}
 	ms := e.models[r.Key.Model]
 	id := ms.identity
@@ -342,7 +364,14 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec.Identity, rec.Simulated = &id, ms.simulated
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
-		res, by, ok, err := cached(c, p.CacheKey)
+		var res Result
+		var by uint64
+		var ok bool
+		if v, pending := e.pending.Load(p.CacheKey); pending {
+			res, by, ok, err = decodeEntry(p.CacheKey, *v.(*[]byte))
+		} else {
+			res, by, ok, err = cached(c, p.CacheKey)
+		}
 		if err != nil {
 			e.opts.Logf("warning: %v (request will be sent)", err)
 		}
@@ -352,7 +381,7 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 			// versions that stored answers unredacted: an entry may hold
 			// this key.
 			rec.SetResult(ms.key.result(res))
-			return rec
+			return rec, p.CacheKey, nil
 		}
 	}
 	res, att, err := ms.do(ctx, r, p.Body, &e.opts)
@@ -360,22 +389,32 @@ func (e *Engine) process(ctx context.Context, r Request) *Record {
 	rec.Endpoint = att.endpoint
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			return nil
+			return nil, p.CacheKey, nil
 		}
 		rec.Status, rec.Error = StatusFailed, err.Error()
-		return rec
+		return rec, p.CacheKey, nil
 	}
 	rec.Status = StatusOK
 	rec.LatencyMS = float64(att.latency.Microseconds()) / 1000
 	rec.SetResult(res)
-	if c != nil {
-		v, err := json.Marshal(cacheEntry{Result: res, Run: e.runID})
-		if err == nil {
-			err = c.Put(p.CacheKey, v)
-		}
-		if err != nil {
-			e.opts.Logf("warning: caching %s: %v", rec.Key, err)
-		}
+	if c == nil {
+		return rec, p.CacheKey, nil
 	}
-	return rec
+	v, err := json.Marshal(cacheEntry{Result: res, Run: e.runID})
+	if err != nil {
+		e.opts.Logf("warning: caching %s: %v", rec.Key, err)
+		return rec, p.CacheKey, nil
+	}
+	entry := &v
+	e.pending.Store(p.CacheKey, entry)
+	return rec, p.CacheKey, entry
+}
+
+// put commits the entry of rec's answer to the cache under key, then
+// drops it from e.pending.
+func (e *Engine) put(rec *Record, key [32]byte, entry *[]byte) {
+	if err := e.opts.Cache.Put(key, *entry); err != nil {
+		e.opts.Logf("warning: caching %s: %v", rec.Key, err)
+	}
+	e.pending.CompareAndDelete(key, entry)
 }

@@ -48,19 +48,14 @@ const (
 )
 
 // bound is the most bytes a response body may have, and what it was
-// computed from, for the error.
+// computed from ("max_tokens 8, top_logprobs 5"), for the error.
 type bound struct {
 	limit int64
-	what  string // "max_tokens 8", "max_tokens 8, top_logprobs 5"
+	what  string
 }
 
+// boundKey is the context key of the bound the guarded client applies.
 type boundKey struct{}
-
-// withBound makes the engine's HTTP client bound the response to a request
-// sent with ctx.
-func withBound(ctx context.Context, b bound) context.Context {
-	return context.WithValue(ctx, boundKey{}, b)
-}
 
 func boundOf(ctx context.Context) bound {
 	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.limit > 0 {
@@ -119,9 +114,7 @@ func responseBound(body []byte) bound {
 	return bound{limit: min(limit, MaxResponseBytes), what: strings.Join(what, ", ")}
 }
 
-// permanentError is an attempt error that another attempt would meet
-// again (a redirect, an encoding Bhasha did not ask for, a body over its
-// bound): classify does not retry it.
+// permanentError is an attempt error that classify does not retry.
 type permanentError interface {
 	error
 	permanent()
@@ -175,12 +168,8 @@ func (e *redirectError) Error() string {
 
 func (*redirectError) permanent() {}
 
-// guardClient is c (http.DefaultClient when nil) with a transport that
-// refuses response encodings that were not asked for, bounds every
-// response body (boundOf the request's context) and redacts from it the
-// bearer token the request carried (redactBody), and a redirect policy
-// that follows none: a POST redirected elsewhere is a misconfigured
-// endpoint, and a redirect to another origin would carry the API key away.
+// guardClient is c (http.DefaultClient when nil) behind guardTransport,
+// following no redirect (one to another origin would carry the key away).
 func guardClient(c *http.Client, unknown *atomic.Int64) *http.Client {
 	cc := *cmp.Or(c, http.DefaultClient)
 	cc.Transport = guardTransport{next: cmp.Or(cc.Transport, http.DefaultTransport), unknown: unknown}
@@ -238,7 +227,7 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // guardBody fails a read past its bound, and a body that starts with
-// gzip's magic bytes (no JSON does: 0x1f is a control character).
+// gzip's magic bytes.
 type guardBody struct {
 	rc      io.ReadCloser
 	b       bound
@@ -254,15 +243,12 @@ func (g *guardBody) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	// Read at most one byte past the bound, to tell "exactly the bound"
-	// from "more".
 	if room := g.b.limit - g.n + 1; int64(len(p)) > room {
 		p = p[:room]
 	}
 	k, err := g.rc.Read(p)
 	if !g.started && k > 0 {
 		if p[0] == 0x1f && k == 1 && err == nil {
-			// One byte is not enough to tell; read the second.
 			k2, err2 := io.ReadFull(g.rc, p[1:min(2, len(p))])
 			k, err = k+k2, err2
 			if errors.Is(err, io.ErrUnexpectedEOF) {

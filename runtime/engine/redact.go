@@ -34,8 +34,7 @@ type secret struct {
 }
 
 // newSecret is the secret of key; nil when key is "", noAPIKey or
-// shorter than MinAPIKeyLen (connect and ListServed refuse such a key
-// before anything is sent).
+// shorter than MinAPIKeyLen.
 func newSecret(key string) *secret {
 	if key == noAPIKey || len(key) < MinAPIKeyLen {
 		return nil
@@ -80,21 +79,10 @@ func (s *secret) text(t string) string {
 	return t
 }
 
-// body is b with every form of the key replaced by Redacted, b itself
-// when it holds none. b is a server's body, JSON or not:
-//
-//   - in each JSON string literal the decoded text is searched, so that
-//     an escaped spelling ("\u0073k-…", "a\/b") is found too; a literal
-//     that holds the key is written again (encoding/json's escaping, HTML
-//     characters as they are) with Redacted in its place, and every other
-//     byte of b is kept;
-//   - any form then left as it is in b (a body that is not JSON, a string
-//     cut short, a key made only of characters JSON writes outside
-//     strings, such as digits) is replaced where it stands, even where
-//     that leaves JSON that no longer parses: the key is never kept.
-//
-// The cost is one pass over b, and a decoding of each string literal that
-// has an escape.
+// body is b (a server's body, JSON or not) with every form of the key
+// replaced by Redacted, b itself when it holds none: a JSON string literal
+// whose decoded text holds the key is written again with Redacted in its
+// place, then any form left as it is in b is replaced where it stands.
 func (s *secret) body(b []byte) []byte {
 	if s == nil || (!s.has(b) && bytes.IndexByte(b, '\\') < 0) {
 		return b
@@ -172,9 +160,7 @@ func checkKeyLen(key, what string) error {
 }
 
 // redactBody is a response body read whole on the first Read, with the
-// key of the request it answers replaced by Redacted (secret.body). The
-// bound of the body (guardBody, beneath it) also bounds what redaction
-// makes of it.
+// request's key redacted (secret.body), the result bounded by b.
 type redactBody struct {
 	rc  io.ReadCloser
 	s   *secret

@@ -37,9 +37,8 @@ type replica struct {
 	announced bool
 }
 
-// pool balances the requests of one model over its replicas:
-// least outstanding requests among the replicas that are not backed off and
-// below their concurrency limit.
+// pool balances one model's requests over its replicas: least
+// outstanding among those not backed off and under their limit.
 type pool struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever a slot frees up
@@ -114,16 +113,9 @@ const (
 // one replica; the back-offs in between are counted in the next message.
 const backoffLogEvery = time.Second
 
-// release returns the slot and updates the replica's health:
-// success grows the limit by 1/limit (additive increase), a 429 halves it
-// (at most once per 100 ms) and pauses the replica for retryAfter,
-// three consecutive replica faults back it off exponentially.
-//
-// Every back-off is logged through Options.Logf with its reason (the
-// attempt's error) and its length, at most one message per replica per
-// backoffLogEvery (the others are counted in the next message), and so is
-// the first success after a logged back-off or after the replica was
-// unreachable at start (its recovery).
+// release returns the slot and updates the replica's health (AIMD limit,
+// 429 pauses, exponential back-off after three faults), logging each
+// back-off (at most one message per backoffLogEvery) and a recovery.
 func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason error) {
 	p.mu.Lock()
 	r.inflight--
@@ -225,11 +217,8 @@ func sanitizeURL(raw string) string {
 	return u.String()
 }
 
-// aliases are the names a server that lists models answers served under:
-// served itself and, when its entry has a root, the root and every id
-// listed with the same root (vLLM answers with the first of its
-// --served-model-name names, whichever was asked). Nil when models does
-// not list served.
+// aliases are the names a server answers served under: served, its root
+// and every id listed with the same root; nil when models lacks served.
 func aliases(served string, models []ServedModel) map[string]bool {
 	for _, m := range models {
 		if m.ID != served {
@@ -250,9 +239,7 @@ func aliases(served string, models []ServedModel) map[string]bool {
 }
 
 // checkModel accepts a response's "model" field for a request that asked
-// for served: served, one of the replica's aliases of it, or an empty
-// field (some OpenAI-compatible servers omit it; the answer is then taken
-// as the model asked). Anything else is a wrongModelError.
+// for served: served, an alias of it, or "" (else a wrongModelError).
 func (r *replica) checkModel(served, got string) error {
 	if got == "" || got == served || r.answersAs[got] {
 		return nil

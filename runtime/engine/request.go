@@ -248,12 +248,8 @@ func PromptOf(body []byte) (prompt string, messages []Message, err error) {
 	return promptOfJSON(body)
 }
 
-// promptMembers finds what PromptOf reads of a body: the raw JSON values
-// of its "prompt" and "messages" members (nil when absent). ok is false
-// when the body is read through encoding/json instead: not a JSON object,
-// a prompt that is not a string, either member repeated, or a key that
-// encoding/json would take for either (it matches keys without regard to
-// case or escapes).
+// promptMembers is the raw "prompt" and "messages" of body (nil when
+// absent); ok is false when encoding/json must read it instead.
 func promptMembers(body []byte) (prompt, msgs []byte, ok bool) {
 	other := false
 	err := jsonscan.Members(body, func(key, v []byte) error {

@@ -19,14 +19,9 @@ type attemptInfo struct {
 	latency  time.Duration
 }
 
-// do sends body to a replica of the pool and parses the answer (attempt)
-// until it succeeds, at most o.MaxAttempts times within
-// o.RequestDeadline: jittered exponential
-// backoff on 408, 409, 429, 5xx, timeouts, connection errors, unparseable
-// bodies and answers from another model than the one asked
-// (wrongModelError: on another replica when one is healthy), honouring
-// Retry-After; other 4xx, redirects, unrequested encodings and bodies over
-// their bound fail at once (classify). Its error names the last three
+// do sends body (attempt) until it succeeds, at most o.MaxAttempts times
+// within o.RequestDeadline, with jittered exponential backoff on what
+// classify retries, honouring Retry-After. Its error names the last three
 // attempts' errors.
 func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
 	var info attemptInfo
@@ -54,7 +49,7 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 		}
 		errs = append(errs, err.Error())
 		if !retry || info.n >= o.MaxAttempts {
-			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, strings.Join(lastN(errs, 3), "; "))
+			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, lastErrs(errs))
 		}
 		t := time.NewTimer(max(after, backoff(info.n, o.RetryBase, o.RetryMax)))
 		select {
@@ -66,22 +61,22 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 	}
 }
 
+// deadlineErr is err when the run was cancelled, else the deadline's
+// error naming the last three attempts' errors.
 func deadlineErr(err error, info attemptInfo, errs []string) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
 	msg := fmt.Sprintf("request deadline exceeded after %d attempt(s)", info.n)
 	if len(errs) > 0 {
-		msg += ": " + strings.Join(lastN(errs, 3), "; ")
+		msg += ": " + lastErrs(errs)
 	}
 	return errors.New(msg)
 }
 
-func lastN(s []string, n int) []string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
+// lastErrs joins the last three of errs.
+func lastErrs(errs []string) string {
+	return strings.Join(errs[max(len(errs)-3, 0):], "; ")
 }
 
 // backoff is min(max, base·2^(n-1)) scaled by a uniform factor in [0.5, 1).
@@ -93,13 +88,9 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.5 + rand.Float64()/2))
 }
 
-// classify says whether an attempt error is worth retrying, what it says
-// about the replica, and how long the server asked us to wait.
-//
-// Permanent, not retried, and no fault of the replica's health: a
-// permanentError and 4xx other than 408, 409 and 429. An answer from
-// another model than the one asked (wrongModelError) is retried as a
-// replica fault; the answer is never cached nor recorded ok.
+// classify says whether an attempt error is retried, what it says about
+// the replica, and how long the server asked to wait: a permanentError and
+// 4xx but 408, 409 and 429 are not retried.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
 	if errors.As(err, new(permanentError)) {
 		return false, outRequest, 0

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,15 +60,8 @@ func (r Role) String() string {
 // Name is the role's kind as a word: answer, translation, judge or choice
 // (the X-Bhasha-Role header, and the samples' role column).
 func (r Role) Name() string {
-	switch r.Kind {
-	case RoleTranslation:
-		return "translation"
-	case RoleJudge:
-		return "judge"
-	case RoleChoice:
-		return "choice"
-	}
-	return "answer"
+	name, _, _ := strings.Cut(r.String(), ":")
+	return cmp.Or(name, "answer")
 }
 
 // ParseRole is the inverse of Role.String; "answer" is accepted for "".

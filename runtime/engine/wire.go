@@ -162,9 +162,9 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 	var raw []byte
 	opts := []option.RequestOption{option.WithHeader(HeaderRole, r.Key.Role.Name()), option.WithHeader(HeaderStrategy, r.Key.Strategy)}
 	if len(r.Cues) > 0 {
-		opts = append(opts, option.WithHeader(HeaderCue, CueHeader(r.Cues)))
+		opts = append(opts, option.WithHeader(HeaderCue, strings.Join(r.Cues, ",")))
 	}
-	err := rep.client.Post(withBound(actx, responseBound(body)), r.Kind.Path(), body, &raw, opts...)
+	err := rep.client.Post(context.WithValue(actx, boundKey{}, responseBound(body)), r.Kind.Path(), body, &raw, opts...)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
 			return Result{}, fmt.Errorf("%s: attempt timed out after %s", rep.base, timeout)
