@@ -442,7 +442,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
 	// Go's default pacing would let the heap reach twice what is live.
-	defer memlimit.Hold(memlimit.Floor, runHeapHeadroom, 4)()
+	defer memlimit.Hold(runHeapFloor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	var m *run.Manifest
 	if r != nil {
@@ -851,9 +851,12 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 	return run.WriteManifest(dir, m)
 }
 
-// The pacing of the long commands' heap (memlimit.Hold): headroom of a
-// run and of a report's HTML and workbook, and the tables' share.
+// The pacing of the long commands' heap (memlimit.Hold): the floor and
+// headroom of a run (whose files, response cache and binary take about
+// 100 MiB beside the heap), the headroom of a report's HTML and workbook,
+// and the tables' share.
 const (
+	runHeapFloor       = 192 << 20
 	runHeapHeadroom    = 64 << 20
 	reportHeapHeadroom = 256 << 20
 	tableShare         = 8
