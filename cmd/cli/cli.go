@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -683,6 +684,9 @@ func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
+	// The report's progress lines come from its own goroutines, beside
+	// the command's notes.
+	stderr = &lockedWriter{w: stderr}
 	fs := newFlags("report", "report --run DIR [--config FILE] [--endpoint URL] [--html FILE] [--xlsx FILE] [--figures DIR]", stderr)
 	dir := fs.String("run", "", "run directory (records.jsonl, manifest.json)")
 	cfg := fs.String("config", "", "experiment file (default: the one named in the manifest)")
@@ -861,3 +865,15 @@ const (
 	reportHeapHeadroom = 256 << 20
 	tableShare         = 8
 )
+
+// lockedWriter serializes the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
