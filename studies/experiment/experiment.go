@@ -403,8 +403,16 @@ func (e *Experiment) Portable() ([]byte, error) {
 	if err := doc.Encode(&c); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	if err := mergeOptions(&doc, c.Options); err != nil {
-		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	if c.Options != nil { // the study's options, after the shared fields
+		var on yaml.Node
+		if err := on.Encode(c.Options); err != nil {
+			return nil, fmt.Errorf("experiment %s: writing the study's options: %w", e.Name, err)
+		}
+		m := topMapping(&doc)
+		if on.Kind != yaml.MappingNode || m == nil {
+			return nil, fmt.Errorf("experiment %s: writing the study's options: %T is not a mapping", e.Name, c.Options)
+		}
+		m.Content = append(m.Content, on.Content...)
 	}
 	b, err := yaml.Marshal(&doc)
 	if err != nil {

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -95,7 +94,7 @@ func yamlName(f reflect.StructField) string {
 }
 
 // fields lists the fields with a YAML key of struct type t (through
-// pointers), in order; none for another type.
+// pointers); none for another type.
 func fields(t reflect.Type) []reflect.StructField {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -111,8 +110,7 @@ func fields(t reflect.Type) []reflect.StructField {
 	return out
 }
 
-// topKeys lists the YAML keys of struct type t (through pointers), in
-// field order.
+// topKeys lists the YAML keys of struct type t (through pointers).
 func topKeys(t reflect.Type) []string {
 	var keys []string
 	for _, f := range fields(t) {
@@ -121,8 +119,7 @@ func topKeys(t reflect.Type) []string {
 	return keys
 }
 
-// fieldType is the type of the field of struct type t (through pointers)
-// whose YAML key is key; nil when there is none.
+// fieldType is the type of t's field with YAML key key (nil: none).
 func fieldType(t reflect.Type, key string) reflect.Type {
 	for _, f := range fields(t) {
 		if yamlName(f) == key {
@@ -132,8 +129,7 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 	return nil
 }
 
-// blockType is the struct type of option key of the options type opts
-// when that option is a block; nil otherwise.
+// blockType is the struct type of option key of opts (nil: not a block).
 func blockType(opts reflect.Type, key string) reflect.Type {
 	if t := fieldType(opts, key); t != nil && t.Kind() == reflect.Struct {
 		return t
@@ -151,9 +147,8 @@ func optionsType(s Study) reflect.Type {
 	return nil
 }
 
-// optionKeys lists, once each in registration order, the keys that keys
-// gives for the registered studies' options types: the studies' own
-// top-level keys with topKeys (none of them a shared field's: Add).
+// optionKeys lists once each the keys that keys gives for the registered
+// studies' options types.
 func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	var out []string
 	for _, s := range r.all() {
@@ -166,9 +161,8 @@ func (r *Registry) optionKeys(keys func(reflect.Type) []string) []string {
 	return out
 }
 
-// declares reports whether study s reads option k: one of its own
-// options (a top-level key, or "block.key" for a key of one of its
-// blocks), or a shared field it lists (FieldReader).
+// declares reports whether study s reads option k (a top-level key or
+// "block.key"), or lists it as a shared field it reads.
 func declares(s Study, k string) bool {
 	t, key := optionsType(s), k
 	if top, sub, nested := strings.Cut(k, "."); nested {
@@ -195,8 +189,7 @@ func (e *Experiment) usedBy(k string) string {
 	return " (it applies to " + strings.Join(names, ", ") + ")"
 }
 
-// emptyNode reports whether a YAML value is empty (null, "", [] or {}):
-// an empty option is not set.
+// emptyNode reports whether a YAML value is null, "", [] or {}.
 func emptyNode(n *yaml.Node) bool {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -210,14 +203,13 @@ func emptyNode(n *yaml.Node) bool {
 }
 
 // zeroNode reports whether a YAML value is empty or a scalar that decodes
-// to its type's zero (false, 0, ""): an option left at its default.
+// to its type's zero.
 func zeroNode(n *yaml.Node) bool {
 	var v any
 	return emptyNode(n) || (n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && (v == nil || reflect.ValueOf(v).IsZero()))
 }
 
-// topMapping is the top-level mapping of a parsed file (nil when the
-// experiment was built in Go, or the file is not a mapping).
+// topMapping is the top-level mapping of a parsed file (nil: none).
 func topMapping(root *yaml.Node) *yaml.Node {
 	n := root
 	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
@@ -248,10 +240,8 @@ func sets(m *yaml.Node, k string, unset func(*yaml.Node) bool) bool {
 	return false
 }
 
-// impliedStudy names the study an experiment without study: implies: the
-// first registered study (Implied) whose key the file sets to a value
-// that is not empty, or whose options the Go value holds with that key
-// set; "" when none.
+// impliedStudy names the first registered study (Implied) whose key the
+// file or the Go options set; "" when none.
 func (e *Experiment) impliedStudy(root *yaml.Node) string {
 	for _, s := range e.Studies.all() {
 		im, ok := s.(Implied)
@@ -270,9 +260,7 @@ func (e *Experiment) impliedStudy(root *yaml.Node) string {
 	return ""
 }
 
-// studyRequired is the problem of an experiment that names no study:
-// "one of study, requests or synthetic is required" with the built-in
-// studies.
+// studyRequired is the problem of an experiment that names no study.
 func (r *Registry) studyRequired() string {
 	keys := []string{"study"}
 	for _, s := range r.all() {
@@ -286,10 +274,9 @@ func (r *Registry) studyRequired() string {
 	return "one of " + strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1] + " is required"
 }
 
-// placeOptions settles the experiment's options for study s: the value of
-// s's type (decoded from root when absent, else made zero) becomes
-// e.Options, and the keys set are checked (checkKeys): the shared fields,
-// the file's, then those of options Set kept aside for other studies.
+// placeOptions makes the options of s's type (decoded from root when
+// absent) e.Options, keeps the others aside, and checks the keys set by
+// the shared fields, the file and the options kept aside.
 func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 	t := optionsType(s)
 	if e.Options == nil && root != nil && t != nil {
@@ -318,95 +305,88 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 			c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 		}
 	}
-	e.checkKeys(s, nodeOf(e), e, c, refuse)
-	e.checkKeys(s, topMapping(root), nil, c, refuse)
+	e.checkSet(s, e, c, refuse)
+	e.checkFile(s, topMapping(root), c, refuse)
 	for _, v := range others {
-		e.checkKeys(s, nodeOf(v), v, c, refuse)
+		e.checkSet(s, v, c, refuse)
 	}
 }
 
-// checkKeys checks the keys mapping m sets against study s (nil: the
-// experiment names no study its registry holds), each problem at its line.
-// m is the file's top level (from nil), or the Go value from encoded, a zero
-// value unset: the experiment (its fields tagged study:"reads") or options
-// Set kept aside. Keys of other studies are refused, s's own in options of
-// another type are problems, and the file's unknown keys name the keys
-// their mapping takes.
-func (e *Experiment) checkKeys(s Study, m *yaml.Node, from any, c *Checker, refuse func(string)) {
+// checkFile checks the keys of the file's top-level mapping m against
+// study s (nil: none found), each problem at its line: unknown keys, and
+// keys of other studies (refuse).
+func (e *Experiment) checkFile(s Study, m *yaml.Node, c *Checker, refuse func(string)) {
 	if m == nil {
 		return
 	}
 	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
-	var reads []string
-	for _, f := range fields(shared) {
-		if f.Tag.Get("study") == "reads" {
-			reads = append(reads, yamlName(f))
-		}
-	}
-	unset, file := zeroNode, from == nil
-	if file {
-		unset = emptyNode
-	}
-	mixed := func(k string) { // from is options of another type than s's
-		if !file && from != any(e) {
-			c.Add(strings.Split(k, "."), "%s: options of type %T set for study %s, which reads %T", k, from, e.Study, e.Options)
-		}
-	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		block := e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) }) // nil: not a block
-		if !file {
-			block = topKeys(blockType(reflect.TypeOf(from), k.Value))
-		}
 		switch {
-		case file && fieldType(shared, k.Value) != nil:
+		case fieldType(shared, k.Value) != nil:
 			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
-		case file && !slices.Contains(known, k.Value):
+		case !slices.Contains(known, k.Value):
 			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
-		case s == nil || unset(v) || (from == any(e) && !slices.Contains(reads, k.Value)):
+		case s == nil || emptyNode(v):
 		case v.Kind == yaml.MappingNode && block != nil:
+			if own := topKeys(blockType(own, k.Value)); own != nil {
+				block = own
+			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				sub, path, zero := v.Content[j], k.Value+"."+v.Content[j].Value, zeroNode(v.Content[j+1])
+				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
 				switch {
-				case !file && zero:
 				case declares(s, path):
-					mixed(path)
-				case file && e.usedBy(path) == "":
-					if own := topKeys(blockType(own, k.Value)); own != nil {
-						block = own
-					}
+				case e.usedBy(path) == "":
 					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
-				case !zero:
+				case !zeroNode(v.Content[j+1]):
 					refuse(path)
 				}
 			}
-		case file && fieldType(own, k.Value) != nil:
+		case fieldType(own, k.Value) != nil:
 			c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
-		case !file && declares(s, k.Value):
-			mixed(k.Value)
 		default:
 			refuse(k.Value)
 		}
 	}
 }
 
-// mergeOptions adds the top-level keys of the experiment's options to the
-// mapping of its shared fields (for Portable), after them.
-func mergeOptions(doc *yaml.Node, opts any) error {
-	if opts == nil {
-		return nil
+// checkSet checks the keys a Go value sets to non-zero values (the
+// experiment's fields tagged study:"reads", or options Set kept aside)
+// against study s: another study's are refused, s's own in options of
+// another type are problems.
+func (e *Experiment) checkSet(s Study, from any, c *Checker, refuse func(string)) {
+	m := nodeOf(from)
+	var reads []string
+	for _, f := range fields(reflect.TypeFor[Experiment]()) {
+		if f.Tag.Get("study") == "reads" {
+			reads = append(reads, yamlName(f))
+		}
 	}
-	var on yaml.Node
-	if err := on.Encode(opts); err != nil {
-		return fmt.Errorf("writing the study's options: %w", err)
+	for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if zeroNode(v) || (from == any(e) && !slices.Contains(reads, k.Value)) {
+			continue
+		}
+		paths := []string{k.Value}
+		if v.Kind == yaml.MappingNode && topKeys(blockType(reflect.TypeOf(from), k.Value)) != nil {
+			paths = nil
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if !zeroNode(v.Content[j+1]) {
+					paths = append(paths, k.Value+"."+v.Content[j].Value)
+				}
+			}
+		}
+		for _, p := range paths {
+			switch {
+			case !declares(s, p):
+				refuse(p)
+			case from != any(e):
+				c.Add(strings.Split(p, "."), "%s: options of type %T set for study %s, which reads %T", p, from, e.Study, e.Options)
+			}
+		}
 	}
-	m := topMapping(doc)
-	if on.Kind != yaml.MappingNode || m == nil {
-		return fmt.Errorf("writing the study's options: %T is not a mapping", opts)
-	}
-	m.Content = append(m.Content, on.Content...)
-	return nil
 }
 
 // cloneOptions is a shallow copy of a pointer to an options struct (v
@@ -429,8 +409,7 @@ func (e *Experiment) inputs() []Input {
 	return nil
 }
 
-// sharedFields is Experiment without its methods: what its YAML decodes
-// into before the study's options (UnmarshalYAML and parse).
+// sharedFields is Experiment without its methods (its YAML decoding).
 type sharedFields Experiment
 
 // UnmarshalYAML decodes the shared fields and keeps the node: the study's

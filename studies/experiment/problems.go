@@ -74,7 +74,7 @@ func causesFirst(ps Problems) {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// decodeNode decodes n into v without refusing unknown keys (checkKeys
+// decodeNode decodes n into v without refusing unknown keys (checkFile
 // does), yaml.v3's type errors becoming problems at their lines; any
 // other error is returned.
 func decodeNode(n *yaml.Node, v any) (Problems, error) {
