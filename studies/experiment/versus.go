@@ -130,17 +130,6 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 			}
 			return ""
 		}
-		integer := func(name string) (int, error) {
-			s := get(name)
-			if s == "" {
-				return 0, nil
-			}
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 {
-				return 0, fmt.Errorf("line %d field %q: %q is not a count", line, name, s)
-			}
-			return n, nil
-		}
 		v, err := strconv.ParseFloat(get("value"), 64)
 		if err != nil {
 			return nil, fmt.Errorf("line %d field \"value\": %w", line, err)
@@ -148,11 +137,15 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 		p := PublishedValue{Paper: get("paper"), Where: get("where"), Model: get("model"), Language: get("language"), Form: get("form"),
 			Strategy: get("strategy"), Condition: get("condition"), Metric: get("metric"), Value: v, Kind: get("kind"),
 			Table: get("table"), Reading: get("reading"), Note: get("note")}
-		if p.N, err = integer("n"); err != nil {
-			return nil, err
-		}
-		if p.Others, err = integer("others"); err != nil {
-			return nil, err
+		for _, f := range []struct {
+			name string
+			to   *int
+		}{{"n", &p.N}, {"others", &p.Others}} {
+			if s := get(f.name); s != "" {
+				if *f.to, err = strconv.Atoi(s); err != nil || *f.to < 0 {
+					return nil, fmt.Errorf("line %d field %q: %q is not a count", line, f.name, s)
+				}
+			}
 		}
 		if p.Kind == "" {
 			p.Kind = "rate"
@@ -366,29 +359,27 @@ type runMatch struct {
 func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, served map[string]string) (out []runMatch, computed bool) {
 	nan := math.NaN()
 	switch {
-	case p.Table == "" && p.Metric == "clc":
-		c := byName["clc_mean"]
-		if c == nil || model == "" {
+	case p.Table == "": // clc_mean's mean_jaccard, or the accuracy table's rate of the metric
+		clc := p.Metric == "clc"
+		name, val := "accuracy", "rate"
+		if clc {
+			name, val = "clc_mean", "mean_jaccard"
+		}
+		x := byName[name]
+		if x == nil || model == "" {
 			return nil, false
 		}
-		computed = true
-		for _, r := range c.Rows {
-			if c.Str(r, "model") == model && c.Str(r, "strategy") == p.Strategy && c.Str(r, "form") == p.Form && c.Str(r, "language") == p.Language {
-				out = append(out, runMatch{model: model, v: c.Num(r, "mean_jaccard"), lo: nan, hi: nan, others: int(c.Num(r, "others"))})
+		computed = clc
+		for _, r := range x.Rows {
+			computed = computed || x.Str(r, "metric") == p.Metric
+			if x.Str(r, "model") != model || x.Str(r, "language") != p.Language || x.Str(r, "form") != p.Form {
+				continue
 			}
-		}
-	case p.Table == "":
-		a := byName["accuracy"]
-		if a == nil || model == "" {
-			return nil, false
-		}
-		for _, r := range a.Rows {
-			if a.Str(r, "metric") == p.Metric {
-				computed = true
-			}
-			if a.Str(r, "model") == model && a.Str(r, "metric") == p.Metric && a.Str(r, "language") == p.Language &&
-				a.Str(r, "form") == p.Form && (p.Strategy == "" || a.Str(r, "strategy") == p.Strategy) && a.Str(r, "condition") == p.Condition {
-				out = append(out, runMatch{model: model, strategy: a.Str(r, "strategy"), v: a.Num(r, "rate"), lo: a.Num(r, "ci_lo"), hi: a.Num(r, "ci_hi"), n: int(a.Num(r, "n"))})
+			switch {
+			case clc && x.Str(r, "strategy") == p.Strategy:
+				out = append(out, runMatch{model: model, v: x.Num(r, val), lo: nan, hi: nan, others: int(x.Num(r, "others"))})
+			case !clc && x.Str(r, "metric") == p.Metric && (p.Strategy == "" || x.Str(r, "strategy") == p.Strategy) && x.Str(r, "condition") == p.Condition:
+				out = append(out, runMatch{model: model, strategy: x.Str(r, "strategy"), v: x.Num(r, val), lo: x.Num(r, "ci_lo"), hi: x.Num(r, "ci_hi"), n: int(x.Num(r, "n"))})
 			}
 		}
 	default:
