@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -529,10 +528,8 @@ func hashTree(root string) (string, error) {
 	if !st.IsDir() {
 		return fileDigest(root)
 	}
-	h := sha256.New()
-	buf := make([]byte, 64<<10)
-	// walk hashes the files under dir (real path real) as rel/name.
-	open := map[string]bool{}
+	h, buf := sha256.New(), make([]byte, 64<<10)
+	open := map[string]bool{} // the real paths of the directories being walked
 	var walk func(dir, real, rel string) error
 	walk = func(dir, real, rel string) error {
 		if open[real] {
@@ -546,15 +543,11 @@ func hashTree(root string) (string, error) {
 		}
 		for _, e := range es { // ReadDir's order: by name
 			p, name := filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name())
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				st, err := os.Stat(p)
-				if err != nil {
-					return err
-				}
-				isDir = st.IsDir()
+			st, err := os.Stat(p) // through a link
+			if err != nil {
+				return err
 			}
-			if isDir {
+			if st.IsDir() {
 				target, err := filepath.EvalSymlinks(p)
 				if err != nil {
 					return err

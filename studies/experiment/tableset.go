@@ -37,7 +37,6 @@ type TableSet struct {
 	mu     sync.Mutex
 	groups []TableGroup
 	built  [][]*tables.Table // per group, nil until built
-	done   []bool
 	// Builds counts the groups built (a test reads it to see that asking
 	// for one table builds one group).
 	Builds int
@@ -62,7 +61,7 @@ func (e *Experiment) TableSet(rows []score.Row, extra ...TableGroup) (*TableSet,
 		groups = []TableGroup{{Build: func(func(string) *tables.Table) []*tables.Table { return plan.Tables(rows, o) }}}
 	}
 	groups = append(groups, extra...)
-	return &TableSet{groups: groups, built: make([][]*tables.Table, len(groups)), done: make([]bool, len(groups))}, nil
+	return &TableSet{groups: groups, built: make([][]*tables.Table, len(groups))}, nil
 }
 
 // Table builds (once) and returns the table name; false when the study
@@ -86,8 +85,7 @@ func (s *TableSet) Built(name string) (*tables.Table, bool) {
 	return nil, false
 }
 
-// get is Table with s.mu held: the groups that may hold name first, then
-// every group (one may hold name without declaring it).
+// get is Table with s.mu held: the groups that declare name first.
 func (s *TableSet) get(name string) (*tables.Table, bool) {
 	for _, all := range []bool{false, true} {
 		for i, g := range s.groups {
@@ -101,7 +99,7 @@ func (s *TableSet) get(name string) (*tables.Table, bool) {
 	return nil, false
 }
 
-// find is the table of ts named name (nil when none).
+// find is the table of ts named name (nil: none).
 func find(ts []*tables.Table, name string) *tables.Table {
 	if i := slices.IndexFunc(ts, func(t *tables.Table) bool { return t.Name == name }); i >= 0 {
 		return ts[i]
@@ -111,15 +109,15 @@ func find(ts []*tables.Table, name string) *tables.Table {
 
 // build builds group i once.
 func (s *TableSet) build(i int) []*tables.Table {
-	if s.done[i] {
+	if s.built[i] != nil {
 		return s.built[i]
 	}
-	s.done[i] = true // a group reading itself through get finds nothing, not a loop
+	s.built[i] = []*tables.Table{} // a group reading itself through get finds nothing, not a loop
 	s.Builds++
-	s.built[i] = s.groups[i].Build(func(name string) *tables.Table {
+	s.built[i] = append(s.built[i], s.groups[i].Build(func(name string) *tables.Table {
 		t, _ := s.get(name)
 		return t
-	})
+	})...)
 	return s.built[i]
 }
 
