@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,10 +31,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/bhashalab/bhasha/internal/jsonpos"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/run"
+	"gopkg.in/yaml.v3"
 )
 
 // Experiment is one experiment: read from a file (Load, Parse) or built
@@ -575,4 +576,100 @@ func hashTree(root string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", root, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Job builds the experiment (Build; ctx cancels reading its dataset) and
+// returns what a run of it needs (run.Execute, batch.Export): its name,
+// file and hash, its portable copy (Portable), decoding, the hashes of its
+// inputs and templates, its models and engine limits, and its requests
+// stage by stage with the study's extraction. The job reads the
+// experiment's plan: build it again after changing the experiment.
+func (e *Experiment) Job(ctx context.Context) (*run.Job, error) {
+	if err := e.Build(ctx); err != nil {
+		return nil, err
+	}
+	portable, err := e.Portable()
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := e.InputHashes()
+	if err != nil {
+		return nil, err
+	}
+	j := &run.Job{
+		Name: e.Name, Path: e.Path, Hash: e.Hash, Copy: portable, Decoding: e.Decoding,
+		Inputs: inputs, Templates: e.Templates(),
+		Models: e.ModelConfigs(), Engine: e.EngineOptions(),
+		Stages: e.Stages(),
+		Requests: func(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
+			return e.StreamStage(stage, prior, withheld)
+		},
+		Extract: e.Extract,
+	}
+	if set := e.Items(); set != nil {
+		d := &run.DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}
+		for lf, ids := range set.Check().Missing {
+			d.Missing[lf] = len(ids)
+		}
+		j.Dataset = d
+	}
+	return j, nil
+}
+
+// ScoringInputs names what the experiment's scored answers depend on,
+// besides the records, each with a hash: every top-level key of the
+// experiment's portable YAML (Portable) but engine, human_labels and
+// description ("experiment.yaml <key>": the study's own options, the
+// models, the dataset, abstain:), each input file ("input <path>"), each
+// prompt template ("template <name>") and each tokenizer.json named for
+// offline token counts ("tokenizer <model>"). inputs are the input files'
+// hashes when the caller has just made them (InputHashes); nil hashes the
+// files here.
+func (e *Experiment) ScoringInputs(inputs map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	b, err := e.Portable()
+	if err != nil {
+		return nil, err
+	}
+	src := &yaml.Node{}
+	if err := yaml.Unmarshal(b, src); err != nil {
+		return nil, fmt.Errorf("experiment %s: its portable YAML: %w", e.Name, err)
+	}
+	m := topMapping(src)
+	if m == nil {
+		return nil, fmt.Errorf("experiment %s: its portable YAML is not a mapping", e.Name)
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if k == "engine" || k == "human_labels" || k == "description" { // how requests were sent, read by the tables, prose
+			continue
+		}
+		v := *m.Content[i+1]
+		v.HeadComment, v.LineComment, v.FootComment = "", "", ""
+		b, err := yaml.Marshal(&v)
+		if err != nil {
+			return nil, fmt.Errorf("experiment %s: key %s: %w", e.Name, k, err)
+		}
+		h := sha256.Sum256(b)
+		out["experiment.yaml "+k] = hex.EncodeToString(h[:])
+	}
+	if inputs == nil {
+		if inputs, err = e.InputHashes(); err != nil {
+			return nil, err
+		}
+	}
+	for p, h := range inputs {
+		out["input "+p] = h
+	}
+	for name, h := range e.Templates() {
+		out["template "+name] = h
+	}
+	for _, m := range e.allModels() {
+		if p := e.TokenizerPath(*m); p != "" {
+			if out["tokenizer "+m.Name], err = fileDigest(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }

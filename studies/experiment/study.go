@@ -11,8 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"gopkg.in/yaml.v3"
+	"sync"
 
 	"github.com/bhashalab/bhasha/analysis/extract"
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -23,6 +22,7 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/protocol"
+	"gopkg.in/yaml.v3"
 )
 
 // DefaultSeed is the IndicKLAR authors' seed.
@@ -470,4 +470,191 @@ func (e *Experiment) tableOptions() (tables.Options, error) {
 		o.Human = h
 	}
 	return o, nil
+}
+
+// CheckCoverage compares the (language, form) pairs a study asks with the
+// items set has. A language the set has for none of its asked forms, and a
+// form the set has for none of the asked languages, are problems at their
+// YAML lines naming what the set has: a paper table must not lose a
+// language unseen. The other asked pairs without items (a dataset's gaps
+// by design) are listed in the set's notes (the manifest's dataset notes,
+// the run's log) and in the returned note, for the report; "" when none.
+// forms are the values of the study's forms: option (for their lines).
+func (e *Experiment) CheckCoverage(set *item.Set, asked []item.LangForm, forms []string) (string, error) {
+	cov := set.Coverage(asked)
+	ps := e.missingLanguages(set, cov, cov.Languages)
+	var langs []string
+	for _, lf := range asked {
+		langs = append(langs, lf.Language)
+	}
+	for _, f := range cov.Forms {
+		line := 0
+		for i, v := range forms {
+			if g, err := item.ParseForm(v); err == nil && g == f {
+				line = lineOf(e.src, "forms", strconv.Itoa(i))
+			}
+		}
+		ps = append(ps, Problem{Line: line, Msg: fmt.Sprintf("forms: dataset %s has the %s form for none of the asked languages; it has %s for them",
+			set.Dataset, f, strings.Join(cov.HasForms(langs...), ", "))})
+	}
+	if len(ps) > 0 {
+		return "", ps
+	}
+	note := cov.GapNote(set.Dataset)
+	if note != "" {
+		set.Notes = append(set.Notes, note)
+	}
+	return note, nil
+}
+
+// CheckLanguages refuses asked languages (ISO 639-3 codes) of which set
+// has no item in any form, at their YAML lines, naming what set has.
+func (e *Experiment) CheckLanguages(set *item.Set, isos []string) error {
+	cov := set.Coverage(nil)
+	has := cov.HasLanguages()
+	missing := slices.DeleteFunc(slices.Clone(isos), func(iso string) bool { return slices.Contains(has, iso) })
+	if ps := e.missingLanguages(set, cov, missing); len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// missingLanguages are the problems of asked languages set lacks.
+func (e *Experiment) missingLanguages(set *item.Set, cov item.Coverage, isos []string) Problems {
+	reg := lang.New()
+	var ps Problems
+	for _, iso := range isos {
+		line, name := 0, iso
+		for i, v := range e.Languages {
+			if l, err := reg.Lookup(v); err == nil && l.ISO3 == iso {
+				line, name = lineOf(e.src, "languages", strconv.Itoa(i)), fmt.Sprintf("%s (%s, %s)", v, l.Name, iso)
+			}
+		}
+		ps = append(ps, Problem{Line: line, Msg: fmt.Sprintf("languages: %s is not in dataset %s, which has %s",
+			name, set.Dataset, strings.Join(cov.HasLanguages(), ", "))})
+	}
+	return ps
+}
+
+// TableGroup is some of a study's tables, built together because they
+// share work (an index of the outcomes, the pairs the CLC tables read).
+type TableGroup struct {
+	// Names are the tables Build may return: every one it can, those its
+	// rows and options do not call for (scaling without model sizes)
+	// included. A name is in one group only.
+	Names []string
+	// Build builds the group's tables, in report order. get builds
+	// (once) a table of another group that these are laid out from; it
+	// returns nil for a table the study does not have.
+	Build func(get func(name string) *tables.Table) []*tables.Table
+}
+
+// TableGrouper is implemented by a plan whose tables can be built group
+// by group, so that asking for one table builds only its group (and the
+// groups it reads). Its groups, built in order, give the tables its
+// Tables gives, in the same order.
+type TableGrouper interface {
+	TableGroups(rows []score.Row, opt tables.Options) []TableGroup
+}
+
+// TableSet is a study's tables, built on demand: Table builds the group
+// that holds the table asked for, All every group. Safe for concurrent
+// use.
+type TableSet struct {
+	mu     sync.Mutex
+	groups []TableGroup
+	built  [][]*tables.Table // per group, nil until built
+	// Builds counts the groups built (a test reads it to see that asking
+	// for one table builds one group).
+	Builds int
+}
+
+// TableSet prepares the study's tables over rows without building any
+// (for a plan that is not a TableGrouper, the first Table builds them
+// all). extra groups come after the study's (the answers table).
+func (e *Experiment) TableSet(rows []score.Row, extra ...TableGroup) (*TableSet, error) {
+	if e.plan == nil {
+		return nil, fmt.Errorf("experiment %s is not built", e.Name)
+	}
+	o, err := e.tableOptions()
+	if err != nil {
+		return nil, err
+	}
+	var groups []TableGroup
+	if g, ok := e.plan.(TableGrouper); ok {
+		groups = g.TableGroups(rows, o)
+	} else {
+		plan := e.plan
+		groups = []TableGroup{{Build: func(func(string) *tables.Table) []*tables.Table { return plan.Tables(rows, o) }}}
+	}
+	groups = append(groups, extra...)
+	return &TableSet{groups: groups, built: make([][]*tables.Table, len(groups))}, nil
+}
+
+// Table builds (once) and returns the table name; false when the study
+// has no such table.
+func (s *TableSet) Table(name string) (*tables.Table, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.get(name)
+}
+
+// Built returns table name when the group that holds it is built, and
+// builds nothing: false when it is not built (yet).
+func (s *TableSet) Built(name string) (*tables.Table, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ts := range s.built { // nil until built
+		if t := find(ts, name); t != nil {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// get is Table with s.mu held: the groups that declare name first.
+func (s *TableSet) get(name string) (*tables.Table, bool) {
+	for _, all := range []bool{false, true} {
+		for i, g := range s.groups {
+			if all || g.Names == nil || slices.Contains(g.Names, name) {
+				if t := find(s.build(i), name); t != nil {
+					return t, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// find is the table of ts named name (nil: none).
+func find(ts []*tables.Table, name string) *tables.Table {
+	if i := slices.IndexFunc(ts, func(t *tables.Table) bool { return t.Name == name }); i >= 0 {
+		return ts[i]
+	}
+	return nil
+}
+
+// build builds group i once.
+func (s *TableSet) build(i int) []*tables.Table {
+	if s.built[i] != nil {
+		return s.built[i]
+	}
+	s.built[i] = []*tables.Table{} // a group reading itself through get finds nothing, not a loop
+	s.Builds++
+	s.built[i] = append(s.built[i], s.groups[i].Build(func(name string) *tables.Table {
+		t, _ := s.get(name)
+		return t
+	})...)
+	return s.built[i]
+}
+
+// All builds every group and returns every table, in report order.
+func (s *TableSet) All() []*tables.Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*tables.Table
+	for i := range s.groups {
+		out = append(out, s.build(i)...)
+	}
+	return out
 }
