@@ -70,20 +70,19 @@ func Decomposition(rows []study.Row) *study.Table {
 		study.StatisticColumn("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
 		study.ProportionColumn("broad_script_share", "(rise − broad_real_rise) / rise"))
 	t.Mirrors = "distractor study §5.3 (with Table 3's rates)"
-	type cell struct{ model, cond string }
 	type outcome int
 	const (
 		oCorrect outcome = iota
 		oAbstain
 		oWrong
 	)
-	by := map[cell][]study.Row{}
+	by := map[condCell][]study.Row{}
 	clean := map[string]map[string]outcome{}
 	for _, r := range rows {
 		if r.Key.Strategy != StrategyQA {
 			continue
 		}
-		c := cell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
+		c := condCell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
 		by[c] = append(by[c], r)
 		if r.Key.Condition == cleanCondition {
 			if clean[r.Key.Model] == nil {
@@ -100,7 +99,7 @@ func Decomposition(rows []study.Row) *study.Table {
 		}
 	}
 	cells := slices.Collect(maps.Keys(by))
-	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
+	study.SortBy(cells, func(c condCell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
@@ -168,7 +167,7 @@ func Decomposition(rows []study.Row) *study.Table {
 	}
 	for _, c := range cells {
 		x := count(by[c], c.model)
-		base := count(by[cell{c.model, cleanCondition}], c.model)
+		base := count(by[condCell{c.model, cleanCondition}], c.model)
 		hall := study.NewProportion(x.hall, x.n)
 		rise := hall.P - rate(base.hall, base.n)
 		recov, recovHall := study.NewProportion(x.jcCC, x.swCC), study.NewProportion(x.recCC, x.swCC)
