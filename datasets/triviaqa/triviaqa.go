@@ -127,19 +127,14 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var r struct {
+		src := item.Problem{File: path, Line: n}
+		r, p := jsonlist.Decode[struct {
 			Context *string  `json:"context"`
 			Answer  *string  `json:"answer"`
 			Aliases []string `json:"aliases"`
-		}
-		src := item.Problem{File: path, Line: n}
-		p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n })
-		if err := json.Unmarshal(sc.Bytes(), &r); !bad && err != nil {
-			p, bad = src, true
-			p.Msg = err.Error()
-		}
-		if bad {
-			if err := s.Fail(opts, p); err != nil {
+		}](sc.Bytes(), src, 0, func(int64) int { return n })
+		if p != nil {
+			if err := s.Fail(opts, *p); err != nil {
 				return nil, err
 			}
 			continue
