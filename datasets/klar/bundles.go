@@ -123,16 +123,17 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 				continue
 			}
 			l, form, err := DirLanguage(reg, code)
-			if err != nil {
-				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: err.Error()}); ferr != nil {
-					return nil, ferr
-				}
-				continue
-			}
 			var triple []string
-			if err := json.Unmarshal(f[code], &triple); err != nil || len(triple) != 3 || triple[0] == "" || triple[1] == "" {
-				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: "want [subject, object, candidates] with subject and object non-empty"}); ferr != nil {
-					return nil, ferr
+			msg := ""
+			switch {
+			case err != nil:
+				msg = err.Error()
+			case json.Unmarshal(f[code], &triple) != nil || len(triple) != 3 || triple[0] == "" || triple[1] == "":
+				msg = "want [subject, object, candidates] with subject and object non-empty"
+			}
+			if msg != "" {
+				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: msg}); err != nil {
+					return nil, err
 				}
 				continue
 			}
