@@ -201,6 +201,12 @@ func lessID(a, b string) bool {
 	return a < b
 }
 
+// At is p with its field and message set.
+func (p Problem) At(field, msg string) Problem {
+	p.Field, p.Msg = field, msg
+	return p
+}
+
 // Fail records p: an error unless opts.SkipInvalid, when it is kept in Skipped.
 func (s *Set) Fail(opts Options, p Problem) error {
 	if !opts.SkipInvalid {

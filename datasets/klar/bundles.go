@@ -37,13 +37,9 @@ type pageDemo struct {
 // questions belong to English (eng), once per fact. A form that is
 // missing is left out (and shows as an alignment gap), never invented.
 func LoadPageDemo(ctx context.Context, path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	b, err := readJSON(ctx, path)
+	d, err := readJSON[pageDemo](ctx, path, "demo")
 	if err != nil {
-		return nil, fmt.Errorf("reading IndicKLAR demo bundle: %w", err)
-	}
-	var d pageDemo
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	s := &item.Set{Dataset: "indicklar-page-demo"}
 	for _, code := range slices.Sorted(maps.Keys(d.Langs)) {
@@ -108,15 +104,11 @@ func SplitGold(g string) (string, string) {
 // "<code>": [subject, object, candidates]}}}. The bundle has no filled
 // questions, so variants carry subject, object and candidates only.
 func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts item.Options) (*item.Set, error) {
-	b, err := readJSON(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("reading IndicKLAR samples bundle: %w", err)
-	}
-	var d struct {
+	d, err := readJSON[struct {
 		Facts map[string]map[string]json.RawMessage `json:"facts"`
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	}](ctx, path, "samples")
+	if err != nil {
+		return nil, err
 	}
 	s := &item.Set{Dataset: "indicklar-samples", Notes: []string{path + ": no question templates in this bundle; variants have subject, object and candidates only"}}
 	for _, id := range slices.Sorted(maps.Keys(d.Facts)) {
@@ -131,16 +123,17 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 				continue
 			}
 			l, form, err := DirLanguage(reg, code)
-			if err != nil {
-				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: err.Error()}); ferr != nil {
-					return nil, ferr
-				}
-				continue
-			}
 			var triple []string
-			if err := json.Unmarshal(f[code], &triple); err != nil || len(triple) != 3 || triple[0] == "" || triple[1] == "" {
-				if ferr := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: "want [subject, object, candidates] with subject and object non-empty"}); ferr != nil {
-					return nil, ferr
+			msg := ""
+			switch {
+			case err != nil:
+				msg = err.Error()
+			case json.Unmarshal(f[code], &triple) != nil || len(triple) != 3 || triple[0] == "" || triple[1] == "":
+				msg = "want [subject, object, candidates] with subject and object non-empty"
+			}
+			if msg != "" {
+				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Msg: msg}); err != nil {
+					return nil, err
 				}
 				continue
 			}
@@ -153,18 +146,23 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 	return s, nil
 }
 
-// readJSON reads a whole-file JSON bundle, refusing text that is not
-// UTF-8 with the line and field of the first bad byte.
-func readJSON(ctx context.Context, path string) ([]byte, error) {
+// readJSON reads a whole-file JSON bundle (what: demo or samples) into a
+// T, refusing text that is not UTF-8 with the line and field of the first
+// bad byte.
+func readJSON[T any](ctx context.Context, path, what string) (*T, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading IndicKLAR %s bundle: reading %s: %w", what, path, err)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading IndicKLAR bundle: %w", err)
+		return nil, fmt.Errorf("reading IndicKLAR %s bundle: reading IndicKLAR bundle: %w", what, err)
 	}
 	if off, key, msg, bad := jsonpos.BadUTF8(b); bad {
-		return nil, item.Problem{File: path, Line: bytes.Count(b[:off], []byte("\n")) + 1, Field: key, Msg: msg}
+		return nil, fmt.Errorf("reading IndicKLAR %s bundle: %w", what, item.Problem{File: path, Line: bytes.Count(b[:off], []byte("\n")) + 1, Field: key, Msg: msg})
 	}
-	return b, nil
+	d := new(T)
+	if err := json.Unmarshal(b, d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
 }

@@ -155,10 +155,7 @@ func loadFile(ctx context.Context, s *item.Set, path string, l lang.Language, fo
 
 // addSample adds sample sm of a relation's file, at src, to s.
 func addSample(s *item.Set, sm sample, src item.Problem, relation, template string, l lang.Language, form item.Form, opts item.Options) error {
-	fail := func(field, msg string) error {
-		src.Field, src.Msg = field, msg
-		return s.Fail(opts, src)
-	}
+	fail := func(field, msg string) error { return s.Fail(opts, src.At(field, msg)) }
 	id, err := parseIndex(sm.Index)
 	if err != nil {
 		return fail("index", err.Error())

@@ -77,9 +77,6 @@ type Language struct {
 	Aliases []string
 }
 
-// Code is the registry's canonical code: ISO 639-3.
-func (l Language) Code() string { return l.ISO3 }
-
 // Script is the main script.
 func (l Language) Script() Script { return l.Scripts[0] }
 
@@ -184,6 +181,3 @@ func (r *Registry) near(s string, n int) []string {
 	}
 	return out
 }
-
-// All returns every language, scheduled ones first, in registry order.
-func (r *Registry) All() []Language { return slices.Clone(r.langs) }

@@ -48,14 +48,11 @@ func Load(ctx context.Context, path string, opts item.Options) (*item.Set, error
 func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, aliases ...[]string) error {
 	switch {
 	case strings.TrimSpace(q) == "":
-		src.Field, src.Msg = "question", "empty"
-		return s.Fail(opts, src)
+		return s.Fail(opts, src.At("question", "empty"))
 	case strings.TrimSpace(value) == "":
-		src.Field, src.Msg = "answer.value", "empty"
-		return s.Fail(opts, src)
+		return s.Fail(opts, src.At("answer.value", "empty"))
 	case id == "":
-		src.Field, src.Msg = "question_id", "empty"
-		return s.Fail(opts, src)
+		return s.Fail(opts, src.At("question_id", "empty"))
 	}
 	seen := map[string]bool{value: true}
 	var al []string
@@ -69,8 +66,7 @@ func add(s *item.Set, opts item.Options, src item.Problem, id, q, value string, 
 	}
 	it := s.Get(id)
 	if len(it.Variants) > 0 {
-		src.Field, src.Msg = "question_id", fmt.Sprintf("%q appears twice", id)
-		return s.Fail(opts, src)
+		return s.Fail(opts, src.At("question_id", fmt.Sprintf("%q appears twice", id)))
 	}
 	it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: strings.TrimSpace(q),
 		Answer: strings.TrimSpace(value), Aliases: al, Source: src.Place()})
@@ -102,8 +98,7 @@ func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set
 		}
 		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
 		if r.Answer == nil {
-			src.Field, src.Msg = "answer", "null"
-			if err := s.Fail(opts, src); err != nil {
+			if err := s.Fail(opts, src.At("answer", "null")); err != nil {
 				return nil, err
 			}
 			continue
@@ -132,19 +127,14 @@ func loadJSONL(ctx context.Context, path string, opts item.Options) (*item.Set, 
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var r struct {
+		src := item.Problem{File: path, Line: n}
+		r, p := jsonlist.Decode[struct {
 			Context *string  `json:"context"`
 			Answer  *string  `json:"answer"`
 			Aliases []string `json:"aliases"`
-		}
-		src := item.Problem{File: path, Line: n}
-		p, bad := jsonpos.InvalidUTF8(src, sc.Bytes(), 0, func(int64) int { return n })
-		if err := json.Unmarshal(sc.Bytes(), &r); !bad && err != nil {
-			p, bad = src, true
-			p.Msg = err.Error()
-		}
-		if bad {
-			if err := s.Fail(opts, p); err != nil {
+		}](sc.Bytes(), src, 0, func(int64) int { return n })
+		if p != nil {
+			if err := s.Fail(opts, *p); err != nil {
 				return nil, err
 			}
 			continue

@@ -53,22 +53,19 @@ func add(s *item.Set, opts item.Options, src item.Problem, q string, choices []s
 	}
 	switch {
 	case q == "":
-		src.Field, src.Msg = "question", "empty"
+		return s.Fail(opts, src.At("question", "empty"))
 	case len(choices) < 2 || len(choices) != len(labels):
-		src.Field, src.Msg = "mc1_targets", fmt.Sprintf("%d choices and %d labels; want two or more of each, equally many", len(choices), len(labels))
+		return s.Fail(opts, src.At("mc1_targets", fmt.Sprintf("%d choices and %d labels; want two or more of each, equally many", len(choices), len(labels))))
 	case n != 1:
-		src.Field, src.Msg = "mc1_targets", fmt.Sprintf("%d choices labelled 1; want exactly one", n)
-	default:
-		it := s.Get(ID(q))
-		if len(it.Variants) > 0 {
-			src.Field, src.Msg = "question", "appears twice"
-			return s.Fail(opts, src)
-		}
-		it.Choices, it.Correct = choices, correct
-		it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: src.Place()})
-		return nil
+		return s.Fail(opts, src.At("mc1_targets", fmt.Sprintf("%d choices labelled 1; want exactly one", n)))
 	}
-	return s.Fail(opts, src)
+	it := s.Get(ID(q))
+	if len(it.Variants) > 0 {
+		return s.Fail(opts, src.At("question", "appears twice"))
+	}
+	it.Choices, it.Correct = choices, correct
+	it.Variants = append(it.Variants, item.Variant{Language: "eng", Form: item.English, Question: q, Answer: choices[correct], Source: src.Place()})
+	return nil
 }
 
 // orderedTargets decodes {"choice": label, ...} keeping key order.
@@ -113,8 +110,7 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 		func(r *record, src item.Problem) error {
 			choices, labels, err := orderedTargets(r.MC1)
 			if err != nil {
-				src.Field, src.Msg = "mc1_targets", err.Error()
-				return fail(src)
+				return fail(src.At("mc1_targets", err.Error()))
 			}
 			return add(s, opts, src, r.Question, choices, labels)
 		})

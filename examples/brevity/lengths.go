@@ -1,10 +1,6 @@
 package brevity
 
-import (
-	"slices"
-
-	"github.com/bhashalab/bhasha/study"
-)
+import "github.com/bhashalab/bhasha/study"
 
 // LengthsTable is the name of the study's own table.
 const LengthsTable = "answer_lengths"
@@ -23,7 +19,6 @@ func (p *plan) lengths(rows []study.Row) *study.Table {
 		study.UpperColumn("ci_hi", "upper bound of the share's 95% Wilson interval"))
 	type count struct{ n, words, brief int }
 	by := map[string]*count{}
-	var models []string
 	for i := range rows {
 		r := &rows[i]
 		if r.Failed {
@@ -33,7 +28,6 @@ func (p *plan) lengths(rows []study.Row) *study.Table {
 		if c == nil {
 			c = &count{}
 			by[r.Key.Model] = c
-			models = append(models, r.Key.Model)
 		}
 		c.n++
 		c.words += Words(r.Prediction)
@@ -41,8 +35,7 @@ func (p *plan) lengths(rows []study.Row) *study.Table {
 			c.brief++
 		}
 	}
-	slices.Sort(models)
-	for _, m := range models {
+	for _, m := range study.SortedKeys(by) {
 		c := by[m]
 		lo, hi := study.Wilson(c.brief, c.n, 0.95)
 		t.Add(m, c.n, float64(c.words)/float64(c.n), c.brief, float64(c.brief)/float64(c.n), lo, hi)

@@ -34,7 +34,6 @@ func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[
 		if stage != 1 {
 			return
 		}
-		zero := 0.0
 		for _, it := range p.set.Items {
 			v, ok := it.Variant("eng", study.English)
 			if !ok {
@@ -42,7 +41,7 @@ func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[
 			}
 			r := study.Request{Key: study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English)},
 				Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: v.Question}},
-				Decoding: study.Decoding{MaxTokens: p.tokens, Temperature: &zero}}
+				Decoding: study.Decoding{MaxTokens: p.tokens, Temperature: new(0.0)}}
 			if !yield(r, nil) {
 				return
 			}

@@ -70,37 +70,20 @@ func Decomposition(rows []study.Row) *study.Table {
 		study.StatisticColumn("broad_real_rise", "broad_adj_halluc minus the clean one (same rule)"),
 		study.ProportionColumn("broad_script_share", "(rise − broad_real_rise) / rise"))
 	t.Mirrors = "distractor study §5.3 (with Table 3's rates)"
-	type cell struct{ model, cond string }
-	type outcome int
-	const (
-		oCorrect outcome = iota
-		oAbstain
-		oWrong
-	)
-	by := map[cell][]study.Row{}
-	clean := map[string]map[string]outcome{}
+	by := map[condCell][]study.Row{}
+	clean := map[[2]string]study.Row{} // by model and item
 	for _, r := range rows {
 		if r.Key.Strategy != StrategyQA {
 			continue
 		}
-		c := cell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
+		c := condCell{r.Key.Model, r.Key.Condition} // a failed answer is in halluc, as the TriviaQA scorer counts a missing one
 		by[c] = append(by[c], r)
 		if r.Key.Condition == cleanCondition {
-			if clean[r.Key.Model] == nil {
-				clean[r.Key.Model] = map[string]outcome{}
-			}
-			o := oWrong
-			switch {
-			case r.Correct:
-				o = oCorrect
-			case r.Abstain:
-				o = oAbstain
-			}
-			clean[r.Key.Model][r.Key.Item] = o
+			clean[[2]string{r.Key.Model, r.Key.Item}] = r
 		}
 	}
 	cells := slices.Collect(maps.Keys(by))
-	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.cond} })
+	study.SortBy(cells, func(c condCell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}
@@ -120,13 +103,13 @@ func Decomposition(rows []study.Row) *study.Table {
 				continue
 			}
 			x.sw++
-			o, ok := clean[model][r.Key.Item]
+			o, ok := clean[[2]string{model, r.Key.Item}]
 			switch {
 			case !ok:
 				x.swCN++
-			case o == oCorrect:
+			case o.Correct:
 				x.swCC++
-			case o == oAbstain:
+			case o.Abstain:
 				x.swCA++
 			default:
 				x.swCW++
@@ -135,7 +118,7 @@ func Decomposition(rows []study.Row) *study.Table {
 			switch r.Verdict {
 			case SemanticCorrect:
 				x.jc++
-				if ok && o == oCorrect {
+				if ok && o.Correct {
 					x.jcCC++
 					if inHall {
 						x.recCC++
@@ -168,7 +151,7 @@ func Decomposition(rows []study.Row) *study.Table {
 	}
 	for _, c := range cells {
 		x := count(by[c], c.model)
-		base := count(by[cell{c.model, cleanCondition}], c.model)
+		base := count(by[condCell{c.model, cleanCondition}], c.model)
 		hall := study.NewProportion(x.hall, x.n)
 		rise := hall.P - rate(base.hall, base.n)
 		recov, recovHall := study.NewProportion(x.jcCC, x.swCC), study.NewProportion(x.recCC, x.swCC)

@@ -38,47 +38,17 @@ func Figures(ts []*study.Table) ([]study.Figure, error) {
 // (TriviaQA answers) in the study's order (Conditions), from the accuracy
 // table.
 func ConditionBars(acc *study.Table) ([]study.Figure, error) {
-	type key struct{ model, cond string }
-	rate := map[key]map[string]float64{}
-	n := map[key]int{}
-	var models []string
-	for _, r := range acc.Rows {
-		if acc.Str(r, "strategy") != StrategyQA {
-			continue
-		}
-		m := acc.Str(r, "metric")
-		if m != "correct" && m != "abstain" && m != "hallucination" {
-			continue
-		}
-		k := key{acc.Str(r, "model"), acc.Str(r, "condition")}
-		if rate[k] == nil {
-			rate[k] = map[string]float64{}
-		}
-		rate[k][m] = acc.Num(r, "rate")
-		n[k] = int(acc.Num(r, "n"))
-		if !slices.Contains(models, k.model) {
-			models = append(models, k.model)
-		}
-	}
+	rate, n, _, models := qaRates(acc, "correct", "abstain", "hallucination")
 	var out []study.Figure
 	for _, model := range models {
-		var conds []string
+		conds := conditionsOf(rate, model)
 		total := 0
-		for _, c := range conditionNames() {
-			if _, ok := rate[key{model, c}]; ok {
-				conds = append(conds, c)
-				total += n[key{model, c}]
-			}
+		for _, c := range conds {
+			total += n[condCell{model, c}]
 		}
-		bar := charts.NewBar()
-		bar.SetGlobalOptions(append(chart.Globals(model+" — answers by condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
-		bar.SetXAxis(conds)
+		bar := shareBars(model+" — answers by condition", conds)
 		for _, m := range []struct{ metric, label string }{{"correct", "exact match"}, {"abstain", "abstention"}, {"hallucination", "hallucination proxy"}} {
-			data := make([]opts.BarData, len(conds))
-			for i, c := range conds {
-				data[i] = opts.BarData{Value: chart.Round(rate[key{model, c}][m.metric])}
-			}
-			bar.AddSeries(m.label, data, charts.WithBarChartOpts(opts.BarChart{Stack: "answers"}))
+			bar.AddSeries(m.label, barData(conds, func(c string) float64 { return rate[condCell{model, c}][m.metric] }), charts.WithBarChartOpts(opts.BarChart{Stack: "answers"}))
 		}
 		o, err := chart.OptionOf(bar)
 		if err != nil {
@@ -97,39 +67,14 @@ func ConditionBars(acc *study.Table) ([]study.Figure, error) {
 // character per condition (in the study's order), one bar per model, from
 // the accuracy table.
 func SwitchRates(acc *study.Table) ([]study.Figure, error) {
-	rate := map[string]map[string]float64{}
-	var models []string
-	n := 0
-	for _, r := range acc.Rows {
-		if acc.Str(r, "metric") != "distractor_switch" || acc.Str(r, "strategy") != StrategyQA {
-			continue
-		}
-		m := acc.Str(r, "model")
-		if rate[m] == nil {
-			rate[m] = map[string]float64{}
-			models = append(models, m)
-		}
-		rate[m][acc.Str(r, "condition")] = acc.Num(r, "rate")
-		n += int(acc.Num(r, "n"))
-	}
+	rate, _, n, models := qaRates(acc, "distractor_switch")
 	if len(models) == 0 {
 		return nil, nil
 	}
-	var conds []string
-	for _, c := range conditionNames() {
-		if _, ok := rate[models[0]][c]; ok {
-			conds = append(conds, c)
-		}
-	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(chart.Globals("answers in Devanagari or CJK script, per condition"), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
-	bar.SetXAxis(conds)
+	conds := conditionsOf(rate, models[0])
+	bar := shareBars("answers in Devanagari or CJK script, per condition", conds)
 	for _, m := range models {
-		data := make([]opts.BarData, len(conds))
-		for i, c := range conds {
-			data[i] = opts.BarData{Value: chart.Round(rate[m][c])}
-		}
-		bar.AddSeries(m, data)
+		bar.AddSeries(m, barData(conds, func(c string) float64 { return rate[condCell{m, c}]["distractor_switch"] }))
 	}
 	o, err := chart.OptionOf(bar)
 	if err != nil {
@@ -138,6 +83,54 @@ func SwitchRates(acc *study.Table) ([]study.Figure, error) {
 	stated := "n = " + study.Counted(n, "answer")
 	return []study.Figure{study.FigureOf(acc, "switch_rates", "distractor study §5, §5.3",
 		fmt.Sprintf("share of answers with a Devanagari or CJK character, per model and condition (%s)", stated), stated, o)}, nil
+}
+
+// condCell is a model and a condition.
+type condCell struct{ model, cond string }
+
+// qaRates reads the accuracy table's TriviaQA rows of the metrics: each
+// cell's rate per metric and n (its last row's), the n of every row
+// summed, and the models in table order.
+func qaRates(acc *study.Table, metrics ...string) (rate map[condCell]map[string]float64, n map[condCell]int, total int, models []string) {
+	rate, n = map[condCell]map[string]float64{}, map[condCell]int{}
+	for _, r := range acc.Rows {
+		m := acc.Str(r, "metric")
+		if acc.Str(r, "strategy") != StrategyQA || !slices.Contains(metrics, m) {
+			continue
+		}
+		k := condCell{acc.Str(r, "model"), acc.Str(r, "condition")}
+		if rate[k] == nil {
+			rate[k] = map[string]float64{}
+		}
+		rate[k][m], n[k] = acc.Num(r, "rate"), int(acc.Num(r, "n"))
+		total += n[k]
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	return rate, n, total, models
+}
+
+// conditionsOf are the conditions model has rates for, in the study's order.
+func conditionsOf(rate map[condCell]map[string]float64, model string) []string {
+	return slices.DeleteFunc(conditionNames(), func(c string) bool { return rate[condCell{model, c}] == nil })
+}
+
+// shareBars is a bar chart over the conditions, its y axis a share from 0 to 1.
+func shareBars(title string, conds []string) *charts.Bar {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(chart.Globals(title), charts.WithYAxisOpts(opts.YAxis{Name: "share", Min: 0, Max: 1}))...)
+	bar.SetXAxis(conds)
+	return bar
+}
+
+// barData is v of each condition, rounded.
+func barData(conds []string, v func(c string) float64) []opts.BarData {
+	data := make([]opts.BarData, len(conds))
+	for i, c := range conds {
+		data[i] = opts.BarData{Value: chart.Round(v(c))}
+	}
+	return data
 }
 
 // DecompositionWaterfall is the distractor study's §5.3 per model as a waterfall

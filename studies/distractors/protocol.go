@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -41,12 +42,11 @@ var Conditions = []Condition{Clean, Spanish, Hindi, Chinese, SpanishX3, HindiX3,
 
 // ParseCondition validates a condition name.
 func ParseCondition(s string) (Condition, error) {
-	for _, c := range Conditions {
-		if string(c) == strings.ToLower(strings.TrimSpace(s)) {
-			return c, nil
-		}
+	names := conditionNames()
+	if i := slices.Index(names, strings.ToLower(strings.TrimSpace(s))); i >= 0 {
+		return Conditions[i], nil
 	}
-	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(conditionNames(), ", "))
+	return "", fmt.Errorf("unknown condition %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // conditionNames are the names of Conditions, in their order.

@@ -206,11 +206,9 @@ func Claims(paper func(model string) string) []tables.Claim {
 	is := func(ms ...string) func(string) bool {
 		return func(model string) bool { return slices.Contains(ms, paper(model)) }
 	}
-	switched := func(r *study.Row) bool { return r.Marks.Has(MarkDistractorSwitch) }
-	verdicts := map[string]func(*study.Row) bool{ // the rules in force (Metrics)
-		"abstain":           func(r *study.Row) bool { return !r.Correct && r.Abstain },
-		"hallucination":     func(r *study.Row) bool { return !r.Correct && !r.Abstain },
-		"distractor_switch": switched,
+	verdicts := map[string]func(*study.Row) bool{} // the rules in force
+	for _, m := range Metrics() {
+		verdicts[m.Name] = m.Of
 	}
 	llama8 := is(PaperLlama31_8B)
 	four := is(PaperLlama32_3B, PaperPhi3Mini, PaperMistral7B, PaperQwen25_3B)
@@ -224,7 +222,7 @@ func Claims(paper func(model string) string) []tables.Claim {
 		with(tables.PairedClaim("the Hindi note raises the hallucination proxy (Llama-3.1-8B; Table 3: 0.416 → 0.710)", "hallucination", cond(Hindi, true), cond(Clean, true), key, pairs, false), llama8),
 		with(tables.PairedClaim("the Hindi note lowers exact match (Llama-3.1-8B; Table 3: 0.518 → 0.228)", "", cond(Clean, true), cond(Hindi, true), key, pairs, false), llama8),
 		{Name: fmt.Sprintf("under %.2f%% of answers switch to Devanagari under the Hindi note (the four other models; §5: at most 1.2%%)", 100*SwitchBound), Measure: "distractor_switch",
-			On: cond(Hindi, true), Models: four, Verdict: switched, Eval: func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
+			On: cond(Hindi, true), Models: four, Verdict: verdicts["distractor_switch"], Eval: func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 				k, n := 0, 0
 				for _, r := range rows {
 					if cond(Hindi, true)(r) {
@@ -307,10 +305,9 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	wide.Chart = &tables.Chart{Keys: 3, Title: "rate per condition (one series per model, strategy and metric)"}
 	ts = append(ts, wide)
 	if len(opt.Human) > 0 {
+		ms := Metrics() // squad_em and translit
 		ts = append(ts, tables.HumanAgreement(rows, opt.Human, []study.Metric{
-			{Name: "exact_match", Of: func(r *study.Row) bool { return r.Correct }, Applies: generated},
-			{Name: "squad_em", Of: func(r *study.Row) bool { return r.Marks.Has(MarkSQuAD) }, Applies: generated},
-			{Name: "translit", Of: func(r *study.Row) bool { return r.Marks.Has(MarkTranslit) }, Applies: generated},
+			{Name: "exact_match", Of: func(r *study.Row) bool { return r.Correct }, Applies: generated}, ms[2], ms[3],
 			{Name: "semantic_judge", Of: func(r *study.Row) bool { return r.Correct || r.Verdict == SemanticCorrect }, Applies: generated}}))
 	}
 	return ts

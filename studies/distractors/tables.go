@@ -2,6 +2,7 @@ package distractors
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/study"
@@ -58,14 +59,12 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 		}
 	}
 	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })
-	type line struct {
-		c                                    cell
-		metric                               string
-		pairs, k0, k, b, cc, n0, n, ka0, kaN int
-		p                                    float64
+	type test struct {
+		head, tail []any // the cells before p_holm and after family
+		p          float64
 	}
 	type fam struct{ model, metric string }
-	families := map[fam][]line{}
+	families := map[fam][]test{}
 	var order []fam
 	for _, c := range cells {
 		for mi, m := range ms {
@@ -73,46 +72,46 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 				continue
 			}
 			clean, cond := outcome[cell{c.model, c.strategy, cleanCondition}][mi], outcome[c][mi]
-			l := line{c: c, metric: m.Name}
-			l.pairs, l.k0, l.k, l.b, l.cc = tables.Paired(clean, cond)
-			l.p = study.McNemarExact(l.b, l.cc)
-			l.n0, l.n = len(clean), len(cond)
-			for _, v := range clean {
-				if v {
-					l.ka0++
-				}
-			}
-			for _, v := range cond {
-				if v {
-					l.kaN++
-				}
+			pairs, k0, k, b, cc := tables.Paired(clean, cond)
+			d, lo, hi := study.PairedDiffCI(b, cc, pairs, 0.95)
+			x := test{head: []any{c.model, c.strategy, c.cond, m.Name, pairs, k0, k, d, lo, hi, b, cc}, p: study.McNemarExact(b, cc)}
+			if unpaired {
+				n0, n := len(clean), len(cond)
+				ka0, kaN := countTrue(clean), countTrue(cond)
+				z, pz := study.TwoProportionZ(kaN, n, ka0, n0)
+				_, pf := study.FisherExact(kaN, n-kaN, ka0, n0-ka0)
+				x.tail = []any{n0, n, ka0, kaN, z, pz, pf}
 			}
 			f := fam{c.model, m.Name}
 			if families[f] == nil {
 				order = append(order, f)
 			}
-			families[f] = append(families[f], l)
+			families[f] = append(families[f], x)
 		}
 	}
 	study.SortBy(order, func(f fam) []string { return []string{f.model, f.metric} })
 	for _, f := range order {
 		ls := families[f]
 		name := fmt.Sprintf("%s / %s: %d tests", f.model, f.metric, len(ls))
-		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
-			d, lo, hi := study.PairedDiffCI(l.b, l.cc, l.pairs, 0.95)
-			cells := []any{l.c.model, l.c.strategy, l.c.cond, l.metric, l.pairs, l.k0, l.k, d, lo, hi, l.b, l.cc, l.p, holm, bh, name}
-			if unpaired {
-				z, pz := study.TwoProportionZ(l.kaN, l.n, l.ka0, l.n0)
-				_, pf := study.FisherExact(l.kaN, l.n-l.kaN, l.ka0, l.n0-l.ka0)
-				cells = append(cells, l.n0, l.n, l.ka0, l.kaN, z, pz, pf)
-			}
-			t.Add(cells...)
+		tables.Adjusted(ls, func(x test) float64 { return x.p }, func(x test, holm, bh float64) {
+			t.Add(slices.Concat(x.head, []any{x.p, holm, bh, name}, x.tail)...)
 		})
 	}
 	study.SortBy(t.Rows, func(r []any) []string {
 		return []string{t.Str(r, "model"), t.Str(r, "strategy"), t.Str(r, "condition"), t.Str(r, "metric")}
 	})
 	return t
+}
+
+// countTrue counts the true values of m.
+func countTrue(m map[string]bool) int {
+	k := 0
+	for _, v := range m {
+		if v {
+			k++
+		}
+	}
+	return k
 }
 
 // cleanCondition is the condition without a distractor, the one every

@@ -46,8 +46,8 @@ func Figures(ts []*study.Table) ([]study.Figure, error) {
 func ProtocolBars(acc *study.Table) ([]study.Figure, error) {
 	type key struct{ model, lang string }
 	rate := map[key]map[string]float64{}
-	var models, langs []string
-	n := map[string]int{}
+	var models []string
+	n, langSet := map[string]int{}, map[string]bool{}
 	for _, r := range acc.Rows {
 		m := acc.Str(r, "metric")
 		if m != "correct" && m != "substring" && m != "overlap" {
@@ -64,11 +64,9 @@ func ProtocolBars(acc *study.Table) ([]study.Figure, error) {
 		if !slices.Contains(models, k.model) {
 			models = append(models, k.model)
 		}
-		if !slices.Contains(langs, k.lang) {
-			langs = append(langs, k.lang)
-		}
+		langSet[k.lang] = true
 	}
-	sort.Strings(langs)
+	langs := study.SortedKeys(langSet)
 	var out []study.Figure
 	for _, m := range models {
 		bar := charts.NewBar()

@@ -32,17 +32,10 @@ func Each[T any](ctx context.Context, dec *json.Decoder, path string, lines func
 		}
 		start := dec.InputOffset() - int64(len(raw))
 		src := item.Problem{File: path, Line: lines(start), Record: name(i)}
-		p, bad := jsonpos.InvalidUTF8(src, raw, start, lines)
-		var r T
-		if !bad {
-			if err := json.Unmarshal(raw, &r); err != nil {
-				p, bad = src, true
-				p.Msg = err.Error()
-			}
-		}
+		r, p := Decode[T](raw, src, start, lines)
 		err := error(nil)
-		if bad {
-			err = fail(p)
+		if p != nil {
+			err = fail(*p)
 		} else {
 			err = add(&r, src)
 		}
@@ -54,4 +47,19 @@ func Each[T any](ctx context.Context, dec *json.Decoder, path string, lines func
 		return item.Problem{File: path, Line: lines(dec.InputOffset()), Msg: err.Error()}
 	}
 	return nil
+}
+
+// Decode decodes raw, found at byte offset start of src's file, into a T;
+// the problem at src is non-nil when raw is not valid UTF-8 (the line and
+// key of its first bad byte) or does not decode into T.
+func Decode[T any](raw []byte, src item.Problem, start int64, lines func(int64) int) (T, *item.Problem) {
+	var r T
+	if p, bad := jsonpos.InvalidUTF8(src, raw, start, lines); bad {
+		return r, &p
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		src.Msg = err.Error()
+		return r, &src
+	}
+	return r, nil
 }
