@@ -226,8 +226,17 @@ func columns(study []score.Field) ([]column, error) {
 	return cols, nil
 }
 
-// ordered is a Parquet group whose fields are in the columns' order (a
-// parquet.Group's are in the order of their names).
+// NewSchema is the Parquet schema name of the columns names, nodes[i]
+// the node of names[i], in that order (a parquet.Group orders its fields
+// by name). The names must be distinct.
+func NewSchema(name string, names []string, nodes []parquet.Node) *parquet.Schema {
+	g := ordered{parquet.Group{}, map[string]int{}}
+	for j, n := range names {
+		g.Group[n], g.at[n] = nodes[j], j
+	}
+	return parquet.NewSchema(name, g)
+}
+
 type ordered struct {
 	parquet.Group
 	at map[string]int // name → place
@@ -333,9 +342,9 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if err != nil {
 		return fmt.Errorf("storing scored answers: %w", err)
 	}
-	g := ordered{parquet.Group{}, map[string]int{}}
+	names, nodes := make([]string, len(cols)), make([]parquet.Node, len(cols))
 	for j, c := range cols {
-		g.Group[c.name], g.at[c.name] = c.node, j
+		names[j], nodes[j] = c.name, c.node
 	}
 	fields := []map[string]string{}
 	for _, f := range study {
@@ -344,7 +353,7 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if m.Notes == nil {
 		m.Notes = []string{}
 	}
-	options := []parquet.WriterOption{parquet.NewSchema("answer", g), parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
+	options := []parquet.WriterOption{NewSchema("answer", names, nodes), parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
 		parquet.SkipPageBounds("prediction"), parquet.SkipPageBounds("detail"), parquet.KeyValueMetadata("bhasha.scored", Version)}
 	for _, kv := range []struct {
 		k string
