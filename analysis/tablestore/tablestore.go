@@ -246,14 +246,7 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	bad := func(format string, args ...any) (*tables.Table, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w: %s", p, ErrFormat, fmt.Sprintf(format, args...))
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("reading kept table %s: %w", p, err)
-	}
-	if err := parquetseal.Check(f, st.Size(), true); err != nil {
-		return bad("%v", err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := scored.OpenSealed(f, true)
 	if err != nil {
 		return bad("%v", err)
 	}
