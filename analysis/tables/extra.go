@@ -154,36 +154,21 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 		append([]Column{Text("family", "the model family (family: of the model)"), Key("model"), Number("size_b", "the model's size in billions of parameters (size_b:)")},
 			Keys("strategy", "form", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)...)
 	type key struct{ family, model, strategy, form string }
-	type cnt struct{ k, n, failed int }
-	by := map[key]*cnt{}
-	for _, r := range rows {
-		f := families[r.Key.Model]
-		if f == "" {
-			continue
-		}
-		x := key{f, r.Key.Model, r.Key.Strategy, r.Key.Form}
-		c := entry(by, x)
-		c.n++
-		switch {
-		case r.Failed:
-			c.failed++
-		case r.Correct:
-			c.k++
-		}
-	}
+	correct := Metric{Of: func(r *score.Row) bool { return !r.Failed && r.Correct }}
+	by := countRates(rows, []Metric{correct}, func(r *score.Row) (key, bool) {
+		return key{families[r.Key.Model], r.Key.Model, r.Key.Strategy, r.Key.Form}, families[r.Key.Model] != ""
+	})
 	keys := slices.Collect(maps.Keys(by))
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.family, b.family), cmp.Compare(a.strategy+"|"+a.form, b.strategy+"|"+b.form),
 			cmp.Compare(sizes[a.model], sizes[b.model]), cmp.Compare(a.model, b.model))
 	})
 	for _, x := range keys {
-		c := by[x]
-		p := stats.NewProportion(c.k, c.n)
-		size := math.NaN()
-		if s, ok := sizes[x.model]; ok {
-			size = s
+		size, ok := sizes[x.model]
+		if !ok {
+			size = math.NaN()
 		}
-		t.Add(x.family, x.model, size, x.strategy, x.form, c.k, c.n, p.P, p.Lo, p.Hi, c.failed)
+		t.Add(append([]any{x.family, x.model, size, x.strategy, x.form}, by[x].cells(0)...)...)
 	}
 	return t
 }
