@@ -115,28 +115,25 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 		return t
 	}
 	type cell struct{ strategy, lang, form string }
-	k, n := map[cell]map[string]int{}, map[cell]map[string]int{}
-	for _, r := range rows {
-		if sizes[r.Key.Model] <= 0 { // failed answers count as wrong
-			continue
-		}
-		c := cell{r.Key.Strategy, r.Key.Language, r.Key.Form}
-		if n[c] == nil {
-			k[c], n[c] = map[string]int{}, map[string]int{}
-		}
-		n[c][r.Key.Model]++
-		if r.Correct {
-			k[c][r.Key.Model]++
-		}
+	type unit struct {
+		cell
+		model string
 	}
-	cells := sortedKeys(n, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
-	for _, c := range cells {
-		models := slices.Collect(maps.Keys(n[c]))
+	by := countRates(rows, []Metric{Correct()}, func(r *score.Row) (unit, bool) { // failed answers count as wrong
+		return unit{cell{r.Key.Strategy, r.Key.Language, r.Key.Form}, r.Key.Model}, sizes[r.Key.Model] > 0
+	})
+	modelsOf := map[cell][]string{}
+	for u := range by {
+		modelsOf[u.cell] = append(modelsOf[u.cell], u.model)
+	}
+	for _, c := range sortedKeys(modelsOf, func(c cell) []string { return []string{c.strategy, c.lang, c.form} }) {
+		models := modelsOf[c]
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
 		var sz, ac []string
 		for _, m := range models {
-			xs, ys = append(xs, sizes[m]), append(ys, Frac(k[c][m], n[c][m]))
+			x := by[unit{c, m}]
+			xs, ys = append(xs, sizes[m]), append(ys, Frac(x.k[0], x.n))
 			sz, ac = append(sz, fmt.Sprintf("%g", sizes[m])), append(ac, fmt.Sprintf("%.4f", ys[len(ys)-1]))
 		}
 		rho, p := stats.Spearman(xs, ys) // NaN with fewer than 2 models
