@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"unsafe"
@@ -104,53 +105,27 @@ type Meta struct {
 	Rows    int
 }
 
-// A column is one column of the store: its Parquet node, how Write takes
-// its value from a Row and how Read sets it back (s is a text column's
-// value, interned).
+// A column is one row column as Read takes it back into a Row (s is a
+// text column's value, interned).
 type column struct {
 	name string
-	node parquet.Node
-	get  func(r *score.Row) parquet.Value
 	set  func(r *score.Row, v parquet.Value, s string) error
 }
 
-// Column nodes: a text column optional (NULL for ""), dictionary-encoded
-// unless free; numbers and flags required; each Snappy-compressed.
-var (
-	dictNode = snappy(parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary)))
-	freeNode = snappy(parquet.Optional(parquet.String()))
-	intNode  = snappy(parquet.Int(64))
-	flagNode = snappy(parquet.Leaf(parquet.BooleanType))
-)
-
-func snappy(n parquet.Node) parquet.Node { return parquet.Compressed(n, &parquet.Snappy) }
-
-// textValue is s as a text column's value: NULL when empty.
-func textValue(s string) parquet.Value {
-	if s == "" {
-		return parquet.NullValue()
-	}
-	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
 func textCol(name string, f func(*score.Row) *string) column {
-	return column{name, dictNode, func(r *score.Row) parquet.Value { return textValue(*f(r)) },
-		func(r *score.Row, _ parquet.Value, s string) error { *f(r) = s; return nil }}
+	return column{name, func(r *score.Row, _ parquet.Value, s string) error { *f(r) = s; return nil }}
 }
 
 func flagCol(name string, f func(*score.Row) *bool) column {
-	return column{name, flagNode, func(r *score.Row) parquet.Value { return parquet.BooleanValue(*f(r)) },
-		func(r *score.Row, v parquet.Value, _ string) error { *f(r) = v.Boolean(); return nil }}
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = v.Boolean(); return nil }}
 }
 
 func intCol(name string, f func(*score.Row) *int) column {
-	return column{name, intNode, func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(*f(r))) },
-		func(r *score.Row, v parquet.Value, _ string) error { *f(r) = int(v.Int64()); return nil }}
+	return column{name, func(r *score.Row, v parquet.Value, _ string) error { *f(r) = int(v.Int64()); return nil }}
 }
 
 // rowColumns are the columns that hold a Row, every field of it.
 func rowColumns() []column {
-	free := func(c column) column { c.node = freeNode; return c }
 	return []column{
 		textCol("experiment", func(r *score.Row) *string { return &r.Key.Experiment }),
 		textCol("model", func(r *score.Row) *string { return &r.Key.Model }),
@@ -159,22 +134,19 @@ func rowColumns() []column {
 		textCol("form", func(r *score.Row) *string { return &r.Key.Form }),
 		textCol("strategy", func(r *score.Row) *string { return &r.Key.Strategy }),
 		textCol("condition", func(r *score.Row) *string { return &r.Key.Condition }),
-		{"role", dictNode, func(r *score.Row) parquet.Value { return textValue(r.Key.Role.String()) },
-			func(r *score.Row, _ parquet.Value, s string) (err error) {
-				r.Key.Role, err = engine.ParseRole(s)
-				return err
-			}},
+		{"role", func(r *score.Row, _ parquet.Value, s string) (err error) {
+			r.Key.Role, err = engine.ParseRole(s)
+			return err
+		}},
 		textCol("domain", func(r *score.Row) *string { return &r.Domain }),
-		free(textCol("gold", func(r *score.Row) *string { return &r.Gold })),
-		free(textCol("prediction", func(r *score.Row) *string { return &r.Prediction })),
-		{"method", dictNode, func(r *score.Row) parquet.Value { return textValue(string(r.Method)) },
-			func(r *score.Row, _ parquet.Value, s string) error { r.Method = extract.Method(s); return nil }},
+		textCol("gold", func(r *score.Row) *string { return &r.Gold }),
+		textCol("prediction", func(r *score.Row) *string { return &r.Prediction }),
+		{"method", func(r *score.Row, _ parquet.Value, s string) error { r.Method = extract.Method(s); return nil }},
 		textCol("verdict", func(r *score.Row) *string { return &r.Verdict }),
 		textCol("script", func(r *score.Row) *string { return &r.Script }),
 		intCol("prompt_tokens", func(r *score.Row) *int { return &r.PromptTokens }),
 		intCol("offline_tokens", func(r *score.Row) *int { return &r.OfflineTokens }),
-		{"latency_ms", snappy(parquet.Leaf(parquet.DoubleType)), func(r *score.Row) parquet.Value { return parquet.DoubleValue(r.LatencyMS) },
-			func(r *score.Row, v parquet.Value, _ string) error { r.LatencyMS = v.Double(); return nil }},
+		{"latency_ms", func(r *score.Row, v parquet.Value, _ string) error { r.LatencyMS = v.Double(); return nil }},
 		flagCol("correct", func(r *score.Row) *bool { return &r.Correct }),
 		flagCol("abstain", func(r *score.Row) *bool { return &r.Abstain }),
 		flagCol("switched", func(r *score.Row) *bool { return &r.Switched }),
@@ -182,72 +154,115 @@ func rowColumns() []column {
 		flagCol("withheld", func(r *score.Row) *bool { return &r.Withheld }),
 		flagCol("cached", func(r *score.Row) *bool { return &r.Cached }),
 		flagCol("empty_response", func(r *score.Row) *bool { return &r.EmptyResponse }),
-		{"marks", intNode, func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(r.Marks)) },
-			func(r *score.Row, v parquet.Value, _ string) error { r.Marks = score.Marks(v.Int64()); return nil }},
-		{"detail", freeNode, func(r *score.Row) parquet.Value { return textValue(detailText(r.Detail)) },
-			func(r *score.Row, _ parquet.Value, s string) (err error) { r.Detail, err = parseDetail(s); return err }},
+		{"marks", func(r *score.Row, v parquet.Value, _ string) error { r.Marks = score.Marks(v.Int64()); return nil }},
+		{"detail", func(r *score.Row, _ parquet.Value, s string) (err error) { r.Detail, err = parseDetail(s); return err }},
 	}
 }
 
-// maxStudy bounds the study's text and int columns (its flags are bounded
-// by score.MaxFlags).
-var maxStudy = map[score.FieldType]int{score.FlagField: score.MaxFlags, score.TextField: 16, score.IntField: 16}
+// answer is a Row as Write writes it: the row columns, then slots for the
+// study's columns, each named after a study field or left out (slots).
+type answer struct {
+	Experiment    string  `parquet:"experiment,optional,dict,snappy"`
+	Model         string  `parquet:"model,optional,dict,snappy"`
+	Item          string  `parquet:"item,optional,dict,snappy"`
+	Language      string  `parquet:"language,optional,dict,snappy"`
+	Form          string  `parquet:"form,optional,dict,snappy"`
+	Strategy      string  `parquet:"strategy,optional,dict,snappy"`
+	Condition     string  `parquet:"condition,optional,dict,snappy"`
+	Role          string  `parquet:"role,optional,dict,snappy"`
+	Domain        string  `parquet:"domain,optional,dict,snappy"`
+	Gold          string  `parquet:"gold,optional,snappy"`
+	Prediction    string  `parquet:"prediction,optional,snappy"`
+	Method        string  `parquet:"method,optional,dict,snappy"`
+	Verdict       string  `parquet:"verdict,optional,dict,snappy"`
+	Script        string  `parquet:"script,optional,dict,snappy"`
+	PromptTokens  int64   `parquet:"prompt_tokens,snappy"`
+	OfflineTokens int64   `parquet:"offline_tokens,snappy"`
+	LatencyMS     float64 `parquet:"latency_ms,snappy"`
+	Correct       bool    `parquet:"correct,snappy"`
+	Abstain       bool    `parquet:"abstain,snappy"`
+	Switched      bool    `parquet:"switched,snappy"`
+	Failed        bool    `parquet:"failed,snappy"`
+	Withheld      bool    `parquet:"withheld,snappy"`
+	Cached        bool    `parquet:"cached,snappy"`
+	EmptyResponse bool    `parquet:"empty_response,snappy"`
+	Marks         int64   `parquet:"marks,snappy"`
+	Detail        string  `parquet:"detail,optional,snappy"`
 
-// columns are the row columns, then the study's fields that are not row
-// columns: the flags, the texts, then the ints, each in the schema's
-// order; more of a type than maxStudy allows is an error.
-func columns(study []score.Field) ([]column, error) {
-	cols := rowColumns()
+	F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19           bool   `parquet:"-"`
+	F20, F21, F22, F23, F24, F25, F26, F27, F28, F29, F30, F31, F32, F33, F34, F35, F36, F37, F38, F39 bool   `parquet:"-"`
+	F40, F41, F42, F43, F44, F45, F46, F47, F48, F49, F50, F51, F52, F53, F54, F55, F56, F57, F58, F59 bool   `parquet:"-"`
+	F60, F61, F62, F63                                                                                 bool   `parquet:"-"`
+	T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15                               string `parquet:"-"`
+	I0, I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11, I12, I13, I14, I15                               int64  `parquet:"-"`
+}
+
+// slotsOf names an answer's study slots of each type (their names' prefix,
+// their count): as many flags as a schema may have (score.MaxFlags), 16
+// texts, 16 ints; a study of more texts or ints is not stored.
+var slotsOf = map[score.FieldType]struct {
+	prefix string
+	n      int
+}{score.FlagField: {"F", score.MaxFlags}, score.TextField: {"T", 16}, score.IntField: {"I", 16}}
+
+// A slot is where an answer holds a study column: its offset in answer.
+type slot struct {
+	field score.Field
+	off   uintptr
+}
+
+// slots places the study's fields that are not row columns in answer's
+// slots, in order, and returns the writer options that name each slot's
+// column and leave the others out.
+func slots(study []score.Field) ([]slot, []parquet.WriterOption, error) {
 	taken := map[string]bool{}
-	for _, c := range cols {
+	for _, c := range rowColumns() {
 		taken[c.name] = true
 	}
-	for _, typ := range []score.FieldType{score.FlagField, score.TextField, score.IntField} {
-		n := 0
-		for _, f := range study {
-			if f.Type != typ || taken[f.Name] {
-				continue
-			}
-			if n++; n > maxStudy[typ] {
-				return nil, fmt.Errorf("the study has more than %d %s fields", maxStudy[typ], typeName(typ))
-			}
-			c := column{name: f.Name}
-			switch typ {
-			case score.FlagField:
-				c.node, c.get = flagNode, func(r *score.Row) parquet.Value { return parquet.BooleanValue(f.Flag(r)) }
-			case score.TextField:
-				c.node, c.get = dictNode, func(r *score.Row) parquet.Value { return textValue(f.Text(r)) }
-			default:
-				c.node, c.get = intNode, func(r *score.Row) parquet.Value { return parquet.Int64Value(int64(f.Int(r))) }
-			}
-			cols = append(cols, c)
+	t := reflect.TypeFor[answer]()
+	var out []slot
+	var opts []parquet.WriterOption
+	used := map[score.FieldType]int{}
+	for _, f := range study {
+		if taken[f.Name] {
+			continue
+		}
+		of := slotsOf[f.Type]
+		if used[f.Type] == of.n {
+			return nil, nil, fmt.Errorf("the study has more than %d %s fields", of.n, typeName(f.Type))
+		}
+		name := fmt.Sprintf("%s%d", of.prefix, used[f.Type])
+		used[f.Type]++
+		sf, _ := t.FieldByName(name)
+		tag := f.Name + ",snappy"
+		if f.Type == score.TextField {
+			tag = f.Name + ",optional,dict,snappy"
+		}
+		out = append(out, slot{f, sf.Offset})
+		opts = append(opts, parquet.StructTag(reflect.StructTag(`parquet:"`+tag+`"`), name))
+	}
+	return out, opts, nil
+}
+
+// set writes r, with the study's fields in slots, into a.
+func (a *answer) set(r *score.Row, slots []slot) {
+	*a = answer{Experiment: r.Key.Experiment, Model: r.Key.Model, Item: r.Key.Item, Language: r.Key.Language, Form: r.Key.Form,
+		Strategy: r.Key.Strategy, Condition: r.Key.Condition, Role: r.Key.Role.String(), Domain: r.Domain, Gold: r.Gold,
+		Prediction: r.Prediction, Method: string(r.Method), Verdict: r.Verdict, Script: r.Script,
+		PromptTokens: int64(r.PromptTokens), OfflineTokens: int64(r.OfflineTokens), LatencyMS: r.LatencyMS,
+		Correct: r.Correct, Abstain: r.Abstain, Switched: r.Switched, Failed: r.Failed, Withheld: r.Withheld,
+		Cached: r.Cached, EmptyResponse: r.EmptyResponse, Marks: int64(r.Marks), Detail: detailText(r.Detail)}
+	for _, s := range slots {
+		p := unsafe.Add(unsafe.Pointer(a), s.off)
+		switch s.field.Type {
+		case score.FlagField:
+			*(*bool)(p) = s.field.Flag(r)
+		case score.IntField:
+			*(*int64)(p) = int64(s.field.Int(r))
+		default:
+			*(*string)(p) = s.field.Text(r)
 		}
 	}
-	return cols, nil
-}
-
-// NewSchema is the Parquet schema name of the columns names, nodes[i]
-// the node of names[i], in that order (a parquet.Group orders its fields
-// by name). The names must be distinct.
-func NewSchema(name string, names []string, nodes []parquet.Node) *parquet.Schema {
-	g := ordered{parquet.Group{}, map[string]int{}}
-	for j, n := range names {
-		g.Group[n], g.at[n] = nodes[j], j
-	}
-	return parquet.NewSchema(name, g)
-}
-
-type ordered struct {
-	parquet.Group
-	at map[string]int // name → place
-}
-
-func (g ordered) Fields() []parquet.Field {
-	out := make([]parquet.Field, len(g.at))
-	for _, f := range g.Group.Fields() {
-		out[g.at[f.Name()]] = f
-	}
-	return out
 }
 
 // number is a Detail's float in JSON: a number, or a string where JSON
@@ -338,13 +353,9 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if schema != nil {
 		study = schema.Study()
 	}
-	cols, err := columns(study)
+	placed, options, err := slots(study)
 	if err != nil {
 		return fmt.Errorf("storing scored answers: %w", err)
-	}
-	names, nodes := make([]string, len(cols)), make([]parquet.Node, len(cols))
-	for j, c := range cols {
-		names[j], nodes[j] = c.name, c.node
 	}
 	fields := []map[string]string{}
 	for _, f := range study {
@@ -353,8 +364,8 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	if m.Notes == nil {
 		m.Notes = []string{}
 	}
-	options := []parquet.WriterOption{NewSchema("answer", names, nodes), parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
-		parquet.SkipPageBounds("prediction"), parquet.SkipPageBounds("detail"), parquet.KeyValueMetadata("bhasha.scored", Version)}
+	options = append(options, parquet.MaxRowsPerRowGroup(groupRows), parquet.SkipPageBounds("gold"),
+		parquet.SkipPageBounds("prediction"), parquet.SkipPageBounds("detail"), parquet.KeyValueMetadata("bhasha.scored", Version))
 	for _, kv := range []struct {
 		k string
 		v any
@@ -368,23 +379,15 @@ func Write(path string, rows []score.Row, schema *score.Schema, m Meta) error {
 	}
 	defer f.Abort()
 	sw := parquetseal.NewHasher(f)
-	w := parquet.NewWriter(sw, options...)
+	w := parquet.NewGenericWriter[answer](sw, options...)
 	parquetseal.Reserve(w)
-	buf := make([]parquet.Row, 4096)
+	buf := make([]answer, 4096)
 	for from := 0; from < len(rows) && err == nil; from += len(buf) {
 		part := rows[from:min(len(rows), from+len(buf))]
 		for i := range part {
-			buf[i] = buf[i][:0]
-			for j, c := range cols {
-				v := c.get(&part[i])
-				def := 0
-				if c.node.Optional() && !v.IsNull() {
-					def = 1
-				}
-				buf[i] = append(buf[i], v.Level(0, def, j))
-			}
+			buf[i].set(&part[i], placed)
 		}
-		_, err = w.WriteRows(buf[:len(part)])
+		_, err = w.Write(buf[:len(part)])
 	}
 	if err == nil {
 		err = w.Close()

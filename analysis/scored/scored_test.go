@@ -391,6 +391,11 @@ func BenchmarkWriteRead(b *testing.B) {
 	})
 	b.Run("read with GenericReader", func(b *testing.B) {
 		b.ReportAllocs()
+		_, wo, _ := slots(schema.Study())
+		var opts []parquet.ReaderOption
+		for _, o := range wo {
+			opts = append(opts, o.(parquet.ReaderOption))
+		}
 		for b.Loop() {
 			f, err := os.Open(path)
 			if err != nil {
@@ -402,42 +407,12 @@ func BenchmarkWriteRead(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := make([]answer, pf.NumRows())
-			if n, _ := parquet.NewGenericReader[answer](pf).Read(out); n != len(rows) {
+			if n, _ := parquet.NewGenericReader[answer](pf, opts...).Read(out); n != len(rows) {
 				b.Fatalf("%d rows", n)
 			}
 			f.Close()
 		}
 	})
-}
-
-// answer is a store's row columns as a struct, for GenericReader.
-type answer struct {
-	Experiment    string  `parquet:"experiment,optional,dict,snappy"`
-	Model         string  `parquet:"model,optional,dict,snappy"`
-	Item          string  `parquet:"item,optional,dict,snappy"`
-	Language      string  `parquet:"language,optional,dict,snappy"`
-	Form          string  `parquet:"form,optional,dict,snappy"`
-	Strategy      string  `parquet:"strategy,optional,dict,snappy"`
-	Condition     string  `parquet:"condition,optional,dict,snappy"`
-	Role          string  `parquet:"role,optional,dict,snappy"`
-	Domain        string  `parquet:"domain,optional,dict,snappy"`
-	Gold          string  `parquet:"gold,optional,snappy"`
-	Prediction    string  `parquet:"prediction,optional,snappy"`
-	Method        string  `parquet:"method,optional,dict,snappy"`
-	Verdict       string  `parquet:"verdict,optional,dict,snappy"`
-	Script        string  `parquet:"script,optional,dict,snappy"`
-	PromptTokens  int64   `parquet:"prompt_tokens,snappy"`
-	OfflineTokens int64   `parquet:"offline_tokens,snappy"`
-	LatencyMS     float64 `parquet:"latency_ms,snappy"`
-	Correct       bool    `parquet:"correct,snappy"`
-	Abstain       bool    `parquet:"abstain,snappy"`
-	Switched      bool    `parquet:"switched,snappy"`
-	Failed        bool    `parquet:"failed,snappy"`
-	Withheld      bool    `parquet:"withheld,snappy"`
-	Cached        bool    `parquet:"cached,snappy"`
-	EmptyResponse bool    `parquet:"empty_response,snappy"`
-	Marks         int64   `parquet:"marks,snappy"`
-	Detail        string  `parquet:"detail,optional,snappy"`
 }
 
 // A study with as many fields of a type as the store has slots for (as

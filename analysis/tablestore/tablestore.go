@@ -98,6 +98,21 @@ func leaf(typ tables.Type) (parquet.Node, error) {
 	return parquet.Compressed(parquet.Optional(n), &parquet.Snappy), nil
 }
 
+// ordered is a Parquet group whose fields are in the table's column order
+// (a parquet.Group's are in the order of their names).
+type ordered struct {
+	parquet.Group
+	at map[string]int // name → place
+}
+
+func (g ordered) Fields() []parquet.Field {
+	out := make([]parquet.Field, len(g.at))
+	for _, f := range g.Group.Fields() {
+		out[g.at[f.Name()]] = f
+	}
+	return out
+}
+
 // cell is cell (i, j) of column col, as a Parquet value of column j: an
 // int in a Float column is the double it is (isInt true).
 func cell(v any, col tables.Column, j int) (pv parquet.Value, isInt bool, err error) {
@@ -138,16 +153,16 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 	bare := *t
 	bare.Rows = nil
 	m := meta{Table: &bare}
-	names, nodes := make([]string, len(cols)), make([]parquet.Node, len(cols))
+	g := ordered{Group: parquet.Group{}, at: map[string]int{}}
 	for j, c := range cols {
-		if slices.Contains(names[:j], c.Name) {
+		if _, dup := g.at[c.Name]; dup {
 			return refuse(fmt.Errorf("two columns named %q", c.Name))
 		}
 		n, err := leaf(c.Type)
 		if err != nil {
 			return refuse(fmt.Errorf("column %s: %w", c.Name, err))
 		}
-		names[j], nodes[j] = c.Name, n
+		g.Group[c.Name], g.at[c.Name] = n, j
 	}
 	if len(cols) == 0 {
 		return refuse(errors.New("no columns"))
@@ -195,7 +210,7 @@ func Write(dir string, key scored.Key, t *tables.Table) error {
 	}
 	defer f.Abort()
 	h := parquetseal.NewHasher(f)
-	w := parquet.NewWriter(h, scored.NewSchema("table", names, nodes),
+	w := parquet.NewWriter(h, parquet.NewSchema("table", g),
 		parquet.KeyValueMetadata(versionKey, Version),
 		parquet.KeyValueMetadata(keyKey, string(kj)),
 		parquet.KeyValueMetadata(tableKey, string(mj)))
