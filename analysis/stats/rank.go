@@ -10,26 +10,18 @@ import (
 func tieSums(x []float64) (t2, t3, t5 float64) {
 	s := append([]float64(nil), x...)
 	sort.Float64s(s)
-	runs(len(s), func(a, b int) bool { return s[a] == s[b] }, func(i, j int) {
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[i] {
+			j++
+		}
 		t := float64(j - i + 1)
 		t2 += t * (t - 1) / 2
 		t3 += t * (t - 1) * (t - 2)
 		t5 += t * (t - 1) * (2*t + 5)
-	})
-	return
-}
-
-// runs calls visit(i, j) for each maximal run [i, j] of 0 … n−1 whose
-// members equal its first (eq).
-func runs(n int, eq func(a, b int) bool, visit func(i, j int)) {
-	for i := 0; i < n; {
-		j := i
-		for j+1 < n && eq(j+1, i) {
-			j++
-		}
-		visit(i, j)
 		i = j + 1
 	}
+	return
 }
 
 // Kendall is Kendall's τ-b, (C − D) / sqrt((n₀ − n₁)(n₀ − n₂)) with

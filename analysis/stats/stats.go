@@ -176,11 +176,17 @@ func lchoose(n, k int) float64 { return combin.LogGeneralizedBinomial(float64(n)
 func Ranks(x []float64) []float64 {
 	idx := order(x)
 	r := make([]float64, len(x))
-	runs(len(idx), func(a, b int) bool { return x[idx[a]] == x[idx[b]] }, func(i, j int) {
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j)/2 + 1 // the run's average rank
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
 		}
-	})
+		avg := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			r[idx[k]] = avg
+		}
+		i = j + 1
+	}
 	return r
 }
 
