@@ -9,7 +9,6 @@
 package bpe
 
 import (
-	"container/heap"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -306,32 +305,9 @@ var byteRune = func() [256]rune {
 	return m
 }()
 
-// pairItem is a candidate merge in the heap: (rank, position).
-type pairItem struct {
-	rank, pos int
-	left      string // the left symbol when pushed (to detect stale entries)
-	right     string
-}
-
-type pairHeap []pairItem
-
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(i, j int) bool {
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
-	}
-	return h[i].pos < h[j].pos
-}
-func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pairItem)) }
-func (h *pairHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// word runs BPE over one pre-tokenized piece and maps the symbols to ids.
+// word runs BPE over one pre-tokenized piece (each step merges the
+// adjacent pair of lowest rank, the leftmost among equal ranks) and maps
+// the symbols to ids.
 func (t *Tokenizer) word(w string) []int {
 	if w == "" {
 		return nil
@@ -341,56 +317,31 @@ func (t *Tokenizer) word(w string) []int {
 			return []int{id}
 		}
 	}
-	// Symbols as a doubly linked list over the runes.
 	var sym []string
 	for _, r := range w {
 		sym = append(sym, string(r))
 	}
-	n := len(sym)
-	prev, next := make([]int, n), make([]int, n)
-	for i := range sym {
-		prev[i], next[i] = i-1, i+1
-	}
-	h := &pairHeap{}
-	push := func(i int) {
-		j := next[i]
-		if i < 0 || j >= n {
-			return
+	for {
+		best, at := 0, -1
+		for i := 0; i+1 < len(sym); i++ {
+			if r, ok := t.ranks[[2]string{sym[i], sym[i+1]}]; ok && (at < 0 || r < best) {
+				best, at = r, i
+			}
 		}
-		if r, ok := t.ranks[[2]string{sym[i], sym[j]}]; ok {
-			heap.Push(h, pairItem{rank: r, pos: i, left: sym[i], right: sym[j]})
+		if at < 0 {
+			break
 		}
-	}
-	for i := 0; i < n-1; i++ {
-		push(i)
-	}
-	dead := make([]bool, n)
-	for h.Len() > 0 {
-		it := heap.Pop(h).(pairItem)
-		i := it.pos
-		j := next[i]
-		if dead[i] || j >= n || dead[j] || sym[i] != it.left || sym[j] != it.right {
-			continue // stale
-		}
-		sym[i] += sym[j]
-		dead[j] = true
-		next[i] = next[j]
-		if next[j] < n {
-			prev[next[j]] = i
-		}
-		if prev[i] >= 0 {
-			push(prev[i])
-		}
-		push(i)
+		sym[at] += sym[at+1]
+		sym = slices.Delete(sym, at+1, at+2)
 	}
 	var ids []int
-	for i := 0; i < n; i = next[i] { // the symbols left: the first is never merged away
-		if id, ok := t.vocab[sym[i]]; ok {
+	for _, s := range sym {
+		if id, ok := t.vocab[s]; ok {
 			ids = append(ids, id)
 			continue
 		}
 		if t.byteFallback {
-			for _, c := range []byte(sym[i]) {
+			for _, c := range []byte(s) {
 				if id, ok := t.vocab[fmt.Sprintf("<0x%02X>", c)]; ok {
 					ids = append(ids, id)
 				}

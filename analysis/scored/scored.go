@@ -428,15 +428,7 @@ func open(path string, whole bool) (*os.File, *parquet.File, Meta, error) {
 		f.Close()
 		return nil, nil, m, fmt.Errorf("%s: %w: %v", path, ErrFormat, err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, m, err
-	}
-	if err := parquetseal.Check(f, st.Size(), whole); err != nil {
-		return fail(err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := OpenSealed(f, whole)
 	if err != nil {
 		return fail(err)
 	}
@@ -450,6 +442,20 @@ func open(path string, whole bool) (*os.File, *parquet.File, Meta, error) {
 	}
 	m.Rows = int(pf.NumRows())
 	return f, pf, m, nil
+}
+
+// OpenSealed checks f's footer digest (and the whole file's too when
+// whole is true: one XXH64 pass over the file; package parquetseal), then
+// opens it as a Parquet file without its page index and bloom filters.
+func OpenSealed(f *os.File, whole bool) (*parquet.File, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := parquetseal.Check(f, st.Size(), whole); err != nil {
+		return nil, err
+	}
+	return parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 }
 
 // ReadMeta reads only the store's metadata (its footer), once its

@@ -115,28 +115,25 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 		return t
 	}
 	type cell struct{ strategy, lang, form string }
-	k, n := map[cell]map[string]int{}, map[cell]map[string]int{}
-	for _, r := range rows {
-		if sizes[r.Key.Model] <= 0 { // failed answers count as wrong
-			continue
-		}
-		c := cell{r.Key.Strategy, r.Key.Language, r.Key.Form}
-		if n[c] == nil {
-			k[c], n[c] = map[string]int{}, map[string]int{}
-		}
-		n[c][r.Key.Model]++
-		if r.Correct {
-			k[c][r.Key.Model]++
-		}
+	type unit struct {
+		cell
+		model string
 	}
-	cells := sortedKeys(n, func(c cell) []string { return []string{c.strategy, c.lang, c.form} })
-	for _, c := range cells {
-		models := slices.Collect(maps.Keys(n[c]))
+	by := countRates(rows, []Metric{Correct()}, func(r *score.Row) (unit, bool) { // failed answers count as wrong
+		return unit{cell{r.Key.Strategy, r.Key.Language, r.Key.Form}, r.Key.Model}, sizes[r.Key.Model] > 0
+	})
+	modelsOf := map[cell][]string{}
+	for u := range by {
+		modelsOf[u.cell] = append(modelsOf[u.cell], u.model)
+	}
+	for _, c := range sortedKeys(modelsOf, func(c cell) []string { return []string{c.strategy, c.lang, c.form} }) {
+		models := modelsOf[c]
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
 		var sz, ac []string
 		for _, m := range models {
-			xs, ys = append(xs, sizes[m]), append(ys, Frac(k[c][m], n[c][m]))
+			x := by[unit{c, m}]
+			xs, ys = append(xs, sizes[m]), append(ys, Frac(x.k[0], x.n))
 			sz, ac = append(sz, fmt.Sprintf("%g", sizes[m])), append(ac, fmt.Sprintf("%.4f", ys[len(ys)-1]))
 		}
 		rho, p := stats.Spearman(xs, ys) // NaN with fewer than 2 models
@@ -154,36 +151,21 @@ func ModelFamilies(rows []score.Row, families map[string]string, sizes map[strin
 		append([]Column{Text("family", "the model family (family: of the model)"), Key("model"), Number("size_b", "the model's size in billions of parameters (size_b:)")},
 			Keys("strategy", "form", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)...)
 	type key struct{ family, model, strategy, form string }
-	type cnt struct{ k, n, failed int }
-	by := map[key]*cnt{}
-	for _, r := range rows {
-		f := families[r.Key.Model]
-		if f == "" {
-			continue
-		}
-		x := key{f, r.Key.Model, r.Key.Strategy, r.Key.Form}
-		c := entry(by, x)
-		c.n++
-		switch {
-		case r.Failed:
-			c.failed++
-		case r.Correct:
-			c.k++
-		}
-	}
+	correct := Metric{Of: func(r *score.Row) bool { return !r.Failed && r.Correct }}
+	by := countRates(rows, []Metric{correct}, func(r *score.Row) (key, bool) {
+		return key{families[r.Key.Model], r.Key.Model, r.Key.Strategy, r.Key.Form}, families[r.Key.Model] != ""
+	})
 	keys := slices.Collect(maps.Keys(by))
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.family, b.family), cmp.Compare(a.strategy+"|"+a.form, b.strategy+"|"+b.form),
 			cmp.Compare(sizes[a.model], sizes[b.model]), cmp.Compare(a.model, b.model))
 	})
 	for _, x := range keys {
-		c := by[x]
-		p := stats.NewProportion(c.k, c.n)
-		size := math.NaN()
-		if s, ok := sizes[x.model]; ok {
-			size = s
+		size, ok := sizes[x.model]
+		if !ok {
+			size = math.NaN()
 		}
-		t.Add(x.family, x.model, size, x.strategy, x.form, c.k, c.n, p.P, p.Lo, p.Hi, c.failed)
+		t.Add(append([]any{x.family, x.model, size, x.strategy, x.form}, by[x].cells(0)...)...)
 	}
 	return t
 }

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"cmp"
+	"maps"
 	"math"
 
 	"github.com/bhashalab/bhasha/analysis/score"
@@ -56,38 +57,20 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 		model, strategy, condition string
 		alt                        int
 	}
-	type counts struct{ n, k, kAlt, gained, lost int }
-	by := map[cell]*counts{}
-	for ri := range rows { // failed answers count under both rules alike
-		r := &rows[ri]
-		for i, a := range alts {
-			if a.Applies != nil && !a.Applies(r.Key.Strategy) {
-				continue
-			}
-			c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}
-			x := entry(by, c)
-			b, o := a.base(r), a.Of(r)
-			x.n++
-			if b {
-				x.k++
-			}
-			if o {
-				x.kAlt++
-			}
-			switch {
-			case o && !b:
-				x.gained++
-			case b && !o:
-				x.lost++
-			}
-		}
+	by := map[cell]*rates{}
+	for i, a := range alts { // failed answers count under both rules alike
+		ms := []Metric{{Of: a.base}, {Of: a.Of}, {Of: func(r *score.Row) bool { return a.Of(r) && !a.base(r) }}, {Of: func(r *score.Row) bool { return a.base(r) && !a.Of(r) }}}
+		maps.Copy(by, countRates(rows, ms, func(r *score.Row) (cell, bool) {
+			return cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}, a.Applies == nil || a.Applies(r.Key.Strategy)
+		}))
 	}
 	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
 	for _, c := range keys {
 		x, a := by[c], alts[c.alt]
-		d, lo, hi := stats.PairedDiffCI(x.lost, x.gained, x.n, 0.95)
-		t.Add(c.model, c.strategy, c.condition, a.measure(), a.Name, a.Option, x.n, x.k, x.kAlt, Frac(x.k, x.n), Frac(x.kAlt, x.n),
-			d, lo, hi, x.gained, x.lost, stats.McNemarExact(x.lost, x.gained))
+		k, kAlt, gained, lost := x.k[0], x.k[1], x.k[2], x.k[3]
+		d, lo, hi := stats.PairedDiffCI(lost, gained, x.n, 0.95)
+		t.Add(c.model, c.strategy, c.condition, a.measure(), a.Name, a.Option, x.n, k, kAlt, Frac(k, x.n), Frac(kAlt, x.n),
+			d, lo, hi, gained, lost, stats.McNemarExact(lost, gained))
 	}
 	return t
 }

@@ -568,38 +568,58 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	t := New("accuracy", "every rate per model × language × form × strategy × condition, with k, n, a 95% Wilson interval and the failed requests",
 		Keys("study", "model", "language", "form", "strategy", "condition", "metric", "k", "n", "rate", "ci_lo", "ci_hi", "failed")...)
 	type group struct{ model, language, form, strategy, condition string }
-	type counter struct {
-		failed, n int
-		k         []int
-	}
-	byGroup := map[group]*counter{}
-	for ri := range rows {
-		r := &rows[ri]
-		g := group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}
-		c := byGroup[g]
-		if c == nil {
-			c = &counter{k: make([]int, len(ms))}
-			byGroup[g] = c
-		}
-		c.n++ // a failed answer is a wrong one, as the authors' scorers count it
-		if r.Failed {
-			c.failed++
-		}
+	by := countRates(rows, ms, func(r *score.Row) (group, bool) {
+		return group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}, true
+	})
+	for _, g := range sortedKeys(by, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} }) {
 		for i, m := range ms {
-			if m.Of(r) {
-				c.k[i]++
+			if m.AppliesTo(g.strategy) {
+				t.Add(append([]any{study, g.model, g.language, g.form, g.strategy, g.condition, m.Name}, by[g].cells(i)...)...)
 			}
-		}
-	}
-	for _, g := range sortedKeys(byGroup, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} }) {
-		c := byGroup[g]
-		for i, m := range ms {
-			if !m.AppliesTo(g.strategy) {
-				continue
-			}
-			p := stats.NewProportion(c.k[i], c.n)
-			t.Add(study, g.model, g.language, g.form, g.strategy, g.condition, m.Name, c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed)
 		}
 	}
 	return t
+}
+
+// rates counts answers of one group: n, the failed ones, and k[i] those
+// meeting metric i.
+type rates struct {
+	k         []int
+	n, failed int
+}
+
+// countRates counts the rows key accepts by their key, under each metric
+// (a failed answer counts in n as a wrong one, as the authors' scorers
+// count it).
+func countRates[K comparable](rows []score.Row, ms []Metric, key func(*score.Row) (K, bool)) map[K]*rates {
+	by := map[K]*rates{}
+	for i := range rows {
+		r := &rows[i]
+		g, ok := key(r)
+		if !ok {
+			continue
+		}
+		c := by[g]
+		if c == nil {
+			c = &rates{k: make([]int, len(ms))}
+			by[g] = c
+		}
+		c.n++
+		if r.Failed {
+			c.failed++
+		}
+		for j, m := range ms {
+			if m.Of(r) {
+				c.k[j]++
+			}
+		}
+	}
+	return by
+}
+
+// cells are k, n, the rate with its 95% Wilson interval and failed, of
+// metric i.
+func (c *rates) cells(i int) []any {
+	p := stats.NewProportion(c.k[i], c.n)
+	return []any{c.k[i], c.n, p.P, p.Lo, p.Hi, c.failed}
 }

@@ -116,33 +116,27 @@ func (g ordered) Fields() []parquet.Field {
 // cell is cell (i, j) of column col, as a Parquet value of column j: an
 // int in a Float column is the double it is (isInt true).
 func cell(v any, col tables.Column, j int) (pv parquet.Value, isInt bool, err error) {
+	ok := false
 	switch x := v.(type) {
 	case nil:
 		return parquet.NullValue().Level(0, 0, j), false, nil
 	case string:
-		if col.Type == tables.String {
-			pv = parquet.ByteArrayValue([]byte(x))
-		}
+		ok = col.Type == tables.String
 	case int:
-		switch {
-		case col.Type == tables.Int:
-			pv = parquet.Int64Value(int64(x))
-		case col.Type == tables.Float && x >= -maxExact && x <= maxExact:
-			pv, isInt = parquet.DoubleValue(float64(x)), true
+		if col.Type == tables.Float && x >= -maxExact && x <= maxExact {
+			v, isInt, ok = float64(x), true, true
+		} else {
+			ok = col.Type == tables.Int
 		}
 	case float64:
-		if col.Type == tables.Float {
-			pv = parquet.DoubleValue(x)
-		}
+		ok = col.Type == tables.Float
 	case bool:
-		if col.Type == tables.Bool {
-			pv = parquet.BooleanValue(x)
-		}
+		ok = col.Type == tables.Bool
 	}
-	if pv.IsNull() {
+	if !ok {
 		return pv, false, fmt.Errorf("a cell of type %T in column %s of type %s", v, col.Name, col.Type)
 	}
-	return pv.Level(0, 1, j), isInt, nil
+	return parquet.ValueOf(v).Level(0, 1, j), isInt, nil
 }
 
 // Write keeps t, made from key, in run directory dir, replacing what was
@@ -261,14 +255,7 @@ func Read(dir, name string, key scored.Key) (t *tables.Table, ok bool, err error
 	bad := func(format string, args ...any) (*tables.Table, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w: %s", p, ErrFormat, fmt.Sprintf(format, args...))
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("reading kept table %s: %w", p, err)
-	}
-	if err := parquetseal.Check(f, st.Size(), true); err != nil {
-		return bad("%v", err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := scored.OpenSealed(f, true)
 	if err != nil {
 		return bad("%v", err)
 	}
