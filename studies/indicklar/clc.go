@@ -17,32 +17,26 @@ import (
 // clc_mean, CLC(L) within a form; clc_overall, its mean over a form's languages.
 func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.TextColumn("scope", "the form both units share, or cross-form"),
-		study.TextColumn("a", "the first unit (language/form) of the pair"),
-		study.TextColumn("b", "the second unit (language/form) of the pair"),
-		study.CountColumn("items", "items both units asked"),
-		study.CountColumn("correct_a", "items right under a"),
-		study.CountColumn("correct_b", "items right under b"),
-		study.CountColumn("intersection", "items right under both"),
-		study.CountColumn("union", "items right under either"),
-		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
+		append(keys("model", "strategy"),
+			study.TextColumn("scope", "the form both units share, or cross-form"),
+			study.TextColumn("a", "the first unit (language/form) of the pair"),
+			study.TextColumn("b", "the second unit (language/form) of the pair"),
+			study.CountColumn("items", "items both units asked"),
+			study.CountColumn("correct_a", "items right under a"),
+			study.CountColumn("correct_b", "items right under b"),
+			study.CountColumn("intersection", "items right under both"),
+			study.CountColumn("union", "items right under either"),
+			study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))...)
 	pairs.Mirrors = "IndicKLAR Fig. 4 (pairs)"
 	means = study.NewTable("clc_mean", "each language's mean Jaccard against the other languages of its form (CLC(L) as the paper's A.1 defines it, averaged within the form: Bhasha's aggregation)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.KeyColumn("language"),
-		study.CountColumn("others", "other languages of the same form"),
-		study.ProportionColumn("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))
+		append(keys("model", "strategy", "form", "language"),
+			study.CountColumn("others", "other languages of the same form"),
+			study.ProportionColumn("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))...)
 	means.Mirrors = "IndicKLAR Tables 2, 7–9 (CLC)"
 	overall = study.NewTable("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.CountColumn("languages", "languages pooled or tested"),
-		study.StatisticColumn("clc", "mean of CLC(L) over the form's languages"))
+		append(keys("model", "strategy", "form"),
+			study.CountColumn("languages", "languages pooled or tested"),
+			study.StatisticColumn("clc", "mean of CLC(L) over the form's languages"))...)
 	overall.Mirrors = "IndicKLAR §5.5, A.1"
 	type ms struct{ model, strategy string }
 	units := map[ms][][4]string{}
@@ -118,25 +112,20 @@ func orNaN[K comparable](m map[K]float64, k K) float64 {
 // same items per model × language × form (McNemar, Holm and BH per model).
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
 	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		key("form"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.KeyColumn("pairs"),
-		study.CountColumn("ref_k", "items right under the reference"),
-		study.KeyColumn("k"),
-		study.StatisticColumn("diff", "the strategy's accuracy minus the reference's on the same items"),
-		study.KeyColumn("diff_lo"),
-		study.KeyColumn("diff_hi"),
-		study.CountColumn("b", "discordant pairs: right under the reference, wrong under the strategy"),
-		study.CountColumn("c", "discordant pairs: wrong under the reference, right under the strategy"),
-		study.KeyColumn("mcnemar_p"),
-		study.KeyColumn("p_holm"),
-		study.KeyColumn("p_bh"),
-		study.StatisticColumn("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		study.StatisticColumn("clc_gain", "clc − clc_ref"))
+		append(keys("model", "language", "form", "strategy", "reference", "pairs"),
+			study.CountColumn("ref_k", "items right under the reference"),
+			study.KeyColumn("k"),
+			study.StatisticColumn("diff", "the strategy's accuracy minus the reference's on the same items"),
+			study.KeyColumn("diff_lo"),
+			study.KeyColumn("diff_hi"),
+			study.CountColumn("b", "discordant pairs: right under the reference, wrong under the strategy"),
+			study.CountColumn("c", "discordant pairs: wrong under the reference, right under the strategy"),
+			study.KeyColumn("mcnemar_p"),
+			study.KeyColumn("p_holm"),
+			study.KeyColumn("p_bh"),
+			study.StatisticColumn("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+			study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+			study.StatisticColumn("clc_gain", "clc − clc_ref"))...)
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
 	clc := clcByUnit(clcMeans)
 	var cells [][4]string
@@ -183,13 +172,12 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 // of that form both ran; the diagonal is 1.
 func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 	t := study.NewTable("clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal",
-		study.KeyColumn("model"),
-		key("form"),
-		study.TextColumn("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
-		study.TextColumn("lower", "the strategy whose Jaccard indices fill the lower triangle"),
-		study.TextColumn("row", "a language of the matrix's form"),
-		study.TextColumn("col", "a language of the matrix's form"),
-		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
+		append(keys("model", "form"),
+			study.TextColumn("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
+			study.TextColumn("lower", "the strategy whose Jaccard indices fill the lower triangle"),
+			study.TextColumn("row", "a language of the matrix's form"),
+			study.TextColumn("col", "a language of the matrix's form"),
+			study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))...)
 	t.Mirrors = "IndicKLAR Fig. 4"
 	type key struct{ model, strategy, a, b string }
 	j := map[key]float64{}

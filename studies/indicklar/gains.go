@@ -58,20 +58,17 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 // and permutation p, median and Wilcoxon beside.
 func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		study.CountColumn("languages", "languages with a gain"),
-		study.CountColumn("positive", "languages with a positive gain"),
-		study.StatisticColumn("mean_gain", "mean per-language gain (as the paper states it)"),
-		study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
-		study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
-		study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
-		study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
-		study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
-		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
-		study.TextColumn("method", "how the test or extraction was made"))
+		append(keys("model", "strategy", "reference", "measure"),
+			study.CountColumn("languages", "languages with a gain"),
+			study.CountColumn("positive", "languages with a positive gain"),
+			study.StatisticColumn("mean_gain", "mean per-language gain (as the paper states it)"),
+			study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
+			study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
+			study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
+			study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
+			study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
+			study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
+			study.TextColumn("method", "how the test or extraction was made"))...)
 	t.Mirrors = "IndicKLAR A.3/A.4"
 	gains := map[gainKey][]float64{}
 	for k, m := range byLang {
@@ -122,7 +119,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
 		key("strategy"),
 		tables.Flag("best", "the family's variant with the highest mean accuracy gain over the cells (Bhasha's pick; the paper selects per cell: family_selection)"),
-		study.TextColumn("reference", "the strategy compared against"),
+		key("reference"),
 		study.CountColumn("cells", "language × model cells with an accuracy gain"),
 		study.ProportionColumn("mean_acc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
 		study.LowerColumn("mean_acc_gain_lo", "lower bound of the 95% interval of mean_acc_gain"),
@@ -190,9 +187,9 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
 		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
-		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
+		key("measure"),
 		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
+		key("reference"),
 		study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
 		study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
 		study.ProportionColumn("share", "selected / cells (strategy *: empty)"),

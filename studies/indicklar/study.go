@@ -374,13 +374,11 @@ type scorer struct {
 	p      *plan
 	c      *study.Common
 	toks   map[string]*bpe.Tokenizer
-	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
+	keys   *memo.Memo[string, translit.Key] // prediction or gold → match.TranslitKey
 	parsed *memo.Memo[parsing, study.ExtractResult]
 	// prepared holds variant n's candidates prepared at 2n+1, its gold
-	// alone (the prefix rule) at 2n; golds its gold's TranslitKey at n.
-	// Each is made by the first verdict that needs it.
+	// alone (the prefix rule) at 2n, each made by the first verdict that needs it.
 	prepared []atomic.Pointer[match.Candidates]
-	golds    []atomic.Pointer[translit.Key]
 	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
 }
 
@@ -393,7 +391,7 @@ func (p *plan) newScorer() (*scorer, error) {
 	n := len(p.variants)
 	return &scorer{p: p, c: study.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, study.ExtractResult](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
-		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
+		norms: memo.New[string, string](1 << 20)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting).
@@ -403,7 +401,7 @@ func (s *scorer) Extracts() bool { return true }
 // checking the candidates (no row reads Result.InCandidates).
 func (s *scorer) extract(r *study.Record, st Strategy, lenient bool) study.ExtractResult {
 	k := parsingOf(st, r, lenient)
-	if len(k.response) > maxMemoText || k.how == 0 {
+	if len(k.response) > maxMemoText || k.field == "" {
 		return parse(k)
 	}
 	return s.parsed.Get(k, parse)
@@ -466,7 +464,7 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, from, gold))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
 	return append(rows, row), false, nil
 }
 
@@ -499,19 +497,13 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 	return ok
 }
 
-// translitOf is match.Translit of pred against gold, the gold of item
-// variant n, through the pass's memos.
-func (s *scorer) translitOf(pred string, n int32, gold string) bool {
-	g := s.golds[n].Load()
-	if g == nil {
-		k := match.TranslitKey(gold)
-		s.golds[n].CompareAndSwap(nil, &k)
-		g = s.golds[n].Load()
-	}
+// translitOf is match.Translit of pred against gold, through the pass's memo.
+func (s *scorer) translitOf(pred, gold string) bool {
+	g := s.keys.Get(gold, match.TranslitKey)
 	if len(pred) > maxMemoText {
-		return match.TranslitKey(pred).Matches(*g)
+		return match.TranslitKey(pred).Matches(g)
 	}
-	return s.keys.Get(pred, match.TranslitKey).Matches(*g)
+	return s.keys.Get(pred, match.TranslitKey).Matches(g)
 }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
@@ -519,7 +511,7 @@ func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 // stage failed.
 func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
-	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
+	s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil // every record is scored: free what they remember
 	var failedFirst []int
 	for i := range kept {
 		if !kept[i].OK {

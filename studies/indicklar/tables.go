@@ -61,14 +61,27 @@ func baselineReference(ref string, has map[string]bool) string {
 	return ""
 }
 
-// key declares a key column of IndicKLAR's tables: form and strategy
-// with what they hold in this study, the others as tables.Key.
+// key declares a key column of IndicKLAR's tables: form, strategy,
+// reference and measure with what they hold here, the others as tables.Key.
 func key(name string) study.Column {
 	switch name {
 	case "form":
 		return study.TextColumn(name, "question form: native, code-mixed or english")
 	case "strategy":
 		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+	case "reference":
+		return study.TextColumn(name, "the strategy compared against")
+	case "measure":
+		return study.TextColumn(name, "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))")
 	}
 	return study.KeyColumn(name)
+}
+
+// keys are the key columns names (key), in order.
+func keys(names ...string) []study.Column {
+	cols := make([]study.Column, len(names))
+	for i, n := range names {
+		cols[i] = key(n)
+	}
+	return cols
 }

@@ -21,17 +21,15 @@ import (
 // and Spearman's correlations with two-sided p.
 func Tokenization(rows []study.Row, ref string) *study.Table {
 	t := study.NewTable("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		study.KeyColumn("n"),
-		study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
-		study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
-		study.ProportionColumn("accuracy", "k / n"),
-		study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
-		study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
+		append(keys("model", "language", "n"),
+			study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
+			study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
+			study.ProportionColumn("accuracy", "k / n"),
+			study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+			study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+			study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
+			study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+			study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))...)
 	t.Mirrors = "IndicKLAR Table 10"
 	has := map[string]bool{}
 	for _, r := range rows {
@@ -95,11 +93,10 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 // mean question and answer length in white-space separated words.
 func DatasetStats(set *study.Items, languages []string, forms []string) *study.Table {
 	t := study.NewTable("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
-		key("form"),
-		study.KeyColumn("language"),
-		study.CountColumn("instances", "items asked in this form and language"),
-		study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
-		study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
+		append(keys("form", "language"),
+			study.CountColumn("instances", "items asked in this form and language"),
+			study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
+			study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))...)
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
