@@ -1,6 +1,7 @@
 package indicklar
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/bhashalab/bhasha/report/chart"
@@ -45,4 +46,9 @@ func appendNew[T comparable](s []T, v T) []T {
 		return s
 	}
 	return append(s, v)
+}
+
+// figureOf is study.FigureOf with stated, the figure's n, closing the caption.
+func figureOf(t *study.Table, name, mirrors, caption, stated string, o json.RawMessage) study.Figure {
+	return study.FigureOf(t, name, mirrors, caption+" ("+stated+")", stated, o)
 }

@@ -108,80 +108,6 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	return out, nil
 }
 
-// Romanization is IndicKLAR's Fig. 7 per model, from accuracy: per
-// language, accuracy on the native questions as they are, fully
-// romanized (ablation-romanized), code-mixed and romanized by the model
-// first (2step-translit), with 95% Wilson whiskers. A model with neither
-// romanized variant has no figure.
-func Romanization(acc *study.Table) ([]study.Figure, error) {
-	type key struct{ model, strategy, form string }
-	est := map[key]map[string]study.Estimate{}
-	var models []string
-	for _, r := range acc.Rows {
-		if acc.Str(r, "metric") != "correct" {
-			continue
-		}
-		k := key{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}
-		if est[k] == nil {
-			est[k] = map[string]study.Estimate{}
-		}
-		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
-		models = appendNew(models, k.model)
-	}
-	sort.Strings(models)
-	var out []study.Figure
-	for _, m := range models {
-		native := string(study.Native)
-		rom, first := est[key{m, string(Romanized), native}], est[key{m, string(TwoStepTranslit), native}]
-		if rom == nil && first == nil {
-			continue
-		}
-		base := string(BaselineCands)
-		if est[key{m, base, native}] == nil {
-			base = string(Baseline)
-		}
-		bars := []struct {
-			name string
-			k    key
-		}{
-			{"native (" + base + ")", key{m, base, native}},
-			{"romanized (ablation-romanized)", key{m, string(Romanized), native}},
-			{"code-mixed (" + base + ")", key{m, base, string(study.CodeMixed)}},
-			{"romanized by the model first (2step-translit)", key{m, string(TwoStepTranslit), native}},
-		}
-		var langs []string
-		for _, e := range []map[string]study.Estimate{rom, first} {
-			for l := range e {
-				langs = appendNew(langs, l)
-			}
-		}
-		sort.Strings(langs)
-		var names []string
-		var values [][]study.Estimate
-		n := 0
-		for _, b := range bars {
-			e := est[b.k]
-			if e == nil {
-				continue
-			}
-			row := make([]study.Estimate, len(langs))
-			for i, l := range langs {
-				row[i] = chart.Lookup(e, l)
-				n += row[i].N
-			}
-			names, values = append(names, b.name), append(values, row)
-		}
-		o, err := study.IntervalBars(m+" — native, romanized and code-mixed", "accuracy", langs, names, values)
-		if err != nil {
-			return nil, err
-		}
-		stated := "n = " + study.Counted(n, "answer")
-		out = append(out, study.FigureOf(acc, "romanization_"+m, "IndicKLAR Fig. 7",
-			fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (%s)", m, stated), stated, o))
-	}
-	return out, nil
-}
-
 // RelationsRadar is IndicKLAR's Fig. 6 per model: accuracy per relation
 // (pooled over languages and forms) for each strategy, from relations.
 func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
@@ -224,9 +150,8 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(total, "answer")
-		out = append(out, study.FigureOf(rel, "relations_"+m, "IndicKLAR Fig. 6",
-			fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (%s)", m, stated), stated, o))
+		out = append(out, figureOf(rel, "relations_"+m, "IndicKLAR Fig. 6",
+			m+": accuracy per relation and strategy, pooled over languages and forms", "n = "+study.Counted(total, "answer"), o))
 	}
 	return out, nil
 }
@@ -319,8 +244,7 @@ func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 		if zero > 0 {
 			caption += fmt.Sprintf("; %s of 0 items drawn as a hairline, the count in the node's label", study.Counted(zero, "flow"))
 		}
-		stated := "n = " + study.Counted(a.from1, "baseline-wrong item")
-		out = append(out, study.FigureOf(fp, "flip_points_"+m, mirrors, caption+" ("+stated+")", stated, o))
+		out = append(out, figureOf(fp, "flip_points_"+m, mirrors, caption, "n = "+study.Counted(a.from1, "baseline-wrong item"), o))
 	}
 	return out, nil
 }
