@@ -49,8 +49,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	for _, k := range keys {
 		us := units[k]
 		sort.Slice(us, func(i, j int) bool { return us[i][3] < us[j][3] || (us[i][3] == us[j][3] && us[i][2] < us[j][2]) })
-		type lf struct{ lang, form string }
-		sum, peers := map[lf]float64{}, map[lf]int{}
+		sum, peers := map[[4]string]float64{}, map[[4]string]int{} // per unit
 		for i, ua := range us {
 			for _, ub := range us[i+1:] {
 				common, ca, cb, onlyA, onlyB := tables.Paired(o[ua], o[ub])
@@ -62,10 +61,9 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 				scope := "cross-form"
 				if ua[3] == ub[3] {
 					scope = ua[3]
-					sum[lf{ua[2], ua[3]}] += j
-					sum[lf{ub[2], ub[3]}] += j
-					peers[lf{ua[2], ua[3]}]++
-					peers[lf{ub[2], ub[3]}]++
+					sum[ua], sum[ub] = sum[ua]+j, sum[ub]+j
+					peers[ua]++
+					peers[ub]++
 				}
 				pairs.Add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
 			}
@@ -73,12 +71,11 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 		formSum, formN := map[string]float64{}, map[string]int{}
 		var forms []string
 		for _, u := range us {
-			x := lf{u[2], u[3]}
-			if peers[x] == 0 {
+			if peers[u] == 0 {
 				continue
 			}
-			m := sum[x] / float64(peers[x])
-			means.Add(k.model, k.strategy, u[3], u[2], peers[x], m)
+			m := sum[u] / float64(peers[u])
+			means.Add(k.model, k.strategy, u[3], u[2], peers[u], m)
 			forms = appendNew(forms, u[3])
 			formSum[u[3]] += m
 			formN[u[3]]++

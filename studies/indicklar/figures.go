@@ -8,9 +8,6 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
-// The plan draws its figures (experiment.Figurer).
-var _ study.Figurer = (*plan)(nil)
-
 // Figures draws the paper's figures from the plan's tables (Figures).
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 

@@ -30,22 +30,21 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	var out []study.Figure
 	for _, m := range models {
 		var langs, strategies, forms []string
-		gain, holm := map[[2]string]float64{}, map[[2]string]float64{}
+		gain := map[[2]string][2]float64{} // strategy, language → gain, Holm-adjusted p
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
 			if f := st.Str(r, "form"); f != string(study.Native) {
 				forms = appendNew(forms, f)
 				continue
 			}
-			if st.Num(r, "diff") == 0 {
+			g := [2]float64{st.Num(r, "diff"), st.Num(r, "p_holm")}
+			l, s := st.Str(r, "language"), st.Str(r, "strategy")
+			langs, strategies = appendNew(langs, l), appendNew(strategies, s)
+			gain[[2]string{s, l}] = g
+			if g[0] == 0 {
 				zeros++
 			}
-			l, s := st.Str(r, "language"), st.Str(r, "strategy")
-			langs = appendNew(langs, l)
-			strategies = appendNew(strategies, s)
-			gain[[2]string{s, l}] = st.Num(r, "diff")
-			holm[[2]string{s, l}] = st.Num(r, "p_holm")
-			if st.Num(r, "p_holm") < 0.05 {
+			if g[1] < 0.05 {
 				sig++
 			}
 			n += int(st.Num(r, "pairs"))
@@ -67,9 +66,10 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 		for _, s := range strategies {
 			data := make([]opts.BarData, len(langs))
 			for i, l := range langs {
-				if v, ok := gain[[2]string{s, l}]; ok {
+				if g, ok := gain[[2]string{s, l}]; ok {
+					v := g[0]
 					data[i] = opts.BarData{Value: chart.Round(v)}
-					if stars := tables.Stars(holm[[2]string{s, l}]); stars != "" { // on the bar itself: Table 10's thresholds (the paper's Fig. 3 has no stars), on Bhasha's Holm-adjusted p
+					if stars := tables.Stars(g[1]); stars != "" { // on the bar itself: Table 10's thresholds (the paper's Fig. 3 has no stars), on Bhasha's Holm-adjusted p
 						pos := "top"
 						if v < 0 {
 							pos = "bottom"

@@ -90,14 +90,13 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 
 // languageTest is the language_tests row of x's gains g (sorted here).
 func languageTest(x gainKey, g []float64, ref string) []any {
-	sort.Float64s(g) // a fixed order: the bootstrap draws from it
+	mean, lo, hi := bootstrap(g, 0) // g sorted: the tests below read it so
 	pos := 0
 	for _, v := range g {
 		if v > 0 {
 			pos++
 		}
 	}
-	mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
 	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
 	med := stats.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
@@ -116,7 +115,7 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 // the best variant; family names a strategy's family ("" for none).
 func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
-		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
+		key("family"),
 		key("strategy"),
 		tables.Flag("best", "the family's variant with the highest mean accuracy gain over the cells (Bhasha's pick; the paper selects per cell: family_selection)"),
 		key("reference"),
@@ -150,10 +149,6 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 			lat[r.Key.Strategy] = append(lat[r.Key.Strategy], r.LatencyMS)
 		}
 	}
-	boot := func(v []float64, stream uint64) (m, lo, hi float64) {
-		sort.Float64s(v)
-		return stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
-	}
 	type variant struct {
 		family, strategy string
 		acc              float64
@@ -173,8 +168,8 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 	}
 	study.SortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
 	for _, v := range vs {
-		am, alo, ahi := boot(acc[v.strategy], 4)
-		cm, clo, chi := boot(clc[v.strategy], 5)
+		am, alo, ahi := bootstrap(acc[v.strategy], 4)
+		cm, clo, chi := bootstrap(clc[v.strategy], 5)
 		t.Add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
 			len(clc[v.strategy]), cm, clo, chi, stats.Mean(lat[v.strategy]), stats.Mean(lat[ref]))
 	}
@@ -186,18 +181,15 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 // strategy "*" the mean selected gain, each variant how often it is picked.
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
-		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
-		key("measure"),
-		key("strategy"),
-		key("reference"),
-		study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
-		study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
-		study.ProportionColumn("share", "selected / cells (strategy *: empty)"),
-		study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
-		study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
-		study.StatisticColumn("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
-		study.LowerColumn("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
-		study.UpperColumn("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))
+		append(keys("family", "measure", "strategy", "reference"),
+			study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
+			study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
+			study.ProportionColumn("share", "selected / cells (strategy *: empty)"),
+			study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
+			study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
+			study.StatisticColumn("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
+			study.LowerColumn("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
+			study.UpperColumn("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))...)
 	t.Mirrors = "IndicKLAR A.3"
 	type fm struct{ family, measure string }
 	type cell struct{ model, lang string }
@@ -237,8 +229,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			selected[b.strategy]++
 			g = append(g, b.gain)
 		}
-		sort.Float64s(g) // a fixed order: the bootstrap draws from it
-		m, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 6)))
+		m, lo, hi := bootstrap(g, 6)
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
 		for _, s := range slices.Sorted(maps.Keys(variants[x])) {
 			pr := study.NewProportion(selected[s], len(cells))
@@ -249,4 +240,11 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		t.Note = fmt.Sprintf("no family variant to select: the run has no strategy of a family (1Step, 2Step, TinT, CoT) with a native gain over the reference (%s)", ref)
 	}
 	return t
+}
+
+// bootstrap sorts v (a fixed order for the draws) and is its mean with
+// the 95% percentile bootstrap interval (10,000 resamples from stream of seed 12345).
+func bootstrap(v []float64, stream uint64) (m, lo, hi float64) {
+	sort.Float64s(v)
+	return stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
 }

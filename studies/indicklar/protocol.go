@@ -170,7 +170,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 						key.Role = study.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
-					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
+					demos := p.demos(s, pool, it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
 						if !yield(study.Request{}, err) {
@@ -237,31 +237,17 @@ func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
 
-// excluded are the positions of pool (ascending) left out of the draw for
-// item testID: its own, or in a 2Step strategy without DemosExcludeItem the
-// position of its numeric KLAR index, as the authors' code does.
-func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
-	if s.Stages() == 2 && !p.DemosExcludeItem {
-		if k, err := strconv.Atoi(testID); err == nil && k >= 0 && k < len(pool) {
-			return []int{k}
-		}
-		return nil
-	}
-	var skip []int
-	for i, d := range pool {
-		if d.id == testID {
-			skip = append(skip, i)
-		}
-	}
-	return skip
-}
-
-// demos draws n demonstrations from pool but the positions skip by a
-// partial Fisher-Yates shuffle seeded by the seed, item, language and form.
-func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int) []demo {
+// demos draws n demonstrations for item testID of strategy s from pool
+// by a partial Fisher-Yates shuffle seeded by the seed, item, language and
+// form, leaving out the item, or in a 2Step strategy without
+// DemosExcludeItem the position of its numeric KLAR index, as the authors'
+// code does.
+func (p *Protocol) demos(s Strategy, pool []demo, testID string, sl slot, n int) []demo {
+	byIndex := s.Stages() == 2 && !p.DemosExcludeItem
+	k, err := strconv.Atoi(testID)
 	cands := make([]demo, 0, len(pool))
 	for i, d := range pool {
-		if !slices.Contains(skip, i) {
+		if byIndex && (err != nil || i != k) || !byIndex && d.id != testID {
 			cands = append(cands, d)
 		}
 	}

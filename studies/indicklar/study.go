@@ -25,6 +25,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/translit"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/memo"
+	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -275,12 +276,7 @@ func (p *plan) Criteria() []study.Criterion {
 func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
-		ts = append(ts, g.Build(func(name string) *study.Table {
-			if i := slices.IndexFunc(ts, func(t *study.Table) bool { return t.Name == name }); i >= 0 {
-				return ts[i]
-			}
-			return nil
-		})...)
+		ts = append(ts, g.Build(func(name string) *study.Table { return chart.ByName(ts)[name] })...)
 	}
 	return ts
 }
@@ -634,9 +630,6 @@ func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
 //
 //go:embed published/*.csv
 var publishedFS embed.FS
-
-// The plan sets the run beside its paper (experiment.Publisher).
-var _ study.Publisher = (*plan)(nil)
 
 // Published reads the numbers transcribed from the paper, for the
 // report's versus_paper table (experiment.Publisher).

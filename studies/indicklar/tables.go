@@ -62,7 +62,8 @@ func baselineReference(ref string, has map[string]bool) string {
 }
 
 // key declares a key column of IndicKLAR's tables: form, strategy,
-// reference and measure with what they hold here, the others as tables.Key.
+// reference, measure and (strategy) family with what they hold here, the
+// others as tables.Key.
 func key(name string) study.Column {
 	switch name {
 	case "form":
@@ -71,6 +72,8 @@ func key(name string) study.Column {
 		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
 	case "reference":
 		return study.TextColumn(name, "the strategy compared against")
+	case "family":
+		return study.TextColumn(name, "the strategy family (1Step, 2Step, TinT, CoT)")
 	case "measure":
 		return study.TextColumn(name, "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))")
 	}
