@@ -189,8 +189,8 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
 		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
 		k := msf{m, s, scope}
-		addTo(langs, k, la)
-		addTo(langs, k, lb)
+		put(langs, k, la, true)
+		put(langs, k, lb, true)
 	}
 	var ks []msf
 	for k := range langs {

@@ -40,7 +40,7 @@ func Families(rows []study.Row) *study.Table {
 		if r.Correct {
 			k[x]++
 		}
-		addTo(langs, x, l.ISO3)
+		put(langs, x, l.ISO3, true)
 	}
 	keys := slices.Collect(maps.Keys(n))
 	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })

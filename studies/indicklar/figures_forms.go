@@ -133,11 +133,7 @@ func estimatesOf(acc *study.Table) map[[3]string]map[string]study.Estimate {
 		if acc.Str(r, "metric") != "correct" {
 			continue
 		}
-		k := [3]string{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}
-		if est[k] == nil {
-			est[k] = map[string]study.Estimate{}
-		}
-		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
+		put(est, [3]string{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}, acc.Str(r, "language"), study.EstimateOf(acc, r))
 	}
 	return est
 }

@@ -22,12 +22,6 @@ type gainKey struct{ model, strategy, measure string }
 // measure × native language: acc on the same items, clc of CLC(L).
 func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gainKey]map[string]float64 {
 	gains := map[gainKey]map[string]float64{}
-	put := func(k gainKey, lang string, v float64) {
-		if gains[k] == nil {
-			gains[k] = map[string]float64{}
-		}
-		gains[k][lang] = v
-	}
 	for k, set := range o {
 		if k[1] == ref || k[3] != "native" {
 			continue
@@ -38,7 +32,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 		}
 		n, kb, ks, _, _ := tables.Paired(base, set)
 		if n > 0 {
-			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
+			put(gains, gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
 		}
 	}
 	clc := clcByUnit(clcMeans)
@@ -47,7 +41,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 			continue
 		}
 		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
-			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
+			put(gains, gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
 	return gains

@@ -298,9 +298,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		}
 		sb.add(q)
 		if len(cands) > 0 {
-			sb.add("\nCandidates: ")
-			sb.list(cands)
-			sb.add("\nAnswer:")
+			sb.add("\nCandidates: ", strings.Join(cands, ", "), "\nAnswer:")
 		}
 		return sb.String(), nil
 	}
@@ -333,20 +331,17 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		}
 		sb.add("Q: ", v.Question)
 		if s == CoTCands && len(v.Candidates) > 0 {
-			sb.add("\nCandidates: ")
-			sb.list(v.Candidates)
+			sb.add("\nCandidates: ", strings.Join(v.Candidates, ", "))
 		}
 		sb.add("\nOutput:")
 		return sb.String(), nil
 	}
 	for _, d := range demos {
-		sb.add("Q: ", d.v.Question, "\nCandidates: ")
-		if len(d.v.Candidates) == 0 { // a demonstration without candidates shows its answer
-			sb.add(d.v.Answer)
-		} else {
-			sb.list(d.v.Candidates)
+		shown := d.v.Answer // a demonstration without candidates shows its answer
+		if len(d.v.Candidates) > 0 {
+			shown = strings.Join(d.v.Candidates, ", ")
 		}
-		sb.add("\nOutput: {\"answer\": \"", d.v.Answer, "\"}\n\n")
+		sb.add("Q: ", d.v.Question, "\nCandidates: ", shown, "\nOutput: {\"answer\": \"", d.v.Answer, "\"}\n\n")
 	}
 	q := v.Question
 	if s.Stages() == 2 {
@@ -358,9 +353,7 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		}
 		q = Stage1Question(rec.Response)
 	}
-	sb.add("Q: ", q, "\nCandidates: ")
-	sb.list(v.Candidates)
-	sb.add("\nOutput:")
+	sb.add("Q: ", q, "\nCandidates: ", strings.Join(v.Candidates, ", "), "\nOutput:")
 	return sb.String(), nil
 }
 
@@ -370,16 +363,6 @@ type promptBuilder struct{ strings.Builder }
 func (b *promptBuilder) add(parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
-	}
-}
-
-// list writes items joined by ", " (strings.Join's text).
-func (b *promptBuilder) list(items []string) {
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(it)
 	}
 }
 

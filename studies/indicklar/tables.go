@@ -1,6 +1,9 @@
 package indicklar
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/study"
 )
@@ -33,18 +36,10 @@ func Reference(want string, rows []study.Row) string {
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
 	}
-	for _, s := range []string{"baseline", "baseline-cands"} {
-		if has[s] {
-			return s
-		}
+	if s := baselineReference("", has); s != "" || len(has) == 0 {
+		return s
 	}
-	first := ""
-	for s := range has {
-		if first == "" || s < first {
-			first = s
-		}
-	}
-	return first
+	return slices.Min(slices.Collect(maps.Keys(has)))
 }
 
 // baselineReference is the baseline the tokenization and flip-point
