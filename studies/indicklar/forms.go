@@ -135,37 +135,29 @@ func flipPointsFrom(o tables.Outcomes, ref string) *study.Table {
 			{"input", []string{"code-mixed", "english"}, []map[string]bool{o[[4]string{model, ref, l, "code-mixed"}], o[[4]string{model, ref, "eng", "english"}]}},
 		}
 		for _, p := range paths {
-			wrong := map[string]bool{}
-			for it, ok := range o[k] {
-				if !ok {
-					wrong[it] = true
-				}
-			}
+			wrong := maps.Clone(o[k]) // the items wrong so far, answered at each step
+			maps.DeleteFunc(wrong, func(_ string, ok bool) bool { return ok })
 			base := -1 // the first step's from
 			for i, set := range p.sets {
 				if set == nil {
 					break
 				}
 				from, flipped := 0, 0
-				still := map[string]bool{}
-				for it := range wrong {
+				maps.DeleteFunc(wrong, func(it string, _ bool) bool {
 					ok, seen := set[it]
-					if !seen {
-						continue
+					if seen {
+						from++
 					}
-					from++
 					if ok {
 						flipped++
-					} else {
-						still[it] = true
 					}
-				}
+					return !seen || ok
+				})
 				if base < 0 {
 					base = from
 				}
 				sh, of := study.NewProportion(flipped, base), study.NewProportion(flipped, from)
 				t.Add(model, l, p.name, p.steps[i], from, flipped, base, sh.P, sh.Lo, sh.Hi, of.P, of.Lo, of.Hi, ref)
-				wrong = still
 			}
 		}
 	}

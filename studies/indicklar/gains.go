@@ -64,18 +64,12 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 			study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 			study.TextColumn("method", "how the test or extraction was made"))...)
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	gains := map[gainKey][]float64{}
-	for k, m := range byLang {
-		for _, v := range m {
-			gains[k] = append(gains[k], v)
-		}
-	}
-	keys := slices.Collect(maps.Keys(gains))
+	keys := slices.Collect(maps.Keys(byLang))
 	study.SortBy(keys, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
-	parallel.For(len(keys), func(i int) { rows[i] = languageTest(keys[i], gains[keys[i]], ref) })
+	parallel.For(len(keys), func(i int) { rows[i] = languageTest(keys[i], slices.Collect(maps.Values(byLang[keys[i]])), ref) })
 	for _, r := range rows {
 		t.Add(r...)
 	}
@@ -133,9 +127,7 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		if k.measure == "acc" {
 			to = acc
 		}
-		for _, v := range byLang {
-			to[k.strategy] = append(to[k.strategy], v)
-		}
+		to[k.strategy] = slices.AppendSeq(to[k.strategy], maps.Values(byLang))
 	}
 	lat := map[string][]float64{}
 	for _, r := range rows {
