@@ -200,13 +200,7 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 	}
 	study.SortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
 	for _, k := range ks {
-		var ls []string
-		for l := range langs[k] {
-			if langs[msf{k.model, ref, k.form}][l] {
-				ls = append(ls, l)
-			}
-		}
-		study.SortBy(ls, func(u string) []string { return []string{u} })
+		ls := slices.DeleteFunc(study.SortedKeys(langs[k]), func(l string) bool { return !langs[msf{k.model, ref, k.form}][l] })
 		for r, rl := range ls {
 			for c, cl := range ls {
 				a, b := rl+"/"+k.form, cl+"/"+k.form

@@ -351,7 +351,11 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		if !ok || rec.Status != study.StatusOK {
 			return "", nil
 		}
-		q = Stage1Question(rec.Response)
+		// the first stage's "translation" by the authors' rule, else its whole output, trimmed
+		r := extract.Authors(rec.Response, "translation")
+		if q = r.Fallback; r.OK() && !r.Null {
+			q = r.Value
+		}
 	}
 	sb.add("Q: ", q, "\nCandidates: ", strings.Join(v.Candidates, ", "), "\nOutput:")
 	return sb.String(), nil
@@ -364,17 +368,6 @@ func (b *promptBuilder) add(parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
 	}
-}
-
-// Stage1Question is the question a two-step strategy's second stage asks:
-// the "translation" field of the first stage's JSON by the authors' rule
-// (extract.Authors), else the whole output, trimmed.
-func Stage1Question(response string) string {
-	r := extract.Authors(response, "translation")
-	if r.OK() && !r.Null {
-		return r.Value
-	}
-	return r.Fallback
 }
 
 // Extract reads a response as the authors' code does: the first line for

@@ -421,7 +421,6 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	if n < 0 {
 		return rows, false, nil
 	}
-	v := p.variants[n]
 	x := r.Extracted // what the answer is read from
 	var res study.ExtractResult
 	if r.Status == study.StatusOK {
@@ -430,11 +429,11 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	}
 	row := s.c.RowExtracted(r, x)
 	row.Domain = it.Relation
-	gold, cands, from := v.Answer, v.StoredCandidates, n // from: the variant gold and candidates are of
+	from := n // the variant the gold and candidates are of
 	if st == ContextEN && en >= 0 {
 		from = en
-		gold, cands = p.variants[en].Answer, p.variants[en].StoredCandidates
 	}
+	gold, cands := p.variants[from].Answer, p.variants[from].StoredCandidates
 	row.Gold = gold
 	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
 		n, err := countPrompt(t, r.Request)
