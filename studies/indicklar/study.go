@@ -507,21 +507,18 @@ func (s *scorer) translitOf(pred, gold string) bool {
 func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
 	s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil // every record is scored: free what they remember
-	var failedFirst []int
-	for i := range kept {
-		if !kept[i].OK {
-			failedFirst = append(failedFirst, i)
-		}
-	}
-	var answered map[study.Key]bool // the answers' keys, when a first stage failed
-	if len(failedFirst) > 0 {
-		answered = make(map[study.Key]bool, len(rows))
-		for i := range rows {
-			answered[rows[i].Key] = true
-		}
-	}
 	joinStages(rows, kept)
-	for _, i := range failedFirst {
+	var answered map[study.Key]bool // the answers' keys, made at the first failed first stage
+	for i := range kept {
+		if kept[i].OK {
+			continue
+		}
+		if answered == nil {
+			answered = make(map[study.Key]bool, len(rows))
+			for j := range rows {
+				answered[rows[j].Key] = true
+			}
+		}
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
 			continue
