@@ -8,7 +8,7 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
-// KLAR builds IndicKLAR's own tables (klarTables' names, in order); ref
+// KLAR builds IndicKLAR's own tables, clc to latency in report order; ref
 // is the reference strategy ("" chooses: Reference), family names a
 // strategy's family ("" for none).
 func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
