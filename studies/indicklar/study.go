@@ -56,10 +56,7 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	}
 	study.List(c, "languages", e.Languages, lang.New().Lookup)
 	study.List(c, "forms", o.Forms, study.ParseForm)
-	strategies := study.List(c, "strategies", o.Strategies, ParseStrategy)
-	if len(o.Strategies) == 0 {
-		strategies = []Strategy{Baseline}
-	}
+	strategies := strategies(c, o)
 	if e.Decoding.MaxTokens != 0 {
 		var limits []string
 		for _, s := range strategies {
@@ -96,7 +93,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
 		Languages:     study.List(c, "languages", e.Languages, lang.New().Lookup),
 		Forms:         study.List(c, "forms", o.Forms, study.ParseForm),
-		Strategies:    strategies(o),
+		Strategies:    strategies(c, o),
 		PromptOptions: o.Prompt}
 	if len(p.Forms) == 0 {
 		p.Forms = []study.Form{study.Native}
@@ -118,17 +115,16 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 // (Protocol.Templates), from the options alone.
 func (Study) Templates(e *study.Experiment) map[string]string {
 	o := study.OptionsOf[Options](e)
-	return (&Protocol{Strategies: strategies(o), PromptOptions: o.Prompt}).Templates()
+	return (&Protocol{Strategies: strategies(&study.Checker{}, o), PromptOptions: o.Prompt}).Templates()
 }
 
-// strategies are the strategies o asks for (Baseline when none), the
-// ones Check refused left out.
-func strategies(o *Options) []Strategy {
-	s := study.List(&study.Checker{}, "strategies", o.Strategies, ParseStrategy)
-	if len(s) == 0 {
+// strategies are the strategies o asks for (Baseline when none), those
+// that do not parse left out and added to c.
+func strategies(c *study.Checker, o *Options) []Strategy {
+	if len(o.Strategies) == 0 {
 		return []Strategy{Baseline}
 	}
-	return s
+	return study.List(c, "strategies", o.Strategies, ParseStrategy)
 }
 
 // plan is a built IndicKLAR study.
