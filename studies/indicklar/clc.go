@@ -17,32 +17,26 @@ import (
 // clc_mean, CLC(L) within a form; clc_overall, its mean over a form's languages.
 func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	pairs = study.NewTable("clc", "cross-lingual consistency: Jaccard of correct-item sets for every language/form pair, with its scope (the shared form, or cross-form)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.TextColumn("scope", "the form both units share, or cross-form"),
-		study.TextColumn("a", "the first unit (language/form) of the pair"),
-		study.TextColumn("b", "the second unit (language/form) of the pair"),
-		study.CountColumn("items", "items both units asked"),
-		study.CountColumn("correct_a", "items right under a"),
-		study.CountColumn("correct_b", "items right under b"),
-		study.CountColumn("intersection", "items right under both"),
-		study.CountColumn("union", "items right under either"),
-		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
+		append(keys("model", "strategy"),
+			study.TextColumn("scope", "the form both units share, or cross-form"),
+			study.TextColumn("a", "the first unit (language/form) of the pair"),
+			study.TextColumn("b", "the second unit (language/form) of the pair"),
+			study.CountColumn("items", "items both units asked"),
+			study.CountColumn("correct_a", "items right under a"),
+			study.CountColumn("correct_b", "items right under b"),
+			study.CountColumn("intersection", "items right under both"),
+			study.CountColumn("union", "items right under either"),
+			study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))...)
 	pairs.Mirrors = "IndicKLAR Fig. 4 (pairs)"
 	means = study.NewTable("clc_mean", "each language's mean Jaccard against the other languages of its form (CLC(L) as the paper's A.1 defines it, averaged within the form: Bhasha's aggregation)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.KeyColumn("language"),
-		study.CountColumn("others", "other languages of the same form"),
-		study.ProportionColumn("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))
+		append(keys("model", "strategy", "form", "language"),
+			study.CountColumn("others", "other languages of the same form"),
+			study.ProportionColumn("mean_jaccard", "mean Jaccard index against the other languages of the form (CLC(L), averaged within the form)"))...)
 	means.Mirrors = "IndicKLAR Tables 2, 7–9 (CLC)"
 	overall = study.NewTable("clc_overall", "the mean of CLC(L) over a form's languages, per model × strategy × form (forms never mixed)",
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.CountColumn("languages", "languages pooled or tested"),
-		study.StatisticColumn("clc", "mean of CLC(L) over the form's languages"))
+		append(keys("model", "strategy", "form"),
+			study.CountColumn("languages", "languages pooled or tested"),
+			study.StatisticColumn("clc", "mean of CLC(L) over the form's languages"))...)
 	overall.Mirrors = "IndicKLAR §5.5, A.1"
 	type ms struct{ model, strategy string }
 	units := map[ms][][4]string{}
@@ -55,8 +49,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	for _, k := range keys {
 		us := units[k]
 		sort.Slice(us, func(i, j int) bool { return us[i][3] < us[j][3] || (us[i][3] == us[j][3] && us[i][2] < us[j][2]) })
-		type lf struct{ lang, form string }
-		sum, peers := map[lf]float64{}, map[lf]int{}
+		sum, peers := map[[4]string]float64{}, map[[4]string]int{} // per unit
 		for i, ua := range us {
 			for _, ub := range us[i+1:] {
 				common, ca, cb, onlyA, onlyB := tables.Paired(o[ua], o[ub])
@@ -68,10 +61,9 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 				scope := "cross-form"
 				if ua[3] == ub[3] {
 					scope = ua[3]
-					sum[lf{ua[2], ua[3]}] += j
-					sum[lf{ub[2], ub[3]}] += j
-					peers[lf{ua[2], ua[3]}]++
-					peers[lf{ub[2], ub[3]}]++
+					sum[ua], sum[ub] = sum[ua]+j, sum[ub]+j
+					peers[ua]++
+					peers[ub]++
 				}
 				pairs.Add(k.model, k.strategy, scope, name(ua), name(ub), common, ca, cb, inter, union, j)
 			}
@@ -79,12 +71,11 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 		formSum, formN := map[string]float64{}, map[string]int{}
 		var forms []string
 		for _, u := range us {
-			x := lf{u[2], u[3]}
-			if peers[x] == 0 {
+			if peers[u] == 0 {
 				continue
 			}
-			m := sum[x] / float64(peers[x])
-			means.Add(k.model, k.strategy, u[3], u[2], peers[x], m)
+			m := sum[u] / float64(peers[u])
+			means.Add(k.model, k.strategy, u[3], u[2], peers[u], m)
 			forms = appendNew(forms, u[3])
 			formSum[u[3]] += m
 			formN[u[3]]++
@@ -118,25 +109,20 @@ func orNaN[K comparable](m map[K]float64, k K) float64 {
 // same items per model × language × form (McNemar, Holm and BH per model).
 func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *study.Table {
 	t := study.NewTable("strategy_tests", "each strategy against the reference on the same items: McNemar exact p, Holm and BH, difference interval",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		key("form"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.KeyColumn("pairs"),
-		study.CountColumn("ref_k", "items right under the reference"),
-		study.KeyColumn("k"),
-		study.StatisticColumn("diff", "the strategy's accuracy minus the reference's on the same items"),
-		study.KeyColumn("diff_lo"),
-		study.KeyColumn("diff_hi"),
-		study.CountColumn("b", "discordant pairs: right under the reference, wrong under the strategy"),
-		study.CountColumn("c", "discordant pairs: wrong under the reference, right under the strategy"),
-		study.KeyColumn("mcnemar_p"),
-		study.KeyColumn("p_holm"),
-		study.KeyColumn("p_bh"),
-		study.StatisticColumn("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
-		study.StatisticColumn("clc_gain", "clc − clc_ref"))
+		append(keys("model", "language", "form", "strategy", "reference", "pairs"),
+			study.CountColumn("ref_k", "items right under the reference"),
+			study.KeyColumn("k"),
+			study.StatisticColumn("diff", "the strategy's accuracy minus the reference's on the same items"),
+			study.KeyColumn("diff_lo"),
+			study.KeyColumn("diff_hi"),
+			study.CountColumn("b", "discordant pairs: right under the reference, wrong under the strategy"),
+			study.CountColumn("c", "discordant pairs: wrong under the reference, right under the strategy"),
+			study.KeyColumn("mcnemar_p"),
+			study.KeyColumn("p_holm"),
+			study.KeyColumn("p_bh"),
+			study.StatisticColumn("clc_ref", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+			study.StatisticColumn("clc", "CLC(L) of the language under the reference (clc_ref) and the strategy (clc), same form"),
+			study.StatisticColumn("clc_gain", "clc − clc_ref"))...)
 	t.Mirrors = "IndicKLAR Fig. 3 (significance)"
 	clc := clcByUnit(clcMeans)
 	var cells [][4]string
@@ -183,13 +169,12 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 // of that form both ran; the diagonal is 1.
 func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 	t := study.NewTable("clc_matrix", "pairwise CLC matrix per model and form: reference above, strategy below the diagonal",
-		study.KeyColumn("model"),
-		key("form"),
-		study.TextColumn("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
-		study.TextColumn("lower", "the strategy whose Jaccard indices fill the lower triangle"),
-		study.TextColumn("row", "a language of the matrix's form"),
-		study.TextColumn("col", "a language of the matrix's form"),
-		study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))
+		append(keys("model", "form"),
+			study.TextColumn("upper", "the reference strategy, whose Jaccard indices fill the upper triangle (as Fig. 4)"),
+			study.TextColumn("lower", "the strategy whose Jaccard indices fill the lower triangle"),
+			study.TextColumn("row", "a language of the matrix's form"),
+			study.TextColumn("col", "a language of the matrix's form"),
+			study.ProportionColumn("jaccard", "intersection / union (cross-lingual consistency)"))...)
 	t.Mirrors = "IndicKLAR Fig. 4"
 	type key struct{ model, strategy, a, b string }
 	j := map[key]float64{}
@@ -204,8 +189,8 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 		la, lb := strings.TrimSuffix(a, "/"+scope), strings.TrimSuffix(b, "/"+scope)
 		j[key{m, s, a, b}], j[key{m, s, b, a}] = pairs.Num(r, "jaccard"), pairs.Num(r, "jaccard")
 		k := msf{m, s, scope}
-		addTo(langs, k, la)
-		addTo(langs, k, lb)
+		put(langs, k, la, true)
+		put(langs, k, lb, true)
 	}
 	var ks []msf
 	for k := range langs {
@@ -215,13 +200,7 @@ func CLCMatrix(pairs *study.Table, ref string) *study.Table {
 	}
 	study.SortBy(ks, func(k msf) []string { return []string{k.model, k.form, k.strategy} })
 	for _, k := range ks {
-		var ls []string
-		for l := range langs[k] {
-			if langs[msf{k.model, ref, k.form}][l] {
-				ls = append(ls, l)
-			}
-		}
-		study.SortBy(ls, func(u string) []string { return []string{u} })
+		ls := slices.DeleteFunc(study.SortedKeys(langs[k]), func(l string) bool { return !langs[msf{k.model, ref, k.form}][l] })
 		for r, rl := range ls {
 			for c, cl := range ls {
 				a, b := rl+"/"+k.form, cl+"/"+k.form

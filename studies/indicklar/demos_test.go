@@ -54,7 +54,7 @@ func TestDemosAsByCopy(t *testing.T) {
 			for seed := range int64(40) {
 				for n := range 6 {
 					p := &Protocol{Seed: seed}
-					got, want := p.demos(pool, p.excluded(TinTCM, pool, test), test, sl, n), demosByCopy(seed, pool, test, sl, n)
+					got, want := p.demos(TinTCM, pool, test, sl, n), demosByCopy(seed, pool, test, sl, n)
 					if !slices.Equal(got, want) {
 						t.Fatalf("pool of %d, test item at %v, seed %d, n %d: %v, want %v", size, testAt, seed, n, got, want)
 					}

@@ -40,7 +40,7 @@ func Families(rows []study.Row) *study.Table {
 		if r.Correct {
 			k[x]++
 		}
-		addTo(langs, x, l.ISO3)
+		put(langs, x, l.ISO3, true)
 	}
 	keys := slices.Collect(maps.Keys(n))
 	study.SortBy(keys, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
@@ -93,19 +93,17 @@ func rateColumns() []study.Column {
 // with its Wald interval, the two-proportion z test and Fisher's exact test.
 func FamilyTests(fam *study.Table) *study.Table {
 	t := study.NewTable("family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p",
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.CountColumn("k_indo_aryan", "answers right, of indo aryan"),
-		study.CountColumn("n_indo_aryan", "answers scored, of indo aryan"),
-		study.CountColumn("k_dravidian", "answers right, of dravidian"),
-		study.CountColumn("n_dravidian", "answers scored, of dravidian"),
-		study.StatisticColumn("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
-		study.KeyColumn("diff_lo"),
-		study.KeyColumn("diff_hi"),
-		study.KeyColumn("z"),
-		study.KeyColumn("p_twoprop"),
-		study.KeyColumn("p_fisher"))
+		append(keys("model", "strategy", "form"),
+			study.CountColumn("k_indo_aryan", "answers right, of indo aryan"),
+			study.CountColumn("n_indo_aryan", "answers scored, of indo aryan"),
+			study.CountColumn("k_dravidian", "answers right, of dravidian"),
+			study.CountColumn("n_dravidian", "answers scored, of dravidian"),
+			study.StatisticColumn("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
+			study.KeyColumn("diff_lo"),
+			study.KeyColumn("diff_hi"),
+			study.KeyColumn("z"),
+			study.KeyColumn("p_twoprop"),
+			study.KeyColumn("p_fisher"))...)
 	t.Mirrors = "IndicKLAR §5.4 (levels; the section's claim is about gains: family_gain_tests)"
 	type key struct{ model, strategy, form string }
 	counts := map[key]map[string][2]int{}
@@ -137,18 +135,15 @@ func FamilyTests(fam *study.Table) *study.Table {
 // model × strategy × measure (permutation p of the means' difference).
 func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("family_gain_tests", "Indo-Aryan against Dravidian on the strategies' gains (accuracy and CLC): mean gains, difference, exact permutation p; medians beside",
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		study.CountColumn("n_indo_aryan", "languages of the family with a gain"),
-		study.StatisticColumn("mean_gain_indo_aryan", "mean gain of the family: indo aryan"),
-		study.CountColumn("n_dravidian", "languages of the family with a gain"),
-		study.StatisticColumn("mean_gain_dravidian", "mean gain of the family: dravidian"),
-		study.StatisticColumn("diff", "Indo-Aryan mean gain minus Dravidian mean gain"),
-		study.PValueColumn("perm_p", "two-sided two-sample permutation p of diff (exact over every reassignment of the languages to the two families up to 200,000 of them, else 10,000 random ones)"),
-		study.StatisticColumn("median_gain_indo_aryan", "median gain of the family: indo aryan"),
-		study.StatisticColumn("median_gain_dravidian", "median gain of the family: dravidian"))
+		append(keys("model", "strategy", "reference", "measure"),
+			study.CountColumn("n_indo_aryan", "languages of the family with a gain"),
+			study.StatisticColumn("mean_gain_indo_aryan", "mean gain of the family: indo aryan"),
+			study.CountColumn("n_dravidian", "languages of the family with a gain"),
+			study.StatisticColumn("mean_gain_dravidian", "mean gain of the family: dravidian"),
+			study.StatisticColumn("diff", "Indo-Aryan mean gain minus Dravidian mean gain"),
+			study.PValueColumn("perm_p", "two-sided two-sample permutation p of diff (exact over every reassignment of the languages to the two families up to 200,000 of them, else 10,000 random ones)"),
+			study.StatisticColumn("median_gain_indo_aryan", "median gain of the family: indo aryan"),
+			study.StatisticColumn("median_gain_dravidian", "median gain of the family: dravidian"))...)
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	keys := slices.Collect(maps.Keys(gains))

@@ -1,14 +1,12 @@
 package indicklar
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/study"
 )
-
-// The plan draws its figures (experiment.Figurer).
-var _ study.Figurer = (*plan)(nil)
 
 // Figures draws the paper's figures from the plan's tables (Figures).
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
@@ -45,4 +43,9 @@ func appendNew[T comparable](s []T, v T) []T {
 		return s
 	}
 	return append(s, v)
+}
+
+// figureOf is study.FigureOf with stated, the figure's n, closing the caption.
+func figureOf(t *study.Table, name, mirrors, caption, stated string, o json.RawMessage) study.Figure {
+	return study.FigureOf(t, name, mirrors, caption+" ("+stated+")", stated, o)
 }

@@ -53,11 +53,10 @@ func CLCHeatmap(mx *study.Table) ([]study.Figure, error) {
 			return nil, err
 		}
 		n := len(langs[k])
-		stated := fmt.Sprintf("n = %s per triangle", study.Counted(n*(n-1)/2, "language pair"))
-		out = append(out, study.FigureOf(mx, "clc_"+k.model+"_"+k.form+"_"+k.lower, "IndicKLAR Fig. 4",
+		out = append(out, figureOf(mx, "clc_"+k.model+"_"+k.form+"_"+k.lower, "IndicKLAR Fig. 4",
 			fmt.Sprintf("%s: pairwise cross-lingual consistency (the Jaccard index of the items answered right) over %s, %s above the diagonal, %s below; "+
-				"each cell labelled with its value, the colour scale spanning the off-diagonal values (%.2f to %.2f), the diagonal (a language against itself, 1) grey, off the scale (%s)",
-				k.model, study.Counted(n, k.form+" language"), k.upper, k.lower, lo, hi, stated), stated, o))
+				"each cell labelled with its value, the colour scale spanning the off-diagonal values (%.2f to %.2f), the diagonal (a language against itself, 1) grey, off the scale",
+				k.model, study.Counted(n, k.form+" language"), k.upper, k.lower, lo, hi), "n = "+study.Counted(n*(n-1)/2, "language pair")+" per triangle", o))
 	}
 	return out, nil
 }
@@ -116,7 +115,7 @@ func FamilyCLC(mf, co *study.Table) ([]study.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	stated := "n = " + study.Counted(models2, "model × strategy point")
-	return []study.Figure{study.FigureOf(co, "family_clc", "IndicKLAR Fig. 5",
-		fmt.Sprintf("%s cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy (%s)", study.Native, study.Counted(langs, "language"), stated), stated, o)}, nil
+	return []study.Figure{figureOf(co, "family_clc", "IndicKLAR Fig. 5",
+		fmt.Sprintf("%s cross-lingual consistency (mean CLC(L) over up to %s) against model size, one line per family and strategy", study.Native, study.Counted(langs, "language")),
+		"n = "+study.Counted(models2, "model × strategy point"), o)}, nil
 }

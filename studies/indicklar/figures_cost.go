@@ -37,12 +37,8 @@ func TokenizationScatter(tok *study.Table) ([]study.Figure, error) {
 				answers += int(tok.Num(row, "n"))
 			}
 		}
-		sc := charts.NewScatter()
-		sc.SetGlobalOptions(append(chart.Globals(m+" — prompt length against accuracy"),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Name: "mean prompt tokens", Type: "value", NameLocation: "middle", NameGap: 28}),
-			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
-		sc.AddSeries("languages", pts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
+		sc := scatter(m+" — prompt length against accuracy", "mean prompt tokens")
+		sc.AddSeries("languages", pts, named())
 		fitNote := "; no least-squares fit (it needs two languages of different prompt lengths)"
 		if fit, ok := chart.LeastSquares(xs, ys); ok {
 			fitNote = ", the dashed line the least-squares fit"
@@ -56,9 +52,9 @@ func TokenizationScatter(tok *study.Table) ([]study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(answers, "answer")
-		out = append(out, study.FigureOf(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
-			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s) (%s)", m, study.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho), stated), stated, o))
+		out = append(out, figureOf(tok, "tokenization_"+m, "IndicKLAR Table 10 / A.9",
+			fmt.Sprintf("%s: %s, each point labelled with its language where the label fits (its tooltip names it)%s; Pearson r = %s (p %s), Spearman ρ = %s (p %s)", m, study.Counted(langs, "language"), fitNote, chart.Num(r), chart.Num(pr), chart.Num(rho), chart.Num(prho)),
+			"n = "+study.Counted(answers, "answer"), o))
 	}
 	return out, nil
 }
@@ -69,27 +65,35 @@ func LatencyScatter(lat *study.Table) ([]study.Figure, error) {
 	models, by := chart.GroupRows(lat, "model")
 	var out []study.Figure
 	for _, m := range models {
-		sc := charts.NewScatter()
-		sc.SetGlobalOptions(append(chart.Globals(m+" — accuracy against latency"),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
-			charts.WithXAxisOpts(opts.XAxis{Name: "mean ms per answer", Type: "value", NameLocation: "middle", NameGap: 28}),
-			charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+		sc := scatter(m+" — accuracy against latency", "mean ms per answer")
 		n := 0
 		for _, r := range by[m] {
 			if math.IsNaN(lat.Num(r, "mean_ms")) {
 				continue
 			}
-			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{chart.Round(lat.Num(r, "mean_ms")), chart.Round(lat.Num(r, "accuracy"))}, SymbolSize: 12}},
-				charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"}))
+			sc.AddSeries(lat.Str(r, "strategy"), []opts.ScatterData{{Name: lat.Str(r, "strategy"), Value: []any{chart.Round(lat.Num(r, "mean_ms")), chart.Round(lat.Num(r, "accuracy"))}, SymbolSize: 12}}, named())
 			n += int(lat.Num(r, "n"))
 		}
 		o, err := chart.OptionWith(sc, chart.PlaceLabels)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(n, "answer")
-		out = append(out, study.FigureOf(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
-			fmt.Sprintf("%s: each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it) (%s)", m, stated), stated, o))
+		out = append(out, figureOf(lat, "latency_"+m, "IndicKLAR Table 6 / A.2",
+			m+": each strategy's accuracy against its client-observed end-to-end latency under the run's concurrency, each point labelled with its strategy where the label fits (its tooltip names it)", "n = "+study.Counted(n, "answer"), o))
 	}
 	return out, nil
+}
+
+// scatter is a scatter of accuracy against x, points named by their labels (named).
+func scatter(title, x string) *charts.Scatter {
+	sc := charts.NewScatter()
+	sc.SetGlobalOptions(append(chart.Globals(title), charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: x, Type: "value", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Min: 0, Max: 1}))...)
+	return sc
+}
+
+// named labels a scatter's points with their names, right of them.
+func named() charts.SeriesOpts {
+	return charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right"})
 }

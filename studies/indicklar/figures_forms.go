@@ -2,8 +2,6 @@ package indicklar
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
@@ -16,43 +14,31 @@ import (
 // on English, native and code-mixed questions per language (bars with
 // 95% Wilson whiskers), from the accuracy table (metric correct).
 func FormAccuracy(acc *study.Table) ([]study.Figure, error) {
-	type key struct{ model, strategy string }
-	rates := map[key]map[string]map[string]study.Estimate{} // → form → language → rate
-	ns := map[key]int{}
-	for _, r := range acc.Rows {
-		s := acc.Str(r, "strategy")
-		if acc.Str(r, "metric") != "correct" || (s != string(Baseline) && s != string(BaselineCands)) {
-			continue
+	est := estimatesOf(acc)
+	var keys [][2]string // model, strategy
+	for k := range est {
+		if k[1] == string(Baseline) || k[1] == string(BaselineCands) {
+			keys = appendNew(keys, [2]string{k[0], k[1]})
 		}
-		k := key{acc.Str(r, "model"), s}
-		if rates[k] == nil {
-			rates[k] = map[string]map[string]study.Estimate{}
-		}
-		f := acc.Str(r, "form")
-		if rates[k][f] == nil {
-			rates[k][f] = map[string]study.Estimate{}
-		}
-		rates[k][f][acc.Str(r, "language")] = study.EstimateOf(acc, r)
-		ns[k] += int(acc.Num(r, "n"))
 	}
-	keys := slices.Collect(maps.Keys(rates))
-	sort.Slice(keys, func(i, j int) bool { return keys[i].model+keys[i].strategy < keys[j].model+keys[j].strategy })
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	forms := []string{string(study.English), string(study.Native), string(study.CodeMixed)}
 	var out []study.Figure
 	for _, k := range keys {
-		var langs []string
-		for f, m := range rates[k] {
-			if f == string(study.English) {
-				continue
-			}
-			for l := range m {
-				langs = appendNew(langs, l)
+		var langs, names []string
+		n := 0
+		for _, f := range forms {
+			for l, e := range est[[3]string{k[0], k[1], f}] {
+				n += e.N
+				if f != string(study.English) {
+					langs = appendNew(langs, l)
+				}
 			}
 		}
 		sort.Strings(langs)
-		var names []string
 		var values [][]study.Estimate
-		for _, f := range []string{string(study.English), string(study.Native), string(study.CodeMixed)} {
-			m, ok := rates[k][f]
+		for _, f := range forms {
+			m, ok := est[[3]string{k[0], k[1], f}]
 			if !ok {
 				continue
 			}
@@ -65,15 +51,91 @@ func FormAccuracy(acc *study.Table) ([]study.Figure, error) {
 			}
 			names, values = append(names, f), append(values, row)
 		}
-		o, err := study.IntervalBars(fmt.Sprintf("%s — %s accuracy by form", k.model, k.strategy), "accuracy", langs, names, values)
+		o, err := study.IntervalBars(fmt.Sprintf("%s — %s accuracy by form", k[0], k[1]), "accuracy", langs, names, values)
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(ns[k], "answer")
-		out = append(out, study.FigureOf(acc, "form_accuracy_"+k.model+"_"+k.strategy, "IndicKLAR Fig. 2",
-			fmt.Sprintf("%s, %s: accuracy on %s questions per language, whiskers the 95%% Wilson interval (%s)", k.model, k.strategy, formList(names), stated), stated, o))
+		out = append(out, figureOf(acc, "form_accuracy_"+k[0]+"_"+k[1], "IndicKLAR Fig. 2",
+			fmt.Sprintf("%s, %s: accuracy on %s questions per language, whiskers the 95%% Wilson interval", k[0], k[1], formList(names)), "n = "+study.Counted(n, "answer"), o))
 	}
 	return out, nil
+}
+
+// Romanization is IndicKLAR's Fig. 7 per model, from accuracy: per
+// language, accuracy on the native questions as they are, fully
+// romanized (ablation-romanized), code-mixed and romanized by the model
+// first (2step-translit), with 95% Wilson whiskers. A model with neither
+// romanized variant has no figure.
+func Romanization(acc *study.Table) ([]study.Figure, error) {
+	est := estimatesOf(acc)
+	var models []string
+	for k := range est {
+		models = appendNew(models, k[0])
+	}
+	sort.Strings(models)
+	native := string(study.Native)
+	var out []study.Figure
+	for _, m := range models {
+		rom, first := est[[3]string{m, string(Romanized), native}], est[[3]string{m, string(TwoStepTranslit), native}]
+		if rom == nil && first == nil {
+			continue
+		}
+		base := string(BaselineCands)
+		if est[[3]string{m, base, native}] == nil {
+			base = string(Baseline)
+		}
+		bars := []struct {
+			name string
+			k    [3]string
+		}{
+			{"native (" + base + ")", [3]string{m, base, native}},
+			{"romanized (ablation-romanized)", [3]string{m, string(Romanized), native}},
+			{"code-mixed (" + base + ")", [3]string{m, base, string(study.CodeMixed)}},
+			{"romanized by the model first (2step-translit)", [3]string{m, string(TwoStepTranslit), native}},
+		}
+		var langs []string
+		for _, e := range []map[string]study.Estimate{rom, first} {
+			for l := range e {
+				langs = appendNew(langs, l)
+			}
+		}
+		sort.Strings(langs)
+		var names []string
+		var values [][]study.Estimate
+		n := 0
+		for _, b := range bars {
+			e := est[b.k]
+			if e == nil {
+				continue
+			}
+			row := make([]study.Estimate, len(langs))
+			for i, l := range langs {
+				row[i] = chart.Lookup(e, l)
+				n += row[i].N
+			}
+			names, values = append(names, b.name), append(values, row)
+		}
+		o, err := study.IntervalBars(m+" — native, romanized and code-mixed", "accuracy", langs, names, values)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, figureOf(acc, "romanization_"+m, "IndicKLAR Fig. 7",
+			m+": accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95% Wilson interval", "n = "+study.Counted(n, "answer"), o))
+	}
+	return out, nil
+}
+
+// estimatesOf indexes accuracy's correct rates by model, strategy and
+// form, then language.
+func estimatesOf(acc *study.Table) map[[3]string]map[string]study.Estimate {
+	est := map[[3]string]map[string]study.Estimate{}
+	for _, r := range acc.Rows {
+		if acc.Str(r, "metric") != "correct" {
+			continue
+		}
+		put(est, [3]string{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}, acc.Str(r, "language"), study.EstimateOf(acc, r))
+	}
+	return est
 }
 
 // formList names the forms a figure shows, as a caption says them

@@ -30,22 +30,21 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 	var out []study.Figure
 	for _, m := range models {
 		var langs, strategies, forms []string
-		gain, holm := map[[2]string]float64{}, map[[2]string]float64{}
+		gain := map[[2]string][2]float64{} // strategy, language → gain, Holm-adjusted p
 		sig, n, ref, zeros := 0, 0, "", 0
 		for _, r := range by[m] {
 			if f := st.Str(r, "form"); f != string(study.Native) {
 				forms = appendNew(forms, f)
 				continue
 			}
-			if st.Num(r, "diff") == 0 {
+			g := [2]float64{st.Num(r, "diff"), st.Num(r, "p_holm")}
+			l, s := st.Str(r, "language"), st.Str(r, "strategy")
+			langs, strategies = appendNew(langs, l), appendNew(strategies, s)
+			gain[[2]string{s, l}] = g
+			if g[0] == 0 {
 				zeros++
 			}
-			l, s := st.Str(r, "language"), st.Str(r, "strategy")
-			langs = appendNew(langs, l)
-			strategies = appendNew(strategies, s)
-			gain[[2]string{s, l}] = st.Num(r, "diff")
-			holm[[2]string{s, l}] = st.Num(r, "p_holm")
-			if st.Num(r, "p_holm") < 0.05 {
+			if g[1] < 0.05 {
 				sig++
 			}
 			n += int(st.Num(r, "pairs"))
@@ -67,9 +66,10 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 		for _, s := range strategies {
 			data := make([]opts.BarData, len(langs))
 			for i, l := range langs {
-				if v, ok := gain[[2]string{s, l}]; ok {
+				if g, ok := gain[[2]string{s, l}]; ok {
+					v := g[0]
 					data[i] = opts.BarData{Value: chart.Round(v)}
-					if stars := tables.Stars(holm[[2]string{s, l}]); stars != "" { // on the bar itself: Table 10's thresholds (the paper's Fig. 3 has no stars), on Bhasha's Holm-adjusted p
+					if stars := tables.Stars(g[1]); stars != "" { // on the bar itself: Table 10's thresholds (the paper's Fig. 3 has no stars), on Bhasha's Holm-adjusted p
 						pos := "top"
 						if v < 0 {
 							pos = "bottom"
@@ -104,80 +104,6 @@ func StrategyGains(st *study.Table) ([]study.Figure, error) {
 		stated := "n = " + study.Counted(n, "paired answer")
 		out = append(out, study.FigureOf(st, "strategy_gains_"+m, mirrors,
 			fmt.Sprintf("%s: each strategy's accuracy gain over %s on the same %s items per language; %d of the differences significant, marked * p < 0.05, ** p < 0.01, *** p < 0.001%s (McNemar, Holm-adjusted; %s)", m, ref, study.Native, sig, zero, stated), stated, o))
-	}
-	return out, nil
-}
-
-// Romanization is IndicKLAR's Fig. 7 per model, from accuracy: per
-// language, accuracy on the native questions as they are, fully
-// romanized (ablation-romanized), code-mixed and romanized by the model
-// first (2step-translit), with 95% Wilson whiskers. A model with neither
-// romanized variant has no figure.
-func Romanization(acc *study.Table) ([]study.Figure, error) {
-	type key struct{ model, strategy, form string }
-	est := map[key]map[string]study.Estimate{}
-	var models []string
-	for _, r := range acc.Rows {
-		if acc.Str(r, "metric") != "correct" {
-			continue
-		}
-		k := key{acc.Str(r, "model"), acc.Str(r, "strategy"), acc.Str(r, "form")}
-		if est[k] == nil {
-			est[k] = map[string]study.Estimate{}
-		}
-		est[k][acc.Str(r, "language")] = study.EstimateOf(acc, r)
-		models = appendNew(models, k.model)
-	}
-	sort.Strings(models)
-	var out []study.Figure
-	for _, m := range models {
-		native := string(study.Native)
-		rom, first := est[key{m, string(Romanized), native}], est[key{m, string(TwoStepTranslit), native}]
-		if rom == nil && first == nil {
-			continue
-		}
-		base := string(BaselineCands)
-		if est[key{m, base, native}] == nil {
-			base = string(Baseline)
-		}
-		bars := []struct {
-			name string
-			k    key
-		}{
-			{"native (" + base + ")", key{m, base, native}},
-			{"romanized (ablation-romanized)", key{m, string(Romanized), native}},
-			{"code-mixed (" + base + ")", key{m, base, string(study.CodeMixed)}},
-			{"romanized by the model first (2step-translit)", key{m, string(TwoStepTranslit), native}},
-		}
-		var langs []string
-		for _, e := range []map[string]study.Estimate{rom, first} {
-			for l := range e {
-				langs = appendNew(langs, l)
-			}
-		}
-		sort.Strings(langs)
-		var names []string
-		var values [][]study.Estimate
-		n := 0
-		for _, b := range bars {
-			e := est[b.k]
-			if e == nil {
-				continue
-			}
-			row := make([]study.Estimate, len(langs))
-			for i, l := range langs {
-				row[i] = chart.Lookup(e, l)
-				n += row[i].N
-			}
-			names, values = append(names, b.name), append(values, row)
-		}
-		o, err := study.IntervalBars(m+" — native, romanized and code-mixed", "accuracy", langs, names, values)
-		if err != nil {
-			return nil, err
-		}
-		stated := "n = " + study.Counted(n, "answer")
-		out = append(out, study.FigureOf(acc, "romanization_"+m, "IndicKLAR Fig. 7",
-			fmt.Sprintf("%s: accuracy on the native questions as they are, fully romanized, and in their code-mixed form (and romanized by the model first, where run), per language; whiskers the 95%% Wilson interval (%s)", m, stated), stated, o))
 	}
 	return out, nil
 }
@@ -224,9 +150,8 @@ func RelationsRadar(rel *study.Table) ([]study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		stated := "n = " + study.Counted(total, "answer")
-		out = append(out, study.FigureOf(rel, "relations_"+m, "IndicKLAR Fig. 6",
-			fmt.Sprintf("%s: accuracy per relation and strategy, pooled over languages and forms (%s)", m, stated), stated, o))
+		out = append(out, figureOf(rel, "relations_"+m, "IndicKLAR Fig. 6",
+			m+": accuracy per relation and strategy, pooled over languages and forms", "n = "+study.Counted(total, "answer"), o))
 	}
 	return out, nil
 }
@@ -319,8 +244,7 @@ func FlipSankey(fp *study.Table) ([]study.Figure, error) {
 		if zero > 0 {
 			caption += fmt.Sprintf("; %s of 0 items drawn as a hairline, the count in the node's label", study.Counted(zero, "flow"))
 		}
-		stated := "n = " + study.Counted(a.from1, "baseline-wrong item")
-		out = append(out, study.FigureOf(fp, "flip_points_"+m, mirrors, caption+" ("+stated+")", stated, o))
+		out = append(out, figureOf(fp, "flip_points_"+m, mirrors, caption, "n = "+study.Counted(a.from1, "baseline-wrong item"), o))
 	}
 	return out, nil
 }

@@ -22,12 +22,6 @@ type gainKey struct{ model, strategy, measure string }
 // measure × native language: acc on the same items, clc of CLC(L).
 func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gainKey]map[string]float64 {
 	gains := map[gainKey]map[string]float64{}
-	put := func(k gainKey, lang string, v float64) {
-		if gains[k] == nil {
-			gains[k] = map[string]float64{}
-		}
-		gains[k][lang] = v
-	}
 	for k, set := range o {
 		if k[1] == ref || k[3] != "native" {
 			continue
@@ -38,7 +32,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 		}
 		n, kb, ks, _, _ := tables.Paired(base, set)
 		if n > 0 {
-			put(gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
+			put(gains, gainKey{k[0], k[1], "acc"}, k[2], float64(ks-kb)/float64(n))
 		}
 	}
 	clc := clcByUnit(clcMeans)
@@ -47,7 +41,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 			continue
 		}
 		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
-			put(gainKey{k[0], k[1], "clc"}, k[2], v-b)
+			put(gains, gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
 	return gains
@@ -58,33 +52,24 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 // and permutation p, median and Wilcoxon beside.
 func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study.Table {
 	t := study.NewTable("language_tests", "a strategy's gains across languages (accuracy and CLC): mean with bootstrap interval and permutation p as A.3/A.4, median and Wilcoxon beside, languages with a positive gain",
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		study.CountColumn("languages", "languages with a gain"),
-		study.CountColumn("positive", "languages with a positive gain"),
-		study.StatisticColumn("mean_gain", "mean per-language gain (as the paper states it)"),
-		study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
-		study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
-		study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
-		study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
-		study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
-		study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
-		study.TextColumn("method", "how the test or extraction was made"))
+		append(keys("model", "strategy", "reference", "measure"),
+			study.CountColumn("languages", "languages with a gain"),
+			study.CountColumn("positive", "languages with a positive gain"),
+			study.StatisticColumn("mean_gain", "mean per-language gain (as the paper states it)"),
+			study.LowerColumn("mean_gain_lo", "lower bound of the 95% interval of mean_gain"),
+			study.UpperColumn("mean_gain_hi", "upper bound of the 95% interval of mean_gain"),
+			study.PValueColumn("perm_p", "two-sided permutation p (exact sign flips up to 20 languages, else 10,000 random ones)"),
+			study.StatisticColumn("median_gain", "median per-language gain (of the measure: accuracy or CLC)"),
+			study.StatisticColumn("wilcoxon_T", "Wilcoxon signed-rank statistic"),
+			study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
+			study.TextColumn("method", "how the test or extraction was made"))...)
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	gains := map[gainKey][]float64{}
-	for k, m := range byLang {
-		for _, v := range m {
-			gains[k] = append(gains[k], v)
-		}
-	}
-	keys := slices.Collect(maps.Keys(gains))
+	keys := slices.Collect(maps.Keys(byLang))
 	study.SortBy(keys, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
-	parallel.For(len(keys), func(i int) { rows[i] = languageTest(keys[i], gains[keys[i]], ref) })
+	parallel.For(len(keys), func(i int) { rows[i] = languageTest(keys[i], slices.Collect(maps.Values(byLang[keys[i]])), ref) })
 	for _, r := range rows {
 		t.Add(r...)
 	}
@@ -93,14 +78,13 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 
 // languageTest is the language_tests row of x's gains g (sorted here).
 func languageTest(x gainKey, g []float64, ref string) []any {
-	sort.Float64s(g) // a fixed order: the bootstrap draws from it
+	mean, lo, hi := bootstrap(g, 0) // g sorted: the tests below read it so
 	pos := 0
 	for _, v := range g {
 		if v > 0 {
 			pos++
 		}
 	}
-	mean, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 0)))
 	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
 	med := stats.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
@@ -119,10 +103,10 @@ func languageTest(x gainKey, g []float64, ref string) []any {
 // the best variant; family names a strategy's family ("" for none).
 func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("strategy_families", "each strategy family's variants (1Step, 2Step, TinT, CoT): mean accuracy and CLC gains over the reference across language × model cells with bootstrap intervals, against latency; the best variant marked",
-		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
+		key("family"),
 		key("strategy"),
 		tables.Flag("best", "the family's variant with the highest mean accuracy gain over the cells (Bhasha's pick; the paper selects per cell: family_selection)"),
-		study.TextColumn("reference", "the strategy compared against"),
+		key("reference"),
 		study.CountColumn("cells", "language × model cells with an accuracy gain"),
 		study.ProportionColumn("mean_acc_gain", "mean gain over the reference across language × model cells, in accuracy or in native CLC(L)"),
 		study.LowerColumn("mean_acc_gain_lo", "lower bound of the 95% interval of mean_acc_gain"),
@@ -143,19 +127,13 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 		if k.measure == "acc" {
 			to = acc
 		}
-		for _, v := range byLang {
-			to[k.strategy] = append(to[k.strategy], v)
-		}
+		to[k.strategy] = slices.AppendSeq(to[k.strategy], maps.Values(byLang))
 	}
 	lat := map[string][]float64{}
 	for _, r := range rows {
 		if !r.Failed && !r.Cached && r.LatencyMS > 0 {
 			lat[r.Key.Strategy] = append(lat[r.Key.Strategy], r.LatencyMS)
 		}
-	}
-	boot := func(v []float64, stream uint64) (m, lo, hi float64) {
-		sort.Float64s(v)
-		return stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
 	}
 	type variant struct {
 		family, strategy string
@@ -176,8 +154,8 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 	}
 	study.SortBy(vs, func(v variant) []string { return []string{v.family, v.strategy} })
 	for _, v := range vs {
-		am, alo, ahi := boot(acc[v.strategy], 4)
-		cm, clo, chi := boot(clc[v.strategy], 5)
+		am, alo, ahi := bootstrap(acc[v.strategy], 4)
+		cm, clo, chi := bootstrap(clc[v.strategy], 5)
 		t.Add(v.family, v.strategy, best[v.family].strategy == v.strategy, ref, len(acc[v.strategy]), am, alo, ahi,
 			len(clc[v.strategy]), cm, clo, chi, stats.Mean(lat[v.strategy]), stats.Mean(lat[ref]))
 	}
@@ -189,18 +167,15 @@ func strategyFamiliesFrom(rows []study.Row, gains map[gainKey]map[string]float64
 // strategy "*" the mean selected gain, each variant how often it is picked.
 func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, family func(string) string) *study.Table {
 	t := study.NewTable("family_selection", "A.3's best variant per family as the paper selects it: per language × model cell, separately for accuracy and CLC, the variant with the largest gain over the reference; how often each variant is selected, and the mean gain of the selected variants",
-		study.TextColumn("family", "the strategy family (1Step, 2Step, TinT, CoT)"),
-		study.TextColumn("measure", "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))"),
-		key("strategy"),
-		study.TextColumn("reference", "the strategy compared against"),
-		study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
-		study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
-		study.ProportionColumn("share", "selected / cells (strategy *: empty)"),
-		study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
-		study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
-		study.StatisticColumn("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
-		study.LowerColumn("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
-		study.UpperColumn("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))
+		append(keys("family", "measure", "strategy", "reference"),
+			study.CountColumn("cells", "language × model cells where a variant of the family has a gain"),
+			study.CountColumn("selected", "cells where the variant has the family's largest gain (strategy *: every cell)"),
+			study.ProportionColumn("share", "selected / cells (strategy *: empty)"),
+			study.LowerColumn("share_lo", "lower bound of the 95% interval of share"),
+			study.UpperColumn("share_hi", "upper bound of the 95% interval of share"),
+			study.StatisticColumn("mean_best_gain", "strategy *: the mean over the cells of the selected variant's gain (the paper's A.3 family gain); a variant: empty"),
+			study.LowerColumn("mean_best_gain_lo", "lower bound of the 95% interval of mean_best_gain"),
+			study.UpperColumn("mean_best_gain_hi", "upper bound of the 95% interval of mean_best_gain"))...)
 	t.Mirrors = "IndicKLAR A.3"
 	type fm struct{ family, measure string }
 	type cell struct{ model, lang string }
@@ -240,8 +215,7 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			selected[b.strategy]++
 			g = append(g, b.gain)
 		}
-		sort.Float64s(g) // a fixed order: the bootstrap draws from it
-		m, lo, hi := stats.PairedBootstrap(g, 0.95, 10000, rand.New(rand.NewPCG(12345, 6)))
+		m, lo, hi := bootstrap(g, 6)
 		t.Add(x.family, x.measure, "*", ref, len(cells), len(cells), nan, nan, nan, m, lo, hi)
 		for _, s := range slices.Sorted(maps.Keys(variants[x])) {
 			pr := study.NewProportion(selected[s], len(cells))
@@ -252,4 +226,11 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 		t.Note = fmt.Sprintf("no family variant to select: the run has no strategy of a family (1Step, 2Step, TinT, CoT) with a native gain over the reference (%s)", ref)
 	}
 	return t
+}
+
+// bootstrap sorts v (a fixed order for the draws) and is its mean with
+// the 95% percentile bootstrap interval (10,000 resamples from stream of seed 12345).
+func bootstrap(v []float64, stream uint64) (m, lo, hi float64) {
+	sort.Float64s(v)
+	return stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, stream)))
 }

@@ -2,8 +2,6 @@ package indicklar
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -15,13 +13,16 @@ import (
 // The notes below say why a table has no rows (Table.Note).
 
 // formLanguages lists each form's languages, "native: ben, hin; english: eng".
-func formLanguages(forms map[string]map[string]bool) string {
-	names := slices.Sorted(maps.Keys(forms))
-	parts := make([]string, len(names))
-	for i, f := range names {
-		parts[i] = f + ": " + strings.Join(study.SortedKeys(forms[f]), ", ")
+func formLanguages(forms map[string]map[string]bool) string { return sets(forms, "%s: %s", "; ") }
+
+// sets lists each set of m by key order, as format of its key and its
+// members joined by ", ", joined by sep.
+func sets(m map[string]map[string]bool, format, sep string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range study.SortedKeys(m) {
+		parts = append(parts, fmt.Sprintf(format, k, strings.Join(study.SortedKeys(m[k]), ", ")))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, sep)
 }
 
 // oneLanguageNote is the CLC tables' note when no form has two languages.
@@ -42,7 +43,7 @@ func oneLanguageNote(forms map[string]map[string]bool) string {
 func noteCLC(o tables.Outcomes, pairs, means, overall *study.Table) {
 	forms := map[string]map[string]bool{}
 	for k := range o {
-		addTo(forms, k[3], k[2])
+		put(forms, k[3], k[2], true)
 	}
 	note := "no answers"
 	if len(o) > 0 {
@@ -75,7 +76,7 @@ func noteCLCMatrix(t, pairs *study.Table, ref string) {
 	for _, r := range pairs.Rows {
 		for _, u := range []string{pairs.Str(r, "a"), pairs.Str(r, "b")} {
 			l, f, _ := strings.Cut(u, "/")
-			addTo(forms, f, l)
+			put(forms, f, l, true)
 		}
 		if pairs.Str(r, "scope") != "cross-form" {
 			paired[pairs.Str(r, "strategy")] = true
@@ -133,13 +134,9 @@ func familiesOf(codes map[string]bool) string {
 		if l, ok := reg.Find(c); ok && l.Family != "" {
 			f = string(l.Family)
 		}
-		addTo(fams, f, c)
+		put(fams, f, c, true)
 	}
-	var parts []string
-	for _, f := range study.SortedKeys(fams) {
-		parts = append(parts, f+" ("+strings.Join(study.SortedKeys(fams[f]), ", ")+")")
-	}
-	return strings.Join(parts, ", ")
+	return sets(fams, "%s (%s)", ", ")
 }
 
 // noteFamilyTests sets family_tests' note when it is empty.
@@ -176,10 +173,10 @@ func noteFamilyGainTests(t *study.Table, gains map[gainKey]map[string]float64, r
 	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + familiesOf(langs)
 }
 
-// addTo adds v to the set m[k], made when m has none.
-func addTo[K, V comparable](m map[K]map[V]bool, k K, v V) {
+// put sets m[k][v] to w, m[k] made when m has none.
+func put[K, V comparable, W any](m map[K]map[V]W, k K, v V, w W) {
 	if m[k] == nil {
-		m[k] = map[V]bool{}
+		m[k] = map[V]W{}
 	}
-	m[k][v] = true
+	m[k][v] = w
 }

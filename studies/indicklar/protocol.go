@@ -41,13 +41,13 @@ type Protocol struct {
 	LenientJSON bool
 
 	once     sync.Once
-	byID     map[string]*itemAt
-	variants []*study.Variant     // every item's variants, numbered (variantAt.n)
+	byID     map[string]itemAt    // an item and its English variant's number (-1: none)
+	at       map[[3]string]int32  // item id, language, form → its first variant's number
+	variants []*study.Variant     // every item's variants, numbered
 	headers  map[headerKey]string // the headers made so far, placeholders filled
 }
 
-// headerKey names a prompt header: its template and what fills its
-// placeholders.
+// headerKey names a prompt header: its template and placeholder values.
 type headerKey struct {
 	template                   string
 	strategy                   Strategy
@@ -170,7 +170,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 						key.Role = study.Translation()
 					}
 					pool := pools[p.poolKey(s, it.Relation, sl)]
-					demos := p.demos(pool, p.excluded(s, pool, it.ID), it.ID, sl, shots)
+					demos := p.demos(s, pool, it.ID, sl, shots)
 					prompt, err := p.prompt(s, stage, sl.lang, v, demos, key, prior)
 					if err != nil {
 						if !yield(study.Request{}, err) {
@@ -237,62 +237,29 @@ func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 	return poolKey{relation, sl.lang.ISO3, sl.form}
 }
 
-// excluded are the positions of pool (ascending) left out of the draw for
-// item testID: its own, or in a 2Step strategy without DemosExcludeItem the
-// position of its numeric KLAR index, as the authors' code does.
-func (p *Protocol) excluded(s Strategy, pool []demo, testID string) []int {
-	if s.Stages() == 2 && !p.DemosExcludeItem {
-		if k, err := strconv.Atoi(testID); err == nil && k >= 0 && k < len(pool) {
-			return []int{k}
-		}
-		return nil
-	}
-	var skip []int
+// demos draws n demonstrations for item testID of strategy s from pool
+// by a partial Fisher-Yates shuffle seeded by the seed, item, language and
+// form, leaving out the item, or in a 2Step strategy without
+// DemosExcludeItem the position of its numeric KLAR index, as the authors'
+// code does.
+func (p *Protocol) demos(s Strategy, pool []demo, testID string, sl slot, n int) []demo {
+	byIndex := s.Stages() == 2 && !p.DemosExcludeItem
+	k, err := strconv.Atoi(testID)
+	cands := make([]demo, 0, len(pool))
 	for i, d := range pool {
-		if d.id == testID {
-			skip = append(skip, i)
+		if byIndex && (err != nil || i != k) || !byIndex && d.id != testID {
+			cands = append(cands, d)
 		}
-	}
-	return skip
-}
-
-// demos draws n demonstrations from pool but the positions skip by a
-// partial Fisher-Yates shuffle seeded by the seed, item, language and form;
-// O(n·(n+len(skip))).
-func (p *Protocol) demos(pool []demo, skip []int, testID string, sl slot, n int) []demo {
-	m := len(pool) - len(skip) // the candidates
-	// pos is the pool position of candidate k.
-	pos := func(k int) int {
-		for _, s := range skip {
-			if s > k {
-				break
-			}
-			k++
-		}
-		return k
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%s|%s", testID, sl.lang.ISO3, sl.form)
 	r := rand.New(rand.NewPCG(uint64(p.Seed), h.Sum64()))
-	n = min(n, m)
-	type moved struct{ at, cand int }
-	var swaps []moved // candidate now at position at, where it is not at itself
-	get := func(at int) int {
-		for i := len(swaps) - 1; i >= 0; i-- {
-			if swaps[i].at == at {
-				return swaps[i].cand
-			}
-		}
-		return at
+	n = min(n, len(cands))
+	for i := range n {
+		j := i + r.IntN(len(cands)-i)
+		cands[i], cands[j] = cands[j], cands[i]
 	}
-	out := make([]demo, n)
-	for i := 0; i < n; i++ {
-		j := i + r.IntN(m-i)
-		ci, cj := get(i), get(j)
-		swaps = append(swaps, moved{i, cj}, moved{j, ci})
-		out[i] = pool[pos(cj)]
-	}
-	return out
+	return cands[:n]
 }
 
 // placeholders fills SOURCE_LANG, SOURCE_SCRIPT and TARGET_LANG.
@@ -317,21 +284,21 @@ func (p *Protocol) placeholders(s Strategy, l lang.Language) *strings.Replacer {
 }
 
 func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Variant, demos []demo, key study.Key, prior study.Lookup) (string, error) {
-	if s.Ablation() {
-		return p.ablationPrompt(s, v, key.Item, demos), nil
-	}
 	var sb promptBuilder
-	switch s {
-	case Baseline, BaselineCands:
+	if !s.JSON() { // the cloze format of the baselines and ablations
+		q, _, cands, ok := p.cloze(s, key.Item, v)
+		if !ok {
+			return "", nil
+		}
 		sb.Grow(128 * (len(demos) + 1))
 		for _, d := range demos {
-			sb.add(d.v.Question, " ", d.v.Answer, "\n")
+			if dq, dg, _, ok := p.cloze(s, d.id, d.v); ok {
+				sb.add(dq, " ", dg, "\n")
+			}
 		}
-		sb.add(v.Question)
-		if s == BaselineCands && len(v.Candidates) > 0 {
-			sb.add("\nCandidates: ")
-			sb.list(v.Candidates)
-			sb.add("\nAnswer:")
+		sb.add(q)
+		if len(cands) > 0 {
+			sb.add("\nCandidates: ", strings.Join(cands, ", "), "\nAnswer:")
 		}
 		return sb.String(), nil
 	}
@@ -364,20 +331,17 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		}
 		sb.add("Q: ", v.Question)
 		if s == CoTCands && len(v.Candidates) > 0 {
-			sb.add("\nCandidates: ")
-			sb.list(v.Candidates)
+			sb.add("\nCandidates: ", strings.Join(v.Candidates, ", "))
 		}
 		sb.add("\nOutput:")
 		return sb.String(), nil
 	}
 	for _, d := range demos {
-		sb.add("Q: ", d.v.Question, "\nCandidates: ")
-		if len(d.v.Candidates) == 0 { // a demonstration without candidates shows its answer
-			sb.add(d.v.Answer)
-		} else {
-			sb.list(d.v.Candidates)
+		shown := d.v.Answer // a demonstration without candidates shows its answer
+		if len(d.v.Candidates) > 0 {
+			shown = strings.Join(d.v.Candidates, ", ")
 		}
-		sb.add("\nOutput: {\"answer\": \"", d.v.Answer, "\"}\n\n")
+		sb.add("Q: ", d.v.Question, "\nCandidates: ", shown, "\nOutput: {\"answer\": \"", d.v.Answer, "\"}\n\n")
 	}
 	q := v.Question
 	if s.Stages() == 2 {
@@ -387,11 +351,13 @@ func (p *Protocol) prompt(s Strategy, stage int, l lang.Language, v *study.Varia
 		if !ok || rec.Status != study.StatusOK {
 			return "", nil
 		}
-		q = Stage1Question(rec.Response)
+		// the first stage's "translation" by the authors' rule, else its whole output, trimmed
+		r := extract.Authors(rec.Response, "translation")
+		if q = r.Fallback; r.OK() && !r.Null {
+			q = r.Value
+		}
 	}
-	sb.add("Q: ", q, "\nCandidates: ")
-	sb.list(v.Candidates)
-	sb.add("\nOutput:")
+	sb.add("Q: ", q, "\nCandidates: ", strings.Join(v.Candidates, ", "), "\nOutput:")
 	return sb.String(), nil
 }
 
@@ -402,27 +368,6 @@ func (b *promptBuilder) add(parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
 	}
-}
-
-// list writes items joined by ", " (strings.Join's text).
-func (b *promptBuilder) list(items []string) {
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(it)
-	}
-}
-
-// Stage1Question is the question a two-step strategy's second stage asks:
-// the "translation" field of the first stage's JSON by the authors' rule
-// (extract.Authors), else the whole output, trimmed.
-func Stage1Question(response string) string {
-	r := extract.Authors(response, "translation")
-	if r.OK() && !r.Null {
-		return r.Value
-	}
-	return r.Fallback
 }
 
 // Extract reads a response as the authors' code does: the first line for
@@ -436,17 +381,16 @@ func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	}
 	k := parsingOf(st, r, p.LenientJSON)
 	res := parse(k)
-	if _, n, _ := p.locate(r.Fields.Item, r.Fields.Language, r.Fields.Form); n >= 0 && st != Baseline && k.how != 2 { // a translation's JSON: no candidates
+	if _, n, _ := p.locate(r.Fields.Item, r.Fields.Language, r.Fields.Form); n >= 0 && st != Baseline && k.field != "translation" {
 		res = extract.Candidates(res, p.variants[n].Candidates)
 	}
 	return &res
 }
 
-// parsing is how a response is read before its candidates are checked:
-// the first line, or a JSON field by one of the two rules.
+// parsing is how a response is read before its candidates are checked.
 type parsing struct {
-	how      uint8 // 0 the first line, 1 the "answer" field, 2 the "translation" field
-	lenient  bool  // extract.Field, else extract.Authors
+	field    string // the JSON field read; "": the first line
+	lenient  bool   // extract.Field, else extract.Authors
 	response string
 }
 
@@ -454,80 +398,57 @@ type parsing struct {
 func parsingOf(st Strategy, r *study.Record, lenient bool) parsing {
 	switch {
 	case !st.JSON():
-		return parsing{how: 0, response: r.Response}
+		return parsing{response: r.Response}
 	case r.Fields.Role.Kind == study.RoleTranslation:
-		return parsing{how: 2, lenient: lenient, response: r.Response}
+		return parsing{field: "translation", lenient: lenient, response: r.Response}
 	}
-	return parsing{how: 1, lenient: lenient, response: r.Response}
+	return parsing{field: "answer", lenient: lenient, response: r.Response}
 }
 
 // parse reads a response as k says (a function of k alone).
 func parse(k parsing) study.ExtractResult {
-	field := extract.Authors
-	if k.lenient {
-		field = study.ExtractField
-	}
-	switch k.how {
-	case 0:
+	switch {
+	case k.field == "":
 		return study.ExtractFirstLine(k.response)
-	case 2:
-		return field(k.response, "translation")
+	case k.lenient:
+		return study.ExtractField(k.response, k.field)
 	}
-	return field(k.response, "answer")
+	return extract.Authors(k.response, k.field)
 }
 
-// item finds an item by id (an index built on first use).
+// item finds an item by id (nil: none).
 func (p *Protocol) item(id string) *study.Item {
 	p.index()
-	if at := p.byID[id]; at != nil {
-		return at.it
-	}
-	return nil
+	return p.byID[id].it
 }
 
-// itemAt is an item in the index: its variants (the first of each
-// language and form), and its English variant's number (-1: none).
+// itemAt is an indexed item and its English variant's number (-1: none).
 type itemAt struct {
 	it *study.Item
-	vs []variantAt
 	en int32
 }
 
-// variantAt is a variant in the index: its language, form and number.
-type variantAt struct {
-	lang, form string
-	n          int32
-}
-
-// locate finds item id (nil: none) and the number of its variant in lang
-// and form (Item.Variant, through an index; -1: none) and of its English
-// variant (-1: none).
+// locate finds item id (nil: none), the number of its variant in lang and
+// form (-1: none) and of its English variant (-1: none).
 func (p *Protocol) locate(id, lang, form string) (it *study.Item, n, en int32) {
 	p.index()
-	at := p.byID[id]
-	if at == nil {
+	at, ok := p.byID[id]
+	if !ok {
 		return nil, -1, -1
 	}
-	for i := range at.vs {
-		if at.vs[i].lang == lang && at.vs[i].form == form {
-			return at.it, at.vs[i].n, at.en
-		}
+	if n, ok := p.at[[3]string{id, lang, form}]; ok {
+		return at.it, n, at.en
 	}
 	return at.it, -1, at.en
 }
 
+// index numbers the variants; an id met again keeps its first variant of
+// each language and form but takes the later item and its English variant.
 func (p *Protocol) index() {
 	p.once.Do(func() {
-		p.byID = make(map[string]*itemAt, len(p.Set.Items))
+		p.byID, p.at = make(map[string]itemAt, len(p.Set.Items)), map[[3]string]int32{}
 		for _, it := range p.Set.Items {
-			// An id met again: the later item and its English variant;
-			// the first variant of each language and form.
-			at := p.byID[it.ID]
-			if at == nil {
-				at = &itemAt{}
-				p.byID[it.ID] = at
-			}
-			at.it, at.en = it, -1
+			at := itemAt{it, -1}
 			for i := range it.Variants {
 				v := &it.Variants[i]
 				n := int32(len(p.variants))
@@ -535,55 +456,37 @@ func (p *Protocol) index() {
 				if at.en < 0 && v.Language == "eng" && v.Form == study.English {
 					at.en = n
 				}
-				if !slices.ContainsFunc(at.vs, func(w variantAt) bool { return w.lang == v.Language && w.form == string(v.Form) }) {
-					at.vs = append(at.vs, variantAt{lang: v.Language, form: string(v.Form), n: n})
+				if _, ok := p.at[[3]string{it.ID, v.Language, string(v.Form)}]; !ok {
+					p.at[[3]string{it.ID, v.Language, string(v.Form)}] = n
 				}
 			}
+			p.byID[it.ID] = at
 		}
 	})
 }
 
-// ablated is the question, gold and candidates of ablation s for the
-// native variant v of item id; ok is false when the item lacks what s needs.
-func (p *Protocol) ablated(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
-	it := p.item(id)
-	if it == nil {
-		return "", "", nil, false
-	}
-	en, hasEN := it.Variant("eng", study.English)
+// cloze is the question, gold and candidates shown for variant v of item
+// id in a cloze prompt of s, ablated as s says; ok is false when the item
+// lacks what ablation s needs.
+func (p *Protocol) cloze(s Strategy, id string, v *study.Variant) (q, gold string, cands []string, ok bool) {
 	switch s {
-	case EntityEN: // native template, English subject; native gold
-		if !hasEN || en.Subject == "" || v.Template == "" {
-			return "", "", nil, false
-		}
-		return klar.Fill(v.Template, en.Subject), v.Answer, v.Candidates, true
-	case ContextEN: // English template, native subject; English gold
-		if !hasEN || en.Template == "" || v.Subject == "" {
-			return "", "", nil, false
-		}
-		return klar.Fill(en.Template, v.Subject), en.Answer, en.Candidates, true
+	case Baseline:
+		return v.Question, v.Answer, nil, true
 	case Romanized: // the native question romanized; native gold
 		return translit.Roman(v.Question), v.Answer, v.Candidates, v.Question != ""
-	}
-	return "", "", nil, false
-}
-
-// ablationPrompt is the Obj-Baseline format over ablated questions, the
-// demonstrations ablated the same way ("" when the item cannot be ablated).
-func (p *Protocol) ablationPrompt(s Strategy, v *study.Variant, id string, demos []demo) string {
-	q, _, cands, ok := p.ablated(s, id, v)
-	if !ok {
-		return ""
-	}
-	var sb strings.Builder
-	for _, d := range demos {
-		if dq, dg, _, ok := p.ablated(s, d.id, d.v); ok {
-			sb.WriteString(dq + " " + dg + "\n")
+	case EntityEN, ContextEN:
+		it := p.item(id)
+		if it == nil {
+			return "", "", nil, false
 		}
+		switch en, hasEN := it.Variant("eng", study.English); {
+		case !hasEN:
+		case s == EntityEN && en.Subject != "" && v.Template != "": // native template, English subject; native gold
+			return klar.Fill(v.Template, en.Subject), v.Answer, v.Candidates, true
+		case s == ContextEN && en.Template != "" && v.Subject != "": // English template, native subject; English gold
+			return klar.Fill(en.Template, v.Subject), en.Answer, en.Candidates, true
+		}
+		return "", "", nil, false
 	}
-	sb.WriteString(q)
-	if len(cands) > 0 {
-		sb.WriteString("\nCandidates: " + strings.Join(cands, ", ") + "\nAnswer:")
-	}
-	return sb.String()
+	return v.Question, v.Answer, v.Candidates, true
 }

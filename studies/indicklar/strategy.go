@@ -68,17 +68,7 @@ func (s Strategy) Stages() int {
 }
 
 // Target is the TARGET_LANG kind: "cm", "en", "translit" or "".
-func (s Strategy) Target() string {
-	switch s {
-	case TinTCM, OneStepCM, TwoStepCM:
-		return "cm"
-	case TinTEN, OneStepEN, TwoStepEN:
-		return "en"
-	case TwoStepTranslit:
-		return "translit"
-	}
-	return ""
-}
+func (s Strategy) Target() string { return strategyTraits[s][1] }
 
 // JSON reports whether the strategy's answer is a JSON object.
 func (s Strategy) JSON() bool { return s != Baseline && s != BaselineCands && !s.Ablation() }
@@ -88,18 +78,13 @@ func (s Strategy) Ablation() bool { return s == EntityEN || s == ContextEN || s 
 
 // Family is the strategy's family in the paper's A.3 ("1Step", "2Step",
 // "TinT", "CoT"), or "" for the baselines and ablations.
-func (s Strategy) Family() string {
-	switch s {
-	case OneStepCM, OneStepEN:
-		return "1Step"
-	case TwoStepCM, TwoStepEN, TwoStepTranslit:
-		return "2Step"
-	case TinTCM, TinTEN:
-		return "TinT"
-	case CoT, CoTCands:
-		return "CoT"
-	}
-	return ""
+func (s Strategy) Family() string { return strategyTraits[s][0] }
+
+// strategyTraits are each strategy's Family and Target (none: "", "").
+var strategyTraits = map[Strategy][2]string{
+	OneStepCM: {"1Step", "cm"}, OneStepEN: {"1Step", "en"},
+	TwoStepCM: {"2Step", "cm"}, TwoStepEN: {"2Step", "en"}, TwoStepTranslit: {"2Step", "translit"},
+	TinTCM: {"TinT", "cm"}, TinTEN: {"TinT", "en"}, CoT: {"CoT", ""}, CoTCands: {"CoT", ""},
 }
 
 // FamilyOf is the family of a strategy name ("" when unknown).

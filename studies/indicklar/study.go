@@ -25,6 +25,7 @@ import (
 	"github.com/bhashalab/bhasha/analysis/translit"
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/internal/memo"
+	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
@@ -55,10 +56,7 @@ func (Study) Check(e *study.Experiment, c *study.Checker) {
 	}
 	study.List(c, "languages", e.Languages, lang.New().Lookup)
 	study.List(c, "forms", o.Forms, study.ParseForm)
-	strategies := study.List(c, "strategies", o.Strategies, ParseStrategy)
-	if len(o.Strategies) == 0 {
-		strategies = []Strategy{Baseline}
-	}
+	strategies := strategies(c, o)
 	if e.Decoding.MaxTokens != 0 {
 		var limits []string
 		for _, s := range strategies {
@@ -95,7 +93,7 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 	p := &Protocol{Set: set, Seed: e.SeedOrDefault(), LenientJSON: o.Scoring.LenientJSON,
 		Languages:     study.List(c, "languages", e.Languages, lang.New().Lookup),
 		Forms:         study.List(c, "forms", o.Forms, study.ParseForm),
-		Strategies:    strategies(o),
+		Strategies:    strategies(c, o),
 		PromptOptions: o.Prompt}
 	if len(p.Forms) == 0 {
 		p.Forms = []study.Form{study.Native}
@@ -117,17 +115,16 @@ func (Study) Build(ctx context.Context, e *study.Experiment) (study.Plan, error)
 // (Protocol.Templates), from the options alone.
 func (Study) Templates(e *study.Experiment) map[string]string {
 	o := study.OptionsOf[Options](e)
-	return (&Protocol{Strategies: strategies(o), PromptOptions: o.Prompt}).Templates()
+	return (&Protocol{Strategies: strategies(&study.Checker{}, o), PromptOptions: o.Prompt}).Templates()
 }
 
-// strategies are the strategies o asks for (Baseline when none), the
-// ones Check refused left out.
-func strategies(o *Options) []Strategy {
-	s := study.List(&study.Checker{}, "strategies", o.Strategies, ParseStrategy)
-	if len(s) == 0 {
+// strategies are the strategies o asks for (Baseline when none), those
+// that do not parse left out and added to c.
+func strategies(c *study.Checker, o *Options) []Strategy {
+	if len(o.Strategies) == 0 {
 		return []Strategy{Baseline}
 	}
-	return s
+	return study.List(c, "strategies", o.Strategies, ParseStrategy)
 }
 
 // plan is a built IndicKLAR study.
@@ -275,12 +272,7 @@ func (p *plan) Criteria() []study.Criterion {
 func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	var ts []*study.Table
 	for _, g := range p.TableGroups(rows, opt) {
-		ts = append(ts, g.Build(func(name string) *study.Table {
-			if i := slices.IndexFunc(ts, func(t *study.Table) bool { return t.Name == name }); i >= 0 {
-				return ts[i]
-			}
-			return nil
-		})...)
+		ts = append(ts, g.Build(func(name string) *study.Table { return chart.ByName(ts)[name] })...)
 	}
 	return ts
 }
@@ -314,7 +306,9 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 			}
 			return ts
 		}},
-		{Names: klarTables(), Build: func(func(string) *study.Table) []*study.Table { return KLAR(rows, ref, FamilyOf) }},
+		{Names: []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points", "families", "family_tests",
+			"family_gain_tests", "relations", "language_tests", "strategy_families", "family_selection", "tokenization", "latency"}, // KLAR's, in order
+			Build: func(func(string) *study.Table) []*study.Table { return KLAR(rows, ref, FamilyOf) }},
 		{Names: []string{"sensitivity"}, Build: one(func() *study.Table { return tables.Sensitivity(p.Alternatives(), rows) })},
 		{Names: []string{"conclusions"}, Build: one(func() *study.Table {
 			return tables.Conclusions(p.Claims(ref, rows), p.Alternatives(), rows)
@@ -322,12 +316,6 @@ func (p *plan) TableGroups(rows []study.Row, opt study.TableOptions) []experimen
 		{Names: []string{"dataset_stats"}, Build: one(func() *study.Table { return DatasetStats(p.Set, langs, forms) })},
 		{Names: []string{"acc_clc_wide", "tokenization_marks", "flip_points_wide"}, Build: layouts},
 	}
-}
-
-// klarTables are the tables KLAR builds, in its order.
-func klarTables() []string {
-	return []string{"clc", "clc_mean", "clc_overall", "clc_matrix", "strategy_tests", "form_gaps", "form_gap_summary", "flip_points",
-		"families", "family_tests", "family_gain_tests", "relations", "language_tests", "strategy_families", "family_selection", "tokenization", "latency"}
 }
 
 // layouts are the paper's wide Tables 2, 8, 9, 10 and 15, from the long
@@ -374,13 +362,11 @@ type scorer struct {
 	p      *plan
 	c      *study.Common
 	toks   map[string]*bpe.Tokenizer
-	keys   *memo.Memo[string, translit.Key] // prediction → match.TranslitKey
+	keys   *memo.Memo[string, translit.Key] // prediction or gold → match.TranslitKey
 	parsed *memo.Memo[parsing, study.ExtractResult]
 	// prepared holds variant n's candidates prepared at 2n+1, its gold
-	// alone (the prefix rule) at 2n; golds its gold's TranslitKey at n.
-	// Each is made by the first verdict that needs it.
+	// alone (the prefix rule) at 2n, each made by the first verdict that needs it.
 	prepared []atomic.Pointer[match.Candidates]
-	golds    []atomic.Pointer[translit.Key]
 	norms    *memo.Memo[string, string] // prediction → normalize.Authors.String
 }
 
@@ -393,7 +379,7 @@ func (p *plan) newScorer() (*scorer, error) {
 	n := len(p.variants)
 	return &scorer{p: p, c: study.NewCommon(p.e.Abstain), toks: toks, keys: memo.New[string, translit.Key](1 << 18),
 		parsed: memo.New[parsing, study.ExtractResult](1 << 18), prepared: make([]atomic.Pointer[match.Candidates], 2*n),
-		golds: make([]atomic.Pointer[translit.Key], n), norms: memo.New[string, string](1 << 20)}, nil
+		norms: memo.New[string, string](1 << 20)}, nil
 }
 
 // Extracts: Record extracts each record itself (experiment.SelfExtracting).
@@ -403,7 +389,7 @@ func (s *scorer) Extracts() bool { return true }
 // checking the candidates (no row reads Result.InCandidates).
 func (s *scorer) extract(r *study.Record, st Strategy, lenient bool) study.ExtractResult {
 	k := parsingOf(st, r, lenient)
-	if len(k.response) > maxMemoText || k.how == 0 {
+	if len(k.response) > maxMemoText || k.field == "" {
 		return parse(k)
 	}
 	return s.parsed.Get(k, parse)
@@ -427,7 +413,6 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	if n < 0 {
 		return rows, false, nil
 	}
-	v := p.variants[n]
 	x := r.Extracted // what the answer is read from
 	var res study.ExtractResult
 	if r.Status == study.StatusOK {
@@ -436,11 +421,11 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	}
 	row := s.c.RowExtracted(r, x)
 	row.Domain = it.Relation
-	gold, cands, from := v.Answer, v.StoredCandidates, n // from: the variant gold and candidates are of
+	from := n // the variant the gold and candidates are of
 	if st == ContextEN && en >= 0 {
 		from = en
-		gold, cands = p.variants[en].Answer, p.variants[en].StoredCandidates
 	}
+	gold, cands := p.variants[from].Answer, p.variants[from].StoredCandidates
 	row.Gold = gold
 	if t := s.toks[r.Fields.Model]; t != nil && (st == Baseline || st == BaselineCands) && len(r.Request) > 0 {
 		n, err := countPrompt(t, r.Request)
@@ -466,7 +451,7 @@ func (s *scorer) Record(r *study.Record, rows []study.Row) ([]study.Row, bool, e
 	}
 	row.Marks.Set(MarkAuthorsJSON, authors)
 	row.Marks.Set(MarkLenientJSON, lenient)
-	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, from, gold))
+	row.Marks.Set(MarkTranslit, row.Correct || s.translitOf(pred, gold))
 	return append(rows, row), false, nil
 }
 
@@ -499,19 +484,13 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 	return ok
 }
 
-// translitOf is match.Translit of pred against gold, the gold of item
-// variant n, through the pass's memos.
-func (s *scorer) translitOf(pred string, n int32, gold string) bool {
-	g := s.golds[n].Load()
-	if g == nil {
-		k := match.TranslitKey(gold)
-		s.golds[n].CompareAndSwap(nil, &k)
-		g = s.golds[n].Load()
-	}
+// translitOf is match.Translit of pred against gold, through the pass's memo.
+func (s *scorer) translitOf(pred, gold string) bool {
+	g := s.keys.Get(gold, match.TranslitKey)
 	if len(pred) > maxMemoText {
-		return match.TranslitKey(pred).Matches(*g)
+		return match.TranslitKey(pred).Matches(g)
 	}
-	return s.keys.Get(pred, match.TranslitKey).Matches(*g)
+	return s.keys.Get(pred, match.TranslitKey).Matches(g)
 }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
@@ -519,22 +498,19 @@ func (s *scorer) translitOf(pred string, n int32, gold string) bool {
 // stage failed.
 func (s *scorer) Finish(rows []study.Row, kept []experiment.Kept) ([]study.Row, error) {
 	p := s.p
-	s.keys, s.parsed, s.prepared, s.golds, s.norms = nil, nil, nil, nil, nil // every record is scored: free what they remember
-	var failedFirst []int
-	for i := range kept {
-		if !kept[i].OK {
-			failedFirst = append(failedFirst, i)
-		}
-	}
-	var answered map[study.Key]bool // the answers' keys, when a first stage failed
-	if len(failedFirst) > 0 {
-		answered = make(map[study.Key]bool, len(rows))
-		for i := range rows {
-			answered[rows[i].Key] = true
-		}
-	}
+	s.keys, s.parsed, s.prepared, s.norms = nil, nil, nil, nil // every record is scored: free what they remember
 	joinStages(rows, kept)
-	for _, i := range failedFirst {
+	var answered map[study.Key]bool // the answers' keys, made at the first failed first stage
+	for i := range kept {
+		if kept[i].OK {
+			continue
+		}
+		if answered == nil {
+			answered = make(map[study.Key]bool, len(rows))
+			for j := range rows {
+				answered[rows[j].Key] = true
+			}
+		}
 		k := answerKey(kept[i].Fields)
 		if answered[k] {
 			continue
@@ -642,9 +618,6 @@ func countPrompt(t *bpe.Tokenizer, body []byte) (int, error) {
 //
 //go:embed published/*.csv
 var publishedFS embed.FS
-
-// The plan sets the run beside its paper (experiment.Publisher).
-var _ study.Publisher = (*plan)(nil)
 
 // Published reads the numbers transcribed from the paper, for the
 // report's versus_paper table (experiment.Publisher).

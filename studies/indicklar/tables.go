@@ -1,11 +1,14 @@
 package indicklar
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/study"
 )
 
-// KLAR builds IndicKLAR's own tables (klarTables' names, in order); ref
+// KLAR builds IndicKLAR's own tables, clc to latency in report order; ref
 // is the reference strategy ("" chooses: Reference), family names a
 // strategy's family ("" for none).
 func KLAR(rows []study.Row, ref string, family func(string) string) []*study.Table {
@@ -33,18 +36,10 @@ func Reference(want string, rows []study.Row) string {
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
 	}
-	for _, s := range []string{"baseline", "baseline-cands"} {
-		if has[s] {
-			return s
-		}
+	if s := baselineReference("", has); s != "" || len(has) == 0 {
+		return s
 	}
-	first := ""
-	for s := range has {
-		if first == "" || s < first {
-			first = s
-		}
-	}
-	return first
+	return slices.Min(slices.Collect(maps.Keys(has)))
 }
 
 // baselineReference is the baseline the tokenization and flip-point
@@ -61,14 +56,30 @@ func baselineReference(ref string, has map[string]bool) string {
 	return ""
 }
 
-// key declares a key column of IndicKLAR's tables: form and strategy
-// with what they hold in this study, the others as tables.Key.
+// key declares a key column of IndicKLAR's tables: form, strategy,
+// reference, measure and (strategy) family with what they hold here, the
+// others as tables.Key.
 func key(name string) study.Column {
 	switch name {
 	case "form":
 		return study.TextColumn(name, "question form: native, code-mixed or english")
 	case "strategy":
 		return study.TextColumn(name, "prompting strategy (IndicKLAR), answer format (distractor study: qa, mc1), or empty")
+	case "reference":
+		return study.TextColumn(name, "the strategy compared against")
+	case "family":
+		return study.TextColumn(name, "the strategy family (1Step, 2Step, TinT, CoT)")
+	case "measure":
+		return study.TextColumn(name, "acc (the accuracy gain on the same native items) or clc (the gain in native CLC(L))")
 	}
 	return study.KeyColumn(name)
+}
+
+// keys are the key columns names (key), in order.
+func keys(names ...string) []study.Column {
+	cols := make([]study.Column, len(names))
+	for i, n := range names {
+		cols[i] = key(n)
+	}
+	return cols
 }

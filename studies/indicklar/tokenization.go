@@ -4,7 +4,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -21,25 +20,26 @@ import (
 // and Spearman's correlations with two-sided p.
 func Tokenization(rows []study.Row, ref string) *study.Table {
 	t := study.NewTable("tokenization", "prompt length in tokens against accuracy: Pearson r and Spearman ρ",
-		study.KeyColumn("model"),
-		study.KeyColumn("language"),
-		study.KeyColumn("n"),
-		study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
-		study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
-		study.ProportionColumn("accuracy", "k / n"),
-		study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
-		study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
-		study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
-		study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))
+		append(keys("model", "language", "n"),
+			study.NumberColumn("mean_prompt_tokens", "mean prompt length in tokens"),
+			study.TextColumn("source", "where token counts come from: server (usage.prompt_tokens) or offline (tokenizer.json)"),
+			study.ProportionColumn("accuracy", "k / n"),
+			study.StatisticColumn("pearson_r", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+			study.PValueColumn("pearson_p", "Pearson correlation of prompt length with accuracy (r) and its p-value"),
+			study.StatisticColumn("spearman_rho", "Spearman rank correlation (ρ) and its p-value"),
+			study.PValueColumn("spearman_p", "Spearman rank correlation (ρ) and its p-value"),
+			study.TextColumn("baseline", "the reference baseline whose native prompts are counted (the experiment's reference: when it is a baseline)"))...)
 	t.Mirrors = "IndicKLAR Table 10"
 	has := map[string]bool{}
 	for _, r := range rows {
 		has[r.Key.Strategy] = true
 	}
 	ref = baselineReference(Reference(ref, rows), has)
-	type ml struct{ model, lang string }
-	tok, n, k := map[ml]float64{}, map[ml]int{}, map[ml]int{}
+	type count struct {
+		tokens float64
+		n, k   int
+	}
+	by := map[string]map[string]count{} // model → language → its prompts' tokens, answers and right answers
 	offline := map[string]bool{}
 	for _, r := range rows {
 		if !r.Failed && r.Key.Strategy == ref && r.OfflineTokens > 0 {
@@ -57,31 +57,24 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 		if c == 0 {
 			continue
 		}
-		x := ml{r.Key.Model, r.Key.Language}
-		tok[x] += float64(c)
-		n[x]++
+		x := by[r.Key.Model][r.Key.Language]
+		x.tokens, x.n = x.tokens+float64(c), x.n+1
 		if r.Correct {
-			k[x]++
+			x.k++
 		}
+		put(by, r.Key.Model, r.Key.Language, x)
 	}
-	models := map[string][]string{}
-	for x := range n {
-		models[x.model] = append(models[x.model], x.lang)
-	}
-	names := slices.Sorted(maps.Keys(models))
-	for _, m := range names {
+	for _, m := range study.SortedKeys(by) {
 		src := "server"
 		if offline[m] {
 			src = "tokenizer.json"
 		}
-		ls := models[m]
-		sort.Strings(ls)
 		var xs, ys []float64
-		for _, l := range ls {
-			x := ml{m, l}
-			mt, acc := tok[x]/float64(n[x]), tables.Frac(k[x], n[x])
+		for _, l := range study.SortedKeys(by[m]) {
+			x := by[m][l]
+			mt, acc := x.tokens/float64(x.n), tables.Frac(x.k, x.n)
 			xs, ys = append(xs, mt), append(ys, acc)
-			t.Add(m, l, n[x], mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN(), ref)
+			t.Add(m, l, x.n, mt, src, acc, math.NaN(), math.NaN(), math.NaN(), math.NaN(), ref)
 		}
 		pr, pp := stats.Pearson(xs, ys) // NaN with one language or a constant series
 		sr, sp := stats.Spearman(xs, ys)
@@ -95,11 +88,10 @@ func Tokenization(rows []study.Row, ref string) *study.Table {
 // mean question and answer length in white-space separated words.
 func DatasetStats(set *study.Items, languages []string, forms []string) *study.Table {
 	t := study.NewTable("dataset_stats", "the items asked per form and language: instances, average question and answer length in words",
-		key("form"),
-		study.KeyColumn("language"),
-		study.CountColumn("instances", "items asked in this form and language"),
-		study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
-		study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))
+		append(keys("form", "language"),
+			study.CountColumn("instances", "items asked in this form and language"),
+			study.NumberColumn("avg_query_words", "mean length in white-space separated words of the questions (query) and gold answers"),
+			study.NumberColumn("avg_answer_words", "mean length in white-space separated words of the questions (query) and gold answers"))...)
 	t.Mirrors = "IndicKLAR Table 5"
 	type cell struct{ form, lang string }
 	type acc struct{ n, q, a int }
