@@ -31,7 +31,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -83,7 +82,6 @@ const (
 type Store struct {
 	path          string
 	db            *sql.DB
-	get, put      *sql.Stmt
 	reads, writes group
 }
 
@@ -180,15 +178,7 @@ func Open(dir string) (*Store, OpenReport, error) {
 	readers := runtime.GOMAXPROCS(0)
 	db.SetMaxOpenConns(readers + 2)
 	db.SetMaxIdleConns(readers + 2)
-	s := &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}
-	if s.get, err = db.Prepare(getSQL); err == nil {
-		s.put, err = db.Prepare(putSQL)
-	}
-	if err != nil {
-		db.Close()
-		return nil, rep, fmt.Errorf("opening cache %s: %w", rep.Path, err)
-	}
-	return s, rep, nil
+	return &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}, rep, nil
 }
 
 // openDB opens the database at path in WAL mode, creating it and its
@@ -239,7 +229,7 @@ func (s *Store) read(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
-	rows, err := s.get.Query(string(list))
+	rows, err := s.db.Query(getSQL, string(list))
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
@@ -273,9 +263,8 @@ func (s *Store) write(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
-	st := tx.Stmt(s.put)
 	for i, k := range b.keys {
-		if _, err := st.Exec(k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
+		if _, err := tx.Exec(putSQL, k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("writing cache %s, key %s: %w", s.path, k, err)
 		}
@@ -296,39 +285,13 @@ func (s *Store) Len() int {
 	return n
 }
 
-// Keys returns every stored key whose value matches its checksum (for
-// tests and tools); it reads the whole store.
-func (s *Store) Keys() [][32]byte {
-	rows, err := s.db.Query(`SELECT key, xxh64, value FROM responses`)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var out [][32]byte
-	for rows.Next() {
-		var k string
-		var sum int64
-		var v []byte
-		var key [32]byte
-		if rows.Scan(&k, &sum, &v) != nil || uint64(sum) != xxhash.Sum64(v) {
-			continue
-		}
-		if len(k) == 2*len(key) {
-			if _, err := hex.Decode(key[:], []byte(k)); err == nil {
-				out = append(out, key)
-			}
-		}
-	}
-	return out
-}
-
 // Close waits for the queries and the transaction under way, if any,
 // and closes the database. Calls after it fail; closing again does
 // nothing.
 func (s *Store) Close() error {
 	s.reads.wait()
 	s.writes.wait()
-	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
+	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("closing cache %s: %w", s.path, err)
 	}
 	return nil
