@@ -63,7 +63,7 @@ func readDir(dir, name string, hint Hints) (*dirState, error) {
 	}
 	if other != "" {
 		return nil, fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
-			dir, other, where, name, hint.newOut())
+			dir, other, where, name, hint.NewOut)
 	}
 	return st, nil
 }
@@ -98,7 +98,7 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 			place = scan.At(first) + " in " + filepath.Dir(scan.Path) // "records-000001.parquet line 5 in DIR"
 		}
 		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
-			filepath.Join(dir, ManifestFile), unknown, place, hint.newOut())
+			filepath.Join(dir, ManifestFile), unknown, place, hint.NewOut)
 	}
 	m.Simulated = scan.Simulated > 0
 	var names []string
@@ -168,7 +168,7 @@ const identityWarningLead = "records answered by another model identity than the
 // records were answered by the identities msgs (identityChanges) name.
 func identityWarning(dir string, msgs []string, hint Hints) string {
 	return fmt.Sprintf("%s%s; the records and tables stay those of the identities that answered them (%s to ask them again of the identity now served, their records moved to %s; or %s)",
-		identityWarningLead, strings.Join(msgs, "; "), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir), hint.newOut())
+		identityWarningLead, strings.Join(msgs, "; "), hint.ArchiveChanged, filepath.Join(dir, records.ArchiveDir), hint.NewOut)
 }
 
 // archiveWhy says why records are moved aside.
