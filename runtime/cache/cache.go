@@ -285,6 +285,32 @@ func (s *Store) Len() int {
 	return n
 }
 
+// Keys returns every stored key whose value matches its checksum (for
+// tests and tools); it reads the whole store.
+func (s *Store) Keys() [][32]byte {
+	rows, err := s.db.Query(`SELECT key, xxh64, value FROM responses`)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var out [][32]byte
+	for rows.Next() {
+		var k string
+		var sum int64
+		var v []byte
+		var key [32]byte
+		if rows.Scan(&k, &sum, &v) != nil || uint64(sum) != xxhash.Sum64(v) {
+			continue
+		}
+		if len(k) == 2*len(key) {
+			if _, err := hex.Decode(key[:], []byte(k)); err == nil {
+				out = append(out, key)
+			}
+		}
+	}
+	return out
+}
+
 // Close waits for the queries and the transaction under way, if any,
 // and closes the database. Calls after it fail; closing again does
 // nothing.

@@ -3,7 +3,6 @@ package cache
 import (
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -15,8 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 func key(i int) [32]byte { return sha256.Sum256([]byte(fmt.Sprint(i))) }
@@ -425,30 +422,4 @@ func TestUseAfterClose(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
-}
-
-// Keys returns every stored key whose value matches its checksum (for
-// tests and tools); it reads the whole store.
-func (s *Store) Keys() [][32]byte {
-	rows, err := s.db.Query(`SELECT key, xxh64, value FROM responses`)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var out [][32]byte
-	for rows.Next() {
-		var k string
-		var sum int64
-		var v []byte
-		var key [32]byte
-		if rows.Scan(&k, &sum, &v) != nil || uint64(sum) != xxhash.Sum64(v) {
-			continue
-		}
-		if len(k) == 2*len(key) {
-			if _, err := hex.Decode(key[:], []byte(k)); err == nil {
-				out = append(out, key)
-			}
-		}
-	}
-	return out
 }
