@@ -164,9 +164,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.UnknownLogEvery = cmp.Or(max(cfg.UnknownLogEvery, 0), DefaultUnknownLogEvery)
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}, digest: factsDigest(cfg.Facts)}
 	for _, m := range cfg.Models {
-		if m.MaxModelLen == 0 {
-			m.MaxModelLen = 4096
-		}
+		m.MaxModelLen = cmp.Or(m.MaxModelLen, 4096)
 		s.models[m.ID] = m
 	}
 	if len(cfg.Facts) > 0 {
@@ -490,12 +488,11 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	}
 	text := g.text()
 	maxTok := 16
-	if g.MaxTokens != nil {
-		maxTok = *g.MaxTokens
-	} else if g.MaxCompletion != nil {
-		maxTok = *g.MaxCompletion
-	} else if chat {
+	if chat {
 		maxTok = 256
+	}
+	if p := cmp.Or(g.MaxTokens, g.MaxCompletion); p != nil {
+		maxTok = *p
 	}
 	promptToks = s.tok.Count(g.templated())
 	if promptToks+maxTok > m.MaxModelLen {
@@ -597,9 +594,7 @@ func (s *Server) logprobSeq(m ModelSpec, ids []int64, first bool) []any {
 	out := make([]any, len(ids))
 	var ctx uint64 = 1469598103934665603
 	for i, id := range ids {
-		if i == 0 && first {
-			out[i] = nil
-		} else {
+		if i > 0 || !first {
 			out[i] = tokenLogprob(m.ID, ctx, id)
 		}
 		ctx = (ctx ^ uint64(id)) * 1099511628211
