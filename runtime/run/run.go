@@ -233,24 +233,19 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 		return nil, err
 	}
-	// The copy keeps the experiment as its author wrote it: endpoints given
-	// for this run (--endpoint, the simulator's address) are not part of it.
-	portable := j.Copy
 	models := j.models(eps, o.Concurrency)
 
 	// Read the directory as it is; nothing is written before the checks.
-	dirState, err := readDir(o.Out, j.Name, o.Hint)
+	prev, copied, scan, err := readDir(o.Out, j.Name, o.Hint)
 	if err != nil {
 		return refuse(err)
 	}
-	scan := dirState.scan
-	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: engine.RequestDigest(portable), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	// The Writer seals every record; the kept ones are all sealed unless
 	// some were written before records were (and are accepted as such).
 	m.RecordsSealed = scan.Unsealed == 0
-	if prev != nil && bytes.Equal(dirState.copy, portable) {
+	if prev != nil && bytes.Equal(copied, j.Copy) {
 		// Run again from its own copy (bhasha report completing a stage):
 		// the manifest keeps naming the file the run was made from.
 		m.ExperimentFile, m.ExperimentHash = prev.ExperimentFile, prev.ExperimentHash
@@ -454,7 +449,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		m.Warnings = append(m.Warnings, identityWarn)
 	}
 	// The checks passed: from here the directory is this run's.
-	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), j.Copy); err != nil {
 		return nil, err
 	}
 	if eng == nil {
