@@ -198,8 +198,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	logw := cmp.Or(o.Log, io.Discard)
 	o.Hint.NewOut = cmp.Or(o.Hint.NewOut, "run into a new --out")
 	o.Hint.ArchiveChanged = cmp.Or(o.Hint.ArchiveChanged, "run again with --archive-changed")
-	// The engine logs from its workers: a log.Logger writes one message
-	// at a time.
+	// A log.Logger writes one message at a time (the engine logs from its workers).
 	logf := log.New(logw, "", 0).Printf
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
@@ -652,9 +651,7 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	// Count what reached the file, not what was handed to the writer: on
-	// a full disk the difference is lost (and re-served from the cache on
-	// resume).
+	// Count what reached the file, not what was handed to the writer.
 	wr := w.Written()
 	st.Done, st.OK, st.Failed = wr.Records, wr.OK, wr.Failed
 	return st, runErr
@@ -712,10 +709,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 			}
 		}
 	}
-	// The experiment file is not an input here (its hash is
-	// experiment_sha256): a changed request shows up where it matters (a
-	// resumed run stops), and a copy of the same experiment elsewhere
-	// (DIR/experiment.yaml) is not a change.
+	// The experiment file is not an input here (its hash is experiment_sha256).
 	then := maps.Clone(m.Inputs)
 	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
 	compare("input", then, inputs)
