@@ -164,9 +164,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.UnknownLogEvery = cmp.Or(max(cfg.UnknownLogEvery, 0), DefaultUnknownLogEvery)
 	s := &Server{cfg: cfg, models: map[string]ModelSpec{}, digest: factsDigest(cfg.Facts)}
 	for _, m := range cfg.Models {
-		if m.MaxModelLen == 0 {
-			m.MaxModelLen = 4096
-		}
+		m.MaxModelLen = cmp.Or(m.MaxModelLen, 4096)
 		s.models[m.ID] = m
 	}
 	if len(cfg.Facts) > 0 {
@@ -490,12 +488,11 @@ func (s *Server) respond(m ModelSpec, g *genRequest, chat bool) (resp map[string
 	}
 	text := g.text()
 	maxTok := 16
-	if g.MaxTokens != nil {
-		maxTok = *g.MaxTokens
-	} else if g.MaxCompletion != nil {
-		maxTok = *g.MaxCompletion
-	} else if chat {
+	if chat {
 		maxTok = 256
+	}
+	if p := cmp.Or(g.MaxTokens, g.MaxCompletion); p != nil {
+		maxTok = *p
 	}
 	promptToks = s.tok.Count(g.templated())
 	if promptToks+maxTok > m.MaxModelLen {
@@ -597,9 +594,7 @@ func (s *Server) logprobSeq(m ModelSpec, ids []int64, first bool) []any {
 	out := make([]any, len(ids))
 	var ctx uint64 = 1469598103934665603
 	for i, id := range ids {
-		if i == 0 && first {
-			out[i] = nil
-		} else {
+		if i > 0 || !first {
 			out[i] = tokenLogprob(m.ID, ctx, id)
 		}
 		ctx = (ctx ^ uint64(id)) * 1099511628211
@@ -741,14 +736,4 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&sb, "bhasha_sim_faults_total{kind=%q} %d\n", k, s.faultCounts[i].Load())
 	}
 	io.WriteString(w, sb.String())
-}
-
-// Stats reports counters (for tests and benchmarks).
-// Asked counts generation requests answered as items (not a judge's),
-// Unknown those of them whose prompt matched none of the server's facts.
-type Stats struct{ Success, Failed, Faults, Asked, Unknown int64 }
-
-// Stats returns the counters so far.
-func (s *Server) Stats() Stats {
-	return Stats{Success: s.success.Load(), Failed: s.failed.Load(), Faults: s.faults.Load(), Asked: s.asked.Load(), Unknown: s.unknown.Load()}
 }

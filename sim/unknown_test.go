@@ -97,3 +97,13 @@ func TestUnknownItemsCounted(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// Stats reports counters .
+// Asked counts generation requests answered as items (not a judge's),
+// Unknown those of them whose prompt matched none of the server's facts.
+type Stats struct{ Success, Failed, Faults, Asked, Unknown int64 }
+
+// Stats returns the counters so far.
+func (s *Server) Stats() Stats {
+	return Stats{Success: s.success.Load(), Failed: s.failed.Load(), Faults: s.faults.Load(), Asked: s.asked.Load(), Unknown: s.unknown.Load()}
+}

@@ -235,16 +235,15 @@ func Import(ctx context.Context, dir, cacheDir, output string) (ImportReport, er
 	if err != nil {
 		return rep, fmt.Errorf("batch import: reading the export's index: %w", err)
 	}
+	defer f.Close()
 	sc := lines.New(f, ipath, 0)
 	for sc.Scan() {
 		var il indexLine
 		if err := json.Unmarshal(sc.Bytes(), &il); err != nil {
-			f.Close()
 			return rep, fmt.Errorf("%s line %d: %w", ipath, sc.Line(), err)
 		}
 		index[il.CustomID] = il
 	}
-	f.Close()
 	if err := sc.Err(); err != nil {
 		return rep, err
 	}

@@ -31,7 +31,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -83,7 +82,6 @@ const (
 type Store struct {
 	path          string
 	db            *sql.DB
-	get, put      *sql.Stmt
 	reads, writes group
 }
 
@@ -180,15 +178,7 @@ func Open(dir string) (*Store, OpenReport, error) {
 	readers := runtime.GOMAXPROCS(0)
 	db.SetMaxOpenConns(readers + 2)
 	db.SetMaxIdleConns(readers + 2)
-	s := &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}
-	if s.get, err = db.Prepare(getSQL); err == nil {
-		s.put, err = db.Prepare(putSQL)
-	}
-	if err != nil {
-		db.Close()
-		return nil, rep, fmt.Errorf("opening cache %s: %w", rep.Path, err)
-	}
-	return s, rep, nil
+	return &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}, rep, nil
 }
 
 // openDB opens the database at path in WAL mode, creating it and its
@@ -239,7 +229,7 @@ func (s *Store) read(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
-	rows, err := s.get.Query(string(list))
+	rows, err := s.db.Query(getSQL, string(list))
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
@@ -273,9 +263,8 @@ func (s *Store) write(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
-	st := tx.Stmt(s.put)
 	for i, k := range b.keys {
-		if _, err := st.Exec(k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
+		if _, err := tx.Exec(putSQL, k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("writing cache %s, key %s: %w", s.path, k, err)
 		}
@@ -328,7 +317,7 @@ func (s *Store) Keys() [][32]byte {
 func (s *Store) Close() error {
 	s.reads.wait()
 	s.writes.wait()
-	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
+	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("closing cache %s: %w", s.path, err)
 	}
 	return nil

@@ -14,43 +14,32 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// dirState is a run directory as Execute finds it, read without writing.
-type dirState struct {
-	manifest *Manifest // nil when there is none
-	copy     []byte    // DIR/experiment.yaml, nil when there is none
-	scan     *records.Scan
-}
-
-// readDir reads dir's manifest, experiment copy and records for a run of
-// experiment name. A manifest or copy that cannot be read is an error (a
+// readDir reads dir's manifest (nil when there is none), experiment copy
+// (nil when there is none) and records for a run of experiment name,
+// without writing. A manifest or copy that cannot be read is an error (a
 // missing one is not), and so is a directory whose manifest, copy or every
 // record names another experiment (records of another experiment among
 // this one's are left to Execute).
-func readDir(dir, name string, hint Hints) (*dirState, error) {
-	st := &dirState{}
-	m, err := ReadManifest(dir)
-	switch {
-	case err == nil:
-		st.manifest = m
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%w (repair or remove it; nothing was sent and no file was changed)", err)
+func readDir(dir, name string, hint Hints) (m *Manifest, copied []byte, scan *records.Scan, err error) {
+	m, err = ReadManifest(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("%w (repair or remove it; nothing was sent and no file was changed)", err)
 	}
 	path := filepath.Join(dir, ExperimentFile)
 	var head struct {
 		Name string `yaml:"name"`
 	}
-	b, err := os.ReadFile(path)
+	copied, err = os.ReadFile(path)
 	switch {
 	case err == nil:
-		st.copy = b
-		if err := yaml.Unmarshal(b, &head); err != nil {
-			return nil, fmt.Errorf("reading %s: %w (nothing was sent and no file was changed)", path, err)
+		if err := yaml.Unmarshal(copied, &head); err != nil {
+			return nil, nil, nil, fmt.Errorf("reading %s: %w (nothing was sent and no file was changed)", path, err)
 		}
 	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if st.scan, err = records.ScanDir(dir, name); err != nil {
-		return nil, fmt.Errorf("%w (nothing was sent and no file was changed)", err)
+	if scan, err = records.ScanDir(dir, name); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w (nothing was sent and no file was changed)", err)
 	}
 	other, where := "", ""
 	switch {
@@ -58,14 +47,14 @@ func readDir(dir, name string, hint Hints) (*dirState, error) {
 		other, where = m.Experiment, ManifestFile
 	case head.Name != "" && head.Name != name:
 		other, where = head.Name, ExperimentFile
-	case len(st.scan.Foreign) > 0 && st.scan.Experiments[name].N == 0:
-		other, where = st.scan.Others(name), records.FileName
+	case len(scan.Foreign) > 0 && scan.Experiments[name].N == 0:
+		other, where = scan.Others(name), records.FileName
 	}
 	if other != "" {
-		return nil, fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
-			dir, other, where, name, hint.newOut())
+		return nil, nil, nil, fmt.Errorf("%s holds a run of experiment %q (%s), and this is experiment %q: a run directory holds one experiment. Nothing was sent and no file was changed; %s",
+			dir, other, where, name, hint.NewOut)
 	}
-	return st, nil
+	return m, copied, scan, nil
 }
 
 // provenanceFromRecords rebuilds a lost manifest's models and Simulated
@@ -98,7 +87,7 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 			place = scan.At(first) + " in " + filepath.Dir(scan.Path) // "records-000001.parquet line 5 in DIR"
 		}
 		return nil, fmt.Errorf("%s is missing, and %d record(s) (the first at %s) do not name the model that answered them (they were written before records did), so whether they were simulated cannot be told. Nothing was sent and no file was changed: restore manifest.json, or %s",
-			filepath.Join(dir, ManifestFile), unknown, place, hint.newOut())
+			filepath.Join(dir, ManifestFile), unknown, place, hint.NewOut)
 	}
 	m.Simulated = scan.Simulated > 0
 	var names []string
@@ -168,7 +157,7 @@ const identityWarningLead = "records answered by another model identity than the
 // records were answered by the identities msgs (identityChanges) name.
 func identityWarning(dir string, msgs []string, hint Hints) string {
 	return fmt.Sprintf("%s%s; the records and tables stay those of the identities that answered them (%s to ask them again of the identity now served, their records moved to %s; or %s)",
-		identityWarningLead, strings.Join(msgs, "; "), hint.archiveChanged(), filepath.Join(dir, records.ArchiveDir), hint.newOut())
+		identityWarningLead, strings.Join(msgs, "; "), hint.ArchiveChanged, filepath.Join(dir, records.ArchiveDir), hint.NewOut)
 }
 
 // archiveWhy says why records are moved aside.

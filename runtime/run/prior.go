@@ -78,8 +78,6 @@ func (p *scratch) Lookup(k engine.Key) (*engine.Record, bool) {
 // key's hash and offset in memory (16 bytes an entry). get compares the
 // whole key it reads back, so a hash collision costs a read, never a
 // wrong value; of several entries of one key it returns the last added.
-// It is home-made because a temporary SQLite table doing the same is
-// slower (BenchmarkPriorIndex).
 type scratch struct {
 	what    string // what it is for, in errors
 	seed    maphash.Seed

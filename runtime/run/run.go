@@ -77,12 +77,6 @@ type Hints struct {
 	ArchiveChanged string // default "run again with --archive-changed"
 }
 
-func (h Hints) newOut() string { return cmp.Or(h.NewOut, "run into a new --out") }
-
-func (h Hints) archiveChanged() string {
-	return cmp.Or(h.ArchiveChanged, "run again with --archive-changed")
-}
-
 // Progress is a run's state during one stage.
 type Progress struct {
 	Stage, Stages int
@@ -202,8 +196,9 @@ type Manifest struct {
 // a simulator did); records too old to say are refused.
 func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	logw := cmp.Or(o.Log, io.Discard)
-	// The engine logs from its workers: a log.Logger writes one message
-	// at a time.
+	o.Hint.NewOut = cmp.Or(o.Hint.NewOut, "run into a new --out")
+	o.Hint.ArchiveChanged = cmp.Or(o.Hint.ArchiveChanged, "run again with --archive-changed")
+	// A log.Logger writes one message at a time (the engine logs from its workers).
 	logf := log.New(logw, "", 0).Printf
 	if o.Concurrency < 0 {
 		return nil, fmt.Errorf("concurrency must be positive (or 0 for the experiment's), not %d", o.Concurrency)
@@ -237,24 +232,19 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 		return nil, err
 	}
-	// The copy keeps the experiment as its author wrote it: endpoints given
-	// for this run (--endpoint, the simulator's address) are not part of it.
-	portable := j.Copy
 	models := j.models(eps, o.Concurrency)
 
 	// Read the directory as it is; nothing is written before the checks.
-	dirState, err := readDir(o.Out, j.Name, o.Hint)
+	prev, copied, scan, err := readDir(o.Out, j.Name, o.Hint)
 	if err != nil {
 		return refuse(err)
 	}
-	scan := dirState.scan
-	prev := dirState.manifest
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: engine.RequestDigest(portable), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
 	// The Writer seals every record; the kept ones are all sealed unless
 	// some were written before records were (and are accepted as such).
 	m.RecordsSealed = scan.Unsealed == 0
-	if prev != nil && bytes.Equal(dirState.copy, portable) {
+	if prev != nil && bytes.Equal(copied, j.Copy) {
 		// Run again from its own copy (bhasha report completing a stage):
 		// the manifest keeps naming the file the run was made from.
 		m.ExperimentFile, m.ExperimentHash = prev.ExperimentFile, prev.ExperimentHash
@@ -315,12 +305,28 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	// Plan every stage against the records: changed requests, and records
 	// of requests not asked; later stages look up earlier ones (buildPrior).
-	planned := map[int]*scratch{} // by stage, as the records stand before the run
+	priors := make([]*scratch, j.Stages+1) // by stage
+	plans := make([]stagePlan, j.Stages+1)
 	defer func() {
-		for _, p := range planned {
+		for _, p := range priors {
 			p.Close()
 		}
 	}()
+	// replan indexes the records stage looks up (none when withRecords is
+	// false) and plans the stage against them.
+	replan := func(stage int, withRecords bool) (err error) {
+		priors[stage].Close()
+		priors[stage] = nil
+		if withRecords {
+			if priors[stage], err = buildPrior(o.Out, j, stage); err != nil {
+				return err
+			}
+		}
+		if plans[stage], err = planStage(ctx, j, stage, priors[stage].Lookup, scan.Done, served, o.Send, planProgress(logf, j.Name, stage, j.Stages)); err != nil {
+			return err
+		}
+		return priors[stage].Err()
+	}
 	// The recorded keys asked differently now, by stage (a key is of one stage).
 	var changedBy []*records.KeySet
 	nChanged := 0
@@ -328,32 +334,18 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return slices.ContainsFunc(changedBy, func(s *records.KeySet) bool { return s.Has(key) })
 	}
 	asked, pendingAll, held := 0, 0, 0
-	var first stagePlan // stage 1's plan, used again when nothing is archived
 	var changeNotes []string
 	for stage := 1; stage <= j.Stages; stage++ {
-		var prior *scratch
-		if scan.Report.Kept > 0 {
-			if prior, err = buildPrior(o.Out, j, stage); err != nil {
-				return refuse(err)
-			}
-			planned[stage] = prior
-		}
-		plan, err := planStage(ctx, j, stage, prior.Lookup, scan.Done, served, o.Send, planProgress(logf, j.Name, stage, j.Stages))
-		if err == nil {
-			err = prior.Err()
-		}
-		if err != nil {
+		if err := replan(stage, scan.Report.Kept > 0); err != nil {
 			return refuse(err)
 		}
-		if stage == 1 {
-			first = plan
-		}
+		plan := plans[stage]
 		asked += plan.recorded
 		pendingAll += plan.pending
 		held += plan.held + plan.withheld
 		if n := plan.changed.Len(); n > 0 {
 			changeNotes = append(changeNotes, fmt.Sprintf("%d of the %d recorded request(s) of stage %d are now asked differently: %s",
-				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, j, stage, prior.Lookup, served)))
+				n, plan.recorded, stage, describeChanges(o.Out, plan.changed, j, stage, priors[stage].Lookup, served)))
 			changedBy = append(changedBy, plan.changed)
 			nChanged += n
 		}
@@ -369,7 +361,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	if len(problems) > 0 && !o.ArchiveChanged {
 		return refuse(fmt.Errorf("%s. Nothing was sent and no file was changed. %s, or %s to move these records to %s and ask again what the experiment asks",
-			strings.Join(problems, ". "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
+			strings.Join(problems, ". "), capitalize(o.Hint.NewOut), o.Hint.ArchiveChanged, filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
 	// Connect (asking the servers who they are, never a model request) and
@@ -420,7 +412,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 				pickModel = pick
 			case willSend:
 				return refuse(fmt.Errorf("%s: the models changed since these records were written: %s. Nothing was sent and no file was changed. %s, or %s to move the old identity's records to %s and ask them again",
-					o.Out, strings.Join(msgs, "; "), capitalize(o.Hint.newOut()), o.Hint.archiveChanged(), filepath.Join(o.Out, records.ArchiveDir)))
+					o.Out, strings.Join(msgs, "; "), capitalize(o.Hint.NewOut), o.Hint.ArchiveChanged, filepath.Join(o.Out, records.ArchiveDir)))
 			default:
 				identityWarn = identityWarning(o.Out, msgs, o.Hint)
 				logf("%s: warning: %s", o.Out, identityWarn)
@@ -456,7 +448,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		m.Warnings = append(m.Warnings, identityWarn)
 	}
 	// The checks passed: from here the directory is this run's.
-	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), portable); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(o.Out, ExperimentFile), j.Copy); err != nil {
 		return nil, err
 	}
 	if eng == nil {
@@ -515,27 +507,14 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	var runErr error
 	wrote := archivedAny
 	for stage := 1; stage <= j.Stages && runErr == nil && eng != nil; stage++ {
-		// The planning pass's index stays the file's until a record is
-		// written or moved.
-		prior, ok := planned[stage]
-		if stage > 1 && (wrote || !ok) {
-			prior.Close()
-			delete(planned, stage)
-			if prior, err = buildPrior(o.Out, j, stage); err != nil {
+		// The planning pass's plan stands until a record is written or moved.
+		if wrote {
+			if err := replan(stage, true); err != nil {
 				return nil, err
 			}
-			planned[stage] = prior
 		}
+		prior, plan := priors[stage], plans[stage]
 		lookup := prior.Lookup
-		plan := first
-		if stage > 1 || archivedAny {
-			if plan, err = planStage(ctx, j, stage, lookup, done, served, o.Send, planProgress(logf, j.Name, stage, j.Stages)); err == nil {
-				err = prior.Err()
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
 		m.Pending += plan.held + plan.withheld
 		if m.Decodings == nil && len(plan.decodings) > 0 {
 			m.Decodings = map[string][]engine.Decoding{}
@@ -548,7 +527,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			what := describeChanges(o.Out, plan.changed, j, stage, lookup, served)
 			if !o.ArchiveChanged {
 				return nil, fmt.Errorf("%s: stage %d: %d of the %d recorded request(s) are now asked differently: %s. %s to move the old records to %s and ask them again",
-					o.Out, stage, n, plan.recorded, what, capitalize(o.Hint.archiveChanged()), filepath.Join(o.Out, records.ArchiveDir))
+					o.Out, stage, n, plan.recorded, what, capitalize(o.Hint.ArchiveChanged), filepath.Join(o.Out, records.ArchiveDir))
 			}
 			now, err := records.ScanDir(o.Out, j.Name)
 			if err != nil {
@@ -672,9 +651,7 @@ func runStage(ctx context.Context, eng *engine.Engine, j *Job, stage int, lookup
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	// Count what reached the file, not what was handed to the writer: on
-	// a full disk the difference is lost (and re-served from the cache on
-	// resume).
+	// Count what reached the file, not what was handed to the writer.
 	wr := w.Written()
 	st.Done, st.OK, st.Failed = wr.Records, wr.OK, wr.Failed
 	return st, runErr
@@ -732,10 +709,7 @@ func InputChanges(m *Manifest, inputs, templates map[string]string) []string {
 			}
 		}
 	}
-	// The experiment file is not an input here (its hash is
-	// experiment_sha256): a changed request shows up where it matters (a
-	// resumed run stops), and a copy of the same experiment elsewhere
-	// (DIR/experiment.yaml) is not a change.
+	// The experiment file is not an input here (its hash is experiment_sha256).
 	then := maps.Clone(m.Inputs)
 	delete(then, m.ExperimentFile) // manifests written before experiment_sha256
 	compare("input", then, inputs)

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -300,15 +301,13 @@ func Partition(units []Unit, n int) (*Layout, error) {
 			at[u.Model] = m
 			ms = append(ms, m)
 		}
-		m.items = append(m.items, u.Item)
 		m.of[u.Item] += u.Requests
 		m.reqs += int64(u.Requests)
 		total += int64(u.Requests)
 	}
 	items := 0
 	for _, m := range ms {
-		slices.Sort(m.items)
-		m.items = slices.Compact(m.items)
+		m.items = slices.Sorted(maps.Keys(m.of))
 		items += len(m.items)
 	}
 	switch {
