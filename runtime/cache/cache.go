@@ -31,6 +31,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -82,6 +83,7 @@ const (
 type Store struct {
 	path          string
 	db            *sql.DB
+	get, put      *sql.Stmt
 	reads, writes group
 }
 
@@ -178,7 +180,15 @@ func Open(dir string) (*Store, OpenReport, error) {
 	readers := runtime.GOMAXPROCS(0)
 	db.SetMaxOpenConns(readers + 2)
 	db.SetMaxIdleConns(readers + 2)
-	return &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}, rep, nil
+	s := &Store{path: rep.Path, db: db, reads: newGroup(readers), writes: newGroup(1)}
+	if s.get, err = db.Prepare(getSQL); err == nil {
+		s.put, err = db.Prepare(putSQL)
+	}
+	if err != nil {
+		db.Close()
+		return nil, rep, fmt.Errorf("opening cache %s: %w", rep.Path, err)
+	}
+	return s, rep, nil
 }
 
 // openDB opens the database at path in WAL mode, creating it and its
@@ -229,7 +239,7 @@ func (s *Store) read(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
-	rows, err := s.db.Query(getSQL, string(list))
+	rows, err := s.get.Query(string(list))
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
 	}
@@ -263,8 +273,9 @@ func (s *Store) write(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("writing cache %s: %w", s.path, err)
 	}
+	st := tx.Stmt(s.put)
 	for i, k := range b.keys {
-		if _, err := tx.Exec(putSQL, k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
+		if _, err := st.Exec(k, int64(xxhash.Sum64(b.values[i])), b.values[i]); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("writing cache %s, key %s: %w", s.path, k, err)
 		}
@@ -317,7 +328,7 @@ func (s *Store) Keys() [][32]byte {
 func (s *Store) Close() error {
 	s.reads.wait()
 	s.writes.wait()
-	if err := s.db.Close(); err != nil {
+	if err := errors.Join(s.get.Close(), s.put.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("closing cache %s: %w", s.path, err)
 	}
 	return nil
