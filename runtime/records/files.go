@@ -27,7 +27,8 @@ import (
 //     segment number) and sync the directory: a plain segment, read like
 //     a sealed one;
 //  2. write it as records-N.parquet through a synced temporary file and a
-//     rename;
+//     rename (the Writer that began the live file builds that file as it
+//     writes, its shadow, and the seal only ends it);
 //  3. remove records-N.jsonl.
 //
 // A records-N.parquet is complete whenever it exists, so another file of
