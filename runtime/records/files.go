@@ -27,7 +27,8 @@ import (
 //     segment number) and sync the directory: a plain segment, read like
 //     a sealed one;
 //  2. write it as records-N.parquet through a synced temporary file and a
-//     rename;
+//     rename (the Writer that began the live file builds that file as it
+//     writes, its shadow, and the seal only ends it);
 //  3. remove records-N.jsonl.
 //
 // A records-N.parquet is complete whenever it exists, so another file of
@@ -375,12 +376,24 @@ func toParquet(f recordFile) error {
 			return err
 		}
 	}
+	return sealPlain(f, nil)
+}
+
+// sealPlain is toParquet with the shadow sh of f's records (nil for
+// none): its segment, when it commits, stands for f's conversion.
+func sealPlain(f recordFile, sh *shadow) error {
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
-	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		return f.eachLine(func(line []byte, _ int) error { return add(line) })
-	}); err != nil {
-		return err
+	done := false
+	if sh != nil {
+		done, _ = sh.finish(sh.seg == f.seg && f.kind != kindZst)
+	}
+	if !done {
+		if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
+			return f.eachLine(func(line []byte, _ int) error { return add(line) })
+		}); err != nil {
+			return err
+		}
 	}
 	remove := []string{f.path}
 	if f.kind == kindZst {

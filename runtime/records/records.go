@@ -159,6 +159,8 @@ type Writer struct {
 	converting chan struct{}
 	convErr    error
 	pending    string
+	// sh builds the live file's segment as it is written (nil: none).
+	sh *shadow
 	// SealBytes seals the live file once a flush leaves it this large (≤ 0: never).
 	SealBytes int64
 	// CloseSealBytes seals the live file at Close when it is larger (< 0: never).
@@ -220,6 +222,16 @@ func CreateWith(dir string, o Options) (*Writer, error) {
 	w := newWriter(f, path)
 	w.dir, w.lock, w.size = dir, o.Lock, size
 	w.SealBytes, w.CloseSealBytes = cmp.Or(o.SealBytes, DefaultSealBytes), cmp.Or(o.CloseSealBytes, DefaultCloseSealBytes)
+	if o.Lock != nil && size == 0 {
+		d, err := listFiles(dir)
+		if err == nil {
+			w.sh, err = newShadow(dir, d.maxSeg+1)
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -259,17 +271,26 @@ func (w *Writer) sealNow(closing bool) {
 	}
 	plain, err := sealLive(w.dir)
 	w.sealErr = err
+	sh := w.sh
+	w.sh = nil
 	if err == nil && plain.path != "" {
 		done := make(chan struct{})
 		w.converting, w.pending = done, SegmentName(plain.seg)
 		go func() {
 			defer close(done)
-			w.convErr = toParquet(plain)
+			w.convErr = sealPlain(plain, sh)
 		}()
+	} else if sh != nil {
+		sh.finish(false)
 	}
 	if closing {
 		w.waitConvert()
 		return
+	}
+	if w.sealErr == nil {
+		if w.sh, err = newShadow(w.dir, plain.seg+1); err != nil {
+			w.sh = nil // the next seal converts the file
+		}
 	}
 	f, size, err := openLive(w.path)
 	if err != nil {
@@ -351,6 +372,10 @@ func (w *Writer) Write(r *engine.Record) error {
 	}
 	w.ends = append(w.ends, w.buf.Len())
 	w.oks = append(w.oks, r.Status == engine.StatusOK)
+	if w.sh != nil {
+		b := w.buf.Bytes()
+		w.sh.recs = append(w.sh.recs, shadowRec{rec: *r, seal: string(b[len(b)-3-64 : len(b)-3])})
+	}
 	if now := time.Now(); now.Sub(w.last) >= w.FlushEvery || w.buf.Len() >= flushBytes {
 		w.last = now
 		if err := w.flush(); err != nil {
@@ -425,6 +450,10 @@ func (w *Writer) flush() error {
 			w.w.Failed++
 		}
 	}
+	if w.sh != nil {
+		w.sh.broken = w.sh.broken || n < w.buf.Len()
+		w.sh.handOver()
+	}
 	w.buf.Reset()
 	w.ends, w.oks = w.ends[:0], w.oks[:0]
 	if err != nil {
@@ -457,6 +486,10 @@ func (w *Writer) Close() error {
 	}
 	if err == nil && w.CloseSealBytes >= 0 && w.size > w.CloseSealBytes {
 		w.sealNow(true)
+	}
+	if w.sh != nil {
+		w.sh.finish(false)
+		w.sh = nil
 	}
 	w.waitConvert()
 	if err == nil {

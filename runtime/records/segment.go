@@ -279,14 +279,55 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 // the way (segDigest.Sealed). A line that is not a JSON record is an
 // error naming path's source (what) and the line.
 func writeSegment(path, what string, groupRows int64, write func(add func(line []byte) error) error) error {
-	tmp, err := atomicfile.Create(path)
+	sw, err := newSegWriter(path, groupRows)
 	if err != nil {
 		return err
 	}
-	defer tmp.Abort()
-	fail := func(err error) error { return fmt.Errorf("writing %s: %w", path, err) }
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+	defer sw.abort()
+	e := newLineEncoder()
+	n := 0
+	err = write(func(line []byte) error {
+		n++
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		row, err := e.rowOf(line)
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", what, n, err)
+		}
+		return sw.add(row, checkSeal(line) == sealOK)
+	})
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return sw.commit()
+}
+
+// segWriter writes a Parquet segment row by row (writeSegment); its
+// methods are for one goroutine at a time.
+type segWriter struct {
+	path          string
+	tmp           *atomicfile.File
+	bw            *bufio.Writer
+	pw            *parquet.Writer
+	order         []segCol
+	rows          []segRow
+	prow          []parquet.Row
+	groupRows     int64
+	inGroup       int64 // rows of the row group being written
+	n             int
+	sealed, keyed bool
+	k             engine.Key
+}
+
+// newSegWriter starts the segment path in a temporary file beside it.
+func newSegWriter(path string, groupRows int64) (*segWriter, error) {
+	tmp, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	sw := &segWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), groupRows: groupRows,
+		rows: make([]segRow, 0, 256), prow: make([]parquet.Row, 0, 256), sealed: true, keyed: true}
 	sch, order := segSchema()
+	sw.order = order
 	// Pages of 1 MiB compress well; the texts' bounds (their whole
 	// first and last values, in every page header) are left out.
 	options := []parquet.WriterOption{sch, parquet.Compression(&parquet.Zstd),
@@ -296,84 +337,80 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 			options = append(options, parquet.SkipPageBounds(c.name))
 		}
 	}
-	pw := parquet.NewWriter(bw, options...)
-	e := newLineEncoder()
-	sealed, keyed := true, true
-	var k engine.Key
-	n := 0
-	rows := make([]segRow, 0, 256)
-	prow := make([]parquet.Row, 0, 256)
-	inGroup := int64(0) // rows of the row group being written
-	flush := func() error {
-		prow = prow[:0]
-		for i := range rows {
-			pr := make(parquet.Row, 0, len(order))
-			for col := range order {
-				c := &order[col]
-				v := c.value(&rows[i])
-				switch {
-				case !c.optional:
-					v = v.Level(0, 0, col)
-				case v.IsNull() || (v.Kind() == parquet.ByteArray && len(v.ByteArray()) == 0):
-					v = parquet.NullValue().Level(0, 0, col)
-				default:
-					v = v.Level(0, 1, col)
-				}
-				pr = append(pr, v)
-			}
-			prow = append(prow, pr)
-		}
-		if _, err := pw.WriteRows(prow); err != nil {
-			return err
-		}
-		inGroup += int64(len(rows))
-		clear(rows)
-		rows = rows[:0]
-		if inGroup >= groupRows {
-			inGroup = 0
-			return pw.Flush() // the row group ends
-		}
-		return nil
-	}
-	err = write(func(line []byte) error {
-		n++
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if checkSeal(line) != sealOK {
-			sealed = false
-		}
-		row, err := e.rowOf(line)
-		if err != nil {
-			return fmt.Errorf("%s line %d: %w", what, n, err)
-		}
-		keyed = keyed && (row.Line != "" || keyOf(row.Key, row.FieldsJSON, &k))
-		if rows = append(rows, row); len(rows) == cap(rows) || inGroup+int64(len(rows)) >= groupRows {
-			return flush()
-		}
-		return nil
-	})
-	if err == nil && len(rows) > 0 {
-		err = flush()
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if err := pw.Close(); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := addDigest(tmp.File, segDigest{Sealed: sealed && n > 0, KeyFields: keyed && n > 0}); err != nil {
-		return fail(fmt.Errorf("adding its digest: %w", err))
-	}
-	if err := tmp.Commit(); err != nil {
-		return err
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fail(err)
+	sw.pw = parquet.NewWriter(sw.bw, options...)
+	return sw, nil
+}
+
+// add appends row, whose line's seal holds when sealed.
+func (sw *segWriter) add(row segRow, sealed bool) error {
+	sw.n++
+	sw.sealed = sw.sealed && sealed
+	sw.keyed = sw.keyed && (row.Line != "" || keyOf(row.Key, row.FieldsJSON, &sw.k))
+	if sw.rows = append(sw.rows, row); len(sw.rows) == cap(sw.rows) || sw.inGroup+int64(len(sw.rows)) >= sw.groupRows {
+		return sw.flush()
 	}
 	return nil
 }
+
+// flush writes the rows held, ending the row group when it is full.
+func (sw *segWriter) flush() error {
+	sw.prow = sw.prow[:0]
+	for i := range sw.rows {
+		pr := make(parquet.Row, 0, len(sw.order))
+		for col := range sw.order {
+			c := &sw.order[col]
+			v := c.value(&sw.rows[i])
+			switch {
+			case !c.optional:
+				v = v.Level(0, 0, col)
+			case v.IsNull() || (v.Kind() == parquet.ByteArray && len(v.ByteArray()) == 0):
+				v = parquet.NullValue().Level(0, 0, col)
+			default:
+				v = v.Level(0, 1, col)
+			}
+			pr = append(pr, v)
+		}
+		sw.prow = append(sw.prow, pr)
+	}
+	if _, err := sw.pw.WriteRows(sw.prow); err != nil {
+		return err
+	}
+	sw.inGroup += int64(len(sw.rows))
+	clear(sw.rows)
+	sw.rows = sw.rows[:0]
+	if sw.inGroup >= sw.groupRows {
+		sw.inGroup = 0
+		return sw.pw.Flush() // the row group ends
+	}
+	return nil
+}
+
+// commit ends the segment: its footer and digest written, the file
+// synced and renamed over path, the directory synced.
+func (sw *segWriter) commit() error {
+	fail := func(err error) error { return fmt.Errorf("writing %s: %w", sw.path, err) }
+	if len(sw.rows) > 0 {
+		if err := sw.flush(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := sw.pw.Close(); err != nil {
+		return fail(err)
+	}
+	if err := sw.bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := addDigest(sw.tmp.File, segDigest{Sealed: sw.sealed && sw.n > 0, KeyFields: sw.keyed && sw.n > 0}); err != nil {
+		return fail(fmt.Errorf("adding its digest: %w", err))
+	}
+	if err := sw.tmp.Commit(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(sw.path))
+}
+
+// abort removes the temporary file unless committed.
+func (sw *segWriter) abort() { sw.tmp.Abort() }
 
 // footer reads a Parquet file's footer: its metadata and where it begins.
 func footer(f io.ReaderAt, size int64) (format.FileMetaData, int64, error) {

@@ -277,3 +277,117 @@ func TestOldSegmentsConvert(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// A row built from a record is the row of its line, for records whose
+// line gives them back and for those whose line does not.
+func TestRowOfRecordIsRowOfItsLine(t *testing.T) {
+	full := fullRecord(t)
+	noRaw := full
+	noRaw.Logprobs, noRaw.PromptLogprobs, noRaw.ToolCalls = nil, nil, nil
+	bad := func(edit func(*engine.Record)) engine.Record { r := noRaw; edit(&r); return r }
+	cases := map[string]engine.Record{
+		"every field":              full,
+		"no raw members":           noRaw,
+		"an empty record":          {Key: "k"},
+		"a translation":            {Key: "k", Fields: engine.Key{Role: engine.Translation()}},
+		"a request":                *segRec(7, engine.StatusOK),
+		"line separators":          bad(func(r *engine.Record) { r.Response = "a\u2028b\u2029c\x00" }),
+		"invalid UTF-8 in a text":  bad(func(r *engine.Record) { r.Response = "a\xffb" }),
+		"invalid UTF-8 in the key": bad(func(r *engine.Record) { r.Fields.Item = "\xc3" }),
+		"invalid UTF-8 extracted":  bad(func(r *engine.Record) { r.Extracted = &extract.Result{Value: "\xff"} }),
+		"invalid UTF-8 identity":   bad(func(r *engine.Record) { r.Identity = &engine.Identity{ID: "\xff"} }),
+		"spaced logprobs":          bad(func(r *engine.Record) { r.Logprobs = json.RawMessage(`{ "a" : [1, 2] }`) }),
+	}
+	e := newLineEncoder()
+	for name, r := range cases {
+		w := newWriter(nopCloser{}, "x")
+		if _, err := w.encode(&r); err != nil {
+			t.Fatal(err)
+		}
+		line := bytes.TrimSuffix(w.buf.Bytes(), []byte("\n"))
+		seal := string(line[len(line)-2-64 : len(line)-2])
+		want, err := e.rowOf(bytes.Clone(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.rowOfRecord(&r, seal)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v (%v)", name, got, want, err)
+		}
+	}
+}
+
+// A Writer's segment, built as its records are written, is byte for byte
+// the conversion of its lines.
+func TestShadowSegmentIsTheConversion(t *testing.T) {
+	rs := recs(300)
+	rs[5].Response = "a\xffb" // a line that does not give its record back
+	a, b := t.TempDir(), t.TempDir()
+	writeRecs(t, a, 16<<10, 1, rs)
+	lk, err := LockDir(b, Exclusive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateWith(b, Options{Lock: lk, SealBytes: 16 << 10, CloseSealBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.FlushEvery = 0
+	for _, r := range rs {
+		if w.sh != nil { // convert from the lines instead
+			w.sh.finish(false)
+			w.sh = nil
+		}
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.sh != nil {
+		w.sh.finish(false)
+		w.sh = nil
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lk.Unlock()
+	na, nb := names(t, a), names(t, b)
+	if !slices.Equal(na, nb) || len(na) < 3 {
+		t.Fatalf("segments %v and %v: want the same, 3 or more", na, nb)
+	}
+	for _, n := range na {
+		if !bytes.Equal(must(os.ReadFile(filepath.Join(a, n))), must(os.ReadFile(filepath.Join(b, n)))) {
+			t.Errorf("%s differs from the conversion of its lines", n)
+		}
+	}
+	if content(t, a) != content(t, b) {
+		t.Error("the records differ")
+	}
+
+	// A seal with a shadow of the file does not read the file.
+	c := t.TempDir()
+	plain := recordFile{path: filepath.Join(c, "records-000001.jsonl"), seg: 1, kind: kindPlain}
+	if err := os.WriteFile(plain.path, []byte("not a record\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := newShadow(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, r := range rs {
+		w := newWriter(nopCloser{}, "x")
+		if _, err := w.encode(r); err != nil {
+			t.Fatal(err)
+		}
+		want.Write(w.buf.Bytes())
+		b := w.buf.Bytes()
+		sh.recs = append(sh.recs, shadowRec{rec: *r, seal: string(b[len(b)-3-64 : len(b)-3])})
+	}
+	sh.handOver()
+	if err := sealPlain(plain, sh); err != nil {
+		t.Fatal(err)
+	}
+	if got := content(t, c); got != want.String() || !slices.Equal(names(t, c), []string{SegmentName(1)}) {
+		t.Errorf("the shadowed seal gives %d bytes in %v, want %d in %s", len(got), names(t, c), want.Len(), SegmentName(1))
+	}
+}
