@@ -218,16 +218,6 @@ func (r *Results) Partial() string {
 // Simulated reports whether the run's answers came from simulated models.
 func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
-// InputChanges says which inputs (dataset files, templates) changed since
-// the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) {
-	inputs, err := r.exp.InputHashes()
-	if err != nil {
-		return nil, err
-	}
-	return run.InputChanges(r.manifest, inputs, r.exp.Templates()), nil
-}
-
 // Tables lists the run's tables, in report order. It builds every table
 // (on a large run, seconds: Table builds only the one asked for).
 func (r *Results) Tables() ([]TableInfo, error) { return r.a.Tables() }

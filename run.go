@@ -146,16 +146,10 @@ func Log(w io.Writer) RunOption { return func(c *RunConfig) { c.opts.Log = w } }
 // simulatedOnly reports whether exp asks only the simulator's models
 // (what the constructors ask without Models).
 func simulatedOnly(exp *Experiment) bool {
-	sim := map[string]bool{}
-	for _, m := range SimulatedModels() {
-		sim[m.ServedName] = true
-	}
-	for _, m := range exp.Models {
-		if !sim[m.ServedName] || len(m.Endpoints) > 0 {
-			return false
-		}
-	}
-	return len(exp.Models) > 0
+	sims := SimulatedModels()
+	return len(exp.Models) > 0 && !slices.ContainsFunc(exp.Models, func(m Model) bool {
+		return len(m.Endpoints) > 0 || !slices.ContainsFunc(sims, func(s Model) bool { return s.ServedName == m.ServedName })
+	})
 }
 
 // askServed replaces exp's simulated models (and a simulated judge) by

@@ -24,13 +24,15 @@ import (
 )
 
 // jobSpec is what the job files of a grid need: the experiment, its
-// digest and shard layout (the served model of each shard), and how a
-// shard reaches its model.
+// digest and shard layout, how a shard reaches its model, and the
+// Kubernetes settings.
 type jobSpec struct {
-	name, exp, hash, grid string
-	n, parallel           int
-	served                []string // by shard: the served name of its answering model
-	serverCmd, endpoint   string
+	name, exp, hash, grid        string
+	n, parallel, wait            int
+	served                       []string // by shard: the served name of its answering model
+	serverCmd, endpoint          string
+	pvc, mount, image, vllmImage string
+	gpus, backoff                int
 }
 
 // quote quotes s for a POSIX shell.
@@ -65,15 +67,15 @@ fi
 `, quote(s.exp), quote(s.hash), s.exp, s.hash)
 }
 
-// reportLoop is shell that reports the grid as one run (its merged run,
-// GRID/merged: bhasha.Open), the HTML and workbook beside the shards.
+// reportLoop is shell that reports the grid as one run, the HTML and
+// workbook beside the shards.
 func (s *jobSpec) reportLoop() string {
 	g := quote(s.grid)
 	return fmt.Sprintf("bhasha report --run %s --html %s/report.html --xlsx %s/report.xlsx\n", g, g, g)
 }
 
 // slurmShards is the job array's sbatch script.
-func (s *jobSpec) slurmShards(wait int) string {
+func (s *jobSpec) slurmShards() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `#!/bin/bash
 # The %d shards of experiment %s (sha256 %s), one array task each: bhasha run --shard auto.
@@ -104,7 +106,7 @@ for i in $(seq %d); do
   [ "$i" = %d ] && { echo "the server was not healthy after %d s" >&2; exit 1; }
   sleep 1
 done
-`, cmd, wait, wait, wait)
+`, cmd, s.wait, s.wait, s.wait)
 		endpoint = `"http://127.0.0.1:$PORT/v1"`
 	}
 	fmt.Fprintf(&b, `bhasha run --config %s --out %s --shard auto --endpoint %s &
@@ -145,17 +147,14 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if err := parseFlags(fs, args[1:], ""); err != nil {
 		return err
 	}
-	if *wait < 1 || *gpus < 0 || *backoff < 0 {
-		return fmt.Errorf("cluster %s: --wait must be positive, --gpus and --retries not negative", kind)
-	}
-	if kind == "k8s" && *out != "" && !filepath.IsAbs(*out) {
-		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
-	}
-	if *podConfig != "" && !filepath.IsAbs(*podConfig) {
-		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
-	}
 	cmd := "cluster " + kind
 	switch {
+	case *wait < 1 || *gpus < 0 || *backoff < 0:
+		return fmt.Errorf("%s: --wait must be positive, --gpus and --retries not negative", cmd)
+	case kind == "k8s" && *out != "" && !filepath.IsAbs(*out):
+		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
+	case *podConfig != "" && !filepath.IsAbs(*podConfig):
+		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
 	case *cfg == "" || *out == "" || *n < 1:
 		return fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
 	case *parallel < 0:
@@ -179,11 +178,9 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: *parallel, endpoint: *endpoint,
-		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}")}
-	if s.parallel == 0 || s.parallel > *n {
-		s.parallel = *n
-	}
+	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: cmp.Or(min(*parallel, *n), *n), wait: *wait, endpoint: *endpoint,
+		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}"), pvc: *pvc, mount: *mount, image: *image,
+		vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff}
 	if s.exp, err = filepath.Abs(*cfg); err == nil {
 		s.grid, err = filepath.Abs(*out)
 	}
@@ -203,18 +200,17 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	files := map[string]string{}
 	switch kind {
 	case "slurm":
-		files["shards.sbatch"] = s.slurmShards(*wait)
+		files["shards.sbatch"] = s.slurmShards()
 		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of experiment %s, its shards opened as one run, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
 		files["submit.sh"] = "#!/bin/sh\n# Submits the shards, then their report, which starts once every shard has succeeded.\nset -eu\ncd \"$(dirname \"$0\")\"\narray=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${array%%;*}\" report.sbatch\n"
 	case "k8s":
-		k := k8sSpec{jobSpec: s, pvc: *pvc, mount: *mount, image: *image, vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff, wait: *wait}
-		if files["shards.yaml"], err = k.shards(); err == nil {
-			files["report.yaml"], err = k.report()
+		if files["shards.yaml"], err = s.k8sShards(); err == nil {
+			files["report.yaml"], err = s.k8sReport()
 		}
 		if err != nil {
 			return fmt.Errorf("cluster k8s: %w", err)
 		}
-		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", k.jobName())
+		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", s.jobName())
 	}
 	if err := os.MkdirAll(*jobs, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
@@ -234,15 +230,8 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	return nil
 }
 
-// k8sSpec is what the Kubernetes Jobs need beyond jobSpec.
-type k8sSpec struct {
-	*jobSpec
-	pvc, mount, image, vllmImage string
-	gpus, backoff, wait          int
-}
-
 // jobName is the shards' Job name: the experiment's name as a DNS label.
-func (k k8sSpec) jobName() string {
+func (k *jobSpec) jobName() string {
 	label := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r
@@ -258,14 +247,15 @@ func (k k8sSpec) jobName() string {
 
 type kv = map[string]any
 
-func (k k8sSpec) volume() ([]any, []any) {
+// k8sVolume is the pods' volume and its mount.
+func (k *jobSpec) k8sVolume() ([]any, []any) {
 	return []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}},
 		[]any{kv{"name": "grid", "mountPath": k.mount}}
 }
 
-// shards is the Indexed Job running every shard.
-func (k k8sSpec) shards() (string, error) {
-	vols, mounts := k.volume()
+// k8sShards is the Indexed Job running every shard.
+func (k *jobSpec) k8sShards() (string, error) {
+	vols, mounts := k.k8sVolume()
 	endpoint := quote(k.endpoint)
 	if k.endpoint == "" {
 		endpoint = "http://127.0.0.1:8000/v1"
@@ -305,9 +295,9 @@ func (k k8sSpec) shards() (string, error) {
 	return string(b), err
 }
 
-// report is the Job reporting the grid once the shards' Job completed.
-func (k k8sSpec) report() (string, error) {
-	vols, mounts := k.volume()
+// k8sReport is the Job reporting the grid once the shards' Job completed.
+func (k *jobSpec) k8sReport() (string, error) {
+	vols, mounts := k.k8sVolume()
 	job := kv{
 		"apiVersion": "batch/v1", "kind": "Job",
 		"metadata": kv{"name": k.jobName() + "-report", "labels": kv{"app.kubernetes.io/name": "bhasha"}},
