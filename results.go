@@ -275,21 +275,16 @@ type ReportOptions struct {
 	Tables func([]*Table)
 
 	// SheetRows bounds the rows of the workbook's long sheets: the
-	// samples sheet (default and at most 50,000 answers, drawn as the
-	// HTML explorer draws its) and a table over 50,000 rows (default
-	// 1,000,000, within Excel's 1,048,576 rows a sheet), which keeps its
-	// first n rows, its last row and the README sheet saying how many
-	// were left out and which file of the run directory holds them all.
+	// samples sheet (default and at most 50,000 answers) and a table over
+	// 50,000 rows (default 1,000,000), which keeps its first n rows and
+	// its last; the README sheet says how many were left out and where.
 	SheetRows int
 
-	// ReleaseRows has WriteReport let go of the run's scored answers once
-	// the report's tables are built, when the run has more than 2^20
-	// of them, and read the answers it lists back from DIR/scored.parquet
-	// a row group at a time: the rest of the report holds O(sample) rows.
-	// Afterwards the Results is as Open left it (a later call reads the
-	// answers back). Not while another goroutine uses the Results; without
-	// a current store (NoScoredStore, a read-only run directory) it
-	// changes nothing.
+	// ReleaseRows has WriteReport let go of the run's scored answers
+	// (over 2^20 of them) once the report's tables are built, reading the
+	// answers it lists back from DIR/scored.parquet a row group at a time;
+	// a later call reads them back. Not while another goroutine uses the
+	// Results; without a current store it changes nothing.
 	ReleaseRows bool
 }
 

@@ -1,6 +1,7 @@
 package bhasha
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -206,13 +207,9 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if c.JudgeOnly {
 		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
-	if ro.Log == nil {
-		ro.Log = io.Discard
-	}
+	ro.Log = cmp.Or(ro.Log, io.Discard)
 	c.opts.Log = ro.Log
-	if ro.Out == "" {
-		ro.Out = filepath.Join("runs", exp.Name)
-	}
+	ro.Out = cmp.Or(ro.Out, filepath.Join("runs", exp.Name))
 	grid := ""
 	sh := shard.Spec{K: c.ShardK, N: c.ShardN}
 	if sh.N > 0 {
@@ -238,8 +235,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if probs := exp.Validate(); len(probs) > 0 {
 		return nil, fmt.Errorf("experiment %s: %w", exp.Name, probs)
 	}
-	eps := ro.Endpoints
-	if c.simulate || (len(eps) == 0 && needsEndpoints(exp)) {
+	if c.simulate || (len(ro.Endpoints) == 0 && needsEndpoints(exp)) {
 		// The simulator knows the experiment's items: build first.
 		if err := exp.Build(ctx); err != nil {
 			return nil, err
@@ -254,9 +250,8 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 			why = "as asked"
 		}
 		fmt.Fprintf(ro.Log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
-		eps = []string{url}
+		ro.Endpoints = []string{url}
 	}
-	ro.Endpoints = eps
 	job, err := exp.Job(ctx)
 	if err != nil {
 		return nil, err

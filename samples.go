@@ -119,42 +119,33 @@ func sampleReader(name string) (func(*Sample) any, bool) {
 // show a bounded, drawn selection: WriteReport).
 func (r *Results) Samples() ([]Sample, error) {
 	r.samplesOnce.Do(func() {
-		if r.samplesErr = r.a.Score(); r.samplesErr != nil {
-			return
+		if r.samplesErr = r.a.Score(); r.samplesErr == nil {
+			r.samples, r.samplesErr = r.samplesOf()
 		}
-		r.samples, r.samplesErr = r.samplesOf(nil)
 	})
 	return r.samples, r.samplesErr
 }
 
-// samplesOf builds the samples of r.rows[i] for each i in sel (ascending;
-// nil: every row), their texts read in one pass over the records
-// (reportfiles.Report.ReadTexts).
-func (r *Results) samplesOf(sel []int) ([]Sample, error) {
+// samplesOf builds a sample of every row, their texts read in one pass
+// over the records (reportfiles.Report.ReadTexts).
+func (r *Results) samplesOf() ([]Sample, error) {
 	rows, schema := r.a.Rows(), r.a.Schema()
-	if sel == nil {
-		sel = make([]int, len(rows))
-		for i := range sel {
-			sel[i] = i
-		}
-	}
-	out, keys := make([]Sample, len(sel)), make([]string, len(sel))
-	for j, i := range sel {
+	out, keys := make([]Sample, len(rows)), make([]string, len(rows))
+	for i := range rows {
 		row := &rows[i]
-		keys[j] = row.Key.String()
+		keys[i] = row.Key.String()
 		k := row.Key
-		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
+		out[i] = Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
 			Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated,
 			schema: schema, values: schema.Values(row)}
 		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
-			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
+			out[i].Chosen, out[i].ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
-		out[j] = s
 	}
-	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(j int, t reportfiles.SampleText) error {
-		out[j].Prompt, out[j].Response, out[j].Error = t.Prompt, t.Response, t.Error
+	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(i int, t reportfiles.SampleText) error {
+		out[i].Prompt, out[i].Response, out[i].Error = t.Prompt, t.Response, t.Error
 		return nil
 	})
 	if err != nil {

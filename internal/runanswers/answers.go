@@ -55,16 +55,14 @@ type Answers struct {
 
 // Config is how Answers reads and keeps a run's answers.
 type Config struct {
-	// Progress, when set, is told of the long steps (scoring the
-	// records, reading the scored answers, building tables), from the
-	// goroutine that asked for them.
+	// Progress, when set, is told of the long steps, from the goroutine
+	// that asked for them.
 	Progress func(Step)
 	// NoStore neither reads nor writes the scored answers and kept
 	// tables: the records are scored in memory.
 	NoStore bool
-	// Inputs are the experiment's input hashes (Experiment.InputHashes)
-	// when the caller has just made them; nil hashes the files when the
-	// scoring key is first needed.
+	// Inputs are the experiment's input hashes (Experiment.InputHashes),
+	// or nil to hash the files when the scoring key is first needed.
 	Inputs map[string]string
 }
 
@@ -80,13 +78,9 @@ type Step struct {
 }
 
 // New is the answers of the run in dir, of experiment exp and manifest
-// m, with notes (what opening the run noticed) first among its notes. It
-// reads nothing until asked; ctx (nil: Background) stops scoring and
-// table building when it is cancelled.
+// m, with notes first among its notes. It reads nothing until asked;
+// cancelling ctx stops scoring and table building.
 func New(ctx context.Context, dir string, exp *experiment.Experiment, m *run.Manifest, notes []string, cfg Config) *Answers {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	inputs := sync.OnceValues(func() (map[string]string, error) { return exp.ScoringInputs(cfg.Inputs) })
 	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes, inputs: inputs}
 }
@@ -117,8 +111,7 @@ func (r *Answers) Built() bool { return r.tables != nil }
 // AnswersTable is the answers table, made row by row (Score first).
 func (r *Answers) AnswersTable() (*tables.Table, bool) { return r.set.Table("answers") }
 
-// PlanNotes are the study's method notes (experiment.Noter), set by
-// Score.
+// PlanNotes are the study's method notes (experiment.Noter), set by Score.
 func (r *Answers) PlanNotes() []string { return slices.Clone(r.planNotes) }
 
 // AddNote adds a note (Notes) that a writer of the run's files made.
@@ -128,9 +121,8 @@ func (r *Answers) AddNote(note string) {
 	r.notes = append(r.notes, note)
 }
 
-// Score scores the run once (or reads the scored answers the run
-// directory keeps, when they are current: store.go) and prepares
-// its tables, built when asked for.
+// Score scores the run once (or reads the scored answers the run keeps,
+// when current) and prepares its tables, built when asked for.
 func (r *Answers) Score() error {
 	r.once.Do(func() {
 		r.scored.Store(true)
