@@ -204,10 +204,7 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of experiment %s, its shards opened as one run, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
 		files["submit.sh"] = "#!/bin/sh\n# Submits the shards, then their report, which starts once every shard has succeeded.\nset -eu\ncd \"$(dirname \"$0\")\"\narray=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${array%%;*}\" report.sbatch\n"
 	case "k8s":
-		if files["shards.yaml"], err = s.k8sShards(); err == nil {
-			files["report.yaml"], err = s.k8sReport()
-		}
-		if err != nil {
+		if files["shards.yaml"], files["report.yaml"], err = s.k8sJobs(); err != nil {
 			return fmt.Errorf("cluster k8s: %w", err)
 		}
 		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", s.jobName())
@@ -247,22 +244,25 @@ func (k *jobSpec) jobName() string {
 
 type kv = map[string]any
 
-// k8sVolume is the pods' volume and its mount.
-func (k *jobSpec) k8sVolume() ([]any, []any) {
-	return []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}},
-		[]any{kv{"name": "grid", "mountPath": k.mount}}
-}
-
-// k8sShards is the Indexed Job running every shard.
-func (k *jobSpec) k8sShards() (string, error) {
-	vols, mounts := k.k8sVolume()
+// k8sJobs are the Indexed Job running every shard and the Job reporting
+// the grid once it completed.
+func (k *jobSpec) k8sJobs() (shards, report string, err error) {
+	mounts := []any{kv{"name": "grid", "mountPath": k.mount}}
+	job := func(name string, meta, spec, pod kv) string {
+		meta["name"], meta["labels"] = name, kv{"app.kubernetes.io/name": "bhasha"}
+		pod["restartPolicy"] = "Never"
+		pod["volumes"] = []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}}
+		spec["template"] = kv{"spec": pod}
+		b, e := yaml.Marshal(kv{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec})
+		err = cmp.Or(err, e)
+		return string(b)
+	}
 	endpoint := quote(k.endpoint)
 	if k.endpoint == "" {
 		endpoint = "http://127.0.0.1:8000/v1"
 	}
 	run := fmt.Sprintf("exec bhasha run --config %s --out %s --shard auto/%d --endpoint %s", quote(k.exp), quote(k.grid), k.n, endpoint)
-	bhashaC := kv{"name": "bhasha", "image": k.image, "command": []any{"sh", "-c", run}, "volumeMounts": mounts}
-	pod := kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{bhashaC}}
+	pod := kv{"containers": []any{kv{"name": "bhasha", "image": k.image, "command": []any{"sh", "-c", run}, "volumeMounts": mounts}}}
 	if k.endpoint == "" {
 		cmd := strings.NewReplacer("{model}", `"$MODEL"`, "{port}", "8000").Replace(k.serverCmd)
 		serve := k.modelCase("JOB_COMPLETION_INDEX") + "exec " + cmd
@@ -275,41 +275,20 @@ func (k *jobSpec) k8sShards() (string, error) {
 			"volumeMounts": mounts,
 		}}
 	}
-	job := kv{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": kv{"name": k.jobName(), "labels": kv{"app.kubernetes.io/name": "bhasha"},
-			"annotations": kv{"bhasha/experiment-sha256": k.hash}},
-		"spec": kv{
-			"completionMode":       "Indexed",
-			"completions":          k.n,
-			"parallelism":          k.parallel,
-			"backoffLimitPerIndex": k.backoff,
-			"podFailurePolicy": kv{"rules": []any{
-				// A pod evicted or preempted resumes its shard: not a failure.
-				kv{"action": "Ignore", "onPodConditions": []any{kv{"type": "DisruptionTarget"}}},
-			}},
-			"template": kv{"spec": pod},
-		},
-	}
-	b, err := yaml.Marshal(job)
-	return string(b), err
-}
-
-// k8sReport is the Job reporting the grid once the shards' Job completed.
-func (k *jobSpec) k8sReport() (string, error) {
-	vols, mounts := k.k8sVolume()
-	job := kv{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": kv{"name": k.jobName() + "-report", "labels": kv{"app.kubernetes.io/name": "bhasha"}},
-		"spec": kv{
-			"backoffLimit": k.backoff,
-			"template": kv{"spec": kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{
-				kv{"name": "report", "image": k.image, "command": []any{"sh", "-c", "set -eu\n" + k.reportLoop()}, "volumeMounts": mounts},
-			}}},
-		},
-	}
-	b, err := yaml.Marshal(job)
-	return string(b), err
+	shards = job(k.jobName(), kv{"annotations": kv{"bhasha/experiment-sha256": k.hash}}, kv{
+		"completionMode":       "Indexed",
+		"completions":          k.n,
+		"parallelism":          k.parallel,
+		"backoffLimitPerIndex": k.backoff,
+		"podFailurePolicy": kv{"rules": []any{
+			// A pod evicted or preempted resumes its shard: not a failure.
+			kv{"action": "Ignore", "onPodConditions": []any{kv{"type": "DisruptionTarget"}}},
+		}},
+	}, pod)
+	report = job(k.jobName()+"-report", kv{}, kv{"backoffLimit": k.backoff}, kv{"containers": []any{
+		kv{"name": "report", "image": k.image, "command": []any{"sh", "-c", "set -eu\n" + k.reportLoop()}, "volumeMounts": mounts},
+	}})
+	return shards, report, err
 }
 
 // cmdMerge writes the shards of a grid as one run directory (grid.Merge).
