@@ -56,17 +56,6 @@ func (s *jobSpec) modelCase(k string) string {
 	return b.String()
 }
 
-// checkDigest is shell that stops a task whose experiment file changed
-// since the job files were written (the shard layout follows it).
-func (s *jobSpec) checkDigest() string {
-	return fmt.Sprintf(`have=$(sha256sum %s | cut -d' ' -f1)
-if [ "$have" != %s ]; then
-  echo "%s changed since its job files were written (sha256 $have, not %s): the shard layout follows the experiment; write the job files again" >&2
-  exit 2
-fi
-`, quote(s.exp), quote(s.hash), s.exp, s.hash)
-}
-
 // reportLoop is shell that reports the grid as one run, the HTML and
 // workbook beside the shards.
 func (s *jobSpec) reportLoop() string {
@@ -74,7 +63,8 @@ func (s *jobSpec) reportLoop() string {
 	return fmt.Sprintf("bhasha report --run %s --html %s/report.html --xlsx %s/report.xlsx\n", g, g, g)
 }
 
-// slurmShards is the job array's sbatch script.
+// slurmShards is the job array's sbatch script; a task stops when the
+// experiment file changed since (the shard layout follows it).
 func (s *jobSpec) slurmShards() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `#!/bin/bash
@@ -85,9 +75,13 @@ func (s *jobSpec) slurmShards() string {
 #SBATCH --signal=B:TERM@120
 #SBATCH --output=bhasha-%s-%%A_%%a.log
 set -u
-`, s.n, s.name, s.hash, s.name, s.n-1, s.parallel, s.name)
-	b.WriteString(s.checkDigest())
-	b.WriteString("K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))\n")
+have=$(sha256sum %s | cut -d' ' -f1)
+if [ "$have" != %s ]; then
+  echo "%s changed since its job files were written (sha256 $have, not %s): the shard layout follows the experiment; write the job files again" >&2
+  exit 2
+fi
+K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
+`, s.n, s.name, s.hash, s.name, s.n-1, s.parallel, s.name, quote(s.exp), quote(s.hash), s.exp, s.hash)
 	endpoint := quote(s.endpoint)
 	if s.endpoint == "" {
 		b.WriteString(s.modelCase("K"))
