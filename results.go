@@ -28,12 +28,9 @@ type Results struct {
 	dir      string
 	exp      *Experiment
 	manifest *Manifest
-	a        *runanswers.Answers // the scored answers and their tables, kept in the run directory
-	rep      *reportfiles.Report // the report files made from them
-
-	samplesOnce sync.Once // Samples reads them once
-	samples     []Sample
-	samplesErr  error
+	a        *runanswers.Answers      // the scored answers and their tables, kept in the run directory
+	rep      *reportfiles.Report      // the report files made from them
+	samples  func() ([]Sample, error) // Samples, read once
 }
 
 // answers sets up r's scored answers and report, with notes (what
@@ -41,6 +38,7 @@ type Results struct {
 func (r *Results) answers(ctx context.Context, notes []string, cfg readConfig) {
 	r.a = runanswers.New(ctx, r.dir, r.exp, r.manifest, notes, cfg.answers)
 	r.rep = reportfiles.New(r.a, r.dir, r.exp, r.manifest)
+	r.samples = sync.OnceValues(r.samplesOf)
 }
 
 // ReadOption adjusts Load, Parse and Open.

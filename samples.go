@@ -117,18 +117,14 @@ func sampleReader(name string) (func(*Sample) any, bool) {
 // (read once; later calls return the same samples). A run of millions of
 // answers holds them all in memory: the reports do not call it (they
 // show a bounded, drawn selection: WriteReport).
-func (r *Results) Samples() ([]Sample, error) {
-	r.samplesOnce.Do(func() {
-		if r.samplesErr = r.a.Score(); r.samplesErr == nil {
-			r.samples, r.samplesErr = r.samplesOf()
-		}
-	})
-	return r.samples, r.samplesErr
-}
+func (r *Results) Samples() ([]Sample, error) { return r.samples() }
 
-// samplesOf builds a sample of every row, their texts read in one pass
-// over the records (reportfiles.Report.ReadTexts).
+// samplesOf scores the run and builds a sample of every row, their texts
+// read in one pass over the records (reportfiles.Report.ReadTexts).
 func (r *Results) samplesOf() ([]Sample, error) {
+	if err := r.a.Score(); err != nil {
+		return nil, err
+	}
 	rows, schema := r.a.Rows(), r.a.Schema()
 	out, keys := make([]Sample, len(rows)), make([]string, len(rows))
 	for i := range rows {
