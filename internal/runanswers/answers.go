@@ -178,8 +178,7 @@ func (r *Answers) AllTables() ([]*tables.Table, error) {
 	return r.tables, nil
 }
 
-// Tables lists the run's tables, in report order. It builds every table
-// (on a large run, seconds: Table builds only the one asked for).
+// Tables lists the run's tables, in report order, building every table.
 func (r *Answers) Tables() ([]tables.Info, error) {
 	ts, err := r.AllTables()
 	if err != nil {
@@ -192,8 +191,7 @@ func (r *Answers) Tables() ([]tables.Info, error) {
 	return out, nil
 }
 
-// Table returns one table by name (see Tables), building only it (and the
-// tables it is laid out from, or that share its work).
+// Table returns one table by name, building only it and what it needs.
 func (r *Answers) Table(name string) (*tables.Table, error) {
 	// With the rows in memory, a table already built from them is the
 	// one: its kept file is not read.
@@ -239,9 +237,7 @@ func (r *Answers) served(t *tables.Table) *tables.Table {
 	return t
 }
 
-// Notes are what opening and scoring noticed: inputs changed since the
-// run, duplicate records ignored, kept files that could not be read and
-// were made again.
+// Notes are what opening and scoring noticed, then the plan's method notes.
 func (r *Answers) Notes() []string {
 	r.Score()
 	r.keptMu.Lock()
@@ -258,8 +254,7 @@ func (r *Answers) RunNotes() []string {
 	return slices.Concat(r.notes, r.keptNotes)
 }
 
-// Scored is the number of scored answers: read from the run's store of
-// them when it is current (no scoring, no rows read), else scored.
+// Scored is the number of scored answers: a current store's count, else scored.
 func (r *Answers) Scored() (int, error) {
 	if !r.scored.Load() && !r.cfg.NoStore {
 		if k, err := r.scoringKey(); err == nil {
@@ -274,9 +269,8 @@ func (r *Answers) Scored() (int, error) {
 	return len(r.rows), nil
 }
 
-// WriteTables writes every table as CSV under DIR/tables (each file
-// atomically, first column "simulated") and returns them. It holds the
-// directory's shared lock: it refuses a directory a run is writing.
+// WriteTables writes every table as CSV under DIR/tables under the
+// directory's shared lock, and returns them.
 func (r *Answers) WriteTables() ([]*tables.Table, error) {
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {
