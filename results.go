@@ -113,14 +113,13 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 		dir = merged
 	}
 	m, err := run.ReadManifest(dir)
-	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
+	switch files, _ := records.Files(dir); {
+	case errors.Is(err, os.ErrNotExist) && len(files) == 0:
 		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
-	}
-	if errors.Is(err, os.ErrNotExist) {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; running the experiment into the directory again rebuilds it from the records: bhasha run --config %s --out %s, or bhasha.Run with bhasha.Out(%q))",
 			dir, err, filepath.Join(dir, run.ExperimentFile), dir, dir)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	cfg := readWith(opts)
