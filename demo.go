@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,13 +82,11 @@ func writeIndex(out string, res []*Results) {
 		}
 		es = append(es, e)
 	}
-	var b bytes.Buffer
-	if report.WriteIndex(&b, "Bhasha demo", es) == nil {
-		atomicfile.WriteFile(filepath.Join(out, "report.html"), b.Bytes())
-	}
-	b.Reset()
-	if report.WriteIndexXLSX(&b, "Bhasha demo", es) == nil {
-		atomicfile.WriteFile(filepath.Join(out, "report.xlsx"), b.Bytes())
+	for name, write := range map[string]func(io.Writer, string, []report.Entry) error{"report.html": report.WriteIndex, "report.xlsx": report.WriteIndexXLSX} {
+		var b bytes.Buffer
+		if write(&b, "Bhasha demo", es) == nil {
+			atomicfile.WriteFile(filepath.Join(out, name), b.Bytes())
+		}
 	}
 }
 

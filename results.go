@@ -28,12 +28,9 @@ type Results struct {
 	dir      string
 	exp      *Experiment
 	manifest *Manifest
-	a        *runanswers.Answers // the scored answers and their tables, kept in the run directory
-	rep      *reportfiles.Report // the report files made from them
-
-	samplesOnce sync.Once // Samples reads them once
-	samples     []Sample
-	samplesErr  error
+	a        *runanswers.Answers      // the scored answers and their tables, kept in the run directory
+	rep      *reportfiles.Report      // the report files made from them
+	samples  func() ([]Sample, error) // Samples, read once
 }
 
 // answers sets up r's scored answers and report, with notes (what
@@ -41,6 +38,7 @@ type Results struct {
 func (r *Results) answers(ctx context.Context, notes []string, cfg readConfig) {
 	r.a = runanswers.New(ctx, r.dir, r.exp, r.manifest, notes, cfg.answers)
 	r.rep = reportfiles.New(r.a, r.dir, r.exp, r.manifest)
+	r.samples = sync.OnceValues(r.samplesOf)
 }
 
 // ReadOption adjusts Load, Parse and Open.
@@ -115,14 +113,13 @@ func Open(ctx context.Context, dir string, opts ...ReadOption) (*Results, error)
 		dir = merged
 	}
 	m, err := run.ReadManifest(dir)
-	if files, _ := records.Files(dir); errors.Is(err, os.ErrNotExist) && len(files) == 0 {
+	switch files, _ := records.Files(dir); {
+	case errors.Is(err, os.ErrNotExist) && len(files) == 0:
 		return nil, fmt.Errorf("opening run %s: not a run directory (it has neither %s nor %s)", dir, run.ManifestFile, records.FileName)
-	}
-	if errors.Is(err, os.ErrNotExist) {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("opening run %s: %w (whether its answers were simulated is recorded there; running the experiment into the directory again rebuilds it from the records: bhasha run --config %s --out %s, or bhasha.Run with bhasha.Out(%q))",
 			dir, err, filepath.Join(dir, run.ExperimentFile), dir, dir)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
 	cfg := readWith(opts)
@@ -218,16 +215,6 @@ func (r *Results) Partial() string {
 // Simulated reports whether the run's answers came from simulated models.
 func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
-// InputChanges says which inputs (dataset files, templates) changed since
-// the run: tables then score the run's answers against today's inputs.
-func (r *Results) InputChanges() ([]string, error) {
-	inputs, err := r.exp.InputHashes()
-	if err != nil {
-		return nil, err
-	}
-	return run.InputChanges(r.manifest, inputs, r.exp.Templates()), nil
-}
-
 // Tables lists the run's tables, in report order. It builds every table
 // (on a large run, seconds: Table builds only the one asked for).
 func (r *Results) Tables() ([]TableInfo, error) { return r.a.Tables() }
@@ -285,21 +272,16 @@ type ReportOptions struct {
 	Tables func([]*Table)
 
 	// SheetRows bounds the rows of the workbook's long sheets: the
-	// samples sheet (default and at most 50,000 answers, drawn as the
-	// HTML explorer draws its) and a table over 50,000 rows (default
-	// 1,000,000, within Excel's 1,048,576 rows a sheet), which keeps its
-	// first n rows, its last row and the README sheet saying how many
-	// were left out and which file of the run directory holds them all.
+	// samples sheet (default and at most 50,000 answers) and a table over
+	// 50,000 rows (default 1,000,000), which keeps its first n rows and
+	// its last; the README sheet says how many were left out and where.
 	SheetRows int
 
-	// ReleaseRows has WriteReport let go of the run's scored answers once
-	// the report's tables are built, when the run has more than 2^20
-	// of them, and read the answers it lists back from DIR/scored.parquet
-	// a row group at a time: the rest of the report holds O(sample) rows.
-	// Afterwards the Results is as Open left it (a later call reads the
-	// answers back). Not while another goroutine uses the Results; without
-	// a current store (NoScoredStore, a read-only run directory) it
-	// changes nothing.
+	// ReleaseRows has WriteReport let go of the run's scored answers
+	// (over 2^20 of them) once the report's tables are built, reading the
+	// answers it lists back from DIR/scored.parquet a row group at a time;
+	// a later call reads them back. Not while another goroutine uses the
+	// Results; without a current store it changes nothing.
 	ReleaseRows bool
 }
 

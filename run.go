@@ -1,6 +1,7 @@
 package bhasha
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,16 +147,10 @@ func Log(w io.Writer) RunOption { return func(c *RunConfig) { c.opts.Log = w } }
 // simulatedOnly reports whether exp asks only the simulator's models
 // (what the constructors ask without Models).
 func simulatedOnly(exp *Experiment) bool {
-	sim := map[string]bool{}
-	for _, m := range SimulatedModels() {
-		sim[m.ServedName] = true
-	}
-	for _, m := range exp.Models {
-		if !sim[m.ServedName] || len(m.Endpoints) > 0 {
-			return false
-		}
-	}
-	return len(exp.Models) > 0
+	sims := SimulatedModels()
+	return len(exp.Models) > 0 && !slices.ContainsFunc(exp.Models, func(m Model) bool {
+		return len(m.Endpoints) > 0 || !slices.ContainsFunc(sims, func(s Model) bool { return s.ServedName == m.ServedName })
+	})
 }
 
 // askServed replaces exp's simulated models (and a simulated judge) by
@@ -212,13 +207,9 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if c.JudgeOnly {
 		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
-	if ro.Log == nil {
-		ro.Log = io.Discard
-	}
+	ro.Log = cmp.Or(ro.Log, io.Discard)
 	c.opts.Log = ro.Log
-	if ro.Out == "" {
-		ro.Out = filepath.Join("runs", exp.Name)
-	}
+	ro.Out = cmp.Or(ro.Out, filepath.Join("runs", exp.Name))
 	grid := ""
 	sh := shard.Spec{K: c.ShardK, N: c.ShardN}
 	if sh.N > 0 {
@@ -244,8 +235,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	if probs := exp.Validate(); len(probs) > 0 {
 		return nil, fmt.Errorf("experiment %s: %w", exp.Name, probs)
 	}
-	eps := ro.Endpoints
-	if c.simulate || (len(eps) == 0 && needsEndpoints(exp)) {
+	if c.simulate || (len(ro.Endpoints) == 0 && needsEndpoints(exp)) {
 		// The simulator knows the experiment's items: build first.
 		if err := exp.Build(ctx); err != nil {
 			return nil, err
@@ -260,9 +250,8 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 			why = "as asked"
 		}
 		fmt.Fprintf(ro.Log, "SIMULATED (%s): %s is answered by the built-in simulator at %s\n", why, exp.Name, url)
-		eps = []string{url}
+		ro.Endpoints = []string{url}
 	}
-	ro.Endpoints = eps
 	job, err := exp.Job(ctx)
 	if err != nil {
 		return nil, err

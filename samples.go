@@ -87,48 +87,28 @@ func (s Sample) Value(name string) (any, bool) {
 	return s.schema.Lookup(s.values, name)
 }
 
-// studyReader reads the i-th of the study's own fields
-// (Schema().Study()[i]) from a Sample: nil for a Sample without a schema.
-func studyReader(i int) cellReader {
-	return cellReader{value: func(s *Sample) any {
-		if s.schema == nil {
-			return nil
-		}
-		return s.schema.ValueOf(s.values, i)
-	}}
-}
-
-// cellReader reads one column of the samples table from a Sample: text
-// (a string, which the table may intern) or value (any other cell).
-type cellReader struct {
-	text  func(*Sample) string
-	value func(*Sample) any
-}
-
 // sampleReader reads one of the common fields (score.Head and
 // score.Tail) from a Sample, by the field's name; ok is false for
 // another name.
-func sampleReader(name string) (cellReader, bool) {
-	text := func(of func(*Sample) string) cellReader { return cellReader{text: of} }
-	flag := func(of func(*Sample) bool) cellReader { return cellReader{value: func(s *Sample) any { return of(s) }} }
-	of, ok := map[string]cellReader{
-		"model":           text(func(s *Sample) string { return s.Model }),
-		"item":            text(func(s *Sample) string { return s.Item }),
-		"language":        text(func(s *Sample) string { return s.Language }),
-		"form":            text(func(s *Sample) string { return s.Form }),
-		"strategy":        text(func(s *Sample) string { return s.Strategy }),
-		"condition":       text(func(s *Sample) string { return s.Condition }),
-		"role":            text(func(s *Sample) string { return s.Role }),
-		"gold":            text(func(s *Sample) string { return s.Gold }),
-		"prediction":      text(func(s *Sample) string { return s.Answer }),
-		"prediction_norm": text(func(s *Sample) string { return s.Normalized }),
-		"method":          text(func(s *Sample) string { return s.Method }),
-		"abstain":         flag(func(s *Sample) bool { return s.Abstain }),
-		"script":          text(func(s *Sample) string { return s.Script }),
-		"switched":        flag(func(s *Sample) bool { return s.Switched }),
-		"failed":          flag(func(s *Sample) bool { return s.Failed }),
-		"withheld":        flag(func(s *Sample) bool { return s.Withheld }),
-		"empty_response":  flag(func(s *Sample) bool { return s.EmptyResponse }),
+func sampleReader(name string) (func(*Sample) any, bool) {
+	of, ok := map[string]func(*Sample) any{
+		"model":           func(s *Sample) any { return s.Model },
+		"item":            func(s *Sample) any { return s.Item },
+		"language":        func(s *Sample) any { return s.Language },
+		"form":            func(s *Sample) any { return s.Form },
+		"strategy":        func(s *Sample) any { return s.Strategy },
+		"condition":       func(s *Sample) any { return s.Condition },
+		"role":            func(s *Sample) any { return s.Role },
+		"gold":            func(s *Sample) any { return s.Gold },
+		"prediction":      func(s *Sample) any { return s.Answer },
+		"prediction_norm": func(s *Sample) any { return s.Normalized },
+		"method":          func(s *Sample) any { return s.Method },
+		"abstain":         func(s *Sample) any { return s.Abstain },
+		"script":          func(s *Sample) any { return s.Script },
+		"switched":        func(s *Sample) any { return s.Switched },
+		"failed":          func(s *Sample) any { return s.Failed },
+		"withheld":        func(s *Sample) any { return s.Withheld },
+		"empty_response":  func(s *Sample) any { return s.EmptyResponse },
 	}[name]
 	return of, ok
 }
@@ -137,44 +117,31 @@ func sampleReader(name string) (cellReader, bool) {
 // (read once; later calls return the same samples). A run of millions of
 // answers holds them all in memory: the reports do not call it (they
 // show a bounded, drawn selection: WriteReport).
-func (r *Results) Samples() ([]Sample, error) {
-	r.samplesOnce.Do(func() {
-		if r.samplesErr = r.a.Score(); r.samplesErr != nil {
-			return
-		}
-		r.samples, r.samplesErr = r.samplesOf(nil)
-	})
-	return r.samples, r.samplesErr
-}
+func (r *Results) Samples() ([]Sample, error) { return r.samples() }
 
-// samplesOf builds the samples of r.rows[i] for each i in sel (ascending;
-// nil: every row), their texts read in one pass over the records
-// (reportfiles.Report.ReadTexts).
-func (r *Results) samplesOf(sel []int) ([]Sample, error) {
-	rows, schema := r.a.Rows(), r.a.Schema()
-	if sel == nil {
-		sel = make([]int, len(rows))
-		for i := range sel {
-			sel[i] = i
-		}
+// samplesOf scores the run and builds a sample of every row, their texts
+// read in one pass over the records (reportfiles.Report.ReadTexts).
+func (r *Results) samplesOf() ([]Sample, error) {
+	if err := r.a.Score(); err != nil {
+		return nil, err
 	}
-	out, keys := make([]Sample, len(sel)), make([]string, len(sel))
-	for j, i := range sel {
+	rows, schema := r.a.Rows(), r.a.Schema()
+	out, keys := make([]Sample, len(rows)), make([]string, len(rows))
+	for i := range rows {
 		row := &rows[i]
-		keys[j] = row.Key.String()
+		keys[i] = row.Key.String()
 		k := row.Key
-		s := Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
+		out[i] = Sample{Model: k.Model, Item: k.Item, Language: k.Language, Form: k.Form, Strategy: k.Strategy, Condition: k.Condition, Role: k.Role.String(),
 			Answer: row.Prediction, Normalized: normalize.Default.String(row.Prediction), Method: string(row.Method), Gold: row.Gold,
 			Correct: row.Correct, Abstain: row.Abstain, Script: row.Script, Switched: row.Switched, Chosen: -1,
 			Withheld: row.Withheld, Failed: row.Failed, EmptyResponse: row.EmptyResponse, Simulated: r.manifest.Simulated,
 			schema: schema, values: schema.Values(row)}
 		if d := row.Detail; d != nil && d.ChoiceLogprobs != nil {
-			s.Chosen, s.ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
+			out[i].Chosen, out[i].ChoiceLogprobs = d.Chosen, d.ChoiceLogprobs
 		}
-		out[j] = s
 	}
-	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(j int, t reportfiles.SampleText) error {
-		out[j].Prompt, out[j].Response, out[j].Error = t.Prompt, t.Response, t.Error
+	err := r.rep.ReadTexts(context.Background(), report.Options{}, keys, func(i int, t reportfiles.SampleText) error {
+		out[i].Prompt, out[i].Response, out[i].Error = t.Prompt, t.Response, t.Error
 		return nil
 	})
 	if err != nil {
@@ -212,13 +179,18 @@ func samplesTable(ss []Sample) *Table {
 	}
 	fields, extra := schema.Fields(), reportfiles.SampleColumns()
 	cols := make([]tables.Column, 0, len(fields)+len(extra))
-	read := make([]cellReader, 0, len(fields)+len(extra))
+	read := make([]func(*Sample) any, 0, len(fields)+len(extra))
 	repeats := make([]bool, len(fields)+len(extra))
 	first := len(score.Head()) // the study's own fields start here
 	for c, f := range fields {
 		of, ok := sampleReader(f.Name)
-		if c >= first && c < first+len(schema.Study()) {
-			of, ok = studyReader(c-first), true
+		if i := c - first; i >= 0 && i < len(schema.Study()) {
+			of, ok = func(s *Sample) any {
+				if s.schema == nil {
+					return nil
+				}
+				return s.schema.ValueOf(s.values, i)
+			}, true
 		}
 		if !ok {
 			panic(fmt.Sprintf("bhasha: the samples table has no reader for the common field %q", f.Name))
@@ -227,24 +199,15 @@ func samplesTable(ss []Sample) *Table {
 	}
 	// The extras: what only a sample holds, its record's text.
 	cols = append(cols, extra...)
-	read = append(read, cellReader{text: func(s *Sample) string { return s.Prompt }}, cellReader{text: func(s *Sample) string { return s.Response }},
-		cellReader{text: func(s *Sample) string { return s.Error }}, cellReader{value: func(s *Sample) any { return s.Simulated }})
+	read = append(read, func(s *Sample) any { return s.Prompt }, func(s *Sample) any { return s.Response },
+		func(s *Sample) any { return s.Error }, func(s *Sample) any { return s.Simulated })
 	t := tables.New("samples", "one row per scored answer with its prompt and response: the study's answer schema", cols...)
 	var in tables.Interner
 	t.Fill(len(ss), func(i int, row []any) {
-		s := &ss[i]
 		for c, of := range read {
-			switch {
-			case of.text == nil:
-				v := of.value(s)
-				if str, ok := v.(string); ok && repeats[c] {
-					v = in.String(str)
-				}
-				row[c] = v
-			case repeats[c]:
-				row[c] = in.String(of.text(s))
-			default:
-				row[c] = of.text(s)
+			row[c] = of(&ss[i])
+			if str, ok := row[c].(string); ok && repeats[c] {
+				row[c] = in.String(str)
 			}
 		}
 	})

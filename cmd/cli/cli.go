@@ -217,10 +217,9 @@ func urlsFlag(fs *flag.FlagSet, name, usage string) *[]string {
 	return &urls
 }
 
-// parseFlags parses args into fs, refusing a flag whose value, given as
-// the next argument, looks like a flag (write --html=VALUE for a value
-// that starts with '-'); when any of required is empty after parsing it
-// prints the usage and returns missing as the error.
+// parseFlags parses args into fs, refusing a flag whose next-argument value
+// looks like a flag; when any of required is empty it prints the usage and
+// returns missing as the error.
 func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*string) error {
 	for i := 0; i+1 < len(args); i++ {
 		a := args[i]
@@ -310,12 +309,11 @@ func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
-		fl, err := sim.ReadFacts(f, *facts)
+		cfg.Facts, err = sim.ReadFacts(f, *facts)
 		f.Close()
 		if err != nil {
 			return err
 		}
-		cfg.Facts = fl
 	default:
 		path := *bundle
 		if path == "" { // the built-in excerpt, written where the loader can read it
@@ -432,15 +430,12 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	opts = append(opts, bhasha.Concurrency(*conc))
+	opts = append(opts, bhasha.Concurrency(*conc), func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	if *noCache {
 		opts = append(opts, bhasha.NoCache())
 	}
 	if *archive {
 		opts = append(opts, bhasha.ArchiveChanged())
-	}
-	if sh.N > 0 {
-		opts = append(opts, func(c *bhasha.RunConfig) { c.ShardK, c.ShardN = sh.K, sh.N })
 	}
 	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(runHeapFloor, runHeapHeadroom, 4)()
@@ -459,10 +454,8 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 // defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
 const defaultBundle = "indicklar/project_page_demo_hin_excerpt.json"
 
-// runOptions are the options run and report share: the run directory,
-// cache, log, endpoints, refusals naming the command's flags, and the
-// run's progress as plain lines on stderr when it is not a terminal (every
-// BHASHA_PROGRESS_EVERY and at each stage's end, labelled with name).
+// runOptions are the options run and report share: directory, cache, log,
+// endpoints, remedies naming the flags, and plain progress lines labelled name.
 func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer) ([]bhasha.RunOption, error) {
 	every, err := progressEvery()
 	if err != nil {

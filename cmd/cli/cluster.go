@@ -24,13 +24,15 @@ import (
 )
 
 // jobSpec is what the job files of a grid need: the experiment, its
-// digest and shard layout (the served model of each shard), and how a
-// shard reaches its model.
+// digest and shard layout, how a shard reaches its model, and the
+// Kubernetes settings.
 type jobSpec struct {
-	name, exp, hash, grid string
-	n, parallel           int
-	served                []string // by shard: the served name of its answering model
-	serverCmd, endpoint   string
+	name, exp, hash, grid        string
+	n, parallel, wait            int
+	served                       []string // by shard: the served name of its answering model
+	serverCmd, endpoint          string
+	pvc, mount, image, vllmImage string
+	gpus, backoff                int
 }
 
 // quote quotes s for a POSIX shell.
@@ -54,26 +56,16 @@ func (s *jobSpec) modelCase(k string) string {
 	return b.String()
 }
 
-// checkDigest is shell that stops a task whose experiment file changed
-// since the job files were written (the shard layout follows it).
-func (s *jobSpec) checkDigest() string {
-	return fmt.Sprintf(`have=$(sha256sum %s | cut -d' ' -f1)
-if [ "$have" != %s ]; then
-  echo "%s changed since its job files were written (sha256 $have, not %s): the shard layout follows the experiment; write the job files again" >&2
-  exit 2
-fi
-`, quote(s.exp), quote(s.hash), s.exp, s.hash)
-}
-
-// reportLoop is shell that reports the grid as one run (its merged run,
-// GRID/merged: bhasha.Open), the HTML and workbook beside the shards.
+// reportLoop is shell that reports the grid as one run, the HTML and
+// workbook beside the shards.
 func (s *jobSpec) reportLoop() string {
 	g := quote(s.grid)
 	return fmt.Sprintf("bhasha report --run %s --html %s/report.html --xlsx %s/report.xlsx\n", g, g, g)
 }
 
-// slurmShards is the job array's sbatch script.
-func (s *jobSpec) slurmShards(wait int) string {
+// slurmShards is the job array's sbatch script; a task stops when the
+// experiment file changed since (the shard layout follows it).
+func (s *jobSpec) slurmShards() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `#!/bin/bash
 # The %d shards of experiment %s (sha256 %s), one array task each: bhasha run --shard auto.
@@ -83,9 +75,13 @@ func (s *jobSpec) slurmShards(wait int) string {
 #SBATCH --signal=B:TERM@120
 #SBATCH --output=bhasha-%s-%%A_%%a.log
 set -u
-`, s.n, s.name, s.hash, s.name, s.n-1, s.parallel, s.name)
-	b.WriteString(s.checkDigest())
-	b.WriteString("K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))\n")
+have=$(sha256sum %s | cut -d' ' -f1)
+if [ "$have" != %s ]; then
+  echo "%s changed since its job files were written (sha256 $have, not %s): the shard layout follows the experiment; write the job files again" >&2
+  exit 2
+fi
+K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
+`, s.n, s.name, s.hash, s.name, s.n-1, s.parallel, s.name, quote(s.exp), quote(s.hash), s.exp, s.hash)
 	endpoint := quote(s.endpoint)
 	if s.endpoint == "" {
 		b.WriteString(s.modelCase("K"))
@@ -104,7 +100,7 @@ for i in $(seq %d); do
   [ "$i" = %d ] && { echo "the server was not healthy after %d s" >&2; exit 1; }
   sleep 1
 done
-`, cmd, wait, wait, wait)
+`, cmd, s.wait, s.wait, s.wait)
 		endpoint = `"http://127.0.0.1:$PORT/v1"`
 	}
 	fmt.Fprintf(&b, `bhasha run --config %s --out %s --shard auto --endpoint %s &
@@ -145,17 +141,14 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if err := parseFlags(fs, args[1:], ""); err != nil {
 		return err
 	}
-	if *wait < 1 || *gpus < 0 || *backoff < 0 {
-		return fmt.Errorf("cluster %s: --wait must be positive, --gpus and --retries not negative", kind)
-	}
-	if kind == "k8s" && *out != "" && !filepath.IsAbs(*out) {
-		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
-	}
-	if *podConfig != "" && !filepath.IsAbs(*podConfig) {
-		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
-	}
 	cmd := "cluster " + kind
 	switch {
+	case *wait < 1 || *gpus < 0 || *backoff < 0:
+		return fmt.Errorf("%s: --wait must be positive, --gpus and --retries not negative", cmd)
+	case kind == "k8s" && *out != "" && !filepath.IsAbs(*out):
+		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
+	case *podConfig != "" && !filepath.IsAbs(*podConfig):
+		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
 	case *cfg == "" || *out == "" || *n < 1:
 		return fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
 	case *parallel < 0:
@@ -179,11 +172,9 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: *parallel, endpoint: *endpoint,
-		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}")}
-	if s.parallel == 0 || s.parallel > *n {
-		s.parallel = *n
-	}
+	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: cmp.Or(min(*parallel, *n), *n), wait: *wait, endpoint: *endpoint,
+		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}"), pvc: *pvc, mount: *mount, image: *image,
+		vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff}
 	if s.exp, err = filepath.Abs(*cfg); err == nil {
 		s.grid, err = filepath.Abs(*out)
 	}
@@ -203,18 +194,14 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	files := map[string]string{}
 	switch kind {
 	case "slurm":
-		files["shards.sbatch"] = s.slurmShards(*wait)
+		files["shards.sbatch"] = s.slurmShards()
 		files["report.sbatch"] = fmt.Sprintf("#!/bin/bash\n# The report of experiment %s, its shards opened as one run, once every shard has finished.\n#SBATCH --job-name=bhasha-%s-report\n#SBATCH --output=bhasha-%s-report-%%j.log\nset -eu\n%s", s.name, s.name, s.name, s.reportLoop())
 		files["submit.sh"] = "#!/bin/sh\n# Submits the shards, then their report, which starts once every shard has succeeded.\nset -eu\ncd \"$(dirname \"$0\")\"\narray=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${array%%;*}\" report.sbatch\n"
 	case "k8s":
-		k := k8sSpec{jobSpec: s, pvc: *pvc, mount: *mount, image: *image, vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff, wait: *wait}
-		if files["shards.yaml"], err = k.shards(); err == nil {
-			files["report.yaml"], err = k.report()
-		}
-		if err != nil {
+		if files["shards.yaml"], files["report.yaml"], err = s.k8sJobs(); err != nil {
 			return fmt.Errorf("cluster k8s: %w", err)
 		}
-		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", k.jobName())
+		files["submit.sh"] = fmt.Sprintf("#!/bin/sh\n# Starts the shards' Indexed Job, waits for it to complete, then starts the report Job.\nset -eu\ncd \"$(dirname \"$0\")\"\nkubectl apply -f shards.yaml\nkubectl wait --for=condition=complete --timeout=-1s job/%s\nkubectl apply -f report.yaml\n", s.jobName())
 	}
 	if err := os.MkdirAll(*jobs, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
@@ -234,15 +221,8 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	return nil
 }
 
-// k8sSpec is what the Kubernetes Jobs need beyond jobSpec.
-type k8sSpec struct {
-	*jobSpec
-	pvc, mount, image, vllmImage string
-	gpus, backoff, wait          int
-}
-
 // jobName is the shards' Job name: the experiment's name as a DNS label.
-func (k k8sSpec) jobName() string {
+func (k *jobSpec) jobName() string {
 	label := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r
@@ -258,21 +238,25 @@ func (k k8sSpec) jobName() string {
 
 type kv = map[string]any
 
-func (k k8sSpec) volume() ([]any, []any) {
-	return []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}},
-		[]any{kv{"name": "grid", "mountPath": k.mount}}
-}
-
-// shards is the Indexed Job running every shard.
-func (k k8sSpec) shards() (string, error) {
-	vols, mounts := k.volume()
+// k8sJobs are the Indexed Job running every shard and the Job reporting
+// the grid once it completed.
+func (k *jobSpec) k8sJobs() (shards, report string, err error) {
+	mounts := []any{kv{"name": "grid", "mountPath": k.mount}}
+	job := func(name string, meta, spec, pod kv) string {
+		meta["name"], meta["labels"] = name, kv{"app.kubernetes.io/name": "bhasha"}
+		pod["restartPolicy"] = "Never"
+		pod["volumes"] = []any{kv{"name": "grid", "persistentVolumeClaim": kv{"claimName": k.pvc}}}
+		spec["template"] = kv{"spec": pod}
+		b, e := yaml.Marshal(kv{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec})
+		err = cmp.Or(err, e)
+		return string(b)
+	}
 	endpoint := quote(k.endpoint)
 	if k.endpoint == "" {
 		endpoint = "http://127.0.0.1:8000/v1"
 	}
 	run := fmt.Sprintf("exec bhasha run --config %s --out %s --shard auto/%d --endpoint %s", quote(k.exp), quote(k.grid), k.n, endpoint)
-	bhashaC := kv{"name": "bhasha", "image": k.image, "command": []any{"sh", "-c", run}, "volumeMounts": mounts}
-	pod := kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{bhashaC}}
+	pod := kv{"containers": []any{kv{"name": "bhasha", "image": k.image, "command": []any{"sh", "-c", run}, "volumeMounts": mounts}}}
 	if k.endpoint == "" {
 		cmd := strings.NewReplacer("{model}", `"$MODEL"`, "{port}", "8000").Replace(k.serverCmd)
 		serve := k.modelCase("JOB_COMPLETION_INDEX") + "exec " + cmd
@@ -285,41 +269,20 @@ func (k k8sSpec) shards() (string, error) {
 			"volumeMounts": mounts,
 		}}
 	}
-	job := kv{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": kv{"name": k.jobName(), "labels": kv{"app.kubernetes.io/name": "bhasha"},
-			"annotations": kv{"bhasha/experiment-sha256": k.hash}},
-		"spec": kv{
-			"completionMode":       "Indexed",
-			"completions":          k.n,
-			"parallelism":          k.parallel,
-			"backoffLimitPerIndex": k.backoff,
-			"podFailurePolicy": kv{"rules": []any{
-				// A pod evicted or preempted resumes its shard: not a failure.
-				kv{"action": "Ignore", "onPodConditions": []any{kv{"type": "DisruptionTarget"}}},
-			}},
-			"template": kv{"spec": pod},
-		},
-	}
-	b, err := yaml.Marshal(job)
-	return string(b), err
-}
-
-// report is the Job reporting the grid once the shards' Job completed.
-func (k k8sSpec) report() (string, error) {
-	vols, mounts := k.volume()
-	job := kv{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": kv{"name": k.jobName() + "-report", "labels": kv{"app.kubernetes.io/name": "bhasha"}},
-		"spec": kv{
-			"backoffLimit": k.backoff,
-			"template": kv{"spec": kv{"restartPolicy": "Never", "volumes": vols, "containers": []any{
-				kv{"name": "report", "image": k.image, "command": []any{"sh", "-c", "set -eu\n" + k.reportLoop()}, "volumeMounts": mounts},
-			}}},
-		},
-	}
-	b, err := yaml.Marshal(job)
-	return string(b), err
+	shards = job(k.jobName(), kv{"annotations": kv{"bhasha/experiment-sha256": k.hash}}, kv{
+		"completionMode":       "Indexed",
+		"completions":          k.n,
+		"parallelism":          k.parallel,
+		"backoffLimitPerIndex": k.backoff,
+		"podFailurePolicy": kv{"rules": []any{
+			// A pod evicted or preempted resumes its shard: not a failure.
+			kv{"action": "Ignore", "onPodConditions": []any{kv{"type": "DisruptionTarget"}}},
+		}},
+	}, pod)
+	report = job(k.jobName()+"-report", kv{}, kv{"backoffLimit": k.backoff}, kv{"containers": []any{
+		kv{"name": "report", "image": k.image, "command": []any{"sh", "-c", "set -eu\n" + k.reportLoop()}, "volumeMounts": mounts},
+	}})
+	return shards, report, err
 }
 
 // cmdMerge writes the shards of a grid as one run directory (grid.Merge).

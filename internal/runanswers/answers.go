@@ -55,16 +55,14 @@ type Answers struct {
 
 // Config is how Answers reads and keeps a run's answers.
 type Config struct {
-	// Progress, when set, is told of the long steps (scoring the
-	// records, reading the scored answers, building tables), from the
-	// goroutine that asked for them.
+	// Progress, when set, is told of the long steps, from the goroutine
+	// that asked for them.
 	Progress func(Step)
 	// NoStore neither reads nor writes the scored answers and kept
 	// tables: the records are scored in memory.
 	NoStore bool
-	// Inputs are the experiment's input hashes (Experiment.InputHashes)
-	// when the caller has just made them; nil hashes the files when the
-	// scoring key is first needed.
+	// Inputs are the experiment's input hashes (Experiment.InputHashes),
+	// or nil to hash the files when the scoring key is first needed.
 	Inputs map[string]string
 }
 
@@ -80,13 +78,9 @@ type Step struct {
 }
 
 // New is the answers of the run in dir, of experiment exp and manifest
-// m, with notes (what opening the run noticed) first among its notes. It
-// reads nothing until asked; ctx (nil: Background) stops scoring and
-// table building when it is cancelled.
+// m, with notes first among its notes. It reads nothing until asked;
+// cancelling ctx stops scoring and table building.
 func New(ctx context.Context, dir string, exp *experiment.Experiment, m *run.Manifest, notes []string, cfg Config) *Answers {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	inputs := sync.OnceValues(func() (map[string]string, error) { return exp.ScoringInputs(cfg.Inputs) })
 	return &Answers{dir: dir, exp: exp, manifest: m, ctx: ctx, cfg: cfg, notes: notes, inputs: inputs}
 }
@@ -117,8 +111,7 @@ func (r *Answers) Built() bool { return r.tables != nil }
 // AnswersTable is the answers table, made row by row (Score first).
 func (r *Answers) AnswersTable() (*tables.Table, bool) { return r.set.Table("answers") }
 
-// PlanNotes are the study's method notes (experiment.Noter), set by
-// Score.
+// PlanNotes are the study's method notes (experiment.Noter), set by Score.
 func (r *Answers) PlanNotes() []string { return slices.Clone(r.planNotes) }
 
 // AddNote adds a note (Notes) that a writer of the run's files made.
@@ -128,9 +121,8 @@ func (r *Answers) AddNote(note string) {
 	r.notes = append(r.notes, note)
 }
 
-// Score scores the run once (or reads the scored answers the run
-// directory keeps, when they are current: store.go) and prepares
-// its tables, built when asked for.
+// Score scores the run once (or reads the scored answers the run keeps,
+// when current) and prepares its tables, built when asked for.
 func (r *Answers) Score() error {
 	r.once.Do(func() {
 		r.scored.Store(true)
@@ -186,8 +178,7 @@ func (r *Answers) AllTables() ([]*tables.Table, error) {
 	return r.tables, nil
 }
 
-// Tables lists the run's tables, in report order. It builds every table
-// (on a large run, seconds: Table builds only the one asked for).
+// Tables lists the run's tables, in report order, building every table.
 func (r *Answers) Tables() ([]tables.Info, error) {
 	ts, err := r.AllTables()
 	if err != nil {
@@ -200,8 +191,7 @@ func (r *Answers) Tables() ([]tables.Info, error) {
 	return out, nil
 }
 
-// Table returns one table by name (see Tables), building only it (and the
-// tables it is laid out from, or that share its work).
+// Table returns one table by name, building only it and what it needs.
 func (r *Answers) Table(name string) (*tables.Table, error) {
 	// With the rows in memory, a table already built from them is the
 	// one: its kept file is not read.
@@ -247,9 +237,7 @@ func (r *Answers) served(t *tables.Table) *tables.Table {
 	return t
 }
 
-// Notes are what opening and scoring noticed: inputs changed since the
-// run, duplicate records ignored, kept files that could not be read and
-// were made again.
+// Notes are what opening and scoring noticed, then the plan's method notes.
 func (r *Answers) Notes() []string {
 	r.Score()
 	r.keptMu.Lock()
@@ -266,8 +254,7 @@ func (r *Answers) RunNotes() []string {
 	return slices.Concat(r.notes, r.keptNotes)
 }
 
-// Scored is the number of scored answers: read from the run's store of
-// them when it is current (no scoring, no rows read), else scored.
+// Scored is the number of scored answers: a current store's count, else scored.
 func (r *Answers) Scored() (int, error) {
 	if !r.scored.Load() && !r.cfg.NoStore {
 		if k, err := r.scoringKey(); err == nil {
@@ -282,9 +269,8 @@ func (r *Answers) Scored() (int, error) {
 	return len(r.rows), nil
 }
 
-// WriteTables writes every table as CSV under DIR/tables (each file
-// atomically, first column "simulated") and returns them. It holds the
-// directory's shared lock: it refuses a directory a run is writing.
+// WriteTables writes every table as CSV under DIR/tables under the
+// directory's shared lock, and returns them.
 func (r *Answers) WriteTables() ([]*tables.Table, error) {
 	lk, err := records.LockDir(r.dir, records.Shared)
 	if err != nil {

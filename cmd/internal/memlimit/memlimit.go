@@ -9,9 +9,6 @@
 // pacing is untouched, and the limit is never under the live heap. A
 // user's GOMEMLIMIT is left as it is. Holds nest (the outermost sets the
 // process's one limit) and the last release restores the earlier limit.
-// It is home-made because no setting of Go's runtime follows the live heap
-// this way, and without it `bhasha run` at the papers' scale exceeds its
-// memory target (BenchmarkRunGrid with GOMEMLIMIT=off).
 package memlimit
 
 import (
