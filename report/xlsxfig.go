@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -39,11 +40,11 @@ type echartsOption struct {
 	} `json:"radar"`
 	VisualMap json.RawMessage `json:"visualMap"` // one visual map or a list of them
 	Series    []struct {
-		Type       string            `json:"type"`
-		Name       string            `json:"name"`
-		XAxisIndex int               `json:"xAxisIndex"`
-		Stack      string            `json:"stack"`
-		Data       []json.RawMessage `json:"data"`
+		Type       string  `json:"type"`
+		Name       string  `json:"name"`
+		XAxisIndex int     `json:"xAxisIndex"`
+		Stack      string  `json:"stack"`
+		Data       []datum `json:"data"`
 	} `json:"series"`
 }
 
@@ -142,7 +143,7 @@ func figureBlock(f Figure) (block, bool, error) {
 	if len(o.Series) == 0 {
 		return block{}, false, nil
 	}
-	b, ok, err := blockOf(f, o)
+	b, ok := blockOf(o)
 	if len(o.YAxis) > 0 {
 		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
 	}
@@ -153,7 +154,7 @@ func figureBlock(f Figure) (block, bool, error) {
 	if b.title == "" {
 		b.title = f.Name
 	}
-	return b, ok, err
+	return b, ok, nil
 }
 
 // bound is an axis bound set as a number (nil for none or "dataMin").
@@ -164,49 +165,34 @@ func bound(v any) *float64 {
 	return nil
 }
 
+// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
+func cellValue(v any) any {
+	if s, ok := v.(string); ok && s == "-" {
+		return nil
+	}
+	return v
+}
+
 // blockOf lays out the data of an option figureBlock has read.
-func blockOf(f Figure, o echartsOption) (block, bool, error) {
-	items := func(s int) ([]datum, error) {
-		out := make([]datum, len(o.Series[s].Data))
-		for i, raw := range o.Series[s].Data {
-			if err := json.Unmarshal(raw, &out[i]); err != nil {
-				return nil, fmt.Errorf("figure %s series %q item %d: %w", f.Name, o.Series[s].Name, i, err)
-			}
-		}
-		return out, nil
-	}
-	value := func(v any) any { // "-" (no bar) as an empty cell
-		if s, ok := v.(string); ok && s == "-" {
-			return nil
-		}
-		return v
-	}
+func blockOf(o echartsOption) (block, bool) {
 	switch typ := o.Series[0].Type; {
 	case typ == "radar" && o.Radar != nil:
 		b := block{header: []string{"axis"}, kind: excelize.Radar}
 		for _, ind := range o.Radar.Indicator {
 			b.rows = append(b.rows, []any{ind.Name})
 		}
-		for s := range o.Series {
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
-			}
-			for _, d := range ds {
+		for _, se := range o.Series {
+			for _, d := range se.Data {
 				vals, _ := d.Value.([]any)
-				name := d.Name
-				if name == "" {
-					name = o.Series[s].Name
-				}
-				b.addSeries(name, func(i int) any {
+				b.addSeries(cmp.Or(d.Name, se.Name), func(i int) any {
 					if i < len(vals) {
-						return value(vals[i])
+						return cellValue(vals[i])
 					}
 					return nil
 				})
 			}
 		}
-		return b, true, nil
+		return b, true
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
 		b := block{header: []string{""}, scale: true}
 		b.colours, b.lo, b.hi = o.colourScale()
@@ -222,11 +208,7 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			b.rows = append(b.rows, r)
 			row[fmt.Sprint(y)] = i
 		}
-		ds, err := items(0)
-		if err != nil {
-			return b, false, err
-		}
-		for _, d := range ds {
+		for _, d := range o.Series[0].Data {
 			v, _ := d.Value.([]any)
 			if len(v) != 3 {
 				continue
@@ -234,10 +216,10 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			c, okc := col[fmt.Sprint(v[0])]
 			r, okr := row[fmt.Sprint(v[1])]
 			if okc && okr {
-				b.rows[r][c] = value(v[2])
+				b.rows[r][c] = cellValue(v[2])
 			}
 		}
-		return b, true, nil
+		return b, true
 	case (typ == "bar" || typ == "line") && len(o.XAxis) > 0 && o.XAxis[0].Type != "value" && o.XAxis[0].Type != "log":
 		b := block{header: []string{"category"}, kind: excelize.Col}
 		switch {
@@ -249,27 +231,21 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 		for _, c := range o.XAxis[0].Data {
 			b.rows = append(b.rows, []any{fmt.Sprint(c)})
 		}
-		for s, se := range o.Series {
+		for _, se := range o.Series {
 			if se.XAxisIndex != 0 || se.Type != typ { // the whiskers' segments
 				continue
 			}
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
-			}
 			b.addSeries(se.Name, func(i int) any {
-				if i < len(ds) {
-					return value(ds[i].Value)
+				if i < len(se.Data) {
+					return cellValue(se.Data[i].Value)
 				}
 				return nil
 			})
 		}
 		if typ == "bar" {
-			if err := b.addWhiskers(o, items); err != nil {
-				return b, false, err
-			}
+			b.addWhiskers(o)
 		}
-		return b, len(b.series) > 0, nil
+		return b, len(b.series) > 0
 	case typ == "scatter" || typ == "line":
 		// XY points: one x column and one y column per series, a row per point
 		name := "x"
@@ -277,39 +253,35 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			name = o.XAxis[0].Name
 		}
 		b := block{header: []string{"point", name}, kind: excelize.Scatter}
-		for s, se := range o.Series {
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
-			}
+		for _, se := range o.Series {
 			b.header = append(b.header, se.Name)
 			b.series = append(b.series, len(b.header)-1)
 			b.lines = append(b.lines, se.Type == "line")
 			b.spans = append(b.spans, [2]int{len(b.rows), len(b.rows) - 1})
-			for _, d := range ds {
+			for _, d := range se.Data {
 				xy, _ := d.Value.([]any)
 				if len(xy) != 2 {
 					continue
 				}
 				r := make([]any, len(o.Series)+2)
-				r[0], r[1], r[len(b.header)-1] = d.Name, value(xy[0]), value(xy[1])
+				r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
 				b.rows = append(b.rows, r)
 				b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 			}
 		}
-		return b, len(b.rows) > 0, nil
+		return b, len(b.rows) > 0
 	}
-	return block{}, false, nil
+	return block{}, false
 }
 
 // addWhiskers reads the bars' whiskers (chart.IntervalBars: vertical
 // segments of a line series on the second x axis named as its bars) and
 // adds each whiskered series' lo and hi columns.
-func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) error {
+func (b *block) addWhiskers(o echartsOption) {
 	b.whiskers = make([][]interval, len(b.series))
 	b.whiskerCols = make([][2]int, len(b.series))
 	found := false
-	for s, se := range o.Series {
+	for _, se := range o.Series {
 		if se.Type != "line" || se.XAxisIndex != 1 {
 			continue
 		}
@@ -323,10 +295,7 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 		if j < 0 {
 			continue
 		}
-		ds, err := items(s)
-		if err != nil {
-			return err
-		}
+		ds := se.Data
 		iv := make([]interval, len(b.rows))
 		for i := range iv {
 			iv[i] = interval{math.NaN(), math.NaN(), math.NaN()}
@@ -359,7 +328,7 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 	}
 	if !found {
 		b.whiskers, b.whiskerCols = nil, nil
-		return nil
+		return
 	}
 	for j, iv := range b.whiskers {
 		if iv == nil {
@@ -376,7 +345,6 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 			b.rows[i] = append(b.rows[i], lo, hi)
 		}
 	}
-	return nil
 }
 
 // figureChart is each figure's chart size.
