@@ -118,12 +118,16 @@ type block struct {
 	whiskerCols [][2]int
 }
 
-// addSeries adds a charted column name, v(i) its value in row i.
-func (b *block) addSeries(name string, v func(i int) any) {
+// addSeries adds a charted column name, vals[i] its value in row i.
+func (b *block) addSeries(name string, vals []any) {
 	b.header = append(b.header, name)
 	b.series = append(b.series, len(b.header)-1)
 	for i := range b.rows {
-		b.rows[i] = append(b.rows[i], v(i))
+		var v any
+		if i < len(vals) {
+			v = cellValue(vals[i])
+		}
+		b.rows[i] = append(b.rows[i], v)
 	}
 }
 
@@ -184,12 +188,7 @@ func blockOf(o echartsOption) (block, bool) {
 		for _, se := range o.Series {
 			for _, d := range se.Data {
 				vals, _ := d.Value.([]any)
-				b.addSeries(cmp.Or(d.Name, se.Name), func(i int) any {
-					if i < len(vals) {
-						return cellValue(vals[i])
-					}
-					return nil
-				})
+				b.addSeries(cmp.Or(d.Name, se.Name), vals)
 			}
 		}
 		return b, true
@@ -235,12 +234,11 @@ func blockOf(o echartsOption) (block, bool) {
 			if se.XAxisIndex != 0 || se.Type != typ { // the whiskers' segments
 				continue
 			}
-			b.addSeries(se.Name, func(i int) any {
-				if i < len(se.Data) {
-					return cellValue(se.Data[i].Value)
-				}
-				return nil
-			})
+			vals := make([]any, len(se.Data))
+			for i, d := range se.Data {
+				vals[i] = d.Value
+			}
+			b.addSeries(se.Name, vals)
 		}
 		if typ == "bar" {
 			b.addWhiskers(o)
