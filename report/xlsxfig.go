@@ -62,7 +62,6 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &d.Value)
 }
 
-// visualMap is the part of a visual map a heatmap's colour scale reads.
 type visualMap struct {
 	Min     *float64 `json:"min"`
 	Max     *float64 `json:"max"`
@@ -71,8 +70,7 @@ type visualMap struct {
 	} `json:"inRange"`
 }
 
-// colourScale is the first visual map's colours (low to high) and range
-// (0–1 where unsaid); neutralScale over 0–1 where there is none.
+// colourScale is the first visual map's colours and range (0–1 unsaid), else neutralScale.
 func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	var maps []visualMap
 	if json.Unmarshal(o.VisualMap, &maps) != nil {
@@ -81,17 +79,11 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 			return neutralScale, 0, 1
 		}
 	}
-	lo, hi = 0, 1
 	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
-		return neutralScale, lo, hi
+		return neutralScale, 0, 1
 	}
-	if maps[0].Min != nil {
-		lo = *maps[0].Min
-	}
-	if maps[0].Max != nil {
-		hi = *maps[0].Max
-	}
-	return maps[0].InRange.Color, lo, hi
+	m := maps[0]
+	return m.InRange.Color, *cmp.Or(m.Min, new(0.0)), *cmp.Or(m.Max, new(1.0))
 }
 
 // block is a figure's data as a sheet range (a header row, a row per
