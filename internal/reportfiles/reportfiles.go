@@ -233,10 +233,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		err := <-early
 		early = nil
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err // ReadTexts says what it was reading
+			return err // ReadTexts says what it was reading, or ctx's error
 		}
 	} else if hw != nil || xw != nil {
 		if err := r.ReadTexts(ctx, o, keys, keep); err != nil {
@@ -249,64 +246,50 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	}
 	// The page is written beside the workbook and committed whatever the
 	// workbook does; the workbook is kept only once the page is written.
-	var page chan error
-	if hw != nil {
-		prepare := func() error {
-			hp := p
-			k := min(len(picks), explorerN)
-			hp.Samples = r.samplesTable(answers, rowAt, picks[:k], texts, keys[:k])
-			if hp.Samples.Len() < n {
-				hp.SamplesTotal, hp.SamplesHow = n, how
-			}
-			write, err := report.PrepareHTML(ctx, hp, o)
-			if err != nil {
-				return err
-			}
-			if err := check(); err != nil {
-				return err
-			}
-			return write(hw)
+	page := make(chan error, 1)
+	go func() {
+		if hw == nil {
+			page <- nil
+			return
 		}
-		page = make(chan error, 1)
-		if xw == nil {
-			page <- prepare()
-		} else {
-			go func() { page <- prepare() }()
+		hp := p
+		k := min(len(picks), explorerN)
+		hp.Samples = r.samplesTable(answers, rowAt, picks[:k], texts, keys[:k])
+		if hp.Samples.Len() < n {
+			hp.SamplesTotal, hp.SamplesHow = n, how
 		}
-	}
-	pageDone := func() error {
-		if page == nil {
-			return nil
+		write, err := report.PrepareHTML(ctx, hp, o)
+		if err == nil {
+			err = check()
 		}
-		err := <-page
-		page = nil
+		if err == nil {
+			err = write(hw)
+		}
 		if err == nil {
 			err = hw.Commit()
 		}
 		if err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+			err = fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
-		return nil
-	}
-	defer pageDone() // on the workbook's error: the page is still kept
+		page <- err
+	}()
 	if xw != nil {
 		xp := p
 		xp.Samples, xp.SamplesTotal, xp.SamplesHow = book, n, how
-		err := report.WriteXLSXContext(ctx, xw, xp, o)
-		if err == nil {
+		if err = report.WriteXLSXContext(ctx, xw, xp, o); err == nil {
 			err = check()
 		}
-		if err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
-		if err := pageDone(); err != nil {
-			return err
-		}
-		if err := xw.Commit(); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
 	}
-	return pageDone()
+	if pageErr := <-page; err == nil && pageErr != nil {
+		return pageErr
+	}
+	if err == nil && xw != nil {
+		err = xw.Commit()
+	}
+	if err != nil {
+		return fmt.Errorf("workbook of %s: %w", r.dir, err)
+	}
+	return nil
 }
 
 // SampleText is what a sample has from its record: the prompt as sent
