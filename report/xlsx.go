@@ -109,18 +109,13 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if err := pageSetup(f, prov); err != nil {
 		return err
 	}
-	f.SetSheetRow(prov, "A1", &[]any{"what", "value"})
 	f.SetCellStyle(prov, "A1", "B1", styles.header)
-	f.SetRowHeight(prov, 1, lineHeight)
-	for i, kv := range p.Provenance {
-		height := lineHeight
-		for c, v := range kv {
-			if err := setCell(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
-				return err
-			}
-			height = max(height, textHeight(v, provWidths[c]))
-		}
-		f.SetRowHeight(prov, i+2, height)
+	rows := [][]string{{"what", "value"}}
+	for i := range p.Provenance {
+		rows = append(rows, p.Provenance[i][:])
+	}
+	if err := writeRows(f, prov, rows, provWidths[:], styles); err != nil {
+		return err
 	}
 	if len(p.Provenance) > 0 {
 		f.SetCellStyle(prov, "A2", cellName(2, len(p.Provenance)+1), styles.wrap)
@@ -181,11 +176,24 @@ func startReadme(f *excelize.File, st styleSet, lines []string) error {
 	if err := pageSetup(f, readme); err != nil {
 		return err
 	}
+	rows := make([][]string, len(lines))
 	for i, l := range lines {
-		if err := setCell(f, readme, cellName(1, i+1), l, "manifest.json", st); err != nil {
-			return err
+		rows[i] = []string{l}
+	}
+	return writeRows(f, readme, rows, []float64{readmeWidth}, st)
+}
+
+// writeRows writes rows from row 1 on, each as tall as its texts wrapped in widths.
+func writeRows(f *excelize.File, sheet string, rows [][]string, widths []float64, st styleSet) error {
+	for i, row := range rows {
+		height := lineHeight
+		for c, v := range row {
+			if err := setCell(f, sheet, cellName(c+1, i+1), v, "manifest.json", st); err != nil {
+				return err
+			}
+			height = max(height, textHeight(v, widths[c]))
 		}
-		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
+		f.SetRowHeight(sheet, i+1, height)
 	}
 	return nil
 }
