@@ -184,8 +184,8 @@ type tableView struct {
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
 	n := t.Len()
-	if maxRows > 0 && n > maxRows {
-		n = maxRows
+	if maxRows > 0 {
+		n = min(n, maxRows)
 	}
 	all := t.Columns()
 	show := shownColumns(t, all, n)
@@ -410,10 +410,7 @@ func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorer
 		sizes[i] = len(b) + 1
 		sum += sizes[i]
 	}
-	step := 1
-	if sum > MaxExplorerBytes {
-		step = (sum + MaxExplorerBytes - 1) / MaxExplorerBytes
-	}
+	step := max(1, (sum+MaxExplorerBytes-1)/MaxExplorerBytes)
 	e := &explorer{Columns: t.Header}
 	size := 0
 	for i := 0; i < len(t.Rows); i += step {

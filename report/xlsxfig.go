@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -104,9 +105,9 @@ type block struct {
 	spans [][2]int
 	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// the bars' intervals by charted series and row (nil, NaN: none), and
-	// each series' lo and hi columns
-	whiskers    [][]interval
+	// the bars' 95% intervals (lo, hi) by charted series and row (nil,
+	// NaN: none), and each series' lo and hi columns
+	whiskers    [][][2]float64
 	whiskerCols [][2]int
 }
 
@@ -122,9 +123,6 @@ func (b *block) addSeries(name string, vals []any) {
 		b.rows[i] = append(b.rows[i], v)
 	}
 }
-
-// interval is a bar's rate and its 95% interval.
-type interval struct{ rate, lo, hi float64 }
 
 // figureBlock lays a figure's option out as workbook data and the native
 // chart mirroring it: bars as columns (whiskers as lo, hi columns and
@@ -268,7 +266,7 @@ func blockOf(o echartsOption) (block, bool) {
 // segments of a line series on the second x axis named as its bars) and
 // adds each whiskered series' lo and hi columns.
 func (b *block) addWhiskers(o echartsOption) {
-	b.whiskers = make([][]interval, len(b.series))
+	b.whiskers = make([][][2]float64, len(b.series))
 	b.whiskerCols = make([][2]int, len(b.series))
 	found := false
 	for _, se := range o.Series {
@@ -286,13 +284,7 @@ func (b *block) addWhiskers(o echartsOption) {
 			continue
 		}
 		ds := se.Data
-		iv := make([]interval, len(b.rows))
-		for i := range iv {
-			iv[i] = interval{math.NaN(), math.NaN(), math.NaN()}
-			if v, ok := b.rows[i][b.series[j]].(float64); ok {
-				iv[i].rate = v
-			}
-		}
+		iv := slices.Repeat([][2]float64{{math.NaN(), math.NaN()}}, len(b.rows))
 		point := func(d datum) (x, y float64, ok bool) {
 			xy, _ := d.Value.([]any)
 			if len(xy) != 2 {
@@ -309,7 +301,7 @@ func (b *block) addWhiskers(o echartsOption) {
 				continue
 			}
 			if c := int(math.Round(x0)); c >= 0 && c < len(iv) && math.Abs(x0-float64(c)) < 0.5 {
-				iv[c].lo, iv[c].hi = math.Min(y0, y1), math.Max(y0, y1)
+				iv[c] = [2]float64{math.Min(y0, y1), math.Max(y0, y1)}
 				found = true
 			}
 			i++
@@ -329,8 +321,8 @@ func (b *block) addWhiskers(o echartsOption) {
 		b.whiskerCols[j] = [2]int{len(b.header) - 2, len(b.header) - 1}
 		for i := range b.rows {
 			var lo, hi any
-			if !math.IsNaN(iv[i].lo) {
-				lo, hi = iv[i].lo, iv[i].hi
+			if !math.IsNaN(iv[i][0]) {
+				lo, hi = iv[i][0], iv[i][1]
 			}
 			b.rows[i] = append(b.rows[i], lo, hi)
 		}
@@ -571,11 +563,12 @@ func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2
 	}
 	f.SetCellStr(sheet, cellName(errCol+1, head), name+" + (hi − rate)")
 	for i, w := range b.whiskers[j] {
-		if math.IsNaN(w.lo) || math.IsNaN(w.hi) || math.IsNaN(w.rate) {
+		rate, ok := b.rows[i][b.series[j]].(float64)
+		if !ok || math.IsNaN(w[0]) || math.IsNaN(w[1]) || math.IsNaN(rate) {
 			continue
 		}
-		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, w.rate-w.lo), 6, 64)
-		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w.hi-w.rate), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-w[0]), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w[1]-rate), 6, 64)
 	}
 	last := head + len(b.rows)
 	ref := func(c int) string { return rangeRef(sheet, c, head+1, c, last) }

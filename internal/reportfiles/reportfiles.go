@@ -367,13 +367,11 @@ func (r *Report) explorerPicks(limit int) (picks []int, how string) {
 	for i := range r.a.Rows() {
 		k := r.a.Rows()[i].Key
 		g := group{k.Model, k.Language, k.Strategy}
-		j, ok := index[g]
-		if !ok {
-			j = len(members)
-			index[g] = j
+		if _, ok := index[g]; !ok {
+			index[g] = len(members)
 			members = append(members, nil)
 		}
-		members[j] = append(members[j], int32(i))
+		members[index[g]] = append(members[index[g]], int32(i))
 	}
 	rng := rand.New(rand.NewPCG(explorerSeed, uint64(n)))
 	for _, m := range members {
