@@ -331,10 +331,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		n, o = min(n, long.limit), long.o
 		left = max(long.total, t.Len()) - n
 	}
-	hdr := 1
-	if groups != nil {
-		hdr = 2
-	}
+	head := headRows(cols, groups)
+	hdr := len(head)
 	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
 		return 0, err
@@ -363,7 +361,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
 	var merges [][2]string
-	for r, row := range headRows(cols, groups) {
+	for r, row := range head {
 		for _, h := range row {
 			c := h.Col
 			labels[r][c] = h.Text

@@ -89,6 +89,25 @@ func (c Options) sampleRows() int {
 // explorerSeed seeds the draw of the explorer's samples (explorerPicks).
 const explorerSeed = 20
 
+// reportTables writes the tables' files as the step "tables" and tells
+// c.Tables of them, once.
+func (r *Report) reportTables(c *Options, o report.Options) error {
+	st := o.Step("tables", 0)
+	ts, err := r.a.WriteTables()
+	if records.IsReadOnly(err) {
+		// Nothing can be written there: the report holds the tables.
+		r.a.AddNote(fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
+		ts, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	st.At(0, true)
+	c.Tables(ts)
+	c.Tables = nil
+	return nil
+}
+
 // Write writes the run's HTML report to html and its workbook to xlsx
 // (either may be "", for none), each atomically (atomicfile): when ctx
 // ends or anything fails, a file not yet complete is left as it was. Both
@@ -125,31 +144,8 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 		defer f.Abort()
 		files[i] = f
 	}
-	return r.writeReports(ctx, c, files[0], files[1])
-}
+	hw, xw := files[0], files[1] // committed each once written
 
-// reportTables writes the tables' files as the step "tables" and tells
-// c.Tables of them, once.
-func (r *Report) reportTables(c *Options, o report.Options) error {
-	st := o.Step("tables", 0)
-	ts, err := r.a.WriteTables()
-	if records.IsReadOnly(err) {
-		// Nothing can be written there: the report holds the tables.
-		r.a.AddNote(fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
-		ts, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
-	st.At(0, true)
-	c.Tables(ts)
-	c.Tables = nil
-	return nil
-}
-
-// writeReports writes the HTML report into hw and the workbook into xw
-// (either nil for none), committing each once written.
-func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile.File) error {
 	o := report.Options{Progress: c.Progress, SheetRows: c.SheetRows}
 	if fn := o.Progress; fn != nil {
 		// Steps running at once tell of themselves in turn.
