@@ -3,7 +3,7 @@ package report
 import (
 	"bufio"
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -112,7 +112,7 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 	return func(w io.Writer) error {
 		defer step.At(0, true)
 		bw := bufio.NewWriterSize(w, 1<<20) // the template writes a few bytes at a time
-		if err := page.Execute(bw, view); err != nil {
+		if err := page.ExecuteTemplate(bw, "report.html", view); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -496,17 +496,13 @@ func ordinal(k int) string {
 	return fmt.Sprintf("%d%s", k, suffix)
 }
 
-// fragments are the parts a report page and a notebook cell share: a
-// sortable table, a figure, the explorer, each id prefixed by the view's.
-//
-//go:embed templates/fragments.html
-var fragments string
+//go:embed templates/*.html
+var templateFiles embed.FS
 
-//go:embed templates/report.html
-var reportPage string
-
-// page is the report: the fragments inside one self-contained document.
-var page = template.Must(template.Must(template.New("report").Parse(fragments)).Parse(reportPage))
+// page is the report (report.html): the fragments a report page and a
+// notebook cell share (a sortable table, a figure, the explorer, each id
+// prefixed by the view's) inside one self-contained document.
+var page = template.Must(template.ParseFS(templateFiles, "templates/fragments.html", "templates/report.html"))
 
 // Entry is one run of an index page (and of the index workbook).
 type Entry struct {
@@ -529,7 +525,4 @@ func WriteIndex(w io.Writer, title string, entries []Entry) error {
 	return index.Execute(w, map[string]any{"Title": title, "Entries": entries, "Simulated": sim, "Written": time.Now().UTC().Format(time.RFC3339)})
 }
 
-//go:embed templates/index.html
-var indexPage string
-
-var index = template.Must(template.New("index").Parse(indexPage))
+var index = template.Must(template.ParseFS(templateFiles, "templates/index.html"))
