@@ -262,19 +262,14 @@ func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, erro
 	return w, nil
 }
 
-// textLines is how many lines s takes wrapped at width (erring tall).
-func textLines(s string, width float64) int {
+// textHeight is the height of a row holding s wrapped at width (erring tall).
+func textHeight(s string, width float64) float64 {
 	per := max(1, int(width)-1)
 	n := 0
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		n += max(1, (utf8.RuneCountInString(line)+per-1)/per)
 	}
-	return n
-}
-
-// textHeight is the height of a row holding s wrapped at width.
-func textHeight(s string, width float64) float64 {
-	return min(maxRowHeight, float64(textLines(s, width))*lineHeight)
+	return min(maxRowHeight, float64(n)*lineHeight)
 }
 
 func newStyles(f *excelize.File) (styleSet, error) {
