@@ -210,7 +210,7 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 	if c.Release && r.a.StoreKey() != nil && n > c.KeepUpTo {
 		// A store that cannot be read back leaves the rows in memory.
 		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.a.StoreKey(), n, r.a.Schema()); err == nil {
-			defer st.close()
+			defer st.rd.Close()
 			if picked, err := st.picked(ctx, picks); err == nil {
 				rowAt, answers, check = picked, st.table, st.check
 				p.Tables = slices.Clone(p.Tables)
@@ -219,7 +219,9 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 						p.Tables[i] = st.table
 					}
 				}
-				r.forget()
+				// let go of the scored answers and the page built from them
+				r.a.Forget()
+				r.pg, r.pageErr, r.pageOnce = report.Page{}, nil, sync.Once{}
 			} else if ctx.Err() != nil {
 				return ctx.Err()
 			}

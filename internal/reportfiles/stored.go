@@ -91,5 +91,3 @@ func (s *storedAnswers) check() error {
 	}
 	return nil
 }
-
-func (s *storedAnswers) close() error { return s.rd.Close() }
