@@ -247,7 +247,7 @@ func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 	for r := range n {
 		row = t.Row(r, row)
 		for _, c := range show {
-			if c < len(row) && !blank(row[c]) {
+			if c < len(row) && tables.FormatCell(row[c]) != "" { // not nil, empty text or NaN
 				held[c] = true
 			}
 		}
@@ -257,19 +257,6 @@ func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 		return show
 	}
 	return kept
-}
-
-// blank reports whether a cell holds no value: nil, empty text or NaN.
-func blank(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case float64:
-		return math.IsNaN(x)
-	}
-	return false
 }
 
 // displayCell writes a cell for a reader: numbers by their column's kind
