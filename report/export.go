@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -227,10 +226,7 @@ func drawFigurePage(ctx context.Context, browser, renderer string, figs []Figure
 	return out, nil
 }
 
-//go:embed templates/figures.html
-var figuresPage string
-
-var figPage = template.Must(template.New("fig").Parse(figuresPage))
+var figPage = template.Must(template.ParseFS(templateFiles, "templates/figures.html"))
 
 // wellFormed says whether doc is one well-formed XML document.
 func wellFormed(doc string) error {

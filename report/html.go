@@ -3,7 +3,7 @@ package report
 import (
 	"bufio"
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -112,7 +112,7 @@ func PrepareHTML(ctx context.Context, p Page, o Options) (write func(w io.Writer
 	return func(w io.Writer) error {
 		defer step.At(0, true)
 		bw := bufio.NewWriterSize(w, 1<<20) // the template writes a few bytes at a time
-		if err := page.Execute(bw, view); err != nil {
+		if err := page.ExecuteTemplate(bw, "report.html", view); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -184,8 +184,8 @@ type tableView struct {
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
 	n := t.Len()
-	if maxRows > 0 && n > maxRows {
-		n = maxRows
+	if maxRows > 0 {
+		n = min(n, maxRows)
 	}
 	all := t.Columns()
 	show := shownColumns(t, all, n)
@@ -247,7 +247,7 @@ func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 	for r := range n {
 		row = t.Row(r, row)
 		for _, c := range show {
-			if c < len(row) && !blank(row[c]) {
+			if c < len(row) && tables.FormatCell(row[c]) != "" { // not nil, empty text or NaN
 				held[c] = true
 			}
 		}
@@ -257,19 +257,6 @@ func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 		return show
 	}
 	return kept
-}
-
-// blank reports whether a cell holds no value: nil, empty text or NaN.
-func blank(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case float64:
-		return math.IsNaN(x)
-	}
-	return false
 }
 
 // displayCell writes a cell for a reader: numbers by their column's kind
@@ -410,10 +397,7 @@ func explorerViewOf(t *tables.Table, total, every int, how, id string) *explorer
 		sizes[i] = len(b) + 1
 		sum += sizes[i]
 	}
-	step := 1
-	if sum > MaxExplorerBytes {
-		step = (sum + MaxExplorerBytes - 1) / MaxExplorerBytes
-	}
+	step := max(1, (sum+MaxExplorerBytes-1)/MaxExplorerBytes)
 	e := &explorer{Columns: t.Header}
 	size := 0
 	for i := 0; i < len(t.Rows); i += step {
@@ -499,17 +483,13 @@ func ordinal(k int) string {
 	return fmt.Sprintf("%d%s", k, suffix)
 }
 
-// fragments are the parts a report page and a notebook cell share: a
-// sortable table, a figure, the explorer, each id prefixed by the view's.
-//
-//go:embed templates/fragments.html
-var fragments string
+//go:embed templates/*.html
+var templateFiles embed.FS
 
-//go:embed templates/report.html
-var reportPage string
-
-// page is the report: the fragments inside one self-contained document.
-var page = template.Must(template.Must(template.New("report").Parse(fragments)).Parse(reportPage))
+// page is the report (report.html): the fragments a report page and a
+// notebook cell share (a sortable table, a figure, the explorer, each id
+// prefixed by the view's) inside one self-contained document.
+var page = template.Must(template.ParseFS(templateFiles, "templates/fragments.html", "templates/report.html"))
 
 // Entry is one run of an index page (and of the index workbook).
 type Entry struct {
@@ -532,7 +512,4 @@ func WriteIndex(w io.Writer, title string, entries []Entry) error {
 	return index.Execute(w, map[string]any{"Title": title, "Entries": entries, "Simulated": sim, "Written": time.Now().UTC().Format(time.RFC3339)})
 }
 
-//go:embed templates/index.html
-var indexPage string
-
-var index = template.Must(template.New("index").Parse(indexPage))
+var index = template.Must(template.ParseFS(templateFiles, "templates/index.html"))

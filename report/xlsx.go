@@ -109,18 +109,13 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if err := pageSetup(f, prov); err != nil {
 		return err
 	}
-	f.SetSheetRow(prov, "A1", &[]any{"what", "value"})
 	f.SetCellStyle(prov, "A1", "B1", styles.header)
-	f.SetRowHeight(prov, 1, lineHeight)
-	for i, kv := range p.Provenance {
-		height := lineHeight
-		for c, v := range kv {
-			if err := setCell(f, prov, cellName(c+1, i+2), v, "manifest.json", styles); err != nil {
-				return err
-			}
-			height = max(height, textHeight(v, provWidths[c]))
-		}
-		f.SetRowHeight(prov, i+2, height)
+	rows := [][]string{{"what", "value"}}
+	for i := range p.Provenance {
+		rows = append(rows, p.Provenance[i][:])
+	}
+	if err := writeRows(f, prov, rows, provWidths[:], styles); err != nil {
+		return err
 	}
 	if len(p.Provenance) > 0 {
 		f.SetCellStyle(prov, "A2", cellName(2, len(p.Provenance)+1), styles.wrap)
@@ -153,8 +148,7 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	return writeWorkbook(f, w, streamed)
 }
 
-// sampleNote is the README's line on the samples sheet: n of the run's
-// total answers, drawn as how says ("": the first).
+// sampleNote is the README's line on the samples sheet: n of total, drawn as how says.
 func sampleNote(sheet string, n, total int, how string) string {
 	if n >= total {
 		return fmt.Sprintf("Sheet '%s' holds all %d scored answers with their prompts and responses (as do the run directory's tables/answers.csv, scored.parquet and its records).", sheet, total)
@@ -166,8 +160,7 @@ func sampleNote(sheet string, n, total int, how string) string {
 	return fmt.Sprintf("Sheet '%s' holds a sample of %s of the %s scored answers (%s), with their prompts and responses: every answer is in the run directory's tables/answers.csv and scored.parquet, its prompt and response in its records (records-*.parquet and records.jsonl).", sheet, englishNumbers.Sprint(n), englishNumbers.Sprint(total), how)
 }
 
-// cutNote is the README's line on a sheet that keeps the first rows of
-// total, left rows fewer ("" when none was left out).
+// cutNote is the README's line on a sheet left rows short ("" for none).
 func cutNote(sheet string, left, total int, rest string) string {
 	if left == 0 {
 		return ""
@@ -175,26 +168,37 @@ func cutNote(sheet string, left, total int, rest string) string {
 	return fmt.Sprintf("Sheet '%s' keeps the first %d of %d rows (a sheet holds at most the workbook's row limit; Excel's is 1,048,576): the other %d are in %s.", sheet, total-left, total, left, rest)
 }
 
-// readme is the name of a workbook's first sheet.
-const readme = "README"
+const readme = "README" // a workbook's first sheet
 
-// startReadme names the first sheet README and writes lines into it.
+// startReadme names the first sheet README and writes lines.
 func startReadme(f *excelize.File, st styleSet, lines []string) error {
 	f.SetSheetName("Sheet1", readme)
 	if err := pageSetup(f, readme); err != nil {
 		return err
 	}
+	rows := make([][]string, len(lines))
 	for i, l := range lines {
-		if err := setCell(f, readme, cellName(1, i+1), l, "manifest.json", st); err != nil {
-			return err
+		rows[i] = []string{l}
+	}
+	return writeRows(f, readme, rows, []float64{readmeWidth}, st)
+}
+
+// writeRows writes rows from row 1 on, each as tall as its texts wrapped in widths.
+func writeRows(f *excelize.File, sheet string, rows [][]string, widths []float64, st styleSet) error {
+	for i, row := range rows {
+		height := lineHeight
+		for c, v := range row {
+			if err := setCell(f, sheet, cellName(c+1, i+1), v, "manifest.json", st); err != nil {
+				return err
+			}
+			height = max(height, textHeight(v, widths[c]))
 		}
-		f.SetRowHeight(readme, i+1, textHeight(l, readmeWidth))
+		f.SetRowHeight(sheet, i+1, height)
 	}
 	return nil
 }
 
-// endReadme writes notes and the changed cells' account after the
-// README's first n lines and a blank row, and sets its print area.
+// endReadme writes notes and the changed cells' account after line n and a blank row.
 func endReadme(f *excelize.File, st styleSet, n int, notes []string) error {
 	last := n
 	for i, l := range append(notes, st.log.lines()...) {
@@ -220,8 +224,7 @@ type styleSet struct {
 	log                   *changeLog
 }
 
-// The workbook's font (Excel's default) and the height, in points, of a
-// line of it: rows of wrapped text get lines × lineHeight (textHeight).
+// The workbook's font (Excel's default) and a line's height, in points.
 const (
 	fontName     = "Calibri"
 	fontSize     = 11.0
@@ -230,20 +233,16 @@ const (
 	readmeWidth  = 120.0 // the README's column, in characters
 )
 
-// provWidths are the provenance sheet's two columns, in characters.
-var provWidths = [2]float64{28, 100}
+var provWidths = [2]float64{28, 100} // the provenance sheet's columns, in characters
 
-// widthRows bounds the rows textWidths reads.
-const widthRows = 2000
+const widthRows = 2000 // the rows textWidths reads
 
-// colWidth is the width of a column headed label whose widest text is
-// text characters: room for both, from 10 to 40 characters.
+// colWidth is a column's width for its label and widest text: 10 to 40.
 func colWidth(label string, text float64) float64 {
 	return math.Max(10, math.Min(40, math.Max(float64(len(label)+4), text+2)))
 }
 
-// textWidths is the widest text cell of each column among t's first
-// rows rows, in characters (runes); numbers do not count.
+// textWidths is each column's widest text among t's first rows rows, in runes.
 func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, error) {
 	w := make([]float64, len(t.Header))
 	var row []any
@@ -263,21 +262,14 @@ func textWidths(ctx context.Context, t *tables.Table, rows int) ([]float64, erro
 	return w, nil
 }
 
-// textLines is how many lines s takes wrapped in a column width
-// characters wide (erring tall).
-func textLines(s string, width float64) int {
+// textHeight is the height of a row holding s wrapped at width (erring tall).
+func textHeight(s string, width float64) float64 {
 	per := max(1, int(width)-1)
 	n := 0
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		n += max(1, (utf8.RuneCountInString(line)+per-1)/per)
 	}
-	return n
-}
-
-// textHeight is the height of a row holding s wrapped in a column width
-// characters wide.
-func textHeight(s string, width float64) float64 {
-	return min(maxRowHeight, float64(textLines(s, width))*lineHeight)
+	return min(maxRowHeight, float64(n)*lineHeight)
 }
 
 func newStyles(f *excelize.File) (styleSet, error) {
@@ -304,8 +296,7 @@ func newStyles(f *excelize.File) (styleSet, error) {
 	return s, nil
 }
 
-// longRows is how writeTable writes a long table: plain, its first limit
-// of total rows, the others in the file rest.
+// longRows is a long table's plain sheet: its first limit of total rows, the rest in file rest.
 type longRows struct {
 	total, limit int
 	rest         string
@@ -335,16 +326,13 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		n, o = min(n, long.limit), long.o
 		left = max(long.total, t.Len()) - n
 	}
-	hdr := 1
-	if groups != nil {
-		hdr = 2
-	}
+	head := headRows(cols, groups)
+	hdr := len(head)
 	texts, err := textWidths(ctx, t, min(n, widthRows))
 	if err != nil {
 		return 0, err
 	}
-	// widths are the columns' widths; wraps marks the text columns of a
-	// dressed table whose texts are wider than their column.
+	// wraps: a dressed table's text columns wider than their width
 	widths := make([]float64, len(cols))
 	wraps := make([]bool, len(cols))
 	full := make([]string, len(cols)) // the file holding each column's full texts
@@ -352,8 +340,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	wholeAsInt := make([]bool, len(cols))
 	for c, col := range cols {
 		full[c] = fullTextIn(t.Name, t.Header, c)
-		// The float columns whose whole numbers show without decimals, as
-		// displayCell shows them: all but rates, bounds, p-values, times.
+		// whole numbers without decimals, as displayCell: all but rates, bounds, p-values, times
 		wholeAsInt[c] = long == nil && col.Type == tables.Float && (col.Kind == tables.KindNone || col.Kind == tables.KindStatistic || col.Kind == tables.KindCount)
 		switch {
 		case long != nil:
@@ -369,7 +356,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	heights := []float64{lineHeight, lineHeight} // the header rows'
 	tableWidth := 0.0                            // its columns', in characters
 	var merges [][2]string
-	for r, row := range headRows(cols, groups) {
+	for r, row := range head {
 		for _, h := range row {
 			c := h.Col
 			labels[r][c] = h.Text
@@ -390,8 +377,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 			}
 		}
 	}
-	// From the last column to the first: excelize puts each before those
-	// set already, and Excel requires them in ascending order.
+	// Last to first: excelize prepends each, Excel wants them ascending.
 	for c := len(widths); c >= 1; c-- {
 		if err := f.SetColWidth(sheet, colName(c), colName(c), widths[c-1]); err != nil {
 			return 0, err
@@ -405,8 +391,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if left > 0 {
 		end++
 	}
-	// The sheet's range and fit to page first: the StreamWriter writes
-	// them as it starts.
+	// Range and fit to page first: the StreamWriter writes them as it starts.
 	if err := f.SetSheetDimension(sheet, "A1:"+cellName(max(1, len(cols)), end)); err != nil {
 		return 0, err
 	}
@@ -428,7 +413,6 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 	}
 	vals := make([]any, len(cols))
-	// empty is column c's empty cell: its format, else none.
 	empty := func(c int) any {
 		if styles[c] == 0 {
 			return nil
@@ -451,9 +435,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 		}
 	}
 	if n == 0 && long == nil {
-		// An empty table says why, as the HTML report does, wrapped in a
-		// cell merged across the table (a text running past its last
-		// column is cut off in print).
+		// Why, as the HTML report says, in a cell merged across the table.
 		why := "No rows."
 		if t.Note != "" {
 			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
@@ -567,12 +549,10 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	return left, sw.Flush()
 }
 
-// neutralScale is white → blue, the HTML heatmaps' blues.
-var neutralScale = []string{"#F7FBFF", "#6BAED6"}
+var neutralScale = []string{"#F7FBFF", "#6BAED6"} // the HTML heatmaps' blues
 
-// rateScale is a rate column's colour scale over 0–1: red to green where
-// its description says higher is better, green to red where lower is,
-// neutralScale where it says neither or both.
+// rateScale is a rate column's scale over 0–1: red to green where its
+// description says higher is better, green to red where lower, else neutral.
 func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
 	d := strings.ToLower(col.Description)
 	up := strings.Contains(d, "accuracy") || strings.Contains(d, "cross-lingual consistency") || strings.Contains(d, "clc(l)")
@@ -586,8 +566,7 @@ func rateScale(col tables.Column) excelize.ConditionalFormatOptions {
 	return colourScale(neutralScale, 0, 1)
 }
 
-// colourScale is the scale of colours (low to high, a middle one at the
-// range's middle) over lo–hi.
+// colourScale is colours c (low, middle, high) over lo–hi.
 func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	o := excelize.ConditionalFormatOptions{Type: "2_color_scale", Criteria: "=", MinType: "num", MinValue: num(lo), MaxType: "num", MaxValue: num(hi),
@@ -598,8 +577,7 @@ func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 	return o
 }
 
-// pageSetup sets sheet to print landscape, one page wide, narrow margins,
-// its name and page in the footer; before any cell is written.
+// pageSetup prints sheet landscape, one page wide, its name and page in the footer.
 func pageSetup(f *excelize.File, sheet string) error {
 	landscape, wide, tall := "landscape", 1, 0
 	if err := fitToPage(f, sheet); err != nil {
@@ -615,28 +593,24 @@ func pageSetup(f *excelize.File, sheet string) error {
 	return f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&R&P / &N"})
 }
 
-// pageChars is the column width, in characters, a landscape page holds
-// at 100%; minPrintScale the smallest scale a table prints at.
+// The characters a landscape page holds at 100%, and the least scale.
 const (
 	pageChars     = 135.0
 	minPrintScale = 0.65
 )
 
-// pagesWide is how many pages wide a table width characters wide prints
-// so as not to shrink below minPrintScale.
+// pagesWide is how many pages wide width characters print at minPrintScale.
 func pagesWide(width float64) int {
 	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
 }
 
-// fitToPage makes the sheet's fit-to settings apply (again after an
-// autofilter, which replaces the sheet's properties).
+// fitToPage makes the sheet's fit-to settings apply.
 func fitToPage(f *excelize.File, sheet string) error {
 	yes := true
 	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &yes})
 }
 
-// printRange sets a sheet's print area, A1 to (lastCol, lastRow), and
-// repeats its first titles rows on every printed page.
+// printRange sets the print area A1:(lastCol, lastRow), titles rows repeated.
 func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) error {
 	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: rangeRef(sheet, 1, 1, max(1, lastCol), max(1, lastRow)), Scope: sheet}); err != nil {
 		return err
@@ -647,14 +621,13 @@ func printRange(f *excelize.File, sheet string, lastCol, lastRow, titles int) er
 	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: fmt.Sprintf("%s$1:$%d", sheetRef(sheet), titles), Scope: sheet})
 }
 
-// chartEnd is the last column and row a w × h pixel chart anchored at
-// (col, row) covers.
+// chartEnd is the last column and row a w × h pixel chart at (col, row) covers.
 func chartEnd(col, row int, w, h uint) (int, int) {
 	return col + int((w+63)/64), row + int((h+19)/20)
 }
 
-// addChart adds t.Chart's clustered columns beside the table (a series
-// per row, at most 12) and returns the last column and row it covers.
+// addChart adds t.Chart beside the table (a series a row, at most 12) and
+// returns the last column and row it covers.
 func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last int) (int, int, error) {
 	if t.Chart == nil || ncols <= t.Chart.Keys || last <= hdr {
 		return 0, 0, nil
@@ -673,8 +646,7 @@ func addChart(f *excelize.File, sheet string, t *tables.Table, ncols, hdr, last 
 	return lastCol, lastRow, f.AddChart(sheet, cellName(ncols+2, hdr+1), ch)
 }
 
-// nativeChart is a chart of kind over series, titled (SIMULATED when
-// simulated), its legend at the bottom.
+// nativeChart is a chart of kind over series, titled, its legend at the bottom.
 func nativeChart(kind excelize.ChartType, series []excelize.ChartSeries, title string, simulated bool, dim excelize.ChartDimension) *excelize.Chart {
 	if simulated {
 		title += " — SIMULATED"
@@ -703,27 +675,24 @@ func rangeRef(sheet string, c1, r1, c2, r2 int) string {
 	return cellRef(sheet, c1, r1) + ":" + abs
 }
 
-// setCell writes a typed cell: numbers, booleans, and anything else as a
-// string cell (never a formula) as textCell fits it.
+// setCell writes numbers and booleans as such, anything else as textCell's text.
 func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleSet) error {
 	switch x := v.(type) {
 	case nil:
 		return nil
-	case int:
-		return f.SetCellInt(sheet, cell, int64(x))
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
-		return f.SetCellFloat(sheet, cell, x, -1, 64)
-	case bool:
-		return f.SetCellBool(sheet, cell, x)
+	case int, bool:
+	default:
+		c, r, err := excelize.CellNameToCoordinates(cell)
+		if err != nil {
+			return err
+		}
+		v = textCell(sheet, r, c-1, fmt.Sprint(v), full, 0, st).Value
 	}
-	c, r, err := excelize.CellNameToCoordinates(cell)
-	if err != nil {
-		return err
-	}
-	return f.SetCellStr(sheet, cell, textCell(sheet, r, c-1, fmt.Sprint(v), full, 0, st).Value.(string))
+	return f.SetCellValue(sheet, cell, v)
 }
 
 // StreamRows is the row count above which a table's sheet is written
@@ -732,8 +701,8 @@ func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleS
 // not the papers' tables), capped at Options.SheetRows with a note.
 const StreamRows = 50_000
 
-// textCell is the cell of text s at column c (0-based), row r, as fitCell
-// fits it, in style or, when changed, the changed fill (logged).
+// textCell is text s at column c (0-based), row r, as fitCell fits it
+// (a change logged and filled).
 func textCell(sheet string, r, c int, s, full string, style int, st styleSet) excelize.Cell {
 	fit := fitCell(s, full)
 	if fit.changed() {

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,11 +41,11 @@ type echartsOption struct {
 	} `json:"radar"`
 	VisualMap json.RawMessage `json:"visualMap"` // one visual map or a list of them
 	Series    []struct {
-		Type       string            `json:"type"`
-		Name       string            `json:"name"`
-		XAxisIndex int               `json:"xAxisIndex"`
-		Stack      string            `json:"stack"`
-		Data       []json.RawMessage `json:"data"`
+		Type       string  `json:"type"`
+		Name       string  `json:"name"`
+		XAxisIndex int     `json:"xAxisIndex"`
+		Stack      string  `json:"stack"`
+		Data       []datum `json:"data"`
 	} `json:"series"`
 }
 
@@ -61,7 +63,6 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &d.Value)
 }
 
-// visualMap is the part of a visual map a heatmap's colour scale reads.
 type visualMap struct {
 	Min     *float64 `json:"min"`
 	Max     *float64 `json:"max"`
@@ -70,8 +71,7 @@ type visualMap struct {
 	} `json:"inRange"`
 }
 
-// colourScale is the first visual map's colours (low to high) and range
-// (0–1 where unsaid); neutralScale over 0–1 where there is none.
+// colourScale is the first visual map's colours and range (0–1 unsaid), else neutralScale.
 func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 	var maps []visualMap
 	if json.Unmarshal(o.VisualMap, &maps) != nil {
@@ -80,17 +80,11 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 			return neutralScale, 0, 1
 		}
 	}
-	lo, hi = 0, 1
 	if len(maps) == 0 || len(maps[0].InRange.Color) < 2 {
-		return neutralScale, lo, hi
+		return neutralScale, 0, 1
 	}
-	if maps[0].Min != nil {
-		lo = *maps[0].Min
-	}
-	if maps[0].Max != nil {
-		hi = *maps[0].Max
-	}
-	return maps[0].InRange.Color, lo, hi
+	m := maps[0]
+	return m.InRange.Color, *cmp.Or(m.Min, new(0.0)), *cmp.Or(m.Max, new(1.0))
 }
 
 // block is a figure's data as a sheet range (a header row, a row per
@@ -111,23 +105,24 @@ type block struct {
 	spans [][2]int
 	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// the bars' intervals by charted series and row (nil, NaN: none), and
-	// each series' lo and hi columns
-	whiskers    [][]interval
+	// the bars' 95% intervals (lo, hi) by charted series and row (nil,
+	// NaN: none), and each series' lo and hi columns
+	whiskers    [][][2]float64
 	whiskerCols [][2]int
 }
 
-// addSeries adds a charted column name, v(i) its value in row i.
-func (b *block) addSeries(name string, v func(i int) any) {
+// addSeries adds a charted column name, vals[i] its value in row i.
+func (b *block) addSeries(name string, vals []any) {
 	b.header = append(b.header, name)
 	b.series = append(b.series, len(b.header)-1)
 	for i := range b.rows {
-		b.rows[i] = append(b.rows[i], v(i))
+		var v any
+		if i < len(vals) {
+			v = cellValue(vals[i])
+		}
+		b.rows[i] = append(b.rows[i], v)
 	}
 }
-
-// interval is a bar's rate and its 95% interval.
-type interval struct{ rate, lo, hi float64 }
 
 // figureBlock lays a figure's option out as workbook data and the native
 // chart mirroring it: bars as columns (whiskers as lo, hi columns and
@@ -142,7 +137,7 @@ func figureBlock(f Figure) (block, bool, error) {
 	if len(o.Series) == 0 {
 		return block{}, false, nil
 	}
-	b, ok, err := blockOf(f, o)
+	b, ok := blockOf(o)
 	if len(o.YAxis) > 0 {
 		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
 	}
@@ -153,7 +148,7 @@ func figureBlock(f Figure) (block, bool, error) {
 	if b.title == "" {
 		b.title = f.Name
 	}
-	return b, ok, err
+	return b, ok, nil
 }
 
 // bound is an axis bound set as a number (nil for none or "dataMin").
@@ -164,49 +159,29 @@ func bound(v any) *float64 {
 	return nil
 }
 
+// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
+func cellValue(v any) any {
+	if s, ok := v.(string); ok && s == "-" {
+		return nil
+	}
+	return v
+}
+
 // blockOf lays out the data of an option figureBlock has read.
-func blockOf(f Figure, o echartsOption) (block, bool, error) {
-	items := func(s int) ([]datum, error) {
-		out := make([]datum, len(o.Series[s].Data))
-		for i, raw := range o.Series[s].Data {
-			if err := json.Unmarshal(raw, &out[i]); err != nil {
-				return nil, fmt.Errorf("figure %s series %q item %d: %w", f.Name, o.Series[s].Name, i, err)
-			}
-		}
-		return out, nil
-	}
-	value := func(v any) any { // "-" (no bar) as an empty cell
-		if s, ok := v.(string); ok && s == "-" {
-			return nil
-		}
-		return v
-	}
+func blockOf(o echartsOption) (block, bool) {
 	switch typ := o.Series[0].Type; {
 	case typ == "radar" && o.Radar != nil:
 		b := block{header: []string{"axis"}, kind: excelize.Radar}
 		for _, ind := range o.Radar.Indicator {
 			b.rows = append(b.rows, []any{ind.Name})
 		}
-		for s := range o.Series {
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
-			}
-			for _, d := range ds {
+		for _, se := range o.Series {
+			for _, d := range se.Data {
 				vals, _ := d.Value.([]any)
-				name := d.Name
-				if name == "" {
-					name = o.Series[s].Name
-				}
-				b.addSeries(name, func(i int) any {
-					if i < len(vals) {
-						return value(vals[i])
-					}
-					return nil
-				})
+				b.addSeries(cmp.Or(d.Name, se.Name), vals)
 			}
 		}
-		return b, true, nil
+		return b, true
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
 		b := block{header: []string{""}, scale: true}
 		b.colours, b.lo, b.hi = o.colourScale()
@@ -222,11 +197,7 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			b.rows = append(b.rows, r)
 			row[fmt.Sprint(y)] = i
 		}
-		ds, err := items(0)
-		if err != nil {
-			return b, false, err
-		}
-		for _, d := range ds {
+		for _, d := range o.Series[0].Data {
 			v, _ := d.Value.([]any)
 			if len(v) != 3 {
 				continue
@@ -234,10 +205,10 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			c, okc := col[fmt.Sprint(v[0])]
 			r, okr := row[fmt.Sprint(v[1])]
 			if okc && okr {
-				b.rows[r][c] = value(v[2])
+				b.rows[r][c] = cellValue(v[2])
 			}
 		}
-		return b, true, nil
+		return b, true
 	case (typ == "bar" || typ == "line") && len(o.XAxis) > 0 && o.XAxis[0].Type != "value" && o.XAxis[0].Type != "log":
 		b := block{header: []string{"category"}, kind: excelize.Col}
 		switch {
@@ -249,27 +220,20 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 		for _, c := range o.XAxis[0].Data {
 			b.rows = append(b.rows, []any{fmt.Sprint(c)})
 		}
-		for s, se := range o.Series {
+		for _, se := range o.Series {
 			if se.XAxisIndex != 0 || se.Type != typ { // the whiskers' segments
 				continue
 			}
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
+			vals := make([]any, len(se.Data))
+			for i, d := range se.Data {
+				vals[i] = d.Value
 			}
-			b.addSeries(se.Name, func(i int) any {
-				if i < len(ds) {
-					return value(ds[i].Value)
-				}
-				return nil
-			})
+			b.addSeries(se.Name, vals)
 		}
 		if typ == "bar" {
-			if err := b.addWhiskers(o, items); err != nil {
-				return b, false, err
-			}
+			b.addWhiskers(o)
 		}
-		return b, len(b.series) > 0, nil
+		return b, len(b.series) > 0
 	case typ == "scatter" || typ == "line":
 		// XY points: one x column and one y column per series, a row per point
 		name := "x"
@@ -277,39 +241,35 @@ func blockOf(f Figure, o echartsOption) (block, bool, error) {
 			name = o.XAxis[0].Name
 		}
 		b := block{header: []string{"point", name}, kind: excelize.Scatter}
-		for s, se := range o.Series {
-			ds, err := items(s)
-			if err != nil {
-				return b, false, err
-			}
+		for _, se := range o.Series {
 			b.header = append(b.header, se.Name)
 			b.series = append(b.series, len(b.header)-1)
 			b.lines = append(b.lines, se.Type == "line")
 			b.spans = append(b.spans, [2]int{len(b.rows), len(b.rows) - 1})
-			for _, d := range ds {
+			for _, d := range se.Data {
 				xy, _ := d.Value.([]any)
 				if len(xy) != 2 {
 					continue
 				}
 				r := make([]any, len(o.Series)+2)
-				r[0], r[1], r[len(b.header)-1] = d.Name, value(xy[0]), value(xy[1])
+				r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
 				b.rows = append(b.rows, r)
 				b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 			}
 		}
-		return b, len(b.rows) > 0, nil
+		return b, len(b.rows) > 0
 	}
-	return block{}, false, nil
+	return block{}, false
 }
 
 // addWhiskers reads the bars' whiskers (chart.IntervalBars: vertical
 // segments of a line series on the second x axis named as its bars) and
 // adds each whiskered series' lo and hi columns.
-func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) error {
-	b.whiskers = make([][]interval, len(b.series))
+func (b *block) addWhiskers(o echartsOption) {
+	b.whiskers = make([][][2]float64, len(b.series))
 	b.whiskerCols = make([][2]int, len(b.series))
 	found := false
-	for s, se := range o.Series {
+	for _, se := range o.Series {
 		if se.Type != "line" || se.XAxisIndex != 1 {
 			continue
 		}
@@ -323,17 +283,8 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 		if j < 0 {
 			continue
 		}
-		ds, err := items(s)
-		if err != nil {
-			return err
-		}
-		iv := make([]interval, len(b.rows))
-		for i := range iv {
-			iv[i] = interval{math.NaN(), math.NaN(), math.NaN()}
-			if v, ok := b.rows[i][b.series[j]].(float64); ok {
-				iv[i].rate = v
-			}
-		}
+		ds := se.Data
+		iv := slices.Repeat([][2]float64{{math.NaN(), math.NaN()}}, len(b.rows))
 		point := func(d datum) (x, y float64, ok bool) {
 			xy, _ := d.Value.([]any)
 			if len(xy) != 2 {
@@ -350,7 +301,7 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 				continue
 			}
 			if c := int(math.Round(x0)); c >= 0 && c < len(iv) && math.Abs(x0-float64(c)) < 0.5 {
-				iv[c].lo, iv[c].hi = math.Min(y0, y1), math.Max(y0, y1)
+				iv[c] = [2]float64{math.Min(y0, y1), math.Max(y0, y1)}
 				found = true
 			}
 			i++
@@ -359,7 +310,7 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 	}
 	if !found {
 		b.whiskers, b.whiskerCols = nil, nil
-		return nil
+		return
 	}
 	for j, iv := range b.whiskers {
 		if iv == nil {
@@ -370,13 +321,12 @@ func (b *block) addWhiskers(o echartsOption, items func(int) ([]datum, error)) e
 		b.whiskerCols[j] = [2]int{len(b.header) - 2, len(b.header) - 1}
 		for i := range b.rows {
 			var lo, hi any
-			if !math.IsNaN(iv[i].lo) {
-				lo, hi = iv[i].lo, iv[i].hi
+			if !math.IsNaN(iv[i][0]) {
+				lo, hi = iv[i][0], iv[i][1]
 			}
 			b.rows[i] = append(b.rows[i], lo, hi)
 		}
 	}
-	return nil
 }
 
 // figureChart is each figure's chart size.
@@ -613,11 +563,12 @@ func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2
 	}
 	f.SetCellStr(sheet, cellName(errCol+1, head), name+" + (hi − rate)")
 	for i, w := range b.whiskers[j] {
-		if math.IsNaN(w.lo) || math.IsNaN(w.hi) || math.IsNaN(w.rate) {
+		rate, ok := b.rows[i][b.series[j]].(float64)
+		if !ok || math.IsNaN(w[0]) || math.IsNaN(w[1]) || math.IsNaN(rate) {
 			continue
 		}
-		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, w.rate-w.lo), 6, 64)
-		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w.hi-w.rate), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-w[0]), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w[1]-rate), 6, 64)
 	}
 	last := head + len(b.rows)
 	ref := func(c int) string { return rangeRef(sheet, c, head+1, c, last) }

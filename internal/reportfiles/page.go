@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -123,12 +122,6 @@ func (r *Report) WriteExports(ctx context.Context, dir string) (drawn bool, err 
 		return false, fmt.Errorf("exports of %s: %w", r.dir, err)
 	}
 	return browser != "", nil
-}
-
-// forget lets go of the scored answers and the page built from them.
-func (r *Report) forget() {
-	r.a.Forget()
-	r.pg, r.pageErr, r.pageOnce = report.Page{}, nil, sync.Once{}
 }
 
 // PromptText shows a request body's prompt: a completion's prompt as it

@@ -89,6 +89,25 @@ func (c Options) sampleRows() int {
 // explorerSeed seeds the draw of the explorer's samples (explorerPicks).
 const explorerSeed = 20
 
+// reportTables writes the tables' files as the step "tables" and tells
+// c.Tables of them, once.
+func (r *Report) reportTables(c *Options, o report.Options) error {
+	st := o.Step("tables", 0)
+	ts, err := r.a.WriteTables()
+	if records.IsReadOnly(err) {
+		// Nothing can be written there: the report holds the tables.
+		r.a.AddNote(fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
+		ts, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	st.At(0, true)
+	c.Tables(ts)
+	c.Tables = nil
+	return nil
+}
+
 // Write writes the run's HTML report to html and its workbook to xlsx
 // (either may be "", for none), each atomically (atomicfile): when ctx
 // ends or anything fails, a file not yet complete is left as it was. Both
@@ -125,31 +144,8 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 		defer f.Abort()
 		files[i] = f
 	}
-	return r.writeReports(ctx, c, files[0], files[1])
-}
+	hw, xw := files[0], files[1] // committed each once written
 
-// reportTables writes the tables' files as the step "tables" and tells
-// c.Tables of them, once.
-func (r *Report) reportTables(c *Options, o report.Options) error {
-	st := o.Step("tables", 0)
-	ts, err := r.a.WriteTables()
-	if records.IsReadOnly(err) {
-		// Nothing can be written there: the report holds the tables.
-		r.a.AddNote(fmt.Sprintf("the run directory %s is read-only: its tables were not written under %s (the report holds them)", r.dir, filepath.Join(r.dir, "tables")))
-		ts, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
-	st.At(0, true)
-	c.Tables(ts)
-	c.Tables = nil
-	return nil
-}
-
-// writeReports writes the HTML report into hw and the workbook into xw
-// (either nil for none), committing each once written.
-func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile.File) error {
 	o := report.Options{Progress: c.Progress, SheetRows: c.SheetRows}
 	if fn := o.Progress; fn != nil {
 		// Steps running at once tell of themselves in turn.
@@ -214,7 +210,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	if c.Release && r.a.StoreKey() != nil && n > c.KeepUpTo {
 		// A store that cannot be read back leaves the rows in memory.
 		if st, err := openStoredAnswers(filepath.Join(r.dir, scored.FileName), r.a.StoreKey(), n, r.a.Schema()); err == nil {
-			defer st.close()
+			defer st.rd.Close()
 			if picked, err := st.picked(ctx, picks); err == nil {
 				rowAt, answers, check = picked, st.table, st.check
 				p.Tables = slices.Clone(p.Tables)
@@ -223,7 +219,9 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 						p.Tables[i] = st.table
 					}
 				}
-				r.forget()
+				// let go of the scored answers and the page built from them
+				r.a.Forget()
+				r.pg, r.pageErr, r.pageOnce = report.Page{}, nil, sync.Once{}
 			} else if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -233,10 +231,7 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 		err := <-early
 		early = nil
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err // ReadTexts says what it was reading
+			return err // ReadTexts says what it was reading, or ctx's error
 		}
 	} else if hw != nil || xw != nil {
 		if err := r.ReadTexts(ctx, o, keys, keep); err != nil {
@@ -249,64 +244,50 @@ func (r *Report) writeReports(ctx context.Context, c Options, hw, xw *atomicfile
 	}
 	// The page is written beside the workbook and committed whatever the
 	// workbook does; the workbook is kept only once the page is written.
-	var page chan error
-	if hw != nil {
-		prepare := func() error {
-			hp := p
-			k := min(len(picks), explorerN)
-			hp.Samples = r.samplesTable(answers, rowAt, picks[:k], texts, keys[:k])
-			if hp.Samples.Len() < n {
-				hp.SamplesTotal, hp.SamplesHow = n, how
-			}
-			write, err := report.PrepareHTML(ctx, hp, o)
-			if err != nil {
-				return err
-			}
-			if err := check(); err != nil {
-				return err
-			}
-			return write(hw)
+	page := make(chan error, 1)
+	go func() {
+		if hw == nil {
+			page <- nil
+			return
 		}
-		page = make(chan error, 1)
-		if xw == nil {
-			page <- prepare()
-		} else {
-			go func() { page <- prepare() }()
+		hp := p
+		k := min(len(picks), explorerN)
+		hp.Samples = r.samplesTable(answers, rowAt, picks[:k], texts, keys[:k])
+		if hp.Samples.Len() < n {
+			hp.SamplesTotal, hp.SamplesHow = n, how
 		}
-	}
-	pageDone := func() error {
-		if page == nil {
-			return nil
+		write, err := report.PrepareHTML(ctx, hp, o)
+		if err == nil {
+			err = check()
 		}
-		err := <-page
-		page = nil
+		if err == nil {
+			err = write(hw)
+		}
 		if err == nil {
 			err = hw.Commit()
 		}
 		if err != nil {
-			return fmt.Errorf("HTML report of %s: %w", r.dir, err)
+			err = fmt.Errorf("HTML report of %s: %w", r.dir, err)
 		}
-		return nil
-	}
-	defer pageDone() // on the workbook's error: the page is still kept
+		page <- err
+	}()
 	if xw != nil {
 		xp := p
 		xp.Samples, xp.SamplesTotal, xp.SamplesHow = book, n, how
-		err := report.WriteXLSXContext(ctx, xw, xp, o)
-		if err == nil {
+		if err = report.WriteXLSXContext(ctx, xw, xp, o); err == nil {
 			err = check()
 		}
-		if err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
-		if err := pageDone(); err != nil {
-			return err
-		}
-		if err := xw.Commit(); err != nil {
-			return fmt.Errorf("workbook of %s: %w", r.dir, err)
-		}
 	}
-	return pageDone()
+	if pageErr := <-page; err == nil && pageErr != nil {
+		return pageErr
+	}
+	if err == nil && xw != nil {
+		err = xw.Commit()
+	}
+	if err != nil {
+		return fmt.Errorf("workbook of %s: %w", r.dir, err)
+	}
+	return nil
 }
 
 // SampleText is what a sample has from its record: the prompt as sent
@@ -384,13 +365,11 @@ func (r *Report) explorerPicks(limit int) (picks []int, how string) {
 	for i := range r.a.Rows() {
 		k := r.a.Rows()[i].Key
 		g := group{k.Model, k.Language, k.Strategy}
-		j, ok := index[g]
-		if !ok {
-			j = len(members)
-			index[g] = j
+		if _, ok := index[g]; !ok {
+			index[g] = len(members)
 			members = append(members, nil)
 		}
-		members[j] = append(members[j], int32(i))
+		members[index[g]] = append(members[index[g]], int32(i))
 	}
 	rng := rand.New(rand.NewPCG(explorerSeed, uint64(n)))
 	for _, m := range members {

@@ -63,31 +63,23 @@ func (s *storedAnswers) fill(i int, row []any) {
 	s.group.Source.Fill(i-s.first, row)
 }
 
-// picked reads the rows of picks, each group once, and returns the
-// function writing answer i's row into buf; it stops when ctx is done.
+// picked reads the rows of picks (in order: each group once) and returns
+// the function writing answer i's row into buf; it stops when ctx is done.
 func (s *storedAnswers) picked(ctx context.Context, picks []int) (func(i int, buf []any) []any, error) {
-	sorted := slices.Sorted(slices.Values(picks))
-	pos := make(map[int]int, len(picks)) // each pick's row in rows
-	var rows []score.Row
-	for k := 0; k < len(sorted); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		g := s.rd.GroupOf(sorted[k])
-		first, group, err := s.rd.Group(g)
-		if err != nil {
-			return nil, fmt.Errorf("reading the scored answers back: %w", err)
-		}
-		for ; k < len(sorted) && sorted[k] < first+len(group); k++ {
-			if _, ok := pos[sorted[k]]; !ok {
-				pos[sorted[k]] = len(rows)
-				rows = append(rows, group[sorted[k]-first])
+	rows := make(map[int][]any, len(picks))
+	for k, i := range slices.Sorted(slices.Values(picks)) {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
+		rows[i] = s.table.Row(i, nil)
 	}
-	s.g = -1 // the group buffer was reused
-	t := tables.AnswerRows(rows, s.schema)
-	return func(i int, buf []any) []any { return t.Row(pos[i], buf) }, nil
+	s.g = -1 // the table is read from the store again
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return func(i int, buf []any) []any { return append(buf[:0], rows[i]...) }, nil
 }
 
 // check is the first error reading the rows back met.
@@ -99,5 +91,3 @@ func (s *storedAnswers) check() error {
 	}
 	return nil
 }
-
-func (s *storedAnswers) close() error { return s.rd.Close() }

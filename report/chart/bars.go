@@ -30,13 +30,13 @@ func Lookup(m map[string]Estimate, k string) Estimate {
 	return Estimate{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 }
 
-// Bar geometry shared by the bars and their whiskers (ECharts' gaps).
+// ECharts' gaps, shared by the bars and their whiskers.
 const (
 	barCategoryGap = 0.2
 	barGap         = 0.3
 )
 
-// barCentre is bar j of m's x offset from its category's centre, in bands.
+// barCentre is bar j of m's offset from its category's centre, in bands.
 func barCentre(j, m int) float64 {
 	used := 1 - barCategoryGap
 	w := used / (float64(m) + barGap*float64(m-1))

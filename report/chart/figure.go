@@ -99,13 +99,8 @@ func Stamp(f Figure) (json.RawMessage, error) {
 	if f.Simulated {
 		title["subtextStyle"] = map[string]any{"color": "#D55E00", "fontWeight": "bold"}
 	}
-	grid, _ := o["grid"].(map[string]any)
-	if grid == nil {
-		grid = map[string]any{}
-	}
-	if _, ok := grid["top"]; !ok && o["xAxis"] != nil {
-		grid["top"] = 80 // room for the subtext above the plot
-		o["grid"] = grid
+	if o["xAxis"] != nil && SubObject(o, "grid")["top"] == nil {
+		SubObject(o, "grid")["top"] = 80 // room for the subtext above the plot
 	}
 	return json.Marshal(o)
 }

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"unicode/utf8"
 )
 
-// Point labels are placed (PlaceLabels) on a plot of labelW × labelH
-// pixels, smaller than the report's, so that a label fitting here fits there.
+// The plot PlaceLabels places labels on, smaller than the report's.
 const (
 	labelW, labelH = 780.0, 320.0
 	labelFont      = 12
@@ -19,8 +19,7 @@ func (a rect) overlaps(b rect) bool {
 	return a.x < b.x+b.w && b.x < a.x+a.w && a.y < b.y+b.h && b.y < a.y+a.h
 }
 
-// labelRect is where ECharts draws an n-character label at pos of a
-// point at (px, py) with a symbol of radius r.
+// labelRect is where ECharts draws an n-character label at pos of a point of radius r.
 func labelRect(pos string, px, py, r float64, n int) rect {
 	w, h := float64(n)*0.62*labelFont+4, labelFont+4.0
 	switch pos {
@@ -41,10 +40,9 @@ func labelRect(pos string, px, py, r float64, n int) rect {
 // EditOption(o, PlaceLabels)).
 func PlaceLabels(o map[string]any) {
 	type pt struct {
-		item map[string]any
-		x, y float64
-		name string
-		r    float64
+		item       map[string]any
+		x, y, r    float64
+		nameLength int
 	}
 	var pts []*pt
 	for _, s := range SeriesMaps(o) {
@@ -73,7 +71,7 @@ func PlaceLabels(o map[string]any) {
 				rr = sz / 2
 			}
 			name, _ := item["name"].(string)
-			pts = append(pts, &pt{item: item, x: x, y: y, name: name, r: rr})
+			pts = append(pts, &pt{item: item, x: x, y: y, r: rr, nameLength: utf8.RuneCountInString(name)})
 		}
 	}
 	if len(pts) == 0 {
@@ -109,10 +107,9 @@ func PlaceLabels(o map[string]any) {
 	}
 	for _, p := range ordered {
 		x, y := px(p)
-		n := len([]rune(p.name))
 		placed := false
 		for _, pos := range []string{"right", "left", "top", "bottom"} {
-			lr := labelRect(pos, x, y, p.r, n)
+			lr := labelRect(pos, x, y, p.r, p.nameLength)
 			if lr.x >= -40 && lr.x+lr.w <= labelW+120 && lr.y >= -10 && lr.y+lr.h <= labelH+10 && !slices.ContainsFunc(taken, lr.overlaps) {
 				SubObject(p.item, "label")["position"] = pos
 				taken = append(taken, lr)

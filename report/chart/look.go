@@ -85,8 +85,7 @@ func SubObject(m map[string]any, key string) map[string]any {
 	return s
 }
 
-// stripeDecal is the stripes on the bars of series past the palette.
-func stripeDecal(round int) map[string]any {
+func stripeDecal(round int) map[string]any { // stripes on bars past the palette
 	return map[string]any{"symbol": "rect", "symbolSize": 1, "dashArrayX": []any{1, 0}, "dashArrayY": []any{3, 3 + 2*round},
 		"rotation": math.Pi / 4 * float64(1-2*(round%2)), "color": "rgba(255,255,255,0.85)"}
 }
