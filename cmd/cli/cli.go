@@ -849,9 +849,8 @@ func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep 
 }
 
 // The pacing of the long commands' heap (memlimit.Hold): the floor and
-// headroom of a run (whose files, response cache and binary take about
-// 100 MiB beside the heap), the headroom of a report's HTML and workbook,
-// and the tables' share.
+// headroom of a run (its files, response cache and binary are beside the
+// heap), the headroom of a report's HTML and workbook, and the tables' share.
 const (
 	runHeapFloor       = 192 << 20
 	runHeapHeadroom    = 64 << 20
