@@ -118,33 +118,36 @@ func keyName(mc ModelConfig) string {
 	return "the API key"
 }
 
-func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
+// getJSON decodes the JSON body of GET path (relative to r's base, or to
+// a base option) into v, within 10 s.
+func getJSON(ctx context.Context, r *replica, path string, v any, opts ...option.RequestOption) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var raw []byte
-	if err := r.client.Get(ctx, "models", nil, &raw); err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
+	if err := r.client.Get(ctx, path, nil, &raw, opts...); err != nil {
+		return err
 	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unparseable /v1/%s body: %w", path, err)
+	}
+	return nil
+}
+
+func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
 	var out struct {
 		Data []ServedModel `json:"data"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("listing models: unparseable /v1/models body: %w", err)
+	if err := getJSON(ctx, r, "models", &out); err != nil {
+		return nil, fmt.Errorf("listing models: %w", err)
 	}
 	return out.Data, nil
 }
 
 func serverVersion(ctx context.Context, r *replica) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var raw []byte
-	if err := r.client.Get(ctx, "version", nil, &raw, option.WithBaseURL(r.root+"/")); err != nil {
-		return ""
-	}
 	var v struct {
 		Version string `json:"version"`
 	}
-	if json.Unmarshal(raw, &v) != nil {
+	if getJSON(ctx, r, "version", &v, option.WithBaseURL(r.root+"/")) != nil {
 		return ""
 	}
 	return v.Version

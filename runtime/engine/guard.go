@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -219,24 +220,40 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		return nil, &tooLargeError{b: b, declared: resp.ContentLength}
 	}
-	resp.Body = &guardBody{rc: resp.Body, b: b}
-	if s := bearerSecret(req); s != nil {
-		resp.Body = &redactBody{rc: resp.Body, s: s, b: b}
-	}
+	resp.Body = &guardBody{rc: resp.Body, b: b, s: bearerSecret(req)}
 	return resp, nil
 }
 
 // guardBody fails a read past its bound, and a body that starts with
-// gzip's magic bytes.
+// gzip's magic bytes. With s set, the first Read reads the body whole and
+// redacts the key (secret.body), the result bounded by b too.
 type guardBody struct {
 	rc      io.ReadCloser
 	b       bound
+	s       *secret
+	red     *bytes.Reader // the redacted body, once read
 	n       int64
 	started bool
 	err     error // sticky
 }
 
 func (g *guardBody) Read(p []byte) (int, error) {
+	if g.s != nil && g.err == nil {
+		s := g.s
+		g.s = nil // g reads the raw body from here on
+		raw, err := io.ReadAll(g)
+		if raw = s.body(raw); err == nil && int64(len(raw)) > g.b.limit {
+			err = &tooLargeError{b: g.b}
+		}
+		if err != nil {
+			g.err = err
+			return 0, err
+		}
+		g.red = bytes.NewReader(raw)
+	}
+	if g.red != nil {
+		return g.red.Read(p)
+	}
 	if g.err != nil {
 		return 0, g.err
 	}

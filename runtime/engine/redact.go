@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -158,35 +157,3 @@ func checkKeyLen(key, what string) error {
 	}
 	return fmt.Errorf("%s is %d byte(s) long, under the %d Bhasha needs to redact it from what servers answer; use a longer key", what, len(key), MinAPIKeyLen)
 }
-
-// redactBody is a response body read whole on the first Read, with the
-// request's key redacted (secret.body), the result bounded by b.
-type redactBody struct {
-	rc  io.ReadCloser
-	s   *secret
-	b   bound
-	r   *bytes.Reader // nil until the first Read
-	err error         // sticky
-}
-
-func (r *redactBody) Read(p []byte) (int, error) {
-	if r.err != nil {
-		return 0, r.err
-	}
-	if r.r == nil {
-		raw, err := io.ReadAll(r.rc)
-		if err != nil {
-			r.err = err
-			return 0, err
-		}
-		raw = r.s.body(raw)
-		if int64(len(raw)) > r.b.limit {
-			r.err = &tooLargeError{b: r.b}
-			return 0, r.err
-		}
-		r.r = bytes.NewReader(raw)
-	}
-	return r.r.Read(p)
-}
-
-func (r *redactBody) Close() error { return r.rc.Close() }
