@@ -197,12 +197,9 @@ const (
 	SimUnknownItem = "unknown-item"
 )
 
-// RoundTrip refuses a Content-Encoding the request did not ask for (the
-// engine's transport asks for none; a transport that asks for gzip itself
-// decodes it and removes the header), bounds the body, and replaces the
-// request's bearer token in it by Redacted. Every byte of a server's
-// answer the engine keeps or prints passes here, so no answer, error,
-// cache entry, manifest or log line holds the key.
+// RoundTrip refuses a Content-Encoding the request did not ask for, bounds
+// the body, and replaces the request's bearer token in it by Redacted
+// (guardBody): every byte of a server's answer the engine keeps passes here.
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {

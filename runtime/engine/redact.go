@@ -16,15 +16,12 @@ import (
 // manifest and log lines.
 const Redacted = "[REDACTED]"
 
-// MinAPIKeyLen is the shortest API key the engine sends. Every server
-// byte is searched for the key and the key replaced by Redacted; a
-// shorter key would be found in ordinary text (a one-byte key in every
-// answer that holds that byte), so it is refused instead.
+// MinAPIKeyLen is the shortest API key the engine sends: a shorter one is
+// refused, as it could not be told apart from ordinary text to redact it.
 const MinAPIKeyLen = 4
 
-// noAPIKey is the bearer token sent when a model has no key (OpenAI
-// clients always send one; vLLM without --api-key ignores it). It is no
-// secret, and never redacted.
+// noAPIKey is the bearer token sent when a model has no key; it is never
+// redacted.
 const noAPIKey = "EMPTY"
 
 // secret is an API key in the spellings a server may echo it in.
