@@ -97,8 +97,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			r.answersAs = all
 		}
 	}
-	ms.identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
-	ms.info.Identity = ms.identity
+	ms.info.Identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
 	return ms, nil
 }
 

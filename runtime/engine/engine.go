@@ -119,7 +119,6 @@ type ModelInfo struct {
 
 type modelState struct {
 	cfg       ModelConfig
-	identity  Identity
 	simulated bool    // the server's entry for the served name says it is a simulator
 	key       *secret // cfg.APIKey, redacted from cached answers (nil: none)
 	pool      *pool
@@ -223,7 +222,7 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
+	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
 }
 
 // Stats counts the records of a run so far. Cached counts the answers
@@ -349,7 +348,7 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 		return rec, p.CacheKey, nil
 	}
 	ms := e.models[r.Key.Model]
-	id := ms.identity
+	id := ms.info.Identity
 	rec.ServedModel = p.Served
 	rec.CacheKey = HexKey(p.CacheKey)
 	rec.Request, rec.RequestSHA256 = p.Body, RequestDigest(p.Body)

@@ -13,25 +13,20 @@ import (
 	"sync/atomic"
 )
 
-// Bounds of a response body. A server that ignores max_tokens, or a
-// connection that never ends, must not fill the memory nor write a record
-// line that the records reader refuses (its limit is 64 MiB a line).
-//
-// The bound of a generation request is computed from the body it sends
-// (responseBound):
+// Bounds of a response body, so that a server that ignores max_tokens, or
+// a connection that never ends, neither fills the memory nor writes a
+// record line that the records reader refuses. A generation request's
+// bound (responseBound) is
 //
 //	ResponseFloor + 2·len(body)
 //	  + n · tokens · (BytesPerToken + logprobs)
 //	  + promptTokens · BytesPerLogprob · (prompt_logprobs+1)
 //
-// where tokens is max_tokens (plus promptTokens when echo is set), logprobs
-// is BytesPerLogprob·(top_logprobs+1) when logprobs are asked for (chat
-// top_logprobs, completion logprobs) and 0 otherwise, promptTokens is
-// len(body)+4096 (a token is at least one byte of the body; 4096 covers a
-// chat template's own tokens), and the whole is at most MaxResponseBytes.
-// A request without max_tokens is bounded by MaxResponseBytes. Requests
-// that generate nothing (/v1/models, /version) are bounded by
-// MaxResponseBytes.
+// where tokens is max_tokens (plus promptTokens with echo), logprobs is
+// BytesPerLogprob·(top_logprobs+1) when logprobs are asked for (chat
+// top_logprobs, completion logprobs) and 0 otherwise, and promptTokens is
+// len(body)+4096; the whole is at most MaxResponseBytes, which also bounds
+// a request without max_tokens and one that generates nothing.
 const (
 	// ResponseFloor is the least bound: any error page, any short answer.
 	ResponseFloor = 1 << 20
@@ -65,8 +60,7 @@ func boundOf(ctx context.Context) bound {
 	return bound{limit: MaxResponseBytes}
 }
 
-// responseBound is the bound of the response to a generation request
-// body, by the formula above.
+// responseBound is the bound of the response to a generation request body.
 func responseBound(body []byte) bound {
 	var w struct {
 		MaxTokens      *int64          `json:"max_tokens"`
