@@ -26,10 +26,10 @@ type wireResponse struct {
 			Content          *string         `json:"content"`
 			ReasoningContent *string         `json:"reasoning_content"`
 			Reasoning        *string         `json:"reasoning"`
-			Refusal          *string         `json:"refusal"`
+			Refusal          string          `json:"refusal"`
 			ToolCalls        json.RawMessage `json:"tool_calls"`
 		} `json:"message"`
-		FinishReason *string         `json:"finish_reason"`
+		FinishReason string          `json:"finish_reason"`
 		Logprobs     json.RawMessage `json:"logprobs"`
 	} `json:"choices"`
 	Error json.RawMessage `json:"error"`
@@ -91,9 +91,7 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 		if m == nil {
 			return Result{}, "", fmt.Errorf("%w: chat choice has no message", errBadBody)
 		}
-		if m.Refusal != nil && *m.Refusal != "" {
-			res.Refusal = *m.Refusal
-		}
+		res.Refusal = m.Refusal
 		if present(m.ToolCalls) {
 			res.ToolCalls = m.ToolCalls
 		}
@@ -114,9 +112,7 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 		}
 		res.Text = *c.Text
 	}
-	if c.FinishReason != nil {
-		res.FinishReason = *c.FinishReason
-	}
+	res.FinishReason = c.FinishReason
 	if w.Usage != nil {
 		res.PromptTokens = w.Usage.PromptTokens
 		res.CompletionTokens = w.Usage.CompletionTokens
