@@ -233,8 +233,10 @@ func (g *guardBody) Read(p []byte) (int, error) {
 		s := g.s
 		g.s = nil // g reads the raw body from here on
 		raw, err := io.ReadAll(g)
-		if raw = s.body(raw); err == nil && int64(len(raw)) > g.b.limit {
-			err = &tooLargeError{b: g.b}
+		if err == nil {
+			if raw = s.body(raw); int64(len(raw)) > g.b.limit {
+				err = &tooLargeError{b: g.b}
+			}
 		}
 		if err != nil {
 			g.err = err
