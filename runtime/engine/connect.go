@@ -40,11 +40,9 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	ms.pool.model = mc.Name
 	root := mc.Root
 	if live {
-		var unreachable []string
-		var served []string
-		found := false
+		var unreachable, served, bases []string
 		for _, r := range reps {
-			si := ServerInfo{Endpoint: r.base}
+			bases = append(bases, r.base)
 			models, err := listModels(ctx, r)
 			var apiErr *openai.Error
 			if errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden) {
@@ -54,22 +52,20 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 				}
 				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, apiErr.StatusCode, why)
 			}
+			si := ServerInfo{Endpoint: r.base, Models: models}
 			if err != nil {
 				si.Error = err.Error()
 				r.dead = err
 				r.backoffUntil = time.Now().Add(e.opts.ReplicaBackoffMax)
 				unreachable = append(unreachable, fmt.Sprintf("%s: %v", r.base, err))
-				ms.info.Servers = append(ms.info.Servers, si)
-				continue
+			} else {
+				si.Version = serverVersion(ctx, r)
+				r.answersAs = aliases(mc.ServedName, models)
 			}
-			si.Models = models
-			si.Version = serverVersion(ctx, r)
-			r.answersAs = aliases(mc.ServedName, models)
 			ms.info.Servers = append(ms.info.Servers, si)
 			for _, m := range models {
 				served = append(served, m.ID)
 				if m.ID == mc.ServedName {
-					found = true
 					ms.simulated = ms.simulated || m.IsSimulated()
 					root = cmp.Or(root, m.Root)
 				}
@@ -78,11 +74,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		if len(unreachable) == len(reps) {
 			return nil, fmt.Errorf("model %q: no endpoint is reachable:\n  %s", mc.Name, strings.Join(unreachable, "\n  "))
 		}
-		if !found {
-			var bases []string
-			for _, r := range reps {
-				bases = append(bases, r.base)
-			}
+		if !slices.Contains(served, mc.ServedName) {
 			slices.Sort(served)
 			return nil, fmt.Errorf("model %q: served name %q is not served at %s; served models: %s",
 				mc.Name, mc.ServedName, strings.Join(bases, ", "), strings.Join(slices.Compact(served), ", "))
@@ -105,8 +97,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 			r.answersAs = all
 		}
 	}
-	ms.identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
-	ms.info.Identity = ms.identity
+	ms.info.Identity = Identity{ID: mc.ServedName, Root: root, Revision: mc.Revision}
 	return ms, nil
 }
 
@@ -118,33 +109,36 @@ func keyName(mc ModelConfig) string {
 	return "the API key"
 }
 
-func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
+// getJSON decodes the JSON body of GET path (relative to r's base, or to
+// a base option) into v, within 10 s.
+func getJSON(ctx context.Context, r *replica, path string, v any, opts ...option.RequestOption) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var raw []byte
-	if err := r.client.Get(ctx, "models", nil, &raw); err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
+	if err := r.client.Get(ctx, path, nil, &raw, opts...); err != nil {
+		return err
 	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unparseable /v1/%s body: %w", path, err)
+	}
+	return nil
+}
+
+func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
 	var out struct {
 		Data []ServedModel `json:"data"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("listing models: unparseable /v1/models body: %w", err)
+	if err := getJSON(ctx, r, "models", &out); err != nil {
+		return nil, fmt.Errorf("listing models: %w", err)
 	}
 	return out.Data, nil
 }
 
 func serverVersion(ctx context.Context, r *replica) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var raw []byte
-	if err := r.client.Get(ctx, "version", nil, &raw, option.WithBaseURL(r.root+"/")); err != nil {
-		return ""
-	}
 	var v struct {
 		Version string `json:"version"`
 	}
-	if json.Unmarshal(raw, &v) != nil {
+	if getJSON(ctx, r, "version", &v, option.WithBaseURL(r.root+"/")) != nil {
 		return ""
 	}
 	return v.Version
@@ -153,9 +147,7 @@ func serverVersion(ctx context.Context, r *replica) string {
 // ListServed asks the server at base (…/v1) which models it serves
 // (GET /v1/models), with apiKey as the bearer token when not "" (a key
 // shorter than MinAPIKeyLen is an error; one the server echoes is
-// replaced by Redacted). It is
-// how a notebook pointed at a server by one variable learns what to ask
-// (bhasha.EndpointFromEnv).
+// replaced by Redacted).
 func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error) {
 	if err := CheckEndpoint(base); err != nil {
 		return nil, err

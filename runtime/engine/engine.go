@@ -75,8 +75,7 @@ func (o *Options) defaults() {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	} else {
-		// Requests log from many goroutines (back-offs, cache warnings);
-		// the caller's Logf is called by one at a time.
+		// the caller's Logf is called by one goroutine at a time
 		logf, mu := o.Logf, new(sync.Mutex)
 		o.Logf = func(format string, args ...any) {
 			mu.Lock()
@@ -120,7 +119,6 @@ type ModelInfo struct {
 
 type modelState struct {
 	cfg       ModelConfig
-	identity  Identity
 	simulated bool    // the server's entry for the served name says it is a simulator
 	key       *secret // cfg.APIKey, redacted from cached answers (nil: none)
 	pool      *pool
@@ -129,18 +127,13 @@ type modelState struct {
 
 // Engine runs requests. Create it with New (live) or NewOffline.
 type Engine struct {
-	opts   Options
-	models map[string]*modelState
-	order  []string
-	client *http.Client // opts.HTTPClient behind guardClient
-	// maxInflight bounds the requests in flight over all models (0: no
-	// bound beyond the models' own); see clampTo.
-	maxInflight int
-	// runID marks the cache entries this engine stores (never 0).
-	runID uint64
-	// unknown counts the answers of a simulator that did not know their
-	// item (SimHeader).
-	unknown *atomic.Int64
+	opts        Options
+	models      map[string]*modelState
+	order       []string
+	client      *http.Client  // opts.HTTPClient behind guardClient
+	maxInflight int           // bound of the requests in flight over all models (0: none); see clampTo
+	runID       uint64        // marks the cache entries this engine stores (never 0)
+	unknown     *atomic.Int64 // answers of a simulator that did not know their item (SimHeader)
 	// pending holds the cache entries (*[]byte) being put, by cache key,
 	// so that a request asked again meanwhile is answered from them.
 	pending sync.Map
@@ -229,7 +222,7 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
+	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
 }
 
 // Stats counts the records of a run so far. Cached counts the answers
@@ -269,9 +262,7 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 			}
 		}
 	}()
-	// A worker hands an answer to be cached to a goroutine of its own,
-	// which passes the record on once the answer is committed; the worker
-	// takes its next request meanwhile.
+	// An answer to cache is put, then passed on, by a goroutine of its own.
 	var wg sync.WaitGroup
 	puts := make(chan struct{}, maxPendingPuts)
 	for range workers {
@@ -357,7 +348,7 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 		return rec, p.CacheKey, nil
 	}
 	ms := e.models[r.Key.Model]
-	id := ms.identity
+	id := ms.info.Identity
 	rec.ServedModel = p.Served
 	rec.CacheKey = HexKey(p.CacheKey)
 	rec.Request, rec.RequestSHA256 = p.Body, RequestDigest(p.Body)
@@ -377,9 +368,7 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 		}
 		if ok {
 			rec.Status, rec.Cached, rec.duplicate = StatusOK, true, by == e.runID
-			// The cache is shared with runs of other keys, and with
-			// versions that stored answers unredacted: an entry may hold
-			// this key.
+			// an entry stored under another key, or unredacted, may hold this key
 			rec.SetResult(ms.key.result(res))
 			return rec, p.CacheKey, nil
 		}

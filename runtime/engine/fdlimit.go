@@ -1,12 +1,7 @@
 package engine
 
-// Each request in flight holds a socket: the engine bounds the requests
-// in flight, over all models and replicas, by the open-file limit less a
-// reserve for the records, the cache, logs and connections dialled ahead.
-
-// fileReserve is the number of descriptors kept out of the requests'
-// share of a soft open-file limit: a quarter of it, at least 64, at most
-// 256.
+// fileReserve is the number of descriptors of a soft open-file limit kept
+// from the requests in flight: a quarter of it, at least 64, at most 256.
 func fileReserve(soft uint64) uint64 {
 	return min(max(soft/4, 64), 256)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -12,25 +13,20 @@ import (
 	"sync/atomic"
 )
 
-// Bounds of a response body. A server that ignores max_tokens, or a
-// connection that never ends, must not fill the memory nor write a record
-// line that the records reader refuses (its limit is 64 MiB a line).
-//
-// The bound of a generation request is computed from the body it sends
-// (responseBound):
+// Bounds of a response body, so that a server that ignores max_tokens, or
+// a connection that never ends, neither fills the memory nor writes a
+// record line that the records reader refuses. A generation request's
+// bound (responseBound) is
 //
 //	ResponseFloor + 2·len(body)
 //	  + n · tokens · (BytesPerToken + logprobs)
 //	  + promptTokens · BytesPerLogprob · (prompt_logprobs+1)
 //
-// where tokens is max_tokens (plus promptTokens when echo is set), logprobs
-// is BytesPerLogprob·(top_logprobs+1) when logprobs are asked for (chat
-// top_logprobs, completion logprobs) and 0 otherwise, promptTokens is
-// len(body)+4096 (a token is at least one byte of the body; 4096 covers a
-// chat template's own tokens), and the whole is at most MaxResponseBytes.
-// A request without max_tokens is bounded by MaxResponseBytes. Requests
-// that generate nothing (/v1/models, /version) are bounded by
-// MaxResponseBytes.
+// where tokens is max_tokens (plus promptTokens with echo), logprobs is
+// BytesPerLogprob·(top_logprobs+1) when logprobs are asked for (chat
+// top_logprobs, completion logprobs) and 0 otherwise, and promptTokens is
+// len(body)+4096; the whole is at most MaxResponseBytes, which also bounds
+// a request without max_tokens and one that generates nothing.
 const (
 	// ResponseFloor is the least bound: any error page, any short answer.
 	ResponseFloor = 1 << 20
@@ -64,8 +60,7 @@ func boundOf(ctx context.Context) bound {
 	return bound{limit: MaxResponseBytes}
 }
 
-// responseBound is the bound of the response to a generation request
-// body, by the formula above.
+// responseBound is the bound of the response to a generation request body.
 func responseBound(body []byte) bound {
 	var w struct {
 		MaxTokens      *int64          `json:"max_tokens"`
@@ -196,12 +191,9 @@ const (
 	SimUnknownItem = "unknown-item"
 )
 
-// RoundTrip refuses a Content-Encoding the request did not ask for (the
-// engine's transport asks for none; a transport that asks for gzip itself
-// decodes it and removes the header), bounds the body, and replaces the
-// request's bearer token in it by Redacted. Every byte of a server's
-// answer the engine keeps or prints passes here, so no answer, error,
-// cache entry, manifest or log line holds the key.
+// RoundTrip refuses a Content-Encoding the request did not ask for, bounds
+// the body, and replaces the request's bearer token in it by Redacted
+// (guardBody): every byte of a server's answer the engine keeps passes here.
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
@@ -219,24 +211,42 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		return nil, &tooLargeError{b: b, declared: resp.ContentLength}
 	}
-	resp.Body = &guardBody{rc: resp.Body, b: b}
-	if s := bearerSecret(req); s != nil {
-		resp.Body = &redactBody{rc: resp.Body, s: s, b: b}
-	}
+	resp.Body = &guardBody{rc: resp.Body, b: b, s: bearerSecret(req)}
 	return resp, nil
 }
 
 // guardBody fails a read past its bound, and a body that starts with
-// gzip's magic bytes.
+// gzip's magic bytes. With s set, the first Read reads the body whole and
+// redacts the key (secret.body), the result bounded by b too.
 type guardBody struct {
 	rc      io.ReadCloser
 	b       bound
+	s       *secret
+	red     *bytes.Reader // the redacted body, once read
 	n       int64
 	started bool
 	err     error // sticky
 }
 
 func (g *guardBody) Read(p []byte) (int, error) {
+	if g.s != nil && g.err == nil {
+		s := g.s
+		g.s = nil // g reads the raw body from here on
+		raw, err := io.ReadAll(g)
+		if err == nil {
+			if raw = s.body(raw); int64(len(raw)) > g.b.limit {
+				err = &tooLargeError{b: g.b}
+			}
+		}
+		if err != nil {
+			g.err = err
+			return 0, err
+		}
+		g.red = bytes.NewReader(raw)
+	}
+	if g.red != nil {
+		return g.red.Read(p)
+	}
 	if g.err != nil {
 		return 0, g.err
 	}

@@ -41,72 +41,41 @@ func (r Result) Valid() bool {
 }
 
 // Record is one line of records.jsonl: the outcome of one request.
-//
-// Fields:
-//
-//	key               the request's stable key (Key.String: experiment|model|item|language|form|strategy|condition|stage)
-//	fields            the same key as an object, for jq/pandas/DuckDB filtering
-//	kind              "chat" or "completion"
-//	served_model      the model name sent to the server
-//	status            "ok" or "failed"
-//	error             why a failed request failed (empty when ok)
-//	response          the generated text (empty when failed)
-//	reasoning         reasoning text the server returned separately, if any
-//	finish_reason     "stop", "length", ... as the server said
-//	prompt_tokens     prompt tokens counted by the server
-//	completion_tokens generated tokens counted by the server
-//	latency_ms        wall time of the successful attempt (0 when cached)
-//	attempts          attempts made in this run (0 when cached)
-//	endpoint          base URL of the replica that answered, without credentials
-//	cached            true when the answer came from the response cache
-//	cache_key         hex SHA-256 under which the answer is cached
-//	logprobs          the choice's logprobs object, when asked for
-//	prompt_logprobs   vLLM's prompt_logprobs, when asked for
-//	refusal           the chat message's refusal, when the server returned one
-//	tool_calls        the chat message's tool calls, when the server returned any
-//	empty_response    true when the model produced an empty text (a real,
-//	                  empty answer: finish_reason stop or length); an ok
-//	                  record never has an empty response without it
-//	request           the request body exactly as sent (prompt or messages,
-//	                  every decoding parameter, the served model name)
-//	request_sha256    hex SHA-256 of that body: what a resumed run compares
-//	                  to decide whether the experiment changed
-//	identity          the model that answered: served id, the root (weights)
-//	                  its server reported, the revision the experiment pins;
-//	                  also on cached records (the cache key includes it)
-//	simulated         true when that server said it is a simulator
-//	                  (owned_by "… simulated …" or a root "simulated/…")
-//	extracted         the study's reading of the response: value, method
-//	                  (json, fenced-json, json-with-text, single-quoted-json,
-//	                  truncated-json, first-line, or unparsed), null, fields,
-//	                  note, in_candidates; absent for raw request studies
 type Record struct {
-	Key              string          `json:"key"`
-	Fields           Key             `json:"fields"`
-	Kind             Kind            `json:"kind"`
-	ServedModel      string          `json:"served_model"`
-	Status           string          `json:"status"`
-	Error            string          `json:"error"`
-	Response         string          `json:"response"`
-	Reasoning        string          `json:"reasoning,omitempty"`
-	FinishReason     string          `json:"finish_reason"`
-	PromptTokens     int             `json:"prompt_tokens"`
-	CompletionTokens int             `json:"completion_tokens"`
-	LatencyMS        float64         `json:"latency_ms"`
-	Attempts         int             `json:"attempts"`
-	Endpoint         string          `json:"endpoint"`
-	Cached           bool            `json:"cached"`
-	CacheKey         string          `json:"cache_key"`
-	Logprobs         json.RawMessage `json:"logprobs,omitempty"`
-	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"`
-	Refusal          string          `json:"refusal,omitempty"`
-	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`
-	EmptyResponse    bool            `json:"empty_response,omitempty"`
-	Request          json.RawMessage `json:"request,omitempty"`
-	RequestSHA256    string          `json:"request_sha256,omitempty"`
-	Identity         *Identity       `json:"identity,omitempty"`
-	Simulated        bool            `json:"simulated,omitempty"`
-	Extracted        *extract.Result `json:"extracted,omitempty"`
+	Key              string          `json:"key"`                       // the request's stable key (Key.String)
+	Fields           Key             `json:"fields"`                    // the same key as an object, for jq/pandas/DuckDB filtering
+	Kind             Kind            `json:"kind"`                      // "chat" or "completion"
+	ServedModel      string          `json:"served_model"`              // the model name sent to the server
+	Status           string          `json:"status"`                    // "ok" or "failed"
+	Error            string          `json:"error"`                     // why a failed request failed (empty when ok)
+	Response         string          `json:"response"`                  // the generated text (empty when failed)
+	Reasoning        string          `json:"reasoning,omitempty"`       // reasoning text the server returned separately, if any
+	FinishReason     string          `json:"finish_reason"`             // "stop", "length", ... as the server said
+	PromptTokens     int             `json:"prompt_tokens"`             // counted by the server
+	CompletionTokens int             `json:"completion_tokens"`         // counted by the server
+	LatencyMS        float64         `json:"latency_ms"`                // wall time of the successful attempt (0 when cached)
+	Attempts         int             `json:"attempts"`                  // attempts made in this run (0 when cached)
+	Endpoint         string          `json:"endpoint"`                  // base URL of the replica that answered, without credentials
+	Cached           bool            `json:"cached"`                    // the answer came from the response cache
+	CacheKey         string          `json:"cache_key"`                 // hex SHA-256 under which the answer is cached
+	Logprobs         json.RawMessage `json:"logprobs,omitempty"`        // the choice's logprobs object, when asked for
+	PromptLogprobs   json.RawMessage `json:"prompt_logprobs,omitempty"` // vLLM's prompt_logprobs, when asked for
+	Refusal          string          `json:"refusal,omitempty"`         // the chat message's refusal, if any
+	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`      // the chat message's tool calls, if any
+	// EmptyResponse: the model produced an empty text (finish_reason stop
+	// or length); an ok record never has an empty response without it.
+	EmptyResponse bool `json:"empty_response,omitempty"`
+	// Request is the body exactly as sent; RequestSHA256, its hex SHA-256,
+	// is what a resumed run compares to decide whether the experiment changed.
+	Request       json.RawMessage `json:"request,omitempty"`
+	RequestSHA256 string          `json:"request_sha256,omitempty"`
+	// Identity is the model that answered (served id, the root its server
+	// reported, the revision the experiment pins), also on cached records.
+	Identity  *Identity `json:"identity,omitempty"`
+	Simulated bool      `json:"simulated,omitempty"` // that server said it is a simulator (ServedModel.IsSimulated)
+	// Extracted is the study's reading of the response (value, method,
+	// null, fields, note, in_candidates); absent for raw request studies.
+	Extracted *extract.Result `json:"extracted,omitempty"`
 
 	duplicate bool // cached by this engine earlier in the run (Stats.Duplicates)
 }

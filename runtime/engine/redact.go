@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,15 +16,12 @@ import (
 // manifest and log lines.
 const Redacted = "[REDACTED]"
 
-// MinAPIKeyLen is the shortest API key the engine sends. Every server
-// byte is searched for the key and the key replaced by Redacted; a
-// shorter key would be found in ordinary text (a one-byte key in every
-// answer that holds that byte), so it is refused instead.
+// MinAPIKeyLen is the shortest API key the engine sends: a shorter one is
+// refused, as it could not be told apart from ordinary text to redact it.
 const MinAPIKeyLen = 4
 
-// noAPIKey is the bearer token sent when a model has no key (OpenAI
-// clients always send one; vLLM without --api-key ignores it). It is no
-// secret, and never redacted.
+// noAPIKey is the bearer token sent when a model has no key; it is never
+// redacted.
 const noAPIKey = "EMPTY"
 
 // secret is an API key in the spellings a server may echo it in.
@@ -158,35 +154,3 @@ func checkKeyLen(key, what string) error {
 	}
 	return fmt.Errorf("%s is %d byte(s) long, under the %d Bhasha needs to redact it from what servers answer; use a longer key", what, len(key), MinAPIKeyLen)
 }
-
-// redactBody is a response body read whole on the first Read, with the
-// request's key redacted (secret.body), the result bounded by b.
-type redactBody struct {
-	rc  io.ReadCloser
-	s   *secret
-	b   bound
-	r   *bytes.Reader // nil until the first Read
-	err error         // sticky
-}
-
-func (r *redactBody) Read(p []byte) (int, error) {
-	if r.err != nil {
-		return 0, r.err
-	}
-	if r.r == nil {
-		raw, err := io.ReadAll(r.rc)
-		if err != nil {
-			r.err = err
-			return 0, err
-		}
-		raw = r.s.body(raw)
-		if int64(len(raw)) > r.b.limit {
-			r.err = &tooLargeError{b: r.b}
-			return 0, r.err
-		}
-		r.r = bytes.NewReader(raw)
-	}
-	return r.r.Read(p)
-}
-
-func (r *redactBody) Close() error { return r.rc.Close() }

@@ -29,9 +29,8 @@ type replica struct {
 	backoffUntil time.Time
 	consecFail   int
 	dead         error // set when preflight could not reach it; cleared on success
-	// Back-off messages (see pool.release): when the last was logged, how
-	// many were not logged since, and whether one was logged since the
-	// last recovery.
+	// back-off messages (pool.release): the last logged, those not logged
+	// since, whether one was logged since the last recovery
 	lastLog   time.Time
 	unlogged  int
 	announced bool
@@ -79,19 +78,14 @@ func (p *pool) acquire(ctx context.Context) (*replica, error) {
 		}
 		ch := p.changed
 		p.mu.Unlock()
-		var t *time.Timer
 		var timer <-chan time.Time
 		if !wake.IsZero() {
-			t = time.NewTimer(time.Until(wake))
-			timer = t.C
+			timer = time.After(time.Until(wake))
 		}
 		select {
 		case <-ch:
 		case <-timer:
 		case <-ctx.Done():
-		}
-		if t != nil {
-			t.Stop()
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -177,11 +171,8 @@ func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason e
 }
 
 // CheckEndpoint accepts an endpoint base URL: http or https, a host, and
-// neither credentials (user:password@), a query string nor a fragment.
-// Bhasha never writes credentials anywhere, so a URL that carries them
-// would have to be sent without them (the user meant them to be sent) or
-// written (they would leak into records and manifests): it is refused, and
-// the message says how to pass a key instead.
+// neither credentials (user:password@), a query string nor a fragment; the
+// error for credentials says how to pass a key instead.
 func CheckEndpoint(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {

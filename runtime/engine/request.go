@@ -116,9 +116,7 @@ type Decoding struct {
 }
 
 // Equal reports whether d and o decode alike: reflect.DeepEqual's answer
-// (pointers compared by what they point to, a nil map unequal to an empty
-// one), without its cost for the scalar fields that differ or agree most
-// often.
+// (pointers compared by what they point to, a nil map unequal to an empty one).
 func (d Decoding) Equal(o Decoding) bool {
 	return d.MaxTokens == o.MaxTokens && d.Echo == o.Echo &&
 		eqPtr(d.Temperature, o.Temperature) && eqPtr(d.TopP, o.TopP) && eqPtr(d.TopK, o.TopK) &&
@@ -189,12 +187,11 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 		MinTokens:      d.MinTokens,
 		Stop:           d.Stop,
 		PromptLogprobs: d.PromptLogprobs,
+		// an empty map is omitted as a nil one
+		StructuredOutputs: d.StructuredOutputs,
 	}
 	if d.Temperature != nil {
 		b.Temperature = *d.Temperature
-	}
-	if len(d.StructuredOutputs) > 0 {
-		b.StructuredOutputs = d.StructuredOutputs
 	}
 	switch r.Kind {
 	case Chat:
@@ -206,9 +203,7 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 			b.Logprobs = true
 			b.TopLogprobs = d.Logprobs
 		}
-		if len(d.ChatTemplateKwargs) > 0 {
-			b.ChatTemplateKwargs = d.ChatTemplateKwargs
-		}
+		b.ChatTemplateKwargs = d.ChatTemplateKwargs
 		if d.Echo {
 			return nil, fmt.Errorf("request %s: echo is only valid for completion requests", r.Key)
 		}
@@ -230,9 +225,8 @@ func (r Request) Body(servedModel string) ([]byte, error) {
 
 // PromptOf reads a request body (Request.Body's JSON, as records keep it)
 // back into its prompt: a completion's prompt, or a chat's messages. A
-// body in the shape Bhasha writes is read by its structure alone
-// (internal/jsonscan: its prompt is most of its bytes); any other is
-// decoded by encoding/json, whose errors it returns.
+// body in the shape Bhasha writes is read by internal/jsonscan, any other
+// by encoding/json, whose errors it returns.
 func PromptOf(body []byte) (prompt string, messages []Message, err error) {
 	if p, m, ok := promptMembers(body); ok {
 		var msgs []Message

@@ -51,12 +51,10 @@ func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options
 		if !retry || info.n >= o.MaxAttempts {
 			return Result{}, info, fmt.Errorf("after %d attempt(s): %s", info.n, lastErrs(errs))
 		}
-		t := time.NewTimer(max(after, backoff(info.n, o.RetryBase, o.RetryMax)))
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return Result{}, info, deadlineErr(ctx.Err(), info, errs)
-		case <-t.C:
+		case <-time.After(max(after, backoff(info.n, o.RetryBase, o.RetryMax))):
 		}
 	}
 }

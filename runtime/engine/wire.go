@@ -17,26 +17,23 @@ import (
 // errBadBody marks a response that is not the JSON it should be.
 var errBadBody = errors.New("unparseable response body")
 
-type wireMessage struct {
-	Content          *string         `json:"content"`
-	ReasoningContent *string         `json:"reasoning_content"`
-	Reasoning        *string         `json:"reasoning"`
-	Refusal          *string         `json:"refusal"`
-	ToolCalls        json.RawMessage `json:"tool_calls"`
-}
-
-type wireChoice struct {
-	Text         *string         `json:"text"`
-	Message      *wireMessage    `json:"message"`
-	FinishReason *string         `json:"finish_reason"`
-	Logprobs     json.RawMessage `json:"logprobs"`
-}
-
+// wireResponse is what parseResponse reads of a chat or completion response.
 type wireResponse struct {
-	Model   string          `json:"model"`
-	Choices []*wireChoice   `json:"choices"`
-	Error   json.RawMessage `json:"error"`
-	Usage   *struct {
+	Model   string `json:"model"`
+	Choices []*struct {
+		Text    *string `json:"text"`
+		Message *struct {
+			Content          *string         `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Reasoning        *string         `json:"reasoning"`
+			Refusal          string          `json:"refusal"`
+			ToolCalls        json.RawMessage `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string          `json:"finish_reason"`
+		Logprobs     json.RawMessage `json:"logprobs"`
+	} `json:"choices"`
+	Error json.RawMessage `json:"error"`
+	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
@@ -94,9 +91,7 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 		if m == nil {
 			return Result{}, "", fmt.Errorf("%w: chat choice has no message", errBadBody)
 		}
-		if m.Refusal != nil && *m.Refusal != "" {
-			res.Refusal = *m.Refusal
-		}
+		res.Refusal = m.Refusal
 		if present(m.ToolCalls) {
 			res.ToolCalls = m.ToolCalls
 		}
@@ -117,9 +112,7 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 		}
 		res.Text = *c.Text
 	}
-	if c.FinishReason != nil {
-		res.FinishReason = *c.FinishReason
-	}
+	res.FinishReason = c.FinishReason
 	if w.Usage != nil {
 		res.PromptTokens = w.Usage.PromptTokens
 		res.CompletionTokens = w.Usage.CompletionTokens
@@ -175,8 +168,7 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 		}
 		var p permanentError
 		if errors.As(err, &p) {
-			// Without the client's wrapping ("Post URL: ...", which would
-			// also carry a redirect's query string).
+			// without the client's "Post URL: " (a redirect's query string)
 			return Result{}, fmt.Errorf("%s: %w", rep.base, p)
 		}
 		return Result{}, fmt.Errorf("%s: %w", rep.base, err)
