@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,24 +19,12 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// Line seals.
-//
-// Every line the Writer writes ends with the member
-//
-//	,"record_sha256":"<64 hex digits>"}
-//
-// the SHA-256 of the line up to that member followed by "}". A line
-// edited and not resealed no longer matches; one reformatted by another
-// tool is checked over its canonical form (canon.go). Lines without a
-// seal at the start of a run (written before records were sealed) are
-// accepted unless the manifest says the run's records were sealed
-// (runSealed); an unsealed line after a sealed one is flagged (editedWhy).
+// Line seals: every line the Writer writes ends with ,"record_sha256":"<hex>"},
+// the SHA-256 of the line up to that member followed by "}".
 const sealMember = `,"record_sha256":"`
 
-// editedWhy is why a line whose seal state is st is flagged as not as
-// Bhasha wrote it, "" when it is not: its seal does not match; or it has
-// none, in a run whose manifest says its records were sealed (sealedRun)
-// or after before > 0 sealed or flagged lines.
+// editedWhy is why a line with seal state st is flagged, "" when it is not;
+// before counts the sealed or flagged lines ahead of it.
 func editedWhy(st sealState, sealedRun bool, before int) string {
 	switch {
 	case st == sealBroken:
@@ -48,17 +37,11 @@ func editedWhy(st sealState, sealedRun bool, before int) string {
 	return ""
 }
 
-// manifestFile is the run's manifest inside a run directory (written by
-// runtime/run).
+// manifestFile is the run's manifest in a run directory.
 const manifestFile = "manifest.json"
 
-// runSealed reports whether dir's manifest says every record of the run
-// was sealed when written (its member "records_sealed" is true): then an
-// unsealed line is flagged wherever it is, not only after a sealed one.
-// A directory without a manifest, or whose manifest has no such member
-// (a run of an older Bhasha, or one resumed from before records were
-// sealed), is false. A manifest that cannot be read or is not a JSON
-// object with a boolean records_sealed is an error naming it.
+// runSealed reports dir's manifest member "records_sealed" (false without a
+// manifest); an unreadable or malformed manifest is an error naming it.
 func runSealed(dir string) (bool, error) {
 	path := filepath.Join(dir, manifestFile)
 	b, err := os.ReadFile(path)
@@ -77,12 +60,10 @@ func runSealed(dir string) (bool, error) {
 	return m.RecordsSealed, nil
 }
 
-// sealLen is the length of the seal member with its digest and the closing
-// `"}` of the record.
+// sealLen is the length of the seal member, its digest and the closing `"}`.
 const sealLen = len(sealMember) + 64 + 2
 
-// seal appends the seal member to the record at the end of buf, which starts
-// at offset start and ends in "}\n".
+// seal seals the record at buf[start:], which ends in "}\n".
 func seal(buf *bytes.Buffer, start int) {
 	sum := sealSum(buf.Bytes()[start : buf.Len()-2]) // without "}\n"
 	buf.Truncate(buf.Len() - 2)
@@ -91,8 +72,7 @@ func seal(buf *bytes.Buffer, start int) {
 	buf.WriteString("\"}\n")
 }
 
-// sealSum is the seal of a record whose line, without its seal member and
-// closing brace, is body: the hex SHA-256 of body followed by "}".
+// sealSum is the hex SHA-256 of body followed by "}".
 func sealSum(body []byte) (hx [64]byte) {
 	h := sha256.New()
 	h.Write(body)
@@ -100,15 +80,6 @@ func sealSum(body []byte) (hx [64]byte) {
 	var sum [32]byte
 	hex.Encode(hx[:], h.Sum(sum[:0]))
 	return hx
-}
-
-// sealOf is the seal state of a line: sealOK in a verified segment, else
-// its own seal's.
-func sealOf(verified bool, line []byte) sealState {
-	if verified {
-		return sealOK
-	}
-	return checkSeal(line)
 }
 
 // sealState says whether a line carries a seal and whether it matches.
@@ -120,9 +91,15 @@ const (
 	sealBroken
 )
 
-// checkSeal verifies one line (without its newline): its seal as the
-// Writer writes it, else a seal in any other formatting
-// (checkReformatted).
+// sealOf is the seal state of a line: sealOK in a verified segment, else checkSeal's.
+func sealOf(verified bool, line []byte) sealState {
+	if verified {
+		return sealOK
+	}
+	return checkSeal(line)
+}
+
+// checkSeal checks the seal of a line (without its newline), in the Writer's or any other format.
 func checkSeal(line []byte) sealState {
 	line = bytes.TrimRight(line, "\r")
 	n := len(line)
@@ -146,7 +123,7 @@ type Tally struct {
 	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
 }
 
-// add is t with one more record, on logical line n (where is at).
+// add is t with one more record, on logical line n (at).
 func (t Tally) add(n int, at string) Tally {
 	if t.N == 0 {
 		t.First, t.FirstAt = n, at
@@ -169,8 +146,8 @@ func (c Conflict) String() string {
 	var parts []string
 	for i, l := range c.Lines {
 		at := fmt.Sprintf("line %d", l)
-		if i < len(c.At) && c.At[i] != "" {
-			at = c.At[i]
+		if i < len(c.At) {
+			at = cmp.Or(c.At[i], at)
 		}
 		parts = append(parts, fmt.Sprintf("%s answers %s", at, quoteShort(c.Responses[i])))
 	}
@@ -191,11 +168,7 @@ type Flag struct {
 }
 
 func (f Flag) String() string {
-	at := f.At
-	if at == "" {
-		at = fmt.Sprintf("line %d", f.Line)
-	}
-	return fmt.Sprintf("%s (key %s): %s", at, f.Key, f.Why)
+	return fmt.Sprintf("%s (key %s): %s", cmp.Or(f.At, fmt.Sprintf("line %d", f.Line)), f.Key, f.Why)
 }
 
 // Scan is what a records file holds, read without changing it. Commit
@@ -237,8 +210,7 @@ type Scan struct {
 // "records-000001.parquet line N" in a segment (see Flag).
 func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
 
-// atIn names logical line n of files, whose logical line before each
-// file's first is starts[i], as messages do (lineAt).
+// atIn names logical line n of files, the logical line before file i's first being starts[i].
 func atIn(files []recordFile, starts []int, n int) string {
 	for i := len(files) - 1; i >= 0; i-- {
 		if n > starts[i] {
@@ -246,6 +218,14 @@ func atIn(files []recordFile, starts []int, n int) string {
 		}
 	}
 	return fmt.Sprintf("line %d", n)
+}
+
+// linesOf is how many lines file i of the scan holds.
+func (s *Scan) linesOf(i int) int {
+	if i+1 < len(s.starts) {
+		return s.starts[i+1] - s.starts[i]
+	}
+	return s.Lines - s.starts[i]
 }
 
 // ScanDir reads dir's records (its segments, then records.jsonl: Files)
@@ -290,8 +270,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	return s, nil
 }
 
-// scanFile reads one file of the run, whose first line is logical line
-// lineNo+1, and returns the logical number of its last line.
+// scanFile scans f, whose first line is logical line lineNo+1, and returns its last line's.
 func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int) (int, error) {
 	start := lineNo
 	torn, err := eachLine(f, r, func(line []byte, local int) error {
@@ -341,9 +320,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			return nil
 		}
 		digest := rec.Digest
-		if digest == "" && len(rec.Request) > 0 {
-			// The body is there and says what was asked: a removed digest
-			// does not hide a changed request.
+		if digest == "" && len(rec.Request) > 0 { // a removed digest does not hide a changed request
 			digest = engine.RequestDigest(rec.Request)
 		} else if digest != "" && len(rec.Request) > 0 && !requestMatches(rec.Request, digest) {
 			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
@@ -387,9 +364,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 	return lineNo, err
 }
 
-// readBack sets each conflict's At and Responses: where each of its
-// lines is in files, whose logical lines before each are starts, and
-// the response it reads back there.
+// readBack sets each conflict's At and Responses from its lines in files (see atIn).
 func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error {
 	want := map[int]string{}
 	for _, c := range cs {
@@ -442,10 +417,7 @@ func (s *Scan) Others(name string) string {
 			continue
 		}
 		t := s.Experiments[e]
-		at := t.FirstAt
-		if at == "" {
-			at = fmt.Sprintf("line %d", t.First)
-		}
+		at := cmp.Or(t.FirstAt, fmt.Sprintf("line %d", t.First))
 		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, at))
 	}
 	return strings.Join(out, ", ")
@@ -482,22 +454,15 @@ func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 // Once it has rewritten the files, a later Commit without archiving does
 // nothing (the repairs are made). The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
-	if s.committed {
-		// The repairs are made and the line numbers are the old file's:
-		// a second pass would take a kept record for a duplicate.
-		if pick != nil {
-			return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
-		}
-		return "", 0, nil
+	if s.committed && pick != nil { // the line numbers are the old file's
+		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
 	}
-	if !need {
+	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
+	if s.committed || !need {
 		return "", 0, nil
 	}
 	dir := filepath.Dir(s.Path)
-	if s.interrupted {
-		// Compressing a plain segment or removing its copy keeps every
-		// line where it was: the scan's line numbers still hold.
+	if s.interrupted { // finishing a seal keeps every line where it was
 		if err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
@@ -580,23 +545,17 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 	}
 	for i, f := range s.files {
-		cut := f.seg == 0 && s.torn
-		if f.damage != nil && s.leaveDamaged {
+		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn) && f.damage == nil {
 			continue
 		}
-		if len(drops[i]) == 0 && !cut && f.damage == nil {
-			continue
-		}
-		if f.damage != nil {
-			// The damaged file is kept as it is; the segment becomes
-			// the records that could be read.
+		if f.damage != nil { // kept in the archive; the segment becomes what could be read
 			kept, err := keepDamaged(f)
 			if err != nil {
 				return "", 0, err
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, drops[i]); err != nil {
+		if err := rewriteFile(f, s.linesOf(i), drops[i]); err != nil {
 			return "", 0, err
 		}
 	}
@@ -609,53 +568,38 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	return apath, moved, nil
 }
 
-// rewriteFile replaces f by its lines but those drop names (1-based in
-// f) and a torn last line: a segment by a new Parquet one (removed when
-// no line is left), records.jsonl by a plain file, each through a
-// temporary file, synced and renamed.
-func rewriteFile(f recordFile, drop map[int]bool) error {
-	// eachKept calls add with each of f's kept lines and returns how many.
-	eachKept := func(add func([]byte) error) (int, error) {
-		kept := 0
-		err := f.eachLine(func(line []byte, n int) error {
+// rewriteFile replaces f, through a synced temporary file, by its n lines
+// but those drop names (1-based) and a torn last line: records.jsonl by a
+// plain file, a segment by a Parquet one (removed when no line is left).
+func rewriteFile(f recordFile, n int, drop map[int]bool) error {
+	eachKept := func(add func([]byte) error) error {
+		return f.eachLine(func(line []byte, n int) error {
 			if drop[n] {
 				return nil
 			}
-			kept++
 			return add(line)
 		})
-		return kept, err
 	}
 	if f.seg == 0 {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return replacePlain(f.path, func(w io.Writer) error {
-			_, err := eachKept(func(line []byte) error {
+			return eachKept(func(line []byte) error {
 				w.Write(line)
 				_, err := w.Write([]byte{'\n'})
 				return err
 			})
-			return err
 		})
 	}
-	// A segment left with no record goes.
-	kept, err := eachKept(func([]byte) error { return nil })
-	if err != nil {
-		return err
-	}
-	if kept == 0 {
+	if n == len(drop) {
 		if err := os.Remove(f.path); err != nil {
 			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
 		}
 		return syncDir(filepath.Dir(f.path))
 	}
-	// The segment becomes a Parquet one (an older Bhasha's is replaced).
 	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
-	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := eachKept(add)
-		return err
-	}); err != nil {
+	if err := writeSegment(dst, f.path, segGroupRows, eachKept); err != nil {
 		return err
 	}
 	if dst != f.path {
@@ -667,7 +611,7 @@ func rewriteFile(f recordFile, drop map[int]bool) error {
 	return nil
 }
 
-// keyField is the i-th '|'-separated field of a key string, unescaped.
+// keyField is the i-th '|'-separated field of key, unescaped.
 func keyField(key string, i int) string {
 	for range i {
 		_, rest, ok := strings.Cut(key, "|")
@@ -709,8 +653,7 @@ func (s *Scan) EditedError() error {
 	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), firstOf(s.Edited, 5, ""))
 }
 
-// firstOf joins the first n items with "; " and says how many more
-// there are ("and N more", then unit).
+// firstOf joins the first n items with "; ", then "and N more" and unit.
 func firstOf[T fmt.Stringer](items []T, n int, unit string) string {
 	var parts []string
 	for i, it := range items {
