@@ -14,16 +14,9 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// Reformatted lines.
-//
-// A line re-serialised by another tool (Python's json.dumps: spaces after
-// colons and commas, \u escapes) keeps its record_sha256 member but not
-// the bytes the Writer sealed. It is checked over its canonical form: its
-// members in order, the seal left out, each value re-encoded as the
-// Writer encodes it (no HTML escaping; the request body with it, as the
-// engine marshals it; logprobs, prompt_logprobs and tool_calls keep their
-// numbers as written). A line whose seal does not match that form is read
-// as one whose seal is broken.
+// Reformatted lines (re-serialised by another tool) are checked over their
+// canonical form: members in order, the seal left out, each value
+// re-encoded as the Writer encodes it (modeOf).
 
 // sealKey is the seal member's name.
 const sealKey = "record_sha256"
@@ -45,13 +38,9 @@ func modeOf(key string) canonMode {
 	return canonMode{goFloats: true}
 }
 
-// checkReformatted is the seal state of a line that does not end in the
-// seal as the Writer writes it: unsealed when it has no top-level
-// record_sha256 member (or is no JSON object: the reader names that);
-// sealOK when the seal is that of the line's canonical form; sealBroken
-// otherwise (a seal that is not the last member, or not a digest, too).
-// It costs a search of the line, and for a line that names a seal, a
-// decoding and an encoding of it.
+// checkReformatted is the seal state of a line not sealed as the Writer
+// writes it: unsealed without a top-level seal member, else whether its
+// canonical form matches the seal.
 func checkReformatted(line []byte) sealState {
 	if !bytes.Contains(line, []byte(`"`+sealKey+`"`)) {
 		return unsealed
@@ -76,8 +65,7 @@ func checkReformatted(line []byte) sealState {
 // errNoSeal is a line without a top-level seal member.
 var errNoSeal = errors.New("no " + sealKey + " member")
 
-// hasSealMember reports whether the JSON object line has a top-level
-// seal member (false when it is no object).
+// hasSealMember reports whether the JSON object line has a top-level seal member.
 func hasSealMember(line []byte) bool {
 	found := false
 	jsonscan.MembersUntil(line, func(key []byte, _ int) bool {
@@ -87,10 +75,9 @@ func hasSealMember(line []byte) bool {
 	return found
 }
 
-// canonical is the line's canonical form (see Reformatted lines) and its
-// seal's value. errNoSeal when it has no top-level seal member; another
-// error when it is not a JSON object, the seal is not its last member or
-// not a string, or a value does not decode.
+// canonical is the line's canonical form and its seal's value: errNoSeal
+// without a top-level seal, another error when the seal is not the last
+// string member or the line does not decode.
 func canonical(line []byte) (body []byte, seal string, err error) {
 	body = append(make([]byte, 0, len(line)), '{')
 	found, after := false, false
@@ -133,9 +120,7 @@ func canonical(line []byte) (body []byte, seal string, err error) {
 	return append(body, '}'), seal, nil
 }
 
-// requestMatches reports whether the request body has the digest: its
-// bytes', or those of its canonical form (as the engine marshals a body:
-// the body of a line re-serialised by another tool).
+// requestMatches reports whether the request body, or its canonical form, has the digest.
 func requestMatches(body []byte, digest string) bool {
 	if engine.RequestDigest(body) == digest {
 		return true
@@ -144,8 +129,7 @@ func requestMatches(body []byte, digest string) bool {
 	return err == nil && engine.RequestDigest(c) == digest
 }
 
-// appendString appends s encoded as encoding/json does, with or without
-// HTML escaping.
+// appendString appends s encoded as encoding/json does.
 func appendString(dst []byte, s string, html bool) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -154,9 +138,7 @@ func appendString(dst []byte, s string, html bool) []byte {
 	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
-// appendValue appends the JSON value v re-encoded in mode m: no white
-// space, every string as encoding/json writes it, numbers as m says,
-// members and elements in their order.
+// appendValue appends the JSON value v re-encoded in mode m, without white space.
 func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()

@@ -55,7 +55,7 @@ type StreamOptions struct {
 // (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
-	u := newUniq[T](o.Experiment)
+	u := &uniq[T]{experiment: o.Experiment, at: map[[2]uint64]int32{}}
 	if u.sealedRun, err = runSealed(dir); err != nil {
 		return nil, nil, d, 0, err
 	}
@@ -99,11 +99,9 @@ func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(lin
 	return nlines, err
 }
 
-// stream is Unique's and Each's reading: every line of dir's records
-// files decoded and given to work on o.Workers goroutines, then to
-// consume on the caller's, in logical order. It returns the files read
-// (with what a damaged segment lost), the logical line before each one's
-// first, and the torn last line of records.jsonl, left out (nil: none).
+// stream runs work on every line of dir's records on o.Workers goroutines,
+// then consume on the caller's in logical order. It returns the files read,
+// the logical line before each one's first, and the torn tail (nil: none).
 func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, _ *TornTail, nlines int, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
@@ -122,32 +120,29 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// The reader cuts the file into batches of whole lines; workers decode
-	// and process each batch; this goroutine applies Unique's rules
-	// to the batches in file order.
+	// A reader cuts the files into batches, workers decode them, and this
+	// goroutine consumes them in order.
 	type batch struct {
-		first int // logical line number of the first line
-		file  *recordFile
-		local int // the first line's number in its file
-		data  []byte
-		spans []span     // each line's bytes in data, without its newline
-		pq    *pqSegment // or row group group of a Parquet segment, of count records
-		group int
-		count int
-		read  int64
-		res   []lineResult[T]
-		err   error
-		done  chan struct{}
+		first, local int // logical and in-file line of the first line
+		file         *recordFile
+		data         []byte
+		spans        []span     // each line's bytes in data, without its newline
+		pq           *pqSegment // or row group group of a Parquet segment, of count records
+		group, count int
+		read         int64
+		res          []lineResult[T]
+		err          error
+		done         chan struct{}
 	}
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
+	// The reader's own, read here once batches is closed.
 	var readErr error
-	// The reader's own: read here only once it is done (batches closed).
-	var files []recordFile  // the files read, in logical order
-	var starts []int        // the logical line before each file's first
-	var torn *TornTail      // records.jsonl's torn last line, left out
-	var opened []*pqSegment // Parquet segments being read: closed at the end
+	var files []recordFile
+	var starts []int
+	var torn *TornTail
+	var opened []*pqSegment // closed at the end
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -178,10 +173,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
 			}
 			if seg != nil {
-				opened = append(opened, seg) // closed once the workers are done
-				// Row group by row group: one that holds is decoded by a
-				// worker from the columns o needs; another is read as
-				// lines, each checked by its own seal.
+				opened = append(opened, seg)
+				// A row group that holds is decoded from its columns;
+				// another is read as lines, checked by their own seals.
 				total := seg.starts[len(seg.starts)-1]
 				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
 					b := newBatch()
@@ -190,7 +184,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 						f.verified = true
 						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
 					} else {
-						lf := f // these lines are checked by their own seals
+						lf := f
 						lf.verified = false
 						b.file, b.data = &lf, data
 						for from := 0; from < len(data); {
@@ -326,8 +320,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return files, starts, torn, nlines, nil
 }
 
-// span is one line's bytes in a batch's buffer: data[from:to], without its
-// newline.
+// span is one line's bytes in a batch's data, without its newline.
 type span struct{ from, to int32 }
 
 // lineResult is one line decoded and processed.
@@ -344,9 +337,7 @@ type lineResult[T any] struct {
 	v        T
 }
 
-// decodeBatch decodes the lines of one batch and runs work on each. The
-// lines are decoded into one Record, reset for each: work keeps no
-// pointer to it (Unique's and Each's contract).
+// decodeBatch decodes a batch's lines into one reused Record and runs work on each.
 func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
 	out := make([]lineResult[T], len(spans))
 	var r engine.Record
@@ -363,9 +354,8 @@ func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, 
 	return out, nil
 }
 
-// processed fills res for the record r, logical line n (local in file
-// f), whose seal state is st, and runs work on it unless its seal is
-// broken.
+// processed fills res for r, logical line n (local in f), and runs work
+// on it unless its seal state st is broken.
 func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
 	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
 	res.file, res.local = f, local
@@ -383,12 +373,8 @@ func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, 
 	return nil
 }
 
-// uniq applies Unique's rules to lines in file order: one record
-// kept per key (an ok record before a failed one, else the first), the
-// keys whose ok records disagree dropped (Findings.Conflicts), the lines
-// it leaves out named. It tells keys apart by two 64-bit hashes (two
-// keys with both equal are taken for one: about once in 10^38 pairs), so
-// that it holds no key's text.
+// uniq applies Unique's rules to lines in file order, telling keys apart
+// by two 64-bit hashes (it holds no key's text).
 type uniq[T any] struct {
 	experiment string
 	d          Findings
@@ -405,10 +391,6 @@ type uniqSlot struct {
 	ok       bool
 	response uint64 // a hash, to tell disagreeing records
 	conflict int32  // index in Findings.Conflicts, -1: none
-}
-
-func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, at: map[[2]uint64]int32{}}
 }
 
 // add applies the rules to one line.
@@ -451,8 +433,7 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 	}
 }
 
-// finish reads back the conflicting lines (readBack) and returns
-// the values kept, in order, each with its line.
+// finish reads back the conflicts and returns the values kept, in order, with their lines.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
 	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
 		return nil, nil, u.d, err

@@ -37,10 +37,8 @@ func (l *lastByteReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// eachLine calls fn with each line of f (read from r), in order, with its
-// 1-based number in f. A last line of records.jsonl without a newline is
-// torn: not handed over, but returned. A segment's lines are all handed
-// over (they are whole: a damaged segment is read as open gives it).
+// eachLine calls fn with each line of f (read from r) and its 1-based
+// number; a last line of records.jsonl without a newline is returned instead.
 func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*TornTail, error) {
 	lr := &lastByteReader{r: r}
 	sc := lines.New(lr, f.path, 0)
@@ -63,8 +61,7 @@ func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*To
 	return nil, fn(held, heldAt)
 }
 
-// eachLine opens f (open) and calls fn with each of its lines
-// (eachLine), a torn last line left out.
+// eachLine opens f and calls fn with each of its lines, a torn tail left out.
 func (f *recordFile) eachLine(fn func(line []byte, n int) error) error {
 	r, err := f.open()
 	if err != nil {
