@@ -22,8 +22,7 @@ type Lock struct {
 	mode Mode
 }
 
-// holds refuses l unless it is dir's exclusive lock, still held: what
-// sealing records needs.
+// holds refuses l unless it is dir's exclusive lock, still held.
 func (l *Lock) holds(dir string) error {
 	if l == nil || l.f == nil || l.mode != Exclusive {
 		return fmt.Errorf("sealing the records of %s needs its exclusive lock (records.LockDir)", dir)
@@ -49,12 +48,8 @@ const (
 	Shared
 )
 
-// ErrReadOnly is the error LockDir wraps when the run directory cannot be
-// written: its lock file cannot be opened for writing (EROFS: a read-only
-// file system; EACCES or EPERM: no write permission). Nothing can be
-// stored in such a directory, and nobody without that permission can
-// write records into it either: a reader goes on without the lock, and
-// without storing anything there.
+// ErrReadOnly is the error LockDir wraps when the run directory's lock
+// file cannot be opened for writing (EROFS, EACCES or EPERM).
 var ErrReadOnly = errors.New("the run directory is read-only")
 
 // IsReadOnly reports whether err says a run directory cannot be written:
@@ -120,12 +115,9 @@ func (l *Lock) Unlock() error {
 	return err
 }
 
-// CheckFiles refuses a run directory in which a run file (.lock,
-// records.jsonl, a records segment records-NNNNNN.parquet (or .jsonl, .jsonl.zst, .lean), archive/,
-// manifest.json, experiment.yaml, tables/) is a symbolic link: a linked
-// records file would append into another run's file past that run's lock,
-// and a linked segment would be rewritten in another run's directory. The
-// directory itself may be reached through one.
+// CheckFiles refuses a run directory in which a run file (.lock, records
+// files, archive/, manifest.json, experiment.yaml, tables/) is a symbolic
+// link; the directory itself may be reached through one.
 func CheckFiles(dir string) error {
 	for _, name := range []string{LockFile, FileName, ArchiveDir, manifestFile, "experiment.yaml", "tables"} {
 		if err := noLink(filepath.Join(dir, name)); err != nil {

@@ -132,9 +132,7 @@ func (t Tally) add(n int, at string) Tally {
 	return t
 }
 
-// Conflict is a key answered by more than one ok record that disagree: a
-// directory two runs wrote into, or a record planted by hand. Neither is
-// trusted.
+// Conflict is a key answered by ok records that disagree; neither is trusted.
 type Conflict struct {
 	Key       string
 	Lines     []int    // 1-based, in the run's logical order (see Flag.Line)
@@ -156,9 +154,8 @@ func (c Conflict) String() string {
 
 // Flag is one line that cannot be trusted as written, and why.
 type Flag struct {
-	// Line is the record's 1-based number in the run's logical order
-	// (the segments', then records.jsonl's lines: the line of
-	// records.jsonl when the run has no segment), as Pick is given it.
+	// Line is the record's 1-based number in the run's logical order (the
+	// segments', then records.jsonl's lines), as Pick is given it.
 	Line int
 	// At names the file and line: "line N" in records.jsonl,
 	// "records-000001.parquet line N" in a segment.
@@ -185,9 +182,8 @@ type Scan struct {
 	// Foreign lists the records of experiments other than the one ScanDir
 	// was given; they are not in Done.
 	Foreign []Flag
-	// Identities counts, per model of the keys (Key.Model), the ok records
-	// of each identity that answered them (the zero Identity: records
-	// written before records named it).
+	// Identities counts, per model of the keys, the ok records of each
+	// identity that answered them (the zero Identity: not named).
 	Identities map[string]map[engine.Identity]Tally
 	Simulated  int // ok records that say a simulator answered them
 
@@ -228,15 +224,12 @@ func (s *Scan) linesOf(i int) int {
 	return s.Lines - s.starts[i]
 }
 
-// ScanDir reads dir's records (its segments, then records.jsonl: Files)
-// without writing anything: the keys already answered, the repairs a
-// resume would make, what experiments, identities and simulators the
-// records name, conflicting duplicates and edited lines. Records whose key
-// names an experiment other than experiment (when it is not "") are
-// listed in Foreign and left out of everything else. A directory without
-// records is an empty scan. A malformed line that is not the last of
-// records.jsonl (a segment's lines are all whole) is an error naming the
-// file, line and field.
+// ScanDir reads dir's records (Files) without writing: the keys answered,
+// the repairs a resume would make, the experiments, identities and
+// simulators named, conflicts and edited lines. Records of an experiment
+// other than experiment (when not "") go only to Foreign. A directory
+// without records is an empty scan; a malformed line but a torn tail is an
+// error naming the file, line and field.
 func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
@@ -434,25 +427,19 @@ func (s *Scan) IsConflict(key string) bool {
 // not say).
 type Pick func(line int, key string, id *engine.Identity) bool
 
-// LeaveDamaged makes Commit leave every damaged segment (Report.Damaged)
-// as it is, archiving and rewriting none of them: for a pass that sends
-// no request (a report), whose readers read what the segment still holds
-// and name what it lost. Call it before Commit.
+// LeaveDamaged makes Commit leave every damaged segment as it is (for a
+// pass that sends no request). Call it before Commit.
 func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 
-// Commit rewrites the records files as a resume needs it: without a torn
-// tail, failed records and identical duplicates (the first record of a
-// key stays), and with the lines pick chooses moved to
-// dir/archive/<name>.jsonl first (the archive holds them before the records
-// files lose them: a crash in between leaves them in both, never in
-// neither). Each file that loses a line is replaced whole (a sealed
-// segment by a new Parquet one, through a temporary file and a
-// rename; a segment left with no line is removed); the others are not
-// touched. It first finishes a seal a crash interrupted (see the package
-// doc). The keys of archived lines leave s.Done. It returns the archive's
-// path and how many lines moved; files that need nothing are not touched.
-// Once it has rewritten the files, a later Commit without archiving does
-// nothing (the repairs are made). The caller holds the exclusive lock.
+// Commit rewrites the records files as a resume needs them: without a
+// torn tail, failed records and identical duplicates (the first stays),
+// and with the lines pick chooses moved first to dir/archive/<name>.jsonl
+// (a crash leaves them in both, never in neither). Each file that loses a
+// line is replaced whole through a temporary file (a segment left empty is
+// removed); others are not touched. It first finishes an interrupted
+// seal; archived keys leave s.Done. It returns the archive's path and how
+// many lines moved. After a rewrite, a later Commit without pick does
+// nothing. The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.committed && pick != nil { // the line numbers are the old file's
 		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
