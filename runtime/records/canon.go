@@ -16,27 +16,10 @@ import (
 
 // Reformatted lines (re-serialised by another tool) are checked over their
 // canonical form: members in order, the seal left out, each value
-// re-encoded as the Writer encodes it (modeOf).
+// re-encoded as the Writer encodes it (appendValue).
 
 // sealKey is the seal member's name.
 const sealKey = "record_sha256"
-
-// canonMode says how canonical re-encodes a member's value.
-type canonMode struct {
-	html     bool // escape <, > and & as json.Marshal does (the request body)
-	goFloats bool // a number with a fraction or exponent as encoding/json writes a float64
-}
-
-// modeOf is how the Writer encoded the member key.
-func modeOf(key string) canonMode {
-	switch key {
-	case "request":
-		return canonMode{html: true, goFloats: true}
-	case "logprobs", "prompt_logprobs", "tool_calls":
-		return canonMode{}
-	}
-	return canonMode{goFloats: true}
-}
 
 // checkReformatted is the seal state of a line not sealed as the Writer
 // writes it: unsealed without a top-level seal member, else whether its
@@ -106,7 +89,7 @@ func canonical(line []byte) (body []byte, seal string, err error) {
 		body = appendString(body, k, false)
 		body = append(body, ':')
 		var err error
-		body, err = appendValue(body, v, modeOf(k))
+		body, err = appendValue(body, v, k)
 		return err
 	})
 	switch {
@@ -125,7 +108,7 @@ func requestMatches(body []byte, digest string) bool {
 	if engine.RequestDigest(body) == digest {
 		return true
 	}
-	c, err := appendValue(nil, body, modeOf("request"))
+	c, err := appendValue(nil, body, "request")
 	return err == nil && engine.RequestDigest(c) == digest
 }
 
@@ -138,8 +121,13 @@ func appendString(dst []byte, s string, html bool) []byte {
 	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
-// appendValue appends the JSON value v re-encoded in mode m, without white space.
-func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
+// appendValue appends the JSON value v of member key re-encoded as the
+// Writer encodes it, without white space: HTML escaped in the request, and
+// numbers with a fraction or exponent as float64s but in logprobs,
+// prompt_logprobs and tool_calls.
+func appendValue(dst, v []byte, key string) ([]byte, error) {
+	html := key == "request"
+	goFloats := key != "logprobs" && key != "prompt_logprobs" && key != "tool_calls"
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()
 	type level struct {
@@ -175,10 +163,10 @@ func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
 			dst = append(dst, byte(t))
 			stack = append(stack, level{obj: t == '{'})
 		case string:
-			dst = appendString(dst, t, m.html)
+			dst = appendString(dst, t, html)
 		case json.Number:
 			s := string(t)
-			if m.goFloats && strings.ContainsAny(s, ".eE") {
+			if goFloats && strings.ContainsAny(s, ".eE") {
 				f, err := strconv.ParseFloat(s, 64)
 				if err != nil {
 					return nil, err

@@ -60,12 +60,10 @@ func IsReadOnly(err error) bool {
 }
 
 // LockDir takes DIR/.lock with flock(2) without waiting. When another
-// process holds it, the error names the directory and that process's PID
-// (written into the file by each holder). A directory whose lock file
-// cannot be created or opened for writing is an error wrapping
-// ErrReadOnly and the system's error (fs.ErrPermission, or EROFS). The
-// lock is released by Unlock, or by the kernel when the process dies, so
-// a killed run never leaves a stale lock behind.
+// process holds it, the error names the directory and that process's PID.
+// A lock file that cannot be opened for writing is an error wrapping
+// ErrReadOnly and the system's error. The lock is released by Unlock, or
+// by the kernel when the process dies.
 func LockDir(dir string, mode Mode) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)

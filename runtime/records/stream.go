@@ -39,19 +39,15 @@ type StreamOptions struct {
 }
 
 // Unique reads every record of dir and keeps one per key: the first ok
-// record of the key, or its first record when none is ok. Records whose
-// seal is broken or missing (see Line seals), records of another
-// experiment than o.Experiment, and every record of a key whose ok
-// records disagree are left out; Findings names them with their lines.
+// record of the key, else its first. Records whose seal is broken or
+// missing (see Line seals), of another experiment than o.Experiment, and
+// of a key whose ok records disagree are left out; Findings names them.
 //
-// Each record is handed to work as soon as it is decoded, from several
-// goroutines at once (work must be safe for concurrent use); the record
-// is valid only until work returns. Unique returns what work made of the
-// kept record of each key, in the order of the keys' first lines, with
-// kept[i] the line out[i] was made from; work may also run on records
-// that are not kept, whose results are dropped. nlines is the number of
-// lines read. A torn last line of records.jsonl is not read
-// (Findings.Torn), and a damaged segment gives what can be read of it
+// work runs on each record as it is decoded, concurrently; the record is
+// valid only until work returns. Unique returns what work made of each
+// kept record, in the order of the keys' first lines, with kept[i] the
+// line of out[i], and nlines, the lines read. A torn tail is not read
+// (Findings.Torn); a damaged segment gives what can be read of it
 // (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {

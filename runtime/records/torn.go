@@ -7,11 +7,9 @@ import (
 	"github.com/bhashalab/bhasha/internal/lines"
 )
 
-// TornTail is the last line of records.jsonl when it has no newline: a
-// run killed, or a disk filled, mid-write. Every reader leaves it out
-// (it is not a record: the Writer ends each one with a newline), and
-// names it; a resume (Prepare, Scan.Commit) cuts it, and the request it
-// answered is asked again.
+// TornTail is the last line of records.jsonl when it has no newline (a run
+// killed mid-write): every reader leaves it out and names it; a resume
+// (Prepare, Scan.Commit) cuts it.
 type TornTail struct {
 	At    string // where it is: "line N" of records.jsonl
 	Bytes int    // its length
