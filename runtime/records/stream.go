@@ -251,12 +251,11 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	seeds := [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var dc decoder
 			var rows []segRow
 			var recs []engine.Record
+			var r engine.Record // a batch's lines are decoded into it in turn
 			for b := range todo {
 				if b.pq != nil {
 					b.res = make([]lineResult[T], b.count)
@@ -266,12 +265,22 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					clear(rows)
 					clear(recs)
 				} else {
-					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, o, work)
+					b.res = make([]lineResult[T], len(b.spans))
+					for i, sp := range b.spans {
+						raw := b.data[sp.from:sp.to]
+						if err := decodeLine(raw, o, &r); err != nil {
+							b.err = fmt.Errorf("%s line %d: %w", b.file.path, b.local+i, err)
+							break
+						}
+						if b.err = processed(seeds, &b.res[i], b.file, b.first+i, b.local+i, sealOf(b.file.verified, raw), &r, work); b.err != nil {
+							break
+						}
+					}
 				}
 				b.pq, b.data = nil, nil
 				close(b.done)
 			}
-		}()
+		})
 	}
 	defer func() { // on an early return: stop the reader and the workers first
 		cancel()
@@ -331,23 +340,6 @@ type lineResult[T any] struct {
 	response uint64    // hash of the response, to tell disagreeing duplicates
 	h        [2]uint64 // two hashes of the key
 	v        T
-}
-
-// decodeBatch decodes a batch's lines into one reused Record and runs work on each.
-func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
-	out := make([]lineResult[T], len(spans))
-	var r engine.Record
-	for i, sp := range spans {
-		raw := data[sp.from:sp.to]
-		st := sealOf(f.verified, raw)
-		if err := decodeLine(raw, o, &r); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
-		}
-		if err := processed(seeds, &out[i], f, first+i, local+i, st, &r, work); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // processed fills res for r, logical line n (local in f), and runs work
