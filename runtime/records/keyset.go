@@ -2,6 +2,8 @@ package records
 
 import (
 	"hash/maphash"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -18,7 +20,7 @@ type keyEntry struct {
 	digest  uint64 // request digest prefix (0: not recorded)
 	resp    uint64 // hash of the response (seed1), for ScanDir
 	line    uint32 // 1-based line of the record in the scanned files (0: not from a file)
-	visited bool   // Visit was called (tests)
+	visited bool   // Visit was called: the experiment asks this key
 }
 
 // NewKeySet returns an empty set.
@@ -56,8 +58,37 @@ func (s *KeySet) Has(k string) bool {
 	return ok
 }
 
+// Changed reports whether k is in the set with a recorded request digest
+// that differs from digest (a record without a digest never differs).
+func (s *KeySet) Changed(k, digest string) bool {
+	e := s.m[s.h(k)]
+	return e.digest != 0 && e.digest != digestPrefix(digest)
+}
+
 // Remove deletes k.
 func (s *KeySet) Remove(k string) { delete(s.m, s.h(k)) }
+
+// Visit marks k, when present, as one the experiment asks.
+func (s *KeySet) Visit(k string) {
+	h := s.h(k)
+	if e, ok := s.m[h]; ok {
+		e.visited = true
+		s.m[h] = e
+	}
+}
+
+// Unvisited lists the lines (1-based, sorted) of the keys never visited:
+// records of requests the experiment does not ask.
+func (s *KeySet) Unvisited() []int {
+	var out []int
+	for e := range maps.Values(s.m) {
+		if !e.visited {
+			out = append(out, int(e.line))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Len is the number of keys.
 func (s *KeySet) Len() int { return len(s.m) }

@@ -2,7 +2,6 @@ package records
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -180,33 +179,4 @@ func TestKeySetMatchesMap(t *testing.T) {
 			t.Fatalf("Has(%q) = %v", k, s.Has(k))
 		}
 	}
-}
-
-// Changed reports whether k is in the set with a recorded request digest
-// that differs from digest (a record without a digest never differs).
-func (s *KeySet) Changed(k, digest string) bool {
-	e := s.m[s.h(k)]
-	return e.digest != 0 && e.digest != digestPrefix(digest)
-}
-
-// Visit marks k, when present, as one the experiment asks.
-func (s *KeySet) Visit(k string) {
-	h := s.h(k)
-	if e, ok := s.m[h]; ok {
-		e.visited = true
-		s.m[h] = e
-	}
-}
-
-// Unvisited lists the lines (1-based, sorted) of the keys never visited:
-// records of requests the experiment does not ask.
-func (s *KeySet) Unvisited() []int {
-	var out []int
-	for e := range maps.Values(s.m) {
-		if !e.visited {
-			out = append(out, int(e.line))
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -202,8 +202,7 @@ type Scan struct {
 	sealedRun    bool         // the manifest says every record was sealed (runSealed)
 }
 
-// At names where logical line n is: "line N" in records.jsonl,
-// "records-000001.parquet line N" in a segment (see Flag).
+// At names where logical line n is, as Flag.At does.
 func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
 
 // atIn names logical line n of files, the logical line before file i's first being starts[i].
@@ -422,9 +421,7 @@ func (s *Scan) IsConflict(key string) bool {
 	return ok
 }
 
-// Pick chooses lines to move to the archive at Commit: given a line's
-// number, key and the identity that answered it (nil when the record does
-// not say).
+// Pick chooses lines to archive at Commit by line, key and identity (nil: not named).
 type Pick func(line int, key string, id *engine.Identity) bool
 
 // LeaveDamaged makes Commit leave every damaged segment as it is (for a
@@ -623,8 +620,7 @@ func quoteShort(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// ConflictError names every key with disagreeing ok records, with each
-// line and its response, or is nil.
+// ConflictError names every key with disagreeing ok records, or is nil.
 func (s *Scan) ConflictError() error {
 	if len(s.Conflicts) == 0 {
 		return nil

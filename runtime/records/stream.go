@@ -77,14 +77,11 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return out, kept, d, nlines, err
 }
 
-// Each reads every line of dir's records files as Unique does, work run
-// on each record as it is decoded (concurrently), and calls each from one
-// goroutine in the lines' logical order with the line number, the key,
-// whether its status is ok, and what work made of it. A line whose
-// record_sha256 does not match gets no work and no call; no other line
-// is left out. An error from work or each stops it with that error; a
-// cancelled ctx with ctx's error; a malformed line is an error naming the
-// file and line. It never writes, and holds only the batches in flight.
+// Each runs work on every record of dir as Unique does, and calls each
+// from one goroutine in logical order with the line, key, whether its
+// status is ok, and what work made of it. Only lines whose seal does not
+// match are left out. An error from work, each or ctx stops it; a
+// malformed line is an error naming the file and line. It never writes.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
 	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
