@@ -26,8 +26,7 @@ type Damage struct {
 // String says which file is damaged and what was lost.
 func (d Damage) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is damaged (part of it does not decode)", d.File)
-	fmt.Fprintf(&b, ": %d record(s) were read from it", d.Kept)
+	fmt.Fprintf(&b, "%s is damaged (part of it does not decode): %d record(s) were read from it", d.File, d.Kept)
 	switch {
 	case d.LostKnown && d.Lost == 0:
 	case d.LostKnown:

@@ -40,11 +40,9 @@ type Mode int
 
 // Lock modes.
 const (
-	// Exclusive is taken by everything that writes records (run, batch
-	// export and import) for its whole lifetime: one writer per directory.
+	// Exclusive is held by one writer of records for its whole lifetime.
 	Exclusive Mode = iota
-	// Shared is taken by readers that must not see a run in progress
-	// (report): any number of them, but never beside an exclusive holder.
+	// Shared is held by any number of readers, never beside an exclusive holder.
 	Shared
 )
 
@@ -52,9 +50,7 @@ const (
 // file cannot be opened for writing (EROFS, EACCES or EPERM).
 var ErrReadOnly = errors.New("the run directory is read-only")
 
-// IsReadOnly reports whether err says a run directory cannot be written:
-// ErrReadOnly, or the system's error for a write refused (fs.ErrPermission,
-// EROFS).
+// IsReadOnly reports whether err is ErrReadOnly, fs.ErrPermission or EROFS.
 func IsReadOnly(err error) bool {
 	return errors.Is(err, ErrReadOnly) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }

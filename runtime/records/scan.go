@@ -157,8 +157,7 @@ type Flag struct {
 	// Line is the record's 1-based number in the run's logical order (the
 	// segments', then records.jsonl's lines), as Pick is given it.
 	Line int
-	// At names the file and line: "line N" in records.jsonl,
-	// "records-000001.parquet line N" in a segment.
+	// At names the file and line: "line N" or "records-000001.parquet line N".
 	At  string
 	Key string
 	Why string
@@ -168,19 +167,16 @@ func (f Flag) String() string {
 	return fmt.Sprintf("%s (key %s): %s", cmp.Or(f.At, fmt.Sprintf("line %d", f.Line)), f.Key, f.Why)
 }
 
-// Scan is what a records file holds, read without changing it. Commit
-// applies the repairs it found (and any archiving the caller decides).
+// Scan is what a run's records hold; Commit applies the repairs it found.
 type Scan struct {
 	Path   string
 	Done   *KeySet       // keys with an ok record (the first of each), with their request digests
 	Report PrepareReport // repairs Commit would make: torn tail, failed records, identical duplicates
 	Lines  int           // complete lines read
 
-	// Experiments counts the records of each experiment named by the keys
-	// (a run directory holds one).
+	// Experiments counts the records of each experiment named by the keys.
 	Experiments map[string]Tally
-	// Foreign lists the records of experiments other than the one ScanDir
-	// was given; they are not in Done.
+	// Foreign lists the records of other experiments than ScanDir's; not in Done.
 	Foreign []Flag
 	// Identities counts, per model of the keys, the ok records of each
 	// identity that answered them (the zero Identity: not named).
@@ -215,12 +211,12 @@ func atIn(files []recordFile, starts []int, n int) string {
 	return fmt.Sprintf("line %d", n)
 }
 
-// linesOf is how many lines file i of the scan holds.
-func (s *Scan) linesOf(i int) int {
-	if i+1 < len(s.starts) {
-		return s.starts[i+1] - s.starts[i]
+// fileEnd is the logical line of file i's last line, of lines in all.
+func fileEnd(starts []int, lines, i int) int {
+	if i+1 < len(starts) {
+		return starts[i+1]
 	}
-	return s.Lines - s.starts[i]
+	return lines
 }
 
 // ScanDir reads dir's records (Files) without writing: the keys answered,
@@ -365,11 +361,7 @@ func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error 
 		}
 	}
 	for i, f := range files {
-		last := lines
-		if i+1 < len(starts) {
-			last = starts[i+1]
-		}
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= last }) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= fileEnd(starts, lines, i) }) {
 			continue
 		}
 		err := f.eachLine(func(line []byte, local int) error {
@@ -413,12 +405,6 @@ func (s *Scan) Others(name string) string {
 		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, at))
 	}
 	return strings.Join(out, ", ")
-}
-
-// IsConflict reports whether key has disagreeing ok records.
-func (s *Scan) IsConflict(key string) bool {
-	_, ok := s.conflictAt[s.Done.h(key)]
-	return ok
 }
 
 // Pick chooses lines to archive at Commit by line, key and identity (nil: not named).
@@ -483,6 +469,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			if err := json.Unmarshal(line, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
+			_, conflict := s.conflictAt[s.Done.h(rec.Key)]
 			switch {
 			case pick != nil && pick(n, rec.Key, rec.Identity):
 				moved++
@@ -494,7 +481,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 				drop[local] = true
 			case !s.Done.Has(rec.Key):
 				// a foreign record, left for the caller to decide
-			case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
+			case s.Done.lineOf(rec.Key) != n && !conflict:
 				drop[local] = true // an identical duplicate: the first stays
 			}
 			return nil
@@ -539,7 +526,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, s.linesOf(i), drops[i]); err != nil {
+		if err := rewriteFile(f, fileEnd(s.starts, s.Lines, i)-s.starts[i], drops[i]); err != nil {
 			return "", 0, err
 		}
 	}

@@ -18,23 +18,19 @@ import (
 type StreamOptions struct {
 	// Experiment: records of another experiment are left out (Findings.Foreign); "" keeps all.
 	Experiment string
-	// WithRequests keeps the request bodies (Record.Request); without it
-	// a segment's request column is not read.
+	// WithRequests keeps the request bodies (Record.Request).
 	WithRequests bool
 	// SkipExtracted leaves Record.Extracted nil.
 	SkipExtracted bool
 	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty.
 	SkipDigests bool
-	// TextsOnly leaves every field empty but the key, status, error,
-	// response and (with WithRequests) request.
+	// TextsOnly leaves empty all but the key, status, error, response and request.
 	TextsOnly bool
-	// Records, when known (the manifest's count), sizes what Unique holds
-	// per key up front.
+	// Records, when known, sizes what Unique holds up front.
 	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called from one goroutine after each batch
-	// with the bytes read so far and the records files' total size.
+	// Progress, when set, is called after each batch with the bytes read and the total.
 	Progress func(read, total int64)
 }
 
