@@ -137,18 +137,15 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		defer close(readDone)
 		defer close(batches)
 		defer close(todo)
-		var done int64 // bytes on disk of the files read to their end
-		n := 0         // logical lines read
-		send := func(b *batch) bool {
-			select {
-			case batches <- b:
-			case <-ctx.Done():
-				return false
-			}
-			select {
-			case todo <- b:
-			case <-ctx.Done():
-				return false
+		var done int64                // bytes on disk of the files read to their end
+		n := 0                        // logical lines read
+		send := func(b *batch) bool { // in order to the consumer, then to a worker
+			for _, ch := range []chan *batch{batches, todo} {
+				select {
+				case ch <- b:
+				case <-ctx.Done():
+					return false
+				}
 			}
 			return true
 		}
