@@ -14,44 +14,16 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// Reformatted lines.
-//
-// A line re-serialised by another tool (Python's json.dumps: spaces after
-// colons and commas, \u escapes) keeps its record_sha256 member but not
-// the bytes the Writer sealed. It is checked over its canonical form: its
-// members in order, the seal left out, each value re-encoded as the
-// Writer encodes it (no HTML escaping; the request body with it, as the
-// engine marshals it; logprobs, prompt_logprobs and tool_calls keep their
-// numbers as written). A line whose seal does not match that form is read
-// as one whose seal is broken.
+// Reformatted lines (re-serialised by another tool) are checked over their
+// canonical form: members in order, the seal left out, each value
+// re-encoded as the Writer encodes it (appendValue).
 
 // sealKey is the seal member's name.
 const sealKey = "record_sha256"
 
-// canonMode says how canonical re-encodes a member's value.
-type canonMode struct {
-	html     bool // escape <, > and & as json.Marshal does (the request body)
-	goFloats bool // a number with a fraction or exponent as encoding/json writes a float64
-}
-
-// modeOf is how the Writer encoded the member key.
-func modeOf(key string) canonMode {
-	switch key {
-	case "request":
-		return canonMode{html: true, goFloats: true}
-	case "logprobs", "prompt_logprobs", "tool_calls":
-		return canonMode{}
-	}
-	return canonMode{goFloats: true}
-}
-
-// checkReformatted is the seal state of a line that does not end in the
-// seal as the Writer writes it: unsealed when it has no top-level
-// record_sha256 member (or is no JSON object: the reader names that);
-// sealOK when the seal is that of the line's canonical form; sealBroken
-// otherwise (a seal that is not the last member, or not a digest, too).
-// It costs a search of the line, and for a line that names a seal, a
-// decoding and an encoding of it.
+// checkReformatted is the seal state of a line not sealed as the Writer
+// writes it: unsealed without a top-level seal member, else whether its
+// canonical form matches the seal.
 func checkReformatted(line []byte) sealState {
 	if !bytes.Contains(line, []byte(`"`+sealKey+`"`)) {
 		return unsealed
@@ -76,8 +48,7 @@ func checkReformatted(line []byte) sealState {
 // errNoSeal is a line without a top-level seal member.
 var errNoSeal = errors.New("no " + sealKey + " member")
 
-// hasSealMember reports whether the JSON object line has a top-level
-// seal member (false when it is no object).
+// hasSealMember reports whether the JSON object line has a top-level seal member.
 func hasSealMember(line []byte) bool {
 	found := false
 	jsonscan.MembersUntil(line, func(key []byte, _ int) bool {
@@ -87,10 +58,9 @@ func hasSealMember(line []byte) bool {
 	return found
 }
 
-// canonical is the line's canonical form (see Reformatted lines) and its
-// seal's value. errNoSeal when it has no top-level seal member; another
-// error when it is not a JSON object, the seal is not its last member or
-// not a string, or a value does not decode.
+// canonical is the line's canonical form and its seal's value: errNoSeal
+// without a top-level seal, another error when the seal is not the last
+// string member or the line does not decode.
 func canonical(line []byte) (body []byte, seal string, err error) {
 	body = append(make([]byte, 0, len(line)), '{')
 	found, after := false, false
@@ -119,7 +89,7 @@ func canonical(line []byte) (body []byte, seal string, err error) {
 		body = appendString(body, k, false)
 		body = append(body, ':')
 		var err error
-		body, err = appendValue(body, v, modeOf(k))
+		body, err = appendValue(body, v, k)
 		return err
 	})
 	switch {
@@ -133,19 +103,16 @@ func canonical(line []byte) (body []byte, seal string, err error) {
 	return append(body, '}'), seal, nil
 }
 
-// requestMatches reports whether the request body has the digest: its
-// bytes', or those of its canonical form (as the engine marshals a body:
-// the body of a line re-serialised by another tool).
+// requestMatches reports whether the request body, or its canonical form, has the digest.
 func requestMatches(body []byte, digest string) bool {
 	if engine.RequestDigest(body) == digest {
 		return true
 	}
-	c, err := appendValue(nil, body, modeOf("request"))
+	c, err := appendValue(nil, body, "request")
 	return err == nil && engine.RequestDigest(c) == digest
 }
 
-// appendString appends s encoded as encoding/json does, with or without
-// HTML escaping.
+// appendString appends s encoded as encoding/json does.
 func appendString(dst []byte, s string, html bool) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -154,10 +121,13 @@ func appendString(dst []byte, s string, html bool) []byte {
 	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
-// appendValue appends the JSON value v re-encoded in mode m: no white
-// space, every string as encoding/json writes it, numbers as m says,
-// members and elements in their order.
-func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
+// appendValue appends the JSON value v of member key re-encoded as the
+// Writer encodes it, without white space: HTML escaped in the request, and
+// numbers with a fraction or exponent as float64s but in logprobs,
+// prompt_logprobs and tool_calls.
+func appendValue(dst, v []byte, key string) ([]byte, error) {
+	html := key == "request"
+	goFloats := key != "logprobs" && key != "prompt_logprobs" && key != "tool_calls"
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()
 	type level struct {
@@ -193,10 +163,10 @@ func appendValue(dst, v []byte, m canonMode) ([]byte, error) {
 			dst = append(dst, byte(t))
 			stack = append(stack, level{obj: t == '{'})
 		case string:
-			dst = appendString(dst, t, m.html)
+			dst = appendString(dst, t, html)
 		case json.Number:
 			s := string(t)
-			if m.goFloats && strings.ContainsAny(s, ".eE") {
+			if goFloats && strings.ContainsAny(s, ".eE") {
 				f, err := strconv.ParseFloat(s, 64)
 				if err != nil {
 					return nil, err

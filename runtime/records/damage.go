@@ -10,19 +10,9 @@ import (
 	"github.com/bhashalab/bhasha/internal/atomicfile"
 )
 
-// Damaged segments.
-//
-// A Parquet segment some of whose row groups do not decode (a flipped
-// byte, a bad sector) is read, not refused: every row group that decodes
-// gives its lines (checked by their own seals when its chunks do not
-// hold by the digest); one that does not is lost, its rows counted from
-// the footer and named by line and, when its key column holds, by key; a
-// segment whose footer cannot be read gives no record, and an unknown
-// number are lost. Commit keeps the damaged file in DIR/archive/ and
-// replaces the segment by the records that could be read; the lost ones
-// are asked again.
-
-// Damage is what could not be read of a damaged segment.
+// Damage is what could not be read of a damaged segment: one some of whose
+// row groups do not decode. The rest is read; Commit archives the file and
+// keeps the records read, and the lost ones are asked again.
 type Damage struct {
 	File      string // the segment's name (records-000001.parquet)
 	Kept      int    // records read from the segment
@@ -36,8 +26,7 @@ type Damage struct {
 // String says which file is damaged and what was lost.
 func (d Damage) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is damaged (part of it does not decode)", d.File)
-	fmt.Fprintf(&b, ": %d record(s) were read from it", d.Kept)
+	fmt.Fprintf(&b, "%s is damaged (part of it does not decode): %d record(s) were read from it", d.File, d.Kept)
 	switch {
 	case d.LostKnown && d.Lost == 0:
 	case d.LostKnown:
@@ -62,22 +51,20 @@ const maxLostNamed = 5
 // keepDamaged keeps the damaged segment f in dir's archive (a hard link,
 // else a copy) before f is replaced, and returns the path it is kept at.
 func keepDamaged(f recordFile) (string, error) {
-	dir := filepath.Dir(f.path)
-	if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
-		return "", fmt.Errorf("keeping the damaged %s: %w", f.path, err)
-	}
+	archive := filepath.Join(filepath.Dir(f.path), ArchiveDir)
 	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
-	dst := filepath.Join(dir, ArchiveDir, "damaged-"+stamp+"-"+filepath.Base(f.path))
-	if err := os.Link(f.path, dst); err != nil {
-		b, rerr := os.ReadFile(f.path)
-		if rerr != nil {
-			return "", fmt.Errorf("keeping the damaged %s: %w", f.path, rerr)
-		}
-		if err := atomicfile.WriteFile(dst, b); err != nil {
-			return "", fmt.Errorf("keeping the damaged %s: %w", f.path, err)
+	dst := filepath.Join(archive, "damaged-"+stamp+"-"+filepath.Base(f.path))
+	err := os.MkdirAll(archive, 0o755)
+	if err == nil && os.Link(f.path, dst) != nil {
+		var b []byte
+		if b, err = os.ReadFile(f.path); err == nil {
+			err = atomicfile.WriteFile(dst, b)
 		}
 	}
-	if err := syncDir(filepath.Join(dir, ArchiveDir)); err != nil {
+	if err == nil {
+		err = syncDir(archive)
+	}
+	if err != nil {
 		return "", fmt.Errorf("keeping the damaged %s: %w", f.path, err)
 	}
 	return dst, nil

@@ -10,11 +10,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// decodeLine decodes the record line raw into r (reset first) with
-// encoding/json, leaving empty what o leaves out: the request body unless
-// o.WithRequests, the extracted result with o.SkipExtracted, the digests
-// with o.SkipDigests, every field but the key, status, error, response
-// and request with o.TextsOnly.
+// decodeLine decodes the record line raw into r (reset first), leaving
+// empty what o leaves out (trim).
 func decodeLine(raw []byte, o StreamOptions, r *engine.Record) error {
 	*r = engine.Record{}
 	if err := json.Unmarshal(raw, r); err != nil {
@@ -40,17 +37,14 @@ func trim(r *engine.Record, o StreamOptions) {
 	}
 }
 
-// decoder decodes the JSON columns of a segment's rows (recordOf); one
-// goroutine's.
+// decoder decodes the JSON columns of a segment's rows; one goroutine's.
 type decoder struct {
 	identity []byte          // the identity column last decoded
 	id       engine.Identity // and what it decoded to
 }
 
-// recordOf fills r with the record row holds (its columns; not the line
-// column). Its fields are the key's when keyed (the segment's
-// KeyFields), else read from the key when the fields column is the
-// Writer's encoding of them, else decoded from that column.
+// recordOf fills r from row's columns; its fields are the key's when keyed
+// or when the fields column is the Writer's encoding of them.
 func (dc *decoder) recordOf(row *segRow, keyed bool, r *engine.Record) error {
 	*r = row.Record
 	if keyed {
@@ -85,11 +79,9 @@ func (dc *decoder) recordOf(row *segRow, keyed bool, r *engine.Record) error {
 // keyFields are the members of engine.Key's JSON encoding, in order.
 var keyFields = [...]string{"experiment", "model", "item", "language", "form", "strategy", "condition", "role"}
 
-// keyOf sets k to the fields of key (engine.ParseKey) and reports true
-// when fields is exactly the Writer's encoding of them, so that k is what
-// json.Unmarshal would make of fields (fields nil: when key is such a
-// key); false (k untouched) otherwise. It allocates nothing: k's strings
-// are key's.
+// keyOf sets k to the fields of key, without allocating, and reports true
+// when fields is exactly the Writer's encoding of them (nil: any); false
+// leaves k untouched.
 func keyOf(key string, fields []byte, k *engine.Key) bool {
 	var p [8]string
 	rest := key
@@ -132,9 +124,7 @@ func keyOf(key string, fields []byte, k *engine.Key) bool {
 	return true
 }
 
-// plainJSON reports whether encoding/json writes s between quotes as it
-// is: valid UTF-8 without a quote, backslash, control character, U+2028
-// or U+2029.
+// plainJSON reports whether encoding/json writes s between quotes as it is.
 func plainJSON(s string) bool {
 	ascii := true
 	for i := 0; i < len(s); i++ {

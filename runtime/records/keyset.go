@@ -8,10 +8,8 @@ import (
 )
 
 // KeySet is a set of record keys, each with the digest of the request it
-// answered and the line of its record: a Go map holding a key in about 80
-// bytes by two independent 64-bit hashes (not its text). Two distinct
-// keys are taken for one with probability about n²/2¹²⁹, 6·10⁻²⁶ at 6.4
-// million keys.
+// answered and the line of its record, held by two 64-bit hashes (not its
+// text): two keys are taken for one with probability about n²/2¹²⁹.
 type KeySet struct {
 	seed1, seed2 maphash.Seed
 	m            map[[2]uint64]keyEntry

@@ -22,8 +22,7 @@ type Lock struct {
 	mode Mode
 }
 
-// holds refuses l unless it is dir's exclusive lock, still held: what
-// sealing records needs.
+// holds refuses l unless it is dir's exclusive lock, still held.
 func (l *Lock) holds(dir string) error {
 	if l == nil || l.f == nil || l.mode != Exclusive {
 		return fmt.Errorf("sealing the records of %s needs its exclusive lock (records.LockDir)", dir)
@@ -41,36 +40,26 @@ type Mode int
 
 // Lock modes.
 const (
-	// Exclusive is taken by everything that writes records (run, batch
-	// export and import) for its whole lifetime: one writer per directory.
+	// Exclusive is held by one writer of records for its whole lifetime.
 	Exclusive Mode = iota
-	// Shared is taken by readers that must not see a run in progress
-	// (report): any number of them, but never beside an exclusive holder.
+	// Shared is held by any number of readers, never beside an exclusive holder.
 	Shared
 )
 
-// ErrReadOnly is the error LockDir wraps when the run directory cannot be
-// written: its lock file cannot be opened for writing (EROFS: a read-only
-// file system; EACCES or EPERM: no write permission). Nothing can be
-// stored in such a directory, and nobody without that permission can
-// write records into it either: a reader goes on without the lock, and
-// without storing anything there.
+// ErrReadOnly is the error LockDir wraps when the run directory's lock
+// file cannot be opened for writing (EROFS, EACCES or EPERM).
 var ErrReadOnly = errors.New("the run directory is read-only")
 
-// IsReadOnly reports whether err says a run directory cannot be written:
-// ErrReadOnly, or the system's error for a write refused (fs.ErrPermission,
-// EROFS).
+// IsReadOnly reports whether err is ErrReadOnly, fs.ErrPermission or EROFS.
 func IsReadOnly(err error) bool {
 	return errors.Is(err, ErrReadOnly) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // LockDir takes DIR/.lock with flock(2) without waiting. When another
-// process holds it, the error names the directory and that process's PID
-// (written into the file by each holder). A directory whose lock file
-// cannot be created or opened for writing is an error wrapping
-// ErrReadOnly and the system's error (fs.ErrPermission, or EROFS). The
-// lock is released by Unlock, or by the kernel when the process dies, so
-// a killed run never leaves a stale lock behind.
+// process holds it, the error names the directory and that process's PID.
+// A lock file that cannot be opened for writing is an error wrapping
+// ErrReadOnly and the system's error. The lock is released by Unlock, or
+// by the kernel when the process dies.
 func LockDir(dir string, mode Mode) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
@@ -120,12 +109,9 @@ func (l *Lock) Unlock() error {
 	return err
 }
 
-// CheckFiles refuses a run directory in which a run file (.lock,
-// records.jsonl, a records segment records-NNNNNN.parquet (or .jsonl, .jsonl.zst, .lean), archive/,
-// manifest.json, experiment.yaml, tables/) is a symbolic link: a linked
-// records file would append into another run's file past that run's lock,
-// and a linked segment would be rewritten in another run's directory. The
-// directory itself may be reached through one.
+// CheckFiles refuses a run directory in which a run file (.lock, records
+// files, archive/, manifest.json, experiment.yaml, tables/) is a symbolic
+// link; the directory itself may be reached through one.
 func CheckFiles(dir string) error {
 	for _, name := range []string{LockFile, FileName, ArchiveDir, manifestFile, "experiment.yaml", "tables"} {
 		if err := noLink(filepath.Join(dir, name)); err != nil {

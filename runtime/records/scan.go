@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,24 +19,12 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
-// Line seals.
-//
-// Every line the Writer writes ends with the member
-//
-//	,"record_sha256":"<64 hex digits>"}
-//
-// the SHA-256 of the line up to that member followed by "}". A line
-// edited and not resealed no longer matches; one reformatted by another
-// tool is checked over its canonical form (canon.go). Lines without a
-// seal at the start of a run (written before records were sealed) are
-// accepted unless the manifest says the run's records were sealed
-// (runSealed); an unsealed line after a sealed one is flagged (editedWhy).
+// Line seals: every line the Writer writes ends with ,"record_sha256":"<hex>"},
+// the SHA-256 of the line up to that member followed by "}".
 const sealMember = `,"record_sha256":"`
 
-// editedWhy is why a line whose seal state is st is flagged as not as
-// Bhasha wrote it, "" when it is not: its seal does not match; or it has
-// none, in a run whose manifest says its records were sealed (sealedRun)
-// or after before > 0 sealed or flagged lines.
+// editedWhy is why a line with seal state st is flagged, "" when it is not;
+// before counts the sealed or flagged lines ahead of it.
 func editedWhy(st sealState, sealedRun bool, before int) string {
 	switch {
 	case st == sealBroken:
@@ -48,17 +37,11 @@ func editedWhy(st sealState, sealedRun bool, before int) string {
 	return ""
 }
 
-// manifestFile is the run's manifest inside a run directory (written by
-// runtime/run).
+// manifestFile is the run's manifest in a run directory.
 const manifestFile = "manifest.json"
 
-// runSealed reports whether dir's manifest says every record of the run
-// was sealed when written (its member "records_sealed" is true): then an
-// unsealed line is flagged wherever it is, not only after a sealed one.
-// A directory without a manifest, or whose manifest has no such member
-// (a run of an older Bhasha, or one resumed from before records were
-// sealed), is false. A manifest that cannot be read or is not a JSON
-// object with a boolean records_sealed is an error naming it.
+// runSealed reports dir's manifest member "records_sealed" (false without a
+// manifest); an unreadable or malformed manifest is an error naming it.
 func runSealed(dir string) (bool, error) {
 	path := filepath.Join(dir, manifestFile)
 	b, err := os.ReadFile(path)
@@ -77,12 +60,10 @@ func runSealed(dir string) (bool, error) {
 	return m.RecordsSealed, nil
 }
 
-// sealLen is the length of the seal member with its digest and the closing
-// `"}` of the record.
+// sealLen is the length of the seal member, its digest and the closing `"}`.
 const sealLen = len(sealMember) + 64 + 2
 
-// seal appends the seal member to the record at the end of buf, which starts
-// at offset start and ends in "}\n".
+// seal seals the record at buf[start:], which ends in "}\n".
 func seal(buf *bytes.Buffer, start int) {
 	sum := sealSum(buf.Bytes()[start : buf.Len()-2]) // without "}\n"
 	buf.Truncate(buf.Len() - 2)
@@ -91,8 +72,7 @@ func seal(buf *bytes.Buffer, start int) {
 	buf.WriteString("\"}\n")
 }
 
-// sealSum is the seal of a record whose line, without its seal member and
-// closing brace, is body: the hex SHA-256 of body followed by "}".
+// sealSum is the hex SHA-256 of body followed by "}".
 func sealSum(body []byte) (hx [64]byte) {
 	h := sha256.New()
 	h.Write(body)
@@ -100,15 +80,6 @@ func sealSum(body []byte) (hx [64]byte) {
 	var sum [32]byte
 	hex.Encode(hx[:], h.Sum(sum[:0]))
 	return hx
-}
-
-// sealOf is the seal state of a line: sealOK in a verified segment, else
-// its own seal's.
-func sealOf(verified bool, line []byte) sealState {
-	if verified {
-		return sealOK
-	}
-	return checkSeal(line)
 }
 
 // sealState says whether a line carries a seal and whether it matches.
@@ -120,9 +91,15 @@ const (
 	sealBroken
 )
 
-// checkSeal verifies one line (without its newline): its seal as the
-// Writer writes it, else a seal in any other formatting
-// (checkReformatted).
+// sealOf is the seal state of a line: sealOK in a verified segment, else checkSeal's.
+func sealOf(verified bool, line []byte) sealState {
+	if verified {
+		return sealOK
+	}
+	return checkSeal(line)
+}
+
+// checkSeal checks the seal of a line (without its newline), in the Writer's or any other format.
 func checkSeal(line []byte) sealState {
 	line = bytes.TrimRight(line, "\r")
 	n := len(line)
@@ -146,7 +123,7 @@ type Tally struct {
 	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
 }
 
-// add is t with one more record, on logical line n (where is at).
+// add is t with one more record, on logical line n (at).
 func (t Tally) add(n int, at string) Tally {
 	if t.N == 0 {
 		t.First, t.FirstAt = n, at
@@ -155,9 +132,7 @@ func (t Tally) add(n int, at string) Tally {
 	return t
 }
 
-// Conflict is a key answered by more than one ok record that disagree: a
-// directory two runs wrote into, or a record planted by hand. Neither is
-// trusted.
+// Conflict is a key answered by ok records that disagree; neither is trusted.
 type Conflict struct {
 	Key       string
 	Lines     []int    // 1-based, in the run's logical order (see Flag.Line)
@@ -169,8 +144,8 @@ func (c Conflict) String() string {
 	var parts []string
 	for i, l := range c.Lines {
 		at := fmt.Sprintf("line %d", l)
-		if i < len(c.At) && c.At[i] != "" {
-			at = c.At[i]
+		if i < len(c.At) {
+			at = cmp.Or(c.At[i], at)
 		}
 		parts = append(parts, fmt.Sprintf("%s answers %s", at, quoteShort(c.Responses[i])))
 	}
@@ -179,42 +154,32 @@ func (c Conflict) String() string {
 
 // Flag is one line that cannot be trusted as written, and why.
 type Flag struct {
-	// Line is the record's 1-based number in the run's logical order
-	// (the segments', then records.jsonl's lines: the line of
-	// records.jsonl when the run has no segment), as Pick is given it.
+	// Line is the record's 1-based number in the run's logical order (the
+	// segments', then records.jsonl's lines), as Pick is given it.
 	Line int
-	// At names the file and line: "line N" in records.jsonl,
-	// "records-000001.parquet line N" in a segment.
+	// At names the file and line: "line N" or "records-000001.parquet line N".
 	At  string
 	Key string
 	Why string
 }
 
 func (f Flag) String() string {
-	at := f.At
-	if at == "" {
-		at = fmt.Sprintf("line %d", f.Line)
-	}
-	return fmt.Sprintf("%s (key %s): %s", at, f.Key, f.Why)
+	return fmt.Sprintf("%s (key %s): %s", cmp.Or(f.At, fmt.Sprintf("line %d", f.Line)), f.Key, f.Why)
 }
 
-// Scan is what a records file holds, read without changing it. Commit
-// applies the repairs it found (and any archiving the caller decides).
+// Scan is what a run's records hold; Commit applies the repairs it found.
 type Scan struct {
 	Path   string
 	Done   *KeySet       // keys with an ok record (the first of each), with their request digests
 	Report PrepareReport // repairs Commit would make: torn tail, failed records, identical duplicates
 	Lines  int           // complete lines read
 
-	// Experiments counts the records of each experiment named by the keys
-	// (a run directory holds one).
+	// Experiments counts the records of each experiment named by the keys.
 	Experiments map[string]Tally
-	// Foreign lists the records of experiments other than the one ScanDir
-	// was given; they are not in Done.
+	// Foreign lists the records of other experiments than ScanDir's; not in Done.
 	Foreign []Flag
-	// Identities counts, per model of the keys (Key.Model), the ok records
-	// of each identity that answered them (the zero Identity: records
-	// written before records named it).
+	// Identities counts, per model of the keys, the ok records of each
+	// identity that answered them (the zero Identity: not named).
 	Identities map[string]map[engine.Identity]Tally
 	Simulated  int // ok records that say a simulator answered them
 
@@ -233,12 +198,10 @@ type Scan struct {
 	sealedRun    bool         // the manifest says every record was sealed (runSealed)
 }
 
-// At names where logical line n is: "line N" in records.jsonl,
-// "records-000001.parquet line N" in a segment (see Flag).
+// At names where logical line n is, as Flag.At does.
 func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
 
-// atIn names logical line n of files, whose logical line before each
-// file's first is starts[i], as messages do (lineAt).
+// atIn names logical line n of files, the logical line before file i's first being starts[i].
 func atIn(files []recordFile, starts []int, n int) string {
 	for i := len(files) - 1; i >= 0; i-- {
 		if n > starts[i] {
@@ -248,15 +211,20 @@ func atIn(files []recordFile, starts []int, n int) string {
 	return fmt.Sprintf("line %d", n)
 }
 
-// ScanDir reads dir's records (its segments, then records.jsonl: Files)
-// without writing anything: the keys already answered, the repairs a
-// resume would make, what experiments, identities and simulators the
-// records name, conflicting duplicates and edited lines. Records whose key
-// names an experiment other than experiment (when it is not "") are
-// listed in Foreign and left out of everything else. A directory without
-// records is an empty scan. A malformed line that is not the last of
-// records.jsonl (a segment's lines are all whole) is an error naming the
-// file, line and field.
+// fileEnd is the logical line of file i's last line, of lines in all.
+func fileEnd(starts []int, lines, i int) int {
+	if i+1 < len(starts) {
+		return starts[i+1]
+	}
+	return lines
+}
+
+// ScanDir reads dir's records (Files) without writing: the keys answered,
+// the repairs a resume would make, the experiments, identities and
+// simulators named, conflicts and edited lines. Records of an experiment
+// other than experiment (when not "") go only to Foreign. A directory
+// without records is an empty scan; a malformed line but a torn tail is an
+// error naming the file, line and field.
 func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
@@ -290,8 +258,7 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	return s, nil
 }
 
-// scanFile reads one file of the run, whose first line is logical line
-// lineNo+1, and returns the logical number of its last line.
+// scanFile scans f, whose first line is logical line lineNo+1, and returns its last line's.
 func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int) (int, error) {
 	start := lineNo
 	torn, err := eachLine(f, r, func(line []byte, local int) error {
@@ -341,9 +308,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 			return nil
 		}
 		digest := rec.Digest
-		if digest == "" && len(rec.Request) > 0 {
-			// The body is there and says what was asked: a removed digest
-			// does not hide a changed request.
+		if digest == "" && len(rec.Request) > 0 { // a removed digest does not hide a changed request
 			digest = engine.RequestDigest(rec.Request)
 		} else if digest != "" && len(rec.Request) > 0 && !requestMatches(rec.Request, digest) {
 			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
@@ -387,9 +352,7 @@ func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int
 	return lineNo, err
 }
 
-// readBack sets each conflict's At and Responses: where each of its
-// lines is in files, whose logical lines before each are starts, and
-// the response it reads back there.
+// readBack sets each conflict's At and Responses from its lines in files (see atIn).
 func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error {
 	want := map[int]string{}
 	for _, c := range cs {
@@ -398,11 +361,7 @@ func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error 
 		}
 	}
 	for i, f := range files {
-		last := lines
-		if i+1 < len(starts) {
-			last = starts[i+1]
-		}
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= last }) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= fileEnd(starts, lines, i) }) {
 			continue
 		}
 		err := f.eachLine(func(line []byte, local int) error {
@@ -442,62 +401,38 @@ func (s *Scan) Others(name string) string {
 			continue
 		}
 		t := s.Experiments[e]
-		at := t.FirstAt
-		if at == "" {
-			at = fmt.Sprintf("line %d", t.First)
-		}
+		at := cmp.Or(t.FirstAt, fmt.Sprintf("line %d", t.First))
 		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, at))
 	}
 	return strings.Join(out, ", ")
 }
 
-// IsConflict reports whether key has disagreeing ok records.
-func (s *Scan) IsConflict(key string) bool {
-	_, ok := s.conflictAt[s.Done.h(key)]
-	return ok
-}
-
-// Pick chooses lines to move to the archive at Commit: given a line's
-// number, key and the identity that answered it (nil when the record does
-// not say).
+// Pick chooses lines to archive at Commit by line, key and identity (nil: not named).
 type Pick func(line int, key string, id *engine.Identity) bool
 
-// LeaveDamaged makes Commit leave every damaged segment (Report.Damaged)
-// as it is, archiving and rewriting none of them: for a pass that sends
-// no request (a report), whose readers read what the segment still holds
-// and name what it lost. Call it before Commit.
+// LeaveDamaged makes Commit leave every damaged segment as it is (for a
+// pass that sends no request). Call it before Commit.
 func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 
-// Commit rewrites the records files as a resume needs it: without a torn
-// tail, failed records and identical duplicates (the first record of a
-// key stays), and with the lines pick chooses moved to
-// dir/archive/<name>.jsonl first (the archive holds them before the records
-// files lose them: a crash in between leaves them in both, never in
-// neither). Each file that loses a line is replaced whole (a sealed
-// segment by a new Parquet one, through a temporary file and a
-// rename; a segment left with no line is removed); the others are not
-// touched. It first finishes a seal a crash interrupted (see the package
-// doc). The keys of archived lines leave s.Done. It returns the archive's
-// path and how many lines moved; files that need nothing are not touched.
-// Once it has rewritten the files, a later Commit without archiving does
-// nothing (the repairs are made). The caller holds the exclusive lock.
+// Commit rewrites the records files as a resume needs them: without a
+// torn tail, failed records and identical duplicates (the first stays),
+// and with the lines pick chooses moved first to dir/archive/<name>.jsonl
+// (a crash leaves them in both, never in neither). Each file that loses a
+// line is replaced whole through a temporary file (a segment left empty is
+// removed); others are not touched. It first finishes an interrupted
+// seal; archived keys leave s.Done. It returns the archive's path and how
+// many lines moved. After a rewrite, a later Commit without pick does
+// nothing. The caller holds the exclusive lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
-	if s.committed {
-		// The repairs are made and the line numbers are the old file's:
-		// a second pass would take a kept record for a duplicate.
-		if pick != nil {
-			return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
-		}
-		return "", 0, nil
+	if s.committed && pick != nil { // the line numbers are the old file's
+		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
 	}
-	if !need {
+	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
+	if s.committed || !need {
 		return "", 0, nil
 	}
 	dir := filepath.Dir(s.Path)
-	if s.interrupted {
-		// Compressing a plain segment or removing its copy keeps every
-		// line where it was: the scan's line numbers still hold.
+	if s.interrupted { // finishing a seal keeps every line where it was
 		if err := finishSeals(dir, nil); err != nil {
 			return "", 0, err
 		}
@@ -534,6 +469,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			if err := json.Unmarshal(line, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
+			_, conflict := s.conflictAt[s.Done.h(rec.Key)]
 			switch {
 			case pick != nil && pick(n, rec.Key, rec.Identity):
 				moved++
@@ -545,7 +481,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 				drop[local] = true
 			case !s.Done.Has(rec.Key):
 				// a foreign record, left for the caller to decide
-			case s.Done.lineOf(rec.Key) != n && !s.IsConflict(rec.Key):
+			case s.Done.lineOf(rec.Key) != n && !conflict:
 				drop[local] = true // an identical duplicate: the first stays
 			}
 			return nil
@@ -580,23 +516,17 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 	}
 	for i, f := range s.files {
-		cut := f.seg == 0 && s.torn
-		if f.damage != nil && s.leaveDamaged {
+		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn) && f.damage == nil {
 			continue
 		}
-		if len(drops[i]) == 0 && !cut && f.damage == nil {
-			continue
-		}
-		if f.damage != nil {
-			// The damaged file is kept as it is; the segment becomes
-			// the records that could be read.
+		if f.damage != nil { // kept in the archive; the segment becomes what could be read
 			kept, err := keepDamaged(f)
 			if err != nil {
 				return "", 0, err
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, drops[i]); err != nil {
+		if err := rewriteFile(f, fileEnd(s.starts, s.Lines, i)-s.starts[i], drops[i]); err != nil {
 			return "", 0, err
 		}
 	}
@@ -609,53 +539,38 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	return apath, moved, nil
 }
 
-// rewriteFile replaces f by its lines but those drop names (1-based in
-// f) and a torn last line: a segment by a new Parquet one (removed when
-// no line is left), records.jsonl by a plain file, each through a
-// temporary file, synced and renamed.
-func rewriteFile(f recordFile, drop map[int]bool) error {
-	// eachKept calls add with each of f's kept lines and returns how many.
-	eachKept := func(add func([]byte) error) (int, error) {
-		kept := 0
-		err := f.eachLine(func(line []byte, n int) error {
+// rewriteFile replaces f, through a synced temporary file, by its n lines
+// but those drop names (1-based) and a torn last line: records.jsonl by a
+// plain file, a segment by a Parquet one (removed when no line is left).
+func rewriteFile(f recordFile, n int, drop map[int]bool) error {
+	eachKept := func(add func([]byte) error) error {
+		return f.eachLine(func(line []byte, n int) error {
 			if drop[n] {
 				return nil
 			}
-			kept++
 			return add(line)
 		})
-		return kept, err
 	}
 	if f.seg == 0 {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return replacePlain(f.path, func(w io.Writer) error {
-			_, err := eachKept(func(line []byte) error {
+			return eachKept(func(line []byte) error {
 				w.Write(line)
 				_, err := w.Write([]byte{'\n'})
 				return err
 			})
-			return err
 		})
 	}
-	// A segment left with no record goes.
-	kept, err := eachKept(func([]byte) error { return nil })
-	if err != nil {
-		return err
-	}
-	if kept == 0 {
+	if n == len(drop) {
 		if err := os.Remove(f.path); err != nil {
 			return fmt.Errorf("removing %s, left with no record: %w", f.path, err)
 		}
 		return syncDir(filepath.Dir(f.path))
 	}
-	// The segment becomes a Parquet one (an older Bhasha's is replaced).
 	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
-	if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
-		_, err := eachKept(add)
-		return err
-	}); err != nil {
+	if err := writeSegment(dst, f.path, segGroupRows, eachKept); err != nil {
 		return err
 	}
 	if dst != f.path {
@@ -667,7 +582,7 @@ func rewriteFile(f recordFile, drop map[int]bool) error {
 	return nil
 }
 
-// keyField is the i-th '|'-separated field of a key string, unescaped.
+// keyField is the i-th '|'-separated field of key, unescaped.
 func keyField(key string, i int) string {
 	for range i {
 		_, rest, ok := strings.Cut(key, "|")
@@ -692,8 +607,7 @@ func quoteShort(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// ConflictError names every key with disagreeing ok records, with each
-// line and its response, or is nil.
+// ConflictError names every key with disagreeing ok records, or is nil.
 func (s *Scan) ConflictError() error {
 	if len(s.Conflicts) == 0 {
 		return nil
@@ -709,8 +623,7 @@ func (s *Scan) EditedError() error {
 	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), firstOf(s.Edited, 5, ""))
 }
 
-// firstOf joins the first n items with "; " and says how many more
-// there are ("and N more", then unit).
+// firstOf joins the first n items with "; ", then "and N more" and unit.
 func firstOf[T fmt.Stringer](items []T, n int, unit string) string {
 	var parts []string
 	for i, it := range items {

@@ -18,44 +18,36 @@ import (
 type StreamOptions struct {
 	// Experiment: records of another experiment are left out (Findings.Foreign); "" keeps all.
 	Experiment string
-	// WithRequests keeps the request bodies (Record.Request); without it
-	// a segment's request column is not read.
+	// WithRequests keeps the request bodies (Record.Request).
 	WithRequests bool
 	// SkipExtracted leaves Record.Extracted nil.
 	SkipExtracted bool
 	// SkipDigests leaves Record.CacheKey and Record.RequestSHA256 empty.
 	SkipDigests bool
-	// TextsOnly leaves every field empty but the key, status, error,
-	// response and (with WithRequests) request.
+	// TextsOnly leaves empty all but the key, status, error, response and request.
 	TextsOnly bool
-	// Records, when known (the manifest's count), sizes what Unique holds
-	// per key up front.
+	// Records, when known, sizes what Unique holds up front.
 	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called from one goroutine after each batch
-	// with the bytes read so far and the records files' total size.
+	// Progress, when set, is called after each batch with the bytes read and the total.
 	Progress func(read, total int64)
 }
 
 // Unique reads every record of dir and keeps one per key: the first ok
-// record of the key, or its first record when none is ok. Records whose
-// seal is broken or missing (see Line seals), records of another
-// experiment than o.Experiment, and every record of a key whose ok
-// records disagree are left out; Findings names them with their lines.
+// record of the key, else its first. Records whose seal is broken or
+// missing (see Line seals), of another experiment than o.Experiment, and
+// of a key whose ok records disagree are left out; Findings names them.
 //
-// Each record is handed to work as soon as it is decoded, from several
-// goroutines at once (work must be safe for concurrent use); the record
-// is valid only until work returns. Unique returns what work made of the
-// kept record of each key, in the order of the keys' first lines, with
-// kept[i] the line out[i] was made from; work may also run on records
-// that are not kept, whose results are dropped. nlines is the number of
-// lines read. A torn last line of records.jsonl is not read
-// (Findings.Torn), and a damaged segment gives what can be read of it
+// work runs on each record as it is decoded, concurrently; the record is
+// valid only until work returns. Unique returns what work made of each
+// kept record, in the order of the keys' first lines, with kept[i] the
+// line of out[i], and nlines, the lines read. A torn tail is not read
+// (Findings.Torn); a damaged segment gives what can be read of it
 // (Findings.Damaged). A cancelled ctx stops it with ctx's error; a
 // malformed line is an error naming the file and line. It never writes.
 func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error)) (out []T, kept []int32, d Findings, nlines int, err error) {
-	u := newUniq[T](o.Experiment)
+	u := &uniq[T]{experiment: o.Experiment, at: map[[2]uint64]int32{}}
 	if u.sealedRun, err = runSealed(dir); err != nil {
 		return nil, nil, d, 0, err
 	}
@@ -81,14 +73,11 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return out, kept, d, nlines, err
 }
 
-// Each reads every line of dir's records files as Unique does, work run
-// on each record as it is decoded (concurrently), and calls each from one
-// goroutine in the lines' logical order with the line number, the key,
-// whether its status is ok, and what work made of it. A line whose
-// record_sha256 does not match gets no work and no call; no other line
-// is left out. An error from work or each stops it with that error; a
-// cancelled ctx with ctx's error; a malformed line is an error naming the
-// file and line. It never writes, and holds only the batches in flight.
+// Each runs work on every record of dir as Unique does, and calls each
+// from one goroutine in logical order with the line, key, whether its
+// status is ok, and what work made of it. Only lines whose seal does not
+// match are left out. An error from work, each or ctx stops it; a
+// malformed line is an error naming the file and line. It never writes.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
 	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
@@ -99,11 +88,9 @@ func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(lin
 	return nlines, err
 }
 
-// stream is Unique's and Each's reading: every line of dir's records
-// files decoded and given to work on o.Workers goroutines, then to
-// consume on the caller's, in logical order. It returns the files read
-// (with what a damaged segment lost), the logical line before each one's
-// first, and the torn last line of records.jsonl, left out (nil: none).
+// stream runs work on every line of dir's records on o.Workers goroutines,
+// then consume on the caller's in logical order. It returns the files read,
+// the logical line before each one's first, and the torn tail (nil: none).
 func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, _ *TornTail, nlines int, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
@@ -122,49 +109,43 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// The reader cuts the file into batches of whole lines; workers decode
-	// and process each batch; this goroutine applies Unique's rules
-	// to the batches in file order.
+	// A reader cuts the files into batches, workers decode them, and this
+	// goroutine consumes them in order.
 	type batch struct {
-		first int // logical line number of the first line
-		file  *recordFile
-		local int // the first line's number in its file
-		data  []byte
-		spans []span     // each line's bytes in data, without its newline
-		pq    *pqSegment // or row group group of a Parquet segment, of count records
-		group int
-		count int
-		read  int64
-		res   []lineResult[T]
-		err   error
-		done  chan struct{}
+		first, local int // logical and in-file line of the first line
+		file         *recordFile
+		data         []byte
+		spans        []span     // each line's bytes in data, without its newline
+		pq           *pqSegment // or row group group of a Parquet segment, of count records
+		group, count int
+		read         int64
+		res          []lineResult[T]
+		err          error
+		done         chan struct{}
 	}
 	const batchBytes = 1 << 20
 	batches := make(chan *batch, workers*2)
 	todo := make(chan *batch, workers*2)
+	// The reader's own, read here once batches is closed.
 	var readErr error
-	// The reader's own: read here only once it is done (batches closed).
-	var files []recordFile  // the files read, in logical order
-	var starts []int        // the logical line before each file's first
-	var torn *TornTail      // records.jsonl's torn last line, left out
-	var opened []*pqSegment // Parquet segments being read: closed at the end
+	var files []recordFile
+	var starts []int
+	var torn *TornTail
+	var opened []*pqSegment // closed at the end
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		defer close(batches)
 		defer close(todo)
-		var done int64 // bytes on disk of the files read to their end
-		n := 0         // logical lines read
-		send := func(b *batch) bool {
-			select {
-			case batches <- b:
-			case <-ctx.Done():
-				return false
-			}
-			select {
-			case todo <- b:
-			case <-ctx.Done():
-				return false
+		var done int64                // bytes on disk of the files read to their end
+		n := 0                        // logical lines read
+		send := func(b *batch) bool { // in order to the consumer, then to a worker
+			for _, ch := range []chan *batch{batches, todo} {
+				select {
+				case ch <- b:
+				case <-ctx.Done():
+					return false
+				}
 			}
 			return true
 		}
@@ -178,10 +159,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				return &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
 			}
 			if seg != nil {
-				opened = append(opened, seg) // closed once the workers are done
-				// Row group by row group: one that holds is decoded by a
-				// worker from the columns o needs; another is read as
-				// lines, each checked by its own seal.
+				opened = append(opened, seg)
+				// A row group that holds is decoded from its columns;
+				// another is read as lines, checked by their own seals.
 				total := seg.starts[len(seg.starts)-1]
 				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
 					b := newBatch()
@@ -190,7 +170,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 						f.verified = true
 						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
 					} else {
-						lf := f // these lines are checked by their own seals
+						lf := f
 						lf.verified = false
 						b.file, b.data = &lf, data
 						for from := 0; from < len(data); {
@@ -261,12 +241,11 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	seeds := [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var dc decoder
 			var rows []segRow
 			var recs []engine.Record
+			var r engine.Record // a batch's lines are decoded into it in turn
 			for b := range todo {
 				if b.pq != nil {
 					b.res = make([]lineResult[T], b.count)
@@ -276,12 +255,22 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					clear(rows)
 					clear(recs)
 				} else {
-					b.res, b.err = decodeBatch(seeds, b.file, b.first, b.local, b.data, b.spans, o, work)
+					b.res = make([]lineResult[T], len(b.spans))
+					for i, sp := range b.spans {
+						raw := b.data[sp.from:sp.to]
+						if err := decodeLine(raw, o, &r); err != nil {
+							b.err = fmt.Errorf("%s line %d: %w", b.file.path, b.local+i, err)
+							break
+						}
+						if b.err = processed(seeds, &b.res[i], b.file, b.first+i, b.local+i, sealOf(b.file.verified, raw), &r, work); b.err != nil {
+							break
+						}
+					}
 				}
 				b.pq, b.data = nil, nil
 				close(b.done)
 			}
-		}()
+		})
 	}
 	defer func() { // on an early return: stop the reader and the workers first
 		cancel()
@@ -326,8 +315,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	return files, starts, torn, nlines, nil
 }
 
-// span is one line's bytes in a batch's buffer: data[from:to], without its
-// newline.
+// span is one line's bytes in a batch's data, without its newline.
 type span struct{ from, to int32 }
 
 // lineResult is one line decoded and processed.
@@ -344,28 +332,8 @@ type lineResult[T any] struct {
 	v        T
 }
 
-// decodeBatch decodes the lines of one batch and runs work on each. The
-// lines are decoded into one Record, reset for each: work keeps no
-// pointer to it (Unique's and Each's contract).
-func decodeBatch[T any](seeds [3]maphash.Seed, f *recordFile, first, local int, data []byte, spans []span, o StreamOptions, work func(int, *engine.Record) (T, error)) ([]lineResult[T], error) {
-	out := make([]lineResult[T], len(spans))
-	var r engine.Record
-	for i, sp := range spans {
-		raw := data[sp.from:sp.to]
-		st := sealOf(f.verified, raw)
-		if err := decodeLine(raw, o, &r); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", f.path, local+i, err)
-		}
-		if err := processed(seeds, &out[i], f, first+i, local+i, st, &r, work); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// processed fills res for the record r, logical line n (local in file
-// f), whose seal state is st, and runs work on it unless its seal is
-// broken.
+// processed fills res for r, logical line n (local in f), and runs work
+// on it unless its seal state st is broken.
 func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
 	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
 	res.file, res.local = f, local
@@ -383,12 +351,8 @@ func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, 
 	return nil
 }
 
-// uniq applies Unique's rules to lines in file order: one record
-// kept per key (an ok record before a failed one, else the first), the
-// keys whose ok records disagree dropped (Findings.Conflicts), the lines
-// it leaves out named. It tells keys apart by two 64-bit hashes (two
-// keys with both equal are taken for one: about once in 10^38 pairs), so
-// that it holds no key's text.
+// uniq applies Unique's rules to lines in file order, telling keys apart
+// by two 64-bit hashes (it holds no key's text).
 type uniq[T any] struct {
 	experiment string
 	d          Findings
@@ -405,10 +369,6 @@ type uniqSlot struct {
 	ok       bool
 	response uint64 // a hash, to tell disagreeing records
 	conflict int32  // index in Findings.Conflicts, -1: none
-}
-
-func newUniq[T any](experiment string) *uniq[T] {
-	return &uniq[T]{experiment: experiment, at: map[[2]uint64]int32{}}
 }
 
 // add applies the rules to one line.
@@ -451,8 +411,7 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 	}
 }
 
-// finish reads back the conflicting lines (readBack) and returns
-// the values kept, in order, each with its line.
+// finish reads back the conflicts and returns the values kept, in order, with their lines.
 func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
 	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
 		return nil, nil, u.d, err

@@ -187,7 +187,7 @@ func TestUniqFirstHashCollisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(hash func(string) [2]uint64) ([]int, []int32, Findings) {
-		u := newUniq[int]("e")
+		u := &uniq[int]{experiment: "e", at: map[[2]uint64]int32{}}
 		for i := range lines {
 			r := lines[i]
 			r.h = hash(r.key)

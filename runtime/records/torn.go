@@ -7,11 +7,9 @@ import (
 	"github.com/bhashalab/bhasha/internal/lines"
 )
 
-// TornTail is the last line of records.jsonl when it has no newline: a
-// run killed, or a disk filled, mid-write. Every reader leaves it out
-// (it is not a record: the Writer ends each one with a newline), and
-// names it; a resume (Prepare, Scan.Commit) cuts it, and the request it
-// answered is asked again.
+// TornTail is the last line of records.jsonl when it has no newline (a run
+// killed mid-write): every reader leaves it out and names it; a resume
+// (Prepare, Scan.Commit) cuts it.
 type TornTail struct {
 	At    string // where it is: "line N" of records.jsonl
 	Bytes int    // its length
@@ -37,10 +35,8 @@ func (l *lastByteReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// eachLine calls fn with each line of f (read from r), in order, with its
-// 1-based number in f. A last line of records.jsonl without a newline is
-// torn: not handed over, but returned. A segment's lines are all handed
-// over (they are whole: a damaged segment is read as open gives it).
+// eachLine calls fn with each line of f (read from r) and its 1-based
+// number; a last line of records.jsonl without a newline is returned instead.
 func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*TornTail, error) {
 	lr := &lastByteReader{r: r}
 	sc := lines.New(lr, f.path, 0)
@@ -63,8 +59,7 @@ func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*To
 	return nil, fn(held, heldAt)
 }
 
-// eachLine opens f (open) and calls fn with each of its lines
-// (eachLine), a torn last line left out.
+// eachLine opens f and calls fn with each of its lines, a torn tail left out.
 func (f *recordFile) eachLine(fn func(line []byte, n int) error) error {
 	r, err := f.open()
 	if err != nil {
