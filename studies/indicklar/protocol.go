@@ -243,23 +243,52 @@ func (p *Protocol) poolKey(s Strategy, relation string, sl slot) poolKey {
 // DemosExcludeItem the position of its numeric KLAR index, as the authors'
 // code does.
 func (p *Protocol) demos(s Strategy, pool []demo, testID string, sl slot, n int) []demo {
-	byIndex := s.Stages() == 2 && !p.DemosExcludeItem
-	k, err := strconv.Atoi(testID)
-	cands := make([]demo, 0, len(pool))
-	for i, d := range pool {
-		if byIndex && (err != nil || i != k) || !byIndex && d.id != testID {
-			cands = append(cands, d)
+	var skip []int // the pool positions left out, ascending
+	if k, err := strconv.Atoi(testID); s.Stages() == 2 && !p.DemosExcludeItem {
+		if err == nil && k >= 0 && k < len(pool) {
+			skip = []int{k}
 		}
+	} else {
+		for i, d := range pool {
+			if d.id == testID {
+				skip = append(skip, i)
+			}
+		}
+	}
+	// A partial Fisher-Yates shuffle of the candidates, without copying
+	// the pool: O(n·(n+len(skip))).
+	m := len(pool) - len(skip)
+	pos := func(k int) int { // the pool position of candidate k
+		for _, s := range skip {
+			if s > k {
+				break
+			}
+			k++
+		}
+		return k
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%s|%s", testID, sl.lang.ISO3, sl.form)
 	r := rand.New(rand.NewPCG(uint64(p.Seed), h.Sum64()))
-	n = min(n, len(cands))
-	for i := range n {
-		j := i + r.IntN(len(cands)-i)
-		cands[i], cands[j] = cands[j], cands[i]
+	n = min(n, m)
+	type moved struct{ at, cand int }
+	var swaps []moved // candidate now at position at, where it is not at itself
+	get := func(at int) int {
+		for i := len(swaps) - 1; i >= 0; i-- {
+			if swaps[i].at == at {
+				return swaps[i].cand
+			}
+		}
+		return at
 	}
-	return cands[:n]
+	out := make([]demo, n)
+	for i := range n {
+		j := i + r.IntN(m-i)
+		ci, cj := get(i), get(j)
+		swaps = append(swaps, moved{i, cj}, moved{j, ci})
+		out[i] = pool[pos(cj)]
+	}
+	return out
 }
 
 // placeholders fills SOURCE_LANG, SOURCE_SCRIPT and TARGET_LANG.
