@@ -7,6 +7,7 @@
 package reportfiles
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -355,24 +356,36 @@ func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string,
 
 // explorerPicks draws at most limit answers, ranked: for each flag of the
 // answer schema one where it holds and one where not, then one from each
-// model × language × strategy group in turn (each shuffled, explorerSeed).
+// model × language × strategy group in turn (each in key order, then
+// shuffled, explorerSeed), the same whatever the order of the rows.
 // A draw of k is the first k of any larger draw; how says how it was drawn.
 func (r *Report) explorerPicks(limit int) (picks []int, how string) {
-	n := len(r.a.Rows())
+	rows := r.a.Rows()
+	n := len(rows)
 	type group struct{ model, language, strategy string }
-	index := map[group]int{}
-	var members [][]int32
-	for i := range r.a.Rows() {
-		k := r.a.Rows()[i].Key
+	byGroup := map[group][]int32{}
+	for i := range rows {
+		k := &rows[i].Key
 		g := group{k.Model, k.Language, k.Strategy}
-		if _, ok := index[g]; !ok {
-			index[g] = len(members)
-			members = append(members, nil)
-		}
-		members[index[g]] = append(members[index[g]], int32(i))
+		byGroup[g] = append(byGroup[g], int32(i))
+	}
+	var members [][]int32 // the groups in key order
+	for _, g := range slices.SortedFunc(maps.Keys(byGroup), func(a, b group) int {
+		return cmp.Or(strings.Compare(a.model, b.model), strings.Compare(a.language, b.language), strings.Compare(a.strategy, b.strategy))
+	}) {
+		members = append(members, byGroup[g])
 	}
 	rng := rand.New(rand.NewPCG(explorerSeed, uint64(n)))
 	for _, m := range members {
+		// By key first, so that the draw does not depend on the order
+		// the answers arrived in.
+		slices.SortFunc(m, func(a, b int32) int {
+			x, y := &rows[a], &rows[b]
+			return cmp.Or(strings.Compare(x.Key.Item, y.Key.Item), strings.Compare(x.Key.Form, y.Key.Form), strings.Compare(x.Key.Condition, y.Key.Condition),
+				cmp.Compare(x.Key.Role.Kind, y.Key.Role.Kind), strings.Compare(x.Key.Role.Of, y.Key.Role.Of), cmp.Compare(x.Key.Role.Choice, y.Key.Role.Choice),
+				strings.Compare(x.Key.Experiment, y.Key.Experiment), strings.Compare(x.Domain, y.Domain), strings.Compare(x.Gold, y.Gold),
+				strings.Compare(x.Prediction, y.Prediction), cmp.Compare(a, b))
+		})
 		rng.Shuffle(len(m), func(a, b int) { m[a], m[b] = m[b], m[a] })
 	}
 	// The round-robin order over the groups, all of it.

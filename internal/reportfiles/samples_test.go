@@ -227,3 +227,30 @@ func TestSamplesSheet(t *testing.T) {
 		}
 	}
 }
+
+// The draw does not depend on the order the answers arrived in: with the
+// rows reversed, the same answers are picked, in the same order.
+func TestExplorerPicksIgnoreArrivalOrder(t *testing.T) {
+	r, a, all := boundedRun(t)
+	if _, err := a.Table("answers"); err != nil { // scores the rows
+		t.Fatal(err)
+	}
+	keysOf := func(picks []int) []string {
+		ks := make([]string, len(picks))
+		for j, i := range picks {
+			ks[j] = a.Rows()[i].Key.String()
+		}
+		return ks
+	}
+	for _, limit := range []int{3, len(all) / 2, len(all)} {
+		picks, _ := r.ExplorerPicks(limit)
+		want := keysOf(picks)
+		slices.Reverse(a.Rows())
+		again, _ := r.ExplorerPicks(limit)
+		got := keysOf(again)
+		slices.Reverse(a.Rows())
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: rows reversed, picks %v; were %v", limit, got, want)
+		}
+	}
+}
