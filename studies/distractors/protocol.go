@@ -165,34 +165,50 @@ func (p *Protocol) MCContext(question string, c Condition) (string, error) {
 	return ctx + "Q: " + question + "\nA:", nil
 }
 
-// Requests yields one model's requests.
+// Requests yields one model's requests of a stage: the answers (1), the
+// semantic judge's verdicts on the switched answers (2).
 func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
-	if stage == 2 {
-		return p.judgeRequests(exp, model, prior)
-	}
 	return func(yield func(study.Request, error) bool) {
-		if stage != 1 {
+		tmpl, d := "mdi/system.txt", study.Decoding{MaxTokens: cmp.Or(max(p.MaxTokens, 0), 32), Temperature: new(0.0)}
+		switch {
+		case stage == 2:
+			tmpl, d.MaxTokens = "mdi/semantic-judge.txt", 8
+			if p.JudgeDecoding != nil {
+				d = *p.JudgeDecoding
+			}
+		case stage != 1:
 			return
 		}
-		system, err := text("mdi/system.txt")
+		t, err := text(tmpl)
 		if err != nil {
 			yield(study.Request{}, err)
 			return
 		}
-		maxTok := cmp.Or(max(p.MaxTokens, 0), 32)
 		for _, c := range p.Conditions {
-			d, err := p.Distractor(c)
-			if err != nil {
-				yield(study.Request{}, err)
-				return
+			distractor := ""
+			if stage == 1 {
+				if distractor, err = p.Distractor(c); err != nil {
+					yield(study.Request{}, err)
+					return
+				}
 			}
 			for _, it := range p.Set.Items {
 				v, ok := it.Variant("eng", study.English)
-				if !ok {
+				if !ok || (stage == 2 && len(it.Choices) > 0) {
 					continue
 				}
-				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Condition: string(c)}
-				if len(it.Choices) > 0 {
+				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Strategy: StrategyQA, Condition: string(c)}
+				var r study.Request
+				switch {
+				case stage == 2:
+					rec, ok := prior(key)
+					if !ok || rec.Status != study.StatusOK || !NeedsJudge(rec.Response) {
+						continue
+					}
+					prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
+					r = study.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
+						Cues: []string{study.CueOneWordVerdict}}
+				case len(it.Choices) > 0:
 					key.Strategy = StrategyMC1
 					ctx, err := p.MCContext(v.Question, c)
 					if err != nil {
@@ -209,15 +225,14 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 						}
 					}
 					continue
+				default:
+					user := v.Question
+					if distractor != "" {
+						user = distractor + "\n\n" + v.Question
+					}
+					r = study.Request{Key: key, Kind: study.Chat, Messages: []study.Message{{Role: "system", Content: t}, {Role: "user", Content: user}},
+						Decoding: study.Decoding{MaxTokens: d.MaxTokens, Temperature: new(0.0)}}
 				}
-				key.Strategy = StrategyQA
-				user := v.Question
-				if d != "" {
-					user = d + "\n\n" + v.Question
-				}
-				r := study.Request{Key: key, Kind: study.Chat,
-					Messages: []study.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
-					Decoding: study.Decoding{MaxTokens: maxTok, Temperature: new(0.0)}}
 				if !yield(r, nil) {
 					return
 				}
@@ -260,37 +275,4 @@ func SemanticJudgeKey(answer study.Key, judge string) study.Key {
 	k := answer
 	k.Model, k.Role = judge, study.Judge(answer.Model)
 	return k
-}
-
-func (p *Protocol) judgeRequests(exp, model string, prior study.Lookup) iter.Seq2[study.Request, error] {
-	return func(yield func(study.Request, error) bool) {
-		t, err := text("mdi/semantic-judge.txt")
-		if err != nil {
-			yield(study.Request{}, err)
-			return
-		}
-		d := study.Decoding{MaxTokens: 8, Temperature: new(0.0)}
-		if p.JudgeDecoding != nil {
-			d = *p.JudgeDecoding
-		}
-		for _, c := range p.Conditions {
-			for _, it := range p.Set.Items {
-				v, ok := it.Variant("eng", study.English)
-				if !ok || len(it.Choices) > 0 {
-					continue
-				}
-				key := study.Key{Experiment: exp, Model: model, Item: it.ID, Language: "eng", Form: string(study.English), Strategy: StrategyQA, Condition: string(c)}
-				rec, ok := prior(key)
-				if !ok || rec.Status != study.StatusOK || !NeedsJudge(rec.Response) {
-					continue
-				}
-				prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
-				r := study.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
-					Cues: []string{study.CueOneWordVerdict}}
-				if !yield(r, nil) {
-					return
-				}
-			}
-		}
-	}
 }
