@@ -22,8 +22,8 @@ func Devanagari(s string) string {
 	low := strings.ToLower(s)
 	var sb strings.Builder
 	afterCons := false
+next:
 	for i := 0; i < len(low); {
-		matched := false
 		for _, e := range table {
 			if !strings.HasPrefix(low[i:], e.lat) {
 				continue
@@ -39,14 +39,11 @@ func Devanagari(s string) string {
 				sb.WriteString(e.vowelInit)
 			}
 			i += len(e.lat)
-			matched = true
-			break
+			continue next
 		}
-		if !matched {
-			sb.WriteByte(low[i])
-			afterCons = false
-			i++
-		}
+		sb.WriteByte(low[i])
+		afterCons = false
+		i++
 	}
 	return sb.String()
 }

@@ -2,6 +2,7 @@ package indicklar
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -29,9 +30,7 @@ func sets(m map[string]map[string]bool, format, sep string) string {
 func oneLanguageNote(forms map[string]map[string]bool) string {
 	langs := map[string]bool{}
 	for _, ls := range forms {
-		for l := range ls {
-			langs[l] = true
-		}
+		maps.Copy(langs, ls)
 	}
 	if len(langs) == 1 {
 		return fmt.Sprintf("no language pairs: the run has one language (%s), and CLC compares two languages answering the same items", study.SortedKeys(langs)[0])
