@@ -2,6 +2,7 @@ package distractors
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -63,9 +64,7 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 		head, tail []any // the cells before p_holm and after family
 		p          float64
 	}
-	type fam struct{ model, metric string }
-	families := map[fam][]test{}
-	var order []fam
+	families := map[[2]string][]test{} // by model and metric
 	for _, c := range cells {
 		for mi, m := range ms {
 			if !m.AppliesTo(c.strategy) {
@@ -82,17 +81,15 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 				_, pf := study.FisherExact(kaN, n-kaN, ka0, n0-ka0)
 				x.tail = []any{n0, n, ka0, kaN, z, pz, pf}
 			}
-			f := fam{c.model, m.Name}
-			if families[f] == nil {
-				order = append(order, f)
-			}
+			f := [2]string{c.model, m.Name}
 			families[f] = append(families[f], x)
 		}
 	}
-	study.SortBy(order, func(f fam) []string { return []string{f.model, f.metric} })
+	order := slices.Collect(maps.Keys(families))
+	study.SortBy(order, func(f [2]string) []string { return f[:] })
 	for _, f := range order {
 		ls := families[f]
-		name := fmt.Sprintf("%s / %s: %d tests", f.model, f.metric, len(ls))
+		name := fmt.Sprintf("%s / %s: %d tests", f[0], f[1], len(ls))
 		tables.Adjusted(ls, func(x test) float64 { return x.p }, func(x test, holm, bh float64) {
 			t.Add(slices.Concat(x.head, []any{x.p, holm, bh, name}, x.tail)...)
 		})

@@ -140,17 +140,13 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 		p                  float64
 	}
 	byModel := map[string][]line{}
-	var order []string
 	for _, c := range cells {
 		l := line{c: c}
 		l.pairs, l.rk, l.k, l.b, l.d = tables.Paired(o[[4]string{c[0], ref, c[2], c[3]}], o[c])
 		l.p = study.McNemarExact(l.b, l.d)
-		if byModel[c[0]] == nil {
-			order = append(order, c[0])
-		}
 		byModel[c[0]] = append(byModel[c[0]], l)
 	}
-	for _, m := range order {
+	for _, m := range study.SortedKeys(byModel) {
 		ls := byModel[m]
 		tables.Adjusted(ls, func(l line) float64 { return l.p }, func(l line, holm, bh float64) {
 			d, lo, hi := study.PairedDiffCI(l.b, l.d, l.pairs, 0.95)

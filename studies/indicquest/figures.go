@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -114,7 +113,6 @@ func ProtocolBars(acc *study.Table) ([]study.Figure, error) {
 func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 	type kn struct{ k, n int }
 	pooled := map[string]map[string]kn{} // model → protocol
-	var models []string
 	for _, r := range dom.Rows {
 		m := dom.Str(r, "model")
 		if m == "*" || dom.Str(r, "language") == "*" || dom.Str(r, "domain") != "*" {
@@ -122,17 +120,15 @@ func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 		}
 		if pooled[m] == nil {
 			pooled[m] = map[string]kn{}
-			models = append(models, m)
 		}
 		p := dom.Str(r, "protocol")
 		c := pooled[m][p]
 		pooled[m][p] = kn{c.k + int(dom.Num(r, "k")), c.n + int(dom.Num(r, "n"))}
 	}
-	protocols := []string{"judge", "substring", "overlap"}
+	protocols, models := []string{"judge", "substring", "overlap"}, study.SortedKeys(pooled)
 	if len(models) < 2 {
 		return nil, nil
 	}
-	sort.Strings(models)
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(chart.Globals("model rankings by protocol"),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
