@@ -91,19 +91,12 @@ type features struct {
 	wantJSON      string
 }
 
-func lineAround(text string, pos int) (string, string) {
-	start := strings.LastIndexByte(text[:pos], '\n') + 1
-	end := strings.IndexByte(text[pos:], '\n')
-	if end < 0 {
-		end = len(text)
-	} else {
-		end += pos
-	}
-	return text[start:end], text[:start] + text[end:]
-}
-
 func notice(text string, pos int, tok Tokenizer, c cue) features {
-	line, rest := lineAround(text, pos)
+	start, end := strings.LastIndexByte(text[:pos], '\n')+1, len(text)
+	if i := strings.IndexByte(text[pos:], '\n'); i >= 0 {
+		end = pos + i
+	}
+	line, rest := text[start:end], text[:start]+text[end:]
 	m := mixOf(line)
 	f := features{queryTokens: tok.Count(line)}
 	switch {

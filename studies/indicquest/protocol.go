@@ -58,10 +58,6 @@ func (p *Protocol) Templates() map[string]string {
 	return out
 }
 
-func (p *Protocol) wanted(code string) bool {
-	return len(p.Languages) == 0 || slices.ContainsFunc(p.Languages, func(l lang.Language) bool { return l.ISO3 == code })
-}
-
 // JudgeKey is the key of a judge's verdict on an answer: the answer's key
 // with the judge as model and the role engine.Judge(answer's model).
 func JudgeKey(answer study.Key, judge string) study.Key {
@@ -87,7 +83,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 		for _, it := range p.Set.Items {
 			for i := range it.Variants {
 				v := &it.Variants[i]
-				if !p.wanted(v.Language) {
+				if len(p.Languages) > 0 && !slices.ContainsFunc(p.Languages, func(l lang.Language) bool { return l.ISO3 == v.Language }) {
 					continue
 				}
 				l, err := reg.Lookup(v.Language)
