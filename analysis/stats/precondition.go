@@ -9,10 +9,18 @@ func violation(fn, format string, args ...any) string {
 }
 
 // checkLevel panics unless conf, a confidence level, lies in (0, 1) (NaN
-// does not).
-func checkLevel(fn string, conf float64) {
+// does not); it returns the level's two-sided normal quantile z.
+func checkLevel(fn string, conf float64) (z float64) {
 	if !(conf > 0 && conf < 1) {
 		panic(violation(fn, "confidence level %v outside (0, 1)", conf))
+	}
+	return stdNormal.Quantile(1 - (1-conf)/2)
+}
+
+// checkDiscordant panics when a discordant count b or c is negative.
+func checkDiscordant(fn string, b, c int) {
+	if b < 0 || c < 0 {
+		panic(violation(fn, "negative discordant count b = %d, c = %d", b, c))
 	}
 }
 

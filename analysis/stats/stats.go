@@ -22,11 +22,10 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 // Nothing gives NaN: no trials leave the whole range (0, 1) possible.
 func Wilson(k, n int, conf float64) (lo, hi float64) {
 	checkCount("Wilson", "k", k, n)
-	checkLevel("Wilson", conf)
+	z := checkLevel("Wilson", conf)
 	if n == 0 {
 		return 0, 1
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	fk, fn, z2 := float64(k), float64(n), z*z
 	centre := (fk + z2/2) / (fn + z2)
 	half := z / (fn + z2) * math.Sqrt(fk*(fn-fk)/fn+z2/4)
@@ -82,9 +81,7 @@ func BinomTwoSided(k, n int) float64 {
 // two-sided binomial test of b in b + c trials at p = 1/2, 1 when
 // b + c = 0. It panics when b or c is negative; nothing gives NaN.
 func McNemarExact(b, c int) float64 {
-	if b < 0 || c < 0 {
-		panic(violation("McNemarExact", "negative discordant count b = %d, c = %d", b, c))
-	}
+	checkDiscordant("McNemarExact", b, c)
 	return BinomTwoSided(b, b+c)
 }
 
@@ -93,9 +90,7 @@ func McNemarExact(b, c int) float64 {
 // without, and p = P(χ²₁ ≥ statistic). b + c = 0 gives (0, 1). It panics
 // when b or c is negative; nothing gives NaN.
 func McNemarChi2(b, c int, correction bool) (stat, p float64) {
-	if b < 0 || c < 0 {
-		panic(violation("McNemarChi2", "negative discordant count b = %d, c = %d", b, c))
-	}
+	checkDiscordant("McNemarChi2", b, c)
 	if b+c == 0 {
 		return 0, 1
 	}
@@ -201,13 +196,7 @@ func Pearson(x, y []float64) (r, p float64) {
 	if n < 2 {
 		return math.NaN(), math.NaN()
 	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
+	mx, my := sum(x)/float64(n), sum(y)/float64(n)
 	var sxy, sxx, syy float64
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
@@ -263,11 +252,10 @@ func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
 	if b < 0 || c < 0 || b+c > n {
 		panic(violation("PairedDiffCI", "discordant counts b = %d, c = %d not within n = %d pairs", b, c, n))
 	}
-	checkLevel("PairedDiffCI", conf)
+	z := checkLevel("PairedDiffCI", conf)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	fn := float64(n)
 	d = float64(c-b) / fn
 	se := math.Sqrt(math.Max(0, float64(b+c)-float64((c-b)*(c-b))/fn)) / fn
@@ -282,11 +270,10 @@ func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
 func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
 	checkCount("DiffCI", "k1", k1, n1)
 	checkCount("DiffCI", "k2", k2, n2)
-	checkLevel("DiffCI", conf)
+	z := checkLevel("DiffCI", conf)
 	if n1 == 0 || n2 == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	p1, p2 := float64(k1)/float64(n1), float64(k2)/float64(n2)
 	d = p1 - p2
 	se := math.Sqrt(p1*(1-p1)/float64(n1) + p2*(1-p2)/float64(n2))
