@@ -428,16 +428,6 @@ func SortBy[T any](s []T, key func(T) []string) {
 // SortedKeys is the keys of m in ascending order.
 func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// entry is m[k], a new zero V stored there first when m has none.
-func entry[K comparable, V any](m map[K]*V, k K) *V {
-	v := m[k]
-	if v == nil {
-		v = new(V)
-		m[k] = v
-	}
-	return v
-}
-
 // sortedKeys is the keys of m ordered by key (SortBy).
 func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
 	keys := slices.Collect(maps.Keys(m))
