@@ -217,16 +217,6 @@ func (s *Schema) Values(r *Row) Values {
 	return v
 }
 
-// studyAt finds a study field's position among the study fields.
-func (s *Schema) studyAt(name string) (int, bool) {
-	i, ok := s.index[name]
-	i -= s.head
-	if !ok || i < 0 || i >= len(s.study) {
-		return 0, false
-	}
-	return i, true
-}
-
 // FlagOf reads the study flag name from v; ok is false when the schema
 // has no such flag.
 func (s *Schema) FlagOf(v Values, name string) (value, ok bool) {
@@ -246,8 +236,8 @@ func (s *Schema) TextOf(v Values, name string) (string, bool) {
 // Lookup reads the study field name from v as a bool, string or int; ok
 // is false when the schema has no such study field.
 func (s *Schema) Lookup(v Values, name string) (any, bool) {
-	i, ok := s.studyAt(name)
-	if !ok {
+	i, ok := s.index[name]
+	if i -= s.head; !ok || i < 0 || i >= len(s.study) {
 		return nil, false
 	}
 	x := s.ValueOf(v, i)

@@ -607,11 +607,10 @@ func readChunk(cc parquet.ColumnChunk, c column, text bool, rows []score.Row, in
 			if text {
 				if b := v.ByteArray(); string(b) != last {
 					var ok bool
-					if last, ok = intern[string(b)]; !ok && len(intern) < 1<<16 {
-						last = string(b)
-						intern[last] = last
-					} else if !ok {
-						last = string(b)
+					if last, ok = intern[string(b)]; !ok {
+						if last = string(b); len(intern) < 1<<16 {
+							intern[last] = last
+						}
 					}
 				}
 				s = last

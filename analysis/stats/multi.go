@@ -72,10 +72,7 @@ func PairedPermutation(d []float64, exactMax, resamples int, rng *rand.Rand) (me
 	if n == 0 {
 		return math.NaN(), math.NaN()
 	}
-	for _, v := range d {
-		mean += v
-	}
-	mean /= float64(n)
+	mean = sum(d) / float64(n)
 	null := newNull(mean)
 	if n <= exactMax {
 		signFlips(d, func(s float64) { null.add(s / float64(n)) })
@@ -154,6 +151,15 @@ func (c *null) randomP() float64 {
 	return math.Min(1, 2*math.Min((c.le+1)/(c.values+1), (c.ge+1)/(c.values+1)))
 }
 
+// sum is x summed left to right from 0.
+func sum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
 // absMean is the mean of the absolute values of x.
 func absMean(x []float64) float64 {
 	s := 0.0
@@ -188,16 +194,9 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 		return math.NaN(), math.NaN()
 	}
 	pool := append(append([]float64(nil), a...), b...)
-	total := 0.0
-	for _, v := range pool {
-		total += v
-	}
+	total := sum(pool)
 	meanDiff := func(sumA float64) float64 { return sumA/float64(na) - (total-sumA)/float64(nb) }
-	sa := 0.0
-	for _, v := range a {
-		sa += v
-	}
-	diff = meanDiff(sa)
+	diff = meanDiff(sum(a))
 	null := newNull(diff)
 	defer func() { diff = RoundoffZero(diff, absMean(a)+absMean(b), na+nb) }()
 	n := na + nb
@@ -216,11 +215,7 @@ func TwoSamplePermutation(a, b []float64, exactMax, resamples int, rng *rand.Ran
 	for range resamples {
 		copy(perm, pool)
 		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		s := 0.0
-		for _, v := range perm[:na] {
-			s += v
-		}
-		null.add(meanDiff(s))
+		null.add(meanDiff(sum(perm[:na])))
 	}
 	return diff, null.randomP()
 }
@@ -264,11 +259,7 @@ func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return RoundoffZero(s/float64(len(x)), absMean(x), len(x))
+	return RoundoffZero(sum(x)/float64(len(x)), absMean(x), len(x))
 }
 
 // QuantileSorted is the q-quantile of the ascending s by linear

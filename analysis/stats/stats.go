@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/combin"
@@ -22,11 +23,10 @@ var stdNormal = distuv.Normal{Mu: 0, Sigma: 1}
 // Nothing gives NaN: no trials leave the whole range (0, 1) possible.
 func Wilson(k, n int, conf float64) (lo, hi float64) {
 	checkCount("Wilson", "k", k, n)
-	checkLevel("Wilson", conf)
+	z := checkLevel("Wilson", conf)
 	if n == 0 {
 		return 0, 1
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	fk, fn, z2 := float64(k), float64(n), z*z
 	centre := (fk + z2/2) / (fn + z2)
 	half := z / (fn + z2) * math.Sqrt(fk*(fn-fk)/fn+z2/4)
@@ -82,9 +82,7 @@ func BinomTwoSided(k, n int) float64 {
 // two-sided binomial test of b in b + c trials at p = 1/2, 1 when
 // b + c = 0. It panics when b or c is negative; nothing gives NaN.
 func McNemarExact(b, c int) float64 {
-	if b < 0 || c < 0 {
-		panic(violation("McNemarExact", "negative discordant count b = %d, c = %d", b, c))
-	}
+	checkDiscordant("McNemarExact", b, c)
 	return BinomTwoSided(b, b+c)
 }
 
@@ -93,9 +91,7 @@ func McNemarExact(b, c int) float64 {
 // without, and p = P(χ²₁ ≥ statistic). b + c = 0 gives (0, 1). It panics
 // when b or c is negative; nothing gives NaN.
 func McNemarChi2(b, c int, correction bool) (stat, p float64) {
-	if b < 0 || c < 0 {
-		panic(violation("McNemarChi2", "negative discordant count b = %d, c = %d", b, c))
-	}
+	checkDiscordant("McNemarChi2", b, c)
 	if b+c == 0 {
 		return 0, 1
 	}
@@ -201,13 +197,7 @@ func Pearson(x, y []float64) (r, p float64) {
 	if n < 2 {
 		return math.NaN(), math.NaN()
 	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
+	mx, my := sum(x)/float64(n), sum(y)/float64(n)
 	var sxy, sxx, syy float64
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
@@ -263,11 +253,10 @@ func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
 	if b < 0 || c < 0 || b+c > n {
 		panic(violation("PairedDiffCI", "discordant counts b = %d, c = %d not within n = %d pairs", b, c, n))
 	}
-	checkLevel("PairedDiffCI", conf)
+	z := checkLevel("PairedDiffCI", conf)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	fn := float64(n)
 	d = float64(c-b) / fn
 	se := math.Sqrt(math.Max(0, float64(b+c)-float64((c-b)*(c-b))/fn)) / fn
@@ -282,11 +271,10 @@ func PairedDiffCI(b, c, n int, conf float64) (d, lo, hi float64) {
 func DiffCI(k1, n1, k2, n2 int, conf float64) (d, lo, hi float64) {
 	checkCount("DiffCI", "k1", k1, n1)
 	checkCount("DiffCI", "k2", k2, n2)
-	checkLevel("DiffCI", conf)
+	z := checkLevel("DiffCI", conf)
 	if n1 == 0 || n2 == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	z := stdNormal.Quantile(1 - (1-conf)/2)
 	p1, p2 := float64(k1)/float64(n1), float64(k2)/float64(n2)
 	d = p1 - p2
 	se := math.Sqrt(p1*(1-p1)/float64(n1) + p2*(1-p2)/float64(n2))
@@ -304,4 +292,44 @@ func RoundoffZero(x, abs float64, n int) float64 {
 		return 0
 	}
 	return x
+}
+
+// violation is the panic message of a broken precondition of the named
+// function: "stats.<fn>: <what>", built only on the failing branch.
+func violation(fn, format string, args ...any) string {
+	return "stats." + fn + ": " + fmt.Sprintf(format, args...)
+}
+
+// checkLevel panics unless conf, a confidence level, lies in (0, 1) (NaN
+// does not); it returns the level's two-sided normal quantile z.
+func checkLevel(fn string, conf float64) (z float64) {
+	if !(conf > 0 && conf < 1) {
+		panic(violation(fn, "confidence level %v outside (0, 1)", conf))
+	}
+	return stdNormal.Quantile(1 - (1-conf)/2)
+}
+
+// checkDiscordant panics when a discordant count b or c is negative.
+func checkDiscordant(fn string, b, c int) {
+	if b < 0 || c < 0 {
+		panic(violation(fn, "negative discordant count b = %d, c = %d", b, c))
+	}
+}
+
+// checkCount panics unless 0 ≤ k ≤ n: name is k's name in the caller's
+// signature ("k", "k1"), of its n.
+func checkCount(fn, name string, k, n int) {
+	if n < 0 {
+		panic(violation(fn, "negative sample size n%s = %d", name[1:], n))
+	}
+	if k < 0 || k > n {
+		panic(violation(fn, "%s = %d outside [0, n%s = %d]", name, k, name[1:], n))
+	}
+}
+
+// checkPairs panics unless x and y have the same length.
+func checkPairs(fn string, x, y int) {
+	if x != y {
+		panic(violation(fn, "x has %d values, y has %d", x, y))
+	}
 }

@@ -268,3 +268,36 @@ func Scoring(study string, cs []Criterion) *Table {
 	}
 	return t
 }
+
+// Standard builds the tables every study has: accuracy (its metrics),
+// scoring (its criteria), and, when opt names model sizes or families,
+// scaling and model_families. A study that reads human labels adds
+// HumanAgreement with its criteria.
+func Standard(study string, ms []Metric, cs []Criterion, rows []score.Row, opt Options) []*Table {
+	ts := []*Table{Accuracy(study, ms, rows), Scoring(study, cs)}
+	if len(opt.Sizes) > 0 {
+		ts = append(ts, Scaling(rows, opt.Sizes))
+	}
+	if len(opt.Families) > 0 {
+		ts = append(ts, ModelFamilies(rows, opt.Families, opt.Sizes))
+	}
+	return ts
+}
+
+// JudgeByScript counts a judge's verdicts per model × main script of the
+// judged response (Row.Verdict: whatever LLM judge the study runs).
+func JudgeByScript(rows []score.Row) *Table {
+	t := New("judge_by_script", "judge verdicts by the main script of the judged answer",
+		Key("model"), Text("script", "main script of the answer"), Text("verdict", "the judge's verdict"), Count("count", "answers"))
+	type k struct{ model, script, verdict string }
+	counts := countRates(rows, nil, func(r *score.Row) (k, bool) {
+		return k{r.Key.Model, cmp.Or(r.Script, "none"), r.Verdict}, !r.Failed && r.Verdict != ""
+	})
+	for _, x := range sortedKeys(counts, func(x k) []string { return []string{x.model, x.script, x.verdict} }) {
+		t.Add(x.model, x.script, x.verdict, counts[x].n)
+	}
+	if len(t.Rows) == 0 {
+		t.Note = "no verdict: no answer of this run was judged (no LLM judge, no semantic judge)"
+	}
+	return t
+}

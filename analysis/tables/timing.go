@@ -19,27 +19,7 @@ func Latency(rows []score.Row) *Table {
 	t := New("latency", "end-to-end client-observed latency per answer (every stage summed, under the run's concurrency; the paper timed offline vLLM batches): mean, median, p90, with accuracy",
 		slices.Concat([]Column{Key("model"), Key("strategy")}, timedColumns(), []Column{Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed")})...)
 	type ms struct{ model, strategy string }
-	type acc struct {
-		k, n, failed int
-		lat          []float64
-	}
-	by := map[ms]*acc{}
-	for i := range rows {
-		r := &rows[i]
-		x := ms{r.Key.Model, r.Key.Strategy}
-		a := entry(by, x)
-		a.n++
-		switch {
-		case r.Failed:
-			a.failed++
-			continue
-		case r.Correct:
-			a.k++
-		}
-		if !r.Cached && r.LatencyMS > 0 {
-			a.lat = append(a.lat, r.LatencyMS)
-		}
-	}
+	by := countLoad(rows, func(r *score.Row) ms { return ms{r.Key.Model, r.Key.Strategy} })
 	for _, x := range sortedKeys(by, func(x ms) []string { return []string{x.model, x.strategy} }) {
 		a := by[x]
 		t.Add(slices.Concat([]any{x.model, x.strategy}, timed(a.lat), []any{a.k, a.n, Frac(a.k, a.n), a.failed})...)
@@ -70,20 +50,47 @@ func Requests(rows []score.Row) *Table {
 		slices.Concat([]Column{Key("model"), Key("strategy"), Key("condition"), Key("n"), Key("failed"), Count("empty", "answers with an empty text"),
 			Count("cached", "answers served from the response cache")}, timedColumns(), []Column{Number("mean_prompt_tokens", "mean prompt length in tokens")})...)
 	type cell struct{ model, strategy, condition string }
-	type acc struct {
-		n, failed, empty, cached, tokN int
-		tok                            float64
-		lat                            []float64
+	by := countLoad(rows, func(r *score.Row) cell { return cell{r.Key.Model, r.Key.Strategy, r.Key.Condition} })
+	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
+	for _, c := range keys {
+		a := by[c]
+		tok := math.NaN()
+		if a.tokN > 0 {
+			tok = a.tok / float64(a.tokN)
+		}
+		t.Add(slices.Concat([]any{c.model, c.strategy, c.condition, a.n - a.failed, a.failed, a.empty, a.cached}, timed(a.lat), []any{tok})...)
 	}
-	by := map[cell]*acc{}
-	for _, r := range rows {
-		c := cell{r.Key.Model, r.Key.Strategy, r.Key.Condition}
-		a := entry(by, c)
+	return t
+}
+
+// load counts a group's answers for Latency and Requests: n every answer,
+// failed the failed ones; of the others k right, empty, cached, the
+// latencies of those not cached (above zero) and the prompt tokens counted.
+type load struct {
+	n, k, failed, empty, cached, tokN int
+	tok                               float64
+	lat                               []float64
+}
+
+// countLoad is the load of the rows of each key.
+func countLoad[K comparable](rows []score.Row, key func(*score.Row) K) map[K]*load {
+	by := map[K]*load{}
+	for i := range rows {
+		r := &rows[i]
+		k := key(r)
+		a := by[k]
+		if a == nil {
+			a = &load{}
+			by[k] = a
+		}
+		a.n++
 		if r.Failed {
 			a.failed++
 			continue
 		}
-		a.n++
+		if r.Correct {
+			a.k++
+		}
 		if r.EmptyResponse {
 			a.empty++
 		}
@@ -97,14 +104,5 @@ func Requests(rows []score.Row) *Table {
 			a.tokN++
 		}
 	}
-	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
-	for _, c := range keys {
-		a := by[c]
-		tok := math.NaN()
-		if a.tokN > 0 {
-			tok = a.tok / float64(a.tokN)
-		}
-		t.Add(slices.Concat([]any{c.model, c.strategy, c.condition, a.n, a.failed, a.empty, a.cached}, timed(a.lat), []any{tok})...)
-	}
-	return t
+	return by
 }

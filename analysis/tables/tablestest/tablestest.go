@@ -23,19 +23,15 @@ func Row(model, lang, form, strategy, cond, item string, correct bool) score.Row
 // the test fails when no row matches.
 func Cell(t testing.TB, tb *tables.Table, match map[string]string, col string) string {
 	t.Helper()
-	idx := map[string]int{}
-	for i, h := range tb.Header {
-		idx[h] = i
-	}
 	for _, r := range tb.Rows {
 		ok := true
 		for k, v := range match {
-			if tables.FormatCell(r[idx[k]]) != v {
+			if tables.FormatCell(r[max(tb.Col(k), 0)]) != v {
 				ok = false
 			}
 		}
 		if ok {
-			return tables.FormatCell(r[idx[col]])
+			return tables.FormatCell(r[max(tb.Col(col), 0)])
 		}
 	}
 	t.Fatalf("%s: no row %v", tb.Name, match)
