@@ -138,7 +138,7 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 				continue
 			}
 			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], Source: path + " " + rec}
-			setCandidates(&v, clean(strings.Split(triple[2], ",")), id, opts)
+			SetCandidates(&v, SplitCandidates(triple[2]), id+"/"+v.Language+"/"+string(v.Form), opts)
 			it.Variants = append(it.Variants, v)
 		}
 	}
