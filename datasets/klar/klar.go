@@ -135,11 +135,9 @@ func loadFile(ctx context.Context, s *item.Set, path string, l lang.Language, fo
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 				return item.Problem{File: path, Field: "samples", Msg: "want a list"}
 			}
-			err := jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("samples[%d]", i) },
-				func(p item.Problem) error { return s.Fail(opts, p) },
-				func(sm *sample, src item.Problem) error {
-					return addSample(s, *sm, src, relation, template, l, form, opts)
-				})
+			err := jsonlist.Each(ctx, dec, path, lines.Line, "samples", s, opts, func(sm *sample, src item.Problem) error {
+				return addSample(s, *sm, src, relation, template, l, form, opts)
+			})
 			if err != nil {
 				return err
 			}

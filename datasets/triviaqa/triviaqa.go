@@ -181,11 +181,9 @@ func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Se
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			return nil, bad(`field "Data": want a list`)
 		}
-		err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("Data[%d]", i) },
-			func(p item.Problem) error { return s.Fail(opts, p) },
-			func(r *originalRecord, src item.Problem) error {
-				return add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases)
-			})
+		err = jsonlist.Each(ctx, dec, path, lines.Line, "Data", s, opts, func(r *originalRecord, src item.Problem) error {
+			return add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases)
+		})
 		if err != nil {
 			return nil, err
 		}

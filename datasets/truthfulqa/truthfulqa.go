@@ -103,15 +103,13 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 		Question string          `json:"question"`
 		MC1      json.RawMessage `json:"mc1_targets"`
 	}
-	fail := func(p item.Problem) error { return s.Fail(opts, p) }
-	err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("[%d]", i) }, fail,
-		func(r *record, src item.Problem) error {
-			choices, labels, err := orderedTargets(r.MC1)
-			if err != nil {
-				return fail(src.At("mc1_targets", err.Error()))
-			}
-			return add(s, opts, src, r.Question, choices, labels)
-		})
+	err = jsonlist.Each(ctx, dec, path, lines.Line, "", s, opts, func(r *record, src item.Problem) error {
+		choices, labels, err := orderedTargets(r.MC1)
+		if err != nil {
+			return s.Fail(opts, src.At("mc1_targets", err.Error()))
+		}
+		return add(s, opts, src, r.Question, choices, labels)
+	})
 	if err != nil {
 		return nil, err
 	}
