@@ -101,20 +101,17 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
-	var sb strings.Builder
-	sb.WriteString(p.File)
+	s := p.File
 	if p.Line > 0 {
-		fmt.Fprintf(&sb, " line %d", p.Line)
+		s += " line " + strconv.Itoa(p.Line)
 	}
 	if p.Record != "" {
-		fmt.Fprintf(&sb, " %s", p.Record)
+		s += " " + p.Record
 	}
 	if p.Field != "" {
-		fmt.Fprintf(&sb, " field %q", p.Field)
+		s += " field " + strconv.Quote(p.Field)
 	}
-	sb.WriteString(": ")
-	sb.WriteString(p.Msg)
-	return sb.String()
+	return s + ": " + p.Msg
 }
 
 // Place is where p is, as a Variant's Source writes it: "file:line", or
