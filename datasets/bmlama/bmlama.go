@@ -7,7 +7,7 @@
 // a verb-final language often the bare subject). "Candidate Ans" is
 // ", "-separated, gold last, in the same order in every language
 // (Variant.StoredCandidates); item.Options.ShuffleCandidates shuffles
-// Variant.Candidates per item and language (klar.Shuffle).
+// Variant.Candidates per item and language (klar.SetCandidates).
 package bmlama
 
 import (
@@ -58,18 +58,10 @@ func Load(ctx context.Context, dir string, reg *lang.Registry, opts item.Options
 				continue
 			}
 			id := strconv.Itoa(i + 1)
-			var cands []string
-			for _, c := range strings.Split(cand, ",") {
-				if c = strings.TrimSpace(c); c != "" {
-					cands = append(cands, c)
-				}
-			}
 			q, _, _ := strings.Cut(prompt, "<mask>")
 			v := item.Variant{Language: l.ISO3, Form: form, Template: prompt, Question: strings.TrimSpace(q), Subject: subj, Answer: ans,
-				StoredCandidates: cands, Candidates: cands, Source: fmt.Sprintf("%s:%d", f, line)}
-			if opts.ShuffleCandidates && len(cands) > 0 {
-				v.Candidates = klar.Shuffle(cands, opts.Seed, id+"/"+l.ISO3)
-			}
+				Source: fmt.Sprintf("%s:%d", f, line)}
+			klar.SetCandidates(&v, klar.SplitCandidates(cand), id+"/"+l.ISO3, opts)
 			it := s.Get(id)
 			it.Variants = append(it.Variants, v)
 		}

@@ -57,23 +57,20 @@ func (s *Set) Coverage(asked []LangForm) Coverage {
 }
 
 // HasLanguages lists the languages the set has, sorted.
-func (c Coverage) HasLanguages() []string {
-	set := map[string]bool{}
-	for _, h := range c.Has {
-		l, _, _ := strings.Cut(h, "/")
-		set[l] = true
-	}
-	return slices.Sorted(maps.Keys(set))
-}
+func (c Coverage) HasLanguages() []string { return c.has(0, nil) }
 
 // HasForms lists the forms the set has for the given languages (all when
 // none are given), sorted.
-func (c Coverage) HasForms(langs ...string) []string {
+func (c Coverage) HasForms(langs ...string) []string { return c.has(1, langs) }
+
+// has lists part 0 (language) or 1 (form) of the pairs of langs (all when
+// none are given), sorted, each once.
+func (c Coverage) has(part int, langs []string) []string {
 	set := map[string]bool{}
 	for _, h := range c.Has {
 		l, f, _ := strings.Cut(h, "/")
 		if len(langs) == 0 || slices.Contains(langs, l) {
-			set[f] = true
+			set[[2]string{l, f}[part]] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(set))

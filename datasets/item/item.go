@@ -101,20 +101,17 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
-	var sb strings.Builder
-	sb.WriteString(p.File)
+	s := p.File
 	if p.Line > 0 {
-		fmt.Fprintf(&sb, " line %d", p.Line)
+		s += " line " + strconv.Itoa(p.Line)
 	}
 	if p.Record != "" {
-		fmt.Fprintf(&sb, " %s", p.Record)
+		s += " " + p.Record
 	}
 	if p.Field != "" {
-		fmt.Fprintf(&sb, " field %q", p.Field)
+		s += " field " + strconv.Quote(p.Field)
 	}
-	sb.WriteString(": ")
-	sb.WriteString(p.Msg)
-	return sb.String()
+	return s + ": " + p.Msg
 }
 
 // Place is where p is, as a Variant's Source writes it: "file:line", or
@@ -351,25 +348,17 @@ func problemAt(src string) Problem {
 // controlsIn describes the control characters in s but tab, LF and CR
 // ("" when none): code point, name, first five 1-based character positions.
 func controlsIn(s string) string {
-	type seen struct {
-		r   rune
-		at  []int
-		all int
-	}
-	var kinds []*seen
+	var kinds []rune
+	var at [][]int // at[i]: kinds[i]'s 1-based character positions
 	pos := 0
 	for _, r := range s {
 		pos++
-		if r == '\t' || r == '\n' || r == '\r' || !(r < 0x20 || (r >= 0x7f && r <= 0x9f)) {
-			continue
-		}
-		i := slices.IndexFunc(kinds, func(x *seen) bool { return x.r == r })
-		if i < 0 {
-			i, kinds = len(kinds), append(kinds, &seen{r: r})
-		}
-		k := kinds[i]
-		if k.all++; len(k.at) < 5 {
-			k.at = append(k.at, pos)
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r <= 0x9f {
+			i := slices.Index(kinds, r)
+			if i < 0 {
+				i, kinds, at = len(kinds), append(kinds, r), append(at, nil)
+			}
+			at[i] = append(at[i], pos)
 		}
 	}
 	if len(kinds) == 0 {
@@ -379,23 +368,23 @@ func controlsIn(s string) string {
 		"DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US"}
 	parts := make([]string, len(kinds))
 	var pics []string
-	for i, k := range kinds {
+	for i, r := range kinds {
 		name := "a C1 control"
 		switch {
-		case k.r < 0x20:
-			name, pics = c0[k.r], append(pics, string(0x2400+k.r))
-		case k.r == 0x7f:
+		case r < 0x20:
+			name, pics = c0[r], append(pics, string(0x2400+r))
+		case r == 0x7f:
 			name, pics = "DEL", append(pics, "␡")
 		}
-		at := make([]string, len(k.at))
-		for j, p := range k.at {
-			at[j] = strconv.Itoa(p)
+		first := make([]string, min(5, len(at[i])))
+		for j := range first {
+			first[j] = strconv.Itoa(at[i][j])
 		}
 		more := ""
-		if k.all > len(k.at) {
-			more = fmt.Sprintf(" (%d in all)", k.all)
+		if len(at[i]) > len(first) {
+			more = fmt.Sprintf(" (%d in all)", len(at[i]))
 		}
-		parts[i] = fmt.Sprintf("U+%04X %s at character %s%s", k.r, name, strings.Join(at, ", "), more)
+		parts[i] = fmt.Sprintf("U+%04X %s at character %s%s", r, name, strings.Join(first, ", "), more)
 	}
 	shown := "the exports keep them"
 	if len(pics) > 0 {

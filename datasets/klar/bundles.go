@@ -49,14 +49,12 @@ func LoadPageDemo(ctx context.Context, path string, reg *lang.Registry, opts ite
 		}
 		for i, f := range d.Langs[code].Facts {
 			rec := fmt.Sprintf("langs.%s.facts[%d]", code, i)
-			switch {
-			case f.Idx == "":
-				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Field: "idx", Msg: "empty"}); err != nil {
-					return nil, err
+			if f.Idx == "" || strings.TrimSpace(f.Gold) == "" {
+				field := "gold"
+				if f.Idx == "" {
+					field = "idx"
 				}
-				continue
-			case strings.TrimSpace(f.Gold) == "":
-				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Field: "gold", Msg: "empty"}); err != nil {
+				if err := s.Fail(opts, item.Problem{File: path, Record: rec, Field: field, Msg: "empty"}); err != nil {
 					return nil, err
 				}
 				continue
@@ -138,7 +136,7 @@ func LoadDemoSamples(ctx context.Context, path string, reg *lang.Registry, opts 
 				continue
 			}
 			v := item.Variant{Language: l.ISO3, Form: form, Subject: triple[0], Answer: triple[1], Source: path + " " + rec}
-			setCandidates(&v, clean(strings.Split(triple[2], ",")), id, opts)
+			SetCandidates(&v, SplitCandidates(triple[2]), id+"/"+v.Language+"/"+string(v.Form), opts)
 			it.Variants = append(it.Variants, v)
 		}
 	}

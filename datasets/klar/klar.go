@@ -7,7 +7,7 @@
 // code-mixed form of <code>; "en" is English. The question is
 // prompt_templates[0] filled (Fill). object_candidates is a list or one
 // comma-separated string, gold last, kept in Variant.StoredCandidates;
-// item.Options.ShuffleCandidates shuffles Variant.Candidates (Shuffle).
+// item.Options.ShuffleCandidates shuffles Variant.Candidates (SetCandidates).
 // The KLAR index is the item ID that joins a fact across languages.
 package klar
 
@@ -135,11 +135,9 @@ func loadFile(ctx context.Context, s *item.Set, path string, l lang.Language, fo
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 				return item.Problem{File: path, Field: "samples", Msg: "want a list"}
 			}
-			err := jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("samples[%d]", i) },
-				func(p item.Problem) error { return s.Fail(opts, p) },
-				func(sm *sample, src item.Problem) error {
-					return addSample(s, *sm, src, relation, template, l, form, opts)
-				})
+			err := jsonlist.Each(ctx, dec, path, lines.Line, "samples", s, opts, func(sm *sample, src item.Problem) error {
+				return addSample(s, *sm, src, relation, template, l, form, opts)
+			})
 			if err != nil {
 				return err
 			}
@@ -174,7 +172,7 @@ func addSample(s *item.Set, sm sample, src item.Problem, relation, template stri
 		Language: l.ISO3, Form: form, Template: template, Subject: *sm.Subject, Answer: *sm.Object,
 		Question: Fill(template, *sm.Subject), Source: src.Place(),
 	}
-	setCandidates(&v, cands, id, opts)
+	SetCandidates(&v, cands, id+"/"+v.Language+"/"+string(v.Form), opts)
 	it := s.Get(id)
 	if it.Relation == "" {
 		it.Relation = relation
@@ -213,7 +211,7 @@ func parseIndex(raw json.RawMessage) (string, error) {
 }
 
 // parseCandidates accepts a JSON list of strings or one comma-separated
-// string (split on ',', each piece trimmed, empty pieces dropped).
+// string (SplitCandidates).
 func parseCandidates(raw json.RawMessage) ([]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -224,10 +222,14 @@ func parseCandidates(raw json.RawMessage) ([]string, error) {
 	}
 	var str string
 	if err := json.Unmarshal(raw, &str); err == nil {
-		return clean(strings.Split(str, ",")), nil
+		return SplitCandidates(str), nil
 	}
 	return nil, fmt.Errorf("want a list of strings or a comma-separated string, got %.60s", raw)
 }
+
+// SplitCandidates splits a comma-separated list of candidates on ',',
+// trims each piece and drops the empty ones.
+func SplitCandidates(s string) []string { return clean(strings.Split(s, ",")) }
 
 func clean(in []string) []string {
 	var out []string
@@ -239,23 +241,18 @@ func clean(in []string) []string {
 	return out
 }
 
-// setCandidates sets v's stored candidates, and those it shows: shuffled
-// per fact id, language and form when opts asks.
-func setCandidates(v *item.Variant, cands []string, id string, opts item.Options) {
+// SetCandidates sets v's stored candidates to cands, and those it shows:
+// cands again, or with opts.ShuffleCandidates a permutation that depends
+// only on opts.Seed and salt (a PCG stream seeded by both), so reruns
+// agree and the gold's stored position gives nothing away.
+func SetCandidates(v *item.Variant, cands []string, salt string, opts item.Options) {
 	v.StoredCandidates, v.Candidates = cands, cands
-	if opts.ShuffleCandidates {
-		v.Candidates = Shuffle(cands, opts.Seed, id+"/"+v.Language+"/"+string(v.Form))
+	if !opts.ShuffleCandidates {
+		return
 	}
-}
-
-// Shuffle returns a permutation of cands that depends only on seed and
-// salt (a PCG stream seeded by both), so reruns agree and the gold's
-// stored position gives nothing away.
-func Shuffle(cands []string, seed int64, salt string) []string {
 	h := fnv.New64a()
 	h.Write([]byte(salt))
-	r := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
-	out := append([]string(nil), cands...)
-	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
+	r := rand.New(rand.NewPCG(uint64(opts.Seed), h.Sum64()))
+	v.Candidates = append([]string(nil), cands...)
+	r.Shuffle(len(v.Candidates), func(i, j int) { v.Candidates[i], v.Candidates[j] = v.Candidates[j], v.Candidates[i] })
 }

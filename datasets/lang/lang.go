@@ -12,6 +12,7 @@ package lang
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -165,19 +166,11 @@ func (r *Registry) MustLookup(s string) Language {
 
 // near returns the n known keys closest to s by edit distance.
 func (r *Registry) near(s string, n int) []string {
-	type cand struct {
-		k string
-		d int
-	}
 	q := fold(s)
-	var cs []cand
+	dist := map[string]int{} // "key (Name)" → the key's distance from s
 	for k, i := range r.index {
-		cs = append(cs, cand{fmt.Sprintf("%s (%s)", k, r.langs[i].Name), textdist.Levenshtein(q, k)})
+		dist[fmt.Sprintf("%s (%s)", k, r.langs[i].Name)] = textdist.Levenshtein(q, k)
 	}
-	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(a.d-b.d, strings.Compare(a.k, b.k)) })
-	out := make([]string, min(n, len(cs)))
-	for i := range out {
-		out[i] = cs[i].k
-	}
-	return out
+	keys := slices.SortedFunc(maps.Keys(dist), func(a, b string) int { return cmp.Or(dist[a]-dist[b], strings.Compare(a, b)) })
+	return keys[:min(n, len(keys))]
 }

@@ -21,8 +21,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/bhashalab/bhasha/datasets/internal/jsonlist"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -84,29 +82,17 @@ type hfRow struct {
 }
 
 func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
-	if _, err := pqlist.Columns(path); err != nil {
-		return nil, err
-	}
-	rows, err := parquet.ReadFile[hfRow](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading TriviaQA parquet (want question, question_id, answer{aliases, normalized_aliases, value}): %w", path, err)
-	}
 	s := &item.Set{Dataset: "triviaqa"}
-	for i, r := range rows {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
-		}
-		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
-		if r.Answer == nil {
-			if err := s.Fail(opts, src.At("answer", "null")); err != nil {
-				return nil, err
+	err := pqlist.Each(ctx, path, "TriviaQA parquet (want question, question_id, answer{aliases, normalized_aliases, value})",
+		func(r *hfRow, src item.Problem) error {
+			if r.Answer == nil {
+				return s.Fail(opts, src.At("answer", "null"))
 			}
-			continue
-		}
-		if err := add(s, opts, src, pqlist.Deref(r.QuestionID), pqlist.Deref(r.Question), pqlist.Deref(r.Answer.Value),
-			pqlist.Values(r.Answer.Aliases), pqlist.Values(r.Answer.NormalizedAliases)); err != nil {
-			return nil, err
-		}
+			return add(s, opts, src, pqlist.Deref(r.QuestionID), pqlist.Deref(r.Question), pqlist.Deref(r.Answer.Value),
+				pqlist.Values(r.Answer.Aliases), pqlist.Values(r.Answer.NormalizedAliases))
+		})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -195,11 +181,9 @@ func loadOriginal(ctx context.Context, path string, opts item.Options) (*item.Se
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			return nil, bad(`field "Data": want a list`)
 		}
-		err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("Data[%d]", i) },
-			func(p item.Problem) error { return s.Fail(opts, p) },
-			func(r *originalRecord, src item.Problem) error {
-				return add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases)
-			})
+		err = jsonlist.Each(ctx, dec, path, lines.Line, "Data", s, opts, func(r *originalRecord, src item.Problem) error {
+			return add(s, opts, src, r.QuestionID, r.Question, r.Answer.Value, r.Answer.Aliases, r.Answer.NormalizedAliases)
+		})
 		if err != nil {
 			return nil, err
 		}

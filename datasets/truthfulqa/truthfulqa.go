@@ -18,8 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/bhashalab/bhasha/datasets/internal/jsonlist"
 	"github.com/bhashalab/bhasha/datasets/internal/pqlist"
 	"github.com/bhashalab/bhasha/datasets/item"
@@ -38,7 +36,7 @@ func Load(ctx context.Context, path string, opts item.Options) (*item.Set, error
 	case ".json":
 		return loadJSON(ctx, path, opts)
 	case ".parquet":
-		return loadParquet(path, opts)
+		return loadParquet(ctx, path, opts)
 	}
 	return nil, fmt.Errorf("%s: want mc_task.json or a .parquet TruthfulQA file", path)
 }
@@ -105,15 +103,13 @@ func loadJSON(ctx context.Context, path string, opts item.Options) (*item.Set, e
 		Question string          `json:"question"`
 		MC1      json.RawMessage `json:"mc1_targets"`
 	}
-	fail := func(p item.Problem) error { return s.Fail(opts, p) }
-	err = jsonlist.Each(ctx, dec, path, lines.Line, func(i int) string { return fmt.Sprintf("[%d]", i) }, fail,
-		func(r *record, src item.Problem) error {
-			choices, labels, err := orderedTargets(r.MC1)
-			if err != nil {
-				return fail(src.At("mc1_targets", err.Error()))
-			}
-			return add(s, opts, src, r.Question, choices, labels)
-		})
+	err = jsonlist.Each(ctx, dec, path, lines.Line, "", s, opts, func(r *record, src item.Problem) error {
+		choices, labels, err := orderedTargets(r.MC1)
+		if err != nil {
+			return s.Fail(opts, src.At("mc1_targets", err.Error()))
+		}
+		return add(s, opts, src, r.Question, choices, labels)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -128,25 +124,18 @@ type hfRow struct {
 	} `parquet:"mc1_targets,optional"`
 }
 
-func loadParquet(path string, opts item.Options) (*item.Set, error) {
-	if _, err := pqlist.Columns(path); err != nil {
-		return nil, err
-	}
-	rows, err := parquet.ReadFile[hfRow](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading TruthfulQA parquet (want question, mc1_targets{choices, labels}): %w", path, err)
-	}
+func loadParquet(ctx context.Context, path string, opts item.Options) (*item.Set, error) {
 	s := &item.Set{Dataset: "truthfulqa"}
-	for i, r := range rows {
-		src := item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}
+	err := pqlist.Each(ctx, path, "TruthfulQA parquet (want question, mc1_targets{choices, labels})", func(r *hfRow, src item.Problem) error {
 		var choices []string
 		var labels []int64
 		if r.MC1 != nil {
 			choices, labels = pqlist.Values(r.MC1.Choices), pqlist.Values(r.MC1.Labels)
 		}
-		if err := add(s, opts, src, pqlist.Deref(r.Question), choices, labels); err != nil {
-			return nil, err
-		}
+		return add(s, opts, src, pqlist.Deref(r.Question), choices, labels)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -14,7 +14,6 @@
 package codeid
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
@@ -351,14 +350,12 @@ func embedded(path string, b []byte, out map[string]bool) error {
 		return nil
 	}
 	dir := filepath.Dir(path)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "//go:embed ")
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("//go:embed "))
 		if !ok {
 			continue
 		}
-		for _, pat := range strings.Fields(rest) {
+		for _, pat := range strings.Fields(string(rest)) {
 			pat = strings.TrimPrefix(strings.Trim(pat, "\"`"), "all:")
 			matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
 			if err != nil {

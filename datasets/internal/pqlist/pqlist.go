@@ -5,10 +5,13 @@ package pqlist
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/bhashalab/bhasha/datasets/item"
 )
 
 // Elem is a list element: the file's element column is read into the
@@ -64,4 +67,27 @@ func Columns(path string) (string, error) {
 		return "", fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 	}
 	return pf.Schema().String(), nil
+}
+
+// Each reads the Parquet file at path into rows of T and calls add with
+// each row and its place ("row N", 0-based), in order, stopping at add's
+// first error. An unreadable file is an error naming path and what (the
+// dataset and the columns it wants); ctx is checked every 4,096 rows.
+func Each[T any](ctx context.Context, path, what string, add func(r *T, src item.Problem) error) error {
+	if _, err := Columns(path); err != nil {
+		return err
+	}
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		return fmt.Errorf("%s: reading %s: %w", path, what, err)
+	}
+	for i := range rows {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("reading %s: %w", path, ctx.Err())
+		}
+		if err := add(&rows[i], item.Problem{File: path, Record: fmt.Sprintf("row %d", i)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
