@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,76 +309,62 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 			c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 		}
 	}
-	e.checkSet(s, e, c, refuse)
-	e.checkFile(s, topMapping(root), c, refuse)
+	e.checkKeys(s, nodeOf(e), e, c, refuse)
+	e.checkKeys(s, topMapping(root), nil, c, refuse)
 	for _, v := range others {
-		e.checkSet(s, v, c, refuse)
+		e.checkKeys(s, nodeOf(v), v, c, refuse)
 	}
 }
 
-// checkFile checks the keys of the file's top-level mapping m against
-// study s (nil: none found), each problem at its line: unknown keys, and
-// keys of other studies (refuse).
-func (e *Experiment) checkFile(s Study, m *yaml.Node, c *Checker, refuse func(string)) {
+// checkKeys checks the keys mapping m sets against study s (nil: none
+// found), refuse reporting another study's. m is the file's top level
+// (from nil: unknown keys are problems, an empty value is unset) or the
+// encoding of from (the experiment: the shared fields it reads; options
+// Set kept aside: s's own keys in them are problems; a zero is unset).
+func (e *Experiment) checkKeys(s Study, m *yaml.Node, from any, c *Checker, refuse func(string)) {
 	if m == nil {
 		return
 	}
-	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
+	shared, own, file, unset := reflect.TypeFor[Experiment](), optionsType(s), from == nil, zeroNode
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		block := e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) }) // nil: not a block
-		switch {
-		case fieldType(shared, k.Value) != nil:
-			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
-		case !slices.Contains(known, k.Value):
-			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
-		case s == nil || emptyNode(v):
-		case v.Kind == yaml.MappingNode && block != nil:
-			if own := topKeys(blockType(own, k.Value)); own != nil {
-				block = own
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
-				switch {
-				case declares(s, path):
-				case e.usedBy(path) == "":
-					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
-				case !zeroNode(v.Content[j+1]):
-					refuse(path)
-				}
-			}
-		case fieldType(own, k.Value) != nil:
-			c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
-		default:
-			refuse(k.Value)
-		}
-	}
-}
-
-// checkSet checks the keys a Go value sets to non-zero values (the
-// experiment's fields tagged study:"reads", or options Set kept aside)
-// against study s: another study's are refused, s's own in options of
-// another type are problems.
-func (e *Experiment) checkSet(s Study, from any, c *Checker, refuse func(string)) {
-	m := nodeOf(from)
 	var reads []string
-	for _, f := range fields(reflect.TypeFor[Experiment]()) {
+	for _, f := range fields(shared) {
 		if f.Tag.Get("study") == "reads" {
 			reads = append(reads, yamlName(f))
 		}
 	}
-	for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+	if file {
+		unset = emptyNode
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		if zeroNode(v) || (from == any(e) && !slices.Contains(reads, k.Value)) {
-			continue
+		block := topKeys(blockType(reflect.TypeOf(from), k.Value)) // nil: not a block
+		if file {
+			block = e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) })
+			if own := topKeys(blockType(own, k.Value)); own != nil {
+				block = own
+			}
 		}
 		paths := []string{k.Value}
-		if v.Kind == yaml.MappingNode && topKeys(blockType(reflect.TypeOf(from), k.Value)) != nil {
+		switch {
+		case file && fieldType(shared, k.Value) != nil:
+			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
+			continue
+		case file && !slices.Contains(known, k.Value):
+			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
+			continue
+		case s == nil || unset(v) || (from == any(e) && !slices.Contains(reads, k.Value)):
+			continue
+		case v.Kind == yaml.MappingNode && block != nil:
 			paths = nil
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				if !zeroNode(v.Content[j+1]) {
-					paths = append(paths, k.Value+"."+v.Content[j].Value)
+				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
+				switch {
+				case file && declares(s, path):
+				case file && e.usedBy(path) == "":
+					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
+				case !zeroNode(v.Content[j+1]):
+					paths = append(paths, path)
 				}
 			}
 		}
@@ -387,6 +372,9 @@ func (e *Experiment) checkSet(s Study, from any, c *Checker, refuse func(string)
 			switch {
 			case !declares(s, p):
 				refuse(p)
+			case file && fieldType(own, k.Value) != nil:
+				c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
+			case file:
 			case from != any(e):
 				c.Add(strings.Split(p, "."), "%s: options of type %T set for study %s, which reads %T", p, from, e.Study, e.Options)
 			}
@@ -521,11 +509,8 @@ func causesFirst(ps Problems) {
 	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a) - rank(b) })
 }
 
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
-
-// decodeNode decodes n into v without refusing unknown keys (checkFile
-// does), yaml.v3's type errors becoming problems at their lines; any
-// other error is returned.
+// decodeNode decodes n into v, yaml.v3's type errors becoming problems at
+// their lines (unknown keys are checkFile's); other errors are returned.
 func decodeNode(n *yaml.Node, v any) (Problems, error) {
 	err := n.Decode(v)
 	var te *yaml.TypeError
@@ -543,11 +528,12 @@ func decodeNode(n *yaml.Node, v any) (Problems, error) {
 // lineMsg splits yaml.v3's "line N: msg" into N and msg (0 and m itself
 // for another message).
 func lineMsg(m string) (int, string) {
-	if g := yamlLine.FindStringSubmatch(m); g != nil {
-		n, _ := strconv.Atoi(g[1])
-		return n, g[2]
+	num, msg, ok := strings.Cut(strings.TrimPrefix(m, "line "), ": ")
+	n, err := strconv.ParseUint(num, 10, 0)
+	if !strings.HasPrefix(m, "line ") || !ok || err != nil || strings.Contains(msg, "\n") {
+		return 0, m
 	}
-	return 0, m
+	return int(n), msg
 }
 
 // nestedKeys reports the keys of the mappings in n that type t (through

@@ -259,7 +259,7 @@ func (e *Experiment) validateStudy(ctx context.Context, c *Checker, disk bool) {
 		c.errs[len(c.errs)-1].Err = ErrUnknownStudy
 	}
 	if !ok {
-		e.checkFile(nil, topMapping(root), c, nil)
+		e.checkKeys(nil, topMapping(root), nil, c, nil)
 		return
 	}
 	e.placeOptions(s, root, c)
