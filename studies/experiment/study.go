@@ -596,7 +596,8 @@ func (e *Experiment) TableSet(rows []score.Row, extra ...TableGroup) (*TableSet,
 func (s *TableSet) Table(name string) (*tables.Table, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.get(name)
+	t := s.get(name)
+	return t, t != nil
 }
 
 // Built returns table name when the group that holds it is built, and
@@ -612,18 +613,18 @@ func (s *TableSet) Built(name string) (*tables.Table, bool) {
 	return nil, false
 }
 
-// get is Table with s.mu held: the groups that declare name first.
-func (s *TableSet) get(name string) (*tables.Table, bool) {
+// get is Table with s.mu held (nil: none): the groups that declare name first.
+func (s *TableSet) get(name string) *tables.Table {
 	for _, all := range []bool{false, true} {
 		for i, g := range s.groups {
 			if all || g.Names == nil || slices.Contains(g.Names, name) {
 				if t := find(s.build(i), name); t != nil {
-					return t, true
+					return t
 				}
 			}
 		}
 	}
-	return nil, false
+	return nil
 }
 
 // find is the table of ts named name (nil: none).
@@ -641,10 +642,7 @@ func (s *TableSet) build(i int) []*tables.Table {
 	}
 	s.built[i] = []*tables.Table{} // a group reading itself through get finds nothing, not a loop
 	s.Builds++
-	s.built[i] = append(s.built[i], s.groups[i].Build(func(name string) *tables.Table {
-		t, _ := s.get(name)
-		return t
-	})...)
+	s.built[i] = append(s.built[i], s.groups[i].Build(s.get)...)
 	return s.built[i]
 }
 
