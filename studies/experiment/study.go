@@ -331,17 +331,14 @@ func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
 // experiment's seed and dataset.skip_invalid replace o's Seed and
 // SkipInvalid.
 func (e *Experiment) LoadItemsWith(ctx context.Context, o item.Options) (*item.Set, error) {
-	c := &Checker{root: e.src}
-	p := e.Resolve(e.Dataset.Path)
 	var format catalog.Format
 	if e.Dataset.Format != "" {
 		format, _ = catalog.ParseFormat(e.Dataset.Format)
 	}
 	o.SkipInvalid, o.Seed = e.Dataset.SkipInvalid, e.SeedOrDefault()
-	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, o)
+	set, _, err := catalog.Load(ctx, e.Resolve(e.Dataset.Path), format, lang.New(), nil, o)
 	if err != nil {
-		c.Add([]string{"dataset", "path"}, "dataset: %v", err)
-		return nil, c.errs
+		return nil, Problems{{Line: lineOf(e.src, "dataset", "path"), Msg: fmt.Sprintf("dataset: %v", err)}}
 	}
 	return sample(set, e.Sample, e.SeedOrDefault()), nil
 }
