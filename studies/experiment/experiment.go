@@ -454,14 +454,6 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 	return out
 }
 
-// EngineOptions returns the engine limits (validated by Load).
-func (e *Experiment) EngineOptions() engine.Options {
-	return engine.Options{
-		AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
-		MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax,
-	}
-}
-
 // absPath is p made absolute (p itself when that fails).
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
@@ -599,8 +591,9 @@ func (e *Experiment) Job(ctx context.Context) (*run.Job, error) {
 	j := &run.Job{
 		Name: e.Name, Path: e.Path, Hash: e.Hash, Copy: portable, Decoding: e.Decoding,
 		Inputs: inputs, Templates: e.Templates(),
-		Models: e.ModelConfigs(), Engine: e.EngineOptions(),
-		Stages: e.Stages(),
+		Models: e.ModelConfigs(), Stages: e.Stages(),
+		Engine: engine.Options{AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
+			MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax},
 		Requests: func(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 			return e.StreamStage(stage, prior, withheld)
 		},
