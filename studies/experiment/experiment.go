@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -594,10 +593,7 @@ func (e *Experiment) Job(ctx context.Context) (*run.Job, error) {
 		Models: e.ModelConfigs(), Stages: e.Stages(),
 		Engine: engine.Options{AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
 			MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax},
-		Requests: func(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
-			return e.StreamStage(stage, prior, withheld)
-		},
-		Extract: e.Extract,
+		Requests: e.StreamStage, Extract: e.Extract,
 	}
 	if set := e.Items(); set != nil {
 		d := &run.DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}

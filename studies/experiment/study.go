@@ -21,6 +21,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/protocol"
 	"gopkg.in/yaml.v3"
 )
@@ -408,7 +409,7 @@ func (e *Experiment) Templates() map[string]string {
 // (their first stage has no answer) are not yielded; when withheld is not
 // nil it is called with each one's key, over every model, as the stream is
 // read.
-func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
+func (e *Experiment) StreamStage(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 	return func(yield func(engine.Request, error) bool) {
 		if e.plan == nil {
 			yield(engine.Request{}, fmt.Errorf("experiment %s is not built", e.Name))
