@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"strconv"
@@ -85,48 +86,41 @@ func OptionsOf[T any](e *Experiment) *T {
 	return new(T)
 }
 
-// yamlName is the YAML key of a struct field ("" for a field YAML skips).
-func yamlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-	if name == "-" || !f.IsExported() {
-		return ""
-	}
-	if name == "" {
-		name = strings.ToLower(f.Name)
-	}
-	return name
-}
-
-// fields lists the fields with a YAML key of struct type t (through
-// pointers); none for another type.
-func fields(t reflect.Type) []reflect.StructField {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	var out []reflect.StructField
-	if t != nil && t.Kind() == reflect.Struct {
+// fields yields the fields with a YAML key of struct type t (through
+// pointers), each with its key; none for another type.
+func fields(t reflect.Type) iter.Seq2[string, reflect.StructField] {
+	return func(yield func(string, reflect.StructField) bool) {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			return
+		}
 		for f := range t.Fields() {
-			if yamlName(f) != "" {
-				out = append(out, f)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if name != "-" && f.IsExported() && !yield(name, f) {
+				return
 			}
 		}
 	}
-	return out
 }
 
 // topKeys lists the YAML keys of struct type t (through pointers).
 func topKeys(t reflect.Type) []string {
 	var keys []string
-	for _, f := range fields(t) {
-		keys = append(keys, yamlName(f))
+	for k := range fields(t) {
+		keys = append(keys, k)
 	}
 	return keys
 }
 
 // fieldType is the type of t's field with YAML key key (nil: none).
 func fieldType(t reflect.Type, key string) reflect.Type {
-	for _, f := range fields(t) {
-		if yamlName(f) == key {
+	for k, f := range fields(t) {
+		if k == key {
 			return f.Type
 		}
 	}
@@ -328,9 +322,9 @@ func (e *Experiment) checkKeys(s Study, m *yaml.Node, from any, c *Checker, refu
 	shared, own, file, unset := reflect.TypeFor[Experiment](), optionsType(s), from == nil, zeroNode
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
 	var reads []string
-	for _, f := range fields(shared) {
+	for k, f := range fields(shared) {
 		if f.Tag.Get("study") == "reads" {
-			reads = append(reads, yamlName(f))
+			reads = append(reads, k)
 		}
 	}
 	if file {
@@ -434,7 +428,7 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		return nil
 	}
 	var out [][2]string
-	for _, f := range fields(rv.Type()) {
+	for k, f := range fields(rv.Type()) {
 		if f.Type.Kind() != reflect.Struct {
 			continue
 		}
@@ -446,7 +440,7 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		if err != nil {
 			b = []byte(err.Error())
 		}
-		out = append(out, [2]string{yamlName(f) + " options", string(b)})
+		out = append(out, [2]string{k + " options", string(b)})
 	}
 	return out
 }
