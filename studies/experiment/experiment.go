@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -454,14 +453,6 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 	return out
 }
 
-// EngineOptions returns the engine limits (validated by Load).
-func (e *Experiment) EngineOptions() engine.Options {
-	return engine.Options{
-		AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
-		MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax,
-	}
-}
-
 // absPath is p made absolute (p itself when that fails).
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
@@ -599,12 +590,10 @@ func (e *Experiment) Job(ctx context.Context) (*run.Job, error) {
 	j := &run.Job{
 		Name: e.Name, Path: e.Path, Hash: e.Hash, Copy: portable, Decoding: e.Decoding,
 		Inputs: inputs, Templates: e.Templates(),
-		Models: e.ModelConfigs(), Engine: e.EngineOptions(),
-		Stages: e.Stages(),
-		Requests: func(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
-			return e.StreamStage(stage, prior, withheld)
-		},
-		Extract: e.Extract,
+		Models: e.ModelConfigs(), Stages: e.Stages(),
+		Engine: engine.Options{AttemptTimeout: e.Engine.AttemptTimeout, RequestDeadline: e.Engine.RequestDeadline,
+			MaxAttempts: e.Engine.MaxAttempts, RetryBase: e.Engine.RetryBase, RetryMax: e.Engine.RetryMax},
+		Requests: e.StreamStage, Extract: e.Extract,
 	}
 	if set := e.Items(); set != nil {
 		d := &run.DatasetInfo{Name: set.Dataset, Items: len(set.Items), Skipped: set.Skipped, Notes: set.Notes, Missing: map[string]int{}}

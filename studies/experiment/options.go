@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,48 +86,41 @@ func OptionsOf[T any](e *Experiment) *T {
 	return new(T)
 }
 
-// yamlName is the YAML key of a struct field ("" for a field YAML skips).
-func yamlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-	if name == "-" || !f.IsExported() {
-		return ""
-	}
-	if name == "" {
-		name = strings.ToLower(f.Name)
-	}
-	return name
-}
-
-// fields lists the fields with a YAML key of struct type t (through
-// pointers); none for another type.
-func fields(t reflect.Type) []reflect.StructField {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	var out []reflect.StructField
-	if t != nil && t.Kind() == reflect.Struct {
+// fields yields the fields with a YAML key of struct type t (through
+// pointers), each with its key; none for another type.
+func fields(t reflect.Type) iter.Seq2[string, reflect.StructField] {
+	return func(yield func(string, reflect.StructField) bool) {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			return
+		}
 		for f := range t.Fields() {
-			if yamlName(f) != "" {
-				out = append(out, f)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if name != "-" && f.IsExported() && !yield(name, f) {
+				return
 			}
 		}
 	}
-	return out
 }
 
 // topKeys lists the YAML keys of struct type t (through pointers).
 func topKeys(t reflect.Type) []string {
 	var keys []string
-	for _, f := range fields(t) {
-		keys = append(keys, yamlName(f))
+	for k := range fields(t) {
+		keys = append(keys, k)
 	}
 	return keys
 }
 
 // fieldType is the type of t's field with YAML key key (nil: none).
 func fieldType(t reflect.Type, key string) reflect.Type {
-	for _, f := range fields(t) {
-		if yamlName(f) == key {
+	for k, f := range fields(t) {
+		if k == key {
 			return f.Type
 		}
 	}
@@ -310,76 +303,62 @@ func (e *Experiment) placeOptions(s Study, root *yaml.Node, c *Checker) {
 			c.Add(strings.Split(k, "."), "%s does not apply to study %s%s", k, e.Study, e.usedBy(k))
 		}
 	}
-	e.checkSet(s, e, c, refuse)
-	e.checkFile(s, topMapping(root), c, refuse)
+	e.checkKeys(s, nodeOf(e), e, c, refuse)
+	e.checkKeys(s, topMapping(root), nil, c, refuse)
 	for _, v := range others {
-		e.checkSet(s, v, c, refuse)
+		e.checkKeys(s, nodeOf(v), v, c, refuse)
 	}
 }
 
-// checkFile checks the keys of the file's top-level mapping m against
-// study s (nil: none found), each problem at its line: unknown keys, and
-// keys of other studies (refuse).
-func (e *Experiment) checkFile(s Study, m *yaml.Node, c *Checker, refuse func(string)) {
+// checkKeys checks the keys mapping m sets against study s (nil: none
+// found), refuse reporting another study's. m is the file's top level
+// (from nil: unknown keys are problems, an empty value is unset) or the
+// encoding of from (the experiment: the shared fields it reads; options
+// Set kept aside: s's own keys in them are problems; a zero is unset).
+func (e *Experiment) checkKeys(s Study, m *yaml.Node, from any, c *Checker, refuse func(string)) {
 	if m == nil {
 		return
 	}
-	shared, own := reflect.TypeFor[Experiment](), optionsType(s)
+	shared, own, file, unset := reflect.TypeFor[Experiment](), optionsType(s), from == nil, zeroNode
 	known := append(topKeys(shared), e.Studies.optionKeys(topKeys)...)
+	var reads []string
+	for k, f := range fields(shared) {
+		if f.Tag.Get("study") == "reads" {
+			reads = append(reads, k)
+		}
+	}
+	if file {
+		unset = emptyNode
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		block := e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) }) // nil: not a block
-		switch {
-		case fieldType(shared, k.Value) != nil:
-			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
-		case !slices.Contains(known, k.Value):
-			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
-		case s == nil || emptyNode(v):
-		case v.Kind == yaml.MappingNode && block != nil:
+		block := topKeys(blockType(reflect.TypeOf(from), k.Value)) // nil: not a block
+		if file {
+			block = e.Studies.optionKeys(func(t reflect.Type) []string { return topKeys(blockType(t, k.Value)) })
 			if own := topKeys(blockType(own, k.Value)); own != nil {
 				block = own
 			}
+		}
+		paths := []string{k.Value}
+		switch {
+		case file && fieldType(shared, k.Value) != nil:
+			c.errs = append(c.errs, nestedKeys(v, fieldType(shared, k.Value))...)
+			continue
+		case file && !slices.Contains(known, k.Value):
+			c.errs = append(c.errs, Problem{Line: k.Line, Msg: unknownKey(k.Value, "the experiment", known)})
+			continue
+		case s == nil || unset(v) || (from == any(e) && !slices.Contains(reads, k.Value)):
+			continue
+		case v.Kind == yaml.MappingNode && block != nil:
+			paths = nil
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				sub, path := v.Content[j], k.Value+"."+v.Content[j].Value
 				switch {
-				case declares(s, path):
-				case e.usedBy(path) == "":
+				case file && declares(s, path):
+				case file && e.usedBy(path) == "":
 					c.errs = append(c.errs, Problem{Line: sub.Line, Msg: unknownKey(sub.Value, k.Value, block)})
 				case !zeroNode(v.Content[j+1]):
-					refuse(path)
-				}
-			}
-		case fieldType(own, k.Value) != nil:
-			c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
-		default:
-			refuse(k.Value)
-		}
-	}
-}
-
-// checkSet checks the keys a Go value sets to non-zero values (the
-// experiment's fields tagged study:"reads", or options Set kept aside)
-// against study s: another study's are refused, s's own in options of
-// another type are problems.
-func (e *Experiment) checkSet(s Study, from any, c *Checker, refuse func(string)) {
-	m := nodeOf(from)
-	var reads []string
-	for _, f := range fields(reflect.TypeFor[Experiment]()) {
-		if f.Tag.Get("study") == "reads" {
-			reads = append(reads, yamlName(f))
-		}
-	}
-	for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		if zeroNode(v) || (from == any(e) && !slices.Contains(reads, k.Value)) {
-			continue
-		}
-		paths := []string{k.Value}
-		if v.Kind == yaml.MappingNode && topKeys(blockType(reflect.TypeOf(from), k.Value)) != nil {
-			paths = nil
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				if !zeroNode(v.Content[j+1]) {
-					paths = append(paths, k.Value+"."+v.Content[j].Value)
+					paths = append(paths, path)
 				}
 			}
 		}
@@ -387,6 +366,9 @@ func (e *Experiment) checkSet(s Study, from any, c *Checker, refuse func(string)
 			switch {
 			case !declares(s, p):
 				refuse(p)
+			case file && fieldType(own, k.Value) != nil:
+				c.errs = append(c.errs, nestedKeys(v, fieldType(own, k.Value))...)
+			case file:
 			case from != any(e):
 				c.Add(strings.Split(p, "."), "%s: options of type %T set for study %s, which reads %T", p, from, e.Study, e.Options)
 			}
@@ -446,7 +428,7 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		return nil
 	}
 	var out [][2]string
-	for _, f := range fields(rv.Type()) {
+	for k, f := range fields(rv.Type()) {
 		if f.Type.Kind() != reflect.Struct {
 			continue
 		}
@@ -458,7 +440,7 @@ func (e *Experiment) OptionProvenance() [][2]string {
 		if err != nil {
 			b = []byte(err.Error())
 		}
-		out = append(out, [2]string{yamlName(f) + " options", string(b)})
+		out = append(out, [2]string{k + " options", string(b)})
 	}
 	return out
 }
@@ -521,11 +503,8 @@ func causesFirst(ps Problems) {
 	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a) - rank(b) })
 }
 
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
-
-// decodeNode decodes n into v without refusing unknown keys (checkFile
-// does), yaml.v3's type errors becoming problems at their lines; any
-// other error is returned.
+// decodeNode decodes n into v, yaml.v3's type errors becoming problems at
+// their lines (unknown keys are checkFile's); other errors are returned.
 func decodeNode(n *yaml.Node, v any) (Problems, error) {
 	err := n.Decode(v)
 	var te *yaml.TypeError
@@ -543,11 +522,12 @@ func decodeNode(n *yaml.Node, v any) (Problems, error) {
 // lineMsg splits yaml.v3's "line N: msg" into N and msg (0 and m itself
 // for another message).
 func lineMsg(m string) (int, string) {
-	if g := yamlLine.FindStringSubmatch(m); g != nil {
-		n, _ := strconv.Atoi(g[1])
-		return n, g[2]
+	num, msg, ok := strings.Cut(strings.TrimPrefix(m, "line "), ": ")
+	n, err := strconv.ParseUint(num, 10, 0)
+	if !strings.HasPrefix(m, "line ") || !ok || err != nil || strings.Contains(msg, "\n") {
+		return 0, m
 	}
-	return 0, m
+	return int(n), msg
 }
 
 // nestedKeys reports the keys of the mappings in n that type t (through

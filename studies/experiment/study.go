@@ -21,6 +21,7 @@ import (
 	"github.com/bhashalab/bhasha/datasets/lang"
 	"github.com/bhashalab/bhasha/report/chart"
 	"github.com/bhashalab/bhasha/runtime/engine"
+	"github.com/bhashalab/bhasha/runtime/run"
 	"github.com/bhashalab/bhasha/studies/protocol"
 	"gopkg.in/yaml.v3"
 )
@@ -259,7 +260,7 @@ func (e *Experiment) validateStudy(ctx context.Context, c *Checker, disk bool) {
 		c.errs[len(c.errs)-1].Err = ErrUnknownStudy
 	}
 	if !ok {
-		e.checkFile(nil, topMapping(root), c, nil)
+		e.checkKeys(nil, topMapping(root), nil, c, nil)
 		return
 	}
 	e.placeOptions(s, root, c)
@@ -331,17 +332,14 @@ func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
 // experiment's seed and dataset.skip_invalid replace o's Seed and
 // SkipInvalid.
 func (e *Experiment) LoadItemsWith(ctx context.Context, o item.Options) (*item.Set, error) {
-	c := &Checker{root: e.src}
-	p := e.Resolve(e.Dataset.Path)
 	var format catalog.Format
 	if e.Dataset.Format != "" {
 		format, _ = catalog.ParseFormat(e.Dataset.Format)
 	}
 	o.SkipInvalid, o.Seed = e.Dataset.SkipInvalid, e.SeedOrDefault()
-	set, _, err := catalog.Load(ctx, p, format, lang.New(), nil, o)
+	set, _, err := catalog.Load(ctx, e.Resolve(e.Dataset.Path), format, lang.New(), nil, o)
 	if err != nil {
-		c.Add([]string{"dataset", "path"}, "dataset: %v", err)
-		return nil, c.errs
+		return nil, Problems{{Line: lineOf(e.src, "dataset", "path"), Msg: fmt.Sprintf("dataset: %v", err)}}
 	}
 	return sample(set, e.Sample, e.SeedOrDefault()), nil
 }
@@ -411,7 +409,7 @@ func (e *Experiment) Templates() map[string]string {
 // (their first stage has no answer) are not yielded; when withheld is not
 // nil it is called with each one's key, over every model, as the stream is
 // read.
-func (e *Experiment) StreamStage(stage int, prior protocol.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
+func (e *Experiment) StreamStage(stage int, prior run.Lookup, withheld func(engine.Key)) iter.Seq2[engine.Request, error] {
 	return func(yield func(engine.Request, error) bool) {
 		if e.plan == nil {
 			yield(engine.Request{}, fmt.Errorf("experiment %s is not built", e.Name))
@@ -596,7 +594,8 @@ func (e *Experiment) TableSet(rows []score.Row, extra ...TableGroup) (*TableSet,
 func (s *TableSet) Table(name string) (*tables.Table, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.get(name)
+	t := s.get(name)
+	return t, t != nil
 }
 
 // Built returns table name when the group that holds it is built, and
@@ -612,18 +611,18 @@ func (s *TableSet) Built(name string) (*tables.Table, bool) {
 	return nil, false
 }
 
-// get is Table with s.mu held: the groups that declare name first.
-func (s *TableSet) get(name string) (*tables.Table, bool) {
+// get is Table with s.mu held (nil: none): the groups that declare name first.
+func (s *TableSet) get(name string) *tables.Table {
 	for _, all := range []bool{false, true} {
 		for i, g := range s.groups {
 			if all || g.Names == nil || slices.Contains(g.Names, name) {
 				if t := find(s.build(i), name); t != nil {
-					return t, true
+					return t
 				}
 			}
 		}
 	}
-	return nil, false
+	return nil
 }
 
 // find is the table of ts named name (nil: none).
@@ -641,10 +640,7 @@ func (s *TableSet) build(i int) []*tables.Table {
 	}
 	s.built[i] = []*tables.Table{} // a group reading itself through get finds nothing, not a loop
 	s.Builds++
-	s.built[i] = append(s.built[i], s.groups[i].Build(func(name string) *tables.Table {
-		t, _ := s.get(name)
-		return t
-	})...)
+	s.built[i] = append(s.built[i], s.groups[i].Build(s.get)...)
 	return s.built[i]
 }
 

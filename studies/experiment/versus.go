@@ -61,11 +61,6 @@ type Publisher interface {
 	Published() ([]PublishedValue, error)
 }
 
-// publishedColumns are a published file's columns, by its header: the
-// first nine are required, the rest optional.
-var publishedColumns = []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "value",
-	"n", "others", "kind", "table", "keys", "reading", "note"}
-
 // ReadPublished reads the published numbers of the CSV files of fsys that
 // match pattern (fs.Glob), in the files' order. A file's header names its
 // columns, in any order: paper, where, model (the id the paper's model is
@@ -106,6 +101,9 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("line 1: no header")
 	}
+	// the columns a header may name: the first nine are required
+	publishedColumns := []string{"paper", "where", "model", "language", "form", "strategy", "condition", "metric", "value",
+		"n", "others", "kind", "table", "keys", "reading", "note"}
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		if !slices.Contains(publishedColumns, h) {
