@@ -90,23 +90,20 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 // block is a figure's data as a sheet range (a header row, a row per
 // category or x value) and the chart drawn from it.
 type block struct {
-	fig    Figure
-	title  string // the chart's title (the figure's own)
-	header []string
-	rows   [][]any
-	kind   excelize.ChartType
-	series []int // the value columns charted (column indexes into header)
-	scale  bool  // a heatmap: no chart, a colour scale over the values
-	// the heatmap's colour scale (colourScale)
-	colours []string
+	fig     Figure
+	title   string // the chart's title (the figure's own)
+	header  []string
+	rows    [][]any
+	kind    excelize.ChartType
+	series  []int    // the value columns charted (indexes into header)
+	scale   bool     // a heatmap: no chart, a colour scale over the values
+	colours []string // the heatmap's colour scale over lo–hi
 	lo, hi  float64
-	// a scatter's series drawn as lines, and each series' first and last row
-	lines []bool
-	spans [][2]int
+	lines   []bool   // a scatter's series drawn as lines
+	spans   [][2]int // each scatter series' first and last row
 	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// the bars' 95% intervals (lo, hi) by charted series and row (nil,
-	// NaN: none), and each series' lo and hi columns
+	// the bars' 95% intervals by charted series and row (nil, NaN: none), and their lo, hi columns
 	whiskers    [][][2]float64
 	whiskerCols [][2]int
 }
@@ -129,7 +126,7 @@ func (b *block) addSeries(name string, vals []any) {
 // error bars), category lines as lines, value-axis lines and scatters as
 // XY scatter, radar as radar, a heatmap as a colour-scaled grid. A
 // Sankey has no counterpart (ok false).
-func figureBlock(f Figure) (block, bool, error) {
+func figureBlock(f Figure) (b block, ok bool, err error) {
 	var o echartsOption
 	if err := json.Unmarshal(f.Option, &o); err != nil {
 		return block{}, false, fmt.Errorf("figure %s: %w", f.Name, err)
@@ -137,41 +134,10 @@ func figureBlock(f Figure) (block, bool, error) {
 	if len(o.Series) == 0 {
 		return block{}, false, nil
 	}
-	b, ok := blockOf(o)
-	if len(o.YAxis) > 0 {
-		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
-	}
-	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
-		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
-	}
-	b.fig, b.title = f, o.Title.Text
-	if b.title == "" {
-		b.title = f.Name
-	}
-	return b, ok, nil
-}
-
-// bound is an axis bound set as a number (nil for none or "dataMin").
-func bound(v any) *float64 {
-	if x, ok := v.(float64); ok {
-		return &x
-	}
-	return nil
-}
-
-// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
-func cellValue(v any) any {
-	if s, ok := v.(string); ok && s == "-" {
-		return nil
-	}
-	return v
-}
-
-// blockOf lays out the data of an option figureBlock has read.
-func blockOf(o echartsOption) (block, bool) {
+	b.fig, b.title = f, cmp.Or(o.Title.Text, f.Name)
 	switch typ := o.Series[0].Type; {
 	case typ == "radar" && o.Radar != nil:
-		b := block{header: []string{"axis"}, kind: excelize.Radar}
+		b.header, b.kind = []string{"axis"}, excelize.Radar
 		for _, ind := range o.Radar.Indicator {
 			b.rows = append(b.rows, []any{ind.Name})
 		}
@@ -181,9 +147,9 @@ func blockOf(o echartsOption) (block, bool) {
 				b.addSeries(cmp.Or(d.Name, se.Name), vals)
 			}
 		}
-		return b, true
+		ok = true
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
-		b := block{header: []string{""}, scale: true}
+		b.header, b.scale = []string{""}, true
 		b.colours, b.lo, b.hi = o.colourScale()
 		xs, ys := o.XAxis[0].Data, o.YAxis[0].Data
 		col, row := map[string]int{}, map[string]int{}
@@ -198,19 +164,17 @@ func blockOf(o echartsOption) (block, bool) {
 			row[fmt.Sprint(y)] = i
 		}
 		for _, d := range o.Series[0].Data {
-			v, _ := d.Value.([]any)
-			if len(v) != 3 {
-				continue
-			}
-			c, okc := col[fmt.Sprint(v[0])]
-			r, okr := row[fmt.Sprint(v[1])]
-			if okc && okr {
-				b.rows[r][c] = cellValue(v[2])
+			if v, _ := d.Value.([]any); len(v) == 3 {
+				c, okc := col[fmt.Sprint(v[0])]
+				r, okr := row[fmt.Sprint(v[1])]
+				if okc && okr {
+					b.rows[r][c] = cellValue(v[2])
+				}
 			}
 		}
-		return b, true
+		ok = true
 	case (typ == "bar" || typ == "line") && len(o.XAxis) > 0 && o.XAxis[0].Type != "value" && o.XAxis[0].Type != "log":
-		b := block{header: []string{"category"}, kind: excelize.Col}
+		b.header, b.kind = []string{"category"}, excelize.Col
 		switch {
 		case typ == "line":
 			b.kind = excelize.Line
@@ -233,33 +197,52 @@ func blockOf(o echartsOption) (block, bool) {
 		if typ == "bar" {
 			b.addWhiskers(o)
 		}
-		return b, len(b.series) > 0
+		ok = len(b.series) > 0
 	case typ == "scatter" || typ == "line":
 		// XY points: one x column and one y column per series, a row per point
-		name := "x"
+		b.header, b.kind = []string{"point", "x"}, excelize.Scatter
 		if len(o.XAxis) > 0 && o.XAxis[0].Name != "" {
-			name = o.XAxis[0].Name
+			b.header[1] = o.XAxis[0].Name
 		}
-		b := block{header: []string{"point", name}, kind: excelize.Scatter}
 		for _, se := range o.Series {
 			b.header = append(b.header, se.Name)
 			b.series = append(b.series, len(b.header)-1)
 			b.lines = append(b.lines, se.Type == "line")
 			b.spans = append(b.spans, [2]int{len(b.rows), len(b.rows) - 1})
 			for _, d := range se.Data {
-				xy, _ := d.Value.([]any)
-				if len(xy) != 2 {
-					continue
+				if xy, _ := d.Value.([]any); len(xy) == 2 {
+					r := make([]any, len(o.Series)+2)
+					r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
+					b.rows = append(b.rows, r)
+					b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 				}
-				r := make([]any, len(o.Series)+2)
-				r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
-				b.rows = append(b.rows, r)
-				b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 			}
 		}
-		return b, len(b.rows) > 0
+		ok = len(b.rows) > 0
 	}
-	return block{}, false
+	if len(o.YAxis) > 0 {
+		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
+	}
+	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
+		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
+	}
+	return b, ok, nil
+}
+
+// bound is an axis bound set as a number (nil for none or "dataMin").
+func bound(v any) *float64 {
+	if x, ok := v.(float64); ok {
+		return &x
+	}
+	return nil
+}
+
+// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
+func cellValue(v any) any {
+	if s, ok := v.(string); ok && s == "-" {
+		return nil
+	}
+	return v
 }
 
 // addWhiskers reads the bars' whiskers (chart.IntervalBars: vertical
@@ -269,6 +252,15 @@ func (b *block) addWhiskers(o echartsOption) {
 	b.whiskers = make([][][2]float64, len(b.series))
 	b.whiskerCols = make([][2]int, len(b.series))
 	found := false
+	point := func(d datum) (x, y float64, ok bool) {
+		xy, _ := d.Value.([]any)
+		if len(xy) != 2 {
+			return 0, 0, false
+		}
+		x, okx := xy[0].(float64)
+		y, oky := xy[1].(float64)
+		return x, y, okx && oky
+	}
 	for _, se := range o.Series {
 		if se.Type != "line" || se.XAxisIndex != 1 {
 			continue
@@ -285,15 +277,6 @@ func (b *block) addWhiskers(o echartsOption) {
 		}
 		ds := se.Data
 		iv := slices.Repeat([][2]float64{{math.NaN(), math.NaN()}}, len(b.rows))
-		point := func(d datum) (x, y float64, ok bool) {
-			xy, _ := d.Value.([]any)
-			if len(xy) != 2 {
-				return 0, 0, false
-			}
-			x, okx := xy[0].(float64)
-			y, oky := xy[1].(float64)
-			return x, y, okx && oky
-		}
 		for i := 0; i+1 < len(ds); i++ {
 			x0, y0, ok0 := point(ds[i])
 			x1, y1, ok1 := point(ds[i+1])
