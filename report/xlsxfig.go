@@ -103,8 +103,7 @@ type block struct {
 	spans   [][2]int // each scatter series' first and last row
 	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// the bars' 95% intervals by charted series and row (nil, NaN: none), and their lo, hi columns
-	whiskers    [][][2]float64
+	// each charted series' 95% interval columns, lo and hi ({0, 0}: none; nil: no series has them)
 	whiskerCols [][2]int
 }
 
@@ -249,8 +248,7 @@ func cellValue(v any) any {
 // segments of a line series on the second x axis named as its bars) and
 // adds each whiskered series' lo and hi columns.
 func (b *block) addWhiskers(o echartsOption) {
-	b.whiskers = make([][][2]float64, len(b.series))
-	b.whiskerCols = make([][2]int, len(b.series))
+	whiskers := make([][][2]float64, len(b.series)) // by series and row (nil, NaN: none)
 	found := false
 	point := func(d datum) (x, y float64, ok bool) {
 		xy, _ := d.Value.([]any)
@@ -267,7 +265,7 @@ func (b *block) addWhiskers(o echartsOption) {
 		}
 		j := -1
 		for k, c := range b.series {
-			if b.header[c] == se.Name && b.whiskers[k] == nil {
+			if b.header[c] == se.Name && whiskers[k] == nil {
 				j = k
 				break
 			}
@@ -289,13 +287,13 @@ func (b *block) addWhiskers(o echartsOption) {
 			}
 			i++
 		}
-		b.whiskers[j] = iv
+		whiskers[j] = iv
 	}
 	if !found {
-		b.whiskers, b.whiskerCols = nil, nil
 		return
 	}
-	for j, iv := range b.whiskers {
+	b.whiskerCols = make([][2]int, len(b.series))
+	for j, iv := range whiskers {
 		if iv == nil {
 			continue
 		}
@@ -494,7 +492,7 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 		}
 		series = append(series, s)
 		var refs [2]string
-		if j < len(b.whiskers) && b.whiskers[j] != nil {
+		if j < len(b.whiskerCols) && b.whiskerCols[j][0] > 0 {
 			if errCol == first {
 				if err := f.SetCellStr(sheet, cellName(errCol, head-1), "error bars of the chart at row "+strconv.Itoa(head)+": distances from each bar to its 95% interval's bounds"); err != nil {
 					return 0, err
@@ -530,7 +528,7 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 			}
 			return x, nil
 		})
-	} else if b.whiskers != nil {
+	} else if b.whiskerCols != nil {
 		err = patchChart(f, func(x string) (string, error) { return withErrorBars(x, series, errs) })
 	}
 	_, rows := chartEnd(at, head, ch.Dimension.Width, ch.Dimension.Height)
@@ -545,13 +543,15 @@ func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2
 		return [2]string{}, err
 	}
 	f.SetCellStr(sheet, cellName(errCol+1, head), name+" + (hi − rate)")
-	for i, w := range b.whiskers[j] {
-		rate, ok := b.rows[i][b.series[j]].(float64)
-		if !ok || math.IsNaN(w[0]) || math.IsNaN(w[1]) || math.IsNaN(rate) {
+	for i, row := range b.rows {
+		rate, ok := row[b.series[j]].(float64)
+		lo, okLo := row[b.whiskerCols[j][0]].(float64)
+		hi, okHi := row[b.whiskerCols[j][1]].(float64)
+		if !ok || !okLo || !okHi || math.IsNaN(rate) {
 			continue
 		}
-		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-w[0]), 6, 64)
-		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w[1]-rate), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-lo), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, hi-rate), 6, 64)
 	}
 	last := head + len(b.rows)
 	ref := func(c int) string { return rangeRef(sheet, c, head+1, c, last) }
