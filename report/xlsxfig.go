@@ -313,9 +313,8 @@ func (b *block) addWhiskers(o echartsOption) {
 // figureChart is each figure's chart size.
 var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 
-// writeFigures writes the "figures" sheet: per figure its caption, its
-// data and beside it the native chart of the same kind (whiskers as error
-// bars), printed one page wide, a figure not split over pages.
+// writeFigures writes the "figures" sheet: per figure its caption, its data and
+// beside it its native chart, printed one page wide, no figure split over pages.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
 	var todo []block
 	lastCol := 1                             // the last column printed
@@ -443,9 +442,8 @@ func (b block) width(c int) float64 {
 	return math.Max(10, math.Min(most, float64(utf8.RuneCountInString(b.header[c])+2)))
 }
 
-// pagePixels is a printed page's height in the figures sheet's pixels:
-// A4 or Letter landscape less the margins, over the scale fitting
-// columns 1 to lastCol to the page's width, less a twentieth.
+// pagePixels is a printed page's height in the sheet's pixels: A4 or Letter landscape
+// less the margins, over the scale fitting columns 1 to lastCol, less a twentieth.
 func pagePixels(widths map[int]float64, lastCol int) float64 {
 	const dpi = 96.0
 	printW, printH := (11.0-2*0.4)*dpi, (8.27-2*0.6)*dpi
@@ -461,9 +459,8 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 	return 0.95 * printH / scale
 }
 
-// addFigureChart draws b's chart beside its data (header row head, data
-// to row last), its error bars' distances from column errCol on, and
-// returns the last row the chart covers.
+// addFigureChart draws b's chart beside its data (rows head to last), its error
+// bars' distances from column errCol on, and returns the last row it covers.
 func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol int, simulated bool) (int, error) {
 	var series []excelize.ChartSeries
 	var errs [][2]string       // each series' error bars: the minus and plus references ("": none)
