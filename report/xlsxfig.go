@@ -17,36 +17,28 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// echartsOption is the part of an ECharts option a workbook chart reads.
+// echartsOption is the part of an ECharts option a workbook chart reads
+// (encoding/json matches its fields' names to the option's keys).
 type echartsOption struct {
-	Title struct {
-		Text string `json:"text"`
-	} `json:"title"`
+	Title struct{ Text string }
 	XAxis []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		Data []any  `json:"data"`
-		Min  any    `json:"min"`
-		Max  any    `json:"max"`
-	} `json:"xAxis"`
+		Type, Name string
+		Data       []any
+		Min, Max   any
+	}
 	YAxis []struct {
-		Data []any `json:"data"`
-		Min  any   `json:"min"`
-		Max  any   `json:"max"`
-	} `json:"yAxis"`
+		Data     []any
+		Min, Max any
+	}
 	Radar *struct {
-		Indicator []struct {
-			Name string `json:"name"`
-		} `json:"indicator"`
-	} `json:"radar"`
-	VisualMap json.RawMessage `json:"visualMap"` // one visual map or a list of them
+		Indicator []struct{ Name string }
+	}
+	VisualMap json.RawMessage // one visual map or a list of them
 	Series    []struct {
-		Type       string  `json:"type"`
-		Name       string  `json:"name"`
-		XAxisIndex int     `json:"xAxisIndex"`
-		Stack      string  `json:"stack"`
-		Data       []datum `json:"data"`
-	} `json:"series"`
+		Type, Name, Stack string
+		XAxisIndex        int
+		Data              []datum
+	}
 }
 
 // datum is one series item: a bare value or {"name", "value"}.
@@ -64,11 +56,8 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 }
 
 type visualMap struct {
-	Min     *float64 `json:"min"`
-	Max     *float64 `json:"max"`
-	InRange struct {
-		Color []string `json:"color"`
-	} `json:"inRange"`
+	Min, Max *float64
+	InRange  struct{ Color []string }
 }
 
 // colourScale is the first visual map's colours and range (0–1 unsaid), else neutralScale.
