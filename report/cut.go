@@ -67,9 +67,8 @@ func cutPoint(s string, n int) int {
 	return graphemeStart(s, i)
 }
 
-// graphemeStart is i, a character boundary of s, moved back (at most
-// maxCluster characters) to the start of the grapheme a cut there would
-// split (joined); i when no start is near.
+// graphemeStart is boundary i of s moved back (at most maxCluster characters)
+// to the start of the grapheme a cut there would split; i when none is near.
 func graphemeStart(s string, i int) int {
 	for at, back := i, 0; back <= maxCluster; back++ {
 		if at == 0 || at >= len(s) {

@@ -33,9 +33,8 @@ type fitted struct {
 
 func (f fitted) changed() bool { return f.controls > 0 || f.cut > 0 }
 
-// fitCell is s as a cell can hold it: characters XML cannot hold as their
-// control pictures, a text over MaxCellChars cut (never inside a
-// grapheme) to end in "… [cut: N characters, full text in FULL]".
+// fitCell is s as a cell holds it: control pictures for what XML cannot hold,
+// over MaxCellChars cut at a grapheme to end in "… [cut: N characters, full text in FULL]".
 func fitCell(s, full string) fitted {
 	v, n := tables.VisibleXML(s)
 	f := fitted{text: v, controls: n}
@@ -65,9 +64,8 @@ func utf16Len(s string) int {
 
 const recordsFile = "records.jsonl"
 
-// fullTextIn names the run directory's file holding the exact text of
-// column c of table name: records.jsonl for a sample's prompt, response
-// and error, tables/answers.csv for its other text, else the table's CSV.
+// fullTextIn names the run directory's file holding column c of table name in
+// full: records.jsonl, tables/answers.csv for a sample's texts, else its CSV.
 func fullTextIn(name string, header []string, c int) string {
 	if name == "samples" {
 		if c < len(header) && (header[c] == "prompt" || header[c] == "response" || header[c] == "error") {

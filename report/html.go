@@ -178,9 +178,8 @@ type tableView struct {
 	Omitted   string // how many columns a brief table shows ("" when all)
 }
 
-// tableViewOf lays a table out for the page: its header (headRows), at
-// most maxRows rows (0: all) of its shown columns, cells as displayCell
-// writes them, long texts cut.
+// tableViewOf lays a table out for the page: its header, at most maxRows rows
+// (0: all) of its shown columns, cells as displayCell writes them, texts cut.
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
 	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
 	n := t.Len()
@@ -229,9 +228,8 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	return tv
 }
 
-// shownColumns are the indexes of the columns the page shows of t's
-// first n rows: all, or t's brief columns holding a value in some row
-// (every brief column when none does).
+// shownColumns are the columns the page shows of t's first n rows: all, or the
+// brief ones holding a value in some row (all brief ones when none does).
 func shownColumns(t *tables.Table, all []tables.Column, n int) []int {
 	var show []int
 	for c, col := range all {
@@ -453,8 +451,7 @@ func CutSampleTexts(header []string, row []any, key string) []any {
 }
 
 // sampleFullText is where a cut text of samples column c is in full: the
-// records (with the record's key when known) for the prompt, the response
-// and the error.
+// records (and the record's key when known) for the prompt, response, error.
 func sampleFullText(header []string, c int, key string) string {
 	where := fullTextIn("samples", header, c)
 	if where != recordsFile {

@@ -17,36 +17,28 @@ import (
 	"github.com/bhashalab/bhasha/report/chart"
 )
 
-// echartsOption is the part of an ECharts option a workbook chart reads.
+// echartsOption is the part of an ECharts option a workbook chart reads
+// (encoding/json matches its fields' names to the option's keys).
 type echartsOption struct {
-	Title struct {
-		Text string `json:"text"`
-	} `json:"title"`
+	Title struct{ Text string }
 	XAxis []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		Data []any  `json:"data"`
-		Min  any    `json:"min"`
-		Max  any    `json:"max"`
-	} `json:"xAxis"`
+		Type, Name string
+		Data       []any
+		Min, Max   any
+	}
 	YAxis []struct {
-		Data []any `json:"data"`
-		Min  any   `json:"min"`
-		Max  any   `json:"max"`
-	} `json:"yAxis"`
+		Data     []any
+		Min, Max any
+	}
 	Radar *struct {
-		Indicator []struct {
-			Name string `json:"name"`
-		} `json:"indicator"`
-	} `json:"radar"`
-	VisualMap json.RawMessage `json:"visualMap"` // one visual map or a list of them
+		Indicator []struct{ Name string }
+	}
+	VisualMap json.RawMessage // one visual map or a list of them
 	Series    []struct {
-		Type       string  `json:"type"`
-		Name       string  `json:"name"`
-		XAxisIndex int     `json:"xAxisIndex"`
-		Stack      string  `json:"stack"`
-		Data       []datum `json:"data"`
-	} `json:"series"`
+		Type, Name, Stack string
+		XAxisIndex        int
+		Data              []datum
+	}
 }
 
 // datum is one series item: a bare value or {"name", "value"}.
@@ -64,11 +56,8 @@ func (d *datum) UnmarshalJSON(b []byte) error {
 }
 
 type visualMap struct {
-	Min     *float64 `json:"min"`
-	Max     *float64 `json:"max"`
-	InRange struct {
-		Color []string `json:"color"`
-	} `json:"inRange"`
+	Min, Max *float64
+	InRange  struct{ Color []string }
 }
 
 // colourScale is the first visual map's colours and range (0–1 unsaid), else neutralScale.
@@ -90,24 +79,20 @@ func (o echartsOption) colourScale() (colours []string, lo, hi float64) {
 // block is a figure's data as a sheet range (a header row, a row per
 // category or x value) and the chart drawn from it.
 type block struct {
-	fig    Figure
-	title  string // the chart's title (the figure's own)
-	header []string
-	rows   [][]any
-	kind   excelize.ChartType
-	series []int // the value columns charted (column indexes into header)
-	scale  bool  // a heatmap: no chart, a colour scale over the values
-	// the heatmap's colour scale (colourScale)
-	colours []string
+	fig     Figure
+	title   string // the chart's title (the figure's own)
+	header  []string
+	rows    [][]any
+	kind    excelize.ChartType
+	series  []int    // the value columns charted (indexes into header)
+	scale   bool     // a heatmap: no chart, a colour scale over the values
+	colours []string // the heatmap's colour scale over lo–hi
 	lo, hi  float64
-	// a scatter's series drawn as lines, and each series' first and last row
-	lines []bool
-	spans [][2]int
+	lines   []bool   // a scatter's series drawn as lines
+	spans   [][2]int // each scatter series' first and last row
 	// the value axes' bounds the figure sets (nil: automatic)
 	xRange, yRange [2]*float64
-	// the bars' 95% intervals (lo, hi) by charted series and row (nil,
-	// NaN: none), and each series' lo and hi columns
-	whiskers    [][][2]float64
+	// each charted series' 95% interval columns, lo and hi ({0, 0}: none; nil: no series has them)
 	whiskerCols [][2]int
 }
 
@@ -129,7 +114,7 @@ func (b *block) addSeries(name string, vals []any) {
 // error bars), category lines as lines, value-axis lines and scatters as
 // XY scatter, radar as radar, a heatmap as a colour-scaled grid. A
 // Sankey has no counterpart (ok false).
-func figureBlock(f Figure) (block, bool, error) {
+func figureBlock(f Figure) (b block, ok bool, err error) {
 	var o echartsOption
 	if err := json.Unmarshal(f.Option, &o); err != nil {
 		return block{}, false, fmt.Errorf("figure %s: %w", f.Name, err)
@@ -137,41 +122,10 @@ func figureBlock(f Figure) (block, bool, error) {
 	if len(o.Series) == 0 {
 		return block{}, false, nil
 	}
-	b, ok := blockOf(o)
-	if len(o.YAxis) > 0 {
-		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
-	}
-	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
-		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
-	}
-	b.fig, b.title = f, o.Title.Text
-	if b.title == "" {
-		b.title = f.Name
-	}
-	return b, ok, nil
-}
-
-// bound is an axis bound set as a number (nil for none or "dataMin").
-func bound(v any) *float64 {
-	if x, ok := v.(float64); ok {
-		return &x
-	}
-	return nil
-}
-
-// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
-func cellValue(v any) any {
-	if s, ok := v.(string); ok && s == "-" {
-		return nil
-	}
-	return v
-}
-
-// blockOf lays out the data of an option figureBlock has read.
-func blockOf(o echartsOption) (block, bool) {
+	b.fig, b.title = f, cmp.Or(o.Title.Text, f.Name)
 	switch typ := o.Series[0].Type; {
 	case typ == "radar" && o.Radar != nil:
-		b := block{header: []string{"axis"}, kind: excelize.Radar}
+		b.header, b.kind = []string{"axis"}, excelize.Radar
 		for _, ind := range o.Radar.Indicator {
 			b.rows = append(b.rows, []any{ind.Name})
 		}
@@ -181,9 +135,9 @@ func blockOf(o echartsOption) (block, bool) {
 				b.addSeries(cmp.Or(d.Name, se.Name), vals)
 			}
 		}
-		return b, true
+		ok = true
 	case typ == "heatmap" && len(o.XAxis) > 0 && len(o.YAxis) > 0:
-		b := block{header: []string{""}, scale: true}
+		b.header, b.scale = []string{""}, true
 		b.colours, b.lo, b.hi = o.colourScale()
 		xs, ys := o.XAxis[0].Data, o.YAxis[0].Data
 		col, row := map[string]int{}, map[string]int{}
@@ -198,19 +152,17 @@ func blockOf(o echartsOption) (block, bool) {
 			row[fmt.Sprint(y)] = i
 		}
 		for _, d := range o.Series[0].Data {
-			v, _ := d.Value.([]any)
-			if len(v) != 3 {
-				continue
-			}
-			c, okc := col[fmt.Sprint(v[0])]
-			r, okr := row[fmt.Sprint(v[1])]
-			if okc && okr {
-				b.rows[r][c] = cellValue(v[2])
+			if v, _ := d.Value.([]any); len(v) == 3 {
+				c, okc := col[fmt.Sprint(v[0])]
+				r, okr := row[fmt.Sprint(v[1])]
+				if okc && okr {
+					b.rows[r][c] = cellValue(v[2])
+				}
 			}
 		}
-		return b, true
+		ok = true
 	case (typ == "bar" || typ == "line") && len(o.XAxis) > 0 && o.XAxis[0].Type != "value" && o.XAxis[0].Type != "log":
-		b := block{header: []string{"category"}, kind: excelize.Col}
+		b.header, b.kind = []string{"category"}, excelize.Col
 		switch {
 		case typ == "line":
 			b.kind = excelize.Line
@@ -233,49 +185,76 @@ func blockOf(o echartsOption) (block, bool) {
 		if typ == "bar" {
 			b.addWhiskers(o)
 		}
-		return b, len(b.series) > 0
+		ok = len(b.series) > 0
 	case typ == "scatter" || typ == "line":
 		// XY points: one x column and one y column per series, a row per point
-		name := "x"
+		b.header, b.kind = []string{"point", "x"}, excelize.Scatter
 		if len(o.XAxis) > 0 && o.XAxis[0].Name != "" {
-			name = o.XAxis[0].Name
+			b.header[1] = o.XAxis[0].Name
 		}
-		b := block{header: []string{"point", name}, kind: excelize.Scatter}
 		for _, se := range o.Series {
 			b.header = append(b.header, se.Name)
 			b.series = append(b.series, len(b.header)-1)
 			b.lines = append(b.lines, se.Type == "line")
 			b.spans = append(b.spans, [2]int{len(b.rows), len(b.rows) - 1})
 			for _, d := range se.Data {
-				xy, _ := d.Value.([]any)
-				if len(xy) != 2 {
-					continue
+				if xy, _ := d.Value.([]any); len(xy) == 2 {
+					r := make([]any, len(o.Series)+2)
+					r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
+					b.rows = append(b.rows, r)
+					b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 				}
-				r := make([]any, len(o.Series)+2)
-				r[0], r[1], r[len(b.header)-1] = d.Name, cellValue(xy[0]), cellValue(xy[1])
-				b.rows = append(b.rows, r)
-				b.spans[len(b.spans)-1][1] = len(b.rows) - 1
 			}
 		}
-		return b, len(b.rows) > 0
+		ok = len(b.rows) > 0
 	}
-	return block{}, false
+	if len(o.YAxis) > 0 {
+		b.yRange = [2]*float64{bound(o.YAxis[0].Min), bound(o.YAxis[0].Max)}
+	}
+	if b.kind == excelize.Scatter && len(o.XAxis) > 0 {
+		b.xRange = [2]*float64{bound(o.XAxis[0].Min), bound(o.XAxis[0].Max)}
+	}
+	return b, ok, nil
+}
+
+// bound is an axis bound set as a number (nil for none or "dataMin").
+func bound(v any) *float64 {
+	if x, ok := v.(float64); ok {
+		return &x
+	}
+	return nil
+}
+
+// cellValue is a series value as a cell's: "-" (no bar) as an empty cell.
+func cellValue(v any) any {
+	if s, ok := v.(string); ok && s == "-" {
+		return nil
+	}
+	return v
 }
 
 // addWhiskers reads the bars' whiskers (chart.IntervalBars: vertical
 // segments of a line series on the second x axis named as its bars) and
 // adds each whiskered series' lo and hi columns.
 func (b *block) addWhiskers(o echartsOption) {
-	b.whiskers = make([][][2]float64, len(b.series))
-	b.whiskerCols = make([][2]int, len(b.series))
+	whiskers := make([][][2]float64, len(b.series)) // by series and row (nil, NaN: none)
 	found := false
+	point := func(d datum) (x, y float64, ok bool) {
+		xy, _ := d.Value.([]any)
+		if len(xy) != 2 {
+			return 0, 0, false
+		}
+		x, okx := xy[0].(float64)
+		y, oky := xy[1].(float64)
+		return x, y, okx && oky
+	}
 	for _, se := range o.Series {
 		if se.Type != "line" || se.XAxisIndex != 1 {
 			continue
 		}
 		j := -1
 		for k, c := range b.series {
-			if b.header[c] == se.Name && b.whiskers[k] == nil {
+			if b.header[c] == se.Name && whiskers[k] == nil {
 				j = k
 				break
 			}
@@ -285,15 +264,6 @@ func (b *block) addWhiskers(o echartsOption) {
 		}
 		ds := se.Data
 		iv := slices.Repeat([][2]float64{{math.NaN(), math.NaN()}}, len(b.rows))
-		point := func(d datum) (x, y float64, ok bool) {
-			xy, _ := d.Value.([]any)
-			if len(xy) != 2 {
-				return 0, 0, false
-			}
-			x, okx := xy[0].(float64)
-			y, oky := xy[1].(float64)
-			return x, y, okx && oky
-		}
 		for i := 0; i+1 < len(ds); i++ {
 			x0, y0, ok0 := point(ds[i])
 			x1, y1, ok1 := point(ds[i+1])
@@ -306,13 +276,13 @@ func (b *block) addWhiskers(o echartsOption) {
 			}
 			i++
 		}
-		b.whiskers[j] = iv
+		whiskers[j] = iv
 	}
 	if !found {
-		b.whiskers, b.whiskerCols = nil, nil
 		return
 	}
-	for j, iv := range b.whiskers {
+	b.whiskerCols = make([][2]int, len(b.series))
+	for j, iv := range whiskers {
 		if iv == nil {
 			continue
 		}
@@ -332,9 +302,8 @@ func (b *block) addWhiskers(o echartsOption) {
 // figureChart is each figure's chart size.
 var figureChart = excelize.ChartDimension{Width: 640, Height: 320}
 
-// writeFigures writes the "figures" sheet: per figure its caption, its
-// data and beside it the native chart of the same kind (whiskers as error
-// bars), printed one page wide, a figure not split over pages.
+// writeFigures writes the "figures" sheet: per figure its caption, its data and
+// beside it its native chart, printed one page wide, no figure split over pages.
 func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool, st styleSet) error {
 	var todo []block
 	lastCol := 1                             // the last column printed
@@ -462,9 +431,8 @@ func (b block) width(c int) float64 {
 	return math.Max(10, math.Min(most, float64(utf8.RuneCountInString(b.header[c])+2)))
 }
 
-// pagePixels is a printed page's height in the figures sheet's pixels:
-// A4 or Letter landscape less the margins, over the scale fitting
-// columns 1 to lastCol to the page's width, less a twentieth.
+// pagePixels is a printed page's height in the sheet's pixels: A4 or Letter landscape
+// less the margins, over the scale fitting columns 1 to lastCol, less a twentieth.
 func pagePixels(widths map[int]float64, lastCol int) float64 {
 	const dpi = 96.0
 	printW, printH := (11.0-2*0.4)*dpi, (8.27-2*0.6)*dpi
@@ -480,9 +448,8 @@ func pagePixels(widths map[int]float64, lastCol int) float64 {
 	return 0.95 * printH / scale
 }
 
-// addFigureChart draws b's chart beside its data (header row head, data
-// to row last), its error bars' distances from column errCol on, and
-// returns the last row the chart covers.
+// addFigureChart draws b's chart beside its data (rows head to last), its error
+// bars' distances from column errCol on, and returns the last row it covers.
 func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol int, simulated bool) (int, error) {
 	var series []excelize.ChartSeries
 	var errs [][2]string       // each series' error bars: the minus and plus references ("": none)
@@ -511,7 +478,7 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 		}
 		series = append(series, s)
 		var refs [2]string
-		if j < len(b.whiskers) && b.whiskers[j] != nil {
+		if j < len(b.whiskerCols) && b.whiskerCols[j][0] > 0 {
 			if errCol == first {
 				if err := f.SetCellStr(sheet, cellName(errCol, head-1), "error bars of the chart at row "+strconv.Itoa(head)+": distances from each bar to its 95% interval's bounds"); err != nil {
 					return 0, err
@@ -547,7 +514,7 @@ func addFigureChart(f *excelize.File, sheet string, b block, head, last, errCol 
 			}
 			return x, nil
 		})
-	} else if b.whiskers != nil {
+	} else if b.whiskerCols != nil {
 		err = patchChart(f, func(x string) (string, error) { return withErrorBars(x, series, errs) })
 	}
 	_, rows := chartEnd(at, head, ch.Dimension.Width, ch.Dimension.Height)
@@ -562,13 +529,15 @@ func errorBars(f *excelize.File, sheet string, b block, j, head, errCol int) ([2
 		return [2]string{}, err
 	}
 	f.SetCellStr(sheet, cellName(errCol+1, head), name+" + (hi − rate)")
-	for i, w := range b.whiskers[j] {
-		rate, ok := b.rows[i][b.series[j]].(float64)
-		if !ok || math.IsNaN(w[0]) || math.IsNaN(w[1]) || math.IsNaN(rate) {
+	for i, row := range b.rows {
+		rate, ok := row[b.series[j]].(float64)
+		lo, okLo := row[b.whiskerCols[j][0]].(float64)
+		hi, okHi := row[b.whiskerCols[j][1]].(float64)
+		if !ok || !okLo || !okHi || math.IsNaN(rate) {
 			continue
 		}
-		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-w[0]), 6, 64)
-		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, w[1]-rate), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol, head+1+i), math.Max(0, rate-lo), 6, 64)
+		f.SetCellFloat(sheet, cellName(errCol+1, head+1+i), math.Max(0, hi-rate), 6, 64)
 	}
 	last := head + len(b.rows)
 	ref := func(c int) string { return rangeRef(sheet, c, head+1, c, last) }

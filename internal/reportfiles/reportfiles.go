@@ -70,7 +70,6 @@ type Options struct {
 	// Tables, when set, has Write write every table as CSV under
 	// DIR/tables too and call it with them once written.
 	Tables func([]*tables.Table)
-	early  bool // the records' texts read beside the tables (Tables)
 }
 
 // EarlyRows is the most scored answers a report reads the records' texts
@@ -90,9 +89,8 @@ func (c Options) sampleRows() int {
 // explorerSeed seeds the draw of the explorer's samples (explorerPicks).
 const explorerSeed = 20
 
-// reportTables writes the tables' files as the step "tables" and tells
-// c.Tables of them, once.
-func (r *Report) reportTables(c *Options, o report.Options) error {
+// reportTables writes the tables' files as the step "tables" and tells done of them.
+func (r *Report) reportTables(done func([]*tables.Table), o report.Options) error {
 	st := o.Step("tables", 0)
 	ts, err := r.a.WriteTables()
 	if records.IsReadOnly(err) {
@@ -104,8 +102,7 @@ func (r *Report) reportTables(c *Options, o report.Options) error {
 		return err
 	}
 	st.At(0, true)
-	c.Tables(ts)
-	c.Tables = nil
+	done(ts)
 	return nil
 }
 
@@ -117,20 +114,19 @@ func (r *Report) reportTables(c *Options, o report.Options) error {
 // the explorer its first ExplorerSamples that fit its bytes, the
 // samples sheet its first Options.sampleRows, in table order.
 func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error {
-	if c.Tables != nil {
-		// The texts are read beside the tables only for a workbook of at
-		// most EarlyRows answers; else the tables are written first.
-		if c.early = xlsx != "" && !r.a.Built(); c.early {
-			n, err := r.a.Scored() // counted from the store when it is current
-			if err != nil {
-				return err
-			}
-			c.early = n <= EarlyRows
+	// The texts are read beside the tables only for a workbook of at
+	// most EarlyRows answers; else the tables are written first.
+	early := false
+	if c.Tables != nil && xlsx != "" && !r.a.Built() {
+		n, err := r.a.Scored() // counted from the store when it is current
+		if err != nil {
+			return err
 		}
-		if !c.early {
-			if err := r.reportTables(&c, report.Options{Progress: c.Progress}); err != nil {
-				return err
-			}
+		early = n <= EarlyRows
+	}
+	if c.Tables != nil && !early {
+		if err := r.reportTables(c.Tables, report.Options{Progress: c.Progress}); err != nil {
+			return err
 		}
 	}
 	var files [2]*atomicfile.File // the HTML report's, the workbook's
@@ -179,21 +175,19 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 		texts = make([]SampleText, len(picks))
 	}
 	keep := func(j int, t SampleText) error { texts[j] = t; return nil }
-	// The records' texts read beside the tables; early ends with the pass.
-	var early chan error
-	if c.early { // a workbook of at most EarlyRows answers (WriteReport)
-		pass, stop := context.WithCancel(ctx)
-		early = make(chan error, 1)
-		go func() { early <- r.ReadTexts(pass, o, keys, keep) }()
+	// The records' texts read beside the tables; pass ends with the pass.
+	var pass chan error
+	if early {
+		ctx, stop := context.WithCancel(ctx)
+		pass = make(chan error, 1)
+		go func() { pass <- r.ReadTexts(ctx, o, keys, keep) }()
 		defer func() {
 			stop()
-			if early != nil { // the report ended before the pass was waited for
-				<-early
+			if pass != nil { // the report ended before the pass was waited for
+				<-pass
 			}
 		}()
-	}
-	if c.Tables != nil {
-		if err := r.reportTables(&c, o); err != nil {
+		if err := r.reportTables(c.Tables, o); err != nil {
 			return err
 		}
 	}
@@ -228,9 +222,9 @@ func (r *Report) Write(ctx context.Context, html, xlsx string, c Options) error 
 			}
 		}
 	}
-	if early != nil {
-		err := <-early
-		early = nil
+	if pass != nil {
+		err := <-pass
+		pass = nil
 		if err != nil {
 			return err // ReadTexts says what it was reading, or ctx's error
 		}

@@ -11,9 +11,8 @@ import (
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
-// storedAnswers is the answers table of a report that let go of its rows:
-// read back from the run's store a row group at a time (the last kept).
-// Its Fill keeps the first error (check), leaving later rows empty.
+// storedAnswers is the answers table read back from the run's store a row group
+// at a time (the last kept); fill keeps its first error (check), later rows empty.
 type storedAnswers struct {
 	table  *tables.Table
 	mu     sync.Mutex

@@ -50,20 +50,41 @@ func Of(t *tables.Table, name, mirrors, caption, n string, o json.RawMessage) Fi
 	return f
 }
 
-// Finish readies figures for the report, in their order: each figure's n,
-// and SIMULATED when it is, stamped under its title (Stamp), and every
-// text in its option and caption (model, language, domain names from a
-// run) shown as tables.Visible does, control characters as their
-// pictures, so that the SVG drawn from it is XML. The figures passed are
-// not changed; an option that is not a JSON object is an error naming
-// its figure.
+// Finish readies figures for the report, in their order: each figure's n
+// (Figure.N), and "SIMULATED models" when it is simulated (in the warning
+// colour, bold), written under its title (ECharts' subtext), so that an
+// exported SVG or PNG carries them without its caption, a chart with axes
+// given room for the subtext above its plot; and every text in its option
+// and caption (model, language, domain names from a run) shown as
+// tables.Visible does, control characters as their pictures, so that the
+// SVG drawn from it is XML. The figures passed are not changed; an option
+// that is not a JSON object is an error naming its figure.
 func Finish(figs []Figure) ([]Figure, error) {
 	out := make([]Figure, len(figs))
 	for i, f := range figs {
-		var err error
-		if f.Option, err = Stamp(f); err != nil {
-			return nil, err
+		var parts []string
+		if f.N != "" {
+			parts = append(parts, f.N)
 		}
+		if f.Simulated {
+			parts = append(parts, "SIMULATED models")
+		}
+		var o map[string]any
+		if err := json.Unmarshal(f.Option, &o); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		if len(parts) > 0 {
+			title := SubObject(o, "title")
+			title["subtext"] = strings.Join(parts, " · ")
+			if f.Simulated {
+				title["subtextStyle"] = map[string]any{"color": "#D55E00", "fontWeight": "bold"}
+			}
+			if o["xAxis"] != nil && SubObject(o, "grid")["top"] == nil {
+				SubObject(o, "grid")["top"] = 80 // room for the subtext above the plot
+			}
+			f.Option, _ = json.Marshal(o) // a map read from JSON
+		}
+		var err error
 		if f.Option, err = VisibleOption(f.Option); err != nil {
 			return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 		}
@@ -71,38 +92,6 @@ func Finish(figs []Figure) ([]Figure, error) {
 		out[i] = f
 	}
 	return out, nil
-}
-
-// Stamp is the figure's option with its n (Figure.N), and "SIMULATED
-// models" when it is simulated (in the warning colour, bold), written
-// under its title (ECharts' subtext), so that an exported SVG or PNG
-// carries them without its caption; a chart with axes gets room for the
-// subtext above its plot. An option with neither to stamp is returned as
-// it is.
-func Stamp(f Figure) (json.RawMessage, error) {
-	var parts []string
-	if f.N != "" {
-		parts = append(parts, f.N)
-	}
-	if f.Simulated {
-		parts = append(parts, "SIMULATED models")
-	}
-	var o map[string]any
-	if err := json.Unmarshal(f.Option, &o); err != nil {
-		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
-	}
-	if len(parts) == 0 {
-		return f.Option, nil
-	}
-	title := SubObject(o, "title")
-	title["subtext"] = strings.Join(parts, " · ")
-	if f.Simulated {
-		title["subtextStyle"] = map[string]any{"color": "#D55E00", "fontWeight": "bold"}
-	}
-	if o["xAxis"] != nil && SubObject(o, "grid")["top"] == nil {
-		SubObject(o, "grid")["top"] = 80 // room for the subtext above the plot
-	}
-	return json.Marshal(o)
 }
 
 // VisibleOption is an ECharts option with every string in it (titles,
