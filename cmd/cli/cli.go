@@ -152,42 +152,27 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhas
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	switch args[0] {
-	case "sim":
-		return cmdSim(ctx, reg, args[1:], stderr)
-	case "run":
-		return cmdRun(ctx, reg, args[1:], stderr)
-	case "batch":
-		if len(args) < 2 {
-			return fmt.Errorf("batch needs export or import\n%s", usage)
-		}
-		switch args[1] {
-		case "export":
-			return cmdBatchExport(ctx, reg, args[2:], stdout, stderr)
-		case "import":
-			return cmdBatchImport(ctx, reg, args[2:], stdout, stderr)
-		}
+	cmds := map[string]func(context.Context, *bhasha.Registry, []string, io.Writer, io.Writer) error{
+		"sim": cmdSim, "run": cmdRun, "batch export": cmdBatchExport, "batch import": cmdBatchImport, "report": cmdReport,
+		"plan": cmdPlan, "merge": cmdMerge, "cluster": cmdCluster, "compare": cmdCompare, "datasets check": cmdDatasetsCheck, "demo": cmdDemo,
+		"version": func(context.Context, *bhasha.Registry, []string, io.Writer, io.Writer) error {
+			fmt.Fprintln(stdout, run.ToolVersion)
+			return nil
+		},
+	}
+	if cmd, ok := cmds[args[0]]; ok && !strings.Contains(args[0], " ") {
+		return cmd(ctx, reg, args[1:], stdout, stderr)
+	}
+	if cmd, ok := cmds[strings.Join(args[:min(2, len(args))], " ")]; ok {
+		return cmd(ctx, reg, args[2:], stdout, stderr)
+	}
+	switch {
+	case args[0] == "batch" && len(args) < 2:
+		return fmt.Errorf("batch needs export or import\n%s", usage)
+	case args[0] == "batch":
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
-	case "report":
-		return cmdReport(ctx, reg, args[1:], stdout, stderr)
-	case "plan":
-		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
-	case "merge":
-		return cmdMerge(ctx, args[1:], stderr)
-	case "cluster":
-		return cmdCluster(ctx, reg, args[1:], stdout, stderr)
-	case "compare":
-		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
-	case "datasets":
-		if len(args) < 2 || args[1] != "check" {
-			return fmt.Errorf("datasets: want 'datasets check PATH'")
-		}
-		return cmdDatasetsCheck(ctx, args[2:], stdout, stderr)
-	case "demo":
-		return cmdDemo(ctx, args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, run.ToolVersion)
-		return nil
+	case args[0] == "datasets":
+		return fmt.Errorf("datasets: want 'datasets check PATH'")
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }
@@ -252,7 +237,7 @@ func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*st
 	return nil
 }
 
-func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
+func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("sim", "sim --addr HOST:PORT [flags]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8000", "listen address (keep it on loopback)")
 	latency := fs.Duration("latency", 0, "time to first token of every request")
@@ -397,7 +382,7 @@ func stepLines(w io.Writer) (func(bhasha.ReportStep), error) {
 	}, nil
 }
 
-func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
+func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
@@ -587,7 +572,7 @@ func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	return nil
 }
 
-func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdDemo(ctx context.Context, _ *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "demo [--out DIR]", stderr)
 	out := fs.String("out", "out/demo", "output directory")
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
@@ -624,7 +609,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdDatasetsCheck(ctx context.Context, _ *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
 	var formats []string
 	for _, f := range catalog.Formats {

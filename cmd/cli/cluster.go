@@ -286,7 +286,7 @@ func (k *jobSpec) k8sJobs() (shards, report string, err error) {
 }
 
 // cmdMerge writes the shards of a grid as one run directory (grid.Merge).
-func cmdMerge(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdMerge(ctx context.Context, _ *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("merge", "merge --grid GRID --out DIR", stderr)
 	g := fs.String("grid", "", "grid directory (the shard run directories of bhasha run --shard K/N)")
 	out := fs.String("out", "", "the merged run directory to write (must not exist, or be empty)")
