@@ -282,10 +282,8 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 // retries the failed requests only.
 var ErrIncomplete = errors.New("the run is incomplete")
 
-// clone copies an experiment deeply enough that a run can set its models'
-// endpoints and key variables (fields of Models and Judge, replaced, never
-// edited in place) without touching the original: a notebook cell run
-// twice must not find the first run's simulator address in it.
+// clone copies e deeply enough that a run sets its models' endpoints and
+// keys without touching the caller's value.
 func clone(e *Experiment) *Experiment {
 	c := *e
 	c.Models = slices.Clone(e.Models)

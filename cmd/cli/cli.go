@@ -202,9 +202,8 @@ func urlsFlag(fs *flag.FlagSet, name, usage string) *[]string {
 	return &urls
 }
 
-// parseFlags parses args into fs, refusing a flag whose next-argument value
-// looks like a flag; when any of required is empty it prints the usage and
-// returns missing as the error.
+// parseFlags parses args into fs, refusing a value that looks like a flag;
+// an empty required prints the usage and returns missing as the error.
 func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*string) error {
 	for i := 0; i+1 < len(args); i++ {
 		a := args[i]

@@ -23,9 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// jobSpec is what the job files of a grid need: the experiment, its
-// digest and shard layout, how a shard reaches its model, and the
-// Kubernetes settings.
+// jobSpec is what a grid's job files need: experiment, shards, servers, Kubernetes settings.
 type jobSpec struct {
 	name, exp, hash, grid        string
 	n, parallel, wait            int

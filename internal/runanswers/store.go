@@ -29,9 +29,8 @@ func (r *Answers) progress(step string) func() {
 	return func() { fn(Step{Step: step, Elapsed: time.Since(start), Final: true}) }
 }
 
-// scoringKey names what the scored answers are made from: the records,
-// the scoring inputs, the store's format, the tool's version and the
-// program's code (codeid.Program); it fails when the code has no name.
+// scoringKey names what the scored answers are made from: records, scoring
+// inputs, store format, tool version and code (codeid.Program).
 func (r *Answers) scoringKey() (scored.Key, error) {
 	inputs, err := r.inputs()
 	if err != nil {
@@ -53,9 +52,8 @@ func (r *Answers) scoringKey() (scored.Key, error) {
 	return k, nil
 }
 
-// scoredRows returns the scored answers and scoring's notes: read from
-// the store when it is current, else scored from the records and stored
-// (with a note when a store was stale, unreadable or cannot be written).
+// scoredRows reads the scored answers from a current store, else scores and
+// stores them, with notes on a stale, unreadable or unwritable store.
 func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
 	var notes, changed []string
