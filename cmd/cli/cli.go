@@ -360,27 +360,6 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// stepLines prints a report's steps on w (progress.StepLine): each step's
-// end, and while one runs a line every BHASHA_PROGRESS_EVERY.
-func stepLines(w io.Writer) (func(bhasha.ReportStep), error) {
-	every, err := progressEvery()
-	if err != nil || every <= 0 {
-		return func(bhasha.ReportStep) {}, err
-	}
-	next := map[string]time.Duration{}
-	return func(st bhasha.ReportStep) {
-		switch {
-		case st.Final:
-			delete(next, st.What)
-		case st.Elapsed < cmp.Or(next[st.What], every):
-			return
-		default:
-			next[st.What] = st.Elapsed + every
-		}
-		fmt.Fprintln(w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
-	}, nil
-}
-
 func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
@@ -424,15 +403,18 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr 
 	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(runHeapFloor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
-	var m *run.Manifest
 	if r != nil {
-		m = r.Manifest()
-		printCounts(stderr, dir, m)
+		printCounts(stderr, dir, r.Manifest())
 	}
-	if errors.Is(err, bhasha.ErrIncomplete) {
-		err = nil // runOutcome gives it its own exit status
+	again := "run the same command again to resume: answered requests are kept and never sent again"
+	switch {
+	case errors.Is(err, bhasha.ErrIncomplete):
+		return &statusError{exitIncomplete, fmt.Errorf("%s: incomplete: %d request(s) failed (status \"failed\" in %s, with the error); %s, and the failed ones are retried",
+			dir, r.Manifest().Counts.Failed, filepath.Join(dir, records.FileName), again)}
+	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", dir, again)}
 	}
-	return runOutcome(ctx, dir, m, err)
+	return err
 }
 
 // defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
@@ -460,22 +442,6 @@ func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer)
 		func(c *bhasha.RunConfig) {
 			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
 		}}, nil
-}
-
-// runOutcome turns a run's end into the command's error, with the exit
-// status of an interrupted or incomplete run and how to resume it.
-func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) error {
-	again := "run the same command again to resume: answered requests are kept and never sent again"
-	switch {
-	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", out, again)}
-	case err != nil:
-		return err
-	case m != nil && m.Counts.Failed > 0:
-		return &statusError{exitIncomplete, fmt.Errorf("%s: incomplete: %d request(s) failed (status \"failed\" in %s, with the error); %s, and the failed ones are retried",
-			out, m.Counts.Failed, filepath.Join(out, records.FileName), again)}
-	}
-	return nil
 }
 
 // ownStudyHow is how a study of one's own gets the command.
@@ -564,7 +530,22 @@ func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	if err != nil {
 		return err
 	}
-	if err := noteImport(ctx, reg, *out, *cfg, rep); err != nil {
+	// The import in the run's manifest, created when missing.
+	m, err := run.ReadManifest(*out)
+	if err != nil {
+		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
+	}
+	if *cfg != "" {
+		exp, err := bhasha.Load(ctx, *cfg, bhasha.WithStudies(reg))
+		if err != nil {
+			return ownStudy(err)
+		}
+		abs, _ := filepath.Abs(*cfg)
+		m.Experiment, m.ExperimentFile = exp.Name, abs
+	}
+	m.Simulated = m.Simulated || rep.Simulated
+	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
+	if err := run.WriteManifest(*out, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
@@ -705,9 +686,23 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	step, err := stepLines(stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	next := map[string]time.Duration{} // when a running step prints its next line
+	step := func(st bhasha.ReportStep) { // progress.StepLine at each step's end, and every BHASHA_PROGRESS_EVERY while it runs
+		switch {
+		case every <= 0:
+			return
+		case st.Final:
+			delete(next, st.What)
+		case st.Elapsed < cmp.Or(next[st.What], every):
+			return
+		default:
+			next[st.What] = st.Elapsed + every
+		}
+		fmt.Fprintln(stderr, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
 	}
 	start := time.Now()
 	step(bhasha.ReportStep{What: "scoring"})
@@ -810,26 +805,6 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 		}
 	}
 	return nil
-}
-
-// noteImport records a batch import in the run's manifest (created when
-// missing): the experiment, counts, and whether a simulator answered.
-func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep batch.ImportReport) error {
-	m, err := run.ReadManifest(dir)
-	if err != nil {
-		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
-	}
-	if cfg != "" {
-		exp, err := bhasha.Load(ctx, cfg, bhasha.WithStudies(reg))
-		if err != nil {
-			return ownStudy(err)
-		}
-		abs, _ := filepath.Abs(cfg)
-		m.Experiment, m.ExperimentFile = exp.Name, abs
-	}
-	m.Simulated = m.Simulated || rep.Simulated
-	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
-	return run.WriteManifest(dir, m)
 }
 
 // The pacing of the long commands' heap (memlimit.Hold): the floor and
