@@ -193,13 +193,12 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	for _, o := range opts {
 		o(&c)
 	}
-	ro := c.opts
+	ro := &c.opts // askServed reads its Log and Endpoints
 	ro.Hint = run.Hints{NewOut: c.NewOutRemedy, ArchiveChanged: c.ArchiveRemedy}
 	if c.JudgeOnly {
 		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
 	ro.Log = cmp.Or(ro.Log, io.Discard)
-	c.opts.Log = ro.Log
 	ro.Out = cmp.Or(ro.Out, filepath.Join("runs", exp.Name))
 	grid := ""
 	sh := shard.Spec{K: c.ShardK, N: c.ShardN}
@@ -265,7 +264,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 			}()
 		}
 	}
-	m, err := run.Execute(ctx, job, ro)
+	m, err := run.Execute(ctx, job, *ro)
 	if m == nil {
 		return nil, err
 	}

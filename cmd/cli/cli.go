@@ -721,11 +721,12 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 		}
 	}
-	if *html != "" || *xlsx != "" {
+	files := *html != "" || *xlsx != ""
+	if files {
 		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
 	}
 	drawn, opts := false, bhasha.ReportOptions{Progress: step, ReleaseRows: true}
-	if *figures == "" && (*html != "" || *xlsx != "") {
+	if *figures == "" && files {
 		opts.Tables = list // the report writes the tables as it reads the records
 	} else {
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
@@ -751,16 +752,15 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			}
 		}
 	}
-	if *html != "" || *xlsx != "" {
+	if files {
 		if err := r.WriteReport(ctx, *html, *xlsx, opts); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if *html != "" {
-		fmt.Fprintf(stdout, "  %s  (HTML report)\n", *html)
-	}
-	if *xlsx != "" {
-		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
+	for _, f := range [][2]string{{*html, "HTML report"}, {*xlsx, "workbook"}} {
+		if f[0] != "" {
+			fmt.Fprintf(stdout, "  %s  (%s)\n", f[0], f[1])
+		}
 	}
 	if *figures != "" {
 		what := "tables as CSV and LaTeX, figures as SVG, PNG and ECharts JSON"
