@@ -690,8 +690,10 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	next := map[string]time.Duration{} // when a running step prints its next line
-	step := func(st bhasha.ReportStep) { // progress.StepLine at each step's end, and every BHASHA_PROGRESS_EVERY while it runs
+	// step prints progress.StepLine at each step's end, and every
+	// BHASHA_PROGRESS_EVERY while it runs (next: when its next line is due).
+	next := map[string]time.Duration{}
+	step := func(st bhasha.ReportStep) {
 		switch {
 		case every <= 0:
 			return
