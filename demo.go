@@ -65,10 +65,8 @@ func Demo(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, 
 	return res, nil
 }
 
-// writeIndex writes out/report.html, linking every run's report and
-// workbook, and out/report.xlsx, the same list with each run's headline
-// tables (Table.Headline) — best effort: the runs' own files are what
-// matters.
+// writeIndex writes out/report.html and out/report.xlsx linking every
+// run's report and workbook (with its headline tables); best effort.
 func writeIndex(out string, res []*Results) {
 	var es []report.Entry
 	for _, r := range res {
@@ -90,9 +88,7 @@ func writeIndex(out string, res []*Results) {
 	}
 }
 
-// about is one line on what the run is, for an index of runs: its
-// experiment's description, else its study's (Study.About), with the
-// study's name and the dataset the run read.
+// about is one line on the run for an index: study, description, dataset.
 func (r *Results) about() string {
 	what := r.exp.Description
 	if what == "" {

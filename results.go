@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/reportfiles"
@@ -73,19 +72,14 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 // OnScoring: Step is "scoring" (Done and Total are bytes of the records
 // read), "reading scored answers", "tables" or "table <name>"; Final is
 // the step's last call.
-type ScoringProgress struct {
-	Step        string
-	Done, Total int64
-	Elapsed     time.Duration
-	Final       bool
-}
+type ScoringProgress = runanswers.Step
 
 // OnScoring makes Open report its long steps (scoring the records,
 // reading the scored answers the run keeps, building tables) to fn, from
 // the goroutine that asked for them.
 func OnScoring(fn func(ScoringProgress)) ReadOption {
 	return func(c *readConfig) {
-		c.answers.Progress = func(s runanswers.Step) { fn(ScoringProgress(s)) }
+		c.answers.Progress = fn
 	}
 }
 
@@ -249,12 +243,7 @@ func (r *Results) Figures() ([]study.Figure, error) {
 // the records' prompts and responses, a sheet, the HTML file), rows done
 // of its total (0 of 0 for a step without rows), the time since it
 // started, and Final at its end.
-type ReportStep struct {
-	What        string
-	Done, Total int
-	Elapsed     time.Duration
-	Final       bool
-}
+type ReportStep = report.Step
 
 // ReportOptions adjust how WriteReport writes the reports; the zero
 // value writes the HTML report and the workbook alone.
@@ -302,11 +291,7 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts Repor
 
 // reportOptions is o as the report's writer reads it.
 func reportOptions(o ReportOptions) reportfiles.Options {
-	c := reportfiles.Options{SheetRows: o.SheetRows, Release: o.ReleaseRows, KeepUpTo: reportfiles.EarlyRows, Tables: o.Tables}
-	if fn := o.Progress; fn != nil {
-		c.Progress = func(s report.Step) { fn(ReportStep(s)) }
-	}
-	return c
+	return reportfiles.Options{SheetRows: o.SheetRows, Release: o.ReleaseRows, KeepUpTo: reportfiles.EarlyRows, Tables: o.Tables, Progress: o.Progress}
 }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/simulate"
@@ -37,15 +36,7 @@ type Manifest = study.Manifest
 // answers from the cache), how many failed and how many came from the
 // cache, the records per second since the stage started, the time since
 // then, and Final at the stage's end.
-type Progress struct {
-	Stage, Stages int
-	Done, Total   int
-	Failed        int
-	Cached        int
-	Rate          float64
-	Elapsed       time.Duration
-	Final         bool
-}
+type Progress = run.Progress
 
 // RunOption adjusts a run's configuration: the options below, or a
 // program's own func(*RunConfig).
@@ -138,7 +129,7 @@ func ArchiveChanged() RunOption { return func(c *RunConfig) { c.opts.ArchiveChan
 // OnProgress receives the run's progress (done, total, rate, failures,
 // cached), at most every 100 ms and at the end of each stage.
 func OnProgress(fn func(Progress)) RunOption {
-	return func(c *RunConfig) { c.opts.Progress = func(p run.Progress) { fn(Progress(p)) } }
+	return func(c *RunConfig) { c.opts.Progress = fn }
 }
 
 // Log receives the run's messages (and a progress bar on a terminal).
@@ -202,13 +193,12 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 	for _, o := range opts {
 		o(&c)
 	}
-	ro := c.opts
+	ro := &c.opts // askServed reads its Log and Endpoints
 	ro.Hint = run.Hints{NewOut: c.NewOutRemedy, ArchiveChanged: c.ArchiveRemedy}
 	if c.JudgeOnly {
 		ro.Send = func(r engine.Role) bool { return r.Kind == engine.RoleJudge }
 	}
 	ro.Log = cmp.Or(ro.Log, io.Discard)
-	c.opts.Log = ro.Log
 	ro.Out = cmp.Or(ro.Out, filepath.Join("runs", exp.Name))
 	grid := ""
 	sh := shard.Spec{K: c.ShardK, N: c.ShardN}
@@ -274,7 +264,7 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 			}()
 		}
 	}
-	m, err := run.Execute(ctx, job, ro)
+	m, err := run.Execute(ctx, job, *ro)
 	if m == nil {
 		return nil, err
 	}
@@ -291,10 +281,8 @@ func Run(ctx context.Context, exp *Experiment, opts ...RunOption) (*Results, err
 // retries the failed requests only.
 var ErrIncomplete = errors.New("the run is incomplete")
 
-// clone copies an experiment deeply enough that a run can set its models'
-// endpoints and key variables (fields of Models and Judge, replaced, never
-// edited in place) without touching the original: a notebook cell run
-// twice must not find the first run's simulator address in it.
+// clone copies e deeply enough that a run sets its models' endpoints and
+// keys without touching the caller's value.
 func clone(e *Experiment) *Experiment {
 	c := *e
 	c.Models = slices.Clone(e.Models)

@@ -87,9 +87,7 @@ func (s Sample) Value(name string) (any, bool) {
 	return s.schema.Lookup(s.values, name)
 }
 
-// sampleReader reads one of the common fields (score.Head and
-// score.Tail) from a Sample, by the field's name; ok is false for
-// another name.
+// sampleReader reads the common field name (score.Head, score.Tail) from a Sample.
 func sampleReader(name string) (func(*Sample) any, bool) {
 	of, ok := map[string]func(*Sample) any{
 		"model":           func(s *Sample) any { return s.Model },
@@ -166,9 +164,7 @@ func (r *Results) SamplesTable(keep func(Sample) bool) (*Table, error) {
 	return samplesTable(ss), nil
 }
 
-// samplesTable lays the samples out as a typed table, the cells of every
-// block of rows in one backing array and each repeated string (a
-// category's, a gold's) boxed once.
+// samplesTable lays the samples out as a table, each repeated string boxed once.
 func samplesTable(ss []Sample) *Table {
 	schema := score.NewSchema() // samples built by hand: the common fields
 	for i := range ss {

@@ -125,7 +125,9 @@ func showFigures(figs []report.Figure) error {
 		if err != nil {
 			return err
 		}
-		d.Data[protocol.MIMETextHTML] = echartsOnce() + d.Data[protocol.MIMETextHTML].(string)
+		if !echartsSent() { // the library's script, the first time in a kernel session
+			d.Data[protocol.MIMETextHTML] = report.EChartsScript() + d.Data[protocol.MIMETextHTML].(string)
+		}
 		gonbui.SendData(d)
 		gonbui.Sync()
 	}
@@ -163,15 +165,6 @@ func matches(name string, patterns []string) bool {
 func ECharts() {
 	show(report.EChartsScript())
 	echartsSent()
-}
-
-// echartsOnce is the library's script the first time in a kernel session,
-// "" after.
-func echartsOnce() string {
-	if echartsSent() {
-		return ""
-	}
-	return report.EChartsScript()
 }
 
 // echartsSent marks ECharts as sent in $GONB_TMP_DIR and says whether it

@@ -152,42 +152,27 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *bhas
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	switch args[0] {
-	case "sim":
-		return cmdSim(ctx, reg, args[1:], stderr)
-	case "run":
-		return cmdRun(ctx, reg, args[1:], stderr)
-	case "batch":
-		if len(args) < 2 {
-			return fmt.Errorf("batch needs export or import\n%s", usage)
-		}
-		switch args[1] {
-		case "export":
-			return cmdBatchExport(ctx, reg, args[2:], stdout, stderr)
-		case "import":
-			return cmdBatchImport(ctx, reg, args[2:], stdout, stderr)
-		}
+	cmds := map[string]func(context.Context, *bhasha.Registry, []string, io.Writer, io.Writer) error{
+		"sim": cmdSim, "run": cmdRun, "batch export": cmdBatchExport, "batch import": cmdBatchImport, "report": cmdReport,
+		"plan": cmdPlan, "merge": cmdMerge, "cluster": cmdCluster, "compare": cmdCompare, "datasets check": cmdDatasetsCheck, "demo": cmdDemo,
+		"version": func(context.Context, *bhasha.Registry, []string, io.Writer, io.Writer) error {
+			fmt.Fprintln(stdout, run.ToolVersion)
+			return nil
+		},
+	}
+	if cmd, ok := cmds[args[0]]; ok && !strings.Contains(args[0], " ") {
+		return cmd(ctx, reg, args[1:], stdout, stderr)
+	}
+	if cmd, ok := cmds[strings.Join(args[:min(2, len(args))], " ")]; ok {
+		return cmd(ctx, reg, args[2:], stdout, stderr)
+	}
+	switch {
+	case args[0] == "batch" && len(args) < 2:
+		return fmt.Errorf("batch needs export or import\n%s", usage)
+	case args[0] == "batch":
 		return fmt.Errorf("batch: unknown subcommand %q (want export or import)", args[1])
-	case "report":
-		return cmdReport(ctx, reg, args[1:], stdout, stderr)
-	case "plan":
-		return cmdPlan(ctx, reg, args[1:], stdout, stderr)
-	case "merge":
-		return cmdMerge(ctx, args[1:], stderr)
-	case "cluster":
-		return cmdCluster(ctx, reg, args[1:], stdout, stderr)
-	case "compare":
-		return cmdCompare(ctx, reg, args[1:], stdout, stderr)
-	case "datasets":
-		if len(args) < 2 || args[1] != "check" {
-			return fmt.Errorf("datasets: want 'datasets check PATH'")
-		}
-		return cmdDatasetsCheck(ctx, args[2:], stdout, stderr)
-	case "demo":
-		return cmdDemo(ctx, args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, run.ToolVersion)
-		return nil
+	case args[0] == "datasets":
+		return fmt.Errorf("datasets: want 'datasets check PATH'")
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }
@@ -217,9 +202,8 @@ func urlsFlag(fs *flag.FlagSet, name, usage string) *[]string {
 	return &urls
 }
 
-// parseFlags parses args into fs, refusing a flag whose next-argument value
-// looks like a flag; when any of required is empty it prints the usage and
-// returns missing as the error.
+// parseFlags parses args into fs, refusing a value that looks like a flag;
+// an empty required prints the usage and returns missing as the error.
 func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*string) error {
 	for i := 0; i+1 < len(args); i++ {
 		a := args[i]
@@ -252,7 +236,7 @@ func parseFlags(fs *flag.FlagSet, args []string, missing string, required ...*st
 	return nil
 }
 
-func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
+func cmdSim(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("sim", "sim --addr HOST:PORT [flags]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8000", "listen address (keep it on loopback)")
 	latency := fs.Duration("latency", 0, "time to first token of every request")
@@ -376,28 +360,7 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// stepLines prints a report's steps on w (progress.StepLine): each step's
-// end, and while one runs a line every BHASHA_PROGRESS_EVERY.
-func stepLines(w io.Writer) (func(bhasha.ReportStep), error) {
-	every, err := progressEvery()
-	if err != nil || every <= 0 {
-		return func(bhasha.ReportStep) {}, err
-	}
-	next := map[string]time.Duration{}
-	return func(st bhasha.ReportStep) {
-		switch {
-		case st.Final:
-			delete(next, st.What)
-		case st.Elapsed < cmp.Or(next[st.What], every):
-			return
-		default:
-			next[st.What] = st.Elapsed + every
-		}
-		fmt.Fprintln(w, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
-	}, nil
-}
-
-func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.Writer) error {
+func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
@@ -440,15 +403,18 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stderr io.
 	// Go's default pacing would let the heap reach twice what is live.
 	defer memlimit.Hold(runHeapFloor, runHeapHeadroom, 4)()
 	r, err := bhasha.Run(ctx, exp, opts...)
-	var m *run.Manifest
 	if r != nil {
-		m = r.Manifest()
-		printCounts(stderr, dir, m)
+		printCounts(stderr, dir, r.Manifest())
 	}
-	if errors.Is(err, bhasha.ErrIncomplete) {
-		err = nil // runOutcome gives it its own exit status
+	again := "run the same command again to resume: answered requests are kept and never sent again"
+	switch {
+	case errors.Is(err, bhasha.ErrIncomplete):
+		return &statusError{exitIncomplete, fmt.Errorf("%s: incomplete: %d request(s) failed (status \"failed\" in %s, with the error); %s, and the failed ones are retried",
+			dir, r.Manifest().Counts.Failed, filepath.Join(dir, records.FileName), again)}
+	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", dir, again)}
 	}
-	return runOutcome(ctx, dir, m, err)
+	return err
 }
 
 // defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
@@ -476,22 +442,6 @@ func runOptions(name, out, cacheDir string, endpoint []string, stderr io.Writer)
 		func(c *bhasha.RunConfig) {
 			c.NewOutRemedy, c.ArchiveRemedy = "run into a new --out", "run again with --archive-changed"
 		}}, nil
-}
-
-// runOutcome turns a run's end into the command's error, with the exit
-// status of an interrupted or incomplete run and how to resume it.
-func runOutcome(ctx context.Context, out string, m *run.Manifest, err error) error {
-	again := "run the same command again to resume: answered requests are kept and never sent again"
-	switch {
-	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", out, again)}
-	case err != nil:
-		return err
-	case m != nil && m.Counts.Failed > 0:
-		return &statusError{exitIncomplete, fmt.Errorf("%s: incomplete: %d request(s) failed (status \"failed\" in %s, with the error); %s, and the failed ones are retried",
-			out, m.Counts.Failed, filepath.Join(out, records.FileName), again)}
-	}
-	return nil
 }
 
 // ownStudyHow is how a study of one's own gets the command.
@@ -580,14 +530,29 @@ func cmdBatchImport(ctx context.Context, reg *bhasha.Registry, args []string, st
 	if err != nil {
 		return err
 	}
-	if err := noteImport(ctx, reg, *out, *cfg, rep); err != nil {
+	// The import in the run's manifest, created when missing.
+	m, err := run.ReadManifest(*out)
+	if err != nil {
+		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
+	}
+	if *cfg != "" {
+		exp, err := bhasha.Load(ctx, *cfg, bhasha.WithStudies(reg))
+		if err != nil {
+			return ownStudy(err)
+		}
+		abs, _ := filepath.Abs(*cfg)
+		m.Experiment, m.ExperimentFile = exp.Name, abs
+	}
+	m.Simulated = m.Simulated || rep.Simulated
+	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
+	if err := run.WriteManifest(*out, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: imported %d ok, %d failed, skipped %d already recorded\n", *file, rep.OK, rep.Failed, rep.Skipped)
 	return nil
 }
 
-func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdDemo(ctx context.Context, _ *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "demo [--out DIR]", stderr)
 	out := fs.String("out", "out/demo", "output directory")
 	dir := fs.String("experiments", "", "directory of the experiment files to run (default: the built-in smoke experiments, written to OUT/inputs)")
@@ -624,7 +589,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-func cmdDatasetsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdDatasetsCheck(ctx context.Context, _ *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets check", "datasets check PATH [flags]", stderr)
 	var formats []string
 	for _, f := range catalog.Formats {
@@ -721,9 +686,25 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	step, err := stepLines(stderr)
+	every, err := progressEvery()
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	// step prints progress.StepLine at each step's end, and every
+	// BHASHA_PROGRESS_EVERY while it runs (next: when its next line is due).
+	next := map[string]time.Duration{}
+	step := func(st bhasha.ReportStep) {
+		switch {
+		case every <= 0:
+			return
+		case st.Final:
+			delete(next, st.What)
+		case st.Elapsed < cmp.Or(next[st.What], every):
+			return
+		default:
+			next[st.What] = st.Elapsed + every
+		}
+		fmt.Fprintln(stderr, progress.StepLine("report: "+st.What, st.Done, st.Total, st.Elapsed, st.Final))
 	}
 	start := time.Now()
 	step(bhasha.ReportStep{What: "scoring"})
@@ -742,11 +723,12 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
 		}
 	}
-	if *html != "" || *xlsx != "" {
+	files := *html != "" || *xlsx != ""
+	if files {
 		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
 	}
 	drawn, opts := false, bhasha.ReportOptions{Progress: step, ReleaseRows: true}
-	if *figures == "" && (*html != "" || *xlsx != "") {
+	if *figures == "" && files {
 		opts.Tables = list // the report writes the tables as it reads the records
 	} else {
 		start = time.Now() // the tables: the scored answers read back from the store when they were counted from it
@@ -772,16 +754,15 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 			}
 		}
 	}
-	if *html != "" || *xlsx != "" {
+	if files {
 		if err := r.WriteReport(ctx, *html, *xlsx, opts); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if *html != "" {
-		fmt.Fprintf(stdout, "  %s  (HTML report)\n", *html)
-	}
-	if *xlsx != "" {
-		fmt.Fprintf(stdout, "  %s  (workbook)\n", *xlsx)
+	for _, f := range [][2]string{{*html, "HTML report"}, {*xlsx, "workbook"}} {
+		if f[0] != "" {
+			fmt.Fprintf(stdout, "  %s  (%s)\n", f[0], f[1])
+		}
 	}
 	if *figures != "" {
 		what := "tables as CSV and LaTeX, figures as SVG, PNG and ECharts JSON"
@@ -826,26 +807,6 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 		}
 	}
 	return nil
-}
-
-// noteImport records a batch import in the run's manifest (created when
-// missing): the experiment, counts, and whether a simulator answered.
-func noteImport(ctx context.Context, reg *bhasha.Registry, dir, cfg string, rep batch.ImportReport) error {
-	m, err := run.ReadManifest(dir)
-	if err != nil {
-		m = &run.Manifest{Tool: run.ToolVersion, Started: time.Now().UTC(), Status: "imported", Inputs: map[string]string{}}
-	}
-	if cfg != "" {
-		exp, err := bhasha.Load(ctx, cfg, bhasha.WithStudies(reg))
-		if err != nil {
-			return ownStudy(err)
-		}
-		abs, _ := filepath.Abs(cfg)
-		m.Experiment, m.ExperimentFile = exp.Name, abs
-	}
-	m.Simulated = m.Simulated || rep.Simulated
-	m.Repairs = append(m.Repairs, fmt.Sprintf("batch import: %d ok, %d failed, %d skipped", rep.OK, rep.Failed, rep.Skipped))
-	return run.WriteManifest(dir, m)
 }
 
 // The pacing of the long commands' heap (memlimit.Hold): the floor and

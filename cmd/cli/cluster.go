@@ -23,9 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/studies/experiment"
 )
 
-// jobSpec is what the job files of a grid need: the experiment, its
-// digest and shard layout, how a shard reaches its model, and the
-// Kubernetes settings.
+// jobSpec is what a grid's job files need: experiment, shards, servers, Kubernetes settings.
 type jobSpec struct {
 	name, exp, hash, grid        string
 	n, parallel, wait            int
@@ -123,60 +121,60 @@ func cmdCluster(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 	}
 	kind := args[0]
 	fs := newFlags("cluster "+kind, "cluster "+kind+" --config FILE --shards N --out GRID [flags]", stderr)
-	cfg := fs.String("config", "", "experiment file (YAML), as the tasks read it")
-	out := fs.String("out", "", "grid directory the shards run into, as the tasks see it")
-	n := fs.Int("shards", 0, "number of shards (bhasha plan --shards N shows the layout)")
-	parallel := fs.Int("parallel", 0, "shards running at once (default: all)")
-	serverCmd := fs.String("server-cmd", "", "command starting the server beside each shard; {model} is the shard's served model, {port} its port (default: vllm serve {model} --port {port})")
-	endpoint := fs.String("endpoint", "", "base URL (…/v1) of a server every shard shares (a gateway), instead of a server beside each")
+	s := &jobSpec{}
+	fs.StringVar(&s.exp, "config", "", "experiment file (YAML), as the tasks read it")
+	fs.StringVar(&s.grid, "out", "", "grid directory the shards run into, as the tasks see it")
+	fs.IntVar(&s.n, "shards", 0, "number of shards (bhasha plan --shards N shows the layout)")
+	fs.IntVar(&s.parallel, "parallel", 0, "shards running at once (default: all)")
+	fs.StringVar(&s.serverCmd, "server-cmd", "", "command starting the server beside each shard; {model} is the shard's served model, {port} its port (default: vllm serve {model} --port {port})")
+	fs.StringVar(&s.endpoint, "endpoint", "", "base URL (…/v1) of a server every shard shares (a gateway), instead of a server beside each")
 	jobs := fs.String("jobs", "jobs", "directory the job files are written to")
-	wait := fs.Int("wait", 1800, "seconds a server beside a shard has to become healthy")
-	pvc := fs.String("pvc", "bhasha-grid", "k8s: the PersistentVolumeClaim holding the experiment, its data and the grid")
-	mount := fs.String("mount", "/data", "k8s: where the volume is mounted in the pods")
-	image := fs.String("image", "bhasha:latest", "k8s: the image holding the bhasha command")
-	vllmImage := fs.String("vllm-image", "vllm/vllm-openai:latest", "k8s: the vLLM image run beside each shard")
-	gpus := fs.Int("gpus", 1, "k8s: GPUs for the server beside each shard")
+	fs.IntVar(&s.wait, "wait", 1800, "seconds a server beside a shard has to become healthy")
+	fs.StringVar(&s.pvc, "pvc", "bhasha-grid", "k8s: the PersistentVolumeClaim holding the experiment, its data and the grid")
+	fs.StringVar(&s.mount, "mount", "/data", "k8s: where the volume is mounted in the pods")
+	fs.StringVar(&s.image, "image", "bhasha:latest", "k8s: the image holding the bhasha command")
+	fs.StringVar(&s.vllmImage, "vllm-image", "vllm/vllm-openai:latest", "k8s: the vLLM image run beside each shard")
+	fs.IntVar(&s.gpus, "gpus", 1, "k8s: GPUs for the server beside each shard")
 	podConfig := fs.String("pod-config", "", "k8s: the experiment file's path in the pods (default: --config, made absolute); --config is read here to divide it")
-	backoff := fs.Int("retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
+	fs.IntVar(&s.backoff, "retries", 3, "k8s: retries of a failed shard (backoffLimitPerIndex); disruptions are not counted")
 	if err := parseFlags(fs, args[1:], ""); err != nil {
 		return err
 	}
 	cmd := "cluster " + kind
 	switch {
-	case *wait < 1 || *gpus < 0 || *backoff < 0:
+	case s.wait < 1 || s.gpus < 0 || s.backoff < 0:
 		return fmt.Errorf("%s: --wait must be positive, --gpus and --retries not negative", cmd)
-	case kind == "k8s" && *out != "" && !filepath.IsAbs(*out):
-		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", *out, *mount)
+	case kind == "k8s" && s.grid != "" && !filepath.IsAbs(s.grid):
+		return fmt.Errorf("cluster k8s: --out %s: give the grid's absolute path in the pods (on the volume mounted at %s)", s.grid, s.mount)
 	case *podConfig != "" && !filepath.IsAbs(*podConfig):
 		return fmt.Errorf("cluster k8s: --pod-config %s: give the experiment's absolute path in the pods", *podConfig)
-	case *cfg == "" || *out == "" || *n < 1:
+	case s.exp == "" || s.grid == "" || s.n < 1:
 		return fmt.Errorf("%s: --config, --out and --shards N are required", cmd)
-	case *parallel < 0:
-		return fmt.Errorf("%s: --parallel must not be negative, not %d", cmd, *parallel)
-	case *serverCmd != "" && *endpoint != "":
+	case s.parallel < 0:
+		return fmt.Errorf("%s: --parallel must not be negative, not %d", cmd, s.parallel)
+	case s.serverCmd != "" && s.endpoint != "":
 		return fmt.Errorf("%s: give --server-cmd (a server beside each shard) or --endpoint (a server every shard shares), not both", cmd)
 	}
 	// Divide the experiment as bhasha run --shard does.
-	exp, err := experiment.Load(ctx, *cfg, experiment.LoadOptions{Studies: reg})
+	exp, err := experiment.Load(ctx, s.exp, experiment.LoadOptions{Studies: reg})
 	if err != nil {
 		return ownStudy(fmt.Errorf("%s: %w", cmd, err))
 	}
-	if *endpoint == "" && exp.Judge != nil {
+	if s.endpoint == "" && exp.Judge != nil {
 		return fmt.Errorf("%s: experiment %s names a judge (%s), which the server beside a shard (serving the shard's one model) does not serve: give --endpoint, a gateway serving every model", cmd, exp.Name, exp.Judge.Name)
 	}
 	j, err := exp.Job(ctx)
 	if err != nil {
 		return err
 	}
-	l, err := shard.Plan(j, *n)
+	l, err := shard.Plan(j, s.n)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	s := &jobSpec{name: exp.Name, hash: exp.Hash, n: *n, parallel: cmp.Or(min(*parallel, *n), *n), wait: *wait, endpoint: *endpoint,
-		serverCmd: cmp.Or(*serverCmd, "vllm serve {model} --port {port}"), pvc: *pvc, mount: *mount, image: *image,
-		vllmImage: *vllmImage, gpus: *gpus, backoff: *backoff}
-	if s.exp, err = filepath.Abs(*cfg); err == nil {
-		s.grid, err = filepath.Abs(*out)
+	s.name, s.hash, s.parallel = exp.Name, exp.Hash, cmp.Or(min(s.parallel, s.n), s.n)
+	s.serverCmd = cmp.Or(s.serverCmd, "vllm serve {model} --port {port}")
+	if s.exp, err = filepath.Abs(s.exp); err == nil {
+		s.grid, err = filepath.Abs(s.grid)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
@@ -286,7 +284,7 @@ func (k *jobSpec) k8sJobs() (shards, report string, err error) {
 }
 
 // cmdMerge writes the shards of a grid as one run directory (grid.Merge).
-func cmdMerge(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdMerge(ctx context.Context, _ *bhasha.Registry, args []string, _, stderr io.Writer) error {
 	fs := newFlags("merge", "merge --grid GRID --out DIR", stderr)
 	g := fs.String("grid", "", "grid directory (the shard run directories of bhasha run --shard K/N)")
 	out := fs.String("out", "", "the merged run directory to write (must not exist, or be empty)")

@@ -24,10 +24,8 @@ type plan struct {
 	tokens []string // "model: tokenizer file" of the models counted with one
 }
 
-// planOf builds exp's job, divides it into n shards (none when n is 0,
-// with the layout `bhasha run --shard K/n` uses) and counts its requests
-// and prompt tokens with the tokenizers the experiment names. It sends
-// nothing.
+// planOf counts exp's requests and prompt tokens (with the tokenizers it
+// names), divided into n shards as bhasha run --shard K/n does (none: 0).
 func planOf(ctx context.Context, exp *experiment.Experiment, n int) (*plan, error) {
 	j, err := exp.Job(ctx)
 	if err != nil {

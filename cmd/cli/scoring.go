@@ -7,10 +7,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/progress"
 )
 
-// scoringProgress shows how far opening a run has got (scoring its
-// records, in MB read, and building its tables) on w: a progress bar on a
-// terminal, plain lines every progress.DefaultEvery otherwise, as bhasha
-// run shows its stages.
+// scoringProgress shows scoring's MB read on w: a bar on a terminal, else
+// plain lines every progress.DefaultEvery.
 func scoringProgress(w io.Writer) bhasha.ReadOption {
 	const mb = 1 << 20
 	if progress.IsTerminal(w) {

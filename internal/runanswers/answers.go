@@ -31,26 +31,25 @@ type Answers struct {
 	exp      *experiment.Experiment
 	manifest *run.Manifest
 
-	ctx         context.Context // scoring and table building stop when it is cancelled
-	cfg         Config
-	once        sync.Once
-	buildMu     sync.Mutex  // guards building exp (Experiment)
-	scored      atomic.Bool // score has run (rows, set and scorErr are its)
-	rows        []score.Row
-	schema      *score.Schema // the study's answer schema
-	notes       []string
-	set         *experiment.TableSet // the tables, built on demand
-	scorErr     error
-	storedLines int                               // the record lines a stale store was made from
-	storeKey    scored.Key                        // the key of DIR/scored.parquet when rows are its rows, else nil
-	keptNames   sync.Map                          // the names of the tables kept from these rows
-	keptMu      sync.Mutex                        // guards notes and keptNotes
-	keptNotes   []string                          // the kept tables that could not be read and were built again
-	openNotes   int                               // len(notes) before scoring added its own
-	planNotes   []string                          // the study's method notes (experiment.Noter)
-	inputs      func() (map[string]string, error) // Experiment.ScoringInputs, hashed once
-	allOnce     sync.Once
-	tables      []*tables.Table // every table, in report order (allTables)
+	ctx       context.Context // scoring and table building stop when it is cancelled
+	cfg       Config
+	once      sync.Once
+	buildMu   sync.Mutex  // guards building exp (Experiment)
+	scored    atomic.Bool // score has run (rows, set and scorErr are its)
+	rows      []score.Row
+	schema    *score.Schema // the study's answer schema
+	notes     []string
+	set       *experiment.TableSet // the tables, built on demand
+	scorErr   error
+	storeKey  scored.Key                        // the key of DIR/scored.parquet when rows are its rows, else nil
+	keptNames sync.Map                          // the names of the tables kept from these rows
+	keptMu    sync.Mutex                        // guards notes and keptNotes
+	keptNotes []string                          // the kept tables that could not be read and were built again
+	openNotes int                               // len(notes) before scoring added its own
+	planNotes []string                          // the study's method notes (experiment.Noter)
+	inputs    func() (map[string]string, error) // Experiment.ScoringInputs, hashed once
+	allOnce   sync.Once
+	tables    []*tables.Table // every table, in report order (allTables)
 }
 
 // Config is how Answers reads and keeps a run's answers.

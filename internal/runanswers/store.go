@@ -29,9 +29,8 @@ func (r *Answers) progress(step string) func() {
 	return func() { fn(Step{Step: step, Elapsed: time.Since(start), Final: true}) }
 }
 
-// scoringKey names what the scored answers are made from: the records,
-// the scoring inputs, the store's format, the tool's version and the
-// program's code (codeid.Program); it fails when the code has no name.
+// scoringKey names what the scored answers are made from: records, scoring
+// inputs, store format, tool version and code (codeid.Program).
 func (r *Answers) scoringKey() (scored.Key, error) {
 	inputs, err := r.inputs()
 	if err != nil {
@@ -53,37 +52,35 @@ func (r *Answers) scoringKey() (scored.Key, error) {
 	return k, nil
 }
 
-// scoredRows returns the scored answers and scoring's notes: read from
-// the store when it is current, else scored from the records and stored
-// (with a note when a store was stale, unreadable or cannot be written).
+// scoredRows reads the scored answers from a current store, else scores and
+// stores them, with notes on a stale, unreadable or unwritable store.
 func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error) {
 	path := filepath.Join(r.dir, scored.FileName)
-	var notes []string
+	var notes, changed []string
 	var key scored.Key
+	var m scored.Meta // the store's, when it reads
 	if !r.cfg.NoStore {
 		var err error
 		if key, err = r.scoringKey(); err != nil {
 			return nil, nil, fmt.Errorf("scoring run %s: %w", r.dir, err)
 		}
-		m, err := scored.ReadMeta(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
-		default:
-			changed := key.Changed(m.Key)
-			if len(changed) == 0 {
+		m, err = scored.ReadMeta(path)
+		if err == nil {
+			if changed = key.Changed(m.Key); len(changed) == 0 {
 				done := r.progress("reading scored answers")
-				rows, m, err := scored.Read(path)
+				var rows []score.Row
+				rows, m, err = scored.Read(path)
 				done()
 				if err == nil {
 					r.storeKey = key
 					return rows, m.Notes, nil
 				}
-				notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
-			} else if note := r.staleNote(changed, m); note != "" {
-				notes = append(notes, note)
 			}
+		} else if errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("scored answers recomputed: %s could not be read (%v); it is a cache, rewritten from the records", path, err))
 		}
 	}
 	done := r.progress("scoring")
@@ -98,10 +95,8 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	}
 	done()
 	scoreNotes := sc.Findings.Notes()
-	if len(notes) > 0 && strings.Contains(notes[0], "new record") {
-		if n := sc.Lines - r.storedLines; n > 0 {
-			notes[0] = fmt.Sprintf("scored answers recomputed: %d new record(s) since they were stored", n)
-		}
+	if note := staleNote(changed, m, sc.Lines); note != "" {
+		notes = append(notes, note)
 	}
 	if !r.cfg.NoStore {
 		if note := r.store(path, key, sc, scoreNotes); note != "" {
@@ -111,9 +106,9 @@ func (r *Answers) scoredRows(ctx context.Context) ([]score.Row, []string, error)
 	return sc.Rows, append(notes, scoreNotes...), nil
 }
 
-// staleNote says why a store's rows are not the run's now ("" when only
-// the inputs changed).
-func (r *Answers) staleNote(changed []string, m scored.Meta) string {
+// staleNote says why the store of m is not the run's now, whose records
+// have lines lines ("" when nothing changed or only the inputs did).
+func staleNote(changed []string, m scored.Meta, lines int) string {
 	var opts []string
 	recs := false
 	for _, c := range changed {
@@ -134,8 +129,9 @@ func (r *Answers) staleNote(changed []string, m scored.Meta) string {
 		return fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s; the records changed too", strings.Join(opts, ", "))
 	case len(opts) > 0:
 		return fmt.Sprintf("scored answers recomputed: scoring option(s) changed since they were stored: %s", strings.Join(opts, ", "))
+	case recs && lines > m.Lines:
+		return fmt.Sprintf("scored answers recomputed: %d new record(s) since they were stored", lines-m.Lines)
 	case recs:
-		r.storedLines = m.Lines
 		return "scored answers recomputed: new records since they were stored"
 	}
 	return ""
