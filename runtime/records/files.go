@@ -190,24 +190,23 @@ func lineAt(f recordFile, n int) string {
 	return fmt.Sprintf("%s line %d", f.name, n)
 }
 
-// walk calls fn with each of dir's records files in logical order, opened
-// for reading, and reports whether there was any; with pq, a Parquet
-// segment whose footer reads is handed to fn opened, not read (r nil, s
-// the segment, which fn closes), instead of as lines. A seal running
-// beside it (a reader without the shared lock, while a run writes) never
-// makes it miss or repeat a record: what it reads is the records at some
-// moment, a prefix of what they are later. A segment it was told of but
-// that was sealed meanwhile is read in its sealed form; records.jsonl is
-// read only when, once it is open, no segment above the last one read has
-// appeared (else it may be a new live file begun after a seal, and the
-// segments made meanwhile come first). Segment numbers only grow while a
-// writer holds the lock, so none is skipped.
-func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
+// walk calls fn with each of dir's records files in logical order: a
+// Parquet segment whose footer reads opened, not read (r nil, s the
+// segment, which fn closes), another file opened for reading as lines. A
+// seal running beside it (a reader without the shared lock, while a run
+// writes) never makes it miss or repeat a record: what it reads is the
+// records at some moment, a prefix of what they are later. A segment it
+// was told of but that was sealed meanwhile is read in its sealed form;
+// records.jsonl is read only when, once it is open, no segment above the
+// last one read has appeared (else it may be a new live file begun after
+// a seal, and the segments made meanwhile come first). Segment numbers
+// only grow while a writer holds the lock, so none is skipped.
+func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) error {
 	d, err := listFiles(dir)
 	if err != nil {
-		return false, err
+		return err
 	}
-	any, last, retries := false, 0, 0
+	last, retries := 0, 0
 	again := func() error {
 		if retries++; retries > 1000 {
 			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
@@ -218,12 +217,12 @@ func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) 
 	for {
 		i := slices.IndexFunc(d.files, func(f recordFile) bool { return f.seg == 0 || f.seg > last })
 		if i < 0 {
-			return any, nil
+			return nil
 		}
 		f := d.files[i]
 		var r io.ReadCloser
 		var s *pqSegment
-		if pq && f.kind == kindPq {
+		if f.kind == kindPq {
 			s, err = openSegment(f.path)
 		}
 		if s == nil && (err == nil || errors.Is(err, errNoFooter)) {
@@ -232,30 +231,29 @@ func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) 
 		if errors.Is(err, os.ErrNotExist) {
 			// A plain segment sealed, or records.jsonl sealed: look again.
 			if err := again(); err != nil {
-				return any, err
+				return err
 			}
 			continue
 		}
 		if err != nil {
-			return any, err
+			return err
 		}
 		if f.seg == 0 {
 			if err := again(); err != nil || d.maxSeg > last {
 				r.Close()
 				if err != nil {
-					return any, err
+					return err
 				}
 				continue
 			}
 			retries-- // not a retry
 		}
-		any = true
 		err = fn(f, r, s)
 		if r != nil {
 			r.Close()
 		}
 		if err != nil || f.seg == 0 {
-			return any, err
+			return err
 		}
 		last = f.seg
 	}

@@ -3,12 +3,12 @@ package records
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"maps"
 	"os"
@@ -229,23 +229,26 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
 		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictAt: map[[2]uint64]int{}}
-	lineNo := 0
 	var err error
 	if s.sealedRun, err = runSealed(dir); err != nil {
 		return nil, err
 	}
-	_, err = walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
-		if f.damage != nil {
-			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
-		}
-		s.files = append(s.files, f)
-		s.starts = append(s.starts, lineNo)
-		var err error
-		lineNo, err = s.scanFile(f, r, experiment, lineNo)
-		return err
+	o := StreamOptions{WithRequests: true, strict: true}
+	st, err := stream(context.Background(), dir, o, scanned, func(r *lineResult[scannedRec]) error {
+		s.add(r, experiment)
+		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	s.files, s.starts = st.files, st.starts
+	for _, f := range st.files {
+		if f.damage != nil {
+			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
+		}
+	}
+	if st.torn != nil {
+		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(st.torn.Bytes)
 	}
 	d, err := listFiles(dir)
 	if err != nil {
@@ -258,98 +261,81 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	return s, nil
 }
 
-// scanFile scans f, whose first line is logical line lineNo+1, and returns its last line's.
-func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int) (int, error) {
-	start := lineNo
-	torn, err := eachLine(f, r, func(line []byte, local int) error {
-		lineNo = start + local
-		where := lineAt(f, local)
-		var rec struct {
-			Key       *string          `json:"key"`
-			Status    *string          `json:"status"`
-			Digest    string           `json:"request_sha256"`
-			Request   json.RawMessage  `json:"request"`
-			Response  string           `json:"response"`
-			Identity  *engine.Identity `json:"identity"`
-			Simulated bool             `json:"simulated"`
-		}
-		err := json.Unmarshal(line, &rec)
-		switch {
-		case err != nil:
-		case rec.Key == nil:
-			err = errors.New(`field "key" is missing`)
-		case rec.Status == nil:
-			err = errors.New(`field "status" is missing`)
-		case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
-			err = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
-		}
-		if err != nil {
-			return fmt.Errorf("%s line %d: %v", f.path, local, err)
-		}
-		s.Lines = lineNo
-		key := *rec.Key
-		st := sealOf(f.verified, line)
-		switch why := editedWhy(st, s.sealedRun, s.Sealed+len(s.Edited)); {
-		case why != "":
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
-		case st == sealOK:
-			s.Sealed++
-		default:
-			s.Unsealed++ // written before records were sealed
-		}
-		exp := keyField(key, 0)
-		s.Experiments[exp] = s.Experiments[exp].add(lineNo, where)
-		if experiment != "" && exp != experiment {
-			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
-			return nil
-		}
-		if *rec.Status != engine.StatusOK {
-			s.Report.DroppedFailed++
-			return nil
-		}
-		digest := rec.Digest
-		if digest == "" && len(rec.Request) > 0 { // a removed digest does not hide a changed request
-			digest = engine.RequestDigest(rec.Request)
-		} else if digest != "" && len(rec.Request) > 0 && !requestMatches(rec.Request, digest) {
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
-		}
-		model := keyField(key, 1)
-		var id engine.Identity
-		if rec.Identity != nil {
-			id = *rec.Identity
-		}
-		ids := s.Identities[model]
-		if ids == nil {
-			ids = map[engine.Identity]Tally{}
-			s.Identities[model] = ids
-		}
-		ids[id] = ids[id].add(lineNo, where)
-		if rec.Simulated {
-			s.Simulated++
-		}
-		resp := maphash.String(s.Done.seed1, rec.Response)
-		if first, ok := s.Done.addLine(key, digest, resp, lineNo); !ok {
-			if first.resp == resp {
-				s.Report.DroppedDup++
-			} else {
-				h := s.Done.h(key)
-				i, ok := s.conflictAt[h]
-				if !ok {
-					i = len(s.Conflicts)
-					s.conflictAt[h] = i
-					s.Conflicts = append(s.Conflicts, Conflict{Key: key, Lines: []int{int(first.line)}})
-				}
-				s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, lineNo)
-			}
-			return nil
-		}
-		s.Report.Kept++
-		return nil
-	})
-	if torn != nil {
-		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(torn.Bytes)
+// scannedRec is what ScanDir needs of an ok record beside its key.
+type scannedRec struct {
+	digest    string // its request digest, computed when it has none
+	mismatch  bool   // its request does not match its request_sha256
+	identity  engine.Identity
+	simulated bool
+}
+
+// scanned is ScanDir's work on a record.
+func scanned(_ int, _ sealState, r *engine.Record) (v scannedRec, _ error) {
+	if r.Status != engine.StatusOK {
+		return v, nil
 	}
-	return lineNo, err
+	v.digest, v.simulated = r.RequestSHA256, r.Simulated
+	if v.digest == "" && len(r.Request) > 0 { // a removed digest does not hide a changed request
+		v.digest = engine.RequestDigest(r.Request)
+	} else if v.digest != "" && len(r.Request) > 0 {
+		v.mismatch = !requestMatches(r.Request, v.digest)
+	}
+	if r.Identity != nil {
+		v.identity = *r.Identity
+	}
+	return v, nil
+}
+
+// add counts one line of the scan, in logical order.
+func (s *Scan) add(r *lineResult[scannedRec], experiment string) {
+	s.Lines = r.line
+	where := lineAt(*r.file, r.local)
+	switch why := editedWhy(r.seal, s.sealedRun, s.Sealed+len(s.Edited)); {
+	case why != "":
+		s.Edited = append(s.Edited, Flag{Line: r.line, At: where, Key: r.key, Why: why})
+	case r.seal == sealOK:
+		s.Sealed++
+	default:
+		s.Unsealed++ // written before records were sealed
+	}
+	s.Experiments[r.exp] = s.Experiments[r.exp].add(r.line, where)
+	if experiment != "" && r.exp != experiment {
+		s.Foreign = append(s.Foreign, Flag{Line: r.line, At: where, Key: r.key, Why: fmt.Sprintf("a record of experiment %q", r.exp)})
+		return
+	}
+	if !r.ok {
+		s.Report.DroppedFailed++
+		return
+	}
+	if r.v.mismatch {
+		s.Edited = append(s.Edited, Flag{Line: r.line, At: where, Key: r.key, Why: "its request does not match its request_sha256"})
+	}
+	model := keyField(r.key, 1)
+	ids := s.Identities[model]
+	if ids == nil {
+		ids = map[engine.Identity]Tally{}
+		s.Identities[model] = ids
+	}
+	ids[r.v.identity] = ids[r.v.identity].add(r.line, where)
+	if r.v.simulated {
+		s.Simulated++
+	}
+	if first, ok := s.Done.addLine(r.key, r.v.digest, r.response, r.line); !ok {
+		if first.resp == r.response {
+			s.Report.DroppedDup++
+		} else {
+			h := s.Done.h(r.key)
+			i, ok := s.conflictAt[h]
+			if !ok {
+				i = len(s.Conflicts)
+				s.conflictAt[h] = i
+				s.Conflicts = append(s.Conflicts, Conflict{Key: r.key, Lines: []int{int(first.line)}})
+			}
+			s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, r.line)
+		}
+		return
+	}
+	s.Report.Kept++
 }
 
 // readBack sets each conflict's At and Responses from its lines in files (see atIn).

@@ -826,6 +826,9 @@ func (s *pqSegment) columns(o StreamOptions) []string {
 	if o.WithRequests {
 		cols = append(cols, "request")
 	}
+	if o.strict {
+		return append(cols, "request_sha256", "identity", "simulated")
+	}
 	if o.TextsOnly {
 		return cols
 	}
@@ -859,6 +862,9 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segR
 			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
 		} else if err = dc.recordOf(&rows[i], s.digest.KeyFields, &recs[i]); err == nil {
 			trim(&recs[i], o)
+			if o.strict {
+				err = knownStatus(recs[i].Status)
+			}
 		}
 		if err != nil {
 			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)
