@@ -188,36 +188,16 @@ type Scan struct {
 	Sealed    int        // lines with a matching seal
 	Unsealed  int        // lines without a seal before the first sealed one (older Bhasha)
 
+	streamed                       // the files scanned
 	conflictAt   map[[2]uint64]int // a conflicting key's index in Conflicts
-	torn         bool
-	committed    bool         // Commit rewrote the file: the line numbers above are of the file before
-	leaveDamaged bool         // Commit leaves damaged segments as they are (LeaveDamaged)
-	files        []recordFile // the files scanned, in logical order
-	starts       []int        // the logical line before each file's first
-	interrupted  bool         // a seal was interrupted: Commit finishes it
-	sealedRun    bool         // the manifest says every record was sealed (runSealed)
+	committed    bool              // Commit rewrote the file: the line numbers above are of the file before
+	leaveDamaged bool              // Commit leaves damaged segments as they are (LeaveDamaged)
+	interrupted  bool              // a seal was interrupted: Commit finishes it
+	sealedRun    bool              // the manifest says every record was sealed (runSealed)
 }
 
 // At names where logical line n is, as Flag.At does.
-func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
-
-// atIn names logical line n of files, the logical line before file i's first being starts[i].
-func atIn(files []recordFile, starts []int, n int) string {
-	for i := len(files) - 1; i >= 0; i-- {
-		if n > starts[i] {
-			return lineAt(files[i], n-starts[i])
-		}
-	}
-	return fmt.Sprintf("line %d", n)
-}
-
-// fileEnd is the logical line of file i's last line, of lines in all.
-func fileEnd(starts []int, lines, i int) int {
-	if i+1 < len(starts) {
-		return starts[i+1]
-	}
-	return lines
-}
+func (s *Scan) At(n int) string { return s.at(n) }
 
 // ScanDir reads dir's records (Files) without writing: the keys answered,
 // the repairs a resume would make, the experiments, identities and
@@ -241,21 +221,16 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.files, s.starts = st.files, st.starts
-	for _, f := range st.files {
-		if f.damage != nil {
-			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
-		}
-	}
+	s.streamed, s.Lines, s.Report.Damaged = st, st.lines, st.damaged()
 	if st.torn != nil {
-		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(st.torn.Bytes)
+		s.Report.TornTail, s.Report.TornTailBytes = true, int64(st.torn.Bytes)
 	}
 	d, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	s.interrupted = len(d.redundant) > 0 || len(d.plain) > 0
-	if err := readBack(s.Conflicts, s.files, s.starts, s.Lines); err != nil {
+	if err := s.readBack(s.Conflicts); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -288,7 +263,6 @@ func scanned(_ int, _ sealState, r *engine.Record) (v scannedRec, _ error) {
 
 // add counts one line of the scan, in logical order.
 func (s *Scan) add(r *lineResult[scannedRec], experiment string) {
-	s.Lines = r.line
 	where := lineAt(*r.file, r.local)
 	switch why := editedWhy(r.seal, s.sealedRun, s.Sealed+len(s.Edited)); {
 	case why != "":
@@ -338,46 +312,6 @@ func (s *Scan) add(r *lineResult[scannedRec], experiment string) {
 	s.Report.Kept++
 }
 
-// readBack sets each conflict's At and Responses from its lines in files (see atIn).
-func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error {
-	want := map[int]string{}
-	for _, c := range cs {
-		for _, l := range c.Lines {
-			want[l] = ""
-		}
-	}
-	for i, f := range files {
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= fileEnd(starts, lines, i) }) {
-			continue
-		}
-		err := f.eachLine(func(line []byte, local int) error {
-			n := starts[i] + local
-			if _, ok := want[n]; !ok {
-				return nil
-			}
-			var rec struct {
-				Response string `json:"response"`
-			}
-			if err := json.Unmarshal(line, &rec); err != nil {
-				return fmt.Errorf("%s line %d: %w", f.path, local, err)
-			}
-			want[n] = rec.Response
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for i := range cs {
-		c := &cs[i]
-		for _, l := range c.Lines {
-			c.Responses = append(c.Responses, want[l])
-			c.At = append(c.At, atIn(files, starts, l))
-		}
-	}
-	return nil
-}
-
 // Others says, for every experiment other than name that the keys name,
 // how many records and the first line ("" when there is none).
 func (s *Scan) Others(name string) string {
@@ -413,7 +347,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.committed && pick != nil { // the line numbers are the old file's
 		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
 	}
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
+	need := s.torn != nil || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
 	if s.committed || !need {
 		return "", 0, nil
 	}
@@ -502,7 +436,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 	}
 	for i, f := range s.files {
-		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn) && f.damage == nil {
+		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn != nil) && f.damage == nil {
 			continue
 		}
 		if f.damage != nil { // kept in the archive; the segment becomes what could be read
@@ -512,7 +446,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, fileEnd(s.starts, s.Lines, i)-s.starts[i], drops[i]); err != nil {
+		if err := rewriteFile(f, s.end(i)-s.starts[i], drops[i]); err != nil {
 			return "", 0, err
 		}
 	}

@@ -3,9 +3,11 @@ package records
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -70,13 +72,8 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	if err != nil {
 		return nil, nil, d, st.lines, err
 	}
-	out, kept, d, err = u.finish(st.files, st.starts, st.lines)
-	d.Torn = st.torn
-	for _, f := range st.files {
-		if f.damage != nil {
-			d.Damaged = append(d.Damaged, *f.damage)
-		}
-	}
+	out, kept, d, err = u.finish(st)
+	d.Torn, d.Damaged = st.torn, st.damaged()
 	return out, kept, d, st.lines, err
 }
 
@@ -115,6 +112,74 @@ type streamed struct {
 	starts []int
 	torn   *TornTail
 	lines  int
+}
+
+// at names logical line n as Flag.At does.
+func (st *streamed) at(n int) string {
+	for i := len(st.files) - 1; i >= 0; i-- {
+		if n > st.starts[i] {
+			return lineAt(st.files[i], n-st.starts[i])
+		}
+	}
+	return fmt.Sprintf("line %d", n)
+}
+
+// end is the logical line of file i's last line.
+func (st *streamed) end(i int) int {
+	if i+1 < len(st.starts) {
+		return st.starts[i+1]
+	}
+	return st.lines
+}
+
+// damaged lists what could not be read of the damaged segments.
+func (st *streamed) damaged() (out []Damage) {
+	for _, f := range st.files {
+		if f.damage != nil {
+			out = append(out, *f.damage)
+		}
+	}
+	return out
+}
+
+// readBack sets each conflict's At and Responses from its lines.
+func (st *streamed) readBack(cs []Conflict) error {
+	want := map[int]string{}
+	for _, c := range cs {
+		for _, l := range c.Lines {
+			want[l] = ""
+		}
+	}
+	for i, f := range st.files {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > st.starts[i] && n <= st.end(i) }) {
+			continue
+		}
+		err := f.eachLine(func(line []byte, local int) error {
+			n := st.starts[i] + local
+			if _, ok := want[n]; !ok {
+				return nil
+			}
+			var rec struct {
+				Response string `json:"response"`
+			}
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
+			}
+			want[n] = rec.Response
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range cs {
+		c := &cs[i]
+		for _, l := range c.Lines {
+			c.Responses = append(c.Responses, want[l])
+			c.At = append(c.At, st.at(l))
+		}
+	}
+	return nil
 }
 
 // stream runs work on every line of dir's records, with its seal state,
@@ -433,8 +498,8 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 }
 
 // finish reads back the conflicts and returns the values kept, in order, with their lines.
-func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
+func (u *uniq[T]) finish(st streamed) ([]T, []int32, Findings, error) {
+	if err := st.readBack(u.d.Conflicts); err != nil {
 		return nil, nil, u.d, err
 	}
 	out := u.vals[:0]
