@@ -511,8 +511,11 @@ func (w *Writer) Close() error {
 // chunks hold by its digest is decoded from its columns, another from its
 // rows' lines.
 func Read(dir string, fn func(*engine.Record) error) error {
-	copied := func(_ int, _ sealState, r *engine.Record) (engine.Record, error) { return *r, nil }
-	st, err := stream(context.Background(), dir, StreamOptions{WithRequests: true}, copied, func(r *lineResult[engine.Record]) error { return fn(&r.v) })
+	copied := func(_ int, _ sealState, r *engine.Record) (*engine.Record, error) {
+		c := *r
+		return &c, nil
+	}
+	st, err := stream(context.Background(), dir, StreamOptions{WithRequests: true}, copied, func(r *lineResult[*engine.Record]) error { return fn(r.v) })
 	if err == nil && len(st.files) == 0 {
 		err = noRecords(dir)
 	}

@@ -247,8 +247,8 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			got.starts = append(got.starts, n)
 			at := len(got.files) - 1
 			local := 0 // lines of this file cut so far
-			newBatch := func() *batch {
-				return &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+			newBatch := func(size int) *batch {
+				return &batch{first: n + 1, file: fp, local: local + 1, data: make([]byte, 0, size), done: make(chan struct{})}
 			}
 			if seg != nil {
 				opened = append(opened, seg)
@@ -261,7 +261,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				}
 				total := seg.starts[len(seg.starts)-1]
 				dm, err := seg.eachGroup(check, false, func(g int, holds bool, data []byte) error {
-					b := newBatch()
+					b := newBatch(0)
 					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
 					if holds {
 						f.verified = true
@@ -292,7 +292,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				done += seg.size
 				return nil
 			}
-			b := newBatch()
+			b := newBatch(batchBytes + batchBytes/16)
 			var read, size int64 // bytes of the file's lines read, and its size on disk
 			if st, err := os.Stat(f.path); err == nil {
 				size = st.Size()
@@ -303,7 +303,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					if !send(b) {
 						return ctx.Err()
 					}
-					b = newBatch()
+					b = newBatch(batchBytes + batchBytes/16)
 				}
 				from := len(b.data)
 				b.data = append(b.data, line...)
