@@ -58,7 +58,6 @@ type recordFile struct {
 	name     string // base name, as messages show it
 	seg      int    // segment number; 0 for the live file
 	kind     int
-	verified bool    // every line is as sealed (set by open)
 	damage   *Damage // what open could not read of a damaged segment
 }
 
@@ -261,9 +260,8 @@ func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) er
 
 // open opens a records file for reading as lines: a plain file as it is,
 // an older segment decompressed, a Parquet segment's rows as their lines
-// (segment.go). It sets f.verified when every line of a segment is as
-// sealed, and f.damage when a Parquet segment is damaged (what can be
-// read of it is given).
+// (segment.go). It sets f.damage when a Parquet segment is damaged (what
+// can be read of it is given).
 func (f *recordFile) open() (io.ReadCloser, error) {
 	switch f.kind {
 	case kindPq:
@@ -277,13 +275,10 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		}
 		defer s.close()
 		var data []byte
-		verified := s.digest.Sealed
-		dm, _ := s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
-			verified = verified && holds
+		f.damage, _ = s.eachGroup(nil, true, func(_ int, _ bool, lines []byte) error {
 			data = append(data, lines...)
 			return nil
 		})
-		f.verified, f.damage = verified && dm == nil, dm
 		return io.NopCloser(bytes.NewReader(data)), nil
 	case kindZst:
 		fh, err := os.Open(f.path)

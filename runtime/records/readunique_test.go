@@ -52,7 +52,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-			st := sealOf(f.verified, raw)
+			st := checkSeal(raw)
 			if why := editedWhy(st, sealedRun, sealed+len(d.Edited)); why != "" {
 				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
 				return nil

@@ -91,14 +91,6 @@ const (
 	sealBroken
 )
 
-// sealOf is the seal state of a line: sealOK in a verified segment, else checkSeal's.
-func sealOf(verified bool, line []byte) sealState {
-	if verified {
-		return sealOK
-	}
-	return checkSeal(line)
-}
-
 // checkSeal checks the seal of a line (without its newline), in the Writer's or any other format.
 func checkSeal(line []byte) sealState {
 	line = bytes.TrimRight(line, "\r")

@@ -641,12 +641,12 @@ func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
 }
 
 // eachGroup calls fn with each row group g of the segment that can be
-// read, in order, and holds true when every line's seal held when the
-// segment was written and the group's chunks of cols (all, when nil) hold
-// by the digest. fn is given the group's lines (each ending in a newline)
-// when asLines or when it does not hold; else nil, and reads the group by
-// its columns. A group that cannot be read is lost: the Damage returned
-// (nil: none) names it, and counts the rows kept.
+// read, in order: with its lines (each ending in a newline) when asLines or
+// when it does not hold, else with holds true (every line's seal held when
+// the segment was written and the group's chunks of cols, all when nil,
+// hold by the digest) to read it by its columns. A group that cannot be
+// read is lost: the Damage returned (nil: none) names it and counts the
+// rows kept.
 func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds bool, lines []byte) error) (*Damage, error) {
 	e := newLineEncoder()
 	var dm *Damage
@@ -654,7 +654,7 @@ func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds 
 	kept := 0
 	for g := range s.md.RowGroups {
 		holds := false
-		if s.digest.Sealed {
+		if s.digest.Sealed && !asLines {
 			holds, buf = s.groupHolds(g, cols, buf)
 		}
 		var data []byte

@@ -264,12 +264,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					b := newBatch(0)
 					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
 					if holds {
-						f.verified = true
 						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
 					} else {
-						lf := f
-						lf.verified = false
-						b.file, b.data = &lf, data
+						b.data = data
 						for from := 0; from < len(data); {
 							i := bytes.IndexByte(data[from:], '\n')
 							b.spans = append(b.spans, span{int32(from), int32(from + i)})
@@ -365,7 +362,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 							b.err = fmt.Errorf("%s line %d: %w", b.file.path, b.local+i, err)
 							break
 						}
-						if b.err = processed(&b.res[i], b.file, b.first+i, b.local+i, sealOf(b.file.verified, raw), &r); b.err != nil {
+						if b.err = processed(&b.res[i], b.file, b.first+i, b.local+i, checkSeal(raw), &r); b.err != nil {
 							break
 						}
 					}
