@@ -54,11 +54,11 @@ const (
 
 // recordFile is one file of a run's records.
 type recordFile struct {
-	path     string
-	name     string // base name, as messages show it
-	seg      int    // segment number; 0 for the live file
-	kind     int
-	damage   *Damage // what open could not read of a damaged segment
+	path   string
+	name   string // base name, as messages show it
+	seg    int    // segment number; 0 for the live file
+	kind   int
+	damage *Damage // what open could not read of a damaged segment
 }
 
 // dirFiles is what a run directory holds of records files.

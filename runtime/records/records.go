@@ -515,10 +515,7 @@ func Read(dir string, fn func(*engine.Record) error) error {
 		c := *r
 		return &c, nil
 	}
-	st, err := stream(context.Background(), dir, StreamOptions{WithRequests: true}, copied, func(r *lineResult[*engine.Record]) error { return fn(r.v) })
-	if err == nil && len(st.files) == 0 {
-		err = noRecords(dir)
-	}
+	_, err := stream(context.Background(), dir, StreamOptions{WithRequests: true}, copied, func(r *lineResult[*engine.Record]) error { return fn(r.v) })
 	return err
 }
 

@@ -36,7 +36,8 @@ type StreamOptions struct {
 	Progress func(read, total int64)
 
 	// strict is ScanDir's reading: a row group holds only when all its
-	// columns do, and a line without a key or a known status is an error.
+	// columns do, a line without a key or a known status is an error, and
+	// a directory without records is not.
 	strict bool
 }
 
@@ -66,9 +67,6 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		u.add(r)
 		return nil
 	})
-	if err == nil && len(st.files) == 0 {
-		err = noRecords(dir)
-	}
 	if err != nil {
 		return nil, nil, d, st.lines, err
 	}
@@ -89,9 +87,6 @@ func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(lin
 		}
 		return each(r.line, r.key, r.ok, r.v)
 	})
-	if err == nil && len(st.files) == 0 {
-		err = noRecords(dir)
-	}
 	return st.lines, err
 }
 
@@ -184,7 +179,7 @@ func (st *streamed) readBack(cs []Conflict) error {
 
 // stream runs work on every line of dir's records, with its seal state,
 // on o.Workers goroutines, then consume on the caller's in logical order.
-// A directory without records gives no files.
+// A directory without records is an error (noRecords), but with o.strict.
 func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, st sealState, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ streamed, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
@@ -409,6 +404,9 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	}
 	if err := ctx.Err(); err != nil {
 		return streamed{lines: nlines}, err
+	}
+	if readErr == nil && len(got.files) == 0 && !o.strict {
+		readErr = noRecords(dir)
 	}
 	if readErr != nil {
 		return streamed{lines: nlines}, readErr
