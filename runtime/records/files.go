@@ -190,16 +190,10 @@ func lineAt(f recordFile, n int) string {
 }
 
 // walk calls fn with each of dir's records files in logical order: a
-// Parquet segment whose footer reads opened, not read (r nil, s the
-// segment, which fn closes), another file opened for reading as lines. A
-// seal running beside it (a reader without the shared lock, while a run
-// writes) never makes it miss or repeat a record: what it reads is the
-// records at some moment, a prefix of what they are later. A segment it
-// was told of but that was sealed meanwhile is read in its sealed form;
-// records.jsonl is read only when, once it is open, no segment above the
-// last one read has appeared (else it may be a new live file begun after
-// a seal, and the segments made meanwhile come first). Segment numbers
-// only grow while a writer holds the lock, so none is skipped.
+// Parquet segment whose footer reads as opened (s, which fn closes),
+// another as lines (r). A seal running beside it never makes it miss or
+// repeat a record: records.jsonl is read only when no segment above the
+// last one read appeared once it was open.
 func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) error {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -258,10 +252,8 @@ func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) er
 	}
 }
 
-// open opens a records file for reading as lines: a plain file as it is,
-// an older segment decompressed, a Parquet segment's rows as their lines
-// (segment.go). It sets f.damage when a Parquet segment is damaged (what
-// can be read of it is given).
+// open opens a records file for reading as lines (a Parquet segment's
+// rows as their lines), setting f.damage when a segment is damaged.
 func (f *recordFile) open() (io.ReadCloser, error) {
 	switch f.kind {
 	case kindPq:
@@ -332,9 +324,8 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// replacePlain writes what write writes into a temporary file beside
-// path, syncs it, renames it to path and syncs the directory: path holds
-// either its old content or all of the new.
+// replacePlain replaces path atomically by what write writes, and syncs
+// the directory.
 func replacePlain(path string, write func(io.Writer) error) error {
 	tmp, err := atomicfile.Create(path)
 	if err != nil {
@@ -359,13 +350,7 @@ func replacePlain(path string, write func(io.Writer) error) error {
 // older segment's lean copy) is removed.
 func toParquet(f recordFile) error {
 	if f.kind != kindZst {
-		src, err := os.Open(f.path)
-		if err != nil {
-			return fmt.Errorf("sealing %s: %w", f.path, err)
-		}
-		_, err = endsInNewline(src, f.path)
-		src.Close()
-		if err != nil {
+		if _, err := endsInNewline(f.path); err != nil {
 			return err
 		}
 	}
@@ -400,9 +385,14 @@ func sealPlain(f recordFile, sh *shadow) error {
 	return syncDir(dir)
 }
 
-// endsInNewline refuses to seal a file whose last line is torn (a segment
-// holds whole lines only), and returns its size.
-func endsInNewline(f *os.File, path string) (int64, error) {
+// endsInNewline refuses to seal the file path when its last line is torn
+// (a segment holds whole lines only), and returns its size.
+func endsInNewline(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
+	}
+	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("sealing %s: %w", path, err)
@@ -420,12 +410,9 @@ func endsInNewline(f *os.File, path string) (int64, error) {
 	return fi.Size(), nil
 }
 
-// finishSeals completes what an interrupted seal left in dir: a plain
-// segment alone is written as Parquet, copies beside a Parquet segment and
-// temporary files are removed; and converts an older Bhasha's segments to
-// Parquet, saying so to log (when not nil) for each. A conversion that
-// fails leaves the older segment as it is (it is read as it is) and is
-// said to log, not returned. It must run under the exclusive lock.
+// finishSeals completes the seals interrupted in dir and converts an
+// older Bhasha's segments, each said to log (when not nil); a failed
+// conversion is said, not returned. It needs the exclusive lock.
 func finishSeals(dir string, log func(string)) error {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -473,15 +460,10 @@ func sealLive(dir string) (recordFile, error) {
 		return recordFile{}, err
 	}
 	live := filepath.Join(dir, FileName)
-	f, err := os.Open(live)
+	size, err := endsInNewline(live)
 	if errors.Is(err, os.ErrNotExist) {
 		return recordFile{}, nil
 	}
-	if err != nil {
-		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
-	}
-	size, err := endsInNewline(f, live)
-	f.Close()
 	if err != nil || size == 0 {
 		return recordFile{}, err
 	}

@@ -271,13 +271,10 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 	return e.line(&r, row.RecordSHA256)
 }
 
-// writeSegment writes the record lines that write gives to add (each
-// without its newline) as the Parquet segment path, in row groups of
-// groupRows rows (segGroupRows but in tests): into a temporary
-// file beside it, synced, its digest added to its footer, then renamed
-// over path, and the directory synced. Every line's seal is checked on
-// the way (segDigest.Sealed). A line that is not a JSON record is an
-// error naming path's source (what) and the line.
+// writeSegment writes the record lines write gives to add (without their
+// newlines) atomically as the Parquet segment path, in row groups of
+// groupRows rows; a line that is not a record is an error naming what
+// and the line.
 func writeSegment(path, what string, groupRows int64, write func(add func(line []byte) error) error) error {
 	sw, err := newSegWriter(path, groupRows)
 	if err != nil {
@@ -725,11 +722,9 @@ func (s *pqSegment) groupKeys(g int) ([]segRow, error) {
 	return s.groupRows(g, []string{"key"}, nil)
 }
 
-// readColumn reads the values of a column chunk into c's field of rows,
-// in order, page by page: a text column's values from the page's bytes
-// (a dictionary column's from its dictionary, each made a string once).
-// A chunk that does not decode, or that holds another number of values
-// than rows, is an error.
+// readColumn reads a column chunk into c's field of rows, page by page
+// from the pages' bytes; a chunk that does not decode or does not hold
+// one value per row is an error.
 func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // parquet-go panics on some damage
