@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -322,27 +321,6 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
-}
-
-// replacePlain replaces path atomically by what write writes, and syncs
-// the directory.
-func replacePlain(path string, write func(io.Writer) error) error {
-	tmp, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer tmp.Abort()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Commit(); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
 }
 
 // toParquet is steps 2 and 3 of a seal: the plain segment f, or an older

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -9,13 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -467,13 +468,27 @@ func rewriteFile(f recordFile, n int, drop map[int]bool) error {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replacePlain(f.path, func(w io.Writer) error {
-			return eachKept(func(line []byte) error {
-				w.Write(line)
-				_, err := w.Write([]byte{'\n'})
-				return err
-			})
+		tmp, err := atomicfile.Create(f.path) // replaced whole, or not at all
+		if err != nil {
+			return err
+		}
+		defer tmp.Abort()
+		w := bufio.NewWriterSize(tmp, 1<<20)
+		err = eachKept(func(line []byte) error {
+			w.Write(line)
+			_, err := w.Write([]byte{'\n'})
+			return err
 		})
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		if err := tmp.Commit(); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(f.path))
 	}
 	if n == len(drop) {
 		if err := os.Remove(f.path); err != nil {

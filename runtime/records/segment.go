@@ -134,25 +134,6 @@ func segCols() []segCol {
 	}
 }
 
-// segSchema is a segment's Parquet schema, and its columns in the
-// schema's order.
-func segSchema() (*parquet.Schema, []segCol) {
-	cols := segCols()
-	g := parquet.Group{}
-	for _, c := range cols {
-		g[c.name] = c.node
-		if c.optional {
-			g[c.name] = parquet.Optional(c.node)
-		}
-	}
-	sch := parquet.NewSchema("records", g)
-	var order []segCol
-	for _, path := range sch.Columns() {
-		order = append(order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
-	}
-	return sch, order
-}
-
 // view is s's bytes without a copy, for the writer, which copies what it
 // keeps and writes nothing into them.
 func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -323,13 +304,23 @@ func newSegWriter(path string, groupRows int64) (*segWriter, error) {
 	}
 	sw := &segWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), groupRows: groupRows,
 		rows: make([]segRow, 0, 256), prow: make([]parquet.Row, 0, 256), sealed: true, keyed: true}
-	sch, order := segSchema()
-	sw.order = order
+	cols := segCols()
+	g := parquet.Group{}
+	for _, c := range cols {
+		g[c.name] = c.node
+		if c.optional {
+			g[c.name] = parquet.Optional(c.node)
+		}
+	}
+	sch := parquet.NewSchema("records", g)
+	for _, path := range sch.Columns() { // the columns in the schema's order
+		sw.order = append(sw.order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
+	}
 	// Pages of 1 MiB compress well; the texts' bounds (their whole
 	// first and last values, in every page header) are left out.
 	options := []parquet.WriterOption{sch, parquet.Compression(&parquet.Zstd),
 		parquet.PageBufferSize(1 << 20), parquet.CreatedBy("bhasha", "", "")}
-	for _, c := range order {
+	for _, c := range sw.order {
 		if c.node.Type().Kind() == parquet.ByteArray && c.node.Encoding() == nil {
 			options = append(options, parquet.SkipPageBounds(c.name))
 		}
@@ -703,23 +694,19 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	from, to := s.starts[g]+1, s.starts[g+1]
 	dm.Lost += int(to - from + 1)
 	dm.Gaps = append(dm.Gaps, fmt.Sprintf("row group %d (lines %d–%d): %v", g+1, from, to, err))
-	keys, kerr := s.groupKeys(g)
+	var keys []segRow // when the key column holds by the digest
+	if ok, _ := s.groupHolds(g, []string{"key"}, nil); ok {
+		if keys, err = s.groupRows(g, []string{"key"}, nil); err != nil {
+			keys = nil
+		}
+	}
 	for i := from; i <= to && len(dm.LostAt) < maxLostNamed; i++ {
-		if kerr == nil {
+		if keys != nil {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from].Key))
 		} else {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d", i))
 		}
 	}
-}
-
-// groupKeys reads the key column of row group g, when its chunk holds by
-// the digest.
-func (s *pqSegment) groupKeys(g int) ([]segRow, error) {
-	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
-		return nil, errors.New("its keys are damaged too")
-	}
-	return s.groupRows(g, []string{"key"}, nil)
 }
 
 // readColumn reads a column chunk into c's field of rows, page by page
