@@ -500,7 +500,8 @@ func (w *Writer) Close() error {
 }
 
 // Read streams every record of dir (its segments, then records.jsonl:
-// Files) to fn, stopping at the first error; a malformed line is reported
+// Files) to fn, in order on the caller's goroutine (they are decoded
+// concurrently), stopping at the first error; a malformed line is reported
 // with its file and line number. A torn last line of records.jsonl (no
 // newline: a run interrupted mid-write, see TornTail) is not a record and
 // is left out, as a resume cuts it; a damaged segment gives the records

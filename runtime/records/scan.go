@@ -140,7 +140,11 @@ func (c Conflict) String() string {
 		if i < len(c.At) {
 			at = cmp.Or(c.At[i], at)
 		}
-		parts = append(parts, fmt.Sprintf("%s answers %s", at, quoteShort(c.Responses[i])))
+		resp := fmt.Sprintf("%q", c.Responses[i])
+		if r := []rune(c.Responses[i]); len(r) > 80 {
+			resp = fmt.Sprintf("%q… (%d characters)", string(r[:80]), len(r))
+		}
+		parts = append(parts, fmt.Sprintf("%s answers %s", at, resp))
 	}
 	return fmt.Sprintf("key %s: %s", c.Key, strings.Join(parts, ", "))
 }
@@ -523,15 +527,6 @@ func keyField(key string, i int) string {
 		f = strings.NewReplacer("%7C", "|", "%25", "%").Replace(f)
 	}
 	return f
-}
-
-// quoteShort quotes s, cut to 80 characters.
-func quoteShort(s string) string {
-	r := []rune(s)
-	if len(r) > 80 {
-		return fmt.Sprintf("%q… (%d characters)", string(r[:80]), len(r))
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // ConflictError names every key with disagreeing ok records, or is nil.
