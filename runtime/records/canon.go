@@ -32,8 +32,13 @@ func checkReformatted(line []byte) sealState {
 	switch {
 	case errors.Is(err, errNoSeal):
 		return unsealed
-	case err != nil:
-		if hasSealMember(line) {
+	case err != nil: // broken when the line has a top-level seal member
+		found := false
+		jsonscan.MembersUntil(line, func(key []byte, _ int) bool {
+			found = string(key) == sealKey
+			return found
+		}, func(_, _ []byte) error { return nil })
+		if found {
 			return sealBroken
 		}
 		return unsealed
@@ -47,16 +52,6 @@ func checkReformatted(line []byte) sealState {
 
 // errNoSeal is a line without a top-level seal member.
 var errNoSeal = errors.New("no " + sealKey + " member")
-
-// hasSealMember reports whether the JSON object line has a top-level seal member.
-func hasSealMember(line []byte) bool {
-	found := false
-	jsonscan.MembersUntil(line, func(key []byte, _ int) bool {
-		found = string(key) == sealKey
-		return found
-	}, func(_, _ []byte) error { return nil })
-	return found
-}
 
 // canonical is the line's canonical form and its seal's value: errNoSeal
 // without a top-level seal, another error when the seal is not the last

@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -11,13 +12,45 @@ import (
 )
 
 // decodeLine decodes the record line raw into r (reset first), leaving
-// empty what o leaves out (trim).
+// empty what o leaves out (trim); with o.strict, only the members ScanDir
+// reads, a missing key or status or an unknown status being an error.
 func decodeLine(raw []byte, o StreamOptions, r *engine.Record) error {
 	*r = engine.Record{}
+	if o.strict {
+		var rec struct {
+			Key       *string          `json:"key"`
+			Status    *string          `json:"status"`
+			Digest    string           `json:"request_sha256"`
+			Request   json.RawMessage  `json:"request"`
+			Response  string           `json:"response"`
+			Identity  *engine.Identity `json:"identity"`
+			Simulated bool             `json:"simulated"`
+		}
+		err := json.Unmarshal(raw, &rec)
+		switch {
+		case err != nil:
+			return err
+		case rec.Key == nil:
+			return errors.New(`field "key" is missing`)
+		case rec.Status == nil:
+			return errors.New(`field "status" is missing`)
+		}
+		*r = engine.Record{Key: *rec.Key, Status: *rec.Status, RequestSHA256: rec.Digest, Request: rec.Request,
+			Response: rec.Response, Identity: rec.Identity, Simulated: rec.Simulated}
+		return knownStatus(r.Status)
+	}
 	if err := json.Unmarshal(raw, r); err != nil {
 		return err
 	}
 	trim(r, o)
+	return nil
+}
+
+// knownStatus refuses a status that is neither ok nor failed.
+func knownStatus(status string) error {
+	if status != engine.StatusOK && status != engine.StatusFailed {
+		return fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, status)
+	}
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -54,12 +53,11 @@ const (
 
 // recordFile is one file of a run's records.
 type recordFile struct {
-	path     string
-	name     string // base name, as messages show it
-	seg      int    // segment number; 0 for the live file
-	kind     int
-	verified bool    // every line is as sealed (set by open)
-	damage   *Damage // what open could not read of a damaged segment
+	path   string
+	name   string // base name, as messages show it
+	seg    int    // segment number; 0 for the live file
+	kind   int
+	damage *Damage // what open could not read of a damaged segment
 }
 
 // dirFiles is what a run directory holds of records files.
@@ -190,24 +188,17 @@ func lineAt(f recordFile, n int) string {
 	return fmt.Sprintf("%s line %d", f.name, n)
 }
 
-// walk calls fn with each of dir's records files in logical order, opened
-// for reading, and reports whether there was any; with pq, a Parquet
-// segment whose footer reads is handed to fn opened, not read (r nil, s
-// the segment, which fn closes), instead of as lines. A seal running
-// beside it (a reader without the shared lock, while a run writes) never
-// makes it miss or repeat a record: what it reads is the records at some
-// moment, a prefix of what they are later. A segment it was told of but
-// that was sealed meanwhile is read in its sealed form; records.jsonl is
-// read only when, once it is open, no segment above the last one read has
-// appeared (else it may be a new live file begun after a seal, and the
-// segments made meanwhile come first). Segment numbers only grow while a
-// writer holds the lock, so none is skipped.
-func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) error) (bool, error) {
+// walk calls fn with each of dir's records files in logical order: a
+// Parquet segment whose footer reads as opened (s, which fn closes),
+// another as lines (r). A seal running beside it never makes it miss or
+// repeat a record: records.jsonl is read only when no segment above the
+// last one read appeared once it was open.
+func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) error {
 	d, err := listFiles(dir)
 	if err != nil {
-		return false, err
+		return err
 	}
-	any, last, retries := false, 0, 0
+	last, retries := 0, 0
 	again := func() error {
 		if retries++; retries > 1000 {
 			return fmt.Errorf("reading the records of %s: its files keep changing", dir)
@@ -218,12 +209,12 @@ func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) 
 	for {
 		i := slices.IndexFunc(d.files, func(f recordFile) bool { return f.seg == 0 || f.seg > last })
 		if i < 0 {
-			return any, nil
+			return nil
 		}
 		f := d.files[i]
 		var r io.ReadCloser
 		var s *pqSegment
-		if pq && f.kind == kindPq {
+		if f.kind == kindPq {
 			s, err = openSegment(f.path)
 		}
 		if s == nil && (err == nil || errors.Is(err, errNoFooter)) {
@@ -232,40 +223,36 @@ func walk(dir string, pq bool, fn func(f recordFile, r io.Reader, s *pqSegment) 
 		if errors.Is(err, os.ErrNotExist) {
 			// A plain segment sealed, or records.jsonl sealed: look again.
 			if err := again(); err != nil {
-				return any, err
+				return err
 			}
 			continue
 		}
 		if err != nil {
-			return any, err
+			return err
 		}
 		if f.seg == 0 {
 			if err := again(); err != nil || d.maxSeg > last {
 				r.Close()
 				if err != nil {
-					return any, err
+					return err
 				}
 				continue
 			}
 			retries-- // not a retry
 		}
-		any = true
 		err = fn(f, r, s)
 		if r != nil {
 			r.Close()
 		}
 		if err != nil || f.seg == 0 {
-			return any, err
+			return err
 		}
 		last = f.seg
 	}
 }
 
-// open opens a records file for reading as lines: a plain file as it is,
-// an older segment decompressed, a Parquet segment's rows as their lines
-// (segment.go). It sets f.verified when every line of a segment is as
-// sealed, and f.damage when a Parquet segment is damaged (what can be
-// read of it is given).
+// open opens a records file for reading as lines (a Parquet segment's
+// rows as their lines), setting f.damage when a segment is damaged.
 func (f *recordFile) open() (io.ReadCloser, error) {
 	switch f.kind {
 	case kindPq:
@@ -279,13 +266,10 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 		}
 		defer s.close()
 		var data []byte
-		verified := s.digest.Sealed
-		dm, _ := s.eachGroup(nil, true, func(_ int, holds bool, lines []byte) error {
-			verified = verified && holds
+		f.damage, _ = s.eachGroup(nil, true, func(_ int, _ bool, lines []byte) error {
 			data = append(data, lines...)
 			return nil
 		})
-		f.verified, f.damage = verified && dm == nil, dm
 		return io.NopCloser(bytes.NewReader(data)), nil
 	case kindZst:
 		fh, err := os.Open(f.path)
@@ -339,40 +323,12 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// replacePlain writes what write writes into a temporary file beside
-// path, syncs it, renames it to path and syncs the directory: path holds
-// either its old content or all of the new.
-func replacePlain(path string, write func(io.Writer) error) error {
-	tmp, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer tmp.Abort()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Commit(); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
 // toParquet is steps 2 and 3 of a seal: the plain segment f, or an older
 // Bhasha's compressed one, becomes its Parquet segment, and f (with an
 // older segment's lean copy) is removed.
 func toParquet(f recordFile) error {
 	if f.kind != kindZst {
-		src, err := os.Open(f.path)
-		if err != nil {
-			return fmt.Errorf("sealing %s: %w", f.path, err)
-		}
-		_, err = endsInNewline(src, f.path)
-		src.Close()
-		if err != nil {
+		if _, err := endsInNewline(f.path); err != nil {
 			return err
 		}
 	}
@@ -407,9 +363,14 @@ func sealPlain(f recordFile, sh *shadow) error {
 	return syncDir(dir)
 }
 
-// endsInNewline refuses to seal a file whose last line is torn (a segment
-// holds whole lines only), and returns its size.
-func endsInNewline(f *os.File, path string) (int64, error) {
+// endsInNewline refuses to seal the file path when its last line is torn
+// (a segment holds whole lines only), and returns its size.
+func endsInNewline(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
+	}
+	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("sealing %s: %w", path, err)
@@ -427,12 +388,9 @@ func endsInNewline(f *os.File, path string) (int64, error) {
 	return fi.Size(), nil
 }
 
-// finishSeals completes what an interrupted seal left in dir: a plain
-// segment alone is written as Parquet, copies beside a Parquet segment and
-// temporary files are removed; and converts an older Bhasha's segments to
-// Parquet, saying so to log (when not nil) for each. A conversion that
-// fails leaves the older segment as it is (it is read as it is) and is
-// said to log, not returned. It must run under the exclusive lock.
+// finishSeals completes the seals interrupted in dir and converts an
+// older Bhasha's segments, each said to log (when not nil); a failed
+// conversion is said, not returned. It needs the exclusive lock.
 func finishSeals(dir string, log func(string)) error {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -480,15 +438,10 @@ func sealLive(dir string) (recordFile, error) {
 		return recordFile{}, err
 	}
 	live := filepath.Join(dir, FileName)
-	f, err := os.Open(live)
+	size, err := endsInNewline(live)
 	if errors.Is(err, os.ErrNotExist) {
 		return recordFile{}, nil
 	}
-	if err != nil {
-		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
-	}
-	size, err := endsInNewline(f, live)
-	f.Close()
 	if err != nil || size == 0 {
 		return recordFile{}, err
 	}

@@ -30,7 +30,18 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 	if err != nil {
 		return nil, d, err
 	}
-	found, err := walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
+	found := false
+	err = walk(dir, func(f recordFile, r io.Reader, s *pqSegment) error {
+		found = true
+		if s != nil { // a segment is read as its lines
+			s.close()
+			rc, err := f.open()
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			r = rc
+		}
 		if f.damage != nil {
 			d.Damaged = append(d.Damaged, *f.damage)
 		}
@@ -41,7 +52,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)
 			}
-			st := sealOf(f.verified, raw)
+			st := checkSeal(raw)
 			if why := editedWhy(st, sealedRun, sealed+len(d.Edited)); why != "" {
 				d.Edited = append(d.Edited, Flag{Line: n, At: where, Key: rec.Key, Why: why})
 				return nil

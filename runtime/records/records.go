@@ -42,6 +42,7 @@ package records
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -499,7 +500,8 @@ func (w *Writer) Close() error {
 }
 
 // Read streams every record of dir (its segments, then records.jsonl:
-// Files) to fn, stopping at the first error; a malformed line is reported
+// Files) to fn, in order on the caller's goroutine (they are decoded
+// concurrently), stopping at the first error; a malformed line is reported
 // with its file and line number. A torn last line of records.jsonl (no
 // newline: a run interrupted mid-write, see TornTail) is not a record and
 // is left out, as a resume cuts it; a damaged segment gives the records
@@ -510,40 +512,11 @@ func (w *Writer) Close() error {
 // chunks hold by its digest is decoded from its columns, another from its
 // rows' lines.
 func Read(dir string, fn func(*engine.Record) error) error {
-	all := StreamOptions{WithRequests: true}
-	var dc decoder
-	found, err := walk(dir, true, func(f recordFile, r io.Reader, s *pqSegment) error {
-		each := func(line []byte, n int) error {
-			var rec engine.Record
-			if err := json.Unmarshal(line, &rec); err != nil {
-				return fmt.Errorf("%s line %d: %w", f.path, n, err)
-			}
-			return fn(&rec)
-		}
-		if s == nil {
-			_, err := eachLine(f, r, each)
-			return err
-		}
-		defer s.close()
-		_, err := s.eachGroup(s.columns(all), false, func(g int, holds bool, lines []byte) error {
-			if holds {
-				_, _, err := s.decodeGroup(g, all, &dc, nil, nil, func(_ int, r *engine.Record) error { return fn(r) })
-				return err
-			}
-			n := int(s.starts[g])
-			for line := range bytes.Lines(lines) {
-				n++
-				if err := each(bytes.TrimSuffix(line, []byte("\n")), n); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		return err
-	})
-	if err == nil && !found {
-		err = noRecords(dir)
+	copied := func(_ int, _ sealState, r *engine.Record) (*engine.Record, error) {
+		c := *r
+		return &c, nil
 	}
+	_, err := stream(context.Background(), dir, StreamOptions{WithRequests: true}, copied, func(r *lineResult[*engine.Record]) error { return fn(r.v) })
 	return err
 }
 

@@ -1,21 +1,22 @@
 package records
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/internal/atomicfile"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -91,14 +92,6 @@ const (
 	sealBroken
 )
 
-// sealOf is the seal state of a line: sealOK in a verified segment, else checkSeal's.
-func sealOf(verified bool, line []byte) sealState {
-	if verified {
-		return sealOK
-	}
-	return checkSeal(line)
-}
-
 // checkSeal checks the seal of a line (without its newline), in the Writer's or any other format.
 func checkSeal(line []byte) sealState {
 	line = bytes.TrimRight(line, "\r")
@@ -147,7 +140,11 @@ func (c Conflict) String() string {
 		if i < len(c.At) {
 			at = cmp.Or(c.At[i], at)
 		}
-		parts = append(parts, fmt.Sprintf("%s answers %s", at, quoteShort(c.Responses[i])))
+		resp := fmt.Sprintf("%q", c.Responses[i])
+		if r := []rune(c.Responses[i]); len(r) > 80 {
+			resp = fmt.Sprintf("%q… (%d characters)", string(r[:80]), len(r))
+		}
+		parts = append(parts, fmt.Sprintf("%s answers %s", at, resp))
 	}
 	return fmt.Sprintf("key %s: %s", c.Key, strings.Join(parts, ", "))
 }
@@ -188,36 +185,16 @@ type Scan struct {
 	Sealed    int        // lines with a matching seal
 	Unsealed  int        // lines without a seal before the first sealed one (older Bhasha)
 
+	streamed                       // the files scanned
 	conflictAt   map[[2]uint64]int // a conflicting key's index in Conflicts
-	torn         bool
-	committed    bool         // Commit rewrote the file: the line numbers above are of the file before
-	leaveDamaged bool         // Commit leaves damaged segments as they are (LeaveDamaged)
-	files        []recordFile // the files scanned, in logical order
-	starts       []int        // the logical line before each file's first
-	interrupted  bool         // a seal was interrupted: Commit finishes it
-	sealedRun    bool         // the manifest says every record was sealed (runSealed)
+	committed    bool              // Commit rewrote the file: the line numbers above are of the file before
+	leaveDamaged bool              // Commit leaves damaged segments as they are (LeaveDamaged)
+	interrupted  bool              // a seal was interrupted: Commit finishes it
+	sealedRun    bool              // the manifest says every record was sealed (runSealed)
 }
 
 // At names where logical line n is, as Flag.At does.
-func (s *Scan) At(n int) string { return atIn(s.files, s.starts, n) }
-
-// atIn names logical line n of files, the logical line before file i's first being starts[i].
-func atIn(files []recordFile, starts []int, n int) string {
-	for i := len(files) - 1; i >= 0; i-- {
-		if n > starts[i] {
-			return lineAt(files[i], n-starts[i])
-		}
-	}
-	return fmt.Sprintf("line %d", n)
-}
-
-// fileEnd is the logical line of file i's last line, of lines in all.
-func fileEnd(starts []int, lines, i int) int {
-	if i+1 < len(starts) {
-		return starts[i+1]
-	}
-	return lines
-}
+func (s *Scan) At(n int) string { return s.at(n) }
 
 // ScanDir reads dir's records (Files) without writing: the keys answered,
 // the repairs a resume would make, the experiments, identities and
@@ -229,167 +206,107 @@ func ScanDir(dir, experiment string) (*Scan, error) {
 	path := filepath.Join(dir, FileName)
 	s := &Scan{Path: path, Done: NewKeySet(), Report: PrepareReport{Path: path},
 		Experiments: map[string]Tally{}, Identities: map[string]map[engine.Identity]Tally{}, conflictAt: map[[2]uint64]int{}}
-	lineNo := 0
 	var err error
 	if s.sealedRun, err = runSealed(dir); err != nil {
 		return nil, err
 	}
-	_, err = walk(dir, false, func(f recordFile, r io.Reader, _ *pqSegment) error {
-		if f.damage != nil {
-			s.Report.Damaged = append(s.Report.Damaged, *f.damage)
-		}
-		s.files = append(s.files, f)
-		s.starts = append(s.starts, lineNo)
-		var err error
-		lineNo, err = s.scanFile(f, r, experiment, lineNo)
-		return err
+	o := StreamOptions{WithRequests: true, strict: true}
+	st, err := stream(context.Background(), dir, o, scanned, func(r *lineResult[scannedRec]) error {
+		s.add(r, experiment)
+		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	s.streamed, s.Lines, s.Report.Damaged = st, st.lines, st.damaged()
+	if st.torn != nil {
+		s.Report.TornTail, s.Report.TornTailBytes = true, int64(st.torn.Bytes)
 	}
 	d, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	s.interrupted = len(d.redundant) > 0 || len(d.plain) > 0
-	if err := readBack(s.Conflicts, s.files, s.starts, s.Lines); err != nil {
+	if err := s.readBack(s.Conflicts); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// scanFile scans f, whose first line is logical line lineNo+1, and returns its last line's.
-func (s *Scan) scanFile(f recordFile, r io.Reader, experiment string, lineNo int) (int, error) {
-	start := lineNo
-	torn, err := eachLine(f, r, func(line []byte, local int) error {
-		lineNo = start + local
-		where := lineAt(f, local)
-		var rec struct {
-			Key       *string          `json:"key"`
-			Status    *string          `json:"status"`
-			Digest    string           `json:"request_sha256"`
-			Request   json.RawMessage  `json:"request"`
-			Response  string           `json:"response"`
-			Identity  *engine.Identity `json:"identity"`
-			Simulated bool             `json:"simulated"`
-		}
-		err := json.Unmarshal(line, &rec)
-		switch {
-		case err != nil:
-		case rec.Key == nil:
-			err = errors.New(`field "key" is missing`)
-		case rec.Status == nil:
-			err = errors.New(`field "status" is missing`)
-		case *rec.Status != engine.StatusOK && *rec.Status != engine.StatusFailed:
-			err = fmt.Errorf(`field "status": %q is neither "ok" nor "failed"`, *rec.Status)
-		}
-		if err != nil {
-			return fmt.Errorf("%s line %d: %v", f.path, local, err)
-		}
-		s.Lines = lineNo
-		key := *rec.Key
-		st := sealOf(f.verified, line)
-		switch why := editedWhy(st, s.sealedRun, s.Sealed+len(s.Edited)); {
-		case why != "":
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: why})
-		case st == sealOK:
-			s.Sealed++
-		default:
-			s.Unsealed++ // written before records were sealed
-		}
-		exp := keyField(key, 0)
-		s.Experiments[exp] = s.Experiments[exp].add(lineNo, where)
-		if experiment != "" && exp != experiment {
-			s.Foreign = append(s.Foreign, Flag{Line: lineNo, At: where, Key: key, Why: fmt.Sprintf("a record of experiment %q", exp)})
-			return nil
-		}
-		if *rec.Status != engine.StatusOK {
-			s.Report.DroppedFailed++
-			return nil
-		}
-		digest := rec.Digest
-		if digest == "" && len(rec.Request) > 0 { // a removed digest does not hide a changed request
-			digest = engine.RequestDigest(rec.Request)
-		} else if digest != "" && len(rec.Request) > 0 && !requestMatches(rec.Request, digest) {
-			s.Edited = append(s.Edited, Flag{Line: lineNo, At: where, Key: key, Why: "its request does not match its request_sha256"})
-		}
-		model := keyField(key, 1)
-		var id engine.Identity
-		if rec.Identity != nil {
-			id = *rec.Identity
-		}
-		ids := s.Identities[model]
-		if ids == nil {
-			ids = map[engine.Identity]Tally{}
-			s.Identities[model] = ids
-		}
-		ids[id] = ids[id].add(lineNo, where)
-		if rec.Simulated {
-			s.Simulated++
-		}
-		resp := maphash.String(s.Done.seed1, rec.Response)
-		if first, ok := s.Done.addLine(key, digest, resp, lineNo); !ok {
-			if first.resp == resp {
-				s.Report.DroppedDup++
-			} else {
-				h := s.Done.h(key)
-				i, ok := s.conflictAt[h]
-				if !ok {
-					i = len(s.Conflicts)
-					s.conflictAt[h] = i
-					s.Conflicts = append(s.Conflicts, Conflict{Key: key, Lines: []int{int(first.line)}})
-				}
-				s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, lineNo)
-			}
-			return nil
-		}
-		s.Report.Kept++
-		return nil
-	})
-	if torn != nil {
-		s.torn, s.Report.TornTail, s.Report.TornTailBytes = true, true, int64(torn.Bytes)
-	}
-	return lineNo, err
+// scannedRec is what ScanDir needs of an ok record beside its key.
+type scannedRec struct {
+	digest    string // its request digest, computed when it has none
+	mismatch  bool   // its request does not match its request_sha256
+	identity  engine.Identity
+	simulated bool
 }
 
-// readBack sets each conflict's At and Responses from its lines in files (see atIn).
-func readBack(cs []Conflict, files []recordFile, starts []int, lines int) error {
-	want := map[int]string{}
-	for _, c := range cs {
-		for _, l := range c.Lines {
-			want[l] = ""
-		}
+// scanned is ScanDir's work on a record.
+func scanned(_ int, _ sealState, r *engine.Record) (v scannedRec, _ error) {
+	if r.Status != engine.StatusOK {
+		return v, nil
 	}
-	for i, f := range files {
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > starts[i] && n <= fileEnd(starts, lines, i) }) {
-			continue
-		}
-		err := f.eachLine(func(line []byte, local int) error {
-			n := starts[i] + local
-			if _, ok := want[n]; !ok {
-				return nil
-			}
-			var rec struct {
-				Response string `json:"response"`
-			}
-			if err := json.Unmarshal(line, &rec); err != nil {
-				return fmt.Errorf("%s line %d: %w", f.path, local, err)
-			}
-			want[n] = rec.Response
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	v.digest, v.simulated = r.RequestSHA256, r.Simulated
+	if v.digest == "" && len(r.Request) > 0 { // a removed digest does not hide a changed request
+		v.digest = engine.RequestDigest(r.Request)
+	} else if v.digest != "" && len(r.Request) > 0 {
+		v.mismatch = !requestMatches(r.Request, v.digest)
 	}
-	for i := range cs {
-		c := &cs[i]
-		for _, l := range c.Lines {
-			c.Responses = append(c.Responses, want[l])
-			c.At = append(c.At, atIn(files, starts, l))
-		}
+	if r.Identity != nil {
+		v.identity = *r.Identity
 	}
-	return nil
+	return v, nil
+}
+
+// add counts one line of the scan, in logical order.
+func (s *Scan) add(r *lineResult[scannedRec], experiment string) {
+	where := lineAt(*r.file, r.local)
+	switch why := editedWhy(r.seal, s.sealedRun, s.Sealed+len(s.Edited)); {
+	case why != "":
+		s.Edited = append(s.Edited, Flag{Line: r.line, At: where, Key: r.key, Why: why})
+	case r.seal == sealOK:
+		s.Sealed++
+	default:
+		s.Unsealed++ // written before records were sealed
+	}
+	s.Experiments[r.exp] = s.Experiments[r.exp].add(r.line, where)
+	if experiment != "" && r.exp != experiment {
+		s.Foreign = append(s.Foreign, Flag{Line: r.line, At: where, Key: r.key, Why: fmt.Sprintf("a record of experiment %q", r.exp)})
+		return
+	}
+	if !r.ok {
+		s.Report.DroppedFailed++
+		return
+	}
+	if r.v.mismatch {
+		s.Edited = append(s.Edited, Flag{Line: r.line, At: where, Key: r.key, Why: "its request does not match its request_sha256"})
+	}
+	model := keyField(r.key, 1)
+	ids := s.Identities[model]
+	if ids == nil {
+		ids = map[engine.Identity]Tally{}
+		s.Identities[model] = ids
+	}
+	ids[r.v.identity] = ids[r.v.identity].add(r.line, where)
+	if r.v.simulated {
+		s.Simulated++
+	}
+	if first, ok := s.Done.addLine(r.key, r.v.digest, r.response, r.line); !ok {
+		if first.resp == r.response {
+			s.Report.DroppedDup++
+		} else {
+			h := s.Done.h(r.key)
+			i, ok := s.conflictAt[h]
+			if !ok {
+				i = len(s.Conflicts)
+				s.conflictAt[h] = i
+				s.Conflicts = append(s.Conflicts, Conflict{Key: r.key, Lines: []int{int(first.line)}})
+			}
+			s.Conflicts[i].Lines = append(s.Conflicts[i].Lines, r.line)
+		}
+		return
+	}
+	s.Report.Kept++
 }
 
 // Others says, for every experiment other than name that the keys name,
@@ -427,7 +344,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.committed && pick != nil { // the line numbers are the old file's
 		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")
 	}
-	need := s.torn || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
+	need := s.torn != nil || s.Report.DroppedFailed > 0 || s.Report.DroppedDup > 0 || pick != nil || s.interrupted || (len(s.Report.Damaged) > 0 && !s.leaveDamaged)
 	if s.committed || !need {
 		return "", 0, nil
 	}
@@ -516,7 +433,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 	}
 	for i, f := range s.files {
-		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn) && f.damage == nil {
+		if f.damage != nil && s.leaveDamaged || len(drops[i]) == 0 && !(f.seg == 0 && s.torn != nil) && f.damage == nil {
 			continue
 		}
 		if f.damage != nil { // kept in the archive; the segment becomes what could be read
@@ -526,7 +443,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			}
 			s.Report.KeptDamaged = append(s.Report.KeptDamaged, kept)
 		}
-		if err := rewriteFile(f, fileEnd(s.starts, s.Lines, i)-s.starts[i], drops[i]); err != nil {
+		if err := rewriteFile(f, s.end(i)-s.starts[i], drops[i]); err != nil {
 			return "", 0, err
 		}
 	}
@@ -555,13 +472,27 @@ func rewriteFile(f recordFile, n int, drop map[int]bool) error {
 		if _, err := os.Stat(f.path); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return replacePlain(f.path, func(w io.Writer) error {
-			return eachKept(func(line []byte) error {
-				w.Write(line)
-				_, err := w.Write([]byte{'\n'})
-				return err
-			})
+		tmp, err := atomicfile.Create(f.path) // replaced whole, or not at all
+		if err != nil {
+			return err
+		}
+		defer tmp.Abort()
+		w := bufio.NewWriterSize(tmp, 1<<20)
+		err = eachKept(func(line []byte) error {
+			w.Write(line)
+			_, err := w.Write([]byte{'\n'})
+			return err
 		})
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		if err := tmp.Commit(); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(f.path))
 	}
 	if n == len(drop) {
 		if err := os.Remove(f.path); err != nil {
@@ -596,15 +527,6 @@ func keyField(key string, i int) string {
 		f = strings.NewReplacer("%7C", "|", "%25", "%").Replace(f)
 	}
 	return f
-}
-
-// quoteShort quotes s, cut to 80 characters.
-func quoteShort(s string) string {
-	r := []rune(s)
-	if len(r) > 80 {
-		return fmt.Sprintf("%q… (%d characters)", string(r[:80]), len(r))
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // ConflictError names every key with disagreeing ok records, or is nil.

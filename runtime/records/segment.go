@@ -134,25 +134,6 @@ func segCols() []segCol {
 	}
 }
 
-// segSchema is a segment's Parquet schema, and its columns in the
-// schema's order.
-func segSchema() (*parquet.Schema, []segCol) {
-	cols := segCols()
-	g := parquet.Group{}
-	for _, c := range cols {
-		g[c.name] = c.node
-		if c.optional {
-			g[c.name] = parquet.Optional(c.node)
-		}
-	}
-	sch := parquet.NewSchema("records", g)
-	var order []segCol
-	for _, path := range sch.Columns() {
-		order = append(order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
-	}
-	return sch, order
-}
-
 // view is s's bytes without a copy, for the writer, which copies what it
 // keeps and writes nothing into them.
 func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -271,13 +252,10 @@ func (e *lineEncoder) rowLine(row *segRow) ([]byte, error) {
 	return e.line(&r, row.RecordSHA256)
 }
 
-// writeSegment writes the record lines that write gives to add (each
-// without its newline) as the Parquet segment path, in row groups of
-// groupRows rows (segGroupRows but in tests): into a temporary
-// file beside it, synced, its digest added to its footer, then renamed
-// over path, and the directory synced. Every line's seal is checked on
-// the way (segDigest.Sealed). A line that is not a JSON record is an
-// error naming path's source (what) and the line.
+// writeSegment writes the record lines write gives to add (without their
+// newlines) atomically as the Parquet segment path, in row groups of
+// groupRows rows; a line that is not a record is an error naming what
+// and the line.
 func writeSegment(path, what string, groupRows int64, write func(add func(line []byte) error) error) error {
 	sw, err := newSegWriter(path, groupRows)
 	if err != nil {
@@ -326,13 +304,23 @@ func newSegWriter(path string, groupRows int64) (*segWriter, error) {
 	}
 	sw := &segWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), groupRows: groupRows,
 		rows: make([]segRow, 0, 256), prow: make([]parquet.Row, 0, 256), sealed: true, keyed: true}
-	sch, order := segSchema()
-	sw.order = order
+	cols := segCols()
+	g := parquet.Group{}
+	for _, c := range cols {
+		g[c.name] = c.node
+		if c.optional {
+			g[c.name] = parquet.Optional(c.node)
+		}
+	}
+	sch := parquet.NewSchema("records", g)
+	for _, path := range sch.Columns() { // the columns in the schema's order
+		sw.order = append(sw.order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
+	}
 	// Pages of 1 MiB compress well; the texts' bounds (their whole
 	// first and last values, in every page header) are left out.
 	options := []parquet.WriterOption{sch, parquet.Compression(&parquet.Zstd),
 		parquet.PageBufferSize(1 << 20), parquet.CreatedBy("bhasha", "", "")}
-	for _, c := range order {
+	for _, c := range sw.order {
 		if c.node.Type().Kind() == parquet.ByteArray && c.node.Encoding() == nil {
 			options = append(options, parquet.SkipPageBounds(c.name))
 		}
@@ -641,12 +629,12 @@ func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
 }
 
 // eachGroup calls fn with each row group g of the segment that can be
-// read, in order, and holds true when every line's seal held when the
-// segment was written and the group's chunks of cols (all, when nil) hold
-// by the digest. fn is given the group's lines (each ending in a newline)
-// when asLines or when it does not hold; else nil, and reads the group by
-// its columns. A group that cannot be read is lost: the Damage returned
-// (nil: none) names it, and counts the rows kept.
+// read, in order: with its lines (each ending in a newline) when asLines or
+// when it does not hold, else with holds true (every line's seal held when
+// the segment was written and the group's chunks of cols, all when nil,
+// hold by the digest) to read it by its columns. A group that cannot be
+// read is lost: the Damage returned (nil: none) names it and counts the
+// rows kept.
 func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds bool, lines []byte) error) (*Damage, error) {
 	e := newLineEncoder()
 	var dm *Damage
@@ -654,7 +642,7 @@ func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds 
 	kept := 0
 	for g := range s.md.RowGroups {
 		holds := false
-		if s.digest.Sealed {
+		if s.digest.Sealed && !asLines {
 			holds, buf = s.groupHolds(g, cols, buf)
 		}
 		var data []byte
@@ -706,9 +694,14 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	from, to := s.starts[g]+1, s.starts[g+1]
 	dm.Lost += int(to - from + 1)
 	dm.Gaps = append(dm.Gaps, fmt.Sprintf("row group %d (lines %d–%d): %v", g+1, from, to, err))
-	keys, kerr := s.groupKeys(g)
+	var keys []segRow // when the key column holds by the digest
+	if ok, _ := s.groupHolds(g, []string{"key"}, nil); ok {
+		if keys, err = s.groupRows(g, []string{"key"}, nil); err != nil {
+			keys = nil
+		}
+	}
 	for i := from; i <= to && len(dm.LostAt) < maxLostNamed; i++ {
-		if kerr == nil {
+		if keys != nil {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d (key %s)", i, keys[i-from].Key))
 		} else {
 			dm.LostAt = append(dm.LostAt, fmt.Sprintf("line %d", i))
@@ -716,20 +709,9 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	}
 }
 
-// groupKeys reads the key column of row group g, when its chunk holds by
-// the digest.
-func (s *pqSegment) groupKeys(g int) ([]segRow, error) {
-	if ok, _ := s.groupHolds(g, []string{"key"}, nil); !ok {
-		return nil, errors.New("its keys are damaged too")
-	}
-	return s.groupRows(g, []string{"key"}, nil)
-}
-
-// readColumn reads the values of a column chunk into c's field of rows,
-// in order, page by page: a text column's values from the page's bytes
-// (a dictionary column's from its dictionary, each made a string once).
-// A chunk that does not decode, or that holds another number of values
-// than rows, is an error.
+// readColumn reads a column chunk into c's field of rows, page by page
+// from the pages' bytes; a chunk that does not decode or does not hold
+// one value per row is an error.
 func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // parquet-go panics on some damage
@@ -826,6 +808,9 @@ func (s *pqSegment) columns(o StreamOptions) []string {
 	if o.WithRequests {
 		cols = append(cols, "request")
 	}
+	if o.strict {
+		return append(cols, "request_sha256", "identity", "simulated")
+	}
 	if o.TextsOnly {
 		return cols
 	}
@@ -859,6 +844,9 @@ func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segR
 			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
 		} else if err = dc.recordOf(&rows[i], s.digest.KeyFields, &recs[i]); err == nil {
 			trim(&recs[i], o)
+			if o.strict {
+				err = knownStatus(recs[i].Status)
+			}
 		}
 		if err != nil {
 			return rows, recs, fmt.Errorf("%s line %d: %w", s.path, s.starts[g]+int64(i)+1, err)

@@ -3,9 +3,11 @@ package records
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -32,6 +34,11 @@ type StreamOptions struct {
 	Workers int
 	// Progress, when set, is called after each batch with the bytes read and the total.
 	Progress func(read, total int64)
+
+	// strict is ScanDir's reading: a row group holds only when all its
+	// columns do, a line without a key or a known status is an error, and
+	// a directory without records is not.
+	strict bool
 }
 
 // Unique reads every record of dir and keeps one per key: the first ok
@@ -56,21 +63,16 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		u.slots = make([]uniqSlot, 0, o.Records)
 		u.at = make(map[[2]uint64]int32, o.Records)
 	}
-	files, starts, torn, nlines, err := stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+	st, err := stream(ctx, dir, o, unlessBroken(work), func(r *lineResult[T]) error {
 		u.add(r)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, d, nlines, err
+		return nil, nil, d, st.lines, err
 	}
-	out, kept, d, err = u.finish(files, starts, nlines)
-	d.Torn = torn
-	for _, f := range files {
-		if f.damage != nil {
-			d.Damaged = append(d.Damaged, *f.damage)
-		}
-	}
-	return out, kept, d, nlines, err
+	out, kept, d, err = u.finish(st)
+	d.Torn, d.Damaged = st.torn, st.damaged()
+	return out, kept, d, st.lines, err
 }
 
 // Each runs work on every record of dir as Unique does, and calls each
@@ -79,22 +81,109 @@ func Unique[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 // match are left out. An error from work, each or ctx stops it; a
 // malformed line is an error naming the file and line. It never writes.
 func Each[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), each func(line int, key string, ok bool, v T) error) (nlines int, err error) {
-	_, _, _, nlines, err = stream(ctx, dir, o, work, func(r *lineResult[T]) error {
+	st, err := stream(ctx, dir, o, unlessBroken(work), func(r *lineResult[T]) error {
 		if r.seal == sealBroken {
 			return nil
 		}
 		return each(r.line, r.key, r.ok, r.v)
 	})
-	return nlines, err
+	return st.lines, err
 }
 
-// stream runs work on every line of dir's records on o.Workers goroutines,
-// then consume on the caller's in logical order. It returns the files read,
-// the logical line before each one's first, and the torn tail (nil: none).
-func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ []recordFile, _ []int, _ *TornTail, nlines int, err error) {
+// unlessBroken is work run only on records whose seal is not broken.
+func unlessBroken[T any](work func(int, *engine.Record) (T, error)) func(int, sealState, *engine.Record) (T, error) {
+	return func(n int, st sealState, r *engine.Record) (v T, err error) {
+		if st == sealBroken {
+			return v, nil
+		}
+		return work(n, r)
+	}
+}
+
+// streamed is what stream read: the files, the logical line before each
+// one's first, the torn tail (nil: none) and the lines read.
+type streamed struct {
+	files  []recordFile
+	starts []int
+	torn   *TornTail
+	lines  int
+}
+
+// at names logical line n as Flag.At does.
+func (st *streamed) at(n int) string {
+	for i := len(st.files) - 1; i >= 0; i-- {
+		if n > st.starts[i] {
+			return lineAt(st.files[i], n-st.starts[i])
+		}
+	}
+	return fmt.Sprintf("line %d", n)
+}
+
+// end is the logical line of file i's last line.
+func (st *streamed) end(i int) int {
+	if i+1 < len(st.starts) {
+		return st.starts[i+1]
+	}
+	return st.lines
+}
+
+// damaged lists what could not be read of the damaged segments.
+func (st *streamed) damaged() (out []Damage) {
+	for _, f := range st.files {
+		if f.damage != nil {
+			out = append(out, *f.damage)
+		}
+	}
+	return out
+}
+
+// readBack sets each conflict's At and Responses from its lines.
+func (st *streamed) readBack(cs []Conflict) error {
+	want := map[int]string{}
+	for _, c := range cs {
+		for _, l := range c.Lines {
+			want[l] = ""
+		}
+	}
+	for i, f := range st.files {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(n int) bool { return n > st.starts[i] && n <= st.end(i) }) {
+			continue
+		}
+		err := f.eachLine(func(line []byte, local int) error {
+			n := st.starts[i] + local
+			if _, ok := want[n]; !ok {
+				return nil
+			}
+			var rec struct {
+				Response string `json:"response"`
+			}
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("%s line %d: %w", f.path, local, err)
+			}
+			want[n] = rec.Response
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range cs {
+		c := &cs[i]
+		for _, l := range c.Lines {
+			c.Responses = append(c.Responses, want[l])
+			c.At = append(c.At, st.at(l))
+		}
+	}
+	return nil
+}
+
+// stream runs work on every line of dir's records, with its seal state,
+// on o.Workers goroutines, then consume on the caller's in logical order.
+// A directory without records is an error (noRecords), but with o.strict.
+func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(line int, st sealState, r *engine.Record) (T, error), consume func(*lineResult[T]) error) (_ streamed, err error) {
 	listed, err := listFiles(dir)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return streamed{}, err
 	}
 	var total int64 // bytes on disk of the records files, for Progress
 	for _, f := range listed.files {
@@ -128,9 +217,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 	todo := make(chan *batch, workers*2)
 	// The reader's own, read here once batches is closed.
 	var readErr error
-	var files []recordFile
-	var starts []int
-	var torn *TornTail
+	var got streamed
 	var opened []*pqSegment // closed at the end
 	readDone := make(chan struct{})
 	go func() {
@@ -149,30 +236,32 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			return true
 		}
-		found, err := walk(dir, true, func(f recordFile, r io.Reader, seg *pqSegment) error {
+		readErr = walk(dir, func(f recordFile, r io.Reader, seg *pqSegment) error {
 			fp := &f
-			files = append(files, f)
-			starts = append(starts, n)
-			at := len(files) - 1
+			got.files = append(got.files, f)
+			got.starts = append(got.starts, n)
+			at := len(got.files) - 1
 			local := 0 // lines of this file cut so far
-			newBatch := func() *batch {
-				return &batch{first: n + 1, file: fp, local: local + 1, done: make(chan struct{})}
+			newBatch := func(size int) *batch {
+				return &batch{first: n + 1, file: fp, local: local + 1, data: make([]byte, 0, size), done: make(chan struct{})}
 			}
 			if seg != nil {
 				opened = append(opened, seg)
 				// A row group that holds is decoded from its columns;
 				// another is read as lines, checked by their own seals.
+				// ScanDir's (o.strict) holds only when every column does.
+				check := seg.columns(o)
+				if o.strict {
+					check = nil
+				}
 				total := seg.starts[len(seg.starts)-1]
-				dm, err := seg.eachGroup(seg.columns(o), false, func(g int, holds bool, data []byte) error {
-					b := newBatch()
+				dm, err := seg.eachGroup(check, false, func(g int, holds bool, data []byte) error {
+					b := newBatch(0)
 					b.read = done + seg.starts[g+1]*seg.size/max(total, 1)
 					if holds {
-						f.verified = true
 						b.pq, b.group, b.count = seg, g, int(seg.md.RowGroups[g].NumRows)
 					} else {
-						lf := f
-						lf.verified = false
-						b.file, b.data = &lf, data
+						b.data = data
 						for from := 0; from < len(data); {
 							i := bytes.IndexByte(data[from:], '\n')
 							b.spans = append(b.spans, span{int32(from), int32(from + i)})
@@ -190,12 +279,12 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					return err
 				}
 				if f.damage = dm; dm != nil {
-					files[at] = f
+					got.files[at] = f
 				}
 				done += seg.size
 				return nil
 			}
-			b := newBatch()
+			b := newBatch(batchBytes + batchBytes/16)
 			var read, size int64 // bytes of the file's lines read, and its size on disk
 			if st, err := os.Stat(f.path); err == nil {
 				size = st.Size()
@@ -206,7 +295,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					if !send(b) {
 						return ctx.Err()
 					}
-					b = newBatch()
+					b = newBatch(batchBytes + batchBytes/16)
 				}
 				from := len(b.data)
 				b.data = append(b.data, line...)
@@ -219,7 +308,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			if err != nil {
 				return err
 			}
-			torn = t
+			got.torn = t
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -232,13 +321,19 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			return nil
 		})
-		if err == nil && !found {
-			err = noRecords(dir)
-		}
-		readErr = err
 	}()
 	// Hash the responses (to tell disagreeing duplicates) and, twice, the keys.
 	seeds := [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
+	// processed fills res for r, logical line n (local in f), and runs work on it.
+	processed := func(res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record) (err error) {
+		res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
+		res.file, res.local = f, local
+		res.exp = keyField(r.Key, 0)
+		res.response = maphash.String(seeds[0], r.Response)
+		res.h = [2]uint64{maphash.String(seeds[1], r.Key), maphash.String(seeds[2], r.Key)}
+		res.v, err = work(n, st, r)
+		return err
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -250,7 +345,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 				if b.pq != nil {
 					b.res = make([]lineResult[T], b.count)
 					rows, recs, b.err = b.pq.decodeGroup(b.group, o, &dc, rows, recs, func(i int, r *engine.Record) error {
-						return processed(seeds, &b.res[i], b.file, b.first+i, b.local+i, sealOK, r, work)
+						return processed(&b.res[i], b.file, b.first+i, b.local+i, sealOK, r)
 					})
 					clear(rows)
 					clear(recs)
@@ -262,7 +357,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 							b.err = fmt.Errorf("%s line %d: %w", b.file.path, b.local+i, err)
 							break
 						}
-						if b.err = processed(seeds, &b.res[i], b.file, b.first+i, b.local+i, sealOf(b.file.verified, raw), &r, work); b.err != nil {
+						if b.err = processed(&b.res[i], b.file, b.first+i, b.local+i, checkSeal(raw), &r); b.err != nil {
 							break
 						}
 					}
@@ -281,20 +376,21 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		}
 	}()
 
+	nlines := 0
 	for b := range batches {
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return nil, nil, nil, nlines, ctx.Err()
+			return streamed{lines: nlines}, ctx.Err()
 		}
 		if b.err != nil {
 			cancel()
-			return nil, nil, nil, nlines, b.err
+			return streamed{lines: nlines}, b.err
 		}
 		for i := range b.res {
 			if err := consume(&b.res[i]); err != nil {
 				cancel()
-				return nil, nil, nil, nlines, err
+				return streamed{lines: nlines}, err
 			}
 		}
 		b.res = nil
@@ -303,16 +399,20 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			o.Progress(b.read, total)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, nil, nlines, err
+			return streamed{lines: nlines}, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, nil, nlines, err
+		return streamed{lines: nlines}, err
+	}
+	if readErr == nil && len(got.files) == 0 && !o.strict {
+		readErr = noRecords(dir)
 	}
 	if readErr != nil {
-		return nil, nil, nil, nlines, readErr
+		return streamed{lines: nlines}, readErr
 	}
-	return files, starts, torn, nlines, nil
+	got.lines = nlines
+	return got, nil
 }
 
 // span is one line's bytes in a batch's data, without its newline.
@@ -330,25 +430,6 @@ type lineResult[T any] struct {
 	response uint64    // hash of the response, to tell disagreeing duplicates
 	h        [2]uint64 // two hashes of the key
 	v        T
-}
-
-// processed fills res for r, logical line n (local in f), and runs work
-// on it unless its seal state st is broken.
-func processed[T any](seeds [3]maphash.Seed, res *lineResult[T], f *recordFile, n, local int, st sealState, r *engine.Record, work func(int, *engine.Record) (T, error)) error {
-	res.line, res.key, res.ok, res.seal = n, r.Key, r.Status == engine.StatusOK, st
-	res.file, res.local = f, local
-	res.exp = keyField(r.Key, 0)
-	res.response = maphash.String(seeds[0], r.Response)
-	res.h = [2]uint64{maphash.String(seeds[1], r.Key), maphash.String(seeds[2], r.Key)}
-	if st == sealBroken {
-		return nil // left out: no work on it
-	}
-	v, err := work(n, r)
-	if err != nil {
-		return err
-	}
-	res.v = v
-	return nil
 }
 
 // uniq applies Unique's rules to lines in file order, telling keys apart
@@ -412,8 +493,8 @@ func (u *uniq[T]) add(r *lineResult[T]) {
 }
 
 // finish reads back the conflicts and returns the values kept, in order, with their lines.
-func (u *uniq[T]) finish(files []recordFile, starts []int, nlines int) ([]T, []int32, Findings, error) {
-	if err := readBack(u.d.Conflicts, files, starts, nlines); err != nil {
+func (u *uniq[T]) finish(st streamed) ([]T, []int32, Findings, error) {
+	if err := st.readBack(u.d.Conflicts); err != nil {
 		return nil, nil, u.d, err
 	}
 	out := u.vals[:0]

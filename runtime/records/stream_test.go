@@ -193,7 +193,7 @@ func TestUniqFirstHashCollisions(t *testing.T) {
 			r.h = hash(r.key)
 			u.add(&r)
 		}
-		out, kept, d, err := u.finish([]recordFile{*f}, []int{0}, len(lines))
+		out, kept, d, err := u.finish(streamed{files: []recordFile{*f}, starts: []int{0}, lines: len(lines)})
 		if err != nil {
 			t.Fatal(err)
 		}
