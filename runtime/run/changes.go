@@ -114,22 +114,16 @@ func DecodingGroup(k engine.Key) string {
 //
 // The old bodies are read from the records into a scratch store, not held.
 func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup Lookup, served map[string]string) string {
-	old, err := newScratch(dir, "reading the old request bodies")
-	if err == nil {
-		defer old.Close()
-		err = records.Read(dir, func(r *engine.Record) error {
-			if len(r.Request) > 0 && keys.Has(r.Key) {
-				return old.add(r.Key, string(r.Request))
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = old.seal()
-	}
+	old, err := fillScratch(dir, "reading the old request bodies", func(r *engine.Record) (string, string, bool) {
+		if len(r.Request) == 0 || !keys.Has(r.Key) {
+			return "", "", false
+		}
+		return r.Key, string(r.Request), true
+	})
 	if err != nil {
 		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
+	defer old.Close()
 	counts := map[string]int{}
 	for r, err := range j.Requests(stage, lookup, nil) {
 		if err != nil {
