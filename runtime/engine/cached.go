@@ -12,7 +12,11 @@ import (
 // never checked to be a real empty answer), is reported as absent with an
 // error saying why, so that the request is sent again.
 func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
-	res, _, ok, err := cached(c, key)
+	v, ok, err := c.Get(key)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	res, _, ok, err := decodeEntry(key, v)
 	return res, ok, err
 }
 
@@ -24,16 +28,7 @@ type cacheEntry struct {
 	Run uint64 `json:"run,omitempty"`
 }
 
-// cached is Cached with the run that stored the entry (0 when unknown).
-func cached(c *cache.Store, key [32]byte) (Result, uint64, bool, error) {
-	v, ok, err := c.Get(key)
-	if err != nil || !ok {
-		return Result{}, 0, false, err
-	}
-	return decodeEntry(key, v)
-}
-
-// decodeEntry reads the cache entry v of key (cached).
+// decodeEntry reads the cache entry v of key, with the run that stored it (0 when unknown).
 func decodeEntry(key [32]byte, v []byte) (Result, uint64, bool, error) {
 	var ce cacheEntry
 	if err := json.Unmarshal(v, &ce); err != nil {

@@ -206,7 +206,6 @@ func (e *Engine) Models() []ModelInfo {
 
 // Prepared is a request with its body and cache key computed.
 type Prepared struct {
-	Request  Request
 	Body     []byte
 	CacheKey [32]byte
 	Served   string
@@ -222,7 +221,7 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
+	return Prepared{Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
 }
 
 // Stats counts the records of a run so far. Cached counts the answers
@@ -355,13 +354,17 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 	rec.Identity, rec.Simulated = &id, ms.simulated
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
+		var v []byte
+		ok := false
+		if pv, pending := e.pending.Load(p.CacheKey); pending {
+			v, ok = *pv.(*[]byte), true
+		} else {
+			v, ok, err = c.Get(p.CacheKey)
+		}
 		var res Result
 		var by uint64
-		var ok bool
-		if v, pending := e.pending.Load(p.CacheKey); pending {
-			res, by, ok, err = decodeEntry(p.CacheKey, *v.(*[]byte))
-		} else {
-			res, by, ok, err = cached(c, p.CacheKey)
+		if ok {
+			res, by, ok, err = decodeEntry(p.CacheKey, v)
 		}
 		if err != nil {
 			e.opts.Logf("warning: %v (request will be sent)", err)

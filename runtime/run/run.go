@@ -241,6 +241,10 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 	}
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
 		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+	repaired := func(msg string) {
+		logf("%s", msg)
+		m.Repairs = append(m.Repairs, msg)
+	}
 	// The Writer seals every record; the kept ones are all sealed unless
 	// some were written before records were (and are accepted as such).
 	m.RecordsSealed = scan.Unsealed == 0
@@ -256,8 +260,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 		prev = rebuilt
 		for _, msg := range rebuilt.Repairs {
-			logf("%s", msg)
-			m.Repairs = append(m.Repairs, msg)
+			repaired(msg)
 		}
 	}
 	if prev != nil {
@@ -269,10 +272,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			m.Repairs = append(m.Repairs, msg)
 		}
 	}
-	m.Inputs = maps.Clone(j.Inputs)
-	if m.Inputs == nil {
-		m.Inputs = map[string]string{}
-	}
+	m.Inputs = map[string]string{}
+	maps.Copy(m.Inputs, j.Inputs)
 	m.Templates = maps.Clone(j.Templates)
 
 	// Records that cannot be trusted as they stand.
@@ -383,8 +384,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			}
 			defer store.Close()
 			if s := crep.Converted; s != "" {
-				logf("%s", s)
-				m.Repairs = append(m.Repairs, s)
+				repaired(s)
 			}
 			eo.Cache = store
 			eo.ReadCache = !o.NoCache
@@ -459,8 +459,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	for _, msg := range scan.Report.Messages() {
-		logf("%s", msg)
-		m.Repairs = append(m.Repairs, msg)
+		repaired(msg)
 	}
 	done := scan.Done
 	m.Counts.Resumed = done.Len()
@@ -480,10 +479,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if d := j.Dataset; d != nil {
-		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: maps.Clone(d.Missing)}
-		if m.Dataset.Missing == nil {
-			m.Dataset.Missing = map[string]int{}
-		}
+		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: map[string]int{}}
+		maps.Copy(m.Dataset.Missing, d.Missing)
 		if len(d.Skipped) > 0 {
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(d.Skipped))
 		}
