@@ -410,3 +410,65 @@ func (e *Engine) put(rec *Record, key [32]byte, entry *[]byte) {
 	}
 	e.pending.CompareAndDelete(key, entry)
 }
+
+// Cached returns the answer cached under key. An entry that does not
+// decode, or is not a valid answer (Result.Valid: an empty text that was
+// never checked to be a real empty answer), is reported as absent with an
+// error saying why, so that the request is sent again.
+func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
+	v, ok, err := c.Get(key)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	res, _, ok, err := decodeEntry(key, v)
+	return res, ok, err
+}
+
+// cacheEntry is what the cache holds of an answer: the Result, and the
+// engine that stored it (Engine.runID), so that an answer cached earlier
+// in the same run is told apart from one of an earlier run.
+type cacheEntry struct {
+	Result
+	Run uint64 `json:"run,omitempty"`
+}
+
+// decodeEntry reads the cache entry v of key, with the run that stored it (0 when unknown).
+func decodeEntry(key [32]byte, v []byte) (Result, uint64, bool, error) {
+	var ce cacheEntry
+	if err := json.Unmarshal(v, &ce); err != nil {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)
+	}
+	if !ce.Result.Valid() {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s holds an empty answer that was never checked", HexKey(key))
+	}
+	return ce.Result, ce.Run, true, nil
+}
+
+// fileReserve is the number of descriptors of a soft open-file limit kept
+// from the requests in flight: a quarter of it, at least 64, at most 256.
+func fileReserve(soft uint64) uint64 {
+	return min(max(soft/4, 64), 256)
+}
+
+// inflightAllowed is the number of requests that may be in flight under
+// the soft open-file limit soft (at least 1).
+func inflightAllowed(soft uint64) int {
+	if soft <= fileReserve(soft)+1 {
+		return 1
+	}
+	return int(min(soft-fileReserve(soft), 1<<30))
+}
+
+// clampTo bounds e's requests in flight (e.maxInflight) by soft, the
+// process's soft RLIMIT_NOFILE (Go raises it to the hard limit at start,
+// so it is what ulimit -n allowed), and says so once through Logf when
+// the models' concurrency (MaxConcurrency per replica, summed) is past it.
+func (e *Engine) clampTo(soft uint64) {
+	want := e.concurrency()
+	allowed := inflightAllowed(soft)
+	e.maxInflight = allowed
+	if want > allowed {
+		e.opts.Logf("warning: concurrency %d clamped to %d: the open-file limit is %d (ulimit -n), and %d descriptors are kept for files, the cache and logs; raise it with ulimit -n to run more requests at once",
+			want, allowed, soft, fileReserve(soft))
+	}
+}
