@@ -74,10 +74,8 @@ const (
 	// busyTimeout is how long a write waits for another process's
 	// transaction, in milliseconds.
 	busyTimeout = 30000
-	// mmapSize is how much of the database is read through a memory
-	// map, shared with the operating system's page cache (the rest is
-	// read with a system call a page); it bounds what the map adds to
-	// the process's resident memory.
+	// mmapSize is how much of the database is read through a memory map
+	// (bounding what the map adds to resident memory).
 	mmapSize = 64 << 20
 	// maxBatch is the most keys one query reads or one transaction
 	// commits.
@@ -92,9 +90,8 @@ type Store struct {
 	reads, writes group
 }
 
-// group runs calls in batches: the calls that arrive while every slot is
-// taken join the next batch, which the first of them runs once a slot
-// frees.
+// group runs calls in batches: calls arriving while every slot is taken
+// join the next batch, run by its first once a slot frees.
 type group struct {
 	mu    sync.Mutex    // guards next
 	next  *batch        // the batch a call joins; nil when none is open
@@ -351,10 +348,9 @@ const (
 	oldIndexName = "responses.idx"
 )
 
-// convertOld copies dir's earlier-format cache into the database at
-// dbPath in one transaction under an exclusive flock of the log, removes
-// the old files and says what it did ("" when dir has no log). On an
-// error the old files and the database are as they were.
+// convertOld copies dir's earlier-format cache into dbPath in one
+// transaction under a flock of the log, removes the old files and says what
+// it did ("" without a log); on an error every file stays as it was.
 func convertOld(dir, dbPath string) (string, error) {
 	logPath := filepath.Join(dir, oldLogName)
 	f, err := os.Open(logPath)
@@ -401,9 +397,8 @@ func convertOld(dir, dbPath string) (string, error) {
 	return msg, nil
 }
 
-// copyLog puts every line of the log r (named logPath) that validates
-// into the database at dbPath, in one transaction, and returns how many
-// it put and how many it skipped.
+// copyLog puts the valid lines of the log r into dbPath in one transaction,
+// returning how many it put and skipped.
 func copyLog(r io.Reader, logPath, dbPath string) (n, skipped int, err error) {
 	db, err := openDB(dbPath)
 	if err != nil {

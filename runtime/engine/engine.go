@@ -336,9 +336,8 @@ func (e *Engine) concurrency() int {
 // maxPendingPuts bounds the answers of a Run being cached at once.
 const maxPendingPuts = 4096
 
-// process turns one request into its record and, for an answer to cache,
-// its key and cache entry (e.pending holds it until put has committed it);
-// a nil record means the run was cancelled.
+// process turns r into its record and, for an answer to cache, its key and
+// entry (held in e.pending until put); a nil record: the run was cancelled.
 func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]byte) {
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
 	p, err := e.Prepare(r)
@@ -425,8 +424,7 @@ func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
 }
 
 // cacheEntry is what the cache holds of an answer: the Result, and the
-// engine that stored it (Engine.runID), so that an answer cached earlier
-// in the same run is told apart from one of an earlier run.
+// Engine.runID that stored it (telling this run's answers from earlier ones).
 type cacheEntry struct {
 	Result
 	Run uint64 `json:"run,omitempty"`
@@ -459,10 +457,8 @@ func inflightAllowed(soft uint64) int {
 	return int(min(soft-fileReserve(soft), 1<<30))
 }
 
-// clampTo bounds e's requests in flight (e.maxInflight) by soft, the
-// process's soft RLIMIT_NOFILE (Go raises it to the hard limit at start,
-// so it is what ulimit -n allowed), and says so once through Logf when
-// the models' concurrency (MaxConcurrency per replica, summed) is past it.
+// clampTo bounds e.maxInflight by soft, the soft RLIMIT_NOFILE, and says so
+// once through Logf when the models' concurrency is past it.
 func (e *Engine) clampTo(soft uint64) {
 	want := e.concurrency()
 	allowed := inflightAllowed(soft)

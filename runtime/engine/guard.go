@@ -206,9 +206,8 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// guardBody fails a read past its bound, and a body that starts with
-// gzip's magic bytes. With s set, the first Read reads the body whole and
-// redacts the key (secret.body), the result bounded by b too.
+// guardBody fails a read past its bound or of a gzip body; with s set, the
+// first Read reads the body whole and redacts the key (secret.body).
 type guardBody struct {
 	rc      io.ReadCloser
 	b       bound

@@ -151,9 +151,8 @@ type Request struct {
 	Cues []string
 }
 
-// wireBody is the JSON body sent to the server. Field order is fixed, maps
-// are marshalled with sorted keys, so the same request always produces the
-// same bytes: the bytes that are hashed for the cache are the bytes sent.
+// wireBody is the JSON body sent: fixed field order and sorted map keys
+// give one request the same bytes, hashed for the cache as sent.
 type wireBody struct {
 	Model              string         `json:"model"`
 	Messages           []Message      `json:"messages,omitempty"`

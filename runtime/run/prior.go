@@ -15,10 +15,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
-// buildPrior indexes, in a scratch store, the responses of dir's ok
-// records that stage's requests look up (the last of one key wins). It
-// returns nil (a Lookup that finds nothing) for stage 1, when the stage
-// looks nothing up or dir has no records.
+// buildPrior indexes the responses of dir's ok records that stage looks up
+// (the last of a key wins); nil (finding nothing) when it looks nothing up.
 func buildPrior(dir string, j *Job, stage int) (*scratch, error) {
 	if stage < 2 {
 		return nil, nil
@@ -60,10 +58,8 @@ func (p *scratch) Lookup(k engine.Key) (*engine.Record, bool) {
 }
 
 // scratch is a write-once store of values by key in an unlinked file
-// (entries uvarint(len(key)) uvarint(len(value)) key value), with each
-// key's hash and offset in memory (16 bytes an entry). get compares the
-// whole key it reads back, so a hash collision costs a read, never a
-// wrong value; of several entries of one key it returns the last added.
+// (uvarint(len(key)) uvarint(len(value)) key value), with each key's hash
+// and offset in memory (16 bytes); get returns a key's last value.
 type scratch struct {
 	what    string // what it is for, in errors
 	seed    maphash.Seed

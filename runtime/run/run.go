@@ -366,9 +366,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 			strings.Join(problems, ". "), capitalize(o.Hint.NewOut), o.Hint.ArchiveChanged, filepath.Join(o.Out, records.ArchiveDir)))
 	}
 
-	// Connect (asking the servers who they are, never a model request) and
-	// compare the identities with the records'; a run with nothing to send
-	// (Send nil) asks too, so that a change of weights is said.
+	// Connect (asking the servers who they are) and compare the identities
+	// with the records'; a run with nothing to send (Send nil) asks too.
 	eo := j.Engine
 	eo.Logf = logf
 	archivedAny := false
@@ -814,9 +813,8 @@ func (j *Job) check() error {
 	return nil
 }
 
-// models are the job's models with the run's endpoints (every model's,
-// the judge's included, when endpoints is not empty) and per-replica
-// concurrency (when n > 0); the job's own configurations are not changed.
+// models are copies of the job's models with endpoints (when not empty)
+// and per-replica concurrency n (when n > 0).
 func (j *Job) models(endpoints []string, n int) []engine.ModelConfig {
 	out := slices.Clone(j.Models)
 	for i := range out {

@@ -118,9 +118,8 @@ func parseKN(v string) (Spec, error) {
 	return s, s.check()
 }
 
-// fromEnv reads the shard from the environment, and says which variables
-// gave it ("" when none is set). With index, JOB_COMPLETION_INDEX gives K
-// alone (N is 0).
+// fromEnv reads the shard from the environment and names its variable (""
+// when none is set); with index, JOB_COMPLETION_INDEX gives K alone.
 func fromEnv(getenv func(string) string, index bool) (Spec, string, error) {
 	if index {
 		if v := getenv(EnvIndex); v != "" {
