@@ -131,10 +131,8 @@ func Export(ctx context.Context, j *run.Job, dir, cacheDir string, live bool) (E
 			if err := in.put(inputLine{CustomID: id, Method: "POST", URL: "/v1/" + r.Kind.Path(), Body: p.Body}); err != nil {
 				return rep, err
 			}
-			// The identity is recorded only when it is known (--live, or a
-			// root the experiment pins): without it the served name stands in
-			// for the weights, and a record claiming it would be refused by the
-			// live run that completes the batch.
+			// The identity is recorded only when known (--live, or a pinned
+			// root): a live run would refuse one the served name stood in for.
 			var known *engine.Identity
 			if ident := identities[r.Key.Model]; ident.Root != "" && ident.Root != ident.ID {
 				known = &ident
@@ -349,9 +347,8 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 	return osc.Err()
 }
 
-// answeredAs reports whether a batch response's model names the model the
-// request was exported for: the served name or the identity's root (vLLM
-// run-batch answers with the model it loaded); an absent name is accepted.
+// answeredAs reports whether a batch response's model ("" accepted) is
+// the served name or the identity's root or id the request was exported for.
 func answeredAs(model string, il indexLine) bool {
 	if model == "" || model == il.ServedModel {
 		return true

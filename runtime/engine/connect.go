@@ -163,9 +163,8 @@ func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error)
 	return ms, nil
 }
 
-// newReplica is the replica at endpoint ep (credentials stripped from its
-// name) sending key as its bearer token (noAPIKey when "") through client,
-// at most limit requests at once.
+// newReplica is the replica at ep (credentials stripped from its name)
+// sending key (noAPIKey when "") through client, limit requests at once.
 func newReplica(ep, key string, client *http.Client, limit int) *replica {
 	base := strings.TrimRight(sanitizeURL(ep), "/")
 	return &replica{base: base, root: strings.TrimSuffix(base, "/v1"), limit: float64(limit), maxLimit: float64(limit),

@@ -206,7 +206,6 @@ func (e *Engine) Models() []ModelInfo {
 
 // Prepared is a request with its body and cache key computed.
 type Prepared struct {
-	Request  Request
 	Body     []byte
 	CacheKey [32]byte
 	Served   string
@@ -222,7 +221,7 @@ func (e *Engine) Prepare(r Request) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Request: r, Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
+	return Prepared{Body: body, CacheKey: CacheKey(ms.info.Identity, r.Kind, body), Served: ms.cfg.ServedName}, nil
 }
 
 // Stats counts the records of a run so far. Cached counts the answers
@@ -337,9 +336,8 @@ func (e *Engine) concurrency() int {
 // maxPendingPuts bounds the answers of a Run being cached at once.
 const maxPendingPuts = 4096
 
-// process turns one request into its record and, for an answer to cache,
-// its key and cache entry (e.pending holds it until put has committed it);
-// a nil record means the run was cancelled.
+// process turns r into its record and, for an answer to cache, its key and
+// entry (held in e.pending until put); a nil record: the run was cancelled.
 func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]byte) {
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
 	p, err := e.Prepare(r)
@@ -355,13 +353,17 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 	rec.Identity, rec.Simulated = &id, ms.simulated
 	c := e.opts.Cache
 	if c != nil && e.opts.ReadCache {
+		var v []byte
+		ok := false
+		if pv, pending := e.pending.Load(p.CacheKey); pending {
+			v, ok = *pv.(*[]byte), true
+		} else {
+			v, ok, err = c.Get(p.CacheKey)
+		}
 		var res Result
 		var by uint64
-		var ok bool
-		if v, pending := e.pending.Load(p.CacheKey); pending {
-			res, by, ok, err = decodeEntry(p.CacheKey, *v.(*[]byte))
-		} else {
-			res, by, ok, err = cached(c, p.CacheKey)
+		if ok {
+			res, by, ok, err = decodeEntry(p.CacheKey, v)
 		}
 		if err != nil {
 			e.opts.Logf("warning: %v (request will be sent)", err)
@@ -406,4 +408,63 @@ func (e *Engine) put(rec *Record, key [32]byte, entry *[]byte) {
 		e.opts.Logf("warning: caching %s: %v", rec.Key, err)
 	}
 	e.pending.CompareAndDelete(key, entry)
+}
+
+// Cached returns the answer cached under key. An entry that does not
+// decode, or is not a valid answer (Result.Valid: an empty text that was
+// never checked to be a real empty answer), is reported as absent with an
+// error saying why, so that the request is sent again.
+func Cached(c *cache.Store, key [32]byte) (Result, bool, error) {
+	v, ok, err := c.Get(key)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	res, _, ok, err := decodeEntry(key, v)
+	return res, ok, err
+}
+
+// cacheEntry is what the cache holds of an answer: the Result, and the
+// Engine.runID that stored it (telling this run's answers from earlier ones).
+type cacheEntry struct {
+	Result
+	Run uint64 `json:"run,omitempty"`
+}
+
+// decodeEntry reads the cache entry v of key, with the run that stored it (0 when unknown).
+func decodeEntry(key [32]byte, v []byte) (Result, uint64, bool, error) {
+	var ce cacheEntry
+	if err := json.Unmarshal(v, &ce); err != nil {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s does not decode: %w", HexKey(key), err)
+	}
+	if !ce.Result.Valid() {
+		return Result{}, 0, false, fmt.Errorf("cache entry %s holds an empty answer that was never checked", HexKey(key))
+	}
+	return ce.Result, ce.Run, true, nil
+}
+
+// fileReserve is the number of descriptors of a soft open-file limit kept
+// from the requests in flight: a quarter of it, at least 64, at most 256.
+func fileReserve(soft uint64) uint64 {
+	return min(max(soft/4, 64), 256)
+}
+
+// inflightAllowed is the number of requests that may be in flight under
+// the soft open-file limit soft (at least 1).
+func inflightAllowed(soft uint64) int {
+	if soft <= fileReserve(soft)+1 {
+		return 1
+	}
+	return int(min(soft-fileReserve(soft), 1<<30))
+}
+
+// clampTo bounds e.maxInflight by soft, the soft RLIMIT_NOFILE, and says so
+// once through Logf when the models' concurrency is past it.
+func (e *Engine) clampTo(soft uint64) {
+	want := e.concurrency()
+	allowed := inflightAllowed(soft)
+	e.maxInflight = allowed
+	if want > allowed {
+		e.opts.Logf("warning: concurrency %d clamped to %d: the open-file limit is %d (ulimit -n), and %d descriptors are kept for files, the cache and logs; raise it with ulimit -n to run more requests at once",
+			want, allowed, soft, fileReserve(soft))
+	}
 }

@@ -134,34 +134,25 @@ func (e *tooLargeError) Error() string {
 
 func (*tooLargeError) permanent() {}
 
-// encodingError is a body in an encoding Bhasha did not ask for.
-type encodingError struct {
-	encoding string // the Content-Encoding header; "" for gzip's magic bytes without one
-}
+// refusal is a permanentError: a body in an encoding Bhasha did not ask
+// for (encodingError), or a redirect.
+type refusal string
 
-func (e *encodingError) Error() string {
+func (e refusal) Error() string { return string(e) }
+
+func (refusal) permanent() {}
+
+// encodingError refuses a body in Content-Encoding ce ("" for gzip's magic
+// bytes without one).
+func encodingError(ce string) refusal {
 	switch {
-	case e.encoding == "":
+	case ce == "":
 		return "the body is gzip-compressed (it starts with gzip's magic bytes, without a Content-Encoding header), which Bhasha does not ask for"
-	case strings.Contains(strings.ToLower(e.encoding), "gzip"):
-		return fmt.Sprintf("the body is gzip-compressed (Content-Encoding: %s), which Bhasha does not ask for", e.encoding)
+	case strings.Contains(strings.ToLower(ce), "gzip"):
+		return refusal(fmt.Sprintf("the body is gzip-compressed (Content-Encoding: %s), which Bhasha does not ask for", ce))
 	}
-	return fmt.Sprintf("the body is encoded (Content-Encoding: %s), which Bhasha does not ask for", e.encoding)
+	return refusal(fmt.Sprintf("the body is encoded (Content-Encoding: %s), which Bhasha does not ask for", ce))
 }
-
-func (*encodingError) permanent() {}
-
-// redirectError is a redirect, which the engine never follows.
-type redirectError struct {
-	status int
-	to     string // sanitized: no credentials, no query
-}
-
-func (e *redirectError) Error() string {
-	return fmt.Sprintf("the server redirected (HTTP %d) to %s; redirects are not followed: give the endpoint the server redirects to", e.status, e.to)
-}
-
-func (*redirectError) permanent() {}
 
 // guardClient is c (http.DefaultClient when nil) behind guardTransport,
 // following no redirect (one to another origin would carry the key away).
@@ -173,7 +164,7 @@ func guardClient(c *http.Client, unknown *atomic.Int64) *http.Client {
 		if req.Response != nil {
 			status = req.Response.StatusCode
 		}
-		return &redirectError{status: status, to: sanitizeURL(req.URL.String())}
+		return refusal(fmt.Sprintf("the server redirected (HTTP %d) to %s; redirects are not followed: give the endpoint the server redirects to", status, sanitizeURL(req.URL.String())))
 	}
 	return &cc
 }
@@ -201,7 +192,7 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") && req.Header.Get("Accept-Encoding") == "" {
 		resp.Body.Close()
-		return nil, &encodingError{encoding: ce}
+		return nil, encodingError(ce)
 	}
 	if t.unknown != nil && resp.Header.Get(SimHeader) == SimUnknownItem {
 		t.unknown.Add(1)
@@ -215,9 +206,8 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// guardBody fails a read past its bound, and a body that starts with
-// gzip's magic bytes. With s set, the first Read reads the body whole and
-// redacts the key (secret.body), the result bounded by b too.
+// guardBody fails a read past its bound or of a gzip body; with s set, the
+// first Read reads the body whole and redacts the key (secret.body).
 type guardBody struct {
 	rc      io.ReadCloser
 	b       bound
@@ -267,7 +257,7 @@ func (g *guardBody) Read(p []byte) (int, error) {
 		}
 		g.started = true
 		if k >= 2 && p[0] == 0x1f && p[1] == 0x8b {
-			g.err = &encodingError{}
+			g.err = encodingError("")
 			return 0, g.err
 		}
 	}

@@ -75,10 +75,8 @@ func (s *secret) text(t string) string {
 	return t
 }
 
-// body is b (a server's body, JSON or not) with every form of the key
-// replaced by Redacted, b itself when it holds none: a JSON string literal
-// whose decoded text holds the key is written again with Redacted in its
-// place, then any form left as it is in b is replaced where it stands.
+// body is b with every form of the key replaced by Redacted (b itself when
+// none), inside JSON string literals by their decoded text too.
 func (s *secret) body(b []byte) []byte {
 	if s == nil || (!s.has(b) && bytes.IndexByte(b, '\\') < 0) {
 		return b

@@ -108,8 +108,7 @@ const (
 const backoffLogEvery = time.Second
 
 // release returns the slot and updates the replica's health (AIMD limit,
-// 429 pauses, exponential back-off after three faults), logging each
-// back-off (at most one message per backoffLogEvery) and a recovery.
+// 429 pauses, back-off after three faults), logging back-offs and recovery.
 func (p *pool) release(r *replica, o outcome, retryAfter time.Duration, reason error) {
 	p.mu.Lock()
 	r.inflight--

@@ -151,9 +151,8 @@ type Request struct {
 	Cues []string
 }
 
-// wireBody is the JSON body sent to the server. Field order is fixed, maps
-// are marshalled with sorted keys, so the same request always produces the
-// same bytes: the bytes that are hashed for the cache are the bytes sent.
+// wireBody is the JSON body sent: fixed field order and sorted map keys
+// give one request the same bytes, hashed for the cache as sent.
 type wireBody struct {
 	Model              string         `json:"model"`
 	Messages           []Message      `json:"messages,omitempty"`
@@ -281,4 +280,34 @@ func promptOfJSON(body []byte) (prompt string, messages []Message, err error) {
 		return *b.Prompt, nil, nil
 	}
 	return "", b.Messages, nil
+}
+
+// HeaderCue carries a request's cues (Request.Cues), comma-separated, to
+// the server: Bhasha's simulator reads them (vLLM ignores the header). Like
+// the other X-Bhasha headers it is not part of the body, so not of the
+// cache key.
+const HeaderCue = "X-Bhasha-Cue"
+
+// Cues a study's protocol puts on a request to say what the request asks
+// for outside its wording, in terms no study owns: the simulator answers
+// from them and never from a template's text or a strategy's name.
+const (
+	// CueTranslateFirst: the prompt asks the model to translate the
+	// question before answering it (or to translate it only).
+	CueTranslateFirst = "translate-first"
+	// CueOneWordVerdict: a judge request whose verdict is one word
+	// (CORRECT, WRONG, ABSTAIN), not a JSON object.
+	CueOneWordVerdict = "one-word-verdict"
+)
+
+// ParseCues reads a HeaderCue value: its comma-separated cues, trimmed,
+// empty ones dropped.
+func ParseCues(h string) []string {
+	var out []string
+	for c := range strings.SplitSeq(h, ",") {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -19,10 +19,8 @@ type attemptInfo struct {
 	latency  time.Duration
 }
 
-// do sends body (attempt) until it succeeds, at most o.MaxAttempts times
-// within o.RequestDeadline, with jittered exponential backoff on what
-// classify retries, honouring Retry-After. Its error names the last three
-// attempts' errors.
+// do sends body until it succeeds, retrying what classify retries (at most
+// o.MaxAttempts within o.RequestDeadline); errors name the last three.
 func (ms *modelState) do(ctx context.Context, r Request, body []byte, o *Options) (Result, attemptInfo, error) {
 	var info attemptInfo
 	ctx, cancel := context.WithTimeout(ctx, o.RequestDeadline)
@@ -86,9 +84,8 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.5 + rand.Float64()/2))
 }
 
-// classify says whether an attempt error is retried, what it says about
-// the replica, and how long the server asked to wait: a permanentError and
-// 4xx but 408, 409 and 429 are not retried.
+// classify says whether err is retried (not a permanentError, nor 4xx but
+// 408, 409, 429), what it says of the replica, and the wait asked for.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
 	if errors.As(err, new(permanentError)) {
 		return false, outRequest, 0

@@ -146,9 +146,8 @@ const (
 	HeaderStrategy = "X-Bhasha-Strategy" // Key.Strategy
 )
 
-// attempt sends body once to rep. The response body is bounded by what
-// the request asks for (responseBound), and the answer must come from the
-// model asked for (replica.checkModel).
+// attempt sends body once to rep, the response bounded by responseBound and
+// its model checked by replica.checkModel.
 func attempt(ctx context.Context, rep *replica, served string, r Request, body []byte, timeout time.Duration) (Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -196,9 +195,8 @@ func (e *httpError) Error() string {
 
 func (e *httpError) Unwrap() error { return e.api }
 
-// apiMessage extracts the server's error message: OpenAI's and current
-// vLLM's {"error": {"message"}}, older vLLM's top-level {"message"}, or the
-// start of the body.
+// apiMessage is the server's error message: {"error": {"message"}},
+// a top-level {"message"}, or the start of the body.
 func apiMessage(e *openai.Error) string {
 	if e.Message != "" {
 		return e.Message

@@ -173,14 +173,9 @@ type member struct {
 	m    *run.Manifest
 }
 
-// build merges the grid's shards into dir, an empty directory. It refuses,
-// naming the shards and what differs, when the shards are of several
-// counts, ran different experiments (their manifests' experiment_sha256)
-// or different identities of one model, when a shard's records were
-// edited after they were written (records.Scan.EditedError), or when two
-// shards hold a record of the same request key. Shards that have not run
-// (no directory) or did not finish are named in the merged manifest's
-// warnings, and its status is then partial.
+// build merges the grid's shards into the empty dir, refusing shards of
+// several counts, experiments or identities of a model, edited records, or
+// one key in two shards; missing or unfinished shards are warned of.
 func build(ctx context.Context, grid, dir string) error {
 	ds, err := shard.Dirs(grid)
 	if err != nil {
@@ -281,9 +276,8 @@ func mergeRecords(ctx context.Context, grid, dir string, shards []member, mm *ru
 	return nil
 }
 
-// mergeManifests is the manifest of the run the n shards make together:
-// their counts summed, their models (one identity each) and decodings
-// joined, and a warning naming each shard that is missing or unfinished.
+// mergeManifests is the n shards' manifest: counts summed, models and
+// decodings joined, missing or unfinished shards warned of.
 func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) {
 	f := shards[0].m
 	mm := &run.Manifest{

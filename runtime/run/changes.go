@@ -27,9 +27,8 @@ type stagePlan struct {
 	decodings map[string][]engine.Decoding
 }
 
-// planStage counts one stage's pending requests and collects the recorded
-// ones now built differently; every planEvery requests it checks ctx and
-// calls note (when not nil) with the number walked.
+// planStage counts a stage's pending requests and collects recorded ones now
+// built differently; every planEvery it checks ctx and calls note (if set).
 func planStage(ctx context.Context, j *Job, stage int, lookup Lookup, done *records.KeySet, served map[string]string, send func(engine.Role) bool, note func(walked int)) (stagePlan, error) {
 	p := stagePlan{changed: records.NewKeySet(), decodings: map[string][]engine.Decoding{}}
 	walked := 0
@@ -79,9 +78,8 @@ func planStage(ctx context.Context, j *Job, stage int, lookup Lookup, done *reco
 // its context and its progress.
 const planEvery = 1 << 16
 
-// planProgress returns planStage's note for stage of stages: a line on
-// logf every progress.DefaultEvery once the plan has taken that long
-// (a grid of millions of requests takes a minute), none before.
+// planProgress is planStage's note: a line on logf every
+// progress.DefaultEvery once planning has taken that long.
 func planProgress(logf func(string, ...any), name string, stage, stages int) func(int) {
 	start := time.Now()
 	last := start
@@ -108,28 +106,19 @@ func DecodingGroup(k engine.Key) string {
 	return g
 }
 
-// describeChanges says what changed in the requests of keys: each differing
-// top-level field of the bodies, "decoding.max_tokens 4 → 64" style, with
-// how many requests changed that way, most frequent first.
-//
-// The old bodies are read from the records into a scratch store, not held.
+// describeChanges says, most frequent first, how the requests of keys
+// changed ("decoding.max_tokens 4 → 64 (12)"), reading old bodies via scratch.
 func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup Lookup, served map[string]string) string {
-	old, err := newScratch(dir, "reading the old request bodies")
-	if err == nil {
-		defer old.Close()
-		err = records.Read(dir, func(r *engine.Record) error {
-			if len(r.Request) > 0 && keys.Has(r.Key) {
-				return old.add(r.Key, string(r.Request))
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = old.seal()
-	}
+	old, err := fillScratch(dir, "reading the old request bodies", func(r *engine.Record) (string, string, bool) {
+		if len(r.Request) == 0 || !keys.Has(r.Key) {
+			return "", "", false
+		}
+		return r.Key, string(r.Request), true
+	})
 	if err != nil {
 		return fmt.Sprintf("the request bodies (the old records could not be read: %v)", err)
 	}
+	defer old.Close()
 	counts := map[string]int{}
 	for r, err := range j.Requests(stage, lookup, nil) {
 		if err != nil {
@@ -168,9 +157,8 @@ func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup
 	return strings.Join(parts, "; ")
 }
 
-// diffBodies lists the top-level fields in which two request bodies differ:
-// decoding fields with their old and new values, the prompt without them
-// (it is long), the served model by name.
+// diffBodies lists the top-level fields in which two request bodies differ
+// (the prompt without its values).
 func diffBodies(oldBody, newBody []byte) []string {
 	if len(oldBody) == 0 {
 		return nil

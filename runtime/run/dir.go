@@ -14,12 +14,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// readDir reads dir's manifest (nil when there is none), experiment copy
-// (nil when there is none) and records for a run of experiment name,
-// without writing. A manifest or copy that cannot be read is an error (a
-// missing one is not), and so is a directory whose manifest, copy or every
-// record names another experiment (records of another experiment among
-// this one's are left to Execute).
+// readDir reads dir's manifest and experiment copy (nil when missing) and
+// records, without writing; it refuses unreadable ones and a directory whose
+// manifest, copy or every record names another experiment than name.
 func readDir(dir, name string, hint Hints) (m *Manifest, copied []byte, scan *records.Scan, err error) {
 	m, err = ReadManifest(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -99,9 +96,8 @@ func provenanceFromRecords(scan *records.Scan, dir string, hint Hints) (*Manifes
 	return m, nil
 }
 
-// identityChanges returns a line per model whose records were answered by
-// another identity than the one served now (prev's, for records naming
-// none), and a pick of those records; both nil when nothing changed.
+// identityChanges returns a line per model whose records another identity
+// than now's answered, and a pick of those records; nil when none.
 func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo) (func(key string, id *engine.Identity) bool, []string) {
 	before := map[string]engine.Identity{}
 	if prev != nil {
@@ -148,9 +144,8 @@ func identityChanges(scan *records.Scan, prev *Manifest, now []engine.ModelInfo)
 	return pick, msgs
 }
 
-// identityWarningLead begins the manifest warning of a run whose records
-// were answered by another identity than the one its servers now serve
-// (identityWarning): a later run that asks the servers again replaces it.
+// identityWarningLead begins identityWarning's manifest warning, which a
+// later run that asks the servers again replaces.
 const identityWarningLead = "records answered by another model identity than the one now served: "
 
 // identityWarning is the warning of a run that sends nothing while its

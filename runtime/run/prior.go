@@ -15,10 +15,8 @@ import (
 	"github.com/bhashalab/bhasha/runtime/records"
 )
 
-// buildPrior indexes, in a scratch store, the responses of dir's ok
-// records that stage's requests look up (the last of one key wins). It
-// returns nil (a Lookup that finds nothing) for stage 1, when the stage
-// looks nothing up or dir has no records.
+// buildPrior indexes the responses of dir's ok records that stage looks up
+// (the last of a key wins); nil (finding nothing) when it looks nothing up.
 func buildPrior(dir string, j *Job, stage int) (*scratch, error) {
 	if stage < 2 {
 		return nil, nil
@@ -39,27 +37,13 @@ func buildPrior(dir string, j *Job, stage int) (*scratch, error) {
 	}
 	slices.Sort(asked)
 	asked = slices.Compact(asked)
-	s, err := newScratch(dir, "indexing the records of earlier stages")
-	if err != nil {
-		return nil, err
-	}
-	err = records.Read(dir, func(r *engine.Record) error {
+	return fillScratch(dir, "indexing the records of earlier stages", func(r *engine.Record) (string, string, bool) {
 		if r.Status != engine.StatusOK {
-			return nil
+			return "", "", false
 		}
-		if _, found := slices.BinarySearch(asked, maphash.String(seed, r.Key)); !found {
-			return nil
-		}
-		return s.add(r.Key, r.Response)
+		_, found := slices.BinarySearch(asked, maphash.String(seed, r.Key))
+		return r.Key, r.Response, found
 	})
-	if err == nil {
-		err = s.seal()
-	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
 }
 
 // Lookup finds the last ok record of k (p nil: none), holding Key,
@@ -74,10 +58,8 @@ func (p *scratch) Lookup(k engine.Key) (*engine.Record, bool) {
 }
 
 // scratch is a write-once store of values by key in an unlinked file
-// (entries uvarint(len(key)) uvarint(len(value)) key value), with each
-// key's hash and offset in memory (16 bytes an entry). get compares the
-// whole key it reads back, so a hash collision costs a read, never a
-// wrong value; of several entries of one key it returns the last added.
+// (uvarint(len(key)) uvarint(len(value)) key value), with each key's hash
+// and offset in memory (16 bytes); get returns a key's last value.
 type scratch struct {
 	what    string // what it is for, in errors
 	seed    maphash.Seed
@@ -97,9 +79,10 @@ type scratchEntry struct {
 	off int64
 }
 
-// newScratch makes a scratch store in dir, or in the temporary directory
-// when dir cannot take one.
-func newScratch(dir, what string) (*scratch, error) {
+// fillScratch stores the key and value pick takes from each of dir's
+// records in a scratch file in dir (in the temporary directory when dir
+// cannot take one). A dir without records gives an empty store.
+func fillScratch(dir, what string, pick func(*engine.Record) (key, value string, ok bool)) (*scratch, error) {
 	f, err := os.CreateTemp(dir, ".scratch-*.tmp")
 	if err != nil {
 		if f, err = os.CreateTemp("", "bhasha-scratch-*.tmp"); err != nil {
@@ -110,7 +93,19 @@ func newScratch(dir, what string) (*scratch, error) {
 	if os.Remove(f.Name()) == nil {
 		s.path = ""
 	}
-	return s, nil
+	err = records.Read(dir, func(r *engine.Record) error {
+		if k, v, ok := pick(r); ok {
+			return s.add(k, v)
+		}
+		return nil
+	})
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		if err = s.seal(); err == nil {
+			return s, nil
+		}
+	}
+	s.Close()
+	return nil, err
 }
 
 // add appends value under key (before seal).
