@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/reportfiles"
@@ -72,14 +73,19 @@ func WithStudies(r *Registry) ReadOption { return func(c *readConfig) { c.studie
 // OnScoring: Step is "scoring" (Done and Total are bytes of the records
 // read), "reading scored answers", "tables" or "table <name>"; Final is
 // the step's last call.
-type ScoringProgress = runanswers.Step
+type ScoringProgress struct {
+	Step        string
+	Done, Total int64
+	Elapsed     time.Duration
+	Final       bool
+}
 
 // OnScoring makes Open report its long steps (scoring the records,
 // reading the scored answers the run keeps, building tables) to fn, from
 // the goroutine that asked for them.
 func OnScoring(fn func(ScoringProgress)) ReadOption {
 	return func(c *readConfig) {
-		c.answers.Progress = fn
+		c.answers.Progress = func(s runanswers.Step) { fn(ScoringProgress(s)) }
 	}
 }
 
@@ -243,7 +249,12 @@ func (r *Results) Figures() ([]study.Figure, error) {
 // the records' prompts and responses, a sheet, the HTML file), rows done
 // of its total (0 of 0 for a step without rows), the time since it
 // started, and Final at its end.
-type ReportStep = report.Step
+type ReportStep struct {
+	What        string
+	Done, Total int
+	Elapsed     time.Duration
+	Final       bool
+}
 
 // ReportOptions adjust how WriteReport writes the reports; the zero
 // value writes the HTML report and the workbook alone.
@@ -291,7 +302,11 @@ func (r *Results) WriteReport(ctx context.Context, html, xlsx string, opts Repor
 
 // reportOptions is o as the report's writer reads it.
 func reportOptions(o ReportOptions) reportfiles.Options {
-	return reportfiles.Options{SheetRows: o.SheetRows, Release: o.ReleaseRows, KeepUpTo: reportfiles.EarlyRows, Tables: o.Tables, Progress: o.Progress}
+	c := reportfiles.Options{SheetRows: o.SheetRows, Release: o.ReleaseRows, KeepUpTo: reportfiles.EarlyRows, Tables: o.Tables}
+	if fn := o.Progress; fn != nil {
+		c.Progress = func(s report.Step) { fn(ReportStep(s)) }
+	}
+	return c
 }
 
 // WriteExports writes paper-ready files under dir: every table as CSV and

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/internal/simulate"
@@ -36,7 +37,15 @@ type Manifest = study.Manifest
 // answers from the cache), how many failed and how many came from the
 // cache, the records per second since the stage started, the time since
 // then, and Final at the stage's end.
-type Progress = run.Progress
+type Progress struct {
+	Stage, Stages int
+	Done, Total   int
+	Failed        int
+	Cached        int
+	Rate          float64
+	Elapsed       time.Duration
+	Final         bool
+}
 
 // RunOption adjusts a run's configuration: the options below, or a
 // program's own func(*RunConfig).
@@ -129,7 +138,7 @@ func ArchiveChanged() RunOption { return func(c *RunConfig) { c.opts.ArchiveChan
 // OnProgress receives the run's progress (done, total, rate, failures,
 // cached), at most every 100 ms and at the end of each stage.
 func OnProgress(fn func(Progress)) RunOption {
-	return func(c *RunConfig) { c.opts.Progress = fn }
+	return func(c *RunConfig) { c.opts.Progress = func(p run.Progress) { fn(Progress(p)) } }
 }
 
 // Log receives the run's messages (and a progress bar on a terminal).

@@ -181,7 +181,7 @@ func Files(dir string) ([]string, error) {
 
 // lineAt names line n of f as messages do: "line N" in records.jsonl,
 // "records-000001.parquet line N" in a segment (its row N).
-func lineAt(f recordFile, n int) string {
+func lineAt(f *recordFile, n int) string {
 	if f.seg == 0 {
 		return fmt.Sprintf("line %d", n)
 	}

@@ -47,7 +47,7 @@ func ReadUnique(dir, experiment string, withRequests bool) ([]*engine.Record, Fi
 		}
 		torn, err := eachLine(f, r, func(raw []byte, local int) error {
 			n++
-			where := lineAt(f, local)
+			where := lineAt(&f, local)
 			var rec engine.Record
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return fmt.Errorf("%s line %d: %w", f.path, local, err)

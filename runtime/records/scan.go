@@ -260,7 +260,7 @@ func scanned(_ int, _ sealState, r *engine.Record) (v scannedRec, _ error) {
 
 // add counts one line of the scan, in logical order.
 func (s *Scan) add(r *lineResult[scannedRec], experiment string) {
-	where := lineAt(*r.file, r.local)
+	where := lineAt(r.file, r.local)
 	switch why := editedWhy(r.seal, s.sealedRun, s.Sealed+len(s.Edited)); {
 	case why != "":
 		s.Edited = append(s.Edited, Flag{Line: r.line, At: where, Key: r.key, Why: why})

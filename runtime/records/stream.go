@@ -113,7 +113,7 @@ type streamed struct {
 func (st *streamed) at(n int) string {
 	for i := len(st.files) - 1; i >= 0; i-- {
 		if n > st.starts[i] {
-			return lineAt(st.files[i], n-st.starts[i])
+			return lineAt(&st.files[i], n-st.starts[i])
 		}
 	}
 	return fmt.Sprintf("line %d", n)
@@ -455,14 +455,14 @@ type uniqSlot struct {
 // add applies the rules to one line.
 func (u *uniq[T]) add(r *lineResult[T]) {
 	if why := editedWhy(r.seal, u.sealedRun, u.sealed+len(u.d.Edited)); why != "" {
-		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: why})
+		u.d.Edited = append(u.d.Edited, Flag{Line: r.line, At: lineAt(r.file, r.local), Key: r.key, Why: why})
 		return
 	}
 	if r.seal == sealOK {
 		u.sealed++
 	}
 	if u.experiment != "" && r.exp != u.experiment {
-		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(*r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
+		u.d.Foreign = append(u.d.Foreign, Flag{Line: r.line, At: lineAt(r.file, r.local), Key: r.key, Why: fmt.Sprintf("a record of experiment %q, not %q", r.exp, u.experiment)})
 		return
 	}
 	i, seen := u.at[r.h]

@@ -54,7 +54,7 @@ func eachLine(f recordFile, r io.Reader, fn func(line []byte, n int) error) (*To
 		return nil, err
 	}
 	if f.seg == 0 && lr.last != '\n' {
-		return &TornTail{At: lineAt(f, heldAt), Bytes: len(held)}, nil
+		return &TornTail{At: lineAt(&f, heldAt), Bytes: len(held)}, nil
 	}
 	return nil, fn(held, heldAt)
 }
