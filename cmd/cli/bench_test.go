@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/runtime/cache"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -69,12 +70,6 @@ func job(b *testing.B, exp *experiment.Experiment) *run.Job {
 		b.Fatal(err)
 	}
 	return j
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // wrkLoad posts the bodies (cycling through them) to url's
@@ -142,14 +137,14 @@ func BenchmarkEngineThroughput(b *testing.B) {
 	var cpuPerReq time.Duration
 	for i := range b.N {
 		out := filepath.Join(dir, fmt.Sprint("run", i))
-		c0 := cpuTime()
+		c0 := benchdata.CPUTime()
 		start := time.Now()
 		m, err := run.Execute(context.Background(), job(b, exp), run.Options{Out: out, Endpoint: url, CacheDir: filepath.Join(dir, fmt.Sprint("cache", i))})
 		if err != nil || m.Counts.OK != n {
 			b.Fatalf("%v %+v", err, m.Counts)
 		}
 		engineRate = float64(n) / time.Since(start).Seconds()
-		cpuPerReq = (cpuTime() - c0) / n
+		cpuPerReq = (benchdata.CPUTime() - c0) / n
 	}
 	b.ReportMetric(engineRate, "engine-req/s")
 	b.ReportMetric(wrkRate, "wrk-req/s")

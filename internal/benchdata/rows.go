@@ -1,5 +1,6 @@
 // Package benchdata builds the scored rows the benchmarks measure: the
-// IndicKLAR study at the papers' scale, deterministic, without a run.
+// IndicKLAR study at the papers' scale, deterministic, without a run, and
+// the process's CPU time they report beside their wall time (CPUTime).
 package benchdata
 
 import (

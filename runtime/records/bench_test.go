@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha/internal/benchdata"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -37,23 +37,16 @@ func benchDir(b *testing.B, n int) string {
 	return dir
 }
 
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU reports the CPU time per op since start, a figure the load of
 // a shared machine changes less than the wall time.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(benchdata.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkScanDir(b *testing.B) {
 	dir := benchDir(b, 40000)
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, benchdata.CPUTime())
 	for range b.N {
 		s, err := ScanDir(dir, "e")
 		if err != nil || s.Lines != 40000 {
@@ -69,7 +62,7 @@ func BenchmarkPrepare(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, benchdata.CPUTime())
 	for range b.N {
 		b.StopTimer()
 		dir := b.TempDir()
@@ -92,7 +85,7 @@ func BenchmarkPrepare(b *testing.B) {
 func BenchmarkUnique(b *testing.B) {
 	dir := benchDir(b, 40000)
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, benchdata.CPUTime())
 	for range b.N {
 		out, _, _, _, err := Unique(context.Background(), dir, StreamOptions{}, func(_ int, r *engine.Record) (string, error) { return r.Response, nil })
 		if err != nil || len(out) != 36000 {
@@ -104,7 +97,7 @@ func BenchmarkUnique(b *testing.B) {
 func BenchmarkRead(b *testing.B) {
 	dir := benchDir(b, 40000)
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, benchdata.CPUTime())
 	for range b.N {
 		n := 0
 		if err := Read(dir, func(*engine.Record) error { n++; return nil }); err != nil || n != 40000 {
@@ -114,7 +107,7 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func BenchmarkWrite(b *testing.B) {
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, benchdata.CPUTime())
 	for range b.N {
 		benchDir(b, 40000)
 	}
