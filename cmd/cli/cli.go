@@ -725,7 +725,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	}
 	files := *html != "" || *xlsx != ""
 	if files {
-		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, 4)()
+		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, tableShare)()
 	}
 	drawn, opts := false, bhasha.ReportOptions{Progress: step, ReleaseRows: true}
 	if *figures == "" && files {
@@ -811,7 +811,9 @@ func cmdCompare(ctx context.Context, reg *bhasha.Registry, args []string, stdout
 
 // The pacing of the long commands' heap (memlimit.Hold): the floor and
 // headroom of a run (its files, response cache and binary are beside the
-// heap), the headroom of a report's HTML and workbook, and the tables' share.
+// heap), the headroom of a report's HTML and workbook, and tableShare: a
+// report (or its tables alone) lets its heap grow beyond what is live by
+// the larger of its headroom and 1/tableShare of the live heap.
 const (
 	runHeapFloor       = 192 << 20
 	runHeapHeadroom    = 64 << 20
