@@ -53,6 +53,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -476,7 +477,7 @@ func ReadMeta(path string) (Meta, error) {
 // error wrapping ErrFormat, and no row of it is returned; a missing file
 // is os.ErrNotExist. It checks the file's digests first (one XXH64 pass
 // over the file), then decodes its row groups on GOMAXPROCS goroutines,
-// each column's texts interned within its row group.
+// each column's texts interned within a goroutine's row groups.
 func Read(path string) ([]score.Row, Meta, error) {
 	rd, err := Open(path)
 	if err != nil {
@@ -485,8 +486,14 @@ func Read(path string) ([]score.Row, Meta, error) {
 	defer rd.Close()
 	rows := make([]score.Row, rd.meta.Rows)
 	errs := make([]error, rd.Groups())
+	var states sync.Pool // of *readState, one a goroutine at a time
 	parallel.For(rd.Groups(), func(g int) {
-		errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], newReadState(len(rd.cols)))
+		st, _ := states.Get().(*readState)
+		if st == nil {
+			st = newReadState(len(rd.cols))
+		}
+		errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], st)
+		states.Put(st)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rd.meta, err
@@ -507,21 +514,31 @@ type Reader struct {
 	at     []int  // the file's column of each of cols
 	text   []bool // whether each of cols is a text column
 	starts []int  // the first row of each group, then the rows
-	st     readState
+	st     *readState
 	rows   []score.Row
 }
 
 // readState is what reading a row group uses: each column's interned
-// texts (at most 1<<16 a column) and a value buffer.
+// texts (at most 1<<16 a column), its last text, and a batch's values.
 type readState struct {
 	intern []map[string]string
-	buf    []parquet.Value
+	last   []string
+	values [][]parquet.Value // per column, batchRows values
+	texts  [][]string        // per text column, batchRows texts
 }
 
-func newReadState(cols int) readState {
-	st := readState{intern: make([]map[string]string, cols), buf: make([]parquet.Value, 4096)}
+// batchRows is the rows read at a time: every column's values for them
+// first, then the rows filled one by one, so that the rows being filled
+// stay in the processor's cache.
+const batchRows = 512
+
+func newReadState(cols int) *readState {
+	st := &readState{intern: make([]map[string]string, cols), last: make([]string, cols), values: make([][]parquet.Value, cols),
+		texts: make([][]string, cols)}
 	for i := range st.intern {
 		st.intern[i] = map[string]string{}
+		st.values[i] = make([]parquet.Value, batchRows)
+		st.texts[i] = make([]string, batchRows)
 	}
 	return st
 }
@@ -578,59 +595,88 @@ func (rd *Reader) Group(g int) (first int, rows []score.Row, err error) {
 	return rd.starts[g], rows, rd.read(g, rows, rd.st)
 }
 
-// read fills rows, those of group g, from its column chunks.
-func (rd *Reader) read(g int, rows []score.Row, st readState) error {
-	rg := rd.pf.RowGroups()[g]
-	for i, c := range rd.cols {
-		if err := readChunk(rg.ColumnChunks()[rd.at[i]], c, rd.text[i], rows, st.intern[i], st.buf); err != nil {
-			return fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, c.name, g, err)
+// read fills rows, those of group g, from its column chunks, batchRows
+// rows at a time.
+func (rd *Reader) read(g int, rows []score.Row, st *readState) error {
+	ccs := rd.pf.RowGroups()[g].ColumnChunks()
+	vrs := make([]parquet.ColumnChunkValueReader, len(rd.cols))
+	for i := range rd.cols {
+		vrs[i] = parquet.NewColumnChunkValueReader(ccs[rd.at[i]])
+		defer vrs[i].Close()
+	}
+	fail := func(i int, err error) error {
+		return fmt.Errorf("%s: %w: column %s, row group %d: %v", rd.path, ErrFormat, rd.cols[i].name, g, err)
+	}
+	for at := 0; at < len(rows); at += batchRows {
+		batch := rows[at:min(at+batchRows, len(rows))]
+		for i := range rd.cols {
+			err := st.fill(i, vrs[i], rd.text[i], len(batch))
+			if err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("fewer values than the %d rows", len(rows))
+			}
+			if err != nil {
+				return fail(i, err)
+			}
+		}
+		for j := range batch {
+			for i, c := range rd.cols {
+				v, s := st.values[i][j], ""
+				if rd.text[i] {
+					v, s = parquet.Value{}, st.texts[i][j]
+				}
+				if err := c.set(&batch[j], v, s); err != nil {
+					return fail(i, err)
+				}
+			}
+		}
+	}
+	for i := range rd.cols {
+		if k, err := vrs[i].ReadValues(st.values[i][:1]); k > 0 || err != io.EOF {
+			return fail(i, fmt.Errorf("more values than the %d rows", len(rows)))
 		}
 	}
 	return nil
 }
 
-// readChunk sets column c of rows from a column chunk of exactly
-// len(rows) values, its texts (text: a text column) interned through
-// intern, read through buf.
-func readChunk(cc parquet.ColumnChunk, c column, text bool, rows []score.Row, intern map[string]string, buf []parquet.Value) error {
-	vr := parquet.NewColumnChunkValueReader(cc)
-	defer vr.Close()
-	at := 0
-	last := "" // a text is often the one before it: found without hashing
-	for {
-		k, err := vr.ReadValues(buf)
-		if at+k > len(rows) {
-			return fmt.Errorf("more values than the %d rows", len(rows))
+// fill reads the next n values of column i from vr, a text column's as
+// texts (interned), which stay valid when vr moves to its next page (its
+// values' bytes do not); io.ErrUnexpectedEOF when vr has fewer.
+func (st *readState) fill(i int, vr parquet.ValueReader, text bool, n int) error {
+	values, texts := st.values[i][:n], st.texts[i][:n]
+	for got := 0; got < n; {
+		k, err := vr.ReadValues(values[got:])
+		if text {
+			for j := got; j < got+k; j++ {
+				texts[j] = st.text(i, values[j].ByteArray())
+			}
 		}
-		for _, v := range buf[:k] {
-			s := ""
-			if text {
-				if b := v.ByteArray(); string(b) != last {
-					var ok bool
-					if last, ok = intern[string(b)]; !ok {
-						if last = string(b); len(intern) < 1<<16 {
-							intern[last] = last
-						}
-					}
-				}
-				s = last
-			}
-			if err := c.set(&rows[at], v, s); err != nil {
-				return err
-			}
-			at++
+		if got += k; got == n {
+			break
 		}
 		if err == io.EOF {
-			break
+			return io.ErrUnexpectedEOF
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if at != len(rows) {
-		return fmt.Errorf("%d values for %d rows", at, len(rows))
-	}
 	return nil
+}
+
+// text is b as a string, interned in column i's texts.
+func (st *readState) text(i int, b []byte) string {
+	last := &st.last[i]
+	if string(b) == *last { // a text is often the one before it: found without hashing
+		return *last
+	}
+	s, ok := st.intern[i][string(b)]
+	if !ok {
+		if s = string(b); len(st.intern[i]) < 1<<16 {
+			st.intern[i][s] = s
+		}
+	}
+	*last = s
+	return s
 }
 
 // GroupOf is the group holding row i (i in [0, Meta().Rows)).
