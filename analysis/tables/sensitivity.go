@@ -88,11 +88,11 @@ type Claim struct {
 	// Eval is the claim on rows under the verdict v: its effect (NaN when
 	// the run lacks what the claim compares), the effect's 95% interval
 	// and its test's two-sided p-value, each NaN where the claim has none
-	// (Effect gives an outcome with the effect alone). rows point into the
-	// caller's answers.
+	// (Effect gives an outcome with the effect alone). rows are the
+	// answers On selects, pointing into the caller's.
 	Eval func(rows []*score.Row, v func(*score.Row) bool) Outcome
-	// On selects the answers the effect compares (their count is the
-	// table's n; nil: every answer of the model).
+	// On selects the answers the effect compares, the only ones Eval is
+	// given (their count is the table's n; nil: every answer of the model).
 	On func(*score.Row) bool
 	// TestName says which test gives Eval's p, on which pairs ("": none).
 	TestName string
@@ -207,6 +207,15 @@ func conclude(c Claim, ons []Alternative, m string, rs []*score.Row) [][]any {
 	if c.Models != nil && !c.Models(m) {
 		return nil
 	}
+	if c.On != nil {
+		var on []*score.Row
+		for _, r := range rs {
+			if c.On(r) {
+				on = append(on, r)
+			}
+		}
+		rs = on
+	}
 	for _, a := range ons {
 		of := a.Of
 		if a.Applies != nil { // the alternative leaves other strategies' verdicts as they are
@@ -221,13 +230,7 @@ func conclude(c Claim, ons []Alternative, m string, rs []*score.Row) [][]any {
 		if math.IsNaN(x.Effect) || math.IsNaN(xa.Effect) {
 			continue
 		}
-		n := 0
-		for _, r := range rs {
-			if c.On == nil || c.On(r) {
-				n++
-			}
-		}
-		out = append(out, []any{c.Name, m, a.Name, a.Option, n, c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
+		out = append(out, []any{c.Name, m, a.Name, a.Option, len(rs), c.TestName, c.Significant, c.alpha(), x.Effect, x.Lo, x.Hi, x.P, c.holds(x.Effect, x.P),
 			xa.Effect, xa.Lo, xa.Hi, xa.P, c.holds(xa.Effect, xa.P)})
 	}
 	return out
