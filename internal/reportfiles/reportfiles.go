@@ -314,7 +314,8 @@ func (r *Report) ReadTexts(ctx context.Context, o report.Options, keys []string,
 		t SampleText
 	}
 	lines := 0
-	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}, func(_ int, rec *engine.Record) (text, error) {
+	asked := func(key string) bool { _, ok := want[key]; return ok }
+	_, err := records.Each(ctx, r.dir, records.StreamOptions{WithRequests: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true, Want: asked}, func(_ int, rec *engine.Record) (text, error) {
 		j, ok := want[rec.Key]
 		if !ok {
 			return text{j: -1}, nil

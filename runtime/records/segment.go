@@ -591,20 +591,28 @@ func (s *pqSegment) groupHolds(g int, cols []string, buf []byte) (bool, []byte) 
 }
 
 // groupRows reads the columns cols (all, when nil) of every row of row
-// group g into rows (reused).
-func (s *pqSegment) groupRows(g int, cols []string, rows []segRow) ([]segRow, error) {
+// group g into rows (reused); with want set, only the key of a row whose
+// key want refuses (the key is the first column).
+func (s *pqSegment) groupRows(g int, cols []string, rows []segRow, want func(key string) bool) ([]segRow, error) {
 	rg := s.pf.RowGroups()[g]
 	n := int(rg.NumRows())
 	rows = slices.Grow(rows[:0], n)[:n]
 	clear(rows)
 	chunks := rg.ColumnChunks()
+	var skip []bool // rows whose key want refuses
 	for _, c := range segCols() {
 		ci, ok := s.col[c.name]
 		if !ok || (cols != nil && !slices.Contains(cols, c.name)) {
 			continue
 		}
-		if err := readColumn(chunks[ci], rows, &c); err != nil {
+		if err := readColumn(chunks[ci], rows, &c, skip); err != nil {
 			return rows, fmt.Errorf("column %s: %w", c.name, err)
+		}
+		if c.name == "key" && want != nil {
+			skip = make([]bool, n)
+			for i := range rows {
+				skip[i] = !want(rows[i].Key)
+			}
 		}
 	}
 	return rows, nil
@@ -613,7 +621,7 @@ func (s *pqSegment) groupRows(g int, cols []string, rows []segRow) ([]segRow, er
 // groupLines is the lines of row group g, each ending in a newline. A
 // row group that cannot be read is an error (its rows are lost).
 func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
-	rows, err := s.groupRows(g, nil, nil)
+	rows, err := s.groupRows(g, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -696,7 +704,7 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	dm.Gaps = append(dm.Gaps, fmt.Sprintf("row group %d (lines %d–%d): %v", g+1, from, to, err))
 	var keys []segRow // when the key column holds by the digest
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); ok {
-		if keys, err = s.groupRows(g, []string{"key"}, nil); err != nil {
+		if keys, err = s.groupRows(g, []string{"key"}, nil, nil); err != nil {
 			keys = nil
 		}
 	}
@@ -709,10 +717,10 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	}
 }
 
-// readColumn reads a column chunk into c's field of rows, page by page
-// from the pages' bytes; a chunk that does not decode or does not hold
-// one value per row is an error.
-func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
+// readColumn reads a column chunk into c's field of rows but those skip
+// marks (nil: none), page by page from the pages' bytes; a chunk that
+// does not decode or does not hold one value per row is an error.
+func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol, skip []bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // parquet-go panics on some damage
 			err = fmt.Errorf("%v", p)
@@ -745,6 +753,9 @@ func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 				return fmt.Errorf("%d of a page's %d values: %v", k, n, err)
 			}
 			for i, v := range buf {
+				if skip != nil && skip[at+i] {
+					continue
+				}
 				switch f := c.field(&rows[at+i]).(type) {
 				case *int:
 					*f = int(v.Int64())
@@ -774,6 +785,10 @@ func readColumn(cc parquet.ColumnChunk, rows []segRow, c *segCol) (err error) {
 			j := 0 // the page's non-null values read
 			for i := range n {
 				if def != nil && def[i] == 0 {
+					continue
+				}
+				if skip != nil && skip[at+i] {
+					j++
 					continue
 				}
 				switch f := c.field(&rows[at+i]).(type) {
@@ -833,14 +848,17 @@ func (s *pqSegment) columns(o StreamOptions) []string {
 // by the digest (the lines' seals hold), into rows and recs (reused), and
 // gives each record to each with its 0-based row in the group.
 func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
-	rows, err := s.groupRows(g, s.columns(o), rows)
+	rows, err := s.groupRows(g, s.columns(o), rows, o.Want)
 	if err != nil {
 		return rows, recs, fmt.Errorf("reading %s, row group %d, %w", s.path, g+1, err)
 	}
 	recs = slices.Grow(recs[:0], len(rows))[:len(rows)]
 	for i := range rows {
 		var err error
-		if rows[i].Line != "" {
+		if o.Want != nil && !o.Want(rows[i].Key) {
+			recs[i] = engine.Record{Key: rows[i].Key}
+			keyOf(rows[i].Key, nil, &recs[i].Fields)
+		} else if rows[i].Line != "" {
 			err = decodeLine([]byte(rows[i].Line), o, &recs[i])
 		} else if err = dc.recordOf(&rows[i], s.digest.KeyFields, &recs[i]); err == nil {
 			trim(&recs[i], o)

@@ -185,6 +185,45 @@ func TestUniqueReadsSegmentColumns(t *testing.T) {
 	}
 }
 
+// With Want, a sealed segment's record of a key asked for reads as it
+// does without; another reaches work with its key and the fields read
+// from it alone.
+func TestWantReadsOnlyTheKeysAskedFor(t *testing.T) {
+	rs := segmentsDir(t)
+	dir := t.TempDir()
+	writeRecs(t, dir, 200<<10, 1, rs) // every record sealed
+	read := func(o StreamOptions) []engine.Record {
+		var out []engine.Record
+		if _, err := Each(context.Background(), dir, o, func(_ int, r *engine.Record) (engine.Record, error) { return *r, nil },
+			func(_ int, _ string, _ bool, r engine.Record) error { out = append(out, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	o := StreamOptions{WithRequests: true, SkipExtracted: true, SkipDigests: true, TextsOnly: true}
+	all := read(o)
+	o.Want = func(key string) bool { return len(key)%3 == 0 }
+	got := read(o)
+	if len(got) != len(all) || len(all) < 4000 {
+		t.Fatalf("%d records with Want, %d without", len(got), len(all))
+	}
+	skipped := 0
+	for i, r := range got {
+		switch {
+		case o.Want(r.Key) && reflect.DeepEqual(r, all[i]):
+		case o.Want(r.Key):
+			t.Fatalf("record %d (%s), asked for:\n got %+v\nwant %+v", i, r.Key, r, all[i])
+		case r.Key != all[i].Key || r.Fields.String() != r.Key || r.Status != "" || r.Response != "" || r.Request != nil:
+			t.Fatalf("record %d (%s), not asked for: %+v, want its key and fields alone", i, r.Key, r)
+		default:
+			skipped++
+		}
+	}
+	if skipped < 1000 {
+		t.Fatalf("%d records not asked for: want more", skipped)
+	}
+}
+
 // oldSegment writes lines as an older Bhasha's segment n of dir: zstd
 // frames of whole lines ending in a skippable frame, and a lean copy.
 func oldSegment(t *testing.T, dir string, n int, lines []byte) {

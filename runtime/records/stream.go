@@ -28,6 +28,12 @@ type StreamOptions struct {
 	SkipDigests bool
 	// TextsOnly leaves empty all but the key, status, error, response and request.
 	TextsOnly bool
+	// Want, when set, is asked of each key of a sealed segment: a record
+	// whose key it refuses reaches work with its key and the fields read
+	// from the key alone (no status), so that only the records asked for are
+	// decoded further. It is called from several goroutines. The live
+	// file's lines are decoded whole.
+	Want func(key string) bool
 	// Records, when known, sizes what Unique holds up front.
 	Records int
 	// Workers decode and process records concurrently (0: GOMAXPROCS).
