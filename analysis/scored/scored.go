@@ -490,7 +490,7 @@ func Read(path string) ([]score.Row, Meta, error) {
 	parallel.For(rd.Groups(), func(g int) {
 		st, _ := states.Get().(*readState)
 		if st == nil {
-			st = newReadState(len(rd.cols))
+			st = newReadState(rd.text)
 		}
 		errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], st)
 		states.Put(st)
@@ -532,13 +532,18 @@ type readState struct {
 // stay in the processor's cache.
 const batchRows = 512
 
-func newReadState(cols int) *readState {
-	st := &readState{intern: make([]map[string]string, cols), last: make([]string, cols), values: make([][]parquet.Value, cols),
-		texts: make([][]string, cols)}
-	for i := range st.intern {
+// newReadState is a readState for columns of which text says which are
+// text columns.
+func newReadState(text []bool) *readState {
+	n := len(text)
+	st := &readState{intern: make([]map[string]string, n), last: make([]string, n), values: make([][]parquet.Value, n),
+		texts: make([][]string, n)}
+	for i := range n {
 		st.intern[i] = map[string]string{}
 		st.values[i] = make([]parquet.Value, batchRows)
-		st.texts[i] = make([]string, batchRows)
+		if text[i] {
+			st.texts[i] = make([]string, batchRows)
+		}
 	}
 	return st
 }
@@ -552,7 +557,6 @@ func Open(path string) (*Reader, error) {
 		return nil, err
 	}
 	rd := &Reader{path: path, f: f, pf: pf, meta: m, cols: rowColumns()}
-	rd.st = newReadState(len(rd.cols))
 	for _, c := range rd.cols {
 		leaf, ok := pf.Schema().Lookup(c.name)
 		if !ok {
@@ -562,6 +566,7 @@ func Open(path string) (*Reader, error) {
 		rd.at = append(rd.at, leaf.ColumnIndex)
 		rd.text = append(rd.text, leaf.Node.Type().Kind() == parquet.ByteArray)
 	}
+	rd.st = newReadState(rd.text)
 	n := 0
 	for _, rg := range pf.RowGroups() {
 		rd.starts = append(rd.starts, n)
@@ -642,12 +647,12 @@ func (rd *Reader) read(g int, rows []score.Row, st *readState) error {
 // texts (interned), which stay valid when vr moves to its next page (its
 // values' bytes do not); io.ErrUnexpectedEOF when vr has fewer.
 func (st *readState) fill(i int, vr parquet.ValueReader, text bool, n int) error {
-	values, texts := st.values[i][:n], st.texts[i][:n]
+	values := st.values[i][:n]
 	for got := 0; got < n; {
 		k, err := vr.ReadValues(values[got:])
 		if text {
 			for j := got; j < got+k; j++ {
-				texts[j] = st.text(i, values[j].ByteArray())
+				st.texts[i][j] = st.text(i, values[j].ByteArray())
 			}
 		}
 		if got += k; got == n {

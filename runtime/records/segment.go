@@ -592,21 +592,20 @@ func (s *pqSegment) groupHolds(g int, cols []string, buf []byte) (bool, []byte) 
 
 // groupRows reads the columns cols (all, when nil) of every row of row
 // group g into rows (reused); with want set, only the key of a row whose
-// key want refuses (the key is the first column).
-func (s *pqSegment) groupRows(g int, cols []string, rows []segRow, want func(key string) bool) ([]segRow, error) {
+// key want refuses (the key is the first column), and skip marks those rows.
+func (s *pqSegment) groupRows(g int, cols []string, rows []segRow, want func(key string) bool) (_ []segRow, skip []bool, err error) {
 	rg := s.pf.RowGroups()[g]
 	n := int(rg.NumRows())
 	rows = slices.Grow(rows[:0], n)[:n]
 	clear(rows)
 	chunks := rg.ColumnChunks()
-	var skip []bool // rows whose key want refuses
 	for _, c := range segCols() {
 		ci, ok := s.col[c.name]
 		if !ok || (cols != nil && !slices.Contains(cols, c.name)) {
 			continue
 		}
 		if err := readColumn(chunks[ci], rows, &c, skip); err != nil {
-			return rows, fmt.Errorf("column %s: %w", c.name, err)
+			return rows, nil, fmt.Errorf("column %s: %w", c.name, err)
 		}
 		if c.name == "key" && want != nil {
 			skip = make([]bool, n)
@@ -615,13 +614,13 @@ func (s *pqSegment) groupRows(g int, cols []string, rows []segRow, want func(key
 			}
 		}
 	}
-	return rows, nil
+	return rows, skip, nil
 }
 
 // groupLines is the lines of row group g, each ending in a newline. A
 // row group that cannot be read is an error (its rows are lost).
 func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
-	rows, err := s.groupRows(g, nil, nil, nil)
+	rows, _, err := s.groupRows(g, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -704,7 +703,7 @@ func (s *pqSegment) lost(dm *Damage, g int, err error) {
 	dm.Gaps = append(dm.Gaps, fmt.Sprintf("row group %d (lines %d–%d): %v", g+1, from, to, err))
 	var keys []segRow // when the key column holds by the digest
 	if ok, _ := s.groupHolds(g, []string{"key"}, nil); ok {
-		if keys, err = s.groupRows(g, []string{"key"}, nil, nil); err != nil {
+		if keys, _, err = s.groupRows(g, []string{"key"}, nil, nil); err != nil {
 			keys = nil
 		}
 	}
@@ -848,14 +847,14 @@ func (s *pqSegment) columns(o StreamOptions) []string {
 // by the digest (the lines' seals hold), into rows and recs (reused), and
 // gives each record to each with its 0-based row in the group.
 func (s *pqSegment) decodeGroup(g int, o StreamOptions, dc *decoder, rows []segRow, recs []engine.Record, each func(i int, r *engine.Record) error) ([]segRow, []engine.Record, error) {
-	rows, err := s.groupRows(g, s.columns(o), rows, o.Want)
+	rows, skip, err := s.groupRows(g, s.columns(o), rows, o.Want)
 	if err != nil {
 		return rows, recs, fmt.Errorf("reading %s, row group %d, %w", s.path, g+1, err)
 	}
 	recs = slices.Grow(recs[:0], len(rows))[:len(rows)]
 	for i := range rows {
 		var err error
-		if o.Want != nil && !o.Want(rows[i].Key) {
+		if skip != nil && skip[i] {
 			recs[i] = engine.Record{Key: rows[i].Key}
 			keyOf(rows[i].Key, nil, &recs[i].Fields)
 		} else if rows[i].Line != "" {
