@@ -650,10 +650,16 @@ func TestReportOnPartialRun(t *testing.T) {
 			if total == 0 {
 				t.Fatalf("the manifest of the killed run does not say how many requests it asks: %+v", m)
 			}
-			// The judge's verdicts are asked again by the report.
+			// The judge's verdicts are asked again by the report. A last line
+			// the kill tore (no newline) is left out, as Bhasha leaves a torn
+			// tail unread.
+			raw, err := os.ReadFile(filepath.Join(out, records.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
 			var keep []string
-			for _, l := range recordLines(t, out) {
-				if !strings.Contains(l, `|judge:`) {
+			for _, l := range strings.SplitAfter(string(raw), "\n") {
+				if strings.HasSuffix(l, "\n") && !strings.Contains(l, `|judge:`) {
 					keep = append(keep, l)
 				}
 			}
