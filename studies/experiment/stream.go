@@ -306,6 +306,10 @@ func (e *Experiment) ScoreContext(ctx context.Context, dir string, o ScoreOption
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", dir, err)
 	}
+	// What reading held (its decoding buffers, Unique's index of keys) is
+	// garbage now: a collection before the rows are allocated lets them
+	// reuse its memory, and keeps one from running while they are written.
+	runtime.GC()
 	rows, kept := p.ordered(ms, lines, 0)
 	ms, lines = nil, nil
 	if rows, err = sc.Finish(rows, kept); err != nil {
