@@ -20,6 +20,11 @@
 //     missing cell, NaN), the rows whose cell is an int; and the digests
 //     of package parquetseal.
 //
+// DIR/DirName/tables.json lists every table of the run in report order
+// beside the key they were made from ({"key": {...}, "tables": [names]}),
+// written once every one of them is kept or made row by row (WriteIndex):
+// a reader that finds it under its key needs to build none of them.
+//
 // Write refuses (and writes nothing for) a table made row by row
 // (tables.Source), one with a cell that is neither nil nor of its
 // column's type (but an int of at most 2^53 in magnitude in a Float
@@ -343,4 +348,41 @@ func readRows(rg parquet.RowGroup, rows [][]any, header []string) ([][]any, erro
 			return rows, err
 		}
 	}
+}
+
+// IndexName is the file, inside DirName, that lists the run's tables.
+const IndexName = "tables.json"
+
+// index is IndexName's content.
+type index struct {
+	Key    scored.Key `json:"key"`
+	Tables []string   `json:"tables"`
+}
+
+// WriteIndex writes dir's list of every table, names in report order,
+// made from key, replacing the file atomically.
+func WriteIndex(dir string, key scored.Key, names []string) error {
+	b, err := json.Marshal(index{Key: key, Tables: names})
+	if err == nil {
+		err = os.MkdirAll(filepath.Join(dir, DirName), 0o755)
+	}
+	if err == nil {
+		err = atomicfile.WriteFile(filepath.Join(dir, DirName, IndexName), b)
+	}
+	if err != nil {
+		return fmt.Errorf("keeping the list of tables of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ReadIndex is the list WriteIndex wrote from key: ok is false when there
+// is none, or it was made from another key or does not parse (a cache:
+// the tables are listed by building them).
+func ReadIndex(dir string, key scored.Key) (names []string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, DirName, IndexName))
+	var ix index
+	if err != nil || json.Unmarshal(b, &ix) != nil || !maps.Equal(ix.Key, key) || ix.Tables == nil {
+		return nil, false
+	}
+	return ix.Tables, true
 }

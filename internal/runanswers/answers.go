@@ -160,19 +160,26 @@ func (r *Answers) Forget() {
 	r.once, r.allOnce = sync.Once{}, sync.Once{}
 }
 
-// AllTables scores the run and builds every table (once), in report order.
+// AllTables scores the run and builds every table (once), in report
+// order; when the run keeps them all (keptAll), they are read instead.
 func (r *Answers) AllTables() ([]*tables.Table, error) {
 	if err := r.Score(); err != nil {
 		return nil, err
 	}
 	r.allOnce.Do(func() {
 		done := r.progress("tables")
+		defer done()
+		if ts, ok := r.keptAll(); ok {
+			r.tables = ts
+			return
+		}
 		r.tables = r.set.All()
 		for _, t := range r.tables {
 			t.Simulated = r.manifest.Simulated
 		}
-		r.keep(r.tables...)
-		done()
+		if r.keep(r.tables...) {
+			r.keepIndex(r.tables)
+		}
 	})
 	return r.tables, nil
 }

@@ -78,26 +78,68 @@ func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 }
 
 // keep writes the tables built from the store's rows, each once (not
-// those made row by row); a failure keeps none.
-func (r *Answers) keep(ts ...*tables.Table) {
+// those made row by row), and reports whether each is kept; a failure
+// keeps none after it.
+func (r *Answers) keep(ts ...*tables.Table) bool {
 	if r.cfg.NoStore || r.storeKey == nil {
-		return
+		return false
 	}
 	ts = slices.DeleteFunc(slices.Clone(ts), func(t *tables.Table) bool {
 		_, kept := r.keptNames.Load(t.Name)
 		return t.Source != nil || kept
 	})
 	if len(ts) == 0 {
-		return
+		return true
 	}
+	k, err := r.tableKey(r.storeKey)
+	if err != nil {
+		return false
+	}
+	for _, t := range ts {
+		if err := tablestore.Write(r.dir, k, t); err != nil {
+			return false
+		}
+		r.keptNames.Store(t.Name, true)
+	}
+	return true
+}
+
+// keepIndex keeps the names of ts, every table in report order, each
+// kept (keep) or made row by row.
+func (r *Answers) keepIndex(ts []*tables.Table) {
 	k, err := r.tableKey(r.storeKey)
 	if err != nil {
 		return
 	}
-	for _, t := range ts {
-		if err := tablestore.Write(r.dir, k, t); err != nil {
-			return
-		}
-		r.keptNames.Store(t.Name, true)
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
 	}
+	tablestore.WriteIndex(r.dir, k, names) // a cache: without it the tables are built
+}
+
+// keptAll is every table in report order when the run keeps their list
+// under readKey: each kept one read (keptTable), any other (made row by
+// row, or its file damaged) built with its group.
+func (r *Answers) keptAll() ([]*tables.Table, bool) {
+	k := r.readKey()
+	if k == nil {
+		return nil, false
+	}
+	names, ok := tablestore.ReadIndex(r.dir, k)
+	if !ok {
+		return nil, false
+	}
+	ts := make([]*tables.Table, len(names))
+	for i, name := range names {
+		t, ok := r.keptTable(name)
+		if !ok {
+			if t, ok = r.set.Table(name); !ok {
+				return nil, false
+			}
+			t.Simulated = r.manifest.Simulated
+		}
+		ts[i] = t
+	}
+	return ts, true
 }

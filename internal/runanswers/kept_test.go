@@ -3,6 +3,7 @@ package runanswers_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/analysis/tablestore"
 	"github.com/bhashalab/bhasha/internal/runanswers"
 	"github.com/bhashalab/bhasha/runtime/run"
@@ -269,5 +271,78 @@ func TestKeptTableOfALazyExperiment(t *testing.T) {
 				t.Errorf("Score: %v, plan built %v, %d rows", err, exp.Plan() != nil, len(a.Rows()))
 			}
 		})
+	}
+}
+
+// Once every table has been built and kept, later Answers read them all
+// from the run directory in the same order, building only the answers
+// table (made row by row); a kept table gone is built with its group, and
+// records changed since build every group again. The tables are the same
+// in every case.
+func TestEveryTableKept(t *testing.T) {
+	runs := []struct {
+		name string
+		dir  func(t *testing.T) string
+	}{{"grouped (IndicKLAR)", storeRun}, {"one group (Distractors)", goRun}}
+	cases := []struct {
+		name   string
+		edit   func(t *testing.T, dir string)
+		builds func(n int) bool // of the second Answers
+	}{
+		{"as kept", nil, func(n int) bool { return n == 1 }},
+		{"a kept table removed", func(t *testing.T, dir string) {
+			if err := os.Remove(tablestore.Path(dir, "accuracy")); err != nil {
+				t.Fatal(err)
+			}
+		}, func(n int) bool { return n == 2 }},
+		{"records touched", func(t *testing.T, dir string) {
+			files, _ := filepath.Glob(filepath.Join(dir, "records*"))
+			later := time.Now().Add(time.Hour)
+			if len(files) == 0 || os.Chtimes(files[0], later, later) != nil {
+				t.Fatal("no records file to touch")
+			}
+		}, func(n int) bool { return n >= 2 }},
+	}
+	show := func(ts []*tables.Table) []string {
+		var out []string
+		for _, tb := range ts {
+			out = append(out, fmt.Sprint(tb.Name, tb.Header, tb.Cols, tb.Description, tb.ColumnDocs, tb.Note, tb.Mirrors, tb.Simulated, tb.Source != nil, tb.Rows))
+		}
+		return out
+	}
+	for _, rn := range runs {
+		for _, c := range cases {
+			t.Run(rn.name+"/"+c.name, func(t *testing.T) {
+				dir := rn.dir(t)
+				first, err := openAnswers(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := first.AllTables()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, tablestore.DirName, tablestore.IndexName)); err != nil {
+					t.Fatalf("no list of the tables kept: %v", err)
+				}
+				if c.edit != nil {
+					c.edit(t, dir)
+				}
+				second, err := openAnswers(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := second.AllTables()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(show(got), show(want)) {
+					t.Errorf("tables:\n%q\nwant\n%q", show(got), show(want))
+				}
+				if n := second.Builds(); !c.builds(n) {
+					t.Errorf("%d group(s) built", n)
+				}
+			})
+		}
 	}
 }

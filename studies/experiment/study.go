@@ -611,11 +611,12 @@ func (s *TableSet) Built(name string) (*tables.Table, bool) {
 	return nil, false
 }
 
-// get is Table with s.mu held (nil: none): the groups that declare name first.
+// get is Table with s.mu held (nil: none): the group that declares name
+// first, then those that declare none, then every group.
 func (s *TableSet) get(name string) *tables.Table {
-	for _, all := range []bool{false, true} {
+	for pass := range 3 {
 		for i, g := range s.groups {
-			if all || g.Names == nil || slices.Contains(g.Names, name) {
+			if pass == 2 || (pass == 0 && slices.Contains(g.Names, name)) || (pass == 1 && g.Names == nil) {
 				if t := find(s.build(i), name); t != nil {
 					return t
 				}
