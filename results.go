@@ -216,7 +216,8 @@ func (r *Results) Partial() string {
 func (r *Results) Simulated() bool { return r.manifest.Simulated }
 
 // Tables lists the run's tables, in report order. It builds every table
-// (on a large run, seconds: Table builds only the one asked for).
+// (on a large run, seconds: Table builds only the one asked for), or
+// reads them all when an earlier Tables or report kept them.
 func (r *Results) Tables() ([]TableInfo, error) { return r.a.Tables() }
 
 // Table returns one table by name (see Tables), building only it (and the

@@ -184,7 +184,7 @@ func (r *Answers) AllTables() ([]*tables.Table, error) {
 	return r.tables, nil
 }
 
-// Tables lists the run's tables, in report order, building every table.
+// Tables lists the run's tables, in report order (AllTables).
 func (r *Answers) Tables() ([]tables.Info, error) {
 	ts, err := r.AllTables()
 	if err != nil {
