@@ -314,28 +314,25 @@ func TestEveryTableKept(t *testing.T) {
 		for _, c := range cases {
 			t.Run(rn.name+"/"+c.name, func(t *testing.T) {
 				dir := rn.dir(t)
-				first, err := openAnswers(dir)
-				if err != nil {
-					t.Fatal(err)
+				all := func() (*runanswers.Answers, []*tables.Table) {
+					r, err := openAnswers(dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ts, err := r.AllTables()
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r, ts
 				}
-				want, err := first.AllTables()
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, want := all()
 				if _, err := os.Stat(filepath.Join(dir, tablestore.DirName, tablestore.IndexName)); err != nil {
 					t.Fatalf("no list of the tables kept: %v", err)
 				}
 				if c.edit != nil {
 					c.edit(t, dir)
 				}
-				second, err := openAnswers(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := second.AllTables()
-				if err != nil {
-					t.Fatal(err)
-				}
+				second, got := all()
 				if !slices.Equal(show(got), show(want)) {
 					t.Errorf("tables:\n%q\nwant\n%q", show(got), show(want))
 				}
