@@ -53,13 +53,18 @@ func (r *Answers) readKey() scored.Key {
 	return k
 }
 
-// keptTable is table name as kept in the run directory under readKey; a
-// damaged one is passed over with a note, to be built and kept again.
+// keptTable is table name as kept in the run directory under readKey (keptUnder).
 func (r *Answers) keptTable(name string) (*tables.Table, bool) {
 	k := r.readKey()
 	if k == nil {
 		return nil, false
 	}
+	return r.keptUnder(name, k)
+}
+
+// keptUnder is table name as kept in the run directory under key k; a
+// damaged one is passed over with a note, to be built and kept again.
+func (r *Answers) keptUnder(name string, k scored.Key) (*tables.Table, bool) {
 	t, ok, err := tablestore.Read(r.dir, name, k)
 	if err != nil {
 		note := fmt.Sprintf("table %s rebuilt: %v; the kept tables are a cache, rebuilt from the scored answers", name, err)
@@ -119,7 +124,7 @@ func (r *Answers) keepIndex(ts []*tables.Table) {
 }
 
 // keptAll is every table in report order when the run keeps their list
-// under readKey: each kept one read (keptTable), any other (made row by
+// under readKey: each kept one read (keptUnder), any other (made row by
 // row, or its file damaged) built with its group.
 func (r *Answers) keptAll() ([]*tables.Table, bool) {
 	k := r.readKey()
@@ -132,7 +137,7 @@ func (r *Answers) keptAll() ([]*tables.Table, bool) {
 	}
 	ts := make([]*tables.Table, len(names))
 	for i, name := range names {
-		t, ok := r.keptTable(name)
+		t, ok := r.keptUnder(name, k)
 		if !ok {
 			if t, ok = r.set.Table(name); !ok {
 				return nil, false
