@@ -191,8 +191,7 @@ func lineAt(f *recordFile, n int) string {
 // walk calls fn with each of dir's records files in logical order: a
 // Parquet segment whose footer reads as opened (s, which fn closes),
 // another as lines (r). A seal running beside it never makes it miss or
-// repeat a record: records.jsonl is read only when no segment above the
-// last one read appeared once it was open.
+// repeat a record.
 func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) error {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -325,24 +324,18 @@ func syncDir(dir string) error {
 
 // toParquet is steps 2 and 3 of a seal: the plain segment f, or an older
 // Bhasha's compressed one, becomes its Parquet segment, and f (with an
-// older segment's lean copy) is removed.
-func toParquet(f recordFile) error {
-	if f.kind != kindZst {
-		if _, err := endsInNewline(f.path); err != nil {
-			return err
-		}
-	}
-	return sealPlain(f, nil)
-}
-
-// sealPlain is toParquet with the shadow sh of f's records (nil for
-// none): its segment, when it commits, stands for f's conversion.
-func sealPlain(f recordFile, sh *shadow) error {
+// older segment's lean copy) is removed. The segment of sh, the shadow of
+// f's records (nil: none), stands for the conversion when it commits.
+func toParquet(f recordFile, sh *shadow) error {
 	dir := filepath.Dir(f.path)
 	dst := filepath.Join(dir, SegmentName(f.seg))
 	done := false
 	if sh != nil {
 		done, _ = sh.finish(sh.seg == f.seg && f.kind != kindZst)
+	} else if f.kind != kindZst {
+		if _, err := endsInNewline(f.path); err != nil {
+			return err
+		}
 	}
 	if !done {
 		if err := writeSegment(dst, f.path, segGroupRows, func(add func([]byte) error) error {
@@ -412,12 +405,12 @@ func finishSeals(dir string, log func(string)) error {
 		}
 	}
 	for _, f := range d.plain {
-		if err := toParquet(f); err != nil {
+		if err := toParquet(f, nil); err != nil {
 			return err
 		}
 	}
 	for _, f := range d.old {
-		err := toParquet(f)
+		err := toParquet(f, nil)
 		switch {
 		case log == nil:
 		case err != nil:
@@ -429,9 +422,8 @@ func finishSeals(dir string, log func(string)) error {
 	return nil
 }
 
-// sealLive seals dir's live file: it becomes the plain segment (step 1),
-// returned, for toParquet to convert (step 2); path "" when the live file
-// is missing or empty.
+// sealLive is step 1 of a seal: dir's live file becomes the plain segment
+// returned (path "" when the live file is missing or empty).
 func sealLive(dir string) (recordFile, error) {
 	d, err := listFiles(dir)
 	if err != nil {
@@ -446,8 +438,8 @@ func sealLive(dir string) (recordFile, error) {
 		return recordFile{}, err
 	}
 	n := d.maxSeg + 1
-	plain := recordFile{path: filepath.Join(dir, fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)), seg: n}
-	plain.name = filepath.Base(plain.path)
+	name := fmt.Sprintf("%s%06d%s", segPrefix, n, segPlain)
+	plain := recordFile{path: filepath.Join(dir, name), name: name, seg: n}
 	if err := os.Rename(live, plain.path); err != nil {
 		return recordFile{}, fmt.Errorf("sealing %s: %w", live, err)
 	}
@@ -480,7 +472,7 @@ func Seal(lk *Lock, dir string, min int64, log func(string)) (string, error) {
 	if err != nil || plain.path == "" {
 		return "", err
 	}
-	if err := toParquet(plain); err != nil {
+	if err := toParquet(plain, nil); err != nil {
 		return "", err
 	}
 	return SegmentName(plain.seg), nil

@@ -7,36 +7,22 @@
 // record, one column per member, never appended to) and then the live
 // file records.jsonl (JSON Lines). Every line ends in its seal, the
 // member record_sha256 (see Line seals); every row of a segment gives
-// back its line byte for byte. Every reader here (Read, LoadOK, ScanDir,
-// Unique, Each, Commit) reads the files in that order and names a record
-// by file and line, a segment's line being its row
+// back its line byte for byte. Every reader reads the files in that order
+// and names a record by file and line, a segment's line being its row
 // ("records-000002.parquet line 7"; "line 7" for records.jsonl).
 //
 // A segment's footer holds a digest of each column chunk: a reader that
 // finds the chunks it reads intact trusts their lines' seals, and checks
 // each line by its own seal otherwise. An older Bhasha's segment,
-// records-N.jsonl.zst, is read as it is, each line checked by its seal,
-// and converted to Parquet by the next writer under the lock (CreateWith,
-// Seal).
+// records-N.jsonl.zst, is read as it is and converted to Parquet by the
+// next writer under the lock (CreateWith, Seal).
 //
-// Sealing. A Writer holding the exclusive lock seals the live file into
-// the next segment when a flush leaves it at SealBytes or more, and at
-// Close when it is over CloseSealBytes; Seal does the same for a
-// directory (see Segment files for the steps).
-//
-// Crashes. A process killed at any point loses at most the records it had
-// not flushed (the response cache serves them again on resume): a torn
-// last line of records.jsonl (TornTail) is left out by every reader and
-// cut by Commit; an interrupted seal leaves files every reader reads as
-// the same records, finished by the next writer under the lock; a segment
-// damaged on disk gives the records that can still be read and names what
-// was lost (Damage).
-//
-// Resume. Prepare reads the records, cuts a torn last line, drops failed
-// records (they are retried) and duplicate keys, rewrites each file it
-// dropped anything from (through a temporary file and a rename), and
-// returns the keys already answered. A run that then writes only keys
-// outside that set ends with exactly one record per key.
+// A process killed at any point loses at most the records it had not
+// flushed: a torn last line of records.jsonl (TornTail) is left out by
+// every reader and cut by Commit; an interrupted seal leaves files every
+// reader reads as the same records, finished by the next writer under the
+// lock; a segment damaged on disk gives the records that can still be
+// read and names what was lost (Damage).
 package records
 
 import (
@@ -102,10 +88,12 @@ func (r PrepareReport) Messages() []string {
 }
 
 // Prepare makes dir/records.jsonl ready for appending and returns the keys
-// already answered: ScanDir, then Commit without archiving. A malformed
-// line that is not the last is an error naming the file, line and field;
-// so are disagreeing ok records of one key (Conflict), which are left as
-// they are: the file is not ours to guess about.
+// already answered: ScanDir, then Commit without archiving (a torn last
+// line cut, failed records and duplicate keys dropped). A run that then
+// writes only keys outside that set ends with one record per key. A
+// malformed line that is not the last is an error naming the file, line
+// and field; so are disagreeing ok records of one key (Conflict), which
+// are left as they are.
 func Prepare(dir string) (*KeySet, PrepareReport, error) {
 	s, err := ScanDir(dir, "")
 	if err != nil {
@@ -123,22 +111,18 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 // Writer appends records to dir/records.jsonl. It buffers whole records
 // and writes them with one write(2) per flush, at least every FlushEvery
 // and whenever 256 KiB are waiting, so no record is ever split across two
-// writes (the file is also locked, see LockDir). A record lost to a crash
-// before its flush is re-served from the response cache on resume, never
-// re-sent.
+// writes.
 //
 // A Writer made with the directory's exclusive lock (CreateWith) seals the
-// live file into the next segment (see the package doc) once a
-// flush leaves it at SealBytes or more, and at Close when it holds more
-// than CloseSealBytes; the records it counts as written are in the run
-// either way.
+// live file into the next segment once a flush leaves it at SealBytes or
+// more, and at Close when it holds more than CloseSealBytes.
 //
 // After a write error (a full disk, say) the Writer counts exactly the
 // records that reached the file (Written); every later call returns the
 // same error.
 type Writer struct {
 	mu   sync.Mutex
-	f    io.WriteCloser // the records file (a fault-injecting one in tests)
+	f    io.WriteCloser // the records file
 	path string
 	buf  bytes.Buffer  // whole records waiting for the next write(2)
 	enc  *json.Encoder // encodes into buf
@@ -175,9 +159,7 @@ type Written struct {
 
 const flushBytes = 256 << 10
 
-// Seal sizes: a Writer seals its live file into a segment at
-// DefaultSealBytes, and at Close when it holds more than
-// DefaultCloseSealBytes (a small run keeps a plain records.jsonl).
+// A Writer's default SealBytes and CloseSealBytes.
 const (
 	DefaultSealBytes      = 64 << 20
 	DefaultCloseSealBytes = 4 << 20
@@ -253,10 +235,9 @@ func openLive(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// sealNow seals the live file (everything written is flushed): it is
-// renamed to the next plain segment, converted to Parquet in the
-// background (the next seal and Close wait for it) and, unless closing,
-// a new live file is opened.
+// sealNow seals the flushed live file: it becomes the next plain segment,
+// converted to Parquet in the background (the next seal and Close wait for
+// it), and unless closing a new live file is opened.
 func (w *Writer) sealNow(closing bool) {
 	if w.lock == nil || w.sealErr != nil {
 		return
@@ -279,7 +260,7 @@ func (w *Writer) sealNow(closing bool) {
 		w.converting, w.pending = done, SegmentName(plain.seg)
 		go func() {
 			defer close(done)
-			w.convErr = sealPlain(plain, sh)
+			w.convErr = toParquet(plain, sh)
 		}()
 	} else if sh != nil {
 		sh.finish(false)
@@ -317,8 +298,7 @@ func (w *Writer) waitConvert() {
 	w.sealed = append(w.sealed, w.pending)
 }
 
-// nopCloser stands for a records file that could not be opened again
-// (every write then returns the Writer's error first).
+// nopCloser stands for a records file that could not be opened again.
 type nopCloser struct{}
 
 func (nopCloser) Write(b []byte) (int, error) { return 0, os.ErrClosed }
@@ -333,21 +313,17 @@ func newWriter(f io.WriteCloser, path string) *Writer {
 }
 
 // MaxRecordBytes is the longest record line, its newline included, that
-// the records readers accept (Read, Unique: the line limit of
-// internal/lines). Writer.Write never writes a longer one.
+// the readers accept. Writer.Write never writes a longer one.
 const MaxRecordBytes = lines.DefaultMax
 
 // Write appends one record (one line).
 //
-// A record whose line would be longer than MaxRecordBytes (which the
-// readers refuse, so that the run could not be read again) is written as
-// a failed record instead, without its answer (response, reasoning,
+// A record whose line would be longer than MaxRecordBytes is written as a
+// failed record instead, without its answer (response, reasoning,
 // logprobs, tool calls, extraction) and, if the request alone is over half
 // the limit, without its request body (request_sha256 stays), its error
-// naming the size; r itself is left as it was. The run then carries on and
-// ends incomplete, the record's key named; resuming sends it again (an
-// answer served from the cache is as large again). Only a record whose
-// failed form is still over the limit is refused with an error.
+// naming the size; r itself is left as it was. Only a record whose failed
+// form is still over the limit is refused with an error.
 func (w *Writer) Write(r *engine.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -393,9 +369,6 @@ func (w *Writer) Write(r *engine.Record) error {
 // encode appends r's line (sealed) to the buffer and returns its length.
 func (w *Writer) encode(r *engine.Record) (int, error) {
 	start := w.buf.Len()
-	// The request body is JSON the engine marshalled itself (Request.Body):
-	// it is spliced in as the last field rather than re-validated and
-	// compacted by the encoder (it is the largest field of most records).
 	if err := appendRecord(&w.buf, w.enc, r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
@@ -499,18 +472,12 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// Read streams every record of dir (its segments, then records.jsonl:
-// Files) to fn, in order on the caller's goroutine (they are decoded
-// concurrently), stopping at the first error; a malformed line is reported
-// with its file and line number. A torn last line of records.jsonl (no
-// newline: a run interrupted mid-write, see TornTail) is not a record and
-// is left out, as a resume cuts it; a damaged segment gives the records
-// that can still be read (see Damage). A directory without records is an
-// error that errors.Is(err, os.ErrNotExist).
-//
-// A Parquet segment is read one row group at a time: a group whose
-// chunks hold by its digest is decoded from its columns, another from its
-// rows' lines.
+// Read streams every record of dir (Files) to fn, in order on the
+// caller's goroutine, stopping at the first error; a malformed line is
+// reported with its file and line number. A torn last line of
+// records.jsonl (TornTail) is left out; a damaged segment gives the
+// records that can still be read (Damage). A directory without records is
+// an error that errors.Is(err, os.ErrNotExist).
 func Read(dir string, fn func(*engine.Record) error) error {
 	copied := func(_ int, _ sealState, r *engine.Record) (*engine.Record, error) {
 		c := *r
@@ -534,7 +501,7 @@ func LoadOK(dir string) (OK, error) {
 	ok := OK{}
 	err := Read(dir, func(r *engine.Record) error {
 		if r.Status == engine.StatusOK {
-			r.Request = nil // later prompts need the answer, not the request: keep memory low
+			r.Request = nil
 			ok[r.Key] = r
 		}
 		return nil

@@ -3,7 +3,6 @@ package records
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -112,8 +111,8 @@ func checkSeal(line []byte) sealState {
 // Tally counts records and names the first line they were found on.
 type Tally struct {
 	N       int    // records
-	First   int    // 1-based line of the first, in the run's logical order (see Flag.Line)
-	FirstAt string // where the first is: "line N" in records.jsonl, "records-000001.parquet line N" in a segment
+	First   int    // logical line of the first (see Flag.Line)
+	FirstAt string // where the first is (see Flag.At)
 }
 
 // add is t with one more record, on logical line n (at).
@@ -128,18 +127,14 @@ func (t Tally) add(n int, at string) Tally {
 // Conflict is a key answered by ok records that disagree; neither is trusted.
 type Conflict struct {
 	Key       string
-	Lines     []int    // 1-based, in the run's logical order (see Flag.Line)
-	At        []string // where each line is (see Flag.At), same order
+	Lines     []int    // logical lines (see Flag.Line)
+	At        []string // where each line is (see Flag.At)
 	Responses []string // the response of each line, same order
 }
 
 func (c Conflict) String() string {
 	var parts []string
-	for i, l := range c.Lines {
-		at := fmt.Sprintf("line %d", l)
-		if i < len(c.At) {
-			at = cmp.Or(c.At[i], at)
-		}
+	for i, at := range c.At {
 		resp := fmt.Sprintf("%q", c.Responses[i])
 		if r := []rune(c.Responses[i]); len(r) > 80 {
 			resp = fmt.Sprintf("%q… (%d characters)", string(r[:80]), len(r))
@@ -161,7 +156,7 @@ type Flag struct {
 }
 
 func (f Flag) String() string {
-	return fmt.Sprintf("%s (key %s): %s", cmp.Or(f.At, fmt.Sprintf("line %d", f.Line)), f.Key, f.Why)
+	return fmt.Sprintf("%s (key %s): %s", f.At, f.Key, f.Why)
 }
 
 // Scan is what a run's records hold; Commit applies the repairs it found.
@@ -318,8 +313,7 @@ func (s *Scan) Others(name string) string {
 			continue
 		}
 		t := s.Experiments[e]
-		at := cmp.Or(t.FirstAt, fmt.Sprintf("line %d", t.First))
-		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, at))
+		out = append(out, fmt.Sprintf("%d record(s) of experiment %q (first at %s)", t.N, e, t.FirstAt))
 	}
 	return strings.Join(out, ", ")
 }
@@ -335,11 +329,12 @@ func (s *Scan) LeaveDamaged() { s.leaveDamaged = true }
 // torn tail, failed records and identical duplicates (the first stays),
 // and with the lines pick chooses moved first to dir/archive/<name>.jsonl
 // (a crash leaves them in both, never in neither). Each file that loses a
-// line is replaced whole through a temporary file (a segment left empty is
-// removed); others are not touched. It first finishes an interrupted
-// seal; archived keys leave s.Done. It returns the archive's path and how
-// many lines moved. After a rewrite, a later Commit without pick does
-// nothing. The caller holds the exclusive lock.
+// line is replaced whole (a segment left empty is removed); a damaged
+// segment is kept in the archive and replaced by what could be read. It
+// first finishes an interrupted seal; archived keys leave s.Done. It
+// returns the archive's path and how many lines moved. After a rewrite, a
+// later Commit without pick does nothing. The caller holds the exclusive
+// lock.
 func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	if s.committed && pick != nil { // the line numbers are the old file's
 		return "", 0, errors.New("records: Scan.Commit called twice with lines to archive (scan again)")

@@ -26,15 +26,12 @@ import (
 // Parquet segments.
 //
 // A segment, records-N.parquet, holds one row per record line, in order,
-// one column per member (segRow; the JSON members as JSON text, the
-// request as the bytes sent), the line's seal as the record_sha256
-// column, and the line itself in the line column when the other columns
-// do not give it back byte for byte (rowLine). Its footer's key-value
-// metadata holds, under segMetaKey, a segDigest: each row group's rows
-// and the SHA-256 of each of its column chunks. A row group whose chunks
-// match is as written; one whose chunks do not is read line by line, each
-// line checked by its own seal; one that does not decode is lost
-// (Damage).
+// one column per member (segRow), and the line itself in the line column
+// when the other columns do not give it back byte for byte (rowLine). Its
+// footer's key-value metadata holds, under segMetaKey, a segDigest. A row
+// group whose chunks match it is as written; one whose chunks do not is
+// read line by line, each line checked by its own seal; one that does not
+// decode is lost (Damage).
 
 // segExt is a Parquet segment's file name extension.
 const segExt = ".parquet"
@@ -43,13 +40,11 @@ const segExt = ".parquet"
 // segment's digest.
 const segMetaKey = "bhasha.records"
 
-// segGroupRows is the rows of a row group: several per segment, so that
-// readers decode a segment's groups in parallel and damage loses a
-// group, not the segment.
+// segGroupRows is the rows of a row group.
 const segGroupRows = 8192
 
-// segRow is one record line as a row of a segment (segCols): the record
-// but its Fields, Identity and Extracted, which are JSON text.
+// segRow is one record line as a row of a segment (segCols): its Fields,
+// Identity and Extracted as JSON text.
 type segRow struct {
 	engine.Record
 	FieldsJSON, IdentityJSON, ExtractedJSON []byte
@@ -59,9 +54,9 @@ type segRow struct {
 	Line string
 }
 
-// segCol is a column of a segment: its name, type, and the field of
-// segRow it holds (a *string, *[]byte, *int, *float64 or *bool). An
-// optional column is null where the field is empty.
+// segCol is a column of a segment and the field of segRow it holds (a
+// *string, *[]byte, *int, *float64 or *bool). An optional column is null
+// where the field is empty.
 type segCol struct {
 	name     string
 	node     parquet.Node
@@ -85,8 +80,7 @@ func (c *segCol) value(r *segRow) parquet.Value {
 	}
 }
 
-// segCols are a segment's columns, one per member of a record, and the
-// line column.
+// segCols are a segment's columns.
 func segCols() []segCol {
 	text := func(name string, dict, optional bool, f func(*segRow) any) segCol {
 		var n parquet.Node = parquet.String()
@@ -134,8 +128,7 @@ func segCols() []segCol {
 	}
 }
 
-// view is s's bytes without a copy, for the writer, which copies what it
-// keeps and writes nothing into them.
+// view is s's bytes without a copy; they must not be written.
 func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // segDigest is what the footer says of a segment's contents.
@@ -261,7 +254,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	if err != nil {
 		return err
 	}
-	defer sw.abort()
+	defer sw.tmp.Abort()
 	e := newLineEncoder()
 	n := 0
 	err = write(func(line []byte) error {
@@ -279,8 +272,7 @@ func writeSegment(path, what string, groupRows int64, write func(add func(line [
 	return sw.commit()
 }
 
-// segWriter writes a Parquet segment row by row (writeSegment); its
-// methods are for one goroutine at a time.
+// segWriter writes a Parquet segment row by row; one goroutine's.
 type segWriter struct {
 	path          string
 	tmp           *atomicfile.File
@@ -316,8 +308,7 @@ func newSegWriter(path string, groupRows int64) (*segWriter, error) {
 	for _, path := range sch.Columns() { // the columns in the schema's order
 		sw.order = append(sw.order, cols[slices.IndexFunc(cols, func(c segCol) bool { return c.name == path[0] })])
 	}
-	// Pages of 1 MiB compress well; the texts' bounds (their whole
-	// first and last values, in every page header) are left out.
+	// The texts' bounds (whole values, in every page header) are left out.
 	options := []parquet.WriterOption{sch, parquet.Compression(&parquet.Zstd),
 		parquet.PageBufferSize(1 << 20), parquet.CreatedBy("bhasha", "", "")}
 	for _, c := range sw.order {
@@ -396,9 +387,6 @@ func (sw *segWriter) commit() error {
 	}
 	return syncDir(filepath.Dir(sw.path))
 }
-
-// abort removes the temporary file unless committed.
-func (sw *segWriter) abort() { sw.tmp.Abort() }
 
 // footer reads a Parquet file's footer: its metadata and where it begins.
 func footer(f io.ReaderAt, size int64) (format.FileMetaData, int64, error) {
@@ -637,11 +625,10 @@ func (s *pqSegment) groupLines(g int, e *lineEncoder) ([]byte, error) {
 
 // eachGroup calls fn with each row group g of the segment that can be
 // read, in order: with its lines (each ending in a newline) when asLines or
-// when it does not hold, else with holds true (every line's seal held when
-// the segment was written and the group's chunks of cols, all when nil,
-// hold by the digest) to read it by its columns. A group that cannot be
-// read is lost: the Damage returned (nil: none) names it and counts the
-// rows kept.
+// when it does not hold, else with holds true (the lines were sealed and
+// the group's chunks of cols, all when nil, match the digest). The Damage
+// returned (nil: none) names the groups that cannot be read and counts
+// the rows kept.
 func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds bool, lines []byte) error) (*Damage, error) {
 	e := newLineEncoder()
 	var dm *Damage

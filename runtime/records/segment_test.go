@@ -423,7 +423,7 @@ func TestShadowSegmentIsTheConversion(t *testing.T) {
 		sh.recs = append(sh.recs, shadowRec{rec: *r, seal: string(b[len(b)-3-64 : len(b)-3])})
 	}
 	sh.handOver()
-	if err := sealPlain(plain, sh); err != nil {
+	if err := toParquet(plain, sh); err != nil {
 		t.Fatal(err)
 	}
 	if got := content(t, c); got != want.String() || !slices.Equal(names(t, c), []string{SegmentName(1)}) {

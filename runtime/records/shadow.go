@@ -58,7 +58,7 @@ func (sh *shadow) run(sw *segWriter) {
 	if err == nil && sh.commit {
 		err = sw.commit()
 	} else {
-		sw.abort()
+		sw.tmp.Abort()
 	}
 	sh.done <- err
 }
@@ -88,9 +88,9 @@ func (sh *shadow) finish(commit bool) (bool, error) {
 func (e *lineEncoder) rowOfRecord(r *engine.Record, seal string) (segRow, error) {
 	row := segRow{Record: *r, RecordSHA256: seal}
 	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
-	ok := len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 &&
-		validUTF8(r.Key, string(r.Kind), r.ServedModel, r.Status, r.Error, r.Response, r.Reasoning,
-			r.FinishReason, r.Endpoint, r.CacheKey, r.Refusal, r.RequestSHA256)
+	texts := []string{r.Key, string(r.Kind), r.ServedModel, r.Status, r.Error, r.Response, r.Reasoning,
+		r.FinishReason, r.Endpoint, r.CacheKey, r.Refusal, r.RequestSHA256}
+	ok := len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 && !slices.ContainsFunc(texts, invalidUTF8)
 	var err error
 	if ok {
 		if row.FieldsJSON, err = json.Marshal(r.Fields); err == nil && r.Identity != nil {
@@ -113,11 +113,4 @@ func (e *lineEncoder) rowOfRecord(r *engine.Record, seal string) (segRow, error)
 	return e.rowOf(slices.Clone(line))
 }
 
-func validUTF8(ss ...string) bool {
-	for _, s := range ss {
-		if !utf8.ValidString(s) {
-			return false
-		}
-	}
-	return true
-}
+func invalidUTF8(s string) bool { return !utf8.ValidString(s) }

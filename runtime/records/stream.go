@@ -28,11 +28,10 @@ type StreamOptions struct {
 	SkipDigests bool
 	// TextsOnly leaves empty all but the key, status, error, response and request.
 	TextsOnly bool
-	// Want, when set, is asked of each key of a sealed segment: a record
-	// whose key it refuses reaches work with its key and the fields read
-	// from the key alone (no status), so that only the records asked for are
-	// decoded further. It is called from several goroutines. The live
-	// file's lines are decoded whole.
+	// Want, when set, is asked of each key of a sealed segment, from
+	// several goroutines: a record whose key it refuses reaches work with
+	// only its key and the fields read from it. The live file's lines are
+	// decoded whole.
 	Want func(key string) bool
 	// Records, when known, sizes what Unique holds up front.
 	Records int
@@ -253,9 +252,6 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			}
 			if seg != nil {
 				opened = append(opened, seg)
-				// A row group that holds is decoded from its columns;
-				// another is read as lines, checked by their own seals.
-				// ScanDir's (o.strict) holds only when every column does.
 				check := seg.columns(o)
 				if o.strict {
 					check = nil
@@ -439,7 +435,7 @@ type lineResult[T any] struct {
 }
 
 // uniq applies Unique's rules to lines in file order, telling keys apart
-// by two 64-bit hashes (it holds no key's text).
+// by two 64-bit hashes.
 type uniq[T any] struct {
 	experiment string
 	d          Findings
