@@ -26,10 +26,8 @@
 package records
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,12 +119,12 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 // records that reached the file (Written); every later call returns the
 // same error.
 type Writer struct {
+	*lineEncoder // buf: whole records waiting for the next write(2)
+
 	mu   sync.Mutex
 	f    io.WriteCloser // the records file
 	path string
-	buf  bytes.Buffer  // whole records waiting for the next write(2)
-	enc  *json.Encoder // encodes into buf
-	ends []int         // end offset in buf of each buffered record
+	ends []int // end offset in buf of each buffered record
 	oks  []bool
 	last time.Time
 	err  error
@@ -305,10 +303,8 @@ func (nopCloser) Write(b []byte) (int, error) { return 0, os.ErrClosed }
 func (nopCloser) Close() error                { return nil }
 
 func newWriter(f io.WriteCloser, path string) *Writer {
-	w := &Writer{f: f, path: path, last: time.Now(), FlushEvery: 200 * time.Millisecond}
+	w := &Writer{lineEncoder: newLineEncoder(), f: f, path: path, last: time.Now(), FlushEvery: 200 * time.Millisecond}
 	w.buf.Grow(flushBytes + 4096)
-	w.enc = json.NewEncoder(&w.buf)
-	w.enc.SetEscapeHTML(false)
 	return w
 }
 
@@ -369,7 +365,7 @@ func (w *Writer) Write(r *engine.Record) error {
 // encode appends r's line (sealed) to the buffer and returns its length.
 func (w *Writer) encode(r *engine.Record) (int, error) {
 	start := w.buf.Len()
-	if err := appendRecord(&w.buf, w.enc, r); err != nil {
+	if err := w.appendRecord(r); err != nil {
 		return 0, fmt.Errorf("writing record %s: %w", r.Key, err)
 	}
 	seal(&w.buf, start)

@@ -166,21 +166,21 @@ func newLineEncoder() *lineEncoder {
 	return e
 }
 
-// appendRecord appends r's line, without its seal, ending in "}\n": its
-// members in order, the request body (as it is) spliced in last.
-func appendRecord(buf *bytes.Buffer, enc *json.Encoder, r *engine.Record) error {
+// appendRecord appends r's line to e.buf, without its seal, ending in
+// "}\n": its members in order, the request body (as it is) spliced in last.
+func (e *lineEncoder) appendRecord(r *engine.Record) error {
 	req := r.Request
 	r.Request = nil
-	err := enc.Encode(r) // Encode writes nothing on error
+	err := e.enc.Encode(r) // Encode writes nothing on error
 	r.Request = req
 	if err != nil {
 		return err
 	}
 	if len(req) > 0 {
-		buf.Truncate(buf.Len() - 2) // "}\n"
-		buf.WriteString(`,"request":`)
-		buf.Write(req)
-		buf.WriteString("}\n")
+		e.buf.Truncate(e.buf.Len() - 2) // "}\n"
+		e.buf.WriteString(`,"request":`)
+		e.buf.Write(req)
+		e.buf.WriteString("}\n")
 	}
 	return nil
 }
@@ -189,7 +189,7 @@ func appendRecord(buf *bytes.Buffer, enc *json.Encoder, r *engine.Record) error 
 // newline; valid until the next call.
 func (e *lineEncoder) line(r *engine.Record, seal string) ([]byte, error) {
 	e.buf.Reset()
-	if err := appendRecord(&e.buf, e.enc, r); err != nil {
+	if err := e.appendRecord(r); err != nil {
 		return nil, err
 	}
 	if seal != "" {
@@ -210,26 +210,28 @@ func (e *lineEncoder) rowOf(line []byte) (segRow, error) {
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return segRow{}, err
 	}
-	row := segRow{Record: rec.Record, RecordSHA256: rec.Seal}
-	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
-	var err error
-	if row.FieldsJSON, err = json.Marshal(rec.Fields); err != nil {
+	row, err := newRow(&rec.Record, rec.Seal)
+	if err != nil {
 		return segRow{}, err
-	}
-	if rec.Identity != nil {
-		if row.IdentityJSON, err = json.Marshal(rec.Identity); err != nil {
-			return segRow{}, err
-		}
-	}
-	if rec.Extracted != nil {
-		if row.ExtractedJSON, err = json.Marshal(rec.Extracted); err != nil {
-			return segRow{}, err
-		}
 	}
 	if back, err := e.rowLine(&row); err != nil || !bytes.Equal(back, line) {
 		row.Line = string(line)
 	}
 	return row, nil
+}
+
+// newRow is the row of r, whose line's seal is seal, its JSON members
+// marshalled.
+func newRow(r *engine.Record, seal string) (row segRow, err error) {
+	row = segRow{Record: *r, RecordSHA256: seal}
+	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
+	if row.FieldsJSON, err = json.Marshal(r.Fields); err == nil && r.Identity != nil {
+		row.IdentityJSON, err = json.Marshal(r.Identity)
+	}
+	if err == nil && r.Extracted != nil {
+		row.ExtractedJSON, err = json.Marshal(r.Extracted)
+	}
+	return row, err
 }
 
 // rowLine is the line row holds, without its newline; valid until the

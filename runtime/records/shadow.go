@@ -2,7 +2,6 @@ package records
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"unicode/utf8"
@@ -86,25 +85,15 @@ func (sh *shadow) finish(commit bool) (bool, error) {
 // UTF-8 throughout, no raw JSON members but the request), from the line
 // otherwise.
 func (e *lineEncoder) rowOfRecord(r *engine.Record, seal string) (segRow, error) {
-	row := segRow{Record: *r, RecordSHA256: seal}
-	row.Fields, row.Identity, row.Extracted = engine.Key{}, nil, nil
 	texts := []string{r.Key, string(r.Kind), r.ServedModel, r.Status, r.Error, r.Response, r.Reasoning,
 		r.FinishReason, r.Endpoint, r.CacheKey, r.Refusal, r.RequestSHA256}
-	ok := len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 && !slices.ContainsFunc(texts, invalidUTF8)
-	var err error
-	if ok {
-		if row.FieldsJSON, err = json.Marshal(r.Fields); err == nil && r.Identity != nil {
-			row.IdentityJSON, err = json.Marshal(r.Identity)
-		}
-		if err == nil && r.Extracted != nil {
-			row.ExtractedJSON, err = json.Marshal(r.Extracted)
-		}
+	if len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 && !slices.ContainsFunc(texts, invalidUTF8) {
+		row, err := newRow(r, seal)
 		// json.Marshal writes invalid UTF-8 as \ufffd.
-		ok = err == nil && !slices.ContainsFunc([][]byte{row.FieldsJSON, row.IdentityJSON, row.ExtractedJSON},
-			func(b []byte) bool { return bytes.Contains(b, []byte(`\ufffd`)) })
-	}
-	if ok {
-		return row, nil
+		if err == nil && !slices.ContainsFunc([][]byte{row.FieldsJSON, row.IdentityJSON, row.ExtractedJSON},
+			func(b []byte) bool { return bytes.Contains(b, []byte(`\ufffd`)) }) {
+			return row, nil
+		}
 	}
 	line, err := e.line(r, seal)
 	if err != nil {
