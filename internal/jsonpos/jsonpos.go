@@ -17,10 +17,6 @@ import (
 // that byte's offset, the JSON object key whose name or value holds it
 // ("" when b is not JSON or the byte lies outside any object), and a
 // message describing the bytes; bad is false when b is valid UTF-8.
-//
-// Go's JSON decoder replaces invalid bytes with U+FFFD silently; loaders
-// call this first so that such text is an error naming its line and
-// field instead of a question sent with replacement characters.
 func BadUTF8(b []byte) (off int, key, msg string, bad bool) {
 	if utf8.Valid(b) {
 		return 0, "", "", false

@@ -1,8 +1,6 @@
 // Package jsonscan reads the structure of JSON text without decoding it
 // into values: where a value ends, the members of an object, a string's
-// text. It is for hot paths over input already known to be JSON (a
-// sealed records line, a request body Bhasha wrote), where
-// encoding/json's validation and reflection are most of the cost; every
+// text. It is for hot paths over input already known to be JSON; every
 // function reports input it does not expect (ok false, -1, ErrShape)
 // rather than guessing, so its caller can fall back to encoding/json.
 package jsonscan
