@@ -16,12 +16,8 @@ import (
 // (Indo-Aryan, Dravidian, ...), with Wilson intervals; language families
 // come from the registry.
 func Families(rows []study.Row) *study.Table {
-	t := study.NewTable("families", "accuracy pooled by language family", append([]study.Column{
-		study.KeyColumn("model"),
-		key("strategy"),
-		key("form"),
-		study.TextColumn("family", "language family"),
-		study.CountColumn("languages", "languages pooled or tested")}, rateColumns()...)...)
+	t := study.NewTable("families", "accuracy pooled by language family", slices.Concat(keys("model", "strategy", "form"),
+		[]study.Column{study.TextColumn("family", "language family"), study.CountColumn("languages", "languages pooled or tested")}, rateColumns)...)
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
 	type key struct{ model, strategy, form, family string }
@@ -54,12 +50,8 @@ func Families(rows []study.Row) *study.Table {
 // Relations is accuracy per model × strategy × language × form × relation
 // (the data of the per-relation radar charts).
 func Relations(rows []study.Row) *study.Table {
-	t := study.NewTable("relations", "accuracy per relation", append([]study.Column{
-		study.KeyColumn("model"),
-		key("strategy"),
-		study.KeyColumn("language"),
-		key("form"),
-		study.TextColumn("relation", "the fact's relation (KLAR)")}, rateColumns()...)...)
+	t := study.NewTable("relations", "accuracy per relation", slices.Concat(keys("model", "strategy", "language", "form"),
+		[]study.Column{study.TextColumn("relation", "the fact's relation (KLAR)")}, rateColumns)...)
 	t.Mirrors = "IndicKLAR Fig. 6 (radar)"
 	type key struct{ model, strategy, language, form, rel string }
 	k, n, failed := map[key]int{}, map[key]int{}, map[key]int{}
@@ -82,11 +74,8 @@ func Relations(rows []study.Row) *study.Table {
 	return t
 }
 
-// rateColumns are a pooled rate's columns: k, n, rate, ci_lo, ci_hi and
-// failed.
-func rateColumns() []study.Column {
-	return []study.Column{study.KeyColumn("k"), study.KeyColumn("n"), study.KeyColumn("rate"), study.KeyColumn("ci_lo"), study.KeyColumn("ci_hi"), study.KeyColumn("failed")}
-}
+// rateColumns are a pooled rate's columns.
+var rateColumns = keys("k", "n", "rate", "ci_lo", "ci_hi", "failed")
 
 // FamilyTests compares Indo-Aryan with Dravidian languages per model ×
 // strategy × form on the pooled answers: both rates, their difference

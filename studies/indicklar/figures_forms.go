@@ -2,6 +2,7 @@ package indicklar
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,12 +142,9 @@ func estimatesOf(acc *study.Table) map[[3]string]map[string]study.Estimate {
 // formList names the forms a figure shows, as a caption says them
 // ("English, native and code-mixed"; only those drawn).
 func formList(forms []string) string {
-	words := make([]string, len(forms))
-	for i, f := range forms {
-		words[i] = f
-		if f == string(study.English) {
-			words[i] = "English"
-		}
+	words := slices.Clone(forms) // each form once
+	if i := slices.Index(words, string(study.English)); i >= 0 {
+		words[i] = "English"
 	}
 	switch len(words) {
 	case 0:

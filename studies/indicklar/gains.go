@@ -191,14 +191,11 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			continue
 		}
 		x := fm{f, k.measure}
-		if best[x] == nil {
-			best[x], variants[x] = map[cell]pick{}, map[string]bool{}
-		}
-		variants[x][k.strategy] = true
+		put(variants, x, k.strategy, true)
 		for l, g := range byLang {
 			c := cell{k.model, l}
 			if b, ok := best[x][c]; !ok || g > b.gain || (g == b.gain && k.strategy < b.strategy) {
-				best[x][c] = pick{k.strategy, g}
+				put(best, x, c, pick{k.strategy, g})
 			}
 		}
 	}

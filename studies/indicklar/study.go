@@ -474,23 +474,22 @@ func (s *scorer) verdict(st Strategy, pred string, n int32, gold string, cands [
 			c = s.prepared[at].Load()
 		}
 	}
-	a := ""
-	if len(pred) > maxMemoText {
-		a = normalize.Authors.String(pred)
-	} else {
-		a = s.norms.Get(pred, normalize.Authors.String)
-	}
-	_, ok := c.Match(a)
+	_, ok := c.Match(remember(s.norms, pred, normalize.Authors.String))
 	return ok
+}
+
+// remember is m.Get(text, f), or f(text) for a text longer than
+// maxMemoText, which the pass does not remember.
+func remember[V any](m *memo.Memo[string, V], text string, f func(string) V) V {
+	if len(text) > maxMemoText {
+		return f(text)
+	}
+	return m.Get(text, f)
 }
 
 // translitOf is match.Translit of pred against gold, through the pass's memo.
 func (s *scorer) translitOf(pred, gold string) bool {
-	g := s.keys.Get(gold, match.TranslitKey)
-	if len(pred) > maxMemoText {
-		return match.TranslitKey(pred).Matches(g)
-	}
-	return s.keys.Get(pred, match.TranslitKey).Matches(g)
+	return remember(s.keys, pred, match.TranslitKey).Matches(s.keys.Get(gold, match.TranslitKey))
 }
 
 // Finish adds each two-step answer's first-stage time and cache, and a
