@@ -79,12 +79,30 @@ type packer struct {
 		n  int
 		id uint32
 	}
-	// its blocks of pass (pass.put): rows is block rowsAt, rowsN filled
-	pass          *pass
-	rows          []packed
-	rowsAt, rowsN int
-	kept          []Kept
-	keptAt, keptN int
+	pass *pass // the pass its blocks are of (pass.put)
+	rows filling[packed]
+	kept filling[Kept]
+}
+
+// filling is the block a packer fills: block at of its pass, n filled.
+type filling[T any] struct {
+	block []T
+	at, n int
+}
+
+// put stores v in f's block, first appending a new block to *blocks
+// (under mu) when it is full, and returns v's index over all blocks.
+func (f *filling[T]) put(mu *sync.Mutex, blocks *[][]T, v T) int32 {
+	if f.n == len(f.block) {
+		f.block, f.n = make([]T, rowBlock), 0
+		mu.Lock()
+		f.at = len(*blocks)
+		*blocks = append(*blocks, f.block)
+		mu.Unlock()
+	}
+	f.block[f.n] = v
+	f.n++
+	return int32(f.at*rowBlock + f.n - 1)
 }
 
 func (pk *packer) text(t *texts, f int, s string) uint32 {
