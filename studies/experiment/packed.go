@@ -118,10 +118,10 @@ func (pk *packer) text(t *texts, f int, s string) uint32 {
 	return id
 }
 
-// pack is r packed; detail is the index its Detail has among the pass's
-// (-1 when it has none).
-func (pk *packer) pack(t *texts, r *score.Row, detail int32) packed {
-	p := packed{roleChoice: r.Key.Role.Choice, roleKind: r.Key.Role.Kind, detail: detail, promptTokens: int64(r.PromptTokens),
+// pack is r packed, its texts numbered in t, without its Detail (detail
+// -1: pass.put sets it).
+func (pk *packer) pack(t *texts, r *score.Row) packed {
+	p := packed{roleChoice: r.Key.Role.Choice, roleKind: r.Key.Role.Kind, detail: -1, promptTokens: int64(r.PromptTokens),
 		offlineTokens: int64(r.OfflineTokens), latencyMS: r.LatencyMS, marks: r.Marks}
 	for i, s := range rowTexts(r) {
 		p.text[i] = pk.text(t, i, *s)

@@ -121,7 +121,7 @@ func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 		pk.pass, pk.rows, pk.kept = p, filling[packed]{}, filling[Kept]{}
 	}
 	if len(rs) > 0 {
-		row := pk.pack(p.texts, &rs[0], -1)
+		row := pk.pack(p.texts, &rs[0])
 		if rs[0].Detail != nil || len(rs) > 1 {
 			p.mu.Lock()
 			if rs[0].Detail != nil {
