@@ -52,13 +52,6 @@ func (id ID) Short() string { return id.Digest[:min(12, len(id.Digest))] }
 // String is "<short digest> (<how>)".
 func (id ID) String() string { return id.Short() + " (" + id.How + ")" }
 
-// GoNBTmpDirEnv is the environment variable GoNB sets, in a notebook
-// cell's process, to the directory where it compiles the cell's code:
-// that code (every declaration the notebook holds, rewritten at each
-// cell) is left out of the running program's ID, so that later cells
-// reuse what the first one stored.
-const GoNBTmpDirEnv = "GONB_TMP_DIR"
-
 // program memoizes Program.
 var program = sync.OnceValues(func() (ID, error) {
 	exe, err := os.Executable()
@@ -69,15 +62,18 @@ var program = sync.OnceValues(func() (ID, error) {
 	if !ok {
 		return ofBytes(exe, "no build information")
 	}
+	// GoNB compiles a notebook's cells in $GONB_TMP_DIR, rewriting them
+	// at each cell: left out, so that later cells reuse what the first
+	// one stored.
 	var skip []string
-	if d := os.Getenv(GoNBTmpDirEnv); d != "" {
+	if d := os.Getenv("GONB_TMP_DIR"); d != "" {
 		skip = append(skip, d)
 	}
 	return Of(exe, bi, skip)
 })
 
 // Program is the ID of the running program (Of on its executable and
-// build information, leaving out the directory GoNBTmpDirEnv names),
+// build information, leaving out GoNB's directory $GONB_TMP_DIR),
 // computed once a process: for a development build, one read of the
 // executable's file table and of the local modules' sources.
 func Program() (ID, error) { return program() }
@@ -96,14 +92,13 @@ func Of(exe string, bi *debug.BuildInfo, skip []string) (ID, error) {
 		return ID{Digest: hex.EncodeToString(h.Sum(nil)), How: "released modules"}, nil
 	}
 	files, err := sourceFiles(exe)
-	if err != nil {
-		return ofBytes(exe, err.Error())
+	if err == nil {
+		var id ID
+		if id, err = OfSources(bi.GoVersion, files, skip); err == nil {
+			return id, nil
+		}
 	}
-	id, err := OfSources(bi.GoVersion, files, skip)
-	if err != nil {
-		return ofBytes(exe, err.Error())
-	}
-	return id, nil
+	return ofBytes(exe, err.Error())
 }
 
 // released reports whether every module of bi has a version of its own:

@@ -79,12 +79,30 @@ type packer struct {
 		n  int
 		id uint32
 	}
-	// its blocks of pass (pass.put): rows is block rowsAt, rowsN filled
-	pass          *pass
-	rows          []packed
-	rowsAt, rowsN int
-	kept          []Kept
-	keptAt, keptN int
+	pass *pass // the pass its blocks are of (pass.put)
+	rows filling[packed]
+	kept filling[Kept]
+}
+
+// filling is the block a packer fills: block at of its pass, n filled.
+type filling[T any] struct {
+	block []T
+	at, n int
+}
+
+// put stores v in f's block, first appending a new block to *blocks
+// (under mu) when it is full, and returns v's index over all blocks.
+func (f *filling[T]) put(mu *sync.Mutex, blocks *[][]T, v T) int32 {
+	if f.n == len(f.block) {
+		f.block, f.n = make([]T, rowBlock), 0
+		mu.Lock()
+		f.at = len(*blocks)
+		*blocks = append(*blocks, f.block)
+		mu.Unlock()
+	}
+	f.block[f.n] = v
+	f.n++
+	return int32(f.at*rowBlock + f.n - 1)
 }
 
 func (pk *packer) text(t *texts, f int, s string) uint32 {
@@ -100,10 +118,10 @@ func (pk *packer) text(t *texts, f int, s string) uint32 {
 	return id
 }
 
-// pack is r packed; detail is the index its Detail has among the pass's
-// (-1 when it has none).
-func (pk *packer) pack(t *texts, r *score.Row, detail int32) packed {
-	p := packed{roleChoice: r.Key.Role.Choice, roleKind: r.Key.Role.Kind, detail: detail, promptTokens: int64(r.PromptTokens),
+// pack is r packed, its texts numbered in t, without its Detail (detail
+// -1: pass.put sets it).
+func (pk *packer) pack(t *texts, r *score.Row) packed {
+	p := packed{roleChoice: r.Key.Role.Choice, roleKind: r.Key.Role.Kind, detail: -1, promptTokens: int64(r.PromptTokens),
 		offlineTokens: int64(r.OfflineTokens), latencyMS: r.LatencyMS, marks: r.Marks}
 	for i, s := range rowTexts(r) {
 		p.text[i] = pk.text(t, i, *s)

@@ -118,10 +118,10 @@ func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 		return m
 	}
 	if pk.pass != p { // a packer of another pass: its blocks are not this one's
-		pk.pass, pk.rows, pk.kept = p, nil, nil
+		pk.pass, pk.rows, pk.kept = p, filling[packed]{}, filling[Kept]{}
 	}
 	if len(rs) > 0 {
-		row := pk.pack(p.texts, &rs[0], -1)
+		row := pk.pack(p.texts, &rs[0])
 		if rs[0].Detail != nil || len(rs) > 1 {
 			p.mu.Lock()
 			if rs[0].Detail != nil {
@@ -136,28 +136,10 @@ func (p *pass) put(line int, rs []score.Row, k *Kept, pk *packer) made {
 			}
 			p.mu.Unlock()
 		}
-		if pk.rowsN == len(pk.rows) {
-			pk.rows, pk.rowsN = make([]packed, rowBlock), 0
-			p.mu.Lock()
-			pk.rowsAt = len(p.blocks)
-			p.blocks = append(p.blocks, pk.rows)
-			p.mu.Unlock()
-		}
-		pk.rows[pk.rowsN] = row
-		m.row = int32(pk.rowsAt*rowBlock + pk.rowsN)
-		pk.rowsN++
+		m.row = pk.rows.put(&p.mu, &p.blocks, row)
 	}
 	if k != nil {
-		if pk.keptN == len(pk.kept) {
-			pk.kept, pk.keptN = make([]Kept, rowBlock), 0
-			p.mu.Lock()
-			pk.keptAt = len(p.kept)
-			p.kept = append(p.kept, pk.kept)
-			p.mu.Unlock()
-		}
-		pk.kept[pk.keptN] = *k
-		m.kept = int32(pk.keptAt*rowBlock + pk.keptN)
-		pk.keptN++
+		m.kept = pk.kept.put(&p.mu, &p.kept, *k)
 	}
 	return m
 }

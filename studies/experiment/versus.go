@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -278,12 +279,9 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 			t.Simulated = t.Simulated || x.Simulated
 		}
 	}
-	byServed := map[string][]string{}
-	for name, s := range served {
-		byServed[s] = append(byServed[s], name)
-	}
-	for s := range byServed {
-		slices.Sort(byServed[s])
+	byServed := map[string][]string{} // the model names of each served name, sorted
+	for _, name := range slices.Sorted(maps.Keys(served)) {
+		byServed[served[name]] = append(byServed[served[name]], name)
 	}
 	nan := math.NaN()
 	orNaN := func(n int) float64 {

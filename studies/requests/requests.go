@@ -66,7 +66,7 @@ func (File) Check(e *study.Experiment, c *study.Checker) {
 // experiment checked that it exists).
 func (File) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
 	path := e.Resolve(study.OptionsOf[FileOptions](e).Requests)
-	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return fileLines(path) }}, nil
+	return &plan{e: e, lines: fileLines(path)}, nil
 }
 
 // Synthetic is the "synthetic" study: synthetic.count generated chat requests.
@@ -90,13 +90,14 @@ func (Synthetic) Check(e *study.Experiment, c *study.Checker) {
 // Build needs nothing from the disk.
 func (Synthetic) Build(ctx context.Context, e *study.Experiment) (study.Plan, error) {
 	n := study.OptionsOf[SyntheticOptions](e).Synthetic.Count
-	return &plan{e: e, lines: func() iter.Seq2[RequestLine, error] { return syntheticLines(n) }}, nil
+	return &plan{e: e, lines: syntheticLines(n)}, nil
 }
 
-// plan sends every line to every model in one stage.
+// plan sends every line to every model in one stage; lines reads them
+// afresh at each iteration.
 type plan struct {
 	e     *study.Experiment
-	lines func() iter.Seq2[RequestLine, error]
+	lines iter.Seq2[RequestLine, error]
 }
 
 func (p *plan) Stages() int                  { return 1 }
@@ -109,7 +110,7 @@ func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[
 		if stage != 1 {
 			return
 		}
-		for rl, err := range p.lines() {
+		for rl, err := range p.lines {
 			if err != nil {
 				yield(study.Request{}, err)
 				return
