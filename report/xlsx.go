@@ -273,7 +273,7 @@ func textHeight(s string, width float64) float64 {
 }
 
 func newStyles(f *excelize.File) (styleSet, error) {
-	s := styleSet{log: &changeLog{}}
+	s := styleSet{log: &changeLog{counts: map[string]*sheetChanges{}}}
 	font := &excelize.Font{Family: fontName, Size: fontSize}
 	f3, pv := "0.000", `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
 	for _, x := range []struct {
@@ -391,11 +391,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if left > 0 {
 		end++
 	}
-	// Range and fit to page first: the StreamWriter writes them as it starts.
+	// The range first: the StreamWriter writes it as it starts.
 	if err := f.SetSheetDimension(sheet, "A1:"+cellName(max(1, len(cols)), end)); err != nil {
-		return 0, err
-	}
-	if err := fitToPage(f, sheet); err != nil {
 		return 0, err
 	}
 	sw, err := f.NewStreamWriter(sheet)
