@@ -576,8 +576,8 @@ func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 
 // pageSetup prints sheet landscape, one page wide, its name and page in the footer.
 func pageSetup(f *excelize.File, sheet string) error {
-	landscape, wide, tall := "landscape", 1, 0
-	if err := fitToPage(f, sheet); err != nil {
+	landscape, wide, tall, fit := "landscape", 1, 0, true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
 	}
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall}); err != nil {
@@ -599,12 +599,6 @@ const (
 // pagesWide is how many pages wide width characters print at minPrintScale.
 func pagesWide(width float64) int {
 	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
-}
-
-// fitToPage makes the sheet's fit-to settings apply.
-func fitToPage(f *excelize.File, sheet string) error {
-	yes := true
-	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &yes})
 }
 
 // printRange sets the print area A1:(lastCol, lastRow), titles rows repeated.
