@@ -489,10 +489,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case nil:
 			case int, bool:
-				vals[c] = x
-				if style != 0 {
-					vals[c] = excelize.Cell{StyleID: style, Value: x}
-				}
+				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case string: // a string cell: never a formula
 				if x == "" {
 					if long == nil {
