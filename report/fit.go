@@ -91,9 +91,6 @@ type sheetChanges struct {
 
 // add logs that cell of sheet holds fit, its exact text in file full.
 func (l *changeLog) add(sheet, cell string, fit fitted, full string) {
-	if l.counts == nil {
-		l.counts = map[string]*sheetChanges{}
-	}
 	c := l.counts[sheet]
 	if c == nil {
 		c = &sheetChanges{}

@@ -181,19 +181,11 @@ type tableView struct {
 // tableViewOf lays a table out for the page: its header, at most maxRows rows
 // (0: all) of its shown columns, cells as displayCell writes them, texts cut.
 func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tableView {
-	tv := tableView{ID: id, Info: info, Total: t.Len(), Simulated: t.Simulated}
 	n := t.Len()
 	if maxRows > 0 {
 		n = min(n, maxRows)
 	}
-	all := t.Columns()
-	show := shownColumns(t, all, n)
-	for _, c := range show {
-		tv.Columns = append(tv.Columns, all[c])
-	}
-	if len(show) < len(all) {
-		tv.Omitted = fmt.Sprintf("%d of its %d columns shown; the CSV file and the workbook hold every column", len(show), len(all))
-	}
+	tv := tableView{ID: id, Info: info, Shown: n, Total: t.Len(), Simulated: t.Simulated}
 	if t.Len() == 0 {
 		tv.Note = "No rows"
 		if t.Note != "" {
@@ -201,8 +193,14 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		}
 		tv.Note += "."
 	}
+	all := t.Columns()
+	show := shownColumns(t, all, n)
+	for _, c := range show {
+		tv.Columns = append(tv.Columns, all[c])
+	}
 	groups := t.ColumnGroups()
 	if len(show) < len(all) {
+		tv.Omitted = fmt.Sprintf("%d of its %d columns shown; the CSV file and the workbook hold every column", len(show), len(all))
 		groups = nil // a brief table shows one header row
 	}
 	tv.Head = headRows(tv.Columns, groups)
@@ -224,7 +222,6 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}
-	tv.Shown = n
 	return tv
 }
 

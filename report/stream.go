@@ -77,23 +77,10 @@ func (s *Stepper) At(done int, final bool) {
 // zipLevel is the workbook's deflate level (klauspost's flate).
 const zipLevel = 6
 
-// writeWorkbook writes f into w, the sheets but the streamed ones (which
-// set their own) given the range their cells fill (setUsedRanges).
+// writeWorkbook writes f into w, each sheet but the streamed ones (which
+// set their own) declaring the range its cells fill as its <dimension>
+// (excelize says "A1", and openpyxl then reads one row).
 func writeWorkbook(f *excelize.File, w io.Writer, streamed map[string]bool) error {
-	if err := setUsedRanges(f, streamed); err != nil {
-		return err
-	}
-	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
-		zw := zip.NewWriter(w)
-		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, zipLevel) })
-		return zw
-	})
-	return f.Write(w)
-}
-
-// setUsedRanges declares each unstreamed sheet's used range as its
-// <dimension> (excelize says "A1", and openpyxl then reads one row).
-func setUsedRanges(f *excelize.File, streamed map[string]bool) error {
 	for _, sheet := range f.GetSheetList() {
 		if streamed[sheet] {
 			continue
@@ -115,5 +102,10 @@ func setUsedRanges(f *excelize.File, streamed map[string]bool) error {
 			return fmt.Errorf("sheet %s: %w", sheet, err)
 		}
 	}
-	return nil
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
+		zw := zip.NewWriter(w)
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, zipLevel) })
+		return zw
+	})
+	return f.Write(w)
 }

@@ -273,7 +273,7 @@ func textHeight(s string, width float64) float64 {
 }
 
 func newStyles(f *excelize.File) (styleSet, error) {
-	s := styleSet{log: &changeLog{}}
+	s := styleSet{log: &changeLog{counts: map[string]*sheetChanges{}}}
 	font := &excelize.Font{Family: fontName, Size: fontSize}
 	f3, pv := "0.000", `[<0.000000000000000222]"< 2.2e-16";0.00E+00` // tables.FormatP: a p-value never shows as zero
 	for _, x := range []struct {
@@ -391,11 +391,8 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	if left > 0 {
 		end++
 	}
-	// Range and fit to page first: the StreamWriter writes them as it starts.
+	// The range first: the StreamWriter writes it as it starts.
 	if err := f.SetSheetDimension(sheet, "A1:"+cellName(max(1, len(cols)), end)); err != nil {
-		return 0, err
-	}
-	if err := fitToPage(f, sheet); err != nil {
 		return 0, err
 	}
 	sw, err := f.NewStreamWriter(sheet)
@@ -492,10 +489,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case nil:
 			case int, bool:
-				vals[c] = x
-				if style != 0 {
-					vals[c] = excelize.Cell{StyleID: style, Value: x}
-				}
+				vals[c] = excelize.Cell{StyleID: style, Value: x}
 			case string: // a string cell: never a formula
 				if x == "" {
 					if long == nil {
@@ -579,8 +573,8 @@ func colourScale(c []string, lo, hi float64) excelize.ConditionalFormatOptions {
 
 // pageSetup prints sheet landscape, one page wide, its name and page in the footer.
 func pageSetup(f *excelize.File, sheet string) error {
-	landscape, wide, tall := "landscape", 1, 0
-	if err := fitToPage(f, sheet); err != nil {
+	landscape, wide, tall, fit := "landscape", 1, 0, true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
 	}
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall}); err != nil {
@@ -602,12 +596,6 @@ const (
 // pagesWide is how many pages wide width characters print at minPrintScale.
 func pagesWide(width float64) int {
 	return max(1, int(math.Ceil(width*minPrintScale/pageChars)))
-}
-
-// fitToPage makes the sheet's fit-to settings apply.
-func fitToPage(f *excelize.File, sheet string) error {
-	yes := true
-	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &yes})
 }
 
 // printRange sets the print area A1:(lastCol, lastRow), titles rows repeated.

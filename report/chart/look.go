@@ -85,11 +85,6 @@ func SubObject(m map[string]any, key string) map[string]any {
 	return s
 }
 
-func stripeDecal(round int) map[string]any { // stripes on bars past the palette
-	return map[string]any{"symbol": "rect", "symbolSize": 1, "dashArrayX": []any{1, 0}, "dashArrayY": []any{3, 3 + 2*round},
-		"rotation": math.Pi / 4 * float64(1-2*(round%2)), "color": "rgba(255,255,255,0.85)"}
-}
-
 // Distinguish tells apart the series that share a colour: the palette has
 // len(Palette()) colours, so series i and i+8 share one; every series
 // past the first round gets a pattern on its bars (stripes), a dashed
@@ -116,7 +111,9 @@ func Distinguish(o json.RawMessage) (json.RawMessage, error) {
 		}
 		switch s["type"] {
 		case "bar":
-			SubObject(s, "itemStyle")["decal"] = stripeDecal(round - 1)
+			r := round - 1
+			SubObject(s, "itemStyle")["decal"] = map[string]any{"symbol": "rect", "symbolSize": 1, "dashArrayX": []any{1, 0}, "dashArrayY": []any{3, 3 + 2*r},
+				"rotation": math.Pi / 4 * float64(1-2*(r%2)), "color": "rgba(255,255,255,0.85)"}
 		case "line", "radar":
 			SubObject(s, "lineStyle")["type"] = []any{8, 3 * round}
 			s["symbol"] = symbols[round%len(symbols)]
