@@ -196,10 +196,10 @@ func (j *jsonl) put(v any) error {
 	return nil
 }
 
-// close commits the file (f.Abort after it does nothing).
+// close commits the file (f.Abort after it does nothing; after an error
+// it removes the file).
 func (j *jsonl) close() error {
 	if err := j.w.Flush(); err != nil {
-		j.f.Abort()
 		return fmt.Errorf("writing %s: %w", j.path, err)
 	}
 	return j.f.Commit()
