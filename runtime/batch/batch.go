@@ -196,10 +196,10 @@ func (j *jsonl) put(v any) error {
 	return nil
 }
 
-// close commits the file (f.Abort after it does nothing).
+// close commits the file (f.Abort after it does nothing; after an error
+// it removes the file).
 func (j *jsonl) close() error {
 	if err := j.w.Flush(); err != nil {
-		j.f.Abort()
 		return fmt.Errorf("writing %s: %w", j.path, err)
 	}
 	return j.f.Commit()
@@ -297,21 +297,21 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 		rec := &engine.Record{Key: il.Key, Fields: fields, Kind: il.Kind, ServedModel: il.ServedModel,
 			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1, Identity: il.Identity}
 		var res engine.Result
+		rec.Status = engine.StatusFailed
 		switch {
 		case len(ol.Error) > 0 && string(ol.Error) != "null":
-			rec.Status, rec.Error = engine.StatusFailed, "batch error: "+string(ol.Error)
+			rec.Error = "batch error: " + string(ol.Error)
 		case ol.Response == nil:
-			rec.Status, rec.Error = engine.StatusFailed, "batch output has no response"
+			rec.Error = "batch output has no response"
 		case ol.Response.StatusCode != 200:
-			rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("batch response status %d: %s", ol.Response.StatusCode, ol.Response.Body)
+			rec.Error = fmt.Sprintf("batch response status %d: %s", ol.Response.StatusCode, ol.Response.Body)
 		default:
 			var fp struct {
 				Fingerprint string `json:"system_fingerprint"`
 				Model       string `json:"model"`
 			}
 			if json.Unmarshal(ol.Response.Body, &fp) == nil && fp.Fingerprint == "simulated" {
-				rep.Simulated = true
-				rec.Simulated = true
+				rep.Simulated, rec.Simulated = true, true
 			}
 			res, err = engine.ParseResponse(il.Kind, ol.Response.Body)
 			if err == nil && !answeredAs(fp.Model, il) {
@@ -320,7 +320,7 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 				err = fmt.Errorf("asked %s, the batch answered as %s", il.ServedModel, fp.Model)
 			}
 			if err != nil {
-				rec.Status, rec.Error = engine.StatusFailed, fmt.Sprintf("%s line %d: %v", output, n, err)
+				rec.Error = fmt.Sprintf("%s line %d: %v", output, n, err)
 			} else {
 				rec.Status = engine.StatusOK
 			}

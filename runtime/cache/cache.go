@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -447,14 +448,13 @@ func parseLine(line []byte) (key [32]byte, val []byte, ok bool) {
 	if len(line) < hdr+1 || line[len(line)-1] != '\n' || line[64] != ' ' || line[73] != ' ' {
 		return key, nil, false
 	}
-	var sum [4]byte
 	if _, err := hex.Decode(key[:], line[:64]); err != nil {
 		return key, nil, false
 	}
-	if _, err := hex.Decode(sum[:], line[65:73]); err != nil {
+	want, err := strconv.ParseUint(string(line[65:73]), 16, 32)
+	if err != nil {
 		return key, nil, false
 	}
 	val = line[hdr : len(line)-1]
-	want := uint32(sum[0])<<24 | uint32(sum[1])<<16 | uint32(sum[2])<<8 | uint32(sum[3])
-	return key, val, crc32.ChecksumIEEE(val) == want
+	return key, val, crc32.ChecksumIEEE(val) == uint32(want)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -88,9 +89,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 	// start) answers under any name another replica listed for it.
 	all := map[string]bool{mc.ServedName: true, root: true}
 	for _, r := range reps {
-		for n := range r.answersAs {
-			all[n] = true
-		}
+		maps.Copy(all, r.answersAs)
 	}
 	for _, r := range reps {
 		if r.answersAs == nil {

@@ -315,13 +315,7 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 			st.Sent++
 		}
 	}
-	switch {
-	case sinkErr != nil:
-		return st, sinkErr
-	case genErr != nil:
-		return st, genErr
-	}
-	return st, ctx.Err()
+	return st, cmp.Or(sinkErr, genErr, ctx.Err())
 }
 
 // concurrency is the models' MaxConcurrency per replica, summed.

@@ -109,38 +109,25 @@ func responseBound(body []byte) bound {
 	return bound{limit: min(limit, MaxResponseBytes), what: strings.Join(what, ", ")}
 }
 
-// permanentError is an attempt error that classify does not retry.
-type permanentError interface {
-	error
-	permanent()
-}
-
-// tooLargeError is a response body longer than its bound.
-type tooLargeError struct {
-	b        bound
-	declared int64 // Content-Length when it announced the excess, else 0
-}
-
-func (e *tooLargeError) Error() string {
-	s := fmt.Sprintf("the response body exceeded %d bytes", e.b.limit)
-	if e.declared > 0 {
-		s = fmt.Sprintf("the response body (Content-Length %d) exceeds %d bytes", e.declared, e.b.limit)
-	}
-	if e.b.what != "" {
-		s += " for " + e.b.what
-	}
-	return s + "; the answer is not kept (a server that ignores max_tokens?)"
-}
-
-func (*tooLargeError) permanent() {}
-
-// refusal is a permanentError: a body in an encoding Bhasha did not ask
-// for (encodingError), or a redirect.
+// refusal is an attempt error that classify does not retry: a body
+// longer than its bound (tooLarge), in an encoding Bhasha did not ask for
+// (encodingError), or a redirect.
 type refusal string
 
 func (e refusal) Error() string { return string(e) }
 
-func (refusal) permanent() {}
+// tooLarge refuses a response body longer than b; declared is its
+// Content-Length when that announced the excess, else 0.
+func tooLarge(b bound, declared int64) refusal {
+	s := fmt.Sprintf("the response body exceeded %d bytes", b.limit)
+	if declared > 0 {
+		s = fmt.Sprintf("the response body (Content-Length %d) exceeds %d bytes", declared, b.limit)
+	}
+	if b.what != "" {
+		s += " for " + b.what
+	}
+	return refusal(s + "; the answer is not kept (a server that ignores max_tokens?)")
+}
 
 // encodingError refuses a body in Content-Encoding ce ("" for gzip's magic
 // bytes without one).
@@ -200,7 +187,7 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b := boundOf(req.Context())
 	if resp.ContentLength > b.limit {
 		resp.Body.Close()
-		return nil, &tooLargeError{b: b, declared: resp.ContentLength}
+		return nil, tooLarge(b, resp.ContentLength)
 	}
 	resp.Body = &guardBody{rc: resp.Body, b: b, s: bearerSecret(req)}
 	return resp, nil
@@ -225,7 +212,7 @@ func (g *guardBody) Read(p []byte) (int, error) {
 		raw, err := io.ReadAll(g)
 		if err == nil {
 			if raw = s.body(raw); int64(len(raw)) > g.b.limit {
-				err = &tooLargeError{b: g.b}
+				err = tooLarge(g.b, 0)
 			}
 		}
 		if err != nil {
@@ -263,7 +250,7 @@ func (g *guardBody) Read(p []byte) (int, error) {
 	}
 	g.n += int64(k)
 	if g.n > g.b.limit {
-		g.err = &tooLargeError{b: g.b}
+		g.err = tooLarge(g.b, 0)
 		return k, g.err
 	}
 	return k, err

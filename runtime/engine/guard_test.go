@@ -35,7 +35,7 @@ func TestResponseBound(t *testing.T) {
 			t.Errorf("%s: %d outside [floor, ceiling]", c.name, b.limit)
 		}
 	}
-	if e := (&tooLargeError{b: responseBound(b8)}).Error(); !strings.Contains(e, "exceeded") || !strings.Contains(e, "bytes for max_tokens 8") {
+	if e := tooLarge(responseBound(b8), 0).Error(); !strings.Contains(e, "exceeded") || !strings.Contains(e, "bytes for max_tokens 8") {
 		t.Errorf("message %q", e)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/jsonscan"
@@ -56,12 +57,7 @@ func bearerSecret(req *http.Request) *secret {
 
 // has reports whether b holds one of the key's forms as it is.
 func (s *secret) has(b []byte) bool {
-	for _, f := range s.forms {
-		if bytes.Contains(b, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.forms, func(f []byte) bool { return bytes.Contains(b, f) })
 }
 
 // text is t with every form of the key replaced by Redacted.

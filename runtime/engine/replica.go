@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -210,22 +211,20 @@ func sanitizeURL(raw string) string {
 // aliases are the names a server answers served under: served, its root
 // and every id listed with the same root; nil when models lacks served.
 func aliases(served string, models []ServedModel) map[string]bool {
-	for _, m := range models {
-		if m.ID != served {
-			continue
-		}
-		out := map[string]bool{served: true}
-		if m.Root != "" {
-			out[m.Root] = true
-			for _, o := range models {
-				if o.Root == m.Root {
-					out[o.ID] = true
-				}
+	i := slices.IndexFunc(models, func(m ServedModel) bool { return m.ID == served })
+	if i < 0 {
+		return nil
+	}
+	out := map[string]bool{served: true}
+	if root := models[i].Root; root != "" {
+		out[root] = true
+		for _, o := range models {
+			if o.Root == root {
+				out[o.ID] = true
 			}
 		}
-		return out
 	}
-	return nil
+	return out
 }
 
 // checkModel accepts a response's "model" field for a request that asked

@@ -84,14 +84,13 @@ func backoff(n int, base, maxD time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.5 + rand.Float64()/2))
 }
 
-// classify says whether err is retried (not a permanentError, nor 4xx but
+// classify says whether err is retried (not a refusal, nor 4xx but
 // 408, 409, 429), what it says of the replica, and the wait asked for.
 func classify(err error) (retry bool, o outcome, after time.Duration) {
-	if errors.As(err, new(permanentError)) {
+	if errors.As(err, new(refusal)) {
 		return false, outRequest, 0
 	}
-	var wrong *wrongModelError
-	if errors.As(err, &wrong) {
+	if errors.As(err, new(*wrongModelError)) {
 		return true, outReplica, 0
 	}
 	var apiErr *openai.Error

@@ -132,12 +132,8 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 	return res, w.Model, nil
 }
 
-func prefix(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
-}
+// prefix is the first n bytes of b (all of a shorter b).
+func prefix(b []byte, n int) string { return string(b[:min(len(b), n)]) }
 
 // Headers that tell a server (the simulator; vLLM ignores them) what a
 // request is for. They are not part of the body, so not of the cache key.
@@ -165,7 +161,7 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 		if errors.As(err, &apiErr) {
 			return Result{}, &httpError{base: rep.base, api: apiErr, msg: apiMessage(apiErr)}
 		}
-		var p permanentError
+		var p refusal
 		if errors.As(err, &p) {
 			// without the client's "Post URL: " (a redirect's query string)
 			return Result{}, fmt.Errorf("%s: %w", rep.base, p)

@@ -7,11 +7,9 @@
 // answers from the response cache whatever was answered before.
 //
 // Memory does not follow the records: each stage's requests are streamed
-// to the engine; what a later stage reads of an earlier one is looked up
-// in a scratch file (buildPrior: 16 bytes a record it reads); the keys
-// already answered are a records.KeySet (about 80 bytes a key); the
-// response cache keeps its index on disk, with at most 2²⁰ entries
-// (32 MiB) in memory (cache.Store).
+// to the engine, what a later stage reads of an earlier one is looked up
+// in a scratch file (buildPrior: 16 bytes a record it reads), and the keys
+// already answered are a records.KeySet (about 80 bytes a key).
 package run
 
 import (
