@@ -116,11 +116,7 @@ func kendallExact(n, c int) float64 {
 				}
 			}
 		}
-		sum := 0.0
-		for _, v := range cur {
-			sum += v
-		}
-		prob = 2 * sum / factorial(n)
+		prob = 2 * sum(cur) / factorial(n)
 	}
 	return math.Min(1, math.Max(0, prob))
 }
@@ -213,16 +209,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 		res.P = 1
 		return res
 	}
-	var less, greater float64
-	for i, v := range pmf {
-		if i <= k {
-			less += v
-		}
-		if i >= k {
-			greater += v
-		}
-	}
-	res.P = math.Min(1, 2*math.Min(less, greater))
+	res.P = math.Min(1, 2*math.Min(sum(pmf[:k+1]), sum(pmf[k:])))
 	return res
 }
 

@@ -36,10 +36,7 @@ func (t *Table) LaTeX() string {
 	}
 	if groups := t.ColumnGroups(); groups != nil {
 		// the papers' layout: a spanning row of groups over their sub-columns
-		span := make([]string, 0, len(t.Header))
-		for range groups[0].First {
-			span = append(span, "")
-		}
+		span := make([]string, groups[0].First, len(t.Header))
 		var rules []string
 		for _, g := range groups {
 			span = append(span, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", g.Last-g.First+1, latexEscape(g.Label)))
