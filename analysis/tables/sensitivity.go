@@ -29,9 +29,6 @@ type Alternative struct {
 	Applies func(strategy string) bool
 }
 
-// Metric is the alternative as an accuracy metric.
-func (a Alternative) Metric() Metric { return Metric{Name: a.Name, Of: a.Of, Applies: a.Applies} }
-
 func (a Alternative) measure() string { return cmp.Or(a.Measure, "correct") }
 
 func (a Alternative) base(r *score.Row) bool {
