@@ -2,14 +2,13 @@ package stats
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // tieSums describes the tie groups of x (group sizes t):
 // t2 = Σ t(t−1)/2, t3 = Σ t(t−1)(t−2), t5 = Σ t(t−1)(2t+5).
 func tieSums(x []float64) (t2, t3, t5 float64) {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(x))
 	for i := 0; i < len(s); {
 		j := i
 		for j+1 < len(s) && s[j+1] == s[i] {

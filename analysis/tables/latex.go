@@ -16,9 +16,7 @@ import (
 // (\multicolumn with a \cmidrule under it), then the key columns' names
 // and the sub-labels (ACC, CLC). Needs \usepackage{booktabs}.
 func (t *Table) LaTeX() string {
-	if t.Source != nil {
-		return t.Held().LaTeX()
-	}
+	t = t.Held()
 	cols := t.Columns()
 	var sb strings.Builder
 	sb.WriteString("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{")
