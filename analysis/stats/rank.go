@@ -2,14 +2,13 @@ package stats
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // tieSums describes the tie groups of x (group sizes t):
 // t2 = Σ t(t−1)/2, t3 = Σ t(t−1)(t−2), t5 = Σ t(t−1)(2t+5).
 func tieSums(x []float64) (t2, t3, t5 float64) {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(x))
 	for i := 0; i < len(s); {
 		j := i
 		for j+1 < len(s) && s[j+1] == s[i] {
@@ -116,11 +115,7 @@ func kendallExact(n, c int) float64 {
 				}
 			}
 		}
-		sum := 0.0
-		for _, v := range cur {
-			sum += v
-		}
-		prob = 2 * sum / factorial(n)
+		prob = 2 * sum(cur) / factorial(n)
 	}
 	return math.Min(1, math.Max(0, prob))
 }
@@ -213,16 +208,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 		res.P = 1
 		return res
 	}
-	var less, greater float64
-	for i, v := range pmf {
-		if i <= k {
-			less += v
-		}
-		if i >= k {
-			greater += v
-		}
-	}
-	res.P = math.Min(1, 2*math.Min(less, greater))
+	res.P = math.Min(1, 2*math.Min(sum(pmf[:k+1]), sum(pmf[k:])))
 	return res
 }
 

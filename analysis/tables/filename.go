@@ -62,13 +62,8 @@ func FileName(name string) string {
 	if s == name {
 		return s
 	}
-	return s + "-" + shortHash(name)
-}
-
-// shortHash is 8 hex digits of s's SHA-256.
-func shortHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:4])
+	h := sha256.Sum256([]byte(name))
+	return s + "-" + hex.EncodeToString(h[:4])
 }
 
 // reservedName says whether Windows reserves s as a device name (CON,

@@ -16,9 +16,7 @@ import (
 // (\multicolumn with a \cmidrule under it), then the key columns' names
 // and the sub-labels (ACC, CLC). Needs \usepackage{booktabs}.
 func (t *Table) LaTeX() string {
-	if t.Source != nil {
-		return t.Held().LaTeX()
-	}
+	t = t.Held()
 	cols := t.Columns()
 	var sb strings.Builder
 	sb.WriteString("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{")
@@ -36,10 +34,7 @@ func (t *Table) LaTeX() string {
 	}
 	if groups := t.ColumnGroups(); groups != nil {
 		// the papers' layout: a spanning row of groups over their sub-columns
-		span := make([]string, 0, len(t.Header))
-		for range groups[0].First {
-			span = append(span, "")
-		}
+		span := make([]string, groups[0].First, len(t.Header))
 		var rules []string
 		for _, g := range groups {
 			span = append(span, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", g.Last-g.First+1, latexEscape(g.Label)))

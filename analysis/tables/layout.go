@@ -168,10 +168,8 @@ func (t *Table) ColumnGroups() []ColumnGroup {
 		}
 		out = append(out, ColumnGroup{Label: label, First: c, Last: c, Subs: []string{sub}})
 	}
-	for _, g := range out {
-		if g.Last == g.First {
-			return nil
-		}
+	if slices.ContainsFunc(out, func(g ColumnGroup) bool { return g.Last == g.First }) {
+		return nil
 	}
 	return out
 }

@@ -29,9 +29,6 @@ type Alternative struct {
 	Applies func(strategy string) bool
 }
 
-// Metric is the alternative as an accuracy metric.
-func (a Alternative) Metric() Metric { return Metric{Name: a.Name, Of: a.Of, Applies: a.Applies} }
-
 func (a Alternative) measure() string { return cmp.Or(a.Measure, "correct") }
 
 func (a Alternative) base(r *score.Row) bool {
@@ -208,13 +205,7 @@ func conclude(c Claim, ons []Alternative, m string, rs []*score.Row) [][]any {
 		return nil
 	}
 	if c.On != nil {
-		var on []*score.Row
-		for _, r := range rs {
-			if c.On(r) {
-				on = append(on, r)
-			}
-		}
-		rs = on
+		rs = slices.DeleteFunc(slices.Clone(rs), func(r *score.Row) bool { return !c.On(r) })
 	}
 	for _, a := range ons {
 		of := a.Of
@@ -277,25 +268,21 @@ func PairedClaim(name, measure string, a, b func(*score.Row) bool, key func(*sco
 		TestName: "McNemar exact, two-sided, paired by " + pairs}
 }
 
-// Rate is the share of the rows selected by sel that v accepts (NaN when
-// sel selects none).
-func Rate(rows []*score.Row, v, sel func(*score.Row) bool) float64 {
-	k, n := 0, 0
-	for _, r := range rows {
-		if sel(r) {
-			n++
-			if v(r) {
-				k++
-			}
-		}
-	}
-	return Frac(k, n)
-}
-
 // RateDiff is the effect "rate where a − rate where b" of a verdict over
 // two selections of rows (NaN when either selects none).
 func RateDiff(rows []*score.Row, v func(*score.Row) bool, a, b func(*score.Row) bool) float64 {
-	return Rate(rows, v, a) - Rate(rows, v, b)
+	var k, n [2]int
+	for _, r := range rows {
+		for i, sel := range [2]func(*score.Row) bool{a, b} {
+			if sel(r) {
+				n[i]++
+				if v(r) {
+					k[i]++
+				}
+			}
+		}
+	}
+	return Frac(k[0], n[0]) - Frac(k[1], n[1])
 }
 
 // Compare sets two runs of the same items side by side (an option that

@@ -274,9 +274,7 @@ func formatFloat(v float64) string {
 // Markdown renders the table as a GitHub-flavoured Markdown table, numbers
 // right-aligned, with a first line naming the table and its row count.
 func (t *Table) Markdown() string {
-	if t.Source != nil {
-		return t.Held().Markdown()
-	}
+	t = t.Held()
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "**%s** %s\n\n|", mdEscape(t.Name), t.rowCount())
 	cols := t.Columns()
@@ -508,9 +506,7 @@ func appendCSVField(b []byte, s string) []byte {
 // series of the column's type (Columns) built from the typed cells, never
 // from their text (an item id "007" stays "007", NaN stays NaN).
 func (t *Table) DataFrame() dataframe.DataFrame {
-	if t.Source != nil {
-		return t.Held().DataFrame()
-	}
+	t = t.Held()
 	cols := t.Columns()
 	sim := cells(t, func(int) bool { return t.Simulated })
 	ss := make([]series.Series, len(cols))

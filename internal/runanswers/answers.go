@@ -236,9 +236,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 
 // served is a table as a caller gets it: held, and simulated when the run is.
 func (r *Answers) served(t *tables.Table) *tables.Table {
-	if t.Source != nil {
-		t = t.Held()
-	}
+	t = t.Held()
 	t.Simulated = r.manifest.Simulated
 	return t
 }

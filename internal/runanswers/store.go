@@ -1,6 +1,7 @@
 package runanswers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -143,12 +144,7 @@ func codeChangedNote(stored string) string {
 	if err != nil {
 		return "the program's code could not be named (" + err.Error() + ")"
 	}
-	if len(stored) > 12 {
-		stored = stored[:12]
-	}
-	if stored == "" {
-		stored = "none"
-	}
+	stored = cmp.Or(stored[:min(len(stored), 12)], "none")
 	return fmt.Sprintf("the program's code is not the code that scored them (this is %s; they were scored by %s)", id, stored)
 }
 
