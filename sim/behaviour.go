@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -98,7 +99,7 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	}
 	line, rest := text[start:end], text[:start]+text[end:]
 	m := mixOf(line)
-	f := features{queryTokens: tok.Count(line)}
+	f := features{queryTokens: tok.Count(line), translate: c.translate}
 	switch {
 	case m.indic > 0 && m.latin > 0:
 		f.form = "code-mixed"
@@ -107,7 +108,6 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	default:
 		f.form = "english"
 	}
-	f.translate = c.translate
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
@@ -221,13 +221,7 @@ func candidatesAfter(text string, pos int) []string {
 		return nil
 	}
 	line, _, _ := strings.Cut(text[pos+i+len("Candidates:"):], "\n")
-	var out []string
-	for _, c := range strings.Split(line, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
+	return klar.SplitCandidates(line)
 }
 
 // choiceBonus is 4 for the multiple-choice continuation a model picks

@@ -585,17 +585,14 @@ func stops(v any) []string {
 	return nil
 }
 
-// tokenLogprob is the log-probability, in (-3.1, -0.1], of token id after context hash ctx.
-func tokenLogprob(model string, ctx uint64, id int64) float64 {
-	return -0.1 - 3*unit(model, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
-}
-
+// logprobSeq is each token's log-probability, in (-3.1, -0.1], after the
+// hash of the tokens before it; nil for the first when first is set.
 func (s *Server) logprobSeq(m ModelSpec, ids []int64, first bool) []any {
 	out := make([]any, len(ids))
 	var ctx uint64 = 1469598103934665603
 	for i, id := range ids {
 		if i > 0 || !first {
-			out[i] = tokenLogprob(m.ID, ctx, id)
+			out[i] = -0.1 - 3*unit(m.ID, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
 		}
 		ctx = (ctx ^ uint64(id)) * 1099511628211
 	}

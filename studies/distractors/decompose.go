@@ -6,9 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/study"
-
 	"github.com/bhashalab/bhasha/analysis/tables"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // Decomposition splits each condition's hallucination proxy into script

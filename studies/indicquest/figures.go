@@ -14,10 +14,9 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
-// The plan draws its figures (experiment.Figurer).
 var _ study.Figurer = (*plan)(nil)
 
-// Figures draws the paper's figures from the plan's tables (Figures).
+// Figures returns Figures(ts).
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every IndicQuest figure the tables ts allow, in report
