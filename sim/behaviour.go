@@ -47,8 +47,6 @@ func unit(parts ...string) float64 {
 	return float64(x>>11) / float64(1<<53)
 }
 
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
 // scriptMix counts letters of the query line: Latin, Indic (Brahmic and
 // Perso-Arabic) and Han.
 type scriptMix struct{ latin, indic, han int }
@@ -146,7 +144,7 @@ func pCorrect(m ModelSpec, factID string, f features) float64 {
 		x -= 0.2
 	}
 	x += 2.4 * (unit("difficulty", factID) - 0.5)
-	return sigmoid(x)
+	return 1 / (1 + math.Exp(-x))
 }
 
 // answer decides what model m says about the prompt text; "" with ok=false
@@ -257,12 +255,13 @@ func (s *Server) wrongAnswer(m ModelSpec, f *Fact) string {
 			pool = append(pool, c)
 		}
 	}
-	if len(pool) == 0 {
-		i := 0
-		pool = s.kb.Peers(f, 5, func(n int) int {
-			i++
-			return int(unit("peer", m.ID, f.ID, string(rune('a'+i))) * float64(n))
-		})
+	if facts := s.kb.facts; len(pool) == 0 && len(facts) >= 2 {
+		for i := 1; i <= 20 && len(pool) < 5; i++ { // up to 5 peers in 20 draws
+			o := &facts[int(unit("peer", m.ID, f.ID, string(rune('a'+i)))*float64(len(facts)))]
+			if o.ID != f.ID && o.Language == f.Language && o.Form == f.Form && o.Relation == f.Relation && o.Answer != f.Answer {
+				pool = append(pool, o.Answer)
+			}
+		}
 	}
 	if len(pool) == 0 {
 		return "unknown"
