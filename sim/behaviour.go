@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/bhashalab/bhasha/analysis/match"
+	"github.com/bhashalab/bhasha/datasets/klar"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -45,8 +46,6 @@ func unit(parts ...string) float64 {
 	x ^= x >> 31
 	return float64(x>>11) / float64(1<<53)
 }
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // scriptMix counts letters of the query line: Latin, Indic (Brahmic and
 // Perso-Arabic) and Han.
@@ -98,7 +97,7 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	}
 	line, rest := text[start:end], text[:start]+text[end:]
 	m := mixOf(line)
-	f := features{queryTokens: tok.Count(line)}
+	f := features{queryTokens: tok.Count(line), translate: c.translate}
 	switch {
 	case m.indic > 0 && m.latin > 0:
 		f.form = "code-mixed"
@@ -107,7 +106,6 @@ func notice(text string, pos int, tok Tokenizer, c cue) features {
 	default:
 		f.form = "english"
 	}
-	f.translate = c.translate
 	rm := mixOf(rest)
 	f.devanagariBit = f.form == "english" && rm.indic > 0
 	f.hanBit = f.form == "english" && rm.han > 0
@@ -146,7 +144,7 @@ func pCorrect(m ModelSpec, factID string, f features) float64 {
 		x -= 0.2
 	}
 	x += 2.4 * (unit("difficulty", factID) - 0.5)
-	return sigmoid(x)
+	return 1 / (1 + math.Exp(-x))
 }
 
 // answer decides what model m says about the prompt text; "" with ok=false
@@ -221,13 +219,7 @@ func candidatesAfter(text string, pos int) []string {
 		return nil
 	}
 	line, _, _ := strings.Cut(text[pos+i+len("Candidates:"):], "\n")
-	var out []string
-	for _, c := range strings.Split(line, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
+	return klar.SplitCandidates(line)
 }
 
 // choiceBonus is 4 for the multiple-choice continuation a model picks
@@ -263,12 +255,13 @@ func (s *Server) wrongAnswer(m ModelSpec, f *Fact) string {
 			pool = append(pool, c)
 		}
 	}
-	if len(pool) == 0 {
-		i := 0
-		pool = s.kb.Peers(f, 5, func(n int) int {
-			i++
-			return int(unit("peer", m.ID, f.ID, string(rune('a'+i))) * float64(n))
-		})
+	if facts := s.kb.facts; len(pool) == 0 && len(facts) >= 2 {
+		for i := 1; i <= 20 && len(pool) < 5; i++ { // up to 5 peers in 20 draws
+			o := &facts[int(unit("peer", m.ID, f.ID, string(rune('a'+i)))*float64(len(facts)))]
+			if o.ID != f.ID && o.Language == f.Language && o.Form == f.Form && o.Relation == f.Relation && o.Answer != f.Answer {
+				pool = append(pool, o.Answer)
+			}
+		}
 	}
 	if len(pool) == 0 {
 		return "unknown"

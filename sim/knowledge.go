@@ -51,15 +51,16 @@ type bucket struct {
 	lens  []int
 }
 
-// NewKnowledge indexes facts by their cues (trimCue). Cues shorter than
-// two characters are ignored.
+// NewKnowledge indexes facts by their cues, each from its first character
+// that is neither space nor punctuation to its last non-space. Cues
+// shorter than two characters are ignored.
 func NewKnowledge(facts []Fact) *Knowledge {
 	k := &Knowledge{facts: facts, byStart: map[string]*bucket{}, byID: map[string][]int{}}
 	seq := 0
 	for i, f := range facts {
 		k.byID[f.ID] = append(k.byID[f.ID], i)
 		for _, c := range f.Cues {
-			c = trimCue(c)
+			c = strings.TrimRightFunc(strings.TrimLeftFunc(c, isSep), unicode.IsSpace)
 			if utf8.RuneCountInString(c) < 2 {
 				continue
 			}
@@ -82,12 +83,6 @@ func NewKnowledge(facts []Fact) *Knowledge {
 		slices.Reverse(b.lens)
 	}
 	return k
-}
-
-// trimCue is c from its first character that is neither space nor
-// punctuation to its last non-space.
-func trimCue(c string) string {
-	return strings.TrimRightFunc(strings.TrimLeftFunc(c, isSep), unicode.IsSpace)
 }
 
 func isSep(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }
@@ -206,20 +201,4 @@ func (k *Knowledge) Variant(id, lang string) (*Fact, bool) {
 		}
 	}
 	return nil, false
-}
-
-// Peers returns up to n answers of other facts of the same relation and
-// language, as plausible wrong answers.
-func (k *Knowledge) Peers(f *Fact, n int, pick func(int) int) []string {
-	var out []string
-	if len(k.facts) < 2 {
-		return nil
-	}
-	for tries := 0; tries < 4*n && len(out) < n; tries++ {
-		o := &k.facts[pick(len(k.facts))]
-		if o.ID != f.ID && o.Language == f.Language && o.Form == f.Form && o.Relation == f.Relation && o.Answer != f.Answer {
-			out = append(out, o.Answer)
-		}
-	}
-	return out
 }

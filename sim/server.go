@@ -7,15 +7,13 @@
 // latency and a bounded number of running requests with a waiting queue,
 // and exposes vLLM's Prometheus metric names.
 //
-// What a request is for comes from outside its wording, so that editing a
-// template never changes the simulator silently: the role from the
+// What a request is for comes from outside its wording: the role from the
 // X-Bhasha-Role header, the cues of its protocol (engine.Request.Cues)
 // from X-Bhasha-Cue, the JSON shape of an answer from its
-// structured_outputs schema; it knows no study, strategy or condition by
-// name. Within a prompt it reads only the slots every study fills: the
-// question (a known fact's cue), a "Candidates:" line, a multiple-choice
-// prompt's last "A: " and a judge prompt's gold and answer lines. A
-// request without headers is answered as a plain question.
+// structured_outputs schema. Within a prompt it reads only the question
+// (a known fact's cue), a "Candidates:" line, a multiple-choice prompt's
+// last "A: " and a judge prompt's gold and answer lines. A request
+// without headers is answered as a plain question.
 //
 // A prompt that matches none of the loaded facts is answered "I don't
 // know." (" unknown" for a completion) with the response header
@@ -585,17 +583,14 @@ func stops(v any) []string {
 	return nil
 }
 
-// tokenLogprob is the log-probability, in (-3.1, -0.1], of token id after context hash ctx.
-func tokenLogprob(model string, ctx uint64, id int64) float64 {
-	return -0.1 - 3*unit(model, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
-}
-
+// logprobSeq is each token's log-probability, in (-3.1, -0.1], after the
+// hash of the tokens before it; nil for the first when first is set.
 func (s *Server) logprobSeq(m ModelSpec, ids []int64, first bool) []any {
 	out := make([]any, len(ids))
 	var ctx uint64 = 1469598103934665603
 	for i, id := range ids {
 		if i > 0 || !first {
-			out[i] = tokenLogprob(m.ID, ctx, id)
+			out[i] = -0.1 - 3*unit(m.ID, strconv.FormatUint(ctx, 16), strconv.FormatInt(id, 16))
 		}
 		ctx = (ctx ^ uint64(id)) * 1099511628211
 	}

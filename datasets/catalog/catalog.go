@@ -128,15 +128,12 @@ func detectJSON(path string) (Format, error) {
 
 // Load reads path as format f ("" to detect it). langs restricts the
 // languages where the format allows it (KLAR).
-func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs []string, opts item.Options) (*item.Set, Format, error) {
+func Load(ctx context.Context, path string, f Format, reg *lang.Registry, langs []string, opts item.Options) (s *item.Set, _ Format, err error) {
 	if f == "" {
-		var err error
 		if f, err = Detect(path); err != nil {
 			return nil, "", err
 		}
 	}
-	var s *item.Set
-	var err error
 	switch f {
 	case KLAR:
 		s, err = klar.Load(ctx, path, reg, langs, opts)

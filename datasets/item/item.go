@@ -230,12 +230,9 @@ type Report struct {
 	Missing map[string][]string `json:"missing"` // language/form -> item ids absent there
 	Skipped []Problem           `json:"skipped,omitempty"`
 	Notes   []string            `json:"notes,omitempty"`
-	// Warnings are valid records worth a look: each field holding control
-	// characters (NUL, U+0001, ESC, …; C1 and DEL too, but not tab, line
-	// feed or carriage return), with where they are and which they are.
-	// The figures, LaTeX and Markdown exports show C0 controls and DEL as
-	// their Unicode control pictures (␀ ␁ ␛), the workbook marks the cells
-	// it had to change, and the CSV tables keep the exact text.
+	// Warnings are valid records worth a look: each field holding C0 or
+	// C1 control characters or DEL (but not tab, line feed or carriage
+	// return), with where they are and which they are.
 	Warnings []Problem `json:"warnings,omitempty"`
 }
 

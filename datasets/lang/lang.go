@@ -144,9 +144,8 @@ func (r *Registry) Lookup(s string) (Language, error) {
 	return Language{}, fmt.Errorf("unknown language %q; nearest: %s", s, strings.Join(r.near(s, 4), ", "))
 }
 
-// Find resolves a code or name as Lookup does, without the error: for
-// the hot paths that meet unknown input on every row (a request file's
-// rows name no language) and need no suggestion.
+// Find resolves a code or name as Lookup does, reporting whether it is
+// known instead of building an error.
 func (r *Registry) Find(s string) (Language, bool) {
 	i, ok := r.index[fold(s)]
 	if !ok {
