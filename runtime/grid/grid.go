@@ -77,19 +77,17 @@ func Open(ctx context.Context, grid string) (string, error) {
 		}
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
+	defer os.RemoveAll(tmp) // gone once renamed
 	if err := build(ctx, grid, tmp); err != nil {
-		os.RemoveAll(tmp)
 		return "", err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(tmp, FingerprintFile), []byte(fp+"\n")); err != nil {
-		os.RemoveAll(tmp)
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	old := ""
 	if _, err := os.Lstat(merged); err == nil {
 		old = tmp + "-old"
 		if err := os.Rename(merged, old); err != nil {
-			os.RemoveAll(tmp)
 			return "", fmt.Errorf("merging grid %s: replacing %s: %w", grid, merged, err)
 		}
 	}
@@ -97,7 +95,6 @@ func Open(ctx context.Context, grid string) (string, error) {
 		if old != "" {
 			os.Rename(old, merged)
 		}
-		os.RemoveAll(tmp)
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	if old != "" {
@@ -125,13 +122,12 @@ func Merge(ctx context.Context, grid, out string) error {
 	if err != nil {
 		return fmt.Errorf("merging grid %s: %w", grid, err)
 	}
+	defer os.RemoveAll(tmp) // gone once renamed
 	if err := build(ctx, grid, tmp); err != nil {
-		os.RemoveAll(tmp)
 		return err
 	}
 	// rename(2) replaces an empty directory.
 	if err := os.Rename(tmp, out); err != nil {
-		os.RemoveAll(tmp)
 		return fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	return nil
@@ -184,27 +180,23 @@ func build(ctx context.Context, grid, dir string) error {
 	if len(ds) == 0 {
 		return fmt.Errorf("merging grid %s: it holds no shard run directories (shard-KKK-of-NNN)", grid)
 	}
-	n := 0
+	first, _ := shard.ParseDir(ds[0]) // shard.Dirs lists only shard directories
+	n := first.N
 	var shards []member
 	for _, d := range ds {
-		sp, _ := shard.ParseDir(d) // shard.Dirs lists only shard directories
-		dn := sp.N
-		if n != 0 && dn != n {
-			return fmt.Errorf("merging grid %s: it holds shards of %d (%s) and of %d (%s): a grid holds one division of one experiment", grid, n, shards[0].name, dn, d)
+		if sp, _ := shard.ParseDir(d); sp.N != n {
+			return fmt.Errorf("merging grid %s: it holds shards of %d (%s) and of %d (%s): a grid holds one division of one experiment", grid, n, ds[0], sp.N, d)
 		}
-		n = dn
 		sd := filepath.Join(grid, d)
 		m, err := run.ReadManifest(sd)
 		if err != nil {
 			return fmt.Errorf("merging grid %s: shard %s: %w", grid, d, err)
 		}
-		if len(shards) > 0 {
-			if f := shards[0]; m.ExperimentHash != f.m.ExperimentHash || m.Experiment != f.m.Experiment {
-				return fmt.Errorf("merging grid %s: shard %s ran experiment %q (experiment_sha256 %s) and shard %s ran %q (%s): a grid holds the shards of one experiment",
-					grid, f.name, f.m.Experiment, f.m.ExperimentHash, d, m.Experiment, m.ExperimentHash)
-			}
-		}
 		shards = append(shards, member{name: d, dir: sd, m: m})
+		if f := shards[0]; m.ExperimentHash != f.m.ExperimentHash || m.Experiment != f.m.Experiment {
+			return fmt.Errorf("merging grid %s: shard %s ran experiment %q (experiment_sha256 %s) and shard %s ran %q (%s): a grid holds the shards of one experiment",
+				grid, f.name, f.m.Experiment, f.m.ExperimentHash, d, m.Experiment, m.ExperimentHash)
+		}
 	}
 	mm, err := mergeManifests(grid, n, shards)
 	if err != nil {
