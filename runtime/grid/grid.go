@@ -278,20 +278,14 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 		Cache: f.Cache, ReadCache: f.ReadCache, Started: f.Started, RecordsSealed: true, Status: "complete",
 	}
 	ended := f.Ended
-	have := map[string]bool{}
 	var unfinished []string
-	models := map[string]int{} // model name → index in mm.Models
 	for _, s := range shards {
 		m := s.m
-		have[s.name] = true
 		for _, mi := range m.Models {
-			j, ok := models[mi.Name]
-			if !ok {
-				models[mi.Name] = len(mm.Models)
+			j := slices.IndexFunc(mm.Models, func(o engine.ModelInfo) bool { return o.Name == mi.Name })
+			if j < 0 {
 				mm.Models = append(mm.Models, mi)
-				continue
-			}
-			if o := mm.Models[j]; o.Identity != mi.Identity {
+			} else if o := mm.Models[j]; o.Identity != mi.Identity {
 				return nil, fmt.Errorf("merging grid %s: model %s was answered by %s in one shard and by %s in shard %s: a grid's answers come from one identity of each model (run the shard again against the same server)",
 					grid, mi.Name, o.Identity, mi.Identity, s.name)
 			}
@@ -355,7 +349,7 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 	mm.Ended = ended
 	var missing []string
 	for k := range n {
-		if d := (shard.Spec{K: k, N: n}).Dir(); !have[d] {
+		if d := (shard.Spec{K: k, N: n}).Dir(); !slices.ContainsFunc(shards, func(s member) bool { return s.name == d }) {
 			missing = append(missing, d)
 		}
 	}
