@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
@@ -42,7 +41,6 @@ func Demo(ctx context.Context, dir, out string, opts ...RunOption) ([]*Results, 
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("demo: no experiment files in %s", dir)
 	}
-	sort.Strings(files)
 	var res []*Results
 	defer func() { writeIndex(out, res) }()
 	for _, f := range files {

@@ -156,11 +156,7 @@ func simulatedOnly(exp *Experiment) bool {
 // askServed replaces exp's simulated models (and a simulated judge) by
 // the models the first endpoint serves.
 func askServed(ctx context.Context, exp *Experiment, c *RunConfig) error {
-	key := ""
-	if c.apiKeyEnv != "" {
-		key = os.Getenv(c.apiKeyEnv)
-	}
-	served, err := engine.ListServed(ctx, c.opts.Endpoints[0], key)
+	served, err := engine.ListServed(ctx, c.opts.Endpoints[0], os.Getenv(c.apiKeyEnv))
 	if err != nil {
 		return fmt.Errorf("asking %s which models it serves (BHASHA_ENDPOINT): %w", c.opts.Endpoints[0], err)
 	}

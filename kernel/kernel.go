@@ -107,7 +107,7 @@ func showFigures(figs []report.Figure) error {
 	if len(figs) == 0 {
 		return nil
 	}
-	var pngs [][]byte
+	pngs := make([][]byte, len(figs))
 	if browser, err := exec.LookPath("chromium"); err == nil && gonbui.IsNotebook {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		pngs, err = report.FigurePNGs(ctx, browser, figs)
@@ -117,11 +117,7 @@ func showFigures(figs []report.Figure) error {
 		}
 	}
 	for i, f := range figs {
-		var png []byte
-		if pngs != nil {
-			png = pngs[i]
-		}
-		d, err := figureData(f, png)
+		d, err := figureData(f, pngs[i])
 		if err != nil {
 			return err
 		}

@@ -227,11 +227,8 @@ func (k *jobSpec) jobName() string {
 		}
 		return '-'
 	}, strings.ToLower(k.name))
-	name := strings.Trim("bhasha-"+label, "-")
-	if len(name) > 50 {
-		name = strings.TrimRight(name[:50], "-")
-	}
-	return name
+	name := "bhasha-" + label
+	return strings.TrimRight(name[:min(len(name), 50)], "-")
 }
 
 type kv = map[string]any

@@ -14,14 +14,11 @@ func scoringProgress(w io.Writer) bhasha.ReadOption {
 	if progress.IsTerminal(w) {
 		var bar *progress.Bar
 		return bhasha.OnScoring(func(p bhasha.ScoringProgress) {
-			if p.Step != "scoring" {
+			if p.Step != "scoring" || (bar == nil && p.Total <= 0) {
 				return
-			}
-			if bar == nil && p.Total > 0 {
-				bar = progress.New(w, "scoring (MB of records)", int(p.Total/mb))
 			}
 			if bar == nil {
-				return
+				bar = progress.New(w, "scoring (MB of records)", int(p.Total/mb))
 			}
 			if p.Final {
 				bar.Finish(int(p.Total/mb), 0)

@@ -17,19 +17,14 @@ import (
 // simulator, labelled SIMULATED, before it is pointed at real servers.
 func ModelsOf(exp *experiment.Experiment) []sim.ModelSpec {
 	out := sim.DefaultModels()
-	seen := map[string]bool{}
-	for _, m := range out {
-		seen[m.ID] = true
-	}
 	all := slices.Clone(exp.Models)
 	if exp.Judge != nil {
 		all = append(all, *exp.Judge)
 	}
 	for _, m := range all {
-		if seen[m.ServedName] {
+		if slices.ContainsFunc(out, func(s sim.ModelSpec) bool { return s.ID == m.ServedName }) {
 			continue
 		}
-		seen[m.ServedName] = true
 		size := m.SizeB
 		if size <= 0 {
 			size = 8

@@ -77,19 +77,17 @@ func Open(ctx context.Context, grid string) (string, error) {
 		}
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
+	defer os.RemoveAll(tmp) // gone once renamed
 	if err := build(ctx, grid, tmp); err != nil {
-		os.RemoveAll(tmp)
 		return "", err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(tmp, FingerprintFile), []byte(fp+"\n")); err != nil {
-		os.RemoveAll(tmp)
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	old := ""
 	if _, err := os.Lstat(merged); err == nil {
 		old = tmp + "-old"
 		if err := os.Rename(merged, old); err != nil {
-			os.RemoveAll(tmp)
 			return "", fmt.Errorf("merging grid %s: replacing %s: %w", grid, merged, err)
 		}
 	}
@@ -97,7 +95,6 @@ func Open(ctx context.Context, grid string) (string, error) {
 		if old != "" {
 			os.Rename(old, merged)
 		}
-		os.RemoveAll(tmp)
 		return "", fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	if old != "" {
@@ -125,13 +122,12 @@ func Merge(ctx context.Context, grid, out string) error {
 	if err != nil {
 		return fmt.Errorf("merging grid %s: %w", grid, err)
 	}
+	defer os.RemoveAll(tmp) // gone once renamed
 	if err := build(ctx, grid, tmp); err != nil {
-		os.RemoveAll(tmp)
 		return err
 	}
 	// rename(2) replaces an empty directory.
 	if err := os.Rename(tmp, out); err != nil {
-		os.RemoveAll(tmp)
 		return fmt.Errorf("merging grid %s: %w", grid, err)
 	}
 	return nil
@@ -184,27 +180,23 @@ func build(ctx context.Context, grid, dir string) error {
 	if len(ds) == 0 {
 		return fmt.Errorf("merging grid %s: it holds no shard run directories (shard-KKK-of-NNN)", grid)
 	}
-	n := 0
+	first, _ := shard.ParseDir(ds[0]) // shard.Dirs lists only shard directories
+	n := first.N
 	var shards []member
 	for _, d := range ds {
-		sp, _ := shard.ParseDir(d) // shard.Dirs lists only shard directories
-		dn := sp.N
-		if n != 0 && dn != n {
-			return fmt.Errorf("merging grid %s: it holds shards of %d (%s) and of %d (%s): a grid holds one division of one experiment", grid, n, shards[0].name, dn, d)
+		if sp, _ := shard.ParseDir(d); sp.N != n {
+			return fmt.Errorf("merging grid %s: it holds shards of %d (%s) and of %d (%s): a grid holds one division of one experiment", grid, n, ds[0], sp.N, d)
 		}
-		n = dn
 		sd := filepath.Join(grid, d)
 		m, err := run.ReadManifest(sd)
 		if err != nil {
 			return fmt.Errorf("merging grid %s: shard %s: %w", grid, d, err)
 		}
-		if len(shards) > 0 {
-			if f := shards[0]; m.ExperimentHash != f.m.ExperimentHash || m.Experiment != f.m.Experiment {
-				return fmt.Errorf("merging grid %s: shard %s ran experiment %q (experiment_sha256 %s) and shard %s ran %q (%s): a grid holds the shards of one experiment",
-					grid, f.name, f.m.Experiment, f.m.ExperimentHash, d, m.Experiment, m.ExperimentHash)
-			}
-		}
 		shards = append(shards, member{name: d, dir: sd, m: m})
+		if f := shards[0]; m.ExperimentHash != f.m.ExperimentHash || m.Experiment != f.m.Experiment {
+			return fmt.Errorf("merging grid %s: shard %s ran experiment %q (experiment_sha256 %s) and shard %s ran %q (%s): a grid holds the shards of one experiment",
+				grid, f.name, f.m.Experiment, f.m.ExperimentHash, d, m.Experiment, m.ExperimentHash)
+		}
 	}
 	mm, err := mergeManifests(grid, n, shards)
 	if err != nil {
@@ -286,20 +278,14 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 		Cache: f.Cache, ReadCache: f.ReadCache, Started: f.Started, RecordsSealed: true, Status: "complete",
 	}
 	ended := f.Ended
-	have := map[string]bool{}
 	var unfinished []string
-	models := map[string]int{} // model name → index in mm.Models
 	for _, s := range shards {
 		m := s.m
-		have[s.name] = true
 		for _, mi := range m.Models {
-			j, ok := models[mi.Name]
-			if !ok {
-				models[mi.Name] = len(mm.Models)
+			j := slices.IndexFunc(mm.Models, func(o engine.ModelInfo) bool { return o.Name == mi.Name })
+			if j < 0 {
 				mm.Models = append(mm.Models, mi)
-				continue
-			}
-			if o := mm.Models[j]; o.Identity != mi.Identity {
+			} else if o := mm.Models[j]; o.Identity != mi.Identity {
 				return nil, fmt.Errorf("merging grid %s: model %s was answered by %s in one shard and by %s in shard %s: a grid's answers come from one identity of each model (run the shard again against the same server)",
 					grid, mi.Name, o.Identity, mi.Identity, s.name)
 			}
@@ -363,7 +349,7 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 	mm.Ended = ended
 	var missing []string
 	for k := range n {
-		if d := (shard.Spec{K: k, N: n}).Dir(); !have[d] {
+		if d := (shard.Spec{K: k, N: n}).Dir(); !slices.ContainsFunc(shards, func(s member) bool { return s.name == d }) {
 			missing = append(missing, d)
 		}
 	}
