@@ -6,15 +6,21 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/tables"
 	"github.com/bhashalab/bhasha/study"
+
+	"github.com/bhashalab/bhasha/analysis/tables"
 )
 
 // Decomposition splits each condition's hallucination proxy into script
 // and real error (the distractor study's §5.3), per model × condition over
-// the TriviaQA answers (a failed request counts as a wrong answer), by the
-// paper's rule and by Bhasha's broader rule beside (broad_*). Each
-// column's description says how it is computed.
+// the TriviaQA answers (a failed request counts as a wrong answer): by the
+// paper's rule in the headline columns (a switched answer to an item right
+// on the clean prompt that the semantic judge calls CORRECT is recovered:
+// the paper's 120 of 148), and by Bhasha's broader rule beside (broad_*:
+// every switched answer counted in halluc that the judge calls CORRECT is
+// recovered, and those it calls ABSTAIN are abstentions). Each column's
+// description says how it is computed; rates carry 95% Wilson intervals
+// (_lo, _hi).
 func Decomposition(rows []study.Row) *study.Table {
 	t := study.NewTable("script_decomposition", "the error rise split into right-but-wrong-script answers and real errors (semantic judge)",
 		study.KeyColumn("model"),

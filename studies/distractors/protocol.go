@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bhashalab/bhasha/analysis/script"
 	"github.com/bhashalab/bhasha/study"
+
+	"github.com/bhashalab/bhasha/analysis/script"
 )
 
 // Condition is a distractor condition of the multilingual distractor
@@ -96,7 +97,9 @@ func (p *Protocol) Stages() int {
 func NeedsJudge(response string) bool { return script.DistractorSwitch(Answer(response)) }
 
 // Answer is the distractor study's answer text: the whole response,
-// trimmed (MethodText), from which every criterion reads.
+// trimmed (MethodText). Exact match, abstention, script and switch are all
+// read from it; the first line alone would hide an answer that continues
+// in another script.
 func Answer(response string) string { return strings.TrimSpace(response) }
 
 // Templates names the templates used.
@@ -238,11 +241,15 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 	}
 }
 
-// Extract reads a record: a TriviaQA answer is Answer (MethodText); a
-// judge's verdict is the response's first word, upper-cased, trimmed of
-// . , : ; * ` " ' and white space, when it is CORRECT, WRONG or ABSTAIN
-// (MethodFirstLine), else unparsed with the trimmed response as the
-// fallback; an mc1 choice record holds log-probabilities and gives nil.
+// Extract reads a record: a TriviaQA answer is its whole response,
+// trimmed of surrounding white space (Answer; MethodText: every line is
+// kept, so an answer that goes on in another script is scored whole); a
+// judge's verdict is the response's first word, upper-cased, after the
+// response is trimmed of surrounding . * ` " ' and white space and the
+// word of . , : ; * ` " ', when it is CORRECT, WRONG or ABSTAIN (the
+// method is recorded as first-line), else unparsed with the trimmed
+// response as the fallback; an mc1 choice record holds
+// log-probabilities and gives nil.
 func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 	switch r.Fields.Role.Kind {
 	case study.RoleChoice:

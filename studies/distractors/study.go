@@ -1,8 +1,12 @@
 // Package distractors is the prompt-contamination study (multilingual
-// distractor interference, Marwah et al. 2026; YAML study: mdi): a note in
-// Spanish, Hindi or Chinese (or an unrelated paragraph) before an English
-// TriviaQA question or TruthfulQA MC1 item (Protocol, Conditions), with a
-// semantic judge for the answers that switched script (stage 2).
+// distractor interference, Marwah et al. 2026; YAML study: mdi): an
+// "ignore this" note in Spanish, Hindi or Chinese (or an unrelated
+// paragraph) before an English TriviaQA question or TruthfulQA MC1 item
+// (Protocol, the eight Conditions), a semantic judge for the answers that
+// switched script (stage 2), scored by TriviaQA exact match and MC1, with
+// abstention, the hallucination proxy and the script switch. Its tables:
+// accuracy, scoring, condition tests, the script-vs-semantic
+// decomposition, verdicts by script.
 package distractors
 
 import (
@@ -103,7 +107,8 @@ type abstainRule struct {
 }
 
 // abstainRules are the three rules: the default English list, the 17
-// languages' and the rerun's two phrases.
+// languages' (scoring.multilingual_abstain) and the rerun's two phrases
+// (scoring.rerun_abstain).
 func abstainRules() []abstainRule {
 	return []abstainRule{
 		{"english_abstain", "scoring.multilingual_abstain and scoring.rerun_abstain off", "an English abstention phrase occurs after normalize.Default (abstain.Phrases[\"eng\"], 13: the paper's \"I don't know\", \"unknown\" and Bhasha's reading of its unpublished \"related phrases\") + experiment abstain:", MarkAbstainEnglish},
@@ -124,9 +129,10 @@ func (s ScoringOptions) abstainInForce() abstainRule {
 	return rs[0]
 }
 
-// RerunAbstains is the independent rerun's abstention rule: "i don't
-// know" or "unknown" occurs in answer lower-cased, with no other
-// normalisation.
+// RerunAbstains is the independent rerun's abstention rule (002_…txt):
+// "i don't know" or "unknown" occurs in answer lower-cased (strings.ToLower;
+// no other normalisation, so "I don’t know" with a curly apostrophe does
+// not abstain).
 func RerunAbstains(answer string) bool {
 	a := strings.ToLower(answer)
 	return strings.Contains(a, "i don't know") || strings.Contains(a, "unknown")
@@ -179,13 +185,18 @@ func PaperModel(served string) string {
 const SwitchBound = 0.0125
 
 // Claims are the paper's conclusions the conclusions table checks under
-// each alternative, each for the models the paper makes it of (paper maps
-// a run's model name to its paper model, "" for one the paper did not
-// run, which only the claim of every model covers). The switch bound's
-// effect is SwitchBound − the switch rate, its interval from the rate's
-// Wilson interval; every other claim is a tables.PairedClaim on strategy
-// and item, McNemar's p beside, and only Llama-3.2-3B's drops assert
-// significance. The TriviaQA claims read strategy qa.
+// each alternative, per model as the paper makes them (paper maps a
+// run's model name to its paper model, PaperModel; "" for a model the
+// paper did not run, which is checked for the claim of every model only);
+// each claim's name says what it asserts and where the paper does. Every
+// claim but the switch bound (effect = SwitchBound − switch rate, its
+// interval from the rate's Wilson interval, no test) is a
+// tables.PairedClaim on the same item (strategy and item) under the two
+// conditions, McNemar's p beside; only Llama-3.2-3B's drops assert
+// significance (p < 0.05, on whichever of TriviaQA and MC1 the run
+// asked). The paper's statement that no single-sentence drop is
+// significant (which contradicts them) is not checked. The TriviaQA claims
+// read strategy qa.
 func Claims(paper func(model string) string) []tables.Claim {
 	cond := func(c Condition, qa bool) func(*study.Row) bool {
 		return func(r *study.Row) bool { return r.Key.Condition == string(c) && (!qa || r.Key.Strategy == StrategyQA) }
@@ -360,7 +371,9 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 			mc[k][i] = lp
 			continue
 		}
-		row := c.Row(r) // its abstention is the multilingual rule's
+		row := c.Row(r)
+		// Both abstention rules and the switch read the answer, as
+		// Common.Row's rule does; Common.Row's is the multilingual one.
 		ans := score.AnswerText(r)
 		eng, _ := english.Abstains(ans)
 		row.Marks.Set(MarkAbstainMultilingual, row.Abstain)
@@ -405,7 +418,8 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 }
 
 // Options are the distractor study's own options (top-level keys of the
-// experiment file).
+// experiment file); the dataset and human_labels are shared fields of the
+// experiment.
 type Options struct {
 	// Conditions are the distractor conditions run (default: all eight).
 	Conditions []string `yaml:"conditions"`
@@ -414,7 +428,8 @@ type Options struct {
 	// Paragraph overrides the unrelated paragraph.
 	Paragraph string `yaml:"paragraph"`
 	// Scoring switches the scoring from the paper's rules (the defaults)
-	// to Bhasha's named alternatives (YAML scoring:).
+	// to Bhasha's named alternatives (YAML scoring:, a block other studies
+	// declare with keys of their own).
 	Scoring ScoringOptions `yaml:"scoring"`
 }
 
@@ -424,11 +439,14 @@ type Options struct {
 type ScoringOptions struct {
 	// MultilingualAbstain counts an abstention in any of the 17
 	// languages' phrases (abstain.Phrases), instead of the default
-	// English list (abstain.Phrases["eng"]).
+	// English list (abstain.Phrases["eng"]: the paper's "I don't know"
+	// and "unknown" and Bhasha's reading of its unpublished "related
+	// phrases", 13 in all).
 	MultilingualAbstain bool `yaml:"multilingual_abstain"`
-	// RerunAbstain reads abstention as RerunAbstains does (the
-	// experiment's abstain: phrases are not added). It excludes
-	// MultilingualAbstain.
+	// RerunAbstain reads abstention as the independent rerun's scorer
+	// does: exactly "i don't know" or "unknown" occurring in the answer
+	// lower-cased (RerunAbstains; the experiment's abstain: phrases are
+	// not added). It excludes MultilingualAbstain.
 	RerunAbstain bool `yaml:"rerun_abstain"`
 	// UnpairedTests adds the two-proportion z and Fisher's exact tests to
 	// the paired condition tests (McNemar).
@@ -453,9 +471,11 @@ func WithScoring(s ScoringOptions) study.Option {
 //go:embed published/*.csv
 var publishedFS embed.FS
 
+// The plan sets the run beside its paper (experiment.Publisher).
 var _ study.Publisher = (*plan)(nil)
 
-// Published is Published, for the report's versus_paper table.
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
 func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
 
 // Published reads the numbers transcribed from the paper

@@ -11,11 +11,14 @@ import (
 
 // ConditionTests compares every distractor condition with the clean one
 // on the same items, per model × strategy × condition and metric: the
-// paired difference (condition − clean) with its 95% Wald interval, the
-// discordant counts, McNemar's exact p, and Holm and Benjamini–Hochberg
-// adjustments within each family (one model and one metric). With
-// unpaired, the two-proportion z test and Fisher's exact test over all
-// answers are added.
+// paired items, both counts, the paired difference (condition − clean)
+// with its 95% Wald interval (stats.PairedDiffCI), the discordant counts
+// b (right clean only) and c (right under the condition only), McNemar's
+// exact p, and Holm and Benjamini–Hochberg adjustments within each
+// family: one model and one metric, over its strategies and conditions
+// (family names it and its size). With unpaired, the two-proportion z
+// test and Fisher's exact test over all answers are added (the paper's
+// Table 2 does not say which test it used).
 func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.Table {
 	cols := []study.Column{study.KeyColumn("model"), key("strategy"), key("condition"), study.KeyColumn("metric"),
 		study.CountColumn("pairs", "items asked both clean and under the condition"), study.CountColumn("k_clean", "answers right, of clean"), study.KeyColumn("k"),

@@ -14,9 +14,10 @@ import (
 	"github.com/bhashalab/bhasha/study"
 )
 
+// The plan draws its figures (experiment.Figurer).
 var _ study.Figurer = (*plan)(nil)
 
-// Figures returns Figures(ts).
+// Figures draws the paper's figures from the plan's tables (Figures).
 func (p *plan) Figures(ts []*study.Table) ([]study.Figure, error) { return Figures(ts) }
 
 // Figures are every IndicQuest figure the tables ts allow, in report
@@ -104,9 +105,11 @@ func ProtocolBars(acc *study.Table) ([]study.Figure, error) {
 
 // ProtocolRanks is IndicQuest's model rankings per protocol as a bump
 // chart: the protocols along x, each model's rank (1 at the top, ties
-// sharing the best rank) by its accuracy pooled over languages (the
-// domains table's domain "*" rows), one line per model; the pooled
-// Kendall's τ of rankings (language "*") in the caption when it has them.
+// sharing the best rank) by its accuracy pooled over languages (Σk/Σn
+// of the domains table's domain "*" rows), one line per model, the
+// accuracy and n in the tooltip; Kendall's τ between the protocols'
+// rankings over model × language cells (protocol_rankings, language "*")
+// in the caption when the run has it.
 func ProtocolRanks(dom, rankings *study.Table) ([]study.Figure, error) {
 	type kn struct{ k, n int }
 	pooled := map[string]map[string]kn{} // model → protocol

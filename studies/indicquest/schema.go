@@ -25,12 +25,21 @@ func AnswerSchema() *study.Schema {
 }
 
 // The study's marks: bits of score.Row.Marks, set by Score and read by
-// the answer schema (which names and describes them: answers.csv's
-// columns), the metrics, the alternatives and the tables.
+// the answer schema (which names them: answers.csv's columns), the
+// metrics, the alternatives and the tables; a fixture or another package
+// builds and reads rows with them.
 const (
-	MarkSubstring    = iota // the gold is a substring of the answer (the normalisation in force)
-	MarkOverlap             // every gold word is among the answer's words (the normalisation in force)
-	MarkSubstringAlt        // MarkSubstring under the other normalisation
-	MarkOverlapAlt          // MarkOverlap under the other normalisation
-	MarkTranslit            // the answer matches the gold within translit.Match's tolerance
+	// MarkSubstring: the gold occurs as a contiguous substring of the
+	// answer, under the normalisation in force.
+	MarkSubstring = iota
+	// MarkOverlap: every gold word occurs among the answer's words, under
+	// the normalisation in force.
+	MarkOverlap
+	// MarkSubstringAlt and MarkOverlapAlt: the same under the other
+	// normalisation (scoring.normalized_lexical switches them).
+	MarkSubstringAlt
+	MarkOverlapAlt
+	// MarkTranslit: the answer matches the gold within translit.Match's
+	// tolerance.
+	MarkTranslit
 )

@@ -1,10 +1,14 @@
 // Package indicquest is the multilingual factual QA study
-// (L3Cube-IndicQuest, v2's protocol: Jain et al., arXiv 2608.15535): each
-// question asked in its own language (Protocol, stage 1), each answer
-// judged by an LLM judge (stage 2), and scored by the judge's verdict
+// (L3Cube-IndicQuest): the protocol is v2's (Jain et al., arXiv
+// 2608.15535, known from a summary of the paper only): each question
+// asked in its own language (Protocol, stage 1), each answer judged by an
+// LLM judge (stage 2, role judge), and scored by the judge's verdict
 // beside exact substring, word overlap and the transliteration-aware
-// match; v1 (Rohera et al., arXiv 2409.08706) gives the graded judge
-// prompt (judge_prompt: v1).
+// match; v1 (Rohera et al., arXiv 2409.08706) gives the dataset's first
+// release and the graded judge prompt (judge_prompt: v1), but no
+// answering prompt, lexical criteria or rule from grades to a verdict. Its
+// tables: accuracy, scoring (human agreement with human labels), judge
+// agreement, verdicts by script, domains, protocol rankings.
 package indicquest
 
 import (
@@ -108,9 +112,11 @@ func (p *plan) Criteria() []study.Criterion {
 }
 
 // Claims are the paper's conclusions the conclusions table checks under
-// each alternative: the lexical criteria fall short of the judge (§5), as
-// the effect judge rate − lexical rate over the same answers, with its
-// paired 95% interval and McNemar's exact two-sided p beside.
+// each alternative: the lexical criteria fall short of the judge (§5: by
+// 17–25 points), as the effect judge rate − lexical rate over the same
+// answers, with its paired 95% interval (stats.PairedDiffCI) and
+// McNemar's exact two-sided p on the answers the two verdicts split (the
+// paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
 	judge := func(r *study.Row) bool { return r.Correct }
 	shortfall := func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
@@ -181,8 +187,10 @@ func (p *plan) Tables(rows []study.Row, opt study.TableOptions) []*study.Table {
 	return ts
 }
 
-// Score joins every answer with its judge's verdict (verdict) and its
-// lexical matches, which compare the parsed JSON answer or, when
+// Score joins every answer with its judge's verdict (v2: is_correct; v1:
+// Overall ≥ 3 is correct, Bhasha's threshold: v1's eval_prompt.txt asks
+// for grades and publishes no cut) and its lexical matches, which compare
+// the parsed answer (the JSON answer field the extraction read) or, when
 // extraction failed, the raw response.
 func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 	c := study.NewCommon(p.e.Abstain)
@@ -263,12 +271,14 @@ func verdict(r *study.Record) string {
 }
 
 // Options are IndicQuest's own options (top-level keys of the experiment
-// file).
+// file); languages, the dataset and human_labels are shared fields of the
+// experiment.
 type Options struct {
 	// JudgePrompt is v2 (binary is_correct, the default) or v1 (graded 1-5).
 	JudgePrompt string `yaml:"judge_prompt"`
 	// Scoring switches the lexical criteria from the paper's rule (the
-	// default) to Bhasha's named alternative (YAML scoring:).
+	// default) to Bhasha's named alternative (YAML scoring:, a block
+	// other studies declare with keys of their own).
 	Scoring ScoringOptions `yaml:"scoring"`
 }
 
@@ -295,9 +305,11 @@ func WithScoring(s ScoringOptions) study.Option {
 //go:embed published/*.csv
 var publishedFS embed.FS
 
+// The plan sets the run beside its paper (experiment.Publisher).
 var _ study.Publisher = (*plan)(nil)
 
-// Published is Published, for the report's versus_paper table.
+// Published reads the numbers transcribed from the paper, for the
+// report's versus_paper table (experiment.Publisher).
 func (p *plan) Published() ([]study.PublishedValue, error) { return Published() }
 
 // Published reads the numbers transcribed from the paper
