@@ -18,7 +18,7 @@
 // next writer under the lock (CreateWith, Seal).
 //
 // A process killed at any point loses at most the records it had not
-// flushed: a torn last line of records.jsonl (TornTail) is left out by
+// flushed (the response cache serves them again on resume): a torn last line of records.jsonl (TornTail) is left out by
 // every reader and cut by Commit; an interrupted seal leaves files every
 // reader reads as the same records, finished by the next writer under the
 // lock; a segment damaged on disk gives the records that can still be
@@ -109,7 +109,9 @@ func Prepare(dir string) (*KeySet, PrepareReport, error) {
 // Writer appends records to dir/records.jsonl. It buffers whole records
 // and writes them with one write(2) per flush, at least every FlushEvery
 // and whenever 256 KiB are waiting, so no record is ever split across two
-// writes.
+// writes (the file is also locked, see LockDir). A record lost to a crash
+// before its flush is re-served from the response cache on resume, never
+// re-sent.
 //
 // A Writer made with the directory's exclusive lock (CreateWith) seals the
 // live file into the next segment once a flush leaves it at SealBytes or
