@@ -31,7 +31,7 @@ type PublishedValue struct {
 	Table string
 	// Keys are further key columns the run's row must hold (col=value;
 	// a value "@id" is the served id of a model, matched by the run's
-	// model name).
+	// model name, the first in order when several serve it).
 	Keys [][2]string
 	// Reading names one of several readings of an ambiguous row (e.g.
 	// which baseline a table's "Baseline" is); empty when there is one.
@@ -397,7 +397,7 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 			if id, ok := strings.CutPrefix(v, "@"); ok {
 				v = "" // a model the run does not have matches nothing
 				for name, s := range served {
-					if s == id {
+					if s == id && (v == "" || name < v) { // of several names serving id, the first in order
 						v = name
 					}
 				}

@@ -166,6 +166,21 @@ func TestVersus(t *testing.T) {
 	}
 }
 
+// A key naming a model by its served id matches the run's first model
+// name in order when two names serve that id, on every call.
+func TestVersusKeyOfSharedServedID(t *testing.T) {
+	pub := []experiment.PublishedValue{{Paper: "p", Where: "§5", Language: "eng", Metric: "diff", Value: 0.1, Kind: "gain", Table: "model_gaps",
+		Keys: [][2]string{{"a", "@org/m"}}}}
+	gaps := table("model_gaps", []string{"language", "a", "diff"}, []any{"eng", "m-a", 0.25}, []any{"eng", "m-b", 0.5})
+	served := map[string]string{"m-b": "org/m", "m-a": "org/m", "x": "org/x"}
+	for range 32 {
+		v := experiment.Versus(pub, []*tables.Table{gaps}, served)
+		if len(v.Rows) != 1 || v.Num(v.Rows[0], "run") != 0.25 {
+			t.Fatalf("rows %v, want the run value 0.25 of m-a", v.Rows)
+		}
+	}
+}
+
 // Every study's published file reads, each rate in [0, 1], each with a
 // known kind; IndicKLAR's Table 9 carries both readings of its Baseline.
 func TestPublishedFiles(t *testing.T) {
