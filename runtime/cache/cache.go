@@ -44,9 +44,11 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the name of the database inside the cache directory.
@@ -209,11 +211,42 @@ func openDB(path string) (*sql.DB, error) {
 	}
 	db.SetMaxOpenConns(2)
 	db.SetMaxIdleConns(2)
-	if _, err := db.Exec(schema); err != nil {
+	if err := createTable(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening cache %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// createTable creates the table when missing. The first connection of a
+// process sets WAL mode and reads the schema, where SQLite may answer
+// SQLITE_BUSY without waiting (its busy handler is not called where waiting
+// could deadlock) while other processes open the same new cache; that is
+// retried until busyTimeout has passed.
+func createTable(db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout * time.Millisecond)
+	for {
+		err := createOnce(db)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// createOnce creates the table when missing, in a transaction that takes
+// the write lock first (_txlock=immediate).
+func createOnce(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(schema); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // Get returns the value stored under key. A row whose value does not
