@@ -143,6 +143,7 @@ func (r *Answers) keptAll() ([]*tables.Table, bool) {
 				return nil, false
 			}
 			t.Simulated = r.manifest.Simulated
+			r.keep(t) // kept again, for the next reader
 		}
 		ts[i] = t
 	}

@@ -277,8 +277,8 @@ func TestKeptTableOfALazyExperiment(t *testing.T) {
 // Once every table has been built and kept, later Answers read them all
 // from the run directory in the same order, building only the answers
 // table (made row by row); a kept table gone is built with its group, and
-// records changed since build every group again. The tables are the same
-// in every case.
+// records changed since build every group again, what was built being
+// kept for the next. The tables are the same in every case.
 func TestEveryTableKept(t *testing.T) {
 	runs := []struct {
 		name string
@@ -338,6 +338,9 @@ func TestEveryTableKept(t *testing.T) {
 				}
 				if n := second.Builds(); !c.builds(n) {
 					t.Errorf("%d group(s) built", n)
+				}
+				if third, _ := all(); third.Builds() != 1 {
+					t.Errorf("then %d group(s) built, want the answers table's alone: what was built was not kept", third.Builds())
 				}
 			})
 		}
