@@ -1,7 +1,13 @@
 package engine
 
 import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -69,3 +75,71 @@ func TestClampSaysSoOnce(t *testing.T) {
 		t.Errorf("a limit above the concurrency logged %q", logs)
 	}
 }
+
+// countingConn counts the writes made on a connection.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A request the OpenAI client sends through the engine's client leaves
+// in one write, its headers and body together, whatever reader the
+// client wraps its body in.
+func TestRequestInOneWrite(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	var writes atomic.Int64
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return countingConn{c, &writes}, err
+	}}
+	defer tr.CloseIdleConnections()
+	rep := newReplica(srv.URL+"/v1", "", guardClient(&http.Client{Transport: tr}, nil), 0)
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8}`)
+	const n = 5
+	for range n {
+		var raw []byte
+		if err := rep.client.Post(context.Background(), "chat/completions", body, &raw); err != nil || string(raw) != `{"ok":true}` {
+			t.Fatalf("%s, %v", raw, err)
+		}
+	}
+	if got := writes.Load(); got != n {
+		t.Errorf("%d requests took %d writes, want one each", n, got)
+	}
+}
+
+// inMemoryBody leaves the caller's request as it was, but for its body,
+// closed; it gives a request without GetBody back as it is.
+func TestInMemoryBody(t *testing.T) {
+	closed := false
+	orig := &closeCounter{Reader: strings.NewReader("abc"), closed: &closed}
+	req, _ := http.NewRequest("POST", "http://x/", strings.NewReader("abc"))
+	req.Body = orig
+	r := inMemoryBody(req)
+	if r == req || req.Body != orig || !closed {
+		t.Fatalf("the request was changed, or its body not closed (closed %v)", closed)
+	}
+	if b, _ := io.ReadAll(r.Body); string(b) != "abc" || r.ContentLength != 3 || r.URL != req.URL {
+		t.Errorf("copy: body %q, length %d", b, r.ContentLength)
+	}
+	req.GetBody = nil
+	if inMemoryBody(req) != req {
+		t.Error("a request without GetBody was copied")
+	}
+}
+
+type closeCounter struct {
+	io.Reader
+	closed *bool
+}
+
+func (c *closeCounter) Close() error { *c.closed = true; return nil }
