@@ -150,3 +150,49 @@ func BenchmarkReplay100kOneQueryEach(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "put-100k-s")
 	}
 }
+
+// BenchmarkPutPaced: the cache's CPU time per answer as a run uses it:
+// 256 workers, each asking a server that answers in 50 ms, Get (a miss)
+// then Put without waiting for it, 20,000 answers into a new store;
+// beside it, in the same run, the same with the transactions not
+// lingering (putLinger 0).
+func BenchmarkPutPaced(b *testing.B) {
+	const n, workers = 20000, 256
+	arm := func(linger time.Duration) float64 {
+		s, _, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.writes.linger = linger
+		c0 := cpuTime()
+		var puts sync.WaitGroup
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < n; i += workers {
+					time.Sleep(50 * time.Millisecond)
+					if _, ok, err := s.Get(key(i)); ok || err != nil {
+						b.Error(i, ok, err)
+						return
+					}
+					puts.Go(func() {
+						if err := s.Put(key(i), benchValue(i)); err != nil {
+							b.Error(i, err)
+						}
+					})
+				}
+			})
+		}
+		wg.Wait()
+		puts.Wait()
+		cpu := cpuTime() - c0
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return float64(cpu.Microseconds()) / n
+	}
+	for range b.N {
+		b.ReportMetric(arm(putLinger), "cpu-µs/answer")
+		b.ReportMetric(arm(0), "no-linger-cpu-µs/answer")
+	}
+}

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func key(i int) [32]byte { return sha256.Sum256([]byte(fmt.Sprint(i))) }
@@ -421,5 +424,69 @@ func TestUseAfterClose(t *testing.T) {
 		if err := c.call(); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+}
+
+// A batch waits its group's linger only after a batch of several calls:
+// calls made one after another never wait, and the batches they make
+// each hold one call.
+func TestGroupLinger(t *testing.T) {
+	cases := []struct {
+		name      string
+		together  int // calls held back while the slot is taken, then run
+		after     int // calls made one after another once they have run
+		wantWaits int
+		wantSizes []int
+	}{
+		{"one after another", 0, 4, 0, []int{1, 1, 1, 1}},
+		{"together, then alone", 3, 2, 1, []int{3, 1, 1}},
+		{"a lone call held back", 1, 2, 0, []int{1, 1, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGroup(1, time.Hour)
+			var waits int
+			g.sleep = func(d time.Duration) {
+				if d != time.Hour {
+					t.Errorf("waited %v, want the linger", d)
+				}
+				waits++
+			}
+			var mu sync.Mutex
+			var sizes []int
+			run := func(b *batch) error {
+				mu.Lock()
+				defer mu.Unlock()
+				sizes = append(sizes, len(b.keys))
+				return nil
+			}
+			if c.together > 0 {
+				g.slots <- struct{}{} // a batch running: the calls wait together
+				var wg sync.WaitGroup
+				for i := range c.together {
+					wg.Go(func() { g.do(strconv.Itoa(i), nil, run) })
+				}
+				for {
+					g.mu.Lock()
+					n := 0
+					if g.next != nil {
+						n = len(g.next.keys)
+					}
+					g.mu.Unlock()
+					if n == c.together {
+						break
+					}
+					runtime.Gosched()
+				}
+				<-g.slots
+				wg.Wait()
+			}
+			for i := range c.after {
+				g.do(strconv.Itoa(i), nil, run)
+			}
+			if waits != c.wantWaits || !slices.Equal(sizes, c.wantSizes) {
+				t.Errorf("%d waits, batches %v; want %d, %v", waits, sizes, c.wantWaits, c.wantSizes)
+			}
+		})
 	}
 }
