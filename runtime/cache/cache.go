@@ -72,7 +72,10 @@ const (
 	xxh64 INTEGER NOT NULL,
 	value BLOB NOT NULL
 ) WITHOUT ROWID`
-	getSQL = `SELECT key, xxh64, value FROM responses WHERE key IN (SELECT value FROM json_each(?))`
+	// getSQL looks each key of a JSON list up by the primary key (a join
+	// with the list, where key IN (list) would first copy the list into
+	// a temporary index).
+	getSQL = `SELECT r.key, r.xxh64, r.value FROM json_each(?) j JOIN responses r ON r.key = j.value`
 	putSQL = `INSERT OR REPLACE INTO responses (key, xxh64, value) VALUES (?, ?, ?)`
 
 	// busyTimeout is how long a write waits for another process's
