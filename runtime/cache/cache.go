@@ -286,14 +286,47 @@ func (s *Store) Get(key [32]byte) ([]byte, bool, error) {
 	if b.err != nil {
 		return nil, false, b.err
 	}
+	l := s.found(b, hk)
+	return l.Value, l.Found, l.Err
+}
+
+// Lookup is what Get answers for one key.
+type Lookup struct {
+	Value []byte
+	Found bool
+	Err   error // the stored row does not match its checksum (Found is false)
+}
+
+// GetMany looks keys up as Get does each, in one query per maxBatch of
+// them (Get batches only the calls that arrive together): out[i] is
+// keys[i]'s. err is a failure to read the database.
+func (s *Store) GetMany(keys [][32]byte) ([]Lookup, error) {
+	out := make([]Lookup, 0, len(keys))
+	for from := 0; from < len(keys); from += maxBatch {
+		b := &batch{}
+		for _, k := range keys[from:min(len(keys), from+maxBatch)] {
+			b.keys = append(b.keys, hex.EncodeToString(k[:]))
+		}
+		if err := s.read(b); err != nil {
+			return nil, err
+		}
+		for _, hk := range b.keys {
+			out = append(out, s.found(b, hk))
+		}
+	}
+	return out, nil
+}
+
+// found is the lookup of key hk in the rows b read.
+func (s *Store) found(b *batch, hk string) Lookup {
 	r, ok := b.found[hk]
 	switch {
 	case !ok:
-		return nil, false, nil
+		return Lookup{}
 	case uint64(r.sum) != xxhash.Sum64(r.value):
-		return nil, false, fmt.Errorf("cache %s: the entry of key %s does not match its checksum (xxh64)", s.path, hk)
+		return Lookup{Err: fmt.Errorf("cache %s: the entry of key %s does not match its checksum (xxh64)", s.path, hk)}
 	}
-	return r.value, true, nil
+	return Lookup{Value: r.value, Found: true}
 }
 
 // read looks b's keys up in one query.

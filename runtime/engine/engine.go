@@ -135,8 +135,18 @@ type Engine struct {
 	runID       uint64        // marks the cache entries this engine stores (never 0)
 	unknown     *atomic.Int64 // answers of a simulator that did not know their item (SimHeader)
 	// pending holds the cache entries (*[]byte) being put, by cache key,
-	// so that a request asked again meanwhile is answered from them.
+	// so that a request asked again meanwhile is answered from them, and
+	// the last len(recent.keys) committed (recent), so that one whose
+	// cache lookup was made before they committed is too.
 	pending sync.Map
+	recent  struct {
+		mu      sync.Mutex
+		keys    [][32]byte
+		entries []*[]byte
+		next    int
+		size    atomic.Int64 // len(keys)
+		commits atomic.Int64 // puts committed (or failed) so far
+	}
 }
 
 // UnknownItems counts the answers Bhasha's simulator gave without knowing
@@ -233,9 +243,11 @@ type Stats struct {
 }
 
 // Run executes every request of reqs and passes each Record to sink, from
-// one goroutine. Requests run concurrently up to the models' limits. An
-// iteration error or a sink error stops the run and is returned; records
-// already passed to sink stay valid.
+// one goroutine. Requests run concurrently up to the models' limits; they
+// are prepared and looked up in the cache ahead of the workers, a chunk
+// as large as the workers (at most lookAhead) in one query, so that reqs
+// is read that far ahead. An iteration error or a sink error stops the
+// run and is returned; records already passed to sink stay valid.
 func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink func(*Record) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -243,22 +255,39 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 	if e.maxInflight > 0 {
 		workers = min(workers, e.maxInflight)
 	}
-	in := make(chan Request, workers)
+	e.keepRecent(recentPerWorker * workers)
+	in := make(chan *ahead, workers)
 	out := make(chan *Record, workers)
 	var genErr error
 	go func() {
 		defer close(in)
+		// Requests go to the workers in chunks of up to workers, each
+		// prepared and looked up in the cache in one query first.
+		chunk := make([]ahead, 0, min(workers, lookAhead))
+		send := func() bool {
+			e.lookUp(chunk)
+			for i := range chunk {
+				select {
+				case in <- &chunk[i]:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			chunk = make([]ahead, 0, cap(chunk))
+			return true
+		}
 		for r, err := range reqs {
 			if err != nil {
 				genErr = err
 				cancel()
 				return
 			}
-			select {
-			case in <- r:
-			case <-ctx.Done():
+			if chunk = append(chunk, ahead{r: r}); len(chunk) == cap(chunk) && !send() {
 				return
 			}
+		}
+		if len(chunk) > 0 {
+			send()
 		}
 	}()
 	// An answer to cache is put, then passed on, by a goroutine of its own.
@@ -268,8 +297,8 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for r := range in {
-				rec, key, entry := e.process(ctx, r)
+			for a := range in {
+				rec, key, entry := e.process(ctx, a)
 				switch {
 				case rec == nil: // run cancelled
 				case entry == nil:
@@ -315,6 +344,7 @@ func (e *Engine) Run(ctx context.Context, reqs iter.Seq2[Request, error], sink f
 			st.Sent++
 		}
 	}
+	e.forgetRecent() // every put has returned: the cache has them
 	return st, cmp.Or(sinkErr, genErr, ctx.Err())
 }
 
@@ -327,14 +357,101 @@ func (e *Engine) concurrency() int {
 	return n
 }
 
-// maxPendingPuts bounds the answers of a Run being cached at once.
-const maxPendingPuts = 4096
+const (
+	// maxPendingPuts bounds the answers of a Run being cached at once.
+	maxPendingPuts = 4096
+	// lookAhead bounds the requests Run prepares and looks up in the
+	// cache in one query before its workers take them.
+	lookAhead = 4096
+	// recentPerWorker is how many of the last committed cache entries
+	// e.pending keeps per worker. A request's lookup ahead is trusted
+	// while fewer puts than that have committed since it was made (else
+	// Get is asked again); at most two chunks stand before a request.
+	recentPerWorker = 4
+)
 
-// process turns r into its record and, for an answer to cache, its key and
+// ahead is a request as Run hands it to a worker: prepared, and looked
+// up in the cache when the engine reads it.
+type ahead struct {
+	r       Request
+	p       Prepared
+	perr    error
+	looked  bool
+	at      int64 // e.recent.commits when looked up
+	lookup  cache.Lookup
+	lookErr error // the cache could not be read: Get is asked instead
+}
+
+// lookUp prepares the requests of chunk and, when the engine reads the
+// cache, looks their keys up in one query.
+func (e *Engine) lookUp(chunk []ahead) {
+	var keys [][32]byte
+	for i := range chunk {
+		a := &chunk[i]
+		if a.p, a.perr = e.Prepare(a.r); a.perr == nil {
+			keys = append(keys, a.p.CacheKey)
+		}
+	}
+	c := e.opts.Cache
+	if c == nil || !e.opts.ReadCache || len(keys) == 0 {
+		return
+	}
+	at := e.recent.commits.Load()
+	found, err := c.GetMany(keys)
+	j := 0
+	for i := range chunk {
+		if a := &chunk[i]; a.perr == nil {
+			a.looked, a.at, a.lookErr = true, at, err
+			if err == nil {
+				a.lookup = found[j]
+			}
+			j++
+		}
+	}
+}
+
+// lookup is the cache's answer for a: its lookup ahead, when no more puts
+// have committed since than e.pending keeps, else Get's.
+func (e *Engine) lookup(a *ahead) ([]byte, bool, error) {
+	if a.looked && a.lookErr == nil && e.recent.commits.Load()-a.at < e.recent.size.Load() {
+		return a.lookup.Value, a.lookup.Found, a.lookup.Err
+	}
+	return e.opts.Cache.Get(a.p.CacheKey)
+}
+
+// keepRecent makes e.pending keep the last n committed entries (at least
+// as many as it keeps already).
+func (e *Engine) keepRecent(n int) {
+	rc := &e.recent
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if n > len(rc.keys) {
+		rc.keys = append(rc.keys, make([][32]byte, n-len(rc.keys))...)
+		rc.entries = append(rc.entries, make([]*[]byte, n-len(rc.entries))...)
+		rc.size.Store(int64(n))
+	}
+}
+
+// forgetRecent drops the recent committed entries from e.pending, so
+// that a later Run reads them from the cache (where another writer may
+// have replaced them).
+func (e *Engine) forgetRecent() {
+	rc := &e.recent
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for i, entry := range rc.entries {
+		if entry != nil {
+			e.pending.CompareAndDelete(rc.keys[i], entry)
+			rc.entries[i] = nil
+		}
+	}
+}
+
+// process turns a into its record and, for an answer to cache, its key and
 // entry (held in e.pending until put); a nil record: the run was cancelled.
-func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]byte) {
+func (e *Engine) process(ctx context.Context, a *ahead) (*Record, [32]byte, *[]byte) {
+	r, p, err := a.r, a.p, a.perr
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
-	p, err := e.Prepare(r)
 	if err != nil {
 		rec.Status, rec.Error = StatusFailed, err.Error()
 		return rec, p.CacheKey, nil
@@ -352,7 +469,7 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 		if pv, pending := e.pending.Load(p.CacheKey); pending {
 			v, ok = *pv.(*[]byte), true
 		} else {
-			v, ok, err = c.Get(p.CacheKey)
+			v, ok, err = e.lookup(a)
 		}
 		var res Result
 		var by uint64
@@ -395,13 +512,22 @@ func (e *Engine) process(ctx context.Context, r Request) (*Record, [32]byte, *[]
 	return rec, p.CacheKey, entry
 }
 
-// put commits the entry of rec's answer to the cache under key, then
-// drops it from e.pending.
+// put commits the entry of rec's answer to the cache under key; e.pending
+// keeps it among the recent ones, dropping the oldest of them.
 func (e *Engine) put(rec *Record, key [32]byte, entry *[]byte) {
 	if err := e.opts.Cache.Put(key, *entry); err != nil {
 		e.opts.Logf("warning: caching %s: %v", rec.Key, err)
 	}
-	e.pending.CompareAndDelete(key, entry)
+	rc := &e.recent
+	rc.mu.Lock()
+	oldKey, old := rc.keys[rc.next], rc.entries[rc.next]
+	rc.keys[rc.next], rc.entries[rc.next] = key, entry
+	rc.next = (rc.next + 1) % len(rc.keys)
+	rc.commits.Add(1)
+	rc.mu.Unlock()
+	if old != nil {
+		e.pending.CompareAndDelete(oldKey, old)
+	}
 }
 
 // Cached returns the answer cached under key. An entry that does not

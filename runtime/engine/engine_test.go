@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -310,5 +311,60 @@ func TestRequestDeadline(t *testing.T) {
 	}
 	if rec.Status != engine.StatusFailed || !strings.Contains(rec.Error, "timed out") || rec.Attempts < 2 {
 		t.Errorf("record %+v", rec)
+	}
+}
+
+// A request asked again after its twin's answer was cached, but looked
+// up in the cache while the twin was still in flight (Run prepares and
+// looks requests up ahead of its workers), is answered from the twin's
+// entry as a duplicate, not sent again.
+func TestTwinAnsweredAfterItsLookup(t *testing.T) {
+	var mu sync.Mutex
+	sent := map[string]int{}
+	url := startSim(t, sim.Config{TTFT: 50 * time.Millisecond, OnRequest: func(_ string, body []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent[string(body)]++
+	}})
+	store, _, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	o := fastRetry()
+	o.Cache, o.ReadCache = store, true
+	e, err := engine.New(context.Background(), []engine.ModelConfig{{Name: "m", ServedName: models[0], Endpoints: []string{url}, MaxConcurrency: 1}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(item, question string) engine.Request {
+		return engine.Request{Key: engine.Key{Experiment: "t", Model: "m", Item: item}, Kind: engine.Chat,
+			Messages: []engine.Message{{Role: "user", Content: question}}, Decoding: engine.Decoding{MaxTokens: 8}}
+	}
+	// One at a time: the third is looked up while the first is in flight,
+	// and taken once the first is cached and the second answered.
+	reqs := []engine.Request{ask("a", "Capital of France?"), ask("b", "Capital of Spain?"), ask("c", "Capital of France?")}
+	var recs []*engine.Record
+	seq := func(yield func(engine.Request, error) bool) {
+		for _, r := range reqs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+	st, err := e.Run(context.Background(), seq, func(r *engine.Record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sent != 2 || st.Duplicates != 1 || len(recs) != 3 {
+		t.Errorf("stats %+v, %d records; want 2 sent and 1 duplicate", st, len(recs))
+	}
+	for body, n := range sent {
+		if n != 1 {
+			t.Errorf("sent %d times: %s", n, body)
+		}
 	}
 }
