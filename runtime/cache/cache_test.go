@@ -121,6 +121,10 @@ func TestChecksumMismatch(t *testing.T) {
 				t.Fatalf("%d rows changed", n)
 			}
 			db.Close()
+			if ls, err := s.GetMany([][32]byte{key(0), key(1), key(-1)}); err != nil || len(ls) != 3 ||
+				!ls[0].Found || string(ls[0].Value) != w[0] || ls[1].Found || ls[1].Err == nil || ls[2].Found || ls[2].Err != nil {
+				t.Fatalf("GetMany: %+v, %v; want the first found, the damaged one a miss with an error, the absent one a miss", ls, err)
+			}
 			v, ok, err := s.Get(key(1))
 			if ok || err == nil || !strings.Contains(err.Error(), filepath.Join(dir, FileName)) || !strings.Contains(err.Error(), fmt.Sprintf("%x", key(1))) {
 				t.Fatalf("damaged row: %q, %v, %v; want a miss with an error naming the file and the key", v, ok, err)
@@ -488,5 +492,34 @@ func TestGroupLinger(t *testing.T) {
 				t.Errorf("%d waits, batches %v; want %d, %v", waits, sizes, c.wantWaits, c.wantSizes)
 			}
 		})
+	}
+}
+
+// GetMany answers more keys than one query reads, found or not, each in
+// its place, as Get answers each.
+func TestGetMany(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	const n = maxBatch + 100
+	b := &batch{}
+	var keys [][32]byte
+	for i := range n {
+		k := key(i)
+		keys = append(keys, k)
+		if i%3 != 0 { // every third key is absent
+			b.keys, b.values = append(b.keys, fmt.Sprintf("%x", k)), append(b.values, val(i))
+		}
+	}
+	if err := s.write(b); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := s.GetMany(keys)
+	if err != nil || len(ls) != n {
+		t.Fatalf("%d lookups, %v", len(ls), err)
+	}
+	for i, l := range ls {
+		if want := i%3 != 0; l.Found != want || l.Err != nil || (want && string(l.Value) != string(val(i))) {
+			t.Fatalf("key %d: %+v, want found %v", i, l, want)
+		}
 	}
 }
