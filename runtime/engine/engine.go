@@ -144,8 +144,7 @@ type Engine struct {
 		keys    [][32]byte
 		entries []*[]byte
 		next    int
-		size    atomic.Int64 // len(keys)
-		commits atomic.Int64 // puts committed (or failed) so far
+		commits int64 // puts committed (or failed) so far
 	}
 }
 
@@ -373,13 +372,12 @@ const (
 // ahead is a request as Run hands it to a worker: prepared, and looked
 // up in the cache when the engine reads it.
 type ahead struct {
-	r       Request
-	p       Prepared
-	perr    error
-	looked  bool
-	at      int64 // e.recent.commits when looked up
-	lookup  cache.Lookup
-	lookErr error // the cache could not be read: Get is asked instead
+	r      Request
+	p      Prepared
+	perr   error
+	looked bool  // lookup holds the cache's answer (not when it could not be read)
+	at     int64 // e.recent.commits when looked up
+	lookup cache.Lookup
 }
 
 // lookUp prepares the requests of chunk and, when the engine reads the
@@ -396,15 +394,17 @@ func (e *Engine) lookUp(chunk []ahead) {
 	if c == nil || !e.opts.ReadCache || len(keys) == 0 {
 		return
 	}
-	at := e.recent.commits.Load()
+	e.recent.mu.Lock()
+	at := e.recent.commits
+	e.recent.mu.Unlock()
 	found, err := c.GetMany(keys)
+	if err != nil {
+		return // each worker asks Get, which says why
+	}
 	j := 0
 	for i := range chunk {
 		if a := &chunk[i]; a.perr == nil {
-			a.looked, a.at, a.lookErr = true, at, err
-			if err == nil {
-				a.lookup = found[j]
-			}
+			a.looked, a.at, a.lookup = true, at, found[j]
 			j++
 		}
 	}
@@ -413,8 +413,14 @@ func (e *Engine) lookUp(chunk []ahead) {
 // lookup is the cache's answer for a: its lookup ahead, when no more puts
 // have committed since than e.pending keeps, else Get's.
 func (e *Engine) lookup(a *ahead) ([]byte, bool, error) {
-	if a.looked && a.lookErr == nil && e.recent.commits.Load()-a.at < e.recent.size.Load() {
-		return a.lookup.Value, a.lookup.Found, a.lookup.Err
+	if a.looked {
+		rc := &e.recent
+		rc.mu.Lock()
+		fresh := rc.commits-a.at < int64(len(rc.keys))
+		rc.mu.Unlock()
+		if fresh {
+			return a.lookup.Value, a.lookup.Found, a.lookup.Err
+		}
 	}
 	return e.opts.Cache.Get(a.p.CacheKey)
 }
@@ -428,7 +434,6 @@ func (e *Engine) keepRecent(n int) {
 	if n > len(rc.keys) {
 		rc.keys = append(rc.keys, make([][32]byte, n-len(rc.keys))...)
 		rc.entries = append(rc.entries, make([]*[]byte, n-len(rc.entries))...)
-		rc.size.Store(int64(n))
 	}
 }
 
@@ -523,7 +528,7 @@ func (e *Engine) put(rec *Record, key [32]byte, entry *[]byte) {
 	oldKey, old := rc.keys[rc.next], rc.entries[rc.next]
 	rc.keys[rc.next], rc.entries[rc.next] = key, entry
 	rc.next = (rc.next + 1) % len(rc.keys)
-	rc.commits.Add(1)
+	rc.commits++
 	rc.mu.Unlock()
 	if old != nil {
 		e.pending.CompareAndDelete(oldKey, old)

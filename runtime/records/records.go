@@ -18,11 +18,12 @@
 // next writer under the lock (CreateWith, Seal).
 //
 // A process killed at any point loses at most the records it had not
-// flushed (the response cache serves them again on resume): a torn last line of records.jsonl (TornTail) is left out by
-// every reader and cut by Commit; an interrupted seal leaves files every
-// reader reads as the same records, finished by the next writer under the
-// lock; a segment damaged on disk gives the records that can still be
-// read and names what was lost (Damage).
+// flushed (the response cache serves them again on resume): a torn last
+// line of records.jsonl (TornTail) is left out by every reader and cut by
+// Commit; an interrupted seal leaves files every reader reads as the same
+// records, finished by the next writer under the lock; a segment damaged
+// on disk gives the records that can still be read and names what was
+// lost (Damage).
 package records
 
 import (
