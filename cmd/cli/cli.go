@@ -360,7 +360,7 @@ func progressEvery() (time.Duration, error) {
 	return d, nil
 }
 
-func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr io.Writer) error {
+func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", "run --config FILE --out DIR [flags]", stderr)
 	cfg := fs.String("config", "", "experiment file (YAML)")
 	out := fs.String("out", "", "run directory (records.jsonl, manifest.json)")
@@ -370,6 +370,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr 
 	cacheDir := fs.String("cache-dir", "", "response cache directory (default $BHASHA_CACHE_DIR or ~/.cache/bhasha)")
 	skip := fs.Bool("skip-invalid", false, "skip invalid dataset records (listed in the manifest) instead of stopping")
 	archive := fs.Bool("archive-changed", false, "when the experiment changed since DIR's records were written, move the changed requests' records to DIR/archive/ and ask them again")
+	noTables := fs.Bool("no-tables", false, "end when the answers are in, without scoring them and writing the tables (bhasha report does both later)")
 	shardSpec := fs.String("shard", "", "run only shard K of N (K/N, K from 0), into DIR/shard-KKK-of-NNN; auto reads both from BHASHA_SHARD or a Slurm array task, auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	if err := parseFlags(fs, args, "run: --config and --out are required", cfg, out); err != nil {
 		return err
@@ -413,8 +414,27 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, _, stderr 
 			dir, r.Manifest().Counts.Failed, filepath.Join(dir, records.FileName), again)}
 	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return &statusError{exitInterrupted, fmt.Errorf("%s: interrupted; %s", dir, again)}
+	case err != nil || sh.N > 0 || *noTables:
+		return err // a shard's answers are scored with the grid's (report --run GRID)
 	}
-	return err
+	return runTables(ctx, reg, dir, stdout, stderr)
+}
+
+// runTables ends a complete run in dir as report's tables step does: it
+// scores the answers, keeps them and every table in dir (scored.parquet,
+// scored-tables/) for the notebooks and reports that read them next,
+// writes the tables as CSV under dir/tables, and lists them. The records
+// are left as they are whatever it returns.
+func runTables(ctx context.Context, reg *bhasha.Registry, dir string, stdout, stderr io.Writer) error {
+	r, err := bhasha.Open(ctx, dir, scoringProgress(stderr), bhasha.WithStudies(reg))
+	if err == nil {
+		var ts []*bhasha.Table
+		if ts, err = r.WriteTables(); err == nil {
+			listTables("run", r, ts, stdout, stderr)
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: the run is complete, but its tables could not be written (bhasha report --run %s writes them): %w", dir, dir, err)
 }
 
 // defaultBundle is the built-in IndicKLAR excerpt sim knows by default.
@@ -712,17 +732,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		return fmt.Errorf("report: %w", err)
 	}
 	step(bhasha.ReportStep{What: "scoring", Elapsed: time.Since(start), Final: true})
-	list := func(ts []*bhasha.Table) {
-		for _, n := range r.Notes() {
-			fmt.Fprintf(stderr, "report: note: %s: %s\n", *dir, n)
-		}
-		scored, _ := r.Scored()
-		fmt.Fprintf(stdout, "%s: %d scored answers%s\n", *dir, scored, simLabel(r.Manifest()))
-		out := filepath.Join(*dir, "tables")
-		for _, t := range ts {
-			fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
-		}
-	}
+	list := func(ts []*bhasha.Table) { listTables("report", r, ts, stdout, stderr) }
 	files := *html != "" || *xlsx != ""
 	if files {
 		defer memlimit.Hold(memlimit.Floor, reportHeapHeadroom, tableShare)()
@@ -772,6 +782,21 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 		fmt.Fprintf(stdout, "  %s/  (%s)\n", *figures, what)
 	}
 	return nil
+}
+
+// listTables prints what scoring r noticed on stderr (labelled cmd), then
+// its count of scored answers and the CSV file of each table of ts on
+// stdout.
+func listTables(cmd string, r *bhasha.Results, ts []*bhasha.Table, stdout, stderr io.Writer) {
+	for _, n := range r.Notes() {
+		fmt.Fprintf(stderr, "%s: note: %s: %s\n", cmd, r.Dir(), n)
+	}
+	scored, _ := r.Scored()
+	fmt.Fprintf(stdout, "%s: %d scored answers%s\n", r.Dir(), scored, simLabel(r.Manifest()))
+	out := filepath.Join(r.Dir(), "tables")
+	for _, t := range ts {
+		fmt.Fprintf(stdout, "  %s/%s.csv  %d rows\n", out, t.Name, t.Len())
+	}
 }
 
 // cmdCompare sets two runs of the same items side by side: the

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
+	"github.com/bhashalab/bhasha/cmd/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
@@ -31,18 +32,25 @@ import (
 // GoNB cell or a command runs:
 //
 //	write    gridWrite: the dataset, the experiment and the run directory
-//	open1    bhasha.Open + r.Table("accuracy"), the first time (scoring)
-//	open2    the same again, in a new process (what a second notebook cell pays)
+//	cold     bhasha.Open + r.Table("accuracy") on the run directory as
+//	         written, nothing scored yet (what a cell pays when no
+//	         command kept the scored answers: scoring)
+//	finish   what bhasha run does once the answers are in (runTables:
+//	         scoring, keeping the scored answers and every table, the
+//	         CSV tables), on the directory as written
+//	open1    bhasha.Open + r.Table("accuracy") after finish: what the
+//	         first notebook cell after bhasha run pays
+//	open2    the same again, in a new process (what a later cell pays)
 //	tables   bhasha.Open + every table of r.Tables(), each built with r.Table
 //	report   bhasha report --run DIR --html F --xlsx F (the command, in full)
 //	duck     node tools/duckscan/scan.mjs DIR: DuckDB's scan of the same
 //	         records (count, count distinct key, the bytes of every response),
-//	         right before open1 (the ratios' anchor) and again at the end
+//	         right before cold (the ratios' anchor) and again at the end
 //	         (duck-after: how far the machine's speed drifted meanwhile)
 //
 // For each it reports the wall time (s) and the peak resident memory of
-// its process (MB, from the child's rusage), and the ratio of each open
-// to DuckDB's scan; the directory's bytes per record after writing and
+// its process (MB, from the child's rusage), the ratio of each open
+// to DuckDB's scan, and the report's to cold; the directory's bytes per record after writing and
 // after the steps (with whatever they keep in it). Every file of the run
 // directory is read once before the steps (warm), so that all of them,
 // DuckDB's scan included, read the records from the page cache. The grid asks 240
@@ -105,15 +113,27 @@ func BenchmarkPapersGrid(b *testing.B) {
 			return dk
 		}
 		dk := scanned("duck")
+		opened := func(name string) stepRun {
+			st := step(b, name, gridChild("open", l, spec), nil)
+			var o struct{ Scored, Rows int }
+			if err := json.Unmarshal(lastLine(st.out), &o); err != nil || o.Scored != g.Answers || o.Rows == 0 {
+				b.Fatalf("%s: %s (want %d scored answers and an accuracy table)", name, st.out, g.Answers)
+			}
+			b.ReportMetric(st.wall.Seconds(), name+"-s")
+			b.ReportMetric(st.rssMB, name+"-MB")
+			return st
+		}
+		cold := opened("cold")
+		resetRun(b, l, g)
+		fin := step(b, "finish", gridChild("finish", l, spec), nil)
+		if !bytes.Contains(fin.out, []byte(fmt.Sprintf("%d scored answers", g.Answers))) {
+			b.Fatalf("finish: %s (want it to count %d scored answers)", fin.out, g.Answers)
+		}
+		b.ReportMetric(fin.wall.Seconds(), "finish-s")
+		b.ReportMetric(fin.rssMB, "finish-MB")
 		var opens [2]stepRun
 		for i := range opens {
-			opens[i] = step(b, fmt.Sprintf("open%d", i+1), gridChild("open", l, spec), nil)
-			var o struct{ Scored, Rows int }
-			if err := json.Unmarshal(lastLine(opens[i].out), &o); err != nil || o.Scored != g.Answers || o.Rows == 0 {
-				b.Fatalf("open%d: %s (want %d scored answers and an accuracy table)", i+1, opens[i].out, g.Answers)
-			}
-			b.ReportMetric(opens[i].wall.Seconds(), fmt.Sprintf("open%d-s", i+1))
-			b.ReportMetric(opens[i].rssMB, fmt.Sprintf("open%d-MB", i+1))
+			opens[i] = opened(fmt.Sprintf("open%d", i+1))
 		}
 		tb := step(b, "tables", gridChild("tables", l, spec), nil)
 		var tt struct{ Tables, Rows int }
@@ -140,13 +160,14 @@ func BenchmarkPapersGrid(b *testing.B) {
 		b.ReportMetric(duck, "duck-s")
 		b.ReportMetric(dk.rssMB, "duck-MB")
 		b.ReportMetric(dk2.wall.Seconds(), "duck-after-s")
+		b.ReportMetric(cold.wall.Seconds()/duck, "cold/duck")
 		b.ReportMetric(opens[0].wall.Seconds()/duck, "open1/duck")
 		b.ReportMetric(opens[1].wall.Seconds()/duck, "open2/duck")
-		b.ReportMetric(rp.wall.Seconds()/opens[0].wall.Seconds(), "report/open1")
-		b.Logf("%d records (%d facts × %d models × %d requests): write %s; open1 %.1f s %.0f MB, open2 %.1f s %.0f MB, tables %.1f s %.0f MB, report %.1f s %.0f MB; DuckDB %.2f s %.0f MB before open1, %.2f s after the report",
+		b.ReportMetric(rp.wall.Seconds()/cold.wall.Seconds(), "report/cold")
+		b.Logf("%d records (%d facts × %d models × %d requests): write %s; cold %.1f s %.0f MB, finish %.1f s %.0f MB, open1 %.1f s %.0f MB, open2 %.1f s %.0f MB, tables %.1f s %.0f MB, report %.1f s %.0f MB; DuckDB %.2f s %.0f MB before cold, %.2f s after the report",
 			g.Records, g.Facts, models, gridPerFact, map[bool]string{true: "reused", false: "measured"}[reused],
-			opens[0].wall.Seconds(), opens[0].rssMB, opens[1].wall.Seconds(), opens[1].rssMB, tb.wall.Seconds(), tb.rssMB,
-			rp.wall.Seconds(), rp.rssMB, duck, dk.rssMB, dk2.wall.Seconds())
+			cold.wall.Seconds(), cold.rssMB, fin.wall.Seconds(), fin.rssMB, opens[0].wall.Seconds(), opens[0].rssMB, opens[1].wall.Seconds(), opens[1].rssMB,
+			tb.wall.Seconds(), tb.rssMB, rp.wall.Seconds(), rp.rssMB, duck, dk.rssMB, dk2.wall.Seconds())
 	}
 }
 
@@ -378,9 +399,10 @@ func gridChild(name string, l gridLayout, spec gridSpec) *exec.Cmd {
 
 // gridStep runs one step of BenchmarkPapersGrid in this process (the test
 // binary started by gridChild) and prints its result as one JSON line:
-// write (gridWrite's Summary), open (bhasha.Open and the accuracy
-// table: scored answers and rows) or tables (bhasha.Open and every table:
-// how many, and their rows). It returns the exit status.
+// write (gridWrite's Summary), finish (runTables' listing), open
+// (bhasha.Open and the accuracy table: scored answers and rows) or tables
+// (bhasha.Open and every table: how many, and their rows). It returns the
+// exit status.
 func gridStep(name string) int {
 	ctx := context.Background()
 	l := gridLayout{Root: os.Getenv("BHASHA_GRID_ROOT")}
@@ -391,6 +413,14 @@ func gridStep(name string) int {
 	switch name {
 	case "write":
 		out, err = gridWrite(ctx, l, gridSpec{Facts: facts, Models: models}, os.Stderr)
+	case "finish":
+		var buf bytes.Buffer
+		release := memlimit.Hold(runHeapFloor, runHeapHeadroom, 4) // as cmdRun holds it
+		err = runTables(ctx, bhasha.BuiltinStudies(), l.Run(), &buf, os.Stderr)
+		release()
+		if err == nil {
+			out = buf.String()
+		}
 	case "open":
 		var r *bhasha.Results
 		if r, err = bhasha.Open(ctx, l.Run()); err == nil {

@@ -278,8 +278,13 @@ func TestExitStatusesAndBounds(t *testing.T) {
 	if code != exitIncomplete || !strings.Contains(msg, "20 request(s) failed") || !strings.Contains(msg, "run the same command again") {
 		t.Errorf("failed requests: exit %d: %s", code, msg)
 	}
+	// An incomplete run is not scored: its tables would count failures
+	// the resumed run retries.
+	if left := scoredFiles(out); len(left) > 0 {
+		t.Errorf("the incomplete run wrote %v", left)
+	}
 	code, msg = runCLI(t, cli("run", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--endpoint", url))
-	if code != 0 || !strings.Contains(msg, "20 records (20 ok, 0 failed)") {
+	if code != 0 || !strings.Contains(msg, "20 records (20 ok, 0 failed)") || !strings.Contains(msg, out+": 20 scored answers") {
 		t.Errorf("resumed: exit %d: %s", code, msg)
 	}
 

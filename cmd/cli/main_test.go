@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -427,6 +428,19 @@ func TestSmokeExperiments(t *testing.T) {
 			var so, se bytes.Buffer
 			if err := dispatch(context.Background(), args, &so, &se); err != nil {
 				t.Fatalf("%v\n%s", err, se.String())
+			}
+			if !strings.Contains(so.String(), out+"/tables/accuracy.csv") || !strings.Contains(so.String(), "[SIMULATED models]") {
+				t.Errorf("run said %q", so.String())
+			}
+			// The run kept its scored answers and tables: a notebook's
+			// first cell reads them and scores nothing.
+			var steps []string
+			r, err := bhasha.Open(context.Background(), out, bhasha.OnScoring(func(p bhasha.ScoringProgress) { steps = append(steps, p.Step) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Table("accuracy"); err != nil || slices.Contains(steps, "scoring") {
+				t.Errorf("the first open after the run: %v, steps %q", err, steps)
 			}
 			m, err := run.ReadManifest(out)
 			if err != nil {

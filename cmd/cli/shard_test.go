@@ -114,13 +114,19 @@ func TestRunShards(t *testing.T) {
 		if len(models) != 1 {
 			t.Errorf("shard %d asks models %v, want one", k, models)
 		}
+		if left := scoredFiles(sd); len(left) > 0 {
+			t.Errorf("shard %d was scored on its own: %v", k, left) // the grid's report scores them together
+		}
 		all = append(all, recordKeys(t, sd)...)
 	}
 	slices.Sort(all)
 	whole := filepath.Join(dir, "whole")
-	var se bytes.Buffer
-	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", whole, "--cache-dir", cdir, "--endpoint", url}, &bytes.Buffer{}, &se); err != nil {
+	var so, se bytes.Buffer
+	if err := dispatch(context.Background(), []string{"run", "--config", cfg, "--out", whole, "--cache-dir", cdir, "--endpoint", url, "--no-tables"}, &so, &se); err != nil {
 		t.Fatalf("whole run: %v\n%s", err, se.String())
+	}
+	if left := scoredFiles(whole); len(left) > 0 || so.Len() > 0 {
+		t.Errorf("run --no-tables wrote %v and said %q", left, so.String())
 	}
 	if want := recordKeys(t, whole); !slices.Equal(all, want) || len(want) != 2*n {
 		t.Errorf("the shards asked %d requests, the whole run %d: %v vs %v", len(all), len(want), all, want)
@@ -162,6 +168,17 @@ func TestRunShards(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scoredFiles are the files of dir that scoring a run writes.
+func scoredFiles(dir string) []string {
+	var out []string
+	for _, name := range []string{"tables", "scored.parquet", "scored-tables"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // A shard stopped by SIGTERM (as Slurm and Kubernetes stop a task) exits
