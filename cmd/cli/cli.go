@@ -61,7 +61,7 @@ const usage = `bhasha: cross-lingual knowledge-consistency evaluation for vLLM e
 
 Commands:
   sim           serve the simulated vLLM-compatible server (SIMULATED models)
-  run           run an experiment file into a run directory (resumable; --shard K/N runs one shard)
+  run           run an experiment file into a run directory, then score it and write its tables (resumable; --shard K/N runs one shard)
   cluster slurm write a Slurm job array running the shards of a grid, and its report job (sbatch scripts)
   cluster k8s   write a Kubernetes Indexed Job running the shards of a grid, and its report Job
   merge         write a grid's shards as one run directory (report --run GRID opens them as one run by itself)

@@ -23,7 +23,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
-// The papers' grid from disk (issue 20): BenchmarkPapersGrid writes an
+// The papers' grid from disk: BenchmarkPapersGrid writes an
 // IndicKLAR run directory of BHASHA_BENCH_RECORDS requests (default
 // 6,364,170, the size of the papers' 2,619 facts × 30 language forms × 9
 // strategies × 9 models) with gridWrite (the experiment's requests,
