@@ -81,9 +81,11 @@ const (
 	// busyTimeout is how long a write waits for another process's
 	// transaction, in milliseconds.
 	busyTimeout = 30000
-	// mmapSize is how much of the database is read through a memory map
-	// (bounding what the map adds to resident memory).
-	mmapSize = 64 << 20
+	// mmapSize is how much of the database each connection reads
+	// through a memory map. Each connection maps the file on its own, so
+	// the maps add up to this times the connections in use (a run's
+	// reader and writer) to resident memory.
+	mmapSize = 32 << 20
 	// maxBatch is the most keys one query reads or one transaction
 	// commits.
 	maxBatch = 4096
