@@ -401,8 +401,7 @@ func cmdRun(ctx context.Context, reg *bhasha.Registry, args []string, stdout, st
 	if *archive {
 		opts = append(opts, bhasha.ArchiveChanged())
 	}
-	// Go's default pacing would let the heap reach twice what is live.
-	defer memlimit.Hold(runHeapFloor, runHeapHeadroom, 4)()
+	defer holdRunHeap()()
 	r, err := bhasha.Run(ctx, exp, opts...)
 	if r != nil {
 		printCounts(stderr, dir, r.Manifest())
@@ -845,6 +844,11 @@ const (
 	reportHeapHeadroom = 256 << 20
 	tableShare         = 8
 )
+
+// holdRunHeap paces the heap of a run and of the scoring it ends with
+// (memlimit.Hold), where Go's default pacing would let the heap reach
+// twice what is live; it returns the release.
+func holdRunHeap() (release func()) { return memlimit.Hold(runHeapFloor, runHeapHeadroom, 4) }
 
 // lockedWriter serializes the writes to w.
 type lockedWriter struct {

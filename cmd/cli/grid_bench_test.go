@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/bhashalab/bhasha"
-	"github.com/bhashalab/bhasha/cmd/internal/memlimit"
 	"github.com/bhashalab/bhasha/runtime/run"
 )
 
@@ -415,7 +414,7 @@ func gridStep(name string) int {
 		out, err = gridWrite(ctx, l, gridSpec{Facts: facts, Models: models}, os.Stderr)
 	case "finish":
 		var buf bytes.Buffer
-		release := memlimit.Hold(runHeapFloor, runHeapHeadroom, 4) // as cmdRun holds it
+		release := holdRunHeap() // as cmdRun holds it
 		err = runTables(ctx, bhasha.BuiltinStudies(), l.Run(), &buf, os.Stderr)
 		release()
 		if err == nil {

@@ -453,7 +453,8 @@ func (e *Engine) forgetRecent() {
 }
 
 // process turns a into its record and, for an answer to cache, its key and
-// entry (held in e.pending until put); a nil record: the run was cancelled.
+// entry (held in e.pending until put, and among the recent entries after);
+// a nil record: the run was cancelled.
 func (e *Engine) process(ctx context.Context, a *ahead) (*Record, [32]byte, *[]byte) {
 	r, p, err := a.r, a.p, a.perr
 	rec := &Record{Key: r.Key.String(), Fields: r.Key, Kind: r.Kind}
