@@ -26,20 +26,17 @@ type Damage struct {
 // String says which file is damaged and what was lost.
 func (d Damage) String() string {
 	var b strings.Builder
+	const leftOut = "; the lost records are left out of every table"
 	fmt.Fprintf(&b, "%s is damaged (part of it does not decode): %d record(s) were read from it", d.File, d.Kept)
 	switch {
-	case d.LostKnown && d.Lost == 0:
-	case d.LostKnown:
+	case !d.LostKnown:
+		fmt.Fprintf(&b, ", an unknown number of records are lost (%s)%s", strings.Join(d.Gaps, "; "), leftOut)
+	case d.Lost > 0:
 		fmt.Fprintf(&b, ", %d record(s) are lost: %s", d.Lost, strings.Join(d.LostAt, ", "))
 		if d.Lost > len(d.LostAt) {
 			fmt.Fprintf(&b, " and %d more", d.Lost-len(d.LostAt))
 		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(d.Gaps, "; "))
-	default:
-		fmt.Fprintf(&b, ", an unknown number of records are lost (%s)", strings.Join(d.Gaps, "; "))
-	}
-	if !(d.LostKnown && d.Lost == 0) {
-		b.WriteString("; the lost records are left out of every table")
+		fmt.Fprintf(&b, " (%s)%s", strings.Join(d.Gaps, "; "), leftOut)
 	}
 	b.WriteString("; running the experiment into the directory again keeps the records that can be read, asks again only the lost ones, and keeps the damaged file in " + ArchiveDir + "/")
 	return b.String()

@@ -253,8 +253,7 @@ func walk(dir string, fn func(f recordFile, r io.Reader, s *pqSegment) error) er
 // open opens a records file for reading as lines (a Parquet segment's
 // rows as their lines), setting f.damage when a segment is damaged.
 func (f *recordFile) open() (io.ReadCloser, error) {
-	switch f.kind {
-	case kindPq:
+	if f.kind == kindPq {
 		s, err := openSegment(f.path)
 		if errors.Is(err, errNoFooter) {
 			f.damage = &Damage{File: f.name, path: f.path, Gaps: []string{strings.TrimPrefix(err.Error(), "reading "+f.path+": ")}}
@@ -270,23 +269,20 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 			return nil
 		})
 		return io.NopCloser(bytes.NewReader(data)), nil
-	case kindZst:
-		fh, err := os.Open(f.path)
-		if err != nil {
-			return nil, fmt.Errorf("reading records: %w", err)
-		}
-		zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
-		if err != nil {
-			fh.Close()
-			return nil, fmt.Errorf("reading %s: %w", f.path, err)
-		}
-		return &zstdFile{zr: zr, f: fh, path: f.path}, nil
 	}
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading records: %w", err)
 	}
-	return fh, nil
+	if f.kind != kindZst {
+		return fh, nil
+	}
+	zr, err := zstd.NewReader(bufio.NewReaderSize(fh, 1<<20), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("reading %s: %w", f.path, err)
+	}
+	return &zstdFile{zr: zr, f: fh, path: f.path}, nil
 }
 
 // zstdFile reads an older compressed segment; errors name it.
@@ -365,17 +361,14 @@ func endsInNewline(path string) (int64, error) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("sealing %s: %w", path, err)
-	}
-	if fi.Size() == 0 {
-		return 0, nil
-	}
 	var b [1]byte
-	if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
-		return 0, fmt.Errorf("sealing %s: %w", path, err)
+	if err == nil && fi.Size() > 0 {
+		_, err = f.ReadAt(b[:], fi.Size()-1)
 	}
-	if b[0] != '\n' {
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("sealing %s: %w", path, err)
+	case fi.Size() > 0 && b[0] != '\n':
 		return 0, fmt.Errorf("sealing %s: its last line is incomplete (a torn record: open the run again to repair it)", path)
 	}
 	return fi.Size(), nil

@@ -82,49 +82,37 @@ func (c *segCol) value(r *segRow) parquet.Value {
 
 // segCols are a segment's columns.
 func segCols() []segCol {
-	text := func(name string, dict, optional bool, f func(*segRow) any) segCol {
-		var n parquet.Node = parquet.String()
-		if dict {
-			n = parquet.Encoded(n, &parquet.RLEDictionary)
-		}
-		return segCol{name, n, optional, f}
-	}
-	js := func(name string, optional bool, f func(*segRow) any) segCol {
-		return segCol{name, parquet.JSON(), optional, f}
-	}
-	num := func(name string, f func(*segRow) any) segCol { return segCol{name, parquet.Int(64), false, f} }
-	flag := func(name string, f func(*segRow) any) segCol {
-		return segCol{name, parquet.Leaf(parquet.BooleanType), false, f}
-	}
+	str, dict, js := parquet.String(), parquet.Encoded(parquet.String(), &parquet.RLEDictionary), parquet.JSON()
+	num, flag := parquet.Int(64), parquet.Leaf(parquet.BooleanType)
 	return []segCol{
-		text("key", false, false, func(r *segRow) any { return &r.Key }),
-		js("fields", false, func(r *segRow) any { return &r.FieldsJSON }),
-		text("kind", true, false, func(r *segRow) any { return (*string)(&r.Kind) }),
-		text("served_model", true, false, func(r *segRow) any { return &r.ServedModel }),
-		text("status", true, false, func(r *segRow) any { return &r.Status }),
-		text("error", false, false, func(r *segRow) any { return &r.Error }),
-		text("response", false, false, func(r *segRow) any { return &r.Response }),
-		text("reasoning", false, true, func(r *segRow) any { return &r.Reasoning }),
-		text("finish_reason", true, false, func(r *segRow) any { return &r.FinishReason }),
-		num("prompt_tokens", func(r *segRow) any { return &r.PromptTokens }),
-		num("completion_tokens", func(r *segRow) any { return &r.CompletionTokens }),
+		{"key", str, false, func(r *segRow) any { return &r.Key }},
+		{"fields", js, false, func(r *segRow) any { return &r.FieldsJSON }},
+		{"kind", dict, false, func(r *segRow) any { return (*string)(&r.Kind) }},
+		{"served_model", dict, false, func(r *segRow) any { return &r.ServedModel }},
+		{"status", dict, false, func(r *segRow) any { return &r.Status }},
+		{"error", str, false, func(r *segRow) any { return &r.Error }},
+		{"response", str, false, func(r *segRow) any { return &r.Response }},
+		{"reasoning", str, true, func(r *segRow) any { return &r.Reasoning }},
+		{"finish_reason", dict, false, func(r *segRow) any { return &r.FinishReason }},
+		{"prompt_tokens", num, false, func(r *segRow) any { return &r.PromptTokens }},
+		{"completion_tokens", num, false, func(r *segRow) any { return &r.CompletionTokens }},
 		{"latency_ms", parquet.Leaf(parquet.DoubleType), false, func(r *segRow) any { return &r.LatencyMS }},
-		num("attempts", func(r *segRow) any { return &r.Attempts }),
-		text("endpoint", true, false, func(r *segRow) any { return &r.Endpoint }),
-		flag("cached", func(r *segRow) any { return &r.Cached }),
-		text("cache_key", false, false, func(r *segRow) any { return &r.CacheKey }),
-		js("logprobs", true, func(r *segRow) any { return (*[]byte)(&r.Logprobs) }),
-		js("prompt_logprobs", true, func(r *segRow) any { return (*[]byte)(&r.PromptLogprobs) }),
-		text("refusal", false, true, func(r *segRow) any { return &r.Refusal }),
-		js("tool_calls", true, func(r *segRow) any { return (*[]byte)(&r.ToolCalls) }),
-		flag("empty_response", func(r *segRow) any { return &r.EmptyResponse }),
-		js("request", true, func(r *segRow) any { return (*[]byte)(&r.Request) }),
-		text("request_sha256", false, true, func(r *segRow) any { return &r.RequestSHA256 }),
-		js("identity", true, func(r *segRow) any { return &r.IdentityJSON }),
-		flag("simulated", func(r *segRow) any { return &r.Simulated }),
-		js("extracted", true, func(r *segRow) any { return &r.ExtractedJSON }),
-		text("record_sha256", false, true, func(r *segRow) any { return &r.RecordSHA256 }),
-		text("line", false, true, func(r *segRow) any { return &r.Line }),
+		{"attempts", num, false, func(r *segRow) any { return &r.Attempts }},
+		{"endpoint", dict, false, func(r *segRow) any { return &r.Endpoint }},
+		{"cached", flag, false, func(r *segRow) any { return &r.Cached }},
+		{"cache_key", str, false, func(r *segRow) any { return &r.CacheKey }},
+		{"logprobs", js, true, func(r *segRow) any { return (*[]byte)(&r.Logprobs) }},
+		{"prompt_logprobs", js, true, func(r *segRow) any { return (*[]byte)(&r.PromptLogprobs) }},
+		{"refusal", str, true, func(r *segRow) any { return &r.Refusal }},
+		{"tool_calls", js, true, func(r *segRow) any { return (*[]byte)(&r.ToolCalls) }},
+		{"empty_response", flag, false, func(r *segRow) any { return &r.EmptyResponse }},
+		{"request", js, true, func(r *segRow) any { return (*[]byte)(&r.Request) }},
+		{"request_sha256", str, true, func(r *segRow) any { return &r.RequestSHA256 }},
+		{"identity", js, true, func(r *segRow) any { return &r.IdentityJSON }},
+		{"simulated", flag, false, func(r *segRow) any { return &r.Simulated }},
+		{"extracted", js, true, func(r *segRow) any { return &r.ExtractedJSON }},
+		{"record_sha256", str, true, func(r *segRow) any { return &r.RecordSHA256 }},
+		{"line", str, true, func(r *segRow) any { return &r.Line }},
 	}
 }
 

@@ -229,17 +229,17 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 		defer close(readDone)
 		defer close(batches)
 		defer close(todo)
-		var done int64                // bytes on disk of the files read to their end
-		n := 0                        // logical lines read
-		send := func(b *batch) bool { // in order to the consumer, then to a worker
+		var done int64                 // bytes on disk of the files read to their end
+		n := 0                         // logical lines read
+		send := func(b *batch) error { // in order to the consumer, then to a worker
 			for _, ch := range []chan *batch{batches, todo} {
 				select {
 				case ch <- b:
 				case <-ctx.Done():
-					return false
+					return ctx.Err()
 				}
 			}
-			return true
+			return nil
 		}
 		readErr = walk(dir, func(f recordFile, r io.Reader, seg *pqSegment) error {
 			fp := &f
@@ -272,10 +272,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 					}
 					n += b.count + len(b.spans)
 					local += b.count + len(b.spans)
-					if !send(b) {
-						return ctx.Err()
-					}
-					return nil
+					return send(b)
 				})
 				if err != nil {
 					return err
@@ -294,8 +291,8 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			t, err := eachLine(f, r, func(line []byte, _ int) error {
 				if len(b.data) >= batchBytes {
 					b.read = done + min(read, size)
-					if !send(b) {
-						return ctx.Err()
+					if err := send(b); err != nil {
+						return err
 					}
 					b = newBatch(batchBytes + batchBytes/16)
 				}
@@ -317,9 +314,7 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			done += size
 			if len(b.spans) > 0 {
 				b.read = done
-				if !send(b) {
-					return ctx.Err()
-				}
+				return send(b)
 			}
 			return nil
 		})
