@@ -363,7 +363,6 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 	}
 	var archived bytes.Buffer
 	var archivedKeys []string
-	moved := 0
 	drops := make([]map[int]bool, len(s.files))
 	for i, f := range s.files {
 		drop := map[int]bool{}
@@ -384,7 +383,6 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			_, conflict := s.conflictAt[s.Done.h(rec.Key)]
 			switch {
 			case pick != nil && pick(n, rec.Key, rec.Identity):
-				moved++
 				archived.Write(line)
 				archived.WriteByte('\n')
 				archivedKeys = append(archivedKeys, rec.Key)
@@ -406,7 +404,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		}
 	}
 	apath := ""
-	if moved > 0 {
+	if len(archivedKeys) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o755); err != nil {
 			return "", 0, fmt.Errorf("archiving records: %w", err)
 		}
@@ -448,7 +446,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 		s.Done.Remove(k)
 	}
 	s.Report.Kept = s.Done.Len()
-	return apath, moved, nil
+	return apath, len(archivedKeys), nil
 }
 
 // rewriteFile replaces f, through a synced temporary file, by its n lines

@@ -87,7 +87,7 @@ func (sh *shadow) finish(commit bool) (bool, error) {
 func (e *lineEncoder) rowOfRecord(r *engine.Record, seal string) (segRow, error) {
 	texts := []string{r.Key, string(r.Kind), r.ServedModel, r.Status, r.Error, r.Response, r.Reasoning,
 		r.FinishReason, r.Endpoint, r.CacheKey, r.Refusal, r.RequestSHA256}
-	if len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 && !slices.ContainsFunc(texts, invalidUTF8) {
+	if len(r.Logprobs)+len(r.PromptLogprobs)+len(r.ToolCalls) == 0 && !slices.ContainsFunc(texts, func(s string) bool { return !utf8.ValidString(s) }) {
 		row, err := newRow(r, seal)
 		// json.Marshal writes invalid UTF-8 as \ufffd.
 		if err == nil && !slices.ContainsFunc([][]byte{row.FieldsJSON, row.IdentityJSON, row.ExtractedJSON},
@@ -101,5 +101,3 @@ func (e *lineEncoder) rowOfRecord(r *engine.Record, seal string) (segRow, error)
 	}
 	return e.rowOf(slices.Clone(line))
 }
-
-func invalidUTF8(s string) bool { return !utf8.ValidString(s) }

@@ -381,12 +381,10 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			return streamed{lines: nlines}, ctx.Err()
 		}
 		if b.err != nil {
-			cancel()
 			return streamed{lines: nlines}, b.err
 		}
 		for i := range b.res {
 			if err := consume(&b.res[i]); err != nil {
-				cancel()
 				return streamed{lines: nlines}, err
 			}
 		}
