@@ -494,16 +494,13 @@ func rewriteFile(f recordFile, n int, drop map[int]bool) error {
 		return syncDir(filepath.Dir(f.path))
 	}
 	dst := filepath.Join(filepath.Dir(f.path), SegmentName(f.seg))
-	if err := writeSegment(dst, f.path, segGroupRows, eachKept); err != nil {
+	if err := writeSegment(dst, f.path, segGroupRows, eachKept); err != nil || dst == f.path {
 		return err
 	}
-	if dst != f.path {
-		if err := os.Remove(f.path); err != nil {
-			return fmt.Errorf("replacing %s by %s: %w", f.path, dst, err)
-		}
-		return syncDir(filepath.Dir(f.path))
+	if err := os.Remove(f.path); err != nil {
+		return fmt.Errorf("replacing %s by %s: %w", f.path, dst, err)
 	}
-	return nil
+	return syncDir(filepath.Dir(f.path))
 }
 
 // keyField is the i-th '|'-separated field of key, unescaped.
