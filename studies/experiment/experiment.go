@@ -373,12 +373,7 @@ func (e *Experiment) Resolve(p string) string {
 // that the copy reads the same inputs from any directory.
 func (e *Experiment) Portable() ([]byte, error) {
 	c := *e
-	abs := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		return absPath(e.Resolve(p))
-	}
+	abs := func(p string) string { return absPath(e.Resolve(p)) }
 	c.HumanLabels = abs(e.HumanLabels)
 	c.Options = cloneOptions(e.Options)
 	for _, in := range c.inputs() {
@@ -453,9 +448,9 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 	return out
 }
 
-// absPath is p made absolute (p itself when that fails).
+// absPath is p made absolute (p itself when p is empty or that fails).
 func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
+	if a, err := filepath.Abs(p); err == nil && p != "" {
 		return a
 	}
 	return p
