@@ -34,7 +34,7 @@ type Page struct {
 	// the workbook's README sheet lists them after Notes.
 	MethodNotes []string
 	Tables      []*tables.Table
-	Infos       []tables.Info // one per table, same order (description, what it mirrors)
+	Infos       []tables.Info // per table, same order (description, what it mirrors); a table past its end, or one without a Name, shows its own
 	Figures     []Figure
 	// Provenance is shown as name/value pairs (models, servers, decoding,
 	// inputs and their hashes, tool version, dates, options in force).
