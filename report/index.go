@@ -27,8 +27,11 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	if err != nil {
 		return err
 	}
-	lines := append(readmeTitle(title, slices.ContainsFunc(entries, func(e Entry) bool { return e.Simulated })),
-		"'experiments' lists every run with links to its HTML report and its own workbook (every table, the figures, the samples); the sheets after it are each run's headline tables.")
+	lines := []string{title}
+	if slices.ContainsFunc(entries, func(e Entry) bool { return e.Simulated }) {
+		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
+	}
+	lines = append(lines, "'experiments' lists every run with links to its HTML report and its own workbook (every table, the figures, the samples); the sheets after it are each run's headline tables.")
 	if err := startReadme(f, st, lines); err != nil {
 		return err
 	}

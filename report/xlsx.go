@@ -60,7 +60,11 @@ func WriteXLSXContext(ctx context.Context, w io.Writer, p Page, o Options) error
 	if err != nil {
 		return err
 	}
-	lines := append(readmeTitle(p.Title, p.Simulated), p.Notes...)
+	lines := []string{p.Title}
+	if p.Simulated {
+		lines = append(lines, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM.")
+	}
+	lines = append(lines, p.Notes...)
 	if len(p.MethodNotes) > 0 {
 		lines = append(lines, "Method notes (how these numbers were made):")
 		lines = append(lines, p.MethodNotes...)
@@ -165,14 +169,6 @@ func cutNote(sheet string, left, total int, rest string) string {
 }
 
 const readme = "README" // a workbook's first sheet
-
-// readmeTitle is the README's first lines: title, and SIMULATED when simulated.
-func readmeTitle(title string, simulated bool) []string {
-	if simulated {
-		return []string{title, "SIMULATED: these answers came from Bhasha's simulated models, not from a real LLM."}
-	}
-	return []string{title}
-}
 
 // startReadme names the first sheet README and writes lines.
 func startReadme(f *excelize.File, st styleSet, lines []string) error {
