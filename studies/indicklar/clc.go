@@ -125,10 +125,8 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 	clc := clcByUnit(clcMeans)
 	var cells [][4]string
 	for k := range o {
-		if k[1] != ref {
-			if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok {
-				cells = append(cells, k)
-			}
+		if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok && k[1] != ref {
+			cells = append(cells, k)
 		}
 	}
 	study.SortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })
