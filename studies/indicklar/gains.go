@@ -23,11 +23,8 @@ type gainKey struct{ model, strategy, measure string }
 func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gainKey]map[string]float64 {
 	gains := map[gainKey]map[string]float64{}
 	for k, set := range o {
-		if k[1] == ref || k[3] != "native" {
-			continue
-		}
 		base := o[[4]string{k[0], ref, k[2], "native"}]
-		if base == nil {
+		if k[1] == ref || k[3] != "native" || base == nil {
 			continue
 		}
 		n, kb, ks, _, _ := tables.Paired(base, set)
@@ -37,10 +34,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 	}
 	clc := clcByUnit(clcMeans)
 	for k, v := range clc {
-		if k[1] == ref || k[3] != "native" {
-			continue
-		}
-		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
+		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok && k[1] != ref && k[3] == "native" {
 			put(gains, gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
