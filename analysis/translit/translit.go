@@ -260,9 +260,7 @@ func Roman(s string) string {
 	words := strings.Split(ISO15919(s), " ")
 	for i, w := range words {
 		rs := []rune(w)
-		n := len(rs)
-		// Trailing punctuation stays where it is.
-		end := n
+		end := len(rs) // trailing punctuation stays where it is
 		for end > 0 && !unicode.IsLetter(rs[end-1]) && !unicode.Is(unicode.Mn, rs[end-1]) {
 			end--
 		}
