@@ -477,8 +477,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if d := j.Dataset; d != nil {
-		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: map[string]int{}}
-		maps.Copy(m.Dataset.Missing, d.Missing)
+		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: maps.Clone(d.Missing)}
 		if len(d.Skipped) > 0 {
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(d.Skipped))
 		}
