@@ -239,7 +239,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return refuse(err)
 	}
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache,
+		Decodings: map[string][]engine.Decoding{}}
 	repaired := func(msg string) {
 		logf("%s", msg)
 		m.Repairs = append(m.Repairs, msg)
@@ -510,9 +511,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		prior, plan := priors[stage], plans[stage]
 		lookup := prior.Lookup
 		m.Pending += plan.held + plan.withheld
-		if m.Decodings == nil && len(plan.decodings) > 0 {
-			m.Decodings = map[string][]engine.Decoding{}
-		}
 		maps.Copy(m.Decodings, plan.decodings)
 		pending := plan.pending
 		if n := plan.changed.Len(); n > 0 {
