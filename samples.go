@@ -167,11 +167,8 @@ func (r *Results) SamplesTable(keep func(Sample) bool) (*Table, error) {
 // samplesTable lays the samples out as a table, each repeated string boxed once.
 func samplesTable(ss []Sample) *Table {
 	schema := score.NewSchema() // samples built by hand: the common fields
-	for i := range ss {
-		if ss[i].schema != nil {
-			schema = ss[i].schema
-			break
-		}
+	if i := slices.IndexFunc(ss, func(s Sample) bool { return s.schema != nil }); i >= 0 {
+		schema = ss[i].schema
 	}
 	fields, extra := schema.Fields(), reportfiles.SampleColumns()
 	cols := make([]tables.Column, 0, len(fields)+len(extra))

@@ -34,7 +34,7 @@ type Page struct {
 	// the workbook's README sheet lists them after Notes.
 	MethodNotes []string
 	Tables      []*tables.Table
-	Infos       []tables.Info // one per table, same order (description, what it mirrors)
+	Infos       []tables.Info // per table, same order (description, what it mirrors); a table past its end, or one without a Name, shows its own
 	Figures     []Figure
 	// Provenance is shown as name/value pairs (models, servers, decoding,
 	// inputs and their hashes, tool version, dates, options in force).
@@ -464,15 +464,8 @@ func sampleFullText(header []string, c int, key string) string {
 // ordinal writes k as "2nd", "3rd", "11th", "21st".
 func ordinal(k int) string {
 	suffix := "th"
-	if k%100 < 11 || k%100 > 13 {
-		switch k % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
+	if d := k % 10; d >= 1 && d <= 3 && (k%100 < 11 || k%100 > 13) {
+		suffix = [...]string{1: "st", 2: "nd", 3: "rd"}[d]
 	}
 	return fmt.Sprintf("%d%s", k, suffix)
 }

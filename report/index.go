@@ -45,7 +45,7 @@ func WriteIndexXLSX(w io.Writer, title string, entries []Entry) error {
 	f.SetCellStyle(idx, "A1", cellName(len(head), 1), st.header)
 	for i, e := range entries {
 		for c, v := range []any{e.Name, e.Simulated, e.Status, e.Records, e.Failed, e.Report, e.Workbook, e.About} {
-			if err := setCell(f, idx, cellName(c+1, i+2), v, "manifest.json", st); err != nil {
+			if err := setCell(f, idx, c+1, i+2, v, "manifest.json", st); err != nil {
 				return err
 			}
 		}

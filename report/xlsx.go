@@ -188,7 +188,7 @@ func writeRows(f *excelize.File, sheet string, rows [][]string, widths []float64
 	for i, row := range rows {
 		height := lineHeight
 		for c, v := range row {
-			if err := setCell(f, sheet, cellName(c+1, i+1), v, "manifest.json", st); err != nil {
+			if err := setCell(f, sheet, c+1, i+1, v, "manifest.json", st); err != nil {
 				return err
 			}
 			height = max(height, textHeight(v, widths[c]))
@@ -663,8 +663,9 @@ func rangeRef(sheet string, c1, r1, c2, r2 int) string {
 	return cellRef(sheet, c1, r1) + ":" + abs
 }
 
-// setCell writes numbers and booleans as such, anything else as textCell's text.
-func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleSet) error {
+// setCell writes v into cell (col, row), 1-based: numbers and booleans
+// as such, anything else as textCell's text.
+func setCell(f *excelize.File, sheet string, col, row int, v any, full string, st styleSet) error {
 	switch x := v.(type) {
 	case nil:
 		return nil
@@ -674,13 +675,9 @@ func setCell(f *excelize.File, sheet, cell string, v any, full string, st styleS
 		}
 	case int, bool:
 	default:
-		c, r, err := excelize.CellNameToCoordinates(cell)
-		if err != nil {
-			return err
-		}
-		v = textCell(sheet, r, c-1, fmt.Sprint(v), full, 0, st).Value
+		v = textCell(sheet, row, col-1, fmt.Sprint(v), full, 0, st).Value
 	}
-	return f.SetCellValue(sheet, cell, v)
+	return f.SetCellValue(sheet, cellName(col, row), v)
 }
 
 // StreamRows is the row count above which a table's sheet is written

@@ -370,7 +370,7 @@ func writeFigures(f *excelize.File, sheet string, figs []Figure, simulated bool,
 				if v == nil {
 					continue
 				}
-				if err := setCell(f, sheet, cellName(c+1, head+1+r), v, "tables/*.csv", st); err != nil {
+				if err := setCell(f, sheet, c+1, head+1+r, v, "tables/*.csv", st); err != nil {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 
 	"github.com/bhashalab/bhasha/datasets/item"
 	"github.com/bhashalab/bhasha/datasets/klar"
@@ -21,13 +22,7 @@ func FactsOf(s *item.Set) []Fact {
 	var out []Fact
 	for _, it := range s.Items {
 		for _, v := range it.Variants {
-			var cues []string
-			if v.Question != "" {
-				cues = append(cues, v.Question)
-			}
-			if v.Subject != "" {
-				cues = append(cues, v.Subject)
-			}
+			cues := slices.DeleteFunc([]string{v.Question, v.Subject}, func(c string) bool { return c == "" })
 			if len(cues) == 0 {
 				continue
 			}

@@ -80,11 +80,13 @@ func FirstLine(raw string) Result {
 // output trimmed, is what they score. Field is the lenient rule.
 func Authors(raw, field string) Result { return read(raw, field, authors) }
 
-// read is onlyField's result of raw trimmed, when it reads it, else slow's.
+// read is slow's result of raw trimmed, but for the commonest answer
+// (onlyValue), which it reads without encoding/json as Authors and Field
+// read it (TestOnlyField checks both ways agree).
 func read(raw, field string, slow func(trimmed, field string) Result) Result {
 	trimmed := strings.TrimSpace(raw)
-	if r, ok := onlyField(trimmed, field); ok {
-		return r
+	if val, ok := onlyValue(trimmed, field); ok {
+		return Result{Value: strings.TrimSpace(val), Method: MethodJSON, Fields: map[string]string{field: val}, Fallback: trimmed}
 	}
 	return slow(trimmed, field)
 }
@@ -142,17 +144,11 @@ func lenient(trimmed, field string) Result {
 			return fromObject(obj, field, MethodFenced, trimmed)
 		}
 	}
-	for i := strings.IndexByte(trimmed, '{'); i >= 0; {
-		dec := json.NewDecoder(strings.NewReader(trimmed[i:]))
+	for i := range len(trimmed) {
 		var obj map[string]any
-		if err := dec.Decode(&obj); err == nil {
+		if trimmed[i] == '{' && json.NewDecoder(strings.NewReader(trimmed[i:])).Decode(&obj) == nil {
 			return fromObject(obj, field, MethodEmbedded, trimmed)
 		}
-		j := strings.IndexByte(trimmed[i+1:], '{')
-		if j < 0 {
-			break
-		}
-		i += j + 1
 	}
 	if strings.Contains(trimmed, "'") {
 		if obj, ok := singleQuoted(trimmed); ok {
@@ -168,28 +164,17 @@ func lenient(trimmed, field string) Result {
 
 // RulesAgree reports that Authors(raw, field) and Field(raw, field) are
 // the same result, without reading raw under either: true for the
-// outputs both read by the same shortcut (onlyField); false says
+// outputs both read by the same shortcut (onlyValue); false says
 // nothing.
 func RulesAgree(raw, field string) bool {
 	_, ok := onlyValue(strings.TrimSpace(raw), field)
 	return ok
 }
 
-// onlyField reads the commonest answer, an object of one member, field,
-// whose value is a string, both without escapes (no '\\', no control
-// character, valid UTF-8), as Authors and Field read it, without
-// encoding/json; ok is false for any other text, which they read with
-// it (TestOnlyField checks both ways agree).
-func onlyField(trimmed, field string) (_ Result, ok bool) {
-	val, ok := onlyValue(trimmed, field)
-	if !ok {
-		return Result{}, false
-	}
-	return Result{Value: strings.TrimSpace(val), Method: MethodJSON, Fields: map[string]string{field: val}, Fallback: trimmed}, true
-}
-
-// onlyValue is the value of field in the answer onlyField reads (ok false
-// for any other text), without making its Result.
+// onlyValue is the value of field in the commonest answer, an object of
+// one member, field, whose value is a string, both without escapes (no
+// '\\', no control character, valid UTF-8); ok is false for any other
+// text, which Authors and Field read with encoding/json.
 func onlyValue(trimmed, field string) (val string, ok bool) {
 	i := jsonSpace(trimmed, 0)
 	if i >= len(trimmed) || trimmed[i] != '{' {

@@ -197,7 +197,7 @@ func TestOnlyField(t *testing.T) {
 	for _, raw := range cases {
 		trimmed := strings.TrimSpace(raw)
 		for _, field := range []string{"answer", "translation"} {
-			if _, ok := onlyField(trimmed, field); ok {
+			if _, ok := onlyValue(trimmed, field); ok {
 				took++
 			}
 			if RulesAgree(raw, field) && !reflect.DeepEqual(Authors(raw, field), Field(raw, field)) {

@@ -486,12 +486,9 @@ func Read(path string) ([]score.Row, Meta, error) {
 	defer rd.Close()
 	rows := make([]score.Row, rd.meta.Rows)
 	errs := make([]error, rd.Groups())
-	var states sync.Pool // of *readState, one a goroutine at a time
+	states := sync.Pool{New: func() any { return newReadState(rd.text) }} // one a goroutine at a time
 	parallel.For(rd.Groups(), func(g int) {
-		st, _ := states.Get().(*readState)
-		if st == nil {
-			st = newReadState(rd.text)
-		}
+		st := states.Get().(*readState)
 		errs[g] = rd.read(g, rows[rd.starts[g]:rd.starts[g+1]], st)
 		states.Put(st)
 	})

@@ -164,12 +164,7 @@ func Wilcoxon(d []float64, method WilcoxonMethod) WilcoxonResult {
 	if method != WilcoxonAuto && method != WilcoxonExact && method != WilcoxonNormal {
 		panic(violation("Wilcoxon", "unknown method %d", method))
 	}
-	var nz []float64
-	for _, v := range d {
-		if v != 0 {
-			nz = append(nz, v)
-		}
-	}
+	nz := slices.DeleteFunc(slices.Clone(d), func(v float64) bool { return v == 0 })
 	// Zero differences: the exact distribution does not apply.
 	if method == WilcoxonAuto && len(d) > 50 || len(nz) < len(d) {
 		method = WilcoxonNormal

@@ -90,17 +90,15 @@ func Pivot(name, description string, src *Table, keep func(t *Table, row []any) 
 		}
 	}
 	t := New(name, description, out...)
+	missing := slices.Repeat([]any{math.NaN()}, len(values))
 	for _, rk := range rows {
 		out := slices.Clone(rowVals[rk])
 		for _, c := range cols {
 			vs, ok := cells[cell{rk, c}]
-			for i := range values {
-				if ok {
-					out = append(out, vs[i])
-				} else {
-					out = append(out, math.NaN())
-				}
+			if !ok {
+				vs = missing
 			}
+			out = append(out, vs...)
 		}
 		t.Rows = append(t.Rows, out)
 	}

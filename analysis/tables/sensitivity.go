@@ -168,12 +168,10 @@ func Conclusions(claims []Claim, alts []Alternative, rows []score.Row) *Table {
 				ons[ci] = append(ons[ci], a)
 			}
 		}
-		if len(ons[ci]) == 0 {
-			v := c.Verdict
-			if v == nil {
-				v = func(r *score.Row) bool { return r.Correct }
-			}
-			ons[ci] = []Alternative{{Name: NoAlternative, Measure: measure, Base: v, Of: v}}
+		if len(ons[ci]) == 0 { // the verdict in force on both sides (base: Row.Correct when nil)
+			a := Alternative{Name: NoAlternative, Measure: measure, Base: c.Verdict}
+			a.Of = a.base
+			ons[ci] = []Alternative{a}
 		}
 	}
 	byModel := map[string][]*score.Row{}

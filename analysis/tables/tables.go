@@ -158,13 +158,11 @@ func (t *Table) Columns() []Column {
 				typ = String
 			}
 		}
-		typ = cmp.Or(typ, String)
-		kind := KindNone
+		col := Column{Name: name, Type: cmp.Or(typ, String), Description: t.ColumnDocs[name]}
 		if typ == Int {
-			kind = KindCount
+			col.Kind = KindCount
 		}
-		col := Column{Name: name, Type: typ, Kind: kind, Description: t.ColumnDocs[name]}
-		if k, ok := shared(name); ok && (k.Type == typ || len(t.Rows) == 0) {
+		if k, ok := shared(name); ok && (k.Type == col.Type || len(t.Rows) == 0) {
 			col.Type, col.Kind = k.Type, k.Kind
 			col.Description = cmp.Or(col.Description, k.Description)
 		}

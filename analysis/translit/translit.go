@@ -14,6 +14,7 @@
 package translit
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 
@@ -106,6 +107,13 @@ func IsBrahmic(r rune) bool { _, ok := lookup(r); return ok }
 // it; Loose drops a word-final one).
 func ISO15919(s string) string {
 	rs := []rune(norm.NFC.String(s))
+	at := func(j int) entry { // the zero entry (other) past the end
+		if j >= len(rs) {
+			return entry{}
+		}
+		e, _ := lookup(rs[j])
+		return e
+	}
 	var sb strings.Builder
 	for i := 0; i < len(rs); i++ {
 		e, ok := lookup(rs[i])
@@ -115,26 +123,17 @@ func ISO15919(s string) string {
 		}
 		switch e.c {
 		case consonant:
-			lat := e.lat
-			j := i + 1
-			if j < len(rs) {
-				if n, ok := lookup(rs[j]); ok && n.c == nukta {
-					if f, ok := nuktaForms[lat]; ok {
-						lat = f
-					}
-					j++
-				}
+			lat, j := e.lat, i+1
+			if at(j).c == nukta {
+				lat = cmp.Or(nuktaForms[lat], lat)
+				j++
 			}
 			sb.WriteString(lat)
-			next, ok := entry{}, false
-			if j < len(rs) {
-				next, ok = lookup(rs[j])
-			}
-			switch {
-			case ok && next.c == sign:
+			switch next := at(j); next.c {
+			case sign:
 				sb.WriteString(next.lat)
 				j++
-			case ok && next.c == virama:
+			case virama:
 				j++
 			default:
 				sb.WriteString("a")
@@ -261,9 +260,7 @@ func Roman(s string) string {
 	words := strings.Split(ISO15919(s), " ")
 	for i, w := range words {
 		rs := []rune(w)
-		n := len(rs)
-		// Trailing punctuation stays where it is.
-		end := n
+		end := len(rs) // trailing punctuation stays where it is
 		for end > 0 && !unicode.IsLetter(rs[end-1]) && !unicode.Is(unicode.Mn, rs[end-1]) {
 			end--
 		}

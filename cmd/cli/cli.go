@@ -675,10 +675,7 @@ func cmdReport(ctx context.Context, reg *bhasha.Registry, args []string, stdout,
 	if err := parseFlags(fs, args, "report: --run is required", dir); err != nil {
 		return err
 	}
-	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg)}
-	if *cfg != "" {
-		oo = append(oo, bhasha.ExperimentFile(*cfg))
-	}
+	oo := []bhasha.ReadOption{scoringProgress(stderr), bhasha.WithStudies(reg), bhasha.ExperimentFile(*cfg)} // "": the run's own
 	isGrid := grid.IsGrid(*dir)
 	r, err := bhasha.Open(ctx, *dir, oo...)
 	if errors.Is(err, experiment.ErrUnknownStudy) {

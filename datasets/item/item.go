@@ -151,10 +151,7 @@ type Set struct {
 // Get returns the item with id, creating it (in insertion order) if new.
 func (s *Set) Get(id string) *Item {
 	if s.byID == nil {
-		s.byID = map[string]*Item{}
-		for _, it := range s.Items {
-			s.byID[it.ID] = it
-		}
+		s.byID = s.Index()
 	}
 	if it, ok := s.byID[id]; ok {
 		return it

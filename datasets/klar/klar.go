@@ -13,6 +13,7 @@ package klar
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,9 +175,7 @@ func addSample(s *item.Set, sm sample, src item.Problem, relation, template stri
 	}
 	SetCandidates(&v, cands, id+"/"+v.Language+"/"+string(v.Form), opts)
 	it := s.Get(id)
-	if it.Relation == "" {
-		it.Relation = relation
-	}
+	it.Relation = cmp.Or(it.Relation, relation)
 	if _, dup := it.Variant(v.Language, v.Form); dup {
 		return fail("index", fmt.Sprintf("fact %s appears twice for %s/%s", id, v.Language, v.Form))
 	}

@@ -188,12 +188,7 @@ func fileTable(tab io.ReaderAt) ([]string, error) {
 	if _, err := tab.ReadAt(b, int64(from)); err != nil {
 		return nil, fmt.Errorf("its file table: %w", err)
 	}
-	var files []string
-	for _, f := range bytes.Split(b, []byte{0}) {
-		if len(f) > 0 {
-			files = append(files, string(f))
-		}
-	}
+	files := strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 	slices.Sort(files)
 	return slices.Compact(files), nil
 }

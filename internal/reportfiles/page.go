@@ -34,10 +34,6 @@ func (r *Report) buildPage() (report.Page, error) {
 	if err != nil {
 		return report.Page{}, err
 	}
-	infos := make([]tables.Info, len(all))
-	for i, t := range all {
-		infos[i] = t.Info()
-	}
 	m := r.manifest
 	prov := [][2]string{{"experiment", m.Experiment + " (study " + r.exp.Study + ")"}, {"experiment file", shownPath(r.dir, m.ExperimentFile)},
 		{"experiment SHA-256", m.ExperimentHash}, {"tool", m.Tool}, {"status", m.Status},
@@ -68,17 +64,18 @@ func (r *Report) buildPage() (report.Page, error) {
 	}
 	prov = append(prov, r.exp.OptionProvenance()...) // the study's option blocks: scoring options, prompt options
 	ts := all
+	var infos []tables.Info // the papers' tables' only: the run's own show their Info
 	// The papers' published numbers beside the run's, first, when the run
 	// has any of them.
 	if v, err := r.exp.VersusPaper(all); err != nil {
 		return report.Page{}, err
 	} else if v != nil && len(v.Rows) > 0 {
-		lead, leadInfos := []*tables.Table{v}, []tables.Info{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}
+		lead := []*tables.Table{v}
+		infos = []tables.Info{{Name: v.Name, Description: v.Description, Mirrors: "the papers' published numbers"}}
 		if rd := experiment.VersusReadings(v); rd != nil { // the ambiguous rows' readings, side by side
-			lead, leadInfos = append(lead, rd), append(leadInfos, tables.Info{Name: rd.Name, Description: rd.Description, Mirrors: "the papers' published numbers, read two ways"})
+			lead, infos = append(lead, rd), append(infos, tables.Info{Name: rd.Name, Description: rd.Description, Mirrors: "the papers' published numbers, read two ways"})
 		}
 		ts = append(lead, ts...)
-		infos = append(leadInfos, infos...)
 	}
 	return report.Page{Title: "Bhasha report: " + m.Experiment, Simulated: m.Simulated, Notes: r.a.RunNotes(), MethodNotes: r.a.PlanNotes(),
 		Tables: ts, Infos: infos, Figures: figs, Provenance: prov, MaxRows: 500}, nil

@@ -38,10 +38,6 @@ func Heatmap(title, name string, xs, ys []string, cells []Cell, lo, hi float64) 
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys}))...)
 	hm.SetXAxis(xs)
 	hm.AddSeries(name, nil)
-	o, err := OptionOf(hm)
-	if err != nil {
-		return nil, err
-	}
 	size := 14
 	switch k := max(len(xs), len(ys)); {
 	case k > 14:
@@ -60,7 +56,7 @@ func Heatmap(title, name string, xs, ys []string, cells []Cell, lo, hi float64) 
 			onScale = append(onScale, map[string]any{"value": []any{c.X, c.Y, math.Round(c.V*1000) / 1000}, "label": map[string]any{"formatter": fmt.Sprintf("%.2f", c.V)}})
 		}
 	}
-	return EditOption(o, func(m map[string]any) {
+	return OptionWith(hm, func(m map[string]any) {
 		m["legend"] = map[string]any{"show": false}
 		m["grid"] = map[string]any{"top": 80, "left": 20, "right": 120, "bottom": 30, "containLabel": true}
 		if ya, ok := m["yAxis"].([]any); ok && len(ya) > 0 {

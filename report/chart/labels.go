@@ -105,20 +105,17 @@ func PlaceLabels(o map[string]any) {
 		x, y := px(p)
 		taken = append(taken, rect{x - p.r, y - p.r, 2 * p.r, 2 * p.r})
 	}
+next:
 	for _, p := range ordered {
 		x, y := px(p)
-		placed := false
 		for _, pos := range []string{"right", "left", "top", "bottom"} {
 			lr := labelRect(pos, x, y, p.r, p.nameLength)
 			if lr.x >= -40 && lr.x+lr.w <= labelW+120 && lr.y >= -10 && lr.y+lr.h <= labelH+10 && !slices.ContainsFunc(taken, lr.overlaps) {
 				SubObject(p.item, "label")["position"] = pos
 				taken = append(taken, lr)
-				placed = true
-				break
+				continue next
 			}
 		}
-		if !placed {
-			SubObject(p.item, "label")["show"] = false
-		}
+		SubObject(p.item, "label")["show"] = false
 	}
 }

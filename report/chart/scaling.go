@@ -50,10 +50,7 @@ func FamilyScaling(mf *tables.Table, form, mirrors string) ([]Figure, error) {
 	for _, k := range keys {
 		line.AddSeries(k.family+" "+k.strategy, pts[k], charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "top"}))
 	}
-	o, err := OptionOf(line)
-	if err == nil {
-		o, err = EditOption(o, PlaceLabels)
-	}
+	o, err := OptionWith(line, PlaceLabels)
 	if err != nil {
 		return nil, fmt.Errorf("figure family_scaling: %w", err)
 	}

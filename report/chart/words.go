@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
 )
@@ -65,14 +66,14 @@ func wrapText(text string, width int) string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(text) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			lines = append(lines, line)
-			line = ""
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
+			lines, line = append(lines, line), w
+		default:
+			line += " " + w
 		}
-		if line != "" {
-			line += " "
-		}
-		line += w
 	}
 	return strings.Join(append(lines, line), "\n")
 }

@@ -296,7 +296,6 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 		}
 		rec := &engine.Record{Key: il.Key, Fields: fields, Kind: il.Kind, ServedModel: il.ServedModel,
 			CacheKey: il.CustomID, Endpoint: "batch:" + filepath.Base(output), Attempts: 1, Identity: il.Identity}
-		var res engine.Result
 		rec.Status = engine.StatusFailed
 		switch {
 		case len(ol.Error) > 0 && string(ol.Error) != "null":
@@ -313,7 +312,7 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 			if json.Unmarshal(ol.Response.Body, &fp) == nil && fp.Fingerprint == "simulated" {
 				rep.Simulated, rec.Simulated = true, true
 			}
-			res, err = engine.ParseResponse(il.Kind, ol.Response.Body)
+			res, err := engine.ParseResponse(il.Kind, ol.Response.Body)
 			if err == nil && !answeredAs(fp.Model, il) {
 				// The model that answered is checked as a live run checks
 				// it: its served name, or the weights' root.
@@ -321,20 +320,18 @@ func importLines(ctx context.Context, output, ipath string, index map[string]ind
 			}
 			if err != nil {
 				rec.Error = fmt.Sprintf("%s line %d: %v", output, n, err)
-			} else {
-				rec.Status = engine.StatusOK
+				break
 			}
-		}
-		if rec.Status == engine.StatusOK {
+			rec.Status = engine.StatusOK
 			rec.SetResult(res)
-			var key [32]byte
 			if b, err := hex.DecodeString(il.CustomID); err == nil && len(b) == 32 {
-				copy(key[:], b)
 				v, _ := json.Marshal(res)
-				if err := store.Put(key, v); err != nil {
+				if err := store.Put([32]byte(b), v); err != nil {
 					return err
 				}
 			}
+		}
+		if rec.Status == engine.StatusOK {
 			rep.OK++
 		} else {
 			rep.Failed++

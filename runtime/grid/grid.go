@@ -276,6 +276,7 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 		Tool: f.Tool, Experiment: f.Experiment, ExperimentFile: f.ExperimentFile, ExperimentHash: f.ExperimentHash,
 		CopyHash: f.CopyHash, Inputs: f.Inputs, Decoding: f.Decoding, Templates: f.Templates, Dataset: f.Dataset,
 		Cache: f.Cache, ReadCache: f.ReadCache, Started: f.Started, RecordsSealed: true, Status: "complete",
+		Decodings: map[string][]engine.Decoding{},
 	}
 	ended := f.Ended
 	var unfinished []string
@@ -291,9 +292,6 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 			}
 		}
 		for k, ds := range m.Decodings {
-			if mm.Decodings == nil {
-				mm.Decodings = map[string][]engine.Decoding{}
-			}
 			for _, d := range ds {
 				if !slices.ContainsFunc(mm.Decodings[k], d.Equal) {
 					mm.Decodings[k] = append(mm.Decodings[k], d)

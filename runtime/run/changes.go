@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/bhashalab/bhasha/runtime/engine"
@@ -146,15 +145,7 @@ func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup
 	}
 	names := slices.Sorted(maps.Keys(counts))
 	slices.SortStableFunc(names, func(a, b string) int { return counts[b] - counts[a] }) // most frequent first
-	var parts []string
-	for i, d := range names {
-		if i == 5 {
-			parts = append(parts, fmt.Sprintf("and %d other difference(s)", len(names)-5))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", d, counts[d]))
-	}
-	return strings.Join(parts, "; ")
+	return joinFirst(names, 5, "; ", "and %d other difference(s)", func(d string) string { return fmt.Sprintf("%s (%d)", d, counts[d]) })
 }
 
 // diffBodies lists the top-level fields in which two request bodies differ

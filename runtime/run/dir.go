@@ -177,15 +177,20 @@ func archiveWhy(lines map[int]string, changed int, identity bool) string {
 // lineList shows at most 10 lines of scan's records: the numbers of
 // records.jsonl's, "records-000001.parquet line 3" for a segment's.
 func lineList(scan *records.Scan, ls []int) string {
+	return joinFirst(ls, 10, ", ", "and %d more", func(l int) string { return strings.TrimPrefix(scan.At(l), "line ") })
+}
+
+// joinFirst joins show of the first n of xs with sep, followed by more
+// (a format with the number of the others) when there are others.
+func joinFirst[T any](xs []T, n int, sep, more string, show func(T) string) string {
 	var parts []string
-	for i, l := range ls {
-		if i == 10 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-10))
-			break
-		}
-		parts = append(parts, strings.TrimPrefix(scan.At(l), "line "))
+	for _, x := range xs[:min(n, len(xs))] {
+		parts = append(parts, show(x))
 	}
-	return strings.Join(parts, ", ")
+	if len(xs) > n {
+		parts = append(parts, fmt.Sprintf(more, len(xs)-n))
+	}
+	return strings.Join(parts, sep)
 }
 
 // removeEmptyRun removes a run directory that a refused run created: it
@@ -201,10 +206,7 @@ func removeEmptyRun(dir string) {
 
 // absOf is path made absolute ("" stays "").
 func absOf(path string) string {
-	if path == "" {
-		return ""
-	}
-	if abs, err := filepath.Abs(path); err == nil {
+	if abs, err := filepath.Abs(path); path != "" && err == nil {
 		return abs
 	}
 	return path

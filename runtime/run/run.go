@@ -239,7 +239,8 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		return refuse(err)
 	}
 	m := &Manifest{Tool: ToolVersion, Experiment: j.Name, ExperimentFile: absOf(j.Path), ExperimentHash: j.Hash,
-		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache}
+		CopyHash: engine.RequestDigest(j.Copy), Shard: j.Shard, Decoding: j.Decoding, Started: time.Now().UTC(), Status: "running", ReadCache: !o.NoCache,
+		Decodings: map[string][]engine.Decoding{}}
 	repaired := func(msg string) {
 		logf("%s", msg)
 		m.Repairs = append(m.Repairs, msg)
@@ -477,8 +478,7 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		}
 	}
 	if d := j.Dataset; d != nil {
-		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: map[string]int{}}
-		maps.Copy(m.Dataset.Missing, d.Missing)
+		m.Dataset = &DatasetInfo{Name: d.Name, Items: d.Items, Skipped: d.Skipped, Notes: d.Notes, Missing: maps.Clone(d.Missing)}
 		if len(d.Skipped) > 0 {
 			logf("%s: %d invalid dataset record(s) skipped (listed in the manifest)", o.Out, len(d.Skipped))
 		}
@@ -511,9 +511,6 @@ func Execute(ctx context.Context, j *Job, o Options) (*Manifest, error) {
 		prior, plan := priors[stage], plans[stage]
 		lookup := prior.Lookup
 		m.Pending += plan.held + plan.withheld
-		if m.Decodings == nil && len(plan.decodings) > 0 {
-			m.Decodings = map[string][]engine.Decoding{}
-		}
 		maps.Copy(m.Decodings, plan.decodings)
 		pending := plan.pending
 		if n := plan.changed.Len(); n > 0 {

@@ -53,10 +53,8 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 	}
 	var cells []cell
 	for c := range outcome {
-		if c.cond != cleanCondition {
-			if _, ok := outcome[cell{c.model, c.strategy, cleanCondition}]; ok {
-				cells = append(cells, c)
-			}
+		if _, ok := outcome[cell{c.model, c.strategy, cleanCondition}]; ok && c.cond != cleanCondition {
+			cells = append(cells, c)
 		}
 	}
 	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.strategy, c.cond} })

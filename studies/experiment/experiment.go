@@ -373,12 +373,7 @@ func (e *Experiment) Resolve(p string) string {
 // that the copy reads the same inputs from any directory.
 func (e *Experiment) Portable() ([]byte, error) {
 	c := *e
-	abs := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		return absPath(e.Resolve(p))
-	}
+	abs := func(p string) string { return absPath(e.Resolve(p)) }
 	c.HumanLabels = abs(e.HumanLabels)
 	c.Options = cloneOptions(e.Options)
 	for _, in := range c.inputs() {
@@ -453,9 +448,9 @@ func (e *Experiment) ModelConfigs() []engine.ModelConfig {
 	return out
 }
 
-// absPath is p made absolute (p itself when that fails).
+// absPath is p made absolute (p itself when p is empty or that fails).
 func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
+	if a, err := filepath.Abs(p); err == nil && p != "" {
 		return a
 	}
 	return p
@@ -522,8 +517,12 @@ func hashTree(root string) (string, error) {
 	}
 	h, buf := sha256.New(), make([]byte, 64<<10)
 	open := map[string]bool{} // the real paths of the directories being walked
-	var walk func(dir, real, rel string) error
-	walk = func(dir, real, rel string) error {
+	var walk func(dir, rel string) error
+	walk = func(dir, rel string) error {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return err
+		}
 		if open[real] {
 			return fmt.Errorf("%s links back into %s", dir, real)
 		}
@@ -540,11 +539,7 @@ func hashTree(root string) (string, error) {
 				return err
 			}
 			if st.IsDir() {
-				target, err := filepath.EvalSymlinks(p)
-				if err != nil {
-					return err
-				}
-				if err := walk(p, target, name); err != nil {
+				if err := walk(p, name); err != nil {
 					return err
 				}
 				continue
@@ -559,11 +554,7 @@ func hashTree(root string) (string, error) {
 		}
 		return nil
 	}
-	real, err := filepath.EvalSymlinks(root)
-	if err == nil {
-		err = walk(root, real, "")
-	}
-	if err != nil {
+	if err := walk(root, ""); err != nil {
 		return "", fmt.Errorf("hashing %s: %w", root, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,9 +99,7 @@ func fields(t reflect.Type) iter.Seq2[string, reflect.StructField] {
 		}
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
+			name = cmp.Or(name, strings.ToLower(f.Name))
 			if name != "-" && f.IsExported() && !yield(name, f) {
 				return
 			}

@@ -332,10 +332,7 @@ func (e *Experiment) LoadItems(ctx context.Context) (*item.Set, error) {
 // experiment's seed and dataset.skip_invalid replace o's Seed and
 // SkipInvalid.
 func (e *Experiment) LoadItemsWith(ctx context.Context, o item.Options) (*item.Set, error) {
-	var format catalog.Format
-	if e.Dataset.Format != "" {
-		format, _ = catalog.ParseFormat(e.Dataset.Format)
-	}
+	format, _ := catalog.ParseFormat(e.Dataset.Format) // "" when absent: detected
 	o.SkipInvalid, o.Seed = e.Dataset.SkipInvalid, e.SeedOrDefault()
 	set, _, err := catalog.Load(ctx, e.Resolve(e.Dataset.Path), format, lang.New(), nil, o)
 	if err != nil {

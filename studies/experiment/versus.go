@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io/fs"
@@ -134,7 +135,7 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 			return nil, fmt.Errorf("line %d field \"value\": %w", line, err)
 		}
 		p := PublishedValue{Paper: get("paper"), Where: get("where"), Model: get("model"), Language: get("language"), Form: get("form"),
-			Strategy: get("strategy"), Condition: get("condition"), Metric: get("metric"), Value: v, Kind: get("kind"),
+			Strategy: get("strategy"), Condition: get("condition"), Metric: get("metric"), Value: v, Kind: cmp.Or(get("kind"), "rate"),
 			Table: get("table"), Reading: get("reading"), Note: get("note")}
 		for _, f := range []struct {
 			name string
@@ -145,9 +146,6 @@ func parsePublished(recs [][]string) ([]PublishedValue, error) {
 					return nil, fmt.Errorf("line %d field %q: %q is not a count", line, f.name, s)
 				}
 			}
-		}
-		if p.Kind == "" {
-			p.Kind = "rate"
 		}
 		if _, ok := PublishedKinds[p.Kind]; !ok {
 			return nil, fmt.Errorf("line %d field \"kind\": unknown kind %q", line, p.Kind)
@@ -314,11 +312,7 @@ func Versus(pub []PublishedValue, ts []*tables.Table, served map[string]string) 
 						agree = AgreeOverlap
 					}
 				}
-				strategy := p.Strategy
-				if m.strategy != "" {
-					strategy = m.strategy
-				}
-				t.Add(p.Paper, p.Where, m.model, p.Language, p.Form, strategy, p.Condition, p.Metric, p.Kind, p.Reading,
+				t.Add(p.Paper, p.Where, m.model, p.Language, p.Form, cmp.Or(m.strategy, p.Strategy), p.Condition, p.Metric, p.Kind, p.Reading,
 					p.Value, orNaN(p.N), plo, phi, m.v, orNaN(m.n), m.lo, m.hi, m.v-p.Value, agree, orNaN(m.others), orNaN(p.Others), othersFor(p, m), p.Note)
 			}
 		}
@@ -386,11 +380,7 @@ func matchRun(p PublishedValue, model string, byName map[string]*tables.Table, s
 		computed = true
 		want := [][2]string{{"language", p.Language}, {"form", p.Form}, {"strategy", p.Strategy}, {"condition", p.Condition}}
 		if x.Col("model") >= 0 {
-			m := model
-			if m == "" {
-				m = "*"
-			}
-			want = append(want, [2]string{"model", m})
+			want = append(want, [2]string{"model", cmp.Or(model, "*")})
 		}
 		for _, kv := range p.Keys {
 			v := kv[1]

@@ -1,7 +1,6 @@
 package indicklar
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -43,8 +42,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	for k := range o {
 		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
 	}
-	keys := slices.Collect(maps.Keys(units))
-	study.SortBy(keys, func(x ms) []string { return []string{x.model, x.strategy} })
+	keys := sortedKeys(units, func(x ms) []string { return []string{x.model, x.strategy} })
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]
@@ -127,10 +125,8 @@ func strategyTestsFrom(o tables.Outcomes, ref string, clcMeans *study.Table) *st
 	clc := clcByUnit(clcMeans)
 	var cells [][4]string
 	for k := range o {
-		if k[1] != ref {
-			if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok {
-				cells = append(cells, k)
-			}
+		if _, ok := o[[4]string{k[0], ref, k[2], k[3]}]; ok && k[1] != ref {
+			cells = append(cells, k)
 		}
 	}
 	study.SortBy(cells, func(c [4]string) []string { return []string{c[0], c[2], c[3], c[1]} })

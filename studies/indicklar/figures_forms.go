@@ -2,6 +2,7 @@ package indicklar
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -94,13 +95,9 @@ func Romanization(acc *study.Table) ([]study.Figure, error) {
 			{"code-mixed (" + base + ")", [3]string{m, base, string(study.CodeMixed)}},
 			{"romanized by the model first (2step-translit)", [3]string{m, string(TwoStepTranslit), native}},
 		}
-		var langs []string
-		for _, e := range []map[string]study.Estimate{rom, first} {
-			for l := range e {
-				langs = appendNew(langs, l)
-			}
-		}
-		sort.Strings(langs)
+		langs := slices.AppendSeq(slices.Collect(maps.Keys(rom)), maps.Keys(first))
+		slices.Sort(langs)
+		langs = slices.Compact(langs)
 		var names []string
 		var values [][]study.Estimate
 		n := 0

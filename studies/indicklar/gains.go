@@ -23,11 +23,8 @@ type gainKey struct{ model, strategy, measure string }
 func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gainKey]map[string]float64 {
 	gains := map[gainKey]map[string]float64{}
 	for k, set := range o {
-		if k[1] == ref || k[3] != "native" {
-			continue
-		}
 		base := o[[4]string{k[0], ref, k[2], "native"}]
-		if base == nil {
+		if k[1] == ref || k[3] != "native" || base == nil {
 			continue
 		}
 		n, kb, ks, _, _ := tables.Paired(base, set)
@@ -37,10 +34,7 @@ func languageGains(o tables.Outcomes, ref string, clcMeans *study.Table) map[gai
 	}
 	clc := clcByUnit(clcMeans)
 	for k, v := range clc {
-		if k[1] == ref || k[3] != "native" {
-			continue
-		}
-		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok {
+		if b, ok := clc[tables.Unit{k[0], ref, k[2], "native"}]; ok && k[1] != ref && k[3] == "native" {
 			put(gains, gainKey{k[0], k[1], "clc"}, k[2], v-b)
 		}
 	}
@@ -64,8 +58,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 			study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 			study.TextColumn("method", "how the test or extraction was made"))...)
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	keys := slices.Collect(maps.Keys(byLang))
-	study.SortBy(keys, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
+	keys := sortedKeys(byLang, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
@@ -79,12 +72,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 // languageTest is the language_tests row of x's gains g (sorted here).
 func languageTest(x gainKey, g []float64, ref string) []any {
 	mean, lo, hi := bootstrap(g, 0) // g sorted: the tests below read it so
-	pos := 0
-	for _, v := range g {
-		if v > 0 {
-			pos++
-		}
-	}
+	pos := len(g) - sort.Search(len(g), func(i int) bool { return g[i] > 0 })
 	_, pp := stats.PairedPermutation(g, 20, 10000, rand.New(rand.NewPCG(12345, 1)))
 	med := stats.QuantileSorted(g, 0.5)
 	res := stats.Wilcoxon(g, stats.WilcoxonAuto)
@@ -199,12 +187,10 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			}
 		}
 	}
-	keys := slices.Collect(maps.Keys(best))
-	study.SortBy(keys, func(x fm) []string { return []string{x.family, x.measure} })
+	keys := sortedKeys(best, func(x fm) []string { return []string{x.family, x.measure} })
 	nan := math.NaN()
 	for _, x := range keys {
-		cells := slices.Collect(maps.Keys(best[x]))
-		study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+		cells := sortedKeys(best[x], func(c cell) []string { return []string{c.model, c.lang} })
 		selected := map[string]int{}
 		var g []float64
 		for _, c := range cells {

@@ -3,6 +3,7 @@ package indicklar
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -123,21 +124,6 @@ func noteFlipPoints(t *study.Table, keys int, ref string) {
 	}
 }
 
-// familiesOf lists the families of the languages given ("Germanic (eng),
-// Indo-Aryan (hin)").
-func familiesOf(codes map[string]bool) string {
-	reg := lang.New()
-	fams := map[string]map[string]bool{}
-	for c := range codes {
-		f := "unknown family"
-		if l, ok := reg.Find(c); ok && l.Family != "" {
-			f = string(l.Family)
-		}
-		put(fams, f, c, true)
-	}
-	return sets(fams, "%s (%s)", ", ")
-}
-
 // noteFamilyTests sets family_tests' note when it is empty.
 func noteFamilyTests(t, fam *study.Table) {
 	if len(t.Rows) > 0 {
@@ -159,17 +145,22 @@ func noteFamilyGainTests(t *study.Table, gains map[gainKey]map[string]float64, r
 	if len(t.Rows) > 0 {
 		return
 	}
-	langs := map[string]bool{}
+	reg := lang.New()
+	fams := map[string]map[string]bool{} // the gains' languages by family
 	for _, g := range gains {
-		for l := range g {
-			langs[l] = true
+		for c := range g {
+			f := "unknown family"
+			if l, ok := reg.Find(c); ok && l.Family != "" {
+				f = string(l.Family)
+			}
+			put(fams, f, c, true)
 		}
 	}
-	if len(langs) == 0 {
+	if len(fams) == 0 {
 		t.Note = fmt.Sprintf("no gains: no strategy but the reference (%s) answered the reference's languages", ref)
 		return
 	}
-	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + familiesOf(langs)
+	t.Note = "no test: Indo-Aryan against Dravidian needs gains in languages of both families; this run's are " + sets(fams, "%s (%s)", ", ") // "Germanic (eng), Indo-Aryan (hin)"
 }
 
 // put sets m[k][v] to w, m[k] made when m has none.
@@ -178,4 +169,11 @@ func put[K, V comparable, W any](m map[K]map[V]W, k K, v V, w W) {
 		m[k] = map[V]W{}
 	}
 	m[k][v] = w
+}
+
+// sortedKeys is the keys of m ordered by key (study.SortBy).
+func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
+	keys := slices.Collect(maps.Keys(m))
+	study.SortBy(keys, key)
+	return keys
 }

@@ -1,7 +1,6 @@
 package indicklar
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -110,8 +109,7 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 			}
 		}
 	}
-	keys := slices.Collect(maps.Keys(by))
-	study.SortBy(keys, func(c cell) []string { return []string{c.form, c.lang} })
+	keys := sortedKeys(by, func(c cell) []string { return []string{c.form, c.lang} })
 	for _, c := range keys {
 		x := by[c]
 		t.Add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))

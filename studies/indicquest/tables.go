@@ -111,7 +111,7 @@ func Rankings(rows []study.Row) *study.Table {
 		}
 		groups[k.lang] = append(groups[k.lang], k)
 	}
-	study.SortBy(langs[1:], func(l string) []string { return []string{l} })
+	slices.Sort(langs[1:])
 	for _, l := range langs {
 		series := make([][]float64, len(protocols))
 		for _, k := range groups[l] {

@@ -9,6 +9,7 @@ package requests
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,14 +116,10 @@ func (p *plan) Requests(exp, model string, stage int, _ study.Lookup) iter.Seq2[
 				yield(study.Request{}, err)
 				return
 			}
-			d := p.e.Decoding
-			if rl.Decoding != nil {
-				d = *rl.Decoding
-			}
 			r := study.Request{
 				Key: study.Key{Experiment: exp, Model: model, Item: rl.Item, Language: rl.Language,
 					Form: rl.Form, Strategy: rl.Strategy, Condition: rl.Condition, Role: rl.Role},
-				Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: d, Cues: rl.Cues,
+				Kind: rl.Kind, Messages: rl.Messages, Prompt: rl.Prompt, Decoding: *cmp.Or(rl.Decoding, &p.e.Decoding), Cues: rl.Cues,
 			}
 			if !yield(r, nil) {
 				return
