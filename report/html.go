@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -189,7 +190,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	if t.Len() == 0 {
 		tv.Note = "No rows"
 		if t.Note != "" {
-			tv.Note += ": " + t.Note
+			tv.Note += ": " + strings.TrimSuffix(t.Note, ".")
 		}
 		tv.Note += "."
 	}

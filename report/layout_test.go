@@ -102,9 +102,10 @@ func chartXML(f *excelize.File) []string {
 	return out
 }
 
-// An empty table's sheet says why it is empty, as the HTML report does:
-// in a cell merged across the table's columns, wrapped, its row as tall
-// as its lines (a text running past the table is cut off in print).
+// An empty table's sheet says why it is empty, in the HTML report's words
+// (one full stop, whether or not the note ends with one): in a cell merged
+// across the table's columns, wrapped, its row as tall as its lines (a
+// text running past the table is cut off in print).
 func TestEmptyTableSheetSaysWhy(t *testing.T) {
 	for _, c := range []struct {
 		note, want string
@@ -112,8 +113,12 @@ func TestEmptyTableSheetSaysWhy(t *testing.T) {
 	}{
 		{"one language: CLC needs a pair of languages, and this run asked one language of every model it named", "No rows: one language: CLC needs a pair of languages, and this run asked one language of every model it named.", 3},
 		{"", "No rows.", 1},
+		{"no flip point: the run has no TinT-CM answers.", "No rows: no flip point: the run has no TinT-CM answers.", 2},
 	} {
 		empty := &tables.Table{Name: "clc_mean", Header: []string{"model", "language", "mean_jaccard"}, Note: c.note}
+		if got := tableViewOf(empty, empty.Info(), 0, "t").Note; got != c.want {
+			t.Errorf("the HTML's note = %q, want %q", got, c.want)
+		}
 		f := readBack(t, Page{Title: "empty", Tables: []*tables.Table{empty}})
 		if got, _ := f.GetCellValue("clc_mean", "A2"); got != c.want {
 			t.Errorf("A2 = %q, want %q", got, c.want)
