@@ -62,7 +62,8 @@ func readWith(opts []ReadOption) readConfig {
 }
 
 // ExperimentFile makes Open read the run's experiment from path instead
-// (the experiment file moved, or a run from before runs kept their copy).
+// (the experiment file moved, or a run from before runs kept their copy);
+// "" keeps the run's own.
 func ExperimentFile(path string) ReadOption { return func(c *readConfig) { c.experimentFile = path } }
 
 // WithStudies reads experiments with these studies (a registry holding

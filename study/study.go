@@ -443,6 +443,12 @@ func SortBy[T any](s []T, key func(T) []string) { tables.SortBy(s, key) }
 // SortedKeys is [tables.SortedKeys]: the keys of m, sorted.
 func SortedKeys[V any](m map[string]V) []string { return tables.SortedKeys(m) }
 
+// SortedKeysBy is [tables.SortedKeysBy]: the keys of m ordered by the
+// string tuple key(k), as SortBy orders them.
+func SortedKeysBy[K comparable, V any](m map[K]V, key func(K) []string) []K {
+	return tables.SortedKeysBy(m, key)
+}
+
 // Figures drawn from a study's tables.
 type (
 	// Figure is [chart.Figure]: one figure, its caption, n and

@@ -81,7 +81,7 @@ func HumanAgreement(rows []score.Row, labels []HumanLabel, criteria []Metric) *T
 			by[c] = append(by[c], *r)
 		}
 	}
-	cells := sortedKeys(by, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
+	cells := SortedKeysBy(by, func(c cell) []string { return []string{c.model, c.lang, c.cond} })
 	for _, c := range cells {
 		for _, m := range criteria {
 			var x, y []string
@@ -126,7 +126,7 @@ func Scaling(rows []score.Row, sizes map[string]float64) *Table {
 	for u := range by {
 		modelsOf[u.cell] = append(modelsOf[u.cell], u.model)
 	}
-	for _, c := range sortedKeys(modelsOf, func(c cell) []string { return []string{c.strategy, c.lang, c.form} }) {
+	for _, c := range SortedKeysBy(modelsOf, func(c cell) []string { return []string{c.strategy, c.lang, c.form} }) {
 		models := modelsOf[c]
 		sort.Slice(models, func(i, j int) bool { return sizes[models[i]] < sizes[models[j]] })
 		var xs, ys []float64
@@ -293,7 +293,7 @@ func JudgeByScript(rows []score.Row) *Table {
 	counts := countRates(rows, nil, func(r *score.Row) (k, bool) {
 		return k{r.Key.Model, cmp.Or(r.Script, "none"), r.Verdict}, !r.Failed && r.Verdict != ""
 	})
-	for _, x := range sortedKeys(counts, func(x k) []string { return []string{x.model, x.script, x.verdict} }) {
+	for _, x := range SortedKeysBy(counts, func(x k) []string { return []string{x.model, x.script, x.verdict} }) {
 		t.Add(x.model, x.script, x.verdict, counts[x].n)
 	}
 	if len(t.Rows) == 0 {

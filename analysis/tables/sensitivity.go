@@ -63,7 +63,7 @@ func Sensitivity(alts []Alternative, rows []score.Row) *Table {
 			return cell{r.Key.Model, r.Key.Strategy, r.Key.Condition, i}, a.Applies == nil || a.Applies(r.Key.Strategy)
 		}))
 	}
-	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
+	keys := SortedKeysBy(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition, string(rune('0' + c.alt))} })
 	for _, c := range keys {
 		x, a := by[c], alts[c.alt]
 		k, kAlt, gained, lost := x.k[0], x.k[1], x.k[2], x.k[3]
@@ -416,8 +416,8 @@ func SortBy[T any](s []T, key func(T) []string) {
 // SortedKeys is the keys of m in ascending order.
 func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// sortedKeys is the keys of m ordered by key (SortBy).
-func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
+// SortedKeysBy is the keys of m ordered by key (SortBy).
+func SortedKeysBy[K comparable, V any](m map[K]V, key func(K) []string) []K {
 	keys := slices.Collect(maps.Keys(m))
 	SortBy(keys, key)
 	return keys

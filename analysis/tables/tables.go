@@ -564,7 +564,7 @@ func Accuracy(study string, ms []Metric, rows []score.Row) *Table {
 	by := countRates(rows, ms, func(r *score.Row) (group, bool) {
 		return group{r.Key.Model, r.Key.Language, r.Key.Form, r.Key.Strategy, r.Key.Condition}, true
 	})
-	for _, g := range sortedKeys(by, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} }) {
+	for _, g := range SortedKeysBy(by, func(g group) []string { return []string{g.model, g.strategy, g.condition, g.language, g.form} }) {
 		for i, m := range ms {
 			if m.AppliesTo(g.strategy) {
 				t.Add(append([]any{study, g.model, g.language, g.form, g.strategy, g.condition, m.Name}, by[g].cells(i)...)...)

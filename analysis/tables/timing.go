@@ -20,7 +20,7 @@ func Latency(rows []score.Row) *Table {
 		slices.Concat([]Column{Key("model"), Key("strategy")}, timedColumns(), []Column{Key("k"), Key("n"), Proportion("accuracy", "k / n"), Key("failed")})...)
 	type ms struct{ model, strategy string }
 	by := countLoad(rows, func(r *score.Row) ms { return ms{r.Key.Model, r.Key.Strategy} })
-	for _, x := range sortedKeys(by, func(x ms) []string { return []string{x.model, x.strategy} }) {
+	for _, x := range SortedKeysBy(by, func(x ms) []string { return []string{x.model, x.strategy} }) {
 		a := by[x]
 		t.Add(slices.Concat([]any{x.model, x.strategy}, timed(a.lat), []any{a.k, a.n, Frac(a.k, a.n), a.failed})...)
 	}
@@ -51,7 +51,7 @@ func Requests(rows []score.Row) *Table {
 			Count("cached", "answers served from the response cache")}, timedColumns(), []Column{Number("mean_prompt_tokens", "mean prompt length in tokens")})...)
 	type cell struct{ model, strategy, condition string }
 	by := countLoad(rows, func(r *score.Row) cell { return cell{r.Key.Model, r.Key.Strategy, r.Key.Condition} })
-	keys := sortedKeys(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
+	keys := SortedKeysBy(by, func(c cell) []string { return []string{c.model, c.strategy, c.condition} })
 	for _, c := range keys {
 		a := by[c]
 		tok := math.NaN()

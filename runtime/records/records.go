@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bhashalab/bhasha/internal/lines"
+	"github.com/bhashalab/bhasha/internal/shortlist"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -546,13 +547,13 @@ func (d Findings) Notes() []string {
 		out = append(out, s)
 	}
 	if n := len(d.Conflicts); n > 0 {
-		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, firstOf(d.Conflicts, 5, "")))
+		out = append(out, fmt.Sprintf("%d key(s) have ok records that disagree and are left out of every table (neither is trusted): %s", n, shortlist.Join(d.Conflicts, 5, "; ", "and %d more", Conflict.String)))
 	}
 	if n := len(d.Edited); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, firstOf(d.Edited, 5, "")))
+		out = append(out, fmt.Sprintf("%d record(s) are not as Bhasha wrote them and are left out of every table: %s", n, shortlist.Join(d.Edited, 5, "; ", "and %d more", Flag.String)))
 	}
 	if n := len(d.Foreign); n > 0 {
-		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, firstOf(d.Foreign, 5, "")))
+		out = append(out, fmt.Sprintf("%d record(s) belong to another experiment and are left out of every table: %s", n, shortlist.Join(d.Foreign, 5, "; ", "and %d more", Flag.String)))
 	}
 	for _, dm := range d.Damaged {
 		out = append(out, dm.String())

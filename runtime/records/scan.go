@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/bhashalab/bhasha/internal/atomicfile"
+	"github.com/bhashalab/bhasha/internal/shortlist"
 	"github.com/bhashalab/bhasha/runtime/engine"
 )
 
@@ -524,7 +525,7 @@ func (s *Scan) ConflictError() error {
 	if len(s.Conflicts) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), firstOf(s.Conflicts, 5, " key(s)"))
+	return fmt.Errorf("%s: %d key(s) have ok records that disagree, and neither is trusted: %s", s.Path, len(s.Conflicts), shortlist.Join(s.Conflicts, 5, "; ", "and %d more key(s)", Conflict.String))
 }
 
 // EditedError names the lines that are not as they were written, or is nil.
@@ -532,18 +533,5 @@ func (s *Scan) EditedError() error {
 	if len(s.Edited) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), firstOf(s.Edited, 5, ""))
-}
-
-// firstOf joins the first n items with "; ", then "and N more" and unit.
-func firstOf[T fmt.Stringer](items []T, n int, unit string) string {
-	var parts []string
-	for i, it := range items {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more%s", len(items)-n, unit))
-			break
-		}
-		parts = append(parts, it.String())
-	}
-	return strings.Join(parts, "; ")
+	return fmt.Errorf("%s: %d record(s) are not as Bhasha wrote them: %s", s.Path, len(s.Edited), shortlist.Join(s.Edited, 5, "; ", "and %d more", Flag.String))
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/bhashalab/bhasha/internal/shortlist"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/progress"
 	"github.com/bhashalab/bhasha/runtime/records"
@@ -145,7 +146,7 @@ func describeChanges(dir string, keys *records.KeySet, j *Job, stage int, lookup
 	}
 	names := slices.Sorted(maps.Keys(counts))
 	slices.SortStableFunc(names, func(a, b string) int { return counts[b] - counts[a] }) // most frequent first
-	return joinFirst(names, 5, "; ", "and %d other difference(s)", func(d string) string { return fmt.Sprintf("%s (%d)", d, counts[d]) })
+	return shortlist.Join(names, 5, "; ", "and %d other difference(s)", func(d string) string { return fmt.Sprintf("%s (%d)", d, counts[d]) })
 }
 
 // diffBodies lists the top-level fields in which two request bodies differ

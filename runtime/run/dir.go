@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bhashalab/bhasha/internal/shortlist"
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/runtime/records"
 	"gopkg.in/yaml.v3"
@@ -177,20 +178,7 @@ func archiveWhy(lines map[int]string, changed int, identity bool) string {
 // lineList shows at most 10 lines of scan's records: the numbers of
 // records.jsonl's, "records-000001.parquet line 3" for a segment's.
 func lineList(scan *records.Scan, ls []int) string {
-	return joinFirst(ls, 10, ", ", "and %d more", func(l int) string { return strings.TrimPrefix(scan.At(l), "line ") })
-}
-
-// joinFirst joins show of the first n of xs with sep, followed by more
-// (a format with the number of the others) when there are others.
-func joinFirst[T any](xs []T, n int, sep, more string, show func(T) string) string {
-	var parts []string
-	for _, x := range xs[:min(n, len(xs))] {
-		parts = append(parts, show(x))
-	}
-	if len(xs) > n {
-		parts = append(parts, fmt.Sprintf(more, len(xs)-n))
-	}
-	return strings.Join(parts, sep)
+	return shortlist.Join(ls, 10, ", ", "and %d more", func(l int) string { return strings.TrimPrefix(scan.At(l), "line ") })
 }
 
 // removeEmptyRun removes a run directory that a refused run created: it

@@ -1,9 +1,7 @@
 package distractors
 
 import (
-	"maps"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -82,8 +80,7 @@ func Decomposition(rows []study.Row) *study.Table {
 			clean[[2]string{r.Key.Model, r.Key.Item}] = r
 		}
 	}
-	cells := slices.Collect(maps.Keys(by))
-	study.SortBy(cells, func(c condCell) []string { return []string{c.model, c.cond} })
+	cells := study.SortedKeysBy(by, func(c condCell) []string { return []string{c.model, c.cond} })
 	type tally struct {
 		n, em, abst, hall, sw, rec, recCC, jcCC, swCC, swCA, swCW, swCN, jc, jw, ja, ju, sabst int
 	}

@@ -2,7 +2,6 @@ package distractors
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/bhashalab/bhasha/analysis/tables"
@@ -83,8 +82,7 @@ func ConditionTests(ms []study.Metric, rows []study.Row, unpaired bool) *study.T
 			families[f] = append(families[f], x)
 		}
 	}
-	order := slices.Collect(maps.Keys(families))
-	study.SortBy(order, func(f [2]string) []string { return f[:] })
+	order := study.SortedKeysBy(families, func(f [2]string) []string { return f[:] })
 	for _, f := range order {
 		ls := families[f]
 		name := fmt.Sprintf("%s / %s: %d tests", f[0], f[1], len(ls))

@@ -42,7 +42,7 @@ func clcFrom(o tables.Outcomes) (pairs, means, overall *study.Table) {
 	for k := range o {
 		units[ms{k[0], k[1]}] = append(units[ms{k[0], k[1]}], k)
 	}
-	keys := sortedKeys(units, func(x ms) []string { return []string{x.model, x.strategy} })
+	keys := study.SortedKeysBy(units, func(x ms) []string { return []string{x.model, x.strategy} })
 	name := func(k [4]string) string { return k[2] + "/" + k[3] }
 	for _, k := range keys {
 		us := units[k]

@@ -37,7 +37,7 @@ func Families(rows []study.Row) *study.Table {
 		}
 		put(langs, x, l.ISO3, true)
 	}
-	keys := sortedKeys(n, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
+	keys := study.SortedKeysBy(n, func(x key) []string { return []string{x.model, x.strategy, x.form, x.family} })
 	for _, x := range keys {
 		p := study.NewProportion(k[x], n[x])
 		t.Add(x.model, x.strategy, x.form, x.family, len(langs[x]), k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
@@ -63,7 +63,7 @@ func Relations(rows []study.Row) *study.Table {
 			k[x]++
 		}
 	}
-	keys := sortedKeys(n, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
+	keys := study.SortedKeysBy(n, func(x key) []string { return []string{x.model, x.strategy, x.language, x.form, x.rel} })
 	for _, x := range keys {
 		p := study.NewProportion(k[x], n[x])
 		t.Add(x.model, x.strategy, x.language, x.form, x.rel, k[x], n[x], p.P, p.Lo, p.Hi, failed[x])
@@ -132,7 +132,7 @@ func familyGainTestsFrom(gains map[gainKey]map[string]float64, ref string) *stud
 			study.StatisticColumn("median_gain_dravidian", "median gain of the family: dravidian"))...)
 	t.Mirrors = "IndicKLAR §5.4"
 	reg := lang.New()
-	keys := sortedKeys(gains, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
+	keys := study.SortedKeysBy(gains, func(k gainKey) []string { return []string{k.model, k.strategy, k.measure} })
 	for _, k := range keys {
 		var ia, dr []float64
 		for code, v := range gains[k] {

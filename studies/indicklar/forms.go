@@ -82,7 +82,7 @@ func FormGapSummary(gaps *study.Table) *study.Table {
 			vals[k] = append(vals[k], g)
 		}
 	}
-	keys := sortedKeys(vals, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
+	keys := study.SortedKeysBy(vals, func(k key) []string { return []string{k.model, k.strategy, k.a, k.b} })
 	for _, k := range keys {
 		v := vals[k]
 		m, lo, hi := stats.PairedBootstrap(v, 0.95, 10000, rand.New(rand.NewPCG(12345, 3))) // v is never empty (empty: NaN, as the plain mean it fell back to)

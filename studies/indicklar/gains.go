@@ -58,7 +58,7 @@ func languageTestsFrom(byLang map[gainKey]map[string]float64, ref string) *study
 			study.PValueColumn("wilcoxon_p", "two-sided p-value of the Wilcoxon signed-rank test"),
 			study.TextColumn("method", "how the test or extraction was made"))...)
 	t.Mirrors = "IndicKLAR A.3/A.4"
-	keys := sortedKeys(byLang, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
+	keys := study.SortedKeysBy(byLang, func(x gainKey) []string { return []string{x.model, x.strategy, x.measure} })
 	// Each row's tests draw from streams of their own (the same seeds for
 	// every row), so the rows are made at once, and added in order.
 	rows := make([][]any, len(keys))
@@ -187,10 +187,10 @@ func familySelectionFrom(gains map[gainKey]map[string]float64, ref string, famil
 			}
 		}
 	}
-	keys := sortedKeys(best, func(x fm) []string { return []string{x.family, x.measure} })
+	keys := study.SortedKeysBy(best, func(x fm) []string { return []string{x.family, x.measure} })
 	nan := math.NaN()
 	for _, x := range keys {
-		cells := sortedKeys(best[x], func(c cell) []string { return []string{c.model, c.lang} })
+		cells := study.SortedKeysBy(best[x], func(c cell) []string { return []string{c.model, c.lang} })
 		selected := map[string]int{}
 		var g []float64
 		for _, c := range cells {

@@ -3,7 +3,6 @@ package indicklar
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/bhashalab/bhasha/study"
@@ -169,11 +168,4 @@ func put[K, V comparable, W any](m map[K]map[V]W, k K, v V, w W) {
 		m[k] = map[V]W{}
 	}
 	m[k][v] = w
-}
-
-// sortedKeys is the keys of m ordered by key (study.SortBy).
-func sortedKeys[K comparable, V any](m map[K]V, key func(K) []string) []K {
-	keys := slices.Collect(maps.Keys(m))
-	study.SortBy(keys, key)
-	return keys
 }

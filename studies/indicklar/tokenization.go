@@ -109,7 +109,7 @@ func DatasetStats(set *study.Items, languages []string, forms []string) *study.T
 			}
 		}
 	}
-	keys := sortedKeys(by, func(c cell) []string { return []string{c.form, c.lang} })
+	keys := study.SortedKeysBy(by, func(c cell) []string { return []string{c.form, c.lang} })
 	for _, c := range keys {
 		x := by[c]
 		t.Add(c.form, c.lang, x.n, float64(x.q)/float64(x.n), float64(x.a)/float64(x.n))

@@ -2,7 +2,6 @@ package indicquest
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -49,8 +48,7 @@ func Domains(rows []study.Row) *study.Table {
 			by[k] = append(by[k], r)
 		}
 	}
-	keys := slices.Collect(maps.Keys(by))
-	study.SortBy(keys, func(x key) []string { return []string{x.model, x.lang, x.domain} })
+	keys := study.SortedKeysBy(by, func(x key) []string { return []string{x.model, x.lang, x.domain} })
 	for _, k := range keys {
 		for _, p := range protocols {
 			c, failed := 0, 0
@@ -99,8 +97,7 @@ func Rankings(rows []study.Row) *study.Table {
 		}
 		acc[k] = v
 	}
-	keys := slices.Collect(maps.Keys(acc))
-	study.SortBy(keys, func(x key) []string { return []string{x.model, x.lang} })
+	keys := study.SortedKeysBy(acc, func(x key) []string { return []string{x.model, x.lang} })
 	// Pooled over model × language cells (language "*"), then each
 	// language's ranking of the models.
 	groups := map[string][]key{"*": keys}
@@ -209,8 +206,7 @@ func JudgeGrades(rows []study.Row) *study.Table {
 			vals[c] = append(vals[c], v)
 		}
 	}
-	keys := slices.Collect(maps.Keys(vals))
-	study.SortBy(keys, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
+	keys := study.SortedKeysBy(vals, func(c cell) []string { return []string{c.model, c.lang, c.crit} })
 	for _, c := range keys {
 		v := vals[c]
 		n := float64(len(v))
@@ -255,8 +251,7 @@ func JudgeAgreement(rows []study.Row) *study.Table {
 		}
 		byCell[cell{r.Key.Model, r.Key.Language}] = append(byCell[cell{r.Key.Model, r.Key.Language}], r)
 	}
-	cells := slices.Collect(maps.Keys(byCell))
-	study.SortBy(cells, func(c cell) []string { return []string{c.model, c.lang} })
+	cells := study.SortedKeysBy(byCell, func(c cell) []string { return []string{c.model, c.lang} })
 	for _, c := range cells {
 		rs := byCell[c]
 		for _, crit := range lexicalMetrics() {
