@@ -149,7 +149,9 @@ func BenchmarkEngineThroughput(b *testing.B) {
 		}
 		c0 := benchdata.CPUTime()
 		start := time.Now()
+		release := holdRunHeap() // as cmdRun holds it
 		m, err := run.Execute(context.Background(), job(b, exp), run.Options{Out: out, Endpoint: url, CacheDir: filepath.Join(dir, fmt.Sprint("cache", i)), Progress: progress})
+		release()
 		if err != nil || m.Counts.OK != n || sending <= 0 {
 			b.Fatalf("%v %+v (sending took %v)", err, m.Counts, sending)
 		}
@@ -198,7 +200,9 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
+		release := holdRunHeap() // as cmdRun holds it
 		m, err := run.Execute(context.Background(), job(b, exp), run.Options{Out: filepath.Join(dir, fmt.Sprint("run", i)), Endpoint: url, CacheDir: cdir})
+		release()
 		if err != nil || m.Counts.CachedThisRun != n || m.Counts.SentThisRun != 0 {
 			b.Fatalf("%v %+v", err, m.Counts)
 		}

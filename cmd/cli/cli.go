@@ -842,9 +842,10 @@ const (
 	tableShare         = 8
 )
 
-// holdRunHeap paces the heap of a run and of the scoring it ends with
-// (memlimit.Hold), where Go's default pacing would let the heap reach
-// twice what is live; it returns the release.
+// holdRunHeap paces the heap of a run and of the scoring it ends with by
+// the memory limit alone (memlimit.Hold), where Go's default pacing would
+// collect each time the heap doubles (often, while little is live) and let
+// it reach twice what is live; it returns the release.
 func holdRunHeap() (release func()) { return memlimit.Hold(runHeapFloor, runHeapHeadroom, 4) }
 
 // lockedWriter serializes the writes to w.
