@@ -11,9 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*modelState, error) {
@@ -45,13 +42,13 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		for _, r := range reps {
 			bases = append(bases, r.base)
 			models, err := listModels(ctx, r)
-			var apiErr *openai.Error
-			if errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden) {
+			var apiErr *StatusError
+			if errors.As(err, &apiErr) && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusForbidden) {
 				why := keyName(mc) + " was refused"
 				if mc.APIKey == "" {
 					why = "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"
 				}
-				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, apiErr.StatusCode, why)
+				return nil, fmt.Errorf("model %q: %s answered HTTP %d: %s", mc.Name, r.base, apiErr.Code, why)
 			}
 			si := ServerInfo{Endpoint: r.base, Models: models}
 			if err != nil {
@@ -108,17 +105,16 @@ func keyName(mc ModelConfig) string {
 	return "the API key"
 }
 
-// getJSON decodes the JSON body of GET path (relative to r's base, or to
-// a base option) into v, within 10 s.
-func getJSON(ctx context.Context, r *replica, path string, v any, opts ...option.RequestOption) error {
+// getJSON decodes the JSON body of GET url into v, within 10 s.
+func getJSON(ctx context.Context, r *replica, url string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var raw []byte
-	if err := r.client.Get(ctx, path, nil, &raw, opts...); err != nil {
+	raw, err := r.send(ctx, http.MethodGet, url, nil, nil)
+	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("unparseable /v1/%s body: %w", path, err)
+		return fmt.Errorf("unparseable %s body: %w", url, err)
 	}
 	return nil
 }
@@ -127,7 +123,7 @@ func listModels(ctx context.Context, r *replica) ([]ServedModel, error) {
 	var out struct {
 		Data []ServedModel `json:"data"`
 	}
-	if err := getJSON(ctx, r, "models", &out); err != nil {
+	if err := getJSON(ctx, r, r.base+"/models", &out); err != nil {
 		return nil, fmt.Errorf("listing models: %w", err)
 	}
 	return out.Data, nil
@@ -137,7 +133,7 @@ func serverVersion(ctx context.Context, r *replica) string {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if getJSON(ctx, r, "version", &v, option.WithBaseURL(r.root+"/")) != nil {
+	if getJSON(ctx, r, r.root+"/version", &v) != nil {
 		return ""
 	}
 	return v.Version
@@ -167,6 +163,5 @@ func ListServed(ctx context.Context, base, apiKey string) ([]ServedModel, error)
 func newReplica(ep, key string, client *http.Client, limit int) *replica {
 	base := strings.TrimRight(sanitizeURL(ep), "/")
 	return &replica{base: base, root: strings.TrimSuffix(base, "/v1"), limit: float64(limit), maxLimit: float64(limit),
-		client: openai.NewClient(option.WithBaseURL(base+"/"), option.WithMaxRetries(0), // the engine retries itself
-			option.WithHTTPClient(client), option.WithAPIKey(cmp.Or(key, noAPIKey)))}
+		client: client, key: cmp.Or(key, noAPIKey)}
 }

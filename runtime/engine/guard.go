@@ -173,7 +173,6 @@ const (
 // the body, and replaces the request's bearer token in it by Redacted
 // (guardBody): every byte of a server's answer the engine keeps passes here.
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = inMemoryBody(req)
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -192,26 +191,6 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &guardBody{rc: resp.Body, b: b, s: bearerSecret(req)}
 	return resp, nil
-}
-
-// inMemoryBody is req with its body as GetBody gives it afresh, the
-// original body closed, when req has a length and GetBody: net/http then
-// knows the body is in memory and writes it with the headers in one
-// write, where a body it does not know (the OpenAI client wraps each
-// attempt's) makes it flush the headers first, a second write and a
-// second read on the server for every request. Otherwise req itself.
-func inMemoryBody(req *http.Request) *http.Request {
-	if req.GetBody == nil || req.ContentLength <= 0 || req.Body == nil {
-		return req
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return req
-	}
-	req.Body.Close()
-	r := *req // shallow: only Body differs
-	r.Body = body
-	return &r
 }
 
 // guardBody fails a read past its bound or of a gzip body; with s set, the

@@ -4,20 +4,20 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3"
 )
 
 // replica is one base URL serving a model.
 type replica struct {
-	base   string // e.g. http://host:8000/v1 (credentials stripped)
-	root   string // base without the /v1 suffix, for /version
-	client openai.Client
+	base   string       // e.g. http://host:8000/v1 (credentials stripped)
+	root   string       // base without the /v1 suffix, for /version
+	client *http.Client // guardClient's
+	key    string       // the bearer token (noAPIKey when the model has none)
 	// answersAs are the names this replica may answer the served name
 	// under (see checkModel); set once before the first request.
 	answersAs map[string]bool

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
 )
 
 type attemptInfo struct {
@@ -93,12 +91,10 @@ func classify(err error) (retry bool, o outcome, after time.Duration) {
 	if errors.As(err, new(*wrongModelError)) {
 		return true, outReplica, 0
 	}
-	var apiErr *openai.Error
+	var apiErr *StatusError
 	if errors.As(err, &apiErr) {
-		if apiErr.Response != nil {
-			after = retryAfter(apiErr.Response.Header)
-		}
-		switch c := apiErr.StatusCode; {
+		after = retryAfter(apiErr.Header)
+		switch c := apiErr.Code; {
 		case c == http.StatusTooManyRequests:
 			return true, outThrottled, after
 		case c == http.StatusRequestTimeout || c >= 500:
