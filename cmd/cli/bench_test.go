@@ -211,8 +211,10 @@ func BenchmarkCacheReplay100k(b *testing.B) {
 }
 
 // BenchmarkPeakMemory1M: peak RSS of `bhasha run` (a child process) over
-// 1,000,000 synthetic requests against a zero-latency simulator. Target:
-// under 500 MB.
+// 1,000,000 synthetic requests against a zero-latency simulator. The peak
+// comes at the run's end, where it scores every answer at once (the
+// scored answers of the run are held together), so it grows with the
+// answers; while the run sends, its heap stays near the run's floor.
 //
 // Synthetic: the synthetic study's one-stage requests of a few bytes each,
 // not a study's prompts; BenchmarkPapersGrid writes the IndicKLAR grid's

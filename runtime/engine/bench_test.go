@@ -41,7 +41,7 @@ func BenchmarkPostOpenAIClient(b *testing.B) {
 		for g := range conc {
 			wg.Go(func() {
 				for i := g; i < n; i += conc {
-					ctx := context.WithValue(context.Background(), boundKey{}, responseBound(body))
+					ctx := context.WithValue(context.Background(), boundKey{}, responseBound(Request{Kind: Chat, Decoding: Decoding{MaxTokens: 8}}, len(body)))
 					if raw, err := post(ctx); err != nil || len(raw) != len(answer) {
 						b.Error(err, len(raw))
 						return

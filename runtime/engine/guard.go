@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,7 @@ import (
 // bound (responseBound) is
 //
 //	ResponseFloor + 2·len(body)
-//	  + n · tokens · (BytesPerToken + logprobs)
+//	  + tokens · (BytesPerToken + logprobs)
 //	  + promptTokens · BytesPerLogprob · (prompt_logprobs+1)
 //
 // where tokens is max_tokens (plus promptTokens with echo), logprobs is
@@ -60,51 +59,35 @@ func boundOf(ctx context.Context) bound {
 	return bound{limit: MaxResponseBytes}
 }
 
-// responseBound is the bound of the response to a generation request body.
-func responseBound(body []byte) bound {
-	var w struct {
-		MaxTokens      *int64          `json:"max_tokens"`
-		N              *int64          `json:"n"`
-		Logprobs       json.RawMessage `json:"logprobs"`
-		TopLogprobs    *int64          `json:"top_logprobs"`
-		PromptLogprobs *int64          `json:"prompt_logprobs"`
-		Echo           bool            `json:"echo"`
-	}
-	if json.Unmarshal(body, &w) != nil || w.MaxTokens == nil || *w.MaxTokens <= 0 {
+// responseBound is the bound of the response to r, whose body (as
+// Request.Body writes it) is bodyLen bytes long.
+func responseBound(r Request, bodyLen int) bound {
+	d := r.Decoding
+	if d.MaxTokens <= 0 {
 		return bound{limit: MaxResponseBytes, what: "max_tokens unset"}
 	}
 	clamp := func(v, hi int64) int64 { return min(max(v, 0), hi) }
-	what := []string{fmt.Sprintf("max_tokens %d", *w.MaxTokens)}
-	promptTokens := int64(len(body)) + 4096
-	tokens := clamp(*w.MaxTokens, 1<<24)
-	if w.Echo {
+	what := []string{fmt.Sprintf("max_tokens %d", d.MaxTokens)}
+	promptTokens := int64(bodyLen) + 4096
+	tokens := clamp(int64(d.MaxTokens), 1<<24)
+	if d.Echo {
 		tokens += promptTokens
 		what = append(what, "echo")
 	}
 	perToken := int64(BytesPerToken)
-	switch lp := strings.TrimSpace(string(w.Logprobs)); lp {
-	case "", "null", "false":
-	default:
-		var k int64
-		if w.TopLogprobs != nil {
-			k = *w.TopLogprobs
+	if d.Logprobs != nil {
+		k := int64(*d.Logprobs)
+		if r.Kind == Chat {
 			what = append(what, fmt.Sprintf("top_logprobs %d", k))
-		} else if json.Unmarshal(w.Logprobs, &k) == nil {
-			what = append(what, fmt.Sprintf("logprobs %d", k))
 		} else {
-			what = append(what, "logprobs")
+			what = append(what, fmt.Sprintf("logprobs %d", k))
 		}
 		perToken += BytesPerLogprob * (clamp(k, 1<<10) + 1)
 	}
-	n := int64(1)
-	if w.N != nil && *w.N > 1 {
-		n = clamp(*w.N, 1<<10)
-		what = append(what, fmt.Sprintf("n %d", n))
-	}
-	limit := int64(ResponseFloor) + 2*int64(len(body)) + n*tokens*perToken
-	if w.PromptLogprobs != nil && *w.PromptLogprobs >= 0 {
-		limit += promptTokens * BytesPerLogprob * (clamp(*w.PromptLogprobs, 1<<10) + 1)
-		what = append(what, fmt.Sprintf("prompt_logprobs %d", *w.PromptLogprobs))
+	limit := int64(ResponseFloor) + 2*int64(bodyLen) + tokens*perToken
+	if p := d.PromptLogprobs; p != nil && *p >= 0 {
+		limit += promptTokens * BytesPerLogprob * (clamp(int64(*p), 1<<10) + 1)
+		what = append(what, fmt.Sprintf("prompt_logprobs %d", *p))
 	}
 	return bound{limit: min(limit, MaxResponseBytes), what: strings.Join(what, ", ")}
 }

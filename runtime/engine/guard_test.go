@@ -12,36 +12,43 @@ import (
 )
 
 func TestResponseBound(t *testing.T) {
-	chat := func(extra string) []byte {
-		return []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8,"temperature":0` + extra + `}`)
+	req := func(kind Kind, d Decoding) (Request, int) {
+		r := Request{Key: Key{Item: "q"}, Kind: kind, Messages: []Message{{Role: "user", Content: "hi"}}, Prompt: "hi", Decoding: d}
+		body, err := r.Body("m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, len(body)
 	}
-	b8 := chat("")
-	base := int64(ResponseFloor) + 2*int64(len(b8))
-	prompt := int64(len(b8)) + 4096
+	k := func(v int) *int { return &v }
 	cases := []struct {
-		name  string
-		body  []byte
-		limit int64
+		name string
+		kind Kind
+		d    Decoding
+		// limit is the bound for a body of n bytes
+		limit func(n int64) int64
 		what  string
 	}{
-		{"max_tokens 8", b8, base + 8*BytesPerToken, "max_tokens 8"},
-		{"chat top_logprobs", chat(`,"logprobs":true,"top_logprobs":5`), base + 8*(BytesPerToken+6*BytesPerLogprob) + 2*int64(len(`,"logprobs":true,"top_logprobs":5`)), "max_tokens 8, top_logprobs 5"},
-		{"completion logprobs", chat(`,"logprobs":2`), base + 8*(BytesPerToken+3*BytesPerLogprob) + 2*int64(len(`,"logprobs":2`)), "max_tokens 8, logprobs 2"},
-		{"prompt_logprobs", chat(`,"prompt_logprobs":1`), base + 8*BytesPerToken + 2*int64(len(`,"prompt_logprobs":1`)) + (prompt+int64(len(`,"prompt_logprobs":1`)))*BytesPerLogprob*2, "max_tokens 8, prompt_logprobs 1"},
-		{"n", chat(`,"n":3`), base + 3*8*BytesPerToken + 2*int64(len(`,"n":3`)), "max_tokens 8, n 3"},
-		{"ceiling", []byte(`{"max_tokens":1048576}`), MaxResponseBytes, "max_tokens 1048576"},
-		{"unset", []byte(`{"max_tokens":0}`), MaxResponseBytes, "max_tokens unset"},
+		{"max_tokens 8", Chat, Decoding{MaxTokens: 8}, func(n int64) int64 { return ResponseFloor + 2*n + 8*BytesPerToken }, "max_tokens 8"},
+		{"chat top_logprobs", Chat, Decoding{MaxTokens: 8, Logprobs: k(5)}, func(n int64) int64 { return ResponseFloor + 2*n + 8*(BytesPerToken+6*BytesPerLogprob) }, "max_tokens 8, top_logprobs 5"},
+		{"completion logprobs", Completion, Decoding{MaxTokens: 8, Logprobs: k(2)}, func(n int64) int64 { return ResponseFloor + 2*n + 8*(BytesPerToken+3*BytesPerLogprob) }, "max_tokens 8, logprobs 2"},
+		{"prompt_logprobs", Completion, Decoding{MaxTokens: 8, PromptLogprobs: k(1)}, func(n int64) int64 { return ResponseFloor + 2*n + 8*BytesPerToken + (n+4096)*BytesPerLogprob*2 }, "max_tokens 8, prompt_logprobs 1"},
+		{"echo", Completion, Decoding{MaxTokens: 8, Echo: true}, func(n int64) int64 { return ResponseFloor + 2*n + (8+n+4096)*BytesPerToken }, "max_tokens 8, echo"},
+		{"ceiling", Chat, Decoding{MaxTokens: 1048576}, func(int64) int64 { return MaxResponseBytes }, "max_tokens 1048576"},
+		{"unset", Chat, Decoding{}, func(int64) int64 { return MaxResponseBytes }, "max_tokens unset"},
 	}
 	for _, c := range cases {
-		b := responseBound(c.body)
-		if b.limit != c.limit || b.what != c.what {
-			t.Errorf("%s: %d (%s), want %d (%s)", c.name, b.limit, b.what, c.limit, c.what)
+		r, n := req(c.kind, c.d)
+		b := responseBound(r, n)
+		if want := c.limit(int64(n)); b.limit != want || b.what != c.what {
+			t.Errorf("%s: %d (%s), want %d (%s)", c.name, b.limit, b.what, want, c.what)
 		}
 		if b.limit > MaxResponseBytes || b.limit < ResponseFloor {
 			t.Errorf("%s: %d outside [floor, ceiling]", c.name, b.limit)
 		}
 	}
-	if e := tooLarge(responseBound(b8), 0).Error(); !strings.Contains(e, "exceeded") || !strings.Contains(e, "bytes for max_tokens 8") {
+	r, n := req(Chat, Decoding{MaxTokens: 8})
+	if e := tooLarge(responseBound(r, n), 0).Error(); !strings.Contains(e, "exceeded") || !strings.Contains(e, "bytes for max_tokens 8") {
 		t.Errorf("message %q", e)
 	}
 }

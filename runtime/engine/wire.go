@@ -145,7 +145,7 @@ const (
 func attempt(ctx context.Context, rep *replica, served string, r Request, body []byte, timeout time.Duration) (Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	raw, err := rep.send(context.WithValue(actx, boundKey{}, responseBound(body)), http.MethodPost, rep.base+"/"+r.Kind.Path(), body, func(h http.Header) {
+	raw, err := rep.send(context.WithValue(actx, boundKey{}, responseBound(r, len(body))), http.MethodPost, rep.base+"/"+r.Kind.Path(), body, func(h http.Header) {
 		h.Set(HeaderRole, r.Key.Role.Name())
 		h.Set(HeaderStrategy, r.Key.Strategy)
 		if len(r.Cues) > 0 {
