@@ -42,7 +42,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		for _, r := range reps {
 			bases = append(bases, r.base)
 			models, err := listModels(ctx, r)
-			var apiErr *StatusError
+			var apiErr *statusError
 			if errors.As(err, &apiErr) && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusForbidden) {
 				why := keyName(mc) + " was refused"
 				if mc.APIKey == "" {

@@ -175,7 +175,7 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 
 // send makes one request to url through rep's (guarded) client, with the
 // bearer token, JSON content headers and those header sets, and returns
-// the response body; a status of 400 or more is a *StatusError.
+// the response body; a status of 400 or more is a *statusError.
 //
 // The engine speaks HTTP through net/http itself rather than through the
 // OpenAI client library, whose per-request setup costs the engine a tenth
@@ -205,20 +205,20 @@ func (rep *replica) send(ctx context.Context, method, url string, body []byte, h
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, &StatusError{Code: resp.StatusCode, Header: resp.Header, Message: statusMessage(resp.StatusCode, b)}
+		return nil, &statusError{Code: resp.StatusCode, Header: resp.Header, Message: statusMessage(resp.StatusCode, b)}
 	}
 	return io.ReadAll(resp.Body)
 }
 
-// StatusError is an HTTP error status a server answered, with its
+// statusError is an HTTP error status a server answered, with its
 // headers (Retry-After) and its message.
-type StatusError struct {
+type statusError struct {
 	Code    int
 	Header  http.Header
 	Message string
 }
 
-func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Code, e.Message) }
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Code, e.Message) }
 
 // statusMessage is the server's message in an error body b: its
 // {"error": {"message"}}, {"error": "…"} or top-level {"message"}, else
