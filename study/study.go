@@ -184,6 +184,15 @@ func Translation() Role { return engine.Translation() }
 // answer.
 func Judge(model string) Role { return engine.Judge(model) }
 
+// JudgeKey is the key of judge's verdict on the answer keyed answer: the
+// answer's key with judge as its model and Judge(answer's model) as its
+// role.
+func JudgeKey(answer Key, judge string) Key {
+	k := answer
+	k.Model, k.Role = judge, Judge(answer.Model)
+	return k
+}
+
 // Choice is [engine.Choice]: the role of the log-likelihood of option i.
 func Choice(i int) Role { return engine.Choice(i) }
 

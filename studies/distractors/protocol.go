@@ -206,7 +206,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 						continue
 					}
 					prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GOLDS}", strings.Join(v.Golds(), "; "), "{ANSWER}", strings.TrimSpace(rec.Response)).Replace(t)
-					r = study.Request{Key: SemanticJudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
+					r = study.Request{Key: study.JudgeKey(key, p.Judge), Kind: study.Chat, Messages: []study.Message{{Role: "user", Content: prompt}}, Decoding: d,
 						Cues: []string{study.CueOneWordVerdict}}
 				case len(it.Choices) > 0:
 					key.Strategy = StrategyMC1
@@ -266,13 +266,4 @@ func (p *Protocol) Extract(r *study.Record) *study.ExtractResult {
 		return &study.ExtractResult{Method: study.MethodUnparsed, Fallback: strings.TrimSpace(r.Response), Note: "no CORRECT, WRONG or ABSTAIN"}
 	}
 	return &study.ExtractResult{Value: Answer(r.Response), Method: study.MethodText}
-}
-
-// SemanticJudgeKey is the key of the judge's verdict on a QA answer: the
-// answer's key with the judge as model and the role engine.Judge(answer's
-// model).
-func SemanticJudgeKey(answer study.Key, judge string) study.Key {
-	k := answer
-	k.Model, k.Role = judge, study.Judge(answer.Model)
-	return k
 }

@@ -384,7 +384,7 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 		golds := v.Golds()
 		row.Gold = v.Answer
 		if p.Judge != "" {
-			row.Verdict = semantic[SemanticJudgeKey(r.Fields, p.Judge).String()]
+			row.Verdict = semantic[study.JudgeKey(r.Fields, p.Judge).String()]
 		}
 		if !row.Failed {
 			ans := Answer(r.Response)

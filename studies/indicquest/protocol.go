@@ -58,14 +58,6 @@ func (p *Protocol) Templates() map[string]string {
 	return out
 }
 
-// JudgeKey is the key of a judge's verdict on an answer: the answer's key
-// with the judge as model and the role engine.Judge(answer's model).
-func JudgeKey(answer study.Key, judge string) study.Key {
-	k := answer
-	k.Model, k.Role = judge, study.Judge(answer.Model)
-	return k
-}
-
 // Requests yields one model's requests of a stage.
 func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) iter.Seq2[study.Request, error] {
 	reg := lang.New()
@@ -96,7 +88,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 				if stage == 1 {
 					r.Messages = []study.Message{{Role: "user", Content: strings.NewReplacer("{LANGUAGE}", l.Name, "{QUESTION}", v.Question).Replace(t)}}
 				} else if rec, ok := prior(key); !ok || rec.Status != study.StatusOK {
-					r, err = study.Request{Key: JudgeKey(key, p.Judge)}, protocol.ErrWithheld
+					r, err = study.Request{Key: study.JudgeKey(key, p.Judge)}, protocol.ErrWithheld
 				} else {
 					ans := study.ExtractField(rec.Response, "answer")
 					given := ans.Value
@@ -108,7 +100,7 @@ func (p *Protocol) Requests(exp, model string, stage int, prior study.Lookup) it
 					}
 					prompt := strings.NewReplacer("{QUESTION}", v.Question, "{GROUND_TRUTH}", v.Answer, "{ANSWER}", given,
 						"{question}", v.Question, "{ground_truth}", v.Answer, "{model_answer}", given).Replace(t)
-					r.Key, r.Messages, r.Decoding.MaxTokens = JudgeKey(key, p.Judge), []study.Message{{Role: "user", Content: prompt}}, 256
+					r.Key, r.Messages, r.Decoding.MaxTokens = study.JudgeKey(key, p.Judge), []study.Message{{Role: "user", Content: prompt}}, 256
 					if p.JudgeDecoding != nil {
 						r.Decoding = *p.JudgeDecoding
 					}

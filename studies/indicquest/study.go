@@ -237,7 +237,7 @@ func (p *plan) Score(recs []*study.Record) ([]study.Row, error) {
 		row.Marks.Set(MarkOverlap, study.WordOverlap(resp, v.Answer, inForce))
 		row.Marks.Set(MarkSubstringAlt, study.Substring(resp, v.Answer, other))
 		row.Marks.Set(MarkOverlapAlt, study.WordOverlap(resp, v.Answer, other))
-		jk := JudgeKey(r.Fields, p.Judge).String()
+		jk := study.JudgeKey(r.Fields, p.Judge).String()
 		row.Verdict = verdicts[jk]
 		if g := grades[jk]; g != nil {
 			row.Detail = &study.Detail{JudgeScores: g}

@@ -11,6 +11,7 @@ import (
 	"github.com/bhashalab/bhasha/runtime/engine"
 	"github.com/bhashalab/bhasha/studies/experiment"
 	"github.com/bhashalab/bhasha/studies/indicquest"
+	"github.com/bhashalab/bhasha/study"
 )
 
 // mark reads r's flag name through the study's answer schema.
@@ -50,7 +51,7 @@ func TestLexicalRulesAndGrades(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jk := indicquest.JudgeKey(r.Key, "judge")
+			jk := study.JudgeKey(r.Key, "judge")
 			recs = append(recs, &engine.Record{Key: r.Key.String(), Fields: r.Key, Status: engine.StatusOK, Response: answers[i]},
 				&engine.Record{Key: jk.String(), Fields: jk, Status: engine.StatusOK, Response: grades[i]})
 			i++
