@@ -35,13 +35,13 @@ func BenchmarkPostOpenAIClient(b *testing.B) {
 	rep := newReplica(srv.URL+"/v1", "", guardClient(&http.Client{Transport: tr}, nil), conc)
 	lib := openai.NewClient(option.WithBaseURL(rep.base+"/"), option.WithMaxRetries(0), option.WithHTTPClient(rep.client), option.WithAPIKey(noAPIKey))
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"The capital of France is"}],"max_tokens":8,"temperature":0}`)
+	ctx := context.WithValue(context.Background(), boundKey{}, responseBound(Request{Kind: Chat, Decoding: Decoding{MaxTokens: 8}}, len(body)))
 	arm := func(post func(ctx context.Context) ([]byte, error)) float64 {
 		var wg sync.WaitGroup
 		c0 := cpuTime()
 		for g := range conc {
 			wg.Go(func() {
 				for i := g; i < n; i += conc {
-					ctx := context.WithValue(context.Background(), boundKey{}, responseBound(Request{Kind: Chat, Decoding: Decoding{MaxTokens: 8}}, len(body)))
 					if raw, err := post(ctx); err != nil || len(raw) != len(answer) {
 						b.Error(err, len(raw))
 						return

@@ -174,8 +174,8 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 }
 
 // send makes one request to url through rep's (guarded) client, with the
-// bearer token, JSON content headers and those header sets, and returns
-// the response body; a status of 400 or more is a *statusError.
+// bearer token, the JSON content headers and whatever header adds, and
+// returns the response body; a status of 400 or more is a *statusError.
 //
 // The engine speaks HTTP through net/http itself rather than through the
 // OpenAI client library, whose per-request setup costs the engine a tenth
