@@ -166,10 +166,7 @@ func appendValue(dst, v []byte, key string) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				b, err := json.Marshal(f)
-				if err != nil {
-					return nil, err
-				}
+				b, _ := json.Marshal(f) // finite: ParseFloat refuses what overflows
 				dst = append(dst, b...)
 			} else {
 				dst = append(dst, s...)

@@ -466,10 +466,7 @@ func (w *Writer) Close() error {
 		w.sh = nil
 	}
 	w.waitConvert()
-	if err == nil {
-		err = w.sealErr
-	}
-	return err
+	return cmp.Or(err, w.sealErr)
 }
 
 // Read streams every record of dir (Files) to fn, in order on the

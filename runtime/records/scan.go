@@ -3,6 +3,7 @@ package records
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -188,9 +189,6 @@ type Scan struct {
 	interrupted  bool              // a seal was interrupted: Commit finishes it
 	sealedRun    bool              // the manifest says every record was sealed (runSealed)
 }
-
-// At names where logical line n is, as Flag.At does.
-func (s *Scan) At(n int) string { return s.at(n) }
 
 // ScanDir reads dir's records (Files) without writing: the keys answered,
 // the repairs a resume would make, the experiments, identities and
@@ -418,9 +416,7 @@ func (s *Scan) Commit(pick Pick, name string) (string, int, error) {
 			if _, err = af.Write(archived.Bytes()); err == nil {
 				err = af.Sync()
 			}
-			if cerr := af.Close(); err == nil {
-				err = cerr
-			}
+			err = cmp.Or(err, af.Close())
 		}
 		if err != nil {
 			return "", 0, fmt.Errorf("archiving records into %s: %w", apath, err)

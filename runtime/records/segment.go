@@ -528,12 +528,10 @@ func openSegment(path string) (s *pqSegment, err error) {
 		// A digest that does not parse holds for no row group.
 		_ = json.Unmarshal([]byte(doc), &s.digest)
 	}
-	var at int64
+	s.starts = []int64{0}
 	for _, g := range s.md.RowGroups {
-		s.starts = append(s.starts, at)
-		at += g.NumRows
+		s.starts = append(s.starts, s.starts[len(s.starts)-1]+g.NumRows)
 	}
-	s.starts = append(s.starts, at)
 	return s, nil
 }
 

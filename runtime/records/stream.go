@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,8 +115,8 @@ type streamed struct {
 	lines  int
 }
 
-// at names logical line n as Flag.At does.
-func (st *streamed) at(n int) string {
+// At names where logical line n is, as Flag.At does.
+func (st *streamed) At(n int) string {
 	for i := len(st.files) - 1; i >= 0; i-- {
 		if n > st.starts[i] {
 			return lineAt(&st.files[i], n-st.starts[i])
@@ -176,7 +177,7 @@ func (st *streamed) readBack(cs []Conflict) error {
 		c := &cs[i]
 		for _, l := range c.Lines {
 			c.Responses = append(c.Responses, want[l])
-			c.At = append(c.At, st.at(l))
+			c.At = append(c.At, st.At(l))
 		}
 	}
 	return nil
@@ -397,14 +398,12 @@ func stream[T any](ctx context.Context, dir string, o StreamOptions, work func(l
 			return streamed{lines: nlines}, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	err = cmp.Or(ctx.Err(), readErr)
+	if err == nil && len(got.files) == 0 && !o.strict {
+		err = noRecords(dir)
+	}
+	if err != nil {
 		return streamed{lines: nlines}, err
-	}
-	if readErr == nil && len(got.files) == 0 && !o.strict {
-		readErr = noRecords(dir)
-	}
-	if readErr != nil {
-		return streamed{lines: nlines}, readErr
 	}
 	got.lines = nlines
 	return got, nil
