@@ -333,10 +333,7 @@ func (s *Store) found(b *batch, hk string) Lookup {
 
 // read looks b's keys up in one query.
 func (s *Store) read(b *batch) error {
-	list, err := json.Marshal(b.keys)
-	if err != nil {
-		return fmt.Errorf("reading cache %s: %w", s.path, err)
-	}
+	list, _ := json.Marshal(b.keys) // a []string always encodes
 	rows, err := s.get.Query(string(list))
 	if err != nil {
 		return fmt.Errorf("reading cache %s: %w", s.path, err)
@@ -410,14 +407,11 @@ func (s *Store) Keys() [][32]byte {
 		var k string
 		var sum int64
 		var v []byte
-		var key [32]byte
 		if rows.Scan(&k, &sum, &v) != nil || uint64(sum) != xxhash.Sum64(v) {
 			continue
 		}
-		if len(k) == 2*len(key) {
-			if _, err := hex.Decode(key[:], []byte(k)); err == nil {
-				out = append(out, key)
-			}
+		if key, err := hex.DecodeString(k); err == nil && len(key) == 32 {
+			out = append(out, [32]byte(key))
 		}
 	}
 	return out
