@@ -38,10 +38,7 @@ func (f *File) Commit() error {
 		return fmt.Errorf("writing %s: already committed or aborted", f.path)
 	}
 	f.done = true
-	err := f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := cmp.Or(f.Sync(), f.Close())
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644)
 	}
