@@ -422,14 +422,11 @@ func chunkSum(f io.ReaderAt, c *format.ColumnChunk, buf []byte) (string, []byte,
 	if n < 0 || n > 1<<31 {
 		return "", buf, fmt.Errorf("a column chunk of %d bytes", n)
 	}
-	if int64(cap(buf)) < n {
-		buf = make([]byte, n)
-	}
-	b := buf[:n]
-	if _, err := f.ReadAt(b, off); err != nil {
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	if _, err := f.ReadAt(buf, off); err != nil {
 		return "", buf, err
 	}
-	s := sha256.Sum256(b)
+	s := sha256.Sum256(buf)
 	return hex.EncodeToString(s[:]), buf, nil
 }
 
