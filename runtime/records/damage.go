@@ -20,7 +20,6 @@ type Damage struct {
 	LostKnown bool
 	Gaps      []string // the parts of the file that could not be read, and why
 	LostAt    []string // when LostKnown, the first few lost records: "line N (key K)"
-	path      string
 }
 
 // String says which file is damaged and what was lost.

@@ -256,7 +256,7 @@ func (f *recordFile) open() (io.ReadCloser, error) {
 	if f.kind == kindPq {
 		s, err := openSegment(f.path)
 		if errors.Is(err, errNoFooter) {
-			f.damage = &Damage{File: f.name, path: f.path, Gaps: []string{strings.TrimPrefix(err.Error(), "reading "+f.path+": ")}}
+			f.damage = &Damage{File: f.name, Gaps: []string{strings.TrimPrefix(err.Error(), "reading "+f.path+": ")}}
 			return io.NopCloser(bytes.NewReader(nil)), nil
 		}
 		if err != nil {

@@ -629,7 +629,7 @@ func (s *pqSegment) eachGroup(cols []string, asLines bool, fn func(g int, holds 
 			var err error
 			if data, err = s.groupLines(g, e); err != nil {
 				if dm == nil {
-					dm = &Damage{File: s.name, path: s.path, LostKnown: true}
+					dm = &Damage{File: s.name, LostKnown: true}
 				}
 				s.lost(dm, g, err)
 				continue
@@ -659,7 +659,7 @@ func (s *pqSegment) footerLoss(dm *Damage) *Damage {
 		return dm
 	}
 	if dm == nil {
-		dm = &Damage{File: s.name, path: s.path}
+		dm = &Damage{File: s.name}
 	}
 	dm.LostKnown = false
 	dm.Gaps = append(dm.Gaps, fmt.Sprintf("its footer counts %d rows in %d row group(s), its digest %d in %d", have, len(s.md.RowGroups), want, len(s.digest.Groups)))
