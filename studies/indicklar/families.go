@@ -79,17 +79,13 @@ var rateColumns = keys("k", "n", "rate", "ci_lo", "ci_hi", "failed")
 // with its Wald interval, the two-proportion z test and Fisher's exact test.
 func FamilyTests(fam *study.Table) *study.Table {
 	t := study.NewTable("family_tests", "Indo-Aryan against Dravidian accuracy levels: difference interval, z and Fisher p",
-		append(keys("model", "strategy", "form"),
+		slices.Concat(keys("model", "strategy", "form"), []study.Column{
 			study.CountColumn("k_indo_aryan", "answers right, of indo aryan"),
 			study.CountColumn("n_indo_aryan", "answers scored, of indo aryan"),
 			study.CountColumn("k_dravidian", "answers right, of dravidian"),
 			study.CountColumn("n_dravidian", "answers scored, of dravidian"),
-			study.StatisticColumn("diff", "Indo-Aryan rate minus Dravidian rate (levels)"),
-			study.KeyColumn("diff_lo"),
-			study.KeyColumn("diff_hi"),
-			study.KeyColumn("z"),
-			study.KeyColumn("p_twoprop"),
-			study.KeyColumn("p_fisher"))...)
+			study.StatisticColumn("diff", "Indo-Aryan rate minus Dravidian rate (levels)")},
+			keys("diff_lo", "diff_hi", "z", "p_twoprop", "p_fisher"))...)
 	t.Mirrors = "IndicKLAR §5.4 (levels; the section's claim is about gains: family_gain_tests)"
 	type key struct{ model, strategy, form string }
 	counts := map[key]map[string][2]int{}
