@@ -118,14 +118,13 @@ func (p *plan) Criteria() []study.Criterion {
 // McNemar's exact two-sided p on the answers the two verdicts split (the
 // paper asserts no significance: p is beside).
 func Claims() []tables.Claim {
-	judge := func(r *study.Row) bool { return r.Correct }
 	shortfall := func(rows []*study.Row, v func(*study.Row) bool) tables.Outcome {
 		if len(rows) == 0 {
 			return tables.Effect(math.NaN())
 		}
 		judgeOnly, lexOnly := 0, 0
 		for _, r := range rows {
-			switch j, l := judge(r), v(r); {
+			switch j, l := r.Correct, v(r); { // the judge's verdict, the criterion's
 			case j && !l:
 				judgeOnly++
 			case l && !j:
