@@ -188,11 +188,7 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 	}
 	tv := tableView{ID: id, Info: info, Shown: n, Total: t.Len(), Simulated: t.Simulated}
 	if t.Len() == 0 {
-		tv.Note = "No rows"
-		if t.Note != "" {
-			tv.Note += ": " + strings.TrimSuffix(t.Note, ".")
-		}
-		tv.Note += "."
+		tv.Note = noRows(t)
 	}
 	all := t.Columns()
 	show := shownColumns(t, all, n)
@@ -224,6 +220,14 @@ func tableViewOf(t *tables.Table, info tables.Info, maxRows int, id string) tabl
 		tv.Rows = append(tv.Rows, cells)
 	}
 	return tv
+}
+
+// noRows says why t has no rows: "No rows." or "No rows: <its Note>."
+func noRows(t *tables.Table) string {
+	if t.Note == "" {
+		return "No rows."
+	}
+	return "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
 }
 
 // shownColumns are the columns the page shows of t's first n rows: all, or the

@@ -433,10 +433,7 @@ func writeTable(ctx context.Context, f *excelize.File, sheet string, t *tables.T
 	}
 	if n == 0 && long == nil {
 		// Why, as the HTML report says, in a cell merged across the table.
-		why := "No rows."
-		if t.Note != "" {
-			why = "No rows: " + strings.TrimSuffix(t.Note, ".") + "."
-		}
+		why := noRows(t)
 		if len(cols) == 0 {
 			if err := sw.SetRow(cellName(1, hdr+1), []any{textCell(sheet, hdr+1, 0, why, fullTextIn(t.Name, t.Header, 0), 0, st)}); err != nil {
 				return 0, err
