@@ -227,11 +227,7 @@ func (r *Answers) Table(name string) (*tables.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-	}
-	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("run %s has no table %q (it has %s)", r.dir, name, strings.Join(tableNames(ts), ", "))
 }
 
 // served is a table as a caller gets it: held, and simulated when the run is.

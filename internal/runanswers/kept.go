@@ -116,11 +116,16 @@ func (r *Answers) keepIndex(ts []*tables.Table) {
 	if err != nil {
 		return
 	}
+	tablestore.WriteIndex(r.dir, k, tableNames(ts)) // a cache: without it the tables are built
+}
+
+// tableNames are the names of ts, in order.
+func tableNames(ts []*tables.Table) []string {
 	names := make([]string, len(ts))
 	for i, t := range ts {
 		names[i] = t.Name
 	}
-	tablestore.WriteIndex(r.dir, k, names) // a cache: without it the tables are built
+	return names
 }
 
 // keptAll is every table in report order when the run keeps their list
