@@ -292,8 +292,7 @@ func clone(e *Experiment) *Experiment {
 	c := *e
 	c.Models = slices.Clone(e.Models)
 	if e.Judge != nil {
-		j := *e.Judge
-		c.Judge = &j
+		c.Judge = new(*e.Judge)
 	}
 	return &c
 }

@@ -84,8 +84,7 @@ func Read(path string, comma rune) (*Table, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*csv.ParseError](err); ok {
 				return nil, fmt.Errorf("%s line %d: %v", path, pe.StartLine, pe.Err)
 			}
 			return nil, fmt.Errorf("%s: %w", path, err)

@@ -14,13 +14,11 @@ func For(n int, fn func(i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
 				fn(i)
 			}
-		}()
+		})
 	}
 	for i := range n {
 		next <- i

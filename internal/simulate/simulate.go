@@ -4,6 +4,7 @@
 package simulate
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -25,11 +26,7 @@ func ModelsOf(exp *experiment.Experiment) []sim.ModelSpec {
 		if slices.ContainsFunc(out, func(s sim.ModelSpec) bool { return s.ID == m.ServedName }) {
 			continue
 		}
-		size := m.SizeB
-		if size <= 0 {
-			size = 8
-		}
-		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: size, MaxModelLen: 8192})
+		out = append(out, sim.ModelSpec{ID: m.ServedName, ParamsB: cmp.Or(max(m.SizeB, 0), 8), MaxModelLen: 8192})
 	}
 	return out
 }

@@ -42,8 +42,7 @@ func (e *Engine) connect(ctx context.Context, mc ModelConfig, live bool) (*model
 		for _, r := range reps {
 			bases = append(bases, r.base)
 			models, err := listModels(ctx, r)
-			var apiErr *statusError
-			if errors.As(err, &apiErr) && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusForbidden) {
+			if apiErr, ok := errors.AsType[*statusError](err); ok && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusForbidden) {
 				why := keyName(mc) + " was refused"
 				if mc.APIKey == "" {
 					why = "the server wants an API key and none was sent; put it in an environment variable and name it with api_key_env"

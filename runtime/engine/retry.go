@@ -91,8 +91,7 @@ func classify(err error) (retry bool, o outcome, after time.Duration) {
 	if errors.As(err, new(*wrongModelError)) {
 		return true, outReplica, 0
 	}
-	var apiErr *statusError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[*statusError](err); ok {
 		after = retryAfter(apiErr.Header)
 		switch c := apiErr.Code; {
 		case c == http.StatusTooManyRequests:

@@ -156,8 +156,7 @@ func attempt(ctx context.Context, rep *replica, served string, r Request, body [
 		if ctx.Err() == nil && actx.Err() != nil {
 			return Result{}, fmt.Errorf("%s: attempt timed out after %s", rep.base, timeout)
 		}
-		var p refusal
-		if errors.As(err, &p) {
+		if p, ok := errors.AsType[refusal](err); ok {
 			// without the client's "Post URL: " (a redirect's query string)
 			return Result{}, fmt.Errorf("%s: %w", rep.base, p)
 		}
