@@ -205,13 +205,12 @@ func (s *Server) Start(ctx context.Context, addr string) (string, error) {
 	}
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: min(10*time.Second, s.cfg.ReadTimeout),
 		ReadTimeout: s.cfg.ReadTimeout, IdleTimeout: s.cfg.IdleTimeout}
-	go func() {
-		<-ctx.Done()
+	context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)
 		hs.Close()
-	}()
+	})
 	go hs.Serve(ln)
 	return "http://" + ln.Addr().String() + "/v1", nil
 }

@@ -275,10 +275,9 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 	mm := &run.Manifest{
 		Tool: f.Tool, Experiment: f.Experiment, ExperimentFile: f.ExperimentFile, ExperimentHash: f.ExperimentHash,
 		CopyHash: f.CopyHash, Inputs: f.Inputs, Decoding: f.Decoding, Templates: f.Templates, Dataset: f.Dataset,
-		Cache: f.Cache, ReadCache: f.ReadCache, Started: f.Started, RecordsSealed: true, Status: "complete",
+		Cache: f.Cache, ReadCache: f.ReadCache, Started: f.Started, Ended: f.Ended, RecordsSealed: true, Status: "complete",
 		Decodings: map[string][]engine.Decoding{},
 	}
-	ended := f.Ended
 	var unfinished []string
 	for _, s := range shards {
 		m := s.m
@@ -303,10 +302,10 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 		if m.Started.Before(mm.Started) {
 			mm.Started = m.Started
 		}
-		if m.Ended == nil || ended == nil {
-			ended = nil
-		} else if m.Ended.After(*ended) {
-			ended = m.Ended
+		if m.Ended == nil || mm.Ended == nil {
+			mm.Ended = nil
+		} else if m.Ended.After(*mm.Ended) {
+			mm.Ended = m.Ended
 		}
 		c := &mm.Counts
 		c.OK += m.Counts.OK
@@ -344,7 +343,6 @@ func mergeManifests(grid string, n int, shards []member) (*run.Manifest, error) 
 			}
 		}
 	}
-	mm.Ended = ended
 	var missing []string
 	for k := range n {
 		if d := (shard.Spec{K: k, N: n}).Dir(); !slices.ContainsFunc(shards, func(s member) bool { return s.name == d }) {
