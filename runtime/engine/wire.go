@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,10 +100,8 @@ func parseResponse(kind Kind, raw []byte) (Result, string, error) {
 		case res.Refusal == "" && res.ToolCalls == nil:
 			return Result{}, "", fmt.Errorf("%w: message.content is null or missing (no tool calls, no refusal)", errBadBody)
 		}
-		if m.ReasoningContent != nil {
-			res.Reasoning = *m.ReasoningContent
-		} else if m.Reasoning != nil {
-			res.Reasoning = *m.Reasoning
+		if r := cmp.Or(m.ReasoningContent, m.Reasoning); r != nil {
+			res.Reasoning = *r
 		}
 	default:
 		if c.Text == nil {
